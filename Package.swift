@@ -1,0 +1,22 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Fief",
+    products: [
+        // libfief.so: the C ABI declared in include/fief.h.
+        .library(name: "fief", type: .dynamic, targets: ["FiefC"]),
+        // The RealmSwift-compatible Swift overlay.
+        .library(name: "Fief", targets: ["Fief"]),
+        // The command-line tool.
+        .executable(name: "fief-cli", targets: ["FiefTool"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
+        .systemLibrary(name: "CFief"),
+        .target(name: "FiefEngine", dependencies: ["CLMDB"]),
+        .target(name: "FiefC", dependencies: ["FiefEngine", "CFief"]),
+        .target(name: "Fief", dependencies: ["CFief", "FiefC"]),
+        .executableTarget(name: "FiefTool", dependencies: ["Fief", "CFief", "FiefC"]),
+    ]
+)

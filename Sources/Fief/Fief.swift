@@ -1,0 +1,2 @@
+import CFief
+public func overlayHello() -> Int32 { fief_version_number() }

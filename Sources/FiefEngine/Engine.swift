@@ -1,0 +1,1 @@
+public func engineHello() -> Int { 42 }

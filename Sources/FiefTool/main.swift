@@ -1,0 +1,2 @@
+import Fief
+print(overlayHello())

@@ -1,0 +1,685 @@
+/*
+ * fief.h - the C interface of Fief, an embedded live-object database.
+ *
+ * OVERVIEW
+ * ========
+ * A *realm* is one database file (plus a lock file next to it, "<path>-lock")
+ * holding objects of the classes its *schema* declares.  Every open realm reads
+ * one consistent snapshot of the file (a *version*); `fief_realm_refresh` moves
+ * it to the newest commit, and every write transaction starts from the newest
+ * commit.  Objects are addressed by a class key and an object key; results are
+ * lazy, live views over the objects of one class, optionally filtered by a
+ * predicate in Realm's query language and sorted.
+ *
+ * Object graph and lifecycle:
+ *
+ *     fief_config_t --fief_realm_open--> fief_realm_t
+ *     fief_schema_t (class and property descriptions; given to a config,
+ *                    read back from an open realm)
+ *     fief_realm_t --fief_realm_get_objects--> fief_results_t
+ *                  --fief_object_create, _find, _get--> fief_object_t
+ *     fief_results_t --filter/sort--> fief_results_t --get_object--> fief_object_t
+ *     fief_realm_t --fief_realm_freeze--> fief_realm_t (frozen)
+ *
+ * OWNERSHIP
+ * =========
+ * Every function that returns a handle (a pointer to an opaque `fief_*_t`)
+ * gives the caller one reference, which `fief_release` gives back.  Handles keep
+ * what they need alive: an object or results handle keeps its realm open, so
+ * handles may be released in any order.  `fief_release` on an already released
+ * handle, or any call on one, fails with FIEF_ERR_INVALID_HANDLE instead of
+ * crashing: handles are table slots with a generation count, not raw pointers
+ * (a slot is reused only after 2^24 releases of it).
+ *
+ * Strings and binaries cross the interface as (pointer, length) views.  Views
+ * passed *in* are read during the call only.  Views passed *out* point into
+ * the database's memory map or into the open write transaction (zero-copy):
+ * they stay valid until the next call that changes the realm's snapshot or
+ * data (a write of any property, commit, cancel, refresh, invalidate, close,
+ * or the release of the last handle on the realm).  Copy them to keep them.
+ * Strings are UTF-8 and are NOT zero-terminated.
+ *
+ * THREADS
+ * =======
+ * A live realm handle and the objects and results made from it may be used
+ * from any thread, one call at a time: every call on a realm takes the realm's
+ * lock, so concurrent calls are serialised, never unsafe.  A write transaction
+ * belongs to the thread that began it: while it is open, calls that need the
+ * realm's data from another thread fail with FIEF_ERR_WRONG_THREAD.  Frozen
+ * realms and everything made from them may be read from any thread.
+ * One writer at a time across threads and processes: `fief_realm_begin_write`
+ * waits for the writer before it.  Readers never wait.
+ *
+ * ERRORS
+ * ======
+ * A function that does something returns `bool` (true on success); one that
+ * makes something returns a handle (NULL on failure).  On failure the details
+ * are in the calling thread's last-error slot: `fief_get_last_error`.  A
+ * successful call does not clear the slot (as with errno): read it only after
+ * a failure.  Codes belong to categories (a bitmask), so a binding can map
+ * whole families to one exception type.  Misuse (NULL or released handles,
+ * writes outside a transaction, the wrong thread) is reported the same way
+ * and never aborts the process.
+ *
+ * CAVEATS
+ * =======
+ * - Views returned by getters go stale after the realm changes (see
+ *   OWNERSHIP); copy before writing.
+ * - Open the same file through one process-wide registry: every realm handle
+ *   for the same path shares one LMDB environment, so opening a file twice in
+ *   one process is safe.  Do not copy a file while a writer may be active.
+ * - Results evaluate lazily and re-evaluate after every change of the realm's
+ *   snapshot; indices are positions in the current evaluation.
+ */
+#ifndef FIEF_H
+#define FIEF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define FIEF_API __declspec(dllimport)
+#elif defined(__GNUC__) || defined(__clang__)
+#define FIEF_API __attribute__((visibility("default")))
+#else
+#define FIEF_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==========================================================================
+ * Version
+ * ========================================================================== */
+
+#define FIEF_VERSION_MAJOR 0
+#define FIEF_VERSION_MINOR 1
+#define FIEF_VERSION_PATCH 0
+/** MAJOR * 10000 + MINOR * 100 + PATCH, as one literal. */
+#define FIEF_VERSION_NUMBER 100
+#define FIEF_VERSION_STRING "0.1.0"
+
+/** The library's version as FIEF_VERSION_NUMBER computes it, to compare with
+ *  the header a binding was built against.  Cannot fail; any thread. */
+FIEF_API int32_t fief_version_number(void);
+
+/** The library's version as a static, zero-terminated string ("0.1.0").
+ *  Cannot fail; any thread; never free it. */
+FIEF_API const char *fief_version_string(void);
+
+/* ==========================================================================
+ * Values
+ * ========================================================================== */
+
+/** A value's (or a property's) type: one of the FIEF_TYPE_* constants. */
+typedef int32_t fief_type_t;
+#define FIEF_TYPE_NULL 0       /* no value; only in fief_value_t */
+#define FIEF_TYPE_INT 1        /* int64_t */
+#define FIEF_TYPE_BOOL 2       /* bool */
+#define FIEF_TYPE_STRING 3     /* UTF-8 view */
+#define FIEF_TYPE_BINARY 4     /* byte view */
+#define FIEF_TYPE_TIMESTAMP 5  /* seconds and nanoseconds since 1970 UTC */
+#define FIEF_TYPE_FLOAT 6      /* 32-bit IEEE float */
+#define FIEF_TYPE_DOUBLE 7     /* 64-bit IEEE double */
+#define FIEF_TYPE_DECIMAL128 8 /* IEEE 754-2008 decimal128, BID encoding */
+#define FIEF_TYPE_OBJECT_ID 9  /* 12 bytes */
+#define FIEF_TYPE_UUID 10      /* 16 bytes */
+
+/** A view of UTF-8 text.  `data` may be NULL only when `size` is 0. */
+typedef struct fief_string {
+    const char *data;
+    size_t size;
+} fief_string_t;
+
+/** A view of bytes.  `data` may be NULL only when `size` is 0. */
+typedef struct fief_binary {
+    const uint8_t *data;
+    size_t size;
+} fief_binary_t;
+
+/** A point in time: seconds since 1970-01-01T00:00:00Z and nanoseconds.
+ *  Both carry the same sign (or are 0); |nanoseconds| < 1,000,000,000. */
+typedef struct fief_timestamp {
+    int64_t seconds;
+    int32_t nanoseconds;
+} fief_timestamp_t;
+
+/** An IEEE 754-2008 decimal128 in binary-integer-decimal encoding;
+ *  w[0] holds the low 64 bits, w[1] the high 64 bits (sign, exponent). */
+typedef struct fief_decimal128 {
+    uint64_t w[2];
+} fief_decimal128_t;
+
+/** A 12-byte object id: 4 bytes of big-endian seconds, then 8 unique bytes. */
+typedef struct fief_object_id {
+    uint8_t bytes[12];
+} fief_object_id_t;
+
+/** A 16-byte UUID in RFC 4122 byte order. */
+typedef struct fief_uuid {
+    uint8_t bytes[16];
+} fief_uuid_t;
+
+/** One value of any type: `type` says which member of `u` is set. */
+typedef struct fief_value {
+    fief_type_t type;
+    union {
+        int64_t integer;
+        bool boolean;
+        fief_string_t string;
+        fief_binary_t binary;
+        fief_timestamp_t timestamp;
+        float float_value;
+        double double_value;
+        fief_decimal128_t decimal128;
+        fief_object_id_t object_id;
+        fief_uuid_t uuid;
+    } u;
+} fief_value_t;
+
+/* ==========================================================================
+ * Errors
+ * ========================================================================== */
+
+/** An error code: FIEF_OK or one of the FIEF_ERR_* constants. */
+typedef int32_t fief_error_code_t;
+
+/* Categories: a bitmask in fief_error_t.categories. */
+#define FIEF_ERR_CAT_LOGIC 0x01       /* misuse of the API by the caller */
+#define FIEF_ERR_CAT_INVALID_ARG 0x02 /* a bad argument or value */
+#define FIEF_ERR_CAT_SCHEMA 0x04      /* schema definition or mismatch */
+#define FIEF_ERR_CAT_QUERY 0x08       /* a predicate or sort that does not parse or apply */
+#define FIEF_ERR_CAT_FILE 0x10        /* opening, reading or writing files */
+#define FIEF_ERR_CAT_RUNTIME 0x20     /* resources and the unexpected */
+
+#define FIEF_OK 0
+/* 1000s: misuse (FIEF_ERR_CAT_LOGIC) */
+#define FIEF_ERR_INVALID_HANDLE 1001        /* NULL, released or foreign handle */
+#define FIEF_ERR_WRONG_HANDLE_TYPE 1002     /* a handle of another kind */
+#define FIEF_ERR_NOT_IN_TRANSACTION 1003    /* a write outside a write transaction */
+#define FIEF_ERR_ALREADY_IN_TRANSACTION 1004 /* begin_write inside one, or refresh/close in one */
+#define FIEF_ERR_WRONG_THREAD 1005          /* the realm's write transaction is another thread's */
+#define FIEF_ERR_FROZEN 1006                /* a write through a frozen realm */
+#define FIEF_ERR_READ_ONLY 1007             /* a write through a read-only realm */
+#define FIEF_ERR_CLOSED 1008                /* the realm was closed */
+#define FIEF_ERR_INVALIDATED_OBJECT 1009    /* the object was deleted */
+#define FIEF_ERR_INVALIDATED_RESULTS 1010   /* the results' class no longer exists */
+/* 2000s: bad arguments (FIEF_ERR_CAT_INVALID_ARG) */
+#define FIEF_ERR_INVALID_ARGUMENT 2001      /* NULL pointer, bad count, bad option */
+#define FIEF_ERR_NO_SUCH_CLASS 2002
+#define FIEF_ERR_NO_SUCH_PROPERTY 2003
+#define FIEF_ERR_NO_SUCH_OBJECT 2004
+#define FIEF_ERR_TYPE_MISMATCH 2005         /* a value of the wrong type for a property */
+#define FIEF_ERR_NULL_NOT_ALLOWED 2006      /* null for a non-optional property */
+#define FIEF_ERR_INVALID_UTF8 2007
+#define FIEF_ERR_DUPLICATE_PRIMARY_KEY 2008
+#define FIEF_ERR_MISSING_PRIMARY_KEY 2009   /* create without a primary key value */
+#define FIEF_ERR_PRIMARY_KEY_CHANGE 2010    /* setting a primary key of an existing object */
+#define FIEF_ERR_INDEX_OUT_OF_BOUNDS 2011
+/* 3000s: schema (FIEF_ERR_CAT_SCHEMA) */
+#define FIEF_ERR_INVALID_SCHEMA 3001        /* the schema itself is wrong */
+#define FIEF_ERR_SCHEMA_MISMATCH 3002       /* file and schema differ beyond additive changes */
+#define FIEF_ERR_SCHEMA_VERSION 3003        /* the file's schema version is newer */
+/* 4000s: queries (FIEF_ERR_CAT_QUERY) */
+#define FIEF_ERR_QUERY_SYNTAX 4001          /* the predicate does not parse */
+#define FIEF_ERR_QUERY_INVALID 4002         /* parses, but names or types do not fit */
+#define FIEF_ERR_QUERY_ARGUMENT 4003        /* a missing or ill-typed $n / %@ argument */
+/* 5000s: files (FIEF_ERR_CAT_FILE) */
+#define FIEF_ERR_FILE_NOT_FOUND 5001
+#define FIEF_ERR_FILE_PERMISSION 5002
+#define FIEF_ERR_FILE_NOT_FIEF 5003         /* not a Fief file, or damaged */
+#define FIEF_ERR_FILE_FORMAT 5004           /* a Fief file of an unknown format version */
+#define FIEF_ERR_FILE_LOCKED 5005           /* the lock could not be taken */
+#define FIEF_ERR_FILE_IO 5006
+#define FIEF_ERR_FILE_FULL 5007             /* the map size or the disk is full */
+/* 6000s: runtime (FIEF_ERR_CAT_RUNTIME) */
+#define FIEF_ERR_OUT_OF_MEMORY 6001
+#define FIEF_ERR_INTERNAL 6002              /* an unexpected storage error */
+
+/** The details of the last failure on this thread. */
+typedef struct fief_error {
+    fief_error_code_t code;
+    uint32_t categories;  /* FIEF_ERR_CAT_* bits */
+    const char *message;  /* zero-terminated; valid until the next failure on this thread */
+    const char *path;     /* the file concerned, or NULL */
+} fief_error_t;
+
+/** Copy the calling thread's last error into `*out_error`.
+ *  Returns true if there is one, false (and code FIEF_OK) if not.
+ *  `out_error` must not be NULL.  Cannot fail otherwise; any thread. */
+FIEF_API bool fief_get_last_error(fief_error_t *out_error);
+
+/** Forget the calling thread's last error.  Cannot fail; any thread. */
+FIEF_API void fief_clear_last_error(void);
+
+/* ==========================================================================
+ * Handles
+ * ========================================================================== */
+
+typedef struct fief_config fief_config_t;
+typedef struct fief_schema fief_schema_t;
+typedef struct fief_realm fief_realm_t;
+typedef struct fief_object fief_object_t;
+typedef struct fief_results fief_results_t;
+
+/** Give back one reference to any handle.  The object it names is freed when
+ *  its last reference goes (a realm closes when no realm, object or results
+ *  handle refers to it any more).  NULL is accepted and does nothing.
+ *  Errors: FIEF_ERR_INVALID_HANDLE for a released or foreign handle.
+ *  Any thread, but not while another thread uses the same handle. */
+FIEF_API bool fief_release(const void *handle);
+
+/* ==========================================================================
+ * Schema
+ * ========================================================================== */
+
+typedef uint32_t fief_class_key_t;    /* stable per file; 0 is never a valid key */
+typedef uint32_t fief_property_key_t; /* stable per class; 0 is never a valid key */
+typedef int64_t fief_object_key_t;    /* stable per object; never reused in a class */
+
+/* fief_property_info_t.flags */
+#define FIEF_PROPERTY_NULLABLE 0x01
+#define FIEF_PROPERTY_PRIMARY_KEY 0x02
+#define FIEF_PROPERTY_INDEXED 0x04
+
+/* fief_class_info_t.flags */
+#define FIEF_CLASS_EMBEDDED 0x01 /* reserved for embedded objects */
+
+/** Collection kind of a property (fief_property_info_t.collection_type). */
+typedef int32_t fief_collection_type_t;
+#define FIEF_COLLECTION_NONE 0
+
+/** One property of a class.  When defining a schema, `key` is ignored and
+ *  `link_target`/`link_origin_property` must be NULL; when reading one, they
+ *  are filled in and point into the schema handle. */
+typedef struct fief_property_info {
+    const char *name;                       /* zero-terminated UTF-8 */
+    fief_type_t type;                       /* FIEF_TYPE_INT ... FIEF_TYPE_UUID */
+    fief_collection_type_t collection_type; /* FIEF_COLLECTION_NONE */
+    const char *link_target;                /* reserved: NULL */
+    const char *link_origin_property;       /* reserved: NULL */
+    uint32_t flags;                         /* FIEF_PROPERTY_* bits */
+    fief_property_key_t key;                /* filled in when read */
+} fief_property_info_t;
+
+/** One class.  When defining a schema, `key` and `primary_key` are ignored
+ *  (the primary key is the property flagged FIEF_PROPERTY_PRIMARY_KEY). */
+typedef struct fief_class_info {
+    const char *name;        /* zero-terminated UTF-8 */
+    const char *primary_key; /* name of the primary key property, or NULL */
+    size_t num_properties;
+    uint32_t flags;          /* FIEF_CLASS_* bits */
+    fief_class_key_t key;    /* filled in when read */
+} fief_class_info_t;
+
+/** Describe a schema: `num_classes` classes, the properties of class i at
+ *  `class_properties[i]` (an array of classes[i].num_properties entries).
+ *  Everything is copied; the arguments may be freed after the call.
+ *  Returns a new schema handle, or NULL.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL arrays), FIEF_ERR_INVALID_SCHEMA
+ *  (empty or duplicate names, unknown types, more than one primary key, a
+ *  primary key of a type other than int, string, object id or uuid, an
+ *  index on float/double/binary/decimal128). Any thread. */
+FIEF_API fief_schema_t *fief_schema_new(const fief_class_info_t *classes, size_t num_classes,
+                                        const fief_property_info_t *const *class_properties);
+
+/** Number of classes in `schema` into `*out_count`.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_INVALID_ARGUMENT. Any thread. */
+FIEF_API bool fief_schema_get_class_count(const fief_schema_t *schema, size_t *out_count);
+
+/** Class number `class_index` (0-based, in definition order) into
+ *  `*out_class`; its strings point into `schema` and live as long as it.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_INDEX_OUT_OF_BOUNDS. */
+FIEF_API bool fief_schema_get_class(const fief_schema_t *schema, size_t class_index,
+                                    fief_class_info_t *out_class);
+
+/** Property number `property_index` of class number `class_index`.
+ *  Strings point into `schema`.  Errors as fief_schema_get_class. */
+FIEF_API bool fief_schema_get_property(const fief_schema_t *schema, size_t class_index,
+                                       size_t property_index, fief_property_info_t *out_property);
+
+/** Look a class up by name.  `*out_found` tells whether it exists; if it
+ *  does, its description goes to `*out_class` (which may be NULL) and its
+ *  position to `*out_class_index` (which may be NULL).
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_INVALID_ARGUMENT. */
+FIEF_API bool fief_schema_find_class(const fief_schema_t *schema, const char *name,
+                                     fief_class_info_t *out_class, size_t *out_class_index,
+                                     bool *out_found);
+
+/** Look a property of a class up by name; as fief_schema_find_class. */
+FIEF_API bool fief_schema_find_property(const fief_schema_t *schema, size_t class_index,
+                                        const char *name, fief_property_info_t *out_property,
+                                        bool *out_found);
+
+/* ==========================================================================
+ * Configuration
+ * ========================================================================== */
+
+/** A new configuration with defaults: no path, no schema (open the file's
+ *  own schema), schema version 0, read-write, keep the file on mismatch.
+ *  Returns NULL only when out of memory.  Any thread. */
+FIEF_API fief_config_t *fief_config_new(void);
+
+/** The file to open or create (zero-terminated).  Clears any in-memory
+ *  identifier.  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_INVALID_ARGUMENT. */
+FIEF_API bool fief_config_set_path(fief_config_t *config, const char *path);
+
+/** Open an in-memory realm named `identifier` instead of a file: every open
+ *  with the same identifier in this process shares its data, which is gone
+ *  when the last handle on it is released.  Clears any path.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_INVALID_ARGUMENT. */
+FIEF_API bool fief_config_set_in_memory_identifier(fief_config_t *config, const char *identifier);
+
+/** Open read-only: no writes, no schema changes; the file must exist. */
+FIEF_API bool fief_config_set_read_only(fief_config_t *config, bool read_only);
+
+/** The schema the realm must have (copied by reference; may be released
+ *  after the call).  NULL means "use the file's schema". */
+FIEF_API bool fief_config_set_schema(fief_config_t *config, const fief_schema_t *schema);
+
+/** The schema version of `schema`.  Opening with a lower version than the
+ *  file's fails (FIEF_ERR_SCHEMA_VERSION); a higher one allows every schema
+ *  change (removed properties and classes are dropped, changed ones reset). */
+FIEF_API bool fief_config_set_schema_version(fief_config_t *config, uint64_t version);
+
+/** When the schema differs from the file's beyond additive changes and the
+ *  version was not raised: true deletes the file and starts afresh instead
+ *  of failing with FIEF_ERR_SCHEMA_MISMATCH. */
+FIEF_API bool fief_config_set_delete_if_migration_needed(fief_config_t *config, bool delete_files);
+
+/* ==========================================================================
+ * Realm
+ * ========================================================================== */
+
+/** Open (or create) the realm `config` describes and read its newest version.
+ *  Additive schema changes (new classes, new properties) are applied.
+ *  Returns a live realm handle, or NULL.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_INVALID_ARGUMENT (no path nor
+ *  identifier), FIEF_ERR_FILE_NOT_FOUND (read-only and missing),
+ *  FIEF_ERR_FILE_PERMISSION, FIEF_ERR_FILE_NOT_FIEF, FIEF_ERR_FILE_FORMAT,
+ *  FIEF_ERR_FILE_LOCKED, FIEF_ERR_SCHEMA_MISMATCH, FIEF_ERR_SCHEMA_VERSION,
+ *  FIEF_ERR_READ_ONLY (a read-only open that needs a schema change).
+ *  Any thread. */
+FIEF_API fief_realm_t *fief_realm_open(const fief_config_t *config);
+
+/** Delete a closed realm's files (the data file and its lock file).
+ *  `*out_deleted` (may be NULL) tells whether the data file existed.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT, FIEF_ERR_FILE_LOCKED (open in this
+ *  process), FIEF_ERR_FILE_PERMISSION. */
+FIEF_API bool fief_delete_files(const char *path, bool *out_deleted);
+
+/** Close the realm now: cancel any write transaction, release its snapshot.
+ *  Every later call on it, or on objects and results made from it, fails
+ *  with FIEF_ERR_CLOSED; the handles still need fief_release.  Closing a
+ *  closed realm succeeds. Errors: FIEF_ERR_INVALID_HANDLE. */
+FIEF_API bool fief_realm_close(fief_realm_t *realm);
+
+/** Whether the realm is closed into `*out_closed`. */
+FIEF_API bool fief_realm_is_closed(const fief_realm_t *realm, bool *out_closed);
+
+/** Whether the realm is frozen (an immutable snapshot) into `*out_frozen`. */
+FIEF_API bool fief_realm_is_frozen(const fief_realm_t *realm, bool *out_frozen);
+
+/** Whether the realm is read-only into `*out_read_only`. */
+FIEF_API bool fief_realm_is_read_only(const fief_realm_t *realm, bool *out_read_only);
+
+/** The version the realm reads (the number of commits the file has seen when
+ *  this snapshot was taken; counts up by one per commit) into `*out_version`.
+ *  Inside a write transaction: the version the commit will create. */
+FIEF_API bool fief_realm_get_version(const fief_realm_t *realm, uint64_t *out_version);
+
+/** The file's path (zero-terminated; lives as long as the realm handle).
+ *  For an in-memory realm, the path of its temporary backing file.
+ *  Returns NULL on failure (FIEF_ERR_INVALID_HANDLE). */
+FIEF_API const char *fief_realm_get_path(const fief_realm_t *realm);
+
+/** The realm's schema, with class and property keys filled in.
+ *  Returns a new schema handle, or NULL. */
+FIEF_API fief_schema_t *fief_realm_get_schema(const fief_realm_t *realm);
+
+/** Begin a write transaction: wait for any other writer (thread or process),
+ *  move to the newest version, and buffer changes until commit.
+ *  Errors: FIEF_ERR_ALREADY_IN_TRANSACTION (this realm, or another realm of
+ *  the same file on this thread, is writing), FIEF_ERR_FROZEN,
+ *  FIEF_ERR_READ_ONLY, FIEF_ERR_CLOSED, FIEF_ERR_FILE_IO. */
+FIEF_API bool fief_realm_begin_write(fief_realm_t *realm);
+
+/** Commit the write transaction durably (fsync) and read the new version.
+ *  Errors: FIEF_ERR_NOT_IN_TRANSACTION, FIEF_ERR_WRONG_THREAD,
+ *  FIEF_ERR_FILE_FULL, FIEF_ERR_FILE_IO (nothing of the transaction is kept). */
+FIEF_API bool fief_realm_commit(fief_realm_t *realm);
+
+/** Cancel the write transaction: nothing of it is kept; objects created in
+ *  it become invalid.  Errors: FIEF_ERR_NOT_IN_TRANSACTION, FIEF_ERR_WRONG_THREAD. */
+FIEF_API bool fief_realm_cancel(fief_realm_t *realm);
+
+/** Whether a write transaction is open into `*out_in_transaction`. */
+FIEF_API bool fief_realm_is_in_transaction(const fief_realm_t *realm, bool *out_in_transaction);
+
+/** Move the realm's snapshot to the newest commit.  `*out_did_refresh` (may be
+ *  NULL) tells whether the version changed.  A no-op on frozen realms.
+ *  Errors: FIEF_ERR_ALREADY_IN_TRANSACTION, FIEF_ERR_CLOSED. */
+FIEF_API bool fief_realm_refresh(fief_realm_t *realm, bool *out_did_refresh);
+
+/** Release the realm's snapshot until it is next read (RealmSwift's
+ *  `invalidate`); objects read earlier stay valid handles and read the newest
+ *  version on their next use.  Cancels nothing: fails in a write transaction
+ *  (FIEF_ERR_ALREADY_IN_TRANSACTION). */
+FIEF_API bool fief_realm_invalidate(fief_realm_t *realm);
+
+/** An immutable snapshot of the realm's current version, readable from any
+ *  thread; it pins that version until its handle and every object and results
+ *  made from it are released.  Freezing a frozen realm returns a new reference
+ *  to it.  Returns NULL on failure (FIEF_ERR_ALREADY_IN_TRANSACTION,
+ *  FIEF_ERR_CLOSED, FIEF_ERR_INVALID_HANDLE). */
+FIEF_API fief_realm_t *fief_realm_freeze(fief_realm_t *realm);
+
+/** A live realm on the same file at its newest version (for a live realm: a
+ *  new reference to it).  Returns NULL on failure. */
+FIEF_API fief_realm_t *fief_realm_thaw(fief_realm_t *realm);
+
+/** Delete every object of every class (in a write transaction). */
+FIEF_API bool fief_realm_delete_all(fief_realm_t *realm);
+
+/** Delete every object of class `class_key` (in a write transaction).
+ *  Errors: FIEF_ERR_NO_SUCH_CLASS, FIEF_ERR_NOT_IN_TRANSACTION, ... */
+FIEF_API bool fief_realm_delete_all_of_class(fief_realm_t *realm, fief_class_key_t class_key);
+
+/* ==========================================================================
+ * Objects
+ * ========================================================================== */
+
+/** How a create with an existing primary key behaves. */
+typedef int32_t fief_update_policy_t;
+#define FIEF_UPDATE_POLICY_ERROR 0    /* fail with FIEF_ERR_DUPLICATE_PRIMARY_KEY */
+#define FIEF_UPDATE_POLICY_MODIFIED 1 /* update the existing object: set the given values that differ */
+#define FIEF_UPDATE_POLICY_ALL 2      /* update the existing object: set every given value */
+
+/** Create an object of `class_key` with `num_values` property values
+ *  (`properties[i]` gets `values[i]`; both arrays may be NULL when
+ *  `num_values` is 0).  Properties not given get their defaults (null for
+ *  optional properties; 0, false, "", empty bytes, 1970-01-01, 0, all-zero
+ *  object id and uuid otherwise).  A class with a primary key needs it among
+ *  the values; if an object with that key exists, `policy` decides.
+ *  Strings and binaries are copied.  All or nothing: on failure no property
+ *  is changed and nothing is created.
+ *  Returns a new object handle, or NULL.
+ *  Errors: FIEF_ERR_NOT_IN_TRANSACTION, FIEF_ERR_WRONG_THREAD,
+ *  FIEF_ERR_NO_SUCH_CLASS, FIEF_ERR_NO_SUCH_PROPERTY, FIEF_ERR_TYPE_MISMATCH,
+ *  FIEF_ERR_NULL_NOT_ALLOWED, FIEF_ERR_INVALID_UTF8,
+ *  FIEF_ERR_MISSING_PRIMARY_KEY, FIEF_ERR_DUPLICATE_PRIMARY_KEY,
+ *  FIEF_ERR_INVALID_ARGUMENT (same property twice, bad policy). */
+FIEF_API fief_object_t *fief_object_create(fief_realm_t *realm, fief_class_key_t class_key,
+                                           const fief_property_key_t *properties,
+                                           const fief_value_t *values, size_t num_values,
+                                           fief_update_policy_t policy);
+
+/** Create `num_objects` objects in one call: row r's values are
+ *  `values[r * num_properties ... r * num_properties + num_properties - 1]`
+ *  for `properties[0 ... num_properties - 1]`.  Each row behaves as
+ *  fief_object_create with `policy`.  `out_keys` (may be NULL) receives each
+ *  object's key.  All or nothing: on failure, no row is kept, and the error
+ *  message names the failing row.  Errors as fief_object_create. */
+FIEF_API bool fief_object_create_many(fief_realm_t *realm, fief_class_key_t class_key,
+                                      const fief_property_key_t *properties, size_t num_properties,
+                                      const fief_value_t *values, size_t num_objects,
+                                      fief_update_policy_t policy, fief_object_key_t *out_keys);
+
+/** The object of `class_key` whose primary key equals `primary_key`.
+ *  Returns a new object handle, or NULL: then `*out_found` (may be NULL)
+ *  is false if there is simply no such object (no error is set), and true
+ *  when the call failed (the error is set).
+ *  Errors: FIEF_ERR_NO_SUCH_CLASS, FIEF_ERR_INVALID_ARGUMENT (the class
+ *  has no primary key), FIEF_ERR_TYPE_MISMATCH. */
+FIEF_API fief_object_t *fief_object_find(fief_realm_t *realm, fief_class_key_t class_key,
+                                         fief_value_t primary_key, bool *out_found);
+
+/** The object of `class_key` with key `object_key`; NULL with
+ *  FIEF_ERR_NO_SUCH_OBJECT if there is none in the realm's snapshot. */
+FIEF_API fief_object_t *fief_object_get(fief_realm_t *realm, fief_class_key_t class_key,
+                                        fief_object_key_t object_key);
+
+/** Whether the object still exists in its realm's current snapshot.
+ *  False for deleted objects, closed realms, and invalid handles (without
+ *  setting an error).  Cannot fail. */
+FIEF_API bool fief_object_is_valid(const fief_object_t *object);
+
+/** The object's key into `*out_key` (works on deleted objects too). */
+FIEF_API bool fief_object_get_key(const fief_object_t *object, fief_object_key_t *out_key);
+
+/** The object's class key into `*out_class_key`. */
+FIEF_API bool fief_object_get_class_key(const fief_object_t *object,
+                                        fief_class_key_t *out_class_key);
+
+/** A new reference to the realm the object belongs to, or NULL. */
+FIEF_API fief_realm_t *fief_object_get_realm(const fief_object_t *object);
+
+/** Read one property into `*out_value`.  Strings and binaries are views
+ *  (see OWNERSHIP).  A null optional property gives FIEF_TYPE_NULL.
+ *  Errors: FIEF_ERR_INVALIDATED_OBJECT, FIEF_ERR_NO_SUCH_PROPERTY,
+ *  FIEF_ERR_CLOSED, FIEF_ERR_WRONG_THREAD. */
+FIEF_API bool fief_object_get_value(const fief_object_t *object, fief_property_key_t property,
+                                    fief_value_t *out_value);
+
+/** Read `num_values` properties in one call (one crossing for a whole row).
+ *  Errors as fief_object_get_value. */
+FIEF_API bool fief_object_get_values(const fief_object_t *object,
+                                     const fief_property_key_t *properties, size_t num_values,
+                                     fief_value_t *out_values);
+
+/** Write one property (in a write transaction).  Strings and binaries are
+ *  copied.  The value's type must be the property's (or FIEF_TYPE_NULL for
+ *  an optional property), except that float and double properties also take
+ *  FIEF_TYPE_INT, FIEF_TYPE_FLOAT and FIEF_TYPE_DOUBLE values, converted.
+ *  Errors: FIEF_ERR_NOT_IN_TRANSACTION, FIEF_ERR_WRONG_THREAD,
+ *  FIEF_ERR_INVALIDATED_OBJECT, FIEF_ERR_NO_SUCH_PROPERTY,
+ *  FIEF_ERR_TYPE_MISMATCH, FIEF_ERR_NULL_NOT_ALLOWED, FIEF_ERR_INVALID_UTF8,
+ *  FIEF_ERR_PRIMARY_KEY_CHANGE (a different value for the primary key). */
+FIEF_API bool fief_object_set_value(fief_object_t *object, fief_property_key_t property,
+                                    fief_value_t value);
+
+/** Write several properties, all or nothing.  Errors as fief_object_set_value. */
+FIEF_API bool fief_object_set_values(fief_object_t *object, const fief_property_key_t *properties,
+                                     const fief_value_t *values, size_t num_values);
+
+/** Delete the object (in a write transaction); the handle stays and reports
+ *  FIEF_ERR_INVALIDATED_OBJECT from then on.
+ *  Errors: FIEF_ERR_NOT_IN_TRANSACTION, FIEF_ERR_INVALIDATED_OBJECT, ... */
+FIEF_API bool fief_object_delete(fief_object_t *object);
+
+/** The same object in another realm of the same file (freeze: a frozen
+ *  target; thaw: a live one).  `*out_object` receives a new handle, or NULL
+ *  when the object does not exist in the target's version. */
+FIEF_API bool fief_object_resolve_in(const fief_object_t *object, fief_realm_t *target,
+                                     fief_object_t **out_object);
+
+/* ==========================================================================
+ * Results and queries
+ * ========================================================================== */
+
+/** One argument of a predicate: `$n` (or the n-th `%@`) is `values[0]` when
+ *  `is_list` is false; a list of `count` values otherwise (reserved for IN). */
+typedef struct fief_query_arg {
+    size_t count;
+    bool is_list;
+    const fief_value_t *values;
+} fief_query_arg_t;
+
+/** One sort key: a property name, and the direction. */
+typedef struct fief_sort_descriptor {
+    const char *key_path; /* zero-terminated property name */
+    bool ascending;
+} fief_sort_descriptor_t;
+
+/** Every object of `class_key`, in key order (creation order), live.
+ *  Returns a new results handle, or NULL (FIEF_ERR_NO_SUCH_CLASS, ...). */
+FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_key_t class_key);
+
+/** The objects of `results` that match `predicate`, a zero-terminated string
+ *  in Realm's query language: comparisons `== = != <> < <= =< > >= =>`,
+ *  `BEGINSWITH ENDSWITH CONTAINS LIKE` (with `[c]` for case-insensitive),
+ *  `AND && OR || NOT !`, parentheses, literals (numbers, 'strings',
+ *  "strings", true, false, null/nil), and arguments `$0 $1 ...` or `%@`
+ *  (each `%@` takes the next argument).  `args` holds `num_args` arguments.
+ *  The predicate is checked against the schema now.
+ *  Returns a new results handle, or NULL.
+ *  Errors: FIEF_ERR_QUERY_SYNTAX, FIEF_ERR_QUERY_INVALID,
+ *  FIEF_ERR_QUERY_ARGUMENT, FIEF_ERR_INVALIDATED_RESULTS, ... */
+FIEF_API fief_results_t *fief_results_filter(const fief_results_t *results, const char *predicate,
+                                             const fief_query_arg_t *args, size_t num_args);
+
+/** The objects of `results` sorted by `num_keys` keys, the first most
+ *  significant; ties keep the order of `results`.  Strings sort by Unicode
+ *  code point (byte order of UTF-8), nulls first.  Returns a new results
+ *  handle, or NULL (FIEF_ERR_QUERY_INVALID for an unknown property). */
+FIEF_API fief_results_t *fief_results_sort(const fief_results_t *results,
+                                           const fief_sort_descriptor_t *keys, size_t num_keys);
+
+/** Number of objects into `*out_count` (evaluates the results if needed). */
+FIEF_API bool fief_results_count(const fief_results_t *results, size_t *out_count);
+
+/** The class key of the results' objects into `*out_class_key`. */
+FIEF_API bool fief_results_get_class_key(const fief_results_t *results,
+                                         fief_class_key_t *out_class_key);
+
+/** A new handle on the object at `index`, or NULL
+ *  (FIEF_ERR_INDEX_OUT_OF_BOUNDS, ...). */
+FIEF_API fief_object_t *fief_results_get_object(const fief_results_t *results, size_t index);
+
+/** The key of the object at `index` into `*out_key`. */
+FIEF_API bool fief_results_get_key(const fief_results_t *results, size_t index,
+                                   fief_object_key_t *out_key);
+
+/** Read `num_values` properties of the object at `index` without making an
+ *  object handle.  Views as in fief_object_get_value. */
+FIEF_API bool fief_results_get_values(const fief_results_t *results, size_t index,
+                                      const fief_property_key_t *properties, size_t num_values,
+                                      fief_value_t *out_values);
+
+/** The position of `object` in `results` into `*out_index`, and whether it is
+ *  there into `*out_found`. */
+FIEF_API bool fief_results_index_of(const fief_results_t *results, const fief_object_t *object,
+                                    size_t *out_index, bool *out_found);
+
+/** Delete every object in `results` (in a write transaction). */
+FIEF_API bool fief_results_delete_all(fief_results_t *results);
+
+/** Whether the results can still be used (their realm is open and their
+ *  class exists).  False for invalid handles, without an error.  Cannot fail. */
+FIEF_API bool fief_results_is_valid(const fief_results_t *results);
+
+/** A new reference to the realm the results belong to, or NULL. */
+FIEF_API fief_realm_t *fief_results_get_realm(const fief_results_t *results);
+
+/** The same query in another realm of the same file (freeze or thaw).
+ *  Returns a new results handle, or NULL. */
+FIEF_API fief_results_t *fief_results_resolve_in(const fief_results_t *results,
+                                                 fief_realm_t *target);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FIEF_H */
