@@ -1,0 +1,861 @@
+/*
+ * bench.c - Fief versus SQLite on the same data, in the same process.
+ *
+ *   bench [N]            warm-up round + 5 timed rounds, prints the table
+ *   bench --check [N]    one round, result checks only (smoke test)
+ *
+ * Every op checks its result against values computed from the generated
+ * data; any mismatch or API failure prints a message and exits 1.
+ * See benchmarks/README.md.
+ */
+#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "fief.h"
+
+/* ------------------------------------------------------------------------ */
+/* Failure reporting                                                         */
+/* ------------------------------------------------------------------------ */
+
+static char g_tmpdir[4096];
+
+static void cleanup_tmpdir(void) {
+    if (!g_tmpdir[0]) return;
+    DIR *d = opendir(g_tmpdir);
+    if (d) {
+        struct dirent *e;
+        char p[8192];
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+            snprintf(p, sizeof p, "%s/%s", g_tmpdir, e->d_name);
+            unlink(p);
+        }
+        closedir(d);
+    }
+    rmdir(g_tmpdir);
+    g_tmpdir[0] = 0;
+}
+
+static void die(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "bench: FAILED: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    cleanup_tmpdir();
+    exit(1);
+}
+
+static void fief_die(const char *what, int line) {
+    fief_error_t e;
+    memset(&e, 0, sizeof e);
+    if (fief_get_last_error(&e))
+        die("line %d: %s: fief error %d: %s", line, what, (int)e.code,
+            e.message ? e.message : "(no message)");
+    die("line %d: %s: failed, and fief_get_last_error reports no error", line, what);
+}
+
+/* A Fief call returning bool / a handle. */
+#define FB(call) do { if (!(call)) fief_die(#call, __LINE__); } while (0)
+#define FH(var, call) do { (var) = (call); if (!(var)) fief_die(#call, __LINE__); } while (0)
+
+static void sql_die(sqlite3 *db, const char *what, int rc, int line) {
+    die("line %d: %s: sqlite error %d: %s", line, what, rc, db ? sqlite3_errmsg(db) : "");
+}
+#define SQ(db, call, expect) do { int rc_ = (call); if (rc_ != (expect)) sql_die((db), #call, rc_, __LINE__); } while (0)
+
+#define CHECK(cond, ...) do { if (!(cond)) die(__VA_ARGS__); } while (0)
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Data                                                                      */
+/* ------------------------------------------------------------------------ */
+
+#define NAME_LEN 8
+#define NUM_LOOKUPS 10000
+#define PREFIX_CHAR 'B'
+#define AGE_LIMIT 5
+
+static const char *const COLORS[8] = {"black", "white", "brown", "golden",
+                                      "grey",  "red",   "cream", "spotted"};
+
+static uint64_t g_rng;
+static uint64_t splitmix64(void) {
+    uint64_t z = (g_rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+typedef struct {
+    size_t n;
+    char *names;        /* n * NAME_LEN bytes; dog i (id i+1) at names + i*NAME_LEN */
+    int64_t *ages;      /* 0..19 */
+    int *colors;        /* index into COLORS */
+    size_t *sorted;     /* dog indices ordered by name (byte order) */
+    int64_t *lookup_ids;/* NUM_LOOKUPS random ids in 1..n */
+    /* expected results */
+    size_t count_lt;            /* age < AGE_LIMIT */
+    size_t prefix_count;        /* names starting with PREFIX_CHAR */
+    uint64_t prefix_len_sum;    /* sum of their lengths */
+    uint64_t prefix_checksum;   /* sum of name_hash over them */
+    int64_t age_sum;            /* sum of all ages */
+    int64_t lookup_age_sum;     /* sum of ages of the looked-up dogs */
+} Data;
+
+static uint64_t name_hash(const char *s, size_t len) {
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < len; i++) { h ^= (unsigned char)s[i]; h *= 1099511628211ull; }
+    return h;
+}
+
+static const char *g_sort_names;
+static int cmp_by_name(const void *a, const void *b) {
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    int c = memcmp(g_sort_names + x * NAME_LEN, g_sort_names + y * NAME_LEN, NAME_LEN);
+    if (c) return c;
+    return x < y ? -1 : x > y;
+}
+
+static void make_data(Data *d, size_t n) {
+    memset(d, 0, sizeof *d);
+    d->n = n;
+    d->names = malloc(n * NAME_LEN);
+    d->ages = malloc(n * sizeof *d->ages);
+    d->colors = malloc(n * sizeof *d->colors);
+    d->sorted = malloc(n * sizeof *d->sorted);
+    d->lookup_ids = malloc(NUM_LOOKUPS * sizeof *d->lookup_ids);
+    CHECK(d->names && d->ages && d->colors && d->sorted && d->lookup_ids, "out of memory");
+    g_rng = 0x5EEDF1EF2024ull;
+    for (size_t i = 0; i < n; i++) {
+        char *nm = d->names + i * NAME_LEN;
+        nm[0] = (char)('A' + splitmix64() % 26);
+        for (int k = 1; k < NAME_LEN; k++) nm[k] = (char)('a' + splitmix64() % 26);
+        d->ages[i] = (int64_t)(splitmix64() % 20);
+        d->colors[i] = (int)(splitmix64() % 8);
+        d->age_sum += d->ages[i];
+        if (d->ages[i] < AGE_LIMIT) d->count_lt++;
+        if (nm[0] == PREFIX_CHAR) {
+            d->prefix_count++;
+            d->prefix_len_sum += NAME_LEN;
+            d->prefix_checksum += name_hash(nm, NAME_LEN);
+        }
+        d->sorted[i] = i;
+    }
+    g_sort_names = d->names;
+    qsort(d->sorted, n, sizeof *d->sorted, cmp_by_name);
+    for (int i = 0; i < NUM_LOOKUPS; i++) {
+        d->lookup_ids[i] = (int64_t)(splitmix64() % n) + 1;
+        d->lookup_age_sum += d->ages[d->lookup_ids[i] - 1];
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ops                                                                       */
+/* ------------------------------------------------------------------------ */
+
+enum { OP_INSERT, OP_COUNT_LT, OP_PREFIX_ITER, OP_SORT_ITER, OP_LOOKUP, OP_UPDATE,
+       OP_DELETE_ALL, NUM_OPS };
+static const char *const OP_NAMES[NUM_OPS] = {"insert", "count_lt", "prefix_iter", "sort_iter",
+                                              "lookup", "update",   "delete_all"};
+/* Targets for Fief/SQLite at N = 100,000. */
+static const double TARGETS[NUM_OPS] = {0.5, 0.1, 0.25, 0.8, 0.5, 0.8, 0.25};
+
+/* ---------------------------------- Fief -------------------------------- */
+
+typedef struct {
+    char path[8192];
+    fief_realm_t *realm;
+    fief_class_key_t cls;
+    fief_property_key_t p_id, p_name, p_age, p_color;
+    fief_value_t *values; /* n * 4 scratch for create_many */
+} Fief;
+
+static fief_property_key_t fief_prop_key(fief_schema_t *schema, size_t cidx, const char *name) {
+    fief_property_info_t pi;
+    bool found = false;
+    FB(fief_schema_find_property(schema, cidx, name, &pi, &found));
+    CHECK(found, "fief: property Dog.%s missing from the realm's schema", name);
+    CHECK(pi.key != 0, "fief: property Dog.%s has key 0", name);
+    return pi.key;
+}
+
+static void fief_open(Fief *f, const Data *d, const char *path) {
+    snprintf(f->path, sizeof f->path, "%s", path);
+    fief_property_info_t props[4];
+    memset(props, 0, sizeof props);
+    props[0].name = "id";    props[0].type = FIEF_TYPE_INT;    props[0].flags = FIEF_PROPERTY_PRIMARY_KEY;
+    props[1].name = "name";  props[1].type = FIEF_TYPE_STRING;
+    props[2].name = "age";   props[2].type = FIEF_TYPE_INT;
+    props[3].name = "color"; props[3].type = FIEF_TYPE_STRING;
+    fief_class_info_t cls;
+    memset(&cls, 0, sizeof cls);
+    cls.name = "Dog";
+    cls.num_properties = 4;
+    const fief_property_info_t *const class_props[1] = {props};
+
+    fief_schema_t *schema;
+    fief_config_t *config;
+    FH(schema, fief_schema_new(&cls, 1, class_props));
+    FH(config, fief_config_new());
+    FB(fief_config_set_path(config, path));
+    FB(fief_config_set_schema(config, schema));
+    FH(f->realm, fief_realm_open(config));
+    FB(fief_release(config));
+    FB(fief_release(schema));
+
+    fief_schema_t *rs;
+    FH(rs, fief_realm_get_schema(f->realm));
+    fief_class_info_t ci;
+    size_t cidx = 0;
+    bool found = false;
+    FB(fief_schema_find_class(rs, "Dog", &ci, &cidx, &found));
+    CHECK(found, "fief: class Dog missing from the realm's schema");
+    f->cls = ci.key;
+    f->p_id = fief_prop_key(rs, cidx, "id");
+    f->p_name = fief_prop_key(rs, cidx, "name");
+    f->p_age = fief_prop_key(rs, cidx, "age");
+    f->p_color = fief_prop_key(rs, cidx, "color");
+    FB(fief_release(rs));
+
+    if (!f->values) {
+        f->values = malloc(d->n * 4 * sizeof *f->values);
+        CHECK(f->values, "out of memory");
+    }
+}
+
+static void fief_close_and_delete(Fief *f) {
+    FB(fief_realm_close(f->realm));
+    FB(fief_release(f->realm));
+    f->realm = NULL;
+    bool deleted = false;
+    FB(fief_delete_files(f->path, &deleted));
+    CHECK(deleted, "fief: fief_delete_files found no file at %s", f->path);
+}
+
+static size_t fief_count_all(Fief *f) {
+    fief_results_t *all;
+    size_t c = 0;
+    FH(all, fief_realm_get_objects(f->realm, f->cls));
+    FB(fief_results_count(all, &c));
+    FB(fief_release(all));
+    return c;
+}
+
+static double fief_insert(Fief *f, const Data *d) {
+    CHECK(fief_count_all(f) == 0, "fief insert: realm not empty before insert");
+    const fief_property_key_t props[4] = {f->p_id, f->p_name, f->p_age, f->p_color};
+    double t0 = now_ms();
+    fief_value_t *v = f->values;
+    for (size_t i = 0; i < d->n; i++, v += 4) {
+        v[0].type = FIEF_TYPE_INT;    v[0].u.integer = (int64_t)i + 1;
+        v[1].type = FIEF_TYPE_STRING; v[1].u.string.data = d->names + i * NAME_LEN;
+                                      v[1].u.string.size = NAME_LEN;
+        v[2].type = FIEF_TYPE_INT;    v[2].u.integer = d->ages[i];
+        v[3].type = FIEF_TYPE_STRING; v[3].u.string.data = COLORS[d->colors[i]];
+                                      v[3].u.string.size = strlen(COLORS[d->colors[i]]);
+    }
+    FB(fief_realm_begin_write(f->realm));
+    FB(fief_object_create_many(f->realm, f->cls, props, 4, f->values, d->n,
+                               FIEF_UPDATE_POLICY_ERROR, NULL));
+    FB(fief_realm_commit(f->realm));
+    double t = now_ms() - t0;
+    size_t c = fief_count_all(f);
+    CHECK(c == d->n, "fief insert: count %zu after insert, expected %zu", c, d->n);
+    /* spot-check a few rows */
+    for (size_t i = 0; i < d->n; i += d->n / 7 + 1) {
+        fief_value_t pk = {.type = FIEF_TYPE_INT};
+        pk.u.integer = (int64_t)i + 1;
+        bool found = false;
+        fief_object_t *o = fief_object_find(f->realm, f->cls, pk, &found);
+        if (!o && found) fief_die("fief_object_find", __LINE__);
+        CHECK(o, "fief insert: id %zu not found after insert", i + 1);
+        fief_value_t out[3];
+        const fief_property_key_t rp[3] = {f->p_name, f->p_age, f->p_color};
+        FB(fief_object_get_values(o, rp, 3, out));
+        const char *col = COLORS[d->colors[i]];
+        CHECK(out[0].type == FIEF_TYPE_STRING && out[0].u.string.size == NAME_LEN &&
+              memcmp(out[0].u.string.data, d->names + i * NAME_LEN, NAME_LEN) == 0 &&
+              out[1].type == FIEF_TYPE_INT && out[1].u.integer == d->ages[i] &&
+              out[2].type == FIEF_TYPE_STRING && out[2].u.string.size == strlen(col) &&
+              memcmp(out[2].u.string.data, col, strlen(col)) == 0,
+              "fief insert: id %zu reads back wrong values", i + 1);
+        FB(fief_release(o));
+    }
+    return t;
+}
+
+static size_t fief_count_age_lt(Fief *f, int64_t limit) {
+    fief_results_t *all, *res;
+    fief_value_t arg = {.type = FIEF_TYPE_INT};
+    arg.u.integer = limit;
+    fief_query_arg_t qa = {.count = 1, .is_list = false, .values = &arg};
+    size_t c = 0;
+    FH(all, fief_realm_get_objects(f->realm, f->cls));
+    FH(res, fief_results_filter(all, "age < $0", &qa, 1));
+    FB(fief_results_count(res, &c));
+    FB(fief_release(res));
+    FB(fief_release(all));
+    return c;
+}
+
+static double fief_count_lt(Fief *f, const Data *d) {
+    double t0 = now_ms();
+    size_t c = fief_count_age_lt(f, AGE_LIMIT);
+    double t = now_ms() - t0;
+    CHECK(c == d->count_lt, "fief count_lt: got %zu, expected %zu", c, d->count_lt);
+    return t;
+}
+
+static double fief_prefix_iter(Fief *f, const Data *d) {
+    char pfx[1] = {PREFIX_CHAR};
+    fief_value_t arg = {.type = FIEF_TYPE_STRING};
+    arg.u.string.data = pfx;
+    arg.u.string.size = 1;
+    fief_query_arg_t qa = {.count = 1, .is_list = false, .values = &arg};
+    uint64_t len_sum = 0, checksum = 0;
+    size_t c = 0;
+    double t0 = now_ms();
+    fief_results_t *all, *res;
+    FH(all, fief_realm_get_objects(f->realm, f->cls));
+    FH(res, fief_results_filter(all, "name BEGINSWITH $0", &qa, 1));
+    FB(fief_results_count(res, &c));
+    for (size_t i = 0; i < c; i++) {
+        fief_value_t v;
+        FB(fief_results_get_values(res, i, &f->p_name, 1, &v));
+        CHECK(v.type == FIEF_TYPE_STRING, "fief prefix_iter: name is not a string");
+        len_sum += v.u.string.size;
+        checksum += name_hash(v.u.string.data, v.u.string.size);
+    }
+    FB(fief_release(res));
+    FB(fief_release(all));
+    double t = now_ms() - t0;
+    CHECK(c == d->prefix_count && len_sum == d->prefix_len_sum && checksum == d->prefix_checksum,
+          "fief prefix_iter: got %zu rows / length sum %llu, expected %zu / %llu (checksum %s)", c,
+          (unsigned long long)len_sum, d->prefix_count, (unsigned long long)d->prefix_len_sum,
+          checksum == d->prefix_checksum ? "ok" : "differs");
+    return t;
+}
+
+static double fief_sort_iter(Fief *f, const Data *d) {
+    fief_sort_descriptor_t key = {.key_path = "name", .ascending = true};
+    size_t c = 0;
+    double t0 = now_ms();
+    fief_results_t *all, *res;
+    FH(all, fief_realm_get_objects(f->realm, f->cls));
+    FH(res, fief_results_sort(all, &key, 1));
+    FB(fief_results_count(res, &c));
+    CHECK(c == d->n, "fief sort_iter: %zu results, expected %zu", c, d->n);
+    for (size_t i = 0; i < c; i++) {
+        fief_value_t v;
+        FB(fief_results_get_values(res, i, &f->p_name, 1, &v));
+        CHECK(v.type == FIEF_TYPE_STRING && v.u.string.size == NAME_LEN &&
+              memcmp(v.u.string.data, d->names + d->sorted[i] * NAME_LEN, NAME_LEN) == 0,
+              "fief sort_iter: wrong name at position %zu", i);
+    }
+    FB(fief_release(res));
+    FB(fief_release(all));
+    return now_ms() - t0;
+}
+
+static double fief_lookup(Fief *f, const Data *d) {
+    const fief_property_key_t rp[2] = {f->p_name, f->p_age};
+    int64_t age_sum = 0;
+    double t0 = now_ms();
+    for (int i = 0; i < NUM_LOOKUPS; i++) {
+        int64_t id = d->lookup_ids[i];
+        fief_value_t pk = {.type = FIEF_TYPE_INT};
+        pk.u.integer = id;
+        bool found = false;
+        fief_object_t *o = fief_object_find(f->realm, f->cls, pk, &found);
+        if (!o && found) fief_die("fief_object_find", __LINE__);
+        CHECK(o, "fief lookup: id %lld not found", (long long)id);
+        fief_value_t out[2];
+        FB(fief_object_get_values(o, rp, 2, out));
+        CHECK(out[0].type == FIEF_TYPE_STRING && out[0].u.string.size == NAME_LEN &&
+              memcmp(out[0].u.string.data, d->names + (id - 1) * NAME_LEN, NAME_LEN) == 0 &&
+              out[1].type == FIEF_TYPE_INT,
+              "fief lookup: id %lld reads back wrong values", (long long)id);
+        age_sum += out[1].u.integer;
+        FB(fief_release(o));
+    }
+    double t = now_ms() - t0;
+    CHECK(age_sum == d->lookup_age_sum, "fief lookup: age sum %lld, expected %lld",
+          (long long)age_sum, (long long)d->lookup_age_sum);
+    return t;
+}
+
+static double fief_update(Fief *f, const Data *d) {
+    size_t c = 0;
+    double t0 = now_ms();
+    FB(fief_realm_begin_write(f->realm));
+    fief_results_t *all;
+    FH(all, fief_realm_get_objects(f->realm, f->cls));
+    FB(fief_results_count(all, &c));
+    CHECK(c == d->n, "fief update: %zu objects, expected %zu", c, d->n);
+    for (size_t i = 0; i < c; i++) {
+        fief_object_t *o;
+        FH(o, fief_results_get_object(all, i));
+        fief_value_t v;
+        FB(fief_object_get_value(o, f->p_age, &v));
+        CHECK(v.type == FIEF_TYPE_INT, "fief update: age is not an int");
+        v.u.integer += 1;
+        FB(fief_object_set_value(o, f->p_age, v));
+        FB(fief_release(o));
+    }
+    FB(fief_release(all));
+    FB(fief_realm_commit(f->realm));
+    double t = now_ms() - t0;
+    /* every age went up by one: sum + n, and count(age < 6) == count(old age < 5) */
+    FH(all, fief_realm_get_objects(f->realm, f->cls));
+    FB(fief_results_count(all, &c));
+    CHECK(c == d->n, "fief update: %zu objects after update, expected %zu", c, d->n);
+    int64_t sum = 0;
+    for (size_t i = 0; i < c; i++) {
+        fief_value_t v;
+        FB(fief_results_get_values(all, i, &f->p_age, 1, &v));
+        CHECK(v.type == FIEF_TYPE_INT, "fief update: age is not an int");
+        sum += v.u.integer;
+    }
+    FB(fief_release(all));
+    CHECK(sum == d->age_sum + (int64_t)d->n, "fief update: age sum %lld, expected %lld",
+          (long long)sum, (long long)(d->age_sum + (int64_t)d->n));
+    size_t lt = fief_count_age_lt(f, AGE_LIMIT + 1);
+    CHECK(lt == d->count_lt, "fief update: count(age < %d) %zu, expected %zu", AGE_LIMIT + 1, lt,
+          d->count_lt);
+    return t;
+}
+
+static double fief_delete_all(Fief *f, const Data *d) {
+    CHECK(fief_count_all(f) == d->n, "fief delete_all: wrong count before delete");
+    double t0 = now_ms();
+    FB(fief_realm_begin_write(f->realm));
+    FB(fief_realm_delete_all_of_class(f->realm, f->cls));
+    FB(fief_realm_commit(f->realm));
+    double t = now_ms() - t0;
+    size_t c = fief_count_all(f);
+    CHECK(c == 0, "fief delete_all: %zu objects left", c);
+    fief_value_t pk = {.type = FIEF_TYPE_INT};
+    pk.u.integer = 1;
+    bool found = true;
+    fief_object_t *o = fief_object_find(f->realm, f->cls, pk, &found);
+    if (!o && found) fief_die("fief_object_find", __LINE__);
+    CHECK(!o, "fief delete_all: id 1 still found after delete_all");
+    return t;
+}
+
+/* --------------------------------- SQLite ------------------------------- */
+
+typedef struct {
+    char path[8192];
+    sqlite3 *db;
+    sqlite3_stmt *begin, *commit, *ins, *count_all, *count_lt, *prefix, *sort, *lookup,
+        *update, *sum_age, *delete_all;
+} Sql;
+
+/* The prefix query.  Without an index SQLite has several correct forms; the
+ * warm-up round times each candidate and the timed rounds use the fastest
+ * (so SQLite's figure is its best honest one).  FIEF_BENCH_SQLITE_PREFIX
+ * forces one query (it must select the names and take no parameters). */
+static const char *const PREFIX_CANDIDATES[] = {
+    "SELECT name FROM dogs WHERE name GLOB 'B*'",
+    "SELECT name FROM dogs WHERE name LIKE 'B%'",
+    "SELECT name FROM dogs WHERE name >= 'B' AND name < 'C'",
+};
+#define NUM_PREFIX_CANDIDATES (sizeof PREFIX_CANDIDATES / sizeof PREFIX_CANDIDATES[0])
+static const char *g_prefix_query = NULL;
+
+static const char *sqlite_prefix_query(void) {
+    if (g_prefix_query) return g_prefix_query;
+    const char *q = getenv("FIEF_BENCH_SQLITE_PREFIX");
+    return q && *q ? q : PREFIX_CANDIDATES[0];
+}
+
+static sqlite3_stmt *sql_prep(Sql *s, const char *q) {
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, q, -1, &st, NULL);
+    if (rc != SQLITE_OK) die("sqlite prepare \"%s\": %s", q, sqlite3_errmsg(s->db));
+    return st;
+}
+
+static void sql_exec(Sql *s, const char *q) {
+    char *err = NULL;
+    if (sqlite3_exec(s->db, q, NULL, NULL, &err) != SQLITE_OK)
+        die("sqlite \"%s\": %s", q, err ? err : "?");
+}
+
+static void sql_step_done(Sql *s, sqlite3_stmt *st) {
+    SQ(s->db, sqlite3_step(st), SQLITE_DONE);
+    SQ(s->db, sqlite3_reset(st), SQLITE_OK);
+}
+
+static void sql_open(Sql *s, const char *path) {
+    snprintf(s->path, sizeof s->path, "%s", path);
+    SQ(s->db, sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL),
+       SQLITE_OK);
+    sqlite3_stmt *st = sql_prep(s, "PRAGMA journal_mode=WAL");
+    SQ(s->db, sqlite3_step(st), SQLITE_ROW);
+    CHECK(strcmp((const char *)sqlite3_column_text(st, 0), "wal") == 0,
+          "sqlite: journal_mode is not wal");
+    sqlite3_finalize(st);
+    sql_exec(s, "PRAGMA synchronous=NORMAL");
+    sql_exec(s, "CREATE TABLE dogs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+                "age INTEGER NOT NULL, color TEXT NOT NULL)");
+    s->begin = sql_prep(s, "BEGIN");
+    s->commit = sql_prep(s, "COMMIT");
+    s->ins = sql_prep(s, "INSERT INTO dogs(id, name, age, color) VALUES (?, ?, ?, ?)");
+    s->count_all = sql_prep(s, "SELECT count(*) FROM dogs");
+    s->count_lt = sql_prep(s, "SELECT count(*) FROM dogs WHERE age < ?");
+    s->prefix = sql_prep(s, sqlite_prefix_query());
+    s->sort = sql_prep(s, "SELECT name FROM dogs ORDER BY name");
+    s->lookup = sql_prep(s, "SELECT name, age FROM dogs WHERE id = ?");
+    s->update = sql_prep(s, "UPDATE dogs SET age = age + 1");
+    s->sum_age = sql_prep(s, "SELECT count(*), sum(age) FROM dogs");
+    s->delete_all = sql_prep(s, "DELETE FROM dogs");
+}
+
+static void sql_close_and_delete(Sql *s) {
+    sqlite3_stmt *all[] = {s->begin, s->commit, s->ins, s->count_all, s->count_lt, s->prefix,
+                           s->sort, s->lookup, s->update, s->sum_age, s->delete_all};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) sqlite3_finalize(all[i]);
+    SQ(s->db, sqlite3_close(s->db), SQLITE_OK);
+    s->db = NULL;
+    char p[8300];
+    CHECK(unlink(s->path) == 0, "sqlite: cannot delete %s", s->path);
+    snprintf(p, sizeof p, "%s-wal", s->path);
+    unlink(p);
+    snprintf(p, sizeof p, "%s-shm", s->path);
+    unlink(p);
+}
+
+static int64_t sql_scalar(Sql *s, sqlite3_stmt *st) {
+    SQ(s->db, sqlite3_step(st), SQLITE_ROW);
+    int64_t v = sqlite3_column_int64(st, 0);
+    SQ(s->db, sqlite3_step(st), SQLITE_DONE);
+    SQ(s->db, sqlite3_reset(st), SQLITE_OK);
+    return v;
+}
+
+static double sql_insert(Sql *s, const Data *d) {
+    CHECK(sql_scalar(s, s->count_all) == 0, "sqlite insert: table not empty before insert");
+    double t0 = now_ms();
+    sql_step_done(s, s->begin);
+    for (size_t i = 0; i < d->n; i++) {
+        const char *col = COLORS[d->colors[i]];
+        SQ(s->db, sqlite3_bind_int64(s->ins, 1, (sqlite3_int64)i + 1), SQLITE_OK);
+        SQ(s->db, sqlite3_bind_text(s->ins, 2, d->names + i * NAME_LEN, NAME_LEN, SQLITE_STATIC),
+           SQLITE_OK);
+        SQ(s->db, sqlite3_bind_int64(s->ins, 3, d->ages[i]), SQLITE_OK);
+        SQ(s->db, sqlite3_bind_text(s->ins, 4, col, (int)strlen(col), SQLITE_STATIC), SQLITE_OK);
+        sql_step_done(s, s->ins);
+    }
+    sql_step_done(s, s->commit);
+    double t = now_ms() - t0;
+    int64_t c = sql_scalar(s, s->count_all);
+    CHECK(c == (int64_t)d->n, "sqlite insert: count %lld, expected %zu", (long long)c, d->n);
+    return t;
+}
+
+static double sql_count_lt(Sql *s, const Data *d) {
+    double t0 = now_ms();
+    SQ(s->db, sqlite3_bind_int64(s->count_lt, 1, AGE_LIMIT), SQLITE_OK);
+    int64_t c = sql_scalar(s, s->count_lt);
+    double t = now_ms() - t0;
+    CHECK(c == (int64_t)d->count_lt, "sqlite count_lt: got %lld, expected %zu", (long long)c,
+          d->count_lt);
+    return t;
+}
+
+static double sql_prefix_run(Sql *s, sqlite3_stmt *st, const Data *d) {
+    uint64_t len_sum = 0, checksum = 0;
+    size_t c = 0;
+    int rc;
+    double t0 = now_ms();
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *nm = (const char *)sqlite3_column_text(st, 0);
+        size_t len = (size_t)sqlite3_column_bytes(st, 0);
+        len_sum += len;
+        checksum += name_hash(nm, len);
+        c++;
+    }
+    if (rc != SQLITE_DONE) sql_die(s->db, "sqlite3_step(prefix)", rc, __LINE__);
+    SQ(s->db, sqlite3_reset(st), SQLITE_OK);
+    double t = now_ms() - t0;
+    CHECK(c == d->prefix_count && len_sum == d->prefix_len_sum && checksum == d->prefix_checksum,
+          "sqlite prefix_iter (%s): got %zu rows / length sum %llu, expected %zu / %llu",
+          sqlite3_sql(st), c, (unsigned long long)len_sum, d->prefix_count,
+          (unsigned long long)d->prefix_len_sum);
+    return t;
+}
+
+static int g_choose_prefix = 0; /* set for the warm-up round */
+
+static double sql_prefix_iter(Sql *s, const Data *d) {
+    if (g_choose_prefix && !getenv("FIEF_BENCH_SQLITE_PREFIX")) {
+        /* time (and check) every candidate; keep the fastest */
+        double best = 0;
+        for (size_t k = 0; k < NUM_PREFIX_CANDIDATES; k++) {
+            sqlite3_stmt *st = sql_prep(s, PREFIX_CANDIDATES[k]);
+            double t = 1e300;
+            for (int rep = 0; rep < 3; rep++) {
+                double x = sql_prefix_run(s, st, d);
+                if (x < t) t = x;
+            }
+            sqlite3_finalize(st);
+            fprintf(stderr, "bench: sqlite prefix candidate %.3f ms: %s\n", t,
+                    PREFIX_CANDIDATES[k]);
+            if (k == 0 || t < best) {
+                best = t;
+                g_prefix_query = PREFIX_CANDIDATES[k];
+            }
+        }
+        sqlite3_finalize(s->prefix);
+        s->prefix = sql_prep(s, g_prefix_query);
+        fprintf(stderr, "bench: sqlite prefix query: %s\n", g_prefix_query);
+    }
+    return sql_prefix_run(s, s->prefix, d);
+}
+
+static double sql_sort_iter(Sql *s, const Data *d) {
+    size_t i = 0;
+    int rc;
+    double t0 = now_ms();
+    while ((rc = sqlite3_step(s->sort)) == SQLITE_ROW) {
+        const char *nm = (const char *)sqlite3_column_text(s->sort, 0);
+        size_t len = (size_t)sqlite3_column_bytes(s->sort, 0);
+        CHECK(i < d->n && len == NAME_LEN &&
+              memcmp(nm, d->names + d->sorted[i] * NAME_LEN, NAME_LEN) == 0,
+              "sqlite sort_iter: wrong name at position %zu", i);
+        i++;
+    }
+    if (rc != SQLITE_DONE) sql_die(s->db, "sqlite3_step(sort)", rc, __LINE__);
+    SQ(s->db, sqlite3_reset(s->sort), SQLITE_OK);
+    double t = now_ms() - t0;
+    CHECK(i == d->n, "sqlite sort_iter: %zu rows, expected %zu", i, d->n);
+    return t;
+}
+
+static double sql_lookup(Sql *s, const Data *d) {
+    int64_t age_sum = 0;
+    double t0 = now_ms();
+    for (int i = 0; i < NUM_LOOKUPS; i++) {
+        int64_t id = d->lookup_ids[i];
+        SQ(s->db, sqlite3_bind_int64(s->lookup, 1, id), SQLITE_OK);
+        SQ(s->db, sqlite3_step(s->lookup), SQLITE_ROW);
+        const char *nm = (const char *)sqlite3_column_text(s->lookup, 0);
+        size_t len = (size_t)sqlite3_column_bytes(s->lookup, 0);
+        CHECK(len == NAME_LEN && memcmp(nm, d->names + (id - 1) * NAME_LEN, NAME_LEN) == 0,
+              "sqlite lookup: id %lld reads back a wrong name", (long long)id);
+        age_sum += sqlite3_column_int64(s->lookup, 1);
+        SQ(s->db, sqlite3_reset(s->lookup), SQLITE_OK);
+    }
+    double t = now_ms() - t0;
+    CHECK(age_sum == d->lookup_age_sum, "sqlite lookup: age sum %lld, expected %lld",
+          (long long)age_sum, (long long)d->lookup_age_sum);
+    return t;
+}
+
+static double sql_update(Sql *s, const Data *d) {
+    double t0 = now_ms();
+    sql_step_done(s, s->begin);
+    sql_step_done(s, s->update);
+    sql_step_done(s, s->commit);
+    double t = now_ms() - t0;
+    CHECK(sqlite3_changes(s->db) == (int)d->n, "sqlite update: %d rows changed, expected %zu",
+          sqlite3_changes(s->db), d->n);
+    SQ(s->db, sqlite3_step(s->sum_age), SQLITE_ROW);
+    int64_t c = sqlite3_column_int64(s->sum_age, 0), sum = sqlite3_column_int64(s->sum_age, 1);
+    SQ(s->db, sqlite3_reset(s->sum_age), SQLITE_OK);
+    CHECK(c == (int64_t)d->n && sum == d->age_sum + (int64_t)d->n,
+          "sqlite update: count %lld / age sum %lld, expected %zu / %lld", (long long)c,
+          (long long)sum, d->n, (long long)(d->age_sum + (int64_t)d->n));
+    SQ(s->db, sqlite3_bind_int64(s->count_lt, 1, AGE_LIMIT + 1), SQLITE_OK);
+    int64_t lt = sql_scalar(s, s->count_lt);
+    CHECK(lt == (int64_t)d->count_lt, "sqlite update: count(age < %d) %lld, expected %zu",
+          AGE_LIMIT + 1, (long long)lt, d->count_lt);
+    return t;
+}
+
+static double sql_delete_all(Sql *s, const Data *d) {
+    CHECK(sql_scalar(s, s->count_all) == (int64_t)d->n, "sqlite delete_all: wrong count before");
+    double t0 = now_ms();
+    sql_step_done(s, s->begin);
+    sql_step_done(s, s->delete_all);
+    sql_step_done(s, s->commit);
+    double t = now_ms() - t0;
+    int64_t c = sql_scalar(s, s->count_all);
+    CHECK(c == 0, "sqlite delete_all: %lld rows left", (long long)c);
+    return t;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Driver                                                                    */
+/* ------------------------------------------------------------------------ */
+
+#define ROUNDS 5
+
+static double run_fief(int op, Fief *f, const Data *d) {
+    switch (op) {
+    case OP_INSERT: return fief_insert(f, d);
+    case OP_COUNT_LT: return fief_count_lt(f, d);
+    case OP_PREFIX_ITER: return fief_prefix_iter(f, d);
+    case OP_SORT_ITER: return fief_sort_iter(f, d);
+    case OP_LOOKUP: return fief_lookup(f, d);
+    case OP_UPDATE: return fief_update(f, d);
+    default: return fief_delete_all(f, d);
+    }
+}
+
+static double run_sql(int op, Sql *s, const Data *d) {
+    switch (op) {
+    case OP_INSERT: return sql_insert(s, d);
+    case OP_COUNT_LT: return sql_count_lt(s, d);
+    case OP_PREFIX_ITER: return sql_prefix_iter(s, d);
+    case OP_SORT_ITER: return sql_sort_iter(s, d);
+    case OP_LOOKUP: return sql_lookup(s, d);
+    case OP_UPDATE: return sql_update(s, d);
+    default: return sql_delete_all(s, d);
+    }
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n) {
+    double tmp[ROUNDS];
+    memcpy(tmp, v, (size_t)n * sizeof *v);
+    qsort(tmp, (size_t)n, sizeof *tmp, cmp_double);
+    return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+}
+
+static void usage(void) {
+    fprintf(stderr, "usage: bench [--check] [N]   (N >= 1, default 100000)\n");
+    exit(2);
+}
+
+int main(int argc, char **argv) {
+    int check_only = 0;
+    size_t n = 100000;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--check") == 0) {
+            check_only = 1;
+        } else {
+            char *end = NULL;
+            errno = 0;
+            unsigned long long v = strtoull(argv[i], &end, 10);
+            if (errno || !end || *end || v == 0 || argv[i][0] == '-') usage();
+            n = (size_t)v;
+        }
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+
+    const char *tmp = getenv("TMPDIR");
+    snprintf(g_tmpdir, sizeof g_tmpdir, "%s/fief-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(g_tmpdir)) {
+        g_tmpdir[0] = 0;
+        die("mkdtemp: %s", strerror(errno));
+    }
+
+    Data d;
+    make_data(&d, n);
+    /* Development aid: FIEF_BENCH_SQLITE_ONLY=1 runs (and checks) the SQLite side only. */
+    const char *so = getenv("FIEF_BENCH_SQLITE_ONLY");
+    int sqlite_only = so && *so && strcmp(so, "0") != 0;
+    fprintf(stderr, "bench: N=%zu, fief %s, sqlite %s, dir %s%s\n", n,
+            sqlite_only ? "(skipped)" : fief_version_string(), sqlite3_libversion(), g_tmpdir,
+            check_only ? " (check mode)" : "");
+
+    Fief f;
+    Sql s;
+    memset(&f, 0, sizeof f);
+    memset(&s, 0, sizeof s);
+    static double times[2][NUM_OPS][ROUNDS];
+    int total_rounds = check_only ? 1 : ROUNDS + 1; /* round 0: warm-up */
+    for (int r = 0; r < total_rounds; r++) {
+        char p[8192];
+        snprintf(p, sizeof p, "%s/fief-%d.realm", g_tmpdir, r);
+        if (!sqlite_only) fief_open(&f, &d, p);
+        snprintf(p, sizeof p, "%s/sqlite-%d.db", g_tmpdir, r);
+        sql_open(&s, p);
+        g_choose_prefix = (r == 0);
+        for (int op = 0; op < NUM_OPS; op++) {
+            double tf = 0, ts;
+            if (sqlite_only) {
+                ts = run_sql(op, &s, &d);
+            } else if (r % 2 == 0) {
+                tf = run_fief(op, &f, &d);
+                ts = run_sql(op, &s, &d);
+            } else {
+                ts = run_sql(op, &s, &d);
+                tf = run_fief(op, &f, &d);
+            }
+            if (check_only) {
+                printf("check %-12s ok  (fief %.3f ms, sqlite %.3f ms)\n", OP_NAMES[op], tf, ts);
+            } else if (r > 0) {
+                times[0][op][r - 1] = tf;
+                times[1][op][r - 1] = ts;
+            } else {
+                fprintf(stderr, "bench: warm-up %-12s fief %10.3f ms  sqlite %10.3f ms\n",
+                        OP_NAMES[op], tf, ts);
+            }
+        }
+        if (!sqlite_only) fief_close_and_delete(&f);
+        sql_close_and_delete(&s);
+    }
+
+    if (check_only) {
+        printf("check passed: every op gave correct results on both engines (N=%zu)\n", n);
+        cleanup_tmpdir();
+        return 0;
+    }
+
+    printf("%-12s %10s %14s %14s %10s\n", "op", "N", "fief_ms", "sqlite_ms", "fief/sqlite");
+    int met = 0;
+    char summary[2048] = "";
+    size_t off = 0;
+    for (int op = 0; op < NUM_OPS; op++) {
+        double mf = median(times[0][op], ROUNDS), ms = median(times[1][op], ROUNDS);
+        double ratio = ms > 0 ? mf / ms : 0;
+        if (sqlite_only) {
+            printf("%-12s %10zu %14s %14.3f %10s\n", OP_NAMES[op], n, "n/a", ms, "n/a");
+            continue;
+        }
+        printf("%-12s %10zu %14.3f %14.3f %10.3f\n", OP_NAMES[op], n, mf, ms, ratio);
+        int ok = ratio <= TARGETS[op];
+        met += ok;
+        off += (size_t)snprintf(summary + off, sizeof summary - off, " %s %.3f%s%.2f %s;",
+                                OP_NAMES[op], ratio, ok ? "<=" : ">", TARGETS[op],
+                                ok ? "MET" : "MISSED");
+    }
+    if (sqlite_only) {
+        printf("targets: not compared (FIEF_BENCH_SQLITE_ONLY)\n");
+        cleanup_tmpdir();
+        return 0;
+    }
+    if (off) summary[off - 1] = 0;
+    printf("targets%s: %d/%d met:%s\n", n == 100000 ? "" : " (defined at N=100000)", met,
+           NUM_OPS, summary);
+    cleanup_tmpdir();
+    return 0;
+}
