@@ -78,6 +78,14 @@ static void sql_die(sqlite3 *db, const char *what, int rc, int line) {
 }
 #define SQ(db, call, expect) do { int rc_ = (call); if (rc_ != (expect)) sql_die((db), #call, rc_, __LINE__); } while (0)
 
+/* The per-op functions stay out of line so a profiler can attribute time to
+ * them (benchmarks/profile uses callgrind --toggle-collect=fief_<op>). */
+#if defined(__GNUC__) || defined(__clang__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+
 #define CHECK(cond, ...) do { if (!(cond)) die(__VA_ARGS__); } while (0)
 
 static double now_ms(void) {
@@ -261,7 +269,7 @@ static size_t fief_count_all(Fief *f) {
     return c;
 }
 
-static double fief_insert(Fief *f, const Data *d) {
+static NOINLINE double fief_insert(Fief *f, const Data *d) {
     CHECK(fief_count_all(f) == 0, "fief insert: realm not empty before insert");
     const fief_property_key_t props[4] = {f->p_id, f->p_name, f->p_age, f->p_color};
     double t0 = now_ms();
@@ -318,7 +326,7 @@ static size_t fief_count_age_lt(Fief *f, int64_t limit) {
     return c;
 }
 
-static double fief_count_lt(Fief *f, const Data *d) {
+static NOINLINE double fief_count_lt(Fief *f, const Data *d) {
     double t0 = now_ms();
     size_t c = fief_count_age_lt(f, AGE_LIMIT);
     double t = now_ms() - t0;
@@ -326,7 +334,7 @@ static double fief_count_lt(Fief *f, const Data *d) {
     return t;
 }
 
-static double fief_prefix_iter(Fief *f, const Data *d) {
+static NOINLINE double fief_prefix_iter(Fief *f, const Data *d) {
     char pfx[1] = {PREFIX_CHAR};
     fief_value_t arg = {.type = FIEF_TYPE_STRING};
     arg.u.string.data = pfx;
@@ -356,7 +364,7 @@ static double fief_prefix_iter(Fief *f, const Data *d) {
     return t;
 }
 
-static double fief_sort_iter(Fief *f, const Data *d) {
+static NOINLINE double fief_sort_iter(Fief *f, const Data *d) {
     fief_sort_descriptor_t key = {.key_path = "name", .ascending = true};
     size_t c = 0;
     double t0 = now_ms();
@@ -377,7 +385,7 @@ static double fief_sort_iter(Fief *f, const Data *d) {
     return now_ms() - t0;
 }
 
-static double fief_lookup(Fief *f, const Data *d) {
+static NOINLINE double fief_lookup(Fief *f, const Data *d) {
     const fief_property_key_t rp[2] = {f->p_name, f->p_age};
     int64_t age_sum = 0;
     double t0 = now_ms();
@@ -404,7 +412,7 @@ static double fief_lookup(Fief *f, const Data *d) {
     return t;
 }
 
-static double fief_update(Fief *f, const Data *d) {
+static NOINLINE double fief_update(Fief *f, const Data *d) {
     size_t c = 0;
     double t0 = now_ms();
     FB(fief_realm_begin_write(f->realm));
@@ -445,7 +453,7 @@ static double fief_update(Fief *f, const Data *d) {
     return t;
 }
 
-static double fief_delete_all(Fief *f, const Data *d) {
+static NOINLINE double fief_delete_all(Fief *f, const Data *d) {
     CHECK(fief_count_all(f) == d->n, "fief delete_all: wrong count before delete");
     double t0 = now_ms();
     FB(fief_realm_begin_write(f->realm));
@@ -555,7 +563,7 @@ static int64_t sql_scalar(Sql *s, sqlite3_stmt *st) {
     return v;
 }
 
-static double sql_insert(Sql *s, const Data *d) {
+static NOINLINE double sql_insert(Sql *s, const Data *d) {
     CHECK(sql_scalar(s, s->count_all) == 0, "sqlite insert: table not empty before insert");
     double t0 = now_ms();
     sql_step_done(s, s->begin);
@@ -575,7 +583,7 @@ static double sql_insert(Sql *s, const Data *d) {
     return t;
 }
 
-static double sql_count_lt(Sql *s, const Data *d) {
+static NOINLINE double sql_count_lt(Sql *s, const Data *d) {
     double t0 = now_ms();
     SQ(s->db, sqlite3_bind_int64(s->count_lt, 1, AGE_LIMIT), SQLITE_OK);
     int64_t c = sql_scalar(s, s->count_lt);
@@ -609,7 +617,7 @@ static double sql_prefix_run(Sql *s, sqlite3_stmt *st, const Data *d) {
 
 static int g_choose_prefix = 0; /* set for the warm-up round */
 
-static double sql_prefix_iter(Sql *s, const Data *d) {
+static NOINLINE double sql_prefix_iter(Sql *s, const Data *d) {
     if (g_choose_prefix && !getenv("FIEF_BENCH_SQLITE_PREFIX")) {
         /* time (and check) every candidate; keep the fastest */
         double best = 0;
@@ -635,7 +643,7 @@ static double sql_prefix_iter(Sql *s, const Data *d) {
     return sql_prefix_run(s, s->prefix, d);
 }
 
-static double sql_sort_iter(Sql *s, const Data *d) {
+static NOINLINE double sql_sort_iter(Sql *s, const Data *d) {
     size_t i = 0;
     int rc;
     double t0 = now_ms();
@@ -654,7 +662,7 @@ static double sql_sort_iter(Sql *s, const Data *d) {
     return t;
 }
 
-static double sql_lookup(Sql *s, const Data *d) {
+static NOINLINE double sql_lookup(Sql *s, const Data *d) {
     int64_t age_sum = 0;
     double t0 = now_ms();
     for (int i = 0; i < NUM_LOOKUPS; i++) {
@@ -674,7 +682,7 @@ static double sql_lookup(Sql *s, const Data *d) {
     return t;
 }
 
-static double sql_update(Sql *s, const Data *d) {
+static NOINLINE double sql_update(Sql *s, const Data *d) {
     double t0 = now_ms();
     sql_step_done(s, s->begin);
     sql_step_done(s, s->update);
@@ -695,7 +703,7 @@ static double sql_update(Sql *s, const Data *d) {
     return t;
 }
 
-static double sql_delete_all(Sql *s, const Data *d) {
+static NOINLINE double sql_delete_all(Sql *s, const Data *d) {
     CHECK(sql_scalar(s, s->count_all) == (int64_t)d->n, "sqlite delete_all: wrong count before");
     double t0 = now_ms();
     sql_step_done(s, s->begin);
