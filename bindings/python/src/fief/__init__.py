@@ -1,0 +1,57 @@
+"""Fief: an embedded live-object database (Python binding over libfief).
+
+    import fief
+    from typing import Optional
+
+    class Dog(fief.Object):
+        id: fief.PrimaryKey[int]
+        name: str
+        age: int = 0
+        nickname: Optional[str] = None
+
+    with fief.Realm.open("dogs.fief", schema=[Dog]) as realm:
+        with realm.write():
+            realm.add(Dog(id=1, name="Rex", age=3))
+        puppies = realm.objects(Dog).filter("age < $0", 5).sort("name")
+
+The library is found through the FIEF_LIBRARY environment variable, then the
+build outputs of the repository the package sits in (build/libfief.so,
+.build/release/libfief.so, .build/debug/libfief.so), then the system's
+library path.  It is loaded on first use; `fief.load_library()` loads it
+explicitly.
+"""
+
+from __future__ import annotations
+
+from . import errors
+from ._lib import EXPECTED_VERSION_NUMBER
+from ._types import Decimal128, Float32, ObjectId
+from .errors import *  # noqa: F401,F403
+from .model import Indexed, Object, PrimaryKey, Property, PropertySpec
+from .realm import ClassInfo, PropertyInfo, Realm, Results, WriteTransaction, delete_realm_files
+
+__version__ = "0.1.0"
+
+
+def load_library(path: str | None = None):
+    """Load libfief (from `path`, or by the usual lookup) and check its version."""
+    from . import _lib
+
+    return _lib.load(path)
+
+
+def library_version() -> str:
+    """The loaded library's version string (loads it if needed)."""
+    from . import _lib
+
+    library = _lib.lib()
+    return library.version_string or str(library.version_number)
+
+
+__all__ = [
+    "Object", "PrimaryKey", "Indexed", "Property", "PropertySpec",
+    "Realm", "Results", "WriteTransaction", "ClassInfo", "PropertyInfo",
+    "Decimal128", "ObjectId", "Float32",
+    "delete_realm_files", "load_library", "library_version", "errors",
+    "EXPECTED_VERSION_NUMBER",
+] + list(errors.__all__)

@@ -1,0 +1,380 @@
+"""ctypes declarations of fief.h, and the loading of libfief.
+
+Nothing here is public API.  `lib()` loads the library on first use (and
+checks its version); `call_*` helpers turn a failed call into an exception
+from :mod:`fief.errors`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import sys
+import threading
+from ctypes import (POINTER, Structure, Union, c_bool, c_char_p, c_double, c_float, c_int32,
+                    c_int64, c_size_t, c_uint8, c_uint32, c_uint64, c_void_p)
+from pathlib import Path
+
+from . import errors
+
+# The header version this binding was written against (fief.h).
+EXPECTED_VERSION_MAJOR = 0
+EXPECTED_VERSION_MINOR = 1
+EXPECTED_VERSION_PATCH = 0
+EXPECTED_VERSION_NUMBER = EXPECTED_VERSION_MAJOR * 10000 + EXPECTED_VERSION_MINOR * 100 + EXPECTED_VERSION_PATCH
+
+# -- value types ------------------------------------------------------------
+
+TYPE_NULL = 0
+TYPE_INT = 1
+TYPE_BOOL = 2
+TYPE_STRING = 3
+TYPE_BINARY = 4
+TYPE_TIMESTAMP = 5
+TYPE_FLOAT = 6
+TYPE_DOUBLE = 7
+TYPE_DECIMAL128 = 8
+TYPE_OBJECT_ID = 9
+TYPE_UUID = 10
+
+TYPE_NAMES = {
+    TYPE_NULL: "null", TYPE_INT: "int", TYPE_BOOL: "bool", TYPE_STRING: "string",
+    TYPE_BINARY: "binary", TYPE_TIMESTAMP: "timestamp", TYPE_FLOAT: "float",
+    TYPE_DOUBLE: "double", TYPE_DECIMAL128: "decimal128", TYPE_OBJECT_ID: "objectId",
+    TYPE_UUID: "uuid",
+}
+
+PROPERTY_NULLABLE = 0x01
+PROPERTY_PRIMARY_KEY = 0x02
+PROPERTY_INDEXED = 0x04
+
+CLASS_EMBEDDED = 0x01
+COLLECTION_NONE = 0
+
+UPDATE_POLICY_ERROR = 0
+UPDATE_POLICY_MODIFIED = 1
+UPDATE_POLICY_ALL = 2
+
+fief_type_t = c_int32
+fief_class_key_t = c_uint32
+fief_property_key_t = c_uint32
+fief_object_key_t = c_int64
+fief_error_code_t = c_int32
+fief_update_policy_t = c_int32
+fief_collection_type_t = c_int32
+
+
+class fief_string_t(Structure):
+    _fields_ = [("data", c_void_p), ("size", c_size_t)]
+
+
+class fief_binary_t(Structure):
+    _fields_ = [("data", c_void_p), ("size", c_size_t)]
+
+
+class fief_timestamp_t(Structure):
+    _fields_ = [("seconds", c_int64), ("nanoseconds", c_int32)]
+
+
+class fief_decimal128_t(Structure):
+    _fields_ = [("w", c_uint64 * 2)]
+
+
+class fief_object_id_t(Structure):
+    _fields_ = [("bytes", c_uint8 * 12)]
+
+
+class fief_uuid_t(Structure):
+    _fields_ = [("bytes", c_uint8 * 16)]
+
+
+class _fief_value_u(Union):
+    _fields_ = [
+        ("integer", c_int64),
+        ("boolean", c_bool),
+        ("string", fief_string_t),
+        ("binary", fief_binary_t),
+        ("timestamp", fief_timestamp_t),
+        ("float_value", c_float),
+        ("double_value", c_double),
+        ("decimal128", fief_decimal128_t),
+        ("object_id", fief_object_id_t),
+        ("uuid", fief_uuid_t),
+    ]
+
+
+class fief_value_t(Structure):
+    _fields_ = [("type", fief_type_t), ("u", _fief_value_u)]
+
+
+class fief_error_t(Structure):
+    _fields_ = [("code", fief_error_code_t), ("categories", c_uint32),
+                ("message", c_char_p), ("path", c_char_p)]
+
+
+class fief_property_info_t(Structure):
+    _fields_ = [
+        ("name", c_char_p),
+        ("type", fief_type_t),
+        ("collection_type", fief_collection_type_t),
+        ("link_target", c_char_p),
+        ("link_origin_property", c_char_p),
+        ("flags", c_uint32),
+        ("key", fief_property_key_t),
+    ]
+
+
+class fief_class_info_t(Structure):
+    _fields_ = [
+        ("name", c_char_p),
+        ("primary_key", c_char_p),
+        ("num_properties", c_size_t),
+        ("flags", c_uint32),
+        ("key", fief_class_key_t),
+    ]
+
+
+class fief_query_arg_t(Structure):
+    _fields_ = [("count", c_size_t), ("is_list", c_bool), ("values", POINTER(fief_value_t))]
+
+
+class fief_sort_descriptor_t(Structure):
+    _fields_ = [("key_path", c_char_p), ("ascending", c_bool)]
+
+
+# Handles are opaque pointers; c_void_p gives them to Python as int or None.
+H = c_void_p
+P = POINTER
+
+# name: (restype, argtypes)
+PROTOTYPES: dict[str, tuple[object, list[object]]] = {
+    "fief_version_number": (c_int32, []),
+    "fief_version_string": (c_char_p, []),
+    "fief_get_last_error": (c_bool, [P(fief_error_t)]),
+    "fief_clear_last_error": (None, []),
+    "fief_release": (c_bool, [H]),
+    # schema
+    "fief_schema_new": (H, [P(fief_class_info_t), c_size_t, P(P(fief_property_info_t))]),
+    "fief_schema_get_class_count": (c_bool, [H, P(c_size_t)]),
+    "fief_schema_get_class": (c_bool, [H, c_size_t, P(fief_class_info_t)]),
+    "fief_schema_get_property": (c_bool, [H, c_size_t, c_size_t, P(fief_property_info_t)]),
+    "fief_schema_find_class": (c_bool, [H, c_char_p, P(fief_class_info_t), P(c_size_t), P(c_bool)]),
+    "fief_schema_find_property": (c_bool, [H, c_size_t, c_char_p, P(fief_property_info_t), P(c_bool)]),
+    # config
+    "fief_config_new": (H, []),
+    "fief_config_set_path": (c_bool, [H, c_char_p]),
+    "fief_config_set_in_memory_identifier": (c_bool, [H, c_char_p]),
+    "fief_config_set_read_only": (c_bool, [H, c_bool]),
+    "fief_config_set_schema": (c_bool, [H, H]),
+    "fief_config_set_schema_version": (c_bool, [H, c_uint64]),
+    "fief_config_set_delete_if_migration_needed": (c_bool, [H, c_bool]),
+    # realm
+    "fief_realm_open": (H, [H]),
+    "fief_delete_files": (c_bool, [c_char_p, P(c_bool)]),
+    "fief_realm_close": (c_bool, [H]),
+    "fief_realm_is_closed": (c_bool, [H, P(c_bool)]),
+    "fief_realm_is_frozen": (c_bool, [H, P(c_bool)]),
+    "fief_realm_is_read_only": (c_bool, [H, P(c_bool)]),
+    "fief_realm_get_version": (c_bool, [H, P(c_uint64)]),
+    "fief_realm_get_path": (c_char_p, [H]),
+    "fief_realm_get_schema": (H, [H]),
+    "fief_realm_begin_write": (c_bool, [H]),
+    "fief_realm_commit": (c_bool, [H]),
+    "fief_realm_cancel": (c_bool, [H]),
+    "fief_realm_is_in_transaction": (c_bool, [H, P(c_bool)]),
+    "fief_realm_refresh": (c_bool, [H, P(c_bool)]),
+    "fief_realm_invalidate": (c_bool, [H]),
+    "fief_realm_freeze": (H, [H]),
+    "fief_realm_thaw": (H, [H]),
+    "fief_realm_delete_all": (c_bool, [H]),
+    "fief_realm_delete_all_of_class": (c_bool, [H, fief_class_key_t]),
+    # objects
+    "fief_object_create": (H, [H, fief_class_key_t, P(fief_property_key_t), P(fief_value_t),
+                               c_size_t, fief_update_policy_t]),
+    "fief_object_create_many": (c_bool, [H, fief_class_key_t, P(fief_property_key_t), c_size_t,
+                                         P(fief_value_t), c_size_t, fief_update_policy_t,
+                                         P(fief_object_key_t)]),
+    "fief_object_find": (H, [H, fief_class_key_t, fief_value_t, P(c_bool)]),
+    "fief_object_get": (H, [H, fief_class_key_t, fief_object_key_t]),
+    "fief_object_is_valid": (c_bool, [H]),
+    "fief_object_get_key": (c_bool, [H, P(fief_object_key_t)]),
+    "fief_object_get_class_key": (c_bool, [H, P(fief_class_key_t)]),
+    "fief_object_get_realm": (H, [H]),
+    "fief_object_get_value": (c_bool, [H, fief_property_key_t, P(fief_value_t)]),
+    "fief_object_get_values": (c_bool, [H, P(fief_property_key_t), c_size_t, P(fief_value_t)]),
+    "fief_object_set_value": (c_bool, [H, fief_property_key_t, fief_value_t]),
+    "fief_object_set_values": (c_bool, [H, P(fief_property_key_t), P(fief_value_t), c_size_t]),
+    "fief_object_delete": (c_bool, [H]),
+    "fief_object_resolve_in": (c_bool, [H, H, P(c_void_p)]),
+    # results
+    "fief_realm_get_objects": (H, [H, fief_class_key_t]),
+    "fief_results_filter": (H, [H, c_char_p, P(fief_query_arg_t), c_size_t]),
+    "fief_results_sort": (H, [H, P(fief_sort_descriptor_t), c_size_t]),
+    "fief_results_count": (c_bool, [H, P(c_size_t)]),
+    "fief_results_get_class_key": (c_bool, [H, P(fief_class_key_t)]),
+    "fief_results_get_object": (H, [H, c_size_t]),
+    "fief_results_get_key": (c_bool, [H, c_size_t, P(fief_object_key_t)]),
+    "fief_results_get_values": (c_bool, [H, c_size_t, P(fief_property_key_t), c_size_t,
+                                         P(fief_value_t)]),
+    "fief_results_index_of": (c_bool, [H, H, P(c_size_t), P(c_bool)]),
+    "fief_results_delete_all": (c_bool, [H]),
+    "fief_results_is_valid": (c_bool, [H]),
+    "fief_results_get_realm": (H, [H]),
+    "fief_results_resolve_in": (H, [H, H]),
+}
+
+
+class _Missing:
+    """Stands in for a function the loaded library does not export."""
+
+    def __init__(self, name: str, path: str):
+        self.name = name
+        self.path = path
+
+    def __call__(self, *args):
+        raise errors.UnsupportedOperationError(
+            f"{self.name} is not exported by {self.path} (the engine does not implement it yet?)")
+
+
+class Library:
+    """The loaded libfief with every prototype of fief.h bound."""
+
+    def __init__(self, path: str):
+        self.path = path
+        try:
+            self.dll = ctypes.CDLL(path)
+        except OSError as exc:
+            raise errors.LibraryNotFoundError(f"cannot load libfief from {path}: {exc}") from exc
+        self.missing: list[str] = []
+        for name, (restype, argtypes) in PROTOTYPES.items():
+            try:
+                fn = getattr(self.dll, name)
+            except AttributeError:
+                setattr(self, name, _Missing(name, path))
+                self.missing.append(name)
+                continue
+            fn.restype = restype
+            fn.argtypes = argtypes
+            setattr(self, name, fn)
+        self.version_number = self._check_version()
+        try:
+            raw = self.fief_version_string()
+            self.version_string = raw.decode() if raw else None
+        except errors.UnsupportedOperationError:
+            self.version_string = None
+
+    def _check_version(self) -> int:
+        if isinstance(self.fief_version_number, _Missing):
+            raise errors.LibraryVersionError(f"{self.path} does not export fief_version_number")
+        number = int(self.fief_version_number())
+        major, minor = number // 10000, number // 100 % 100
+        if (major, minor) != (EXPECTED_VERSION_MAJOR, EXPECTED_VERSION_MINOR):
+            raise errors.LibraryVersionError(
+                f"libfief at {self.path} is version {major}.{minor}.{number % 100} "
+                f"(number {number}); this binding needs {EXPECTED_VERSION_MAJOR}."
+                f"{EXPECTED_VERSION_MINOR}.x (number {EXPECTED_VERSION_NUMBER})")
+        return number
+
+    # -- errors ----------------------------------------------------------
+
+    def last_error(self, what: str = "") -> errors.FiefError:
+        """The exception for the calling thread's last failure."""
+        err = fief_error_t()
+        try:
+            have = self.fief_get_last_error(ctypes.byref(err))
+        except errors.UnsupportedOperationError:
+            have = False
+        if not have:
+            return errors.FiefError(f"{what or 'a Fief call'} failed without reporting an error")
+        message = err.message.decode("utf-8", "replace") if err.message else ""
+        path = os.fsdecode(err.path) if err.path else None
+        return errors.make_error(int(err.code), int(err.categories), message, path)
+
+    def check(self, ok: bool, what: str = "") -> None:
+        if not ok:
+            raise self.last_error(what)
+
+    def check_handle(self, handle: int | None, what: str = "") -> int:
+        if not handle:
+            raise self.last_error(what)
+        return handle
+
+
+_lock = threading.Lock()
+_library: Library | None = None
+_shutting_down = False
+
+_SUFFIX = {"darwin": ".dylib", "win32": ".dll"}.get(sys.platform, ".so")
+_BUILD_OUTPUTS = (
+    ("build", "libfief" + _SUFFIX),
+    (".build", "release", "libfief" + _SUFFIX),
+    (".build", "debug", "libfief" + _SUFFIX),
+)
+
+
+def candidate_paths() -> list[str]:
+    """Where the library is looked for, in order (FIEF_LIBRARY is handled apart)."""
+    found: list[str] = []
+    here = Path(__file__).resolve().parent
+    for directory in (here, *here.parents):
+        for parts in _BUILD_OUTPUTS:
+            candidate = directory.joinpath(*parts)
+            if candidate.is_file():
+                found.append(str(candidate))
+    system = ctypes.util.find_library("fief")
+    if system:
+        found.append(system)
+    return found
+
+
+def find_library() -> str:
+    env = os.environ.get("FIEF_LIBRARY")
+    if env:
+        if not os.path.exists(env):
+            raise errors.LibraryNotFoundError(f"FIEF_LIBRARY={env} does not exist")
+        return env
+    candidates = candidate_paths()
+    if not candidates:
+        raise errors.LibraryNotFoundError(
+            "libfief not found: set FIEF_LIBRARY to the path of libfief" + _SUFFIX +
+            ", or build it (swift build --product fief) in the repository")
+    return candidates[0]
+
+
+def load(path: str | None = None) -> Library:
+    """Load (once) and return the library; `path` overrides the lookup."""
+    global _library
+    with _lock:
+        if _library is None:
+            _library = Library(path or find_library())
+        elif path is not None and os.path.realpath(path) != os.path.realpath(_library.path):
+            raise errors.LibraryError(f"libfief is already loaded from {_library.path}")
+        return _library
+
+
+def lib() -> Library:
+    library = _library
+    if library is not None:
+        return library
+    return load()
+
+
+def loaded() -> Library | None:
+    """The library if it is loaded and usable (not during interpreter shutdown)."""
+    if _shutting_down:
+        return None
+    return _library
+
+
+def _at_exit() -> None:
+    # After this point no finaliser calls into the library any more: the
+    # process is going away and the OS reclaims everything (LMDB aborts any
+    # open transaction by itself).
+    global _shutting_down
+    _shutting_down = True
+
+
+import atexit  # noqa: E402
+
+atexit.register(_at_exit)

@@ -1,0 +1,414 @@
+"""Model classes: `fief.Object` subclasses declared with type annotations."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import types
+import typing
+import uuid
+from typing import Annotated, Any, ClassVar
+
+from . import _lib as L
+from . import errors
+from ._types import Decimal128, Float32, ObjectId
+
+_MISSING: Any = object()
+
+# Python annotation -> FIEF_TYPE_*
+_TYPE_MAP: dict[object, int] = {
+    int: L.TYPE_INT,
+    bool: L.TYPE_BOOL,
+    float: L.TYPE_DOUBLE,
+    Float32: L.TYPE_FLOAT,
+    str: L.TYPE_STRING,
+    bytes: L.TYPE_BINARY,
+    _dt.datetime: L.TYPE_TIMESTAMP,
+    decimal.Decimal: L.TYPE_DECIMAL128,
+    Decimal128: L.TYPE_DECIMAL128,
+    ObjectId: L.TYPE_OBJECT_ID,
+    uuid.UUID: L.TYPE_UUID,
+}
+
+# The value a property has when none is given (as the library's defaults).
+_ZERO: dict[int, Any] = {
+    L.TYPE_INT: 0,
+    L.TYPE_BOOL: False,
+    L.TYPE_STRING: "",
+    L.TYPE_BINARY: b"",
+    L.TYPE_TIMESTAMP: _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc),
+    L.TYPE_FLOAT: 0.0,
+    L.TYPE_DOUBLE: 0.0,
+    L.TYPE_DECIMAL128: Decimal128(0),
+    L.TYPE_OBJECT_ID: ObjectId(bytes(12)),
+    L.TYPE_UUID: uuid.UUID(int=0),
+}
+
+
+class _Marker:
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"fief.{self.name}"
+
+
+_PRIMARY_KEY = _Marker("PrimaryKey")
+_INDEXED = _Marker("Indexed")
+
+
+class PrimaryKey:
+    """``id: fief.PrimaryKey[int]`` declares the primary key (int, str,
+    ObjectId or UUID)."""
+
+    def __class_getitem__(cls, item: object) -> object:
+        return Annotated[item, _PRIMARY_KEY]
+
+
+class Indexed:
+    """``name: fief.Indexed[str]`` declares an indexed property."""
+
+    def __class_getitem__(cls, item: object) -> object:
+        return Annotated[item, _INDEXED]
+
+
+class Property:
+    """Options of a property, given as its default value in the class body::
+
+        id: int = fief.Property(primary_key=True)
+        name: str = fief.Property(indexed=True, default="")
+        ratio: float = fief.Property(type=fief.Float32)
+        tags: bytes = fief.Property(default_factory=bytes)
+
+    `name` stores the property under another name than the attribute's.
+    """
+
+    def __init__(self, default: Any = _MISSING, *, primary_key: bool = False,
+                 indexed: bool = False, name: str | None = None, type: Any = None,
+                 optional: bool | None = None, default_factory: Any = None):
+        if default is not _MISSING and default_factory is not None:
+            raise TypeError("give default or default_factory, not both")
+        self.default = default
+        self.default_factory = default_factory
+        self.primary_key = primary_key
+        self.indexed = indexed
+        self.name = name
+        self.type = type
+        self.optional = optional
+
+
+class PropertySpec:
+    """One property of a model class, as the binding understands it.
+
+    Also the descriptor that implements the attribute on instances: managed
+    objects read and write through the library, unmanaged ones hold values
+    in a dict."""
+
+    def __init__(self, attr: str, name: str, py_type: type, fief_type: int, nullable: bool,
+                 primary_key: bool, indexed: bool, default: Any, default_factory: Any):
+        self.attr = attr
+        self.name = name
+        self.py_type = py_type
+        self.fief_type = fief_type
+        self.nullable = nullable
+        self.primary_key = primary_key
+        self.indexed = indexed
+        self.default = default
+        self.default_factory = default_factory
+        self.owner: type | None = None
+
+    @property
+    def flags(self) -> int:
+        flags = 0
+        if self.nullable:
+            flags |= L.PROPERTY_NULLABLE
+        if self.primary_key:
+            flags |= L.PROPERTY_PRIMARY_KEY
+        if self.indexed:
+            flags |= L.PROPERTY_INDEXED
+        return flags
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not _MISSING or self.default_factory is not None
+
+    def make_default(self) -> Any:
+        if self.default_factory is not None:
+            return self.default_factory()
+        if self.default is not _MISSING:
+            return self.default
+        if self.nullable:
+            return None
+        return _ZERO[self.fief_type]
+
+    def __repr__(self) -> str:
+        type_name = L.TYPE_NAMES.get(self.fief_type, "?")
+        extra = "".join([" optional" if self.nullable else "",
+                         " primary_key" if self.primary_key else "",
+                         " indexed" if self.indexed else ""])
+        return f"<fief property {self.name}: {type_name}{extra}>"
+
+    # -- descriptor protocol ---------------------------------------------
+
+    def __set_name__(self, owner: type, attr: str) -> None:
+        pass
+
+    def __get__(self, instance: "Object | None", owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        state = instance.__dict__
+        handle = state.get("_fief_handle")
+        if handle is not None:
+            return state["_fief_binding"].get(handle, self)
+        values = state.setdefault("_fief_values", {})
+        if self.attr not in values:
+            values[self.attr] = self.make_default()
+        return values[self.attr]
+
+    def __set__(self, instance: "Object", value: Any) -> None:
+        state = instance.__dict__
+        handle = state.get("_fief_handle")
+        if handle is not None:
+            state["_fief_binding"].set(handle, self, value)
+            return
+        state.setdefault("_fief_values", {})[self.attr] = value
+
+    def __delete__(self, instance: "Object") -> None:
+        raise AttributeError(f"cannot delete the property {self.attr!r}")
+
+
+def _unwrap(annotation: Any, where: str) -> tuple[type, bool, set]:
+    """(base type, nullable, markers) of an annotation."""
+    markers: set = set()
+    nullable = False
+    while True:
+        origin = typing.get_origin(annotation)
+        if origin is Annotated:
+            args = typing.get_args(annotation)
+            markers.update(m for m in args[1:] if isinstance(m, _Marker))
+            annotation = args[0]
+            continue
+        if origin in (typing.Union, types.UnionType):
+            args = [a for a in typing.get_args(annotation) if a is not type(None)]
+            if len(args) != 1 or len(args) == len(typing.get_args(annotation)):
+                raise TypeError(f"{where}: only Optional[X] unions are supported, not {annotation!r}")
+            nullable = True
+            annotation = args[0]
+            continue
+        break
+    if annotation not in _TYPE_MAP:
+        raise TypeError(f"{where}: unsupported property type {annotation!r}; use one of "
+                        "int, bool, float, fief.Float32, str, bytes, datetime.datetime, "
+                        "decimal.Decimal, fief.Decimal128, fief.ObjectId, uuid.UUID, "
+                        "or Optional[...] of one of them")
+    return annotation, nullable, markers
+
+
+class Object:
+    """Base class of model classes::
+
+        class Dog(fief.Object):
+            id: fief.PrimaryKey[int]
+            name: str
+            age: int = 0
+            nickname: Optional[str] = None
+
+    The stored class name is the Python class name, unless given with
+    ``class Dog(fief.Object, name="Doggo")``.  Instances are unmanaged (plain
+    values) until `Realm.add`; managed instances read and write the realm.
+    """
+
+    __fief_name__: ClassVar[str] = ""
+    __fief_properties__: ClassVar[tuple[PropertySpec, ...]] = ()
+    __fief_primary_key__: ClassVar[PropertySpec | None] = None
+
+    def __init_subclass__(cls, name: str | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.__fief_name__ = name or cls.__name__
+        try:
+            hints = typing.get_type_hints(cls, include_extras=True)
+        except Exception as exc:
+            raise TypeError(f"cannot resolve the annotations of {cls.__qualname__}: {exc}") from exc
+        specs: list[PropertySpec] = []
+        for attr in _annotation_order(cls):
+            hint = hints[attr]
+            if attr.startswith("_") or typing.get_origin(hint) is ClassVar or hint is ClassVar:
+                continue
+            where = f"{cls.__qualname__}.{attr}"
+            raw_default = _MISSING
+            for klass in cls.__mro__:
+                if attr in klass.__dict__:
+                    raw_default = klass.__dict__[attr]
+                    break
+            if isinstance(raw_default, PropertySpec):  # inherited descriptor
+                spec = PropertySpec(attr, raw_default.name, raw_default.py_type,
+                                    raw_default.fief_type, raw_default.nullable,
+                                    raw_default.primary_key, raw_default.indexed,
+                                    raw_default.default, raw_default.default_factory)
+                specs.append(spec)
+                continue
+            options = raw_default if isinstance(raw_default, Property) else Property(raw_default)
+            base, nullable, markers = _unwrap(options.type if options.type is not None else hint, where)
+            if options.type is not None:
+                _, hint_nullable, hint_markers = _unwrap(hint, where)
+                nullable = nullable or hint_nullable
+                markers |= hint_markers
+            if options.optional is not None:
+                nullable = options.optional
+            spec = PropertySpec(
+                attr=attr,
+                name=options.name or attr,
+                py_type=base,
+                fief_type=_TYPE_MAP[base],
+                nullable=nullable,
+                primary_key=options.primary_key or _PRIMARY_KEY in markers,
+                indexed=options.indexed or _INDEXED in markers,
+                default=options.default,
+                default_factory=options.default_factory,
+            )
+            specs.append(spec)
+        primary = [s for s in specs if s.primary_key]
+        if len(primary) > 1:
+            raise TypeError(f"{cls.__qualname__} declares more than one primary key: "
+                            + ", ".join(s.attr for s in primary))
+        names = [s.name for s in specs]
+        if len(set(names)) != len(names):
+            raise TypeError(f"{cls.__qualname__} stores two properties under one name")
+        for spec in specs:
+            spec.owner = cls
+            setattr(cls, spec.attr, spec)
+        cls.__fief_properties__ = tuple(specs)
+        cls.__fief_primary_key__ = primary[0] if primary else None
+        cls._fief_by_attr = {s.attr: s for s in specs}
+
+    def __init__(self, **values: Any) -> None:
+        by_attr = type(self)._fief_by_attr if "_fief_by_attr" in type(self).__dict__ else {}
+        state = self.__dict__
+        state["_fief_values"] = {}
+        for key, value in values.items():
+            if key not in by_attr:
+                raise errors.NoSuchPropertyError(
+                    f"{type(self).__fief_name__} has no property {key!r}")
+            state["_fief_values"][key] = value
+        for spec in type(self).__fief_properties__:
+            if spec.attr not in state["_fief_values"] and spec.has_default:
+                state["_fief_values"][spec.attr] = spec.make_default()
+
+    # -- state -------------------------------------------------------------
+
+    @property
+    def is_managed(self) -> bool:
+        """Whether the object lives in a realm (see `Realm.add`)."""
+        return self.__dict__.get("_fief_handle") is not None
+
+    @property
+    def is_valid(self) -> bool:
+        """False once a managed object was deleted (or its realm closed);
+        True for unmanaged objects."""
+        handle = self.__dict__.get("_fief_handle")
+        if handle is None:
+            return True
+        if handle.released:
+            return False
+        library = L.loaded()
+        return bool(library and library.fief_object_is_valid(handle.ptr))
+
+    @property
+    def object_key(self) -> int | None:
+        """The object's key in its class (None when unmanaged)."""
+        handle = self.__dict__.get("_fief_handle")
+        if handle is None:
+            return None
+        return self.__dict__["_fief_binding"].object_key(handle)
+
+    @property
+    def realm(self):
+        """The realm of a managed object (None when unmanaged)."""
+        handle = self.__dict__.get("_fief_handle")
+        if handle is None:
+            return None
+        return self.__dict__["_fief_binding"].schema.realm_of_object(handle)
+
+    @property
+    def is_frozen(self) -> bool:
+        handle = self.__dict__.get("_fief_handle")
+        return handle is not None and self.__dict__["_fief_binding"].schema.frozen
+
+    def freeze(self):
+        """The object in a frozen snapshot of its realm's current version."""
+        realm = self.realm
+        if realm is None:
+            raise errors.LogicError("an unmanaged object cannot be frozen")
+        frozen = realm if realm.is_frozen else realm.freeze()
+        return frozen._resolve_object(self)
+
+    def thaw(self):
+        """The object in a live realm at the newest version (None if deleted)."""
+        realm = self.realm
+        if realm is None:
+            raise errors.LogicError("an unmanaged object cannot be thawed")
+        if not realm.is_frozen:
+            return self
+        return realm.thaw()._resolve_object(self)
+
+    def release(self) -> None:
+        """Give the object's handle back now (it becomes unusable)."""
+        handle = self.__dict__.get("_fief_handle")
+        if handle is not None:
+            handle.release()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The property values, by attribute name."""
+        state = self.__dict__
+        handle = state.get("_fief_handle")
+        if handle is not None:
+            return state["_fief_binding"].get_all(handle)
+        return {spec.attr: getattr(self, spec.attr) for spec in type(self).__fief_properties__}
+
+    # -- comparison ---------------------------------------------------------
+
+    def _identity(self):
+        handle = self.__dict__.get("_fief_handle")
+        if handle is None:
+            return None
+        binding = self.__dict__["_fief_binding"]
+        try:
+            return (binding.schema.path, binding.class_key, binding.object_key(handle))
+        except errors.FiefError:
+            return None
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Object):
+            return NotImplemented
+        mine, theirs = self._identity(), other._identity()
+        return mine is not None and mine == theirs
+
+    def __hash__(self) -> int:
+        identity = self._identity()
+        return hash(identity) if identity is not None else id(self)
+
+    def __repr__(self) -> str:
+        cls = type(self)
+        state = self.__dict__
+        handle = state.get("_fief_handle")
+        if handle is not None:
+            try:
+                values = state["_fief_binding"].get_all(handle)
+            except errors.FiefError as exc:
+                return f"<{cls.__name__} (managed, {exc.__class__.__name__})>"
+        else:
+            values = {spec.attr: getattr(self, spec.attr) for spec in cls.__fief_properties__}
+        body = ", ".join(f"{k}={v!r}" for k, v in values.items())
+        return f"{cls.__name__}({body})"
+
+
+def _annotation_order(cls: type) -> list[str]:
+    """Annotated attribute names, base classes first, in declaration order."""
+    order: list[str] = []
+    for klass in reversed(cls.__mro__):
+        for attr in klass.__dict__.get("__annotations__", {}):
+            if attr not in order:
+                order.append(attr)
+    return order

@@ -1,0 +1,894 @@
+"""Realm, Results, and the binding of model classes to a realm's schema."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Generic, Iterable, Iterator, Sequence, TypeVar
+
+from . import _lib as L
+from . import errors
+from ._handle import Handle
+from ._values import Keep, from_value, make_query_args, make_value, to_value
+from .model import Object, PropertySpec
+
+T = TypeVar("T", bound=Object)
+
+_POLICIES = {
+    None: L.UPDATE_POLICY_ERROR,
+    False: L.UPDATE_POLICY_ERROR,
+    "error": L.UPDATE_POLICY_ERROR,
+    True: L.UPDATE_POLICY_MODIFIED,
+    "modified": L.UPDATE_POLICY_MODIFIED,
+    "all": L.UPDATE_POLICY_ALL,
+}
+
+
+def _policy(update: object) -> int:
+    try:
+        return _POLICIES[update]  # type: ignore[index]
+    except (KeyError, TypeError):
+        raise errors.InvalidArgumentError(
+            f"update must be None, 'error', 'modified' or 'all', not {update!r}") from None
+
+
+# ---------------------------------------------------------------------------
+# Schema description (read back from a realm)
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PropertyInfo:
+    name: str
+    type: int
+    flags: int
+    key: int
+
+    @property
+    def nullable(self) -> bool:
+        return bool(self.flags & L.PROPERTY_NULLABLE)
+
+    @property
+    def primary_key(self) -> bool:
+        return bool(self.flags & L.PROPERTY_PRIMARY_KEY)
+
+    @property
+    def indexed(self) -> bool:
+        return bool(self.flags & L.PROPERTY_INDEXED)
+
+    @property
+    def type_name(self) -> str:
+        return L.TYPE_NAMES.get(self.type, str(self.type))
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    name: str
+    key: int
+    primary_key: str | None
+    flags: int
+    index: int
+    properties: dict[str, PropertyInfo] = field(default_factory=dict)
+
+
+def _decode(raw: bytes | None) -> str | None:
+    return raw.decode("utf-8") if raw is not None else None
+
+
+def read_schema(library: L.Library, schema_ptr: int) -> dict[str, ClassInfo]:
+    count = ctypes.c_size_t()
+    library.check(library.fief_schema_get_class_count(schema_ptr, ctypes.byref(count)))
+    classes: dict[str, ClassInfo] = {}
+    for i in range(count.value):
+        info = L.fief_class_info_t()
+        library.check(library.fief_schema_get_class(schema_ptr, i, ctypes.byref(info)))
+        props: dict[str, PropertyInfo] = {}
+        for j in range(info.num_properties):
+            p = L.fief_property_info_t()
+            library.check(library.fief_schema_get_property(schema_ptr, i, j, ctypes.byref(p)))
+            name = _decode(p.name) or ""
+            props[name] = PropertyInfo(name, int(p.type), int(p.flags), int(p.key))
+        name = _decode(info.name) or ""
+        classes[name] = ClassInfo(name, int(info.key), _decode(info.primary_key), int(info.flags),
+                                  i, props)
+    return classes
+
+
+def build_schema(library: L.Library, classes: Sequence[type[Object]]) -> Handle:
+    """A fief_schema_t handle describing the model classes."""
+    n = len(classes)
+    class_infos = (L.fief_class_info_t * max(n, 1))()
+    prop_arrays = (ctypes.POINTER(L.fief_property_info_t) * max(n, 1))()
+    keep: list[object] = []
+    for i, cls in enumerate(classes):
+        if not (isinstance(cls, type) and issubclass(cls, Object)) or cls is Object:
+            raise TypeError(f"the schema lists fief.Object subclasses, not {cls!r}")
+        specs = cls.__fief_properties__
+        name = cls.__fief_name__.encode()
+        keep.append(name)
+        class_infos[i].name = name
+        pk = cls.__fief_primary_key__
+        class_infos[i].primary_key = pk.name.encode() if pk else None
+        class_infos[i].num_properties = len(specs)
+        class_infos[i].flags = 0
+        props = (L.fief_property_info_t * max(len(specs), 1))()
+        for j, spec in enumerate(specs):
+            pname = spec.name.encode()
+            keep.append(pname)
+            props[j].name = pname
+            props[j].type = spec.fief_type
+            props[j].collection_type = L.COLLECTION_NONE
+            props[j].link_target = None
+            props[j].link_origin_property = None
+            props[j].flags = spec.flags
+            props[j].key = 0
+        keep.append(props)
+        prop_arrays[i] = ctypes.cast(props, ctypes.POINTER(L.fief_property_info_t))
+    ptr = library.fief_schema_new(class_infos, n, prop_arrays)
+    return Handle(library.check_handle(ptr, "fief_schema_new"), "schema")
+
+
+class SchemaBinding:
+    """What objects and results of one realm handle share: the file's schema
+    (class and property keys) and the model classes bound to it."""
+
+    def __init__(self, library: L.Library, realm_handle: Handle, classes: Iterable[type[Object]],
+                 frozen: bool, path: str | None, realm: "Realm"):
+        self.library = library
+        self.frozen = frozen
+        self.path = path
+        self.models: dict[str, type[Object]] = {c.__fief_name__: c for c in classes}
+        self._realm_ref = weakref.ref(realm)
+        self._bindings: dict[type, ClassBinding] = {}
+        self._lock = threading.Lock()
+        self.classes = self._load(realm_handle)
+
+    def _load(self, realm_handle: Handle) -> dict[str, ClassInfo]:
+        library = self.library
+        schema = Handle(library.check_handle(library.fief_realm_get_schema(realm_handle.ptr),
+                                             "fief_realm_get_schema"), "schema")
+        try:
+            return read_schema(library, schema.ptr)
+        finally:
+            schema.release()
+
+    def reload(self, realm_handle: Handle) -> None:
+        with self._lock:
+            self.classes = self._load(realm_handle)
+            self._bindings.clear()
+
+    def bind(self, cls: type[Object] | str) -> "ClassBinding":
+        if isinstance(cls, str):
+            model = self.models.get(cls)
+            if model is None:
+                raise errors.NoSuchClassError(f"no model class named {cls!r} is known to this realm")
+            cls = model
+        binding = self._bindings.get(cls)
+        if binding is not None:
+            return binding
+        if not (isinstance(cls, type) and issubclass(cls, Object)) or cls is Object:
+            raise TypeError(f"expected a fief.Object subclass, not {cls!r}")
+        info = self.classes.get(cls.__fief_name__)
+        if info is None:
+            raise errors.NoSuchClassError(f"the realm has no class {cls.__fief_name__!r}")
+        with self._lock:
+            binding = self._bindings.get(cls)
+            if binding is None:
+                binding = ClassBinding(self, cls, info)
+                self._bindings[cls] = binding
+                self.models.setdefault(cls.__fief_name__, cls)
+        return binding
+
+    def realm_of_object(self, handle: Handle) -> "Realm":
+        realm = self._realm_ref()
+        if realm is not None and not realm.is_closed:
+            return realm
+        library = self.library
+        ptr = library.check_handle(library.fief_object_get_realm(handle.ptr), "fief_object_get_realm")
+        return Realm._wrap(Handle(ptr, "realm"), list(self.models.values()))
+
+    def realm_of_results(self, handle: Handle) -> "Realm":
+        realm = self._realm_ref()
+        if realm is not None and not realm.is_closed:
+            return realm
+        library = self.library
+        ptr = library.check_handle(library.fief_results_get_realm(handle.ptr), "fief_results_get_realm")
+        return Realm._wrap(Handle(ptr, "realm"), list(self.models.values()))
+
+
+class ClassBinding:
+    """A model class bound to a realm's schema: class key and property keys,
+    resolved once."""
+
+    def __init__(self, schema: SchemaBinding, cls: type[Object], info: ClassInfo):
+        self.schema = schema
+        self.cls = cls
+        self.info = info
+        self.class_key = info.key
+        self.keys: dict[str, int | None] = {}
+        for spec in cls.__fief_properties__:
+            prop = info.properties.get(spec.name)
+            self.keys[spec.attr] = prop.key if prop is not None else None
+        self.primary_key = cls.__fief_primary_key__
+
+    def key_of(self, spec: PropertySpec) -> int:
+        key = self.keys.get(spec.attr)
+        if key is None:
+            raise errors.NoSuchPropertyError(
+                f"the realm's class {self.info.name!r} has no property {spec.name!r}")
+        return key
+
+    # -- objects -------------------------------------------------------------
+
+    def wrap(self, ptr: int) -> Object:
+        obj = self.cls.__new__(self.cls)
+        state = obj.__dict__
+        state["_fief_handle"] = Handle(ptr, "object")
+        state["_fief_binding"] = self
+        return obj
+
+    def get(self, handle: Handle, spec: PropertySpec) -> Any:
+        library = self.schema.library
+        out = L.fief_value_t()
+        library.check(library.fief_object_get_value(handle.ptr, self.key_of(spec), ctypes.byref(out)),
+                      "fief_object_get_value")
+        return from_value(out, spec.py_type)
+
+    def get_all(self, handle: Handle) -> dict[str, Any]:
+        library = self.schema.library
+        specs = [s for s in self.cls.__fief_properties__ if self.keys.get(s.attr) is not None]
+        n = len(specs)
+        if not n:
+            return {}
+        keys = (L.fief_property_key_t * n)(*[self.keys[s.attr] for s in specs])
+        out = (L.fief_value_t * n)()
+        library.check(library.fief_object_get_values(handle.ptr, keys, n, out), "fief_object_get_values")
+        return {s.attr: from_value(out[i], s.py_type) for i, s in enumerate(specs)}
+
+    def set(self, handle: Handle, spec: PropertySpec, value: Any) -> None:
+        library = self.schema.library
+        keep = Keep()
+        v = make_value(value, keep, spec.fief_type)
+        library.check(library.fief_object_set_value(handle.ptr, self.key_of(spec), v),
+                      "fief_object_set_value")
+
+    def object_key(self, handle: Handle) -> int:
+        library = self.schema.library
+        out = L.fief_object_key_t()
+        library.check(library.fief_object_get_key(handle.ptr, ctypes.byref(out)), "fief_object_get_key")
+        return int(out.value)
+
+    def values_for(self, items: Sequence[tuple[PropertySpec, Any]], keep: Keep):
+        n = len(items)
+        keys = (L.fief_property_key_t * max(n, 1))()
+        values = (L.fief_value_t * max(n, 1))()
+        for i, (spec, value) in enumerate(items):
+            keys[i] = self.key_of(spec)
+            to_value(value, values[i], keep, spec.fief_type)
+        return keys, values, n
+
+
+# ---------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------
+
+class Results(Generic[T]):
+    """A live, lazily evaluated view of the objects of one class.
+
+    Supports len(), indexing (negative too) and slicing, iteration, `in`,
+    `filter()`, `sort()`, `freeze()`.  It re-evaluates after every change of
+    its realm's snapshot (commit, refresh)."""
+
+    def __init__(self, binding: ClassBinding, handle: Handle):
+        self._binding = binding
+        self._handle = handle
+
+    @property
+    def _lib(self) -> L.Library:
+        return self._binding.schema.library
+
+    @property
+    def object_class(self) -> type[T]:
+        return self._binding.cls  # type: ignore[return-value]
+
+    def __len__(self) -> int:
+        out = ctypes.c_size_t()
+        self._lib.check(self._lib.fief_results_count(self._handle.ptr, ctypes.byref(out)),
+                        "fief_results_count")
+        return int(out.value)
+
+    def count(self) -> int:
+        return len(self)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def _object_at(self, index: int) -> T:
+        ptr = self._lib.fief_results_get_object(self._handle.ptr, index)
+        return self._binding.wrap(self._lib.check_handle(ptr, "fief_results_get_object"))  # type: ignore[return-value]
+
+    def __getitem__(self, index: int | slice):
+        if isinstance(index, slice):
+            return [self._object_at(i) for i in range(*index.indices(len(self)))]
+        try:
+            index = index.__index__()
+        except AttributeError:
+            raise TypeError(f"results indices are integers or slices, not {type(index).__name__}") from None
+        if index < 0:
+            n = len(self)
+            if index < -n:
+                raise errors.IndexOutOfBoundsError(f"index {index - n} is out of range for {n} results")
+            index += n
+        return self._object_at(index)
+
+    def __iter__(self) -> Iterator[T]:
+        i = 0
+        while i < len(self):
+            yield self._object_at(i)
+            i += 1
+
+    def __reversed__(self) -> Iterator[T]:
+        for i in range(len(self) - 1, -1, -1):
+            yield self._object_at(i)
+
+    def first(self) -> T | None:
+        return self[0] if len(self) else None
+
+    def last(self) -> T | None:
+        return self[-1] if len(self) else None
+
+    def index(self, obj: Object) -> int:
+        found = self.find_index(obj)
+        if found is None:
+            raise ValueError(f"{obj!r} is not in the results")
+        return found
+
+    def find_index(self, obj: Object) -> int | None:
+        handle = obj.__dict__.get("_fief_handle")
+        if handle is None:
+            return None
+        out = ctypes.c_size_t()
+        found = ctypes.c_bool()
+        self._lib.check(self._lib.fief_results_index_of(self._handle.ptr, handle.ptr, ctypes.byref(out),
+                                                        ctypes.byref(found)), "fief_results_index_of")
+        return int(out.value) if found.value else None
+
+    def __contains__(self, obj: object) -> bool:
+        return isinstance(obj, Object) and self.find_index(obj) is not None
+
+    def keys(self) -> list[int]:
+        """The object keys, in order."""
+        out = L.fief_object_key_t()
+        keys = []
+        for i in range(len(self)):
+            self._lib.check(self._lib.fief_results_get_key(self._handle.ptr, i, ctypes.byref(out)),
+                            "fief_results_get_key")
+            keys.append(int(out.value))
+        return keys
+
+    def values(self, *attrs: str) -> list[tuple]:
+        """Rows of the given properties (all when none are named), read
+        without making object handles."""
+        specs = self._specs(attrs)
+        n = len(specs)
+        keys = (L.fief_property_key_t * max(n, 1))(*[self._binding.key_of(s) for s in specs])
+        out = (L.fief_value_t * max(n, 1))()
+        rows = []
+        for i in range(len(self)):
+            self._lib.check(self._lib.fief_results_get_values(self._handle.ptr, i, keys, n, out),
+                            "fief_results_get_values")
+            rows.append(tuple(from_value(out[j], s.py_type) for j, s in enumerate(specs)))
+        return rows
+
+    def _specs(self, attrs: Sequence[str]) -> list[PropertySpec]:
+        by_attr = {s.attr: s for s in self._binding.cls.__fief_properties__}
+        if not attrs:
+            return list(self._binding.cls.__fief_properties__)
+        try:
+            return [by_attr[a] for a in attrs]
+        except KeyError as exc:
+            raise errors.NoSuchPropertyError(f"{self._binding.cls.__name__} has no property {exc.args[0]!r}") from None
+
+    def filter(self, predicate: str, *args: Any) -> "Results[T]":
+        """Objects matching `predicate` (Realm's query language); `$0`, `$1`,
+        ... and `%@` take `args` (lists and tuples become list arguments)."""
+        keep = Keep()
+        array, n = make_query_args(args, keep)
+        ptr = self._lib.fief_results_filter(self._handle.ptr, predicate.encode("utf-8"), array, n)
+        return Results(self._binding, Handle(self._lib.check_handle(ptr, "fief_results_filter"), "results"))
+
+    where = filter
+
+    def sort(self, *keys: str | tuple[str, bool] | Sequence, ascending: bool = True) -> "Results[T]":
+        """Sorted by one or more keys, the first most significant:
+        ``sort("name")``, ``sort("age", ascending=False)``,
+        ``sort("age", "name")``, ``sort(("age", False), "name")`` or
+        ``sort(["age", "name"])``.  A key may also be written "-age"
+        (descending)."""
+        flat: list[tuple[str, bool]] = []
+
+        def add(key: Any) -> None:
+            if isinstance(key, str):
+                if key.startswith("-"):
+                    flat.append((key[1:], not ascending))
+                else:
+                    flat.append((key, ascending))
+            elif isinstance(key, PropertySpec):
+                flat.append((key.name, ascending))
+            elif isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], bool):
+                name = key[0].name if isinstance(key[0], PropertySpec) else key[0]
+                flat.append((name, key[1]))
+            elif isinstance(key, (list, tuple)):
+                for k in key:
+                    add(k)
+            else:
+                raise TypeError(f"a sort key is a property name or (name, ascending), not {key!r}")
+
+        for key in keys:
+            add(key)
+        if not flat:
+            raise errors.InvalidArgumentError("sort needs at least one key")
+        n = len(flat)
+        descriptors = (L.fief_sort_descriptor_t * n)()
+        names = []
+        for i, (name, asc) in enumerate(flat):
+            encoded = name.encode("utf-8")
+            names.append(encoded)
+            descriptors[i].key_path = encoded
+            descriptors[i].ascending = asc
+        ptr = self._lib.fief_results_sort(self._handle.ptr, descriptors, n)
+        return Results(self._binding, Handle(self._lib.check_handle(ptr, "fief_results_sort"), "results"))
+
+    def delete_all(self) -> None:
+        """Delete every object in the results (in a write transaction)."""
+        self._lib.check(self._lib.fief_results_delete_all(self._handle.ptr), "fief_results_delete_all")
+
+    @property
+    def is_valid(self) -> bool:
+        if self._handle.released:
+            return False
+        return bool(self._lib.fief_results_is_valid(self._handle.ptr))
+
+    @property
+    def realm(self) -> "Realm":
+        return self._binding.schema.realm_of_results(self._handle)
+
+    @property
+    def is_frozen(self) -> bool:
+        return self._binding.schema.frozen
+
+    def freeze(self) -> "Results[T]":
+        """The same query on a frozen snapshot: it never changes."""
+        realm = self.realm
+        if realm.is_frozen:
+            return self
+        return realm.freeze()._resolve_results(self)
+
+    def thaw(self) -> "Results[T]":
+        realm = self.realm
+        if not realm.is_frozen:
+            return self
+        return realm.thaw()._resolve_results(self)
+
+    def release(self) -> None:
+        """Give the results handle back now."""
+        self._handle.release()
+
+    def __repr__(self) -> str:
+        try:
+            return f"<fief.Results of {self._binding.cls.__name__}: {len(self)} objects>"
+        except errors.FiefError as exc:
+            return f"<fief.Results of {self._binding.cls.__name__} ({exc.__class__.__name__})>"
+
+
+# ---------------------------------------------------------------------------
+# Realm
+# ---------------------------------------------------------------------------
+
+class WriteTransaction:
+    """``with realm.write():`` commits on success, cancels on an exception."""
+
+    def __init__(self, realm: "Realm"):
+        self.realm = realm
+
+    def __enter__(self) -> "Realm":
+        self.realm.begin_write()
+        return self.realm
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        realm = self.realm
+        if realm.is_closed or not realm.in_transaction:
+            return False  # committed or cancelled inside the block
+        if exc_type is None:
+            realm.commit()
+        else:
+            try:
+                realm.cancel()
+            except errors.FiefError:
+                pass  # the original exception matters more
+        return False
+
+
+class Realm:
+    """One open realm: a database file (or in-memory database) read at one
+    version.
+
+    ``Realm.open(path, schema=[Dog, Person])`` opens or creates it; use it
+    as a context manager, or call `close()`, to close it deterministically.
+    """
+
+    _handle: Handle
+    _schema: SchemaBinding
+
+    def __init__(self, path: str | os.PathLike | None = None, *, schema: Sequence[type[Object]] | None = None,
+                 in_memory_identifier: str | None = None, in_memory: str | None = None,
+                 read_only: bool = False, schema_version: int = 0,
+                 delete_if_migration_needed: bool = False):
+        library = L.lib()
+        if in_memory is not None:
+            if in_memory_identifier is not None:
+                raise TypeError("give in_memory or in_memory_identifier, not both")
+            in_memory_identifier = in_memory
+        if path is None and in_memory_identifier is None:
+            raise errors.InvalidArgumentError("Realm.open needs a path or an in_memory_identifier")
+        if path is not None and in_memory_identifier is not None:
+            raise errors.InvalidArgumentError("give a path or an in_memory_identifier, not both")
+        config = Handle(library.check_handle(library.fief_config_new(), "fief_config_new"), "config")
+        try:
+            if path is not None:
+                library.check(library.fief_config_set_path(config.ptr, os.fsencode(os.fspath(path))),
+                              "fief_config_set_path")
+            else:
+                library.check(library.fief_config_set_in_memory_identifier(
+                    config.ptr, str(in_memory_identifier).encode("utf-8")),
+                    "fief_config_set_in_memory_identifier")
+            if read_only:
+                library.check(library.fief_config_set_read_only(config.ptr, True), "fief_config_set_read_only")
+            if schema is not None:
+                schema_handle = build_schema(library, list(schema))
+                try:
+                    library.check(library.fief_config_set_schema(config.ptr, schema_handle.ptr),
+                                  "fief_config_set_schema")
+                finally:
+                    schema_handle.release()
+            if schema_version:
+                library.check(library.fief_config_set_schema_version(config.ptr, int(schema_version)),
+                              "fief_config_set_schema_version")
+            if delete_if_migration_needed:
+                library.check(library.fief_config_set_delete_if_migration_needed(config.ptr, True),
+                              "fief_config_set_delete_if_migration_needed")
+            ptr = library.check_handle(library.fief_realm_open(config.ptr), "fief_realm_open")
+        finally:
+            config.release()
+        self._setup(Handle(ptr, "realm"), list(schema or ()))
+
+    @classmethod
+    def open(cls, path: str | os.PathLike | None = None, **options: Any) -> "Realm":
+        """Open or create a realm; see the class for the options
+        (schema, in_memory_identifier, read_only, schema_version,
+        delete_if_migration_needed)."""
+        return cls(path, **options)
+
+    @classmethod
+    def _wrap(cls, handle: Handle, classes: Sequence[type[Object]]) -> "Realm":
+        realm = cls.__new__(cls)
+        realm._setup(handle, classes)
+        return realm
+
+    def _setup(self, handle: Handle, classes: Sequence[type[Object]]) -> None:
+        library = L.lib()
+        self._lib = library
+        self._handle = handle
+        try:
+            frozen = ctypes.c_bool()
+            library.check(library.fief_realm_is_frozen(handle.ptr, ctypes.byref(frozen)), "fief_realm_is_frozen")
+            raw_path = library.fief_realm_get_path(handle.ptr)
+            path = os.fsdecode(raw_path) if raw_path else None
+            self._schema = SchemaBinding(library, handle, classes, frozen.value, path, self)
+        except BaseException:
+            handle.release()
+            raise
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the realm now (cancelling any write transaction) and give
+        its handle back.  Objects and results made from it then fail with
+        RealmClosedError.  Closing twice is fine."""
+        handle = self._handle
+        if handle.released:
+            return
+        try:
+            self._lib.check(self._lib.fief_realm_close(handle.ptr), "fief_realm_close")
+        finally:
+            handle.release()
+
+    def __enter__(self) -> "Realm":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _flag(self, fn_name: str) -> bool:
+        out = ctypes.c_bool()
+        self._lib.check(getattr(self._lib, fn_name)(self._handle.ptr, ctypes.byref(out)), fn_name)
+        return bool(out.value)
+
+    @property
+    def is_closed(self) -> bool:
+        if self._handle.released:
+            return True
+        return self._flag("fief_realm_is_closed")
+
+    @property
+    def is_frozen(self) -> bool:
+        return self._schema.frozen
+
+    @property
+    def is_read_only(self) -> bool:
+        return self._flag("fief_realm_is_read_only")
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._flag("fief_realm_is_in_transaction")
+
+    is_in_transaction = in_transaction
+
+    @property
+    def version(self) -> int:
+        out = ctypes.c_uint64()
+        self._lib.check(self._lib.fief_realm_get_version(self._handle.ptr, ctypes.byref(out)),
+                        "fief_realm_get_version")
+        return int(out.value)
+
+    @property
+    def path(self) -> str | None:
+        return self._schema.path
+
+    @property
+    def schema(self) -> list[ClassInfo]:
+        """The realm's schema as stored (fresh from the library)."""
+        schema = Handle(self._lib.check_handle(self._lib.fief_realm_get_schema(self._handle.ptr),
+                                               "fief_realm_get_schema"), "schema")
+        try:
+            return list(read_schema(self._lib, schema.ptr).values())
+        finally:
+            schema.release()
+
+    # -- transactions ------------------------------------------------------
+
+    def write(self) -> WriteTransaction:
+        """``with realm.write(): ...`` -- commit on success, cancel on error."""
+        return WriteTransaction(self)
+
+    def begin_write(self) -> None:
+        self._lib.check(self._lib.fief_realm_begin_write(self._handle.ptr), "fief_realm_begin_write")
+
+    def commit(self) -> None:
+        self._lib.check(self._lib.fief_realm_commit(self._handle.ptr), "fief_realm_commit")
+
+    def cancel(self) -> None:
+        self._lib.check(self._lib.fief_realm_cancel(self._handle.ptr), "fief_realm_cancel")
+
+    def refresh(self) -> bool:
+        """Move to the newest version; True if it changed."""
+        out = ctypes.c_bool()
+        self._lib.check(self._lib.fief_realm_refresh(self._handle.ptr, ctypes.byref(out)), "fief_realm_refresh")
+        return bool(out.value)
+
+    def invalidate(self) -> None:
+        self._lib.check(self._lib.fief_realm_invalidate(self._handle.ptr), "fief_realm_invalidate")
+
+    def freeze(self) -> "Realm":
+        """An immutable snapshot of the current version, readable from any thread."""
+        ptr = self._lib.check_handle(self._lib.fief_realm_freeze(self._handle.ptr), "fief_realm_freeze")
+        return Realm._wrap(Handle(ptr, "realm"), list(self._schema.models.values()))
+
+    def thaw(self) -> "Realm":
+        """A live realm on the same file at the newest version."""
+        ptr = self._lib.check_handle(self._lib.fief_realm_thaw(self._handle.ptr), "fief_realm_thaw")
+        return Realm._wrap(Handle(ptr, "realm"), list(self._schema.models.values()))
+
+    # -- objects -------------------------------------------------------------
+
+    def _bind(self, cls: type[Object] | str) -> ClassBinding:
+        self._handle.ptr  # raises RealmClosedError once closed
+        return self._schema.bind(cls)
+
+    def add(self, obj: T, update: str | bool | None = None) -> T:
+        """Store an unmanaged object; it becomes managed (and is returned).
+
+        update=None/'error' fails on an existing primary key
+        (DuplicatePrimaryKeyError); 'modified' updates the values that
+        differ, 'all' sets every value of the existing object."""
+        if not isinstance(obj, Object):
+            raise TypeError(f"Realm.add takes a fief.Object, not {type(obj).__name__}")
+        policy = _policy(update)
+        state = obj.__dict__
+        if state.get("_fief_handle") is not None:
+            binding: ClassBinding = state["_fief_binding"]
+            if binding.schema is self._schema:
+                return obj
+            if binding.schema.path == self._schema.path and not binding.schema.frozen and not self.is_frozen:
+                return obj  # another handle on the same live file
+            raise errors.LogicError("the object is managed by another realm")
+        binding = self._bind(type(obj))
+        items = self._items_of(obj)
+        keep = Keep()
+        keys, values, n = binding.values_for(items, keep)
+        ptr = self._lib.fief_object_create(self._handle.ptr, binding.class_key, keys, values, n, policy)
+        self._lib.check_handle(ptr, "fief_object_create")
+        state["_fief_handle"] = Handle(ptr, "object")
+        state["_fief_binding"] = binding
+        state.pop("_fief_values", None)
+        return obj
+
+    @staticmethod
+    def _items_of(obj: Object) -> list[tuple[PropertySpec, Any]]:
+        values = obj.__dict__.get("_fief_values", {})
+        items = []
+        for spec in type(obj).__fief_properties__:
+            if spec.attr in values:
+                items.append((spec, values[spec.attr]))
+            elif spec.primary_key and not spec.has_default:
+                continue  # let the library report the missing primary key
+            else:
+                items.append((spec, spec.make_default()))
+        return items
+
+    def add_all(self, objects: Iterable[Object], update: str | bool | None = None) -> list[Object]:
+        """Add several objects (all of one class: in one call to the library,
+        all or nothing)."""
+        objs = list(objects)
+        if not objs:
+            return objs
+        policy = _policy(update)
+        classes = {type(o) for o in objs}
+        if len(classes) != 1 or any(o.is_managed for o in objs):
+            return [self.add(o, update=update) for o in objs]
+        cls = classes.pop()
+        binding = self._bind(cls)
+        rows = [self._items_of(o) for o in objs]
+        columns = [spec for spec, _ in rows[0]]
+        if any([spec for spec, _ in row] != columns for row in rows):
+            return [self.add(o, update=update) for o in objs]
+        nprops = len(columns)
+        keep = Keep()
+        keys = (L.fief_property_key_t * max(nprops, 1))(*[binding.key_of(s) for s in columns])
+        values = (L.fief_value_t * max(nprops * len(objs), 1))()
+        for r, row in enumerate(rows):
+            for c, (spec, value) in enumerate(row):
+                to_value(value, values[r * nprops + c], keep, spec.fief_type)
+        out_keys = (L.fief_object_key_t * len(objs))()
+        self._lib.check(self._lib.fief_object_create_many(self._handle.ptr, binding.class_key, keys, nprops,
+                                                          values, len(objs), policy, out_keys),
+                        "fief_object_create_many")
+        for obj, key in zip(objs, out_keys):
+            ptr = self._lib.check_handle(self._lib.fief_object_get(self._handle.ptr, binding.class_key, key),
+                                         "fief_object_get")
+            obj.__dict__["_fief_handle"] = Handle(ptr, "object")
+            obj.__dict__["_fief_binding"] = binding
+            obj.__dict__.pop("_fief_values", None)
+        return objs
+
+    def create(self, cls: type[T], values: dict[str, Any] | None = None, *,
+               update: str | bool | None = None, **kwargs: Any) -> T:
+        """Create a managed object from property values.
+
+        With update='modified' or 'all' and an existing primary key, only
+        the given values are set; otherwise missing values get the model's
+        defaults."""
+        given = dict(values or {})
+        given.update(kwargs)
+        binding = self._bind(cls)
+        by_attr = {s.attr: s for s in cls.__fief_properties__}
+        for name in given:
+            if name not in by_attr:
+                raise errors.NoSuchPropertyError(f"{cls.__fief_name__} has no property {name!r}")
+        policy = _policy(update)
+        pk = cls.__fief_primary_key__
+        fill_defaults = True
+        if policy != L.UPDATE_POLICY_ERROR and pk is not None and pk.attr in given:
+            fill_defaults = self.object(cls, given[pk.attr]) is None
+        items: list[tuple[PropertySpec, Any]] = []
+        for spec in cls.__fief_properties__:
+            if spec.attr in given:
+                items.append((spec, given[spec.attr]))
+            elif fill_defaults and not (spec.primary_key and not spec.has_default):
+                items.append((spec, spec.make_default()))
+        keep = Keep()
+        keys, vals, n = binding.values_for(items, keep)
+        ptr = self._lib.fief_object_create(self._handle.ptr, binding.class_key, keys, vals, n, policy)
+        return binding.wrap(self._lib.check_handle(ptr, "fief_object_create"))  # type: ignore[return-value]
+
+    def object(self, cls: type[T] | str, primary_key: Any) -> T | None:
+        """The object with that primary key, or None."""
+        binding = self._bind(cls)
+        pk = binding.primary_key
+        keep = Keep()
+        value = make_value(primary_key, keep, pk.fief_type if pk is not None else None)
+        found = ctypes.c_bool()
+        ptr = self._lib.fief_object_find(self._handle.ptr, binding.class_key, value, ctypes.byref(found))
+        if not ptr:
+            if found.value:
+                raise self._lib.last_error("fief_object_find")
+            return None
+        return binding.wrap(ptr)  # type: ignore[return-value]
+
+    object_for_primary_key = object
+
+    def object_by_key(self, cls: type[T] | str, object_key: int) -> T:
+        binding = self._bind(cls)
+        ptr = self._lib.fief_object_get(self._handle.ptr, binding.class_key, int(object_key))
+        return binding.wrap(self._lib.check_handle(ptr, "fief_object_get"))  # type: ignore[return-value]
+
+    def objects(self, cls: type[T] | str) -> Results[T]:
+        """Every object of the class, live, in creation order."""
+        binding = self._bind(cls)
+        ptr = self._lib.fief_realm_get_objects(self._handle.ptr, binding.class_key)
+        return Results(binding, Handle(self._lib.check_handle(ptr, "fief_realm_get_objects"), "results"))
+
+    def delete(self, target: Object | Results | Iterable[Object]) -> None:
+        """Delete an object, every object of a Results, or each object of an
+        iterable (in a write transaction)."""
+        if isinstance(target, Object):
+            handle = target.__dict__.get("_fief_handle")
+            if handle is None:
+                raise errors.LogicError("an unmanaged object cannot be deleted")
+            self._lib.check(self._lib.fief_object_delete(handle.ptr), "fief_object_delete")
+        elif isinstance(target, Results):
+            target.delete_all()
+        else:
+            for obj in list(target):
+                self.delete(obj)
+
+    def delete_all(self, cls: type[Object] | str | None = None) -> None:
+        """Delete every object (of one class if given)."""
+        if cls is None:
+            self._lib.check(self._lib.fief_realm_delete_all(self._handle.ptr), "fief_realm_delete_all")
+        else:
+            binding = self._bind(cls)
+            self._lib.check(self._lib.fief_realm_delete_all_of_class(self._handle.ptr, binding.class_key),
+                            "fief_realm_delete_all_of_class")
+
+    # -- moving between versions ---------------------------------------------
+
+    def _resolve_object(self, obj: Object) -> Object | None:
+        handle = obj.__dict__.get("_fief_handle")
+        if handle is None:
+            raise errors.LogicError("an unmanaged object cannot be resolved in a realm")
+        binding = self._bind(type(obj))
+        out = ctypes.c_void_p()
+        self._lib.check(self._lib.fief_object_resolve_in(handle.ptr, self._handle.ptr, ctypes.byref(out)),
+                        "fief_object_resolve_in")
+        if not out.value:
+            return None
+        return binding.wrap(out.value)
+
+    def _resolve_results(self, results: Results) -> Results:
+        binding = self._bind(results.object_class)
+        ptr = self._lib.fief_results_resolve_in(results._handle.ptr, self._handle.ptr)
+        return Results(binding, Handle(self._lib.check_handle(ptr, "fief_results_resolve_in"), "results"))
+
+    def resolve(self, item):
+        """The same object or results in this realm (None for an object that
+        does not exist in this realm's version)."""
+        if isinstance(item, Results):
+            return self._resolve_results(item)
+        return self._resolve_object(item)
+
+    def __repr__(self) -> str:
+        if self._handle.released:
+            return "<fief.Realm (closed)>"
+        kind = "frozen " if self.is_frozen else ""
+        return f"<fief.Realm {kind}{self.path!r}>"
+
+
+def delete_realm_files(path: str | os.PathLike) -> bool:
+    """Delete a closed realm's files; True if the data file existed."""
+    library = L.lib()
+    out = ctypes.c_bool()
+    library.check(library.fief_delete_files(os.fsencode(os.fspath(path)), ctypes.byref(out)), "fief_delete_files")
+    return bool(out.value)
