@@ -1,0 +1,167 @@
+/// Twelve bytes of an object id, in storage (big-endian, sortable) order.
+public struct ObjectIdBytes: Hashable, Sendable {
+    public var high: UInt64   // bytes 0..<8, big-endian
+    public var low: UInt32    // bytes 8..<12, big-endian
+
+    public init(high: UInt64, low: UInt32) { self.high = high; self.low = low }
+
+    public init(bytes: UnsafeRawPointer) {
+        high = UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
+        low = UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+    }
+
+    public func store(to pointer: UnsafeMutableRawPointer) {
+        pointer.storeBytes(of: high.bigEndian, as: UInt64.self)
+        (pointer + 8).storeBytes(of: low.bigEndian, as: UInt32.self)
+    }
+
+    static func < (a: ObjectIdBytes, b: ObjectIdBytes) -> Bool {
+        a.high != b.high ? a.high < b.high : a.low < b.low
+    }
+}
+
+/// Sixteen bytes of a UUID, in RFC 4122 (big-endian, sortable) order.
+public struct UUIDBytes: Hashable, Sendable {
+    public var high: UInt64
+    public var low: UInt64
+
+    public init(high: UInt64, low: UInt64) { self.high = high; self.low = low }
+
+    public init(bytes: UnsafeRawPointer) {
+        high = UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
+        low = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+    }
+
+    public func store(to pointer: UnsafeMutableRawPointer) {
+        pointer.storeBytes(of: high.bigEndian, as: UInt64.self)
+        (pointer + 8).storeBytes(of: low.bigEndian, as: UInt64.self)
+    }
+
+    static func < (a: UUIDBytes, b: UUIDBytes) -> Bool {
+        a.high != b.high ? a.high < b.high : a.low < b.low
+    }
+}
+
+/// A decimal128 in BID encoding: `low` and `high` 64-bit words.
+public struct Decimal128Bits: Hashable, Sendable {
+    public var low: UInt64
+    public var high: UInt64
+    public init(low: UInt64, high: UInt64) { self.low = low; self.high = high }
+}
+
+/// One value crossing the engine's boundary, in either direction.
+///
+/// Strings and binaries are *views*: going in, they are read during the call
+/// only (the engine copies what it keeps); coming out, they point into the
+/// database map or the write transaction's buffers and stay valid until the
+/// realm's data or snapshot changes.
+public enum Value {
+    case null
+    case int(Int64)
+    case bool(Bool)
+    case string(UnsafeRawBufferPointer)
+    case binary(UnsafeRawBufferPointer)
+    case timestamp(seconds: Int64, nanoseconds: Int32)
+    case float(Float)
+    case double(Double)
+    case decimal128(Decimal128Bits)
+    case objectId(ObjectIdBytes)
+    case uuid(UUIDBytes)
+
+    public var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .int: return "int"
+        case .bool: return "bool"
+        case .string: return "string"
+        case .binary: return "binary"
+        case .timestamp: return "timestamp"
+        case .float: return "float"
+        case .double: return "double"
+        case .decimal128: return "decimal128"
+        case .objectId: return "objectId"
+        case .uuid: return "uuid"
+        }
+    }
+
+    public var isNull: Bool { if case .null = self { return true } else { return false } }
+
+    /// The default value of a non-optional property of `type`.
+    static func zero(of type: PropertyType) -> Value {
+        switch type {
+        case .int: return .int(0)
+        case .bool: return .bool(false)
+        case .string: return .string(UnsafeRawBufferPointer(start: nil, count: 0))
+        case .binary: return .binary(UnsafeRawBufferPointer(start: nil, count: 0))
+        case .timestamp: return .timestamp(seconds: 0, nanoseconds: 0)
+        case .float: return .float(0)
+        case .double: return .double(0)
+        case .decimal128: return .decimal128(Decimal128.zero)
+        case .objectId: return .objectId(ObjectIdBytes(high: 0, low: 0))
+        case .uuid: return .uuid(UUIDBytes(high: 0, low: 0))
+        }
+    }
+
+    /// Check (and where allowed, convert) a value for a property.
+    func coerced(for property: Property, className: @autoclosure () -> String) throws(FiefError) -> Value {
+        switch (self, property.type) {
+        case (.null, _):
+            if property.isNullable { return self }
+            throw FiefError(.nullNotAllowed, "property '\(className()).\(property.name)' is not optional and cannot be null")
+        case (.int, .int), (.bool, .bool), (.binary, .binary), (.timestamp, .timestamp),
+             (.float, .float), (.double, .double), (.decimal128, .decimal128),
+             (.objectId, .objectId), (.uuid, .uuid):
+            if case .timestamp(let s, let ns) = self {
+                guard ns > -1_000_000_000, ns < 1_000_000_000, (s == 0 || ns == 0 || (s > 0) == (ns > 0)) else {
+                    throw FiefError(.invalidArgument, "invalid timestamp for '\(className()).\(property.name)': nanoseconds must be below one second and share the sign of seconds")
+                }
+            }
+            return self
+        case (.string(let bytes), .string):
+            guard UTF8Check.isValid(bytes) else {
+                throw FiefError(.invalidUTF8, "the string for '\(className()).\(property.name)' is not valid UTF-8")
+            }
+            return self
+        case (.int(let i), .double): return .double(Double(i))
+        case (.int(let i), .float): return .float(Float(i))
+        case (.float(let f), .double): return .double(Double(f))
+        case (.double(let d), .float): return .float(Float(d))
+        default:
+            throw FiefError(.typeMismatch, "property '\(className()).\(property.name)' holds \(property.isNullable ? "optional " : "")\(property.type.name) values, not \(typeName)")
+        }
+    }
+}
+
+/// Strict UTF-8 validation (no overlongs, no surrogates, at most U+10FFFF).
+enum UTF8Check {
+    static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let b0 = bytes[i]
+            if b0 < 0x80 { i += 1; continue }
+            var need = 0
+            var minCode: UInt32 = 0
+            var code: UInt32 = 0
+            if b0 & 0xE0 == 0xC0 { need = 1; minCode = 0x80; code = UInt32(b0 & 0x1F) }
+            else if b0 & 0xF0 == 0xE0 { need = 2; minCode = 0x800; code = UInt32(b0 & 0x0F) }
+            else if b0 & 0xF8 == 0xF0 { need = 3; minCode = 0x10000; code = UInt32(b0 & 0x07) }
+            else { return false }
+            guard i + need < n else { return false }
+            for j in 1...need {
+                guard i + j < n else { return false }
+                let b = bytes[i + j]
+                guard b & 0xC0 == 0x80 else { return false }
+                code = (code << 6) | UInt32(b & 0x3F)
+            }
+            if code < minCode || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF) { return false }
+            i += need + 1
+        }
+        return true
+    }
+}
+
+enum Decimal128 {
+    /// +0 with exponent 0 (biased 6176) in BID encoding.
+    static let zero = Decimal128Bits(low: 0, high: 0x3040_0000_0000_0000)
+}

@@ -1,0 +1,401 @@
+import CLMDB
+
+/// How a create with an existing primary key behaves (the C ABI's FIEF_UPDATE_POLICY_*).
+public enum UpdatePolicy: Int32, Sendable {
+    case error = 0
+    case modified = 1
+    case all = 2
+}
+
+extension Value {
+    /// Whether two values are the same value (strings and binaries by bytes).
+    func isSame(as other: Value) -> Bool {
+        switch (self, other) {
+        case (.null, .null): return true
+        case (.int(let a), .int(let b)): return a == b
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.string(let a), .string(let b)), (.binary(let a), .binary(let b)): return a.elementsEqual(b)
+        case (.timestamp(let s1, let n1), .timestamp(let s2, let n2)): return s1 == s2 && n1 == n2
+        case (.float(let a), .float(let b)): return a.bitPattern == b.bitPattern || a == b
+        case (.double(let a), .double(let b)): return a.bitPattern == b.bitPattern || a == b
+        case (.decimal128(let a), .decimal128(let b)): return a == b
+        case (.objectId(let a), .objectId(let b)): return a == b
+        case (.uuid(let a), .uuid(let b)): return a == b
+        default: return false
+        }
+    }
+}
+
+extension Realm {
+    // MARK: Reading
+
+    /// Whether object `key` of class `tableKey` exists now.
+    public func objectExists(table tableKey: UInt32, key: Int64) throws(FiefError) -> Bool {
+        try checkReadable()
+        guard let table = tables[tableKey] else { return false }
+        return try isLive(table, key)
+    }
+
+    /// Throw `.invalidatedObject` unless the object exists.
+    @inline(__always)
+    func requireLive(_ table: Table, _ key: Int64) throws(FiefError) {
+        if try !isLive(table, key) {
+            throw FiefError(.invalidatedObject, "the \(table.objectClass.name) object was deleted or is not in this version of the realm")
+        }
+    }
+
+    /// Read one property of an object (a view for strings and binaries).
+    public func value(table tableKey: UInt32, key: Int64, property propertyKey: UInt32) throws(FiefError) -> Value {
+        try checkReadable()
+        let table = try table(tableKey)
+        try requireLive(table, key)
+        let property = try table.property(propertyKey)
+        return try slotValue(table, property, key)
+    }
+
+    /// Read several properties of an object into `out`.
+    public func values(table tableKey: UInt32, key: Int64, properties: UnsafeBufferPointer<UInt32>, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
+        try checkReadable()
+        let table = try table(tableKey)
+        try requireLive(table, key)
+        for i in 0..<properties.count {
+            out[i] = try slotValue(table, try table.property(properties[i]), key)
+        }
+    }
+
+    @inline(__always)
+    func slotValue(_ table: Table, _ property: Property, _ key: Int64) throws(FiefError) -> Value {
+        try chunk(table, column: property.key, cluster: ClusterLayout.cluster(of: key))
+            .value(ClusterLayout.slot(of: key), type: property.type, nullable: property.isNullable)
+    }
+
+    /// The key of the object whose primary key is `value`, if there is one.
+    public func find(table tableKey: UInt32, primaryKey value: Value) throws(FiefError) -> Int64? {
+        try checkReadable()
+        let table = try table(tableKey)
+        guard let pk = table.primaryKey else {
+            throw FiefError(.invalidArgument, "class '\(table.objectClass.name)' has no primary key")
+        }
+        let coerced = try value.coerced(for: pk, className: table.objectClass.name)
+        return try lookupPrimaryKey(table, coerced)
+    }
+
+    func lookupPrimaryKey(_ table: Table, _ value: Value) throws(FiefError) -> Int64? {
+        guard let dbi = table.primaryKeyDatabase else { return nil }
+        let found: UnsafeRawBufferPointer?
+        if table.integerPrimaryKey, case .int(let i) = value {
+            found = try getFromView(dbi, integerKey: UInt64(bitPattern: i))
+        } else {
+            if KeyEncoding.isTruncated(value) { return nil }
+            var bytes: [UInt8] = []
+            KeyEncoding.encode(value, into: &bytes)
+            found = try typed { try bytes.withUnsafeBytes { (raw) in try getFromView(dbi, raw) } }
+        }
+        guard let found, found.count == 8 else { return nil }
+        return Int64(bitPattern: found.loadUnaligned(as: UInt64.self))
+    }
+
+    /// A lookup in the write transaction or the snapshot.
+    func getFromView(_ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer) throws(FiefError) -> UnsafeRawBufferPointer? {
+        if let write { return try LMDB.get(write.txn, dbi, key) }
+        let snapshot = try currentSnapshot()
+        if snapshot.isShared {
+            return try snapshot.lock.withLock { () throws(FiefError) in try LMDB.get(snapshot.txn, dbi, key) }
+        }
+        return try LMDB.get(snapshot.txn, dbi, key)
+    }
+
+    func getFromView(_ dbi: MDB_dbi, integerKey: UInt64) throws(FiefError) -> UnsafeRawBufferPointer? {
+        var key = integerKey
+        return try withUnsafeBytes(of: &key) { (raw) throws(FiefError) in try getFromView(dbi, raw) }
+    }
+
+    // MARK: Creating
+
+    /// Create `rows` objects: row r's value for `properties[i]` is
+    /// `values[r * properties.count + i]`.  All or nothing.  `keys`, if
+    /// given, receives each row's object key.
+    public func createObjects(table tableKey: UInt32, properties propertyKeys: UnsafeBufferPointer<UInt32>, values: UnsafeMutableBufferPointer<Value>, rows: Int, policy: UpdatePolicy, keys: UnsafeMutablePointer<Int64>?) throws(FiefError) {
+        let write = try requireWrite()
+        let table = try table(tableKey)
+        let width = propertyKeys.count
+        guard values.count >= rows * width else { throw FiefError(.invalidArgument, "fewer values than rows times properties") }
+        // Resolve and check the properties once.
+        var properties: [Property] = []
+        properties.reserveCapacity(width)
+        var seen = Set<UInt32>()
+        var primaryKeyColumn = -1
+        for i in 0..<width {
+            let property = try table.property(propertyKeys[i])
+            guard seen.insert(property.key).inserted else {
+                throw FiefError(.invalidArgument, "property '\(table.objectClass.name).\(property.name)' is given twice")
+            }
+            if property.isPrimaryKey { primaryKeyColumn = i }
+            properties.append(property)
+        }
+        if table.primaryKey != nil && primaryKeyColumn < 0 {
+            throw FiefError(.missingPrimaryKey, "objects of class '\(table.objectClass.name)' need a value for their primary key '\(table.primaryKey!.name)'")
+        }
+        // Pass 1: check and convert every value.
+        for row in 0..<rows {
+            for i in 0..<width {
+                let index = row * width + i
+                do throws(FiefError) {
+                    values[index] = try values[index].coerced(for: properties[i], className: table.objectClass.name)
+                } catch {
+                    throw rows > 1 ? FiefError(error.code, "row \(row): \(error.message)") : error
+                }
+                if i == primaryKeyColumn, KeyEncoding.isTruncated(values[index]) {
+                    throw FiefError(.invalidArgument, "\(rows > 1 ? "row \(row): " : "")primary key strings are limited to \(KeyEncoding.maxKeyBytes - 2) bytes")
+                }
+            }
+        }
+        // Pass 2: apply.  Only duplicate keys (policy .error) and storage
+        // failures can fail now; both undo what this call did.
+        var created: [Int64] = []
+        var cache = ClusterCache()
+        for row in 0..<rows {
+            let rowValues = UnsafeMutableBufferPointer(rebasing: values[(row * width)..<(row * width + width)])
+            do throws(FiefError) {
+                if primaryKeyColumn >= 0, policy != .error, let existing = try lookupPrimaryKey(table, rowValues[primaryKeyColumn]) {
+                    try update(write, table, key: existing, properties: properties, values: UnsafeBufferPointer(rowValues), onlyChanged: policy == .modified)
+                    keys?[row] = existing
+                    continue
+                }
+                let key = try insert(write, table, properties: properties, values: UnsafeBufferPointer(rowValues), primaryKeyColumn: primaryKeyColumn, cache: &cache)
+                created.append(key)
+                keys?[row] = key
+            } catch {
+                let failure = poison(write, error)
+                if write.failure == nil {
+                    cache = ClusterCache()
+                    for key in created.reversed() { try? deleteObject(write, table, key) }
+                }
+                throw rows > 1 && failure.code == .duplicatePrimaryKey ? FiefError(failure.code, "row \(row): \(failure.message)") : failure
+            }
+        }
+        bumpStamp()
+    }
+
+    /// The dirty chunks of the cluster a run of inserts goes to.
+    struct ClusterCache {
+        var cluster: Int64 = -1
+        var presence: DirtyChunk?
+        var columns: [DirtyChunk?] = []
+    }
+
+    private func insert(_ write: WriteTransaction, _ table: Table, properties: [Property], values: UnsafeBufferPointer<Value>, primaryKeyColumn: Int, cache: inout ClusterCache) throws(FiefError) -> Int64 {
+        let key = try allocateKey(write, table)
+        if primaryKeyColumn >= 0 {
+            if try !putPrimaryKey(write, table, values[primaryKeyColumn], key) {
+                throw FiefError(.duplicatePrimaryKey, "a \(table.objectClass.name) object with primary key \(describe(values[primaryKeyColumn])) already exists")
+            }
+        }
+        let cluster = ClusterLayout.cluster(of: key)
+        let slot = ClusterLayout.slot(of: key)
+        if cache.cluster != cluster {
+            cache.cluster = cluster
+            cache.presence = try dirtyChunk(write, table, column: 0, type: nil, cluster: cluster)
+            cache.columns = [DirtyChunk?](repeating: nil, count: properties.count)
+            write.touchedClusters[table.key, default: []].insert(cluster)
+        }
+        cache.presence!.setBit(slot, true)
+        for i in 0..<properties.count {
+            let chunk: DirtyChunk
+            if let cached = cache.columns[i] {
+                chunk = cached
+            } else {
+                chunk = try dirtyChunk(write, table, column: properties[i].key, type: properties[i].type, cluster: cluster)
+                cache.columns[i] = chunk
+            }
+            chunk.set(slot, values[i])
+        }
+        if !table.indexDatabases.isEmpty {
+            for property in table.objectClass.properties where property.isIndexed && !property.isPrimaryKey {
+                let value = properties.firstIndex(of: property).map { values[$0] } ?? (property.isNullable ? .null : Value.zero(of: property.type))
+                try putIndexEntry(write, table, property, value, key)
+            }
+        }
+        return key
+    }
+
+    private func describe(_ value: Value) -> String {
+        switch value {
+        case .int(let i): return String(i)
+        case .string(let s): return "'" + String(decoding: s, as: UTF8.self) + "'"
+        case .null: return "null"
+        default: return value.typeName
+        }
+    }
+
+    // MARK: Primary keys and indexes
+
+    private func putPrimaryKey(_ write: WriteTransaction, _ table: Table, _ value: Value, _ key: Int64) throws(FiefError) -> Bool {
+        guard let dbi = table.primaryKeyDatabase else { return true }
+        var object = UInt64(bitPattern: key)
+        return try withUnsafeBytes(of: &object) { (objectBytes) throws(FiefError) -> Bool in
+            if table.integerPrimaryKey, case .int(let i) = value {
+                var k = UInt64(bitPattern: i)
+                return try withUnsafeBytes(of: &k) { (kb) throws(FiefError) in
+                    try LMDB.put(write.txn, dbi, kb, objectBytes, flags: UInt32(MDB_NOOVERWRITE))
+                }
+            }
+            KeyEncoding.encode(value, into: &write.keyBuffer)
+            return try typed { try write.keyBuffer.withUnsafeBytes { (kb) in
+                try LMDB.put(write.txn, dbi, kb, objectBytes, flags: UInt32(MDB_NOOVERWRITE))
+            } }
+        }
+    }
+
+    private func deletePrimaryKey(_ write: WriteTransaction, _ table: Table, _ value: Value) throws(FiefError) {
+        guard let dbi = table.primaryKeyDatabase else { return }
+        if table.integerPrimaryKey, case .int(let i) = value {
+            try LMDB.delete(write.txn, dbi, integerKey: UInt64(bitPattern: i))
+            return
+        }
+        KeyEncoding.encode(value, into: &write.keyBuffer)
+        try typed { try write.keyBuffer.withUnsafeBytes { (kb) in try LMDB.delete(write.txn, dbi, kb) } }
+    }
+
+    private func putIndexEntry(_ write: WriteTransaction, _ table: Table, _ property: Property, _ value: Value, _ key: Int64) throws(FiefError) {
+        guard let dbi = table.indexDatabases[property.key] else { return }
+        KeyEncoding.encode(value, into: &write.keyBuffer)
+        var object = UInt64(bitPattern: key)
+        try typed { try write.keyBuffer.withUnsafeBytes { (kb) in
+            try withUnsafeBytes(of: &object) { (vb) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, kb, vb) }
+        } }
+    }
+
+    private func deleteIndexEntry(_ write: WriteTransaction, _ table: Table, _ property: Property, _ value: Value, _ key: Int64) throws(FiefError) {
+        guard let dbi = table.indexDatabases[property.key] else { return }
+        KeyEncoding.encode(value, into: &write.keyBuffer)
+        var object = UInt64(bitPattern: key)
+        try typed { try write.keyBuffer.withUnsafeBytes { (kb) in
+            try withUnsafeBytes(of: &object) { (vb) throws(FiefError) in try LMDB.delete(write.txn, dbi, kb, value: vb) }
+        } }
+    }
+
+    // MARK: Updating
+
+    /// Set properties of an existing object, all or nothing.
+    public func setValues(table tableKey: UInt32, key: Int64, properties propertyKeys: UnsafeBufferPointer<UInt32>, values: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
+        let write = try requireWrite()
+        let table = try table(tableKey)
+        try requireLive(table, key)
+        var properties: [Property] = []
+        properties.reserveCapacity(propertyKeys.count)
+        for i in 0..<propertyKeys.count {
+            let property = try table.property(propertyKeys[i])
+            values[i] = try values[i].coerced(for: property, className: table.objectClass.name)
+            if property.isPrimaryKey, !(try slotValue(table, property, key)).isSame(as: values[i]) {
+                throw FiefError(.primaryKeyChange, "the primary key '\(table.objectClass.name).\(property.name)' of an existing object cannot change")
+            }
+            properties.append(property)
+        }
+        do throws(FiefError) {
+            try update(write, table, key: key, properties: properties, values: UnsafeBufferPointer(values), onlyChanged: false)
+        } catch {
+            throw poison(write, error)
+        }
+        bumpStamp()
+    }
+
+    /// Set one property (the common case, without array allocations).
+    public func setValue(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, value: Value) throws(FiefError) {
+        let write = try requireWrite()
+        let table = try table(tableKey)
+        try requireLive(table, key)
+        let property = try table.property(propertyKey)
+        let coerced = try value.coerced(for: property, className: table.objectClass.name)
+        if property.isPrimaryKey {
+            if !(try slotValue(table, property, key)).isSame(as: coerced) {
+                throw FiefError(.primaryKeyChange, "the primary key '\(table.objectClass.name).\(property.name)' of an existing object cannot change")
+            }
+            return
+        }
+        do throws(FiefError) {
+            try writeSlot(write, table, property, key, coerced)
+        } catch {
+            throw poison(write, error)
+        }
+        bumpStamp()
+    }
+
+    private func update(_ write: WriteTransaction, _ table: Table, key: Int64, properties: [Property], values: UnsafeBufferPointer<Value>, onlyChanged: Bool) throws(FiefError) {
+        for i in 0..<properties.count where !properties[i].isPrimaryKey {
+            if onlyChanged, (try slotValue(table, properties[i], key)).isSame(as: values[i]) { continue }
+            try writeSlot(write, table, properties[i], key, values[i])
+        }
+    }
+
+    @inline(__always)
+    private func writeSlot(_ write: WriteTransaction, _ table: Table, _ property: Property, _ key: Int64, _ value: Value) throws(FiefError) {
+        if property.isIndexed && !property.isPrimaryKey {
+            let old = try slotValue(table, property, key)
+            try deleteIndexEntry(write, table, property, old, key)
+            try putIndexEntry(write, table, property, value, key)
+        }
+        let chunk = try dirtyChunk(write, table, column: property.key, type: property.type, cluster: ClusterLayout.cluster(of: key))
+        chunk.set(ClusterLayout.slot(of: key), value)
+    }
+
+    // MARK: Deleting
+
+    /// Delete one object.
+    public func deleteObject(table tableKey: UInt32, key: Int64) throws(FiefError) {
+        let write = try requireWrite()
+        let table = try table(tableKey)
+        try requireLive(table, key)
+        do throws(FiefError) {
+            try deleteObject(write, table, key)
+        } catch {
+            throw poison(write, error)
+        }
+        bumpStamp()
+    }
+
+    func deleteObject(_ write: WriteTransaction, _ table: Table, _ key: Int64) throws(FiefError) {
+        if let pk = table.primaryKey {
+            try deletePrimaryKey(write, table, try slotValue(table, pk, key))
+        }
+        for property in table.objectClass.properties where property.isIndexed && !property.isPrimaryKey {
+            try deleteIndexEntry(write, table, property, try slotValue(table, property, key), key)
+        }
+        let cluster = ClusterLayout.cluster(of: key)
+        let presence = try dirtyChunk(write, table, column: 0, type: nil, cluster: cluster)
+        presence.setBit(ClusterLayout.slot(of: key), false)
+        write.touchedClusters[table.key, default: []].insert(cluster)
+    }
+
+    /// Delete every object of one class.
+    public func deleteAll(table tableKey: UInt32) throws(FiefError) {
+        let write = try requireWrite()
+        let table = try table(tableKey)
+        do throws(FiefError) {
+            try emptyTable(write, table)
+        } catch {
+            throw poison(write, error)
+        }
+        bumpStamp()
+    }
+
+    /// Delete every object of every class.
+    public func deleteAll() throws(FiefError) {
+        let write = try requireWrite()
+        do throws(FiefError) {
+            for table in tables.values { try emptyTable(write, table) }
+        } catch {
+            throw poison(write, error)
+        }
+        bumpStamp()
+    }
+
+    private func emptyTable(_ write: WriteTransaction, _ table: Table) throws(FiefError) {
+        try LMDB.check(mdb_drop(write.txn, table.data, 0), "deleting objects")
+        if let pk = table.primaryKeyDatabase { try LMDB.check(mdb_drop(write.txn, pk, 0), "deleting objects") }
+        for dbi in table.indexDatabases.values { try LMDB.check(mdb_drop(write.txn, dbi, 0), "deleting objects") }
+        write.dirty = write.dirty.filter { $0.key.table != table.key }
+        write.clean = write.clean.filter { $0.key.table != table.key }
+        write.touchedClusters[table.key] = nil
+    }
+}

@@ -1,0 +1,438 @@
+import CLMDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What to open: a file or an in-memory identifier, and the schema to hold.
+public struct RealmConfiguration: Sendable {
+    public var path: String?
+    public var inMemoryIdentifier: String?
+    public var readOnly = false
+    /// nil: use the file's schema as it is.
+    public var schema: Schema?
+    public var schemaVersion: UInt64 = 0
+    public var deleteIfMigrationNeeded = false
+
+    public init() {}
+}
+
+/// The key of one chunk: a class and the chunk's key in the class's data database.
+struct ChunkID: Hashable {
+    var table: UInt32
+    var key: UInt64
+}
+
+/// One read snapshot: an LMDB read transaction and the chunks already looked up in it.
+final class Snapshot: @unchecked Sendable {
+    let environment: Environment
+    let txn: OpaquePointer
+    let version: UInt64
+    let schemaGeneration: UInt64
+    /// Set once, before a second realm (a frozen one) starts using this snapshot;
+    /// from then on lookups take `lock`.
+    var isShared = false
+    let lock = Lock()
+    private var cache: [ChunkID: UnsafeRawBufferPointer?] = [:]
+
+    init(environment: Environment) throws(FiefError) {
+        self.environment = environment
+        var pointer: OpaquePointer?
+        try LMDB.check(mdb_txn_begin(environment.env, nil, UInt32(MDB_RDONLY), &pointer), "starting a read transaction", path: environment.path)
+        txn = pointer!
+        do throws(FiefError) {
+            let meta = try environment.database(MetaKeys.database, txn: txn, create: false)
+            if let meta {
+                version = try MetaKeys.readUInt64(txn, meta, MetaKeys.version) ?? 0
+                schemaGeneration = try MetaKeys.readUInt64(txn, meta, MetaKeys.schemaGeneration) ?? 0
+            } else {
+                version = 0
+                schemaGeneration = 0
+            }
+        } catch {
+            mdb_txn_abort(txn)
+            throw error
+        }
+    }
+
+    deinit { mdb_txn_abort(txn) }
+
+    @inline(__always)
+    func chunk(_ id: ChunkID, dbi: MDB_dbi) throws(FiefError) -> UnsafeRawBufferPointer? {
+        if isShared {
+            return try lock.withLock { () throws(FiefError) in try lookup(id, dbi: dbi) }
+        }
+        return try lookup(id, dbi: dbi)
+    }
+
+    @inline(__always)
+    private func lookup(_ id: ChunkID, dbi: MDB_dbi) throws(FiefError) -> UnsafeRawBufferPointer? {
+        if let cached = cache[id] { return cached }
+        let found = try LMDB.get(txn, dbi, integerKey: id.key)
+        cache[id] = found
+        return found
+    }
+}
+
+/// Names in the `meta` database.
+enum MetaKeys {
+    static let database = "meta"
+    static let magic = "magic"
+    static let magicValue: [UInt8] = Array("FIEF".utf8)
+    static let format = "format"
+    static let formatValue: UInt64 = 1
+    static let version = "version"
+    static let schema = "schema"
+    static let schemaVersion = "schemaVersion"
+    static let schemaGeneration = "schemaGeneration"
+    static let nextClassKey = "nextClassKey"
+    static func nextObjectKey(_ table: UInt32) -> String { "nextObjectKey.\(table)" }
+
+    static func readUInt64(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ name: String) throws(FiefError) -> UInt64? {
+        var name = name
+        let bytes = try readBytes(txn, dbi, name)
+        guard let bytes else { return nil }
+        guard bytes.count == 8 else { throw FiefError(.fileNotFief, "meta value '\(name)' is damaged") }
+        return UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
+    }
+
+    static func readBytes(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ name: String) throws(FiefError) -> UnsafeRawBufferPointer? {
+        var name = name
+        return try typed { try name.withUTF8 { (key) in try LMDB.get(txn, dbi, UnsafeRawBufferPointer(key)) } }
+    }
+
+    static func write(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ name: String, _ value: UInt64) throws(FiefError) {
+        var v = value.littleEndian
+        try withUnsafeBytes(of: &v) { (raw) throws(FiefError) in try write(txn, dbi, name, raw) }
+    }
+
+    static func write(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ name: String, _ value: UnsafeRawBufferPointer) throws(FiefError) {
+        var name = name
+        try typed { try name.withUTF8 { (key) in
+            _ = try LMDB.put(txn, dbi, UnsafeRawBufferPointer(key), value)
+        } }
+    }
+}
+
+/// How one class is stored: its databases and its properties by key.
+final class Table: @unchecked Sendable {
+    let objectClass: ObjectClass
+    let key: UInt32
+    let data: MDB_dbi
+    let primaryKeyDatabase: MDB_dbi?
+    let primaryKey: Property?
+    /// Non-optional int primary keys use an MDB_INTEGERKEY database.
+    let integerPrimaryKey: Bool
+    let indexDatabases: [UInt32: MDB_dbi]
+    private let propertySlots: [Int]   // property key -> index into objectClass.properties, -1 if none
+
+    init(objectClass: ObjectClass, data: MDB_dbi, primaryKeyDatabase: MDB_dbi?, indexDatabases: [UInt32: MDB_dbi]) {
+        self.objectClass = objectClass
+        self.key = objectClass.key
+        self.data = data
+        self.primaryKeyDatabase = primaryKeyDatabase
+        self.primaryKey = objectClass.primaryKey
+        self.integerPrimaryKey = primaryKey.map { $0.type == .int && !$0.isNullable } ?? false
+        self.indexDatabases = indexDatabases
+        let maxKey = objectClass.properties.map { Int($0.key) }.max() ?? 0
+        var slots = [Int](repeating: -1, count: maxKey + 1)
+        for (i, p) in objectClass.properties.enumerated() { slots[Int(p.key)] = i }
+        propertySlots = slots
+    }
+
+    @inline(__always)
+    func property(_ key: UInt32) throws(FiefError) -> Property {
+        let k = Int(key)
+        if k < propertySlots.count, propertySlots[k] >= 0 { return objectClass.properties[propertySlots[k]] }
+        throw FiefError(.noSuchProperty, "class '\(objectClass.name)' has no property with key \(key)")
+    }
+
+    func property(named name: String) -> Property? { objectClass.property(named: name) }
+
+    static func dataName(_ key: UInt32) -> String { "c\(key)" }
+    static func primaryKeyName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).pk\(column)" }
+    static func indexName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).i\(column)" }
+}
+
+/// An open realm: one snapshot of one file, a live or frozen view of it, and
+/// at most one write transaction.
+///
+/// Thread safety: callers serialise calls on one realm with `lock` (the C
+/// layer takes it around every call).  A frozen realm may share its snapshot
+/// with the live realm it came from; the snapshot then locks itself.
+public final class Realm: @unchecked Sendable {
+    public let configuration: RealmConfiguration
+    let environment: Environment
+    /// Serialises every call on this realm and the objects and results made from it.
+    public let lock = Lock()
+    public private(set) var schema: Schema
+    private(set) var tables: [UInt32: Table] = [:]
+    private var tablesByName: [String: Table] = [:]
+    var schemaGeneration: UInt64 = 0
+
+    var snapshot: Snapshot?
+    var write: WriteTransaction?
+    public let isFrozen: Bool
+    public let isReadOnly: Bool
+    public private(set) var isClosed = false
+    /// Changes whenever what this realm reads may have changed (new snapshot,
+    /// any write): results compare it to know when to evaluate again.
+    public private(set) var stamp: UInt64 = 1
+
+    // MARK: Opening
+
+    /// Open the realm `configuration` describes.
+    public static func open(_ configuration: RealmConfiguration) throws(FiefError) -> Realm {
+        if let schema = configuration.schema { try schema.validate() }
+        var environment: Environment?
+        if let identifier = configuration.inMemoryIdentifier {
+            guard !identifier.isEmpty else { throw FiefError(.invalidArgument, "the in-memory identifier is empty") }
+            environment = try EnvironmentRegistry.openInMemory(identifier: identifier)
+        } else if let path = configuration.path, !path.isEmpty {
+            if configuration.readOnly && access(path, F_OK) != 0 {
+                throw FiefError(.fileNotFound, "'\(path)' does not exist, and a read-only realm cannot create it", path: path)
+            }
+            environment = try EnvironmentRegistry.open(path: path, readOnly: configuration.readOnly)
+        } else {
+            throw FiefError(.invalidArgument, "the configuration names neither a path nor an in-memory identifier")
+        }
+        do throws(FiefError) {
+            return try Realm(environment: environment!, configuration: configuration)
+        } catch let error where error.code == .schemaMismatch && configuration.deleteIfMigrationNeeded && configuration.inMemoryIdentifier == nil && !configuration.readOnly {
+            let path = environment!.path
+            // Only this call may hold the environment: another realm of this
+            // process on the file keeps it from being deleted.
+            guard isKnownUniquelyReferenced(&environment) else {
+                throw FiefError(.fileLocked, "the schema needs a migration, and '\(path)' cannot be deleted while another realm of this process has it open (\(error.message))", path: path)
+            }
+            environment = nil
+            _ = try Realm.deleteFiles(path: path, force: true)
+            let fresh = try EnvironmentRegistry.open(path: path, readOnly: false)
+            return try Realm(environment: fresh, configuration: configuration)
+        }
+    }
+
+    /// Delete a realm's data and lock files.  Returns whether the data file existed.
+    public static func deleteFiles(path: String, force: Bool = false) throws(FiefError) -> Bool {
+        if !force && EnvironmentRegistry.isOpen(path: path) {
+            throw FiefError(.fileLocked, "'\(path)' is open in this process; release every handle on it first", path: path)
+        }
+        var existed = false
+        if unlink(path) == 0 {
+            existed = true
+        } else if errno != ENOENT {
+            throw FiefError(errno == EISDIR ? .invalidArgument : .filePermission, "cannot delete '\(path)': \(String(cString: strerror(errno)))", path: path)
+        }
+        if unlink(path + "-lock") != 0 && errno != ENOENT {
+            throw FiefError(.filePermission, "cannot delete '\(path)-lock': \(String(cString: strerror(errno)))", path: path)
+        }
+        return existed
+    }
+
+    private init(environment: Environment, configuration: RealmConfiguration) throws(FiefError) {
+        self.environment = environment
+        self.configuration = configuration
+        self.isFrozen = false
+        self.isReadOnly = configuration.readOnly || environment.isReadOnly
+        self.schema = Schema(classes: [])
+        let first = try Snapshot(environment: environment)
+        let plan = try SchemaPlanner.plan(snapshot: first, configuration: configuration, readOnly: isReadOnly)
+        if plan.needsWrite {
+            try SchemaPlanner.apply(configuration: configuration, environment: environment)
+            snapshot = try Snapshot(environment: environment)
+        } else {
+            snapshot = first
+        }
+        try loadSchema(from: snapshot!)
+    }
+
+    /// A frozen realm reading `snapshot`.
+    private init(frozenFrom source: Realm, snapshot: Snapshot) {
+        environment = source.environment
+        configuration = source.configuration
+        isFrozen = true
+        isReadOnly = true
+        schema = source.schema
+        tables = source.tables
+        tablesByName = source.tablesByName
+        schemaGeneration = source.schemaGeneration
+        self.snapshot = snapshot
+    }
+
+    /// A live realm on the same file as `source`, at the newest version.
+    private init(thawing source: Realm) throws(FiefError) {
+        environment = source.environment
+        var configuration = source.configuration
+        configuration.schema = nil
+        self.configuration = configuration
+        isFrozen = false
+        isReadOnly = source.configuration.readOnly || source.environment.isReadOnly
+        schema = Schema(classes: [])
+        snapshot = try Snapshot(environment: environment)
+        try loadSchema(from: snapshot!)
+    }
+
+    /// Read the schema stored in `snapshot` and open its databases.
+    private func loadSchema(from snapshot: Snapshot) throws(FiefError) {
+        guard let meta = try environment.database(MetaKeys.database, txn: snapshot.txn, create: false),
+              let bytes = try MetaKeys.readBytes(snapshot.txn, meta, MetaKeys.schema) else {
+            schema = Schema(classes: [])
+            tables = [:]
+            tablesByName = [:]
+            schemaGeneration = snapshot.schemaGeneration
+            return
+        }
+        let stored = try SchemaCoding.decode(bytes, path: environment.path)
+        var newTables: [UInt32: Table] = [:]
+        for objectClass in stored.classes {
+            if let existing = tables[objectClass.key], existing.objectClass == objectClass {
+                newTables[objectClass.key] = existing
+                continue
+            }
+            newTables[objectClass.key] = try openTable(objectClass, txn: snapshot.txn, create: false)
+        }
+        schema = stored
+        tables = newTables
+        tablesByName = Dictionary(uniqueKeysWithValues: newTables.values.map { ($0.objectClass.name, $0) })
+        schemaGeneration = snapshot.schemaGeneration
+    }
+
+    func openTable(_ objectClass: ObjectClass, txn: OpaquePointer, create: Bool) throws(FiefError) -> Table {
+        let key = objectClass.key
+        guard let data = try environment.database(Table.dataName(key), txn: txn, create: create, integerKey: true) else {
+            throw FiefError(.fileNotFief, "the data of class '\(objectClass.name)' is missing from '\(environment.path)'", path: environment.path)
+        }
+        var pkDatabase: MDB_dbi?
+        if let pk = objectClass.primaryKey {
+            pkDatabase = try environment.database(Table.primaryKeyName(key, pk.key), txn: txn, create: create, integerKey: pk.type == .int && !pk.isNullable)
+            if pkDatabase == nil {
+                throw FiefError(.fileNotFief, "the primary-key index of class '\(objectClass.name)' is missing", path: environment.path)
+            }
+        }
+        var indexes: [UInt32: MDB_dbi] = [:]
+        for property in objectClass.properties where property.isIndexed && !property.isPrimaryKey {
+            guard let dbi = try environment.database(Table.indexName(key, property.key), txn: txn, create: create, dupSort: true) else {
+                throw FiefError(.fileNotFief, "the index of '\(objectClass.name).\(property.name)' is missing", path: environment.path)
+            }
+            indexes[property.key] = dbi
+        }
+        return Table(objectClass: objectClass, data: data, primaryKeyDatabase: pkDatabase, indexDatabases: indexes)
+    }
+
+    // MARK: State checks
+
+    @inline(__always)
+    func checkOpen() throws(FiefError) {
+        if isClosed { throw FiefError(.closed, "the realm was closed") }
+    }
+
+    /// Check that the calling thread may read: the write transaction, if
+    /// any, belongs to it.
+    @inline(__always)
+    func checkReadable() throws(FiefError) {
+        if isClosed { throw FiefError(.closed, "the realm was closed") }
+        if let write, pthread_equal(write.thread, pthread_self()) == 0 {
+            throw FiefError(.wrongThread, "the realm's write transaction belongs to another thread")
+        }
+    }
+
+    /// The open write transaction, or the error saying why there is none.
+    @inline(__always)
+    func requireWrite() throws(FiefError) -> WriteTransaction {
+        if isClosed { throw FiefError(.closed, "the realm was closed") }
+        guard let write else {
+            if isFrozen { throw FiefError(.frozen, "a frozen realm cannot be written") }
+            if isReadOnly { throw FiefError(.readOnly, "the realm is read-only") }
+            throw FiefError(.notInTransaction, "cannot write outside a write transaction; begin one first")
+        }
+        if pthread_equal(write.thread, pthread_self()) == 0 {
+            throw FiefError(.wrongThread, "the realm's write transaction belongs to another thread")
+        }
+        if let failure = write.failure { throw failure }
+        return write
+    }
+
+    /// The read snapshot, started if the realm has none (after open, commit or invalidate).
+    @inline(__always)
+    func currentSnapshot() throws(FiefError) -> Snapshot {
+        if let snapshot { return snapshot }
+        let fresh = try Snapshot(environment: environment)
+        if fresh.schemaGeneration != schemaGeneration { try loadSchema(from: fresh) }
+        snapshot = fresh
+        return fresh
+    }
+
+    func table(_ key: UInt32) throws(FiefError) -> Table {
+        if let table = tables[key] { return table }
+        throw FiefError(.noSuchClass, "the realm has no class with key \(key)")
+    }
+
+    public func table(named name: String) -> UInt32? { tablesByName[name]?.key }
+
+    func bumpStamp() { stamp &+= 1 }
+
+    // MARK: Versions
+
+    /// The version this realm reads (inside a write: the one the commit creates).
+    public func version() throws(FiefError) -> UInt64 {
+        try checkReadable()
+        if let write { return write.version + 1 }
+        return try currentSnapshot().version
+    }
+
+    public var path: String { environment.path }
+    public var isInWriteTransaction: Bool { write != nil }
+
+    /// Move to the newest version.  Returns whether the version changed.
+    public func refresh() throws(FiefError) -> Bool {
+        try checkOpen()
+        if isFrozen { return false }
+        if write != nil { throw FiefError(.alreadyInTransaction, "cannot refresh inside a write transaction") }
+        let old = snapshot?.version
+        let fresh = try Snapshot(environment: environment)
+        if let old, fresh.version == old, snapshot != nil { return false }
+        if fresh.schemaGeneration != schemaGeneration { try loadSchema(from: fresh) }
+        snapshot = fresh
+        bumpStamp()
+        return old != fresh.version
+    }
+
+    /// Drop the read snapshot until the next read.
+    public func invalidate() throws(FiefError) {
+        try checkOpen()
+        if write != nil { throw FiefError(.alreadyInTransaction, "cannot invalidate inside a write transaction") }
+        if isFrozen { return }
+        snapshot = nil
+        bumpStamp()
+    }
+
+    /// A frozen realm at this realm's version.
+    public func freeze() throws(FiefError) -> Realm {
+        try checkOpen()
+        if isFrozen { return self }
+        if write != nil { throw FiefError(.alreadyInTransaction, "cannot freeze inside a write transaction") }
+        let current = try currentSnapshot()
+        let fresh = try Snapshot(environment: environment)
+        if fresh.version == current.version && fresh.schemaGeneration == current.schemaGeneration {
+            return Realm(frozenFrom: self, snapshot: fresh)
+        }
+        current.isShared = true
+        return Realm(frozenFrom: self, snapshot: current)
+    }
+
+    /// A live realm at the newest version (self if live).
+    public func thaw() throws(FiefError) -> Realm {
+        try checkOpen()
+        if !isFrozen { return self }
+        return try Realm(thawing: self)
+    }
+
+    /// Close: cancel any write, release the snapshot; later calls fail.
+    public func close() {
+        if isClosed { return }
+        if write != nil { cancelWrite() }
+        snapshot = nil
+        isClosed = true
+        bumpStamp()
+    }
+}
+

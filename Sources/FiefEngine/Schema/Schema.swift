@@ -1,0 +1,152 @@
+/// The type of a property's values.  Raw values are the C ABI's `FIEF_TYPE_*`.
+public enum PropertyType: Int32, Sendable, CaseIterable {
+    case int = 1
+    case bool = 2
+    case string = 3
+    case binary = 4
+    case timestamp = 5
+    case float = 6
+    case double = 7
+    case decimal128 = 8
+    case objectId = 9
+    case uuid = 10
+
+    public var name: String {
+        switch self {
+        case .int: return "int"
+        case .bool: return "bool"
+        case .string: return "string"
+        case .binary: return "binary"
+        case .timestamp: return "timestamp"
+        case .float: return "float"
+        case .double: return "double"
+        case .decimal128: return "decimal128"
+        case .objectId: return "objectId"
+        case .uuid: return "uuid"
+        }
+    }
+
+    /// Bytes per slot in a fixed-width column chunk; 0 for variable-width types.
+    var fixedWidth: Int {
+        switch self {
+        case .int, .double: return 8
+        case .bool: return 1
+        case .float: return 4
+        case .timestamp: return 12
+        case .decimal128, .uuid: return 16
+        case .objectId: return 12
+        case .string, .binary: return 0
+        }
+    }
+
+    var canBePrimaryKey: Bool { self == .int || self == .string || self == .objectId || self == .uuid }
+    var canBeIndexed: Bool { canBePrimaryKey || self == .bool || self == .timestamp }
+}
+
+public struct PropertyFlags: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    public static let nullable = PropertyFlags(rawValue: 1)
+    public static let primaryKey = PropertyFlags(rawValue: 2)
+    public static let indexed = PropertyFlags(rawValue: 4)
+}
+
+/// One property of a class as the schema describes it.
+public struct Property: Sendable, Equatable {
+    public var name: String
+    public var type: PropertyType
+    public var flags: PropertyFlags
+    /// The stable column id in the file; 0 until the property is stored.
+    public var key: UInt32
+
+    public init(name: String, type: PropertyType, flags: PropertyFlags = [], key: UInt32 = 0) {
+        self.name = name
+        self.type = type
+        self.flags = flags
+        self.key = key
+    }
+
+    public var isNullable: Bool { flags.contains(.nullable) }
+    public var isPrimaryKey: Bool { flags.contains(.primaryKey) }
+    /// Primary keys are always indexed (through the primary-key table).
+    public var isIndexed: Bool { flags.contains(.indexed) }
+}
+
+/// One class of objects.
+public struct ObjectClass: Sendable, Equatable {
+    public var name: String
+    public var properties: [Property]
+    public var isEmbedded: Bool
+    /// The stable class id in the file; 0 until the class is stored.
+    public var key: UInt32
+
+    public init(name: String, properties: [Property], isEmbedded: Bool = false, key: UInt32 = 0) {
+        self.name = name
+        self.properties = properties
+        self.isEmbedded = isEmbedded
+        self.key = key
+    }
+
+    public var primaryKey: Property? { properties.first { $0.isPrimaryKey } }
+
+    public func property(named name: String) -> Property? { properties.first { $0.name == name } }
+
+    public func property(key: UInt32) -> Property? { properties.first { $0.key == key } }
+}
+
+/// A set of classes: what a realm holds or what a program wants it to hold.
+public struct Schema: Sendable, Equatable {
+    public var classes: [ObjectClass]
+
+    public init(classes: [ObjectClass]) { self.classes = classes }
+
+    public func objectClass(named name: String) -> ObjectClass? { classes.first { $0.name == name } }
+
+    public func objectClass(key: UInt32) -> ObjectClass? { classes.first { $0.key == key } }
+
+    /// Check names, types, primary keys and indexes; throws `.invalidSchema`.
+    public func validate() throws(FiefError) {
+        var classNames = Set<String>()
+        for objectClass in classes {
+            guard Schema.isValidName(objectClass.name) else {
+                throw FiefError(.invalidSchema, "invalid class name '\(objectClass.name)': names are 1 to 255 bytes of UTF-8 without NUL")
+            }
+            guard classNames.insert(objectClass.name).inserted else {
+                throw FiefError(.invalidSchema, "class '\(objectClass.name)' is defined twice")
+            }
+            var propertyNames = Set<String>()
+            var primaryKeys = 0
+            for property in objectClass.properties {
+                guard Schema.isValidName(property.name) else {
+                    throw FiefError(.invalidSchema, "invalid property name '\(property.name)' in class '\(objectClass.name)'")
+                }
+                guard propertyNames.insert(property.name).inserted else {
+                    throw FiefError(.invalidSchema, "property '\(objectClass.name).\(property.name)' is defined twice")
+                }
+                if property.flags.rawValue & ~UInt32(7) != 0 {
+                    throw FiefError(.invalidSchema, "property '\(objectClass.name).\(property.name)' has unknown flags \(property.flags.rawValue)")
+                }
+                if property.isPrimaryKey {
+                    primaryKeys += 1
+                    guard property.type.canBePrimaryKey else {
+                        throw FiefError(.invalidSchema, "property '\(objectClass.name).\(property.name)' of type \(property.type.name) cannot be a primary key (int, string, objectId and uuid can)")
+                    }
+                }
+                if property.isIndexed && !property.type.canBeIndexed {
+                    throw FiefError(.invalidSchema, "property '\(objectClass.name).\(property.name)' of type \(property.type.name) cannot be indexed")
+                }
+            }
+            if primaryKeys > 1 {
+                throw FiefError(.invalidSchema, "class '\(objectClass.name)' has \(primaryKeys) primary keys; at most one is allowed")
+            }
+            if objectClass.properties.count > 60_000 {
+                throw FiefError(.invalidSchema, "class '\(objectClass.name)' has too many properties")
+            }
+        }
+    }
+
+    static func isValidName(_ name: String) -> Bool {
+        let bytes = name.utf8
+        return !bytes.isEmpty && bytes.count <= 255 && !bytes.contains(0)
+    }
+}

@@ -1,0 +1,295 @@
+import CLMDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Decides, when a realm opens, how the file's schema and the requested one
+/// differ, and applies the difference in one write transaction.
+///
+/// Additive changes (new classes, new properties, indexes added or removed)
+/// are always applied.  Anything else (a property removed, its type,
+/// optionality or primary-key role changed) needs a higher schema version,
+/// and then drops the old column's data; without it the open fails with
+/// `.schemaMismatch`.
+enum SchemaPlanner {
+    struct Plan {
+        var needsWrite: Bool
+    }
+
+    /// What the file holds, read in `txn`: nil for a new (empty) file.
+    struct Stored {
+        var schema: Schema
+        var schemaVersion: UInt64
+        var generation: UInt64
+        var nextClassKey: UInt64
+    }
+
+    static func readStored(txn: OpaquePointer, environment: Environment) throws(FiefError) -> Stored? {
+        let path = environment.path
+        guard let meta = try environment.database(MetaKeys.database, txn: txn, create: false) else {
+            // No meta database: a new file, or somebody else's LMDB file.
+            var main: MDB_dbi = 0
+            try LMDB.check(mdb_dbi_open(txn, nil, 0, &main), "opening the main database", path: path)
+            var stat = MDB_stat()
+            try LMDB.check(mdb_stat(txn, main, &stat), "reading the main database", path: path)
+            if stat.ms_entries > 0 {
+                throw FiefError(.fileNotFief, "'\(path)' is an LMDB file that Fief did not write", path: path)
+            }
+            return nil
+        }
+        guard let magic = try MetaKeys.readBytes(txn, meta, MetaKeys.magic), magic.elementsEqual(MetaKeys.magicValue) else {
+            throw FiefError(.fileNotFief, "'\(path)' is not a Fief file", path: path)
+        }
+        let format = try MetaKeys.readUInt64(txn, meta, MetaKeys.format) ?? 0
+        guard format == MetaKeys.formatValue else {
+            throw FiefError(.fileFormat, "'\(path)' has file format \(format); this library reads format \(MetaKeys.formatValue)", path: path)
+        }
+        guard let schemaBytes = try MetaKeys.readBytes(txn, meta, MetaKeys.schema) else {
+            throw FiefError(.fileNotFief, "'\(path)' has no schema", path: path)
+        }
+        return Stored(schema: try SchemaCoding.decode(schemaBytes, path: path),
+                      schemaVersion: try MetaKeys.readUInt64(txn, meta, MetaKeys.schemaVersion) ?? 0,
+                      generation: try MetaKeys.readUInt64(txn, meta, MetaKeys.schemaGeneration) ?? 0,
+                      nextClassKey: try MetaKeys.readUInt64(txn, meta, MetaKeys.nextClassKey) ?? 1)
+    }
+
+    static func plan(snapshot: Snapshot, configuration: RealmConfiguration, readOnly: Bool) throws(FiefError) -> Plan {
+        let stored = try readStored(txn: snapshot.txn, environment: snapshot.environment)
+        guard let stored else {
+            if readOnly {
+                throw FiefError(.fileNotFief, "'\(snapshot.environment.path)' is empty, not a Fief file", path: snapshot.environment.path)
+            }
+            return Plan(needsWrite: true)
+        }
+        guard let requested = configuration.schema else { return Plan(needsWrite: false) }
+        let result = try merge(stored: stored, requested: requested, requestedVersion: configuration.schemaVersion, path: snapshot.environment.path)
+        if result.changed && readOnly {
+            throw FiefError(.readOnly, "the schema of '\(snapshot.environment.path)' differs from the requested one, and a read-only realm cannot change it", path: snapshot.environment.path)
+        }
+        return Plan(needsWrite: result.changed)
+    }
+
+    struct Merge {
+        var schema: Schema
+        var changed: Bool
+        var schemaVersion: UInt64
+        var nextClassKey: UInt64
+        /// Columns whose data must go: (class key, property key).
+        var droppedColumns: [(UInt32, UInt32)]
+        /// Indexes to build from existing data, and to empty.
+        var newIndexes: [(UInt32, UInt32)]
+        var droppedIndexes: [(UInt32, UInt32)]
+        /// Classes whose primary-key table must be built from existing data.
+        var rebuiltPrimaryKeys: [UInt32]
+    }
+
+    /// The schema the file will have: `stored` changed into `requested`.
+    static func merge(stored: Stored, requested: Schema, requestedVersion: UInt64, path: String) throws(FiefError) -> Merge {
+        if requestedVersion < stored.schemaVersion {
+            throw FiefError(.schemaVersion, "the requested schema version \(requestedVersion) is lower than the file's \(stored.schemaVersion)", path: path)
+        }
+        let migrating = requestedVersion > stored.schemaVersion
+        var result = Merge(schema: stored.schema, changed: migrating, schemaVersion: requestedVersion, nextClassKey: stored.nextClassKey,
+                           droppedColumns: [], newIndexes: [], droppedIndexes: [], rebuiltPrimaryKeys: [])
+        var problems: [String] = []
+        for wanted in requested.classes {
+            guard let index = result.schema.classes.firstIndex(where: { $0.name == wanted.name }) else {
+                var added = wanted
+                added.key = UInt32(truncatingIfNeeded: result.nextClassKey)
+                result.nextClassKey += 1
+                for i in added.properties.indices { added.properties[i].key = UInt32(i + 1) }
+                result.schema.classes.append(added)
+                result.changed = true
+                continue
+            }
+            let old = result.schema.classes[index]
+            var merged = ObjectClass(name: old.name, properties: [], isEmbedded: wanted.isEmbedded, key: old.key)
+            var nextKey = (old.properties.map(\.key).max() ?? 0) + 1
+            if old.isEmbedded != wanted.isEmbedded {
+                problems.append("class '\(old.name)' changed between embedded and top-level")
+            }
+            let oldPK = old.primaryKey?.name
+            let newPK = wanted.primaryKey?.name
+            var primaryKeyChanged = oldPK != newPK
+            for property in wanted.properties {
+                if var existing = old.property(named: property.name) {
+                    let kept = existing.type == property.type && existing.isNullable == property.isNullable
+                    if !kept {
+                        problems.append("property '\(old.name).\(property.name)' changed from \(describe(existing)) to \(describe(property))")
+                        result.droppedColumns.append((old.key, existing.key))
+                        if existing.isIndexed { result.droppedIndexes.append((old.key, existing.key)) }
+                        var fresh = property
+                        fresh.key = nextKey
+                        nextKey += 1
+                        if fresh.isIndexed && !fresh.isPrimaryKey { result.newIndexes.append((old.key, fresh.key)) }
+                        if fresh.isPrimaryKey { primaryKeyChanged = true }
+                        merged.properties.append(fresh)
+                        continue
+                    }
+                    let wasIndexed = existing.isIndexed && !existing.isPrimaryKey
+                    let isIndexed = property.isIndexed && !property.isPrimaryKey
+                    if wasIndexed != isIndexed {
+                        result.changed = true
+                        if isIndexed { result.newIndexes.append((old.key, existing.key)) } else { result.droppedIndexes.append((old.key, existing.key)) }
+                    }
+                    existing.flags = property.flags
+                    merged.properties.append(existing)
+                } else {
+                    var fresh = property
+                    fresh.key = nextKey
+                    nextKey += 1
+                    if fresh.isIndexed && !fresh.isPrimaryKey { result.newIndexes.append((old.key, fresh.key)) }
+                    merged.properties.append(fresh)
+                    result.changed = true
+                }
+            }
+            for property in old.properties where wanted.property(named: property.name) == nil {
+                problems.append("property '\(old.name).\(property.name)' was removed")
+                result.droppedColumns.append((old.key, property.key))
+                if property.isIndexed && !property.isPrimaryKey { result.droppedIndexes.append((old.key, property.key)) }
+            }
+            if primaryKeyChanged {
+                if oldPK != newPK {
+                    problems.append("the primary key of '\(old.name)' changed from \(oldPK.map { "'\($0)'" } ?? "none") to \(newPK.map { "'\($0)'" } ?? "none")")
+                }
+                if newPK != nil { result.rebuiltPrimaryKeys.append(old.key) }
+            }
+            result.schema.classes[index] = merged
+        }
+        if !problems.isEmpty {
+            if !migrating {
+                throw FiefError(.schemaMismatch, "the schema differs from the one in '\(path)', and the schema version was not raised: " + problems.joined(separator: "; "), path: path)
+            }
+            result.changed = true
+        }
+        return result
+    }
+
+    private static func describe(_ p: Property) -> String {
+        (p.isNullable ? "optional " : "") + p.type.name + (p.isPrimaryKey ? " (primary key)" : "")
+    }
+
+    /// Initialise the file if new, then bring its schema to the configuration's.
+    static func apply(configuration: RealmConfiguration, environment: Environment) throws(FiefError) {
+        try environment.claimWriter()
+        var pointer: OpaquePointer?
+        try LMDB.check(mdb_txn_begin(environment.env, nil, 0, &pointer), "starting a write transaction", path: environment.path)
+        let txn = pointer!
+        environment.setWriter(true)
+        var opened: [String] = []
+        do throws(FiefError) {
+            try applyInTransaction(txn, configuration: configuration, environment: environment, opened: &opened)
+            let rc = mdb_txn_commit(txn)
+            environment.setWriter(false)
+            if rc != 0 {
+                environment.forgetDatabases(opened)
+                throw LMDB.error(rc, "committing the schema", path: environment.path)
+            }
+        } catch {
+            mdb_txn_abort(txn)
+            environment.setWriter(false)
+            environment.forgetDatabases(opened)
+            throw error
+        }
+    }
+
+    private static func applyInTransaction(_ txn: OpaquePointer, configuration: RealmConfiguration, environment: Environment, opened: inout [String]) throws(FiefError) {
+        let stored = try readStored(txn: txn, environment: environment)
+        let existing = stored ?? Stored(schema: Schema(classes: []), schemaVersion: configuration.schemaVersion, generation: 0, nextClassKey: 1)
+        let requested = configuration.schema ?? existing.schema
+        var merge = try merge(stored: existing, requested: requested, requestedVersion: configuration.schemaVersion, path: environment.path)
+        if stored == nil { merge.changed = true }
+        guard merge.changed else { return }
+
+        func open(_ name: String, integerKey: Bool = false, dupSort: Bool = false) throws(FiefError) -> MDB_dbi {
+            opened.append(name)
+            return try environment.database(name, txn: txn, create: true, integerKey: integerKey, dupSort: dupSort)!
+        }
+        let meta = try open(MetaKeys.database)
+        if stored == nil {
+            try typed { try MetaKeys.magicValue.withUnsafeBytes { (raw) in try MetaKeys.write(txn, meta, MetaKeys.magic, raw) } }
+            try MetaKeys.write(txn, meta, MetaKeys.format, MetaKeys.formatValue)
+            try MetaKeys.write(txn, meta, MetaKeys.version, 0)
+        }
+        // Drop data of removed or changed columns.
+        for (table, column) in merge.droppedColumns {
+            let data = try open(Table.dataName(table), integerKey: true)
+            try deleteColumn(txn, data, column: column)
+        }
+        for (table, column) in merge.droppedIndexes {
+            let dbi = try open(Table.indexName(table, column), dupSort: true)
+            try LMDB.check(mdb_drop(txn, dbi, 0), "dropping an index", path: environment.path)
+        }
+        // Create the databases of every class, then fill new indexes and primary-key tables.
+        for objectClass in merge.schema.classes {
+            let data = try open(Table.dataName(objectClass.key), integerKey: true)
+            if let pk = objectClass.primaryKey {
+                let dbi = try open(Table.primaryKeyName(objectClass.key, pk.key), integerKey: pk.type == .int && !pk.isNullable)
+                if merge.rebuiltPrimaryKeys.contains(objectClass.key) {
+                    try LMDB.check(mdb_drop(txn, dbi, 0), "emptying a primary-key table", path: environment.path)
+                    try fill(txn, data: data, target: dbi, property: pk, className: objectClass.name, unique: true, integerKey: pk.type == .int && !pk.isNullable)
+                }
+            }
+            for property in objectClass.properties where property.isIndexed && !property.isPrimaryKey {
+                let dbi = try open(Table.indexName(objectClass.key, property.key), dupSort: true)
+                if merge.newIndexes.contains(where: { $0 == (objectClass.key, property.key) }) {
+                    try LMDB.check(mdb_drop(txn, dbi, 0), "emptying an index", path: environment.path)
+                    try fill(txn, data: data, target: dbi, property: property, className: objectClass.name, unique: false, integerKey: false)
+                }
+            }
+        }
+        let bytes = SchemaCoding.encode(merge.schema)
+        try typed { try bytes.withUnsafeBytes { (raw) in try MetaKeys.write(txn, meta, MetaKeys.schema, raw) } }
+        try MetaKeys.write(txn, meta, MetaKeys.schemaVersion, merge.schemaVersion)
+        try MetaKeys.write(txn, meta, MetaKeys.schemaGeneration, existing.generation + 1)
+        try MetaKeys.write(txn, meta, MetaKeys.nextClassKey, merge.nextClassKey)
+    }
+
+    /// Delete every chunk of `column` from a class's data database.
+    static func deleteColumn(_ txn: OpaquePointer, _ data: MDB_dbi, column: UInt32) throws(FiefError) {
+        let cursor = try LMDBCursor(txn, data)
+        let end = ClusterLayout.chunkKey(column: column + 1, cluster: 0)
+        var entry = try cursor.seek(integerKey: ClusterLayout.chunkKey(column: column, cluster: 0))
+        while let (key, _) = entry, key < end {
+            try cursor.deleteCurrent()
+            entry = try cursor.move(MDB_GET_CURRENT).map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
+            if entry == nil { break }
+            // After a delete the cursor already stands on the next entry.
+        }
+    }
+
+    /// Index every existing object's value of `property` into `target`.
+    private static func fill(_ txn: OpaquePointer, data: MDB_dbi, target: MDB_dbi, property: Property, className: String, unique: Bool, integerKey: Bool) throws(FiefError) {
+        let presenceCursor = try LMDBCursor(txn, data)
+        var entry = try presenceCursor.seek(integerKey: ClusterLayout.chunkKey(column: 0, cluster: 0))
+        var keyBytes: [UInt8] = []
+        while let (chunkKey, presenceBytes) = entry, chunkKey < ClusterLayout.chunkKey(column: 1, cluster: 0) {
+            let cluster = Int64(chunkKey & ((1 << 40) - 1))
+            let presence = ChunkReader(presenceBytes)
+            let column = ChunkReader(try LMDB.get(txn, data, integerKey: ClusterLayout.chunkKey(column: property.key, cluster: cluster)))
+            for slot in 0..<ClusterLayout.slots where presence.bit(slot) {
+                let objectKey = (cluster << ClusterLayout.shift) | Int64(slot)
+                let value = column.value(slot, type: property.type, nullable: property.isNullable)
+                var object = UInt64(bitPattern: objectKey)
+                let stored: Bool
+                if integerKey, case .int(let i) = value {
+                    var k = UInt64(bitPattern: i)
+                    stored = try withUnsafeBytes(of: &k) { (kb) throws(FiefError) in
+                        try withUnsafeBytes(of: &object) { (vb) throws(FiefError) in try LMDB.put(txn, target, kb, vb, flags: UInt32(MDB_NOOVERWRITE)) }
+                    }
+                } else {
+                    KeyEncoding.encode(value, into: &keyBytes)
+                    stored = try typed { try keyBytes.withUnsafeBytes { (kb) in
+                        try withUnsafeBytes(of: &object) { (vb) throws(FiefError) in
+                            try LMDB.put(txn, target, kb, vb, flags: unique ? UInt32(MDB_NOOVERWRITE) : 0)
+                        }
+                    } }
+                }
+                if unique && !stored {
+                    throw FiefError(.schemaMismatch, "cannot make '\(className).\(property.name)' the primary key: two objects share a value")
+                }
+            }
+            entry = try presenceCursor.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
+        }
+    }
+}

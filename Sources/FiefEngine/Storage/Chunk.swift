@@ -1,0 +1,261 @@
+/// Column chunks: how one property of one cluster of objects is stored.
+///
+/// Objects of a class live in clusters of 256 consecutive object keys
+/// (cluster = key >> 8, slot = key & 255).  Each property of a cluster is one
+/// LMDB value, a *chunk*:
+///
+///     [0, 32)        null bitmap: bit s set = slot s is null
+///     fixed types    256 slots x width bytes, little-endian (ids big-endian)
+///     string/binary  UInt32 offsets[257] relative to the byte area, then the bytes
+///
+/// Column 0 of a cluster is its presence bitmap (32 bytes: bit s set = the
+/// object with slot s exists).  A missing chunk reads as all defaults.
+enum ClusterLayout {
+    static let shift: Int64 = 8
+    static let slots = 256
+    static let slotMask: Int64 = 255
+    static let bitmapBytes = 32
+    static let presenceColumn: UInt32 = 0
+
+    /// The LMDB key of a chunk in a class's data database (MDB_INTEGERKEY).
+    @inline(__always)
+    static func chunkKey(column: UInt32, cluster: Int64) -> UInt64 {
+        (UInt64(column) << 40) | UInt64(truncatingIfNeeded: cluster)
+    }
+
+    @inline(__always)
+    static func cluster(of key: Int64) -> Int64 { key >> shift }
+    @inline(__always)
+    static func slot(of key: Int64) -> Int { Int(key & slotMask) }
+
+    static func chunkSize(fixedWidth: Int) -> Int { bitmapBytes + slots * fixedWidth }
+    static let varHeaderSize = bitmapBytes + 4 * (slots + 1)
+}
+
+/// Read access to one stored chunk, straight from LMDB's map (or from a
+/// write transaction's buffer with the same layout).  `base == nil` means the
+/// chunk does not exist: every slot reads as its default.
+struct ChunkReader {
+    let base: UnsafeRawPointer?
+    let count: Int
+
+    init(_ buffer: UnsafeRawBufferPointer?) {
+        base = buffer?.baseAddress
+        count = buffer?.count ?? 0
+    }
+
+    /// Bit `slot` of the chunk's bitmap: "is null" in a column chunk,
+    /// "exists" in a presence chunk.
+    @inline(__always)
+    func isNull(_ slot: Int) -> Bool { bit(slot) }
+
+    @inline(__always)
+    func bit(_ slot: Int) -> Bool {
+        guard let base else { return false }
+        let word = base.loadUnaligned(fromByteOffset: (slot >> 6) << 3, as: UInt64.self)
+        return word & (1 << UInt64(slot & 63)) != 0
+    }
+
+    @inline(__always)
+    func bitmapWord(_ index: Int) -> UInt64 {
+        guard let base else { return 0 }
+        return base.loadUnaligned(fromByteOffset: index << 3, as: UInt64.self)
+    }
+
+    @inline(__always)
+    func int(_ slot: Int) -> Int64 {
+        guard let base else { return 0 }
+        return base.loadUnaligned(fromByteOffset: ClusterLayout.bitmapBytes + slot << 3, as: Int64.self)
+    }
+
+    @inline(__always)
+    func bytes(_ slot: Int) -> UnsafeRawBufferPointer {
+        guard let base else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        let offsets = ClusterLayout.bitmapBytes
+        let start = Int(base.loadUnaligned(fromByteOffset: offsets + slot << 2, as: UInt32.self))
+        let end = Int(base.loadUnaligned(fromByteOffset: offsets + (slot + 1) << 2, as: UInt32.self))
+        return UnsafeRawBufferPointer(start: base + ClusterLayout.varHeaderSize + start, count: end - start)
+    }
+
+    /// Decode one slot as a `Value` of `type` (null only if `nullable`).
+    func value(_ slot: Int, type: PropertyType, nullable: Bool) -> Value {
+        guard let base else { return nullable ? .null : Value.zero(of: type) }
+        if nullable && isNull(slot) { return .null }
+        let width = type.fixedWidth
+        let p = base + ClusterLayout.bitmapBytes + slot * width
+        switch type {
+        case .int: return .int(p.loadUnaligned(as: Int64.self))
+        case .bool: return .bool(p.load(as: UInt8.self) != 0)
+        case .float: return .float(p.loadUnaligned(as: Float.self))
+        case .double: return .double(p.loadUnaligned(as: Double.self))
+        case .timestamp:
+            return .timestamp(seconds: p.loadUnaligned(as: Int64.self), nanoseconds: p.loadUnaligned(fromByteOffset: 8, as: Int32.self))
+        case .decimal128:
+            return .decimal128(Decimal128Bits(low: p.loadUnaligned(as: UInt64.self), high: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        case .objectId: return .objectId(ObjectIdBytes(bytes: p))
+        case .uuid: return .uuid(UUIDBytes(bytes: p))
+        case .string: return .string(bytes(slot))
+        case .binary: return .binary(bytes(slot))
+        }
+    }
+}
+
+/// A chunk being changed inside a write transaction.  Fixed-width chunks and
+/// presence bitmaps keep the stored layout in one buffer (so `ChunkReader`
+/// reads them as it reads LMDB's map); string and binary chunks keep one
+/// buffer per slot and are laid out again at commit.
+final class DirtyChunk {
+    let type: PropertyType?          // nil: the presence bitmap
+    let fixed: UnsafeMutableRawPointer
+    let fixedSize: Int
+    private var items: UnsafeMutablePointer<UnsafeMutableRawBufferPointer?>?
+
+    /// Start from the stored chunk `from` (or from defaults).
+    init(type: PropertyType?, from stored: ChunkReader) {
+        self.type = type
+        let width = type?.fixedWidth ?? 0
+        fixedSize = width == 0 ? ClusterLayout.bitmapBytes : ClusterLayout.chunkSize(fixedWidth: width)
+        fixed = UnsafeMutableRawPointer.allocate(byteCount: fixedSize, alignment: 16)
+        if let base = stored.base {
+            fixed.copyMemory(from: base, byteCount: fixedSize)
+        } else {
+            fixed.initializeMemory(as: UInt8.self, repeating: 0, count: fixedSize)
+            if type == .decimal128 {
+                for slot in 0..<ClusterLayout.slots {
+                    let p = fixed + ClusterLayout.bitmapBytes + slot * 16
+                    p.storeBytes(of: Decimal128.zero.low, as: UInt64.self)
+                    (p + 8).storeBytes(of: Decimal128.zero.high, as: UInt64.self)
+                }
+            }
+        }
+        if let type, width == 0 {
+            let slots = UnsafeMutablePointer<UnsafeMutableRawBufferPointer?>.allocate(capacity: ClusterLayout.slots)
+            for slot in 0..<ClusterLayout.slots {
+                if stored.base == nil || stored.isNull(slot) {
+                    slots[slot] = nil
+                } else {
+                    slots[slot] = DirtyChunk.copy(stored.bytes(slot))
+                }
+            }
+            items = slots
+            _ = type
+        }
+    }
+
+    deinit {
+        if let items {
+            for slot in 0..<ClusterLayout.slots { items[slot]?.deallocate() }
+            items.deallocate()
+        }
+        fixed.deallocate()
+    }
+
+    private static func copy(_ bytes: UnsafeRawBufferPointer) -> UnsafeMutableRawBufferPointer {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+        if bytes.count > 0 { buffer.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
+        return UnsafeMutableRawBufferPointer(rebasing: buffer[0..<bytes.count])
+    }
+
+    var reader: ChunkReader { ChunkReader(UnsafeRawBufferPointer(start: fixed, count: fixedSize)) }
+
+    // MARK: Bitmaps
+
+    @inline(__always)
+    func setBit(_ slot: Int, _ on: Bool) {
+        let p = fixed + ((slot >> 6) << 3)
+        var word = p.load(as: UInt64.self)
+        if on { word |= 1 << UInt64(slot & 63) } else { word &= ~(1 << UInt64(slot & 63)) }
+        p.storeBytes(of: word, as: UInt64.self)
+    }
+
+    var bitmapIsEmpty: Bool {
+        (0..<4).allSatisfy { fixed.load(fromByteOffset: $0 << 3, as: UInt64.self) == 0 }
+    }
+
+    // MARK: Values
+
+    /// Store `value` (already checked against the property) in `slot`.
+    func set(_ slot: Int, _ value: Value) {
+        guard let type else { return }
+        if case .null = value {
+            setBit(slot, true)
+            if let items { items[slot]?.deallocate(); items[slot] = nil }
+            return
+        }
+        setBit(slot, false)
+        let p = fixed + ClusterLayout.bitmapBytes + slot * type.fixedWidth
+        switch value {
+        case .int(let v): p.storeBytes(of: v, as: Int64.self)
+        case .bool(let v): p.storeBytes(of: v ? 1 : 0, as: UInt8.self)
+        case .float(let v): p.storeBytes(of: v, as: Float.self)
+        case .double(let v): p.storeBytes(of: v, as: Double.self)
+        case .timestamp(let s, let ns):
+            p.storeBytes(of: s, as: Int64.self)
+            (p + 8).storeBytes(of: ns, as: Int32.self)
+        case .decimal128(let d):
+            p.storeBytes(of: d.low, as: UInt64.self)
+            (p + 8).storeBytes(of: d.high, as: UInt64.self)
+        case .objectId(let id): id.store(to: p)
+        case .uuid(let id): id.store(to: p)
+        case .string(let bytes), .binary(let bytes):
+            if let items {
+                items[slot]?.deallocate()
+                items[slot] = DirtyChunk.copy(bytes)
+            }
+        case .null: break
+        }
+    }
+
+    /// Reset a slot to its default (used when an object is deleted).
+    func clear(_ slot: Int, nullable: Bool) {
+        guard let type else { return }
+        set(slot, nullable ? .null : Value.zero(of: type))
+    }
+
+    func value(_ slot: Int, nullable: Bool) -> Value {
+        guard let type else { return .null }
+        if let items {
+            guard let item = items[slot] else { return nullable ? .null : Value.zero(of: type) }
+            let view = UnsafeRawBufferPointer(item)
+            return type == .string ? .string(view) : .binary(view)
+        }
+        return reader.value(slot, type: type, nullable: nullable)
+    }
+
+    @inline(__always)
+    func bytes(_ slot: Int) -> UnsafeRawBufferPointer? {
+        guard let items, let item = items[slot] else { return nil }
+        return UnsafeRawBufferPointer(item)
+    }
+
+    var isVariableWidth: Bool { items != nil }
+
+    // MARK: Encoding
+
+    var encodedSize: Int {
+        guard let items else { return fixedSize }
+        var total = ClusterLayout.varHeaderSize
+        for slot in 0..<ClusterLayout.slots { total += items[slot]?.count ?? 0 }
+        return total
+    }
+
+    func encode(into out: UnsafeMutableRawBufferPointer) {
+        let base = out.baseAddress!
+        guard let items else {
+            base.copyMemory(from: fixed, byteCount: fixedSize)
+            return
+        }
+        base.copyMemory(from: fixed, byteCount: ClusterLayout.bitmapBytes)
+        var offset: UInt32 = 0
+        let offsets = base + ClusterLayout.bitmapBytes
+        let data = base + ClusterLayout.varHeaderSize
+        for slot in 0..<ClusterLayout.slots {
+            offsets.storeBytes(of: offset, toByteOffset: slot << 2, as: UInt32.self)
+            if let item = items[slot], item.count > 0 {
+                (data + Int(offset)).copyMemory(from: item.baseAddress!, byteCount: item.count)
+                offset += UInt32(item.count)
+            }
+        }
+        offsets.storeBytes(of: offset, toByteOffset: ClusterLayout.slots << 2, as: UInt32.self)
+    }
+}

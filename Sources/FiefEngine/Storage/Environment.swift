@@ -1,0 +1,195 @@
+import CLMDB
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One LMDB environment (one open file) shared by every realm of this
+/// process that opens the same path: LMDB forbids opening a file twice in a
+/// process.  It owns the database handles and knows which thread, if any,
+/// holds the file's write lock in this process.
+final class Environment: @unchecked Sendable {
+    let env: OpaquePointer
+    let path: String
+    let registryKey: String
+    let isReadOnly: Bool
+    let isInMemory: Bool
+    /// Guards `databases` and `writerThread`, and serialises mdb_dbi_open.
+    let lock = Mutex<Void>(())
+    private var databases: [String: MDB_dbi] = [:]
+    private var writerThread: pthread_t?
+
+    static let mapSize = 1 << 36        // 64 GiB of address space; the file grows as needed
+    static let maxReaders: UInt32 = 1022
+    static let maxDatabases: UInt32 = 4096
+
+    init(path: String, registryKey: String, readOnly: Bool, inMemory: Bool) throws(FiefError) {
+        var pointer: OpaquePointer?
+        try LMDB.check(mdb_env_create(&pointer), "creating the environment", path: path)
+        env = pointer!
+        self.path = path
+        self.registryKey = registryKey
+        self.isReadOnly = readOnly
+        self.isInMemory = inMemory
+        do throws(FiefError) {
+            try LMDB.check(mdb_env_set_mapsize(env, Environment.mapSize), "setting the map size", path: path)
+            try LMDB.check(mdb_env_set_maxreaders(env, Environment.maxReaders), "setting the reader count", path: path)
+            try LMDB.check(mdb_env_set_maxdbs(env, Environment.maxDatabases), "setting the database count", path: path)
+            var flags = UInt32(MDB_NOSUBDIR | MDB_NOTLS)
+            if readOnly { flags |= UInt32(MDB_RDONLY) }
+            if inMemory { flags |= UInt32(MDB_NOSYNC | MDB_NOMETASYNC) }
+            let rc = mdb_env_open(env, path, flags, 0o644)
+            if rc != 0 {
+                throw Environment.openError(rc, path: path)
+            }
+        } catch {
+            mdb_env_close(env)
+            throw error
+        }
+    }
+
+    deinit {
+        mdb_env_close(env)
+        if isInMemory {
+            unlink(path)
+            unlink(path + "-lock")
+        }
+    }
+
+    private static func openError(_ rc: Int32, path: String) -> FiefError {
+        switch rc {
+        case MDB_INVALID:
+            return FiefError(.fileNotFief, "'\(path)' is not a Fief file (or it is damaged)", path: path)
+        case MDB_VERSION_MISMATCH:
+            return FiefError(.fileFormat, "'\(path)' was written by an incompatible storage version", path: path)
+        case ENOENT:
+            return FiefError(.fileNotFound, "'\(path)' does not exist (or its directory does not)", path: path)
+        case EACCES, EPERM, EROFS:
+            return FiefError(.filePermission, "no permission to open '\(path)' (or its lock file '\(path)-lock')", path: path)
+        case EISDIR:
+            return FiefError(.filePermission, "'\(path)' is a directory, not a file", path: path)
+        case EAGAIN, EBUSY:
+            return FiefError(.fileLocked, "'\(path)' is locked by another process", path: path)
+        default:
+            return LMDB.error(rc, "opening '\(path)'", path: path)
+        }
+    }
+
+    // MARK: Databases
+
+    /// The handle of named database `name`, opening (or, in a write
+    /// transaction, creating) it in `txn` if this process has not yet.
+    /// Returns nil if it does not exist and `create` is false.
+    func database(_ name: String, txn: OpaquePointer, create: Bool, integerKey: Bool = false, dupSort: Bool = false) throws(FiefError) -> MDB_dbi? {
+        try lock.withLock { (_) throws(FiefError) -> MDB_dbi? in
+            if let dbi = databases[name] { return dbi }
+            var flags: UInt32 = 0
+            if create { flags |= UInt32(MDB_CREATE) }
+            if integerKey { flags |= UInt32(MDB_INTEGERKEY) }
+            if dupSort { flags |= UInt32(MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP) }
+            var dbi: MDB_dbi = 0
+            let rc = mdb_dbi_open(txn, name, flags, &dbi)
+            if rc == MDB_NOTFOUND { return nil }
+            if rc == MDB_INCOMPATIBLE {
+                throw FiefError(.fileNotFief, "'\(path)' holds a database '\(name)' Fief did not write", path: path)
+            }
+            try LMDB.check(rc, "opening database '\(name)'", path: path)
+            databases[name] = dbi
+            return dbi
+        }
+    }
+
+    /// Forget handles opened in a transaction that was aborted (LMDB closes them).
+    func forgetDatabases(_ names: [String]) {
+        lock.withLock { _ in for name in names { databases[name] = nil } }
+    }
+
+    // MARK: Writer bookkeeping
+
+    /// Note that the calling thread is about to take the write lock; fails if
+    /// it already holds it through another realm (LMDB would deadlock).
+    func claimWriter() throws(FiefError) {
+        try lock.withLock { (_) throws(FiefError) in
+            if let writer = writerThread, pthread_equal(writer, pthread_self()) != 0 {
+                throw FiefError(.alreadyInTransaction, "this thread already has a write transaction open on '\(path)' through another realm")
+            }
+        }
+    }
+
+    func setWriter(_ holding: Bool) {
+        lock.withLock { _ in writerThread = holding ? pthread_self() : nil }
+    }
+}
+
+/// The process-wide registry of open environments, keyed by the file's real
+/// path (or by `mem:<identifier>` for in-memory realms).
+enum EnvironmentRegistry {
+    private static let entries = Mutex<[String: WeakEnvironment]>([:])
+    private static let counter = Atomic<Int>(0)
+
+    final class WeakEnvironment: @unchecked Sendable {
+        weak var environment: Environment?
+        init(_ environment: Environment) { self.environment = environment }
+    }
+
+    /// The environment for `path`, opened if needed.
+    static func open(path: String, readOnly: Bool) throws(FiefError) -> Environment {
+        let key = canonicalPath(path)
+        return try entries.withLock { (table) throws(FiefError) -> Environment in
+            if let existing = table[key]?.environment {
+                return existing
+            }
+            let environment = try Environment(path: path, registryKey: key, readOnly: readOnly, inMemory: false)
+            table[key] = WeakEnvironment(environment)
+            return environment
+        }
+    }
+
+    /// The environment for in-memory identifier `identifier`, created if needed.
+    static func openInMemory(identifier: String) throws(FiefError) -> Environment {
+        let key = "mem:" + identifier
+        return try entries.withLock { (table) throws(FiefError) -> Environment in
+            if let existing = table[key]?.environment { return existing }
+            let n = counter.wrappingAdd(1, ordering: .relaxed).newValue
+            let directory = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp")
+            var safe = ""
+            for scalar in identifier.unicodeScalars.prefix(40) {
+                safe.unicodeScalars.append(("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) ? scalar : "_")
+            }
+            let path = "\(directory)/fief-mem-\(getpid())-\(n)-\(safe)"
+            unlink(path)
+            unlink(path + "-lock")
+            let environment = try Environment(path: path, registryKey: key, readOnly: false, inMemory: true)
+            table[key] = WeakEnvironment(environment)
+            return environment
+        }
+    }
+
+    /// Whether a file is open in this process.
+    static func isOpen(path: String) -> Bool {
+        let key = canonicalPath(path)
+        return entries.withLock { $0[key]?.environment != nil }
+    }
+
+    /// The absolute, symlink-free path of `path` (of its directory when the
+    /// file does not exist yet).
+    static func canonicalPath(_ path: String) -> String {
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        var directory = "."
+        var name = path
+        if let slash = path.lastIndex(of: "/") {
+            directory = String(path[..<slash])
+            if directory.isEmpty { directory = "/" }
+            name = String(path[path.index(after: slash)...])
+        }
+        if let resolved = realpath(directory, nil) {
+            defer { free(resolved) }
+            let dir = String(cString: resolved)
+            return dir == "/" ? "/" + name : dir + "/" + name
+        }
+        return path
+    }
+}

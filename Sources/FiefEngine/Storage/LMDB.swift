@@ -1,0 +1,151 @@
+import CLMDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Thin, allocation-free helpers over LMDB's C API.  Everything above this
+/// file speaks in terms of these; nothing here knows about Fief's layout.
+enum LMDB {
+    /// Turn an LMDB return code into a `FiefError`, or nothing for success.
+    static func check(_ rc: Int32, _ what: @autoclosure () -> String, path: String? = nil) throws(FiefError) {
+        if rc == 0 { return }
+        throw error(rc, what(), path: path)
+    }
+
+    static func error(_ rc: Int32, _ what: String, path: String? = nil) -> FiefError {
+        let text = String(cString: mdb_strerror(rc))
+        let code: FiefError.Code
+        switch rc {
+        case MDB_INVALID, MDB_CORRUPTED, MDB_PAGE_NOTFOUND: code = .fileNotFief
+        case MDB_VERSION_MISMATCH: code = .fileFormat
+        case MDB_MAP_FULL: code = .fileFull
+        case MDB_READERS_FULL, MDB_TXN_FULL, MDB_CURSOR_FULL, MDB_DBS_FULL: code = .internal
+        case ENOENT: code = .fileNotFound
+        case EACCES, EPERM, EROFS: code = .filePermission
+        case EAGAIN, EBUSY: code = .fileLocked
+        case ENOSPC: code = .fileFull
+        case ENOMEM: code = .outOfMemory
+        case EIO: code = .fileIO
+        case ENOTDIR, EISDIR: code = .filePermission
+        default: code = rc > 0 ? .fileIO : .internal
+        }
+        return FiefError(code, "\(what): \(text)", path: path)
+    }
+
+    @inline(__always)
+    static func val(_ buffer: UnsafeRawBufferPointer) -> MDB_val {
+        MDB_val(mv_size: buffer.count, mv_data: UnsafeMutableRawPointer(mutating: buffer.baseAddress))
+    }
+
+    @inline(__always)
+    static func bytes(_ v: MDB_val) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+    }
+
+    /// Look a key up; the value is a view into the map, valid for the transaction.
+    @inline(__always)
+    static func get(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer) throws(FiefError) -> UnsafeRawBufferPointer? {
+        var k = val(key)
+        var v = MDB_val()
+        let rc = mdb_get(txn, dbi, &k, &v)
+        if rc == MDB_NOTFOUND { return nil }
+        try check(rc, "reading the database")
+        return bytes(v)
+    }
+
+    /// Look an 8-byte integer key up (for MDB_INTEGERKEY databases).
+    @inline(__always)
+    static func get(_ txn: OpaquePointer, _ dbi: MDB_dbi, integerKey: UInt64) throws(FiefError) -> UnsafeRawBufferPointer? {
+        var key = integerKey
+        return try withUnsafeBytes(of: &key) { (raw) throws(FiefError) -> UnsafeRawBufferPointer? in
+            try get(txn, dbi, raw)
+        }
+    }
+
+    static func put(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, flags: UInt32 = 0) throws(FiefError) -> Bool {
+        var k = val(key)
+        var v = val(value)
+        let rc = mdb_put(txn, dbi, &k, &v, flags)
+        if rc == MDB_KEYEXIST { return false }
+        try check(rc, "writing the database")
+        return true
+    }
+
+    /// Reserve `size` bytes for `key` and let `fill` write them in place.
+    static func putReserved(_ txn: OpaquePointer, _ dbi: MDB_dbi, integerKey: UInt64, size: Int, fill: (UnsafeMutableRawBufferPointer) -> Void) throws(FiefError) {
+        var key = integerKey
+        var k = MDB_val(mv_size: 8, mv_data: nil)
+        var v = MDB_val(mv_size: size, mv_data: nil)
+        let rc: Int32 = withUnsafeMutableBytes(of: &key) { raw in
+            k.mv_data = raw.baseAddress
+            return mdb_put(txn, dbi, &k, &v, UInt32(MDB_RESERVE))
+        }
+        try check(rc, "writing the database")
+        fill(UnsafeMutableRawBufferPointer(start: v.mv_data, count: size))
+    }
+
+    static func delete(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer? = nil) throws(FiefError) {
+        var k = val(key)
+        var rc: Int32
+        if let value {
+            var v = val(value)
+            rc = mdb_del(txn, dbi, &k, &v)
+        } else {
+            rc = mdb_del(txn, dbi, &k, nil)
+        }
+        if rc == MDB_NOTFOUND { return }
+        try check(rc, "deleting from the database")
+    }
+
+    static func delete(_ txn: OpaquePointer, _ dbi: MDB_dbi, integerKey: UInt64) throws(FiefError) {
+        var key = integerKey
+        try withUnsafeBytes(of: &key) { (raw) throws(FiefError) in try delete(txn, dbi, raw) }
+    }
+}
+
+/// A cursor over one database in one transaction, closed on deinit.
+final class LMDBCursor {
+    let pointer: OpaquePointer
+
+    init(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
+        var cursor: OpaquePointer?
+        try LMDB.check(mdb_cursor_open(txn, dbi, &cursor), "opening a cursor")
+        pointer = cursor!
+    }
+
+    deinit { mdb_cursor_close(pointer) }
+
+    /// Position at the first key >= `key` (or move by `op`); nil at the end.
+    func seek(_ key: UnsafeRawBufferPointer) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+        var k = LMDB.val(key)
+        var v = MDB_val()
+        let rc = mdb_cursor_get(pointer, &k, &v, MDB_SET_RANGE)
+        if rc == MDB_NOTFOUND { return nil }
+        try LMDB.check(rc, "reading the database")
+        return (LMDB.bytes(k), LMDB.bytes(v))
+    }
+
+    func seek(integerKey: UInt64) throws(FiefError) -> (key: UInt64, value: UnsafeRawBufferPointer)? {
+        var key = integerKey
+        let found = try withUnsafeBytes(of: &key) { (raw) throws(FiefError) in try seek(raw) }
+        guard let found else { return nil }
+        return (found.key.loadUnaligned(as: UInt64.self), found.value)
+    }
+
+    func move(_ op: MDB_cursor_op) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+        var k = MDB_val()
+        var v = MDB_val()
+        let rc = mdb_cursor_get(pointer, &k, &v, op)
+        if rc == MDB_NOTFOUND { return nil }
+        try LMDB.check(rc, "reading the database")
+        return (LMDB.bytes(k), LMDB.bytes(v))
+    }
+
+    func next() throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+        try move(MDB_NEXT)
+    }
+
+    func deleteCurrent() throws(FiefError) {
+        try LMDB.check(mdb_cursor_del(pointer, 0), "deleting from the database")
+    }
+}
