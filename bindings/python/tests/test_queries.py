@@ -1,0 +1,212 @@
+"""Results: indexing, iteration, filter (every operator of fief.h), sort."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+
+import pytest
+
+import fief
+from models import AllTypes, Dog, OptionalTypes
+
+UTC = dt.timezone.utc
+
+DOGS = [
+    # id, name, age, nickname, breed
+    (1, "Rex", 3, None, "Collie"),
+    (2, "fido", 7, "Fi", "beagle"),
+    (3, "Ace", 1, "A", "Collie"),
+    (4, "Bella", 10, None, "poodle"),
+    (5, "rexa", 3, "Rx", "collie"),
+    (6, "Zed", 5, "", "Beagle"),
+]
+
+
+@pytest.fixture
+def dogs(realm):
+    with realm.write():
+        for id_, name, age, nick, breed in DOGS:
+            realm.add(Dog(id=id_, name=name, age=age, nickname=nick, breed=breed))
+    return realm.objects(Dog)
+
+
+def ids(results):
+    return sorted(d.id for d in results)
+
+
+def test_len_index_iterate(dogs):
+    assert len(dogs) == 6 and dogs.count() == 6 and bool(dogs)
+    assert [d.id for d in dogs] == [1, 2, 3, 4, 5, 6]  # creation order
+    assert dogs[0].name == "Rex" and dogs[-1].name == "Zed" and dogs[-6].id == 1
+    assert [d.id for d in dogs[1:3]] == [2, 3]
+    assert [d.id for d in dogs[::-2]] == [6, 4, 2]
+    assert [d.id for d in reversed(dogs)] == [6, 5, 4, 3, 2, 1]
+    assert dogs.first().id == 1 and dogs.last().id == 6
+    with pytest.raises(IndexError):
+        dogs[6]
+    with pytest.raises(fief.IndexOutOfBoundsError):
+        dogs[100]
+    with pytest.raises(IndexError):
+        dogs[-7]
+    with pytest.raises(TypeError):
+        dogs["x"]
+    assert dogs[2] in dogs
+    assert dogs.index(dogs[4]) == 4
+    assert dogs.keys() == [d.object_key for d in dogs]
+    assert dogs.values("id", "name")[:2] == [(1, "Rex"), (2, "fido")]
+
+
+def test_empty_results(realm):
+    results = realm.objects(Dog)
+    assert len(results) == 0 and not results and list(results) == []
+    assert results.first() is None and results.last() is None
+    with pytest.raises(IndexError):
+        results[0]
+
+
+@pytest.mark.parametrize("predicate,expected", [
+    ("age == 3", [1, 5]),
+    ("age = 3", [1, 5]),
+    ("age != 3", [2, 3, 4, 6]),
+    ("age <> 3", [2, 3, 4, 6]),
+    ("age < 3", [3]),
+    ("age <= 3", [1, 3, 5]),
+    ("age =< 3", [1, 3, 5]),
+    ("age > 5", [2, 4]),
+    ("age >= 5", [2, 4, 6]),
+    ("age => 5", [2, 4, 6]),
+    ("name BEGINSWITH 'Re'", [1]),
+    ("name BEGINSWITH[c] 're'", [1, 5]),
+    ("name ENDSWITH 'a'", [4, 5]),
+    ("name ENDSWITH[c] 'X'", [1]),
+    ("name CONTAINS 'e'", [1, 3, 4, 5, 6]),
+    ("name CONTAINS 'A'", [3]),
+    ("name CONTAINS[c] 'A'", [3, 4, 5]),
+    ("name LIKE 'R?x'", [1]),
+    ("name LIKE '*e*'", [1, 3, 4, 5, 6]),
+    ("name LIKE[c] 'r*'", [1, 5]),
+    ("breed == 'Collie'", [1, 3]),
+    ("breed ==[c] 'collie'", [1, 3, 5]),
+    ("age == 3 AND breed == 'Collie'", [1]),
+    ("age == 3 && breed == 'Collie'", [1]),
+    ("age == 1 OR age == 10", [3, 4]),
+    ("age == 1 || age == 10", [3, 4]),
+    ("NOT age == 3", [2, 3, 4, 6]),
+    ("!(age == 3)", [2, 3, 4, 6]),
+    ("(age == 3 OR age == 1) AND NOT (name == 'Rex')", [3, 5]),
+    ("age > 2 AND (breed BEGINSWITH[c] 'b' OR nickname == 'Rx')", [2, 5, 6]),
+    ("nickname == null", [1, 4]),
+    ("nickname == nil", [1, 4]),
+    ("nickname != null", [2, 3, 5, 6]),
+    ("nickname == ''", [6]),
+    ('name == "Ace"', [3]),
+    ("id == 4", [4]),
+    ("age > -1", [1, 2, 3, 4, 5, 6]),
+    ("age < 3.5", [1, 3, 5]),
+])
+def test_filter_operators(dogs, predicate, expected):
+    assert ids(dogs.filter(predicate)) == expected
+
+
+def test_filter_bool_literals(realm):
+    with realm.write():
+        realm.add(AllTypes(id=1, b=True, f=1.5))
+        realm.add(AllTypes(id=2, b=False, f=-2.0))
+    r = realm.objects(AllTypes)
+    assert ids(r.filter("b == true")) == [1]
+    assert ids(r.filter("b == false")) == [2]
+    assert ids(r.filter("b == TRUE")) == [1]
+    assert ids(r.filter("f > 0.5")) == [1]
+    assert ids(r.filter("f == -2.0")) == [2]
+    assert ids(r.filter("f < 10.0")) == [1, 2]
+
+
+def test_filter_with_positional_args(dogs):
+    assert ids(dogs.filter("age < $0", 5)) == [1, 3, 5]
+    assert ids(dogs.filter("age >= $0 AND name BEGINSWITH[c] $1", 3, "r")) == [1, 5]
+    assert ids(dogs.filter("name == $1 OR name == $0", "Ace", "Zed")) == [3, 6]
+    assert ids(dogs.filter("nickname == $0", None)) == [1, 4]
+    assert ids(dogs.filter("age == $0 OR age == $0", 3)) == [1, 5]
+
+
+def test_filter_with_percent_args(dogs):
+    assert ids(dogs.filter("age < %@", 5)) == [1, 3, 5]
+    assert ids(dogs.filter("age > %@ AND breed ==[c] %@", 2, "collie")) == [1, 5]
+    assert ids(dogs.filter("name CONTAINS %@", "A")) == [3]
+
+
+def test_filter_args_of_every_type(realm):
+    when = dt.datetime(2020, 5, 5, tzinfo=UTC)
+    oid = fief.ObjectId()
+    uid = uuid.uuid4()
+    with realm.write():
+        realm.add(AllTypes(id=1, i=5, b=True, f=2.5, f32=1.5, s="x", data=b"\x01\x02", when=when,
+                           dec=fief.Decimal128("1.25"), oid=oid, uid=uid))
+        realm.add(AllTypes(id=2))
+        realm.add(OptionalTypes(id=1, i=None, s="y"))
+        realm.add(OptionalTypes(id=2, i=3))
+    r = realm.objects(AllTypes)
+    assert ids(r.filter("i == $0", 5)) == [1]
+    assert ids(r.filter("b == $0", True)) == [1]
+    assert ids(r.filter("f == $0", 2.5)) == [1]
+    assert ids(r.filter("f32 == $0", 1.5)) == [1]
+    assert ids(r.filter("s == $0", "x")) == [1]
+    assert ids(r.filter("data == $0", b"\x01\x02")) == [1]
+    assert ids(r.filter("when == $0", when)) == [1]
+    assert ids(r.filter("when > $0", dt.datetime(2010, 1, 1))) == [1]
+    assert ids(r.filter("dec == $0", fief.Decimal128("1.25"))) == [1]
+    assert ids(r.filter("oid == $0", oid)) == [1]
+    assert ids(r.filter("uid == $0", uid)) == [1]
+    o = realm.objects(OptionalTypes)
+    assert ids(o.filter("i == $0", None)) == [1]
+    assert ids(o.filter("i == nil")) == [1]
+    assert ids(o.filter("s != nil")) == [1]
+
+
+def test_filter_chains(dogs):
+    r = dogs.filter("age >= 3").filter("breed BEGINSWITH[c] 'c'")
+    assert ids(r) == [1, 5]
+
+
+def test_query_errors(dogs):
+    with pytest.raises(fief.QuerySyntaxError) as info:
+        dogs.filter("age ==")
+    assert isinstance(info.value, fief.QueryError)
+    with pytest.raises(fief.QuerySyntaxError):
+        dogs.filter("age == 3 AND (")
+    with pytest.raises(fief.InvalidQueryError):
+        dogs.filter("nosuch == 3")
+    with pytest.raises(fief.InvalidQueryError):
+        dogs.filter("age == 'three'")
+    with pytest.raises(fief.QueryArgumentError):
+        dogs.filter("age == $0")  # missing argument
+    with pytest.raises(fief.QueryArgumentError):
+        dogs.filter("age == $1", 1)
+    with pytest.raises(fief.QueryArgumentError):
+        dogs.filter("age == $0", "a string")
+    with pytest.raises(fief.InvalidQueryError):
+        dogs.sort("nosuch")
+
+
+def test_sort(dogs):
+    assert [d.name for d in dogs.sort("name")] == ["Ace", "Bella", "Rex", "Zed", "fido", "rexa"]  # code points
+    assert [d.id for d in dogs.sort("age", ascending=False)] == [4, 2, 6, 1, 5, 3]
+    assert [d.id for d in dogs.sort("age", "name")] == [3, 1, 5, 6, 2, 4]
+    assert [d.id for d in dogs.sort(("age", True), ("name", False))] == [3, 5, 1, 6, 2, 4]
+    assert [d.id for d in dogs.sort(["breed", "-age"])] == [6, 1, 3, 2, 5, 4]
+    assert [d.id for d in dogs.sort(Dog.age, Dog.id)] == [3, 1, 5, 6, 2, 4]
+    # ties keep the order of the results
+    assert [d.id for d in dogs.sort("age")] == [3, 1, 5, 6, 2, 4]
+    # nulls first
+    assert [d.id for d in dogs.sort("nickname")][:2] == [1, 4]
+
+
+def test_sort_then_filter_and_filter_then_sort(dogs):
+    assert [d.id for d in dogs.sort("age", ascending=False).filter("age < 6")] == [6, 1, 5, 3]
+    assert [d.id for d in dogs.filter("age < 6").sort("name")] == [3, 1, 6, 5]
+
+
+def test_sort_needs_keys(dogs):
+    with pytest.raises(fief.InvalidArgumentError):
+        dogs.sort()
