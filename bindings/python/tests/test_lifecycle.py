@@ -57,6 +57,7 @@ def test_drop_objects_before_realm(realm_path):
 
 
 def test_reference_cycles_are_collected(realm_path):
+    gc.collect()
     before = len(_live_handles())
     realm = fief.Realm.open(realm_path, schema=[Dog])
     with realm.write():
