@@ -1,0 +1,547 @@
+/// A predicate bound to one class: property names resolved, arguments
+/// copied in, types checked.  Evaluation works a cluster (256 objects) at a
+/// time over column chunks read in place, producing a 256-bit match mask.
+public final class CompiledQuery: @unchecked Sendable {
+    let root: QueryNode
+    let tableKey: UInt32
+
+    init(root: QueryNode, tableKey: UInt32) {
+        self.root = root
+        self.tableKey = tableKey
+    }
+}
+
+typealias Bitmap = SIMD4<UInt64>
+
+/// A value written in a predicate or passed as an argument, owned.
+enum QueryConstant {
+    case null
+    case int(Int64)
+    case double(Double)
+    case bool(Bool)
+    case bytes([UInt8], isString: Bool)
+    case timestamp(Int64, Int32)
+    case objectId(ObjectIdBytes)
+    case uuid(UUIDBytes)
+    case decimal(Decimal128Bits)
+
+    var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .int: return "int"
+        case .double: return "double"
+        case .bool: return "bool"
+        case .bytes(_, let isString): return isString ? "string" : "binary"
+        case .timestamp: return "timestamp"
+        case .objectId: return "objectId"
+        case .uuid: return "uuid"
+        case .decimal: return "decimal128"
+        }
+    }
+}
+
+indirect enum QueryNode {
+    case constant(Bool)
+    case and([QueryNode])
+    case or([QueryNode])
+    case not(QueryNode)
+    /// property <op> constant
+    case compare(Property, QueryOperator, QueryConstant, QueryStringOptions)
+    /// property <op> property
+    case compareProperties(Property, QueryOperator, Property, QueryStringOptions)
+}
+
+/// One argument of a query: a single value or (later) a list.
+public struct QueryArgument {
+    public var values: [Value]
+    public var isList: Bool
+    public init(values: [Value], isList: Bool) {
+        self.values = values
+        self.isList = isList
+    }
+}
+
+// MARK: - Compiling
+
+enum QueryCompiler {
+    static func compile(_ expression: QueryExpression, table: Table, arguments: [QueryArgument]) throws(FiefError) -> CompiledQuery {
+        CompiledQuery(root: try node(expression, table, arguments), tableKey: table.key)
+    }
+
+    private static func node(_ expression: QueryExpression, _ table: Table, _ arguments: [QueryArgument]) throws(FiefError) -> QueryNode {
+        switch expression {
+        case .alwaysTrue: return .constant(true)
+        case .alwaysFalse: return .constant(false)
+        case .not(let inner): return .not(try node(inner, table, arguments))
+        case .and(let a, let b): return .and([try node(a, table, arguments), try node(b, table, arguments)])
+        case .or(let a, let b): return .or([try node(a, table, arguments), try node(b, table, arguments)])
+        case .comparison(let lhs, let op, let rhs, let options):
+            return try comparison(lhs, op, rhs, options, table, arguments)
+        }
+    }
+
+    private static func comparison(_ lhs: QueryOperand, _ op: QueryOperator, _ rhs: QueryOperand, _ options: QueryStringOptions, _ table: Table, _ arguments: [QueryArgument]) throws(FiefError) -> QueryNode {
+        switch (lhs, rhs) {
+        case (.keyPath(let a), .keyPath(let b)):
+            let pa = try property(a, table), pb = try property(b, table)
+            try checkPropertyPair(pa, op, pb, table)
+            return .compareProperties(pa, op, pb, options)
+        case (.keyPath(let path), _):
+            let p = try property(path, table)
+            let c = try constant(rhs, arguments)
+            try check(p, op, c, options, table)
+            return .compare(p, op, c, options)
+        case (_, .keyPath(let path)):
+            let p = try property(path, table)
+            let c = try constant(lhs, arguments)
+            guard let flipped = flip(op) else {
+                throw FiefError(.queryInvalid, "the left side of \(name(op)) must be a property, not a constant")
+            }
+            try check(p, flipped, c, options, table)
+            return .compare(p, flipped, c, options)
+        default:
+            let a = try constant(lhs, arguments), b = try constant(rhs, arguments)
+            return .constant(try constantComparison(a, op, b))
+        }
+    }
+
+    private static func flip(_ op: QueryOperator) -> QueryOperator? {
+        switch op {
+        case .equal, .notEqual: return op
+        case .less: return .greater
+        case .lessOrEqual: return .greaterOrEqual
+        case .greater: return .less
+        case .greaterOrEqual: return .lessOrEqual
+        default: return nil
+        }
+    }
+
+    static func name(_ op: QueryOperator) -> String {
+        switch op {
+        case .equal: return "=="
+        case .notEqual: return "!="
+        case .less: return "<"
+        case .lessOrEqual: return "<="
+        case .greater: return ">"
+        case .greaterOrEqual: return ">="
+        case .beginsWith: return "BEGINSWITH"
+        case .endsWith: return "ENDSWITH"
+        case .contains: return "CONTAINS"
+        case .like: return "LIKE"
+        }
+    }
+
+    private static func property(_ path: [String], _ table: Table) throws(FiefError) -> Property {
+        guard path.count == 1 else {
+            throw FiefError(.queryInvalid, "key path '\(path.joined(separator: "."))' crosses a link; '\(table.objectClass.name)' has only scalar properties")
+        }
+        guard let p = table.property(named: path[0]) else {
+            throw FiefError(.queryInvalid, "class '\(table.objectClass.name)' has no property '\(path[0])'")
+        }
+        return p
+    }
+
+    private static func constant(_ operand: QueryOperand, _ arguments: [QueryArgument]) throws(FiefError) -> QueryConstant {
+        switch operand {
+        case .keyPath: throw FiefError(.queryInvalid, "expected a constant")
+        case .constant(let literal):
+            switch literal {
+            case .null: return .null
+            case .bool(let b): return .bool(b)
+            case .int(let i): return .int(i)
+            case .double(let d): return .double(d)
+            case .string(let s): return .bytes(Array(s.utf8), isString: true)
+            case .timestamp(let s, let ns): return .timestamp(s, ns)
+            case .objectId(let bytes):
+                guard bytes.count == 12 else { throw FiefError(.querySyntax, "an object id has 12 bytes") }
+                return .objectId(bytes.withUnsafeBytes { ObjectIdBytes(bytes: $0.baseAddress!) })
+            case .uuid(let bytes):
+                guard bytes.count == 16 else { throw FiefError(.querySyntax, "a uuid has 16 bytes") }
+                return .uuid(bytes.withUnsafeBytes { UUIDBytes(bytes: $0.baseAddress!) })
+            case .binary(let bytes): return .bytes(bytes, isString: false)
+            }
+        case .argument(let n):
+            guard n >= 0, n < arguments.count else {
+                throw FiefError(.queryArgument, "the predicate uses argument \(n), but \(arguments.count) argument\(arguments.count == 1 ? " was" : "s were") given")
+            }
+            let argument = arguments[n]
+            guard !argument.isList, argument.values.count == 1 else {
+                throw FiefError(.queryArgument, "argument \(n) is a list; lists are accepted only by IN and ANY")
+            }
+            switch argument.values[0] {
+            case .null: return .null
+            case .int(let i): return .int(i)
+            case .bool(let b): return .bool(b)
+            case .float(let f): return .double(Double(f))
+            case .double(let d): return .double(d)
+            case .string(let s):
+                guard UTF8Check.isValid(s) else { throw FiefError(.invalidUTF8, "argument \(n) is not valid UTF-8") }
+                return .bytes(Array(s), isString: true)
+            case .binary(let b): return .bytes(Array(b), isString: false)
+            case .timestamp(let s, let ns): return .timestamp(s, ns)
+            case .objectId(let id): return .objectId(id)
+            case .uuid(let id): return .uuid(id)
+            case .decimal128(let d): return .decimal(d)
+            }
+        }
+    }
+
+    private static func isNumeric(_ type: PropertyType) -> Bool {
+        type == .int || type == .float || type == .double || type == .decimal128
+    }
+
+    private static func isStringOperator(_ op: QueryOperator) -> Bool {
+        op == .beginsWith || op == .endsWith || op == .contains || op == .like
+    }
+
+    private static func check(_ p: Property, _ op: QueryOperator, _ c: QueryConstant, _ options: QueryStringOptions, _ table: Table) throws(FiefError) {
+        let subject = "'\(table.objectClass.name).\(p.name)' (\(p.type.name))"
+        if case .null = c {
+            if isStringOperator(op) || (op != .equal && op != .notEqual) {
+                throw FiefError(.queryInvalid, "\(name(op)) cannot compare \(subject) with null; use == or !=")
+            }
+            return
+        }
+        let fits: Bool
+        switch (p.type, c) {
+        case (.int, .int), (.int, .double), (.int, .decimal),
+             (.float, .int), (.float, .double), (.float, .decimal),
+             (.double, .int), (.double, .double), (.double, .decimal),
+             (.decimal128, .int), (.decimal128, .double), (.decimal128, .decimal):
+            fits = !isStringOperator(op)
+        case (.bool, .bool):
+            fits = op == .equal || op == .notEqual
+        case (.string, .bytes(_, true)), (.binary, .bytes):
+            fits = true
+        case (.timestamp, .timestamp), (.objectId, .objectId), (.uuid, .uuid):
+            fits = !isStringOperator(op)
+        default:
+            fits = false
+        }
+        guard fits else {
+            throw FiefError(.queryInvalid, "cannot use \(name(op)) to compare \(subject) with a \(c.typeName) value")
+        }
+        if !options.isEmpty && p.type != .string && p.type != .binary {
+            throw FiefError(.queryInvalid, "[c] and [d] apply to strings only, not to \(subject)")
+        }
+    }
+
+    private static func checkPropertyPair(_ a: Property, _ op: QueryOperator, _ b: Property, _ table: Table) throws(FiefError) {
+        let compatible = a.type == b.type || (isNumeric(a.type) && isNumeric(b.type))
+        let stringOK = !isStringOperator(op) || ((a.type == .string || a.type == .binary) && a.type == b.type)
+        let orderOK = (a.type != .bool) || op == .equal || op == .notEqual
+        guard compatible && stringOK && orderOK else {
+            throw FiefError(.queryInvalid, "cannot use \(name(op)) to compare '\(a.name)' (\(a.type.name)) with '\(b.name)' (\(b.type.name))")
+        }
+    }
+
+    private static func constantComparison(_ a: QueryConstant, _ op: QueryOperator, _ b: QueryConstant) throws(FiefError) -> Bool {
+        let va = QueryEvaluator.valueOf(a), vb = b
+        return QueryEvaluator.compare(va, op, vb, [])
+    }
+}
+
+// MARK: - Evaluating
+
+extension Realm {
+    /// The clusters of `table` that hold objects, in key order, with their
+    /// presence bitmaps, as this realm sees them now.
+    func clusters(_ table: Table) throws(FiefError) -> [(cluster: Int64, live: Bitmap)] {
+        try checkReadable()
+        var result: [(cluster: Int64, live: Bitmap)] = []
+        let end = ClusterLayout.chunkKey(column: 1, cluster: 0)
+        func collect(_ txn: OpaquePointer) throws(FiefError) {
+            let cursor = try LMDBCursor(txn, table.data)
+            var entry = try cursor.seek(integerKey: 0)
+            while let (key, value) = entry, key < end {
+                let reader = ChunkReader(value)
+                let live = Bitmap(reader.bitmapWord(0), reader.bitmapWord(1), reader.bitmapWord(2), reader.bitmapWord(3))
+                result.append((Int64(key), live))
+                entry = try cursor.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
+            }
+        }
+        if let write {
+            try collect(write.txn)
+            if let touched = write.touchedClusters[table.key], !touched.isEmpty {
+                var merged: [Int64: Bitmap] = [:]
+                for (cluster, live) in result { merged[cluster] = live }
+                for cluster in touched {
+                    let id = ChunkID(table: table.key, key: ClusterLayout.chunkKey(column: 0, cluster: cluster))
+                    if let dirty = write.dirty[id] {
+                        let r = dirty.reader
+                        merged[cluster] = Bitmap(r.bitmapWord(0), r.bitmapWord(1), r.bitmapWord(2), r.bitmapWord(3))
+                    }
+                }
+                result = merged.map { ($0.key, $0.value) }.sorted { $0.cluster < $1.cluster }
+            }
+        } else {
+            let snapshot = try currentSnapshot()
+            if snapshot.isShared {
+                try snapshot.lock.withLock { () throws(FiefError) in try collect(snapshot.txn) }
+            } else {
+                try collect(snapshot.txn)
+            }
+        }
+        return result.filter { $0.live != Bitmap(repeating: 0) }
+    }
+
+    /// The keys of objects matching an indexed equality in `query`, if it has one.
+    func indexCandidates(_ query: CompiledQuery, _ table: Table) throws(FiefError) -> [Int64]? {
+        func candidates(_ node: QueryNode) throws(FiefError) -> [Int64]? {
+            switch node {
+            case .and(let children):
+                for child in children { if let found = try candidates(child) { return found } }
+                return nil
+            case .compare(let property, .equal, let constant, let options) where options.isEmpty:
+                if property.isPrimaryKey {
+                    let value = QueryEvaluator.valueOf(constant)
+                    if case .null = value, !property.isNullable { return [] }
+                    guard let value = try? value.coerced(for: property, className: "") else { return nil }
+                    return try lookupPrimaryKey(table, value).map { [$0] } ?? []
+                }
+                guard let dbi = table.indexDatabases[property.key] else { return nil }
+                let value = QueryEvaluator.valueOf(constant)
+                guard let coerced = try? value.coerced(for: property, className: "") else { return nil }
+                return try indexLookup(dbi, coerced)
+            default:
+                return nil
+            }
+        }
+        return try candidates(query.root)
+    }
+
+    private func indexLookup(_ dbi: MDB_dbi, _ value: Value) throws(FiefError) -> [Int64] {
+        var bytes: [UInt8] = []
+        KeyEncoding.encode(value, into: &bytes)
+        func scan(_ txn: OpaquePointer) throws(FiefError) -> [Int64] {
+            let cursor = try LMDBCursor(txn, dbi)
+            var keys: [Int64] = []
+            var entry = try typed { try bytes.withUnsafeBytes { (raw) in try cursor.seek(raw) } }
+            while let (key, value) = entry, key.elementsEqual(bytes) {
+                keys.append(Int64(bitPattern: value.loadUnaligned(as: UInt64.self)))
+                entry = try cursor.move(MDB_NEXT_DUP)
+            }
+            return keys
+        }
+        if let write { return try scan(write.txn).sorted() }
+        let snapshot = try currentSnapshot()
+        if snapshot.isShared {
+            return try snapshot.lock.withLock { () throws(FiefError) in try scan(snapshot.txn) }.sorted()
+        }
+        return try scan(snapshot.txn).sorted()
+    }
+
+    /// The objects of `cluster` (among `mask`) that match `node`.
+    func evaluate(_ node: QueryNode, _ table: Table, cluster: Int64, mask: Bitmap) throws(FiefError) -> Bitmap {
+        switch node {
+        case .constant(let b): return b ? mask : Bitmap(repeating: 0)
+        case .and(let children):
+            var bits = mask
+            for child in children {
+                bits &= try evaluate(child, table, cluster: cluster, mask: bits)
+                if bits == Bitmap(repeating: 0) { break }
+            }
+            return bits
+        case .or(let children):
+            var bits = Bitmap(repeating: 0)
+            for child in children {
+                bits |= try evaluate(child, table, cluster: cluster, mask: mask & ~bits)
+            }
+            return bits & mask
+        case .not(let inner):
+            return mask & ~(try evaluate(inner, table, cluster: cluster, mask: mask))
+        case .compare(let property, let op, let constant, let options):
+            let chunk = try self.chunk(table, column: property.key, cluster: cluster)
+            return QueryEvaluator.compareColumn(chunk, property, op, constant, options, mask: mask)
+        case .compareProperties(let a, let op, let b, let options):
+            let ca = try chunk(table, column: a.key, cluster: cluster)
+            let cb = try chunk(table, column: b.key, cluster: cluster)
+            var bits = Bitmap(repeating: 0)
+            QueryEvaluator.forEachSlot(mask) { slot in
+                let va = ca.value(slot, type: a.type, nullable: a.isNullable)
+                let vb = cb.value(slot, type: b.type, nullable: b.isNullable)
+                if QueryEvaluator.compareValues(va, op, vb, options) { QueryEvaluator.set(&bits, slot) }
+            }
+            return bits
+        }
+    }
+}
+
+import CLMDB
+
+enum QueryEvaluator {
+    @inline(__always)
+    static func set(_ bits: inout Bitmap, _ slot: Int) {
+        bits[slot >> 6] |= 1 << UInt64(slot & 63)
+    }
+
+    @inline(__always)
+    static func forEachSlot(_ mask: Bitmap, _ body: (Int) -> Void) {
+        for word in 0..<4 {
+            var w = mask[word]
+            while w != 0 {
+                let bit = w.trailingZeroBitCount
+                body(word << 6 | bit)
+                w &= w - 1
+            }
+        }
+    }
+
+    static func valueOf(_ c: QueryConstant) -> Value {
+        switch c {
+        case .null: return .null
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d)
+        case .bool(let b): return .bool(b)
+        case .bytes(let bytes, let isString):
+            // The view is only used while `c` (and its array) is alive.
+            let view = bytes.withUnsafeBytes { $0 }
+            return isString ? .string(view) : .binary(view)
+        case .timestamp(let s, let ns): return .timestamp(seconds: s, nanoseconds: ns)
+        case .objectId(let id): return .objectId(id)
+        case .uuid(let id): return .uuid(id)
+        case .decimal(let d): return .decimal128(d)
+        }
+    }
+
+    /// Compare one column chunk with a constant over the slots in `mask`.
+    static func compareColumn(_ chunk: ColumnChunk, _ property: Property, _ op: QueryOperator, _ constant: QueryConstant, _ options: QueryStringOptions, mask: Bitmap) -> Bitmap {
+        let reader = chunk.reader
+        // Null tests.
+        if case .null = constant {
+            var nulls = Bitmap(repeating: 0)
+            if property.isNullable, reader.base != nil {
+                nulls = Bitmap(reader.bitmapWord(0), reader.bitmapWord(1), reader.bitmapWord(2), reader.bitmapWord(3))
+            } else if property.isNullable {
+                nulls = Bitmap(repeating: ~0)   // a missing chunk reads as all null
+            }
+            return op == .equal ? (nulls & mask) : (~nulls & mask)
+        }
+        // Fast path: int column against an int constant.
+        if property.type == .int, case .int(let c) = constant, let base = reader.base {
+            var bits = Bitmap(repeating: 0)
+            let values = base + ClusterLayout.bitmapBytes
+            for word in 0..<4 where mask[word] != 0 {
+                var w: UInt64 = 0
+                let start = word << 6
+                switch op {
+                case .less:
+                    for i in 0..<64 { w |= (values.loadUnaligned(fromByteOffset: (start + i) << 3, as: Int64.self) < c ? 1 : 0) << UInt64(i) }
+                case .lessOrEqual:
+                    for i in 0..<64 { w |= (values.loadUnaligned(fromByteOffset: (start + i) << 3, as: Int64.self) <= c ? 1 : 0) << UInt64(i) }
+                case .greater:
+                    for i in 0..<64 { w |= (values.loadUnaligned(fromByteOffset: (start + i) << 3, as: Int64.self) > c ? 1 : 0) << UInt64(i) }
+                case .greaterOrEqual:
+                    for i in 0..<64 { w |= (values.loadUnaligned(fromByteOffset: (start + i) << 3, as: Int64.self) >= c ? 1 : 0) << UInt64(i) }
+                case .equal:
+                    for i in 0..<64 { w |= (values.loadUnaligned(fromByteOffset: (start + i) << 3, as: Int64.self) == c ? 1 : 0) << UInt64(i) }
+                default:
+                    for i in 0..<64 { w |= (values.loadUnaligned(fromByteOffset: (start + i) << 3, as: Int64.self) != c ? 1 : 0) << UInt64(i) }
+                }
+                bits[word] = w
+            }
+            if property.isNullable {
+                let nulls = Bitmap(reader.bitmapWord(0), reader.bitmapWord(1), reader.bitmapWord(2), reader.bitmapWord(3))
+                bits = op == .notEqual ? (bits | nulls) : (bits & ~nulls)
+            }
+            return bits & mask
+        }
+        // Fast path: case-sensitive string operators.
+        if property.type == .string || property.type == .binary, options.isEmpty, case .bytes(let needle, _) = constant,
+           op == .beginsWith || op == .equal || op == .notEqual {
+            var bits = Bitmap(repeating: 0)
+            needle.withUnsafeBytes { n in
+                forEachSlot(mask) { slot in
+                    let isNull = property.isNullable && (reader.base == nil || reader.isNull(slot))
+                    let s = chunk.bytes(slot)
+                    var match: Bool
+                    switch op {
+                    case .beginsWith: match = !isNull && s.count >= n.count && (n.count == 0 || memcmp(s.baseAddress!, n.baseAddress!, n.count) == 0)
+                    case .equal: match = !isNull && s.count == n.count && (n.count == 0 || memcmp(s.baseAddress!, n.baseAddress!, n.count) == 0)
+                    default: match = isNull || s.count != n.count || (n.count > 0 && memcmp(s.baseAddress!, n.baseAddress!, n.count) != 0)
+                    }
+                    if match { set(&bits, slot) }
+                }
+            }
+            return bits
+        }
+        // General path: decode each slot.
+        var bits = Bitmap(repeating: 0)
+        withExtendedLifetime(constant) {
+            let c = valueOf(constant)
+            forEachSlot(mask) { slot in
+                let v = chunk.value(slot, type: property.type, nullable: property.isNullable)
+                if compare(v, op, constant, options, constantValue: c) { set(&bits, slot) }
+            }
+        }
+        return bits
+    }
+
+    static func compare(_ v: Value, _ op: QueryOperator, _ constant: QueryConstant, _ options: QueryStringOptions) -> Bool {
+        withExtendedLifetime(constant) { compare(v, op, constant, options, constantValue: valueOf(constant)) }
+    }
+
+    @inline(__always)
+    static func compare(_ v: Value, _ op: QueryOperator, _ constant: QueryConstant, _ options: QueryStringOptions, constantValue: Value) -> Bool {
+        compareValues(v, op, constantValue, options)
+    }
+
+    /// Realm's comparison semantics for two values of compatible types.
+    static func compareValues(_ a: Value, _ op: QueryOperator, _ b: Value, _ options: QueryStringOptions) -> Bool {
+        if a.isNull || b.isNull {
+            let both = a.isNull && b.isNull
+            switch op {
+            case .equal: return both
+            case .notEqual: return !both
+            case .lessOrEqual, .greaterOrEqual: return both
+            default: return false
+            }
+        }
+        switch (a, b) {
+        case (.string(let x), .string(let y)), (.binary(let x), .binary(let y)),
+             (.binary(let x), .string(let y)), (.string(let x), .binary(let y)):
+            return StringMatching.compare(x, op, y, options)
+        case (.bool(let x), .bool(let y)):
+            return op == .equal ? x == y : (op == .notEqual ? x != y : false)
+        case (.timestamp(let s1, let n1), .timestamp(let s2, let n2)):
+            return ordered(s1 != s2 ? (s1 < s2 ? -1 : 1) : (n1 == n2 ? 0 : (n1 < n2 ? -1 : 1)), op)
+        case (.objectId(let x), .objectId(let y)):
+            return ordered(x == y ? 0 : (x < y ? -1 : 1), op)
+        case (.uuid(let x), .uuid(let y)):
+            return ordered(x == y ? 0 : (x < y ? -1 : 1), op)
+        case (.int(let x), .int(let y)):
+            return ordered(x == y ? 0 : (x < y ? -1 : 1), op)
+        default:
+            guard let x = number(a), let y = number(b) else { return op == .notEqual }
+            if x.isNaN || y.isNaN { return op == .notEqual }
+            return ordered(x == y ? 0 : (x < y ? -1 : 1), op)
+        }
+    }
+
+    @inline(__always)
+    static func ordered(_ c: Int, _ op: QueryOperator) -> Bool {
+        switch op {
+        case .equal: return c == 0
+        case .notEqual: return c != 0
+        case .less: return c < 0
+        case .lessOrEqual: return c <= 0
+        case .greater: return c > 0
+        case .greaterOrEqual: return c >= 0
+        default: return false
+        }
+    }
+
+    static func number(_ v: Value) -> Double? {
+        switch v {
+        case .int(let i): return Double(i)
+        case .float(let f): return Double(f)
+        case .double(let d): return d
+        case .decimal128(let d): return Decimal128Math.toDouble(d)
+        default: return nil
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// String comparisons of the query language over UTF-8 bytes: ordering,
+/// BEGINSWITH / ENDSWITH / CONTAINS / LIKE, with `[c]` (case-insensitive)
+/// and `[d]` (diacritic-insensitive) folding.
+enum StringMatching {
+    static func compare(_ s: UnsafeRawBufferPointer, _ op: QueryOperator, _ pattern: UnsafeRawBufferPointer, _ options: QueryStringOptions) -> Bool {
+        if options.isEmpty {
+            return compareRaw(s, op, pattern)
+        }
+        let a = fold(s, options), b = fold(pattern, options)
+        return a.withUnsafeBytes { x in b.withUnsafeBytes { y in compareRaw(x, op, y) } }
+    }
+
+    private static func compareRaw(_ s: UnsafeRawBufferPointer, _ op: QueryOperator, _ p: UnsafeRawBufferPointer) -> Bool {
+        switch op {
+        case .equal: return s.count == p.count && bytesEqual(s, 0, p)
+        case .notEqual: return !(s.count == p.count && bytesEqual(s, 0, p))
+        case .beginsWith: return s.count >= p.count && bytesEqual(s, 0, p)
+        case .endsWith: return s.count >= p.count && bytesEqual(s, s.count - p.count, p)
+        case .contains:
+            if p.count == 0 { return true }
+            if p.count > s.count { return false }
+            for start in 0...(s.count - p.count) where s[start] == p[0] && bytesEqual(s, start, p) { return true }
+            return false
+        case .like: return like(s, 0, p, 0)
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            let n = min(s.count, p.count)
+            var c = n == 0 ? 0 : Int(memcmp(s.baseAddress!, p.baseAddress!, n))
+            if c == 0 { c = s.count == p.count ? 0 : (s.count < p.count ? -1 : 1) }
+            return QueryEvaluator.ordered(c < 0 ? -1 : (c > 0 ? 1 : 0), op)
+        }
+    }
+
+    @inline(__always)
+    private static func bytesEqual(_ s: UnsafeRawBufferPointer, _ offset: Int, _ p: UnsafeRawBufferPointer) -> Bool {
+        p.count == 0 || memcmp(s.baseAddress! + offset, p.baseAddress!, p.count) == 0
+    }
+
+    /// `*` matches any run of characters, `?` exactly one (a whole UTF-8 sequence).
+    private static func like(_ s: UnsafeRawBufferPointer, _ i: Int, _ p: UnsafeRawBufferPointer, _ j: Int) -> Bool {
+        var i = i, j = j
+        var starI = -1, starJ = -1
+        while i < s.count {
+            if j < p.count && p[j] == UInt8(ascii: "*") {
+                starJ = j; starI = i; j += 1
+            } else if j < p.count && p[j] == UInt8(ascii: "?") {
+                i += sequenceLength(s[i]); j += 1
+            } else if j < p.count && p[j] == s[i] {
+                i += 1; j += 1
+            } else if starJ >= 0 {
+                starI += sequenceLength(s[starI])
+                i = starI; j = starJ + 1
+            } else {
+                return false
+            }
+        }
+        while j < p.count && p[j] == UInt8(ascii: "*") { j += 1 }
+        return j == p.count && i == s.count || (j == p.count && i >= s.count)
+    }
+
+    @inline(__always)
+    private static func sequenceLength(_ lead: UInt8) -> Int {
+        lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+    }
+
+    /// Lower-case (and strip diacritics from) a UTF-8 string.
+    static func fold(_ bytes: UnsafeRawBufferPointer, _ options: QueryStringOptions) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        if !bytes.contains(where: { $0 >= 0x80 }) {
+            for b in bytes { out.append(options.contains(.caseInsensitive) && b >= 65 && b <= 90 ? b + 32 : b) }
+            return out
+        }
+        let string = String(decoding: bytes, as: UTF8.self)
+        for scalar in string.unicodeScalars {
+            var s = scalar
+            if options.contains(.diacriticInsensitive) { s = stripDiacritic(s) }
+            if options.contains(.caseInsensitive) {
+                for lower in s.properties.lowercaseMapping.unicodeScalars { out.append(contentsOf: String(lower).utf8) }
+            } else {
+                out.append(contentsOf: String(s).utf8)
+            }
+        }
+        return out
+    }
+
+    /// The base letter of a precomposed Latin letter with a diacritic.
+    private static func stripDiacritic(_ s: Unicode.Scalar) -> Unicode.Scalar {
+        let v = s.value
+        guard v >= 0xC0 && v <= 0x17F else { return s }
+        let table: [(ClosedRange<UInt32>, Character)] = [
+            (0xC0...0xC5, "A"), (0xC7...0xC7, "C"), (0xC8...0xCB, "E"), (0xCC...0xCF, "I"), (0xD1...0xD1, "N"),
+            (0xD2...0xD6, "O"), (0xD8...0xD8, "O"), (0xD9...0xDC, "U"), (0xDD...0xDD, "Y"),
+            (0xE0...0xE5, "a"), (0xE7...0xE7, "c"), (0xE8...0xEB, "e"), (0xEC...0xEF, "i"), (0xF1...0xF1, "n"),
+            (0xF2...0xF6, "o"), (0xF8...0xF8, "o"), (0xF9...0xFC, "u"), (0xFD...0xFD, "y"), (0xFF...0xFF, "y"),
+        ]
+        for (range, base) in table where range.contains(v) { return base.unicodeScalars.first! }
+        if v >= 0x100 && v <= 0x17F {
+            // Latin Extended-A pairs letters (upper, lower) with the base letter's order.
+            let bases: [Character] = ["A","a","A","a","A","a","C","c","C","c","C","c","C","c","D","d","D","d","E","e","E","e","E","e","E","e","E","e","G","g","G","g","G","g","G","g","H","h","H","h","I","i","I","i","I","i","I","i","I","i"]
+            let index = Int(v - 0x100)
+            if index < bases.count { return bases[index].unicodeScalars.first! }
+        }
+        return s
+    }
+}
+
+/// Decimal128 (BID) arithmetic the engine needs: conversion for comparisons.
+enum Decimal128Math {
+    static func toDouble(_ d: Decimal128Bits) -> Double {
+        let negative = d.high >> 63 == 1
+        let combination = (d.high >> 58) & 0x1F
+        if combination == 0x1F { return .nan }
+        if combination == 0x1E { return negative ? -.infinity : .infinity }
+        var exponent: Int
+        var coefficientHigh: UInt64
+        if (d.high >> 61) & 3 == 3 {
+            // Large-coefficient form: not canonical for decimal128 (value is zero).
+            exponent = Int((d.high >> 47) & 0x3FFF) - 6176
+            coefficientHigh = 0
+            return negative ? -0.0 : 0.0 * Double(exponent)
+        } else {
+            exponent = Int((d.high >> 49) & 0x3FFF) - 6176
+            coefficientHigh = d.high & 0x1_FFFF_FFFF_FFFF
+        }
+        let coefficient = Double(coefficientHigh) * 18446744073709551616.0 + Double(d.low)
+        let value = coefficient * pow(10.0, Double(exponent))
+        return negative ? -value : value
+    }
+}

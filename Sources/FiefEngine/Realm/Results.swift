@@ -1,0 +1,320 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One sort key of a Results.
+public struct SortKey {
+    public var property: UInt32
+    public var ascending: Bool
+    public init(property: UInt32, ascending: Bool) {
+        self.property = property
+        self.ascending = ascending
+    }
+}
+
+/// A lazy, live view of the objects of one class: all of them, or those
+/// matching every filter, optionally sorted.  It evaluates when first read
+/// and again whenever its realm's `stamp` moves (a new snapshot or a write).
+public final class Results: @unchecked Sendable {
+    public let realm: Realm
+    public let tableKey: UInt32
+    let filters: [CompiledQuery]
+    let sortKeys: [SortKey]
+    private var keys: [Int64] = []
+    private var evaluatedStamp: UInt64 = 0
+
+    public init(realm: Realm, tableKey: UInt32) throws(FiefError) {
+        try realm.checkReadable()
+        _ = try realm.table(tableKey)
+        self.realm = realm
+        self.tableKey = tableKey
+        self.filters = []
+        self.sortKeys = []
+    }
+
+    private init(realm: Realm, tableKey: UInt32, filters: [CompiledQuery], sortKeys: [SortKey]) {
+        self.realm = realm
+        self.tableKey = tableKey
+        self.filters = filters
+        self.sortKeys = sortKeys
+    }
+
+    /// The objects of these results matching `predicate` (Realm's query language).
+    public func filtered(_ predicate: String, arguments: [QueryArgument]) throws(FiefError) -> Results {
+        try realm.checkReadable()
+        let table = try realm.table(tableKey)
+        let expression: QueryExpression
+        do {
+            expression = try QueryParser.parse(predicate)
+        } catch {
+            throw FiefError(.querySyntax, "invalid predicate: \(error.message)")
+        }
+        let query = try QueryCompiler.compile(expression, table: table, arguments: arguments)
+        return Results(realm: realm, tableKey: tableKey, filters: filters + [query], sortKeys: sortKeys)
+    }
+
+    /// These results sorted by `keys` (the first most significant); ties
+    /// keep the previous order, so earlier sorts act as later keys.
+    public func sorted(by names: [(String, Bool)]) throws(FiefError) -> Results {
+        try realm.checkReadable()
+        let table = try realm.table(tableKey)
+        var keys: [SortKey] = []
+        for (name, ascending) in names {
+            guard let property = table.property(named: name) else {
+                if name.contains(".") {
+                    throw FiefError(.queryInvalid, "cannot sort by '\(name)': key paths through links are not supported for class '\(table.objectClass.name)'")
+                }
+                throw FiefError(.queryInvalid, "cannot sort by '\(name)': class '\(table.objectClass.name)' has no such property")
+            }
+            keys.append(SortKey(property: property.key, ascending: ascending))
+        }
+        let merged = keys + sortKeys.filter { old in !keys.contains { $0.property == old.property } }
+        return Results(realm: realm, tableKey: tableKey, filters: filters, sortKeys: merged)
+    }
+
+    /// The same query in another realm of the same file.
+    public func resolved(in target: Realm) throws(FiefError) -> Results {
+        guard target.environment === realm.environment else {
+            throw FiefError(.invalidArgument, "the target realm is another file")
+        }
+        try target.checkReadable()
+        _ = try target.table(tableKey)
+        return Results(realm: target, tableKey: tableKey, filters: filters, sortKeys: sortKeys)
+    }
+
+    /// Whether the realm is open and the class exists.
+    public var isValid: Bool { !realm.isClosed && realm.tables[tableKey] != nil }
+
+    // MARK: Reading
+
+    public func count() throws(FiefError) -> Int {
+        try realm.checkReadable()
+        if evaluatedStamp == realm.stamp { return keys.count }
+        if sortKeys.isEmpty && keys.isEmpty {
+            // Count without remembering keys.
+            return try scan { _, _ in }
+        }
+        try evaluate()
+        return keys.count
+    }
+
+    public func key(at index: Int) throws(FiefError) -> Int64 {
+        try evaluate()
+        guard index >= 0, index < keys.count else {
+            throw FiefError(.indexOutOfBounds, "index \(index) is out of bounds (the results hold \(keys.count) objects)")
+        }
+        return keys[index]
+    }
+
+    public func index(of key: Int64) throws(FiefError) -> Int? {
+        try evaluate()
+        if sortKeys.isEmpty {
+            // Unsorted results are in key order.
+            var low = 0, high = keys.count
+            while low < high {
+                let mid = (low + high) / 2
+                if keys[mid] < key { low = mid + 1 } else { high = mid }
+            }
+            return low < keys.count && keys[low] == key ? low : nil
+        }
+        return keys.firstIndex(of: key)
+    }
+
+    /// Every key, in order (a copy).
+    public func allKeys() throws(FiefError) -> [Int64] {
+        try evaluate()
+        return keys
+    }
+
+    /// Delete every object of these results.
+    public func deleteAll() throws(FiefError) {
+        _ = try realm.requireWrite()
+        let table = try realm.table(tableKey)
+        if filters.isEmpty {
+            try realm.deleteAll(table: tableKey)
+            return
+        }
+        try evaluate()
+        let doomed = keys
+        for key in doomed where try realm.isLive(table, key) {
+            try realm.deleteObject(table: tableKey, key: key)
+        }
+    }
+
+    // MARK: Evaluation
+
+    private func evaluate() throws(FiefError) {
+        try realm.checkReadable()
+        if evaluatedStamp == realm.stamp { return }
+        keys.removeAll(keepingCapacity: true)
+        _ = try scan { cluster, bits in
+            let base = cluster << ClusterLayout.shift
+            QueryEvaluator.forEachSlot(bits) { slot in keys.append(base | Int64(slot)) }
+        }
+        if !sortKeys.isEmpty { try sortKeysInPlace() }
+        evaluatedStamp = realm.stamp
+    }
+
+    /// Visit each cluster's matching objects; returns how many matched.
+    private func scan(_ visit: (Int64, Bitmap) -> Void) throws(FiefError) -> Int {
+        let table = try realm.table(tableKey)
+        var total = 0
+        // An indexed equality narrows the scan to a few clusters.
+        var candidates: [Int64]?
+        for query in filters {
+            if let found = try realm.indexCandidates(query, table) { candidates = found; break }
+        }
+        if let candidates {
+            var i = 0
+            while i < candidates.count {
+                let cluster = ClusterLayout.cluster(of: candidates[i])
+                var mask = Bitmap(repeating: 0)
+                while i < candidates.count && ClusterLayout.cluster(of: candidates[i]) == cluster {
+                    QueryEvaluator.set(&mask, ClusterLayout.slot(of: candidates[i]))
+                    i += 1
+                }
+                let presence = try realm.chunk(table, column: 0, cluster: cluster).reader
+                mask &= Bitmap(presence.bitmapWord(0), presence.bitmapWord(1), presence.bitmapWord(2), presence.bitmapWord(3))
+                total += try visitCluster(table, cluster, mask, visit)
+            }
+            return total
+        }
+        for (cluster, live) in try realm.clusters(table) {
+            total += try visitCluster(table, cluster, live, visit)
+        }
+        return total
+    }
+
+    @inline(__always)
+    private func visitCluster(_ table: Table, _ cluster: Int64, _ mask: Bitmap, _ visit: (Int64, Bitmap) -> Void) throws(FiefError) -> Int {
+        var bits = mask
+        for query in filters {
+            if bits == Bitmap(repeating: 0) { break }
+            bits = try realm.evaluate(query.root, table, cluster: cluster, mask: bits)
+        }
+        if bits == Bitmap(repeating: 0) { return 0 }
+        visit(cluster, bits)
+        return bits[0].nonzeroBitCount + bits[1].nonzeroBitCount + bits[2].nonzeroBitCount + bits[3].nonzeroBitCount
+    }
+
+    /// Sort `keys` by the sort keys; stable (ties keep key order).
+    private func sortKeysInPlace() throws(FiefError) {
+        let table = try realm.table(tableKey)
+        let n = keys.count
+        var columns: [SortColumn] = []
+        for sortKey in sortKeys {
+            let property = try table.property(sortKey.property)
+            columns.append(try SortColumn(realm: realm, table: table, property: property, keys: keys, ascending: sortKey.ascending))
+        }
+        var order = [Int32](unsafeUninitializedCapacity: n) { buffer, count in
+            for i in 0..<n { buffer[i] = Int32(i) }
+            count = n
+        }
+        order.sort { a, b in
+            for column in columns {
+                let c = column.compare(Int(a), Int(b))
+                if c != 0 { return column.ascending ? c < 0 : c > 0 }
+            }
+            return a < b
+        }
+        let old = keys
+        for i in 0..<n { keys[i] = old[Int(order[i])] }
+    }
+}
+
+/// One sort key's values for every row, extracted once before sorting.
+struct SortColumn {
+    let ascending: Bool
+    private let nulls: [Bool]
+    private let ints: [Int64]
+    /// Second half of object ids and uuids (compared when `ints` tie).
+    private let lows: [UInt64]
+    private let doubles: [Double]
+    private let strings: [UnsafeRawBufferPointer]
+    private let prefixes: [UInt64]
+    private let kind: Int  // 0 int-like, 1 double, 2 bytes
+
+    init(realm: Realm, table: Table, property: Property, keys: [Int64], ascending: Bool) throws(FiefError) {
+        self.ascending = ascending
+        var nulls = [Bool](repeating: false, count: keys.count)
+        var ints: [Int64] = []
+        var lows: [UInt64] = []
+        var doubles: [Double] = []
+        var strings: [UnsafeRawBufferPointer] = []
+        var prefixes: [UInt64] = []
+        switch property.type {
+        case .string, .binary: kind = 2
+        case .float, .double, .decimal128: kind = 1
+        default: kind = 0
+        }
+        var currentCluster: Int64 = -1
+        var chunk: ColumnChunk? = nil
+        for (row, key) in keys.enumerated() {
+            let cluster = ClusterLayout.cluster(of: key)
+            if cluster != currentCluster {
+                chunk = try realm.chunk(table, column: property.key, cluster: cluster)
+                currentCluster = cluster
+            }
+            let value = chunk!.value(ClusterLayout.slot(of: key), type: property.type, nullable: property.isNullable)
+            switch value {
+            case .null:
+                nulls[row] = true
+                if property.type == .objectId || property.type == .uuid { lows.append(0) }
+                if kind == 0 { ints.append(0) } else if kind == 1 { doubles.append(0) } else { strings.append(UnsafeRawBufferPointer(start: nil, count: 0)); prefixes.append(0) }
+            case .int(let i): ints.append(i)
+            case .bool(let b): ints.append(b ? 1 : 0)
+            case .timestamp(let s, let ns):
+                // Seconds then nanoseconds, packed order-preserving into one Int64 where it fits.
+                ints.append(s.multipliedReportingOverflow(by: 1_000_000_000).overflow ? (s < 0 ? Int64.min : Int64.max) : s &* 1_000_000_000 &+ Int64(ns))
+            case .objectId(let id):
+                ints.append(Int64(bitPattern: id.high ^ (1 << 63)))
+                lows.append(UInt64(id.low))
+            case .uuid(let id):
+                ints.append(Int64(bitPattern: id.high ^ (1 << 63)))
+                lows.append(id.low)
+            case .float(let f): doubles.append(Double(f))
+            case .double(let d): doubles.append(d)
+            case .decimal128(let d): doubles.append(Decimal128Math.toDouble(d))
+            case .string(let s), .binary(let s):
+                strings.append(s)
+                var prefix: UInt64 = 0
+                for i in 0..<8 { prefix = prefix << 8 | UInt64(i < s.count ? s[i] : 0) }
+                prefixes.append(prefix)
+            }
+        }
+        self.nulls = nulls
+        self.ints = ints
+        self.lows = lows
+        self.doubles = doubles
+        self.strings = strings
+        self.prefixes = prefixes
+    }
+
+    /// -1, 0 or 1: row a before, with, or after row b (ascending; nulls first).
+    @inline(__always)
+    func compare(_ a: Int, _ b: Int) -> Int {
+        let na = nulls[a], nb = nulls[b]
+        if na || nb { return na == nb ? 0 : (na ? -1 : 1) }
+        switch kind {
+        case 0:
+            let x = ints[a], y = ints[b]
+            if x == y {
+                if lows.isEmpty { return 0 }
+                return lows[a] == lows[b] ? 0 : (lows[a] < lows[b] ? -1 : 1)
+            }
+            return x < y ? -1 : 1
+        case 1:
+            let x = doubles[a], y = doubles[b]
+            return x == y ? 0 : (x < y ? -1 : 1)
+        default:
+            let pa = prefixes[a], pb = prefixes[b]
+            if pa != pb { return pa < pb ? -1 : 1 }
+            let x = strings[a], y = strings[b]
+            if x.count <= 8 && y.count <= 8 { return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1) }
+            let n = min(x.count, y.count)
+            let c = n == 0 ? 0 : Int(memcmp(x.baseAddress!, y.baseAddress!, n))
+            if c != 0 { return c < 0 ? -1 : 1 }
+            return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+        }
+    }
+}
