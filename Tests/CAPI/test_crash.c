@@ -1,0 +1,273 @@
+/* Crash safety: a child process runs a stream of write transactions and is
+ * SIGKILLed at random moments; after every kill a fresh process reopens the
+ * file and checks that it opens, that every transaction the child reported
+ * as committed (after fief_realm_commit returned) is there, and that no
+ * partial transaction is visible.
+ *
+ * Each transaction t: Meta.txn = t; every Account gets txn = t and new
+ * balances summing to TOTAL; one Log object with id t is added.
+ * This parent process never opens a realm itself (LMDB environments must
+ * not cross fork()). */
+#include "fief_test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ACCOUNTS 8
+#define TOTAL 1000
+#define ITERATIONS 40
+#define TIME_BUDGET 60.0 /* seconds, for all iterations */
+
+static fief_schema_t *crash_schema(void) {
+    fief_property_info_t meta[] = {t_prop_info("id", FIEF_TYPE_INT, FIEF_PROPERTY_PRIMARY_KEY),
+                                   t_prop_info("txn", FIEF_TYPE_INT, 0)};
+    fief_property_info_t acct[] = {t_prop_info("id", FIEF_TYPE_INT, FIEF_PROPERTY_PRIMARY_KEY),
+                                   t_prop_info("txn", FIEF_TYPE_INT, 0),
+                                   t_prop_info("balance", FIEF_TYPE_INT, 0),
+                                   t_prop_info("note", FIEF_TYPE_STRING, 0)};
+    fief_property_info_t log[] = {t_prop_info("id", FIEF_TYPE_INT, FIEF_PROPERTY_PRIMARY_KEY)};
+    fief_class_info_t c[3];
+    memset(c, 0, sizeof c);
+    c[0].name = "Meta";
+    c[0].num_properties = 2;
+    c[1].name = "Account";
+    c[1].num_properties = 4;
+    c[2].name = "Log";
+    c[2].num_properties = 1;
+    const fief_property_info_t *pp[3] = {meta, acct, log};
+    return fief_schema_new(c, 3, pp);
+}
+
+typedef struct crash_keys {
+    fief_class_key_t meta, acct, log;
+    fief_property_key_t meta_id, meta_txn, acct_id, acct_txn, acct_bal, acct_note, log_id;
+} crash_keys;
+
+static bool keys_for(fief_realm_t *r, crash_keys *k) {
+    k->meta = t_class(r, "Meta");
+    k->acct = t_class(r, "Account");
+    k->log = t_class(r, "Log");
+    k->meta_id = t_prop(r, "Meta", "id");
+    k->meta_txn = t_prop(r, "Meta", "txn");
+    k->acct_id = t_prop(r, "Account", "id");
+    k->acct_txn = t_prop(r, "Account", "txn");
+    k->acct_bal = t_prop(r, "Account", "balance");
+    k->acct_note = t_prop(r, "Account", "note");
+    k->log_id = t_prop(r, "Log", "id");
+    return k->meta && k->acct && k->log && k->meta_txn && k->acct_bal && k->log_id;
+}
+
+static void die(const char *what) {
+    fief_error_t e;
+    memset(&e, 0, sizeof e);
+    fief_get_last_error(&e);
+    fprintf(stderr, "child %d: %s failed: %d %s\n", (int)getpid(), what, (int)e.code,
+            e.message ? e.message : "");
+    _exit(3);
+}
+
+/* The writer: never returns. */
+static void writer(const char *path, int fd, unsigned seed) {
+    srand(seed);
+    fief_schema_t *s = crash_schema();
+    fief_realm_t *r = t_open(path, s, 0);
+    if (!r) die("open");
+    crash_keys k;
+    if (!keys_for(r, &k)) die("keys");
+    char note[256];
+    for (;;) {
+        if (!fief_realm_begin_write(r)) die("begin_write");
+        bool found = false;
+        int64_t t = 1;
+        fief_object_t *m = fief_object_find(r, k.meta, vi(0), &found);
+        if (m) {
+            fief_value_t v;
+            if (!fief_object_get_value(m, k.meta_txn, &v)) die("get txn");
+            t = v.u.integer + 1;
+            if (!fief_object_set_value(m, k.meta_txn, vi(t))) die("set txn");
+            fief_release(m);
+        } else {
+            if (found) die("find meta");
+            fief_property_key_t p[2] = {k.meta_id, k.meta_txn};
+            fief_value_t v[2] = {vi(0), vi(t)};
+            m = fief_object_create(r, k.meta, p, v, 2, FIEF_UPDATE_POLICY_ERROR);
+            if (!m) die("create meta");
+            fief_release(m);
+        }
+        int64_t rest = TOTAL;
+        memset(note, 'a' + (int)(t % 26), sizeof note);
+        fief_property_key_t ap[4] = {k.acct_id, k.acct_txn, k.acct_bal, k.acct_note};
+        fief_value_t av[ACCOUNTS * 4];
+        for (int i = 0; i < ACCOUNTS; i++) {
+            int64_t b = i == ACCOUNTS - 1 ? rest : (int64_t)(rand() % 300) - 50;
+            rest -= b;
+            av[4 * i] = vi(i);
+            av[4 * i + 1] = vi(t);
+            av[4 * i + 2] = vi(b);
+            av[4 * i + 3] = vsn(note, (size_t)(rand() % 200));
+        }
+        if (!fief_object_create_many(r, k.acct, ap, 4, av, ACCOUNTS, FIEF_UPDATE_POLICY_ALL, NULL))
+            die("upsert accounts");
+        fief_value_t lv = vi(t);
+        fief_object_t *l = fief_object_create(r, k.log, &k.log_id, &lv, 1, FIEF_UPDATE_POLICY_ERROR);
+        if (!l) die("create log");
+        fief_release(l);
+        if (!fief_realm_commit(r)) die("commit");
+        if (write(fd, &t, sizeof t) != (ssize_t)sizeof t) _exit(4);
+    }
+}
+
+/* The verifier (a fresh process): exit 0 if the file is consistent and holds
+ * at least `committed` transactions. */
+static int verify(const char *path, int64_t committed, int64_t *out_t) {
+    fief_schema_t *s = crash_schema();
+    fief_realm_t *r = t_open(path, s, 0);
+    if (!r) {
+        fief_error_t e;
+        memset(&e, 0, sizeof e);
+        fief_get_last_error(&e);
+        fprintf(stderr, "verify: open failed: %d %s: %s\n", (int)e.code, t_code_name(e.code),
+                e.message ? e.message : "");
+        return 10;
+    }
+    crash_keys k;
+    if (!keys_for(r, &k)) return 11;
+    bool found = false;
+    int64_t t = 0;
+    fief_object_t *m = fief_object_find(r, k.meta, vi(0), &found);
+    if (m) {
+        fief_value_t v;
+        if (!fief_object_get_value(m, k.meta_txn, &v)) return 12;
+        t = v.u.integer;
+        fief_release(m);
+    }
+    *out_t = t;
+    if (t < committed) {
+        fprintf(stderr, "verify: file has transaction %lld, child reported %lld committed\n", (long long)t,
+                (long long)committed);
+        return 13;
+    }
+    /* Log: exactly 1..t */
+    fief_results_t *logs = fief_realm_get_objects(r, k.log);
+    size_t n = 0;
+    if (!logs || !fief_results_count(logs, &n)) return 14;
+    if ((int64_t)n != t) {
+        fprintf(stderr, "verify: %zu log objects for transaction %lld\n", n, (long long)t);
+        return 15;
+    }
+    int64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        fief_value_t v;
+        if (!fief_results_get_values(logs, i, &k.log_id, 1, &v)) return 16;
+        sum += v.u.integer;
+    }
+    if (sum != t * (t + 1) / 2) {
+        fprintf(stderr, "verify: log ids do not form 1..%lld\n", (long long)t);
+        return 17;
+    }
+    /* Accounts: all from transaction t, balances summing to TOTAL */
+    fief_results_t *accts = fief_realm_get_objects(r, k.acct);
+    if (!accts || !fief_results_count(accts, &n)) return 18;
+    if (t > 0 && n != ACCOUNTS) {
+        fprintf(stderr, "verify: %zu accounts\n", n);
+        return 19;
+    }
+    int64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        fief_property_key_t p[2] = {k.acct_txn, k.acct_bal};
+        fief_value_t v[2];
+        if (!fief_results_get_values(accts, i, p, 2, v)) return 20;
+        if (v[0].u.integer != t) {
+            fprintf(stderr, "verify: account %zu from transaction %lld, meta says %lld (partial commit)\n", i,
+                    (long long)v[0].u.integer, (long long)t);
+            return 21;
+        }
+        total += v[1].u.integer;
+    }
+    if (t > 0 && total != TOTAL) {
+        fprintf(stderr, "verify: balances sum to %lld\n", (long long)total);
+        return 22;
+    }
+    fief_release(accts);
+    fief_release(logs);
+    fief_release(r);
+    fief_release(s);
+    return 0;
+}
+
+TEST(crash_kill_writer) {
+    const char *path = t_path("crash.fief");
+    srand((unsigned)time(NULL) ^ (unsigned)getpid());
+    int64_t committed = 0, file_t = 0;
+    int kills_mid_stream = 0;
+    double start = t_now();
+    int it;
+    for (it = 0; it < ITERATIONS && t_now() - start < TIME_BUDGET; it++) {
+        int fds[2];
+        R(pipe(fds) == 0);
+        fflush(NULL);
+        pid_t pid = fork();
+        R(pid >= 0);
+        if (pid == 0) {
+            close(fds[0]);
+            alarm(30);
+            writer(path, fds[1], (unsigned)rand() + (unsigned)it);
+        }
+        close(fds[1]);
+        /* Let it run 2..60 ms (longer the first time, to create the file). */
+        int ms = it == 0 ? 300 : 2 + rand() % 58;
+        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+        kill(pid, SIGKILL);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)) {
+            fprintf(stderr, "writer exited by itself (status 0x%x)\n", status);
+            t_fail(__FILE__, __LINE__, "writer killed by SIGKILL", NULL);
+        }
+        int64_t t, before = committed;
+        ssize_t got;
+        while ((got = read(fds[0], &t, sizeof t)) == (ssize_t)sizeof t) committed = t;
+        close(fds[0]);
+        if (committed > before) kills_mid_stream++;
+
+        /* Verify in a fresh process. */
+        int vp[2];
+        R(pipe(vp) == 0);
+        pid_t v = fork();
+        R(v >= 0);
+        if (v == 0) {
+            close(vp[0]);
+            alarm(30);
+            int64_t ft = -1;
+            int rc = verify(path, committed, &ft);
+            if (write(vp[1], &ft, sizeof ft) != (ssize_t)sizeof ft) rc = 30;
+            _exit(rc);
+        }
+        close(vp[1]);
+        int64_t ft = -1;
+        if (read(vp[0], &ft, sizeof ft) == (ssize_t)sizeof ft) file_t = ft;
+        close(vp[0]);
+        waitpid(v, &status, 0);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "iteration %d: verification failed (status 0x%x), %lld reported committed\n", it,
+                    status, (long long)committed);
+            t_fail(__FILE__, __LINE__, "verify after SIGKILL", NULL);
+            break;
+        }
+        if (file_t > committed) committed = file_t; /* committed but not yet reported */
+    }
+    printf("%d kills, %lld transactions in the file, %d kills after at least one commit\n", it,
+           (long long)committed, kills_mid_stream);
+    E(committed > 0);
+    E(kills_mid_stream >= it / 5);
+}
+
+static const t_case cases[] = {T(crash_kill_writer)};
+
+int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }

@@ -1,0 +1,495 @@
+/* Results and queries: all, filter (every documented operator, literals,
+ * $n and %@ arguments), sort (multi-key, stable, byte order, nulls first),
+ * count/get/index_of/get_values/delete_all, liveness. */
+#include "fief_test.h"
+
+#include <stdlib.h>
+
+typedef struct person {
+    int64_t id;
+    const char *name;
+    int64_t age;
+    double score;
+    bool active;
+    const char *nick; /* NULL: null */
+    int64_t born;
+} person;
+
+static const person people[] = {
+    {1, "Alice", 30, 88.5, true, "al", 1000},
+    {2, "bob", 25, 72.0, false, NULL, 2000},
+    {3, "Carol", 35, 91.25, true, "caz", 3000},
+    {4, "dave", 25, 60.0, true, NULL, 4000},
+    {5, "Eve", 40, 95.0, false, "eve", 5000},
+    {6, "Zo\xc3\xab", 30, 72.0, true, "zo", 6000},
+    {7, "alice", 22, 50.5, false, "", 7000},
+    {8, "\xc3\x89ric", 28, 80.0, true, NULL, 8000},
+};
+#define NPEOPLE 8
+
+static fief_realm_t *R_;
+static fief_class_key_t CK;
+static fief_property_key_t P_ID, P_NAME, P_AGE, P_SCORE, P_ACTIVE, P_NICK, P_BORN;
+static fief_results_t *ALL;
+
+static void setup(void) {
+    fief_property_info_t props[] = {
+        t_prop_info("id", FIEF_TYPE_INT, FIEF_PROPERTY_PRIMARY_KEY),
+        t_prop_info("name", FIEF_TYPE_STRING, FIEF_PROPERTY_INDEXED),
+        t_prop_info("age", FIEF_TYPE_INT, 0),
+        t_prop_info("score", FIEF_TYPE_DOUBLE, 0),
+        t_prop_info("active", FIEF_TYPE_BOOL, 0),
+        t_prop_info("nick", FIEF_TYPE_STRING, FIEF_PROPERTY_NULLABLE),
+        t_prop_info("born", FIEF_TYPE_TIMESTAMP, 0),
+    };
+    fief_property_info_t other[] = {t_prop_info("x", FIEF_TYPE_INT, 0)};
+    fief_class_info_t c[2];
+    memset(c, 0, sizeof c);
+    c[0].name = "Person";
+    c[0].num_properties = 7;
+    c[1].name = "Other";
+    c[1].num_properties = 1;
+    const fief_property_info_t *pp[2] = {props, other};
+    fief_schema_t *s = fief_schema_new(c, 2, pp);
+    R(s);
+    R_ = t_open(t_path("q.fief"), s, 0);
+    fief_release(s);
+    R(R_);
+    CK = t_class(R_, "Person");
+    P_ID = t_prop(R_, "Person", "id");
+    P_NAME = t_prop(R_, "Person", "name");
+    P_AGE = t_prop(R_, "Person", "age");
+    P_SCORE = t_prop(R_, "Person", "score");
+    P_ACTIVE = t_prop(R_, "Person", "active");
+    P_NICK = t_prop(R_, "Person", "nick");
+    P_BORN = t_prop(R_, "Person", "born");
+    fief_property_key_t keys[7] = {P_ID, P_NAME, P_AGE, P_SCORE, P_ACTIVE, P_NICK, P_BORN};
+    fief_value_t vals[NPEOPLE * 7];
+    for (int i = 0; i < NPEOPLE; i++) {
+        const person *p = &people[i];
+        fief_value_t *v = vals + 7 * i;
+        v[0] = vi(p->id);
+        v[1] = vs(p->name);
+        v[2] = vi(p->age);
+        v[3] = vd(p->score);
+        v[4] = vb(p->active);
+        v[5] = p->nick ? vs(p->nick) : vnull();
+        v[6] = vts(p->born, 0);
+    }
+    R(fief_realm_begin_write(R_));
+    R(fief_object_create_many(R_, CK, keys, 7, vals, NPEOPLE, FIEF_UPDATE_POLICY_ERROR, NULL));
+    R(fief_realm_commit(R_));
+    ALL = fief_realm_get_objects(R_, CK);
+    R(ALL);
+}
+
+static void teardown(void) {
+    fief_release(ALL);
+    fief_release(R_);
+}
+
+/* "1,3,5": the ids of `res` in order. */
+static const char *ids(const fief_results_t *res) {
+    static char buf[512];
+    buf[0] = 0;
+    size_t n = 0;
+    if (!fief_results_count(res, &n)) return "<count failed>";
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 24 < sizeof buf; i++) {
+        fief_value_t v;
+        if (!fief_results_get_values(res, i, &P_ID, 1, &v) || v.type != FIEF_TYPE_INT) return "<get_values failed>";
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%lld", i ? "," : "", (long long)v.u.integer);
+    }
+    return buf;
+}
+
+static void check_ids(const char *file, int line, const fief_results_t *res, const char *expected, const char *what) {
+    if (!res) {
+        t_fail(file, line, what, "(no results)");
+        return;
+    }
+    const char *got = ids(res);
+    if (strcmp(got, expected) != 0) {
+        char d[700];
+        snprintf(d, sizeof d, "(ids [%s], expected [%s])", got, expected);
+        t_fail(file, line, what, d);
+    }
+}
+
+static void q(const char *file, int line, const char *pred, const fief_value_t *args, size_t nargs,
+              const char *expected) {
+    fief_query_arg_t qa[8];
+    for (size_t i = 0; i < nargs; i++) {
+        qa[i].count = 1;
+        qa[i].is_list = false;
+        qa[i].values = &args[i];
+    }
+    fief_results_t *res = fief_results_filter(ALL, pred, nargs ? qa : NULL, nargs);
+    if (!res) {
+        t_fail(file, line, pred, "(filter failed)");
+        return;
+    }
+    check_ids(file, line, res, expected, pred);
+    fief_release(res);
+}
+#define Q(pred, expected) q(__FILE__, __LINE__, pred, NULL, 0, expected)
+#define QA(pred, expected, ...)                                                             \
+    do {                                                                                     \
+        const fief_value_t qargs_[] = {__VA_ARGS__};                                         \
+        q(__FILE__, __LINE__, pred, qargs_, sizeof qargs_ / sizeof qargs_[0], expected);     \
+    } while (0)
+#define CHECK_IDS(res, expected) check_ids(__FILE__, __LINE__, res, expected, #res)
+
+TEST(all_objects) {
+    setup();
+    EQU(t_count(ALL), NPEOPLE);
+    CHECK_IDS(ALL, "1,2,3,4,5,6,7,8");
+    fief_class_key_t ck = 0;
+    E(fief_results_get_class_key(ALL, &ck));
+    EQU(ck, CK);
+    E(fief_results_is_valid(ALL));
+    fief_realm_t *r = fief_results_get_realm(ALL);
+    E(r != NULL);
+    fief_release(r);
+    EERR(fief_realm_get_objects(R_, 0x7fffff), FIEF_ERR_NO_SUCH_CLASS);
+    fief_results_t *other = fief_realm_get_objects(R_, t_class(R_, "Other"));
+    R(other);
+    EQU(t_count(other), 0);
+    fief_release(other);
+    teardown();
+}
+
+TEST(filter_comparisons) {
+    setup();
+    Q("age == 30", "1,6");
+    Q("age = 30", "1,6");
+    Q("age != 30", "2,3,4,5,7,8");
+    Q("age <> 30", "2,3,4,5,7,8");
+    Q("age < 25", "7");
+    Q("age <= 25", "2,4,7");
+    Q("age =< 25", "2,4,7");
+    Q("age > 35", "5");
+    Q("age >= 35", "3,5");
+    Q("age => 35", "3,5");
+    Q("30 == age", "1,6");
+    Q("age == -5", "");
+    Q("score > 80.0", "1,3,5");
+    Q("score >= 80", "1,3,5,8");
+    Q("score < 60.5", "4,7");
+    Q("score == 72", "2,6");
+    Q("score > -1.5e1", "1,2,3,4,5,6,7,8");
+    Q("active == true", "1,3,4,6,8");
+    Q("active == false", "2,5,7");
+    Q("active != true", "2,5,7");
+    Q("nick == null", "2,4,8");
+    Q("nick == nil", "2,4,8");
+    Q("nick != null", "1,3,5,6,7");
+    Q("nick == ''", "7");
+    Q("name == 'Alice'", "1");
+    Q("name == \"Alice\"", "1");
+    Q("name != 'Alice'", "2,3,4,5,6,7,8");
+    Q("name == 'Zo\xc3\xab'", "6");
+    Q("id == 3", "3");
+    teardown();
+}
+
+TEST(filter_strings) {
+    setup();
+    Q("name BEGINSWITH 'A'", "1");
+    Q("name BEGINSWITH[c] 'a'", "1,7");
+    Q("name ENDSWITH 'e'", "1,4,5,7");
+    Q("name ENDSWITH 'E'", "");
+    Q("name ENDSWITH[c] 'E'", "1,4,5,7");
+    Q("name CONTAINS 'ar'", "3");
+    Q("name CONTAINS[c] 'AL'", "1,7");
+    Q("name CONTAINS '\xc3\xab'", "6");
+    Q("name LIKE 'a*'", "7");
+    Q("name LIKE '?ob'", "2");
+    Q("name LIKE[c] 'A*E'", "1,7");
+    Q("name LIKE '*'", "1,2,3,4,5,6,7,8");
+    Q("name LIKE 'Zo?'", "6"); /* ? is one character, not one byte */
+    Q("nick BEGINSWITH 'e'", "5");
+    teardown();
+}
+
+TEST(filter_logic) {
+    setup();
+    Q("age > 25 AND active == true", "1,3,6,8");
+    Q("age > 25 && active == true", "1,3,6,8");
+    Q("age < 25 OR age > 35", "5,7");
+    Q("age < 25 || age > 35", "5,7");
+    Q("NOT (age == 30)", "2,3,4,5,7,8");
+    Q("!(age == 30)", "2,3,4,5,7,8");
+    Q("NOT age == 30", "2,3,4,5,7,8");
+    Q("age == 25 OR age == 30 AND active == false", "2,4");
+    Q("(age == 25 OR age == 30) AND active == false", "2");
+    Q("((age == 25)) AND (NOT (name == 'bob'))", "4");
+    Q("age > 20 AND active == false OR id == 1", "1,2,5,7");
+    Q("NOT (age > 20 AND NOT active == true)", "1,3,4,6,8");
+    teardown();
+}
+
+TEST(filter_arguments) {
+    setup();
+    QA("age == $0", "1,6", vi(30));
+    QA("age > $0 AND name BEGINSWITH $1", "3", vi(26), vs("C"));
+    QA("name BEGINSWITH $1 AND age > $0", "3", vi(26), vs("C"));
+    QA("age >= %@ AND age <= %@", "1,2,4,6,8", vi(25), vi(30));
+    QA("nick == $0", "2,4,8", vnull());
+    QA("born > $0", "5,6,7,8", vts(4500, 0));
+    QA("born == $0", "2", vts(2000, 0));
+    QA("score == $0", "2,6", vd(72.0));
+    QA("score > $0", "1,3,5", vi(80));
+    QA("active == $0", "1,3,4,6,8", vb(true));
+    QA("name == $0", "6", vs("Zo\xc3\xab"));
+    QA("name CONTAINS[c] $0", "1,7", vs("LIC"));
+    QA("$0 == age", "5", vi(40));
+    QA("age == $0 OR age == $0", "5", vi(40));
+    teardown();
+}
+
+TEST(filter_errors) {
+    setup();
+    const fief_value_t one = vi(1), str = vs("x");
+    fief_query_arg_t a1 = {1, false, &one}, as = {1, false, &str};
+    EERR(fief_results_filter(ALL, "age >", NULL, 0), FIEF_ERR_QUERY_SYNTAX);
+    EERR(fief_results_filter(ALL, "(age == 1", NULL, 0), FIEF_ERR_QUERY_SYNTAX);
+    EERR(fief_results_filter(ALL, "age == 1)", NULL, 0), FIEF_ERR_QUERY_SYNTAX);
+    EERR(fief_results_filter(ALL, "age == 'unterminated", NULL, 0), FIEF_ERR_QUERY_SYNTAX);
+    EERR(fief_results_filter(ALL, "age === 1", NULL, 0), FIEF_ERR_QUERY_SYNTAX);
+    EERR(fief_results_filter(ALL, "age == 1 AND", NULL, 0), FIEF_ERR_QUERY_SYNTAX);
+    EERR(fief_results_filter(ALL, "", NULL, 0), FIEF_ERR_QUERY_SYNTAX);
+    EERR(fief_results_filter(ALL, "nosuch == 1", NULL, 0), FIEF_ERR_QUERY_INVALID);
+    EERR(fief_results_filter(ALL, "age == 'x'", NULL, 0), FIEF_ERR_QUERY_INVALID);
+    EERR(fief_results_filter(ALL, "name BEGINSWITH 5", NULL, 0), FIEF_ERR_QUERY_INVALID);
+    EERR(fief_results_filter(ALL, "age BEGINSWITH 'a'", NULL, 0), FIEF_ERR_QUERY_INVALID);
+    EERR(fief_results_filter(ALL, "active > true", NULL, 0), FIEF_ERR_QUERY_INVALID);
+    EERR(fief_results_filter(ALL, "age == $0", NULL, 0), FIEF_ERR_QUERY_ARGUMENT);
+    EERR(fief_results_filter(ALL, "age == $1", &a1, 1), FIEF_ERR_QUERY_ARGUMENT);
+    EERR(fief_results_filter(ALL, "age == %@ AND age == %@", &a1, 1), FIEF_ERR_QUERY_ARGUMENT);
+    EERR(fief_results_filter(ALL, "age == $0", &as, 1), FIEF_ERR_QUERY_ARGUMENT);
+    EERR(fief_results_filter(ALL, NULL, NULL, 0), FIEF_ERR_INVALID_ARGUMENT);
+    EERR(fief_results_filter(ALL, "age == $0", NULL, 1), FIEF_ERR_INVALID_ARGUMENT);
+    fief_error_t e;
+    EERR(fief_results_filter(ALL, "age >", NULL, 0), FIEF_ERR_QUERY_SYNTAX);
+    if (fief_get_last_error(&e)) E(e.categories & FIEF_ERR_CAT_QUERY);
+    teardown();
+}
+
+static fief_results_t *sorted(const fief_results_t *res, const char *k1, bool a1, const char *k2, bool a2) {
+    fief_sort_descriptor_t sd[2] = {{k1, a1}, {k2, a2}};
+    return fief_results_sort(res, sd, k2 ? 2 : 1);
+}
+
+TEST(sort) {
+    setup();
+    fief_results_t *s;
+    s = sorted(ALL, "age", true, NULL, false);
+    CHECK_IDS(s, "7,2,4,8,1,6,3,5");
+    fief_release(s);
+    s = sorted(ALL, "age", false, NULL, false);
+    CHECK_IDS(s, "5,3,1,6,8,2,4,7");
+    fief_release(s);
+    s = sorted(ALL, "age", true, "name", false);
+    CHECK_IDS(s, "7,4,2,8,6,1,3,5");
+    fief_release(s);
+    s = sorted(ALL, "name", true, NULL, false);
+    CHECK_IDS(s, "1,3,5,6,7,2,4,8");
+    fief_release(s);
+    s = sorted(ALL, "nick", true, NULL, false);
+    CHECK_IDS(s, "2,4,8,7,1,3,5,6");
+    fief_release(s);
+    s = sorted(ALL, "nick", false, NULL, false);
+    CHECK_IDS(s, "6,5,3,1,7,2,4,8");
+    fief_release(s);
+    s = sorted(ALL, "score", false, "id", true);
+    CHECK_IDS(s, "5,3,1,8,2,6,4,7");
+    fief_release(s);
+    s = sorted(ALL, "active", true, "born", false);
+    CHECK_IDS(s, "7,5,2,8,6,4,3,1");
+    fief_release(s);
+    /* filter then sort, sort then filter */
+    fief_results_t *f = fief_results_filter(ALL, "active == true", NULL, 0);
+    R(f);
+    s = sorted(f, "age", false, NULL, false);
+    CHECK_IDS(s, "3,1,6,8,4");
+    fief_results_t *sf = fief_results_filter(s, "age < 35", NULL, 0);
+    CHECK_IDS(sf, "1,6,8,4");
+    fief_release(sf);
+    fief_release(s);
+    fief_release(f);
+    /* sorting a sorted result: the new keys win, ties keep the old order */
+    fief_results_t *s1 = sorted(ALL, "name", false, NULL, false);
+    R(s1);
+    s = sorted(s1, "age", true, NULL, false);
+    CHECK_IDS(s, "7,4,2,8,6,1,3,5");
+    fief_release(s);
+    fief_release(s1);
+    EERR(sorted(ALL, "nosuch", true, NULL, false), FIEF_ERR_QUERY_INVALID);
+    EERR(fief_results_sort(ALL, NULL, 1), FIEF_ERR_INVALID_ARGUMENT);
+    teardown();
+}
+
+TEST(results_access) {
+    setup();
+    fief_results_t *f = fief_results_filter(ALL, "age >= 30", NULL, 0);
+    R(f);
+    fief_results_t *s = sorted(f, "age", false, NULL, false);
+    R(s);
+    CHECK_IDS(s, "5,3,1,6");
+    EQU(t_count(s), 4);
+    fief_object_t *o = fief_results_get_object(s, 1);
+    R(o);
+    EQV(t_get(o, P_ID), vi(3));
+    fief_object_key_t k = 0, k2 = 1;
+    E(fief_results_get_key(s, 1, &k));
+    E(fief_object_get_key(o, &k2));
+    EQI(k, k2);
+    fief_value_t vals[3];
+    fief_property_key_t props[3] = {P_NAME, P_AGE, P_NICK};
+    E(fief_results_get_values(s, 1, props, 3, vals));
+    EQV(vals[0], vs("Carol"));
+    EQV(vals[1], vi(35));
+    EQV(vals[2], vs("caz"));
+    size_t idx = 99;
+    bool found = false;
+    E(fief_results_index_of(s, o, &idx, &found));
+    E(found);
+    EQU(idx, 1);
+    E(fief_results_index_of(ALL, o, &idx, &found));
+    E(found);
+    EQU(idx, 2);
+    fief_object_t *young = fief_results_get_object(ALL, 6); /* id 7, age 22 */
+    R(young);
+    found = true;
+    E(fief_results_index_of(s, young, &idx, &found));
+    E(!found);
+    EERR(fief_results_get_object(s, 4), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
+    EERR(fief_results_get_object(s, (size_t)-1), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
+    EERR(fief_results_get_key(s, 4, &k), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
+    EERR(fief_results_get_values(s, 4, props, 3, vals), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
+    EERR(fief_results_get_values(s, 0, props, 3, NULL), FIEF_ERR_INVALID_ARGUMENT);
+    props[2] = 0x7fffffff;
+    EERR(fief_results_get_values(s, 0, props, 3, vals), FIEF_ERR_NO_SUCH_PROPERTY);
+    EERR(fief_results_count(s, NULL), FIEF_ERR_INVALID_ARGUMENT);
+    fief_release(young);
+    fief_release(o);
+    fief_release(s);
+    fief_release(f);
+    teardown();
+}
+
+TEST(results_live_and_delete_all) {
+    setup();
+    fief_results_t *old = fief_results_filter(ALL, "age > 30", NULL, 0);
+    R(old);
+    fief_results_t *s = sorted(old, "age", true, NULL, false);
+    R(s);
+    CHECK_IDS(s, "3,5");
+    R(fief_realm_begin_write(R_));
+    fief_property_key_t p[2] = {P_ID, P_AGE};
+    fief_value_t v[2] = {vi(9), vi(33)};
+    fief_object_t *o = fief_object_create(R_, CK, p, v, 2, FIEF_UPDATE_POLICY_ERROR);
+    R(o);
+    fief_object_t *carol = fief_results_get_object(s, 0);
+    R(carol);
+    E(fief_object_set_value(carol, P_AGE, vi(20)));
+    E(fief_realm_commit(R_));
+    CHECK_IDS(s, "9,5");
+    EQU(t_count(ALL), 9);
+    /* delete_all on a filtered view deletes only its objects */
+    EERR(fief_results_delete_all(old), FIEF_ERR_NOT_IN_TRANSACTION);
+    R(fief_realm_begin_write(R_));
+    E(fief_results_delete_all(old));
+    EQU(t_count(old), 0);
+    E(fief_realm_commit(R_));
+    EQU(t_count(old), 0);
+    EQU(t_count(s), 0);
+    CHECK_IDS(ALL, "1,2,3,4,6,7,8");
+    E(!fief_object_is_valid(o));
+    E(fief_object_is_valid(carol));
+    /* results over a deleted-from class stay valid */
+    E(fief_results_is_valid(s));
+    R(fief_realm_begin_write(R_));
+    E(fief_results_delete_all(ALL));
+    E(fief_realm_commit(R_));
+    EQU(t_count(ALL), 0);
+    fief_release(carol);
+    fief_release(o);
+    fief_release(s);
+    fief_release(old);
+    teardown();
+}
+
+TEST(query_other_types) {
+    fief_realm_t *r = t_open_std();
+    R(r);
+    fief_class_key_t ck = t_class(r, "UuidPk");
+    fief_property_key_t pu = t_prop(r, "UuidPk", "uuid"), pv = t_prop(r, "UuidPk", "value");
+    fief_class_key_t ca = t_class(r, "AllTypes");
+    fief_property_key_t pid = t_prop(r, "AllTypes", "id"), poid = t_prop(r, "AllTypes", "ooid"),
+                        pdec = t_prop(r, "AllTypes", "dec"), pf = t_prop(r, "AllTypes", "f"),
+                        pbin = t_prop(r, "AllTypes", "obin");
+    R(fief_realm_begin_write(r));
+    const char *uu[3] = {"00000000000000000000000000000001", "00000000000000000000000000000002",
+                         "ffffffffffffffffffffffffffffffff"};
+    for (int i = 0; i < 3; i++) {
+        fief_property_key_t p[2] = {pu, pv};
+        fief_value_t v[2] = {vuuid(uu[i]), vi(i)};
+        fief_object_t *o = fief_object_create(r, ck, p, v, 2, FIEF_UPDATE_POLICY_ERROR);
+        E(o);
+        fief_release(o);
+    }
+    for (int i = 0; i < 3; i++) {
+        fief_property_key_t p[5] = {pid, poid, pdec, pf, pbin};
+        uint8_t bytes[2] = {(uint8_t)i, 7};
+        fief_value_t v[5] = {vi(i), i ? void12("5f1d7c3a0102030405060708") : vnull(), vdec((uint64_t)i, 0x3040000000000000ULL),
+                             vf((float)i + 0.5f), vbin(bytes, 2)};
+        fief_object_t *o = fief_object_create(r, ca, p, v, 5, FIEF_UPDATE_POLICY_ERROR);
+        E(o);
+        fief_release(o);
+    }
+    E(fief_realm_commit(r));
+    fief_results_t *all = fief_realm_get_objects(r, ck);
+    R(all);
+    fief_value_t arg = vuuid(uu[1]);
+    fief_query_arg_t qa = {1, false, &arg};
+    fief_results_t *f = fief_results_filter(all, "uuid == $0", &qa, 1);
+    R(f);
+    EQU(t_count(f), 1);
+    fief_release(f);
+    f = fief_results_filter(all, "uuid != $0", &qa, 1);
+    E(f && t_count(f) == 2);
+    fief_release(f);
+    fief_results_t *aall = fief_realm_get_objects(r, ca);
+    R(aall);
+    arg = void12("5f1d7c3a0102030405060708");
+    f = fief_results_filter(aall, "ooid == $0", &qa, 1);
+    E(f && t_count(f) == 2);
+    fief_release(f);
+    f = fief_results_filter(aall, "ooid == nil", NULL, 0);
+    E(f && t_count(f) == 1);
+    fief_release(f);
+    f = fief_results_filter(aall, "f > 1", NULL, 0);
+    E(f && t_count(f) == 2);
+    fief_release(f);
+    arg = vdec(1, 0x3040000000000000ULL);
+    f = fief_results_filter(aall, "dec == $0", &qa, 1);
+    E(f && t_count(f) == 1);
+    fief_release(f);
+    uint8_t b1[2] = {1, 7};
+    arg = vbin(b1, 2);
+    f = fief_results_filter(aall, "obin == $0", &qa, 1);
+    E(f && t_count(f) == 1);
+    fief_release(f);
+    fief_release(aall);
+    fief_release(all);
+    fief_release(r);
+}
+
+static const t_case cases[] = {
+    T(all_objects), T(filter_comparisons), T(filter_strings), T(filter_logic), T(filter_arguments),
+    T(filter_errors), T(sort), T(results_access), T(results_live_and_delete_all), T(query_other_types),
+};
+
+int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }

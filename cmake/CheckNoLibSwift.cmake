@@ -1,0 +1,31 @@
+# cmake -DLIB=<libfief.so> -P CheckNoLibSwift.cmake
+# Fails if the library needs any Swift runtime library (libswift*, Foundation,
+# dispatch) at load time: it must need only libc, libstdc++ (and its companions
+# libm, libgcc_s) and liblmdb.
+if(NOT EXISTS "${LIB}")
+  message(FATAL_ERROR "no library at ${LIB}")
+endif()
+execute_process(COMMAND ldd "${LIB}" OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+message("ldd ${LIB}:\n${out}${err}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "ldd failed (${rc})")
+endif()
+if(out MATCHES "not found")
+  message(FATAL_ERROR "a dependency of the library is missing")
+endif()
+string(REGEX MATCHALL "[^\n\t ]*(libswift|libFoundation|libdispatch|libBlocksRuntime|lib_Foundation)[^\n\t ]*" bad "${out}")
+if(bad)
+  message(FATAL_ERROR "the library needs Swift runtime libraries: ${bad}")
+endif()
+# Every needed library must be one of the allowed ones.
+execute_process(COMMAND readelf -d "${LIB}" OUTPUT_VARIABLE dyn RESULT_VARIABLE rc2)
+if(rc2 EQUAL 0)
+  string(REGEX MATCHALL "Shared library: \\[[^]]+\\]" needed "${dyn}")
+  foreach(n IN LISTS needed)
+    string(REGEX REPLACE "Shared library: \\[([^]]+)\\]" "\\1" n "${n}")
+    if(NOT n MATCHES "^(libc|libm|libpthread|libdl|librt|libstdc\\+\\+|libgcc_s|liblmdb|ld-linux[-a-z0-9_]*)\\.so")
+      message(FATAL_ERROR "unexpected dependency: ${n}")
+    endif()
+  endforeach()
+endif()
+message("OK: no Swift runtime libraries needed")
