@@ -133,8 +133,8 @@ public enum Value {
 }
 
 /// Strict UTF-8 validation (no overlongs, no surrogates, at most U+10FFFF).
-enum UTF8Check {
-    static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
+public enum UTF8Check {
+    public static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var i = 0
         let n = bytes.count
         while i < n {

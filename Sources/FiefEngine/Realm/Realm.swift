@@ -271,6 +271,10 @@ public final class Realm: @unchecked Sendable {
         try loadSchema(from: snapshot!)
     }
 
+    deinit {
+        if write != nil { cancelWrite() }
+    }
+
     /// Read the schema stored in `snapshot` and open its databases.
     private func loadSchema(from snapshot: Snapshot) throws(FiefError) {
         guard let meta = try environment.database(MetaKeys.database, txn: snapshot.txn, create: false),
@@ -380,6 +384,15 @@ public final class Realm: @unchecked Sendable {
     }
 
     public var path: String { environment.path }
+
+    /// The thread that owns the open write transaction, if any.
+    public var writeThread: pthread_t? { write?.thread }
+
+    /// Fail unless the calling thread may read.
+    public func checkReadableForC() throws(FiefError) { try checkReadable() }
+
+    /// Fail if the realm was closed.
+    public func checkOpenForC() throws(FiefError) { try checkOpen() }
     public var isInWriteTransaction: Bool { write != nil }
 
     /// Move to the newest version.  Returns whether the version changed.

@@ -1,0 +1,133 @@
+import FiefEngine
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a handle names.  Stored in its slot so that a handle of one kind
+/// passed where another is expected is an error, not a crash.
+enum HandleKind: UInt8 {
+    case config = 1
+    case schema = 2
+    case realm = 3
+    case object = 4
+    case results = 5
+
+    var name: String {
+        switch self {
+        case .config: return "config"
+        case .schema: return "schema"
+        case .realm: return "realm"
+        case .object: return "object"
+        case .results: return "results"
+        }
+    }
+}
+
+/// Every handle the C ABI gives out is an index into this table plus a
+/// generation count, disguised as a pointer.  A released handle's slot gets
+/// a new generation, so using the old value is detected (FIEF_ERR_INVALID_HANDLE)
+/// instead of touching freed memory.  Segments never move, so lookups need
+/// no lock; allocation and release take one.
+enum HandleTable {
+    struct Slot {
+        var generation: UInt32 = 0
+        var kind: UInt8 = 0
+        var object: AnyObject? = nil
+    }
+
+    static let segmentShift = 12
+    static let segmentSize = 1 << segmentShift       // slots per segment
+    static let maxSegments = 4096                      // 16 M live handles
+    static let generationBits: UInt64 = 24
+    static let generationMask: UInt64 = (1 << generationBits) - 1
+
+    nonisolated(unsafe) static let segments: UnsafeMutablePointer<UnsafeMutablePointer<Slot>?> = {
+        let table = UnsafeMutablePointer<UnsafeMutablePointer<Slot>?>.allocate(capacity: maxSegments)
+        table.initialize(repeating: nil, count: maxSegments)
+        return table
+    }()
+    nonisolated(unsafe) static var freeSlots: [UInt32] = []
+    nonisolated(unsafe) static var slotCount: UInt32 = 0
+    static let lock = Lock()
+
+    /// A new handle for `object`.
+    static func make(_ object: AnyObject, _ kind: HandleKind) -> OpaquePointer? {
+        let made: OpaquePointer? = try? lock.withLock { () throws(FiefError) -> OpaquePointer? in
+            var index: UInt32
+            if let reused = freeSlots.popLast() {
+                index = reused
+            } else {
+                index = slotCount
+                let segment = Int(index) >> segmentShift
+                guard segment < maxSegments else { return nil }
+                if segments[segment] == nil {
+                    let fresh = UnsafeMutablePointer<Slot>.allocate(capacity: segmentSize)
+                    fresh.initialize(repeating: Slot(), count: segmentSize)
+                    segments[segment] = fresh
+                }
+                slotCount += 1
+            }
+            let slot = segments[Int(index) >> segmentShift]! + (Int(index) & (segmentSize - 1))
+            slot.pointee.kind = kind.rawValue
+            slot.pointee.object = object
+            let value = (UInt64(index) + 1) << generationBits | UInt64(slot.pointee.generation)
+            return OpaquePointer(bitPattern: UInt(value))
+        }
+        if made == nil {
+            setLastError(FiefError(.outOfMemory, "too many live handles"))
+        }
+        return made
+    }
+
+    @inline(__always)
+    private static func slot(_ handle: UnsafeRawPointer?) -> UnsafeMutablePointer<Slot>? {
+        guard let handle else { return nil }
+        let value = UInt64(UInt(bitPattern: handle))
+        let indexPlusOne = value >> generationBits
+        guard indexPlusOne > 0, indexPlusOne <= UInt64(maxSegments * segmentSize) else { return nil }
+        let index = Int(indexPlusOne - 1)
+        guard let segment = segments[index >> segmentShift] else { return nil }
+        let slot = segment + (index & (segmentSize - 1))
+        guard UInt64(slot.pointee.generation) == value & generationMask, slot.pointee.object != nil else { return nil }
+        return slot
+    }
+
+    /// The object behind `handle`, which must be of `kind`.
+    @inline(__always)
+    static func resolve<T: AnyObject>(_ handle: UnsafeRawPointer?, _ kind: HandleKind, as type: T.Type) throws(FiefError) -> T {
+        guard let handle else {
+            throw FiefError(.invalidHandle, "the \(kind.name) handle is NULL")
+        }
+        guard let slot = slot(handle) else {
+            throw FiefError(.invalidHandle, "the \(kind.name) handle is not valid (released, or not made by this library)")
+        }
+        guard slot.pointee.kind == kind.rawValue, let object = slot.pointee.object as? T else {
+            let actual = HandleKind(rawValue: slot.pointee.kind)?.name ?? "unknown"
+            throw FiefError(.wrongHandleType, "expected a \(kind.name) handle but got a \(actual) handle")
+        }
+        return object
+    }
+
+    /// The kind of a live handle, if it is one.
+    static func kind(of handle: UnsafeRawPointer?) -> HandleKind? {
+        slot(handle).flatMap { HandleKind(rawValue: $0.pointee.kind) }
+    }
+
+    /// Give a handle back; false if it was not a live handle.
+    static func release(_ handle: UnsafeRawPointer?) -> Bool {
+        var object: AnyObject?
+        let ok: Bool = (try? lock.withLock { () throws(FiefError) -> Bool in
+            guard let slot = slot(handle) else { return false }
+            object = slot.pointee.object
+            slot.pointee.object = nil
+            slot.pointee.kind = 0
+            slot.pointee.generation = UInt32((UInt64(slot.pointee.generation) + 1) & generationMask)
+            let value = UInt64(UInt(bitPattern: handle!))
+            freeSlots.append(UInt32((value >> generationBits) - 1))
+            return true
+        }) ?? false
+        // The object's deinit (closing a realm, aborting a snapshot) runs outside the lock.
+        object = nil
+        return ok
+    }
+}

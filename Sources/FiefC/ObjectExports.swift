@@ -1,0 +1,223 @@
+import CFief
+import FiefEngine
+
+/// An object handle's object: a realm, a class and an object key.
+final class ObjectBox {
+    let realm: Realm
+    let table: UInt32
+    let key: Int64
+
+    init(realm: Realm, table: UInt32, key: Int64) {
+        self.realm = realm
+        self.table = table
+        self.key = key
+    }
+}
+
+@inline(__always)
+func withObject<R>(_ handle: OpaquePointer?, _ body: (ObjectBox) throws(FiefError) -> R) throws(FiefError) -> R {
+    let box = try HandleTable.resolve(UnsafeRawPointer(handle), .object, as: ObjectBox.self)
+    return try box.realm.lock.withLock { () throws(FiefError) -> R in try body(box) }
+}
+
+/// Convert `count` C values into engine values (views).
+@inline(__always)
+func engineValues(_ values: UnsafePointer<fief_value_t>?, _ count: Int) throws(FiefError) -> [Value] {
+    guard count > 0 else { return [] }
+    guard let values else { throw FiefError(.invalidArgument, "values is NULL") }
+    var result: [Value] = []
+    result.reserveCapacity(count)
+    for i in 0..<count { result.append(try ValueBridge.engineValue(values[i])) }
+    return result
+}
+
+@inline(__always)
+func propertyKeys(_ keys: UnsafePointer<UInt32>?, _ count: Int) throws(FiefError) -> UnsafeBufferPointer<UInt32> {
+    guard count > 0 else { return UnsafeBufferPointer(start: nil, count: 0) }
+    guard let keys else { throw FiefError(.invalidArgument, "properties is NULL") }
+    return UnsafeBufferPointer(start: keys, count: count)
+}
+
+func updatePolicy(_ raw: Int32) throws(FiefError) -> UpdatePolicy {
+    guard let policy = UpdatePolicy(rawValue: raw) else { throw FiefError(.invalidArgument, "unknown update policy \(raw)") }
+    return policy
+}
+
+@_cdecl("fief_object_create")
+public func exportObjectCreate(_ realmHandle: OpaquePointer?, _ classKey: UInt32, _ properties: UnsafePointer<UInt32>?, _ values: UnsafePointer<fief_value_t>?, _ count: Int, _ policy: Int32) -> OpaquePointer? {
+    guarded(nil) { () throws(FiefError) -> OpaquePointer? in
+        let (realm, key) = try withRealm(realmHandle) { (realm) throws(FiefError) -> (Realm, Int64) in
+            let keys = try propertyKeys(properties, count)
+            var converted = try engineValues(values, count)
+            var key: Int64 = -1
+            try converted.withUnsafeMutableBufferPointer { (buffer) throws(FiefError) in
+                try realm.createObjects(table: classKey, properties: keys, values: buffer, rows: 1, policy: try updatePolicy(policy), keys: &key)
+            }
+            return (realm, key)
+        }
+        return HandleTable.make(ObjectBox(realm: realm, table: classKey, key: key), .object)
+    }
+}
+
+@_cdecl("fief_object_create_many")
+public func exportObjectCreateMany(_ realmHandle: OpaquePointer?, _ classKey: UInt32, _ properties: UnsafePointer<UInt32>?, _ numProperties: Int, _ values: UnsafePointer<fief_value_t>?, _ numObjects: Int, _ policy: Int32, _ outKeys: UnsafeMutablePointer<Int64>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        try withRealm(realmHandle) { (realm) throws(FiefError) in
+            guard numObjects >= 0, numProperties >= 0 else { throw FiefError(.invalidArgument, "negative count") }
+            let (total, overflow) = numObjects.multipliedReportingOverflow(by: numProperties)
+            guard !overflow else { throw FiefError(.invalidArgument, "num_objects x num_properties overflows") }
+            let keys = try propertyKeys(properties, numProperties)
+            var converted = try engineValues(values, total)
+            try converted.withUnsafeMutableBufferPointer { (buffer) throws(FiefError) in
+                try realm.createObjects(table: classKey, properties: keys, values: buffer, rows: numObjects, policy: try updatePolicy(policy), keys: outKeys)
+            }
+        }
+        return true
+    }
+}
+
+@_cdecl("fief_object_find")
+public func exportObjectFind(_ realmHandle: OpaquePointer?, _ classKey: UInt32, _ primaryKey: fief_value_t, _ outFound: UnsafeMutablePointer<Bool>?) -> OpaquePointer? {
+    let result: OpaquePointer?? = guarded(nil) { () throws(FiefError) -> OpaquePointer?? in
+        let (realm, key) = try withRealm(realmHandle) { (realm) throws(FiefError) -> (Realm, Int64?) in
+            (realm, try realm.find(table: classKey, primaryKey: try ValueBridge.engineValue(primaryKey)))
+        }
+        guard let key else { return .some(nil) }
+        return .some(HandleTable.make(ObjectBox(realm: realm, table: classKey, key: key), .object))
+    }
+    switch result {
+    case .none:
+        outFound?.pointee = true   // failed: the error is set
+        return nil
+    case .some(let handle):
+        outFound?.pointee = handle != nil
+        return handle
+    }
+}
+
+@_cdecl("fief_object_get")
+public func exportObjectGet(_ realmHandle: OpaquePointer?, _ classKey: UInt32, _ key: Int64) -> OpaquePointer? {
+    guarded(nil) { () throws(FiefError) -> OpaquePointer? in
+        let realm = try withRealm(realmHandle) { (realm) throws(FiefError) -> Realm in
+            guard try realm.objectExists(table: classKey, key: key) else {
+                if !realm.schema.classes.contains(where: { $0.key == classKey }) {
+                    throw FiefError(.noSuchClass, "the realm has no class with key \(classKey)")
+                }
+                throw FiefError(.noSuchObject, "there is no object with key \(key) in class \(classKey)")
+            }
+            return realm
+        }
+        return HandleTable.make(ObjectBox(realm: realm, table: classKey, key: key), .object)
+    }
+}
+
+@_cdecl("fief_object_is_valid")
+public func exportObjectIsValid(_ handle: OpaquePointer?) -> Bool {
+    guard let box = try? HandleTable.resolve(UnsafeRawPointer(handle), .object, as: ObjectBox.self) else { return false }
+    return (try? box.realm.lock.withLock { () throws(FiefError) -> Bool in
+        try box.realm.objectExists(table: box.table, key: box.key)
+    }) ?? false
+}
+
+@_cdecl("fief_object_get_key")
+public func exportObjectGetKey(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let box = try HandleTable.resolve(UnsafeRawPointer(handle), .object, as: ObjectBox.self)
+        try store(out, box.key, "out_key")
+        return true
+    }
+}
+
+@_cdecl("fief_object_get_class_key")
+public func exportObjectGetClassKey(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<UInt32>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let box = try HandleTable.resolve(UnsafeRawPointer(handle), .object, as: ObjectBox.self)
+        try store(out, box.table, "out_class_key")
+        return true
+    }
+}
+
+@_cdecl("fief_object_get_realm")
+public func exportObjectGetRealm(_ handle: OpaquePointer?) -> OpaquePointer? {
+    guarded(nil) { () throws(FiefError) -> OpaquePointer? in
+        let box = try HandleTable.resolve(UnsafeRawPointer(handle), .object, as: ObjectBox.self)
+        return HandleTable.make(RealmBox(box.realm), .realm)
+    }
+}
+
+@_cdecl("fief_object_get_value")
+public func exportObjectGetValue(_ handle: OpaquePointer?, _ property: UInt32, _ out: UnsafeMutablePointer<fief_value_t>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let out = try require(out, "out_value")
+        try withObject(handle) { (box) throws(FiefError) in
+            out.pointee = ValueBridge.cValue(try box.realm.value(table: box.table, key: box.key, property: property))
+        }
+        return true
+    }
+}
+
+@_cdecl("fief_object_get_values")
+public func exportObjectGetValues(_ handle: OpaquePointer?, _ properties: UnsafePointer<UInt32>?, _ count: Int, _ out: UnsafeMutablePointer<fief_value_t>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let keys = try propertyKeys(properties, count)
+        if count > 0 { _ = try require(out, "out_values") }
+        try withObject(handle) { (box) throws(FiefError) in
+            try box.realm.checkReadableForC()
+            for i in 0..<count {
+                out![i] = ValueBridge.cValue(try box.realm.value(table: box.table, key: box.key, property: keys[i]))
+            }
+        }
+        return true
+    }
+}
+
+@_cdecl("fief_object_set_value")
+public func exportObjectSetValue(_ handle: OpaquePointer?, _ property: UInt32, _ value: fief_value_t) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        try withObject(handle) { (box) throws(FiefError) in
+            try box.realm.setValue(table: box.table, key: box.key, property: property, value: try ValueBridge.engineValue(value))
+        }
+        return true
+    }
+}
+
+@_cdecl("fief_object_set_values")
+public func exportObjectSetValues(_ handle: OpaquePointer?, _ properties: UnsafePointer<UInt32>?, _ values: UnsafePointer<fief_value_t>?, _ count: Int) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let keys = try propertyKeys(properties, count)
+        var converted = try engineValues(values, count)
+        try withObject(handle) { (box) throws(FiefError) in
+            try converted.withUnsafeMutableBufferPointer { (buffer) throws(FiefError) in
+                try box.realm.setValues(table: box.table, key: box.key, properties: keys, values: buffer)
+            }
+        }
+        return true
+    }
+}
+
+@_cdecl("fief_object_delete")
+public func exportObjectDelete(_ handle: OpaquePointer?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        try withObject(handle) { (box) throws(FiefError) in try box.realm.deleteObject(table: box.table, key: box.key) }
+        return true
+    }
+}
+
+@_cdecl("fief_object_resolve_in")
+public func exportObjectResolveIn(_ handle: OpaquePointer?, _ target: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let out = try require(out, "out_object")
+        let box = try HandleTable.resolve(UnsafeRawPointer(handle), .object, as: ObjectBox.self)
+        let exists = try withRealm(target) { (realm) throws(FiefError) -> Realm? in
+            guard realm.path == box.realm.path else { throw FiefError(.invalidArgument, "the target realm is another file") }
+            return try realm.objectExists(table: box.table, key: box.key) ? realm : nil
+        }
+        out.pointee = try exists.map { (realm) throws(FiefError) -> OpaquePointer in
+            guard let made = HandleTable.make(ObjectBox(realm: realm, table: box.table, key: box.key), .object) else {
+                throw FiefError(.outOfMemory, "too many live handles")
+            }
+            return made
+        }
+        return true
+    }
+}

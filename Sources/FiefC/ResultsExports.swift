@@ -1,0 +1,142 @@
+import CFief
+import FiefEngine
+
+@inline(__always)
+func withResults<R>(_ handle: OpaquePointer?, _ body: (Results) throws(FiefError) -> R) throws(FiefError) -> R {
+    let results = try HandleTable.resolve(UnsafeRawPointer(handle), .results, as: Results.self)
+    return try results.realm.lock.withLock { () throws(FiefError) -> R in
+        if !results.isValid {
+            if results.realm.isClosed { throw FiefError(.closed, "the realm was closed") }
+            throw FiefError(.invalidatedResults, "the results' class no longer exists")
+        }
+        return try body(results)
+    }
+}
+
+@_cdecl("fief_results_filter")
+public func exportResultsFilter(_ handle: OpaquePointer?, _ predicate: UnsafePointer<CChar>?, _ args: UnsafePointer<fief_query_arg_t>?, _ numArgs: Int) -> OpaquePointer? {
+    guarded(nil) { () throws(FiefError) -> OpaquePointer? in
+        let text = try cString(predicate, "predicate")
+        guard numArgs >= 0, numArgs == 0 || args != nil else { throw FiefError(.invalidArgument, "args is NULL") }
+        var arguments: [QueryArgument] = []
+        for i in 0..<numArgs {
+            let arg = args![i]
+            if arg.count > 0 && arg.values == nil { throw FiefError(.invalidArgument, "argument \(i) has NULL values") }
+            if !arg.is_list && arg.count != 1 {
+                throw FiefError(.queryArgument, "argument \(i) is not a list, so it needs exactly one value (count is \(arg.count))")
+            }
+            arguments.append(QueryArgument(values: try engineValues(arg.values, arg.count), isList: arg.is_list))
+        }
+        let filtered = try withResults(handle) { (results) throws(FiefError) in try results.filtered(text, arguments: arguments) }
+        return HandleTable.make(filtered, .results)
+    }
+}
+
+@_cdecl("fief_results_sort")
+public func exportResultsSort(_ handle: OpaquePointer?, _ keys: UnsafePointer<fief_sort_descriptor_t>?, _ count: Int) -> OpaquePointer? {
+    guarded(nil) { () throws(FiefError) -> OpaquePointer? in
+        guard count >= 0, count == 0 || keys != nil else { throw FiefError(.invalidArgument, "keys is NULL") }
+        var names: [(String, Bool)] = []
+        for i in 0..<count { names.append((try cString(keys![i].key_path, "key_path \(i)"), keys![i].ascending)) }
+        let sorted = try withResults(handle) { (results) throws(FiefError) in try results.sorted(by: names) }
+        return HandleTable.make(sorted, .results)
+    }
+}
+
+@_cdecl("fief_results_count")
+public func exportResultsCount(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Int>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let out = try require(out, "out_count")
+        out.pointee = try withResults(handle) { (results) throws(FiefError) in try results.count() }
+        return true
+    }
+}
+
+@_cdecl("fief_results_get_class_key")
+public func exportResultsGetClassKey(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<UInt32>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let results = try HandleTable.resolve(UnsafeRawPointer(handle), .results, as: Results.self)
+        try store(out, results.tableKey, "out_class_key")
+        return true
+    }
+}
+
+@_cdecl("fief_results_get_object")
+public func exportResultsGetObject(_ handle: OpaquePointer?, _ index: Int) -> OpaquePointer? {
+    guarded(nil) { () throws(FiefError) -> OpaquePointer? in
+        let (realm, table, key) = try withResults(handle) { (results) throws(FiefError) in
+            (results.realm, results.tableKey, try results.key(at: index))
+        }
+        return HandleTable.make(ObjectBox(realm: realm, table: table, key: key), .object)
+    }
+}
+
+@_cdecl("fief_results_get_key")
+public func exportResultsGetKey(_ handle: OpaquePointer?, _ index: Int, _ out: UnsafeMutablePointer<Int64>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let out = try require(out, "out_key")
+        out.pointee = try withResults(handle) { (results) throws(FiefError) in try results.key(at: index) }
+        return true
+    }
+}
+
+@_cdecl("fief_results_get_values")
+public func exportResultsGetValues(_ handle: OpaquePointer?, _ index: Int, _ properties: UnsafePointer<UInt32>?, _ count: Int, _ out: UnsafeMutablePointer<fief_value_t>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let keys = try propertyKeys(properties, count)
+        if count > 0 { _ = try require(out, "out_values") }
+        try withResults(handle) { (results) throws(FiefError) in
+            let key = try results.key(at: index)
+            for i in 0..<count {
+                out![i] = ValueBridge.cValue(try results.realm.value(table: results.tableKey, key: key, property: keys[i]))
+            }
+        }
+        return true
+    }
+}
+
+@_cdecl("fief_results_index_of")
+public func exportResultsIndexOf(_ handle: OpaquePointer?, _ object: OpaquePointer?, _ outIndex: UnsafeMutablePointer<Int>?, _ outFound: UnsafeMutablePointer<Bool>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let found = try require(outFound, "out_found")
+        let box = try HandleTable.resolve(UnsafeRawPointer(object), .object, as: ObjectBox.self)
+        let index = try withResults(handle) { (results) throws(FiefError) -> Int? in
+            guard box.table == results.tableKey, box.realm.path == results.realm.path else { return nil }
+            return try results.index(of: box.key)
+        }
+        found.pointee = index != nil
+        if let index { outIndex?.pointee = index }
+        return true
+    }
+}
+
+@_cdecl("fief_results_delete_all")
+public func exportResultsDeleteAll(_ handle: OpaquePointer?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        try withResults(handle) { (results) throws(FiefError) in try results.deleteAll() }
+        return true
+    }
+}
+
+@_cdecl("fief_results_is_valid")
+public func exportResultsIsValid(_ handle: OpaquePointer?) -> Bool {
+    guard let results = try? HandleTable.resolve(UnsafeRawPointer(handle), .results, as: Results.self) else { return false }
+    return (try? results.realm.lock.withLock { () throws(FiefError) -> Bool in results.isValid }) ?? false
+}
+
+@_cdecl("fief_results_get_realm")
+public func exportResultsGetRealm(_ handle: OpaquePointer?) -> OpaquePointer? {
+    guarded(nil) { () throws(FiefError) -> OpaquePointer? in
+        let results = try HandleTable.resolve(UnsafeRawPointer(handle), .results, as: Results.self)
+        return HandleTable.make(RealmBox(results.realm), .realm)
+    }
+}
+
+@_cdecl("fief_results_resolve_in")
+public func exportResultsResolveIn(_ handle: OpaquePointer?, _ target: OpaquePointer?) -> OpaquePointer? {
+    guarded(nil) { () throws(FiefError) -> OpaquePointer? in
+        let results = try HandleTable.resolve(UnsafeRawPointer(handle), .results, as: Results.self)
+        let resolved = try withRealm(target) { (realm) throws(FiefError) in try results.resolved(in: realm) }
+        return HandleTable.make(resolved, .results)
+    }
+}

@@ -1,0 +1,231 @@
+import CFief
+import FiefEngine
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A schema handle: the engine's schema plus C copies of its strings.
+final class SchemaBox {
+    let schema: Schema
+    private var strings: [UnsafeMutablePointer<CChar>] = []
+    private(set) var classNames: [UnsafeMutablePointer<CChar>] = []
+    private(set) var primaryKeyNames: [UnsafeMutablePointer<CChar>?] = []
+    private(set) var propertyNames: [[UnsafeMutablePointer<CChar>]] = []
+
+    init(_ schema: Schema) {
+        self.schema = schema
+        for c in schema.classes {
+            classNames.append(keep(c.name))
+            primaryKeyNames.append(c.primaryKey.map { keep($0.name) })
+            propertyNames.append(c.properties.map { keep($0.name) })
+        }
+    }
+
+    private func keep(_ s: String) -> UnsafeMutablePointer<CChar> {
+        let p = strdup(s)!
+        strings.append(p)
+        return p
+    }
+
+    deinit { for p in strings { free(p) } }
+
+    func classInfo(_ index: Int) -> fief_class_info_t {
+        let c = schema.classes[index]
+        return fief_class_info_t(name: UnsafePointer(classNames[index]), primary_key: primaryKeyNames[index].map { UnsafePointer($0) },
+                                 num_properties: c.properties.count, flags: c.isEmbedded ? UInt32(FIEF_CLASS_EMBEDDED) : 0, key: c.key)
+    }
+
+    func propertyInfo(_ classIndex: Int, _ index: Int) -> fief_property_info_t {
+        let p = schema.classes[classIndex].properties[index]
+        return fief_property_info_t(name: UnsafePointer(propertyNames[classIndex][index]), type: p.type.rawValue,
+                                    collection_type: FIEF_COLLECTION_NONE, link_target: nil, link_origin_property: nil,
+                                    flags: p.flags.rawValue, key: p.key)
+    }
+}
+
+func cString(_ p: UnsafePointer<CChar>?, _ what: String) throws(FiefError) -> String {
+    guard let p else { throw FiefError(.invalidArgument, "\(what) is NULL") }
+    let length = strlen(p)
+    let bytes = UnsafeRawBufferPointer(start: p, count: length)
+    guard UTF8Check.isValid(bytes) else { throw FiefError(.invalidUTF8, "\(what) is not valid UTF-8") }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+@_cdecl("fief_schema_new")
+public func exportSchemaNew(_ classes: UnsafePointer<fief_class_info_t>?, _ count: Int, _ properties: UnsafePointer<UnsafePointer<fief_property_info_t>?>?) -> OpaquePointer? {
+    guarded(nil) { () throws(FiefError) -> OpaquePointer? in
+        if count > 0 && (classes == nil || properties == nil) {
+            throw FiefError(.invalidArgument, "classes or class_properties is NULL")
+        }
+        guard count < 100_000 else { throw FiefError(.invalidArgument, "too many classes") }
+        var result: [ObjectClass] = []
+        for i in 0..<count {
+            let info = classes![i]
+            let name = try cString(info.name, "the name of class \(i)")
+            if info.flags & ~UInt32(FIEF_CLASS_EMBEDDED) != 0 {
+                throw FiefError(.invalidSchema, "class '\(name)' has unknown flags \(info.flags)")
+            }
+            if info.flags & UInt32(FIEF_CLASS_EMBEDDED) != 0 {
+                throw FiefError(.invalidSchema, "class '\(name)' is embedded; embedded classes need link properties, which this version does not offer yet")
+            }
+            guard info.num_properties < 60_000 else { throw FiefError(.invalidSchema, "class '\(name)' has too many properties") }
+            if info.num_properties > 0 && properties![i] == nil {
+                throw FiefError(.invalidArgument, "the properties of class '\(name)' are NULL")
+            }
+            var props: [Property] = []
+            for j in 0..<info.num_properties {
+                let p = properties![i]![j]
+                let pname = try cString(p.name, "the name of property \(j) of class '\(name)'")
+                guard let type = PropertyType(rawValue: p.type) else {
+                    throw FiefError(.invalidSchema, "property '\(name).\(pname)' has unknown type \(p.type)")
+                }
+                if p.collection_type != FIEF_COLLECTION_NONE || p.link_target != nil || p.link_origin_property != nil {
+                    throw FiefError(.invalidSchema, "property '\(name).\(pname)': collection_type must be FIEF_COLLECTION_NONE and link fields NULL in this version")
+                }
+                props.append(Property(name: pname, type: type, flags: PropertyFlags(rawValue: p.flags)))
+            }
+            result.append(ObjectClass(name: name, properties: props))
+        }
+        let schema = Schema(classes: result)
+        try schema.validate()
+        return HandleTable.make(SchemaBox(schema), .schema)
+    }
+}
+
+@_cdecl("fief_schema_get_class_count")
+public func exportSchemaGetClassCount(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Int>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let box = try HandleTable.resolve(UnsafeRawPointer(handle), .schema, as: SchemaBox.self)
+        try store(out, box.schema.classes.count, "out_count")
+        return true
+    }
+}
+
+@_cdecl("fief_schema_get_class")
+public func exportSchemaGetClass(_ handle: OpaquePointer?, _ index: Int, _ out: UnsafeMutablePointer<fief_class_info_t>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let box = try HandleTable.resolve(UnsafeRawPointer(handle), .schema, as: SchemaBox.self)
+        guard index >= 0, index < box.schema.classes.count else {
+            throw FiefError(.indexOutOfBounds, "class index \(index) is out of bounds (\(box.schema.classes.count) classes)")
+        }
+        try store(out, box.classInfo(index), "out_class")
+        return true
+    }
+}
+
+@_cdecl("fief_schema_get_property")
+public func exportSchemaGetProperty(_ handle: OpaquePointer?, _ classIndex: Int, _ index: Int, _ out: UnsafeMutablePointer<fief_property_info_t>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let box = try HandleTable.resolve(UnsafeRawPointer(handle), .schema, as: SchemaBox.self)
+        guard classIndex >= 0, classIndex < box.schema.classes.count else {
+            throw FiefError(.indexOutOfBounds, "class index \(classIndex) is out of bounds (\(box.schema.classes.count) classes)")
+        }
+        let count = box.schema.classes[classIndex].properties.count
+        guard index >= 0, index < count else {
+            throw FiefError(.indexOutOfBounds, "property index \(index) is out of bounds (\(count) properties)")
+        }
+        try store(out, box.propertyInfo(classIndex, index), "out_property")
+        return true
+    }
+}
+
+@_cdecl("fief_schema_find_class")
+public func exportSchemaFindClass(_ handle: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ outClass: UnsafeMutablePointer<fief_class_info_t>?, _ outIndex: UnsafeMutablePointer<Int>?, _ outFound: UnsafeMutablePointer<Bool>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let box = try HandleTable.resolve(UnsafeRawPointer(handle), .schema, as: SchemaBox.self)
+        let wanted = try cString(name, "name")
+        let found = try require(outFound, "out_found")
+        guard let index = box.schema.classes.firstIndex(where: { $0.name == wanted }) else {
+            found.pointee = false
+            return true
+        }
+        found.pointee = true
+        outClass?.pointee = box.classInfo(index)
+        outIndex?.pointee = index
+        return true
+    }
+}
+
+@_cdecl("fief_schema_find_property")
+public func exportSchemaFindProperty(_ handle: OpaquePointer?, _ classIndex: Int, _ name: UnsafePointer<CChar>?, _ outProperty: UnsafeMutablePointer<fief_property_info_t>?, _ outFound: UnsafeMutablePointer<Bool>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let box = try HandleTable.resolve(UnsafeRawPointer(handle), .schema, as: SchemaBox.self)
+        guard classIndex >= 0, classIndex < box.schema.classes.count else {
+            throw FiefError(.indexOutOfBounds, "class index \(classIndex) is out of bounds (\(box.schema.classes.count) classes)")
+        }
+        let wanted = try cString(name, "name")
+        let found = try require(outFound, "out_found")
+        guard let index = box.schema.classes[classIndex].properties.firstIndex(where: { $0.name == wanted }) else {
+            found.pointee = false
+            return true
+        }
+        found.pointee = true
+        outProperty?.pointee = box.propertyInfo(classIndex, index)
+        return true
+    }
+}
+
+// MARK: - Configuration
+
+final class ConfigBox {
+    var configuration = RealmConfiguration()
+}
+
+@_cdecl("fief_config_new")
+public func exportConfigNew() -> OpaquePointer? {
+    HandleTable.make(ConfigBox(), .config)
+}
+
+@inline(__always)
+private func withConfig(_ handle: OpaquePointer?, _ body: (ConfigBox) throws(FiefError) -> Void) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        try body(try HandleTable.resolve(UnsafeRawPointer(handle), .config, as: ConfigBox.self))
+        return true
+    }
+}
+
+@_cdecl("fief_config_set_path")
+public func exportConfigSetPath(_ handle: OpaquePointer?, _ path: UnsafePointer<CChar>?) -> Bool {
+    withConfig(handle) { (box) throws(FiefError) in
+        let value = try cString(path, "path")
+        guard !value.isEmpty else { throw FiefError(.invalidArgument, "path is empty") }
+        box.configuration.path = value
+        box.configuration.inMemoryIdentifier = nil
+    }
+}
+
+@_cdecl("fief_config_set_in_memory_identifier")
+public func exportConfigSetInMemoryIdentifier(_ handle: OpaquePointer?, _ identifier: UnsafePointer<CChar>?) -> Bool {
+    withConfig(handle) { (box) throws(FiefError) in
+        let value = try cString(identifier, "identifier")
+        guard !value.isEmpty else { throw FiefError(.invalidArgument, "identifier is empty") }
+        box.configuration.inMemoryIdentifier = value
+        box.configuration.path = nil
+    }
+}
+
+@_cdecl("fief_config_set_read_only")
+public func exportConfigSetReadOnly(_ handle: OpaquePointer?, _ readOnly: Bool) -> Bool {
+    withConfig(handle) { (box) throws(FiefError) in box.configuration.readOnly = readOnly }
+}
+
+@_cdecl("fief_config_set_schema")
+public func exportConfigSetSchema(_ handle: OpaquePointer?, _ schema: OpaquePointer?) -> Bool {
+    withConfig(handle) { (box) throws(FiefError) in
+        if schema == nil {
+            box.configuration.schema = nil
+        } else {
+            box.configuration.schema = try HandleTable.resolve(UnsafeRawPointer(schema), .schema, as: SchemaBox.self).schema
+        }
+    }
+}
+
+@_cdecl("fief_config_set_schema_version")
+public func exportConfigSetSchemaVersion(_ handle: OpaquePointer?, _ version: UInt64) -> Bool {
+    withConfig(handle) { (box) throws(FiefError) in box.configuration.schemaVersion = version }
+}
+
+@_cdecl("fief_config_set_delete_if_migration_needed")
+public func exportConfigSetDeleteIfMigrationNeeded(_ handle: OpaquePointer?, _ delete: Bool) -> Bool {
+    withConfig(handle) { (box) throws(FiefError) in box.configuration.deleteIfMigrationNeeded = delete }
+}

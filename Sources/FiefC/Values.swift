@@ -1,0 +1,70 @@
+import CFief
+import FiefEngine
+
+/// Conversions between the ABI's tagged union and the engine's `Value`.
+enum ValueBridge {
+    /// Read a value passed in.  Strings and binaries stay views of the caller's memory.
+    static func engineValue(_ v: fief_value_t) throws(FiefError) -> Value {
+        switch v.type {
+        case FIEF_TYPE_NULL: return .null
+        case FIEF_TYPE_INT: return .int(v.u.integer)
+        case FIEF_TYPE_BOOL:
+            // Read the byte: a C caller may pass any non-zero value for true.
+            var copy = v
+            let byte = withUnsafeBytes(of: &copy.u) { $0[0] }
+            return .bool(byte != 0)
+        case FIEF_TYPE_STRING:
+            let s = v.u.string
+            if s.data == nil && s.size != 0 { throw FiefError(.invalidArgument, "a string value has a NULL pointer and a size of \(s.size)") }
+            return .string(UnsafeRawBufferPointer(start: s.data, count: s.size))
+        case FIEF_TYPE_BINARY:
+            let b = v.u.binary
+            if b.data == nil && b.size != 0 { throw FiefError(.invalidArgument, "a binary value has a NULL pointer and a size of \(b.size)") }
+            return .binary(UnsafeRawBufferPointer(start: b.data, count: b.size))
+        case FIEF_TYPE_TIMESTAMP:
+            return .timestamp(seconds: v.u.timestamp.seconds, nanoseconds: v.u.timestamp.nanoseconds)
+        case FIEF_TYPE_FLOAT: return .float(v.u.float_value)
+        case FIEF_TYPE_DOUBLE: return .double(v.u.double_value)
+        case FIEF_TYPE_DECIMAL128: return .decimal128(Decimal128Bits(low: v.u.decimal128.w.0, high: v.u.decimal128.w.1))
+        case FIEF_TYPE_OBJECT_ID:
+            var copy = v
+            return withUnsafeBytes(of: &copy.u.object_id) { .objectId(ObjectIdBytes(bytes: $0.baseAddress!)) }
+        case FIEF_TYPE_UUID:
+            var copy = v
+            return withUnsafeBytes(of: &copy.u.uuid) { .uuid(UUIDBytes(bytes: $0.baseAddress!)) }
+        default:
+            throw FiefError(.invalidArgument, "unknown value type \(v.type)")
+        }
+    }
+
+    /// Write a value out.
+    static func cValue(_ value: Value) -> fief_value_t {
+        var out = fief_value_t()
+        switch value {
+        case .null: out.type = FIEF_TYPE_NULL
+        case .int(let i): out.type = FIEF_TYPE_INT; out.u.integer = i
+        case .bool(let b): out.type = FIEF_TYPE_BOOL; out.u.boolean = b
+        case .string(let s):
+            out.type = FIEF_TYPE_STRING
+            out.u.string = fief_string_t(data: s.baseAddress?.assumingMemoryBound(to: CChar.self), size: s.count)
+        case .binary(let b):
+            out.type = FIEF_TYPE_BINARY
+            out.u.binary = fief_binary_t(data: b.baseAddress?.assumingMemoryBound(to: UInt8.self), size: b.count)
+        case .timestamp(let s, let ns):
+            out.type = FIEF_TYPE_TIMESTAMP
+            out.u.timestamp = fief_timestamp_t(seconds: s, nanoseconds: ns)
+        case .float(let f): out.type = FIEF_TYPE_FLOAT; out.u.float_value = f
+        case .double(let d): out.type = FIEF_TYPE_DOUBLE; out.u.double_value = d
+        case .decimal128(let d):
+            out.type = FIEF_TYPE_DECIMAL128
+            out.u.decimal128 = fief_decimal128_t(w: (d.low, d.high))
+        case .objectId(let id):
+            out.type = FIEF_TYPE_OBJECT_ID
+            withUnsafeMutableBytes(of: &out.u.object_id) { id.store(to: $0.baseAddress!) }
+        case .uuid(let id):
+            out.type = FIEF_TYPE_UUID
+            withUnsafeMutableBytes(of: &out.u.uuid) { id.store(to: $0.baseAddress!) }
+        }
+        return out
+    }
+}
