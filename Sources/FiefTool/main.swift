@@ -1,2 +1,41 @@
-import Fief
-print(overlayHello())
+// fief: the command-line tool.
+//
+//   fief demo [PATH]        create a realm with sample data and tour it
+//   fief schema FILE        print the classes and properties of a realm
+//   fief dump FILE CLASS    print every object of a class as JSON lines
+//   fief info FILE          version, classes, object counts, file size
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let usage = """
+usage: fief demo [PATH]        create a realm with sample data and tour it
+       fief schema FILE        print the classes and properties of a realm
+       fief dump FILE CLASS    print every object of a class as JSON lines
+       fief info FILE          version, classes, object counts, file size
+"""
+
+func fail(_ message: String, code: Int32 = 1) -> Never {
+    fputs("fief: \(message)\n", stderr)
+    exit(code)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+do {
+    switch (arguments.first, arguments.count) {
+    case ("demo", 1), ("demo", 2):
+        try runDemo(path: arguments.count == 2 ? arguments[1] : "demo.fief")
+    case ("schema", 2):
+        try printSchema(Inspector(path: arguments[1]))
+    case ("dump", 3):
+        try dump(Inspector(path: arguments[1]), className: arguments[2])
+    case ("info", 2):
+        try printInfo(Inspector(path: arguments[1]))
+    case ("help", _), ("-h", _), ("--help", _):
+        print(usage)
+    default:
+        fail("unknown command\n" + usage, code: 2)
+    }
+} catch {
+    fail("\(error)")
+}

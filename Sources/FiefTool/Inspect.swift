@@ -1,0 +1,219 @@
+import CFief
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `fief schema|dump|info FILE`: look into any realm file through the C ABI,
+/// without knowing its classes in advance.
+struct ToolError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// The last C error as a ToolError.
+func lastError(_ what: String) -> ToolError {
+    var error = fief_error_t()
+    _ = fief_get_last_error(&error)
+    let message = error.message.map { String(cString: $0) } ?? "unknown error"
+    return ToolError(description: "\(what): \(message) (code \(error.code))")
+}
+
+/// An open realm read through the C ABI, with its schema.
+final class Inspector {
+    let realm: OpaquePointer
+    let schema: OpaquePointer
+    let path: String
+
+    init(path: String) throws {
+        self.path = path
+        guard let config = fief_config_new() else { throw lastError("creating a configuration") }
+        defer { _ = fief_release(UnsafeRawPointer(config)) }
+        guard fief_config_set_path(config, path), fief_config_set_read_only(config, true) else {
+            throw lastError("configuring")
+        }
+        guard let realm = fief_realm_open(config) else { throw lastError("opening '\(path)'") }
+        self.realm = realm
+        guard let schema = fief_realm_get_schema(realm) else { throw lastError("reading the schema") }
+        self.schema = schema
+    }
+
+    deinit {
+        _ = fief_release(UnsafeRawPointer(schema))
+        _ = fief_release(UnsafeRawPointer(realm))
+    }
+
+    struct ClassInfo {
+        var name: String
+        var key: UInt32
+        var primaryKey: String?
+        var properties: [(name: String, key: UInt32, type: Int32, flags: UInt32)]
+    }
+
+    func classes() throws -> [ClassInfo] {
+        var count = 0
+        guard fief_schema_get_class_count(schema, &count) else { throw lastError("reading the schema") }
+        var result: [ClassInfo] = []
+        for i in 0..<count {
+            var info = fief_class_info_t()
+            guard fief_schema_get_class(schema, i, &info) else { throw lastError("reading the schema") }
+            var properties: [(String, UInt32, Int32, UInt32)] = []
+            for j in 0..<info.num_properties {
+                var p = fief_property_info_t()
+                guard fief_schema_get_property(schema, i, j, &p) else { throw lastError("reading the schema") }
+                properties.append((String(cString: p.name), p.key, p.type, p.flags))
+            }
+            result.append(ClassInfo(name: String(cString: info.name), key: info.key,
+                                    primaryKey: info.primary_key.map { String(cString: $0) }, properties: properties))
+        }
+        return result
+    }
+
+    func count(_ classKey: UInt32) throws -> Int {
+        guard let results = fief_realm_get_objects(realm, classKey) else { throw lastError("listing objects") }
+        defer { _ = fief_release(UnsafeRawPointer(results)) }
+        var n = 0
+        guard fief_results_count(results, &n) else { throw lastError("counting objects") }
+        return n
+    }
+
+    func version() throws -> UInt64 {
+        var v: UInt64 = 0
+        guard fief_realm_get_version(realm, &v) else { throw lastError("reading the version") }
+        return v
+    }
+}
+
+func typeName(_ type: Int32) -> String {
+    switch type {
+    case FIEF_TYPE_INT: return "int"
+    case FIEF_TYPE_BOOL: return "bool"
+    case FIEF_TYPE_STRING: return "string"
+    case FIEF_TYPE_BINARY: return "data"
+    case FIEF_TYPE_TIMESTAMP: return "date"
+    case FIEF_TYPE_FLOAT: return "float"
+    case FIEF_TYPE_DOUBLE: return "double"
+    case FIEF_TYPE_DECIMAL128: return "decimal128"
+    case FIEF_TYPE_OBJECT_ID: return "objectId"
+    case FIEF_TYPE_UUID: return "uuid"
+    default: return "type\(type)"
+    }
+}
+
+func printSchema(_ inspector: Inspector) throws {
+    for c in try inspector.classes() {
+        print("class \(c.name) {")
+        for p in c.properties {
+            var line = "    \(p.name): \(typeName(p.type))"
+            if p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0 { line += "?" }
+            if p.flags & UInt32(FIEF_PROPERTY_PRIMARY_KEY) != 0 { line += "  [primary key]" }
+            if p.flags & UInt32(FIEF_PROPERTY_INDEXED) != 0 { line += "  [indexed]" }
+            print(line)
+        }
+        print("}")
+    }
+}
+
+func printInfo(_ inspector: Inspector) throws {
+    var st = stat()
+    let size = stat(inspector.path, &st) == 0 ? Int(st.st_size) : -1
+    print("file     \(inspector.path)")
+    print("size     \(size) bytes")
+    print("version  \(try inspector.version())")
+    print("library  \(String(cString: fief_version_string()))")
+    for c in try inspector.classes() {
+        print("class    \(c.name): \(try inspector.count(c.key)) objects, \(c.properties.count) properties")
+    }
+}
+
+func dump(_ inspector: Inspector, className: String) throws {
+    guard let c = try inspector.classes().first(where: { $0.name == className }) else {
+        throw ToolError(description: "'\(inspector.path)' has no class '\(className)'")
+    }
+    guard let results = fief_realm_get_objects(inspector.realm, c.key) else { throw lastError("listing objects") }
+    defer { _ = fief_release(UnsafeRawPointer(results)) }
+    var count = 0
+    guard fief_results_count(results, &count) else { throw lastError("counting") }
+    let keys = c.properties.map(\.key)
+    var values = [fief_value_t](repeating: fief_value_t(), count: keys.count)
+    for row in 0..<count {
+        guard fief_results_get_values(results, row, keys, keys.count, &values) else { throw lastError("reading object \(row)") }
+        var line = "{"
+        for (i, p) in c.properties.enumerated() {
+            if i > 0 { line += ", " }
+            line += JSON.string(p.name) + ": " + JSON.value(values[i])
+        }
+        print(line + "}")
+    }
+}
+
+/// Just enough JSON for `dump`.
+enum JSON {
+    static func string(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    static func hex<T>(_ value: T) -> String {
+        var copy = value
+        return withUnsafeBytes(of: &copy) { bytes in
+            bytes.map { b in (b < 16 ? "0" : "") + String(b, radix: 16) }.joined()
+        }
+    }
+
+    static func base64(_ bytes: UnsafeRawBufferPointer) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var out: [UInt8] = []
+        var i = 0
+        while i < bytes.count {
+            let b0 = UInt32(bytes[i])
+            let b1 = i + 1 < bytes.count ? UInt32(bytes[i + 1]) : 0
+            let b2 = i + 2 < bytes.count ? UInt32(bytes[i + 2]) : 0
+            let n = b0 << 16 | b1 << 8 | b2
+            out.append(alphabet[Int(n >> 18 & 63)])
+            out.append(alphabet[Int(n >> 12 & 63)])
+            out.append(i + 1 < bytes.count ? alphabet[Int(n >> 6 & 63)] : UInt8(ascii: "="))
+            out.append(i + 2 < bytes.count ? alphabet[Int(n & 63)] : UInt8(ascii: "="))
+            i += 3
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func value(_ v: fief_value_t) -> String {
+        switch v.type {
+        case FIEF_TYPE_NULL: return "null"
+        case FIEF_TYPE_INT: return String(v.u.integer)
+        case FIEF_TYPE_BOOL: return v.u.boolean ? "true" : "false"
+        case FIEF_TYPE_STRING:
+            let bytes = UnsafeRawBufferPointer(start: v.u.string.data, count: v.u.string.size)
+            return string(String(decoding: bytes, as: UTF8.self))
+        case FIEF_TYPE_BINARY:
+            return string(base64(UnsafeRawBufferPointer(start: v.u.binary.data, count: v.u.binary.size)))
+        case FIEF_TYPE_TIMESTAMP:
+            return "{\"seconds\": \(v.u.timestamp.seconds), \"nanoseconds\": \(v.u.timestamp.nanoseconds)}"
+        case FIEF_TYPE_FLOAT: return v.u.float_value.isFinite ? "\(v.u.float_value)" : string("\(v.u.float_value)")
+        case FIEF_TYPE_DOUBLE: return v.u.double_value.isFinite ? "\(v.u.double_value)" : string("\(v.u.double_value)")
+        case FIEF_TYPE_DECIMAL128: return string("decimal128:" + hex(v.u.decimal128))
+        case FIEF_TYPE_OBJECT_ID: return string(hex(v.u.object_id))
+        case FIEF_TYPE_UUID:
+            let h = Array(hex(v.u.uuid))
+            let parts = [h[0..<8], h[8..<12], h[12..<16], h[16..<20], h[20..<32]].map { String($0) }
+            return string(parts.joined(separator: "-"))
+        default: return "null"
+        }
+    }
+}
