@@ -18,5 +18,6 @@ let package = Package(
         .target(name: "FiefC", dependencies: ["FiefEngine", "CFief"]),
         .target(name: "Fief", dependencies: ["CFief", "FiefC"]),
         .executableTarget(name: "FiefTool", dependencies: ["Fief", "CFief", "FiefC"]),
+        .testTarget(name: "FiefTests", dependencies: ["Fief"]),
     ]
 )

@@ -1,0 +1,406 @@
+// The shared state behind `Realm` values: one C realm handle, the class
+// bindings of its file, and a per-thread cache so that `try Realm()` twice on
+// one thread gives the same realm (and the same write transaction), as in
+// RealmSwift.
+
+import CFief
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class RealmCore: @unchecked Sendable {
+    /// The C realm.  Replaced only when the schema must be extended and the
+    /// engine does not show new classes to an open handle.
+    private(set) var handle: CHandle
+    let configuration: Realm.Configuration
+    let isFrozen: Bool
+    let isReadOnly: Bool
+    /// The file's path (`fief_realm_get_path`), to compare rows across realms.
+    let path: String
+    /// Bumped by `invalidate()`: objects and results made before are invalid.
+    private(set) var generation: UInt64 = 0
+
+    private let lock = NSLock()
+    private var bindings: [ObjectIdentifier: ClassBinding] = [:]
+    /// How many registry types were bound when we last looked.
+    private var syncedRegistryCount = 0
+    private var frozenCache: (version: UInt64, core: RealmCore)?
+    private let cacheKey: String?
+
+    private init(handle: CHandle, configuration: Realm.Configuration, cacheKey: String?) {
+        self.handle = handle
+        self.configuration = configuration
+        self.cacheKey = cacheKey
+        var frozen = false
+        _ = fief_realm_is_frozen(handle.raw, &frozen)
+        isFrozen = frozen
+        var readOnly = false
+        _ = fief_realm_is_read_only(handle.raw, &readOnly)
+        isReadOnly = readOnly
+        path = fief_realm_get_path(handle.raw).map { String(cString: $0) } ?? ""
+    }
+
+    // MARK: Opening
+
+    private final class WeakCore {
+        weak var core: RealmCore?
+        init(_ core: RealmCore) { self.core = core }
+    }
+
+    private static let threadCache = Locked<[String: WeakCore]>([:])
+
+    private static func threadKey(_ configuration: Realm.Configuration) -> String {
+        "\(pthread_self())|\(configuration.cacheIdentity)"
+    }
+
+    /// The live realm for `configuration` on this thread: the cached one, or
+    /// a newly opened one (fief_config_new, fief_config_set_*, fief_realm_open).
+    static func open(_ configuration: Realm.Configuration) throws -> RealmCore {
+        let key = threadKey(configuration)
+        if let core = threadCache.withLock({ $0[key]?.core }) { return core }
+        if configuration.encryptionKey != nil {
+            throw Realm.Error(code: .fail, message: "Encryption is not supported by Fief")
+        }
+        let infos = schemaInfos(for: configuration)
+        // Read-only realms without explicit types read the file's own schema.
+        let passSchema = !infos.isEmpty && !(configuration.readOnly && configuration.objectTypes == nil)
+        let handle = try openHandle(configuration, schema: passSchema ? infos : nil)
+        let core = RealmCore(handle: handle, configuration: configuration, cacheKey: key)
+        core.syncedRegistryCount = configuration.objectTypes == nil ? SchemaRegistry.usedTypes.count : 0
+        core.bindAll(infos)
+        threadCache.withLock { table in
+            table = table.filter { $0.value.core != nil }
+            table[key] = WeakCore(core)
+        }
+        return core
+    }
+
+    /// The classes a realm opened with `configuration` must have.
+    private static func schemaInfos(for configuration: Realm.Configuration) -> [ObjectSchemaInfo] {
+        let types = configuration.objectTypes ?? SchemaRegistry.usedTypes
+        var seen: [String: ObjectBase.Type] = [:]
+        var infos: [ObjectSchemaInfo] = []
+        for type in types {
+            let info = ObjectSchemaInfo.of(type)
+            if let other = seen[info.className] {
+                if other == type { continue }
+                preconditionFailure("Two object types are named '\(info.className)': \(String(reflecting: other)) and \(String(reflecting: type)); override _realmObjectName() on one of them")
+            }
+            seen[info.className] = type
+            infos.append(info)
+        }
+        return infos
+    }
+
+    private static func openHandle(_ configuration: Realm.Configuration, schema: [ObjectSchemaInfo]?) throws -> CHandle {
+        var schemaHandle: CHandle?
+        if let schema {
+            switch makeCSchema(schema) {
+            case .success(let handle): schemaHandle = handle
+            case .failure(let error): throw Realm.Error(error)
+            }
+        }
+        return try openHandle(configuration, schemaHandle: schemaHandle)
+    }
+
+    private static func openHandle(_ configuration: Realm.Configuration, schemaHandle: CHandle?) throws -> CHandle {
+        guard let rawConfig = fief_config_new() else { throw Realm.Error(CError.last()) }
+        let config = CHandle(rawConfig)
+        var ok = true
+        if let identifier = configuration.inMemoryIdentifier {
+            ok = ok && fief_config_set_in_memory_identifier(config.raw, identifier)
+        } else if let path = configuration.fileURL?.path {
+            ok = ok && fief_config_set_path(config.raw, path)
+        }
+        ok = ok && fief_config_set_read_only(config.raw, configuration.readOnly)
+        ok = ok && fief_config_set_schema_version(config.raw, configuration.schemaVersion)
+        ok = ok && fief_config_set_delete_if_migration_needed(config.raw, configuration.deleteRealmIfMigrationNeeded)
+        if let schemaHandle {
+            ok = ok && fief_config_set_schema(config.raw, schemaHandle.raw)
+        }
+        guard ok else { throw Realm.Error(CError.last()) }
+        guard let realm = fief_realm_open(config.raw) else { throw Realm.Error(CError.last()) }
+        return CHandle(realm)
+    }
+
+    // MARK: Bindings
+
+    private func bindAll(_ infos: [ObjectSchemaInfo]) {
+        guard let schema = fief_realm_get_schema(handle.raw) else { return }
+        let schemaHandle = CHandle(schema)
+        lock.lock()
+        defer { lock.unlock() }
+        for info in infos where bindings[ObjectIdentifier(info.type)] == nil {
+            if case .success(let binding) = ClassBinding.bind(info, in: schemaHandle.raw) {
+                bindings[ObjectIdentifier(info.type)] = binding
+            }
+        }
+    }
+
+    /// The binding of `type` in this realm, extending the file's schema
+    /// additively if the type is new and the realm allows it.  Traps, as
+    /// RealmSwift does, when the type is not part of the realm.
+    func binding(for type: ObjectBase.Type) -> ClassBinding {
+        let id = ObjectIdentifier(type)
+        if let binding = lock.withLock({ bindings[id] }) { return binding }
+        let info = ObjectSchemaInfo.of(type)
+        if let types = configuration.objectTypes, !types.contains(where: { $0 == type }) {
+            preconditionFailure("Object type '\(info.className)' is not managed by the Realm. If using a custom `objectTypes` array in your configuration, add `\(info.className)` to the list of `objectTypes`.")
+        }
+        // The file may already have it (another realm added it).
+        bindAll([info])
+        if let binding = lock.withLock({ bindings[id] }) { return binding }
+        if isFrozen || isReadOnly || configuration.objectTypes != nil {
+            preconditionFailure("Object type '\(info.className)' is not managed by the Realm (it is not in the realm file's schema, and this realm is \(isFrozen ? "frozen" : isReadOnly ? "read-only" : "opened with explicit objectTypes")).")
+        }
+        extendSchema(adding: SchemaRegistry.usedTypes.map(ObjectSchemaInfo.of) + [info])
+        guard let binding = lock.withLock({ bindings[id] }) else {
+            preconditionFailure("Object type '\(info.className)' could not be added to the realm's schema.")
+        }
+        return binding
+    }
+
+    /// Before a write transaction: bind every type used so far, so that
+    /// objects created before the write can be added inside it.
+    func syncRegistry() {
+        guard configuration.objectTypes == nil, !isFrozen, !isReadOnly else { return }
+        let types = SchemaRegistry.usedTypes
+        guard types.count != lock.withLock({ syncedRegistryCount }) else { return }
+        let infos = types.map(ObjectSchemaInfo.of)
+        bindAll(infos)
+        let missing = infos.filter { info in lock.withLock { bindings[ObjectIdentifier(info.type)] == nil } }
+        if !missing.isEmpty { extendSchema(adding: infos) }
+        lock.withLock { syncedRegistryCount = types.count }
+    }
+
+    /// Adds the classes of `infos` the file lacks: opens the file once more
+    /// with its own schema plus those classes (an additive change the engine
+    /// applies on open), then refreshes this realm to see them.  If the open
+    /// handle does not show new classes, this realm switches to the new handle.
+    private func extendSchema(adding infos: [ObjectSchemaInfo]) {
+        if isInWriteTransaction {
+            let names = infos.filter { info in lock.withLock { bindings[ObjectIdentifier(info.type)] == nil } }.map(\.className)
+            preconditionFailure("Object type(s) \(names) are not yet in this realm's schema, and Fief cannot change the schema during a write transaction. Use the type before beginning the write (for example create an instance or call realm.objects(\(names.first ?? "T").self)), or list it in Realm.Configuration.objectTypes.")
+        }
+        guard let current = fief_realm_get_schema(handle.raw) else { fiefTrap("Cannot read the realm's schema", CError.last()) }
+        let currentHandle = CHandle(current)
+        let arena = _FiefArena()
+        var classes = copyCSchema(currentHandle.raw, arena: arena)
+        let existing = Set(classes.compactMap { $0.0.name.map { String(cString: $0) } })
+        var added = Set<String>()
+        for info in infos where !existing.contains(info.className) && !added.contains(info.className) {
+            added.insert(info.className)
+            var cls = fief_class_info_t()
+            cls.name = arena.cString(info.className)
+            cls.num_properties = info.properties.count
+            cls.flags = info.isEmbedded ? UInt32(FIEF_CLASS_EMBEDDED) : 0
+            let props: [fief_property_info_t] = info.properties.map { property in
+                var p = fief_property_info_t()
+                p.name = arena.cString(property.name)
+                p.type = property.type
+                var flags: Int32 = 0
+                if property.isOptional { flags |= FIEF_PROPERTY_NULLABLE }
+                if property.isPrimaryKey { flags |= FIEF_PROPERTY_PRIMARY_KEY }
+                if property.isIndexed { flags |= FIEF_PROPERTY_INDEXED }
+                p.flags = UInt32(flags)
+                return p
+            }
+            classes.append((cls, props))
+        }
+        let newHandle: CHandle
+        do {
+            let classInfos = classes.map(\.0)
+            let propertyArrays: [UnsafePointer<fief_property_info_t>?] = classes.map {
+                $0.1.isEmpty ? arena.array([fief_property_info_t()]) : arena.array($0.1)
+            }
+            let raw: OpaquePointer? = withExtendedLifetime(arena) {
+                classInfos.withUnsafeBufferPointer { c in
+                    propertyArrays.withUnsafeBufferPointer { p in fief_schema_new(c.baseAddress, c.count, p.baseAddress) }
+                }
+            }
+            guard let raw else { fiefTrap("Cannot describe the extended schema", CError.last()) }
+            newHandle = try RealmCore.openHandle(configuration, schemaHandle: CHandle(raw))
+        } catch {
+            preconditionFailure("Cannot add object types \(added.sorted()) to the realm: \(error)")
+        }
+        var didRefresh = false
+        _ = fief_realm_refresh(handle.raw, &didRefresh)
+        bindAll(infos)
+        let stillMissing = infos.contains { info in lock.withLock { bindings[ObjectIdentifier(info.type)] == nil } }
+        if stillMissing {
+            // The engine fixes a handle's schema at open: use the new handle from now on.
+            lock.withLock { handle = newHandle }
+            bindAll(infos)
+        }
+    }
+
+    // MARK: State
+
+    var isInWriteTransaction: Bool {
+        var inTransaction = false
+        return fief_realm_is_in_transaction(handle.raw, &inTransaction) && inTransaction
+    }
+
+    func invalidateObjects() {
+        lock.withLock {
+            generation &+= 1
+            frozenCache = nil
+        }
+    }
+
+    /// The version the realm reads (`fief_realm_get_version`).
+    var version: UInt64 {
+        var version: UInt64 = 0
+        _ = fief_realm_get_version(handle.raw, &version)
+        return version
+    }
+
+    /// A frozen realm at this realm's current version (fief_realm_freeze),
+    /// reused while the version does not change.
+    func frozenCore() -> RealmCore {
+        if isFrozen { return self }
+        let currentVersion = version
+        if let cached = lock.withLock({ frozenCache }), cached.version == currentVersion {
+            return cached.core
+        }
+        guard let raw = fief_realm_freeze(handle.raw) else { fiefTrap("Cannot freeze the realm", CError.last()) }
+        let frozen = RealmCore(handle: CHandle(raw), configuration: configuration, cacheKey: nil)
+        lock.withLock {
+            frozen.bindings = bindings
+            frozenCache = (currentVersion, frozen)
+        }
+        return frozen
+    }
+
+    /// The live realm of this frozen one on this thread: the thread's cached
+    /// realm for the same configuration, or a new one (fief_realm_thaw).
+    func liveCore() -> RealmCore {
+        if !isFrozen { return self }
+        let key = RealmCore.threadKey(configuration)
+        if let core = RealmCore.threadCache.withLock({ $0[key]?.core }) { return core }
+        guard let raw = fief_realm_thaw(handle.raw) else { fiefTrap("Cannot thaw the realm", CError.last()) }
+        let live = RealmCore(handle: CHandle(raw), configuration: configuration, cacheKey: key)
+        lock.withLock { live.bindings = bindings }
+        RealmCore.threadCache.withLock { $0[key] = WeakCore(live) }
+        return live
+    }
+
+    // MARK: Objects
+
+    /// An instance of `type` bound to the row `object` (a new handle).
+    func makeObject<T: ObjectBase>(_ type: T.Type, handle object: OpaquePointer, binding: ClassBinding) -> T {
+        let instance = type.init()
+        instance._fiefManaged = ManagedRow(handle: CHandle(object), core: self, binding: binding)
+        return instance
+    }
+}
+
+extension NSLock {
+    func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
+
+/// A managed object's row: its C object handle, its realm and class.
+final class ManagedRow {
+    let handle: CHandle
+    let core: RealmCore
+    let binding: ClassBinding
+    let generation: UInt64
+
+    init(handle: CHandle, core: RealmCore, binding: ClassBinding) {
+        self.handle = handle
+        self.core = core
+        self.binding = binding
+        generation = core.generation
+    }
+
+    /// The object's key (`fief_object_get_key`), stable for its lifetime.
+    lazy var objectKey: fief_object_key_t = {
+        var key: fief_object_key_t = 0
+        _ = fief_object_get_key(handle.raw, &key)
+        return key
+    }()
+
+    /// Whether the row can be read (`fief_object_is_valid`, and the realm
+    /// was not invalidated since).
+    var isValid: Bool {
+        generation == core.generation && fief_object_is_valid(handle.raw)
+    }
+
+    private func checkGeneration() {
+        if generation != core.generation { preconditionFailure(invalidatedObjectMessage) }
+    }
+
+    private func trapForAccess(_ error: CError, writing: Bool) -> Never {
+        switch error.code {
+        case FIEF_ERR_INVALIDATED_OBJECT, FIEF_ERR_CLOSED:
+            preconditionFailure("\(invalidatedObjectMessage) [\(error.message)]")
+        case FIEF_ERR_NOT_IN_TRANSACTION:
+            preconditionFailure("Attempting to modify object outside of a write transaction - call beginWrite on a Realm instance first. [\(error.message)]")
+        case FIEF_ERR_FROZEN:
+            preconditionFailure("Attempting to modify a frozen object - call thaw on the Object instance first. [\(error.message)]")
+        case FIEF_ERR_PRIMARY_KEY_CHANGE:
+            preconditionFailure("Primary key can't be changed after an object is inserted. [\(error.message)]")
+        default:
+            fiefTrap(writing ? "Cannot set property of '\(binding.info.className)'" : "Cannot read property of '\(binding.info.className)'", error)
+        }
+    }
+
+    /// Property number `index` (fief_object_get_value).
+    func read<V: _Persistable>(_ index: Int, as type: V.Type) -> V {
+        checkGeneration()
+        var value = fief_value_t()
+        guard fief_object_get_value(handle.raw, binding.propertyKeys[index], &value) else {
+            trapForAccess(CError.last(), writing: false)
+        }
+        guard let result = V._fiefRead(value) else {
+            preconditionFailure("Property '\(binding.info.className).\(binding.info.properties[index].name)' holds a value of type \(value.type), not \(V.self)")
+        }
+        return result
+    }
+
+    /// Property number `index` as Any (fief_object_get_value).
+    func readAny(_ index: Int) -> Any? {
+        checkGeneration()
+        var value = fief_value_t()
+        guard fief_object_get_value(handle.raw, binding.propertyKeys[index], &value) else {
+            trapForAccess(CError.last(), writing: false)
+        }
+        if let typed = binding.info.properties[index].valueType._fiefRead(value) {
+            return fiefUnwrap(typed)
+        }
+        return fiefAnyValue(value)
+    }
+
+    /// Sets property number `index` (fief_object_set_value).
+    func write<V: _Persistable>(_ index: Int, _ newValue: V) {
+        checkGeneration()
+        let arena = _FiefArena()
+        let value = newValue._fiefValue(in: arena)
+        let ok = withExtendedLifetime(arena) {
+            fief_object_set_value(handle.raw, binding.propertyKeys[index], value)
+        }
+        if !ok { trapForAccess(CError.last(), writing: true) }
+    }
+
+    /// Whether both name the same row of the same file and kind of realm.
+    func sameRow(as other: ManagedRow) -> Bool {
+        core.path == other.core.path && core.isFrozen == other.core.isFrozen
+            && binding.classKey == other.binding.classKey && objectKey == other.objectKey
+    }
+
+    /// The same object in `target` (fief_object_resolve_in), or nil if it does
+    /// not exist there.
+    func resolve<T: ObjectBase>(in target: RealmCore, as type: T.Type) -> T? {
+        var out: OpaquePointer?
+        guard fief_object_resolve_in(handle.raw, target.handle.raw, &out) else {
+            fiefTrap("Cannot resolve the object in another realm", CError.last())
+        }
+        guard let out else { return nil }
+        return target.makeObject(type, handle: out, binding: binding)
+    }
+}

@@ -1,0 +1,261 @@
+// Schema discovery: from a Swift class to the class description the C layer
+// takes (fief_schema_new), with Mirror over a throwaway instance, as RealmSwift
+// does on every platform for @Persisted models.
+
+import CFief
+import Foundation
+
+/// One persisted property of a Swift model class.
+struct PropertyInfo {
+    let name: String
+    let type: fief_type_t
+    let isOptional: Bool
+    let isIndexed: Bool
+    let isPrimaryKey: Bool
+    let valueType: _Persistable.Type
+}
+
+/// What the overlay knows about one model class, discovered once per process.
+final class ObjectSchemaInfo: @unchecked Sendable {
+    let type: ObjectBase.Type
+    let className: String
+    let properties: [PropertyInfo]
+    let propertyIndex: [String: Int]
+    let primaryKeyIndex: Int?
+    let isEmbedded: Bool
+    /// Storage key path (`\Dog._name`) to property index, learnt on first use.
+    private let keyPaths = Locked<[AnyKeyPath: Int]>([:])
+
+    private static let cache = Locked<[ObjectIdentifier: ObjectSchemaInfo]>([:])
+
+    /// The schema of `type` (discovered on first call, then cached).
+    static func of(_ type: ObjectBase.Type) -> ObjectSchemaInfo {
+        let id = ObjectIdentifier(type)
+        if let info = cache.withLock({ $0[id] }) { return info }
+        let info = ObjectSchemaInfo(discovering: type)
+        return cache.withLock { table in
+            if let existing = table[id] { return existing }
+            table[id] = info
+            return info
+        }
+    }
+
+    private init(discovering type: ObjectBase.Type) {
+        self.type = type
+        className = type.className()
+        isEmbedded = type is EmbeddedObject.Type
+        var properties: [PropertyInfo] = []
+        ObjectSchemaInfo.forEachPersisted(of: type.init()) { name, persisted in
+            let valueType = Swift.type(of: persisted).fiefValueType
+            properties.append(PropertyInfo(name: name, type: valueType._fiefType,
+                                           isOptional: valueType._fiefIsOptional,
+                                           isIndexed: persisted.isIndexed,
+                                           isPrimaryKey: persisted.isPrimaryKey, valueType: valueType))
+        }
+        let primaryKeys = properties.indices.filter { properties[$0].isPrimaryKey }
+        precondition(primaryKeys.count <= 1,
+                     "Class '\(className)' declares more than one primary key: \(primaryKeys.map { properties[$0].name })")
+        self.properties = properties
+        primaryKeyIndex = primaryKeys.first
+        var index: [String: Int] = [:]
+        for (i, property) in properties.enumerated() {
+            precondition(index[property.name] == nil, "Class '\(className)' has two properties named '\(property.name)'")
+            index[property.name] = i
+        }
+        propertyIndex = index
+    }
+
+    /// Calls `body` with the name and wrapper of every `@Persisted` stored
+    /// property of `object`, superclass properties first.
+    static func forEachPersisted(of object: ObjectBase, _ body: (String, DiscoverablePersisted) -> Void) {
+        var levels: [Mirror] = []
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            levels.append(current)
+            mirror = current.superclassMirror
+        }
+        for level in levels.reversed() {
+            for child in level.children {
+                guard let label = child.label, let persisted = child.value as? DiscoverablePersisted else { continue }
+                // The compiler names a wrapper's storage "_name".
+                let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+                body(name, persisted)
+            }
+        }
+    }
+
+    /// The index of the property whose wrapper storage `keyPath` names.  The
+    /// first time, `mark` writes a probe through the key path into a fresh
+    /// instance, and Mirror finds which field changed.
+    func index(ofStorage keyPath: AnyKeyPath, mark: (ObjectBase) -> Void) -> Int {
+        if let index = keyPaths.withLock({ $0[keyPath] }) { return index }
+        let prototype = type.init()
+        mark(prototype)
+        var found: Int?
+        ObjectSchemaInfo.forEachPersisted(of: prototype) { name, persisted in
+            if persisted.isProbe { found = propertyIndex[name] }
+        }
+        guard let index = found else {
+            preconditionFailure("Property \(keyPath) is not a persisted property of '\(className)'")
+        }
+        keyPaths.withLock { $0[keyPath] = index }
+        return index
+    }
+
+    /// The names of the properties a key path (`\Dog.name`) reads, by reading
+    /// it on a throwaway instance in recording mode.
+    func propertyName(for keyPath: AnyKeyPath) -> String {
+        let prototype = type.init()
+        let recorder = KeyPathRecorder()
+        prototype._fiefRecorder = recorder
+        _ = prototype[keyPath: keyPath]
+        guard let index = recorder.indices.first else {
+            preconditionFailure("Key path \(keyPath) does not name a persisted property of '\(className)'")
+        }
+        return properties[index].name
+    }
+}
+
+/// Collects the properties read on a prototype in recording mode.
+final class KeyPathRecorder {
+    var indices: [Int] = []
+    func record(index: Int) { indices.append(index) }
+}
+
+/// The object types this process has used: realms opened without
+/// `objectTypes` get all of them.
+enum SchemaRegistry {
+    private static let used = Locked<(ids: Set<ObjectIdentifier>, types: [ObjectBase.Type])>(([], []))
+
+    /// Records `type` (called by every `ObjectBase.init`).
+    static func noteUsed(_ type: ObjectBase.Type) {
+        if type == Object.self || type == ObjectBase.self { return }
+        // Embedded classes need links to be useful; they join schemas only when listed in objectTypes.
+        if type is EmbeddedObject.Type { return }
+        let id = ObjectIdentifier(type)
+        used.withLock { state in
+            if state.ids.insert(id).inserted { state.types.append(type) }
+        }
+    }
+
+    /// Every type used so far, in order of first use.
+    static var usedTypes: [ObjectBase.Type] { used.withLock { $0.types } }
+}
+
+// MARK: - Building C schemas
+
+/// A `fief_schema_t` describing `infos` (fief_schema_new); nil with the C
+/// error when the engine rejects it.
+func makeCSchema(_ infos: [ObjectSchemaInfo]) -> Result<CHandle, CError> {
+    let arena = _FiefArena()
+    var classes: [fief_class_info_t] = []
+    var propertyArrays: [UnsafePointer<fief_property_info_t>?] = []
+    for info in infos {
+        var cls = fief_class_info_t()
+        cls.name = arena.cString(info.className)
+        cls.num_properties = info.properties.count
+        cls.flags = info.isEmbedded ? UInt32(FIEF_CLASS_EMBEDDED) : 0
+        classes.append(cls)
+        let props: [fief_property_info_t] = info.properties.map { property in
+            var p = fief_property_info_t()
+            p.name = arena.cString(property.name)
+            p.type = property.type
+            p.collection_type = fief_collection_type_t(FIEF_COLLECTION_NONE)
+            var flags: Int32 = 0
+            if property.isOptional { flags |= FIEF_PROPERTY_NULLABLE }
+            if property.isPrimaryKey { flags |= FIEF_PROPERTY_PRIMARY_KEY }
+            if property.isIndexed { flags |= FIEF_PROPERTY_INDEXED }
+            p.flags = UInt32(flags)
+            return p
+        }
+        // A class without properties still needs a non-NULL array.
+        propertyArrays.append(props.isEmpty ? arena.array([fief_property_info_t()]) : arena.array(props))
+    }
+    let handle: OpaquePointer? = withExtendedLifetime(arena) {
+        classes.withUnsafeBufferPointer { classBuffer in
+            propertyArrays.withUnsafeBufferPointer { propertyBuffer in
+                fief_schema_new(classBuffer.baseAddress, classBuffer.count, propertyBuffer.baseAddress)
+            }
+        }
+    }
+    guard let handle else { return .failure(CError.last()) }
+    return .success(CHandle(handle))
+}
+
+/// A class as one realm's file stores it: its keys.
+final class ClassBinding: @unchecked Sendable {
+    let info: ObjectSchemaInfo
+    let classKey: fief_class_key_t
+    /// `propertyKeys[i]` is the key of `info.properties[i]`.
+    let propertyKeys: [fief_property_key_t]
+    /// The primary key's property key, if any.
+    var primaryKeyKey: fief_property_key_t? { info.primaryKeyIndex.map { propertyKeys[$0] } }
+
+    init(info: ObjectSchemaInfo, classKey: fief_class_key_t, propertyKeys: [fief_property_key_t]) {
+        self.info = info
+        self.classKey = classKey
+        self.propertyKeys = propertyKeys
+    }
+
+    /// Binds `info` to the classes of `schema` (fief_schema_find_class,
+    /// fief_schema_find_property); nil if the class is missing, a message
+    /// if it exists but does not match.
+    static func bind(_ info: ObjectSchemaInfo, in schema: OpaquePointer) -> Result<ClassBinding, BindFailure> {
+        var cls = fief_class_info_t()
+        var classIndex = 0
+        var found = false
+        guard fief_schema_find_class(schema, info.className, &cls, &classIndex, &found) else {
+            return .failure(.error(CError.last().message))
+        }
+        guard found else { return .failure(.missing) }
+        var keys: [fief_property_key_t] = []
+        for property in info.properties {
+            var p = fief_property_info_t()
+            var propertyFound = false
+            guard fief_schema_find_property(schema, classIndex, property.name, &p, &propertyFound) else {
+                return .failure(.error(CError.last().message))
+            }
+            guard propertyFound else {
+                return .failure(.error("Property '\(info.className).\(property.name)' is missing from the realm file's schema"))
+            }
+            let optional = p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0
+            guard p.type == property.type, optional == property.isOptional else {
+                return .failure(.error("Property '\(info.className).\(property.name)' has type \(PropertyType(fiefType: p.type))\(optional ? "?" : "") in the realm file but \(PropertyType(fiefType: property.type))\(property.isOptional ? "?" : "") in the class"))
+            }
+            keys.append(p.key)
+        }
+        return .success(ClassBinding(info: info, classKey: cls.key, propertyKeys: keys))
+    }
+
+    enum BindFailure: Swift.Error {
+        case missing
+        case error(String)
+    }
+}
+
+/// Copies every class of a C schema into class and property descriptions
+/// (to extend a file's schema without knowing its Swift classes).
+func copyCSchema(_ schema: OpaquePointer, arena: _FiefArena) -> [(fief_class_info_t, [fief_property_info_t])] {
+    var count = 0
+    guard fief_schema_get_class_count(schema, &count) else { return [] }
+    var result: [(fief_class_info_t, [fief_property_info_t])] = []
+    for c in 0..<count {
+        var cls = fief_class_info_t()
+        guard fief_schema_get_class(schema, c, &cls) else { continue }
+        var props: [fief_property_info_t] = []
+        for p in 0..<cls.num_properties {
+            var property = fief_property_info_t()
+            guard fief_schema_get_property(schema, c, p, &property) else { continue }
+            property.name = property.name.map { arena.cString(String(cString: $0)) }
+            property.link_target = nil
+            property.link_origin_property = nil
+            property.key = 0
+            props.append(property)
+        }
+        cls.name = cls.name.map { arena.cString(String(cString: $0)) }
+        cls.primary_key = nil
+        cls.key = 0
+        result.append((cls, props))
+    }
+    return result
+}

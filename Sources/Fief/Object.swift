@@ -1,0 +1,323 @@
+import CFief
+import Foundation
+
+/// The root of every model class (RealmSwift's `ObjectBase`): holds whether
+/// the instance is managed by a realm and, if so, its row.
+///
+/// Model classes subclass `Object` (or `EmbeddedObject`), never this class
+/// directly; `Realm.Configuration.objectTypes` lists `ObjectBase.Type`s.
+open class ObjectBase: Hashable, CustomStringConvertible {
+    /// The row this instance is bound to, or nil while unmanaged.
+    var _fiefManaged: ManagedRow?
+    /// Set on a throwaway instance to turn key paths into property names.
+    var _fiefRecorder: KeyPathRecorder?
+
+    /// Creates an unmanaged instance.  Also records the class as used by
+    /// this process, so realms opened without `objectTypes` include it.
+    public required init() {
+        SchemaRegistry.noteUsed(type(of: self))
+    }
+
+    /// The name the class has in the realm's schema: `String(describing:)`
+    /// of the class, unless `_realmObjectName()` gives another.
+    open class func className() -> String {
+        _realmObjectName() ?? String(describing: self)
+    }
+
+    /// Override to store the class under another name in the schema (the
+    /// role of `@objc(Name)` in RealmSwift).
+    open class func _realmObjectName() -> String? { nil }
+
+    /// Whether `object` is equal to this one: the same instance, or (for
+    /// managed objects of a class with a primary key, or frozen ones) the
+    /// same row of the same file.  Override points follow NSObject's.
+    open func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? ObjectBase else { return false }
+        if self === other { return true }
+        guard let lhs = _fiefManaged, let rhs = other._fiefManaged else { return false }
+        guard lhs.binding.info.primaryKeyIndex != nil || lhs.core.isFrozen else { return false }
+        return lhs.sameRow(as: rhs)
+    }
+
+    public static func == (lhs: ObjectBase, rhs: ObjectBase) -> Bool {
+        lhs.isEqual(rhs)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        if let managed = _fiefManaged, managed.binding.info.primaryKeyIndex != nil || managed.core.isFrozen {
+            hasher.combine(managed.binding.classKey)
+            hasher.combine(managed.objectKey)
+        } else {
+            hasher.combine(ObjectIdentifier(self))
+        }
+    }
+
+    /// A human-readable description: the class name and every property.
+    open var description: String {
+        let className = type(of: self).className()
+        if _fiefManaged != nil && _fiefIsInvalidated { return "[invalid object]" }
+        let lines = _fiefPropertyValues().map { "\t\($0.name) = \(fiefDescribe($0.value));" }
+        return "\(className) {\n" + lines.joined(separator: "\n") + "\n}"
+    }
+
+    // MARK: Internal
+
+    var _fiefIsInvalidated: Bool {
+        guard let managed = _fiefManaged else { return false }
+        return !managed.isValid
+    }
+
+    /// Every persisted property's name and current value, in schema order.
+    func _fiefPropertyValues() -> [(name: String, value: Any?)] {
+        let info = _fiefManaged?.binding.info ?? ObjectSchemaInfo.of(type(of: self))
+        if let managed = _fiefManaged {
+            return info.properties.indices.map { (info.properties[$0].name, managed.readAny($0)) }
+        }
+        var result: [(name: String, value: Any?)] = []
+        ObjectSchemaInfo.forEachPersisted(of: self) { name, persisted in
+            result.append((name, fiefUnwrap(persisted.unmanagedValue)))
+        }
+        return result
+    }
+}
+
+func fiefDescribe(_ value: Any?) -> String {
+    guard let value = fiefUnwrap(value) else { return "nil" }
+    if let data = value as? Data { return "<\(data.count) bytes>" }
+    return String(describing: value)
+}
+
+/// The base class of model classes stored in a realm (RealmSwift's `Object`).
+///
+///     class Dog: Object {
+///         @Persisted var name = ""
+///         @Persisted var age = 0
+///     }
+///
+/// An instance is *unmanaged* (a plain Swift object) until it is added to a
+/// realm with `Realm.add(_:update:)`, or when it is read from a realm; a
+/// managed instance reads and writes its row through the C functions
+/// `fief_object_get_value` and `fief_object_set_value`.
+open class Object: ObjectBase, RealmFetchable, ThreadConfined {
+    public typealias PersistedType = Object
+
+    /// Creates an unmanaged object.
+    public required init() {
+        super.init()
+    }
+
+    /// The realm managing this object, or nil if it is unmanaged
+    /// (`fief_object_get_realm`'s realm, as the overlay's `Realm`).
+    public var realm: Realm? {
+        _fiefManaged.map { Realm(core: $0.core) }
+    }
+
+    /// Whether the object was deleted, or its realm invalidated or closed,
+    /// so that it can no longer be read (`fief_object_is_valid`).  Always false
+    /// for unmanaged objects.
+    public var isInvalidated: Bool { _fiefIsInvalidated }
+
+    /// Whether the object is a frozen (immutable) snapshot
+    /// (`fief_realm_is_frozen` of its realm).
+    public var isFrozen: Bool { _fiefManaged?.core.isFrozen ?? false }
+
+    /// The schema of the object's class, as the realm stores it.
+    public var objectSchema: ObjectSchema {
+        ObjectSchema(info: _fiefManaged?.binding.info ?? ObjectSchemaInfo.of(type(of: self)))
+    }
+
+    /// A frozen copy of this managed object, readable from any thread
+    /// (`fief_realm_freeze`, then `fief_object_resolve_in`).  A frozen object
+    /// returns itself.  Traps for unmanaged or invalidated objects, as RealmSwift does.
+    public func freeze() -> Self {
+        guard let managed = _fiefManaged else {
+            preconditionFailure("Unmanaged objects cannot be frozen.")
+        }
+        if managed.core.isFrozen { return self }
+        guard managed.isValid else { preconditionFailure("Cannot freeze an object that has been deleted or invalidated.") }
+        let frozen = managed.core.frozenCore()
+        guard let object = managed.resolve(in: frozen, as: type(of: self)) else {
+            preconditionFailure("Cannot freeze an object that has been deleted or invalidated.")
+        }
+        return object
+    }
+
+    /// The live object for this frozen one, or nil if it was deleted since
+    /// (`fief_realm_thaw`, then `fief_object_resolve_in`).  A live object
+    /// returns itself.  Traps for unmanaged objects.
+    public func thaw() -> Self? {
+        guard let managed = _fiefManaged else {
+            preconditionFailure("Unmanaged objects cannot be thawed.")
+        }
+        if !managed.core.isFrozen { return self }
+        let live = managed.core.liveCore()
+        return managed.resolve(in: live, as: type(of: self))
+    }
+
+    /// Whether both are the same row of the same realm file, even if
+    /// `==` says they are not (classes without a primary key).
+    public func isSameObject(as object: Object?) -> Bool {
+        guard let object else { return false }
+        if self === object { return true }
+        guard let lhs = _fiefManaged, let rhs = object._fiefManaged else { return false }
+        return lhs.sameRow(as: rhs)
+    }
+
+    /// The value of the property named `key` (KVC-style); nil for unknown
+    /// names or null values.
+    public subscript(key: String) -> Any? {
+        get { value(forKey: key) }
+    }
+
+    /// The value of the property named `key`; nil for unknown names or null.
+    public func value(forKey key: String) -> Any? {
+        _fiefPropertyValues().first { $0.name == key }?.value
+    }
+}
+
+/// An object that lives inside another object (RealmSwift's
+/// `EmbeddedObject`).  Declared so models compile; embedding itself needs
+/// link properties, which a later version of Fief adds.
+open class EmbeddedObject: ObjectBase, RealmCollectionValue, ThreadConfined {
+    public typealias PersistedType = EmbeddedObject
+
+    public required init() {
+        super.init()
+    }
+
+    /// The realm managing this object, or nil if it is unmanaged.
+    public var realm: Realm? { _fiefManaged.map { Realm(core: $0.core) } }
+
+    /// Whether the object can no longer be read (`fief_object_is_valid`).
+    public var isInvalidated: Bool { _fiefIsInvalidated }
+
+    /// Whether the object is frozen.
+    public var isFrozen: Bool { _fiefManaged?.core.isFrozen ?? false }
+
+    /// Not supported yet: embedded objects cannot be managed.
+    public func freeze() -> Self {
+        preconditionFailure("Embedded objects are not supported by this version of Fief.")
+    }
+
+    /// Not supported yet: embedded objects cannot be managed.
+    public func thaw() -> Self? {
+        preconditionFailure("Embedded objects are not supported by this version of Fief.")
+    }
+}
+
+/// Makes an object usable as `Identifiable` with a stable id: the row for
+/// managed objects (class key and object key, `fief_object_get_key`), the
+/// instance for unmanaged ones.
+public protocol ObjectKeyIdentifiable: Identifiable {}
+
+extension ObjectKeyIdentifiable where Self: ObjectBase {
+    /// A stable identifier for this object.
+    public var id: UInt64 {
+        if let managed = _fiefManaged {
+            return (UInt64(managed.binding.classKey) << 48) ^ UInt64(bitPattern: managed.objectKey)
+        }
+        return UInt64(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()))
+    }
+}
+
+/// Objects, results and realms: things tied to a realm that can be frozen.
+public protocol ThreadConfined {
+    /// The realm this value belongs to, or nil if unmanaged.
+    var realm: Realm? { get }
+    /// Whether the value can no longer be used.
+    var isInvalidated: Bool { get }
+    /// Whether the value is a frozen snapshot.
+    var isFrozen: Bool { get }
+    /// A frozen copy.
+    func freeze() -> Self
+    /// The live version of a frozen value, or nil if it no longer exists.
+    func thaw() -> Self?
+}
+
+// MARK: - Schema introspection
+
+/// The type of a property (RealmSwift's `PropertyType`).
+public enum PropertyType: Int, Sendable, CustomStringConvertible {
+    case int = 0, bool = 1, float = 5, double = 6, string = 2, data = 3, any = 9, date = 4
+    case object = 7, linkingObjects = 8, objectId = 10, decimal128 = 11, UUID = 12
+
+    init(fiefType: fief_type_t) {
+        switch fiefType {
+        case FIEF_TYPE_INT: self = .int
+        case FIEF_TYPE_BOOL: self = .bool
+        case FIEF_TYPE_STRING: self = .string
+        case FIEF_TYPE_BINARY: self = .data
+        case FIEF_TYPE_TIMESTAMP: self = .date
+        case FIEF_TYPE_FLOAT: self = .float
+        case FIEF_TYPE_DOUBLE: self = .double
+        case FIEF_TYPE_DECIMAL128: self = .decimal128
+        case FIEF_TYPE_OBJECT_ID: self = .objectId
+        case FIEF_TYPE_UUID: self = .UUID
+        default: self = .any
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .int: return "int"
+        case .bool: return "bool"
+        case .float: return "float"
+        case .double: return "double"
+        case .string: return "string"
+        case .data: return "data"
+        case .any: return "mixed"
+        case .date: return "date"
+        case .object: return "object"
+        case .linkingObjects: return "linking objects"
+        case .objectId: return "object id"
+        case .decimal128: return "decimal128"
+        case .UUID: return "uuid"
+        }
+    }
+}
+
+/// One property of an `ObjectSchema`.
+public struct Property: Sendable, Equatable, CustomStringConvertible {
+    /// The property's name.
+    public let name: String
+    /// Its type.
+    public let type: PropertyType
+    /// Whether it may be nil.
+    public let isOptional: Bool
+    /// Whether it is indexed (the primary key is indexed too).
+    public let isIndexed: Bool
+    /// Whether it is the primary key.
+    public let isPrimary: Bool
+
+    public var description: String {
+        "\(name) {\n\ttype = \(type);\n\tindexed = \(isIndexed ? "YES" : "NO");\n\tisPrimary = \(isPrimary ? "YES" : "NO");\n\toptional = \(isOptional ? "YES" : "NO");\n}"
+    }
+}
+
+/// The schema of one object class (RealmSwift's `ObjectSchema`).
+public struct ObjectSchema: Sendable, Equatable, CustomStringConvertible {
+    /// The class name in the realm.
+    public let className: String
+    /// The persisted properties, in declaration order (superclass first).
+    public let properties: [Property]
+
+    init(info: ObjectSchemaInfo) {
+        className = info.className
+        properties = info.properties.map {
+            Property(name: $0.name, type: PropertyType(fiefType: $0.type), isOptional: $0.isOptional,
+                     isIndexed: $0.isIndexed || $0.isPrimaryKey, isPrimary: $0.isPrimaryKey)
+        }
+    }
+
+    /// The primary key property, if the class has one.
+    public var primaryKeyProperty: Property? { properties.first { $0.isPrimary } }
+
+    /// The property named `propertyName`, if there is one.
+    public subscript(propertyName: String) -> Property? {
+        properties.first { $0.name == propertyName }
+    }
+
+    public var description: String {
+        "\(className) {\n" + properties.map { "\t\($0.name): \($0.type)\($0.isOptional ? "?" : "")" }.joined(separator: "\n") + "\n}"
+    }
+}

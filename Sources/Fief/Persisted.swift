@@ -1,0 +1,175 @@
+import CFief
+import Foundation
+
+/// Declares a property of an `Object` subclass as stored in the realm.
+///
+///     class Person: Object {
+///         @Persisted(primaryKey: true) var id = 0
+///         @Persisted var name = ""
+///         @Persisted(indexed: true) var email: String?
+///     }
+///
+/// How it works: the wrapper holds the value while the object is unmanaged.
+/// Every access goes through the static `_enclosingInstance` subscript, which
+/// first asks the object whether it is managed; if so, it reads the row with
+/// `fief_object_get_value` or writes it with `fief_object_set_value`, using
+/// the property's position in the class schema (looked up once from the
+/// storage key path, then cached in the wrapper as `.managed(index)`).
+@propertyWrapper
+public struct Persisted<Value: _Persistable> {
+    enum Storage {
+        /// Declared without a default: the type's default on first read.
+        case unmanagedNoDefault
+        /// The unmanaged value.
+        case unmanaged(Value)
+        /// The object is managed; the property is number `index` of its class.
+        case managed(index: Int)
+        /// Marker written by schema discovery to find which field a key path names.
+        case probe
+    }
+
+    var storage: Storage
+    let isIndexed: Bool
+    let isPrimaryKey: Bool
+
+    /// Unavailable: @Persisted only works on properties of `Object` subclasses,
+    /// where the compiler uses the `_enclosingInstance` subscript instead.
+    @available(*, unavailable, message: "@Persisted can only be used as a property on a Realm object")
+    public var wrappedValue: Value {
+        get { fatalError("@Persisted can only be used as a property on a Realm object") }
+        // swiftlint:disable:next unused_setter_value
+        set { fatalError("@Persisted can only be used as a property on a Realm object") }
+    }
+
+    /// A property without a default value: it reads as the type's default
+    /// (0, "", false, nil, ...) until set.
+    public init() {
+        self.init(storage: .unmanagedNoDefault, indexed: false, primaryKey: false)
+    }
+
+    /// A property with a default value (`@Persisted var name = "Rex"`).
+    public init(wrappedValue value: Value) {
+        self.init(storage: .unmanaged(value), indexed: false, primaryKey: false)
+    }
+
+    init(storage: Storage, indexed: Bool, primaryKey: Bool) {
+        self.storage = storage
+        self.isIndexed = indexed
+        self.isPrimaryKey = primaryKey
+    }
+
+    /// The accessor the compiler calls for `object.property`: the unmanaged
+    /// value, or the row's value via `fief_object_get_value` /
+    /// `fief_object_set_value` once the object is managed.
+    public static subscript<EnclosingSelf: ObjectBase>(
+        _enclosingInstance observed: EnclosingSelf,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) -> Value {
+        get {
+            if let managed = observed._fiefManaged {
+                let index = managedIndex(observed, managed, storageKeyPath)
+                return managed.read(index, as: Value.self)
+            }
+            if let recorder = observed._fiefRecorder {
+                recorder.record(index: managedIndex(observed, nil, storageKeyPath))
+                return Value._fiefDefault()
+            }
+            switch observed[keyPath: storageKeyPath].storage {
+            case .unmanaged(let value):
+                return value
+            case .unmanagedNoDefault, .probe, .managed:
+                let value = Value._fiefDefault()
+                observed[keyPath: storageKeyPath].storage = .unmanaged(value)
+                return value
+            }
+        }
+        set {
+            if let managed = observed._fiefManaged {
+                let index = managedIndex(observed, managed, storageKeyPath)
+                managed.write(index, newValue)
+                return
+            }
+            observed[keyPath: storageKeyPath].storage = .unmanaged(newValue)
+        }
+    }
+
+    /// The property's position in the object's class schema.
+    private static func managedIndex<EnclosingSelf: ObjectBase>(
+        _ observed: EnclosingSelf, _ managed: ManagedRow?,
+        _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) -> Int {
+        if case .managed(let index) = observed[keyPath: storageKeyPath].storage { return index }
+        let schema = managed?.binding.info ?? ObjectSchemaInfo.of(type(of: observed))
+        let index = schema.index(ofStorage: storageKeyPath) { prototype in
+            // Mark the field on a throwaway instance, then find it with Mirror.
+            (prototype as! EnclosingSelf)[keyPath: storageKeyPath] =
+                Persisted(storage: .probe, indexed: false, primaryKey: false)
+        }
+        if managed != nil {
+            observed[keyPath: storageKeyPath].storage = .managed(index: index)
+        }
+        return index
+    }
+}
+
+extension Persisted where Value: _Indexable {
+    /// An indexed property (`@Persisted(indexed: true) var name: String`).
+    public init(indexed: Bool) {
+        self.init(storage: .unmanagedNoDefault, indexed: indexed, primaryKey: false)
+    }
+
+    /// An indexed property with a default value.
+    public init(wrappedValue value: Value, indexed: Bool) {
+        self.init(storage: .unmanaged(value), indexed: indexed, primaryKey: false)
+    }
+}
+
+extension Persisted where Value: _PrimaryKey {
+    /// The primary key (`@Persisted(primaryKey: true) var id: ObjectId`).
+    public init(primaryKey: Bool) {
+        self.init(storage: .unmanagedNoDefault, indexed: false, primaryKey: primaryKey)
+    }
+
+    /// The primary key with a default value (`@Persisted(primaryKey: true) var id = 0`).
+    public init(wrappedValue value: Value, primaryKey: Bool) {
+        self.init(storage: .unmanaged(value), indexed: false, primaryKey: primaryKey)
+    }
+}
+
+extension Persisted: CustomStringConvertible {
+    public var description: String {
+        switch storage {
+        case .unmanaged(let value): return String(describing: value)
+        case .unmanagedNoDefault: return String(describing: Value._fiefDefault())
+        case .managed(let index): return "<managed property \(index)>"
+        case .probe: return "<probe>"
+        }
+    }
+}
+
+// MARK: - Schema discovery
+
+/// What schema discovery reads from a `Persisted` found by Mirror.
+protocol DiscoverablePersisted {
+    static var fiefValueType: _Persistable.Type { get }
+    var isIndexed: Bool { get }
+    var isPrimaryKey: Bool { get }
+    var isProbe: Bool { get }
+    /// The unmanaged value (the type's default if none was set).
+    var unmanagedValue: _Persistable { get }
+}
+
+extension Persisted: DiscoverablePersisted {
+    static var fiefValueType: _Persistable.Type { Value.self }
+
+    var isProbe: Bool {
+        if case .probe = storage { return true }
+        return false
+    }
+
+    var unmanagedValue: _Persistable {
+        if case .unmanaged(let value) = storage { return value }
+        return Value._fiefDefault()
+    }
+}

@@ -1,0 +1,452 @@
+import CFief
+import Foundation
+
+/// A realm: one database file (or in-memory database) and the objects in it
+/// (RealmSwift's `Realm`).
+///
+///     let realm = try Realm()
+///     try realm.write {
+///         realm.add(dog)
+///     }
+///     let puppies = realm.objects(Dog.self).filter("age < 2")
+///
+/// Opening the same configuration twice on one thread gives the same
+/// underlying realm (so a nested `try Realm()` sees the open write
+/// transaction); values are cheap to copy.
+public struct Realm {
+    let core: RealmCore
+
+    init(core: RealmCore) {
+        self.core = core
+    }
+
+    // MARK: Opening
+
+    /// Opens the realm of `Realm.Configuration.defaultConfiguration`
+    /// (fief_realm_open).  `queue` is accepted for source compatibility and ignored.
+    /// - Throws: `Realm.Error` when the file cannot be opened or its schema does not fit.
+    public init(queue: DispatchQueue? = nil) throws {
+        try self.init(configuration: .defaultConfiguration, queue: queue)
+    }
+
+    /// Opens the realm `configuration` describes (fief_config_new,
+    /// fief_config_set_*, fief_realm_open).  `queue` is ignored.
+    /// - Throws: `Realm.Error` when the file cannot be opened or its schema does not fit.
+    public init(configuration: Configuration, queue: DispatchQueue? = nil) throws {
+        core = try RealmCore.open(configuration)
+    }
+
+    /// Opens the file at `fileURL` with the default configuration's other
+    /// settings (fief_realm_open).
+    /// - Throws: `Realm.Error` when the file cannot be opened.
+    public init(fileURL: URL) throws {
+        var configuration = Configuration.defaultConfiguration
+        configuration.fileURL = fileURL
+        try self.init(configuration: configuration)
+    }
+
+    /// The configuration the realm was opened with.
+    public var configuration: Configuration { core.configuration }
+
+    /// Whether the realm holds no objects at all (fief_realm_get_schema,
+    /// fief_realm_get_objects, fief_results_count).
+    public var isEmpty: Bool {
+        guard let raw = fief_realm_get_schema(core.handle.raw) else { return true }
+        let schema = CHandle(raw)
+        var count = 0
+        guard fief_schema_get_class_count(schema.raw, &count) else { return true }
+        for index in 0..<count {
+            var cls = fief_class_info_t()
+            guard fief_schema_get_class(schema.raw, index, &cls),
+                  let results = fief_realm_get_objects(core.handle.raw, cls.key) else { continue }
+            let handle = CHandle(results)
+            var objects = 0
+            if fief_results_count(handle.raw, &objects), objects > 0 { return false }
+        }
+        return true
+    }
+
+    // MARK: Transactions
+
+    /// Runs `block` in a write transaction and commits it (fief_realm_begin_write,
+    /// fief_realm_commit).  If `block` throws, the transaction is cancelled
+    /// (fief_realm_cancel) and the error rethrown.  If `block` commits or
+    /// cancels itself, nothing more is done.
+    /// - Throws: what `block` throws, or `Realm.Error` if the commit fails.
+    @discardableResult
+    public func write<Result>(_ block: () throws -> Result) throws -> Result {
+        beginWrite()
+        let result: Result
+        do {
+            result = try block()
+        } catch {
+            if isInWriteTransaction { cancelWrite() }
+            throw error
+        }
+        if isInWriteTransaction { try commitWrite() }
+        return result
+    }
+
+    /// Begins a write transaction (fief_realm_begin_write), waiting for any
+    /// other writer.  Traps (as RealmSwift does) when the realm is already in
+    /// a write transaction, frozen or read-only.
+    public func beginWrite() {
+        core.syncRegistry()
+        guard fief_realm_begin_write(core.handle.raw) else {
+            let error = CError.last()
+            switch error.code {
+            case FIEF_ERR_ALREADY_IN_TRANSACTION:
+                fiefTrap("The Realm is already in a write transaction", error)
+            case FIEF_ERR_FROZEN:
+                fiefTrap("Can't perform transactions on a frozen Realm", error)
+            case FIEF_ERR_READ_ONLY:
+                fiefTrap("Can't perform transactions on read-only Realms", error)
+            default:
+                fiefTrap("Cannot begin a write transaction", error)
+            }
+        }
+    }
+
+    /// Commits the write transaction durably (fief_realm_commit).  Traps when
+    /// there is none.
+    /// - Throws: `Realm.Error` when the file cannot be written (nothing of the
+    ///   transaction is kept).
+    public func commitWrite() throws {
+        guard fief_realm_commit(core.handle.raw) else {
+            let error = CError.last()
+            if error.isCategory(FIEF_ERR_CAT_LOGIC) {
+                fiefTrap("Can't commit a non-existing write transaction", error)
+            }
+            throw Realm.Error(error)
+        }
+    }
+
+    /// Cancels the write transaction (fief_realm_cancel): nothing of it is
+    /// kept, and objects created in it become invalid.  Traps when there is none.
+    public func cancelWrite() {
+        fiefCheck(fief_realm_cancel(core.handle.raw), "Can't cancel a non-existing write transaction")
+    }
+
+    /// Whether a write transaction is open (fief_realm_is_in_transaction).
+    public var isInWriteTransaction: Bool { core.isInWriteTransaction }
+
+    // MARK: Adding and creating
+
+    /// How `add` and `create` treat an object whose primary key exists.
+    public enum UpdatePolicy: Int, Sendable {
+        /// Trap: an object with that primary key already exists (FIEF_UPDATE_POLICY_ERROR).
+        case error = 1
+        /// Overwrite every property of the existing object (FIEF_UPDATE_POLICY_ALL).
+        case all = 2
+        /// Overwrite only the properties whose value differs (FIEF_UPDATE_POLICY_MODIFIED).
+        case modified = 3
+
+        var fiefPolicy: fief_update_policy_t {
+            switch self {
+            case .error: return fief_update_policy_t(FIEF_UPDATE_POLICY_ERROR)
+            case .all: return fief_update_policy_t(FIEF_UPDATE_POLICY_ALL)
+            case .modified: return fief_update_policy_t(FIEF_UPDATE_POLICY_MODIFIED)
+            }
+        }
+    }
+
+    /// Adds an unmanaged object to the realm, in a write transaction
+    /// (fief_object_create); the object becomes managed.  Adding an object
+    /// already managed by this realm does nothing.  With `.modified` or
+    /// `.all`, an existing object with the same primary key is updated instead.
+    /// Traps (as RealmSwift does) outside a write transaction, for a duplicate
+    /// primary key with `.error`, and for objects of another realm.
+    public func add(_ object: Object, update: UpdatePolicy = .error) {
+        if let managed = object._fiefManaged {
+            if managed.core === core || (managed.core.path == core.path && !managed.core.isFrozen && !core.isFrozen) {
+                guard managed.isValid else { preconditionFailure("Adding a deleted or invalidated object to a Realm is not permitted") }
+                return
+            }
+            preconditionFailure("Object is already managed by another Realm. Use create instead to copy it into this Realm.")
+        }
+        let binding = core.binding(for: type(of: object))
+        let info = binding.info
+        if update != .error && info.primaryKeyIndex == nil {
+            preconditionFailure("'\(info.className)' does not have a primary key and can not be updated")
+        }
+        let arena = _FiefArena()
+        var keys: [fief_property_key_t] = []
+        var values: [fief_value_t] = []
+        ObjectSchemaInfo.forEachPersisted(of: object) { name, persisted in
+            guard let index = info.propertyIndex[name] else { return }
+            keys.append(binding.propertyKeys[index])
+            values.append(persisted.unmanagedValue._fiefValue(in: arena))
+        }
+        let raw = createRow(binding, keys: keys, values: values, policy: update, arena: arena)
+        object._fiefManaged = ManagedRow(handle: CHandle(raw), core: core, binding: binding)
+    }
+
+    /// Adds every object of `objects` (see `add(_:update:)`).
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Iterator.Element: Object {
+        for object in objects {
+            add(object, update: update)
+        }
+    }
+
+    /// Creates an object of `type` from `value` and returns it, managed, in
+    /// a write transaction (fief_object_find, fief_object_create).  `value` is
+    /// a `[String: Any]` dictionary of property values, an array of values in
+    /// property order, or another object whose same-named properties are
+    /// copied.  Properties not given get the class's default values; with
+    /// `.modified` or `.all` and an existing primary key, only the given
+    /// properties of the existing object change.
+    @discardableResult
+    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
+        let binding = core.binding(for: type)
+        let info = binding.info
+        if update != .error && info.primaryKeyIndex == nil {
+            preconditionFailure("'\(info.className)' does not have a primary key and can not be updated")
+        }
+        let given = Realm.propertyValues(from: value, info: info)
+        let arena = _FiefArena()
+        func convert(_ index: Int, _ any: Any?) -> fief_value_t {
+            let property = info.properties[index]
+            var source = fiefUnwrap(any)
+            if property.type == FIEF_TYPE_DECIMAL128, let number = source, !(number is Decimal128) {
+                source = try? Decimal128(value: number)
+            }
+            guard let converted = fiefValue(fromAny: source, arena: arena) else {
+                preconditionFailure("Invalid value '\(fiefDescribe(any))' of type '\(Swift.type(of: any ?? "nil"))' for '\(PropertyType(fiefType: property.type))\(property.isOptional ? "?" : "")' property '\(info.className).\(property.name)'")
+            }
+            return converted
+        }
+        var onlyGiven = false
+        if update != .error, let pkIndex = info.primaryKeyIndex, let pk = given[pkIndex] {
+            var found = false
+            let existing = withExtendedLifetime(arena) {
+                fief_object_find(core.handle.raw, binding.classKey, convert(pkIndex, pk), &found)
+            }
+            if let existing {
+                _ = fief_release(UnsafeRawPointer(existing))
+                onlyGiven = true
+            } else if found {
+                fiefTrap("Cannot look up the primary key of '\(info.className)'", CError.last())
+            }
+        }
+        var keys: [fief_property_key_t] = []
+        var values: [fief_value_t] = []
+        if onlyGiven {
+            for index in given.keys.sorted() {
+                keys.append(binding.propertyKeys[index])
+                values.append(convert(index, given[index]!))
+            }
+        } else {
+            // The class's defaults come from a fresh instance (they may differ per call, e.g. ObjectId.generate()).
+            let defaults = T()
+            ObjectSchemaInfo.forEachPersisted(of: defaults) { name, persisted in
+                guard let index = info.propertyIndex[name] else { return }
+                keys.append(binding.propertyKeys[index])
+                if let value = given[index] {
+                    values.append(convert(index, value))
+                } else {
+                    values.append(persisted.unmanagedValue._fiefValue(in: arena))
+                }
+            }
+        }
+        let raw = createRow(binding, keys: keys, values: values, policy: update, arena: arena)
+        return core.makeObject(type, handle: raw, binding: binding)
+    }
+
+    /// Property values by index from a dictionary, an array or an object.
+    private static func propertyValues(from value: Any, info: ObjectSchemaInfo) -> [Int: Any?] {
+        var result: [Int: Any?] = [:]
+        if let object = value as? ObjectBase {
+            for (name, propertyValue) in object._fiefPropertyValues() {
+                if let index = info.propertyIndex[name] { result[index] = propertyValue }
+            }
+        } else if let dictionary = value as? [String: Any?] {
+            for (name, propertyValue) in dictionary {
+                guard let index = info.propertyIndex[name] else {
+                    preconditionFailure("Invalid property name '\(name)' for class '\(info.className)'")
+                }
+                result[index] = propertyValue
+            }
+        } else if let array = value as? [Any?] {
+            precondition(array.count <= info.properties.count,
+                         "Invalid array input: more values (\(array.count)) than properties (\(info.properties.count)) of '\(info.className)'")
+            for (index, propertyValue) in array.enumerated() { result[index] = propertyValue }
+        } else {
+            preconditionFailure("Invalid value '\(value)' to initialize object of type '\(info.className)': expected a dictionary, an array or an object")
+        }
+        return result
+    }
+
+    /// fief_object_create, trapping where RealmSwift traps.
+    private func createRow(_ binding: ClassBinding, keys: [fief_property_key_t], values: [fief_value_t],
+                           policy: UpdatePolicy, arena: _FiefArena) -> OpaquePointer {
+        let raw = withExtendedLifetime(arena) {
+            keys.withUnsafeBufferPointer { k in
+                values.withUnsafeBufferPointer { v in
+                    fief_object_create(core.handle.raw, binding.classKey, k.baseAddress, v.baseAddress, keys.count,
+                                       policy.fiefPolicy)
+                }
+            }
+        }
+        guard let raw else {
+            let error = CError.last()
+            switch error.code {
+            case FIEF_ERR_NOT_IN_TRANSACTION:
+                fiefTrap("Cannot modify managed objects outside of a write transaction", error)
+            case FIEF_ERR_DUPLICATE_PRIMARY_KEY:
+                fiefTrap("Attempting to create an object of type '\(binding.info.className)' with an existing primary key value", error)
+            default:
+                fiefTrap("Cannot create an object of type '\(binding.info.className)'", error)
+            }
+        }
+        return raw
+    }
+
+    // MARK: Deleting
+
+    /// Deletes a managed object of this realm, in a write transaction
+    /// (fief_object_delete); the object becomes invalidated.
+    public func delete(_ object: ObjectBase) {
+        guard let managed = object._fiefManaged, managed.core.path == core.path else {
+            preconditionFailure("Can only delete an object from the Realm it belongs to.")
+        }
+        fiefCheck(fief_object_delete(managed.handle.raw), "Cannot delete object of type '\(managed.binding.info.className)'")
+    }
+
+    /// Deletes every object of `objects` (fief_object_delete for each).
+    public func delete<S: Sequence>(_ objects: S) where S.Iterator.Element: ObjectBase {
+        for object in Array(objects) {
+            delete(object)
+        }
+    }
+
+    /// Deletes every object of `objects` in one call (fief_results_delete_all).
+    public func delete<Element: ObjectBase>(_ objects: Results<Element>) {
+        fiefCheck(fief_results_delete_all(objects.handle.raw), "Cannot delete the objects of \(objects)")
+    }
+
+    /// Deletes every object of every class, in a write transaction
+    /// (fief_realm_delete_all).
+    public func deleteAll() {
+        fiefCheck(fief_realm_delete_all(core.handle.raw), "Cannot delete all objects")
+    }
+
+    // MARK: Reading
+
+    /// Every object of `type`, as live results (fief_realm_get_objects).
+    /// Registers `type` in the realm's schema on first use if needed.
+    public func objects<Element: RealmFetchable>(_ type: Element.Type) -> Results<Element> {
+        guard let objectType = type as? ObjectBase.Type else {
+            preconditionFailure("\(type) is not an Object type")
+        }
+        let binding = core.binding(for: objectType)
+        guard let raw = fief_realm_get_objects(core.handle.raw, binding.classKey) else {
+            fiefTrap("Cannot read the objects of '\(binding.info.className)'", CError.last())
+        }
+        return Results(handle: CHandle(raw), core: core, binding: binding)
+    }
+
+    /// The object of `type` whose primary key is `key`, or nil
+    /// (fief_object_find).  Traps if the class has no primary key or `key`
+    /// has the wrong type.
+    public func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
+        let binding = core.binding(for: type)
+        guard binding.info.primaryKeyIndex != nil else {
+            preconditionFailure("'\(binding.info.className)' does not have a primary key")
+        }
+        let arena = _FiefArena()
+        guard let value = fiefValue(fromAny: key, arena: arena) else {
+            preconditionFailure("Invalid primary key value '\(key)' of type \(KeyType.self) for '\(binding.info.className)'")
+        }
+        var failed = false
+        let raw = withExtendedLifetime(arena) {
+            fief_object_find(core.handle.raw, binding.classKey, value, &failed)
+        }
+        guard let raw else {
+            if failed { fiefTrap("Invalid primary key for '\(binding.info.className)'", CError.last()) }
+            return nil
+        }
+        return core.makeObject(type, handle: raw, binding: binding)
+    }
+
+    // MARK: Versions
+
+    /// Moves the realm to the newest commit (fief_realm_refresh); returns
+    /// whether anything changed.  Does nothing (false) in a write transaction
+    /// or on a frozen realm.
+    @discardableResult
+    public func refresh() -> Bool {
+        if core.isFrozen || isInWriteTransaction { return false }
+        var didRefresh = false
+        fiefCheck(fief_realm_refresh(core.handle.raw, &didRefresh), "Cannot refresh the realm")
+        return didRefresh
+    }
+
+    /// Whether the realm is a frozen snapshot (fief_realm_is_frozen).
+    public var isFrozen: Bool { core.isFrozen }
+
+    /// A frozen snapshot of the realm's current version, readable from any
+    /// thread (fief_realm_freeze).
+    public func freeze() -> Realm {
+        Realm(core: core.frozenCore())
+    }
+
+    /// The live realm of a frozen one (fief_realm_thaw); a live realm returns itself.
+    public func thaw() -> Realm {
+        Realm(core: core.liveCore())
+    }
+
+    /// A frozen copy of `obj` (see `Object.freeze()`).
+    public func freeze<T: Object>(_ obj: T) -> T { obj.freeze() }
+
+    /// The live version of a frozen object, or nil if it was deleted.
+    public func thaw<T: Object>(_ obj: T) -> T? { obj.thaw() }
+
+    /// Releases the realm's snapshot (fief_realm_invalidate): every object and
+    /// results read from it so far becomes invalidated; the next read starts
+    /// from the newest version.  An open write transaction is cancelled first.
+    public func invalidate() {
+        if core.isFrozen { return }
+        if isInWriteTransaction {
+            print("WARNING: A Realm was invalidated during a write transaction; all pending changes have been rolled back.")
+            cancelWrite()
+        }
+        fiefCheck(fief_realm_invalidate(core.handle.raw), "Cannot invalidate the realm")
+        core.invalidateObjects()
+    }
+
+    // MARK: Files
+
+    /// Deletes the realm's files (fief_delete_files); returns whether the data
+    /// file existed.  In-memory configurations have no files (false).
+    /// - Throws: `Realm.Error` (`.alreadyOpen`) while the realm is open in this
+    ///   process, or when the files cannot be removed.
+    @discardableResult
+    public static func deleteFiles(for config: Realm.Configuration) throws -> Bool {
+        guard config.inMemoryIdentifier == nil, let path = config.fileURL?.path else { return false }
+        var deleted = false
+        guard fief_delete_files(path, &deleted) else {
+            let error = CError.last()
+            throw Realm.Error(error, code: error.code == FIEF_ERR_FILE_LOCKED ? .alreadyOpen : nil)
+        }
+        return deleted
+    }
+
+    /// Whether the configuration's file exists.
+    public static func fileExists(for config: Realm.Configuration) -> Bool {
+        guard config.inMemoryIdentifier == nil, let path = config.fileURL?.path else { return false }
+        return FileManager.default.fileExists(atPath: path)
+    }
+}
+
+extension Realm: Equatable {
+    /// Whether both values are the same realm.
+    public static func == (lhs: Realm, rhs: Realm) -> Bool {
+        lhs.core === rhs.core
+    }
+}
+
+extension Realm: CustomStringConvertible {
+    public var description: String {
+        "Realm(\(core.path)\(core.isFrozen ? ", frozen" : ""))"
+    }
+}

@@ -1,0 +1,419 @@
+import CFief
+import Foundation
+
+/// A sort key: a property name and a direction (RealmSwift's `SortDescriptor`).
+///
+///     dogs.sorted(by: [SortDescriptor(keyPath: "age", ascending: false), "name"])
+public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The property to sort by.
+    public let keyPath: String
+    /// Whether smaller values come first.
+    public let ascending: Bool
+
+    /// A sort by `keyPath`.
+    public init(keyPath: String, ascending: Bool = true) {
+        self.keyPath = keyPath
+        self.ascending = ascending
+    }
+
+    /// A sort by a key path of an object type (`\Dog.name`).
+    public init<Root: ObjectBase, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool = true) {
+        self.init(keyPath: ObjectSchemaInfo.of(Root.self).propertyName(for: keyPath), ascending: ascending)
+    }
+
+    /// An ascending sort by the property the literal names.
+    public init(stringLiteral value: String) {
+        self.init(keyPath: value)
+    }
+
+    /// The same key, the other direction.
+    public func reversed() -> SortDescriptor {
+        SortDescriptor(keyPath: keyPath, ascending: !ascending)
+    }
+
+    public var description: String {
+        "SortDescriptor(keyPath: \(keyPath), direction: \(ascending ? "ascending" : "descending"))"
+    }
+}
+
+/// The collection protocol shared by Realm's collections (RealmSwift's
+/// `RealmCollection`); in this version only `Results` conforms.
+public protocol RealmCollection: RandomAccessCollection, CustomStringConvertible, ThreadConfined, Equatable
+    where Element: RealmCollectionValue, Index == Int {
+    /// The number of objects.
+    var count: Int { get }
+    /// The position of `object`, or nil.
+    func index(of object: Element) -> Int?
+    /// The objects matching a predicate in Realm's query language.
+    func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element>
+    /// The objects sorted by one property.
+    func sorted(byKeyPath keyPath: String, ascending: Bool) -> Results<Element>
+    /// The objects sorted by several properties, the first most significant.
+    func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor
+}
+
+extension RealmCollection {
+    /// The objects sorted ascending by one property.
+    public func sorted(byKeyPath keyPath: String) -> Results<Element> {
+        sorted(byKeyPath: keyPath, ascending: true)
+    }
+}
+
+/// The live, lazily evaluated objects of one class, optionally filtered and
+/// sorted (RealmSwift's `Results`); made by `Realm.objects(_:)`, never directly.
+///
+/// Results always show the realm's current version: after a commit (or
+/// `refresh()`), `count` and the elements change.  `for ... in` iterates the
+/// objects that matched when the loop began.
+public struct Results<Element: RealmCollectionValue>: Equatable {
+    let handle: CHandle
+    let core: RealmCore
+    let binding: ClassBinding
+    let generation: UInt64
+
+    init(handle: CHandle, core: RealmCore, binding: ClassBinding) {
+        self.handle = handle
+        self.core = core
+        self.binding = binding
+        generation = core.generation
+    }
+
+    /// The type of the objects.
+    public typealias ElementType = Element
+
+    private var wasInvalidated: Bool { generation != core.generation }
+
+    /// The realm the results belong to.
+    public var realm: Realm? { Realm(core: core) }
+
+    /// Whether the results can no longer be used (their realm was
+    /// invalidated; fief_results_is_valid).  Invalidated results are empty.
+    public var isInvalidated: Bool { wasInvalidated || !fief_results_is_valid(handle.raw) }
+
+    /// The number of objects (fief_results_count).
+    public var count: Int {
+        if wasInvalidated { return 0 }
+        var count = 0
+        guard fief_results_count(handle.raw, &count) else {
+            let error = CError.last()
+            if error.code == FIEF_ERR_INVALIDATED_RESULTS || error.code == FIEF_ERR_CLOSED { return 0 }
+            fiefTrap("Cannot count \(binding.info.className) results", error)
+        }
+        return count
+    }
+
+    /// Whether there are no objects.
+    public var isEmpty: Bool { count == 0 }
+
+    /// The object at `position` (fief_results_get_object).  Traps when out of bounds.
+    public subscript(position: Int) -> Element {
+        precondition(!wasInvalidated, "Results have been invalidated")
+        guard let raw = fief_results_get_object(handle.raw, position) else {
+            let error = CError.last()
+            if error.code == FIEF_ERR_INDEX_OUT_OF_BOUNDS {
+                preconditionFailure("Index \(position) is out of bounds (must be less than \(count)).")
+            }
+            fiefTrap("Cannot read \(binding.info.className) results", error)
+        }
+        return core.makeObject(binding.info.type, handle: raw, binding: binding) as! Element
+    }
+
+    /// The first object, or nil if there is none.
+    public var first: Element? { isEmpty ? nil : self[0] }
+
+    /// The last object, or nil if there is none.
+    public var last: Element? {
+        let count = self.count
+        return count == 0 ? nil : self[count - 1]
+    }
+
+    /// The position of `object` in the results, or nil (fief_results_index_of).
+    public func index(of object: Element) -> Int? {
+        guard let managed = (object as? ObjectBase)?._fiefManaged, !wasInvalidated else { return nil }
+        var index = 0
+        var found = false
+        guard fief_results_index_of(handle.raw, managed.handle.raw, &index, &found) else {
+            let error = CError.last()
+            if error.code == FIEF_ERR_INVALIDATED_OBJECT { return nil }
+            fiefTrap("Cannot look up an object in \(binding.info.className) results", error)
+        }
+        return found ? index : nil
+    }
+
+    /// The objects that match `predicateFormat`, a predicate in Realm's query
+    /// language, with `%@` or `$0`, `$1`... standing for `args`
+    /// (fief_results_filter).  Arguments may be integers, Bool, Float,
+    /// Double, String, Data, Date, ObjectId, Decimal128, UUID, nil, or arrays
+    /// of those (for IN).  Traps, as RealmSwift does, for a predicate that
+    /// does not parse or fit the class.
+    ///
+    ///     dogs.filter("age < %@ AND name BEGINSWITH $1", 2, "R")
+    public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
+        filter(predicateFormat, arguments: args)
+    }
+
+    func filter(_ predicateFormat: String, arguments args: [Any]) -> Results<Element> {
+        let arena = _FiefArena()
+        var queryArgs: [fief_query_arg_t] = []
+        for (position, arg) in args.enumerated() {
+            func convert(_ value: Any?) -> fief_value_t {
+                guard let converted = fiefValue(fromAny: value, arena: arena) else {
+                    preconditionFailure("Unsupported predicate argument \(position) '\(fiefDescribe(value))' of type \(type(of: value ?? "nil"))")
+                }
+                return converted
+            }
+            let unwrapped = fiefUnwrap(arg)
+            if let list = unwrapped as? [Any], !(unwrapped is String) {
+                let values = list.map { convert($0) }
+                queryArgs.append(fief_query_arg_t(count: values.count, is_list: true, values: arena.array(values)))
+            } else {
+                queryArgs.append(fief_query_arg_t(count: 1, is_list: false, values: arena.array([convert(unwrapped)])))
+            }
+        }
+        let raw = withExtendedLifetime(arena) {
+            queryArgs.withUnsafeBufferPointer { buffer in
+                fief_results_filter(handle.raw, predicateFormat, buffer.baseAddress, buffer.count)
+            }
+        }
+        guard let raw else {
+            fiefTrap("Invalid predicate '\(predicateFormat)' for class '\(binding.info.className)'", CError.last())
+        }
+        return Results(handle: CHandle(raw), core: core, binding: binding)
+    }
+
+    /// The objects sorted by the property `keyPath` (fief_results_sort).
+    /// Traps for an unknown property.
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    /// The objects sorted by several keys, the first most significant
+    /// (fief_results_sort).  Traps for an unknown property.
+    public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
+        let descriptors = Array(sortDescriptors)
+        let arena = _FiefArena()
+        let keys = descriptors.map { fief_sort_descriptor_t(key_path: arena.cString($0.keyPath), ascending: $0.ascending) }
+        let raw = withExtendedLifetime(arena) {
+            keys.withUnsafeBufferPointer { buffer in
+                fief_results_sort(handle.raw, buffer.baseAddress, buffer.count)
+            }
+        }
+        guard let raw else {
+            fiefTrap("Cannot sort '\(binding.info.className)' by \(descriptors.map(\.keyPath))", CError.last())
+        }
+        return Results(handle: CHandle(raw), core: core, binding: binding)
+    }
+
+    /// Whether the results belong to a frozen realm.
+    public var isFrozen: Bool { core.isFrozen }
+
+    /// The same query on a frozen snapshot of the current version
+    /// (fief_realm_freeze, fief_results_resolve_in).
+    public func freeze() -> Results<Element> {
+        if core.isFrozen { return self }
+        let frozen = core.frozenCore()
+        guard let raw = fief_results_resolve_in(handle.raw, frozen.handle.raw) else {
+            fiefTrap("Cannot freeze results", CError.last())
+        }
+        return Results(handle: CHandle(raw), core: frozen, binding: binding)
+    }
+
+    /// The same query on the live realm (fief_realm_thaw,
+    /// fief_results_resolve_in), or nil if it cannot be resolved.
+    public func thaw() -> Results<Element>? {
+        if !core.isFrozen { return self }
+        let live = core.liveCore()
+        guard let raw = fief_results_resolve_in(handle.raw, live.handle.raw) else { return nil }
+        return Results(handle: CHandle(raw), core: live, binding: binding)
+    }
+
+    /// Whether both are the same results value.
+    public static func == (lhs: Results<Element>, rhs: Results<Element>) -> Bool {
+        lhs.handle === rhs.handle
+    }
+
+    // MARK: Aggregates (computed in the overlay: the C ABI has no aggregates yet)
+
+    private func doubles(ofProperty property: String) -> [Any] {
+        guard let index = binding.info.propertyIndex[property] else {
+            preconditionFailure("Invalid property name '\(property)' for class '\(binding.info.className)'")
+        }
+        let key = binding.propertyKeys[index]
+        var values: [Any] = []
+        let count = self.count
+        values.reserveCapacity(count)
+        for position in 0..<count {
+            var value = fief_value_t()
+            var k = key
+            fiefCheck(fief_results_get_values(handle.raw, position, &k, 1, &value), "Cannot read '\(property)'")
+            if let any = fiefAnyValue(value) { values.append(any) }
+        }
+        return values
+    }
+
+    /// The smallest value of `property` (fief_results_get_values for each
+    /// object), or nil if there are no non-null values.
+    public func min<T: MinMaxType>(ofProperty property: String) -> T? {
+        extreme(property, ascending: true)
+    }
+
+    /// The largest value of `property`, or nil if there are no non-null values.
+    public func max<T: MinMaxType>(ofProperty property: String) -> T? {
+        extreme(property, ascending: false)
+    }
+
+    private func extreme<T>(_ property: String, ascending: Bool) -> T? {
+        let values = doubles(ofProperty: property)
+        func less(_ a: Any, _ b: Any) -> Bool {
+            switch (a, b) {
+            case let (x as Int, y as Int): return x < y
+            case let (x as Double, y as Double): return x < y
+            case let (x as Float, y as Float): return x < y
+            case let (x as Date, y as Date): return x < y
+            case let (x as Decimal128, y as Decimal128): return x < y
+            default: return false
+            }
+        }
+        guard var best = values.first else { return nil }
+        for value in values.dropFirst() where ascending ? less(value, best) : less(best, value) {
+            best = value
+        }
+        return Results.cast(best, to: T.self)
+    }
+
+    private static func cast<T>(_ value: Any, to type: T.Type) -> T? {
+        if let typed = value as? T { return typed }
+        if let int = value as? Int {
+            switch type {
+            case is Int8.Type: return Int8(truncatingIfNeeded: int) as? T
+            case is Int16.Type: return Int16(truncatingIfNeeded: int) as? T
+            case is Int32.Type: return Int32(truncatingIfNeeded: int) as? T
+            case is Int64.Type: return Int64(int) as? T
+            case is Double.Type: return Double(int) as? T
+            default: return nil
+            }
+        }
+        return nil
+    }
+
+    /// The sum of `property` over the objects (0 if there are none).
+    public func sum<T: AddableType>(ofProperty property: String) -> T {
+        let values = doubles(ofProperty: property)
+        if T.self == Decimal128.self {
+            // Exact enough for typical sums: through Foundation's Decimal.
+            var total = Decimal(0)
+            for case let value as Decimal128 in values { total += Decimal(string: value.stringValue) ?? 0 }
+            return Decimal128(total) as! T
+        }
+        if let ints = values as? [Int], let result = Results.cast(ints.reduce(0, +), to: T.self) {
+            return result
+        }
+        let total = values.reduce(0.0) { sum, value in
+            switch value {
+            case let v as Int: return sum + Double(v)
+            case let v as Double: return sum + v
+            case let v as Float: return sum + Double(v)
+            default: return sum
+            }
+        }
+        if T.self == Float.self { return Float(total) as! T }
+        if let result = total as? T { return result }
+        return Results.cast(Int(total), to: T.self)!
+    }
+
+    /// The average of `property`, or nil if there are no non-null values.
+    public func average<T: AddableType>(ofProperty property: String) -> T? {
+        let values = doubles(ofProperty: property)
+        guard !values.isEmpty else { return nil }
+        if T.self == Decimal128.self {
+            var total = Decimal(0)
+            for case let value as Decimal128 in values { total += Decimal(string: value.stringValue) ?? 0 }
+            return Decimal128(total / Decimal(values.count)) as? T
+        }
+        let total = values.reduce(0.0) { sum, value in
+            switch value {
+            case let v as Int: return sum + Double(v)
+            case let v as Double: return sum + v
+            case let v as Float: return sum + Double(v)
+            default: return sum
+            }
+        }
+        let average = total / Double(values.count)
+        if T.self == Float.self { return Float(average) as? T }
+        return average as? T
+    }
+}
+
+extension Results: RandomAccessCollection {
+    public typealias Index = Int
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+    public func index(after i: Int) -> Int { i + 1 }
+    public func index(before i: Int) -> Int { i - 1 }
+
+    /// An iterator over the objects that match when iteration begins (their
+    /// keys are read up front with fief_results_get_key; each object is then
+    /// fetched with fief_object_get).  Objects deleted meanwhile are skipped.
+    public func makeIterator() -> RLMIterator<Element> {
+        RLMIterator(self)
+    }
+}
+
+/// The iterator of Realm collections: iterates a snapshot of the objects.
+public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
+    private let results: Results<Element>
+    private var keys: [fief_object_key_t]
+    private var position = 0
+
+    init(_ results: Results<Element>) {
+        self.results = results
+        let count = results.count
+        var keys: [fief_object_key_t] = []
+        keys.reserveCapacity(count)
+        for index in 0..<count {
+            var key: fief_object_key_t = 0
+            fiefCheck(fief_results_get_key(results.handle.raw, index, &key), "Cannot iterate the results")
+            keys.append(key)
+        }
+        self.keys = keys
+    }
+
+    public mutating func next() -> Element? {
+        while position < keys.count {
+            let key = keys[position]
+            position += 1
+            if let raw = fief_object_get(results.core.handle.raw, results.binding.classKey, key) {
+                return results.core.makeObject(results.binding.info.type, handle: raw, binding: results.binding) as? Element
+            }
+        }
+        return nil
+    }
+}
+
+extension Results: RealmCollection {}
+
+extension Results: CustomStringConvertible {
+    /// `Results<Dog> <0x...> ( [0] Dog { ... } ... )`, at most 100 objects.
+    public var description: String {
+        let count = self.count
+        var lines = ["Results<\(binding.info.className)> <\(Unmanaged.passUnretained(handle).toOpaque())> ("]
+        for index in 0..<Swift.min(count, 100) {
+            let object = self[index] as? ObjectBase
+            let body = object.map { String(describing: $0) } ?? "?"
+            let indented = body.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n\t")
+            lines.append("\t[\(index)] \(indented)")
+        }
+        if count > 100 { lines.append("\t... \(count - 100) objects skipped.") }
+        lines.append(")")
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension Results where Element: ObjectBase {
+    // V.PersistedType: SortableType in RealmSwift; every scalar type sorts here.
+    /// The objects sorted by a key path of the element type (`\.name`).
+    public func sorted<V: _HasPersistedType>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
+        sorted(byKeyPath: binding.info.propertyName(for: keyPath), ascending: ascending)
+    }
+}
