@@ -16,7 +16,8 @@ usage: fief demo [PATH]        create a realm with sample data and tour it
 """
 
 func fail(_ message: String, code: Int32 = 1) -> Never {
-    fputs("fief: \(message)\n", stderr)
+    let text = "fief: \(message)\n"
+    _ = text.withCString { write(2, $0, strlen($0)) }
     exit(code)
 }
 
