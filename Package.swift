@@ -18,6 +18,7 @@ let package = Package(
         .target(name: "FiefC", dependencies: ["FiefEngine", "CFief"]),
         .target(name: "Fief", dependencies: ["CFief", "FiefC"]),
         .executableTarget(name: "FiefTool", dependencies: ["Fief", "CFief", "FiefC"]),
+        .testTarget(name: "FiefEngineTests", dependencies: ["FiefEngine"]),
         .testTarget(name: "FiefTests", dependencies: ["Fief"]),
     ]
 )
