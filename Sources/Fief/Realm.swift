@@ -92,6 +92,7 @@ public struct Realm {
     /// a write transaction, frozen or read-only.
     public func beginWrite() {
         core.syncRegistry()
+        core.hasWritten = false
         guard fief_realm_begin_write(core.handle.raw) else {
             let error = CError.last()
             switch error.code {
@@ -279,6 +280,7 @@ public struct Realm {
     /// fief_object_create, trapping where RealmSwift traps.
     private func createRow(_ binding: ClassBinding, keys: [fief_property_key_t], values: [fief_value_t],
                            policy: UpdatePolicy, arena: _FiefArena) -> OpaquePointer {
+        core.hasWritten = true
         let raw = withExtendedLifetime(arena) {
             keys.withUnsafeBufferPointer { k in
                 values.withUnsafeBufferPointer { v in
@@ -309,6 +311,7 @@ public struct Realm {
         guard let managed = object._fiefManaged, managed.core.path == core.path else {
             preconditionFailure("Can only delete an object from the Realm it belongs to.")
         }
+        core.hasWritten = true
         fiefCheck(fief_object_delete(managed.handle.raw), "Cannot delete object of type '\(managed.binding.info.className)'")
     }
 
@@ -321,12 +324,14 @@ public struct Realm {
 
     /// Deletes every object of `objects` in one call (fief_results_delete_all).
     public func delete<Element: ObjectBase>(_ objects: Results<Element>) {
+        core.hasWritten = true
         fiefCheck(fief_results_delete_all(objects.handle.raw), "Cannot delete the objects of \(objects)")
     }
 
     /// Deletes every object of every class, in a write transaction
     /// (fief_realm_delete_all).
     public func deleteAll() {
+        core.hasWritten = true
         fiefCheck(fief_realm_delete_all(core.handle.raw), "Cannot delete all objects")
     }
 

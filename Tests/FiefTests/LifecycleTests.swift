@@ -268,6 +268,17 @@ final class ConfigurationTests: FiefTestCase {
         XCTAssertEqual(realm.objects(Dog.self).count, 1)
     }
 
+    func testFirstUseInsideACleanWriteTransaction() throws {
+        let realm = try Realm(configuration: fileConfiguration("inwrite.realm"))
+        // FirstInWrite is unknown until the write below: the overlay restarts the
+        // (still unchanged) transaction after adding the class to the file.
+        try realm.write {
+            realm.add(FirstInWrite())
+            realm.create(FirstInWrite.self, value: ["n": 2])
+        }
+        XCTAssertEqual(realm.objects(FirstInWrite.self).count, 2)
+    }
+
     func testDeleteFiles() throws {
         let config = fileConfiguration("delete.realm")
         do {

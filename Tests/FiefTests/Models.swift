@@ -117,3 +117,13 @@ class RenamedThing: Object {
 class LateComer: Object {
     @Persisted var label = ""
 }
+
+/// Only used in the first-use-inside-a-write test.
+class FirstInWrite: Object {
+    @Persisted var n = 0
+}
+
+/// Only used in the first-use-after-changes test.
+class SecondInWrite: Object {
+    @Persisted var n = 0
+}

@@ -341,10 +341,8 @@ final class PrimaryKeyTests: FiefTestCase {
 
     func testObjectEqualityFollowsPrimaryKeys() throws {
         let realm = try Realm()
-        try realm.write {
-            realm.add(Person(id: 1, name: "Ann"))
-            realm.add(Dog(name: "Rex", age: 1))
-        }
+        try realm.write { realm.add(Person(id: 1, name: "Ann")) }
+        try realm.write { realm.add(Dog(name: "Rex", age: 1)) }
         let a = realm.object(ofType: Person.self, forPrimaryKey: 1)!
         let b = realm.objects(Person.self).first!
         XCTAssertFalse(a === b)

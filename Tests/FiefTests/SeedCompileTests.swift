@@ -146,8 +146,9 @@ private func configurationExamples() throws {
 final class SeedCompileTests: FiefTestCase {
     func testSeedExamplesRun() throws {
         protocolConformances()
-        try crudReadExamples()
+        // Keep the in-memory realm alive across the example (it vanishes with its last handle).
         let realm = try Realm()
+        try crudReadExamples()
         XCTAssertEqual(realm.objects(Person.self).count, 1)
         XCTAssertEqual(realm.objects(Dog.self).filter("age < 2").count, 0)
         XCTAssertEqual(realm.objects(Dog.self).sorted(by: \.name).first?.name, "Rex")

@@ -64,10 +64,13 @@ final class Decimal128Tests: XCTestCase {
     }
 
     func testRoundsBeyond34Digits() throws {
+        // Half to even: ...34.5 stays ...34, ...35.5 becomes ...36.
         let value = try Decimal128(string: "1234567890123456789012345678901234.5")
-        XCTAssertEqual(value.stringValue, "1.234567890123456789012345678901234E+33")
+        XCTAssertEqual(value.stringValue, "1234567890123456789012345678901234")
         let up = try Decimal128(string: "1234567890123456789012345678901235.5")
-        XCTAssertEqual(up.stringValue, "1.234567890123456789012345678901236E+33")
+        XCTAssertEqual(up.stringValue, "1234567890123456789012345678901236")
+        let big = try Decimal128(string: "12345678901234567890123456789012345678")
+        XCTAssertEqual(big.stringValue, "1.234567890123456789012345678901235E+37")
     }
 
     func testInitializers() {

@@ -179,9 +179,21 @@ final class RealmCore: @unchecked Sendable {
     /// applies on open), then refreshes this realm to see them.  If the open
     /// handle does not show new classes, this realm switches to the new handle.
     private func extendSchema(adding infos: [ObjectSchemaInfo]) {
+        let missing = Array(Set(infos.filter { info in lock.withLock { bindings[ObjectIdentifier(info.type)] == nil } }.map(\.className))).sorted()
+        var restartWrite = false
         if isInWriteTransaction {
-            let names = infos.filter { info in lock.withLock { bindings[ObjectIdentifier(info.type)] == nil } }.map(\.className)
-            preconditionFailure("Object type(s) \(names) are not yet in this realm's schema, and Fief cannot change the schema during a write transaction. Use the type before beginning the write (for example create an instance or call realm.objects(\(names.first ?? "T").self)), or list it in Realm.Configuration.objectTypes.")
+            // The engine changes a schema only in its own write transaction.  If this one has
+            // changed nothing yet, restarting it is invisible: cancel, extend, begin again.
+            guard !hasWritten else {
+                preconditionFailure("Object type(s) \(missing) are not yet in this realm's schema, and Fief cannot change the schema in a write transaction that has already made changes. Use the type before beginning the write (for example create an instance or call realm.objects(\(missing.first ?? "T").self)), or list it in Realm.Configuration.objectTypes.")
+            }
+            fiefCheck(fief_realm_cancel(handle.raw), "Cannot restart the write transaction to extend the schema")
+            restartWrite = true
+        }
+        defer {
+            if restartWrite {
+                fiefCheck(fief_realm_begin_write(handle.raw), "Cannot restart the write transaction after extending the schema")
+            }
         }
         guard let current = fief_realm_get_schema(handle.raw) else { fiefTrap("Cannot read the realm's schema", CError.last()) }
         let currentHandle = CHandle(current)
@@ -222,7 +234,7 @@ final class RealmCore: @unchecked Sendable {
             guard let raw else { fiefTrap("Cannot describe the extended schema", CError.last()) }
             newHandle = try RealmCore.openHandle(configuration, schemaHandle: CHandle(raw))
         } catch {
-            preconditionFailure("Cannot add object types \(added.sorted()) to the realm: \(error)")
+            preconditionFailure("Cannot add object types \(missing) to the realm: \(error)")
         }
         var didRefresh = false
         _ = fief_realm_refresh(handle.raw, &didRefresh)
@@ -236,6 +248,10 @@ final class RealmCore: @unchecked Sendable {
     }
 
     // MARK: State
+
+    /// Whether the current write transaction has changed anything through
+    /// this overlay (reset by beginWrite; set by every write call).
+    var hasWritten = false
 
     var isInWriteTransaction: Bool {
         var inTransaction = false
@@ -379,6 +395,7 @@ final class ManagedRow {
     /// Sets property number `index` (fief_object_set_value).
     func write<V: _Persistable>(_ index: Int, _ newValue: V) {
         checkGeneration()
+        core.hasWritten = true
         let arena = _FiefArena()
         let value = newValue._fiefValue(in: arena)
         let ok = withExtendedLifetime(arena) {
