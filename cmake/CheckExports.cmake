@@ -1,6 +1,7 @@
 # cmake -DLIB=<libfief.so> -DHEADER=<fief.h> [-DNM=nm] -P CheckExports.cmake
 # Every function the header declares with FIEF_API must be exported (defined
 # in the dynamic symbol table), and no other symbol starting with fief_ may be.
+cmake_minimum_required(VERSION 3.24)
 if(NOT NM)
   set(NM nm)
 endif()

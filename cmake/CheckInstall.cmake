@@ -2,6 +2,7 @@
 #       -P CheckInstall.cmake
 # Installs the build into WORK_DIR/prefix, then builds SAMPLE against the
 # installed tree using only `pkg-config fief`, and runs it.
+cmake_minimum_required(VERSION 3.24)
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")

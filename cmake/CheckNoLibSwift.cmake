@@ -2,6 +2,7 @@
 # Fails if the library needs any Swift runtime library (libswift*, Foundation,
 # dispatch) at load time: it must need only libc, libstdc++ (and its companions
 # libm, libgcc_s) and liblmdb.
+cmake_minimum_required(VERSION 3.24)
 if(NOT EXISTS "${LIB}")
   message(FATAL_ERROR "no library at ${LIB}")
 endif()

@@ -64,3 +64,29 @@ set_target_properties(fief PROPERTIES
   IMPORTED_SONAME "libfief.so"
   INTERFACE_INCLUDE_DIRECTORIES "${CMAKE_SOURCE_DIR}/include")
 add_dependencies(fief fief_swift)
+
+# While the C layer is incomplete, programs that call functions the library
+# does not export yet would fail to link, and with them every test.  With this
+# option every function of fief.h is declared weak (a generated header that
+# consumers in this build force-include), so they link anyway and a call to a
+# missing function crashes only the test that makes it.  The lib_exports test
+# lists missing functions precisely.  Turn it off to link strictly.
+option(FIEF_ALLOW_MISSING_SYMBOLS "Link tests and samples even if libfief.so lacks functions" ON)
+if(FIEF_ALLOW_MISSING_SYMBOLS)
+  file(READ "${CMAKE_SOURCE_DIR}/include/fief.h" _fief_h)
+  string(REGEX REPLACE "/\\*([^*]|\\*+[^*/])*\\*+/" "" _fief_h "${_fief_h}")
+  string(REGEX MATCHALL "FIEF_API[^;(#]*[ *\t\n](fief_[A-Za-z0-9_]+)[ \t\n]*\\(" _decls "${_fief_h}")
+  set(_weak "/* Generated from include/fief.h: every function weak (FIEF_ALLOW_MISSING_SYMBOLS). */\n")
+  string(APPEND _weak "#include \"fief.h\"\n")
+  foreach(_d IN LISTS _decls)
+    string(REGEX REPLACE ".*[ *\t\n](fief_[A-Za-z0-9_]+)[ \t\n]*\\($" "\\1" _n "${_d}")
+    string(APPEND _weak "#pragma weak ${_n}\n")
+  endforeach()
+  file(CONFIGURE OUTPUT "${CMAKE_BINARY_DIR}/generated/fief_weak.h" CONTENT "${_weak}")
+  set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+               "${CMAKE_SOURCE_DIR}/include/fief.h")
+  set_property(TARGET fief APPEND PROPERTY INTERFACE_COMPILE_OPTIONS
+               "SHELL:-include ${CMAKE_BINARY_DIR}/generated/fief_weak.h")
+  # Weak references alone do not make a library "needed" under --as-needed.
+  set_property(TARGET fief APPEND PROPERTY INTERFACE_LINK_OPTIONS "LINKER:--no-as-needed")
+endif()

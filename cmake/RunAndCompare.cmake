@@ -1,6 +1,7 @@
 # cmake -DPROGRAM=<exe> -DEXPECTED=<file> -DWORK_DIR=<dir> [-DARGS=a;b] -P RunAndCompare.cmake
 # Runs PROGRAM in a fresh WORK_DIR and compares its standard output with the
 # EXPECTED file; fails on a non-zero exit or any difference.
+cmake_minimum_required(VERSION 3.24)
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 execute_process(COMMAND "${PROGRAM}" ${ARGS}
