@@ -439,6 +439,18 @@ FIEF_API const char *fief_realm_get_path(const fief_realm_t *realm);
  *  Returns a new schema handle, or NULL. */
 FIEF_API fief_schema_t *fief_realm_get_schema(const fief_realm_t *realm);
 
+/** Add the classes and properties of `schema` to the realm's schema:
+ *  additive changes only (new classes, new properties, indexes added or
+ *  removed); the schema version stays.  Classes of the realm that `schema`
+ *  does not mention are kept.  Inside a write transaction the change is part
+ *  of it (fief_realm_cancel undoes it); outside one, it commits on its own.
+ *  Handles to the realm's earlier schema (fief_realm_get_schema) keep
+ *  describing the old one.
+ *  Errors: FIEF_ERR_SCHEMA_MISMATCH (a change that is not additive),
+ *  FIEF_ERR_INVALID_SCHEMA, FIEF_ERR_FROZEN, FIEF_ERR_READ_ONLY,
+ *  FIEF_ERR_WRONG_THREAD, FIEF_ERR_CLOSED. */
+FIEF_API bool fief_realm_update_schema(fief_realm_t *realm, const fief_schema_t *schema);
+
 /** Begin a write transaction: wait for any other writer (thread or process),
  *  move to the newest version, and buffer changes until commit.
  *  Errors: FIEF_ERR_ALREADY_IN_TRANSACTION (this realm, or another realm of

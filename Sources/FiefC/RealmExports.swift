@@ -112,6 +112,15 @@ public func exportRealmGetSchema(_ handle: OpaquePointer?) -> OpaquePointer? {
     }
 }
 
+@_cdecl("fief_realm_update_schema")
+public func exportRealmUpdateSchema(_ handle: OpaquePointer?, _ schema: OpaquePointer?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let requested = try HandleTable.resolve(UnsafeRawPointer(schema), .schema, as: SchemaBox.self).schema
+        try withRealm(handle) { (realm) throws(FiefError) in try realm.updateSchema(requested) }
+        return true
+    }
+}
+
 @_cdecl("fief_realm_begin_write")
 public func exportRealmBeginWrite(_ handle: OpaquePointer?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in

@@ -24,6 +24,10 @@ final class WriteTransaction {
     var failure: FiefError?
     /// Scratch space for index keys.
     var keyBuffer: [UInt8] = []
+    /// Databases opened (created) in this transaction: LMDB closes them if it aborts.
+    var openedDatabases: [String] = []
+    /// Whether the schema changed in this transaction.
+    var changedSchema = false
 
     init(txn: OpaquePointer, version: UInt64, meta: MDB_dbi) {
         self.txn = txn
@@ -139,16 +143,21 @@ extension Realm {
         }
         if let failure = write.failure {
             mdb_txn_abort(write.txn)
+            environment.forgetDatabases(write.openedDatabases)
             throw FiefError(failure.code, "the transaction was cancelled because an earlier write failed: \(failure.message)", path: failure.path)
         }
         do throws(FiefError) {
             try flush(write)
         } catch {
             mdb_txn_abort(write.txn)
+            environment.forgetDatabases(write.openedDatabases)
             throw error
         }
         let rc = mdb_txn_commit(write.txn)
-        if rc != 0 { throw LMDB.error(rc, "committing", path: environment.path) }
+        if rc != 0 {
+            environment.forgetDatabases(write.openedDatabases)
+            throw LMDB.error(rc, "committing", path: environment.path)
+        }
     }
 
     private func flush(_ write: WriteTransaction) throws(FiefError) {
@@ -192,7 +201,16 @@ extension Realm {
         guard let write else { return }
         mdb_txn_abort(write.txn)
         self.write = nil
+        environment.forgetDatabases(write.openedDatabases)
         environment.setWriter(false)
+        if write.changedSchema {
+            // Back to the schema as committed.
+            schemaGeneration = .max
+            if let fresh = try? Snapshot(environment: environment) {
+                try? loadSchema(txn: fresh.txn, generation: fresh.schemaGeneration)
+                snapshot = fresh
+            }
+        }
         bumpStamp()
     }
 

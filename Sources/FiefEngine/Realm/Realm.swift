@@ -277,12 +277,17 @@ public final class Realm: @unchecked Sendable {
 
     /// Read the schema stored in `snapshot` and open its databases.
     private func loadSchema(from snapshot: Snapshot) throws(FiefError) {
-        guard let meta = try environment.database(MetaKeys.database, txn: snapshot.txn, create: false),
-              let bytes = try MetaKeys.readBytes(snapshot.txn, meta, MetaKeys.schema) else {
+        try loadSchema(txn: snapshot.txn, generation: snapshot.schemaGeneration)
+    }
+
+    /// Read the schema stored as `txn` sees it and open its databases.
+    func loadSchema(txn: OpaquePointer, generation: UInt64) throws(FiefError) {
+        guard let meta = try environment.database(MetaKeys.database, txn: txn, create: false),
+              let bytes = try MetaKeys.readBytes(txn, meta, MetaKeys.schema) else {
             schema = Schema(classes: [])
             tables = [:]
             tablesByName = [:]
-            schemaGeneration = snapshot.schemaGeneration
+            schemaGeneration = generation
             return
         }
         let stored = try SchemaCoding.decode(bytes, path: environment.path)
@@ -292,12 +297,12 @@ public final class Realm: @unchecked Sendable {
                 newTables[objectClass.key] = existing
                 continue
             }
-            newTables[objectClass.key] = try openTable(objectClass, txn: snapshot.txn, create: false)
+            newTables[objectClass.key] = try openTable(objectClass, txn: txn, create: false)
         }
         schema = stored
         tables = newTables
         tablesByName = Dictionary(uniqueKeysWithValues: newTables.values.map { ($0.objectClass.name, $0) })
-        schemaGeneration = snapshot.schemaGeneration
+        schemaGeneration = generation
     }
 
     func openTable(_ objectClass: ObjectClass, txn: OpaquePointer, create: Bool) throws(FiefError) -> Table {
@@ -415,6 +420,43 @@ public final class Realm: @unchecked Sendable {
         if write != nil { throw FiefError(.alreadyInTransaction, "cannot invalidate inside a write transaction") }
         if isFrozen { return }
         snapshot = nil
+        bumpStamp()
+    }
+
+    /// Add classes and properties to the realm's schema (additive changes
+    /// only; the schema version stays).  Inside a write transaction the change
+    /// is part of it (a cancel undoes it); outside, it commits on its own.
+    public func updateSchema(_ requested: Schema) throws(FiefError) {
+        try checkOpen()
+        if isFrozen { throw FiefError(.frozen, "a frozen realm's schema cannot change") }
+        if isReadOnly { throw FiefError(.readOnly, "a read-only realm's schema cannot change") }
+        try requested.validate()
+        var configuration = RealmConfiguration()
+        configuration.schema = requested
+        if let write {
+            if pthread_equal(write.thread, pthread_self()) == 0 {
+                throw FiefError(.wrongThread, "the realm's write transaction belongs to another thread")
+            }
+            var opened: [String] = []
+            do throws(FiefError) {
+                let changed = try SchemaPlanner.applyInTransaction(write.txn, configuration: configuration, environment: environment, opened: &opened, keepVersion: true)
+                write.openedDatabases += opened
+                if changed {
+                    write.changedSchema = true
+                    let generation = try MetaKeys.readUInt64(write.txn, write.meta, MetaKeys.schemaGeneration) ?? 0
+                    try loadSchema(txn: write.txn, generation: generation)
+                }
+            } catch {
+                write.openedDatabases += opened
+                throw poison(write, error)
+            }
+            bumpStamp()
+            return
+        }
+        try SchemaPlanner.applyKeepingVersion(configuration: configuration, environment: environment)
+        let fresh = try Snapshot(environment: environment)
+        try loadSchema(from: fresh)
+        snapshot = fresh
         bumpStamp()
     }
 

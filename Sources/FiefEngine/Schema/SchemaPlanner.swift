@@ -169,8 +169,13 @@ enum SchemaPlanner {
         (p.isNullable ? "optional " : "") + p.type.name + (p.isPrimaryKey ? " (primary key)" : "")
     }
 
+    /// Additive schema change in a write transaction of its own.
+    static func applyKeepingVersion(configuration: RealmConfiguration, environment: Environment) throws(FiefError) {
+        try apply(configuration: configuration, environment: environment, keepVersion: true)
+    }
+
     /// Initialise the file if new, then bring its schema to the configuration's.
-    static func apply(configuration: RealmConfiguration, environment: Environment) throws(FiefError) {
+    static func apply(configuration: RealmConfiguration, environment: Environment, keepVersion: Bool = false) throws(FiefError) {
         try environment.claimWriter()
         var pointer: OpaquePointer?
         try LMDB.check(mdb_txn_begin(environment.env, nil, 0, &pointer), "starting a write transaction", path: environment.path)
@@ -178,7 +183,7 @@ enum SchemaPlanner {
         environment.setWriter(true)
         var opened: [String] = []
         do throws(FiefError) {
-            try applyInTransaction(txn, configuration: configuration, environment: environment, opened: &opened)
+            try applyInTransaction(txn, configuration: configuration, environment: environment, opened: &opened, keepVersion: keepVersion)
             let rc = mdb_txn_commit(txn)
             environment.setWriter(false)
             if rc != 0 {
@@ -193,13 +198,18 @@ enum SchemaPlanner {
         }
     }
 
-    private static func applyInTransaction(_ txn: OpaquePointer, configuration: RealmConfiguration, environment: Environment, opened: inout [String]) throws(FiefError) {
+    /// Apply the schema change in an open write transaction.  With
+    /// `keepVersion`, the file's schema version is kept (additive changes only).
+    /// Returns whether anything changed.
+    @discardableResult
+    static func applyInTransaction(_ txn: OpaquePointer, configuration: RealmConfiguration, environment: Environment, opened: inout [String], keepVersion: Bool = false) throws(FiefError) -> Bool {
         let stored = try readStored(txn: txn, environment: environment)
         let existing = stored ?? Stored(schema: Schema(classes: []), schemaVersion: configuration.schemaVersion, generation: 0, nextClassKey: 1)
         let requested = configuration.schema ?? existing.schema
-        var merge = try merge(stored: existing, requested: requested, requestedVersion: configuration.schemaVersion, path: environment.path)
+        let version = keepVersion ? existing.schemaVersion : configuration.schemaVersion
+        var merge = try merge(stored: existing, requested: requested, requestedVersion: version, path: environment.path)
         if stored == nil { merge.changed = true }
-        guard merge.changed else { return }
+        guard merge.changed else { return false }
 
         func open(_ name: String, integerKey: Bool = false, dupSort: Bool = false) throws(FiefError) -> MDB_dbi {
             opened.append(name)
@@ -243,6 +253,7 @@ enum SchemaPlanner {
         try MetaKeys.write(txn, meta, MetaKeys.schemaVersion, merge.schemaVersion)
         try MetaKeys.write(txn, meta, MetaKeys.schemaGeneration, existing.generation + 1)
         try MetaKeys.write(txn, meta, MetaKeys.nextClassKey, merge.nextClassKey)
+        return true
     }
 
     /// Delete every chunk of `column` from a class's data database.
