@@ -6,6 +6,31 @@
 // `import RealmSwift` with `import Fief`, for the parts implemented so far:
 // Object/@Persisted with scalar properties, Realm, Realm.Configuration,
 // Results, ObjectId and Decimal128.
+//
+// Design notes
+// - @Persisted keeps the unmanaged value in the wrapper (enum storage:
+//   noDefault / unmanaged(value) / managed(index) / probe).  Managed state
+//   lives on the object (`ObjectBase._fiefManaged`: C object handle, realm,
+//   class binding); the static `_enclosingInstance` subscript checks it first
+//   and then reads/writes the row with fief_object_get_value/_set_value.  The
+//   property's index is found once per class and storage key path by writing a
+//   probe through the key path into a throwaway instance and finding it with
+//   Mirror; the wrapper then caches `.managed(index)`.  No ivar offsets, no
+//   stdlib SPI.
+// - Schema discovery: Mirror over `T.init()`, labels `_name`, superclass
+//   mirrors first; class name `String(describing:)` or `_realmObjectName()`.
+// - Default schema: every Object subclass instantiated so far in the process
+//   (ObjectBase.init records it).  A type first used on an open realm is added
+//   to the file additively (a second handle opens the file with the file's
+//   schema plus the new classes; the realm then refreshes).  Inside a write
+//   transaction this is only possible while the transaction has changed
+//   nothing: the overlay cancels, extends and begins again.  After changes it
+//   traps; list the type in `objectTypes` or use it before the write.
+// - `Realm()` twice on one thread with the same configuration shares one C
+//   realm (as RealmSwift's per-thread cache), so nested code sees the write.
+// - `Realm.invalidate()` bumps a generation counter: objects and results made
+//   earlier report isInvalidated (the C layer keeps them usable).
+// - Default file: `default.realm` in the current directory.
 
 import CFief
 

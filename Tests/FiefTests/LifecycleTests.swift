@@ -259,13 +259,19 @@ final class ConfigurationTests: FiefTestCase {
     func testAutomaticRegistrationExtendsAnOpenRealm() throws {
         let config = fileConfiguration("auto.realm")
         let realm = try Realm(configuration: config)
-        try realm.write { realm.add(Dog(name: "Before", age: 1)) }
+        let before = Dog(name: "Before", age: 1)
+        try realm.write { realm.add(before) }
+        let dogs = realm.objects(Dog.self)
         // LateComer was never used before: it joins the file's schema now.
         let late = realm.objects(LateComer.self)
         XCTAssertEqual(late.count, 0)
         try realm.write { realm.add(LateComer()) }
         XCTAssertEqual(late.count, 1)
         XCTAssertEqual(realm.objects(Dog.self).count, 1)
+        // Objects and results made before the schema grew keep working, writes included.
+        try realm.write { before.age = 5 }
+        XCTAssertEqual(dogs.first?.age, 5)
+        XCTAssertEqual(before.age, 5)
     }
 
     func testFirstUseInsideACleanWriteTransaction() throws {
