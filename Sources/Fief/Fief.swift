@@ -21,11 +21,8 @@
 //   mirrors first; class name `String(describing:)` or `_realmObjectName()`.
 // - Default schema: every Object subclass instantiated so far in the process
 //   (ObjectBase.init records it).  A type first used on an open realm is added
-//   to the file additively (a second handle opens the file with the file's
-//   schema plus the new classes; the realm then refreshes).  Inside a write
-//   transaction this is only possible while the transaction has changed
-//   nothing: the overlay cancels, extends and begins again.  After changes it
-//   traps; list the type in `objectTypes` or use it before the write.
+//   to its schema additively with fief_realm_update_schema, inside a write
+//   transaction too (a cancel undoes it, and the overlay forgets the binding).
 // - `Realm()` twice on one thread with the same configuration shares one C
 //   realm (as RealmSwift's per-thread cache), so nested code sees the write.
 // - `Realm.invalidate()` bumps a generation counter: objects and results made

@@ -92,7 +92,6 @@ public struct Realm {
     /// a write transaction, frozen or read-only.
     public func beginWrite() {
         core.syncRegistry()
-        core.hasWritten = false
         guard fief_realm_begin_write(core.handle.raw) else {
             let error = CError.last()
             switch error.code {
@@ -118,14 +117,17 @@ public struct Realm {
             if error.isCategory(FIEF_ERR_CAT_LOGIC) {
                 fiefTrap("Can't commit a non-existing write transaction", error)
             }
+            core.writeEnded(committed: false)
             throw Realm.Error(error)
         }
+        core.writeEnded(committed: true)
     }
 
     /// Cancels the write transaction (fief_realm_cancel): nothing of it is
     /// kept, and objects created in it become invalid.  Traps when there is none.
     public func cancelWrite() {
         fiefCheck(fief_realm_cancel(core.handle.raw), "Can't cancel a non-existing write transaction")
+        core.writeEnded(committed: false)
     }
 
     /// Whether a write transaction is open (fief_realm_is_in_transaction).
@@ -280,7 +282,6 @@ public struct Realm {
     /// fief_object_create, trapping where RealmSwift traps.
     private func createRow(_ binding: ClassBinding, keys: [fief_property_key_t], values: [fief_value_t],
                            policy: UpdatePolicy, arena: _FiefArena) -> OpaquePointer {
-        core.hasWritten = true
         let raw = withExtendedLifetime(arena) {
             keys.withUnsafeBufferPointer { k in
                 values.withUnsafeBufferPointer { v in
@@ -311,7 +312,6 @@ public struct Realm {
         guard let managed = object._fiefManaged, managed.core.path == core.path else {
             preconditionFailure("Can only delete an object from the Realm it belongs to.")
         }
-        core.hasWritten = true
         fiefCheck(fief_object_delete(managed.handle.raw), "Cannot delete object of type '\(managed.binding.info.className)'")
     }
 
@@ -324,14 +324,12 @@ public struct Realm {
 
     /// Deletes every object of `objects` in one call (fief_results_delete_all).
     public func delete<Element: ObjectBase>(_ objects: Results<Element>) {
-        core.hasWritten = true
         fiefCheck(fief_results_delete_all(objects.handle.raw), "Cannot delete the objects of \(objects)")
     }
 
     /// Deletes every object of every class, in a write transaction
     /// (fief_realm_delete_all).
     public func deleteAll() {
-        core.hasWritten = true
         fiefCheck(fief_realm_delete_all(core.handle.raw), "Cannot delete all objects")
     }
 

@@ -276,13 +276,28 @@ final class ConfigurationTests: FiefTestCase {
 
     func testFirstUseInsideACleanWriteTransaction() throws {
         let realm = try Realm(configuration: fileConfiguration("inwrite.realm"))
-        // FirstInWrite is unknown until the write below: the overlay restarts the
-        // (still unchanged) transaction after adding the class to the file.
+        // FirstInWrite is unknown until the write below: its class joins the
+        // schema as part of the transaction (fief_realm_update_schema).
         try realm.write {
             realm.add(FirstInWrite())
             realm.create(FirstInWrite.self, value: ["n": 2])
         }
         XCTAssertEqual(realm.objects(FirstInWrite.self).count, 2)
+    }
+
+    func testFirstUseAfterChangesAndCancel() throws {
+        let realm = try Realm(configuration: fileConfiguration("inwrite2.realm"))
+        realm.beginWrite()
+        realm.add(Dog(name: "First", age: 1))
+        realm.add(SecondInWrite())
+        realm.cancelWrite()  // undoes the objects and the schema change
+        XCTAssertEqual(realm.objects(Dog.self).count, 0)
+        try realm.write {
+            realm.add(Dog(name: "Again", age: 1))
+            realm.add(SecondInWrite())
+        }
+        XCTAssertEqual(realm.objects(SecondInWrite.self).count, 1)
+        XCTAssertEqual(realm.objects(Dog.self).count, 1)
     }
 
     func testDeleteFiles() throws {

@@ -174,84 +174,47 @@ final class RealmCore: @unchecked Sendable {
         lock.withLock { syncedRegistryCount = types.count }
     }
 
-    /// Adds the classes of `infos` the file lacks: opens the file once more
-    /// with its own schema plus those classes (an additive change the engine
-    /// applies on open), then refreshes this realm to see them.  If the open
-    /// handle does not show new classes, this realm switches to the new handle.
+    /// Adds the classes of `infos` this realm lacks (fief_realm_update_schema,
+    /// an additive change).  Inside a write transaction the change is part of
+    /// it, so the bindings made now are dropped if the transaction is cancelled.
     private func extendSchema(adding infos: [ObjectSchemaInfo]) {
-        let missing = Array(Set(infos.filter { info in lock.withLock { bindings[ObjectIdentifier(info.type)] == nil } }.map(\.className))).sorted()
-        var restartWrite = false
-        if isInWriteTransaction {
-            // The engine changes a schema only in its own write transaction.  If this one has
-            // changed nothing yet, restarting it is invisible: cancel, extend, begin again.
-            guard !hasWritten else {
-                preconditionFailure("Object type(s) \(missing) are not yet in this realm's schema, and Fief cannot change the schema in a write transaction that has already made changes. Use the type before beginning the write (for example create an instance or call realm.objects(\(missing.first ?? "T").self)), or list it in Realm.Configuration.objectTypes.")
-            }
-            fiefCheck(fief_realm_cancel(handle.raw), "Cannot restart the write transaction to extend the schema")
-            restartWrite = true
+        var seen = Set<ObjectIdentifier>()
+        let missing = infos.filter { info in
+            seen.insert(ObjectIdentifier(info.type)).inserted
+                && lock.withLock { bindings[ObjectIdentifier(info.type)] == nil }
         }
-        defer {
-            if restartWrite {
-                fiefCheck(fief_realm_begin_write(handle.raw), "Cannot restart the write transaction after extending the schema")
-            }
+        guard !missing.isEmpty else { return }
+        let schema: CHandle
+        switch makeCSchema(missing) {
+        case .success(let handle): schema = handle
+        case .failure(let error): fiefTrap("Invalid object types \(missing.map(\.className))", error)
         }
-        guard let current = fief_realm_get_schema(handle.raw) else { fiefTrap("Cannot read the realm's schema", CError.last()) }
-        let currentHandle = CHandle(current)
-        let arena = _FiefArena()
-        var classes = copyCSchema(currentHandle.raw, arena: arena)
-        let existing = Set(classes.compactMap { $0.0.name.map { String(cString: $0) } })
-        var added = Set<String>()
-        for info in infos where !existing.contains(info.className) && !added.contains(info.className) {
-            added.insert(info.className)
-            var cls = fief_class_info_t()
-            cls.name = arena.cString(info.className)
-            cls.num_properties = info.properties.count
-            cls.flags = info.isEmbedded ? UInt32(FIEF_CLASS_EMBEDDED) : 0
-            let props: [fief_property_info_t] = info.properties.map { property in
-                var p = fief_property_info_t()
-                p.name = arena.cString(property.name)
-                p.type = property.type
-                var flags: Int32 = 0
-                if property.isOptional { flags |= FIEF_PROPERTY_NULLABLE }
-                if property.isPrimaryKey { flags |= FIEF_PROPERTY_PRIMARY_KEY }
-                if property.isIndexed { flags |= FIEF_PROPERTY_INDEXED }
-                p.flags = UInt32(flags)
-                return p
-            }
-            classes.append((cls, props))
+        guard fief_realm_update_schema(handle.raw, schema.raw) else {
+            fiefTrap("Cannot add object types \(missing.map(\.className)) to the realm's schema", CError.last())
         }
-        let newHandle: CHandle
-        do {
-            let classInfos = classes.map(\.0)
-            let propertyArrays: [UnsafePointer<fief_property_info_t>?] = classes.map {
-                $0.1.isEmpty ? arena.array([fief_property_info_t()]) : arena.array($0.1)
-            }
-            let raw: OpaquePointer? = withExtendedLifetime(arena) {
-                classInfos.withUnsafeBufferPointer { c in
-                    propertyArrays.withUnsafeBufferPointer { p in fief_schema_new(c.baseAddress, c.count, p.baseAddress) }
-                }
-            }
-            guard let raw else { fiefTrap("Cannot describe the extended schema", CError.last()) }
-            newHandle = try RealmCore.openHandle(configuration, schemaHandle: CHandle(raw))
-        } catch {
-            preconditionFailure("Cannot add object types \(missing) to the realm: \(error)")
-        }
-        var didRefresh = false
-        _ = fief_realm_refresh(handle.raw, &didRefresh)
-        bindAll(infos)
-        let stillMissing = infos.contains { info in lock.withLock { bindings[ObjectIdentifier(info.type)] == nil } }
-        if stillMissing {
-            // The engine fixes a handle's schema at open: use the new handle from now on.
-            lock.withLock { handle = newHandle }
-            bindAll(infos)
+        let inWrite = isInWriteTransaction
+        bindAll(missing)
+        if inWrite {
+            lock.withLock { bindingsMadeInWrite.append(contentsOf: missing.map { ObjectIdentifier($0.type) }) }
         }
     }
 
+    /// Forgets the bindings of classes added by a write transaction that was
+    /// cancelled (fief_realm_cancel undoes the schema change).
+    func writeEnded(committed: Bool) {
+        lock.withLock {
+            if !committed {
+                for id in bindingsMadeInWrite { bindings[id] = nil }
+                if !bindingsMadeInWrite.isEmpty { syncedRegistryCount = 0 }
+            }
+            bindingsMadeInWrite = []
+        }
+    }
+
+    private var bindingsMadeInWrite: [ObjectIdentifier] = []
+
     // MARK: State
 
-    /// Whether the current write transaction has changed anything through
-    /// this overlay (reset by beginWrite; set by every write call).
-    var hasWritten = false
 
     var isInWriteTransaction: Bool {
         var inTransaction = false
@@ -395,7 +358,6 @@ final class ManagedRow {
     /// Sets property number `index` (fief_object_set_value).
     func write<V: _Persistable>(_ index: Int, _ newValue: V) {
         checkGeneration()
-        core.hasWritten = true
         let arena = _FiefArena()
         let value = newValue._fiefValue(in: arena)
         let ok = withExtendedLifetime(arena) {
