@@ -65,3 +65,30 @@ def run_python(code: str, *args: str, timeout: float = 120) -> subprocess.Comple
 @pytest.fixture
 def python():
     return run_python
+
+
+# -- isolation ---------------------------------------------------------------
+#
+# A test marked `isolated` runs in a child pytest process: if the library
+# crashes (abort, segfault) the test fails with the child's output instead of
+# killing the whole session.
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "isolated: run the test in a child process (crash containment)")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):
+    if pyfuncitem.get_closest_marker("isolated") is None or os.environ.get("FIEF_TEST_CHILD"):
+        return None
+    env = child_env()
+    env["FIEF_TEST_CHILD"] = "1"
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
+                           pyfuncitem.nodeid], cwd=str(pyfuncitem.config.rootpath), env=env,
+                          capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0:
+        how = f"killed by signal {-proc.returncode}" if proc.returncode < 0 else f"exit status {proc.returncode}"
+        crashed = "Fatal Python error" in proc.stderr or "crashed" in proc.stderr or proc.returncode < 0
+        pytest.fail(f"isolated child {'CRASHED' if crashed else 'failed'} ({how}):\n"
+                    f"{proc.stdout[-6000:]}\n{proc.stderr[-3000:]}", pytrace=False)
+    return True

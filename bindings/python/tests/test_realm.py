@@ -62,6 +62,7 @@ def test_additive_schema_change(realm_path):
         assert len(realm.objects(Person)) == 0
 
 
+@pytest.mark.isolated
 def test_schema_mismatch_and_version(realm_path):
     with fief.Realm.open(realm_path, schema=[Dog]) as realm:
         with realm.write():
@@ -82,6 +83,7 @@ def test_schema_mismatch_and_version(realm_path):
         fief.Realm.open(realm_path, schema=[Dog2], schema_version=1)
 
 
+@pytest.mark.isolated
 def test_delete_if_migration_needed(realm_path):
     with fief.Realm.open(realm_path, schema=[Dog]) as realm:
         with realm.write():
@@ -94,6 +96,7 @@ def test_delete_if_migration_needed(realm_path):
         assert len(realm.objects(Dog3)) == 0
 
 
+@pytest.mark.isolated
 def test_invalid_schema(realm_path):
     class FloatKey(fief.Object):
         id: fief.PrimaryKey[float]
@@ -112,6 +115,7 @@ def test_invalid_schema(realm_path):
         fief.Realm.open(realm_path, schema=[int])
 
 
+@pytest.mark.isolated
 def test_open_needs_path_or_identifier(library):
     with pytest.raises(fief.InvalidArgumentError):
         fief.Realm.open()
@@ -338,30 +342,50 @@ def test_released_handles_in_the_c_layer(realm, library):
     assert isinstance(err, (fief.WrongHandleTypeError, fief.InvalidHandleError))
 
 
-def test_not_a_fief_file(tmp_path, library):
-    path = tmp_path / "garbage.fief"
-    path.write_bytes(os.urandom(8192) + b"this is not a database" * 100)
-    with pytest.raises(fief.FileError) as info:
-        fief.Realm.open(path, schema=[Dog])
-    assert isinstance(info.value, fief.NotAFiefFileError)
-    assert info.value.categories & fief.errors.CAT_FILE
-    text = tmp_path / "text.fief"
-    text.write_text("hello\n")
-    with pytest.raises(fief.FileError):
-        fief.Realm.open(text)
+@pytest.mark.parametrize("content", ["random", "text", "empty-lmdb-sized"])
+def test_not_a_fief_file(tmp_path, python, content):
+    """Opening a file that is not a Fief database raises a FileError.
+
+    Run in a child process, so that a library that crashes on such a file
+    fails this test instead of killing the test session."""
+    path = tmp_path / "not-fief.fief"
+    if content == "random":
+        path.write_bytes(os.urandom(8192) + b"this is not a database" * 100)
+    elif content == "text":
+        path.write_text("hello\n")
+    else:
+        path.write_bytes(bytes(16384))
+    proc = python("""
+        import sys, fief
+        from models import Dog
+        try:
+            fief.Realm.open(sys.argv[1], schema=[Dog])
+        except fief.FiefError as exc:
+            print(type(exc).__name__, exc.code, exc.categories, isinstance(exc, fief.FileError))
+        else:
+            print("opened")
+    """, str(path))
+    assert proc.returncode == 0, f"the child died ({proc.returncode}): {proc.stderr[-2000:]}"
+    name, code, categories, is_file_error = proc.stdout.split()
+    assert is_file_error == "True", proc.stdout
+    assert name == "NotAFiefFileError" and int(code) == fief.errors.ERR_FILE_NOT_FIEF
+    assert int(categories) & fief.errors.CAT_FILE
 
 
+@pytest.mark.isolated
 def test_read_only_missing_file(tmp_path, library):
     with pytest.raises(fief.RealmFileNotFoundError) as info:
         fief.Realm.open(tmp_path / "missing.fief", read_only=True)
     assert isinstance(info.value, fief.FileError)
 
 
+@pytest.mark.isolated
 def test_directory_that_does_not_exist(tmp_path, library):
     with pytest.raises(fief.FileError):
         fief.Realm.open(tmp_path / "no" / "such" / "dir" / "x.fief", schema=[Dog])
 
 
+@pytest.mark.isolated
 def test_read_only_realm_refuses_writes(realm_path):
     with fief.Realm.open(realm_path, schema=[Dog]) as realm:
         with realm.write():
