@@ -420,3 +420,31 @@ def test_invalidate(realm):
     with pytest.raises(fief.AlreadyInTransactionError):
         realm.invalidate()
     realm.cancel()
+
+
+def test_update_schema(realm_path):
+    with fief.Realm.open(realm_path, schema=[Dog]) as realm:
+        with realm.write():
+            realm.add(Dog(id=1, name="Rex"))
+    with fief.Realm.open(realm_path) as realm:
+        with pytest.raises(fief.NoSuchClassError):
+            realm.objects(Person)
+        realm.update_schema([Person])
+        assert len(realm.objects(Person)) == 0
+        with realm.write():
+            realm.add(Person(name="Ann"))
+        assert realm.object(Person, "Ann").age == 0
+        assert {c.name for c in realm.schema} == {"Dog", "Person"}
+        # inside a write transaction, cancel undoes it
+        class Cat(fief.Object):
+            name: str
+        realm.begin_write()
+        realm.update_schema([Cat])
+        realm.add(Cat(name="Tom"))
+        realm.cancel()
+        assert "Cat" not in {c.name for c in realm.schema}
+
+        class Dog2(fief.Object, name="Dog"):
+            id: fief.PrimaryKey[str]
+        with pytest.raises(fief.SchemaMismatchError):
+            realm.update_schema([Dog2])

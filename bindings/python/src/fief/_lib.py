@@ -179,6 +179,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_realm_get_version": (c_bool, [H, P(c_uint64)]),
     "fief_realm_get_path": (c_char_p, [H]),
     "fief_realm_get_schema": (H, [H]),
+    "fief_realm_update_schema": (c_bool, [H, H]),
     "fief_realm_begin_write": (c_bool, [H]),
     "fief_realm_commit": (c_bool, [H]),
     "fief_realm_cancel": (c_bool, [H]),

@@ -657,6 +657,20 @@ class Realm:
         finally:
             schema.release()
 
+    def update_schema(self, classes: Sequence[type[Object]]) -> None:
+        """Add the classes (and their new properties) to the realm's schema:
+        additive changes only.  Inside a write transaction the change is part
+        of it; outside one it commits on its own."""
+        schema_handle = build_schema(self._lib, list(classes))
+        try:
+            self._lib.check(self._lib.fief_realm_update_schema(self._handle.ptr, schema_handle.ptr),
+                            "fief_realm_update_schema")
+        finally:
+            schema_handle.release()
+        for cls in classes:
+            self._schema.models[cls.__fief_name__] = cls
+        self._schema.reload(self._handle)
+
     # -- transactions ------------------------------------------------------
 
     def write(self) -> WriteTransaction:
