@@ -183,10 +183,14 @@ def test_query_errors(dogs):
         dogs.filter("age == $0")  # missing argument
     with pytest.raises(fief.QueryArgumentError):
         dogs.filter("age == $1", 1)
-    with pytest.raises(fief.QueryArgumentError):
-        dogs.filter("age == $0", "a string")
     with pytest.raises(fief.InvalidQueryError):
         dogs.sort("nosuch")
+
+
+def test_ill_typed_query_argument(dogs):
+    # fief.h: FIEF_ERR_QUERY_ARGUMENT is "a missing or ill-typed $n / %@ argument"
+    with pytest.raises(fief.QueryArgumentError):
+        dogs.filter("age == $0", "a string")
 
 
 def test_sort(dogs):
