@@ -108,28 +108,39 @@ extension Realm {
         if isReadOnly { throw FiefError(.readOnly, "the realm is read-only") }
         if write != nil { throw FiefError(.alreadyInTransaction, "the realm is already in a write transaction") }
         try environment.claimWriter()
-        var pointer: OpaquePointer?
-        try LMDB.check(mdb_txn_begin(environment.env, nil, 0, &pointer), "starting a write transaction", path: environment.path)
-        let txn = pointer!
-        environment.setWriter(true)
-        do throws(FiefError) {
-            guard let meta = try environment.database(MetaKeys.database, txn: txn, create: false) else {
-                throw FiefError(.fileNotFief, "the file lost its meta database", path: environment.path)
+        while true {
+            let handles = environment.currentHandleGeneration
+            var pointer: OpaquePointer?
+            try LMDB.check(mdb_txn_begin(environment.env, nil, 0, &pointer), "starting a write transaction", path: environment.path)
+            let txn = pointer!
+            environment.setWriter(true)
+            var retry = false
+            do throws(FiefError) {
+                guard let meta = environment.openedDatabase(MetaKeys.database) else {
+                    throw FiefError(.fileNotFief, "the file lost its meta database", path: environment.path)
+                }
+                let version = try MetaKeys.readUInt64(txn, meta, MetaKeys.version) ?? 0
+                let generation = try MetaKeys.readUInt64(txn, meta, MetaKeys.schemaGeneration) ?? 0
+                if generation != schemaGeneration || environment.currentHandleGeneration != handles {
+                    // Another process changed the schema: load it (opening its
+                    // databases) before a transaction that can see them.
+                    retry = true
+                } else {
+                    snapshot = nil
+                    write = WriteTransaction(txn: txn, version: version, meta: meta)
+                    bumpStamp()
+                    return
+                }
+            } catch {
+                mdb_txn_abort(txn)
+                environment.setWriter(false)
+                throw error
             }
-            let version = try MetaKeys.readUInt64(txn, meta, MetaKeys.version) ?? 0
-            let generation = try MetaKeys.readUInt64(txn, meta, MetaKeys.schemaGeneration) ?? 0
-            snapshot = nil
-            if generation != schemaGeneration {
-                // Another process changed the schema: read it in a fresh snapshot.
-                _ = try currentSnapshot()
-                snapshot = nil
+            if retry {
+                mdb_txn_abort(txn)
+                environment.setWriter(false)
+                snapshot = try freshSnapshot()
             }
-            write = WriteTransaction(txn: txn, version: version, meta: meta)
-            bumpStamp()
-        } catch {
-            mdb_txn_abort(txn)
-            environment.setWriter(false)
-            throw error
         }
     }
 
@@ -206,10 +217,7 @@ extension Realm {
         if write.changedSchema {
             // Back to the schema as committed.
             schemaGeneration = .max
-            if let fresh = try? Snapshot(environment: environment) {
-                try? loadSchema(txn: fresh.txn, generation: fresh.schemaGeneration)
-                snapshot = fresh
-            }
+            snapshot = try? freshSnapshot()
         }
         bumpStamp()
     }

@@ -34,23 +34,35 @@ final class Snapshot: @unchecked Sendable {
     let lock = Lock()
     private var cache: [ChunkID: UnsafeRawBufferPointer?] = [:]
 
+    /// The handle generation of the environment when the transaction began.
+    let handleGeneration: UInt64
+
+    /// Begin a read transaction at the newest commit.  The meta database's
+    /// handle is opened first if needed, so the transaction can use it.
     init(environment: Environment) throws(FiefError) {
         self.environment = environment
+        if environment.openedDatabase(MetaKeys.database) == nil {
+            // Opens it if it exists (a new file has none until its first commit).
+            var probe: OpaquePointer?
+            try LMDB.check(mdb_txn_begin(environment.env, nil, UInt32(MDB_RDONLY), &probe), "starting a read transaction", path: environment.path)
+            defer { mdb_txn_abort(probe) }
+            _ = try environment.database(MetaKeys.database, txn: probe!, create: false)
+        }
+        handleGeneration = environment.currentHandleGeneration
         var pointer: OpaquePointer?
         try LMDB.check(mdb_txn_begin(environment.env, nil, UInt32(MDB_RDONLY), &pointer), "starting a read transaction", path: environment.path)
         txn = pointer!
-        do throws(FiefError) {
-            let meta = try environment.database(MetaKeys.database, txn: txn, create: false)
-            if let meta {
+        if let meta = environment.openedDatabase(MetaKeys.database) {
+            do throws(FiefError) {
                 version = try MetaKeys.readUInt64(txn, meta, MetaKeys.version) ?? 0
                 schemaGeneration = try MetaKeys.readUInt64(txn, meta, MetaKeys.schemaGeneration) ?? 0
-            } else {
-                version = 0
-                schemaGeneration = 0
+            } catch {
+                mdb_txn_abort(txn)
+                throw error
             }
-        } catch {
-            mdb_txn_abort(txn)
-            throw error
+        } else {
+            version = 0
+            schemaGeneration = 0
         }
     }
 
@@ -238,11 +250,8 @@ public final class Realm: @unchecked Sendable {
         let plan = try SchemaPlanner.plan(snapshot: first, configuration: configuration, readOnly: isReadOnly)
         if plan.needsWrite {
             try SchemaPlanner.apply(configuration: configuration, environment: environment)
-            snapshot = try Snapshot(environment: environment)
-        } else {
-            snapshot = first
         }
-        try loadSchema(from: snapshot!)
+        snapshot = try freshSnapshot()
     }
 
     /// A frozen realm reading `snapshot`.
@@ -267,8 +276,7 @@ public final class Realm: @unchecked Sendable {
         isFrozen = false
         isReadOnly = source.configuration.readOnly || source.environment.isReadOnly
         schema = Schema(classes: [])
-        snapshot = try Snapshot(environment: environment)
-        try loadSchema(from: snapshot!)
+        snapshot = try freshSnapshot()
     }
 
     deinit {
@@ -364,10 +372,22 @@ public final class Realm: @unchecked Sendable {
     @inline(__always)
     func currentSnapshot() throws(FiefError) -> Snapshot {
         if let snapshot { return snapshot }
-        let fresh = try Snapshot(environment: environment)
-        if fresh.schemaGeneration != schemaGeneration { try loadSchema(from: fresh) }
+        let fresh = try freshSnapshot()
         snapshot = fresh
         return fresh
+    }
+
+    /// A new snapshot at the newest commit, with this realm's schema brought
+    /// up to it.  Loading a changed schema may open database handles, which
+    /// a transaction begun earlier cannot use: then it starts over.
+    func freshSnapshot() throws(FiefError) -> Snapshot {
+        while true {
+            let fresh = try Snapshot(environment: environment)
+            if fresh.schemaGeneration != schemaGeneration || tables.isEmpty {
+                try loadSchema(from: fresh)
+            }
+            if fresh.handleGeneration == environment.currentHandleGeneration { return fresh }
+        }
     }
 
     func table(_ key: UInt32) throws(FiefError) -> Table {
@@ -406,9 +426,8 @@ public final class Realm: @unchecked Sendable {
         if isFrozen { return false }
         if write != nil { throw FiefError(.alreadyInTransaction, "cannot refresh inside a write transaction") }
         let old = snapshot?.version
-        let fresh = try Snapshot(environment: environment)
+        let fresh = try freshSnapshot()
         if let old, fresh.version == old, snapshot != nil { return false }
-        if fresh.schemaGeneration != schemaGeneration { try loadSchema(from: fresh) }
         snapshot = fresh
         bumpStamp()
         return old != fresh.version
@@ -454,9 +473,7 @@ public final class Realm: @unchecked Sendable {
             return
         }
         try SchemaPlanner.applyKeepingVersion(configuration: configuration, environment: environment)
-        let fresh = try Snapshot(environment: environment)
-        try loadSchema(from: fresh)
-        snapshot = fresh
+        snapshot = try freshSnapshot()
         bumpStamp()
     }
 
@@ -467,7 +484,8 @@ public final class Realm: @unchecked Sendable {
         if write != nil { throw FiefError(.alreadyInTransaction, "cannot freeze inside a write transaction") }
         let current = try currentSnapshot()
         let fresh = try Snapshot(environment: environment)
-        if fresh.version == current.version && fresh.schemaGeneration == current.schemaGeneration {
+        if fresh.version == current.version && fresh.schemaGeneration == current.schemaGeneration
+            && fresh.handleGeneration == environment.currentHandleGeneration {
             return Realm(frozenFrom: self, snapshot: fresh)
         }
         current.isShared = true

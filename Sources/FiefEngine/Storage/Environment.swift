@@ -17,6 +17,9 @@ final class Environment: @unchecked Sendable {
     /// Guards `databases` and `writerThread`, and serialises mdb_dbi_open.
     let lock = Mutex<Void>(())
     private var databases: [String: MDB_dbi] = [:]
+    /// Counts database handles opened: a transaction begun before a handle
+    /// was opened cannot use it (LMDB copies the handle table at begin).
+    private var handleGeneration: UInt64 = 0
     private var writerThread: pthread_t?
 
     static let mapSize = 1 << 36        // 64 GiB of address space; the file grows as needed
@@ -31,20 +34,17 @@ final class Environment: @unchecked Sendable {
         self.registryKey = registryKey
         self.isReadOnly = readOnly
         self.isInMemory = inMemory
-        do throws(FiefError) {
-            try LMDB.check(mdb_env_set_mapsize(env, Environment.mapSize), "setting the map size", path: path)
-            try LMDB.check(mdb_env_set_maxreaders(env, Environment.maxReaders), "setting the reader count", path: path)
-            try LMDB.check(mdb_env_set_maxdbs(env, Environment.maxDatabases), "setting the database count", path: path)
-            var flags = UInt32(MDB_NOSUBDIR | MDB_NOTLS)
-            if readOnly { flags |= UInt32(MDB_RDONLY) }
-            if inMemory { flags |= UInt32(MDB_NOSYNC | MDB_NOMETASYNC) }
-            let rc = mdb_env_open(env, path, flags, 0o644)
-            if rc != 0 {
-                throw Environment.openError(rc, path: path)
-            }
-        } catch {
-            mdb_env_close(env)
-            throw error
+        // On failure deinit runs (every stored property is set) and closes
+        // the environment, as LMDB requires after a failed mdb_env_open.
+        try LMDB.check(mdb_env_set_mapsize(env, Environment.mapSize), "setting the map size", path: path)
+        try LMDB.check(mdb_env_set_maxreaders(env, Environment.maxReaders), "setting the reader count", path: path)
+        try LMDB.check(mdb_env_set_maxdbs(env, Environment.maxDatabases), "setting the database count", path: path)
+        var flags = UInt32(MDB_NOSUBDIR | MDB_NOTLS)
+        if readOnly { flags |= UInt32(MDB_RDONLY) }
+        if inMemory { flags |= UInt32(MDB_NOSYNC | MDB_NOMETASYNC) }
+        let rc = mdb_env_open(env, path, flags, 0o644)
+        if rc != 0 {
+            throw Environment.openError(rc, path: path)
         }
     }
 
@@ -77,27 +77,51 @@ final class Environment: @unchecked Sendable {
 
     // MARK: Databases
 
-    /// The handle of named database `name`, opening (or, in a write
-    /// transaction, creating) it in `txn` if this process has not yet.
+    /// The handle of named database `name`, opening it if this process has
+    /// not yet.  `create` (only in a write transaction, passed as `txn`)
+    /// creates it, and the handle lives once that transaction commits.
+    /// Existing databases are opened in a short read transaction of their
+    /// own that commits, since LMDB closes handles opened in a transaction
+    /// that aborts (as every read snapshot eventually does).
     /// Returns nil if it does not exist and `create` is false.
     func database(_ name: String, txn: OpaquePointer, create: Bool, integerKey: Bool = false, dupSort: Bool = false) throws(FiefError) -> MDB_dbi? {
         try lock.withLock { (_) throws(FiefError) -> MDB_dbi? in
             if let dbi = databases[name] { return dbi }
             var flags: UInt32 = 0
-            if create { flags |= UInt32(MDB_CREATE) }
             if integerKey { flags |= UInt32(MDB_INTEGERKEY) }
             if dupSort { flags |= UInt32(MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP) }
             var dbi: MDB_dbi = 0
-            let rc = mdb_dbi_open(txn, name, flags, &dbi)
+            var rc: Int32
+            if create {
+                rc = mdb_dbi_open(txn, name, flags | UInt32(MDB_CREATE), &dbi)
+            } else {
+                var own: OpaquePointer?
+                try LMDB.check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &own), "starting a read transaction", path: path)
+                rc = mdb_dbi_open(own, name, flags, &dbi)
+                if rc == 0 {
+                    rc = mdb_txn_commit(own)
+                } else {
+                    mdb_txn_abort(own)
+                }
+            }
             if rc == MDB_NOTFOUND { return nil }
             if rc == MDB_INCOMPATIBLE {
                 throw FiefError(.fileNotFief, "'\(path)' holds a database '\(name)' Fief did not write", path: path)
             }
             try LMDB.check(rc, "opening database '\(name)'", path: path)
             databases[name] = dbi
+            handleGeneration += 1
             return dbi
         }
     }
+
+    /// The handle of `name` if this process has opened it (never opens).
+    func openedDatabase(_ name: String) -> MDB_dbi? {
+        lock.withLock { _ in databases[name] }
+    }
+
+    /// See `handleGeneration`.
+    var currentHandleGeneration: UInt64 { lock.withLock { _ in handleGeneration } }
 
     /// Forget handles opened in a transaction that was aborted (LMDB closes them).
     func forgetDatabases(_ names: [String]) {
