@@ -120,6 +120,13 @@ final class DirtyChunk {
             fixed.copyMemory(from: base, byteCount: fixedSize)
         } else {
             fixed.initializeMemory(as: UInt8.self, repeating: 0, count: fixedSize)
+            // A new column chunk starts with every slot null, as a missing
+            // chunk reads: slots of objects that never got a value (objects
+            // made before the property existed, or without it) keep reading
+            // as null.  Non-nullable columns ignore the bit and read zeros.
+            if type != nil {
+                fixed.initializeMemory(as: UInt8.self, repeating: 0xFF, count: ClusterLayout.bitmapBytes)
+            }
             if type == .decimal128 {
                 for slot in 0..<ClusterLayout.slots {
                     let p = fixed + ClusterLayout.bitmapBytes + slot * 16
