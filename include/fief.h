@@ -78,7 +78,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(_WIN32)
+#if defined(_WIN32) && defined(FIEF_BUILDING_LIBRARY)
+#define FIEF_API __declspec(dllexport)
+#elif defined(_WIN32)
 #define FIEF_API __declspec(dllimport)
 #elif defined(__GNUC__) || defined(__clang__)
 #define FIEF_API __attribute__((visibility("default")))
@@ -162,7 +164,9 @@ typedef struct fief_uuid {
     uint8_t bytes[16];
 } fief_uuid_t;
 
-/** One value of any type: `type` says which member of `u` is set. */
+/** One value of any type: `type` says which member of `u` is set.  A value
+ *  with a type outside FIEF_TYPE_NULL ... FIEF_TYPE_UUID is refused with
+ *  FIEF_ERR_INVALID_ARGUMENT wherever it is passed in. */
 typedef struct fief_value {
     fief_type_t type;
     union {
@@ -199,7 +203,7 @@ typedef int32_t fief_error_code_t;
 #define FIEF_ERR_INVALID_HANDLE 1001        /* NULL, released or foreign handle */
 #define FIEF_ERR_WRONG_HANDLE_TYPE 1002     /* a handle of another kind */
 #define FIEF_ERR_NOT_IN_TRANSACTION 1003    /* a write outside a write transaction */
-#define FIEF_ERR_ALREADY_IN_TRANSACTION 1004 /* begin_write inside one, or refresh/close in one */
+#define FIEF_ERR_ALREADY_IN_TRANSACTION 1004 /* begin_write, refresh, freeze or invalidate inside one */
 #define FIEF_ERR_WRONG_THREAD 1005          /* the realm's write transaction is another thread's */
 #define FIEF_ERR_FROZEN 1006                /* a write through a frozen realm */
 #define FIEF_ERR_READ_ONLY 1007             /* a write through a read-only realm */
@@ -379,9 +383,11 @@ FIEF_API bool fief_config_set_read_only(fief_config_t *config, bool read_only);
  *  after the call).  NULL means "use the file's schema". */
 FIEF_API bool fief_config_set_schema(fief_config_t *config, const fief_schema_t *schema);
 
-/** The schema version of `schema`.  Opening with a lower version than the
- *  file's fails (FIEF_ERR_SCHEMA_VERSION); a higher one allows every schema
- *  change (removed properties and classes are dropped, changed ones reset). */
+/** The schema version of the configuration's schema.  Opening with a lower
+ *  version than the file's fails (FIEF_ERR_SCHEMA_VERSION); a higher one
+ *  allows every schema change (removed or changed properties lose their
+ *  data) and is stored.  Without a schema (fief_config_set_schema) the
+ *  file's schema and version are used as they are and this is ignored. */
 FIEF_API bool fief_config_set_schema_version(fief_config_t *config, uint64_t version);
 
 /** When the schema differs from the file's beyond additive changes and the
@@ -410,7 +416,8 @@ FIEF_API fief_realm_t *fief_realm_open(const fief_config_t *config);
  *  process), FIEF_ERR_FILE_PERMISSION. */
 FIEF_API bool fief_delete_files(const char *path, bool *out_deleted);
 
-/** Close the realm now: cancel any write transaction, release its snapshot.
+/** Close the realm now: cancel any write transaction (only from the thread
+ *  that began it: FIEF_ERR_WRONG_THREAD otherwise), release its snapshot.
  *  Every later call on it, or on objects and results made from it, fails
  *  with FIEF_ERR_CLOSED; the handles still need fief_release.  Closing a
  *  closed realm succeeds. Errors: FIEF_ERR_INVALID_HANDLE. */
@@ -544,7 +551,8 @@ FIEF_API bool fief_object_create_many(fief_realm_t *realm, fief_class_key_t clas
  *  is false if there is simply no such object (no error is set), and true
  *  when the call failed (the error is set).
  *  Errors: FIEF_ERR_NO_SUCH_CLASS, FIEF_ERR_INVALID_ARGUMENT (the class
- *  has no primary key), FIEF_ERR_TYPE_MISMATCH. */
+ *  has no primary key), FIEF_ERR_TYPE_MISMATCH, FIEF_ERR_NULL_NOT_ALLOWED
+ *  (null for a primary key that is not optional). */
 FIEF_API fief_object_t *fief_object_find(fief_realm_t *realm, fief_class_key_t class_key,
                                          fief_value_t primary_key, bool *out_found);
 
@@ -631,11 +639,18 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
 
 /** The objects of `results` that match `predicate`, a zero-terminated string
  *  in Realm's query language: comparisons `== = != <> < <= =< > >= =>`,
- *  `BEGINSWITH ENDSWITH CONTAINS LIKE` (with `[c]` for case-insensitive),
- *  `AND && OR || NOT !`, parentheses, literals (numbers, 'strings',
- *  "strings", true, false, null/nil), and arguments `$0 $1 ...` or `%@`
- *  (each `%@` takes the next argument).  `args` holds `num_args` arguments.
- *  The predicate is checked against the schema now.
+ *  `BEGINSWITH ENDSWITH CONTAINS LIKE` (`*` and `?` wildcards), each of
+ *  these and `==`/`!=` optionally followed by `[c]` (case-insensitive), `[d]`
+ *  (diacritic-insensitive) or `[cd]`; `AND && OR || NOT !`, parentheses,
+ *  TRUEPREDICATE, FALSEPREDICATE; literals: numbers, 'strings', "strings",
+ *  true, false, null/nil, timestamps `T<s>:<ns>` or `YYYY-MM-DD@HH:MM:SS`,
+ *  `oid(<24 hex>)`, `uuid(<uuid>)`, `B64"<base64>"`; and arguments
+ *  `$0 $1 ...` or `%@` (each `%@` takes the next argument).  Keywords are
+ *  case-insensitive.  `args` holds `num_args` arguments.  The predicate is
+ *  checked against the schema now: an unknown property or a comparison of
+ *  incompatible types written in the predicate is FIEF_ERR_QUERY_INVALID;
+ *  one caused by an argument's type is FIEF_ERR_QUERY_ARGUMENT.  Invalid
+ *  UTF-8 in the predicate or a string argument is FIEF_ERR_INVALID_UTF8.
  *  Returns a new results handle, or NULL.
  *  Errors: FIEF_ERR_QUERY_SYNTAX, FIEF_ERR_QUERY_INVALID,
  *  FIEF_ERR_QUERY_ARGUMENT, FIEF_ERR_INVALIDATED_RESULTS, ... */
@@ -643,8 +658,9 @@ FIEF_API fief_results_t *fief_results_filter(const fief_results_t *results, cons
                                              const fief_query_arg_t *args, size_t num_args);
 
 /** The objects of `results` sorted by `num_keys` keys, the first most
- *  significant; ties keep the order of `results`.  Strings sort by Unicode
- *  code point (byte order of UTF-8), nulls first.  Returns a new results
+ *  significant; ties keep the order of `results` (so sorting sorted results
+ *  makes the earlier keys secondary).  Strings sort by Unicode code point
+ *  (byte order of UTF-8); nulls come first ascending, last descending.  Returns a new results
  *  handle, or NULL (FIEF_ERR_QUERY_INVALID for an unknown property). */
 FIEF_API fief_results_t *fief_results_sort(const fief_results_t *results,
                                            const fief_sort_descriptor_t *keys, size_t num_keys);
@@ -671,7 +687,8 @@ FIEF_API bool fief_results_get_values(const fief_results_t *results, size_t inde
                                       fief_value_t *out_values);
 
 /** The position of `object` in `results` into `*out_index`, and whether it is
- *  there into `*out_found`. */
+ *  there into `*out_found` (false for an object of another class or file).
+ *  Neither out-pointer may be NULL (FIEF_ERR_INVALID_ARGUMENT). */
 FIEF_API bool fief_results_index_of(const fief_results_t *results, const fief_object_t *object,
                                     size_t *out_index, bool *out_found);
 

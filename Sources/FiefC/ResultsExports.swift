@@ -99,13 +99,14 @@ public func exportResultsGetValues(_ handle: OpaquePointer?, _ index: Int, _ pro
 public func exportResultsIndexOf(_ handle: OpaquePointer?, _ object: OpaquePointer?, _ outIndex: UnsafeMutablePointer<Int>?, _ outFound: UnsafeMutablePointer<Bool>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let found = try require(outFound, "out_found")
+        let indexOut = try require(outIndex, "out_index")
         let box = try HandleTable.resolve(UnsafeRawPointer(object), .object, as: ObjectBox.self)
         let index = try withResults(handle) { (results) throws(FiefError) -> Int? in
             guard box.table == results.tableKey, box.realm.path == results.realm.path else { return nil }
             return try results.index(of: box.key)
         }
         found.pointee = index != nil
-        if let index { outIndex?.pointee = index }
+        if let index { indexOut.pointee = index }
         return true
     }
 }

@@ -89,7 +89,7 @@ enum QueryCompiler {
         case (.keyPath(let path), _):
             let p = try property(path, table)
             let c = try constant(rhs, arguments)
-            try check(p, op, c, options, table)
+            try check(p, op, c, options, table, argument: argumentIndex(rhs))
             return .compare(p, op, c, options)
         case (_, .keyPath(let path)):
             let p = try property(path, table)
@@ -97,7 +97,7 @@ enum QueryCompiler {
             guard let flipped = flip(op) else {
                 throw FiefError(.queryInvalid, "the left side of \(name(op)) must be a property, not a constant")
             }
-            try check(p, flipped, c, options, table)
+            try check(p, flipped, c, options, table, argument: argumentIndex(lhs))
             return .compare(p, flipped, c, options)
         default:
             let a = try constant(lhs, arguments), b = try constant(rhs, arguments)
@@ -194,7 +194,25 @@ enum QueryCompiler {
         op == .beginsWith || op == .endsWith || op == .contains || op == .like
     }
 
-    private static func check(_ p: Property, _ op: QueryOperator, _ c: QueryConstant, _ options: QueryStringOptions, _ table: Table) throws(FiefError) {
+    private static func argumentIndex(_ operand: QueryOperand) -> Int? {
+        if case .argument(let n) = operand { return n }
+        return nil
+    }
+
+    /// Check that `p op c` makes sense.  A mismatch caused by an argument is
+    /// `.queryArgument`; one written in the predicate is `.queryInvalid`.
+    private static func check(_ p: Property, _ op: QueryOperator, _ c: QueryConstant, _ options: QueryStringOptions, _ table: Table, argument: Int?) throws(FiefError) {
+        do throws(FiefError) {
+            try checkTypes(p, op, c, options, table)
+        } catch {
+            if let argument, error.code == .queryInvalid {
+                throw FiefError(.queryArgument, "argument \(argument): \(error.message)")
+            }
+            throw error
+        }
+    }
+
+    private static func checkTypes(_ p: Property, _ op: QueryOperator, _ c: QueryConstant, _ options: QueryStringOptions, _ table: Table) throws(FiefError) {
         let subject = "'\(table.objectClass.name).\(p.name)' (\(p.type.name))"
         if case .null = c {
             if isStringOperator(op) || (op != .equal && op != .notEqual) {
