@@ -778,6 +778,9 @@ int main(int argc, char **argv) {
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
 
+    const char *rep = getenv("FIEF_BENCH_REPEAT");
+    int repeat_env = rep && *rep ? atoi(rep) : 1;
+
     /* Development aid: FIEF_BENCH_OPS=sort_iter,lookup runs only those ops
      * (insert always runs: the others need its data). */
     int op_enabled[NUM_OPS];
@@ -832,6 +835,16 @@ int main(int argc, char **argv) {
             if (!op_enabled[op]) {
                 if (check_only) printf("check %-12s skipped (FIEF_BENCH_OPS)\n", OP_NAMES[op]);
                 continue;
+            }
+            /* Development aid for profiling: FIEF_BENCH_REPEAT=k runs each
+             * read-only op k times in a row (the last time is reported). */
+            int repeat = 1;
+            if (repeat_env > 1 && (op == OP_COUNT_LT || op == OP_PREFIX_ITER ||
+                                   op == OP_SORT_ITER || op == OP_LOOKUP))
+                repeat = repeat_env;
+            for (int k = 1; k < repeat; k++) {
+                if (!sqlite_only) run_fief(op, &f, &d);
+                run_sql(op, &s, &d);
             }
             if (sqlite_only) {
                 ts = run_sql(op, &s, &d);
