@@ -227,7 +227,7 @@ struct SortColumn {
     let ascending: Bool
     private let nulls: [Bool]
     private let ints: [Int64]
-    /// Second half of object ids and uuids (compared when `ints` tie).
+    /// Second half of object ids and uuids, nanoseconds of timestamps (compared when `ints` tie).
     private let lows: [UInt64]
     private let doubles: [Double]
     private let strings: [UnsafeRawBufferPointer]
@@ -259,13 +259,14 @@ struct SortColumn {
             switch value {
             case .null:
                 nulls[row] = true
-                if property.type == .objectId || property.type == .uuid { lows.append(0) }
+                if property.type == .objectId || property.type == .uuid || property.type == .timestamp { lows.append(0) }
                 if kind == 0 { ints.append(0) } else if kind == 1 { doubles.append(0) } else { strings.append(UnsafeRawBufferPointer(start: nil, count: 0)); prefixes.append(0) }
             case .int(let i): ints.append(i)
             case .bool(let b): ints.append(b ? 1 : 0)
             case .timestamp(let s, let ns):
-                // Seconds then nanoseconds, packed order-preserving into one Int64 where it fits.
-                ints.append(s.multipliedReportingOverflow(by: 1_000_000_000).overflow ? (s < 0 ? Int64.min : Int64.max) : s &* 1_000_000_000 &+ Int64(ns))
+                // Seconds, then nanoseconds (biased to sort as unsigned) when seconds tie.
+                ints.append(s)
+                lows.append(UInt64(bitPattern: Int64(ns)) ^ (1 << 63))
             case .objectId(let id):
                 ints.append(Int64(bitPattern: id.high ^ (1 << 63)))
                 lows.append(UInt64(id.low))
