@@ -214,3 +214,55 @@ def test_sort_then_filter_and_filter_then_sort(dogs):
 def test_sort_needs_keys(dogs):
     with pytest.raises(fief.InvalidArgumentError):
         dogs.sort()
+
+
+@pytest.mark.parametrize("predicate,expected", [
+    ("TRUEPREDICATE", [1, 2, 3, 4, 5, 6]),
+    ("FALSEPREDICATE", []),
+    ("truepredicate", [1, 2, 3, 4, 5, 6]),  # keywords are case-insensitive
+    ("age == 3 and breed == 'Collie'", [1]),
+    ("not (age == 3) or name beginswith 'R'", [1, 2, 3, 4, 6]),
+    ("name !=[c] 'REX'", [2, 3, 4, 5, 6]),
+    ("name CONTAINS[cd] 'E'", [1, 3, 4, 5, 6]),
+])
+def test_filter_more_syntax(dogs, predicate, expected):
+    assert ids(dogs.filter(predicate)) == expected
+
+
+def test_filter_diacritic_insensitive(realm):
+    with realm.write():
+        realm.add(Dog(id=1, name="Café"))
+        realm.add(Dog(id=2, name="cafe"))
+        realm.add(Dog(id=3, name="CAFÉ"))
+    r = realm.objects(Dog)
+    assert ids(r.filter("name == 'cafe'")) == [2]
+    assert ids(r.filter("name ==[d] 'cafe'")) == [2]
+    assert ids(r.filter("name ==[d] 'Cafe'")) == [1]
+    assert ids(r.filter("name ==[cd] 'cafe'")) == [1, 2, 3]
+    assert ids(r.filter("name BEGINSWITH[cd] 'CAFE'")) == [1, 2, 3]
+
+
+def test_filter_typed_literals(realm):
+    oid = fief.ObjectId("5f1d7a3b9c8e4d2a1b0c9d8e")
+    uid = uuid.UUID("12345678-1234-5678-1234-567812345678")
+    with realm.write():
+        realm.add(AllTypes(id=1, when=dt.datetime(2020, 1, 2, 3, 4, 5, tzinfo=UTC), oid=oid, uid=uid,
+                           data=b"hello"))
+        realm.add(AllTypes(id=2))
+    r = realm.objects(AllTypes)
+    seconds = int(dt.datetime(2020, 1, 2, 3, 4, 5, tzinfo=UTC).timestamp())
+    assert ids(r.filter(f"when == T{seconds}:0")) == [1]
+    assert ids(r.filter("when == 2020-01-02@03:04:05")) == [1]
+    assert ids(r.filter("when > 2010-01-01@00:00:00")) == [1]
+    assert ids(r.filter(f"oid == oid({oid})")) == [1]
+    assert ids(r.filter(f"uid == uuid({uid})")) == [1]
+    assert ids(r.filter('data == B64"aGVsbG8="')) == [1]
+
+
+def test_sort_nulls_last_when_descending(dogs):
+    order = [d.id for d in dogs.sort("nickname", ascending=False)]
+    assert order[-2:] == [1, 4]
+
+
+def test_sorting_sorted_results_makes_earlier_keys_secondary(dogs):
+    assert [d.id for d in dogs.sort("name").sort("age")] == [3, 1, 5, 6, 2, 4]
