@@ -246,8 +246,15 @@ TEST(value_errors) {
     EERR(fief_object_set_value(o, k.base[0], vb(true)), FIEF_ERR_TYPE_MISMATCH);
     EERR(fief_object_set_value(o, k.base[8], vuuid("00000000000000000000000000000001")), FIEF_ERR_TYPE_MISMATCH);
     fief_value_t weird = vi(1);
+    /* a type tag outside FIEF_TYPE_NULL ... FIEF_TYPE_UUID is a bad argument */
     weird.type = 77;
-    EERR(fief_object_set_value(o, k.base[0], weird), FIEF_ERR_TYPE_MISMATCH);
+    EERR(fief_object_set_value(o, k.base[0], weird), FIEF_ERR_INVALID_ARGUMENT);
+    weird.type = -1;
+    EERR(fief_object_set_value(o, k.opt[0], weird), FIEF_ERR_INVALID_ARGUMENT);
+    weird.type = FIEF_TYPE_UUID + 1;
+    EERR(fief_object_set_values(o, &k.base[0], &weird, 1), FIEF_ERR_INVALID_ARGUMENT);
+    EERR(fief_object_create(r, k.nopk, &k.no_value, &weird, 1, FIEF_UPDATE_POLICY_ERROR),
+         FIEF_ERR_INVALID_ARGUMENT);
     /* invalid UTF-8 */
     EERR(fief_object_set_value(o, k.base[2], vsn("\xff\xfe", 2)), FIEF_ERR_INVALID_UTF8);
     EERR(fief_object_set_value(o, k.base[2], vsn("ab\xc3", 3)), FIEF_ERR_INVALID_UTF8);       /* truncated */
@@ -537,7 +544,11 @@ static void pk_case(fief_realm_t *r, fief_class_key_t ck, fief_property_key_t pk
     EQV(t_get(f, pk), key2);
     fief_release(f);
     EERR(fief_object_find(r, ck, wrong, &found), FIEF_ERR_TYPE_MISMATCH);
-    EERR(fief_object_find(r, ck, vnull(), &found), FIEF_ERR_TYPE_MISMATCH);
+    E(found); /* a failed find reports found = true, with the error set */
+    /* null for a primary key that is not optional */
+    found = false;
+    EERR(fief_object_find(r, ck, vnull(), &found), FIEF_ERR_NULL_NOT_ALLOWED);
+    E(found);
     fief_release(a);
     fief_release(b);
     fief_release(up);

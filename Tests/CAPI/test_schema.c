@@ -263,9 +263,224 @@ TEST(additive_schema_change) {
     fief_release(o);
     fief_release(all);
     fief_release(r);
-    /* Opening with the old (subset) schema still works. */
-    r = t_open(path, s1, 0);
-    E(r != NULL);
+    /* A subset of the file's classes is fine: "Other" is simply not asked
+     * for, and Item keeps its keys and data. */
+    fief_schema_t *s_items = ab_schema(true, FIEF_TYPE_INT, false);
+    R(s_items);
+    r = t_open(path, s_items, 0);
+    R(r != NULL);
+    EQU(t_prop(r, "Item", "a"), old_a);
+    EQU(t_prop(r, "Item", "b"), pb);
+    EQU(t_count_class(r, t_class(r, "Item")), 1);
+    fief_release(r);
+    fief_release(s_items);
+    /* A subset of a class's properties (Item without "b") is not additive:
+     * removing a property needs a higher schema version (as in Realm). */
+    EERR(t_open(path, s1, 0), FIEF_ERR_SCHEMA_MISMATCH);
+    fief_schema_t *s_no_b = ab_schema(false, FIEF_TYPE_INT, true);
+    R(s_no_b);
+    EERR(t_open(path, s_no_b, 0), FIEF_ERR_SCHEMA_MISMATCH);
+    fief_release(s_no_b);
+    /* The failed opens changed nothing. */
+    r = t_open(path, s2, 0);
+    R(r != NULL);
+    EQU(t_prop(r, "Item", "b"), pb);
+    EQU(t_count_class(r, t_class(r, "Item")), 1);
+    fief_release(r);
+    fief_release(s1);
+    fief_release(s2);
+}
+
+/* Look a class / property up in the realm's current schema without failing
+ * the test when it is missing (t_class / t_prop would). */
+static bool has_class(fief_realm_t *r, const char *cls) {
+    fief_schema_t *s = fief_realm_get_schema(r);
+    if (!s) return false;
+    bool found = false;
+    if (!fief_schema_find_class(s, cls, NULL, NULL, &found)) found = false;
+    fief_release(s);
+    return found;
+}
+
+static bool schema_has_property(const fief_schema_t *s, const char *cls, const char *prop) {
+    bool found = false;
+    size_t idx = 0;
+    if (!fief_schema_find_class(s, cls, NULL, &idx, &found) || !found) return false;
+    found = false;
+    fief_property_info_t p;
+    if (!fief_schema_find_property(s, idx, prop, &p, &found)) return false;
+    return found;
+}
+
+static bool has_property(fief_realm_t *r, const char *cls, const char *prop) {
+    fief_schema_t *s = fief_realm_get_schema(r);
+    if (!s) return false;
+    bool found = schema_has_property(s, cls, prop);
+    fief_release(s);
+    return found;
+}
+
+TEST(update_schema) {
+    const char *path = t_path("upd.fief");
+    fief_schema_t *s1 = ab_schema(false, FIEF_TYPE_INT, false); /* Item { a } */
+    fief_schema_t *s2 = ab_schema(true, FIEF_TYPE_INT, true);   /* Item { a, b }, Other { z } */
+    R(s1 && s2);
+    put_item(path, s1, 4, vi(7));
+    fief_realm_t *r = t_open(path, s1, 4);
+    R(r);
+    fief_class_key_t ck = t_class(r, "Item");
+    fief_property_key_t pa = t_prop(r, "Item", "a");
+    fief_schema_t *before = fief_realm_get_schema(r);
+    R(before);
+
+    /* Inside a write transaction the change is part of it ... */
+    R(fief_realm_begin_write(r));
+    E(fief_realm_update_schema(r, s2));
+    E(has_property(r, "Item", "b"));
+    E(has_class(r, "Other"));
+    E(!schema_has_property(before, "Item", "b")); /* an earlier schema handle keeps the old schema */
+    fief_class_key_t other = t_class(r, "Other");
+    fief_property_key_t pz = t_prop(r, "Other", "z");
+    fief_value_t z = vi(5);
+    fief_object_t *o = fief_object_create(r, other, &pz, &z, 1, FIEF_UPDATE_POLICY_ERROR);
+    E(o != NULL);
+    fief_release(o);
+    EQU(t_count_class(r, other), 1);
+    /* ... and fief_realm_cancel undoes it. */
+    E(fief_realm_cancel(r));
+    E(!has_property(r, "Item", "b"));
+    E(!has_class(r, "Other"));
+    EQU(t_prop(r, "Item", "a"), pa);
+    EQU(t_count_class(r, ck), 1);
+
+    /* Committed with its transaction. */
+    R(fief_realm_begin_write(r));
+    E(fief_realm_update_schema(r, s2));
+    E(fief_realm_commit(r));
+    E(has_property(r, "Item", "b"));
+    E(has_class(r, "Other"));
+    fief_release(r);
+    /* The file keeps the new schema, at the same schema version. */
+    r = t_open(path, NULL, 0);
+    R(r);
+    E(has_property(r, "Item", "b"));
+    E(has_class(r, "Other"));
+    EQU(t_prop(r, "Item", "a"), pa);
+    EQU(t_count_class(r, t_class(r, "Item")), 1);
+    fief_release(r);
+    EERR(t_open(path, s2, 3), FIEF_ERR_SCHEMA_VERSION);
+    r = t_open(path, s2, 4);
+    R(r);
+
+    /* Outside a write transaction it commits on its own; classes and
+     * properties the schema does not mention are kept. */
+    fief_property_info_t nprops[1] = {t_prop_info("n", FIEF_TYPE_STRING, FIEF_PROPERTY_NULLABLE)};
+    fief_schema_t *s_new = one_class("New", nprops, 1);
+    R(s_new);
+    E(fief_realm_update_schema(r, s_new));
+    bool in_tx = true;
+    E(fief_realm_is_in_transaction(r, &in_tx) && !in_tx);
+    E(has_class(r, "New"));
+    E(has_class(r, "Other"));
+    E(has_property(r, "Item", "b"));
+    fief_realm_t *r2 = t_open(path, NULL, 0);
+    R(r2);
+    E(has_class(r2, "New"));
+    fief_release(r2);
+    /* The same schema again changes nothing and succeeds. */
+    E(fief_realm_update_schema(r, s_new));
+
+    /* Non-additive changes fail, inside and outside a transaction, and
+     * change nothing. */
+    fief_schema_t *s_type = ab_schema(true, FIEF_TYPE_STRING, false); /* a: int -> string */
+    R(s_type);
+    EERR(fief_realm_update_schema(r, s_type), FIEF_ERR_SCHEMA_MISMATCH);
+    fief_property_info_t nullable_a[2] = {t_prop_info("a", FIEF_TYPE_INT, FIEF_PROPERTY_NULLABLE),
+                                          t_prop_info("b", FIEF_TYPE_STRING, 0)};
+    fief_schema_t *s_null = one_class("Item", nullable_a, 2);
+    R(s_null);
+    R(fief_realm_begin_write(r));
+    EERR(fief_realm_update_schema(r, s_null), FIEF_ERR_SCHEMA_MISMATCH);
+    EERR(fief_realm_update_schema(r, s_type), FIEF_ERR_SCHEMA_MISMATCH);
+    /* the transaction is still usable */
+    fief_value_t a9 = vi(9);
+    o = fief_object_create(r, ck, &pa, &a9, 1, FIEF_UPDATE_POLICY_ERROR);
+    E(o != NULL);
+    fief_release(o);
+    E(fief_realm_commit(r));
+    EQU(t_count_class(r, ck), 2);
+    fief_schema_t *now = fief_realm_get_schema(r);
+    R(now);
+    fief_property_info_t p;
+    bool found = false;
+    size_t idx = 0;
+    E(fief_schema_find_class(now, "Item", NULL, &idx, &found) && found);
+    E(fief_schema_find_property(now, idx, "a", &p, &found) && found);
+    EQI(p.type, FIEF_TYPE_INT);
+    E(!(p.flags & FIEF_PROPERTY_NULLABLE));
+    fief_release(now);
+
+    /* Invalid schemas, bad handles, frozen and read-only realms. */
+    EERR(fief_realm_update_schema(r, NULL), FIEF_ERR_INVALID_HANDLE);
+    EERR(fief_realm_update_schema(NULL, s2), FIEF_ERR_INVALID_HANDLE);
+    fief_realm_t *frozen = fief_realm_freeze(r);
+    R(frozen);
+    EERR(fief_realm_update_schema(frozen, s_new), FIEF_ERR_FROZEN);
+    fief_release(frozen);
+    fief_release(r);
+    fief_config_t *cfg = fief_config_new();
+    R(cfg);
+    E(fief_config_set_path(cfg, path));
+    E(fief_config_set_read_only(cfg, true));
+    fief_realm_t *ro = fief_realm_open(cfg);
+    R(ro);
+    EERR(fief_realm_update_schema(ro, s_new), FIEF_ERR_READ_ONLY);
+    fief_release(ro);
+    fief_release(cfg);
+    /* A closed realm. */
+    r = t_open(path, NULL, 0);
+    R(r);
+    E(fief_realm_close(r));
+    EERR(fief_realm_update_schema(r, s_new), FIEF_ERR_CLOSED);
+    fief_release(r);
+
+    fief_release(before);
+    fief_release(s_null);
+    fief_release(s_type);
+    fief_release(s_new);
+    fief_release(s1);
+    fief_release(s2);
+}
+
+/* fief_realm_update_schema from another thread while a write transaction is
+ * open on this one. */
+static fief_realm_t *g_upd_realm;
+static fief_schema_t *g_upd_schema;
+static fief_error_code_t g_upd_code;
+static void *update_from_thread(void *arg) {
+    (void)arg;
+    fief_clear_last_error();
+    g_upd_code = FIEF_OK;
+    if (!fief_realm_update_schema(g_upd_realm, g_upd_schema)) {
+        fief_error_t e;
+        if (fief_get_last_error(&e)) g_upd_code = e.code;
+    }
+    return NULL;
+}
+
+TEST(update_schema_wrong_thread) {
+    fief_schema_t *s1 = ab_schema(false, FIEF_TYPE_INT, false);
+    fief_schema_t *s2 = ab_schema(true, FIEF_TYPE_INT, true);
+    R(s1 && s2);
+    fief_realm_t *r = t_open(t_path("updt.fief"), s1, 0);
+    R(r);
+    R(fief_realm_begin_write(r));
+    g_upd_realm = r;
+    g_upd_schema = s2;
+    t_run_thread(update_from_thread, NULL);
+    EQI(g_upd_code, FIEF_ERR_WRONG_THREAD);
+    E(!has_property(r, "Item", "b"));
+    E(fief_realm_cancel(r));
     fief_release(r);
     fief_release(s1);
     fief_release(s2);
@@ -404,7 +619,7 @@ static const t_case cases[] = {
     T(schema_new_and_introspect), T(schema_copies_arguments), T(schema_invalid),
     T(realm_schema_keys), T(additive_schema_change), T(schema_mismatch_same_version),
     T(schema_version_lower_fails_higher_migrates), T(delete_if_migration_needed),
-    T(read_only_schema_change_fails),
+    T(read_only_schema_change_fails), T(update_schema), T(update_schema_wrong_thread),
 };
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }

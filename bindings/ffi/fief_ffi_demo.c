@@ -29,58 +29,25 @@ static int failures;
     } while (0)
 
 /* ---- the libffi description of fief_value_t ---------------------------------
- * struct { int32_t type; union { ... 16 bytes, 8-aligned } u; }: 24 bytes,
- * 8-aligned.  libffi has no unions; a union is described by a struct with
- * the union's size and alignment whose members classify the same way.  Every
- * union member is integer-class or (double/float) SSE-class data in the same
- * eightbytes; at 24 bytes the whole struct is passed in memory on x86-64 and
- * by reference on AArch64 either way, so {uint64, uint64} describes the
- * union exactly for calling purposes.  Sizes are checked at run time. */
-static ffi_type *union_elements[3];
-static ffi_type union_type;
-static ffi_type *value_elements[4];
-static ffi_type value_type;
-
-static void init_value_type(void) {
-    union_elements[0] = &ffi_type_uint64;
-    union_elements[1] = &ffi_type_uint64;
-    union_elements[2] = NULL;
-    union_type.size = 0;
-    union_type.alignment = 0;
-    union_type.type = FFI_TYPE_STRUCT;
-    union_type.elements = union_elements;
-    value_elements[0] = &ffi_type_sint32;
-    value_elements[1] = &ffi_type_uint64; /* the union, flattened: see above */
-    value_elements[2] = &ffi_type_uint64;
-    value_elements[3] = NULL;
-    (void)union_type;
-    value_type.size = 0;
-    value_type.alignment = 0;
-    value_type.type = FFI_TYPE_STRUCT;
-    value_type.elements = value_elements;
-}
-
-/* A fresh description of fief_value_t for each cif: with libffi 3.4.4 on
- * x86-64, reusing one laid-out struct ffi_type across several
- * ffi_prep_cif calls made later calls pass garbage for the struct (seen
- * with this program), so every cif gets its own. */
-static ffi_type *new_value_type(void) {
-    ffi_type **el = calloc(4, sizeof *el);
-    ffi_type *t = calloc(1, sizeof *t);
-    if (!el || !t) exit(1);
-    el[0] = &ffi_type_sint32;
-    el[1] = &ffi_type_uint64;
-    el[2] = &ffi_type_uint64;
-    el[3] = NULL;
-    t->type = FFI_TYPE_STRUCT;
-    t->elements = el;
-    return t;
-}
+ * struct fief_value { int32_t type; union { ... } u; }: the int32 tag, 4
+ * bytes of padding, then a 16-byte union with 8-byte alignment: 24 bytes,
+ * 8-aligned.  libffi has no unions; the union is described as a struct of
+ * two uint64 (same size, same alignment, and -- at 24 bytes the whole value
+ * is passed in memory on x86-64 and by reference on AArch64 -- the same
+ * passing).  Both ffi_types are built once, in static storage, with
+ * NULL-terminated static element arrays; main() checks the layout libffi
+ * computes against the compiler's (sizeof, _Alignof, offsetof). */
+static ffi_type *union_elements[3] = {&ffi_type_uint64, &ffi_type_uint64, NULL};
+static ffi_type union_type = {0, 0, FFI_TYPE_STRUCT, union_elements};
+static ffi_type *value_elements[3] = {&ffi_type_sint32, &union_type, NULL};
+static ffi_type value_type = {0, 0, FFI_TYPE_STRUCT, value_elements};
+#define T_VALUE (&value_type)
 
 static ffi_type *size_type(void) { return sizeof(size_t) == 8 ? &ffi_type_uint64 : &ffi_type_uint32; }
 
-/* bool is returned in a register as an unsigned char; libffi widens small
- * integer returns to ffi_arg. */
+/* C bool is an unsigned char in the ABI: described as uint8.  libffi widens
+ * integer results narrower than a register to a full ffi_arg, so every
+ * integer or pointer result is read from an ffi_arg. */
 #define T_BOOL (&ffi_type_uint8)
 #define T_PTR (&ffi_type_pointer)
 #define T_U32 (&ffi_type_uint32)
@@ -90,11 +57,17 @@ static ffi_type *size_type(void) { return sizeof(size_t) == 8 ? &ffi_type_uint64
 
 /* Call `name` with `nargs` arguments of `types` (pointers to the values in
  * `args`); the result goes to `ret` (an ffi_arg for integer and pointer
- * results, at least sizeof(ffi_arg) bytes). */
-/* Each function's cif is prepared once and cached: re-preparing cifs over
- * an already laid-out struct type garbled by-value struct arguments with
- * libffi 3.4.4 on x86-64 (seen here: the second ffi_prep_cif with the same
- * fief_value_t type made ffi_call pass a shifted union). */
+ * results).  Each function's cif is prepared once and cached (in static
+ * storage: a cif keeps pointing at its argument type array).
+ *
+ * ffi_call gets a private copy of `args`: libffi 3.4.x on x86-64 makes a
+ * copy of every struct argument larger than 16 bytes (fief_value_t is 24)
+ * in ffi_call's own stack frame and writes the copy's address INTO the
+ * caller's avalue array.  After the call that slot points at a dead stack
+ * frame, so reusing the same args array for a second call passed garbage
+ * (seen with gdb: avalue[2] no longer pointed at the key variable, and the
+ * engine refused "unknown value type 160").  Later libffi versions copy the
+ * array themselves; copying it here works with every version. */
 typedef struct cached_fn {
     const char *name;
     void *fn;
@@ -104,12 +77,15 @@ typedef struct cached_fn {
 static cached_fn cache[64];
 static size_t cache_len;
 
+#define MAX_ARGS 8
+
 static void call(const char *name, ffi_type *rtype, void *ret, unsigned nargs, ffi_type **types, void **args) {
     cached_fn *c = NULL;
+    if (nargs > MAX_ARGS) exit(1);
     for (size_t i = 0; i < cache_len; i++)
         if (strcmp(cache[i].name, name) == 0) c = &cache[i];
     if (!c) {
-        if (cache_len == sizeof cache / sizeof cache[0] || nargs > 8) exit(1);
+        if (cache_len == sizeof cache / sizeof cache[0]) exit(1);
         c = &cache[cache_len++];
         c->name = name;
         c->fn = dlsym(lib, name);
@@ -125,13 +101,16 @@ static void call(const char *name, ffi_type *rtype, void *ret, unsigned nargs, f
         }
     } else {
         /* The same function must be called with the same signature. */
-        for (unsigned i = 0; i < nargs; i++)
-            if (c->types[i] != types[i] || c->cif.nargs != nargs) {
-                FAIL("%s called with another signature", name);
-                exit(1);
-            }
+        bool same = c->cif.nargs == nargs && c->cif.rtype == rtype;
+        for (unsigned i = 0; same && i < nargs; i++) same = c->types[i] == types[i];
+        if (!same) {
+            FAIL("%s called with another signature", name);
+            exit(1);
+        }
     }
-    ffi_call(&c->cif, FFI_FN(c->fn), ret, args);
+    void *avalue[MAX_ARGS] = {NULL};
+    for (unsigned i = 0; i < nargs; i++) avalue[i] = args[i];
+    ffi_call(&c->cif, FFI_FN(c->fn), ret, nargs ? avalue : NULL);
 }
 
 /* Convenience wrappers for the result kinds. */
@@ -171,7 +150,6 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s libfief.so realm-path\n", argv[0]);
         return 2;
     }
-    init_value_type();
     lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         FAIL("dlopen: %s", dlerror());
@@ -180,12 +158,17 @@ int main(int argc, char **argv) {
 
     /* Check the struct description against the compiler's layout. */
     {
-        ffi_cif cif;
-        ffi_type *args[1] = {&value_type};
-        if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 1, &ffi_type_void, args) != FFI_OK) FAIL("prep value type");
+        size_t offsets[2] = {0, 0};
+        if (ffi_get_struct_offsets(FFI_DEFAULT_ABI, &value_type, offsets) != FFI_OK) FAIL("lay out fief_value_t");
         if (value_type.size != sizeof(fief_value_t) || value_type.alignment != _Alignof(fief_value_t))
             FAIL("fief_value_t: ffi size %zu align %u, C size %zu align %zu", value_type.size,
                  (unsigned)value_type.alignment, sizeof(fief_value_t), (size_t)_Alignof(fief_value_t));
+        if (offsets[0] != offsetof(fief_value_t, type) || offsets[1] != offsetof(fief_value_t, u))
+            FAIL("fief_value_t: ffi offsets %zu %zu, C %zu %zu", offsets[0], offsets[1],
+                 offsetof(fief_value_t, type), offsetof(fief_value_t, u));
+        if (union_type.size != sizeof(((fief_value_t *)0)->u) ||
+            union_type.alignment != _Alignof(fief_decimal128_t))
+            FAIL("fief_value_t.u: ffi size %zu align %u", union_type.size, (unsigned)union_type.alignment);
     }
 
     /* fief_version_string(void) -> const char * */
@@ -305,7 +288,7 @@ int main(int argc, char **argv) {
     score.type = FIEF_TYPE_DOUBLE;
     score.u.double_value = 2.75;
     fief_property_key_t score_key = pkeys[2];
-    ffi_type *t_set[3] = {T_PTR, T_U32, new_value_type()};
+    ffi_type *t_set[3] = {T_PTR, T_U32, T_VALUE};
     void *a_set[3] = {&obj, &score_key, &score};
     if (!call_bool("fief_object_set_value", 3, t_set, a_set)) report_error("fief_object_set_value");
     /* A by-value string: text = "set through ffi". */
@@ -327,7 +310,7 @@ int main(int argc, char **argv) {
     key.u.integer = 7;
     bool failed = true;
     bool *pfailed = &failed;
-    ffi_type *t_find[4] = {T_PTR, T_U32, new_value_type(), T_PTR};
+    ffi_type *t_find[4] = {T_PTR, T_U32, T_VALUE, T_PTR};
     void *a_find[4] = {&realm, &class_key, &key, &pfailed};
     void *found_obj = call_ptr("fief_object_find", 4, t_find, a_find);
     if (!found_obj) {
@@ -357,11 +340,8 @@ int main(int argc, char **argv) {
         release(found_obj);
     }
     /* A key that does not exist: NULL with *out_found == false (no error).
-     * The argument buffer is rebuilt for every call: the callee owns the
-     * memory of a by-value struct argument passed in memory and may reuse
-     * it, and libffi hands it the caller's buffer (observed with libffi
-     * 3.4.4 on x86-64), so a reused buffer can hold garbage. */
-    if (key.type != FIEF_TYPE_INT) printf("note: the callee reused the by-value argument's memory\n");
+     * The same args array (a_find) is used again on purpose: call() must not
+     * let libffi leave it pointing at a dead copy (see call()). */
     memset(&key, 0, sizeof key);
     key.type = FIEF_TYPE_INT;
     key.u.integer = 8;
