@@ -60,6 +60,9 @@ final class Environment: @unchecked Sendable {
         switch rc {
         case MDB_INVALID:
             return FiefError(.fileNotFief, "'\(path)' is not a Fief file (or it is damaged)", path: path)
+        case EBADF:
+            // LMDB's answer when a read-only open finds an empty file (it tries to write a header).
+            return FiefError(.fileNotFief, "'\(path)' is empty, not a Fief file", path: path)
         case MDB_VERSION_MISMATCH:
             return FiefError(.fileFormat, "'\(path)' was written by an incompatible storage version", path: path)
         case ENOENT:
