@@ -158,7 +158,7 @@ func makeSchema(_ classes: [(String, [Property])]) -> Schema {
 }
 
 /// A realm addressed by class and property names.
-final class DB {
+final class DB: @unchecked Sendable {
     let realm: Realm
 
     init(_ realm: Realm) { self.realm = realm }
