@@ -17,7 +17,9 @@
  *                     file:line, the expression and the last Fief error.
  *   R(expr)           as E, but aborts the current test on failure.
  *   EERR(expr, code)  expr must fail (false/NULL) with last error `code`
- *                     (and the category bit that code belongs to).
+ *                     (and the category bit that code belongs to).  The
+ *                     last error is cleared just before `expr` runs, so
+ *                     `expr` must be the failing Fief call itself.
  *   EQI(a, b) / EQU / EQD / EQSTR(view, "text") / EQV(value, value)
  */
 #ifndef FIEF_TEST_H

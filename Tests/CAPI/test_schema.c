@@ -387,6 +387,17 @@ TEST(update_schema) {
     R(r2);
     E(has_class(r2, "New"));
     fief_release(r2);
+    /* A realm opened before the change sees it after a refresh. */
+    fief_property_info_t mprops[1] = {t_prop_info("m", FIEF_TYPE_INT, 0)};
+    fief_schema_t *s_more = one_class("More", mprops, 1);
+    R(s_more);
+    r2 = t_open(path, NULL, 0);
+    R(r2);
+    E(fief_realm_update_schema(r, s_more));
+    E(fief_realm_refresh(r2, NULL));
+    E(has_class(r2, "More"));
+    fief_release(r2);
+    fief_release(s_more);
     /* The same schema again changes nothing and succeeds. */
     E(fief_realm_update_schema(r, s_new));
 
