@@ -12,6 +12,7 @@
 #define _DEFAULT_SOURCE
 
 #include <dirent.h>
+#include <signal.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -47,6 +48,13 @@ static void cleanup_tmpdir(void) {
     }
     rmdir(g_tmpdir);
     g_tmpdir[0] = 0;
+}
+
+/* A benchmark killed by SIGINT/SIGTERM removes its databases on the way out. */
+static void on_signal(int sig) {
+    cleanup_tmpdir();
+    signal(sig, SIG_DFL);
+    raise(sig);
 }
 
 static void die(const char *fmt, ...) {
@@ -807,6 +815,10 @@ int main(int argc, char **argv) {
         g_tmpdir[0] = 0;
         die("mkdtemp: %s", strerror(errno));
     }
+
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGHUP, on_signal);
 
     Data d;
     make_data(&d, n);
