@@ -101,11 +101,12 @@ enum HandleTable {
         guard let slot = slot(handle) else {
             throw FiefError(.invalidHandle, "the \(kind.name) handle is not valid (released, or not made by this library)")
         }
-        guard slot.pointee.kind == kind.rawValue, let object = slot.pointee.object as? T else {
+        // The kind decides the class: every handle of a kind is made from one class.
+        guard slot.pointee.kind == kind.rawValue, let object = slot.pointee.object else {
             let actual = HandleKind(rawValue: slot.pointee.kind)?.name ?? "unknown"
             throw FiefError(.wrongHandleType, "expected a \(kind.name) handle but got a \(actual) handle")
         }
-        return object
+        return unsafeDowncast(object, to: T.self)
     }
 
     /// The kind of a live handle, if it is one.

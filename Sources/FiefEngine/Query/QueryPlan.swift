@@ -40,6 +40,19 @@ enum QueryConstant {
     }
 }
 
+extension QueryNode {
+    /// Every column the node reads.
+    func collectColumns(into columns: inout Set<UInt32>) {
+        switch self {
+        case .constant: break
+        case .and(let children), .or(let children): for child in children { child.collectColumns(into: &columns) }
+        case .not(let inner): inner.collectColumns(into: &columns)
+        case .compare(let p, _, _, _): columns.insert(p.key)
+        case .compareProperties(let a, _, let b, _): columns.insert(a.key); columns.insert(b.key)
+        }
+    }
+}
+
 indirect enum QueryNode {
     case constant(Bool)
     case and([QueryNode])

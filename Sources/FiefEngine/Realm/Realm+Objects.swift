@@ -174,7 +174,7 @@ extension Realm {
                 throw rows > 1 && failure.code == .duplicatePrimaryKey ? FiefError(failure.code, "row \(row): \(failure.message)") : failure
             }
         }
-        bumpStamp()
+        noteMembershipChange(table.key)
     }
 
     /// The dirty chunks of the cluster a run of inserts goes to.
@@ -297,7 +297,7 @@ extension Realm {
         } catch {
             throw poison(write, error)
         }
-        bumpStamp()
+        for property in properties { noteColumnChange(table.key, property.key) }
     }
 
     /// Set one property (the common case, without array allocations).
@@ -318,7 +318,7 @@ extension Realm {
         } catch {
             throw poison(write, error)
         }
-        bumpStamp()
+        noteColumnChange(table.key, property.key)
     }
 
     private func update(_ write: WriteTransaction, _ table: Table, key: Int64, properties: [Property], values: UnsafeBufferPointer<Value>, onlyChanged: Bool) throws(FiefError) {
@@ -351,7 +351,7 @@ extension Realm {
         } catch {
             throw poison(write, error)
         }
-        bumpStamp()
+        noteMembershipChange(table.key)
     }
 
     func deleteObject(_ write: WriteTransaction, _ table: Table, _ key: Int64) throws(FiefError) {
@@ -376,7 +376,7 @@ extension Realm {
         } catch {
             throw poison(write, error)
         }
-        bumpStamp()
+        noteMembershipChange(table.key)
     }
 
     /// Delete every object of every class.
@@ -394,8 +394,8 @@ extension Realm {
         try LMDB.check(mdb_drop(write.txn, table.data, 0), "deleting objects")
         if let pk = table.primaryKeyDatabase { try LMDB.check(mdb_drop(write.txn, pk, 0), "deleting objects") }
         for dbi in table.indexDatabases.values { try LMDB.check(mdb_drop(write.txn, dbi, 0), "deleting objects") }
-        write.dirty = write.dirty.filter { $0.key.table != table.key }
-        write.clean = write.clean.filter { $0.key.table != table.key }
+        write.dirty.filter { $0.table != table.key }
+        write.clean.filter { $0.table != table.key }
         write.touchedClusters[table.key] = nil
     }
 }

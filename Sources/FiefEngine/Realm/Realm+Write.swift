@@ -11,19 +11,19 @@ final class WriteTransaction {
     /// The version the transaction started from; the commit creates version + 1.
     let version: UInt64
     let meta: MDB_dbi
-    var dirty: [ChunkID: DirtyChunk] = [:]
+    @exclusivity(unchecked) var dirty = ChunkMap<DirtyChunk>(capacity: 256)
     /// Chunks read from LMDB in this transaction.  The data databases are not
     /// written before commit (except when emptied), so these views stay valid.
-    var clean: [ChunkID: UnsafeRawBufferPointer?] = [:]
+    @exclusivity(unchecked) var clean = ChunkMap<UnsafeRawBufferPointer?>(capacity: 256)
     /// Next object key per class, loaded on first use, stored at commit.
-    var nextKeys: [UInt32: Int64] = [:]
+    @exclusivity(unchecked) var nextKeys: [UInt32: Int64] = [:]
     /// Clusters whose presence bitmap changed, per class.
-    var touchedClusters: [UInt32: Set<Int64>] = [:]
+    @exclusivity(unchecked) var touchedClusters: [UInt32: Set<Int64>] = [:]
     /// A storage failure in the middle of an operation: the transaction can
     /// only be cancelled.
     var failure: FiefError?
     /// Scratch space for index keys.
-    var keyBuffer: [UInt8] = []
+    @exclusivity(unchecked) var keyBuffer: [UInt8] = []
     /// Databases opened (created) in this transaction: LMDB closes them if it aborts.
     var openedDatabases: [String] = []
     /// Whether the schema changed in this transaction.
@@ -182,7 +182,7 @@ extension Realm {
                 }
             }
         }
-        let ids = write.dirty.keys.sorted { $0.table != $1.table ? $0.table < $1.table : $0.key < $1.key }
+        let ids = write.dirty.entries.map(\.0).sorted { $0.table != $1.table ? $0.table < $1.table : $0.key < $1.key }
         for id in ids {
             let cluster = Int64(id.key & ((1 << 40) - 1))
             if !emptied.isEmpty && emptied.contains(ChunkID(table: id.table, key: UInt64(cluster))) { continue }

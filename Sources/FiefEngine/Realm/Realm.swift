@@ -32,7 +32,7 @@ final class Snapshot: @unchecked Sendable {
     /// from then on lookups take `lock`.
     var isShared = false
     let lock = Lock()
-    private var cache: [ChunkID: UnsafeRawBufferPointer?] = [:]
+    @exclusivity(unchecked) private var cache = ChunkMap<UnsafeRawBufferPointer?>(capacity: 256)
 
     /// The handle generation of the environment when the transaction began.
     let handleGeneration: UInt64
@@ -177,18 +177,26 @@ public final class Realm: @unchecked Sendable {
     /// Serialises every call on this realm and the objects and results made from it.
     public let lock = Lock()
     public private(set) var schema: Schema
-    private(set) var tables: [UInt32: Table] = [:]
+    @exclusivity(unchecked) private(set) var tables: [UInt32: Table] = [:]
+    /// `tables` as an array indexed by class key, for lookups without hashing.
+    @exclusivity(unchecked) private var tablesByKey: [Table?] = []
     private var tablesByName: [String: Table] = [:]
     var schemaGeneration: UInt64 = 0
 
-    var snapshot: Snapshot?
-    var write: WriteTransaction?
+    @exclusivity(unchecked) var snapshot: Snapshot?
+    @exclusivity(unchecked) var write: WriteTransaction?
     public let isFrozen: Bool
     public let isReadOnly: Bool
     public private(set) var isClosed = false
     /// Changes whenever what this realm reads may have changed (new snapshot,
     /// any write): results compare it to know when to evaluate again.
-    public private(set) var stamp: UInt64 = 1
+    @exclusivity(unchecked) public private(set) var stamp: UInt64 = 1
+    /// The stamp of the last change that may affect everything.
+    @exclusivity(unchecked) private(set) var viewStamp: UInt64 = 1
+    /// The stamp of the last create or delete, per class.
+    @exclusivity(unchecked) private var membershipStamps: [UInt32: UInt64] = [:]
+    /// The stamp of the last write, per (class << 32 | column).
+    @exclusivity(unchecked) private var columnStamps: [UInt64: UInt64] = [:]
 
     // MARK: Opening
 
@@ -262,6 +270,7 @@ public final class Realm: @unchecked Sendable {
         isReadOnly = true
         schema = source.schema
         tables = source.tables
+        tablesByKey = source.tablesByKey
         tablesByName = source.tablesByName
         schemaGeneration = source.schemaGeneration
         self.snapshot = snapshot
@@ -294,6 +303,7 @@ public final class Realm: @unchecked Sendable {
               let bytes = try MetaKeys.readBytes(txn, meta, MetaKeys.schema) else {
             schema = Schema(classes: [])
             tables = [:]
+            tablesByKey = []
             tablesByName = [:]
             schemaGeneration = generation
             return
@@ -309,6 +319,9 @@ public final class Realm: @unchecked Sendable {
         }
         schema = stored
         tables = newTables
+        var byKey = [Table?](repeating: nil, count: Int(newTables.keys.max() ?? 0) + 1)
+        for (key, table) in newTables { byKey[Int(key)] = table }
+        tablesByKey = byKey
         tablesByName = Dictionary(uniqueKeysWithValues: newTables.values.map { ($0.objectClass.name, $0) })
         schemaGeneration = generation
     }
@@ -390,14 +403,47 @@ public final class Realm: @unchecked Sendable {
         }
     }
 
+    @inline(__always)
     func table(_ key: UInt32) throws(FiefError) -> Table {
-        if let table = tables[key] { return table }
+        let index = Int(key)
+        if index < tablesByKey.count, let table = tablesByKey[index] { return table }
         throw FiefError(.noSuchClass, "the realm has no class with key \(key)")
     }
 
     public func table(named name: String) -> UInt32? { tablesByName[name]?.key }
 
-    func bumpStamp() { stamp &+= 1 }
+    /// Everything this realm reads may have changed (new snapshot, schema).
+    func bumpStamp() {
+        stamp &+= 1
+        viewStamp = stamp
+    }
+
+    /// Objects of `table` were created or deleted.
+    @inline(__always)
+    func noteMembershipChange(_ table: UInt32) {
+        stamp &+= 1
+        membershipStamps[table] = stamp
+    }
+
+    /// Values of one column of `table` changed.
+    @inline(__always)
+    func noteColumnChange(_ table: UInt32, _ column: UInt32) {
+        stamp &+= 1
+        columnStamps[UInt64(table) << 32 | UInt64(column)] = stamp
+    }
+
+    /// Whether results of `table` depending on `columns`, evaluated at
+    /// `evaluatedAt`, still hold.
+    @inline(__always)
+    func isUnchanged(since evaluatedAt: UInt64, table: UInt32, columns: [UInt32]) -> Bool {
+        if evaluatedAt == 0 || viewStamp > evaluatedAt { return false }
+        if stamp == evaluatedAt { return true }
+        if let changed = membershipStamps[table], changed > evaluatedAt { return false }
+        for column in columns {
+            if let changed = columnStamps[UInt64(table) << 32 | UInt64(column)], changed > evaluatedAt { return false }
+        }
+        return true
+    }
 
     // MARK: Versions
 

@@ -20,8 +20,11 @@ public final class Results: @unchecked Sendable {
     public let tableKey: UInt32
     let filters: [CompiledQuery]
     let sortKeys: [SortKey]
-    private var keys: [Int64] = []
-    private var evaluatedStamp: UInt64 = 0
+    @exclusivity(unchecked) private var keys: [Int64] = []
+    @exclusivity(unchecked) private var evaluatedStamp: UInt64 = 0
+    /// The columns the filters and sort keys read: a write to another
+    /// column leaves these results as they are.
+    private let dependentColumns: [UInt32]
 
     public init(realm: Realm, tableKey: UInt32) throws(FiefError) {
         try realm.checkReadable()
@@ -30,6 +33,7 @@ public final class Results: @unchecked Sendable {
         self.tableKey = tableKey
         self.filters = []
         self.sortKeys = []
+        self.dependentColumns = []
     }
 
     private init(realm: Realm, tableKey: UInt32, filters: [CompiledQuery], sortKeys: [SortKey]) {
@@ -37,6 +41,14 @@ public final class Results: @unchecked Sendable {
         self.tableKey = tableKey
         self.filters = filters
         self.sortKeys = sortKeys
+        var columns = Set(sortKeys.map(\.property))
+        for query in filters { query.root.collectColumns(into: &columns) }
+        self.dependentColumns = columns.sorted()
+    }
+
+    @inline(__always)
+    private var isFresh: Bool {
+        realm.isUnchanged(since: evaluatedStamp, table: tableKey, columns: dependentColumns)
     }
 
     /// The objects of these results matching `predicate` (Realm's query language).
@@ -89,7 +101,7 @@ public final class Results: @unchecked Sendable {
 
     public func count() throws(FiefError) -> Int {
         try realm.checkReadable()
-        if evaluatedStamp == realm.stamp { return keys.count }
+        if isFresh { return keys.count }
         if sortKeys.isEmpty && keys.isEmpty {
             // Count without remembering keys.
             return try scan { _, _ in }
@@ -145,7 +157,7 @@ public final class Results: @unchecked Sendable {
 
     private func evaluate() throws(FiefError) {
         try realm.checkReadable()
-        if evaluatedStamp == realm.stamp { return }
+        if isFresh { return }
         keys.removeAll(keepingCapacity: true)
         _ = try scan { cluster, bits in
             let base = cluster << ClusterLayout.shift
