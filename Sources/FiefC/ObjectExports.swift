@@ -38,6 +38,19 @@ func propertyKeys(_ keys: UnsafePointer<UInt32>?, _ count: Int) throws(FiefError
     return UnsafeBufferPointer(start: keys, count: count)
 }
 
+/// Run `body` with scratch space for `count` engine values (on the stack when small).
+@inline(__always)
+func withValueBuffer(_ count: Int, _ body: (UnsafeMutableBufferPointer<Value>) throws(FiefError) -> Void) throws(FiefError) {
+    try typed {
+        try withUnsafeTemporaryAllocation(of: Value.self, capacity: max(count, 1)) { buffer in
+            let values = UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
+            values.initialize(repeating: .null)
+            defer { values.deinitialize() }
+            try body(values)
+        }
+    }
+}
+
 func updatePolicy(_ raw: Int32) throws(FiefError) -> UpdatePolicy {
     guard let policy = UpdatePolicy(rawValue: raw) else { throw FiefError(.invalidArgument, "unknown update policy \(raw)") }
     return policy
@@ -162,9 +175,9 @@ public func exportObjectGetValues(_ handle: OpaquePointer?, _ properties: Unsafe
         let keys = try propertyKeys(properties, count)
         if count > 0 { _ = try require(out, "out_values") }
         try withObject(handle) { (box) throws(FiefError) in
-            try box.realm.checkReadableForC()
-            for i in 0..<count {
-                out![i] = ValueBridge.cValue(try box.realm.value(table: box.table, key: box.key, property: keys[i]))
+            try withValueBuffer(count) { (buffer) throws(FiefError) in
+                try box.realm.values(table: box.table, key: box.key, properties: keys, into: buffer)
+                for i in 0..<count { out![i] = ValueBridge.cValue(buffer[i]) }
             }
         }
         return true

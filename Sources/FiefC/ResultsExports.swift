@@ -86,9 +86,9 @@ public func exportResultsGetValues(_ handle: OpaquePointer?, _ index: Int, _ pro
         let keys = try propertyKeys(properties, count)
         if count > 0 { _ = try require(out, "out_values") }
         try withResults(handle) { (results) throws(FiefError) in
-            let key = try results.key(at: index)
-            for i in 0..<count {
-                out![i] = ValueBridge.cValue(try results.realm.value(table: results.tableKey, key: key, property: keys[i]))
+            try withValueBuffer(count) { (buffer) throws(FiefError) in
+                try results.values(at: index, properties: keys, into: buffer)
+                for i in 0..<count { out![i] = ValueBridge.cValue(buffer[i]) }
             }
         }
         return true

@@ -78,7 +78,7 @@ public struct FiefError: Error, CustomStringConvertible, Sendable {
 /// Run a body built from `rethrows` standard-library calls (which lose the
 /// error's type) and give its `FiefError` back its type.
 @inline(__always)
-func typed<R>(_ body: () throws -> R) throws(FiefError) -> R {
+public func typed<R>(_ body: () throws -> R) throws(FiefError) -> R {
     do {
         return try body()
     } catch let error as FiefError {

@@ -150,8 +150,12 @@ extension Realm {
                 }
             }
         }
-        // Pass 2: apply.  Only duplicate keys (policy .error) and storage
-        // failures can fail now; both undo what this call did.
+        if policy == .error || primaryKeyColumn < 0 {
+            try insertBatch(write, table, properties: properties, values: UnsafeBufferPointer(values), rows: rows, primaryKeyColumn: primaryKeyColumn, keys: keys)
+            noteMembershipChange(table.key)
+            return
+        }
+        // Pass 2: apply.  Only storage failures can fail now.
         var created: [Int64] = []
         var cache = ClusterCache()
         for row in 0..<rows {
@@ -175,6 +179,87 @@ extension Realm {
             }
         }
         noteMembershipChange(table.key)
+    }
+
+    /// Insert `rows` new objects (every one new: policy .error).  Their keys
+    /// are consecutive, so the values are written column by column, one
+    /// chunk fetch per cluster and column.  A duplicate primary key undoes
+    /// the primary keys already written and throws; the keys taken stay
+    /// unused (their slots never become live).
+    private func insertBatch(_ write: WriteTransaction, _ table: Table, properties: [Property], values: UnsafeBufferPointer<Value>, rows: Int, primaryKeyColumn: Int, keys: UnsafeMutablePointer<Int64>?) throws(FiefError) {
+        guard rows > 0 else { return }
+        let width = properties.count
+        let first = try allocateKeys(write, table, count: rows)
+        if primaryKeyColumn >= 0 {
+            for row in 0..<rows {
+                let value = values[row * width + primaryKeyColumn]
+                var stored = false
+                do throws(FiefError) {
+                    stored = try putPrimaryKey(write, table, value, first + Int64(row))
+                } catch {
+                    throw poison(write, error)
+                }
+                if !stored {
+                    for done in 0..<row {
+                        do throws(FiefError) {
+                            try deletePrimaryKey(write, table, values[done * width + primaryKeyColumn])
+                        } catch {
+                            throw poison(write, error)
+                        }
+                    }
+                    let message = "a \(table.objectClass.name) object with primary key \(describe(value)) already exists"
+                    throw FiefError(.duplicatePrimaryKey, rows > 1 ? "row \(row): \(message)" : message)
+                }
+            }
+        }
+        do throws(FiefError) {
+            // Values, column by column, cluster by cluster.
+            for column in 0..<width {
+                let property = properties[column]
+                var row = 0
+                while row < rows {
+                    let key = first + Int64(row)
+                    let cluster = ClusterLayout.cluster(of: key)
+                    let end = min(rows, Int((cluster + 1) << ClusterLayout.shift - first))
+                    let chunk = try dirtyChunk(write, table, column: property.key, type: property.type, cluster: cluster)
+                    var slot = ClusterLayout.slot(of: key)
+                    var index = row * width + column
+                    for _ in row..<end {
+                        chunk.set(slot, values[index])
+                        slot += 1
+                        index += width
+                    }
+                    row = end
+                }
+            }
+            // Presence last: the objects exist once every value is in place.
+            var row = 0
+            while row < rows {
+                let key = first + Int64(row)
+                let cluster = ClusterLayout.cluster(of: key)
+                let end = min(rows, Int((cluster + 1) << ClusterLayout.shift - first))
+                let presence = try dirtyChunk(write, table, column: 0, type: nil, cluster: cluster)
+                var slot = ClusterLayout.slot(of: key)
+                for _ in row..<end {
+                    presence.setBit(slot, true)
+                    slot += 1
+                }
+                write.touchedClusters[table.key, default: []].insert(cluster)
+                row = end
+            }
+            if !table.indexDatabases.isEmpty {
+                for property in table.objectClass.properties where property.isIndexed && !property.isPrimaryKey {
+                    let given = properties.firstIndex(of: property)
+                    let fallback: Value = property.isNullable ? .null : Value.zero(of: property.type)
+                    for row in 0..<rows {
+                        try putIndexEntry(write, table, property, given.map { values[row * width + $0] } ?? fallback, first + Int64(row))
+                    }
+                }
+            }
+        } catch {
+            throw poison(write, error)
+        }
+        if let keys { for row in 0..<rows { keys[row] = first + Int64(row) } }
     }
 
     /// The dirty chunks of the cluster a run of inserts goes to.
@@ -286,6 +371,9 @@ extension Realm {
         properties.reserveCapacity(propertyKeys.count)
         for i in 0..<propertyKeys.count {
             let property = try table.property(propertyKeys[i])
+            if properties.contains(where: { $0.key == property.key }) {
+                throw FiefError(.invalidArgument, "property '\(table.objectClass.name).\(property.name)' is given twice")
+            }
             values[i] = try values[i].coerced(for: property, className: table.objectClass.name)
             if property.isPrimaryKey, !(try slotValue(table, property, key)).isSame(as: values[i]) {
                 throw FiefError(.primaryKeyChange, "the primary key '\(table.objectClass.name).\(property.name)' of an existing object cannot change")

@@ -169,6 +169,11 @@ extension Realm {
             environment.forgetDatabases(write.openedDatabases)
             throw LMDB.error(rc, "committing", path: environment.path)
         }
+        // Read the version just committed, at once: a snapshot taken later
+        // could include another writer's commit.
+        self.write = nil
+        environment.setWriter(false)
+        snapshot = try? freshSnapshot()
     }
 
     private func flush(_ write: WriteTransaction) throws(FiefError) {
@@ -235,6 +240,15 @@ extension Realm {
             throw FiefError(.wrongThread, "the realm's write transaction belongs to another thread")
         }
         return write
+    }
+
+    /// `count` consecutive unused object keys of `table`; returns the first.
+    func allocateKeys(_ write: WriteTransaction, _ table: Table, count: Int) throws(FiefError) -> Int64 {
+        let first = try allocateKey(write, table)
+        let next = first + Int64(count)
+        guard next <= (1 << 48) else { throw FiefError(.fileFull, "class '\(table.objectClass.name)' ran out of object keys") }
+        write.nextKeys[table.key] = next
+        return first
     }
 
     /// The next unused object key of `table`.

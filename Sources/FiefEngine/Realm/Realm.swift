@@ -52,7 +52,7 @@ final class Snapshot: @unchecked Sendable {
         var pointer: OpaquePointer?
         try LMDB.check(mdb_txn_begin(environment.env, nil, UInt32(MDB_RDONLY), &pointer), "starting a read transaction", path: environment.path)
         txn = pointer!
-        if let meta = environment.openedDatabase(MetaKeys.database) {
+        if let meta = environment.openedDatabase(MetaKeys.database), Environment.isUsable(meta, in: txn) {
             do throws(FiefError) {
                 version = try MetaKeys.readUInt64(txn, meta, MetaKeys.version) ?? 0
                 schemaGeneration = try MetaKeys.readUInt64(txn, meta, MetaKeys.schemaGeneration) ?? 0
@@ -504,7 +504,7 @@ public final class Realm: @unchecked Sendable {
             }
             var opened: [String] = []
             do throws(FiefError) {
-                let changed = try SchemaPlanner.applyInTransaction(write.txn, configuration: configuration, environment: environment, opened: &opened, keepVersion: true)
+                let changed = try SchemaPlanner.applyInTransaction(write.txn, configuration: configuration, environment: environment, opened: &opened, keepVersion: true, inWrite: true)
                 write.openedDatabases += opened
                 if changed {
                     write.changedSchema = true

@@ -21,6 +21,11 @@ public final class Results: @unchecked Sendable {
     let filters: [CompiledQuery]
     let sortKeys: [SortKey]
     @exclusivity(unchecked) private var keys: [Int64] = []
+    /// The matches of the last scan, per cluster (in key order), and their count.
+    @exclusivity(unchecked) private var matchedClusters: [(Int64, Bitmap)] = []
+    @exclusivity(unchecked) private var matchedCount = 0
+    /// Whether `keys` was built from `matchedClusters` (and sorted).
+    @exclusivity(unchecked) private var keysMaterialized = false
     @exclusivity(unchecked) private var evaluatedStamp: UInt64 = 0
     /// The columns the filters and sort keys read: a write to another
     /// column leaves these results as they are.
@@ -95,19 +100,14 @@ public final class Results: @unchecked Sendable {
     }
 
     /// Whether the realm is open and the class exists.
-    public var isValid: Bool { !realm.isClosed && realm.tables[tableKey] != nil }
+    public var isValid: Bool { !realm.isClosed && (try? realm.table(tableKey)) != nil }
 
     // MARK: Reading
 
     public func count() throws(FiefError) -> Int {
         try realm.checkReadable()
-        if isFresh { return keys.count }
-        if sortKeys.isEmpty && keys.isEmpty {
-            // Count without remembering keys.
-            return try scan { _, _ in }
-        }
-        try evaluate()
-        return keys.count
+        if !isFresh { try scanMatches() }
+        return matchedCount
     }
 
     public func key(at index: Int) throws(FiefError) -> Int64 {
@@ -116,6 +116,16 @@ public final class Results: @unchecked Sendable {
             throw FiefError(.indexOutOfBounds, "index \(index) is out of bounds (the results hold \(keys.count) objects)")
         }
         return keys[index]
+    }
+
+    /// Read properties of the object at `index` into `out`, without checking
+    /// again that it exists (fresh results hold only live objects).
+    public func values(at index: Int, properties: UnsafeBufferPointer<UInt32>, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
+        let key = try key(at: index)
+        let table = try realm.table(tableKey)
+        for i in 0..<properties.count {
+            out[i] = try realm.slotValue(table, try table.property(properties[i]), key)
+        }
     }
 
     public func index(of key: Int64) throws(FiefError) -> Int? {
@@ -155,15 +165,26 @@ public final class Results: @unchecked Sendable {
 
     // MARK: Evaluation
 
+    /// Make `keys` hold the current matches, in order.
     private func evaluate() throws(FiefError) {
         try realm.checkReadable()
-        if isFresh { return }
+        if !isFresh { try scanMatches() }
+        if keysMaterialized { return }
         keys.removeAll(keepingCapacity: true)
-        _ = try scan { cluster, bits in
+        keys.reserveCapacity(matchedCount)
+        for (cluster, bits) in matchedClusters {
             let base = cluster << ClusterLayout.shift
             QueryEvaluator.forEachSlot(bits) { slot in keys.append(base | Int64(slot)) }
         }
         if !sortKeys.isEmpty { try sortKeysInPlace() }
+        keysMaterialized = true
+    }
+
+    /// Run the query: remember which objects of each cluster match.
+    private func scanMatches() throws(FiefError) {
+        matchedClusters.removeAll(keepingCapacity: true)
+        matchedCount = try scan { cluster, bits in matchedClusters.append((cluster, bits)) }
+        keysMaterialized = false
         evaluatedStamp = realm.stamp
     }
 
@@ -218,89 +239,124 @@ public final class Results: @unchecked Sendable {
             let property = try table.property(sortKey.property)
             columns.append(try SortColumn(realm: realm, table: table, property: property, keys: keys, ascending: sortKey.ascending))
         }
-        var order = [Int32](unsafeUninitializedCapacity: n) { buffer, count in
-            for i in 0..<n { buffer[i] = Int32(i) }
-            count = n
-        }
-        order.sort { a, b in
-            for column in columns {
-                let c = column.compare(Int(a), Int(b))
-                if c != 0 { return column.ascending ? c < 0 : c > 0 }
+        var order = UnsafeMutableBufferPointer<Int32>.allocate(capacity: n)
+        defer { order.deallocate() }
+        for i in 0..<n { order[i] = Int32(i) }
+        if columns.count == 1 {
+            let column = columns[0]
+            if column.ascending {
+                order.sort { a, b in
+                    let c = column.compare(Int(a), Int(b))
+                    return c != 0 ? c < 0 : a < b
+                }
+            } else {
+                order.sort { a, b in
+                    let c = column.compare(Int(a), Int(b))
+                    return c != 0 ? c > 0 : a < b
+                }
             }
-            return a < b
+        } else {
+            columns.withUnsafeBufferPointer { columns in
+                order.sort { a, b in
+                    for column in columns {
+                        let c = column.compare(Int(a), Int(b))
+                        if c != 0 { return column.ascending ? c < 0 : c > 0 }
+                    }
+                    return a < b
+                }
+            }
         }
         let old = keys
         for i in 0..<n { keys[i] = old[Int(order[i])] }
     }
 }
 
-/// One sort key's values for every row, extracted once before sorting.
-struct SortColumn {
+/// One sort key's values for every row, extracted once before sorting,
+/// kept in plain buffers so comparisons touch no reference counts.
+final class SortColumn {
     let ascending: Bool
-    private let nulls: [Bool]
-    private let ints: [Int64]
-    /// Second half of object ids and uuids, nanoseconds of timestamps (compared when `ints` tie).
-    private let lows: [UInt64]
-    private let doubles: [Double]
-    private let strings: [UnsafeRawBufferPointer]
-    private let prefixes: [UInt64]
-    private let kind: Int  // 0 int-like, 1 double, 2 bytes
+    private let count: Int
+    /// 0: integers (`ints`, then `lows`), 1: doubles, 2: bytes (`prefixes`, then `strings`).
+    private let kind: Int
+    private let hasLows: Bool
+    private let nulls: UnsafeMutablePointer<Bool>
+    private let ints: UnsafeMutablePointer<Int64>
+    private let lows: UnsafeMutablePointer<UInt64>
+    private let doubles: UnsafeMutablePointer<Double>
+    private let strings: UnsafeMutablePointer<UnsafeRawBufferPointer>
+    private let prefixes: UnsafeMutablePointer<UInt64>
 
     init(realm: Realm, table: Table, property: Property, keys: [Int64], ascending: Bool) throws(FiefError) {
         self.ascending = ascending
-        var nulls = [Bool](repeating: false, count: keys.count)
-        var ints: [Int64] = []
-        var lows: [UInt64] = []
-        var doubles: [Double] = []
-        var strings: [UnsafeRawBufferPointer] = []
-        var prefixes: [UInt64] = []
+        let n = keys.count
+        count = n
         switch property.type {
         case .string, .binary: kind = 2
         case .float, .double, .decimal128: kind = 1
         default: kind = 0
         }
+        hasLows = property.type == .objectId || property.type == .uuid || property.type == .timestamp
+        nulls = .allocate(capacity: max(n, 1))
+        ints = .allocate(capacity: kind == 0 ? max(n, 1) : 1)
+        lows = .allocate(capacity: hasLows ? max(n, 1) : 1)
+        doubles = .allocate(capacity: kind == 1 ? max(n, 1) : 1)
+        strings = .allocate(capacity: kind == 2 ? max(n, 1) : 1)
+        prefixes = .allocate(capacity: kind == 2 ? max(n, 1) : 1)
         var currentCluster: Int64 = -1
         var chunk: ColumnChunk? = nil
-        for (row, key) in keys.enumerated() {
+        for row in 0..<n {
+            let key = keys[row]
             let cluster = ClusterLayout.cluster(of: key)
             if cluster != currentCluster {
                 chunk = try realm.chunk(table, column: property.key, cluster: cluster)
                 currentCluster = cluster
             }
             let value = chunk!.value(ClusterLayout.slot(of: key), type: property.type, nullable: property.isNullable)
+            nulls[row] = false
             switch value {
             case .null:
                 nulls[row] = true
-                if property.type == .objectId || property.type == .uuid || property.type == .timestamp { lows.append(0) }
-                if kind == 0 { ints.append(0) } else if kind == 1 { doubles.append(0) } else { strings.append(UnsafeRawBufferPointer(start: nil, count: 0)); prefixes.append(0) }
-            case .int(let i): ints.append(i)
-            case .bool(let b): ints.append(b ? 1 : 0)
+                if hasLows { lows[row] = 0 }
+                switch kind {
+                case 0: ints[row] = 0
+                case 1: doubles[row] = 0
+                default: strings[row] = UnsafeRawBufferPointer(start: nil, count: 0); prefixes[row] = 0
+                }
+            case .int(let i): ints[row] = i
+            case .bool(let b): ints[row] = b ? 1 : 0
             case .timestamp(let s, let ns):
                 // Seconds, then nanoseconds (biased to sort as unsigned) when seconds tie.
-                ints.append(s)
-                lows.append(UInt64(bitPattern: Int64(ns)) ^ (1 << 63))
+                ints[row] = s
+                lows[row] = UInt64(bitPattern: Int64(ns)) ^ (1 << 63)
             case .objectId(let id):
-                ints.append(Int64(bitPattern: id.high ^ (1 << 63)))
-                lows.append(UInt64(id.low))
+                ints[row] = Int64(bitPattern: id.high ^ (1 << 63))
+                lows[row] = UInt64(id.low)
             case .uuid(let id):
-                ints.append(Int64(bitPattern: id.high ^ (1 << 63)))
-                lows.append(id.low)
-            case .float(let f): doubles.append(Double(f))
-            case .double(let d): doubles.append(d)
-            case .decimal128(let d): doubles.append(Decimal128Math.toDouble(d))
-            case .string(let s), .binary(let s):
-                strings.append(s)
+                ints[row] = Int64(bitPattern: id.high ^ (1 << 63))
+                lows[row] = id.low
+            case .float(let f): doubles[row] = Double(f)
+            case .double(let d): doubles[row] = d
+            case .decimal128(let d): doubles[row] = Decimal128Math.toDouble(d)
+            case .string(let bytes), .binary(let bytes):
+                strings[row] = bytes
                 var prefix: UInt64 = 0
-                for i in 0..<8 { prefix = prefix << 8 | UInt64(i < s.count ? s[i] : 0) }
-                prefixes.append(prefix)
+                if bytes.count >= 8 {
+                    prefix = UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
+                } else {
+                    for i in 0..<8 { prefix = prefix << 8 | UInt64(i < bytes.count ? bytes[i] : 0) }
+                }
+                prefixes[row] = prefix
             }
         }
-        self.nulls = nulls
-        self.ints = ints
-        self.lows = lows
-        self.doubles = doubles
-        self.strings = strings
-        self.prefixes = prefixes
+    }
+
+    deinit {
+        nulls.deallocate()
+        ints.deallocate()
+        lows.deallocate()
+        doubles.deallocate()
+        strings.deallocate()
+        prefixes.deallocate()
     }
 
     /// -1, 0 or 1: row a before, with, or after row b (ascending; nulls first).
@@ -312,7 +368,7 @@ struct SortColumn {
         case 0:
             let x = ints[a], y = ints[b]
             if x == y {
-                if lows.isEmpty { return 0 }
+                if !hasLows { return 0 }
                 return lows[a] == lows[b] ? 0 : (lows[a] < lows[b] ? -1 : 1)
             }
             return x < y ? -1 : 1
@@ -325,7 +381,7 @@ struct SortColumn {
             let x = strings[a], y = strings[b]
             if x.count <= 8 && y.count <= 8 { return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1) }
             let n = min(x.count, y.count)
-            let c = n == 0 ? 0 : Int(memcmp(x.baseAddress!, y.baseAddress!, n))
+            let c = n <= 8 ? 0 : Int(memcmp(x.baseAddress! + 8, y.baseAddress! + 8, n - 8))
             if c != 0 { return c < 0 ? -1 : 1 }
             return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
         }

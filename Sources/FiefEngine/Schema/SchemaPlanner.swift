@@ -202,7 +202,7 @@ enum SchemaPlanner {
     /// `keepVersion`, the file's schema version is kept (additive changes only).
     /// Returns whether anything changed.
     @discardableResult
-    static func applyInTransaction(_ txn: OpaquePointer, configuration: RealmConfiguration, environment: Environment, opened: inout [String], keepVersion: Bool = false) throws(FiefError) -> Bool {
+    static func applyInTransaction(_ txn: OpaquePointer, configuration: RealmConfiguration, environment: Environment, opened: inout [String], keepVersion: Bool = false, inWrite: Bool = false) throws(FiefError) -> Bool {
         let stored = try readStored(txn: txn, environment: environment)
         let existing = stored ?? Stored(schema: Schema(classes: []), schemaVersion: configuration.schemaVersion, generation: 0, nextClassKey: 1)
         let requested = configuration.schema ?? existing.schema
@@ -247,6 +247,11 @@ enum SchemaPlanner {
                     try fill(txn, data: data, target: dbi, property: property, className: objectClass.name, unique: false, integerKey: false)
                 }
             }
+        }
+        if keepVersion && stored != nil && !inWrite {
+            // A schema change committed on its own is a commit like any other.
+            let version = try MetaKeys.readUInt64(txn, meta, MetaKeys.version) ?? 0
+            try MetaKeys.write(txn, meta, MetaKeys.version, version + 1)
         }
         let bytes = SchemaCoding.encode(merge.schema)
         try typed { try bytes.withUnsafeBytes { (raw) in try MetaKeys.write(txn, meta, MetaKeys.schema, raw) } }

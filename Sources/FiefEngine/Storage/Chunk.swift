@@ -102,18 +102,28 @@ struct ChunkReader {
 
 /// A chunk being changed inside a write transaction.  Fixed-width chunks and
 /// presence bitmaps keep the stored layout in one buffer (so `ChunkReader`
-/// reads them as it reads LMDB's map); string and binary chunks keep one
-/// buffer per slot and are laid out again at commit.
+/// reads them as it reads LMDB's map).  String and binary chunks keep their
+/// bytes in an append-only arena with one (offset, length) span per slot;
+/// a replaced value's bytes stay behind as garbage until commit lays the
+/// chunk out again.  Views of arena bytes stay valid until the chunk's next
+/// write (the arena may move when it grows).
 final class DirtyChunk {
     let type: PropertyType?          // nil: the presence bitmap
     let fixed: UnsafeMutableRawPointer
     let fixedSize: Int
-    private var items: UnsafeMutablePointer<UnsafeMutableRawBufferPointer?>?
+    /// Per slot (offset, length) into `arena`; nil for fixed-width chunks.
+    private let spans: UnsafeMutablePointer<(UInt32, UInt32)>?
+    private var arena: UnsafeMutableRawPointer?
+    private var arenaCount = 0
+    private var arenaCapacity = 0
+    /// Bytes of the arena that slots still use.
+    private var liveBytes = 0
 
     /// Start from the stored chunk `from` (or from defaults).
     init(type: PropertyType?, from stored: ChunkReader) {
         self.type = type
         let width = type?.fixedWidth ?? 0
+        let variable = type != nil && width == 0
         fixedSize = width == 0 ? ClusterLayout.bitmapBytes : ClusterLayout.chunkSize(fixedWidth: width)
         fixed = UnsafeMutableRawPointer.allocate(byteCount: fixedSize, alignment: 16)
         if let base = stored.base {
@@ -135,32 +145,35 @@ final class DirtyChunk {
                 }
             }
         }
-        if let type, width == 0 {
-            let slots = UnsafeMutablePointer<UnsafeMutableRawBufferPointer?>.allocate(capacity: ClusterLayout.slots)
-            for slot in 0..<ClusterLayout.slots {
-                if stored.base == nil || stored.isNull(slot) {
-                    slots[slot] = nil
-                } else {
-                    slots[slot] = DirtyChunk.copy(stored.bytes(slot))
+        if variable {
+            let spans = UnsafeMutablePointer<(UInt32, UInt32)>.allocate(capacity: ClusterLayout.slots)
+            if let base = stored.base {
+                // One copy of the stored byte area; spans keep its offsets.
+                let offsets = base + ClusterLayout.bitmapBytes
+                let total = Int(offsets.loadUnaligned(fromByteOffset: ClusterLayout.slots << 2, as: UInt32.self))
+                arenaCapacity = max(total, 256)
+                arena = UnsafeMutableRawPointer.allocate(byteCount: arenaCapacity, alignment: 8)
+                if total > 0 { arena!.copyMemory(from: base + ClusterLayout.varHeaderSize, byteCount: total) }
+                arenaCount = total
+                liveBytes = total
+                for slot in 0..<ClusterLayout.slots {
+                    let start = offsets.loadUnaligned(fromByteOffset: slot << 2, as: UInt32.self)
+                    let end = offsets.loadUnaligned(fromByteOffset: (slot + 1) << 2, as: UInt32.self)
+                    spans[slot] = (start, end &- start)
                 }
+            } else {
+                spans.initialize(repeating: (0, 0), count: ClusterLayout.slots)
             }
-            items = slots
-            _ = type
+            self.spans = spans
+        } else {
+            spans = nil
         }
     }
 
     deinit {
-        if let items {
-            for slot in 0..<ClusterLayout.slots { items[slot]?.deallocate() }
-            items.deallocate()
-        }
+        spans?.deallocate()
+        arena?.deallocate()
         fixed.deallocate()
-    }
-
-    private static func copy(_ bytes: UnsafeRawBufferPointer) -> UnsafeMutableRawBufferPointer {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
-        if bytes.count > 0 { buffer.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
-        return UnsafeMutableRawBufferPointer(rebasing: buffer[0..<bytes.count])
     }
 
     var reader: ChunkReader { ChunkReader(UnsafeRawBufferPointer(start: fixed, count: fixedSize)) }
@@ -175,6 +188,11 @@ final class DirtyChunk {
         p.storeBytes(of: word, as: UInt64.self)
     }
 
+    @inline(__always)
+    func bit(_ slot: Int) -> Bool {
+        fixed.load(fromByteOffset: (slot >> 6) << 3, as: UInt64.self) & (1 << UInt64(slot & 63)) != 0
+    }
+
     var bitmapIsEmpty: Bool {
         (0..<4).allSatisfy { fixed.load(fromByteOffset: $0 << 3, as: UInt64.self) == 0 }
     }
@@ -182,11 +200,12 @@ final class DirtyChunk {
     // MARK: Values
 
     /// Store `value` (already checked against the property) in `slot`.
+    @inline(__always)
     func set(_ slot: Int, _ value: Value) {
         guard let type else { return }
         if case .null = value {
             setBit(slot, true)
-            if let items { items[slot]?.deallocate(); items[slot] = nil }
+            if let spans { liveBytes -= Int(spans[slot].1); spans[slot] = (0, 0) }
             return
         }
         setBit(slot, false)
@@ -205,50 +224,74 @@ final class DirtyChunk {
         case .objectId(let id): id.store(to: p)
         case .uuid(let id): id.store(to: p)
         case .string(let bytes), .binary(let bytes):
-            if let items {
-                items[slot]?.deallocate()
-                items[slot] = DirtyChunk.copy(bytes)
-            }
+            if let spans { setBytes(slot, bytes, spans) }
         case .null: break
         }
     }
 
-    /// Reset a slot to its default (used when an object is deleted).
-    func clear(_ slot: Int, nullable: Bool) {
-        guard let type else { return }
-        set(slot, nullable ? .null : Value.zero(of: type))
+    private func setBytes(_ slot: Int, _ bytes: UnsafeRawBufferPointer, _ spans: UnsafeMutablePointer<(UInt32, UInt32)>) {
+        liveBytes -= Int(spans[slot].1)
+        let n = bytes.count
+        if arenaCount + n > arenaCapacity {
+            // Grow, dropping garbage when it dominates.
+            var capacity = max(arenaCapacity * 2, 256)
+            while capacity < liveBytes + n + 64 { capacity *= 2 }
+            let fresh = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
+            var used = 0
+            for s in 0..<ClusterLayout.slots where s != slot {
+                let (start, length) = spans[s]
+                if length > 0 {
+                    (fresh + used).copyMemory(from: arena! + Int(start), byteCount: Int(length))
+                    spans[s] = (UInt32(used), length)
+                    used += Int(length)
+                } else {
+                    spans[s] = (0, 0)
+                }
+            }
+            arena?.deallocate()
+            arena = fresh
+            arenaCount = used
+            arenaCapacity = capacity
+        }
+        if n > 0 { (arena! + arenaCount).copyMemory(from: bytes.baseAddress!, byteCount: n) }
+        spans[slot] = (UInt32(arenaCount), UInt32(n))
+        arenaCount += n
+        liveBytes += n
     }
 
     func value(_ slot: Int, nullable: Bool) -> Value {
         guard let type else { return .null }
-        if let items {
-            guard let item = items[slot] else { return nullable ? .null : Value.zero(of: type) }
-            let view = UnsafeRawBufferPointer(item)
+        if spans != nil {
+            if bit(slot) { return nullable ? .null : Value.zero(of: type) }
+            let view = bytes(slot) ?? UnsafeRawBufferPointer(start: nil, count: 0)
             return type == .string ? .string(view) : .binary(view)
         }
         return reader.value(slot, type: type, nullable: nullable)
     }
 
+    /// The bytes of a string or binary slot (nil when null).
     @inline(__always)
     func bytes(_ slot: Int) -> UnsafeRawBufferPointer? {
-        guard let items, let item = items[slot] else { return nil }
-        return UnsafeRawBufferPointer(item)
+        guard let spans, !bit(slot) else { return nil }
+        let (start, length) = spans[slot]
+        guard let arena else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: arena + Int(start), count: Int(length))
     }
 
-    var isVariableWidth: Bool { items != nil }
+    var isVariableWidth: Bool { spans != nil }
 
     // MARK: Encoding
 
     var encodedSize: Int {
-        guard let items else { return fixedSize }
+        guard let spans else { return fixedSize }
         var total = ClusterLayout.varHeaderSize
-        for slot in 0..<ClusterLayout.slots { total += items[slot]?.count ?? 0 }
+        for slot in 0..<ClusterLayout.slots where !bit(slot) { total += Int(spans[slot].1) }
         return total
     }
 
     func encode(into out: UnsafeMutableRawBufferPointer) {
         let base = out.baseAddress!
-        guard let items else {
+        guard let spans else {
             base.copyMemory(from: fixed, byteCount: fixedSize)
             return
         }
@@ -258,9 +301,10 @@ final class DirtyChunk {
         let data = base + ClusterLayout.varHeaderSize
         for slot in 0..<ClusterLayout.slots {
             offsets.storeBytes(of: offset, toByteOffset: slot << 2, as: UInt32.self)
-            if let item = items[slot], item.count > 0 {
-                (data + Int(offset)).copyMemory(from: item.baseAddress!, byteCount: item.count)
-                offset += UInt32(item.count)
+            let (start, length) = spans[slot]
+            if length > 0 && !bit(slot) {
+                (data + Int(offset)).copyMemory(from: arena! + Int(start), byteCount: Int(length))
+                offset += length
             }
         }
         offsets.storeBytes(of: offset, toByteOffset: ClusterLayout.slots << 2, as: UInt32.self)

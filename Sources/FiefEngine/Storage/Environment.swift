@@ -89,7 +89,11 @@ final class Environment: @unchecked Sendable {
     /// Returns nil if it does not exist and `create` is false.
     func database(_ name: String, txn: OpaquePointer, create: Bool, integerKey: Bool = false, dupSort: Bool = false) throws(FiefError) -> MDB_dbi? {
         try lock.withLock { (_) throws(FiefError) -> MDB_dbi? in
-            if let dbi = databases[name] { return dbi }
+            if let dbi = databases[name] {
+                // A handle another thread's write transaction created is
+                // unusable until that commits: to `txn` the database is not there yet.
+                return Environment.isUsable(dbi, in: txn) ? dbi : nil
+            }
             var flags: UInt32 = 0
             if integerKey { flags |= UInt32(MDB_INTEGERKEY) }
             if dupSort { flags |= UInt32(MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP) }
@@ -121,6 +125,13 @@ final class Environment: @unchecked Sendable {
     /// The handle of `name` if this process has opened it (never opens).
     func openedDatabase(_ name: String) -> MDB_dbi? {
         lock.withLock { _ in databases[name] }
+    }
+
+    /// Whether `txn` can use handle `dbi` (LMDB answers EINVAL for handles
+    /// opened in a transaction it cannot see, or after it began).
+    static func isUsable(_ dbi: MDB_dbi, in txn: OpaquePointer) -> Bool {
+        var flags: UInt32 = 0
+        return mdb_dbi_flags(txn, dbi, &flags) == 0
     }
 
     /// See `handleGeneration`.
