@@ -81,6 +81,14 @@ final class LiveResultsTests: XCTestCase {
                 // Alternate between counting and listing (counting may skip remembering keys).
                 if step % 2 == 0 { XCTAssertEqual(try aResults[n].count(), wantA.count, "A \(view.name) after \(op) (step \(step))") }
                 XCTAssertEqual(try aResults[n].allKeys(), wantA, "A \(view.name) after \(op) (step \(step))")
+                if !wantA.isEmpty && step % 5 == n % 5 {
+                    let position = (step * 7 + n) % wantA.count
+                    XCTAssertEqual(try aResults[n].key(at: position), wantA[position], "A \(view.name) key(at:)")
+                    XCTAssertEqual(try aResults[n].index(of: wantA[position]), position, "A \(view.name) index(of:)")
+                }
+                if let gone = (pending ?? committed).keys.first(where: { !wantA.contains($0) }) {
+                    XCTAssertNil(try aResults[n].index(of: gone), "A \(view.name) index(of:) a non-member")
+                }
                 let wantB = Self.expected(view, bSees)
                 if step % 3 == 0 { XCTAssertEqual(try bResults[n].count(), wantB.count, "B \(view.name) after \(op) (step \(step))") }
                 XCTAssertEqual(try bResults[n].allKeys(), wantB, "B \(view.name) after \(op) (step \(step))")

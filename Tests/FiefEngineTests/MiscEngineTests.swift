@@ -73,6 +73,27 @@ final class MiscEngineTests: XCTestCase {
         XCTAssertFalse(try Realm.deleteFiles(path: path))
     }
 
+    func testWritableOpenWhileOpenReadOnly() throws {
+        let dir = tempDir()
+        let path = dir.file()
+        do { _ = try DB.open(path, makeSchema([("A", [prop("v", .int)])])) }
+        do {
+            let ro = try DB.open(path, nil, readOnly: true)
+            // The process has one environment per file, opened read-only: a
+            // writable open must fail up front, not give a read-only realm.
+            expectError(.fileLocked) { try DB.open(path, nil) }
+            XCTAssertEqual(try ro.count("A"), 0)
+        }
+        let rw = try DB.open(path, nil)
+        XCTAssertFalse(rw.realm.isReadOnly)
+        try rw.write { _ = try rw.create("A", [("v", .int(1))]) }
+        // The other way round works: read-only realms share the writable environment.
+        let ro = try DB.open(path, nil, readOnly: true)
+        XCTAssertTrue(ro.realm.isReadOnly)
+        XCTAssertEqual(try ro.count("A"), 1)
+        expectError(.readOnly) { try ro.realm.beginWrite() }
+    }
+
     func testValueChecks() throws {
         let dir = tempDir()
         let db = try DB.open(dir.file(), makeSchema([("A", [prop("id", .string, .primaryKey), prop("s", .string), prop("t", .timestamp), prop("f", .float)])]))

@@ -175,6 +175,10 @@ enum EnvironmentRegistry {
         let key = canonicalPath(path)
         return try entries.withLock { (table) throws(FiefError) -> Environment in
             if let existing = table[key]?.environment {
+                // One environment per file: a read-only one cannot serve a writable realm.
+                if existing.isReadOnly && !readOnly {
+                    throw FiefError(.fileLocked, "'\(path)' is open read-only in this process; close those realms before opening it for writing", path: path)
+                }
                 return existing
             }
             let environment = try Environment(path: path, registryKey: key, readOnly: readOnly, inMemory: false)
