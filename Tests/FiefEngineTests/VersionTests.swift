@@ -108,6 +108,12 @@ final class VersionTests: XCTestCase {
             defer { live.realm.cancelWrite() }
             return try live.realm.freeze()
         }
+        // A frozen realm outlives the realm it came from.
+        live.realm.close()
+        thawed.realm.close()
+        XCTAssertEqual(try frozen.count("A"), 300)
+        XCTAssertEqual(try frozen.get("A", 299, "s"), .string("s299"))
+        expectError(.closed) { try live.realm.freeze() }
     }
 
     func testFreezeAfterAnotherRealmCommitted() throws {
