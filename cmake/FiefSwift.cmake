@@ -36,6 +36,11 @@ set(_fief_swift_args
     --package-path "${CMAKE_SOURCE_DIR}"
     --scratch-path "${FIEF_SWIFTPM_SCRATCH}"
     -Xswiftc -static-stdlib
+    # The C library is one unit: let the optimizer inline the engine into
+    # the @_cdecl layer, and drop run-time exclusivity checks (the engine
+    # serialises access itself; the Swift test suites keep the checks on).
+    -Xswiftc -cross-module-optimization
+    -Xswiftc -enforce-exclusivity=unchecked
     # A SONAME, so programs linked against the library record "libfief.so"
     # rather than the path it had at link time.
     -Xlinker -soname=libfief.so)
