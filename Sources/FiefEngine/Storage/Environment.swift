@@ -46,6 +46,17 @@ final class Environment: @unchecked Sendable {
         if rc != 0 {
             throw Environment.openError(rc, path: path)
         }
+        // LMDB maps the file without checking its length: a file cut short
+        // would fault on the first read past its end.  Refuse it instead.
+        var info = MDB_envinfo()
+        var dbStat = MDB_stat()
+        var fileStat = stat()
+        if mdb_env_info(env, &info) == 0, mdb_env_stat(env, &dbStat) == 0, stat(path, &fileStat) == 0 {
+            let needed = (Int(info.me_last_pgno) + 1) * Int(dbStat.ms_psize)
+            if Int(fileStat.st_size) < needed {
+                throw FiefError(.fileNotFief, "'\(path)' is damaged: it is \(fileStat.st_size) bytes long but its pages reach \(needed)", path: path)
+            }
+        }
     }
 
     deinit {
