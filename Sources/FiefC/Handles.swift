@@ -32,6 +32,8 @@ enum HandleTable {
     struct Slot {
         var generation: UInt32 = 0
         var kind: UInt8 = 0
+        /// The next free slot's index + 1 (0: none), while this one is free.
+        var nextFree: UInt32 = 0
         var object: AnyObject? = nil
     }
 
@@ -46,7 +48,8 @@ enum HandleTable {
         table.initialize(repeating: nil, count: maxSegments)
         return table
     }()
-    nonisolated(unsafe) static var freeSlots: [UInt32] = []
+    /// The first free slot's index + 1 (0: none): a list threaded through the slots.
+    nonisolated(unsafe) static var freeHead: UInt32 = 0
     nonisolated(unsafe) static var slotCount: UInt32 = 0
     static let lock = Lock()
 
@@ -54,8 +57,9 @@ enum HandleTable {
     static func make(_ object: AnyObject, _ kind: HandleKind) -> OpaquePointer? {
         let made: OpaquePointer? = try? lock.withLock { () throws(FiefError) -> OpaquePointer? in
             var index: UInt32
-            if let reused = freeSlots.popLast() {
-                index = reused
+            if freeHead != 0 {
+                index = freeHead - 1
+                freeHead = (segments[Int(index) >> segmentShift]! + (Int(index) & (segmentSize - 1))).pointee.nextFree
             } else {
                 index = slotCount
                 let segment = Int(index) >> segmentShift
@@ -124,7 +128,8 @@ enum HandleTable {
             slot.pointee.kind = 0
             slot.pointee.generation = UInt32((UInt64(slot.pointee.generation) + 1) & generationMask)
             let value = UInt64(UInt(bitPattern: handle!))
-            freeSlots.append(UInt32((value >> generationBits) - 1))
+            slot.pointee.nextFree = freeHead
+            freeHead = UInt32((value >> generationBits) - 1) + 1
             return true
         }) ?? false
         // The object's deinit (closing a realm, aborting a snapshot) runs outside the lock.

@@ -194,9 +194,9 @@ public final class Realm: @unchecked Sendable {
     /// The stamp of the last change that may affect everything.
     @exclusivity(unchecked) private(set) var viewStamp: UInt64 = 1
     /// The stamp of the last create or delete, per class.
-    @exclusivity(unchecked) private var membershipStamps: [UInt32: UInt64] = [:]
+    @exclusivity(unchecked) private var membershipStamps = StampTable()
     /// The stamp of the last write, per (class << 32 | column).
-    @exclusivity(unchecked) private var columnStamps: [UInt64: UInt64] = [:]
+    @exclusivity(unchecked) private var columnStamps = StampTable()
 
     // MARK: Opening
 
@@ -422,14 +422,14 @@ public final class Realm: @unchecked Sendable {
     @inline(__always)
     func noteMembershipChange(_ table: UInt32) {
         stamp &+= 1
-        membershipStamps[table] = stamp
+        membershipStamps.set(UInt64(table), stamp)
     }
 
     /// Values of one column of `table` changed.
     @inline(__always)
     func noteColumnChange(_ table: UInt32, _ column: UInt32) {
         stamp &+= 1
-        columnStamps[UInt64(table) << 32 | UInt64(column)] = stamp
+        columnStamps.set(UInt64(table) << 32 | UInt64(column), stamp)
     }
 
     /// Whether results of `table` depending on `columns`, evaluated at
@@ -438,9 +438,9 @@ public final class Realm: @unchecked Sendable {
     func isUnchanged(since evaluatedAt: UInt64, table: UInt32, columns: [UInt32]) -> Bool {
         if evaluatedAt == 0 || viewStamp > evaluatedAt { return false }
         if stamp == evaluatedAt { return true }
-        if let changed = membershipStamps[table], changed > evaluatedAt { return false }
+        if membershipStamps.get(UInt64(table)) > evaluatedAt { return false }
         for column in columns {
-            if let changed = columnStamps[UInt64(table) << 32 | UInt64(column)], changed > evaluatedAt { return false }
+            if columnStamps.get(UInt64(table) << 32 | UInt64(column)) > evaluatedAt { return false }
         }
         return true
     }
@@ -555,3 +555,53 @@ public final class Realm: @unchecked Sendable {
     }
 }
 
+
+/// Stamps by 64-bit key: a small open-addressing table without hashing
+/// overhead, for the per-write bookkeeping of live results.
+struct StampTable {
+    private var keys = [UInt64](repeating: .max, count: 64)
+    private var values = [UInt64](repeating: 0, count: 64)
+    private var count = 0
+
+    @inline(__always)
+    private func bucket(_ key: UInt64, _ mask: Int) -> Int {
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+    }
+
+    /// The stamp of `key`, 0 if it has none.
+    @inline(__always)
+    func get(_ key: UInt64) -> UInt64 {
+        let mask = keys.count - 1
+        var i = bucket(key, mask)
+        while true {
+            let k = keys[i]
+            if k == key { return values[i] }
+            if k == .max { return 0 }
+            i = (i + 1) & mask
+        }
+    }
+
+    @inline(__always)
+    mutating func set(_ key: UInt64, _ value: UInt64) {
+        let mask = keys.count - 1
+        var i = bucket(key, mask)
+        while true {
+            let k = keys[i]
+            if k == key { values[i] = value; return }
+            if k == .max { break }
+            i = (i + 1) & mask
+        }
+        keys[i] = key
+        values[i] = value
+        count += 1
+        if count * 2 > keys.count { grow() }
+    }
+
+    private mutating func grow() {
+        let oldKeys = keys, oldValues = values
+        keys = [UInt64](repeating: .max, count: oldKeys.count * 2)
+        values = [UInt64](repeating: 0, count: oldKeys.count * 2)
+        count = 0
+        for i in 0..<oldKeys.count where oldKeys[i] != .max { set(oldKeys[i], oldValues[i]) }
+    }
+}
