@@ -299,7 +299,7 @@ public final class Realm: @unchecked Sendable {
 
     /// Read the schema stored as `txn` sees it and open its databases.
     func loadSchema(txn: OpaquePointer, generation: UInt64) throws(FiefError) {
-        guard let meta = try environment.database(MetaKeys.database, txn: txn, create: false),
+        guard let meta = try environment.database(MetaKeys.database, txn: txn, create: false).flatMap({ Environment.isUsable($0, in: txn) ? $0 : nil }),
               let bytes = try MetaKeys.readBytes(txn, meta, MetaKeys.schema) else {
             schema = Schema(classes: [])
             tables = [:]

@@ -26,7 +26,7 @@ enum SchemaPlanner {
 
     static func readStored(txn: OpaquePointer, environment: Environment) throws(FiefError) -> Stored? {
         let path = environment.path
-        guard let meta = try environment.database(MetaKeys.database, txn: txn, create: false) else {
+        guard let meta = try environment.database(MetaKeys.database, txn: txn, create: false).flatMap({ Environment.isUsable($0, in: txn) ? $0 : nil }) else {
             // No meta database: a new file, or somebody else's LMDB file.
             var main: MDB_dbi = 0
             try LMDB.check(mdb_dbi_open(txn, nil, 0, &main), "opening the main database", path: path)

@@ -100,11 +100,9 @@ final class Environment: @unchecked Sendable {
     /// Returns nil if it does not exist and `create` is false.
     func database(_ name: String, txn: OpaquePointer, create: Bool, integerKey: Bool = false, dupSort: Bool = false) throws(FiefError) -> MDB_dbi? {
         try lock.withLock { (_) throws(FiefError) -> MDB_dbi? in
-            if let dbi = databases[name] {
-                // A handle another thread's write transaction created is
-                // unusable until that commits: to `txn` the database is not there yet.
-                return Environment.isUsable(dbi, in: txn) ? dbi : nil
-            }
+            // A cached handle may be newer than `txn` (opened after it began):
+            // callers detect that through `handleGeneration` and start over.
+            if let dbi = databases[name] { return dbi }
             var flags: UInt32 = 0
             if integerKey { flags |= UInt32(MDB_INTEGERKEY) }
             if dupSort { flags |= UInt32(MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP) }
