@@ -80,9 +80,9 @@ public func exportObjectCreateMany(_ realmHandle: OpaquePointer?, _ classKey: UI
             let (total, overflow) = numObjects.multipliedReportingOverflow(by: numProperties)
             guard !overflow else { throw FiefError(.invalidArgument, "num_objects x num_properties overflows") }
             let keys = try propertyKeys(properties, numProperties)
-            var converted = try engineValues(values, total)
-            try converted.withUnsafeMutableBufferPointer { (buffer) throws(FiefError) in
-                try realm.createObjects(table: classKey, properties: keys, values: buffer, rows: numObjects, policy: try updatePolicy(policy), keys: outKeys)
+            guard total == 0 || values != nil else { throw FiefError(.invalidArgument, "values is NULL") }
+            try realm.createObjects(table: classKey, properties: keys, rows: numObjects, policy: try updatePolicy(policy), keys: outKeys) { (row, column) throws(FiefError) in
+                try ValueBridge.engineValue(values![row * numProperties + column])
             }
         }
         return true

@@ -112,14 +112,151 @@ extension Realm {
 
     // MARK: Creating
 
+    /// Create `rows` objects, reading row r's value for `properties[i]` from
+    /// `value(r, i)` (views are read during the call only).  All or nothing.
+    /// New objects (policy `.error`, or a class without a primary key) are
+    /// written straight into the column chunks, column by column, without
+    /// an intermediate copy of the values.
+    public func createObjects(table tableKey: UInt32, properties propertyKeys: UnsafeBufferPointer<UInt32>, rows: Int, policy: UpdatePolicy, keys: UnsafeMutablePointer<Int64>?, value: (Int, Int) throws(FiefError) -> Value) throws(FiefError) {
+        let write = try requireWrite()
+        let table = try table(tableKey)
+        let (properties, primaryKeyColumn) = try resolveCreateProperties(table, propertyKeys)
+        if policy == .error || primaryKeyColumn < 0 {
+            try insertStreaming(write, table, properties: properties, rows: rows, primaryKeyColumn: primaryKeyColumn, keys: keys, value: value)
+            noteMembershipChange(table.key)
+            return
+        }
+        var values: [Value] = []
+        values.reserveCapacity(rows * properties.count)
+        for row in 0..<rows {
+            for column in 0..<properties.count { values.append(try value(row, column)) }
+        }
+        try values.withUnsafeMutableBufferPointer { (buffer) throws(FiefError) in
+            try createObjects(table: tableKey, properties: propertyKeys, values: buffer, rows: rows, policy: policy, keys: keys)
+        }
+    }
+
+    /// Resolve the properties of a create, refusing duplicates and a missing primary key.
+    private func resolveCreateProperties(_ table: Table, _ propertyKeys: UnsafeBufferPointer<UInt32>) throws(FiefError) -> ([Property], Int) {
+        var properties: [Property] = []
+        properties.reserveCapacity(propertyKeys.count)
+        var primaryKeyColumn = -1
+        for i in 0..<propertyKeys.count {
+            let property = try table.property(propertyKeys[i])
+            if properties.contains(where: { $0.key == property.key }) {
+                throw FiefError(.invalidArgument, "property '\(table.objectClass.name).\(property.name)' is given twice")
+            }
+            if property.isPrimaryKey { primaryKeyColumn = i }
+            properties.append(property)
+        }
+        if let pk = table.primaryKey, primaryKeyColumn < 0 {
+            throw FiefError(.missingPrimaryKey, "objects of class '\(table.objectClass.name)' need a value for their primary key '\(pk.name)'")
+        }
+        return (properties, primaryKeyColumn)
+    }
+
+    /// Insert new objects straight from `value`: primary keys first (a
+    /// duplicate undoes the ones written), then each column cluster by
+    /// cluster, then presence; the keys taken by a failed call stay unused,
+    /// and the values it wrote sit in slots that never become live.
+    private func insertStreaming(_ write: WriteTransaction, _ table: Table, properties: [Property], rows: Int, primaryKeyColumn: Int, keys: UnsafeMutablePointer<Int64>?, value: (Int, Int) throws(FiefError) -> Value) throws(FiefError) {
+        guard rows > 0 else { return }
+        let width = properties.count
+        let className = table.objectClass.name
+        let first = try allocateKeys(write, table, count: rows)
+        var primaryKeysWritten = 0
+        var failingRow = 0
+        do throws(FiefError) {
+            for column in 0..<width {
+                let property = properties[column]
+                let isPrimaryKey = column == primaryKeyColumn
+                var row = 0
+                while row < rows {
+                    let key = first + Int64(row)
+                    let cluster = ClusterLayout.cluster(of: key)
+                    let end = min(rows, Int((cluster + 1) << ClusterLayout.shift - first))
+                    let chunk = try dirtyChunk(write, table, column: property.key, type: property.type, cluster: cluster)
+                    var slot = ClusterLayout.slot(of: key)
+                    for r in row..<end {
+                        failingRow = r
+                        let v = try value(r, column).coerced(for: property, className: className)
+                        if isPrimaryKey {
+                            if KeyEncoding.isTruncated(v) {
+                                throw FiefError(.invalidArgument, "primary key strings are limited to \(KeyEncoding.maxKeyBytes - 2) bytes")
+                            }
+                            if try !putPrimaryKey(write, table, v, first + Int64(r)) {
+                                throw FiefError(.duplicatePrimaryKey, "a \(className) object with primary key \(describe(v)) already exists")
+                            }
+                            primaryKeysWritten = r + 1
+                        }
+                        chunk.set(slot, v)
+                        slot += 1
+                    }
+                    row = end
+                }
+            }
+        } catch {
+            if error.code.rawValue >= 5000 { throw poison(write, error) }
+            // Undo the primary keys this call wrote (they are in the chunks).
+            if primaryKeyColumn >= 0 {
+                let pk = properties[primaryKeyColumn]
+                for r in 0..<primaryKeysWritten {
+                    do throws(FiefError) {
+                        try deletePrimaryKey(write, table, try slotValue(table, pk, first + Int64(r)))
+                    } catch {
+                        throw poison(write, error)
+                    }
+                }
+            }
+            throw rows > 1 ? FiefError(error.code, "row \(failingRow): \(error.message)", path: error.path) : error
+        }
+        do throws(FiefError) {
+            // Presence last: the objects exist once every value is in place.
+            var row = 0
+            while row < rows {
+                let key = first + Int64(row)
+                let cluster = ClusterLayout.cluster(of: key)
+                let end = min(rows, Int((cluster + 1) << ClusterLayout.shift - first))
+                let presence = try dirtyChunk(write, table, column: 0, type: nil, cluster: cluster)
+                var slot = ClusterLayout.slot(of: key)
+                for _ in row..<end {
+                    presence.setBit(slot, true)
+                    slot += 1
+                }
+                write.touchedClusters[table.key, default: []].insert(cluster)
+                row = end
+            }
+            if !table.indexDatabases.isEmpty {
+                for property in table.objectClass.properties where property.isIndexed && !property.isPrimaryKey {
+                    let given = properties.contains { $0.key == property.key }
+                    let fallback: Value = property.isNullable ? .null : Value.zero(of: property.type)
+                    for r in 0..<rows {
+                        let key = first + Int64(r)
+                        try putIndexEntry(write, table, property, given ? try slotValue(table, property, key) : fallback, key)
+                    }
+                }
+            }
+        } catch {
+            throw poison(write, error)
+        }
+        if let keys { for row in 0..<rows { keys[row] = first + Int64(row) } }
+    }
+
     /// Create `rows` objects: row r's value for `properties[i]` is
     /// `values[r * properties.count + i]`.  All or nothing.  `keys`, if
     /// given, receives each row's object key.
     public func createObjects(table tableKey: UInt32, properties propertyKeys: UnsafeBufferPointer<UInt32>, values: UnsafeMutableBufferPointer<Value>, rows: Int, policy: UpdatePolicy, keys: UnsafeMutablePointer<Int64>?) throws(FiefError) {
-        let write = try requireWrite()
-        let table = try table(tableKey)
         let width = propertyKeys.count
         guard values.count >= rows * width else { throw FiefError(.invalidArgument, "fewer values than rows times properties") }
+        let hasPrimaryKey = try table(tableKey).primaryKey != nil
+        if policy == .error || !hasPrimaryKey {
+            try createObjects(table: tableKey, properties: propertyKeys, rows: rows, policy: policy, keys: keys) { (row, column) throws(FiefError) in
+                values[row * width + column]
+            }
+            return
+        }
+        let write = try requireWrite()
+        let table = try table(tableKey)
         // Resolve and check the properties once.
         var properties: [Property] = []
         properties.reserveCapacity(width)
@@ -150,11 +287,6 @@ extension Realm {
                 }
             }
         }
-        if policy == .error || primaryKeyColumn < 0 {
-            try insertBatch(write, table, properties: properties, values: UnsafeBufferPointer(values), rows: rows, primaryKeyColumn: primaryKeyColumn, keys: keys)
-            noteMembershipChange(table.key)
-            return
-        }
         // Pass 2: apply.  Only storage failures can fail now.
         var created: [Int64] = []
         var cache = ClusterCache()
@@ -179,87 +311,6 @@ extension Realm {
             }
         }
         noteMembershipChange(table.key)
-    }
-
-    /// Insert `rows` new objects (every one new: policy .error).  Their keys
-    /// are consecutive, so the values are written column by column, one
-    /// chunk fetch per cluster and column.  A duplicate primary key undoes
-    /// the primary keys already written and throws; the keys taken stay
-    /// unused (their slots never become live).
-    private func insertBatch(_ write: WriteTransaction, _ table: Table, properties: [Property], values: UnsafeBufferPointer<Value>, rows: Int, primaryKeyColumn: Int, keys: UnsafeMutablePointer<Int64>?) throws(FiefError) {
-        guard rows > 0 else { return }
-        let width = properties.count
-        let first = try allocateKeys(write, table, count: rows)
-        if primaryKeyColumn >= 0 {
-            for row in 0..<rows {
-                let value = values[row * width + primaryKeyColumn]
-                var stored = false
-                do throws(FiefError) {
-                    stored = try putPrimaryKey(write, table, value, first + Int64(row))
-                } catch {
-                    throw poison(write, error)
-                }
-                if !stored {
-                    for done in 0..<row {
-                        do throws(FiefError) {
-                            try deletePrimaryKey(write, table, values[done * width + primaryKeyColumn])
-                        } catch {
-                            throw poison(write, error)
-                        }
-                    }
-                    let message = "a \(table.objectClass.name) object with primary key \(describe(value)) already exists"
-                    throw FiefError(.duplicatePrimaryKey, rows > 1 ? "row \(row): \(message)" : message)
-                }
-            }
-        }
-        do throws(FiefError) {
-            // Values, column by column, cluster by cluster.
-            for column in 0..<width {
-                let property = properties[column]
-                var row = 0
-                while row < rows {
-                    let key = first + Int64(row)
-                    let cluster = ClusterLayout.cluster(of: key)
-                    let end = min(rows, Int((cluster + 1) << ClusterLayout.shift - first))
-                    let chunk = try dirtyChunk(write, table, column: property.key, type: property.type, cluster: cluster)
-                    var slot = ClusterLayout.slot(of: key)
-                    var index = row * width + column
-                    for _ in row..<end {
-                        chunk.set(slot, values[index])
-                        slot += 1
-                        index += width
-                    }
-                    row = end
-                }
-            }
-            // Presence last: the objects exist once every value is in place.
-            var row = 0
-            while row < rows {
-                let key = first + Int64(row)
-                let cluster = ClusterLayout.cluster(of: key)
-                let end = min(rows, Int((cluster + 1) << ClusterLayout.shift - first))
-                let presence = try dirtyChunk(write, table, column: 0, type: nil, cluster: cluster)
-                var slot = ClusterLayout.slot(of: key)
-                for _ in row..<end {
-                    presence.setBit(slot, true)
-                    slot += 1
-                }
-                write.touchedClusters[table.key, default: []].insert(cluster)
-                row = end
-            }
-            if !table.indexDatabases.isEmpty {
-                for property in table.objectClass.properties where property.isIndexed && !property.isPrimaryKey {
-                    let given = properties.firstIndex(of: property)
-                    let fallback: Value = property.isNullable ? .null : Value.zero(of: property.type)
-                    for row in 0..<rows {
-                        try putIndexEntry(write, table, property, given.map { values[row * width + $0] } ?? fallback, first + Int64(row))
-                    }
-                }
-            }
-        } catch {
-            throw poison(write, error)
-        }
-        if let keys { for row in 0..<rows { keys[row] = first + Int64(row) } }
     }
 
     /// The dirty chunks of the cluster a run of inserts goes to.
