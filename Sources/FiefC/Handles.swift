@@ -35,6 +35,8 @@ enum HandleTable {
         /// The next free slot's index + 1 (0: none), while this one is free.
         var nextFree: UInt32 = 0
         var object: AnyObject? = nil
+        /// `object` as a raw pointer, for borrowing it without reference counting.
+        var opaque: UnsafeMutableRawPointer? = nil
     }
 
     static let segmentShift = 12
@@ -74,6 +76,7 @@ enum HandleTable {
             let slot = segments[Int(index) >> segmentShift]! + (Int(index) & (segmentSize - 1))
             slot.pointee.kind = kind.rawValue
             slot.pointee.object = object
+            slot.pointee.opaque = Unmanaged.passUnretained(object).toOpaque()
             let value = (UInt64(index) + 1) << generationBits | UInt64(slot.pointee.generation)
             return OpaquePointer(bitPattern: UInt(value))
         }
@@ -94,6 +97,24 @@ enum HandleTable {
         let slot = segment + (index & (segmentSize - 1))
         guard UInt64(slot.pointee.generation) == value & generationMask, slot.pointee.object != nil else { return nil }
         return slot
+    }
+
+    /// Run `body` with the object behind `handle` (of `kind`) borrowed from
+    /// the table: no reference counting on the way.
+    @inline(__always)
+    static func borrow<T: AnyObject, R>(_ handle: UnsafeRawPointer?, _ kind: HandleKind, as type: T.Type, _ body: (T) throws(FiefError) -> R) throws(FiefError) -> R {
+        guard let handle else {
+            throw FiefError(.invalidHandle, "the \(kind.name) handle is NULL")
+        }
+        guard let slot = slot(handle) else {
+            throw FiefError(.invalidHandle, "the \(kind.name) handle is not valid (released, or not made by this library)")
+        }
+        guard slot.pointee.kind == kind.rawValue, slot.pointee.object != nil else {
+            let actual = HandleKind(rawValue: slot.pointee.kind)?.name ?? "unknown"
+            throw FiefError(.wrongHandleType, "expected a \(kind.name) handle but got a \(actual) handle")
+        }
+        let unmanaged = Unmanaged<T>.fromOpaque(slot.pointee.opaque!)
+        return try typed { try unmanaged._withUnsafeGuaranteedRef { try body($0) } }
     }
 
     /// The object behind `handle`, which must be of `kind`.
@@ -125,6 +146,7 @@ enum HandleTable {
             guard let slot = slot(handle) else { return false }
             object = slot.pointee.object
             slot.pointee.object = nil
+            slot.pointee.opaque = nil
             slot.pointee.kind = 0
             slot.pointee.generation = UInt32((UInt64(slot.pointee.generation) + 1) & generationMask)
             let value = UInt64(UInt(bitPattern: handle!))

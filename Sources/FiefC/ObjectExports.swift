@@ -16,8 +16,10 @@ final class ObjectBox {
 
 @inline(__always)
 func withObject<R>(_ handle: OpaquePointer?, _ body: (ObjectBox) throws(FiefError) -> R) throws(FiefError) -> R {
-    let box = try HandleTable.resolve(UnsafeRawPointer(handle), .object, as: ObjectBox.self)
-    return try box.realm.lock.withLock { () throws(FiefError) -> R in try body(box) }
+    try HandleTable.borrow(UnsafeRawPointer(handle), .object, as: ObjectBox.self) { (box) throws(FiefError) -> R in
+        let lock = box.realm.lock
+        return try lock.withLock { () throws(FiefError) -> R in try body(box) }
+    }
 }
 
 /// Convert `count` C values into engine values (views).

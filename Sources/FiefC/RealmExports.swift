@@ -20,9 +20,10 @@ final class RealmBox {
 /// Resolve a realm handle and run `body` under the realm's lock.
 @inline(__always)
 func withRealm<R>(_ handle: OpaquePointer?, _ body: (Realm) throws(FiefError) -> R) throws(FiefError) -> R {
-    let box = try HandleTable.resolve(UnsafeRawPointer(handle), .realm, as: RealmBox.self)
-    let realm = box.realm
-    return try realm.lock.withLock { () throws(FiefError) -> R in try body(realm) }
+    try HandleTable.borrow(UnsafeRawPointer(handle), .realm, as: RealmBox.self) { (box) throws(FiefError) -> R in
+        let lock = box.realm.lock
+        return try lock.withLock { () throws(FiefError) -> R in try body(box.realm) }
+    }
 }
 
 @_cdecl("fief_realm_open")

@@ -3,8 +3,15 @@ import FiefEngine
 
 @inline(__always)
 func withResults<R>(_ handle: OpaquePointer?, _ body: (Results) throws(FiefError) -> R) throws(FiefError) -> R {
-    let results = try HandleTable.resolve(UnsafeRawPointer(handle), .results, as: Results.self)
-    return try results.realm.lock.withLock { () throws(FiefError) -> R in
+    try HandleTable.borrow(UnsafeRawPointer(handle), .results, as: Results.self) { (results) throws(FiefError) -> R in
+        try withLockedResults(results, body)
+    }
+}
+
+@inline(__always)
+private func withLockedResults<R>(_ results: Results, _ body: (Results) throws(FiefError) -> R) throws(FiefError) -> R {
+    let lock = results.realm.lock
+    return try lock.withLock { () throws(FiefError) -> R in
         if !results.isValid {
             if results.realm.isClosed { throw FiefError(.closed, "the realm was closed") }
             throw FiefError(.invalidatedResults, "the results' class no longer exists")

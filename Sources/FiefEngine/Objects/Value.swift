@@ -137,6 +137,12 @@ public enum UTF8Check {
     public static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var i = 0
         let n = bytes.count
+        // ASCII runs, eight bytes at a time.
+        if let base = bytes.baseAddress {
+            while i + 8 <= n && base.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { i += 8 }
+            while i < n && base.load(fromByteOffset: i, as: UInt8.self) < 0x80 { i += 1 }
+            if i == n { return true }
+        }
         while i < n {
             let b0 = bytes[i]
             if b0 < 0x80 { i += 1; continue }

@@ -66,7 +66,10 @@ final class Snapshot: @unchecked Sendable {
         }
     }
 
-    deinit { mdb_txn_abort(txn) }
+    deinit {
+        mdb_txn_abort(txn)
+        lock.destroy()
+    }
 
     @inline(__always)
     func chunk(_ id: ChunkID, dbi: MDB_dbi) throws(FiefError) -> UnsafeRawBufferPointer? {
@@ -290,6 +293,7 @@ public final class Realm: @unchecked Sendable {
 
     deinit {
         if write != nil { cancelWrite() }
+        lock.destroy()
     }
 
     /// Read the schema stored in `snapshot` and open its databases.

@@ -2,16 +2,18 @@
 import Glibc
 #endif
 
-/// A plain mutex.  `withLock` takes a typed-throwing body so callers keep
-/// `FiefError` without casts.
-public final class Lock: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+/// A plain mutex, as a value: copying it costs no reference counting (it is
+/// taken on every call of the C ABI).  Its owner frees it with `destroy()`.
+public struct Lock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     public init() {
+        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
     }
 
-    deinit {
+    /// Free the mutex; only its owner's deinit calls this, once.
+    public func destroy() {
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
     }
