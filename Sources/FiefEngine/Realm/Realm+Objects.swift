@@ -373,7 +373,15 @@ extension Realm {
             if table.integerPrimaryKey, case .int(let i) = value {
                 var k = UInt64(bitPattern: i)
                 return try withUnsafeBytes(of: &k) { (kb) throws(FiefError) in
-                    try LMDB.put(write.txn, dbi, kb, objectBytes, flags: UInt32(MDB_NOOVERWRITE))
+                    // Keys arriving in ascending order append at the end of
+                    // the tree without a search; the first key out of order
+                    // turns appending off for the rest of the transaction.
+                    if !write.appendRefused.contains(table.key) {
+                        let cursor = try write.appendCursor(table.key, dbi)
+                        if try cursor.append(kb, objectBytes) { return true }
+                        write.appendRefused.insert(table.key)
+                    }
+                    return try LMDB.put(write.txn, dbi, kb, objectBytes, flags: UInt32(MDB_NOOVERWRITE))
                 }
             }
             KeyEncoding.encode(value, into: &write.keyBuffer)
@@ -530,6 +538,7 @@ extension Realm {
     }
 
     private func emptyTable(_ write: WriteTransaction, _ table: Table) throws(FiefError) {
+        write.closeCursors()
         try LMDB.check(mdb_drop(write.txn, table.data, 0), "deleting objects")
         if let pk = table.primaryKeyDatabase { try LMDB.check(mdb_drop(write.txn, pk, 0), "deleting objects") }
         for dbi in table.indexDatabases.values { try LMDB.check(mdb_drop(write.txn, dbi, 0), "deleting objects") }

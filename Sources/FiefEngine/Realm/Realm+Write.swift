@@ -28,6 +28,22 @@ final class WriteTransaction {
     var openedDatabases: [String] = []
     /// Whether the schema changed in this transaction.
     var changedSchema = false
+    /// Cursors that append ascending integer primary keys, per class; closed
+    /// before the transaction ends (LMDB frees a write transaction's cursors).
+    private var appendCursors: [UInt32: LMDBCursor] = [:]
+    /// Classes whose primary keys stopped arriving in ascending order.
+    var appendRefused: Set<UInt32> = []
+
+    func appendCursor(_ table: UInt32, _ dbi: MDB_dbi) throws(FiefError) -> LMDBCursor {
+        if let cursor = appendCursors[table] { return cursor }
+        let cursor = try LMDBCursor(txn, dbi)
+        appendCursors[table] = cursor
+        return cursor
+    }
+
+    func closeCursors() {
+        appendCursors.removeAll()
+    }
 
     init(txn: OpaquePointer, version: UInt64, meta: MDB_dbi) {
         self.txn = txn
@@ -152,6 +168,7 @@ extension Realm {
             environment.setWriter(false)
             bumpStamp()
         }
+        write.closeCursors()
         if let failure = write.failure {
             mdb_txn_abort(write.txn)
             environment.forgetDatabases(write.openedDatabases)
@@ -215,6 +232,7 @@ extension Realm {
     /// Cancel the write transaction; nothing of it is kept.
     public func cancelWrite() {
         guard let write else { return }
+        write.closeCursors()
         mdb_txn_abort(write.txn)
         self.write = nil
         environment.forgetDatabases(write.openedDatabases)

@@ -145,6 +145,17 @@ final class LMDBCursor {
         try move(MDB_NEXT)
     }
 
+    /// Append `key` after the last key (MDB_APPEND); false when the key is
+    /// not greater than the last one (nothing is written then).
+    func append(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FiefError) -> Bool {
+        var k = LMDB.val(key)
+        var v = LMDB.val(value)
+        let rc = mdb_cursor_put(pointer, &k, &v, UInt32(MDB_APPEND))
+        if rc == MDB_KEYEXIST { return false }
+        try LMDB.check(rc, "writing the database")
+        return true
+    }
+
     func deleteCurrent() throws(FiefError) {
         try LMDB.check(mdb_cursor_del(pointer, 0), "deleting from the database")
     }
