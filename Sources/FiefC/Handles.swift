@@ -37,6 +37,9 @@ enum HandleTable {
         var object: AnyObject? = nil
         /// `object` as a raw pointer, for borrowing it without reference counting.
         var opaque: UnsafeMutableRawPointer? = nil
+        /// For object handles: the class and object key (`object` is the realm).
+        var table: UInt32 = 0
+        var key: Int64 = 0
     }
 
     static let segmentShift = 12
@@ -55,8 +58,26 @@ enum HandleTable {
     nonisolated(unsafe) static var slotCount: UInt32 = 0
     static let lock = Lock()
 
+    /// A new object handle: the realm, the class and the object key live in
+    /// the slot itself, so an object handle costs no allocation.
+    static func makeObject(_ realm: Realm, table: UInt32, key: Int64) -> OpaquePointer? {
+        make(realm, .object) { slot in
+            slot.pointee.table = table
+            slot.pointee.key = key
+        }
+    }
+
+    /// The object behind an object handle, valid for the current call.
+    @inline(__always)
+    static func object(_ handle: UnsafeRawPointer?) throws(FiefError) -> ObjectBox {
+        try borrow(handle, .object, as: Realm.self) { (realm) throws(FiefError) -> ObjectBox in
+            let slot = slot(handle)!
+            return ObjectBox(realm: realm, table: slot.pointee.table, key: slot.pointee.key)
+        }
+    }
+
     /// A new handle for `object`.
-    static func make(_ object: AnyObject, _ kind: HandleKind) -> OpaquePointer? {
+    static func make(_ object: AnyObject, _ kind: HandleKind, _ fill: (UnsafeMutablePointer<Slot>) -> Void = { _ in }) -> OpaquePointer? {
         let made: OpaquePointer? = try? lock.withLock { () throws(FiefError) -> OpaquePointer? in
             var index: UInt32
             if freeHead != 0 {
@@ -77,6 +98,7 @@ enum HandleTable {
             slot.pointee.kind = kind.rawValue
             slot.pointee.object = object
             slot.pointee.opaque = Unmanaged.passUnretained(object).toOpaque()
+            fill(slot)
             let value = (UInt64(index) + 1) << generationBits | UInt64(slot.pointee.generation)
             return OpaquePointer(bitPattern: UInt(value))
         }

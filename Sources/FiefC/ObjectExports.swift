@@ -1,25 +1,19 @@
 import CFief
 import FiefEngine
 
-/// An object handle's object: a realm, a class and an object key.
-final class ObjectBox {
-    let realm: Realm
+/// What an object handle names: a realm, a class and an object key.  The
+/// realm is borrowed from the handle's slot: use it within the call only.
+struct ObjectBox {
+    unowned(unsafe) let realm: Realm
     let table: UInt32
     let key: Int64
-
-    init(realm: Realm, table: UInt32, key: Int64) {
-        self.realm = realm
-        self.table = table
-        self.key = key
-    }
 }
 
 @inline(__always)
 func withObject<R>(_ handle: OpaquePointer?, _ body: (ObjectBox) throws(FiefError) -> R) throws(FiefError) -> R {
-    try HandleTable.borrow(UnsafeRawPointer(handle), .object, as: ObjectBox.self) { (box) throws(FiefError) -> R in
-        let lock = box.realm.lock
-        return try lock.withLock { () throws(FiefError) -> R in try body(box) }
-    }
+    let box = try HandleTable.object(UnsafeRawPointer(handle))
+    let lock = box.realm.lock
+    return try lock.withLock { () throws(FiefError) -> R in try body(box) }
 }
 
 /// Convert `count` C values into engine values (views).
@@ -70,7 +64,7 @@ public func exportObjectCreate(_ realmHandle: OpaquePointer?, _ classKey: UInt32
             }
             return (realm, key)
         }
-        return HandleTable.make(ObjectBox(realm: realm, table: classKey, key: key), .object)
+        return HandleTable.makeObject(realm, table: classKey, key: key)
     }
 }
 
@@ -98,7 +92,7 @@ public func exportObjectFind(_ realmHandle: OpaquePointer?, _ classKey: UInt32, 
             (realm, try realm.find(table: classKey, primaryKey: try ValueBridge.engineValue(primaryKey)))
         }
         guard let key else { return .some(nil) }
-        return .some(HandleTable.make(ObjectBox(realm: realm, table: classKey, key: key), .object))
+        return .some(HandleTable.makeObject(realm, table: classKey, key: key))
     }
     switch result {
     case .none:
@@ -122,13 +116,13 @@ public func exportObjectGet(_ realmHandle: OpaquePointer?, _ classKey: UInt32, _
             }
             return realm
         }
-        return HandleTable.make(ObjectBox(realm: realm, table: classKey, key: key), .object)
+        return HandleTable.makeObject(realm, table: classKey, key: key)
     }
 }
 
 @_cdecl("fief_object_is_valid")
 public func exportObjectIsValid(_ handle: OpaquePointer?) -> Bool {
-    guard let box = try? HandleTable.resolve(UnsafeRawPointer(handle), .object, as: ObjectBox.self) else { return false }
+    guard let box = try? HandleTable.object(UnsafeRawPointer(handle)) else { return false }
     return (try? box.realm.lock.withLock { () throws(FiefError) -> Bool in
         try box.realm.objectExists(table: box.table, key: box.key)
     }) ?? false
@@ -137,7 +131,7 @@ public func exportObjectIsValid(_ handle: OpaquePointer?) -> Bool {
 @_cdecl("fief_object_get_key")
 public func exportObjectGetKey(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
-        let box = try HandleTable.resolve(UnsafeRawPointer(handle), .object, as: ObjectBox.self)
+        let box = try HandleTable.object(UnsafeRawPointer(handle))
         try store(out, box.key, "out_key")
         return true
     }
@@ -146,7 +140,7 @@ public func exportObjectGetKey(_ handle: OpaquePointer?, _ out: UnsafeMutablePoi
 @_cdecl("fief_object_get_class_key")
 public func exportObjectGetClassKey(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<UInt32>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
-        let box = try HandleTable.resolve(UnsafeRawPointer(handle), .object, as: ObjectBox.self)
+        let box = try HandleTable.object(UnsafeRawPointer(handle))
         try store(out, box.table, "out_class_key")
         return true
     }
@@ -155,7 +149,7 @@ public func exportObjectGetClassKey(_ handle: OpaquePointer?, _ out: UnsafeMutab
 @_cdecl("fief_object_get_realm")
 public func exportObjectGetRealm(_ handle: OpaquePointer?) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
-        let box = try HandleTable.resolve(UnsafeRawPointer(handle), .object, as: ObjectBox.self)
+        let box = try HandleTable.object(UnsafeRawPointer(handle))
         return HandleTable.make(RealmBox(box.realm), .realm)
     }
 }
@@ -222,13 +216,13 @@ public func exportObjectDelete(_ handle: OpaquePointer?) -> Bool {
 public func exportObjectResolveIn(_ handle: OpaquePointer?, _ target: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_object")
-        let box = try HandleTable.resolve(UnsafeRawPointer(handle), .object, as: ObjectBox.self)
+        let box = try HandleTable.object(UnsafeRawPointer(handle))
         let exists = try withRealm(target) { (realm) throws(FiefError) -> Realm? in
             guard realm.path == box.realm.path else { throw FiefError(.invalidArgument, "the target realm is another file") }
             return try realm.objectExists(table: box.table, key: box.key) ? realm : nil
         }
         out.pointee = try exists.map { (realm) throws(FiefError) -> OpaquePointer in
-            guard let made = HandleTable.make(ObjectBox(realm: realm, table: box.table, key: box.key), .object) else {
+            guard let made = HandleTable.makeObject(realm, table: box.table, key: box.key) else {
                 throw FiefError(.outOfMemory, "too many live handles")
             }
             return made

@@ -74,7 +74,7 @@ public func exportResultsGetObject(_ handle: OpaquePointer?, _ index: Int) -> Op
         let (realm, table, key) = try withResults(handle) { (results) throws(FiefError) in
             (results.realm, results.tableKey, try results.key(at: index))
         }
-        return HandleTable.make(ObjectBox(realm: realm, table: table, key: key), .object)
+        return HandleTable.makeObject(realm, table: table, key: key)
     }
 }
 
@@ -107,7 +107,7 @@ public func exportResultsIndexOf(_ handle: OpaquePointer?, _ object: OpaquePoint
     guarded(false) { () throws(FiefError) -> Bool in
         let found = try require(outFound, "out_found")
         let indexOut = try require(outIndex, "out_index")
-        let box = try HandleTable.resolve(UnsafeRawPointer(object), .object, as: ObjectBox.self)
+        let box = try HandleTable.object(UnsafeRawPointer(object))
         let index = try withResults(handle) { (results) throws(FiefError) -> Int? in
             guard box.table == results.tableKey, box.realm.path == results.realm.path else { return nil }
             return try results.index(of: box.key)
