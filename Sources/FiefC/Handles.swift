@@ -166,8 +166,7 @@ enum HandleTable {
         var object: AnyObject?
         let ok: Bool = (try? lock.withLock { () throws(FiefError) -> Bool in
             guard let slot = slot(handle) else { return false }
-            object = slot.pointee.object
-            slot.pointee.object = nil
+            swap(&object, &slot.pointee.object)
             slot.pointee.opaque = nil
             slot.pointee.kind = 0
             slot.pointee.generation = UInt32((UInt64(slot.pointee.generation) + 1) & generationMask)

@@ -103,7 +103,20 @@ public enum Value {
     }
 
     /// Check (and where allowed, convert) a value for a property.
+    @inline(__always)
     func coerced(for property: Property, className: @autoclosure () -> String) throws(FiefError) -> Value {
+        // The common case, a value of the property's own type that needs no
+        // further check, without building the error context.
+        switch (self, property.type) {
+        case (.int, .int), (.bool, .bool), (.double, .double), (.float, .float), (.binary, .binary),
+             (.objectId, .objectId), (.uuid, .uuid), (.decimal128, .decimal128):
+            return self
+        default:
+            return try coercedSlowly(for: property, className: className())
+        }
+    }
+
+    private func coercedSlowly(for property: Property, className: @autoclosure () -> String) throws(FiefError) -> Value {
         switch (self, property.type) {
         case (.null, _):
             if property.isNullable { return self }
