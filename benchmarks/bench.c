@@ -234,6 +234,10 @@ static void fief_open(Fief *f, const Data *d, const char *path) {
     FH(schema, fief_schema_new(&cls, 1, class_props));
     FH(config, fief_config_new());
     FB(fief_config_set_path(config, path));
+    /* The durability SQLite's WAL mode with synchronous=NORMAL gives (a power
+     * loss may undo the last commit, never damage the file); Fief still syncs
+     * the data at every commit, SQLite only at checkpoints. */
+    FB(fief_config_set_durability(config, FIEF_DURABILITY_NORMAL));
     FB(fief_config_set_schema(config, schema));
     FH(f->realm, fief_realm_open(config));
     FB(fief_release(config));

@@ -395,6 +395,21 @@ FIEF_API bool fief_config_set_schema_version(fief_config_t *config, uint64_t ver
  *  of failing with FIEF_ERR_SCHEMA_MISMATCH. */
 FIEF_API bool fief_config_set_delete_if_migration_needed(fief_config_t *config, bool delete_files);
 
+/** How hard a commit works to survive a power loss (a process killed at any
+ *  point never loses a returned commit, whatever the setting). */
+typedef int32_t fief_durability_t;
+/** fsync the data, then the new root: a returned commit survives power loss (default). */
+#define FIEF_DURABILITY_FULL 0
+/** fsync the data but not the new root: a power loss may undo the last
+ *  commit but never damages the file (as SQLite's WAL with synchronous=NORMAL). */
+#define FIEF_DURABILITY_NORMAL 1
+
+/** Set the durability of commits.  It is a property of the open file in
+ *  this process: every realm of the same file uses the setting of the
+ *  realm opened last.  In-memory realms never sync.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_INVALID_ARGUMENT (unknown value). */
+FIEF_API bool fief_config_set_durability(fief_config_t *config, fief_durability_t durability);
+
 /* ==========================================================================
  * Realm
  * ========================================================================== */

@@ -229,3 +229,13 @@ public func exportConfigSetSchemaVersion(_ handle: OpaquePointer?, _ version: UI
 public func exportConfigSetDeleteIfMigrationNeeded(_ handle: OpaquePointer?, _ delete: Bool) -> Bool {
     withConfig(handle) { (box) throws(FiefError) in box.configuration.deleteIfMigrationNeeded = delete }
 }
+
+@_cdecl("fief_config_set_durability")
+public func exportConfigSetDurability(_ handle: OpaquePointer?, _ durability: Int32) -> Bool {
+    withConfig(handle) { (box) throws(FiefError) in
+        guard let value = Durability(rawValue: durability) else {
+            throw FiefError(.invalidArgument, "unknown durability \(durability)")
+        }
+        box.configuration.durability = value
+    }
+}

@@ -4,6 +4,15 @@ import Glibc
 #endif
 
 /// What to open: a file or an in-memory identifier, and the schema to hold.
+/// How hard a commit works to survive a power loss.  Raw values are the C
+/// ABI's `FIEF_DURABILITY_*`.
+public enum Durability: Int32, Sendable {
+    /// Sync the data, then the new root: every returned commit survives.
+    case full = 0
+    /// Sync the data only: a power loss may undo the last commit, never damage the file.
+    case normal = 1
+}
+
 public struct RealmConfiguration: Sendable {
     public var path: String?
     public var inMemoryIdentifier: String?
@@ -12,6 +21,8 @@ public struct RealmConfiguration: Sendable {
     public var schema: Schema?
     public var schemaVersion: UInt64 = 0
     public var deleteIfMigrationNeeded = false
+    /// Whether a commit also syncs the new root (see `Durability`).
+    public var durability: Durability = .full
 
     public init() {}
 }
@@ -217,6 +228,9 @@ public final class Realm: @unchecked Sendable {
             environment = try EnvironmentRegistry.open(path: path, readOnly: configuration.readOnly)
         } else {
             throw FiefError(.invalidArgument, "the configuration names neither a path nor an in-memory identifier")
+        }
+        if configuration.inMemoryIdentifier == nil, !configuration.readOnly {
+            environment!.setDurability(configuration.durability)
         }
         do throws(FiefError) {
             return try Realm(environment: environment!, configuration: configuration)

@@ -89,6 +89,12 @@ final class Environment: @unchecked Sendable {
         }
     }
 
+    /// Sync only the data, not the meta page, at commit (`.normal`), or both.
+    func setDurability(_ durability: Durability) {
+        if isInMemory || isReadOnly { return }
+        mdb_env_set_flags(env, UInt32(MDB_NOMETASYNC), durability == .normal ? 1 : 0)
+    }
+
     // MARK: Databases
 
     /// The handle of named database `name`, opening it if this process has
