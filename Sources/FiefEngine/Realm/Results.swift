@@ -244,17 +244,7 @@ public final class Results: @unchecked Sendable {
         for i in 0..<n { order[i] = Int32(i) }
         if columns.count == 1 {
             let column = columns[0]
-            if column.ascending {
-                order.sort { a, b in
-                    let c = column.compare(Int(a), Int(b))
-                    return c != 0 ? c < 0 : a < b
-                }
-            } else {
-                order.sort { a, b in
-                    let c = column.compare(Int(a), Int(b))
-                    return c != 0 ? c > 0 : a < b
-                }
-            }
+            column.radixSort(order)
         } else {
             columns.withUnsafeBufferPointer { columns in
                 order.sort { a, b in
@@ -357,6 +347,89 @@ final class SortColumn {
         doubles.deallocate()
         strings.deallocate()
         prefixes.deallocate()
+    }
+
+    /// The row's value as an unsigned 64-bit number in ascending order (for
+    /// strings: their first eight bytes); rows with equal numbers may still
+    /// differ (see `compare`).
+    @inline(__always)
+    private func radixKey(_ row: Int) -> UInt64 {
+        switch kind {
+        case 0: return UInt64(bitPattern: ints[row]) ^ (1 << 63)
+        case 1:
+            let d = doubles[row]
+            let bits = d == 0 ? 0 : d.bitPattern   // -0.0 sorts with 0.0
+            return bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
+        default: return prefixes[row]
+        }
+    }
+
+    /// Sort `order` (row numbers, initially 0..<n) by this column alone,
+    /// stably: nulls first ascending (last descending), then an LSD radix
+    /// sort on `radixKey`, then runs of equal radix keys by `compare`.
+    func radixSort(_ order: UnsafeMutableBufferPointer<Int32>) {
+        let n = order.count
+        if n < 2 { return }
+        // Nulls apart, keeping their order.
+        var nonNull: [Int32] = []
+        var nullRows: [Int32] = []
+        nonNull.reserveCapacity(n)
+        for i in 0..<n {
+            let row = order[i]
+            if nulls[Int(row)] { nullRows.append(row) } else { nonNull.append(row) }
+        }
+        let m = nonNull.count
+        let keys = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: max(m, 1))
+        let keys2 = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: max(m, 1))
+        let rows2 = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(m, 1))
+        defer { keys.deallocate(); keys2.deallocate(); rows2.deallocate() }
+        let rows = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(m, 1))
+        defer { rows.deallocate() }
+        for i in 0..<m {
+            let row = Int(nonNull[i])
+            rows[i] = nonNull[i]
+            let key = radixKey(row)
+            keys[i] = ascending ? key : ~key
+        }
+        var sourceKeys = keys, sourceRows = rows
+        var targetKeys = keys2, targetRows = rows2
+        var counts = [Int](repeating: 0, count: 256)
+        for pass in 0..<8 {
+            let shift = UInt64(pass * 8)
+            for b in 0..<256 { counts[b] = 0 }
+            for i in 0..<m { counts[Int((sourceKeys[i] >> shift) & 0xFF)] += 1 }
+            if counts.contains(m) { continue }  // every key has the same byte here
+            var total = 0
+            for b in 0..<256 { let c = counts[b]; counts[b] = total; total += c }
+            for i in 0..<m {
+                let b = Int((sourceKeys[i] >> shift) & 0xFF)
+                let at = counts[b]
+                counts[b] = at + 1
+                targetKeys[at] = sourceKeys[i]
+                targetRows[at] = sourceRows[i]
+            }
+            swap(&sourceKeys, &targetKeys)
+            swap(&sourceRows, &targetRows)
+        }
+        // Equal radix keys: finish with the full comparison, stably.
+        var start = 0
+        while start < m {
+            var end = start + 1
+            while end < m && sourceKeys[end] == sourceKeys[start] { end += 1 }
+            if end - start > 1 {
+                var run = UnsafeMutableBufferPointer(rebasing: sourceRows[start..<end])
+                let up = ascending
+                run.sort { a, b in
+                    let c = compare(Int(a), Int(b))
+                    return c != 0 ? (up ? c < 0 : c > 0) : a < b
+                }
+            }
+            start = end
+        }
+        var out = 0
+        if ascending { for row in nullRows { order[out] = row; out += 1 } }
+        for i in 0..<m { order[out] = sourceRows[i]; out += 1 }
+        if !ascending { for row in nullRows { order[out] = row; out += 1 } }
     }
 
     /// -1, 0 or 1: row a before, with, or after row b (ascending; nulls first).
