@@ -69,7 +69,12 @@
  *   for the same path shares one LMDB environment, so opening a file twice in
  *   one process is safe.  Do not copy a file while a writer may be active.
  * - Results evaluate lazily and re-evaluate after every change of the realm's
- *   snapshot; indices are positions in the current evaluation.
+ *   snapshot and every write of the realm's own write transaction that can
+ *   change them; indices are positions in the current evaluation.
+ * - LMDB does not checksum pages: a file whose header and length are sound
+ *   but whose inner pages were overwritten by something else can still
+ *   crash the process.  Files cut short, foreign files and random bytes are
+ *   refused with FIEF_ERR_FILE_NOT_FIEF.
  */
 #ifndef FIEF_H
 #define FIEF_H
@@ -104,7 +109,9 @@ extern "C" {
 #define FIEF_VERSION_STRING "0.1.0"
 
 /** The library's version as FIEF_VERSION_NUMBER computes it, to compare with
- *  the header a binding was built against.  Cannot fail; any thread. */
+ *  the header a binding was built against.  A binding works with a library
+ *  of the same MAJOR and MINOR version and any PATCH (while MAJOR is 0, a
+ *  new MINOR may change the interface).  Cannot fail; any thread. */
 FIEF_API int32_t fief_version_number(void);
 
 /** The library's version as a static, zero-terminated string ("0.1.0").
@@ -322,6 +329,7 @@ typedef struct fief_class_info {
  *  `class_properties[i]` (an array of classes[i].num_properties entries).
  *  Everything is copied; the arguments may be freed after the call.
  *  Returns a new schema handle, or NULL.
+ *  A primary key may be optional (one object may then have a null key).
  *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL arrays), FIEF_ERR_INVALID_SCHEMA
  *  (empty or duplicate names, unknown types, more than one primary key, a
  *  primary key of a type other than int, string, object id or uuid, an
@@ -367,7 +375,8 @@ FIEF_API bool fief_schema_find_property(const fief_schema_t *schema, size_t clas
 FIEF_API fief_config_t *fief_config_new(void);
 
 /** The file to open or create (zero-terminated).  Clears any in-memory
- *  identifier.  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_INVALID_ARGUMENT. */
+ *  identifier.  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_INVALID_ARGUMENT
+ *  (NULL or empty path), FIEF_ERR_INVALID_UTF8. */
 FIEF_API bool fief_config_set_path(fief_config_t *config, const char *path);
 
 /** Open an in-memory realm named `identifier` instead of a file: every open
@@ -464,11 +473,15 @@ FIEF_API fief_schema_t *fief_realm_get_schema(const fief_realm_t *realm);
 /** Add the classes and properties of `schema` to the realm's schema:
  *  additive changes only (new classes, new properties, indexes added or
  *  removed); the schema version stays.  Classes of the realm that `schema`
- *  does not mention are kept.  Inside a write transaction the change is part
- *  of it (fief_realm_cancel undoes it); outside one, it commits on its own.
- *  Handles to the realm's earlier schema (fief_realm_get_schema) keep
- *  describing the old one.
- *  Errors: FIEF_ERR_SCHEMA_MISMATCH (a change that is not additive),
+ *  does not mention are kept, but a class it mentions must list every
+ *  property the class has (a missing one is a removal, not additive).
+ *  Inside a write transaction the change is part of it (fief_realm_cancel
+ *  undoes it, and the commit creates the version); outside one, it commits
+ *  on its own as a new version.  A failed update changes nothing.  Handles
+ *  to the realm's earlier schema (fief_realm_get_schema) keep describing
+ *  the old one.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE,
+ *  FIEF_ERR_SCHEMA_MISMATCH (a change that is not additive),
  *  FIEF_ERR_INVALID_SCHEMA, FIEF_ERR_FROZEN, FIEF_ERR_READ_ONLY,
  *  FIEF_ERR_WRONG_THREAD, FIEF_ERR_CLOSED. */
 FIEF_API bool fief_realm_update_schema(fief_realm_t *realm, const fief_schema_t *schema);
@@ -567,7 +580,7 @@ FIEF_API bool fief_object_create_many(fief_realm_t *realm, fief_class_key_t clas
  *  when the call failed (the error is set).
  *  Errors: FIEF_ERR_NO_SUCH_CLASS, FIEF_ERR_INVALID_ARGUMENT (the class
  *  has no primary key), FIEF_ERR_TYPE_MISMATCH, FIEF_ERR_NULL_NOT_ALLOWED
- *  (null for a primary key that is not optional). */
+ *  (null for a primary key that is not optional), FIEF_ERR_INVALID_UTF8. */
 FIEF_API fief_object_t *fief_object_find(fief_realm_t *realm, fief_class_key_t class_key,
                                          fief_value_t primary_key, bool *out_found);
 
@@ -615,7 +628,8 @@ FIEF_API bool fief_object_get_values(const fief_object_t *object,
 FIEF_API bool fief_object_set_value(fief_object_t *object, fief_property_key_t property,
                                     fief_value_t value);
 
-/** Write several properties, all or nothing.  Errors as fief_object_set_value. */
+/** Write several properties, all or nothing.  Errors as fief_object_set_value,
+ *  and FIEF_ERR_INVALID_ARGUMENT for a property given twice. */
 FIEF_API bool fief_object_set_values(fief_object_t *object, const fief_property_key_t *properties,
                                      const fief_value_t *values, size_t num_values);
 
