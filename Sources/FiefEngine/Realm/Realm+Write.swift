@@ -227,6 +227,7 @@ extension Realm {
             try MetaKeys.write(write.txn, write.meta, MetaKeys.nextObjectKey(tableKey), UInt64(next))
         }
         try MetaKeys.write(write.txn, write.meta, MetaKeys.version, write.version + 1)
+        try MetaKeys.write(write.txn, write.meta, MetaKeys.committedTransaction, UInt64(mdb_txn_id(write.txn)))
     }
 
     /// Cancel the write transaction; nothing of it is kept.

@@ -60,20 +60,39 @@ final class Snapshot: @unchecked Sendable {
             _ = try environment.database(MetaKeys.database, txn: probe!, create: false)
         }
         handleGeneration = environment.currentHandleGeneration
-        var pointer: OpaquePointer?
-        try LMDB.check(mdb_txn_begin(environment.env, nil, UInt32(MDB_RDONLY), &pointer), "starting a read transaction", path: environment.path)
-        txn = pointer!
-        if let meta = environment.openedDatabase(MetaKeys.database), Environment.isUsable(meta, in: txn) {
+        // LMDB picks a reader's root from the meta page of the transaction id
+        // it read; a reader delayed between the two while the writer commits
+        // twice gets the newer root under the older id.  Its data is still
+        // one whole commit, but a later snapshot could then show an older
+        // one.  Every commit records its id in `meta`: a root newer than the
+        // transaction's id is detected, and the snapshot taken again.
+        var attempt = 0
+        while true {
+            var pointer: OpaquePointer?
+            try LMDB.check(mdb_txn_begin(environment.env, nil, UInt32(MDB_RDONLY), &pointer), "starting a read transaction", path: environment.path)
+            let txn = pointer!
+            guard let meta = environment.openedDatabase(MetaKeys.database), Environment.isUsable(meta, in: txn) else {
+                self.txn = txn
+                version = 0
+                schemaGeneration = 0
+                return
+            }
             do throws(FiefError) {
+                let committedBy = try MetaKeys.readUInt64(txn, meta, MetaKeys.committedTransaction) ?? 0
+                if committedBy > UInt64(mdb_txn_id(txn)) && attempt < 1000 {
+                    mdb_txn_abort(txn)
+                    attempt += 1
+                    sched_yield()
+                    continue
+                }
                 version = try MetaKeys.readUInt64(txn, meta, MetaKeys.version) ?? 0
                 schemaGeneration = try MetaKeys.readUInt64(txn, meta, MetaKeys.schemaGeneration) ?? 0
+                self.txn = txn
+                return
             } catch {
                 mdb_txn_abort(txn)
                 throw error
             }
-        } else {
-            version = 0
-            schemaGeneration = 0
         }
     }
 
@@ -111,6 +130,8 @@ enum MetaKeys {
     static let schemaVersion = "schemaVersion"
     static let schemaGeneration = "schemaGeneration"
     static let nextClassKey = "nextClassKey"
+    /// The LMDB transaction id of the last commit (see `Snapshot.init`).
+    static let committedTransaction = "committedTransaction"
     static func nextObjectKey(_ table: UInt32) -> String { "nextObjectKey.\(table)" }
 
     static func readUInt64(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ name: String) throws(FiefError) -> UInt64? {

@@ -258,6 +258,7 @@ enum SchemaPlanner {
         try MetaKeys.write(txn, meta, MetaKeys.schemaVersion, merge.schemaVersion)
         try MetaKeys.write(txn, meta, MetaKeys.schemaGeneration, existing.generation + 1)
         try MetaKeys.write(txn, meta, MetaKeys.nextClassKey, merge.nextClassKey)
+        try MetaKeys.write(txn, meta, MetaKeys.committedTransaction, UInt64(mdb_txn_id(txn)))
         return true
     }
 

@@ -14,6 +14,10 @@ final class Environment: @unchecked Sendable {
     let registryKey: String
     let isReadOnly: Bool
     let isInMemory: Bool
+    /// The process that opened it: a child made by fork() inherits this
+    /// object but must not use it (LMDB forbids using an environment across
+    /// fork), and opens its own.
+    let ownerProcess = getpid()
     /// Guards `databases` and `writerThread`, and serialises mdb_dbi_open.
     let lock = Mutex<Void>(())
     private var databases: [String: MDB_dbi] = [:]
@@ -60,6 +64,9 @@ final class Environment: @unchecked Sendable {
     }
 
     deinit {
+        // In a child process made by fork(), leave the parent's environment
+        // alone: closing it here would clear the parent's reader slots.
+        if ownerProcess != getpid() { return }
         mdb_env_close(env)
         if isInMemory {
             unlink(path)
@@ -189,7 +196,7 @@ enum EnvironmentRegistry {
     static func open(path: String, readOnly: Bool) throws(FiefError) -> Environment {
         let key = canonicalPath(path)
         return try entries.withLock { (table) throws(FiefError) -> Environment in
-            if let existing = table[key]?.environment {
+            if let existing = table[key]?.environment, existing.ownerProcess == getpid() {
                 // One environment per file: a read-only one cannot serve a writable realm.
                 if existing.isReadOnly && !readOnly {
                     throw FiefError(.fileLocked, "'\(path)' is open read-only in this process; close those realms before opening it for writing", path: path)
@@ -206,7 +213,7 @@ enum EnvironmentRegistry {
     static func openInMemory(identifier: String) throws(FiefError) -> Environment {
         let key = "mem:" + identifier
         return try entries.withLock { (table) throws(FiefError) -> Environment in
-            if let existing = table[key]?.environment { return existing }
+            if let existing = table[key]?.environment, existing.ownerProcess == getpid() { return existing }
             let n = counter.wrappingAdd(1, ordering: .relaxed).newValue
             let directory = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp")
             var safe = ""
@@ -225,7 +232,7 @@ enum EnvironmentRegistry {
     /// Whether a file is open in this process.
     static func isOpen(path: String) -> Bool {
         let key = canonicalPath(path)
-        return entries.withLock { $0[key]?.environment != nil }
+        return entries.withLock { $0[key]?.environment.map { $0.ownerProcess == getpid() } ?? false }
     }
 
     /// The absolute, symlink-free path of `path` (of its directory when the
