@@ -116,6 +116,21 @@ public enum Value {
         }
     }
 
+    /// The value itself when it is of `type` and needs no check or
+    /// conversion (valid UTF-8 for strings); nil otherwise (use `coerced`).
+    @inline(__always)
+    func coercedQuickly(to type: PropertyType) -> Value? {
+        switch (self, type) {
+        case (.int, .int), (.bool, .bool), (.double, .double), (.float, .float), (.binary, .binary),
+             (.objectId, .objectId), (.uuid, .uuid), (.decimal128, .decimal128):
+            return self
+        case (.string(let bytes), .string):
+            return UTF8Check.isValid(bytes) ? self : nil
+        default:
+            return nil
+        }
+    }
+
     private func coercedSlowly(for property: Property, className: @autoclosure () -> String) throws(FiefError) -> Value {
         switch (self, property.type) {
         case (.null, _):

@@ -49,8 +49,13 @@ extension Realm {
         try checkReadable()
         let table = try table(tableKey)
         try requireLive(table, key)
-        let property = try table.property(propertyKey)
-        return try slotValue(table, property, key)
+        return try slotValue(table, try table.column(propertyKey), key)
+    }
+
+    @inline(__always)
+    func slotValue(_ table: Table, _ column: Column, _ key: Int64) throws(FiefError) -> Value {
+        try chunk(table, column: column.key, cluster: ClusterLayout.cluster(of: key))
+            .value(ClusterLayout.slot(of: key), type: column.type, nullable: column.isNullable)
     }
 
     /// Read several properties of an object into `out`.
@@ -59,7 +64,7 @@ extension Realm {
         let table = try table(tableKey)
         try requireLive(table, key)
         for i in 0..<properties.count {
-            out[i] = try slotValue(table, try table.property(properties[i]), key)
+            out[i] = try slotValue(table, try table.column(properties[i]), key)
         }
     }
 
@@ -452,6 +457,14 @@ extension Realm {
         let write = try requireWrite()
         let table = try table(tableKey)
         try requireLive(table, key)
+        let column = try table.column(propertyKey)
+        if !column.isPrimaryKey && !column.hasIndex, let fast = value.coercedQuickly(to: column.type) {
+            // The common case: no index to maintain, a value needing no conversion.
+            let chunk = try dirtyChunk(write, table, column: column.key, type: column.type, cluster: ClusterLayout.cluster(of: key))
+            chunk.set(ClusterLayout.slot(of: key), fast)
+            noteColumnChange(table.key, column.key)
+            return
+        }
         let property = try table.property(propertyKey)
         let coerced = try value.coerced(for: property, className: table.objectClass.name)
         if property.isPrimaryKey {

@@ -160,6 +160,25 @@ enum MetaKeys {
     }
 }
 
+/// What the hot paths need of a property: no name, so copying it costs no
+/// reference counting.
+struct Column {
+    let key: UInt32
+    let type: PropertyType
+    let flags: PropertyFlags
+
+    init(_ property: Property) {
+        key = property.key
+        type = property.type
+        flags = property.flags
+    }
+
+    var isNullable: Bool { flags.contains(.nullable) }
+    var isPrimaryKey: Bool { flags.contains(.primaryKey) }
+    /// A secondary index (primary keys have their own table).
+    var hasIndex: Bool { flags.contains(.indexed) && !flags.contains(.primaryKey) }
+}
+
 /// How one class is stored: its databases and its properties by key.
 final class Table: @unchecked Sendable {
     let objectClass: ObjectClass
@@ -171,6 +190,9 @@ final class Table: @unchecked Sendable {
     let integerPrimaryKey: Bool
     let indexDatabases: [UInt32: MDB_dbi]
     private let propertySlots: [Int]   // property key -> index into objectClass.properties, -1 if none
+    /// Columns by property key (`columnCount` entries; key 0 and gaps have no property).
+    private let columns: UnsafeMutablePointer<Column?>
+    private let columnCount: Int
 
     init(objectClass: ObjectClass, data: MDB_dbi, primaryKeyDatabase: MDB_dbi?, indexDatabases: [UInt32: MDB_dbi]) {
         self.objectClass = objectClass
@@ -184,6 +206,20 @@ final class Table: @unchecked Sendable {
         var slots = [Int](repeating: -1, count: maxKey + 1)
         for (i, p) in objectClass.properties.enumerated() { slots[Int(p.key)] = i }
         propertySlots = slots
+        columnCount = maxKey + 1
+        columns = .allocate(capacity: columnCount)
+        columns.initialize(repeating: nil, count: columnCount)
+        for p in objectClass.properties { columns[Int(p.key)] = Column(p) }
+    }
+
+    deinit { columns.deallocate() }
+
+    /// The column of property `key`.
+    @inline(__always)
+    func column(_ key: UInt32) throws(FiefError) -> Column {
+        let k = Int(key)
+        if k < columnCount, let column = columns[k] { return column }
+        throw FiefError(.noSuchProperty, "class '\(objectClass.name)' has no property with key \(key)")
     }
 
     @inline(__always)

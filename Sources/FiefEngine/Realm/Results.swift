@@ -124,7 +124,7 @@ public final class Results: @unchecked Sendable {
         let key = try key(at: index)
         let table = try realm.table(tableKey)
         for i in 0..<properties.count {
-            out[i] = try realm.slotValue(table, try table.property(properties[i]), key)
+            out[i] = try realm.slotValue(table, try table.column(properties[i]), key)
         }
     }
 
