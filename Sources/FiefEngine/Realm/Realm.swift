@@ -478,6 +478,13 @@ public final class Realm: @unchecked Sendable {
         }
     }
 
+    /// Whether class `key` exists (without touching its table object).
+    @inline(__always)
+    func hasTable(_ key: UInt32) -> Bool {
+        let index = Int(key)
+        return index < tablesByKey.count && tablesByKey[index] != nil
+    }
+
     @inline(__always)
     func table(_ key: UInt32) throws(FiefError) -> Table {
         let index = Int(key)

@@ -100,7 +100,7 @@ public final class Results: @unchecked Sendable {
     }
 
     /// Whether the realm is open and the class exists.
-    public var isValid: Bool { !realm.isClosed && (try? realm.table(tableKey)) != nil }
+    public var isValid: Bool { !realm.isClosed && realm.hasTable(tableKey) }
 
     // MARK: Reading
 
