@@ -37,6 +37,9 @@ TEST(config_options) {
     E(fief_config_set_read_only(c, false));
     E(fief_config_set_schema_version(c, 9));
     E(fief_config_set_delete_if_migration_needed(c, false));
+    EERR(fief_config_set_durability(c, 7), FIEF_ERR_INVALID_ARGUMENT);
+    EERR(fief_config_set_durability(NULL, FIEF_DURABILITY_FULL), FIEF_ERR_INVALID_HANDLE);
+    E(fief_config_set_durability(c, FIEF_DURABILITY_NORMAL));
     E(fief_config_set_schema(c, NULL));
     fief_schema_t *s = t_std_schema();
     R(s);

@@ -448,3 +448,15 @@ def test_update_schema(realm_path):
             id: fief.PrimaryKey[str]
         with pytest.raises(fief.SchemaMismatchError):
             realm.update_schema([Dog2])
+
+
+def test_durability_normal_commits_and_survives_reopen(tmp_path):
+    """durability="normal" (FIEF_DURABILITY_NORMAL) keeps every commit across a reopen."""
+    path = tmp_path / "normal.fief"
+    with fief.Realm.open(path, schema=[Dog], durability="normal") as realm:
+        with realm.write():
+            realm.add(Dog(id=1, name="Rex", age=3))
+    with fief.Realm.open(path, schema=[Dog]) as realm:
+        assert realm.object(Dog, 1).name == "Rex"
+    with pytest.raises(fief.InvalidArgumentError):
+        fief.Realm.open(path, schema=[Dog], durability="sometimes")

@@ -169,6 +169,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_config_set_schema": (c_bool, [H, H]),
     "fief_config_set_schema_version": (c_bool, [H, c_uint64]),
     "fief_config_set_delete_if_migration_needed": (c_bool, [H, c_bool]),
+    "fief_config_set_durability": (c_bool, [H, ctypes.c_int32]),
     # realm
     "fief_realm_open": (H, [H]),
     "fief_delete_files": (c_bool, [c_char_p, P(c_bool)]),

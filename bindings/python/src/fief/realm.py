@@ -525,8 +525,11 @@ class Realm:
     def __init__(self, path: str | os.PathLike | None = None, *, schema: Sequence[type[Object]] | None = None,
                  in_memory_identifier: str | None = None, in_memory: str | None = None,
                  read_only: bool = False, schema_version: int = 0,
-                 delete_if_migration_needed: bool = False):
+                 delete_if_migration_needed: bool = False, durability: str = "full"):
         library = L.lib()
+        durabilities = {"full": 0, "normal": 1}
+        if durability not in durabilities:
+            raise errors.InvalidArgumentError(f"durability must be 'full' or 'normal', not {durability!r}")
         if in_memory is not None:
             if in_memory_identifier is not None:
                 raise TypeError("give in_memory or in_memory_identifier, not both")
@@ -559,6 +562,9 @@ class Realm:
             if delete_if_migration_needed:
                 library.check(library.fief_config_set_delete_if_migration_needed(config.ptr, True),
                               "fief_config_set_delete_if_migration_needed")
+            if durability != "full":
+                library.check(library.fief_config_set_durability(config.ptr, durabilities[durability]),
+                              "fief_config_set_durability")
             ptr = library.check_handle(library.fief_realm_open(config.ptr), "fief_realm_open")
         finally:
             config.release()
@@ -568,7 +574,7 @@ class Realm:
     def open(cls, path: str | os.PathLike | None = None, **options: Any) -> "Realm":
         """Open or create a realm; see the class for the options
         (schema, in_memory_identifier, read_only, schema_version,
-        delete_if_migration_needed)."""
+        delete_if_migration_needed, durability="full" or "normal")."""
         return cls(path, **options)
 
     @classmethod
