@@ -418,6 +418,40 @@ enum QueryEvaluator {
         }
     }
 
+    /// Compare 256 packed integers of type `T` with `c`: one bit per slot.
+    @inline(__always)
+    static func compareInts<T: FixedWidthInteger & SignedInteger>(_ values: UnsafeRawPointer, as: T.Type, _ op: QueryOperator, _ c: Int64, _ mask: Bitmap) -> Bitmap {
+        // A constant outside T's range decides every comparison at once.
+        if c > Int64(T.max) || c < Int64(T.min) {
+            let above = c > Int64(T.max)
+            let all: Bool
+            switch op {
+            case .less, .lessOrEqual: all = above
+            case .greater, .greaterOrEqual: all = !above
+            case .equal: all = false
+            default: all = true
+            }
+            return all ? mask : Bitmap(repeating: 0)
+        }
+        let k = T(c)
+        var bits = Bitmap(repeating: 0)
+        let width = MemoryLayout<T>.size
+        for word in 0..<4 where mask[word] != 0 {
+            var w: UInt64 = 0
+            let p = values + (word << 6) * width
+            switch op {
+            case .less: for i in 0..<64 { w |= (p.loadUnaligned(fromByteOffset: i * width, as: T.self) < k ? 1 : 0) << UInt64(i) }
+            case .lessOrEqual: for i in 0..<64 { w |= (p.loadUnaligned(fromByteOffset: i * width, as: T.self) <= k ? 1 : 0) << UInt64(i) }
+            case .greater: for i in 0..<64 { w |= (p.loadUnaligned(fromByteOffset: i * width, as: T.self) > k ? 1 : 0) << UInt64(i) }
+            case .greaterOrEqual: for i in 0..<64 { w |= (p.loadUnaligned(fromByteOffset: i * width, as: T.self) >= k ? 1 : 0) << UInt64(i) }
+            case .equal: for i in 0..<64 { w |= (p.loadUnaligned(fromByteOffset: i * width, as: T.self) == k ? 1 : 0) << UInt64(i) }
+            default: for i in 0..<64 { w |= (p.loadUnaligned(fromByteOffset: i * width, as: T.self) != k ? 1 : 0) << UInt64(i) }
+            }
+            bits[word] = w
+        }
+        return bits
+    }
+
     static func valueOf(_ c: QueryConstant) -> Value {
         switch c {
         case .null: return .null
@@ -448,28 +482,15 @@ enum QueryEvaluator {
             }
             return op == .equal ? (nulls & mask) : (~nulls & mask)
         }
-        // Fast path: int column against an int constant.
+        // Fast path: int column against an int constant, at the chunk's width.
         if property.type == .int, case .int(let c) = constant, let base = reader.base {
-            var bits = Bitmap(repeating: 0)
-            let values = base + ClusterLayout.bitmapBytes
-            for word in 0..<4 where mask[word] != 0 {
-                var w: UInt64 = 0
-                let start = word << 6
-                switch op {
-                case .less:
-                    for i in 0..<64 { w |= (values.loadUnaligned(fromByteOffset: (start + i) << 3, as: Int64.self) < c ? 1 : 0) << UInt64(i) }
-                case .lessOrEqual:
-                    for i in 0..<64 { w |= (values.loadUnaligned(fromByteOffset: (start + i) << 3, as: Int64.self) <= c ? 1 : 0) << UInt64(i) }
-                case .greater:
-                    for i in 0..<64 { w |= (values.loadUnaligned(fromByteOffset: (start + i) << 3, as: Int64.self) > c ? 1 : 0) << UInt64(i) }
-                case .greaterOrEqual:
-                    for i in 0..<64 { w |= (values.loadUnaligned(fromByteOffset: (start + i) << 3, as: Int64.self) >= c ? 1 : 0) << UInt64(i) }
-                case .equal:
-                    for i in 0..<64 { w |= (values.loadUnaligned(fromByteOffset: (start + i) << 3, as: Int64.self) == c ? 1 : 0) << UInt64(i) }
-                default:
-                    for i in 0..<64 { w |= (values.loadUnaligned(fromByteOffset: (start + i) << 3, as: Int64.self) != c ? 1 : 0) << UInt64(i) }
-                }
-                bits[word] = w
+            let values = UnsafeRawPointer(base + ClusterLayout.intValues)
+            var bits: Bitmap
+            switch reader.intWidth {
+            case 1: bits = QueryEvaluator.compareInts(values, as: Int8.self, op, c, mask)
+            case 2: bits = QueryEvaluator.compareInts(values, as: Int16.self, op, c, mask)
+            case 4: bits = QueryEvaluator.compareInts(values, as: Int32.self, op, c, mask)
+            default: bits = QueryEvaluator.compareInts(values, as: Int64.self, op, c, mask)
             }
             if property.isNullable {
                 let nulls = Bitmap(reader.bitmapWord(0), reader.bitmapWord(1), reader.bitmapWord(2), reader.bitmapWord(3))

@@ -5,7 +5,10 @@
 /// LMDB value, a *chunk*:
 ///
 ///     [0, 32)        null bitmap: bit s set = slot s is null
-///     fixed types    256 slots x width bytes, little-endian (ids big-endian)
+///     int            one byte w (1, 2, 4 or 8), then 256 slots x w bytes,
+///                    little-endian two's complement: each chunk stores its
+///                    integers in the fewest bytes that hold them all
+///     other fixed    256 slots x width bytes, little-endian (ids big-endian)
 ///     string/binary  UInt32 offsets[257] relative to the byte area, then the bytes
 ///
 /// Column 0 of a cluster is its presence bitmap (32 bytes: bit s set = the
@@ -29,6 +32,8 @@ enum ClusterLayout {
     static func slot(of key: Int64) -> Int { Int(key & slotMask) }
 
     static func chunkSize(fixedWidth: Int) -> Int { bitmapBytes + slots * fixedWidth }
+    /// Where an int chunk's values start (after the bitmap and the width byte).
+    static let intValues = bitmapBytes + 1
     static let varHeaderSize = bitmapBytes + 4 * (slots + 1)
 }
 
@@ -62,10 +67,24 @@ struct ChunkReader {
         return base.loadUnaligned(fromByteOffset: index << 3, as: UInt64.self)
     }
 
+    /// Bytes per value of an int chunk.
+    @inline(__always)
+    var intWidth: Int {
+        guard let base else { return 8 }
+        return Int(base.load(fromByteOffset: ClusterLayout.bitmapBytes, as: UInt8.self))
+    }
+
+    /// Slot `slot` of an int chunk.
     @inline(__always)
     func int(_ slot: Int) -> Int64 {
         guard let base else { return 0 }
-        return base.loadUnaligned(fromByteOffset: ClusterLayout.bitmapBytes + slot << 3, as: Int64.self)
+        let values = base + ClusterLayout.intValues
+        switch intWidth {
+        case 1: return Int64(values.load(fromByteOffset: slot, as: Int8.self))
+        case 2: return Int64(values.loadUnaligned(fromByteOffset: slot << 1, as: Int16.self))
+        case 4: return Int64(values.loadUnaligned(fromByteOffset: slot << 2, as: Int32.self))
+        default: return values.loadUnaligned(fromByteOffset: slot << 3, as: Int64.self)
+        }
     }
 
     @inline(__always)
@@ -81,6 +100,7 @@ struct ChunkReader {
     func value(_ slot: Int, type: PropertyType, nullable: Bool) -> Value {
         guard let base else { return nullable ? .null : Value.zero(of: type) }
         if nullable && isNull(slot) { return .null }
+        if type == .int { return .int(int(slot)) }
         let width = type.fixedWidth
         let p = base + ClusterLayout.bitmapBytes + slot * width
         switch type {
@@ -124,9 +144,24 @@ final class DirtyChunk {
         self.type = type
         let width = type?.fixedWidth ?? 0
         let variable = type != nil && width == 0
-        fixedSize = width == 0 ? ClusterLayout.bitmapBytes : ClusterLayout.chunkSize(fixedWidth: width)
+        // Int chunks are kept unpacked (eight bytes a value, width byte 8)
+        // while they change, and packed again at commit.
+        fixedSize = width == 0 ? ClusterLayout.bitmapBytes
+            : type == .int ? ClusterLayout.intValues + ClusterLayout.slots * 8
+            : ClusterLayout.chunkSize(fixedWidth: width)
         fixed = UnsafeMutableRawPointer.allocate(byteCount: fixedSize, alignment: 16)
-        if let base = stored.base {
+        if type == .int {
+            if let base = stored.base {
+                fixed.copyMemory(from: base, byteCount: ClusterLayout.bitmapBytes)
+            } else {
+                fixed.initializeMemory(as: UInt8.self, repeating: 0xFF, count: ClusterLayout.bitmapBytes)
+            }
+            fixed.storeBytes(of: 8, toByteOffset: ClusterLayout.bitmapBytes, as: UInt8.self)
+            let values = fixed + ClusterLayout.intValues
+            for slot in 0..<ClusterLayout.slots {
+                values.storeBytes(of: stored.int(slot), toByteOffset: slot << 3, as: Int64.self)
+            }
+        } else if let base = stored.base {
             fixed.copyMemory(from: base, byteCount: fixedSize)
         } else {
             fixed.initializeMemory(as: UInt8.self, repeating: 0, count: fixedSize)
@@ -209,9 +244,13 @@ final class DirtyChunk {
             return
         }
         setBit(slot, false)
+        if case .int(let v) = value {
+            fixed.storeBytes(of: v, toByteOffset: ClusterLayout.intValues + slot << 3, as: Int64.self)
+            return
+        }
         let p = fixed + ClusterLayout.bitmapBytes + slot * type.fixedWidth
         switch value {
-        case .int(let v): p.storeBytes(of: v, as: Int64.self)
+        case .int: break
         case .bool(let v): p.storeBytes(of: v ? 1 : 0, as: UInt8.self)
         case .float(let v): p.storeBytes(of: v, as: Float.self)
         case .double(let v): p.storeBytes(of: v, as: Double.self)
@@ -282,7 +321,23 @@ final class DirtyChunk {
 
     // MARK: Encoding
 
+    /// The fewest bytes per value that hold every value of an int chunk.
+    private var packedIntWidth: Int {
+        let values = fixed + ClusterLayout.intValues
+        var low: Int64 = 0, high: Int64 = 0
+        for slot in 0..<ClusterLayout.slots {
+            let v = values.loadUnaligned(fromByteOffset: slot << 3, as: Int64.self)
+            low = min(low, v)
+            high = max(high, v)
+        }
+        if low >= Int64(Int8.min) && high <= Int64(Int8.max) { return 1 }
+        if low >= Int64(Int16.min) && high <= Int64(Int16.max) { return 2 }
+        if low >= Int64(Int32.min) && high <= Int64(Int32.max) { return 4 }
+        return 8
+    }
+
     var encodedSize: Int {
+        if type == .int { return ClusterLayout.intValues + ClusterLayout.slots * packedIntWidth }
         guard let spans else { return fixedSize }
         var total = ClusterLayout.varHeaderSize
         for slot in 0..<ClusterLayout.slots where !bit(slot) { total += Int(spans[slot].1) }
@@ -291,6 +346,22 @@ final class DirtyChunk {
 
     func encode(into out: UnsafeMutableRawBufferPointer) {
         let base = out.baseAddress!
+        if type == .int {
+            let width = out.count == ClusterLayout.intValues + ClusterLayout.slots * 8 ? 8 : (out.count - ClusterLayout.intValues) / ClusterLayout.slots
+            base.copyMemory(from: fixed, byteCount: ClusterLayout.bitmapBytes)
+            base.storeBytes(of: UInt8(width), toByteOffset: ClusterLayout.bitmapBytes, as: UInt8.self)
+            let from = fixed + ClusterLayout.intValues, to = base + ClusterLayout.intValues
+            for slot in 0..<ClusterLayout.slots {
+                let v = from.loadUnaligned(fromByteOffset: slot << 3, as: Int64.self)
+                switch width {
+                case 1: to.storeBytes(of: Int8(truncatingIfNeeded: v), toByteOffset: slot, as: Int8.self)
+                case 2: to.storeBytes(of: Int16(truncatingIfNeeded: v), toByteOffset: slot << 1, as: Int16.self)
+                case 4: to.storeBytes(of: Int32(truncatingIfNeeded: v), toByteOffset: slot << 2, as: Int32.self)
+                default: to.storeBytes(of: v, toByteOffset: slot << 3, as: Int64.self)
+                }
+            }
+            return
+        }
         guard let spans else {
             base.copyMemory(from: fixed, byteCount: fixedSize)
             return
