@@ -260,104 +260,41 @@ extension Realm {
             }
             return
         }
+        // Upserts: row by row, since a row may update an object an earlier
+        // row created.  Every value is checked first, so that afterwards only
+        // a storage failure (which poisons the transaction) can stop a row.
         let write = try requireWrite()
         let table = try table(tableKey)
-        // Resolve and check the properties once.
-        var properties: [Property] = []
-        properties.reserveCapacity(width)
-        var seen = Set<UInt32>()
-        var primaryKeyColumn = -1
-        for i in 0..<width {
-            let property = try table.property(propertyKeys[i])
-            guard seen.insert(property.key).inserted else {
-                throw FiefError(.invalidArgument, "property '\(table.objectClass.name).\(property.name)' is given twice")
-            }
-            if property.isPrimaryKey { primaryKeyColumn = i }
-            properties.append(property)
-        }
-        if table.primaryKey != nil && primaryKeyColumn < 0 {
-            throw FiefError(.missingPrimaryKey, "objects of class '\(table.objectClass.name)' need a value for their primary key '\(table.primaryKey!.name)'")
-        }
-        // Pass 1: check and convert every value.
+        let (properties, primaryKeyColumn) = try resolveCreateProperties(table, propertyKeys)
         for row in 0..<rows {
             for i in 0..<width {
                 let index = row * width + i
                 do throws(FiefError) {
                     values[index] = try values[index].coerced(for: properties[i], className: table.objectClass.name)
+                    if i == primaryKeyColumn, KeyEncoding.isTruncated(values[index]) {
+                        throw FiefError(.invalidArgument, "primary key strings are limited to \(KeyEncoding.maxKeyBytes - 2) bytes")
+                    }
                 } catch {
                     throw rows > 1 ? FiefError(error.code, "row \(row): \(error.message)") : error
                 }
-                if i == primaryKeyColumn, KeyEncoding.isTruncated(values[index]) {
-                    throw FiefError(.invalidArgument, "\(rows > 1 ? "row \(row): " : "")primary key strings are limited to \(KeyEncoding.maxKeyBytes - 2) bytes")
-                }
             }
         }
-        // Pass 2: apply.  Only storage failures can fail now.
-        var created: [Int64] = []
-        var cache = ClusterCache()
         for row in 0..<rows {
             let rowValues = UnsafeMutableBufferPointer(rebasing: values[(row * width)..<(row * width + width)])
             do throws(FiefError) {
-                if primaryKeyColumn >= 0, policy != .error, let existing = try lookupPrimaryKey(table, rowValues[primaryKeyColumn]) {
+                if let existing = try lookupPrimaryKey(table, rowValues[primaryKeyColumn]) {
                     try update(write, table, key: existing, properties: properties, values: UnsafeBufferPointer(rowValues), onlyChanged: policy == .modified)
                     keys?[row] = existing
-                    continue
+                } else {
+                    try insertStreaming(write, table, properties: properties, rows: 1, primaryKeyColumn: primaryKeyColumn, keys: keys.map { $0 + row }) { (_, column) throws(FiefError) in
+                        rowValues[column]
+                    }
                 }
-                let key = try insert(write, table, properties: properties, values: UnsafeBufferPointer(rowValues), primaryKeyColumn: primaryKeyColumn, cache: &cache)
-                created.append(key)
-                keys?[row] = key
             } catch {
-                let failure = poison(write, error)
-                if write.failure == nil {
-                    cache = ClusterCache()
-                    for key in created.reversed() { try? deleteObject(write, table, key) }
-                }
-                throw rows > 1 && failure.code == .duplicatePrimaryKey ? FiefError(failure.code, "row \(row): \(failure.message)") : failure
+                throw poison(write, error)
             }
         }
         noteMembershipChange(table.key)
-    }
-
-    /// The dirty chunks of the cluster a run of inserts goes to.
-    struct ClusterCache {
-        var cluster: Int64 = -1
-        var presence: DirtyChunk?
-        var columns: [DirtyChunk?] = []
-    }
-
-    private func insert(_ write: WriteTransaction, _ table: Table, properties: [Property], values: UnsafeBufferPointer<Value>, primaryKeyColumn: Int, cache: inout ClusterCache) throws(FiefError) -> Int64 {
-        let key = try allocateKey(write, table)
-        if primaryKeyColumn >= 0 {
-            if try !putPrimaryKey(write, table, values[primaryKeyColumn], key) {
-                throw FiefError(.duplicatePrimaryKey, "a \(table.objectClass.name) object with primary key \(describe(values[primaryKeyColumn])) already exists")
-            }
-        }
-        let cluster = ClusterLayout.cluster(of: key)
-        let slot = ClusterLayout.slot(of: key)
-        if cache.cluster != cluster {
-            cache.cluster = cluster
-            cache.presence = try dirtyChunk(write, table, column: 0, type: nil, cluster: cluster)
-            cache.columns = [DirtyChunk?](repeating: nil, count: properties.count)
-            write.touchedClusters[table.key, default: []].insert(cluster)
-        }
-        cache.presence!.setBit(slot, true)
-        for i in 0..<properties.count {
-            let chunk: DirtyChunk
-            if let cached = cache.columns[i] {
-                chunk = cached
-            } else {
-                chunk = try dirtyChunk(write, table, column: properties[i].key, type: properties[i].type, cluster: cluster)
-                cache.columns[i] = chunk
-            }
-            chunk.set(slot, values[i])
-        }
-        if !table.indexDatabases.isEmpty {
-            for property in table.objectClass.properties where property.isIndexed && !property.isPrimaryKey {
-                let value = properties.firstIndex(of: property).map { values[$0] } ?? (property.isNullable ? .null : Value.zero(of: property.type))
-                try putIndexEntry(write, table, property, value, key)
-            }
-        }
-        return key
     }
 
     private func describe(_ value: Value) -> String {
