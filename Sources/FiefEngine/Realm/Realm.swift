@@ -135,7 +135,6 @@ enum MetaKeys {
     static func nextObjectKey(_ table: UInt32) -> String { "nextObjectKey.\(table)" }
 
     static func readUInt64(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ name: String) throws(FiefError) -> UInt64? {
-        var name = name
         let bytes = try readBytes(txn, dbi, name)
         guard let bytes else { return nil }
         guard bytes.count == 8 else { throw FiefError(.fileNotFief, "meta value '\(name)' is damaged") }
@@ -540,9 +539,6 @@ public final class Realm: @unchecked Sendable {
 
     /// The thread that owns the open write transaction, if any.
     public var writeThread: pthread_t? { write?.thread }
-
-    /// Fail unless the calling thread may read.
-    public func checkReadableForC() throws(FiefError) { try checkReadable() }
 
     /// Fail if the realm was closed.
     public func checkOpenForC() throws(FiefError) { try checkOpen() }
