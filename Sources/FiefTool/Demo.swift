@@ -22,7 +22,9 @@ final class Person: Object {
 
 /// `fief demo PATH`: write a small data set, read it back, print a tour.
 func runDemo(path: String) throws {
-    _ = try? Realm.deleteFiles(for: Realm.Configuration(fileURL: URL(fileURLWithPath: path)))
+    let url = URL(fileURLWithPath: path)
+    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    _ = try? Realm.deleteFiles(for: Realm.Configuration(fileURL: url))
     let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path),
                                             objectTypes: [DogToy.self, Dog.self, Person.self])
     let realm = try Realm(configuration: configuration)

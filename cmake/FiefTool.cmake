@@ -1,0 +1,51 @@
+# Builds the `fief` command-line tool (SwiftPM product `fief-cli`: SwiftPM
+# cannot name an executable like the `fief` library product) in release mode
+# with the Swift standard library and Foundation linked statically, installs
+# it as `bin/fief`, and tests it (demo, schema, dump, info).
+#
+# Defines: FIEF_TOOL (the built executable), target fief_tool.
+
+set(FIEF_TOOL_SCRATCH "${CMAKE_BINARY_DIR}/swiftpm-tool")
+set(FIEF_TOOL "${CMAKE_BINARY_DIR}/bin/fief")
+
+file(GLOB_RECURSE _fief_tool_inputs CONFIGURE_DEPENDS
+     "${CMAKE_SOURCE_DIR}/Sources/*.swift"
+     "${CMAKE_SOURCE_DIR}/Sources/CLMDB/*"
+     "${CMAKE_SOURCE_DIR}/Sources/CFief/*")
+list(APPEND _fief_tool_inputs "${CMAKE_SOURCE_DIR}/Package.swift" "${CMAKE_SOURCE_DIR}/include/fief.h")
+
+add_custom_command(
+  OUTPUT "${FIEF_TOOL}"
+  COMMAND "${FIEF_SWIFT_EXECUTABLE}" build -c release --product fief-cli
+          --package-path "${CMAKE_SOURCE_DIR}" --scratch-path "${FIEF_TOOL_SCRATCH}"
+          --static-swift-stdlib
+  COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_BINARY_DIR}/bin"
+  COMMAND "${CMAKE_COMMAND}" -E copy "${FIEF_TOOL_SCRATCH}/release/fief-cli" "${FIEF_TOOL}"
+  COMMAND "${CMAKE_COMMAND}" -E touch "${FIEF_TOOL}"
+  DEPENDS ${_fief_tool_inputs}
+  WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}"
+  USES_TERMINAL
+  VERBATIM
+  COMMENT "Building the fief tool with SwiftPM (release, static Swift runtime)")
+add_custom_target(fief_tool ALL DEPENDS "${FIEF_TOOL}")
+
+install(PROGRAMS "${FIEF_TOOL}" TYPE BIN)
+
+if(FIEF_BUILD_TESTS)
+  set(_demo "${CMAKE_BINARY_DIR}/tool-test/demo.fief")
+  add_test(NAME tool.demo COMMAND "${FIEF_TOOL}" demo "${_demo}")
+  set_tests_properties(tool.demo PROPERTIES
+    FIXTURES_SETUP fief_tool_demo
+    PASS_REGULAR_EXPRESSION "committed 6 dogs, 3 people, 1 toy.*live 5, frozen snapshot 6")
+  add_test(NAME tool.schema COMMAND "${FIEF_TOOL}" schema "${_demo}")
+  set_tests_properties(tool.schema PROPERTIES FIXTURES_REQUIRED fief_tool_demo
+    PASS_REGULAR_EXPRESSION "class Person \\{.*id: int  \\[primary key\\]")
+  add_test(NAME tool.dump COMMAND "${FIEF_TOOL}" dump "${_demo}" Dog)
+  set_tests_properties(tool.dump PROPERTIES FIXTURES_REQUIRED fief_tool_demo
+    PASS_REGULAR_EXPRESSION "\\{\"name\": \"Bella\", \"age\": 1, \"color\": \"black\", \"currentCity\": \"Porto\"\\}")
+  add_test(NAME tool.info COMMAND "${FIEF_TOOL}" info "${_demo}")
+  set_tests_properties(tool.info PROPERTIES FIXTURES_REQUIRED fief_tool_demo
+    PASS_REGULAR_EXPRESSION "class    Dog: 5 objects, 4 properties")
+  add_test(NAME tool.bad_file COMMAND "${FIEF_TOOL}" info "${CMAKE_SOURCE_DIR}/README.md")
+  set_tests_properties(tool.bad_file PROPERTIES WILL_FAIL TRUE)
+endif()
