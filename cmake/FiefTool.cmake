@@ -46,6 +46,11 @@ if(FIEF_BUILD_TESTS)
   add_test(NAME tool.info COMMAND "${FIEF_TOOL}" info "${_demo}")
   set_tests_properties(tool.info PROPERTIES FIXTURES_REQUIRED fief_tool_demo
     PASS_REGULAR_EXPRESSION "class    Dog: 5 objects, 4 properties")
-  add_test(NAME tool.bad_file COMMAND "${FIEF_TOOL}" info "${CMAKE_SOURCE_DIR}/README.md")
-  set_tests_properties(tool.bad_file PROPERTIES WILL_FAIL TRUE)
+  # A file that is not a realm: refused (exit status 1), and no lock file is left beside it.
+  file(WRITE "${CMAKE_BINARY_DIR}/tool-test/not-a-realm.txt" "plain text, not a realm\n")
+  add_test(NAME tool.bad_file COMMAND "${FIEF_TOOL}" info "${CMAKE_BINARY_DIR}/tool-test/not-a-realm.txt")
+  set_tests_properties(tool.bad_file PROPERTIES PASS_REGULAR_EXPRESSION "not a Fief file")
+  add_test(NAME tool.bad_file_leaves_no_lock
+           COMMAND "${CMAKE_COMMAND}" -E rm "${CMAKE_BINARY_DIR}/tool-test/not-a-realm.txt-lock")
+  set_tests_properties(tool.bad_file_leaves_no_lock PROPERTIES DEPENDS tool.bad_file WILL_FAIL TRUE)
 endif()

@@ -14,6 +14,8 @@ final class Environment: @unchecked Sendable {
     let registryKey: String
     let isReadOnly: Bool
     let isInMemory: Bool
+    /// Set when opening failed and the lock file is ours to remove.
+    private var removeLockFileOnClose = false
     /// The process that opened it: a child made by fork() inherits this
     /// object but must not use it (LMDB forbids using an environment across
     /// fork), and opens its own.
@@ -46,8 +48,11 @@ final class Environment: @unchecked Sendable {
         var flags = UInt32(MDB_NOSUBDIR | MDB_NOTLS)
         if readOnly { flags |= UInt32(MDB_RDONLY) }
         if inMemory { flags |= UInt32(MDB_NOSYNC | MDB_NOMETASYNC) }
+        let lockExisted = access(path + "-lock", F_OK) == 0
         let rc = mdb_env_open(env, path, flags, 0o644)
         if rc != 0 {
+            // Leave no lock file behind next to a file we refused.
+            removeLockFileOnClose = !lockExisted
             throw Environment.openError(rc, path: path)
         }
         // LMDB maps the file without checking its length: a file cut short
@@ -58,6 +63,7 @@ final class Environment: @unchecked Sendable {
         if mdb_env_info(env, &info) == 0, mdb_env_stat(env, &dbStat) == 0, stat(path, &fileStat) == 0 {
             let needed = (Int(info.me_last_pgno) + 1) * Int(dbStat.ms_psize)
             if Int(fileStat.st_size) < needed {
+                removeLockFileOnClose = !lockExisted
                 throw FiefError(.fileNotFief, "'\(path)' is damaged: it is \(fileStat.st_size) bytes long but its pages reach \(needed)", path: path)
             }
         }
@@ -68,6 +74,7 @@ final class Environment: @unchecked Sendable {
         // alone: closing it here would clear the parent's reader slots.
         if ownerProcess != getpid() { return }
         mdb_env_close(env)
+        if removeLockFileOnClose { unlink(path + "-lock") }
         if isInMemory {
             unlink(path)
             unlink(path + "-lock")
