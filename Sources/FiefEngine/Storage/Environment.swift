@@ -14,6 +14,10 @@ final class Environment: @unchecked Sendable {
     let registryKey: String
     let isReadOnly: Bool
     let isInMemory: Bool
+    /// Set once the registry lists this environment (an environment whose
+    /// opening failed was never listed, and must not take the registry's lock
+    /// from its deinit: that runs inside it).
+    var registered = false
     /// Set when opening failed and the lock file is ours to remove.
     private var removeLockFileOnClose = false
     /// The process that opened it: a child made by fork() inherits this
@@ -79,6 +83,7 @@ final class Environment: @unchecked Sendable {
             unlink(path)
             unlink(path + "-lock")
         }
+        if registered { EnvironmentRegistry.closed(registryKey, ObjectIdentifier(self)) }
     }
 
     private static func openError(_ rc: Int32, path: String) -> FiefError {
@@ -191,36 +196,84 @@ final class Environment: @unchecked Sendable {
 /// The process-wide registry of open environments, keyed by the file's real
 /// path (or by `mem:<identifier>` for in-memory realms).
 enum EnvironmentRegistry {
-    private static let entries = Mutex<[String: WeakEnvironment]>([:])
+    private static let entries = Mutex<[String: Entry]>([:])
     private static let counter = Atomic<Int>(0)
 
-    final class WeakEnvironment: @unchecked Sendable {
+    /// One open file.  The entry stays while its environment closes (its weak
+    /// reference is already nil then): an open of the same file waits for
+    /// the close to finish, so two environments of one file never overlap
+    /// (closing one would drop the other's fcntl locks).
+    final class Entry: @unchecked Sendable {
         weak var environment: Environment?
-        init(_ environment: Environment) { self.environment = environment }
+        let identity: ObjectIdentifier
+        init(_ environment: Environment) {
+            self.environment = environment
+            identity = ObjectIdentifier(environment)
+        }
+    }
+
+    /// The environment registered under `key`, or one made by `make`.
+    /// Strong references never end inside the lock: an environment's last
+    /// release runs its deinit, which takes the lock to unregister.
+    private static func environment(_ key: String, make: () throws(FiefError) -> Environment) throws(FiefError) -> Environment {
+        while true {
+            var found: Environment?
+            var closing = false
+            try entries.withLock { (table) throws(FiefError) in
+                if let entry = table[key] {
+                    if let existing = entry.environment {
+                        if existing.ownerProcess == getpid() {
+                            found = existing
+                            return
+                        }
+                        // Inherited across fork(): this process opens its own.
+                        Abandoned.keep(existing)
+                    } else {
+                        closing = true
+                        return
+                    }
+                }
+                let made = try make()
+                made.registered = true
+                table[key] = Entry(made)
+                found = made
+            }
+            if let found { return found }
+            if closing { sched_yield() }
+        }
+    }
+
+    /// Called by an environment's deinit once LMDB has closed it.
+    static func closed(_ key: String, _ identity: ObjectIdentifier) {
+        entries.withLock { table in
+            if table[key]?.identity == identity { table[key] = nil }
+        }
+    }
+
+    /// Environments inherited across fork(): kept so they are never closed
+    /// (closing would clear the parent's reader slots).
+    enum Abandoned {
+        nonisolated(unsafe) static var environments: [Environment] = []
+        static func keep(_ environment: Environment) { environments.append(environment) }
     }
 
     /// The environment for `path`, opened if needed.
     static func open(path: String, readOnly: Bool) throws(FiefError) -> Environment {
         let key = canonicalPath(path)
-        return try entries.withLock { (table) throws(FiefError) -> Environment in
-            if let existing = table[key]?.environment, existing.ownerProcess == getpid() {
-                // One environment per file: a read-only one cannot serve a writable realm.
-                if existing.isReadOnly && !readOnly {
-                    throw FiefError(.fileLocked, "'\(path)' is open read-only in this process; close those realms before opening it for writing", path: path)
-                }
-                return existing
-            }
-            let environment = try Environment(path: path, registryKey: key, readOnly: readOnly, inMemory: false)
-            table[key] = WeakEnvironment(environment)
-            return environment
+        let environment = try environment(key) { () throws(FiefError) in
+            try Environment(path: path, registryKey: key, readOnly: readOnly, inMemory: false)
         }
+        // One environment per file: a read-only one cannot serve a writable realm.
+        if environment.isReadOnly && !readOnly {
+            throw FiefError(.fileLocked, "'\(path)' is open read-only in this process; close those realms before opening it for writing", path: path)
+        }
+        return environment
     }
 
     /// The environment for in-memory identifier `identifier`, created if needed.
     static func openInMemory(identifier: String) throws(FiefError) -> Environment {
         let key = "mem:" + identifier
-        return try entries.withLock { (table) throws(FiefError) -> Environment in
-            if let existing = table[key]?.environment, existing.ownerProcess == getpid() { return existing }
+        return try environment(key) { () throws(FiefError) in
             let n = counter.wrappingAdd(1, ordering: .relaxed).newValue
             let directory = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp")
             var safe = ""
@@ -230,16 +283,22 @@ enum EnvironmentRegistry {
             let path = "\(directory)/fief-mem-\(getpid())-\(n)-\(safe)"
             unlink(path)
             unlink(path + "-lock")
-            let environment = try Environment(path: path, registryKey: key, readOnly: false, inMemory: true)
-            table[key] = WeakEnvironment(environment)
-            return environment
+            return try Environment(path: path, registryKey: key, readOnly: false, inMemory: true)
         }
     }
 
-    /// Whether a file is open in this process.
+    /// Whether a file is open (or closing) in this process.
     static func isOpen(path: String) -> Bool {
         let key = canonicalPath(path)
-        return entries.withLock { $0[key]?.environment.map { $0.ownerProcess == getpid() } ?? false }
+        var open = false
+        var keep: Environment?
+        entries.withLock { table in
+            guard let entry = table[key] else { return }
+            keep = entry.environment
+            open = keep.map { $0.ownerProcess == getpid() } ?? true
+        }
+        _ = keep
+        return open
     }
 
     /// The absolute, symlink-free path of `path` (of its directory when the
