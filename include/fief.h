@@ -29,7 +29,8 @@
  * handles may be released in any order.  `fief_release` on an already released
  * handle, or any call on one, fails with FIEF_ERR_INVALID_HANDLE instead of
  * crashing: handles are table slots with a generation count, not raw pointers
- * (a slot is reused only after 2^24 releases of it).
+ * (a stale handle could only be mistaken for a live one after its slot was
+ * reused 2^24 times).
  *
  * Strings and binaries cross the interface as (pointer, length) views.  Views
  * passed *in* are read during the call only.  Views passed *out* point into
@@ -65,9 +66,16 @@
  * =======
  * - Views returned by getters go stale after the realm changes (see
  *   OWNERSHIP); copy before writing.
- * - Open the same file through one process-wide registry: every realm handle
- *   for the same path shares one LMDB environment, so opening a file twice in
- *   one process is safe.  Do not copy a file while a writer may be active.
+ * - Every realm of one file in a process shares one LMDB environment (LMDB
+ *   forbids opening a file twice in a process), so opening a file many times
+ *   is safe.  Do not copy a file while a writer may be active.
+ * - After fork(), the child must open its own realms: handles inherited from
+ *   the parent must not be used (LMDB environments do not survive fork).
+ * - End a write transaction (commit, cancel or close) on the thread that
+ *   began it.  Releasing a realm's last handle from another thread while
+ *   its write transaction is open cancels the transaction from the wrong
+ *   thread, and other writers of the file may then wait until the thread
+ *   that began it exits.
  * - Results evaluate lazily and re-evaluate after every change of the realm's
  *   snapshot and every write of the realm's own write transaction that can
  *   change them; indices are positions in the current evaluation.
