@@ -469,6 +469,11 @@ FIEF_API bool fief_realm_is_read_only(const fief_realm_t *realm, bool *out_read_
  *  Inside a write transaction: the version the commit will create. */
 FIEF_API bool fief_realm_get_version(const fief_realm_t *realm, uint64_t *out_version);
 
+/** The schema version stored in the file into `*out_version` (the one the
+ *  realm read with its schema).  Errors: FIEF_ERR_INVALID_HANDLE,
+ *  FIEF_ERR_INVALID_ARGUMENT, FIEF_ERR_CLOSED. */
+FIEF_API bool fief_realm_get_schema_version(const fief_realm_t *realm, uint64_t *out_version);
+
 /** The file's path (zero-terminated; lives as long as the realm handle).
  *  For an in-memory realm, the path of its temporary backing file.
  *  Returns NULL on failure (FIEF_ERR_INVALID_HANDLE). */

@@ -95,6 +95,18 @@ public func exportRealmGetVersion(_ handle: OpaquePointer?, _ out: UnsafeMutable
     }
 }
 
+@_cdecl("fief_realm_get_schema_version")
+public func exportRealmGetSchemaVersion(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<UInt64>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let version = try withRealm(handle) { (realm) throws(FiefError) -> UInt64 in
+            try realm.checkOpenForC()
+            return realm.schemaVersion
+        }
+        try store(out, version, "out_version")
+        return true
+    }
+}
+
 @_cdecl("fief_realm_get_path")
 public func exportRealmGetPath(_ handle: OpaquePointer?) -> UnsafePointer<CChar>? {
     guarded(nil) { () throws(FiefError) -> UnsafePointer<CChar>? in

@@ -61,6 +61,11 @@ TEST(config_options) {
     s = t_std_schema();
     r = t_open(t_path("cfg.fief"), s, 9);
     E(r != NULL);
+    uint64_t schema_version = 0;
+    E(fief_realm_get_schema_version(r, &schema_version));
+    EQU(schema_version, 9);
+    EERR(fief_realm_get_schema_version(r, NULL), FIEF_ERR_INVALID_ARGUMENT);
+    EERR(fief_realm_get_schema_version(NULL, &schema_version), FIEF_ERR_INVALID_HANDLE);
     fief_release(r);
     EERR(t_open(t_path("cfg.fief"), s, 8), FIEF_ERR_SCHEMA_VERSION);
     fief_release(s);

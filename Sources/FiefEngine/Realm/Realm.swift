@@ -247,6 +247,8 @@ public final class Realm: @unchecked Sendable {
     /// Serialises every call on this realm and the objects and results made from it.
     public let lock = Lock()
     public private(set) var schema: Schema
+    /// The schema version stored in the file (as this realm last read it).
+    public private(set) var schemaVersion: UInt64 = 0
     @exclusivity(unchecked) private(set) var tables: [UInt32: Table] = [:]
     /// `tables` as an array indexed by class key, for lookups without hashing.
     @exclusivity(unchecked) private var tablesByKey: [Table?] = []
@@ -343,6 +345,7 @@ public final class Realm: @unchecked Sendable {
         isReadOnly = true
         schema = source.schema
         tables = source.tables
+        schemaVersion = source.schemaVersion
         tablesByKey = source.tablesByKey
         tablesByName = source.tablesByName
         schemaGeneration = source.schemaGeneration
@@ -383,6 +386,7 @@ public final class Realm: @unchecked Sendable {
             return
         }
         let stored = try SchemaCoding.decode(bytes, path: environment.path)
+        schemaVersion = try MetaKeys.readUInt64(txn, meta, MetaKeys.schemaVersion) ?? 0
         var newTables: [UInt32: Table] = [:]
         for objectClass in stored.classes {
             if let existing = tables[objectClass.key], existing.objectClass == objectClass {

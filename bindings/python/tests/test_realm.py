@@ -460,3 +460,12 @@ def test_durability_normal_commits_and_survives_reopen(tmp_path):
         assert realm.object(Dog, 1).name == "Rex"
     with pytest.raises(fief.InvalidArgumentError):
         fief.Realm.open(path, schema=[Dog], durability="sometimes")
+
+
+def test_schema_version_reads_back(tmp_path):
+    """schema_version (fief_realm_get_schema_version) is what the file stores."""
+    path = tmp_path / "versioned.fief"
+    with fief.Realm.open(path, schema=[Dog], schema_version=3) as realm:
+        assert realm.schema_version == 3
+    with fief.Realm.open(path) as realm:  # the file's own schema and version
+        assert realm.schema_version == 3

@@ -172,6 +172,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_config_set_durability": (c_bool, [H, ctypes.c_int32]),
     # realm
     "fief_realm_open": (H, [H]),
+    "fief_realm_get_schema_version": (c_bool, [H, P(c_uint64)]),
     "fief_delete_files": (c_bool, [c_char_p, P(c_bool)]),
     "fief_realm_close": (c_bool, [H]),
     "fief_realm_is_closed": (c_bool, [H, P(c_bool)]),

@@ -650,6 +650,14 @@ class Realm:
         return int(out.value)
 
     @property
+    def schema_version(self) -> int:
+        """The schema version stored in the file (fief_realm_get_schema_version)."""
+        out = ctypes.c_uint64()
+        self._lib.check(self._lib.fief_realm_get_schema_version(self._handle.ptr, ctypes.byref(out)),
+                        "fief_realm_get_schema_version")
+        return int(out.value)
+
+    @property
     def path(self) -> str | None:
         return self._schema.path
 
