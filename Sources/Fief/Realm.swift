@@ -453,3 +453,26 @@ extension Realm: CustomStringConvertible {
         "Realm(\(core.path)\(core.isFrozen ? ", frozen" : ""))"
     }
 }
+
+/// The schema version stored in the realm file at `fileURL`, read without
+/// changing the file (RealmSwift's `schemaVersionAtURL(_:encryptionKey:)`).
+///
+/// Rests on `fief_realm_open` (read-only, no schema) and
+/// `fief_realm_get_schema_version`.
+/// - Throws: `Realm.Error` when the file is missing or not a realm, or when
+///   an encryption key is given (Fief does not encrypt files yet).
+public func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throws -> UInt64 {
+    if encryptionKey != nil {
+        throw Realm.Error(code: .fail, message: "Fief does not support encrypted realms yet")
+    }
+    guard let config = fief_config_new() else { throw Realm.Error(CError.last()) }
+    defer { _ = fief_release(UnsafeRawPointer(config)) }
+    guard fief_config_set_path(config, fileURL.path), fief_config_set_read_only(config, true),
+          let realm = fief_realm_open(config) else {
+        throw Realm.Error(CError.last())
+    }
+    defer { _ = fief_release(UnsafeRawPointer(realm)) }
+    var version: UInt64 = 0
+    guard fief_realm_get_schema_version(realm, &version) else { throw Realm.Error(CError.last()) }
+    return version
+}

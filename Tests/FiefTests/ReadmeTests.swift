@@ -26,3 +26,16 @@ final class ReadmeTests: FiefTestCase {
         XCTAssertEqual(rex?.age, 3)
     }
 }
+
+final class SchemaVersionTests: FiefTestCase {
+    func testSchemaVersionAtURL() throws {
+        let url = directory.appendingPathComponent("versioned.realm")
+        var configuration = Realm.Configuration(fileURL: url, objectTypes: [ReadmeDog.self])
+        configuration.schemaVersion = 4
+        _ = try Realm(configuration: configuration)
+        XCTAssertEqual(try schemaVersionAtURL(url), 4)
+        XCTAssertThrowsError(try schemaVersionAtURL(directory.appendingPathComponent("missing.realm"))) { error in
+            XCTAssertEqual((error as? Realm.Error)?.code, .fileNotFound, "\(error)")
+        }
+    }
+}
