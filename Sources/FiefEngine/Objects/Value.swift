@@ -68,21 +68,25 @@ public enum Value {
     case objectId(ObjectIdBytes)
     case uuid(UUIDBytes)
 
-    public var typeName: String {
+    /// The type of the value; nil for null.
+    public var type: PropertyType? {
         switch self {
-        case .null: return "null"
-        case .int: return "int"
-        case .bool: return "bool"
-        case .string: return "string"
-        case .binary: return "binary"
-        case .timestamp: return "timestamp"
-        case .float: return "float"
-        case .double: return "double"
-        case .decimal128: return "decimal128"
-        case .objectId: return "objectId"
-        case .uuid: return "uuid"
+        case .null: return nil
+        case .int: return .int
+        case .bool: return .bool
+        case .string: return .string
+        case .binary: return .binary
+        case .timestamp: return .timestamp
+        case .float: return .float
+        case .double: return .double
+        case .decimal128: return .decimal128
+        case .objectId: return .objectId
+        case .uuid: return .uuid
         }
     }
+
+    /// The type's name, as error messages give it.
+    public var typeName: String { type?.name ?? "null" }
 
     public var isNull: Bool { if case .null = self { return true } else { return false } }
 
@@ -107,13 +111,8 @@ public enum Value {
     func coerced(for property: Property, className: @autoclosure () -> String) throws(FiefError) -> Value {
         // The common case, a value of the property's own type that needs no
         // further check, without building the error context.
-        switch (self, property.type) {
-        case (.int, .int), (.bool, .bool), (.double, .double), (.float, .float), (.binary, .binary),
-             (.objectId, .objectId), (.uuid, .uuid), (.decimal128, .decimal128):
-            return self
-        default:
-            return try coercedSlowly(for: property, className: className())
-        }
+        if let ready = coercedQuickly(to: property.type) { return ready }
+        return try coercedSlowly(for: property, className: className())
     }
 
     /// The value itself when it is of `type` and needs no check or
