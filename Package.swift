@@ -14,7 +14,8 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .systemLibrary(name: "CFief"),
-        .target(name: "FiefEngine", dependencies: ["CLMDB"]),
+        .systemLibrary(name: "CChecksum"),
+        .target(name: "FiefEngine", dependencies: ["CLMDB", "CChecksum"]),
         .target(name: "FiefC", dependencies: ["FiefEngine", "CFief"]),
         .target(name: "Fief", dependencies: ["CFief", "FiefC"]),
         .executableTarget(name: "FiefTool", dependencies: ["Fief", "CFief", "FiefC"]),

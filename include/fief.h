@@ -253,6 +253,7 @@ typedef int32_t fief_error_code_t;
 #define FIEF_ERR_FILE_LOCKED 5005           /* the lock could not be taken */
 #define FIEF_ERR_FILE_IO 5006
 #define FIEF_ERR_FILE_FULL 5007             /* the map size or the disk is full */
+#define FIEF_ERR_FILE_CORRUPT 5008          /* a Fief file whose stored data is damaged */
 /* 6000s: runtime (FIEF_ERR_CAT_RUNTIME) */
 #define FIEF_ERR_OUT_OF_MEMORY 6001
 #define FIEF_ERR_INTERNAL 6002              /* an unexpected storage error */

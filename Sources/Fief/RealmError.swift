@@ -71,7 +71,7 @@ extension Realm {
             switch fiefCode {
             case FIEF_ERR_FILE_NOT_FOUND: return .fileNotFound
             case FIEF_ERR_FILE_PERMISSION: return .filePermissionDenied
-            case FIEF_ERR_FILE_NOT_FIEF: return .invalidDatabase
+            case FIEF_ERR_FILE_NOT_FIEF, FIEF_ERR_FILE_CORRUPT: return .invalidDatabase
             case FIEF_ERR_FILE_FORMAT: return .fileFormatUpgradeRequired
             case FIEF_ERR_FILE_LOCKED: return .incompatibleLockFile
             case FIEF_ERR_FILE_IO: return .fileAccess

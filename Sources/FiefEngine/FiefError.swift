@@ -45,6 +45,7 @@ public struct FiefError: Error, CustomStringConvertible, Sendable {
         case fileLocked = 5005
         case fileIO = 5006
         case fileFull = 5007
+        case fileCorrupt = 5008
         // Runtime.
         case outOfMemory = 6001
         case `internal` = 6002

@@ -281,18 +281,20 @@ extension Realm {
         try checkReadable()
         var result: [(cluster: Int64, live: Bitmap)] = []
         let end = ClusterLayout.chunkKey(column: 1, cluster: 0)
-        func collect(_ txn: OpaquePointer) throws(FiefError) {
+        var objects = 0
+        func collect(_ txn: OpaquePointer, _ bounds: MapBounds) throws(FiefError) {
             let cursor = try LMDBCursor(txn, table.data)
             var entry = try cursor.seek(integerKey: 0)
             while let (key, value) = entry, key < end {
-                let reader = ChunkReader(value)
+                let reader = ChunkReader(try checkedChunk(value, table, ChunkID(table: table.key, key: key), bounds))
                 let live = Bitmap(reader.bitmapWord(0), reader.bitmapWord(1), reader.bitmapWord(2), reader.bitmapWord(3))
+                objects += live[0].nonzeroBitCount + live[1].nonzeroBitCount + live[2].nonzeroBitCount + live[3].nonzeroBitCount
                 result.append((Int64(key), live))
                 entry = try cursor.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
             }
         }
         if let write {
-            try collect(write.txn)
+            try collect(write.txn, write.bounds)
             if let touched = write.touchedClusters[table.key], !touched.isEmpty {
                 var merged: [Int64: Bitmap] = [:]
                 for (cluster, live) in result { merged[cluster] = live }
@@ -307,10 +309,22 @@ extension Realm {
             }
         } else {
             let snapshot = try currentSnapshot()
+            var counted: UInt64 = 0
+            func collectAndCount() throws(FiefError) {
+                try collect(snapshot.txn, snapshot.bounds)
+                if let meta = environment.openedDatabase(MetaKeys.database) {
+                    counted = try MetaKeys.readUInt64(snapshot.txn, meta, MetaKeys.objectCount(table.key)) ?? 0
+                }
+            }
             if snapshot.isShared {
-                try snapshot.lock.withLock { () throws(FiefError) in try collect(snapshot.txn) }
+                try snapshot.lock.withLock { () throws(FiefError) in try collectAndCount() }
             } else {
-                try collect(snapshot.txn)
+                try collectAndCount()
+            }
+            // A cluster whose presence chunk went missing (a damaged tree)
+            // shows as objects missing from the count.
+            if counted != UInt64(objects) {
+                throw FiefError(.fileCorrupt, "'\(environment.path)' is damaged: class '\(table.objectClass.name)' should hold \(counted) objects, but \(objects) are stored", path: environment.path)
             }
         }
         return result.filter { $0.live != Bitmap(repeating: 0) }
@@ -420,6 +434,40 @@ enum QueryEvaluator {
 
     /// Compare 256 packed integers of type `T` with `c`: one bit per slot.
     @inline(__always)
+    /// Compare int-chunk values stored as unsigned offsets from `base`
+    /// (frame of reference) with `c`: base + u op c, as u op (c - base).
+    static func compareOffsets<T: FixedWidthInteger & UnsignedInteger>(_ values: UnsafeRawPointer, as: T.Type, base: Int64, _ op: QueryOperator, _ c: Int64, _ mask: Bitmap) -> Bitmap {
+        // Below every value (c < base) or above every offset: decided at once.
+        if c < base || UInt64(bitPattern: c &- base) > UInt64(T.max) {
+            let above = c >= base
+            let all: Bool
+            switch op {
+            case .less, .lessOrEqual: all = above
+            case .greater, .greaterOrEqual: all = !above
+            case .equal: all = false
+            default: all = true
+            }
+            return all ? mask : Bitmap(repeating: 0)
+        }
+        let k = T(truncatingIfNeeded: UInt64(bitPattern: c &- base))
+        var bits = Bitmap(repeating: 0)
+        let width = MemoryLayout<T>.size
+        for word in 0..<4 where mask[word] != 0 {
+            var w: UInt64 = 0
+            let p = values + (word << 6) * width
+            switch op {
+            case .less: for i in 0..<64 { w |= (p.loadUnaligned(fromByteOffset: i * width, as: T.self) < k ? 1 : 0) << UInt64(i) }
+            case .lessOrEqual: for i in 0..<64 { w |= (p.loadUnaligned(fromByteOffset: i * width, as: T.self) <= k ? 1 : 0) << UInt64(i) }
+            case .greater: for i in 0..<64 { w |= (p.loadUnaligned(fromByteOffset: i * width, as: T.self) > k ? 1 : 0) << UInt64(i) }
+            case .greaterOrEqual: for i in 0..<64 { w |= (p.loadUnaligned(fromByteOffset: i * width, as: T.self) >= k ? 1 : 0) << UInt64(i) }
+            case .equal: for i in 0..<64 { w |= (p.loadUnaligned(fromByteOffset: i * width, as: T.self) == k ? 1 : 0) << UInt64(i) }
+            default: for i in 0..<64 { w |= (p.loadUnaligned(fromByteOffset: i * width, as: T.self) != k ? 1 : 0) << UInt64(i) }
+            }
+            bits[word] = w
+        }
+        return bits
+    }
+
     static func compareInts<T: FixedWidthInteger & SignedInteger>(_ values: UnsafeRawPointer, as: T.Type, _ op: QueryOperator, _ c: Int64, _ mask: Bitmap) -> Bitmap {
         // A constant outside T's range decides every comparison at once.
         if c > Int64(T.max) || c < Int64(T.min) {
@@ -485,11 +533,13 @@ enum QueryEvaluator {
         // Fast path: int column against an int constant, at the chunk's width.
         if property.type == .int, case .int(let c) = constant, let base = reader.base {
             let values = UnsafeRawPointer(base + ClusterLayout.intValues)
+            let low = reader.intBase
             var bits: Bitmap
             switch reader.intWidth {
-            case 1: bits = QueryEvaluator.compareInts(values, as: Int8.self, op, c, mask)
-            case 2: bits = QueryEvaluator.compareInts(values, as: Int16.self, op, c, mask)
-            case 4: bits = QueryEvaluator.compareInts(values, as: Int32.self, op, c, mask)
+            case 0: bits = QueryEvaluator.compare(.int(low), op, .int(c), []) ? mask : Bitmap(repeating: 0)
+            case 1: bits = QueryEvaluator.compareOffsets(values, as: UInt8.self, base: low, op, c, mask)
+            case 2: bits = QueryEvaluator.compareOffsets(values, as: UInt16.self, base: low, op, c, mask)
+            case 4: bits = QueryEvaluator.compareOffsets(values, as: UInt32.self, base: low, op, c, mask)
             default: bits = QueryEvaluator.compareInts(values, as: Int64.self, op, c, mask)
             }
             if property.isNullable {

@@ -231,6 +231,7 @@ extension Realm {
                 write.touchedClusters[table.key, default: []].insert(cluster)
                 row = end
             }
+            write.objectCountDeltas[table.key, default: 0] += Int64(rows)
             if !table.indexDatabases.isEmpty {
                 for property in table.objectClass.properties where property.isIndexed && !property.isPrimaryKey {
                     let given = properties.contains { $0.key == property.key }
@@ -462,6 +463,7 @@ extension Realm {
         let presence = try dirtyChunk(write, table, column: 0, type: nil, cluster: cluster)
         presence.setBit(ClusterLayout.slot(of: key), false)
         write.touchedClusters[table.key, default: []].insert(cluster)
+        write.objectCountDeltas[table.key, default: 0] -= 1
     }
 
     /// Delete every object of one class.
@@ -495,5 +497,7 @@ extension Realm {
         write.dirty.filter { $0.table != table.key }
         write.clean.filter { $0.table != table.key }
         write.touchedClusters[table.key] = nil
+        write.emptiedTables.insert(table.key)
+        write.objectCountDeltas[table.key] = nil
     }
 }

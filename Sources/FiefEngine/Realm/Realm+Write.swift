@@ -11,6 +11,8 @@ final class WriteTransaction {
     /// The version the transaction started from; the commit creates version + 1.
     let version: UInt64
     let meta: MDB_dbi
+    /// Where the file's pages are mapped as the transaction began.
+    let bounds: MapBounds
     @exclusivity(unchecked) var dirty = ChunkMap<DirtyChunk>(capacity: 256)
     /// Chunks read from LMDB in this transaction.  The data databases are not
     /// written before commit (except when emptied), so these views stay valid.
@@ -19,6 +21,10 @@ final class WriteTransaction {
     @exclusivity(unchecked) var nextKeys: [UInt32: Int64] = [:]
     /// Clusters whose presence bitmap changed, per class.
     @exclusivity(unchecked) var touchedClusters: [UInt32: Set<Int64>] = [:]
+    /// Objects created minus objects deleted, per class, since the
+    /// transaction began or since the class was emptied (`emptiedTables`).
+    @exclusivity(unchecked) var objectCountDeltas: [UInt32: Int64] = [:]
+    @exclusivity(unchecked) var emptiedTables: Set<UInt32> = []
     /// A storage failure in the middle of an operation: the transaction can
     /// only be cancelled.
     var failure: FiefError?
@@ -45,8 +51,9 @@ final class WriteTransaction {
         appendCursors.removeAll()
     }
 
-    init(txn: OpaquePointer, version: UInt64, meta: MDB_dbi) {
+    init(txn: OpaquePointer, version: UInt64, meta: MDB_dbi, bounds: MapBounds) {
         self.txn = txn
+        self.bounds = bounds
         self.thread = pthread_self()
         self.version = version
         self.meta = meta
@@ -76,20 +83,65 @@ struct ColumnChunk {
 extension Realm {
     // MARK: Chunks
 
-    /// The chunk of `column` in `cluster`: dirty, read earlier, or looked up now.
+    /// The chunk of `column` in `cluster`: dirty, read earlier, or looked up
+    /// (and checked) now.
     @inline(__always)
     func chunk(_ table: Table, column: UInt32, cluster: Int64) throws(FiefError) -> ColumnChunk {
         let id = ChunkID(table: table.key, key: ClusterLayout.chunkKey(column: column, cluster: cluster))
+        let found: UnsafeRawBufferPointer?
         if let write {
             if let dirty = write.dirty[id] {
                 return ColumnChunk(reader: dirty.reader, dirtyItems: dirty.isVariableWidth ? dirty : nil)
             }
-            if let clean = write.clean[id] { return ColumnChunk(reader: ChunkReader(clean), dirtyItems: nil) }
-            let found = try LMDB.get(write.txn, table.data, integerKey: id.key)
-            write.clean[id] = found
-            return ColumnChunk(reader: ChunkReader(found), dirtyItems: nil)
+            if let clean = write.clean[id] {
+                found = clean
+            } else {
+                found = try checkedChunk(try LMDB.get(write.txn, table.data, integerKey: id.key), table, id, write.bounds)
+                write.clean[id] = found
+            }
+        } else {
+            let snapshot = try currentSnapshot()
+            found = try snapshot.chunk(id, dbi: table.data) { (raw) throws(FiefError) in
+                try checkedChunk(raw, table, id, snapshot.bounds)
+            }
         }
-        return ColumnChunk(reader: ChunkReader(try currentSnapshot().chunk(id, dbi: table.data)), dirtyItems: nil)
+        if found == nil && column != ClusterLayout.presenceColumn {
+            try requireUnlisted(table, column: column, cluster: cluster)
+        }
+        return ColumnChunk(reader: ChunkReader(found), dirtyItems: nil)
+    }
+
+    /// A stored chunk's contents after its checks (see `ChunkCheck`), or the
+    /// error naming what is damaged.
+    func checkedChunk(_ raw: UnsafeRawBufferPointer?, _ table: Table, _ id: ChunkID, _ bounds: MapBounds) throws(FiefError) -> UnsafeRawBufferPointer? {
+        guard let raw else { return nil }
+        let column = ClusterLayout.column(ofChunkKey: id.key)
+        let type = column == ClusterLayout.presenceColumn ? nil : try table.column(column).type
+        guard bounds.contains(raw), let body = ChunkCheck.verified(raw, table: table.key, key: id.key, type: type) else {
+            throw damagedChunk(table, column: column, cluster: ClusterLayout.cluster(ofChunkKey: id.key), "fails its checksum or layout check")
+        }
+        return body
+    }
+
+    /// Fail if the cluster's presence chunk says `column` has a chunk there
+    /// (one that went missing: a damaged tree, not a property added later).
+    func requireUnlisted(_ table: Table, column: UInt32, cluster: Int64) throws(FiefError) {
+        let id = ChunkID(table: table.key, key: ClusterLayout.chunkKey(column: ClusterLayout.presenceColumn, cluster: cluster))
+        let listed: Bool
+        if let dirty = write?.dirty[id] {
+            listed = dirty.listsColumn(column)
+        } else {
+            listed = try chunk(table, column: ClusterLayout.presenceColumn, cluster: cluster).reader.listsColumn(column)
+        }
+        if listed { throw damagedChunk(table, column: column, cluster: cluster, "is missing") }
+    }
+
+    /// The error for a damaged chunk: the file, class, property and objects.
+    func damagedChunk(_ table: Table, column: UInt32, cluster: Int64, _ what: String) -> FiefError {
+        let first = cluster << ClusterLayout.shift
+        let name = column == ClusterLayout.presenceColumn ? "the list of objects"
+            : "property '\((try? table.property(column))?.name ?? "#\(column)")'"
+        return FiefError(.fileCorrupt, "'\(environment.path)' is damaged: the stored \(name) of class '\(table.objectClass.name)' for objects \(first)...\(first + Int64(ClusterLayout.slotMask)) \(what)", path: environment.path)
     }
 
     /// The chunk of `column` in `cluster`, made writable.
@@ -101,7 +153,10 @@ extension Realm {
         if let clean = write.clean[id] {
             stored = clean
         } else {
-            stored = try LMDB.get(write.txn, table.data, integerKey: id.key)
+            stored = try checkedChunk(try LMDB.get(write.txn, table.data, integerKey: id.key), table, id, write.bounds)
+            if stored == nil && column != ClusterLayout.presenceColumn {
+                try requireUnlisted(table, column: column, cluster: cluster)
+            }
         }
         let dirty = DirtyChunk(type: type, from: ChunkReader(stored))
         write.dirty[id] = dirty
@@ -143,7 +198,7 @@ extension Realm {
                     retry = true
                 } else {
                     snapshot = nil
-                    write = WriteTransaction(txn: txn, version: version, meta: meta)
+                    write = WriteTransaction(txn: txn, version: version, meta: meta, bounds: environment.currentBounds())
                     bumpStamp()
                     return
                 }
@@ -194,6 +249,16 @@ extension Realm {
     }
 
     private func flush(_ write: WriteTransaction) throws(FiefError) {
+        // A column chunk stored for the first time is listed in its
+        // cluster's presence chunk.
+        for (id, chunk) in write.dirty.entries where chunk.isNew {
+            let column = ClusterLayout.column(ofChunkKey: id.key)
+            if column == ClusterLayout.presenceColumn { continue }
+            let cluster = ClusterLayout.cluster(ofChunkKey: id.key)
+            let presence = try dirtyChunk(write, try table(id.table), column: ClusterLayout.presenceColumn, type: nil, cluster: cluster)
+            presence.listColumn(column)
+            write.touchedClusters[id.table, default: []].insert(cluster)
+        }
         // Clusters left without objects lose every chunk.
         var emptied = Set<ChunkID>()
         for (tableKey, clusters) in write.touchedClusters {
@@ -204,27 +269,54 @@ extension Realm {
                 }
             }
         }
+        // Every changed chunk once, in key order: chunks past a database's
+        // last key are appended (LMDB then fills pages instead of splitting
+        // them in half).
         let ids = write.dirty.entries.map(\.0).sorted { $0.table != $1.table ? $0.table < $1.table : $0.key < $1.key }
+        var appendTable: UInt32 = 0
+        var lastKey: UInt64? = nil
         for id in ids {
-            let cluster = Int64(id.key & ((1 << 40) - 1))
+            let cluster = ClusterLayout.cluster(ofChunkKey: id.key)
             if !emptied.isEmpty && emptied.contains(ChunkID(table: id.table, key: UInt64(cluster))) { continue }
             let chunk = write.dirty[id]!
             let size = chunk.encodedSize
             guard size < Int(UInt32.max) else {
                 throw FiefError(.fileFull, "the strings or binaries of 256 neighbouring objects exceed 4 GiB")
             }
-            try LMDB.putReserved(write.txn, try table(id.table).data, integerKey: id.key, size: size) { chunk.encode(into: $0) }
+            let data = try table(id.table).data
+            if appendTable != id.table {
+                appendTable = id.table
+                lastKey = try LMDBCursor(write.txn, data).move(MDB_LAST).map { $0.key.loadUnaligned(as: UInt64.self) }
+            }
+            let append = lastKey.map { id.key > $0 } ?? true
+            try LMDB.putReserved(write.txn, data, integerKey: id.key, size: size, append: append) {
+                chunk.encode(into: $0, table: id.table, key: id.key)
+            }
+            if append { lastKey = id.key }
         }
         for empty in emptied {
             let table = try table(empty.table)
             let cluster = Int64(empty.key)
-            try LMDB.delete(write.txn, table.data, integerKey: ClusterLayout.chunkKey(column: 0, cluster: cluster))
+            let presenceKey = ClusterLayout.chunkKey(column: 0, cluster: cluster)
+            let listed = write.dirty[ChunkID(table: empty.table, key: presenceKey)]
+            try LMDB.delete(write.txn, table.data, integerKey: presenceKey)
             for property in table.objectClass.properties {
                 try LMDB.delete(write.txn, table.data, integerKey: ClusterLayout.chunkKey(column: property.key, cluster: cluster))
+            }
+            // Chunks of properties removed since (listed, no longer in the schema).
+            if let listed {
+                for column in listed.listedColumns where (try? table.column(column)) == nil {
+                    try LMDB.delete(write.txn, table.data, integerKey: ClusterLayout.chunkKey(column: column, cluster: cluster))
+                }
             }
         }
         for (tableKey, next) in write.nextKeys {
             try MetaKeys.write(write.txn, write.meta, MetaKeys.nextObjectKey(tableKey), UInt64(next))
+        }
+        for tableKey in Set(write.objectCountDeltas.keys).union(write.emptiedTables) {
+            let name = MetaKeys.objectCount(tableKey)
+            let stored = write.emptiedTables.contains(tableKey) ? 0 : Int64(bitPattern: try MetaKeys.readUInt64(write.txn, write.meta, name) ?? 0)
+            try MetaKeys.write(write.txn, write.meta, name, UInt64(bitPattern: stored + (write.objectCountDeltas[tableKey] ?? 0)))
         }
         try MetaKeys.write(write.txn, write.meta, MetaKeys.version, write.version + 1)
         try MetaKeys.write(write.txn, write.meta, MetaKeys.committedTransaction, UInt64(mdb_txn_id(write.txn)))

@@ -47,6 +47,8 @@ final class Snapshot: @unchecked Sendable {
 
     /// The handle generation of the environment when the transaction began.
     let handleGeneration: UInt64
+    /// Where the file's pages are mapped as of this snapshot.
+    let bounds: MapBounds
 
     /// Begin a read transaction at the newest commit.  The meta database's
     /// handle is opened first if needed, so the transaction can use it.
@@ -60,6 +62,7 @@ final class Snapshot: @unchecked Sendable {
             _ = try environment.database(MetaKeys.database, txn: probe!, create: false)
         }
         handleGeneration = environment.currentHandleGeneration
+        bounds = environment.currentBounds()
         // LMDB picks a reader's root from the meta page of the transaction id
         // it read; a reader delayed between the two while the writer commits
         // twice gets the newer root under the older id.  Its data is still
@@ -101,18 +104,20 @@ final class Snapshot: @unchecked Sendable {
         lock.destroy()
     }
 
+    /// The chunk `id`, checked by `check` on its first read in this
+    /// snapshot (which returns its contents without the checksum).
     @inline(__always)
-    func chunk(_ id: ChunkID, dbi: MDB_dbi) throws(FiefError) -> UnsafeRawBufferPointer? {
+    func chunk(_ id: ChunkID, dbi: MDB_dbi, check: (UnsafeRawBufferPointer?) throws(FiefError) -> UnsafeRawBufferPointer?) throws(FiefError) -> UnsafeRawBufferPointer? {
         if isShared {
-            return try lock.withLock { () throws(FiefError) in try lookup(id, dbi: dbi) }
+            return try lock.withLock { () throws(FiefError) in try lookup(id, dbi: dbi, check: check) }
         }
-        return try lookup(id, dbi: dbi)
+        return try lookup(id, dbi: dbi, check: check)
     }
 
     @inline(__always)
-    private func lookup(_ id: ChunkID, dbi: MDB_dbi) throws(FiefError) -> UnsafeRawBufferPointer? {
+    private func lookup(_ id: ChunkID, dbi: MDB_dbi, check: (UnsafeRawBufferPointer?) throws(FiefError) -> UnsafeRawBufferPointer?) throws(FiefError) -> UnsafeRawBufferPointer? {
         if let cached = cache[id] { return cached }
-        let found = try LMDB.get(txn, dbi, integerKey: id.key)
+        let found = try check(try LMDB.get(txn, dbi, integerKey: id.key))
         cache[id] = found
         return found
     }
@@ -124,7 +129,7 @@ enum MetaKeys {
     static let magic = "magic"
     static let magicValue: [UInt8] = Array("FIEF".utf8)
     static let format = "format"
-    static let formatValue: UInt64 = 1
+    static let formatValue: UInt64 = 2
     static let version = "version"
     static let schema = "schema"
     static let schemaVersion = "schemaVersion"
@@ -133,6 +138,8 @@ enum MetaKeys {
     /// The LMDB transaction id of the last commit (see `Snapshot.init`).
     static let committedTransaction = "committedTransaction"
     static func nextObjectKey(_ table: UInt32) -> String { "nextObjectKey.\(table)" }
+    /// The number of objects of a class (format 2), checked by full scans.
+    static func objectCount(_ table: UInt32) -> String { "objectCount.\(table)" }
 
     static func readUInt64(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ name: String) throws(FiefError) -> UInt64? {
         let bytes = try readBytes(txn, dbi, name)

@@ -22,6 +22,8 @@ enum SchemaPlanner {
         var schemaVersion: UInt64
         var generation: UInt64
         var nextClassKey: UInt64
+        /// The file format (`MetaKeys.formatValue`, or 1: upgraded on a writable open).
+        var format: UInt64
     }
 
     static func readStored(txn: OpaquePointer, environment: Environment) throws(FiefError) -> Stored? {
@@ -41,8 +43,8 @@ enum SchemaPlanner {
             throw FiefError(.fileNotFief, "'\(path)' is not a Fief file", path: path)
         }
         let format = try MetaKeys.readUInt64(txn, meta, MetaKeys.format) ?? 0
-        guard format == MetaKeys.formatValue else {
-            throw FiefError(.fileFormat, "'\(path)' has file format \(format); this library reads format \(MetaKeys.formatValue)", path: path)
+        guard format == MetaKeys.formatValue || format == FormatV1.format else {
+            throw FiefError(.fileFormat, "'\(path)' has file format \(format); this library reads formats \(FormatV1.format) and \(MetaKeys.formatValue) (a newer Fief wrote it?)", path: path)
         }
         guard let schemaBytes = try MetaKeys.readBytes(txn, meta, MetaKeys.schema) else {
             throw FiefError(.fileNotFief, "'\(path)' has no schema", path: path)
@@ -50,7 +52,8 @@ enum SchemaPlanner {
         return Stored(schema: try SchemaCoding.decode(schemaBytes, path: path),
                       schemaVersion: try MetaKeys.readUInt64(txn, meta, MetaKeys.schemaVersion) ?? 0,
                       generation: try MetaKeys.readUInt64(txn, meta, MetaKeys.schemaGeneration) ?? 0,
-                      nextClassKey: try MetaKeys.readUInt64(txn, meta, MetaKeys.nextClassKey) ?? 1)
+                      nextClassKey: try MetaKeys.readUInt64(txn, meta, MetaKeys.nextClassKey) ?? 1,
+                      format: format)
     }
 
     static func plan(snapshot: Snapshot, configuration: RealmConfiguration, readOnly: Bool) throws(FiefError) -> Plan {
@@ -58,6 +61,12 @@ enum SchemaPlanner {
         guard let stored else {
             if readOnly {
                 throw FiefError(.fileNotFief, "'\(snapshot.environment.path)' is empty, not a Fief file", path: snapshot.environment.path)
+            }
+            return Plan(needsWrite: true)
+        }
+        if stored.format == FormatV1.format {
+            if readOnly {
+                throw FiefError(.fileFormat, "'\(snapshot.environment.path)' has file format 1, which this library upgrades when it opens the file for writing; open it once writable, or write an upgraded copy with `fief copy \(snapshot.environment.path) NEW`", path: snapshot.environment.path)
             }
             return Plan(needsWrite: true)
         }
@@ -204,11 +213,11 @@ enum SchemaPlanner {
     @discardableResult
     static func applyInTransaction(_ txn: OpaquePointer, configuration: RealmConfiguration, environment: Environment, opened: inout [String], keepVersion: Bool = false, inWrite: Bool = false) throws(FiefError) -> Bool {
         let stored = try readStored(txn: txn, environment: environment)
-        let existing = stored ?? Stored(schema: Schema(classes: []), schemaVersion: configuration.schemaVersion, generation: 0, nextClassKey: 1)
+        let existing = stored ?? Stored(schema: Schema(classes: []), schemaVersion: configuration.schemaVersion, generation: 0, nextClassKey: 1, format: MetaKeys.formatValue)
         let requested = configuration.schema ?? existing.schema
         let version = keepVersion ? existing.schemaVersion : configuration.schemaVersion
         var merge = try merge(stored: existing, requested: requested, requestedVersion: version, path: environment.path)
-        if stored == nil { merge.changed = true }
+        if stored == nil || existing.format != MetaKeys.formatValue { merge.changed = true }
         guard merge.changed else { return false }
 
         func open(_ name: String, integerKey: Bool = false, dupSort: Bool = false) throws(FiefError) -> MDB_dbi {
@@ -220,6 +229,14 @@ enum SchemaPlanner {
             try typed { try MetaKeys.magicValue.withUnsafeBytes { (raw) in try MetaKeys.write(txn, meta, MetaKeys.magic, raw) } }
             try MetaKeys.write(txn, meta, MetaKeys.format, MetaKeys.formatValue)
             try MetaKeys.write(txn, meta, MetaKeys.version, 0)
+        }
+        if existing.format == FormatV1.format {
+            // Rewrite every chunk in format 2 first, in this transaction.
+            for objectClass in existing.schema.classes {
+                let data = try open(Table.dataName(objectClass.key), integerKey: true)
+                try FormatV1.upgrade(txn, data: data, meta: meta, objectClass: objectClass, path: environment.path)
+            }
+            try MetaKeys.write(txn, meta, MetaKeys.format, MetaKeys.formatValue)
         }
         // Drop data of removed or changed columns.
         for (table, column) in merge.droppedColumns {
@@ -237,14 +254,14 @@ enum SchemaPlanner {
                 let dbi = try open(Table.primaryKeyName(objectClass.key, pk.key), integerKey: pk.type == .int && !pk.isNullable)
                 if merge.rebuiltPrimaryKeys.contains(objectClass.key) {
                     try LMDB.check(mdb_drop(txn, dbi, 0), "emptying a primary-key table", path: environment.path)
-                    try fill(txn, data: data, target: dbi, property: pk, className: objectClass.name, unique: true, integerKey: pk.type == .int && !pk.isNullable)
+                    try fill(txn, data: data, target: dbi, property: pk, objectClass: objectClass, unique: true, integerKey: pk.type == .int && !pk.isNullable)
                 }
             }
             for property in objectClass.properties where property.isIndexed && !property.isPrimaryKey {
                 let dbi = try open(Table.indexName(objectClass.key, property.key), dupSort: true)
                 if merge.newIndexes.contains(where: { $0 == (objectClass.key, property.key) }) {
                     try LMDB.check(mdb_drop(txn, dbi, 0), "emptying an index", path: environment.path)
-                    try fill(txn, data: data, target: dbi, property: property, className: objectClass.name, unique: false, integerKey: false)
+                    try fill(txn, data: data, target: dbi, property: property, objectClass: objectClass, unique: false, integerKey: false)
                 }
             }
         }
@@ -276,14 +293,23 @@ enum SchemaPlanner {
     }
 
     /// Index every existing object's value of `property` into `target`.
-    private static func fill(_ txn: OpaquePointer, data: MDB_dbi, target: MDB_dbi, property: Property, className: String, unique: Bool, integerKey: Bool) throws(FiefError) {
+    private static func fill(_ txn: OpaquePointer, data: MDB_dbi, target: MDB_dbi, property: Property, objectClass: ObjectClass, unique: Bool, integerKey: Bool) throws(FiefError) {
+        let className = objectClass.name
+        func checked(_ raw: UnsafeRawBufferPointer?, _ key: UInt64, _ type: PropertyType?) throws(FiefError) -> ChunkReader {
+            guard let raw else { return ChunkReader(nil) }
+            guard let body = ChunkCheck.verified(raw, table: objectClass.key, key: key, type: type) else {
+                throw FiefError(.fileCorrupt, "a stored chunk of class '\(className)' (key \(key)) fails its checksum or layout check")
+            }
+            return ChunkReader(body)
+        }
         let presenceCursor = try LMDBCursor(txn, data)
         var entry = try presenceCursor.seek(integerKey: ClusterLayout.chunkKey(column: 0, cluster: 0))
         var keyBytes: [UInt8] = []
         while let (chunkKey, presenceBytes) = entry, chunkKey < ClusterLayout.chunkKey(column: 1, cluster: 0) {
             let cluster = Int64(chunkKey & ((1 << 40) - 1))
-            let presence = ChunkReader(presenceBytes)
-            let column = ChunkReader(try LMDB.get(txn, data, integerKey: ClusterLayout.chunkKey(column: property.key, cluster: cluster)))
+            let presence = try checked(presenceBytes, chunkKey, nil)
+            let columnKey = ClusterLayout.chunkKey(column: property.key, cluster: cluster)
+            let column = try checked(try LMDB.get(txn, data, integerKey: columnKey), columnKey, property.type)
             for slot in 0..<ClusterLayout.slots where presence.bit(slot) {
                 let objectKey = (cluster << ClusterLayout.shift) | Int64(slot)
                 let value = column.value(slot, type: property.type, nullable: property.isNullable)

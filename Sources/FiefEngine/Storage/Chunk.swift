@@ -1,24 +1,36 @@
-/// Column chunks: how one property of one cluster of objects is stored.
+import CChecksum
+
+/// Column chunks: how one property of one cluster of objects is stored
+/// (file format 2; `FormatV1.swift` reads format 1 for the upgrade).
 ///
 /// Objects of a class live in clusters of 256 consecutive object keys
 /// (cluster = key >> 8, slot = key & 255).  Each property of a cluster is one
-/// LMDB value, a *chunk*:
+/// LMDB value, a *chunk*, that ends with a 4-byte CRC-32C of its class key,
+/// its chunk key and every byte before it (`ChunkCheck`):
 ///
-///     [0, 32)        null bitmap: bit s set = slot s is null
-///     int            one byte w (1, 2, 4 or 8), then 256 slots x w bytes,
-///                    little-endian two's complement: each chunk stores its
-///                    integers in the fewest bytes that hold them all
+///     presence       [0, 32) bit s set = the object with slot s exists;
+///                    then a bitmap of the columns that have a chunk in this
+///                    cluster (bit c of byte c >> 3), so a chunk that went
+///                    missing is noticed rather than read as defaults
+///     [0, 32)        in every column chunk: null bitmap, bit s set = slot s is null
+///     int            [32] width w (0, 1, 2, 4 or 8), [33, 41) base (Int64),
+///                    then 256 unsigned offsets from the base, w bytes each
+///                    (w = 0: every slot holds the base; w = 8: the values
+///                    themselves, base 0): frame of reference, so ids
+///                    1...1,000,000 take one byte each
 ///     other fixed    256 slots x width bytes, little-endian (ids big-endian)
-///     string/binary  UInt32 offsets[257] relative to the byte area, then the bytes
+///     string/binary  [32] offset width w (1, 2 or 4), then 256 end offsets
+///                    (w bytes each) into the byte area that follows
 ///
-/// Column 0 of a cluster is its presence bitmap (32 bytes: bit s set = the
-/// object with slot s exists).  A missing chunk reads as all defaults.
+/// A missing chunk reads as all defaults (a property added after the cluster
+/// was written).
 enum ClusterLayout {
     static let shift: Int64 = 8
     static let slots = 256
     static let slotMask: Int64 = 255
     static let bitmapBytes = 32
     static let presenceColumn: UInt32 = 0
+    static let checksumBytes = 4
 
     /// The LMDB key of a chunk in a class's data database (MDB_INTEGERKEY).
     @inline(__always)
@@ -27,19 +39,94 @@ enum ClusterLayout {
     }
 
     @inline(__always)
+    static func column(ofChunkKey key: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: key >> 40) }
+    @inline(__always)
+    static func cluster(ofChunkKey key: UInt64) -> Int64 { Int64(key & ((1 << 40) - 1)) }
+
+    @inline(__always)
     static func cluster(of key: Int64) -> Int64 { key >> shift }
     @inline(__always)
     static func slot(of key: Int64) -> Int { Int(key & slotMask) }
 
     static func chunkSize(fixedWidth: Int) -> Int { bitmapBytes + slots * fixedWidth }
-    /// Where an int chunk's values start (after the bitmap and the width byte).
-    static let intValues = bitmapBytes + 1
-    static let varHeaderSize = bitmapBytes + 4 * (slots + 1)
+    /// Int chunks: where the width byte, the base and the values are.
+    static let intWidth = bitmapBytes
+    static let intBase = bitmapBytes + 1
+    static let intValues = bitmapBytes + 9
+    /// String and binary chunks: the offset width byte and the offsets.
+    static let varWidth = bitmapBytes
+    static let varOffsets = bitmapBytes + 1
+    @inline(__always)
+    static func varData(width: Int) -> Int { varOffsets + slots * width }
+}
+
+/// Checksums and structural checks of stored chunks: every chunk is checked
+/// once per snapshot (or write transaction), on its first read, before any
+/// of its contents is used; a view handed out never points outside the
+/// chunk it came from.
+enum ChunkCheck {
+    static let hardware = fief_crc32c_hardware()
+
+    /// The checksum of `body` stored under (`table`, `key`).
+    @inline(__always)
+    static func checksum(table: UInt32, key: UInt64, _ body: UnsafeRawBufferPointer) -> UInt32 {
+        var seed = (UInt64(table), key)
+        let start = withUnsafeBytes(of: &seed) { fief_crc32c(0, $0.baseAddress, 16, hardware) }
+        return fief_crc32c(start, body.baseAddress, body.count, hardware)
+    }
+
+    /// The chunk's contents without its checksum, or nil if it is damaged:
+    /// a wrong checksum, or a layout that does not fit `type` (nil type:
+    /// a presence chunk).
+    static func verified(_ raw: UnsafeRawBufferPointer, table: UInt32, key: UInt64, type: PropertyType?) -> UnsafeRawBufferPointer? {
+        guard raw.count >= ClusterLayout.bitmapBytes + ClusterLayout.checksumBytes else { return nil }
+        let body = UnsafeRawBufferPointer(rebasing: raw[0..<(raw.count - ClusterLayout.checksumBytes)])
+        let stored = raw.loadUnaligned(fromByteOffset: body.count, as: UInt32.self)
+        guard UInt32(littleEndian: stored) == checksum(table: table, key: key, body) else { return nil }
+        return isWellFormed(body, type: type) ? body : nil
+    }
+
+    /// Whether a chunk's layout fits its type: sizes, widths, and offsets
+    /// that stay inside the chunk.
+    static func isWellFormed(_ body: UnsafeRawBufferPointer, type: PropertyType?) -> Bool {
+        let count = body.count
+        guard let type else { return count >= ClusterLayout.bitmapBytes && count <= ClusterLayout.bitmapBytes + 8192 }
+        switch type {
+        case .int:
+            guard count >= ClusterLayout.intValues else { return false }
+            let width = Int(body.load(fromByteOffset: ClusterLayout.intWidth, as: UInt8.self))
+            guard width == 0 || width == 1 || width == 2 || width == 4 || width == 8 else { return false }
+            return count == ClusterLayout.intValues + ClusterLayout.slots * width
+        case .string, .binary:
+            guard count > ClusterLayout.varOffsets else { return false }
+            let width = Int(body.load(fromByteOffset: ClusterLayout.varWidth, as: UInt8.self))
+            guard width == 1 || width == 2 || width == 4 else { return false }
+            let data = ClusterLayout.varData(width: width)
+            guard count >= data else { return false }
+            let available = count - data
+            let offsets = body.baseAddress! + ClusterLayout.varOffsets
+            var previous = 0
+            for slot in 0..<ClusterLayout.slots {
+                let end: Int
+                switch width {
+                case 1: end = Int(offsets.load(fromByteOffset: slot, as: UInt8.self))
+                case 2: end = Int(offsets.loadUnaligned(fromByteOffset: slot << 1, as: UInt16.self))
+                default: end = Int(offsets.loadUnaligned(fromByteOffset: slot << 2, as: UInt32.self))
+                }
+                if end < previous { return false }
+                previous = end
+            }
+            return previous == available
+        default:
+            return count == ClusterLayout.chunkSize(fixedWidth: type.fixedWidth)
+        }
+    }
 }
 
 /// Read access to one stored chunk, straight from LMDB's map (or from a
-/// write transaction's buffer with the same layout).  `base == nil` means the
-/// chunk does not exist: every slot reads as its default.
+/// write transaction's buffer with the same layout), after `ChunkCheck`.
+/// `base == nil` means the chunk does not exist: every slot reads as its
+/// default.
 struct ChunkReader {
     let base: UnsafeRawPointer?
     let count: Int
@@ -67,11 +154,26 @@ struct ChunkReader {
         return base.loadUnaligned(fromByteOffset: index << 3, as: UInt64.self)
     }
 
-    /// Bytes per value of an int chunk.
+    /// Whether a presence chunk lists `column` as stored for its cluster.
+    func listsColumn(_ column: UInt32) -> Bool {
+        guard let base else { return false }
+        let byte = ClusterLayout.bitmapBytes + Int(column >> 3)
+        guard byte < count else { return false }
+        return base.load(fromByteOffset: byte, as: UInt8.self) & (1 << UInt8(column & 7)) != 0
+    }
+
+    /// Bytes per value of an int chunk (0: every value is the base).
     @inline(__always)
     var intWidth: Int {
-        guard let base else { return 8 }
-        return Int(base.load(fromByteOffset: ClusterLayout.bitmapBytes, as: UInt8.self))
+        guard let base else { return 0 }
+        return Int(base.load(fromByteOffset: ClusterLayout.intWidth, as: UInt8.self))
+    }
+
+    /// The base of an int chunk's values.
+    @inline(__always)
+    var intBase: Int64 {
+        guard let base else { return 0 }
+        return base.loadUnaligned(fromByteOffset: ClusterLayout.intBase, as: Int64.self)
     }
 
     /// Slot `slot` of an int chunk.
@@ -80,20 +182,32 @@ struct ChunkReader {
         guard let base else { return 0 }
         let values = base + ClusterLayout.intValues
         switch intWidth {
-        case 1: return Int64(values.load(fromByteOffset: slot, as: Int8.self))
-        case 2: return Int64(values.loadUnaligned(fromByteOffset: slot << 1, as: Int16.self))
-        case 4: return Int64(values.loadUnaligned(fromByteOffset: slot << 2, as: Int32.self))
+        case 0: return intBase
+        case 1: return intBase &+ Int64(values.load(fromByteOffset: slot, as: UInt8.self))
+        case 2: return intBase &+ Int64(values.loadUnaligned(fromByteOffset: slot << 1, as: UInt16.self))
+        case 4: return intBase &+ Int64(values.loadUnaligned(fromByteOffset: slot << 2, as: UInt32.self))
         default: return values.loadUnaligned(fromByteOffset: slot << 3, as: Int64.self)
+        }
+    }
+
+    /// The end offset of `slot` in a string or binary chunk's byte area.
+    @inline(__always)
+    private func varEnd(_ slot: Int, _ width: Int, _ offsets: UnsafeRawPointer) -> Int {
+        switch width {
+        case 1: return Int(offsets.load(fromByteOffset: slot, as: UInt8.self))
+        case 2: return Int(offsets.loadUnaligned(fromByteOffset: slot << 1, as: UInt16.self))
+        default: return Int(offsets.loadUnaligned(fromByteOffset: slot << 2, as: UInt32.self))
         }
     }
 
     @inline(__always)
     func bytes(_ slot: Int) -> UnsafeRawBufferPointer {
         guard let base else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        let offsets = ClusterLayout.bitmapBytes
-        let start = Int(base.loadUnaligned(fromByteOffset: offsets + slot << 2, as: UInt32.self))
-        let end = Int(base.loadUnaligned(fromByteOffset: offsets + (slot + 1) << 2, as: UInt32.self))
-        return UnsafeRawBufferPointer(start: base + ClusterLayout.varHeaderSize + start, count: end - start)
+        let width = Int(base.load(fromByteOffset: ClusterLayout.varWidth, as: UInt8.self))
+        let offsets = base + ClusterLayout.varOffsets
+        let start = slot == 0 ? 0 : varEnd(slot - 1, width, offsets)
+        let end = varEnd(slot, width, offsets)
+        return UnsafeRawBufferPointer(start: base + ClusterLayout.varData(width: width) + start, count: end - start)
     }
 
     /// Decode one slot as a `Value` of `type` (null only if `nullable`).
@@ -104,7 +218,7 @@ struct ChunkReader {
         let width = type.fixedWidth
         let p = base + ClusterLayout.bitmapBytes + slot * width
         switch type {
-        case .int: return .int(p.loadUnaligned(as: Int64.self))
+        case .int: return .int(int(slot))
         case .bool: return .bool(p.load(as: UInt8.self) != 0)
         case .float: return .float(p.loadUnaligned(as: Float.self))
         case .double: return .double(p.loadUnaligned(as: Double.self))
@@ -122,7 +236,8 @@ struct ChunkReader {
 
 /// A chunk being changed inside a write transaction.  Fixed-width chunks and
 /// presence bitmaps keep the stored layout in one buffer (so `ChunkReader`
-/// reads them as it reads LMDB's map).  String and binary chunks keep their
+/// reads them as it reads LMDB's map; int chunks are kept at width 8, base 0,
+/// and packed again at commit).  String and binary chunks keep their
 /// bytes in an append-only arena with one (offset, length) span per slot;
 /// a replaced value's bytes stay behind as garbage until commit lays the
 /// chunk out again.  Views of arena bytes stay valid until the chunk's next
@@ -131,6 +246,9 @@ final class DirtyChunk {
     let type: PropertyType?          // nil: the presence bitmap
     let fixed: UnsafeMutableRawPointer
     let fixedSize: Int
+    /// Whether no chunk was stored before this transaction (commit then
+    /// lists the column in its cluster's presence chunk).
+    let isNew: Bool
     /// Per slot (offset, length) into `arena`; nil for fixed-width chunks.
     private let spans: UnsafeMutablePointer<(UInt32, UInt32)>?
     private var arena: UnsafeMutableRawPointer?
@@ -138,14 +256,15 @@ final class DirtyChunk {
     private var arenaCapacity = 0
     /// Bytes of the arena that slots still use.
     private var liveBytes = 0
+    /// Presence chunks: the columns stored for the cluster (bit c of byte c >> 3).
+    private(set) var columnSet: [UInt8] = []
 
     /// Start from the stored chunk `from` (or from defaults).
     init(type: PropertyType?, from stored: ChunkReader) {
         self.type = type
+        isNew = stored.base == nil
         let width = type?.fixedWidth ?? 0
         let variable = type != nil && width == 0
-        // Int chunks are kept unpacked (eight bytes a value, width byte 8)
-        // while they change, and packed again at commit.
         fixedSize = width == 0 ? ClusterLayout.bitmapBytes
             : type == .int ? ClusterLayout.intValues + ClusterLayout.slots * 8
             : ClusterLayout.chunkSize(fixedWidth: width)
@@ -156,13 +275,19 @@ final class DirtyChunk {
             } else {
                 fixed.initializeMemory(as: UInt8.self, repeating: 0xFF, count: ClusterLayout.bitmapBytes)
             }
-            fixed.storeBytes(of: 8, toByteOffset: ClusterLayout.bitmapBytes, as: UInt8.self)
+            fixed.storeBytes(of: 8, toByteOffset: ClusterLayout.intWidth, as: UInt8.self)
+            fixed.storeBytes(of: 0, toByteOffset: ClusterLayout.intBase, as: Int64.self)
             let values = fixed + ClusterLayout.intValues
             for slot in 0..<ClusterLayout.slots {
                 values.storeBytes(of: stored.int(slot), toByteOffset: slot << 3, as: Int64.self)
             }
-        } else if let base = stored.base {
+        } else if let base = stored.base, !variable {
             fixed.copyMemory(from: base, byteCount: fixedSize)
+            if type == nil, stored.count > ClusterLayout.bitmapBytes {
+                columnSet = Array(UnsafeRawBufferPointer(start: base + ClusterLayout.bitmapBytes, count: stored.count - ClusterLayout.bitmapBytes))
+            }
+        } else if let base = stored.base {
+            fixed.copyMemory(from: base, byteCount: ClusterLayout.bitmapBytes)
         } else {
             fixed.initializeMemory(as: UInt8.self, repeating: 0, count: fixedSize)
             // A new column chunk starts with every slot null, as a missing
@@ -184,17 +309,18 @@ final class DirtyChunk {
             let spans = UnsafeMutablePointer<(UInt32, UInt32)>.allocate(capacity: ClusterLayout.slots)
             if let base = stored.base {
                 // One copy of the stored byte area; spans keep its offsets.
-                let offsets = base + ClusterLayout.bitmapBytes
-                let total = Int(offsets.loadUnaligned(fromByteOffset: ClusterLayout.slots << 2, as: UInt32.self))
+                let width = Int(base.load(fromByteOffset: ClusterLayout.varWidth, as: UInt8.self))
+                let data = ClusterLayout.varData(width: width)
+                let total = stored.count - data
                 arenaCapacity = max(total, 256)
                 arena = UnsafeMutableRawPointer.allocate(byteCount: arenaCapacity, alignment: 8)
-                if total > 0 { arena!.copyMemory(from: base + ClusterLayout.varHeaderSize, byteCount: total) }
+                if total > 0 { arena!.copyMemory(from: base + data, byteCount: total) }
                 arenaCount = total
                 liveBytes = total
                 for slot in 0..<ClusterLayout.slots {
-                    let start = offsets.loadUnaligned(fromByteOffset: slot << 2, as: UInt32.self)
-                    let end = offsets.loadUnaligned(fromByteOffset: (slot + 1) << 2, as: UInt32.self)
-                    spans[slot] = (start, end &- start)
+                    let view = stored.bytes(slot)
+                    let start = view.count == 0 ? 0 : view.baseAddress! - (base + data)
+                    spans[slot] = (UInt32(start), UInt32(view.count))
                 }
             } else {
                 spans.initialize(repeating: (0, 0), count: ClusterLayout.slots)
@@ -230,6 +356,28 @@ final class DirtyChunk {
 
     var bitmapIsEmpty: Bool {
         (0..<4).allSatisfy { fixed.load(fromByteOffset: $0 << 3, as: UInt64.self) == 0 }
+    }
+
+    /// Presence chunks: whether `column` has a chunk in this cluster.
+    func listsColumn(_ column: UInt32) -> Bool {
+        let byte = Int(column >> 3)
+        return byte < columnSet.count && columnSet[byte] & (1 << UInt8(column & 7)) != 0
+    }
+
+    /// Presence chunks: the columns listed.
+    var listedColumns: [UInt32] {
+        var result: [UInt32] = []
+        for (byte, bits) in columnSet.enumerated() where bits != 0 {
+            for bit in 0..<8 where bits & (1 << UInt8(bit)) != 0 { result.append(UInt32(byte * 8 + bit)) }
+        }
+        return result
+    }
+
+    /// Presence chunks: record that `column` has a chunk in this cluster.
+    func listColumn(_ column: UInt32) {
+        let byte = Int(column >> 3)
+        if columnSet.count <= byte { columnSet.append(contentsOf: repeatElement(0, count: byte + 1 - columnSet.count)) }
+        columnSet[byte] |= 1 << UInt8(column & 7)
     }
 
     // MARK: Values
@@ -321,63 +469,101 @@ final class DirtyChunk {
 
     // MARK: Encoding
 
-    /// The fewest bytes per value that hold every value of an int chunk.
-    private var packedIntWidth: Int {
+    /// The frame of reference of an int chunk: the smallest value and the
+    /// bytes per offset from it that hold every value.
+    private var intFrame: (base: Int64, width: Int) {
         let values = fixed + ClusterLayout.intValues
-        var low: Int64 = 0, high: Int64 = 0
+        var low = Int64.max, high = Int64.min
         for slot in 0..<ClusterLayout.slots {
             let v = values.loadUnaligned(fromByteOffset: slot << 3, as: Int64.self)
             low = min(low, v)
             high = max(high, v)
         }
-        if low >= Int64(Int8.min) && high <= Int64(Int8.max) { return 1 }
-        if low >= Int64(Int16.min) && high <= Int64(Int16.max) { return 2 }
-        if low >= Int64(Int32.min) && high <= Int64(Int32.max) { return 4 }
-        return 8
+        let range = UInt64(bitPattern: high &- low)
+        if range == 0 { return (low, 0) }
+        if range <= UInt64(UInt8.max) { return (low, 1) }
+        if range <= UInt64(UInt16.max) { return (low, 2) }
+        if range <= UInt64(UInt32.max) { return (low, 4) }
+        return (0, 8)
     }
 
-    var encodedSize: Int {
-        if type == .int { return ClusterLayout.intValues + ClusterLayout.slots * packedIntWidth }
-        guard let spans else { return fixedSize }
-        var total = ClusterLayout.varHeaderSize
+    /// The bytes of the string or binary slots still in use.
+    private var variableBytes: Int {
+        guard let spans else { return 0 }
+        var total = 0
         for slot in 0..<ClusterLayout.slots where !bit(slot) { total += Int(spans[slot].1) }
         return total
     }
 
-    func encode(into out: UnsafeMutableRawBufferPointer) {
-        let base = out.baseAddress!
+    private static func offsetWidth(_ total: Int) -> Int {
+        total <= Int(UInt8.max) ? 1 : total <= Int(UInt16.max) ? 2 : 4
+    }
+
+    /// The size of the stored chunk, its checksum included.
+    var encodedSize: Int {
+        let body: Int
         if type == .int {
-            let width = out.count == ClusterLayout.intValues + ClusterLayout.slots * 8 ? 8 : (out.count - ClusterLayout.intValues) / ClusterLayout.slots
-            base.copyMemory(from: fixed, byteCount: ClusterLayout.bitmapBytes)
-            base.storeBytes(of: UInt8(width), toByteOffset: ClusterLayout.bitmapBytes, as: UInt8.self)
+            body = ClusterLayout.intValues + ClusterLayout.slots * intFrame.width
+        } else if spans != nil {
+            let total = variableBytes
+            body = ClusterLayout.varData(width: DirtyChunk.offsetWidth(total)) + total
+        } else if type == nil {
+            var used = columnSet.count
+            while used > 0 && columnSet[used - 1] == 0 { used -= 1 }
+            body = fixedSize + used
+        } else {
+            body = fixedSize
+        }
+        return body + ClusterLayout.checksumBytes
+    }
+
+    /// Lay the chunk out in `out` (exactly `encodedSize` bytes), checksum
+    /// last, as stored under (`table`, `key`).
+    func encode(into out: UnsafeMutableRawBufferPointer, table: UInt32, key: UInt64) {
+        let base = out.baseAddress!
+        let bodySize = out.count - ClusterLayout.checksumBytes
+        base.copyMemory(from: fixed, byteCount: ClusterLayout.bitmapBytes)
+        if type == .int {
+            let (low, width) = intFrame
+            base.storeBytes(of: UInt8(width), toByteOffset: ClusterLayout.intWidth, as: UInt8.self)
+            base.storeBytes(of: low, toByteOffset: ClusterLayout.intBase, as: Int64.self)
             let from = fixed + ClusterLayout.intValues, to = base + ClusterLayout.intValues
             for slot in 0..<ClusterLayout.slots {
                 let v = from.loadUnaligned(fromByteOffset: slot << 3, as: Int64.self)
+                let offset = UInt64(bitPattern: v &- low)
                 switch width {
-                case 1: to.storeBytes(of: Int8(truncatingIfNeeded: v), toByteOffset: slot, as: Int8.self)
-                case 2: to.storeBytes(of: Int16(truncatingIfNeeded: v), toByteOffset: slot << 1, as: Int16.self)
-                case 4: to.storeBytes(of: Int32(truncatingIfNeeded: v), toByteOffset: slot << 2, as: Int32.self)
+                case 0: break
+                case 1: to.storeBytes(of: UInt8(truncatingIfNeeded: offset), toByteOffset: slot, as: UInt8.self)
+                case 2: to.storeBytes(of: UInt16(truncatingIfNeeded: offset), toByteOffset: slot << 1, as: UInt16.self)
+                case 4: to.storeBytes(of: UInt32(truncatingIfNeeded: offset), toByteOffset: slot << 2, as: UInt32.self)
                 default: to.storeBytes(of: v, toByteOffset: slot << 3, as: Int64.self)
                 }
             }
-            return
-        }
-        guard let spans else {
+        } else if let spans {
+            let width = DirtyChunk.offsetWidth(variableBytes)
+            base.storeBytes(of: UInt8(width), toByteOffset: ClusterLayout.varWidth, as: UInt8.self)
+            let offsets = base + ClusterLayout.varOffsets
+            let data = base + ClusterLayout.varData(width: width)
+            var offset = 0
+            for slot in 0..<ClusterLayout.slots {
+                let (start, length) = spans[slot]
+                if length > 0 && !bit(slot) {
+                    (data + offset).copyMemory(from: arena! + Int(start), byteCount: Int(length))
+                    offset += Int(length)
+                }
+                switch width {
+                case 1: offsets.storeBytes(of: UInt8(offset), toByteOffset: slot, as: UInt8.self)
+                case 2: offsets.storeBytes(of: UInt16(offset), toByteOffset: slot << 1, as: UInt16.self)
+                default: offsets.storeBytes(of: UInt32(offset), toByteOffset: slot << 2, as: UInt32.self)
+                }
+            }
+        } else {
             base.copyMemory(from: fixed, byteCount: fixedSize)
-            return
-        }
-        base.copyMemory(from: fixed, byteCount: ClusterLayout.bitmapBytes)
-        var offset: UInt32 = 0
-        let offsets = base + ClusterLayout.bitmapBytes
-        let data = base + ClusterLayout.varHeaderSize
-        for slot in 0..<ClusterLayout.slots {
-            offsets.storeBytes(of: offset, toByteOffset: slot << 2, as: UInt32.self)
-            let (start, length) = spans[slot]
-            if length > 0 && !bit(slot) {
-                (data + Int(offset)).copyMemory(from: arena! + Int(start), byteCount: Int(length))
-                offset += length
+            if type == nil && bodySize > fixedSize {
+                columnSet.withUnsafeBytes { (base + fixedSize).copyMemory(from: $0.baseAddress!, byteCount: bodySize - fixedSize) }
             }
         }
-        offsets.storeBytes(of: offset, toByteOffset: ClusterLayout.slots << 2, as: UInt32.self)
+        let sum = ChunkCheck.checksum(table: table, key: key, UnsafeRawBufferPointer(start: base, count: bodySize))
+        base.storeBytes(of: sum.littleEndian, toByteOffset: bodySize, as: UInt32.self)
     }
 }

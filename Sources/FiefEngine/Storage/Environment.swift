@@ -31,6 +31,9 @@ final class Environment: @unchecked Sendable {
     /// was opened cannot use it (LMDB copies the handle table at begin).
     private var handleGeneration: UInt64 = 0
     private var writerThread: pthread_t?
+    /// Where LMDB mapped the file, and its page size.
+    private(set) var mapStart: UInt = 0
+    private(set) var pageSize = 4096
 
     static let mapSize = 1 << 36        // 64 GiB of address space; the file grows as needed
     static let maxReaders: UInt32 = 1022
@@ -64,6 +67,10 @@ final class Environment: @unchecked Sendable {
         var info = MDB_envinfo()
         var dbStat = MDB_stat()
         var fileStat = stat()
+        if mdb_env_info(env, &info) == 0, mdb_env_stat(env, &dbStat) == 0 {
+            mapStart = UInt(bitPattern: info.me_mapaddr)
+            pageSize = Int(dbStat.ms_psize)
+        }
         if mdb_env_info(env, &info) == 0, mdb_env_stat(env, &dbStat) == 0, stat(path, &fileStat) == 0 {
             let needed = (Int(info.me_last_pgno) + 1) * Int(dbStat.ms_psize)
             if Int(fileStat.st_size) < needed {
@@ -106,6 +113,14 @@ final class Environment: @unchecked Sendable {
         default:
             return LMDB.error(rc, "opening '\(path)'", path: path)
         }
+    }
+
+    /// The part of the map that holds the file's pages now: every view LMDB
+    /// hands out must lie inside it (a damaged page could point past it).
+    func currentBounds() -> MapBounds {
+        var info = MDB_envinfo()
+        guard mdb_env_info(env, &info) == 0 else { return MapBounds(start: mapStart, end: mapStart, mapEnd: mapStart) }
+        return MapBounds(start: mapStart, end: mapStart + UInt(info.me_last_pgno + 1) * UInt(pageSize), mapEnd: mapStart + UInt(Environment.mapSize))
     }
 
     /// Sync only the data, not the meta page, at commit (`.normal`), or both.
@@ -190,6 +205,21 @@ final class Environment: @unchecked Sendable {
 
     func setWriter(_ holding: Bool) {
         lock.withLock { _ in writerThread = holding ? pthread_self() : nil }
+    }
+}
+
+/// The pages of a file as mapped: a view that starts inside the map must end
+/// before `end` (views outside the map are a write transaction's own pages).
+struct MapBounds {
+    let start: UInt
+    let end: UInt
+    let mapEnd: UInt
+
+    @inline(__always)
+    func contains(_ view: UnsafeRawBufferPointer) -> Bool {
+        let address = UInt(bitPattern: view.baseAddress)
+        if address < start || address >= mapEnd { return true }
+        return address <= end && UInt(view.count) <= end - address
     }
 }
 

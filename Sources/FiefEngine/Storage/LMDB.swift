@@ -72,13 +72,15 @@ enum LMDB {
     }
 
     /// Reserve `size` bytes for `key` and let `fill` write them in place.
-    static func putReserved(_ txn: OpaquePointer, _ dbi: MDB_dbi, integerKey: UInt64, size: Int, fill: (UnsafeMutableRawBufferPointer) -> Void) throws(FiefError) {
+    /// `append`: the key is past the database's last key (MDB_APPEND).
+    static func putReserved(_ txn: OpaquePointer, _ dbi: MDB_dbi, integerKey: UInt64, size: Int, append: Bool = false, fill: (UnsafeMutableRawBufferPointer) -> Void) throws(FiefError) {
         var key = integerKey
         var k = MDB_val(mv_size: 8, mv_data: nil)
         var v = MDB_val(mv_size: size, mv_data: nil)
+        let flags = UInt32(MDB_RESERVE) | (append ? UInt32(MDB_APPEND) : 0)
         let rc: Int32 = withUnsafeMutableBytes(of: &key) { raw in
             k.mv_data = raw.baseAddress
-            return mdb_put(txn, dbi, &k, &v, UInt32(MDB_RESERVE))
+            return mdb_put(txn, dbi, &k, &v, flags)
         }
         try check(rc, "writing the database")
         fill(UnsafeMutableRawBufferPointer(start: v.mv_data, count: size))

@@ -21,7 +21,8 @@ binding does not know, from the code's category bits::
     │   └── QuerySyntaxError, InvalidQueryError, QueryArgumentError
     ├── FileError                   (FIEF_ERR_CAT_FILE)
     │   └── RealmFileNotFoundError, FilePermissionError, NotAFiefFileError,
-    │       FileFormatError, FileLockedError, FileIOError, FileFullError
+    │       FileFormatError, FileLockedError, FileIOError, FileFullError,
+    │       FileCorruptError
     ├── FiefRuntimeError            (FIEF_ERR_CAT_RUNTIME)
     │   └── OutOfMemoryError, InternalError
     └── LibraryError                (loading libfief: not found, wrong version, missing symbol)
@@ -74,6 +75,7 @@ ERR_FILE_FORMAT = 5004
 ERR_FILE_LOCKED = 5005
 ERR_FILE_IO = 5006
 ERR_FILE_FULL = 5007
+ERR_FILE_CORRUPT = 5008
 ERR_OUT_OF_MEMORY = 6001
 ERR_INTERNAL = 6002
 
@@ -283,6 +285,11 @@ class FileIOError(FileError):
 
 class FileFullError(FileError):
     default_code = ERR_FILE_FULL
+
+
+class FileCorruptError(FileError):
+    """Stored data of a Fief file failed its checksum or structure check."""
+    default_code = ERR_FILE_CORRUPT
 
 
 # -- runtime --------------------------------------------------------------
