@@ -85,19 +85,39 @@ extension Realm {
         return try lookupPrimaryKey(table, coerced)
     }
 
+    /// The object whose primary key is `value` (already coerced), checked
+    /// against the object itself: a damaged table is an error, never
+    /// another object.
     func lookupPrimaryKey(_ table: Table, _ value: Value) throws(FiefError) -> Int64? {
-        guard let dbi = table.primaryKeyDatabase else { return nil }
-        let found: UnsafeRawBufferPointer?
+        guard let dbi = table.primaryKeyDatabase, let pk = table.primaryKey else { return nil }
+        let object: Int64
         if table.integerPrimaryKey, case .int(let i) = value {
-            found = try getFromView(dbi, integerKey: UInt64(bitPattern: i))
+            let key = UInt64(bitPattern: i)
+            let found: Int64?
+            if let write {
+                found = try PrimaryKeyRuns.find(try write.primaryKeyCursor(table.key, dbi), key)
+            } else {
+                found = try currentSnapshot().withCursor(dbi) { (cursor) throws(FiefError) in try PrimaryKeyRuns.find(cursor, key) }
+            }
+            guard let found else { return nil }
+            object = found
         } else {
             if KeyEncoding.isTruncated(value) { return nil }
             var bytes: [UInt8] = []
             KeyEncoding.encode(value, into: &bytes)
-            found = try typed { try bytes.withUnsafeBytes { (raw) in try getFromView(dbi, raw) } }
+            let found = try typed { try bytes.withUnsafeBytes { (raw) in try getFromView(dbi, raw) } }
+            guard let found else { return nil }
+            guard found.count == 8 else { throw damagedPrimaryKeys(table, value) }
+            object = Int64(bitPattern: found.loadUnaligned(as: UInt64.self))
         }
-        guard let found, found.count == 8 else { return nil }
-        return Int64(bitPattern: found.loadUnaligned(as: UInt64.self))
+        guard try isLive(table, object), (try slotValue(table, pk, object)).isSame(as: value) else {
+            throw damagedPrimaryKeys(table, value)
+        }
+        return object
+    }
+
+    private func damagedPrimaryKeys(_ table: Table, _ value: Value) -> FiefError {
+        FiefError(.fileCorrupt, "'\(environment.path)' is damaged: the primary-key table of class '\(table.objectClass.name)' maps \(describe(value)) to an object that does not hold it", path: environment.path)
     }
 
     /// A lookup in the write transaction or the snapshot.
@@ -171,6 +191,19 @@ extension Realm {
         let first = try allocateKeys(write, table, count: rows)
         var primaryKeysWritten = 0
         var failingRow = 0
+        // Integer primary keys go to their table as runs of consecutive
+        // keys (one entry and one check per run, see `PrimaryKeyRuns`).
+        var runStart: UInt64 = 0, runRow = 0, runCount = 0
+        func writeRun() throws(FiefError) {
+            guard runCount > 0, let dbi = table.primaryKeyDatabase else { return }
+            let cursor = try write.primaryKeyCursor(table.key, dbi)
+            if let taken = try PrimaryKeyRuns.insert(cursor, start: runStart, firstObject: first + Int64(runRow), count: UInt64(runCount)) {
+                failingRow = runRow + Int(taken &- runStart)
+                throw FiefError(.duplicatePrimaryKey, "a \(className) object with primary key \(Int64(bitPattern: taken)) already exists")
+            }
+            primaryKeysWritten = runRow + runCount
+            runCount = 0
+        }
         do throws(FiefError) {
             for column in 0..<width {
                 let property = properties[column]
@@ -185,7 +218,16 @@ extension Realm {
                     for r in row..<end {
                         failingRow = r
                         let v = try value(r, column).coerced(for: property, className: className)
-                        if isPrimaryKey {
+                        if isPrimaryKey && table.integerPrimaryKey, case .int(let i) = v {
+                            let k = UInt64(bitPattern: i)
+                            let (next, overflow) = runStart.addingReportingOverflow(UInt64(runCount))
+                            if runCount > 0 && !overflow && k == next {
+                                runCount += 1
+                            } else {
+                                try writeRun()
+                                (runStart, runRow, runCount) = (k, r, 1)
+                            }
+                        } else if isPrimaryKey {
                             if KeyEncoding.isTruncated(v) {
                                 throw FiefError(.invalidArgument, "primary key strings are limited to \(KeyEncoding.maxKeyBytes - 2) bytes")
                             }
@@ -199,6 +241,7 @@ extension Realm {
                     }
                     row = end
                 }
+                if isPrimaryKey { try writeRun() }
             }
         } catch {
             if error.code.rawValue >= 5000 { throw poison(write, error) }
@@ -311,22 +354,12 @@ extension Realm {
 
     private func putPrimaryKey(_ write: WriteTransaction, _ table: Table, _ value: Value, _ key: Int64) throws(FiefError) -> Bool {
         guard let dbi = table.primaryKeyDatabase else { return true }
+        if table.integerPrimaryKey, case .int(let i) = value {
+            let cursor = try write.primaryKeyCursor(table.key, dbi)
+            return try PrimaryKeyRuns.insert(cursor, start: UInt64(bitPattern: i), firstObject: key, count: 1) == nil
+        }
         var object = UInt64(bitPattern: key)
         return try withUnsafeBytes(of: &object) { (objectBytes) throws(FiefError) -> Bool in
-            if table.integerPrimaryKey, case .int(let i) = value {
-                var k = UInt64(bitPattern: i)
-                return try withUnsafeBytes(of: &k) { (kb) throws(FiefError) in
-                    // Keys arriving in ascending order append at the end of
-                    // the tree without a search; the first key out of order
-                    // turns appending off for the rest of the transaction.
-                    if !write.appendRefused.contains(table.key) {
-                        let cursor = try write.appendCursor(table.key, dbi)
-                        if try cursor.append(kb, objectBytes) { return true }
-                        write.appendRefused.insert(table.key)
-                    }
-                    return try LMDB.put(write.txn, dbi, kb, objectBytes, flags: UInt32(MDB_NOOVERWRITE))
-                }
-            }
             KeyEncoding.encode(value, into: &write.keyBuffer)
             return try typed { try write.keyBuffer.withUnsafeBytes { (kb) in
                 try LMDB.put(write.txn, dbi, kb, objectBytes, flags: UInt32(MDB_NOOVERWRITE))
@@ -337,7 +370,7 @@ extension Realm {
     private func deletePrimaryKey(_ write: WriteTransaction, _ table: Table, _ value: Value) throws(FiefError) {
         guard let dbi = table.primaryKeyDatabase else { return }
         if table.integerPrimaryKey, case .int(let i) = value {
-            try LMDB.delete(write.txn, dbi, integerKey: UInt64(bitPattern: i))
+            try PrimaryKeyRuns.remove(try write.primaryKeyCursor(table.key, dbi), UInt64(bitPattern: i))
             return
         }
         KeyEncoding.encode(value, into: &write.keyBuffer)

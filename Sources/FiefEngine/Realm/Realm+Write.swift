@@ -34,21 +34,19 @@ final class WriteTransaction {
     var openedDatabases: [String] = []
     /// Whether the schema changed in this transaction.
     var changedSchema = false
-    /// Cursors that append ascending integer primary keys, per class; closed
-    /// before the transaction ends (LMDB frees a write transaction's cursors).
-    private var appendCursors: [UInt32: LMDBCursor] = [:]
-    /// Classes whose primary keys stopped arriving in ascending order.
-    var appendRefused: Set<UInt32> = []
+    /// Cursors on integer primary-key tables, per class; closed before the
+    /// transaction ends (LMDB frees a write transaction's cursors).
+    private var primaryKeyCursors: [UInt32: LMDBCursor] = [:]
 
-    func appendCursor(_ table: UInt32, _ dbi: MDB_dbi) throws(FiefError) -> LMDBCursor {
-        if let cursor = appendCursors[table] { return cursor }
+    func primaryKeyCursor(_ table: UInt32, _ dbi: MDB_dbi) throws(FiefError) -> LMDBCursor {
+        if let cursor = primaryKeyCursors[table] { return cursor }
         let cursor = try LMDBCursor(txn, dbi)
-        appendCursors[table] = cursor
+        primaryKeyCursors[table] = cursor
         return cursor
     }
 
     func closeCursors() {
-        appendCursors.removeAll()
+        primaryKeyCursors.removeAll()
     }
 
     init(txn: OpaquePointer, version: UInt64, meta: MDB_dbi, bounds: MapBounds) {

@@ -44,6 +44,8 @@ final class Snapshot: @unchecked Sendable {
     var isShared = false
     let lock = Lock()
     @exclusivity(unchecked) private var cache = ChunkMap<UnsafeRawBufferPointer?>(capacity: 256)
+    /// Cursors kept for lookups in integer primary-key tables, by database.
+    @exclusivity(unchecked) private var cursors: [MDB_dbi: LMDBCursor] = [:]
 
     /// The handle generation of the environment when the transaction began.
     let handleGeneration: UInt64
@@ -100,8 +102,22 @@ final class Snapshot: @unchecked Sendable {
     }
 
     deinit {
+        cursors.removeAll()
         mdb_txn_abort(txn)
         lock.destroy()
+    }
+
+    /// Run `body` with this snapshot's cursor on `dbi`.
+    @inline(__always)
+    func withCursor<T>(_ dbi: MDB_dbi, _ body: (LMDBCursor) throws(FiefError) -> T) throws(FiefError) -> T {
+        func run() throws(FiefError) -> T {
+            if let cursor = cursors[dbi] { return try body(cursor) }
+            let cursor = try LMDBCursor(txn, dbi)
+            cursors[dbi] = cursor
+            return try body(cursor)
+        }
+        if isShared { return try lock.withLock { () throws(FiefError) in try run() } }
+        return try run()
     }
 
     /// The chunk `id`, checked by `check` on its first read in this

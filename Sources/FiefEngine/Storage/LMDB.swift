@@ -158,6 +158,14 @@ final class LMDBCursor {
         return true
     }
 
+    /// Write `key` = `value` (`current`: replace the entry the cursor is on,
+    /// whose key must be `key`; its size may change).
+    func put(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, current: Bool) throws(FiefError) {
+        var k = LMDB.val(key)
+        var v = LMDB.val(value)
+        try LMDB.check(mdb_cursor_put(pointer, &k, &v, current ? UInt32(MDB_CURRENT) : 0), "writing the database")
+    }
+
     func deleteCurrent() throws(FiefError) {
         try LMDB.check(mdb_cursor_del(pointer, 0), "deleting from the database")
     }
