@@ -955,6 +955,10 @@ static NOINLINE void footprint_child(int engine, const Data *d, const int *op_en
         fp.ckpt_main = file_bytes(p, NULL);
         fp.ckpt_aux = file_bytes(aux, NULL);
     }
+    const char *ename = engine == 0 ? "fief" : "sqlite";
+    fprintf(stderr, "bench: footprint %-6s RSS before insert %8.1f MiB, peak after %-12s %8.1f MiB "
+            "(RSS now: anon %.1f + file-mapped %.1f)\n", ename, fp.base_kib / 1024.0, "insert",
+            fp.insert_kib / 1024.0, fp.anon_kib / 1024.0, fp.mapped_kib / 1024.0);
 
     /* The rest of a round, as in the timed rounds (results checked). */
     for (int k = 1; k < NUM_OPS; k++) {
@@ -966,6 +970,13 @@ static NOINLINE void footprint_child(int engine, const Data *d, const int *op_en
             else { sql_close_and_delete(&s); sql_open(&s, p); }
         }
         if (engine == 0) run_fief(op, &f, d); else run_sql(op, &s, d);
+        /* the peak since the reset after each op: where it rises is where it is made */
+        fprintf(stderr, "bench: footprint %-6s %35s %-12s %8.1f MiB (RSS now: anon %.1f + "
+                "file-mapped %.1f)", ename, "peak after", OP_NAMES[op],
+                status_kib("VmHWM") / 1024.0, status_kib("RssAnon") / 1024.0,
+                status_kib("RssFile") / 1024.0);
+        if (op == OP_INSERT_EACH) fprintf(stderr, ", file %lld bytes", file_bytes(p, NULL));
+        fprintf(stderr, "\n");
     }
     fp.round_kib = status_kib("VmHWM");
     if (engine == 0) fief_close_and_delete(&f); else sql_close_and_delete(&s);
