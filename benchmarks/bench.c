@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -189,12 +191,26 @@ static void make_data(Data *d, size_t n) {
 /* Ops                                                                       */
 /* ------------------------------------------------------------------------ */
 
-enum { OP_INSERT, OP_COUNT_LT, OP_PREFIX_ITER, OP_SORT_ITER, OP_LOOKUP, OP_UPDATE,
-       OP_DELETE_ALL, NUM_OPS };
-static const char *const OP_NAMES[NUM_OPS] = {"insert", "count_lt", "prefix_iter", "sort_iter",
-                                              "lookup", "update",   "delete_all"};
-/* Targets for Fief/SQLite at N = 100,000. */
-static const double TARGETS[NUM_OPS] = {0.5, 0.1, 0.25, 0.8, 0.5, 0.8, 0.25};
+/* The ops in the order of the output table. */
+enum { OP_INSERT, OP_INSERT_EACH, OP_COUNT_LT, OP_PREFIX_ITER, OP_SORT_ITER, OP_LOOKUP,
+       OP_UPDATE, OP_DELETE_ALL, NUM_OPS };
+static const char *const OP_NAMES[NUM_OPS] = {"insert",    "insert_each", "count_lt",
+                                              "prefix_iter", "sort_iter", "lookup",
+                                              "update",    "delete_all"};
+/* The order they run in within a round: each op starts from the state the
+ * one before it leaves (insert into an empty database, the reads on its N
+ * rows, update on the original ages, delete_all on N rows); insert_each runs
+ * last, on a second pair of fresh, empty databases. */
+static const int ROUND_ORDER[NUM_OPS] = {OP_INSERT, OP_COUNT_LT, OP_PREFIX_ITER, OP_SORT_ITER,
+                                         OP_LOOKUP, OP_UPDATE,   OP_DELETE_ALL,  OP_INSERT_EACH};
+/* Targets for Fief/SQLite time at N = 100,000. */
+static const double TARGETS[NUM_OPS] = {0.5, 0.8, 0.1, 0.25, 0.8, 0.5, 0.8, 0.25};
+/* Footprint targets at N = 1,000,000: Fief's file after insert <= FILE_TARGET
+ * x SQLite's database file; Fief's peak memory <= SQLite's + the input arrays
+ * Fief's bulk insert is given + MEM_SLACK_MIB. */
+#define FILE_TARGET 1.5
+#define MEM_SLACK_MIB 128.0
+#define FOOTPRINT_TARGET_N 1000000
 
 /* ---------------------------------- Fief -------------------------------- */
 
@@ -281,6 +297,31 @@ static size_t fief_count_all(Fief *f) {
     return c;
 }
 
+/* After insert / insert_each: N objects, and a few of them read back whole. */
+static void fief_check_inserted(Fief *f, const Data *d, const char *op) {
+    size_t c = fief_count_all(f);
+    CHECK(c == d->n, "fief %s: count %zu after insert, expected %zu", op, c, d->n);
+    for (size_t i = 0; i < d->n; i += d->n / 7 + 1) {
+        fief_value_t pk = {.type = FIEF_TYPE_INT};
+        pk.u.integer = (int64_t)i + 1;
+        bool found = false;
+        fief_object_t *o = fief_object_find(f->realm, f->cls, pk, &found);
+        if (!o && found) fief_die("fief_object_find", __LINE__);
+        CHECK(o, "fief %s: id %zu not found after insert", op, i + 1);
+        fief_value_t out[3];
+        const fief_property_key_t rp[3] = {f->p_name, f->p_age, f->p_color};
+        FB(fief_object_get_values(o, rp, 3, out));
+        const char *col = COLORS[d->colors[i]];
+        CHECK(out[0].type == FIEF_TYPE_STRING && out[0].u.string.size == NAME_LEN &&
+              memcmp(out[0].u.string.data, d->names + i * NAME_LEN, NAME_LEN) == 0 &&
+              out[1].type == FIEF_TYPE_INT && out[1].u.integer == d->ages[i] &&
+              out[2].type == FIEF_TYPE_STRING && out[2].u.string.size == strlen(col) &&
+              memcmp(out[2].u.string.data, col, strlen(col)) == 0,
+              "fief %s: id %zu reads back wrong values", op, i + 1);
+        FB(fief_release(o));
+    }
+}
+
 static NOINLINE double fief_insert(Fief *f, const Data *d) {
     CHECK(fief_count_all(f) == 0, "fief insert: realm not empty before insert");
     const fief_property_key_t props[4] = {f->p_id, f->p_name, f->p_age, f->p_color};
@@ -299,28 +340,33 @@ static NOINLINE double fief_insert(Fief *f, const Data *d) {
                                FIEF_UPDATE_POLICY_ERROR, NULL));
     FB(fief_realm_commit(f->realm));
     double t = now_ms() - t0;
-    size_t c = fief_count_all(f);
-    CHECK(c == d->n, "fief insert: count %zu after insert, expected %zu", c, d->n);
-    /* spot-check a few rows */
-    for (size_t i = 0; i < d->n; i += d->n / 7 + 1) {
-        fief_value_t pk = {.type = FIEF_TYPE_INT};
-        pk.u.integer = (int64_t)i + 1;
-        bool found = false;
-        fief_object_t *o = fief_object_find(f->realm, f->cls, pk, &found);
-        if (!o && found) fief_die("fief_object_find", __LINE__);
-        CHECK(o, "fief insert: id %zu not found after insert", i + 1);
-        fief_value_t out[3];
-        const fief_property_key_t rp[3] = {f->p_name, f->p_age, f->p_color};
-        FB(fief_object_get_values(o, rp, 3, out));
-        const char *col = COLORS[d->colors[i]];
-        CHECK(out[0].type == FIEF_TYPE_STRING && out[0].u.string.size == NAME_LEN &&
-              memcmp(out[0].u.string.data, d->names + i * NAME_LEN, NAME_LEN) == 0 &&
-              out[1].type == FIEF_TYPE_INT && out[1].u.integer == d->ages[i] &&
-              out[2].type == FIEF_TYPE_STRING && out[2].u.string.size == strlen(col) &&
-              memcmp(out[2].u.string.data, col, strlen(col)) == 0,
-              "fief insert: id %zu reads back wrong values", i + 1);
+    fief_check_inserted(f, d, "insert");
+    return t;
+}
+
+/* The same N objects, one fief_object_create per object (its handle released
+ * at once), in one write transaction: what a program without the bulk call
+ * writes. */
+static NOINLINE double fief_insert_each(Fief *f, const Data *d) {
+    CHECK(fief_count_all(f) == 0, "fief insert_each: realm not empty before insert");
+    const fief_property_key_t props[4] = {f->p_id, f->p_name, f->p_age, f->p_color};
+    double t0 = now_ms();
+    FB(fief_realm_begin_write(f->realm));
+    for (size_t i = 0; i < d->n; i++) {
+        fief_value_t v[4];
+        v[0].type = FIEF_TYPE_INT;    v[0].u.integer = (int64_t)i + 1;
+        v[1].type = FIEF_TYPE_STRING; v[1].u.string.data = d->names + i * NAME_LEN;
+                                      v[1].u.string.size = NAME_LEN;
+        v[2].type = FIEF_TYPE_INT;    v[2].u.integer = d->ages[i];
+        v[3].type = FIEF_TYPE_STRING; v[3].u.string.data = COLORS[d->colors[i]];
+                                      v[3].u.string.size = strlen(COLORS[d->colors[i]]);
+        fief_object_t *o;
+        FH(o, fief_object_create(f->realm, f->cls, props, v, 4, FIEF_UPDATE_POLICY_ERROR));
         FB(fief_release(o));
     }
+    FB(fief_realm_commit(f->realm));
+    double t = now_ms() - t0;
+    fief_check_inserted(f, d, "insert_each");
     return t;
 }
 
@@ -489,7 +535,7 @@ typedef struct {
     char path[8192];
     sqlite3 *db;
     sqlite3_stmt *begin, *commit, *ins, *count_all, *count_lt, *prefix, *sort, *lookup,
-        *update, *sum_age, *delete_all;
+        *update, *sum_age, *delete_all, *row;
 } Sql;
 
 /* The prefix query.  Without an index SQLite has several correct forms; the
@@ -551,11 +597,12 @@ static void sql_open(Sql *s, const char *path) {
     s->update = sql_prep(s, "UPDATE dogs SET age = age + 1");
     s->sum_age = sql_prep(s, "SELECT count(*), sum(age) FROM dogs");
     s->delete_all = sql_prep(s, "DELETE FROM dogs");
+    s->row = sql_prep(s, "SELECT name, age, color FROM dogs WHERE id = ?");
 }
 
 static void sql_close_and_delete(Sql *s) {
     sqlite3_stmt *all[] = {s->begin, s->commit, s->ins, s->count_all, s->count_lt, s->prefix,
-                           s->sort, s->lookup, s->update, s->sum_age, s->delete_all};
+                           s->sort, s->lookup, s->update, s->sum_age, s->delete_all, s->row};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) sqlite3_finalize(all[i]);
     SQ(s->db, sqlite3_close(s->db), SQLITE_OK);
     s->db = NULL;
@@ -575,8 +622,33 @@ static int64_t sql_scalar(Sql *s, sqlite3_stmt *st) {
     return v;
 }
 
-static NOINLINE double sql_insert(Sql *s, const Data *d) {
-    CHECK(sql_scalar(s, s->count_all) == 0, "sqlite insert: table not empty before insert");
+/* After insert / insert_each: N rows, and the same few rows as Fief's check
+ * read back whole. */
+static void sql_check_inserted(Sql *s, const Data *d, const char *op) {
+    int64_t c = sql_scalar(s, s->count_all);
+    CHECK(c == (int64_t)d->n, "sqlite %s: count %lld, expected %zu", op, (long long)c, d->n);
+    for (size_t i = 0; i < d->n; i += d->n / 7 + 1) {
+        const char *col = COLORS[d->colors[i]];
+        SQ(s->db, sqlite3_bind_int64(s->row, 1, (sqlite3_int64)i + 1), SQLITE_OK);
+        SQ(s->db, sqlite3_step(s->row), SQLITE_ROW);
+        const char *nm = (const char *)sqlite3_column_text(s->row, 0);
+        size_t nlen = (size_t)sqlite3_column_bytes(s->row, 0);
+        int64_t age = sqlite3_column_int64(s->row, 1);
+        const char *cl = (const char *)sqlite3_column_text(s->row, 2);
+        size_t clen = (size_t)sqlite3_column_bytes(s->row, 2);
+        CHECK(nm && nlen == NAME_LEN && memcmp(nm, d->names + i * NAME_LEN, NAME_LEN) == 0 &&
+              age == d->ages[i] && cl && clen == strlen(col) && memcmp(cl, col, clen) == 0,
+              "sqlite %s: id %zu reads back wrong values", op, i + 1);
+        SQ(s->db, sqlite3_step(s->row), SQLITE_DONE);
+        SQ(s->db, sqlite3_reset(s->row), SQLITE_OK);
+    }
+}
+
+/* One bound INSERT per row in one transaction: SQLite's insert and
+ * insert_each are this same code (SQLite has no bulk call), timed separately
+ * so that each ratio compares runs made at the same point of the round. */
+static double sql_insert_rows(Sql *s, const Data *d, const char *op) {
+    CHECK(sql_scalar(s, s->count_all) == 0, "sqlite %s: table not empty before insert", op);
     double t0 = now_ms();
     sql_step_done(s, s->begin);
     for (size_t i = 0; i < d->n; i++) {
@@ -590,9 +662,14 @@ static NOINLINE double sql_insert(Sql *s, const Data *d) {
     }
     sql_step_done(s, s->commit);
     double t = now_ms() - t0;
-    int64_t c = sql_scalar(s, s->count_all);
-    CHECK(c == (int64_t)d->n, "sqlite insert: count %lld, expected %zu", (long long)c, d->n);
+    sql_check_inserted(s, d, op);
     return t;
+}
+
+static NOINLINE double sql_insert(Sql *s, const Data *d) { return sql_insert_rows(s, d, "insert"); }
+
+static NOINLINE double sql_insert_each(Sql *s, const Data *d) {
+    return sql_insert_rows(s, d, "insert_each");
 }
 
 static NOINLINE double sql_count_lt(Sql *s, const Data *d) {
@@ -736,6 +813,7 @@ static NOINLINE double sql_delete_all(Sql *s, const Data *d) {
 static double run_fief(int op, Fief *f, const Data *d) {
     switch (op) {
     case OP_INSERT: return fief_insert(f, d);
+    case OP_INSERT_EACH: return fief_insert_each(f, d);
     case OP_COUNT_LT: return fief_count_lt(f, d);
     case OP_PREFIX_ITER: return fief_prefix_iter(f, d);
     case OP_SORT_ITER: return fief_sort_iter(f, d);
@@ -748,6 +826,7 @@ static double run_fief(int op, Fief *f, const Data *d) {
 static double run_sql(int op, Sql *s, const Data *d) {
     switch (op) {
     case OP_INSERT: return sql_insert(s, d);
+    case OP_INSERT_EACH: return sql_insert_each(s, d);
     case OP_COUNT_LT: return sql_count_lt(s, d);
     case OP_PREFIX_ITER: return sql_prefix_iter(s, d);
     case OP_SORT_ITER: return sql_sort_iter(s, d);
@@ -769,17 +848,241 @@ static double median(const double *v, int n) {
     return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Footprint: file size after insert, peak memory per engine                 */
+/* ------------------------------------------------------------------------ */
+
+/* Both engines share this process during the timed rounds, so their memory
+ * cannot be told apart there.  After the rounds, the benchmark runs itself
+ * once per engine as a child process (`--footprint fief|sqlite N`, through
+ * /proc/self/exe): the child generates the same data, opens a fresh database,
+ * resets the peak RSS (writing "5" to /proc/self/clear_refs sets VmHWM back to
+ * the current RSS), runs that engine's insert, reads VmHWM and the files'
+ * sizes, then runs the rest of a round (with its result checks) and reads
+ * VmHWM again.  It prints one line of key=value pairs that the parent reads
+ * from a pipe.  Linux only: elsewhere the figures read n/a. */
+
+typedef struct {
+    long long base_kib;      /* VmRSS just before the insert (after the reset) */
+    long long insert_kib;    /* VmHWM after the insert */
+    long long round_kib;     /* VmHWM after the whole round (insert included) */
+    long long anon_kib;      /* RssAnon right after the insert */
+    long long mapped_kib;    /* RssFile right after the insert */
+    long long main_bytes;    /* fief: realm file; sqlite: db file, as committed */
+    long long main_alloc;    /* the same file's allocated bytes (st_blocks * 512) */
+    long long aux_bytes;     /* fief: -lock file; sqlite: -wal file, as committed */
+    long long ckpt_main;     /* sqlite: db file after wal_checkpoint(TRUNCATE) */
+    long long ckpt_aux;      /* sqlite: -wal file after it */
+    long long reset;         /* 1 when clear_refs reset the peak */
+} Footprint;
+
+static const char *const FOOTPRINT_KEYS[] = {"base_kib", "insert_kib", "round_kib",
+                                             "anon_kib", "mapped_kib", "main_bytes",
+                                             "main_alloc", "aux_bytes", "ckpt_main",
+                                             "ckpt_aux", "reset"};
+#define NUM_FOOTPRINT_KEYS (sizeof FOOTPRINT_KEYS / sizeof FOOTPRINT_KEYS[0])
+
+static long long *footprint_field(Footprint *fp, size_t k) {
+    long long *fields[NUM_FOOTPRINT_KEYS] = {
+        &fp->base_kib,   &fp->insert_kib, &fp->round_kib, &fp->anon_kib,
+        &fp->mapped_kib, &fp->main_bytes, &fp->main_alloc, &fp->aux_bytes,
+        &fp->ckpt_main,  &fp->ckpt_aux,   &fp->reset};
+    return fields[k];
+}
+
+static long long file_bytes(const char *path, long long *alloc) {
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (alloc) *alloc = -1;
+        return -1;
+    }
+    if (alloc) *alloc = (long long)st.st_blocks * 512;
+    return (long long)st.st_size;
+}
+
+/* A "Key:   123 kB" line of /proc/self/status, in KiB; -1 if unavailable. */
+static long long status_kib(const char *key) {
+    FILE *fp = fopen("/proc/self/status", "r");
+    if (!fp) return -1;
+    char line[256];
+    long long v = -1;
+    size_t klen = strlen(key);
+    while (fgets(line, sizeof line, fp)) {
+        if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+            v = strtoll(line + klen + 1, NULL, 10);
+            break;
+        }
+    }
+    fclose(fp);
+    return v;
+}
+
+static int reset_peak_rss(void) {
+    FILE *fp = fopen("/proc/self/clear_refs", "w");
+    if (!fp) return 0;
+    int ok = fputs("5", fp) >= 0;
+    ok = (fclose(fp) == 0) && ok;
+    return ok;
+}
+
+static NOINLINE void footprint_child(int engine, const Data *d, const int *op_enabled) {
+    Fief f;
+    Sql s;
+    Footprint fp;
+    char p[8192], aux[8300];
+    memset(&f, 0, sizeof f);
+    memset(&s, 0, sizeof s);
+    for (size_t k = 0; k < NUM_FOOTPRINT_KEYS; k++) *footprint_field(&fp, k) = -1;
+    snprintf(p, sizeof p, "%s/%s", g_tmpdir, engine == 0 ? "fief.realm" : "sqlite.db");
+    if (engine == 0) fief_open(&f, d, p); else sql_open(&s, p);
+
+    fp.reset = reset_peak_rss();
+    fp.base_kib = status_kib("VmRSS");
+    if (engine == 0) fief_insert(&f, d); else sql_insert(&s, d);
+    fp.insert_kib = status_kib("VmHWM");
+    fp.anon_kib = status_kib("RssAnon");
+    fp.mapped_kib = status_kib("RssFile");
+    fp.main_bytes = file_bytes(p, &fp.main_alloc);
+    snprintf(aux, sizeof aux, "%s%s", p, engine == 0 ? "-lock" : "-wal");
+    fp.aux_bytes = file_bytes(aux, NULL);
+    if (engine == 1) {
+        /* Copy every WAL frame into the database file and truncate the WAL:
+         * the database file then holds all the rows, as Fief's file does. */
+        sqlite3_stmt *st = sql_prep(&s, "PRAGMA wal_checkpoint(TRUNCATE)");
+        SQ(s.db, sqlite3_step(st), SQLITE_ROW);
+        CHECK(sqlite3_column_int(st, 0) == 0, "sqlite: wal_checkpoint(TRUNCATE) was blocked");
+        sqlite3_finalize(st);
+        fp.ckpt_main = file_bytes(p, NULL);
+        fp.ckpt_aux = file_bytes(aux, NULL);
+    }
+    const char *ename = engine == 0 ? "fief" : "sqlite";
+    fprintf(stderr, "bench: footprint %-6s RSS before insert %8.1f MiB, peak after %-12s %8.1f MiB "
+            "(RSS now: anon %.1f + file-mapped %.1f)\n", ename, fp.base_kib / 1024.0, "insert",
+            fp.insert_kib / 1024.0, fp.anon_kib / 1024.0, fp.mapped_kib / 1024.0);
+
+    /* The rest of a round, as in the timed rounds (results checked). */
+    for (int k = 1; k < NUM_OPS; k++) {
+        int op = ROUND_ORDER[k];
+        if (!op_enabled[op]) continue;
+        if (op == OP_INSERT_EACH) {
+            snprintf(p, sizeof p, "%s/%s", g_tmpdir, engine == 0 ? "fief-each.realm" : "sqlite-each.db");
+            if (engine == 0) { fief_close_and_delete(&f); fief_open(&f, d, p); }
+            else { sql_close_and_delete(&s); sql_open(&s, p); }
+        }
+        if (engine == 0) run_fief(op, &f, d); else run_sql(op, &s, d);
+        /* the peak since the reset after each op: where it rises is where it is made */
+        fprintf(stderr, "bench: footprint %-6s %35s %-12s %8.1f MiB (RSS now: anon %.1f + "
+                "file-mapped %.1f)", ename, "peak after", OP_NAMES[op],
+                status_kib("VmHWM") / 1024.0, status_kib("RssAnon") / 1024.0,
+                status_kib("RssFile") / 1024.0);
+        if (op == OP_INSERT_EACH) fprintf(stderr, ", file %lld bytes", file_bytes(p, NULL));
+        fprintf(stderr, "\n");
+    }
+    fp.round_kib = status_kib("VmHWM");
+    if (engine == 0) fief_close_and_delete(&f); else sql_close_and_delete(&s);
+    free(f.values);
+
+    printf("footprint");
+    for (size_t k = 0; k < NUM_FOOTPRINT_KEYS; k++)
+        printf(" %s=%lld", FOOTPRINT_KEYS[k], *footprint_field(&fp, k));
+    printf("\n");
+    fflush(stdout);
+}
+
+/* Runs `--footprint <engine> N` as a child process and parses its line. */
+static void run_footprint(const char *engine, size_t n, Footprint *out) {
+    int fds[2];
+    CHECK(pipe(fds) == 0, "pipe: %s", strerror(errno));
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    CHECK(pid >= 0, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        char nbuf[32];
+        snprintf(nbuf, sizeof nbuf, "%zu", n);
+        close(fds[0]);
+        if (dup2(fds[1], STDOUT_FILENO) < 0) _exit(127);
+        close(fds[1]);
+        execl("/proc/self/exe", "fief-bench", "--footprint", engine, nbuf, (char *)NULL);
+        fprintf(stderr, "bench: cannot run /proc/self/exe: %s\n", strerror(errno));
+        _exit(127);
+    }
+    close(fds[1]);
+    char buf[4096];
+    size_t len = 0;
+    ssize_t got;
+    while ((got = read(fds[0], buf + len, sizeof buf - 1 - len)) > 0 ||
+           (got < 0 && errno == EINTR))
+        if (got > 0) len += (size_t)got;
+    buf[len] = 0;
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        CHECK(errno == EINTR, "waitpid: %s", strerror(errno));
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "footprint run of %s failed (%s %d)", engine,
+          WIFEXITED(status) ? "exit status" : "signal",
+          WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    const char *line = strstr(buf, "footprint ");
+    CHECK(line, "footprint run of %s printed no result", engine);
+    for (size_t k = 0; k < NUM_FOOTPRINT_KEYS; k++) {
+        char key[64];
+        snprintf(key, sizeof key, " %s=", FOOTPRINT_KEYS[k]);
+        const char *v = strstr(line, key);
+        CHECK(v, "footprint run of %s: no %s", engine, FOOTPRINT_KEYS[k]);
+        *footprint_field(out, k) = strtoll(v + strlen(key), NULL, 10);
+    }
+}
+
+static double mib(long long bytes) { return (double)bytes / (1024.0 * 1024.0); }
+static double kib_mib(long long kib) { return (double)kib / 1024.0; }
+
 static void usage(void) {
     fprintf(stderr, "usage: bench [--check] [N]   (N >= 1, default 100000)\n");
     exit(2);
 }
 
+/* Runs `op` on both engines, Fief first in even rounds, SQLite first in odd. */
+static void run_pair(int op, int r, int sqlite_only, Fief *f, Sql *s, const Data *d, double *tf,
+                     double *ts) {
+    *tf = 0;
+    if (sqlite_only) {
+        *ts = run_sql(op, s, d);
+    } else if (r % 2 == 0) {
+        *tf = run_fief(op, f, d);
+        *ts = run_sql(op, s, d);
+    } else {
+        *ts = run_sql(op, s, d);
+        *tf = run_fief(op, f, d);
+    }
+}
+
+static void open_round(int r, const char *suffix, int sqlite_only, Fief *f, Sql *s,
+                       const Data *d) {
+    char p[8192];
+    snprintf(p, sizeof p, "%s/fief-%d%s.realm", g_tmpdir, r, suffix);
+    if (!sqlite_only) fief_open(f, d, p);
+    snprintf(p, sizeof p, "%s/sqlite-%d%s.db", g_tmpdir, r, suffix);
+    sql_open(s, p);
+}
+
+static void close_round(int sqlite_only, Fief *f, Sql *s) {
+    if (!sqlite_only) fief_close_and_delete(f);
+    sql_close_and_delete(s);
+}
+
 int main(int argc, char **argv) {
     int check_only = 0;
+    int footprint_engine = -1; /* --footprint fief|sqlite: the child of run_footprint */
     size_t n = 100000;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--check") == 0) {
             check_only = 1;
+        } else if (strcmp(argv[i], "--footprint") == 0 && i + 1 < argc) {
+            i++;
+            if (strcmp(argv[i], "fief") == 0) footprint_engine = 0;
+            else if (strcmp(argv[i], "sqlite") == 0) footprint_engine = 1;
+            else usage();
         } else {
             char *end = NULL;
             errno = 0;
@@ -826,9 +1129,19 @@ int main(int argc, char **argv) {
 
     Data d;
     make_data(&d, n);
+
+    if (footprint_engine >= 0) {
+        footprint_child(footprint_engine, &d, op_enabled);
+        cleanup_tmpdir();
+        return 0;
+    }
+
     /* Development aid: FIEF_BENCH_SQLITE_ONLY=1 runs (and checks) the SQLite side only. */
     const char *so = getenv("FIEF_BENCH_SQLITE_ONLY");
     int sqlite_only = so && *so && strcmp(so, "0") != 0;
+    /* FIEF_BENCH_FOOTPRINT=0 skips the per-engine footprint runs (profiling). */
+    const char *fe = getenv("FIEF_BENCH_FOOTPRINT");
+    int footprint = !(fe && strcmp(fe, "0") == 0);
     fprintf(stderr, "bench: N=%zu, fief %s, sqlite %s, dir %s%s\n", n,
             sqlite_only ? "(skipped)" : fief_version_string(), sqlite3_libversion(), g_tmpdir,
             check_only ? " (check mode)" : "");
@@ -840,17 +1153,19 @@ int main(int argc, char **argv) {
     static double times[2][NUM_OPS][ROUNDS];
     int total_rounds = check_only ? 1 : ROUNDS + 1; /* round 0: warm-up */
     for (int r = 0; r < total_rounds; r++) {
-        char p[8192];
-        snprintf(p, sizeof p, "%s/fief-%d.realm", g_tmpdir, r);
-        if (!sqlite_only) fief_open(&f, &d, p);
-        snprintf(p, sizeof p, "%s/sqlite-%d.db", g_tmpdir, r);
-        sql_open(&s, p);
+        open_round(r, "", sqlite_only, &f, &s, &d);
         g_choose_prefix = (r == 0);
-        for (int op = 0; op < NUM_OPS; op++) {
+        for (int k = 0; k < NUM_OPS; k++) {
+            int op = ROUND_ORDER[k];
             double tf = 0, ts;
             if (!op_enabled[op]) {
                 if (check_only) printf("check %-12s skipped (FIEF_BENCH_OPS)\n", OP_NAMES[op]);
                 continue;
+            }
+            if (op == OP_INSERT_EACH) {
+                /* insert_each needs empty databases: a second, fresh pair */
+                close_round(sqlite_only, &f, &s);
+                open_round(r, "-each", sqlite_only, &f, &s, &d);
             }
             /* Development aid for profiling: FIEF_BENCH_REPEAT=k runs each
              * read-only op k times in a row (the last time is reported). */
@@ -858,19 +1173,11 @@ int main(int argc, char **argv) {
             if (repeat_env > 1 && (op == OP_COUNT_LT || op == OP_PREFIX_ITER ||
                                    op == OP_SORT_ITER || op == OP_LOOKUP))
                 repeat = repeat_env;
-            for (int k = 1; k < repeat; k++) {
+            for (int k2 = 1; k2 < repeat; k2++) {
                 if (!sqlite_only) run_fief(op, &f, &d);
                 run_sql(op, &s, &d);
             }
-            if (sqlite_only) {
-                ts = run_sql(op, &s, &d);
-            } else if (r % 2 == 0) {
-                tf = run_fief(op, &f, &d);
-                ts = run_sql(op, &s, &d);
-            } else {
-                ts = run_sql(op, &s, &d);
-                tf = run_fief(op, &f, &d);
-            }
+            run_pair(op, r, sqlite_only, &f, &s, &d, &tf, &ts);
             if (check_only) {
                 printf("check %-12s ok  (fief %.3f ms, sqlite %.3f ms)\n", OP_NAMES[op], tf, ts);
             } else if (r > 0) {
@@ -881,11 +1188,27 @@ int main(int argc, char **argv) {
                         OP_NAMES[op], tf, ts);
             }
         }
-        if (!sqlite_only) fief_close_and_delete(&f);
-        sql_close_and_delete(&s);
+        close_round(sqlite_only, &f, &s);
+    }
+
+    /* File size and peak memory: one child process per engine. */
+    Footprint fpf, fps;
+    memset(&fpf, 0, sizeof fpf);
+    memset(&fps, 0, sizeof fps);
+    if (footprint) {
+        /* the children run the prefix query the warm-up chose */
+        if (g_prefix_query) setenv("FIEF_BENCH_SQLITE_PREFIX", g_prefix_query, 1);
+        fprintf(stderr, "bench: footprint runs (one child process per engine)\n");
+        if (!sqlite_only) run_footprint("fief", n, &fpf);
+        run_footprint("sqlite", n, &fps);
     }
 
     if (check_only) {
+        if (footprint)
+            printf("check %-12s ok  (file: fief %.3f MiB, sqlite %.3f MiB; peak memory: "
+                   "fief %.1f MiB, sqlite %.1f MiB)\n", "footprint",
+                   sqlite_only ? 0.0 : mib(fpf.main_bytes), mib(fps.ckpt_main),
+                   sqlite_only ? 0.0 : kib_mib(fpf.round_kib), kib_mib(fps.round_kib));
         printf("check passed: every op run gave correct results on %s (N=%zu)\n",
                sqlite_only ? "SQLite" : "both engines", n);
         cleanup_tmpdir();
@@ -917,12 +1240,88 @@ int main(int argc, char **argv) {
     }
     if (sqlite_only) {
         printf("targets: not compared (FIEF_BENCH_SQLITE_ONLY)\n");
+    } else {
+        if (off) summary[off - 1] = 0;
+        printf("targets%s: %d/%d met:%s\n", n == 100000 ? "" : " (defined at N=100000)", met,
+               compared, summary);
+    }
+    if (!footprint) {
         cleanup_tmpdir();
         return 0;
     }
-    if (off) summary[off - 1] = 0;
-    printf("targets%s: %d/%d met:%s\n", n == 100000 ? "" : " (defined at N=100000)", met,
-           compared, summary);
+
+    /* Footprint table: MiB = 2^20 bytes. */
+    int have_mem = fps.round_kib > 0 && (sqlite_only || fpf.round_kib > 0);
+    printf("%-12s %10s %14s %14s %10s\n", "footprint", "N", "fief_MiB", "sqlite_MiB",
+           "fief/sqlite");
+    if (sqlite_only) {
+        printf("%-12s %10zu %14s %14.3f %10s\n", "file", n, "n/a", mib(fps.ckpt_main), "n/a");
+    } else {
+        printf("%-12s %10zu %14.3f %14.3f %10.3f\n", "file", n, mib(fpf.main_bytes),
+               mib(fps.ckpt_main), (double)fpf.main_bytes / (double)fps.ckpt_main);
+    }
+    if (!have_mem) {
+        printf("%-12s %10zu %14s %14s %10s\n", "peak_insert", n, "n/a", "n/a", "n/a");
+        printf("%-12s %10zu %14s %14s %10s\n", "peak_round", n, "n/a", "n/a", "n/a");
+    } else if (sqlite_only) {
+        printf("%-12s %10zu %14s %14.1f %10s\n", "peak_insert", n, "n/a", kib_mib(fps.insert_kib), "n/a");
+        printf("%-12s %10zu %14s %14.1f %10s\n", "peak_round", n, "n/a", kib_mib(fps.round_kib), "n/a");
+    } else {
+        printf("%-12s %10zu %14.1f %14.1f %10.3f\n", "peak_insert", n, kib_mib(fpf.insert_kib),
+               kib_mib(fps.insert_kib), (double)fpf.insert_kib / (double)fps.insert_kib);
+        printf("%-12s %10zu %14.1f %14.1f %10.3f\n", "peak_round", n, kib_mib(fpf.round_kib),
+               kib_mib(fps.round_kib), (double)fpf.round_kib / (double)fps.round_kib);
+    }
+    long long values_bytes = (long long)(n * 4 * sizeof(fief_value_t));
+    long long data_bytes =
+        (long long)(n * (NAME_LEN + sizeof *d.ages + sizeof *d.colors + sizeof *d.sorted) +
+                    NUM_LOOKUPS * sizeof *d.lookup_ids);
+    if (!sqlite_only)
+        printf("file: fief = the realm file after insert's commit (%lld bytes, %lld allocated; "
+               "its -lock file, %lld bytes, not counted); sqlite = the database file after "
+               "PRAGMA wal_checkpoint(TRUNCATE) (%lld bytes); right after the commit: db %lld + "
+               "wal %lld bytes\n",
+               fpf.main_bytes, fpf.main_alloc, fpf.aux_bytes, fps.ckpt_main, fps.main_bytes,
+               fps.aux_bytes);
+    if (have_mem) {
+        printf("memory: peak RSS (VmHWM) of one child process per engine, reset%s before its "
+               "insert; insert = until its checks end, round = the whole round\n",
+               fps.reset == 1 && (sqlite_only || fpf.reset == 1)
+                   ? "" : " (NOT: clear_refs failed, peak since process start)");
+        printf("memory: RSS before insert: fief %.1f, sqlite %.1f MiB; right after insert "
+               "anon/file-mapped: fief %.1f/%.1f, sqlite %.1f/%.1f MiB\n",
+               kib_mib(fpf.base_kib), kib_mib(fps.base_kib), kib_mib(fpf.anon_kib),
+               kib_mib(fpf.mapped_kib), kib_mib(fps.anon_kib), kib_mib(fps.mapped_kib));
+        printf("memory: input arrays: fief_value_t[4*N] for the bulk insert %.1f MiB (Fief "
+               "only); generated data %.1f MiB (in both processes)\n",
+               mib(values_bytes), mib(data_bytes));
+    }
+    if (!sqlite_only) {
+        char tgt[1024];
+        int fmet = 0, fcmp = 0;
+        size_t o2 = 0;
+        double fr = (double)fpf.main_bytes / (double)fps.ckpt_main;
+        int ok = fr <= FILE_TARGET;
+        fmet += ok;
+        fcmp++;
+        o2 += (size_t)snprintf(tgt + o2, sizeof tgt - o2, " file %.3f%s%.2f %s;", fr,
+                               ok ? "<=" : ">", FILE_TARGET, ok ? "MET" : "MISSED");
+        if (have_mem) {
+            double lim = kib_mib(fps.round_kib) + mib(values_bytes) + MEM_SLACK_MIB;
+            ok = kib_mib(fpf.round_kib) <= lim;
+            fmet += ok;
+            fcmp++;
+            o2 += (size_t)snprintf(tgt + o2, sizeof tgt - o2,
+                                   " peak memory fief %.1f%s%.1f (sqlite %.1f + input %.1f + "
+                                   "%.0f) MiB %s;",
+                                   kib_mib(fpf.round_kib), ok ? "<=" : ">", lim,
+                                   kib_mib(fps.round_kib), mib(values_bytes), MEM_SLACK_MIB,
+                                   ok ? "MET" : "MISSED");
+        }
+        tgt[o2 - 1] = 0;
+        printf("footprint targets%s: %d/%d met:%s\n",
+               n == FOOTPRINT_TARGET_N ? "" : " (defined at N=1000000)", fmet, fcmp, tgt);
+    }
     cleanup_tmpdir();
     return 0;
 }
