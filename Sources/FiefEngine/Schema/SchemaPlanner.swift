@@ -235,6 +235,11 @@ enum SchemaPlanner {
             for objectClass in existing.schema.classes {
                 let data = try open(Table.dataName(objectClass.key), integerKey: true)
                 try FormatV1.upgrade(txn, data: data, meta: meta, objectClass: objectClass, path: environment.path)
+                // Integer primary keys: rebuilt as runs (format 1 kept one entry per object).
+                if let pk = objectClass.primaryKey, pk.type == .int, !pk.isNullable,
+                   merge.schema.classes.contains(where: { $0.key == objectClass.key && $0.primaryKey?.key == pk.key }) {
+                    merge.rebuiltPrimaryKeys.append(objectClass.key)
+                }
             }
             try MetaKeys.write(txn, meta, MetaKeys.format, MetaKeys.formatValue)
         }
@@ -302,6 +307,13 @@ enum SchemaPlanner {
             }
             return ChunkReader(body)
         }
+        let runCursor = integerKey ? try LMDBCursor(txn, target) : nil
+        var runStart: UInt64 = 0, runObject: Int64 = 0, runCount = 0
+        func writeRun() throws(FiefError) -> Bool {
+            guard runCount > 0, let runCursor else { return true }
+            defer { runCount = 0 }
+            return try PrimaryKeyRuns.insert(runCursor, start: runStart, firstObject: runObject, count: UInt64(runCount)) == nil
+        }
         let presenceCursor = try LMDBCursor(txn, data)
         var entry = try presenceCursor.seek(integerKey: ClusterLayout.chunkKey(column: 0, cluster: 0))
         var keyBytes: [UInt8] = []
@@ -316,9 +328,15 @@ enum SchemaPlanner {
                 var object = UInt64(bitPattern: objectKey)
                 let stored: Bool
                 if integerKey, case .int(let i) = value {
-                    var k = UInt64(bitPattern: i)
-                    stored = try withUnsafeBytes(of: &k) { (kb) throws(FiefError) in
-                        try withUnsafeBytes(of: &object) { (vb) throws(FiefError) in try LMDB.put(txn, target, kb, vb, flags: UInt32(MDB_NOOVERWRITE)) }
+                    // Runs of consecutive keys on consecutive objects (see PrimaryKeyRuns).
+                    let k = UInt64(bitPattern: i)
+                    let (next, overflow) = runStart.addingReportingOverflow(UInt64(runCount))
+                    if runCount > 0 && !overflow && k == next && objectKey == runObject + Int64(runCount) {
+                        runCount += 1
+                        stored = true
+                    } else {
+                        stored = try writeRun()
+                        (runStart, runObject, runCount) = (k, objectKey, 1)
                     }
                 } else {
                     KeyEncoding.encode(value, into: &keyBytes)
@@ -333,6 +351,9 @@ enum SchemaPlanner {
                 }
             }
             entry = try presenceCursor.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
+        }
+        if try !writeRun() {
+            throw FiefError(.schemaMismatch, "cannot make '\(className).\(property.name)' the primary key: two objects share a value")
         }
     }
 }
