@@ -196,8 +196,7 @@ extension Realm {
         var runStart: UInt64 = 0, runRow = 0, runCount = 0
         func writeRun() throws(FiefError) {
             guard runCount > 0, let dbi = table.primaryKeyDatabase else { return }
-            let cursor = try write.primaryKeyCursor(table.key, dbi)
-            if let taken = try PrimaryKeyRuns.insert(cursor, start: runStart, firstObject: first + Int64(runRow), count: UInt64(runCount)) {
+            if let taken = try write.insertPrimaryKeys(table.key, dbi, start: runStart, firstObject: first + Int64(runRow), count: UInt64(runCount)) {
                 failingRow = runRow + Int(taken &- runStart)
                 throw FiefError(.duplicatePrimaryKey, "a \(className) object with primary key \(Int64(bitPattern: taken)) already exists")
             }
@@ -355,8 +354,7 @@ extension Realm {
     private func putPrimaryKey(_ write: WriteTransaction, _ table: Table, _ value: Value, _ key: Int64) throws(FiefError) -> Bool {
         guard let dbi = table.primaryKeyDatabase else { return true }
         if table.integerPrimaryKey, case .int(let i) = value {
-            let cursor = try write.primaryKeyCursor(table.key, dbi)
-            return try PrimaryKeyRuns.insert(cursor, start: UInt64(bitPattern: i), firstObject: key, count: 1) == nil
+            return try write.insertPrimaryKeys(table.key, dbi, start: UInt64(bitPattern: i), firstObject: key, count: 1) == nil
         }
         var object = UInt64(bitPattern: key)
         return try withUnsafeBytes(of: &object) { (objectBytes) throws(FiefError) -> Bool in
@@ -524,6 +522,7 @@ extension Realm {
 
     private func emptyTable(_ write: WriteTransaction, _ table: Table) throws(FiefError) {
         write.closeCursors()
+        write.forgetPrimaryKeys(table.key)
         try LMDB.check(mdb_drop(write.txn, table.data, 0), "deleting objects")
         if let pk = table.primaryKeyDatabase { try LMDB.check(mdb_drop(write.txn, pk, 0), "deleting objects") }
         for dbi in table.indexDatabases.values { try LMDB.check(mdb_drop(write.txn, dbi, 0), "deleting objects") }

@@ -38,11 +38,55 @@ final class WriteTransaction {
     /// transaction ends (LMDB frees a write transaction's cursors).
     private var primaryKeyCursors: [UInt32: LMDBCursor] = [:]
 
+    /// The last run of each integer primary-key table, when this
+    /// transaction wrote it: keys that continue it extend it here, and it is
+    /// stored once, before anything else reads or writes the table.
+    private var tailRuns: [UInt32: (run: PrimaryKeyRuns.Run, stored: Bool)] = [:]
+
+    /// The cursor on a class's integer primary-key table, with the table up
+    /// to date (its tail run stored, and forgotten: the caller may change
+    /// the table).
     func primaryKeyCursor(_ table: UInt32, _ dbi: MDB_dbi) throws(FiefError) -> LMDBCursor {
-        if let cursor = primaryKeyCursors[table] { return cursor }
-        let cursor = try LMDBCursor(txn, dbi)
-        primaryKeyCursors[table] = cursor
+        let cursor: LMDBCursor
+        if let open = primaryKeyCursors[table] {
+            cursor = open
+        } else {
+            cursor = try LMDBCursor(txn, dbi)
+            primaryKeyCursors[table] = cursor
+        }
+        if let tail = tailRuns.removeValue(forKey: table), !tail.stored {
+            try PrimaryKeyRuns.store(cursor, tail.run)
+        }
         return cursor
+    }
+
+    /// Map integer primary keys `start ..< start + count` of class `table`
+    /// to objects `firstObject ...`; nil, or the first key already taken.
+    func insertPrimaryKeys(_ table: UInt32, _ dbi: MDB_dbi, start: UInt64, firstObject: Int64, count: UInt64) throws(FiefError) -> UInt64? {
+        if let tail = tailRuns[table], PrimaryKeyRuns.continues(tail.run, start: start, firstObject: firstObject, count: count) {
+            // Past the table's last key: nothing there to collide with.
+            var run = tail.run
+            run.length += count
+            tailRuns[table] = (run, false)
+            return nil
+        }
+        let cursor = try primaryKeyCursor(table, dbi)
+        var tail: PrimaryKeyRuns.Run?
+        let taken = try PrimaryKeyRuns.insert(cursor, start: start, firstObject: firstObject, count: count, tail: &tail)
+        tailRuns[table] = tail.map { ($0, true) }
+        return taken
+    }
+
+    /// Store every tail run (before commit).
+    func storePrimaryKeys(_ databases: (UInt32) throws(FiefError) -> MDB_dbi?) throws(FiefError) {
+        for (table, tail) in tailRuns where !tail.stored {
+            if let dbi = try databases(table) { _ = try primaryKeyCursor(table, dbi) }
+        }
+    }
+
+    /// Forget a class's tail run (its table was emptied).
+    func forgetPrimaryKeys(_ table: UInt32) {
+        tailRuns[table] = nil
     }
 
     func closeCursors() {
@@ -220,6 +264,13 @@ extension Realm {
             self.write = nil
             environment.setWriter(false)
             bumpStamp()
+        }
+        if write.failure == nil {
+            do throws(FiefError) {
+                try write.storePrimaryKeys { (key) throws(FiefError) in try table(key).primaryKeyDatabase }
+            } catch {
+                write.failure = error
+            }
         }
         write.closeCursors()
         if let failure = write.failure {

@@ -312,7 +312,8 @@ enum SchemaPlanner {
         func writeRun() throws(FiefError) -> Bool {
             guard runCount > 0, let runCursor else { return true }
             defer { runCount = 0 }
-            return try PrimaryKeyRuns.insert(runCursor, start: runStart, firstObject: runObject, count: UInt64(runCount)) == nil
+            var tail: PrimaryKeyRuns.Run?
+            return try PrimaryKeyRuns.insert(runCursor, start: runStart, firstObject: runObject, count: UInt64(runCount), tail: &tail) == nil
         }
         let presenceCursor = try LMDBCursor(txn, data)
         var entry = try presenceCursor.seek(integerKey: ClusterLayout.chunkKey(column: 0, cluster: 0))

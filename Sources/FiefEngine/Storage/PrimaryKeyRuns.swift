@@ -57,6 +57,14 @@ enum PrimaryKeyRuns {
         return try run(lk, lv)
     }
 
+    /// Whether keys from `start` on, for objects from `firstObject` on,
+    /// continue `run`.
+    @inline(__always)
+    static func continues(_ run: Run, start: UInt64, firstObject: Int64, count: UInt64) -> Bool {
+        run.end == start && run.firstObject &+ Int64(bitPattern: run.length) == firstObject
+            && !start.addingReportingOverflow(count - 1).overflow
+    }
+
     /// The object whose primary key is `key`, if any.
     @inline(__always)
     static func find(_ cursor: LMDBCursor, _ key: UInt64) throws(FiefError) -> Int64? {
@@ -66,27 +74,40 @@ enum PrimaryKeyRuns {
 
     /// Map primary keys `start ..< start + count` to objects `firstObject ...`.
     /// Returns nil, or the first of those keys that is already taken (then
-    /// nothing is written).
-    static func insert(_ cursor: LMDBCursor, start: UInt64, firstObject: Int64, count: UInt64) throws(FiefError) -> UInt64? {
+    /// nothing is written).  `tail` receives the run written when it is the
+    /// table's last (later keys can then extend it without a search).
+    static func insert(_ cursor: LMDBCursor, start: UInt64, firstObject: Int64, count: UInt64, tail: inout Run?) throws(FiefError) -> UInt64? {
+        tail = nil
         precondition(count >= 1)
         let (last, overflow) = start.addingReportingOverflow(count - 1)
         guard !overflow else { throw FiefError(.invalidArgument, "a run of primary keys wraps around") }
         // Taken: a run before `start` reaching into it, or one starting inside.
         var before: Run?
+        var isLast = false
         if let (k, v) = try cursor.seek(integerKey: start) {
             if k <= last { return k }
             if let (pk, pv) = try cursor.move(MDB_PREV) { before = try run(pk, pv) }
-        } else if let (lk, lv) = try cursor.move(MDB_LAST) {
-            before = try run(lk, lv)
+        } else {
+            isLast = true
+            if let (lk, lv) = try cursor.move(MDB_LAST) { before = try run(lk, lv) }
         }
         if let before, before.contains(start) { return start }
         // Extend the run just before when keys and objects both continue it.
+        let written: Run
         if let before, before.end == start, before.firstObject + Int64(bitPattern: before.length) == firstObject {
-            try put(cursor, Run(start: before.start, firstObject: before.firstObject, length: before.length + count), current: true)
+            written = Run(start: before.start, firstObject: before.firstObject, length: before.length + count)
+            try put(cursor, written, current: true)
         } else {
-            try put(cursor, Run(start: start, firstObject: firstObject, length: count), current: false)
+            written = Run(start: start, firstObject: firstObject, length: count)
+            try put(cursor, written, current: false)
         }
+        if isLast { tail = written }
         return nil
+    }
+
+    /// Store `run` under its first key (replacing the entry there).
+    static func store(_ cursor: LMDBCursor, _ run: Run) throws(FiefError) {
+        try put(cursor, run, current: false)
     }
 
     /// Forget primary key `key` (nothing if it is not mapped).
