@@ -295,7 +295,7 @@ extension Realm {
         }
         if let write {
             try collect(write.txn, write.bounds)
-            if let touched = write.touchedClusters[table.key], !touched.isEmpty {
+            if let touched = write.classes[table.key]?.touchedClusters, !touched.isEmpty {
                 var merged: [Int64: Bitmap] = [:]
                 for (cluster, live) in result { merged[cluster] = live }
                 for cluster in touched {

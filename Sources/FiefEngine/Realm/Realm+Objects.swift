@@ -161,8 +161,20 @@ extension Realm {
         }
     }
 
-    /// Resolve the properties of a create, refusing duplicates and a missing primary key.
+    /// Resolve the properties of a create, refusing duplicates and a missing
+    /// primary key.  The last answer is kept: object-by-object creates name
+    /// the same properties every time.
     private func resolveCreateProperties(_ table: Table, _ propertyKeys: UnsafeBufferPointer<UInt32>) throws(FiefError) -> ([Property], Int) {
+        if let cached = lastCreateProperties, cached.table === table, cached.keys.count == propertyKeys.count,
+           cached.keys.withUnsafeBufferPointer({ $0.elementsEqual(propertyKeys) }) {
+            return (cached.properties, cached.primaryKeyColumn)
+        }
+        let resolved = try resolveCreatePropertiesUncached(table, propertyKeys)
+        lastCreateProperties = CreateProperties(table: table, keys: Array(propertyKeys), properties: resolved.0, primaryKeyColumn: resolved.1)
+        return resolved
+    }
+
+    private func resolveCreatePropertiesUncached(_ table: Table, _ propertyKeys: UnsafeBufferPointer<UInt32>) throws(FiefError) -> ([Property], Int) {
         var properties: [Property] = []
         properties.reserveCapacity(propertyKeys.count)
         var primaryKeyColumn = -1
@@ -270,10 +282,10 @@ extension Realm {
                     presence.setBit(slot, true)
                     slot += 1
                 }
-                write.touchedClusters[table.key, default: []].insert(cluster)
+                write.classWrite(table.key).touch(cluster)
                 row = end
             }
-            write.objectCountDeltas[table.key, default: 0] += Int64(rows)
+            write.classWrite(table.key).objectCountDelta += Int64(rows)
             if !table.indexDatabases.isEmpty {
                 for property in table.objectClass.properties where property.isIndexed && !property.isPrimaryKey {
                     let given = properties.contains { $0.key == property.key }
@@ -493,8 +505,9 @@ extension Realm {
         let cluster = ClusterLayout.cluster(of: key)
         let presence = try dirtyChunk(write, table, column: 0, type: nil, cluster: cluster)
         presence.setBit(ClusterLayout.slot(of: key), false)
-        write.touchedClusters[table.key, default: []].insert(cluster)
-        write.objectCountDeltas[table.key, default: 0] -= 1
+        let state = write.classWrite(table.key)
+        state.touch(cluster)
+        state.objectCountDelta -= 1
     }
 
     /// Delete every object of one class.
@@ -522,14 +535,11 @@ extension Realm {
 
     private func emptyTable(_ write: WriteTransaction, _ table: Table) throws(FiefError) {
         write.closeCursors()
-        write.forgetPrimaryKeys(table.key)
         try LMDB.check(mdb_drop(write.txn, table.data, 0), "deleting objects")
         if let pk = table.primaryKeyDatabase { try LMDB.check(mdb_drop(write.txn, pk, 0), "deleting objects") }
         for dbi in table.indexDatabases.values { try LMDB.check(mdb_drop(write.txn, dbi, 0), "deleting objects") }
         write.dirty.filter { $0.table != table.key }
         write.clean.filter { $0.table != table.key }
-        write.touchedClusters[table.key] = nil
-        write.emptiedTables.insert(table.key)
-        write.objectCountDeltas[table.key] = nil
+        write.classWrite(table.key).empty()
     }
 }

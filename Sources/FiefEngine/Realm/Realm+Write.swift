@@ -3,6 +3,44 @@ import CLMDB
 import Glibc
 #endif
 
+/// What an open write transaction changed in one class.
+final class ClassWrite {
+    /// The next object key, loaded on first use, stored at commit.
+    var nextKey: Int64?
+    /// Clusters whose presence bitmap changed.
+    var touchedClusters: Set<Int64> = []
+    private var lastTouched: Int64 = -1
+    /// Objects created minus objects deleted since the transaction began
+    /// (or since the class was emptied).
+    var objectCountDelta: Int64 = 0
+    /// Whether every object of the class was deleted (its tables dropped).
+    var emptied = false
+    /// The cursor on the class's integer primary-key table; closed before
+    /// the transaction ends (LMDB frees a write transaction's cursors).
+    var primaryKeyCursor: LMDBCursor?
+    /// The last run of the integer primary-key table, when this transaction
+    /// wrote it: keys that continue it extend it here, and it is stored
+    /// once, before anything else reads or writes the table.
+    var tailRun: (run: PrimaryKeyRuns.Run, stored: Bool)?
+
+    @inline(__always)
+    func touch(_ cluster: Int64) {
+        if cluster == lastTouched { return }
+        touchedClusters.insert(cluster)
+        lastTouched = cluster
+    }
+
+    /// The class was emptied: nothing of it is left to write.
+    func empty() {
+        touchedClusters = []
+        lastTouched = -1
+        objectCountDelta = 0
+        emptied = true
+        primaryKeyCursor = nil
+        tailRun = nil
+    }
+}
+
 /// The state of an open write transaction: LMDB's write transaction, the
 /// chunks changed so far (written once each at commit), and the chunks read.
 final class WriteTransaction {
@@ -17,14 +55,10 @@ final class WriteTransaction {
     /// Chunks read from LMDB in this transaction.  The data databases are not
     /// written before commit (except when emptied), so these views stay valid.
     @exclusivity(unchecked) var clean = ChunkMap<UnsafeRawBufferPointer?>(capacity: 256)
-    /// Next object key per class, loaded on first use, stored at commit.
-    @exclusivity(unchecked) var nextKeys: [UInt32: Int64] = [:]
-    /// Clusters whose presence bitmap changed, per class.
-    @exclusivity(unchecked) var touchedClusters: [UInt32: Set<Int64>] = [:]
-    /// Objects created minus objects deleted, per class, since the
-    /// transaction began or since the class was emptied (`emptiedTables`).
-    @exclusivity(unchecked) var objectCountDeltas: [UInt32: Int64] = [:]
-    @exclusivity(unchecked) var emptiedTables: Set<UInt32> = []
+    /// What changed, per class (`classWrite(_:)`).
+    @exclusivity(unchecked) private(set) var classes: [UInt32: ClassWrite] = [:]
+    @exclusivity(unchecked) private var lastClassKey: UInt32 = 0
+    @exclusivity(unchecked) private var lastClass: ClassWrite?
     /// A storage failure in the middle of an operation: the transaction can
     /// only be cancelled.
     var failure: FiefError?
@@ -34,63 +68,70 @@ final class WriteTransaction {
     var openedDatabases: [String] = []
     /// Whether the schema changed in this transaction.
     var changedSchema = false
-    /// Cursors on integer primary-key tables, per class; closed before the
-    /// transaction ends (LMDB frees a write transaction's cursors).
-    private var primaryKeyCursors: [UInt32: LMDBCursor] = [:]
 
-    /// The last run of each integer primary-key table, when this
-    /// transaction wrote it: keys that continue it extend it here, and it is
-    /// stored once, before anything else reads or writes the table.
-    private var tailRuns: [UInt32: (run: PrimaryKeyRuns.Run, stored: Bool)] = [:]
+    /// The changes to class `key` (made on first use).
+    @inline(__always)
+    func classWrite(_ key: UInt32) -> ClassWrite {
+        if key == lastClassKey, let lastClass { return lastClass }
+        let state: ClassWrite
+        if let known = classes[key] {
+            state = known
+        } else {
+            state = ClassWrite()
+            classes[key] = state
+        }
+        lastClassKey = key
+        lastClass = state
+        return state
+    }
 
     /// The cursor on a class's integer primary-key table, with the table up
     /// to date (its tail run stored, and forgotten: the caller may change
     /// the table).
     func primaryKeyCursor(_ table: UInt32, _ dbi: MDB_dbi) throws(FiefError) -> LMDBCursor {
+        let state = classWrite(table)
         let cursor: LMDBCursor
-        if let open = primaryKeyCursors[table] {
+        if let open = state.primaryKeyCursor {
             cursor = open
         } else {
             cursor = try LMDBCursor(txn, dbi)
-            primaryKeyCursors[table] = cursor
+            state.primaryKeyCursor = cursor
         }
-        if let tail = tailRuns.removeValue(forKey: table), !tail.stored {
-            try PrimaryKeyRuns.store(cursor, tail.run)
+        if let tail = state.tailRun {
+            state.tailRun = nil
+            if !tail.stored { try PrimaryKeyRuns.store(cursor, tail.run) }
         }
         return cursor
     }
 
     /// Map integer primary keys `start ..< start + count` of class `table`
     /// to objects `firstObject ...`; nil, or the first key already taken.
+    @inline(__always)
     func insertPrimaryKeys(_ table: UInt32, _ dbi: MDB_dbi, start: UInt64, firstObject: Int64, count: UInt64) throws(FiefError) -> UInt64? {
-        if let tail = tailRuns[table], PrimaryKeyRuns.continues(tail.run, start: start, firstObject: firstObject, count: count) {
+        let state = classWrite(table)
+        if let tail = state.tailRun, PrimaryKeyRuns.continues(tail.run, start: start, firstObject: firstObject, count: count) {
             // Past the table's last key: nothing there to collide with.
             var run = tail.run
             run.length += count
-            tailRuns[table] = (run, false)
+            state.tailRun = (run, false)
             return nil
         }
         let cursor = try primaryKeyCursor(table, dbi)
         var tail: PrimaryKeyRuns.Run?
         let taken = try PrimaryKeyRuns.insert(cursor, start: start, firstObject: firstObject, count: count, tail: &tail)
-        tailRuns[table] = tail.map { ($0, true) }
+        state.tailRun = tail.map { ($0, true) }
         return taken
     }
 
     /// Store every tail run (before commit).
     func storePrimaryKeys(_ databases: (UInt32) throws(FiefError) -> MDB_dbi?) throws(FiefError) {
-        for (table, tail) in tailRuns where !tail.stored {
+        for (table, state) in classes where state.tailRun.map({ !$0.stored }) ?? false {
             if let dbi = try databases(table) { _ = try primaryKeyCursor(table, dbi) }
         }
     }
 
-    /// Forget a class's tail run (its table was emptied).
-    func forgetPrimaryKeys(_ table: UInt32) {
-        tailRuns[table] = nil
-    }
-
     func closeCursors() {
-        primaryKeyCursors.removeAll()
+        for state in classes.values { state.primaryKeyCursor = nil }
     }
 
     init(txn: OpaquePointer, version: UInt64, meta: MDB_dbi, bounds: MapBounds) {
@@ -306,12 +347,12 @@ extension Realm {
             let cluster = ClusterLayout.cluster(ofChunkKey: id.key)
             let presence = try dirtyChunk(write, try table(id.table), column: ClusterLayout.presenceColumn, type: nil, cluster: cluster)
             presence.listColumn(column)
-            write.touchedClusters[id.table, default: []].insert(cluster)
+            write.classWrite(id.table).touch(cluster)
         }
         // Clusters left without objects lose every chunk.
         var emptied = Set<ChunkID>()
-        for (tableKey, clusters) in write.touchedClusters {
-            for cluster in clusters {
+        for (tableKey, state) in write.classes {
+            for cluster in state.touchedClusters {
                 let id = ChunkID(table: tableKey, key: ClusterLayout.chunkKey(column: 0, cluster: cluster))
                 if let presence = write.dirty[id], presence.bitmapIsEmpty {
                     emptied.insert(ChunkID(table: tableKey, key: UInt64(cluster)))
@@ -359,13 +400,15 @@ extension Realm {
                 }
             }
         }
-        for (tableKey, next) in write.nextKeys {
-            try MetaKeys.write(write.txn, write.meta, MetaKeys.nextObjectKey(tableKey), UInt64(next))
-        }
-        for tableKey in Set(write.objectCountDeltas.keys).union(write.emptiedTables) {
-            let name = MetaKeys.objectCount(tableKey)
-            let stored = write.emptiedTables.contains(tableKey) ? 0 : Int64(bitPattern: try MetaKeys.readUInt64(write.txn, write.meta, name) ?? 0)
-            try MetaKeys.write(write.txn, write.meta, name, UInt64(bitPattern: stored + (write.objectCountDeltas[tableKey] ?? 0)))
+        for (tableKey, state) in write.classes {
+            if let next = state.nextKey {
+                try MetaKeys.write(write.txn, write.meta, MetaKeys.nextObjectKey(tableKey), UInt64(next))
+            }
+            if state.objectCountDelta != 0 || state.emptied {
+                let name = MetaKeys.objectCount(tableKey)
+                let stored = state.emptied ? 0 : Int64(bitPattern: try MetaKeys.readUInt64(write.txn, write.meta, name) ?? 0)
+                try MetaKeys.write(write.txn, write.meta, name, UInt64(bitPattern: stored + state.objectCountDelta))
+            }
         }
         try MetaKeys.write(write.txn, write.meta, MetaKeys.version, write.version + 1)
         try MetaKeys.write(write.txn, write.meta, MetaKeys.committedTransaction, UInt64(mdb_txn_id(write.txn)))
@@ -407,20 +450,21 @@ extension Realm {
         let first = try allocateKey(write, table)
         let next = first + Int64(count)
         guard next <= (1 << 48) else { throw FiefError(.fileFull, "class '\(table.objectClass.name)' ran out of object keys") }
-        write.nextKeys[table.key] = next
+        write.classWrite(table.key).nextKey = next
         return first
     }
 
     /// The next unused object key of `table`.
     func allocateKey(_ write: WriteTransaction, _ table: Table) throws(FiefError) -> Int64 {
+        let state = write.classWrite(table.key)
         var next: Int64
-        if let known = write.nextKeys[table.key] {
+        if let known = state.nextKey {
             next = known
         } else {
             next = Int64(try MetaKeys.readUInt64(write.txn, write.meta, MetaKeys.nextObjectKey(table.key)) ?? 0)
         }
         guard next < (1 << 48) else { throw FiefError(.fileFull, "class '\(table.objectClass.name)' ran out of object keys") }
-        write.nextKeys[table.key] = next + 1
+        state.nextKey = next + 1
         return next
     }
 

@@ -292,6 +292,8 @@ public final class Realm: @unchecked Sendable {
     @exclusivity(unchecked) private var membershipStamps = StampTable()
     /// The stamp of the last write, per (class << 32 | column).
     @exclusivity(unchecked) private var columnStamps = StampTable()
+    /// The properties of the last create, resolved (see `resolveCreateProperties`).
+    @exclusivity(unchecked) var lastCreateProperties: CreateProperties?
 
     // MARK: Opening
 
@@ -660,6 +662,14 @@ public final class Realm: @unchecked Sendable {
     }
 }
 
+
+/// The properties a create names, resolved against one table.
+struct CreateProperties {
+    let table: Table
+    let keys: [UInt32]
+    let properties: [Property]
+    let primaryKeyColumn: Int
+}
 
 /// Stamps by 64-bit key: a small open-addressing table without hashing
 /// overhead, for the per-write bookkeeping of live results.
