@@ -14,8 +14,8 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .systemLibrary(name: "CFief"),
-        .systemLibrary(name: "CChecksum"),
-        .target(name: "FiefEngine", dependencies: ["CLMDB", "CChecksum"]),
+        .systemLibrary(name: "CFiefSupport"),
+        .target(name: "FiefEngine", dependencies: ["CLMDB", "CFiefSupport"]),
         .target(name: "FiefC", dependencies: ["FiefEngine", "CFief"]),
         .target(name: "Fief", dependencies: ["CFief", "FiefC"]),
         .executableTarget(name: "FiefTool", dependencies: ["Fief", "CFief", "FiefC"]),

@@ -26,7 +26,7 @@ file(GLOB_RECURSE _fief_swift_inputs CONFIGURE_DEPENDS
      "${CMAKE_SOURCE_DIR}/Sources/FiefEngine/*.swift"
      "${CMAKE_SOURCE_DIR}/Sources/FiefC/*.swift"
      "${CMAKE_SOURCE_DIR}/Sources/CLMDB/*"
-     "${CMAKE_SOURCE_DIR}/Sources/CChecksum/*"
+     "${CMAKE_SOURCE_DIR}/Sources/CFiefSupport/*"
      "${CMAKE_SOURCE_DIR}/Sources/CFief/*")
 list(APPEND _fief_swift_inputs
      "${CMAKE_SOURCE_DIR}/Package.swift"

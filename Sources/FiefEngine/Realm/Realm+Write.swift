@@ -1,4 +1,5 @@
 import CLMDB
+import CFiefSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -55,6 +56,9 @@ final class WriteTransaction {
     /// Chunks read from LMDB in this transaction.  The data databases are not
     /// written before commit (except when emptied), so these views stay valid.
     @exclusivity(unchecked) var clean = ChunkMap<UnsafeRawBufferPointer?>(capacity: 256)
+    /// Transactions that touched at least this many chunks (about 2 MiB)
+    /// return their memory to the system when they end.
+    static let largeChunkCount = 1024
     /// What changed, per class (`classWrite(_:)`).
     @exclusivity(unchecked) private(set) var classes: [UInt32: ClassWrite] = [:]
     @exclusivity(unchecked) private var lastClassKey: UInt32 = 0
@@ -336,6 +340,17 @@ extension Realm {
         self.write = nil
         environment.setWriter(false)
         snapshot = try? freshSnapshot()
+        releaseWorkingMemory(write)
+    }
+
+    /// Free a finished transaction's chunks now, and after a large one give
+    /// the freed memory back to the system (glibc keeps freed heap memory for
+    /// the process otherwise).
+    private func releaseWorkingMemory(_ write: WriteTransaction) {
+        let large = write.dirty.count + write.clean.count >= WriteTransaction.largeChunkCount
+        write.dirty = ChunkMap(capacity: 1)
+        write.clean = ChunkMap(capacity: 1)
+        if large { malloc_trim(0) }
     }
 
     private func flush(_ write: WriteTransaction) throws(FiefError) {
@@ -427,6 +442,7 @@ extension Realm {
             schemaGeneration = .max
             snapshot = try? freshSnapshot()
         }
+        releaseWorkingMemory(write)
         bumpStamp()
     }
 

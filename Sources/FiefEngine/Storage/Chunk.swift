@@ -1,4 +1,4 @@
-import CChecksum
+import CFiefSupport
 
 /// Column chunks: how one property of one cluster of objects is stored
 /// (file format 2; `FormatV1.swift` reads format 1 for the upgrade).
