@@ -79,10 +79,15 @@
  * - Results evaluate lazily and re-evaluate after every change of the realm's
  *   snapshot and every write of the realm's own write transaction that can
  *   change them; indices are positions in the current evaluation.
- * - LMDB does not checksum pages: a file whose header and length are sound
- *   but whose inner pages were overwritten by something else can still
- *   crash the process.  Files cut short, foreign files and random bytes are
- *   refused with FIEF_ERR_FILE_NOT_FIEF.
+ * - Damaged files: every stored chunk carries a checksum (CRC-32C) checked,
+ *   with its layout, the first time a snapshot reads it; a damaged chunk,
+ *   a chunk gone missing or an object count that does not match gives
+ *   FIEF_ERR_FILE_CORRUPT naming the class and property, and the rest of
+ *   the file stays readable.  A write never builds on a chunk it found
+ *   damaged.  Files cut short, foreign files and random bytes are refused
+ *   with FIEF_ERR_FILE_NOT_FIEF.  LMDB itself does not checksum its pages:
+ *   fief_file_verify walks them all, and fief_file_copy salvages what can
+ *   be read.
  */
 #ifndef FIEF_H
 #define FIEF_H
@@ -749,6 +754,61 @@ FIEF_API fief_realm_t *fief_results_get_realm(const fief_results_t *results);
  *  Returns a new results handle, or NULL. */
 FIEF_API fief_results_t *fief_results_resolve_in(const fief_results_t *results,
                                                  fief_realm_t *target);
+
+/* ==========================================================================
+ * Files: check and copy
+ * ========================================================================== */
+
+/* The kind of a report line (fief_report_fn's `kind`). */
+typedef int32_t fief_report_kind_t;
+#define FIEF_REPORT_INFO 0      /* what was checked or copied: a summary */
+#define FIEF_REPORT_PROBLEM 1   /* damage found, or data left out of a copy */
+
+/** Receives one line of a file check or copy, during the call that reports
+ *  it and on its thread only (so no free function is needed for `userdata`).
+ *  `text` is zero-terminated UTF-8, valid during the callback only. */
+typedef void (*fief_report_fn)(void *userdata, fief_report_kind_t kind, const char *text);
+
+/** Check the realm file at `path` for damage, without changing it: every
+ *  page LMDB reaches and the page accounting (each page is a meta page, in
+ *  exactly one tree, or free), the meta values and schema, every chunk of
+ *  every class (checksum and layout), the objects each cluster lists, the
+ *  object counts, and the primary-key tables and indexes against the
+ *  objects.  It reads one snapshot: writers may go on meanwhile.
+ *  `report` (may be NULL) receives each finding; `*out_problems` (may be
+ *  NULL) the number of problems.  Returns true when the file could be
+ *  examined, damaged or not: check `*out_problems`.  Cost: reads the whole
+ *  file once.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL path), FIEF_ERR_FILE_NOT_FOUND,
+ *  FIEF_ERR_FILE_PERMISSION, FIEF_ERR_FILE_NOT_FIEF (not an LMDB file, or
+ *  cut short: nothing can be examined), FIEF_ERR_FILE_LOCKED. */
+FIEF_API bool fief_file_verify(const char *path, fief_report_fn report, void *userdata,
+                               size_t *out_problems);
+
+/** Write a compacted copy of the realm file `source` to `destination`, a
+ *  file that must not exist, holding everything that can be read: valid
+ *  chunks are copied (format-1 files are converted to the current format),
+ *  damaged ones are left out and reported as problems (a damaged object
+ *  list or primary-key column loses those objects; a damaged property
+ *  leaves it null or at its default for them), and primary keys and indexes
+ *  are built again.  The copy holds no free pages, so copying is also how a
+ *  file that grew shrinks again.  Reads one snapshot of the source; the copy
+ *  is complete or, on failure, not there at all.
+ *  `report`, `userdata`, `*out_problems`: as for fief_file_verify.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL or empty path, or `destination`
+ *  exists), FIEF_ERR_FILE_NOT_FOUND, FIEF_ERR_FILE_PERMISSION,
+ *  FIEF_ERR_FILE_NOT_FIEF, FIEF_ERR_FILE_CORRUPT (no readable schema),
+ *  FIEF_ERR_FILE_FORMAT, FIEF_ERR_FILE_FULL, FIEF_ERR_FILE_IO. */
+FIEF_API bool fief_file_copy(const char *source, const char *destination, fief_report_fn report,
+                             void *userdata, size_t *out_problems);
+
+/** Write a compacted copy of the version `realm` reads to `path`, a file
+ *  that must not exist (RealmSwift's writeCopy(toFile:)); as fief_file_copy
+ *  otherwise.  Not inside a write transaction.
+ *  Errors: those of fief_file_copy, FIEF_ERR_INVALID_HANDLE,
+ *  FIEF_ERR_ALREADY_IN_TRANSACTION, FIEF_ERR_CLOSED, FIEF_ERR_WRONG_THREAD. */
+FIEF_API bool fief_realm_write_copy(fief_realm_t *realm, const char *path, fief_report_fn report,
+                                    void *userdata, size_t *out_problems);
 
 #ifdef __cplusplus
 }

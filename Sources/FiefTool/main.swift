@@ -4,6 +4,8 @@
 //   fief schema FILE        print the classes and properties of a realm
 //   fief dump FILE CLASS    print every object of a class as JSON lines
 //   fief info FILE          version, classes, object counts, file size
+//   fief verify FILE        check every page, tree and chunk for damage (exit 3: damaged)
+//   fief copy FILE NEW      write a compacted copy of everything readable (exit 3: data left out)
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,6 +15,8 @@ usage: fief demo [PATH]        create a realm with sample data and tour it
        fief schema FILE        print the classes and properties of a realm
        fief dump FILE CLASS    print every object of a class as JSON lines
        fief info FILE          version, classes, object counts, file size
+       fief verify FILE        check every page, tree and chunk for damage (exit 3: damaged)
+       fief copy FILE NEW      write a compacted copy of everything readable (exit 3: data left out)
 """
 
 func fail(_ message: String, code: Int32 = 1) -> Never {
@@ -32,6 +36,10 @@ do {
         try dump(Inspector(path: arguments[1]), className: arguments[2])
     case ("info", 2):
         try printInfo(Inspector(path: arguments[1]))
+    case ("verify", 2):
+        exit(try verifyFile(arguments[1]))
+    case ("copy", 3):
+        exit(try copyFile(arguments[1], arguments[2]))
     case ("help", _), ("-h", _), ("--help", _):
         print(usage)
     default:

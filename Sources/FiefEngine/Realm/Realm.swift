@@ -630,6 +630,21 @@ public final class Realm: @unchecked Sendable {
         bumpStamp()
     }
 
+    /// Write a compacted copy of this realm's version to `path` (a new
+    /// file), leaving out and reporting any damaged data (see `FileCopy`).
+    /// Returns the number of problems reported.
+    public func writeCopy(to path: String, report: (FileReportKind, String) -> Void) throws(FiefError) -> Int {
+        try checkOpen()
+        if write != nil { throw FiefError(.alreadyInTransaction, "cannot write a copy inside a write transaction; commit or cancel it first") }
+        let current = try currentSnapshot()
+        if current.isShared {
+            return try current.lock.withLock { () throws(FiefError) -> Int in
+                try FileCopy.copy(environment: environment, txn: current.txn, to: path, report: report)
+            }
+        }
+        return try FileCopy.copy(environment: environment, txn: current.txn, to: path, report: report)
+    }
+
     /// A frozen realm at this realm's version.
     public func freeze() throws(FiefError) -> Realm {
         try checkOpen()

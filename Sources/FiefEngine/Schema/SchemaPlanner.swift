@@ -298,7 +298,7 @@ enum SchemaPlanner {
     }
 
     /// Index every existing object's value of `property` into `target`.
-    private static func fill(_ txn: OpaquePointer, data: MDB_dbi, target: MDB_dbi, property: Property, objectClass: ObjectClass, unique: Bool, integerKey: Bool) throws(FiefError) {
+    static func fill(_ txn: OpaquePointer, data: MDB_dbi, target: MDB_dbi, property: Property, objectClass: ObjectClass, unique: Bool, integerKey: Bool) throws(FiefError) {
         let className = objectClass.name
         func checked(_ raw: UnsafeRawBufferPointer?, _ key: UInt64, _ type: PropertyType?) throws(FiefError) -> ChunkReader {
             guard let raw else { return ChunkReader(nil) }

@@ -171,6 +171,34 @@ final class Environment: @unchecked Sendable {
         }
     }
 
+    /// A read transaction that can use every named database of the file:
+    /// their handles are opened first (a transaction cannot use handles
+    /// opened after it began).  For whole-file walks (check, copy).
+    func readTransactionWithAllDatabases() throws(FiefError) -> OpaquePointer {
+        for _ in 0..<100 {
+            var pointer: OpaquePointer?
+            try LMDB.check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &pointer), "starting a read transaction", path: path)
+            let txn = pointer!
+            var names: [String] = []
+            var main: MDB_dbi = 0
+            var cursor: OpaquePointer?
+            if mdb_dbi_open(txn, nil, 0, &main) == 0, mdb_cursor_open(txn, main, &cursor) == 0 {
+                var k = MDB_val(), v = MDB_val()
+                var rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
+                while rc == 0 {
+                    names.append(String(decoding: LMDB.bytes(k), as: UTF8.self))
+                    rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+                }
+                mdb_cursor_close(cursor)
+            }
+            let missing = names.filter { openedDatabase($0).map { !Environment.isUsable($0, in: txn) } ?? true }
+            if missing.isEmpty { return txn }
+            mdb_txn_abort(txn)
+            for name in missing { _ = try? database(name, txn: txn, create: false) }
+        }
+        throw FiefError(.fileLocked, "the databases of '\(path)' kept changing while being opened", path: path)
+    }
+
     /// The handle of `name` if this process has opened it (never opens).
     func openedDatabase(_ name: String) -> MDB_dbi? {
         lock.withLock { _ in databases[name] }

@@ -1,0 +1,348 @@
+import CLMDB
+
+/// One line of a file check or copy report.
+public enum FileReportKind: Int32, Sendable {
+    /// What was checked or copied (a summary line).
+    case info = 0
+    /// Damage found, or data that could not be copied.
+    case problem = 1
+}
+
+/// `fief verify`: walks every page, tree and chunk of a realm file and
+/// reports damage, without changing the file.
+///
+/// It reads one snapshot: LMDB's trees entry by entry (every page LMDB
+/// reaches, every view inside the file), the page accounting (every page is
+/// a meta page, in exactly one tree, or free), the meta values and schema,
+/// and for each class every chunk (checksum and layout), the column lists of
+/// the presence chunks, the object count, the primary-key table and the
+/// indexes against the objects.
+public enum FileCheck {
+    /// Check the file at `path`; `report` receives each finding.  Returns
+    /// the number of problems.  Throws only when the file cannot be read at
+    /// all (missing, not an LMDB file, cut short).
+    public static func verify(path: String, report: (FileReportKind, String) -> Void) throws(FiefError) -> Int {
+        let environment = try EnvironmentRegistry.open(path: path, readOnly: true)
+        let txn = try environment.readTransactionWithAllDatabases()
+        defer { mdb_txn_abort(txn) }
+        return withoutActuallyEscaping(report) { report in
+            var checker = Checker(environment: environment, txn: txn, report: report)
+            checker.run()
+            return checker.problems
+        }
+    }
+
+    struct Checker {
+        let environment: Environment
+        let txn: OpaquePointer
+        let report: (FileReportKind, String) -> Void
+        let bounds: MapBounds
+        var problems = 0
+
+        init(environment: Environment, txn: OpaquePointer, report: @escaping (FileReportKind, String) -> Void) {
+            self.environment = environment
+            self.txn = txn
+            self.report = report
+            bounds = environment.currentBounds()
+        }
+
+        mutating func problem(_ text: String) {
+            problems += 1
+            report(.problem, text)
+        }
+
+        mutating func run() {
+            let names = checkTrees()
+            guard let meta = open(MetaKeys.database) else {
+                problem("the file has no meta database: it is not a Fief file, or its main tree is damaged")
+                return
+            }
+            guard let schema = checkMeta(meta) else { return }
+            for objectClass in schema.classes {
+                checkClass(objectClass, meta: meta, names: names)
+            }
+        }
+
+        func open(_ name: String) -> MDB_dbi? {
+            (try? environment.database(name, txn: txn, create: false)) ?? nil
+        }
+
+        // MARK: LMDB
+
+        /// Every database, entry by entry, and the page accounting.  Returns
+        /// the names of the databases found.
+        mutating func checkTrees() -> Set<String> {
+            var names: [String] = []
+            var main: MDB_dbi = 0
+            guard mdb_dbi_open(txn, nil, 0, &main) == 0 else {
+                problem("LMDB's main database cannot be opened")
+                return []
+            }
+            var pages = 2   // the two meta pages
+            var entries = 0
+            pages += walk(main, "the main database", entries: &entries) { key, _ in
+                names.append(String(decoding: key, as: UTF8.self))
+            }
+            for name in names {
+                guard let dbi = open(name) else {
+                    problem("database '\(name)' is listed but cannot be opened")
+                    continue
+                }
+                pages += walk(dbi, "database '\(name)'", entries: &entries) { _, _ in }
+            }
+            // Free pages: the free database's records list page numbers.
+            var freePages = 0
+            let lastPage = lastPageNumber()
+            pages += walk(0, "LMDB's free-page list", entries: &entries) { _, value in
+                guard value.count >= 8 else { return }
+                let count = Int(value.loadUnaligned(as: UInt64.self))
+                if count < 0 || (count + 1) * 8 > value.count {
+                    freePages = -1_000_000_000
+                    return
+                }
+                freePages += count
+                for i in 1...max(count, 1) where count > 0 {
+                    let page = value.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self)
+                    if let lastPage, page > lastPage { freePages = -1_000_000_000 }
+                }
+            }
+            if freePages < 0 {
+                problem("LMDB's free-page list names pages outside the file")
+            } else if let lastPage, pages + freePages != Int(lastPage) + 1 {
+                problem("LMDB's page accounting does not add up: \(pages) pages in use and \(freePages) free, but the file has \(lastPage + 1)")
+            }
+            report(.info, "LMDB: \(names.count) databases, \(entries) entries, \(pages) pages in use, \(max(freePages, 0)) free")
+            return Set(names)
+        }
+
+        /// Read every entry of `dbi` (LMDB checks each page it reaches);
+        /// returns the pages the tree uses.
+        mutating func walk(_ dbi: MDB_dbi, _ what: String, entries: inout Int, _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) -> Int {
+            var cursor: OpaquePointer?
+            guard mdb_cursor_open(txn, dbi, &cursor) == 0 else {
+                problem("\(what) cannot be read")
+                return 0
+            }
+            defer { mdb_cursor_close(cursor) }
+            var k = MDB_val(), v = MDB_val()
+            var rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
+            while rc == 0 {
+                let key = LMDB.bytes(k), value = LMDB.bytes(v)
+                if !bounds.contains(key) || !bounds.contains(value) {
+                    problem("\(what) has an entry that points outside the file")
+                    return 0
+                }
+                visit(key, value)
+                entries += 1
+                rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+            }
+            if rc != MDB_NOTFOUND {
+                problem("\(what) is damaged: \(String(cString: mdb_strerror(rc)))")
+                return 0
+            }
+            var stat = MDB_stat()
+            guard mdb_stat(txn, dbi, &stat) == 0 else { return 0 }
+            return Int(stat.ms_branch_pages + stat.ms_leaf_pages + stat.ms_overflow_pages)
+        }
+
+        /// The last page number of the snapshot read (from its meta page).
+        func lastPageNumber() -> UInt64? {
+            // LMDB 0.9's meta page: a 16-byte page header, then magic,
+            // version, address, map size, two 48-byte database records,
+            // the last page number and the transaction id.
+            let id = UInt64(mdb_txn_id(txn))
+            guard let map = UnsafeRawPointer(bitPattern: bounds.start), bounds.end - bounds.start >= UInt(2 * environment.pageSize) else { return nil }
+            for page in 0..<2 {
+                let meta = map + page * environment.pageSize + 16
+                guard meta.loadUnaligned(as: UInt32.self) == 0xBEEFC0DE else { continue }
+                let lastPage = meta.loadUnaligned(fromByteOffset: 8 + 8 + 8 + 96, as: UInt64.self)
+                let txnid = meta.loadUnaligned(fromByteOffset: 8 + 8 + 8 + 96 + 8, as: UInt64.self)
+                if txnid == id { return lastPage }
+            }
+            return nil
+        }
+
+        // MARK: Meta
+
+        mutating func checkMeta(_ meta: MDB_dbi) -> Schema? {
+            let path = environment.path
+            do throws(FiefError) {
+                guard let magic = try MetaKeys.readBytes(txn, meta, MetaKeys.magic), magic.elementsEqual(MetaKeys.magicValue) else {
+                    problem("the meta database has no Fief magic: not a Fief file, or damaged")
+                    return nil
+                }
+                let format = try MetaKeys.readUInt64(txn, meta, MetaKeys.format) ?? 0
+                if format == FormatV1.format {
+                    report(.info, "file format 1: chunks carry no checksums (opening the file for writing upgrades it)")
+                } else if format != MetaKeys.formatValue {
+                    problem("unknown file format \(format)")
+                    return nil
+                }
+                let version = try MetaKeys.readUInt64(txn, meta, MetaKeys.version) ?? 0
+                guard let bytes = try MetaKeys.readBytes(txn, meta, MetaKeys.schema) else {
+                    problem("the file has no schema")
+                    return nil
+                }
+                let schema = try SchemaCoding.decode(bytes, path: path)
+                report(.info, "format \(format), version \(version), \(schema.classes.count) classes")
+                return schema
+            } catch {
+                problem(error.message)
+                return nil
+            }
+        }
+
+        // MARK: Classes
+
+        mutating func checkClass(_ objectClass: ObjectClass, meta: MDB_dbi, names: Set<String>) {
+            let name = objectClass.name
+            let dataName = Table.dataName(objectClass.key)
+            guard names.contains(dataName), let data = open(dataName) else {
+                problem("class '\(name)': its data is missing")
+                return
+            }
+            let format = (try? MetaKeys.readUInt64(txn, meta, MetaKeys.format)) ?? nil
+            if format == FormatV1.format {
+                report(.info, "class '\(name)': format 1, chunks not checked")
+                return
+            }
+            let columns = Dictionary(uniqueKeysWithValues: objectClass.properties.map { ($0.key, $0) })
+            // Every chunk: checksum and layout; which exist per cluster.
+            var live: [Int64: Bitmap] = [:]
+            var listed: [Int64: ChunkReader] = [:]
+            var stored: [Int64: Set<UInt32>] = [:]
+            var chunks = 0
+            var cursor: OpaquePointer?
+            guard mdb_cursor_open(txn, data, &cursor) == 0 else {
+                problem("class '\(name)': its data cannot be read")
+                return
+            }
+            var k = MDB_val(), v = MDB_val()
+            var rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
+            while rc == 0 {
+                defer { rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT) }
+                chunks += 1
+                guard k.mv_size == 8 else { problem("class '\(name)': a chunk key of \(k.mv_size) bytes"); continue }
+                let key = LMDB.bytes(k).loadUnaligned(as: UInt64.self)
+                let column = ClusterLayout.column(ofChunkKey: key)
+                let cluster = ClusterLayout.cluster(ofChunkKey: key)
+                let objects = "objects \(cluster << ClusterLayout.shift)...\((cluster << ClusterLayout.shift) + Int64(ClusterLayout.slotMask))"
+                let raw = LMDB.bytes(v)
+                if column == ClusterLayout.presenceColumn {
+                    guard bounds.contains(raw), let body = ChunkCheck.verified(raw, table: objectClass.key, key: key, type: nil) else {
+                        problem("class '\(name)': the list of \(objects) is damaged")
+                        continue
+                    }
+                    let reader = ChunkReader(body)
+                    live[cluster] = Bitmap(reader.bitmapWord(0), reader.bitmapWord(1), reader.bitmapWord(2), reader.bitmapWord(3))
+                    listed[cluster] = reader
+                    continue
+                }
+                guard let property = columns[column] else {
+                    problem("class '\(name)': a chunk of column \(column), which no property has, for \(objects)")
+                    continue
+                }
+                guard bounds.contains(raw), ChunkCheck.verified(raw, table: objectClass.key, key: key, type: property.type) != nil else {
+                    problem("class '\(name)': property '\(property.name)' of \(objects) is damaged")
+                    continue
+                }
+                stored[cluster, default: []].insert(column)
+            }
+            mdb_cursor_close(cursor)
+            if rc != MDB_NOTFOUND {
+                problem("class '\(name)': its data tree is damaged: \(String(cString: mdb_strerror(rc)))")
+            }
+            // Column lists against the chunks found.
+            var objects = 0
+            for (cluster, bits) in live {
+                objects += bits[0].nonzeroBitCount + bits[1].nonzeroBitCount + bits[2].nonzeroBitCount + bits[3].nonzeroBitCount
+                let reader = listed[cluster]!
+                let have = stored[cluster] ?? []
+                for property in objectClass.properties where reader.listsColumn(property.key) != have.contains(property.key) {
+                    let first = cluster << ClusterLayout.shift
+                    problem(reader.listsColumn(property.key)
+                        ? "class '\(name)': property '\(property.name)' of objects \(first)...\(first + 255) is missing"
+                        : "class '\(name)': property '\(property.name)' of objects \(first)...\(first + 255) is not listed in its cluster")
+                }
+            }
+            for cluster in stored.keys where live[cluster] == nil {
+                problem("class '\(name)': chunks of objects \(cluster << ClusterLayout.shift)... have no list of objects")
+            }
+            let counted = (try? MetaKeys.readUInt64(txn, meta, MetaKeys.objectCount(objectClass.key))) ?? nil
+            if Int(counted ?? 0) != objects {
+                problem("class '\(name)': \(objects) objects are stored, but the file counts \(counted ?? 0)")
+            }
+            let nextKey = (try? MetaKeys.readUInt64(txn, meta, MetaKeys.nextObjectKey(objectClass.key))) ?? nil
+            if let highest = live.filter({ $0.value != Bitmap(repeating: 0) }).keys.max(), Int64(nextKey ?? 0) <= highest << ClusterLayout.shift {
+                problem("class '\(name)': object keys up to cluster \(highest) are used, but the next key is \(nextKey ?? 0)")
+            }
+            checkKeys(objectClass, data: data, live: live, names: names)
+            report(.info, "class '\(name)': \(objects) objects, \(chunks) chunks")
+        }
+
+        /// The primary-key table and the indexes against the objects.
+        mutating func checkKeys(_ objectClass: ObjectClass, data: MDB_dbi, live: [Int64: Bitmap], names: Set<String>) {
+            let name = objectClass.name
+            func value(_ property: Property, _ object: Int64) -> Value? {
+                let cluster = ClusterLayout.cluster(of: object)
+                guard let bits = live[cluster], bits[ClusterLayout.slot(of: object) >> 6] & (1 << UInt64(object & 63)) != 0 else { return nil }
+                let key = ClusterLayout.chunkKey(column: property.key, cluster: cluster)
+                guard let raw = try? LMDB.get(txn, data, integerKey: key) else {
+                    return property.isNullable ? .null : Value.zero(of: property.type)
+                }
+                guard let body = ChunkCheck.verified(raw, table: objectClass.key, key: key, type: property.type) else { return nil }
+                return ChunkReader(body).value(ClusterLayout.slot(of: object), type: property.type, nullable: property.isNullable)
+            }
+            let objectCount = live.values.reduce(0) { $0 + $1[0].nonzeroBitCount + $1[1].nonzeroBitCount + $1[2].nonzeroBitCount + $1[3].nonzeroBitCount }
+            var keyBytes: [UInt8] = []
+            for property in objectClass.properties where property.isIndexed || property.isPrimaryKey {
+                let tableName = property.isPrimaryKey ? Table.primaryKeyName(objectClass.key, property.key) : Table.indexName(objectClass.key, property.key)
+                let what = property.isPrimaryKey ? "primary-key table" : "index"
+                guard names.contains(tableName), let dbi = open(tableName) else {
+                    problem("class '\(name)': the \(what) of '\(property.name)' is missing")
+                    continue
+                }
+                let runs = property.isPrimaryKey && property.type == .int && !property.isNullable
+                var mapped = 0
+                var wrong = 0
+                var cursor: OpaquePointer?
+                guard mdb_cursor_open(txn, dbi, &cursor) == 0 else { continue }
+                var k = MDB_val(), v = MDB_val()
+                var rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
+                while rc == 0 {
+                    let key = LMDB.bytes(k), entry = LMDB.bytes(v)
+                    if runs {
+                        if key.count == 8, entry.count == 8 || entry.count == 16 {
+                            let start = key.loadUnaligned(as: UInt64.self)
+                            let first = entry.loadUnaligned(as: Int64.self)
+                            let length = entry.count == 16 ? entry.loadUnaligned(fromByteOffset: 8, as: UInt64.self) : 1
+                            for i in 0..<min(length, UInt64(objectCount) + 1) {
+                                let object = first &+ Int64(bitPattern: i)
+                                if let found = value(property, object), found.isSame(as: .int(Int64(bitPattern: start &+ i))) { mapped += 1 } else { wrong += 1 }
+                            }
+                        } else {
+                            wrong += 1
+                        }
+                    } else if entry.count == 8 {
+                        let object = entry.loadUnaligned(as: Int64.self)
+                        if let found = value(property, object) {
+                            KeyEncoding.encode(found, into: &keyBytes)
+                            if keyBytes.elementsEqual(key) { mapped += 1 } else { wrong += 1 }
+                        } else {
+                            wrong += 1
+                        }
+                    } else {
+                        wrong += 1
+                    }
+                    rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+                }
+                mdb_cursor_close(cursor)
+                if rc != MDB_NOTFOUND {
+                    problem("class '\(name)': the \(what) of '\(property.name)' is damaged: \(String(cString: mdb_strerror(rc)))")
+                } else if wrong > 0 || mapped != objectCount {
+                    problem("class '\(name)': the \(what) of '\(property.name)' maps \(mapped) of \(objectCount) objects correctly and has \(wrong) wrong entries")
+                }
+            }
+        }
+    }
+}
