@@ -242,11 +242,11 @@ public enum FileCheck {
                     problem("class '\(name)': a chunk of column \(column), which no property has, for \(objects)")
                     continue
                 }
+                stored[cluster, default: []].insert(column)
                 guard bounds.contains(raw), ChunkCheck.verified(raw, table: objectClass.key, key: key, type: property.type) != nil else {
                     problem("class '\(name)': property '\(property.name)' of \(objects) is damaged")
                     continue
                 }
-                stored[cluster, default: []].insert(column)
             }
             mdb_cursor_close(cursor)
             if rc != MDB_NOTFOUND {

@@ -78,13 +78,13 @@ enum PrimaryKeyRuns {
     /// table's last (later keys can then extend it without a search).
     static func insert(_ cursor: LMDBCursor, start: UInt64, firstObject: Int64, count: UInt64, tail: inout Run?) throws(FiefError) -> UInt64? {
         tail = nil
-        precondition(count >= 1)
+        guard count >= 1 else { return nil }
         let (last, overflow) = start.addingReportingOverflow(count - 1)
         guard !overflow else { throw FiefError(.invalidArgument, "a run of primary keys wraps around") }
         // Taken: a run before `start` reaching into it, or one starting inside.
         var before: Run?
         var isLast = false
-        if let (k, v) = try cursor.seek(integerKey: start) {
+        if let (k, _) = try cursor.seek(integerKey: start) {
             if k <= last { return k }
             if let (pk, pv) = try cursor.move(MDB_PREV) { before = try run(pk, pv) }
         } else {
