@@ -60,7 +60,13 @@
  * a failure.  Codes belong to categories (a bitmask), so a binding can map
  * whole families to one exception type.  Misuse (NULL or released handles,
  * writes outside a transaction, the wrong thread) is reported the same way
- * and never aborts the process.
+ * and never aborts the process.  So are bad counts: every count or size
+ * passed in (num_values, num_args, fief_query_arg_t.count, a string's or
+ * binary's size, ...) must fit the array it describes (2^63 and more, often
+ * a negative number cast to size_t, never does), and its array may be NULL
+ * only when it is 0; otherwise the call fails with FIEF_ERR_INVALID_ARGUMENT
+ * and a message naming the parameter ("num_values is 18446744073709551615:
+ * ...").  An index of 2^63 or more is FIEF_ERR_INDEX_OUT_OF_BOUNDS.
  *
  * CAVEATS
  * =======
@@ -162,7 +168,10 @@ typedef struct fief_binary {
 } fief_binary_t;
 
 /** A point in time: seconds since 1970-01-01T00:00:00Z and nanoseconds.
- *  Both carry the same sign (or are 0); |nanoseconds| < 1,000,000,000. */
+ *  Both carry the same sign (or either is 0); |nanoseconds| < 1,000,000,000.
+ *  A timestamp that breaks this rule is refused with FIEF_ERR_INVALID_ARGUMENT
+ *  ("invalid timestamp") wherever it is passed in: property values, created
+ *  objects, primary keys looked up, query arguments (even unused ones). */
 typedef struct fief_timestamp {
     int64_t seconds;
     int32_t nanoseconds;
@@ -185,8 +194,10 @@ typedef struct fief_uuid {
 } fief_uuid_t;
 
 /** One value of any type: `type` says which member of `u` is set.  A value
- *  with a type outside FIEF_TYPE_NULL ... FIEF_TYPE_UUID is refused with
- *  FIEF_ERR_INVALID_ARGUMENT wherever it is passed in. */
+ *  with a type outside FIEF_TYPE_NULL ... FIEF_TYPE_UUID, a string or binary
+ *  whose size is 2^63 or more or whose data is NULL with a size, or an
+ *  invalid timestamp is refused with FIEF_ERR_INVALID_ARGUMENT wherever it is
+ *  passed in; the message names the value ("values[2].u.string.size is ..."). */
 typedef struct fief_value {
     fief_type_t type;
     union {
@@ -344,10 +355,17 @@ typedef struct fief_class_info {
  *  Everything is copied; the arguments may be freed after the call.
  *  Returns a new schema handle, or NULL.
  *  A primary key may be optional (one object may then have a null key).
- *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL arrays), FIEF_ERR_INVALID_SCHEMA
- *  (empty or duplicate names, unknown types, more than one primary key, a
- *  primary key of a type other than int, string, object id or uuid, an
- *  index on float/double/binary/decimal128). Any thread. */
+ *  Limits: class and property names are 1 to 255 bytes of UTF-8 (bytes, not
+ *  characters); a schema has at most 99,999 classes, a class at most 60,000
+ *  properties.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL arrays with a nonzero count, a
+ *  count of 2^63 or more: the message names the parameter, e.g.
+ *  "classes[1].num_properties"), FIEF_ERR_INVALID_UTF8,
+ *  FIEF_ERR_INVALID_SCHEMA (empty, too long or duplicate names: "invalid
+ *  class name '...' (256 bytes): names are 1 to 255 bytes of UTF-8 without
+ *  NUL"; too many classes or properties; unknown types, more than one
+ *  primary key, a primary key of a type other than int, string, object id
+ *  or uuid, an index on float/double/binary/decimal128). Any thread. */
 FIEF_API fief_schema_t *fief_schema_new(const fief_class_info_t *classes, size_t num_classes,
                                         const fief_property_info_t *const *class_properties);
 
@@ -440,9 +458,19 @@ FIEF_API bool fief_config_set_durability(fief_config_t *config, fief_durability_
 /** Open (or create) the realm `config` describes and read its newest version.
  *  Additive schema changes (new classes, new properties) are applied.
  *  Returns a live realm handle, or NULL.
+ *  The path (and its lock file "<path>-lock") must be a regular file, a
+ *  symbolic link to one, or missing (it is then created).  Anything else is
+ *  refused before it is opened (so a FIFO never blocks the call), read-write
+ *  and read-only alike, with FIEF_ERR_FILE_NOT_FIEF, the error's `path` set
+ *  to the path, and a message saying what it is: "'<path>' is a directory,
+ *  not a regular file: a realm is a regular file"; likewise "is a FIFO
+ *  (named pipe)", "is a character device" (/dev/null), "is a block device",
+ *  "is a socket", "is a symbolic link to a directory" (and to the others),
+ *  and "'<path>-lock' (the realm's lock file) is a directory, ...".
  *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_INVALID_ARGUMENT (no path nor
  *  identifier), FIEF_ERR_FILE_NOT_FOUND (read-only and missing),
- *  FIEF_ERR_FILE_PERMISSION, FIEF_ERR_FILE_NOT_FIEF, FIEF_ERR_FILE_FORMAT,
+ *  FIEF_ERR_FILE_PERMISSION, FIEF_ERR_FILE_NOT_FIEF (also: not a regular
+ *  file, as above), FIEF_ERR_FILE_FORMAT,
  *  FIEF_ERR_FILE_LOCKED, FIEF_ERR_SCHEMA_MISMATCH, FIEF_ERR_SCHEMA_VERSION,
  *  FIEF_ERR_READ_ONLY (a read-only open that needs a schema change).
  *  Any thread. */
@@ -697,8 +725,18 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  case-insensitive.  `args` holds `num_args` arguments.  The predicate is
  *  checked against the schema now: an unknown property or a comparison of
  *  incompatible types written in the predicate is FIEF_ERR_QUERY_INVALID;
- *  one caused by an argument's type is FIEF_ERR_QUERY_ARGUMENT.  Invalid
- *  UTF-8 in the predicate or a string argument is FIEF_ERR_INVALID_UTF8.
+ *  one caused by an argument's type is FIEF_ERR_QUERY_ARGUMENT.  Strings
+ *  and binaries are distinct types, as in Realm: a string property compares
+ *  with strings only, a binary property with binaries only (B64"..." or a
+ *  FIEF_TYPE_BINARY argument), whatever the operator.  Invalid
+ *  UTF-8 in the predicate or a string argument is FIEF_ERR_INVALID_UTF8;
+ *  an invalid timestamp argument is FIEF_ERR_INVALID_ARGUMENT.
+ *  Limits (FIEF_ERR_QUERY_SYNTAX beyond them): at most 100 levels of
+ *  parentheses and NOT together (each '(' and each NOT or '!' around a
+ *  term counts one: "predicate is nested too deeply (more than 100 levels
+ *  of '(' and NOT) at offset N"), and a tree at most 1000 terms deep (a
+ *  chain of n terms joined by AND/OR is n deep, each NOT adds one: "predicate
+ *  is too complex (more than 1000 nested terms) at offset N").
  *  Returns a new results handle, or NULL.
  *  Errors: FIEF_ERR_QUERY_SYNTAX, FIEF_ERR_QUERY_INVALID,
  *  FIEF_ERR_QUERY_ARGUMENT, FIEF_ERR_INVALIDATED_RESULTS, ... */

@@ -16,24 +16,6 @@ func withObject<R>(_ handle: OpaquePointer?, _ body: (ObjectBox) throws(FiefErro
     return try lock.withLock { () throws(FiefError) -> R in try body(box) }
 }
 
-/// Convert `count` C values into engine values (views).
-@inline(__always)
-func engineValues(_ values: UnsafePointer<fief_value_t>?, _ count: Int) throws(FiefError) -> [Value] {
-    guard count > 0 else { return [] }
-    guard let values else { throw FiefError(.invalidArgument, "values is NULL") }
-    var result: [Value] = []
-    result.reserveCapacity(count)
-    for i in 0..<count { result.append(try ValueBridge.engineValue(values[i])) }
-    return result
-}
-
-@inline(__always)
-func propertyKeys(_ keys: UnsafePointer<UInt32>?, _ count: Int) throws(FiefError) -> UnsafeBufferPointer<UInt32> {
-    guard count > 0 else { return UnsafeBufferPointer(start: nil, count: 0) }
-    guard let keys else { throw FiefError(.invalidArgument, "properties is NULL") }
-    return UnsafeBufferPointer(start: keys, count: count)
-}
-
 /// Run `body` with scratch space for `count` engine values (on the stack when small).
 @inline(__always)
 func withValueBuffer(_ count: Int, _ body: (UnsafeMutableBufferPointer<Value>) throws(FiefError) -> Void) throws(FiefError) {
@@ -56,8 +38,9 @@ func updatePolicy(_ raw: Int32) throws(FiefError) -> UpdatePolicy {
 public func exportObjectCreate(_ realmHandle: OpaquePointer?, _ classKey: UInt32, _ properties: UnsafePointer<UInt32>?, _ values: UnsafePointer<fief_value_t>?, _ count: Int, _ policy: Int32) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
         let (realm, key) = try withRealm(realmHandle) { (realm) throws(FiefError) -> (Realm, Int64) in
-            let keys = try propertyKeys(properties, count)
-            var converted = try engineValues(values, count)
+            let cValues = try CArgs.array(values, count, "values", count: "num_values")
+            let keys = try CArgs.array(properties, count, "properties", count: "num_values")
+            var converted = try ValueBridge.engineValues(cValues, "values")
             var key: Int64 = -1
             try converted.withUnsafeMutableBufferPointer { (buffer) throws(FiefError) in
                 try realm.createObjects(table: classKey, properties: keys, values: buffer, rows: 1, policy: try updatePolicy(policy), keys: &key)
@@ -72,13 +55,16 @@ public func exportObjectCreate(_ realmHandle: OpaquePointer?, _ classKey: UInt32
 public func exportObjectCreateMany(_ realmHandle: OpaquePointer?, _ classKey: UInt32, _ properties: UnsafePointer<UInt32>?, _ numProperties: Int, _ values: UnsafePointer<fief_value_t>?, _ numObjects: Int, _ policy: Int32, _ outKeys: UnsafeMutablePointer<Int64>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         try withRealm(realmHandle) { (realm) throws(FiefError) in
-            guard numObjects >= 0, numProperties >= 0 else { throw FiefError(.invalidArgument, "negative count") }
-            let (total, overflow) = numObjects.multipliedReportingOverflow(by: numProperties)
-            guard !overflow else { throw FiefError(.invalidArgument, "num_objects x num_properties overflows") }
-            let keys = try propertyKeys(properties, numProperties)
-            guard total == 0 || values != nil else { throw FiefError(.invalidArgument, "values is NULL") }
-            try realm.createObjects(table: classKey, properties: keys, rows: numObjects, policy: try updatePolicy(policy), keys: outKeys) { (row, column) throws(FiefError) in
-                try ValueBridge.engineValue(values![row * numProperties + column])
+            let keys = try CArgs.array(properties, numProperties, "properties", count: "num_properties")
+            let rows = try CArgs.count(numObjects, of: fief_object_key_t.self, "num_objects")
+            let (total, overflow) = rows.multipliedReportingOverflow(by: keys.count)
+            guard !overflow, total <= Int.max / MemoryLayout<fief_value_t>.stride else {
+                throw FiefError(.invalidArgument, "num_objects x num_properties (\(rows) x \(keys.count)) is more than an array of fief_value_t can hold")
+            }
+            let cValues = try CArgs.array(values, total, "values", count: "num_objects x num_properties")
+            let width = keys.count
+            try realm.createObjects(table: classKey, properties: keys, rows: rows, policy: try updatePolicy(policy), keys: outKeys) { (row, column) throws(FiefError) in
+                try ValueBridge.engineValue(cValues[row * width + column], "values[\(row * width + column)]")
             }
         }
         return true
@@ -89,7 +75,7 @@ public func exportObjectCreateMany(_ realmHandle: OpaquePointer?, _ classKey: UI
 public func exportObjectFind(_ realmHandle: OpaquePointer?, _ classKey: UInt32, _ primaryKey: fief_value_t, _ outFound: UnsafeMutablePointer<Bool>?) -> OpaquePointer? {
     let result: OpaquePointer?? = guarded(nil) { () throws(FiefError) -> OpaquePointer?? in
         let (realm, key) = try withRealm(realmHandle) { (realm) throws(FiefError) -> (Realm, Int64?) in
-            (realm, try realm.find(table: classKey, primaryKey: try ValueBridge.engineValue(primaryKey)))
+            (realm, try realm.find(table: classKey, primaryKey: try ValueBridge.engineValue(primaryKey, "primary_key")))
         }
         guard let key else { return .some(nil) }
         return .some(HandleTable.makeObject(realm, table: classKey, key: key))
@@ -168,12 +154,12 @@ public func exportObjectGetValue(_ handle: OpaquePointer?, _ property: UInt32, _
 @_cdecl("fief_object_get_values")
 public func exportObjectGetValues(_ handle: OpaquePointer?, _ properties: UnsafePointer<UInt32>?, _ count: Int, _ out: UnsafeMutablePointer<fief_value_t>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
-        let keys = try propertyKeys(properties, count)
-        if count > 0 { _ = try require(out, "out_values") }
+        let out = try CArgs.outArray(out, count, "out_values", count: "num_values")
+        let keys = try CArgs.array(properties, count, "properties", count: "num_values")
         try withObject(handle) { (box) throws(FiefError) in
-            try withValueBuffer(count) { (buffer) throws(FiefError) in
+            try withValueBuffer(keys.count) { (buffer) throws(FiefError) in
                 try box.realm.values(table: box.table, key: box.key, properties: keys, into: buffer)
-                for i in 0..<count { out![i] = ValueBridge.cValue(buffer[i]) }
+                for i in 0..<keys.count { out[i] = ValueBridge.cValue(buffer[i]) }
             }
         }
         return true
@@ -184,7 +170,7 @@ public func exportObjectGetValues(_ handle: OpaquePointer?, _ properties: Unsafe
 public func exportObjectSetValue(_ handle: OpaquePointer?, _ property: UInt32, _ value: fief_value_t) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         try withObject(handle) { (box) throws(FiefError) in
-            try box.realm.setValue(table: box.table, key: box.key, property: property, value: try ValueBridge.engineValue(value))
+            try box.realm.setValue(table: box.table, key: box.key, property: property, value: try ValueBridge.engineValue(value, "value"))
         }
         return true
     }
@@ -193,8 +179,9 @@ public func exportObjectSetValue(_ handle: OpaquePointer?, _ property: UInt32, _
 @_cdecl("fief_object_set_values")
 public func exportObjectSetValues(_ handle: OpaquePointer?, _ properties: UnsafePointer<UInt32>?, _ values: UnsafePointer<fief_value_t>?, _ count: Int) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
-        let keys = try propertyKeys(properties, count)
-        var converted = try engineValues(values, count)
+        let cValues = try CArgs.array(values, count, "values", count: "num_values")
+        let keys = try CArgs.array(properties, count, "properties", count: "num_values")
+        var converted = try ValueBridge.engineValues(cValues, "values")
         try withObject(handle) { (box) throws(FiefError) in
             try converted.withUnsafeMutableBufferPointer { (buffer) throws(FiefError) in
                 try box.realm.setValues(table: box.table, key: box.key, properties: keys, values: buffer)

@@ -24,15 +24,16 @@ private func withLockedResults<R>(_ results: Results, _ body: (Results) throws(F
 public func exportResultsFilter(_ handle: OpaquePointer?, _ predicate: UnsafePointer<CChar>?, _ args: UnsafePointer<fief_query_arg_t>?, _ numArgs: Int) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
         let text = try cString(predicate, "predicate")
-        guard numArgs >= 0, numArgs == 0 || args != nil else { throw FiefError(.invalidArgument, "args is NULL") }
+        let cArgs = try CArgs.array(args, numArgs, "args", count: "num_args")
         var arguments: [QueryArgument] = []
-        for i in 0..<numArgs {
-            let arg = args![i]
-            if arg.count > 0 && arg.values == nil { throw FiefError(.invalidArgument, "argument \(i) has NULL values") }
-            if !arg.is_list && arg.count != 1 {
-                throw FiefError(.queryArgument, "argument \(i) is not a list, so it needs exactly one value (count is \(arg.count))")
+        arguments.reserveCapacity(cArgs.count)
+        for i in 0..<cArgs.count {
+            let arg = cArgs[i]
+            let values = try CArgs.array(arg.values, arg.count, "args[\(i)].values", count: "args[\(i)].count")
+            if !arg.is_list && values.count != 1 {
+                throw FiefError(.queryArgument, "args[\(i)] is not a list, so it needs exactly one value (args[\(i)].count is \(values.count))")
             }
-            arguments.append(QueryArgument(values: try engineValues(arg.values, arg.count), isList: arg.is_list))
+            arguments.append(QueryArgument(values: try ValueBridge.engineValues(values, "args[\(i)].values"), isList: arg.is_list))
         }
         let filtered = try withResults(handle) { (results) throws(FiefError) in try results.filtered(text, arguments: arguments) }
         return HandleTable.make(filtered, .results)
@@ -42,9 +43,10 @@ public func exportResultsFilter(_ handle: OpaquePointer?, _ predicate: UnsafePoi
 @_cdecl("fief_results_sort")
 public func exportResultsSort(_ handle: OpaquePointer?, _ keys: UnsafePointer<fief_sort_descriptor_t>?, _ count: Int) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
-        guard count >= 0, count == 0 || keys != nil else { throw FiefError(.invalidArgument, "keys is NULL") }
+        let keys = try CArgs.array(keys, count, "keys", count: "num_keys")
         var names: [(String, Bool)] = []
-        for i in 0..<count { names.append((try cString(keys![i].key_path, "key_path \(i)"), keys![i].ascending)) }
+        names.reserveCapacity(keys.count)
+        for key in keys { names.append((try cString(key.key_path, "keys[\(names.count)].key_path"), key.ascending)) }
         let sorted = try withResults(handle) { (results) throws(FiefError) in try results.sorted(by: names) }
         return HandleTable.make(sorted, .results)
     }
@@ -71,6 +73,7 @@ public func exportResultsGetClassKey(_ handle: OpaquePointer?, _ out: UnsafeMuta
 @_cdecl("fief_results_get_object")
 public func exportResultsGetObject(_ handle: OpaquePointer?, _ index: Int) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
+        let index = try CArgs.index(index, "index")
         let (realm, table, key) = try withResults(handle) { (results) throws(FiefError) in
             (results.realm, results.tableKey, try results.key(at: index))
         }
@@ -82,6 +85,7 @@ public func exportResultsGetObject(_ handle: OpaquePointer?, _ index: Int) -> Op
 public func exportResultsGetKey(_ handle: OpaquePointer?, _ index: Int, _ out: UnsafeMutablePointer<Int64>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_key")
+        let index = try CArgs.index(index, "index")
         out.pointee = try withResults(handle) { (results) throws(FiefError) in try results.key(at: index) }
         return true
     }
@@ -90,12 +94,13 @@ public func exportResultsGetKey(_ handle: OpaquePointer?, _ index: Int, _ out: U
 @_cdecl("fief_results_get_values")
 public func exportResultsGetValues(_ handle: OpaquePointer?, _ index: Int, _ properties: UnsafePointer<UInt32>?, _ count: Int, _ out: UnsafeMutablePointer<fief_value_t>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
-        let keys = try propertyKeys(properties, count)
-        if count > 0 { _ = try require(out, "out_values") }
+        let out = try CArgs.outArray(out, count, "out_values", count: "num_values")
+        let keys = try CArgs.array(properties, count, "properties", count: "num_values")
+        let index = try CArgs.index(index, "index")
         try withResults(handle) { (results) throws(FiefError) in
-            try withValueBuffer(count) { (buffer) throws(FiefError) in
+            try withValueBuffer(keys.count) { (buffer) throws(FiefError) in
                 try results.values(at: index, properties: keys, into: buffer)
-                for i in 0..<count { out![i] = ValueBridge.cValue(buffer[i]) }
+                for i in 0..<keys.count { out[i] = ValueBridge.cValue(buffer[i]) }
             }
         }
         return true

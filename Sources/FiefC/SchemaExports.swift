@@ -54,28 +54,31 @@ func cString(_ p: UnsafePointer<CChar>?, _ what: String) throws(FiefError) -> St
 @_cdecl("fief_schema_new")
 public func exportSchemaNew(_ classes: UnsafePointer<fief_class_info_t>?, _ count: Int, _ properties: UnsafePointer<UnsafePointer<fief_property_info_t>?>?) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
-        if count > 0 && (classes == nil || properties == nil) {
-            throw FiefError(.invalidArgument, "classes or class_properties is NULL")
+        let classes = try CArgs.array(classes, count, "classes", count: "num_classes")
+        let properties = try CArgs.array(properties, count, "class_properties", count: "num_classes")
+        guard classes.count <= Schema.maxClasses else {
+            throw FiefError(.invalidSchema, "num_classes is \(classes.count): a schema has at most \(Schema.maxClasses) classes")
         }
-        guard count < 100_000 else { throw FiefError(.invalidArgument, "too many classes") }
         var result: [ObjectClass] = []
-        for i in 0..<count {
-            let info = classes![i]
-            let name = try cString(info.name, "the name of class \(i)")
+        result.reserveCapacity(classes.count)
+        for i in 0..<classes.count {
+            let info = classes[i]
+            let name = try cString(info.name, "classes[\(i)].name")
             if info.flags & ~UInt32(FIEF_CLASS_EMBEDDED) != 0 {
                 throw FiefError(.invalidSchema, "class '\(name)' has unknown flags \(info.flags)")
             }
             if info.flags & UInt32(FIEF_CLASS_EMBEDDED) != 0 {
                 throw FiefError(.invalidSchema, "class '\(name)' is embedded; embedded classes need link properties, which this version does not offer yet")
             }
-            guard info.num_properties < 60_000 else { throw FiefError(.invalidSchema, "class '\(name)' has too many properties") }
-            if info.num_properties > 0 && properties![i] == nil {
-                throw FiefError(.invalidArgument, "the properties of class '\(name)' are NULL")
+            let infos = try CArgs.array(properties[i], info.num_properties, "class_properties[\(i)]", count: "classes[\(i)].num_properties")
+            guard infos.count <= Schema.maxProperties else {
+                throw FiefError(.invalidSchema, "class '\(name)' has \(infos.count) properties; a class has at most \(Schema.maxProperties)")
             }
             var props: [Property] = []
-            for j in 0..<info.num_properties {
-                let p = properties![i]![j]
-                let pname = try cString(p.name, "the name of property \(j) of class '\(name)'")
+            props.reserveCapacity(infos.count)
+            for j in 0..<infos.count {
+                let p = infos[j]
+                let pname = try cString(p.name, "class_properties[\(i)][\(j)].name (class '\(name)')")
                 guard let type = PropertyType(rawValue: p.type) else {
                     throw FiefError(.invalidSchema, "property '\(name).\(pname)' has unknown type \(p.type)")
                 }
@@ -106,7 +109,7 @@ public func exportSchemaGetClass(_ handle: OpaquePointer?, _ index: Int, _ out: 
     guarded(false) { () throws(FiefError) -> Bool in
         let box = try HandleTable.resolve(UnsafeRawPointer(handle), .schema, as: SchemaBox.self)
         guard index >= 0, index < box.schema.classes.count else {
-            throw FiefError(.indexOutOfBounds, "class index \(index) is out of bounds (\(box.schema.classes.count) classes)")
+            throw FiefError(.indexOutOfBounds, "class_index \(UInt(bitPattern: index)) is out of bounds (\(box.schema.classes.count) classes)")
         }
         try store(out, box.classInfo(index), "out_class")
         return true
@@ -118,11 +121,11 @@ public func exportSchemaGetProperty(_ handle: OpaquePointer?, _ classIndex: Int,
     guarded(false) { () throws(FiefError) -> Bool in
         let box = try HandleTable.resolve(UnsafeRawPointer(handle), .schema, as: SchemaBox.self)
         guard classIndex >= 0, classIndex < box.schema.classes.count else {
-            throw FiefError(.indexOutOfBounds, "class index \(classIndex) is out of bounds (\(box.schema.classes.count) classes)")
+            throw FiefError(.indexOutOfBounds, "class_index \(UInt(bitPattern: classIndex)) is out of bounds (\(box.schema.classes.count) classes)")
         }
         let count = box.schema.classes[classIndex].properties.count
         guard index >= 0, index < count else {
-            throw FiefError(.indexOutOfBounds, "property index \(index) is out of bounds (\(count) properties)")
+            throw FiefError(.indexOutOfBounds, "property_index \(UInt(bitPattern: index)) is out of bounds (\(count) properties)")
         }
         try store(out, box.propertyInfo(classIndex, index), "out_property")
         return true
@@ -151,7 +154,7 @@ public func exportSchemaFindProperty(_ handle: OpaquePointer?, _ classIndex: Int
     guarded(false) { () throws(FiefError) -> Bool in
         let box = try HandleTable.resolve(UnsafeRawPointer(handle), .schema, as: SchemaBox.self)
         guard classIndex >= 0, classIndex < box.schema.classes.count else {
-            throw FiefError(.indexOutOfBounds, "class index \(classIndex) is out of bounds (\(box.schema.classes.count) classes)")
+            throw FiefError(.indexOutOfBounds, "class_index \(UInt(bitPattern: classIndex)) is out of bounds (\(box.schema.classes.count) classes)")
         }
         let wanted = try cString(name, "name")
         let found = try require(outFound, "out_found")

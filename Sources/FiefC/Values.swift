@@ -4,7 +4,13 @@ import FiefEngine
 /// Conversions between the ABI's tagged union and the engine's `Value`.
 enum ValueBridge {
     /// Read a value passed in.  Strings and binaries stay views of the caller's memory.
-    static func engineValue(_ v: fief_value_t) throws(FiefError) -> Value {
+    /// Every value that enters through the C ABI comes through here, so this
+    /// is where a value is refused whatever it is for (a property, a query
+    /// argument, a primary key): an unknown type, a view whose size its
+    /// pointer cannot hold, an invalid timestamp.  `name` names the value as
+    /// the header does ("value", "values[2]", "args[0].values[0]").
+    @inline(__always)
+    static func engineValue(_ v: fief_value_t, _ name: @autoclosure () -> String) throws(FiefError) -> Value {
         switch v.type {
         case FIEF_TYPE_NULL: return .null
         case FIEF_TYPE_INT: return .int(v.u.integer)
@@ -15,14 +21,18 @@ enum ValueBridge {
             return .bool(byte != 0)
         case FIEF_TYPE_STRING:
             let s = v.u.string
-            if s.data == nil && s.size != 0 { throw FiefError(.invalidArgument, "a string value has a NULL pointer and a size of \(s.size)") }
-            return .string(UnsafeRawBufferPointer(start: s.data, count: s.size))
+            let bytes = try CArgs.array(s.data, s.size, "\(name()).u.string.data", count: "\(name()).u.string.size")
+            return .string(UnsafeRawBufferPointer(bytes))
         case FIEF_TYPE_BINARY:
             let b = v.u.binary
-            if b.data == nil && b.size != 0 { throw FiefError(.invalidArgument, "a binary value has a NULL pointer and a size of \(b.size)") }
-            return .binary(UnsafeRawBufferPointer(start: b.data, count: b.size))
+            let bytes = try CArgs.array(b.data, b.size, "\(name()).u.binary.data", count: "\(name()).u.binary.size")
+            return .binary(UnsafeRawBufferPointer(bytes))
         case FIEF_TYPE_TIMESTAMP:
-            return .timestamp(seconds: v.u.timestamp.seconds, nanoseconds: v.u.timestamp.nanoseconds)
+            let t = v.u.timestamp
+            guard Value.isValidTimestamp(seconds: t.seconds, nanoseconds: t.nanoseconds) else {
+                throw FiefError(.invalidArgument, "\(name()): \(Value.invalidTimestampMessage(seconds: t.seconds, nanoseconds: t.nanoseconds))")
+            }
+            return .timestamp(seconds: t.seconds, nanoseconds: t.nanoseconds)
         case FIEF_TYPE_FLOAT: return .float(v.u.float_value)
         case FIEF_TYPE_DOUBLE: return .double(v.u.double_value)
         case FIEF_TYPE_DECIMAL128: return .decimal128(Decimal128Bits(low: v.u.decimal128.w.0, high: v.u.decimal128.w.1))
@@ -33,8 +43,17 @@ enum ValueBridge {
             var copy = v
             return withUnsafeBytes(of: &copy.u.uuid) { .uuid(UUIDBytes(bytes: $0.baseAddress!)) }
         default:
-            throw FiefError(.invalidArgument, "unknown value type \(v.type)")
+            throw FiefError(.invalidArgument, "\(name()) has unknown value type \(v.type)")
         }
+    }
+
+    /// Convert `values`, named `name[i]` in errors, into engine values (views).
+    @inline(__always)
+    static func engineValues(_ values: UnsafeBufferPointer<fief_value_t>, _ name: @autoclosure () -> String) throws(FiefError) -> [Value] {
+        var result: [Value] = []
+        result.reserveCapacity(values.count)
+        for i in 0..<values.count { result.append(try engineValue(values[i], "\(name())[\(i)]")) }
+        return result
     }
 
     /// Write a value out.

@@ -8,6 +8,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The last error's message must contain `needle` (after an EERR). */
+static void expect_message(const char *file, int line, const char *expr, const char *needle) {
+    fief_error_t e;
+    memset(&e, 0, sizeof e);
+    if (!fief_get_last_error(&e) || e.message == NULL || strstr(e.message, needle) == NULL) {
+        char d[768];
+        snprintf(d, sizeof d, "(message \"%s\" does not contain \"%s\")", e.message ? e.message : "(none)", needle);
+        t_fail(file, line, expr, d);
+    }
+}
+/* expr must fail with `code` and a message that contains `needle`. */
+#define EERRM(expr, code, needle)                                                \
+    do {                                                                         \
+        EERR(expr, code);                                                        \
+        expect_message(__FILE__, __LINE__, #expr, needle);                       \
+    } while (0)
+
 static void bad_config_calls(const void *h, fief_error_code_t code) {
     fief_config_t *c = (fief_config_t *)(uintptr_t)h;
     EERR(fief_config_set_path(c, "/tmp/x.fief"), code);
@@ -486,10 +503,266 @@ TEST(many_handles_and_churn) {
     fief_release(r);
 }
 
+
+/* Counts of 2^63 and more (a negative number cast to size_t): every count,
+ * in every export that takes one, is refused with FIEF_ERR_INVALID_ARGUMENT
+ * and a message naming the parameter.  Each value is one a size_t can hold
+ * but no array can: SIZE_MAX, 2^63, SIZE_MAX - 1, and the first count just
+ * over what an array of the element type can hold. */
+#define NHUGE 4
+static size_t huge_counts(size_t element_size, size_t i) {
+    const size_t all[NHUGE] = {SIZE_MAX, (size_t)1 << 63, SIZE_MAX - 1, (SIZE_MAX >> 1) / element_size + 1};
+    return all[i];
+}
+
+TEST(huge_counts_schema) {
+    /* fief_schema_new crashed (SIGILL) on a num_classes or num_properties of 2^63 and more. */
+    fief_property_info_t p = t_prop_info("a", FIEF_TYPE_INT, 0);
+    const fief_property_info_t *pp[1] = {&p};
+    fief_class_info_t ci;
+    memset(&ci, 0, sizeof ci);
+    ci.name = "C";
+    ci.num_properties = 1;
+    for (size_t i = 0; i < NHUGE; i++) {
+        EERRM(fief_schema_new(&ci, huge_counts(sizeof(fief_class_info_t), i), pp), FIEF_ERR_INVALID_ARGUMENT,
+              "num_classes is ");
+        fief_class_info_t big = ci;
+        big.num_properties = huge_counts(sizeof(fief_property_info_t), i);
+        EERRM(fief_schema_new(&big, 1, pp), FIEF_ERR_INVALID_ARGUMENT, "classes[0].num_properties is ");
+    }
+    /* the exact value is in the message, as the unsigned number it is */
+    EERRM(fief_schema_new(&ci, SIZE_MAX, pp), FIEF_ERR_INVALID_ARGUMENT, "num_classes is 18446744073709551615");
+    /* a NULL array with a count */
+    EERRM(fief_schema_new(NULL, 1, pp), FIEF_ERR_INVALID_ARGUMENT, "classes is NULL but num_classes is 1");
+    EERRM(fief_schema_new(&ci, 1, NULL), FIEF_ERR_INVALID_ARGUMENT, "class_properties is NULL but num_classes is 1");
+    const fief_property_info_t *none[1] = {NULL};
+    EERRM(fief_schema_new(&ci, 1, none), FIEF_ERR_INVALID_ARGUMENT,
+          "class_properties[0] is NULL but classes[0].num_properties is 1");
+    /* nothing is wrong with the arguments themselves */
+    fief_schema_t *s = fief_schema_new(&ci, 1, pp);
+    E(s != NULL);
+    /* indices of 2^63 and more are out of bounds, and say so as unsigned numbers */
+    fief_class_info_t out_class;
+    fief_property_info_t out_prop;
+    bool found;
+    EERRM(fief_schema_get_class(s, SIZE_MAX, &out_class), FIEF_ERR_INDEX_OUT_OF_BOUNDS,
+          "class_index 18446744073709551615");
+    EERRM(fief_schema_get_property(s, (size_t)1 << 63, 0, &out_prop), FIEF_ERR_INDEX_OUT_OF_BOUNDS,
+          "class_index 9223372036854775808");
+    EERRM(fief_schema_get_property(s, 0, SIZE_MAX, &out_prop), FIEF_ERR_INDEX_OUT_OF_BOUNDS,
+          "property_index 18446744073709551615");
+    EERRM(fief_schema_find_property(s, SIZE_MAX, "a", &out_prop, &found), FIEF_ERR_INDEX_OUT_OF_BOUNDS,
+          "class_index 18446744073709551615");
+    fief_release(s);
+}
+
+TEST(huge_counts_objects) {
+    /* fief_object_get_values crashed (SIGILL), fief_object_create took a huge num_values for 0. */
+    fief_realm_t *r = t_open_std();
+    R(r);
+    fief_class_key_t ck = t_class(r, "NoPk");
+    fief_property_key_t pv = t_prop(r, "NoPk", "value");
+    fief_property_key_t props[1] = {pv};
+    fief_value_t vals[1] = {vi(1)};
+    fief_value_t out[1];
+    fief_object_key_t keys[1];
+    R(fief_realm_begin_write(r));
+    fief_object_t *o = fief_object_create(r, ck, props, vals, 1, FIEF_UPDATE_POLICY_ERROR);
+    R(o);
+    for (size_t i = 0; i < NHUGE; i++) {
+        size_t n = huge_counts(sizeof(fief_value_t), i);
+        EERRM(fief_object_create(r, ck, props, vals, n, FIEF_UPDATE_POLICY_ERROR), FIEF_ERR_INVALID_ARGUMENT,
+              "num_values is ");
+        EERRM(fief_object_create_many(r, ck, props, huge_counts(sizeof(fief_property_key_t), i), vals, 1,
+                                      FIEF_UPDATE_POLICY_ERROR, keys),
+              FIEF_ERR_INVALID_ARGUMENT, "num_properties is ");
+        EERRM(fief_object_create_many(r, ck, props, 1, vals, huge_counts(sizeof(fief_object_key_t), i),
+                                      FIEF_UPDATE_POLICY_ERROR, keys),
+              FIEF_ERR_INVALID_ARGUMENT, "num_objects is ");
+        EERRM(fief_object_get_values(o, props, n, out), FIEF_ERR_INVALID_ARGUMENT, "num_values is ");
+        EERRM(fief_object_set_values(o, props, vals, n), FIEF_ERR_INVALID_ARGUMENT, "num_values is ");
+    }
+    /* a product that no array can hold, though each factor could */
+    EERRM(fief_object_create_many(r, ck, props, 2, vals, (size_t)1 << 59, FIEF_UPDATE_POLICY_ERROR, NULL),
+          FIEF_ERR_INVALID_ARGUMENT, "num_objects x num_properties");
+    EERRM(fief_object_create_many(r, ck, props, 1 << 20, vals, (size_t)1 << 50, FIEF_UPDATE_POLICY_ERROR, NULL),
+          FIEF_ERR_INVALID_ARGUMENT, "num_objects x num_properties");
+    /* NULL arrays with a count */
+    EERRM(fief_object_create(r, ck, NULL, vals, 1, FIEF_UPDATE_POLICY_ERROR), FIEF_ERR_INVALID_ARGUMENT,
+          "properties is NULL but num_values is 1");
+    EERRM(fief_object_create(r, ck, props, NULL, 1, FIEF_UPDATE_POLICY_ERROR), FIEF_ERR_INVALID_ARGUMENT,
+          "values is NULL but num_values is 1");
+    EERRM(fief_object_create_many(r, ck, props, 1, NULL, 1, FIEF_UPDATE_POLICY_ERROR, NULL),
+          FIEF_ERR_INVALID_ARGUMENT, "values is NULL");
+    EERRM(fief_object_get_values(o, props, 1, NULL), FIEF_ERR_INVALID_ARGUMENT, "out_values is NULL but num_values is 1");
+    EERRM(fief_object_get_values(o, NULL, 1, out), FIEF_ERR_INVALID_ARGUMENT, "properties is NULL but num_values is 1");
+    EERRM(fief_object_set_values(o, props, NULL, 1), FIEF_ERR_INVALID_ARGUMENT, "values is NULL but num_values is 1");
+    /* string and binary sizes inside fief_value_t, wherever a value goes in */
+    fief_class_key_t cs = t_class(r, "StrPk");
+    fief_property_key_t pname = t_prop(r, "StrPk", "name");
+    fief_class_key_t ca = t_class(r, "AllTypes");
+    fief_property_key_t pbin = t_prop(r, "AllTypes", "bin"), pid = t_prop(r, "AllTypes", "id");
+    fief_object_t *a = NULL;
+    {
+        fief_property_key_t ap[1] = {pid};
+        fief_value_t av[1] = {vi(1)};
+        a = fief_object_create(r, ca, ap, av, 1, FIEF_UPDATE_POLICY_ERROR);
+        R(a);
+    }
+    for (size_t i = 0; i < NHUGE; i++) {
+        size_t n = huge_counts(1, i);
+        fief_value_t big_s = vsn("x", n), big_b = vbin("x", n);
+        fief_property_key_t sp[1] = {pname};
+        EERRM(fief_object_create(r, cs, sp, &big_s, 1, FIEF_UPDATE_POLICY_ERROR), FIEF_ERR_INVALID_ARGUMENT,
+              "values[0].u.string.size is ");
+        EERRM(fief_object_create_many(r, cs, sp, 1, &big_s, 1, FIEF_UPDATE_POLICY_ERROR, NULL),
+              FIEF_ERR_INVALID_ARGUMENT, "values[0].u.string.size is ");
+        bool found = false;
+        EERRM(fief_object_find(r, cs, big_s, &found), FIEF_ERR_INVALID_ARGUMENT, "primary_key.u.string.size is ");
+        E(found); /* "found" tells that the call failed */
+        EERRM(fief_object_set_value(a, pbin, big_b), FIEF_ERR_INVALID_ARGUMENT, "value.u.binary.size is ");
+        fief_property_key_t bp[1] = {pbin};
+        EERRM(fief_object_set_values(a, bp, &big_b, 1), FIEF_ERR_INVALID_ARGUMENT, "values[0].u.binary.size is ");
+    }
+    fief_value_t null_s = vsn(NULL, 3);
+    EERRM(fief_object_set_value(a, pbin, null_s), FIEF_ERR_INVALID_ARGUMENT,
+          "value.u.string.data is NULL but value.u.string.size is 3");
+    /* nothing was created or changed by any of it */
+    E(fief_realm_commit(r));
+    EQU(t_count_class(r, ck), 1);
+    EQU(t_count_class(r, cs), 0);
+    fief_release(a);
+    fief_release(o);
+    fief_release(r);
+}
+
+TEST(huge_counts_results) {
+    /* fief_results_filter reported a num_args of 2^63 and more as "args is NULL". */
+    fief_realm_t *r = t_open_std();
+    R(r);
+    fief_class_key_t ck = t_class(r, "NoPk");
+    fief_property_key_t pv = t_prop(r, "NoPk", "value");
+    fief_property_key_t props[1] = {pv};
+    fief_value_t vals[1] = {vi(7)};
+    R(fief_realm_begin_write(r));
+    fief_object_t *o = fief_object_create(r, ck, props, vals, 1, FIEF_UPDATE_POLICY_ERROR);
+    R(o);
+    R(fief_realm_commit(r));
+    fief_results_t *all = fief_realm_get_objects(r, ck);
+    R(all);
+    fief_value_t out[1];
+    fief_object_key_t key;
+    fief_query_arg_t qa = {1, false, vals};
+    fief_sort_descriptor_t sd = {"value", true};
+    for (size_t i = 0; i < NHUGE; i++) {
+        EERRM(fief_results_filter(all, "value == $0", &qa, huge_counts(sizeof(fief_query_arg_t), i)),
+              FIEF_ERR_INVALID_ARGUMENT, "num_args is ");
+        fief_query_arg_t big = {huge_counts(sizeof(fief_value_t), i), true, vals};
+        EERRM(fief_results_filter(all, "value == $0", &big, 1), FIEF_ERR_INVALID_ARGUMENT, "args[0].count is ");
+        fief_value_t big_s = vsn("x", huge_counts(1, i));
+        fief_query_arg_t qs = {1, false, &big_s};
+        EERRM(fief_results_filter(all, "TRUEPREDICATE", &qs, 1), FIEF_ERR_INVALID_ARGUMENT,
+              "args[0].values[0].u.string.size is ");
+        EERRM(fief_results_sort(all, &sd, huge_counts(sizeof(fief_sort_descriptor_t), i)), FIEF_ERR_INVALID_ARGUMENT,
+              "num_keys is ");
+        EERRM(fief_results_get_values(all, 0, props, huge_counts(sizeof(fief_value_t), i), out),
+              FIEF_ERR_INVALID_ARGUMENT, "num_values is ");
+    }
+    EERRM(fief_results_filter(all, "value == $0", NULL, 1), FIEF_ERR_INVALID_ARGUMENT, "args is NULL but num_args is 1");
+    fief_query_arg_t nulls = {2, true, NULL};
+    EERRM(fief_results_filter(all, "value == $0", &nulls, 1), FIEF_ERR_INVALID_ARGUMENT,
+          "args[0].values is NULL but args[0].count is 2");
+    EERRM(fief_results_sort(all, NULL, 1), FIEF_ERR_INVALID_ARGUMENT, "keys is NULL but num_keys is 1");
+    EERRM(fief_results_get_values(all, 0, props, 1, NULL), FIEF_ERR_INVALID_ARGUMENT,
+          "out_values is NULL but num_values is 1");
+    /* indices of 2^63 and more are out of bounds, named and printed unsigned */
+    EERRM(fief_results_get_object(all, SIZE_MAX), FIEF_ERR_INDEX_OUT_OF_BOUNDS, "index 18446744073709551615");
+    EERRM(fief_results_get_key(all, (size_t)1 << 63, &key), FIEF_ERR_INDEX_OUT_OF_BOUNDS,
+          "index 9223372036854775808");
+    EERRM(fief_results_get_values(all, SIZE_MAX, props, 1, out), FIEF_ERR_INDEX_OUT_OF_BOUNDS,
+          "index 18446744073709551615");
+    /* and the same calls with sound arguments work */
+    fief_results_t *f = fief_results_filter(all, "value == $0", &qa, 1);
+    E(f && t_count(f) == 1);
+    fief_release(f);
+    E(fief_results_get_values(all, 0, props, 1, out) && out[0].type == FIEF_TYPE_INT && out[0].u.integer == 7);
+    fief_release(all);
+    fief_release(o);
+    fief_release(r);
+}
+
+/* Expect opening `path` (read-write and read-only) to fail with
+ * FIEF_ERR_FILE_NOT_FIEF, a message containing `what`, and `path` as the
+ * error's path; never a hang (alarm) nor a crash. */
+static void expect_not_regular(const char *file, int line, const char *path, const char *what) {
+    for (int read_only = 0; read_only < 2; read_only++) {
+        fief_schema_t *s = t_std_schema();
+        fief_config_t *c = fief_config_new();
+        E(fief_config_set_path(c, path));
+        if (read_only) E(fief_config_set_read_only(c, true));
+        else E(fief_config_set_schema(c, s));
+        fief_release(s);
+        alarm(20); /* a FIFO once blocked the open forever: fail instead of hanging */
+        fief_clear_last_error();
+        fief_realm_t *r = fief_realm_open(c);
+        alarm(0);
+        fief_release(c);
+        char d[768];
+        fief_error_t e;
+        memset(&e, 0, sizeof e);
+        if (r) {
+            t_fail(file, line, path, read_only ? "(opened read-only)" : "(opened)");
+            fief_release(r);
+            continue;
+        }
+        fief_get_last_error(&e);
+        if (e.code != FIEF_ERR_FILE_NOT_FIEF || !(e.categories & FIEF_ERR_CAT_FILE) || e.message == NULL ||
+            strstr(e.message, what) == NULL || strstr(e.message, "not a regular file") == NULL || e.path == NULL ||
+            strcmp(e.path, path) != 0) {
+            snprintf(d, sizeof d, "(%s: code %d %s, message \"%s\", path %s; expected FIEF_ERR_FILE_NOT_FIEF, \"%s\")",
+                     read_only ? "read-only" : "read-write", (int)e.code, t_code_name(e.code),
+                     e.message ? e.message : "(none)", e.path ? e.path : "NULL", what);
+            t_fail(file, line, path, d);
+        }
+    }
+}
+#define EXPECT_NOT_REGULAR(path, what) expect_not_regular(__FILE__, __LINE__, (path), (what))
+
+TEST(paths_that_are_not_regular_files) {
+    /* A FIFO hung fief_realm_open (read-only) and a directory was FIEF_ERR_FILE_PERMISSION. */
+    R(mkdir(t_path("adir"), 0755) == 0);
+    EXPECT_NOT_REGULAR(t_path("adir"), "is a directory");
+    R(symlink(t_path("adir"), t_path("dirlink.fief")) == 0);
+    EXPECT_NOT_REGULAR(t_path("dirlink.fief"), "is a symbolic link to a directory");
+    R(mkfifo(t_path("fifo.fief"), 0644) == 0);
+    EXPECT_NOT_REGULAR(t_path("fifo.fief"), "is a FIFO");
+    R(symlink("/dev/null", t_path("null.fief")) == 0);
+    EXPECT_NOT_REGULAR(t_path("null.fief"), "is a symbolic link to a character device");
+    EXPECT_NOT_REGULAR("/dev/null", "is a character device");
+    /* nothing was created next to them */
+    E(!t_file_exists(t_path("adir-lock")));
+    E(!t_file_exists(t_path("fifo.fief-lock")));
+    E(!t_file_exists(t_path("null.fief-lock")));
+    E(!t_file_exists("/dev/null-lock"));
+    /* the lock file must be a regular file too: the message names it */
+    R(mkdir(t_path("x.fief-lock"), 0755) == 0);
+    EXPECT_NOT_REGULAR(t_path("x.fief"), "x.fief-lock' (the realm's lock file) is a directory");
+    E(!t_file_exists(t_path("x.fief")));
+    /* a symbolic link to a regular file is fine */
+    fief_realm_t *r = t_open(t_path("real.fief"), NULL, 0);
+    R(r);
+    fief_release(r);
+    R(symlink(t_path("real.fief"), t_path("link.fief")) == 0);
+    r = t_open(t_path("link.fief"), NULL, 0);
+    E(r != NULL);
+    fief_release(r);
+}
+
 static const t_case cases[] = {
     T(null_handles), T(released_handles), T(foreign_handles), T(wrong_handle_types),
     T(null_out_pointers), T(not_a_fief_file), T(plain_lmdb_file_is_not_fief), T(bad_paths),
-    T(invalid_utf8_names), T(error_slot), T(many_handles_and_churn),
+    T(invalid_utf8_names), T(error_slot), T(many_handles_and_churn), T(huge_counts_schema),
+    T(huge_counts_objects), T(huge_counts_results), T(paths_that_are_not_regular_files),
 };
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }

@@ -140,6 +140,23 @@ static void q(const char *file, int line, const char *pred, const fief_value_t *
     } while (0)
 #define CHECK_IDS(res, expected) check_ids(__FILE__, __LINE__, res, expected, #res)
 
+/* The last error's message must contain `needle` (after an EERR). */
+static void expect_message(const char *file, int line, const char *expr, const char *needle) {
+    fief_error_t e;
+    memset(&e, 0, sizeof e);
+    if (!fief_get_last_error(&e) || e.message == NULL || strstr(e.message, needle) == NULL) {
+        char d[768];
+        snprintf(d, sizeof d, "(message \"%s\" does not contain \"%s\")", e.message ? e.message : "(none)", needle);
+        t_fail(file, line, expr, d);
+    }
+}
+/* expr must fail with `code` and a message that contains `needle`. */
+#define EERRM(expr, code, needle)                                                \
+    do {                                                                         \
+        EERR(expr, code);                                                        \
+        expect_message(__FILE__, __LINE__, #expr, needle);                       \
+    } while (0)
+
 TEST(all_objects) {
     setup();
     EQU(t_count(ALL), NPEOPLE);
@@ -492,9 +509,159 @@ TEST(query_other_types) {
     fief_release(r);
 }
 
+
+TEST(strings_and_binaries_are_distinct) {
+    /* `bin == $0` accepted a string argument while `s == $0` refused a binary one. */
+    fief_realm_t *r = t_open_std();
+    R(r);
+    fief_class_key_t ca = t_class(r, "AllTypes");
+    fief_property_key_t p[3] = {t_prop(r, "AllTypes", "id"), t_prop(r, "AllTypes", "s"), t_prop(r, "AllTypes", "bin")};
+    fief_value_t v[6] = {vi(1), vs("ab"), vbin("ab", 2), vi(2), vs("cd"), vbin("cd", 2)};
+    R(fief_realm_begin_write(r));
+    R(fief_object_create_many(r, ca, p, 3, v, 2, FIEF_UPDATE_POLICY_ERROR, NULL));
+    R(fief_realm_commit(r));
+    fief_results_t *all = fief_realm_get_objects(r, ca);
+    R(all);
+    fief_value_t str = vs("ab"), bin = vbin("ab", 2), a_str = vs("a"), a_bin = vbin("a", 1);
+    fief_query_arg_t qs = {1, false, &str}, qb = {1, false, &bin}, qas = {1, false, &a_str}, qab = {1, false, &a_bin};
+    /* each type takes values of its own type, as arguments and literals */
+    fief_results_t *f = fief_results_filter(all, "s == $0", &qs, 1);
+    E(f && t_count(f) == 1);
+    fief_release(f);
+    f = fief_results_filter(all, "bin == $0", &qb, 1);
+    E(f && t_count(f) == 1);
+    fief_release(f);
+    f = fief_results_filter(all, "bin BEGINSWITH $0", &qab, 1);
+    E(f && t_count(f) == 1);
+    fief_release(f);
+    f = fief_results_filter(all, "s BEGINSWITH $0", &qas, 1);
+    E(f && t_count(f) == 1);
+    fief_release(f);
+    f = fief_results_filter(all, "bin == B64\"YWI=\"", NULL, 0);
+    E(f && t_count(f) == 1);
+    fief_release(f);
+    /* never the other type, both ways, with every operator that takes them */
+    const char *ops[6] = {"==", "!=", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE"};
+    char pred[64];
+    for (int i = 0; i < 6; i++) {
+        snprintf(pred, sizeof pred, "s %s $0", ops[i]);
+        EERRM(fief_results_filter(all, pred, &qb, 1), FIEF_ERR_QUERY_ARGUMENT, "distinct types");
+        snprintf(pred, sizeof pred, "bin %s $0", ops[i]);
+        EERRM(fief_results_filter(all, pred, &qs, 1), FIEF_ERR_QUERY_ARGUMENT, "distinct types");
+        snprintf(pred, sizeof pred, "bin %s 'ab'", ops[i]);
+        EERRM(fief_results_filter(all, pred, NULL, 0), FIEF_ERR_QUERY_INVALID, "distinct types");
+        snprintf(pred, sizeof pred, "s %s B64\"YWI=\"", ops[i]);
+        EERRM(fief_results_filter(all, pred, NULL, 0), FIEF_ERR_QUERY_INVALID, "distinct types");
+    }
+    EERRM(fief_results_filter(all, "$0 == bin", &qs, 1), FIEF_ERR_QUERY_ARGUMENT, "argument 0");
+    EERRM(fief_results_filter(all, "%@ != s", &qb, 1), FIEF_ERR_QUERY_ARGUMENT, "argument 0");
+    EERR(fief_results_filter(all, "s == bin", NULL, 0), FIEF_ERR_QUERY_INVALID);
+    EERR(fief_results_filter(all, "bin == s", NULL, 0), FIEF_ERR_QUERY_INVALID);
+    fief_release(all);
+    fief_release(r);
+}
+
+TEST(invalid_timestamps_refused_everywhere) {
+    /* An invalid timestamp was accepted as a query argument, though refused when written. */
+    setup();
+    const fief_timestamp_t bad[7] = {{1, -1}, {-1, 1}, {0, 1000000000}, {0, -1000000000},
+                                     {5, INT32_MAX}, {-5, INT32_MIN}, {INT64_MAX, 1000000000}};
+    fief_value_t one = vi(1);
+    for (int i = 0; i < 7; i++) {
+        fief_value_t ts = vts(bad[i].seconds, bad[i].nanoseconds);
+        fief_query_arg_t qa = {1, false, &ts};
+        EERRM(fief_results_filter(ALL, "born == $0", &qa, 1), FIEF_ERR_INVALID_ARGUMENT,
+              "args[0].values[0]: invalid timestamp");
+        EERRM(fief_results_filter(ALL, "born > %@", &qa, 1), FIEF_ERR_INVALID_ARGUMENT, "invalid timestamp");
+        /* an argument the predicate does not use is refused all the same */
+        EERRM(fief_results_filter(ALL, "TRUEPREDICATE", &qa, 1), FIEF_ERR_INVALID_ARGUMENT, "invalid timestamp");
+        fief_value_t list[2] = {vts(1, 0), ts};
+        fief_query_arg_t ql[2] = {{1, false, &one}, {2, true, list}};
+        EERRM(fief_results_filter(ALL, "age == $0", ql, 2), FIEF_ERR_INVALID_ARGUMENT, "args[1].values[1]");
+        /* and the same code wherever else a timestamp goes in */
+        R(fief_realm_begin_write(R_));
+        fief_object_t *o = fief_results_get_object(ALL, 0);
+        R(o);
+        EERRM(fief_object_set_value(o, P_BORN, ts), FIEF_ERR_INVALID_ARGUMENT, "value: invalid timestamp");
+        fief_property_key_t pk[2] = {P_ID, P_BORN};
+        fief_value_t row[2] = {vi(100), ts};
+        EERRM(fief_object_set_values(o, &pk[1], &row[1], 1), FIEF_ERR_INVALID_ARGUMENT, "values[0]: invalid timestamp");
+        EERRM(fief_object_create(R_, CK, pk, row, 2, FIEF_UPDATE_POLICY_ERROR), FIEF_ERR_INVALID_ARGUMENT,
+              "values[1]: invalid timestamp");
+        EERRM(fief_object_create_many(R_, CK, pk, 2, row, 1, FIEF_UPDATE_POLICY_ALL, NULL), FIEF_ERR_INVALID_ARGUMENT,
+              "values[1]: invalid timestamp");
+        bool found = false;
+        EERRM(fief_object_find(R_, CK, ts, &found), FIEF_ERR_INVALID_ARGUMENT, "primary_key: invalid timestamp");
+        fief_release(o);
+        E(fief_realm_cancel(R_));
+    }
+    /* the extremes of valid timestamps are accepted */
+    QA("born > $0", "1,2,3,4,5,6,7,8", vts(-1, -999999999));
+    QA("born > $0", "1,2,3,4,5,6,7,8", vts(0, -999999999));
+    QA("born > $0", "1,2,3,4,5,6,7,8", vts(999, 999999999));
+    QA("born >= $0", "", vts(INT64_MAX, 999999999));
+    QA("born > $0", "1,2,3,4,5,6,7,8", vts(INT64_MIN, -999999999));
+    /* literals are checked by the parser */
+    EERR(fief_results_filter(ALL, "born > T1:-1", NULL, 0), FIEF_ERR_QUERY_SYNTAX);
+    teardown();
+}
+
+/* `prefix` x n, then `middle`, then `suffix` x n, in a malloc'ed string. */
+static char *repeat(const char *prefix, int n, const char *middle, const char *suffix) {
+    size_t size = (strlen(prefix) + strlen(suffix)) * (size_t)n + strlen(middle) + 1;
+    char *s = malloc(size);
+    if (!s) return NULL;
+    s[0] = 0;
+    for (int i = 0; i < n; i++) strcat(s, prefix);
+    strcat(s, middle);
+    for (int i = 0; i < n; i++) strcat(s, suffix);
+    return s;
+}
+
+TEST(nesting_limits) {
+    /* The documented limits: 100 levels of '(' and NOT, 1000 terms in an AND/OR chain. */
+    setup();
+    struct { const char *open; int n; const char *close; bool ok; const char *expected; } cases[] = {
+        {"(", 100, ")", true, "1,6"},
+        {"(", 101, ")", false, NULL},
+        {"NOT ", 100, "", true, "1,6"},
+        {"NOT ", 101, "", false, NULL},
+        {"!", 99, "", true, "2,3,4,5,7,8"},
+        {"(NOT ", 50, ")", true, "1,6"},
+        {"(NOT ", 51, ")", false, NULL},
+        {"NOT (", 50, ")", true, "1,6"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *pred = repeat(cases[i].open, cases[i].n, "age == 30", cases[i].close);
+        R(pred);
+        if (cases[i].ok) {
+            fief_results_t *f = fief_results_filter(ALL, pred, NULL, 0);
+            check_ids(__FILE__, __LINE__, f, cases[i].expected, pred);
+            fief_release(f);
+        } else {
+            EERRM(fief_results_filter(ALL, pred, NULL, 0), FIEF_ERR_QUERY_SYNTAX,
+                  "nested too deeply (more than 100 levels of '(' and NOT)");
+        }
+        free(pred);
+    }
+    /* AND/OR chains: 1000 terms, not 1001 */
+    char *chain = repeat("age == 30 OR ", 999, "age == 25", "");
+    R(chain);
+    fief_results_t *f = fief_results_filter(ALL, chain, NULL, 0);
+    check_ids(__FILE__, __LINE__, f, "1,2,4,6", "a chain of 1000 terms");
+    fief_release(f);
+    free(chain);
+    chain = repeat("age == 30 AND ", 1000, "age == 30", "");
+    R(chain);
+    EERRM(fief_results_filter(ALL, chain, NULL, 0), FIEF_ERR_QUERY_SYNTAX, "too complex (more than 1000");
+    free(chain);
+    teardown();
+}
+
 static const t_case cases[] = {
     T(all_objects), T(filter_comparisons), T(filter_strings), T(filter_logic), T(filter_arguments),
     T(filter_errors), T(sort), T(results_access), T(results_live_and_delete_all), T(query_other_types),
+    T(strings_and_binaries_are_distinct), T(invalid_timestamps_refused_everywhere), T(nesting_limits),
 };
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }

@@ -626,11 +626,114 @@ TEST(read_only_schema_change_fails) {
     fief_release(s2);
 }
 
+
+/* The last error's message must contain `needle`. */
+static void expect_message(const char *file, int line, const char *needle) {
+    fief_error_t e;
+    memset(&e, 0, sizeof e);
+    if (!fief_get_last_error(&e) || e.message == NULL || strstr(e.message, needle) == NULL) {
+        char d[768];
+        snprintf(d, sizeof d, "(message \"%.600s\" does not contain \"%s\")", e.message ? e.message : "(none)", needle);
+        t_fail(file, line, "error message", d);
+    }
+}
+
+/* `unit` `n` times then `tail`, in a malloc'ed string. */
+static char *name_of(const char *unit, int n, const char *tail) {
+    char *s = malloc(strlen(unit) * (size_t)n + strlen(tail) + 1);
+    if (!s) return NULL;
+    s[0] = 0;
+    for (int i = 0; i < n; i++) strcat(s, unit);
+    strcat(s, tail);
+    return s;
+}
+
+TEST(name_length_limit) {
+    /* The documented limit: class and property names are 1 to 255 bytes of UTF-8. */
+    char *c255 = name_of("C", 255, ""), *c256 = name_of("C", 256, "");
+    char *p255 = name_of("\xc3\xa9", 127, "a"), *p256 = name_of("\xc3\xa9", 128, ""); /* bytes, not characters */
+    R(c255 && c256 && p255 && p256);
+    E(strlen(c255) == 255 && strlen(p255) == 255 && strlen(p256) == 256);
+    fief_property_info_t ok = t_prop_info("a", FIEF_TYPE_INT, 0);
+    fief_property_info_t long_ok = t_prop_info(p255, FIEF_TYPE_INT, 0);
+    fief_property_info_t too_long = t_prop_info(p256, FIEF_TYPE_INT, 0);
+    EERR(one_class(c256, &ok, 1), FIEF_ERR_INVALID_SCHEMA);
+    expect_message(__FILE__, __LINE__, "(256 bytes): names are 1 to 255 bytes of UTF-8");
+    EERR(one_class("C", &too_long, 1), FIEF_ERR_INVALID_SCHEMA);
+    expect_message(__FILE__, __LINE__, "(256 bytes): names are 1 to 255 bytes of UTF-8");
+    EERR(one_class("", &ok, 1), FIEF_ERR_INVALID_SCHEMA);
+    expect_message(__FILE__, __LINE__, "names are 1 to 255 bytes");
+    /* 255 bytes work, through a realm and back */
+    fief_schema_t *s = one_class(c255, &long_ok, 1);
+    R(s);
+    fief_realm_t *r = t_open(t_path("names.fief"), s, 0);
+    fief_release(s);
+    R(r);
+    fief_property_key_t pk = t_prop(r, c255, p255);
+    E(pk != 0);
+    R(fief_realm_begin_write(r));
+    fief_value_t v = vi(42);
+    fief_object_t *o = fief_object_create(r, t_class(r, c255), &pk, &v, 1, FIEF_UPDATE_POLICY_ERROR);
+    E(o);
+    fief_release(o);
+    E(fief_realm_commit(r));
+    fief_release(r);
+    r = t_open(t_path("names.fief"), NULL, 0);
+    R(r);
+    fief_results_t *res = fief_realm_get_objects(r, t_class(r, c255));
+    R(res);
+    EQU(t_count(res), 1);
+    fief_release(res);
+    fief_release(r);
+    free(c255);
+    free(c256);
+    free(p255);
+    free(p256);
+}
+
+TEST(class_and_property_count_limits) {
+    /* The documented limits: 99999 classes in a schema, 60000 properties in a class. */
+    enum { NP = 60001, NC = 100000 };
+    fief_property_info_t *props = calloc(NP, sizeof *props);
+    char (*pnames)[8] = calloc(NP, sizeof *pnames);
+    R(props && pnames);
+    for (int i = 0; i < NP; i++) {
+        snprintf(pnames[i], sizeof pnames[i], "p%d", i);
+        props[i] = t_prop_info(pnames[i], FIEF_TYPE_INT, 0);
+    }
+    fief_schema_t *s = one_class("C", props, NP - 1);
+    E(s != NULL);
+    fief_release(s);
+    EERR(one_class("C", props, NP), FIEF_ERR_INVALID_SCHEMA);
+    expect_message(__FILE__, __LINE__, "a class has at most 60000");
+    fief_class_info_t *classes = calloc(NC, sizeof *classes);
+    const fief_property_info_t **pp = calloc(NC, sizeof *pp);
+    char (*cnames)[8] = calloc(NC, sizeof *cnames);
+    R(classes && pp && cnames);
+    for (int i = 0; i < NC; i++) {
+        snprintf(cnames[i], sizeof cnames[i], "C%d", i);
+        classes[i].name = cnames[i];
+        classes[i].num_properties = 1;
+        pp[i] = props;
+    }
+    s = fief_schema_new(classes, NC - 1, pp);
+    E(s != NULL);
+    fief_release(s);
+    EERR(fief_schema_new(classes, NC, pp), FIEF_ERR_INVALID_SCHEMA);
+    expect_message(__FILE__, __LINE__, "a schema has at most 99999 classes");
+    free(cnames);
+    free(pp);
+    free(classes);
+    free(pnames);
+    free(props);
+}
+
 static const t_case cases[] = {
     T(schema_new_and_introspect), T(schema_copies_arguments), T(schema_invalid),
     T(realm_schema_keys), T(additive_schema_change), T(schema_mismatch_same_version),
     T(schema_version_lower_fails_higher_migrates), T(delete_if_migration_needed),
     T(read_only_schema_change_fails), T(update_schema), T(update_schema_wrong_thread),
+    T(name_length_limit), T(class_and_property_count_limits),
 };
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }

@@ -186,7 +186,7 @@ final class QueryEngineTests: XCTestCase {
         case .float(let f): return "\(Double(f))"
         case .bool(let b): return b ? "true" : "false"
         case .string(let s): return "'\(s)'"
-        case .binary(let b): return "'\(String(decoding: b, as: UTF8.self))'"
+        case .binary(let b): return "B64\"\(Data(b).base64EncodedString())\""
         case .timestamp(let s, let n): return "T\(s):\(n)"
         case .oid(let o): return "oid(\(hex(o.high, 16))\(hex(UInt64(o.low), 8)))"
         case .uuid(let u):
@@ -451,6 +451,32 @@ final class QueryEngineTests: XCTestCase {
         XCTAssertEqual(try q("b == false").count, 14)
     }
 
+    func testStringsAndBinariesAreDistinctTypesBothWays() throws {
+        // `bin == $0` accepted a string argument while `s == $0` refused a binary one.
+        let dir = tempDir()
+        let db = try DB.open(dir.file(), makeSchema([("B", [prop("s", .string), prop("bin", .binary, .nullable)])]))
+        try db.write { _ = try db.createMany("B", ["s", "bin"], [[.string("ab"), .binary(Array("ab".utf8))], [.string("cd"), .null]]) }
+        let ab = Array("ab".utf8)
+        // Each type matches its own kind of value, as argument and as literal.
+        XCTAssertEqual(try db.keys("B", "s == $0", [.string("ab")]), [0])
+        XCTAssertEqual(try db.keys("B", "s == 'ab'"), [0])
+        XCTAssertEqual(try db.keys("B", "bin == $0", [.binary(ab)]), [0])
+        XCTAssertEqual(try db.keys("B", "bin BEGINSWITH $0", [.binary(Array("a".utf8))]), [0])
+        XCTAssertEqual(try db.keys("B", "bin == B64\"YWI=\""), [0])
+        XCTAssertEqual(try db.keys("B", "bin == $0", [.null]), [1])
+        // Never the other kind: an argument is FIEF_ERR_QUERY_ARGUMENT, a literal FIEF_ERR_QUERY_INVALID.
+        for op in ["==", "!=", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE"] {
+            expectError(.queryArgument) { try db.query("B", "s \(op) $0", [.binary(ab)]) }
+            expectError(.queryArgument) { try db.query("B", "bin \(op) $0", [.string("ab")]) }
+            expectError(.queryInvalid) { try db.query("B", "s \(op) B64\"YWI=\"") }
+            expectError(.queryInvalid) { try db.query("B", "bin \(op) 'ab'") }
+        }
+        expectError(.queryArgument) { try db.query("B", "$0 == bin", [.string("ab")]) }
+        expectError(.queryInvalid) { try db.query("B", "s == bin") }
+        let error = expectError(.queryArgument) { try db.query("B", "bin == $0", [.string("ab")]) }
+        XCTAssertTrue(error?.message.contains("distinct types") ?? false, error?.message ?? "")
+    }
+
     func testQueryErrors() throws {
         let dir = tempDir()
         let db = try DB.open(dir.file(), makeSchema([("E", [prop("s", .string), prop("i", .int, .nullable), prop("b", .bool), prop("t", .timestamp)])]))
@@ -467,6 +493,8 @@ final class QueryEngineTests: XCTestCase {
         expectError(.queryArgument) { try db.query("E", "i == $1", [.int(1)]) }
         expectError(.queryArgument) { try db.query("E", "i == $0", [.string("x")]) }
         expectError(.queryArgument) { try db.query("E", "s == $0", [.binary(Array("x".utf8))]) }
+        expectError(.invalidArgument) { try db.query("E", "t == $0", [.timestamp(1, -1)]) }
+        expectError(.invalidArgument) { try db.query("E", "t > $0", [.timestamp(0, 1_000_000_000)]) }
         XCTAssertEqual(try db.query("E", "s == $0 OR i == $1 OR t == $2", [.string("x"), .double(2), .timestamp(1, 0)]).count(), 0)
     }
 }

@@ -90,6 +90,21 @@ public enum Value {
 
     public var isNull: Bool { if case .null = self { return true } else { return false } }
 
+    /// Whether `seconds` and `nanoseconds` make a timestamp: |nanoseconds| is
+    /// below one second, and it has the sign of `seconds` (or either is 0).
+    /// Every timestamp that enters the engine is checked with this (written
+    /// to a property, passed as a query argument, written as a literal).
+    @inline(__always)
+    public static func isValidTimestamp(seconds: Int64, nanoseconds: Int32) -> Bool {
+        nanoseconds > -1_000_000_000 && nanoseconds < 1_000_000_000
+            && (seconds == 0 || nanoseconds == 0 || (seconds > 0) == (nanoseconds > 0))
+    }
+
+    /// Why `isValidTimestamp` refused a timestamp, for error messages.
+    public static func invalidTimestampMessage(seconds: Int64, nanoseconds: Int32) -> String {
+        "invalid timestamp (seconds \(seconds), nanoseconds \(nanoseconds)): nanoseconds must lie between -999999999 and 999999999 and have the sign of seconds"
+    }
+
     /// The default value of a non-optional property of `type`.
     static func zero(of type: PropertyType) -> Value {
         switch type {
@@ -138,10 +153,8 @@ public enum Value {
         case (.int, .int), (.bool, .bool), (.binary, .binary), (.timestamp, .timestamp),
              (.float, .float), (.double, .double), (.decimal128, .decimal128),
              (.objectId, .objectId), (.uuid, .uuid):
-            if case .timestamp(let s, let ns) = self {
-                guard ns > -1_000_000_000, ns < 1_000_000_000, (s == 0 || ns == 0 || (s > 0) == (ns > 0)) else {
-                    throw FiefError(.invalidArgument, "invalid timestamp for '\(className()).\(property.name)': nanoseconds must be below one second and share the sign of seconds")
-                }
+            if case .timestamp(let s, let ns) = self, !Value.isValidTimestamp(seconds: s, nanoseconds: ns) {
+                throw FiefError(.invalidArgument, "'\(className()).\(property.name)': \(Value.invalidTimestampMessage(seconds: s, nanoseconds: ns))")
             }
             return self
         case (.string(let bytes), .string):

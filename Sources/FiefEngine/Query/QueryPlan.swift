@@ -191,7 +191,11 @@ enum QueryCompiler {
                 guard UTF8Check.isValid(s) else { throw FiefError(.invalidUTF8, "argument \(n) is not valid UTF-8") }
                 return .bytes(Array(s), isString: true)
             case .binary(let b): return .bytes(Array(b), isString: false)
-            case .timestamp(let s, let ns): return .timestamp(s, ns)
+            case .timestamp(let s, let ns):
+                guard Value.isValidTimestamp(seconds: s, nanoseconds: ns) else {
+                    throw FiefError(.invalidArgument, "argument \(n): \(Value.invalidTimestampMessage(seconds: s, nanoseconds: ns))")
+                }
+                return .timestamp(s, ns)
             case .objectId(let id): return .objectId(id)
             case .uuid(let id): return .uuid(id)
             case .decimal128(let d): return .decimal(d)
@@ -242,7 +246,10 @@ enum QueryCompiler {
             fits = !isStringOperator(op)
         case (.bool, .bool):
             fits = op == .equal || op == .notEqual
-        case (.string, .bytes(_, true)), (.binary, .bytes):
+        case (.string, .bytes(_, true)), (.binary, .bytes(_, false)):
+            // Strings and binaries are distinct types, both ways (as in
+            // realm-core, where `binary == $0` with a string argument and
+            // `string == $0` with a binary one are both refused).
             fits = true
         case (.timestamp, .timestamp), (.objectId, .objectId), (.uuid, .uuid):
             fits = !isStringOperator(op)
@@ -250,7 +257,13 @@ enum QueryCompiler {
             fits = false
         }
         guard fits else {
-            throw FiefError(.queryInvalid, "cannot use \(name(op)) to compare \(subject) with a \(c.typeName) value")
+            var hint = ""
+            if case .bytes(_, let isString) = c, p.type == .string || p.type == .binary {
+                hint = isString
+                    ? "; strings and binaries are distinct types: compare with a binary value (B64\"...\" or a binary argument)"
+                    : "; strings and binaries are distinct types: compare with a string value"
+            }
+            throw FiefError(.queryInvalid, "cannot use \(name(op)) to compare \(subject) with a \(c.typeName) value\(hint)")
         }
         if !options.isEmpty && p.type != .string && p.type != .binary {
             throw FiefError(.queryInvalid, "[c] and [d] apply to strings only, not to \(subject)")

@@ -98,6 +98,13 @@ public struct ObjectClass: Sendable, Equatable {
 public struct Schema: Sendable, Equatable {
     public var classes: [ObjectClass]
 
+    /// The longest class or property name, in bytes of UTF-8.
+    public static let maxNameBytes = 255
+    /// The most classes a schema may describe.
+    public static let maxClasses = 99_999
+    /// The most properties a class may have.
+    public static let maxProperties = 60_000
+
     public init(classes: [ObjectClass]) { self.classes = classes }
 
     public func objectClass(named name: String) -> ObjectClass? { classes.first { $0.name == name } }
@@ -108,8 +115,8 @@ public struct Schema: Sendable, Equatable {
     public func validate() throws(FiefError) {
         var classNames = Set<String>()
         for objectClass in classes {
-            guard Schema.isValidName(objectClass.name) else {
-                throw FiefError(.invalidSchema, "invalid class name '\(objectClass.name)': names are 1 to 255 bytes of UTF-8 without NUL")
+            if let problem = Schema.nameProblem(objectClass.name) {
+                throw FiefError(.invalidSchema, "invalid class name \(problem)")
             }
             guard classNames.insert(objectClass.name).inserted else {
                 throw FiefError(.invalidSchema, "class '\(objectClass.name)' is defined twice")
@@ -117,8 +124,8 @@ public struct Schema: Sendable, Equatable {
             var propertyNames = Set<String>()
             var primaryKeys = 0
             for property in objectClass.properties {
-                guard Schema.isValidName(property.name) else {
-                    throw FiefError(.invalidSchema, "invalid property name '\(property.name)' in class '\(objectClass.name)'")
+                if let problem = Schema.nameProblem(property.name) {
+                    throw FiefError(.invalidSchema, "invalid property name \(problem) in class '\(objectClass.name)'")
                 }
                 guard propertyNames.insert(property.name).inserted else {
                     throw FiefError(.invalidSchema, "property '\(objectClass.name).\(property.name)' is defined twice")
@@ -139,14 +146,36 @@ public struct Schema: Sendable, Equatable {
             if primaryKeys > 1 {
                 throw FiefError(.invalidSchema, "class '\(objectClass.name)' has \(primaryKeys) primary keys; at most one is allowed")
             }
-            if objectClass.properties.count > 60_000 {
-                throw FiefError(.invalidSchema, "class '\(objectClass.name)' has too many properties")
+            if objectClass.properties.count > Schema.maxProperties {
+                throw FiefError(.invalidSchema, "class '\(objectClass.name)' has \(objectClass.properties.count) properties; a class has at most \(Schema.maxProperties)")
             }
+        }
+        if classes.count > Schema.maxClasses {
+            throw FiefError(.invalidSchema, "the schema has \(classes.count) classes; a schema has at most \(Schema.maxClasses)")
         }
     }
 
-    static func isValidName(_ name: String) -> Bool {
+    static func isValidName(_ name: String) -> Bool { nameProblem(name) == nil }
+
+    /// What is wrong with a class or property name (quoted, shortened if
+    /// long, then the rule), or nil if it is a valid one: 1 to
+    /// `maxNameBytes` bytes of UTF-8 without NUL.
+    static func nameProblem(_ name: String) -> String? {
         let bytes = name.utf8
-        return !bytes.isEmpty && bytes.count <= 255 && !bytes.contains(0)
+        let rule = "names are 1 to \(maxNameBytes) bytes of UTF-8 without NUL"
+        if bytes.isEmpty { return "'': \(rule)" }
+        if bytes.count > maxNameBytes {
+            return "'\(name.prefix(32))...' (\(bytes.count) bytes): \(rule)"
+        }
+        if bytes.contains(0) { return "'\(name.replacingNUL())' (contains NUL): \(rule)" }
+        return nil
+    }
+}
+
+private extension String {
+    func replacingNUL() -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in unicodeScalars { scalars.append(scalar == "\0" ? "\u{FFFD}" : scalar) }
+        return String(scalars)
     }
 }

@@ -266,3 +266,43 @@ def test_sort_nulls_last_when_descending(dogs):
 
 def test_sorting_sorted_results_makes_earlier_keys_secondary(dogs):
     assert [d.id for d in dogs.sort("name").sort("age")] == [3, 1, 5, 6, 2, 4]
+
+
+def test_strings_and_binaries_are_distinct_types(realm):
+    # `data == $0` accepted a str argument while `s == $0` refused a bytes one.
+    with realm.write():
+        realm.add(AllTypes(id=1, s="ab", data=b"ab"))
+    r = realm.objects(AllTypes)
+    assert ids(r.filter("s == $0", "ab")) == [1]
+    assert ids(r.filter("data == $0", b"ab")) == [1]
+    with pytest.raises(fief.QueryArgumentError, match="distinct types"):
+        r.filter("data == $0", "ab")
+    with pytest.raises(fief.QueryArgumentError, match="distinct types"):
+        r.filter("s == $0", b"ab")
+    with pytest.raises(fief.InvalidQueryError, match="distinct types"):
+        r.filter("data BEGINSWITH 'a'")
+
+
+@pytest.mark.isolated
+def test_huge_counts_raise_instead_of_crashing(realm, library):
+    # A count of 2^63 or more crashed the interpreter (SIGILL) in fief_object_get_values.
+    import ctypes
+    from fief import _lib as L
+    with realm.write():
+        dog = realm.add(Dog(id=1, name="Rex"))
+    obj = dog.__dict__["_fief_handle"].ptr
+    results = realm.objects(Dog)._handle.ptr
+    keys = (L.fief_property_key_t * 1)(1)
+    out = (L.fief_value_t * 1)()
+    for count in (2**64 - 1, 2**63):
+        assert not library.fief_object_get_values(obj, keys, count, out)
+        err = library.last_error()
+        assert isinstance(err, fief.InvalidArgumentError) and f"num_values is {count}" in str(err)
+        assert not library.fief_results_get_values(results, 0, keys, count, out)
+        assert "num_values is" in str(library.last_error())
+        assert not library.fief_results_filter(results, b"TRUEPREDICATE", None, count)
+        err = library.last_error()
+        assert isinstance(err, fief.InvalidArgumentError) and f"num_args is {count}" in str(err)
+    assert not library.fief_results_get_object(results, 2**64 - 1)
+    assert isinstance(library.last_error(), fief.IndexOutOfBoundsError)
+    assert realm.objects(Dog)[0].name == "Rex"
