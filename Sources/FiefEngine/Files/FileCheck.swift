@@ -69,49 +69,46 @@ public enum FileCheck {
 
         // MARK: LMDB
 
-        /// Every database, entry by entry, and the page accounting.  Returns
-        /// the names of the databases found.
+        /// Trees whose pages are damaged (never walked by LMDB).
+        var damagedTrees: [String: String] = [:]
+
+        /// Every page's structure and the page accounting, then every sound
+        /// database entry by entry.  Returns the names of the databases.
         mutating func checkTrees() -> Set<String> {
+            guard let pages = PageCheck.run(environment: environment, txn: txn) else {
+                problem("neither root page of the file matches its last commit")
+                return []
+            }
+            damagedTrees = pages.damaged
+            for (name, reason) in pages.damaged.sorted(by: { $0.key < $1.key }) {
+                problem("the pages of \(name.isEmpty ? "LMDB's main tree" : "database '\(name)'") are damaged: \(reason)")
+            }
+            if pages.damaged[""] != nil { return [] }
+            if pages.damaged.isEmpty {
+                if pages.accountingHolds == false {
+                    problem("LMDB's page accounting does not add up: \(pages.pagesInUse) pages in use and \(pages.freePages.count) free, but the file has \(pages.lastPage + 1)")
+                }
+                let both = pages.freePagesInUse()
+                if !both.isEmpty { problem("\(both.count) pages are both free and in use (page \(both[0]) first)") }
+            }
             var names: [String] = []
             var main: MDB_dbi = 0
             guard mdb_dbi_open(txn, nil, 0, &main) == 0 else {
                 problem("LMDB's main database cannot be opened")
                 return []
             }
-            var pages = 2   // the two meta pages
             var entries = 0
-            pages += walk(main, "the main database", entries: &entries) { key, _ in
+            _ = walk(main, "the main database", entries: &entries) { key, _ in
                 names.append(String(decoding: key, as: UTF8.self))
             }
-            for name in names {
+            for name in names where pages.damaged[name] == nil {
                 guard let dbi = open(name) else {
                     problem("database '\(name)' is listed but cannot be opened")
                     continue
                 }
-                pages += walk(dbi, "database '\(name)'", entries: &entries) { _, _ in }
+                _ = walk(dbi, "database '\(name)'", entries: &entries) { _, _ in }
             }
-            // Free pages: the free database's records list page numbers.
-            var freePages = 0
-            let lastPage = lastPageNumber()
-            pages += walk(0, "LMDB's free-page list", entries: &entries) { _, value in
-                guard value.count >= 8 else { return }
-                let count = Int(value.loadUnaligned(as: UInt64.self))
-                if count < 0 || (count + 1) * 8 > value.count {
-                    freePages = -1_000_000_000
-                    return
-                }
-                freePages += count
-                for i in 1...max(count, 1) where count > 0 {
-                    let page = value.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self)
-                    if let lastPage, page > lastPage { freePages = -1_000_000_000 }
-                }
-            }
-            if freePages < 0 {
-                problem("LMDB's free-page list names pages outside the file")
-            } else if let lastPage, pages + freePages != Int(lastPage) + 1 {
-                problem("LMDB's page accounting does not add up: \(pages) pages in use and \(freePages) free, but the file has \(lastPage + 1)")
-            }
-            report(.info, "LMDB: \(names.count) databases, \(entries) entries, \(pages) pages in use, \(max(freePages, 0)) free")
+            report(.info, "LMDB: \(names.count) databases, \(entries) entries, \(pages.pagesInUse) pages in use, \(pages.freePages.count) free")
             return Set(names)
         }
 
@@ -143,23 +140,6 @@ public enum FileCheck {
             var stat = MDB_stat()
             guard mdb_stat(txn, dbi, &stat) == 0 else { return 0 }
             return Int(stat.ms_branch_pages + stat.ms_leaf_pages + stat.ms_overflow_pages)
-        }
-
-        /// The last page number of the snapshot read (from its meta page).
-        func lastPageNumber() -> UInt64? {
-            // LMDB 0.9's meta page: a 16-byte page header, then magic,
-            // version, address, map size, two 48-byte database records,
-            // the last page number and the transaction id.
-            let id = UInt64(mdb_txn_id(txn))
-            guard let map = UnsafeRawPointer(bitPattern: bounds.start), bounds.end - bounds.start >= UInt(2 * environment.pageSize) else { return nil }
-            for page in 0..<2 {
-                let meta = map + page * environment.pageSize + 16
-                guard meta.loadUnaligned(as: UInt32.self) == 0xBEEFC0DE else { continue }
-                let lastPage = meta.loadUnaligned(fromByteOffset: 8 + 8 + 8 + 96, as: UInt64.self)
-                let txnid = meta.loadUnaligned(fromByteOffset: 8 + 8 + 8 + 96 + 8, as: UInt64.self)
-                if txnid == id { return lastPage }
-            }
-            return nil
         }
 
         // MARK: Meta
@@ -197,6 +177,10 @@ public enum FileCheck {
         mutating func checkClass(_ objectClass: ObjectClass, meta: MDB_dbi, names: Set<String>) {
             let name = objectClass.name
             let dataName = Table.dataName(objectClass.key)
+            if damagedTrees[dataName] != nil {
+                report(.info, "class '\(name)': its data pages are damaged, chunks not checked")
+                return
+            }
             guard names.contains(dataName), let data = open(dataName) else {
                 problem("class '\(name)': its data is missing")
                 return
@@ -298,6 +282,7 @@ public enum FileCheck {
             for property in objectClass.properties where property.isIndexed || property.isPrimaryKey {
                 let tableName = property.isPrimaryKey ? Table.primaryKeyName(objectClass.key, property.key) : Table.indexName(objectClass.key, property.key)
                 let what = property.isPrimaryKey ? "primary-key table" : "index"
+                if damagedTrees[tableName] != nil { continue }
                 guard names.contains(tableName), let dbi = open(tableName) else {
                     problem("class '\(name)': the \(what) of '\(property.name)' is missing")
                     continue

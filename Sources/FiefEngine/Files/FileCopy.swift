@@ -95,8 +95,24 @@ public enum FileCopy {
             "objects \(cluster << ClusterLayout.shift)...\((cluster << ClusterLayout.shift) + Int64(ClusterLayout.slotMask))"
         }
         let outData = try target.database(Table.dataName(objectClass.key), txn: out, create: true, integerKey: true)!
+        // Primary keys and indexes, built from the copy at the end (the
+        // source's are never read).
+        func buildKeys() throws(FiefError) {
+            for property in objectClass.properties where property.isIndexed || property.isPrimaryKey {
+                let integerKey = property.isPrimaryKey && property.type == .int && !property.isNullable
+                let tableName = property.isPrimaryKey ? Table.primaryKeyName(objectClass.key, property.key) : Table.indexName(objectClass.key, property.key)
+                let dbi = try target.database(tableName, txn: out, create: true, integerKey: integerKey, dupSort: !property.isPrimaryKey)!
+                try SchemaPlanner.fill(out, data: outData, target: dbi, property: property, objectClass: objectClass, unique: property.isPrimaryKey, integerKey: integerKey)
+            }
+        }
         guard let data = try environment.database(Table.dataName(objectClass.key), txn: txn, create: false), Environment.isUsable(data, in: txn) else {
             problem("its data is missing: no objects copied")
+            try buildKeys()
+            return problems
+        }
+        if let reason = environment.damagedTrees[Table.dataName(objectClass.key)] {
+            problem("its data pages are damaged (\(reason)): no objects copied")
+            try buildKeys()
             return problems
         }
         let bounds = environment.currentBounds()
@@ -109,7 +125,11 @@ public enum FileCopy {
         var lostClusters: Set<Int64> = []
         let cursor = try LMDBCursor(txn, data)
         var entry: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?
-        do throws(FiefError) { entry = try cursor.move(MDB_FIRST) } catch { problem("its data tree is damaged (\(error.message)): no objects copied"); return problems }
+        do throws(FiefError) { entry = try cursor.move(MDB_FIRST) } catch {
+            problem("its data tree is damaged (\(error.message)): no objects copied")
+            try buildKeys()
+            return problems
+        }
         while let (rawKey, raw) = entry {
             defer {
                 do throws(FiefError) { entry = try cursor.next() } catch {
@@ -182,13 +202,7 @@ public enum FileCopy {
         }
         try MetaKeys.write(out, meta, MetaKeys.objectCount(objectClass.key), UInt64(count))
 
-        // Primary keys and indexes, built from the copy.
-        for property in objectClass.properties where property.isIndexed || property.isPrimaryKey {
-            let integerKey = property.isPrimaryKey && property.type == .int && !property.isNullable
-            let tableName = property.isPrimaryKey ? Table.primaryKeyName(objectClass.key, property.key) : Table.indexName(objectClass.key, property.key)
-            let dbi = try target.database(tableName, txn: out, create: true, integerKey: integerKey, dupSort: !property.isPrimaryKey)!
-            try SchemaPlanner.fill(out, data: outData, target: dbi, property: property, objectClass: objectClass, unique: property.isPrimaryKey, integerKey: integerKey)
-        }
+        try buildKeys()
         report(.info, "class '\(name)': \(count) objects copied")
         return problems
     }

@@ -32,7 +32,8 @@ extension Realm {
     /// Whether object `key` of class `tableKey` exists now.
     public func objectExists(table tableKey: UInt32, key: Int64) throws(FiefError) -> Bool {
         try checkReadable()
-        guard let table = tables[tableKey] else { return false }
+        guard tables[tableKey] != nil else { return false }
+        let table = try table(tableKey)
         return try isLive(table, key)
     }
 
@@ -526,7 +527,7 @@ extension Realm {
     public func deleteAll() throws(FiefError) {
         let write = try requireWrite()
         do throws(FiefError) {
-            for table in tables.values { try emptyTable(write, table) }
+            for key in tables.keys { try emptyTable(write, try table(key)) }
         } catch {
             throw poison(write, error)
         }

@@ -265,6 +265,7 @@ extension Realm {
         if isFrozen { throw FiefError(.frozen, "a frozen realm cannot be written") }
         if isReadOnly { throw FiefError(.readOnly, "the realm is read-only") }
         if write != nil { throw FiefError(.alreadyInTransaction, "the realm is already in a write transaction") }
+        try environment.checkWritable()
         try environment.claimWriter()
         while true {
             let handles = environment.currentHandleGeneration

@@ -211,12 +211,16 @@ final class Table: @unchecked Sendable {
     /// Non-optional int primary keys use an MDB_INTEGERKEY database.
     let integerPrimaryKey: Bool
     let indexDatabases: [UInt32: MDB_dbi]
+    /// Set when the pages of one of the class's trees are damaged (see
+    /// `PageCheck`): every use of the class then fails with it.
+    let damage: FiefError?
     private let propertySlots: [Int]   // property key -> index into objectClass.properties, -1 if none
     /// Columns by property key (`columnCount` entries; key 0 and gaps have no property).
     private let columns: UnsafeMutablePointer<Column?>
     private let columnCount: Int
 
-    init(objectClass: ObjectClass, data: MDB_dbi, primaryKeyDatabase: MDB_dbi?, indexDatabases: [UInt32: MDB_dbi]) {
+    init(objectClass: ObjectClass, data: MDB_dbi, primaryKeyDatabase: MDB_dbi?, indexDatabases: [UInt32: MDB_dbi], damage: FiefError? = nil) {
+        self.damage = damage
         self.objectClass = objectClass
         self.key = objectClass.key
         self.data = data
@@ -473,7 +477,15 @@ public final class Realm: @unchecked Sendable {
             }
             indexes[property.key] = dbi
         }
-        return Table(objectClass: objectClass, data: data, primaryKeyDatabase: pkDatabase, indexDatabases: indexes)
+        var names = [Table.dataName(key)]
+        if let pk = objectClass.primaryKey { names.append(Table.primaryKeyName(key, pk.key)) }
+        for property in objectClass.properties where property.isIndexed && !property.isPrimaryKey {
+            names.append(Table.indexName(key, property.key))
+        }
+        let damage = environment.damage(in: names).map {
+            FiefError(.fileCorrupt, "class '\(objectClass.name)' cannot be read: \($0.message)", path: $0.path)
+        }
+        return Table(objectClass: objectClass, data: data, primaryKeyDatabase: pkDatabase, indexDatabases: indexes, damage: damage)
     }
 
     // MARK: State checks
@@ -541,7 +553,10 @@ public final class Realm: @unchecked Sendable {
     @inline(__always)
     func table(_ key: UInt32) throws(FiefError) -> Table {
         let index = Int(key)
-        if index < tablesByKey.count, let table = tablesByKey[index] { return table }
+        if index < tablesByKey.count, let table = tablesByKey[index] {
+            if let damage = table.damage { throw damage }
+            return table
+        }
         throw FiefError(.noSuchClass, "the realm has no class with key \(key)")
     }
 

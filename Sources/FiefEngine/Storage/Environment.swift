@@ -34,6 +34,10 @@ final class Environment: @unchecked Sendable {
     /// Where LMDB mapped the file, and its page size.
     private(set) var mapStart: UInt = 0
     private(set) var pageSize = 4096
+    /// Trees whose pages were found damaged when the file was opened, by
+    /// database name ("" LMDB's main tree, "(free pages)" its free list),
+    /// with the reason.  Fief never lets LMDB walk them (see `PageCheck`).
+    private(set) var damagedTrees: [String: String] = [:]
 
     static let mapSize = 1 << 36        // 64 GiB of address space; the file grows as needed
     static let maxReaders: UInt32 = 1022
@@ -67,16 +71,76 @@ final class Environment: @unchecked Sendable {
         var info = MDB_envinfo()
         var dbStat = MDB_stat()
         var fileStat = stat()
-        if mdb_env_info(env, &info) == 0, mdb_env_stat(env, &dbStat) == 0 {
-            mapStart = UInt(bitPattern: info.me_mapaddr)
-            pageSize = Int(dbStat.ms_psize)
-        }
+        if mdb_env_stat(env, &dbStat) == 0 { pageSize = Int(dbStat.ms_psize) }
+        mapStart = Environment.mappedAddress(of: path) ?? 0
         if mdb_env_info(env, &info) == 0, mdb_env_stat(env, &dbStat) == 0, stat(path, &fileStat) == 0 {
             let needed = (Int(info.me_last_pgno) + 1) * Int(dbStat.ms_psize)
             if Int(fileStat.st_size) < needed {
                 removeLockFileOnClose = !lockExisted
                 throw FiefError(.fileNotFief, "'\(path)' is damaged: it is \(fileStat.st_size) bytes long but its pages reach \(needed)", path: path)
             }
+        }
+        if !inMemory { try checkPages() }
+    }
+
+    /// Where LMDB mapped the file: LMDB does not say (its "map address" is
+    /// the fixed address it was asked for, if any), so the process's own
+    /// map list is read: the mapping of the file's inode at offset 0 that
+    /// is `mapSize` long.
+    private static func mappedAddress(of path: String) -> UInt? {
+        var info = stat()
+        guard stat(path, &info) == 0, let maps = fopen("/proc/self/maps", "r") else { return nil }
+        defer { fclose(maps) }
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        while getline(&line, &capacity, maps) > 0 {
+            // start-end perms offset dev inode path
+            let fields = String(cString: line!).split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 5, UInt64(fields[4]) == UInt64(info.st_ino), UInt64(fields[2], radix: 16) == 0 else { continue }
+            let range = fields[0].split(separator: "-")
+            guard range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16),
+                  end - start == UInt(Environment.mapSize) else { continue }
+            return start
+        }
+        return nil
+    }
+
+    /// Check the structure of every page before LMDB reads any (see `PageCheck`).
+    private func checkPages() throws(FiefError) {
+        var pointer: OpaquePointer?
+        try LMDB.check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &pointer), "starting a read transaction", path: path)
+        defer { mdb_txn_abort(pointer) }
+        guard let check = PageCheck.run(environment: self, txn: pointer!) else {
+            throw FiefError(.fileNotFief, "'\(path)' is damaged: neither of its two root pages matches its last commit", path: path)
+        }
+        damagedTrees = check.damaged
+        if damagedTrees[""] != nil {
+            throw FiefError(.fileCorrupt, "'\(path)' is damaged beyond reading: LMDB's main tree is broken (\(damagedTrees[""]!)); `fief copy` cannot salvage it either", path: path)
+        }
+        if damagedTrees[MetaKeys.database] != nil {
+            throw FiefError(.fileCorrupt, "'\(path)' is damaged: its meta database is broken (\(damagedTrees[MetaKeys.database]!))", path: path)
+        }
+        if damagedTrees.isEmpty, check.accountingHolds == false || !check.freePagesInUse().isEmpty {
+            damagedTrees["(free pages)"] = "the free-page list and the trees disagree"
+        }
+    }
+
+    /// The damage `checkPages` found in the trees named, as an error.
+    func damage(in names: [String]) -> FiefError? {
+        for name in names {
+            if let reason = damagedTrees[name] {
+                return FiefError(.fileCorrupt, "'\(path)' is damaged: the pages of database '\(name)' are broken (\(reason)); `fief copy` writes a sound copy of the rest", path: path)
+            }
+        }
+        return nil
+    }
+
+    /// Whether the file may be written: not when LMDB's free list or any
+    /// tree is damaged (a write would build on it).
+    func checkWritable() throws(FiefError) {
+        if let (name, reason) = damagedTrees.first {
+            throw FiefError(.fileCorrupt, "'\(path)' is damaged (\(name.isEmpty ? "main tree" : name): \(reason)), so it cannot be written; it can be read, and `fief copy` writes a sound copy", path: path)
         }
     }
 

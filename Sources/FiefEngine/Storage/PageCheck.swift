@@ -1,0 +1,227 @@
+import CLMDB
+
+/// Checks the structure of every B-tree page of an LMDB file before LMDB
+/// itself walks them: LMDB trusts its pages (a damaged one can make it read
+/// outside the file or stop the process on an assertion), so Fief reads the
+/// page layout first, from the memory map, with every offset bounded.
+///
+/// It knows LMDB 0.9's page format (64-bit): a 16-byte header (page number,
+/// flags, lower and upper bounds of the free space, or the page count of an
+/// overflow run), an array of 2-byte node offsets, and nodes of an 8-byte
+/// header (data size or child page, flags, key size), the key and the data.
+/// A tree is damaged when any page it reaches has impossible flags, bounds,
+/// offsets, sizes, child or overflow page numbers, is reached twice, or lies
+/// deeper than the tree says.  The result names each damaged tree; the page
+/// accounting (every page a meta page, in exactly one tree, or free) is
+/// checked too.
+struct PageCheck {
+    static let headerSize = 16
+    static let branch: UInt16 = 0x01, leaf: UInt16 = 0x02, overflow: UInt16 = 0x04, leaf2: UInt16 = 0x20, subpage: UInt16 = 0x40
+    static let bigData: UInt16 = 0x01, subData: UInt16 = 0x02, dupData: UInt16 = 0x04
+    static let invalidPage = UInt64.max
+
+    /// A tree's root and shape, as LMDB records it (MDB_db, 48 bytes).
+    struct TreeRecord {
+        var fixedKeySize: Int
+        var flags: UInt16
+        var depth: Int
+        var root: UInt64
+
+        init?(_ bytes: UnsafeRawBufferPointer) {
+            guard bytes.count >= 48 else { return nil }
+            fixedKeySize = Int(bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+            flags = bytes.loadUnaligned(fromByteOffset: 4, as: UInt16.self)
+            depth = Int(bytes.loadUnaligned(fromByteOffset: 6, as: UInt16.self))
+            root = bytes.loadUnaligned(fromByteOffset: 40, as: UInt64.self)
+        }
+    }
+
+    let map: UnsafeRawPointer
+    let pageSize: Int
+    /// Pages of the snapshot checked: 0 ... lastPage.
+    let lastPage: UInt64
+    private var seen: [UInt64]
+    /// Damaged trees by name ("" is LMDB's main tree, "(free pages)" its free list).
+    private(set) var damaged: [String: String] = [:]
+    private(set) var pagesInUse = 2
+    private(set) var freePages: [UInt64] = []
+    private var current = ""
+
+    /// Check every tree of the snapshot `txn` reads (nil when the file's meta
+    /// pages cannot be matched to it).
+    static func run(environment: Environment, txn: OpaquePointer) -> PageCheck? {
+        let bounds = environment.currentBounds()
+        guard let map = UnsafeRawPointer(bitPattern: bounds.start) else { return nil }
+        let pageSize = environment.pageSize
+        let filePages = UInt64((bounds.end - bounds.start) / UInt(pageSize))
+        let id = UInt64(mdb_txn_id(txn))
+        for page in 0..<2 where UInt64(page) < filePages {
+            let meta = map + page * pageSize + headerSize
+            guard meta.loadUnaligned(as: UInt32.self) == 0xBEEF_C0DE else { continue }
+            let lastPage = meta.loadUnaligned(fromByteOffset: 120, as: UInt64.self)
+            guard meta.loadUnaligned(fromByteOffset: 128, as: UInt64.self) == id, lastPage < filePages else { continue }
+            var check = PageCheck(map: map, pageSize: pageSize, lastPage: lastPage)
+            let free = TreeRecord(UnsafeRawBufferPointer(start: meta + 24, count: 48))!
+            let main = TreeRecord(UnsafeRawBufferPointer(start: meta + 72, count: 48))!
+            check.walkTree("(free pages)", free, isFree: true)
+            check.walkTree("", main, isMain: true)
+            return check
+        }
+        return nil
+    }
+
+    private init(map: UnsafeRawPointer, pageSize: Int, lastPage: UInt64) {
+        self.map = map
+        self.pageSize = pageSize
+        self.lastPage = lastPage
+        seen = [UInt64](repeating: 0, count: Int(lastPage >> 6) + 1)
+    }
+
+    /// Whether the page accounting adds up (nil: trees were damaged, so it
+    /// could not be counted).
+    var accountingHolds: Bool? {
+        damaged.isEmpty ? pagesInUse + freePages.count == Int(lastPage) + 1 : nil
+    }
+
+    // MARK: Walking
+
+    private struct Damage: Error { let reason: String }
+
+    private mutating func walkTree(_ name: String, _ record: TreeRecord, isMain: Bool = false, isFree: Bool = false) {
+        if record.root == PageCheck.invalidPage { return }
+        current = name
+        do {
+            try walk(record.root, depth: 1, record: record, isMain: isMain, isFree: isFree)
+        } catch let damage as Damage {
+            damaged[name] = damage.reason
+        } catch {}
+    }
+
+    private mutating func claim(_ page: UInt64, count: UInt64 = 1) throws {
+        guard page >= 2, count >= 1, page <= lastPage, count - 1 <= lastPage - page else {
+            throw Damage(reason: "page \(page) is outside the file")
+        }
+        for p in page..<(page + count) {
+            let (word, bit) = (Int(p >> 6), UInt64(1) << (p & 63))
+            if seen[word] & bit != 0 { throw Damage(reason: "page \(p) is reached twice") }
+            seen[word] |= bit
+        }
+        pagesInUse += Int(count)
+    }
+
+    private mutating func walk(_ number: UInt64, depth: Int, record: TreeRecord, isMain: Bool, isFree: Bool) throws {
+        guard depth <= max(record.depth, 1) && depth <= 64 else { throw Damage(reason: "the tree is deeper than it says") }
+        try claim(number)
+        let page = map + Int(number) * pageSize
+        guard page.loadUnaligned(as: UInt64.self) == number else { throw Damage(reason: "page \(number) holds another page's number") }
+        let flags = page.loadUnaligned(fromByteOffset: 10, as: UInt16.self) & ~0xC010   // not P_DIRTY, P_LOOSE, P_KEEP
+        let isBranch = flags == PageCheck.branch
+        let isLeaf = flags == PageCheck.leaf || flags == PageCheck.leaf | PageCheck.leaf2
+        guard isBranch || isLeaf else { throw Damage(reason: "page \(number) is neither a branch nor a leaf") }
+        if isBranch != (depth < record.depth) { throw Damage(reason: "page \(number) is at the wrong depth") }
+        let count = try nodeCount(page, size: pageSize, number)
+        if flags & PageCheck.leaf2 != 0 {
+            guard record.fixedKeySize > 0, PageCheck.headerSize + count * record.fixedKeySize <= pageSize else {
+                throw Damage(reason: "page \(number) has impossible fixed-size keys")
+            }
+            return
+        }
+        for i in 0..<count {
+            let (node, keySize, nodeFlags, low) = try nodeAt(page, size: pageSize, i, number)
+            if isBranch {
+                let child = UInt64(low) | (UInt64(nodeFlags) << 32)
+                try walk(child, depth: depth + 1, record: record, isMain: isMain, isFree: isFree)
+                continue
+            }
+            let dataSize = Int(low)
+            let dataStart = node + 8 + keySize
+            if nodeFlags & PageCheck.bigData != 0 {
+                guard nodeFlags & (PageCheck.subData | PageCheck.dupData) == 0, dataStart + 8 <= pageSize else {
+                    throw Damage(reason: "page \(number) has an impossible large value")
+                }
+                let first = page.loadUnaligned(fromByteOffset: dataStart, as: UInt64.self)
+                guard first >= 2, first <= lastPage else { throw Damage(reason: "page \(number) points to a value outside the file") }
+                let run = map + Int(first) * pageSize
+                let pages = UInt64(run.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+                guard run.loadUnaligned(as: UInt64.self) == first,
+                      run.loadUnaligned(fromByteOffset: 10, as: UInt16.self) & PageCheck.overflow != 0,
+                      UInt64(dataSize + PageCheck.headerSize) <= pages * UInt64(pageSize) else {
+                    throw Damage(reason: "the large value on page \(first) is damaged")
+                }
+                try claim(first, count: pages)
+                if isFree { try freeList(UnsafeRawBufferPointer(start: run + PageCheck.headerSize, count: dataSize)) }
+                continue
+            }
+            guard dataStart + dataSize <= pageSize else { throw Damage(reason: "page \(number) has a value past its end") }
+            let data = UnsafeRawBufferPointer(start: page + dataStart, count: dataSize)
+            if isFree {
+                try freeList(data)
+            } else if nodeFlags & PageCheck.subData != 0 {
+                // A named database (main tree) or a tree of duplicates.
+                guard let sub = TreeRecord(data), dataSize == 48 else { throw Damage(reason: "page \(number) has a damaged tree record") }
+                if isMain {
+                    let name = String(decoding: UnsafeRawBufferPointer(start: page + node + 8, count: keySize), as: UTF8.self)
+                    walkTree(name, sub)
+                    current = ""
+                } else {
+                    try walk(sub.root, depth: 1, record: sub, isMain: false, isFree: false)
+                }
+            } else if nodeFlags & PageCheck.dupData != 0 {
+                // Duplicates kept inline: a sub-page inside the value.
+                guard dataSize >= PageCheck.headerSize else { throw Damage(reason: "page \(number) has a damaged list of duplicates") }
+                let sub = page + dataStart
+                let subFlags = sub.loadUnaligned(fromByteOffset: 10, as: UInt16.self)
+                guard subFlags & PageCheck.subpage != 0 else { throw Damage(reason: "page \(number) has a damaged list of duplicates") }
+                let subCount = try nodeCount(sub, size: dataSize, number)
+                if subFlags & PageCheck.leaf2 != 0 {
+                    let keySize = Int(sub.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
+                    guard keySize > 0, PageCheck.headerSize + subCount * keySize <= dataSize else {
+                        throw Damage(reason: "page \(number) has a damaged list of duplicates")
+                    }
+                } else {
+                    for j in 0..<subCount { _ = try nodeAt(sub, size: dataSize, j, number) }
+                }
+            }
+        }
+    }
+
+    /// The number of nodes of a page (or sub-page of `size` bytes), its bounds checked.
+    private func nodeCount(_ page: UnsafeRawPointer, size: Int, _ number: UInt64) throws -> Int {
+        let lower = Int(page.loadUnaligned(fromByteOffset: 12, as: UInt16.self))
+        let upper = Int(page.loadUnaligned(fromByteOffset: 14, as: UInt16.self))
+        guard lower >= PageCheck.headerSize, lower <= upper, upper <= size, (lower - PageCheck.headerSize) % 2 == 0 else {
+            throw Damage(reason: "page \(number) has impossible bounds")
+        }
+        return (lower - PageCheck.headerSize) >> 1
+    }
+
+    /// Node `i` of a page: its offset, key size, flags and data size (or
+    /// child page), with the header and key inside the page.
+    private func nodeAt(_ page: UnsafeRawPointer, size: Int, _ i: Int, _ number: UInt64) throws -> (Int, Int, UInt16, UInt32) {
+        let upper = Int(page.loadUnaligned(fromByteOffset: 14, as: UInt16.self))
+        let offset = Int(page.loadUnaligned(fromByteOffset: PageCheck.headerSize + 2 * i, as: UInt16.self))
+        guard offset >= upper, offset + 8 <= size else { throw Damage(reason: "page \(number) has a node outside it") }
+        let low = UInt32(page.loadUnaligned(fromByteOffset: offset, as: UInt16.self)) | UInt32(page.loadUnaligned(fromByteOffset: offset + 2, as: UInt16.self)) << 16
+        let flags = page.loadUnaligned(fromByteOffset: offset + 4, as: UInt16.self)
+        let keySize = Int(page.loadUnaligned(fromByteOffset: offset + 6, as: UInt16.self))
+        guard offset + 8 + keySize <= size else { throw Damage(reason: "page \(number) has a key past its end") }
+        return (offset, keySize, flags, low)
+    }
+
+    /// A record of LMDB's free list: a count, then that many page numbers.
+    private mutating func freeList(_ data: UnsafeRawBufferPointer) throws {
+        guard data.count >= 8 else { throw Damage(reason: "a free-list record is damaged") }
+        let count = data.loadUnaligned(as: UInt64.self)
+        guard count <= UInt64(data.count / 8 - 1) else { throw Damage(reason: "a free-list record is damaged") }
+        for i in 0..<Int(count) {
+            let page = data.loadUnaligned(fromByteOffset: 8 + 8 * i, as: UInt64.self)
+            guard page >= 2, page <= lastPage else { throw Damage(reason: "the free list names page \(page), outside the file") }
+            freePages.append(page)
+        }
+    }
+
+    /// Free pages that a tree also uses (checked once every tree was walked).
+    func freePagesInUse() -> [UInt64] {
+        freePages.filter { seen[Int($0 >> 6)] & (UInt64(1) << ($0 & 63)) != 0 }
+    }
+}
