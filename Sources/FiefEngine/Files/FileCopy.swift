@@ -121,7 +121,9 @@ public enum FileCopy {
         // Pass 1: every chunk checked; presence chunks decoded; which column
         // chunks are sound.
         var presence: [Int64: DirtyChunk] = [:]
-        var sound: [UInt64] = []
+        // Sound column chunks with their bytes (views into the source's
+        // snapshot): looked up again, a damaged tree might not find them.
+        var sound: [(key: UInt64, raw: UnsafeRawBufferPointer)] = []
         var lostClusters: Set<Int64> = []
         let cursor = try LMDBCursor(txn, data)
         var entry: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?
@@ -161,7 +163,7 @@ public enum FileCopy {
                 ? (try? FormatV1.decode(raw, type: property.type, objectClass: objectClass, path: environment.path)) != nil
                 : ChunkCheck.verified(raw, table: objectClass.key, key: key, type: property.type) != nil
             if isSound {
-                sound.append(key)
+                sound.append((key, raw))
             } else if property.isPrimaryKey {
                 lostClusters.insert(cluster)
                 problem("\(objects(cluster)) lost: their primary keys are damaged")
@@ -170,7 +172,12 @@ public enum FileCopy {
             }
         }
         for cluster in lostClusters { presence[cluster] = nil }
-        for key in sound {
+        // In key order, once each (damage can leave a tree out of order).
+        sound.sort { $0.key < $1.key }
+        var unique: [(key: UInt64, raw: UnsafeRawBufferPointer)] = []
+        for entry in sound where unique.last?.key != entry.key { unique.append(entry) }
+        sound = unique
+        for (key, _) in sound {
             presence[ClusterLayout.cluster(ofChunkKey: key)]?.listColumn(ClusterLayout.column(ofChunkKey: key))
         }
 
@@ -185,9 +192,8 @@ public enum FileCopy {
                 chunk.encode(into: $0, table: objectClass.key, key: key)
             }
         }
-        for key in sound {
-            guard let cluster = presence[ClusterLayout.cluster(ofChunkKey: key)], !cluster.bitmapIsEmpty,
-                  let raw = try LMDB.get(txn, data, integerKey: key) else { continue }
+        for (key, raw) in sound {
+            guard let cluster = presence[ClusterLayout.cluster(ofChunkKey: key)], !cluster.bitmapIsEmpty else { continue }
             if format == FormatV1.format {
                 let property = properties[ClusterLayout.column(ofChunkKey: key)]!
                 let chunk = try FormatV1.decode(raw, type: property.type, objectClass: objectClass, path: environment.path)

@@ -174,6 +174,9 @@ final class Environment: @unchecked Sendable {
             return FiefError(.filePermission, "'\(path)' is a directory, not a file", path: path)
         case EAGAIN, EBUSY:
             return FiefError(.fileLocked, "'\(path)' is locked by another process", path: path)
+        case ENOMEM where hasDamagedHeader(path):
+            // LMDB maps the size a damaged root page asks for.
+            return FiefError(.fileNotFief, "'\(path)' is damaged: its root pages ask for an impossible map size", path: path)
         default:
             return LMDB.error(rc, "opening '\(path)'", path: path)
         }
@@ -185,6 +188,22 @@ final class Environment: @unchecked Sendable {
         var info = MDB_envinfo()
         guard mdb_env_info(env, &info) == 0 else { return MapBounds(start: mapStart, end: mapStart, mapEnd: mapStart) }
         return MapBounds(start: mapStart, end: mapStart + UInt(info.me_last_pgno + 1) * UInt(pageSize), mapEnd: mapStart + UInt(Environment.mapSize))
+    }
+
+    /// Whether either root (meta) page of the file names a map size no Fief
+    /// file has (LMDB then fails to map it, with ENOMEM).
+    private static func hasDamagedHeader(_ path: String) -> Bool {
+        let fd = Glibc.open(path, O_RDONLY)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 40)
+        for page in 0..<2 {
+            let offset = off_t(page * 4096)
+            guard pread(fd, &buffer, 40, offset) == 40 else { return true }
+            let mapSize = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 32, as: UInt64.self) }
+            if mapSize > UInt64(Environment.mapSize) { return true }
+        }
+        return false
     }
 
     /// Sync only the data, not the meta page, at commit (`.normal`), or both.
