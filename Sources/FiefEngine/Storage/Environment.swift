@@ -24,6 +24,11 @@ final class Environment: @unchecked Sendable {
     /// object but must not use it (LMDB forbids using an environment across
     /// fork), and opens its own.
     let ownerProcess = getpid()
+    /// Set once LMDB answered MDB_PANIC: it then refuses every transaction
+    /// of this environment, which is replaced once no realm uses it.
+    private let broken = Atomic<Bool>(false)
+    /// The file's last used page when stale readers were last cleared.
+    private let pagesAtReaderCheck = Atomic<Int>(0)
     /// Guards `databases` and `writerThread`, and serialises mdb_dbi_open.
     let lock = Mutex<Void>(())
     private var databases: [String: MDB_dbi] = [:]
@@ -31,11 +36,6 @@ final class Environment: @unchecked Sendable {
     /// was opened cannot use it (LMDB copies the handle table at begin).
     private var handleGeneration: UInt64 = 0
     private var writerThread: pthread_t?
-    /// Set once LMDB answered MDB_PANIC: it then refuses every transaction
-    /// of this environment, which is replaced once no realm uses it.
-    private let broken = Atomic<Bool>(false)
-    /// The file's last used page when stale readers were last cleared.
-    private let pagesAtReaderCheck = Atomic<Int>(0)
 
     static let mapSize = 1 << 36        // 64 GiB of address space; the file grows as needed
     static let maxReaders: UInt32 = 1022
