@@ -5,7 +5,9 @@
  * times its size after the first commits (without clearing dead readers it
  * grows by a whole rewrite per commit), every reader must see consistent snapshots,
  * and at the end every object must hold the last committed values.
- * This parent process opens no realm until every child has ended (LMDB
+ * And a process that had the file open before readers died must not find
+ * the reader table full of their slots.
+ * The parent process opens no realm while it still forks children (LMDB
  * environments must not cross fork()). */
 #include "fief_test.h"
 
@@ -284,6 +286,73 @@ TEST(dead_readers_do_not_pin_the_file) {
     alarm(0);
 }
 
-static const t_case cases[] = {T(dead_readers_do_not_pin_the_file)};
+TEST(dead_readers_do_not_fill_the_reader_table) {
+    /* Slots of dead reader processes filled LMDB's reader table (MDB_READERS_FULL) for processes that had the file open. */
+    const char *path = t_path("full.fief");
+    alarm(30);
+    fflush(NULL);
+    pid_t maker = fork();
+    R(maker >= 0);
+    if (maker == 0) {
+        fief_realm_t *r = open_docs(path);
+        _exit(r ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(maker, &status, 0);
+    R(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+    /* A child opens the file, holds HELD snapshots (one reader slot each:
+     * frozen realms) and is killed; the table (1022 slots) is then nearly
+     * full of dead slots. */
+    enum { HELD = 1016, MORE = 20 };
+    int p[2];
+    R(pipe(p) == 0);
+    fflush(NULL);
+    pid_t holder = fork();
+    R(holder >= 0);
+    if (holder == 0) {
+        close(p[0]);
+        fief_realm_t *r = open_docs(path);
+        if (!r) child_die("holder open");
+        int held = 0;
+        while (held < HELD && fief_realm_freeze(r)) held++;
+        if (write(p[1], &held, sizeof held) != (ssize_t)sizeof held) _exit(4);
+        pause();
+        _exit(0);
+    }
+    close(p[1]);
+    int held = 0;
+    R(read(p[0], &held, sizeof held) == (ssize_t)sizeof held);
+    close(p[0]);
+    EQI(held, HELD);
+
+    /* This process has the file open before the holder dies (so opening
+     * does not clear the slots), then needs more slots than are free. */
+    fief_realm_t *r = open_docs(path);
+    R(r);
+    kill(holder, SIGKILL);
+    waitpid(holder, NULL, 0);
+    fief_realm_t *frozen[MORE];
+    int got = 0;
+    for (; got < MORE; got++) {
+        frozen[got] = fief_realm_freeze(r);
+        if (!frozen[got]) break;
+    }
+    EQI(got, MORE);
+    for (int i = 0; i < got; i++) fief_release(frozen[i]);
+    /* And it still writes. */
+    R(fief_realm_begin_write(r));
+    fief_property_key_t props[3] = {t_prop(r, "Doc", "id"), t_prop(r, "Doc", "rev"), t_prop(r, "Doc", "body")};
+    fief_value_t v[3] = {vi(1), vi(1), vs("x")};
+    fief_object_t *o = fief_object_create(r, t_class(r, "Doc"), props, v, 3, FIEF_UPDATE_POLICY_ERROR);
+    E(o != NULL);
+    fief_release(o);
+    E(fief_realm_commit(r));
+    EQU(t_count_class(r, t_class(r, "Doc")), 1);
+    fief_release(r);
+    alarm(0);
+}
+
+static const t_case cases[] = {T(dead_readers_do_not_pin_the_file), T(dead_readers_do_not_fill_the_reader_table)};
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }

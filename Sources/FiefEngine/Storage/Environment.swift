@@ -187,12 +187,13 @@ final class Environment: @unchecked Sendable {
     /// Begin an LMDB transaction: a read transaction, or (`write`) the
     /// file's write transaction, which waits for the writer lock.
     ///
-    /// A write transaction first clears the reader slots of dead processes
-    /// if the file grew since they were last cleared: a process killed while
-    /// it held a snapshot keeps its slot, and the pages that snapshot pins
-    /// could never be reused.  (Growth is the symptom; checking at every
-    /// write would cost one system call per reader process, see
-    /// docs/design.md.)
+    /// A write transaction, once begun, clears the reader slots of dead
+    /// processes if the file grew since they were last cleared: a process
+    /// killed while it held a snapshot keeps its slot, and the pages that
+    /// snapshot pins could never be reused.  (Growth is the symptom;
+    /// checking at every write would cost a system call per reader process,
+    /// see docs/design.md.)  A read transaction that finds the reader table
+    /// full clears the slots of dead processes and tries again.
     func beginTransaction(write: Bool) throws(FiefError) -> OpaquePointer {
         if broken.load(ordering: .relaxed) { throw brokenError() }
         let flags = write ? 0 : UInt32(MDB_RDONLY)
@@ -227,9 +228,6 @@ final class Environment: @unchecked Sendable {
         guard mdb_env_info(env, &info) == 0, Int(info.me_last_pgno) > pagesAtReaderCheck.load(ordering: .relaxed) else { return }
         clearStaleReaders()
     }
-
-    /// Whether LMDB refused this environment for good (MDB_PANIC).
-    var isBroken: Bool { broken.load(ordering: .relaxed) }
 
     private func brokenError() -> FiefError {
         FiefError(.internal, "'\(path)' cannot be used in this process any more: a thread ended inside a write transaction without its cleanup running, or writing the file's root failed (MDB_PANIC); release every realm of the file in this process, and the next open starts afresh", path: path)
