@@ -2,9 +2,10 @@
  * file: a writer process rewrites every object in a loop while reader
  * processes open the file, read, hold their snapshot and are killed at
  * random moments (fixed seed).  The file must stay within GROWTH_LIMIT
- * times its size after the first commits (without clearing dead readers it
- * grows by a whole rewrite per commit), every reader must see consistent snapshots,
- * and at the end every object must hold the last committed values.
+ * times its size after the first commits (without clearing dead readers
+ * it grows by a whole rewrite per commit), every reader must see
+ * consistent snapshots, and at the end every object must hold the last
+ * committed values.
  * And a process that had the file open before readers died must not find
  * the reader table full of their slots.
  * The parent process opens no realm while it still forks children (LMDB
