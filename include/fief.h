@@ -51,6 +51,19 @@
  * One writer at a time across threads and processes: `fief_realm_begin_write`
  * waits for the writer before it.  Readers never wait.
  *
+ * A thread that ends (returns from its start function, or pthread_exit)
+ * with a write transaction open has it cancelled as it exits, on that
+ * thread: nothing of it is committed, the realm is no longer in a
+ * transaction, and the file's writer lock is free again for every thread
+ * and process.  A thread that ends without its thread-exit cleanup (killed
+ * by a raw exit system call) cannot be helped: LMDB then refuses new
+ * transactions on the file in this process (`fief_realm_begin_write`,
+ * `fief_realm_refresh` and opens of the file fail with FIEF_ERR_INTERNAL)
+ * until every realm of the file in this process is released; the next
+ * open starts afresh.  Other processes are not affected.
+ * A process that dies is no problem at all: its writer lock is released
+ * and its snapshots stop holding old pages (see CAVEATS).
+ *
  * ERRORS
  * ======
  * A function that does something returns `bool` (true on success); one that
@@ -80,8 +93,14 @@
  * - End a write transaction (commit, cancel or close) on the thread that
  *   began it.  Releasing a realm's last handle from another thread while
  *   its write transaction is open cancels the transaction from the wrong
- *   thread, and other writers of the file may then wait until the thread
- *   that began it exits.
+ *   thread: LMDB's writer lock stays with the thread that began it, so
+ *   other writers of the file wait until that thread exits, and that thread
+ *   must not begin another write on the file before it exits (it would
+ *   wait for itself forever).
+ * - Dead processes: a process killed while it holds a snapshot leaves its
+ *   slot in the file's reader table; the slots of dead processes are
+ *   cleared whenever a process opens the file and whenever a write begins
+ *   after the file grew, so the old pages they held are reused.
  * - Results evaluate lazily and re-evaluate after every change of the realm's
  *   snapshot and every write of the realm's own write transaction that can
  *   change them; indices are positions in the current evaluation.
@@ -472,7 +491,9 @@ FIEF_API bool fief_config_set_durability(fief_config_t *config, fief_durability_
  *  FIEF_ERR_FILE_PERMISSION, FIEF_ERR_FILE_NOT_FIEF (also: not a regular
  *  file, as above), FIEF_ERR_FILE_FORMAT,
  *  FIEF_ERR_FILE_LOCKED, FIEF_ERR_SCHEMA_MISMATCH, FIEF_ERR_SCHEMA_VERSION,
- *  FIEF_ERR_READ_ONLY (a read-only open that needs a schema change).
+ *  FIEF_ERR_READ_ONLY (a read-only open that needs a schema change),
+ *  FIEF_ERR_INTERNAL (LMDB refuses the file in this process, see THREADS:
+ *  release its other realms first).
  *  Any thread. */
 FIEF_API fief_realm_t *fief_realm_open(const fief_config_t *config);
 
@@ -534,10 +555,17 @@ FIEF_API fief_schema_t *fief_realm_get_schema(const fief_realm_t *realm);
 FIEF_API bool fief_realm_update_schema(fief_realm_t *realm, const fief_schema_t *schema);
 
 /** Begin a write transaction: wait for any other writer (thread or process),
- *  move to the newest version, and buffer changes until commit.
+ *  move to the newest version, and buffer changes until commit.  The
+ *  transaction belongs to the calling thread: end it there with
+ *  fief_realm_commit or fief_realm_cancel.  If the thread ends first, the
+ *  transaction is cancelled as the thread exits (see THREADS): nothing of
+ *  it is kept and the realm can begin another one from any thread.
  *  Errors: FIEF_ERR_ALREADY_IN_TRANSACTION (this realm, or another realm of
  *  the same file on this thread, is writing), FIEF_ERR_FROZEN,
- *  FIEF_ERR_READ_ONLY, FIEF_ERR_CLOSED, FIEF_ERR_FILE_IO. */
+ *  FIEF_ERR_READ_ONLY, FIEF_ERR_CLOSED, FIEF_ERR_FILE_IO, FIEF_ERR_INTERNAL
+ *  (LMDB refuses the file in this process after a thread ended inside a
+ *  write without its exit cleanup, or a commit failed to write the file's
+ *  root: release every realm of the file, then open it again). */
 FIEF_API bool fief_realm_begin_write(fief_realm_t *realm);
 
 /** Commit the write transaction durably (fsync) and read the new version.

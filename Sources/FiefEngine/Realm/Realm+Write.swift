@@ -269,9 +269,7 @@ extension Realm {
         try environment.claimWriter()
         while true {
             let handles = environment.currentHandleGeneration
-            var pointer: OpaquePointer?
-            try LMDB.check(mdb_txn_begin(environment.env, nil, 0, &pointer), "starting a write transaction", path: environment.path)
-            let txn = pointer!
+            let txn = try environment.beginTransaction(write: true)
             environment.setWriter(true)
             var retry = false
             do throws(FiefError) {
@@ -288,6 +286,8 @@ extension Realm {
                     snapshot = nil
                     write = WriteTransaction(txn: txn, version: version, meta: meta, bounds: environment.currentBounds())
                     bumpStamp()
+                    // Cancelled on this thread if it ends before the transaction does.
+                    ThreadExitHook.register(self)
                     return
                 }
             } catch {
@@ -310,6 +310,7 @@ extension Realm {
             self.write = nil
             environment.setWriter(false)
             bumpStamp()
+            ThreadExitHook.unregister(self)
         }
         if write.failure == nil {
             do throws(FiefError) {
@@ -433,6 +434,7 @@ extension Realm {
     /// Cancel the write transaction; nothing of it is kept.
     public func cancelWrite() {
         guard let write else { return }
+        if pthread_equal(write.thread, pthread_self()) != 0 { ThreadExitHook.unregister(self) }
         write.closeCursors()
         mdb_txn_abort(write.txn)
         self.write = nil
@@ -445,6 +447,15 @@ extension Realm {
         }
         releaseWorkingMemory(write)
         bumpStamp()
+    }
+
+    /// Cancel the write transaction if the calling thread began it: called
+    /// by `ThreadExitHook` as that thread exits, so LMDB's writer lock is
+    /// released by its owner.
+    func cancelWriteOfExitingThread() {
+        _ = try? lock.withLock { () throws(FiefError) in
+            if let write, pthread_equal(write.thread, pthread_self()) != 0 { cancelWrite() }
+        }
     }
 
     /// Cancel, checking that there is a transaction and that it is this thread's.

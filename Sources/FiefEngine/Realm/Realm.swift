@@ -58,10 +58,9 @@ final class Snapshot: @unchecked Sendable {
         self.environment = environment
         if environment.openedDatabase(MetaKeys.database) == nil {
             // Opens it if it exists (a new file has none until its first commit).
-            var probe: OpaquePointer?
-            try LMDB.check(mdb_txn_begin(environment.env, nil, UInt32(MDB_RDONLY), &probe), "starting a read transaction", path: environment.path)
+            let probe = try environment.beginTransaction(write: false)
             defer { mdb_txn_abort(probe) }
-            _ = try environment.database(MetaKeys.database, txn: probe!, create: false)
+            _ = try environment.database(MetaKeys.database, txn: probe, create: false)
         }
         handleGeneration = environment.currentHandleGeneration
         bounds = environment.currentBounds()
@@ -73,9 +72,7 @@ final class Snapshot: @unchecked Sendable {
         // transaction's id is detected, and the snapshot taken again.
         var attempt = 0
         while true {
-            var pointer: OpaquePointer?
-            try LMDB.check(mdb_txn_begin(environment.env, nil, UInt32(MDB_RDONLY), &pointer), "starting a read transaction", path: environment.path)
-            let txn = pointer!
+            let txn = try environment.beginTransaction(write: false)
             guard let meta = environment.openedDatabase(MetaKeys.database), Environment.isUsable(meta, in: txn) else {
                 self.txn = txn
                 version = 0

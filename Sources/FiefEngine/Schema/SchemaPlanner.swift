@@ -187,9 +187,7 @@ enum SchemaPlanner {
     static func apply(configuration: RealmConfiguration, environment: Environment, keepVersion: Bool = false) throws(FiefError) {
         try environment.checkWritable()
         try environment.claimWriter()
-        var pointer: OpaquePointer?
-        try LMDB.check(mdb_txn_begin(environment.env, nil, 0, &pointer), "starting a write transaction", path: environment.path)
-        let txn = pointer!
+        let txn = try environment.beginTransaction(write: true)
         environment.setWriter(true)
         var opened: [String] = []
         do throws(FiefError) {

@@ -24,6 +24,11 @@ final class Environment: @unchecked Sendable {
     /// object but must not use it (LMDB forbids using an environment across
     /// fork), and opens its own.
     let ownerProcess = getpid()
+    /// Set once LMDB answered MDB_PANIC: it then refuses every transaction
+    /// of this environment, which is replaced once no realm uses it.
+    private let broken = Atomic<Bool>(false)
+    /// The file's last used page when stale readers were last cleared.
+    private let pagesAtReaderCheck = Atomic<Int>(0)
     /// Guards `databases` and `writerThread`, and serialises mdb_dbi_open.
     let lock = Mutex<Void>(())
     private var databases: [String: MDB_dbi] = [:]
@@ -80,6 +85,8 @@ final class Environment: @unchecked Sendable {
                 throw FiefError(.fileNotFief, "'\(path)' is damaged: it is \(fileStat.st_size) bytes long but its pages reach \(needed)", path: path)
             }
         }
+        // Free the reader slots of processes that died holding a snapshot.
+        clearStaleReaders()
         if !inMemory { try checkPages() }
     }
 
@@ -108,10 +115,9 @@ final class Environment: @unchecked Sendable {
 
     /// Check the structure of every page before LMDB reads any (see `PageCheck`).
     private func checkPages() throws(FiefError) {
-        var pointer: OpaquePointer?
-        try LMDB.check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &pointer), "starting a read transaction", path: path)
-        defer { mdb_txn_abort(pointer) }
-        guard let check = PageCheck.run(environment: self, txn: pointer!) else {
+        let txn = try beginTransaction(write: false)
+        defer { mdb_txn_abort(txn) }
+        guard let check = PageCheck.run(environment: self, txn: txn) else {
             throw FiefError(.fileNotFief, "'\(path)' is damaged: neither of its two root pages matches its last commit", path: path)
         }
         damagedTrees = check.damaged
@@ -234,8 +240,7 @@ final class Environment: @unchecked Sendable {
             if create {
                 rc = mdb_dbi_open(txn, name, flags | UInt32(MDB_CREATE), &dbi)
             } else {
-                var own: OpaquePointer?
-                try LMDB.check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &own), "starting a read transaction", path: path)
+                let own = try beginTransaction(write: false)
                 rc = mdb_dbi_open(own, name, flags, &dbi)
                 if rc == 0 {
                     rc = mdb_txn_commit(own)
@@ -259,9 +264,7 @@ final class Environment: @unchecked Sendable {
     /// opened after it began).  For whole-file walks (check, copy).
     func readTransactionWithAllDatabases() throws(FiefError) -> OpaquePointer {
         for _ in 0..<100 {
-            var pointer: OpaquePointer?
-            try LMDB.check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &pointer), "starting a read transaction", path: path)
-            let txn = pointer!
+            let txn = try beginTransaction(write: false)
             var names: [String] = []
             var main: MDB_dbi = 0
             var cursor: OpaquePointer?
@@ -300,6 +303,57 @@ final class Environment: @unchecked Sendable {
     /// Forget handles opened in a transaction that was aborted (LMDB closes them).
     func forgetDatabases(_ names: [String]) {
         lock.withLock { _ in for name in names { databases[name] = nil } }
+    }
+
+    // MARK: Transactions and readers
+
+    /// Begin an LMDB transaction: a read transaction, or (`write`) the
+    /// file's write transaction, which waits for the writer lock.
+    ///
+    /// A write transaction, once begun, clears the reader slots of dead
+    /// processes if the file grew since they were last cleared: a process
+    /// killed while it held a snapshot keeps its slot, and the pages that
+    /// snapshot pins could never be reused.  (Growth is the symptom;
+    /// checking at every write would cost a system call per reader process,
+    /// see docs/design.md.)  A read transaction that finds the reader table
+    /// full clears the slots of dead processes and tries again.
+    func beginTransaction(write: Bool) throws(FiefError) -> OpaquePointer {
+        if broken.load(ordering: .relaxed) { throw brokenError() }
+        let flags = write ? 0 : UInt32(MDB_RDONLY)
+        var pointer: OpaquePointer?
+        var rc = mdb_txn_begin(env, nil, flags, &pointer)
+        if rc == MDB_READERS_FULL {
+            // Slots held by dead processes may be what fills the table.
+            clearStaleReaders()
+            rc = mdb_txn_begin(env, nil, flags, &pointer)
+        }
+        if rc == MDB_PANIC {
+            broken.store(true, ordering: .relaxed)
+            throw brokenError()
+        }
+        try LMDB.check(rc, write ? "starting a write transaction" : "starting a read transaction", path: path)
+        if write { clearStaleReadersIfGrown() }
+        return pointer!
+    }
+
+    /// Free the reader slots of processes that died (LMDB's `mdb_reader_check`).
+    /// Best effort: a failure leaves the slots for the next check.
+    func clearStaleReaders() {
+        var dead: Int32 = 0
+        _ = mdb_reader_check(env, &dead)
+        var info = MDB_envinfo()
+        if mdb_env_info(env, &info) == 0 { pagesAtReaderCheck.store(Int(info.me_last_pgno), ordering: .relaxed) }
+    }
+
+    /// `clearStaleReaders` if the file's used pages grew since the last check.
+    private func clearStaleReadersIfGrown() {
+        var info = MDB_envinfo()
+        guard mdb_env_info(env, &info) == 0, Int(info.me_last_pgno) > pagesAtReaderCheck.load(ordering: .relaxed) else { return }
+        clearStaleReaders()
+    }
+
+    private func brokenError() -> FiefError {
+        FiefError(.internal, "'\(path)' cannot be used in this process any more: a thread ended inside a write transaction without its cleanup running, or writing the file's root failed (MDB_PANIC); release every realm of the file in this process, and the next open starts afresh", path: path)
     }
 
     // MARK: Writer bookkeeping
