@@ -196,18 +196,21 @@ final class Environment: @unchecked Sendable {
         return MapBounds(start: mapStart, end: mapStart + UInt(info.me_last_pgno + 1) * UInt(pageSize), mapEnd: mapStart + UInt(Environment.mapSize))
     }
 
-    /// Whether either root (meta) page of the file names a map size no Fief
-    /// file has (LMDB then fails to map it, with ENOMEM).
+    /// Whether either root (meta) page of the file names a map size or a
+    /// last page no Fief file has (LMDB then fails to map it, with ENOMEM).
     private static func hasDamagedHeader(_ path: String) -> Bool {
         let fd = Glibc.open(path, O_RDONLY)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 40)
+        var buffer = [UInt8](repeating: 0, count: 144)
         for page in 0..<2 {
             let offset = off_t(page * 4096)
-            guard pread(fd, &buffer, 40, offset) == 40 else { return true }
-            let mapSize = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 32, as: UInt64.self) }
-            if mapSize > UInt64(Environment.mapSize) { return true }
+            guard pread(fd, &buffer, 144, offset) == 144 else { return true }
+            let (mapSize, lastPage) = buffer.withUnsafeBytes {
+                ($0.loadUnaligned(fromByteOffset: 32, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 136, as: UInt64.self))
+            }
+            // LMDB maps at least the pages the root says are used.
+            if mapSize > UInt64(Environment.mapSize) || lastPage >= UInt64(Environment.mapSize / 4096) { return true }
         }
         return false
     }
