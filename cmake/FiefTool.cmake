@@ -46,6 +46,25 @@ if(FIEF_BUILD_TESTS)
   add_test(NAME tool.info COMMAND "${FIEF_TOOL}" info "${_demo}")
   set_tests_properties(tool.info PROPERTIES FIXTURES_REQUIRED fief_tool_demo
     PASS_REGULAR_EXPRESSION "class    Dog: 5 objects, 4 properties")
+  add_test(NAME tool.verify COMMAND "${FIEF_TOOL}" verify "${_demo}")
+  set_tests_properties(tool.verify PROPERTIES FIXTURES_REQUIRED fief_tool_demo
+    PASS_REGULAR_EXPRESSION "class 'Dog': 5 objects.*demo.fief: no damage found")
+  # copy, then the copy verifies and reads the same; a format-1 file copies to format 2.
+  set(_copy "${CMAKE_BINARY_DIR}/tool-test/copy.fief")
+  set(_fixture "${CMAKE_SOURCE_DIR}/bindings/python/tests/data/format1.fief")
+  set(_old "${CMAKE_BINARY_DIR}/tool-test/format1.fief")
+  set(_old_copy "${CMAKE_BINARY_DIR}/tool-test/format1-copy.fief")
+  add_test(NAME tool.copy
+           COMMAND sh -c "rm -f '${_copy}' '${_copy}-lock' && '${FIEF_TOOL}' copy '${_demo}' '${_copy}' && '${FIEF_TOOL}' verify '${_copy}' && '${FIEF_TOOL}' dump '${_copy}' Dog")
+  set_tests_properties(tool.copy PROPERTIES FIXTURES_REQUIRED fief_tool_demo
+    PASS_REGULAR_EXPRESSION "class 'Dog': 5 objects copied.*copy.fief: no damage found.*\\{\"name\": \"Bella\", \"age\": 1")
+  add_test(NAME tool.copy_refuses_existing COMMAND "${FIEF_TOOL}" copy "${_demo}" "${_demo}")
+  set_tests_properties(tool.copy_refuses_existing PROPERTIES FIXTURES_REQUIRED fief_tool_demo
+    PASS_REGULAR_EXPRESSION "already exists")
+  add_test(NAME tool.copy_format1
+           COMMAND sh -c "rm -f '${_old_copy}' '${_old_copy}-lock' '${_old}-lock' && cp '${_fixture}' '${_old}' && '${FIEF_TOOL}' copy '${_old}' '${_old_copy}' && '${FIEF_TOOL}' verify '${_old_copy}' && '${FIEF_TOOL}' info '${_old_copy}'")
+  set_tests_properties(tool.copy_format1 PROPERTIES
+    PASS_REGULAR_EXPRESSION "class 'Item': 600 objects copied.*format 2, version 2.*no damage found.*class    Item: 600 objects")
   # A file that is not a realm: refused (exit status 1), and no lock file is left beside it.
   file(WRITE "${CMAKE_BINARY_DIR}/tool-test/not-a-realm.txt" "plain text, not a realm\n")
   add_test(NAME tool.bad_file COMMAND "${FIEF_TOOL}" info "${CMAKE_BINARY_DIR}/tool-test/not-a-realm.txt")

@@ -65,4 +65,66 @@ final class CommandLineToolTests: XCTestCase {
         XCTAssertNotEqual(bad.status, 0)
         XCTAssertTrue(bad.output.contains("not a Fief file"), bad.output)
     }
+
+    /// verify and copy on a sound file, a damaged one and a format-1 one.
+    func testVerifyAndCopy() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fief-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("demo.fief").path
+        XCTAssertEqual(try run(["demo", path]).status, 0)
+
+        let sound = try run(["verify", path])
+        XCTAssertEqual(sound.status, 0, sound.output)
+        XCTAssertTrue(sound.output.contains("no damage found"), sound.output)
+
+        // A copy: sound, no larger, the same objects.
+        let copy = directory.appendingPathComponent("copy.fief").path
+        let copied = try run(["copy", path, copy])
+        XCTAssertEqual(copied.status, 0, copied.output)
+        XCTAssertTrue(copied.output.contains("class 'Dog': 5 objects copied"), copied.output)
+        XCTAssertEqual(try run(["verify", copy]).status, 0)
+        XCTAssertEqual(try run(["dump", copy, "Dog"]).output, try run(["dump", path, "Dog"]).output)
+        let sizes = try [path, copy].map { try FileManager.default.attributesOfItem(atPath: $0)[.size] as! Int }
+        XCTAssertLessThanOrEqual(sizes[1], sizes[0])
+        let again = try run(["copy", path, copy])
+        XCTAssertNotEqual(again.status, 0)
+        XCTAssertTrue(again.output.contains("already exists"), again.output)
+
+        // Damage one byte of a dog's name: verify names class and property
+        // (exit 3); copy keeps everything else (exit 3) and the copy is sound.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let needle = Data("Bella".utf8)
+        let at = try XCTUnwrap(bytes.range(of: needle)).lowerBound
+        bytes[at] ^= 0x20
+        let damaged = directory.appendingPathComponent("damaged.fief").path
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+        let found = try run(["verify", damaged])
+        XCTAssertEqual(found.status, 3, found.output)
+        XCTAssertTrue(found.output.contains("class 'Dog': property 'name'") && found.output.contains("is damaged"), found.output)
+        let read = try run(["dump", damaged, "Dog"])
+        XCTAssertNotEqual(read.status, 0)
+        XCTAssertTrue(read.output.contains("is damaged"), read.output)
+        let salvaged = directory.appendingPathComponent("salvaged.fief").path
+        let salvage = try run(["copy", damaged, salvaged])
+        XCTAssertEqual(salvage.status, 3, salvage.output)
+        XCTAssertTrue(salvage.output.contains("class 'Dog': 5 objects copied"), salvage.output)
+        XCTAssertEqual(try run(["verify", salvaged]).status, 0)
+        let people = try run(["dump", salvaged, "Person"])
+        XCTAssertEqual(people.status, 0, people.output)
+        XCTAssertEqual(people.output, try run(["dump", path, "Person"]).output)
+
+        // Format 1: verify says so; copy converts it.
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("bindings/python/tests/data/format1.fief")
+        let old = directory.appendingPathComponent("old.fief").path
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: old)
+        let oldCheck = try run(["verify", old])
+        XCTAssertEqual(oldCheck.status, 0, oldCheck.output)
+        XCTAssertTrue(oldCheck.output.contains("file format 1"), oldCheck.output)
+        let upgraded = directory.appendingPathComponent("upgraded.fief").path
+        XCTAssertEqual(try run(["copy", old, upgraded]).status, 0)
+        let info = try run(["info", upgraded])
+        XCTAssertTrue(info.output.contains("class    Item: 600 objects"), info.output)
+    }
 }

@@ -441,3 +441,21 @@ final class ArchitectureTests: XCTestCase {
         XCTAssertGreaterThan(checked, 5)
     }
 }
+
+/// `Realm.writeCopy(toFile:)`: a compacted copy that opens as a realm.
+final class WriteCopyTests: FiefTestCase {
+    func testWriteCopyToANewFile() throws {
+        let realm = try Realm(configuration: fileConfiguration())
+        try addDogs(realm)
+        let copyURL = directory.appendingPathComponent("copy.realm")
+        try realm.writeCopy(toFile: copyURL)
+        let copy = try Realm(configuration: Realm.Configuration(fileURL: copyURL))
+        XCTAssertEqual(copy.objects(Dog.self).count, 5)
+        XCTAssertEqual(copy.objects(Dog.self).filter("color == 'tan'").count, 2)
+        // The copy's file is new: writing it again is refused, as in RealmSwift.
+        XCTAssertThrowsError(try realm.writeCopy(toFile: copyURL)) { error in
+            XCTAssertEqual((error as? Realm.Error)?.code, .fileExists)
+        }
+        XCTAssertThrowsError(try realm.writeCopy(toFile: directory.appendingPathComponent("x.realm"), encryptionKey: Data(count: 64)))
+    }
+}

@@ -50,7 +50,7 @@ final class Snapshot: @unchecked Sendable {
     /// The handle generation of the environment when the transaction began.
     let handleGeneration: UInt64
     /// Where the file's pages are mapped as of this snapshot.
-    let bounds: MapBounds
+    private(set) var bounds: MapBounds
 
     /// Begin a read transaction at the newest commit.  The meta database's
     /// handle is opened first if needed, so the transaction can use it.
@@ -63,7 +63,6 @@ final class Snapshot: @unchecked Sendable {
             _ = try environment.database(MetaKeys.database, txn: probe, create: false)
         }
         handleGeneration = environment.currentHandleGeneration
-        bounds = environment.currentBounds()
         // LMDB picks a reader's root from the meta page of the transaction id
         // it read; a reader delayed between the two while the writer commits
         // twice gets the newer root under the older id.  Its data is still
@@ -73,6 +72,9 @@ final class Snapshot: @unchecked Sendable {
         var attempt = 0
         while true {
             let txn = try environment.beginTransaction(write: false)
+            // Taken after the transaction began: the newest root then holds
+            // at least every page the transaction can reach.
+            bounds = environment.currentBounds()
             guard let meta = environment.openedDatabase(MetaKeys.database), Environment.isUsable(meta, in: txn) else {
                 self.txn = txn
                 version = 0

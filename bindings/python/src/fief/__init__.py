@@ -28,7 +28,8 @@ from ._lib import EXPECTED_VERSION_NUMBER
 from ._types import Decimal128, Float32, ObjectId
 from .errors import *  # noqa: F401,F403
 from .model import Indexed, Object, PrimaryKey, Property, PropertySpec
-from .realm import ClassInfo, PropertyInfo, Realm, Results, WriteTransaction, delete_realm_files
+from .realm import (ClassInfo, FileReport, PropertyInfo, Realm, Results, WriteTransaction, copy_file,
+                    delete_realm_files, verify_file)
 
 __version__ = "0.1.0"
 
@@ -52,6 +53,6 @@ __all__ = [
     "Object", "PrimaryKey", "Indexed", "Property", "PropertySpec",
     "Realm", "Results", "WriteTransaction", "ClassInfo", "PropertyInfo",
     "Decimal128", "ObjectId", "Float32",
-    "delete_realm_files", "load_library", "library_version", "errors",
+    "delete_realm_files", "verify_file", "copy_file", "FileReport", "load_library", "library_version", "errors",
     "EXPECTED_VERSION_NUMBER",
 ] + list(errors.__all__)

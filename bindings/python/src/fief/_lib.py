@@ -147,6 +147,9 @@ class fief_sort_descriptor_t(Structure):
 H = c_void_p
 P = POINTER
 
+# void (*fief_report_fn)(void *userdata, fief_report_kind_t kind, const char *text)
+fief_report_fn = ctypes.CFUNCTYPE(None, c_void_p, ctypes.c_int32, c_char_p)
+
 # name: (restype, argtypes)
 PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_version_number": (c_int32, []),
@@ -225,6 +228,10 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_results_is_valid": (c_bool, [H]),
     "fief_results_get_realm": (H, [H]),
     "fief_results_resolve_in": (H, [H, H]),
+    # files
+    "fief_file_verify": (c_bool, [c_char_p, fief_report_fn, c_void_p, P(c_size_t)]),
+    "fief_file_copy": (c_bool, [c_char_p, c_char_p, fief_report_fn, c_void_p, P(c_size_t)]),
+    "fief_realm_write_copy": (c_bool, [H, c_char_p, fief_report_fn, c_void_p, P(c_size_t)]),
 }
 
 

@@ -709,6 +709,13 @@ class Realm:
     def invalidate(self) -> None:
         self._lib.check(self._lib.fief_realm_invalidate(self._handle.ptr), "fief_realm_invalidate")
 
+    def write_copy(self, path: str | os.PathLike) -> "FileReport":
+        """Write a compacted copy of this realm's version to `path`, a new file
+        (fief_realm_write_copy).  Damaged data is left out and listed in the
+        report's `problems`."""
+        return _run_report(lambda fn, n: self._lib.fief_realm_write_copy(
+            self._handle.ptr, os.fsencode(os.fspath(path)), fn, None, n), "fief_realm_write_copy")
+
     def freeze(self) -> "Realm":
         """An immutable snapshot of the current version, readable from any thread."""
         ptr = self._lib.check_handle(self._lib.fief_realm_freeze(self._handle.ptr), "fief_realm_freeze")
@@ -920,3 +927,51 @@ def delete_realm_files(path: str | os.PathLike) -> bool:
     out = ctypes.c_bool()
     library.check(library.fief_delete_files(os.fsencode(os.fspath(path)), ctypes.byref(out)), "fief_delete_files")
     return bool(out.value)
+
+
+class FileReport:
+    """What fief_file_verify or fief_file_copy reported: `lines` (every line,
+    in order), `problems` (the damage found or data left out) and `ok`."""
+
+    def __init__(self, lines: list[tuple[int, str]]):
+        self.lines = [text for _, text in lines]
+        self.problems = [text for kind, text in lines if kind == 1]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def __repr__(self) -> str:
+        return f"FileReport(ok={self.ok}, problems={self.problems!r})"
+
+
+def _run_report(call, what: str) -> FileReport:
+    library = L.lib()
+    lines: list[tuple[int, str]] = []
+
+    def on_line(_userdata, kind, text):
+        lines.append((int(kind), text.decode("utf-8", "replace")))
+
+    callback = L.fief_report_fn(on_line)
+    count = ctypes.c_size_t()
+    library.check(call(callback, ctypes.byref(count)), what)
+    return FileReport(lines)
+
+
+def verify_file(path: str | os.PathLike) -> FileReport:
+    """Check a realm file for damage without changing it (fief_file_verify):
+    every page, tree and chunk.  Raises for a file that cannot be read at all."""
+    library = L.lib()
+    return _run_report(lambda fn, n: library.fief_file_verify(os.fsencode(os.fspath(path)), fn, None, n),
+                       "fief_file_verify")
+
+
+def copy_file(source: str | os.PathLike, destination: str | os.PathLike) -> FileReport:
+    """Write a compacted copy of a realm file to a new file (fief_file_copy),
+    holding everything readable; also converts format-1 files and shrinks
+    files that grew."""
+    library = L.lib()
+    return _run_report(lambda fn, n: library.fief_file_copy(os.fsencode(os.fspath(source)),
+                                                            os.fsencode(os.fspath(destination)), fn, None, n),
+                       "fief_file_copy")
+
