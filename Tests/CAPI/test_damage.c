@@ -437,7 +437,60 @@ TEST(damaged_chunk_is_named) {
     fief_release(s);
 }
 
+/* A page of a class's data tree with a broken header: that class fails
+ * with an error naming it, other classes read, the file is not written,
+ * and copy salvages the class's other pages. */
+TEST(damaged_page_is_contained) {
+    const char *original = t_path("page.fief");
+    fief_schema_t *s = t_std_schema();
+    fief_realm_t *r = t_open(original, s, 0);
+    E(r != NULL);
+    fill(r);
+    fief_release(r);
+    size_t size;
+    unsigned char *data = read_file(original, &size);
+    E(data != NULL);
+    unsigned char *hit = NULL;
+    for (size_t i = 0; i + 9 < size && !hit; i++) {
+        if (memcmp(data + i, "name 1000", 9) == 0) hit = data + i;
+    }
+    E(hit != NULL);
+    size_t page = (size_t)(hit - data) / 4096 * 4096;
+    memset(data + page + 10, 0xEE, 6); /* flags, lower and upper */
+    const char *damaged = t_path("page-damaged.fief");
+    E(t_write_file(damaged, data, size));
+    free(data);
+    r = t_open(damaged, NULL, 0);
+    E(r != NULL);
+    /* The class itself is refused (its tree is never handed to LMDB). */
+    fief_class_key_t cls = t_class(r, "AllTypes");
+    EERR(fief_realm_get_objects(r, cls) != NULL, FIEF_ERR_FILE_CORRUPT);
+    fief_error_t e;
+    fief_get_last_error(&e);
+    E(strstr(e.message, "'AllTypes'") != NULL);
+    EQI(t_count_class(r, t_class(r, "StrPk")), 200);
+    EERR(fief_realm_begin_write(r), FIEF_ERR_FILE_CORRUPT);
+    fief_release(r);
+    size_t problems = 0;
+    E(fief_file_verify(damaged, NULL, NULL, &problems));
+    E(problems >= 1);
+    const char *salvaged = t_path("page-salvaged.fief");
+    E(fief_file_copy(damaged, salvaged, NULL, NULL, &problems));
+    E(problems >= 1);
+    E(fief_file_verify(salvaged, NULL, NULL, &problems));
+    EQU(problems, 0);
+    r = t_open(salvaged, NULL, 0);
+    E(r != NULL);
+    size_t kept = t_count_class(r, t_class(r, "AllTypes"));
+    printf("salvaged %zu of %d AllTypes objects\n", kept, OBJECTS - OBJECTS / 5);
+    E(kept >= (OBJECTS - OBJECTS / 5) / 2);
+    EQI(t_count_class(r, t_class(r, "StrPk")), 200);
+    fief_release(r);
+    fief_release(s);
+}
+
 int main(int argc, char **argv) {
-    static const t_case cases[] = {T(damaged_copies), T(verify_and_copy_a_sound_file), T(damaged_chunk_is_named)};
+    static const t_case cases[] = {T(damaged_copies), T(verify_and_copy_a_sound_file), T(damaged_chunk_is_named),
+                                   T(damaged_page_is_contained)};
     return T_MAIN(argc, argv, cases);
 }

@@ -110,13 +110,28 @@ public enum FileCopy {
             try buildKeys()
             return problems
         }
-        if let reason = environment.damagedTrees[Table.dataName(objectClass.key)] {
-            problem("its data pages are damaged (\(reason)): no objects copied")
-            try buildKeys()
-            return problems
-        }
         let bounds = environment.currentBounds()
         let properties = Dictionary(uniqueKeysWithValues: objectClass.properties.map { ($0.key, $0) })
+
+        // Every stored chunk: through LMDB for a sound tree, page by page
+        // (what can still be read) for a damaged one.
+        var stored: [(key: UInt64, raw: UnsafeRawBufferPointer)] = []
+        if let reason = environment.damagedTrees[Table.dataName(objectClass.key)] {
+            problem("its data pages are damaged (\(reason)): copying what the sound pages hold")
+            stored = PageCheck.salvage(environment: environment, txn: txn, tree: Table.dataName(objectClass.key)).map { ($0.key, $0.value) }
+        } else {
+            let cursor = try LMDBCursor(txn, data)
+            var entry: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?
+            do throws(FiefError) {
+                entry = try cursor.move(MDB_FIRST)
+                while let (rawKey, raw) = entry {
+                    if rawKey.count == 8 { stored.append((rawKey.loadUnaligned(as: UInt64.self), raw)) }
+                    entry = try cursor.next()
+                }
+            } catch {
+                problem("its data tree is damaged (\(error.message)): chunks after that point left out")
+            }
+        }
 
         // Pass 1: every chunk checked; presence chunks decoded; which column
         // chunks are sound.
@@ -125,22 +140,8 @@ public enum FileCopy {
         // snapshot): looked up again, a damaged tree might not find them.
         var sound: [(key: UInt64, raw: UnsafeRawBufferPointer)] = []
         var lostClusters: Set<Int64> = []
-        let cursor = try LMDBCursor(txn, data)
-        var entry: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?
-        do throws(FiefError) { entry = try cursor.move(MDB_FIRST) } catch {
-            problem("its data tree is damaged (\(error.message)): no objects copied")
-            try buildKeys()
-            return problems
-        }
-        while let (rawKey, raw) = entry {
-            defer {
-                do throws(FiefError) { entry = try cursor.next() } catch {
-                    problem("its data tree is damaged after this point (\(error.message))")
-                    entry = nil
-                }
-            }
-            guard rawKey.count == 8, bounds.contains(raw) else { problem("a chunk with an impossible key or place was left out"); continue }
-            let key = rawKey.loadUnaligned(as: UInt64.self)
+        for (key, raw) in stored {
+            guard bounds.contains(raw) else { problem("a chunk outside the file was left out"); continue }
             let column = ClusterLayout.column(ofChunkKey: key)
             let cluster = ClusterLayout.cluster(ofChunkKey: key)
             if column == ClusterLayout.presenceColumn {
@@ -169,6 +170,14 @@ public enum FileCopy {
                 problem("\(objects(cluster)) lost: their primary keys are damaged")
             } else {
                 problem("property '\(property.name)' of \(objects(cluster)) is damaged: copied as \(property.isNullable ? "null" : "its default")")
+            }
+        }
+        // A primary-key column that is missing (its chunk unreadable) loses its objects too.
+        for property in objectClass.properties where property.isPrimaryKey {
+            let have = Set(sound.filter { ClusterLayout.column(ofChunkKey: $0.key) == property.key }.map { ClusterLayout.cluster(ofChunkKey: $0.key) })
+            for cluster in presence.keys where !have.contains(cluster) && !lostClusters.contains(cluster) && !presence[cluster]!.bitmapIsEmpty {
+                lostClusters.insert(cluster)
+                problem("\(objects(cluster)) lost: their primary keys are missing")
             }
         }
         for cluster in lostClusters { presence[cluster] = nil }

@@ -220,6 +220,64 @@ struct PageCheck {
         }
     }
 
+    // MARK: Salvage
+
+    /// Every entry that can still be read from the damaged tree `name`:
+    /// the leaf entries (8-byte keys only) of every page that passes its
+    /// checks, reached through branch entries that do; damaged pages and
+    /// entries are skipped.  Views point into the map (valid with `txn`).
+    static func salvage(environment: Environment, txn: OpaquePointer, tree name: String) -> [(key: UInt64, value: UnsafeRawBufferPointer)] {
+        let bounds = environment.currentBounds()
+        guard let map = UnsafeRawPointer(bitPattern: bounds.start) else { return [] }
+        var main: MDB_dbi = 0
+        var cursor: OpaquePointer?
+        guard mdb_dbi_open(txn, nil, 0, &main) == 0, mdb_cursor_open(txn, main, &cursor) == 0 else { return [] }
+        defer { mdb_cursor_close(cursor) }
+        var utf8 = Array(name.utf8)
+        var k = MDB_val(mv_size: utf8.count, mv_data: nil), v = MDB_val()
+        let found = utf8.withUnsafeMutableBytes { bytes -> Int32 in
+            k.mv_data = bytes.baseAddress
+            return mdb_cursor_get(cursor, &k, &v, MDB_SET)
+        }
+        guard found == 0, let record = TreeRecord(LMDB.bytes(v)), record.root != invalidPage else { return [] }
+        let filePages = UInt64((bounds.end - bounds.start) / UInt(environment.pageSize))
+        var check = PageCheck(map: map, pageSize: environment.pageSize, lastPage: filePages - 1)
+        var entries: [(key: UInt64, value: UnsafeRawBufferPointer)] = []
+        check.salvage(record.root, depth: 1, record: record, into: &entries)
+        return entries
+    }
+
+    private mutating func salvage(_ number: UInt64, depth: Int, record: TreeRecord, into entries: inout [(key: UInt64, value: UnsafeRawBufferPointer)]) {
+        guard depth <= max(record.depth, 1), depth <= 64, (try? claim(number)) != nil else { return }
+        let page = map + Int(number) * pageSize
+        guard page.loadUnaligned(as: UInt64.self) == number else { return }
+        let flags = page.loadUnaligned(fromByteOffset: 10, as: UInt16.self) & ~0xC010
+        guard flags == PageCheck.branch || flags == PageCheck.leaf, let count = try? nodeCount(page, size: pageSize, number) else { return }
+        for i in 0..<count {
+            guard let (node, keySize, nodeFlags, low) = try? nodeAt(page, size: pageSize, i, number) else { continue }
+            if flags == PageCheck.branch {
+                salvage(UInt64(low) | (UInt64(nodeFlags) << 32), depth: depth + 1, record: record, into: &entries)
+                continue
+            }
+            guard keySize == 8 else { continue }
+            let key = page.loadUnaligned(fromByteOffset: node + 8, as: UInt64.self)
+            let dataSize = Int(low)
+            let dataStart = node + 8 + keySize
+            if nodeFlags & PageCheck.bigData != 0 {
+                guard dataStart + 8 <= pageSize else { continue }
+                let first = page.loadUnaligned(fromByteOffset: dataStart, as: UInt64.self)
+                guard first >= 2, first <= lastPage else { continue }
+                let run = map + Int(first) * pageSize
+                let pages = UInt64(run.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+                guard run.loadUnaligned(as: UInt64.self) == first, run.loadUnaligned(fromByteOffset: 10, as: UInt16.self) & PageCheck.overflow != 0,
+                      UInt64(dataSize + PageCheck.headerSize) <= pages * UInt64(pageSize), (try? claim(first, count: pages)) != nil else { continue }
+                entries.append((key, UnsafeRawBufferPointer(start: run + PageCheck.headerSize, count: dataSize)))
+            } else if nodeFlags == 0, dataStart + dataSize <= pageSize {
+                entries.append((key, UnsafeRawBufferPointer(start: page + dataStart, count: dataSize)))
+            }
+        }
+    }
+
     /// Free pages that a tree also uses (checked once every tree was walked).
     func freePagesInUse() -> [UInt64] {
         freePages.filter { seen[Int($0 >> 6)] & (UInt64(1) << ($0 & 63)) != 0 }
