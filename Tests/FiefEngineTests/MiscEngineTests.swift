@@ -122,3 +122,28 @@ final class MiscEngineTests: XCTestCase {
         XCTAssertEqual(try db.get("A", k, "s"), .string(String(repeating: "s", count: 200_000)))
     }
 }
+
+/// The chunk checksum is the same value with SSE4.2 and with the portable
+/// table (a file written on one machine is read on another).
+final class ChecksumTests: XCTestCase {
+    func testHardwareAndPortableChecksumsAgree() {
+        var state: UInt64 = 12345
+        for length in Array(0...200) + [1057, 2593, 4096, 65_537] {
+            var bytes = [UInt8](repeating: 0, count: length)
+            for i in 0..<length {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                bytes[i] = UInt8(truncatingIfNeeded: state >> 33)
+            }
+            bytes.withUnsafeBytes { body in
+                let portable = ChunkCheck.checksum(table: 7, key: UInt64(length), body, hardware: 0)
+                XCTAssertEqual(ChunkCheck.checksum(table: 7, key: UInt64(length), body, hardware: ChunkCheck.hardware), portable, "length \(length)")
+                XCTAssertNotEqual(ChunkCheck.checksum(table: 8, key: UInt64(length), body, hardware: 0), portable, "the class key counts")
+                if length > 0 {
+                    var flipped = bytes
+                    flipped[length / 2] ^= 0x10
+                    flipped.withUnsafeBytes { XCTAssertNotEqual(ChunkCheck.checksum(table: 7, key: UInt64(length), $0, hardware: 0), portable) }
+                }
+            }
+        }
+    }
+}

@@ -5,8 +5,9 @@ import CFiefSupport
 ///
 /// Objects of a class live in clusters of 256 consecutive object keys
 /// (cluster = key >> 8, slot = key & 255).  Each property of a cluster is one
-/// LMDB value, a *chunk*, that ends with a 4-byte CRC-32C of its class key,
-/// its chunk key and every byte before it (`ChunkCheck`):
+/// LMDB value, a *chunk*, that ends with a 4-byte checksum (CRC-32C of its
+/// class and chunk keys, then of every byte before it in four interleaved
+/// lanes: `fief_checksum`; see `ChunkCheck`):
 ///
 ///     presence       [0, 32) bit s set = the object with slot s exists;
 ///                    then a bitmap of the columns that have a chunk in this
@@ -68,11 +69,12 @@ enum ChunkCheck {
     static let hardware = fief_crc32c_hardware()
 
     /// The checksum of `body` stored under (`table`, `key`).
+    /// (`hardware`: use SSE4.2 where the machine has it; tests compare both ways.)
     @inline(__always)
-    static func checksum(table: UInt32, key: UInt64, _ body: UnsafeRawBufferPointer) -> UInt32 {
+    static func checksum(table: UInt32, key: UInt64, _ body: UnsafeRawBufferPointer, hardware: Int32 = ChunkCheck.hardware) -> UInt32 {
         var seed = (UInt64(table), key)
         let start = withUnsafeBytes(of: &seed) { fief_crc32c(0, $0.baseAddress, 16, hardware) }
-        return fief_crc32c(start, body.baseAddress, body.count, hardware)
+        return fief_checksum(start, body.baseAddress, body.count, hardware)
     }
 
     /// The chunk's contents without its checksum, or nil if it is damaged:
@@ -105,21 +107,29 @@ enum ChunkCheck {
             guard count >= data else { return false }
             let available = count - data
             let offsets = body.baseAddress! + ClusterLayout.varOffsets
-            var previous = 0
-            for slot in 0..<ClusterLayout.slots {
-                let end: Int
-                switch width {
-                case 1: end = Int(offsets.load(fromByteOffset: slot, as: UInt8.self))
-                case 2: end = Int(offsets.loadUnaligned(fromByteOffset: slot << 1, as: UInt16.self))
-                default: end = Int(offsets.loadUnaligned(fromByteOffset: slot << 2, as: UInt32.self))
-                }
-                if end < previous { return false }
-                previous = end
+            switch width {
+            case 1: return endsAscend(offsets, as: UInt8.self, to: available)
+            case 2: return endsAscend(offsets, as: UInt16.self, to: available)
+            default: return endsAscend(offsets, as: UInt32.self, to: available)
             }
-            return previous == available
         default:
             return count == ClusterLayout.chunkSize(fixedWidth: type.fixedWidth)
         }
+    }
+}
+
+extension ChunkCheck {
+    /// Whether 256 end offsets of type `T` never go down and the last is `total`.
+    @inline(__always)
+    static func endsAscend<T: FixedWidthInteger & UnsignedInteger>(_ offsets: UnsafeRawPointer, as: T.Type, to total: Int) -> Bool {
+        var previous: T = 0
+        var descending = false
+        for slot in 0..<ClusterLayout.slots {
+            let end = offsets.loadUnaligned(fromByteOffset: slot * MemoryLayout<T>.size, as: T.self)
+            descending = descending || end < previous
+            previous = end
+        }
+        return !descending && Int(previous) == total
     }
 }
 
