@@ -337,6 +337,7 @@ extension Realm {
             environment.forgetDatabases(write.openedDatabases)
             throw LMDB.error(rc, "committing", path: environment.path)
         }
+        environment.noteOwnCommit()
         // Read the version just committed, at once: a snapshot taken later
         // could include another writer's commit.
         self.write = nil

@@ -295,6 +295,7 @@ public final class Realm: @unchecked Sendable {
     @exclusivity(unchecked) private var membershipStamps = StampTable()
     /// The stamp of the last write, per (class << 32 | column).
     @exclusivity(unchecked) private var columnStamps = StampTable()
+    private var exitTokenIfMade: ExitToken?
     /// The properties of the last create, resolved (see `resolveCreateProperties`).
     @exclusivity(unchecked) var lastCreateProperties: CreateProperties?
 
@@ -418,8 +419,19 @@ public final class Realm: @unchecked Sendable {
     }
 
     deinit {
+        // First: a thread exiting right now cancels through the token, or
+        // not at all.
+        exitTokenIfMade?.clear()
         if write != nil { cancelWrite() }
         lock.destroy()
+    }
+
+    /// This realm as `ThreadExitHook` holds it (made on the first write).
+    var exitToken: ExitToken {
+        if let exitTokenIfMade { return exitTokenIfMade }
+        let made = ExitToken(self)
+        exitTokenIfMade = made
+        return made
     }
 
     /// Read the schema stored in `snapshot` and open its databases.

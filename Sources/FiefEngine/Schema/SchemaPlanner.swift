@@ -194,6 +194,7 @@ enum SchemaPlanner {
             try applyInTransaction(txn, configuration: configuration, environment: environment, opened: &opened, keepVersion: keepVersion)
             let rc = mdb_txn_commit(txn)
             environment.setWriter(false)
+            if rc == 0 { environment.noteOwnCommit() }
             if rc != 0 {
                 environment.forgetDatabases(opened)
                 throw LMDB.error(rc, "committing the schema", path: environment.path)

@@ -96,25 +96,88 @@ final class Environment: @unchecked Sendable {
     /// is `mapSize` long.
     private static func mappedAddress(of path: String) -> UInt? {
         var info = stat()
-        guard stat(path, &info) == 0, let maps = fopen("/proc/self/maps", "r") else { return nil }
-        defer { fclose(maps) }
-        var line: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(line) }
-        while getline(&line, &capacity, maps) > 0 {
-            // start-end perms offset dev inode path
-            let fields = String(cString: line!).split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 5, UInt64(fields[4]) == UInt64(info.st_ino), UInt64(fields[2], radix: 16) == 0 else { continue }
-            let range = fields[0].split(separator: "-")
-            guard range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16),
-                  end - start == UInt(Environment.mapSize) else { continue }
-            return start
+        guard stat(path, &info) == 0 else { return nil }
+        let fd = Glibc.open("/proc/self/maps", O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var text: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, 65536) }
+            if n <= 0 { break }
+            text.append(contentsOf: chunk[0..<n])
+        }
+        // Lines: "start-end perms offset dev inode path", numbers in hex but
+        // the inode (decimal); parsed in place, without a string per line.
+        let inode = UInt64(info.st_ino)
+        var i = 0
+        func number(_ radix: UInt64) -> UInt64 {
+            var value: UInt64 = 0
+            while i < text.count {
+                let c = text[i]
+                let digit: UInt64
+                switch c {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt64(c - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: digit = UInt64(c - UInt8(ascii: "a") + 10)
+                default: return value
+                }
+                value = value &* radix &+ digit
+                i += 1
+            }
+            return value
+        }
+        func skipField() {
+            while i < text.count && text[i] != UInt8(ascii: " ") && text[i] != UInt8(ascii: "\n") { i += 1 }
+            while i < text.count && text[i] == UInt8(ascii: " ") { i += 1 }
+        }
+        while i < text.count {
+            let start = number(16)
+            i += 1                          // "-"
+            let end = number(16)
+            while i < text.count && text[i] == UInt8(ascii: " ") { i += 1 }
+            skipField()                     // perms
+            let offset = number(16)
+            while i < text.count && text[i] == UInt8(ascii: " ") { i += 1 }
+            skipField()                     // dev
+            let node = number(10)
+            while i < text.count && text[i] != UInt8(ascii: "\n") { i += 1 }
+            i += 1
+            if node == inode && offset == 0 && end &- start == UInt64(Environment.mapSize) { return UInt(start) }
         }
         return nil
     }
 
-    /// Check the structure of every page before LMDB reads any (see `PageCheck`).
+    /// Files whose pages this process found sound, by (device, inode), with
+    /// the size and modification time they had then (or after this
+    /// process's own commits since): a file is checked again only when
+    /// something else changed it, or it is a new file under a reused inode.
+    private static let soundFiles = Mutex<[[UInt64]: [Int64]]>([:])
+
+    private static func fileState(_ path: String) -> (identity: [UInt64], state: [Int64])? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return ([UInt64(info.st_dev), UInt64(info.st_ino)], [Int64(info.st_size), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec)])
+    }
+
+    /// Check the structure of every page before LMDB reads any (see
+    /// `PageCheck`), unless this process already found this file sound.
     private func checkPages() throws(FiefError) {
+        let file = Environment.fileState(path)
+        if let file, Environment.soundFiles.withLock({ $0[file.identity] == file.state }) { return }
+        try checkPagesNow()
+        if let file, damagedTrees.isEmpty { Environment.soundFiles.withLock { $0[file.identity] = file.state } }
+    }
+
+    /// This process committed to the file: pages LMDB wrote need no check.
+    func noteOwnCommit() {
+        if isInMemory { return }
+        guard let file = Environment.fileState(path) else { return }
+        Environment.soundFiles.withLock { known in
+            if known[file.identity] != nil { known[file.identity] = file.state }
+        }
+    }
+
+    private func checkPagesNow() throws(FiefError) {
         let txn = try beginTransaction(write: false)
         defer { mdb_txn_abort(txn) }
         guard let check = PageCheck.run(environment: self, txn: txn) else {

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,19 +16,16 @@ import Glibc
 /// mutexes, and cancels there every transaction the thread still has open,
 /// which releases the writer lock the proper way.
 ///
-/// The list holds realms weakly (the hook never keeps a realm open).  Commit
-/// and cancel on the owning thread remove the entry; an entry left behind
-/// by a transaction ended elsewhere (a realm released on another thread) is
+/// The list holds each realm's `ExitToken`, not the realm: the hook never
+/// keeps a realm open, and a weak reference would give every realm a side
+/// table (each retain and release of it slower, on every call).  Commit and
+/// cancel on the owning thread remove the entry; an entry left behind by a
+/// transaction ended elsewhere (a realm released on another thread) is
 /// harmless: at exit the realm is gone or no longer writing for this thread.
 enum ThreadExitHook {
-    struct Entry {
-        weak var realm: Realm?
-        let identity: ObjectIdentifier
-    }
-
     /// One thread's realms with a write transaction it began.
     final class Registrations {
-        var entries: [Entry] = []
+        var entries: [ExitToken] = []
     }
 
     /// nil if the process ran out of thread-specific keys: then a thread
@@ -40,9 +38,7 @@ enum ThreadExitHook {
             // The thread is exiting: its value is already cleared, so
             // `unregister` (called by the cancel) finds no list.
             let registrations = Unmanaged<Registrations>.fromOpaque(pointer).takeRetainedValue()
-            for entry in registrations.entries {
-                entry.realm?.cancelWriteOfExitingThread()
-            }
+            for token in registrations.entries { token.cancelWriteOfExitingThread() }
         }
         return rc == 0 ? key : nil
     }()
@@ -62,20 +58,39 @@ enum ThreadExitHook {
             }
             registrations = made
         }
-        let identity = ObjectIdentifier(realm)
-        if !registrations.entries.isEmpty {
-            registrations.entries.removeAll { $0.identity == identity || $0.realm == nil }
+        let token = realm.exitToken
+        if !registrations.entries.contains(where: { $0 === token }) {
+            registrations.entries.removeAll { !$0.isAlive }
+            registrations.entries.append(token)
         }
-        registrations.entries.append(Entry(realm: realm, identity: identity))
     }
 
     /// Note that the calling thread ended its write transaction on `realm`.
     static func unregister(_ realm: Realm) {
         guard let key, let pointer = pthread_getspecific(key) else { return }
         let registrations = Unmanaged<Registrations>.fromOpaque(pointer).takeUnretainedValue()
-        let identity = ObjectIdentifier(realm)
-        if let index = registrations.entries.firstIndex(where: { $0.identity == identity }) {
+        let token = realm.exitToken
+        if let index = registrations.entries.firstIndex(where: { $0 === token }) {
             registrations.entries.remove(at: index)
         }
+    }
+}
+
+/// A realm as `ThreadExitHook` holds it: the realm without a reference
+/// count, cleared (under the token's lock) when the realm goes away, so an
+/// exiting thread never reaches a realm that is gone.
+final class ExitToken: @unchecked Sendable {
+    private let lock = Mutex<Void>(())
+    private unowned(unsafe) var realm: Realm?
+
+    init(_ realm: Realm) { self.realm = realm }
+
+    var isAlive: Bool { lock.withLock { _ in realm != nil } }
+
+    /// Called by the realm's deinit: the hook must not reach it any more.
+    func clear() { lock.withLock { _ in realm = nil } }
+
+    func cancelWriteOfExitingThread() {
+        lock.withLock { _ in realm?.cancelWriteOfExitingThread() }
     }
 }
