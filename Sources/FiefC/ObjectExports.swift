@@ -40,10 +40,10 @@ public func exportObjectCreate(_ realmHandle: OpaquePointer?, _ classKey: UInt32
         let (realm, key) = try withRealm(realmHandle) { (realm) throws(FiefError) -> (Realm, Int64) in
             let cValues = try CArgs.array(values, count, "values", count: "num_values")
             let keys = try CArgs.array(properties, count, "properties", count: "num_values")
-            var converted = try ValueBridge.engineValues(cValues, "values")
             var key: Int64 = -1
-            try converted.withUnsafeMutableBufferPointer { (buffer) throws(FiefError) in
-                try realm.createObjects(table: classKey, properties: keys, values: buffer, rows: 1, policy: try updatePolicy(policy), keys: &key)
+            // Values go straight from the caller's array into the chunks.
+            try realm.createObjects(table: classKey, properties: keys, rows: 1, policy: try updatePolicy(policy), keys: &key) { (_, column) throws(FiefError) in
+                try ValueBridge.engineValue(cValues[column], "values[\(column)]")
             }
             return (realm, key)
         }
