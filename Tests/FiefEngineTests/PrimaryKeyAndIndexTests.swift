@@ -275,3 +275,91 @@ final class IndexTests: XCTestCase {
         }
     }
 }
+
+/// Integer primary keys stored as runs (`PrimaryKeyRuns`): against a model
+/// dictionary through ascending batches, single creates that extend the last
+/// run, deletes at a run's start, end and middle, re-creates, random ids,
+/// both ends of Int64 and the sign boundary.
+final class PrimaryKeyRunTests: XCTestCase {
+    func testRunsAgainstAModel() throws {
+        let dir = tempDir()
+        let schema = makeSchema([("R", [prop("id", .int, .primaryKey), prop("v", .int)])])
+        let db = try DB.open(dir.file("runs.fief"), schema)
+        var model: [Int64: Int64] = [:]   // id -> object key
+        func check(_ label: String) throws {
+            for (id, key) in model { XCTAssertEqual(try db.find("R", .int(id)), key, "\(label): id \(id)") }
+            for probe in [Int64(-1), 0, 5_000, 5_001, 10_000_000, .min, .max] where model[probe] == nil {
+                XCTAssertNil(try db.find("R", .int(probe)), "\(label): id \(probe)")
+            }
+            XCTAssertEqual(try db.count("R"), model.count, label)
+        }
+        // One ascending batch, then single creates continuing it.
+        try db.write {
+            let keys = try db.createMany("R", ["id", "v"], (1...1000).map { [.int(Int64($0)), .int(0)] })
+            for (i, key) in keys.enumerated() { model[Int64(i + 1)] = key }
+            for id in Int64(1001)...1200 { model[id] = try db.create("R", [("id", .int(id))]) }
+            expectError(.duplicatePrimaryKey) { try db.create("R", [("id", .int(600))]) }
+            expectError(.duplicatePrimaryKey) { try db.create("R", [("id", .int(1200))]) }
+        }
+        try check("ascending")
+        // Deletes at a run's start, end, middle; then the ids come back on new objects.
+        try db.write {
+            for id: Int64 in [1, 1200, 500, 501, 700] {
+                try db.delete("R", model[id]!)
+                model[id] = nil
+            }
+        }
+        try check("after deletes")
+        try db.write {
+            for id: Int64 in [500, 1, 1200] { model[id] = try db.create("R", [("id", .int(id))]) }
+            // A batch whose ids collide in its middle is refused whole.
+            expectError(.duplicatePrimaryKey) { _ = try db.createMany("R", ["id"], [[.int(699)], [.int(700)], [.int(701)]]) }
+            model[700] = try db.create("R", [("id", .int(700))])
+        }
+        try check("re-created")
+        // Random ids, the ends of Int64, the sign boundary, out of order.
+        var rng = SeededRandom(seed: 99)
+        try db.write {
+            for id in [Int64.max, .min, -1, -2, Int64.max - 1, Int64.min + 1] { model[id] = try db.create("R", [("id", .int(id))]) }
+            for _ in 0..<300 {
+                let id = Int64(bitPattern: rng.next()) % 1_000_000_000
+                if model[id] == nil { model[id] = try db.create("R", [("id", .int(id))]) }
+            }
+        }
+        try check("random")
+        // Deleting everything but a few, across runs.
+        try db.write {
+            for (id, key) in model where id % 3 != 0 {
+                try db.delete("R", key)
+                model[id] = nil
+            }
+        }
+        try check("thinned")
+        db.realm.close()
+        XCTAssertEqual(try FileCheck.verify(path: dir.file("runs.fief")) { _, _ in }, 0)
+    }
+
+    func testAscendingIdsTakeOneEntry() throws {
+        let dir = tempDir()
+        let path = dir.file("one.fief")
+        let db = try DB.open(path, makeSchema([("R", [prop("id", .int, .primaryKey)])]))
+        try db.write { _ = try db.createMany("R", ["id"], (1...100_000).map { [.int(Int64($0))] }) }
+        try db.write { for id in Int64(100_001)...100_500 { _ = try db.create("R", [("id", .int(id))]) } }
+        db.realm.close()
+        // The primary-key table holds one run: check through LMDB.
+        var env: OpaquePointer?
+        mdb_env_create(&env)
+        mdb_env_set_maxdbs(env, 64)
+        mdb_env_set_mapsize(env, 1 << 36)
+        XCTAssertEqual(mdb_env_open(env, path, UInt32(MDB_NOSUBDIR | MDB_RDONLY), 0o644), 0)
+        defer { mdb_env_close(env) }
+        var txn: OpaquePointer?
+        XCTAssertEqual(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn), 0)
+        defer { mdb_txn_abort(txn) }
+        var dbi: MDB_dbi = 0
+        XCTAssertEqual(mdb_dbi_open(txn, "c1.pk1", 0, &dbi), 0)
+        var stat = MDB_stat()
+        XCTAssertEqual(mdb_stat(txn, dbi, &stat), 0)
+        XCTAssertEqual(stat.ms_entries, 1)
+    }
+}

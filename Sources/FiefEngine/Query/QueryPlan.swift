@@ -445,10 +445,9 @@ enum QueryEvaluator {
         }
     }
 
-    /// Compare 256 packed integers of type `T` with `c`: one bit per slot.
-    @inline(__always)
     /// Compare int-chunk values stored as unsigned offsets from `base`
     /// (frame of reference) with `c`: base + u op c, as u op (c - base).
+    @inline(__always)
     static func compareOffsets<T: FixedWidthInteger & UnsignedInteger>(_ values: UnsafeRawPointer, as: T.Type, base: Int64, _ op: QueryOperator, _ c: Int64, _ mask: Bitmap) -> Bitmap {
         // Below every value (c < base) or above every offset: decided at once.
         if c < base || UInt64(bitPattern: c &- base) > UInt64(T.max) {
@@ -481,6 +480,8 @@ enum QueryEvaluator {
         return bits
     }
 
+    /// Compare 256 packed integers of type `T` with `c`: one bit per slot.
+    @inline(__always)
     static func compareInts<T: FixedWidthInteger & SignedInteger>(_ values: UnsafeRawPointer, as: T.Type, _ op: QueryOperator, _ c: Int64, _ mask: Bitmap) -> Bitmap {
         // A constant outside T's range decides every comparison at once.
         if c > Int64(T.max) || c < Int64(T.min) {
@@ -566,9 +567,8 @@ enum QueryEvaluator {
            op == .beginsWith || op == .equal || op == .notEqual {
             var bits = Bitmap(repeating: 0)
             needle.withUnsafeBytes { n in
-                forEachSlot(mask) { slot in
+                let test = { (slot: Int, s: UnsafeRawBufferPointer) in
                     let isNull = property.isNullable && (reader.base == nil || reader.isNull(slot))
-                    let s = chunk.bytes(slot)
                     var match: Bool
                     switch op {
                     case .beginsWith: match = !isNull && s.count >= n.count && (n.count == 0 || memcmp(s.baseAddress!, n.baseAddress!, n.count) == 0)
@@ -576,6 +576,11 @@ enum QueryEvaluator {
                     default: match = isNull || s.count != n.count || (n.count > 0 && memcmp(s.baseAddress!, n.baseAddress!, n.count) != 0)
                     }
                     if match { set(&bits, slot) }
+                }
+                if chunk.dirtyItems == nil, reader.base != nil {
+                    reader.forEachBytes(mask, test)
+                } else {
+                    forEachSlot(mask) { slot in test(slot, chunk.bytes(slot)) }
                 }
             }
             return bits

@@ -20,8 +20,9 @@ import CFiefSupport
 ///                    themselves, base 0): frame of reference, so ids
 ///                    1...1,000,000 take one byte each
 ///     other fixed    256 slots x width bytes, little-endian (ids big-endian)
-///     string/binary  [32] offset width w (1, 2 or 4), then 256 end offsets
-///                    (w bytes each) into the byte area that follows
+///     string/binary  [32] offset width w (1, 2 or 4), then 257 offsets
+///                    (w bytes each, the first 0) into the byte area that
+///                    follows: slot s is bytes offset[s] ..< offset[s + 1]
 ///
 /// A missing chunk reads as all defaults (a property added after the cluster
 /// was written).
@@ -58,7 +59,7 @@ enum ClusterLayout {
     static let varWidth = bitmapBytes
     static let varOffsets = bitmapBytes + 1
     @inline(__always)
-    static func varData(width: Int) -> Int { varOffsets + slots * width }
+    static func varData(width: Int) -> Int { varOffsets + (slots + 1) * width }
 }
 
 /// Checksums and structural checks of stored chunks: every chunk is checked
@@ -119,12 +120,12 @@ enum ChunkCheck {
 }
 
 extension ChunkCheck {
-    /// Whether 256 end offsets of type `T` never go down and the last is `total`.
+    /// Whether 257 offsets of type `T` start at 0, never go down, and end at `total`.
     @inline(__always)
     static func endsAscend<T: FixedWidthInteger & UnsignedInteger>(_ offsets: UnsafeRawPointer, as: T.Type, to total: Int) -> Bool {
         var previous: T = 0
-        var descending = false
-        for slot in 0..<ClusterLayout.slots {
+        var descending = offsets.loadUnaligned(as: T.self) != 0
+        for slot in 1...ClusterLayout.slots {
             let end = offsets.loadUnaligned(fromByteOffset: slot * MemoryLayout<T>.size, as: T.self)
             descending = descending || end < previous
             previous = end
@@ -200,24 +201,53 @@ struct ChunkReader {
         }
     }
 
-    /// The end offset of `slot` in a string or binary chunk's byte area.
-    @inline(__always)
-    private func varEnd(_ slot: Int, _ width: Int, _ offsets: UnsafeRawPointer) -> Int {
-        switch width {
-        case 1: return Int(offsets.load(fromByteOffset: slot, as: UInt8.self))
-        case 2: return Int(offsets.loadUnaligned(fromByteOffset: slot << 1, as: UInt16.self))
-        default: return Int(offsets.loadUnaligned(fromByteOffset: slot << 2, as: UInt32.self))
-        }
-    }
-
     @inline(__always)
     func bytes(_ slot: Int) -> UnsafeRawBufferPointer {
         guard let base else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        let width = Int(base.load(fromByteOffset: ClusterLayout.varWidth, as: UInt8.self))
         let offsets = base + ClusterLayout.varOffsets
-        let start = slot == 0 ? 0 : varEnd(slot - 1, width, offsets)
-        let end = varEnd(slot, width, offsets)
-        return UnsafeRawBufferPointer(start: base + ClusterLayout.varData(width: width) + start, count: end - start)
+        let start: Int, end: Int, data: Int
+        switch base.load(fromByteOffset: ClusterLayout.varWidth, as: UInt8.self) {
+        case 1:
+            start = Int(offsets.load(fromByteOffset: slot, as: UInt8.self))
+            end = Int(offsets.load(fromByteOffset: slot + 1, as: UInt8.self))
+            data = ClusterLayout.varData(width: 1)
+        case 2:
+            start = Int(offsets.loadUnaligned(fromByteOffset: slot << 1, as: UInt16.self))
+            end = Int(offsets.loadUnaligned(fromByteOffset: (slot + 1) << 1, as: UInt16.self))
+            data = ClusterLayout.varData(width: 2)
+        default:
+            start = Int(offsets.loadUnaligned(fromByteOffset: slot << 2, as: UInt32.self))
+            end = Int(offsets.loadUnaligned(fromByteOffset: (slot + 1) << 2, as: UInt32.self))
+            data = ClusterLayout.varData(width: 4)
+        }
+        return UnsafeRawBufferPointer(start: base + data + start, count: end - start)
+    }
+
+    /// The bytes of every slot in `mask` of a stored string or binary chunk,
+    /// the offset width decoded once for the chunk.
+    @inline(__always)
+    func forEachBytes(_ mask: SIMD4<UInt64>, _ body: (Int, UnsafeRawBufferPointer) -> Void) {
+        guard let base else { return }
+        @inline(__always)
+        func run<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) {
+            let offsets = base + ClusterLayout.varOffsets
+            let data = base + ClusterLayout.varData(width: MemoryLayout<T>.size)
+            for word in 0..<4 {
+                var w = mask[word]
+                while w != 0 {
+                    let slot = word << 6 | w.trailingZeroBitCount
+                    let start = Int(offsets.loadUnaligned(fromByteOffset: slot * MemoryLayout<T>.size, as: T.self))
+                    let end = Int(offsets.loadUnaligned(fromByteOffset: (slot + 1) * MemoryLayout<T>.size, as: T.self))
+                    body(slot, UnsafeRawBufferPointer(start: data + start, count: end - start))
+                    w &= w - 1
+                }
+            }
+        }
+        switch base.load(fromByteOffset: ClusterLayout.varWidth, as: UInt8.self) {
+        case 1: run(UInt8.self)
+        case 2: run(UInt16.self)
+        default: run(UInt32.self)
+        }
     }
 
     /// Decode one slot as a `Value` of `type` (null only if `nullable`).
@@ -555,16 +585,17 @@ final class DirtyChunk {
             let offsets = base + ClusterLayout.varOffsets
             let data = base + ClusterLayout.varData(width: width)
             var offset = 0
-            for slot in 0..<ClusterLayout.slots {
-                let (start, length) = spans[slot]
-                if length > 0 && !bit(slot) {
-                    (data + offset).copyMemory(from: arena! + Int(start), byteCount: Int(length))
-                    offset += Int(length)
-                }
+            for slot in 0...ClusterLayout.slots {
                 switch width {
                 case 1: offsets.storeBytes(of: UInt8(offset), toByteOffset: slot, as: UInt8.self)
                 case 2: offsets.storeBytes(of: UInt16(offset), toByteOffset: slot << 1, as: UInt16.self)
                 default: offsets.storeBytes(of: UInt32(offset), toByteOffset: slot << 2, as: UInt32.self)
+                }
+                if slot == ClusterLayout.slots { break }
+                let (start, length) = spans[slot]
+                if length > 0 && !bit(slot) {
+                    (data + offset).copyMemory(from: arena! + Int(start), byteCount: Int(length))
+                    offset += Int(length)
                 }
             }
         } else {
