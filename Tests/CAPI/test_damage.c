@@ -130,6 +130,7 @@ static void fill(fief_realm_t *r) {
 }
 
 static unsigned char *read_file(const char *path, size_t *size) {
+    *size = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     fseek(f, 0, SEEK_END);
@@ -384,29 +385,33 @@ TEST(verify_and_copy_a_sound_file) {
     EERR(fief_file_copy(original, NULL, NULL, NULL, &problems), FIEF_ERR_INVALID_ARGUMENT);
 }
 
-/* A damaged chunk names its class and property, and the rest of the file
- * stays readable; copy leaves out exactly that data. */
-TEST(damaged_chunk_is_named) {
-    const char *original = t_path("named.fief");
-    fief_schema_t *s = t_std_schema();
-    fief_realm_t *r = t_open(original, s, 0);
+/* The bytes of a file `fill` made (under `name`), and where in them the
+ * string "name 1000" (a chunk of AllTypes.s) is. */
+static unsigned char *filled_file(fief_schema_t *s, const char *name, size_t *size, size_t *at) {
+    const char *path = t_path(name);
+    fief_realm_t *r = t_open(path, s, 0);
     E(r != NULL);
     fill(r);
     fief_release(r);
-    size_t size;
-    unsigned char *data = read_file(original, &size);
+    unsigned char *data = read_file(path, size);
     E(data != NULL);
-    /* Find the bytes "name 1000" (a string chunk of AllTypes.s) and flip one. */
-    unsigned char *hit = NULL;
-    for (size_t i = 0; i + 9 < size && !hit; i++) {
-        if (memcmp(data + i, "name 1000", 9) == 0) hit = data + i;
-    }
-    E(hit != NULL);
-    hit[5] ^= 0x01;
+    *at = 0;
+    while (*at + 9 < *size && memcmp(data + *at, "name 1000", 9) != 0) ++*at;
+    E(*at + 9 < *size);
+    return data;
+}
+
+/* A damaged chunk names its class and property, and the rest of the file
+ * stays readable; copy leaves out exactly that data. */
+TEST(damaged_chunk_is_named) {
+    fief_schema_t *s = t_std_schema();
+    size_t size, at;
+    unsigned char *data = filled_file(s, "named.fief", &size, &at);
+    data[at + 5] ^= 0x01; /* one bit of "name 1000", in a chunk of AllTypes.s */
     const char *damaged = t_path("named-damaged.fief");
     E(t_write_file(damaged, data, size));
     free(data);
-    r = t_open(damaged, NULL, 0);
+    fief_realm_t *r = t_open(damaged, NULL, 0);
     E(r != NULL);
     fief_results_t *all = fief_realm_get_objects(r, t_class(r, "AllTypes"));
     fief_results_t *q = fief_results_filter(all, "s == 'name 1000'", NULL, 0);
@@ -441,26 +446,14 @@ TEST(damaged_chunk_is_named) {
  * with an error naming it, other classes read, the file is not written,
  * and copy salvages the class's other pages. */
 TEST(damaged_page_is_contained) {
-    const char *original = t_path("page.fief");
     fief_schema_t *s = t_std_schema();
-    fief_realm_t *r = t_open(original, s, 0);
-    E(r != NULL);
-    fill(r);
-    fief_release(r);
-    size_t size;
-    unsigned char *data = read_file(original, &size);
-    E(data != NULL);
-    unsigned char *hit = NULL;
-    for (size_t i = 0; i + 9 < size && !hit; i++) {
-        if (memcmp(data + i, "name 1000", 9) == 0) hit = data + i;
-    }
-    E(hit != NULL);
-    size_t page = (size_t)(hit - data) / 4096 * 4096;
-    memset(data + page + 10, 0xEE, 6); /* flags, lower and upper */
+    size_t size, at;
+    unsigned char *data = filled_file(s, "page.fief", &size, &at);
+    memset(data + at / 4096 * 4096 + 10, 0xEE, 6); /* the page's flags, lower and upper */
     const char *damaged = t_path("page-damaged.fief");
     E(t_write_file(damaged, data, size));
     free(data);
-    r = t_open(damaged, NULL, 0);
+    fief_realm_t *r = t_open(damaged, NULL, 0);
     E(r != NULL);
     /* The class itself is refused (its tree is never handed to LMDB). */
     fief_class_key_t cls = t_class(r, "AllTypes");

@@ -461,41 +461,12 @@ enum QueryEvaluator {
             }
             return all ? mask : Bitmap(repeating: 0)
         }
-        let k = T(truncatingIfNeeded: UInt64(bitPattern: c &- base))
-        var bits = Bitmap(repeating: 0)
-        let width = MemoryLayout<T>.size
-        for word in 0..<4 where mask[word] != 0 {
-            var w: UInt64 = 0
-            let p = values + (word << 6) * width
-            switch op {
-            case .less: for i in 0..<64 { w |= (p.loadUnaligned(fromByteOffset: i * width, as: T.self) < k ? 1 : 0) << UInt64(i) }
-            case .lessOrEqual: for i in 0..<64 { w |= (p.loadUnaligned(fromByteOffset: i * width, as: T.self) <= k ? 1 : 0) << UInt64(i) }
-            case .greater: for i in 0..<64 { w |= (p.loadUnaligned(fromByteOffset: i * width, as: T.self) > k ? 1 : 0) << UInt64(i) }
-            case .greaterOrEqual: for i in 0..<64 { w |= (p.loadUnaligned(fromByteOffset: i * width, as: T.self) >= k ? 1 : 0) << UInt64(i) }
-            case .equal: for i in 0..<64 { w |= (p.loadUnaligned(fromByteOffset: i * width, as: T.self) == k ? 1 : 0) << UInt64(i) }
-            default: for i in 0..<64 { w |= (p.loadUnaligned(fromByteOffset: i * width, as: T.self) != k ? 1 : 0) << UInt64(i) }
-            }
-            bits[word] = w
-        }
-        return bits
+        return compareLanes(values, op, T(truncatingIfNeeded: UInt64(bitPattern: c &- base)), mask)
     }
 
-    /// Compare 256 packed integers of type `T` with `c`: one bit per slot.
+    /// Compare 256 packed integers of type `T` with `k`: one bit per slot.
     @inline(__always)
-    static func compareInts<T: FixedWidthInteger & SignedInteger>(_ values: UnsafeRawPointer, as: T.Type, _ op: QueryOperator, _ c: Int64, _ mask: Bitmap) -> Bitmap {
-        // A constant outside T's range decides every comparison at once.
-        if c > Int64(T.max) || c < Int64(T.min) {
-            let above = c > Int64(T.max)
-            let all: Bool
-            switch op {
-            case .less, .lessOrEqual: all = above
-            case .greater, .greaterOrEqual: all = !above
-            case .equal: all = false
-            default: all = true
-            }
-            return all ? mask : Bitmap(repeating: 0)
-        }
-        let k = T(c)
+    static func compareLanes<T: FixedWidthInteger>(_ values: UnsafeRawPointer, _ op: QueryOperator, _ k: T, _ mask: Bitmap) -> Bitmap {
         var bits = Bitmap(repeating: 0)
         let width = MemoryLayout<T>.size
         for word in 0..<4 where mask[word] != 0 {
@@ -554,7 +525,7 @@ enum QueryEvaluator {
             case 1: bits = QueryEvaluator.compareOffsets(values, as: UInt8.self, base: low, op, c, mask)
             case 2: bits = QueryEvaluator.compareOffsets(values, as: UInt16.self, base: low, op, c, mask)
             case 4: bits = QueryEvaluator.compareOffsets(values, as: UInt32.self, base: low, op, c, mask)
-            default: bits = QueryEvaluator.compareInts(values, as: Int64.self, op, c, mask)
+            default: bits = QueryEvaluator.compareLanes(values, op, c, mask)   // the values themselves
             }
             if property.isNullable {
                 let nulls = Bitmap(reader.bitmapWord(0), reader.bitmapWord(1), reader.bitmapWord(2), reader.bitmapWord(3))
