@@ -109,10 +109,14 @@
  *   a chunk gone missing or an object count that does not match gives
  *   FIEF_ERR_FILE_CORRUPT naming the class and property, and the rest of
  *   the file stays readable.  A write never builds on a chunk it found
- *   damaged.  Files cut short, foreign files and random bytes are refused
- *   with FIEF_ERR_FILE_NOT_FIEF.  LMDB itself does not checksum its pages:
- *   fief_file_verify walks them all, and fief_file_copy salvages what can
- *   be read.
+ *   damaged.  LMDB itself does not check its pages, so the first open of a
+ *   file in a process checks the structure of every page of every tree
+ *   before LMDB reads any (about 2.5 ms for 26 MB): a class whose pages are
+ *   damaged fails with FIEF_ERR_FILE_CORRUPT naming it, the other classes
+ *   stay readable, and the file is not written.  Files cut short, foreign
+ *   files and random bytes are refused with FIEF_ERR_FILE_NOT_FIEF.
+ *   fief_file_verify checks a whole file; fief_file_copy salvages what can
+ *   be read into a sound new file.
  */
 #ifndef FIEF_H
 #define FIEF_H
