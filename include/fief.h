@@ -867,7 +867,7 @@ FIEF_API bool fief_file_verify(const char *path, fief_report_fn report, void *us
  *  `report`, `userdata`, `*out_problems`: as for fief_file_verify.
  *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL or empty path, or `destination`
  *  exists), FIEF_ERR_FILE_NOT_FOUND, FIEF_ERR_FILE_PERMISSION,
- *  FIEF_ERR_FILE_NOT_FIEF, FIEF_ERR_FILE_CORRUPT (no readable schema),
+ *  FIEF_ERR_FILE_NOT_FIEF (also: no readable schema), FIEF_ERR_FILE_CORRUPT,
  *  FIEF_ERR_FILE_FORMAT, FIEF_ERR_FILE_FULL, FIEF_ERR_FILE_IO. */
 FIEF_API bool fief_file_copy(const char *source, const char *destination, fief_report_fn report,
                              void *userdata, size_t *out_problems);

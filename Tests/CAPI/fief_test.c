@@ -554,3 +554,13 @@ void t_run_thread(void *(*fn)(void *), void *arg) {
     }
     pthread_join(th, NULL);
 }
+
+void t_expect_message(const char *file, int line, const char *expr, const char *needle) {
+    fief_error_t e;
+    memset(&e, 0, sizeof e);
+    if (!fief_get_last_error(&e) || e.message == NULL || strstr(e.message, needle) == NULL) {
+        char d[768];
+        snprintf(d, sizeof d, "(message \"%.600s\" does not contain \"%s\")", e.message ? e.message : "(none)", needle);
+        t_fail(file, line, expr, d);
+    }
+}

@@ -77,6 +77,16 @@ const char *t_code_name(fief_error_code_t code);
         t_check_error(__FILE__, __LINE__, #expr, t_ok_, (code));                 \
     } while (0)
 
+/* The last error's message must contain `needle` (after a failure or EERR). */
+void t_expect_message(const char *file, int line, const char *expr, const char *needle);
+#define EMSG(needle) t_expect_message(__FILE__, __LINE__, "error message", (needle))
+/* expr must fail with `code` and a message that contains `needle`. */
+#define EERRM(expr, code, needle)                                                \
+    do {                                                                         \
+        EERR(expr, code);                                                        \
+        t_expect_message(__FILE__, __LINE__, #expr, needle);                     \
+    } while (0)
+
 void t_eq_int(const char *file, int line, const char *expr, int64_t a, int64_t b);
 void t_eq_uint(const char *file, int line, const char *expr, uint64_t a, uint64_t b);
 void t_eq_double(const char *file, int line, const char *expr, double a, double b);

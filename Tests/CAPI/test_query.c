@@ -140,22 +140,6 @@ static void q(const char *file, int line, const char *pred, const fief_value_t *
     } while (0)
 #define CHECK_IDS(res, expected) check_ids(__FILE__, __LINE__, res, expected, #res)
 
-/* The last error's message must contain `needle` (after an EERR). */
-static void expect_message(const char *file, int line, const char *expr, const char *needle) {
-    fief_error_t e;
-    memset(&e, 0, sizeof e);
-    if (!fief_get_last_error(&e) || e.message == NULL || strstr(e.message, needle) == NULL) {
-        char d[768];
-        snprintf(d, sizeof d, "(message \"%s\" does not contain \"%s\")", e.message ? e.message : "(none)", needle);
-        t_fail(file, line, expr, d);
-    }
-}
-/* expr must fail with `code` and a message that contains `needle`. */
-#define EERRM(expr, code, needle)                                                \
-    do {                                                                         \
-        EERR(expr, code);                                                        \
-        expect_message(__FILE__, __LINE__, #expr, needle);                       \
-    } while (0)
 
 TEST(all_objects) {
     setup();

@@ -31,20 +31,14 @@ public enum FileCopy {
         if access(destination, F_OK) == 0 {
             throw FiefError(.invalidArgument, "'\(destination)' already exists; a copy is only written to a new file", path: destination)
         }
-        // Everything the copy needs from the source's meta database.
+        // The source's magic, format and schema, read as an open reads them.
         let path = environment.path
-        guard let meta = try environment.database(MetaKeys.database, txn: txn, create: false), Environment.isUsable(meta, in: txn),
-              let magic = try MetaKeys.readBytes(txn, meta, MetaKeys.magic), magic.elementsEqual(MetaKeys.magicValue) else {
-            throw FiefError(.fileNotFief, "'\(path)' is not a Fief file (or its meta database is damaged)", path: path)
+        guard let stored = try SchemaPlanner.readStored(txn: txn, environment: environment),
+              let meta = environment.openedDatabase(MetaKeys.database) else {
+            throw FiefError(.fileNotFief, "'\(path)' is empty, not a Fief file: nothing can be copied", path: path)
         }
-        let format = try MetaKeys.readUInt64(txn, meta, MetaKeys.format) ?? 0
-        guard format == MetaKeys.formatValue || format == FormatV1.format else {
-            throw FiefError(.fileFormat, "'\(path)' has file format \(format), which this library cannot read", path: path)
-        }
-        guard let schemaBytes = try MetaKeys.readBytes(txn, meta, MetaKeys.schema) else {
-            throw FiefError(.fileCorrupt, "'\(path)' has no schema: nothing can be copied", path: path)
-        }
-        let schema = try SchemaCoding.decode(schemaBytes, path: path)
+        let format = stored.format
+        let schema = stored.schema
 
         let target = try Environment(path: destination, registryKey: "copy:" + destination, readOnly: false, inMemory: false)
         var written: OpaquePointer?
