@@ -38,6 +38,8 @@ public enum FileCheck {
         let report: (FileReportKind, String) -> Void
         let bounds: MapBounds
         var problems = 0
+        /// The part lists of chunks read in parts.
+        let partTables = ChunkPartTables()
 
         init(environment: Environment, txn: OpaquePointer, report: @escaping (FileReportKind, String) -> Void) {
             self.environment = environment
@@ -154,8 +156,8 @@ public enum FileCheck {
                     return nil
                 }
                 let format = try MetaKeys.readUInt64(txn, meta, MetaKeys.format) ?? 0
-                if format == FormatV1.format {
-                    report(.info, "file format 1: chunks carry no checksums (opening the file for writing upgrades it)")
+                if FormatUpgrade.upgrades(format) {
+                    report(.info, "file format \(format): opening the file for writing upgrades it to format \(MetaKeys.formatValue)")
                 } else if format != MetaKeys.formatValue {
                     problem("unknown file format \(format)")
                     return nil
@@ -187,17 +189,10 @@ public enum FileCheck {
                 problem("class '\(name)': its data is missing")
                 return
             }
-            let format = (try? MetaKeys.readUInt64(txn, meta, MetaKeys.format)) ?? nil
-            if format == FormatV1.format {
-                report(.info, "class '\(name)': format 1, chunks not checked")
-                return
-            }
+            let format = ((try? MetaKeys.readUInt64(txn, meta, MetaKeys.format)) ?? nil) ?? 0
             let columns = Dictionary(uniqueKeysWithValues: objectClass.properties.map { ($0.key, $0) })
             // Every chunk: checksum and layout; which exist per cluster.
-            var live: [Int64: Bitmap] = [:]
-            var listed: [Int64: ChunkReader] = [:]
-            var stored: [Int64: Set<UInt32>] = [:]
-            var chunks = 0
+            var entries: [(key: UInt64, raw: UnsafeRawBufferPointer)] = []
             var cursor: OpaquePointer?
             guard mdb_cursor_open(txn, data, &cursor) == 0 else {
                 problem("class '\(name)': its data cannot be read")
@@ -206,20 +201,36 @@ public enum FileCheck {
             var k = MDB_val(), v = MDB_val()
             var rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
             while rc == 0 {
-                defer { rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT) }
-                chunks += 1
-                guard k.mv_size == 8 else { problem("class '\(name)': a chunk key of \(k.mv_size) bytes"); continue }
-                let key = LMDB.bytes(k).loadUnaligned(as: UInt64.self)
+                if k.mv_size == 8 {
+                    entries.append((LMDB.bytes(k).loadUnaligned(as: UInt64.self), LMDB.bytes(v)))
+                } else {
+                    problem("class '\(name)': a chunk key of \(k.mv_size) bytes")
+                }
+                rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+            }
+            mdb_cursor_close(cursor)
+            if rc != MDB_NOTFOUND {
+                problem("class '\(name)': its data tree is damaged: \(String(cString: mdb_strerror(rc)))")
+            }
+            if FormatUpgrade.upgrades(format) {
+                checkOldChunks(objectClass, entries, format: format, columns: columns)
+                return
+            }
+            var live: [Int64: Bitmap] = [:]
+            var listed: [Int64: ChunkReader] = [:]
+            var stored: [Int64: Set<UInt32>] = [:]
+            let groups = ChunkParts.grouped(entries)
+            for pieces in groups {
+                let key = pieces.last!.key
                 let column = ClusterLayout.column(ofChunkKey: key)
                 let cluster = ClusterLayout.cluster(ofChunkKey: key)
                 let objects = "objects \(cluster << ClusterLayout.shift)...\((cluster << ClusterLayout.shift) + Int64(ClusterLayout.slotMask))"
-                let raw = LMDB.bytes(v)
                 if column == ClusterLayout.presenceColumn {
-                    guard bounds.contains(raw), let body = ChunkCheck.verified(raw, table: objectClass.key, key: key, type: nil) else {
+                    guard pieces.count == 1, ChunkParts.isSound(pieces, table: objectClass.key, type: nil, bounds: bounds) else {
                         problem("class '\(name)': the list of \(objects) is damaged")
                         continue
                     }
-                    let reader = ChunkReader(body)
+                    let reader = ChunkReader(UnsafeRawBufferPointer(rebasing: pieces[0].raw.dropLast(ClusterLayout.checksumBytes)))
                     live[cluster] = Bitmap(reader.bitmapWord(0), reader.bitmapWord(1), reader.bitmapWord(2), reader.bitmapWord(3))
                     listed[cluster] = reader
                     continue
@@ -229,15 +240,12 @@ public enum FileCheck {
                     continue
                 }
                 stored[cluster, default: []].insert(column)
-                guard bounds.contains(raw), ChunkCheck.verified(raw, table: objectClass.key, key: key, type: property.type) != nil else {
+                guard ChunkParts.isSound(pieces, table: objectClass.key, type: property.type, bounds: bounds) else {
                     problem("class '\(name)': property '\(property.name)' of \(objects) is damaged")
                     continue
                 }
             }
-            mdb_cursor_close(cursor)
-            if rc != MDB_NOTFOUND {
-                problem("class '\(name)': its data tree is damaged: \(String(cString: mdb_strerror(rc)))")
-            }
+            let chunks = groups.count
             // Column lists against the chunks found.
             var objects = 0
             for (cluster, bits) in live {
@@ -266,18 +274,46 @@ public enum FileCheck {
             report(.info, "class '\(name)': \(objects) objects, \(chunks) chunks")
         }
 
+        /// Chunks of a file of format 1 or 2 (upgraded when opened for
+        /// writing): each decoded as the upgrade would.  Column lists, keys
+        /// and indexes are checked once the file is upgraded.
+        mutating func checkOldChunks(_ objectClass: ObjectClass, _ entries: [(key: UInt64, raw: UnsafeRawBufferPointer)],
+                                     format: UInt64, columns: [UInt32: Property]) {
+            let name = objectClass.name
+            var objects = 0
+            for (key, raw) in entries {
+                let column = FormatUpgrade.column(ofOldKey: key)
+                let first = FormatUpgrade.cluster(ofOldKey: key) << ClusterLayout.shift
+                guard bounds.contains(raw) else {
+                    problem("class '\(name)': a chunk of objects \(first)... lies outside the file")
+                    continue
+                }
+                if column == ClusterLayout.presenceColumn {
+                    guard let presence = try? FormatUpgrade.decodePresence(raw, format: format, key: key, objectClass: objectClass, path: environment.path) else {
+                        problem("class '\(name)': the list of objects \(first)...\(first + 255) is damaged")
+                        continue
+                    }
+                    for word in 0..<4 { objects += presence.reader.bitmapWord(word).nonzeroBitCount }
+                } else if let property = columns[column] {
+                    if (try? FormatUpgrade.decode(raw, type: property.type, format: format, key: key, objectClass: objectClass, path: environment.path)) == nil {
+                        problem("class '\(name)': property '\(property.name)' of objects \(first)...\(first + 255) is damaged")
+                    }
+                } else {
+                    problem("class '\(name)': a chunk of column \(column), which no property has, for objects \(first)...")
+                }
+            }
+            report(.info, "class '\(name)': format \(format), \(objects) objects, \(entries.count) chunks (its keys and indexes are checked once the file is upgraded)")
+        }
+
         /// The primary-key table and the indexes against the objects.
         mutating func checkKeys(_ objectClass: ObjectClass, data: MDB_dbi, live: [Int64: Bitmap], names: Set<String>) {
             let name = objectClass.name
             func value(_ property: Property, _ object: Int64) -> Value? {
                 let cluster = ClusterLayout.cluster(of: object)
                 guard let bits = live[cluster], bits[ClusterLayout.slot(of: object) >> 6] & (1 << UInt64(object & 63)) != 0 else { return nil }
-                let key = ClusterLayout.chunkKey(column: property.key, cluster: cluster)
-                guard let raw = try? LMDB.get(txn, data, integerKey: key) else {
-                    return property.isNullable ? .null : Value.zero(of: property.type)
-                }
-                guard let body = ChunkCheck.verified(raw, table: objectClass.key, key: key, type: property.type) else { return nil }
-                return ChunkReader(body).value(ClusterLayout.slot(of: object), type: property.type, nullable: property.isNullable)
+                guard let reader = (try? ChunkParts.read(txn, data, table: objectClass.key, column: property.key, cluster: cluster,
+                                                        type: property.type, bounds: bounds, tables: partTables)) ?? nil else { return nil }
+                return reader.value(ClusterLayout.slot(of: object), type: property.type, nullable: property.isNullable)
             }
             let objectCount = live.values.reduce(0) { $0 + $1[0].nonzeroBitCount + $1[1].nonzeroBitCount + $1[2].nonzeroBitCount + $1[3].nonzeroBitCount }
             var keyBytes: [UInt8] = []

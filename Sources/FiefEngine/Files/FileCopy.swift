@@ -8,7 +8,7 @@ import Glibc
 ///
 /// The copy is written in one write transaction of a new file, every tree in
 /// key order (so LMDB fills its pages), from one snapshot of the source.
-/// Valid chunks are copied as they are (format 2) or converted (format 1);
+/// Valid chunks are copied as they are (format 3) or converted (formats 1 and 2);
 /// a damaged chunk is left out and reported: a damaged list of objects or
 /// primary-key column loses those 256 objects, a damaged property chunk
 /// leaves that property at its default (null when optional) for them.
@@ -127,38 +127,55 @@ public enum FileCopy {
             }
         }
 
-        // Pass 1: every chunk checked; presence chunks decoded; which column
-        // chunks are sound.
+        // In key order, once each (damage can leave a tree out of order).
+        stored.sort { $0.key < $1.key }
+        var unique: [(key: UInt64, raw: UnsafeRawBufferPointer)] = []
+        for entry in stored where unique.last?.key != entry.key { unique.append(entry) }
+        stored = unique
+
+        // Pass 1: every chunk checked (all its parts); presence chunks
+        // decoded; which column chunks are sound.  Files of formats 1 and 2
+        // are decoded as their upgrade decodes them.
+        let old = FormatUpgrade.upgrades(format)
+        let groups = old ? stored.map { [$0] } : ChunkParts.grouped(stored)
         var presence: [Int64: DirtyChunk] = [:]
-        // Sound column chunks with their bytes (views into the source's
+        // Sound column chunks with their pieces (views into the source's
         // snapshot): looked up again, a damaged tree might not find them.
-        var sound: [(key: UInt64, raw: UnsafeRawBufferPointer)] = []
+        var sound: [(column: UInt32, cluster: Int64, pieces: [(key: UInt64, raw: UnsafeRawBufferPointer)])] = []
         var lostClusters: Set<Int64> = []
-        for (key, raw) in stored {
-            guard bounds.contains(raw) else { problem("a chunk outside the file was left out"); continue }
-            let column = ClusterLayout.column(ofChunkKey: key)
-            let cluster = ClusterLayout.cluster(ofChunkKey: key)
+        for pieces in groups {
+            let key = pieces.last!.key
+            let column = old ? FormatUpgrade.column(ofOldKey: key) : ClusterLayout.column(ofChunkKey: key)
+            let cluster = old ? FormatUpgrade.cluster(ofOldKey: key) : ClusterLayout.cluster(ofChunkKey: key)
+            guard pieces.allSatisfy({ bounds.contains($0.raw) }) else { problem("a chunk outside the file was left out"); continue }
             if column == ClusterLayout.presenceColumn {
-                if format == FormatV1.format {
-                    presence[cluster] = try? FormatV1.decodePresence(raw, objectClass: objectClass, path: environment.path)
-                } else if let body = ChunkCheck.verified(raw, table: objectClass.key, key: key, type: nil) {
+                var bitmap: UnsafeRawPointer?
+                var decoded: DirtyChunk?
+                if old {
+                    if cluster < ClusterLayout.objectKeyLimit >> ClusterLayout.shift {
+                        decoded = try? FormatUpgrade.decodePresence(pieces[0].raw, format: format, key: key, objectClass: objectClass, path: environment.path)
+                    }
+                    bitmap = decoded.map { UnsafeRawPointer($0.fixed) }
+                } else if ChunkParts.isSound(pieces, table: objectClass.key, type: nil, bounds: nil) {
+                    bitmap = pieces[0].raw.baseAddress
+                }
+                if let bitmap {
                     // Column lists are made again from the chunks copied.
                     let chunk = DirtyChunk(type: nil, from: ChunkReader(nil))
-                    chunk.fixed.copyMemory(from: body.baseAddress!, byteCount: ClusterLayout.bitmapBytes)
+                    chunk.fixed.copyMemory(from: bitmap, byteCount: ClusterLayout.bitmapBytes)
                     presence[cluster] = chunk
-                }
-                if presence[cluster] == nil {
+                } else {
                     lostClusters.insert(cluster)
                     problem("\(objects(cluster)) lost: their list is damaged")
                 }
                 continue
             }
             guard let property = properties[column] else { continue }
-            let isSound = format == FormatV1.format
-                ? (try? FormatV1.decode(raw, type: property.type, objectClass: objectClass, path: environment.path)) != nil
-                : ChunkCheck.verified(raw, table: objectClass.key, key: key, type: property.type) != nil
+            let isSound = old
+                ? (try? FormatUpgrade.decode(pieces[0].raw, type: property.type, format: format, key: key, objectClass: objectClass, path: environment.path)) != nil
+                : ChunkParts.isSound(pieces, table: objectClass.key, type: property.type, bounds: nil)
             if isSound {
-                sound.append((key, raw))
+                sound.append((column, cluster, pieces))
             } else if property.isPrimaryKey {
                 lostClusters.insert(cluster)
                 problem("\(objects(cluster)) lost: their primary keys are damaged")
@@ -168,44 +185,38 @@ public enum FileCopy {
         }
         // A primary-key column that is missing (its chunk unreadable) loses its objects too.
         for property in objectClass.properties where property.isPrimaryKey {
-            let have = Set(sound.filter { ClusterLayout.column(ofChunkKey: $0.key) == property.key }.map { ClusterLayout.cluster(ofChunkKey: $0.key) })
+            let have = Set(sound.filter { $0.column == property.key }.map(\.cluster))
             for cluster in presence.keys where !have.contains(cluster) && !lostClusters.contains(cluster) && !presence[cluster]!.bitmapIsEmpty {
                 lostClusters.insert(cluster)
                 problem("\(objects(cluster)) lost: their primary keys are missing")
             }
         }
         for cluster in lostClusters { presence[cluster] = nil }
-        // In key order, once each (damage can leave a tree out of order).
-        sound.sort { $0.key < $1.key }
-        var unique: [(key: UInt64, raw: UnsafeRawBufferPointer)] = []
-        for entry in sound where unique.last?.key != entry.key { unique.append(entry) }
-        sound = unique
-        for (key, _) in sound {
-            presence[ClusterLayout.cluster(ofChunkKey: key)]?.listColumn(ClusterLayout.column(ofChunkKey: key))
-        }
+        for chunk in sound { presence[chunk.cluster]?.listColumn(chunk.column) }
 
         // Pass 2: presence chunks, then column chunks, in key order.
         var count = 0
+        var lastKey: UInt64?
         for cluster in presence.keys.sorted() {
             let chunk = presence[cluster]!
             if chunk.bitmapIsEmpty { continue }
             for word in 0..<4 { count += chunk.reader.bitmapWord(word).nonzeroBitCount }
-            let key = ClusterLayout.chunkKey(column: ClusterLayout.presenceColumn, cluster: cluster)
-            try LMDB.putReserved(out, outData, integerKey: key, size: chunk.encodedSize, append: true) {
-                chunk.encode(into: $0, table: objectClass.key, key: key)
-            }
+            try ChunkParts.store(chunk, out, outData, table: objectClass.key, column: ClusterLayout.presenceColumn, cluster: cluster,
+                                 limit: target.chunkPartLimit, lastKey: &lastKey)
         }
-        for (key, raw) in sound {
-            guard let cluster = presence[ClusterLayout.cluster(ofChunkKey: key)], !cluster.bitmapIsEmpty else { continue }
-            if format == FormatV1.format {
-                let property = properties[ClusterLayout.column(ofChunkKey: key)]!
-                let chunk = try FormatV1.decode(raw, type: property.type, objectClass: objectClass, path: environment.path)
-                try LMDB.putReserved(out, outData, integerKey: key, size: chunk.encodedSize, append: true) {
-                    chunk.encode(into: $0, table: objectClass.key, key: key)
-                }
+        for (column, cluster, pieces) in sound {
+            guard let listed = presence[cluster], !listed.bitmapIsEmpty else { continue }
+            if old {
+                let property = properties[column]!
+                let chunk = try FormatUpgrade.decode(pieces[0].raw, type: property.type, format: format, key: pieces[0].key,
+                                                     objectClass: objectClass, path: environment.path)
+                try ChunkParts.store(chunk, out, outData, table: objectClass.key, column: column, cluster: cluster,
+                                     limit: target.chunkPartLimit, lastKey: &lastKey)
             } else {
-                try LMDB.putReserved(out, outData, integerKey: key, size: raw.count, append: true) {
-                    $0.copyMemory(from: raw)
+                for (key, raw) in pieces {
+                    try LMDB.putReserved(out, outData, integerKey: key, size: raw.count, append: true) {
+                        $0.copyMemory(from: raw)
+                    }
                 }
             }
         }

@@ -293,21 +293,21 @@ extension Realm {
     func clusters(_ table: Table) throws(FiefError) -> [(cluster: Int64, live: Bitmap)] {
         try checkReadable()
         var result: [(cluster: Int64, live: Bitmap)] = []
-        let end = ClusterLayout.chunkKey(column: 1, cluster: 0)
+        let end = ClusterLayout.columnStart(1)
         var objects = 0
-        func collect(_ txn: OpaquePointer, _ bounds: MapBounds) throws(FiefError) {
+        func collect(_ txn: OpaquePointer, _ bounds: MapBounds, _ tables: ChunkPartTables) throws(FiefError) {
             let cursor = try LMDBCursor(txn, table.data)
             var entry = try cursor.seek(integerKey: 0)
             while let (key, value) = entry, key < end {
-                let reader = ChunkReader(try checkedChunk(value, table, ChunkID(table: table.key, key: key), bounds))
+                let reader = try checkedChunk(value, table, ChunkID(table: table.key, key: key), bounds, txn: txn, tables: tables)
                 let live = Bitmap(reader.bitmapWord(0), reader.bitmapWord(1), reader.bitmapWord(2), reader.bitmapWord(3))
                 objects += live[0].nonzeroBitCount + live[1].nonzeroBitCount + live[2].nonzeroBitCount + live[3].nonzeroBitCount
-                result.append((Int64(key), live))
+                result.append((ClusterLayout.cluster(ofChunkKey: key), live))
                 entry = try cursor.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
             }
         }
         if let write {
-            try collect(write.txn, write.bounds)
+            try collect(write.txn, write.bounds, write.partTables)
             if let touched = write.classes[table.key]?.touchedClusters, !touched.isEmpty {
                 var merged: [Int64: Bitmap] = [:]
                 for (cluster, live) in result { merged[cluster] = live }
@@ -324,7 +324,7 @@ extension Realm {
             let snapshot = try currentSnapshot()
             var counted: UInt64 = 0
             func collectAndCount() throws(FiefError) {
-                try collect(snapshot.txn, snapshot.bounds)
+                try collect(snapshot.txn, snapshot.bounds, snapshot.partTables)
                 if let meta = environment.openedDatabase(MetaKeys.database) {
                     counted = try MetaKeys.readUInt64(snapshot.txn, meta, MetaKeys.objectCount(table.key)) ?? 0
                 }

@@ -55,7 +55,9 @@ final class WriteTransaction {
     @exclusivity(unchecked) var dirty = ChunkMap<DirtyChunk>(capacity: 256)
     /// Chunks read from LMDB in this transaction.  The data databases are not
     /// written before commit (except when emptied), so these views stay valid.
-    @exclusivity(unchecked) var clean = ChunkMap<UnsafeRawBufferPointer?>(capacity: 256)
+    @exclusivity(unchecked) var clean = ChunkMap<ChunkReader>(capacity: 256)
+    /// The part lists of chunks read in parts.
+    var partTables = ChunkPartTables()
     /// Transactions that touched at least this many chunks (about 2 MiB)
     /// return their memory to the system when they end.
     static let largeChunkCount = 1024
@@ -175,7 +177,7 @@ extension Realm {
     @inline(__always)
     func chunk(_ table: Table, column: UInt32, cluster: Int64) throws(FiefError) -> ColumnChunk {
         let id = ChunkID(table: table.key, key: ClusterLayout.chunkKey(column: column, cluster: cluster))
-        let found: UnsafeRawBufferPointer?
+        let found: ChunkReader
         if let write {
             if let dirty = write.dirty[id] {
                 return ColumnChunk(reader: dirty.reader, dirtyItems: dirty.isVariableWidth ? dirty : nil)
@@ -183,31 +185,40 @@ extension Realm {
             if let clean = write.clean[id] {
                 found = clean
             } else {
-                found = try checkedChunk(try LMDB.get(write.txn, table.data, integerKey: id.key), table, id, write.bounds)
+                found = try checkedChunk(try LMDB.get(write.txn, table.data, integerKey: id.key), table, id, write.bounds,
+                                         txn: write.txn, tables: write.partTables)
                 write.clean[id] = found
             }
         } else {
             let snapshot = try currentSnapshot()
             found = try snapshot.chunk(id, dbi: table.data) { (raw) throws(FiefError) in
-                try checkedChunk(raw, table, id, snapshot.bounds)
+                try checkedChunk(raw, table, id, snapshot.bounds, txn: snapshot.txn, tables: snapshot.partTables)
             }
         }
-        if found == nil && column != ClusterLayout.presenceColumn {
+        if found.base == nil && column != ClusterLayout.presenceColumn {
             try requireUnlisted(table, column: column, cluster: cluster)
         }
-        return ColumnChunk(reader: ChunkReader(found), dirtyItems: nil)
+        return ColumnChunk(reader: found, dirtyItems: nil)
     }
 
-    /// A stored chunk's contents after its checks (see `ChunkCheck`), or the
-    /// error naming what is damaged.
-    func checkedChunk(_ raw: UnsafeRawBufferPointer?, _ table: Table, _ id: ChunkID, _ bounds: MapBounds) throws(FiefError) -> UnsafeRawBufferPointer? {
-        guard let raw else { return nil }
+    /// A stored chunk after its checks (see `ChunkCheck`), its leading parts
+    /// read through `txn` if it has any (their list kept by `tables`), or
+    /// the error naming what is damaged.
+    func checkedChunk(_ raw: UnsafeRawBufferPointer?, _ table: Table, _ id: ChunkID, _ bounds: MapBounds,
+                      txn: OpaquePointer, tables: ChunkPartTables) throws(FiefError) -> ChunkReader {
+        guard let raw else { return ChunkReader(nil) }
         let column = ClusterLayout.column(ofChunkKey: id.key)
         let type = column == ClusterLayout.presenceColumn ? nil : try table.column(column).type
         guard bounds.contains(raw), let body = ChunkCheck.verified(raw, table: table.key, key: id.key, type: type) else {
             throw damagedChunk(table, column: column, cluster: ClusterLayout.cluster(ofChunkKey: id.key), "fails its checksum or layout check")
         }
-        return body
+        guard let type, ChunkParts.hasLeadingParts(body, type: type) else { return ChunkReader(body) }
+        let cursor = try LMDBCursor(txn, table.data)
+        guard let whole = try ChunkParts.assemble(final: body, finalKey: id.key, cursor: cursor, table: table.key, type: type,
+                                                  bounds: bounds, tables: tables) else {
+            throw damagedChunk(table, column: column, cluster: ClusterLayout.cluster(ofChunkKey: id.key), "has a damaged or missing part")
+        }
+        return whole
     }
 
     /// Fail if the cluster's presence chunk says `column` has a chunk there
@@ -236,16 +247,17 @@ extension Realm {
     func dirtyChunk(_ write: WriteTransaction, _ table: Table, column: UInt32, type: PropertyType?, cluster: Int64) throws(FiefError) -> DirtyChunk {
         let id = ChunkID(table: table.key, key: ClusterLayout.chunkKey(column: column, cluster: cluster))
         if let dirty = write.dirty[id] { return dirty }
-        let stored: UnsafeRawBufferPointer?
+        let stored: ChunkReader
         if let clean = write.clean[id] {
             stored = clean
         } else {
-            stored = try checkedChunk(try LMDB.get(write.txn, table.data, integerKey: id.key), table, id, write.bounds)
-            if stored == nil && column != ClusterLayout.presenceColumn {
+            stored = try checkedChunk(try LMDB.get(write.txn, table.data, integerKey: id.key), table, id, write.bounds,
+                                      txn: write.txn, tables: write.partTables)
+            if stored.base == nil && column != ClusterLayout.presenceColumn {
                 try requireUnlisted(table, column: column, cluster: cluster)
             }
         }
-        let dirty = DirtyChunk(type: type, from: ChunkReader(stored))
+        let dirty = DirtyChunk(type: type, from: stored)
         write.dirty[id] = dirty
         return dirty
     }
@@ -353,6 +365,7 @@ extension Realm {
         let large = write.dirty.count + write.clean.count >= WriteTransaction.largeChunkCount
         write.dirty = ChunkMap(capacity: 1)
         write.clean = ChunkMap(capacity: 1)
+        write.partTables = ChunkPartTables()
         if large { malloc_trim(0) }
     }
 
@@ -383,24 +396,22 @@ extension Realm {
         let ids = write.dirty.entries.map(\.0).sorted { $0.table != $1.table ? $0.table < $1.table : $0.key < $1.key }
         var appendTable: UInt32 = 0
         var lastKey: UInt64? = nil
+        let partLimit = environment.chunkPartLimit
         for id in ids {
             let cluster = ClusterLayout.cluster(ofChunkKey: id.key)
             if !emptied.isEmpty && emptied.contains(ChunkID(table: id.table, key: UInt64(cluster))) { continue }
             let chunk = write.dirty[id]!
-            let size = chunk.encodedSize
-            guard size < Int(UInt32.max) else {
-                throw FiefError(.fileFull, "the strings or binaries of 256 neighbouring objects exceed 4 GiB")
-            }
             let data = try table(id.table).data
             if appendTable != id.table {
                 appendTable = id.table
                 lastKey = try LMDBCursor(write.txn, data).move(MDB_LAST).map { $0.key.loadUnaligned(as: UInt64.self) }
             }
-            let append = lastKey.map { id.key > $0 } ?? true
-            try LMDB.putReserved(write.txn, data, integerKey: id.key, size: size, append: append) {
-                chunk.encode(into: $0, table: id.table, key: id.key)
+            let column = ClusterLayout.column(ofChunkKey: id.key)
+            if chunk.wasInParts {
+                try ChunkParts.deleteLeadingParts(write.txn, data, column: column, cluster: cluster)
             }
-            if append { lastKey = id.key }
+            try ChunkParts.store(chunk, write.txn, data, table: id.table, column: column, cluster: cluster,
+                                 limit: partLimit, lastKey: &lastKey)
         }
         for empty in emptied {
             let table = try table(empty.table)
@@ -409,12 +420,13 @@ extension Realm {
             let listed = write.dirty[ChunkID(table: empty.table, key: presenceKey)]
             try LMDB.delete(write.txn, table.data, integerKey: presenceKey)
             for property in table.objectClass.properties {
-                try LMDB.delete(write.txn, table.data, integerKey: ClusterLayout.chunkKey(column: property.key, cluster: cluster))
+                try ChunkParts.delete(write.txn, table.data, column: property.key, cluster: cluster,
+                                      mayHaveParts: property.type == .string || property.type == .binary)
             }
             // Chunks of properties removed since (listed, no longer in the schema).
             if let listed {
                 for column in listed.listedColumns where (try? table.column(column)) == nil {
-                    try LMDB.delete(write.txn, table.data, integerKey: ClusterLayout.chunkKey(column: column, cluster: cluster))
+                    try ChunkParts.delete(write.txn, table.data, column: column, cluster: cluster, mayHaveParts: true)
                 }
             }
         }
@@ -478,7 +490,7 @@ extension Realm {
     func allocateKeys(_ write: WriteTransaction, _ table: Table, count: Int) throws(FiefError) -> Int64 {
         let first = try allocateKey(write, table)
         let next = first + Int64(count)
-        guard next <= (1 << 48) else { throw FiefError(.fileFull, "class '\(table.objectClass.name)' ran out of object keys") }
+        guard next <= ClusterLayout.objectKeyLimit else { throw FiefError(.fileFull, "class '\(table.objectClass.name)' ran out of object keys") }
         write.classWrite(table.key).nextKey = next
         return first
     }
@@ -492,7 +504,7 @@ extension Realm {
         } else {
             next = Int64(try MetaKeys.readUInt64(write.txn, write.meta, MetaKeys.nextObjectKey(table.key)) ?? 0)
         }
-        guard next < (1 << 48) else { throw FiefError(.fileFull, "class '\(table.objectClass.name)' ran out of object keys") }
+        guard next < ClusterLayout.objectKeyLimit else { throw FiefError(.fileFull, "class '\(table.objectClass.name)' ran out of object keys") }
         state.nextKey = next + 1
         return next
     }

@@ -43,7 +43,9 @@ final class Snapshot: @unchecked Sendable {
     /// from then on lookups take `lock`.
     var isShared = false
     let lock = Lock()
-    @exclusivity(unchecked) private var cache = ChunkMap<UnsafeRawBufferPointer?>(capacity: 256)
+    @exclusivity(unchecked) private var cache = ChunkMap<ChunkReader>(capacity: 256)
+    /// The part lists of chunks read in parts.
+    let partTables = ChunkPartTables()
     /// Cursors kept for lookups in integer primary-key tables, by database.
     @exclusivity(unchecked) private var cursors: [MDB_dbi: LMDBCursor] = [:]
 
@@ -122,7 +124,7 @@ final class Snapshot: @unchecked Sendable {
     /// The chunk `id`, checked by `check` on its first read in this
     /// snapshot (which returns its contents without the checksum).
     @inline(__always)
-    func chunk(_ id: ChunkID, dbi: MDB_dbi, check: (UnsafeRawBufferPointer?) throws(FiefError) -> UnsafeRawBufferPointer?) throws(FiefError) -> UnsafeRawBufferPointer? {
+    func chunk(_ id: ChunkID, dbi: MDB_dbi, check: (UnsafeRawBufferPointer?) throws(FiefError) -> ChunkReader) throws(FiefError) -> ChunkReader {
         if isShared {
             return try lock.withLock { () throws(FiefError) in try lookup(id, dbi: dbi, check: check) }
         }
@@ -130,7 +132,7 @@ final class Snapshot: @unchecked Sendable {
     }
 
     @inline(__always)
-    private func lookup(_ id: ChunkID, dbi: MDB_dbi, check: (UnsafeRawBufferPointer?) throws(FiefError) -> UnsafeRawBufferPointer?) throws(FiefError) -> UnsafeRawBufferPointer? {
+    private func lookup(_ id: ChunkID, dbi: MDB_dbi, check: (UnsafeRawBufferPointer?) throws(FiefError) -> ChunkReader) throws(FiefError) -> ChunkReader {
         if let cached = cache[id] { return cached }
         let found = try check(try LMDB.get(txn, dbi, integerKey: id.key))
         cache[id] = found
@@ -144,7 +146,7 @@ enum MetaKeys {
     static let magic = "magic"
     static let magicValue: [UInt8] = Array("FIEF".utf8)
     static let format = "format"
-    static let formatValue: UInt64 = 2
+    static let formatValue: UInt64 = 3
     static let version = "version"
     static let schema = "schema"
     static let schemaVersion = "schemaVersion"

@@ -22,7 +22,7 @@ enum SchemaPlanner {
         var schemaVersion: UInt64
         var generation: UInt64
         var nextClassKey: UInt64
-        /// The file format (`MetaKeys.formatValue`, or 1: upgraded on a writable open).
+        /// The file format (`MetaKeys.formatValue`, or 1 or 2: upgraded on a writable open).
         var format: UInt64
     }
 
@@ -43,8 +43,8 @@ enum SchemaPlanner {
             throw FiefError(.fileNotFief, "'\(path)' is not a Fief file", path: path)
         }
         let format = try MetaKeys.readUInt64(txn, meta, MetaKeys.format) ?? 0
-        guard format == MetaKeys.formatValue || format == FormatV1.format else {
-            throw FiefError(.fileFormat, "'\(path)' has file format \(format); this library reads formats \(FormatV1.format) and \(MetaKeys.formatValue) (a newer Fief wrote it?)", path: path)
+        guard format == MetaKeys.formatValue || FormatUpgrade.upgrades(format) else {
+            throw FiefError(.fileFormat, "'\(path)' has file format \(format); this library reads format \(MetaKeys.formatValue) and upgrades formats 1 and 2 (a newer Fief wrote it?)", path: path)
         }
         guard let schemaBytes = try MetaKeys.readBytes(txn, meta, MetaKeys.schema) else {
             throw FiefError(.fileNotFief, "'\(path)' has no schema", path: path)
@@ -64,9 +64,9 @@ enum SchemaPlanner {
             }
             return Plan(needsWrite: true)
         }
-        if stored.format == FormatV1.format {
+        if FormatUpgrade.upgrades(stored.format) {
             if readOnly {
-                throw FiefError(.fileFormat, "'\(snapshot.environment.path)' has file format 1, which this library upgrades when it opens the file for writing; open it once writable, or write an upgraded copy with `fief copy \(snapshot.environment.path) NEW`", path: snapshot.environment.path)
+                throw FiefError(.fileFormat, "'\(snapshot.environment.path)' has file format \(stored.format), which this library upgrades to format \(MetaKeys.formatValue) when it opens the file for writing; open it once writable, or write an upgraded copy with `fief copy \(snapshot.environment.path) NEW`", path: snapshot.environment.path)
             }
             return Plan(needsWrite: true)
         }
@@ -230,13 +230,14 @@ enum SchemaPlanner {
             try MetaKeys.write(txn, meta, MetaKeys.format, MetaKeys.formatValue)
             try MetaKeys.write(txn, meta, MetaKeys.version, 0)
         }
-        if existing.format == FormatV1.format {
-            // Rewrite every chunk in format 2 first, in this transaction.
+        if FormatUpgrade.upgrades(existing.format) {
+            // Rewrite every chunk in format 3 first, in this transaction.
             for objectClass in existing.schema.classes {
                 let data = try open(Table.dataName(objectClass.key), integerKey: true)
-                try FormatV1.upgrade(txn, data: data, meta: meta, objectClass: objectClass, path: environment.path)
+                try FormatUpgrade.upgrade(txn, data: data, meta: meta, objectClass: objectClass, format: existing.format,
+                                          partLimit: environment.chunkPartLimit, path: environment.path)
                 // Integer primary keys: rebuilt as runs (format 1 kept one entry per object).
-                if let pk = objectClass.primaryKey, pk.type == .int, !pk.isNullable,
+                if existing.format == 1, let pk = objectClass.primaryKey, pk.type == .int, !pk.isNullable,
                    merge.schema.classes.contains(where: { $0.key == objectClass.key && $0.primaryKey?.key == pk.key }) {
                     merge.rebuiltPrimaryKeys.append(objectClass.key)
                 }
@@ -286,27 +287,16 @@ enum SchemaPlanner {
 
     /// Delete every chunk of `column` from a class's data database.
     static func deleteColumn(_ txn: OpaquePointer, _ data: MDB_dbi, column: UInt32) throws(FiefError) {
-        let cursor = try LMDBCursor(txn, data)
-        let end = ClusterLayout.chunkKey(column: column + 1, cluster: 0)
-        var entry = try cursor.seek(integerKey: ClusterLayout.chunkKey(column: column, cluster: 0))
-        while let (key, _) = entry, key < end {
-            try cursor.deleteCurrent()
-            entry = try cursor.move(MDB_GET_CURRENT).map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
-            if entry == nil { break }
-            // After a delete the cursor already stands on the next entry.
-        }
+        try ChunkParts.deleteRange(txn, data, from: ClusterLayout.columnStart(column), before: ClusterLayout.columnStart(column + 1))
     }
 
     /// Index every existing object's value of `property` into `target`.
     static func fill(_ txn: OpaquePointer, data: MDB_dbi, target: MDB_dbi, property: Property, objectClass: ObjectClass, unique: Bool, integerKey: Bool) throws(FiefError) {
         let className = objectClass.name
-        func checked(_ raw: UnsafeRawBufferPointer?, _ key: UInt64, _ type: PropertyType?) throws(FiefError) -> ChunkReader {
-            guard let raw else { return ChunkReader(nil) }
-            guard let body = ChunkCheck.verified(raw, table: objectClass.key, key: key, type: type) else {
-                throw FiefError(.fileCorrupt, "a stored chunk of class '\(className)' (key \(key)) fails its checksum or layout check")
-            }
-            return ChunkReader(body)
+        func damaged(_ key: UInt64) -> FiefError {
+            FiefError(.fileCorrupt, "a stored chunk of class '\(className)' (key \(key)) fails its checksum or layout check")
         }
+        let tables = ChunkPartTables()
         let runCursor = integerKey ? try LMDBCursor(txn, target) : nil
         var runStart: UInt64 = 0, runObject: Int64 = 0, runCount = 0
         func writeRun() throws(FiefError) -> Bool {
@@ -316,13 +306,16 @@ enum SchemaPlanner {
             return try PrimaryKeyRuns.insert(runCursor, start: runStart, firstObject: runObject, count: UInt64(runCount), tail: &tail) == nil
         }
         let presenceCursor = try LMDBCursor(txn, data)
-        var entry = try presenceCursor.seek(integerKey: ClusterLayout.chunkKey(column: 0, cluster: 0))
+        var entry = try presenceCursor.seek(integerKey: ClusterLayout.columnStart(ClusterLayout.presenceColumn))
         var keyBytes: [UInt8] = []
-        while let (chunkKey, presenceBytes) = entry, chunkKey < ClusterLayout.chunkKey(column: 1, cluster: 0) {
-            let cluster = Int64(chunkKey & ((1 << 40) - 1))
-            let presence = try checked(presenceBytes, chunkKey, nil)
-            let columnKey = ClusterLayout.chunkKey(column: property.key, cluster: cluster)
-            let column = try checked(try LMDB.get(txn, data, integerKey: columnKey), columnKey, property.type)
+        while let (chunkKey, presenceBytes) = entry, chunkKey < ClusterLayout.columnStart(1) {
+            let cluster = ClusterLayout.cluster(ofChunkKey: chunkKey)
+            guard let presenceBody = ChunkCheck.verified(presenceBytes, table: objectClass.key, key: chunkKey, type: nil) else { throw damaged(chunkKey) }
+            let presence = ChunkReader(presenceBody)
+            guard let column = try ChunkParts.read(txn, data, table: objectClass.key, column: property.key, cluster: cluster,
+                                                   type: property.type, bounds: nil, tables: tables) else {
+                throw damaged(ClusterLayout.chunkKey(column: property.key, cluster: cluster))
+            }
             for slot in 0..<ClusterLayout.slots where presence.bit(slot) {
                 let objectKey = (cluster << ClusterLayout.shift) | Int64(slot)
                 let value = column.value(slot, type: property.type, nullable: property.isNullable)

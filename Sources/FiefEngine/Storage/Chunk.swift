@@ -1,7 +1,7 @@
 import CFiefSupport
 
 /// Column chunks: how one property of one cluster of objects is stored
-/// (file format 2; `FormatV1.swift` reads format 1 for the upgrade).
+/// (file format 3; `FormatUpgrade.swift` reads formats 1 and 2 to upgrade them).
 ///
 /// Objects of a class live in clusters of 256 consecutive object keys
 /// (cluster = key >> 8, slot = key & 255).  Each property of a cluster is one
@@ -20,9 +20,16 @@ import CFiefSupport
 ///                    themselves, base 0): frame of reference, so ids
 ///                    1...1,000,000 take one byte each
 ///     other fixed    256 slots x width bytes, little-endian (ids big-endian)
-///     string/binary  [32] offset width w (1, 2 or 4), then 257 offsets
-///                    (w bytes each, the first 0) into the byte area that
-///                    follows: slot s is bytes offset[s] ..< offset[s + 1]
+///     string/binary  [32] offset width w (1, 2 or 4), [33] first slot f,
+///                    then l - f + 2 offsets (w bytes each, the first 0)
+///                    into the byte area that follows: slot s is bytes
+///                    offset[s - f] ..< offset[s - f + 1]
+///
+/// A chunk's key is `column << 40 | cluster << 8 | l`, l its last slot: 255
+/// for every chunk but the leading parts of a string or binary chunk too
+/// large for one LMDB page, which is stored as *parts*, runs of slots
+/// f...l that each fit a page (`ChunkParts`).  Every part repeats the null
+/// bitmap; the part ending at 255 is found by the chunk's key.
 ///
 /// A missing chunk reads as all defaults (a property added after the cluster
 /// was written).
@@ -33,17 +40,34 @@ enum ClusterLayout {
     static let bitmapBytes = 32
     static let presenceColumn: UInt32 = 0
     static let checksumBytes = 4
+    /// Object keys stay below 2^40 (clusters below 2^32: their keys hold
+    /// cluster and slot in 40 bits).
+    static let objectKeyLimit: Int64 = 1 << 40
 
-    /// The LMDB key of a chunk in a class's data database (MDB_INTEGERKEY).
+    /// The LMDB key of a chunk (its final part) in a class's data database
+    /// (MDB_INTEGERKEY).
     @inline(__always)
     static func chunkKey(column: UInt32, cluster: Int64) -> UInt64 {
-        (UInt64(column) << 40) | UInt64(truncatingIfNeeded: cluster)
+        partKey(column: column, cluster: cluster, last: slots - 1)
     }
+
+    /// The key of the part of a chunk that ends at slot `last`.
+    @inline(__always)
+    static func partKey(column: UInt32, cluster: Int64, last: Int) -> UInt64 {
+        (UInt64(column) << 40) | (UInt64(truncatingIfNeeded: cluster) << 8) | UInt64(truncatingIfNeeded: last)
+    }
+
+    /// The lowest key a chunk of `column` can have.
+    @inline(__always)
+    static func columnStart(_ column: UInt32) -> UInt64 { UInt64(column) << 40 }
 
     @inline(__always)
     static func column(ofChunkKey key: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: key >> 40) }
     @inline(__always)
-    static func cluster(ofChunkKey key: UInt64) -> Int64 { Int64(key & ((1 << 40) - 1)) }
+    static func cluster(ofChunkKey key: UInt64) -> Int64 { Int64((key >> 8) & 0xFFFF_FFFF) }
+    /// The last slot of the chunk (or part) stored under `key`.
+    @inline(__always)
+    static func lastSlot(ofChunkKey key: UInt64) -> Int { Int(key & 255) }
 
     @inline(__always)
     static func cluster(of key: Int64) -> Int64 { key >> shift }
@@ -55,11 +79,14 @@ enum ClusterLayout {
     static let intWidth = bitmapBytes
     static let intBase = bitmapBytes + 1
     static let intValues = bitmapBytes + 9
-    /// String and binary chunks: the offset width byte and the offsets.
+    /// String and binary chunks: the offset width byte, the first slot and the offsets.
     static let varWidth = bitmapBytes
-    static let varOffsets = bitmapBytes + 1
+    static let varFirst = bitmapBytes + 1
+    static let varOffsets = bitmapBytes + 2
+    /// Where the bytes of a string or binary chunk (or part) of `slotCount`
+    /// slots start.
     @inline(__always)
-    static func varData(width: Int) -> Int { varOffsets + (slots + 1) * width }
+    static func varData(width: Int, slotCount: Int) -> Int { varOffsets + (slotCount + 1) * width }
 }
 
 /// Checksums and structural checks of stored chunks: every chunk is checked
@@ -80,52 +107,57 @@ enum ChunkCheck {
 
     /// The chunk's contents without its checksum, or nil if it is damaged:
     /// a wrong checksum, or a layout that does not fit `type` (nil type:
-    /// a presence chunk).
+    /// a presence chunk) or the last slot `key` gives it.
     static func verified(_ raw: UnsafeRawBufferPointer, table: UInt32, key: UInt64, type: PropertyType?) -> UnsafeRawBufferPointer? {
         guard raw.count >= ClusterLayout.bitmapBytes + ClusterLayout.checksumBytes else { return nil }
         let body = UnsafeRawBufferPointer(rebasing: raw[0..<(raw.count - ClusterLayout.checksumBytes)])
         let stored = raw.loadUnaligned(fromByteOffset: body.count, as: UInt32.self)
         guard UInt32(littleEndian: stored) == checksum(table: table, key: key, body) else { return nil }
-        return isWellFormed(body, type: type) ? body : nil
+        return isWellFormed(body, type: type, last: ClusterLayout.lastSlot(ofChunkKey: key)) ? body : nil
     }
 
     /// Whether a chunk's layout fits its type: sizes, widths, and offsets
-    /// that stay inside the chunk.
-    static func isWellFormed(_ body: UnsafeRawBufferPointer, type: PropertyType?) -> Bool {
+    /// that stay inside the chunk.  Only string and binary chunks are
+    /// stored in parts: any other chunk ends at the last slot.
+    static func isWellFormed(_ body: UnsafeRawBufferPointer, type: PropertyType?, last: Int) -> Bool {
         let count = body.count
-        guard let type else { return count >= ClusterLayout.bitmapBytes && count <= ClusterLayout.bitmapBytes + 8192 }
+        let isPart = last != ClusterLayout.slots - 1
+        guard let type else { return !isPart && count >= ClusterLayout.bitmapBytes && count <= ClusterLayout.bitmapBytes + 8192 }
         switch type {
         case .int:
-            guard count >= ClusterLayout.intValues else { return false }
+            guard !isPart, count >= ClusterLayout.intValues else { return false }
             let width = Int(body.load(fromByteOffset: ClusterLayout.intWidth, as: UInt8.self))
             guard width == 0 || width == 1 || width == 2 || width == 4 || width == 8 else { return false }
             return count == ClusterLayout.intValues + ClusterLayout.slots * width
         case .string, .binary:
-            guard count > ClusterLayout.varOffsets else { return false }
+            guard count >= ClusterLayout.varOffsets else { return false }
             let width = Int(body.load(fromByteOffset: ClusterLayout.varWidth, as: UInt8.self))
-            guard width == 1 || width == 2 || width == 4 else { return false }
-            let data = ClusterLayout.varData(width: width)
+            let first = Int(body.load(fromByteOffset: ClusterLayout.varFirst, as: UInt8.self))
+            guard width == 1 || width == 2 || width == 4, first <= last else { return false }
+            let slotCount = last - first + 1
+            let data = ClusterLayout.varData(width: width, slotCount: slotCount)
             guard count >= data else { return false }
             let available = count - data
             let offsets = body.baseAddress! + ClusterLayout.varOffsets
             switch width {
-            case 1: return endsAscend(offsets, as: UInt8.self, to: available)
-            case 2: return endsAscend(offsets, as: UInt16.self, to: available)
-            default: return endsAscend(offsets, as: UInt32.self, to: available)
+            case 1: return endsAscend(offsets, as: UInt8.self, slotCount: slotCount, to: available)
+            case 2: return endsAscend(offsets, as: UInt16.self, slotCount: slotCount, to: available)
+            default: return endsAscend(offsets, as: UInt32.self, slotCount: slotCount, to: available)
             }
         default:
-            return count == ClusterLayout.chunkSize(fixedWidth: type.fixedWidth)
+            return !isPart && count == ClusterLayout.chunkSize(fixedWidth: type.fixedWidth)
         }
     }
 }
 
 extension ChunkCheck {
-    /// Whether 257 offsets of type `T` start at 0, never go down, and end at `total`.
+    /// Whether `slotCount + 1` offsets of type `T` start at 0, never go
+    /// down, and end at `total`.
     @inline(__always)
-    static func endsAscend<T: FixedWidthInteger & UnsignedInteger>(_ offsets: UnsafeRawPointer, as: T.Type, to total: Int) -> Bool {
+    static func endsAscend<T: FixedWidthInteger & UnsignedInteger>(_ offsets: UnsafeRawPointer, as: T.Type, slotCount: Int, to total: Int) -> Bool {
         var previous: T = 0
         var descending = offsets.loadUnaligned(as: T.self) != 0
-        for slot in 1...ClusterLayout.slots {
+        for slot in 1...slotCount {
             let end = offsets.loadUnaligned(fromByteOffset: slot * MemoryLayout<T>.size, as: T.self)
             descending = descending || end < previous
             previous = end
@@ -134,17 +166,108 @@ extension ChunkCheck {
     }
 }
 
+/// One part of a string or binary chunk stored in parts: slots
+/// `first...last`, their offsets and bytes.
+struct ChunkPart {
+    let offsets: UnsafeRawPointer
+    let data: UnsafeRawPointer
+    let first: Int
+    let last: Int
+    let width: Int
+
+    /// The part whose (checked) body starts at `body` and ends at slot `last`.
+    @inline(__always)
+    init(body: UnsafeRawPointer, last: Int) {
+        width = Int(body.load(fromByteOffset: ClusterLayout.varWidth, as: UInt8.self))
+        first = Int(body.load(fromByteOffset: ClusterLayout.varFirst, as: UInt8.self))
+        self.last = last
+        offsets = body + ClusterLayout.varOffsets
+        data = body + ClusterLayout.varData(width: width, slotCount: last - first + 1)
+    }
+
+    /// The bytes of `slot` (one of this part's).
+    @inline(__always)
+    func bytes(_ slot: Int) -> UnsafeRawBufferPointer {
+        let i = slot - first
+        let start: Int, end: Int
+        switch width {
+        case 1:
+            start = Int(offsets.load(fromByteOffset: i, as: UInt8.self))
+            end = Int(offsets.load(fromByteOffset: i + 1, as: UInt8.self))
+        case 2:
+            start = Int(offsets.loadUnaligned(fromByteOffset: i << 1, as: UInt16.self))
+            end = Int(offsets.loadUnaligned(fromByteOffset: (i + 1) << 1, as: UInt16.self))
+        default:
+            start = Int(offsets.loadUnaligned(fromByteOffset: i << 2, as: UInt32.self))
+            end = Int(offsets.loadUnaligned(fromByteOffset: (i + 1) << 2, as: UInt32.self))
+        }
+        return UnsafeRawBufferPointer(start: data + start, count: end - start)
+    }
+
+    /// The bytes of every slot of this part in `mask`, the width decoded once.
+    @inline(__always)
+    func forEachBytes(_ mask: SIMD4<UInt64>, _ body: (Int, UnsafeRawBufferPointer) -> Void) {
+        @inline(__always)
+        func run<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) {
+            let size = MemoryLayout<T>.size
+            for word in (first >> 6)...(last >> 6) {
+                var w = mask[word]
+                if word == first >> 6 { w &= ~UInt64(0) << UInt64(first & 63) }
+                if word == last >> 6 && last & 63 != 63 { w &= (UInt64(1) << UInt64((last & 63) + 1)) - 1 }
+                while w != 0 {
+                    let slot = word << 6 | w.trailingZeroBitCount
+                    let i = slot - first
+                    let start = Int(offsets.loadUnaligned(fromByteOffset: i * size, as: T.self))
+                    let end = Int(offsets.loadUnaligned(fromByteOffset: (i + 1) * size, as: T.self))
+                    body(slot, UnsafeRawBufferPointer(start: data + start, count: end - start))
+                    w &= w - 1
+                }
+            }
+        }
+        switch width {
+        case 1: run(UInt8.self)
+        case 2: run(UInt16.self)
+        default: run(UInt32.self)
+        }
+    }
+}
+
 /// Read access to one stored chunk, straight from LMDB's map (or from a
 /// write transaction's buffer with the same layout), after `ChunkCheck`.
 /// `base == nil` means the chunk does not exist: every slot reads as its
-/// default.
+/// default.  A string or binary chunk stored in parts has `parts` (in slot
+/// order, kept by the snapshot or transaction that read them); `base` is
+/// then its final part, whose null bitmap every part repeats.
 struct ChunkReader {
     let base: UnsafeRawPointer?
     let count: Int
+    let parts: UnsafePointer<ChunkPart>?
+    let partCount: Int
 
     init(_ buffer: UnsafeRawBufferPointer?) {
         base = buffer?.baseAddress
         count = buffer?.count ?? 0
+        parts = nil
+        partCount = 0
+    }
+
+    /// A chunk stored in parts: `final` is the body of its last part.
+    init(final: UnsafeRawBufferPointer, parts: UnsafePointer<ChunkPart>, partCount: Int) {
+        base = final.baseAddress
+        count = final.count
+        self.parts = parts
+        self.partCount = partCount
+    }
+
+    /// The part of a chunk stored in parts that holds `slot`.
+    @inline(__always)
+    func part(holding slot: Int) -> ChunkPart {
+        var low = 0, high = partCount - 1
+        while low < high {
+            let middle = (low + high) >> 1
+            if parts![middle].last < slot { low = middle + 1 } else { high = middle }
+        }
+        return parts![low]
     }
 
     /// Bit `slot` of the chunk's bitmap: "is null" in a column chunk,
@@ -201,53 +324,24 @@ struct ChunkReader {
         }
     }
 
+    /// The bytes of a string or binary slot (empty when the chunk is missing).
     @inline(__always)
     func bytes(_ slot: Int) -> UnsafeRawBufferPointer {
         guard let base else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        let offsets = base + ClusterLayout.varOffsets
-        let start: Int, end: Int, data: Int
-        switch base.load(fromByteOffset: ClusterLayout.varWidth, as: UInt8.self) {
-        case 1:
-            start = Int(offsets.load(fromByteOffset: slot, as: UInt8.self))
-            end = Int(offsets.load(fromByteOffset: slot + 1, as: UInt8.self))
-            data = ClusterLayout.varData(width: 1)
-        case 2:
-            start = Int(offsets.loadUnaligned(fromByteOffset: slot << 1, as: UInt16.self))
-            end = Int(offsets.loadUnaligned(fromByteOffset: (slot + 1) << 1, as: UInt16.self))
-            data = ClusterLayout.varData(width: 2)
-        default:
-            start = Int(offsets.loadUnaligned(fromByteOffset: slot << 2, as: UInt32.self))
-            end = Int(offsets.loadUnaligned(fromByteOffset: (slot + 1) << 2, as: UInt32.self))
-            data = ClusterLayout.varData(width: 4)
-        }
-        return UnsafeRawBufferPointer(start: base + data + start, count: end - start)
+        if parts != nil { return part(holding: slot).bytes(slot) }
+        return ChunkPart(body: base, last: ClusterLayout.slots - 1).bytes(slot)
     }
 
     /// The bytes of every slot in `mask` of a stored string or binary chunk,
-    /// the offset width decoded once for the chunk.
+    /// the offset width decoded once per part.
     @inline(__always)
     func forEachBytes(_ mask: SIMD4<UInt64>, _ body: (Int, UnsafeRawBufferPointer) -> Void) {
         guard let base else { return }
-        @inline(__always)
-        func run<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) {
-            let offsets = base + ClusterLayout.varOffsets
-            let data = base + ClusterLayout.varData(width: MemoryLayout<T>.size)
-            for word in 0..<4 {
-                var w = mask[word]
-                while w != 0 {
-                    let slot = word << 6 | w.trailingZeroBitCount
-                    let start = Int(offsets.loadUnaligned(fromByteOffset: slot * MemoryLayout<T>.size, as: T.self))
-                    let end = Int(offsets.loadUnaligned(fromByteOffset: (slot + 1) * MemoryLayout<T>.size, as: T.self))
-                    body(slot, UnsafeRawBufferPointer(start: data + start, count: end - start))
-                    w &= w - 1
-                }
-            }
+        guard let parts else {
+            ChunkPart(body: base, last: ClusterLayout.slots - 1).forEachBytes(mask, body)
+            return
         }
-        switch base.load(fromByteOffset: ClusterLayout.varWidth, as: UInt8.self) {
-        case 1: run(UInt8.self)
-        case 2: run(UInt16.self)
-        default: run(UInt32.self)
-        }
+        for i in 0..<partCount { parts[i].forEachBytes(mask, body) }
     }
 
     /// Decode one slot as a `Value` of `type` (null only if `nullable`).
@@ -289,6 +383,8 @@ final class DirtyChunk {
     /// Whether no chunk was stored before this transaction (commit then
     /// lists the column in its cluster's presence chunk).
     let isNew: Bool
+    /// Whether the stored chunk was in parts (commit deletes its leading parts).
+    let wasInParts: Bool
     /// Per slot (offset, length) into `arena`; nil for fixed-width chunks.
     private let spans: UnsafeMutablePointer<(UInt32, UInt32)>?
     private var arena: UnsafeMutableRawPointer?
@@ -303,6 +399,7 @@ final class DirtyChunk {
     init(type: PropertyType?, from stored: ChunkReader) {
         self.type = type
         isNew = stored.base == nil
+        wasInParts = stored.parts != nil
         let width = type?.fixedWidth ?? 0
         let variable = type != nil && width == 0
         fixedSize = width == 0 ? ClusterLayout.bitmapBytes
@@ -347,21 +444,21 @@ final class DirtyChunk {
         }
         if variable {
             let spans = UnsafeMutablePointer<(UInt32, UInt32)>.allocate(capacity: ClusterLayout.slots)
-            if let base = stored.base {
-                // One copy of the stored byte area; spans keep its offsets.
-                let width = Int(base.load(fromByteOffset: ClusterLayout.varWidth, as: UInt8.self))
-                let data = ClusterLayout.varData(width: width)
-                let total = stored.count - data
+            if stored.base != nil {
+                // The stored bytes (of every part) in one arena.
+                var total = 0
+                for slot in 0..<ClusterLayout.slots { total += stored.bytes(slot).count }
                 arenaCapacity = max(total, 256)
                 arena = UnsafeMutableRawPointer.allocate(byteCount: arenaCapacity, alignment: 8)
-                if total > 0 { arena!.copyMemory(from: base + data, byteCount: total) }
-                arenaCount = total
-                liveBytes = total
+                var used = 0
                 for slot in 0..<ClusterLayout.slots {
                     let view = stored.bytes(slot)
-                    let start = view.count == 0 ? 0 : view.baseAddress! - (base + data)
-                    spans[slot] = (UInt32(start), UInt32(view.count))
+                    if view.count > 0 { (arena! + used).copyMemory(from: view.baseAddress!, byteCount: view.count) }
+                    spans[slot] = (UInt32(used), UInt32(view.count))
+                    used += view.count
                 }
+                arenaCount = total
+                liveBytes = total
             } else {
                 spans.initialize(repeating: (0, 0), count: ClusterLayout.slots)
             }
@@ -527,26 +624,61 @@ final class DirtyChunk {
         return (0, 8)
     }
 
-    /// The bytes of the string or binary slots still in use.
-    private var variableBytes: Int {
-        guard let spans else { return 0 }
-        var total = 0
-        for slot in 0..<ClusterLayout.slots where !bit(slot) { total += Int(spans[slot].1) }
-        return total
+    @inline(__always)
+    private func liveLength(_ slot: Int) -> Int {
+        bit(slot) ? 0 : Int(spans![slot].1)
     }
 
     private static func offsetWidth(_ total: Int) -> Int {
         total <= Int(UInt8.max) ? 1 : total <= Int(UInt16.max) ? 2 : 4
     }
 
-    /// The size of the stored chunk, its checksum included.
-    var encodedSize: Int {
+    /// The size of a string or binary part of `slotCount` slots holding
+    /// `bytes` bytes, its checksum included.
+    @inline(__always)
+    private static func partSize(slotCount: Int, bytes: Int) -> Int {
+        ClusterLayout.varData(width: offsetWidth(bytes), slotCount: slotCount) + bytes + ClusterLayout.checksumBytes
+    }
+
+    /// The last slot of each part the chunk is stored in: `[255]` (one
+    /// piece) unless it is a string or binary chunk larger than `limit`
+    /// bytes, LMDB's largest value that stays on a page.  Parts are made
+    /// about equal, so three parts of two-thirds of a page share pages well;
+    /// a value larger than a part gets a part of its own (LMDB then gives
+    /// it overflow pages).
+    func partLasts(limit: Int) -> [Int] {
+        guard spans != nil else { return [ClusterLayout.slots - 1] }
+        var total = 0
+        for slot in 0..<ClusterLayout.slots { total += liveLength(slot) }
+        let whole = DirtyChunk.partSize(slotCount: ClusterLayout.slots, bytes: total)
+        if whole <= limit { return [ClusterLayout.slots - 1] }
+        let partCount = (whole + limit - 1) / limit
+        let target = min(limit, (whole + partCount - 1) / partCount + 48)
+        var lasts: [Int] = []
+        var first = 0, bytes = 0
+        for slot in 0..<ClusterLayout.slots {
+            let length = liveLength(slot)
+            if slot > first && DirtyChunk.partSize(slotCount: slot - first + 1, bytes: bytes + length) > target {
+                lasts.append(slot - 1)
+                first = slot
+                bytes = 0
+            }
+            bytes += length
+        }
+        lasts.append(ClusterLayout.slots - 1)
+        return lasts
+    }
+
+    /// The size of the stored chunk (or of its part `first...last`), its
+    /// checksum included.
+    func encodedSize(first: Int = 0, last: Int = ClusterLayout.slots - 1) -> Int {
         let body: Int
         if type == .int {
             body = ClusterLayout.intValues + ClusterLayout.slots * intFrame.width
         } else if spans != nil {
-            let total = variableBytes
-            body = ClusterLayout.varData(width: DirtyChunk.offsetWidth(total)) + total
+            var bytes = 0
+            for slot in first...last { bytes += liveLength(slot) }
+            return DirtyChunk.partSize(slotCount: last - first + 1, bytes: bytes)
         } else if type == nil {
             var used = columnSet.count
             while used > 0 && columnSet[used - 1] == 0 { used -= 1 }
@@ -557,9 +689,9 @@ final class DirtyChunk {
         return body + ClusterLayout.checksumBytes
     }
 
-    /// Lay the chunk out in `out` (exactly `encodedSize` bytes), checksum
-    /// last, as stored under (`table`, `key`).
-    func encode(into out: UnsafeMutableRawBufferPointer, table: UInt32, key: UInt64) {
+    /// Lay the chunk (or its part `first...last`) out in `out` (exactly
+    /// `encodedSize` bytes), checksum last, as stored under (`table`, `key`).
+    func encode(into out: UnsafeMutableRawBufferPointer, table: UInt32, key: UInt64, first: Int = 0, last: Int = ClusterLayout.slots - 1) {
         let base = out.baseAddress!
         let bodySize = out.count - ClusterLayout.checksumBytes
         base.copyMemory(from: fixed, byteCount: ClusterLayout.bitmapBytes)
@@ -580,22 +712,27 @@ final class DirtyChunk {
                 }
             }
         } else if let spans {
-            let width = DirtyChunk.offsetWidth(variableBytes)
-            base.storeBytes(of: UInt8(width), toByteOffset: ClusterLayout.varWidth, as: UInt8.self)
+            let slotCount = last - first + 1
+            var bytes = 0
+            for slot in first...last { bytes += liveLength(slot) }
+            let w = DirtyChunk.offsetWidth(bytes)
+            base.storeBytes(of: UInt8(w), toByteOffset: ClusterLayout.varWidth, as: UInt8.self)
+            base.storeBytes(of: UInt8(first), toByteOffset: ClusterLayout.varFirst, as: UInt8.self)
             let offsets = base + ClusterLayout.varOffsets
-            let data = base + ClusterLayout.varData(width: width)
+            let data = base + ClusterLayout.varData(width: w, slotCount: slotCount)
             var offset = 0
-            for slot in 0...ClusterLayout.slots {
-                switch width {
-                case 1: offsets.storeBytes(of: UInt8(offset), toByteOffset: slot, as: UInt8.self)
-                case 2: offsets.storeBytes(of: UInt16(offset), toByteOffset: slot << 1, as: UInt16.self)
-                default: offsets.storeBytes(of: UInt32(offset), toByteOffset: slot << 2, as: UInt32.self)
+            for i in 0...slotCount {
+                switch w {
+                case 1: offsets.storeBytes(of: UInt8(offset), toByteOffset: i, as: UInt8.self)
+                case 2: offsets.storeBytes(of: UInt16(offset), toByteOffset: i << 1, as: UInt16.self)
+                default: offsets.storeBytes(of: UInt32(offset), toByteOffset: i << 2, as: UInt32.self)
                 }
-                if slot == ClusterLayout.slots { break }
-                let (start, length) = spans[slot]
-                if length > 0 && !bit(slot) {
-                    (data + offset).copyMemory(from: arena! + Int(start), byteCount: Int(length))
-                    offset += Int(length)
+                if i == slotCount { break }
+                let slot = first + i
+                let length = liveLength(slot)
+                if length > 0 {
+                    (data + offset).copyMemory(from: arena! + Int(spans[slot].0), byteCount: length)
+                    offset += length
                 }
             }
         } else {

@@ -39,6 +39,8 @@ final class Environment: @unchecked Sendable {
     /// Where LMDB mapped the file, and its page size.
     private(set) var mapStart: UInt = 0
     private(set) var pageSize = 4096
+    /// The largest string or binary part a chunk is cut into (`ChunkParts`).
+    var chunkPartLimit: Int { ChunkParts.partLimit(pageSize: pageSize) }
     /// Trees whose pages were found damaged when the file was opened, by
     /// database name ("" LMDB's main tree, "(free pages)" its free list),
     /// with the reason.  Fief never lets LMDB walk them (see `PageCheck`).
