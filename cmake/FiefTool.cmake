@@ -49,11 +49,8 @@ if(FIEF_BUILD_TESTS)
   add_test(NAME tool.verify COMMAND "${FIEF_TOOL}" verify "${_demo}")
   set_tests_properties(tool.verify PROPERTIES FIXTURES_REQUIRED fief_tool_demo
     PASS_REGULAR_EXPRESSION "class 'Dog': 5 objects.*demo.fief: no damage found")
-  # copy, then the copy verifies and reads the same; a format-1 file copies to format 2.
+  # copy, then the copy verifies and reads the same.
   set(_copy "${CMAKE_BINARY_DIR}/tool-test/copy.fief")
-  set(_fixture "${CMAKE_SOURCE_DIR}/bindings/python/tests/data/format1.fief")
-  set(_old "${CMAKE_BINARY_DIR}/tool-test/format1.fief")
-  set(_old_copy "${CMAKE_BINARY_DIR}/tool-test/format1-copy.fief")
   add_test(NAME tool.copy
            COMMAND sh -c "rm -f '${_copy}' '${_copy}-lock' && '${FIEF_TOOL}' copy '${_demo}' '${_copy}' && '${FIEF_TOOL}' verify '${_copy}' && '${FIEF_TOOL}' dump '${_copy}' Dog")
   set_tests_properties(tool.copy PROPERTIES FIXTURES_REQUIRED fief_tool_demo
@@ -61,10 +58,16 @@ if(FIEF_BUILD_TESTS)
   add_test(NAME tool.copy_refuses_existing COMMAND "${FIEF_TOOL}" copy "${_demo}" "${_demo}")
   set_tests_properties(tool.copy_refuses_existing PROPERTIES FIXTURES_REQUIRED fief_tool_demo
     PASS_REGULAR_EXPRESSION "already exists")
-  add_test(NAME tool.copy_format1
-           COMMAND sh -c "rm -f '${_old_copy}' '${_old_copy}-lock' '${_old}-lock' && cp '${_fixture}' '${_old}' && '${FIEF_TOOL}' copy '${_old}' '${_old_copy}' && '${FIEF_TOOL}' verify '${_old_copy}' && '${FIEF_TOOL}' info '${_old_copy}'")
-  set_tests_properties(tool.copy_format1 PROPERTIES
-    PASS_REGULAR_EXPRESSION "class 'Item': 600 objects copied.*format 2, version 2.*no damage found.*class    Item: 600 objects")
+  # Files of the older formats (committed fixtures): copied into the current format.
+  foreach(_format 1 2)
+    set(_old "${CMAKE_BINARY_DIR}/tool-test/format${_format}.fief")
+    set(_old_copy "${CMAKE_BINARY_DIR}/tool-test/format${_format}-copy.fief")
+    set(_old_fixture "${CMAKE_SOURCE_DIR}/bindings/python/tests/data/format${_format}.fief")
+    add_test(NAME tool.copy_format${_format}
+             COMMAND sh -c "rm -f '${_old_copy}' '${_old_copy}-lock' '${_old}-lock' && cp '${_old_fixture}' '${_old}' && '${FIEF_TOOL}' verify '${_old}' && '${FIEF_TOOL}' copy '${_old}' '${_old_copy}' && '${FIEF_TOOL}' verify '${_old_copy}' && '${FIEF_TOOL}' info '${_old_copy}'")
+    set_tests_properties(tool.copy_format${_format} PROPERTIES
+      PASS_REGULAR_EXPRESSION "file format ${_format}: opening the file for writing upgrades it.*class 'Item': 600 objects copied.*format 3, version 2.*no damage found.*class    Item: 600 objects")
+  endforeach()
   # A file that is not a realm: refused (exit status 1), and no lock file is left beside it.
   file(WRITE "${CMAKE_BINARY_DIR}/tool-test/not-a-realm.txt" "plain text, not a realm\n")
   add_test(NAME tool.bad_file COMMAND "${FIEF_TOOL}" info "${CMAKE_BINARY_DIR}/tool-test/not-a-realm.txt")
