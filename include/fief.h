@@ -291,7 +291,8 @@ typedef int32_t fief_error_code_t;
 #define FIEF_ERR_FILE_FORMAT 5004           /* a Fief file of an unknown format version */
 #define FIEF_ERR_FILE_LOCKED 5005           /* the lock could not be taken */
 #define FIEF_ERR_FILE_IO 5006
-#define FIEF_ERR_FILE_FULL 5007             /* the map size or the disk is full */
+#define FIEF_ERR_FILE_FULL 5007             /* the map size or the disk is full, or a class
+                                               used its 2^40 object keys */
 #define FIEF_ERR_FILE_CORRUPT 5008          /* a Fief file whose stored data is damaged */
 /* 6000s: runtime (FIEF_ERR_CAT_RUNTIME) */
 #define FIEF_ERR_OUT_OF_MEMORY 6001
@@ -480,6 +481,12 @@ FIEF_API bool fief_config_set_durability(fief_config_t *config, fief_durability_
 
 /** Open (or create) the realm `config` describes and read its newest version.
  *  Additive schema changes (new classes, new properties) are applied.
+ *  A file of an older format (1 or 2) is upgraded to the current one (3) by
+ *  a read-write open, in the transaction that applies the schema (a crash
+ *  leaves it as it was; a damaged chunk stops it with FIEF_ERR_FILE_CORRUPT,
+ *  and `fief copy` then saves what is readable); a read-only open refuses
+ *  it with FIEF_ERR_FILE_FORMAT, naming both ways to convert it.  A file of
+ *  a newer format: FIEF_ERR_FILE_FORMAT.
  *  Returns a live realm handle, or NULL.
  *  The path (and its lock file "<path>-lock") must be a regular file, a
  *  symbolic link to one, or missing (it is then created).  Anything else is
@@ -493,7 +500,8 @@ FIEF_API bool fief_config_set_durability(fief_config_t *config, fief_durability_
  *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_INVALID_ARGUMENT (no path nor
  *  identifier), FIEF_ERR_FILE_NOT_FOUND (read-only and missing),
  *  FIEF_ERR_FILE_PERMISSION, FIEF_ERR_FILE_NOT_FIEF (also: not a regular
- *  file, as above), FIEF_ERR_FILE_FORMAT,
+ *  file, as above), FIEF_ERR_FILE_FORMAT, FIEF_ERR_FILE_CORRUPT (damage
+ *  met while upgrading or building an index),
  *  FIEF_ERR_FILE_LOCKED, FIEF_ERR_SCHEMA_MISMATCH, FIEF_ERR_SCHEMA_VERSION,
  *  FIEF_ERR_READ_ONLY (a read-only open that needs a schema change),
  *  FIEF_ERR_INTERNAL (LMDB refuses the file in this process, see THREADS:
@@ -857,7 +865,8 @@ FIEF_API bool fief_file_verify(const char *path, fief_report_fn report, void *us
 
 /** Write a compacted copy of the realm file `source` to `destination`, a
  *  file that must not exist, holding everything that can be read: valid
- *  chunks are copied (format-1 files are converted to the current format),
+ *  chunks are copied (files of formats 1 and 2 are converted to the current
+ *  format, 3),
  *  damaged ones are left out and reported as problems (a damaged object
  *  list or primary-key column loses those objects; a damaged property
  *  leaves it null or at its default for them), and primary keys and indexes

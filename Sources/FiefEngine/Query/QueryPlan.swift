@@ -299,7 +299,7 @@ extension Realm {
             let cursor = try LMDBCursor(txn, table.data)
             var entry = try cursor.seek(integerKey: 0)
             while let (key, value) = entry, key < end {
-                let reader = try checkedChunk(value, table, ChunkID(table: table.key, key: key), bounds, txn: txn, tables: tables)
+                let reader = try checkedChunk(value, table, ChunkID(table: table.key, key: key), bounds, cursor: { () throws(FiefError) in try LMDBCursor(txn, table.data) }, tables: tables)
                 let live = Bitmap(reader.bitmapWord(0), reader.bitmapWord(1), reader.bitmapWord(2), reader.bitmapWord(3))
                 objects += live[0].nonzeroBitCount + live[1].nonzeroBitCount + live[2].nonzeroBitCount + live[3].nonzeroBitCount
                 result.append((ClusterLayout.cluster(ofChunkKey: key), live))

@@ -186,13 +186,14 @@ extension Realm {
                 found = clean
             } else {
                 found = try checkedChunk(try LMDB.get(write.txn, table.data, integerKey: id.key), table, id, write.bounds,
-                                         txn: write.txn, tables: write.partTables)
+                                         cursor: { () throws(FiefError) in try LMDBCursor(write.txn, table.data) }, tables: write.partTables)
                 write.clean[id] = found
             }
         } else {
             let snapshot = try currentSnapshot()
             found = try snapshot.chunk(id, dbi: table.data) { (raw) throws(FiefError) in
-                try checkedChunk(raw, table, id, snapshot.bounds, txn: snapshot.txn, tables: snapshot.partTables)
+                try checkedChunk(raw, table, id, snapshot.bounds, cursor: { () throws(FiefError) in try snapshot.cursor(table.data) },
+                                 tables: snapshot.partTables)
             }
         }
         if found.base == nil && column != ClusterLayout.presenceColumn {
@@ -202,10 +203,10 @@ extension Realm {
     }
 
     /// A stored chunk after its checks (see `ChunkCheck`), its leading parts
-    /// read through `txn` if it has any (their list kept by `tables`), or
-    /// the error naming what is damaged.
+    /// read with `cursor` (on the class's data) if it has any, their list
+    /// kept by `tables`; or the error naming what is damaged.
     func checkedChunk(_ raw: UnsafeRawBufferPointer?, _ table: Table, _ id: ChunkID, _ bounds: MapBounds,
-                      txn: OpaquePointer, tables: ChunkPartTables) throws(FiefError) -> ChunkReader {
+                      cursor: () throws(FiefError) -> LMDBCursor, tables: ChunkPartTables) throws(FiefError) -> ChunkReader {
         guard let raw else { return ChunkReader(nil) }
         let column = ClusterLayout.column(ofChunkKey: id.key)
         let type = column == ClusterLayout.presenceColumn ? nil : try table.column(column).type
@@ -213,8 +214,7 @@ extension Realm {
             throw damagedChunk(table, column: column, cluster: ClusterLayout.cluster(ofChunkKey: id.key), "fails its checksum or layout check")
         }
         guard let type, ChunkParts.hasLeadingParts(body, type: type) else { return ChunkReader(body) }
-        let cursor = try LMDBCursor(txn, table.data)
-        guard let whole = try ChunkParts.assemble(final: body, finalKey: id.key, cursor: cursor, table: table.key, type: type,
+        guard let whole = try ChunkParts.assemble(final: body, finalKey: id.key, cursor: try cursor(), table: table.key, type: type,
                                                   bounds: bounds, tables: tables) else {
             throw damagedChunk(table, column: column, cluster: ClusterLayout.cluster(ofChunkKey: id.key), "has a damaged or missing part")
         }
@@ -252,7 +252,7 @@ extension Realm {
             stored = clean
         } else {
             stored = try checkedChunk(try LMDB.get(write.txn, table.data, integerKey: id.key), table, id, write.bounds,
-                                      txn: write.txn, tables: write.partTables)
+                                      cursor: { () throws(FiefError) in try LMDBCursor(write.txn, table.data) }, tables: write.partTables)
             if stored.base == nil && column != ClusterLayout.presenceColumn {
                 try requireUnlisted(table, column: column, cluster: cluster)
             }

@@ -111,14 +111,18 @@ final class Snapshot: @unchecked Sendable {
     /// Run `body` with this snapshot's cursor on `dbi`.
     @inline(__always)
     func withCursor<T>(_ dbi: MDB_dbi, _ body: (LMDBCursor) throws(FiefError) -> T) throws(FiefError) -> T {
-        func run() throws(FiefError) -> T {
-            if let cursor = cursors[dbi] { return try body(cursor) }
-            let cursor = try LMDBCursor(txn, dbi)
-            cursors[dbi] = cursor
-            return try body(cursor)
-        }
-        if isShared { return try lock.withLock { () throws(FiefError) in try run() } }
-        return try run()
+        if isShared { return try lock.withLock { () throws(FiefError) in try body(try cursor(dbi)) } }
+        return try body(try cursor(dbi))
+    }
+
+    /// This snapshot's cursor on `dbi`; the caller holds `lock` if the
+    /// snapshot is shared (a chunk check inside `chunk(_:dbi:check:)` does).
+    @inline(__always)
+    func cursor(_ dbi: MDB_dbi) throws(FiefError) -> LMDBCursor {
+        if let cursor = cursors[dbi] { return cursor }
+        let cursor = try LMDBCursor(txn, dbi)
+        cursors[dbi] = cursor
+        return cursor
     }
 
     /// The chunk `id`, checked by `check` on its first read in this

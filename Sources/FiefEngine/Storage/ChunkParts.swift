@@ -27,23 +27,27 @@ enum ChunkParts {
                          type: PropertyType, bounds: MapBounds?, tables: ChunkPartTables) throws(FiefError) -> ChunkReader? {
         let column = ClusterLayout.column(ofChunkKey: finalKey)
         let cluster = ClusterLayout.cluster(ofChunkKey: finalKey)
-        var parts: [ChunkPart] = []
-        var next = 0
-        var entry = try cursor.seek(integerKey: ClusterLayout.partKey(column: column, cluster: cluster, last: 0))
-        while let (key, raw) = entry, key < finalKey {
-            guard bounds?.contains(raw) ?? true,
-                  let body = ChunkCheck.verified(raw, table: table, key: key, type: type),
-                  memcmp(body.baseAddress!, final.baseAddress!, ClusterLayout.bitmapBytes) == 0 else { return nil }
-            let part = ChunkPart(body: body.baseAddress!, last: ClusterLayout.lastSlot(ofChunkKey: key))
-            guard part.first == next else { return nil }
-            parts.append(part)
-            next = part.last + 1
-            entry = try cursor.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
+        return try withUnsafeTemporaryAllocation(of: ChunkPart.self, capacity: ClusterLayout.slots) { (parts) throws(FiefError) -> ChunkReader? in
+            var count = 0
+            var next = 0
+            var entry = try cursor.seek(integerKey: ClusterLayout.partKey(column: column, cluster: cluster, last: 0))
+            while let (key, raw) = entry, key < finalKey {
+                guard bounds?.contains(raw) ?? true,
+                      let body = ChunkCheck.verified(raw, table: table, key: key, type: type),
+                      memcmp(body.baseAddress!, final.baseAddress!, ClusterLayout.bitmapBytes) == 0 else { return nil }
+                let part = ChunkPart(body: body.baseAddress!, last: ClusterLayout.lastSlot(ofChunkKey: key))
+                guard part.first == next else { return nil }
+                parts[count] = part
+                count += 1
+                next = part.last + 1
+                entry = try cursor.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
+            }
+            let last = ChunkPart(body: final.baseAddress!, last: ClusterLayout.slots - 1)
+            guard last.first == next, count > 0 else { return nil }
+            parts[count] = last
+            count += 1
+            return ChunkReader(final: final, parts: tables.keep(UnsafeBufferPointer(rebasing: parts[0..<count])), partCount: count)
         }
-        let last = ChunkPart(body: final.baseAddress!, last: ClusterLayout.slots - 1)
-        guard last.first == next, !parts.isEmpty else { return nil }
-        parts.append(last)
-        return ChunkReader(final: final, parts: tables.keep(parts), partCount: parts.count)
     }
 
     /// Whether a checked chunk body of `type` is the final part of a chunk
@@ -154,18 +158,25 @@ enum ChunkParts {
 }
 
 /// The part lists of the chunks a snapshot or write transaction read in
-/// parts, freed with it.
+/// parts, freed with it: kept in blocks, not one allocation per chunk.
 final class ChunkPartTables {
-    private var lists: [UnsafeMutablePointer<ChunkPart>] = []
+    private static let blockSize = 1024
+    private var blocks: [UnsafeMutablePointer<ChunkPart>] = []
+    private var used = ChunkPartTables.blockSize
 
-    func keep(_ parts: [ChunkPart]) -> UnsafePointer<ChunkPart> {
-        let list = UnsafeMutablePointer<ChunkPart>.allocate(capacity: parts.count)
-        list.initialize(from: parts, count: parts.count)
-        lists.append(list)
+    func keep(_ parts: UnsafeBufferPointer<ChunkPart>) -> UnsafePointer<ChunkPart> {
+        // A list never exceeds 256 parts, far less than a block.
+        if used + parts.count > ChunkPartTables.blockSize {
+            blocks.append(UnsafeMutablePointer<ChunkPart>.allocate(capacity: ChunkPartTables.blockSize))
+            used = 0
+        }
+        let list = blocks[blocks.count - 1] + used
+        used += parts.count
+        list.initialize(from: parts.baseAddress!, count: parts.count)
         return UnsafePointer(list)
     }
 
     deinit {
-        for list in lists { list.deallocate() }
+        for block in blocks { block.deallocate() }
     }
 }
