@@ -191,9 +191,20 @@ extension Realm {
             }
         } else {
             let snapshot = try currentSnapshot()
-            found = try snapshot.chunk(id, dbi: table.data) { (raw) throws(FiefError) in
-                try checkedChunk(raw, table, id, snapshot.bounds, cursor: { () throws(FiefError) in try snapshot.cursor(table.data) },
-                                 tables: snapshot.partTables)
+            found = try snapshot.chunk(id) { () throws(FiefError) -> ChunkReader in
+                // Through the column's cursor: a scan steps from chunk to chunk.
+                let cursor = try snapshot.columnCursor(table.data, column: column)
+                guard let first = try cursor.first(column: column, cluster: cluster) else { return ChunkReader(nil) }
+                if first.key == id.key {
+                    return try checkedChunk(first.value, table, id, snapshot.bounds,
+                                            cursor: { () throws(FiefError) in try snapshot.cursor(table.data) }, tables: snapshot.partTables)
+                }
+                guard let whole = try ChunkParts.assemble(from: first, next: { () throws(FiefError) in try cursor.next() }, finalKey: id.key,
+                                                          table: table.key, type: try table.column(column).type,
+                                                          bounds: snapshot.bounds, tables: snapshot.partTables) else {
+                    throw damagedChunk(table, column: column, cluster: cluster, "has a damaged or missing part")
+                }
+                return whole
             }
         }
         if found.base == nil && column != ClusterLayout.presenceColumn {
@@ -214,7 +225,7 @@ extension Realm {
             throw damagedChunk(table, column: column, cluster: ClusterLayout.cluster(ofChunkKey: id.key), "fails its checksum or layout check")
         }
         guard let type, ChunkParts.hasLeadingParts(body, type: type) else { return ChunkReader(body) }
-        guard let whole = try ChunkParts.assemble(final: body, finalKey: id.key, cursor: try cursor(), table: table.key, type: type,
+        guard let whole = try ChunkParts.assemble(finalKey: id.key, cursor: try cursor(), table: table.key, type: type,
                                                   bounds: bounds, tables: tables) else {
             throw damagedChunk(table, column: column, cluster: ClusterLayout.cluster(ofChunkKey: id.key), "has a damaged or missing part")
         }

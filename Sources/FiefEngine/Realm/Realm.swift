@@ -48,6 +48,10 @@ final class Snapshot: @unchecked Sendable {
     let partTables = ChunkPartTables()
     /// Cursors kept for lookups in integer primary-key tables, by database.
     @exclusivity(unchecked) private var cursors: [MDB_dbi: LMDBCursor] = [:]
+    /// Cursors over columns' chunks, by database << 32 | column.
+    @exclusivity(unchecked) private var columnCursors: [UInt64: ColumnCursor] = [:]
+    @exclusivity(unchecked) private var lastColumnCursorKey: UInt64 = .max
+    @exclusivity(unchecked) private var lastColumnCursor: ColumnCursor?
 
     /// The handle generation of the environment when the transaction began.
     let handleGeneration: UInt64
@@ -104,6 +108,8 @@ final class Snapshot: @unchecked Sendable {
 
     deinit {
         cursors.removeAll()
+        lastColumnCursor = nil
+        columnCursors.removeAll()
         mdb_txn_abort(txn)
         lock.destroy()
     }
@@ -125,22 +131,41 @@ final class Snapshot: @unchecked Sendable {
         return cursor
     }
 
-    /// The chunk `id`, checked by `check` on its first read in this
-    /// snapshot (which returns its contents without the checksum).
+    /// The chunk `id`, read and checked by `read` on its first use in this
+    /// snapshot (`read` may use the snapshot's cursors: it runs under `lock`
+    /// when the snapshot is shared).
     @inline(__always)
-    func chunk(_ id: ChunkID, dbi: MDB_dbi, check: (UnsafeRawBufferPointer?) throws(FiefError) -> ChunkReader) throws(FiefError) -> ChunkReader {
+    func chunk(_ id: ChunkID, read: () throws(FiefError) -> ChunkReader) throws(FiefError) -> ChunkReader {
         if isShared {
-            return try lock.withLock { () throws(FiefError) in try lookup(id, dbi: dbi, check: check) }
+            return try lock.withLock { () throws(FiefError) in try lookup(id, read: read) }
         }
-        return try lookup(id, dbi: dbi, check: check)
+        return try lookup(id, read: read)
     }
 
     @inline(__always)
-    private func lookup(_ id: ChunkID, dbi: MDB_dbi, check: (UnsafeRawBufferPointer?) throws(FiefError) -> ChunkReader) throws(FiefError) -> ChunkReader {
+    private func lookup(_ id: ChunkID, read: () throws(FiefError) -> ChunkReader) throws(FiefError) -> ChunkReader {
         if let cached = cache[id] { return cached }
-        let found = try check(try LMDB.get(txn, dbi, integerKey: id.key))
+        let found = try read()
         cache[id] = found
         return found
+    }
+
+    /// This snapshot's cursor over the chunks of `column` in `dbi` (the
+    /// caller holds `lock` if the snapshot is shared).
+    @inline(__always)
+    func columnCursor(_ dbi: MDB_dbi, column: UInt32) throws(FiefError) -> ColumnCursor {
+        let key = UInt64(dbi) << 32 | UInt64(column)
+        if key == lastColumnCursorKey, let last = lastColumnCursor { return last }
+        let cursor: ColumnCursor
+        if let known = columnCursors[key] {
+            cursor = known
+        } else {
+            cursor = try ColumnCursor(txn, dbi)
+            columnCursors[key] = cursor
+        }
+        lastColumnCursorKey = key
+        lastColumnCursor = cursor
+        return cursor
     }
 }
 

@@ -185,6 +185,9 @@ struct ChunkPart {
         data = body + ClusterLayout.varData(width: width, slotCount: last - first + 1)
     }
 
+    /// Where the part's body (its null bitmap first) starts.
+    var body: UnsafeRawPointer { offsets - ClusterLayout.varOffsets }
+
     /// The bytes of `slot` (one of this part's).
     @inline(__always)
     func bytes(_ slot: Int) -> UnsafeRawBufferPointer {

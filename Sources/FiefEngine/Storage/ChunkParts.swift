@@ -18,36 +18,51 @@ enum ChunkParts {
         (((pageSize - 16) / 2) & ~1) - 2 - 8 - 8
     }
 
-    /// The reader of a chunk whose final part (`final`, checked, stored
-    /// under `finalKey`) starts past slot 0: its leading parts are read with
-    /// `cursor`, each checked (checksum, layout, inside `bounds`), and must
-    /// follow each other from slot 0 with the same null bitmap.  nil when
-    /// one is damaged or missing.  The part list is kept by `tables`.
-    static func assemble(final: UnsafeRawBufferPointer, finalKey: UInt64, cursor: LMDBCursor, table: UInt32,
-                         type: PropertyType, bounds: MapBounds?, tables: ChunkPartTables) throws(FiefError) -> ChunkReader? {
-        let column = ClusterLayout.column(ofChunkKey: finalKey)
-        let cluster = ClusterLayout.cluster(ofChunkKey: finalKey)
-        return try withUnsafeTemporaryAllocation(of: ChunkPart.self, capacity: ClusterLayout.slots) { (parts) throws(FiefError) -> ChunkReader? in
+    /// The reader of a chunk stored in parts, read forward from `entry`,
+    /// its first part, with `next`, to its final part (key `finalKey`):
+    /// each part checked (checksum, layout, inside `bounds`), the parts
+    /// following each other from slot 0 with one null bitmap.  nil when one
+    /// is damaged or missing.  The part list is kept by `tables`.
+    static func assemble(from entry: (key: UInt64, value: UnsafeRawBufferPointer)?,
+                         next: () throws(FiefError) -> (key: UInt64, value: UnsafeRawBufferPointer)?,
+                         finalKey: UInt64, table: UInt32, type: PropertyType, bounds: MapBounds?,
+                         tables: ChunkPartTables) throws(FiefError) -> ChunkReader? {
+        try withUnsafeTemporaryAllocation(of: ChunkPart.self, capacity: ClusterLayout.slots) { (parts) throws(FiefError) -> ChunkReader? in
             var count = 0
-            var next = 0
-            var entry = try cursor.seek(integerKey: ClusterLayout.partKey(column: column, cluster: cluster, last: 0))
-            while let (key, raw) = entry, key < finalKey {
+            var following = 0
+            var entry = entry
+            var final: UnsafeRawBufferPointer?
+            while let (key, raw) = entry, key <= finalKey {
                 guard bounds?.contains(raw) ?? true,
-                      let body = ChunkCheck.verified(raw, table: table, key: key, type: type),
-                      memcmp(body.baseAddress!, final.baseAddress!, ClusterLayout.bitmapBytes) == 0 else { return nil }
+                      let body = ChunkCheck.verified(raw, table: table, key: key, type: type) else { return nil }
                 let part = ChunkPart(body: body.baseAddress!, last: ClusterLayout.lastSlot(ofChunkKey: key))
-                guard part.first == next else { return nil }
+                guard part.first == following else { return nil }
                 parts[count] = part
                 count += 1
-                next = part.last + 1
-                entry = try cursor.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
+                following = part.last + 1
+                if key == finalKey {
+                    final = body
+                    break
+                }
+                entry = try next()
             }
-            let last = ChunkPart(body: final.baseAddress!, last: ClusterLayout.slots - 1)
-            guard last.first == next, count > 0 else { return nil }
-            parts[count] = last
-            count += 1
+            guard let final, count > 1, following == ClusterLayout.slots else { return nil }
+            for i in 0..<(count - 1) where memcmp(parts[i].body, final.baseAddress!, ClusterLayout.bitmapBytes) != 0 {
+                return nil
+            }
             return ChunkReader(final: final, parts: tables.keep(UnsafeBufferPointer(rebasing: parts[0..<count])), partCount: count)
         }
+    }
+
+    /// The same for a chunk whose final part was found first: the parts
+    /// are read with `cursor` from the chunk's first key.
+    static func assemble(finalKey: UInt64, cursor: LMDBCursor, table: UInt32, type: PropertyType, bounds: MapBounds?,
+                         tables: ChunkPartTables) throws(FiefError) -> ChunkReader? {
+        let first = ClusterLayout.partKey(column: ClusterLayout.column(ofChunkKey: finalKey),
+                                          cluster: ClusterLayout.cluster(ofChunkKey: finalKey), last: 0)
+        return try assemble(from: try cursor.seek(integerKey: first),
+                            next: { () throws(FiefError) in try cursor.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) } },
+                            finalKey: finalKey, table: table, type: type, bounds: bounds, tables: tables)
     }
 
     /// Whether a checked chunk body of `type` is the final part of a chunk
@@ -67,7 +82,7 @@ enum ChunkParts {
         guard let raw = try LMDB.get(txn, data, integerKey: key) else { return ChunkReader(nil) }
         guard bounds?.contains(raw) ?? true, let body = ChunkCheck.verified(raw, table: table, key: key, type: type) else { return nil }
         guard let type, hasLeadingParts(body, type: type) else { return ChunkReader(body) }
-        return try assemble(final: body, finalKey: key, cursor: try LMDBCursor(txn, data), table: table, type: type, bounds: bounds, tables: tables)
+        return try assemble(finalKey: key, cursor: try LMDBCursor(txn, data), table: table, type: type, bounds: bounds, tables: tables)
     }
 
     /// Whether the stored pieces of one chunk (its parts in key order, or
@@ -154,6 +169,54 @@ enum ChunkParts {
             // After a delete the cursor already stands on the next entry.
             entry = try cursor.move(MDB_GET_CURRENT).map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
         }
+    }
+}
+
+/// A read snapshot's cursor over the chunks of one column, kept between
+/// lookups: chunks read in key order (a scan, cluster after cluster) are
+/// reached by stepping forward instead of searching the tree from its root.
+final class ColumnCursor {
+    private let cursor: LMDBCursor
+    /// The key the cursor stands on (nil: unknown, or past the end).
+    private var position: UInt64?
+
+    init(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
+        cursor = try LMDBCursor(txn, dbi)
+    }
+
+    /// The first stored piece (the chunk, or its first part) of the chunk
+    /// of (`column`, `cluster`), or nil if there is none.
+    @inline(__always)
+    func first(column: UInt32, cluster: Int64) throws(FiefError) -> (key: UInt64, value: UnsafeRawBufferPointer)? {
+        let start = ClusterLayout.partKey(column: column, cluster: cluster, last: 0)
+        var entry: (key: UInt64, value: UnsafeRawBufferPointer)?
+        if let at = position, at < start {
+            // A few steps forward, then a search if the chunk is further.
+            entry = try next()
+            var steps = 0
+            while let found = entry, found.key < start, steps < 2 {
+                entry = try next()
+                steps += 1
+            }
+            if let found = entry, found.key < start { entry = try seek(start) }
+        } else {
+            entry = try seek(start)
+        }
+        guard let found = entry, found.key <= ClusterLayout.chunkKey(column: column, cluster: cluster) else { return nil }
+        return found
+    }
+
+    @inline(__always)
+    func next() throws(FiefError) -> (key: UInt64, value: UnsafeRawBufferPointer)? {
+        let entry = try cursor.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
+        position = entry?.0
+        return entry
+    }
+
+    private func seek(_ key: UInt64) throws(FiefError) -> (key: UInt64, value: UnsafeRawBufferPointer)? {
+        let entry = try cursor.seek(integerKey: key)
+        position = entry?.key
+        return entry
     }
 }
 
