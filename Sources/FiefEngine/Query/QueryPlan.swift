@@ -538,13 +538,21 @@ enum QueryEvaluator {
            op == .beginsWith || op == .equal || op == .notEqual {
             var bits = Bitmap(repeating: 0)
             needle.withUnsafeBytes { n in
+                // The first bytes compared inline: most values differ there,
+                // and a call to memcmp costs more than the comparison.
+                let first = n.count > 0 ? n.load(as: UInt8.self) : 0
+                @inline(__always)
+                func same(_ s: UnsafeRawBufferPointer) -> Bool {
+                    n.count == 0 || (s.load(as: UInt8.self) == first
+                                     && (n.count == 1 || memcmp(s.baseAddress! + 1, n.baseAddress! + 1, n.count - 1) == 0))
+                }
                 let test = { (slot: Int, s: UnsafeRawBufferPointer) in
                     let isNull = property.isNullable && (reader.base == nil || reader.isNull(slot))
                     var match: Bool
                     switch op {
-                    case .beginsWith: match = !isNull && s.count >= n.count && (n.count == 0 || memcmp(s.baseAddress!, n.baseAddress!, n.count) == 0)
-                    case .equal: match = !isNull && s.count == n.count && (n.count == 0 || memcmp(s.baseAddress!, n.baseAddress!, n.count) == 0)
-                    default: match = isNull || s.count != n.count || (n.count > 0 && memcmp(s.baseAddress!, n.baseAddress!, n.count) != 0)
+                    case .beginsWith: match = !isNull && s.count >= n.count && same(s)
+                    case .equal: match = !isNull && s.count == n.count && same(s)
+                    default: match = isNull || s.count != n.count || !same(s)
                     }
                     if match { set(&bits, slot) }
                 }
