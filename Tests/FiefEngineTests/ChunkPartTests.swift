@@ -11,44 +11,26 @@ final class ChunkPartTests: XCTestCase {
     /// The data database of class `classKey`, opened with LMDB itself (the
     /// realm closed): its keys with their value sizes, and its overflow pages.
     private func stored(_ path: String, classKey: UInt32) -> (chunks: [(key: UInt64, size: Int)], overflowPages: Int, pageSize: Int) {
-        var env: OpaquePointer?
-        XCTAssertEqual(mdb_env_create(&env), 0)
-        defer { mdb_env_close(env) }
-        mdb_env_set_maxdbs(env, 64)
-        XCTAssertEqual(mdb_env_open(env, path, UInt32(MDB_NOSUBDIR | MDB_RDONLY), 0o644), 0)
-        var txn: OpaquePointer?
-        XCTAssertEqual(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn), 0)
-        defer { mdb_txn_abort(txn) }
-        var dbi: MDB_dbi = 0
-        XCTAssertEqual(mdb_dbi_open(txn, Table.dataName(classKey), UInt32(MDB_INTEGERKEY), &dbi), 0)
-        var stat = MDB_stat()
-        XCTAssertEqual(mdb_stat(txn, dbi, &stat), 0)
-        var cursor: OpaquePointer?
-        XCTAssertEqual(mdb_cursor_open(txn, dbi, &cursor), 0)
-        defer { mdb_cursor_close(cursor) }
-        var k = MDB_val(), v = MDB_val()
         var chunks: [(key: UInt64, size: Int)] = []
-        var rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
-        while rc == 0 {
-            chunks.append((k.mv_data.loadUnaligned(as: UInt64.self), v.mv_size))
-            rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+        var stat = MDB_stat()
+        withRawLMDB(path, database: Table.dataName(classKey), flags: MDB_INTEGERKEY, readOnly: true) { txn, dbi in
+            XCTAssertEqual(mdb_stat(txn, dbi, &stat), 0)
+            var cursor: OpaquePointer?
+            XCTAssertEqual(mdb_cursor_open(txn, dbi, &cursor), 0)
+            defer { mdb_cursor_close(cursor) }
+            var k = MDB_val(), v = MDB_val()
+            var rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
+            while rc == 0 {
+                chunks.append((k.mv_data.loadUnaligned(as: UInt64.self), v.mv_size))
+                rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+            }
         }
         return (chunks, Int(stat.ms_overflow_pages), Int(stat.ms_psize))
     }
 
     /// Change the data database of class `classKey` with LMDB itself.
     private func alter(_ path: String, classKey: UInt32, _ body: (OpaquePointer, MDB_dbi) -> Void) {
-        var env: OpaquePointer?
-        XCTAssertEqual(mdb_env_create(&env), 0)
-        defer { mdb_env_close(env) }
-        mdb_env_set_maxdbs(env, 64)
-        XCTAssertEqual(mdb_env_open(env, path, UInt32(MDB_NOSUBDIR), 0o644), 0)
-        var txn: OpaquePointer?
-        XCTAssertEqual(mdb_txn_begin(env, nil, 0, &txn), 0)
-        var dbi: MDB_dbi = 0
-        XCTAssertEqual(mdb_dbi_open(txn, Table.dataName(classKey), UInt32(MDB_INTEGERKEY), &dbi), 0)
-        body(txn!, dbi)
-        XCTAssertEqual(mdb_txn_commit(txn), 0)
+        withRawLMDB(path, database: Table.dataName(classKey), flags: MDB_INTEGERKEY, body)
     }
 
     private func name(_ i: Int) -> TV { i % 9 == 4 ? .null : .string("name-\(String(repeating: "x", count: i % 7))-\(i)") }

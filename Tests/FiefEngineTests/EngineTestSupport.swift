@@ -1,4 +1,5 @@
 import XCTest
+import CLMDB
 @testable import FiefEngine
 #if canImport(Glibc)
 import Glibc
@@ -283,5 +284,28 @@ extension XCTestCase {
         let dir = TempDir()
         addTeardownBlock { _ = dir }
         return dir
+    }
+}
+
+/// Open the file at `path` with LMDB itself (no realm of this process may
+/// have it open), open the named database `database` (the main one for nil)
+/// with `flags`, and run `body` in one transaction, committed unless
+/// `readOnly`.
+func withRawLMDB(_ path: String, database: String?, flags: Int32 = 0, readOnly: Bool = false,
+                 file: StaticString = #filePath, line: UInt = #line, _ body: (OpaquePointer, MDB_dbi) -> Void) {
+    var env: OpaquePointer?
+    XCTAssertEqual(mdb_env_create(&env), 0, file: file, line: line)
+    defer { mdb_env_close(env) }
+    mdb_env_set_maxdbs(env, 64)
+    XCTAssertEqual(mdb_env_open(env, path, UInt32(MDB_NOSUBDIR | (readOnly ? MDB_RDONLY : 0)), 0o644), 0, file: file, line: line)
+    var txn: OpaquePointer?
+    XCTAssertEqual(mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn), 0, file: file, line: line)
+    var dbi: MDB_dbi = 0
+    XCTAssertEqual(mdb_dbi_open(txn, database, UInt32(flags | (readOnly ? 0 : MDB_CREATE)), &dbi), 0, file: file, line: line)
+    body(txn!, dbi)
+    if readOnly {
+        mdb_txn_abort(txn)
+    } else {
+        XCTAssertEqual(mdb_txn_commit(txn), 0, file: file, line: line)
     }
 }

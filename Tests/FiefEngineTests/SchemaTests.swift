@@ -214,27 +214,19 @@ final class SchemaTests: XCTestCase {
 
     /// Write raw key/values into an LMDB file (named database `database`, or the main one).
     private func rawLMDB(_ path: String, database: String?, _ entries: [(String, [UInt8])]) throws {
-        var env: OpaquePointer?
-        XCTAssertEqual(mdb_env_create(&env), 0)
-        defer { mdb_env_close(env) }
-        mdb_env_set_maxdbs(env, 16)
-        XCTAssertEqual(mdb_env_open(env, path, UInt32(MDB_NOSUBDIR), 0o644), 0)
-        var txn: OpaquePointer?
-        XCTAssertEqual(mdb_txn_begin(env, nil, 0, &txn), 0)
-        var dbi: MDB_dbi = 0
-        XCTAssertEqual(mdb_dbi_open(txn, database, UInt32(MDB_CREATE), &dbi), 0)
-        for (key, value) in entries {
-            var k = Array(key.utf8)
-            var v = value
-            k.withUnsafeMutableBytes { kb in
-                v.withUnsafeMutableBytes { vb in
-                    var mk = MDB_val(mv_size: kb.count, mv_data: kb.baseAddress)
-                    var mv = MDB_val(mv_size: vb.count, mv_data: vb.baseAddress)
-                    XCTAssertEqual(mdb_put(txn, dbi, &mk, &mv, 0), 0)
+        withRawLMDB(path, database: database) { txn, dbi in
+            for (key, value) in entries {
+                var k = Array(key.utf8)
+                var v = value
+                k.withUnsafeMutableBytes { kb in
+                    v.withUnsafeMutableBytes { vb in
+                        var mk = MDB_val(mv_size: kb.count, mv_data: kb.baseAddress)
+                        var mv = MDB_val(mv_size: vb.count, mv_data: vb.baseAddress)
+                        XCTAssertEqual(mdb_put(txn, dbi, &mk, &mv, 0), 0)
+                    }
                 }
             }
         }
-        XCTAssertEqual(mdb_txn_commit(txn), 0)
     }
 
     private func expectNotFief(_ path: String, _ label: String, file: StaticString = #filePath, line: UInt = #line) {
