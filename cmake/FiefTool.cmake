@@ -59,14 +59,14 @@ if(FIEF_BUILD_TESTS)
   set_tests_properties(tool.copy_refuses_existing PROPERTIES FIXTURES_REQUIRED fief_tool_demo
     PASS_REGULAR_EXPRESSION "already exists")
   # Files of the older formats (committed fixtures): copied into the current format.
-  foreach(_format 1 2)
+  foreach(_format 1 2 3)
     set(_old "${CMAKE_BINARY_DIR}/tool-test/format${_format}.fief")
     set(_old_copy "${CMAKE_BINARY_DIR}/tool-test/format${_format}-copy.fief")
     set(_old_fixture "${CMAKE_SOURCE_DIR}/bindings/python/tests/data/format${_format}.fief")
     add_test(NAME tool.copy_format${_format}
              COMMAND sh -c "rm -f '${_old_copy}' '${_old_copy}-lock' '${_old}-lock' && cp '${_old_fixture}' '${_old}' && '${FIEF_TOOL}' verify '${_old}' && '${FIEF_TOOL}' copy '${_old}' '${_old_copy}' && '${FIEF_TOOL}' verify '${_old_copy}' && '${FIEF_TOOL}' info '${_old_copy}'")
     set_tests_properties(tool.copy_format${_format} PROPERTIES
-      PASS_REGULAR_EXPRESSION "file format ${_format}: opening the file for writing upgrades it.*class 'Item': 600 objects copied.*format 3, version 2.*no damage found.*class    Item: 600 objects")
+      PASS_REGULAR_EXPRESSION "file format ${_format}: opening the file for writing upgrades it.*class 'Item': 600 objects copied.*format 4, version 2.*no damage found.*class    Item: 600 objects")
   endforeach()
   # A file that is not a realm: refused (exit status 1), and no lock file is left beside it.
   file(WRITE "${CMAKE_BINARY_DIR}/tool-test/not-a-realm.txt" "plain text, not a realm\n")

@@ -177,6 +177,7 @@ typedef int32_t fief_type_t;
 #define FIEF_TYPE_DECIMAL128 8 /* IEEE 754-2008 decimal128, BID encoding */
 #define FIEF_TYPE_OBJECT_ID 9  /* 12 bytes */
 #define FIEF_TYPE_UUID 10      /* 16 bytes */
+#define FIEF_TYPE_LINK 11      /* an object: class key and object key (fief_link_t) */
 
 /** A view of UTF-8 text.  `data` may be NULL only when `size` is 0. */
 typedef struct fief_string {
@@ -216,8 +217,15 @@ typedef struct fief_uuid {
     uint8_t bytes[16];
 } fief_uuid_t;
 
+/** A link to an object: the value of a link property (FIEF_TYPE_LINK).  The
+ *  keys are a fief_class_key_t and a fief_object_key_t (declared below). */
+typedef struct fief_link {
+    uint32_t class_key;
+    int64_t object_key;
+} fief_link_t;
+
 /** One value of any type: `type` says which member of `u` is set.  A value
- *  with a type outside FIEF_TYPE_NULL ... FIEF_TYPE_UUID, a string or binary
+ *  with a type outside FIEF_TYPE_NULL ... FIEF_TYPE_LINK, a string or binary
  *  whose size is 2^63 or more or whose data is NULL with a size, or an
  *  invalid timestamp is refused with FIEF_ERR_INVALID_ARGUMENT wherever it is
  *  passed in; the message names the value ("values[2].u.string.size is ..."). */
@@ -234,6 +242,7 @@ typedef struct fief_value {
         fief_decimal128_t decimal128;
         fief_object_id_t object_id;
         fief_uuid_t uuid;
+        fief_link_t link;
     } u;
 } fief_value_t;
 
@@ -351,14 +360,17 @@ typedef int64_t fief_object_key_t;    /* stable per object; never reused in a cl
 typedef int32_t fief_collection_type_t;
 #define FIEF_COLLECTION_NONE 0
 
-/** One property of a class.  When defining a schema, `key` is ignored and
- *  `link_target`/`link_origin_property` must be NULL; when reading one, they
- *  are filled in and point into the schema handle. */
+/** One property of a class.  When defining a schema, `key` is ignored; a
+ *  link (FIEF_TYPE_LINK) names its target class in `link_target` and must
+ *  be FIEF_PROPERTY_NULLABLE (a to-one link is null until set, and again
+ *  when its target is deleted); other properties have `link_target` NULL,
+ *  and `link_origin_property` is NULL.  When reading one, the strings point
+ *  into the schema handle. */
 typedef struct fief_property_info {
     const char *name;                       /* zero-terminated UTF-8 */
-    fief_type_t type;                       /* FIEF_TYPE_INT ... FIEF_TYPE_UUID */
+    fief_type_t type;                       /* FIEF_TYPE_INT ... FIEF_TYPE_LINK */
     fief_collection_type_t collection_type; /* FIEF_COLLECTION_NONE */
-    const char *link_target;                /* reserved: NULL */
+    const char *link_target;                /* links: the target class's name; else NULL */
     const char *link_origin_property;       /* reserved: NULL */
     uint32_t flags;                         /* FIEF_PROPERTY_* bits */
     fief_property_key_t key;                /* filled in when read */
@@ -389,7 +401,9 @@ typedef struct fief_class_info {
  *  class name '...' (256 bytes): names are 1 to 255 bytes of UTF-8 without
  *  NUL"; too many classes or properties; unknown types, more than one
  *  primary key, a primary key of a type other than int, string, object id
- *  or uuid, an index on float/double/binary/decimal128). Any thread. */
+ *  or uuid, an index on float/double/binary/decimal128 or a link, a link
+ *  without a target, to a class the schema does not have, or not nullable).
+ *  Any thread. */
 FIEF_API fief_schema_t *fief_schema_new(const fief_class_info_t *classes, size_t num_classes,
                                         const fief_property_info_t *const *class_properties);
 

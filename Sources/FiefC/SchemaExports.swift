@@ -11,6 +11,7 @@ final class SchemaBox {
     private(set) var classNames: [UnsafeMutablePointer<CChar>] = []
     private(set) var primaryKeyNames: [UnsafeMutablePointer<CChar>?] = []
     private(set) var propertyNames: [[UnsafeMutablePointer<CChar>]] = []
+    private(set) var linkTargets: [[UnsafeMutablePointer<CChar>?]] = []
 
     init(_ schema: Schema) {
         self.schema = schema
@@ -18,6 +19,7 @@ final class SchemaBox {
             classNames.append(keep(c.name))
             primaryKeyNames.append(c.primaryKey.map { keep($0.name) })
             propertyNames.append(c.properties.map { keep($0.name) })
+            linkTargets.append(c.properties.map { $0.linkTarget.map { keep($0) } })
         }
     }
 
@@ -38,7 +40,8 @@ final class SchemaBox {
     func propertyInfo(_ classIndex: Int, _ index: Int) -> fief_property_info_t {
         let p = schema.classes[classIndex].properties[index]
         return fief_property_info_t(name: UnsafePointer(propertyNames[classIndex][index]), type: p.type.rawValue,
-                                    collection_type: FIEF_COLLECTION_NONE, link_target: nil, link_origin_property: nil,
+                                    collection_type: FIEF_COLLECTION_NONE,
+                                    link_target: linkTargets[classIndex][index].map { UnsafePointer($0) }, link_origin_property: nil,
                                     flags: p.flags.rawValue, key: p.key)
     }
 }
@@ -82,10 +85,11 @@ public func exportSchemaNew(_ classes: UnsafePointer<fief_class_info_t>?, _ coun
                 guard let type = PropertyType(rawValue: p.type) else {
                     throw FiefError(.invalidSchema, "property '\(name).\(pname)' has unknown type \(p.type)")
                 }
-                if p.collection_type != FIEF_COLLECTION_NONE || p.link_target != nil || p.link_origin_property != nil {
-                    throw FiefError(.invalidSchema, "property '\(name).\(pname)': collection_type must be FIEF_COLLECTION_NONE and link fields NULL in this version")
+                if p.collection_type != FIEF_COLLECTION_NONE || p.link_origin_property != nil {
+                    throw FiefError(.invalidSchema, "property '\(name).\(pname)': collection_type must be FIEF_COLLECTION_NONE and link_origin_property NULL in this version")
                 }
-                props.append(Property(name: pname, type: type, flags: PropertyFlags(rawValue: p.flags)))
+                let target = try p.link_target.map { (t) throws(FiefError) in try cString(t, "class_properties[\(i)][\(j)].link_target (property '\(name).\(pname)')") }
+                props.append(Property(name: pname, type: type, flags: PropertyFlags(rawValue: p.flags), linkTarget: target))
             }
             result.append(ObjectClass(name: name, properties: props))
         }

@@ -42,6 +42,7 @@ enum ValueBridge {
         case FIEF_TYPE_UUID:
             var copy = v
             return withUnsafeBytes(of: &copy.u.uuid) { .uuid(UUIDBytes(bytes: $0.baseAddress!)) }
+        case FIEF_TYPE_LINK: return .link(classKey: v.u.link.class_key, objectKey: v.u.link.object_key)
         default:
             throw FiefError(.invalidArgument, "\(name()) has unknown value type \(v.type)")
         }
@@ -83,6 +84,9 @@ enum ValueBridge {
         case .uuid(let id):
             out.type = FIEF_TYPE_UUID
             withUnsafeMutableBytes(of: &out.u.uuid) { id.store(to: $0.baseAddress!) }
+        case .link(let classKey, let objectKey):
+            out.type = FIEF_TYPE_LINK
+            out.u.link = fief_link_t(class_key: classKey, object_key: objectKey)
         }
         return out
     }

@@ -246,12 +246,12 @@ TEST(value_errors) {
     EERR(fief_object_set_value(o, k.base[0], vb(true)), FIEF_ERR_TYPE_MISMATCH);
     EERR(fief_object_set_value(o, k.base[8], vuuid("00000000000000000000000000000001")), FIEF_ERR_TYPE_MISMATCH);
     fief_value_t weird = vi(1);
-    /* a type tag outside FIEF_TYPE_NULL ... FIEF_TYPE_UUID is a bad argument */
+    /* a type tag outside FIEF_TYPE_NULL ... FIEF_TYPE_LINK is a bad argument */
     weird.type = 77;
     EERR(fief_object_set_value(o, k.base[0], weird), FIEF_ERR_INVALID_ARGUMENT);
     weird.type = -1;
     EERR(fief_object_set_value(o, k.opt[0], weird), FIEF_ERR_INVALID_ARGUMENT);
-    weird.type = FIEF_TYPE_UUID + 1;
+    weird.type = FIEF_TYPE_LINK + 1;
     EERR(fief_object_set_values(o, &k.base[0], &weird, 1), FIEF_ERR_INVALID_ARGUMENT);
     EERR(fief_object_create(r, k.nopk, &k.no_value, &weird, 1, FIEF_UPDATE_POLICY_ERROR),
          FIEF_ERR_INVALID_ARGUMENT);

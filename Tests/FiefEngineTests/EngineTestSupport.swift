@@ -57,6 +57,7 @@ enum TV: Equatable, CustomStringConvertible {
     case decimal(Decimal128Bits)
     case oid(ObjectIdBytes)
     case uuid(UUIDBytes)
+    case link(UInt32, Int64)
 
     init(_ value: Value) {
         switch value {
@@ -71,11 +72,13 @@ enum TV: Equatable, CustomStringConvertible {
         case .decimal128(let d): self = .decimal(d)
         case .objectId(let o): self = .oid(o)
         case .uuid(let u): self = .uuid(u)
+        case .link(let c, let k): self = .link(c, k)
         }
     }
 
     var description: String {
         switch self {
+        case .link(let c, let k): return "link(\(c):\(k))"
         case .null: return "null"
         case .int(let i): return "\(i)"
         case .bool(let b): return "\(b)"
@@ -128,6 +131,7 @@ enum TV: Equatable, CustomStringConvertible {
             case .decimal(let d): out.append(.decimal128(d))
             case .oid(let o): out.append(.objectId(o))
             case .uuid(let u): out.append(.uuid(u))
+            case .link(let c, let k): out.append(.link(classKey: c, objectKey: k))
             }
         }
         return try out.withUnsafeMutableBufferPointer { try body($0) }

@@ -193,6 +193,7 @@ final class QueryEngineTests: XCTestCase {
             let h = hex(u.high, 16), l = hex(u.low, 16)
             return "uuid(\(h.prefix(8))-\(h.dropFirst(8).prefix(4))-\(h.suffix(4))-\(l.prefix(4))-\(l.suffix(12)))"
         case .decimal: fatalError("no decimal literals")
+        case .link: fatalError("no link literals (links are passed as arguments)")
         }
     }
 
@@ -244,6 +245,7 @@ final class QueryEngineTests: XCTestCase {
         case .objectId: return .oid(ObjectIdBytes(high: UInt64(r % 4) << 62 | UInt64(r % 3), low: UInt32(r % 5) << 30))
         case .uuid: return .uuid(UUIDBytes(high: UInt64(r % 3) << 63 | UInt64(r % 2), low: UInt64(r % 4)))
         case .decimal128: return .decimal(Decimal128.zero)
+        case .link: fatalError("the random queries use scalar properties only")
         }
     }
 

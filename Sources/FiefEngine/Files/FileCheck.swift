@@ -212,7 +212,7 @@ public enum FileCheck {
             if rc != MDB_NOTFOUND {
                 problem("class '\(name)': its data tree is damaged: \(String(cString: mdb_strerror(rc)))")
             }
-            if FormatUpgrade.upgrades(format) {
+            if FormatUpgrade.rewritesChunks(format) {
                 checkOldChunks(objectClass, entries, format: format, columns: columns)
                 return
             }

@@ -8,7 +8,7 @@ import Glibc
 ///
 /// The copy is written in one write transaction of a new file, every tree in
 /// key order (so LMDB fills its pages), from one snapshot of the source.
-/// Valid chunks are copied as they are (format 3) or converted (formats 1 and 2);
+/// Valid chunks are copied as they are (formats 3 and 4) or converted (formats 1 and 2);
 /// a damaged chunk is left out and reported: a damaged list of objects or
 /// primary-key column loses those 256 objects, a damaged property chunk
 /// leaves that property at its default (null when optional) for them.
@@ -136,7 +136,7 @@ public enum FileCopy {
         // Pass 1: every chunk checked (all its parts); presence chunks
         // decoded; which column chunks are sound.  Files of formats 1 and 2
         // are decoded as their upgrade decodes them.
-        let old = FormatUpgrade.upgrades(format)
+        let old = FormatUpgrade.rewritesChunks(format)
         let groups = old ? stored.map { [$0] } : ChunkParts.grouped(stored)
         var presence: [Int64: DirtyChunk] = [:]
         // Sound column chunks with their pieces (views into the source's

@@ -67,6 +67,8 @@ public enum Value {
     case decimal128(Decimal128Bits)
     case objectId(ObjectIdBytes)
     case uuid(UUIDBytes)
+    /// A link to the object `objectKey` of the class `classKey`.
+    case link(classKey: UInt32, objectKey: Int64)
 
     /// The type of the value; nil for null.
     public var type: PropertyType? {
@@ -82,6 +84,7 @@ public enum Value {
         case .decimal128: return .decimal128
         case .objectId: return .objectId
         case .uuid: return .uuid
+        case .link: return .link
         }
     }
 
@@ -118,6 +121,7 @@ public enum Value {
         case .decimal128: return .decimal128(Decimal128.zero)
         case .objectId: return .objectId(ObjectIdBytes(high: 0, low: 0))
         case .uuid: return .uuid(UUIDBytes(high: 0, low: 0))
+        case .link: return .null
         }
     }
 
@@ -162,11 +166,17 @@ public enum Value {
                 throw FiefError(.invalidUTF8, "the string for '\(className()).\(property.name)' is not valid UTF-8")
             }
             return self
+        case (.link, .link):
+            // The realm checks the class and that the object exists (`Links.check`).
+            return self
         case (.int(let i), .double): return .double(Double(i))
         case (.int(let i), .float): return .float(Float(i))
         case (.float(let f), .double): return .double(Double(f))
         case (.double(let d), .float): return .float(Float(d))
         default:
+            if property.type == .link {
+                throw FiefError(.typeMismatch, "property '\(className()).\(property.name)' holds links to '\(property.linkTarget ?? "")' objects, not \(typeName) values")
+            }
             throw FiefError(.typeMismatch, "property '\(className()).\(property.name)' holds \(property.isNullable ? "optional " : "")\(property.type.name) values, not \(typeName)")
         }
     }

@@ -24,9 +24,12 @@ enum QueryConstant {
     case objectId(ObjectIdBytes)
     case uuid(UUIDBytes)
     case decimal(Decimal128Bits)
+    /// An object: class key and object key.
+    case link(UInt32, Int64)
 
     var typeName: String {
         switch self {
+        case .link: return "link"
         case .null: return "null"
         case .int: return "int"
         case .double: return "double"
@@ -199,6 +202,7 @@ enum QueryCompiler {
             case .objectId(let id): return .objectId(id)
             case .uuid(let id): return .uuid(id)
             case .decimal128(let d): return .decimal(d)
+            case .link(let classKey, let objectKey): return .link(classKey, objectKey)
             }
         }
     }
@@ -253,6 +257,11 @@ enum QueryCompiler {
             fits = true
         case (.timestamp, .timestamp), (.objectId, .objectId), (.uuid, .uuid):
             fits = !isStringOperator(op)
+        case (.link, .link(let classKey, _)):
+            guard classKey == (try? table.column(p.key))?.linkTarget else {
+                throw FiefError(.queryInvalid, "\(subject) links to '\(p.linkTarget ?? "")' objects; the object compared with it is of another class")
+            }
+            fits = op == .equal || op == .notEqual
         default:
             fits = false
         }
@@ -273,7 +282,10 @@ enum QueryCompiler {
     private static func checkPropertyPair(_ a: Property, _ op: QueryOperator, _ b: Property, _ table: Table) throws(FiefError) {
         let compatible = a.type == b.type || (isNumeric(a.type) && isNumeric(b.type))
         let stringOK = !isStringOperator(op) || ((a.type == .string || a.type == .binary) && a.type == b.type)
-        let orderOK = (a.type != .bool) || op == .equal || op == .notEqual
+        let orderOK = (a.type != .bool && a.type != .link) || op == .equal || op == .notEqual
+        if a.type == .link && b.type == .link && a.linkTarget != b.linkTarget {
+            throw FiefError(.queryInvalid, "cannot compare '\(a.name)' (links to '\(a.linkTarget ?? "")') with '\(b.name)' (links to '\(b.linkTarget ?? "")')")
+        }
         guard compatible && stringOK && orderOK else {
             throw FiefError(.queryInvalid, "cannot use \(name(op)) to compare '\(a.name)' (\(a.type.name)) with '\(b.name)' (\(b.type.name))")
         }
@@ -499,6 +511,7 @@ enum QueryEvaluator {
         case .objectId(let id): return .objectId(id)
         case .uuid(let id): return .uuid(id)
         case .decimal(let d): return .decimal128(d)
+        case .link(let classKey, let objectKey): return .link(classKey: classKey, objectKey: objectKey)
         }
     }
 
@@ -515,8 +528,12 @@ enum QueryEvaluator {
             }
             return op == .equal ? (nulls & mask) : (~nulls & mask)
         }
-        // Fast path: int column against an int constant, at the chunk's width.
-        if property.type == .int, case .int(let c) = constant, let base = reader.base {
+        // Fast path: int column against an int constant, at the chunk's width
+        // (a link column holds object keys: compared with a link's key).
+        var intConstant: Int64?
+        if property.type == .int, case .int(let c) = constant { intConstant = c }
+        if property.type == .link, case .link(_, let c) = constant { intConstant = c }
+        if let c = intConstant, let base = reader.base {
             let values = UnsafeRawPointer(base + ClusterLayout.intValues)
             let low = reader.intBase
             var bits: Bitmap
@@ -602,6 +619,9 @@ enum QueryEvaluator {
             return StringMatching.compare(x, op, y, options)
         case (.bool(let x), .bool(let y)):
             return op == .equal ? x == y : (op == .notEqual ? x != y : false)
+        case (.link(let c1, let k1), .link(let c2, let k2)):
+            let same = c1 == c2 && k1 == k2
+            return op == .equal ? same : (op == .notEqual ? !same : false)
         case (.timestamp(let s1, let n1), .timestamp(let s2, let n2)):
             return ordered(s1 != s2 ? (s1 < s2 ? -1 : 1) : (n1 == n2 ? 0 : (n1 < n2 ? -1 : 1)), op)
         case (.objectId(let x), .objectId(let y)):

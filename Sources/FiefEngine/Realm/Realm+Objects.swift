@@ -21,6 +21,7 @@ extension Value {
         case (.decimal128(let a), .decimal128(let b)): return a == b
         case (.objectId(let a), .objectId(let b)): return a == b
         case (.uuid(let a), .uuid(let b)): return a == b
+        case (.link(let c1, let k1), .link(let c2, let k2)): return c1 == c2 && k1 == k2
         default: return false
         }
     }
@@ -55,8 +56,11 @@ extension Realm {
 
     @inline(__always)
     func slotValue(_ table: Table, _ column: Column, _ key: Int64) throws(FiefError) -> Value {
-        try chunk(table, column: column.key, cluster: ClusterLayout.cluster(of: key))
+        let value = try chunk(table, column: column.key, cluster: ClusterLayout.cluster(of: key))
             .value(ClusterLayout.slot(of: key), type: column.type, nullable: column.isNullable)
+        // A link column stores the target's object key; its class is the column's.
+        if column.type == .link, case .int(let target) = value { return .link(classKey: column.linkTarget, objectKey: target) }
+        return value
     }
 
     /// Read several properties of an object into `out`.
@@ -71,8 +75,7 @@ extension Realm {
 
     @inline(__always)
     func slotValue(_ table: Table, _ property: Property, _ key: Int64) throws(FiefError) -> Value {
-        try chunk(table, column: property.key, cluster: ClusterLayout.cluster(of: key))
-            .value(ClusterLayout.slot(of: key), type: property.type, nullable: property.isNullable)
+        try slotValue(table, try table.column(property.key), key)
     }
 
     /// The key of the object whose primary key is `value`, if there is one.
@@ -220,6 +223,7 @@ extension Realm {
             for column in 0..<width {
                 let property = properties[column]
                 let isPrimaryKey = column == primaryKeyColumn
+                let linkColumn = property.type == .link ? try table.column(property.key) : nil
                 var row = 0
                 while row < rows {
                     let key = first + Int64(row)
@@ -230,6 +234,7 @@ extension Realm {
                     for r in row..<end {
                         failingRow = r
                         let v = try value(r, column).coerced(for: property, className: className)
+                        if let linkColumn { try Links.check(self, v, table, linkColumn, property) }
                         if isPrimaryKey && table.integerPrimaryKey, case .int(let i) = v {
                             let k = UInt64(bitPattern: i)
                             let (next, overflow) = runStart.addingReportingOverflow(UInt64(runCount))
@@ -287,6 +292,7 @@ extension Realm {
                 row = end
             }
             write.classWrite(table.key).objectCountDelta += Int64(rows)
+            if !table.links.isEmpty { try Links.created(self, write, table, properties, first: first, rows: rows) }
             if !table.indexDatabases.isEmpty {
                 for property in table.objectClass.properties where property.isIndexed && !property.isPrimaryKey {
                     let given = properties.contains { $0.key == property.key }
@@ -421,6 +427,7 @@ extension Realm {
                 throw FiefError(.invalidArgument, "property '\(table.objectClass.name).\(property.name)' is given twice")
             }
             values[i] = try values[i].coerced(for: property, className: table.objectClass.name)
+            if property.type == .link { try Links.check(self, values[i], table, try table.column(property.key), property) }
             if property.isPrimaryKey, !(try slotValue(table, property, key)).isSame(as: values[i]) {
                 throw FiefError(.primaryKeyChange, "the primary key '\(table.objectClass.name).\(property.name)' of an existing object cannot change")
             }
@@ -449,6 +456,7 @@ extension Realm {
         }
         let property = try table.property(propertyKey)
         let coerced = try value.coerced(for: property, className: table.objectClass.name)
+        if property.type == .link { try Links.check(self, coerced, table, column, property) }
         if property.isPrimaryKey {
             if !(try slotValue(table, property, key)).isSame(as: coerced) {
                 throw FiefError(.primaryKeyChange, "the primary key '\(table.objectClass.name).\(property.name)' of an existing object cannot change")
@@ -472,6 +480,9 @@ extension Realm {
 
     @inline(__always)
     private func writeSlot(_ write: WriteTransaction, _ table: Table, _ property: Property, _ key: Int64, _ value: Value) throws(FiefError) {
+        if property.type == .link {
+            try Links.replaced(self, write, table, property, key, old: try slotValue(table, property, key), new: value)
+        }
         if property.isIndexed && !property.isPrimaryKey {
             let old = try slotValue(table, property, key)
             try deleteIndexEntry(write, table, property, old, key)
@@ -497,6 +508,7 @@ extension Realm {
     }
 
     func deleteObject(_ write: WriteTransaction, _ table: Table, _ key: Int64) throws(FiefError) {
+        if !table.links.isEmpty || table.backlinks != nil { try Links.deleting(self, write, table, key) }
         if let pk = table.primaryKey {
             try deletePrimaryKey(write, table, try slotValue(table, pk, key))
         }
@@ -535,6 +547,7 @@ extension Realm {
     }
 
     private func emptyTable(_ write: WriteTransaction, _ table: Table) throws(FiefError) {
+        if !table.links.isEmpty || table.backlinks != nil { try Links.emptying(self, write, table) }
         write.closeCursors()
         try LMDB.check(mdb_drop(write.txn, table.data, 0), "deleting objects")
         if let pk = table.primaryKeyDatabase { try LMDB.check(mdb_drop(write.txn, pk, 0), "deleting objects") }

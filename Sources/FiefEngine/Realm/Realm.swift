@@ -175,7 +175,7 @@ enum MetaKeys {
     static let magic = "magic"
     static let magicValue: [UInt8] = Array("FIEF".utf8)
     static let format = "format"
-    static let formatValue: UInt64 = 3
+    static let formatValue: UInt64 = 4
     static let version = "version"
     static let schema = "schema"
     static let schemaVersion = "schemaVersion"
@@ -218,11 +218,14 @@ struct Column {
     let key: UInt32
     let type: PropertyType
     let flags: PropertyFlags
+    /// For a link: the key of the class it points to (0 otherwise).
+    let linkTarget: UInt32
 
-    init(_ property: Property) {
+    init(_ property: Property, linkTarget: UInt32 = 0) {
         key = property.key
         type = property.type
         flags = property.flags
+        self.linkTarget = linkTarget
     }
 
     var isNullable: Bool { flags.contains(.nullable) }
@@ -249,7 +252,15 @@ final class Table: @unchecked Sendable {
     private let columns: UnsafeMutablePointer<Column?>
     private let columnCount: Int
 
-    init(objectClass: ObjectClass, data: MDB_dbi, primaryKeyDatabase: MDB_dbi?, indexDatabases: [UInt32: MDB_dbi], damage: FiefError? = nil) {
+    /// The objects of other classes (and this one) linking to this class's
+    /// objects (see `Backlinks`); nil while no link points to the class.
+    let backlinks: MDB_dbi?
+    /// The link columns of this class: (property, target class key).
+    let links: [(property: Property, target: UInt32)]
+
+    init(objectClass: ObjectClass, data: MDB_dbi, primaryKeyDatabase: MDB_dbi?, indexDatabases: [UInt32: MDB_dbi],
+         schema: Schema, backlinks: MDB_dbi? = nil, damage: FiefError? = nil) {
+        self.backlinks = backlinks
         self.damage = damage
         self.objectClass = objectClass
         self.key = objectClass.key
@@ -265,7 +276,13 @@ final class Table: @unchecked Sendable {
         columnCount = maxKey + 1
         columns = .allocate(capacity: columnCount)
         columns.initialize(repeating: nil, count: columnCount)
-        for p in objectClass.properties { columns[Int(p.key)] = Column(p) }
+        var links: [(property: Property, target: UInt32)] = []
+        for p in objectClass.properties {
+            let target = p.linkTarget.flatMap { schema.objectClass(named: $0)?.key } ?? 0
+            columns[Int(p.key)] = Column(p, linkTarget: target)
+            if p.type == .link { links.append((p, target)) }
+        }
+        self.links = links
     }
 
     deinit { columns.deallocate() }
@@ -290,6 +307,7 @@ final class Table: @unchecked Sendable {
     static func dataName(_ key: UInt32) -> String { "c\(key)" }
     static func primaryKeyName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).pk\(column)" }
     static func indexName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).i\(column)" }
+    static func backlinksName(_ key: UInt32) -> String { "c\(key).b" }
 }
 
 /// An open realm: one snapshot of one file, a live or frozen view of it, and
@@ -485,11 +503,12 @@ public final class Realm: @unchecked Sendable {
         schemaVersion = try MetaKeys.readUInt64(txn, meta, MetaKeys.schemaVersion) ?? 0
         var newTables: [UInt32: Table] = [:]
         for objectClass in stored.classes {
-            if let existing = tables[objectClass.key], existing.objectClass == objectClass {
+            if let existing = tables[objectClass.key], existing.objectClass == objectClass,
+               (existing.backlinks != nil) == Backlinks.isTarget(objectClass, in: stored) {
                 newTables[objectClass.key] = existing
                 continue
             }
-            newTables[objectClass.key] = try openTable(objectClass, txn: txn, create: false)
+            newTables[objectClass.key] = try openTable(objectClass, schema: stored, txn: txn, create: false)
         }
         schema = stored
         tables = newTables
@@ -500,7 +519,7 @@ public final class Realm: @unchecked Sendable {
         schemaGeneration = generation
     }
 
-    func openTable(_ objectClass: ObjectClass, txn: OpaquePointer, create: Bool) throws(FiefError) -> Table {
+    func openTable(_ objectClass: ObjectClass, schema: Schema, txn: OpaquePointer, create: Bool) throws(FiefError) -> Table {
         let key = objectClass.key
         guard let data = try environment.database(Table.dataName(key), txn: txn, create: create, integerKey: true) else {
             throw FiefError(.fileNotFief, "the data of class '\(objectClass.name)' is missing from '\(environment.path)'", path: environment.path)
@@ -519,7 +538,15 @@ public final class Realm: @unchecked Sendable {
             }
             indexes[property.key] = dbi
         }
+        var backlinks: MDB_dbi?
+        if Backlinks.isTarget(objectClass, in: schema) {
+            guard let dbi = try environment.database(Table.backlinksName(key), txn: txn, create: create) else {
+                throw FiefError(.fileNotFief, "the links to class '\(objectClass.name)' are missing from '\(environment.path)'", path: environment.path)
+            }
+            backlinks = dbi
+        }
         var names = [Table.dataName(key)]
+        if backlinks != nil { names.append(Table.backlinksName(key)) }
         if let pk = objectClass.primaryKey { names.append(Table.primaryKeyName(key, pk.key)) }
         for property in objectClass.properties where property.isIndexed && !property.isPrimaryKey {
             names.append(Table.indexName(key, property.key))
@@ -527,7 +554,8 @@ public final class Realm: @unchecked Sendable {
         let damage = environment.damage(in: names).map {
             FiefError(.fileCorrupt, "class '\(objectClass.name)' cannot be read: \($0.message)", path: $0.path)
         }
-        return Table(objectClass: objectClass, data: data, primaryKeyDatabase: pkDatabase, indexDatabases: indexes, damage: damage)
+        return Table(objectClass: objectClass, data: data, primaryKeyDatabase: pkDatabase, indexDatabases: indexes,
+                     schema: schema, backlinks: backlinks, damage: damage)
     }
 
     // MARK: State checks

@@ -83,6 +83,9 @@ public final class Results: @unchecked Sendable {
                 }
                 throw FiefError(.queryInvalid, "cannot sort by '\(name)': class '\(table.objectClass.name)' has no such property")
             }
+            if property.type == .link {
+                throw FiefError(.queryInvalid, "cannot sort by '\(name)': it is a link; sort by a property of the objects themselves")
+            }
             keys.append(SortKey(property: property.key, ascending: ascending))
         }
         let merged = keys + sortKeys.filter { old in !keys.contains { $0.property == old.property } }
@@ -312,7 +315,7 @@ final class SortColumn {
                 case 1: doubles[row] = 0
                 default: strings[row] = UnsafeRawBufferPointer(start: nil, count: 0); prefixes[row] = 0
                 }
-            case .int(let i): ints[row] = i
+            case .int(let i), .link(_, let i): ints[row] = i
             case .bool(let b): ints[row] = b ? 1 : 0
             case .timestamp(let s, let ns):
                 // Seconds, then nanoseconds (biased to sort as unsigned) when seconds tie.

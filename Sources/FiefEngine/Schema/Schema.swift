@@ -10,6 +10,9 @@ public enum PropertyType: Int32, Sendable, CaseIterable {
     case decimal128 = 8
     case objectId = 9
     case uuid = 10
+    /// A to-one link: the object key of an object of `Property.linkTarget`'s
+    /// class, or null (links are always optional).
+    case link = 11
 
     public var name: String {
         switch self {
@@ -23,13 +26,19 @@ public enum PropertyType: Int32, Sendable, CaseIterable {
         case .decimal128: return "decimal128"
         case .objectId: return "objectId"
         case .uuid: return "uuid"
+        case .link: return "link"
         }
     }
+
+    /// The type whose column-chunk layout this type uses: a link's column
+    /// holds object keys, laid out as an int column.
+    @inline(__always)
+    var stored: PropertyType { self == .link ? .int : self }
 
     /// Bytes per slot in a fixed-width column chunk; 0 for variable-width types.
     var fixedWidth: Int {
         switch self {
-        case .int, .double: return 8
+        case .int, .double, .link: return 8
         case .bool: return 1
         case .float: return 4
         case .timestamp: return 12
@@ -59,11 +68,15 @@ public struct Property: Sendable, Equatable {
     /// The stable column id in the file; 0 until the property is stored.
     public var key: UInt32
 
-    public init(name: String, type: PropertyType, flags: PropertyFlags = [], key: UInt32 = 0) {
+    /// For a link: the name of the class it points to.
+    public var linkTarget: String?
+
+    public init(name: String, type: PropertyType, flags: PropertyFlags = [], key: UInt32 = 0, linkTarget: String? = nil) {
         self.name = name
         self.type = type
         self.flags = flags
         self.key = key
+        self.linkTarget = linkTarget
     }
 
     public var isNullable: Bool { flags.contains(.nullable) }
@@ -142,6 +155,10 @@ public struct Schema: Sendable, Equatable {
                 if property.isIndexed && !property.type.canBeIndexed {
                     throw FiefError(.invalidSchema, "property '\(objectClass.name).\(property.name)' of type \(property.type.name) cannot be indexed")
                 }
+                try validateLink(property, of: objectClass)
+            }
+            if objectClass.isEmbedded && primaryKeys > 0 {
+                throw FiefError(.invalidSchema, "embedded class '\(objectClass.name)' cannot have a primary key: embedded objects are found through their parent")
             }
             if primaryKeys > 1 {
                 throw FiefError(.invalidSchema, "class '\(objectClass.name)' has \(primaryKeys) primary keys; at most one is allowed")
@@ -152,6 +169,27 @@ public struct Schema: Sendable, Equatable {
         }
         if classes.count > Schema.maxClasses {
             throw FiefError(.invalidSchema, "the schema has \(classes.count) classes; a schema has at most \(Schema.maxClasses)")
+        }
+    }
+
+    /// A link names a class of this schema and is optional; no other
+    /// property names a target.
+    private func validateLink(_ property: Property, of objectClass: ObjectClass) throws(FiefError) {
+        let name = "'\(objectClass.name).\(property.name)'"
+        guard property.type == .link else {
+            if property.linkTarget != nil {
+                throw FiefError(.invalidSchema, "property \(name) of type \(property.type.name) cannot have a link target (only links do)")
+            }
+            return
+        }
+        guard let target = property.linkTarget else {
+            throw FiefError(.invalidSchema, "link \(name) has no target class")
+        }
+        guard self.objectClass(named: target) != nil else {
+            throw FiefError(.invalidSchema, "link \(name) points to class '\(target)', which the schema does not have")
+        }
+        guard property.isNullable else {
+            throw FiefError(.invalidSchema, "link \(name) must be optional: a to-one link is null until set, and when its target is deleted")
         }
     }
 

@@ -1,16 +1,25 @@
 /// The schema as stored in the file's `meta` database: a small binary
-/// encoding (format 1), little-endian, length-prefixed strings.
+/// encoding, little-endian, length-prefixed strings.
 ///
-///     u32 class count, then per class:
+///     encoding 2 (file format 4): u32 0xFFFFFFFF, u32 2, then as encoding 1
+///       with, after each property's flags, str link target ("" for none)
+///     encoding 1 (file formats 1 to 3):
+///       u32 class count, then per class:
 ///       str name, u32 key, u32 flags (1 = embedded), u32 property count,
 ///       per property: str name, u32 key, i32 type, u32 flags
 ///
 /// Decoding never trusts the bytes: a damaged schema is `.fileNotFief`.
 enum SchemaCoding {
+    /// Where encoding 1 has its class count (never this large), encoding 2
+    /// and later have this mark and then their number.
+    static let versionMark: UInt32 = 0xFFFF_FFFF
+
     static func encode(_ schema: Schema) -> [UInt8] {
         var out: [UInt8] = []
         func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
         func str(_ s: String) { u32(UInt32(s.utf8.count)); out.append(contentsOf: s.utf8) }
+        u32(SchemaCoding.versionMark)
+        u32(2)
         u32(UInt32(schema.classes.count))
         for c in schema.classes {
             str(c.name)
@@ -22,6 +31,7 @@ enum SchemaCoding {
                 u32(p.key)
                 u32(UInt32(bitPattern: p.type.rawValue))
                 u32(p.flags.rawValue)
+                str(p.linkTarget ?? "")
             }
         }
         return out
@@ -44,7 +54,13 @@ enum SchemaCoding {
             guard UTF8Check.isValid(slice) else { throw damaged }
             return String(decoding: slice, as: UTF8.self)
         }
-        let classCount = try u32()
+        var classCount = try u32()
+        var encoding: UInt32 = 1
+        if classCount == SchemaCoding.versionMark {
+            encoding = try u32()
+            guard encoding == 2 else { throw damaged }
+            classCount = try u32()
+        }
         guard classCount < 100_000 else { throw damaged }
         var classes: [ObjectClass] = []
         for _ in 0..<classCount {
@@ -59,7 +75,8 @@ enum SchemaCoding {
                 let pkey = try u32()
                 guard let type = PropertyType(rawValue: Int32(bitPattern: try u32())) else { throw damaged }
                 let pflags = PropertyFlags(rawValue: try u32())
-                properties.append(Property(name: pname, type: type, flags: pflags, key: pkey))
+                let target = encoding >= 2 ? try str() : ""
+                properties.append(Property(name: pname, type: type, flags: pflags, key: pkey, linkTarget: target.isEmpty ? nil : target))
             }
             classes.append(ObjectClass(name: name, properties: properties, isEmbedded: flags & 1 != 0, key: key))
         }

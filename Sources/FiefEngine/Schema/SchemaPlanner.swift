@@ -44,7 +44,7 @@ enum SchemaPlanner {
         }
         let format = try MetaKeys.readUInt64(txn, meta, MetaKeys.format) ?? 0
         guard format == MetaKeys.formatValue || FormatUpgrade.upgrades(format) else {
-            throw FiefError(.fileFormat, "'\(path)' has file format \(format); this library reads format \(MetaKeys.formatValue) and upgrades formats 1 and 2 (a newer Fief wrote it?)", path: path)
+            throw FiefError(.fileFormat, "'\(path)' has file format \(format); this library reads format \(MetaKeys.formatValue) and upgrades formats 1 to 3 (a newer Fief wrote it?)", path: path)
         }
         guard let schemaBytes = try MetaKeys.readBytes(txn, meta, MetaKeys.schema) else {
             throw FiefError(.fileNotFief, "'\(path)' has no schema", path: path)
@@ -64,7 +64,7 @@ enum SchemaPlanner {
             }
             return Plan(needsWrite: true)
         }
-        if FormatUpgrade.upgrades(stored.format) {
+        if FormatUpgrade.upgrades(stored.format) && !(readOnly && !FormatUpgrade.rewritesChunks(stored.format)) {
             if readOnly {
                 throw FiefError(.fileFormat, "'\(snapshot.environment.path)' has file format \(stored.format), which this library upgrades to format \(MetaKeys.formatValue) when it opens the file for writing; open it once writable, or write an upgraded copy with `fief copy \(snapshot.environment.path) NEW`", path: snapshot.environment.path)
             }
@@ -123,6 +123,7 @@ enum SchemaPlanner {
             for property in wanted.properties {
                 if var existing = old.property(named: property.name) {
                     let kept = existing.type == property.type && existing.isNullable == property.isNullable
+                        && existing.linkTarget == property.linkTarget
                     if !kept {
                         problems.append("property '\(old.name).\(property.name)' changed from \(describe(existing)) to \(describe(property))")
                         result.droppedColumns.append((old.key, existing.key))
@@ -175,7 +176,7 @@ enum SchemaPlanner {
     }
 
     private static func describe(_ p: Property) -> String {
-        (p.isNullable ? "optional " : "") + p.type.name + (p.isPrimaryKey ? " (primary key)" : "")
+        (p.isNullable ? "optional " : "") + p.type.name + (p.linkTarget.map { " to '\($0)'" } ?? "") + (p.isPrimaryKey ? " (primary key)" : "")
     }
 
     /// Additive schema change in a write transaction of its own.
@@ -231,8 +232,9 @@ enum SchemaPlanner {
             try MetaKeys.write(txn, meta, MetaKeys.version, 0)
         }
         if FormatUpgrade.upgrades(existing.format) {
-            // Rewrite every chunk in format 3 first, in this transaction.
-            for objectClass in existing.schema.classes {
+            // Rewrite every chunk (formats 1 and 2) first, in this transaction;
+            // the schema is written again below, in the current encoding.
+            for objectClass in existing.schema.classes where FormatUpgrade.rewritesChunks(existing.format) {
                 let data = try open(Table.dataName(objectClass.key), integerKey: true)
                 try FormatUpgrade.upgrade(txn, data: data, meta: meta, objectClass: objectClass, format: existing.format,
                                           partLimit: environment.chunkPartLimit, path: environment.path)
@@ -256,6 +258,7 @@ enum SchemaPlanner {
         // Create the databases of every class, then fill new indexes and primary-key tables.
         for objectClass in merge.schema.classes {
             let data = try open(Table.dataName(objectClass.key), integerKey: true)
+            if Backlinks.isTarget(objectClass, in: merge.schema) { _ = try open(Table.backlinksName(objectClass.key)) }
             if let pk = objectClass.primaryKey {
                 let dbi = try open(Table.primaryKeyName(objectClass.key, pk.key), integerKey: pk.type == .int && !pk.isNullable)
                 if merge.rebuiltPrimaryKeys.contains(objectClass.key) {

@@ -1,7 +1,7 @@
 import CFiefSupport
 
 /// Column chunks: how one property of one cluster of objects is stored
-/// (file format 3; `FormatUpgrade.swift` reads formats 1 and 2 to upgrade them).
+/// (file formats 3 and 4; `FormatUpgrade.swift` reads formats 1 and 2 to upgrade them).
 ///
 /// Objects of a class live in clusters of 256 consecutive object keys
 /// (cluster = key >> 8, slot = key & 255).  Each property of a cluster is one
@@ -122,7 +122,7 @@ enum ChunkCheck {
     static func isWellFormed(_ body: UnsafeRawBufferPointer, type: PropertyType?, last: Int) -> Bool {
         let count = body.count
         let isPart = last != ClusterLayout.slots - 1
-        guard let type else { return !isPart && count >= ClusterLayout.bitmapBytes && count <= ClusterLayout.bitmapBytes + 8192 }
+        guard let type = type?.stored else { return !isPart && count >= ClusterLayout.bitmapBytes && count <= ClusterLayout.bitmapBytes + 8192 }
         switch type {
         case .int:
             guard !isPart, count >= ClusterLayout.intValues else { return false }
@@ -348,14 +348,16 @@ struct ChunkReader {
     }
 
     /// Decode one slot as a `Value` of `type` (null only if `nullable`).
+    /// A link's slot reads as the target's object key (`.int`): the caller
+    /// knows the target class.
     func value(_ slot: Int, type: PropertyType, nullable: Bool) -> Value {
         guard let base else { return nullable ? .null : Value.zero(of: type) }
         if nullable && isNull(slot) { return .null }
-        if type == .int { return .int(int(slot)) }
+        if type == .int || type == .link { return .int(int(slot)) }
         let width = type.fixedWidth
         let p = base + ClusterLayout.bitmapBytes + slot * width
         switch type {
-        case .int: return .int(int(slot))
+        case .int, .link: return .int(int(slot))
         case .bool: return .bool(p.load(as: UInt8.self) != 0)
         case .float: return .float(p.loadUnaligned(as: Float.self))
         case .double: return .double(p.loadUnaligned(as: Double.self))
@@ -400,6 +402,7 @@ final class DirtyChunk {
 
     /// Start from the stored chunk `from` (or from defaults).
     init(type: PropertyType?, from stored: ChunkReader) {
+        let type = type?.stored
         self.type = type
         isNew = stored.base == nil
         wasInParts = stored.parts != nil
@@ -536,9 +539,14 @@ final class DirtyChunk {
             fixed.storeBytes(of: v, toByteOffset: ClusterLayout.intValues + slot << 3, as: Int64.self)
             return
         }
+        if case .link(_, let target) = value {
+            // A link column holds the target's object key.
+            fixed.storeBytes(of: target, toByteOffset: ClusterLayout.intValues + slot << 3, as: Int64.self)
+            return
+        }
         let p = fixed + ClusterLayout.bitmapBytes + slot * type.fixedWidth
         switch value {
-        case .int: break
+        case .int, .link: break
         case .bool(let v): p.storeBytes(of: v ? 1 : 0, as: UInt8.self)
         case .float(let v): p.storeBytes(of: v, as: Float.self)
         case .double(let v): p.storeBytes(of: v, as: Double.self)

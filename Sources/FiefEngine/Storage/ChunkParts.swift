@@ -163,11 +163,10 @@ enum ChunkParts {
     /// Delete every key in `start ..< end` of an integer-keyed database.
     static func deleteRange(_ txn: OpaquePointer, _ data: MDB_dbi, from start: UInt64, before end: UInt64) throws(FiefError) {
         let cursor = try LMDBCursor(txn, data)
-        var entry = try cursor.seek(integerKey: start)
-        while let (key, _) = entry, key < end {
+        // Sought again after each delete: a cursor whose database lost its
+        // last entry is not positioned anywhere (LMDB then says EINVAL).
+        while let (key, _) = try cursor.seek(integerKey: start), key < end {
             try cursor.deleteCurrent()
-            // After a delete the cursor already stands on the next entry.
-            entry = try cursor.move(MDB_GET_CURRENT).map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
         }
     }
 }

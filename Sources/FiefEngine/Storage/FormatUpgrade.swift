@@ -1,6 +1,7 @@
 import CLMDB
 
-/// Files of formats 1 and 2, read only to upgrade them to format 3.
+/// Files of formats 1 and 2, read only to upgrade them (format 3 differs
+/// from the current format 4 only in the schema's encoding).
 ///
 /// Both key a chunk `column << 40 | cluster` (format 3 adds the last slot:
 /// `ClusterLayout`).  Their chunks:
@@ -19,15 +20,19 @@ import CLMDB
 /// transaction as the schema (so a crash leaves it as it was), and
 /// `fief copy` writes a format-3 copy of one.
 enum FormatUpgrade {
-    /// Whether this library upgrades files of `format`.
-    static func upgrades(_ format: UInt64) -> Bool { format == 1 || format == 2 }
+    /// Whether this library upgrades files of `format` (to format 4).
+    static func upgrades(_ format: UInt64) -> Bool { format >= 1 && format <= 3 }
+    /// Whether the upgrade of `format` rewrites chunks (formats 1 and 2);
+    /// format 3 stores them as format 4 does (it only lacks the schema
+    /// encoding of links), so it is also read as it is.
+    static func rewritesChunks(_ format: UInt64) -> Bool { format == 1 || format == 2 }
 
     @inline(__always)
     static func column(ofOldKey key: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: key >> 40) }
     @inline(__always)
     static func cluster(ofOldKey key: UInt64) -> Int64 { Int64(key & ((1 << 40) - 1)) }
 
-    /// Rewrite every chunk of one class in format 3, list each cluster's
+    /// Rewrite every chunk of one class in the current format, list each cluster's
     /// columns in its presence chunk, and store the class's object count.
     ///
     /// Old and new keys share the database: chunks are converted from the

@@ -50,6 +50,10 @@ enum KeyEncoding {
             out.append(1)
             appendBigEndian(d.high, &out)
             appendBigEndian(d.low, &out)
+        case .link(let classKey, let objectKey):
+            out.append(1)
+            appendBigEndian(UInt64(classKey), &out)
+            appendBigEndian(UInt64(bitPattern: objectKey), &out)
         }
     }
 

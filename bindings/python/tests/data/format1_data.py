@@ -1,11 +1,13 @@
-"""The data set of format1.fief, a realm written by Fief's file format 1.
+"""The data set of the old-format fixtures: format1.fief, format2.fief and
+format3.fief, realms written by Fief's file formats 1 (the foundation
+release), 2 and 3.
 
-format1.fief was made once, by running this file as a script against a
-libfief.so of format 1 (the foundation release):
+Each was made once, by running this file as a script against a libfief.so
+of that format, then compacted with `fief copy` of the same release:
 
-    FIEF_LIBRARY=/path/to/format-1/libfief.so python3 format1_data.py format1.fief
+    FIEF_LIBRARY=/path/to/old/libfief.so python3 format1_data.py formatN.fief
 
-test_format_upgrade.py opens the file with the current library and compares
+test_format_upgrade.py opens them with the current library and compares
 every object with `expected_items()` and `expected_tags()`.
 """
 

@@ -1,0 +1,128 @@
+import CLMDB
+
+/// To-one links: the checks on a link written, and the backlinks that every
+/// link write, object creation and deletion keeps exact (see `Backlinks`).
+///
+/// A link column stores the target's object key (`PropertyType.stored` is
+/// `.int`); the target class is the property's.  Deleting a target nulls
+/// every link to it, in the same transaction.
+enum Links {
+    /// Check a value about to be written to link `column` of `table`: null,
+    /// or an existing object of the column's target class in this realm.
+    static func check(_ realm: Realm, _ value: Value, _ table: Table, _ column: Column, _ property: Property) throws(FiefError) {
+        guard case .link(let classKey, let objectKey) = value else { return }
+        let name = "'\(table.objectClass.name).\(property.name)'"
+        guard classKey == column.linkTarget else {
+            let given = (try? realm.table(classKey)).map { "class '\($0.objectClass.name)'" } ?? "unknown class \(classKey)"
+            throw FiefError(.typeMismatch, "\(name) links to '\(property.linkTarget ?? "")' objects, not to an object of \(given)")
+        }
+        let target = try realm.table(classKey)
+        guard try realm.isLive(target, objectKey) else {
+            throw FiefError(.noSuchObject, "\(name) cannot link to \(target.objectClass.name) object \(objectKey): it does not exist (deleted?)")
+        }
+    }
+
+    /// Keep the backlinks of link `property` of object `key` as its value
+    /// goes from `old` to `new`.
+    static func replaced(_ realm: Realm, _ write: WriteTransaction, _ table: Table, _ property: Property,
+                         _ key: Int64, old: Value, new: Value) throws(FiefError) {
+        if case .link(let oldClass, let oldKey) = old {
+            if case .link(let newClass, let newKey) = new, newClass == oldClass, newKey == oldKey { return }
+            try Backlinks.remove(write.txn, try backlinks(realm, oldClass), target: oldKey, originClass: table.key, property: property.key, origin: key)
+        }
+        if case .link(let newClass, let newKey) = new {
+            try Backlinks.add(write.txn, try backlinks(realm, newClass), target: newKey, originClass: table.key, property: property.key, origin: key)
+        }
+    }
+
+    /// Record the backlinks of the links of objects `first ..< first + rows`
+    /// just created with values for `properties`.
+    static func created(_ realm: Realm, _ write: WriteTransaction, _ table: Table, _ properties: [Property],
+                        first: Int64, rows: Int) throws(FiefError) {
+        for property in properties where property.type == .link {
+            let column = try table.column(property.key)
+            for row in 0..<rows {
+                let key = first + Int64(row)
+                if case .link(let classKey, let target) = try realm.slotValue(table, column, key) {
+                    try Backlinks.add(write.txn, try backlinks(realm, classKey), target: target, originClass: table.key, property: property.key, origin: key)
+                }
+            }
+        }
+    }
+
+    /// Before object `key` of `table` is deleted: its own links lose their
+    /// backlinks, and every link to it becomes null.
+    static func deleting(_ realm: Realm, _ write: WriteTransaction, _ table: Table, _ key: Int64) throws(FiefError) {
+        for (property, targetClass) in table.links {
+            if case .link(_, let target) = try realm.slotValue(table, try table.column(property.key), key) {
+                try Backlinks.remove(write.txn, try backlinks(realm, targetClass), target: target, originClass: table.key, property: property.key, origin: key)
+            }
+        }
+        guard let dbi = table.backlinks else { return }
+        var referrers: [(UInt32, UInt32, Int64)] = []
+        try Backlinks.forEach(write.txn, dbi, target: key) { (originClass, property, origin, _) throws(FiefError) in
+            referrers.append((originClass, property, origin))
+        }
+        for (originClass, property, origin) in referrers {
+            try unlink(realm, write, originClass: originClass, property: property, origin: origin)
+        }
+        try Backlinks.removeAll(write.txn, dbi, target: key)
+    }
+
+    /// Before every object of `table` is deleted: the same, for all of them.
+    static func emptying(_ realm: Realm, _ write: WriteTransaction, _ table: Table) throws(FiefError) {
+        if !table.links.isEmpty {
+            for (cluster, live) in try realm.clusters(table) {
+                for word in 0..<4 {
+                    var bits = live[word]
+                    while bits != 0 {
+                        let key = cluster << ClusterLayout.shift | Int64(word << 6 | bits.trailingZeroBitCount)
+                        bits &= bits - 1
+                        for (property, targetClass) in table.links {
+                            if case .link(_, let target) = try realm.slotValue(table, try table.column(property.key), key) {
+                                try Backlinks.remove(write.txn, try backlinks(realm, targetClass), target: target,
+                                                     originClass: table.key, property: property.key, origin: key)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        guard let dbi = table.backlinks else { return }
+        var referrers: [(UInt32, UInt32, Int64)] = []
+        let cursor = try LMDBCursor(write.txn, dbi)
+        var entry = try cursor.move(MDB_FIRST)
+        while let (k, _) = entry, k.count == Backlinks.keyBytes {
+            referrers.append((UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt32.self)),
+                              UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt32.self)),
+                              Int64(bitPattern: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt64.self)))))
+            entry = try cursor.next()
+        }
+        for (originClass, property, origin) in referrers where originClass != table.key {
+            try unlink(realm, write, originClass: originClass, property: property, origin: origin)
+        }
+        try LMDB.check(mdb_drop(write.txn, dbi, 0), "deleting links")
+    }
+
+    /// Null the link `property` of object `origin` of class `originClass`
+    /// (its target is being deleted).
+    private static func unlink(_ realm: Realm, _ write: WriteTransaction, originClass: UInt32, property: UInt32, origin: Int64) throws(FiefError) {
+        let table = try realm.table(originClass)
+        let column = try table.column(property)
+        guard column.type == .link else {
+            throw FiefError(.fileCorrupt, "a stored backlink names '\(table.objectClass.name)' property \(property), which is not a link")
+        }
+        let chunk = try realm.dirtyChunk(write, table, column: property, type: column.type, cluster: ClusterLayout.cluster(of: origin))
+        chunk.set(ClusterLayout.slot(of: origin), .null)
+        realm.noteColumnChange(originClass, property)
+    }
+
+    /// The backlinks database of class `classKey`.
+    private static func backlinks(_ realm: Realm, _ classKey: UInt32) throws(FiefError) -> MDB_dbi {
+        let table = try realm.table(classKey)
+        guard let dbi = table.backlinks else {
+            throw FiefError(.internal, "class '\(table.objectClass.name)' is linked to but has no backlinks database")
+        }
+        return dbi
+    }
+}
