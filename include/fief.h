@@ -722,9 +722,14 @@ FIEF_API bool fief_object_get_values(const fief_object_t *object,
  *  copied.  The value's type must be the property's (or FIEF_TYPE_NULL for
  *  an optional property), except that float and double properties also take
  *  FIEF_TYPE_INT, FIEF_TYPE_FLOAT and FIEF_TYPE_DOUBLE values, converted.
+ *  A link property takes FIEF_TYPE_LINK values naming an existing object of
+ *  its target class in this file (or FIEF_TYPE_NULL to clear it); the link
+ *  is recorded on the target's side too (its backlinks).
  *  Errors: FIEF_ERR_NOT_IN_TRANSACTION, FIEF_ERR_WRONG_THREAD,
  *  FIEF_ERR_INVALIDATED_OBJECT, FIEF_ERR_NO_SUCH_PROPERTY,
- *  FIEF_ERR_TYPE_MISMATCH, FIEF_ERR_NULL_NOT_ALLOWED, FIEF_ERR_INVALID_UTF8,
+ *  FIEF_ERR_TYPE_MISMATCH (also: a link to an object of another class),
+ *  FIEF_ERR_NO_SUCH_OBJECT (a link to an object that does not exist, or was
+ *  deleted), FIEF_ERR_NULL_NOT_ALLOWED, FIEF_ERR_INVALID_UTF8,
  *  FIEF_ERR_PRIMARY_KEY_CHANGE (a different value for the primary key). */
 FIEF_API bool fief_object_set_value(fief_object_t *object, fief_property_key_t property,
                                     fief_value_t value);
@@ -735,7 +740,8 @@ FIEF_API bool fief_object_set_values(fief_object_t *object, const fief_property_
                                      const fief_value_t *values, size_t num_values);
 
 /** Delete the object (in a write transaction); the handle stays and reports
- *  FIEF_ERR_INVALIDATED_OBJECT from then on.
+ *  FIEF_ERR_INVALIDATED_OBJECT from then on.  Every link to it becomes null
+ *  in the same transaction (found through its backlinks, never by a scan).
  *  Errors: FIEF_ERR_NOT_IN_TRANSACTION, FIEF_ERR_INVALIDATED_OBJECT, ... */
 FIEF_API bool fief_object_delete(fief_object_t *object);
 

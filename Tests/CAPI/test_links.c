@@ -1,0 +1,127 @@
+/* To-one links through the C API: schema definition and introspection, link
+ * values set, read, cleared and queried, bad links refused without a change,
+ * links to a deleted object nulled. */
+#include "fief_test.h"
+
+#include <stdlib.h>
+
+static fief_value_t vlink(fief_class_key_t cls, fief_object_key_t key) {
+    fief_value_t v;
+    memset(&v, 0, sizeof v);
+    v.type = FIEF_TYPE_LINK;
+    v.u.link.class_key = cls;
+    v.u.link.object_key = key;
+    return v;
+}
+
+/* Dog(name); Person(name, dog -> Dog, optional). */
+static fief_schema_t *dog_schema(const char *target, uint32_t link_flags) {
+    fief_class_info_t classes[2];
+    memset(classes, 0, sizeof classes);
+    classes[0].name = "Dog";
+    classes[0].num_properties = 1;
+    classes[1].name = "Person";
+    classes[1].num_properties = 2;
+    fief_property_info_t dog[1] = {t_prop_info("name", FIEF_TYPE_STRING, 0)};
+    fief_property_info_t person[2] = {t_prop_info("name", FIEF_TYPE_STRING, 0),
+                                      t_prop_info("dog", FIEF_TYPE_LINK, link_flags)};
+    person[1].link_target = target;
+    const fief_property_info_t *props[2] = {dog, person};
+    return fief_schema_new(classes, 2, props);
+}
+
+TEST(link_schema) {
+    fief_schema_t *s = dog_schema("Dog", FIEF_PROPERTY_NULLABLE);
+    R(s != NULL);
+    fief_property_info_t p;
+    bool found = false;
+    E(fief_schema_find_property(s, 1, "dog", &p, &found) && found);
+    EQI(p.type, FIEF_TYPE_LINK);
+    E(p.link_target != NULL && strcmp(p.link_target, "Dog") == 0);
+    E(fief_schema_find_property(s, 1, "name", &p, &found) && found);
+    E(p.link_target == NULL);
+    E(fief_release(s));
+
+    EERRM(dog_schema(NULL, FIEF_PROPERTY_NULLABLE) != NULL, FIEF_ERR_INVALID_SCHEMA, "has no target class");
+    EERRM(dog_schema("Cat", FIEF_PROPERTY_NULLABLE) != NULL, FIEF_ERR_INVALID_SCHEMA, "which the schema does not have");
+    EERRM(dog_schema("Dog", 0) != NULL, FIEF_ERR_INVALID_SCHEMA, "must be optional");
+    EERRM(dog_schema("Dog", FIEF_PROPERTY_NULLABLE | FIEF_PROPERTY_INDEXED) != NULL, FIEF_ERR_INVALID_SCHEMA,
+          "cannot be indexed");
+    EERRM(dog_schema("\xff", FIEF_PROPERTY_NULLABLE) != NULL, FIEF_ERR_INVALID_UTF8, "link_target");
+}
+
+TEST(link_values) {
+    fief_schema_t *s = dog_schema("Dog", FIEF_PROPERTY_NULLABLE);
+    R(s != NULL);
+    fief_realm_t *r = t_open(t_path("links.fief"), s, 0);
+    R(r != NULL);
+    fief_class_key_t dog_class = t_class(r, "Dog"), person_class = t_class(r, "Person");
+    fief_property_key_t dog_name = t_prop(r, "Dog", "name"), person_name = t_prop(r, "Person", "name");
+    fief_property_key_t link = t_prop(r, "Person", "dog");
+
+    R(fief_realm_begin_write(r));
+    fief_value_t rex_name = vs("Rex");
+    fief_object_t *rex = fief_object_create(r, dog_class, &dog_name, &rex_name, 1, FIEF_UPDATE_POLICY_ERROR);
+    R(rex != NULL);
+    fief_object_key_t rex_key = -1;
+    E(fief_object_get_key(rex, &rex_key));
+    fief_value_t ann_values[2] = {vs("Ann"), vlink(dog_class, rex_key)};
+    fief_property_key_t ann_props[2] = {person_name, link};
+    fief_object_t *ann = fief_object_create(r, person_class, ann_props, ann_values, 2, FIEF_UPDATE_POLICY_ERROR);
+    R(ann != NULL);
+    R(fief_realm_commit(r));
+
+    /* Read back, then follow it. */
+    fief_value_t got = t_get(ann, link);
+    EQI(got.type, FIEF_TYPE_LINK);
+    EQU(got.u.link.class_key, dog_class);
+    EQI(got.u.link.object_key, rex_key);
+    fief_object_t *followed = fief_object_get(r, got.u.link.class_key, got.u.link.object_key);
+    R(followed != NULL);
+    EQSTR(t_get(followed, dog_name).u.string, "Rex");
+    E(fief_release(followed));
+
+    /* A query on the link. */
+    fief_results_t *people = fief_realm_get_objects(r, person_class);
+    R(people != NULL);
+    fief_value_t arg = vlink(dog_class, rex_key);
+    fief_query_arg_t qa = {.count = 1, .is_list = false, .values = &arg};
+    fief_results_t *with_rex = fief_results_filter(people, "dog == $0", &qa, 1);
+    R(with_rex != NULL);
+    EQU(t_count(with_rex), 1);
+    fief_value_t person_arg = vlink(person_class, 0);
+    fief_query_arg_t wrong = {.count = 1, .is_list = false, .values = &person_arg};
+    EERRM(fief_results_filter(people, "dog == $0", &wrong, 1) != NULL, FIEF_ERR_QUERY_ARGUMENT, "another class");
+
+    /* Bad links change nothing. */
+    R(fief_realm_begin_write(r));
+    EERRM(fief_object_set_value(ann, link, vlink(person_class, 0)), FIEF_ERR_TYPE_MISMATCH, "links to 'Dog' objects");
+    EERRM(fief_object_set_value(ann, link, vlink(dog_class, 12345)), FIEF_ERR_NO_SUCH_OBJECT, "does not exist");
+    EERRM(fief_object_set_value(ann, link, vi(rex_key)), FIEF_ERR_TYPE_MISMATCH, "holds links to 'Dog' objects");
+    EERR(fief_object_set_value(ann, person_name, vlink(dog_class, rex_key)), FIEF_ERR_TYPE_MISMATCH);
+    fief_value_t both[2] = {vs("Changed"), vlink(dog_class, 999)};
+    EERR(fief_object_set_values(ann, ann_props, both, 2), FIEF_ERR_NO_SUCH_OBJECT);
+    R(fief_realm_commit(r));
+    EQSTR(t_get(ann, person_name).u.string, "Ann");
+    EQI(t_get(ann, link).u.link.object_key, rex_key);
+    EERR(fief_object_set_value(ann, link, vnull()), FIEF_ERR_NOT_IN_TRANSACTION);
+
+    /* Deleting the dog nulls the link, in the same transaction. */
+    R(fief_realm_begin_write(r));
+    E(fief_object_delete(rex));
+    EQI(t_get(ann, link).type, FIEF_TYPE_NULL);
+    R(fief_realm_commit(r));
+    EQI(t_get(ann, link).type, FIEF_TYPE_NULL);
+    EQU(t_count(with_rex), 0);
+
+    E(fief_release(with_rex));
+    E(fief_release(people));
+    E(fief_release(rex));
+    E(fief_release(ann));
+    E(fief_release(r));
+    E(fief_release(s));
+}
+
+static const t_case cases[] = {T(link_schema), T(link_values)};
+
+int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }
