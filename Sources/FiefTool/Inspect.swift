@@ -45,7 +45,7 @@ final class Inspector {
         var name: String
         var key: UInt32
         var primaryKey: String?
-        var properties: [(name: String, key: UInt32, type: Int32, flags: UInt32)]
+        var properties: [(name: String, key: UInt32, type: Int32, flags: UInt32, linkTarget: String?)]
     }
 
     func classes() throws -> [ClassInfo] {
@@ -55,11 +55,11 @@ final class Inspector {
         for i in 0..<count {
             var info = fief_class_info_t()
             guard fief_schema_get_class(schema, i, &info) else { throw lastError("reading the schema") }
-            var properties: [(String, UInt32, Int32, UInt32)] = []
+            var properties: [(String, UInt32, Int32, UInt32, String?)] = []
             for j in 0..<info.num_properties {
                 var p = fief_property_info_t()
                 guard fief_schema_get_property(schema, i, j, &p) else { throw lastError("reading the schema") }
-                properties.append((String(cString: p.name), p.key, p.type, p.flags))
+                properties.append((String(cString: p.name), p.key, p.type, p.flags, p.link_target.map { String(cString: $0) }))
             }
             result.append(ClassInfo(name: String(cString: info.name), key: info.key,
                                     primaryKey: info.primary_key.map { String(cString: $0) }, properties: properties))
@@ -94,6 +94,7 @@ func typeName(_ type: Int32) -> String {
     case FIEF_TYPE_DECIMAL128: return "decimal128"
     case FIEF_TYPE_OBJECT_ID: return "objectId"
     case FIEF_TYPE_UUID: return "uuid"
+    case FIEF_TYPE_LINK: return "link"
     default: return "type\(type)"
     }
 }
@@ -102,8 +103,10 @@ func printSchema(_ inspector: Inspector) throws {
     for c in try inspector.classes() {
         print("class \(c.name) {")
         for p in c.properties {
-            var line = "    \(p.name): \(typeName(p.type))"
+            // A link shows its target class, as a Swift model declares it.
+            var line = "    \(p.name): \(p.linkTarget ?? typeName(p.type))"
             if p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0 { line += "?" }
+            if p.type == FIEF_TYPE_LINK { line += "  [link]" }
             if p.flags & UInt32(FIEF_PROPERTY_PRIMARY_KEY) != 0 { line += "  [primary key]" }
             if p.flags & UInt32(FIEF_PROPERTY_INDEXED) != 0 { line += "  [indexed]" }
             print(line)
@@ -133,13 +136,14 @@ func dump(_ inspector: Inspector, className: String) throws {
     var count = 0
     guard fief_results_count(results, &count) else { throw lastError("counting") }
     let keys = c.properties.map(\.key)
+    let classNames = Dictionary(uniqueKeysWithValues: try inspector.classes().map { ($0.key, $0.name) })
     var values = [fief_value_t](repeating: fief_value_t(), count: keys.count)
     for row in 0..<count {
         guard fief_results_get_values(results, row, keys, keys.count, &values) else { throw lastError("reading object \(row)") }
         var line = "{"
         for (i, p) in c.properties.enumerated() {
             if i > 0 { line += ", " }
-            line += JSON.string(p.name) + ": " + JSON.value(values[i])
+            line += JSON.string(p.name) + ": " + JSON.value(values[i], classNames: classNames)
         }
         print(line + "}")
     }
@@ -193,8 +197,12 @@ enum JSON {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func value(_ v: fief_value_t) -> String {
+    /// A value as JSON; a link as {"$link": ["Class", key]}.
+    static func value(_ v: fief_value_t, classNames: [UInt32: String] = [:]) -> String {
         switch v.type {
+        case FIEF_TYPE_LINK:
+            let name = classNames[v.u.link.class_key] ?? "class \(v.u.link.class_key)"
+            return "{\"$link\": [\(string(name)), \(v.u.link.object_key)]}"
         case FIEF_TYPE_NULL: return "null"
         case FIEF_TYPE_INT: return String(v.u.integer)
         case FIEF_TYPE_BOOL: return v.u.boolean ? "true" : "false"
