@@ -28,6 +28,7 @@ from ._lib import EXPECTED_VERSION_NUMBER
 from ._types import Decimal128, Float32, ObjectId
 from .errors import *  # noqa: F401,F403
 from .model import Indexed, Object, PrimaryKey, Property, PropertySpec
+from ._values import Link
 from .realm import (ClassInfo, FileReport, PropertyInfo, Realm, Results, WriteTransaction, copy_file,
                     delete_realm_files, verify_file)
 
@@ -52,7 +53,7 @@ def library_version() -> str:
 __all__ = [
     "Object", "PrimaryKey", "Indexed", "Property", "PropertySpec",
     "Realm", "Results", "WriteTransaction", "ClassInfo", "PropertyInfo",
-    "Decimal128", "ObjectId", "Float32",
+    "Decimal128", "ObjectId", "Float32", "Link",
     "delete_realm_files", "verify_file", "copy_file", "FileReport", "load_library", "library_version", "errors",
     "EXPECTED_VERSION_NUMBER",
 ] + list(errors.__all__)

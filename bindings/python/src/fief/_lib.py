@@ -37,12 +37,13 @@ TYPE_DOUBLE = 7
 TYPE_DECIMAL128 = 8
 TYPE_OBJECT_ID = 9
 TYPE_UUID = 10
+TYPE_LINK = 11
 
 TYPE_NAMES = {
     TYPE_NULL: "null", TYPE_INT: "int", TYPE_BOOL: "bool", TYPE_STRING: "string",
     TYPE_BINARY: "binary", TYPE_TIMESTAMP: "timestamp", TYPE_FLOAT: "float",
     TYPE_DOUBLE: "double", TYPE_DECIMAL128: "decimal128", TYPE_OBJECT_ID: "objectId",
-    TYPE_UUID: "uuid",
+    TYPE_UUID: "uuid", TYPE_LINK: "link",
 }
 
 PROPERTY_NULLABLE = 0x01
@@ -89,6 +90,10 @@ class fief_uuid_t(Structure):
     _fields_ = [("bytes", c_uint8 * 16)]
 
 
+class fief_link_t(Structure):
+    _fields_ = [("class_key", c_uint32), ("object_key", c_int64)]
+
+
 class _fief_value_u(Union):
     _fields_ = [
         ("integer", c_int64),
@@ -101,6 +106,7 @@ class _fief_value_u(Union):
         ("decimal128", fief_decimal128_t),
         ("object_id", fief_object_id_t),
         ("uuid", fief_uuid_t),
+        ("link", fief_link_t),
     ]
 
 

@@ -34,6 +34,26 @@ def timestamp_to_datetime(seconds: int, nanoseconds: int) -> _dt.datetime:
     return EPOCH + _dt.timedelta(seconds=seconds, microseconds=micros)
 
 
+class Link:
+    """A link to an object as the library gives it: class key and object key
+    (`fief.Object` attributes turn it into the model object)."""
+
+    __slots__ = ("class_key", "object_key")
+
+    def __init__(self, class_key: int, object_key: int) -> None:
+        self.class_key = class_key
+        self.object_key = object_key
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Link) and (self.class_key, self.object_key) == (other.class_key, other.object_key)
+
+    def __hash__(self) -> int:
+        return hash((self.class_key, self.object_key))
+
+    def __repr__(self) -> str:
+        return f"fief.Link({self.class_key}, {self.object_key})"
+
+
 class Keep:
     """Keeps the buffers that values passed in point to alive for one call."""
 
@@ -109,6 +129,15 @@ def to_value(value: object, out: L.fief_value_t, keep: Keep, prop_type: int | No
     elif isinstance(value, uuid.UUID):
         out.type = L.TYPE_UUID
         ctypes.memmove(out.u.uuid.bytes, value.bytes, 16)
+    elif isinstance(value, Link):
+        out.type = L.TYPE_LINK
+        out.u.link.class_key = value.class_key
+        out.u.link.object_key = value.object_key
+    elif hasattr(value, "_fief_link"):
+        link = value._fief_link()
+        out.type = L.TYPE_LINK
+        out.u.link.class_key = link.class_key
+        out.u.link.object_key = link.object_key
     else:
         raise errors.TypeMismatchError(
             f"a {type(value).__name__} cannot be stored in Fief"
@@ -155,6 +184,8 @@ def from_value(v: L.fief_value_t, py_type: type | None = None) -> object:
         return ObjectId(bytes(v.u.object_id.bytes))
     if t == L.TYPE_UUID:
         return uuid.UUID(bytes=bytes(v.u.uuid.bytes))
+    if t == L.TYPE_LINK:
+        return Link(int(v.u.link.class_key), int(v.u.link.object_key))
     raise errors.FiefError(f"the library returned a value of unknown type {t}")
 
 

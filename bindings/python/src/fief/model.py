@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import builtins
 import datetime as _dt
 import decimal
+import sys
 import types
 import typing
 import uuid
@@ -105,7 +107,9 @@ class PropertySpec:
     in a dict."""
 
     def __init__(self, attr: str, name: str, py_type: type, fief_type: int, nullable: bool,
-                 primary_key: bool, indexed: bool, default: Any, default_factory: Any):
+                 primary_key: bool, indexed: bool, default: Any, default_factory: Any,
+                 link_target: str | None = None):
+        self.link_target = link_target
         self.attr = attr
         self.name = name
         self.py_type = py_type
@@ -137,12 +141,12 @@ class PropertySpec:
             return self.default_factory()
         if self.default is not _MISSING:
             return self.default
-        if self.nullable:
+        if self.nullable or self.fief_type == L.TYPE_LINK:
             return None
         return _ZERO[self.fief_type]
 
     def __repr__(self) -> str:
-        type_name = L.TYPE_NAMES.get(self.fief_type, "?")
+        type_name = f"link to {self.link_target}" if self.link_target else L.TYPE_NAMES.get(self.fief_type, "?")
         extra = "".join([" optional" if self.nullable else "",
                          " primary_key" if self.primary_key else "",
                          " indexed" if self.indexed else ""])
@@ -177,7 +181,76 @@ class PropertySpec:
         raise AttributeError(f"cannot delete the property {self.attr!r}")
 
 
-def _unwrap(annotation: Any, where: str) -> tuple[type, bool, set]:
+class _ForwardLink:
+    """A model class named in an annotation before it exists (``friend:
+    Optional["Person"]``): a link to the class of that name."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __call__(self, *args: Any) -> None:  # typing accepts callables as types
+        raise TypeError(f"{self.name} is a forward reference")
+
+    def __or__(self, other: Any) -> Any:
+        return typing.Optional[self]  # type: ignore[index]
+
+    def __ror__(self, other: Any) -> Any:
+        return typing.Optional[self]  # type: ignore[index]
+
+    def __repr__(self) -> str:
+        return f"{self.name!r}"
+
+
+class _Names(dict):
+    """Names for evaluating a string annotation: an unknown name is a model
+    class declared later (a forward link)."""
+
+    def __init__(self, globalns: dict, localns: dict):
+        super().__init__(localns)
+        self.globalns = globalns
+
+    def __missing__(self, name: str) -> Any:
+        if name in self.globalns or hasattr(builtins, name):
+            raise KeyError(name)
+        return _ForwardLink(name)
+
+
+def _type_hints(cls: type) -> dict[str, Any]:
+    """The class's annotations, evaluated; names of model classes not yet
+    defined become forward links."""
+    try:
+        return typing.get_type_hints(cls, include_extras=True)
+    except NameError:
+        pass
+    hints: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        module = sys.modules.get(klass.__module__)
+        globalns = dict(vars(module)) if module else {}
+        for attr, annotation in klass.__dict__.get("__annotations__", {}).items():
+            if isinstance(annotation, str):
+                if annotation.strip().strip("'\"").isidentifier() and annotation.strip()[0] in "'\"":
+                    annotation = annotation.strip().strip("'\"")
+                annotation = eval(annotation, globalns, _Names(globalns, dict(vars(klass))))  # noqa: S307
+            elif isinstance(annotation, typing.ForwardRef):
+                annotation = eval(annotation.__forward_arg__, globalns, _Names(globalns, dict(vars(klass))))  # noqa: S307
+            hints[attr] = annotation
+    return hints
+
+
+def _link_target(annotation: Any) -> str | None:
+    """The class name an annotation links to, if it names a model class."""
+    if isinstance(annotation, _ForwardLink):
+        return annotation.name
+    if isinstance(annotation, typing.ForwardRef):
+        return annotation.__forward_arg__
+    if isinstance(annotation, str):
+        return annotation
+    if isinstance(annotation, type) and issubclass(annotation, Object) and annotation is not Object:
+        return annotation.__fief_name__ or annotation.__name__
+    return None
+
+
+def _unwrap(annotation: Any, where: str) -> tuple[Any, bool, set]:
     """(base type, nullable, markers) of an annotation."""
     markers: set = set()
     nullable = False
@@ -196,11 +269,13 @@ def _unwrap(annotation: Any, where: str) -> tuple[type, bool, set]:
             annotation = args[0]
             continue
         break
+    if _link_target(annotation) is not None:
+        return annotation, nullable, markers
     if annotation not in _TYPE_MAP:
         raise TypeError(f"{where}: unsupported property type {annotation!r}; use one of "
                         "int, bool, float, fief.Float32, str, bytes, datetime.datetime, "
                         "decimal.Decimal, fief.Decimal128, fief.ObjectId, uuid.UUID, "
-                        "or Optional[...] of one of them")
+                        "or Optional[...] of one of them, or Optional[Model] for a link")
     return annotation, nullable, markers
 
 
@@ -226,7 +301,7 @@ class Object:
         super().__init_subclass__(**kwargs)
         cls.__fief_name__ = name or cls.__name__
         try:
-            hints = typing.get_type_hints(cls, include_extras=True)
+            hints = _type_hints(cls)
         except Exception as exc:
             raise TypeError(f"cannot resolve the annotations of {cls.__qualname__}: {exc}") from exc
         specs: list[PropertySpec] = []
@@ -244,7 +319,8 @@ class Object:
                 spec = PropertySpec(attr, raw_default.name, raw_default.py_type,
                                     raw_default.fief_type, raw_default.nullable,
                                     raw_default.primary_key, raw_default.indexed,
-                                    raw_default.default, raw_default.default_factory)
+                                    raw_default.default, raw_default.default_factory,
+                                    raw_default.link_target)
                 specs.append(spec)
                 continue
             options = raw_default if isinstance(raw_default, Property) else Property(raw_default)
@@ -255,11 +331,15 @@ class Object:
                 markers |= hint_markers
             if options.optional is not None:
                 nullable = options.optional
+            target = _link_target(base)
+            if target is not None and not nullable:
+                raise TypeError(f"{where}: a link is always optional: declare it Optional[{target}] = None")
             spec = PropertySpec(
                 attr=attr,
                 name=options.name or attr,
-                py_type=base,
-                fief_type=_TYPE_MAP[base],
+                py_type=base if target is None else object,
+                fief_type=_TYPE_MAP[base] if target is None else L.TYPE_LINK,
+                link_target=target,
                 nullable=nullable,
                 primary_key=options.primary_key or _PRIMARY_KEY in markers,
                 indexed=options.indexed or _INDEXED in markers,
@@ -350,6 +430,15 @@ class Object:
         if not realm.is_frozen:
             return self
         return realm.thaw()._resolve_object(self)
+
+    def _fief_link(self):
+        """The link to this (managed) object, for link values and query arguments."""
+        from ._values import Link
+        handle = self.__dict__.get("_fief_handle")
+        if handle is None:
+            raise errors.LogicError(f"this {type(self).__fief_name__} is not in a realm yet: add it before linking to it")
+        binding = self.__dict__["_fief_binding"]
+        return Link(binding.class_key, binding.object_key(handle))
 
     def release(self) -> None:
         """Give the object's handle back now (it becomes unusable)."""

@@ -12,7 +12,7 @@ from typing import Any, Generic, Iterable, Iterator, Sequence, TypeVar
 from . import _lib as L
 from . import errors
 from ._handle import Handle
-from ._values import Keep, from_value, make_query_args, make_value, to_value
+from ._values import Keep, Link, from_value, make_query_args, make_value, to_value
 from .model import Object, PropertySpec
 
 T = TypeVar("T", bound=Object)
@@ -45,6 +45,7 @@ class PropertyInfo:
     type: int
     flags: int
     key: int
+    link_target: str | None = None
 
     @property
     def nullable(self) -> bool:
@@ -89,7 +90,7 @@ def read_schema(library: L.Library, schema_ptr: int) -> dict[str, ClassInfo]:
             p = L.fief_property_info_t()
             library.check(library.fief_schema_get_property(schema_ptr, i, j, ctypes.byref(p)))
             name = _decode(p.name) or ""
-            props[name] = PropertyInfo(name, int(p.type), int(p.flags), int(p.key))
+            props[name] = PropertyInfo(name, int(p.type), int(p.flags), int(p.key), _decode(p.link_target))
         name = _decode(info.name) or ""
         classes[name] = ClassInfo(name, int(info.key), _decode(info.primary_key), int(info.flags),
                                   i, props)
@@ -120,7 +121,12 @@ def build_schema(library: L.Library, classes: Sequence[type[Object]]) -> Handle:
             props[j].name = pname
             props[j].type = spec.fief_type
             props[j].collection_type = L.COLLECTION_NONE
-            props[j].link_target = None
+            if spec.link_target is not None:
+                target = spec.link_target.encode()
+                keep.append(target)
+                props[j].link_target = target
+            else:
+                props[j].link_target = None
             props[j].link_origin_property = None
             props[j].flags = spec.flags
             props[j].key = 0
@@ -181,6 +187,18 @@ class SchemaBinding:
                 self.models.setdefault(cls.__fief_name__, cls)
         return binding
 
+    def object_for_link(self, link: Link, realm: "Realm") -> Object:
+        """The model object a link points to, in `realm`."""
+        name = next((n for n, info in self.classes.items() if info.key == link.class_key), None)
+        model = self.models.get(name) if name is not None else None
+        if model is None:
+            raise errors.NoSuchClassError(
+                f"a link points to class {name or link.class_key!r}, which no model class of this realm declares")
+        binding = self.bind(model)
+        library = self.library
+        ptr = library.fief_object_get(realm._handle.ptr, link.class_key, link.object_key)
+        return binding.wrap(library.check_handle(ptr, "fief_object_get"))
+
     def realm_of_object(self, handle: Handle) -> "Realm":
         realm = self._realm_ref()
         if realm is not None and not realm.is_closed:
@@ -234,7 +252,13 @@ class ClassBinding:
         out = L.fief_value_t()
         library.check(library.fief_object_get_value(handle.ptr, self.key_of(spec), ctypes.byref(out)),
                       "fief_object_get_value")
-        return from_value(out, spec.py_type)
+        return self._python(from_value(out, spec.py_type), handle)
+
+    def _python(self, value: Any, handle: Handle) -> Any:
+        """A value read from object `handle`, links as model objects."""
+        if isinstance(value, Link):
+            return self.schema.object_for_link(value, self.schema.realm_of_object(handle))
+        return value
 
     def get_all(self, handle: Handle) -> dict[str, Any]:
         library = self.schema.library
@@ -245,10 +269,13 @@ class ClassBinding:
         keys = (L.fief_property_key_t * n)(*[self.keys[s.attr] for s in specs])
         out = (L.fief_value_t * n)()
         library.check(library.fief_object_get_values(handle.ptr, keys, n, out), "fief_object_get_values")
-        return {s.attr: from_value(out[i], s.py_type) for i, s in enumerate(specs)}
+        return {s.attr: self._python(from_value(out[i], s.py_type), handle) for i, s in enumerate(specs)}
 
     def set(self, handle: Handle, spec: PropertySpec, value: Any) -> None:
         library = self.schema.library
+        if spec.fief_type == L.TYPE_LINK and isinstance(value, Object):
+            # An unmanaged object is added first (as RealmSwift does).
+            self.schema.realm_of_object(handle)._linkable(value)
         keep = Keep()
         v = make_value(value, keep, spec.fief_type)
         library.check(library.fief_object_set_value(handle.ptr, self.key_of(spec), v),
@@ -751,6 +778,15 @@ class Realm:
             raise errors.LogicError("the object is managed by another realm")
         binding = self._bind(type(obj))
         items = self._items_of(obj)
+        # Links to objects not yet in a realm are set once this object is in
+        # (they may link back to it): the whole graph is added, once each.
+        later = [(spec, value) for spec, value in items
+                 if spec.fief_type == L.TYPE_LINK and isinstance(value, Object) and not value.is_managed]
+        if later:
+            items = [(spec, None if any(spec is s for s, _ in later) else value) for spec, value in items]
+        for spec, value in items:
+            if spec.fief_type == L.TYPE_LINK and isinstance(value, Object):
+                self._linkable(value)
         keep = Keep()
         keys, values, n = binding.values_for(items, keep)
         ptr = self._lib.fief_object_create(self._handle.ptr, binding.class_key, keys, values, n, policy)
@@ -758,7 +794,19 @@ class Realm:
         state["_fief_handle"] = Handle(ptr, "object")
         state["_fief_binding"] = binding
         state.pop("_fief_values", None)
+        for spec, value in later:
+            setattr(obj, spec.attr, value)
         return obj
+
+    def _linkable(self, target: Object) -> None:
+        """Make `target` something a link in this realm can point to: add it
+        if unmanaged; refuse an object of another realm's file."""
+        if not target.is_managed:
+            self.add(target)
+            return
+        theirs = target.__dict__["_fief_binding"].schema
+        if theirs.path != self._schema.path or theirs.path is None and theirs is not self._schema:
+            raise errors.LogicError("a link cannot point to an object of another realm file")
 
     @staticmethod
     def _items_of(obj: Object) -> list[tuple[PropertySpec, Any]]:
@@ -784,6 +832,8 @@ class Realm:
         if len(classes) != 1 or any(o.is_managed for o in objs):
             return [self.add(o, update=update) for o in objs]
         cls = classes.pop()
+        if any(spec.fief_type == L.TYPE_LINK for spec in cls.__fief_properties__):
+            return [self.add(o, update=update) for o in objs]
         binding = self._bind(cls)
         rows = [self._items_of(o) for o in objs]
         columns = [spec for spec, _ in rows[0]]
@@ -831,6 +881,8 @@ class Realm:
         for spec in cls.__fief_properties__:
             if spec.attr in given:
                 items.append((spec, given[spec.attr]))
+                if spec.fief_type == L.TYPE_LINK and isinstance(given[spec.attr], Object):
+                    self._linkable(given[spec.attr])
             elif fill_defaults and not (spec.primary_key and not spec.has_default):
                 items.append((spec, spec.make_default()))
         keep = Keep()
