@@ -321,3 +321,48 @@ public struct ObjectSchema: Sendable, Equatable, CustomStringConvertible {
         "\(className) {\n" + properties.map { "\t\($0.name): \($0.type)\($0.isOptional ? "?" : "")" }.joined(separator: "\n") + "\n}"
     }
 }
+
+// MARK: - Links
+
+/// An `Object` is the value of a to-one link (`@Persisted var dog: Dog?`),
+/// stored as a `FIEF_TYPE_LINK` (class key, object key).
+extension Object: _PersistableInsideOptional, FiefAnyConvertible {
+    public static var _fiefType: fief_type_t { FIEF_TYPE_LINK }
+    public static var _fiefLinkTarget: ObjectBase.Type? { self }
+    public static func _fiefDefault() -> Self { Self() }
+
+    /// Without a realm a link cannot name an object: only the realm-aware
+    /// read (`_fiefRead(_:in:)`) makes objects.
+    public static func _fiefRead(_ value: fief_value_t) -> Self? { nil }
+
+    public static func _fiefRead(_ value: fief_value_t, in realm: Realm) -> Self? {
+        guard value.type == FIEF_TYPE_LINK else { return nil }
+        return realm.core.linkedObject(value.u.link, as: self)
+    }
+
+    /// The link to this managed object (query arguments, values of links).
+    public func _fiefValue(in arena: _FiefArena) -> fief_value_t {
+        guard let managed = _fiefManaged else {
+            preconditionFailure("Cannot link to an unmanaged '\(type(of: self).className())': add it to a realm first")
+        }
+        var value = fief_value_t()
+        value.type = FIEF_TYPE_LINK
+        value.u.link = fief_link_t(class_key: managed.binding.classKey, object_key: managed.objectKey)
+        return value
+    }
+
+    public func _fiefValue(in arena: _FiefArena, realm: Realm) -> fief_value_t {
+        realm.makeLinkable(self)
+        return _fiefValue(in: arena)
+    }
+
+    func fiefValue(in arena: _FiefArena) -> fief_value_t { _fiefValue(in: arena) }
+}
+
+extension Object {
+    /// `realm.create(Self.self, value:update:)` for a class known only at run
+    /// time (the target of a link created from nested values).
+    class func _fiefCreate(in realm: Realm, value: Any, update: Realm.UpdatePolicy) -> Object {
+        realm.create(self, value: value, update: update)
+    }
+}

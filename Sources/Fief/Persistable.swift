@@ -55,6 +55,16 @@ public protocol _Persistable {
     /// This value as a `fief_value_t`; strings and binaries are copied into
     /// `arena`, which must outlive the C call.
     func _fiefValue(in arena: _FiefArena) -> fief_value_t
+
+    /// For a link (an `Object` subclass, or an Optional of one): the class
+    /// it points to; nil for every other type.
+    static var _fiefLinkTarget: ObjectBase.Type? { get }
+    /// The value read from a property of an object of `realm`: a link
+    /// becomes the managed object it points to.
+    static func _fiefRead(_ value: fief_value_t, in realm: Realm) -> Self?
+    /// This value, written to a property of an object of `realm`: a link to
+    /// an unmanaged object adds it to the realm first.
+    func _fiefValue(in arena: _FiefArena, realm: Realm) -> fief_value_t
 }
 
 /// A `_Persistable` type whose Optional is persistable too.
@@ -62,6 +72,9 @@ public protocol _PersistableInsideOptional: _Persistable {}
 
 extension _Persistable {
     public static var _fiefIsOptional: Bool { false }
+    public static var _fiefLinkTarget: ObjectBase.Type? { nil }
+    public static func _fiefRead(_ value: fief_value_t, in realm: Realm) -> Self? { _fiefRead(value) }
+    public func _fiefValue(in arena: _FiefArena, realm: Realm) -> fief_value_t { _fiefValue(in: arena) }
 }
 
 // MARK: - Integers
@@ -223,6 +236,17 @@ extension Optional: _Persistable where Wrapped: _PersistableInsideOptional {
         switch self {
         case .none: return .null
         case .some(let wrapped): return wrapped._fiefValue(in: arena)
+        }
+    }
+    public static var _fiefLinkTarget: ObjectBase.Type? { Wrapped._fiefLinkTarget }
+    public static func _fiefRead(_ value: fief_value_t, in realm: Realm) -> Wrapped?? {
+        if value.type == FIEF_TYPE_NULL { return .some(.none) }
+        return Wrapped._fiefRead(value, in: realm).map { .some($0) }
+    }
+    public func _fiefValue(in arena: _FiefArena, realm: Realm) -> fief_value_t {
+        switch self {
+        case .none: return .null
+        case .some(let wrapped): return wrapped._fiefValue(in: arena, realm: realm)
         }
     }
 }

@@ -175,13 +175,37 @@ public struct Realm {
         let arena = _FiefArena()
         var keys: [fief_property_key_t] = []
         var values: [fief_value_t] = []
+        // Links to unmanaged objects are set once this object is managed
+        // (they may link back to it): the whole graph is added, once each.
+        var later: [(index: Int, target: Object)] = []
         ObjectSchemaInfo.forEachPersisted(of: object) { name, persisted in
             guard let index = info.propertyIndex[name] else { return }
             keys.append(binding.propertyKeys[index])
-            values.append(persisted.unmanagedValue._fiefValue(in: arena))
+            let value = persisted.unmanagedValue
+            if info.properties[index].linkTarget != nil, let target = fiefUnwrap(value) as? Object, target._fiefManaged == nil {
+                later.append((index, target))
+                values.append(.null)
+            } else {
+                values.append(value._fiefValue(in: arena, realm: self))
+            }
         }
         let raw = createRow(binding, keys: keys, values: values, policy: update, arena: arena)
-        object._fiefManaged = ManagedRow(handle: CHandle(raw), core: core, binding: binding)
+        let managed = ManagedRow(handle: CHandle(raw), core: core, binding: binding)
+        object._fiefManaged = managed
+        for (index, target) in later { managed.write(index, target) }
+    }
+
+    /// Make `object` something a link of this realm can point to: add it if
+    /// unmanaged; trap (as RealmSwift does) for an object of another file.
+    func makeLinkable(_ object: Object) {
+        guard let managed = object._fiefManaged else {
+            add(object)
+            return
+        }
+        guard managed.core === core || (managed.core.path != nil && managed.core.path == core.path) else {
+            preconditionFailure("Cannot link to an object managed by another Realm")
+        }
+        guard managed.isValid else { preconditionFailure("Cannot link to a deleted or invalidated object") }
     }
 
     /// Adds every object of `objects` (see `add(_:update:)`).
@@ -209,6 +233,17 @@ public struct Realm {
         let arena = _FiefArena()
         func convert(_ index: Int, _ any: Any?) -> fief_value_t {
             let property = info.properties[index]
+            if let target = property.linkTarget as? Object.Type {
+                // A link: an object (added if unmanaged), or the values of a new one.
+                switch fiefUnwrap(any) {
+                case nil, is NSNull: return .null
+                case let object as Object:
+                    makeLinkable(object)
+                    return object._fiefValue(in: arena)
+                case let some?:
+                    return target._fiefCreate(in: self, value: some, update: update)._fiefValue(in: arena)
+                }
+            }
             var source = fiefUnwrap(any)
             if property.type == FIEF_TYPE_DECIMAL128, let number = source, !(number is Decimal128) {
                 source = try? Decimal128(value: number)
@@ -240,7 +275,7 @@ public struct Realm {
             }
         } else {
             // The class's defaults come from a fresh instance (they may differ per call, e.g. ObjectId.generate()).
-            let defaults = T()
+            let defaults = type.init()
             ObjectSchemaInfo.forEachPersisted(of: defaults) { name, persisted in
                 guard let index = info.propertyIndex[name] else { return }
                 keys.append(binding.propertyKeys[index])

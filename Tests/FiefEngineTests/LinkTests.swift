@@ -209,4 +209,44 @@ final class LinkTests: XCTestCase {
         expectError(.queryInvalid, "links to 'Dog'") { try db.keys("Person", "dog == friend") }
         expectError(.queryInvalid, "it is a link") { try db.results("Person").sorted(by: [("dog", true)]) }
     }
+
+    func testVerifyChecksLinksAndCopyRebuildsThem() throws {
+        let dir = tempDir()
+        let path = dir.file("links.fief")
+        var dogClass: UInt32 = 0, rex: Int64 = 0, ann: Int64 = 0
+        do {
+            let db = try DB.open(path, schema)
+            dogClass = db.cls("Dog")
+            try db.write {
+                rex = try db.create("Dog", [("name", .string("Rex"))])
+                ann = try db.create("Person", [("name", .string("Ann")), ("dog", .link(dogClass, rex))])
+                _ = try db.create("Person", [("name", .string("Bob")), ("dog", .link(dogClass, rex))])
+            }
+            db.realm.close()
+        }
+        XCTAssertEqual(try FileCheck.verify(path: path) { _, _ in }, 0)
+        // The copy's backlinks are made from its links: deleting the dog there nulls both.
+        let copy = dir.file("copy.fief")
+        XCTAssertEqual(try FileCopy.copy(from: path, to: copy) { _, _ in }, 0)
+        XCTAssertEqual(try FileCheck.verify(path: copy) { _, _ in }, 0)
+        do {
+            let db = try DB.open(copy, schema)
+            XCTAssertEqual(try referrers(db, "Dog", rex).count, 2)
+            try db.write { try db.delete("Dog", rex) }
+            XCTAssertEqual(try db.keys("Person", "dog != nil"), [])
+            db.realm.close()
+        }
+        // A backlink that went missing is reported.
+        withRawLMDB(path, database: Table.backlinksName(dogClass)) { txn, dbi in
+            var key = [UInt8](repeating: 0, count: Backlinks.keyBytes)
+            key.withUnsafeMutableBytes { Backlinks.key($0.baseAddress!, target: rex, originClass: dogClass + 1, property: 2, origin: ann) }
+            key.withUnsafeMutableBytes { kb in
+                var k = MDB_val(mv_size: kb.count, mv_data: kb.baseAddress)
+                XCTAssertEqual(mdb_del(txn, dbi, &k, nil), 0)
+            }
+        }
+        var problems: [String] = []
+        XCTAssertEqual(try FileCheck.verify(path: path) { kind, text in if kind == .problem { problems.append(text) } }, 1)
+        XCTAssertTrue(problems.contains { $0.contains("1 of its links 'dog' are not recorded") }, "\(problems)")
+    }
 }

@@ -238,14 +238,19 @@ final class ConfigurationTests: FiefTestCase {
     }
 
     func testExplicitObjectTypes() throws {
-        let config = fileConfiguration("typed.realm", objectTypes: [Dog.self, Person.self])
+        // Dog links to DogToy: explicit types must list it too (as in RealmSwift).
+        let incomplete = fileConfiguration("incomplete.realm", objectTypes: [Dog.self, Person.self])
+        XCTAssertThrowsError(try Realm(configuration: incomplete)) { error in
+            XCTAssertTrue("\(error)".contains("points to class 'DogToy', which the schema does not have"), "\(error)")
+        }
+        let config = fileConfiguration("typed.realm", objectTypes: [Dog.self, DogToy.self, Person.self])
         let realm = try Realm(configuration: config)
         try realm.write {
             realm.add(Dog(name: "Typed", age: 1))
             realm.add(Person(id: 3, name: "P"))
         }
         XCTAssertEqual(realm.objects(Dog.self).count, 1)
-        XCTAssertEqual(realm.configuration.objectTypes?.count, 2)
+        XCTAssertEqual(realm.configuration.objectTypes?.count, 3)
     }
 
     func testRenamedClass() throws {

@@ -1,5 +1,6 @@
-// Test models: the CRUD-Read page's models restricted to scalar properties,
-// plus one class with every scalar type.
+// Test models: the CRUD-Read page's models (to-one links so far; lists and
+// embedded objects come with collections), plus one class with every scalar
+// type.
 
 import Fief
 import Foundation
@@ -14,6 +15,7 @@ class Dog: Object {
     @Persisted var age = 0
     @Persisted var color = ""
     @Persisted var currentCity = ""
+    @Persisted var favoriteToy: DogToy?
 
     // Computed, not persisted.
     var firstLetter: String {
@@ -38,6 +40,12 @@ class Person: Object {
         self.id = id
         self.name = name
     }
+}
+
+/// Links to its own class (a buddy may be oneself).
+class Buddy: Object {
+    @Persisted var name = ""
+    @Persisted var buddy: Buddy?
 }
 
 class AllTypes: Object {

@@ -78,7 +78,8 @@ final class RealmCore: @unchecked Sendable {
 
     /// The classes a realm opened with `configuration` must have.
     private static func schemaInfos(for configuration: Realm.Configuration) -> [ObjectSchemaInfo] {
-        let types = configuration.objectTypes ?? SchemaRegistry.usedTypes
+        // Without explicit types, the classes links point to come along.
+        let types = configuration.objectTypes ?? withLinkTargets(SchemaRegistry.usedTypes.map(ObjectSchemaInfo.of)).map(\.type)
         var seen: [String: ObjectBase.Type] = [:]
         var infos: [ObjectSchemaInfo] = []
         for type in types {
@@ -184,8 +185,10 @@ final class RealmCore: @unchecked Sendable {
                 && lock.withLock { bindings[ObjectIdentifier(info.type)] == nil }
         }
         guard !missing.isEmpty else { return }
+        // With the classes their links point to (the schema must name them).
+        let adding = withLinkTargets(missing)
         let schema: CHandle
-        switch makeCSchema(missing) {
+        switch makeCSchema(adding) {
         case .success(let handle): schema = handle
         case .failure(let error): fiefTrap("Invalid object types \(missing.map(\.className))", error)
         }
@@ -193,9 +196,9 @@ final class RealmCore: @unchecked Sendable {
             fiefTrap("Cannot add object types \(missing.map(\.className)) to the realm's schema", CError.last())
         }
         let inWrite = isInWriteTransaction
-        bindAll(missing)
+        bindAll(adding)
         if inWrite {
-            lock.withLock { bindingsMadeInWrite.append(contentsOf: missing.map { ObjectIdentifier($0.type) }) }
+            lock.withLock { bindingsMadeInWrite.append(contentsOf: adding.map { ObjectIdentifier($0.type) }) }
         }
     }
 
@@ -268,6 +271,17 @@ final class RealmCore: @unchecked Sendable {
     // MARK: Objects
 
     /// An instance of `type` bound to the row `object` (a new handle).
+    /// The object a link read from this realm points to, as `type`
+    /// (fief_object_get); nil if the link names another class.
+    func linkedObject<T: ObjectBase>(_ link: fief_link_t, as type: T.Type) -> T? {
+        let binding = self.binding(for: type)
+        guard binding.classKey == link.class_key else { return nil }
+        guard let raw = fief_object_get(handle.raw, link.class_key, link.object_key) else {
+            fiefTrap("Cannot follow a link to '\(binding.info.className)'", CError.last())
+        }
+        return makeObject(type, handle: raw, binding: binding)
+    }
+
     func makeObject<T: ObjectBase>(_ type: T.Type, handle object: OpaquePointer, binding: ClassBinding) -> T {
         let instance = type.init()
         instance._fiefManaged = ManagedRow(handle: CHandle(object), core: self, binding: binding)
@@ -336,7 +350,7 @@ final class ManagedRow {
         guard fief_object_get_value(handle.raw, binding.propertyKeys[index], &value) else {
             trapForAccess(CError.last(), writing: false)
         }
-        guard let result = V._fiefRead(value) else {
+        guard let result = V._fiefRead(value, in: Realm(core: core)) else {
             preconditionFailure("Property '\(binding.info.className).\(binding.info.properties[index].name)' holds a value of type \(value.type), not \(V.self)")
         }
         return result
@@ -349,7 +363,7 @@ final class ManagedRow {
         guard fief_object_get_value(handle.raw, binding.propertyKeys[index], &value) else {
             trapForAccess(CError.last(), writing: false)
         }
-        if let typed = binding.info.properties[index].valueType._fiefRead(value) {
+        if let typed = binding.info.properties[index].valueType._fiefRead(value, in: Realm(core: core)) {
             return fiefUnwrap(typed)
         }
         return fiefAnyValue(value)
@@ -359,7 +373,7 @@ final class ManagedRow {
     func write<V: _Persistable>(_ index: Int, _ newValue: V) {
         checkGeneration()
         let arena = _FiefArena()
-        let value = newValue._fiefValue(in: arena)
+        let value = newValue._fiefValue(in: arena, realm: Realm(core: core))
         let ok = withExtendedLifetime(arena) {
             fief_object_set_value(handle.raw, binding.propertyKeys[index], value)
         }

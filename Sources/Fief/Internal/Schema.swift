@@ -13,6 +13,8 @@ struct PropertyInfo {
     let isIndexed: Bool
     let isPrimaryKey: Bool
     let valueType: _Persistable.Type
+    /// For a link: the class it points to.
+    var linkTarget: ObjectBase.Type? { valueType._fiefLinkTarget }
 }
 
 /// What the overlay knows about one model class, discovered once per process.
@@ -122,6 +124,22 @@ final class KeyPathRecorder {
     func record(index: Int) { indices.append(index) }
 }
 
+/// `infos` and the classes their links point to, transitively (a realm's
+/// schema must have every class a link of it names).
+func withLinkTargets(_ infos: [ObjectSchemaInfo]) -> [ObjectSchemaInfo] {
+    var result = infos
+    var seen = Set(infos.map { ObjectIdentifier($0.type) })
+    var i = 0
+    while i < result.count {
+        for property in result[i].properties {
+            guard let target = property.linkTarget, seen.insert(ObjectIdentifier(target)).inserted else { continue }
+            result.append(ObjectSchemaInfo.of(target))
+        }
+        i += 1
+    }
+    return result
+}
+
 /// The object types this process has used: realms opened without
 /// `objectTypes` get all of them.
 enum SchemaRegistry {
@@ -161,6 +179,7 @@ func makeCSchema(_ infos: [ObjectSchemaInfo]) -> Result<CHandle, CError> {
             p.name = arena.cString(property.name)
             p.type = property.type
             p.collection_type = fief_collection_type_t(FIEF_COLLECTION_NONE)
+            p.link_target = property.linkTarget.map { arena.cString($0.className()) }
             var flags: Int32 = 0
             if property.isOptional { flags |= FIEF_PROPERTY_NULLABLE }
             if property.isPrimaryKey { flags |= FIEF_PROPERTY_PRIMARY_KEY }
@@ -222,6 +241,10 @@ final class ClassBinding: @unchecked Sendable {
             guard p.type == property.type, optional == property.isOptional else {
                 return .failure(.error("Property '\(info.className).\(property.name)' has type \(PropertyType(fiefType: p.type))\(optional ? "?" : "") in the realm file but \(PropertyType(fiefType: property.type))\(property.isOptional ? "?" : "") in the class"))
             }
+            let storedTarget = p.link_target.map { String(cString: $0) }
+            guard storedTarget == property.linkTarget?.className() else {
+                return .failure(.error("Property '\(info.className).\(property.name)' links to '\(storedTarget ?? "")' in the realm file but to '\(property.linkTarget?.className() ?? "")' in the class"))
+            }
             keys.append(p.key)
         }
         return .success(ClassBinding(info: info, classKey: cls.key, propertyKeys: keys))
@@ -247,7 +270,7 @@ func copyCSchema(_ schema: OpaquePointer, arena: _FiefArena) -> [(fief_class_inf
             var property = fief_property_info_t()
             guard fief_schema_get_property(schema, c, p, &property) else { continue }
             property.name = property.name.map { arena.cString(String(cString: $0)) }
-            property.link_target = nil
+            property.link_target = property.link_target.map { arena.cString(String(cString: $0)) }
             property.link_origin_property = nil
             property.key = 0
             props.append(property)

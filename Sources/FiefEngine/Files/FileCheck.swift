@@ -63,6 +63,62 @@ public enum FileCheck {
             for objectClass in schema.classes {
                 checkClass(objectClass, meta: meta, names: names)
             }
+            let format = ((try? MetaKeys.readUInt64(txn, meta, MetaKeys.format)) ?? nil) ?? 0
+            if !FormatUpgrade.rewritesChunks(format) { checkLinks(schema, names: names) }
+        }
+
+        /// Every link against its target's backlinks: each link has its
+        /// entry, and the backlinks count no link more than the links make.
+        mutating func checkLinks(_ schema: Schema, names: Set<String>) {
+            var expected: [UInt32: Int] = [:]   // backlink entries per target class
+            for objectClass in schema.classes {
+                let links = objectClass.properties.filter { $0.type == .link }
+                let dataName = Table.dataName(objectClass.key)
+                guard !links.isEmpty, damagedTrees[dataName] == nil, let data = open(dataName) else { continue }
+                for link in links {
+                    guard let target = link.linkTarget.flatMap({ schema.objectClass(named: $0) }) else { continue }
+                    let backlinksName = Table.backlinksName(target.key)
+                    guard damagedTrees[backlinksName] == nil else { continue }
+                    guard names.contains(backlinksName), let dbi = open(backlinksName) else {
+                        problem("class '\(target.name)': the links to it are missing")
+                        continue
+                    }
+                    var missing = 0
+                    do throws(FiefError) {
+                        let cursor = try LMDBCursor(txn, data)
+                        var entry = try cursor.seek(integerKey: ClusterLayout.columnStart(ClusterLayout.presenceColumn))
+                        while let (key, raw) = entry, key < ClusterLayout.columnStart(1) {
+                            entry = try cursor.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
+                            guard let body = ChunkCheck.verified(raw, table: objectClass.key, key: key, type: nil) else { continue }
+                            let live = ChunkReader(body), cluster = ClusterLayout.cluster(ofChunkKey: key)
+                            guard let column = try ChunkParts.read(txn, data, table: objectClass.key, column: link.key, cluster: cluster,
+                                                                   type: .link, bounds: bounds, tables: partTables) else { continue }
+                            for slot in 0..<ClusterLayout.slots where live.bit(slot) && column.base != nil && !column.isNull(slot) {
+                                let origin = cluster << ClusterLayout.shift | Int64(slot)
+                                var found = false
+                                try Backlinks.forEach(txn, dbi, target: column.int(slot), originClass: objectClass.key, property: link.key) { (_, _, o, _) throws(FiefError) in
+                                    if o == origin { found = true }
+                                }
+                                if found { expected[target.key, default: 0] += 1 } else { missing += 1 }
+                            }
+                        }
+                    } catch {
+                        problem("class '\(objectClass.name)': its links '\(link.name)' cannot be read: \(error.message)")
+                    }
+                    if missing > 0 {
+                        problem("class '\(objectClass.name)': \(missing) of its links '\(link.name)' are not recorded on the target's side")
+                    }
+                }
+            }
+            for objectClass in schema.classes where Backlinks.isTarget(objectClass, in: schema) {
+                let name = Table.backlinksName(objectClass.key)
+                guard damagedTrees[name] == nil, let dbi = open(name) else { continue }
+                var stat = MDB_stat()
+                guard mdb_stat(txn, dbi, &stat) == 0 else { continue }
+                if Int(stat.ms_entries) != expected[objectClass.key, default: 0] {
+                    problem("class '\(objectClass.name)': \(stat.ms_entries) links to its objects are recorded, but \(expected[objectClass.key, default: 0]) exist")
+                }
+            }
         }
 
         func open(_ name: String) -> MDB_dbi? {

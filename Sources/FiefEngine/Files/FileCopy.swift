@@ -61,6 +61,7 @@ public enum FileCopy {
                 }
                 problems += try copyClass(objectClass, format: format, from: environment, txn, to: target, out, meta: outMeta, report: report)
             }
+            problems += try rebuildBacklinks(schema, in: target, out, report: report)
             try MetaKeys.write(out, outMeta, MetaKeys.committedTransaction, UInt64(mdb_txn_id(out)))
         } catch {
             mdb_txn_abort(out)
@@ -73,6 +74,74 @@ public enum FileCopy {
             unlink(destination)
             unlink(destination + "-lock")
             throw LMDB.error(rc, "committing the copy", path: destination)
+        }
+        return problems
+    }
+
+    /// The copy's backlinks, made from its links (the source's are never
+    /// read); a link to an object the copy lacks (lost to damage) is cleared
+    /// and reported.
+    private static func rebuildBacklinks(_ schema: Schema, in target: Environment, _ out: OpaquePointer,
+                                         report: (FileReportKind, String) -> Void) throws(FiefError) -> Int {
+        var problems = 0
+        var backlinks: [UInt32: MDB_dbi] = [:]
+        for objectClass in schema.classes where Backlinks.isTarget(objectClass, in: schema) {
+            backlinks[objectClass.key] = try target.database(Table.backlinksName(objectClass.key), txn: out, create: true)!
+        }
+        let tables = ChunkPartTables()
+        /// Whether object `key` of class `classKey` is in the copy.
+        var presence: [UInt64: ChunkReader] = [:]
+        func exists(_ classKey: UInt32, _ key: Int64) throws(FiefError) -> Bool {
+            guard key >= 0, let data = try target.database(Table.dataName(classKey), txn: out, create: false) else { return false }
+            let cluster = ClusterLayout.cluster(of: key)
+            let id = UInt64(classKey) << 40 | UInt64(cluster)
+            if presence[id] == nil {
+                presence[id] = try ChunkParts.read(out, data, table: classKey, column: ClusterLayout.presenceColumn, cluster: cluster,
+                                                   type: nil, bounds: nil, tables: tables) ?? ChunkReader(nil)
+            }
+            return presence[id]!.bit(ClusterLayout.slot(of: key))
+        }
+        for objectClass in schema.classes {
+            let links = objectClass.properties.filter { $0.type == .link }
+            guard !links.isEmpty, let data = try target.database(Table.dataName(objectClass.key), txn: out, create: false) else { continue }
+            var clusters: [(Int64, ChunkReader)] = []
+            let cursor = try LMDBCursor(out, data)
+            var entry = try cursor.seek(integerKey: ClusterLayout.columnStart(ClusterLayout.presenceColumn))
+            while let (key, raw) = entry, key < ClusterLayout.columnStart(1) {
+                if let body = ChunkCheck.verified(raw, table: objectClass.key, key: key, type: nil) {
+                    clusters.append((ClusterLayout.cluster(ofChunkKey: key), ChunkReader(body)))
+                }
+                entry = try cursor.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
+            }
+            var cleared: [(UInt32, Int64, DirtyChunk)] = []
+            for link in links {
+                guard let targetKey = link.linkTarget.flatMap({ schema.objectClass(named: $0)?.key }), let dbi = backlinks[targetKey] else { continue }
+                for (cluster, live) in clusters {
+                    guard let column = try ChunkParts.read(out, data, table: objectClass.key, column: link.key, cluster: cluster,
+                                                           type: .link, bounds: nil, tables: tables), column.base != nil else { continue }
+                    var fixed: DirtyChunk?
+                    for slot in 0..<ClusterLayout.slots where live.bit(slot) && !column.isNull(slot) {
+                        let origin = cluster << ClusterLayout.shift | Int64(slot)
+                        let linked = column.int(slot)
+                        if try exists(targetKey, linked) {
+                            try Backlinks.add(out, dbi, target: linked, originClass: objectClass.key, property: link.key, origin: origin)
+                        } else {
+                            if fixed == nil { fixed = DirtyChunk(type: .link, from: column) }
+                            fixed!.set(slot, .null)
+                            problems += 1
+                            report(.problem, "class '\(objectClass.name)': the link '\(link.name)' of object \(origin) points to an object that was lost: copied as null")
+                        }
+                    }
+                    if let fixed { cleared.append((link.key, cluster, fixed)) }
+                }
+            }
+            var neverAppend: UInt64? = .max
+            for (column, cluster, chunk) in cleared {
+                try ChunkParts.store(chunk, out, data, table: objectClass.key, column: column, cluster: cluster,
+                                     limit: target.chunkPartLimit, lastKey: &neverAppend)
+            }
+            // Views into pages this transaction changed may have moved.
+            if !cleared.isEmpty { presence.removeAll() }
         }
         return problems
     }
