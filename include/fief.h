@@ -745,6 +745,17 @@ FIEF_API bool fief_object_set_values(fief_object_t *object, const fief_property_
  *  Errors: FIEF_ERR_NOT_IN_TRANSACTION, FIEF_ERR_INVALIDATED_OBJECT, ... */
 FIEF_API bool fief_object_delete(fief_object_t *object);
 
+/** The objects of class `origin_class` whose link property `origin_property`
+ *  points to `object` (its linking objects, RealmSwift's LinkingObjects), as
+ *  live results: they follow every later write, and filter, sort, count and
+ *  read like any results.  Found through the target's backlinks (one range
+ *  scan), never by scanning the origin class.
+ *  Errors: FIEF_ERR_INVALIDATED_OBJECT, FIEF_ERR_NO_SUCH_CLASS,
+ *  FIEF_ERR_NO_SUCH_PROPERTY, FIEF_ERR_INVALID_ARGUMENT (the property is not
+ *  a link to the object's class), FIEF_ERR_CLOSED. */
+FIEF_API fief_results_t *fief_object_get_backlinks(const fief_object_t *object, fief_class_key_t origin_class,
+                                                   fief_property_key_t origin_property);
+
 /** The same object in another realm of the same file (freeze: a frozen
  *  target; thaw: a live one).  `*out_object` receives a new handle, or NULL
  *  when the object does not exist in the target's version. */

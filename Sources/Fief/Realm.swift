@@ -202,7 +202,7 @@ public struct Realm {
             add(object)
             return
         }
-        guard managed.core === core || (managed.core.path != nil && managed.core.path == core.path) else {
+        guard managed.core === core || managed.core.path == core.path else {
             preconditionFailure("Cannot link to an object managed by another Realm")
         }
         guard managed.isValid else { preconditionFailure("Cannot link to a deleted or invalidated object") }

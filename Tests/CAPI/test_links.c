@@ -106,6 +106,26 @@ TEST(link_values) {
     EQI(t_get(ann, link).u.link.object_key, rex_key);
     EERR(fief_object_set_value(ann, link, vnull()), FIEF_ERR_NOT_IN_TRANSACTION);
 
+    /* The dog's linking objects: live results over its backlinks. */
+    fief_results_t *owners = fief_object_get_backlinks(rex, person_class, link);
+    R(owners != NULL);
+    EQU(t_count(owners), 1);
+    fief_results_t *named_ann = fief_results_filter(owners, "name == 'Ann'", NULL, 0);
+    R(named_ann != NULL);
+    EQU(t_count(named_ann), 1);
+    R(fief_realm_begin_write(r));
+    fief_value_t cy_values[2] = {vs("Cy"), vlink(dog_class, rex_key)};
+    fief_object_t *cy = fief_object_create(r, person_class, ann_props, cy_values, 2, FIEF_UPDATE_POLICY_ERROR);
+    R(cy != NULL);
+    EQU(t_count(owners), 2); /* inside the write, too */
+    R(fief_realm_commit(r));
+    EQU(t_count(owners), 2);
+    EQU(t_count(named_ann), 1);
+    EERRM(fief_object_get_backlinks(rex, person_class, person_name) != NULL, FIEF_ERR_INVALID_ARGUMENT, "is not a link to class 'Dog'");
+    EERR(fief_object_get_backlinks(rex, 999, link) != NULL, FIEF_ERR_NO_SUCH_CLASS);
+    EERR(fief_object_get_backlinks(rex, person_class, 999) != NULL, FIEF_ERR_NO_SUCH_PROPERTY);
+    E(fief_release(cy));
+
     /* Deleting the dog nulls the link, in the same transaction. */
     R(fief_realm_begin_write(r));
     E(fief_object_delete(rex));
@@ -113,6 +133,9 @@ TEST(link_values) {
     R(fief_realm_commit(r));
     EQI(t_get(ann, link).type, FIEF_TYPE_NULL);
     EQU(t_count(with_rex), 0);
+    EQU(t_count(owners), 0);
+    E(fief_release(named_ann));
+    E(fief_release(owners));
 
     E(fief_release(with_rex));
     E(fief_release(people));

@@ -126,3 +126,25 @@ enum Links {
         return dbi
     }
 }
+
+extension Realm {
+    /// The objects of class `originClass` whose link `property` points to
+    /// object `key` of class `targetClass`, in key order (one range scan of
+    /// the target's backlinks); empty once the target is gone.
+    func linkingObjects(to key: Int64, of targetClass: UInt32, originClass: UInt32, property: UInt32) throws(FiefError) -> [Int64] {
+        let target = try table(targetClass)
+        guard let dbi = target.backlinks else { return [] }
+        var origins: [Int64] = []
+        func scan(_ txn: OpaquePointer) throws(FiefError) {
+            try Backlinks.forEach(txn, dbi, target: key, originClass: originClass, property: property) { (_, _, origin, _) throws(FiefError) in
+                origins.append(origin)
+            }
+        }
+        if let write {
+            try scan(write.txn)
+        } else {
+            try currentSnapshot().withTransaction(scan)
+        }
+        return origins
+    }
+}

@@ -121,6 +121,13 @@ final class Snapshot: @unchecked Sendable {
         return try body(try cursor(dbi))
     }
 
+    /// Run `body` with this snapshot's read transaction (under `lock` when
+    /// the snapshot is shared).
+    func withTransaction<T>(_ body: (OpaquePointer) throws(FiefError) -> T) throws(FiefError) -> T {
+        if isShared { return try lock.withLock { () throws(FiefError) in try body(txn) } }
+        return try body(txn)
+    }
+
     /// This snapshot's cursor on `dbi`; the caller holds `lock` if the
     /// snapshot is shared (a chunk check inside `chunk(_:dbi:check:)` does).
     @inline(__always)

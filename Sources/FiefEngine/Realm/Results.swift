@@ -30,6 +30,9 @@ public final class Results: @unchecked Sendable {
     /// The columns the filters and sort keys read: a write to another
     /// column leaves these results as they are.
     private let dependentColumns: [UInt32]
+    /// Set for linking objects: only the objects whose link `property`
+    /// points to the object `target` of class `targetClass`.
+    let linking: (targetClass: UInt32, target: Int64, property: UInt32)?
 
     public init(realm: Realm, tableKey: UInt32) throws(FiefError) {
         try realm.checkReadable()
@@ -39,15 +42,39 @@ public final class Results: @unchecked Sendable {
         self.filters = []
         self.sortKeys = []
         self.dependentColumns = []
+        self.linking = nil
     }
 
-    private init(realm: Realm, tableKey: UInt32, filters: [CompiledQuery], sortKeys: [SortKey]) {
+    /// The objects of class `originClass` whose link `property` points to
+    /// object `objectKey` of class `targetClass` (linking objects, through
+    /// the target's backlinks), live.
+    public init(realm: Realm, linkingTo objectKey: Int64, of targetClass: UInt32, originClass: UInt32, property: UInt32) throws(FiefError) {
+        try realm.checkReadable()
+        let origin = try realm.table(originClass)
+        let target = try realm.table(targetClass)
+        let column = try origin.column(property)
+        guard column.type == .link, column.linkTarget == targetClass else {
+            throw FiefError(.invalidArgument, "'\(origin.objectClass.name).\((try? origin.property(property))?.name ?? "#\(property)")' is not a link to class '\(target.objectClass.name)'")
+        }
+        try realm.requireLive(target, objectKey)
+        self.realm = realm
+        self.tableKey = originClass
+        self.filters = []
+        self.sortKeys = []
+        self.dependentColumns = [property]
+        self.linking = (targetClass, objectKey, property)
+    }
+
+    private init(realm: Realm, tableKey: UInt32, filters: [CompiledQuery], sortKeys: [SortKey],
+                 linking: (targetClass: UInt32, target: Int64, property: UInt32)?) {
         self.realm = realm
         self.tableKey = tableKey
         self.filters = filters
         self.sortKeys = sortKeys
+        self.linking = linking
         var columns = Set(sortKeys.map(\.property))
         for query in filters { query.root.collectColumns(into: &columns) }
+        if let linking { columns.insert(linking.property) }
         self.dependentColumns = columns.sorted()
     }
 
@@ -67,7 +94,7 @@ public final class Results: @unchecked Sendable {
             throw FiefError(.querySyntax, "invalid predicate: \(error.message)")
         }
         let query = try QueryCompiler.compile(expression, table: table, arguments: arguments)
-        return Results(realm: realm, tableKey: tableKey, filters: filters + [query], sortKeys: sortKeys)
+        return Results(realm: realm, tableKey: tableKey, filters: filters + [query], sortKeys: sortKeys, linking: linking)
     }
 
     /// These results sorted by `keys` (the first most significant); ties
@@ -89,7 +116,7 @@ public final class Results: @unchecked Sendable {
             keys.append(SortKey(property: property.key, ascending: ascending))
         }
         let merged = keys + sortKeys.filter { old in !keys.contains { $0.property == old.property } }
-        return Results(realm: realm, tableKey: tableKey, filters: filters, sortKeys: merged)
+        return Results(realm: realm, tableKey: tableKey, filters: filters, sortKeys: merged, linking: linking)
     }
 
     /// The same query in another realm of the same file.
@@ -99,7 +126,7 @@ public final class Results: @unchecked Sendable {
         }
         try target.checkReadable()
         _ = try target.table(tableKey)
-        return Results(realm: target, tableKey: tableKey, filters: filters, sortKeys: sortKeys)
+        return Results(realm: target, tableKey: tableKey, filters: filters, sortKeys: sortKeys, linking: linking)
     }
 
     /// Whether the realm is open and the class exists.
@@ -195,10 +222,15 @@ public final class Results: @unchecked Sendable {
     private func scan(_ visit: (Int64, Bitmap) -> Void) throws(FiefError) -> Int {
         let table = try realm.table(tableKey)
         var total = 0
-        // An indexed equality narrows the scan to a few clusters.
+        // Linking objects are the target's backlinks; an indexed equality
+        // narrows the scan to a few clusters.
         var candidates: [Int64]?
-        for query in filters {
-            if let found = try realm.indexCandidates(query, table) { candidates = found; break }
+        if let linking {
+            candidates = try realm.linkingObjects(to: linking.target, of: linking.targetClass, originClass: tableKey, property: linking.property)
+        } else {
+            for query in filters {
+                if let found = try realm.indexCandidates(query, table) { candidates = found; break }
+            }
         }
         if let candidates {
             var i = 0
