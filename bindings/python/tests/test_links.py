@@ -14,6 +14,7 @@ import fief
 class Dog(fief.Object):
     name: str = ""
     age: int = 0
+    owners = fief.Backlinks("Person", "dog")
 
 
 class Person(fief.Object):
@@ -124,3 +125,23 @@ def test_links_survive_reopening(realm_path):
     with fief.Realm.open(realm_path, schema=MODELS, read_only=True) as realm:
         toy = realm.objects(Toy)[0]
         assert toy.owner.name == "Olga"
+
+
+def test_backlinks_list_the_objects_linking_here(realm):
+    rex = Dog(name="Rex")
+    assert rex.owners == ()
+    with realm.write():
+        realm.add(Person(name="Ann", dog=rex))
+        realm.add(Person(name="Bob", dog=rex))
+        realm.add(Person(name="Cy"))
+    owners = rex.owners
+    assert sorted(p.name for p in owners) == ["Ann", "Bob"]
+    assert len(owners.filter("name BEGINSWITH 'A'")) == 1
+    with realm.write():
+        realm.objects(Person).filter("name == 'Cy'")[0].dog = rex
+        assert len(owners) == 3          # live, inside the write too
+        realm.delete(realm.objects(Person).filter("name == 'Ann'")[0])
+    assert len(owners) == 2
+    with pytest.raises(AttributeError, match="read-only"):
+        rex.owners = []
+    assert [s.attr for s in Dog.__fief_properties__] == ["name", "age"]

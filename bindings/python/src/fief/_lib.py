@@ -213,6 +213,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_object_get_key": (c_bool, [H, P(fief_object_key_t)]),
     "fief_object_get_class_key": (c_bool, [H, P(fief_class_key_t)]),
     "fief_object_get_realm": (H, [H]),
+    "fief_object_get_backlinks": (H, [H, fief_class_key_t, fief_property_key_t]),
     "fief_object_get_value": (c_bool, [H, fief_property_key_t, P(fief_value_t)]),
     "fief_object_get_values": (c_bool, [H, P(fief_property_key_t), c_size_t, P(fief_value_t)]),
     "fief_object_set_value": (c_bool, [H, fief_property_key_t, fief_value_t]),

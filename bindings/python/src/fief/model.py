@@ -99,6 +99,44 @@ class Property:
         self.optional = optional
 
 
+class Backlinks:
+    """The objects linking to an object through one link property (Realm's
+    LinkingObjects), declared in the target class::
+
+        class Dog(fief.Object):
+            name: str = ""
+            owners = fief.Backlinks("Person", "dog")
+
+    Reading it on a managed object gives live, read-only `Results` of the
+    origin class (filter, sort and count them); on an unmanaged one, an
+    empty tuple.  Nothing is stored: the realm keeps every link's backlink.
+    """
+
+    def __init__(self, origin: "type[Object] | str", property: str):
+        self.origin = origin
+        self.property = property
+        self.attr = ""
+
+    def __set_name__(self, owner: type, attr: str) -> None:
+        self.attr = attr
+
+    def __get__(self, instance: "Object | None", owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        state = instance.__dict__
+        handle = state.get("_fief_handle")
+        if handle is None:
+            return ()
+        return state["_fief_binding"].backlinks(handle, self.origin, self.property)
+
+    def __set__(self, instance: "Object", value: Any) -> None:
+        raise AttributeError(f"{self.attr!r} lists the objects linking here: it is read-only")
+
+    def __repr__(self) -> str:
+        origin = self.origin if isinstance(self.origin, str) else self.origin.__fief_name__
+        return f"fief.Backlinks({origin!r}, {self.property!r})"
+
+
 class PropertySpec:
     """One property of a model class, as the binding understands it.
 
@@ -315,6 +353,8 @@ class Object:
                 if attr in klass.__dict__:
                     raw_default = klass.__dict__[attr]
                     break
+            if isinstance(raw_default, Backlinks):  # computed: not stored
+                continue
             if isinstance(raw_default, PropertySpec):  # inherited descriptor
                 spec = PropertySpec(attr, raw_default.name, raw_default.py_type,
                                     raw_default.fief_type, raw_default.nullable,

@@ -281,6 +281,16 @@ class ClassBinding:
         library.check(library.fief_object_set_value(handle.ptr, self.key_of(spec), v),
                       "fief_object_set_value")
 
+    def backlinks(self, handle: Handle, origin: "type[Object] | str", attr: str) -> "Results":
+        """The objects of `origin` whose link `attr` points to the object."""
+        library = self.schema.library
+        origin_binding = self.schema.bind(origin)
+        spec = origin_binding.cls._fief_by_attr.get(attr) if "_fief_by_attr" in origin_binding.cls.__dict__ else None
+        if spec is None:
+            raise errors.NoSuchPropertyError(f"{origin_binding.info.name} has no property {attr!r}")
+        ptr = library.fief_object_get_backlinks(handle.ptr, origin_binding.class_key, origin_binding.key_of(spec))
+        return Results(origin_binding, Handle(library.check_handle(ptr, "fief_object_get_backlinks"), "results"))
+
     def object_key(self, handle: Handle) -> int:
         library = self.schema.library
         out = L.fief_object_key_t()
