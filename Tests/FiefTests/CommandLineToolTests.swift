@@ -1,3 +1,4 @@
+import Fief
 import Foundation
 import XCTest
 
@@ -67,6 +68,34 @@ final class CommandLineToolTests: XCTestCase {
     }
 
     /// verify and copy on a sound file, a damaged one and a format-1 one.
+    /// `schema` shows a link's target; `dump` prints links as {"$link": [class, key]}.
+    func testSchemaAndDumpShowLinks() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fief-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("links.realm")
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Dog.self, DogToy.self]))
+            let toy = DogToy()
+            toy.name = "Ball"
+            let dog = Dog(name: "Rex", age: 2)
+            dog.favoriteToy = toy
+            try realm.write {
+                realm.add(dog)
+                realm.add(Dog(name: "Fido", age: 1))
+            }
+        }
+        let schema = try run(["schema", url.path])
+        XCTAssertEqual(schema.status, 0, schema.output)
+        XCTAssertTrue(schema.output.contains("favoriteToy: DogToy?  [link]"), schema.output)
+        let dump = try run(["dump", url.path, "Dog"])
+        XCTAssertEqual(dump.status, 0, dump.output)
+        XCTAssertTrue(dump.output.contains("\"favoriteToy\": {\"$link\": [\"DogToy\", 0]}"), dump.output)
+        XCTAssertTrue(dump.output.contains("\"name\": \"Fido\", \"age\": 1, \"color\": \"\", \"currentCity\": \"\", \"favoriteToy\": null"), dump.output)
+        let verify = try run(["verify", url.path])
+        XCTAssertEqual(verify.status, 0, verify.output)
+    }
+
     func testVerifyAndCopy() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fief-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -1,0 +1,195 @@
+/* relationships.c - people and their dogs: to-one links set, followed and
+ * queried, a dog's owners found through its backlinks (linking objects),
+ * and a deleted dog's links nulled.  Writes relationships.fief in the
+ * current directory (`fief dump relationships.fief Person` prints the links).
+ *
+ *   cc relationships.c $(pkg-config --cflags --libs fief) -o relationships */
+#include <fief.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void check(bool ok, const char *what) {
+    if (ok) return;
+    fief_error_t e;
+    if (fief_get_last_error(&e))
+        fprintf(stderr, "%s failed: error %d: %s\n", what, (int)e.code, e.message);
+    else
+        fprintf(stderr, "%s failed\n", what);
+    exit(1);
+}
+
+static fief_value_t string_value(const char *s) {
+    fief_value_t v;
+    memset(&v, 0, sizeof v);
+    v.type = FIEF_TYPE_STRING;
+    v.u.string.data = s;
+    v.u.string.size = strlen(s);
+    return v;
+}
+
+static fief_value_t link_value(fief_class_key_t cls, fief_object_key_t key) {
+    fief_value_t v;
+    memset(&v, 0, sizeof v);
+    v.type = FIEF_TYPE_LINK;
+    v.u.link.class_key = cls;
+    v.u.link.object_key = key;
+    return v;
+}
+
+static fief_realm_t *realm;
+static fief_class_key_t dog_class, person_class;
+static fief_property_key_t dog_name, person_name, person_dog;
+
+static fief_property_key_t key_of(fief_schema_t *schema, size_t class_index, const char *name) {
+    fief_property_info_t p;
+    bool found = false;
+    check(fief_schema_find_property(schema, class_index, name, &p, &found) && found, name);
+    return p.key;
+}
+
+static fief_object_key_t add(fief_class_key_t cls, const fief_property_key_t *props, const fief_value_t *values, size_t n) {
+    fief_object_t *obj = fief_object_create(realm, cls, props, values, n, FIEF_UPDATE_POLICY_ERROR);
+    check(obj != NULL, "fief_object_create");
+    fief_object_key_t key;
+    check(fief_object_get_key(obj, &key), "fief_object_get_key");
+    fief_release(obj);
+    return key;
+}
+
+static void print_string(fief_value_t v) {
+    printf("%.*s", (int)v.u.string.size, v.u.string.data);
+}
+
+/* Each person and the dog their link leads to. */
+static void print_people(void) {
+    fief_results_t *people = fief_realm_get_objects(realm, person_class);
+    check(people != NULL, "fief_realm_get_objects");
+    size_t n = 0;
+    check(fief_results_count(people, &n), "fief_results_count");
+    for (size_t i = 0; i < n; i++) {
+        fief_value_t values[2];
+        fief_property_key_t keys[2] = {person_name, person_dog};
+        check(fief_results_get_values(people, i, keys, 2, values), "fief_results_get_values");
+        printf("  ");
+        print_string(values[0]);
+        if (values[1].type == FIEF_TYPE_LINK) {
+            fief_object_t *dog = fief_object_get(realm, values[1].u.link.class_key, values[1].u.link.object_key);
+            check(dog != NULL, "follow the link");
+            fief_value_t name;
+            check(fief_object_get_value(dog, dog_name, &name), "fief_object_get_value");
+            printf(" -> ");
+            print_string(name);
+            fief_release(dog);
+        } else {
+            printf(" (no dog)");
+        }
+        printf("\n");
+    }
+    fief_release(people);
+}
+
+int main(void) {
+    /* Dog { name }, Person { name, dog: Dog? } */
+    fief_property_info_t dog_props[1], person_props[2];
+    memset(dog_props, 0, sizeof dog_props);
+    memset(person_props, 0, sizeof person_props);
+    dog_props[0].name = "name";
+    dog_props[0].type = FIEF_TYPE_STRING;
+    person_props[0].name = "name";
+    person_props[0].type = FIEF_TYPE_STRING;
+    person_props[1].name = "dog";
+    person_props[1].type = FIEF_TYPE_LINK;
+    person_props[1].link_target = "Dog";
+    person_props[1].flags = FIEF_PROPERTY_NULLABLE;
+    fief_class_info_t classes[2];
+    memset(classes, 0, sizeof classes);
+    classes[0].name = "Dog";
+    classes[0].num_properties = 1;
+    classes[1].name = "Person";
+    classes[1].num_properties = 2;
+    const fief_property_info_t *props[2] = {dog_props, person_props};
+    fief_schema_t *schema = fief_schema_new(classes, 2, props);
+    check(schema != NULL, "fief_schema_new");
+
+    remove("relationships.fief");
+    remove("relationships.fief-lock");
+    fief_config_t *config = fief_config_new();
+    check(config && fief_config_set_path(config, "relationships.fief") && fief_config_set_schema(config, schema),
+          "configure");
+    realm = fief_realm_open(config);
+    check(realm != NULL, "fief_realm_open");
+
+    fief_schema_t *rs = fief_realm_get_schema(realm);
+    fief_class_info_t ci;
+    size_t dog_index = 0, person_index = 0;
+    bool found = false;
+    check(fief_schema_find_class(rs, "Dog", &ci, &dog_index, &found) && found, "Dog");
+    dog_class = ci.key;
+    check(fief_schema_find_class(rs, "Person", &ci, &person_index, &found) && found, "Person");
+    person_class = ci.key;
+    dog_name = key_of(rs, dog_index, "name");
+    person_name = key_of(rs, person_index, "name");
+    person_dog = key_of(rs, person_index, "dog");
+    fief_property_info_t link_info;
+    check(fief_schema_find_property(rs, person_index, "dog", &link_info, &found) && found, "dog");
+    printf("Person.dog links to %s\n", link_info.link_target);
+
+    check(fief_realm_begin_write(realm), "begin_write");
+    fief_value_t rex_name = string_value("Rex"), fido_name = string_value("Fido");
+    fief_object_key_t rex = add(dog_class, &dog_name, &rex_name, 1);
+    fief_object_key_t fido = add(dog_class, &dog_name, &fido_name, 1);
+    fief_property_key_t person_props_keys[2] = {person_name, person_dog};
+    fief_value_t ann[2] = {string_value("Ann"), link_value(dog_class, rex)};
+    fief_value_t bob[2] = {string_value("Bob"), link_value(dog_class, rex)};
+    fief_value_t cy[2] = {string_value("Cy"), link_value(dog_class, fido)};
+    add(person_class, person_props_keys, ann, 2);
+    add(person_class, person_props_keys, bob, 2);
+    add(person_class, person_props_keys, cy, 2);
+    check(fief_realm_commit(realm), "commit");
+    printf("people and their dogs:\n");
+    print_people();
+
+    /* Rex's owners: the people whose link points at him. */
+    fief_object_t *rex_obj = fief_object_get(realm, dog_class, rex);
+    check(rex_obj != NULL, "fief_object_get");
+    fief_results_t *owners = fief_object_get_backlinks(rex_obj, person_class, person_dog);
+    check(owners != NULL, "fief_object_get_backlinks");
+    size_t n = 0;
+    check(fief_results_count(owners, &n), "count");
+    printf("Rex has %zu owners:", n);
+    for (size_t i = 0; i < n; i++) {
+        fief_value_t name;
+        check(fief_results_get_values(owners, i, &person_name, 1, &name), "owner");
+        printf(" ");
+        print_string(name);
+    }
+    printf("\n");
+
+    /* A query on the link. */
+    fief_value_t arg = link_value(dog_class, fido);
+    fief_query_arg_t qa = {1, false, &arg};
+    fief_results_t *all = fief_realm_get_objects(realm, person_class);
+    fief_results_t *with_fido = fief_results_filter(all, "dog == $0", &qa, 1);
+    check(with_fido != NULL && fief_results_count(with_fido, &n), "dog == $0");
+    printf("people with Fido: %zu\n", n);
+
+    /* Deleting Rex nulls the links to him, in the same transaction. */
+    check(fief_realm_begin_write(realm), "begin_write");
+    check(fief_object_delete(rex_obj), "fief_object_delete");
+    check(fief_realm_commit(realm), "commit");
+    check(fief_results_count(owners, &n), "count");
+    printf("after Rex left (%zu owners):\n", n);
+    print_people();
+
+    fief_release(with_fido);
+    fief_release(all);
+    fief_release(owners);
+    fief_release(rex_obj);
+    fief_release(rs);
+    fief_release(realm);
+    fief_release(config);
+    fief_release(schema);
+    return 0;
+}
