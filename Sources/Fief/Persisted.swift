@@ -26,6 +26,8 @@ public struct Persisted<Value: _Persistable> {
         case managed(index: Int)
         /// Marker written by schema discovery to find which field a key path names.
         case probe
+        /// Linking objects (never stored): the origin property's name.
+        case linkingOrigin(String)
     }
 
     var storage: Storage
@@ -67,6 +69,10 @@ public struct Persisted<Value: _Persistable> {
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
         get {
+            if case .linkingOrigin(let property) = observed[keyPath: storageKeyPath].storage,
+               let kind = Value.self as? _FiefLinkingObjects.Type {
+                return kind._fiefLinkingObjects(of: observed, propertyName: property) as! Value
+            }
             if let managed = observed._fiefManaged {
                 let index = managedIndex(observed, managed, storageKeyPath)
                 return managed.read(index, as: Value.self)
@@ -78,13 +84,16 @@ public struct Persisted<Value: _Persistable> {
             switch observed[keyPath: storageKeyPath].storage {
             case .unmanaged(let value):
                 return value
-            case .unmanagedNoDefault, .probe, .managed:
+            case .unmanagedNoDefault, .probe, .managed, .linkingOrigin:
                 let value = Value._fiefDefault()
                 observed[keyPath: storageKeyPath].storage = .unmanaged(value)
                 return value
             }
         }
         set {
+            if case .linkingOrigin = observed[keyPath: storageKeyPath].storage {
+                preconditionFailure("Linking objects are read-only: change the links that point here instead")
+            }
             if let managed = observed._fiefManaged {
                 let index = managedIndex(observed, managed, storageKeyPath)
                 managed.write(index, newValue)
@@ -144,6 +153,7 @@ extension Persisted: CustomStringConvertible {
         case .unmanagedNoDefault: return String(describing: Value._fiefDefault())
         case .managed(let index): return "<managed property \(index)>"
         case .probe: return "<probe>"
+        case .linkingOrigin(let property): return "<linking objects through '\(property)'>"
         }
     }
 }

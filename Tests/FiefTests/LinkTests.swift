@@ -90,4 +90,24 @@ final class LinkTests: FiefTestCase {
         XCTAssertEqual(realm.objects(Dog.self).first?.favoriteToy?.name, "Bone")
         XCTAssertTrue(realm.objects(Dog.self).first!.description.contains("favoriteToy"))
     }
+
+    func testLinkingObjects() throws {
+        let realm = try Realm()
+        let ball = DogToy()
+        ball.name = "Ball"
+        XCTAssertEqual(ball.dogs.count, 0)   // unmanaged: empty
+        try addDogs(realm)
+        let dogs = realm.objects(Dog.self)
+        try realm.write {
+            for dog in dogs where dog.age < 5 { dog.favoriteToy = ball }
+        }
+        XCTAssertEqual(Set(ball.dogs.map(\.name)), ["Fido", "Spot", "Bella"])
+        XCTAssertEqual(ball.dogs.filter("color == 'tan'").map(\.name), ["Spot"])
+        XCTAssertEqual(ball.dogs.sorted(byKeyPath: "name").map(\.name), ["Bella", "Fido", "Spot"])
+        XCTAssertEqual(ball.dogs.max(ofProperty: "age") as Int?, 3)
+        let live = ball.dogs
+        try realm.write { realm.delete(dogs.filter("name == 'Fido'")) }
+        XCTAssertEqual(live.count, 2)
+        XCTAssertTrue(live.description.hasPrefix("LinkingObjects<Dog>"), live.description)
+    }
 }

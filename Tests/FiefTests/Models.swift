@@ -8,6 +8,8 @@ import Foundation
 class DogToy: Object {
     @Persisted var id: ObjectId
     @Persisted var name = ""
+    // Inverse relationship: the dogs whose favorite toy this is.
+    @Persisted(originProperty: "favoriteToy") var dogs: LinkingObjects<Dog>
 }
 
 class Dog: Object {

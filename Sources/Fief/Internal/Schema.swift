@@ -49,6 +49,8 @@ final class ObjectSchemaInfo: @unchecked Sendable {
         var properties: [PropertyInfo] = []
         ObjectSchemaInfo.forEachPersisted(of: type.init()) { name, persisted in
             let valueType = Swift.type(of: persisted).fiefValueType
+            // Linking objects are computed from the links that point here.
+            if valueType is _FiefLinkingObjects.Type { return }
             properties.append(PropertyInfo(name: name, type: valueType._fiefType,
                                            isOptional: valueType._fiefIsOptional,
                                            isIndexed: persisted.isIndexed,
