@@ -354,7 +354,7 @@ typedef int64_t fief_object_key_t;    /* stable per object; never reused in a cl
 #define FIEF_PROPERTY_INDEXED 0x04
 
 /* fief_class_info_t.flags */
-#define FIEF_CLASS_EMBEDDED 0x01 /* reserved for embedded objects */
+#define FIEF_CLASS_EMBEDDED 0x01 /* objects owned by one parent's link (fief_object_create_embedded) */
 
 /** Collection kind of a property (fief_property_info_t.collection_type). */
 typedef int32_t fief_collection_type_t;
@@ -755,6 +755,21 @@ FIEF_API bool fief_object_delete(fief_object_t *object);
  *  a link to the object's class), FIEF_ERR_CLOSED. */
 FIEF_API fief_results_t *fief_object_get_backlinks(const fief_object_t *object, fief_class_key_t origin_class,
                                                    fief_property_key_t origin_property);
+
+/** Create an object of the embedded class that link `property` of `object`
+ *  points to, in place (in a write transaction): the new object has every
+ *  property at its default, and the link now points to it.  The link's
+ *  previous embedded object, if any, is deleted.  An embedded object lives
+ *  exactly as long as its parent's link to it: it is deleted with its parent
+ *  and when the link is set to another object or to null; it is never
+ *  created on its own (fief_object_create refuses an embedded class with
+ *  FIEF_ERR_INVALID_ARGUMENT), never linked from elsewhere, and never listed
+ *  by class (fief_realm_get_objects refuses it too).
+ *  Returns a new handle to the created object, or NULL.
+ *  Errors: FIEF_ERR_NOT_IN_TRANSACTION, FIEF_ERR_INVALIDATED_OBJECT,
+ *  FIEF_ERR_NO_SUCH_PROPERTY, FIEF_ERR_INVALID_ARGUMENT (not a link to an
+ *  embedded class), FIEF_ERR_FROZEN, FIEF_ERR_WRONG_THREAD. */
+FIEF_API fief_object_t *fief_object_create_embedded(fief_object_t *object, fief_property_key_t property);
 
 /** The same object in another realm of the same file (freeze: a frozen
  *  target; thaw: a live one).  `*out_object` receives a new handle, or NULL

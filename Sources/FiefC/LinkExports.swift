@@ -12,3 +12,13 @@ public func exportObjectGetBacklinks(_ handle: OpaquePointer?, _ originClass: UI
         return HandleTable.make(results, .results)
     }
 }
+
+@_cdecl("fief_object_create_embedded")
+public func exportObjectCreateEmbedded(_ handle: OpaquePointer?, _ property: UInt32) -> OpaquePointer? {
+    guarded(nil) { () throws(FiefError) -> OpaquePointer? in
+        let (realm, created) = try withObject(handle) { (box) throws(FiefError) in
+            (box.realm, try box.realm.createEmbedded(table: box.table, key: box.key, property: property))
+        }
+        return HandleTable.makeObject(realm, table: created.classKey, key: created.objectKey)
+    }
+}

@@ -70,9 +70,6 @@ public func exportSchemaNew(_ classes: UnsafePointer<fief_class_info_t>?, _ coun
             if info.flags & ~UInt32(FIEF_CLASS_EMBEDDED) != 0 {
                 throw FiefError(.invalidSchema, "class '\(name)' has unknown flags \(info.flags)")
             }
-            if info.flags & UInt32(FIEF_CLASS_EMBEDDED) != 0 {
-                throw FiefError(.invalidSchema, "class '\(name)' is embedded; embedded classes need link properties, which this version does not offer yet")
-            }
             let infos = try CArgs.array(properties[i], info.num_properties, "class_properties[\(i)]", count: "classes[\(i)].num_properties")
             guard infos.count <= Schema.maxProperties else {
                 throw FiefError(.invalidSchema, "class '\(name)' has \(infos.count) properties; a class has at most \(Schema.maxProperties)")
@@ -91,7 +88,7 @@ public func exportSchemaNew(_ classes: UnsafePointer<fief_class_info_t>?, _ coun
                 let target = try p.link_target.map { (t) throws(FiefError) in try cString(t, "class_properties[\(i)][\(j)].link_target (property '\(name).\(pname)')") }
                 props.append(Property(name: pname, type: type, flags: PropertyFlags(rawValue: p.flags), linkTarget: target))
             }
-            result.append(ObjectClass(name: name, properties: props))
+            result.append(ObjectClass(name: name, properties: props, isEmbedded: info.flags & UInt32(FIEF_CLASS_EMBEDDED) != 0))
         }
         let schema = Schema(classes: result)
         try schema.validate()

@@ -145,6 +145,85 @@ TEST(link_values) {
     E(fief_release(s));
 }
 
-static const t_case cases[] = {T(link_schema), T(link_values)};
+/* Person(name, address -> Address, optional); Address embedded (street). */
+static fief_schema_t *address_schema(bool address_pk) {
+    fief_class_info_t classes[2];
+    memset(classes, 0, sizeof classes);
+    classes[0].name = "Address";
+    classes[0].num_properties = 1;
+    classes[0].flags = FIEF_CLASS_EMBEDDED;
+    classes[1].name = "Person";
+    classes[1].num_properties = 2;
+    fief_property_info_t address[1] = {t_prop_info("street", FIEF_TYPE_STRING, address_pk ? FIEF_PROPERTY_PRIMARY_KEY : 0)};
+    fief_property_info_t person[2] = {t_prop_info("name", FIEF_TYPE_STRING, 0),
+                                      t_prop_info("address", FIEF_TYPE_LINK, FIEF_PROPERTY_NULLABLE)};
+    person[1].link_target = "Address";
+    const fief_property_info_t *props[2] = {address, person};
+    return fief_schema_new(classes, 2, props);
+}
+
+TEST(embedded_objects) {
+    EERRM(address_schema(true) != NULL, FIEF_ERR_INVALID_SCHEMA, "cannot have a primary key");
+    fief_schema_t *s = address_schema(false);
+    R(s != NULL);
+    fief_realm_t *r = t_open(t_path("embedded.fief"), s, 0);
+    R(r != NULL);
+    fief_class_key_t address_class = t_class(r, "Address"), person_class = t_class(r, "Person");
+    fief_property_key_t street = t_prop(r, "Address", "street"), name = t_prop(r, "Person", "name");
+    fief_property_key_t address = t_prop(r, "Person", "address");
+
+    EERRM(fief_realm_get_objects(r, address_class) != NULL, FIEF_ERR_INVALID_ARGUMENT, "is embedded");
+    R(fief_realm_begin_write(r));
+    fief_value_t v = vs("Main St");
+    EERRM(fief_object_create(r, address_class, &street, &v, 1, FIEF_UPDATE_POLICY_ERROR) != NULL,
+          FIEF_ERR_INVALID_ARGUMENT, "created in place");
+    fief_value_t ann_name = vs("Ann"), bob_name = vs("Bob");
+    fief_object_t *ann = fief_object_create(r, person_class, &name, &ann_name, 1, FIEF_UPDATE_POLICY_ERROR);
+    fief_object_t *bob = fief_object_create(r, person_class, &name, &bob_name, 1, FIEF_UPDATE_POLICY_ERROR);
+    R(ann != NULL && bob != NULL);
+    EERRM(fief_object_create_embedded(ann, name) != NULL, FIEF_ERR_INVALID_ARGUMENT, "not a link to an embedded class");
+    fief_object_t *home = fief_object_create_embedded(ann, address);
+    R(home != NULL);
+    E(fief_object_set_value(home, street, vs("Main St")));
+    fief_value_t link = t_get(ann, address);
+    EQI(link.type, FIEF_TYPE_LINK);
+    EQU(link.u.link.class_key, address_class);
+    /* Owned by one parent: never linked from another. */
+    EERRM(fief_object_set_value(bob, address, link), FIEF_ERR_INVALID_ARGUMENT, "create it in place");
+    R(fief_realm_commit(r));
+    fief_object_t *followed = fief_object_get(r, link.u.link.class_key, link.u.link.object_key);
+    R(followed != NULL);
+    EQSTR(t_get(followed, street).u.string, "Main St");
+
+    /* Replaced: the old one goes. */
+    R(fief_realm_begin_write(r));
+    fief_object_t *second = fief_object_create_embedded(ann, address);
+    R(second != NULL);
+    E(!fief_object_is_valid(home));
+    EQSTR(t_get(second, street).u.string, "");
+    /* Cleared: deleted too. */
+    E(fief_object_set_value(ann, address, vnull()));
+    E(!fief_object_is_valid(second));
+    fief_object_t *third = fief_object_create_embedded(bob, address);
+    R(third != NULL);
+    R(fief_realm_commit(r));
+    /* Deleted with its parent. */
+    R(fief_realm_begin_write(r));
+    E(fief_object_delete(bob));
+    E(!fief_object_is_valid(third));
+    R(fief_realm_commit(r));
+    EERR(fief_object_create_embedded(ann, address) != NULL, FIEF_ERR_NOT_IN_TRANSACTION);
+
+    fief_release(third);
+    fief_release(second);
+    fief_release(followed);
+    fief_release(home);
+    fief_release(bob);
+    fief_release(ann);
+    fief_release(r);
+    fief_release(s);
+}
+
+static const t_case cases[] = {T(link_schema), T(link_values), T(embedded_objects)};
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }

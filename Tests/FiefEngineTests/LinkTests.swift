@@ -249,4 +249,37 @@ final class LinkTests: XCTestCase {
         XCTAssertEqual(try FileCheck.verify(path: path) { kind, text in if kind == .problem { problems.append(text) } }, 1)
         XCTAssertTrue(problems.contains { $0.contains("1 of its links 'dog' are not recorded") }, "\(problems)")
     }
+
+    func testEmbeddedObjectsLiveAndDieWithTheirParent() throws {
+        var schema = makeSchema([
+            ("Address", [prop("street", .string)]),
+            ("Person", [prop("name", .string), Property(name: "home", type: .link, flags: .nullable, linkTarget: "Address")]),
+        ])
+        schema.classes[0].isEmbedded = true
+        let dir = tempDir()
+        let db = try DB.open(dir.file(), schema)
+        let addressClass = db.cls("Address"), personClass = db.cls("Person"), home = db.pkey("Person", "home")
+        expectError(.invalidArgument, "is embedded") { try db.results("Address") }
+        var people: [Int64] = []
+        try db.write {
+            expectError(.invalidArgument, "created in place") { try db.create("Address", [("street", .string("x"))]) }
+            for i in 0..<300 {
+                let p = try db.create("Person", [("name", .string("p\(i)"))])
+                let child = try db.realm.createEmbedded(table: personClass, key: p, property: home)
+                XCTAssertEqual(child.classKey, addressClass)
+                try db.set("Address", child.objectKey, "street", .string("street \(i)"))
+                people.append(p)
+            }
+        }
+        var addresses = 0
+        for (_, live) in try db.realm.clusters(try db.realm.table(addressClass)) {
+            for word in 0..<4 { addresses += live[word].nonzeroBitCount }
+        }
+        XCTAssertEqual(addresses, 300)
+        try db.write {
+            try db.delete("Person", people[0])
+            try db.realm.deleteAll(table: personClass)
+        }
+        XCTAssertEqual(try db.realm.clusters(try db.realm.table(addressClass)).count, 0)
+    }
 }

@@ -7,11 +7,22 @@ import CLMDB
 /// `.int`); the target class is the property's.  Deleting a target nulls
 /// every link to it, in the same transaction.
 enum Links {
+    /// Objects of an embedded class are made only in place, in a parent's link.
+    static func refuseStandalone(_ table: Table) throws(FiefError) {
+        if table.objectClass.isEmbedded {
+            throw FiefError(.invalidArgument, "class '\(table.objectClass.name)' is embedded: its objects are created in place, in a link of their parent (fief_object_create_embedded), never on their own")
+        }
+    }
+
     /// Check a value about to be written to link `column` of `table`: null,
-    /// or an existing object of the column's target class in this realm.
+    /// or an existing object of the column's target class in this realm
+    /// (never an embedded object: those are created in place).
     static func check(_ realm: Realm, _ value: Value, _ table: Table, _ column: Column, _ property: Property) throws(FiefError) {
         guard case .link(let classKey, let objectKey) = value else { return }
         let name = "'\(table.objectClass.name).\(property.name)'"
+        if classKey == column.linkTarget, let target = try? realm.table(classKey), target.objectClass.isEmbedded {
+            throw FiefError(.invalidArgument, "\(name) holds an embedded '\(target.objectClass.name)': create it in place (fief_object_create_embedded) instead of linking an existing object")
+        }
         guard classKey == column.linkTarget else {
             let given = (try? realm.table(classKey)).map { "class '\($0.objectClass.name)'" } ?? "unknown class \(classKey)"
             throw FiefError(.typeMismatch, "\(name) links to '\(property.linkTarget ?? "")' objects, not to an object of \(given)")
@@ -56,6 +67,11 @@ enum Links {
         for (property, targetClass) in table.links {
             if case .link(_, let target) = try realm.slotValue(table, try table.column(property.key), key) {
                 try Backlinks.remove(write.txn, try backlinks(realm, targetClass), target: target, originClass: table.key, property: property.key, origin: key)
+                // The embedded objects it owns go with it.
+                let targetTable = try realm.table(targetClass)
+                if targetTable.objectClass.isEmbedded, try realm.isLive(targetTable, target) {
+                    try realm.deleteObject(write, targetTable, target)
+                }
             }
         }
         guard let dbi = table.backlinks else { return }
@@ -82,6 +98,10 @@ enum Links {
                             if case .link(_, let target) = try realm.slotValue(table, try table.column(property.key), key) {
                                 try Backlinks.remove(write.txn, try backlinks(realm, targetClass), target: target,
                                                      originClass: table.key, property: property.key, origin: key)
+                                let targetTable = try realm.table(targetClass)
+                                if targetTable.objectClass.isEmbedded, targetClass != table.key, try realm.isLive(targetTable, target) {
+                                    try realm.deleteObject(write, targetTable, target)
+                                }
                             }
                         }
                     }
@@ -146,5 +166,31 @@ extension Realm {
             try currentSnapshot().withTransaction(scan)
         }
         return origins
+    }
+}
+
+extension Realm {
+    /// Create an object of the embedded class that link `property` of object
+    /// `key` points to, in place: the link's previous embedded object is
+    /// deleted, and the new one (all defaults) is owned by this link.
+    public func createEmbedded(table tableKey: UInt32, key: Int64, property propertyKey: UInt32) throws(FiefError) -> (classKey: UInt32, objectKey: Int64) {
+        let write = try requireWrite()
+        let table = try table(tableKey)
+        try requireLive(table, key)
+        let column = try table.column(propertyKey)
+        let property = try table.property(propertyKey)
+        guard column.type == .link, let child = try? self.table(column.linkTarget), child.objectClass.isEmbedded else {
+            throw FiefError(.invalidArgument, "'\(table.objectClass.name).\(property.name)' is not a link to an embedded class")
+        }
+        var childKey: Int64 = 0
+        do throws(FiefError) {
+            try insertStreaming(write, child, properties: [], rows: 1, primaryKeyColumn: -1, keys: &childKey) { (_, _) throws(FiefError) in .null }
+            try writeSlot(write, table, property, key, .link(classKey: child.key, objectKey: childKey))
+        } catch {
+            throw poison(write, error)
+        }
+        noteMembershipChange(child.key)
+        noteColumnChange(table.key, propertyKey)
+        return (child.key, childKey)
     }
 }

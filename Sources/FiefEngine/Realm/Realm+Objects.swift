@@ -149,6 +149,7 @@ extension Realm {
     public func createObjects(table tableKey: UInt32, properties propertyKeys: UnsafeBufferPointer<UInt32>, rows: Int, policy: UpdatePolicy, keys: UnsafeMutablePointer<Int64>?, value: (Int, Int) throws(FiefError) -> Value) throws(FiefError) {
         let write = try requireWrite()
         let table = try table(tableKey)
+        try Links.refuseStandalone(table)
         let (properties, primaryKeyColumn) = try resolveCreateProperties(table, propertyKeys)
         if policy == .error || primaryKeyColumn < 0 {
             try insertStreaming(write, table, properties: properties, rows: rows, primaryKeyColumn: primaryKeyColumn, keys: keys, value: value)
@@ -200,7 +201,7 @@ extension Realm {
     /// duplicate undoes the ones written), then each column cluster by
     /// cluster, then presence; the keys taken by a failed call stay unused,
     /// and the values it wrote sit in slots that never become live.
-    private func insertStreaming(_ write: WriteTransaction, _ table: Table, properties: [Property], rows: Int, primaryKeyColumn: Int, keys: UnsafeMutablePointer<Int64>?, value: (Int, Int) throws(FiefError) -> Value) throws(FiefError) {
+    func insertStreaming(_ write: WriteTransaction, _ table: Table, properties: [Property], rows: Int, primaryKeyColumn: Int, keys: UnsafeMutablePointer<Int64>?, value: (Int, Int) throws(FiefError) -> Value) throws(FiefError) {
         guard rows > 0 else { return }
         let width = properties.count
         let className = table.objectClass.name
@@ -315,6 +316,7 @@ extension Realm {
     public func createObjects(table tableKey: UInt32, properties propertyKeys: UnsafeBufferPointer<UInt32>, values: UnsafeMutableBufferPointer<Value>, rows: Int, policy: UpdatePolicy, keys: UnsafeMutablePointer<Int64>?) throws(FiefError) {
         let width = propertyKeys.count
         guard values.count >= rows * width else { throw FiefError(.invalidArgument, "fewer values than rows times properties") }
+        try Links.refuseStandalone(try table(tableKey))
         let hasPrimaryKey = try table(tableKey).primaryKey != nil
         if policy == .error || !hasPrimaryKey {
             try createObjects(table: tableKey, properties: propertyKeys, rows: rows, policy: policy, keys: keys) { (row, column) throws(FiefError) in
@@ -479,9 +481,14 @@ extension Realm {
     }
 
     @inline(__always)
-    private func writeSlot(_ write: WriteTransaction, _ table: Table, _ property: Property, _ key: Int64, _ value: Value) throws(FiefError) {
+    func writeSlot(_ write: WriteTransaction, _ table: Table, _ property: Property, _ key: Int64, _ value: Value) throws(FiefError) {
         if property.type == .link {
-            try Links.replaced(self, write, table, property, key, old: try slotValue(table, property, key), new: value)
+            let old = try slotValue(table, property, key)
+            try Links.replaced(self, write, table, property, key, old: old, new: value)
+            // An embedded object is owned by its parent's link: replaced, it goes.
+            if case .link(let childClass, let child) = old, !old.isSame(as: value), try self.table(childClass).objectClass.isEmbedded {
+                try deleteObject(write, try self.table(childClass), child)
+            }
         }
         if property.isIndexed && !property.isPrimaryKey {
             let old = try slotValue(table, property, key)

@@ -36,7 +36,10 @@ public final class Results: @unchecked Sendable {
 
     public init(realm: Realm, tableKey: UInt32) throws(FiefError) {
         try realm.checkReadable()
-        _ = try realm.table(tableKey)
+        let table = try realm.table(tableKey)
+        if table.objectClass.isEmbedded {
+            throw FiefError(.invalidArgument, "class '\(table.objectClass.name)' is embedded: its objects are reached through their parents, not listed on their own")
+        }
         self.realm = realm
         self.tableKey = tableKey
         self.filters = []
