@@ -366,3 +366,29 @@ extension Object {
         realm.create(self, value: value, update: update)
     }
 }
+
+/// An `EmbeddedObject` is the value of a link owned by its parent
+/// (`@Persisted var address: Address?`): assigning one creates it in place
+/// (fief_object_create_embedded); it is never linked from elsewhere.
+extension EmbeddedObject: _PersistableInsideOptional {
+    public static var _fiefType: fief_type_t { FIEF_TYPE_LINK }
+    public static var _fiefLinkTarget: ObjectBase.Type? { self }
+    public static func _fiefDefault() -> Self { Self() }
+    public static func _fiefRead(_ value: fief_value_t) -> Self? { nil }
+
+    public static func _fiefRead(_ value: fief_value_t, in realm: Realm) -> Self? {
+        guard value.type == FIEF_TYPE_LINK else { return nil }
+        return realm.core.linkedObject(value.u.link, as: self)
+    }
+
+    /// The link to this managed embedded object (comparisons in queries).
+    public func _fiefValue(in arena: _FiefArena) -> fief_value_t {
+        guard let managed = _fiefManaged else {
+            preconditionFailure("An unmanaged embedded object is assigned to its parent's property, never passed as a value")
+        }
+        var value = fief_value_t()
+        value.type = FIEF_TYPE_LINK
+        value.u.link = fief_link_t(class_key: managed.binding.classKey, object_key: managed.objectKey)
+        return value
+    }
+}

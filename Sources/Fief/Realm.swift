@@ -177,12 +177,12 @@ public struct Realm {
         var values: [fief_value_t] = []
         // Links to unmanaged objects are set once this object is managed
         // (they may link back to it): the whole graph is added, once each.
-        var later: [(index: Int, target: Object)] = []
+        var later: [(index: Int, target: ObjectBase)] = []
         ObjectSchemaInfo.forEachPersisted(of: object) { name, persisted in
             guard let index = info.propertyIndex[name] else { return }
             keys.append(binding.propertyKeys[index])
             let value = persisted.unmanagedValue
-            if info.properties[index].linkTarget != nil, let target = fiefUnwrap(value) as? Object, target._fiefManaged == nil {
+            if info.properties[index].linkTarget != nil, let target = fiefUnwrap(value) as? ObjectBase, target._fiefManaged == nil {
                 later.append((index, target))
                 values.append(.null)
             } else {
@@ -192,7 +192,13 @@ public struct Realm {
         let raw = createRow(binding, keys: keys, values: values, policy: update, arena: arena)
         let managed = ManagedRow(handle: CHandle(raw), core: core, binding: binding)
         object._fiefManaged = managed
-        for (index, target) in later { managed.write(index, target) }
+        for (index, target) in later {
+            if let embedded = target as? EmbeddedObject {
+                managed.writeEmbedded(index, embedded)
+            } else if let object = target as? Object {
+                managed.write(index, object)
+            }
+        }
     }
 
     /// Make `object` something a link of this realm can point to: add it if
@@ -231,8 +237,14 @@ public struct Realm {
         }
         let given = Realm.propertyValues(from: value, info: info)
         let arena = _FiefArena()
+        var embedded: [(index: Int, value: Any)] = []
         func convert(_ index: Int, _ any: Any?) -> fief_value_t {
             let property = info.properties[index]
+            if property.linkTarget is EmbeddedObject.Type {
+                // Created in place once the parent exists (below).
+                if let given = fiefUnwrap(any) { embedded.append((index, given)) }
+                return .null
+            }
             if let target = property.linkTarget as? Object.Type {
                 // A link: an object (added if unmanaged), or the values of a new one.
                 switch fiefUnwrap(any) {
@@ -287,11 +299,21 @@ public struct Realm {
             }
         }
         let raw = createRow(binding, keys: keys, values: values, policy: update, arena: arena)
-        return core.makeObject(type, handle: raw, binding: binding)
+        let object = core.makeObject(type, handle: raw, binding: binding)
+        if let row = object._fiefManaged {
+            for (index, value) in embedded {
+                if let child = value as? EmbeddedObject {
+                    row.writeEmbedded(index, child)
+                } else {
+                    row.createEmbedded(index, from: value)
+                }
+            }
+        }
+        return object
     }
 
     /// Property values by index from a dictionary, an array or an object.
-    private static func propertyValues(from value: Any, info: ObjectSchemaInfo) -> [Int: Any?] {
+    static func propertyValues(from value: Any, info: ObjectSchemaInfo) -> [Int: Any?] {
         var result: [Int: Any?] = [:]
         if let object = value as? ObjectBase {
             for (name, propertyValue) in object._fiefPropertyValues() {

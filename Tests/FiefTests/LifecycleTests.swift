@@ -243,14 +243,14 @@ final class ConfigurationTests: FiefTestCase {
         XCTAssertThrowsError(try Realm(configuration: incomplete)) { error in
             XCTAssertTrue("\(error)".contains("points to class 'DogToy', which the schema does not have"), "\(error)")
         }
-        let config = fileConfiguration("typed.realm", objectTypes: [Dog.self, DogToy.self, Person.self])
+        let config = fileConfiguration("typed.realm", objectTypes: [Dog.self, DogToy.self, Person.self, Address.self])
         let realm = try Realm(configuration: config)
         try realm.write {
             realm.add(Dog(name: "Typed", age: 1))
             realm.add(Person(id: 3, name: "P"))
         }
         XCTAssertEqual(realm.objects(Dog.self).count, 1)
-        XCTAssertEqual(realm.configuration.objectTypes?.count, 3)
+        XCTAssertEqual(realm.configuration.objectTypes?.count, 4)
     }
 
     func testRenamedClass() throws {

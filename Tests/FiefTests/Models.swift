@@ -36,6 +36,8 @@ class Person: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var name = ""
     @Persisted var city: String?
+    // Embed a single object (embedded object properties are optional).
+    @Persisted var address: Address?
 
     convenience init(id: Int, name: String) {
         self.init()
@@ -104,7 +106,6 @@ class Cat: Animal {
     @Persisted(indexed: true) var nickname: String?
 }
 
-/// Declared only: embedded objects have no behaviour yet.
 class Address: EmbeddedObject {
     @Persisted var street: String?
     @Persisted var city: String?

@@ -328,7 +328,7 @@ final class ManagedRow {
         if generation != core.generation { preconditionFailure(invalidatedObjectMessage) }
     }
 
-    private func trapForAccess(_ error: CError, writing: Bool) -> Never {
+    func trapForAccess(_ error: CError, writing: Bool) -> Never {
         switch error.code {
         case FIEF_ERR_INVALIDATED_OBJECT, FIEF_ERR_CLOSED:
             preconditionFailure("\(invalidatedObjectMessage) [\(error.message)]")
@@ -372,12 +372,67 @@ final class ManagedRow {
     /// Sets property number `index` (fief_object_set_value).
     func write<V: _Persistable>(_ index: Int, _ newValue: V) {
         checkGeneration()
+        if let target = V._fiefLinkTarget, target is EmbeddedObject.Type {
+            writeEmbedded(index, fiefUnwrap(newValue) as? EmbeddedObject)
+            return
+        }
         let arena = _FiefArena()
         let value = newValue._fiefValue(in: arena, realm: Realm(core: core))
         let ok = withExtendedLifetime(arena) {
             fief_object_set_value(handle.raw, binding.propertyKeys[index], value)
         }
         if !ok { trapForAccess(CError.last(), writing: true) }
+    }
+
+    /// Sets embedded-object property number `index`: nil deletes the current
+    /// one; an unmanaged object is created in place (fief_object_create_embedded)
+    /// with its values, and becomes managed.
+    func writeEmbedded(_ index: Int, _ child: EmbeddedObject?) {
+        let key = binding.propertyKeys[index]
+        guard let child else {
+            if !fief_object_set_value(handle.raw, key, .null) { trapForAccess(CError.last(), writing: true) }
+            return
+        }
+        if let managed = child._fiefManaged {
+            var current = fief_value_t()
+            if fief_object_get_value(handle.raw, key, &current), current.type == FIEF_TYPE_LINK,
+               current.u.link.class_key == managed.binding.classKey, current.u.link.object_key == managed.objectKey {
+                return   // already this object's
+            }
+            preconditionFailure("Cannot set a link to an existing managed embedded object")
+        }
+        var values: [(Int, _Persistable)] = []
+        let childBinding = core.binding(for: type(of: child))
+        ObjectSchemaInfo.forEachPersisted(of: child) { name, persisted in
+            if let i = childBinding.info.propertyIndex[name] { values.append((i, persisted.unmanagedValue)) }
+        }
+        guard let raw = fief_object_create_embedded(handle.raw, key) else { trapForAccess(CError.last(), writing: true) }
+        let row = ManagedRow(handle: CHandle(raw), core: core, binding: childBinding)
+        child._fiefManaged = row
+        for (i, value) in values { row.write(i, value) }
+    }
+
+    /// Creates embedded-object property number `index` in place from a
+    /// dictionary or array of values (`Realm.create` with nested values).
+    func createEmbedded(_ index: Int, from value: Any) {
+        guard let raw = fief_object_create_embedded(handle.raw, binding.propertyKeys[index]) else {
+            trapForAccess(CError.last(), writing: true)
+        }
+        guard let type = binding.info.properties[index].linkTarget else { return }
+        let row = ManagedRow(handle: CHandle(raw), core: core, binding: core.binding(for: type))
+        let arena = _FiefArena()
+        for (i, given) in Realm.propertyValues(from: value, info: row.binding.info) {
+            let property = row.binding.info.properties[i]
+            if let nested = property.linkTarget, nested is EmbeddedObject.Type {
+                if let given = fiefUnwrap(given) { row.createEmbedded(i, from: given) }
+                continue
+            }
+            guard let converted = fiefValue(fromAny: given, arena: arena) else {
+                preconditionFailure("Invalid value '\(fiefDescribe(given))' for property '\(row.binding.info.className).\(property.name)'")
+            }
+            let ok = withExtendedLifetime(arena) { fief_object_set_value(row.handle.raw, row.binding.propertyKeys[i], converted) }
+            if !ok { row.trapForAccess(CError.last(), writing: true) }
+        }
     }
 
     /// Whether both name the same row of the same file and kind of realm.

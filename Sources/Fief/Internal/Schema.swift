@@ -150,7 +150,8 @@ enum SchemaRegistry {
     /// Records `type` (called by every `ObjectBase.init`).
     static func noteUsed(_ type: ObjectBase.Type) {
         if type == Object.self || type == ObjectBase.self { return }
-        // Embedded classes need links to be useful; they join schemas only when listed in objectTypes.
+        // Embedded classes join schemas through the links that own them
+        // (`withLinkTargets`), or when listed in objectTypes.
         if type is EmbeddedObject.Type { return }
         let id = ObjectIdentifier(type)
         used.withLock { state in
