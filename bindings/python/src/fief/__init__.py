@@ -27,7 +27,7 @@ from . import errors
 from ._lib import EXPECTED_VERSION_NUMBER
 from ._types import Decimal128, Float32, ObjectId
 from .errors import *  # noqa: F401,F403
-from .model import Backlinks, Indexed, Object, PrimaryKey, Property, PropertySpec
+from .model import Backlinks, EmbeddedObject, Indexed, Object, PrimaryKey, Property, PropertySpec
 from ._values import Link
 from .realm import (ClassInfo, FileReport, PropertyInfo, Realm, Results, WriteTransaction, copy_file,
                     delete_realm_files, verify_file)
@@ -51,7 +51,7 @@ def library_version() -> str:
 
 
 __all__ = [
-    "Object", "PrimaryKey", "Indexed", "Property", "PropertySpec", "Backlinks",
+    "Object", "EmbeddedObject", "PrimaryKey", "Indexed", "Property", "PropertySpec", "Backlinks",
     "Realm", "Results", "WriteTransaction", "ClassInfo", "PropertyInfo",
     "Decimal128", "ObjectId", "Float32", "Link",
     "delete_realm_files", "verify_file", "copy_file", "FileReport", "load_library", "library_version", "errors",

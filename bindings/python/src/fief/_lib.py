@@ -219,6 +219,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_object_set_value": (c_bool, [H, fief_property_key_t, fief_value_t]),
     "fief_object_set_values": (c_bool, [H, P(fief_property_key_t), P(fief_value_t), c_size_t]),
     "fief_object_delete": (c_bool, [H]),
+    "fief_object_create_embedded": (H, [H, fief_property_key_t]),
     "fief_object_resolve_in": (c_bool, [H, H, P(c_void_p)]),
     # results
     "fief_realm_get_objects": (H, [H, fief_class_key_t]),

@@ -334,6 +334,7 @@ class Object:
     __fief_name__: ClassVar[str] = ""
     __fief_properties__: ClassVar[tuple[PropertySpec, ...]] = ()
     __fief_primary_key__: ClassVar[PropertySpec | None] = None
+    __fief_embedded__: ClassVar[bool] = False
 
     def __init_subclass__(cls, name: str | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -541,3 +542,21 @@ def _annotation_order(cls: type) -> list[str]:
             if attr not in order:
                 order.append(attr)
     return order
+
+
+class EmbeddedObject(Object):
+    """Base class of embedded model classes: objects owned by one parent's
+    link, created in place when assigned to it (or when the parent is
+    added), deleted with their parent or when replaced::
+
+        class Address(fief.EmbeddedObject):
+            street: str = ""
+
+        class Person(fief.Object):
+            name: str = ""
+            address: Optional[Address] = None
+
+    They are never added, listed (`Realm.objects`) or linked on their own.
+    """
+
+    __fief_embedded__: ClassVar[bool] = True

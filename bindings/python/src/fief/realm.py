@@ -113,7 +113,7 @@ def build_schema(library: L.Library, classes: Sequence[type[Object]]) -> Handle:
         pk = cls.__fief_primary_key__
         class_infos[i].primary_key = pk.name.encode() if pk else None
         class_infos[i].num_properties = len(specs)
-        class_infos[i].flags = 0
+        class_infos[i].flags = L.CLASS_EMBEDDED if cls.__fief_embedded__ else 0
         props = (L.fief_property_info_t * max(len(specs), 1))()
         for j, spec in enumerate(specs):
             pname = spec.name.encode()
@@ -273,6 +273,9 @@ class ClassBinding:
 
     def set(self, handle: Handle, spec: PropertySpec, value: Any) -> None:
         library = self.schema.library
+        if spec.fief_type == L.TYPE_LINK and isinstance(value, Object) and value.__fief_embedded__:
+            self._set_embedded(handle, spec, value)
+            return
         if spec.fief_type == L.TYPE_LINK and isinstance(value, Object):
             # An unmanaged object is added first (as RealmSwift does).
             self.schema.realm_of_object(handle)._linkable(value)
@@ -280,6 +283,26 @@ class ClassBinding:
         v = make_value(value, keep, spec.fief_type)
         library.check(library.fief_object_set_value(handle.ptr, self.key_of(spec), v),
                       "fief_object_set_value")
+
+    def _set_embedded(self, handle: Handle, spec: PropertySpec, child: Object) -> None:
+        """Create `child` (unmanaged) in place as the object's embedded `spec`
+        (the previous one is deleted); `child` becomes managed."""
+        library = self.schema.library
+        if child.is_managed:
+            current = self.get(handle, spec)
+            if current == child:
+                return
+            raise errors.LogicError("an embedded object belongs to one parent: assign a new (unmanaged) one")
+        values = dict(child.__dict__.get("_fief_values", {}))
+        ptr = library.fief_object_create_embedded(handle.ptr, self.key_of(spec))
+        binding = self.schema.bind(type(child))
+        state = child.__dict__
+        state["_fief_handle"] = Handle(library.check_handle(ptr, "fief_object_create_embedded"), "object")
+        state["_fief_binding"] = binding
+        state.pop("_fief_values", None)
+        for nested in type(child).__fief_properties__:
+            if nested.attr in values:
+                setattr(child, nested.attr, values[nested.attr])
 
     def backlinks(self, handle: Handle, origin: "type[Object] | str", attr: str) -> "Results":
         """The objects of `origin` whose link `attr` points to the object."""
@@ -812,6 +835,8 @@ class Realm:
         """Make `target` something a link in this realm can point to: add it
         if unmanaged; refuse an object of another realm's file."""
         if not target.is_managed:
+            if target.__fief_embedded__:
+                raise errors.LogicError("an embedded object is created in place: assign it to its parent's property")
             self.add(target)
             return
         theirs = target.__dict__["_fief_binding"].schema
@@ -888,17 +913,27 @@ class Realm:
         if policy != L.UPDATE_POLICY_ERROR and pk is not None and pk.attr in given:
             fill_defaults = self.object(cls, given[pk.attr]) is None
         items: list[tuple[PropertySpec, Any]] = []
+        later: list[tuple[PropertySpec, Any]] = []
         for spec in cls.__fief_properties__:
             if spec.attr in given:
-                items.append((spec, given[spec.attr]))
-                if spec.fief_type == L.TYPE_LINK and isinstance(given[spec.attr], Object):
-                    self._linkable(given[spec.attr])
+                value = given[spec.attr]
+                if spec.fief_type == L.TYPE_LINK and isinstance(value, dict):
+                    value = self._schema.bind(spec.link_target).cls(**value)  # a new object from nested values
+                if spec.fief_type == L.TYPE_LINK and isinstance(value, Object) and not value.is_managed:
+                    later.append((spec, value))      # set once the object exists
+                    value = None
+                items.append((spec, value))
+                if spec.fief_type == L.TYPE_LINK and isinstance(value, Object):
+                    self._linkable(value)
             elif fill_defaults and not (spec.primary_key and not spec.has_default):
                 items.append((spec, spec.make_default()))
         keep = Keep()
         keys, vals, n = binding.values_for(items, keep)
         ptr = self._lib.fief_object_create(self._handle.ptr, binding.class_key, keys, vals, n, policy)
-        return binding.wrap(self._lib.check_handle(ptr, "fief_object_create"))  # type: ignore[return-value]
+        obj = binding.wrap(self._lib.check_handle(ptr, "fief_object_create"))
+        for spec, value in later:
+            setattr(obj, spec.attr, value)
+        return obj  # type: ignore[return-value]
 
     def object(self, cls: type[T] | str, primary_key: Any) -> T | None:
         """The object with that primary key, or None."""
