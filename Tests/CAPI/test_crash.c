@@ -5,7 +5,10 @@
  * partial transaction is visible.
  *
  * Each transaction t: Meta.txn = t; every Account gets txn = t and new
- * balances summing to TOTAL; one Log object with id t is added.
+ * balances summing to TOTAL, and its link `buddy` set to account
+ * (id + t) % ACCOUNTS; one Log object with id t is added, linked to a new Tag
+ * t, and Tag t - 1 is deleted (its Log's link becomes null).  The verifier
+ * checks the links against the backlinks as well.
  * This parent process never opens a realm itself (LMDB environments must
  * not cross fork()). */
 #include "fief_test.h"
@@ -30,22 +33,30 @@ static fief_schema_t *crash_schema(void) {
                                    t_prop_info("txn", FIEF_TYPE_INT, 0),
                                    t_prop_info("balance", FIEF_TYPE_INT, 0),
                                    t_prop_info("note", FIEF_TYPE_STRING, 0)};
-    fief_property_info_t log[] = {t_prop_info("id", FIEF_TYPE_INT, FIEF_PROPERTY_PRIMARY_KEY)};
-    fief_class_info_t c[3];
+    fief_property_info_t buddy = t_prop_info("buddy", FIEF_TYPE_LINK, FIEF_PROPERTY_NULLABLE);
+    buddy.link_target = "Account";
+    fief_property_info_t acct5[] = {acct[0], acct[1], acct[2], acct[3], buddy};
+    fief_property_info_t log[] = {t_prop_info("id", FIEF_TYPE_INT, FIEF_PROPERTY_PRIMARY_KEY),
+                                  t_prop_info("tag", FIEF_TYPE_LINK, FIEF_PROPERTY_NULLABLE)};
+    log[1].link_target = "Tag";
+    fief_property_info_t tag[] = {t_prop_info("id", FIEF_TYPE_INT, FIEF_PROPERTY_PRIMARY_KEY)};
+    fief_class_info_t c[4];
     memset(c, 0, sizeof c);
     c[0].name = "Meta";
     c[0].num_properties = 2;
     c[1].name = "Account";
-    c[1].num_properties = 4;
+    c[1].num_properties = 5;
     c[2].name = "Log";
-    c[2].num_properties = 1;
-    const fief_property_info_t *pp[3] = {meta, acct, log};
-    return fief_schema_new(c, 3, pp);
+    c[2].num_properties = 2;
+    c[3].name = "Tag";
+    c[3].num_properties = 1;
+    const fief_property_info_t *pp[4] = {meta, acct5, log, tag};
+    return fief_schema_new(c, 4, pp);
 }
 
 typedef struct crash_keys {
-    fief_class_key_t meta, acct, log;
-    fief_property_key_t meta_id, meta_txn, acct_id, acct_txn, acct_bal, acct_note, log_id;
+    fief_class_key_t meta, acct, log, tag;
+    fief_property_key_t meta_id, meta_txn, acct_id, acct_txn, acct_bal, acct_note, acct_buddy, log_id, log_tag, tag_id;
 } crash_keys;
 
 static bool keys_for(fief_realm_t *r, crash_keys *k) {
@@ -59,7 +70,12 @@ static bool keys_for(fief_realm_t *r, crash_keys *k) {
     k->acct_bal = t_prop(r, "Account", "balance");
     k->acct_note = t_prop(r, "Account", "note");
     k->log_id = t_prop(r, "Log", "id");
-    return k->meta && k->acct && k->log && k->meta_txn && k->acct_bal && k->log_id;
+    k->tag = t_class(r, "Tag");
+    k->acct_buddy = t_prop(r, "Account", "buddy");
+    k->log_tag = t_prop(r, "Log", "tag");
+    k->tag_id = t_prop(r, "Tag", "id");
+    return k->meta && k->acct && k->log && k->tag && k->meta_txn && k->acct_bal && k->log_id && k->acct_buddy &&
+           k->log_tag && k->tag_id;
 }
 
 static void die(const char *what) {
@@ -113,8 +129,39 @@ static void writer(const char *path, int fd, unsigned seed) {
         }
         if (!fief_object_create_many(r, k.acct, ap, 4, av, ACCOUNTS, FIEF_UPDATE_POLICY_ALL, NULL))
             die("upsert accounts");
-        fief_value_t lv = vi(t);
-        fief_object_t *l = fief_object_create(r, k.log, &k.log_id, &lv, 1, FIEF_UPDATE_POLICY_ERROR);
+        /* Buddies: account i links to account (i + t) % ACCOUNTS. */
+        fief_object_key_t keys[ACCOUNTS];
+        fief_object_t *accounts[ACCOUNTS];
+        for (int i = 0; i < ACCOUNTS; i++) {
+            accounts[i] = fief_object_find(r, k.acct, vi(i), &found);
+            if (!accounts[i] || !fief_object_get_key(accounts[i], &keys[i])) die("find account");
+        }
+        for (int i = 0; i < ACCOUNTS; i++) {
+            fief_value_t link;
+            memset(&link, 0, sizeof link);
+            link.type = FIEF_TYPE_LINK;
+            link.u.link.class_key = k.acct;
+            link.u.link.object_key = keys[(i + t) % ACCOUNTS];
+            if (!fief_object_set_value(accounts[i], k.acct_buddy, link)) die("set buddy");
+            fief_release(accounts[i]);
+        }
+        /* A new Tag t linked from Log t; Tag t - 1 deleted (Log t - 1's link goes null). */
+        fief_value_t tv = vi(t);
+        fief_object_t *tag = fief_object_create(r, k.tag, &k.tag_id, &tv, 1, FIEF_UPDATE_POLICY_ERROR);
+        fief_object_key_t tag_key = 0;
+        if (!tag || !fief_object_get_key(tag, &tag_key)) die("create tag");
+        fief_release(tag);
+        fief_object_t *old_tag = fief_object_find(r, k.tag, vi(t - 1), &found);
+        if (old_tag) {
+            if (!fief_object_delete(old_tag)) die("delete tag");
+            fief_release(old_tag);
+        }
+        fief_value_t lv[2] = {vi(t), vnull()};
+        lv[1].type = FIEF_TYPE_LINK;
+        lv[1].u.link.class_key = k.tag;
+        lv[1].u.link.object_key = tag_key;
+        fief_property_key_t lp[2] = {k.log_id, k.log_tag};
+        fief_object_t *l = fief_object_create(r, k.log, lp, lv, 2, FIEF_UPDATE_POLICY_ERROR);
         if (!l) die("create log");
         fief_release(l);
         if (!fief_realm_commit(r)) die("commit");
@@ -193,6 +240,48 @@ static int verify(const char *path, int64_t committed, int64_t *out_t) {
         fprintf(stderr, "verify: balances sum to %lld\n", (long long)total);
         return 22;
     }
+    /* Links: account i's buddy is account (i + t) % ACCOUNTS, and each
+     * account is the buddy of exactly one (its backlinks). */
+    for (int i = 0; t > 0 && i < ACCOUNTS; i++) {
+        fief_object_t *a = fief_object_find(r, k.acct, vi(i), &found);
+        if (!a) return 23;
+        fief_value_t link;
+        if (!fief_object_get_value(a, k.acct_buddy, &link) || link.type != FIEF_TYPE_LINK) return 24;
+        fief_object_t *b = fief_object_get(r, link.u.link.class_key, link.u.link.object_key);
+        fief_value_t id;
+        if (!b || !fief_object_get_value(b, k.acct_id, &id)) return 25;
+        if (id.u.integer != (i + t) % ACCOUNTS) {
+            fprintf(stderr, "verify: account %d's buddy is %lld at transaction %lld\n", i, (long long)id.u.integer,
+                    (long long)t);
+            return 26;
+        }
+        fief_results_t *back = fief_object_get_backlinks(a, k.acct, k.acct_buddy);
+        size_t nb = 0;
+        if (!back || !fief_results_count(back, &nb) || nb != 1) {
+            fprintf(stderr, "verify: account %d has %zu backlinks\n", i, nb);
+            return 27;
+        }
+        fief_release(back);
+        fief_release(b);
+        fief_release(a);
+    }
+    /* Tags: only Tag t, linked from Log t alone. */
+    fief_results_t *tags = fief_realm_get_objects(r, k.tag);
+    fief_results_t *all_logs = fief_realm_get_objects(r, k.log);
+    fief_results_t *tagged = all_logs ? fief_results_filter(all_logs, "tag != nil", NULL, 0) : NULL;
+    size_t ntags = 0, ntagged = 0;
+    if (!tags || !tagged || !fief_results_count(tags, &ntags) || !fief_results_count(tagged, &ntagged)) return 28;
+    if (t > 0 && (ntags != 1 || ntagged != 1)) {
+        fprintf(stderr, "verify: %zu tags, %zu tagged logs at transaction %lld\n", ntags, ntagged, (long long)t);
+        return 29;
+    }
+    if (t > 0) {
+        fief_value_t id;
+        if (!fief_results_get_values(tagged, 0, &k.log_id, 1, &id) || id.u.integer != t) return 31;
+    }
+    fief_release(tagged);
+    fief_release(all_logs);
+    fief_release(tags);
     fief_release(accts);
     fief_release(logs);
     fief_release(r);
