@@ -335,6 +335,10 @@ def candidate_paths() -> list[str]:
     """Where the library is looked for, in order (FIEF_LIBRARY is handled apart)."""
     found: list[str] = []
     here = Path(__file__).resolve().parent
+    # The copy an installed package carries (setup.py puts it there).
+    bundled = here / ("libfief" + _SUFFIX)
+    if bundled.is_file():
+        found.append(str(bundled))
     for directory in (here, *here.parents):
         for parts in _BUILD_OUTPUTS:
             candidate = directory.joinpath(*parts)
