@@ -2,7 +2,9 @@
 /// encoding, little-endian, length-prefixed strings.
 ///
 ///     encoding 2 (file format 4): u32 0xFFFFFFFF, u32 2, then as encoding 1
-///       with, after each property's flags, str link target ("" for none)
+///       with, after each property's flags, str link target ("" for none),
+///       u32 collection kind (0: none; lists, sets and maps take 1, 2, 3)
+///       and str origin property (linking objects; "" for none)
 ///     encoding 1 (file formats 1 to 3):
 ///       u32 class count, then per class:
 ///       str name, u32 key, u32 flags (1 = embedded), u32 property count,
@@ -32,6 +34,8 @@ enum SchemaCoding {
                 u32(UInt32(bitPattern: p.type.rawValue))
                 u32(p.flags.rawValue)
                 str(p.linkTarget ?? "")
+                u32(0)      // collection kind: none (lists, sets and maps come next)
+                str("")     // origin property: none
             }
         }
         return out
@@ -76,6 +80,11 @@ enum SchemaCoding {
                 guard let type = PropertyType(rawValue: Int32(bitPattern: try u32())) else { throw damaged }
                 let pflags = PropertyFlags(rawValue: try u32())
                 let target = encoding >= 2 ? try str() : ""
+                if encoding >= 2 {
+                    // Collections and linking objects are not stored yet: a
+                    // file that has them was written by a newer library.
+                    guard try u32() == 0, try str().isEmpty else { throw damaged }
+                }
                 properties.append(Property(name: pname, type: type, flags: pflags, key: pkey, linkTarget: target.isEmpty ? nil : target))
             }
             classes.append(ObjectClass(name: name, properties: properties, isEmbedded: flags & 1 != 0, key: key))
