@@ -1,0 +1,304 @@
+/// List segments: 1...256 consecutive elements of one list, one LMDB value
+/// (see design.md, "Links and collections"):
+///
+///     [0]          n - 1
+///     [1]          flags: bit 0 = a null bitmap follows
+///     [2, 2 + b)   null bitmap (b = ceil(n / 8)), bit i = element i is null
+///     then         int, link, bool: [w] width 0/1/2/4/8, [8] base, n offsets
+///                  of w bytes (frame of reference); float 4n, double 8n,
+///                  timestamp 12n, object id 12n, decimal128 and uuid 16n;
+///                  string, binary: [w] offset width 1/2/4, n + 1 offsets,
+///                  then the bytes
+///     last 4       checksum (`ChunkCheck.checksum` with the segment's key)
+enum Segment {
+    static let maxElements = 256
+    static let flagsOffset = 1
+    static let hasNulls: UInt8 = 1
+
+    /// Whether elements of `type` are stored as integers (frame of reference).
+    @inline(__always)
+    static func isIntegral(_ type: PropertyType) -> Bool { type == .int || type == .link || type == .bool }
+
+    /// Bytes per element of the other fixed-width types.
+    @inline(__always)
+    static func width(_ type: PropertyType) -> Int {
+        switch type {
+        case .float: return 4
+        case .double: return 8
+        case .timestamp, .objectId: return 12
+        case .decimal128, .uuid: return 16
+        default: return 0
+        }
+    }
+
+    @inline(__always)
+    static func bitmapBytes(_ count: Int) -> Int { (count + 7) >> 3 }
+
+    static func offsetWidth(_ total: Int) -> Int {
+        total <= Int(UInt8.max) ? 1 : total <= Int(UInt16.max) ? 2 : 4
+    }
+
+    /// The integer an element of an integral type stores.
+    @inline(__always)
+    static func integer(_ value: Value) -> Int64 {
+        switch value {
+        case .int(let i): return i
+        case .link(_, let key): return key
+        case .bool(let b): return b ? 1 : 0
+        default: return 0
+        }
+    }
+
+    /// The size of a segment of `values` (checksum included).
+    static func encodedSize(_ values: UnsafeBufferPointer<Value>, type: PropertyType, nullable: Bool) -> Int {
+        let n = values.count
+        var size = 2 + (nullable ? bitmapBytes(n) : 0) + 4
+        if isIntegral(type) {
+            size += 9 + n * frame(values).width
+        } else if type == .string || type == .binary {
+            var total = 0
+            for v in values { if case .string(let b) = v { total += b.count } else if case .binary(let b) = v { total += b.count } }
+            size += 1 + (n + 1) * offsetWidth(total) + total
+        } else {
+            size += n * width(type)
+        }
+        return size
+    }
+
+    /// The frame of reference of integral values: smallest value and width.
+    static func frame(_ values: UnsafeBufferPointer<Value>) -> (base: Int64, width: Int) {
+        var low = Int64.max, high = Int64.min
+        for v in values where !v.isNull {
+            let i = integer(v)
+            low = min(low, i)
+            high = max(high, i)
+        }
+        if low > high { return (0, 0) }
+        let range = UInt64(bitPattern: high &- low)
+        if range == 0 { return (low, 0) }
+        if range <= UInt64(UInt8.max) { return (low, 1) }
+        if range <= UInt64(UInt16.max) { return (low, 2) }
+        if range <= UInt64(UInt32.max) { return (low, 4) }
+        return (0, 8)
+    }
+
+    /// Lay `values` (1...256, already checked against the element type) out
+    /// in `out` (exactly `encodedSize` bytes), checksum last, as stored
+    /// under (`table`, `key`).
+    static func encode(_ values: UnsafeBufferPointer<Value>, type: PropertyType, nullable: Bool,
+                       into out: UnsafeMutableRawBufferPointer, table: UInt32, key: UInt64) {
+        let base = out.baseAddress!
+        let n = values.count
+        base.storeBytes(of: UInt8(n - 1), as: UInt8.self)
+        base.storeBytes(of: nullable ? hasNulls : 0, toByteOffset: flagsOffset, as: UInt8.self)
+        var p = base + 2
+        if nullable {
+            let b = bitmapBytes(n)
+            p.initializeMemory(as: UInt8.self, repeating: 0, count: b)
+            for (i, v) in values.enumerated() where v.isNull {
+                let byte = p.load(fromByteOffset: i >> 3, as: UInt8.self)
+                p.storeBytes(of: byte | UInt8(1 << (i & 7)), toByteOffset: i >> 3, as: UInt8.self)
+            }
+            p += b
+        }
+        if isIntegral(type) {
+            let (low, w) = frame(values)
+            p.storeBytes(of: UInt8(w), as: UInt8.self)
+            (p + 1).storeBytes(of: low, as: Int64.self)
+            let q = p + 9
+            for (i, v) in values.enumerated() {
+                let x = v.isNull ? low : integer(v)
+                let offset = UInt64(bitPattern: x &- low)
+                switch w {
+                case 0: break
+                case 1: q.storeBytes(of: UInt8(truncatingIfNeeded: offset), toByteOffset: i, as: UInt8.self)
+                case 2: q.storeBytes(of: UInt16(truncatingIfNeeded: offset), toByteOffset: i << 1, as: UInt16.self)
+                case 4: q.storeBytes(of: UInt32(truncatingIfNeeded: offset), toByteOffset: i << 2, as: UInt32.self)
+                default: q.storeBytes(of: x, toByteOffset: i << 3, as: Int64.self)
+                }
+            }
+        } else if type == .string || type == .binary {
+            var total = 0
+            for v in values { total += bytes(v).count }
+            let w = offsetWidth(total)
+            p.storeBytes(of: UInt8(w), as: UInt8.self)
+            let offsets = p + 1
+            let data = offsets + (n + 1) * w
+            var offset = 0
+            for i in 0...n {
+                switch w {
+                case 1: offsets.storeBytes(of: UInt8(offset), toByteOffset: i, as: UInt8.self)
+                case 2: offsets.storeBytes(of: UInt16(offset), toByteOffset: i << 1, as: UInt16.self)
+                default: offsets.storeBytes(of: UInt32(offset), toByteOffset: i << 2, as: UInt32.self)
+                }
+                if i == n { break }
+                let b = bytes(values[i])
+                if b.count > 0 { (data + offset).copyMemory(from: b.baseAddress!, byteCount: b.count) }
+                offset += b.count
+            }
+        } else {
+            let w = width(type)
+            for (i, v) in values.enumerated() {
+                let q = p + i * w
+                switch v {
+                case .float(let f): q.storeBytes(of: f, as: Float.self)
+                case .double(let d): q.storeBytes(of: d, as: Double.self)
+                case .timestamp(let s, let ns):
+                    q.storeBytes(of: s, as: Int64.self)
+                    (q + 8).storeBytes(of: ns, as: Int32.self)
+                case .decimal128(let d):
+                    q.storeBytes(of: d.low, as: UInt64.self)
+                    (q + 8).storeBytes(of: d.high, as: UInt64.self)
+                case .objectId(let id): id.store(to: q)
+                case .uuid(let id): id.store(to: q)
+                default: q.initializeMemory(as: UInt8.self, repeating: 0, count: w)
+                }
+            }
+        }
+        let bodySize = out.count - ClusterLayout.checksumBytes
+        let sum = ChunkCheck.checksum(table: table, key: key, UnsafeRawBufferPointer(start: base, count: bodySize))
+        base.storeBytes(of: sum.littleEndian, toByteOffset: bodySize, as: UInt32.self)
+    }
+
+    @inline(__always)
+    private static func bytes(_ value: Value) -> UnsafeRawBufferPointer {
+        switch value {
+        case .string(let b), .binary(let b): return b
+        default: return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+    }
+}
+
+/// Read access to one stored segment, in place, after its checks.
+struct SegmentReader {
+    let count: Int
+    private let nulls: UnsafeRawPointer?
+    private let values: UnsafeRawPointer
+    private let type: PropertyType
+    private let width: Int
+    private let intBase: Int64
+    private let offsets: UnsafeRawPointer?
+    private let data: UnsafeRawPointer?
+
+    /// The segment stored as `raw` under (`table`, `key`), with elements of
+    /// `type`; nil when its checksum or layout is wrong.
+    init?(_ raw: UnsafeRawBufferPointer, type: PropertyType, table: UInt32, key: UInt64) {
+        guard raw.count >= 2 + ClusterLayout.checksumBytes else { return nil }
+        let bodySize = raw.count - ClusterLayout.checksumBytes
+        let stored = raw.loadUnaligned(fromByteOffset: bodySize, as: UInt32.self)
+        let body = UnsafeRawBufferPointer(rebasing: raw[0..<bodySize])
+        guard UInt32(littleEndian: stored) == ChunkCheck.checksum(table: table, key: key, body) else { return nil }
+        let base = body.baseAddress!
+        let n = Int(base.load(as: UInt8.self)) + 1
+        let flags = base.load(fromByteOffset: Segment.flagsOffset, as: UInt8.self)
+        guard flags & ~Segment.hasNulls == 0 else { return nil }
+        var at = 2
+        if flags & Segment.hasNulls != 0 {
+            nulls = base + at
+            at += Segment.bitmapBytes(n)
+        } else {
+            nulls = nil
+        }
+        self.count = n
+        self.type = type
+        if Segment.isIntegral(type) {
+            guard bodySize >= at + 9 else { return nil }
+            let w = Int(base.load(fromByteOffset: at, as: UInt8.self))
+            guard w == 0 || w == 1 || w == 2 || w == 4 || w == 8, bodySize == at + 9 + n * w else { return nil }
+            width = w
+            intBase = base.loadUnaligned(fromByteOffset: at + 1, as: Int64.self)
+            values = base + at + 9
+            offsets = nil
+            data = nil
+        } else if type == .string || type == .binary {
+            guard bodySize > at else { return nil }
+            let w = Int(base.load(fromByteOffset: at, as: UInt8.self))
+            guard w == 1 || w == 2 || w == 4, bodySize >= at + 1 + (n + 1) * w else { return nil }
+            let offsets = base + at + 1
+            let total = bodySize - (at + 1 + (n + 1) * w)
+            var previous = 0
+            for i in 0...n {
+                let o: Int
+                switch w {
+                case 1: o = Int(offsets.load(fromByteOffset: i, as: UInt8.self))
+                case 2: o = Int(offsets.loadUnaligned(fromByteOffset: i << 1, as: UInt16.self))
+                default: o = Int(offsets.loadUnaligned(fromByteOffset: i << 2, as: UInt32.self))
+                }
+                guard (i == 0 ? o == 0 : o >= previous) else { return nil }
+                previous = o
+            }
+            guard previous == total else { return nil }
+            width = w
+            intBase = 0
+            values = offsets
+            self.offsets = offsets
+            data = offsets + (n + 1) * w
+        } else {
+            let w = Segment.width(type)
+            guard w > 0, bodySize == at + n * w else { return nil }
+            width = w
+            intBase = 0
+            values = base + at
+            offsets = nil
+            data = nil
+        }
+    }
+
+    @inline(__always)
+    func isNull(_ i: Int) -> Bool {
+        guard let nulls else { return false }
+        return nulls.load(fromByteOffset: i >> 3, as: UInt8.self) & UInt8(1 << (i & 7)) != 0
+    }
+
+    @inline(__always)
+    func int(_ i: Int) -> Int64 {
+        switch width {
+        case 0: return intBase
+        case 1: return intBase &+ Int64(values.load(fromByteOffset: i, as: UInt8.self))
+        case 2: return intBase &+ Int64(values.loadUnaligned(fromByteOffset: i << 1, as: UInt16.self))
+        case 4: return intBase &+ Int64(values.loadUnaligned(fromByteOffset: i << 2, as: UInt32.self))
+        default: return values.loadUnaligned(fromByteOffset: i << 3, as: Int64.self)
+        }
+    }
+
+    @inline(__always)
+    func bytes(_ i: Int) -> UnsafeRawBufferPointer {
+        guard let offsets, let data else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        let start: Int, end: Int
+        switch width {
+        case 1:
+            start = Int(offsets.load(fromByteOffset: i, as: UInt8.self))
+            end = Int(offsets.load(fromByteOffset: i + 1, as: UInt8.self))
+        case 2:
+            start = Int(offsets.loadUnaligned(fromByteOffset: i << 1, as: UInt16.self))
+            end = Int(offsets.loadUnaligned(fromByteOffset: (i + 1) << 1, as: UInt16.self))
+        default:
+            start = Int(offsets.loadUnaligned(fromByteOffset: i << 2, as: UInt32.self))
+            end = Int(offsets.loadUnaligned(fromByteOffset: (i + 1) << 2, as: UInt32.self))
+        }
+        return UnsafeRawBufferPointer(start: data + start, count: end - start)
+    }
+
+    /// Element `i` as a value (strings and binaries are views into the segment;
+    /// a link's element is its target's object key, `linkTarget` its class).
+    func value(_ i: Int, linkTarget: UInt32 = 0) -> Value {
+        if isNull(i) { return .null }
+        switch type {
+        case .int: return .int(int(i))
+        case .link: return .link(classKey: linkTarget, objectKey: int(i))
+        case .bool: return .bool(int(i) != 0)
+        case .string: return .string(bytes(i))
+        case .binary: return .binary(bytes(i))
+        case .float: return .float(values.loadUnaligned(fromByteOffset: i * 4, as: Float.self))
+        case .double: return .double(values.loadUnaligned(fromByteOffset: i * 8, as: Double.self))
+        case .timestamp:
+            let p = values + i * 12
+            return .timestamp(seconds: p.loadUnaligned(as: Int64.self), nanoseconds: p.loadUnaligned(fromByteOffset: 8, as: Int32.self))
+        case .decimal128:
+            let p = values + i * 16
+            return .decimal128(Decimal128Bits(low: p.loadUnaligned(as: UInt64.self), high: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        case .objectId: return .objectId(ObjectIdBytes(bytes: values + i * 12))
+        case .uuid: return .uuid(UUIDBytes(bytes: values + i * 16))
+        }
+    }
+}
