@@ -206,6 +206,7 @@ extension Realm {
         let width = properties.count
         let className = table.objectClass.name
         let first = try allocateKeys(write, table, count: rows)
+        let state = write.classWrite(table.key)
         var primaryKeysWritten = 0
         var failingRow = 0
         // Integer primary keys go to their table as runs of consecutive
@@ -222,20 +223,25 @@ extension Realm {
         }
         do throws(FiefError) {
             for column in 0..<width {
-                let property = properties[column]
+                // Fields of properties[column] read in place: copying a
+                // Property (its strings) per created object costs more.
+                let propertyKey = properties[column].key
+                let propertyType = properties[column].type
                 let isPrimaryKey = column == primaryKeyColumn
-                let linkColumn = property.type == .link ? try table.column(property.key) : nil
+                let linkColumn = propertyType == .link ? try table.column(propertyKey) : nil
                 var row = 0
                 while row < rows {
                     let key = first + Int64(row)
                     let cluster = ClusterLayout.cluster(of: key)
                     let end = min(rows, Int((cluster + 1) << ClusterLayout.shift - first))
-                    let chunk = try dirtyChunk(write, table, column: property.key, type: property.type, cluster: cluster)
+                    let chunk = try state.chunk(propertyKey, cluster: cluster) { () throws(FiefError) in
+                        try dirtyChunk(write, table, column: propertyKey, type: propertyType, cluster: cluster)
+                    }
                     var slot = ClusterLayout.slot(of: key)
                     for r in row..<end {
                         failingRow = r
-                        let v = try value(r, column).coerced(for: property, className: className)
-                        if let linkColumn { try Links.check(self, v, table, linkColumn, property) }
+                        let v = try value(r, column).coerced(for: properties[column], className: className)
+                        if let linkColumn { try Links.check(self, v, table, linkColumn, properties[column]) }
                         if isPrimaryKey && table.integerPrimaryKey, case .int(let i) = v {
                             let k = UInt64(bitPattern: i)
                             let (next, overflow) = runStart.addingReportingOverflow(UInt64(runCount))
@@ -283,7 +289,9 @@ extension Realm {
                 let key = first + Int64(row)
                 let cluster = ClusterLayout.cluster(of: key)
                 let end = min(rows, Int((cluster + 1) << ClusterLayout.shift - first))
-                let presence = try dirtyChunk(write, table, column: 0, type: nil, cluster: cluster)
+                let presence = try state.chunk(ClusterLayout.presenceColumn, cluster: cluster) { () throws(FiefError) in
+                    try dirtyChunk(write, table, column: 0, type: nil, cluster: cluster)
+                }
                 var slot = ClusterLayout.slot(of: key)
                 for _ in row..<end {
                     presence.setBit(slot, true)

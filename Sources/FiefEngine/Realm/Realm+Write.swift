@@ -24,6 +24,25 @@ final class ClassWrite {
     /// once, before anything else reads or writes the table.
     var tailRun: (run: PrimaryKeyRuns.Run, stored: Bool)?
 
+    /// The chunks of the cluster objects were last created in, by column:
+    /// creating objects one by one finds them without hashing (each id has
+    /// one DirtyChunk for the whole transaction, until the class is emptied).
+    private var createCluster: Int64 = -1
+    private var createChunks: [(column: UInt32, chunk: DirtyChunk)] = []
+
+    @inline(__always)
+    func chunk(_ column: UInt32, cluster: Int64, _ make: () throws(FiefError) -> DirtyChunk) throws(FiefError) -> DirtyChunk {
+        if cluster == createCluster {
+            for entry in createChunks where entry.column == column { return entry.chunk }
+        } else {
+            createCluster = cluster
+            createChunks.removeAll(keepingCapacity: true)
+        }
+        let made = try make()
+        createChunks.append((column, made))
+        return made
+    }
+
     @inline(__always)
     func touch(_ cluster: Int64) {
         if cluster == lastTouched { return }
@@ -33,6 +52,8 @@ final class ClassWrite {
 
     /// The class was emptied: nothing of it is left to write.
     func empty() {
+        createCluster = -1
+        createChunks = []
         touchedClusters = []
         lastTouched = -1
         objectCountDelta = 0

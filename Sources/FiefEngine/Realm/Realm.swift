@@ -796,11 +796,18 @@ public final class Realm: @unchecked Sendable {
 
 
 /// The properties a create names, resolved against one table.
-struct CreateProperties {
+final class CreateProperties {
     let table: Table
     let keys: [UInt32]
     let properties: [Property]
     let primaryKeyColumn: Int
+
+    init(table: Table, keys: [UInt32], properties: [Property], primaryKeyColumn: Int) {
+        self.table = table
+        self.keys = keys
+        self.properties = properties
+        self.primaryKeyColumn = primaryKeyColumn
+    }
 }
 
 /// Stamps by 64-bit key: a small open-addressing table without hashing
