@@ -4,8 +4,18 @@
 // it is reached solely through the C functions, exactly as from C or Python.
 // Code written for RealmSwift (local-only, v20) compiles after replacing
 // `import RealmSwift` with `import Fief`, for the parts implemented so far:
-// Object/@Persisted with scalar properties, Realm, Realm.Configuration,
-// Results, ObjectId and Decimal128.
+// Object/@Persisted with scalar properties, to-one links (`DogToy?`),
+// EmbeddedObject properties, LinkingObjects (`@Persisted(originProperty:)`),
+// Realm, Realm.Configuration, Results, ObjectId and Decimal128.
+//
+// Threading (a deliberate difference from RealmSwift): a live realm, its
+// objects and its results may be used from any thread, one call at a time
+// (the C layer serialises calls on one realm with its lock); RealmSwift
+// confines them to the thread that opened them and traps elsewhere.  A write
+// transaction still belongs to the thread that began it, and `Realm()` keeps
+// one realm per thread and configuration, so code written for RealmSwift's
+// rules runs unchanged.  Frozen realms and objects are read from any thread
+// at the same time, as in RealmSwift.
 //
 // Design notes
 // - @Persisted keeps the unmanaged value in the wrapper (enum storage:
