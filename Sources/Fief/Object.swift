@@ -336,19 +336,12 @@ extension Object: _PersistableInsideOptional, FiefAnyConvertible {
     public static func _fiefRead(_ value: fief_value_t) -> Self? { nil }
 
     public static func _fiefRead(_ value: fief_value_t, in realm: Realm) -> Self? {
-        guard value.type == FIEF_TYPE_LINK else { return nil }
-        return realm.core.linkedObject(value.u.link, as: self)
+        _fiefLinked(value, in: realm)
     }
 
     /// The link to this managed object (query arguments, values of links).
     public func _fiefValue(in arena: _FiefArena) -> fief_value_t {
-        guard let managed = _fiefManaged else {
-            preconditionFailure("Cannot link to an unmanaged '\(type(of: self).className())': add it to a realm first")
-        }
-        var value = fief_value_t()
-        value.type = FIEF_TYPE_LINK
-        value.u.link = fief_link_t(class_key: managed.binding.classKey, object_key: managed.objectKey)
-        return value
+        _fiefLinkValue(unmanaged: "Cannot link to an unmanaged '\(type(of: self).className())': add it to a realm first")
     }
 
     public func _fiefValue(in arena: _FiefArena, realm: Realm) -> fief_value_t {
@@ -377,15 +370,25 @@ extension EmbeddedObject: _PersistableInsideOptional {
     public static func _fiefRead(_ value: fief_value_t) -> Self? { nil }
 
     public static func _fiefRead(_ value: fief_value_t, in realm: Realm) -> Self? {
-        guard value.type == FIEF_TYPE_LINK else { return nil }
-        return realm.core.linkedObject(value.u.link, as: self)
+        _fiefLinked(value, in: realm)
     }
 
     /// The link to this managed embedded object (comparisons in queries).
     public func _fiefValue(in arena: _FiefArena) -> fief_value_t {
-        guard let managed = _fiefManaged else {
-            preconditionFailure("An unmanaged embedded object is assigned to its parent's property, never passed as a value")
-        }
+        _fiefLinkValue(unmanaged: "An unmanaged embedded object is assigned to its parent's property, never passed as a value")
+    }
+}
+
+extension ObjectBase {
+    /// The object of this class a link value read from `realm` points to.
+    static func _fiefLinked<T: ObjectBase>(_ value: fief_value_t, in realm: Realm) -> T? {
+        guard value.type == FIEF_TYPE_LINK else { return nil }
+        return realm.core.linkedObject(value.u.link, as: T.self)
+    }
+
+    /// The link to this managed object; traps with `message` if unmanaged.
+    func _fiefLinkValue(unmanaged message: @autoclosure () -> String) -> fief_value_t {
+        guard let managed = _fiefManaged else { preconditionFailure(message()) }
         var value = fief_value_t()
         value.type = FIEF_TYPE_LINK
         value.u.link = fief_link_t(class_key: managed.binding.classKey, object_key: managed.objectKey)

@@ -126,11 +126,7 @@ enum Segment {
             let data = offsets + (n + 1) * w
             var offset = 0
             for i in 0...n {
-                switch w {
-                case 1: offsets.storeBytes(of: UInt8(offset), toByteOffset: i, as: UInt8.self)
-                case 2: offsets.storeBytes(of: UInt16(offset), toByteOffset: i << 1, as: UInt16.self)
-                default: offsets.storeBytes(of: UInt32(offset), toByteOffset: i << 2, as: UInt32.self)
-                }
+                Offsets.store(offset, offsets, width: w, i)
                 if i == n { break }
                 let b = bytes(values[i])
                 if b.count > 0 { (data + offset).copyMemory(from: b.baseAddress!, byteCount: b.count) }
@@ -218,12 +214,7 @@ struct SegmentReader {
             let total = bodySize - (at + 1 + (n + 1) * w)
             var previous = 0
             for i in 0...n {
-                let o: Int
-                switch w {
-                case 1: o = Int(offsets.load(fromByteOffset: i, as: UInt8.self))
-                case 2: o = Int(offsets.loadUnaligned(fromByteOffset: i << 1, as: UInt16.self))
-                default: o = Int(offsets.loadUnaligned(fromByteOffset: i << 2, as: UInt32.self))
-                }
+                let o = Offsets.at(offsets, width: w, i)
                 guard (i == 0 ? o == 0 : o >= previous) else { return nil }
                 previous = o
             }
@@ -264,19 +255,7 @@ struct SegmentReader {
     @inline(__always)
     func bytes(_ i: Int) -> UnsafeRawBufferPointer {
         guard let offsets, let data else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        let start: Int, end: Int
-        switch width {
-        case 1:
-            start = Int(offsets.load(fromByteOffset: i, as: UInt8.self))
-            end = Int(offsets.load(fromByteOffset: i + 1, as: UInt8.self))
-        case 2:
-            start = Int(offsets.loadUnaligned(fromByteOffset: i << 1, as: UInt16.self))
-            end = Int(offsets.loadUnaligned(fromByteOffset: (i + 1) << 1, as: UInt16.self))
-        default:
-            start = Int(offsets.loadUnaligned(fromByteOffset: i << 2, as: UInt32.self))
-            end = Int(offsets.loadUnaligned(fromByteOffset: (i + 1) << 2, as: UInt32.self))
-        }
-        return UnsafeRawBufferPointer(start: data + start, count: end - start)
+        return Offsets.bytes(offsets, width: width, data: data, i)
     }
 
     /// Element `i` as a value (strings and binaries are views into the segment;

@@ -166,6 +166,37 @@ extension ChunkCheck {
     }
 }
 
+/// Offset arrays of strings and binaries (chunks, parts, list segments):
+/// unsigned integers of 1, 2 or 4 bytes; element i is the bytes
+/// offset[i] ..< offset[i + 1] of the data that follows them.
+enum Offsets {
+    @inline(__always)
+    static func at(_ offsets: UnsafeRawPointer, width: Int, _ i: Int) -> Int {
+        switch width {
+        case 1: return Int(offsets.load(fromByteOffset: i, as: UInt8.self))
+        case 2: return Int(offsets.loadUnaligned(fromByteOffset: i << 1, as: UInt16.self))
+        default: return Int(offsets.loadUnaligned(fromByteOffset: i << 2, as: UInt32.self))
+        }
+    }
+
+    /// Element `i`'s bytes.
+    @inline(__always)
+    static func bytes(_ offsets: UnsafeRawPointer, width: Int, data: UnsafeRawPointer, _ i: Int) -> UnsafeRawBufferPointer {
+        let start = at(offsets, width: width, i)
+        return UnsafeRawBufferPointer(start: data + start, count: at(offsets, width: width, i + 1) - start)
+    }
+
+    /// Store `value` as offset `i`.
+    @inline(__always)
+    static func store(_ value: Int, _ offsets: UnsafeMutableRawPointer, width: Int, _ i: Int) {
+        switch width {
+        case 1: offsets.storeBytes(of: UInt8(value), toByteOffset: i, as: UInt8.self)
+        case 2: offsets.storeBytes(of: UInt16(value), toByteOffset: i << 1, as: UInt16.self)
+        default: offsets.storeBytes(of: UInt32(value), toByteOffset: i << 2, as: UInt32.self)
+        }
+    }
+}
+
 /// One part of a string or binary chunk stored in parts: slots
 /// `first...last`, their offsets and bytes.
 struct ChunkPart {
@@ -191,20 +222,7 @@ struct ChunkPart {
     /// The bytes of `slot` (one of this part's).
     @inline(__always)
     func bytes(_ slot: Int) -> UnsafeRawBufferPointer {
-        let i = slot - first
-        let start: Int, end: Int
-        switch width {
-        case 1:
-            start = Int(offsets.load(fromByteOffset: i, as: UInt8.self))
-            end = Int(offsets.load(fromByteOffset: i + 1, as: UInt8.self))
-        case 2:
-            start = Int(offsets.loadUnaligned(fromByteOffset: i << 1, as: UInt16.self))
-            end = Int(offsets.loadUnaligned(fromByteOffset: (i + 1) << 1, as: UInt16.self))
-        default:
-            start = Int(offsets.loadUnaligned(fromByteOffset: i << 2, as: UInt32.self))
-            end = Int(offsets.loadUnaligned(fromByteOffset: (i + 1) << 2, as: UInt32.self))
-        }
-        return UnsafeRawBufferPointer(start: data + start, count: end - start)
+        Offsets.bytes(offsets, width: width, data: data, slot - first)
     }
 
     /// The bytes of every slot of this part in `mask`, the width decoded once.
@@ -733,11 +751,7 @@ final class DirtyChunk {
             let data = base + ClusterLayout.varData(width: w, slotCount: slotCount)
             var offset = 0
             for i in 0...slotCount {
-                switch w {
-                case 1: offsets.storeBytes(of: UInt8(offset), toByteOffset: i, as: UInt8.self)
-                case 2: offsets.storeBytes(of: UInt16(offset), toByteOffset: i << 1, as: UInt16.self)
-                default: offsets.storeBytes(of: UInt32(offset), toByteOffset: i << 2, as: UInt32.self)
-                }
+                Offsets.store(offset, offsets, width: w, i)
                 if i == slotCount { break }
                 let slot = first + i
                 let length = liveLength(slot)

@@ -125,14 +125,8 @@ enum FormatUpgrade {
         let header = bitmap + 1 + (ClusterLayout.slots + 1) * width
         guard width == 1 || width == 2 || width == 4, body.count >= header else { throw damaged(objectClass, format, path) }
         let offsets = base + bitmap + 1
-        func offset(_ i: Int) -> Int {
-            switch width {
-            case 1: return Int(offsets.load(fromByteOffset: i, as: UInt8.self))
-            case 2: return Int(offsets.loadUnaligned(fromByteOffset: i << 1, as: UInt16.self))
-            default: return Int(offsets.loadUnaligned(fromByteOffset: i << 2, as: UInt32.self))
-            }
-        }
-        return try decodeStrings(base: base, type: type, area: body.count - header, header: header, offset: offset,
+        return try decodeStrings(base: base, type: type, area: body.count - header, header: header,
+                                 offset: { Offsets.at(offsets, width: width, $0) },
                                  objectClass: objectClass, format: format, path: path)
     }
 
