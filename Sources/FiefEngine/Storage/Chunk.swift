@@ -179,11 +179,22 @@ enum Offsets {
         }
     }
 
-    /// Element `i`'s bytes.
+    /// Element `i`'s bytes (the width decoded once: this is on every read's path).
     @inline(__always)
     static func bytes(_ offsets: UnsafeRawPointer, width: Int, data: UnsafeRawPointer, _ i: Int) -> UnsafeRawBufferPointer {
-        let start = at(offsets, width: width, i)
-        return UnsafeRawBufferPointer(start: data + start, count: at(offsets, width: width, i + 1) - start)
+        let start: Int, end: Int
+        switch width {
+        case 1:
+            start = Int(offsets.load(fromByteOffset: i, as: UInt8.self))
+            end = Int(offsets.load(fromByteOffset: i + 1, as: UInt8.self))
+        case 2:
+            start = Int(offsets.loadUnaligned(fromByteOffset: i << 1, as: UInt16.self))
+            end = Int(offsets.loadUnaligned(fromByteOffset: (i + 1) << 1, as: UInt16.self))
+        default:
+            start = Int(offsets.loadUnaligned(fromByteOffset: i << 2, as: UInt32.self))
+            end = Int(offsets.loadUnaligned(fromByteOffset: (i + 1) << 2, as: UInt32.self))
+        }
+        return UnsafeRawBufferPointer(start: data + start, count: end - start)
     }
 
     /// Store `value` as offset `i`.
