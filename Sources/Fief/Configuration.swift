@@ -80,7 +80,8 @@ extension Realm {
         /// Accepted for source compatibility; Fief keeps no limit.
         public var maximumNumberOfActiveVersions: UInt?
 
-        /// Accepted for source compatibility; not used by Fief yet.
+        /// A realm file copied to `fileURL` when no file is there yet (the
+        /// realm then opens the copy).
         public var seedFilePath: URL?
 
         /// A configuration; every argument has RealmSwift's default.  When

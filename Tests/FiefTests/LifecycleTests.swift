@@ -237,6 +237,39 @@ final class ConfigurationTests: FiefTestCase {
         XCTAssertFalse(realm.isInWriteTransaction)
     }
 
+    func testReadOnlyWithDeleteIfMigrationNeededIsRefused() {
+        var configuration = fileConfiguration("both.realm")
+        configuration.readOnly = true
+        configuration.deleteRealmIfMigrationNeeded = true
+        XCTAssertThrowsError(try Realm(configuration: configuration)) { error in
+            XCTAssertTrue("\(error)".contains("Cannot set `deleteRealmIfMigrationNeeded` when `readOnly` is set."), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("both.realm").path))
+    }
+
+    func testSeedFileIsCopiedWhenTheFileDoesNotExist() throws {
+        let seed = directory.appendingPathComponent("seed.realm")
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: seed))
+            try realm.write { realm.add(Dog(name: "Seeded", age: 4)) }
+        }
+        var configuration = fileConfiguration("from-seed.realm")
+        configuration.seedFilePath = seed
+        do {
+            let realm = try Realm(configuration: configuration)
+            XCTAssertEqual(realm.objects(Dog.self).map(\.name), ["Seeded"])
+            try realm.write { realm.add(Dog(name: "Mine", age: 1)) }
+        }
+        // Once the file exists, the seed is not copied again.
+        let realm = try Realm(configuration: configuration)
+        XCTAssertEqual(realm.objects(Dog.self).count, 2)
+        var missing = fileConfiguration("no-seed.realm")
+        missing.seedFilePath = directory.appendingPathComponent("absent.realm")
+        XCTAssertThrowsError(try Realm(configuration: missing)) { error in
+            XCTAssertTrue("\(error)".contains("does not exist"), "\(error)")
+        }
+    }
+
     func testExplicitObjectTypes() throws {
         // Dog links to DogToy: explicit types must list it too (as in RealmSwift).
         let incomplete = fileConfiguration("incomplete.realm", objectTypes: [Dog.self, Person.self])

@@ -62,6 +62,10 @@ final class RealmCore: @unchecked Sendable {
         if configuration.encryptionKey != nil {
             throw Realm.Error(code: .fail, message: "Encryption is not supported by Fief")
         }
+        if configuration.readOnly && configuration.deleteRealmIfMigrationNeeded {
+            throw Realm.Error(code: .fail, message: "Cannot set `deleteRealmIfMigrationNeeded` when `readOnly` is set.")
+        }
+        try copySeedFile(configuration)
         let infos = schemaInfos(for: configuration)
         // Read-only realms without explicit types read the file's own schema.
         let passSchema = !infos.isEmpty && !(configuration.readOnly && configuration.objectTypes == nil)
@@ -74,6 +78,21 @@ final class RealmCore: @unchecked Sendable {
             table[key] = WeakCore(core)
         }
         return core
+    }
+
+    /// With `seedFilePath`, a realm file that does not exist yet starts as a
+    /// copy of the seed file.
+    private static func copySeedFile(_ configuration: Realm.Configuration) throws {
+        guard let seed = configuration.seedFilePath, configuration.inMemoryIdentifier == nil,
+              let target = configuration.fileURL, !FileManager.default.fileExists(atPath: target.path) else { return }
+        guard FileManager.default.fileExists(atPath: seed.path) else {
+            throw Realm.Error(code: .fileNotFound, message: "The seed file '\(seed.path)' does not exist")
+        }
+        do {
+            try FileManager.default.copyItem(at: seed, to: target)
+        } catch {
+            throw Realm.Error(code: .fileAccess, message: "Cannot copy the seed file '\(seed.path)' to '\(target.path)': \(error)")
+        }
     }
 
     /// The classes a realm opened with `configuration` must have.
