@@ -253,6 +253,7 @@ public enum PropertyType: Int, Sendable, CustomStringConvertible {
         case FIEF_TYPE_DECIMAL128: self = .decimal128
         case FIEF_TYPE_OBJECT_ID: self = .objectId
         case FIEF_TYPE_UUID: self = .UUID
+        case FIEF_TYPE_LINK: self = .object
         default: self = .any
         }
     }
@@ -288,9 +289,21 @@ public struct Property: Sendable, Equatable, CustomStringConvertible {
     public let isIndexed: Bool
     /// Whether it is the primary key.
     public let isPrimary: Bool
+    /// For a link (`type == .object`): the class it points to.
+    public let objectClassName: String?
+
+    init(name: String, type: PropertyType, isOptional: Bool, isIndexed: Bool, isPrimary: Bool, objectClassName: String? = nil) {
+        self.name = name
+        self.type = type
+        self.isOptional = isOptional
+        self.isIndexed = isIndexed
+        self.isPrimary = isPrimary
+        self.objectClassName = objectClassName
+    }
 
     public var description: String {
-        "\(name) {\n\ttype = \(type);\n\tindexed = \(isIndexed ? "YES" : "NO");\n\tisPrimary = \(isPrimary ? "YES" : "NO");\n\toptional = \(isOptional ? "YES" : "NO");\n}"
+        let target = objectClassName.map { "\n\tobjectClassName = \($0);" } ?? ""
+        return "\(name) {\n\ttype = \(type);\(target)\n\tindexed = \(isIndexed ? "YES" : "NO");\n\tisPrimary = \(isPrimary ? "YES" : "NO");\n\toptional = \(isOptional ? "YES" : "NO");\n}"
     }
 }
 
@@ -300,13 +313,36 @@ public struct ObjectSchema: Sendable, Equatable, CustomStringConvertible {
     public let className: String
     /// The persisted properties, in declaration order (superclass first).
     public let properties: [Property]
+    /// Whether objects of the class are embedded in a parent.
+    public let isEmbedded: Bool
 
     init(info: ObjectSchemaInfo) {
         className = info.className
+        isEmbedded = info.isEmbedded
         properties = info.properties.map {
             Property(name: $0.name, type: PropertyType(fiefType: $0.type), isOptional: $0.isOptional,
-                     isIndexed: $0.isIndexed || $0.isPrimaryKey, isPrimary: $0.isPrimaryKey)
+                     isIndexed: $0.isIndexed || $0.isPrimaryKey, isPrimary: $0.isPrimaryKey,
+                     objectClassName: $0.linkTarget?.className())
         }
+    }
+
+    /// Class number `index` of a C schema (fief_schema_get_class / _get_property).
+    init?(schema: OpaquePointer, index: Int) {
+        var cls = fief_class_info_t()
+        guard fief_schema_get_class(schema, index, &cls), let name = cls.name else { return nil }
+        className = String(cString: name)
+        isEmbedded = cls.flags & UInt32(FIEF_CLASS_EMBEDDED) != 0
+        var properties: [Property] = []
+        for i in 0..<cls.num_properties {
+            var p = fief_property_info_t()
+            guard fief_schema_get_property(schema, index, i, &p), let pname = p.name else { continue }
+            let primary = p.flags & UInt32(FIEF_PROPERTY_PRIMARY_KEY) != 0
+            properties.append(Property(name: String(cString: pname), type: PropertyType(fiefType: p.type),
+                                       isOptional: p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0,
+                                       isIndexed: primary || p.flags & UInt32(FIEF_PROPERTY_INDEXED) != 0, isPrimary: primary,
+                                       objectClassName: p.link_target.map { String(cString: $0) }))
+        }
+        self.properties = properties
     }
 
     /// The primary key property, if the class has one.
@@ -318,7 +354,22 @@ public struct ObjectSchema: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(className) {\n" + properties.map { "\t\($0.name): \($0.type)\($0.isOptional ? "?" : "")" }.joined(separator: "\n") + "\n}"
+        "\(className) {\n" + properties.map { "\t\($0.name): \($0.objectClassName ?? "\($0.type)")\($0.isOptional ? "?" : "")" }.joined(separator: "\n") + "\n}"
+    }
+}
+
+/// The classes of a realm (RealmSwift's `Schema`): `realm.schema`.
+public struct Schema: Sendable, Equatable, CustomStringConvertible {
+    /// Every class the realm's file holds, in the file's order.
+    public let objectSchema: [ObjectSchema]
+
+    /// The class named `className`, if the realm has it.
+    public subscript(className: String) -> ObjectSchema? {
+        objectSchema.first { $0.className == className }
+    }
+
+    public var description: String {
+        "Schema {\n" + objectSchema.map { "\t" + String(describing: $0).replacingOccurrences(of: "\n", with: "\n\t") }.joined(separator: "\n") + "\n}"
     }
 }
 

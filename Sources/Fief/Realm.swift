@@ -153,6 +153,16 @@ public struct Realm {
         }
     }
 
+    /// The classes of the realm's file (fief_realm_get_schema), whether or
+    /// not this program declares them.
+    public var schema: Schema {
+        guard let raw = fief_realm_get_schema(core.handle.raw) else { fiefTrap("Cannot read the realm's schema", CError.last()) }
+        let handle = CHandle(raw)
+        var count = 0
+        _ = fief_schema_get_class_count(handle.raw, &count)
+        return Schema(objectSchema: (0..<count).compactMap { ObjectSchema(schema: handle.raw, index: $0) })
+    }
+
     /// Adds an unmanaged object to the realm, in a write transaction
     /// (fief_object_create); the object becomes managed.  Adding an object
     /// already managed by this realm does nothing.  With `.modified` or

@@ -418,6 +418,22 @@ final class ErrorTests: FiefTestCase {
 }
 
 final class SchemaTests: FiefTestCase {
+    func testRealmSchemaDescribesTheFile() throws {
+        let realm = try Realm(configuration: fileConfiguration("schema.realm", objectTypes: [Dog.self, DogToy.self, Person.self, Address.self]))
+        let schema = realm.schema
+        XCTAssertEqual(Set(schema.objectSchema.map(\.className)), ["Dog", "DogToy", "Person", "Address"])
+        let dog = try XCTUnwrap(schema["Dog"])
+        XCTAssertEqual(dog["favoriteToy"]?.type, .object)
+        XCTAssertEqual(dog["favoriteToy"]?.objectClassName, "DogToy")
+        XCTAssertEqual(dog["favoriteToy"]?.isOptional, true)
+        XCTAssertEqual(schema["Person"]?.primaryKeyProperty?.name, "id")
+        XCTAssertEqual(schema["Address"]?.isEmbedded, true)
+        XCTAssertEqual(schema["Dog"]?.isEmbedded, false)
+        XCTAssertNil(schema["Cat"])
+        XCTAssertTrue(schema.description.contains("favoriteToy: DogToy?"), schema.description)
+        XCTAssertEqual(Dog().objectSchema["favoriteToy"]?.objectClassName, "DogToy")
+    }
+
     func testDiscoveryWithInheritanceAndFlags() {
         let schema = Cat().objectSchema
         XCTAssertEqual(schema.className, "Cat")
