@@ -270,7 +270,7 @@ public struct Realm {
             if property.type == FIEF_TYPE_DECIMAL128, let number = source, !(number is Decimal128) {
                 source = try? Decimal128(value: number)
             }
-            guard let converted = fiefValue(fromAny: source, arena: arena) else {
+            guard let converted = fiefValue(fromAny: source, arena: arena, propertyType: property.type) else {
                 preconditionFailure("Invalid value '\(fiefDescribe(any))' of type '\(Swift.type(of: any ?? "nil"))' for '\(PropertyType(fiefType: property.type))\(property.isOptional ? "?" : "")' property '\(info.className).\(property.name)'")
             }
             return converted

@@ -83,6 +83,28 @@ final class CRUDTests: FiefTestCase {
         XCTAssertEqual(realm.objects(Dog.self).count, 4)
     }
 
+    func testCreateAcceptsFoundationObjects() throws {
+        let realm = try Realm()
+        let date = Date(timeIntervalSince1970: 1_000_000)
+        let object = try realm.write {
+            realm.create(AllTypes.self, value: [
+                "int": NSNumber(value: 42), "int64": NSNumber(value: Int64(1) << 40), "bool": NSNumber(value: true),
+                "double": NSNumber(value: 2.5), "float": NSNumber(value: 1.5), "string": NSString(string: "ns"),
+                "date": NSDate(timeIntervalSince1970: 1_000_000), "data": NSData(data: Data([1, 2, 3])),
+                "optInt": NSNumber(value: 7),
+            ])
+        }
+        XCTAssertEqual(object.int, 42)
+        XCTAssertEqual(object.int64, 1 << 40)
+        XCTAssertEqual(object.bool, true)
+        XCTAssertEqual(object.double, 2.5)
+        XCTAssertEqual(object.float, 1.5)
+        XCTAssertEqual(object.string, "ns")
+        XCTAssertEqual(object.date, date)
+        XCTAssertEqual(object.data, Data([1, 2, 3]))
+        XCTAssertEqual(object.optInt, 7)
+    }
+
     func testCreateUsesFreshDefaults() throws {
         let realm = try Realm()
         try realm.write {

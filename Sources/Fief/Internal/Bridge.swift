@@ -183,13 +183,28 @@ func fiefUnwrap(_ any: Any?) -> Any? {
 /// Converts one Swift value (Int*, UInt8-32, Bool, Float, Double, String, Data, Date,
 /// ObjectId, Decimal128, UUID, nil/NSNull) to a `fief_value_t`; nil when the
 /// type has no Fief equivalent.
-func fiefValue(fromAny any: Any?, arena: _FiefArena) -> fief_value_t? {
+func fiefValue(fromAny any: Any?, arena: _FiefArena, propertyType: fief_type_t? = nil) -> fief_value_t? {
     guard let value = fiefUnwrap(any) else { return .null }
+    // Foundation objects, as RealmSwift accepts them: an NSNumber becomes the
+    // property's kind of number (an integral one for an int property).
+    if let number = value as? NSNumber, type(of: value) is NSNumber.Type, let propertyType {
+        switch propertyType {
+        case FIEF_TYPE_INT:
+            let double = number.doubleValue
+            guard double == double.rounded(), abs(double) < 9.3e18 else { return nil }
+            return Int64(number.int64Value)._fiefValue(in: arena)
+        case FIEF_TYPE_BOOL: return number.boolValue._fiefValue(in: arena)
+        case FIEF_TYPE_FLOAT: return number.floatValue._fiefValue(in: arena)
+        default: break
+        }
+    }
     if let convertible = value as? FiefAnyConvertible {
         return convertible.fiefValue(in: arena)
     }
     if value is NSNull { return .null }
     switch value {
+    case let v as NSDate: return Date(timeIntervalSinceReferenceDate: v.timeIntervalSinceReferenceDate)._fiefValue(in: arena)
+    case let v as NSData: return Data(referencing: v)._fiefValue(in: arena)
     case let v as UInt: return v <= UInt(Int64.max) ? .int(Int64(v)) : nil
     case let v as UInt8: return .int(Int64(v))
     case let v as UInt16: return .int(Int64(v))
