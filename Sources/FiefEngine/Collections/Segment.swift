@@ -243,13 +243,7 @@ struct SegmentReader {
 
     @inline(__always)
     func int(_ i: Int) -> Int64 {
-        switch width {
-        case 0: return intBase
-        case 1: return intBase &+ Int64(values.load(fromByteOffset: i, as: UInt8.self))
-        case 2: return intBase &+ Int64(values.loadUnaligned(fromByteOffset: i << 1, as: UInt16.self))
-        case 4: return intBase &+ Int64(values.loadUnaligned(fromByteOffset: i << 2, as: UInt32.self))
-        default: return values.loadUnaligned(fromByteOffset: i << 3, as: Int64.self)
-        }
+        FrameOfReference.value(values, width: width, base: intBase, i)
     }
 
     @inline(__always)
@@ -268,16 +262,8 @@ struct SegmentReader {
         case .bool: return .bool(int(i) != 0)
         case .string: return .string(bytes(i))
         case .binary: return .binary(bytes(i))
-        case .float: return .float(values.loadUnaligned(fromByteOffset: i * 4, as: Float.self))
-        case .double: return .double(values.loadUnaligned(fromByteOffset: i * 8, as: Double.self))
-        case .timestamp:
-            let p = values + i * 12
-            return .timestamp(seconds: p.loadUnaligned(as: Int64.self), nanoseconds: p.loadUnaligned(fromByteOffset: 8, as: Int32.self))
-        case .decimal128:
-            let p = values + i * 16
-            return .decimal128(Decimal128Bits(low: p.loadUnaligned(as: UInt64.self), high: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
-        case .objectId: return .objectId(ObjectIdBytes(bytes: values + i * 12))
-        case .uuid: return .uuid(UUIDBytes(bytes: values + i * 16))
+        case .float, .double, .timestamp, .decimal128, .objectId, .uuid:
+            return Value.fixed(type, at: values + i * width)
         }
     }
 }

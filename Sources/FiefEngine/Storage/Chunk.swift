@@ -208,6 +208,40 @@ enum Offsets {
     }
 }
 
+/// Frame-of-reference integers (int chunks, list segments): `width` bytes
+/// per value (0, 1, 2, 4: offsets from `base`; 8: the values themselves).
+enum FrameOfReference {
+    @inline(__always)
+    static func value(_ values: UnsafeRawPointer, width: Int, base: Int64, _ i: Int) -> Int64 {
+        switch width {
+        case 0: return base
+        case 1: return base &+ Int64(values.load(fromByteOffset: i, as: UInt8.self))
+        case 2: return base &+ Int64(values.loadUnaligned(fromByteOffset: i << 1, as: UInt16.self))
+        case 4: return base &+ Int64(values.loadUnaligned(fromByteOffset: i << 2, as: UInt32.self))
+        default: return values.loadUnaligned(fromByteOffset: i << 3, as: Int64.self)
+        }
+    }
+}
+
+extension Value {
+    /// A value of a fixed-width type other than int and bool (float,
+    /// double, timestamp, decimal128, object id, uuid) stored at `p`.
+    @inline(__always)
+    static func fixed(_ type: PropertyType, at p: UnsafeRawPointer) -> Value {
+        switch type {
+        case .float: return .float(p.loadUnaligned(as: Float.self))
+        case .double: return .double(p.loadUnaligned(as: Double.self))
+        case .timestamp:
+            return .timestamp(seconds: p.loadUnaligned(as: Int64.self), nanoseconds: p.loadUnaligned(fromByteOffset: 8, as: Int32.self))
+        case .decimal128:
+            return .decimal128(Decimal128Bits(low: p.loadUnaligned(as: UInt64.self), high: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        case .objectId: return .objectId(ObjectIdBytes(bytes: p))
+        case .uuid: return .uuid(UUIDBytes(bytes: p))
+        default: return .null
+        }
+    }
+}
+
 /// One part of a string or binary chunk stored in parts: slots
 /// `first...last`, their offsets and bytes.
 struct ChunkPart {
@@ -346,14 +380,7 @@ struct ChunkReader {
     @inline(__always)
     func int(_ slot: Int) -> Int64 {
         guard let base else { return 0 }
-        let values = base + ClusterLayout.intValues
-        switch intWidth {
-        case 0: return intBase
-        case 1: return intBase &+ Int64(values.load(fromByteOffset: slot, as: UInt8.self))
-        case 2: return intBase &+ Int64(values.loadUnaligned(fromByteOffset: slot << 1, as: UInt16.self))
-        case 4: return intBase &+ Int64(values.loadUnaligned(fromByteOffset: slot << 2, as: UInt32.self))
-        default: return values.loadUnaligned(fromByteOffset: slot << 3, as: Int64.self)
-        }
+        return FrameOfReference.value(base + ClusterLayout.intValues, width: intWidth, base: intBase, slot)
     }
 
     /// The bytes of a string or binary slot (empty when the chunk is missing).
@@ -388,14 +415,7 @@ struct ChunkReader {
         switch type {
         case .int, .link: return .int(int(slot))
         case .bool: return .bool(p.load(as: UInt8.self) != 0)
-        case .float: return .float(p.loadUnaligned(as: Float.self))
-        case .double: return .double(p.loadUnaligned(as: Double.self))
-        case .timestamp:
-            return .timestamp(seconds: p.loadUnaligned(as: Int64.self), nanoseconds: p.loadUnaligned(fromByteOffset: 8, as: Int32.self))
-        case .decimal128:
-            return .decimal128(Decimal128Bits(low: p.loadUnaligned(as: UInt64.self), high: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
-        case .objectId: return .objectId(ObjectIdBytes(bytes: p))
-        case .uuid: return .uuid(UUIDBytes(bytes: p))
+        case .float, .double, .timestamp, .decimal128, .objectId, .uuid: return Value.fixed(type, at: p)
         case .string: return .string(bytes(slot))
         case .binary: return .binary(bytes(slot))
         }
