@@ -80,7 +80,7 @@ enum Links {
             referrers.append((originClass, property, origin))
         }
         for (originClass, property, origin) in referrers {
-            try unlink(realm, write, originClass: originClass, property: property, origin: origin)
+            try unlink(realm, write, originClass: originClass, property: property, origin: origin, target: key)
         }
         try Backlinks.removeAll(write.txn, dbi, target: key)
     }
@@ -109,26 +109,31 @@ enum Links {
             }
         }
         guard let dbi = table.backlinks else { return }
-        var referrers: [(UInt32, UInt32, Int64)] = []
+        var referrers: [(Int64, UInt32, UInt32, Int64)] = []
         let cursor = try LMDBCursor(write.txn, dbi)
         var entry = try cursor.move(MDB_FIRST)
         while let (k, _) = entry, k.count == Backlinks.keyBytes {
-            referrers.append((UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt32.self)),
+            referrers.append((Int64(bitPattern: UInt64(bigEndian: k.loadUnaligned(as: UInt64.self))),
+                              UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt32.self)),
                               UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt32.self)),
                               Int64(bitPattern: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt64.self)))))
             entry = try cursor.next()
         }
-        for (originClass, property, origin) in referrers where originClass != table.key {
-            try unlink(realm, write, originClass: originClass, property: property, origin: origin)
+        for (target, originClass, property, origin) in referrers where originClass != table.key {
+            try unlink(realm, write, originClass: originClass, property: property, origin: origin, target: target)
         }
         try LMDB.check(mdb_drop(write.txn, dbi, 0), "deleting links")
     }
 
-    /// Null the link `property` of object `origin` of class `originClass`
-    /// (its target is being deleted).
-    private static func unlink(_ realm: Realm, _ write: WriteTransaction, originClass: UInt32, property: UInt32, origin: Int64) throws(FiefError) {
+    /// Null the link `property` of object `origin` of class `originClass`,
+    /// or remove `target` from it if it is a list (`target` is being deleted).
+    private static func unlink(_ realm: Realm, _ write: WriteTransaction, originClass: UInt32, property: UInt32, origin: Int64, target: Int64) throws(FiefError) {
         let table = try realm.table(originClass)
         let column = try table.column(property)
+        if column.collection == .list && column.elementType == .link {
+            try realm.removeLinks(write, originClass: originClass, property: property, origin: origin, target: target)
+            return
+        }
         guard column.type == .link else {
             throw FiefError(.fileCorrupt, "a stored backlink names '\(table.objectClass.name)' property \(property), which is not a link")
         }

@@ -154,6 +154,9 @@ enum QueryCompiler {
         guard let p = table.property(named: path[0]) else {
             throw FiefError(.queryInvalid, "class '\(table.objectClass.name)' has no property '\(path[0])'")
         }
+        if p.collection != .none {
+            throw FiefError(.queryInvalid, "'\(table.objectClass.name).\(p.name)' is a \(p.collection.name); queries over its elements (ANY, @count) are not supported yet")
+        }
         return p
     }
 

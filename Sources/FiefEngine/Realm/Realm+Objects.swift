@@ -51,7 +51,15 @@ extension Realm {
         try checkReadable()
         let table = try table(tableKey)
         try requireLive(table, key)
-        return try slotValue(table, try table.column(propertyKey), key)
+        let column = try table.column(propertyKey)
+        if column.collection != .none { throw collectionProperty(table, column) }
+        return try slotValue(table, column, key)
+    }
+
+    /// The error for reading or writing a collection property as one value.
+    func collectionProperty(_ table: Table, _ column: Column) -> FiefError {
+        let name = (try? table.property(column.key).name) ?? "#\(column.key)"
+        return FiefError(.typeMismatch, "'\(table.objectClass.name).\(name)' is a \(column.collection.name), not a single value: use the \(column.collection.name) calls (fief_object_get_\(column.collection.name))")
     }
 
     @inline(__always)
@@ -69,7 +77,9 @@ extension Realm {
         let table = try table(tableKey)
         try requireLive(table, key)
         for i in 0..<properties.count {
-            out[i] = try slotValue(table, try table.column(properties[i]), key)
+            let column = try table.column(properties[i])
+            if column.collection != .none { throw collectionProperty(table, column) }
+            out[i] = try slotValue(table, column, key)
         }
     }
 
@@ -188,6 +198,7 @@ extension Realm {
             if properties.contains(where: { $0.key == property.key }) {
                 throw FiefError(.invalidArgument, "property '\(table.objectClass.name).\(property.name)' is given twice")
             }
+            if property.collection != .none { throw collectionProperty(table, try table.column(property.key)) }
             if property.isPrimaryKey { primaryKeyColumn = i }
             properties.append(property)
         }
@@ -436,6 +447,7 @@ extension Realm {
             if properties.contains(where: { $0.key == property.key }) {
                 throw FiefError(.invalidArgument, "property '\(table.objectClass.name).\(property.name)' is given twice")
             }
+            if property.collection != .none { throw collectionProperty(table, try table.column(property.key)) }
             values[i] = try values[i].coerced(for: property, className: table.objectClass.name)
             if property.type == .link { try Links.check(self, values[i], table, try table.column(property.key), property) }
             if property.isPrimaryKey, !(try slotValue(table, property, key)).isSame(as: values[i]) {
@@ -457,6 +469,7 @@ extension Realm {
         let table = try table(tableKey)
         try requireLive(table, key)
         let column = try table.column(propertyKey)
+        if column.collection != .none { throw collectionProperty(table, column) }
         if !column.isPrimaryKey && !column.hasIndex, let fast = value.coercedQuickly(to: column.type) {
             // The common case: no index to maintain, a value needing no conversion.
             let chunk = try dirtyChunk(write, table, column: column.key, type: column.type, cluster: ClusterLayout.cluster(of: key))
@@ -524,6 +537,7 @@ extension Realm {
 
     func deleteObject(_ write: WriteTransaction, _ table: Table, _ key: Int64) throws(FiefError) {
         if !table.links.isEmpty || table.backlinks != nil { try Links.deleting(self, write, table, key) }
+        if !table.lists.isEmpty { try deletingLists(write, table, key) }
         if let pk = table.primaryKey {
             try deletePrimaryKey(write, table, try slotValue(table, pk, key))
         }
@@ -563,6 +577,7 @@ extension Realm {
 
     private func emptyTable(_ write: WriteTransaction, _ table: Table) throws(FiefError) {
         if !table.links.isEmpty || table.backlinks != nil { try Links.emptying(self, write, table) }
+        if !table.lists.isEmpty { try emptyingLists(write, table) }
         write.closeCursors()
         try LMDB.check(mdb_drop(write.txn, table.data, 0), "deleting objects")
         if let pk = table.primaryKeyDatabase { try LMDB.check(mdb_drop(write.txn, pk, 0), "deleting objects") }

@@ -95,6 +95,12 @@ final class WriteTransaction {
     var openedDatabases: [String] = []
     /// Whether the schema changed in this transaction.
     var changedSchema = false
+    /// The lists read or changed in this transaction (stored at commit).
+    @exclusivity(unchecked) var lists: [ListID: ListState] = [:]
+    /// Strings and binaries written to lists.
+    let listBytes = ByteArena()
+    /// Scratch space for encoding segments.
+    var segmentBuffer: [UInt8] = []
 
     /// The changes to class `key` (made on first use).
     @inline(__always)
@@ -398,10 +404,12 @@ extension Realm {
         write.dirty = ChunkMap(capacity: 1)
         write.clean = ChunkMap(capacity: 1)
         write.partTables = ChunkPartTables()
+        write.lists = [:]
         if large { malloc_trim(0) }
     }
 
     private func flush(_ write: WriteTransaction) throws(FiefError) {
+        try flushLists(write)
         // A column chunk stored for the first time is listed in its
         // cluster's presence chunk.
         for (id, chunk) in write.dirty.entries where chunk.isNew {

@@ -46,6 +46,8 @@ final class Snapshot: @unchecked Sendable {
     @exclusivity(unchecked) private var cache = ChunkMap<ChunkReader>(capacity: 256)
     /// The part lists of chunks read in parts.
     let partTables = ChunkPartTables()
+    /// The lists read in this snapshot (used under `lock` when shared).
+    @exclusivity(unchecked) var lists: [ListID: ListState] = [:]
     /// Cursors kept for lookups in integer primary-key tables, by database.
     @exclusivity(unchecked) private var cursors: [MDB_dbi: LMDBCursor] = [:]
     /// Cursors over columns' chunks, by database << 32 | column.
@@ -107,6 +109,7 @@ final class Snapshot: @unchecked Sendable {
     }
 
     deinit {
+        lists.removeAll()
         cursors.removeAll()
         lastColumnCursor = nil
         columnCursors.removeAll()
@@ -223,17 +226,29 @@ enum MetaKeys {
 /// reference counting.
 struct Column {
     let key: UInt32
+    /// The type of the column's values: the property's, or for a collection
+    /// `.int`, its size.
     let type: PropertyType
     let flags: PropertyFlags
-    /// For a link: the key of the class it points to (0 otherwise).
+    /// For a link or a collection of links: the key of the class it points to (0 otherwise).
     let linkTarget: UInt32
+    let collection: CollectionKind
+    /// The type of a collection's elements (the property's type).
+    let elementType: PropertyType
+    private let elementNullable: Bool
 
     init(_ property: Property, linkTarget: UInt32 = 0) {
         key = property.key
-        type = property.type
-        flags = property.flags
+        elementNullable = property.isNullable
+        collection = property.collection
+        elementType = property.type
+        type = property.collection == .none ? property.type : .int
+        flags = property.collection == .none ? property.flags : []
         self.linkTarget = linkTarget
     }
+
+    /// Whether elements of the collection may be null.
+    var elementsNullable: Bool { collection != .none && elementNullable }
 
     var isNullable: Bool { flags.contains(.nullable) }
     var isPrimaryKey: Bool { flags.contains(.primaryKey) }
@@ -265,8 +280,11 @@ final class Table: @unchecked Sendable {
     /// The link columns of this class: (property, target class key).
     let links: [(property: Property, target: UInt32)]
 
+    /// The list properties of this class and the database of each one's segments.
+    let lists: [(property: Property, database: MDB_dbi)]
+
     init(objectClass: ObjectClass, data: MDB_dbi, primaryKeyDatabase: MDB_dbi?, indexDatabases: [UInt32: MDB_dbi],
-         schema: Schema, backlinks: MDB_dbi? = nil, damage: FiefError? = nil) {
+         schema: Schema, backlinks: MDB_dbi? = nil, lists: [(property: Property, database: MDB_dbi)] = [], damage: FiefError? = nil) {
         self.backlinks = backlinks
         self.damage = damage
         self.objectClass = objectClass
@@ -287,9 +305,10 @@ final class Table: @unchecked Sendable {
         for p in objectClass.properties {
             let target = p.linkTarget.flatMap { schema.objectClass(named: $0)?.key } ?? 0
             columns[Int(p.key)] = Column(p, linkTarget: target)
-            if p.type == .link { links.append((p, target)) }
+            if p.type == .link && p.collection == .none { links.append((p, target)) }
         }
         self.links = links
+        self.lists = lists
     }
 
     deinit { columns.deallocate() }
@@ -315,6 +334,14 @@ final class Table: @unchecked Sendable {
     static func primaryKeyName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).pk\(column)" }
     static func indexName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).i\(column)" }
     static func backlinksName(_ key: UInt32) -> String { "c\(key).b" }
+    static func listName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).l\(column)" }
+
+    /// The database of list property `column`'s segments.
+    @inline(__always)
+    func listDatabase(_ column: UInt32) throws(FiefError) -> MDB_dbi {
+        for entry in lists where entry.property.key == column { return entry.database }
+        throw FiefError(.invalidArgument, "property \((try? property(column).name).map { "'\(objectClass.name).\($0)'" } ?? "\(column) of '\(objectClass.name)'") is not a list")
+    }
 }
 
 /// An open realm: one snapshot of one file, a live or frozen view of it, and
@@ -552,7 +579,15 @@ public final class Realm: @unchecked Sendable {
             }
             backlinks = dbi
         }
+        var lists: [(property: Property, database: MDB_dbi)] = []
+        for property in objectClass.properties where property.isList {
+            guard let dbi = try environment.database(Table.listName(key, property.key), txn: txn, create: create) else {
+                throw FiefError(.fileNotFief, "the list '\(objectClass.name).\(property.name)' is missing from '\(environment.path)'", path: environment.path)
+            }
+            lists.append((property, dbi))
+        }
         var names = [Table.dataName(key)]
+        names += lists.map { Table.listName(key, $0.property.key) }
         if backlinks != nil { names.append(Table.backlinksName(key)) }
         if let pk = objectClass.primaryKey { names.append(Table.primaryKeyName(key, pk.key)) }
         for property in objectClass.properties where property.isIndexed && !property.isPrimaryKey {
@@ -562,7 +597,7 @@ public final class Realm: @unchecked Sendable {
             FiefError(.fileCorrupt, "class '\(objectClass.name)' cannot be read: \($0.message)", path: $0.path)
         }
         return Table(objectClass: objectClass, data: data, primaryKeyDatabase: pkDatabase, indexDatabases: indexes,
-                     schema: schema, backlinks: backlinks, damage: damage)
+                     schema: schema, backlinks: backlinks, lists: lists, damage: damage)
     }
 
     // MARK: State checks

@@ -56,7 +56,7 @@ public final class Results: @unchecked Sendable {
         let origin = try realm.table(originClass)
         let target = try realm.table(targetClass)
         let column = try origin.column(property)
-        guard column.type == .link, column.linkTarget == targetClass else {
+        guard (column.collection == .none ? column.type : column.elementType) == .link, column.linkTarget == targetClass else {
             throw FiefError(.invalidArgument, "'\(origin.objectClass.name).\((try? origin.property(property))?.name ?? "#\(property)")' is not a link to class '\(target.objectClass.name)'")
         }
         try realm.requireLive(target, objectKey)
@@ -112,6 +112,9 @@ public final class Results: @unchecked Sendable {
                     throw FiefError(.queryInvalid, "cannot sort by '\(name)': key paths through links are not supported for class '\(table.objectClass.name)'")
                 }
                 throw FiefError(.queryInvalid, "cannot sort by '\(name)': class '\(table.objectClass.name)' has no such property")
+            }
+            if property.collection != .none {
+                throw FiefError(.queryInvalid, "cannot sort by '\(name)': it is a \(property.collection.name)")
             }
             if property.type == .link {
                 throw FiefError(.queryInvalid, "cannot sort by '\(name)': it is a link; sort by a property of the objects themselves")

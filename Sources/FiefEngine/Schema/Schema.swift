@@ -52,6 +52,27 @@ public enum PropertyType: Int32, Sendable, CaseIterable {
     var canBeIndexed: Bool { canBePrimaryKey || self == .bool || self == .timestamp }
 }
 
+/// Whether a property holds one value or a collection of them.  Raw values
+/// are the C ABI's `FIEF_COLLECTION_*` and the schema encoding's.
+public enum CollectionKind: UInt32, Sendable {
+    case none = 0
+    /// An ordered list of elements of the property's type.
+    case list = 1
+    /// A set of distinct elements of the property's type (not stored yet).
+    case set = 2
+    /// String keys to values of the property's type (not stored yet).
+    case map = 3
+
+    public var name: String {
+        switch self {
+        case .none: return "value"
+        case .list: return "list"
+        case .set: return "set"
+        case .map: return "map"
+        }
+    }
+}
+
 public struct PropertyFlags: OptionSet, Sendable, Hashable {
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
@@ -68,16 +89,27 @@ public struct Property: Sendable, Equatable {
     /// The stable column id in the file; 0 until the property is stored.
     public var key: UInt32
 
-    /// For a link: the name of the class it points to.
+    /// For a link, or a collection of links: the name of the class it points to.
     public var linkTarget: String?
+    /// Whether the property holds a list (or set, map) of `type` values;
+    /// `.nullable` then says whether elements may be null.
+    public var collection: CollectionKind
 
-    public init(name: String, type: PropertyType, flags: PropertyFlags = [], key: UInt32 = 0, linkTarget: String? = nil) {
+    public init(name: String, type: PropertyType, flags: PropertyFlags = [], key: UInt32 = 0, linkTarget: String? = nil,
+                collection: CollectionKind = .none) {
         self.name = name
         self.type = type
         self.flags = flags
         self.key = key
         self.linkTarget = linkTarget
+        self.collection = collection
     }
+
+    /// The layout of the property's column chunks: a collection's column
+    /// holds its size (an int); a link's, the target's object key.
+    public var columnType: PropertyType { collection == .none ? type.stored : .int }
+    /// Whether it is a list.
+    public var isList: Bool { collection == .list }
 
     public var isNullable: Bool { flags.contains(.nullable) }
     public var isPrimaryKey: Bool { flags.contains(.primaryKey) }
@@ -146,6 +178,9 @@ public struct Schema: Sendable, Equatable {
                 if property.flags.rawValue & ~UInt32(7) != 0 {
                     throw FiefError(.invalidSchema, "property '\(objectClass.name).\(property.name)' has unknown flags \(property.flags.rawValue)")
                 }
+                if property.collection != .none {
+                    try validateCollection(property, of: objectClass)
+                }
                 if property.isPrimaryKey {
                     primaryKeys += 1
                     guard property.type.canBePrimaryKey else {
@@ -172,6 +207,21 @@ public struct Schema: Sendable, Equatable {
         }
     }
 
+    /// A list is neither a primary key nor indexed; its elements are links
+    /// only if not null.  Sets and maps are not stored yet.
+    private func validateCollection(_ property: Property, of objectClass: ObjectClass) throws(FiefError) {
+        let name = "'\(objectClass.name).\(property.name)'"
+        guard property.collection == .list else {
+            throw FiefError(.invalidSchema, "property \(name) is a \(property.collection.name): sets and maps are not supported yet (lists are)")
+        }
+        if property.isPrimaryKey || property.isIndexed {
+            throw FiefError(.invalidSchema, "list \(name) cannot be \(property.isPrimaryKey ? "a primary key" : "indexed")")
+        }
+        if property.type == .link && property.isNullable {
+            throw FiefError(.invalidSchema, "list \(name) of links cannot hold null: its elements are objects (a deleted object leaves the list)")
+        }
+    }
+
     /// A link names a class of this schema and is optional; no other
     /// property names a target.
     private func validateLink(_ property: Property, of objectClass: ObjectClass) throws(FiefError) {
@@ -188,7 +238,7 @@ public struct Schema: Sendable, Equatable {
         guard self.objectClass(named: target) != nil else {
             throw FiefError(.invalidSchema, "link \(name) points to class '\(target)', which the schema does not have")
         }
-        guard property.isNullable else {
+        guard property.isNullable || property.collection != .none else {
             throw FiefError(.invalidSchema, "link \(name) must be optional: a to-one link is null until set, and when its target is deleted")
         }
     }

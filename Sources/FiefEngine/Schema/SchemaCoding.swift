@@ -34,7 +34,7 @@ enum SchemaCoding {
                 u32(UInt32(bitPattern: p.type.rawValue))
                 u32(p.flags.rawValue)
                 str(p.linkTarget ?? "")
-                u32(0)      // collection kind: none (lists, sets and maps come next)
+                u32(p.collection.rawValue)
                 str("")     // origin property: none
             }
         }
@@ -80,12 +80,16 @@ enum SchemaCoding {
                 guard let type = PropertyType(rawValue: Int32(bitPattern: try u32())) else { throw damaged }
                 let pflags = PropertyFlags(rawValue: try u32())
                 let target = encoding >= 2 ? try str() : ""
+                var collection = CollectionKind.none
                 if encoding >= 2 {
-                    // Collections and linking objects are not stored yet: a
-                    // file that has them was written by a newer library.
-                    guard try u32() == 0, try str().isEmpty else { throw damaged }
+                    // Lists are stored; sets, maps and linking objects are
+                    // not yet: a file that has them was written by a newer library.
+                    guard let kind = CollectionKind(rawValue: try u32()), kind == .none || kind == .list,
+                          try str().isEmpty else { throw damaged }
+                    collection = kind
                 }
-                properties.append(Property(name: pname, type: type, flags: pflags, key: pkey, linkTarget: target.isEmpty ? nil : target))
+                properties.append(Property(name: pname, type: type, flags: pflags, key: pkey, linkTarget: target.isEmpty ? nil : target,
+                                           collection: collection))
             }
             classes.append(ObjectClass(name: name, properties: properties, isEmbedded: flags & 1 != 0, key: key))
         }

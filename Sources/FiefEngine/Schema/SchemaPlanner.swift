@@ -123,7 +123,7 @@ enum SchemaPlanner {
             for property in wanted.properties {
                 if var existing = old.property(named: property.name) {
                     let kept = existing.type == property.type && existing.isNullable == property.isNullable
-                        && existing.linkTarget == property.linkTarget
+                        && existing.linkTarget == property.linkTarget && existing.collection == property.collection
                     if !kept {
                         problems.append("property '\(old.name).\(property.name)' changed from \(describe(existing)) to \(describe(property))")
                         result.droppedColumns.append((old.key, existing.key))
@@ -176,7 +176,8 @@ enum SchemaPlanner {
     }
 
     private static func describe(_ p: Property) -> String {
-        (p.isNullable ? "optional " : "") + p.type.name + (p.linkTarget.map { " to '\($0)'" } ?? "") + (p.isPrimaryKey ? " (primary key)" : "")
+        (p.collection == .none ? "" : p.collection.name + " of ") + (p.isNullable ? "optional " : "") + p.type.name
+            + (p.linkTarget.map { " to '\($0)'" } ?? "") + (p.isPrimaryKey ? " (primary key)" : "")
     }
 
     /// Additive schema change in a write transaction of its own.
@@ -250,6 +251,10 @@ enum SchemaPlanner {
         for (table, column) in merge.droppedColumns {
             let data = try open(Table.dataName(table), integerKey: true)
             try deleteColumn(txn, data, column: column)
+            if existing.schema.objectClass(key: table)?.property(key: column)?.isList == true {
+                let dbi = try open(Table.listName(table, column))
+                try LMDB.check(mdb_drop(txn, dbi, 1), "dropping a list", path: environment.path)
+            }
         }
         for (table, column) in merge.droppedIndexes {
             let dbi = try open(Table.indexName(table, column), dupSort: true)
@@ -259,6 +264,9 @@ enum SchemaPlanner {
         for objectClass in merge.schema.classes {
             let data = try open(Table.dataName(objectClass.key), integerKey: true)
             if Backlinks.isTarget(objectClass, in: merge.schema) { _ = try open(Table.backlinksName(objectClass.key)) }
+            for property in objectClass.properties where property.isList {
+                _ = try open(Table.listName(objectClass.key, property.key))
+            }
             if let pk = objectClass.primaryKey {
                 let dbi = try open(Table.primaryKeyName(objectClass.key, pk.key), integerKey: pk.type == .int && !pk.isNullable)
                 if merge.rebuiltPrimaryKeys.contains(objectClass.key) {

@@ -1,0 +1,218 @@
+import CLMDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Lists: each list property of a class has a database `c<class>.l<prop>`
+/// of segments (see `Segment` and design.md, "Links and collections"):
+///
+///     key    owner object (8) + position (8), big-endian: LMDB keeps an
+///            owner's segments together, in list order
+///     value  a segment of 1...256 consecutive elements
+///
+/// Positions have gaps (the first is 2^63, appends add 2^32, a segment
+/// put between two others takes the midpoint; a list whose gaps ran out
+/// is renumbered).  The owner's column holds the list's size.
+enum ListStore {
+    static let keyBytes = 16
+    static let firstPosition: UInt64 = 1 << 63
+    static let positionStep: UInt64 = 1 << 32
+
+    /// The key of a segment, in `out` (16 bytes).
+    @inline(__always)
+    static func key(_ out: UnsafeMutableRawPointer, owner: Int64, position: UInt64) {
+        out.storeBytes(of: UInt64(bitPattern: owner).bigEndian, as: UInt64.self)
+        (out + 8).storeBytes(of: position.bigEndian, as: UInt64.self)
+    }
+
+    /// The 64-bit key a segment's checksum is seeded with: its column,
+    /// owner and position, so a segment moved elsewhere fails its check.
+    @inline(__always)
+    static func checkKey(column: UInt32, owner: Int64, position: UInt64) -> UInt64 {
+        (UInt64(bitPattern: owner) &* 0x9E37_79B9_7F4A_7C15) ^ position ^ (UInt64(column) << 40 | UInt64(column) >> 24)
+    }
+
+    /// Run `body` with a cursor placed on the first segment of `owner` at
+    /// or after `position` (nil when there is none).
+    static func withSeek<T>(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64, position: UInt64,
+                            _ body: (LMDBCursor, (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?) throws(FiefError) -> T) throws(FiefError) -> T {
+        var buffer = (UInt64(0), UInt64(0))
+        return try withUnsafeMutableBytes(of: &buffer) { (raw) throws(FiefError) -> T in
+            key(raw.baseAddress!, owner: owner, position: position)
+            let cursor = try LMDBCursor(txn, dbi)
+            let found = try cursor.seek(UnsafeRawBufferPointer(raw))
+            return try body(cursor, found)
+        }
+    }
+
+    /// The owner and position of a stored segment key (nil if malformed).
+    @inline(__always)
+    static func decodeKey(_ k: UnsafeRawBufferPointer) -> (owner: Int64, position: UInt64)? {
+        guard k.count == keyBytes else { return nil }
+        return (Int64(bitPattern: UInt64(bigEndian: k.loadUnaligned(as: UInt64.self))),
+                UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+    }
+
+    /// Delete every segment of `owner`.
+    static func deleteAll(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64) throws(FiefError) {
+        var buffer = (UInt64(0), UInt64(0))
+        try withUnsafeMutableBytes(of: &buffer) { (raw) throws(FiefError) in
+            key(raw.baseAddress!, owner: owner, position: 0)
+            let cursor = try LMDBCursor(txn, dbi)
+            // Sought again after each delete (see `Backlinks.removeAll`).
+            while let (k, _) = try cursor.seek(UnsafeRawBufferPointer(raw)), let decoded = decodeKey(k), decoded.owner == owner {
+                try cursor.deleteCurrent()
+            }
+        }
+    }
+}
+
+/// One list, identified by class, property and owner object.
+struct ListID: Hashable {
+    var table: UInt32
+    var column: UInt32
+    var owner: Int64
+}
+
+/// One segment of a list as a snapshot or write transaction sees it.
+struct ListSegment {
+    /// The position in its key; nil until it is first stored.
+    var position: UInt64?
+    var count: Int
+    /// The stored bytes, in LMDB's map; checked on first read.
+    var raw: UnsafeRawBufferPointer?
+    var reader: SegmentReader?
+    /// The elements, when this write transaction changed the segment.
+    var values: [Value]?
+}
+
+/// A list as one snapshot or write transaction sees it: its segments
+/// (all of them, or only the last ones after an append to a list not
+/// read before), read in place until changed.
+final class ListState {
+    let id: ListID
+    let type: PropertyType
+    let nullable: Bool
+    let linkTarget: UInt32
+    var segments: [ListSegment]
+    /// Elements before `segments[0]` that were not loaded (0 when all were).
+    var base: Int
+    var count: Int
+    /// Positions of stored segments to delete when the transaction commits.
+    var removed: [UInt64] = []
+    /// Whether every stored segment goes before the new ones are written.
+    var clearsStored = false
+    var isDirty = false
+    /// Where each loaded segment starts (index of its first element), built on demand.
+    private var starts: [Int] = []
+    private var startsValid = false
+
+    init(id: ListID, column: Column, segments: [ListSegment], base: Int, count: Int) {
+        self.id = id
+        self.type = column.elementType
+        self.nullable = column.elementsNullable
+        self.linkTarget = column.linkTarget
+        self.segments = segments
+        self.base = base
+        self.count = count
+    }
+
+    var isComplete: Bool { base == 0 }
+
+    /// The segment holding element `index` (base ≤ index < count) and the
+    /// element's offset in it.
+    @inline(__always)
+    func locate(_ index: Int) -> (segment: Int, offset: Int) {
+        if segments.count == 1 { return (0, index - base) }
+        if let last = segments.last, index >= count - last.count { return (segments.count - 1, index - (count - last.count)) }
+        if !startsValid {
+            starts.removeAll(keepingCapacity: true)
+            var at = base
+            for segment in segments { starts.append(at); at += segment.count }
+            startsValid = true
+        }
+        // The last start ≤ index.
+        var low = 0, high = starts.count - 1
+        while low < high {
+            let mid = (low + high + 1) >> 1
+            if starts[mid] <= index { low = mid } else { high = mid - 1 }
+        }
+        return (low, index - starts[low])
+    }
+
+    func invalidateStarts() { startsValid = false }
+
+    /// The reader of stored segment `s`, checked on first use.
+    @inline(__always)
+    func reader(_ s: Int, table: Table) throws(FiefError) -> SegmentReader {
+        if let reader = segments[s].reader { return reader }
+        guard let raw = segments[s].raw, let position = segments[s].position,
+              let reader = SegmentReader(raw, type: type, table: id.table,
+                                         key: ListStore.checkKey(column: id.column, owner: id.owner, position: position)),
+              reader.count == segments[s].count else {
+            throw damaged(table, "fails its checksum or layout check")
+        }
+        segments[s].reader = reader
+        return reader
+    }
+
+    func damaged(_ table: Table, _ what: String) -> FiefError {
+        let name = (try? table.property(id.column).name) ?? "#\(id.column)"
+        return FiefError(.fileCorrupt, "the list '\(table.objectClass.name).\(name)' of object \(id.owner) is damaged: a stored segment \(what)")
+    }
+
+    /// Element `index` (base ≤ index < count).
+    @inline(__always)
+    func value(_ index: Int, table: Table) throws(FiefError) -> Value {
+        let (s, o) = locate(index)
+        if let values = segments[s].values { return values[o] }
+        return try reader(s, table: table).value(o, linkTarget: linkTarget)
+    }
+
+    /// Make segment `s` writable (its elements decoded, views into the map).
+    func makeWritable(_ s: Int, table: Table) throws(FiefError) {
+        if segments[s].values != nil { return }
+        let reader = try reader(s, table: table)
+        var values: [Value] = []
+        values.reserveCapacity(Swift.max(reader.count, 16))
+        for i in 0..<reader.count { values.append(reader.value(i, linkTarget: linkTarget)) }
+        segments[s].values = values
+        segments[s].reader = nil
+        segments[s].raw = nil
+    }
+}
+
+/// Bytes kept for the length of a write transaction (strings and binaries
+/// written to lists), in blocks that never move.
+final class ByteArena {
+    private var blocks: [UnsafeMutableRawPointer] = []
+    private var current: UnsafeMutableRawPointer?
+    private var used = 0
+    private var capacity = 0
+    static let blockSize = 64 * 1024
+
+    /// A copy of `bytes` that lives as long as the arena.
+    func copy(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        let n = bytes.count
+        if n == 0 { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        if n > ByteArena.blockSize / 4 {
+            let own = UnsafeMutableRawPointer.allocate(byteCount: n, alignment: 8)
+            own.copyMemory(from: bytes.baseAddress!, byteCount: n)
+            blocks.append(own)
+            return UnsafeRawBufferPointer(start: own, count: n)
+        }
+        if used + n > capacity || current == nil {
+            let block = UnsafeMutableRawPointer.allocate(byteCount: ByteArena.blockSize, alignment: 8)
+            blocks.append(block)
+            current = block
+            used = 0
+            capacity = ByteArena.blockSize
+        }
+        let at = current! + used
+        at.copyMemory(from: bytes.baseAddress!, byteCount: n)
+        used += n
+        return UnsafeRawBufferPointer(start: at, count: n)
+    }
+
+    deinit { for block in blocks { block.deallocate() } }
+}

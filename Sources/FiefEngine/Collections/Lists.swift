@@ -1,0 +1,739 @@
+import CLMDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reading and writing lists (see `ListStore` for the layout).
+///
+/// A snapshot loads a list's segments once (one cursor walk, elements read
+/// in place); a write transaction keeps the lists it changed as `ListState`s
+/// whose changed segments hold their elements decoded, and stores each
+/// changed segment once at commit (`flushLists`).  Every element that is a
+/// link has its backlink, written by the same call.
+extension Realm {
+    // MARK: Finding a list
+
+    /// The column of list property `propertyKey` of `table`.
+    @inline(__always)
+    func listColumn(_ table: Table, _ propertyKey: UInt32) throws(FiefError) -> Column {
+        let column = try table.column(propertyKey)
+        guard column.collection == .list else {
+            throw FiefError(.invalidArgument, "property '\(table.objectClass.name).\((try? table.property(propertyKey).name) ?? "")' is not a list")
+        }
+        return column
+    }
+
+    /// The stored size of a list (its owner's column).
+    @inline(__always)
+    func storedListSize(_ table: Table, _ column: Column, _ owner: Int64) throws(FiefError) -> Int {
+        if case .int(let n) = try slotValue(table, column, owner) { return Int(n) }
+        return 0
+    }
+
+    /// The list of `owner` as the realm sees it now; `complete`: with every
+    /// segment (otherwise a write may load only the last ones, to append).
+    func listState(_ table: Table, _ column: Column, owner: Int64, complete: Bool = true) throws(FiefError) -> ListState {
+        let id = ListID(table: table.key, column: column.key, owner: owner)
+        if let write {
+            if let known = write.lists[id] {
+                if complete && !known.isComplete { try loadHead(known, table, txn: write.txn) }
+                return known
+            }
+            let state = try loadList(id, table, column, txn: write.txn, bounds: write.bounds, complete: complete)
+            write.lists[id] = state
+            return state
+        }
+        let snapshot = try currentSnapshot()
+        return try snapshot.withTransaction { (txn) throws(FiefError) -> ListState in
+            if let known = snapshot.lists[id] { return known }
+            let state = try loadList(id, table, column, txn: txn, bounds: snapshot.bounds, complete: true)
+            snapshot.lists[id] = state
+            return state
+        }
+    }
+
+    /// Read a list's segment headers (all, or only the last) with `txn`.
+    private func loadList(_ id: ListID, _ table: Table, _ column: Column, txn: OpaquePointer, bounds: MapBounds, complete: Bool) throws(FiefError) -> ListState {
+        let size = try storedListSize(table, column, id.owner)
+        let dbi = try table.listDatabase(column.key)
+        let empty = ListState(id: id, column: column, segments: [], base: 0, count: 0)
+        if size == 0 { return empty }
+        if !complete {
+            // Only the last segment: the first key of the next owner, one back.
+            let last = try ListStore.withSeek(txn, dbi, owner: id.owner &+ 1, position: 0) { (cursor, found) throws(FiefError) in
+                try found == nil ? cursor.move(MDB_LAST) : cursor.move(MDB_PREV)
+            }
+            guard let (k, v) = last, let decoded = ListStore.decodeKey(k), decoded.owner == id.owner else {
+                throw empty.damaged(table, "is missing (the list should hold \(size) elements)")
+            }
+            let segment = try segmentHeader(v, position: decoded.position, bounds: bounds, state: empty, table: table)
+            guard segment.count <= size else { throw empty.damaged(table, "holds more elements than the list") }
+            return ListState(id: id, column: column, segments: [segment], base: size - segment.count, count: size)
+        }
+        var segments: [ListSegment] = []
+        var total = 0
+        try ListStore.withSeek(txn, dbi, owner: id.owner, position: 0) { (cursor, first) throws(FiefError) in
+            var entry = first
+            while let (k, v) = entry, let decoded = ListStore.decodeKey(k), decoded.owner == id.owner {
+                let segment = try segmentHeader(v, position: decoded.position, bounds: bounds, state: empty, table: table)
+                total += segment.count
+                segments.append(segment)
+                entry = try cursor.next()
+            }
+        }
+        guard total == size else {
+            throw empty.damaged(table, "is missing or extra (the segments hold \(total) elements, the list \(size))")
+        }
+        return ListState(id: id, column: column, segments: segments, base: 0, count: size)
+    }
+
+    /// Load the segments before the first one `state` has.
+    private func loadHead(_ state: ListState, _ table: Table, txn: OpaquePointer) throws(FiefError) {
+        guard let stop = state.segments.first?.position else { return }
+        let dbi = try table.listDatabase(state.id.column)
+        var head: [ListSegment] = []
+        var total = 0
+        try ListStore.withSeek(txn, dbi, owner: state.id.owner, position: 0) { (cursor, first) throws(FiefError) in
+            var entry = first
+            while let (k, v) = entry, let decoded = ListStore.decodeKey(k), decoded.owner == state.id.owner, decoded.position < stop {
+                let segment = try segmentHeader(v, position: decoded.position, bounds: write!.bounds, state: state, table: table)
+                total += segment.count
+                head.append(segment)
+                entry = try cursor.next()
+            }
+        }
+        guard total == state.base else {
+            throw state.damaged(table, "is missing or extra (the first segments hold \(total) elements, not \(state.base))")
+        }
+        state.segments.insert(contentsOf: head, at: 0)
+        state.base = 0
+        state.invalidateStarts()
+    }
+
+    private func segmentHeader(_ raw: UnsafeRawBufferPointer, position: UInt64, bounds: MapBounds, state: ListState, table: Table) throws(FiefError) -> ListSegment {
+        guard bounds.contains(raw), raw.count >= 2 + ClusterLayout.checksumBytes else {
+            throw state.damaged(table, "is truncated")
+        }
+        return ListSegment(position: position, count: Int(raw.load(as: UInt8.self)) + 1, raw: raw, reader: nil, values: nil)
+    }
+
+    /// The list `propertyKey` of object `key`, checked to exist.
+    private func list(_ tableKey: UInt32, _ key: Int64, _ propertyKey: UInt32, complete: Bool = true) throws(FiefError) -> (Table, Column, ListState) {
+        let table = try table(tableKey)
+        let column = try listColumn(table, propertyKey)
+        try requireLive(table, key)
+        return (table, column, try listState(table, column, owner: key, complete: complete))
+    }
+
+    // MARK: Reading
+
+    /// The number of elements of a list.
+    public func listCount(table tableKey: UInt32, key: Int64, property propertyKey: UInt32) throws(FiefError) -> Int {
+        try checkReadable()
+        let table = try table(tableKey)
+        let column = try listColumn(table, propertyKey)
+        try requireLive(table, key)
+        if let write, let state = write.lists[ListID(table: tableKey, column: propertyKey, owner: key)] { return state.count }
+        return try storedListSize(table, column, key)
+    }
+
+    /// Element `index` of a list (a view for strings and binaries).
+    public func listValue(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, index: Int) throws(FiefError) -> Value {
+        try checkReadable()
+        let (table, _, state) = try list(tableKey, key, propertyKey)
+        try checkIndex(index, state, table, allowEnd: false)
+        return try state.value(index, table: table)
+    }
+
+    /// Elements `start ..< start + out.count` of a list, into `out`.
+    public func listValues(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
+        try checkReadable()
+        let (table, _, state) = try list(tableKey, key, propertyKey)
+        guard start >= 0, out.count >= 0, start <= state.count, out.count <= state.count - start else {
+            throw FiefError(.indexOutOfBounds, "elements \(start)..<\(start + out.count) are out of range: the list has \(state.count)")
+        }
+        if out.isEmpty { return }
+        var (s, o) = state.locate(start)
+        var i = 0
+        while i < out.count {
+            if let values = state.segments[s].values {
+                while o < values.count && i < out.count { out[i] = values[o]; i += 1; o += 1 }
+            } else {
+                let reader = try state.reader(s, table: table)
+                while o < reader.count && i < out.count { out[i] = reader.value(o, linkTarget: state.linkTarget); i += 1; o += 1 }
+            }
+            s += 1
+            o = 0
+        }
+    }
+
+    /// The index of the first element equal to `value`, if any.
+    public func listFind(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, value: Value) throws(FiefError) -> Int? {
+        try checkReadable()
+        let (table, column, state) = try list(tableKey, key, propertyKey)
+        // A value of another type is in no list (ints and floats compare as the element type).
+        let property = try table.property(propertyKey)
+        guard let wanted = try? value.coerced(for: property, className: table.objectClass.name) else { return nil }
+        _ = column
+        var index = 0
+        for s in 0..<state.segments.count {
+            if let values = state.segments[s].values {
+                for v in values { if v.isSame(as: wanted) { return index }; index += 1 }
+            } else {
+                let reader = try state.reader(s, table: table)
+                for o in 0..<reader.count {
+                    if reader.value(o, linkTarget: state.linkTarget).isSame(as: wanted) { return index }
+                    index += 1
+                }
+            }
+        }
+        return nil
+    }
+
+    private func checkIndex(_ index: Int, _ state: ListState, _ table: Table, allowEnd: Bool) throws(FiefError) {
+        let limit = allowEnd ? state.count : state.count - 1
+        guard index >= 0, index <= limit else {
+            let name = (try? table.property(state.id.column).name) ?? ""
+            throw FiefError(.indexOutOfBounds, "index \(index) is out of range: the list '\(table.objectClass.name).\(name)' has \(state.count) element\(state.count == 1 ? "" : "s")")
+        }
+    }
+
+    // MARK: Writing
+
+    /// Check `value` for list `property` (converted where allowed; strings
+    /// and binaries copied into the transaction); links must point to live,
+    /// non-embedded objects of the list's target class.
+    private func listElement(_ write: WriteTransaction, _ table: Table, _ column: Column, _ property: Property, _ value: Value) throws(FiefError) -> Value {
+        let coerced = try value.coerced(for: property, className: table.objectClass.name)
+        switch coerced {
+        case .string(let bytes): return .string(write.listBytes.copy(bytes))
+        case .binary(let bytes): return .binary(write.listBytes.copy(bytes))
+        case .link: try Links.check(self, coerced, table, column, property)
+        default: break
+        }
+        return coerced
+    }
+
+    /// Keep the backlink of a link element going into (`delta` 1) or out of (-1) a list.
+    private func countLink(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ value: Value, _ delta: Int) throws(FiefError) {
+        guard case .link(let classKey, let target) = value else { return }
+        guard let dbi = try self.table(classKey).backlinks else {
+            throw FiefError(.internal, "class \(classKey) is linked to but has no backlinks database")
+        }
+        if delta > 0 {
+            try Backlinks.add(write.txn, dbi, target: target, originClass: table.key, property: state.id.column, origin: state.id.owner)
+        } else {
+            try Backlinks.remove(write.txn, dbi, target: target, originClass: table.key, property: state.id.column, origin: state.id.owner)
+        }
+    }
+
+    /// An element leaves a list: its backlink goes, and an embedded object with it.
+    private func released(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ value: Value) throws(FiefError) {
+        try countLink(write, table, state, value, -1)
+        if case .link(let classKey, let target) = value {
+            let targetTable = try self.table(classKey)
+            if targetTable.objectClass.isEmbedded, try isLive(targetTable, target) {
+                try deleteObject(write, targetTable, target)
+                noteMembershipChange(classKey)
+            }
+        }
+    }
+
+    /// Store the list's size in its owner's column.
+    private func noteSize(_ write: WriteTransaction, _ table: Table, _ state: ListState) throws(FiefError) {
+        state.isDirty = true
+        let chunk = try dirtyChunk(write, table, column: state.id.column, type: .int, cluster: ClusterLayout.cluster(of: state.id.owner))
+        chunk.set(ClusterLayout.slot(of: state.id.owner), .int(Int64(state.count)))
+        noteColumnChange(table.key, state.id.column)
+    }
+
+    /// Run a change to a list: checks first, then `body`, which may only
+    /// fail on storage errors (they poison the transaction).
+    private func changeList(_ tableKey: UInt32, _ key: Int64, _ propertyKey: UInt32, complete: Bool = true,
+                            _ body: (WriteTransaction, Table, Column, Property, ListState) throws(FiefError) -> Void) throws(FiefError) {
+        let write = try requireWrite()
+        let table = try table(tableKey)
+        let column = try listColumn(table, propertyKey)
+        try requireLive(table, key)
+        let property = try table.property(propertyKey)
+        let state = try listState(table, column, owner: key, complete: complete)
+        try body(write, table, column, property, state)
+    }
+
+    /// Append `values` to a list (all checked before any is written).
+    public func listAppend(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, values: UnsafeBufferPointer<Value>) throws(FiefError) {
+        try changeList(tableKey, key, propertyKey, complete: false) { (write, table, column, property, state) throws(FiefError) in
+            if values.count == 1 {
+                let element = try listElement(write, table, column, property, values[0])
+                do throws(FiefError) {
+                    try append(write, table, state, element)
+                    try noteSize(write, table, state)
+                } catch { throw poison(write, error) }
+                return
+            }
+            var elements: [Value] = []
+            elements.reserveCapacity(values.count)
+            for value in values { elements.append(try listElement(write, table, column, property, value)) }
+            do throws(FiefError) {
+                for element in elements { try append(write, table, state, element) }
+                try noteSize(write, table, state)
+            } catch { throw poison(write, error) }
+        }
+    }
+
+    @inline(__always)
+    private func append(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ element: Value) throws(FiefError) {
+        let last = state.segments.count - 1
+        if last < 0 || state.segments[last].count >= Segment.maxElements {
+            state.segments.append(ListSegment(position: nil, count: 1, raw: nil, reader: nil, values: [element]))
+            state.invalidateStarts()
+        } else {
+            try state.makeWritable(last, table: table)
+            state.segments[last].values!.append(element)
+            state.segments[last].count += 1
+        }
+        state.count += 1
+        if case .link = element { try countLink(write, table, state, element, 1) }
+    }
+
+    /// Insert `value` before element `index` (`index` == count appends).
+    public func listInsert(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, index: Int, value: Value) throws(FiefError) {
+        try changeList(tableKey, key, propertyKey) { (write, table, column, property, state) throws(FiefError) in
+            try checkIndex(index, state, table, allowEnd: true)
+            let element = try listElement(write, table, column, property, value)
+            do throws(FiefError) {
+                try insert(write, table, state, index, element)
+                try noteSize(write, table, state)
+            } catch { throw poison(write, error) }
+        }
+    }
+
+    private func insert(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ index: Int, _ element: Value) throws(FiefError) {
+        if index == state.count {
+            try append(write, table, state, element)
+            return
+        }
+        let (s, o) = state.locate(index)
+        try state.makeWritable(s, table: table)
+        state.segments[s].values!.insert(element, at: o)
+        state.segments[s].count += 1
+        state.count += 1
+        if state.segments[s].count > 2 * Segment.maxElements {
+            // Keep in-memory segments small: inserts stay O(segment).
+            let values = state.segments[s].values!
+            let half = values.count / 2
+            state.segments[s].values = Array(values[..<half])
+            state.segments[s].count = half
+            state.segments.insert(ListSegment(position: nil, count: values.count - half, raw: nil, reader: nil,
+                                              values: Array(values[half...])), at: s + 1)
+        }
+        state.invalidateStarts()
+        if case .link = element { try countLink(write, table, state, element, 1) }
+    }
+
+    /// Replace element `index`.
+    public func listSet(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, index: Int, value: Value) throws(FiefError) {
+        try changeList(tableKey, key, propertyKey) { (write, table, column, property, state) throws(FiefError) in
+            try checkIndex(index, state, table, allowEnd: false)
+            let element = try listElement(write, table, column, property, value)
+            do throws(FiefError) {
+                let old = try state.value(index, table: table)
+                if old.isSame(as: element) { return }
+                let (s, o) = state.locate(index)
+                try state.makeWritable(s, table: table)
+                state.segments[s].values![o] = element
+                if case .link = element { try countLink(write, table, state, element, 1) }
+                try released(write, table, state, old)
+                try noteSize(write, table, state)
+            } catch { throw poison(write, error) }
+        }
+    }
+
+    /// Remove element `index` (an embedded object it held is deleted).
+    public func listRemove(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, index: Int) throws(FiefError) {
+        try changeList(tableKey, key, propertyKey) { (write, table, _, _, state) throws(FiefError) in
+            try checkIndex(index, state, table, allowEnd: false)
+            do throws(FiefError) {
+                let old = try remove(table, state, index)
+                try released(write, table, state, old)
+                try noteSize(write, table, state)
+            } catch { throw poison(write, error) }
+        }
+    }
+
+    /// Take element `index` out of the list's segments (no backlink change).
+    private func remove(_ table: Table, _ state: ListState, _ index: Int) throws(FiefError) -> Value {
+        let (s, o) = state.locate(index)
+        try state.makeWritable(s, table: table)
+        let old = state.segments[s].values!.remove(at: o)
+        state.segments[s].count -= 1
+        state.count -= 1
+        if state.segments[s].count == 0 {
+            if let position = state.segments[s].position { state.removed.append(position) }
+            state.segments.remove(at: s)
+        }
+        state.invalidateStarts()
+        return old
+    }
+
+    /// Move element `from` to index `to` (the others shift).
+    public func listMove(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, from: Int, to: Int) throws(FiefError) {
+        try changeList(tableKey, key, propertyKey) { (write, table, _, _, state) throws(FiefError) in
+            try checkIndex(from, state, table, allowEnd: false)
+            try checkIndex(to, state, table, allowEnd: false)
+            if from == to { return }
+            do throws(FiefError) {
+                let element = try remove(table, state, from)
+                try insertPlain(table, state, to, element)
+                try noteSize(write, table, state)
+            } catch { throw poison(write, error) }
+        }
+    }
+
+    /// Swap elements `i` and `j`.
+    public func listSwap(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, _ i: Int, _ j: Int) throws(FiefError) {
+        try changeList(tableKey, key, propertyKey) { (write, table, _, _, state) throws(FiefError) in
+            try checkIndex(i, state, table, allowEnd: false)
+            try checkIndex(j, state, table, allowEnd: false)
+            if i == j { return }
+            do throws(FiefError) {
+                let a = try state.value(i, table: table), b = try state.value(j, table: table)
+                let (si, oi) = state.locate(i)
+                try state.makeWritable(si, table: table)
+                state.segments[si].values![oi] = b
+                let (sj, oj) = state.locate(j)
+                try state.makeWritable(sj, table: table)
+                state.segments[sj].values![oj] = a
+                try noteSize(write, table, state)
+            } catch { throw poison(write, error) }
+        }
+    }
+
+    /// Insert without touching backlinks (a move within the list).
+    private func insertPlain(_ table: Table, _ state: ListState, _ index: Int, _ element: Value) throws(FiefError) {
+        if index == state.count {
+            let last = state.segments.count - 1
+            if last < 0 || state.segments[last].count >= Segment.maxElements {
+                state.segments.append(ListSegment(position: nil, count: 1, raw: nil, reader: nil, values: [element]))
+            } else {
+                try state.makeWritable(last, table: table)
+                state.segments[last].values!.append(element)
+                state.segments[last].count += 1
+            }
+            state.count += 1
+            state.invalidateStarts()
+            return
+        }
+        let (s, o) = state.locate(index)
+        try state.makeWritable(s, table: table)
+        state.segments[s].values!.insert(element, at: o)
+        state.segments[s].count += 1
+        state.count += 1
+        state.invalidateStarts()
+    }
+
+    /// Remove every element; with `deleteObjects`, the objects of a list of
+    /// links are deleted too (each once).
+    public func listClear(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, deleteObjects: Bool = false) throws(FiefError) {
+        try changeList(tableKey, key, propertyKey) { (write, table, column, _, state) throws(FiefError) in
+            if deleteObjects && column.elementType != .link {
+                throw FiefError(.invalidArgument, "'\(table.objectClass.name).\((try? table.property(propertyKey).name) ?? "")' holds values, not objects: there is nothing to delete (clear it instead)")
+            }
+            do throws(FiefError) {
+                var targets: [Int64] = []
+                try clear(write, table, state, released: { (value) throws(FiefError) in
+                    if deleteObjects, case .link(_, let target) = value { targets.append(target) }
+                })
+                try noteSize(write, table, state)
+                if deleteObjects, !targets.isEmpty {
+                    let targetTable = try self.table(column.linkTarget)
+                    for target in Set(targets) where try isLive(targetTable, target) {
+                        try deleteObject(write, targetTable, target)
+                    }
+                    noteMembershipChange(column.linkTarget)
+                }
+            } catch { throw poison(write, error) }
+        }
+    }
+
+    /// Empty a loaded list, releasing each element (backlinks, embedded objects).
+    func clear(_ write: WriteTransaction, _ table: Table, _ state: ListState,
+               released extra: (Value) throws(FiefError) -> Void = { (_) throws(FiefError) in }) throws(FiefError) {
+        if state.linkTarget != 0 && state.type == .link {
+            var elements: [Value] = []
+            elements.reserveCapacity(state.count)
+            for s in 0..<state.segments.count {
+                if let values = state.segments[s].values { elements += values; continue }
+                let reader = try state.reader(s, table: table)
+                for o in 0..<reader.count { elements.append(reader.value(o, linkTarget: state.linkTarget)) }
+            }
+            state.segments = []
+            state.count = 0
+            state.clearsStored = true
+            state.removed = []
+            state.invalidateStarts()
+            for element in elements {
+                try released(write, table, state, element)
+                try extra(element)
+            }
+            return
+        }
+        state.segments = []
+        state.count = 0
+        state.clearsStored = true
+        state.removed = []
+        state.invalidateStarts()
+    }
+
+    /// Create an embedded object in place, inserted into list `propertyKey`
+    /// at `index` (count appends).
+    public func listInsertEmbedded(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, index: Int) throws(FiefError) -> (classKey: UInt32, objectKey: Int64) {
+        let write = try requireWrite()
+        let table = try table(tableKey)
+        let column = try listColumn(table, propertyKey)
+        try requireLive(table, key)
+        let property = try table.property(propertyKey)
+        guard column.elementType == .link, let child = try? self.table(column.linkTarget), child.objectClass.isEmbedded else {
+            throw FiefError(.invalidArgument, "'\(table.objectClass.name).\(property.name)' is not a list of an embedded class")
+        }
+        let state = try listState(table, column, owner: key)
+        try checkIndex(index, state, table, allowEnd: true)
+        var childKey: Int64 = 0
+        do throws(FiefError) {
+            try insertStreaming(write, child, properties: [], rows: 1, primaryKeyColumn: -1, keys: &childKey) { (_, _) throws(FiefError) in .null }
+            try insert(write, table, state, index, .link(classKey: child.key, objectKey: childKey))
+            try noteSize(write, table, state)
+        } catch {
+            throw poison(write, error)
+        }
+        noteMembershipChange(child.key)
+        return (child.key, childKey)
+    }
+
+    // MARK: Deleting objects
+
+    /// Object `key` of `table` is being deleted: its lists go (their links
+    /// lose their backlinks, embedded elements are deleted).
+    func deletingLists(_ write: WriteTransaction, _ table: Table, _ key: Int64) throws(FiefError) {
+        for (property, _) in table.lists {
+            let column = try table.column(property.key)
+            let id = ListID(table: table.key, column: property.key, owner: key)
+            if write.lists[id] == nil, try storedListSize(table, column, key) == 0 { continue }
+            let state = try listState(table, column, owner: key)
+            try clear(write, table, state)
+            try noteSize(write, table, state)
+        }
+    }
+
+    /// Every object of `table` is being deleted: the same for all their lists.
+    func emptyingLists(_ write: WriteTransaction, _ table: Table) throws(FiefError) {
+        for (property, dbi) in table.lists {
+            let column = try table.column(property.key)
+            if column.elementType == .link {
+                // Every stored element and every changed list, released.
+                var owners = Set<Int64>()
+                for (id, _) in write.lists where id.table == table.key && id.column == property.key { owners.insert(id.owner) }
+                let cursor = try LMDBCursor(write.txn, dbi)
+                var entry = try cursor.move(MDB_FIRST)
+                while let (k, _) = entry, let decoded = ListStore.decodeKey(k) {
+                    owners.insert(decoded.owner)
+                    entry = try cursor.next()
+                }
+                for owner in owners.sorted() {
+                    let state = try listState(table, column, owner: owner)
+                    try clear(write, table, state)
+                }
+            }
+            write.lists = write.lists.filter { $0.key.table != table.key || $0.key.column != property.key }
+            try LMDB.check(mdb_drop(write.txn, dbi, 0), "deleting lists")
+        }
+    }
+
+    /// Remove every element of list (`originClass`, `property`) of object
+    /// `origin` that links to `target` (which is being deleted).
+    func removeLinks(_ write: WriteTransaction, originClass: UInt32, property: UInt32, origin: Int64, target: Int64) throws(FiefError) {
+        let table = try table(originClass)
+        let column = try listColumn(table, property)
+        let state = try listState(table, column, owner: origin)
+        var index = 0
+        var removed = 0
+        var s = 0
+        while s < state.segments.count {
+            try state.makeWritable(s, table: table)
+            let before = state.segments[s].values!.count
+            state.segments[s].values!.removeAll { if case .link(_, let k) = $0, k == target { return true } else { return false } }
+            let after = state.segments[s].values!.count
+            removed += before - after
+            state.segments[s].count = after
+            index += after
+            if after == 0 {
+                if let position = state.segments[s].position { state.removed.append(position) }
+                state.segments.remove(at: s)
+            } else {
+                s += 1
+            }
+        }
+        state.count -= removed
+        state.invalidateStarts()
+        try noteSize(write, table, state)
+    }
+
+    // MARK: Commit
+
+    /// Store every changed segment of every changed list (at commit).
+    func flushLists(_ write: WriteTransaction) throws(FiefError) {
+        if write.lists.isEmpty { return }
+        let limit = environment.chunkPartLimit
+        let ids = write.lists.keys.sorted { ($0.table, $0.column, $0.owner) < ($1.table, $1.column, $1.owner) }
+        for id in ids {
+            let state = write.lists[id]!
+            guard state.isDirty || state.clearsStored else { continue }
+            let table = try table(id.table)
+            let dbi = try table.listDatabase(id.column)
+            try store(state, table, dbi, write, limit: limit)
+        }
+    }
+
+    private func store(_ state: ListState, _ table: Table, _ dbi: MDB_dbi, _ write: WriteTransaction, limit: Int) throws(FiefError) {
+        let owner = state.id.owner
+        if state.clearsStored { try ListStore.deleteAll(write.txn, dbi, owner: owner) }
+        var keyBuffer = (UInt64(0), UInt64(0))
+        for position in state.removed where !state.clearsStored {
+            try withUnsafeMutableBytes(of: &keyBuffer) { (raw) throws(FiefError) in
+                ListStore.key(raw.baseAddress!, owner: owner, position: position)
+                try LMDB.delete(write.txn, dbi, UnsafeRawBufferPointer(raw))
+            }
+        }
+        // Runs of changed segments are cut again into segments that fit
+        // (≤ 256 elements, ≤ `limit` bytes), reusing their positions.
+        var planned: [(position: UInt64?, values: ArraySlice<Value>)] = []
+        var keep: [Int: UInt64] = [:]   // index in `planned` of a clean segment -> its position
+        var s = 0
+        let segments = state.segments
+        while s < segments.count {
+            if segments[s].values == nil {
+                keep[planned.count] = segments[s].position!
+                planned.append((segments[s].position, []))
+                s += 1
+                continue
+            }
+            var run: [Value] = []
+            var positions: [UInt64] = []
+            while s < segments.count, let values = segments[s].values {
+                run += values
+                if let p = segments[s].position, !state.clearsStored { positions.append(p) }
+                s += 1
+            }
+            let pieces = cut(run, type: state.type, nullable: state.nullable, limit: limit)
+            for (i, piece) in pieces.enumerated() {
+                planned.append((i < positions.count ? positions[i] : nil, run[piece]))
+            }
+            if positions.count > pieces.count {
+                for position in positions[pieces.count...] {
+                    try withUnsafeMutableBytes(of: &keyBuffer) { (raw) throws(FiefError) in
+                        ListStore.key(raw.baseAddress!, owner: owner, position: position)
+                        try LMDB.delete(write.txn, dbi, UnsafeRawBufferPointer(raw))
+                    }
+                }
+            }
+        }
+        // Positions for the new segments: in the gap before the next
+        // positioned one, or after the last; a list whose gap ran out is
+        // renumbered (every segment stored again).
+        var assigned: [UInt64] = []
+        assigned.reserveCapacity(planned.count)
+        var renumber = false
+        var i = 0
+        var previous: UInt64? = nil
+        while i < planned.count {
+            if let p = planned[i].position {
+                assigned.append(p)
+                previous = p
+                i += 1
+                continue
+            }
+            var j = i
+            while j < planned.count && planned[j].position == nil { j += 1 }
+            let newCount = j - i
+            if j == planned.count {
+                var p = previous ?? (ListStore.firstPosition &- ListStore.positionStep)
+                for _ in 0..<newCount {
+                    let (next, overflow) = p.addingReportingOverflow(ListStore.positionStep)
+                    if overflow { renumber = true; break }
+                    p = next
+                    assigned.append(p)
+                }
+            } else {
+                let low = previous ?? 0
+                let high = planned[j].position!
+                let gap = (high - low) / UInt64(newCount + 1)
+                if gap == 0 { renumber = true } else {
+                    for k in 1...newCount { assigned.append(low + gap * UInt64(k)) }
+                }
+            }
+            if renumber { break }
+            previous = assigned.last
+            i = j
+        }
+        if renumber {
+            // Every element decoded, every stored segment deleted, positions afresh.
+            var all: [Value] = []
+            all.reserveCapacity(state.count)
+            for s in 0..<state.segments.count {
+                try state.makeWritable(s, table: table)
+                all += state.segments[s].values!
+            }
+            try ListStore.deleteAll(write.txn, dbi, owner: owner)
+            planned = cut(all, type: state.type, nullable: state.nullable, limit: limit).map { (nil, all[$0]) }
+            keep = [:]
+            assigned = (0..<planned.count).map { ListStore.firstPosition &+ UInt64($0) &* ListStore.positionStep }
+        }
+        for (index, piece) in planned.enumerated() where keep[index] == nil {
+            try put(Array(piece.values), position: assigned[index], state, dbi, write)
+        }
+    }
+
+    /// Ranges of `values` that each make one segment.
+    private func cut(_ values: [Value], type: PropertyType, nullable: Bool, limit: Int) -> [Range<Int>] {
+        var pieces: [Range<Int>] = []
+        let variable = type == .string || type == .binary
+        var start = 0
+        while start < values.count {
+            var end = Swift.min(start + Segment.maxElements, values.count)
+            if variable {
+                // Worst-case header: null bitmap, 4-byte offsets.
+                var size = 2 + 32 + 4 + 1 + 4
+                var k = start
+                while k < end {
+                    var bytes = 4
+                    if case .string(let b) = values[k] { bytes += b.count } else if case .binary(let b) = values[k] { bytes += b.count }
+                    if k > start && size + bytes > limit { break }
+                    size += bytes
+                    k += 1
+                }
+                end = k
+            }
+            pieces.append(start..<end)
+            start = end
+        }
+        return pieces
+    }
+
+    private func put(_ values: [Value], position: UInt64, _ state: ListState, _ dbi: MDB_dbi, _ write: WriteTransaction) throws(FiefError) {
+        let checkKey = ListStore.checkKey(column: state.id.column, owner: state.id.owner, position: position)
+        let size = values.withUnsafeBufferPointer { Segment.encodedSize($0, type: state.type, nullable: state.nullable) }
+        if write.segmentBuffer.count < size { write.segmentBuffer = [UInt8](repeating: 0, count: Swift.max(size, 4096)) }
+        let target = write.segmentBuffer.withUnsafeMutableBytes { (out) -> UnsafeRawBufferPointer in
+            let target = UnsafeMutableRawBufferPointer(rebasing: out[0..<size])
+            values.withUnsafeBufferPointer { (buffer) in
+                Segment.encode(buffer, type: state.type, nullable: state.nullable, into: target, table: state.id.table, key: checkKey)
+            }
+            return UnsafeRawBufferPointer(target)
+        }
+        var keyBuffer = (UInt64(0), UInt64(0))
+        try withUnsafeMutableBytes(of: &keyBuffer) { (raw) throws(FiefError) in
+            ListStore.key(raw.baseAddress!, owner: state.id.owner, position: position)
+            _ = try LMDB.put(write.txn, dbi, UnsafeRawBufferPointer(raw), target)
+        }
+    }
+}

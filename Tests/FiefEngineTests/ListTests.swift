@@ -1,0 +1,323 @@
+import XCTest
+import CLMDB
+@testable import FiefEngine
+
+/// List helpers on the test database wrapper.
+extension DB {
+    func list(_ className: String, _ key: Int64, _ name: String) throws -> [TV] {
+        let table = cls(className), p = pkey(className, name)
+        let n = try realm.listCount(table: table, key: key, property: p)
+        var out = [Value](repeating: .null, count: n)
+        try out.withUnsafeMutableBufferPointer { try realm.listValues(table: table, key: key, property: p, start: 0, into: $0) }
+        // Element by element agrees with the range read.
+        for i in 0..<n { XCTAssertEqual(TV(try realm.listValue(table: table, key: key, property: p, index: i)), TV(out[i])) }
+        return out.map(TV.init)
+    }
+
+    func append(_ className: String, _ key: Int64, _ name: String, _ values: [TV]) throws {
+        let table = cls(className), p = pkey(className, name)
+        try TV.withValues(values) { v in try realm.listAppend(table: table, key: key, property: p, values: UnsafeBufferPointer(v)) }
+    }
+
+    func insert(_ className: String, _ key: Int64, _ name: String, _ index: Int, _ value: TV) throws {
+        let table = cls(className), p = pkey(className, name)
+        try TV.withValues([value]) { v in try realm.listInsert(table: table, key: key, property: p, index: index, value: v[0]) }
+    }
+
+    func setElement(_ className: String, _ key: Int64, _ name: String, _ index: Int, _ value: TV) throws {
+        let table = cls(className), p = pkey(className, name)
+        try TV.withValues([value]) { v in try realm.listSet(table: table, key: key, property: p, index: index, value: v[0]) }
+    }
+
+    func removeElement(_ className: String, _ key: Int64, _ name: String, _ index: Int) throws {
+        try realm.listRemove(table: cls(className), key: key, property: pkey(className, name), index: index)
+    }
+}
+
+/// Lists: every operation against an in-memory model, segments cut and
+/// renumbered, links with counted backlinks, deleted targets leaving every
+/// list, embedded elements, and the errors that change nothing.
+final class ListTests: XCTestCase {
+    private let schema = makeSchema([
+        ("Dog", [prop("name", .string), prop("age", .int)]),
+        ("Toy", [prop("label", .string)]),
+        ("Person", [prop("name", .string),
+                    Property(name: "dogs", type: .link, linkTarget: "Dog", collection: .list),
+                    Property(name: "scores", type: .int, collection: .list),
+                    Property(name: "tags", type: .string, flags: .nullable, collection: .list),
+                    Property(name: "toys", type: .link, linkTarget: "Toy", collection: .list)]),
+    ])
+
+    private func backlinkCount(_ db: DB, _ className: String, _ target: Int64) throws -> Int {
+        let realm = db.realm
+        let table = try realm.table(db.cls(className))
+        guard let dbi = table.backlinks else { return 0 }
+        var total = 0
+        let read: (OpaquePointer) throws -> Void = { txn in
+            try Backlinks.forEach(txn, dbi, target: target) { (_, _, _, count) throws(FiefError) in total += Int(count) }
+        }
+        if let write = realm.write { try read(write.txn) } else { try read(try realm.currentSnapshot().txn) }
+        return total
+    }
+
+    func testSchemaRulesForLists() throws {
+        func refused(_ property: Property, _ fragment: String, line: UInt = #line) {
+            let schema = makeSchema([("A", [property])])
+            let error = expectError(.invalidSchema, line: line) { try schema.validate() }
+            XCTAssertTrue(error?.message.contains(fragment) ?? false, "\(error?.message ?? "")", line: line)
+        }
+        refused(Property(name: "l", type: .int, flags: .primaryKey, collection: .list), "cannot be a primary key")
+        refused(Property(name: "l", type: .int, flags: .indexed, collection: .list), "cannot be indexed")
+        refused(Property(name: "l", type: .link, flags: .nullable, linkTarget: "A", collection: .list), "cannot hold null")
+        refused(Property(name: "l", type: .link, collection: .list), "has no target class")
+        XCTAssertNoThrow(try schema.validate())
+    }
+
+    func testEveryOperationMatchesAModel() throws {
+        let dir = tempDir()
+        let path = dir.file()
+        var owner: Int64 = 0
+        var model: [Int64] = []
+        var rng = SeededRandom(seed: 42)
+        do {
+            let db = try DB.open(path, schema)
+            try db.write { owner = try db.create("Person", [("name", .string("Ann"))]) }
+            XCTAssertEqual(try db.list("Person", owner, "scores"), [])
+            // Several transactions of random operations, checked after each.
+            for round in 0..<30 {
+                try db.write {
+                    for _ in 0..<200 {
+                        let op = rng.next() % 10
+                        let v = Int64(rng.next() % 1000) - 500
+                        switch op {
+                        case 0...3:
+                            try db.append("Person", owner, "scores", [.int(v)])
+                            model.append(v)
+                        case 4, 5:
+                            let i = Int(rng.next() % UInt64(model.count + 1))
+                            try db.insert("Person", owner, "scores", i, .int(v))
+                            model.insert(v, at: i)
+                        case 6 where !model.isEmpty:
+                            let i = Int(rng.next() % UInt64(model.count))
+                            try db.setElement("Person", owner, "scores", i, .int(v))
+                            model[i] = v
+                        case 7 where !model.isEmpty:
+                            let i = Int(rng.next() % UInt64(model.count))
+                            try db.removeElement("Person", owner, "scores", i)
+                            model.remove(at: i)
+                        case 8 where model.count > 1:
+                            let a = Int(rng.next() % UInt64(model.count)), b = Int(rng.next() % UInt64(model.count))
+                            try db.realm.listMove(table: db.cls("Person"), key: owner, property: db.pkey("Person", "scores"), from: a, to: b)
+                            model.insert(model.remove(at: a), at: b)
+                        case 9 where model.count > 1:
+                            let a = Int(rng.next() % UInt64(model.count)), b = Int(rng.next() % UInt64(model.count))
+                            try db.realm.listSwap(table: db.cls("Person"), key: owner, property: db.pkey("Person", "scores"), a, b)
+                            model.swapAt(a, b)
+                        default:
+                            try db.append("Person", owner, "scores", [.int(v), .int(v + 1)])
+                            model += [v, v + 1]
+                        }
+                    }
+                    // Inside the transaction the list is already the model.
+                    XCTAssertEqual(try db.list("Person", owner, "scores"), model.map { .int($0) })
+                }
+                XCTAssertEqual(try db.list("Person", owner, "scores"), model.map { .int($0) }, "round \(round)")
+                XCTAssertEqual(try db.realm.listCount(table: db.cls("Person"), key: owner, property: db.pkey("Person", "scores")), model.count)
+            }
+            // Find.
+            if let first = model.first {
+                let found = try TV.withValues([.int(first)]) { v in
+                    try db.realm.listFind(table: db.cls("Person"), key: owner, property: db.pkey("Person", "scores"), value: v[0])
+                }
+                XCTAssertEqual(found, model.firstIndex(of: first))
+            }
+            db.realm.close()
+        }
+        let db = try DB.open(path, nil, readOnly: true)
+        XCTAssertEqual(try db.list("Person", owner, "scores"), model.map { .int($0) })
+        // Segments hold at most 256 elements, in order of position.
+        let table = try db.realm.table(db.cls("Person"))
+        let dbi = try table.listDatabase(db.pkey("Person", "scores"))
+        var counts: [Int] = []
+        try ListStore.withSeek(try db.realm.currentSnapshot().txn, dbi, owner: owner, position: 0) { (cursor, first) throws(FiefError) in
+            var entry = first
+            while let (_, v) = entry { counts.append(Int(v.load(as: UInt8.self)) + 1); entry = try cursor.next() }
+        }
+        XCTAssertEqual(counts.reduce(0, +), model.count)
+        XCTAssertTrue(counts.allSatisfy { $0 <= 256 })
+    }
+
+    func testLargeListsAndStrings() throws {
+        let dir = tempDir()
+        let db = try DB.open(dir.file(), schema)
+        var owner: Int64 = 0
+        let n = 20_000
+        try db.write {
+            owner = try db.create("Person", [("name", .string("Ann"))])
+            for i in 0..<n { try db.append("Person", owner, "scores", [.int(Int64(i))]) }
+        }
+        // One append in a later transaction, then a read of the whole list.
+        try db.write { try db.append("Person", owner, "scores", [.int(-1)]) }
+        let all = try db.list("Person", owner, "scores")
+        XCTAssertEqual(all.count, n + 1)
+        XCTAssertEqual(all.first, .int(0))
+        XCTAssertEqual(all[n - 1], .int(Int64(n - 1)))
+        XCTAssertEqual(all.last, .int(-1))
+        // Insert at the front many times: positions before the first segment.
+        try db.write { for i in 0..<600 { try db.insert("Person", owner, "scores", 0, .int(Int64(-10 - i))) } }
+        XCTAssertEqual(try db.list("Person", owner, "scores").prefix(2), [.int(-609), .int(-608)])
+        // Strings, some null and some long: segments cut by bytes.
+        let long = String(repeating: "x", count: 3000)
+        var model: [TV] = []
+        try db.write {
+            for i in 0..<300 {
+                let v: TV = i % 7 == 0 ? .null : i % 50 == 1 ? .string(long + "\(i)") : .string("tag \(i)")
+                try db.append("Person", owner, "tags", [v])
+                model.append(v)
+            }
+        }
+        XCTAssertEqual(try db.list("Person", owner, "tags"), model)
+        try db.write {
+            try db.setElement("Person", owner, "tags", 3, .string("changed"))
+            try db.removeElement("Person", owner, "tags", 0)
+        }
+        model[3] = .string("changed")
+        model.remove(at: 0)
+        XCTAssertEqual(try db.list("Person", owner, "tags"), model)
+    }
+
+    func testLinksInListsKeepBacklinksAndLeaveWhenDeleted() throws {
+        let dir = tempDir()
+        let db = try DB.open(dir.file(), schema)
+        let dog = db.cls("Dog")
+        var ann: Int64 = 0, bob: Int64 = 0, rex: Int64 = 0, max: Int64 = 0
+        try db.write {
+            rex = try db.create("Dog", [("name", .string("Rex"))])
+            max = try db.create("Dog", [("name", .string("Max"))])
+            ann = try db.create("Person", [("name", .string("Ann"))])
+            bob = try db.create("Person", [("name", .string("Bob"))])
+            try db.append("Person", ann, "dogs", [.link(dog, rex), .link(dog, max), .link(dog, rex)])
+            try db.append("Person", bob, "dogs", [.link(dog, rex)])
+        }
+        XCTAssertEqual(try backlinkCount(db, "Dog", rex), 3)
+        XCTAssertEqual(try backlinkCount(db, "Dog", max), 1)
+        // Linking objects through a list: each origin once.
+        let linking = try Results(realm: db.realm, linkingTo: rex, of: dog, originClass: db.cls("Person"), property: db.pkey("Person", "dogs"))
+        XCTAssertEqual(try linking.allKeys(), [ann, bob])
+        // Replacing and removing elements keeps the counts.
+        try db.write {
+            try db.setElement("Person", ann, "dogs", 2, .link(dog, max))
+            XCTAssertEqual(try backlinkCount(db, "Dog", rex), 2)
+            XCTAssertEqual(try backlinkCount(db, "Dog", max), 2)
+            try db.removeElement("Person", bob, "dogs", 0)
+        }
+        XCTAssertEqual(try backlinkCount(db, "Dog", rex), 1)
+        // Deleting a dog removes it from every list that held it.
+        try db.write { try db.delete("Dog", max) }
+        XCTAssertEqual(try db.list("Person", ann, "dogs"), [.link(dog, rex)])
+        XCTAssertEqual(try backlinkCount(db, "Dog", max), 0)
+        // Deleting the owner releases its elements.
+        try db.write { try db.delete("Person", ann) }
+        XCTAssertEqual(try backlinkCount(db, "Dog", rex), 0)
+        XCTAssertTrue(try db.exists("Dog", rex))
+        // Clear with delete: the objects go.
+        try db.write {
+            try db.append("Person", bob, "dogs", [.link(dog, rex), .link(dog, rex)])
+            try db.realm.listClear(table: db.cls("Person"), key: bob, property: db.pkey("Person", "dogs"), deleteObjects: true)
+        }
+        XCTAssertFalse(try db.exists("Dog", rex))
+        XCTAssertEqual(try db.list("Person", bob, "dogs"), [])
+        // Deleting every dog empties the lists too.
+        try db.write {
+            let a = try db.create("Dog", [("name", .string("A"))])
+            try db.append("Person", bob, "dogs", [.link(dog, a), .link(dog, a)])
+            try db.realm.deleteAll(table: dog)
+        }
+        XCTAssertEqual(try db.list("Person", bob, "dogs"), [])
+    }
+
+    func testEmbeddedElements() throws {
+        var s = schema
+        s.classes[1].isEmbedded = true   // Toy
+        let dir = tempDir()
+        let db = try DB.open(dir.file(), s)
+        let toy = db.cls("Toy"), person = db.cls("Person"), toys = db.pkey("Person", "toys")
+        var ann: Int64 = 0
+        var made: [Int64] = []
+        try db.write {
+            ann = try db.create("Person", [("name", .string("Ann"))])
+            for i in 0..<3 {
+                let (cls, key) = try db.realm.listInsertEmbedded(table: person, key: ann, property: toys, index: i)
+                XCTAssertEqual(cls, toy)
+                try db.set("Toy", key, "label", .string("toy \(i)"))
+                made.append(key)
+            }
+        }
+        XCTAssertEqual(try db.list("Person", ann, "toys"), made.map { .link(toy, $0) })
+        // An embedded object is never linked on its own.
+        try db.write {
+            expectError(.invalidArgument) { try db.append("Person", ann, "toys", [.link(toy, made[0])]) }
+            // Removing an element deletes its object.
+            try db.removeElement("Person", ann, "toys", 1)
+        }
+        XCTAssertFalse(try db.exists("Toy", made[1]))
+        try db.write { try db.delete("Person", ann) }
+        XCTAssertFalse(try db.exists("Toy", made[0]))
+        XCTAssertFalse(try db.exists("Toy", made[2]))
+    }
+
+    func testBadInputChangesNothing() throws {
+        let dir = tempDir()
+        let db = try DB.open(dir.file(), schema)
+        let dog = db.cls("Dog"), toy = db.cls("Toy")
+        var ann: Int64 = 0, rex: Int64 = 0, gone: Int64 = 0, ball: Int64 = 0
+        try db.write {
+            ann = try db.create("Person", [("name", .string("Ann"))])
+            rex = try db.create("Dog", [("name", .string("Rex"))])
+            gone = try db.create("Dog", [("name", .string("Gone"))])
+            ball = try db.create("Toy", [("label", .string("ball"))])
+            try db.append("Person", ann, "scores", [.int(1), .int(2)])
+        }
+        try db.write { try db.delete("Dog", gone) }
+        // Outside a transaction.
+        expectError(.notInTransaction) { try db.append("Person", ann, "scores", [.int(3)]) }
+        try db.write {
+            expectError(.typeMismatch) { try db.append("Person", ann, "scores", [.string("x")]) }
+            expectError(.nullNotAllowed) { try db.append("Person", ann, "scores", [.null]) }
+            // A bulk append with one bad value appends nothing.
+            expectError(.typeMismatch) { try db.append("Person", ann, "scores", [.int(3), .string("x")]) }
+            expectError(.indexOutOfBounds) { try db.insert("Person", ann, "scores", 3, .int(0)) }
+            expectError(.indexOutOfBounds) { try db.setElement("Person", ann, "scores", 2, .int(0)) }
+            expectError(.indexOutOfBounds) { try db.removeElement("Person", ann, "scores", -1) }
+            expectError(.noSuchObject) { try db.append("Person", ann, "dogs", [.link(dog, gone)]) }
+            expectError(.typeMismatch) { try db.append("Person", ann, "dogs", [.link(toy, ball)]) }
+            expectError(.nullNotAllowed) { try db.append("Person", ann, "dogs", [.null]) }
+            expectError(.typeMismatch) { try db.append("Person", ann, "tags", [.binary([0xFF])]) }
+            expectError(.invalidArgument) { try db.append("Person", ann, "name", [.string("x")]) }
+            // A list is not a value.
+            expectError(.typeMismatch) { try db.get("Person", ann, "scores") }
+            expectError(.typeMismatch) { try db.set("Person", ann, "scores", .int(1)) }
+        }
+        XCTAssertEqual(try db.list("Person", ann, "scores"), [.int(1), .int(2)])
+        XCTAssertEqual(try db.list("Person", ann, "dogs"), [])
+        _ = rex
+        // Lists are not queried or sorted by yet.
+        expectError(.queryInvalid) { try db.query("Person", "scores == 1") }
+        expectError(.queryInvalid) { try db.results("Person").sorted(by: [("scores", true)]) }
+    }
+
+    func testCancelledChangesLeaveNothing() throws {
+        let dir = tempDir()
+        let db = try DB.open(dir.file(), schema)
+        var ann: Int64 = 0
+        try db.write {
+            ann = try db.create("Person", [("name", .string("Ann"))])
+            try db.append("Person", ann, "scores", [.int(1)])
+        }
+        try db.realm.beginWrite()
+        try db.append("Person", ann, "scores", [.int(2), .int(3)])
+        try db.removeElement("Person", ann, "scores", 0)
+        db.realm.cancelWrite()
+        XCTAssertEqual(try db.list("Person", ann, "scores"), [.int(1)])
+    }
+}
