@@ -19,6 +19,8 @@
  *     fief_realm_t --fief_realm_get_objects--> fief_results_t
  *                  --fief_object_create, _find, _get--> fief_object_t
  *     fief_results_t --filter/sort--> fief_results_t --get_object--> fief_object_t
+ *     fief_object_t --fief_object_get_list--> fief_list_t
+ *                   --fief_object_get_backlinks--> fief_results_t
  *     fief_realm_t --fief_realm_freeze--> fief_realm_t (frozen)
  *
  * OWNERSHIP
@@ -332,6 +334,7 @@ typedef struct fief_schema fief_schema_t;
 typedef struct fief_realm fief_realm_t;
 typedef struct fief_object fief_object_t;
 typedef struct fief_results fief_results_t;
+typedef struct fief_list fief_list_t;
 
 /** Give back one reference to any handle.  The object it names is freed when
  *  its last reference goes (a realm closes when no realm, object or results
@@ -358,18 +361,23 @@ typedef int64_t fief_object_key_t;    /* stable per object; never reused in a cl
 
 /** Collection kind of a property (fief_property_info_t.collection_type). */
 typedef int32_t fief_collection_type_t;
-#define FIEF_COLLECTION_NONE 0
+#define FIEF_COLLECTION_NONE 0 /* one value */
+#define FIEF_COLLECTION_LIST 1 /* an ordered list of values of `type` (see "Lists") */
 
 /** One property of a class.  When defining a schema, `key` is ignored; a
  *  link (FIEF_TYPE_LINK) names its target class in `link_target` and must
  *  be FIEF_PROPERTY_NULLABLE (a to-one link is null until set, and again
  *  when its target is deleted); other properties have `link_target` NULL,
- *  and `link_origin_property` is NULL.  When reading one, the strings point
- *  into the schema handle. */
+ *  and `link_origin_property` is NULL.  A list (`collection_type`
+ *  FIEF_COLLECTION_LIST) holds elements of `type`, null allowed when
+ *  FIEF_PROPERTY_NULLABLE is set; a list of links names its target class
+ *  and is never nullable (its elements are objects); a list is neither a
+ *  primary key nor indexed.  When reading one, the strings point into the
+ *  schema handle. */
 typedef struct fief_property_info {
     const char *name;                       /* zero-terminated UTF-8 */
     fief_type_t type;                       /* FIEF_TYPE_INT ... FIEF_TYPE_LINK */
-    fief_collection_type_t collection_type; /* FIEF_COLLECTION_NONE */
+    fief_collection_type_t collection_type; /* FIEF_COLLECTION_NONE or _LIST */
     const char *link_target;                /* links: the target class's name; else NULL */
     const char *link_origin_property;       /* reserved: NULL */
     uint32_t flags;                         /* FIEF_PROPERTY_* bits */
@@ -776,6 +784,103 @@ FIEF_API fief_object_t *fief_object_create_embedded(fief_object_t *object, fief_
  *  when the object does not exist in the target's version. */
 FIEF_API bool fief_object_resolve_in(const fief_object_t *object, fief_realm_t *target,
                                      fief_object_t **out_object);
+
+/* ==========================================================================
+ * Lists
+ *
+ * A list property holds an ordered list of values (every scalar type,
+ * optional or not) or of objects (links, or embedded objects owned by the
+ * list).  A list handle names one list: a realm, an object and a property.
+ * It follows the realm like an object handle: reads see the realm's
+ * current version, writes need a write transaction, and once the owner is
+ * deleted every call fails with FIEF_ERR_INVALIDATED_OBJECT.  Elements are
+ * read in place: strings and binaries are views (see OWNERSHIP).
+ *
+ * Links in a list are recorded on the target's side (fief_object_get_backlinks
+ * finds the owner through the list); deleting an object removes it from
+ * every list that holds it, in the same transaction.  An embedded object in
+ * a list is created there (fief_list_insert_embedded) and deleted when it
+ * leaves the list or the owner is deleted.
+ *
+ * Storage: segments of up to 256 elements in LMDB, so an append writes
+ * O(log n) pages and `fief_list_get` is a binary search over segments.
+ * ========================================================================== */
+
+/** The list `property` of `object`: a new handle, or NULL.
+ *  Errors: FIEF_ERR_INVALIDATED_OBJECT, FIEF_ERR_NO_SUCH_PROPERTY,
+ *  FIEF_ERR_INVALID_ARGUMENT (the property is not a list). */
+FIEF_API fief_list_t *fief_object_get_list(const fief_object_t *object, fief_property_key_t property);
+
+/** Whether the list's owner still exists (false for NULL or released handles). */
+FIEF_API bool fief_list_is_valid(const fief_list_t *list);
+
+/** Number of elements into `*out_size`. */
+FIEF_API bool fief_list_size(const fief_list_t *list, size_t *out_size);
+
+/** Element `index` into `*out_value` (FIEF_TYPE_LINK for objects).
+ *  Errors: FIEF_ERR_INDEX_OUT_OF_BOUNDS, FIEF_ERR_INVALIDATED_OBJECT. */
+FIEF_API bool fief_list_get(const fief_list_t *list, size_t index, fief_value_t *out_value);
+
+/** Elements `start` ... `start + count - 1` into `out_values` (one call for
+ *  a range).  Errors: FIEF_ERR_INDEX_OUT_OF_BOUNDS when the range does not
+ *  lie within the list (nothing is written then). */
+FIEF_API bool fief_list_get_range(const fief_list_t *list, size_t start, size_t count,
+                                  fief_value_t *out_values);
+
+/** The index of the first element equal to `value` into `*out_index`, and
+ *  whether there is one into `*out_found` (a value of another type is
+ *  never found). */
+FIEF_API bool fief_list_find(const fief_list_t *list, fief_value_t value, size_t *out_index,
+                             bool *out_found);
+
+/** Replace element `index` (in a write transaction).  A replaced embedded
+ *  object is deleted.  Values are checked as fief_object_set_value checks
+ *  them, against the list's element type; a link must name an existing,
+ *  non-embedded object of the list's target class.
+ *  Errors: FIEF_ERR_NOT_IN_TRANSACTION, FIEF_ERR_INDEX_OUT_OF_BOUNDS,
+ *  FIEF_ERR_TYPE_MISMATCH, FIEF_ERR_NULL_NOT_ALLOWED, FIEF_ERR_INVALID_UTF8,
+ *  FIEF_ERR_NO_SUCH_OBJECT (a deleted object), FIEF_ERR_INVALID_ARGUMENT
+ *  (an embedded object), FIEF_ERR_FROZEN, FIEF_ERR_WRONG_THREAD.  On any
+ *  error the list is unchanged. */
+FIEF_API bool fief_list_set(fief_list_t *list, size_t index, fief_value_t value);
+
+/** Insert `value` before element `index` (`index` == size appends).
+ *  Errors as fief_list_set. */
+FIEF_API bool fief_list_insert(fief_list_t *list, size_t index, fief_value_t value);
+
+/** Append `count` values, all checked before any is added (all or nothing).
+ *  Errors as fief_list_set. */
+FIEF_API bool fief_list_append(fief_list_t *list, const fief_value_t *values, size_t count);
+
+/** Remove element `index` (an embedded object is deleted; a linked object
+ *  stays).  Errors: FIEF_ERR_INDEX_OUT_OF_BOUNDS, ... */
+FIEF_API bool fief_list_remove(fief_list_t *list, size_t index);
+
+/** Move element `from` to index `to`; the elements between shift by one. */
+FIEF_API bool fief_list_move(fief_list_t *list, size_t from, size_t to);
+
+/** Swap elements `i` and `j`. */
+FIEF_API bool fief_list_swap(fief_list_t *list, size_t i, size_t j);
+
+/** Remove every element (linked objects stay; embedded ones are deleted). */
+FIEF_API bool fief_list_clear(fief_list_t *list);
+
+/** Remove every element of a list of objects and delete those objects
+ *  (each once, however often it was listed).  Errors as fief_list_clear,
+ *  and FIEF_ERR_INVALID_ARGUMENT for a list of values. */
+FIEF_API bool fief_list_remove_all(fief_list_t *list);
+
+/** Create an object of the list's embedded class in place, inserted before
+ *  element `index` (size appends); every property at its default.  Returns
+ *  a new handle to it, or NULL.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (not a list of an embedded class),
+ *  FIEF_ERR_INDEX_OUT_OF_BOUNDS, FIEF_ERR_NOT_IN_TRANSACTION, ... */
+FIEF_API fief_object_t *fief_list_insert_embedded(fief_list_t *list, size_t index);
+
+/** The same list in another realm of the same file (freeze: a frozen
+ *  target; thaw: a live one).  `*out_list` receives a new handle, or NULL
+ *  when the owner does not exist in the target's version. */
+FIEF_API bool fief_list_resolve_in(const fief_list_t *list, fief_realm_t *target, fief_list_t **out_list);
 
 /* ==========================================================================
  * Results and queries

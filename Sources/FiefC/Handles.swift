@@ -11,6 +11,7 @@ enum HandleKind: UInt8 {
     case realm = 3
     case object = 4
     case results = 5
+    case list = 6
 
     var name: String {
         switch self {
@@ -19,6 +20,7 @@ enum HandleKind: UInt8 {
         case .realm: return "realm"
         case .object: return "object"
         case .results: return "results"
+        case .list: return "list"
         }
     }
 }
@@ -40,6 +42,8 @@ enum HandleTable {
         /// For object handles: the class and object key (`object` is the realm).
         var table: UInt32 = 0
         var key: Int64 = 0
+        /// For collection handles: the property.
+        var property: UInt32 = 0
     }
 
     static let segmentShift = 12
@@ -64,6 +68,25 @@ enum HandleTable {
         make(realm, .object) { slot in
             slot.pointee.table = table
             slot.pointee.key = key
+        }
+    }
+
+    /// A new collection handle (`kind` .list): the realm, the owner and the
+    /// property live in the slot.
+    static func makeCollection(_ realm: Realm, _ kind: HandleKind, table: UInt32, key: Int64, property: UInt32) -> OpaquePointer? {
+        make(realm, kind) { slot in
+            slot.pointee.table = table
+            slot.pointee.key = key
+            slot.pointee.property = property
+        }
+    }
+
+    /// The owner and property behind a collection handle, valid for the current call.
+    @inline(__always)
+    static func collection(_ handle: UnsafeRawPointer?, _ kind: HandleKind) throws(FiefError) -> CollectionBox {
+        try borrow(handle, kind, as: Realm.self) { (realm) throws(FiefError) -> CollectionBox in
+            let slot = slot(handle)!
+            return CollectionBox(realm: realm, table: slot.pointee.table, key: slot.pointee.key, property: slot.pointee.property)
         }
     }
 

@@ -40,7 +40,7 @@ final class SchemaBox {
     func propertyInfo(_ classIndex: Int, _ index: Int) -> fief_property_info_t {
         let p = schema.classes[classIndex].properties[index]
         return fief_property_info_t(name: UnsafePointer(propertyNames[classIndex][index]), type: p.type.rawValue,
-                                    collection_type: FIEF_COLLECTION_NONE,
+                                    collection_type: Int32(bitPattern: p.collection.rawValue),
                                     link_target: linkTargets[classIndex][index].map { UnsafePointer($0) }, link_origin_property: nil,
                                     flags: p.flags.rawValue, key: p.key)
     }
@@ -82,11 +82,15 @@ public func exportSchemaNew(_ classes: UnsafePointer<fief_class_info_t>?, _ coun
                 guard let type = PropertyType(rawValue: p.type) else {
                     throw FiefError(.invalidSchema, "property '\(name).\(pname)' has unknown type \(p.type)")
                 }
-                if p.collection_type != FIEF_COLLECTION_NONE || p.link_origin_property != nil {
-                    throw FiefError(.invalidSchema, "property '\(name).\(pname)': collection_type must be FIEF_COLLECTION_NONE and link_origin_property NULL in this version")
+                guard p.collection_type == FIEF_COLLECTION_NONE || p.collection_type == FIEF_COLLECTION_LIST,
+                      let collection = CollectionKind(rawValue: UInt32(bitPattern: p.collection_type)) else {
+                    throw FiefError(.invalidSchema, "property '\(name).\(pname)' has unknown collection_type \(p.collection_type) (FIEF_COLLECTION_NONE or FIEF_COLLECTION_LIST)")
+                }
+                if p.link_origin_property != nil {
+                    throw FiefError(.invalidSchema, "property '\(name).\(pname)': link_origin_property must be NULL in this version")
                 }
                 let target = try p.link_target.map { (t) throws(FiefError) in try cString(t, "class_properties[\(i)][\(j)].link_target (property '\(name).\(pname)')") }
-                props.append(Property(name: pname, type: type, flags: PropertyFlags(rawValue: p.flags), linkTarget: target))
+                props.append(Property(name: pname, type: type, flags: PropertyFlags(rawValue: p.flags), linkTarget: target, collection: collection))
             }
             result.append(ObjectClass(name: name, properties: props, isEmbedded: info.flags & UInt32(FIEF_CLASS_EMBEDDED) != 0))
         }

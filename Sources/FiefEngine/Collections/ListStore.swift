@@ -142,6 +142,20 @@ final class ListState {
 
     func invalidateStarts() { startsValid = false }
 
+    /// Check every segment and index them now: a snapshot's lists are then
+    /// only read, never changed, so realms sharing the snapshot may read
+    /// them at the same time.
+    func prepareForReading(_ table: Table) throws(FiefError) {
+        for s in 0..<segments.count { _ = try reader(s, table: table) }
+        if segments.count > 1 { _ = locate(base) }
+        if !startsValid {
+            starts = []
+            var at = base
+            for segment in segments { starts.append(at); at += segment.count }
+            startsValid = true
+        }
+    }
+
     /// The reader of stored segment `s`, checked on first use.
     @inline(__always)
     func reader(_ s: Int, table: Table) throws(FiefError) -> SegmentReader {

@@ -47,6 +47,7 @@ extension Realm {
         return try snapshot.withTransaction { (txn) throws(FiefError) -> ListState in
             if let known = snapshot.lists[id] { return known }
             let state = try loadList(id, table, column, txn: txn, bounds: snapshot.bounds, complete: true)
+            try state.prepareForReading(table)
             snapshot.lists[id] = state
             return state
         }
