@@ -53,6 +53,77 @@ enum ListStore {
                 UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
     }
 
+    /// Ranges of `values` that each make one segment: at most 256 elements,
+    /// and for strings and binaries at most `limit` bytes (LMDB's largest
+    /// value on a page) unless one element alone is larger.
+    static func cut(_ values: [Value], type: PropertyType, limit: Int) -> [Range<Int>] {
+        var pieces: [Range<Int>] = []
+        let variable = type == .string || type == .binary
+        var start = 0
+        while start < values.count {
+            var end = Swift.min(start + Segment.maxElements, values.count)
+            if variable {
+                // Worst-case header: null bitmap, 4-byte offsets.
+                var size = 2 + 32 + 4 + 1 + 4
+                var k = start
+                while k < end {
+                    var bytes = 4
+                    if case .string(let b) = values[k] { bytes += b.count } else if case .binary(let b) = values[k] { bytes += b.count }
+                    if k > start && size + bytes > limit { break }
+                    size += bytes
+                    k += 1
+                }
+                end = k
+            }
+            pieces.append(start..<end)
+            start = end
+        }
+        return pieces
+    }
+
+    /// Store `values` (1...256 elements) as the segment of (`table`,
+    /// `column`, `owner`) at `position`, encoded in `scratch`.
+    static func put(_ values: [Value], _ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, column: UInt32, owner: Int64,
+                    position: UInt64, type: PropertyType, nullable: Bool, scratch: inout [UInt8]) throws(FiefError) {
+        let size = values.withUnsafeBufferPointer { Segment.encodedSize($0, type: type, nullable: nullable) }
+        if scratch.count < size { scratch = [UInt8](repeating: 0, count: Swift.max(size, 4096)) }
+        let check = checkKey(column: column, owner: owner, position: position)
+        try typed { try scratch.withUnsafeMutableBytes { (out) in
+            let target = UnsafeMutableRawBufferPointer(rebasing: out[0..<size])
+            values.withUnsafeBufferPointer { (buffer) in
+                Segment.encode(buffer, type: type, nullable: nullable, into: target, table: table, key: check)
+            }
+            var keyBuffer = (UInt64(0), UInt64(0))
+            try withUnsafeMutableBytes(of: &keyBuffer) { (raw) throws(FiefError) in
+                key(raw.baseAddress!, owner: owner, position: position)
+                _ = try LMDB.put(txn, dbi, UnsafeRawBufferPointer(raw), UnsafeRawBufferPointer(target))
+            }
+        } }
+    }
+
+    /// Every list stored in `dbi`, owner by owner, in key order: `body`
+    /// gets the owner and its segments (position and stored bytes).
+    static func forEachList(_ txn: OpaquePointer, _ dbi: MDB_dbi,
+                            _ body: (Int64, [(position: UInt64, raw: UnsafeRawBufferPointer)]) throws(FiefError) -> Void) throws(FiefError) {
+        let cursor = try LMDBCursor(txn, dbi)
+        var entry = try cursor.move(MDB_FIRST)
+        var owner: Int64? = nil
+        var segments: [(position: UInt64, raw: UnsafeRawBufferPointer)] = []
+        while let (k, v) = entry {
+            guard let decoded = decodeKey(k) else {
+                throw FiefError(.fileCorrupt, "a list database holds a key of \(k.count) bytes, not 16")
+            }
+            if decoded.owner != owner {
+                if let owner { try body(owner, segments) }
+                owner = decoded.owner
+                segments.removeAll(keepingCapacity: true)
+            }
+            segments.append((decoded.position, v))
+            entry = try cursor.next()
+        }
+        if let owner { try body(owner, segments) }
+    }
+
     /// Delete every segment of `owner`.
     static func deleteAll(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64) throws(FiefError) {
         var buffer = (UInt64(0), UInt64(0))

@@ -625,7 +625,7 @@ extension Realm {
                 if let p = segments[s].position, !state.clearsStored { positions.append(p) }
                 s += 1
             }
-            let pieces = cut(run, type: state.type, nullable: state.nullable, limit: limit)
+            let pieces = ListStore.cut(run, type: state.type, limit: limit)
             for (i, piece) in pieces.enumerated() {
                 planned.append((i < positions.count ? positions[i] : nil, run[piece]))
             }
@@ -685,56 +685,14 @@ extension Realm {
                 all += state.segments[s].values!
             }
             try ListStore.deleteAll(write.txn, dbi, owner: owner)
-            planned = cut(all, type: state.type, nullable: state.nullable, limit: limit).map { (nil, all[$0]) }
+            planned = ListStore.cut(all, type: state.type, limit: limit).map { (nil, all[$0]) }
             keep = [:]
             assigned = (0..<planned.count).map { ListStore.firstPosition &+ UInt64($0) &* ListStore.positionStep }
         }
         for (index, piece) in planned.enumerated() where keep[index] == nil {
-            try put(Array(piece.values), position: assigned[index], state, dbi, write)
+            try ListStore.put(Array(piece.values), write.txn, dbi, table: state.id.table, column: state.id.column, owner: state.id.owner,
+                              position: assigned[index], type: state.type, nullable: state.nullable, scratch: &write.segmentBuffer)
         }
     }
 
-    /// Ranges of `values` that each make one segment.
-    private func cut(_ values: [Value], type: PropertyType, nullable: Bool, limit: Int) -> [Range<Int>] {
-        var pieces: [Range<Int>] = []
-        let variable = type == .string || type == .binary
-        var start = 0
-        while start < values.count {
-            var end = Swift.min(start + Segment.maxElements, values.count)
-            if variable {
-                // Worst-case header: null bitmap, 4-byte offsets.
-                var size = 2 + 32 + 4 + 1 + 4
-                var k = start
-                while k < end {
-                    var bytes = 4
-                    if case .string(let b) = values[k] { bytes += b.count } else if case .binary(let b) = values[k] { bytes += b.count }
-                    if k > start && size + bytes > limit { break }
-                    size += bytes
-                    k += 1
-                }
-                end = k
-            }
-            pieces.append(start..<end)
-            start = end
-        }
-        return pieces
-    }
-
-    private func put(_ values: [Value], position: UInt64, _ state: ListState, _ dbi: MDB_dbi, _ write: WriteTransaction) throws(FiefError) {
-        let checkKey = ListStore.checkKey(column: state.id.column, owner: state.id.owner, position: position)
-        let size = values.withUnsafeBufferPointer { Segment.encodedSize($0, type: state.type, nullable: state.nullable) }
-        if write.segmentBuffer.count < size { write.segmentBuffer = [UInt8](repeating: 0, count: Swift.max(size, 4096)) }
-        let target = write.segmentBuffer.withUnsafeMutableBytes { (out) -> UnsafeRawBufferPointer in
-            let target = UnsafeMutableRawBufferPointer(rebasing: out[0..<size])
-            values.withUnsafeBufferPointer { (buffer) in
-                Segment.encode(buffer, type: state.type, nullable: state.nullable, into: target, table: state.id.table, key: checkKey)
-            }
-            return UnsafeRawBufferPointer(target)
-        }
-        var keyBuffer = (UInt64(0), UInt64(0))
-        try withUnsafeMutableBytes(of: &keyBuffer) { (raw) throws(FiefError) in
-            ListStore.key(raw.baseAddress!, owner: state.id.owner, position: position)
-            _ = try LMDB.put(write.txn, dbi, UnsafeRawBufferPointer(raw), target)
-        }
-    }
 }

@@ -70,9 +70,10 @@ public enum FileCheck {
         /// Every link against its target's backlinks: each link has its
         /// entry, and the backlinks count no link more than the links make.
         mutating func checkLinks(_ schema: Schema, names: Set<String>) {
-            var expected: [UInt32: Int] = [:]   // backlink entries per target class
+            // Backlink entries per target class.
+            var expected: [UInt32: Int] = checkLists(schema, names: names)
             for objectClass in schema.classes {
-                let links = objectClass.properties.filter { $0.type == .link }
+                let links = objectClass.properties.filter { $0.type == .link && $0.collection == .none }
                 let dataName = Table.dataName(objectClass.key)
                 guard !links.isEmpty, damagedTrees[dataName] == nil, let data = open(dataName) else { continue }
                 for link in links {
@@ -119,6 +120,82 @@ public enum FileCheck {
                     problem("class '\(objectClass.name)': \(stat.ms_entries) links to its objects are recorded, but \(expected[objectClass.key, default: 0]) exist")
                 }
             }
+        }
+
+        /// Every list: its segments sound and in order, their elements as
+        /// many as its owner's size column says, its owner alive, and each
+        /// link in a list counted in the target's backlinks.  Returns the
+        /// backlink entries the lists make, per target class.
+        mutating func checkLists(_ schema: Schema, names: Set<String>) -> [UInt32: Int] {
+            var expected: [UInt32: Int] = [:]
+            for objectClass in schema.classes {
+                let dataName = Table.dataName(objectClass.key)
+                guard damagedTrees[dataName] == nil, let data = open(dataName) else { continue }
+                for property in objectClass.properties where property.isList {
+                    let listName = Table.listName(objectClass.key, property.key)
+                    let what = "class '\(objectClass.name)': list '\(property.name)'"
+                    guard damagedTrees[listName] == nil else { continue }
+                    guard names.contains(listName), let dbi = open(listName) else {
+                        problem("\(what): its elements are missing")
+                        continue
+                    }
+                    let target = property.linkTarget.flatMap { schema.objectClass(named: $0) }
+                    let backlinks = target.flatMap { open(Table.backlinksName($0.key)) }
+                    var lists = 0, elements = 0
+                    var found: [String] = []
+                    do throws(FiefError) {
+                        try ListStore.forEachList(txn, dbi) { (owner, segments) throws(FiefError) in
+                            lists += 1
+                            let cluster = ClusterLayout.cluster(of: owner), slot = ClusterLayout.slot(of: owner)
+                            let live = try ChunkParts.read(txn, data, table: objectClass.key, column: ClusterLayout.presenceColumn, cluster: cluster,
+                                                           type: nil, bounds: bounds, tables: partTables)
+                            guard let live, live.bit(slot) else {
+                                found.append("\(what) of object \(owner), which does not exist, is still stored")
+                                return
+                            }
+                            var counts: [Int64: UInt32] = [:]
+                            var total = 0
+                            for (position, raw) in segments {
+                                guard bounds.contains(raw), let reader = SegmentReader(raw, type: property.type, table: objectClass.key,
+                                        key: ListStore.checkKey(column: property.key, owner: owner, position: position)) else {
+                                    found.append("\(what) of object \(owner): a segment is damaged")
+                                    continue
+                                }
+                                total += reader.count
+                                if target != nil {
+                                    for i in 0..<reader.count where !reader.isNull(i) { counts[reader.int(i), default: 0] += 1 }
+                                }
+                            }
+                            elements += total
+                            let sizes = try ChunkParts.read(txn, data, table: objectClass.key, column: property.key, cluster: cluster,
+                                                            type: .int, bounds: bounds, tables: partTables)
+                            let size = sizes.map { $0.base == nil || $0.isNull(slot) ? 0 : Int($0.int(slot)) } ?? 0
+                            if size != total {
+                                found.append("\(what) of object \(owner) holds \(total) elements, but its size says \(size)")
+                            }
+                            guard let target, let backlinks else { return }
+                            for (linked, count) in counts {
+                                var recorded: UInt32 = 0
+                                try Backlinks.forEach(txn, backlinks, target: linked, originClass: objectClass.key, property: property.key) { (_, _, o, c) throws(FiefError) in
+                                    if o == owner { recorded = c }
+                                }
+                                if recorded == count {
+                                    expected[target.key, default: 0] += 1
+                                } else {
+                                    found.append("\(what) of object \(owner) links \(count) times to \(target.name) object \(linked), but its backlinks say \(recorded)")
+                                }
+                            }
+                        }
+                    } catch {
+                        problem("\(what) cannot be read: \(error.message)")
+                        continue
+                    }
+                    for text in found.prefix(20) { problem(text) }
+                    if found.count > 20 { problem("\(what): \(found.count - 20) more problems") }
+                    report(.info, "\(what): \(lists) lists, \(elements) elements")
+                }
+            }
+            return expected
         }
 
         func open(_ name: String) -> MDB_dbi? {
@@ -296,7 +373,7 @@ public enum FileCheck {
                     continue
                 }
                 stored[cluster, default: []].insert(column)
-                guard ChunkParts.isSound(pieces, table: objectClass.key, type: property.type, bounds: bounds) else {
+                guard ChunkParts.isSound(pieces, table: objectClass.key, type: property.columnType, bounds: bounds) else {
                     problem("class '\(name)': property '\(property.name)' of \(objects) is damaged")
                     continue
                 }

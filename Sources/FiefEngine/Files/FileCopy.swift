@@ -62,6 +62,7 @@ public enum FileCopy {
                 problems += try copyClass(objectClass, format: format, from: environment, txn, to: target, out, meta: outMeta, report: report)
             }
             problems += try rebuildBacklinks(schema, in: target, out, report: report)
+            problems += try copyLists(schema, from: environment, txn, to: target, out, report: report)
             try MetaKeys.write(out, outMeta, MetaKeys.committedTransaction, UInt64(mdb_txn_id(out)))
         } catch {
             mdb_txn_abort(out)
@@ -102,7 +103,7 @@ public enum FileCopy {
             return presence[id]!.bit(ClusterLayout.slot(of: key))
         }
         for objectClass in schema.classes {
-            let links = objectClass.properties.filter { $0.type == .link }
+            let links = objectClass.properties.filter { $0.type == .link && $0.collection == .none }
             guard !links.isEmpty, let data = try target.database(Table.dataName(objectClass.key), txn: out, create: false) else { continue }
             var clusters: [(Int64, ChunkReader)] = []
             let cursor = try LMDBCursor(out, data)
@@ -142,6 +143,120 @@ public enum FileCopy {
             }
             // Views into pages this transaction changed may have moved.
             if !cleared.isEmpty { presence.removeAll() }
+        }
+        return problems
+    }
+
+    /// Every list of an object the copy has: copied as it is when every
+    /// segment is sound and every object it links to was copied; otherwise
+    /// what can be read, without the lost objects, stored afresh (and its
+    /// size with it).  Links in lists get their backlinks.
+    private static func copyLists(_ schema: Schema, from environment: Environment, _ txn: OpaquePointer, to target: Environment,
+                                  _ out: OpaquePointer, report: (FileReportKind, String) -> Void) throws(FiefError) -> Int {
+        var problems = 0
+        let tables = ChunkPartTables()
+        var presence: [UInt64: ChunkReader] = [:]
+        func exists(_ classKey: UInt32, _ key: Int64) throws(FiefError) -> Bool {
+            guard key >= 0, let data = try target.database(Table.dataName(classKey), txn: out, create: false) else { return false }
+            let cluster = ClusterLayout.cluster(of: key)
+            let id = UInt64(classKey) << 40 | UInt64(cluster)
+            if presence[id] == nil {
+                presence[id] = try ChunkParts.read(out, data, table: classKey, column: ClusterLayout.presenceColumn, cluster: cluster,
+                                                   type: nil, bounds: nil, tables: tables) ?? ChunkReader(nil)
+            }
+            return presence[id]!.bit(ClusterLayout.slot(of: key))
+        }
+        var scratch: [UInt8] = []
+        for objectClass in schema.classes {
+            for property in objectClass.properties where property.isList {
+                let name = Table.listName(objectClass.key, property.key)
+                let outList = try target.database(name, txn: out, create: true)!
+                guard let source = try environment.database(name, txn: txn, create: false), Environment.isUsable(source, in: txn) else {
+                    problems += 1
+                    report(.problem, "class '\(objectClass.name)': the elements of list '\(property.name)' are missing: its lists are not copied (reading one reports the damage)")
+                    continue
+                }
+                let targetClass = property.linkTarget.flatMap { schema.objectClass(named: $0) }
+                var backlinks: MDB_dbi?
+                if let targetClass { backlinks = try target.database(Table.backlinksName(targetClass.key), txn: out, create: true) }
+                var resized: [(owner: Int64, size: Int)] = []
+                var copied = 0
+                do throws(FiefError) {
+                    try ListStore.forEachList(txn, source) { (owner, segments) throws(FiefError) in
+                        guard try exists(objectClass.key, owner) else { return }
+                        var values: [Value] = []
+                        var intact = true
+                        for (position, raw) in segments {
+                            guard environment.currentBounds().contains(raw), let reader = SegmentReader(raw, type: property.type, table: objectClass.key,
+                                    key: ListStore.checkKey(column: property.key, owner: owner, position: position)) else {
+                                intact = false
+                                problems += 1
+                                report(.problem, "class '\(objectClass.name)': a segment of list '\(property.name)' of object \(owner) is damaged: its elements are left out")
+                                continue
+                            }
+                            for i in 0..<reader.count {
+                                let value = reader.value(i, linkTarget: targetClass?.key ?? 0)
+                                if case .link(let c, let k) = value, !(try exists(c, k)) {
+                                    intact = false
+                                    problems += 1
+                                    report(.problem, "class '\(objectClass.name)': list '\(property.name)' of object \(owner) held an object that was lost: left out")
+                                    continue
+                                }
+                                values.append(value)
+                            }
+                        }
+                        copied += 1
+                        if intact {
+                            var keyBuffer = (UInt64(0), UInt64(0))
+                            for (position, raw) in segments {
+                                try withUnsafeMutableBytes(of: &keyBuffer) { (k) throws(FiefError) in
+                                    ListStore.key(k.baseAddress!, owner: owner, position: position)
+                                    _ = try LMDB.put(out, outList, UnsafeRawBufferPointer(k), raw)
+                                }
+                            }
+                        } else {
+                            let pieces = ListStore.cut(values, type: property.type, limit: target.chunkPartLimit)
+                            for (index, piece) in pieces.enumerated() {
+                                try ListStore.put(Array(values[piece]), out, outList, table: objectClass.key, column: property.key, owner: owner,
+                                                  position: ListStore.firstPosition &+ UInt64(index) &* ListStore.positionStep,
+                                                  type: property.type, nullable: property.isNullable, scratch: &scratch)
+                            }
+                            resized.append((owner, values.count))
+                        }
+                        if let targetClass, let backlinks {
+                            for value in values {
+                                if case .link(_, let k) = value {
+                                    try Backlinks.add(out, backlinks, target: k, originClass: objectClass.key, property: property.key, origin: owner)
+                                }
+                            }
+                            _ = targetClass
+                        }
+                    }
+                } catch {
+                    problems += 1
+                    report(.problem, "class '\(objectClass.name)': list '\(property.name)' cannot be read (\(error.message)): the rest of its lists left out")
+                }
+                // Sizes of the lists stored afresh.
+                if !resized.isEmpty, let data = try target.database(Table.dataName(objectClass.key), txn: out, create: false) {
+                    var chunks: [Int64: DirtyChunk] = [:]
+                    for (owner, size) in resized {
+                        let cluster = ClusterLayout.cluster(of: owner)
+                        if chunks[cluster] == nil {
+                            let stored = try ChunkParts.read(out, data, table: objectClass.key, column: property.key, cluster: cluster,
+                                                             type: .int, bounds: nil, tables: tables) ?? ChunkReader(nil)
+                            chunks[cluster] = DirtyChunk(type: .int, from: stored)
+                        }
+                        chunks[cluster]!.set(ClusterLayout.slot(of: owner), .int(Int64(size)))
+                    }
+                    var neverAppend: UInt64? = .max
+                    for (cluster, chunk) in chunks.sorted(by: { $0.key < $1.key }) {
+                        try ChunkParts.store(chunk, out, data, table: objectClass.key, column: property.key, cluster: cluster,
+                                             limit: target.chunkPartLimit, lastKey: &neverAppend)
+                    }
+                    presence.removeAll()
+                }
+                report(.info, "class '\(objectClass.name)': \(copied) lists '\(property.name)' copied")
+            }
         }
         return problems
     }
@@ -242,7 +357,7 @@ public enum FileCopy {
             guard let property = properties[column] else { continue }
             let isSound = old
                 ? (try? FormatUpgrade.decode(pieces[0].raw, type: property.type, format: format, key: key, objectClass: objectClass, path: environment.path)) != nil
-                : ChunkParts.isSound(pieces, table: objectClass.key, type: property.type, bounds: nil)
+                : ChunkParts.isSound(pieces, table: objectClass.key, type: property.columnType, bounds: nil)
             if isSound {
                 sound.append((column, cluster, pieces))
             } else if property.isPrimaryKey {
