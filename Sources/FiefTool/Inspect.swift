@@ -45,7 +45,8 @@ final class Inspector {
         var name: String
         var key: UInt32
         var primaryKey: String?
-        var properties: [(name: String, key: UInt32, type: Int32, flags: UInt32, linkTarget: String?)]
+        var isEmbedded: Bool
+        var properties: [(name: String, key: UInt32, type: Int32, flags: UInt32, linkTarget: String?, isList: Bool)]
     }
 
     func classes() throws -> [ClassInfo] {
@@ -55,14 +56,16 @@ final class Inspector {
         for i in 0..<count {
             var info = fief_class_info_t()
             guard fief_schema_get_class(schema, i, &info) else { throw lastError("reading the schema") }
-            var properties: [(String, UInt32, Int32, UInt32, String?)] = []
+            var properties: [(String, UInt32, Int32, UInt32, String?, Bool)] = []
             for j in 0..<info.num_properties {
                 var p = fief_property_info_t()
                 guard fief_schema_get_property(schema, i, j, &p) else { throw lastError("reading the schema") }
-                properties.append((String(cString: p.name), p.key, p.type, p.flags, p.link_target.map { String(cString: $0) }))
+                properties.append((String(cString: p.name), p.key, p.type, p.flags, p.link_target.map { String(cString: $0) },
+                                   p.collection_type == FIEF_COLLECTION_LIST))
             }
             result.append(ClassInfo(name: String(cString: info.name), key: info.key,
-                                    primaryKey: info.primary_key.map { String(cString: $0) }, properties: properties))
+                                    primaryKey: info.primary_key.map { String(cString: $0) },
+                                    isEmbedded: info.flags & UInt32(FIEF_CLASS_EMBEDDED) != 0, properties: properties))
         }
         return result
     }
@@ -101,12 +104,14 @@ func typeName(_ type: Int32) -> String {
 
 func printSchema(_ inspector: Inspector) throws {
     for c in try inspector.classes() {
-        print("class \(c.name) {")
+        print("\(c.isEmbedded ? "embedded " : "")class \(c.name) {")
         for p in c.properties {
-            // A link shows its target class, as a Swift model declares it.
-            var line = "    \(p.name): \(p.linkTarget ?? typeName(p.type))"
-            if p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0 { line += "?" }
-            if p.type == FIEF_TYPE_LINK { line += "  [link]" }
+            // A link shows its target class, as a Swift model declares it;
+            // a list its element type in brackets.
+            var element = p.linkTarget ?? typeName(p.type)
+            if p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0 { element += "?" }
+            var line = "    \(p.name): " + (p.isList ? "[\(element)]" : element)
+            if p.isList { line += "  [list]" } else if p.type == FIEF_TYPE_LINK { line += "  [link]" }
             if p.flags & UInt32(FIEF_PROPERTY_PRIMARY_KEY) != 0 { line += "  [primary key]" }
             if p.flags & UInt32(FIEF_PROPERTY_INDEXED) != 0 { line += "  [indexed]" }
             print(line)
@@ -128,24 +133,60 @@ func printInfo(_ inspector: Inspector) throws {
 }
 
 func dump(_ inspector: Inspector, className: String) throws {
-    guard let c = try inspector.classes().first(where: { $0.name == className }) else {
+    let classes = try inspector.classes()
+    guard let c = classes.first(where: { $0.name == className }) else {
         throw ToolError(description: "'\(inspector.path)' has no class '\(className)'")
     }
     guard let results = fief_realm_get_objects(inspector.realm, c.key) else { throw lastError("listing objects") }
     defer { _ = fief_release(UnsafeRawPointer(results)) }
     var count = 0
     guard fief_results_count(results, &count) else { throw lastError("counting") }
-    let keys = c.properties.map(\.key)
-    let classNames = Dictionary(uniqueKeysWithValues: try inspector.classes().map { ($0.key, $0.name) })
-    var values = [fief_value_t](repeating: fief_value_t(), count: keys.count)
+    let printer = ObjectPrinter(realm: inspector.realm, classes: classes)
     for row in 0..<count {
-        guard fief_results_get_values(results, row, keys, keys.count, &values) else { throw lastError("reading object \(row)") }
+        guard let object = fief_results_get_object(results, row) else { throw lastError("reading object \(row)") }
+        defer { _ = fief_release(UnsafeRawPointer(object)) }
+        print(try printer.json(object, c))
+    }
+}
+
+/// Objects as JSON: links as {"$link": ["Class", key]}, lists as arrays,
+/// embedded objects inline.
+struct ObjectPrinter {
+    let realm: OpaquePointer
+    let classes: [Inspector.ClassInfo]
+    var classNames: [UInt32: String] { Dictionary(uniqueKeysWithValues: classes.map { ($0.key, $0.name) }) }
+
+    func json(_ object: OpaquePointer, _ c: Inspector.ClassInfo) throws -> String {
+        let names = classNames
         var line = "{"
         for (i, p) in c.properties.enumerated() {
             if i > 0 { line += ", " }
-            line += JSON.string(p.name) + ": " + JSON.value(values[i], classNames: classNames)
+            line += JSON.string(p.name) + ": "
+            if p.isList {
+                guard let list = fief_object_get_list(object, p.key) else { throw lastError("reading list '\(p.name)'") }
+                defer { _ = fief_release(UnsafeRawPointer(list)) }
+                var size = 0
+                guard fief_list_size(list, &size) else { throw lastError("reading list '\(p.name)'") }
+                var values = [fief_value_t](repeating: fief_value_t(), count: size)
+                guard fief_list_get_range(list, 0, size, &values) else { throw lastError("reading list '\(p.name)'") }
+                line += "[" + (try values.map { try element($0, names) }.joined(separator: ", ")) + "]"
+            } else {
+                var value = fief_value_t()
+                guard fief_object_get_value(object, p.key, &value) else { throw lastError("reading '\(p.name)'") }
+                line += try element(value, names)
+            }
         }
-        print(line + "}")
+        return line + "}"
+    }
+
+    /// A value; an embedded object printed in place.
+    private func element(_ value: fief_value_t, _ names: [UInt32: String]) throws -> String {
+        if value.type == FIEF_TYPE_LINK, let target = classes.first(where: { $0.key == value.u.link.class_key }), target.isEmbedded {
+            guard let child = fief_object_get(realm, target.key, value.u.link.object_key) else { throw lastError("reading an embedded object") }
+            defer { _ = fief_release(UnsafeRawPointer(child)) }
+            return try json(child, target)
+        }
+        return JSON.value(value, classNames: names)
     }
 }
 

@@ -1,7 +1,9 @@
-/* relationships.c - people and their dogs: to-one links set, followed and
- * queried, a dog's owners found through its backlinks (linking objects),
- * and a deleted dog's links nulled.  Writes relationships.fief in the
- * current directory (`fief dump relationships.fief Person` prints the links).
+/* relationships.c - people, dogs and clubs: to-one links set, followed and
+ * queried, a dog's owners found through its backlinks (linking objects), a
+ * club's members in a list (and the clubs of a person through the list's
+ * backlinks), and a deleted object leaving every link and list.  Writes
+ * relationships.fief in the current directory (`fief dump
+ * relationships.fief Club` prints the lists).
  *
  *   cc relationships.c $(pkg-config --cflags --libs fief) -o relationships */
 #include <fief.h>
@@ -39,8 +41,8 @@ static fief_value_t link_value(fief_class_key_t cls, fief_object_key_t key) {
 }
 
 static fief_realm_t *realm;
-static fief_class_key_t dog_class, person_class;
-static fief_property_key_t dog_name, person_name, person_dog;
+static fief_class_key_t dog_class, person_class, club_class;
+static fief_property_key_t dog_name, person_name, person_dog, club_name, club_members;
 
 static fief_property_key_t key_of(fief_schema_t *schema, size_t class_index, const char *name) {
     fief_property_info_t p;
@@ -90,11 +92,56 @@ static void print_people(void) {
     fief_release(people);
 }
 
+/* Each club and its members, in list order. */
+static void print_clubs(void) {
+    fief_results_t *clubs = fief_realm_get_objects(realm, club_class);
+    check(clubs != NULL, "fief_realm_get_objects");
+    size_t n = 0;
+    check(fief_results_count(clubs, &n), "fief_results_count");
+    for (size_t i = 0; i < n; i++) {
+        fief_object_t *club = fief_results_get_object(clubs, i);
+        check(club != NULL, "fief_results_get_object");
+        fief_value_t name;
+        check(fief_object_get_value(club, club_name, &name), "club name");
+        fief_list_t *members = fief_object_get_list(club, club_members);
+        check(members != NULL, "fief_object_get_list");
+        size_t size = 0;
+        check(fief_list_size(members, &size), "fief_list_size");
+        fief_value_t *links = calloc(size ? size : 1, sizeof *links);
+        check(links != NULL, "calloc");
+        check(fief_list_get_range(members, 0, size, links), "fief_list_get_range");
+        printf("  ");
+        print_string(name);
+        printf(" (%zu):", size);
+        for (size_t j = 0; j < size; j++) {
+            fief_object_t *person = fief_object_get(realm, links[j].u.link.class_key, links[j].u.link.object_key);
+            check(person != NULL, "follow a member");
+            fief_value_t member;
+            check(fief_object_get_value(person, person_name, &member), "member name");
+            printf(" ");
+            print_string(member);
+            fief_release(person);
+        }
+        printf("\n");
+        free(links);
+        fief_release(members);
+        fief_release(club);
+    }
+    fief_release(clubs);
+}
+
 int main(void) {
-    /* Dog { name }, Person { name, dog: Dog? } */
-    fief_property_info_t dog_props[1], person_props[2];
+    /* Dog { name }, Person { name, dog: Dog? }, Club { name, members: [Person] } */
+    fief_property_info_t dog_props[1], person_props[2], club_props[2];
     memset(dog_props, 0, sizeof dog_props);
     memset(person_props, 0, sizeof person_props);
+    memset(club_props, 0, sizeof club_props);
+    club_props[0].name = "name";
+    club_props[0].type = FIEF_TYPE_STRING;
+    club_props[1].name = "members";
+    club_props[1].type = FIEF_TYPE_LINK;
+    club_props[1].collection_type = FIEF_COLLECTION_LIST;
+    club_props[1].link_target = "Person";
     dog_props[0].name = "name";
     dog_props[0].type = FIEF_TYPE_STRING;
     person_props[0].name = "name";
@@ -103,14 +150,16 @@ int main(void) {
     person_props[1].type = FIEF_TYPE_LINK;
     person_props[1].link_target = "Dog";
     person_props[1].flags = FIEF_PROPERTY_NULLABLE;
-    fief_class_info_t classes[2];
+    fief_class_info_t classes[3];
     memset(classes, 0, sizeof classes);
     classes[0].name = "Dog";
     classes[0].num_properties = 1;
     classes[1].name = "Person";
     classes[1].num_properties = 2;
-    const fief_property_info_t *props[2] = {dog_props, person_props};
-    fief_schema_t *schema = fief_schema_new(classes, 2, props);
+    classes[2].name = "Club";
+    classes[2].num_properties = 2;
+    const fief_property_info_t *props[3] = {dog_props, person_props, club_props};
+    fief_schema_t *schema = fief_schema_new(classes, 3, props);
     check(schema != NULL, "fief_schema_new");
 
     remove("relationships.fief");
@@ -123,7 +172,7 @@ int main(void) {
 
     fief_schema_t *rs = fief_realm_get_schema(realm);
     fief_class_info_t ci;
-    size_t dog_index = 0, person_index = 0;
+    size_t dog_index = 0, person_index = 0, club_index = 0;
     bool found = false;
     check(fief_schema_find_class(rs, "Dog", &ci, &dog_index, &found) && found, "Dog");
     dog_class = ci.key;
@@ -132,6 +181,10 @@ int main(void) {
     dog_name = key_of(rs, dog_index, "name");
     person_name = key_of(rs, person_index, "name");
     person_dog = key_of(rs, person_index, "dog");
+    check(fief_schema_find_class(rs, "Club", &ci, &club_index, &found) && found, "Club");
+    club_class = ci.key;
+    club_name = key_of(rs, club_index, "name");
+    club_members = key_of(rs, club_index, "members");
     fief_property_info_t link_info;
     check(fief_schema_find_property(rs, person_index, "dog", &link_info, &found) && found, "dog");
     printf("Person.dog links to %s\n", link_info.link_target);
@@ -144,12 +197,38 @@ int main(void) {
     fief_value_t ann[2] = {string_value("Ann"), link_value(dog_class, rex)};
     fief_value_t bob[2] = {string_value("Bob"), link_value(dog_class, rex)};
     fief_value_t cy[2] = {string_value("Cy"), link_value(dog_class, fido)};
-    add(person_class, person_props_keys, ann, 2);
-    add(person_class, person_props_keys, bob, 2);
-    add(person_class, person_props_keys, cy, 2);
+    fief_object_key_t ann_key = add(person_class, person_props_keys, ann, 2);
+    fief_object_key_t bob_key = add(person_class, person_props_keys, bob, 2);
+    fief_object_key_t cy_key = add(person_class, person_props_keys, cy, 2);
+    /* Two clubs; a list of members each (appended in one call). */
+    fief_value_t walkers_name = string_value("Walkers"), runners_name = string_value("Runners");
+    fief_object_key_t walkers = add(club_class, &club_name, &walkers_name, 1);
+    fief_object_key_t runners = add(club_class, &club_name, &runners_name, 1);
+    fief_value_t walking[3] = {link_value(person_class, cy_key), link_value(person_class, ann_key),
+                               link_value(person_class, bob_key)};
+    fief_object_t *club = fief_object_get(realm, club_class, walkers);
+    fief_list_t *members = fief_object_get_list(club, club_members);
+    check(members != NULL && fief_list_append(members, walking, 3), "fief_list_append");
+    fief_release(members);
+    fief_release(club);
+    club = fief_object_get(realm, club_class, runners);
+    members = fief_object_get_list(club, club_members);
+    check(members != NULL && fief_list_append(members, walking + 1, 1), "fief_list_append");
+    check(fief_list_insert(members, 0, link_value(person_class, bob_key)), "fief_list_insert");
+    fief_release(members);
+    fief_release(club);
     check(fief_realm_commit(realm), "commit");
     printf("people and their dogs:\n");
     print_people();
+    printf("clubs and their members:\n");
+    print_clubs();
+
+    /* Ann's clubs: the clubs whose members list holds her. */
+    fief_object_t *ann_obj = fief_object_get(realm, person_class, ann_key);
+    fief_results_t *ann_clubs = fief_object_get_backlinks(ann_obj, club_class, club_members);
+    size_t count = 0;
+    check(ann_clubs != NULL && fief_results_count(ann_clubs, &count), "fief_object_get_backlinks");
+    printf("Ann is in %zu clubs\n", count);
 
     /* Rex's owners: the people whose link points at him. */
     fief_object_t *rex_obj = fief_object_get(realm, dog_class, rex);
@@ -182,6 +261,15 @@ int main(void) {
     check(fief_results_count(owners, &n), "count");
     printf("after Rex left (%zu owners):\n", n);
     print_people();
+
+    /* Deleting Ann takes her out of both clubs' lists. */
+    check(fief_realm_begin_write(realm), "begin_write");
+    check(fief_object_delete(ann_obj), "fief_object_delete");
+    check(fief_realm_commit(realm), "commit");
+    printf("after Ann left:\n");
+    print_clubs();
+    fief_release(ann_clubs);
+    fief_release(ann_obj);
 
     fief_release(with_fido);
     fief_release(all);
