@@ -1071,6 +1071,267 @@ static void close_round(int sqlite_only, Fief *f, Sql *s) {
     sql_close_and_delete(s);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Graph ops: lists (issue 6).  Fief's list property against SQLite's        */
+/* natural child table, WITHOUT ROWID, keyed by (owner, position).           */
+/* ------------------------------------------------------------------------ */
+
+#define GRAPH_LISTS 10000
+#define GRAPH_ELEMENTS 100
+enum { GOP_LIST_APPEND, GOP_LIST_READ, NUM_GOPS };
+static const char *const GOP_NAMES[NUM_GOPS] = {"list_append", "list_read"};
+static const double GTARGETS[NUM_GOPS] = {0.5, 0.5};
+
+typedef struct {
+    char path[8192];
+    fief_realm_t *realm;
+    fief_class_key_t cls;
+    fief_property_key_t p_name, p_scores;
+    fief_object_key_t owners[GRAPH_LISTS];
+} GraphFief;
+
+static void graph_fief_open(GraphFief *g, const char *path) {
+    snprintf(g->path, sizeof g->path, "%s", path);
+    fief_property_info_t props[2];
+    memset(props, 0, sizeof props);
+    props[0].name = "name";   props[0].type = FIEF_TYPE_STRING;
+    props[1].name = "scores"; props[1].type = FIEF_TYPE_INT; props[1].collection_type = FIEF_COLLECTION_LIST;
+    fief_class_info_t cls;
+    memset(&cls, 0, sizeof cls);
+    cls.name = "Owner";
+    cls.num_properties = 2;
+    const fief_property_info_t *const class_props[1] = {props};
+    fief_schema_t *schema;
+    fief_config_t *config;
+    FH(schema, fief_schema_new(&cls, 1, class_props));
+    FH(config, fief_config_new());
+    FB(fief_config_set_path(config, path));
+    FB(fief_config_set_durability(config, FIEF_DURABILITY_NORMAL));
+    FB(fief_config_set_schema(config, schema));
+    FH(g->realm, fief_realm_open(config));
+    FB(fief_release(config));
+    FB(fief_release(schema));
+    fief_schema_t *rs;
+    FH(rs, fief_realm_get_schema(g->realm));
+    fief_class_info_t ci;
+    size_t cidx = 0;
+    bool found = false;
+    FB(fief_schema_find_class(rs, "Owner", &ci, &cidx, &found));
+    g->cls = ci.key;
+    fief_property_info_t pi;
+    FB(fief_schema_find_property(rs, cidx, "name", &pi, &found));
+    g->p_name = pi.key;
+    FB(fief_schema_find_property(rs, cidx, "scores", &pi, &found));
+    g->p_scores = pi.key;
+    FB(fief_release(rs));
+    /* The owners, made before any timing. */
+    FB(fief_realm_begin_write(g->realm));
+    for (int i = 0; i < GRAPH_LISTS; i++) {
+        fief_value_t name;
+        memset(&name, 0, sizeof name);
+        name.type = FIEF_TYPE_STRING;
+        name.u.string.data = "owner";
+        name.u.string.size = 5;
+        fief_object_t *o;
+        FH(o, fief_object_create(g->realm, g->cls, &g->p_name, &name, 1, FIEF_UPDATE_POLICY_ERROR));
+        FB(fief_object_get_key(o, &g->owners[i]));
+        FB(fief_release(o));
+    }
+    FB(fief_realm_commit(g->realm));
+}
+
+static void graph_fief_close(GraphFief *g) {
+    FB(fief_realm_close(g->realm));
+    FB(fief_release(g->realm));
+    bool deleted = false;
+    FB(fief_delete_files(g->path, &deleted));
+}
+
+static int64_t graph_value(int list, int element) { return (int64_t)list * 1000 + element; }
+
+/* Append 100 elements to each of 10,000 lists, one call per element, in one transaction. */
+static NOINLINE double graph_fief_list_append(GraphFief *g) {
+    double t0 = now_ms();
+    FB(fief_realm_begin_write(g->realm));
+    for (int i = 0; i < GRAPH_LISTS; i++) {
+        fief_object_t *o;
+        FH(o, fief_object_get(g->realm, g->cls, g->owners[i]));
+        fief_list_t *l;
+        FH(l, fief_object_get_list(o, g->p_scores));
+        for (int j = 0; j < GRAPH_ELEMENTS; j++) {
+            fief_value_t v;
+            memset(&v, 0, sizeof v);
+            v.type = FIEF_TYPE_INT;
+            v.u.integer = graph_value(i, j);
+            FB(fief_list_append(l, &v, 1));
+        }
+        FB(fief_release(l));
+        FB(fief_release(o));
+    }
+    FB(fief_realm_commit(g->realm));
+    return now_ms() - t0;
+}
+
+/* Read every list back (one range read per list), checking every element. */
+static NOINLINE double graph_fief_list_read(GraphFief *g) {
+    static fief_value_t values[GRAPH_ELEMENTS];
+    double t0 = now_ms();
+    int64_t sum = 0;
+    for (int i = 0; i < GRAPH_LISTS; i++) {
+        fief_object_t *o;
+        FH(o, fief_object_get(g->realm, g->cls, g->owners[i]));
+        fief_list_t *l;
+        FH(l, fief_object_get_list(o, g->p_scores));
+        size_t size = 0;
+        FB(fief_list_size(l, &size));
+        CHECK(size == GRAPH_ELEMENTS, "fief list_read: list %d has %zu elements", i, size);
+        FB(fief_list_get_range(l, 0, size, values));
+        for (size_t j = 0; j < size; j++) sum += values[j].u.integer;
+        FB(fief_release(l));
+        FB(fief_release(o));
+    }
+    double t = now_ms() - t0;
+    int64_t expected = 0;
+    for (int i = 0; i < GRAPH_LISTS; i++)
+        for (int j = 0; j < GRAPH_ELEMENTS; j++) expected += graph_value(i, j);
+    CHECK(sum == expected, "fief list_read: sum %lld, expected %lld", (long long)sum, (long long)expected);
+    return t;
+}
+
+typedef struct {
+    char path[8192];
+    sqlite3 *db;
+    sqlite3_stmt *begin, *commit, *ins, *sel;
+} GraphSql;
+
+static void graph_sql_open(GraphSql *g, const char *path) {
+    snprintf(g->path, sizeof g->path, "%s", path);
+    SQ(g->db, sqlite3_open_v2(path, &g->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
+    Sql s;
+    memset(&s, 0, sizeof s);
+    s.db = g->db;
+    sqlite3_stmt *st = sql_prep(&s, "PRAGMA journal_mode=WAL");
+    SQ(g->db, sqlite3_step(st), SQLITE_ROW);
+    sqlite3_finalize(st);
+    sql_exec(&s, "PRAGMA synchronous=NORMAL");
+    sql_exec(&s, "CREATE TABLE owners(id INTEGER PRIMARY KEY, name TEXT NOT NULL)");
+    sql_exec(&s, "CREATE TABLE scores(owner INTEGER NOT NULL REFERENCES owners(id), position INTEGER NOT NULL, "
+                 "value INTEGER NOT NULL, PRIMARY KEY(owner, position)) WITHOUT ROWID");
+    sql_exec(&s, "BEGIN");
+    st = sql_prep(&s, "INSERT INTO owners(id, name) VALUES (?, 'owner')");
+    for (int i = 0; i < GRAPH_LISTS; i++) {
+        SQ(g->db, sqlite3_bind_int64(st, 1, i), SQLITE_OK);
+        sql_step_done(&s, st);
+    }
+    sqlite3_finalize(st);
+    sql_exec(&s, "COMMIT");
+    g->begin = sql_prep(&s, "BEGIN");
+    g->commit = sql_prep(&s, "COMMIT");
+    g->ins = sql_prep(&s, "INSERT INTO scores(owner, position, value) VALUES (?, ?, ?)");
+    g->sel = sql_prep(&s, "SELECT value FROM scores WHERE owner = ? ORDER BY position");
+}
+
+static void graph_sql_close(GraphSql *g) {
+    sqlite3_finalize(g->begin);
+    sqlite3_finalize(g->commit);
+    sqlite3_finalize(g->ins);
+    sqlite3_finalize(g->sel);
+    SQ(g->db, sqlite3_close(g->db), SQLITE_OK);
+    char p[8300];
+    unlink(g->path);
+    snprintf(p, sizeof p, "%s-wal", g->path);
+    unlink(p);
+    snprintf(p, sizeof p, "%s-shm", g->path);
+    unlink(p);
+}
+
+static NOINLINE double graph_sql_list_append(GraphSql *g) {
+    Sql s;
+    memset(&s, 0, sizeof s);
+    s.db = g->db;
+    double t0 = now_ms();
+    sql_step_done(&s, g->begin);
+    for (int i = 0; i < GRAPH_LISTS; i++) {
+        for (int j = 0; j < GRAPH_ELEMENTS; j++) {
+            SQ(g->db, sqlite3_bind_int64(g->ins, 1, i), SQLITE_OK);
+            SQ(g->db, sqlite3_bind_int64(g->ins, 2, j), SQLITE_OK);
+            SQ(g->db, sqlite3_bind_int64(g->ins, 3, graph_value(i, j)), SQLITE_OK);
+            sql_step_done(&s, g->ins);
+        }
+    }
+    sql_step_done(&s, g->commit);
+    return now_ms() - t0;
+}
+
+static NOINLINE double graph_sql_list_read(GraphSql *g) {
+    double t0 = now_ms();
+    int64_t sum = 0;
+    for (int i = 0; i < GRAPH_LISTS; i++) {
+        SQ(g->db, sqlite3_bind_int64(g->sel, 1, i), SQLITE_OK);
+        int rows = 0;
+        int rc;
+        while ((rc = sqlite3_step(g->sel)) == SQLITE_ROW) {
+            sum += sqlite3_column_int64(g->sel, 0);
+            rows++;
+        }
+        CHECK(rc == SQLITE_DONE, "sqlite list_read: %s", sqlite3_errmsg(g->db));
+        SQ(g->db, sqlite3_reset(g->sel), SQLITE_OK);
+        CHECK(rows == GRAPH_ELEMENTS, "sqlite list_read: list %d has %d rows", i, rows);
+    }
+    double t = now_ms() - t0;
+    int64_t expected = 0;
+    for (int i = 0; i < GRAPH_LISTS; i++)
+        for (int j = 0; j < GRAPH_ELEMENTS; j++) expected += graph_value(i, j);
+    CHECK(sum == expected, "sqlite list_read: sum %lld, expected %lld", (long long)sum, (long long)expected);
+    return t;
+}
+
+/* The graph ops: warm-up + ROUNDS rounds (one round in check mode), each on
+ * fresh databases; prints a second table.  Returns how many targets were met. */
+static void run_graph(int check_only) {
+    static double times[2][NUM_GOPS][ROUNDS];
+    int total = check_only ? 1 : ROUNDS + 1;
+    for (int r = 0; r < total; r++) {
+        static GraphFief gf;
+        GraphSql gs;
+        char p[8192];
+        snprintf(p, sizeof p, "%s/graph-fief-%d.realm", g_tmpdir, r);
+        graph_fief_open(&gf, p);
+        snprintf(p, sizeof p, "%s/graph-sqlite-%d.db", g_tmpdir, r);
+        graph_sql_open(&gs, p);
+        double t[2][NUM_GOPS];
+        for (int op = 0; op < NUM_GOPS; op++) {
+            for (int side = 0; side < 2; side++) {
+                int fief_side = (r % 2 == 0) ? side == 0 : side == 1;
+                double v;
+                if (op == GOP_LIST_APPEND) v = fief_side ? graph_fief_list_append(&gf) : graph_sql_list_append(&gs);
+                else v = fief_side ? graph_fief_list_read(&gf) : graph_sql_list_read(&gs);
+                t[fief_side ? 0 : 1][op] = v;
+            }
+            if (check_only) printf("check %-12s ok  (fief %.3f ms, sqlite %.3f ms)\n", GOP_NAMES[op], t[0][op], t[1][op]);
+            else if (r > 0) { times[0][op][r - 1] = t[0][op]; times[1][op][r - 1] = t[1][op]; }
+        }
+        graph_fief_close(&gf);
+        graph_sql_close(&gs);
+    }
+    if (check_only) return;
+    printf("%-12s %10s %14s %14s %10s\n", "graph op", "elements", "fief_ms", "sqlite_ms", "fief/sqlite");
+    int met = 0;
+    char summary[512] = "";
+    size_t off = 0;
+    for (int op = 0; op < NUM_GOPS; op++) {
+        double mf = median(times[0][op], ROUNDS), ms = median(times[1][op], ROUNDS);
+        double ratio = ms > 0 ? mf / ms : 0;
+        printf("%-12s %10d %14.3f %14.3f %10.3f\n", GOP_NAMES[op], GRAPH_LISTS * GRAPH_ELEMENTS, mf, ms, ratio);
+        int ok = ratio <= GTARGETS[op];
+        met += ok;
+        off += (size_t)snprintf(summary + off, sizeof summary - off, " %s %.3f%s%.2f %s;", GOP_NAMES[op], ratio,
+                                ok ? "<=" : ">", GTARGETS[op], ok ? "MET" : "MISSED");
+    }
+    if (off) summary[off - 1] = 0;
+    printf("graph targets: %d/%d met:%s\n", met, NUM_GOPS, summary);
+}
+
 int main(int argc, char **argv) {
     int check_only = 0;
     int footprint_engine = -1; /* --footprint fief|sqlite: the child of run_footprint */
@@ -1191,6 +1452,10 @@ int main(int argc, char **argv) {
         close_round(sqlite_only, &f, &s);
     }
 
+    /* The graph ops (lists), unless FIEF_BENCH_GRAPH=0. */
+    const char *ge = getenv("FIEF_BENCH_GRAPH");
+    int graph = !sqlite_only && !(ge && strcmp(ge, "0") == 0);
+
     /* File size and peak memory: one child process per engine. */
     Footprint fpf, fps;
     memset(&fpf, 0, sizeof fpf);
@@ -1209,6 +1474,7 @@ int main(int argc, char **argv) {
                    "fief %.1f MiB, sqlite %.1f MiB)\n", "footprint",
                    sqlite_only ? 0.0 : mib(fpf.main_bytes), mib(fps.ckpt_main),
                    sqlite_only ? 0.0 : kib_mib(fpf.round_kib), kib_mib(fps.round_kib));
+        if (graph) run_graph(1);
         printf("check passed: every op run gave correct results on %s (N=%zu)\n",
                sqlite_only ? "SQLite" : "both engines", n);
         cleanup_tmpdir();
@@ -1245,6 +1511,7 @@ int main(int argc, char **argv) {
         printf("targets%s: %d/%d met:%s\n", n == 100000 ? "" : " (defined at N=100000)", met,
                compared, summary);
     }
+    if (graph) run_graph(0);
     if (!footprint) {
         cleanup_tmpdir();
         return 0;
