@@ -7,8 +7,12 @@
  * Each transaction t: Meta.txn = t; every Account gets txn = t and new
  * balances summing to TOTAL, and its link `buddy` set to account
  * (id + t) % ACCOUNTS; one Log object with id t is added, linked to a new Tag
- * t, and Tag t - 1 is deleted (its Log's link becomes null).  The verifier
- * checks the links against the backlinks as well.
+ * t, and Tag t - 1 is deleted (its Log's link becomes null).  Meta's list
+ * `history` changes by a rule of t (append t; every 3rd remove the first,
+ * every 5th move the last to the front, every 7th insert -t in the middle,
+ * every 11th swap the ends), and its list of links `tags` gets Tag t twice
+ * (Tag t - 1 leaves it when deleted).  The verifier replays the rule and
+ * checks the links and lists against the backlinks as well.
  * This parent process never opens a realm itself (LMDB environments must
  * not cross fork()). */
 #include "fief_test.h"
@@ -28,7 +32,11 @@
 
 static fief_schema_t *crash_schema(void) {
     fief_property_info_t meta[] = {t_prop_info("id", FIEF_TYPE_INT, FIEF_PROPERTY_PRIMARY_KEY),
-                                   t_prop_info("txn", FIEF_TYPE_INT, 0)};
+                                   t_prop_info("txn", FIEF_TYPE_INT, 0), t_prop_info("history", FIEF_TYPE_INT, 0),
+                                   t_prop_info("tags", FIEF_TYPE_LINK, 0)};
+    meta[2].collection_type = FIEF_COLLECTION_LIST;
+    meta[3].collection_type = FIEF_COLLECTION_LIST;
+    meta[3].link_target = "Tag";
     fief_property_info_t acct[] = {t_prop_info("id", FIEF_TYPE_INT, FIEF_PROPERTY_PRIMARY_KEY),
                                    t_prop_info("txn", FIEF_TYPE_INT, 0),
                                    t_prop_info("balance", FIEF_TYPE_INT, 0),
@@ -43,7 +51,7 @@ static fief_schema_t *crash_schema(void) {
     fief_class_info_t c[4];
     memset(c, 0, sizeof c);
     c[0].name = "Meta";
-    c[0].num_properties = 2;
+    c[0].num_properties = 4;
     c[1].name = "Account";
     c[1].num_properties = 5;
     c[2].name = "Log";
@@ -56,7 +64,7 @@ static fief_schema_t *crash_schema(void) {
 
 typedef struct crash_keys {
     fief_class_key_t meta, acct, log, tag;
-    fief_property_key_t meta_id, meta_txn, acct_id, acct_txn, acct_bal, acct_note, acct_buddy, log_id, log_tag, tag_id;
+    fief_property_key_t meta_id, meta_txn, meta_history, meta_tags, acct_id, acct_txn, acct_bal, acct_note, acct_buddy, log_id, log_tag, tag_id;
 } crash_keys;
 
 static bool keys_for(fief_realm_t *r, crash_keys *k) {
@@ -65,6 +73,8 @@ static bool keys_for(fief_realm_t *r, crash_keys *k) {
     k->log = t_class(r, "Log");
     k->meta_id = t_prop(r, "Meta", "id");
     k->meta_txn = t_prop(r, "Meta", "txn");
+    k->meta_history = t_prop(r, "Meta", "history");
+    k->meta_tags = t_prop(r, "Meta", "tags");
     k->acct_id = t_prop(r, "Account", "id");
     k->acct_txn = t_prop(r, "Account", "txn");
     k->acct_bal = t_prop(r, "Account", "balance");
@@ -74,7 +84,7 @@ static bool keys_for(fief_realm_t *r, crash_keys *k) {
     k->acct_buddy = t_prop(r, "Account", "buddy");
     k->log_tag = t_prop(r, "Log", "tag");
     k->tag_id = t_prop(r, "Tag", "id");
-    return k->meta && k->acct && k->log && k->tag && k->meta_txn && k->acct_bal && k->log_id && k->acct_buddy &&
+    return k->meta && k->acct && k->log && k->tag && k->meta_txn && k->meta_history && k->meta_tags && k->acct_bal && k->log_id && k->acct_buddy &&
            k->log_tag && k->tag_id;
 }
 
@@ -85,6 +95,38 @@ static void die(const char *what) {
     fprintf(stderr, "child %d: %s failed: %d %s\n", (int)getpid(), what, (int)e.code,
             e.message ? e.message : "");
     _exit(3);
+}
+
+/* The change transaction t makes to the history list, on a model (`n`
+ * elements of `h`; returns the new count) or, with `list`, on the stored list. */
+static size_t history_step(int64_t t, int64_t *h, size_t n, fief_list_t *list) {
+    h[n++] = t;
+    if (list && !fief_list_append(list, (fief_value_t[]){vi(t)}, 1)) die("history append");
+    if (t % 3 == 0) {
+        memmove(h, h + 1, (n - 1) * sizeof *h);
+        n--;
+        if (list && !fief_list_remove(list, 0)) die("history remove");
+    }
+    if (t % 5 == 0 && n > 1) {
+        int64_t last = h[n - 1];
+        memmove(h + 1, h, (n - 1) * sizeof *h);
+        h[0] = last;
+        if (list && !fief_list_move(list, n - 1, 0)) die("history move");
+    }
+    if (t % 7 == 0) {
+        size_t at = n / 2;
+        memmove(h + at + 1, h + at, (n - at) * sizeof *h);
+        h[at] = -t;
+        n++;
+        if (list && !fief_list_insert(list, at, vi(-t))) die("history insert");
+    }
+    if (t % 11 == 0 && n > 1) {
+        int64_t a = h[0];
+        h[0] = h[n - 1];
+        h[n - 1] = a;
+        if (list && !fief_list_swap(list, 0, n - 1)) die("history swap");
+    }
+    return n;
 }
 
 /* The writer: never returns. */
@@ -106,15 +148,22 @@ static void writer(const char *path, int fd, unsigned seed) {
             if (!fief_object_get_value(m, k.meta_txn, &v)) die("get txn");
             t = v.u.integer + 1;
             if (!fief_object_set_value(m, k.meta_txn, vi(t))) die("set txn");
-            fief_release(m);
         } else {
             if (found) die("find meta");
             fief_property_key_t p[2] = {k.meta_id, k.meta_txn};
             fief_value_t v[2] = {vi(0), vi(t)};
             m = fief_object_create(r, k.meta, p, v, 2, FIEF_UPDATE_POLICY_ERROR);
             if (!m) die("create meta");
-            fief_release(m);
         }
+        /* The history list, changed by the rule (the model's copy is scratch). */
+        fief_list_t *history = fief_object_get_list(m, k.meta_history);
+        size_t hn = 0;
+        if (!history || !fief_list_size(history, &hn)) die("history");
+        int64_t *scratch = calloc(hn + 4, sizeof *scratch);
+        if (!scratch) die("calloc");
+        history_step(t, scratch, hn, history);
+        free(scratch);
+        fief_release(history);
         int64_t rest = TOTAL;
         memset(note, 'a' + (int)(t % 26), sizeof note);
         fief_property_key_t ap[4] = {k.acct_id, k.acct_txn, k.acct_bal, k.acct_note};
@@ -151,6 +200,15 @@ static void writer(const char *path, int fd, unsigned seed) {
         fief_object_key_t tag_key = 0;
         if (!tag || !fief_object_get_key(tag, &tag_key)) die("create tag");
         fief_release(tag);
+        fief_list_t *tag_list = fief_object_get_list(m, k.meta_tags);
+        fief_value_t tag_link;
+        memset(&tag_link, 0, sizeof tag_link);
+        tag_link.type = FIEF_TYPE_LINK;
+        tag_link.u.link.class_key = k.tag;
+        tag_link.u.link.object_key = tag_key;
+        if (!tag_list || !fief_list_append(tag_list, (fief_value_t[]){tag_link, tag_link}, 2)) die("tags append");
+        fief_release(tag_list);
+        fief_release(m);
         fief_object_t *old_tag = fief_object_find(r, k.tag, vi(t - 1), &found);
         if (old_tag) {
             if (!fief_object_delete(old_tag)) die("delete tag");
@@ -191,6 +249,49 @@ static int verify(const char *path, int64_t committed, int64_t *out_t) {
         fief_value_t v;
         if (!fief_object_get_value(m, k.meta_txn, &v)) return 12;
         t = v.u.integer;
+        /* The history list is the rule replayed up to t. */
+        int64_t *model = calloc((size_t)t * 2 + 4, sizeof *model);
+        size_t n = 0;
+        for (int64_t s2 = 1; s2 <= t; s2++) n = history_step(s2, model, n, NULL);
+        fief_list_t *history = fief_object_get_list(m, k.meta_history);
+        size_t hn = 0;
+        if (!history || !fief_list_size(history, &hn)) return 32;
+        fief_value_t *stored = calloc(hn + 1, sizeof *stored);
+        if (hn != n || !fief_list_get_range(history, 0, hn, stored)) {
+            fprintf(stderr, "verify: history has %zu elements, %zu expected at transaction %lld\n", hn, n, (long long)t);
+            return 33;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (stored[i].u.integer != model[i]) {
+                fprintf(stderr, "verify: history[%zu] = %lld, expected %lld\n", i, (long long)stored[i].u.integer,
+                        (long long)model[i]);
+                return 34;
+            }
+        }
+        free(stored);
+        free(model);
+        fief_release(history);
+        /* The tags list: Tag t twice, and Tag t's backlinks say so. */
+        fief_list_t *tags = fief_object_get_list(m, k.meta_tags);
+        size_t tn = 0;
+        fief_value_t two[2];
+        if (!tags || !fief_list_size(tags, &tn) || tn != 2 || !fief_list_get_range(tags, 0, 2, two)) {
+            fprintf(stderr, "verify: the tags list has %zu elements at transaction %lld\n", tn, (long long)t);
+            return 35;
+        }
+        fief_object_t *tag = fief_object_get(r, two[0].u.link.class_key, two[0].u.link.object_key);
+        fief_value_t tag_id;
+        if (!tag || two[1].u.link.object_key != two[0].u.link.object_key || !fief_object_get_value(tag, k.tag_id, &tag_id) ||
+            tag_id.u.integer != t) {
+            fprintf(stderr, "verify: the tags list does not hold Tag %lld twice\n", (long long)t);
+            return 36;
+        }
+        fief_results_t *owners = fief_object_get_backlinks(tag, k.meta, k.meta_tags);
+        size_t no = 0;
+        if (!owners || !fief_results_count(owners, &no) || no != 1) return 37;
+        fief_release(owners);
+        fief_release(tag);
+        fief_release(tags);
         fief_release(m);
     }
     *out_t = t;
