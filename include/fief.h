@@ -877,6 +877,14 @@ FIEF_API bool fief_list_remove_all(fief_list_t *list);
  *  FIEF_ERR_INDEX_OUT_OF_BOUNDS, FIEF_ERR_NOT_IN_TRANSACTION, ... */
 FIEF_API fief_object_t *fief_list_insert_embedded(fief_list_t *list, size_t index);
 
+/** The objects of a list of links as live results, in list order (an object
+ *  listed twice is there twice): filter and sort them like any results
+ *  (a sort keeps list order among equal keys); they follow every later
+ *  change to the list and to the objects.  Deleting objects through them
+ *  (fief_results_delete_all) deletes each once.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (a list of values), FIEF_ERR_INVALIDATED_OBJECT. */
+FIEF_API fief_results_t *fief_list_to_results(const fief_list_t *list);
+
 /** The same list in another realm of the same file (freeze: a frozen
  *  target; thaw: a live one).  `*out_list` receives a new handle, or NULL
  *  when the owner does not exist in the target's version. */

@@ -219,3 +219,13 @@ public func exportListResolveIn(_ handle: OpaquePointer?, _ target: OpaquePointe
         return true
     }
 }
+
+@_cdecl("fief_list_to_results")
+public func exportListToResults(_ handle: OpaquePointer?) -> OpaquePointer? {
+    guarded(nil) { () throws(FiefError) -> OpaquePointer? in
+        let results = try withList(handle) { (box) throws(FiefError) in
+            try Results(realm: box.realm, list: box.property, of: box.key, in: box.table)
+        }
+        return HandleTable.make(results, .results)
+    }
+}

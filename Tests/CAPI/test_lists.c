@@ -221,6 +221,23 @@ TEST(list_links_and_backlinks) {
     E(fief_list_append(list, links, 4));
     R(fief_realm_commit(r));
 
+    /* The list as live results: filtered, in list order. */
+    fief_results_t *as_results = fief_list_to_results(list);
+    R(as_results != NULL);
+    EQU(t_count(as_results), 4);
+    fief_results_t *rexes = fief_results_filter(as_results, "name == 'Rex'", NULL, 0);
+    R(rexes != NULL);
+    EQU(t_count(rexes), 2);
+    fief_object_key_t second = -1;
+    E(fief_results_get_key(as_results, 1, &second));
+    EQI(second, dogs[1]);
+    fief_release(rexes);
+    fief_release(as_results);
+    fief_list_t *scores = fief_object_get_list(ann, t_prop(r, "Person", "scores"));
+    R(scores != NULL);
+    EERRM(fief_list_to_results(scores) != NULL, FIEF_ERR_INVALID_ARGUMENT, "list of values");
+    fief_release(scores);
+
     /* Backlinks through the list: Ann once for Rex (listed twice). */
     fief_object_t *rex = fief_object_get(r, dog_class, dogs[0]);
     R(rex != NULL);

@@ -387,4 +387,38 @@ final class ListTests: XCTestCase {
         let db = try DB.open(salvaged, nil, readOnly: true)
         XCTAssertEqual(try db.list("Person", ann, "scores"), Array(scores[256...]))
     }
+    func testListsAsLiveResults() throws {
+        let dir = tempDir()
+        let db = try DB.open(dir.file(), schema)
+        let dog = db.cls("Dog"), person = db.cls("Person"), dogsKey = db.pkey("Person", "dogs")
+        var ann: Int64 = 0, d: [Int64] = []
+        try db.write {
+            for (name, age) in [("Rex", 5), ("Max", 2), ("Bo", 9), ("Al", 2)] {
+                d.append(try db.create("Dog", [("name", .string(name)), ("age", .int(Int64(age)))]))
+            }
+            ann = try db.create("Person", [("name", .string("Ann"))])
+            try db.append("Person", ann, "dogs", [.link(dog, d[2]), .link(dog, d[0]), .link(dog, d[1]), .link(dog, d[0])])
+        }
+        let all = try Results(realm: db.realm, list: dogsKey, of: ann, in: person)
+        XCTAssertEqual(try all.allKeys(), [d[2], d[0], d[1], d[0]])
+        let young = try all.filtered("age < 6", arguments: [])
+        XCTAssertEqual(try young.allKeys(), [d[0], d[1], d[0]])
+        XCTAssertEqual(try young.count(), 3)
+        let byAge = try all.sorted(by: [("age", true)])
+        XCTAssertEqual(try byAge.allKeys(), [d[1], d[0], d[0], d[2]])
+        XCTAssertEqual(try all.index(of: d[1]), 2)
+        // Live: a list change and an object change both show.
+        try db.write {
+            try db.append("Person", ann, "dogs", [.link(dog, d[3])])
+            try db.set("Dog", d[2], "age", .int(1))
+        }
+        XCTAssertEqual(try young.allKeys(), [d[2], d[0], d[1], d[0], d[3]])
+        XCTAssertEqual(try byAge.allKeys(), [d[2], d[1], d[3], d[0], d[0]])
+        // Deleting through the results deletes each object once, and the list empties.
+        try db.write { try young.filtered("age == 5", arguments: []).deleteAll() }
+        XCTAssertEqual(try all.allKeys(), [d[2], d[1], d[3]])
+        XCTAssertEqual(try db.count("Dog"), 3)
+        // A list of values is not a list of objects.
+        expectError(.invalidArgument) { try Results(realm: db.realm, list: db.pkey("Person", "scores"), of: ann, in: person) }
+    }
 }

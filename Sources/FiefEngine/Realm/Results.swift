@@ -33,6 +33,9 @@ public final class Results: @unchecked Sendable {
     /// Set for linking objects: only the objects whose link `property`
     /// points to the object `target` of class `targetClass`.
     let linking: (targetClass: UInt32, target: Int64, property: UInt32)?
+    /// Set for the objects of a list of links: the list (its owner's class,
+    /// property and owner), whose elements these results are, in list order.
+    let list: ListID?
 
     public init(realm: Realm, tableKey: UInt32) throws(FiefError) {
         try realm.checkReadable()
@@ -46,6 +49,27 @@ public final class Results: @unchecked Sendable {
         self.sortKeys = []
         self.dependentColumns = []
         self.linking = nil
+        self.list = nil
+    }
+
+    /// The objects of list `property` of object `owner` of class
+    /// `ownerClass` (a list of links), in list order, live: they follow
+    /// every change to the list and to the objects.
+    public init(realm: Realm, list property: UInt32, of owner: Int64, in ownerClass: UInt32) throws(FiefError) {
+        try realm.checkReadable()
+        let table = try realm.table(ownerClass)
+        let column = try realm.listColumn(table, property)
+        guard column.elementType == .link else {
+            throw FiefError(.invalidArgument, "'\(table.objectClass.name).\((try? table.property(property).name) ?? "")' is a list of values, not of objects: read its values instead")
+        }
+        try realm.requireLive(table, owner)
+        self.realm = realm
+        self.tableKey = column.linkTarget
+        self.filters = []
+        self.sortKeys = []
+        self.dependentColumns = []
+        self.linking = nil
+        self.list = ListID(table: ownerClass, column: property, owner: owner)
     }
 
     /// The objects of class `originClass` whose link `property` points to
@@ -66,15 +90,17 @@ public final class Results: @unchecked Sendable {
         self.sortKeys = []
         self.dependentColumns = [property]
         self.linking = (targetClass, objectKey, property)
+        self.list = nil
     }
 
     private init(realm: Realm, tableKey: UInt32, filters: [CompiledQuery], sortKeys: [SortKey],
-                 linking: (targetClass: UInt32, target: Int64, property: UInt32)?) {
+                 linking: (targetClass: UInt32, target: Int64, property: UInt32)?, list: ListID?) {
         self.realm = realm
         self.tableKey = tableKey
         self.filters = filters
         self.sortKeys = sortKeys
         self.linking = linking
+        self.list = list
         var columns = Set(sortKeys.map(\.property))
         for query in filters { query.root.collectColumns(into: &columns) }
         if let linking { columns.insert(linking.property) }
@@ -83,7 +109,9 @@ public final class Results: @unchecked Sendable {
 
     @inline(__always)
     private var isFresh: Bool {
-        realm.isUnchanged(since: evaluatedStamp, table: tableKey, columns: dependentColumns)
+        guard realm.isUnchanged(since: evaluatedStamp, table: tableKey, columns: dependentColumns) else { return false }
+        if let list { return realm.isUnchanged(since: evaluatedStamp, table: list.table, columns: [list.column]) }
+        return true
     }
 
     /// The objects of these results matching `predicate` (Realm's query language).
@@ -97,7 +125,7 @@ public final class Results: @unchecked Sendable {
             throw FiefError(.querySyntax, "invalid predicate: \(error.message)")
         }
         let query = try QueryCompiler.compile(expression, table: table, arguments: arguments)
-        return Results(realm: realm, tableKey: tableKey, filters: filters + [query], sortKeys: sortKeys, linking: linking)
+        return Results(realm: realm, tableKey: tableKey, filters: filters + [query], sortKeys: sortKeys, linking: linking, list: list)
     }
 
     /// These results sorted by `keys` (the first most significant); ties
@@ -122,7 +150,7 @@ public final class Results: @unchecked Sendable {
             keys.append(SortKey(property: property.key, ascending: ascending))
         }
         let merged = keys + sortKeys.filter { old in !keys.contains { $0.property == old.property } }
-        return Results(realm: realm, tableKey: tableKey, filters: filters, sortKeys: merged, linking: linking)
+        return Results(realm: realm, tableKey: tableKey, filters: filters, sortKeys: merged, linking: linking, list: list)
     }
 
     /// The same query in another realm of the same file.
@@ -132,7 +160,7 @@ public final class Results: @unchecked Sendable {
         }
         try target.checkReadable()
         _ = try target.table(tableKey)
-        return Results(realm: target, tableKey: tableKey, filters: filters, sortKeys: sortKeys, linking: linking)
+        return Results(realm: target, tableKey: tableKey, filters: filters, sortKeys: sortKeys, linking: linking, list: list)
     }
 
     /// Whether the realm is open and the class exists.
@@ -166,7 +194,7 @@ public final class Results: @unchecked Sendable {
 
     public func index(of key: Int64) throws(FiefError) -> Int? {
         try evaluate()
-        if sortKeys.isEmpty {
+        if sortKeys.isEmpty && list == nil {
             // Unsorted results are in key order.
             var low = 0, high = keys.count
             while low < high {
@@ -188,12 +216,12 @@ public final class Results: @unchecked Sendable {
     public func deleteAll() throws(FiefError) {
         _ = try realm.requireWrite()
         let table = try realm.table(tableKey)
-        if filters.isEmpty {
+        if filters.isEmpty && linking == nil && list == nil {
             try realm.deleteAll(table: tableKey)
             return
         }
         try evaluate()
-        let doomed = keys
+        let doomed = Set(keys).sorted()
         for key in doomed where try realm.isLive(table, key) {
             try realm.deleteObject(table: tableKey, key: key)
         }
@@ -206,6 +234,12 @@ public final class Results: @unchecked Sendable {
         try realm.checkReadable()
         if !isFresh { try scanMatches() }
         if keysMaterialized { return }
+        if list != nil {
+            // `keys` holds the list's matching elements, in list order.
+            if !sortKeys.isEmpty { try sortKeysInPlace() }
+            keysMaterialized = true
+            return
+        }
         keys.removeAll(keepingCapacity: true)
         keys.reserveCapacity(matchedCount)
         for (cluster, bits) in matchedClusters {
@@ -218,8 +252,46 @@ public final class Results: @unchecked Sendable {
 
     /// Run the query: remember which objects of each cluster match.
     private func scanMatches() throws(FiefError) {
+        if let list {
+            try scanList(list)
+            return
+        }
         matchedClusters.removeAll(keepingCapacity: true)
         matchedCount = try scan { cluster, bits in matchedClusters.append((cluster, bits)) }
+        keysMaterialized = false
+        evaluatedStamp = realm.stamp
+    }
+
+    /// The elements of `list` that every filter matches, in list order (an
+    /// object listed twice is there twice).
+    private func scanList(_ list: ListID) throws(FiefError) {
+        let owner = try realm.table(list.table)
+        let column = try realm.listColumn(owner, list.column)
+        try realm.requireLive(owner, list.owner)
+        let state = try realm.listState(owner, column, owner: list.owner)
+        var elements: [Int64] = []
+        elements.reserveCapacity(state.count)
+        for i in 0..<state.count {
+            if case .link(_, let key) = try state.value(i, table: owner) { elements.append(key) }
+        }
+        if !filters.isEmpty {
+            let table = try realm.table(tableKey)
+            // Each cluster the list reaches, evaluated once for the elements in it.
+            var masks: [Int64: Bitmap] = [:]
+            for key in elements { QueryEvaluator.set(&masks[ClusterLayout.cluster(of: key), default: Bitmap(repeating: 0)], ClusterLayout.slot(of: key)) }
+            var matched: [Int64: Bitmap] = [:]
+            for (cluster, mask) in masks {
+                _ = try visitCluster(table, cluster, mask) { (c, bits) in matched[c] = bits }
+            }
+            elements = elements.filter { key in
+                guard let bits = matched[ClusterLayout.cluster(of: key)] else { return false }
+                let slot = ClusterLayout.slot(of: key)
+                return bits[slot >> 6] & (1 << UInt64(slot & 63)) != 0
+            }
+        }
+        keys = elements
+        matchedClusters.removeAll()
+        matchedCount = elements.count
         keysMaterialized = false
         evaluatedStamp = realm.stamp
     }
