@@ -268,7 +268,7 @@ public struct Realm {
             }
             var source = fiefUnwrap(any)
             if property.type == FIEF_TYPE_DECIMAL128, let number = source, !(number is Decimal128) {
-                source = try? Decimal128(value: number)
+                source = Decimal128(fiefConverting: number)
             }
             guard let converted = fiefValue(fromAny: source, arena: arena, propertyType: property.type) else {
                 preconditionFailure("Invalid value '\(fiefDescribe(any))' of type '\(Swift.type(of: any ?? "nil"))' for '\(PropertyType(fiefType: property.type))\(property.isOptional ? "?" : "")' property '\(info.className).\(property.name)'")
