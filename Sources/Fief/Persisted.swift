@@ -22,8 +22,11 @@ public struct Persisted<Value: _Persistable> {
         case unmanagedNoDefault
         /// The unmanaged value.
         case unmanaged(Value)
-        /// The object is managed; the property is number `index` of its class.
-        case managed(index: Int)
+        /// The object is managed; the property is number `index` of its
+        /// class.  `row` is the object's row when the wrapper was bound with
+        /// the object (so that Codable can read it), nil when it was learnt
+        /// on first access.
+        case managed(index: Int, row: ManagedRow?)
         /// Marker written by schema discovery to find which field a key path names.
         case probe
         /// Linking objects (never stored): the origin property's name.
@@ -108,7 +111,7 @@ public struct Persisted<Value: _Persistable> {
         _ observed: EnclosingSelf, _ managed: ManagedRow?,
         _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Int {
-        if case .managed(let index) = observed[keyPath: storageKeyPath].storage { return index }
+        if case .managed(let index, _) = observed[keyPath: storageKeyPath].storage { return index }
         let schema = managed?.binding.info ?? ObjectSchemaInfo.of(type(of: observed))
         let index = schema.index(ofStorage: storageKeyPath) { prototype in
             // Mark the field on a throwaway instance, then find it with Mirror.
@@ -116,7 +119,7 @@ public struct Persisted<Value: _Persistable> {
                 Persisted(storage: .probe, indexed: false, primaryKey: false)
         }
         if managed != nil {
-            observed[keyPath: storageKeyPath].storage = .managed(index: index)
+            observed[keyPath: storageKeyPath].storage = .managed(index: index, row: managed)
         }
         return index
     }
@@ -151,7 +154,7 @@ extension Persisted: CustomStringConvertible {
         switch storage {
         case .unmanaged(let value): return String(describing: value)
         case .unmanagedNoDefault: return String(describing: Value._fiefDefault())
-        case .managed(let index): return "<managed property \(index)>"
+        case .managed(let index, _): return "<managed property \(index)>"
         case .probe: return "<probe>"
         case .linkingOrigin(let property): return "<linking objects through '\(property)'>"
         }
@@ -168,6 +171,8 @@ protocol DiscoverablePersisted {
     var isProbe: Bool { get }
     /// The unmanaged value (the type's default if none was set).
     var unmanagedValue: _Persistable { get }
+    /// For a linking-objects property: the linking objects of `owner`; nil otherwise.
+    func fiefLinkingObjects(of owner: ObjectBase) -> Any?
 }
 
 extension Persisted: DiscoverablePersisted {
@@ -181,5 +186,40 @@ extension Persisted: DiscoverablePersisted {
     var unmanagedValue: _Persistable {
         if case .unmanaged(let value) = storage { return value }
         return Value._fiefDefault()
+    }
+
+    func fiefLinkingObjects(of owner: ObjectBase) -> Any? {
+        guard case .linkingOrigin(let property) = storage, let kind = Value.self as? _FiefLinkingObjects.Type else { return nil }
+        return kind._fiefLinkingObjects(of: owner, propertyName: property)
+    }
+}
+
+// MARK: - Access by offset (see FieldTable)
+
+extension Persisted: FiefFieldAccessor {
+    static func fiefAssign(_ any: Any?, at address: UnsafeMutableRawPointer) -> Bool {
+        guard let value = Value._fiefFromAny(any) else { return false }
+        address.assumingMemoryBound(to: Persisted<Value>.self).pointee.storage = .unmanaged(value)
+        return true
+    }
+
+    static func fiefBind(at address: UnsafeMutableRawPointer, index: Int, row: ManagedRow) {
+        address.assumingMemoryBound(to: Persisted<Value>.self).pointee.storage = .managed(index: index, row: row)
+    }
+
+    static func fiefProbe(at address: UnsafeMutableRawPointer, in object: ObjectBase, label: String) -> Bool {
+        address.assumingMemoryBound(to: Persisted<Value>.self).pointee.storage = .probe
+        var found = false
+        var others = false
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            for child in current.children {
+                guard let persisted = child.value as? DiscoverablePersisted, persisted.isProbe else { continue }
+                if child.label == label { found = true } else { others = true }
+            }
+            mirror = current.superclassMirror
+        }
+        address.assumingMemoryBound(to: Persisted<Value>.self).pointee.storage = .unmanagedNoDefault
+        return found && !others
     }
 }
