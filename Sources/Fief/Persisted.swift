@@ -223,3 +223,66 @@ extension Persisted: FiefFieldAccessor {
         return found && !others
     }
 }
+
+// MARK: - Codable
+
+/// `Persisted` is Codable when its value is, so that model classes declared
+/// `Codable` get synthesized conformances over their persisted properties:
+///
+///     class Dog: Object, Codable {
+///         @Persisted var name = ""
+///         @Persisted var owner: String?     // a missing key decodes to nil
+///     }
+///
+/// Decoding makes an unmanaged object.  Encoding an unmanaged object writes
+/// its values; encoding a managed (or frozen) object writes the values its
+/// row holds now, links included (RealmSwift throws there; Fief can read the
+/// row because every wrapper is bound to it when the object becomes
+/// managed).  Encoding a deleted or invalidated object throws
+/// `EncodingError.invalidValue`.
+extension Persisted: Decodable where Value: Decodable {
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        self.init(storage: .unmanaged(try container.decode(Value.self)), indexed: false, primaryKey: false)
+    }
+}
+
+extension Persisted: Encodable where Value: Encodable {
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch storage {
+        case .unmanaged(let value):
+            try container.encode(value)
+        case .unmanagedNoDefault:
+            try container.encode(Value._fiefDefault())
+        case .managed(let index, let row?):
+            guard row.isValid else {
+                throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath, debugDescription: invalidatedObjectMessage))
+            }
+            try container.encode(row.read(index, as: Value.self))
+        case .managed(_, nil), .probe, .linkingOrigin:
+            throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath,
+                                                         debugDescription: "This property of a managed object cannot be encoded"))
+        }
+    }
+}
+
+/// A property wrapper whose wrapped value may be nil, so that a missing key
+/// decodes to nil (RealmSwift's `OptionalCodingWrapper`).
+public protocol OptionalCodingWrapper {
+    associatedtype WrappedType: ExpressibleByNilLiteral
+    init(wrappedValue: WrappedType)
+}
+
+extension KeyedDecodingContainer {
+    /// Decodes an optional wrapped property; a missing key gives nil instead
+    /// of `DecodingError.keyNotFound`.
+    public func decode<T>(_ type: T.Type, forKey key: KeyedDecodingContainer<K>.Key) throws -> T
+        where T: Decodable, T: OptionalCodingWrapper {
+        try decodeIfPresent(T.self, forKey: key) ?? T(wrappedValue: nil)
+    }
+}
+
+extension Persisted: OptionalCodingWrapper where Value: ExpressibleByNilLiteral {
+    public typealias WrappedType = Value
+}

@@ -416,3 +416,13 @@ extension Results where Element: ObjectBase {
         sorted(byKeyPath: binding.info.propertyName(for: keyPath), ascending: ascending)
     }
 }
+
+extension Results: Encodable where Element: Encodable {
+    /// Encodes the objects as an array, in order.
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for element in self {
+            try container.encode(element)
+        }
+    }
+}
