@@ -322,6 +322,9 @@ extension Decimal128: RealmCollectionValue, RealmPropertyType, MinMaxType, Addab
 extension ObjectId: RealmCollectionValue, RealmPropertyType, SortableType, KeypathSortable, _Indexable, _PrimaryKey { public typealias PersistedType = ObjectId }
 extension UUID: RealmCollectionValue, RealmPropertyType, SortableType, KeypathSortable, _Indexable, _PrimaryKey { public typealias PersistedType = UUID }
 
+/// An optional scalar can be the value of a `RealmProperty` (`RealmProperty<Int?>`).
+extension Optional: RealmPropertyType where Wrapped: RealmPropertyType & _PersistableInsideOptional {}
+
 extension Optional: _HasPersistedType where Wrapped: _HasPersistedType {
     public typealias PersistedType = Optional<Wrapped.PersistedType>
 }

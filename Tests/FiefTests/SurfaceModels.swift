@@ -92,3 +92,12 @@ class Shape: Object {
     @Persisted var name = ""
     @Persisted var origin: Point?
 }
+
+/// Legacy `let` properties next to @Persisted ones.
+class LegacyDog: Object {
+    @Persisted var name = ""
+    let age = RealmProperty<Int?>()
+    let weight = RealmOptional<Double>()
+    let vaccinated = RealmProperty<Bool?>()
+    let nickname = RealmProperty<String?>()
+}
