@@ -17,18 +17,16 @@ import Foundation
 ///     }
 ///
 /// The raw value may be any integer type, `Float`, `Double` or `String`; the
-/// property is stored (and queried) as that type: `filter("status == 'archived'")`.
+/// property is stored (and queried) as that type (`PersistedType` is the
+/// raw value's type): `filter("status == 'archived'")`.
 /// A property declared without a default holds the first case.  A stored raw
 /// value that is no case of the enum (written by another program) reads as
 /// nil from an optional property, and traps, with the value in the message,
 /// from a non-optional one (RealmSwift aborts there too).
 public protocol PersistableEnum: _PersistableInsideOptional, RawRepresentable, CaseIterable, RealmCollectionValue,
-    MinMaxType, Comparable where RawValue: _PersistableInsideOptional & Comparable {}
+    MinMaxType, Comparable where RawValue: _PersistableInsideOptional & Comparable, PersistedType == RawValue {}
 
 extension PersistableEnum {
-    /// The stored type: the raw value's.
-    public typealias PersistedType = RawValue
-
     /// The first case.
     public init() { self = Self._fiefDefault() }
 

@@ -13,8 +13,9 @@ import Foundation
 /// Every access goes through the static `_enclosingInstance` subscript, which
 /// first asks the object whether it is managed; if so, it reads the row with
 /// `fief_object_get_value` or writes it with `fief_object_set_value`, using
-/// the property's position in the class schema (looked up once from the
-/// storage key path, then cached in the wrapper as `.managed(index)`).
+/// the property's position in the class schema (bound into the wrapper as
+/// `.managed(index:row:)` when the object becomes managed, see FieldTable;
+/// else looked up once from the storage key path and cached the same way).
 @propertyWrapper
 public struct Persisted<Value: _Persistable> {
     enum Storage {
