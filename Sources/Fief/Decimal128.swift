@@ -88,19 +88,56 @@ public struct Decimal128: Sendable, Hashable, Comparable, CustomStringConvertibl
         self = parsed
     }
 
-    /// The value of a number (`Int`, `Double`, `Decimal`, `String`, `Decimal128`);
-    /// throws for anything else.
-    public init(value: Any) throws {
+    /// The value of a number: any integer type, `Float`, `Double`,
+    /// `Decimal`, `NSNumber`, a `String` holding a number, or a `Decimal128`
+    /// (RealmSwift's `init(value:)`).  Traps, as RealmSwift does, for any
+    /// other type and for a string that is not a number.
+    public init(value: Any) {
+        guard let converted = Decimal128(fiefConverting: value) else {
+            preconditionFailure("Cannot convert value '\(value)' of type '\(type(of: value))' to Decimal128")
+        }
+        self = converted
+    }
+
+    /// The value of an `NSNumber`, exactly: an integral number as that
+    /// integer, a floating-point one as the shortest decimal that reads back
+    /// as it, an `NSDecimalNumber` as its decimal value.
+    public init(number: NSNumber) {
+        if let decimal = number as? NSDecimalNumber {
+            self.init(decimal.decimalValue)
+            return
+        }
+        switch String(cString: number.objCType) {
+        case "f": self = Decimal128.parse("\(number.floatValue)") ?? Decimal128(Double(number.floatValue))
+        case "d": self.init(number.doubleValue)
+        case "Q", "L", "I", "S", "C": self.init(number.uint64Value)
+        default: self.init(number.int64Value)
+        }
+    }
+
+    /// `value` as a Decimal128 if it is a number or a string holding one
+    /// (see `init(value:)`); nil otherwise.
+    init?(fiefConverting value: Any) {
         switch fiefUnwrap(value) {
         case let v as Decimal128: self = v
         case let v as Int: self.init(v)
-        case let v as Int64: self.init(v)
+        case let v as Int8: self.init(v)
+        case let v as Int16: self.init(v)
         case let v as Int32: self.init(v)
+        case let v as Int64: self.init(v)
+        case let v as UInt: self.init(v)
+        case let v as UInt8: self.init(v)
+        case let v as UInt16: self.init(v)
+        case let v as UInt32: self.init(v)
+        case let v as UInt64: self.init(v)
         case let v as Double: self.init(v)
-        case let v as Float: self.init(Double(v))
+        case let v as Float: self = Decimal128.parse("\(v)") ?? Decimal128(Double(v))
         case let v as Decimal: self.init(v)
-        case let v as String: try self.init(string: v)
-        default: throw Realm.Error(code: .fail, message: "Cannot convert \(value) to Decimal128")
+        case let v as String:
+            guard let parsed = Decimal128.parse(v) else { return nil }
+            self = parsed
+        case let v as NSNumber: self.init(number: v)
+        default: return nil
         }
     }
 
@@ -433,5 +470,265 @@ public struct Decimal128: Sendable, Hashable, Comparable, CustomStringConvertibl
     public func encode(to encoder: Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(stringValue)
+    }
+}
+
+// MARK: - Numeric
+
+extension Decimal128: SignedNumeric {
+    /// The type of `magnitude`: Decimal128 itself.
+    public typealias Magnitude = Decimal128
+
+    /// Zero (`AdditiveArithmetic`).
+    public static var zero: Decimal128 { Decimal128() }
+
+    /// The value of `source` if a Decimal128 holds it exactly (at most 34
+    /// significant digits), else nil.
+    public init?<T: BinaryInteger>(exactly source: T) {
+        guard var coefficient = UInt128(exactly: source.magnitude) else { return nil }
+        var exponent = 0
+        while coefficient >= Decimal128.coefficientLimit {
+            guard coefficient % 10 == 0 else { return nil }
+            coefficient /= 10
+            exponent += 1
+        }
+        self.init(sign: source < 0, coefficient: coefficient, exponent: exponent)
+    }
+
+    /// The largest finite Decimal128: 34 nines, exponent 6111.
+    public static var max: Decimal128 {
+        Decimal128(sign: false, coefficient: coefficientLimit - 1, exponent: maxExponent)
+    }
+
+    /// The smallest (most negative) finite Decimal128.
+    public static var min: Decimal128 { -max }
+
+    /// The sum, rounded half to even to 34 significant digits (exact when it
+    /// fits).  NaN if either side is NaN or for `Inf + -Inf`.
+    public static func + (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
+        switch (lhs.kind, rhs.kind) {
+        case (.nan, _), (_, .nan):
+            return Decimal128(kind: .nan)
+        case let (.infinity(a), .infinity(b)):
+            return a == b ? lhs : Decimal128(kind: .nan)
+        case (.infinity, _):
+            return lhs
+        case (_, .infinity):
+            return rhs
+        case let (.finite(sa, ca, ea), .finite(sb, cb, eb)):
+            return add(sa, ca, ea, sb, cb, eb)
+        }
+    }
+
+    /// The difference (`lhs + -rhs`).
+    public static func - (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
+        lhs + -rhs
+    }
+
+    /// The product, rounded half to even to 34 significant digits.  NaN if
+    /// either side is NaN, or for infinity times zero.
+    public static func * (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
+        let negative = lhs.isSignMinus != rhs.isSignMinus
+        switch (lhs.kind, rhs.kind) {
+        case (.nan, _), (_, .nan):
+            return Decimal128(kind: .nan)
+        case let (.infinity, .finite(_, c, _)), let (.finite(_, c, _), .infinity):
+            return c == 0 ? Decimal128(kind: .nan) : Decimal128(kind: .infinity(negative: negative))
+        case (.infinity, .infinity):
+            return Decimal128(kind: .infinity(negative: negative))
+        case let (.finite(_, ca, ea), .finite(_, cb, eb)):
+            let product = ca.multipliedFullWidth(by: cb)
+            return rounded(Wide(high: product.high, low: product.low), exponent: ea + eb, sticky: false, negative: negative)
+        }
+    }
+
+    /// The quotient, rounded half to even to 34 significant digits (an exact
+    /// quotient keeps the exponent `lhs`'s minus `rhs`'s where it can).
+    /// Division of a non-zero number by zero gives an infinity, `0 / 0` and
+    /// `Inf / Inf` give NaN.
+    public static func / (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
+        let negative = lhs.isSignMinus != rhs.isSignMinus
+        switch (lhs.kind, rhs.kind) {
+        case (.nan, _), (_, .nan), (.infinity, .infinity):
+            return Decimal128(kind: .nan)
+        case (.infinity, .finite):
+            return Decimal128(kind: .infinity(negative: negative))
+        case (.finite, .infinity):
+            return Decimal128(sign: negative, coefficient: 0, exponent: 0)
+        case let (.finite(_, ca, ea), .finite(_, cb, eb)):
+            if cb == 0 {
+                return ca == 0 ? Decimal128(kind: .nan) : Decimal128(kind: .infinity(negative: negative))
+            }
+            if ca == 0 { return Decimal128(sign: negative, coefficient: 0, exponent: ea - eb) }
+            // Scale the dividend so that the quotient has at least 35 digits.
+            let scale = 35 + digitCount(cb) - digitCount(ca)
+            let (quotient, remainder) = Wide(ca).timesPowerOfTen(scale).divided(by: cb)
+            var q = quotient
+            var exponent = ea - eb - scale
+            if remainder == 0 {
+                // Exact: drop trailing zeros down to the preferred exponent.
+                while exponent < ea - eb {
+                    let (shorter, digit) = q.divided(by: 10)
+                    guard digit == 0 else { break }
+                    q = shorter
+                    exponent += 1
+                }
+            }
+            return rounded(q, exponent: exponent, sticky: remainder != 0, negative: negative)
+        }
+    }
+
+    public static func += (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs + rhs }
+    public static func -= (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs - rhs }
+    public static func *= (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs * rhs }
+    public static func /= (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs / rhs }
+
+    /// Flips the sign in place.
+    public mutating func negate() { self = -self }
+
+    /// `other - self` (RealmSwift's Strideable-style helper).
+    public func distance(to other: Decimal128) -> Decimal128 { other - self }
+
+    /// `self + n`.
+    public func advanced(by n: Decimal128) -> Decimal128 { self + n }
+
+    /// The type of `distance(to:)`.
+    public typealias Stride = Decimal128
+
+    /// Whether the value is NaN (Fief has no signaling NaNs, so the same as `isNaN`).
+    public var isSignaling: Bool { isNaN }
+
+    /// Whether the value is NaN (see `isSignaling`).
+    public var isSignalingNaN: Bool { isNaN }
+
+    /// Whether the value is finite and zero (of either sign).
+    public var isZero: Bool {
+        if case .finite(_, 0, _) = kind { return true }
+        return false
+    }
+
+    /// The value as a Foundation `Decimal` (38 digits, exponents -128...127:
+    /// may round or overflow); NaN for NaN and the infinities.
+    public var decimalValue: Decimal {
+        switch kind {
+        case .nan, .infinity: return .nan
+        case .finite: return Decimal(string: stringValue, locale: Locale(identifier: "en_US_POSIX")) ?? .nan
+        }
+    }
+
+    // MARK: Arithmetic helpers
+
+    /// The number of decimal digits of `value` (1 for 0).
+    private static func digitCount(_ value: UInt128) -> Int {
+        var count = 1
+        var rest = value / 10
+        while rest > 0 {
+            count += 1
+            rest /= 10
+        }
+        return count
+    }
+
+    private static func add(_ sa: Bool, _ ca: UInt128, _ ea: Int, _ sb: Bool, _ cb: UInt128, _ eb: Int) -> Decimal128 {
+        if ca == 0 && cb == 0 {
+            return Decimal128(sign: sa && sb, coefficient: 0, exponent: Swift.min(ea, eb))
+        }
+        if ca == 0 { return Decimal128(sign: sb, coefficient: cb, exponent: eb) }
+        if cb == 0 && ea <= eb { return Decimal128(sign: sa, coefficient: ca, exponent: ea) }
+        // (s1, c1, e1) has the larger exponent; it is scaled down to the other's.
+        let ((s1, c1, e1), (s2, c2, e2)) = ea >= eb ? ((sa, ca, ea), (sb, cb, eb)) : ((sb, cb, eb), (sa, ca, ea))
+        var shift = e1 - e2
+        var small = Wide(c2)
+        var exponent = e2
+        if shift > 40 {
+            // The smaller operand lies wholly below the rounding digit of the
+            // larger one scaled by 10^40: only whether it is non-zero counts.
+            small = Wide(c2 == 0 ? 0 : 1)
+            shift = 40
+            exponent = e1 - 40
+        }
+        let large = Wide(c1).timesPowerOfTen(shift)
+        if s1 == s2 {
+            return rounded(large.adding(small), exponent: exponent, sticky: false, negative: s1)
+        }
+        if large == small { return Decimal128(sign: false, coefficient: 0, exponent: exponent) }
+        return large > small
+            ? rounded(large.subtracting(small), exponent: exponent, sticky: false, negative: s1)
+            : rounded(small.subtracting(large), exponent: exponent, sticky: false, negative: s2)
+    }
+
+    /// `coefficient × 10^exponent` rounded half to even to 34 digits;
+    /// `sticky` says the exact value is a little above `coefficient`.
+    private static func rounded(_ coefficient: Wide, exponent: Int, sticky: Bool, negative: Bool) -> Decimal128 {
+        var c = coefficient
+        var exponent = exponent
+        var sticky = sticky
+        var roundDigit: UInt128 = 0
+        let limit = Wide(coefficientLimit)
+        while c >= limit {
+            if roundDigit != 0 { sticky = true }
+            let (shorter, digit) = c.divided(by: 10)
+            roundDigit = digit
+            c = shorter
+            exponent += 1
+        }
+        var result = c.low
+        if roundDigit > 5 || (roundDigit == 5 && (sticky || result % 2 == 1)) {
+            result += 1
+            if result == coefficientLimit {
+                result /= 10
+                exponent += 1
+            }
+        }
+        return Decimal128(sign: negative, coefficient: result, exponent: exponent)
+    }
+
+    /// An unsigned 256-bit integer: the exact intermediate results of
+    /// Decimal128 arithmetic (products of two 34-digit coefficients,
+    /// dividends scaled for 35 quotient digits).
+    private struct Wide: Comparable {
+        var high: UInt128
+        var low: UInt128
+
+        init(high: UInt128, low: UInt128) {
+            self.high = high
+            self.low = low
+        }
+
+        init(_ value: UInt128) {
+            self.init(high: 0, low: value)
+        }
+
+        /// `self × 10^power`; the caller keeps the result below 2^256.
+        func timesPowerOfTen(_ power: Int) -> Wide {
+            var result = self
+            for _ in 0..<Swift.max(power, 0) {
+                let low = result.low.multipliedFullWidth(by: 10)
+                result = Wide(high: result.high &* 10 &+ low.high, low: low.low)
+            }
+            return result
+        }
+
+        func adding(_ other: Wide) -> Wide {
+            let (low, carry) = low.addingReportingOverflow(other.low)
+            return Wide(high: high &+ other.high &+ (carry ? 1 : 0), low: low)
+        }
+
+        /// `self - other`, for `other <= self`.
+        func subtracting(_ other: Wide) -> Wide {
+            let (low, borrow) = low.subtractingReportingOverflow(other.low)
+            return Wide(high: high &- other.high &- (borrow ? 1 : 0), low: low)
+        }
+
+        /// The quotient and remainder of division by a non-zero `divisor`.
+        func divided(by divisor: UInt128) -> (quotient: Wide, remainder: UInt128) {
+            let (highQuotient, highRemainder) = high.quotientAndRemainder(dividingBy: divisor)
+            let (lowQuotient, remainder) = divisor.dividingFullWidth((high: highRemainder, low: low))
+            return (Wide(high: highQuotient, low: lowQuotient), remainder)
+        }
+
+        static func < (lhs: Wide, rhs: Wide) -> Bool {
+            lhs.high != rhs.high ? lhs.high < rhs.high : lhs.low < rhs.low
+        }
     }
 }

@@ -6,7 +6,11 @@
 // `import RealmSwift` with `import Fief`, for the parts implemented so far:
 // Object/@Persisted with scalar properties, to-one links (`DogToy?`),
 // EmbeddedObject properties, LinkingObjects (`@Persisted(originProperty:)`),
-// Realm, Realm.Configuration, Results, ObjectId and Decimal128.
+// PersistableEnum and (Failable)CustomPersistable properties, legacy
+// `let` RealmProperty/RealmOptional members, KVC and `init(value:)`,
+// Codable models, the dynamic API (DynamicObject), Realm,
+// Realm.Configuration, Results, AnyRealmCollection, ObjectId and Decimal128
+// (with its arithmetic).
 //
 // Threading (a deliberate difference from RealmSwift): a live realm, its
 // objects and its results may be used from any thread, one call at a time
@@ -25,8 +29,23 @@
 //   and then reads/writes the row with fief_object_get_value/_set_value.  The
 //   property's index is found once per class and storage key path by writing a
 //   probe through the key path into a throwaway instance and finding it with
-//   Mirror; the wrapper then caches `.managed(index)`.  No ivar offsets, no
-//   stdlib SPI.
+//   Mirror; the wrapper then caches `.managed(index:row:)`.
+// - Field table (Internal/FieldTable.swift): where each wrapper (or `let`
+//   RealmProperty) lies inside instances of a class, from the standard
+//   library's reflection SPI `_forEachField` (the metadata Mirror reads; the
+//   role of ivar_getOffset in RealmSwift), checked once per class against
+//   Mirror with probes.  It serves what has no key path: setting an
+//   unmanaged property by name (KVC, `init(value:)`), and binding every
+//   wrapper to the row when an object becomes managed (so Codable can tell
+//   managed wrappers from unmanaged ones and read the row).  Without a
+//   valid table a class still works through its declarations; only by-name
+//   writes on unmanaged objects trap.
+// - Programmer errors trap (preconditionFailure) where RealmSwift raises an
+//   Objective-C exception: unknown KVC keys, values of the wrong type,
+//   `objects(Object.self)`, classes not in the realm; a non-optional enum
+//   or FailableCustomPersistable property whose stored value does not
+//   convert traps on read, with the value in the message (optional ones
+//   read nil).
 // - Schema discovery: Mirror over `T.init()`, labels `_name`, superclass
 //   mirrors first; class name `String(describing:)` or `_realmObjectName()`.
 // - Default schema: every Object subclass instantiated so far in the process

@@ -7,8 +7,15 @@ import Foundation
 /// Model classes subclass `Object` (or `EmbeddedObject`), never this class
 /// directly; `Realm.Configuration.objectTypes` lists `ObjectBase.Type`s.
 open class ObjectBase: Hashable, CustomStringConvertible {
-    /// The row this instance is bound to, or nil while unmanaged.
-    var _fiefManaged: ManagedRow?
+    /// The row this instance is bound to, or nil while unmanaged.  Setting
+    /// it binds every property storage of the instance to the row.
+    var _fiefManaged: ManagedRow? {
+        didSet {
+            if let row = _fiefManaged, row.binding.info.type == type(of: self) {
+                row.binding.info.fieldTable?.bind(self, to: row)
+            }
+        }
+    }
     /// Set on a throwaway instance to turn key paths into property names.
     var _fiefRecorder: KeyPathRecorder?
 
@@ -54,13 +61,97 @@ open class ObjectBase: Hashable, CustomStringConvertible {
 
     /// A human-readable description: the class name and every property.
     open var description: String {
-        let className = type(of: self).className()
+        let className = _fiefManaged?.binding.info.className ?? type(of: self).className()
         if _fiefManaged != nil && _fiefIsInvalidated { return "[invalid object]" }
         let lines = _fiefPropertyValues().map { "\t\($0.name) = \(fiefDescribe($0.value));" }
         return "\(className) {\n" + lines.joined(separator: "\n") + "\n}"
     }
 
+    /// Creates an unmanaged object from `value` (RealmSwift's
+    /// `init(value:)`): a `[String: Any]` dictionary of property values, an
+    /// array of values in property order, or another object whose
+    /// same-named properties are copied.  Properties not given keep their
+    /// defaults; links may be given as objects or as nested dictionaries or
+    /// arrays; enums and custom persistable types as themselves or as their
+    /// persisted values.  Traps, as RealmSwift does, for an unknown property
+    /// name or a value of the wrong type.
+    ///
+    ///     let dog = Dog(value: ["name": "Rex", "age": 3])
+    public convenience init(value: Any) {
+        self.init()
+        _fiefSetValues(from: value)
+    }
+
+    // MARK: Key-value coding
+
+    /// The value of the property named `key` (KVC-style), managed or not:
+    /// the value as stored (an enum's raw value, a custom persistable type's
+    /// `persistableValue`), nil for nil; the linking objects for a
+    /// linking-objects property.  Traps, as RealmSwift does, for a name that
+    /// is not a property of the class.
+    open subscript(key: String) -> Any? {
+        get { value(forKey: key) }
+        set { setValue(newValue, forKey: key) }
+    }
+
+    /// The value of the property named `key` (see `subscript(key:)`); on a
+    /// managed object it is read from the row (fief_object_get_value).
+    public func value(forKey key: String) -> Any? {
+        let info = _fiefManaged?.binding.info ?? ObjectSchemaInfo.of(type(of: self))
+        if let index = info.propertyIndex[key] {
+            if let managed = _fiefManaged { return managed.readStored(index) }
+            var result: Any?
+            ObjectSchemaInfo.forEachPersisted(of: self) { name, persisted in
+                if name == key { result = persisted.unmanagedValue._fiefStored }
+            }
+            return result
+        }
+        var linking: Any?
+        ObjectSchemaInfo.forEachPersisted(of: self) { name, persisted in
+            if name == key { linking = persisted.fiefLinkingObjects(of: self) }
+        }
+        guard let linking else { _fiefUnknownKey(key, info) }
+        return linking
+    }
+
+    /// Sets the property named `key` from `value`, converted as
+    /// `init(value:)` converts; on a managed object, in a write transaction
+    /// (fief_object_set_value).  Traps, as RealmSwift does, for an unknown
+    /// name, a value of the wrong type, and outside a write transaction.
+    public func setValue(_ value: Any?, forKey key: String) {
+        let info = _fiefManaged?.binding.info ?? ObjectSchemaInfo.of(type(of: self))
+        guard let index = info.propertyIndex[key] else { _fiefUnknownKey(key, info) }
+        _fiefSetProperty(index, value, info: info)
+    }
+
     // MARK: Internal
+
+    func _fiefUnknownKey(_ key: String, _ info: ObjectSchemaInfo) -> Never {
+        preconditionFailure("Property '\(key)' does not exist on class '\(info.className)': it cannot be read or set by key")
+    }
+
+    /// Sets property number `index` from a value given by name (KVC,
+    /// `init(value:)`).
+    func _fiefSetProperty(_ index: Int, _ value: Any?, info: ObjectSchemaInfo) {
+        if let managed = _fiefManaged {
+            managed.writeAny(index, value)
+            return
+        }
+        guard let table = info.fieldTable else {
+            preconditionFailure("Cannot set '\(info.className).\(info.properties[index].name)' by name: the storage of the class's properties could not be located")
+        }
+        if !table.assign(value, toProperty: index, of: self) {
+            fiefInvalidValue(value, for: info.properties[index], of: info)
+        }
+    }
+
+    /// Sets the properties `value` gives (a dictionary, an array or an object).
+    func _fiefSetValues(from value: Any) {
+        let info = _fiefManaged?.binding.info ?? ObjectSchemaInfo.of(type(of: self))
+        for (index, propertyValue) in Realm.propertyValues(from: value, info: info) {
+            _fiefSetProperty(index, propertyValue, info: info)
+        }
+    }
 
     var _fiefIsInvalidated: Bool {
         guard let managed = _fiefManaged else { return false }
@@ -79,6 +170,12 @@ open class ObjectBase: Hashable, CustomStringConvertible {
         }
         return result
     }
+}
+
+/// Traps for a value that does not convert to `property`'s type.
+func fiefInvalidValue(_ value: Any?, for property: PropertyInfo, of info: ObjectSchemaInfo) -> Never {
+    let typeName = PropertyType(fiefType: property.type)
+    preconditionFailure("Invalid value '\(fiefDescribe(value))' of type '\(type(of: fiefUnwrap(value) ?? "nil" as Any))' for '\(typeName)\(property.isOptional ? "?" : "")' property '\(info.className).\(property.name)'")
 }
 
 func fiefDescribe(_ value: Any?) -> String {
@@ -163,16 +260,6 @@ open class Object: ObjectBase, RealmFetchable, ThreadConfined {
         return lhs.sameRow(as: rhs)
     }
 
-    /// The value of the property named `key` (KVC-style); nil for unknown
-    /// names or null values.
-    public subscript(key: String) -> Any? {
-        get { value(forKey: key) }
-    }
-
-    /// The value of the property named `key`; nil for unknown names or null.
-    public func value(forKey key: String) -> Any? {
-        _fiefPropertyValues().first { $0.name == key }?.value
-    }
 }
 
 /// An object that lives inside another object (RealmSwift's
@@ -322,7 +409,7 @@ public struct ObjectSchema: Sendable, Equatable, CustomStringConvertible {
         properties = info.properties.map {
             Property(name: $0.name, type: PropertyType(fiefType: $0.type), isOptional: $0.isOptional,
                      isIndexed: $0.isIndexed || $0.isPrimaryKey, isPrimary: $0.isPrimaryKey,
-                     objectClassName: $0.linkTarget?.className())
+                     objectClassName: $0.linkTargetName)
         }
     }
 
@@ -386,6 +473,12 @@ extension Object: _PersistableInsideOptional, FiefAnyConvertible {
     /// read (`_fiefRead(_:in:)`) makes objects.
     public static func _fiefRead(_ value: fief_value_t) -> Self? { nil }
 
+    /// An object of this class, or a new unmanaged one made from a
+    /// dictionary or array of values (`init(value:)`).
+    public static func _fiefFromAny(_ any: Any?) -> Self? {
+        _fiefObject(from: any)
+    }
+
     public static func _fiefRead(_ value: fief_value_t, in realm: Realm) -> Self? {
         _fiefLinked(value, in: realm)
     }
@@ -424,6 +517,12 @@ extension EmbeddedObject: _PersistableInsideOptional {
         _fiefLinked(value, in: realm)
     }
 
+    /// An object of this class, or a new unmanaged one made from a
+    /// dictionary or array of values (`init(value:)`).
+    public static func _fiefFromAny(_ any: Any?) -> Self? {
+        _fiefObject(from: any)
+    }
+
     /// The link to this managed embedded object (comparisons in queries).
     public func _fiefValue(in arena: _FiefArena) -> fief_value_t {
         _fiefLinkValue(unmanaged: "An unmanaged embedded object is assigned to its parent's property, never passed as a value")
@@ -431,6 +530,17 @@ extension EmbeddedObject: _PersistableInsideOptional {
 }
 
 extension ObjectBase {
+    /// `any` if it is an instance of this class; a new unmanaged instance
+    /// from a dictionary, an array or another object's values; else nil.
+    static func _fiefObject(from any: Any?) -> Self? {
+        let source = fiefUnwrap(any)
+        if let object = source as? Self { return object }
+        guard let source, source is [String: Any?] || source is [Any?] || source is ObjectBase else { return nil }
+        let object = Self()
+        object._fiefSetValues(from: source)
+        return object
+    }
+
     /// The object of this class a link value read from `realm` points to.
     static func _fiefLinked<T: ObjectBase>(_ value: fief_value_t, in realm: Realm) -> T? {
         guard value.type == FIEF_TYPE_LINK else { return nil }

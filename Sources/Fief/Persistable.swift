@@ -65,6 +65,20 @@ public protocol _Persistable {
     /// This value, written to a property of an object of `realm`: a link to
     /// an unmanaged object adds it to the realm first.
     func _fiefValue(in arena: _FiefArena, realm: Realm) -> fief_value_t
+
+    /// Whether a stored value this type cannot represent (an enum's unknown
+    /// raw value, a failed `init?(persistedValue:)`) reads as nil inside an
+    /// Optional, rather than being a type mismatch.
+    static var _fiefMapsStoredValues: Bool { get }
+    /// The value as stored, as a Swift value: the raw value of an enum, the
+    /// `persistableValue` of a custom persistable type, nil for nil, the
+    /// value itself otherwise (what KVC returns, as in RealmSwift).
+    var _fiefStored: Any? { get }
+    /// A value of this type from `any`: a value of the type itself, or
+    /// anything `create(_:value:)` accepts for such a property (numbers of
+    /// another width, raw values of enums, persisted values of custom
+    /// types, dictionaries or arrays for links); nil if it does not convert.
+    static func _fiefFromAny(_ any: Any?) -> Self?
 }
 
 /// A `_Persistable` type whose Optional is persistable too.
@@ -75,6 +89,21 @@ extension _Persistable {
     public static var _fiefLinkTarget: ObjectBase.Type? { nil }
     public static func _fiefRead(_ value: fief_value_t, in realm: Realm) -> Self? { _fiefRead(value) }
     public func _fiefValue(in arena: _FiefArena, realm: Realm) -> fief_value_t { _fiefValue(in: arena) }
+    public static var _fiefMapsStoredValues: Bool { false }
+    public var _fiefStored: Any? { fiefUnwrap(self) }
+
+    public static func _fiefFromAny(_ any: Any?) -> Self? {
+        if let value = any as? Self { return value }
+        var source = fiefUnwrap(any)
+        if let value = source as? Self { return value }
+        if let persistable = source as? _Persistable { source = persistable._fiefStored }
+        if _fiefType == FIEF_TYPE_DECIMAL128, let number = source, !(number is Decimal128) {
+            source = Decimal128(fiefConverting: number)
+        }
+        let arena = _FiefArena()
+        guard let value = fiefValue(fromAny: source, arena: arena, propertyType: _fiefType) else { return nil }
+        return withExtendedLifetime(arena) { _fiefRead(value) }
+    }
 }
 
 // MARK: - Integers
@@ -230,7 +259,8 @@ extension Optional: _Persistable where Wrapped: _PersistableInsideOptional {
     public static func _fiefDefault() -> Wrapped? { nil }
     public static func _fiefRead(_ value: fief_value_t) -> Wrapped?? {
         if value.type == FIEF_TYPE_NULL { return .some(.none) }
-        return Wrapped._fiefRead(value).map { .some($0) }
+        if let wrapped = Wrapped._fiefRead(value) { return .some(wrapped) }
+        return Wrapped._fiefMapsStoredValues ? .some(.none) : nil
     }
     public func _fiefValue(in arena: _FiefArena) -> fief_value_t {
         switch self {
@@ -241,7 +271,14 @@ extension Optional: _Persistable where Wrapped: _PersistableInsideOptional {
     public static var _fiefLinkTarget: ObjectBase.Type? { Wrapped._fiefLinkTarget }
     public static func _fiefRead(_ value: fief_value_t, in realm: Realm) -> Wrapped?? {
         if value.type == FIEF_TYPE_NULL { return .some(.none) }
-        return Wrapped._fiefRead(value, in: realm).map { .some($0) }
+        if let wrapped = Wrapped._fiefRead(value, in: realm) { return .some(wrapped) }
+        return Wrapped._fiefMapsStoredValues ? .some(.none) : nil
+    }
+    public var _fiefStored: Any? { self.flatMap { $0._fiefStored } }
+    public static func _fiefFromAny(_ any: Any?) -> Wrapped?? {
+        let source = fiefUnwrap(any)
+        if source == nil || source is NSNull { return .some(.none) }
+        return Wrapped._fiefFromAny(source).map { .some($0) }
     }
     public func _fiefValue(in arena: _FiefArena, realm: Realm) -> fief_value_t {
         switch self {
@@ -284,6 +321,9 @@ extension Date: RealmCollectionValue, RealmPropertyType, MinMaxType, SortableTyp
 extension Decimal128: RealmCollectionValue, RealmPropertyType, MinMaxType, AddableType, SortableType, KeypathSortable { public typealias PersistedType = Decimal128 }
 extension ObjectId: RealmCollectionValue, RealmPropertyType, SortableType, KeypathSortable, _Indexable, _PrimaryKey { public typealias PersistedType = ObjectId }
 extension UUID: RealmCollectionValue, RealmPropertyType, SortableType, KeypathSortable, _Indexable, _PrimaryKey { public typealias PersistedType = UUID }
+
+/// An optional scalar can be the value of a `RealmProperty` (`RealmProperty<Int?>`).
+extension Optional: RealmPropertyType where Wrapped: RealmPropertyType & _PersistableInsideOptional {}
 
 extension Optional: _HasPersistedType where Wrapped: _HasPersistedType {
     public typealias PersistedType = Optional<Wrapped.PersistedType>

@@ -13,8 +13,9 @@ import Foundation
 /// Every access goes through the static `_enclosingInstance` subscript, which
 /// first asks the object whether it is managed; if so, it reads the row with
 /// `fief_object_get_value` or writes it with `fief_object_set_value`, using
-/// the property's position in the class schema (looked up once from the
-/// storage key path, then cached in the wrapper as `.managed(index)`).
+/// the property's position in the class schema (bound into the wrapper as
+/// `.managed(index:row:)` when the object becomes managed, see FieldTable;
+/// else looked up once from the storage key path and cached the same way).
 @propertyWrapper
 public struct Persisted<Value: _Persistable> {
     enum Storage {
@@ -22,8 +23,11 @@ public struct Persisted<Value: _Persistable> {
         case unmanagedNoDefault
         /// The unmanaged value.
         case unmanaged(Value)
-        /// The object is managed; the property is number `index` of its class.
-        case managed(index: Int)
+        /// The object is managed; the property is number `index` of its
+        /// class.  `row` is the object's row when the wrapper was bound with
+        /// the object (so that Codable can read it), nil when it was learnt
+        /// on first access.
+        case managed(index: Int, row: ManagedRow?)
         /// Marker written by schema discovery to find which field a key path names.
         case probe
         /// Linking objects (never stored): the origin property's name.
@@ -108,7 +112,7 @@ public struct Persisted<Value: _Persistable> {
         _ observed: EnclosingSelf, _ managed: ManagedRow?,
         _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Int {
-        if case .managed(let index) = observed[keyPath: storageKeyPath].storage { return index }
+        if case .managed(let index, _) = observed[keyPath: storageKeyPath].storage { return index }
         let schema = managed?.binding.info ?? ObjectSchemaInfo.of(type(of: observed))
         let index = schema.index(ofStorage: storageKeyPath) { prototype in
             // Mark the field on a throwaway instance, then find it with Mirror.
@@ -116,7 +120,7 @@ public struct Persisted<Value: _Persistable> {
                 Persisted(storage: .probe, indexed: false, primaryKey: false)
         }
         if managed != nil {
-            observed[keyPath: storageKeyPath].storage = .managed(index: index)
+            observed[keyPath: storageKeyPath].storage = .managed(index: index, row: managed)
         }
         return index
     }
@@ -151,7 +155,7 @@ extension Persisted: CustomStringConvertible {
         switch storage {
         case .unmanaged(let value): return String(describing: value)
         case .unmanagedNoDefault: return String(describing: Value._fiefDefault())
-        case .managed(let index): return "<managed property \(index)>"
+        case .managed(let index, _): return "<managed property \(index)>"
         case .probe: return "<probe>"
         case .linkingOrigin(let property): return "<linking objects through '\(property)'>"
         }
@@ -168,6 +172,8 @@ protocol DiscoverablePersisted {
     var isProbe: Bool { get }
     /// The unmanaged value (the type's default if none was set).
     var unmanagedValue: _Persistable { get }
+    /// For a linking-objects property: the linking objects of `owner`; nil otherwise.
+    func fiefLinkingObjects(of owner: ObjectBase) -> Any?
 }
 
 extension Persisted: DiscoverablePersisted {
@@ -182,4 +188,102 @@ extension Persisted: DiscoverablePersisted {
         if case .unmanaged(let value) = storage { return value }
         return Value._fiefDefault()
     }
+
+    func fiefLinkingObjects(of owner: ObjectBase) -> Any? {
+        guard case .linkingOrigin(let property) = storage, let kind = Value.self as? _FiefLinkingObjects.Type else { return nil }
+        return kind._fiefLinkingObjects(of: owner, propertyName: property)
+    }
+}
+
+// MARK: - Access by offset (see FieldTable)
+
+extension Persisted: FiefFieldAccessor {
+    static func fiefAssign(_ any: Any?, at address: UnsafeMutableRawPointer) -> Bool {
+        guard let value = Value._fiefFromAny(any) else { return false }
+        address.assumingMemoryBound(to: Persisted<Value>.self).pointee.storage = .unmanaged(value)
+        return true
+    }
+
+    static func fiefBind(at address: UnsafeMutableRawPointer, index: Int, row: ManagedRow) {
+        address.assumingMemoryBound(to: Persisted<Value>.self).pointee.storage = .managed(index: index, row: row)
+    }
+
+    static func fiefProbe(at address: UnsafeMutableRawPointer, in object: ObjectBase, label: String) -> Bool {
+        address.assumingMemoryBound(to: Persisted<Value>.self).pointee.storage = .probe
+        var found = false
+        var others = false
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            for child in current.children {
+                guard let persisted = child.value as? DiscoverablePersisted, persisted.isProbe else { continue }
+                if child.label == label { found = true } else { others = true }
+            }
+            mirror = current.superclassMirror
+        }
+        address.assumingMemoryBound(to: Persisted<Value>.self).pointee.storage = .unmanagedNoDefault
+        return found && !others
+    }
+}
+
+// MARK: - Codable
+
+/// `Persisted` is Codable when its value is, so that model classes declared
+/// `Codable` get synthesized conformances over their persisted properties:
+///
+///     class Dog: Object, Codable {
+///         @Persisted var name = ""
+///         @Persisted var owner: String?     // a missing key decodes to nil
+///     }
+///
+/// Decoding makes an unmanaged object.  Encoding an unmanaged object writes
+/// its values; encoding a managed (or frozen) object writes the values its
+/// row holds now, links included (RealmSwift throws there; Fief can read the
+/// row because every wrapper is bound to it when the object becomes
+/// managed).  Encoding a deleted or invalidated object throws
+/// `EncodingError.invalidValue`.
+extension Persisted: Decodable where Value: Decodable {
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        self.init(storage: .unmanaged(try container.decode(Value.self)), indexed: false, primaryKey: false)
+    }
+}
+
+extension Persisted: Encodable where Value: Encodable {
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch storage {
+        case .unmanaged(let value):
+            try container.encode(value)
+        case .unmanagedNoDefault:
+            try container.encode(Value._fiefDefault())
+        case .managed(let index, let row?):
+            guard row.isValid else {
+                throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath, debugDescription: invalidatedObjectMessage))
+            }
+            try container.encode(row.read(index, as: Value.self))
+        case .managed(_, nil), .probe, .linkingOrigin:
+            throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath,
+                                                         debugDescription: "This property of a managed object cannot be encoded"))
+        }
+    }
+}
+
+/// A property wrapper whose wrapped value may be nil, so that a missing key
+/// decodes to nil (RealmSwift's `OptionalCodingWrapper`).
+public protocol OptionalCodingWrapper {
+    associatedtype WrappedType: ExpressibleByNilLiteral
+    init(wrappedValue: WrappedType)
+}
+
+extension KeyedDecodingContainer {
+    /// Decodes an optional wrapped property; a missing key gives nil instead
+    /// of `DecodingError.keyNotFound`.
+    public func decode<T>(_ type: T.Type, forKey key: KeyedDecodingContainer<K>.Key) throws -> T
+        where T: Decodable, T: OptionalCodingWrapper {
+        try decodeIfPresent(T.self, forKey: key) ?? T(wrappedValue: nil)
+    }
+}
+
+extension Persisted: OptionalCodingWrapper where Value: ExpressibleByNilLiteral {
+    public typealias WrappedType = Value
 }

@@ -192,7 +192,7 @@ public struct Realm {
             guard let index = info.propertyIndex[name] else { return }
             keys.append(binding.propertyKeys[index])
             let value = persisted.unmanagedValue
-            if info.properties[index].linkTarget != nil, let target = fiefUnwrap(value) as? ObjectBase, target._fiefManaged == nil {
+            if info.properties[index].linkTarget != nil, let target = value._fiefStored as? ObjectBase, target._fiefManaged == nil {
                 later.append((index, target))
                 values.append(.null)
             } else {
@@ -240,7 +240,14 @@ public struct Realm {
     /// properties of the existing object change.
     @discardableResult
     public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
-        let binding = core.binding(for: type)
+        createObject(core.binding(for: type), value: value, update: update, as: type) { type.init() }
+    }
+
+    /// `create` for a class bound as `binding`, made as `type`; `defaults`
+    /// gives an instance holding the class's default values (nil: each
+    /// type's default).
+    func createObject<T: ObjectBase>(_ binding: ClassBinding, value: Any, update: UpdatePolicy, as type: T.Type,
+                                     defaults: () -> ObjectBase?) -> T {
         let info = binding.info
         if update != .error && info.primaryKeyIndex == nil {
             preconditionFailure("'\(info.className)' does not have a primary key and can not be updated")
@@ -248,12 +255,26 @@ public struct Realm {
         let given = Realm.propertyValues(from: value, info: info)
         let arena = _FiefArena()
         var embedded: [(index: Int, value: Any)] = []
-        func convert(_ index: Int, _ any: Any?) -> fief_value_t {
+        func convert(_ index: Int, _ given: Any?) -> fief_value_t {
             let property = info.properties[index]
+            // Enums and custom persistable types give their stored values.
+            var any = fiefUnwrap(given)
+            if let persistable = any as? _Persistable, !(persistable is ObjectBase) { any = persistable._fiefStored }
             if property.linkTarget is EmbeddedObject.Type {
                 // Created in place once the parent exists (below).
                 if let given = fiefUnwrap(any) { embedded.append((index, given)) }
                 return .null
+            }
+            if let targetName = property.dynamicLinkTarget {
+                // A link of a class known only by name (the dynamic API).
+                switch any {
+                case nil, is NSNull: return .null
+                case let object as Object:
+                    makeLinkable(object)
+                    return object._fiefValue(in: arena)
+                case let some?:
+                    return dynamicCreate(targetName, value: some, update: update)._fiefValue(in: arena)
+                }
             }
             if let target = property.linkTarget as? Object.Type {
                 // A link: an object (added if unmanaged), or the values of a new one.
@@ -268,7 +289,7 @@ public struct Realm {
             }
             var source = fiefUnwrap(any)
             if property.type == FIEF_TYPE_DECIMAL128, let number = source, !(number is Decimal128) {
-                source = try? Decimal128(value: number)
+                source = Decimal128(fiefConverting: number)
             }
             guard let converted = fiefValue(fromAny: source, arena: arena, propertyType: property.type) else {
                 preconditionFailure("Invalid value '\(fiefDescribe(any))' of type '\(Swift.type(of: any ?? "nil"))' for '\(PropertyType(fiefType: property.type))\(property.isOptional ? "?" : "")' property '\(info.className).\(property.name)'")
@@ -297,14 +318,26 @@ public struct Realm {
             }
         } else {
             // The class's defaults come from a fresh instance (they may differ per call, e.g. ObjectId.generate()).
-            let defaults = type.init()
-            ObjectSchemaInfo.forEachPersisted(of: defaults) { name, persisted in
-                guard let index = info.propertyIndex[name] else { return }
-                keys.append(binding.propertyKeys[index])
-                if let value = given[index] {
-                    values.append(convert(index, value))
-                } else {
-                    values.append(persisted.unmanagedValue._fiefValue(in: arena))
+            if let defaults = defaults() {
+                ObjectSchemaInfo.forEachPersisted(of: defaults) { name, persisted in
+                    guard let index = info.propertyIndex[name] else { return }
+                    keys.append(binding.propertyKeys[index])
+                    if let value = given[index] {
+                        values.append(convert(index, value))
+                    } else {
+                        values.append(persisted.unmanagedValue._fiefValue(in: arena))
+                    }
+                }
+            } else {
+                for (index, property) in info.properties.enumerated() {
+                    keys.append(binding.propertyKeys[index])
+                    if let value = given[index] {
+                        values.append(convert(index, value))
+                    } else if property.linkTarget != nil {
+                        values.append(.null)
+                    } else {
+                        values.append(property.valueType._fiefDefault()._fiefValue(in: arena))
+                    }
                 }
             }
         }
@@ -419,7 +452,11 @@ public struct Realm {
     /// (fief_object_find).  Traps if the class has no primary key or `key`
     /// has the wrong type.
     public func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
-        let binding = core.binding(for: type)
+        findObject(core.binding(for: type), primaryKey: key, as: type)
+    }
+
+    /// The object of the class bound as `binding` whose primary key is `key`, as `type`.
+    func findObject<Element: ObjectBase, KeyType>(_ binding: ClassBinding, primaryKey key: KeyType, as type: Element.Type) -> Element? {
         guard binding.info.primaryKeyIndex != nil else {
             preconditionFailure("'\(binding.info.className)' does not have a primary key")
         }

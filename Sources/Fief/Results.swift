@@ -300,10 +300,9 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
     public func sum<T: AddableType>(ofProperty property: String) -> T {
         let values = doubles(ofProperty: property)
         if T.self == Decimal128.self {
-            // Exact enough for typical sums: through Foundation's Decimal.
-            var total = Decimal(0)
-            for case let value as Decimal128 in values { total += Decimal(string: value.stringValue) ?? 0 }
-            return Decimal128(total) as! T
+            var total = Decimal128.zero
+            for case let value as Decimal128 in values { total += value }
+            return total as! T
         }
         if let ints = values as? [Int], let result = Results.cast(ints.reduce(0, +), to: T.self) {
             return result
@@ -326,9 +325,9 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
         let values = doubles(ofProperty: property)
         guard !values.isEmpty else { return nil }
         if T.self == Decimal128.self {
-            var total = Decimal(0)
-            for case let value as Decimal128 in values { total += Decimal(string: value.stringValue) ?? 0 }
-            return Decimal128(total / Decimal(values.count)) as? T
+            var total = Decimal128.zero
+            for case let value as Decimal128 in values { total += value }
+            return (total / Decimal128(values.count)) as? T
         }
         let total = values.reduce(0.0) { sum, value in
             switch value {
@@ -415,5 +414,15 @@ extension Results where Element: ObjectBase {
     /// The objects sorted by a key path of the element type (`\.name`).
     public func sorted<V: _HasPersistedType>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
         sorted(byKeyPath: binding.info.propertyName(for: keyPath), ascending: ascending)
+    }
+}
+
+extension Results: Encodable where Element: Encodable {
+    /// Encodes the objects as an array, in order.
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for element in self {
+            try container.encode(element)
+        }
     }
 }

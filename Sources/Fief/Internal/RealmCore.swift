@@ -164,6 +164,9 @@ final class RealmCore: @unchecked Sendable {
     func binding(for type: ObjectBase.Type) -> ClassBinding {
         let id = ObjectIdentifier(type)
         if let binding = lock.withLock({ bindings[id] }) { return binding }
+        if type == Object.self || type == EmbeddedObject.self || type == ObjectBase.self || type == DynamicObject.self {
+            preconditionFailure("Object type '\(String(describing: type))' is not managed by the Realm: it is a base class, not a model class. Use a subclass, or dynamicObjects(_:) for a class known by name.")
+        }
         let info = ObjectSchemaInfo.of(type)
         if let types = configuration.objectTypes, !types.contains(where: { $0 == type }) {
             preconditionFailure("Object type '\(info.className)' is not managed by the Realm. If using a custom `objectTypes` array in your configuration, add `\(info.className)` to the list of `objectTypes`.")
@@ -214,6 +217,7 @@ final class RealmCore: @unchecked Sendable {
         guard fief_realm_update_schema(handle.raw, schema.raw) else {
             fiefTrap("Cannot add object types \(missing.map(\.className)) to the realm's schema", CError.last())
         }
+        lock.withLock { dynamicBindings = [:] }
         let inWrite = isInWriteTransaction
         bindAll(adding)
         if inWrite {
@@ -234,6 +238,50 @@ final class RealmCore: @unchecked Sendable {
     }
 
     private var bindingsMadeInWrite: [ObjectIdentifier] = []
+
+    // MARK: The dynamic API
+
+    private var dynamicBindings: [String: ClassBinding] = [:]
+
+    /// The binding of the file's class `className`, read from the file's
+    /// schema (fief_realm_get_schema, fief_schema_find_class); traps, as
+    /// RealmSwift does, when the file has no such class.
+    func dynamicBinding(named className: String) -> ClassBinding {
+        if let binding = lock.withLock({ dynamicBindings[className] }) { return binding }
+        guard let raw = fief_realm_get_schema(handle.raw) else { fiefTrap("Cannot read the realm's schema", CError.last()) }
+        let schema = CHandle(raw)
+        var cls = fief_class_info_t()
+        var classIndex = 0
+        var found = false
+        guard fief_schema_find_class(schema.raw, className, &cls, &classIndex, &found) else {
+            fiefTrap("Cannot look up class '\(className)'", CError.last())
+        }
+        guard found else { preconditionFailure("Object type '\(className)' is not managed by the Realm: the realm file has no such class.") }
+        var properties: [fief_property_info_t] = []
+        for i in 0..<cls.num_properties {
+            var property = fief_property_info_t()
+            if fief_schema_get_property(schema.raw, classIndex, i, &property) { properties.append(property) }
+        }
+        let info = withExtendedLifetime(schema) { ObjectSchemaInfo(dynamicClass: cls, properties: properties) }
+        let binding = ClassBinding(info: info, classKey: cls.key, propertyKeys: info.dynamicPropertyKeys)
+        lock.withLock { dynamicBindings[className] = binding }
+        return binding
+    }
+
+    /// The dynamic binding of the class whose key is `classKey`.
+    func dynamicBinding(classKey: fief_class_key_t) -> ClassBinding {
+        guard let raw = fief_realm_get_schema(handle.raw) else { fiefTrap("Cannot read the realm's schema", CError.last()) }
+        let schema = CHandle(raw)
+        var count = 0
+        _ = fief_schema_get_class_count(schema.raw, &count)
+        for index in 0..<count {
+            var cls = fief_class_info_t()
+            if fief_schema_get_class(schema.raw, index, &cls), cls.key == classKey, let name = cls.name {
+                return dynamicBinding(named: String(cString: name))
+            }
+        }
+        preconditionFailure("The realm file has no class with key \(classKey)")
+    }
 
     // MARK: State
 
@@ -293,6 +341,13 @@ final class RealmCore: @unchecked Sendable {
     /// The object a link read from this realm points to, as `type`
     /// (fief_object_get); nil if the link names another class.
     func linkedObject<T: ObjectBase>(_ link: fief_link_t, as type: T.Type) -> T? {
+        if type == DynamicObject.self {
+            let binding = dynamicBinding(classKey: link.class_key)
+            guard let raw = fief_object_get(handle.raw, link.class_key, link.object_key) else {
+                fiefTrap("Cannot follow a link to '\(binding.info.className)'", CError.last())
+            }
+            return makeObject(type, handle: raw, binding: binding)
+        }
         let binding = self.binding(for: type)
         guard binding.classKey == link.class_key else { return nil }
         guard let raw = fief_object_get(handle.raw, link.class_key, link.object_key) else {
@@ -370,6 +425,9 @@ final class ManagedRow {
             trapForAccess(CError.last(), writing: false)
         }
         guard let result = V._fiefRead(value, in: Realm(core: core)) else {
+            if V._fiefMapsStoredValues {
+                preconditionFailure("Failed to convert persisted value '\(fiefDescribe(fiefAnyValue(value)))' of '\(binding.info.className).\(binding.info.properties[index].name)' to type '\(V.self)' in a non-optional context")
+            }
             preconditionFailure("Property '\(binding.info.className).\(binding.info.properties[index].name)' holds a value of type \(value.type), not \(V.self)")
         }
         return result
@@ -382,17 +440,44 @@ final class ManagedRow {
         guard fief_object_get_value(handle.raw, binding.propertyKeys[index], &value) else {
             trapForAccess(CError.last(), writing: false)
         }
-        if let typed = binding.info.properties[index].valueType._fiefRead(value, in: Realm(core: core)) {
-            return fiefUnwrap(typed)
+        if let typed = binding.info.properties[index].valueType._fiefRead(value, in: Realm(core: core)),
+           let unwrapped = fiefUnwrap(typed) {
+            return unwrapped
+        }
+        // Null, or a stored value the property's type cannot represent.
+        return fiefAnyValue(value)
+    }
+
+    /// Property number `index` as stored (KVC): an enum's raw value, a
+    /// custom type's persisted value, a link's object; nil for null.
+    func readStored(_ index: Int) -> Any? {
+        checkGeneration()
+        var value = fief_value_t()
+        guard fief_object_get_value(handle.raw, binding.propertyKeys[index], &value) else {
+            trapForAccess(CError.last(), writing: false)
+        }
+        if let typed = binding.info.properties[index].valueType._fiefRead(value, in: Realm(core: core)),
+           let stored = typed._fiefStored {
+            return stored
         }
         return fiefAnyValue(value)
+    }
+
+    /// Sets property number `index` from a value given by name (KVC):
+    /// converted to the property's type first; a dictionary or array for a
+    /// link creates the object it describes.
+    func writeAny(_ index: Int, _ any: Any?) {
+        let info = binding.info
+        let property = info.properties[index]
+        guard let typed = property.valueType._fiefFromAny(any) else { fiefInvalidValue(any, for: property, of: info) }
+        write(index, typed)
     }
 
     /// Sets property number `index` (fief_object_set_value).
     func write<V: _Persistable>(_ index: Int, _ newValue: V) {
         checkGeneration()
         if let target = V._fiefLinkTarget, target is EmbeddedObject.Type {
-            writeEmbedded(index, fiefUnwrap(newValue) as? EmbeddedObject)
+            writeEmbedded(index, newValue._fiefStored as? EmbeddedObject)
             return
         }
         let arena = _FiefArena()

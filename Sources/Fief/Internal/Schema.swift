@@ -13,8 +13,13 @@ struct PropertyInfo {
     let isIndexed: Bool
     let isPrimaryKey: Bool
     let valueType: _Persistable.Type
+    /// For a link of a class known only by name (the dynamic API): the
+    /// name of the class it points to.
+    var dynamicLinkTarget: String? = nil
     /// For a link: the class it points to.
     var linkTarget: ObjectBase.Type? { valueType._fiefLinkTarget }
+    /// For a link: the name of the class it points to.
+    var linkTargetName: String? { dynamicLinkTarget ?? linkTarget?.className() }
 }
 
 /// What the overlay knows about one model class, discovered once per process.
@@ -25,6 +30,9 @@ final class ObjectSchemaInfo: @unchecked Sendable {
     let propertyIndex: [String: Int]
     let primaryKeyIndex: Int?
     let isEmbedded: Bool
+    /// Where each property's storage lies in instances (nil if unknown;
+    /// set once while discovering).
+    private(set) var fieldTable: FieldTable?
     /// Storage key path (`\Dog._name`) to property index, learnt on first use.
     private let keyPaths = Locked<[AnyKeyPath: Int]>([:])
 
@@ -67,7 +75,39 @@ final class ObjectSchemaInfo: @unchecked Sendable {
             index[property.name] = i
         }
         propertyIndex = index
+        fieldTable = FieldTable.make(for: self)
     }
+
+    /// The schema of class `cls` of a realm's file, for the dynamic API:
+    /// its scalar and to-one link properties, read as `DynamicObject`s with
+    /// the Swift type of each column (other properties are left out).
+    init(dynamicClass cls: fief_class_info_t, properties cProperties: [fief_property_info_t]) {
+        type = DynamicObject.self
+        className = cls.name.map { String(cString: $0) } ?? ""
+        isEmbedded = cls.flags & UInt32(FIEF_CLASS_EMBEDDED) != 0
+        var properties: [PropertyInfo] = []
+        var keys: [fief_property_key_t] = []
+        for p in cProperties {
+            guard p.collection_type == fief_collection_type_t(FIEF_COLLECTION_NONE), let cName = p.name else { continue }
+            let optional = p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0
+            guard let valueType = dynamicValueType(p.type, optional: optional) else { continue }
+            properties.append(PropertyInfo(name: String(cString: cName), type: p.type, isOptional: optional || p.type == FIEF_TYPE_LINK,
+                                           isIndexed: p.flags & UInt32(FIEF_PROPERTY_INDEXED) != 0,
+                                           isPrimaryKey: p.flags & UInt32(FIEF_PROPERTY_PRIMARY_KEY) != 0,
+                                           valueType: valueType,
+                                           dynamicLinkTarget: p.link_target.map { String(cString: $0) }))
+            keys.append(p.key)
+        }
+        self.properties = properties
+        dynamicPropertyKeys = keys
+        primaryKeyIndex = properties.firstIndex { $0.isPrimaryKey }
+        var index: [String: Int] = [:]
+        for (i, property) in properties.enumerated() { index[property.name] = i }
+        propertyIndex = index
+    }
+
+    /// For a dynamic class: the property keys of `properties`.
+    private(set) var dynamicPropertyKeys: [fief_property_key_t] = []
 
     /// Calls `body` with the name and wrapper of every `@Persisted` stored
     /// property of `object`, superclass properties first.
@@ -120,6 +160,24 @@ final class ObjectSchemaInfo: @unchecked Sendable {
     }
 }
 
+/// The Swift type the dynamic API reads a column of `type` as.
+private func dynamicValueType(_ type: fief_type_t, optional: Bool) -> _Persistable.Type? {
+    switch type {
+    case FIEF_TYPE_INT: return optional ? Int?.self : Int.self
+    case FIEF_TYPE_BOOL: return optional ? Bool?.self : Bool.self
+    case FIEF_TYPE_FLOAT: return optional ? Float?.self : Float.self
+    case FIEF_TYPE_DOUBLE: return optional ? Double?.self : Double.self
+    case FIEF_TYPE_STRING: return optional ? String?.self : String.self
+    case FIEF_TYPE_BINARY: return optional ? Data?.self : Data.self
+    case FIEF_TYPE_TIMESTAMP: return optional ? Date?.self : Date.self
+    case FIEF_TYPE_DECIMAL128: return optional ? Decimal128?.self : Decimal128.self
+    case FIEF_TYPE_OBJECT_ID: return optional ? ObjectId?.self : ObjectId.self
+    case FIEF_TYPE_UUID: return optional ? UUID?.self : UUID.self
+    case FIEF_TYPE_LINK: return DynamicObject?.self
+    default: return nil
+    }
+}
+
 /// Collects the properties read on a prototype in recording mode.
 final class KeyPathRecorder {
     var indices: [Int] = []
@@ -152,7 +210,7 @@ enum SchemaRegistry {
         if type == Object.self || type == ObjectBase.self { return }
         // Embedded classes join schemas through the links that own them
         // (`withLinkTargets`), or when listed in objectTypes.
-        if type is EmbeddedObject.Type { return }
+        if type is EmbeddedObject.Type || type == DynamicObject.self { return }
         let id = ObjectIdentifier(type)
         used.withLock { state in
             if state.ids.insert(id).inserted { state.types.append(type) }
@@ -182,7 +240,7 @@ func makeCSchema(_ infos: [ObjectSchemaInfo]) -> Result<CHandle, CError> {
             p.name = arena.cString(property.name)
             p.type = property.type
             p.collection_type = fief_collection_type_t(FIEF_COLLECTION_NONE)
-            p.link_target = property.linkTarget.map { arena.cString($0.className()) }
+            p.link_target = property.linkTargetName.map { arena.cString($0) }
             var flags: Int32 = 0
             if property.isOptional { flags |= FIEF_PROPERTY_NULLABLE }
             if property.isPrimaryKey { flags |= FIEF_PROPERTY_PRIMARY_KEY }

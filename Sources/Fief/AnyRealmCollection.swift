@@ -1,0 +1,162 @@
+import CFief
+import Foundation
+
+/// Any Realm collection of `Element`s behind one type (RealmSwift's
+/// `AnyRealmCollection`): results, linking objects, and the collections
+/// that conform to `RealmCollection` later (List, MutableSet), so that
+/// code can store or return "some collection of dogs" without naming which.
+///
+///     func dogs(in realm: Realm, of toy: DogToy?) -> AnyRealmCollection<Dog> {
+///         toy.map { AnyRealmCollection($0.dogs) } ?? AnyRealmCollection(realm.objects(Dog.self))
+///     }
+///
+/// Every member forwards to the wrapped collection; it stays live as that
+/// collection is.  Filtering and aggregates work on collections backed by
+/// live results (managed ones), as in RealmSwift.
+public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection {
+    let box: AnyRealmCollectionBox<Element>
+
+    /// Wraps `base`.
+    public init<C: RealmCollection>(_ base: C) where C.Element == Element {
+        box = ConcreteRealmCollectionBox(base)
+    }
+
+    init(box: AnyRealmCollectionBox<Element>) {
+        self.box = box
+    }
+
+    // MARK: ThreadConfined
+
+    /// The realm of the wrapped collection, nil if it is unmanaged.
+    public var realm: Realm? { box.realm }
+    /// Whether the wrapped collection can no longer be used.
+    public var isInvalidated: Bool { box.isInvalidated }
+    /// Whether the wrapped collection is frozen.
+    public var isFrozen: Bool { box.isFrozen }
+    /// The wrapped collection, frozen, wrapped.
+    public func freeze() -> AnyRealmCollection { AnyRealmCollection(box: box.freeze()) }
+    /// The wrapped collection, thawed, wrapped; nil if it no longer exists.
+    public func thaw() -> AnyRealmCollection? { box.thaw().map { AnyRealmCollection(box: $0) } }
+
+    // MARK: Collection
+
+    public typealias Index = Int
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { box.count }
+    public func index(after i: Int) -> Int { i + 1 }
+    public func index(before i: Int) -> Int { i - 1 }
+
+    /// The number of elements.
+    public var count: Int { box.count }
+
+    /// The element at `position`.
+    public subscript(position: Int) -> Element { box.element(at: position) }
+
+    /// The position of `object`, or nil.
+    public func index(of object: Element) -> Int? { box.index(of: object) }
+
+    public var description: String { box.description }
+
+    // MARK: Queries
+
+    /// The elements that match a predicate (see `Results.filter`).  Traps
+    /// for a collection that is not backed by live results (unmanaged).
+    public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
+        box.results("filter").filter(predicateFormat, arguments: args)
+    }
+
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        box.sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
+        box.sorted(by: Array(sortDescriptors))
+    }
+
+    // MARK: Aggregates
+
+    public func min<T: MinMaxType>(ofProperty property: String) -> T? { box.results("aggregate").min(ofProperty: property) }
+    public func max<T: MinMaxType>(ofProperty property: String) -> T? { box.results("aggregate").max(ofProperty: property) }
+    public func sum<T: AddableType>(ofProperty property: String) -> T { box.results("aggregate").sum(ofProperty: property) }
+    public func average<T: AddableType>(ofProperty property: String) -> T? { box.results("aggregate").average(ofProperty: property) }
+
+    /// Whether both wrap equal collections of the same kind.
+    public static func == (lhs: AnyRealmCollection, rhs: AnyRealmCollection) -> Bool {
+        lhs.box.isEqual(to: rhs.box)
+    }
+}
+
+extension AnyRealmCollection: Encodable where Element: Encodable {
+    /// Encodes the elements as an array, in order.
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for element in self {
+            try container.encode(element)
+        }
+    }
+}
+
+/// A collection whose elements are those of live results (for filters and
+/// aggregates through `AnyRealmCollection`).  Conforming types: `Results`,
+/// `LinkingObjects`; List and MutableSet should conform when they come.
+protocol FiefResultsBacked {
+    /// The results, as `Results<Element>`; nil when unmanaged.
+    var fiefBackingResults: Any? { get }
+}
+
+extension Results: FiefResultsBacked {
+    var fiefBackingResults: Any? { self }
+}
+
+extension LinkingObjects: FiefResultsBacked {
+    var fiefBackingResults: Any? { results }
+}
+
+/// The type-erasing box: abstract here, one subclass per wrapped type.
+class AnyRealmCollectionBox<Element: RealmCollectionValue> {
+    var realm: Realm? { fatalError("abstract") }
+    var isInvalidated: Bool { fatalError("abstract") }
+    var isFrozen: Bool { fatalError("abstract") }
+    var count: Int { fatalError("abstract") }
+    var description: String { fatalError("abstract") }
+    func element(at position: Int) -> Element { fatalError("abstract") }
+    func index(of object: Element) -> Int? { fatalError("abstract") }
+    func sorted(by descriptors: [SortDescriptor]) -> Results<Element> { fatalError("abstract") }
+    func freeze() -> AnyRealmCollectionBox<Element> { fatalError("abstract") }
+    func thaw() -> AnyRealmCollectionBox<Element>? { fatalError("abstract") }
+    func isEqual(to other: AnyRealmCollectionBox<Element>) -> Bool { fatalError("abstract") }
+    /// The live results behind the collection; traps (as RealmSwift does)
+    /// for `what` on a collection without any.
+    func results(_ what: String) -> Results<Element> { fatalError("abstract") }
+}
+
+final class ConcreteRealmCollectionBox<Base: RealmCollection>: AnyRealmCollectionBox<Base.Element> {
+    let base: Base
+
+    init(_ base: Base) {
+        self.base = base
+    }
+
+    override var realm: Realm? { base.realm }
+    override var isInvalidated: Bool { base.isInvalidated }
+    override var isFrozen: Bool { base.isFrozen }
+    override var count: Int { base.count }
+    override var description: String { base.description }
+    override func element(at position: Int) -> Base.Element { base[position] }
+    override func index(of object: Base.Element) -> Int? { base.index(of: object) }
+    override func sorted(by descriptors: [SortDescriptor]) -> Results<Base.Element> { base.sorted(by: descriptors) }
+    override func freeze() -> AnyRealmCollectionBox<Base.Element> { ConcreteRealmCollectionBox(base.freeze()) }
+    override func thaw() -> AnyRealmCollectionBox<Base.Element>? { base.thaw().map { ConcreteRealmCollectionBox($0) } }
+
+    override func isEqual(to other: AnyRealmCollectionBox<Base.Element>) -> Bool {
+        guard let other = other as? ConcreteRealmCollectionBox<Base> else { return false }
+        return base == other.base
+    }
+
+    override func results(_ what: String) -> Results<Base.Element> {
+        guard let results = (base as? FiefResultsBacked)?.fiefBackingResults as? Results<Base.Element> else {
+            preconditionFailure("Cannot \(what) an unmanaged collection: only collections managed by a realm support it")
+        }
+        return results
+    }
+}
