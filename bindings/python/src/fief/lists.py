@@ -61,7 +61,7 @@ class List(MutableSequence[T]):
     and leaves the list as it was.
     """
 
-    __slots__ = ("_binding", "_owner", "_spec", "_handle", "_target", "__weakref__")
+    __slots__ = ("_binding", "_owner", "_spec", "_handle", "_target", "_realm_ref", "__weakref__")
 
     def __init__(self, binding: "ClassBinding", owner: Handle, spec: PropertySpec, handle: Handle):
         self._binding = binding          # the owner's class in its realm
@@ -69,6 +69,7 @@ class List(MutableSequence[T]):
         self._spec = spec
         self._handle = handle
         self._target = None              # the ClassBinding of the linked class, once needed
+        self._realm_ref = None           # the Realm wrapper elements are read through, once needed
 
     # -- plumbing -------------------------------------------------------------
 
@@ -96,15 +97,20 @@ class List(MutableSequence[T]):
         return self._target
 
     def _realm(self) -> "Realm":
-        return self._binding.schema.realm_of_object(self._owner)
+        # Kept: without a Realm wrapper of its own (a frozen object's realm is
+        # often one), each read would make and drop one.
+        realm = self._realm_ref
+        if realm is None or realm._handle.released:
+            realm = self._realm_ref = self._binding.schema.realm_of_object(self._owner)
+        return realm
 
-    def _python(self, raw: Any, realm_ptr: int | None) -> Any:
+    def _python(self, raw: Any, realm: "Realm | None") -> Any:
         """An element as the user sees it (links as model objects)."""
         if isinstance(raw, Link):
-            if realm_ptr is None:
-                realm_ptr = self._realm()._handle.ptr
+            if realm is None:
+                realm = self._realm()
             library = self._lib
-            ptr = library.fief_object_get(realm_ptr, raw.class_key, raw.object_key)
+            ptr = library.fief_object_get(realm._handle.ptr, raw.class_key, raw.object_key)
             return self._target_binding().wrap(library.check_handle(ptr, "fief_object_get"))
         return raw
 
@@ -123,8 +129,8 @@ class List(MutableSequence[T]):
         raw = self._raw_range(start, count)
         if not self._is_links or not raw:
             return raw
-        realm_ptr = self._realm()._handle.ptr
-        return [self._python(v, realm_ptr) for v in raw]
+        realm = self._realm()
+        return [self._python(v, realm) for v in raw]
 
     def _index(self, index: Any, size: int | None = None, *, what: str = "index") -> int:
         """A Python index (negative counts from the end) as a list position.

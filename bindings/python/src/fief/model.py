@@ -337,7 +337,7 @@ class _Names(dict):
         self.globalns = globalns
 
     def __missing__(self, name: str) -> Any:
-        if name in self.globalns or hasattr(builtins, name):
+        if name in self.globalns or hasattr(builtins, name) or name.startswith("__"):
             raise KeyError(name)
         return _ForwardLink(name)
 
