@@ -799,3 +799,42 @@ def test_a_closed_realm(realm_path):
     realm.close()
     with pytest.raises(fief.RealmClosedError):
         list(scores)
+
+
+# -- nesting and inheritance ---------------------------------------------------------------
+
+
+class Part(fief.EmbeddedObject):
+    name: str = ""
+
+
+class Kit(fief.EmbeddedObject):
+    label: str = ""
+    words: list[str]
+    parts: list[Part]
+    main: Optional[Part] = None
+
+
+class Box(fief.Object):
+    kits: list[Kit]
+
+
+class LabelledBox(Box):  # inherits the list property
+    label: str = ""
+
+
+def test_embedded_objects_holding_lists_and_inherited_lists(tmp_path):
+    with fief.Realm.open(tmp_path / "nested.fief", schema=[Part, Kit, LabelledBox]) as realm:
+        with realm.write():
+            box = realm.add(LabelledBox(label="b", kits=[
+                Kit(label="a", words=["x", "y"], parts=[{"name": "p1"}], main=Part(name="m"))]))
+        kit = box.kits[0]
+        assert kit.words == ["x", "y"] and kit.parts[0].name == "p1" and kit.main.name == "m"
+        with realm.write():
+            copy = box.kits.pop()
+        assert not kit.is_valid and not copy.is_managed and not copy.parts[0].is_managed
+        assert (copy.label, copy.words, copy.parts[0].name, copy.main.name) == ("a", ["x", "y"], "p1", "m")
+        with realm.write():
+            box.kits.append(copy)                    # the copy goes back in, in place
+        assert copy.is_managed and box.kits[0].parts[0].name == "p1" and box.kits[0].words == ["x", "y"]
+        assert [s.attr for s in LabelledBox.__fief_properties__] == ["kits", "label"]
