@@ -52,6 +52,9 @@ PROPERTY_INDEXED = 0x04
 
 CLASS_EMBEDDED = 0x01
 COLLECTION_NONE = 0
+COLLECTION_LIST = 1
+
+COLLECTION_NAMES = {COLLECTION_NONE: "none", COLLECTION_LIST: "list"}
 
 UPDATE_POLICY_ERROR = 0
 UPDATE_POLICY_MODIFIED = 1
@@ -221,6 +224,23 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_object_delete": (c_bool, [H]),
     "fief_object_create_embedded": (H, [H, fief_property_key_t]),
     "fief_object_resolve_in": (c_bool, [H, H, P(c_void_p)]),
+    # lists
+    "fief_object_get_list": (H, [H, fief_property_key_t]),
+    "fief_list_is_valid": (c_bool, [H]),
+    "fief_list_size": (c_bool, [H, P(c_size_t)]),
+    "fief_list_get": (c_bool, [H, c_size_t, P(fief_value_t)]),
+    "fief_list_get_range": (c_bool, [H, c_size_t, c_size_t, P(fief_value_t)]),
+    "fief_list_find": (c_bool, [H, fief_value_t, P(c_size_t), P(c_bool)]),
+    "fief_list_set": (c_bool, [H, c_size_t, fief_value_t]),
+    "fief_list_insert": (c_bool, [H, c_size_t, fief_value_t]),
+    "fief_list_append": (c_bool, [H, P(fief_value_t), c_size_t]),
+    "fief_list_remove": (c_bool, [H, c_size_t]),
+    "fief_list_move": (c_bool, [H, c_size_t, c_size_t]),
+    "fief_list_swap": (c_bool, [H, c_size_t, c_size_t]),
+    "fief_list_clear": (c_bool, [H]),
+    "fief_list_remove_all": (c_bool, [H]),
+    "fief_list_insert_embedded": (H, [H, c_size_t]),
+    "fief_list_resolve_in": (c_bool, [H, H, P(c_void_p)]),
     # results
     "fief_realm_get_objects": (H, [H, fief_class_key_t]),
     "fief_results_filter": (H, [H, c_char_p, P(fief_query_arg_t), c_size_t]),

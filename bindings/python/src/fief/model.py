@@ -6,6 +6,7 @@ import builtins
 import datetime as _dt
 import decimal
 import sys
+import threading
 import types
 import typing
 import uuid
@@ -107,9 +108,12 @@ class Backlinks:
             name: str = ""
             owners = fief.Backlinks("Person", "dog")
 
-    Reading it on a managed object gives live, read-only `Results` of the
-    origin class (filter, sort and count them); on an unmanaged one, an
-    empty tuple.  Nothing is stored: the realm keeps every link's backlink.
+    The origin property may be a to-one link (``Optional[Dog]``) or a list
+    of links (``list[Dog]``): an object listing the target once or many
+    times counts once.  Reading it on a managed object gives live,
+    read-only `Results` of the origin class (filter, sort and count them);
+    on an unmanaged one, an empty tuple.  Nothing is stored: the realm
+    keeps every link's backlink.
     """
 
     def __init__(self, origin: "type[Object] | str", property: str):
@@ -142,12 +146,16 @@ class PropertySpec:
 
     Also the descriptor that implements the attribute on instances: managed
     objects read and write through the library, unmanaged ones hold values
-    in a dict."""
+    in a dict.  For a list property (`collection` is FIEF_COLLECTION_LIST)
+    `fief_type`, `py_type`, `nullable` and `link_target` describe the
+    elements; a managed object's attribute is a live `fief.List`, an
+    unmanaged one's a plain Python list."""
 
     def __init__(self, attr: str, name: str, py_type: type, fief_type: int, nullable: bool,
                  primary_key: bool, indexed: bool, default: Any, default_factory: Any,
-                 link_target: str | None = None):
+                 link_target: str | None = None, collection: int = L.COLLECTION_NONE):
         self.link_target = link_target
+        self.collection = collection
         self.attr = attr
         self.name = name
         self.py_type = py_type
@@ -171,10 +179,25 @@ class PropertySpec:
         return flags
 
     @property
+    def is_list(self) -> bool:
+        """Whether the property is a list (``list[X]``)."""
+        return self.collection == L.COLLECTION_LIST
+
+    @property
     def has_default(self) -> bool:
         return self.default is not _MISSING or self.default_factory is not None
 
+    def copy(self) -> "PropertySpec":
+        """The same property, for a subclass (which gets its own descriptor)."""
+        return PropertySpec(self.attr, self.name, self.py_type, self.fief_type, self.nullable,
+                            self.primary_key, self.indexed, self.default, self.default_factory,
+                            self.link_target, self.collection)
+
     def make_default(self) -> Any:
+        if self.is_list:  # a new list each time, never a shared one
+            if self.default_factory is not None:
+                return list(self.default_factory())
+            return list(self.default) if self.default is not _MISSING and self.default is not None else []
         if self.default_factory is not None:
             return self.default_factory()
         if self.default is not _MISSING:
@@ -185,7 +208,9 @@ class PropertySpec:
 
     def __repr__(self) -> str:
         type_name = f"link to {self.link_target}" if self.link_target else L.TYPE_NAMES.get(self.fief_type, "?")
-        extra = "".join([" optional" if self.nullable else "",
+        if self.is_list:
+            type_name = f"list of {'optional ' if self.nullable else ''}{type_name}"
+        extra = "".join([" optional" if self.nullable and not self.is_list else "",
                          " primary_key" if self.primary_key else "",
                          " indexed" if self.indexed else ""])
         return f"<fief property {self.name}: {type_name}{extra}>"
@@ -201,6 +226,8 @@ class PropertySpec:
         state = instance.__dict__
         handle = state.get("_fief_handle")
         if handle is not None:
+            if self.is_list:
+                return state["_fief_binding"].get_list(handle, self)
             return state["_fief_binding"].get(handle, self)
         values = state.setdefault("_fief_values", {})
         if self.attr not in values:
@@ -213,10 +240,72 @@ class PropertySpec:
         if handle is not None:
             state["_fief_binding"].set(handle, self, value)
             return
+        if self.is_list:
+            value = list_elements(value, self)
         state.setdefault("_fief_values", {})[self.attr] = value
 
     def __delete__(self, instance: "Object") -> None:
         raise AttributeError(f"cannot delete the property {self.attr!r}")
+
+
+def list_elements(value: Any, spec: PropertySpec) -> list:
+    """The elements of a value given for list property `spec`: any iterable
+    but a string, bytes, a dict or a model object (a Python list is kept as
+    it is, so an unmanaged object holds the caller's list)."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, (str, bytes, bytearray, memoryview, dict, Object)) or value is None:
+        raise TypeError(f"{spec.attr!r} is a list: give a list (or another iterable) of elements, "
+                        f"not {type(value).__name__}")
+    try:
+        return list(value)
+    except TypeError:
+        raise TypeError(f"{spec.attr!r} is a list: give a list (or another iterable) of elements, "
+                        f"not {type(value).__name__}") from None
+
+
+def _list_element(annotation: Any, where: str) -> Any:
+    """The element annotation of ``list[X]`` (or ``typing.List[X]``), or
+    _MISSING when the annotation is not a list."""
+    if annotation is list or annotation is typing.List:
+        raise TypeError(f"{where}: give the element type of a list: list[int], list[Optional[str]], list[Dog]")
+    if typing.get_origin(annotation) is not list:
+        return _MISSING
+    args = typing.get_args(annotation)
+    if len(args) != 1:
+        raise TypeError(f"{where}: a list has one element type, not {annotation!r}")
+    return args[0]
+
+
+def _list_spec(attr: str, options: "Property", element: Any, where: str) -> PropertySpec:
+    """The spec of a list property ``attr: list[element]``."""
+    if options.primary_key or options.indexed:
+        raise TypeError(f"{where}: a list is neither a primary key nor indexed")
+    if options.optional is not None:
+        raise TypeError(f"{where}: a list is never null (it is empty instead); "
+                        "for null elements declare list[Optional[X]]")
+    base, nullable, markers = _unwrap(element, where)
+    if markers:
+        raise TypeError(f"{where}: list elements are neither primary keys nor indexed")
+    target = _link_target(base)
+    if target is not None and nullable:
+        raise TypeError(f"{where}: a list of links holds objects, never None: declare it list[{target}]")
+    default, default_factory = options.default, options.default_factory
+    if default is _MISSING and default_factory is None:
+        default_factory = list
+    return PropertySpec(
+        attr=attr,
+        name=options.name or attr,
+        py_type=base if target is None else object,
+        fief_type=_TYPE_MAP[base] if target is None else L.TYPE_LINK,
+        link_target=target,
+        nullable=nullable,
+        primary_key=False,
+        indexed=False,
+        default=default,
+        default_factory=default_factory,
+        collection=L.COLLECTION_LIST,
+    )
 
 
 class _ForwardLink:
@@ -248,7 +337,7 @@ class _Names(dict):
         self.globalns = globalns
 
     def __missing__(self, name: str) -> Any:
-        if name in self.globalns or hasattr(builtins, name):
+        if name in self.globalns or hasattr(builtins, name) or name.startswith("__"):
             raise KeyError(name)
         return _ForwardLink(name)
 
@@ -307,6 +396,9 @@ def _unwrap(annotation: Any, where: str) -> tuple[Any, bool, set]:
             annotation = args[0]
             continue
         break
+    if typing.get_origin(annotation) is list or annotation is list:
+        raise TypeError(f"{where}: a list property is declared as list[X] on its own: "
+                        "it is never optional, a primary key, indexed, or an element of another list")
     if _link_target(annotation) is not None:
         return annotation, nullable, markers
     if annotation not in _TYPE_MAP:
@@ -357,14 +449,13 @@ class Object:
             if isinstance(raw_default, Backlinks):  # computed: not stored
                 continue
             if isinstance(raw_default, PropertySpec):  # inherited descriptor
-                spec = PropertySpec(attr, raw_default.name, raw_default.py_type,
-                                    raw_default.fief_type, raw_default.nullable,
-                                    raw_default.primary_key, raw_default.indexed,
-                                    raw_default.default, raw_default.default_factory,
-                                    raw_default.link_target)
-                specs.append(spec)
+                specs.append(raw_default.copy())
                 continue
             options = raw_default if isinstance(raw_default, Property) else Property(raw_default)
+            element = _list_element(options.type if options.type is not None else hint, where)
+            if element is not _MISSING:
+                specs.append(_list_spec(attr, options, element, where))
+                continue
             base, nullable, markers = _unwrap(options.type if options.type is not None else hint, where)
             if options.type is not None:
                 _, hint_nullable, hint_markers = _unwrap(hint, where)
@@ -410,6 +501,8 @@ class Object:
             if key not in by_attr:
                 raise errors.NoSuchPropertyError(
                     f"{type(self).__fief_name__} has no property {key!r}")
+            if by_attr[key].is_list:
+                value = list_elements(value, by_attr[key])
             state["_fief_values"][key] = value
         for spec in type(self).__fief_properties__:
             if spec.attr not in state["_fief_values"] and spec.has_default:
@@ -522,16 +615,36 @@ class Object:
     def __repr__(self) -> str:
         cls = type(self)
         state = self.__dict__
-        handle = state.get("_fief_handle")
-        if handle is not None:
-            try:
-                values = state["_fief_binding"].get_all(handle)
-            except errors.FiefError as exc:
-                return f"<{cls.__name__} (managed, {exc.__class__.__name__})>"
-        else:
-            values = {spec.attr: getattr(self, spec.attr) for spec in cls.__fief_properties__}
-        body = ", ".join(f"{k}={v!r}" for k, v in values.items())
-        return f"{cls.__name__}({body})"
+        # Graphs have cycles (a friend's friends list this object): an object
+        # met again while it is being shown is shown by name only.
+        seen = _repr_seen()
+        me = self._identity() or id(self)
+        if me in seen:
+            return f"{cls.__name__}(...)"
+        seen.add(me)
+        try:
+            handle = state.get("_fief_handle")
+            if handle is not None:
+                try:
+                    values = state["_fief_binding"].get_all(handle)
+                except errors.FiefError as exc:
+                    return f"<{cls.__name__} (managed, {exc.__class__.__name__})>"
+            else:
+                values = {spec.attr: getattr(self, spec.attr) for spec in cls.__fief_properties__}
+            body = ", ".join(f"{k}={v!r}" for k, v in values.items())
+            return f"{cls.__name__}({body})"
+        finally:
+            seen.discard(me)
+
+
+_repr_state = threading.local()
+
+
+def _repr_seen() -> set:
+    seen = getattr(_repr_state, "seen", None)
+    if seen is None:
+        seen = _repr_state.seen = set()
+    return seen
 
 
 def _annotation_order(cls: type) -> list[str]:

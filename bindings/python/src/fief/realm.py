@@ -13,7 +13,8 @@ from . import _lib as L
 from . import errors
 from ._handle import Handle
 from ._values import Keep, Link, from_value, make_query_args, make_value, to_value
-from .model import Object, PropertySpec
+from .lists import List
+from .model import Object, PropertySpec, list_elements
 
 T = TypeVar("T", bound=Object)
 
@@ -41,11 +42,22 @@ def _policy(update: object) -> int:
 
 @dataclass(frozen=True)
 class PropertyInfo:
+    """One property of a class as the realm stores it (`Realm.schema`).
+
+    `type` is a FIEF_TYPE_* number (the element type of a list);
+    `collection_type` is FIEF_COLLECTION_NONE (0) or FIEF_COLLECTION_LIST (1)."""
+
     name: str
     type: int
     flags: int
     key: int
     link_target: str | None = None
+    collection_type: int = L.COLLECTION_NONE
+
+    @property
+    def is_list(self) -> bool:
+        """Whether the property is a list (of `type_name` elements)."""
+        return self.collection_type == L.COLLECTION_LIST
 
     @property
     def nullable(self) -> bool:
@@ -90,7 +102,8 @@ def read_schema(library: L.Library, schema_ptr: int) -> dict[str, ClassInfo]:
             p = L.fief_property_info_t()
             library.check(library.fief_schema_get_property(schema_ptr, i, j, ctypes.byref(p)))
             name = _decode(p.name) or ""
-            props[name] = PropertyInfo(name, int(p.type), int(p.flags), int(p.key), _decode(p.link_target))
+            props[name] = PropertyInfo(name, int(p.type), int(p.flags), int(p.key), _decode(p.link_target),
+                                       int(p.collection_type))
         name = _decode(info.name) or ""
         classes[name] = ClassInfo(name, int(info.key), _decode(info.primary_key), int(info.flags),
                                   i, props)
@@ -120,7 +133,7 @@ def build_schema(library: L.Library, classes: Sequence[type[Object]]) -> Handle:
             keep.append(pname)
             props[j].name = pname
             props[j].type = spec.fief_type
-            props[j].collection_type = L.COLLECTION_NONE
+            props[j].collection_type = spec.collection
             if spec.link_target is not None:
                 target = spec.link_target.encode()
                 keep.append(target)
@@ -260,19 +273,42 @@ class ClassBinding:
             return self.schema.object_for_link(value, self.schema.realm_of_object(handle))
         return value
 
-    def get_all(self, handle: Handle) -> dict[str, Any]:
+    def get_list(self, handle: Handle, spec: PropertySpec) -> List:
+        """The live list `spec` of object `handle` (fief_object_get_list)."""
         library = self.schema.library
-        specs = [s for s in self.cls.__fief_properties__ if self.keys.get(s.attr) is not None]
+        ptr = library.fief_object_get_list(handle.ptr, self.key_of(spec))
+        return List(self, handle, spec, Handle(library.check_handle(ptr, "fief_object_get_list"), "list"))
+
+    def get_all(self, handle: Handle) -> dict[str, Any]:
+        """Every property's value (lists as Python lists of their elements)."""
+        library = self.schema.library
+        present = [s for s in self.cls.__fief_properties__ if self.keys.get(s.attr) is not None]
+        specs = [s for s in present if not s.is_list]
         n = len(specs)
-        if not n:
-            return {}
-        keys = (L.fief_property_key_t * n)(*[self.keys[s.attr] for s in specs])
-        out = (L.fief_value_t * n)()
-        library.check(library.fief_object_get_values(handle.ptr, keys, n, out), "fief_object_get_values")
-        return {s.attr: self._python(from_value(out[i], s.py_type), handle) for i, s in enumerate(specs)}
+        values: dict[str, Any] = {}
+        if n:
+            keys = (L.fief_property_key_t * n)(*[self.keys[s.attr] for s in specs])
+            out = (L.fief_value_t * n)()
+            library.check(library.fief_object_get_values(handle.ptr, keys, n, out), "fief_object_get_values")
+            values = {s.attr: self._python(from_value(out[i], s.py_type), handle) for i, s in enumerate(specs)}
+        for s in present:
+            if s.is_list:
+                lst = self.get_list(handle, s)
+                try:
+                    values[s.attr] = list(lst)
+                finally:
+                    lst.release()
+        return {s.attr: values[s.attr] for s in present}
 
     def set(self, handle: Handle, spec: PropertySpec, value: Any) -> None:
         library = self.schema.library
+        if spec.is_list:
+            lst = self.get_list(handle, spec)
+            try:
+                lst._replace(value)
+            finally:
+                lst.release()
+            return
         if spec.fief_type == L.TYPE_LINK and isinstance(value, Object) and value.__fief_embedded__:
             self._set_embedded(handle, spec, value)
             return
@@ -293,16 +329,41 @@ class ClassBinding:
             if current == child:
                 return
             raise errors.LogicError("an embedded object belongs to one parent: assign a new (unmanaged) one")
-        values = dict(child.__dict__.get("_fief_values", {}))
         ptr = library.fief_object_create_embedded(handle.ptr, self.key_of(spec))
         binding = self.schema.bind(type(child))
+        binding.adopt_embedded(child, library.check_handle(ptr, "fief_object_create_embedded"))
+
+    def adopt_embedded(self, child: Object, ptr: int) -> None:
+        """Make the unmanaged `child` (of this embedded class) the object
+        `ptr` names, just created in place, and write its values there:
+        values in one fief_object_set_values call, then its links, embedded
+        objects and lists.  On failure `child` is unmanaged again (with its
+        values) and the handle released; the caller takes the object back."""
+        library = self.schema.library
         state = child.__dict__
-        state["_fief_handle"] = Handle(library.check_handle(ptr, "fief_object_create_embedded"), "object")
-        state["_fief_binding"] = binding
+        values = dict(state.get("_fief_values", {}))
+        handle = Handle(ptr, "object")
+        state["_fief_handle"] = handle
+        state["_fief_binding"] = self
         state.pop("_fief_values", None)
-        for nested in type(child).__fief_properties__:
-            if nested.attr in values:
-                setattr(child, nested.attr, values[nested.attr])
+        try:
+            specs = [s for s in type(child).__fief_properties__ if s.attr in values]
+            plain = [(s, values[s.attr]) for s in specs if not s.is_list and s.fief_type != L.TYPE_LINK]
+            if plain:
+                keep = Keep()
+                keys, vals, n = self.values_for(plain, keep)
+                library.check(library.fief_object_set_values(handle.ptr, keys, vals, n), "fief_object_set_values")
+            for s in specs:
+                if s.is_list or s.fief_type == L.TYPE_LINK:
+                    if s.is_list and not values[s.attr]:
+                        continue  # a new object's lists are empty
+                    setattr(child, s.attr, values[s.attr])
+        except BaseException:
+            state.pop("_fief_handle", None)
+            state.pop("_fief_binding", None)
+            state["_fief_values"] = values
+            handle.release()
+            raise
 
     def backlinks(self, handle: Handle, origin: "type[Object] | str", attr: str) -> "Results":
         """The objects of `origin` whose link `attr` points to the object."""
@@ -445,11 +506,16 @@ class Results(Generic[T]):
     def _specs(self, attrs: Sequence[str]) -> list[PropertySpec]:
         by_attr = {s.attr: s for s in self._binding.cls.__fief_properties__}
         if not attrs:
-            return list(self._binding.cls.__fief_properties__)
+            return [s for s in self._binding.cls.__fief_properties__ if not s.is_list]
         try:
-            return [by_attr[a] for a in attrs]
+            specs = [by_attr[a] for a in attrs]
         except KeyError as exc:
             raise errors.NoSuchPropertyError(f"{self._binding.cls.__name__} has no property {exc.args[0]!r}") from None
+        for spec in specs:
+            if spec.is_list:
+                raise errors.InvalidArgumentError(
+                    f"{self._binding.cls.__name__}.{spec.attr} is a list: read it from the objects")
+        return specs
 
     def filter(self, predicate: str, *args: Any) -> "Results[T]":
         """Objects matching `predicate` (Realm's query language); `$0`, `$1`,
@@ -811,6 +877,10 @@ class Realm:
             raise errors.LogicError("the object is managed by another realm")
         binding = self._bind(type(obj))
         items = self._items_of(obj)
+        # Lists are written once the object exists (a list is no value of
+        # fief_object_create); their objects are added then, once each.
+        lists = [(spec, list_elements(value, spec)) for spec, value in items if spec.is_list]
+        items = [(spec, value) for spec, value in items if not spec.is_list]
         # Links to objects not yet in a realm are set once this object is in
         # (they may link back to it): the whole graph is added, once each.
         later = [(spec, value) for spec, value in items
@@ -824,11 +894,23 @@ class Realm:
         keys, values, n = binding.values_for(items, keep)
         ptr = self._lib.fief_object_create(self._handle.ptr, binding.class_key, keys, values, n, policy)
         self._lib.check_handle(ptr, "fief_object_create")
+        given = state.pop("_fief_values", None)
         state["_fief_handle"] = Handle(ptr, "object")
         state["_fief_binding"] = binding
-        state.pop("_fief_values", None)
-        for spec, value in later:
-            setattr(obj, spec.attr, value)
+        try:
+            for spec, value in later:
+                setattr(obj, spec.attr, value)
+            for spec, value in lists:
+                if value or policy != L.UPDATE_POLICY_ERROR:  # a new object's lists are empty
+                    setattr(obj, spec.attr, value)
+        except BaseException:
+            if policy == L.UPDATE_POLICY_ERROR:
+                # A new object: take it back, so a failed add changes nothing of it.
+                self._lib.fief_object_delete(ptr)
+                state.pop("_fief_handle").release()
+                state.pop("_fief_binding", None)
+                state["_fief_values"] = given if given is not None else {}
+            raise
         return obj
 
     def _linkable(self, target: Object) -> None:
@@ -867,7 +949,7 @@ class Realm:
         if len(classes) != 1 or any(o.is_managed for o in objs):
             return [self.add(o, update=update) for o in objs]
         cls = classes.pop()
-        if any(spec.fief_type == L.TYPE_LINK for spec in cls.__fief_properties__):
+        if any(spec.fief_type == L.TYPE_LINK or spec.is_list for spec in cls.__fief_properties__):
             return [self.add(o, update=update) for o in objs]
         binding = self._bind(cls)
         rows = [self._items_of(o) for o in objs]
@@ -915,6 +997,10 @@ class Realm:
         items: list[tuple[PropertySpec, Any]] = []
         later: list[tuple[PropertySpec, Any]] = []
         for spec in cls.__fief_properties__:
+            if spec.is_list:
+                if spec.attr in given:  # written once the object exists; a new one's lists are empty
+                    later.append((spec, list_elements(given[spec.attr], spec)))
+                continue
             if spec.attr in given:
                 value = given[spec.attr]
                 if spec.fief_type == L.TYPE_LINK and isinstance(value, dict):
@@ -963,14 +1049,14 @@ class Realm:
         return Results(binding, Handle(self._lib.check_handle(ptr, "fief_realm_get_objects"), "results"))
 
     def delete(self, target: Object | Results | Iterable[Object]) -> None:
-        """Delete an object, every object of a Results, or each object of an
-        iterable (in a write transaction)."""
+        """Delete an object, every object of a Results or of a List (which is
+        emptied), or each object of an iterable (in a write transaction)."""
         if isinstance(target, Object):
             handle = target.__dict__.get("_fief_handle")
             if handle is None:
                 raise errors.LogicError("an unmanaged object cannot be deleted")
             self._lib.check(self._lib.fief_object_delete(handle.ptr), "fief_object_delete")
-        elif isinstance(target, Results):
+        elif isinstance(target, (Results, List)):
             target.delete_all()
         else:
             for obj in list(target):
@@ -1004,11 +1090,29 @@ class Realm:
         ptr = self._lib.fief_results_resolve_in(results._handle.ptr, self._handle.ptr)
         return Results(binding, Handle(self._lib.check_handle(ptr, "fief_results_resolve_in"), "results"))
 
+    def _resolve_list(self, lst: List) -> List | None:
+        owner_binding = self._bind(lst._binding.cls)
+        owner = ctypes.c_void_p()
+        self._lib.check(self._lib.fief_object_resolve_in(lst._owner.ptr, self._handle.ptr, ctypes.byref(owner)),
+                        "fief_object_resolve_in")
+        if not owner.value:
+            return None
+        owner_handle = Handle(owner.value, "object")
+        out = ctypes.c_void_p()
+        self._lib.check(self._lib.fief_list_resolve_in(lst._handle.ptr, self._handle.ptr, ctypes.byref(out)),
+                        "fief_list_resolve_in")
+        if not out.value:
+            owner_handle.release()
+            return None
+        return List(owner_binding, owner_handle, lst._spec, Handle(out.value, "list"))
+
     def resolve(self, item):
-        """The same object or results in this realm (None for an object that
-        does not exist in this realm's version)."""
+        """The same object, results or list in this realm (None for an
+        object or a list whose owner does not exist in this realm's version)."""
         if isinstance(item, Results):
             return self._resolve_results(item)
+        if isinstance(item, List):
+            return self._resolve_list(item)
         return self._resolve_object(item)
 
     def __repr__(self) -> str:
