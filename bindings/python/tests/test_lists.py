@@ -838,3 +838,20 @@ def test_embedded_objects_holding_lists_and_inherited_lists(tmp_path):
             box.kits.append(copy)                    # the copy goes back in, in place
         assert copy.is_managed and box.kits[0].parts[0].name == "p1" and box.kits[0].words == ["x", "y"]
         assert [s.attr for s in LabelledBox.__fief_properties__] == ["kits", "label"]
+
+
+def test_a_list_of_objects_as_live_results(realm):
+    ann = Person(name="Ann", dogs=[Dog(name="Rex"), Dog(name="Max"), Dog(name="Bo")])
+    with realm.write():
+        realm.add(ann)
+    rex = ann.dogs[0]
+    ann_dogs = ann.dogs.results()
+    assert [d.name for d in ann_dogs] == ["Rex", "Max", "Bo"]            # list order
+    not_max = ann.dogs.filter("name != $0", "Max")
+    assert [d.name for d in not_max] == ["Rex", "Bo"]
+    assert [d.name for d in ann_dogs.sort("name")] == ["Bo", "Max", "Rex"]
+    with realm.write():                                                   # live
+        ann.dogs.append(rex)
+    assert [d.name for d in not_max] == ["Rex", "Bo", "Rex"]
+    with pytest.raises(TypeError, match="holds values"):
+        ann.scores.results()

@@ -241,6 +241,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_list_remove_all": (c_bool, [H]),
     "fief_list_insert_embedded": (H, [H, c_size_t]),
     "fief_list_resolve_in": (c_bool, [H, H, P(c_void_p)]),
+    "fief_list_to_results": (c_void_p, [H]),
     # results
     "fief_realm_get_objects": (H, [H, fief_class_key_t]),
     "fief_results_filter": (H, [H, c_char_p, P(fief_query_arg_t), c_size_t]),

@@ -560,6 +560,21 @@ class List(MutableSequence[T]):
             return self
         return realm.thaw()._resolve_list(self)
 
+    def results(self) -> "Results[T]":
+        """The objects of a list of links as live results, in list order:
+        filter and sort them like any results."""
+        if not self._is_links:
+            raise TypeError("only a list of objects turns into results; this list holds values")
+        from .realm import Results
+        library = self._binding.schema.library
+        ptr = library.fief_list_to_results(self._handle.ptr)
+        return Results(self._target_binding(), Handle(library.check_handle(ptr, "fief_list_to_results"), "results"))
+
+    def filter(self, predicate: str, *args: Any) -> "Results[T]":
+        """The objects of a list of links that match `predicate` (Realm's
+        query language), in list order, live."""
+        return self.results().filter(predicate, *args)
+
     def release(self) -> None:
         """Give the list handle back now."""
         self._handle.release()
