@@ -421,4 +421,34 @@ final class ListTests: XCTestCase {
         // A list of values is not a list of objects.
         expectError(.invalidArgument) { try Results(realm: db.realm, list: db.pkey("Person", "scores"), of: ann, in: person) }
     }
+    func testDeleteEverythingWithListsBothWays() throws {
+        let dir = tempDir()
+        let path = dir.file()
+        do {
+            let db = try DB.open(path, schema)
+            let dog = db.cls("Dog")
+            try db.write {
+                let rex = try db.create("Dog", [("name", .string("Rex"))])
+                let ann = try db.create("Person", [("name", .string("Ann"))])
+                try db.append("Person", ann, "dogs", [.link(dog, rex), .link(dog, rex)])
+                try db.append("Person", ann, "scores", [.int(1)])
+            }
+            try db.write { try db.realm.deleteAll() }
+            XCTAssertEqual(try db.count("Person"), 0)
+            XCTAssertEqual(try db.count("Dog"), 0)
+            // And again with data made in the same transaction as the delete.
+            try db.write {
+                let rex = try db.create("Dog", [("name", .string("Rex"))])
+                let ann = try db.create("Person", [("name", .string("Ann"))])
+                try db.append("Person", ann, "dogs", [.link(dog, rex)])
+                try db.realm.deleteAll()
+                let bob = try db.create("Person", [("name", .string("Bob"))])
+                let max = try db.create("Dog", [("name", .string("Max"))])
+                try db.append("Person", bob, "dogs", [.link(dog, max)])
+            }
+            XCTAssertEqual(try db.count("Person"), 1)
+            db.realm.close()
+        }
+        XCTAssertEqual(try FileCheck.verify(path: path) { _, _ in }, 0)
+    }
 }
