@@ -392,7 +392,9 @@ public struct Realm {
             case let object as Object:
                 return object
             case let some?:
-                return target._fiefCreate(in: self, value: some, update: update)
+                // Objects without a primary key are always new (RealmSwift's rule).
+                let policy = ObjectSchemaInfo.of(target).primaryKeyIndex == nil ? .error : update
+                return target._fiefCreate(in: self, value: some, update: policy)
             case nil:
                 return nil
             }
