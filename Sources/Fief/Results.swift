@@ -37,7 +37,8 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible, Expre
 }
 
 /// The collection protocol shared by Realm's collections (RealmSwift's
-/// `RealmCollection`); in this version only `Results` conforms.
+/// `RealmCollection`): `Results`, `LinkingObjects`, `List` and
+/// `AnyRealmCollection` conform.
 public protocol RealmCollection: RandomAccessCollection, CustomStringConvertible, ThreadConfined, Equatable
     where Element: RealmCollectionValue, Index == Int {
     /// The number of objects.
