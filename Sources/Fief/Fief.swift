@@ -9,8 +9,8 @@
 // PersistableEnum and (Failable)CustomPersistable properties, legacy
 // `let` RealmProperty/RealmOptional members, KVC and `init(value:)`,
 // Codable models, the dynamic API (DynamicObject), Realm,
-// Realm.Configuration, Results, AnyRealmCollection, ObjectId and Decimal128
-// (with its arithmetic).
+// Realm.Configuration, Results, AnyRealmCollection, List (of values, links
+// and embedded objects), ObjectId and Decimal128 (with its arithmetic).
 //
 // Threading (a deliberate difference from RealmSwift): a live realm, its
 // objects and its results may be used from any thread, one call at a time
@@ -56,6 +56,14 @@
 //   realm (as RealmSwift's per-thread cache), so nested code sees the write.
 // - `Realm.invalidate()` bumps a generation counter: objects and results made
 //   earlier report isInvalidated (the C layer keeps them usable).
+// - List (List.swift): unmanaged, an array in the List instance; the
+//   wrapper of a managed object caches one live List per property
+//   (`.managedCollection`), and binding an object to its row turns the List
+//   instances it holds into live ones (RealmSwift's promotion), after which
+//   `Realm.add` writes the elements it copied first.  Assigning a list
+//   property replaces contents.  Queries and sorts by key path go through
+//   fief_list_to_results (lists of objects); lists of values sort and
+//   aggregate in the overlay.
 // - Default file: `default.realm` in the current directory.
 
 import CFief

@@ -378,9 +378,12 @@ public struct Property: Sendable, Equatable, CustomStringConvertible {
     public let isPrimary: Bool
     /// For a link (`type == .object`): the class it points to.
     public let objectClassName: String?
+    /// Whether it is a list (`List<...>`) of values or objects of `type`.
+    public let isArray: Bool
 
-    init(name: String, type: PropertyType, isOptional: Bool, isIndexed: Bool, isPrimary: Bool, objectClassName: String? = nil) {
+    init(name: String, type: PropertyType, isOptional: Bool, isIndexed: Bool, isPrimary: Bool, objectClassName: String? = nil, isArray: Bool = false) {
         self.name = name
+        self.isArray = isArray
         self.type = type
         self.isOptional = isOptional
         self.isIndexed = isIndexed
@@ -390,7 +393,7 @@ public struct Property: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         let target = objectClassName.map { "\n\tobjectClassName = \($0);" } ?? ""
-        return "\(name) {\n\ttype = \(type);\(target)\n\tindexed = \(isIndexed ? "YES" : "NO");\n\tisPrimary = \(isPrimary ? "YES" : "NO");\n\toptional = \(isOptional ? "YES" : "NO");\n}"
+        return "\(name) {\n\ttype = \(type);\(isArray ? "\n\tarray = YES;" : "")\(target)\n\tindexed = \(isIndexed ? "YES" : "NO");\n\tisPrimary = \(isPrimary ? "YES" : "NO");\n\toptional = \(isOptional ? "YES" : "NO");\n}"
     }
 }
 
@@ -409,7 +412,7 @@ public struct ObjectSchema: Sendable, Equatable, CustomStringConvertible {
         properties = info.properties.map {
             Property(name: $0.name, type: PropertyType(fiefType: $0.type), isOptional: $0.isOptional,
                      isIndexed: $0.isIndexed || $0.isPrimaryKey, isPrimary: $0.isPrimaryKey,
-                     objectClassName: $0.linkTargetName)
+                     objectClassName: $0.linkTargetName, isArray: $0.isList)
         }
     }
 
@@ -427,7 +430,8 @@ public struct ObjectSchema: Sendable, Equatable, CustomStringConvertible {
             properties.append(Property(name: String(cString: pname), type: PropertyType(fiefType: p.type),
                                        isOptional: p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0,
                                        isIndexed: primary || p.flags & UInt32(FIEF_PROPERTY_INDEXED) != 0, isPrimary: primary,
-                                       objectClassName: p.link_target.map { String(cString: $0) }))
+                                       objectClassName: p.link_target.map { String(cString: $0) },
+                                       isArray: p.collection_type == fief_collection_type_t(FIEF_COLLECTION_LIST)))
         }
         self.properties = properties
     }

@@ -28,6 +28,10 @@ public struct Persisted<Value: _Persistable> {
         /// the object (so that Codable can read it), nil when it was learnt
         /// on first access.
         case managed(index: Int, row: ManagedRow?)
+        /// A collection property (List) of a managed object: the live
+        /// collection instance, returned by every read (RealmSwift's
+        /// `managedCached`), bound to `row`.
+        case managedCollection(index: Int, row: ManagedRow, value: Value)
         /// Marker written by schema discovery to find which field a key path names.
         case probe
         /// Linking objects (never stored): the origin property's name.
@@ -78,6 +82,15 @@ public struct Persisted<Value: _Persistable> {
                 return kind._fiefLinkingObjects(of: observed, propertyName: property) as! Value
             }
             if let managed = observed._fiefManaged {
+                if Value.self is FiefListProtocol.Type {
+                    if case .managedCollection(_, let row, let value) = observed[keyPath: storageKeyPath].storage, row === managed {
+                        return value
+                    }
+                    let index = managedIndex(observed, managed, storageKeyPath)
+                    let value = managed.read(index, as: Value.self)
+                    observed[keyPath: storageKeyPath].storage = .managedCollection(index: index, row: managed, value: value)
+                    return value
+                }
                 let index = managedIndex(observed, managed, storageKeyPath)
                 return managed.read(index, as: Value.self)
             }
@@ -88,7 +101,7 @@ public struct Persisted<Value: _Persistable> {
             switch observed[keyPath: storageKeyPath].storage {
             case .unmanaged(let value):
                 return value
-            case .unmanagedNoDefault, .probe, .managed, .linkingOrigin:
+            case .unmanagedNoDefault, .probe, .managed, .managedCollection, .linkingOrigin:
                 let value = Value._fiefDefault()
                 observed[keyPath: storageKeyPath].storage = .unmanaged(value)
                 return value
@@ -99,8 +112,24 @@ public struct Persisted<Value: _Persistable> {
                 preconditionFailure("Linking objects are read-only: change the links that point here instead")
             }
             if let managed = observed._fiefManaged {
+                // Assigning a list replaces its contents (a no-op for the list itself).
+                if case .managedCollection(_, let row, let value) = observed[keyPath: storageKeyPath].storage, row === managed,
+                   let list = value as? FiefListProtocol, list === (newValue as? FiefListProtocol) {
+                    return
+                }
                 let index = managedIndex(observed, managed, storageKeyPath)
                 managed.write(index, newValue)
+                return
+            }
+            if let newList = newValue as? FiefListProtocol {
+                // Assigning a list replaces the contents of the object's own list.
+                if case .unmanaged(let value) = observed[keyPath: storageKeyPath].storage, let list = value as? FiefListProtocol {
+                    if list !== newList { list.fiefAssign(from: newList) }
+                    return
+                }
+                let own = Value._fiefDefault()
+                (own as? FiefListProtocol)?.fiefAssign(from: newList)
+                observed[keyPath: storageKeyPath].storage = .unmanaged(own)
                 return
             }
             observed[keyPath: storageKeyPath].storage = .unmanaged(newValue)
@@ -112,7 +141,10 @@ public struct Persisted<Value: _Persistable> {
         _ observed: EnclosingSelf, _ managed: ManagedRow?,
         _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Int {
-        if case .managed(let index, _) = observed[keyPath: storageKeyPath].storage { return index }
+        switch observed[keyPath: storageKeyPath].storage {
+        case .managed(let index, _), .managedCollection(let index, _, _): return index
+        default: break
+        }
         let schema = managed?.binding.info ?? ObjectSchemaInfo.of(type(of: observed))
         let index = schema.index(ofStorage: storageKeyPath) { prototype in
             // Mark the field on a throwaway instance, then find it with Mirror.
@@ -156,6 +188,7 @@ extension Persisted: CustomStringConvertible {
         case .unmanaged(let value): return String(describing: value)
         case .unmanagedNoDefault: return String(describing: Value._fiefDefault())
         case .managed(let index, _): return "<managed property \(index)>"
+        case .managedCollection(_, _, let value): return String(describing: value)
         case .probe: return "<probe>"
         case .linkingOrigin(let property): return "<linking objects through '\(property)'>"
         }
@@ -200,12 +233,25 @@ extension Persisted: DiscoverablePersisted {
 extension Persisted: FiefFieldAccessor {
     static func fiefAssign(_ any: Any?, at address: UnsafeMutableRawPointer) -> Bool {
         guard let value = Value._fiefFromAny(any) else { return false }
+        if case .unmanaged(let existing) = address.assumingMemoryBound(to: Persisted<Value>.self).pointee.storage,
+           let list = existing as? FiefListProtocol {
+            // A list property keeps its instance; its contents are replaced.
+            list.fiefAssign(from: value)
+            return true
+        }
         address.assumingMemoryBound(to: Persisted<Value>.self).pointee.storage = .unmanaged(value)
         return true
     }
 
     static func fiefBind(at address: UnsafeMutableRawPointer, index: Int, row: ManagedRow) {
-        address.assumingMemoryBound(to: Persisted<Value>.self).pointee.storage = .managed(index: index, row: row)
+        let persisted = address.assumingMemoryBound(to: Persisted<Value>.self)
+        if case .unmanaged(let value) = persisted.pointee.storage, let list = value as? FiefListProtocol {
+            // The same list instance becomes live (RealmSwift's promotion).
+            list.fiefAttach(to: row, index: index)
+            persisted.pointee.storage = .managedCollection(index: index, row: row, value: value)
+            return
+        }
+        persisted.pointee.storage = .managed(index: index, row: row)
     }
 
     static func fiefProbe(at address: UnsafeMutableRawPointer, in object: ObjectBase, label: String) -> Bool {
@@ -256,6 +302,11 @@ extension Persisted: Encodable where Value: Encodable {
             try container.encode(value)
         case .unmanagedNoDefault:
             try container.encode(Value._fiefDefault())
+        case .managedCollection(_, let row, let value):
+            guard row.isValid else {
+                throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath, debugDescription: invalidatedObjectMessage))
+            }
+            try container.encode(value)
         case .managed(let index, let row?):
             guard row.isValid else {
                 throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath, debugDescription: invalidatedObjectMessage))

@@ -188,10 +188,17 @@ public struct Realm {
         // Links to unmanaged objects are set once this object is managed
         // (they may link back to it): the whole graph is added, once each.
         var later: [(index: Int, target: ObjectBase)] = []
+        // Lists are written once the object is managed, from a copy of their
+        // elements: binding the object makes the same List instances live.
+        var lists: [(index: Int, elements: _Persistable)] = []
         ObjectSchemaInfo.forEachPersisted(of: object) { name, persisted in
             guard let index = info.propertyIndex[name] else { return }
-            keys.append(binding.propertyKeys[index])
             let value = persisted.unmanagedValue
+            if let list = value as? FiefListProtocol {
+                lists.append((index, list.fiefSnapshot()))
+                return
+            }
+            keys.append(binding.propertyKeys[index])
             if info.properties[index].linkTarget != nil, let target = value._fiefStored as? ObjectBase, target._fiefManaged == nil {
                 later.append((index, target))
                 values.append(.null)
@@ -202,6 +209,9 @@ public struct Realm {
         let raw = createRow(binding, keys: keys, values: values, policy: update, arena: arena)
         let managed = ManagedRow(handle: CHandle(raw), core: core, binding: binding)
         object._fiefManaged = managed
+        for (index, elements) in lists {
+            managed.write(index, elements)
+        }
         for (index, target) in later {
             if let embedded = target as? EmbeddedObject {
                 managed.writeEmbedded(index, embedded)
@@ -255,6 +265,8 @@ public struct Realm {
         let given = Realm.propertyValues(from: value, info: info)
         let arena = _FiefArena()
         var embedded: [(index: Int, value: Any)] = []
+        // Lists are written once the object exists.
+        var lists: [(index: Int, value: Any?)] = []
         func convert(_ index: Int, _ given: Any?) -> fief_value_t {
             let property = info.properties[index]
             // Enums and custom persistable types give their stored values.
@@ -313,6 +325,10 @@ public struct Realm {
         var values: [fief_value_t] = []
         if onlyGiven {
             for index in given.keys.sorted() {
+                if info.properties[index].isList {
+                    lists.append((index, given[index]!))
+                    continue
+                }
                 keys.append(binding.propertyKeys[index])
                 values.append(convert(index, given[index]!))
             }
@@ -321,6 +337,10 @@ public struct Realm {
             if let defaults = defaults() {
                 ObjectSchemaInfo.forEachPersisted(of: defaults) { name, persisted in
                     guard let index = info.propertyIndex[name] else { return }
+                    if info.properties[index].isList {
+                        if let value = given[index] { lists.append((index, value)) }
+                        return
+                    }
                     keys.append(binding.propertyKeys[index])
                     if let value = given[index] {
                         values.append(convert(index, value))
@@ -330,6 +350,10 @@ public struct Realm {
                 }
             } else {
                 for (index, property) in info.properties.enumerated() {
+                    if property.isList {
+                        if let value = given[index] { lists.append((index, value)) }
+                        continue
+                    }
                     keys.append(binding.propertyKeys[index])
                     if let value = given[index] {
                         values.append(convert(index, value))
@@ -344,6 +368,9 @@ public struct Realm {
         let raw = createRow(binding, keys: keys, values: values, policy: update, arena: arena)
         let object = core.makeObject(type, handle: raw, binding: binding)
         if let row = object._fiefManaged {
+            for (index, value) in lists {
+                row.writeAny(index, listValue(value, for: info.properties[index], update: update))
+            }
             for (index, value) in embedded {
                 if let child = value as? EmbeddedObject {
                     row.writeEmbedded(index, child)
@@ -353,6 +380,25 @@ public struct Realm {
             }
         }
         return object
+    }
+
+    /// The value given for a list property, with nested values of a list
+    /// of objects created as `create` creates linked objects (with `update`).
+    private func listValue(_ value: Any?, for property: PropertyInfo, update: UpdatePolicy) -> Any? {
+        guard let target = property.linkTarget as? Object.Type, let source = fiefUnwrap(value),
+              !(source is FiefListProtocol), let items = source as? [Any?] else { return value }
+        return items.map { item -> Any? in
+            switch fiefUnwrap(item) {
+            case let object as Object:
+                return object
+            case let some?:
+                // Objects without a primary key are always new (RealmSwift's rule).
+                let policy = ObjectSchemaInfo.of(target).primaryKeyIndex == nil ? .error : update
+                return target._fiefCreate(in: self, value: some, update: policy)
+            case nil:
+                return nil
+            }
+        }
     }
 
     /// Property values by index from a dictionary, an array or an object.

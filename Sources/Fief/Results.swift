@@ -37,7 +37,8 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible, Expre
 }
 
 /// The collection protocol shared by Realm's collections (RealmSwift's
-/// `RealmCollection`); in this version only `Results` conforms.
+/// `RealmCollection`): `Results`, `LinkingObjects`, `List` and
+/// `AnyRealmCollection` conform.
 public protocol RealmCollection: RandomAccessCollection, CustomStringConvertible, ThreadConfined, Equatable
     where Element: RealmCollectionValue, Index == Int {
     /// The number of objects.
@@ -359,14 +360,20 @@ extension Results: RandomAccessCollection {
     }
 }
 
-/// The iterator of Realm collections: iterates a snapshot of the objects.
+/// The iterator of Realm collections: iterates a snapshot of the objects
+/// of results, or a list (in memory, or read in batches).
 public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
-    private let results: Results<Element>
-    private var keys: [fief_object_key_t]
+    private enum Source {
+        case results(Results<Element>, [fief_object_key_t])
+        case elements([Element])
+        case batches(ListBatchReader<Element>)
+    }
+
+    private let source: Source
+    private var buffer: [Element] = []
     private var position = 0
 
     init(_ results: Results<Element>) {
-        self.results = results
         let count = results.count
         var keys: [fief_object_key_t] = []
         keys.reserveCapacity(count)
@@ -375,18 +382,42 @@ public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
             fiefCheck(fief_results_get_key(results.handle.raw, index, &key), "Cannot iterate the results")
             keys.append(key)
         }
-        self.keys = keys
+        source = .results(results, keys)
+    }
+
+    init(elements: [Element]) {
+        source = .elements(elements)
+        buffer = elements
+    }
+
+    init(batches: ListBatchReader<Element>) {
+        source = .batches(batches)
     }
 
     public mutating func next() -> Element? {
-        while position < keys.count {
-            let key = keys[position]
-            position += 1
-            if let raw = fief_object_get(results.core.handle.raw, results.binding.classKey, key) {
-                return results.core.makeObject(results.binding.info.type, handle: raw, binding: results.binding) as? Element
+        switch source {
+        case .results(let results, let keys):
+            while position < keys.count {
+                let key = keys[position]
+                position += 1
+                if let raw = fief_object_get(results.core.handle.raw, results.binding.classKey, key) {
+                    return results.core.makeObject(results.binding.info.type, handle: raw, binding: results.binding) as? Element
+                }
             }
+            return nil
+        case .elements:
+            guard position < buffer.count else { return nil }
+            position += 1
+            return buffer[position - 1]
+        case .batches(let reader):
+            if position == buffer.count {
+                guard let batch = reader.next(), !batch.isEmpty else { return nil }
+                buffer = batch
+                position = 0
+            }
+            position += 1
+            return buffer[position - 1]
         }
-        return nil
     }
 }
 

@@ -110,7 +110,7 @@ final class DynamicAPITests: FiefTestCase {
             try realm.write { realm.add(DynamicObject()) }
         },
         "notInObjectTypes": { test in
-            _ = try Realm(configuration: test.fileConfiguration(objectTypes: [Person.self, Address.self])).objects(Dog.self)
+            _ = try Realm(configuration: test.fileConfiguration(objectTypes: [DogToy.self])).objects(Dog.self)
         },
     ]
 }

@@ -1,6 +1,7 @@
-// Test models: the CRUD-Read page's models (to-one links so far; lists and
-// embedded objects come with collections), plus one class with every scalar
-// type.
+// Test models: the CRUD-Read page's models (Dog, DogToy, Person with its
+// list of dogs and inverse relationship to clubs, DogClub with lists of
+// members and of embedded addresses, Address), plus one class with every
+// scalar type.
 
 import Fief
 import Foundation
@@ -38,11 +39,34 @@ class Person: Object {
     @Persisted var city: String?
     // Embed a single object (embedded object properties are optional).
     @Persisted var address: Address?
+    // To-many relationship - a person can have many dogs
+    @Persisted var dogs: List<Dog>
+    // Inverse relationship - a person can be a member of many clubs
+    @Persisted(originProperty: "members") var clubs: LinkingObjects<DogClub>
 
     convenience init(id: Int, name: String) {
         self.init()
         self.id = id
         self.name = name
+    }
+
+    convenience init(name: String, address: Address) {
+        self.init()
+        self.name = name
+        self.address = address
+    }
+}
+
+class DogClub: Object {
+    @Persisted var name = ""
+    @Persisted var members: List<Person>
+    // DogClub has an array of regional office addresses.
+    // These are embedded objects.
+    @Persisted var regionalOfficeAddresses: List<Address>
+    convenience init(name: String, addresses: [Address]) {
+        self.init()
+        self.name = name
+        self.regionalOfficeAddresses.append(objectsIn: addresses)
     }
 }
 

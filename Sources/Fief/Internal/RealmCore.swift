@@ -420,6 +420,9 @@ final class ManagedRow {
     /// Property number `index` (fief_object_get_value).
     func read<V: _Persistable>(_ index: Int, as type: V.Type) -> V {
         checkGeneration()
+        if let list = V.self as? FiefListProtocol.Type {
+            return list.fiefManaged(row: self, index: index) as! V
+        }
         var value = fief_value_t()
         guard fief_object_get_value(handle.raw, binding.propertyKeys[index], &value) else {
             trapForAccess(CError.last(), writing: false)
@@ -436,6 +439,9 @@ final class ManagedRow {
     /// Property number `index` as Any (fief_object_get_value).
     func readAny(_ index: Int) -> Any? {
         checkGeneration()
+        if let list = binding.info.properties[index].valueType as? FiefListProtocol.Type {
+            return list.fiefManaged(row: self, index: index)
+        }
         var value = fief_value_t()
         guard fief_object_get_value(handle.raw, binding.propertyKeys[index], &value) else {
             trapForAccess(CError.last(), writing: false)
@@ -452,6 +458,9 @@ final class ManagedRow {
     /// custom type's persisted value, a link's object; nil for null.
     func readStored(_ index: Int) -> Any? {
         checkGeneration()
+        if let list = binding.info.properties[index].valueType as? FiefListProtocol.Type {
+            return list.fiefManaged(row: self, index: index)
+        }
         var value = fief_value_t()
         guard fief_object_get_value(handle.raw, binding.propertyKeys[index], &value) else {
             trapForAccess(CError.last(), writing: false)
@@ -476,6 +485,11 @@ final class ManagedRow {
     /// Sets property number `index` (fief_object_set_value).
     func write<V: _Persistable>(_ index: Int, _ newValue: V) {
         checkGeneration()
+        if let source = newValue as? FiefListProtocol, let list = type(of: source).fiefManaged(row: self, index: index) as? FiefListProtocol {
+            // Assigning a list replaces the contents of the row's list.
+            list.fiefAssign(from: source)
+            return
+        }
         if let target = V._fiefLinkTarget, target is EmbeddedObject.Type {
             writeEmbedded(index, newValue._fiefStored as? EmbeddedObject)
             return
@@ -505,15 +519,23 @@ final class ManagedRow {
             }
             preconditionFailure("Cannot set a link to an existing managed embedded object")
         }
-        var values: [(Int, _Persistable)] = []
         let childBinding = core.binding(for: type(of: child))
-        ObjectSchemaInfo.forEachPersisted(of: child) { name, persisted in
-            if let i = childBinding.info.propertyIndex[name] { values.append((i, persisted.unmanagedValue)) }
-        }
         guard let raw = fief_object_create_embedded(handle.raw, key) else { trapForAccess(CError.last(), writing: true) }
-        let row = ManagedRow(handle: CHandle(raw), core: core, binding: childBinding)
-        child._fiefManaged = row
-        for (i, value) in values { row.write(i, value) }
+        ManagedRow(handle: CHandle(raw), core: core, binding: childBinding).adopt(child)
+    }
+
+    /// Makes the unmanaged `child` this new row's object: binds it (its
+    /// lists become live, the same instances) and writes its values (the
+    /// lists' elements as they were before).
+    func adopt(_ child: ObjectBase) {
+        var values: [(Int, _Persistable)] = []
+        ObjectSchemaInfo.forEachPersisted(of: child) { name, persisted in
+            guard let i = binding.info.propertyIndex[name] else { return }
+            let value = persisted.unmanagedValue
+            values.append((i, (value as? FiefListProtocol)?.fiefSnapshot() ?? value))
+        }
+        child._fiefManaged = self
+        for (i, value) in values { write(i, value) }
     }
 
     /// Creates embedded-object property number `index` in place from a
@@ -527,6 +549,10 @@ final class ManagedRow {
         let arena = _FiefArena()
         for (i, given) in Realm.propertyValues(from: value, info: row.binding.info) {
             let property = row.binding.info.properties[i]
+            if property.isList {
+                row.writeAny(i, given)
+                continue
+            }
             if let nested = property.linkTarget, nested is EmbeddedObject.Type {
                 if let given = fiefUnwrap(given) { row.createEmbedded(i, from: given) }
                 continue

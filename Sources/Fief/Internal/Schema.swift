@@ -16,8 +16,10 @@ struct PropertyInfo {
     /// For a link of a class known only by name (the dynamic API): the
     /// name of the class it points to.
     var dynamicLinkTarget: String? = nil
-    /// For a link: the class it points to.
+    /// For a link, or a list of objects: the class it points to.
     var linkTarget: ObjectBase.Type? { valueType._fiefLinkTarget }
+    /// Whether the property is a list (`FIEF_COLLECTION_LIST` of `type`).
+    var isList: Bool { valueType is FiefListProtocol.Type }
     /// For a link: the name of the class it points to.
     var linkTargetName: String? { dynamicLinkTarget ?? linkTarget?.className() }
 }
@@ -239,7 +241,7 @@ func makeCSchema(_ infos: [ObjectSchemaInfo]) -> Result<CHandle, CError> {
             var p = fief_property_info_t()
             p.name = arena.cString(property.name)
             p.type = property.type
-            p.collection_type = fief_collection_type_t(FIEF_COLLECTION_NONE)
+            p.collection_type = fief_collection_type_t(property.isList ? FIEF_COLLECTION_LIST : FIEF_COLLECTION_NONE)
             p.link_target = property.linkTargetName.map { arena.cString($0) }
             var flags: Int32 = 0
             if property.isOptional { flags |= FIEF_PROPERTY_NULLABLE }
@@ -299,6 +301,10 @@ final class ClassBinding: @unchecked Sendable {
                 return .failure(.error("Property '\(info.className).\(property.name)' is missing from the realm file's schema"))
             }
             let optional = p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0
+            let isList = p.collection_type == fief_collection_type_t(FIEF_COLLECTION_LIST)
+            guard isList == property.isList else {
+                return .failure(.error("Property '\(info.className).\(property.name)' is \(isList ? "a list" : "not a list") in the realm file but \(property.isList ? "a list" : "not a list") in the class"))
+            }
             guard p.type == property.type, optional == property.isOptional else {
                 return .failure(.error("Property '\(info.className).\(property.name)' has type \(PropertyType(fiefType: p.type))\(optional ? "?" : "") in the realm file but \(PropertyType(fiefType: property.type))\(property.isOptional ? "?" : "") in the class"))
             }
