@@ -90,18 +90,8 @@ public enum FileCopy {
             backlinks[objectClass.key] = try target.database(Table.backlinksName(objectClass.key), txn: out, create: true)!
         }
         let tables = ChunkPartTables()
-        /// Whether object `key` of class `classKey` is in the copy.
-        var presence: [UInt64: ChunkReader] = [:]
-        func exists(_ classKey: UInt32, _ key: Int64) throws(FiefError) -> Bool {
-            guard key >= 0, let data = try target.database(Table.dataName(classKey), txn: out, create: false) else { return false }
-            let cluster = ClusterLayout.cluster(of: key)
-            let id = UInt64(classKey) << 40 | UInt64(cluster)
-            if presence[id] == nil {
-                presence[id] = try ChunkParts.read(out, data, table: classKey, column: ClusterLayout.presenceColumn, cluster: cluster,
-                                                   type: nil, bounds: nil, tables: tables) ?? ChunkReader(nil)
-            }
-            return presence[id]!.bit(ClusterLayout.slot(of: key))
-        }
+        let presence = CopyPresence(target, out, tables)
+        func exists(_ classKey: UInt32, _ key: Int64) throws(FiefError) -> Bool { try presence.exists(classKey, key) }
         for objectClass in schema.classes {
             let links = objectClass.properties.filter { $0.type == .link && $0.collection == .none }
             guard !links.isEmpty, let data = try target.database(Table.dataName(objectClass.key), txn: out, create: false) else { continue }
@@ -142,7 +132,7 @@ public enum FileCopy {
                                      limit: target.chunkPartLimit, lastKey: &neverAppend)
             }
             // Views into pages this transaction changed may have moved.
-            if !cleared.isEmpty { presence.removeAll() }
+            if !cleared.isEmpty { presence.forget() }
         }
         return problems
     }
@@ -155,17 +145,8 @@ public enum FileCopy {
                                   _ out: OpaquePointer, report: (FileReportKind, String) -> Void) throws(FiefError) -> Int {
         var problems = 0
         let tables = ChunkPartTables()
-        var presence: [UInt64: ChunkReader] = [:]
-        func exists(_ classKey: UInt32, _ key: Int64) throws(FiefError) -> Bool {
-            guard key >= 0, let data = try target.database(Table.dataName(classKey), txn: out, create: false) else { return false }
-            let cluster = ClusterLayout.cluster(of: key)
-            let id = UInt64(classKey) << 40 | UInt64(cluster)
-            if presence[id] == nil {
-                presence[id] = try ChunkParts.read(out, data, table: classKey, column: ClusterLayout.presenceColumn, cluster: cluster,
-                                                   type: nil, bounds: nil, tables: tables) ?? ChunkReader(nil)
-            }
-            return presence[id]!.bit(ClusterLayout.slot(of: key))
-        }
+        let presence = CopyPresence(target, out, tables)
+        func exists(_ classKey: UInt32, _ key: Int64) throws(FiefError) -> Bool { try presence.exists(classKey, key) }
         var scratch: [UInt8] = []
         for objectClass in schema.classes {
             for property in objectClass.properties where property.isList {
@@ -253,7 +234,7 @@ public enum FileCopy {
                         try ChunkParts.store(chunk, out, data, table: objectClass.key, column: property.key, cluster: cluster,
                                              limit: target.chunkPartLimit, lastKey: &neverAppend)
                     }
-                    presence.removeAll()
+                    presence.forget()
                 }
                 report(.info, "class '\(objectClass.name)': \(copied) lists '\(property.name)' copied")
             }
@@ -410,4 +391,34 @@ public enum FileCopy {
         report(.info, "class '\(name)': \(count) objects copied")
         return problems
     }
+}
+
+/// Which objects the copy being written has: presence chunks read from the
+/// copy's transaction, kept per cluster until the copy's pages change.
+private final class CopyPresence {
+    let target: Environment
+    let out: OpaquePointer
+    let tables: ChunkPartTables
+    private var chunks: [UInt64: ChunkReader] = [:]
+
+    init(_ target: Environment, _ out: OpaquePointer, _ tables: ChunkPartTables) {
+        self.target = target
+        self.out = out
+        self.tables = tables
+    }
+
+    /// Whether object `key` of class `classKey` is in the copy.
+    func exists(_ classKey: UInt32, _ key: Int64) throws(FiefError) -> Bool {
+        guard key >= 0, let data = try target.database(Table.dataName(classKey), txn: out, create: false) else { return false }
+        let cluster = ClusterLayout.cluster(of: key)
+        let id = UInt64(classKey) << 40 | UInt64(cluster)
+        if chunks[id] == nil {
+            chunks[id] = try ChunkParts.read(out, data, table: classKey, column: ClusterLayout.presenceColumn, cluster: cluster,
+                                             type: nil, bounds: nil, tables: tables) ?? ChunkReader(nil)
+        }
+        return chunks[id]!.bit(ClusterLayout.slot(of: key))
+    }
+
+    /// Views into pages the copy's transaction changed may have moved.
+    func forget() { chunks.removeAll() }
 }
