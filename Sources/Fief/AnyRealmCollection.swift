@@ -14,14 +14,14 @@ import Foundation
 /// collection is.  Filtering and aggregates work on collections backed by
 /// live results (managed ones), as in RealmSwift.
 public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection {
-    let box: AnyRealmCollectionBox<Element>
+    let box: any AnyRealmCollectionBox<Element>
 
     /// Wraps `base`.
     public init<C: RealmCollection>(_ base: C) where C.Element == Element {
         box = ConcreteRealmCollectionBox(base)
     }
 
-    init(box: AnyRealmCollectionBox<Element>) {
+    init(box: any AnyRealmCollectionBox<Element>) {
         self.box = box
     }
 
@@ -113,48 +113,51 @@ extension LinkingObjects: FiefResultsBacked {
     var fiefBackingResults: Any? { results }
 }
 
-/// The type-erasing box: abstract here, one subclass per wrapped type.
-class AnyRealmCollectionBox<Element: RealmCollectionValue> {
-    var realm: Realm? { fatalError("abstract") }
-    var isInvalidated: Bool { fatalError("abstract") }
-    var isFrozen: Bool { fatalError("abstract") }
-    var count: Int { fatalError("abstract") }
-    var description: String { fatalError("abstract") }
-    func element(at position: Int) -> Element { fatalError("abstract") }
-    func index(of object: Element) -> Int? { fatalError("abstract") }
-    func sorted(by descriptors: [SortDescriptor]) -> Results<Element> { fatalError("abstract") }
-    func freeze() -> AnyRealmCollectionBox<Element> { fatalError("abstract") }
-    func thaw() -> AnyRealmCollectionBox<Element>? { fatalError("abstract") }
-    func isEqual(to other: AnyRealmCollectionBox<Element>) -> Bool { fatalError("abstract") }
+/// The type-erasing box: what `AnyRealmCollection` needs of the collection
+/// it wraps (`ConcreteRealmCollectionBox` is the one conformance).
+protocol AnyRealmCollectionBox<Element>: AnyObject {
+    associatedtype Element: RealmCollectionValue
+    var realm: Realm? { get }
+    var isInvalidated: Bool { get }
+    var isFrozen: Bool { get }
+    var count: Int { get }
+    var description: String { get }
+    func element(at position: Int) -> Element
+    func index(of object: Element) -> Int?
+    func sorted(by descriptors: [SortDescriptor]) -> Results<Element>
+    func freeze() -> any AnyRealmCollectionBox<Element>
+    func thaw() -> (any AnyRealmCollectionBox<Element>)?
+    func isEqual(to other: any AnyRealmCollectionBox<Element>) -> Bool
     /// The live results behind the collection; traps (as RealmSwift does)
     /// for `what` on a collection without any.
-    func results(_ what: String) -> Results<Element> { fatalError("abstract") }
+    func results(_ what: String) -> Results<Element>
 }
 
-final class ConcreteRealmCollectionBox<Base: RealmCollection>: AnyRealmCollectionBox<Base.Element> {
+final class ConcreteRealmCollectionBox<Base: RealmCollection>: AnyRealmCollectionBox {
+    typealias Element = Base.Element
     let base: Base
 
     init(_ base: Base) {
         self.base = base
     }
 
-    override var realm: Realm? { base.realm }
-    override var isInvalidated: Bool { base.isInvalidated }
-    override var isFrozen: Bool { base.isFrozen }
-    override var count: Int { base.count }
-    override var description: String { base.description }
-    override func element(at position: Int) -> Base.Element { base[position] }
-    override func index(of object: Base.Element) -> Int? { base.index(of: object) }
-    override func sorted(by descriptors: [SortDescriptor]) -> Results<Base.Element> { base.sorted(by: descriptors) }
-    override func freeze() -> AnyRealmCollectionBox<Base.Element> { ConcreteRealmCollectionBox(base.freeze()) }
-    override func thaw() -> AnyRealmCollectionBox<Base.Element>? { base.thaw().map { ConcreteRealmCollectionBox($0) } }
+    var realm: Realm? { base.realm }
+    var isInvalidated: Bool { base.isInvalidated }
+    var isFrozen: Bool { base.isFrozen }
+    var count: Int { base.count }
+    var description: String { base.description }
+    func element(at position: Int) -> Base.Element { base[position] }
+    func index(of object: Base.Element) -> Int? { base.index(of: object) }
+    func sorted(by descriptors: [SortDescriptor]) -> Results<Base.Element> { base.sorted(by: descriptors) }
+    func freeze() -> any AnyRealmCollectionBox<Base.Element> { ConcreteRealmCollectionBox(base.freeze()) }
+    func thaw() -> (any AnyRealmCollectionBox<Base.Element>)? { base.thaw().map { ConcreteRealmCollectionBox($0) } }
 
-    override func isEqual(to other: AnyRealmCollectionBox<Base.Element>) -> Bool {
+    func isEqual(to other: any AnyRealmCollectionBox<Base.Element>) -> Bool {
         guard let other = other as? ConcreteRealmCollectionBox<Base> else { return false }
         return base == other.base
     }
 
-    override func results(_ what: String) -> Results<Base.Element> {
+    func results(_ what: String) -> Results<Base.Element> {
         guard let results = (base as? FiefResultsBacked)?.fiefBackingResults as? Results<Base.Element> else {
             preconditionFailure("Cannot \(what) an unmanaged collection: only collections managed by a realm support it")
         }

@@ -129,7 +129,8 @@ final class CustomPersistableTests: FiefTestCase {
 
     /// Stored values that are no case / no URL: nil from optional properties.
     func testUnconvertibleStoredValuesReadAsNilWhenOptional() throws {
-        guard URL(string: "") == nil else { throw XCTSkip("URL(string: \"\") converts on this platform") }
+        // The stored "" below is no URL on Linux's Foundation (asserted, not assumed).
+        XCTAssertNil(URL(string: ""))
         let typed = try Realm(configuration: fileConfiguration(objectTypes: [TypedHolder.self]))
         try typed.write {
             typed.dynamicCreate("Holder", value: ["mood": "happy", "optMood": "furious", "url": "https://ok", "optURL": ""])
