@@ -171,11 +171,10 @@ extension Realm {
     /// The index of the first element equal to `value`, if any.
     public func listFind(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, value: Value) throws(FiefError) -> Int? {
         try checkReadable()
-        let (table, column, state) = try list(tableKey, key, propertyKey)
+        let (table, _, state) = try list(tableKey, key, propertyKey)
         // A value of another type is in no list (ints and floats compare as the element type).
         let property = try table.property(propertyKey)
         guard let wanted = try? value.coerced(for: property, className: table.objectClass.name) else { return nil }
-        _ = column
         var index = 0
         for s in 0..<state.segments.count {
             if let values = state.segments[s].values {
@@ -282,8 +281,11 @@ extension Realm {
         }
     }
 
+    /// Add `element` at the end; `countsLink`: record its backlink (not for
+    /// a move within the list, whose backlinks stay as they are).
     @inline(__always)
-    private func append(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ element: Value) throws(FiefError) {
+    private func append(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ element: Value,
+                        countsLink: Bool = true) throws(FiefError) {
         let last = state.segments.count - 1
         if last < 0 || state.segments[last].count >= Segment.maxElements {
             state.segments.append(ListSegment(position: nil, count: 1, raw: nil, reader: nil, values: [element]))
@@ -294,7 +296,7 @@ extension Realm {
             state.segments[last].count += 1
         }
         state.count += 1
-        if case .link = element { try countLink(write, table, state, element, 1) }
+        if countsLink, case .link = element { try countLink(write, table, state, element, 1) }
     }
 
     /// Insert `value` before element `index` (`index` == count appends).
@@ -309,9 +311,10 @@ extension Realm {
         }
     }
 
-    private func insert(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ index: Int, _ element: Value) throws(FiefError) {
+    private func insert(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ index: Int, _ element: Value,
+                        countsLink: Bool = true) throws(FiefError) {
         if index == state.count {
-            try append(write, table, state, element)
+            try append(write, table, state, element, countsLink: countsLink)
             return
         }
         let (s, o) = state.locate(index)
@@ -329,7 +332,7 @@ extension Realm {
                                               values: Array(values[half...])), at: s + 1)
         }
         state.invalidateStarts()
-        if case .link = element { try countLink(write, table, state, element, 1) }
+        if countsLink, case .link = element { try countLink(write, table, state, element, 1) }
     }
 
     /// Replace element `index`.
@@ -385,7 +388,7 @@ extension Realm {
             if from == to { return }
             do throws(FiefError) {
                 let element = try remove(table, state, from)
-                try insertPlain(table, state, to, element)
+                try insert(write, table, state, to, element, countsLink: false)
                 try noteSize(write, table, state)
             } catch { throw poison(write, error) }
         }
@@ -408,29 +411,6 @@ extension Realm {
                 try noteSize(write, table, state)
             } catch { throw poison(write, error) }
         }
-    }
-
-    /// Insert without touching backlinks (a move within the list).
-    private func insertPlain(_ table: Table, _ state: ListState, _ index: Int, _ element: Value) throws(FiefError) {
-        if index == state.count {
-            let last = state.segments.count - 1
-            if last < 0 || state.segments[last].count >= Segment.maxElements {
-                state.segments.append(ListSegment(position: nil, count: 1, raw: nil, reader: nil, values: [element]))
-            } else {
-                try state.makeWritable(last, table: table)
-                state.segments[last].values!.append(element)
-                state.segments[last].count += 1
-            }
-            state.count += 1
-            state.invalidateStarts()
-            return
-        }
-        let (s, o) = state.locate(index)
-        try state.makeWritable(s, table: table)
-        state.segments[s].values!.insert(element, at: o)
-        state.segments[s].count += 1
-        state.count += 1
-        state.invalidateStarts()
     }
 
     /// Remove every element; with `deleteObjects`, the objects of a list of
@@ -460,30 +440,26 @@ extension Realm {
     /// Empty a loaded list, releasing each element (backlinks, embedded objects).
     func clear(_ write: WriteTransaction, _ table: Table, _ state: ListState,
                released extra: (Value) throws(FiefError) -> Void = { (_) throws(FiefError) in }) throws(FiefError) {
-        if state.linkTarget != 0 && state.type == .link {
-            var elements: [Value] = []
+        // Links are released after the list is empty (an embedded element's
+        // deletion must not find it listed).
+        var elements: [Value] = []
+        if state.type == .link {
             elements.reserveCapacity(state.count)
             for s in 0..<state.segments.count {
                 if let values = state.segments[s].values { elements += values; continue }
                 let reader = try state.reader(s, table: table)
                 for o in 0..<reader.count { elements.append(reader.value(o, linkTarget: state.linkTarget)) }
             }
-            state.segments = []
-            state.count = 0
-            state.clearsStored = true
-            state.removed = []
-            state.invalidateStarts()
-            for element in elements {
-                try released(write, table, state, element)
-                try extra(element)
-            }
-            return
         }
         state.segments = []
         state.count = 0
         state.clearsStored = true
         state.removed = []
         state.invalidateStarts()
+        for element in elements {
+            try released(write, table, state, element)
+            try extra(element)
+        }
     }
 
     /// Create an embedded object in place, inserted into list `propertyKey`
@@ -556,7 +532,6 @@ extension Realm {
         let table = try table(originClass)
         let column = try listColumn(table, property)
         let state = try listState(table, column, owner: origin)
-        var index = 0
         var removed = 0
         var s = 0
         while s < state.segments.count {
@@ -566,7 +541,6 @@ extension Realm {
             let after = state.segments[s].values!.count
             removed += before - after
             state.segments[s].count = after
-            index += after
             if after == 0 {
                 if let position = state.segments[s].position { state.removed.append(position) }
                 state.segments.remove(at: s)
@@ -608,12 +582,12 @@ extension Realm {
         // Runs of changed segments are cut again into segments that fit
         // (≤ 256 elements, ≤ `limit` bytes), reusing their positions.
         var planned: [(position: UInt64?, values: ArraySlice<Value>)] = []
-        var keep: [Int: UInt64] = [:]   // index in `planned` of a clean segment -> its position
+        var stored = Set<Int>()   // indexes in `planned` of segments stored as they are
         var s = 0
         let segments = state.segments
         while s < segments.count {
             if segments[s].values == nil {
-                keep[planned.count] = segments[s].position!
+                stored.insert(planned.count)
                 planned.append((segments[s].position, []))
                 s += 1
                 continue
@@ -686,10 +660,10 @@ extension Realm {
             }
             try ListStore.deleteAll(write.txn, dbi, owner: owner)
             planned = ListStore.cut(all, type: state.type, limit: limit).map { (nil, all[$0]) }
-            keep = [:]
+            stored = []
             assigned = (0..<planned.count).map { ListStore.firstPosition &+ UInt64($0) &* ListStore.positionStep }
         }
-        for (index, piece) in planned.enumerated() where keep[index] == nil {
+        for (index, piece) in planned.enumerated() where !stored.contains(index) {
             try ListStore.put(Array(piece.values), write.txn, dbi, table: state.id.table, column: state.id.column, owner: state.id.owner,
                               position: assigned[index], type: state.type, nullable: state.nullable, scratch: &write.segmentBuffer)
         }
