@@ -126,13 +126,25 @@ enum Links {
     }
 
     /// Null the link `property` of object `origin` of class `originClass`,
-    /// or remove `target` from it if it is a list (`target` is being deleted).
+    /// or remove `target` from it if it is a list or set, or null the map
+    /// values pointing at it (`target` is being deleted).
     private static func unlink(_ realm: Realm, _ write: WriteTransaction, originClass: UInt32, property: UInt32, origin: Int64, target: Int64) throws(FiefError) {
         let table = try realm.table(originClass)
         let column = try table.column(property)
-        if column.collection == .list && column.elementType == .link {
-            try realm.removeLinks(write, originClass: originClass, property: property, origin: origin, target: target)
-            return
+        if column.elementType == .link {
+            switch column.collection {
+            case .list:
+                try realm.removeLinks(write, originClass: originClass, property: property, origin: origin, target: target)
+                return
+            case .set:
+                try realm.removeSetLink(write, originClass: originClass, property: property, origin: origin, target: target)
+                return
+            case .map:
+                try realm.nullMapLinks(write, originClass: originClass, property: property, origin: origin, target: target)
+                return
+            case .none:
+                break
+            }
         }
         guard column.type == .link else {
             throw FiefError(.fileCorrupt, "a stored backlink names '\(table.objectClass.name)' property \(property), which is not a link")

@@ -72,6 +72,7 @@ public enum FileCheck {
         mutating func checkLinks(_ schema: Schema, names: Set<String>) {
             // Backlink entries per target class.
             var expected: [UInt32: Int] = checkLists(schema, names: names)
+            expected.merge(checkSetsAndMaps(schema, names: names)) { $0 + $1 }
             for objectClass in schema.classes {
                 let links = objectClass.properties.filter { $0.type == .link && $0.collection == .none }
                 let dataName = Table.dataName(objectClass.key)
@@ -193,6 +194,106 @@ public enum FileCheck {
                     for text in found.prefix(20) { problem(text) }
                     if found.count > 20 { problem("\(what): \(found.count - 20) more problems") }
                     report(.info, "\(what): \(lists) lists, \(elements) elements")
+                }
+            }
+            return expected
+        }
+
+        /// Every set and map: each entry decodes as an element of its type,
+        /// its owner is alive, its owner's size column counts its entries,
+        /// and each link in it is counted in the target's backlinks.
+        /// Returns the backlink entries they make, per target class.
+        mutating func checkSetsAndMaps(_ schema: Schema, names: Set<String>) -> [UInt32: Int] {
+            var expected: [UInt32: Int] = [:]
+            for objectClass in schema.classes {
+                let dataName = Table.dataName(objectClass.key)
+                guard damagedTrees[dataName] == nil, let data = open(dataName) else { continue }
+                for property in objectClass.properties where property.collection == .set || property.collection == .map {
+                    guard let name = Table.collectionName(objectClass.key, property) else { continue }
+                    let kind = property.collection.name
+                    let what = "class '\(objectClass.name)': \(kind) '\(property.name)'"
+                    guard damagedTrees[name] == nil else { continue }
+                    guard names.contains(name), let dbi = open(name) else {
+                        problem("\(what): its \(kind == "set" ? "elements are" : "entries are") missing")
+                        continue
+                    }
+                    let target = property.linkTarget.flatMap { schema.objectClass(named: $0) }
+                    let backlinks = target.flatMap { open(Table.backlinksName($0.key)) }
+                    var owners = 0, entries = 0
+                    var found: [String] = []
+                    do throws(FiefError) {
+                        var owner: Int64? = nil
+                        var count = 0
+                        var links: [Int64: UInt32] = [:]
+                        func finish(_ owner: Int64) throws(FiefError) {
+                            owners += 1
+                            let cluster = ClusterLayout.cluster(of: owner), slot = ClusterLayout.slot(of: owner)
+                            let live = try ChunkParts.read(txn, data, table: objectClass.key, column: ClusterLayout.presenceColumn, cluster: cluster,
+                                                           type: nil, bounds: bounds, tables: partTables)
+                            guard let live, live.bit(slot) else {
+                                found.append("\(what) of object \(owner), which does not exist, is still stored")
+                                return
+                            }
+                            let sizes = try ChunkParts.read(txn, data, table: objectClass.key, column: property.key, cluster: cluster,
+                                                            type: .int, bounds: bounds, tables: partTables)
+                            let size = sizes.map { $0.base == nil || $0.isNull(slot) ? 0 : Int($0.int(slot)) } ?? 0
+                            if size != count {
+                                found.append("\(what) of object \(owner) holds \(count) entries, but its size says \(size)")
+                            }
+                            guard let target, let backlinks else { return }
+                            for (linked, times) in links {
+                                var recorded: UInt32 = 0
+                                try Backlinks.forEach(txn, backlinks, target: linked, originClass: objectClass.key, property: property.key) { (_, _, o, c) throws(FiefError) in
+                                    if o == owner { recorded = c }
+                                }
+                                if recorded == times {
+                                    expected[target.key, default: 0] += 1
+                                } else {
+                                    found.append("\(what) of object \(owner) links \(times) times to \(target.name) object \(linked), but its backlinks say \(recorded)")
+                                }
+                            }
+                        }
+                        let cursor = try LMDBCursor(txn, dbi)
+                        var entry = try cursor.move(MDB_FIRST)
+                        while let (k, v) = entry {
+                            guard let entryOwner = SetStore.owner(of: k) else {
+                                found.append("\(what): a key of \(k.count) bytes is not an entry")
+                                entry = try cursor.next()
+                                continue
+                            }
+                            if entryOwner != owner {
+                                if let owner { try finish(owner) }
+                                owner = entryOwner
+                                count = 0
+                                links.removeAll(keepingCapacity: true)
+                            }
+                            count += 1
+                            entries += 1
+                            let rest = UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...])
+                            let value: Value?
+                            if property.collection == .set {
+                                value = SetStore.decode(rest, v, type: property.type, linkTarget: target?.key ?? 0)
+                            } else {
+                                let decoded = MixedCoding.decode(v)
+                                value = decoded.flatMap { $0.type == nil || $0.type == property.type ? $0 : nil }
+                                if MapStore.keyProblem(rest) != nil { found.append("\(what) of object \(entryOwner) has an invalid key") }
+                            }
+                            if let value {
+                                if case .link(_, let linked) = value { links[linked, default: 0] += 1 }
+                                if value.isNull && !property.isNullable { found.append("\(what) of object \(entryOwner) holds null") }
+                            } else {
+                                found.append("\(what) of object \(entryOwner): an entry is damaged")
+                            }
+                            entry = try cursor.next()
+                        }
+                        if let owner { try finish(owner) }
+                    } catch {
+                        problem("\(what) cannot be read: \(error.message)")
+                        continue
+                    }
+                    for text in found.prefix(20) { problem(text) }
+                    if found.count > 20 { problem("\(what): \(found.count - 20) more problems") }
+                    report(.info, "\(what): \(owners) \(kind)s, \(entries) entries")
                 }
             }
             return expected

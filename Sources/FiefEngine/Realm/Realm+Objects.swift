@@ -538,6 +538,8 @@ extension Realm {
     func deleteObject(_ write: WriteTransaction, _ table: Table, _ key: Int64) throws(FiefError) {
         if !table.links.isEmpty || table.backlinks != nil { try Links.deleting(self, write, table, key) }
         if !table.lists.isEmpty { try deletingLists(write, table, key) }
+        if !table.sets.isEmpty { try deletingSets(write, table, key) }
+        if !table.maps.isEmpty { try deletingMaps(write, table, key) }
         if let pk = table.primaryKey {
             try deletePrimaryKey(write, table, try slotValue(table, pk, key))
         }
@@ -578,6 +580,8 @@ extension Realm {
     private func emptyTable(_ write: WriteTransaction, _ table: Table) throws(FiefError) {
         if !table.links.isEmpty || table.backlinks != nil { try Links.emptying(self, write, table) }
         if !table.lists.isEmpty { try emptyingLists(write, table) }
+        if !table.sets.isEmpty { try emptyingSets(write, table) }
+        if !table.maps.isEmpty { try emptyingMaps(write, table) }
         write.closeCursors()
         try LMDB.check(mdb_drop(write.txn, table.data, 0), "deleting objects")
         if let pk = table.primaryKeyDatabase { try LMDB.check(mdb_drop(write.txn, pk, 0), "deleting objects") }

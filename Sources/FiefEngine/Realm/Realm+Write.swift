@@ -97,6 +97,11 @@ final class WriteTransaction {
     var changedSchema = false
     /// The lists read or changed in this transaction (stored at commit).
     @exclusivity(unchecked) var lists: [ListID: ListState] = [:]
+    /// The sets and maps read since the transaction last wrote one.
+    @exclusivity(unchecked) var collectionEntries: [ListID: CollectionEntries] = [:]
+    /// Scratch space for set and map keys and values.
+    @exclusivity(unchecked) var entryKey: [UInt8] = []
+    @exclusivity(unchecked) var entryValue: [UInt8] = []
     /// Strings and binaries written to lists.
     let listBytes = ByteArena()
     /// Scratch space for encoding segments.

@@ -48,6 +48,8 @@ final class Snapshot: @unchecked Sendable {
     let partTables = ChunkPartTables()
     /// The lists read in this snapshot (used under `lock` when shared).
     @exclusivity(unchecked) var lists: [ListID: ListState] = [:]
+    /// The sets and maps read in this snapshot (used under `lock` when shared).
+    @exclusivity(unchecked) var collectionEntries: [ListID: CollectionEntries] = [:]
     /// Cursors kept for lookups in integer primary-key tables, by database.
     @exclusivity(unchecked) private var cursors: [MDB_dbi: LMDBCursor] = [:]
     /// Cursors over columns' chunks, by database << 32 | column.
@@ -110,6 +112,7 @@ final class Snapshot: @unchecked Sendable {
 
     deinit {
         lists.removeAll()
+        collectionEntries.removeAll()
         cursors.removeAll()
         lastColumnCursor = nil
         columnCursors.removeAll()
@@ -282,9 +285,13 @@ final class Table: @unchecked Sendable {
 
     /// The list properties of this class and the database of each one's segments.
     let lists: [(property: Property, database: MDB_dbi)]
+    /// The set properties and the database of each one's elements.
+    let sets: [(property: Property, database: MDB_dbi)]
+    /// The map properties and the database of each one's entries.
+    let maps: [(property: Property, database: MDB_dbi)]
 
     init(objectClass: ObjectClass, data: MDB_dbi, primaryKeyDatabase: MDB_dbi?, indexDatabases: [UInt32: MDB_dbi],
-         schema: Schema, backlinks: MDB_dbi? = nil, lists: [(property: Property, database: MDB_dbi)] = [], damage: FiefError? = nil) {
+         schema: Schema, backlinks: MDB_dbi? = nil, collections: [(property: Property, database: MDB_dbi)] = [], damage: FiefError? = nil) {
         self.backlinks = backlinks
         self.damage = damage
         self.objectClass = objectClass
@@ -308,7 +315,9 @@ final class Table: @unchecked Sendable {
             if p.type == .link && p.collection == .none { links.append((p, target)) }
         }
         self.links = links
-        self.lists = lists
+        self.lists = collections.filter { $0.property.collection == .list }
+        self.sets = collections.filter { $0.property.collection == .set }
+        self.maps = collections.filter { $0.property.collection == .map }
     }
 
     deinit { columns.deallocate() }
@@ -335,12 +344,42 @@ final class Table: @unchecked Sendable {
     static func indexName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).i\(column)" }
     static func backlinksName(_ key: UInt32) -> String { "c\(key).b" }
     static func listName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).l\(column)" }
+    static func setName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).s\(column)" }
+    static func mapName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).m\(column)" }
+
+    /// The database of a list, set or map property (nil for a value).
+    static func collectionName(_ key: UInt32, _ property: Property) -> String? {
+        switch property.collection {
+        case .none: return nil
+        case .list: return listName(key, property.key)
+        case .set: return setName(key, property.key)
+        case .map: return mapName(key, property.key)
+        }
+    }
 
     /// The database of list property `column`'s segments.
     @inline(__always)
     func listDatabase(_ column: UInt32) throws(FiefError) -> MDB_dbi {
         for entry in lists where entry.property.key == column { return entry.database }
-        throw FiefError(.invalidArgument, "property \((try? property(column).name).map { "'\(objectClass.name).\($0)'" } ?? "\(column) of '\(objectClass.name)'") is not a list")
+        throw notA("list", column)
+    }
+
+    /// The database of set property `column`'s elements.
+    @inline(__always)
+    func setDatabase(_ column: UInt32) throws(FiefError) -> MDB_dbi {
+        for entry in sets where entry.property.key == column { return entry.database }
+        throw notA("set", column)
+    }
+
+    /// The database of map property `column`'s entries.
+    @inline(__always)
+    func mapDatabase(_ column: UInt32) throws(FiefError) -> MDB_dbi {
+        for entry in maps where entry.property.key == column { return entry.database }
+        throw notA("map", column)
+    }
+
+    private func notA(_ kind: String, _ column: UInt32) -> FiefError {
+        FiefError(.invalidArgument, "property \((try? property(column).name).map { "'\(objectClass.name).\($0)'" } ?? "\(column) of '\(objectClass.name)'") is not a \(kind)")
     }
 }
 
@@ -579,15 +618,16 @@ public final class Realm: @unchecked Sendable {
             }
             backlinks = dbi
         }
-        var lists: [(property: Property, database: MDB_dbi)] = []
-        for property in objectClass.properties where property.isList {
-            guard let dbi = try environment.database(Table.listName(key, property.key), txn: txn, create: create) else {
-                throw FiefError(.fileNotFief, "the list '\(objectClass.name).\(property.name)' is missing from '\(environment.path)'", path: environment.path)
-            }
-            lists.append((property, dbi))
-        }
+        var collections: [(property: Property, database: MDB_dbi)] = []
         var names = [Table.dataName(key)]
-        names += lists.map { Table.listName(key, $0.property.key) }
+        for property in objectClass.properties {
+            guard let name = Table.collectionName(key, property) else { continue }
+            guard let dbi = try environment.database(name, txn: txn, create: create) else {
+                throw FiefError(.fileNotFief, "the \(property.collection.name) '\(objectClass.name).\(property.name)' is missing from '\(environment.path)'", path: environment.path)
+            }
+            collections.append((property, dbi))
+            names.append(name)
+        }
         if backlinks != nil { names.append(Table.backlinksName(key)) }
         if let pk = objectClass.primaryKey { names.append(Table.primaryKeyName(key, pk.key)) }
         for property in objectClass.properties where property.isIndexed && !property.isPrimaryKey {
@@ -597,7 +637,7 @@ public final class Realm: @unchecked Sendable {
             FiefError(.fileCorrupt, "class '\(objectClass.name)' cannot be read: \($0.message)", path: $0.path)
         }
         return Table(objectClass: objectClass, data: data, primaryKeyDatabase: pkDatabase, indexDatabases: indexes,
-                     schema: schema, backlinks: backlinks, lists: lists, damage: damage)
+                     schema: schema, backlinks: backlinks, collections: collections, damage: damage)
     }
 
     // MARK: State checks

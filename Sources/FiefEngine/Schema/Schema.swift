@@ -58,9 +58,9 @@ public enum CollectionKind: UInt32, Sendable {
     case none = 0
     /// An ordered list of elements of the property's type.
     case list = 1
-    /// A set of distinct elements of the property's type (not stored yet).
+    /// A set of distinct elements of the property's type.
     case set = 2
-    /// String keys to values of the property's type (not stored yet).
+    /// String keys to values of the property's type.
     case map = 3
 
     public var name: String {
@@ -110,6 +110,8 @@ public struct Property: Sendable, Equatable {
     public var columnType: PropertyType { collection == .none ? type.stored : .int }
     /// Whether it is a list.
     public var isList: Bool { collection == .list }
+    /// Whether it is a list, a set or a map (stored in a database of its own).
+    public var isCollection: Bool { collection != .none }
 
     public var isNullable: Bool { flags.contains(.nullable) }
     public var isPrimaryKey: Bool { flags.contains(.primaryKey) }
@@ -207,18 +209,31 @@ public struct Schema: Sendable, Equatable {
         }
     }
 
-    /// A list is neither a primary key nor indexed; its elements are links
-    /// only if not null.  Sets and maps are not stored yet.
+    /// A collection is neither a primary key nor indexed.  Lists and sets of
+    /// links hold no null (a deleted object leaves them); a map's links are
+    /// optional (a deleted object leaves its key, with null).  Sets hold no
+    /// embedded objects (they have no identity to compare).
     private func validateCollection(_ property: Property, of objectClass: ObjectClass) throws(FiefError) {
+        let kind = property.collection.name
         let name = "'\(objectClass.name).\(property.name)'"
-        guard property.collection == .list else {
-            throw FiefError(.invalidSchema, "property \(name) is a \(property.collection.name): sets and maps are not supported yet (lists are)")
-        }
         if property.isPrimaryKey || property.isIndexed {
-            throw FiefError(.invalidSchema, "list \(name) cannot be \(property.isPrimaryKey ? "a primary key" : "indexed")")
+            throw FiefError(.invalidSchema, "\(kind) \(name) cannot be \(property.isPrimaryKey ? "a primary key" : "indexed")")
         }
-        if property.type == .link && property.isNullable {
-            throw FiefError(.invalidSchema, "list \(name) of links cannot hold null: its elements are objects (a deleted object leaves the list)")
+        guard property.type == .link else { return }
+        switch property.collection {
+        case .list, .set:
+            if property.isNullable {
+                throw FiefError(.invalidSchema, "\(kind) \(name) of links cannot hold null: its elements are objects (a deleted object leaves the \(kind))")
+            }
+            if property.collection == .set, let target = property.linkTarget, self.objectClass(named: target)?.isEmbedded == true {
+                throw FiefError(.invalidSchema, "set \(name) cannot hold objects of the embedded class '\(target)': use a list")
+            }
+        case .map:
+            if !property.isNullable {
+                throw FiefError(.invalidSchema, "map \(name) of links must have optional values: a deleted object leaves its key with null")
+            }
+        case .none:
+            break
         }
     }
 

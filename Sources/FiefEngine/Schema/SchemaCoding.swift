@@ -82,10 +82,9 @@ enum SchemaCoding {
                 let target = encoding >= 2 ? try str() : ""
                 var collection = CollectionKind.none
                 if encoding >= 2 {
-                    // Lists are stored; sets, maps and linking objects are
-                    // not yet: a file that has them was written by a newer library.
-                    guard let kind = CollectionKind(rawValue: try u32()), kind == .none || kind == .list,
-                          try str().isEmpty else { throw damaged }
+                    // Linking objects are computed, not stored: a file that
+                    // names an origin property was written by a newer library.
+                    guard let kind = CollectionKind(rawValue: try u32()), try str().isEmpty else { throw damaged }
                     collection = kind
                 }
                 properties.append(Property(name: pname, type: type, flags: pflags, key: pkey, linkTarget: target.isEmpty ? nil : target,

@@ -251,9 +251,10 @@ enum SchemaPlanner {
         for (table, column) in merge.droppedColumns {
             let data = try open(Table.dataName(table), integerKey: true)
             try deleteColumn(txn, data, column: column)
-            if existing.schema.objectClass(key: table)?.property(key: column)?.isList == true {
-                let dbi = try open(Table.listName(table, column))
-                try LMDB.check(mdb_drop(txn, dbi, 1), "dropping a list", path: environment.path)
+            if let property = existing.schema.objectClass(key: table)?.property(key: column),
+               let name = Table.collectionName(table, property) {
+                let dbi = try open(name)
+                try LMDB.check(mdb_drop(txn, dbi, 1), "dropping a \(property.collection.name)", path: environment.path)
             }
         }
         for (table, column) in merge.droppedIndexes {
@@ -264,8 +265,8 @@ enum SchemaPlanner {
         for objectClass in merge.schema.classes {
             let data = try open(Table.dataName(objectClass.key), integerKey: true)
             if Backlinks.isTarget(objectClass, in: merge.schema) { _ = try open(Table.backlinksName(objectClass.key)) }
-            for property in objectClass.properties where property.isList {
-                _ = try open(Table.listName(objectClass.key, property.key))
+            for property in objectClass.properties {
+                if let name = Table.collectionName(objectClass.key, property) { _ = try open(name) }
             }
             if let pk = objectClass.primaryKey {
                 let dbi = try open(Table.primaryKeyName(objectClass.key, pk.key), integerKey: pk.type == .int && !pk.isNullable)

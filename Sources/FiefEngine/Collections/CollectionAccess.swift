@@ -1,0 +1,112 @@
+import CLMDB
+
+/// One set or map: the property `property` of object `owner` of class `table`.
+public struct CollectionRef: Hashable, Sendable {
+    public var table: UInt32
+    public var owner: Int64
+    public var property: UInt32
+    public init(table: UInt32, owner: Int64, property: UInt32) {
+        self.table = table
+        self.owner = owner
+        self.property = property
+    }
+
+    var id: ListID { ListID(table: table, column: property, owner: owner) }
+}
+
+/// The entries of one set or map as read once in a snapshot or a write
+/// transaction: views into LMDB's map (keys without their owner prefix), in
+/// key order, so `set[i]` and iteration cost one walk.  A write transaction
+/// forgets them at its next write to a set or map.
+final class CollectionEntries {
+    let entries: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]
+    init(_ entries: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) { self.entries = entries }
+}
+
+/// What sets and maps share: finding them, their size column, their
+/// entries read in order, and the write path's bookkeeping.
+extension Realm {
+    /// The table and column of collection `ref`, checked to be a `kind`
+    /// whose owner is live.
+    func collection(_ ref: CollectionRef, _ kind: CollectionKind) throws(FiefError) -> (Table, Column) {
+        let table = try table(ref.table)
+        let column = try table.column(ref.property)
+        guard column.collection == kind else {
+            throw FiefError(.invalidArgument, "property '\(table.objectClass.name).\((try? table.property(ref.property).name) ?? "")' is not a \(kind.name)")
+        }
+        try requireLive(table, ref.owner)
+        return (table, column)
+    }
+
+    /// The size of a collection (its owner's column).
+    @inline(__always)
+    func collectionSize(_ table: Table, _ column: Column, _ owner: Int64) throws(FiefError) -> Int {
+        if case .int(let n) = try slotValue(table, column, owner) { return Int(n) }
+        return 0
+    }
+
+    /// Store a collection's new size in its owner's column.
+    func setCollectionSize(_ write: WriteTransaction, _ table: Table, _ column: Column, _ owner: Int64, _ size: Int) throws(FiefError) {
+        let chunk = try dirtyChunk(write, table, column: column.key, type: .int, cluster: ClusterLayout.cluster(of: owner))
+        chunk.set(ClusterLayout.slot(of: owner), .int(Int64(size)))
+        noteColumnChange(table.key, column.key)
+    }
+
+    /// Run `body` with the transaction reads go through: the write
+    /// transaction, or the snapshot's (under its lock when shared).
+    func withReadTransaction<T>(_ body: (OpaquePointer) throws(FiefError) -> T) throws(FiefError) -> T {
+        if let write { return try body(write.txn) }
+        return try currentSnapshot().withTransaction(body)
+    }
+
+    /// The entries of collection `id` stored in `dbi`, read once per
+    /// snapshot (or until the write transaction's next set or map write).
+    func collectionEntries(_ id: ListID, _ dbi: MDB_dbi) throws(FiefError) -> CollectionEntries {
+        if let write {
+            if let known = write.collectionEntries[id] { return known }
+            let read = CollectionEntries(try SetStore.entries(write.txn, dbi, owner: id.owner))
+            write.collectionEntries[id] = read
+            return read
+        }
+        let snapshot = try currentSnapshot()
+        return try snapshot.withTransaction { (txn) throws(FiefError) -> CollectionEntries in
+            if let known = snapshot.collectionEntries[id] { return known }
+            let read = CollectionEntries(try SetStore.entries(txn, dbi, owner: id.owner))
+            snapshot.collectionEntries[id] = read
+            return read
+        }
+    }
+
+    /// Before a write to a set or map database: views read from it may move.
+    @inline(__always)
+    func forgetCollectionEntries(_ write: WriteTransaction) {
+        if !write.collectionEntries.isEmpty { write.collectionEntries.removeAll(keepingCapacity: true) }
+    }
+
+    /// The error for a stored entry that does not decode.
+    func damagedEntry(_ table: Table, _ column: Column, _ owner: Int64, _ what: String) -> FiefError {
+        let name = (try? table.property(column.key).name) ?? "#\(column.key)"
+        return FiefError(.fileCorrupt, "'\(environment.path)' is damaged: \(what) of \(column.collection.name) '\(table.objectClass.name).\(name)' of object \(owner) cannot be read", path: environment.path)
+    }
+
+    /// The backlink of a link going into (`delta` 1) or out of (-1) a set or map.
+    func countCollectionLink(_ write: WriteTransaction, _ table: Table, _ column: Column, _ owner: Int64, _ value: Value, _ delta: Int) throws(FiefError) {
+        guard case .link(let classKey, let target) = value else { return }
+        guard let dbi = try self.table(classKey).backlinks else {
+            throw FiefError(.internal, "class \(classKey) is linked to but has no backlinks database")
+        }
+        if delta > 0 {
+            try Backlinks.add(write.txn, dbi, target: target, originClass: table.key, property: column.key, origin: owner)
+        } else {
+            try Backlinks.remove(write.txn, dbi, target: target, originClass: table.key, property: column.key, origin: owner)
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// `withUnsafeBytes` for a body that throws `FiefError`.
+    @inline(__always)
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(FiefError) -> R) throws(FiefError) -> R {
+        try typed { try self.withUnsafeBytes { (raw) throws -> R in try body(raw) } }
+    }
+}

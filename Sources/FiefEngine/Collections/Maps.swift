@@ -1,0 +1,265 @@
+import CLMDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reading and writing maps (see `MapStore` for the layout).
+///
+/// Like sets, every change goes straight to the map's database, with the
+/// owner's size column and the backlinks of link values.  Keys are refused
+/// (with nothing written) when they contain `.`, start with `$`, are not
+/// UTF-8 or are longer than 480 bytes.  A map of an embedded class owns its
+/// values: replaced or removed, they are deleted.
+extension Realm {
+    // MARK: Reading
+
+    /// The number of entries of a map.
+    public func mapCount(_ map: CollectionRef) throws(FiefError) -> Int {
+        try checkReadable()
+        let (table, column) = try collection(map, .map)
+        return try collectionSize(table, column, map.owner)
+    }
+
+    /// The value of `key`, or nil when the map has no such key (a key that
+    /// could not be stored is in no map).
+    public func mapValue(_ map: CollectionRef, key: UnsafeRawBufferPointer) throws(FiefError) -> Value? {
+        try checkReadable()
+        let (table, column) = try collection(map, .map)
+        if MapStore.keyProblem(key) != nil { return nil }
+        let dbi = try table.mapDatabase(column.key)
+        var stored: [UInt8] = []
+        MapStore.encode(owner: map.owner, key: key, into: &stored)
+        return try withReadTransaction { (txn) throws(FiefError) -> Value? in
+            try stored.withBytes { (k) throws(FiefError) -> Value? in
+                guard let raw = try LMDB.get(txn, dbi, k) else { return nil }
+                return try mapValue(raw, table, column, map.owner)
+            }
+        }
+    }
+
+    /// Entry `index` of a map, in key order (views into the database).
+    public func mapEntry(_ map: CollectionRef, index: Int) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: Value) {
+        try checkReadable()
+        let (table, column) = try collection(map, .map)
+        let entries = try collectionEntries(map.id, try table.mapDatabase(column.key)).entries
+        guard index >= 0, index < entries.count else {
+            throw FiefError(.indexOutOfBounds, "index \(index) is out of range: the map '\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")' has \(entries.count) entr\(entries.count == 1 ? "y" : "ies")")
+        }
+        return (entries[index].key, try mapValue(entries[index].value, table, column, map.owner))
+    }
+
+    /// Entries `start ..< start + count` of a map, in key order: their keys
+    /// into `keys` and values into `values` (either may be nil).
+    public func mapEntries(_ map: CollectionRef, start: Int, count: Int, keys: UnsafeMutablePointer<UnsafeRawBufferPointer>?,
+                           values: UnsafeMutablePointer<Value>?) throws(FiefError) {
+        try checkReadable()
+        let (table, column) = try collection(map, .map)
+        let entries = try collectionEntries(map.id, try table.mapDatabase(column.key)).entries
+        guard start >= 0, count >= 0, start <= entries.count, count <= entries.count - start else {
+            throw FiefError(.indexOutOfBounds, "entries \(start)..<\(start + count) are out of range: the map has \(entries.count)")
+        }
+        for i in 0..<count {
+            keys?[i] = entries[start + i].key
+            if let values { values[i] = try mapValue(entries[start + i].value, table, column, map.owner) }
+        }
+    }
+
+    /// The position of `key` in the map's order, if the map has it.
+    public func mapIndex(_ map: CollectionRef, key: UnsafeRawBufferPointer) throws(FiefError) -> Int? {
+        try checkReadable()
+        let (table, column) = try collection(map, .map)
+        let entries = try collectionEntries(map.id, try table.mapDatabase(column.key)).entries
+        var low = 0, high = entries.count
+        while low < high {
+            let mid = (low + high) / 2
+            if Realm.compareKeys(entries[mid].key, key) < 0 { low = mid + 1 } else { high = mid }
+        }
+        return low < entries.count && Realm.compareKeys(entries[low].key, key) == 0 ? low : nil
+    }
+
+    private func mapValue(_ raw: UnsafeRawBufferPointer, _ table: Table, _ column: Column, _ owner: Int64) throws(FiefError) -> Value {
+        guard let value = MixedCoding.decode(raw), value.type == nil || value.type == column.elementType else {
+            throw damagedEntry(table, column, owner, "a value")
+        }
+        if case .link(let classKey, _) = value, classKey != column.linkTarget { throw damagedEntry(table, column, owner, "a link") }
+        return value
+    }
+
+    // MARK: Writing
+
+    private func changeMap(_ map: CollectionRef) throws(FiefError) -> (WriteTransaction, Table, Column, MDB_dbi) {
+        let write = try requireWrite()
+        let (table, column) = try collection(map, .map)
+        return (write, table, column, try table.mapDatabase(column.key))
+    }
+
+    private func checkKey(_ key: UnsafeRawBufferPointer, _ table: Table, _ column: Column) throws(FiefError) {
+        if let problem = MapStore.keyProblem(key) {
+            throw FiefError(problem == MapStore.invalidUTF8 ? .invalidUTF8 : .invalidArgument,
+                            "'\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")': \(problem)")
+        }
+    }
+
+    /// Set `key` to `value`, adding the key if the map does not have it.
+    public func mapSet(_ map: CollectionRef, key: UnsafeRawBufferPointer, value: Value) throws(FiefError) {
+        let (write, table, column, dbi) = try changeMap(map)
+        try checkKey(key, table, column)
+        let property = try table.property(column.key)
+        let element = try value.coerced(for: property, className: table.objectClass.name)
+        if case .link = element { try Links.check(self, element, table, column, property) }
+        do throws(FiefError) {
+            try put(write, table, column, dbi, map.owner, key, element)
+        } catch { throw poison(write, error) }
+    }
+
+    /// Write one entry: the old value's link released (an embedded object
+    /// deleted), the new one's recorded, the size kept.
+    private func put(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64,
+                     _ key: UnsafeRawBufferPointer, _ value: Value) throws(FiefError) {
+        MapStore.encode(owner: owner, key: key, into: &write.entryKey)
+        MixedCoding.encode(value, into: &write.entryValue)
+        forgetCollectionEntries(write)
+        let old = try write.entryKey.withBytes { (k) throws(FiefError) -> Value? in
+            var old: Value? = nil
+            if let raw = try LMDB.get(write.txn, dbi, k) { old = try mapValue(raw, table, column, owner) }
+            if let old, old.isSame(as: value) { return old }
+            try write.entryValue.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
+            return old
+        }
+        if let old, old.isSame(as: value) { return }
+        try countCollectionLink(write, table, column, owner, value, 1)
+        if let old {
+            try released(write, table, column, owner, old)
+        } else {
+            try setCollectionSize(write, table, column, owner, try collectionSize(table, column, owner) + 1)
+        }
+        noteColumnChange(table.key, column.key)
+    }
+
+    /// A value leaves a map: its backlink goes, and an embedded object with it.
+    private func released(_ write: WriteTransaction, _ table: Table, _ column: Column, _ owner: Int64, _ value: Value) throws(FiefError) {
+        guard case .link(let classKey, let target) = value else { return }
+        try countCollectionLink(write, table, column, owner, value, -1)
+        let targetTable = try self.table(classKey)
+        if targetTable.objectClass.isEmbedded, try isLive(targetTable, target) {
+            try deleteObject(write, targetTable, target)
+            noteMembershipChange(classKey)
+        }
+    }
+
+    /// Remove `key` from a map; true when it was there.
+    @discardableResult
+    public func mapRemove(_ map: CollectionRef, key: UnsafeRawBufferPointer) throws(FiefError) -> Bool {
+        let (write, table, column, dbi) = try changeMap(map)
+        if MapStore.keyProblem(key) != nil { return false }
+        MapStore.encode(owner: map.owner, key: key, into: &write.entryKey)
+        do throws(FiefError) {
+            let old = try write.entryKey.withBytes { (k) throws(FiefError) -> Value? in
+                guard let raw = try LMDB.get(write.txn, dbi, k) else { return nil }
+                let old = try mapValue(raw, table, column, map.owner)
+                forgetCollectionEntries(write)
+                try LMDB.delete(write.txn, dbi, k)
+                return old
+            }
+            guard let old else { return false }
+            try setCollectionSize(write, table, column, map.owner, try collectionSize(table, column, map.owner) - 1)
+            try released(write, table, column, map.owner, old)
+            return true
+        } catch { throw poison(write, error) }
+    }
+
+    /// Remove every entry.
+    public func mapClear(_ map: CollectionRef) throws(FiefError) {
+        let (write, table, column, dbi) = try changeMap(map)
+        do throws(FiefError) {
+            try clearMap(write, table, column, dbi, map.owner)
+        } catch { throw poison(write, error) }
+    }
+
+    private func clearMap(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64) throws(FiefError) {
+        if try collectionSize(table, column, owner) == 0 { return }
+        var links: [Value] = []
+        if column.elementType == .link {
+            for entry in try SetStore.entries(write.txn, dbi, owner: owner) {
+                let value = try mapValue(entry.value, table, column, owner)
+                if case .link = value { links.append(value) }
+            }
+        }
+        forgetCollectionEntries(write)
+        try SetStore.deleteAll(write.txn, dbi, owner: owner)
+        try setCollectionSize(write, table, column, owner, 0)
+        // Released once the map is empty (an embedded value's deletion must not find it there).
+        for value in links { try released(write, table, column, owner, value) }
+    }
+
+    /// Create an object of the map's embedded class in place as the value
+    /// of `key` (the key's previous embedded object is deleted).
+    public func mapInsertEmbedded(_ map: CollectionRef, key: UnsafeRawBufferPointer) throws(FiefError) -> (classKey: UInt32, objectKey: Int64) {
+        let (write, table, column, dbi) = try changeMap(map)
+        let property = try table.property(column.key)
+        guard column.elementType == .link, let child = try? self.table(column.linkTarget), child.objectClass.isEmbedded else {
+            throw FiefError(.invalidArgument, "'\(table.objectClass.name).\(property.name)' is not a map of an embedded class")
+        }
+        try checkKey(key, table, column)
+        var childKey: Int64 = 0
+        do throws(FiefError) {
+            try insertStreaming(write, child, properties: [], rows: 1, primaryKeyColumn: -1, keys: &childKey) { (_, _) throws(FiefError) in .null }
+            try put(write, table, column, dbi, map.owner, key, .link(classKey: child.key, objectKey: childKey))
+        } catch {
+            throw poison(write, error)
+        }
+        noteMembershipChange(child.key)
+        return (child.key, childKey)
+    }
+
+    // MARK: Deleting objects
+
+    /// Object `key` of `table` is being deleted: its maps go (links lose
+    /// their backlinks, embedded values are deleted).
+    func deletingMaps(_ write: WriteTransaction, _ table: Table, _ key: Int64) throws(FiefError) {
+        for (property, dbi) in table.maps {
+            try clearMap(write, table, try table.column(property.key), dbi, key)
+        }
+    }
+
+    /// Every object of `table` is being deleted: all their maps go.
+    func emptyingMaps(_ write: WriteTransaction, _ table: Table) throws(FiefError) {
+        forgetCollectionEntries(write)
+        for (property, dbi) in table.maps {
+            let column = try table.column(property.key)
+            var links: [(Int64, Value)] = []
+            if column.elementType == .link {
+                let cursor = try LMDBCursor(write.txn, dbi)
+                var entry = try cursor.move(MDB_FIRST)
+                while let (k, v) = entry, let owner = SetStore.owner(of: k) {
+                    let value = try mapValue(v, table, column, owner)
+                    if case .link = value { links.append((owner, value)) }
+                    entry = try cursor.next()
+                }
+            }
+            try LMDB.check(mdb_drop(write.txn, dbi, 0), "deleting maps")
+            for (owner, value) in links { try released(write, table, column, owner, value) }
+        }
+    }
+
+    /// Object `target` is being deleted: the values of map (`originClass`,
+    /// `property`) of object `origin` that link to it become null.
+    func nullMapLinks(_ write: WriteTransaction, originClass: UInt32, property: UInt32, origin: Int64, target: Int64) throws(FiefError) {
+        let table = try table(originClass)
+        let column = try table.column(property)
+        let dbi = try table.mapDatabase(property)
+        var keys: [[UInt8]] = []
+        for entry in try SetStore.entries(write.txn, dbi, owner: origin) {
+            if case .link(_, let k) = try mapValue(entry.value, table, column, origin), k == target { keys.append(Array(entry.key)) }
+        }
+        forgetCollectionEntries(write)
+        MixedCoding.encode(.null, into: &write.entryValue)
+        for key in keys {
+            key.withUnsafeBytes { MapStore.encode(owner: origin, key: $0, into: &write.entryKey) }
+            try write.entryKey.withBytes { (k) throws(FiefError) in
+                try write.entryValue.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
+            }
+        }
+        if !keys.isEmpty { noteColumnChange(originClass, property) }
+    }
+}

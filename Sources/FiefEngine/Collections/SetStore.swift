@@ -1,0 +1,315 @@
+import CLMDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Sets: each set property of a class has a database `c<class>.s<prop>`
+/// with one entry per element (see design.md, "Links and collections"):
+///
+///     key    owner object (8, big-endian) + the element in the ordered
+///            encoding below: LMDB keeps an owner's elements together, in
+///            the elements' order
+///     value  empty; for a string or binary longer than `cutBytes`, whose
+///            key holds only its first `cutBytes` bytes and a hash, the
+///            whole element
+///
+/// So insert (LMDB says whether the key is new), remove and contains are
+/// one B-tree operation each, and two sets are merged as sorted runs.  The
+/// owner's column holds the set's size.
+///
+/// The ordered encoding: a class byte (null 0x00, bool 0x10, number 0x20,
+/// string 0x30, binary 0x40, timestamp 0x50, object id 0x60, uuid 0x70,
+/// link 0x80), then
+///   bool       1 byte
+///   int        8 bytes big-endian, sign bit flipped
+///   float      4 bytes, double 8 bytes: the IEEE bits made to sort as
+///              numbers (negative: all bits flipped, else the sign bit);
+///              -0 is stored as 0, every NaN as one NaN, first
+///   decimal    a canonical form, so 1.0 and 1.00 are one element: a sign
+///              class (NaN 0, -inf 1, negative 2, zero 3, positive 4, +inf
+///              5), then for non-zero finite values the adjusted exponent
+///              (2 bytes, biased by 2^15) and the coefficient scaled to 34
+///              digits (16 bytes), both big-endian and flipped if negative
+///   string, binary  the bytes (cut as above)
+///   timestamp  seconds as an int, then nanoseconds + 2^31 (4 bytes)
+///   object id  12 bytes, uuid 16 bytes, as stored
+///   link       the target's object key as an int (the class is the set's)
+enum SetStore {
+    static let ownerBytes = 8
+    /// Strings and binaries longer than this keep this many bytes and an
+    /// 8-byte hash in their key (LMDB keys are at most 511 bytes).
+    static let cutBytes = 440
+    static let hashBytes = 8
+
+    enum Class: UInt8 {
+        case null = 0x00, bool = 0x10, number = 0x20, string = 0x30, binary = 0x40
+        case timestamp = 0x50, objectId = 0x60, uuid = 0x70, link = 0x80
+    }
+
+    /// The key of `value` in the set of `owner`, in `out`; true when a
+    /// string or binary was cut (its entry then stores it whole).
+    @discardableResult
+    static func encode(_ value: Value, owner: Int64, into out: inout [UInt8]) -> Bool {
+        out.removeAll(keepingCapacity: true)
+        appendBigEndian(UInt64(bitPattern: owner), &out)
+        return encodeElement(value, into: &out)
+    }
+
+    /// The prefix of every key of `owner`'s set.
+    static func ownerKey(_ owner: Int64) -> UInt64 { UInt64(bitPattern: owner).bigEndian }
+
+    private static func encodeElement(_ value: Value, into out: inout [UInt8]) -> Bool {
+        switch value {
+        case .null:
+            out.append(Class.null.rawValue)
+        case .bool(let b):
+            out.append(Class.bool.rawValue)
+            out.append(b ? 1 : 0)
+        case .int(let i):
+            out.append(Class.number.rawValue)
+            appendBigEndian(UInt64(bitPattern: i) ^ (1 << 63), &out)
+        case .float(let f):
+            out.append(Class.number.rawValue)
+            appendBigEndian32(orderedBits(f), &out)
+        case .double(let d):
+            out.append(Class.number.rawValue)
+            appendBigEndian(orderedBits(d), &out)
+        case .decimal128(let d):
+            out.append(Class.number.rawValue)
+            DecimalOrder.encode(d, into: &out)
+        case .string(let bytes), .binary(let bytes):
+            if case .string = value { out.append(Class.string.rawValue) } else { out.append(Class.binary.rawValue) }
+            if bytes.count > cutBytes {
+                out.append(contentsOf: bytes.prefix(cutBytes))
+                appendBigEndian(hash(bytes), &out)
+                return true
+            }
+            out.append(contentsOf: bytes)
+        case .timestamp(let s, let ns):
+            out.append(Class.timestamp.rawValue)
+            appendBigEndian(UInt64(bitPattern: s) ^ (1 << 63), &out)
+            appendBigEndian32(UInt32(bitPattern: ns) ^ (1 << 31), &out)
+        case .objectId(let id):
+            out.append(Class.objectId.rawValue)
+            appendBigEndian(id.high, &out)
+            appendBigEndian32(id.low, &out)
+        case .uuid(let id):
+            out.append(Class.uuid.rawValue)
+            appendBigEndian(id.high, &out)
+            appendBigEndian(id.low, &out)
+        case .link(_, let objectKey):
+            out.append(Class.link.rawValue)
+            appendBigEndian(UInt64(bitPattern: objectKey) ^ (1 << 63), &out)
+        }
+        return false
+    }
+
+    /// The element of a stored entry (`key` without its owner, `data` the
+    /// entry's value), for a set of `type` (`linkTarget` for links); nil if
+    /// the bytes are not a valid element.  Strings and binaries are views
+    /// into `key` or `data`.
+    static func decode(_ key: UnsafeRawBufferPointer, _ data: UnsafeRawBufferPointer, type: PropertyType, linkTarget: UInt32) -> Value? {
+        guard let first = key.first, let kind = Class(rawValue: first) else { return nil }
+        let body = UnsafeRawBufferPointer(rebasing: key[1...])
+        func u64(_ at: Int) -> UInt64 { UInt64(bigEndian: body.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+        func u32(_ at: Int) -> UInt32 { UInt32(bigEndian: body.loadUnaligned(fromByteOffset: at, as: UInt32.self)) }
+        switch (kind, type) {
+        case (.null, _):
+            return body.isEmpty ? .null : nil
+        case (.bool, .bool):
+            return body.count == 1 && body[0] <= 1 ? .bool(body[0] == 1) : nil
+        case (.number, .int):
+            return body.count == 8 ? .int(Int64(bitPattern: u64(0) ^ (1 << 63))) : nil
+        case (.number, .float):
+            guard body.count == 4 else { return nil }
+            return .float(fromOrderedBits(u32(0)))
+        case (.number, .double):
+            return body.count == 8 ? .double(fromOrderedBits(u64(0))) : nil
+        case (.number, .decimal128):
+            return DecimalOrder.decode(body).map { .decimal128($0) }
+        case (.string, .string), (.binary, .binary):
+            let whole: UnsafeRawBufferPointer
+            if data.isEmpty {
+                guard body.count <= cutBytes else { return nil }
+                whole = body
+            } else {
+                guard body.count == cutBytes + hashBytes, data.count > cutBytes,
+                      memcmp(data.baseAddress!, body.baseAddress!, cutBytes) == 0, hash(data) == u64(cutBytes) else { return nil }
+                whole = data
+            }
+            if type == .string { return UTF8Check.isValid(whole) ? .string(whole) : nil }
+            return .binary(whole)
+        case (.timestamp, .timestamp):
+            guard body.count == 12 else { return nil }
+            let s = Int64(bitPattern: u64(0) ^ (1 << 63)), ns = Int32(bitPattern: u32(8) ^ (1 << 31))
+            return Value.isValidTimestamp(seconds: s, nanoseconds: ns) ? .timestamp(seconds: s, nanoseconds: ns) : nil
+        case (.objectId, .objectId):
+            return body.count == 12 ? .objectId(ObjectIdBytes(high: u64(0), low: u32(8))) : nil
+        case (.uuid, .uuid):
+            return body.count == 16 ? .uuid(UUIDBytes(high: u64(0), low: u64(8))) : nil
+        case (.link, .link):
+            return body.count == 8 ? .link(classKey: linkTarget, objectKey: Int64(bitPattern: u64(0) ^ (1 << 63))) : nil
+        default:
+            return nil
+        }
+    }
+
+    /// A double's bits made to sort as numbers (0 is NaN, which sorts first).
+    static func orderedBits(_ d: Double) -> UInt64 {
+        if d.isNaN { return 0 }
+        let bits = (d == 0 ? 0.0 : d).bitPattern
+        return bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
+    }
+
+    static func orderedBits(_ f: Float) -> UInt32 {
+        if f.isNaN { return 0 }
+        let bits = (f == 0 ? 0 : f).bitPattern
+        return bits & (1 << 31) != 0 ? ~bits : bits | (1 << 31)
+    }
+
+    static func fromOrderedBits(_ ordered: UInt32) -> Float {
+        if ordered == 0 { return .nan }
+        return Float(bitPattern: ordered & (1 << 31) != 0 ? ordered & ~(1 << 31) : ~ordered)
+    }
+
+    static func fromOrderedBits(_ ordered: UInt64) -> Double {
+        if ordered == 0 { return .nan }
+        return Double(bitPattern: ordered & (1 << 63) != 0 ? ordered & ~(1 << 63) : ~ordered)
+    }
+
+    /// FNV-1a, 64 bits: the tail of a cut key.
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return h
+    }
+
+    @inline(__always)
+    static func appendBigEndian(_ v: UInt64, _ out: inout [UInt8]) {
+        for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+    }
+
+    @inline(__always)
+    static func appendBigEndian32(_ v: UInt32, _ out: inout [UInt8]) {
+        for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: v >> UInt32(shift))) }
+    }
+
+    /// Run `body` with a cursor placed on the first element of `owner` (nil
+    /// when the set is empty); `body` walks on with `next(owner:)`.
+    static func withFirst<T>(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64,
+                             _ body: (LMDBCursor, (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?) throws(FiefError) -> T) throws(FiefError) -> T {
+        var prefix = ownerKey(owner)
+        return try withUnsafeBytes(of: &prefix) { (raw) throws(FiefError) -> T in
+            let cursor = try LMDBCursor(txn, dbi)
+            let found = try cursor.seek(raw)
+            return try body(cursor, found.flatMap { belongs($0.key, to: owner) ? $0 : nil })
+        }
+    }
+
+    /// Whether a stored key is one of `owner`'s (prefix) and has an element.
+    @inline(__always)
+    static func belongs(_ key: UnsafeRawBufferPointer, to owner: Int64) -> Bool {
+        key.count >= ownerBytes && key.loadUnaligned(as: UInt64.self) == ownerKey(owner)
+    }
+
+    /// The owner of a stored key.
+    @inline(__always)
+    static func owner(of key: UnsafeRawBufferPointer) -> Int64? {
+        key.count >= ownerBytes ? Int64(bitPattern: UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))) : nil
+    }
+
+    /// Every entry of `owner` (key without the owner, and value), in order.
+    static func entries(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64) throws(FiefError) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
+        var entries: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
+        try withFirst(txn, dbi, owner: owner) { (cursor, first) throws(FiefError) in
+            var entry = first
+            while let (k, v) = entry, belongs(k, to: owner) {
+                entries.append((UnsafeRawBufferPointer(rebasing: k[ownerBytes...]), v))
+                entry = try cursor.next()
+            }
+        }
+        return entries
+    }
+
+    /// Delete every entry of `owner`.
+    static func deleteAll(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64) throws(FiefError) {
+        var prefix = ownerKey(owner)
+        try withUnsafeBytes(of: &prefix) { (raw) throws(FiefError) in
+            let cursor = try LMDBCursor(txn, dbi)
+            // Sought again after each delete (see `Backlinks.removeAll`).
+            while let (k, _) = try cursor.seek(raw), belongs(k, to: owner) { try cursor.deleteCurrent() }
+        }
+    }
+}
+
+/// Decimal128 values as order-preserving bytes (see `SetStore`).
+enum DecimalOrder {
+    static let digits = 34
+    static let bias = 6176
+
+    private static let powers: [UInt128] = {
+        var p: [UInt128] = [1]
+        for _ in 0..<38 { p.append(p.last! * 10) }
+        return p
+    }()
+
+    /// Sign, exponent and coefficient of a BID128 value (nil coefficient: NaN or infinity).
+    static func parts(_ d: Decimal128Bits) -> (negative: Bool, exponent: Int, coefficient: UInt128?, isNaN: Bool) {
+        let negative = d.high >> 63 == 1
+        let combination = (d.high >> 58) & 0x1F
+        if combination == 0x1F { return (negative, 0, nil, true) }
+        if combination == 0x1E { return (negative, 0, nil, false) }
+        if (d.high >> 61) & 3 == 3 {
+            // The large-coefficient form is never canonical for decimal128: zero.
+            return (negative, Int((d.high >> 47) & 0x3FFF) - bias, 0, false)
+        }
+        var coefficient = UInt128(d.high & 0x1_FFFF_FFFF_FFFF) << 64 | UInt128(d.low)
+        if coefficient >= powers[digits] { coefficient = 0 }
+        return (negative, Int((d.high >> 49) & 0x3FFF) - bias, coefficient, false)
+    }
+
+    static func encode(_ d: Decimal128Bits, into out: inout [UInt8]) {
+        let (negative, exponent, coefficient, isNaN) = parts(d)
+        guard let coefficient else {
+            out.append(isNaN ? 0 : negative ? 1 : 5)
+            return
+        }
+        if coefficient == 0 { out.append(3); return }
+        var c = coefficient
+        var n = 1
+        while n < digits && c >= powers[n] { n += 1 }
+        let adjusted = exponent + n - 1
+        c *= powers[digits - n]
+        let flip: UInt8 = negative ? 0xFF : 0
+        out.append(negative ? 2 : 4)
+        let e = UInt16(truncatingIfNeeded: adjusted + 0x8000)
+        out.append(UInt8(e >> 8) ^ flip)
+        out.append(UInt8(truncatingIfNeeded: e) ^ flip)
+        for shift in stride(from: 120, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: c >> UInt128(shift)) ^ flip) }
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> Decimal128Bits? {
+        guard let kind = bytes.first else { return nil }
+        switch kind {
+        case 0: return bytes.count == 1 ? Decimal128Bits(low: 0, high: 0x7C00_0000_0000_0000) : nil
+        case 1: return bytes.count == 1 ? Decimal128Bits(low: 0, high: 0xF800_0000_0000_0000) : nil
+        case 5: return bytes.count == 1 ? Decimal128Bits(low: 0, high: 0x7800_0000_0000_0000) : nil
+        case 3: return bytes.count == 1 ? Decimal128.zero : nil
+        case 2, 4:
+            guard bytes.count == 19 else { return nil }
+            let flip: UInt8 = kind == 2 ? 0xFF : 0
+            let e = Int(UInt16(bytes[1] ^ flip) << 8 | UInt16(bytes[2] ^ flip)) - 0x8000
+            var c: UInt128 = 0
+            for i in 3..<19 { c = c << 8 | UInt128(bytes[i] ^ flip) }
+            guard c > 0, c < powers[digits] else { return nil }
+            var exponent = e - (digits - 1)
+            while c % 10 == 0 { c /= 10; exponent += 1 }
+            let biased = exponent + bias
+            guard biased >= 0, biased < 0x3000 else { return nil }
+            let high = (kind == 2 ? UInt64(1) << 63 : 0) | UInt64(biased) << 49 | UInt64(truncatingIfNeeded: c >> 64)
+            return Decimal128Bits(low: UInt64(truncatingIfNeeded: c), high: high)
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,361 @@
+import CLMDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reading and writing sets (see `SetStore` for the layout).
+///
+/// Every change goes straight to the set's database in the write
+/// transaction (LMDB's B-tree is the set), and the owner's size column is
+/// kept with it.  Elements that are links have their backlinks, written by
+/// the same call.  Reads decode elements from the keys in place.
+extension Realm {
+    // MARK: Reading
+
+    /// The number of elements of a set.
+    public func setCount(_ set: CollectionRef) throws(FiefError) -> Int {
+        try checkReadable()
+        let (table, column) = try collection(set, .set)
+        return try collectionSize(table, column, set.owner)
+    }
+
+    /// Element `index` of a set, in the set's order (a view for strings and binaries).
+    public func setValue(_ set: CollectionRef, index: Int) throws(FiefError) -> Value {
+        try checkReadable()
+        let (table, column) = try collection(set, .set)
+        let entries = try collectionEntries(set.id, try table.setDatabase(column.key)).entries
+        guard index >= 0, index < entries.count else {
+            throw FiefError(.indexOutOfBounds, "index \(index) is out of range: the set '\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")' has \(entries.count) element\(entries.count == 1 ? "" : "s")")
+        }
+        return try element(entries[index], table, column, set.owner)
+    }
+
+    /// Elements `start ..< start + out.count` of a set, in order, into `out`.
+    public func setValues(_ set: CollectionRef, start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
+        try checkReadable()
+        let (table, column) = try collection(set, .set)
+        let entries = try collectionEntries(set.id, try table.setDatabase(column.key)).entries
+        guard start >= 0, start <= entries.count, out.count <= entries.count - start else {
+            throw FiefError(.indexOutOfBounds, "elements \(start)..<\(start + out.count) are out of range: the set has \(entries.count)")
+        }
+        for i in 0..<out.count { out[i] = try element(entries[start + i], table, column, set.owner) }
+    }
+
+    /// Whether the set holds `value` (a value of another type: never): one lookup.
+    public func setContains(_ set: CollectionRef, _ value: Value) throws(FiefError) -> Bool {
+        try checkReadable()
+        let (table, column) = try collection(set, .set)
+        let property = try table.property(column.key)
+        guard let wanted = try? value.coerced(for: property, className: table.objectClass.name) else { return false }
+        if case .link(let classKey, _) = wanted, classKey != column.linkTarget { return false }
+        var key: [UInt8] = []
+        let cut = SetStore.encode(wanted, owner: set.owner, into: &key)
+        let dbi = try table.setDatabase(column.key)
+        return try withReadTransaction { (txn) throws(FiefError) -> Bool in
+            try key.withBytes { (k) throws(FiefError) -> Bool in
+                guard let stored = try LMDB.get(txn, dbi, k) else { return false }
+                if cut, case .string(let bytes) = wanted { return Realm.sameBytes(stored, bytes) }
+                if cut, case .binary(let bytes) = wanted { return Realm.sameBytes(stored, bytes) }
+                return true
+            }
+        }
+    }
+
+    /// The position of `value` in the set's order, if the set holds it.
+    public func setIndex(_ set: CollectionRef, of value: Value) throws(FiefError) -> Int? {
+        try checkReadable()
+        let (table, column) = try collection(set, .set)
+        let property = try table.property(column.key)
+        guard let wanted = try? value.coerced(for: property, className: table.objectClass.name) else { return nil }
+        if case .link(let classKey, _) = wanted, classKey != column.linkTarget { return nil }
+        var key: [UInt8] = []
+        SetStore.encode(wanted, owner: set.owner, into: &key)
+        let entries = try collectionEntries(set.id, try table.setDatabase(column.key)).entries
+        let found = key.withUnsafeBytes { (k) -> Int? in
+            let probe = UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...])
+            var low = 0, high = entries.count
+            while low < high {
+                let mid = (low + high) / 2
+                if Realm.compareKeys(entries[mid].key, probe) < 0 { low = mid + 1 } else { high = mid }
+            }
+            return low < entries.count && Realm.compareKeys(entries[low].key, probe) == 0 ? low : nil
+        }
+        guard let found else { return nil }
+        // A cut string or binary: its key holds a hash; the entry holds it whole.
+        if case .string(let bytes) = wanted, bytes.count > SetStore.cutBytes, !Realm.sameBytes(entries[found].value, bytes) { return nil }
+        if case .binary(let bytes) = wanted, bytes.count > SetStore.cutBytes, !Realm.sameBytes(entries[found].value, bytes) { return nil }
+        return found
+    }
+
+    private func element(_ entry: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer), _ table: Table, _ column: Column, _ owner: Int64) throws(FiefError) -> Value {
+        guard let value = SetStore.decode(entry.key, entry.value, type: column.elementType, linkTarget: column.linkTarget) else {
+            throw damagedEntry(table, column, owner, "an element")
+        }
+        return value
+    }
+
+    /// LMDB's key order: bytewise, a prefix first.
+    static func compareKeys(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        let n = Swift.min(a.count, b.count)
+        if n > 0 {
+            let c = memcmp(a.baseAddress!, b.baseAddress!, n)
+            if c != 0 { return Int(c) }
+        }
+        return a.count - b.count
+    }
+
+    static func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+    }
+
+    // MARK: Writing
+
+    /// The checks of a change to a set: a write transaction, a set, a live owner.
+    private func changeSet(_ set: CollectionRef) throws(FiefError) -> (WriteTransaction, Table, Column, MDB_dbi) {
+        let write = try requireWrite()
+        let (table, column) = try collection(set, .set)
+        return (write, table, column, try table.setDatabase(column.key))
+    }
+
+    /// Add `value` to a set; true when it was not there yet.
+    @discardableResult
+    public func setInsert(_ set: CollectionRef, _ value: Value) throws(FiefError) -> Bool {
+        let (write, table, column, dbi) = try changeSet(set)
+        let property = try table.property(column.key)
+        let element = try value.coerced(for: property, className: table.objectClass.name)
+        if case .link = element { try Links.check(self, element, table, column, property) }
+        let cut = SetStore.encode(element, owner: set.owner, into: &write.entryKey)
+        var whole = UnsafeRawBufferPointer(start: nil, count: 0)
+        if cut, case .string(let bytes) = element { whole = bytes }
+        if cut, case .binary(let bytes) = element { whole = bytes }
+        do throws(FiefError) {
+            forgetCollectionEntries(write)
+            let added = try write.entryKey.withBytes { (k) throws(FiefError) -> Bool in
+                if try LMDB.put(write.txn, dbi, k, whole, flags: UInt32(MDB_NOOVERWRITE)) { return true }
+                if cut, let stored = try LMDB.get(write.txn, dbi, k), !Realm.sameBytes(stored, whole) {
+                    throw FiefError(.invalidArgument, "the set '\(table.objectClass.name).\(property.name)' holds another element of \(whole.count) bytes with the same first \(SetStore.cutBytes) bytes and hash: this one cannot be added")
+                }
+                return false
+            }
+            guard added else { return false }
+            try countCollectionLink(write, table, column, set.owner, element, 1)
+            try setCollectionSize(write, table, column, set.owner, try collectionSize(table, column, set.owner) + 1)
+            return true
+        } catch { throw poison(write, error) }
+    }
+
+    /// Take `value` out of a set; true when it was there.
+    @discardableResult
+    public func setRemove(_ set: CollectionRef, _ value: Value) throws(FiefError) -> Bool {
+        let (write, table, column, dbi) = try changeSet(set)
+        let property = try table.property(column.key)
+        guard let element = try? value.coerced(for: property, className: table.objectClass.name) else { return false }
+        if case .link(let classKey, _) = element, classKey != column.linkTarget { return false }
+        let cut = SetStore.encode(element, owner: set.owner, into: &write.entryKey)
+        do throws(FiefError) {
+            let removed = try write.entryKey.withBytes { (k) throws(FiefError) -> Bool in
+                guard let stored = try LMDB.get(write.txn, dbi, k) else { return false }
+                if cut, case .string(let bytes) = element, !Realm.sameBytes(stored, bytes) { return false }
+                if cut, case .binary(let bytes) = element, !Realm.sameBytes(stored, bytes) { return false }
+                forgetCollectionEntries(write)
+                try LMDB.delete(write.txn, dbi, k)
+                return true
+            }
+            guard removed else { return false }
+            try countCollectionLink(write, table, column, set.owner, element, -1)
+            try setCollectionSize(write, table, column, set.owner, try collectionSize(table, column, set.owner) - 1)
+            return true
+        } catch { throw poison(write, error) }
+    }
+
+    /// Remove every element.
+    public func setClear(_ set: CollectionRef) throws(FiefError) {
+        let (write, table, column, dbi) = try changeSet(set)
+        do throws(FiefError) {
+            try clearSet(write, table, column, dbi, set.owner)
+        } catch { throw poison(write, error) }
+    }
+
+    /// Empty the set of `owner`, releasing its links' backlinks.
+    private func clearSet(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64) throws(FiefError) {
+        if try collectionSize(table, column, owner) == 0 { return }
+        if column.elementType == .link {
+            for entry in try SetStore.entries(write.txn, dbi, owner: owner) {
+                try countCollectionLink(write, table, column, owner, try element(entry, table, column, owner), -1)
+            }
+        }
+        forgetCollectionEntries(write)
+        try SetStore.deleteAll(write.txn, dbi, owner: owner)
+        try setCollectionSize(write, table, column, owner, 0)
+    }
+
+    // MARK: Set algebra
+
+    /// The stored keys of two sets of the same element type, for merging.
+    private func algebraOperands(_ a: CollectionRef, _ b: CollectionRef) throws(FiefError) -> (Table, Column, [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)], [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) {
+        try checkReadable()
+        let (tableA, columnA) = try collection(a, .set)
+        let (tableB, columnB) = try collection(b, .set)
+        guard columnA.elementType == columnB.elementType, columnA.linkTarget == columnB.linkTarget else {
+            let pa = try tableA.property(columnA.key), pb = try tableB.property(columnB.key)
+            throw FiefError(.typeMismatch, "sets '\(tableA.objectClass.name).\(pa.name)' and '\(tableB.objectClass.name).\(pb.name)' hold different types (\(pa.linkTarget ?? pa.type.name), \(pb.linkTarget ?? pb.type.name))")
+        }
+        let ea = try collectionEntries(a.id, try tableA.setDatabase(columnA.key)).entries
+        let eb = try collectionEntries(b.id, try tableB.setDatabase(columnB.key)).entries
+        return (tableA, columnA, ea, eb)
+    }
+
+    /// Walk two sorted runs of keys: `body` gets each index of `a` and
+    /// whether `b` holds the same key.
+    private static func merge(_ a: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)],
+                              _ b: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)],
+                              _ body: (Int, Bool) throws(FiefError) -> Bool) throws(FiefError) {
+        var j = 0
+        for i in 0..<a.count {
+            while j < b.count && compareKeys(b[j].key, a[i].key) < 0 { j += 1 }
+            let shared = j < b.count && compareKeys(b[j].key, a[i].key) == 0
+            if try !body(i, shared) { return }
+        }
+    }
+
+    /// Whether the two sets share an element.
+    public func setIntersects(_ a: CollectionRef, _ b: CollectionRef) throws(FiefError) -> Bool {
+        let (_, _, ea, eb) = try algebraOperands(a, b)
+        var found = false
+        try Realm.merge(ea, eb) { (_, shared) throws(FiefError) in found = shared; return !shared }
+        return found
+    }
+
+    /// Whether every element of `a` is in `b`.
+    public func setIsSubset(_ a: CollectionRef, of b: CollectionRef) throws(FiefError) -> Bool {
+        let (_, _, ea, eb) = try algebraOperands(a, b)
+        if ea.count > eb.count { return false }
+        var all = true
+        try Realm.merge(ea, eb) { (_, shared) throws(FiefError) in all = shared; return shared }
+        return all
+    }
+
+    /// Add every element of `b` to `a`.
+    public func setFormUnion(_ a: CollectionRef, _ b: CollectionRef) throws(FiefError) {
+        let (write, table, column, dbi) = try changeSet(a)
+        let (_, _, _, eb) = try algebraOperands(a, b)
+        // Copied first: `b` may be stored in the database being written.
+        let added = eb.map { (Array($0.key), Array($0.value)) }
+        try changeByKeys(write, table, column, dbi, a.owner, adding: added)
+    }
+
+    /// Keep only the elements of `a` that are in `b`.
+    public func setFormIntersection(_ a: CollectionRef, _ b: CollectionRef) throws(FiefError) {
+        let (write, table, column, dbi) = try changeSet(a)
+        let (_, _, ea, eb) = try algebraOperands(a, b)
+        var removed: [[UInt8]] = []
+        try Realm.merge(ea, eb) { (i, shared) throws(FiefError) in
+            if !shared { removed.append(Array(ea[i].key)) }
+            return true
+        }
+        try changeByKeys(write, table, column, dbi, a.owner, removing: removed)
+    }
+
+    /// Remove from `a` every element of `b`.
+    public func setSubtract(_ a: CollectionRef, _ b: CollectionRef) throws(FiefError) {
+        let (write, table, column, dbi) = try changeSet(a)
+        let (_, _, ea, eb) = try algebraOperands(a, b)
+        var removed: [[UInt8]] = []
+        try Realm.merge(ea, eb) { (i, shared) throws(FiefError) in
+            if shared { removed.append(Array(ea[i].key)) }
+            return true
+        }
+        try changeByKeys(write, table, column, dbi, a.owner, removing: removed)
+    }
+
+    /// Put or delete stored element keys (without owner) of `owner`'s set,
+    /// with their backlinks and the set's size.
+    private func changeByKeys(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64,
+                              adding: [([UInt8], [UInt8])] = [], removing: [[UInt8]] = []) throws(FiefError) {
+        if adding.isEmpty && removing.isEmpty { return }
+        do throws(FiefError) {
+            forgetCollectionEntries(write)
+            var delta = 0
+            var key: [UInt8] = []
+            for (element, data) in adding {
+                key.removeAll(keepingCapacity: true)
+                SetStore.appendBigEndian(UInt64(bitPattern: owner), &key)
+                key += element
+                let new = try key.withBytes { (k) throws(FiefError) -> Bool in
+                    try data.withBytes { (v) throws(FiefError) -> Bool in
+                        try LMDB.put(write.txn, dbi, k, v, flags: UInt32(MDB_NOOVERWRITE))
+                    }
+                }
+                guard new else { continue }
+                delta += 1
+                if column.elementType == .link {
+                    let value = try element.withBytes { (e) throws(FiefError) in try self.element((e, UnsafeRawBufferPointer(start: nil, count: 0)), table, column, owner) }
+                    try countCollectionLink(write, table, column, owner, value, 1)
+                }
+            }
+            for element in removing {
+                key.removeAll(keepingCapacity: true)
+                SetStore.appendBigEndian(UInt64(bitPattern: owner), &key)
+                key += element
+                let gone = try key.withBytes { (k) throws(FiefError) -> Bool in
+                    guard try LMDB.get(write.txn, dbi, k) != nil else { return false }
+                    try LMDB.delete(write.txn, dbi, k)
+                    return true
+                }
+                guard gone else { continue }
+                delta -= 1
+                if column.elementType == .link {
+                    let value = try element.withBytes { (e) throws(FiefError) in try self.element((e, UnsafeRawBufferPointer(start: nil, count: 0)), table, column, owner) }
+                    try countCollectionLink(write, table, column, owner, value, -1)
+                }
+            }
+            if delta != 0 {
+                try setCollectionSize(write, table, column, owner, try collectionSize(table, column, owner) + delta)
+            }
+        } catch { throw poison(write, error) }
+    }
+
+    // MARK: Deleting objects
+
+    /// Object `key` of `table` is being deleted: its sets go (their links
+    /// lose their backlinks).
+    func deletingSets(_ write: WriteTransaction, _ table: Table, _ key: Int64) throws(FiefError) {
+        for (property, dbi) in table.sets {
+            try clearSet(write, table, try table.column(property.key), dbi, key)
+        }
+    }
+
+    /// Every object of `table` is being deleted: all their sets go.
+    func emptyingSets(_ write: WriteTransaction, _ table: Table) throws(FiefError) {
+        forgetCollectionEntries(write)
+        for (property, dbi) in table.sets {
+            let column = try table.column(property.key)
+            if column.elementType == .link {
+                let cursor = try LMDBCursor(write.txn, dbi)
+                var entry = try cursor.move(MDB_FIRST)
+                while let (k, v) = entry, let owner = SetStore.owner(of: k) {
+                    let value = try element((UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...]), v), table, column, owner)
+                    try countCollectionLink(write, table, column, owner, value, -1)
+                    entry = try cursor.next()
+                }
+            }
+            try LMDB.check(mdb_drop(write.txn, dbi, 0), "deleting sets")
+        }
+    }
+
+    /// Object `target` is being deleted: it leaves set (`originClass`,
+    /// `property`) of object `origin`.
+    func removeSetLink(_ write: WriteTransaction, originClass: UInt32, property: UInt32, origin: Int64, target: Int64) throws(FiefError) {
+        let table = try table(originClass)
+        let column = try table.column(property)
+        let dbi = try table.setDatabase(property)
+        SetStore.encode(.link(classKey: column.linkTarget, objectKey: target), owner: origin, into: &write.entryKey)
+        forgetCollectionEntries(write)
+        let gone = try write.entryKey.withBytes { (k) throws(FiefError) -> Bool in
+            guard try LMDB.get(write.txn, dbi, k) != nil else { return false }
+            try LMDB.delete(write.txn, dbi, k)
+            return true
+        }
+        if gone { try setCollectionSize(write, table, column, origin, try collectionSize(table, column, origin) - 1) }
+    }
+}
