@@ -19,7 +19,8 @@
  *     fief_realm_t --fief_realm_get_objects--> fief_results_t
  *                  --fief_object_create, _find, _get--> fief_object_t
  *     fief_results_t --filter/sort--> fief_results_t --get_object--> fief_object_t
- *     fief_object_t --fief_object_get_list--> fief_list_t
+ *     fief_object_t --fief_object_get_list / _set / _map--> fief_list_t,
+ *                   fief_set_t, fief_map_t
  *                   --fief_object_get_backlinks--> fief_results_t
  *     fief_realm_t --fief_realm_freeze--> fief_realm_t (frozen)
  *
@@ -335,6 +336,8 @@ typedef struct fief_realm fief_realm_t;
 typedef struct fief_object fief_object_t;
 typedef struct fief_results fief_results_t;
 typedef struct fief_list fief_list_t;
+typedef struct fief_set fief_set_t;
+typedef struct fief_map fief_map_t;
 
 /** Give back one reference to any handle.  The object it names is freed when
  *  its last reference goes (a realm closes when no realm, object or results
@@ -363,21 +366,25 @@ typedef int64_t fief_object_key_t;    /* stable per object; never reused in a cl
 typedef int32_t fief_collection_type_t;
 #define FIEF_COLLECTION_NONE 0 /* one value */
 #define FIEF_COLLECTION_LIST 1 /* an ordered list of values of `type` (see "Lists") */
+#define FIEF_COLLECTION_SET 2  /* distinct values of `type`, in their order (see "Sets") */
+#define FIEF_COLLECTION_MAP 3  /* string keys to values of `type`, in key order (see "Maps") */
 
 /** One property of a class.  When defining a schema, `key` is ignored; a
  *  link (FIEF_TYPE_LINK) names its target class in `link_target` and must
  *  be FIEF_PROPERTY_NULLABLE (a to-one link is null until set, and again
  *  when its target is deleted); other properties have `link_target` NULL,
  *  and `link_origin_property` is NULL.  A list (`collection_type`
- *  FIEF_COLLECTION_LIST) holds elements of `type`, null allowed when
- *  FIEF_PROPERTY_NULLABLE is set; a list of links names its target class
- *  and is never nullable (its elements are objects); a list is neither a
- *  primary key nor indexed.  When reading one, the strings point into the
- *  schema handle. */
+ *  FIEF_COLLECTION_LIST), a set (_SET) or a map (_MAP) holds elements of
+ *  `type`, null allowed when FIEF_PROPERTY_NULLABLE is set; a list or set
+ *  of links names its target class and is never nullable (its elements are
+ *  objects), while a map of links must be nullable (a deleted target leaves
+ *  its key with null); a set cannot hold embedded objects; a collection is
+ *  neither a primary key nor indexed.  When reading one, the strings point
+ *  into the schema handle. */
 typedef struct fief_property_info {
     const char *name;                       /* zero-terminated UTF-8 */
     fief_type_t type;                       /* FIEF_TYPE_INT ... FIEF_TYPE_LINK */
-    fief_collection_type_t collection_type; /* FIEF_COLLECTION_NONE or _LIST */
+    fief_collection_type_t collection_type; /* FIEF_COLLECTION_NONE, _LIST, _SET or _MAP */
     const char *link_target;                /* links: the target class's name; else NULL */
     const char *link_origin_property;       /* reserved: NULL */
     uint32_t flags;                         /* FIEF_PROPERTY_* bits */
@@ -889,6 +896,178 @@ FIEF_API fief_results_t *fief_list_to_results(const fief_list_t *list);
  *  target; thaw: a live one).  `*out_list` receives a new handle, or NULL
  *  when the owner does not exist in the target's version. */
 FIEF_API bool fief_list_resolve_in(const fief_list_t *list, fief_realm_t *target, fief_list_t **out_list);
+
+/* ==========================================================================
+ * Sets
+ *
+ * A set property holds distinct values (every scalar type, optional or
+ * not) or distinct objects (links; never embedded objects).  A set handle
+ * names one set, like a list handle (a realm, an object, a property), and
+ * follows the realm the same way.  Elements are kept in their order:
+ * numbers by value (-0 and 0 are one element, every NaN is one NaN,
+ * first), strings and binaries bytewise, timestamps in time order, object
+ * ids and UUIDs bytewise, decimals by value (1.0 and 1.00 are one element),
+ * links by object key, null first; fief_set_get(i) is the i-th in that
+ * order.  Strings and binaries are views (see OWNERSHIP).
+ *
+ * Links in a set are recorded on the target's side; deleting an object
+ * removes it from every set that holds it, in the same transaction.
+ *
+ * Storage: one LMDB entry per element, keyed by the owner and the element
+ * in an order-preserving encoding, so insert, remove and contains are one
+ * B-tree operation each (O(log n) pages) and two sets are merged in order.
+ * ========================================================================== */
+
+/** The set `property` of `object`: a new handle, or NULL.
+ *  Errors: FIEF_ERR_INVALIDATED_OBJECT, FIEF_ERR_NO_SUCH_PROPERTY,
+ *  FIEF_ERR_INVALID_ARGUMENT (the property is not a set). */
+FIEF_API fief_set_t *fief_object_get_set(const fief_object_t *object, fief_property_key_t property);
+
+/** Whether the set's owner still exists (false for a released handle). */
+FIEF_API bool fief_set_is_valid(const fief_set_t *set);
+
+/** The number of elements into `*out_size`.
+ *  Errors: FIEF_ERR_INVALIDATED_OBJECT, FIEF_ERR_INVALID_HANDLE, ... */
+FIEF_API bool fief_set_size(const fief_set_t *set, size_t *out_size);
+
+/** Element `index` in the set's order into `*out_value`.  The first read of
+ *  a set in a version walks it once; later reads are direct.
+ *  Errors: FIEF_ERR_INDEX_OUT_OF_BOUNDS, FIEF_ERR_INVALIDATED_OBJECT, ... */
+FIEF_API bool fief_set_get(const fief_set_t *set, size_t index, fief_value_t *out_value);
+
+/** Elements `start ..< start + count` into `out_values` (one call for a
+ *  range).  Errors: FIEF_ERR_INDEX_OUT_OF_BOUNDS (nothing is written), ... */
+FIEF_API bool fief_set_get_range(const fief_set_t *set, size_t start, size_t count,
+                                 fief_value_t *out_values);
+
+/** Whether the set holds `value` into `*out_contains` (one lookup).  A value
+ *  of another type is in no set (not an error); ints and floats are
+ *  converted like writes (an int 2 is found in a set of doubles). */
+FIEF_API bool fief_set_contains(const fief_set_t *set, fief_value_t value, bool *out_contains);
+
+/** The position of `value` in the set's order: `*out_found` says whether it
+ *  is there, `*out_index` where (0 when not found). */
+FIEF_API bool fief_set_find(const fief_set_t *set, fief_value_t value, size_t *out_index,
+                            bool *out_found);
+
+/** Add `value`; `*out_inserted` (may be NULL) says whether it was new.
+ *  Errors: FIEF_ERR_NOT_IN_TRANSACTION, FIEF_ERR_TYPE_MISMATCH (a value or a
+ *  link of another type or class), FIEF_ERR_NULL_NOT_ALLOWED,
+ *  FIEF_ERR_INVALID_UTF8, FIEF_ERR_NO_SUCH_OBJECT (a link to an object that
+ *  does not exist), FIEF_ERR_INVALIDATED_OBJECT (the owner was deleted),
+ *  FIEF_ERR_FROZEN ...; on error nothing is written. */
+FIEF_API bool fief_set_insert(fief_set_t *set, fief_value_t value, bool *out_inserted);
+
+/** Take `value` out; `*out_removed` (may be NULL) says whether it was there.
+ *  Errors as fief_set_insert (a value of another type is simply not there). */
+FIEF_API bool fief_set_remove(fief_set_t *set, fief_value_t value, bool *out_removed);
+
+/** Remove every element (linked objects stay). */
+FIEF_API bool fief_set_clear(fief_set_t *set);
+
+/** Set algebra with `other`, a set of the same element type (and target
+ *  class) in the same realm handle; `set` and `other` may be the same set.
+ *  The tests write their answer to `*out_result`; the others change `set`.
+ *  Errors: FIEF_ERR_TYPE_MISMATCH (other element types), FIEF_ERR_INVALID_ARGUMENT
+ *  (`other` of another realm handle: resolve it first), FIEF_ERR_INVALID_HANDLE
+ *  (`other` released or not a set), and for the changes those of
+ *  fief_set_insert. */
+FIEF_API bool fief_set_intersects(const fief_set_t *set, const fief_set_t *other, bool *out_result);
+FIEF_API bool fief_set_is_subset_of(const fief_set_t *set, const fief_set_t *other, bool *out_result);
+FIEF_API bool fief_set_is_superset_of(const fief_set_t *set, const fief_set_t *other, bool *out_result);
+/** set = set ∪ other */
+FIEF_API bool fief_set_form_union(fief_set_t *set, const fief_set_t *other);
+/** set = set ∩ other */
+FIEF_API bool fief_set_form_intersection(fief_set_t *set, const fief_set_t *other);
+/** set = set − other */
+FIEF_API bool fief_set_subtract(fief_set_t *set, const fief_set_t *other);
+
+/** The same set in another realm of the same file (freeze: a frozen
+ *  target; thaw: a live one).  `*out_set` receives a new handle, or NULL
+ *  when the owner does not exist in the target's version. */
+FIEF_API bool fief_set_resolve_in(const fief_set_t *set, fief_realm_t *target, fief_set_t **out_set);
+
+/* ==========================================================================
+ * Maps
+ *
+ * A map property maps string keys to values (every scalar type, optional
+ * or not), to objects (links, always optional) or to embedded objects owned
+ * by the map.  A map handle names one map, like a list handle.  Entries are
+ * kept in key order (bytewise UTF-8, as Realm orders them); entry i is the
+ * i-th in that order.  Keys and values read are views (see OWNERSHIP).
+ *
+ * Keys are UTF-8 of at most 480 bytes that contain no '.' and do not start
+ * with '$' (the query language uses both); any other key is refused with
+ * FIEF_ERR_INVALID_ARGUMENT (FIEF_ERR_INVALID_UTF8 for bad UTF-8) and
+ * nothing is written.  Reading such a key finds nothing.
+ *
+ * Links in a map are recorded on the target's side; deleting an object
+ * sets every map value pointing at it to null (the keys stay).  An embedded
+ * value is created in place (fief_map_insert_embedded) and deleted when its
+ * key is removed or set to another value, or its owner is deleted.
+ *
+ * Storage: one LMDB entry per key, so set, get and remove are one B-tree
+ * operation each.
+ * ========================================================================== */
+
+/** The map `property` of `object`: a new handle, or NULL.
+ *  Errors: FIEF_ERR_INVALIDATED_OBJECT, FIEF_ERR_NO_SUCH_PROPERTY,
+ *  FIEF_ERR_INVALID_ARGUMENT (the property is not a map). */
+FIEF_API fief_map_t *fief_object_get_map(const fief_object_t *object, fief_property_key_t property);
+
+/** Whether the map's owner still exists (false for a released handle). */
+FIEF_API bool fief_map_is_valid(const fief_map_t *map);
+
+/** The number of entries into `*out_size`. */
+FIEF_API bool fief_map_size(const fief_map_t *map, size_t *out_size);
+
+/** The value of `key`: `*out_found` says whether the map has the key;
+ *  `*out_value` is the value (type FIEF_TYPE_NULL when not found, or when
+ *  the value is null). */
+FIEF_API bool fief_map_get(const fief_map_t *map, fief_string_t key, fief_value_t *out_value, bool *out_found);
+
+/** Whether the map has `key` into `*out_contains`. */
+FIEF_API bool fief_map_contains_key(const fief_map_t *map, fief_string_t key, bool *out_contains);
+
+/** The position of `key` in key order: `*out_found`, `*out_index`. */
+FIEF_API bool fief_map_find_key(const fief_map_t *map, fief_string_t key, size_t *out_index, bool *out_found);
+
+/** Entry `index` in key order: its key into `*out_key` and value into
+ *  `*out_value` (either may be NULL).
+ *  Errors: FIEF_ERR_INDEX_OUT_OF_BOUNDS, FIEF_ERR_INVALIDATED_OBJECT, ... */
+FIEF_API bool fief_map_get_entry(const fief_map_t *map, size_t index, fief_string_t *out_key, fief_value_t *out_value);
+
+/** Entries `start ..< start + count`: keys into `out_keys` and values into
+ *  `out_values` (either may be NULL, not both when count > 0).
+ *  Errors: FIEF_ERR_INDEX_OUT_OF_BOUNDS (nothing is written), ... */
+FIEF_API bool fief_map_get_entries(const fief_map_t *map, size_t start, size_t count,
+                                   fief_string_t *out_keys, fief_value_t *out_values);
+
+/** Set `key` to `value`, adding the key if it is new.  For a map of
+ *  embedded objects, use fief_map_insert_embedded (or null to clear a key).
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (a key refused: see above; an existing
+ *  object for a map of embedded objects), FIEF_ERR_INVALID_UTF8,
+ *  FIEF_ERR_TYPE_MISMATCH, FIEF_ERR_NULL_NOT_ALLOWED, FIEF_ERR_NO_SUCH_OBJECT,
+ *  FIEF_ERR_NOT_IN_TRANSACTION, FIEF_ERR_INVALIDATED_OBJECT, FIEF_ERR_FROZEN;
+ *  on error nothing is written. */
+FIEF_API bool fief_map_set(fief_map_t *map, fief_string_t key, fief_value_t value);
+
+/** Remove `key`; `*out_removed` (may be NULL) says whether it was there
+ *  (an embedded value is deleted with it). */
+FIEF_API bool fief_map_remove(fief_map_t *map, fief_string_t key, bool *out_removed);
+
+/** Remove every entry (linked objects stay; embedded ones are deleted). */
+FIEF_API bool fief_map_clear(fief_map_t *map);
+
+/** Create an object of the map's embedded class in place as the value of
+ *  `key` (the key's previous embedded object is deleted); every property
+ *  at its default.  Returns a new handle to it, or NULL.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (not a map of an embedded class, or a
+ *  key refused), FIEF_ERR_NOT_IN_TRANSACTION, ... */
+FIEF_API fief_object_t *fief_map_insert_embedded(fief_map_t *map, fief_string_t key);
+
+/** The same map in another realm of the same file (see fief_set_resolve_in). */
+FIEF_API bool fief_map_resolve_in(const fief_map_t *map, fief_realm_t *target, fief_map_t **out_map);
 
 /* ==========================================================================
  * Results and queries

@@ -12,6 +12,8 @@ enum HandleKind: UInt8 {
     case object = 4
     case results = 5
     case list = 6
+    case set = 7
+    case map = 8
 
     var name: String {
         switch self {
@@ -21,6 +23,8 @@ enum HandleKind: UInt8 {
         case .object: return "object"
         case .results: return "results"
         case .list: return "list"
+        case .set: return "set"
+        case .map: return "map"
         }
     }
 }
@@ -71,7 +75,7 @@ enum HandleTable {
         }
     }
 
-    /// A new collection handle (`kind` .list): the realm, the owner and the
+    /// A new collection handle (`kind` .list, .set or .map): the realm, the owner and the
     /// property live in the slot.
     static func makeCollection(_ realm: Realm, _ kind: HandleKind, table: UInt32, key: Int64, property: UInt32) -> OpaquePointer? {
         make(realm, kind) { slot in

@@ -206,16 +206,7 @@ public func exportListResolveIn(_ handle: OpaquePointer?, _ target: OpaquePointe
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_list")
         let box = try HandleTable.collection(UnsafeRawPointer(handle), .list)
-        let exists = try withRealm(target) { (realm) throws(FiefError) -> Realm? in
-            guard realm.path == box.realm.path else { throw FiefError(.invalidArgument, "the target realm is another file") }
-            return try realm.objectExists(table: box.table, key: box.key) ? realm : nil
-        }
-        out.pointee = try exists.map { (realm) throws(FiefError) -> OpaquePointer in
-            guard let made = HandleTable.makeCollection(realm, .list, table: box.table, key: box.key, property: box.property) else {
-                throw FiefError(.outOfMemory, "too many live handles")
-            }
-            return made
-        }
+        out.pointee = try resolveCollection(box, .list, in: target)
         return true
     }
 }

@@ -82,9 +82,8 @@ public func exportSchemaNew(_ classes: UnsafePointer<fief_class_info_t>?, _ coun
                 guard let type = PropertyType(rawValue: p.type) else {
                     throw FiefError(.invalidSchema, "property '\(name).\(pname)' has unknown type \(p.type)")
                 }
-                guard p.collection_type == FIEF_COLLECTION_NONE || p.collection_type == FIEF_COLLECTION_LIST,
-                      let collection = CollectionKind(rawValue: UInt32(bitPattern: p.collection_type)) else {
-                    throw FiefError(.invalidSchema, "property '\(name).\(pname)' has unknown collection_type \(p.collection_type) (FIEF_COLLECTION_NONE or FIEF_COLLECTION_LIST)")
+                guard let collection = CollectionKind(rawValue: UInt32(bitPattern: p.collection_type)) else {
+                    throw FiefError(.invalidSchema, "property '\(name).\(pname)' has unknown collection_type \(p.collection_type) (FIEF_COLLECTION_NONE, _LIST, _SET or _MAP)")
                 }
                 if p.link_origin_property != nil {
                     throw FiefError(.invalidSchema, "property '\(name).\(pname)': link_origin_property must be NULL in this version")
