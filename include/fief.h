@@ -982,6 +982,12 @@ FIEF_API bool fief_set_form_intersection(fief_set_t *set, const fief_set_t *othe
 /** set = set − other */
 FIEF_API bool fief_set_subtract(fief_set_t *set, const fief_set_t *other);
 
+/** The objects of a set of links as live results, in the set's order
+ *  (object key): filter and sort them like any results; they follow every
+ *  later change to the set and to the objects.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (a set of values), FIEF_ERR_INVALIDATED_OBJECT. */
+FIEF_API fief_results_t *fief_set_to_results(const fief_set_t *set);
+
 /** The same set in another realm of the same file (freeze: a frozen
  *  target; thaw: a live one).  `*out_set` receives a new handle, or NULL
  *  when the owner does not exist in the target's version. */
@@ -1065,6 +1071,12 @@ FIEF_API bool fief_map_clear(fief_map_t *map);
  *  Errors: FIEF_ERR_INVALID_ARGUMENT (not a map of an embedded class, or a
  *  key refused), FIEF_ERR_NOT_IN_TRANSACTION, ... */
 FIEF_API fief_object_t *fief_map_insert_embedded(fief_map_t *map, fief_string_t key);
+
+/** The objects a map of links holds as values, as live results in key
+ *  order (null values left out; an object that is the value of two keys is
+ *  there twice): filter and sort them like any results.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (a map of values), FIEF_ERR_INVALIDATED_OBJECT. */
+FIEF_API fief_results_t *fief_map_to_results(const fief_map_t *map);
 
 /** The same map in another realm of the same file (see fief_set_resolve_in). */
 FIEF_API bool fief_map_resolve_in(const fief_map_t *map, fief_realm_t *target, fief_map_t **out_map);

@@ -167,3 +167,13 @@ public func exportMapResolveIn(_ handle: OpaquePointer?, _ target: OpaquePointer
         return true
     }
 }
+
+@_cdecl("fief_map_to_results")
+public func exportMapToResults(_ handle: OpaquePointer?) -> OpaquePointer? {
+    guarded(nil) { () throws(FiefError) -> OpaquePointer? in
+        let results = try withMap(handle) { (box) throws(FiefError) in
+            try Results(realm: box.realm, list: box.property, of: box.key, in: box.table)
+        }
+        return HandleTable.make(results, .results)
+    }
+}

@@ -257,11 +257,26 @@ TEST(set_links) {
     EQU(t_count(owners), 1);
     fief_release(owners);
 
+    /* The set as live results, filtered. */
+    fief_results_t *as_results = fief_set_to_results(set);
+    R(as_results != NULL);
+    EQU(t_count(as_results), 3);
+    fief_results_t *rexes = fief_results_filter(as_results, "name BEGINSWITH 'R'", NULL, 0);
+    R(rexes != NULL);
+    EQU(t_count(rexes), 1);
+    fief_release(rexes);
+    fief_set_t *ints = fief_object_get_set(ann, t_prop(r, "Person", "ints"));
+    R(ints != NULL);
+    EERRM(fief_set_to_results(ints) != NULL, FIEF_ERR_INVALID_ARGUMENT, "set of values");
+    fief_release(ints);
+
     /* Deleting a dog takes it out of the set. */
     R(fief_realm_begin_write(r));
     E(fief_object_delete(rex));
     R(fief_realm_commit(r));
     EQU(set_size(set), 2);
+    EQU(t_count(as_results), 2);
+    fief_release(as_results);
     E(!set_has(set, vlink(dog_class, dogs[0])));
     E(set_has(set, vlink(dog_class, dogs[1])));
     fief_release(rex);
@@ -347,10 +362,16 @@ TEST(map_operations) {
     R(owners != NULL);
     EQU(t_count(owners), 1);
     fief_release(owners);
+    fief_results_t *pet_results = fief_map_to_results(pets);
+    R(pet_results != NULL);
+    EQU(t_count(pet_results), 1);
+    EERRM(fief_map_to_results(scores) != NULL, FIEF_ERR_INVALID_ARGUMENT, "map of values");
     R(fief_realm_begin_write(r));
     E(fief_object_delete(rex));
     R(fief_realm_commit(r));
     EQU(map_size(pets), 2);
+    EQU(t_count(pet_results), 0);
+    fief_release(pet_results);
     E(fief_map_get(pets, t_str("best"), &v, &found) && found);
     EQI(v.type, FIEF_TYPE_NULL);
     fief_release(rex);

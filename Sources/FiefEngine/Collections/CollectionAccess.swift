@@ -83,6 +83,38 @@ extension Realm {
         if !write.collectionEntries.isEmpty { write.collectionEntries.removeAll(keepingCapacity: true) }
     }
 
+    /// The object keys a list, set or map of links holds, in its order (a
+    /// map's non-null values in key order).
+    func linkedKeys(_ id: ListID) throws(FiefError) -> [Int64] {
+        let table = try table(id.table)
+        let column = try table.column(id.column)
+        try requireLive(table, id.owner)
+        var keys: [Int64] = []
+        switch column.collection {
+        case .list:
+            let state = try listState(table, column, owner: id.owner)
+            keys.reserveCapacity(state.count)
+            for i in 0..<state.count {
+                if case .link(_, let key) = try state.value(i, table: table) { keys.append(key) }
+            }
+        case .set:
+            for entry in try collectionEntries(id, try table.setDatabase(column.key)).entries {
+                guard let value = SetStore.decode(entry.key, entry.value, type: column.elementType, linkTarget: column.linkTarget) else {
+                    throw damagedEntry(table, column, id.owner, "an element")
+                }
+                if case .link(_, let key) = value { keys.append(key) }
+            }
+        case .map:
+            for entry in try collectionEntries(id, try table.mapDatabase(column.key)).entries {
+                guard let value = MixedCoding.decode(entry.value) else { throw damagedEntry(table, column, id.owner, "a value") }
+                if case .link(_, let key) = value { keys.append(key) }
+            }
+        case .none:
+            break
+        }
+        return keys
+    }
+
     /// The error for a stored entry that does not decode.
     func damagedEntry(_ table: Table, _ column: Column, _ owner: Int64, _ what: String) -> FiefError {
         let name = (try? table.property(column.key).name) ?? "#\(column.key)"

@@ -52,15 +52,20 @@ public final class Results: @unchecked Sendable {
         self.list = nil
     }
 
-    /// The objects of list `property` of object `owner` of class
-    /// `ownerClass` (a list of links), in list order, live: they follow
-    /// every change to the list and to the objects.
+    /// The objects of list, set or map `property` of object `owner` of
+    /// class `ownerClass` (of links), live: they follow every change to the
+    /// collection and to the objects.  A list's in list order (an object
+    /// listed twice is there twice), a set's in its order (object key), a
+    /// map's values in key order (null values left out).
     public init(realm: Realm, list property: UInt32, of owner: Int64, in ownerClass: UInt32) throws(FiefError) {
         try realm.checkReadable()
         let table = try realm.table(ownerClass)
-        let column = try realm.listColumn(table, property)
+        let column = try table.column(property)
+        guard column.collection != .none else {
+            throw FiefError(.invalidArgument, "'\(table.objectClass.name).\((try? table.property(property).name) ?? "")' is not a list, set or map")
+        }
         guard column.elementType == .link else {
-            throw FiefError(.invalidArgument, "'\(table.objectClass.name).\((try? table.property(property).name) ?? "")' is a list of values, not of objects: read its values instead")
+            throw FiefError(.invalidArgument, "'\(table.objectClass.name).\((try? table.property(property).name) ?? "")' is a \(column.collection.name) of values, not of objects: read its values instead")
         }
         try realm.requireLive(table, owner)
         self.realm = realm
@@ -265,15 +270,7 @@ public final class Results: @unchecked Sendable {
     /// The elements of `list` that every filter matches, in list order (an
     /// object listed twice is there twice).
     private func scanList(_ list: ListID) throws(FiefError) {
-        let owner = try realm.table(list.table)
-        let column = try realm.listColumn(owner, list.column)
-        try realm.requireLive(owner, list.owner)
-        let state = try realm.listState(owner, column, owner: list.owner)
-        var elements: [Int64] = []
-        elements.reserveCapacity(state.count)
-        for i in 0..<state.count {
-            if case .link(_, let key) = try state.value(i, table: owner) { elements.append(key) }
-        }
+        var elements = try realm.linkedKeys(list)
         if !filters.isEmpty {
             let table = try realm.table(tableKey)
             // Each cluster the list reaches, evaluated once for the elements in it.
