@@ -157,6 +157,9 @@ enum QueryCompiler {
         if p.collection != .none {
             throw FiefError(.queryInvalid, "'\(table.objectClass.name).\(p.name)' is a \(p.collection.name); queries over its elements (ANY, @count) are not supported yet")
         }
+        if p.type == .mixed {
+            throw FiefError(.queryInvalid, "'\(table.objectClass.name).\(p.name)' is mixed; queries on mixed values are not supported yet")
+        }
         return p
     }
 

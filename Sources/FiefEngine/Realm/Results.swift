@@ -152,6 +152,9 @@ public final class Results: @unchecked Sendable {
             if property.type == .link {
                 throw FiefError(.queryInvalid, "cannot sort by '\(name)': it is a link; sort by a property of the objects themselves")
             }
+            if property.type == .mixed {
+                throw FiefError(.queryInvalid, "cannot sort by '\(name)': sorting by mixed values is not supported yet")
+            }
             keys.append(SortKey(property: property.key, ascending: ascending))
         }
         let merged = keys + sortKeys.filter { old in !keys.contains { $0.property == old.property } }
