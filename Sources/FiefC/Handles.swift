@@ -12,6 +12,8 @@ enum HandleKind: UInt8 {
     case object = 4
     case results = 5
     case list = 6
+    /// Results of values (`ValueResults`): a `fief_results_t` too.
+    case valueResults = 7
 
     var name: String {
         switch self {
@@ -21,6 +23,7 @@ enum HandleKind: UInt8 {
         case .object: return "object"
         case .results: return "results"
         case .list: return "list"
+        case .valueResults: return "results"
         }
     }
 }
