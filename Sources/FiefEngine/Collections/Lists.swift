@@ -691,3 +691,12 @@ extension Realm {
     }
 
 }
+
+extension Realm {
+    /// Whether list `propertyKey` of class `tableKey` holds objects (links)
+    /// rather than values.
+    public func listHoldsObjects(table tableKey: UInt32, property propertyKey: UInt32) throws(FiefError) -> Bool {
+        try checkReadable()
+        return try listColumn(try table(tableKey), propertyKey).elementType == .link
+    }
+}
