@@ -314,10 +314,15 @@ class Dict(LiveCollection, MutableMapping[str, V]):
             if not isinstance(key, str):
                 raise errors.TypeMismatchError(
                     f"the keys of {self._where()} are strings, not {type(key).__name__} ({key!r})")
-        values = [value for _, value in pairs]
-        if self._is_links and not self._is_embedded:
-            self._check_link_targets(values)
-            # Values already in the realm first: a refused one adds nothing.
+        links = self._is_links and not self._is_embedded
+        if links:
+            # Dicts become unmanaged objects now (a misspelt property fails
+            # before anything is written); objects are checked; values
+            # already in the realm are written first, then each key that
+            # gets a new object is set to None (so the library judges the
+            # key, and the transaction, before the object is added).
+            pairs = [(k, self._target_binding().cls(**v) if isinstance(v, dict) else v) for k, v in pairs]
+            self._check_link_targets([value for _, value in pairs])
             pairs = ([p for p in pairs if not self._needs_adding(p[1])]
                      + [p for p in pairs if self._needs_adding(p[1])])
         undo: list[tuple[str, bool, Any]] = []  # (key, existed, previous value or embedded copy)
@@ -333,9 +338,15 @@ class Dict(LiveCollection, MutableMapping[str, V]):
                     self._write_embedded(key, value, undo, adopted)
                     continue
                 undo.append(self._previous(key))
-                if self._is_links and self._needs_adding(value):
-                    value = self._prepare_links([value])[0]
+                if links and self._needs_adding(value):
+                    continue
                 self._set(key, value)
+            if links:
+                new = [(key, value) for key, value in pairs if self._needs_adding(value)]
+                for key, _ in new:
+                    self._set(key, None)
+                for key, value in new:
+                    self._set(key, self._prepare_links([value])[0])
         except BaseException:
             self._undo(undo)
             for child, given in adopted:
