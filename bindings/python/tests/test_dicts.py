@@ -868,3 +868,27 @@ def test_a_closed_realm(realm_path):
         dict(scores)
     with pytest.raises(fief.RealmClosedError):
         "a" in scores
+
+
+def test_mapping_methods_on_a_dict_of_objects(realm):
+    with realm.write():
+        ann = realm.add(Person(name="Ann", pets={"r": Dog(name="Rex")}))
+        rex = ann.pets["r"]
+        got = ann.pets.setdefault("m", {"name": "Max"})      # a new object: the stored one comes back
+        assert isinstance(got, Dog) and got.is_managed and got.name == "Max"
+        assert ann.pets.setdefault("r", None) == rex
+        assert ann.pets.setdefault("n") is None and ann.pets["n"] is None
+
+        class Pairs:                                         # not a Mapping, but keys() and []
+            def keys(self):
+                return ["a"]
+
+            def __getitem__(self, key):
+                return rex
+        ann.pets.update(Pairs())
+        assert ann.pets.pop("m").name == "Max" and ann.pets.popitem() == ("a", rex)
+    assert ann.pets.get("r") == rex and ann.pets.get("zz") is None
+    assert rex in ann.pets.values() and ("r", rex) in ann.pets.items() and ("r", None) not in ann.pets.items()
+    assert ann.pets == realm.object(Person, "Ann").pets                  # two fief.Dicts
+    assert ann.pets != {"r": rex} and ann.pets == {"r": rex, "n": None}
+    assert realm.objects(Dog).count() == 2                               # popping an object keeps it
