@@ -683,6 +683,8 @@ def test_a_set_refuses_objects_it_cannot_hold(realm, tmp_path):
             ann.dogs.update([Dog(name="Ok"), 3])             # all or nothing: the dog is not added
         with pytest.raises(fief.NoSuchObjectError):
             ann.dogs.update([Dog(name="Ok"), gone])
+        with pytest.raises(fief.NoSuchPropertyError):
+            ann.dogs.update([{"name": "Ok"}, {"nmae": "typo"}])  # the first dict is not added
         with pytest.raises(fief.TypeMismatchError, match="unknown class 999"):
             ann.dogs.add(fief.Link(999, 0))
         assert len(realm.objects(Person)) == 1 and len(realm.objects(Dog)) == 0

@@ -30,8 +30,6 @@ class LiveCollection:
 
     # The handle's kind, as the C names say it ("list", "set", "map").
     _kind = ""
-    # The class name shown by repr() and in messages.
-    _public = ""
 
     def __init__(self, binding: "ClassBinding", owner: Handle, spec: PropertySpec, handle: Handle):
         self._binding = binding          # the owner's class in its realm

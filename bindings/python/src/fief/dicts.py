@@ -70,7 +70,6 @@ class Dict(LiveCollection, MutableMapping[str, V]):
 
     __slots__ = ()
     _kind = "map"
-    _public = "fief.Dict"
 
     # -- plumbing -------------------------------------------------------------
 

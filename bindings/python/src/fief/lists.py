@@ -10,7 +10,7 @@ from . import _lib as L
 from . import errors
 from ._collection import BATCH as _BATCH
 from ._collection import REPR_LIMIT as _REPR_LIMIT
-from ._collection import LiveCollection, unadopt as _unadopt, unmanaged_copy  # noqa: F401
+from ._collection import LiveCollection, unadopt as _unadopt, unmanaged_copy
 from ._values import Keep, from_value
 from .model import Object, list_elements
 
@@ -60,7 +60,6 @@ class List(LiveCollection, MutableSequence[T]):
 
     __slots__ = ()
     _kind = "list"
-    _public = "fief.List"
 
     # -- plumbing -------------------------------------------------------------
 

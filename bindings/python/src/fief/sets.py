@@ -68,7 +68,6 @@ class Set(LiveCollection, MutableSet[T]):
 
     __slots__ = ()
     _kind = "set"
-    _public = "fief.Set"
 
     # -- plumbing -------------------------------------------------------------
 
@@ -132,10 +131,12 @@ class Set(LiveCollection, MutableSet[T]):
 
     def _insert_many(self, values: list) -> None:
         """Insert every value, all or nothing: on a failure the ones this
-        call inserted are taken out again.  In a set of objects the objects
-        are checked first, then those in the realm are inserted, then new
-        ones are added and inserted (so a refused element adds nothing)."""
+        call inserted are taken out again.  In a set of objects dicts
+        become unmanaged objects and the objects are checked first, then
+        those in the realm are inserted, then new ones are added and
+        inserted (so a refused element adds nothing)."""
         if self._is_links:
+            values = [self._target_binding().cls(**v) if isinstance(v, dict) else v for v in values]
             self._check_link_targets(values)
             values = ([v for v in values if not self._needs_adding(v)]
                       + [v for v in values if self._needs_adding(v)])
