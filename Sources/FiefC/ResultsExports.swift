@@ -21,7 +21,7 @@ func withResults<R>(_ handle: OpaquePointer?, _ function: StaticString, _ body: 
             try withLockedResults(results.realm, results.isValid, { () throws(FiefError) -> R in try body(results) })
         }
     } catch where error.code == .wrongHandleType && HandleTable.kind(of: UnsafeRawPointer(handle)) == .valueResults {
-        throw FiefError(.invalidArgument, "\(function) needs results of objects, but these results hold values (made from a list of values): read them with fief_results_get_value")
+        throw FiefError(.invalidArgument, "\(function) needs results of objects, but these results hold values (made from a list, set or map of values): read them with fief_results_get_value")
     }
 }
 
@@ -44,7 +44,7 @@ func withAnyResults<R>(_ handle: OpaquePointer?, _ body: (AnyResults) throws(Fie
 func withValueResults<R>(_ handle: OpaquePointer?, _ function: StaticString, _ body: (ValueResults) throws(FiefError) -> R) throws(FiefError) -> R {
     try withAnyResults(handle) { (any) throws(FiefError) -> R in
         guard case .values(let results) = any else {
-            throw FiefError(.invalidArgument, "\(function) needs results of values (made from a list of values), but these results hold objects: read them with fief_results_get_object or fief_results_get_values")
+            throw FiefError(.invalidArgument, "\(function) needs results of values (made from a list, set or map of values), but these results hold objects: read them with fief_results_get_object or fief_results_get_values")
         }
         return try body(results)
     }
@@ -129,7 +129,7 @@ public func exportResultsCount(_ handle: OpaquePointer?, _ out: UnsafeMutablePoi
 public func exportResultsGetClassKey(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<UInt32>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         if HandleTable.kind(of: UnsafeRawPointer(handle)) == .valueResults {
-            throw FiefError(.invalidArgument, "fief_results_get_class_key needs results of objects, but these results hold values (made from a list of values): see fief_results_get_element_type")
+            throw FiefError(.invalidArgument, "fief_results_get_class_key needs results of objects, but these results hold values (made from a list, set or map of values): see fief_results_get_element_type")
         }
         let results = try HandleTable.resolve(UnsafeRawPointer(handle), .results, as: Results.self)
         try store(out, results.tableKey, "out_class_key")

@@ -9,6 +9,8 @@
         age: int = 0
         nickname: Optional[str] = None
         tags: list[str]                 # a list property: a live fief.List when managed
+        lucky: set[int]                 # a set property: a live fief.Set when managed
+        marks: dict[str, float]         # a dict property: a live fief.Dict when managed
 
     with fief.Realm.open("dogs.fief", schema=[Dog]) as realm:
         with realm.write():
@@ -28,7 +30,9 @@ from . import errors
 from ._lib import EXPECTED_VERSION_NUMBER
 from ._types import Decimal128, Float32, ObjectId
 from .errors import *  # noqa: F401,F403
+from .dicts import Dict
 from .lists import List
+from .sets import Set
 from .model import Backlinks, EmbeddedObject, Indexed, Object, PrimaryKey, Property, PropertySpec
 from ._values import Link
 from .realm import (ClassInfo, FileReport, PropertyInfo, Realm, Results, ValueResults, WriteTransaction, copy_file,
@@ -54,7 +58,7 @@ def library_version() -> str:
 
 __all__ = [
     "Object", "EmbeddedObject", "PrimaryKey", "Indexed", "Property", "PropertySpec", "Backlinks",
-    "Realm", "Results", "ValueResults", "List", "WriteTransaction", "ClassInfo", "PropertyInfo",
+    "Realm", "Results", "ValueResults", "List", "Set", "Dict", "WriteTransaction", "ClassInfo", "PropertyInfo",
     "Decimal128", "ObjectId", "Float32", "Link",
     "delete_realm_files", "verify_file", "copy_file", "FileReport", "load_library", "library_version", "errors",
     "EXPECTED_VERSION_NUMBER",

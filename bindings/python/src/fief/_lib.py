@@ -58,8 +58,11 @@ PROPERTY_INDEXED = 0x04
 CLASS_EMBEDDED = 0x01
 COLLECTION_NONE = 0
 COLLECTION_LIST = 1
+COLLECTION_SET = 2
+COLLECTION_MAP = 3
 
-COLLECTION_NAMES = {COLLECTION_NONE: "none", COLLECTION_LIST: "list"}
+COLLECTION_NAMES = {COLLECTION_NONE: "none", COLLECTION_LIST: "list", COLLECTION_SET: "set",
+                    COLLECTION_MAP: "map"}
 
 UPDATE_POLICY_ERROR = 0
 UPDATE_POLICY_MODIFIED = 1
@@ -247,6 +250,40 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_list_insert_embedded": (H, [H, c_size_t]),
     "fief_list_resolve_in": (c_bool, [H, H, P(c_void_p)]),
     "fief_list_to_results": (c_void_p, [H]),
+    # sets
+    "fief_object_get_set": (H, [H, fief_property_key_t]),
+    "fief_set_is_valid": (c_bool, [H]),
+    "fief_set_size": (c_bool, [H, P(c_size_t)]),
+    "fief_set_get": (c_bool, [H, c_size_t, P(fief_value_t)]),
+    "fief_set_get_range": (c_bool, [H, c_size_t, c_size_t, P(fief_value_t)]),
+    "fief_set_contains": (c_bool, [H, fief_value_t, P(c_bool)]),
+    "fief_set_find": (c_bool, [H, fief_value_t, P(c_size_t), P(c_bool)]),
+    "fief_set_insert": (c_bool, [H, fief_value_t, P(c_bool)]),
+    "fief_set_remove": (c_bool, [H, fief_value_t, P(c_bool)]),
+    "fief_set_clear": (c_bool, [H]),
+    "fief_set_intersects": (c_bool, [H, H, P(c_bool)]),
+    "fief_set_is_subset_of": (c_bool, [H, H, P(c_bool)]),
+    "fief_set_is_superset_of": (c_bool, [H, H, P(c_bool)]),
+    "fief_set_form_union": (c_bool, [H, H]),
+    "fief_set_form_intersection": (c_bool, [H, H]),
+    "fief_set_subtract": (c_bool, [H, H]),
+    "fief_set_to_results": (H, [H]),
+    "fief_set_resolve_in": (c_bool, [H, H, P(c_void_p)]),
+    # maps
+    "fief_object_get_map": (H, [H, fief_property_key_t]),
+    "fief_map_is_valid": (c_bool, [H]),
+    "fief_map_size": (c_bool, [H, P(c_size_t)]),
+    "fief_map_get": (c_bool, [H, fief_string_t, P(fief_value_t), P(c_bool)]),
+    "fief_map_contains_key": (c_bool, [H, fief_string_t, P(c_bool)]),
+    "fief_map_find_key": (c_bool, [H, fief_string_t, P(c_size_t), P(c_bool)]),
+    "fief_map_get_entry": (c_bool, [H, c_size_t, P(fief_string_t), P(fief_value_t)]),
+    "fief_map_get_entries": (c_bool, [H, c_size_t, c_size_t, P(fief_string_t), P(fief_value_t)]),
+    "fief_map_set": (c_bool, [H, fief_string_t, fief_value_t]),
+    "fief_map_remove": (c_bool, [H, fief_string_t, P(c_bool)]),
+    "fief_map_clear": (c_bool, [H]),
+    "fief_map_insert_embedded": (H, [H, fief_string_t]),
+    "fief_map_to_results": (H, [H]),
+    "fief_map_resolve_in": (c_bool, [H, H, P(c_void_p)]),
     # results
     "fief_realm_get_objects": (H, [H, fief_class_key_t]),
     "fief_results_filter": (H, [H, c_char_p, P(fief_query_arg_t), c_size_t]),
@@ -268,6 +305,8 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     # aggregates
     "fief_results_aggregate": (c_bool, [H, fief_property_key_t, c_int32, P(fief_value_t)]),
     "fief_list_aggregate": (c_bool, [H, fief_property_key_t, c_int32, P(fief_value_t)]),
+    "fief_set_aggregate": (c_bool, [H, fief_property_key_t, c_int32, P(fief_value_t)]),
+    "fief_map_aggregate": (c_bool, [H, fief_property_key_t, c_int32, P(fief_value_t)]),
     # files
     "fief_file_verify": (c_bool, [c_char_p, fief_report_fn, c_void_p, P(c_size_t)]),
     "fief_file_copy": (c_bool, [c_char_p, c_char_p, fief_report_fn, c_void_p, P(c_size_t)]),

@@ -8,22 +8,19 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, TypeVar
 
 from . import _lib as L
 from . import errors
-from ._handle import Handle
-from ._values import Keep, Link, from_value, to_value
-from .model import Object, PropertySpec, list_elements
+from ._collection import BATCH as _BATCH
+from ._collection import REPR_LIMIT as _REPR_LIMIT
+from ._collection import LiveCollection, unadopt as _unadopt, unmanaged_copy
+from ._values import Keep, from_value
+from .model import Object, list_elements
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .realm import ClassBinding, Realm, Results, ValueResults
+    from .realm import Results, ValueResults
 
 T = TypeVar("T")
 
-# Elements read per fief_list_get_range call while iterating.
-_BATCH = 512
-# Elements shown by repr() before "...".
-_REPR_LIMIT = 100
 
-
-class List(MutableSequence[T]):
+class List(LiveCollection, MutableSequence[T]):
     """A managed object's list property: a live, mutable sequence stored in
     the realm (RealmSwift's List).
 
@@ -61,58 +58,10 @@ class List(MutableSequence[T]):
     and leaves the list as it was.
     """
 
-    __slots__ = ("_binding", "_owner", "_spec", "_handle", "_target", "_realm_ref", "__weakref__")
-
-    def __init__(self, binding: "ClassBinding", owner: Handle, spec: PropertySpec, handle: Handle):
-        self._binding = binding          # the owner's class in its realm
-        self._owner = owner              # the owner object's handle (shared with the model object)
-        self._spec = spec
-        self._handle = handle
-        self._target = None              # the ClassBinding of the linked class, once needed
-        self._realm_ref = None           # the Realm wrapper elements are read through, once needed
+    __slots__ = ()
+    _kind = "list"
 
     # -- plumbing -------------------------------------------------------------
-
-    @property
-    def _lib(self) -> L.Library:
-        return self._binding.schema.library
-
-    def _ptr(self) -> int:
-        return self._handle.ptr
-
-    @property
-    def _is_links(self) -> bool:
-        return self._spec.fief_type == L.TYPE_LINK
-
-    @property
-    def _is_embedded(self) -> bool:
-        if not self._is_links:
-            return False
-        info = self._binding.schema.classes.get(self._spec.link_target or "")
-        return bool(info is not None and info.flags & L.CLASS_EMBEDDED)
-
-    def _target_binding(self) -> "ClassBinding":
-        if self._target is None:
-            self._target = self._binding.schema.bind(self._spec.link_target or "")
-        return self._target
-
-    def _realm(self) -> "Realm":
-        # Kept: without a Realm wrapper of its own (a frozen object's realm is
-        # often one), each read would make and drop one.
-        realm = self._realm_ref
-        if realm is None or realm._handle.released:
-            realm = self._realm_ref = self._binding.schema.realm_of_object(self._owner)
-        return realm
-
-    def _python(self, raw: Any, realm: "Realm | None") -> Any:
-        """An element as the user sees it (links as model objects)."""
-        if isinstance(raw, Link):
-            if realm is None:
-                realm = self._realm()
-            library = self._lib
-            ptr = library.fief_object_get(realm._handle.ptr, raw.class_key, raw.object_key)
-            return self._target_binding().wrap(library.check_handle(ptr, "fief_object_get"))
-        return raw
 
     def _raw_range(self, start: int, count: int) -> list:
         """Elements start ... start + count - 1 as Python values (links as
@@ -126,11 +75,7 @@ class List(MutableSequence[T]):
         return [from_value(out[i], py_type) for i in range(count)]
 
     def _range(self, start: int, count: int) -> list:
-        raw = self._raw_range(start, count)
-        if not self._is_links or not raw:
-            return raw
-        realm = self._realm()
-        return [self._python(v, realm) for v in raw]
+        return self._pythons(self._raw_range(start, count))
 
     def _index(self, index: Any, size: int | None = None, *, what: str = "index") -> int:
         """A Python index (negative counts from the end) as a list position.
@@ -146,30 +91,6 @@ class List(MutableSequence[T]):
             index += n
         return index
 
-    def _encode(self, value: Any, out: L.fief_value_t, keep: Keep) -> None:
-        to_value(value, out, keep, self._spec.fief_type)
-
-    def _prepare_links(self, values: list) -> list:
-        """Elements of a list of links made ready to be linked: dicts become
-        new objects of the target class, and unmanaged objects are added
-        (once each; their own links too).  Unmanaged objects of another
-        class are refused before anything is added."""
-        target = self._spec.link_target
-        for value in values:
-            if isinstance(value, Object) and not value.is_managed and type(value).__fief_name__ != target:
-                raise errors.TypeMismatchError(
-                    f"{self._where()} links to {target!r} objects, not to a {type(value).__fief_name__}")
-        prepared = []
-        realm = None
-        for value in values:
-            if isinstance(value, dict):
-                value = self._target_binding().cls(**value)
-            if isinstance(value, Object):
-                realm = realm or self._realm()
-                realm._linkable(value)
-            prepared.append(value)
-        return prepared
-
     def _values_array(self, values: list, keep: Keep):
         n = len(values)
         array = (L.fief_value_t * max(n, 1))()
@@ -177,24 +98,7 @@ class List(MutableSequence[T]):
             self._encode(value, array[i], keep)
         return array
 
-    def _where(self) -> str:
-        return f"{self._binding.info.name}.{self._spec.name}"
-
     # -- embedded elements ------------------------------------------------------
-
-    def _in_place(self, value: Any) -> Object | None:
-        """The unmanaged embedded object to create in place for `value` (a
-        dict or an unmanaged embedded object), or None when `value` is
-        something else (then the library judges it, and refuses it)."""
-        if isinstance(value, dict):
-            return self._target_binding().cls(**value)
-        if isinstance(value, Object) and not value.is_managed:
-            if type(value).__fief_name__ != self._spec.link_target:
-                raise errors.TypeMismatchError(
-                    f"{self._where()} holds embedded {self._spec.link_target!r} objects, "
-                    f"not a {type(value).__fief_name__}")
-            return value
-        return None
 
     def _refuse(self, value: Any, index: int) -> None:
         """Let the library refuse a value that cannot go into a list of
@@ -515,142 +419,22 @@ class List(MutableSequence[T]):
 
     # -- state -----------------------------------------------------------------
 
-    def _identity(self):
-        owner = self._binding.object_key(self._owner)
-        return (self._binding.schema.path, self._binding.class_key, owner, self._spec.name)
-
     def _same_list(self, other: "List") -> bool:
-        """Whether both name the same list of the same live file (or snapshot)."""
-        if self.is_frozen != other.is_frozen or (self.is_frozen and self._binding.schema is not other._binding.schema):
-            return False
-        try:
-            return self._identity() == other._identity()
-        except errors.FiefError:
-            return False
-
-    @property
-    def is_valid(self) -> bool:
-        """False once the owner was deleted (or the realm closed)."""
-        if self._handle.released:
-            return False
-        library = L.loaded()
-        return bool(library and library.fief_list_is_valid(self._handle.ptr))
-
-    @property
-    def realm(self) -> "Realm":
-        return self._realm()
-
-    @property
-    def is_frozen(self) -> bool:
-        return self._binding.schema.frozen
+        return self._same(other)
 
     def freeze(self) -> "List[T]":
         """The list in a frozen snapshot of its realm's current version: it
         never changes, and can be read from any thread."""
-        realm = self._realm()
-        if realm.is_frozen:
-            return self
-        return realm.freeze()._resolve_list(self)
+        return super().freeze()
 
     def thaw(self) -> "List[T] | None":
         """The list in a live realm at the newest version (None if its owner
         was deleted since)."""
-        realm = self._realm()
-        if not realm.is_frozen:
-            return self
-        return realm.thaw()._resolve_list(self)
+        return super().thaw()
 
     def results(self) -> "Results[T] | ValueResults[T]":
         """The list as live results, in list order: for a list of objects a
         fief.Results (filter and sort by their properties), for a list of
         values a fief.ValueResults (filter with predicates over ``self``,
         sort by value, aggregate)."""
-        from .realm import Results, ValueResults
-        library = self._binding.schema.library
-        ptr = library.fief_list_to_results(self._handle.ptr)
-        handle = Handle(library.check_handle(ptr, "fief_list_to_results"), "results")
-        if not self._is_links:
-            return ValueResults(library, self._spec, handle)
-        return Results(self._target_binding(), handle)
-
-    def filter(self, predicate: str, *args: Any) -> "Results[T] | ValueResults[T]":
-        """The elements that match `predicate` (Realm's query language), in
-        list order, live: objects by their properties (``"age > 2"``),
-        values as ``self`` (``"self > 2"``, ``"self BEGINSWITH 'a'"``)."""
-        return self.results().filter(predicate, *args)
-
-    where = filter
-
-    def _aggregate(self, attr: Any, op: int) -> Any:
-        library = self._lib
-        if self._is_links:
-            if attr is None:
-                raise TypeError("aggregates of a list of objects need a property name")
-            binding = self._target_binding()
-            name = attr.attr if isinstance(attr, PropertySpec) else attr
-            spec = next((s for s in binding.cls.__fief_properties__ if s.attr == name), None)
-            if spec is None:
-                raise errors.NoSuchPropertyError(f"{binding.cls.__name__} has no property {name!r}")
-            key = binding.key_of(spec)
-        else:
-            if attr is not None:
-                raise TypeError("a list of values aggregates its values: give no property name")
-            spec, key = self._spec, 0
-        out = L.fief_value_t()
-        library.check(library.fief_list_aggregate(self._ptr(), key, op, ctypes.byref(out)), "fief_list_aggregate")
-        return from_value(out, spec.py_type)
-
-    def min(self, attr: Any = None) -> Any:
-        """The smallest value: of the elements of a list of values, or of
-        property `attr` of the objects of a list of objects (None if there is
-        none; None values are skipped).  Computed by the library where the
-        list is stored (fief_list_aggregate)."""
-        return self._aggregate(attr, L.AGGREGATE_MIN)
-
-    def max(self, attr: Any = None) -> Any:
-        """The largest value (see `min`)."""
-        return self._aggregate(attr, L.AGGREGATE_MAX)
-
-    def sum(self, attr: Any = None) -> Any:
-        """The sum (0 for no values): an int for ints, a float for floats, a
-        decimal for decimals."""
-        return self._aggregate(attr, L.AGGREGATE_SUM)
-
-    def average(self, attr: Any = None) -> Any:
-        """The average (a float, or a decimal for decimals); None for no values."""
-        return self._aggregate(attr, L.AGGREGATE_AVERAGE)
-
-    def release(self) -> None:
-        """Give the list handle back now."""
-        self._handle.release()
-
-
-def _unadopt(child: Object, values: dict) -> None:
-    """Make a child whose in-place creation was taken back unmanaged again,
-    with the values it was given."""
-    state = child.__dict__
-    handle = state.pop("_fief_handle", None)
-    state.pop("_fief_binding", None)
-    state["_fief_values"] = values
-    if handle is not None:
-        handle.release()
-
-
-def unmanaged_copy(obj: Any) -> Any:
-    """An unmanaged copy of a managed embedded object (its values; embedded
-    objects and lists within copied too)."""
-    if not isinstance(obj, Object) or not obj.is_managed:
-        return obj
-    values = {}
-    for spec in type(obj).__fief_properties__:
-        value = getattr(obj, spec.attr)
-        if spec.is_list:
-            value = [unmanaged_copy(v) if _embedded(v) else v for v in value]
-        elif _embedded(value):
-            value = unmanaged_copy(value)
-        values[spec.attr] = value
-    return type(obj)(**values)
-
-
-def _embedded(value: Any) -> bool:
-    return isinstance(value, Object) and value.__fief_embedded__
+        return super().results()

@@ -108,9 +108,10 @@ class Backlinks:
             name: str = ""
             owners = fief.Backlinks("Person", "dog")
 
-    The origin property may be a to-one link (``Optional[Dog]``) or a list
-    of links (``list[Dog]``): an object listing the target once or many
-    times counts once.  Reading it on a managed object gives live,
+    The origin property may be a to-one link (``Optional[Dog]``), a list
+    (``list[Dog]``), a set (``set[Dog]``) or a dict of links
+    (``dict[str, Optional[Dog]]``): an object holding the target once or
+    many times counts once.  Reading it on a managed object gives live,
     read-only `Results` of the origin class (filter, sort and count them);
     on an unmanaged one, an empty tuple.  Nothing is stored: the realm
     keeps every link's backlink.
@@ -146,10 +147,11 @@ class PropertySpec:
 
     Also the descriptor that implements the attribute on instances: managed
     objects read and write through the library, unmanaged ones hold values
-    in a dict.  For a list property (`collection` is FIEF_COLLECTION_LIST)
-    `fief_type`, `py_type`, `nullable` and `link_target` describe the
-    elements; a managed object's attribute is a live `fief.List`, an
-    unmanaged one's a plain Python list."""
+    in a dict.  For a collection (`collection` is FIEF_COLLECTION_LIST,
+    _SET or _MAP) `fief_type`, `py_type`, `nullable` and `link_target`
+    describe the elements (a map's values; its keys are strings); a managed
+    object's attribute is a live `fief.List`, `fief.Set` or `fief.Dict`, an
+    unmanaged one's a plain Python list, set or dict."""
 
     def __init__(self, attr: str, name: str, py_type: type, fief_type: int, nullable: bool,
                  primary_key: bool, indexed: bool, default: Any, default_factory: Any,
@@ -184,6 +186,21 @@ class PropertySpec:
         return self.collection == L.COLLECTION_LIST
 
     @property
+    def is_set(self) -> bool:
+        """Whether the property is a set (``set[X]``)."""
+        return self.collection == L.COLLECTION_SET
+
+    @property
+    def is_dict(self) -> bool:
+        """Whether the property is a dict (``dict[str, X]``, a map)."""
+        return self.collection == L.COLLECTION_MAP
+
+    @property
+    def is_collection(self) -> bool:
+        """Whether the property is a list, a set or a dict."""
+        return self.collection != L.COLLECTION_NONE
+
+    @property
     def has_default(self) -> bool:
         return self.default is not _MISSING or self.default_factory is not None
 
@@ -194,10 +211,11 @@ class PropertySpec:
                             self.link_target, self.collection)
 
     def make_default(self) -> Any:
-        if self.is_list:  # a new list each time, never a shared one
+        if self.is_collection:  # a new list, set or dict each time, never a shared one
+            make = _COLLECTION_TYPES[self.collection]
             if self.default_factory is not None:
-                return list(self.default_factory())
-            return list(self.default) if self.default is not _MISSING and self.default is not None else []
+                return make(self.default_factory())
+            return make(self.default) if self.default is not _MISSING and self.default is not None else make()
         if self.default_factory is not None:
             return self.default_factory()
         if self.default is not _MISSING:
@@ -208,9 +226,10 @@ class PropertySpec:
 
     def __repr__(self) -> str:
         type_name = f"link to {self.link_target}" if self.link_target else L.TYPE_NAMES.get(self.fief_type, "?")
-        if self.is_list:
-            type_name = f"list of {'optional ' if self.nullable else ''}{type_name}"
-        extra = "".join([" optional" if self.nullable and not self.is_list else "",
+        if self.is_collection:
+            kind = "dict of str to" if self.is_dict else f"{L.COLLECTION_NAMES[self.collection]} of"
+            type_name = f"{kind} {'optional ' if self.nullable else ''}{type_name}"
+        extra = "".join([" optional" if self.nullable and not self.is_collection else "",
                          " primary_key" if self.primary_key else "",
                          " indexed" if self.indexed else ""])
         return f"<fief property {self.name}: {type_name}{extra}>"
@@ -226,8 +245,8 @@ class PropertySpec:
         state = instance.__dict__
         handle = state.get("_fief_handle")
         if handle is not None:
-            if self.is_list:
-                return state["_fief_binding"].get_list(handle, self)
+            if self.is_collection:
+                return state["_fief_binding"].get_collection(handle, self)
             return state["_fief_binding"].get(handle, self)
         values = state.setdefault("_fief_values", {})
         if self.attr not in values:
@@ -240,8 +259,8 @@ class PropertySpec:
         if handle is not None:
             state["_fief_binding"].set(handle, self, value)
             return
-        if self.is_list:
-            value = list_elements(value, self)
+        if self.is_collection:
+            value = collection_value(value, self)
         state.setdefault("_fief_values", {})[self.attr] = value
 
     def __delete__(self, instance: "Object") -> None:
@@ -262,6 +281,146 @@ def list_elements(value: Any, spec: PropertySpec) -> list:
     except TypeError:
         raise TypeError(f"{spec.attr!r} is a list: give a list (or another iterable) of elements, "
                         f"not {type(value).__name__}") from None
+
+
+def set_elements(value: Any, spec: PropertySpec) -> Any:
+    """The elements of a value given for set property `spec`: any iterable
+    but a string, bytes, a dict or a model object.  Returned as given (a
+    list of dicts for new objects of a set of links cannot be a Python
+    set); see `collection_value` for what unmanaged objects hold."""
+    if isinstance(value, (str, bytes, bytearray, memoryview, dict, Object)) or value is None:
+        raise TypeError(f"{spec.attr!r} is a set: give a set (or another iterable) of elements, "
+                        f"not {type(value).__name__}")
+    try:
+        iter(value)
+    except TypeError:
+        raise TypeError(f"{spec.attr!r} is a set: give a set (or another iterable) of elements, "
+                        f"not {type(value).__name__}") from None
+    return value
+
+
+def dict_items(value: Any, spec: PropertySpec) -> dict:
+    """The entries of a value given for dict property `spec`: a mapping (a
+    Python dict is kept as it is, so an unmanaged object holds the caller's
+    dict) or an iterable of (key, value) pairs."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, (str, bytes, bytearray, memoryview, Object)) or value is None:
+        raise TypeError(f"{spec.attr!r} is a dict: give a dict (or another mapping) of str keys to values, "
+                        f"not {type(value).__name__}")
+    try:
+        return dict(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{spec.attr!r} is a dict: give a dict (or another mapping) of str keys to values, "
+                        f"not {type(value).__name__}") from None
+
+
+def collection_value(value: Any, spec: PropertySpec) -> Any:
+    """What an unmanaged object holds for collection property `spec`: a
+    Python list, set or dict (a list, set or dict given is kept as it is)."""
+    if spec.is_list:
+        return list_elements(value, spec)
+    if spec.is_dict:
+        return dict_items(value, spec)
+    value = set_elements(value, spec)
+    if isinstance(value, set):
+        return value
+    try:
+        return set(value)
+    except TypeError as exc:
+        raise TypeError(f"{spec.attr!r} is a set: its elements must be hashable ({exc}); "
+                        "new objects given as dicts are accepted by realm.create and by managed sets") from None
+
+
+def collection_elements(value: Any, spec: PropertySpec) -> Any:
+    """A value given for collection property `spec`, checked but not
+    converted (for writing it to a managed object)."""
+    if spec.is_list:
+        return list_elements(value, spec)
+    if spec.is_dict:
+        return dict_items(value, spec)
+    return set_elements(value, spec)
+
+
+_COLLECTION_TYPES: dict[int, type] = {L.COLLECTION_LIST: list, L.COLLECTION_SET: set, L.COLLECTION_MAP: dict}
+_COLLECTION_WORDS = {L.COLLECTION_LIST: "list", L.COLLECTION_SET: "set", L.COLLECTION_MAP: "dict"}
+
+
+def _collection_of(annotation: Any, where: str) -> tuple[int, Any]:
+    """(FIEF_COLLECTION_*, element annotation) of ``list[X]``, ``set[X]``
+    or ``dict[str, X]`` (or their typing aliases); (FIEF_COLLECTION_NONE,
+    _MISSING) for any other annotation.  A dict's keys must be str."""
+    if annotation in (set, typing.Set, frozenset, typing.FrozenSet):
+        raise TypeError(f"{where}: give the element type of a set: set[int], set[Optional[str]], set[Dog]")
+    if annotation in (dict, typing.Dict):
+        raise TypeError(f"{where}: give the key and value types of a dict: dict[str, int], "
+                        "dict[str, Optional[Dog]]")
+    origin = typing.get_origin(annotation)
+    if origin is frozenset:
+        raise TypeError(f"{where}: a set property is declared as set[X] (it is mutable), not {annotation!r}")
+    if origin is set:
+        args = typing.get_args(annotation)
+        if len(args) != 1:
+            raise TypeError(f"{where}: a set has one element type, not {annotation!r}")
+        return L.COLLECTION_SET, args[0]
+    if origin is dict:
+        args = typing.get_args(annotation)
+        if len(args) != 2:
+            raise TypeError(f"{where}: a dict has a key and a value type: dict[str, X], not {annotation!r}")
+        if args[0] is not str:
+            raise TypeError(f"{where}: the keys of a dict property are strings: declare it dict[str, ...], "
+                            f"not with {getattr(args[0], '__name__', args[0])!r} keys")
+        return L.COLLECTION_MAP, args[1]
+    element = _list_element(annotation, where)
+    if element is not _MISSING:
+        return L.COLLECTION_LIST, element
+    return L.COLLECTION_NONE, _MISSING
+
+
+def _embedded_class(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, Object) and annotation.__fief_embedded__
+
+
+def _collection_spec(attr: str, options: "Property", kind: int, element: Any, where: str) -> PropertySpec:
+    """The spec of a set or dict property ``attr: set[element]`` /
+    ``attr: dict[str, element]`` (lists: `_list_spec`)."""
+    word = _COLLECTION_WORDS[kind]
+    if options.primary_key or options.indexed:
+        raise TypeError(f"{where}: a {word} is neither a primary key nor indexed")
+    if options.optional is not None:
+        raise TypeError(f"{where}: a {word} is never null (it is empty instead); "
+                        f"for null {'values' if kind == L.COLLECTION_MAP else 'elements'} declare it "
+                        + ("dict[str, Optional[X]]" if kind == L.COLLECTION_MAP else "set[Optional[X]]"))
+    base, nullable, markers = _unwrap(element, where)
+    if markers:
+        raise TypeError(f"{where}: {word} {'values' if kind == L.COLLECTION_MAP else 'elements'} "
+                        "are neither primary keys nor indexed")
+    target = _link_target(base)
+    if kind == L.COLLECTION_SET and target is not None:
+        if nullable:
+            raise TypeError(f"{where}: a set of links holds objects, never None: declare it set[{target}]")
+        if _embedded_class(base):
+            raise TypeError(f"{where}: a set cannot hold embedded objects ({target} is a fief.EmbeddedObject): "
+                            f"use list[{target}] or dict[str, Optional[{target}]]")
+    if kind == L.COLLECTION_MAP and target is not None and not nullable:
+        raise TypeError(f"{where}: a dict of objects maps keys to objects or None (a deleted object leaves "
+                        f"its key with None): declare it dict[str, Optional[{target}]]")
+    default, default_factory = options.default, options.default_factory
+    if default is _MISSING and default_factory is None:
+        default_factory = _COLLECTION_TYPES[kind]
+    return PropertySpec(
+        attr=attr,
+        name=options.name or attr,
+        py_type=base if target is None else object,
+        fief_type=_TYPE_MAP[base] if target is None else L.TYPE_LINK,
+        link_target=target,
+        nullable=nullable,
+        primary_key=False,
+        indexed=False,
+        default=default,
+        default_factory=default_factory,
+        collection=kind,
+    )
 
 
 def _list_element(annotation: Any, where: str) -> Any:
@@ -398,7 +557,12 @@ def _unwrap(annotation: Any, where: str) -> tuple[Any, bool, set]:
         break
     if typing.get_origin(annotation) is list or annotation is list:
         raise TypeError(f"{where}: a list property is declared as list[X] on its own: "
-                        "it is never optional, a primary key, indexed, or an element of another list")
+                        "it is never optional, a primary key, indexed, or an element of another list, set or dict")
+    if typing.get_origin(annotation) in (set, frozenset, dict) or annotation in (set, frozenset, dict):
+        word = "dict" if typing.get_origin(annotation) is dict or annotation is dict else "set"
+        shape = "dict[str, X]" if word == "dict" else "set[X]"
+        raise TypeError(f"{where}: a {word} property is declared as {shape} on its own: "
+                        "it is never optional, a primary key, indexed, or an element of another list, set or dict")
     if _link_target(annotation) is not None:
         return annotation, nullable, markers
     if annotation not in _TYPE_MAP:
@@ -452,9 +616,12 @@ class Object:
                 specs.append(raw_default.copy())
                 continue
             options = raw_default if isinstance(raw_default, Property) else Property(raw_default)
-            element = _list_element(options.type if options.type is not None else hint, where)
-            if element is not _MISSING:
+            kind, element = _collection_of(options.type if options.type is not None else hint, where)
+            if kind == L.COLLECTION_LIST:
                 specs.append(_list_spec(attr, options, element, where))
+                continue
+            if kind != L.COLLECTION_NONE:
+                specs.append(_collection_spec(attr, options, kind, element, where))
                 continue
             base, nullable, markers = _unwrap(options.type if options.type is not None else hint, where)
             if options.type is not None:
@@ -501,8 +668,8 @@ class Object:
             if key not in by_attr:
                 raise errors.NoSuchPropertyError(
                     f"{type(self).__fief_name__} has no property {key!r}")
-            if by_attr[key].is_list:
-                value = list_elements(value, by_attr[key])
+            if by_attr[key].is_collection:
+                value = collection_value(value, by_attr[key])
             state["_fief_values"][key] = value
         for spec in type(self).__fief_properties__:
             if spec.attr not in state["_fief_values"] and spec.has_default:

@@ -13,8 +13,11 @@ from . import _lib as L
 from . import errors
 from ._handle import Handle
 from ._values import Keep, Link, from_value, make_query_args, make_value, to_value
+from ._collection import LiveCollection
+from .dicts import Dict
 from .lists import List
-from .model import Object, PropertySpec, list_elements
+from .model import Object, PropertySpec, collection_elements
+from .sets import Set
 
 T = TypeVar("T", bound=Object)
 
@@ -44,8 +47,9 @@ def _policy(update: object) -> int:
 class PropertyInfo:
     """One property of a class as the realm stores it (`Realm.schema`).
 
-    `type` is a FIEF_TYPE_* number (the element type of a list);
-    `collection_type` is FIEF_COLLECTION_NONE (0) or FIEF_COLLECTION_LIST (1)."""
+    `type` is a FIEF_TYPE_* number (the element type of a list or set, the
+    value type of a map); `collection_type` is FIEF_COLLECTION_NONE (0),
+    FIEF_COLLECTION_LIST (1), FIEF_COLLECTION_SET (2) or FIEF_COLLECTION_MAP (3)."""
 
     name: str
     type: int
@@ -58,6 +62,18 @@ class PropertyInfo:
     def is_list(self) -> bool:
         """Whether the property is a list (of `type_name` elements)."""
         return self.collection_type == L.COLLECTION_LIST
+
+    @property
+    def is_set(self) -> bool:
+        """Whether the property is a set (of `type_name` elements)."""
+        return self.collection_type == L.COLLECTION_SET
+
+    @property
+    def is_map(self) -> bool:
+        """Whether the property is a map (string keys to `type_name` values: a dict)."""
+        return self.collection_type == L.COLLECTION_MAP
+
+    is_dict = is_map
 
     @property
     def nullable(self) -> bool:
@@ -275,15 +291,28 @@ class ClassBinding:
 
     def get_list(self, handle: Handle, spec: PropertySpec) -> List:
         """The live list `spec` of object `handle` (fief_object_get_list)."""
+        return self.get_collection(handle, spec)  # type: ignore[return-value]
+
+    _COLLECTIONS = {
+        L.COLLECTION_LIST: (List, "fief_object_get_list", "list"),
+        L.COLLECTION_SET: (Set, "fief_object_get_set", "set"),
+        L.COLLECTION_MAP: (Dict, "fief_object_get_map", "map"),
+    }
+
+    def get_collection(self, handle: Handle, spec: PropertySpec) -> LiveCollection:
+        """The live list, set or dict `spec` of object `handle`
+        (fief_object_get_list, _set, _map)."""
         library = self.schema.library
-        ptr = library.fief_object_get_list(handle.ptr, self.key_of(spec))
-        return List(self, handle, spec, Handle(library.check_handle(ptr, "fief_object_get_list"), "list"))
+        cls, fn, kind = self._COLLECTIONS[spec.collection]
+        ptr = getattr(library, fn)(handle.ptr, self.key_of(spec))
+        return cls(self, handle, spec, Handle(library.check_handle(ptr, fn), kind))
 
     def get_all(self, handle: Handle) -> dict[str, Any]:
-        """Every property's value (lists as Python lists of their elements)."""
+        """Every property's value (lists, sets and dicts as Python lists,
+        sets and dicts)."""
         library = self.schema.library
         present = [s for s in self.cls.__fief_properties__ if self.keys.get(s.attr) is not None]
-        specs = [s for s in present if not s.is_list]
+        specs = [s for s in present if not s.is_collection]
         n = len(specs)
         values: dict[str, Any] = {}
         if n:
@@ -292,22 +321,22 @@ class ClassBinding:
             library.check(library.fief_object_get_values(handle.ptr, keys, n, out), "fief_object_get_values")
             values = {s.attr: self._python(from_value(out[i], s.py_type), handle) for i, s in enumerate(specs)}
         for s in present:
-            if s.is_list:
-                lst = self.get_list(handle, s)
+            if s.is_collection:
+                coll = self.get_collection(handle, s)
                 try:
-                    values[s.attr] = list(lst)
+                    values[s.attr] = dict(coll.items()) if s.is_dict else set(coll) if s.is_set else list(coll)
                 finally:
-                    lst.release()
+                    coll.release()
         return {s.attr: values[s.attr] for s in present}
 
     def set(self, handle: Handle, spec: PropertySpec, value: Any) -> None:
         library = self.schema.library
-        if spec.is_list:
-            lst = self.get_list(handle, spec)
+        if spec.is_collection:
+            coll = self.get_collection(handle, spec)
             try:
-                lst._replace(value)
+                coll._replace(value)
             finally:
-                lst.release()
+                coll.release()
             return
         if spec.fief_type == L.TYPE_LINK and isinstance(value, Object) and value.__fief_embedded__:
             self._set_embedded(handle, spec, value)
@@ -348,15 +377,15 @@ class ClassBinding:
         state.pop("_fief_values", None)
         try:
             specs = [s for s in type(child).__fief_properties__ if s.attr in values]
-            plain = [(s, values[s.attr]) for s in specs if not s.is_list and s.fief_type != L.TYPE_LINK]
+            plain = [(s, values[s.attr]) for s in specs if not s.is_collection and s.fief_type != L.TYPE_LINK]
             if plain:
                 keep = Keep()
                 keys, vals, n = self.values_for(plain, keep)
                 library.check(library.fief_object_set_values(handle.ptr, keys, vals, n), "fief_object_set_values")
             for s in specs:
-                if s.is_list or s.fief_type == L.TYPE_LINK:
-                    if s.is_list and not values[s.attr]:
-                        continue  # a new object's lists are empty
+                if s.is_collection or s.fief_type == L.TYPE_LINK:
+                    if s.is_collection and not values[s.attr]:
+                        continue  # a new object's collections are empty
                     setattr(child, s.attr, values[s.attr])
         except BaseException:
             state.pop("_fief_handle", None)
@@ -506,15 +535,16 @@ class Results(Generic[T]):
     def _specs(self, attrs: Sequence[str]) -> list[PropertySpec]:
         by_attr = {s.attr: s for s in self._binding.cls.__fief_properties__}
         if not attrs:
-            return [s for s in self._binding.cls.__fief_properties__ if not s.is_list]
+            return [s for s in self._binding.cls.__fief_properties__ if not s.is_collection]
         try:
             specs = [by_attr[a] for a in attrs]
         except KeyError as exc:
             raise errors.NoSuchPropertyError(f"{self._binding.cls.__name__} has no property {exc.args[0]!r}") from None
         for spec in specs:
-            if spec.is_list:
+            if spec.is_collection:
+                word = "list" if spec.is_list else "set" if spec.is_set else "dict"
                 raise errors.InvalidArgumentError(
-                    f"{self._binding.cls.__name__}.{spec.attr} is a list: read it from the objects")
+                    f"{self._binding.cls.__name__}.{spec.attr} is a {word}: read it from the objects")
         return specs
 
     def filter(self, predicate: str, *args: Any) -> "Results[T]":
@@ -1070,10 +1100,11 @@ class Realm:
             raise errors.LogicError("the object is managed by another realm")
         binding = self._bind(type(obj))
         items = self._items_of(obj)
-        # Lists are written once the object exists (a list is no value of
-        # fief_object_create); their objects are added then, once each.
-        lists = [(spec, list_elements(value, spec)) for spec, value in items if spec.is_list]
-        items = [(spec, value) for spec, value in items if not spec.is_list]
+        # Lists, sets and dicts are written once the object exists (a
+        # collection is no value of fief_object_create); their objects are
+        # added then, once each.
+        lists = [(spec, collection_elements(value, spec)) for spec, value in items if spec.is_collection]
+        items = [(spec, value) for spec, value in items if not spec.is_collection]
         # Links to objects not yet in a realm are set once this object is in
         # (they may link back to it): the whole graph is added, once each.
         later = [(spec, value) for spec, value in items
@@ -1094,7 +1125,7 @@ class Realm:
             for spec, value in later:
                 setattr(obj, spec.attr, value)
             for spec, value in lists:
-                if value or policy != L.UPDATE_POLICY_ERROR:  # a new object's lists are empty
+                if value or policy != L.UPDATE_POLICY_ERROR:  # a new object's collections are empty
                     setattr(obj, spec.attr, value)
         except BaseException:
             if policy == L.UPDATE_POLICY_ERROR:
@@ -1142,7 +1173,7 @@ class Realm:
         if len(classes) != 1 or any(o.is_managed for o in objs):
             return [self.add(o, update=update) for o in objs]
         cls = classes.pop()
-        if any(spec.fief_type == L.TYPE_LINK or spec.is_list for spec in cls.__fief_properties__):
+        if any(spec.fief_type == L.TYPE_LINK or spec.is_collection for spec in cls.__fief_properties__):
             return [self.add(o, update=update) for o in objs]
         binding = self._bind(cls)
         rows = [self._items_of(o) for o in objs]
@@ -1190,9 +1221,9 @@ class Realm:
         items: list[tuple[PropertySpec, Any]] = []
         later: list[tuple[PropertySpec, Any]] = []
         for spec in cls.__fief_properties__:
-            if spec.is_list:
-                if spec.attr in given:  # written once the object exists; a new one's lists are empty
-                    later.append((spec, list_elements(given[spec.attr], spec)))
+            if spec.is_collection:
+                if spec.attr in given:  # written once the object exists; a new one's collections are empty
+                    later.append((spec, collection_elements(given[spec.attr], spec)))
                 continue
             if spec.attr in given:
                 value = given[spec.attr]
@@ -1242,14 +1273,15 @@ class Realm:
         return Results(binding, Handle(self._lib.check_handle(ptr, "fief_realm_get_objects"), "results"))
 
     def delete(self, target: Object | Results | Iterable[Object]) -> None:
-        """Delete an object, every object of a Results or of a List (which is
-        emptied), or each object of an iterable (in a write transaction)."""
+        """Delete an object, every object of a Results, or of a List, Set or
+        Dict of objects (which is emptied), or each object of an iterable
+        (in a write transaction)."""
         if isinstance(target, Object):
             handle = target.__dict__.get("_fief_handle")
             if handle is None:
                 raise errors.LogicError("an unmanaged object cannot be deleted")
             self._lib.check(self._lib.fief_object_delete(handle.ptr), "fief_object_delete")
-        elif isinstance(target, (Results, List)):
+        elif isinstance(target, (Results, List, Set, Dict)):
             target.delete_all()
         else:
             for obj in list(target):
@@ -1283,29 +1315,32 @@ class Realm:
         ptr = self._lib.fief_results_resolve_in(results._handle.ptr, self._handle.ptr)
         return Results(binding, Handle(self._lib.check_handle(ptr, "fief_results_resolve_in"), "results"))
 
-    def _resolve_list(self, lst: List) -> List | None:
-        owner_binding = self._bind(lst._binding.cls)
+    def _resolve_collection(self, coll: LiveCollection) -> LiveCollection | None:
+        owner_binding = self._bind(coll._binding.cls)
         owner = ctypes.c_void_p()
-        self._lib.check(self._lib.fief_object_resolve_in(lst._owner.ptr, self._handle.ptr, ctypes.byref(owner)),
+        self._lib.check(self._lib.fief_object_resolve_in(coll._owner.ptr, self._handle.ptr, ctypes.byref(owner)),
                         "fief_object_resolve_in")
         if not owner.value:
             return None
         owner_handle = Handle(owner.value, "object")
         out = ctypes.c_void_p()
-        self._lib.check(self._lib.fief_list_resolve_in(lst._handle.ptr, self._handle.ptr, ctypes.byref(out)),
-                        "fief_list_resolve_in")
+        fn = f"fief_{coll._kind}_resolve_in"
+        self._lib.check(getattr(self._lib, fn)(coll._handle.ptr, self._handle.ptr, ctypes.byref(out)), fn)
         if not out.value:
             owner_handle.release()
             return None
-        return List(owner_binding, owner_handle, lst._spec, Handle(out.value, "list"))
+        return type(coll)(owner_binding, owner_handle, coll._spec, Handle(out.value, coll._kind))
+
+    _resolve_list = _resolve_collection
 
     def resolve(self, item):
-        """The same object, results or list in this realm (None for an
-        object or a list whose owner does not exist in this realm's version)."""
+        """The same object, results, list, set or dict in this realm (None
+        for an object or a collection whose owner does not exist in this
+        realm's version)."""
         if isinstance(item, Results):
             return self._resolve_results(item)
-        if isinstance(item, List):
-            return self._resolve_list(item)
+        if isinstance(item, LiveCollection):
+            return self._resolve_collection(item)
         return self._resolve_object(item)
 
     def __repr__(self) -> str:
