@@ -917,7 +917,8 @@ FIEF_API bool fief_list_resolve_in(const fief_list_t *list, fief_realm_t *target
  * follows the realm the same way.  Elements are kept in their order:
  * numbers by value (-0 and 0 are one element, every NaN is one NaN,
  * first), strings and binaries bytewise, timestamps in time order, object
- * ids and UUIDs bytewise, decimals by value (1.0 and 1.00 are one element),
+ * ids and UUIDs bytewise, decimals by value (1.0 and 1.00 are one element,
+ * stored and read back in one canonical form: 2.50 reads as 2.5, -0 as 0),
  * links by object key, null first; fief_set_get(i) is the i-th in that
  * order.  Strings and binaries are views (see OWNERSHIP).
  *

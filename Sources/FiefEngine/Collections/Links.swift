@@ -34,7 +34,7 @@ enum Links {
             return
         }
         if classKey == column.linkTarget, let target = try? realm.table(classKey), target.objectClass.isEmbedded {
-            throw FiefError(.invalidArgument, "\(name) holds an embedded '\(target.objectClass.name)': create it in place (fief_object_create_embedded) instead of linking an existing object")
+            throw FiefError(.invalidArgument, "\(name) holds an embedded '\(target.objectClass.name)': create it in place (fief_object_create_embedded, fief_list_insert_embedded, fief_map_insert_embedded) instead of linking an existing object")
         }
         guard classKey == column.linkTarget else {
             let given = (try? realm.table(classKey)).map { "class '\($0.objectClass.name)'" } ?? "unknown class \(classKey)"
