@@ -225,8 +225,10 @@ public enum FileCheck {
                         var owner: Int64? = nil
                         var count = 0
                         var links: [Int64: UInt32] = [:]
+                        var seen: Set<Int64> = []
                         func finish(_ owner: Int64) throws(FiefError) {
                             owners += 1
+                            seen.insert(owner)
                             let cluster = ClusterLayout.cluster(of: owner), slot = ClusterLayout.slot(of: owner)
                             let live = try ChunkParts.read(txn, data, table: objectClass.key, column: ClusterLayout.presenceColumn, cluster: cluster,
                                                            type: nil, bounds: bounds, tables: partTables)
@@ -287,6 +289,22 @@ public enum FileCheck {
                             entry = try cursor.next()
                         }
                         if let owner { try finish(owner) }
+                        // Sizes of objects that have no entries.
+                        let live = try LMDBCursor(txn, data)
+                        var chunk = try live.seek(integerKey: ClusterLayout.columnStart(ClusterLayout.presenceColumn))
+                        while let (key, raw) = chunk, key < ClusterLayout.columnStart(1) {
+                            chunk = try live.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
+                            guard bounds.contains(raw), let body = ChunkCheck.verified(raw, table: objectClass.key, key: key, type: nil) else { continue }
+                            let present = ChunkReader(body), cluster = ClusterLayout.cluster(ofChunkKey: key)
+                            guard let sizes = try ChunkParts.read(txn, data, table: objectClass.key, column: property.key, cluster: cluster,
+                                                                  type: .int, bounds: bounds, tables: partTables), sizes.base != nil else { continue }
+                            for slot in 0..<ClusterLayout.slots where present.bit(slot) && !sizes.isNull(slot) && sizes.int(slot) != 0 {
+                                let object = cluster << ClusterLayout.shift | Int64(slot)
+                                if !seen.contains(object) {
+                                    found.append("\(what) of object \(object) holds no entries, but its size says \(sizes.int(slot))")
+                                }
+                            }
+                        }
                     } catch {
                         problem("\(what) cannot be read: \(error.message)")
                         continue
