@@ -140,8 +140,10 @@ public enum FileCopy {
 
     /// Every list of an object the copy has: copied as it is when every
     /// segment is sound and every object it links to was copied; otherwise
-    /// what can be read, without the lost objects, stored afresh (and its
-    /// size with it).  Links in lists get their backlinks.
+    /// what can be read, without the lost objects, stored afresh.  A tree
+    /// with damaged pages gives the segments its sound pages hold.  Then
+    /// every owner's size column counts the elements copied, and links in
+    /// lists get their backlinks.
     private static func copyLists(_ schema: Schema, from environment: Environment, _ txn: OpaquePointer, to target: Environment,
                                   _ out: OpaquePointer, report: (FileReportKind, String) -> Void) throws(FiefError) -> Int {
         var problems = 0
@@ -152,19 +154,40 @@ public enum FileCopy {
         for objectClass in schema.classes {
             for property in objectClass.properties where property.isList {
                 let name = Table.listName(objectClass.key, property.key)
+                let what = "class '\(objectClass.name)': list '\(property.name)'"
                 let outList = try target.database(name, txn: out, create: true)!
-                guard let source = try environment.database(name, txn: txn, create: false), Environment.isUsable(source, in: txn) else {
+                // Elements copied per owner, and the owners whose losses were reported.
+                var kept: [Int64: Int] = [:]
+                var reported: Set<Int64> = []
+                var treeDamaged = false
+                var salvaged: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]?
+                var source: MDB_dbi?
+                if let reason = environment.damagedTrees[name] {
                     problems += 1
-                    report(.problem, "class '\(objectClass.name)': the elements of list '\(property.name)' are missing: its lists are not copied (reading one reports the damage)")
+                    report(.problem, "\(what): its pages are damaged (\(reason)): copying what the sound pages hold")
+                    treeDamaged = true
+                    // In key order, once each (damage can leave a tree out of order).
+                    var found = PageCheck.salvageEntries(environment: environment, txn: txn, tree: name)
+                    found.sort { Realm.compareKeys($0.key, $1.key) < 0 }
+                    salvaged = []
+                    for entry in found where salvaged!.last.map({ Realm.compareKeys($0.key, entry.key) != 0 }) ?? true {
+                        salvaged!.append(entry)
+                    }
+                } else if let dbi = try environment.database(name, txn: txn, create: false), Environment.isUsable(dbi, in: txn) {
+                    source = dbi
+                } else {
+                    problems += 1
+                    report(.problem, "\(what): its elements are missing: its lists are copied empty")
+                    problems += try fixSizes(objectClass, property, what: what, kept: [:], explained: [], quiet: true, target, out, tables, report: report)
+                    presence.forget()
                     continue
                 }
                 let targetClass = property.linkTarget.flatMap { schema.objectClass(named: $0) }
                 var backlinks: MDB_dbi?
                 if let targetClass { backlinks = try target.database(Table.backlinksName(targetClass.key), txn: out, create: true) }
-                var resized: [(owner: Int64, size: Int)] = []
                 var copied = 0
                 do throws(FiefError) {
-                    try ListStore.forEachList(txn, source) { (owner, segments) throws(FiefError) in
+                    let each = { (owner: Int64, segments: [(position: UInt64, raw: UnsafeRawBufferPointer)]) throws(FiefError) in
                         guard try exists(objectClass.key, owner) else { return }
                         var values: [Value] = []
                         var intact = true
@@ -173,6 +196,7 @@ public enum FileCopy {
                                     key: ListStore.checkKey(column: property.key, owner: owner, position: position)) else {
                                 intact = false
                                 problems += 1
+                                reported.insert(owner)
                                 report(.problem, "class '\(objectClass.name)': a segment of list '\(property.name)' of object \(owner) is damaged: its elements are left out")
                                 continue
                             }
@@ -181,6 +205,7 @@ public enum FileCopy {
                                 if case .link(let c, let k) = value, !(try exists(c, k)) {
                                     intact = false
                                     problems += 1
+                                    reported.insert(owner)
                                     report(.problem, "class '\(objectClass.name)': list '\(property.name)' of object \(owner) held an object that was lost: left out")
                                     continue
                                 }
@@ -188,6 +213,7 @@ public enum FileCopy {
                             }
                         }
                         copied += 1
+                        kept[owner] = values.count
                         if intact {
                             var keyBuffer = (UInt64(0), UInt64(0))
                             for (position, raw) in segments {
@@ -203,7 +229,6 @@ public enum FileCopy {
                                                   position: ListStore.firstPosition &+ UInt64(index) &* ListStore.positionStep,
                                                   type: property.type, nullable: property.isNullable, scratch: &scratch)
                             }
-                            resized.append((owner, values.count))
                         }
                         if let targetClass, let backlinks {
                             for value in values {
@@ -214,29 +239,19 @@ public enum FileCopy {
                             _ = targetClass
                         }
                     }
+                    if let source {
+                        try ListStore.forEachList(txn, source, each)
+                    } else {
+                        try ListStore.forEachList(entries: salvaged ?? [], each)
+                    }
                 } catch {
                     problems += 1
+                    treeDamaged = true
                     report(.problem, "class '\(objectClass.name)': list '\(property.name)' cannot be read (\(error.message)): the rest of its lists left out")
                 }
-                // Sizes of the lists stored afresh.
-                if !resized.isEmpty, let data = try target.database(Table.dataName(objectClass.key), txn: out, create: false) {
-                    var chunks: [Int64: DirtyChunk] = [:]
-                    for (owner, size) in resized {
-                        let cluster = ClusterLayout.cluster(of: owner)
-                        if chunks[cluster] == nil {
-                            let stored = try ChunkParts.read(out, data, table: objectClass.key, column: property.key, cluster: cluster,
-                                                             type: .int, bounds: nil, tables: tables) ?? ChunkReader(nil)
-                            chunks[cluster] = DirtyChunk(type: .int, from: stored)
-                        }
-                        chunks[cluster]!.set(ClusterLayout.slot(of: owner), .int(Int64(size)))
-                    }
-                    var neverAppend: UInt64? = .max
-                    for (cluster, chunk) in chunks.sorted(by: { $0.key < $1.key }) {
-                        try ChunkParts.store(chunk, out, data, table: objectClass.key, column: property.key, cluster: cluster,
-                                             limit: target.chunkPartLimit, lastKey: &neverAppend)
-                    }
-                    presence.forget()
-                }
+                problems += try fixSizes(objectClass, property, what: what, kept: kept, explained: reported, quiet: treeDamaged,
+                                         target, out, tables, report: report)
+                presence.forget()
                 report(.info, "class '\(objectClass.name)': \(copied) lists '\(property.name)' copied")
             }
         }
@@ -273,14 +288,14 @@ public enum FileCopy {
                 if let targetClass { backlinks = try target.database(Table.backlinksName(targetClass.key), txn: out, create: true) }
                 // Entries copied and entries left out (reported), per owner.
                 var kept: [Int64: Int] = [:]
-                var lost: [Int64: Int] = [:]
+                var reported: Set<Int64> = []
                 var owners = 0, entries = 0
                 var lastOwner: Int64?
                 var treeDamaged = false
                 func leftOut(_ owner: Int64?, _ text: String) {
                     problems += 1
                     report(.problem, "\(what)\(owner.map { " of object \($0)" } ?? ""): \(text)")
-                    if let owner { lost[owner, default: 0] += 1 }
+                    if let owner { reported.insert(owner) }
                 }
                 // One stored entry, in key order.
                 func visit(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FiefError) {
@@ -360,7 +375,7 @@ public enum FileCopy {
                     report(.problem, "\(what): its \(isSet ? "elements are" : "entries are") missing: its \(kind)s are copied empty")
                     treeDamaged = true
                 }
-                problems += try fixSizes(objectClass, property, what: what, kept: kept, lost: lost, quiet: treeDamaged,
+                problems += try fixSizes(objectClass, property, what: what, kept: kept, explained: reported, quiet: treeDamaged,
                                          target, out, tables, report: report)
                 presence.forget()
                 report(.info, "\(what): \(owners) \(kind)s, \(entries) entries copied")
@@ -370,10 +385,10 @@ public enum FileCopy {
     }
 
     /// Make the size column of collection `property` of every object the
-    /// copy has count the entries copied (`kept`); a size that said more
-    /// than were found, beyond the entries reported lost, is reported too
-    /// (unless `quiet`: damage to the whole tree was reported).
-    private static func fixSizes(_ objectClass: ObjectClass, _ property: Property, what: String, kept: [Int64: Int], lost: [Int64: Int], quiet: Bool,
+    /// copy has count the elements or entries copied (`kept`); a size that
+    /// was wrong is reported too, unless its owner's losses were
+    /// (`explained`) or `quiet` (damage to the whole tree was reported).
+    private static func fixSizes(_ objectClass: ObjectClass, _ property: Property, what: String, kept: [Int64: Int], explained: Set<Int64>, quiet: Bool,
                                  _ target: Environment, _ out: OpaquePointer, _ tables: ChunkPartTables,
                                  report: (FileReportKind, String) -> Void) throws(FiefError) -> Int {
         guard let data = try target.database(Table.dataName(objectClass.key), txn: out, create: false) else { return 0 }
@@ -394,9 +409,9 @@ public enum FileCopy {
                 let size = stored.base == nil || stored.isNull(slot) ? 0 : Int(stored.int(slot))
                 let count = kept[owner] ?? 0
                 guard size != count else { continue }
-                if size != count + (lost[owner] ?? 0) {
+                if !explained.contains(owner) {
                     unexplained += 1
-                    if example.isEmpty { example = " (object \(owner): \(size), \(count) found)" }
+                    if example.isEmpty { example = " (object \(owner)'s said \(size), \(count) found)" }
                 }
                 if chunk == nil { chunk = DirtyChunk(type: .int, from: stored) }
                 chunk!.set(slot, .int(Int64(count)))
@@ -418,7 +433,7 @@ public enum FileCopy {
             }
         }
         guard unexplained > 0, !quiet else { return 0 }
-        report(.problem, "\(what): \(unexplained) sizes counted entries that are not there\(example): copied as the entries found")
+        report(.problem, "\(what): \(unexplained) sizes did not match what is stored\(example): copied as what is stored")
         return 1
     }
 
