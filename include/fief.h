@@ -1330,12 +1330,15 @@ FIEF_API bool fief_file_verify(const char *path, fief_report_fn report, void *us
 
 /** Write a compacted copy of the realm file `source` to `destination`, a
  *  file that must not exist, holding everything that can be read: valid
- *  chunks are copied (files of formats 1 and 2 are converted to the current
- *  format, 3),
+ *  chunks are copied (files of older formats are converted to the current
+ *  one),
  *  damaged ones are left out and reported as problems (a damaged object
  *  list or primary-key column loses those objects; a damaged property
  *  leaves it null or at its default for them), and primary keys and indexes
- *  are built again.  The copy holds no free pages, so copying is also how a
+ *  are built again.  Lists, sets and maps keep what can be read (a link to
+ *  an object that was lost leaves its list or set; a map keeps the key,
+ *  with null), their sizes count what was kept, and backlinks are built
+ *  again from the links copied.  The copy holds no free pages, so copying is also how a
  *  file that grew shrinks again.  Reads one snapshot of the source; the copy
  *  is complete or, on failure, not there at all.
  *  `report`, `userdata`, `*out_problems`: as for fief_file_verify.

@@ -46,7 +46,8 @@ final class Inspector {
         var key: UInt32
         var primaryKey: String?
         var isEmbedded: Bool
-        var properties: [(name: String, key: UInt32, type: Int32, flags: UInt32, linkTarget: String?, isList: Bool)]
+        /// `collection`: FIEF_COLLECTION_NONE, _LIST, _SET or _MAP.
+        var properties: [(name: String, key: UInt32, type: Int32, flags: UInt32, linkTarget: String?, collection: Int32)]
     }
 
     func classes() throws -> [ClassInfo] {
@@ -56,12 +57,12 @@ final class Inspector {
         for i in 0..<count {
             var info = fief_class_info_t()
             guard fief_schema_get_class(schema, i, &info) else { throw lastError("reading the schema") }
-            var properties: [(String, UInt32, Int32, UInt32, String?, Bool)] = []
+            var properties: [(String, UInt32, Int32, UInt32, String?, Int32)] = []
             for j in 0..<info.num_properties {
                 var p = fief_property_info_t()
                 guard fief_schema_get_property(schema, i, j, &p) else { throw lastError("reading the schema") }
                 properties.append((String(cString: p.name), p.key, p.type, p.flags, p.link_target.map { String(cString: $0) },
-                                   p.collection_type == FIEF_COLLECTION_LIST))
+                                   p.collection_type))
             }
             result.append(ClassInfo(name: String(cString: info.name), key: info.key,
                                     primaryKey: info.primary_key.map { String(cString: $0) },
@@ -106,12 +107,18 @@ func printSchema(_ inspector: Inspector) throws {
     for c in try inspector.classes() {
         print("\(c.isEmbedded ? "embedded " : "")class \(c.name) {")
         for p in c.properties {
-            // A link shows its target class, as a Swift model declares it;
-            // a list its element type in brackets.
+            // A link shows its target class, and a collection its elements,
+            // as Swift spells the types: a list [Dog], a set Set<string>, a
+            // map (string keys) [string: Dog?].
             var element = p.linkTarget ?? typeName(p.type)
             if p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0 { element += "?" }
-            var line = "    \(p.name): " + (p.isList ? "[\(element)]" : element)
-            if p.isList { line += "  [list]" } else if p.type == FIEF_TYPE_LINK { line += "  [link]" }
+            var line = "    \(p.name): "
+            switch p.collection {
+            case FIEF_COLLECTION_LIST: line += "[\(element)]  [list]"
+            case FIEF_COLLECTION_SET: line += "Set<\(element)>  [set]"
+            case FIEF_COLLECTION_MAP: line += "[string: \(element)]  [map]"
+            default: line += element + (p.type == FIEF_TYPE_LINK ? "  [link]" : "")
+            }
             if p.flags & UInt32(FIEF_PROPERTY_PRIMARY_KEY) != 0 { line += "  [primary key]" }
             if p.flags & UInt32(FIEF_PROPERTY_INDEXED) != 0 { line += "  [indexed]" }
             print(line)
@@ -150,6 +157,7 @@ func dump(_ inspector: Inspector, className: String) throws {
 }
 
 /// Objects as JSON: links as {"$link": ["Class", key]}, lists as arrays,
+/// sets as arrays in the set's order, maps as objects in key order,
 /// embedded objects inline.
 struct ObjectPrinter {
     let realm: OpaquePointer
@@ -162,7 +170,8 @@ struct ObjectPrinter {
         for (i, p) in c.properties.enumerated() {
             if i > 0 { line += ", " }
             line += JSON.string(p.name) + ": "
-            if p.isList {
+            switch p.collection {
+            case FIEF_COLLECTION_LIST:
                 guard let list = fief_object_get_list(object, p.key) else { throw lastError("reading list '\(p.name)'") }
                 defer { _ = fief_release(UnsafeRawPointer(list)) }
                 var size = 0
@@ -170,7 +179,26 @@ struct ObjectPrinter {
                 var values = [fief_value_t](repeating: fief_value_t(), count: size)
                 guard fief_list_get_range(list, 0, size, &values) else { throw lastError("reading list '\(p.name)'") }
                 line += "[" + (try values.map { try element($0, names) }.joined(separator: ", ")) + "]"
-            } else {
+            case FIEF_COLLECTION_SET:
+                guard let set = fief_object_get_set(object, p.key) else { throw lastError("reading set '\(p.name)'") }
+                defer { _ = fief_release(UnsafeRawPointer(set)) }
+                var size = 0
+                guard fief_set_size(set, &size) else { throw lastError("reading set '\(p.name)'") }
+                var values = [fief_value_t](repeating: fief_value_t(), count: size)
+                guard fief_set_get_range(set, 0, size, &values) else { throw lastError("reading set '\(p.name)'") }
+                line += "[" + (try values.map { try element($0, names) }.joined(separator: ", ")) + "]"
+            case FIEF_COLLECTION_MAP:
+                guard let map = fief_object_get_map(object, p.key) else { throw lastError("reading map '\(p.name)'") }
+                defer { _ = fief_release(UnsafeRawPointer(map)) }
+                var size = 0
+                guard fief_map_size(map, &size) else { throw lastError("reading map '\(p.name)'") }
+                var keys = [fief_string_t](repeating: fief_string_t(), count: size)
+                var values = [fief_value_t](repeating: fief_value_t(), count: size)
+                guard size == 0 || fief_map_get_entries(map, 0, size, &keys, &values) else { throw lastError("reading map '\(p.name)'") }
+                line += "{" + (try zip(keys, values).map { (key, value) in
+                    JSON.string(String(decoding: UnsafeRawBufferPointer(start: key.data, count: key.size), as: UTF8.self)) + ": " + (try element(value, names))
+                }.joined(separator: ", ")) + "}"
+            default:
                 var value = fief_value_t()
                 guard fief_object_get_value(object, p.key, &value) else { throw lastError("reading '\(p.name)'") }
                 line += try element(value, names)

@@ -11,8 +11,14 @@
  * `history` changes by a rule of t (append t; every 3rd remove the first,
  * every 5th move the last to the front, every 7th insert -t in the middle,
  * every 11th swap the ends), and its list of links `tags` gets Tag t twice
- * (Tag t - 1 leaves it when deleted).  The verifier replays the rule and
- * checks the links and lists against the backlinks as well.
+ * (Tag t - 1 leaves it when deleted).  Sets and maps change by a rule of t
+ * too (see collections_step): a new Item t joins Meta's set of links
+ * `items` and becomes the value of key "p<t % 10>" of the map `picks`; some
+ * items leave the set, come back, or are deleted (leaving the set, their
+ * map keys null); the map of ints `counts` gets key "k<t>" and loses or
+ * changes others.  The verifier replays the rules and checks the links,
+ * lists, sets and maps against the backlinks as well, then runs
+ * fief_file_verify over the whole file.
  * This parent process never opens a realm itself (LMDB environments must
  * not cross fork()). */
 #include "fief_test.h"
@@ -48,23 +54,36 @@ static fief_schema_t *crash_schema(void) {
                                   t_prop_info("tag", FIEF_TYPE_LINK, FIEF_PROPERTY_NULLABLE)};
     log[1].link_target = "Tag";
     fief_property_info_t tag[] = {t_prop_info("id", FIEF_TYPE_INT, FIEF_PROPERTY_PRIMARY_KEY)};
-    fief_class_info_t c[4];
+    fief_property_info_t item[] = {t_prop_info("id", FIEF_TYPE_INT, FIEF_PROPERTY_PRIMARY_KEY)};
+    fief_property_info_t items = t_prop_info("items", FIEF_TYPE_LINK, 0);
+    items.collection_type = FIEF_COLLECTION_SET;
+    items.link_target = "Item";
+    fief_property_info_t picks = t_prop_info("picks", FIEF_TYPE_LINK, FIEF_PROPERTY_NULLABLE);
+    picks.collection_type = FIEF_COLLECTION_MAP;
+    picks.link_target = "Item";
+    fief_property_info_t counts = t_prop_info("counts", FIEF_TYPE_INT, 0);
+    counts.collection_type = FIEF_COLLECTION_MAP;
+    fief_property_info_t meta7[] = {meta[0], meta[1], meta[2], meta[3], items, picks, counts};
+    fief_class_info_t c[5];
     memset(c, 0, sizeof c);
     c[0].name = "Meta";
-    c[0].num_properties = 4;
+    c[0].num_properties = 7;
     c[1].name = "Account";
     c[1].num_properties = 5;
     c[2].name = "Log";
     c[2].num_properties = 2;
     c[3].name = "Tag";
     c[3].num_properties = 1;
-    const fief_property_info_t *pp[4] = {meta, acct5, log, tag};
-    return fief_schema_new(c, 4, pp);
+    c[4].name = "Item";
+    c[4].num_properties = 1;
+    const fief_property_info_t *pp[5] = {meta7, acct5, log, tag, item};
+    return fief_schema_new(c, 5, pp);
 }
 
 typedef struct crash_keys {
-    fief_class_key_t meta, acct, log, tag;
-    fief_property_key_t meta_id, meta_txn, meta_history, meta_tags, acct_id, acct_txn, acct_bal, acct_note, acct_buddy, log_id, log_tag, tag_id;
+    fief_class_key_t meta, acct, log, tag, item;
+    fief_property_key_t meta_id, meta_txn, meta_history, meta_tags, meta_items, meta_picks, meta_counts, acct_id, acct_txn, acct_bal,
+        acct_note, acct_buddy, log_id, log_tag, tag_id, item_id;
 } crash_keys;
 
 static bool keys_for(fief_realm_t *r, crash_keys *k) {
@@ -84,8 +103,13 @@ static bool keys_for(fief_realm_t *r, crash_keys *k) {
     k->acct_buddy = t_prop(r, "Account", "buddy");
     k->log_tag = t_prop(r, "Log", "tag");
     k->tag_id = t_prop(r, "Tag", "id");
-    return k->meta && k->acct && k->log && k->tag && k->meta_txn && k->meta_history && k->meta_tags && k->acct_bal && k->log_id && k->acct_buddy &&
-           k->log_tag && k->tag_id;
+    k->item = t_class(r, "Item");
+    k->item_id = t_prop(r, "Item", "id");
+    k->meta_items = t_prop(r, "Meta", "items");
+    k->meta_picks = t_prop(r, "Meta", "picks");
+    k->meta_counts = t_prop(r, "Meta", "counts");
+    return k->meta && k->acct && k->log && k->tag && k->item && k->meta_txn && k->meta_history && k->meta_tags && k->meta_items &&
+           k->meta_picks && k->meta_counts && k->acct_bal && k->log_id && k->acct_buddy && k->log_tag && k->tag_id && k->item_id;
 }
 
 static void die(const char *what) {
@@ -127,6 +151,122 @@ static size_t history_step(int64_t t, int64_t *h, size_t n, fief_list_t *list) {
         if (list && !fief_list_swap(list, 0, n - 1)) die("history swap");
     }
     return n;
+}
+
+/* What the sets and maps hold after some transaction, by id s = 1..t:
+ * whether Item s exists and is in `items`, whether `counts` has "k<s>" and
+ * its value; per key "p<j>" of `picks`, 0 (no key), -1 (null) or an item id. */
+typedef struct collections_model {
+    unsigned char *item_exists, *in_set, *has_count;
+    int64_t *count;
+    int64_t pick[10];
+} collections_model;
+
+static fief_value_t link_to(fief_class_key_t cls, fief_object_key_t key) {
+    fief_value_t v = vnull();
+    v.type = FIEF_TYPE_LINK;
+    v.u.link.class_key = cls;
+    v.u.link.object_key = key;
+    return v;
+}
+
+/* Item `id` (NULL when it does not exist). */
+static fief_object_t *item_object(fief_realm_t *r, const crash_keys *k, int64_t id) {
+    bool found = false;
+    return fief_object_find(r, k->item, vi(id), &found);
+}
+
+static fief_value_t item_link(const crash_keys *k, fief_object_t *item) {
+    fief_object_key_t key = 0;
+    if (!fief_object_get_key(item, &key)) die("item key");
+    return link_to(k->item, key);
+}
+
+/* The change transaction t makes to the sets and maps, on the model `m` or,
+ * with `meta`, on the stored ones (`m` may then be NULL):
+ *   Item t is created and inserted into `items`; picks["p<t % 10>"] = Item t;
+ *   every 5th: Item t - 1 taken out of `items` (it stays);
+ *   every 7th: Item t / 2 inserted again if it still exists;
+ *   every 3rd (t > 2): Item t - 2 deleted (it leaves `items`, keys of
+ *     `picks` holding it become null);
+ *   counts["k<t>"] = t; every 4th: "k<t / 2>" removed; every 3rd: "k<t - 1>"
+ *     set to 1000 + t. */
+static void collections_step(int64_t t, collections_model *m, fief_realm_t *r, const crash_keys *k, fief_object_t *meta) {
+    fief_set_t *items = NULL;
+    fief_map_t *picks = NULL, *counts = NULL;
+    if (meta) {
+        items = fief_object_get_set(meta, k->meta_items);
+        picks = fief_object_get_map(meta, k->meta_picks);
+        counts = fief_object_get_map(meta, k->meta_counts);
+        if (!items || !picks || !counts) die("get sets and maps");
+    }
+    char key[32];
+    if (m) m->item_exists[t] = m->in_set[t] = 1;
+    if (m) m->pick[t % 10] = t;
+    if (meta) {
+        fief_value_t id = vi(t);
+        fief_object_t *item = fief_object_create(r, k->item, &k->item_id, &id, 1, FIEF_UPDATE_POLICY_ERROR);
+        if (!item) die("create item");
+        bool inserted = false;
+        if (!fief_set_insert(items, item_link(k, item), &inserted) || !inserted) die("items insert");
+        snprintf(key, sizeof key, "p%d", (int)(t % 10));
+        if (!fief_map_set(picks, t_str(key), item_link(k, item))) die("picks set");
+        fief_release(item);
+    }
+    if (t % 5 == 0) {
+        if (m) m->in_set[t - 1] = 0;
+        if (meta) {
+            fief_object_t *item = item_object(r, k, t - 1);
+            bool removed = false;
+            if (!item || !fief_set_remove(items, item_link(k, item), &removed) || !removed) die("items remove");
+            fief_release(item);
+        }
+    }
+    if (t % 7 == 0) {
+        if (m && m->item_exists[t / 2]) m->in_set[t / 2] = 1;
+        fief_object_t *item = meta ? item_object(r, k, t / 2) : NULL;
+        if (item) {
+            if (!fief_set_insert(items, item_link(k, item), NULL)) die("items insert again");
+            fief_release(item);
+        }
+    }
+    if (t % 3 == 0 && t > 2) {
+        if (m) {
+            m->item_exists[t - 2] = m->in_set[t - 2] = 0;
+            for (int j = 0; j < 10; j++)
+                if (m->pick[j] == t - 2) m->pick[j] = -1;
+        }
+        if (meta) {
+            fief_object_t *item = item_object(r, k, t - 2);
+            if (!item || !fief_object_delete(item)) die("delete item");
+            fief_release(item);
+        }
+    }
+    if (m) {
+        m->has_count[t] = 1;
+        m->count[t] = t;
+        if (t % 4 == 0) m->has_count[t / 2] = 0;
+        if (t % 3 == 0) {
+            m->has_count[t - 1] = 1;
+            m->count[t - 1] = 1000 + t;
+        }
+    }
+    if (meta) {
+        snprintf(key, sizeof key, "k%lld", (long long)t);
+        if (!fief_map_set(counts, t_str(key), vi(t))) die("counts set");
+        if (t % 4 == 0) {
+            snprintf(key, sizeof key, "k%lld", (long long)(t / 2));
+            bool removed = false;
+            if (!fief_map_remove(counts, t_str(key), &removed) || !removed) die("counts remove");
+        }
+        if (t % 3 == 0) {
+            snprintf(key, sizeof key, "k%lld", (long long)(t - 1));
+            if (!fief_map_set(counts, t_str(key), vi(1000 + t))) die("counts change");
+        }
+        fief_release(counts);
+        fief_release(picks);
+        fief_release(items);
+    }
 }
 
 /* The writer: never returns. */
@@ -208,6 +348,7 @@ static void writer(const char *path, int fd, unsigned seed) {
         tag_link.u.link.object_key = tag_key;
         if (!tag_list || !fief_list_append(tag_list, (fief_value_t[]){tag_link, tag_link}, 2)) die("tags append");
         fief_release(tag_list);
+        collections_step(t, NULL, r, &k, m);
         fief_release(m);
         fief_object_t *old_tag = fief_object_find(r, k.tag, vi(t - 1), &found);
         if (old_tag) {
@@ -225,6 +366,133 @@ static void writer(const char *path, int fd, unsigned seed) {
         if (!fief_realm_commit(r)) die("commit");
         if (write(fd, &t, sizeof t) != (ssize_t)sizeof t) _exit(4);
     }
+}
+
+/* The sets and maps of `meta` at transaction t against the rule replayed:
+ * their contents, their order, and every Item's backlinks from them. */
+static int verify_collections(fief_realm_t *r, const crash_keys *k, fief_object_t *meta, int64_t t) {
+    collections_model m;
+    memset(&m, 0, sizeof m);
+    m.item_exists = calloc((size_t)t + 2, 1);
+    m.in_set = calloc((size_t)t + 2, 1);
+    m.has_count = calloc((size_t)t + 2, 1);
+    m.count = calloc((size_t)t + 2, sizeof *m.count);
+    if (!m.item_exists || !m.in_set || !m.has_count || !m.count) return 40;
+    for (int64_t s = 1; s <= t; s++) collections_step(s, &m, NULL, k, NULL);
+    size_t items_expected = 0, set_expected = 0, counts_expected = 0, picks_expected = 0;
+    for (int64_t s = 1; s <= t; s++) {
+        items_expected += m.item_exists[s];
+        set_expected += m.in_set[s];
+        counts_expected += m.has_count[s];
+    }
+    for (int j = 0; j < 10; j++) picks_expected += m.pick[j] != 0;
+    int rc = 0;
+    fief_set_t *items = fief_object_get_set(meta, k->meta_items);
+    fief_map_t *picks = fief_object_get_map(meta, k->meta_picks);
+    fief_map_t *counts = fief_object_get_map(meta, k->meta_counts);
+    size_t n = 0;
+    if (!items || !picks || !counts) return 41;
+    /* items: as many elements as the model, each an Item it says is in the
+     * set, in object-key order (so all of them, once each). */
+    if (t_count_class(r, k->item) != items_expected || !fief_set_size(items, &n) || n != set_expected) {
+        fprintf(stderr, "verify: %zu items, %zu in the set; %zu and %zu expected at transaction %lld\n",
+                t_count_class(r, k->item), n, items_expected, set_expected, (long long)t);
+        rc = 42;
+        goto done;
+    }
+    fief_object_key_t previous = -1;
+    for (size_t i = 0; i < n; i++) {
+        fief_value_t v;
+        if (!fief_set_get(items, i, &v) || v.type != FIEF_TYPE_LINK || v.u.link.object_key <= previous) { rc = 43; goto done; }
+        previous = v.u.link.object_key;
+        fief_object_t *item = fief_object_get(r, k->item, v.u.link.object_key);
+        int64_t id = item ? t_get_int(item, k->item_id) : 0;
+        fief_release(item);
+        if (id < 1 || id > t || !m.in_set[id]) {
+            fprintf(stderr, "verify: the set holds item %lld, which it should not at transaction %lld\n", (long long)id, (long long)t);
+            rc = 44;
+            goto done;
+        }
+    }
+    /* picks: each key as the model says (absent, null or an Item). */
+    if (!fief_map_size(picks, &n) || n != picks_expected) { rc = 45; goto done; }
+    for (int j = 0; j < 10; j++) {
+        char key[8];
+        snprintf(key, sizeof key, "p%d", j);
+        fief_value_t v;
+        bool found = false;
+        if (!fief_map_get(picks, t_str(key), &v, &found)) { rc = 46; goto done; }
+        int64_t id = !found ? 0 : v.type == FIEF_TYPE_NULL ? -1 : 0;
+        if (found && v.type == FIEF_TYPE_LINK) {
+            fief_object_t *item = fief_object_get(r, k->item, v.u.link.object_key);
+            id = item ? t_get_int(item, k->item_id) : -2;
+            fief_release(item);
+        }
+        if (id != m.pick[j]) {
+            fprintf(stderr, "verify: picks[%s] is %lld, %lld expected at transaction %lld\n", key, (long long)id, (long long)m.pick[j], (long long)t);
+            rc = 47;
+            goto done;
+        }
+    }
+    /* counts: the model's keys and values, in key order (bytewise). */
+    if (!fief_map_size(counts, &n) || n != counts_expected) {
+        fprintf(stderr, "verify: counts has %zu keys, %zu expected at transaction %lld\n", n, counts_expected, (long long)t);
+        rc = 48;
+        goto done;
+    }
+    fief_string_t *keys = calloc(n + 1, sizeof *keys);
+    fief_value_t *values = calloc(n + 1, sizeof *values);
+    if (!keys || !values || !fief_map_get_entries(counts, 0, n, keys, values)) rc = 49;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "%.*s", (int)keys[i].size, keys[i].data);
+        long long s = atoll(key + 1);
+        bool ordered = i == 0 || memcmp(keys[i - 1].data, keys[i].data,
+                                        keys[i - 1].size < keys[i].size ? keys[i - 1].size : keys[i].size) < 0 ||
+                       (keys[i - 1].size < keys[i].size && memcmp(keys[i - 1].data, keys[i].data, keys[i - 1].size) == 0);
+        if (!ordered || s < 1 || s > t || !m.has_count[s] || values[i].type != FIEF_TYPE_INT || values[i].u.integer != m.count[s]) {
+            fprintf(stderr, "verify: counts[%s] = %lld is wrong or out of order at transaction %lld\n", key,
+                    (long long)values[i].u.integer, (long long)t);
+            rc = 50;
+        }
+    }
+    free(keys);
+    free(values);
+    if (rc != 0) goto done;
+    /* Every Item's backlinks: one from the set if it is in it, one per key of picks holding it. */
+    for (int64_t s = 1; s <= t; s++) {
+        if (!m.item_exists[s]) continue;
+        fief_object_t *item = item_object(r, k, s);
+        fief_results_t *from_set = item ? fief_object_get_backlinks(item, k->meta, k->meta_items) : NULL;
+        fief_results_t *from_picks = item ? fief_object_get_backlinks(item, k->meta, k->meta_picks) : NULL;
+        size_t picked = 0;
+        for (int j = 0; j < 10; j++) picked += m.pick[j] == s;
+        size_t a = 0, b = 0;
+        if (!from_set || !from_picks || !fief_results_count(from_set, &a) || !fief_results_count(from_picks, &b) ||
+            a != m.in_set[s] || b != picked) {
+            fprintf(stderr, "verify: item %lld has %zu + %zu backlinks, %d + %zu expected at transaction %lld\n", (long long)s, a, b,
+                    (int)m.in_set[s], picked, (long long)t);
+            rc = 51;
+        }
+        fief_release(from_picks);
+        fief_release(from_set);
+        fief_release(item);
+        if (rc != 0) goto done;
+    }
+done:
+    fief_release(counts);
+    fief_release(picks);
+    fief_release(items);
+    free(m.item_exists);
+    free(m.in_set);
+    free(m.has_count);
+    free(m.count);
+    return rc;
+}
+
+static void print_problem(void *userdata, fief_report_kind_t kind, const char *text) {
+    (void)userdata;
+    if (kind == FIEF_REPORT_PROBLEM) fprintf(stderr, "verify: %s\n", text);
 }
 
 /* The verifier (a fresh process): exit 0 if the file is consistent and holds
@@ -292,6 +560,8 @@ static int verify(const char *path, int64_t committed, int64_t *out_t) {
         fief_release(owners);
         fief_release(tag);
         fief_release(tags);
+        int rc = verify_collections(r, &k, m, t);
+        if (rc != 0) return rc;
         fief_release(m);
     }
     *out_t = t;
@@ -387,6 +657,13 @@ static int verify(const char *path, int64_t committed, int64_t *out_t) {
     fief_release(logs);
     fief_release(r);
     fief_release(s);
+    /* And fief verify: every list, set and map against its size, every
+     * link against the backlinks. */
+    size_t problems = 0;
+    if (!fief_file_verify(path, print_problem, NULL, &problems) || problems != 0) {
+        fprintf(stderr, "verify: fief_file_verify found %zu problems at transaction %lld\n", problems, (long long)t);
+        return 52;
+    }
     return 0;
 }
 

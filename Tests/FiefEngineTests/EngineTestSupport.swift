@@ -313,3 +313,23 @@ func withRawLMDB(_ path: String, database: String?, flags: Int32 = 0, readOnly: 
         XCTAssertEqual(mdb_txn_commit(txn), 0, file: file, line: line)
     }
 }
+
+/// Break the header (flags, lower and upper bounds) of the page of the file
+/// at `path` that holds `needle` (the first found: use a compact copy, which
+/// holds each page once), as damage on disk would.
+func damagePage(holding needle: String, in path: String, file: StaticString = #filePath, line: UInt = #line) {
+    var bytes: [UInt8] = []
+    guard let input = fopen(path, "rb") else { return XCTFail("cannot read \(path)", file: file, line: line) }
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while case let n = fread(&buffer, 1, buffer.count, input), n > 0 { bytes += buffer[0..<n] }
+    fclose(input)
+    let pattern = Array(needle.utf8)
+    guard let at = (0...(bytes.count - pattern.count)).first(where: { bytes[$0..<($0 + pattern.count)].elementsEqual(pattern) }) else {
+        return XCTFail("'\(needle)' is not in \(path)", file: file, line: line)
+    }
+    let page = at / 4096 * 4096
+    for i in 10..<16 { bytes[page + i] = 0xEE }
+    guard let output = fopen(path, "wb") else { return XCTFail("cannot write \(path)", file: file, line: line) }
+    XCTAssertEqual(fwrite(bytes, 1, bytes.count, output), bytes.count, file: file, line: line)
+    fclose(output)
+}

@@ -387,6 +387,86 @@ final class ListTests: XCTestCase {
         let db = try DB.open(salvaged, nil, readOnly: true)
         XCTAssertEqual(try db.list("Person", ann, "scores"), Array(scores[256...]))
     }
+    /// Lists a copy cannot read whole: a page of the list tree damaged (the
+    /// sound pages' segments are copied), every segment of one list gone,
+    /// the whole list database gone.  Sizes count what was copied.
+    func testCopySalvagesListTreesAndFixesSizes() throws {
+        let dir = tempDir()
+        let made = dir.file("made.fief"), original = dir.file("original.fief")
+        var owners: [Int64] = []
+        do {
+            let db = try DB.open(made, schema)
+            try db.write {
+                for i in 0..<40 {
+                    let o = try db.create("Person", [("name", .string("p\(i)"))])
+                    owners.append(o)
+                    try db.append("Person", o, "tags", (0..<300).map { .string(i == 20 && $0 == 5 ? "needle" : "element \($0) of \(i)") })
+                    try db.append("Person", o, "scores", [.int(Int64(i))])
+                }
+            }
+            db.realm.close()
+        }
+        XCTAssertEqual(try FileCopy.copy(from: made, to: original) { _, _ in }, 0)
+        let (classKey, tags, scores) = try { () throws -> (UInt32, UInt32, UInt32) in
+            let db = try DB.open(original, nil, readOnly: true)
+            defer { db.realm.close() }
+            return (db.cls("Person"), db.pkey("Person", "tags"), db.pkey("Person", "scores"))
+        }()
+        func sizesAgree(_ path: String, line: UInt = #line) throws -> Int {
+            let db = try DB.open(path, nil, readOnly: true)
+            defer { db.realm.close() }
+            var elements = 0
+            for o in owners { elements += try db.list("Person", o, "tags").count }
+            XCTAssertEqual(try db.list("Person", owners[3], "scores"), [.int(3)], line: line)
+            return elements
+        }
+
+        // A damaged page of the tags' tree.
+        let paged = dir.file("paged.fief")
+        XCTAssertEqual(try FileCopy.copy(from: original, to: paged) { _, _ in }, 0)
+        damagePage(holding: "needle", in: paged)
+        var problems: [String] = []
+        XCTAssertEqual(try FileCopy.copy(from: paged, to: dir.file("paged-copy.fief")) { kind, text in if kind == .problem { problems.append(text) } }, 1)
+        XCTAssertTrue(problems[0].hasPrefix("class 'Person': list 'tags': its pages are damaged"), "\(problems)")
+        try assertVerifies(dir.file("paged-copy.fief"))
+        let kept = try sizesAgree(dir.file("paged-copy.fief"))
+        XCTAssertTrue(kept > 10_000 && kept < 12_000, "\(kept) of 12,000 elements kept")
+
+        // Every segment of one list deleted: verify sees its size; the copy fixes it.
+        let emptied = dir.file("emptied.fief")
+        XCTAssertEqual(try FileCopy.copy(from: original, to: emptied) { _, _ in }, 0)
+        withRawLMDB(emptied, database: Table.listName(classKey, scores)) { txn, dbi in
+            var key = (UInt64(0), UInt64(0))
+            withUnsafeMutableBytes(of: &key) { kb in
+                ListStore.key(kb.baseAddress!, owner: owners[7], position: 0)
+                var k = MDB_val(mv_size: 16, mv_data: kb.baseAddress), v = MDB_val()
+                var cursor: OpaquePointer?
+                mdb_cursor_open(txn, dbi, &cursor)
+                XCTAssertEqual(mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE), 0)
+                XCTAssertEqual(mdb_cursor_del(cursor, 0), 0)
+                mdb_cursor_close(cursor)
+            }
+        }
+        problems = []
+        XCTAssertEqual(try FileCheck.verify(path: emptied) { kind, text in if kind == .problem { problems.append(text) } }, 1)
+        XCTAssertEqual(problems, ["class 'Person': list 'scores' of object \(owners[7]) holds no elements, but its size says 1"])
+        problems = []
+        XCTAssertEqual(try FileCopy.copy(from: emptied, to: dir.file("emptied-copy.fief")) { kind, text in if kind == .problem { problems.append(text) } }, 1)
+        XCTAssertEqual(problems, ["class 'Person': list 'scores': 1 sizes did not match what is stored (object \(owners[7])'s said 1, 0 found): copied as what is stored"])
+        try assertVerifies(dir.file("emptied-copy.fief"))
+        XCTAssertEqual(try sizesAgree(dir.file("emptied-copy.fief")), 12_000)
+
+        // The whole tags database dropped: every list copied empty.
+        let dropped = dir.file("dropped.fief")
+        XCTAssertEqual(try FileCopy.copy(from: original, to: dropped) { _, _ in }, 0)
+        withRawLMDB(dropped, database: Table.listName(classKey, tags)) { txn, dbi in XCTAssertEqual(mdb_drop(txn, dbi, 1), 0) }
+        problems = []
+        XCTAssertEqual(try FileCopy.copy(from: dropped, to: dir.file("dropped-copy.fief")) { kind, text in if kind == .problem { problems.append(text) } }, 1)
+        XCTAssertEqual(problems, ["class 'Person': list 'tags': its elements are missing: its lists are copied empty"])
+        try assertVerifies(dir.file("dropped-copy.fief"))
+        XCTAssertEqual(try sizesAgree(dir.file("dropped-copy.fief")), 0)
+    }
+
     func testListsAsLiveResults() throws {
         let dir = tempDir()
         let db = try DB.open(dir.file(), schema)

@@ -473,6 +473,299 @@ final class SetMapTests: XCTestCase {
     }
 }
 
+/// `fief copy` of sets and maps: a sound file copied as it is, and damaged
+/// ones (entries deleted or garbled, a whole set database dropped, the
+/// objects a set links to lost) copied without what cannot be read, with
+/// sizes and backlinks that `fief verify` finds right.
+final class SetMapCopyTests: XCTestCase {
+    private let schema: Schema = {
+        var s = makeSchema([
+            ("Dog", [prop("name", .string)]),
+            ("Address", [prop("city", .string)]),
+            ("Person", [prop("name", .string),
+                        Property(name: "ints", type: .int, collection: .set),
+                        Property(name: "tags", type: .string, flags: .nullable, collection: .set),
+                        Property(name: "decimals", type: .decimal128, collection: .set),
+                        Property(name: "dogs", type: .link, linkTarget: "Dog", collection: .set),
+                        Property(name: "scores", type: .int, flags: .nullable, collection: .map),
+                        Property(name: "pets", type: .link, flags: .nullable, linkTarget: "Dog", collection: .map),
+                        Property(name: "addresses", type: .link, flags: .nullable, linkTarget: "Address", collection: .map)]),
+        ])
+        s.classes[1].isEmbedded = true
+        return s
+    }()
+
+    private let long = String(repeating: "z", count: 600)
+
+    private struct Keys {
+        var ann: Int64 = 0, bob: Int64 = 0, dogs: [Int64] = [], home: Int64 = 0
+    }
+
+    /// Ann and Bob with sets and maps of every kind; Dog 3 deleted (it left
+    /// the sets and nulled a map value).
+    private func makeFile(_ path: String) throws -> Keys {
+        let db = try DB.open(path, schema)
+        defer { db.realm.close() }
+        var k = Keys()
+        let dog = db.cls("Dog")
+        try db.write {
+            k.dogs = try (0..<4).map { try db.create("Dog", [("name", .string("d\($0)"))]) }
+            k.ann = try db.create("Person", [("name", .string("Ann"))])
+            k.bob = try db.create("Person", [("name", .string("Bob"))])
+            for i in [3, 1, 2] as [Int64] { try db.setInsert("Person", k.ann, "ints", .int(i)) }
+            for t in [TV.string("x"), .null, .string(long), .string("a")] { try db.setInsert("Person", k.ann, "tags", t) }
+            try db.setInsert("Person", k.ann, "decimals", .decimal(Decimal128Bits(low: 15, high: UInt64(6176 - 1) << 49)))
+            for d in k.dogs { try db.setInsert("Person", k.ann, "dogs", .link(dog, d)) }
+            try db.setInsert("Person", k.bob, "dogs", .link(dog, k.dogs[0]))
+            try db.setInsert("Person", k.bob, "ints", .int(7))
+            try db.mapSet("Person", k.ann, "scores", "a", .int(1))
+            try db.mapSet("Person", k.ann, "scores", "b", .null)
+            try db.mapSet("Person", k.ann, "scores", "c", .int(-3))
+            try db.mapSet("Person", k.ann, "pets", "first", .link(dog, k.dogs[0]))
+            try db.mapSet("Person", k.ann, "pets", "again", .link(dog, k.dogs[0]))
+            try db.mapSet("Person", k.ann, "pets", "gone", .link(dog, k.dogs[3]))
+            try db.mapSet("Person", k.bob, "pets", "mine", .link(dog, k.dogs[1]))
+            let home = try Array("home".utf8).withUnsafeBytes { try db.realm.mapInsertEmbedded(db.ref("Person", k.ann, "addresses"), key: $0) }
+            k.home = home.objectKey
+            try db.set("Address", k.home, "city", .string("Oslo"))
+        }
+        try db.write { try db.delete("Dog", k.dogs[3]) }
+        return k
+    }
+
+    /// Every set and map of Ann and Bob, as read.
+    private func contents(_ path: String, _ k: Keys) throws -> [String] {
+        let db = try DB.open(path, nil, readOnly: true)
+        defer { db.realm.close() }
+        var out: [String] = []
+        for owner in [k.ann, k.bob] {
+            for name in ["ints", "tags", "decimals", "dogs"] { out.append("\(owner).\(name): \(try db.set("Person", owner, name))") }
+            for name in ["scores", "pets", "addresses"] { out.append("\(owner).\(name): \(try db.map("Person", owner, name))") }
+        }
+        for d in k.dogs.prefix(3) { out.append("dog \(d): \(try db.backlinkCount("Dog", d)) links") }
+        out.append("home: \(try db.backlinkCount("Address", k.home)) links, \(try db.get("Address", k.home, "city"))")
+        return out
+    }
+
+    private func copy(_ path: String, _ to: String) throws -> (Int, [String]) {
+        var problems: [String] = []
+        let n = try FileCopy.copy(from: path, to: to) { kind, text in if kind == .problem { problems.append(text) } }
+        return (n, problems)
+    }
+
+    func testSoundSetsAndMapsAreCopiedAsTheyAre() throws {
+        let dir = tempDir()
+        let path = dir.file()
+        let k = try makeFile(path)
+        try assertVerifies(path)
+        let expected = try contents(path, k)
+        do {
+            let db = try DB.open(path, nil, readOnly: true)
+            let rex = TV.link(db.cls("Dog"), k.dogs[0])
+            XCTAssertEqual(try db.map("Person", k.ann, "pets").map { "\($0.0)=\($0.1)" }, ["again=\(rex)", "first=\(rex)", "gone=\(TV.null)"])
+            db.realm.close()
+        }
+        XCTAssertTrue(expected.contains("dog \(k.dogs[0]): 4 links"), expected.joined(separator: "\n"))
+        let copied = dir.file("copy.fief")
+        var lines: [String] = []
+        XCTAssertEqual(try FileCopy.copy(from: path, to: copied) { _, text in lines.append(text) }, 0, lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains("class 'Person': set 'dogs': 2 sets, 4 entries copied"), lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains("class 'Person': map 'pets': 2 maps, 4 entries copied"), lines.joined(separator: "\n"))
+        try assertVerifies(copied)
+        XCTAssertEqual(try contents(copied, k), expected)
+        // The copy is written again like any file.
+        let db = try DB.open(copied, schema)
+        try db.write {
+            try db.setInsert("Person", k.ann, "ints", .int(4))
+            try db.mapRemove("Person", k.ann, "pets", "first")
+            try db.delete("Dog", k.dogs[0])
+        }
+        XCTAssertEqual(try db.set("Person", k.ann, "ints"), [.int(1), .int(2), .int(3), .int(4)])
+        XCTAssertEqual(try db.map("Person", k.ann, "pets").map { $0.1 }, [.null, .null])
+        db.realm.close()
+        try assertVerifies(copied)
+    }
+
+    /// Change the raw database `name` of a copy of the sound file.
+    private func damaged(_ dir: TempDir, _ label: String, _ original: String, _ database: (DB) -> String,
+                         _ body: (OpaquePointer, MDB_dbi) -> Void) throws -> String {
+        let path = dir.file("\(label).fief")
+        XCTAssertEqual(try FileCopy.copy(from: original, to: path) { _, _ in }, 0)
+        let name = try { let db = try DB.open(path, nil, readOnly: true); defer { db.realm.close() }; return database(db) }()
+        withRawLMDB(path, database: name, body)
+        return path
+    }
+
+    private func entryKey(_ owner: Int64, _ rest: [UInt8]) -> [UInt8] {
+        var key: [UInt8] = []
+        SetStore.appendBigEndian(UInt64(bitPattern: owner), &key)
+        return key + rest
+    }
+
+    private func put(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8], line: UInt = #line) {
+        var key = key, value = value
+        key.withUnsafeMutableBytes { kb in
+            value.withUnsafeMutableBytes { vb in
+                var k = MDB_val(mv_size: kb.count, mv_data: kb.baseAddress), v = MDB_val(mv_size: vb.count, mv_data: vb.baseAddress)
+                XCTAssertEqual(mdb_put(txn, dbi, &k, &v, 0), 0, line: line)
+            }
+        }
+    }
+
+    private func delete(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: [UInt8], line: UInt = #line) {
+        var key = key
+        key.withUnsafeMutableBytes { kb in
+            var k = MDB_val(mv_size: kb.count, mv_data: kb.baseAddress)
+            XCTAssertEqual(mdb_del(txn, dbi, &k, nil), 0, line: line)
+        }
+    }
+
+    func testDamagedSetsAndMapsAreSalvaged() throws {
+        let dir = tempDir()
+        let original = dir.file("original.fief")
+        let k = try makeFile(original)
+        let expected = try contents(original, k)
+        func set(_ name: String) -> (DB) -> String { { Table.setName($0.cls("Person"), $0.pkey("Person", name)) } }
+        func map(_ name: String) -> (DB) -> String { { Table.mapName($0.cls("Person"), $0.pkey("Person", name)) } }
+
+        // Elements deleted: Ann's size said 3, the copy has 2 and says so;
+        // Bob's only element gone, his size said 1, the copy's says 0.
+        var path = try damaged(dir, "deleted", original, set("ints")) { txn, dbi in
+            var element: [UInt8] = []
+            SetStore.encode(.int(2), owner: k.ann, into: &element)
+            delete(txn, dbi, element)
+            SetStore.encode(.int(7), owner: k.bob, into: &element)
+            delete(txn, dbi, element)
+        }
+        var verified: [String] = []
+        XCTAssertEqual(try FileCheck.verify(path: path) { kind, text in if kind == .problem { verified.append(text) } }, 2)
+        XCTAssertTrue(verified.contains { $0.contains("set 'ints' of object \(k.ann) holds 2 entries, but its size says 3") }, "\(verified)")
+        XCTAssertTrue(verified.contains { $0.contains("set 'ints' of object \(k.bob) holds no entries, but its size says 1") }, "\(verified)")
+        var (n, problems) = try copy(path, dir.file("deleted-copy.fief"))
+        XCTAssertEqual(n, 1, "\(problems)")
+        XCTAssertTrue(problems[0].contains("set 'ints': 2 sizes did not match what is stored (object \(k.ann)'s said 3, 2 found)"), "\(problems)")
+        try assertVerifies(dir.file("deleted-copy.fief"))
+        var got = try contents(dir.file("deleted-copy.fief"), k)
+        XCTAssertEqual(got[0], "\(k.ann).ints: \([TV.int(1), .int(3)])")
+        XCTAssertEqual(got[7], "\(k.bob).ints: \([TV]())")
+        XCTAssertEqual(Array(got[1...6]), Array(expected[1...6]))
+        XCTAssertEqual(Array(got[8...]), Array(expected[8...]))
+
+        // Garbage entries: an element of no type, a key too short, a set
+        // element of another owner that does not exist, a map value of the
+        // wrong type and one that decodes as nothing.
+        path = try damaged(dir, "garbage", original, set("tags")) { txn, dbi in
+            put(txn, dbi, entryKey(k.ann, [0xEE, 1, 2]), [])
+            put(txn, dbi, [1, 2, 3], [])
+            put(txn, dbi, entryKey(k.ann, [0x30] + Array("cut".utf8)), Array("not the whole string".utf8))
+            put(txn, dbi, entryKey(9999, [0x30, 0x61]), [])
+        }
+        withRawLMDB(path, database: try { let db = try DB.open(path, nil, readOnly: true); defer { db.realm.close() }; return map("scores")(db) }()) { txn, dbi in
+            var wrong: [UInt8] = []
+            MixedCoding.encode(.bool(true), into: &wrong)
+            put(txn, dbi, entryKey(k.bob, Array("wrong".utf8)), wrong)
+            put(txn, dbi, entryKey(k.bob, Array("junk".utf8)), [0xEE, 0xEE])
+            put(txn, dbi, entryKey(k.bob, Array("$bad".utf8)), [0])
+        }
+        XCTAssertGreaterThan(try FileCheck.verify(path: path) { _, _ in }, 0)
+        (n, problems) = try copy(path, dir.file("garbage-copy.fief"))
+        XCTAssertEqual(n, 6, problems.joined(separator: "\n"))
+        XCTAssertTrue(problems.contains("class 'Person': set 'tags' of object \(k.ann): an entry is damaged: left out"), problems.joined(separator: "\n"))
+        XCTAssertTrue(problems.contains("class 'Person': set 'tags': an entry with a key of 3 bytes is damaged: left out"), problems.joined(separator: "\n"))
+        XCTAssertTrue(problems.contains("class 'Person': map 'scores' of object \(k.bob): an entry is damaged: left out"), problems.joined(separator: "\n"))
+        try assertVerifies(dir.file("garbage-copy.fief"))
+        XCTAssertEqual(try contents(dir.file("garbage-copy.fief"), k), expected)
+
+        // A whole set database dropped: its sets are copied empty, sizes 0,
+        // and the dogs keep only the maps' links.
+        path = try damaged(dir, "dropped", original, set("dogs")) { txn, dbi in
+            XCTAssertEqual(mdb_drop(txn, dbi, 1), 0)
+        }
+        verified = []
+        XCTAssertGreaterThan(try FileCheck.verify(path: path) { kind, text in if kind == .problem { verified.append(text) } }, 0)
+        XCTAssertTrue(verified.contains { $0.contains("set 'dogs': its elements are missing") }, "\(verified)")
+        (n, problems) = try copy(path, dir.file("dropped-copy.fief"))
+        XCTAssertEqual(problems, ["class 'Person': set 'dogs': its elements are missing: its sets are copied empty"])
+        try assertVerifies(dir.file("dropped-copy.fief"))
+        got = try contents(dir.file("dropped-copy.fief"), k)
+        XCTAssertEqual(got[3], "\(k.ann).dogs: []")
+        XCTAssertEqual(got[10], "\(k.bob).dogs: []")
+        XCTAssertEqual(got[14...16], ["dog \(k.dogs[0]): 2 links", "dog \(k.dogs[1]): 1 links", "dog \(k.dogs[2]): 0 links"])
+        XCTAssertEqual(Array(got[4...9]), Array(expected[4...9]))
+        do {
+            let db = try DB.open(dir.file("dropped-copy.fief"), nil, readOnly: true)
+            XCTAssertEqual(try db.realm.setCount(db.ref("Person", k.ann, "dogs")), 0)
+            db.realm.close()
+        }
+
+        // The dogs lost (their cluster's list of objects damaged): they
+        // leave the sets, the map values that held them become null.
+        path = try damaged(dir, "lost", original, { Table.dataName($0.cls("Dog")) }) { txn, dbi in
+            var key = ClusterLayout.chunkKey(column: ClusterLayout.presenceColumn, cluster: 0)
+            withUnsafeMutableBytes(of: &key) { kb in
+                var k = MDB_val(mv_size: 8, mv_data: kb.baseAddress), v = MDB_val()
+                XCTAssertEqual(mdb_get(txn, dbi, &k, &v), 0)
+                var bytes = Array(UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+                bytes[0] ^= 0x01
+                bytes.withUnsafeMutableBytes { vb in
+                    var nv = MDB_val(mv_size: vb.count, mv_data: vb.baseAddress)
+                    XCTAssertEqual(mdb_put(txn, dbi, &k, &nv, 0), 0)
+                }
+            }
+        }
+        (n, problems) = try copy(path, dir.file("lost-copy.fief"))
+        XCTAssertTrue(problems.contains("class 'Person': set 'dogs' of object \(k.ann): it held Dog object \(k.dogs[1]), which was lost: left out"), problems.joined(separator: "\n"))
+        XCTAssertTrue(problems.contains("class 'Person': map 'pets' of object \(k.ann): the value of key 'first' is Dog object \(k.dogs[0]), which was lost: copied as null"), problems.joined(separator: "\n"))
+        XCTAssertFalse(problems.contains { $0.contains("sizes did not match") }, problems.joined(separator: "\n"))
+        try assertVerifies(dir.file("lost-copy.fief"))
+        let db = try DB.open(dir.file("lost-copy.fief"), nil, readOnly: true)
+        XCTAssertEqual(try db.count("Dog"), 0)
+        XCTAssertEqual(try db.set("Person", k.ann, "dogs"), [])
+        XCTAssertEqual(try db.set("Person", k.bob, "dogs"), [])
+        XCTAssertEqual(try db.map("Person", k.ann, "pets").map { $0.1 }, [.null, .null, .null])
+        XCTAssertEqual(try db.map("Person", k.bob, "pets").map { "\($0.0)=\($0.1)" }, ["mine=null"])
+        XCTAssertEqual(try db.set("Person", k.ann, "ints"), [.int(1), .int(2), .int(3)])
+        db.realm.close()
+    }
+}
+
+extension SetMapCopyTests {
+    /// A page of a set's tree with a broken header: the file's set cannot
+    /// be read, and a copy keeps what the other pages hold.
+    func testDamagedSetPagesAreSalvaged() throws {
+        let dir = tempDir()
+        let made = dir.file("made.fief"), path = dir.file("compact.fief")
+        var owner: Int64 = 0
+        let all = (0..<2000).map { $0 == 1234 ? "needle" : "element \($0) " + String(repeating: "p", count: $0 % 20) }
+        do {
+            let db = try DB.open(made, makeSchema([("A", [Property(name: "s", type: .string, collection: .set)])]))
+            owner = try db.write { () throws -> Int64 in
+                let o = try db.create("A", [])
+                for e in all { try db.setInsert("A", o, "s", .string(e)) }
+                return o
+            }
+            db.realm.close()
+        }
+        // A compact copy holds each page once.
+        XCTAssertEqual(try FileCopy.copy(from: made, to: path) { _, _ in }, 0)
+        damagePage(holding: "needle", in: path)
+        var problems: [String] = []
+        XCTAssertGreaterThan(try FileCheck.verify(path: path) { kind, text in if kind == .problem { problems.append(text) } }, 0)
+        XCTAssertTrue(problems.contains { $0.hasPrefix("the pages of database 'c") && $0.contains(".s") && $0.contains("are damaged") }, "\(problems)")
+        let salvaged = dir.file("salvaged.fief")
+        problems = []
+        XCTAssertEqual(try FileCopy.copy(from: path, to: salvaged) { kind, text in if kind == .problem { problems.append(text) } }, 1, "\(problems)")
+        XCTAssertTrue(problems[0].hasPrefix("class 'A': set 's': its pages are damaged"), "\(problems)")
+        try assertVerifies(salvaged)
+        let db = try DB.open(salvaged, nil, readOnly: true)
+        let kept = try db.set("A", owner, "s")
+        XCTAssertFalse(kept.contains(.string("needle")))
+        XCTAssertGreaterThan(kept.count, 1800, "one page of about 100 elements lost")
+        XCTAssertEqual(kept, all.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { TV.string($0) }.filter { kept.contains($0) })
+        db.realm.close()
+    }
+}
+
 /// `fief verify`'s problems for `path`: none expected.
 func assertVerifies(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
     var lines: [String] = []

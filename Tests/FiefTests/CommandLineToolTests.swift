@@ -1,3 +1,4 @@
+import CFief
 import Fief
 import Foundation
 import XCTest
@@ -155,5 +156,152 @@ final class CommandLineToolTests: XCTestCase {
         XCTAssertEqual(try run(["copy", old, upgraded]).status, 0)
         let info = try run(["info", upgraded])
         XCTAssertTrue(info.output.contains("class    Item: 600 objects"), info.output)
+    }
+
+    /// Sets and maps of every kind, written through the C ABI: `schema`
+    /// spells them as Swift does, `dump` prints sets as arrays in their
+    /// order and maps as objects in key order, links as {"$link": ...} and
+    /// embedded values inline; verify and copy keep them.
+    func testSchemaAndDumpShowSetsAndMaps() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fief-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("collections.fief").path
+        var strings: [UnsafeMutablePointer<CChar>] = []
+        defer { strings.forEach { free($0) } }
+        func c(_ s: String) -> UnsafePointer<CChar> {
+            let p = strdup(s)!
+            strings.append(p)
+            return UnsafePointer(p)
+        }
+        func property(_ name: String, _ type: fief_type_t, _ collection: fief_collection_type_t = FIEF_COLLECTION_NONE,
+                      target: String? = nil, nullable: Bool = false) -> fief_property_info_t {
+            var p = fief_property_info_t()
+            p.name = c(name)
+            p.type = type
+            p.collection_type = collection
+            p.link_target = target.map(c)
+            p.flags = nullable ? UInt32(FIEF_PROPERTY_NULLABLE) : 0
+            return p
+        }
+        let classes: [(String, Bool, [fief_property_info_t])] = [
+            ("Place", true, [property("city", FIEF_TYPE_STRING)]),
+            ("Dog", false, [property("name", FIEF_TYPE_STRING)]),
+            ("Person", false, [property("name", FIEF_TYPE_STRING),
+                               property("scores", FIEF_TYPE_DOUBLE, FIEF_COLLECTION_SET),
+                               property("tags", FIEF_TYPE_STRING, FIEF_COLLECTION_SET, nullable: true),
+                               property("dogs", FIEF_TYPE_LINK, FIEF_COLLECTION_SET, target: "Dog"),
+                               property("ages", FIEF_TYPE_INT, FIEF_COLLECTION_MAP),
+                               property("pets", FIEF_TYPE_LINK, FIEF_COLLECTION_MAP, target: "Dog", nullable: true),
+                               property("places", FIEF_TYPE_LINK, FIEF_COLLECTION_MAP, target: "Place", nullable: true)])]
+        var infos = classes.map { (name, embedded, properties) -> fief_class_info_t in
+            var info = fief_class_info_t()
+            info.name = c(name)
+            info.num_properties = properties.count
+            info.flags = embedded ? UInt32(FIEF_CLASS_EMBEDDED) : 0
+            return info
+        }
+        let propertyArrays = classes.map { (_, _, properties) -> UnsafeMutablePointer<fief_property_info_t> in
+            let p = UnsafeMutablePointer<fief_property_info_t>.allocate(capacity: properties.count)
+            p.initialize(from: properties, count: properties.count)
+            return p
+        }
+        defer { propertyArrays.forEach { $0.deallocate() } }
+        var pointers: [UnsafePointer<fief_property_info_t>?] = propertyArrays.map { UnsafePointer($0) }
+        let schema = try XCTUnwrap(fief_schema_new(&infos, infos.count, &pointers))
+        defer { _ = fief_release(UnsafeRawPointer(schema)) }
+        do {
+            let config = try XCTUnwrap(fief_config_new())
+            defer { _ = fief_release(UnsafeRawPointer(config)) }
+            XCTAssertTrue(fief_config_set_path(config, path) && fief_config_set_schema(config, schema))
+            let realm = try XCTUnwrap(fief_realm_open(config))
+            defer { _ = fief_release(UnsafeRawPointer(realm)) }
+            let read = try XCTUnwrap(fief_realm_get_schema(realm))
+            defer { _ = fief_release(UnsafeRawPointer(read)) }
+            func key(_ className: String, _ name: String) -> (fief_class_key_t, fief_property_key_t) {
+                var info = fief_class_info_t(), index = 0, found = false
+                XCTAssertTrue(fief_schema_find_class(read, className, &info, &index, &found) && found)
+                var p = fief_property_info_t()
+                XCTAssertTrue(fief_schema_find_property(read, index, name, &p, &found) && found)
+                return (info.key, p.key)
+            }
+            func text(_ s: String, _ body: (fief_value_t) -> Void) {
+                s.withCString { cs in
+                    var v = fief_value_t()
+                    v.type = FIEF_TYPE_STRING
+                    v.u.string = fief_string_t(data: cs, size: strlen(cs))
+                    body(v)
+                }
+            }
+            func mapKey(_ s: String, _ body: (fief_string_t) -> Void) { s.withCString { body(fief_string_t(data: $0, size: strlen($0))) } }
+            func create(_ className: String, _ name: String) -> (OpaquePointer, fief_value_t) {
+                let (cls, prop) = key(className, "name")
+                var object: OpaquePointer?
+                text(name) { v in
+                    var v = v, p = prop
+                    object = fief_object_create(realm, cls, &p, &v, 1, FIEF_UPDATE_POLICY_ERROR)
+                }
+                var link = fief_value_t()
+                link.type = FIEF_TYPE_LINK
+                link.u.link.class_key = cls
+                XCTAssertTrue(fief_object_get_key(object, &link.u.link.object_key))
+                return (object!, link)
+            }
+            XCTAssertTrue(fief_realm_begin_write(realm))
+            let (rex, rexLink) = create("Dog", "Rex")
+            let (fido, fidoLink) = create("Dog", "Fido")
+            let (ann, _) = create("Person", "Ann")
+            let scores = fief_object_get_set(ann, key("Person", "scores").1)
+            for d in [2.5, -1, 2.5, 10] {
+                var v = fief_value_t()
+                v.type = FIEF_TYPE_DOUBLE
+                v.u.double_value = d
+                XCTAssertTrue(fief_set_insert(scores, v, nil))
+            }
+            let tags = fief_object_get_set(ann, key("Person", "tags").1)
+            for t in ["b", "a"] { text(t) { XCTAssertTrue(fief_set_insert(tags, $0, nil)) } }
+            XCTAssertTrue(fief_set_insert(tags, fief_value_t(), nil))
+            let dogs = fief_object_get_set(ann, key("Person", "dogs").1)
+            XCTAssertTrue(fief_set_insert(dogs, fidoLink, nil) && fief_set_insert(dogs, rexLink, nil))
+            let ages = fief_object_get_map(ann, key("Person", "ages").1)
+            for (k, a) in [("zed", 3), ("al", 40)] as [(String, Int64)] {
+                var v = fief_value_t()
+                v.type = FIEF_TYPE_INT
+                v.u.integer = a
+                mapKey(k) { XCTAssertTrue(fief_map_set(ages, $0, v)) }
+            }
+            let pets = fief_object_get_map(ann, key("Person", "pets").1)
+            mapKey("best") { XCTAssertTrue(fief_map_set(pets, $0, fidoLink)) }
+            mapKey("old") { XCTAssertTrue(fief_map_set(pets, $0, rexLink)) }
+            let places = fief_object_get_map(ann, key("Person", "places").1)
+            mapKey("home") { k in
+                let home = fief_map_insert_embedded(places, k)
+                text("Oslo") { XCTAssertTrue(fief_object_set_value(home, key("Place", "city").1, $0)) }
+                _ = fief_release(UnsafeRawPointer(home))
+            }
+            mapKey("away") { XCTAssertTrue(fief_map_set(places, $0, fief_value_t())) }
+            XCTAssertTrue(fief_object_delete(rex))
+            XCTAssertTrue(fief_realm_commit(realm))
+            for handle in [rex, fido, ann] as [OpaquePointer?] { _ = fief_release(UnsafeRawPointer(handle)) }
+            for handle in [scores, tags, dogs, ages, pets, places] as [OpaquePointer?] { _ = fief_release(UnsafeRawPointer(handle)) }
+        }
+        let schemaOut = try run(["schema", path])
+        XCTAssertEqual(schemaOut.status, 0, schemaOut.output)
+        for line in ["scores: Set<double>  [set]", "tags: Set<string?>  [set]", "dogs: Set<Dog>  [set]", "ages: [string: int]  [map]",
+                     "pets: [string: Dog?]  [map]", "places: [string: Place?]  [map]", "embedded class Place {"] {
+            XCTAssertTrue(schemaOut.output.contains(line), "\(line) in\n\(schemaOut.output)")
+        }
+        let dump = try run(["dump", path, "Person"])
+        XCTAssertEqual(dump.status, 0, dump.output)
+        let expected = #"{"name": "Ann", "scores": [-1.0, 2.5, 10.0], "tags": [null, "a", "b"], "dogs": [{"$link": ["Dog", 1]}], "#
+            + #""ages": {"al": 40, "zed": 3}, "pets": {"best": {"$link": ["Dog", 1]}, "old": null}, "places": {"away": null, "home": {"city": "Oslo"}}}"#
+        XCTAssertEqual(dump.output, expected + "\n")
+        XCTAssertEqual(try run(["verify", path]).status, 0)
+        let copy = directory.appendingPathComponent("copy.fief").path
+        let copied = try run(["copy", path, copy])
+        XCTAssertEqual(copied.status, 0, copied.output)
+        XCTAssertTrue(copied.output.contains("class 'Person': map 'places': 1 maps, 2 entries copied"), copied.output)
+        XCTAssertEqual(try run(["verify", copy]).status, 0)
+        XCTAssertEqual(try run(["dump", copy, "Person"]).output, dump.output)
     }
 }

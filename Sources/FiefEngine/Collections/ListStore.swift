@@ -124,6 +124,25 @@ enum ListStore {
         if let owner { try body(owner, segments) }
     }
 
+    /// The same over entries read another way (in key order, as a damaged
+    /// tree's salvage gives them once sorted); keys that are not a
+    /// segment's are skipped.
+    static func forEachList(entries: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)],
+                            _ body: (Int64, [(position: UInt64, raw: UnsafeRawBufferPointer)]) throws(FiefError) -> Void) throws(FiefError) {
+        var owner: Int64? = nil
+        var segments: [(position: UInt64, raw: UnsafeRawBufferPointer)] = []
+        for (k, v) in entries {
+            guard let decoded = decodeKey(k) else { continue }
+            if decoded.owner != owner {
+                if let owner { try body(owner, segments) }
+                owner = decoded.owner
+                segments.removeAll(keepingCapacity: true)
+            }
+            segments.append((decoded.position, v))
+        }
+        if let owner { try body(owner, segments) }
+    }
+
     /// Delete every segment of `owner`.
     static func deleteAll(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64) throws(FiefError) {
         var buffer = (UInt64(0), UInt64(0))

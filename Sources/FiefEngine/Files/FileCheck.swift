@@ -125,8 +125,9 @@ public enum FileCheck {
         }
 
         /// Every list: its segments sound and in order, their elements as
-        /// many as its owner's size column says, its owner alive, and each
-        /// link in a list counted in the target's backlinks.  Returns the
+        /// many as its owner's size column says (also for owners without
+        /// segments), its owner alive, and each link in a list counted in the
+        /// target's backlinks.  Returns the
         /// backlink entries the lists make, per target class.
         mutating func checkLists(_ schema: Schema, names: Set<String>) -> [UInt32: Int] {
             var expected: [UInt32: Int] = [:]
@@ -144,9 +145,11 @@ public enum FileCheck {
                     let target = property.linkTarget.flatMap { schema.objectClass(named: $0) }
                     var lists = 0, elements = 0
                     var found: [String] = []
+                    var seen: Set<Int64> = []
                     do throws(FiefError) {
                         try ListStore.forEachList(txn, dbi) { (owner, segments) throws(FiefError) in
                             lists += 1
+                            seen.insert(owner)
                             let cluster = ClusterLayout.cluster(of: owner), slot = ClusterLayout.slot(of: owner)
                             let live = try ChunkParts.read(txn, data, table: objectClass.key, column: ClusterLayout.presenceColumn, cluster: cluster,
                                                            type: nil, bounds: bounds, tables: partTables)
@@ -184,6 +187,9 @@ public enum FileCheck {
                             }
                             try checkRecorded(counts, schema, origin: (objectClass.key, property.key, owner), what: what, found: &found, expected: &expected)
                         }
+                        try emptyButSized(objectClass, property, data, seen: seen) { object, size in
+                            found.append("\(what) of object \(object) holds no elements, but its size says \(size)")
+                        }
                     } catch {
                         problem("\(what) cannot be read: \(error.message)")
                         continue
@@ -196,8 +202,29 @@ public enum FileCheck {
             return expected
         }
 
+        /// The objects whose size column for collection `property` says they
+        /// hold something though they are not among `seen` (the owners whose
+        /// elements or entries were found).
+        func emptyButSized(_ objectClass: ObjectClass, _ property: Property, _ data: MDB_dbi, seen: Set<Int64>,
+                           _ visit: (Int64, Int64) -> Void) throws(FiefError) {
+            let cursor = try LMDBCursor(txn, data)
+            var entry = try cursor.seek(integerKey: ClusterLayout.columnStart(ClusterLayout.presenceColumn))
+            while let (key, raw) = entry, key < ClusterLayout.columnStart(1) {
+                entry = try cursor.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
+                guard bounds.contains(raw), let body = ChunkCheck.verified(raw, table: objectClass.key, key: key, type: nil) else { continue }
+                let live = ChunkReader(body), cluster = ClusterLayout.cluster(ofChunkKey: key)
+                guard let sizes = try ChunkParts.read(txn, data, table: objectClass.key, column: property.key, cluster: cluster,
+                                                      type: .int, bounds: bounds, tables: partTables), sizes.base != nil else { continue }
+                for slot in 0..<ClusterLayout.slots where live.bit(slot) && !sizes.isNull(slot) && sizes.int(slot) != 0 {
+                    let object = cluster << ClusterLayout.shift | Int64(slot)
+                    if !seen.contains(object) { visit(object, sizes.int(slot)) }
+                }
+            }
+        }
+
         /// Every set and map: each entry decodes as an element of its type,
-        /// its owner is alive, its owner's size column counts its entries,
+        /// its owner is alive, its owner's size column counts its entries
+        /// (also for owners without entries),
         /// and each link in it is counted in the target's backlinks.
         /// Returns the backlink entries they make, per target class.
         mutating func checkSetsAndMaps(_ schema: Schema, names: Set<String>) -> [UInt32: Int] {
@@ -221,8 +248,10 @@ public enum FileCheck {
                         var owner: Int64? = nil
                         var count = 0
                         var links: [LinkTarget: UInt32] = [:]
+                        var seen: Set<Int64> = []
                         func finish(_ owner: Int64) throws(FiefError) {
                             owners += 1
+                            seen.insert(owner)
                             let cluster = ClusterLayout.cluster(of: owner), slot = ClusterLayout.slot(of: owner)
                             let live = try ChunkParts.read(txn, data, table: objectClass.key, column: ClusterLayout.presenceColumn, cluster: cluster,
                                                            type: nil, bounds: bounds, tables: partTables)
@@ -272,6 +301,9 @@ public enum FileCheck {
                             entry = try cursor.next()
                         }
                         if let owner { try finish(owner) }
+                        try emptyButSized(objectClass, property, data, seen: seen) { object, size in
+                            found.append("\(what) of object \(object) holds no entries, but its size says \(size)")
+                        }
                     } catch {
                         problem("\(what) cannot be read: \(error.message)")
                         continue

@@ -63,6 +63,7 @@ public enum FileCopy {
             }
             problems += try rebuildBacklinks(schema, in: target, out, report: report)
             problems += try copyLists(schema, from: environment, txn, to: target, out, report: report)
+            problems += try copySetsAndMaps(schema, from: environment, txn, to: target, out, report: report)
             try MetaKeys.write(out, outMeta, MetaKeys.committedTransaction, UInt64(mdb_txn_id(out)))
         } catch {
             mdb_txn_abort(out)
@@ -139,8 +140,10 @@ public enum FileCopy {
 
     /// Every list of an object the copy has: copied as it is when every
     /// segment is sound and every object it links to was copied; otherwise
-    /// what can be read, without the lost objects, stored afresh (and its
-    /// size with it).  Links in lists get their backlinks.
+    /// what can be read, without the lost objects, stored afresh.  A tree
+    /// with damaged pages gives the segments its sound pages hold.  Then
+    /// every owner's size column counts the elements copied, and links in
+    /// lists get their backlinks.
     private static func copyLists(_ schema: Schema, from environment: Environment, _ txn: OpaquePointer, to target: Environment,
                                   _ out: OpaquePointer, report: (FileReportKind, String) -> Void) throws(FiefError) -> Int {
         var problems = 0
@@ -151,19 +154,40 @@ public enum FileCopy {
         for objectClass in schema.classes {
             for property in objectClass.properties where property.isList {
                 let name = Table.listName(objectClass.key, property.key)
+                let what = "class '\(objectClass.name)': list '\(property.name)'"
                 let outList = try target.database(name, txn: out, create: true)!
-                guard let source = try environment.database(name, txn: txn, create: false), Environment.isUsable(source, in: txn) else {
+                // Elements copied per owner, and the owners whose losses were reported.
+                var kept: [Int64: Int] = [:]
+                var reported: Set<Int64> = []
+                var treeDamaged = false
+                var salvaged: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]?
+                var source: MDB_dbi?
+                if let reason = environment.damagedTrees[name] {
                     problems += 1
-                    report(.problem, "class '\(objectClass.name)': the elements of list '\(property.name)' are missing: its lists are not copied (reading one reports the damage)")
+                    report(.problem, "\(what): its pages are damaged (\(reason)): copying what the sound pages hold")
+                    treeDamaged = true
+                    // In key order, once each (damage can leave a tree out of order).
+                    var found = PageCheck.salvageEntries(environment: environment, txn: txn, tree: name)
+                    found.sort { Realm.compareKeys($0.key, $1.key) < 0 }
+                    salvaged = []
+                    for entry in found where salvaged!.last.map({ Realm.compareKeys($0.key, entry.key) != 0 }) ?? true {
+                        salvaged!.append(entry)
+                    }
+                } else if let dbi = try environment.database(name, txn: txn, create: false), Environment.isUsable(dbi, in: txn) {
+                    source = dbi
+                } else {
+                    problems += 1
+                    report(.problem, "\(what): its elements are missing: its lists are copied empty")
+                    problems += try fixSizes(objectClass, property, what: what, kept: [:], explained: [], quiet: true, target, out, tables, report: report)
+                    presence.forget()
                     continue
                 }
                 let targetClass = property.linkTarget.flatMap { schema.objectClass(named: $0) }
                 var backlinks: MDB_dbi?
                 if let targetClass { backlinks = try target.database(Table.backlinksName(targetClass.key), txn: out, create: true) }
-                var resized: [(owner: Int64, size: Int)] = []
                 var copied = 0
                 do throws(FiefError) {
-                    try ListStore.forEachList(txn, source) { (owner, segments) throws(FiefError) in
+                    let each = { (owner: Int64, segments: [(position: UInt64, raw: UnsafeRawBufferPointer)]) throws(FiefError) in
                         guard try exists(objectClass.key, owner) else { return }
                         var values: [Value] = []
                         var intact = true
@@ -172,6 +196,7 @@ public enum FileCopy {
                                     key: ListStore.checkKey(column: property.key, owner: owner, position: position)) else {
                                 intact = false
                                 problems += 1
+                                reported.insert(owner)
                                 report(.problem, "class '\(objectClass.name)': a segment of list '\(property.name)' of object \(owner) is damaged: its elements are left out")
                                 continue
                             }
@@ -180,6 +205,7 @@ public enum FileCopy {
                                 if case .link(let c, let k) = value, !(try exists(c, k)) {
                                     intact = false
                                     problems += 1
+                                    reported.insert(owner)
                                     report(.problem, "class '\(objectClass.name)': list '\(property.name)' of object \(owner) held an object that was lost: left out")
                                     continue
                                 }
@@ -187,6 +213,7 @@ public enum FileCopy {
                             }
                         }
                         copied += 1
+                        kept[owner] = values.count
                         if intact {
                             var keyBuffer = (UInt64(0), UInt64(0))
                             for (position, raw) in segments {
@@ -202,7 +229,6 @@ public enum FileCopy {
                                                   position: ListStore.firstPosition &+ UInt64(index) &* ListStore.positionStep,
                                                   type: property.type, nullable: property.isNullable, scratch: &scratch)
                             }
-                            resized.append((owner, values.count))
                         }
                         if let targetClass, let backlinks {
                             for value in values {
@@ -213,33 +239,202 @@ public enum FileCopy {
                             _ = targetClass
                         }
                     }
+                    if let source {
+                        try ListStore.forEachList(txn, source, each)
+                    } else {
+                        try ListStore.forEachList(entries: salvaged ?? [], each)
+                    }
                 } catch {
                     problems += 1
+                    treeDamaged = true
                     report(.problem, "class '\(objectClass.name)': list '\(property.name)' cannot be read (\(error.message)): the rest of its lists left out")
                 }
-                // Sizes of the lists stored afresh.
-                if !resized.isEmpty, let data = try target.database(Table.dataName(objectClass.key), txn: out, create: false) {
-                    var chunks: [Int64: DirtyChunk] = [:]
-                    for (owner, size) in resized {
-                        let cluster = ClusterLayout.cluster(of: owner)
-                        if chunks[cluster] == nil {
-                            let stored = try ChunkParts.read(out, data, table: objectClass.key, column: property.key, cluster: cluster,
-                                                             type: .int, bounds: nil, tables: tables) ?? ChunkReader(nil)
-                            chunks[cluster] = DirtyChunk(type: .int, from: stored)
-                        }
-                        chunks[cluster]!.set(ClusterLayout.slot(of: owner), .int(Int64(size)))
-                    }
-                    var neverAppend: UInt64? = .max
-                    for (cluster, chunk) in chunks.sorted(by: { $0.key < $1.key }) {
-                        try ChunkParts.store(chunk, out, data, table: objectClass.key, column: property.key, cluster: cluster,
-                                             limit: target.chunkPartLimit, lastKey: &neverAppend)
-                    }
-                    presence.forget()
-                }
+                problems += try fixSizes(objectClass, property, what: what, kept: kept, explained: reported, quiet: treeDamaged,
+                                         target, out, tables, report: report)
+                presence.forget()
                 report(.info, "class '\(objectClass.name)': \(copied) lists '\(property.name)' copied")
             }
         }
         return problems
+    }
+
+    /// Every set and map of an object the copy has, entry by entry (an
+    /// entry is one element or one key): an entry is copied as it is when
+    /// it decodes as an element of its type (a set's in its one encoding, a
+    /// map's key one that can be stored) and its link, if any, leads to an
+    /// object the copy has.  Otherwise it is left out and reported, except
+    /// that a map value linking to a lost object is copied as null (as
+    /// deleting that object would leave it).  A tree with damaged pages
+    /// gives what its sound pages hold.  Then every owner's size column is
+    /// made to count the entries copied, and links get their backlinks.
+    private static func copySetsAndMaps(_ schema: Schema, from environment: Environment, _ txn: OpaquePointer, to target: Environment,
+                                        _ out: OpaquePointer, report: (FileReportKind, String) -> Void) throws(FiefError) -> Int {
+        var problems = 0
+        let tables = ChunkPartTables()
+        let presence = CopyPresence(target, out, tables)
+        let bounds = environment.currentBounds()
+        var scratch: [UInt8] = []
+        var null: [UInt8] = []
+        MixedCoding.encode(.null, into: &null)
+        for objectClass in schema.classes {
+            for property in objectClass.properties where property.collection == .set || property.collection == .map {
+                guard let name = Table.collectionName(objectClass.key, property) else { continue }
+                let isSet = property.collection == .set
+                let kind = property.collection.name
+                let what = "class '\(objectClass.name)': \(kind) '\(property.name)'"
+                let outDB = try target.database(name, txn: out, create: true)!
+                let targetClass = property.linkTarget.flatMap { schema.objectClass(named: $0) }
+                var backlinks: MDB_dbi?
+                if let targetClass { backlinks = try target.database(Table.backlinksName(targetClass.key), txn: out, create: true) }
+                // Entries copied and entries left out (reported), per owner.
+                var kept: [Int64: Int] = [:]
+                var reported: Set<Int64> = []
+                var owners = 0, entries = 0
+                var lastOwner: Int64?
+                var treeDamaged = false
+                func leftOut(_ owner: Int64?, _ text: String) {
+                    problems += 1
+                    report(.problem, "\(what)\(owner.map { " of object \($0)" } ?? ""): \(text)")
+                    if let owner { reported.insert(owner) }
+                }
+                // One stored entry, in key order.
+                func visit(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FiefError) {
+                    guard bounds.contains(key), bounds.contains(value), let owner = SetStore.owner(of: key) else {
+                        leftOut(nil, "an entry with a key of \(key.count) bytes is damaged: left out")
+                        return
+                    }
+                    // Entries of objects the copy lacks go with them (their loss is reported).
+                    guard try presence.exists(objectClass.key, owner) else { return }
+                    let rest = UnsafeRawBufferPointer(rebasing: key[SetStore.ownerBytes...])
+                    var decoded: Value?
+                    if isSet {
+                        decoded = SetStore.decode(rest, value, type: property.type, linkTarget: targetClass?.key ?? 0)
+                        if let element = decoded {
+                            SetStore.encode(element, owner: owner, into: &scratch)
+                            if !scratch.withUnsafeBytes({ Realm.sameBytes($0, key) }) { decoded = nil }
+                        }
+                    } else if MapStore.keyProblem(rest) == nil, let v = MixedCoding.decode(value), v.type == nil || v.type == property.type {
+                        decoded = v
+                        if case .link(let classKey, _) = v, classKey != targetClass?.key { decoded = nil }
+                    }
+                    guard let element = decoded, !(element.isNull && !property.isNullable) else {
+                        leftOut(owner, "an entry is damaged: left out")
+                        return
+                    }
+                    var asNull = false
+                    if case .link(_, let linked) = element, let targetClass {
+                        if try !presence.exists(targetClass.key, linked) {
+                            if isSet {
+                                leftOut(owner, "it held \(targetClass.name) object \(linked), which was lost: left out")
+                                return
+                            }
+                            problems += 1
+                            report(.problem, "\(what) of object \(owner): the value of key '\(String(decoding: rest, as: UTF8.self))' is \(targetClass.name) object \(linked), which was lost: copied as null")
+                            asNull = true
+                        } else if let backlinks {
+                            try Backlinks.add(out, backlinks, target: linked, originClass: objectClass.key, property: property.key, origin: owner)
+                        }
+                    }
+                    if asNull {
+                        _ = try null.withBytes { (v) throws(FiefError) in try LMDB.put(out, outDB, key, v, flags: UInt32(MDB_APPEND)) }
+                    } else {
+                        _ = try LMDB.put(out, outDB, key, value, flags: UInt32(MDB_APPEND))
+                    }
+                    if owner != lastOwner { owners += 1; lastOwner = owner }
+                    entries += 1
+                    kept[owner, default: 0] += 1
+                }
+                if let reason = environment.damagedTrees[name] {
+                    problems += 1
+                    report(.problem, "\(what): its pages are damaged (\(reason)): copying what the sound pages hold")
+                    treeDamaged = true
+                    // In key order, once each (damage can leave a tree out of order).
+                    var found = PageCheck.salvageEntries(environment: environment, txn: txn, tree: name)
+                    found.sort { Realm.compareKeys($0.key, $1.key) < 0 }
+                    var previous: UnsafeRawBufferPointer?
+                    for (key, value) in found {
+                        if let previous, Realm.compareKeys(previous, key) == 0 { continue }
+                        previous = key
+                        try visit(key, value)
+                    }
+                } else if let source = try environment.database(name, txn: txn, create: false), Environment.isUsable(source, in: txn) {
+                    do throws(FiefError) {
+                        let cursor = try LMDBCursor(txn, source)
+                        var entry = try cursor.move(MDB_FIRST)
+                        while let (key, value) = entry {
+                            try visit(key, value)
+                            entry = try cursor.next()
+                        }
+                    } catch {
+                        problems += 1
+                        report(.problem, "\(what) cannot be read (\(error.message)): the rest of its entries left out")
+                        treeDamaged = true
+                    }
+                } else {
+                    problems += 1
+                    report(.problem, "\(what): its \(isSet ? "elements are" : "entries are") missing: its \(kind)s are copied empty")
+                    treeDamaged = true
+                }
+                problems += try fixSizes(objectClass, property, what: what, kept: kept, explained: reported, quiet: treeDamaged,
+                                         target, out, tables, report: report)
+                presence.forget()
+                report(.info, "\(what): \(owners) \(kind)s, \(entries) entries copied")
+            }
+        }
+        return problems
+    }
+
+    /// Make the size column of collection `property` of every object the
+    /// copy has count the elements or entries copied (`kept`); a size that
+    /// was wrong is reported too, unless its owner's losses were
+    /// (`explained`) or `quiet` (damage to the whole tree was reported).
+    private static func fixSizes(_ objectClass: ObjectClass, _ property: Property, what: String, kept: [Int64: Int], explained: Set<Int64>, quiet: Bool,
+                                 _ target: Environment, _ out: OpaquePointer, _ tables: ChunkPartTables,
+                                 report: (FileReportKind, String) -> Void) throws(FiefError) -> Int {
+        guard let data = try target.database(Table.dataName(objectClass.key), txn: out, create: false) else { return 0 }
+        var fixed: [(cluster: Int64, sizes: DirtyChunk, isNew: Bool)] = []
+        var unexplained = 0
+        var example = ""
+        let cursor = try LMDBCursor(out, data)
+        var entry = try cursor.seek(integerKey: ClusterLayout.columnStart(ClusterLayout.presenceColumn))
+        while let (key, raw) = entry, key < ClusterLayout.columnStart(1) {
+            entry = try cursor.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
+            guard let body = ChunkCheck.verified(raw, table: objectClass.key, key: key, type: nil) else { continue }
+            let live = ChunkReader(body), cluster = ClusterLayout.cluster(ofChunkKey: key)
+            let stored = try ChunkParts.read(out, data, table: objectClass.key, column: property.key, cluster: cluster,
+                                             type: .int, bounds: nil, tables: tables) ?? ChunkReader(nil)
+            var chunk: DirtyChunk?
+            for slot in 0..<ClusterLayout.slots where live.bit(slot) {
+                let owner = cluster << ClusterLayout.shift | Int64(slot)
+                let size = stored.base == nil || stored.isNull(slot) ? 0 : Int(stored.int(slot))
+                let count = kept[owner] ?? 0
+                guard size != count else { continue }
+                if !explained.contains(owner) {
+                    unexplained += 1
+                    if example.isEmpty { example = " (object \(owner)'s said \(size), \(count) found)" }
+                }
+                if chunk == nil { chunk = DirtyChunk(type: .int, from: stored) }
+                chunk!.set(slot, .int(Int64(count)))
+            }
+            if let chunk { fixed.append((cluster, chunk, stored.base == nil)) }
+        }
+        var neverAppend: UInt64? = .max
+        for (cluster, sizes, isNew) in fixed {
+            try ChunkParts.store(sizes, out, data, table: objectClass.key, column: property.key, cluster: cluster,
+                                 limit: target.chunkPartLimit, lastKey: &neverAppend)
+            if isNew {
+                // A column chunk stored for the first time is listed in its cluster.
+                let listed = try ChunkParts.read(out, data, table: objectClass.key, column: ClusterLayout.presenceColumn, cluster: cluster,
+                                                 type: nil, bounds: nil, tables: tables) ?? ChunkReader(nil)
+                let chunk = DirtyChunk(type: nil, from: listed)
+                chunk.listColumn(property.key)
+                try ChunkParts.store(chunk, out, data, table: objectClass.key, column: ClusterLayout.presenceColumn, cluster: cluster,
+                                     limit: target.chunkPartLimit, lastKey: &neverAppend)
+            }
+        }
+        guard unexplained > 0, !quiet else { return 0 }
+        report(.problem, "\(what): \(unexplained) sizes did not match what is stored\(example): copied as what is stored")
+        return 1
     }
 
     private static func copyClass(_ objectClass: ObjectClass, format: UInt64, from environment: Environment, _ txn: OpaquePointer,

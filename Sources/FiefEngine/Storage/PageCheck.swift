@@ -222,11 +222,20 @@ struct PageCheck {
 
     // MARK: Salvage
 
-    /// Every entry that can still be read from the damaged tree `name`:
-    /// the leaf entries (8-byte keys only) of every page that passes its
-    /// checks, reached through branch entries that do; damaged pages and
-    /// entries are skipped.  Views point into the map (valid with `txn`).
+    /// Every entry that can still be read from the damaged tree `name`
+    /// whose key has 8 bytes (a tree of chunks): see `salvageEntries`.
     static func salvage(environment: Environment, txn: OpaquePointer, tree name: String) -> [(key: UInt64, value: UnsafeRawBufferPointer)] {
+        salvageEntries(environment: environment, txn: txn, tree: name).compactMap { (entry) -> (key: UInt64, value: UnsafeRawBufferPointer)? in
+            entry.key.count == 8 ? (entry.key.loadUnaligned(as: UInt64.self), entry.value) : nil
+        }
+    }
+
+    /// Every entry that can still be read from the damaged tree `name`:
+    /// the leaf entries of every page that passes its checks, reached
+    /// through branch entries that do; damaged pages and entries are
+    /// skipped.  Keys and values are views into the map (valid with `txn`),
+    /// in the order found (not necessarily key order).
+    static func salvageEntries(environment: Environment, txn: OpaquePointer, tree name: String) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
         let bounds = environment.currentBounds()
         guard let map = UnsafeRawPointer(bitPattern: bounds.start) else { return [] }
         var main: MDB_dbi = 0
@@ -242,12 +251,12 @@ struct PageCheck {
         guard found == 0, let record = TreeRecord(LMDB.bytes(v)), record.root != invalidPage else { return [] }
         let filePages = UInt64((bounds.end - bounds.start) / UInt(environment.pageSize))
         var check = PageCheck(map: map, pageSize: environment.pageSize, lastPage: filePages - 1)
-        var entries: [(key: UInt64, value: UnsafeRawBufferPointer)] = []
+        var entries: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
         check.salvage(record.root, depth: 1, record: record, into: &entries)
         return entries
     }
 
-    private mutating func salvage(_ number: UInt64, depth: Int, record: TreeRecord, into entries: inout [(key: UInt64, value: UnsafeRawBufferPointer)]) {
+    private mutating func salvage(_ number: UInt64, depth: Int, record: TreeRecord, into entries: inout [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) {
         guard depth <= max(record.depth, 1), depth <= 64, (try? claim(number)) != nil else { return }
         let page = map + Int(number) * pageSize
         guard page.loadUnaligned(as: UInt64.self) == number else { return }
@@ -259,8 +268,7 @@ struct PageCheck {
                 salvage(UInt64(low) | (UInt64(nodeFlags) << 32), depth: depth + 1, record: record, into: &entries)
                 continue
             }
-            guard keySize == 8 else { continue }
-            let key = page.loadUnaligned(fromByteOffset: node + 8, as: UInt64.self)
+            let key = UnsafeRawBufferPointer(start: page + node + 8, count: keySize)
             let dataSize = Int(low)
             let dataStart = node + 8 + keySize
             if nodeFlags & PageCheck.bigData != 0 {

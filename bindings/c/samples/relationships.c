@@ -1,9 +1,10 @@
 /* relationships.c - people, dogs and clubs: to-one links set, followed and
  * queried, a dog's owners found through its backlinks (linking objects), a
  * club's members in a list (and the clubs of a person through the list's
- * backlinks), and a deleted object leaving every link and list.  Writes
- * relationships.fief in the current directory (`fief dump
- * relationships.fief Club` prints the lists).
+ * backlinks), a dog's tricks in a set, a club's roles in a map (key ->
+ * person), and a deleted object leaving every link, list and set (a map
+ * keeps the key, with null).  Writes relationships.fief in the current
+ * directory (`fief dump relationships.fief Club` prints the lists and maps).
  *
  *   cc relationships.c $(pkg-config --cflags --libs fief) -o relationships */
 #include <fief.h>
@@ -31,6 +32,11 @@ static fief_value_t string_value(const char *s) {
     return v;
 }
 
+static fief_string_t key_string(const char *s) {
+    fief_string_t k = {s, strlen(s)};
+    return k;
+}
+
 static fief_value_t link_value(fief_class_key_t cls, fief_object_key_t key) {
     fief_value_t v;
     memset(&v, 0, sizeof v);
@@ -42,7 +48,7 @@ static fief_value_t link_value(fief_class_key_t cls, fief_object_key_t key) {
 
 static fief_realm_t *realm;
 static fief_class_key_t dog_class, person_class, club_class;
-static fief_property_key_t dog_name, person_name, person_dog, club_name, club_members;
+static fief_property_key_t dog_name, dog_tricks, person_name, person_dog, club_name, club_members, club_roles;
 
 static fief_property_key_t key_of(fief_schema_t *schema, size_t class_index, const char *name) {
     fief_property_info_t p;
@@ -62,6 +68,20 @@ static fief_object_key_t add(fief_class_key_t cls, const fief_property_key_t *pr
 
 static void print_string(fief_value_t v) {
     printf("%.*s", (int)v.u.string.size, v.u.string.data);
+}
+
+/* The name of the person a link leads to, or "nobody" for null. */
+static void print_person(fief_value_t link) {
+    if (link.type != FIEF_TYPE_LINK) {
+        printf("nobody");
+        return;
+    }
+    fief_object_t *person = fief_object_get(realm, link.u.link.class_key, link.u.link.object_key);
+    check(person != NULL, "follow a link");
+    fief_value_t name;
+    check(fief_object_get_value(person, person_name, &name), "person name");
+    print_string(name);
+    fief_release(person);
 }
 
 /* Each person and the dog their link leads to. */
@@ -114,25 +134,33 @@ static void print_clubs(void) {
         print_string(name);
         printf(" (%zu):", size);
         for (size_t j = 0; j < size; j++) {
-            fief_object_t *person = fief_object_get(realm, links[j].u.link.class_key, links[j].u.link.object_key);
-            check(person != NULL, "follow a member");
-            fief_value_t member;
-            check(fief_object_get_value(person, person_name, &member), "member name");
             printf(" ");
-            print_string(member);
-            fief_release(person);
+            print_person(links[j]);
         }
         printf("\n");
         free(links);
         fief_release(members);
+        /* The club's roles, in key order: one call reads every entry. */
+        fief_map_t *roles = fief_object_get_map(club, club_roles);
+        check(roles != NULL && fief_map_size(roles, &size), "fief_map_size");
+        for (size_t j = 0; j < size; j++) {
+            fief_string_t role;
+            fief_value_t holder;
+            check(fief_map_get_entry(roles, j, &role, &holder), "fief_map_get_entry");
+            printf("    %.*s: ", (int)role.size, role.data);
+            print_person(holder);
+            printf("\n");
+        }
+        fief_release(roles);
         fief_release(club);
     }
     fief_release(clubs);
 }
 
 int main(void) {
-    /* Dog { name }, Person { name, dog: Dog? }, Club { name, members: [Person] } */
-    fief_property_info_t dog_props[1], person_props[2], club_props[2];
+    /* Dog { name, tricks: Set<string> }, Person { name, dog: Dog? },
+     * Club { name, members: [Person], roles: [string: Person?] } */
+    fief_property_info_t dog_props[2], person_props[2], club_props[3];
     memset(dog_props, 0, sizeof dog_props);
     memset(person_props, 0, sizeof person_props);
     memset(club_props, 0, sizeof club_props);
@@ -142,8 +170,16 @@ int main(void) {
     club_props[1].type = FIEF_TYPE_LINK;
     club_props[1].collection_type = FIEF_COLLECTION_LIST;
     club_props[1].link_target = "Person";
+    club_props[2].name = "roles";
+    club_props[2].type = FIEF_TYPE_LINK;
+    club_props[2].collection_type = FIEF_COLLECTION_MAP;
+    club_props[2].link_target = "Person";
+    club_props[2].flags = FIEF_PROPERTY_NULLABLE; /* a map of objects: a key may hold nobody */
     dog_props[0].name = "name";
     dog_props[0].type = FIEF_TYPE_STRING;
+    dog_props[1].name = "tricks";
+    dog_props[1].type = FIEF_TYPE_STRING;
+    dog_props[1].collection_type = FIEF_COLLECTION_SET;
     person_props[0].name = "name";
     person_props[0].type = FIEF_TYPE_STRING;
     person_props[1].name = "dog";
@@ -153,11 +189,11 @@ int main(void) {
     fief_class_info_t classes[3];
     memset(classes, 0, sizeof classes);
     classes[0].name = "Dog";
-    classes[0].num_properties = 1;
+    classes[0].num_properties = 2;
     classes[1].name = "Person";
     classes[1].num_properties = 2;
     classes[2].name = "Club";
-    classes[2].num_properties = 2;
+    classes[2].num_properties = 3;
     const fief_property_info_t *props[3] = {dog_props, person_props, club_props};
     fief_schema_t *schema = fief_schema_new(classes, 3, props);
     check(schema != NULL, "fief_schema_new");
@@ -179,12 +215,14 @@ int main(void) {
     check(fief_schema_find_class(rs, "Person", &ci, &person_index, &found) && found, "Person");
     person_class = ci.key;
     dog_name = key_of(rs, dog_index, "name");
+    dog_tricks = key_of(rs, dog_index, "tricks");
     person_name = key_of(rs, person_index, "name");
     person_dog = key_of(rs, person_index, "dog");
     check(fief_schema_find_class(rs, "Club", &ci, &club_index, &found) && found, "Club");
     club_class = ci.key;
     club_name = key_of(rs, club_index, "name");
     club_members = key_of(rs, club_index, "members");
+    club_roles = key_of(rs, club_index, "roles");
     fief_property_info_t link_info;
     check(fief_schema_find_property(rs, person_index, "dog", &link_info, &found) && found, "dog");
     printf("Person.dog links to %s\n", link_info.link_target);
@@ -217,11 +255,54 @@ int main(void) {
     check(fief_list_insert(members, 0, link_value(person_class, bob_key)), "fief_list_insert");
     fief_release(members);
     fief_release(club);
+    /* The Walkers' roles: a map from a role to a person (set adds or replaces a key). */
+    club = fief_object_get(realm, club_class, walkers);
+    fief_map_t *roles = fief_object_get_map(club, club_roles);
+    check(roles != NULL, "fief_object_get_map");
+    check(fief_map_set(roles, key_string("treasurer"), link_value(person_class, bob_key)) &&
+          fief_map_set(roles, key_string("captain"), link_value(person_class, cy_key)) &&
+          fief_map_set(roles, key_string("coach"), link_value(person_class, cy_key)) &&
+          fief_map_set(roles, key_string("captain"), link_value(person_class, ann_key)), "fief_map_set");
+    bool removed = false;
+    check(fief_map_remove(roles, key_string("coach"), &removed) && removed, "fief_map_remove");
+    fief_release(club);
+    /* Fido's tricks: a set keeps each value once, in order. */
+    fief_object_t *fido_obj = fief_object_get(realm, dog_class, fido);
+    fief_set_t *tricks = fief_object_get_set(fido_obj, dog_tricks);
+    check(tricks != NULL, "fief_object_get_set");
+    const char *taught[] = {"sit", "roll over", "fetch", "sit"};
+    for (size_t i = 0; i < 4; i++) {
+        bool inserted = false;
+        check(fief_set_insert(tricks, string_value(taught[i]), &inserted), "fief_set_insert");
+        if (!inserted) printf("Fido already knows '%s'\n", taught[i]);
+    }
+    check(fief_set_remove(tricks, string_value("roll over"), &removed) && removed, "fief_set_remove");
     check(fief_realm_commit(realm), "commit");
     printf("people and their dogs:\n");
     print_people();
-    printf("clubs and their members:\n");
+    printf("clubs, their members and roles:\n");
     print_clubs();
+
+    fief_value_t captain;
+    check(fief_map_get(roles, key_string("captain"), &captain, &found) && found, "fief_map_get");
+    printf("the Walkers' captain: ");
+    print_person(captain);
+    printf("\n");
+    size_t known = 0;
+    check(fief_set_size(tricks, &known), "fief_set_size");
+    printf("Fido knows %zu tricks:", known);
+    for (size_t i = 0; i < known; i++) {
+        fief_value_t trick;
+        check(fief_set_get(tricks, i, &trick), "fief_set_get");
+        printf(" '");
+        print_string(trick);
+        printf("'");
+    }
+    bool can_roll = true;
+    check(fief_set_contains(tricks, string_value("roll over"), &can_roll), "fief_set_contains");
+    printf("; rolls over: %s\n", can_roll ? "yes" : "no");
+    fief_release(tricks);
+    fief_release(fido_obj);
 
     /* Ann's clubs: the clubs whose members list holds her. */
     fief_object_t *ann_obj = fief_object_get(realm, person_class, ann_key);
@@ -262,12 +343,13 @@ int main(void) {
     printf("after Rex left (%zu owners):\n", n);
     print_people();
 
-    /* Deleting Ann takes her out of both clubs' lists. */
+    /* Deleting Ann takes her out of both clubs' lists; her role stays, held by nobody. */
     check(fief_realm_begin_write(realm), "begin_write");
     check(fief_object_delete(ann_obj), "fief_object_delete");
     check(fief_realm_commit(realm), "commit");
     printf("after Ann left:\n");
     print_clubs();
+    fief_release(roles);
     fief_release(ann_clubs);
     fief_release(ann_obj);
 
