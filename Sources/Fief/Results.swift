@@ -366,7 +366,8 @@ public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
     private enum Source {
         case results(Results<Element>, [fief_object_key_t])
         case elements([Element])
-        case batches(ListBatchReader<Element>)
+        /// A managed list or set read a batch at a time: the next batch, nil at the end.
+        case batches(() -> [Element]?)
     }
 
     private let source: Source
@@ -391,7 +392,11 @@ public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
     }
 
     init(batches: ListBatchReader<Element>) {
-        source = .batches(batches)
+        source = .batches(batches.next)
+    }
+
+    init(nextBatch: @escaping () -> [Element]?) {
+        source = .batches(nextBatch)
     }
 
     public mutating func next() -> Element? {
@@ -409,9 +414,9 @@ public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
             guard position < buffer.count else { return nil }
             position += 1
             return buffer[position - 1]
-        case .batches(let reader):
+        case .batches(let nextBatch):
             if position == buffer.count {
-                guard let batch = reader.next(), !batch.isEmpty else { return nil }
+                guard let batch = nextBatch(), !batch.isEmpty else { return nil }
                 buffer = batch
                 position = 0
             }

@@ -18,8 +18,13 @@ struct PropertyInfo {
     var dynamicLinkTarget: String? = nil
     /// For a link, or a list of objects: the class it points to.
     var linkTarget: ObjectBase.Type? { valueType._fiefLinkTarget }
-    /// Whether the property is a list (`FIEF_COLLECTION_LIST` of `type`).
-    var isList: Bool { valueType is FiefListProtocol.Type }
+    /// `FIEF_COLLECTION_LIST`, `_SET` or `_MAP` for a collection of `type`
+    /// (List, MutableSet, Map); `FIEF_COLLECTION_NONE` for one value.
+    var collectionType: fief_collection_type_t {
+        (valueType as? FiefCollectionProtocol.Type)?.fiefCollectionType ?? fief_collection_type_t(FIEF_COLLECTION_NONE)
+    }
+    /// Whether the property is a collection (List, MutableSet or Map).
+    var isCollection: Bool { valueType is FiefCollectionProtocol.Type }
     /// For a link: the name of the class it points to.
     var linkTargetName: String? { dynamicLinkTarget ?? linkTarget?.className() }
 }
@@ -241,7 +246,7 @@ func makeCSchema(_ infos: [ObjectSchemaInfo]) -> Result<CHandle, CError> {
             var p = fief_property_info_t()
             p.name = arena.cString(property.name)
             p.type = property.type
-            p.collection_type = fief_collection_type_t(property.isList ? FIEF_COLLECTION_LIST : FIEF_COLLECTION_NONE)
+            p.collection_type = property.collectionType
             p.link_target = property.linkTargetName.map { arena.cString($0) }
             var flags: Int32 = 0
             if property.isOptional { flags |= FIEF_PROPERTY_NULLABLE }
@@ -301,9 +306,8 @@ final class ClassBinding: @unchecked Sendable {
                 return .failure(.error("Property '\(info.className).\(property.name)' is missing from the realm file's schema"))
             }
             let optional = p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0
-            let isList = p.collection_type == fief_collection_type_t(FIEF_COLLECTION_LIST)
-            guard isList == property.isList else {
-                return .failure(.error("Property '\(info.className).\(property.name)' is \(isList ? "a list" : "not a list") in the realm file but \(property.isList ? "a list" : "not a list") in the class"))
+            guard p.collection_type == property.collectionType else {
+                return .failure(.error("Property '\(info.className).\(property.name)' is \(fiefCollectionKindName(p.collection_type)) in the realm file but \(fiefCollectionKindName(property.collectionType)) in the class"))
             }
             guard p.type == property.type, optional == property.isOptional else {
                 return .failure(.error("Property '\(info.className).\(property.name)' has type \(PropertyType(fiefType: p.type))\(optional ? "?" : "") in the realm file but \(PropertyType(fiefType: property.type))\(property.isOptional ? "?" : "") in the class"))
