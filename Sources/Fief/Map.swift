@@ -706,7 +706,9 @@ extension Realm {
         guard case .managed(let managed) = map.state, managed.core.path == core.path else {
             preconditionFailure("Can only delete an object from the Realm it belongs to.")
         }
-        fiefCheck(fief_results_delete_all(map.results("delete the objects of").handle.raw), "Cannot delete the objects of \(managed.name)")
+        let results = map.results("delete the objects of")
+        let ok = withExtendedLifetime(results) { fief_results_delete_all(results.handle.raw) }
+        fiefCheck(ok, "Cannot delete the objects of \(managed.name)")
     }
 }
 
