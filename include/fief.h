@@ -21,6 +21,7 @@
  *     fief_results_t --filter/sort--> fief_results_t --get_object--> fief_object_t
  *     fief_object_t --fief_object_get_list / _set / _map--> fief_list_t,
  *                   fief_set_t, fief_map_t
+ *     fief_list_t --fief_list_to_results--> fief_results_t (of objects or of values)
  *                   --fief_object_get_backlinks--> fief_results_t
  *     fief_realm_t --fief_realm_freeze--> fief_realm_t (frozen)
  *
@@ -884,12 +885,19 @@ FIEF_API bool fief_list_remove_all(fief_list_t *list);
  *  FIEF_ERR_INDEX_OUT_OF_BOUNDS, FIEF_ERR_NOT_IN_TRANSACTION, ... */
 FIEF_API fief_object_t *fief_list_insert_embedded(fief_list_t *list, size_t index);
 
-/** The objects of a list of links as live results, in list order (an object
- *  listed twice is there twice): filter and sort them like any results
- *  (a sort keeps list order among equal keys); they follow every later
- *  change to the list and to the objects.  Deleting objects through them
- *  (fief_results_delete_all) deletes each once.
- *  Errors: FIEF_ERR_INVALID_ARGUMENT (a list of values), FIEF_ERR_INVALIDATED_OBJECT. */
+/** The list's elements as live results, in list order.
+ *  A list of links gives results of objects (an object listed twice is
+ *  there twice): filter and sort them like any results (a sort keeps list
+ *  order among equal keys); they follow every later change to the list and
+ *  to the objects.  Deleting objects through them (fief_results_delete_all)
+ *  deletes each once.
+ *  A list of values gives results of values: read them with
+ *  fief_results_get_value, filter them with predicates over `self`
+ *  ("self > 5", "self BEGINSWITH[c] 'a'", "self == nil"), sort them with
+ *  the key "self", look values up with fief_results_find and aggregate them
+ *  (fief_results_aggregate); the functions for objects refuse them (see
+ *  "Results and queries").  They follow every later change to the list.
+ *  Errors: FIEF_ERR_INVALIDATED_OBJECT (the owner was deleted). */
 FIEF_API fief_results_t *fief_list_to_results(const fief_list_t *list);
 
 /** The same list in another realm of the same file (freeze: a frozen
@@ -1083,6 +1091,20 @@ FIEF_API bool fief_map_resolve_in(const fief_map_t *map, fief_realm_t *target, f
 
 /* ==========================================================================
  * Results and queries
+ *
+ * Results hold either objects (fief_realm_get_objects, backlinks, a list of
+ * links) or values (a list of values: fief_list_to_results).  Results of
+ * values read their elements in place from the list (strings and binaries
+ * are views, see OWNERSHIP): unfiltered and unsorted they keep nothing;
+ * filtered or sorted they keep the positions of their elements, evaluated
+ * again after every change to the list or its owner.  Filters name the
+ * element `self`; the one sort key is "self".  fief_results_count,
+ * _filter, _sort, _is_valid, _get_realm, _resolve_in and
+ * fief_results_aggregate take both kinds; fief_results_get_value,
+ * fief_results_find take values only; fief_results_get_object, _get_key,
+ * _get_values, _index_of, _get_class_key and _delete_all take objects only.
+ * A call on the other kind fails with FIEF_ERR_INVALID_ARGUMENT and a
+ * message naming the function, and changes nothing.
  * ========================================================================== */
 
 /** One argument of a predicate: `$n` (or the n-th `%@`) is `values[0]` when
@@ -1121,6 +1143,10 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  FIEF_TYPE_BINARY argument), whatever the operator.  Invalid
  *  UTF-8 in the predicate or a string argument is FIEF_ERR_INVALID_UTF8;
  *  an invalid timestamp argument is FIEF_ERR_INVALID_ARGUMENT.
+ *  For results of values, `self` (or `SELF`) is the element: "self >= 2",
+ *  "self CONTAINS[c] 'x'", "self == nil", "NOT (self == $0)"; a property
+ *  name there is FIEF_ERR_QUERY_INVALID, as is `self` for results of
+ *  objects (unless the class has a property named "self").
  *  Limits (FIEF_ERR_QUERY_SYNTAX beyond them): at most 100 levels of
  *  parentheses and NOT together (each '(' and each NOT or '!' around a
  *  term counts one: "predicate is nested too deeply (more than 100 levels
@@ -1136,17 +1162,28 @@ FIEF_API fief_results_t *fief_results_filter(const fief_results_t *results, cons
 /** The objects of `results` sorted by `num_keys` keys, the first most
  *  significant; ties keep the order of `results` (so sorting sorted results
  *  makes the earlier keys secondary).  Strings sort by Unicode code point
- *  (byte order of UTF-8); nulls come first ascending, last descending.  Returns a new results
- *  handle, or NULL (FIEF_ERR_QUERY_INVALID for an unknown property). */
+ *  (byte order of UTF-8); nulls come first ascending, last descending.
+ *  Results of values sort by value with the one key "self" (ties keep
+ *  list order; a new sort replaces an earlier one).  Returns a new results
+ *  handle, or NULL (FIEF_ERR_QUERY_INVALID for an unknown property, or for
+ *  results of values any key but a single "self"). */
 FIEF_API fief_results_t *fief_results_sort(const fief_results_t *results,
                                            const fief_sort_descriptor_t *keys, size_t num_keys);
 
-/** Number of objects into `*out_count` (evaluates the results if needed). */
+/** Number of objects (or values) into `*out_count` (evaluates the results
+ *  if needed). */
 FIEF_API bool fief_results_count(const fief_results_t *results, size_t *out_count);
 
-/** The class key of the results' objects into `*out_class_key`. */
+/** The class key of the results' objects into `*out_class_key`.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT for results of values. */
 FIEF_API bool fief_results_get_class_key(const fief_results_t *results,
                                          fief_class_key_t *out_class_key);
+
+/** What the results hold: FIEF_TYPE_LINK (objects) or the type of their
+ *  values into `*out_type`, and whether those values may be null into
+ *  `*out_nullable` (may be NULL; false for objects). */
+FIEF_API bool fief_results_get_element_type(const fief_results_t *results, fief_type_t *out_type,
+                                            bool *out_nullable);
 
 /** A new handle on the object at `index`, or NULL
  *  (FIEF_ERR_INDEX_OUT_OF_BOUNDS, ...). */
@@ -1171,6 +1208,22 @@ FIEF_API bool fief_results_index_of(const fief_results_t *results, const fief_ob
 /** Delete every object in `results` (in a write transaction). */
 FIEF_API bool fief_results_delete_all(fief_results_t *results);
 
+/** The value at `index` of results of values into `*out_value` (strings
+ *  and binaries are views, see OWNERSHIP).
+ *  Errors: FIEF_ERR_INDEX_OUT_OF_BOUNDS, FIEF_ERR_INVALID_ARGUMENT (results
+ *  of objects, or `out_value` NULL), FIEF_ERR_INVALIDATED_OBJECT (the
+ *  list's owner was deleted). */
+FIEF_API bool fief_results_get_value(const fief_results_t *results, size_t index, fief_value_t *out_value);
+
+/** The position of the first value of results of values equal to `value`
+ *  into `*out_index` (0 when there is none), and whether there is one into
+ *  `*out_found`.  A value of another type is never found; ints and floats
+ *  compare as the element type (as in fief_list_find).
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (results of objects, a NULL
+ *  out-pointer, a malformed value), FIEF_ERR_INVALIDATED_OBJECT. */
+FIEF_API bool fief_results_find(const fief_results_t *results, fief_value_t value, size_t *out_index,
+                                bool *out_found);
+
 /** Whether the results can still be used (their realm is open and their
  *  class exists).  False for invalid handles, without an error.  Cannot fail. */
 FIEF_API bool fief_results_is_valid(const fief_results_t *results);
@@ -1182,6 +1235,55 @@ FIEF_API fief_realm_t *fief_results_get_realm(const fief_results_t *results);
  *  Returns a new results handle, or NULL. */
 FIEF_API fief_results_t *fief_results_resolve_in(const fief_results_t *results,
                                                  fief_realm_t *target);
+
+/* ==========================================================================
+ * Aggregates
+ *
+ * min, max, sum and average over a property of the objects of any results
+ * (all of a class, filtered, sorted, a list of links, backlinks) or over
+ * the values of results of values or of a list.  Values are read where
+ * they are stored (column chunks, list segments), without ordering or
+ * copying them; results are evaluated first when they need it.
+ *
+ * Realm's rules: nulls are skipped; with no value left, min, max and
+ * average give a null value (type FIEF_TYPE_NULL) and sum gives 0.  min and
+ * max take int, float, double, decimal128 and timestamp values and give a
+ * value of that type (NaN has no order: they skip it).  sum and average
+ * take numbers only: the sum of ints is an int (wrapping around on
+ * overflow), of floats and doubles a double, of decimal128s a decimal128
+ * (rounded to 34 digits); the average of ints, floats and doubles is a
+ * double, of decimal128s a decimal128.  An object listed twice in a list
+ * counts twice.
+ * ========================================================================== */
+
+/** An aggregate: one of the FIEF_AGGREGATE_* constants. */
+typedef int32_t fief_aggregate_t;
+#define FIEF_AGGREGATE_MIN 1
+#define FIEF_AGGREGATE_MAX 2
+#define FIEF_AGGREGATE_SUM 3
+#define FIEF_AGGREGATE_AVERAGE 4
+
+/** The aggregate `op` into `*out_value`: of property `property` of the
+ *  results' objects, or of the values of results of values (`property` is
+ *  then ignored).
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (`op` unknown, `out_value` NULL, or
+ *  `property` a list or a link), FIEF_ERR_NO_SUCH_PROPERTY,
+ *  FIEF_ERR_TYPE_MISMATCH (values `op` does not take: a string, bool,
+ *  binary, object id or uuid property, or a timestamp for sum and
+ *  average; the message names the property and its type),
+ *  FIEF_ERR_INVALIDATED_RESULTS, FIEF_ERR_INVALIDATED_OBJECT (the list of
+ *  results of values lost its owner), FIEF_ERR_INVALID_HANDLE,
+ *  FIEF_ERR_CLOSED, FIEF_ERR_WRONG_THREAD.  On error `*out_value` is
+ *  unchanged. */
+FIEF_API bool fief_results_aggregate(const fief_results_t *results, fief_property_key_t property,
+                                     fief_aggregate_t op, fief_value_t *out_value);
+
+/** The aggregate `op` of a list into `*out_value`: of its values (a list of
+ *  values; `property` is ignored), or of property `property` of its
+ *  objects (a list of links).  Errors as fief_results_aggregate, with
+ *  FIEF_ERR_INVALIDATED_OBJECT when the list's owner was deleted. */
+FIEF_API bool fief_list_aggregate(const fief_list_t *list, fief_property_key_t property, fief_aggregate_t op,
+                                  fief_value_t *out_value);
 
 /* ==========================================================================
  * Files: check and copy

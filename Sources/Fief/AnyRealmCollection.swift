@@ -98,8 +98,8 @@ extension AnyRealmCollection: Encodable where Element: Encodable {
 
 /// A collection whose elements are those of live results (for filters and
 /// aggregates through `AnyRealmCollection`).  Conforming types: `Results`,
-/// `LinkingObjects`, `List` (managed lists of objects, through
-/// fief_list_to_results); MutableSet should conform when it comes.
+/// `LinkingObjects`, `List` (managed lists, through fief_list_to_results);
+/// MutableSet should conform when it comes.
 protocol FiefResultsBacked {
     /// The results, as `Results<Element>`; nil when unmanaged.
     var fiefBackingResults: Any? { get }

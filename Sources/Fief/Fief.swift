@@ -61,9 +61,13 @@
 //   (`.managedCollection`), and binding an object to its row turns the List
 //   instances it holds into live ones (RealmSwift's promotion), after which
 //   `Realm.add` writes the elements it copied first.  Assigning a list
-//   property replaces contents.  Queries and sorts by key path go through
-//   fief_list_to_results (lists of objects); lists of values sort and
-//   aggregate in the overlay.
+//   property replaces contents.  Queries and sorts go through
+//   fief_list_to_results: a list of objects gives Results of objects, a list
+//   of values Results of values (`Results<Int>`, read with
+//   fief_results_get_value; predicates over `self`, sorts by "self").
+//   Aggregates of managed collections are the library's
+//   (fief_results_aggregate, fief_list_aggregate); unmanaged lists aggregate
+//   in the overlay, and cannot filter or sort (a trap, as in RealmSwift).
 // - Default file: `default.realm` in the current directory.
 
 import CFief

@@ -27,9 +27,13 @@ import Foundation
 /// need a write transaction, as writes of properties do; an index out of
 /// bounds traps, as in RealmSwift.
 ///
-/// Filtering and sorting with key paths work on managed lists of objects
-/// (fief_list_to_results); aggregates work on every list (computed in the
-/// overlay for lists of values and for unmanaged lists).
+/// A managed list is queried by the library (fief_list_to_results): a list
+/// of objects filters and sorts by their properties, a list of values by
+/// `self` (`scores.filter("self > 5")`, `scores.sorted()`), both as live
+/// `Results`; aggregates (`min()`, `sum(ofProperty:)`, ...) are computed
+/// where the list is stored (fief_list_aggregate).  An unmanaged list
+/// computes aggregates in Swift; filtering and sorting it trap, as in
+/// RealmSwift (they need a realm).
 public final class List<Element: RealmCollectionValue> {
     enum State {
         case unmanaged([Element])
@@ -147,8 +151,8 @@ public final class List<Element: RealmCollectionValue> {
     /// Whether the list holds an element equal to `object`.
     public func contains(_ object: Element) -> Bool { index(of: object) != nil }
 
-    /// The position of the first object matching a predicate in Realm's
-    /// query language, or nil.  Managed lists of objects only.
+    /// The position of the first element matching a predicate in Realm's
+    /// query language (`self` for a list of values), or nil.  Managed lists only.
     public func index(matching predicateFormat: String, _ args: Any...) -> Int? {
         guard let object = results("search").filter(predicateFormat, arguments: args).first else { return nil }
         return index(of: object)
@@ -389,42 +393,42 @@ public final class List<Element: RealmCollectionValue> {
 
     // MARK: Queries and aggregates
 
-    /// The live results behind a managed list of objects
-    /// (fief_list_to_results); traps, naming `what`, for other lists.
+    /// The live results behind a managed list (fief_list_to_results):
+    /// objects, or values; traps, naming `what`, for an unmanaged list.
     func results(_ what: String) -> Results<Element> {
         guard let results = backingResults else {
-            if case .unmanaged = state {
-                preconditionFailure("Cannot \(what) an unmanaged List: only lists managed by a realm support it")
-            }
-            preconditionFailure("Cannot \(what) a List of \(Element.self) with a predicate or key path: the C ABI queries lists of objects only (fief_list_to_results)")
+            preconditionFailure("Cannot \(what) an unmanaged List: only lists managed by a realm support it (this method may only be called on List instances retrieved from a Realm)")
         }
         return results
     }
 
-    /// The list's objects as live results (fief_list_to_results); nil for
-    /// unmanaged lists and lists of values.
+    /// The list's elements as live results (fief_list_to_results): objects
+    /// for a list of objects, values otherwise; nil for an unmanaged list.
     var backingResults: Results<Element>? {
-        guard case .managed(let managed) = state, let target = Self.elementType._fiefLinkTarget else { return nil }
+        guard case .managed(let managed) = state else { return nil }
         guard let raw = fief_list_to_results(managed.handle.raw) else {
             managed.trap(CError.last(), writing: false)
+        }
+        guard let target = Self.elementType._fiefLinkTarget else {
+            return Results(values: CHandle(raw), core: managed.core, name: "List '\(managed.name)'")
         }
         return Results(handle: CHandle(raw), core: managed.core, binding: managed.core.binding(for: target))
     }
 
-    /// The objects that match `predicateFormat` (see `Results.filter`), in
-    /// list order, as live results.  Managed lists of objects only: traps
-    /// otherwise (the C ABI has no queries over lists of values).
+    /// The elements that match `predicateFormat` (see `Results.filter`; a
+    /// list of values names its element `self`), in list order, as live
+    /// results.  Managed lists only: traps for an unmanaged list.
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
         results("filter").filter(predicateFormat, arguments: args)
     }
 
-    /// The objects sorted by the property `keyPath` (fief_list_to_results,
-    /// fief_results_sort).  Managed lists of objects only.
+    /// The elements sorted by the property `keyPath` ("self" for a list of
+    /// values) (fief_list_to_results, fief_results_sort).  Managed lists only.
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
         results("sort").sorted(byKeyPath: keyPath, ascending: ascending)
     }
 
-    /// The objects sorted by several keys (fief_results_sort).  Managed lists of objects only.
+    /// The elements sorted by several keys (fief_results_sort).  Managed lists only.
     public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         results("sort").sorted(by: sortDescriptors)
     }
@@ -640,21 +644,55 @@ extension List: FiefResultsBacked {
 
 // MARK: - Aggregates over lists of values
 
+extension List {
+    /// Whether the library aggregates this list's values (numbers and, for
+    /// min and max, dates): a managed list of such values; other lists (an
+    /// unmanaged one, strings behind an enum) are aggregated in Swift.
+    fileprivate func managedForAggregates(numbersOnly: Bool) -> ManagedList? {
+        guard case .managed(let managed) = state, Self.elementType._fiefLinkTarget == nil else { return nil }
+        switch Self.elementType._fiefType {
+        case FIEF_TYPE_INT, FIEF_TYPE_FLOAT, FIEF_TYPE_DOUBLE, FIEF_TYPE_DECIMAL128: return managed
+        case FIEF_TYPE_TIMESTAMP: return numbersOnly ? nil : managed
+        default: return nil
+        }
+    }
+
+    /// The aggregate `op` of a managed list of values (fief_list_aggregate);
+    /// nil for a null result.
+    fileprivate func aggregate(_ managed: ManagedList, _ op: fief_aggregate_t) -> fief_value_t? {
+        var value = fief_value_t()
+        if !fief_list_aggregate(managed.handle.raw, 0, op, &value) { managed.trap(CError.last(), writing: false) }
+        return value.type == FIEF_TYPE_NULL ? nil : value
+    }
+}
+
 extension List where Element: MinMaxType {
-    /// The smallest element, or nil if the list is empty (or holds only nils).
+    /// The smallest element, or nil if the list is empty (or holds only
+    /// nils): computed by the library for a managed list (fief_list_aggregate).
     public func min() -> Element? {
-        FiefAggregate.extremeElement(elements, smallest: true)
+        if let managed = managedForAggregates(numbersOnly: false) {
+            return aggregate(managed, FIEF_AGGREGATE_MIN).map { FiefAggregate.convert($0, to: Element.self, core: managed.core) }
+        }
+        return FiefAggregate.extremeElement(elements, smallest: true)
     }
 
     /// The largest element, or nil if the list is empty (or holds only nils).
     public func max() -> Element? {
-        FiefAggregate.extremeElement(elements, smallest: false)
+        if let managed = managedForAggregates(numbersOnly: false) {
+            return aggregate(managed, FIEF_AGGREGATE_MAX).map { FiefAggregate.convert($0, to: Element.self, core: managed.core) }
+        }
+        return FiefAggregate.extremeElement(elements, smallest: false)
     }
 }
 
 extension List where Element: AddableType {
-    /// The sum of the elements (0 for an empty list; nils count as nothing).
+    /// The sum of the elements (0 for an empty list; nils count as nothing):
+    /// computed by the library for a managed list.
     public func sum() -> Element {
+        if let managed = managedForAggregates(numbersOnly: true) {
+            let value = aggregate(managed, FIEF_AGGREGATE_SUM) ?? .int(0)
+            return FiefAggregate.convert(value, to: Element.self, core: managed.core)
+        }
         let values = elements.compactMap { ($0 as? _Persistable)?._fiefStored }
         let total: Any
         switch Self.elementType._fiefType {
@@ -676,18 +714,19 @@ extension List where Element: AddableType {
     /// out).  The average of integers is a Double (or Decimal128/Float if
     /// asked for).
     public func average<T: AddableType>() -> T? {
-        FiefAggregate.average(elements.compactMap { ($0 as? _Persistable)?._fiefStored }, as: T.self)
+        if let managed = managedForAggregates(numbersOnly: true) {
+            return aggregate(managed, FIEF_AGGREGATE_AVERAGE).map { FiefAggregate.convert($0, to: T.self, core: managed.core) }
+        }
+        return FiefAggregate.average(elements.compactMap { ($0 as? _Persistable)?._fiefStored }, as: T.self)
     }
 }
 
 extension List where Element: SortableType {
-    /// The elements sorted by value (computed in the overlay: the C ABI
-    /// cannot sort lists of values); nil sorts first.
-    public func sorted(ascending: Bool = true) -> [Element] {
-        elements.sorted { a, b in
-            let (x, y) = ((a as? _Persistable)?._fiefStored, (b as? _Persistable)?._fiefStored)
-            return ascending ? FiefAggregate.less(x, y) : FiefAggregate.less(y, x)
-        }
+    /// The elements sorted by value, as live results (fief_list_to_results
+    /// and fief_results_sort by "self"); nil first ascending.  Managed lists
+    /// only: traps for an unmanaged list, as in RealmSwift.
+    public func sorted(ascending: Bool = true) -> Results<Element> {
+        results("sort").sorted(byKeyPath: "self", ascending: ascending)
     }
 }
 
@@ -978,6 +1017,17 @@ extension CError {
 /// min, max, sum and average over stored values (Int, Double, Float, Date,
 /// Decimal128, ...), for lists of values and unmanaged lists.
 enum FiefAggregate {
+    /// An aggregate's (non-null) result as `T`: read as the type itself
+    /// (an int as any integer type, a double as a float, a raw value as its
+    /// enum), else converted as a number.
+    static func convert<T>(_ value: fief_value_t, to type: T.Type, core: RealmCore) -> T {
+        if let persistable = T.self as? _Persistable.Type, let read = persistable._fiefRead(value, in: Realm(core: core)) as? T {
+            return read
+        }
+        if let any = fiefAnyValue(value), let converted = cast(any, to: T.self) { return converted }
+        preconditionFailure("The aggregate \(fiefAnyValue(value).map { "\($0)" } ?? "nil") does not convert to \(T.self)")
+    }
+
     static func int64(_ value: Any) -> Int64 {
         switch value {
         case let v as Int: return Int64(v)

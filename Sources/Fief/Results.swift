@@ -62,6 +62,10 @@ extension RealmCollection {
 
 /// The live, lazily evaluated objects of one class, optionally filtered and
 /// sorted (RealmSwift's `Results`); made by `Realm.objects(_:)`, never directly.
+/// Results of values (`Results<Int>`, `Results<String?>`, ...) come from a
+/// managed list of values (`list.filter("self > 1")`, `list.sorted()`):
+/// they read, filter, sort and aggregate the list's values in the library
+/// (fief_list_to_results, fief_results_get_value).
 ///
 /// Results always show the realm's current version: after a commit (or
 /// `refresh()`), `count` and the elements change.  `for ... in` iterates the
@@ -69,14 +73,47 @@ extension RealmCollection {
 public struct Results<Element: RealmCollectionValue>: Equatable {
     let handle: CHandle
     let core: RealmCore
-    let binding: ClassBinding
+    /// The class of the objects; nil for results of values.
+    let objectBinding: ClassBinding?
+    /// What messages call the results: the class, or the list of values.
+    let name: String
     let generation: UInt64
 
     init(handle: CHandle, core: RealmCore, binding: ClassBinding) {
         self.handle = handle
         self.core = core
-        self.binding = binding
+        self.objectBinding = binding
+        self.name = binding.info.className
         generation = core.generation
+    }
+
+    /// Results of values (`Element` is a value type) named `name` in messages.
+    init(values handle: CHandle, core: RealmCore, name: String) {
+        self.handle = handle
+        self.core = core
+        self.objectBinding = nil
+        self.name = name
+        generation = core.generation
+    }
+
+    /// The class of the objects (results of objects only).
+    var binding: ClassBinding {
+        guard let objectBinding else { preconditionFailure("Results of \(name) hold values, not objects") }
+        return objectBinding
+    }
+
+    /// Results of the same kind from a new handle.
+    private func derived(_ raw: OpaquePointer, core: RealmCore) -> Results {
+        if let objectBinding { return Results(handle: CHandle(raw), core: core, binding: objectBinding) }
+        return Results(values: CHandle(raw), core: core, name: name)
+    }
+
+    /// The element type as a persistable type (results of values).
+    private static var valueType: _Persistable.Type {
+        guard let type = Element.self as? _Persistable.Type else {
+            preconditionFailure("\(Element.self) cannot be read from results of values")
+        }
+        return type
     }
 
     /// The type of the objects.
@@ -98,7 +135,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
         guard fief_results_count(handle.raw, &count) else {
             let error = CError.last()
             if error.code == FIEF_ERR_INVALIDATED_RESULTS || error.code == FIEF_ERR_CLOSED { return 0 }
-            fiefTrap("Cannot count \(binding.info.className) results", error)
+            fiefTrap("Cannot count \(name) results", error)
         }
         return count
     }
@@ -109,6 +146,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
     /// The object at `position` (fief_results_get_object).  Traps when out of bounds.
     public subscript(position: Int) -> Element {
         precondition(!wasInvalidated, "Results have been invalidated")
+        if objectBinding == nil { return value(at: position) }
         guard let raw = fief_results_get_object(handle.raw, position) else {
             let error = CError.last()
             if error.code == FIEF_ERR_INDEX_OUT_OF_BOUNDS {
@@ -117,6 +155,22 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
             fiefTrap("Cannot read \(binding.info.className) results", error)
         }
         return core.makeObject(binding.info.type, handle: raw, binding: binding) as! Element
+    }
+
+    /// The value at `position` of results of values (fief_results_get_value).
+    private func value(at position: Int) -> Element {
+        var value = fief_value_t()
+        guard position >= 0, fief_results_get_value(handle.raw, position, &value) else {
+            let error = position < 0 ? CError.indexOutOfBounds : CError.last()
+            if error.code == FIEF_ERR_INDEX_OUT_OF_BOUNDS {
+                preconditionFailure("Index \(position) is out of bounds (must be less than \(count)).")
+            }
+            fiefTrap("Cannot read the values of \(name)", error)
+        }
+        guard let element = Self.valueType._fiefReadElement(value, in: Realm(core: core), as: Element.self) else {
+            preconditionFailure("\(name) holds a value of type \(value.type) that does not convert to \(Element.self)")
+        }
+        return element
     }
 
     /// The first object, or nil if there is none.
@@ -130,6 +184,16 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
 
     /// The position of `object` in the results, or nil (fief_results_index_of).
     public func index(of object: Element) -> Int? {
+        if objectBinding == nil {
+            guard !wasInvalidated else { return nil }
+            let arena = _FiefArena()
+            let value = Self.valueType._fiefElementLookupValue(object, in: arena)
+            var index = 0
+            var found = false
+            let ok = withExtendedLifetime(arena) { fief_results_find(handle.raw, value, &index, &found) }
+            if !ok { fiefTrap("Cannot look up a value in \(name)", CError.last()) }
+            return found ? index : nil
+        }
         guard let managed = (object as? ObjectBase)?._fiefManaged, !wasInvalidated else { return nil }
         var index = 0
         var found = false
@@ -177,9 +241,9 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
             }
         }
         guard let raw else {
-            fiefTrap("Invalid predicate '\(predicateFormat)' for class '\(binding.info.className)'", CError.last())
+            fiefTrap("Invalid predicate '\(predicateFormat)' for \(objectBinding == nil ? name : "class '\(name)'")", CError.last())
         }
-        return Results(handle: CHandle(raw), core: core, binding: binding)
+        return derived(raw, core: core)
     }
 
     /// The objects sorted by the property `keyPath` (fief_results_sort).
@@ -200,9 +264,9 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
             }
         }
         guard let raw else {
-            fiefTrap("Cannot sort '\(binding.info.className)' by \(descriptors.map(\.keyPath))", CError.last())
+            fiefTrap("Cannot sort '\(name)' by \(descriptors.map(\.keyPath))", CError.last())
         }
-        return Results(handle: CHandle(raw), core: core, binding: binding)
+        return derived(raw, core: core)
     }
 
     /// Whether the results belong to a frozen realm.
@@ -216,7 +280,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
         guard let raw = fief_results_resolve_in(handle.raw, frozen.handle.raw) else {
             fiefTrap("Cannot freeze results", CError.last())
         }
-        return Results(handle: CHandle(raw), core: frozen, binding: binding)
+        return derived(raw, core: frozen)
     }
 
     /// The same query on the live realm (fief_realm_thaw,
@@ -225,7 +289,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
         if !core.isFrozen { return self }
         let live = core.liveCore()
         guard let raw = fief_results_resolve_in(handle.raw, live.handle.raw) else { return nil }
-        return Results(handle: CHandle(raw), core: live, binding: binding)
+        return derived(raw, core: live)
     }
 
     /// Whether both are the same results value.
@@ -233,114 +297,72 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
         lhs.handle === rhs.handle
     }
 
-    // MARK: Aggregates (computed in the overlay: the C ABI has no aggregates yet)
+    // MARK: Aggregates (fief_results_aggregate: computed by the library in place)
 
-    private func doubles(ofProperty property: String) -> [Any] {
-        guard let index = binding.info.propertyIndex[property] else {
-            preconditionFailure("Invalid property name '\(property)' for class '\(binding.info.className)'")
+    /// The aggregate `op` of `property` (of the objects; "self" for results
+    /// of values), or nil for a null result.  Traps, as RealmSwift does, for
+    /// an unknown property or one of a type the aggregate does not take.
+    private func aggregate(_ op: fief_aggregate_t, _ property: String) -> fief_value_t? {
+        var key: fief_property_key_t = 0
+        if let objectBinding {
+            guard let index = objectBinding.info.propertyIndex[property] else {
+                preconditionFailure("Invalid property name '\(property)' for class '\(name)'")
+            }
+            key = objectBinding.propertyKeys[index]
+        } else if property != "self" {
+            preconditionFailure("Invalid property name '\(property)' for \(name): results of values aggregate 'self'")
         }
-        let key = binding.propertyKeys[index]
-        var values: [Any] = []
-        let count = self.count
-        values.reserveCapacity(count)
-        for position in 0..<count {
-            var value = fief_value_t()
-            var k = key
-            fiefCheck(fief_results_get_values(handle.raw, position, &k, 1, &value), "Cannot read '\(property)'")
-            if let any = fiefAnyValue(value) { values.append(any) }
+        if wasInvalidated { return nil }
+        var value = fief_value_t()
+        guard fief_results_aggregate(handle.raw, key, op, &value) else {
+            fiefTrap("Cannot aggregate '\(property)' of \(name)", CError.last())
         }
-        return values
+        return value.type == FIEF_TYPE_NULL ? nil : value
     }
 
-    /// The smallest value of `property` (fief_results_get_values for each
-    /// object), or nil if there are no non-null values.
+    /// The smallest value of `property` (fief_results_aggregate), or nil if
+    /// there are no non-null values.
     public func min<T: MinMaxType>(ofProperty property: String) -> T? {
-        extreme(property, ascending: true)
+        aggregate(FIEF_AGGREGATE_MIN, property).map { FiefAggregate.convert($0, to: T.self, core: core) }
     }
 
     /// The largest value of `property`, or nil if there are no non-null values.
     public func max<T: MinMaxType>(ofProperty property: String) -> T? {
-        extreme(property, ascending: false)
-    }
-
-    private func extreme<T>(_ property: String, ascending: Bool) -> T? {
-        let values = doubles(ofProperty: property)
-        func less(_ a: Any, _ b: Any) -> Bool {
-            switch (a, b) {
-            case let (x as Int, y as Int): return x < y
-            case let (x as Double, y as Double): return x < y
-            case let (x as Float, y as Float): return x < y
-            case let (x as Date, y as Date): return x < y
-            case let (x as Decimal128, y as Decimal128): return x < y
-            default: return false
-            }
-        }
-        guard var best = values.first else { return nil }
-        for value in values.dropFirst() where ascending ? less(value, best) : less(best, value) {
-            best = value
-        }
-        return Results.cast(best, to: T.self)
-    }
-
-    private static func cast<T>(_ value: Any, to type: T.Type) -> T? {
-        if let typed = value as? T { return typed }
-        if let int = value as? Int {
-            switch type {
-            case is Int8.Type: return Int8(truncatingIfNeeded: int) as? T
-            case is Int16.Type: return Int16(truncatingIfNeeded: int) as? T
-            case is Int32.Type: return Int32(truncatingIfNeeded: int) as? T
-            case is Int64.Type: return Int64(int) as? T
-            case is Double.Type: return Double(int) as? T
-            default: return nil
-            }
-        }
-        return nil
+        aggregate(FIEF_AGGREGATE_MAX, property).map { FiefAggregate.convert($0, to: T.self, core: core) }
     }
 
     /// The sum of `property` over the objects (0 if there are none).
     public func sum<T: AddableType>(ofProperty property: String) -> T {
-        let values = doubles(ofProperty: property)
-        if T.self == Decimal128.self {
-            var total = Decimal128.zero
-            for case let value as Decimal128 in values { total += value }
-            return total as! T
+        guard let value = aggregate(FIEF_AGGREGATE_SUM, property) else {
+            return FiefAggregate.convert(fief_value_t.int(0), to: T.self, core: core)
         }
-        if let ints = values as? [Int], let result = Results.cast(ints.reduce(0, +), to: T.self) {
-            return result
-        }
-        let total = values.reduce(0.0) { sum, value in
-            switch value {
-            case let v as Int: return sum + Double(v)
-            case let v as Double: return sum + v
-            case let v as Float: return sum + Double(v)
-            default: return sum
-            }
-        }
-        if T.self == Float.self { return Float(total) as! T }
-        if let result = total as? T { return result }
-        return Results.cast(Int(total), to: T.self)!
+        return FiefAggregate.convert(value, to: T.self, core: core)
     }
 
     /// The average of `property`, or nil if there are no non-null values.
     public func average<T: AddableType>(ofProperty property: String) -> T? {
-        let values = doubles(ofProperty: property)
-        guard !values.isEmpty else { return nil }
-        if T.self == Decimal128.self {
-            var total = Decimal128.zero
-            for case let value as Decimal128 in values { total += value }
-            return (total / Decimal128(values.count)) as? T
-        }
-        let total = values.reduce(0.0) { sum, value in
-            switch value {
-            case let v as Int: return sum + Double(v)
-            case let v as Double: return sum + v
-            case let v as Float: return sum + Double(v)
-            default: return sum
-            }
-        }
-        let average = total / Double(values.count)
-        if T.self == Float.self { return Float(average) as? T }
-        return average as? T
+        aggregate(FIEF_AGGREGATE_AVERAGE, property).map { FiefAggregate.convert($0, to: T.self, core: core) }
+    }
+}
+
+extension Results where Element: MinMaxType {
+    /// The smallest value of results of values, or nil if there is none.
+    public func min() -> Element? { min(ofProperty: "self") }
+    /// The largest value of results of values, or nil if there is none.
+    public func max() -> Element? { max(ofProperty: "self") }
+}
+
+extension Results where Element: AddableType {
+    /// The sum of results of values (0 if there are none).
+    public func sum() -> Element { sum(ofProperty: "self") }
+    /// The average of results of values, or nil if there are none.
+    public func average<T: AddableType>() -> T? { average(ofProperty: "self") }
+}
+
+extension Results where Element: SortableType {
+    /// Results of values sorted by value (nil first ascending).
+    public func sorted(ascending: Bool = true) -> Results<Element> {
+        sorted(byKeyPath: "self", ascending: ascending)
     }
 }
 
@@ -375,6 +397,13 @@ public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
     private var position = 0
 
     init(_ results: Results<Element>) {
+        if results.objectBinding == nil {
+            // Values: read when the loop begins.
+            let elements = (0..<results.count).map { results[$0] }
+            source = .elements(elements)
+            buffer = elements
+            return
+        }
         let count = results.count
         var keys: [fief_object_key_t] = []
         keys.reserveCapacity(count)
@@ -432,6 +461,13 @@ extension Results: CustomStringConvertible {
     /// `Results<Dog> <0x...> ( [0] Dog { ... } ... )`, at most 100 objects.
     public var description: String {
         let count = self.count
+        if objectBinding == nil {
+            var lines = ["Results<\(Element.self)> <\(Unmanaged.passUnretained(handle).toOpaque())> ("]
+            for index in 0..<Swift.min(count, 100) { lines.append("\t[\(index)] \(fiefDescribe(self[index]))") }
+            if count > 100 { lines.append("\t... \(count - 100) values skipped.") }
+            lines.append(")")
+            return lines.joined(separator: "\n")
+        }
         var lines = ["Results<\(binding.info.className)> <\(Unmanaged.passUnretained(handle).toOpaque())> ("]
         for index in 0..<Swift.min(count, 100) {
             let object = self[index] as? ObjectBase

@@ -214,9 +214,12 @@ public func exportListResolveIn(_ handle: OpaquePointer?, _ target: OpaquePointe
 @_cdecl("fief_list_to_results")
 public func exportListToResults(_ handle: OpaquePointer?) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
-        let results = try withList(handle) { (box) throws(FiefError) in
-            try Results(realm: box.realm, list: box.property, of: box.key, in: box.table)
+        let results = try withList(handle) { (box) throws(FiefError) -> AnyResults in
+            if try box.realm.listHoldsObjects(table: box.table, property: box.property) {
+                return .objects(try Results(realm: box.realm, list: box.property, of: box.key, in: box.table))
+            }
+            return .values(try ValueResults(realm: box.realm, list: box.property, of: box.key, in: box.table))
         }
-        return HandleTable.make(results, .results)
+        return makeResultsHandle(results)
     }
 }

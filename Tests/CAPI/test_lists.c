@@ -235,7 +235,14 @@ TEST(list_links_and_backlinks) {
     fief_release(as_results);
     fief_list_t *scores = fief_object_get_list(ann, t_prop(r, "Person", "scores"));
     R(scores != NULL);
-    EERRM(fief_list_to_results(scores) != NULL, FIEF_ERR_INVALID_ARGUMENT, "list of values");
+    /* A list of values gives results of values (see test_aggregates.c). */
+    fief_results_t *values = fief_list_to_results(scores);
+    R(values != NULL);
+    fief_type_t element_type = 0;
+    E(fief_results_get_element_type(values, &element_type, NULL));
+    EQI(element_type, FIEF_TYPE_INT);
+    EERRM(fief_results_get_object(values, 0) != NULL, FIEF_ERR_INVALID_ARGUMENT, "hold values");
+    fief_release(values);
     fief_release(scores);
 
     /* Backlinks through the list: Ann once for Rex (listed twice). */

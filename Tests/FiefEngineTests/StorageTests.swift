@@ -29,7 +29,7 @@ final class StorageTests: XCTestCase {
         case .decimal128: return .decimal(Decimal128.zero)
         case .objectId: return .oid(ObjectIdBytes(high: 0, low: 0))
         case .uuid: return .uuid(UUIDBytes(high: 0, low: 0))
-        case .link: return .null
+        case .link, .mixed: return .null
         }
     }
 
@@ -45,7 +45,7 @@ final class StorageTests: XCTestCase {
         case .decimal128: return .decimal(Decimal128Bits(low: UInt64(n), high: 0x3040_0000_0000_0000))
         case .objectId: return .oid(ObjectIdBytes(high: UInt64(n) << 32, low: UInt32(n)))
         case .uuid: return .uuid(UUIDBytes(high: UInt64(n), low: ~UInt64(n)))
-        case .link: fatalError("allTypes holds scalar types only")
+        case .link, .mixed: fatalError("allTypes holds scalar types only")
         }
     }
 

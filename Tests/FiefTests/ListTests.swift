@@ -164,8 +164,11 @@ final class ListTests: FiefTestCase {
             XCTAssertEqual(list.sum(), model.reduce(0, +))
             let average: Double? = list.average()
             XCTAssertEqual(average, model.isEmpty ? nil : Double(model.reduce(0, +)) / Double(model.count))
-            XCTAssertEqual(list.sorted(ascending: false), model.sorted(by: >))
-            XCTAssertEqual(list.sorted(), model.sorted())
+            if list.realm != nil {
+                // Sorted by the library, as live results (unmanaged lists cannot sort).
+                XCTAssertEqual(Array(list.sorted(ascending: false)), model.sorted(by: >))
+                XCTAssertEqual(Array(list.sorted()), model.sorted())
+            }
         }
     }
 
@@ -279,8 +282,8 @@ final class ListTests: FiefTestCase {
         XCTAssertEqual(lists.optInts.average() as Double?, 2)
         XCTAssertEqual(lists.decimals.sum(), "12.34")
         XCTAssertEqual(lists.moods.min(), .sad)   // raw values: "SAD" < "happy"
-        XCTAssertEqual(lists.optStrings.sorted(), [nil, "x"])
-        XCTAssertEqual(lists.optInts.sorted(ascending: false), [3, 1, nil])
+        XCTAssertEqual(Array(lists.optStrings.sorted()), [nil, "x"])
+        XCTAssertEqual(Array(lists.optInts.sorted(ascending: false)), [3, 1, nil])
 
         // The schema says which properties are lists.
         let schema = try XCTUnwrap(realm.schema["ScalarLists"])
@@ -527,6 +530,87 @@ final class ListTests: FiefTestCase {
         XCTAssertTrue(lists.strings.description.contains("invalidated"))
     }
 
+    // MARK: Lists of values as results
+
+    /// Random lists of optional ints: filters over self, sorts by value,
+    /// index(matching:) and aggregates through the C ABI, against an array.
+    func testValueListQueriesMatchArray() throws {
+        let realm = try Realm()
+        let owner = ScalarLists()
+        try realm.write { realm.add(owner) }
+        var generator = SystemRandomNumberGenerator()
+        var model: [Int?] = []
+        let results = owner.optInts.filter("TRUEPREDICATE")
+        for round in 0..<25 {
+            try realm.write {
+                let fresh: [Int?] = (0..<Int.random(in: 0...15, using: &generator)).map { _ in
+                    Int.random(in: 0..<6, using: &generator) == 0 ? nil : Int.random(in: -9...9, using: &generator)
+                }
+                owner.optInts.append(objectsIn: fresh)
+                model += fresh
+                if !model.isEmpty && Bool.random(using: &generator) {
+                    let i = Int.random(in: 0..<model.count, using: &generator)
+                    owner.optInts.remove(at: i)
+                    model.remove(at: i)
+                }
+            }
+            XCTAssertEqual(Array(results), model, "round \(round)")   // live
+            let k = Int.random(in: -9...9, using: &generator)
+            let matching = owner.optInts.filter("self > %@", k)
+            let expected = model.filter { ($0 ?? Int.min) > k }
+            XCTAssertEqual(Array(matching), expected)
+            XCTAssertEqual(matching.count, expected.count)
+            XCTAssertEqual(owner.optInts.filter("self == nil").count, model.filter { $0 == nil }.count)
+            XCTAssertEqual(owner.optInts.index(matching: "self == %@", k), model.firstIndex(of: k))
+            XCTAssertEqual(matching.index(of: expected.first ?? 1000), expected.isEmpty ? nil : 0)
+            let ascending: [Int?] = model.filter { $0 == nil } + model.compactMap { $0 }.sorted()
+            XCTAssertEqual(Array(owner.optInts.sorted()), ascending)
+            XCTAssertEqual(Array(owner.optInts.sorted(ascending: false)), ascending.reversed())
+            XCTAssertEqual(Array(matching.sorted(ascending: false)), expected.compactMap { $0 }.sorted(by: >))
+            let present = model.compactMap { $0 }
+            XCTAssertEqual(owner.optInts.min() ?? nil, present.min())
+            XCTAssertEqual(owner.optInts.max() ?? nil, present.max())
+            XCTAssertEqual(owner.optInts.sum(), present.reduce(0, +))
+            XCTAssertEqual(owner.optInts.average() as Double?, present.isEmpty ? nil : Double(present.reduce(0, +)) / Double(present.count))
+            XCTAssertEqual(matching.sum() ?? 0, expected.compactMap { $0 }.reduce(0, +))
+            XCTAssertEqual(matching.min() ?? nil, expected.compactMap { $0 }.min())
+            XCTAssertEqual(matching.max(ofProperty: "self") as Int?, expected.compactMap { $0 }.max())
+        }
+        // The same aggregates unmanaged (computed in Swift) and managed (by the library).
+        let copy = ScalarLists()
+        copy.id = 2
+        copy.doubles.append(objectsIn: [1.5, -2, 4])
+        copy.decimals.append(objectsIn: ["1.5", "2.25"])
+        copy.dates.append(objectsIn: [Date(timeIntervalSince1970: 20), Date(timeIntervalSince1970: 10)])
+        copy.floats.append(objectsIn: [0.5, 0.25])
+        func check(_ lists: ScalarLists) {
+            XCTAssertEqual(lists.doubles.sum(), 3.5)
+            XCTAssertEqual(lists.doubles.min(), -2)
+            XCTAssertEqual(lists.doubles.average() as Double?, 3.5 / 3)
+            XCTAssertEqual(lists.decimals.sum(), "3.75")
+            XCTAssertEqual(lists.decimals.average() as Decimal128?, "1.875")
+            XCTAssertEqual(lists.dates.min(), Date(timeIntervalSince1970: 10))
+            XCTAssertEqual(lists.dates.max(), Date(timeIntervalSince1970: 20))
+            XCTAssertEqual(lists.floats.sum(), 0.75)
+            XCTAssertEqual(lists.floats.average() as Float?, 0.375)
+        }
+        check(copy)
+        try realm.write { realm.add(copy) }
+        check(copy)
+        // Strings filter and sort by the library too.
+        try realm.write { copy.strings.append(objectsIn: ["beta", "Alpha", "alpha"]) }
+        XCTAssertEqual(Array(copy.strings.filter("self BEGINSWITH[c] 'a'")), ["Alpha", "alpha"])
+        XCTAssertEqual(Array(copy.strings.sorted()), ["Alpha", "alpha", "beta"])
+        XCTAssertEqual(copy.strings.sorted(byKeyPath: "self", ascending: false).first, "beta")
+        XCTAssertEqual(copy.strings.index(matching: "self CONTAINS 'lph'"), 1)
+        XCTAssertTrue(copy.strings.filter("self != ''").description.hasPrefix("Results<String>"))
+        // Frozen value results keep their version.
+        let frozen = copy.strings.sorted().freeze()
+        try realm.write { copy.strings.removeAll() }
+        XCTAssertEqual(Array(frozen), ["Alpha", "alpha", "beta"])
+        XCTAssertTrue(copy.strings.sorted().isEmpty)
+    }
+
     // MARK: Traps
 
     func testTraps() {
@@ -535,8 +619,10 @@ final class ListTests: FiefTestCase {
         assertTraps("listWriteOutsideTransaction", message: "outside of a write transaction")
         assertTraps("listRemoveOutOfBounds", message: "Index 2 is out of bounds (must be less than 2)")
         assertTraps("listInvalidated", message: "Access to invalidated List object")
-        assertTraps("filterValues", message: "the C ABI queries lists of objects only")
         assertTraps("filterUnmanaged", message: "Cannot filter an unmanaged List")
+        assertTraps("sortUnmanagedValues", message: "Cannot sort an unmanaged List")
+        assertTraps("filterValuesByProperty", message: "Invalid predicate")
+        assertTraps("aggregateValuesByProperty", message: "Invalid property name 'age'")
         assertTraps("freezeUnmanaged", message: "may only be called on List instances retrieved from a Realm")
     }
 
@@ -574,11 +660,20 @@ final class ListTests: FiefTestCase {
             try realm.write { realm.delete(lists) }
             _ = ints.count
         },
-        "filterValues": { _ in
+        "sortUnmanagedValues": { _ in
+            _ = List<Int>().sorted()
+        },
+        "filterValuesByProperty": { _ in
             let realm = try Realm()
             let lists = ScalarLists()
             try realm.write { realm.add(lists) }
-            _ = lists.ints.filter("self > 1")
+            _ = lists.ints.filter("age > 1")
+        },
+        "aggregateValuesByProperty": { _ in
+            let realm = try Realm()
+            let lists = ScalarLists()
+            try realm.write { realm.add(lists) }
+            _ = lists.ints.filter("self > 1").min(ofProperty: "age") as Int?
         },
         "filterUnmanaged": { _ in
             _ = Person().dogs.filter("age > 1")

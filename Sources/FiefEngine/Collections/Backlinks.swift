@@ -23,7 +23,8 @@ enum Backlinks {
     /// Whether any link of `schema` points to `objectClass` (which then has
     /// a backlinks database).
     static func isTarget(_ objectClass: ObjectClass, in schema: Schema) -> Bool {
-        schema.classes.contains { $0.properties.contains { $0.linkTarget == objectClass.name } }
+        // A mixed value may link to an object of any class but an embedded one.
+        schema.classes.contains { $0.properties.contains { $0.linkTarget == objectClass.name || ($0.type == .mixed && !objectClass.isEmbedded) } }
     }
 
     /// One entry's key, in `out` (24 bytes).

@@ -20,6 +20,19 @@ enum Links {
     static func check(_ realm: Realm, _ value: Value, _ table: Table, _ column: Column, _ property: Property) throws(FiefError) {
         guard case .link(let classKey, let objectKey) = value else { return }
         let name = "'\(table.objectClass.name).\(property.name)'"
+        if column.elementType == .mixed {
+            // A mixed value links to an object of any class that is not embedded.
+            guard let target = try? realm.table(classKey) else {
+                throw FiefError(.noSuchClass, "\(name) cannot link to an object of class \(classKey): the realm has no such class")
+            }
+            if target.objectClass.isEmbedded {
+                throw FiefError(.invalidArgument, "\(name) is mixed and cannot hold an embedded '\(target.objectClass.name)' (embedded objects live only in links, lists and maps of their class)")
+            }
+            guard try realm.isLive(target, objectKey) else {
+                throw FiefError(.noSuchObject, "\(name) cannot link to \(target.objectClass.name) object \(objectKey): it does not exist (deleted?)")
+            }
+            return
+        }
         if classKey == column.linkTarget, let target = try? realm.table(classKey), target.objectClass.isEmbedded {
             throw FiefError(.invalidArgument, "\(name) holds an embedded '\(target.objectClass.name)': create it in place (fief_object_create_embedded) instead of linking an existing object")
         }
@@ -50,7 +63,7 @@ enum Links {
     /// just created with values for `properties`.
     static func created(_ realm: Realm, _ write: WriteTransaction, _ table: Table, _ properties: [Property],
                         first: Int64, rows: Int) throws(FiefError) {
-        for property in properties where property.type == .link {
+        for property in properties where property.type == .link || property.type == .mixed {
             let column = try table.column(property.key)
             for row in 0..<rows {
                 let key = first + Int64(row)
@@ -64,6 +77,11 @@ enum Links {
     /// Before object `key` of `table` is deleted: its own links lose their
     /// backlinks, and every link to it becomes null.
     static func deleting(_ realm: Realm, _ write: WriteTransaction, _ table: Table, _ key: Int64) throws(FiefError) {
+        for property in table.mixedProperties {
+            if case .link(let targetClass, let target) = try realm.slotValue(table, try table.column(property.key), key) {
+                try Backlinks.remove(write.txn, try backlinks(realm, targetClass), target: target, originClass: table.key, property: property.key, origin: key)
+            }
+        }
         for (property, targetClass) in table.links {
             if case .link(_, let target) = try realm.slotValue(table, try table.column(property.key), key) {
                 try Backlinks.remove(write.txn, try backlinks(realm, targetClass), target: target, originClass: table.key, property: property.key, origin: key)
@@ -80,20 +98,26 @@ enum Links {
             referrers.append((originClass, property, origin))
         }
         for (originClass, property, origin) in referrers {
-            try unlink(realm, write, originClass: originClass, property: property, origin: origin, target: key)
+            try unlink(realm, write, originClass: originClass, property: property, origin: origin, targetClass: table.key, target: key)
         }
         try Backlinks.removeAll(write.txn, dbi, target: key)
     }
 
     /// Before every object of `table` is deleted: the same, for all of them.
     static func emptying(_ realm: Realm, _ write: WriteTransaction, _ table: Table) throws(FiefError) {
-        if !table.links.isEmpty {
+        if !table.links.isEmpty || !table.mixedProperties.isEmpty {
             for (cluster, live) in try realm.clusters(table) {
                 for word in 0..<4 {
                     var bits = live[word]
                     while bits != 0 {
                         let key = cluster << ClusterLayout.shift | Int64(word << 6 | bits.trailingZeroBitCount)
                         bits &= bits - 1
+                        for property in table.mixedProperties {
+                            if case .link(let targetClass, let target) = try realm.slotValue(table, try table.column(property.key), key) {
+                                try Backlinks.remove(write.txn, try backlinks(realm, targetClass), target: target,
+                                                     originClass: table.key, property: property.key, origin: key)
+                            }
+                        }
                         for (property, targetClass) in table.links {
                             if case .link(_, let target) = try realm.slotValue(table, try table.column(property.key), key) {
                                 try Backlinks.remove(write.txn, try backlinks(realm, targetClass), target: target,
@@ -120,7 +144,7 @@ enum Links {
             entry = try cursor.next()
         }
         for (target, originClass, property, origin) in referrers where originClass != table.key {
-            try unlink(realm, write, originClass: originClass, property: property, origin: origin, target: target)
+            try unlink(realm, write, originClass: originClass, property: property, origin: origin, targetClass: table.key, target: target)
         }
         try LMDB.check(mdb_drop(write.txn, dbi, 0), "deleting links")
     }
@@ -128,23 +152,30 @@ enum Links {
     /// Null the link `property` of object `origin` of class `originClass`,
     /// or remove `target` from it if it is a list or set, or null the map
     /// values pointing at it (`target` is being deleted).
-    private static func unlink(_ realm: Realm, _ write: WriteTransaction, originClass: UInt32, property: UInt32, origin: Int64, target: Int64) throws(FiefError) {
+    private static func unlink(_ realm: Realm, _ write: WriteTransaction, originClass: UInt32, property: UInt32, origin: Int64,
+                               targetClass: UInt32, target: Int64) throws(FiefError) {
         let table = try realm.table(originClass)
         let column = try table.column(property)
-        if column.elementType == .link {
+        if column.elementType == .link || column.elementType == .mixed {
             switch column.collection {
             case .list:
-                try realm.removeLinks(write, originClass: originClass, property: property, origin: origin, target: target)
+                try realm.removeLinks(write, originClass: originClass, property: property, origin: origin, targetClass: targetClass, target: target)
                 return
             case .set:
-                try realm.removeSetLink(write, originClass: originClass, property: property, origin: origin, target: target)
+                try realm.removeSetLink(write, originClass: originClass, property: property, origin: origin, targetClass: targetClass, target: target)
                 return
             case .map:
-                try realm.nullMapLinks(write, originClass: originClass, property: property, origin: origin, target: target)
+                try realm.nullMapLinks(write, originClass: originClass, property: property, origin: origin, targetClass: targetClass, target: target)
                 return
             case .none:
                 break
             }
+        }
+        if column.isMixed {
+            let chunk = try realm.dirtyChunk(write, table, column: property, type: column.type, cluster: ClusterLayout.cluster(of: origin))
+            chunk.set(ClusterLayout.slot(of: origin), .null)
+            realm.noteColumnChange(originClass, property)
+            return
         }
         guard column.type == .link else {
             throw FiefError(.fileCorrupt, "a stored backlink names '\(table.objectClass.name)' property \(property), which is not a link")

@@ -162,7 +162,11 @@ struct ListSegment {
 /// read before), read in place until changed.
 final class ListState {
     let id: ListID
+    /// The layout of the segments: the element type, `.binary` for mixed
+    /// elements (each coded, see `MixedCoding`).
     let type: PropertyType
+    /// Whether the elements are mixed values (decoded at the list's edges).
+    let isMixed: Bool
     let nullable: Bool
     let linkTarget: UInt32
     var segments: [ListSegment]
@@ -180,7 +184,8 @@ final class ListState {
 
     init(id: ListID, column: Column, segments: [ListSegment], base: Int, count: Int) {
         self.id = id
-        self.type = column.elementType
+        self.isMixed = column.elementType == .mixed
+        self.type = isMixed ? .binary : column.elementType
         self.nullable = column.elementsNullable
         self.linkTarget = column.linkTarget
         self.segments = segments
@@ -189,6 +194,17 @@ final class ListState {
     }
 
     var isComplete: Bool { base == 0 }
+
+    /// Whether elements may be links (which have backlinks).
+    var holdsLinks: Bool { type == .link || isMixed }
+
+    /// An element as the list's users see it: a mixed element decoded.
+    @inline(__always)
+    func element(_ stored: Value, _ table: Table) throws(FiefError) -> Value {
+        guard isMixed, case .binary(let coded) = stored else { return stored }
+        guard let value = MixedCoding.decode(coded) else { throw damaged(table, "holds a mixed value that cannot be read") }
+        return value
+    }
 
     /// The segment holding element `index` (base ≤ index < count) and the
     /// element's offset in it.

@@ -143,7 +143,7 @@ extension Realm {
         try checkReadable()
         let (table, _, state) = try list(tableKey, key, propertyKey)
         try checkIndex(index, state, table, allowEnd: false)
-        return try state.value(index, table: table)
+        return try state.element(try state.value(index, table: table), table)
     }
 
     /// Elements `start ..< start + out.count` of a list, into `out`.
@@ -166,6 +166,7 @@ extension Realm {
             s += 1
             o = 0
         }
+        if state.isMixed { for i in 0..<out.count { out[i] = try state.element(out[i], table) } }
     }
 
     /// The index of the first element equal to `value`, if any.
@@ -175,6 +176,14 @@ extension Realm {
         // A value of another type is in no list (ints and floats compare as the element type).
         let property = try table.property(propertyKey)
         guard let wanted = try? value.coerced(for: property, className: table.objectClass.name) else { return nil }
+        if state.isMixed {
+            // Realm's equality: numbers by value across types.
+            let key = SetStore.mixedKey(wanted)
+            for index in 0..<state.count where SetStore.mixedKey(try state.element(try state.value(index, table: table), table)) == key {
+                return index
+            }
+            return nil
+        }
         var index = 0
         for s in 0..<state.segments.count {
             if let values = state.segments[s].values {
@@ -205,6 +214,13 @@ extension Realm {
     /// non-embedded objects of the list's target class.
     private func listElement(_ write: WriteTransaction, _ table: Table, _ column: Column, _ property: Property, _ value: Value) throws(FiefError) -> Value {
         let coerced = try value.coerced(for: property, className: table.objectClass.name)
+        if column.elementType == .mixed {
+            // Stored coded (see `MixedCoding`), in the transaction's bytes.
+            if coerced.isNull { return .null }
+            if case .link = coerced { try Links.check(self, coerced, table, column, property) }
+            MixedCoding.encode(coerced, into: &write.entryValue)
+            return .binary(write.entryValue.withUnsafeBytes { write.listBytes.copy($0) })
+        }
         switch coerced {
         case .string(let bytes): return .string(write.listBytes.copy(bytes))
         case .binary(let bytes): return .binary(write.listBytes.copy(bytes))
@@ -216,7 +232,7 @@ extension Realm {
 
     /// Keep the backlink of a link element going into (`delta` 1) or out of (-1) a list.
     private func countLink(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ value: Value, _ delta: Int) throws(FiefError) {
-        guard case .link(let classKey, let target) = value else { return }
+        guard case .link(let classKey, let target) = try state.element(value, table) else { return }
         guard let dbi = try self.table(classKey).backlinks else {
             throw FiefError(.internal, "class \(classKey) is linked to but has no backlinks database")
         }
@@ -230,7 +246,7 @@ extension Realm {
     /// An element leaves a list: its backlink goes, and an embedded object with it.
     private func released(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ value: Value) throws(FiefError) {
         try countLink(write, table, state, value, -1)
-        if case .link(let classKey, let target) = value {
+        if case .link(let classKey, let target) = try state.element(value, table) {
             let targetTable = try self.table(classKey)
             if targetTable.objectClass.isEmbedded, try isLive(targetTable, target) {
                 try deleteObject(write, targetTable, target)
@@ -296,7 +312,7 @@ extension Realm {
             state.segments[last].count += 1
         }
         state.count += 1
-        if countsLink, case .link = element { try countLink(write, table, state, element, 1) }
+        if countsLink, state.holdsLinks { try countLink(write, table, state, element, 1) }
     }
 
     /// Insert `value` before element `index` (`index` == count appends).
@@ -332,7 +348,7 @@ extension Realm {
                                               values: Array(values[half...])), at: s + 1)
         }
         state.invalidateStarts()
-        if countsLink, case .link = element { try countLink(write, table, state, element, 1) }
+        if countsLink, state.holdsLinks { try countLink(write, table, state, element, 1) }
     }
 
     /// Replace element `index`.
@@ -346,7 +362,7 @@ extension Realm {
                 let (s, o) = state.locate(index)
                 try state.makeWritable(s, table: table)
                 state.segments[s].values![o] = element
-                if case .link = element { try countLink(write, table, state, element, 1) }
+                if state.holdsLinks { try countLink(write, table, state, element, 1) }
                 try released(write, table, state, old)
                 try noteSize(write, table, state)
             } catch { throw poison(write, error) }
@@ -443,7 +459,7 @@ extension Realm {
         // Links are released after the list is empty (an embedded element's
         // deletion must not find it listed).
         var elements: [Value] = []
-        if state.type == .link {
+        if state.holdsLinks {
             elements.reserveCapacity(state.count)
             for s in 0..<state.segments.count {
                 if let values = state.segments[s].values { elements += values; continue }
@@ -506,7 +522,7 @@ extension Realm {
     func emptyingLists(_ write: WriteTransaction, _ table: Table) throws(FiefError) {
         for (property, dbi) in table.lists {
             let column = try table.column(property.key)
-            if column.elementType == .link {
+            if column.elementType == .link || column.elementType == .mixed {
                 // Every stored element and every changed list, released.
                 var owners = Set<Int64>()
                 for (id, _) in write.lists where id.table == table.key && id.column == property.key { owners.insert(id.owner) }
@@ -528,7 +544,7 @@ extension Realm {
 
     /// Remove every element of list (`originClass`, `property`) of object
     /// `origin` that links to `target` (which is being deleted).
-    func removeLinks(_ write: WriteTransaction, originClass: UInt32, property: UInt32, origin: Int64, target: Int64) throws(FiefError) {
+    func removeLinks(_ write: WriteTransaction, originClass: UInt32, property: UInt32, origin: Int64, targetClass: UInt32, target: Int64) throws(FiefError) {
         let table = try table(originClass)
         let column = try listColumn(table, property)
         let state = try listState(table, column, owner: origin)
@@ -537,7 +553,12 @@ extension Realm {
         while s < state.segments.count {
             try state.makeWritable(s, table: table)
             let before = state.segments[s].values!.count
-            state.segments[s].values!.removeAll { if case .link(_, let k) = $0, k == target { return true } else { return false } }
+            var kept: [Value] = []
+            for value in state.segments[s].values! {
+                if case .link(let c, let k) = try state.element(value, table), c == targetClass, k == target { continue }
+                kept.append(value)
+            }
+            state.segments[s].values = kept
             let after = state.segments[s].values!.count
             removed += before - after
             state.segments[s].count = after
@@ -669,4 +690,13 @@ extension Realm {
         }
     }
 
+}
+
+extension Realm {
+    /// Whether list `propertyKey` of class `tableKey` holds objects (links)
+    /// rather than values.
+    public func listHoldsObjects(table tableKey: UInt32, property propertyKey: UInt32) throws(FiefError) -> Bool {
+        try checkReadable()
+        return try listColumn(try table(tableKey), propertyKey).elementType == .link
+    }
 }

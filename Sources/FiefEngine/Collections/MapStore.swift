@@ -81,6 +81,7 @@ enum MixedCoding {
         case .objectId: return body.count == 12 ? .objectId(ObjectIdBytes(high: u64(0), low: u32(8))) : nil
         case .uuid: return body.count == 16 ? .uuid(UUIDBytes(high: u64(0), low: u64(8))) : nil
         case .link: return body.count == 12 ? .link(classKey: u32(0), objectKey: Int64(bitPattern: u64(4))) : nil
+        case .mixed: return nil
         }
     }
 }

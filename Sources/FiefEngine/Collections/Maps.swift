@@ -78,10 +78,12 @@ extension Realm {
     }
 
     private func mapValue(_ raw: UnsafeRawBufferPointer, _ table: Table, _ column: Column, _ owner: Int64) throws(FiefError) -> Value {
-        guard let value = MixedCoding.decode(raw), value.type == nil || value.type == column.elementType else {
+        guard let value = MixedCoding.decode(raw), value.type == nil || column.elementType == .mixed || value.type == column.elementType else {
             throw damagedEntry(table, column, owner, "a value")
         }
-        if case .link(let classKey, _) = value, classKey != column.linkTarget { throw damagedEntry(table, column, owner, "a link") }
+        if column.elementType != .mixed, case .link(let classKey, _) = value, classKey != column.linkTarget {
+            throw damagedEntry(table, column, owner, "a link")
+        }
         return value
     }
 
@@ -179,7 +181,7 @@ extension Realm {
     private func clearMap(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64) throws(FiefError) {
         if try collectionSize(table, column, owner) == 0 { return }
         var links: [Value] = []
-        if column.elementType == .link {
+        if column.elementType == .link || column.elementType == .mixed {
             for entry in try SetStore.entries(write.txn, dbi, owner: owner) {
                 let value = try mapValue(entry.value, table, column, owner)
                 if case .link = value { links.append(value) }
@@ -228,7 +230,7 @@ extension Realm {
         for (property, dbi) in table.maps {
             let column = try table.column(property.key)
             var links: [(Int64, Value)] = []
-            if column.elementType == .link {
+            if column.elementType == .link || column.elementType == .mixed {
                 let cursor = try LMDBCursor(write.txn, dbi)
                 var entry = try cursor.move(MDB_FIRST)
                 while let (k, v) = entry, let owner = SetStore.owner(of: k) {
@@ -244,13 +246,13 @@ extension Realm {
 
     /// Object `target` is being deleted: the values of map (`originClass`,
     /// `property`) of object `origin` that link to it become null.
-    func nullMapLinks(_ write: WriteTransaction, originClass: UInt32, property: UInt32, origin: Int64, target: Int64) throws(FiefError) {
+    func nullMapLinks(_ write: WriteTransaction, originClass: UInt32, property: UInt32, origin: Int64, targetClass: UInt32, target: Int64) throws(FiefError) {
         let table = try table(originClass)
         let column = try table.column(property)
         let dbi = try table.mapDatabase(property)
         var keys: [[UInt8]] = []
         for entry in try SetStore.entries(write.txn, dbi, owner: origin) {
-            if case .link(_, let k) = try mapValue(entry.value, table, column, origin), k == target { keys.append(Array(entry.key)) }
+            if case .link(let c, let k) = try mapValue(entry.value, table, column, origin), c == targetClass, k == target { keys.append(Array(entry.key)) }
         }
         forgetCollectionEntries(write)
         MixedCoding.encode(.null, into: &write.entryValue)

@@ -261,7 +261,7 @@ struct SegmentReader {
         case .link: return .link(classKey: linkTarget, objectKey: int(i))
         case .bool: return .bool(int(i) != 0)
         case .string: return .string(bytes(i))
-        case .binary: return .binary(bytes(i))
+        case .binary, .mixed: return .binary(bytes(i))
         case .float, .double, .timestamp, .decimal128, .objectId, .uuid:
             return Value.fixed(type, at: values + i * width)
         }

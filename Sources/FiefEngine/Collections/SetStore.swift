@@ -47,12 +47,52 @@ enum SetStore {
     }
 
     /// The key of `value` in the set of `owner`, in `out`; true when a
-    /// string or binary was cut (its entry then stores it whole).
+    /// string or binary was cut (its entry then stores it whole).  `mixed`:
+    /// the set holds mixed values (numbers of every type in one canonical
+    /// form, links with their class; each entry stores its value coded).
     @discardableResult
-    static func encode(_ value: Value, owner: Int64, into out: inout [UInt8]) -> Bool {
+    static func encode(_ value: Value, owner: Int64, mixed: Bool = false, into out: inout [UInt8]) -> Bool {
         out.removeAll(keepingCapacity: true)
         appendBigEndian(UInt64(bitPattern: owner), &out)
+        if mixed {
+            switch value {
+            case .int, .float, .double, .decimal128:
+                out.append(Class.number.rawValue)
+                MixedNumber.encode(value, into: &out)
+                return false
+            case .link(let classKey, let objectKey):
+                out.append(Class.link.rawValue)
+                appendBigEndian32(classKey, &out)
+                appendBigEndian(UInt64(bitPattern: objectKey) ^ (1 << 63), &out)
+                return false
+            default:
+                break
+            }
+        }
         return encodeElement(value, into: &out)
+    }
+
+    /// What an entry stores beside its key: for a mixed set the value as
+    /// added (coded); else a cut string or binary whole; else nothing.
+    static func entryData(_ value: Value, mixed: Bool) -> [UInt8] {
+        if mixed {
+            var out: [UInt8] = []
+            MixedCoding.encode(value, into: &out)
+            return out
+        }
+        switch value {
+        case .string(let bytes), .binary(let bytes): return Array(bytes)
+        default: return []
+        }
+    }
+
+    /// The canonical key of a mixed value without an owner: two mixed
+    /// values are equal as Realm compares them (numbers by value across
+    /// types) when their keys are.
+    static func mixedKey(_ value: Value) -> [UInt8] {
+        var out: [UInt8] = []
+        encode(value, owner: 0, mixed: true, into: &out)
+        return out
     }
 
     /// The prefix of every key of `owner`'s set.
@@ -110,6 +150,12 @@ enum SetStore {
     /// into `key` or `data`.
     static func decode(_ key: UnsafeRawBufferPointer, _ data: UnsafeRawBufferPointer, type: PropertyType, linkTarget: UInt32) -> Value? {
         guard let first = key.first, let kind = Class(rawValue: first) else { return nil }
+        if type == .mixed {
+            // The entry holds the value as it was added (its key is canonical).
+            guard let value = MixedCoding.decode(data) else { return nil }
+            if kind == .null { return value.isNull ? value : nil }
+            return value
+        }
         let body = UnsafeRawBufferPointer(rebasing: key[1...])
         func u64(_ at: Int) -> UInt64 { UInt64(bigEndian: body.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
         func u32(_ at: Int) -> UInt32 { UInt32(bigEndian: body.loadUnaligned(fromByteOffset: at, as: UInt32.self)) }
@@ -310,6 +356,79 @@ enum DecimalOrder {
             return Decimal128Bits(low: UInt64(truncatingIfNeeded: c), high: high)
         default:
             return nil
+        }
+    }
+}
+
+/// Numbers of every type in a set of mixed values: one canonical form per
+/// value, so `1`, `1.0` and decimal `1` are one element, ordered by value.
+///
+///     [8] the double nearest the value, as ordered bits
+///     [1] kind: 0 an integer (int64's range), 1 another binary float, 2 another decimal
+///     then the exact value: the int (8, sign flipped), nothing, or the decimal (as `DecimalOrder`)
+enum MixedNumber {
+    static func encode(_ value: Value, into out: inout [UInt8]) {
+        switch canonical(value) {
+        case .int(let i):
+            SetStore.appendBigEndian(SetStore.orderedBits(Double(i)), &out)
+            out.append(0)
+            SetStore.appendBigEndian(UInt64(bitPattern: i) ^ (1 << 63), &out)
+        case .double(let d):
+            SetStore.appendBigEndian(SetStore.orderedBits(d), &out)
+            out.append(1)
+        case .decimal128(let d):
+            SetStore.appendBigEndian(SetStore.orderedBits(Decimal128Math.toDouble(d)), &out)
+            out.append(2)
+            DecimalOrder.encode(d, into: &out)
+        default:
+            break
+        }
+    }
+
+    /// The value as an int when it is an integer in int64's range, else as
+    /// a double when it is one exactly, else as itself (a decimal).
+    static func canonical(_ value: Value) -> Value {
+        switch value {
+        case .int: return value
+        case .float(let f): return canonical(.double(Double(f)))
+        case .double(let d):
+            if d.isNaN { return .double(.nan) }
+            if d == d.rounded(), d >= -9.223372036854775808e18, d < 9.223372036854775808e18 { return .int(Int64(d)) }
+            return .double(d)
+        case .decimal128(let d):
+            let (negative, exponent, coefficient, _) = DecimalOrder.parts(d)
+            guard let coefficient else {
+                // Infinities are doubles too; a NaN is one NaN.
+                return .double(Decimal128Math.toDouble(d))
+            }
+            if coefficient == 0 { return .int(0) }
+            var c = coefficient, e = exponent
+            while c % 10 == 0 { c /= 10; e += 1 }
+            if e >= 0 {
+                // An integer: an int when it fits.
+                var v = c
+                for _ in 0..<e {
+                    let (m, overflow) = v.multipliedReportingOverflow(by: 10)
+                    if overflow || m > UInt128(UInt64.max) { return value }
+                    v = m
+                }
+                if negative, v <= UInt128(1) << 63 { return .int(v == UInt128(1) << 63 ? .min : -Int64(v)) }
+                if !negative, v < UInt128(1) << 63 { return .int(Int64(v)) }
+                return value
+            }
+            // c / 10^k is a double exactly when c / 5^k is an integer m and
+            // m / 2^k fits a double's 53-bit significand.
+            let k = -e
+            guard k <= 48 else { return value }
+            var five: UInt128 = 1
+            for _ in 0..<k { five *= 5 }
+            guard c % five == 0 else { return value }
+            let m = c / five
+            guard m < UInt128(1) << 53 else { return value }
+            let d = Double(UInt64(m)) / pow(2.0, Double(k))
+            return .double(negative ? -d : d)
+        default:
+            return value
         }
     }
 }

@@ -47,16 +47,16 @@ extension Realm {
         let (table, column) = try collection(set, .set)
         let property = try table.property(column.key)
         guard let wanted = try? value.coerced(for: property, className: table.objectClass.name) else { return false }
-        if case .link(let classKey, _) = wanted, classKey != column.linkTarget { return false }
+        let mixed = column.elementType == .mixed
+        if !mixed, case .link(let classKey, _) = wanted, classKey != column.linkTarget { return false }
         var key: [UInt8] = []
-        let cut = SetStore.encode(wanted, owner: set.owner, into: &key)
+        let cut = SetStore.encode(wanted, owner: set.owner, mixed: mixed, into: &key)
+        let whole = cut ? SetStore.entryData(wanted, mixed: mixed) : []
         let dbi = try table.setDatabase(column.key)
         return try withReadTransaction { (txn) throws(FiefError) -> Bool in
             try key.withBytes { (k) throws(FiefError) -> Bool in
                 guard let stored = try LMDB.get(txn, dbi, k) else { return false }
-                if cut, case .string(let bytes) = wanted { return Realm.sameBytes(stored, bytes) }
-                if cut, case .binary(let bytes) = wanted { return Realm.sameBytes(stored, bytes) }
-                return true
+                return !cut || whole.withUnsafeBytes { Realm.sameBytes(stored, $0) }
             }
         }
     }
@@ -67,9 +67,10 @@ extension Realm {
         let (table, column) = try collection(set, .set)
         let property = try table.property(column.key)
         guard let wanted = try? value.coerced(for: property, className: table.objectClass.name) else { return nil }
-        if case .link(let classKey, _) = wanted, classKey != column.linkTarget { return nil }
+        let mixed = column.elementType == .mixed
+        if !mixed, case .link(let classKey, _) = wanted, classKey != column.linkTarget { return nil }
         var key: [UInt8] = []
-        SetStore.encode(wanted, owner: set.owner, into: &key)
+        let cut = SetStore.encode(wanted, owner: set.owner, mixed: mixed, into: &key)
         let entries = try collectionEntries(set.id, try table.setDatabase(column.key)).entries
         let found = key.withUnsafeBytes { (k) -> Int? in
             let probe = UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...])
@@ -82,8 +83,7 @@ extension Realm {
         }
         guard let found else { return nil }
         // A cut string or binary: its key holds a hash; the entry holds it whole.
-        if case .string(let bytes) = wanted, bytes.count > SetStore.cutBytes, !Realm.sameBytes(entries[found].value, bytes) { return nil }
-        if case .binary(let bytes) = wanted, bytes.count > SetStore.cutBytes, !Realm.sameBytes(entries[found].value, bytes) { return nil }
+        if cut, !SetStore.entryData(wanted, mixed: mixed).withUnsafeBytes({ Realm.sameBytes(entries[found].value, $0) }) { return nil }
         return found
     }
 
@@ -124,18 +124,19 @@ extension Realm {
         let property = try table.property(column.key)
         let element = try value.coerced(for: property, className: table.objectClass.name)
         if case .link = element { try Links.check(self, element, table, column, property) }
-        let cut = SetStore.encode(element, owner: set.owner, into: &write.entryKey)
-        var whole = UnsafeRawBufferPointer(start: nil, count: 0)
-        if cut, case .string(let bytes) = element { whole = bytes }
-        if cut, case .binary(let bytes) = element { whole = bytes }
+        let mixed = column.elementType == .mixed
+        let cut = SetStore.encode(element, owner: set.owner, mixed: mixed, into: &write.entryKey)
+        let whole = cut || mixed ? SetStore.entryData(element, mixed: mixed) : []
         do throws(FiefError) {
             forgetCollectionEntries(write)
             let added = try write.entryKey.withBytes { (k) throws(FiefError) -> Bool in
-                if try LMDB.put(write.txn, dbi, k, whole, flags: UInt32(MDB_NOOVERWRITE)) { return true }
-                if cut, let stored = try LMDB.get(write.txn, dbi, k), !Realm.sameBytes(stored, whole) {
-                    throw FiefError(.invalidArgument, "the set '\(table.objectClass.name).\(property.name)' holds another element of \(whole.count) bytes with the same first \(SetStore.cutBytes) bytes and hash: this one cannot be added")
+                try whole.withBytes { (data) throws(FiefError) -> Bool in
+                    if try LMDB.put(write.txn, dbi, k, data, flags: UInt32(MDB_NOOVERWRITE)) { return true }
+                    if cut, let stored = try LMDB.get(write.txn, dbi, k), !Realm.sameBytes(stored, data) {
+                        throw FiefError(.invalidArgument, "the set '\(table.objectClass.name).\(property.name)' holds another element of \(data.count) bytes with the same first \(SetStore.cutBytes) bytes and hash: this one cannot be added")
+                    }
+                    return false
                 }
-                return false
             }
             guard added else { return false }
             try countCollectionLink(write, table, column, set.owner, element, 1)
@@ -150,13 +151,14 @@ extension Realm {
         let (write, table, column, dbi) = try changeSet(set)
         let property = try table.property(column.key)
         guard let element = try? value.coerced(for: property, className: table.objectClass.name) else { return false }
-        if case .link(let classKey, _) = element, classKey != column.linkTarget { return false }
-        let cut = SetStore.encode(element, owner: set.owner, into: &write.entryKey)
+        let mixed = column.elementType == .mixed
+        if !mixed, case .link(let classKey, _) = element, classKey != column.linkTarget { return false }
+        let cut = SetStore.encode(element, owner: set.owner, mixed: mixed, into: &write.entryKey)
+        let whole = cut ? SetStore.entryData(element, mixed: mixed) : []
         do throws(FiefError) {
             let removed = try write.entryKey.withBytes { (k) throws(FiefError) -> Bool in
                 guard let stored = try LMDB.get(write.txn, dbi, k) else { return false }
-                if cut, case .string(let bytes) = element, !Realm.sameBytes(stored, bytes) { return false }
-                if cut, case .binary(let bytes) = element, !Realm.sameBytes(stored, bytes) { return false }
+                if cut, !whole.withUnsafeBytes({ Realm.sameBytes(stored, $0) }) { return false }
                 forgetCollectionEntries(write)
                 try LMDB.delete(write.txn, dbi, k)
                 return true
@@ -179,7 +181,7 @@ extension Realm {
     /// Empty the set of `owner`, releasing its links' backlinks.
     private func clearSet(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64) throws(FiefError) {
         if try collectionSize(table, column, owner) == 0 { return }
-        if column.elementType == .link {
+        if column.elementType == .link || column.elementType == .mixed {
             for entry in try SetStore.entries(write.txn, dbi, owner: owner) {
                 try countCollectionLink(write, table, column, owner, try element(entry, table, column, owner), -1)
             }
@@ -288,8 +290,10 @@ extension Realm {
                 }
                 guard new else { continue }
                 delta += 1
-                if column.elementType == .link {
-                    let value = try element.withBytes { (e) throws(FiefError) in try self.element((e, UnsafeRawBufferPointer(start: nil, count: 0)), table, column, owner) }
+                if column.elementType == .link || column.elementType == .mixed {
+                    let value = try element.withBytes { (e) throws(FiefError) in
+                        try data.withBytes { (d) throws(FiefError) in try self.element((e, d), table, column, owner) }
+                    }
                     try countCollectionLink(write, table, column, owner, value, 1)
                 }
             }
@@ -297,17 +301,18 @@ extension Realm {
                 key.removeAll(keepingCapacity: true)
                 SetStore.appendBigEndian(UInt64(bitPattern: owner), &key)
                 key += element
-                let gone = try key.withBytes { (k) throws(FiefError) -> Bool in
-                    guard try LMDB.get(write.txn, dbi, k) != nil else { return false }
+                let gone = try key.withBytes { (k) throws(FiefError) -> Value? in
+                    guard let stored = try LMDB.get(write.txn, dbi, k) else { return nil }
+                    var value: Value = .null
+                    if column.elementType == .link || column.elementType == .mixed {
+                        value = try element.withBytes { (e) throws(FiefError) in try self.element((e, stored), table, column, owner) }
+                    }
                     try LMDB.delete(write.txn, dbi, k)
-                    return true
+                    return value
                 }
-                guard gone else { continue }
+                guard let gone else { continue }
                 delta -= 1
-                if column.elementType == .link {
-                    let value = try element.withBytes { (e) throws(FiefError) in try self.element((e, UnsafeRawBufferPointer(start: nil, count: 0)), table, column, owner) }
-                    try countCollectionLink(write, table, column, owner, value, -1)
-                }
+                try countCollectionLink(write, table, column, owner, gone, -1)
             }
             if delta != 0 {
                 try setCollectionSize(write, table, column, owner, try collectionSize(table, column, owner) + delta)
@@ -330,7 +335,7 @@ extension Realm {
         forgetCollectionEntries(write)
         for (property, dbi) in table.sets {
             let column = try table.column(property.key)
-            if column.elementType == .link {
+            if column.elementType == .link || column.elementType == .mixed {
                 let cursor = try LMDBCursor(write.txn, dbi)
                 var entry = try cursor.move(MDB_FIRST)
                 while let (k, v) = entry, let owner = SetStore.owner(of: k) {
@@ -345,11 +350,11 @@ extension Realm {
 
     /// Object `target` is being deleted: it leaves set (`originClass`,
     /// `property`) of object `origin`.
-    func removeSetLink(_ write: WriteTransaction, originClass: UInt32, property: UInt32, origin: Int64, target: Int64) throws(FiefError) {
+    func removeSetLink(_ write: WriteTransaction, originClass: UInt32, property: UInt32, origin: Int64, targetClass: UInt32, target: Int64) throws(FiefError) {
         let table = try table(originClass)
         let column = try table.column(property)
         let dbi = try table.setDatabase(property)
-        SetStore.encode(.link(classKey: column.linkTarget, objectKey: target), owner: origin, into: &write.entryKey)
+        SetStore.encode(.link(classKey: targetClass, objectKey: target), owner: origin, mixed: column.elementType == .mixed, into: &write.entryKey)
         forgetCollectionEntries(write)
         let gone = try write.entryKey.withBytes { (k) throws(FiefError) -> Bool in
             guard try LMDB.get(write.txn, dbi, k) != nil else { return false }

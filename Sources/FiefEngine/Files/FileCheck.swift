@@ -73,6 +73,7 @@ public enum FileCheck {
             // Backlink entries per target class.
             var expected: [UInt32: Int] = checkLists(schema, names: names)
             expected.merge(checkSetsAndMaps(schema, names: names)) { $0 + $1 }
+            expected.merge(checkMixedValues(schema)) { $0 + $1 }
             for objectClass in schema.classes {
                 let links = objectClass.properties.filter { $0.type == .link && $0.collection == .none }
                 let dataName = Table.dataName(objectClass.key)
@@ -141,7 +142,6 @@ public enum FileCheck {
                         continue
                     }
                     let target = property.linkTarget.flatMap { schema.objectClass(named: $0) }
-                    let backlinks = target.flatMap { open(Table.backlinksName($0.key)) }
                     var lists = 0, elements = 0
                     var found: [String] = []
                     do throws(FiefError) {
@@ -154,17 +154,25 @@ public enum FileCheck {
                                 found.append("\(what) of object \(owner), which does not exist, is still stored")
                                 return
                             }
-                            var counts: [Int64: UInt32] = [:]
+                            var counts: [LinkTarget: UInt32] = [:]
                             var total = 0
                             for (position, raw) in segments {
-                                guard bounds.contains(raw), let reader = SegmentReader(raw, type: property.type, table: objectClass.key,
+                                guard bounds.contains(raw), let reader = SegmentReader(raw, type: property.type.chunkType, table: objectClass.key,
                                         key: ListStore.checkKey(column: property.key, owner: owner, position: position)) else {
                                     found.append("\(what) of object \(owner): a segment is damaged")
                                     continue
                                 }
                                 total += reader.count
-                                if target != nil {
-                                    for i in 0..<reader.count where !reader.isNull(i) { counts[reader.int(i), default: 0] += 1 }
+                                if let target {
+                                    for i in 0..<reader.count where !reader.isNull(i) { counts[LinkTarget(target.key, reader.int(i)), default: 0] += 1 }
+                                } else if property.type == .mixed {
+                                    for i in 0..<reader.count where !reader.isNull(i) {
+                                        guard let value = MixedCoding.decode(reader.bytes(i)) else {
+                                            found.append("\(what) of object \(owner): a mixed element cannot be read")
+                                            continue
+                                        }
+                                        if case .link(let c, let k) = value { counts[LinkTarget(c, k), default: 0] += 1 }
+                                    }
                                 }
                             }
                             elements += total
@@ -174,18 +182,7 @@ public enum FileCheck {
                             if size != total {
                                 found.append("\(what) of object \(owner) holds \(total) elements, but its size says \(size)")
                             }
-                            guard let target, let backlinks else { return }
-                            for (linked, count) in counts {
-                                var recorded: UInt32 = 0
-                                try Backlinks.forEach(txn, backlinks, target: linked, originClass: objectClass.key, property: property.key) { (_, _, o, c) throws(FiefError) in
-                                    if o == owner { recorded = c }
-                                }
-                                if recorded == count {
-                                    expected[target.key, default: 0] += 1
-                                } else {
-                                    found.append("\(what) of object \(owner) links \(count) times to \(target.name) object \(linked), but its backlinks say \(recorded)")
-                                }
-                            }
+                            try checkRecorded(counts, schema, origin: (objectClass.key, property.key, owner), what: what, found: &found, expected: &expected)
                         }
                     } catch {
                         problem("\(what) cannot be read: \(error.message)")
@@ -218,13 +215,12 @@ public enum FileCheck {
                         continue
                     }
                     let target = property.linkTarget.flatMap { schema.objectClass(named: $0) }
-                    let backlinks = target.flatMap { open(Table.backlinksName($0.key)) }
                     var owners = 0, entries = 0
                     var found: [String] = []
                     do throws(FiefError) {
                         var owner: Int64? = nil
                         var count = 0
-                        var links: [Int64: UInt32] = [:]
+                        var links: [LinkTarget: UInt32] = [:]
                         func finish(_ owner: Int64) throws(FiefError) {
                             owners += 1
                             let cluster = ClusterLayout.cluster(of: owner), slot = ClusterLayout.slot(of: owner)
@@ -240,18 +236,7 @@ public enum FileCheck {
                             if size != count {
                                 found.append("\(what) of object \(owner) holds \(count) entries, but its size says \(size)")
                             }
-                            guard let target, let backlinks else { return }
-                            for (linked, times) in links {
-                                var recorded: UInt32 = 0
-                                try Backlinks.forEach(txn, backlinks, target: linked, originClass: objectClass.key, property: property.key) { (_, _, o, c) throws(FiefError) in
-                                    if o == owner { recorded = c }
-                                }
-                                if recorded == times {
-                                    expected[target.key, default: 0] += 1
-                                } else {
-                                    found.append("\(what) of object \(owner) links \(times) times to \(target.name) object \(linked), but its backlinks say \(recorded)")
-                                }
-                            }
+                            try checkRecorded(links, schema, origin: (objectClass.key, property.key, owner), what: what, found: &found, expected: &expected)
                         }
                         let cursor = try LMDBCursor(txn, dbi)
                         var entry = try cursor.move(MDB_FIRST)
@@ -275,12 +260,12 @@ public enum FileCheck {
                                 value = SetStore.decode(rest, v, type: property.type, linkTarget: target?.key ?? 0)
                             } else {
                                 let decoded = MixedCoding.decode(v)
-                                value = decoded.flatMap { $0.type == nil || $0.type == property.type ? $0 : nil }
+                                value = decoded.flatMap { $0.type == nil || property.type == .mixed || $0.type == property.type ? $0 : nil }
                                 if MapStore.keyProblem(rest) != nil { found.append("\(what) of object \(entryOwner) has an invalid key") }
                             }
                             if let value {
-                                if case .link(_, let linked) = value { links[linked, default: 0] += 1 }
-                                if value.isNull && !property.isNullable { found.append("\(what) of object \(entryOwner) holds null") }
+                                if case .link(let c, let linked) = value { links[LinkTarget(property.type == .mixed ? c : target?.key ?? c, linked), default: 0] += 1 }
+                                if value.isNull && !property.isNullable && property.type != .mixed { found.append("\(what) of object \(entryOwner) holds null") }
                             } else {
                                 found.append("\(what) of object \(entryOwner): an entry is damaged")
                             }
@@ -294,6 +279,79 @@ public enum FileCheck {
                     for text in found.prefix(20) { problem(text) }
                     if found.count > 20 { problem("\(what): \(found.count - 20) more problems") }
                     report(.info, "\(what): \(owners) \(kind)s, \(entries) entries")
+                }
+            }
+            return expected
+        }
+
+        /// One link's target: its class and object.
+        struct LinkTarget: Hashable {
+            let classKey: UInt32
+            let objectKey: Int64
+            init(_ classKey: UInt32, _ objectKey: Int64) { self.classKey = classKey; self.objectKey = objectKey }
+        }
+
+        /// Compare the links one collection (`origin`: class, property,
+        /// owner) makes, with their counts, against the targets' backlinks.
+        mutating func checkRecorded(_ links: [LinkTarget: UInt32], _ schema: Schema, origin: (UInt32, UInt32, Int64), what: String,
+                                    found: inout [String], expected: inout [UInt32: Int]) throws(FiefError) {
+            for (linked, count) in links {
+                let targetName = schema.objectClass(key: linked.classKey)?.name ?? "#\(linked.classKey)"
+                guard let backlinks = open(Table.backlinksName(linked.classKey)) else {
+                    found.append("\(what) of object \(origin.2) links to class '\(targetName)', whose backlinks are missing")
+                    continue
+                }
+                var recorded: UInt32 = 0
+                try Backlinks.forEach(txn, backlinks, target: linked.objectKey, originClass: origin.0, property: origin.1) { (_, _, o, c) throws(FiefError) in
+                    if o == origin.2 { recorded = c }
+                }
+                if recorded == count {
+                    expected[linked.classKey, default: 0] += 1
+                } else {
+                    found.append("\(what) of object \(origin.2) links \(count) times to \(targetName) object \(linked.objectKey), but its backlinks say \(recorded)")
+                }
+            }
+        }
+
+        /// Every mixed property's values decode, and each link among them
+        /// is counted in the target's backlinks.  Returns the backlink
+        /// entries they make, per target class.
+        mutating func checkMixedValues(_ schema: Schema) -> [UInt32: Int] {
+            var expected: [UInt32: Int] = [:]
+            for objectClass in schema.classes {
+                let mixed = objectClass.properties.filter { $0.type == .mixed && $0.collection == .none }
+                let dataName = Table.dataName(objectClass.key)
+                guard !mixed.isEmpty, damagedTrees[dataName] == nil, let data = open(dataName) else { continue }
+                for property in mixed {
+                    let what = "class '\(objectClass.name)': mixed '\(property.name)'"
+                    var found: [String] = []
+                    do throws(FiefError) {
+                        let cursor = try LMDBCursor(txn, data)
+                        var entry = try cursor.seek(integerKey: ClusterLayout.columnStart(ClusterLayout.presenceColumn))
+                        while let (key, raw) = entry, key < ClusterLayout.columnStart(1) {
+                            entry = try cursor.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
+                            guard let body = ChunkCheck.verified(raw, table: objectClass.key, key: key, type: nil) else { continue }
+                            let live = ChunkReader(body), cluster = ClusterLayout.cluster(ofChunkKey: key)
+                            guard let column = try ChunkParts.read(txn, data, table: objectClass.key, column: property.key, cluster: cluster,
+                                                                   type: .binary, bounds: bounds, tables: partTables), column.base != nil else { continue }
+                            for slot in 0..<ClusterLayout.slots where live.bit(slot) && !column.isNull(slot) {
+                                let origin = cluster << ClusterLayout.shift | Int64(slot)
+                                guard let value = MixedCoding.decode(column.bytes(slot)) else {
+                                    found.append("\(what) of object \(origin) cannot be read")
+                                    continue
+                                }
+                                if case .link(let c, let k) = value {
+                                    try checkRecorded([LinkTarget(c, k): 1], schema, origin: (objectClass.key, property.key, origin), what: what,
+                                                      found: &found, expected: &expected)
+                                }
+                            }
+                        }
+                    } catch {
+                        problem("\(what) cannot be read: \(error.message)")
+                        continue
+                    }
+                    for text in found.prefix(20) { problem(text) }
+                    if found.count > 20 { problem("\(what): \(found.count - 20) more problems") }
                 }
             }
             return expected

@@ -121,7 +121,7 @@ public enum Value {
         case .decimal128: return .decimal128(Decimal128.zero)
         case .objectId: return .objectId(ObjectIdBytes(high: 0, low: 0))
         case .uuid: return .uuid(UUIDBytes(high: 0, low: 0))
-        case .link: return .null
+        case .link, .mixed: return .null
         }
     }
 
@@ -152,7 +152,7 @@ public enum Value {
     private func coercedSlowly(for property: Property, className: @autoclosure () -> String) throws(FiefError) -> Value {
         switch (self, property.type) {
         case (.null, _):
-            if property.isNullable { return self }
+            if property.isNullable || property.type == .mixed { return self }
             throw FiefError(.nullNotAllowed, "property '\(className()).\(property.name)' is not optional and cannot be null")
         case (.int, .int), (.bool, .bool), (.binary, .binary), (.timestamp, .timestamp),
              (.float, .float), (.double, .double), (.decimal128, .decimal128),
@@ -166,8 +166,20 @@ public enum Value {
                 throw FiefError(.invalidUTF8, "the string for '\(className()).\(property.name)' is not valid UTF-8")
             }
             return self
-        case (.link, .link):
+        case (.link, .link), (.link, .mixed):
             // The realm checks the class and that the object exists (`Links.check`).
+            return self
+        case (.string(let bytes), .mixed):
+            guard UTF8Check.isValid(bytes) else {
+                throw FiefError(.invalidUTF8, "the string for '\(className()).\(property.name)' is not valid UTF-8")
+            }
+            return self
+        case (.timestamp(let s, let ns), .mixed):
+            if !Value.isValidTimestamp(seconds: s, nanoseconds: ns) {
+                throw FiefError(.invalidArgument, "'\(className()).\(property.name)': \(Value.invalidTimestampMessage(seconds: s, nanoseconds: ns))")
+            }
+            return self
+        case (_, .mixed):
             return self
         case (.int(let i), .double): return .double(Double(i))
         case (.int(let i), .float): return .float(Float(i))

@@ -24,6 +24,9 @@ enum QueryOperand: Equatable, Sendable {
     case constant(QueryLiteral)
     /// `$n`, or the n-th `%@` (counted from 0 in order of appearance).
     case argument(Int)
+    /// `self`: the element itself, in a query over a collection of values
+    /// (`self > 5`, `self BEGINSWITH 'a'`).
+    case element
 }
 
 /// The comparison operators, each with every spelling the language accepts.

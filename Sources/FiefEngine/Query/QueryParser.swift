@@ -15,8 +15,10 @@
 //     operator   := '==' | '=' | '!=' | '<>' | '<' | '<=' | '=<' | '>' | '>=' | '=>'
 //                 | BEGINSWITH | ENDSWITH | CONTAINS | LIKE
 //     options    := '[' ('c' | 'd' | 'cd' | 'dc') ']'     (after == != and string operators)
-//     operand    := keypath | literal | argument
+//     operand    := keypath | SELF | literal | argument
 //     keypath    := identifier ( '.' identifier )*
+//     SELF       := `self` or `SELF` alone (not escaped, no '.' after it): the
+//                   element itself in a query over a collection of values
 //     argument   := '$' digits | '%@'
 //     literal    := number | string | true | false | null | nil | inf | nan
 //                 | T<sec>:<nanos> | YYYY-MM-DD(@|T)HH:MM:SS[:NANOS]
@@ -487,8 +489,19 @@ extension QueryParser {
             }
         }
 
+        static let selfWord: [UInt8] = Array("self".utf8)
+        static let selfWordUpper: [UInt8] = Array("SELF".utf8)
+
         mutating func parseKeyPath() throws(QueryParseError) -> QueryOperand {
             var components: [String] = []
+            if token.kind == .word, token.text == Self.selfWord || token.text == Self.selfWordUpper {
+                let start = token.start
+                try advance()
+                if token.kind == .dot {
+                    throw unsupported("a key path after 'self'", at: start)
+                }
+                return .element
+            }
             while true {
                 switch token.kind {
                 case .word:

@@ -79,43 +79,74 @@ public struct QueryArgument {
 
 // MARK: - Compiling
 
+/// What a predicate is compiled against: the objects of a class (key paths
+/// name its properties), or the elements of a collection of values (`self`
+/// names the element; `element` describes it as a property: its type and
+/// whether it may be null).
+enum QueryTarget {
+    case objects(Table)
+    case elements(Property, description: String)
+
+    /// How error messages name `p`.
+    func subject(_ p: Property) -> String {
+        switch self {
+        case .objects(let table): return "'\(table.objectClass.name).\(p.name)' (\(p.type.name))"
+        case .elements(_, let description): return "'self' (\(description), \(p.isNullable ? "optional " : "")\(p.type.name))"
+        }
+    }
+}
+
 enum QueryCompiler {
     static func compile(_ expression: QueryExpression, table: Table, arguments: [QueryArgument]) throws(FiefError) -> CompiledQuery {
-        CompiledQuery(root: try node(expression, table, arguments), tableKey: table.key)
+        CompiledQuery(root: try node(expression, .objects(table), arguments), tableKey: table.key)
     }
 
-    private static func node(_ expression: QueryExpression, _ table: Table, _ arguments: [QueryArgument]) throws(FiefError) -> QueryNode {
+    /// A predicate over the elements of a collection of values: `element`
+    /// describes them (its `key` is ignored), `description` names the
+    /// collection in messages ("the values of 'Person.scores'").
+    static func compileElements(_ expression: QueryExpression, element: Property, description: String, tableKey: UInt32, arguments: [QueryArgument]) throws(FiefError) -> CompiledQuery {
+        CompiledQuery(root: try node(expression, .elements(element, description: description), arguments), tableKey: tableKey)
+    }
+
+    private static func node(_ expression: QueryExpression, _ target: QueryTarget, _ arguments: [QueryArgument]) throws(FiefError) -> QueryNode {
         switch expression {
         case .alwaysTrue: return .constant(true)
         case .alwaysFalse: return .constant(false)
-        case .not(let inner): return .not(try node(inner, table, arguments))
-        case .and(let a, let b): return .and([try node(a, table, arguments), try node(b, table, arguments)])
-        case .or(let a, let b): return .or([try node(a, table, arguments), try node(b, table, arguments)])
+        case .not(let inner): return .not(try node(inner, target, arguments))
+        case .and(let a, let b): return .and([try node(a, target, arguments), try node(b, target, arguments)])
+        case .or(let a, let b): return .or([try node(a, target, arguments), try node(b, target, arguments)])
         case .comparison(let lhs, let op, let rhs, let options):
-            return try comparison(lhs, op, rhs, options, table, arguments)
+            return try comparison(lhs, op, rhs, options, target, arguments)
         }
     }
 
-    private static func comparison(_ lhs: QueryOperand, _ op: QueryOperator, _ rhs: QueryOperand, _ options: QueryStringOptions, _ table: Table, _ arguments: [QueryArgument]) throws(FiefError) -> QueryNode {
-        switch (lhs, rhs) {
-        case (.keyPath(let a), .keyPath(let b)):
-            let pa = try property(a, table), pb = try property(b, table)
-            try checkPropertyPair(pa, op, pb, table)
+    private static func isSubject(_ operand: QueryOperand) -> Bool {
+        switch operand {
+        case .keyPath, .element: return true
+        case .constant, .argument: return false
+        }
+    }
+
+    private static func comparison(_ lhs: QueryOperand, _ op: QueryOperator, _ rhs: QueryOperand, _ options: QueryStringOptions, _ target: QueryTarget, _ arguments: [QueryArgument]) throws(FiefError) -> QueryNode {
+        switch (isSubject(lhs), isSubject(rhs)) {
+        case (true, true):
+            let pa = try property(lhs, target), pb = try property(rhs, target)
+            try checkPropertyPair(pa, op, pb, target)
             return .compareProperties(pa, op, pb, options)
-        case (.keyPath(let path), _):
-            let p = try property(path, table)
+        case (true, false):
+            let p = try property(lhs, target)
             let c = try constant(rhs, arguments)
-            try check(p, op, c, options, table, argument: argumentIndex(rhs))
+            try check(p, op, c, options, target, argument: argumentIndex(rhs))
             return .compare(p, op, c, options)
-        case (_, .keyPath(let path)):
-            let p = try property(path, table)
+        case (false, true):
+            let p = try property(rhs, target)
             let c = try constant(lhs, arguments)
             guard let flipped = flip(op) else {
                 throw FiefError(.queryInvalid, "the left side of \(name(op)) must be a property, not a constant")
             }
-            try check(p, flipped, c, options, table, argument: argumentIndex(lhs))
+            try check(p, flipped, c, options, target, argument: argumentIndex(lhs))
             return .compare(p, flipped, c, options)
-        default:
+        case (false, false):
             let a = try constant(lhs, arguments), b = try constant(rhs, arguments)
             return .constant(try constantComparison(a, op, b))
         }
@@ -147,22 +178,38 @@ enum QueryCompiler {
         }
     }
 
-    private static func property(_ path: [String], _ table: Table) throws(FiefError) -> Property {
-        guard path.count == 1 else {
-            throw FiefError(.queryInvalid, "key path '\(path.joined(separator: "."))' crosses a link; '\(table.objectClass.name)' has only scalar properties")
+    private static func property(_ operand: QueryOperand, _ target: QueryTarget) throws(FiefError) -> Property {
+        switch (operand, target) {
+        case (.element, .elements(let element, _)):
+            return element
+        case (.keyPath(let path), .elements(_, let description)):
+            throw FiefError(.queryInvalid, "'\(path.joined(separator: "."))' names a property, but these results hold \(description), not objects: compare 'self' instead")
+        case (.element, .objects(let table)):
+            // A class may have a property named "self"; otherwise `self` has no meaning here.
+            if let p = table.property(named: "self"), p.collection == .none { return p }
+            throw FiefError(.queryInvalid, "'self' stands for the element of a collection of values; results of class '\(table.objectClass.name)' hold objects: name one of its properties")
+        case (.keyPath(let path), .objects(let table)):
+            guard path.count == 1 else {
+                throw FiefError(.queryInvalid, "key path '\(path.joined(separator: "."))' crosses a link; '\(table.objectClass.name)' has only scalar properties")
+            }
+            guard let p = table.property(named: path[0]) else {
+                throw FiefError(.queryInvalid, "class '\(table.objectClass.name)' has no property '\(path[0])'")
+            }
+            if p.collection != .none {
+                throw FiefError(.queryInvalid, "'\(table.objectClass.name).\(p.name)' is a \(p.collection.name); queries over its elements (ANY, @count) are not supported yet")
+            }
+            if p.type == .mixed {
+                throw FiefError(.queryInvalid, "'\(table.objectClass.name).\(p.name)' is mixed; queries on mixed values are not supported yet")
+            }
+            return p
+        default:
+            throw FiefError(.queryInvalid, "expected a property")
         }
-        guard let p = table.property(named: path[0]) else {
-            throw FiefError(.queryInvalid, "class '\(table.objectClass.name)' has no property '\(path[0])'")
-        }
-        if p.collection != .none {
-            throw FiefError(.queryInvalid, "'\(table.objectClass.name).\(p.name)' is a \(p.collection.name); queries over its elements (ANY, @count) are not supported yet")
-        }
-        return p
     }
 
     private static func constant(_ operand: QueryOperand, _ arguments: [QueryArgument]) throws(FiefError) -> QueryConstant {
         switch operand {
-        case .keyPath: throw FiefError(.queryInvalid, "expected a constant")
+        case .keyPath, .element: throw FiefError(.queryInvalid, "expected a constant")
         case .constant(let literal):
             switch literal {
             case .null: return .null
@@ -225,9 +272,9 @@ enum QueryCompiler {
 
     /// Check that `p op c` makes sense.  A mismatch caused by an argument is
     /// `.queryArgument`; one written in the predicate is `.queryInvalid`.
-    private static func check(_ p: Property, _ op: QueryOperator, _ c: QueryConstant, _ options: QueryStringOptions, _ table: Table, argument: Int?) throws(FiefError) {
+    private static func check(_ p: Property, _ op: QueryOperator, _ c: QueryConstant, _ options: QueryStringOptions, _ target: QueryTarget, argument: Int?) throws(FiefError) {
         do throws(FiefError) {
-            try checkTypes(p, op, c, options, table)
+            try checkTypes(p, op, c, options, target)
         } catch {
             if let argument, error.code == .queryInvalid {
                 throw FiefError(.queryArgument, "argument \(argument): \(error.message)")
@@ -236,8 +283,8 @@ enum QueryCompiler {
         }
     }
 
-    private static func checkTypes(_ p: Property, _ op: QueryOperator, _ c: QueryConstant, _ options: QueryStringOptions, _ table: Table) throws(FiefError) {
-        let subject = "'\(table.objectClass.name).\(p.name)' (\(p.type.name))"
+    private static func checkTypes(_ p: Property, _ op: QueryOperator, _ c: QueryConstant, _ options: QueryStringOptions, _ target: QueryTarget) throws(FiefError) {
+        let subject = target.subject(p)
         if case .null = c {
             if isStringOperator(op) || (op != .equal && op != .notEqual) {
                 throw FiefError(.queryInvalid, "\(name(op)) cannot compare \(subject) with null; use == or !=")
@@ -261,7 +308,7 @@ enum QueryCompiler {
         case (.timestamp, .timestamp), (.objectId, .objectId), (.uuid, .uuid):
             fits = !isStringOperator(op)
         case (.link, .link(let classKey, _)):
-            guard classKey == (try? table.column(p.key))?.linkTarget else {
+            guard case .objects(let table) = target, classKey == (try? table.column(p.key))?.linkTarget else {
                 throw FiefError(.queryInvalid, "\(subject) links to '\(p.linkTarget ?? "")' objects; the object compared with it is of another class")
             }
             fits = op == .equal || op == .notEqual
@@ -282,7 +329,7 @@ enum QueryCompiler {
         }
     }
 
-    private static func checkPropertyPair(_ a: Property, _ op: QueryOperator, _ b: Property, _ table: Table) throws(FiefError) {
+    private static func checkPropertyPair(_ a: Property, _ op: QueryOperator, _ b: Property, _ target: QueryTarget) throws(FiefError) {
         let compatible = a.type == b.type || (isNumeric(a.type) && isNumeric(b.type))
         let stringOK = !isStringOperator(op) || ((a.type == .string || a.type == .binary) && a.type == b.type)
         let orderOK = (a.type != .bool && a.type != .link) || op == .equal || op == .notEqual

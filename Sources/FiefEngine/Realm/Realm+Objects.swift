@@ -68,6 +68,12 @@ extension Realm {
             .value(ClusterLayout.slot(of: key), type: column.type, nullable: column.isNullable)
         // A link column stores the target's object key; its class is the column's.
         if column.type == .link, case .int(let target) = value { return .link(classKey: column.linkTarget, objectKey: target) }
+        if column.isMixed, case .binary(let coded) = value {
+            guard let decoded = MixedCoding.decode(coded) else {
+                throw damagedChunk(table, column: column.key, cluster: ClusterLayout.cluster(of: key), "holds a mixed value that cannot be read")
+            }
+            return decoded
+        }
         return value
     }
 
@@ -239,14 +245,15 @@ extension Realm {
                 let propertyKey = properties[column].key
                 let propertyType = properties[column].type
                 let isPrimaryKey = column == primaryKeyColumn
-                let linkColumn = propertyType == .link ? try table.column(propertyKey) : nil
+                let linkColumn = propertyType == .link || propertyType == .mixed ? try table.column(propertyKey) : nil
+                let isMixed = propertyType == .mixed
                 var row = 0
                 while row < rows {
                     let key = first + Int64(row)
                     let cluster = ClusterLayout.cluster(of: key)
                     let end = min(rows, Int((cluster + 1) << ClusterLayout.shift - first))
                     let chunk = try state.chunk(propertyKey, cluster: cluster) { () throws(FiefError) in
-                        try dirtyChunk(write, table, column: propertyKey, type: propertyType, cluster: cluster)
+                        try dirtyChunk(write, table, column: propertyKey, type: propertyType.chunkType, cluster: cluster)
                     }
                     var slot = ClusterLayout.slot(of: key)
                     for r in row..<end {
@@ -271,7 +278,12 @@ extension Realm {
                             }
                             primaryKeysWritten = r + 1
                         }
-                        chunk.set(slot, v)
+                        if isMixed, !v.isNull {
+                            MixedCoding.encode(v, into: &write.entryValue)
+                            write.entryValue.withUnsafeBytes { chunk.set(slot, .binary($0)) }
+                        } else {
+                            chunk.set(slot, v)
+                        }
                         slot += 1
                     }
                     row = end
@@ -312,7 +324,7 @@ extension Realm {
                 row = end
             }
             write.classWrite(table.key).objectCountDelta += Int64(rows)
-            if !table.links.isEmpty { try Links.created(self, write, table, properties, first: first, rows: rows) }
+            if !table.links.isEmpty || !table.mixedProperties.isEmpty { try Links.created(self, write, table, properties, first: first, rows: rows) }
             if !table.indexDatabases.isEmpty {
                 for property in table.objectClass.properties where property.isIndexed && !property.isPrimaryKey {
                     let given = properties.contains { $0.key == property.key }
@@ -449,7 +461,7 @@ extension Realm {
             }
             if property.collection != .none { throw collectionProperty(table, try table.column(property.key)) }
             values[i] = try values[i].coerced(for: property, className: table.objectClass.name)
-            if property.type == .link { try Links.check(self, values[i], table, try table.column(property.key), property) }
+            if property.type == .link || property.type == .mixed { try Links.check(self, values[i], table, try table.column(property.key), property) }
             if property.isPrimaryKey, !(try slotValue(table, property, key)).isSame(as: values[i]) {
                 throw FiefError(.primaryKeyChange, "the primary key '\(table.objectClass.name).\(property.name)' of an existing object cannot change")
             }
@@ -470,7 +482,7 @@ extension Realm {
         try requireLive(table, key)
         let column = try table.column(propertyKey)
         if column.collection != .none { throw collectionProperty(table, column) }
-        if !column.isPrimaryKey && !column.hasIndex, let fast = value.coercedQuickly(to: column.type) {
+        if !column.isPrimaryKey && !column.hasIndex && !column.isMixed, let fast = value.coercedQuickly(to: column.type) {
             // The common case: no index to maintain, a value needing no conversion.
             let chunk = try dirtyChunk(write, table, column: column.key, type: column.type, cluster: ClusterLayout.cluster(of: key))
             chunk.set(ClusterLayout.slot(of: key), fast)
@@ -479,7 +491,7 @@ extension Realm {
         }
         let property = try table.property(propertyKey)
         let coerced = try value.coerced(for: property, className: table.objectClass.name)
-        if property.type == .link { try Links.check(self, coerced, table, column, property) }
+        if property.type == .link || property.type == .mixed { try Links.check(self, coerced, table, column, property) }
         if property.isPrimaryKey {
             if !(try slotValue(table, property, key)).isSame(as: coerced) {
                 throw FiefError(.primaryKeyChange, "the primary key '\(table.objectClass.name).\(property.name)' of an existing object cannot change")
@@ -503,7 +515,7 @@ extension Realm {
 
     @inline(__always)
     func writeSlot(_ write: WriteTransaction, _ table: Table, _ property: Property, _ key: Int64, _ value: Value) throws(FiefError) {
-        if property.type == .link {
+        if property.type == .link || property.type == .mixed {
             let old = try slotValue(table, property, key)
             try Links.replaced(self, write, table, property, key, old: old, new: value)
             // An embedded object is owned by its parent's link: replaced, it goes.
@@ -516,7 +528,12 @@ extension Realm {
             try deleteIndexEntry(write, table, property, old, key)
             try putIndexEntry(write, table, property, value, key)
         }
-        let chunk = try dirtyChunk(write, table, column: property.key, type: property.type, cluster: ClusterLayout.cluster(of: key))
+        let chunk = try dirtyChunk(write, table, column: property.key, type: property.type.chunkType, cluster: ClusterLayout.cluster(of: key))
+        if property.type == .mixed, !value.isNull {
+            MixedCoding.encode(value, into: &write.entryValue)
+            write.entryValue.withUnsafeBytes { chunk.set(ClusterLayout.slot(of: key), .binary($0)) }
+            return
+        }
         chunk.set(ClusterLayout.slot(of: key), value)
     }
 
@@ -536,7 +553,7 @@ extension Realm {
     }
 
     func deleteObject(_ write: WriteTransaction, _ table: Table, _ key: Int64) throws(FiefError) {
-        if !table.links.isEmpty || table.backlinks != nil { try Links.deleting(self, write, table, key) }
+        if !table.links.isEmpty || !table.mixedProperties.isEmpty || table.backlinks != nil { try Links.deleting(self, write, table, key) }
         if !table.lists.isEmpty { try deletingLists(write, table, key) }
         if !table.sets.isEmpty { try deletingSets(write, table, key) }
         if !table.maps.isEmpty { try deletingMaps(write, table, key) }
@@ -578,7 +595,7 @@ extension Realm {
     }
 
     private func emptyTable(_ write: WriteTransaction, _ table: Table) throws(FiefError) {
-        if !table.links.isEmpty || table.backlinks != nil { try Links.emptying(self, write, table) }
+        if !table.links.isEmpty || !table.mixedProperties.isEmpty || table.backlinks != nil { try Links.emptying(self, write, table) }
         if !table.lists.isEmpty { try emptyingLists(write, table) }
         if !table.sets.isEmpty { try emptyingSets(write, table) }
         if !table.maps.isEmpty { try emptyingMaps(write, table) }

@@ -245,13 +245,17 @@ struct Column {
         elementNullable = property.isNullable
         collection = property.collection
         elementType = property.type
-        type = property.collection == .none ? property.type : .int
-        flags = property.collection == .none ? property.flags : []
+        type = property.collection == .none ? property.type.chunkType : .int
+        // A mixed value may always be null.
+        flags = property.collection == .none ? property.flags.union(property.type == .mixed ? .nullable : []) : []
         self.linkTarget = linkTarget
     }
 
-    /// Whether elements of the collection may be null.
-    var elementsNullable: Bool { collection != .none && elementNullable }
+    /// Whether elements of the collection may be null (mixed ones always may).
+    var elementsNullable: Bool { collection != .none && (elementNullable || elementType == .mixed) }
+
+    /// Whether the column holds one mixed value per object (coded in a binary chunk).
+    var isMixed: Bool { collection == .none && elementType == .mixed }
 
     var isNullable: Bool { flags.contains(.nullable) }
     var isPrimaryKey: Bool { flags.contains(.primaryKey) }
@@ -282,6 +286,9 @@ final class Table: @unchecked Sendable {
     let backlinks: MDB_dbi?
     /// The link columns of this class: (property, target class key).
     let links: [(property: Property, target: UInt32)]
+
+    /// The mixed (single-value) properties of this class.
+    let mixedProperties: [Property]
 
     /// The list properties of this class and the database of each one's segments.
     let lists: [(property: Property, database: MDB_dbi)]
@@ -315,6 +322,7 @@ final class Table: @unchecked Sendable {
             if p.type == .link && p.collection == .none { links.append((p, target)) }
         }
         self.links = links
+        self.mixedProperties = objectClass.properties.filter { $0.type == .mixed && $0.collection == .none }
         self.lists = collections.filter { $0.property.collection == .list }
         self.sets = collections.filter { $0.property.collection == .set }
         self.maps = collections.filter { $0.property.collection == .map }

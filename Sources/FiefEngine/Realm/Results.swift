@@ -152,6 +152,9 @@ public final class Results: @unchecked Sendable {
             if property.type == .link {
                 throw FiefError(.queryInvalid, "cannot sort by '\(name)': it is a link; sort by a property of the objects themselves")
             }
+            if property.type == .mixed {
+                throw FiefError(.queryInvalid, "cannot sort by '\(name)': sorting by mixed values is not supported yet")
+            }
             keys.append(SortKey(property: property.key, ascending: ascending))
         }
         let merged = keys + sortKeys.filter { old in !keys.contains { $0.property == old.property } }
@@ -230,6 +233,31 @@ public final class Results: @unchecked Sendable {
         for key in doomed where try realm.isLive(table, key) {
             try realm.deleteObject(table: tableKey, key: key)
         }
+    }
+
+    /// Visit the matching objects cluster by cluster, in no particular
+    /// order, each as often as it is in the results (an object listed twice
+    /// in a list is visited twice): what aggregates read.
+    func forEachMatch(_ body: (Int64, Bitmap) throws(FiefError) -> Void) throws(FiefError) {
+        try realm.checkReadable()
+        if !isFresh { try scanMatches() }
+        if list == nil {
+            for (cluster, bits) in matchedClusters { try body(cluster, bits) }
+            return
+        }
+        var cluster: Int64 = -1
+        var mask = Bitmap(repeating: 0)
+        for key in keys {
+            let c = ClusterLayout.cluster(of: key), slot = ClusterLayout.slot(of: key)
+            let bit: UInt64 = 1 << UInt64(slot & 63)
+            if c != cluster || mask[slot >> 6] & bit != 0 {
+                if cluster >= 0 { try body(cluster, mask) }
+                cluster = c
+                mask = Bitmap(repeating: 0)
+            }
+            mask[slot >> 6] |= bit
+        }
+        if cluster >= 0 { try body(cluster, mask) }
     }
 
     // MARK: Evaluation
@@ -386,22 +414,28 @@ final class SortColumn {
     private let strings: UnsafeMutablePointer<UnsafeRawBufferPointer>
     private let prefixes: UnsafeMutablePointer<UInt64>
 
-    init(realm: Realm, table: Table, property: Property, keys: [Int64], ascending: Bool) throws(FiefError) {
+    /// Room for `count` rows of values of `type`, set with `set(_:_:)`.
+    init(type: PropertyType, count n: Int, ascending: Bool) {
         self.ascending = ascending
-        let n = keys.count
         count = n
-        switch property.type {
+        switch type {
         case .string, .binary: kind = 2
         case .float, .double, .decimal128: kind = 1
         default: kind = 0
         }
-        hasLows = property.type == .objectId || property.type == .uuid || property.type == .timestamp
+        hasLows = type == .objectId || type == .uuid || type == .timestamp
         nulls = .allocate(capacity: max(n, 1))
         ints = .allocate(capacity: kind == 0 ? max(n, 1) : 1)
         lows = .allocate(capacity: hasLows ? max(n, 1) : 1)
         doubles = .allocate(capacity: kind == 1 ? max(n, 1) : 1)
         strings = .allocate(capacity: kind == 2 ? max(n, 1) : 1)
         prefixes = .allocate(capacity: kind == 2 ? max(n, 1) : 1)
+    }
+
+    /// The values of `property` of the objects `keys`, read from their chunks.
+    convenience init(realm: Realm, table: Table, property: Property, keys: [Int64], ascending: Bool) throws(FiefError) {
+        let n = keys.count
+        self.init(type: property.type, count: n, ascending: ascending)
         var currentCluster: Int64 = -1
         var chunk: ColumnChunk? = nil
         for row in 0..<n {
@@ -411,42 +445,47 @@ final class SortColumn {
                 chunk = try realm.chunk(table, column: property.key, cluster: cluster)
                 currentCluster = cluster
             }
-            let value = chunk!.value(ClusterLayout.slot(of: key), type: property.type, nullable: property.isNullable)
-            nulls[row] = false
-            switch value {
-            case .null:
-                nulls[row] = true
-                if hasLows { lows[row] = 0 }
-                switch kind {
-                case 0: ints[row] = 0
-                case 1: doubles[row] = 0
-                default: strings[row] = UnsafeRawBufferPointer(start: nil, count: 0); prefixes[row] = 0
-                }
-            case .int(let i), .link(_, let i): ints[row] = i
-            case .bool(let b): ints[row] = b ? 1 : 0
-            case .timestamp(let s, let ns):
-                // Seconds, then nanoseconds (biased to sort as unsigned) when seconds tie.
-                ints[row] = s
-                lows[row] = UInt64(bitPattern: Int64(ns)) ^ (1 << 63)
-            case .objectId(let id):
-                ints[row] = Int64(bitPattern: id.high ^ (1 << 63))
-                lows[row] = UInt64(id.low)
-            case .uuid(let id):
-                ints[row] = Int64(bitPattern: id.high ^ (1 << 63))
-                lows[row] = id.low
-            case .float(let f): doubles[row] = Double(f)
-            case .double(let d): doubles[row] = d
-            case .decimal128(let d): doubles[row] = Decimal128Math.toDouble(d)
-            case .string(let bytes), .binary(let bytes):
-                strings[row] = bytes
-                var prefix: UInt64 = 0
-                if bytes.count >= 8 {
-                    prefix = UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
-                } else {
-                    for i in 0..<8 { prefix = prefix << 8 | UInt64(i < bytes.count ? bytes[i] : 0) }
-                }
-                prefixes[row] = prefix
+            set(row, chunk!.value(ClusterLayout.slot(of: key), type: property.type, nullable: property.isNullable))
+        }
+    }
+
+    /// Row `row`'s value (a string or binary view must outlive the sort).
+    @inline(__always)
+    func set(_ row: Int, _ value: Value) {
+        nulls[row] = false
+        switch value {
+        case .null:
+            nulls[row] = true
+            if hasLows { lows[row] = 0 }
+            switch kind {
+            case 0: ints[row] = 0
+            case 1: doubles[row] = 0
+            default: strings[row] = UnsafeRawBufferPointer(start: nil, count: 0); prefixes[row] = 0
             }
+        case .int(let i), .link(_, let i): ints[row] = i
+        case .bool(let b): ints[row] = b ? 1 : 0
+        case .timestamp(let s, let ns):
+            // Seconds, then nanoseconds (biased to sort as unsigned) when seconds tie.
+            ints[row] = s
+            lows[row] = UInt64(bitPattern: Int64(ns)) ^ (1 << 63)
+        case .objectId(let id):
+            ints[row] = Int64(bitPattern: id.high ^ (1 << 63))
+            lows[row] = UInt64(id.low)
+        case .uuid(let id):
+            ints[row] = Int64(bitPattern: id.high ^ (1 << 63))
+            lows[row] = id.low
+        case .float(let f): doubles[row] = Double(f)
+        case .double(let d): doubles[row] = d
+        case .decimal128(let d): doubles[row] = Decimal128Math.toDouble(d)
+        case .string(let bytes), .binary(let bytes):
+            strings[row] = bytes
+            var prefix: UInt64 = 0
+            if bytes.count >= 8 {
+                prefix = UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
+            } else {
+                for i in 0..<8 { prefix = prefix << 8 | UInt64(i < bytes.count ? bytes[i] : 0) }
+            }
+            prefixes[row] = prefix
         }
     }
 

@@ -13,6 +13,10 @@ public enum PropertyType: Int32, Sendable, CaseIterable {
     /// A to-one link: the object key of an object of `Property.linkTarget`'s
     /// class, or null (links are always optional).
     case link = 11
+    /// A mixed value (Realm's AnyRealmValue): null or a value of any other
+    /// type, a link to an object of any class included.  Values never have
+    /// this type; properties and collection elements do.
+    case mixed = 12
 
     public var name: String {
         switch self {
@@ -27,13 +31,26 @@ public enum PropertyType: Int32, Sendable, CaseIterable {
         case .objectId: return "objectId"
         case .uuid: return "uuid"
         case .link: return "link"
+        case .mixed: return "mixed"
         }
     }
 
     /// The type whose column-chunk layout this type uses: a link's column
-    /// holds object keys, laid out as an int column.
+    /// holds object keys, laid out as an int column; a mixed column holds
+    /// each value coded (`MixedCoding`), laid out as a binary column.
     @inline(__always)
-    var stored: PropertyType { self == .link ? .int : self }
+    var stored: PropertyType {
+        switch self {
+        case .link: return .int
+        case .mixed: return .binary
+        default: return self
+        }
+    }
+
+    /// The type a column chunk of this type is laid out as: mixed values are
+    /// coded bytes (`MixedCoding`) in a binary chunk; every other type is its own.
+    @inline(__always)
+    var chunkType: PropertyType { self == .mixed ? .binary : self }
 
     /// Bytes per slot in a fixed-width column chunk; 0 for variable-width types.
     var fixedWidth: Int {
@@ -44,7 +61,7 @@ public enum PropertyType: Int32, Sendable, CaseIterable {
         case .timestamp: return 12
         case .decimal128, .uuid: return 16
         case .objectId: return 12
-        case .string, .binary: return 0
+        case .string, .binary, .mixed: return 0
         }
     }
 
@@ -241,6 +258,9 @@ public struct Schema: Sendable, Equatable {
     /// property names a target.
     private func validateLink(_ property: Property, of objectClass: ObjectClass) throws(FiefError) {
         let name = "'\(objectClass.name).\(property.name)'"
+        if property.type == .mixed && (property.isPrimaryKey || property.isIndexed) {
+            throw FiefError(.invalidSchema, "mixed property '\(objectClass.name).\(property.name)' cannot be \(property.isPrimaryKey ? "a primary key" : "indexed")")
+        }
         guard property.type == .link else {
             if property.linkTarget != nil {
                 throw FiefError(.invalidSchema, "property \(name) of type \(property.type.name) cannot have a link target (only links do)")

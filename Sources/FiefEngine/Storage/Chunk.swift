@@ -417,7 +417,7 @@ struct ChunkReader {
         case .bool: return .bool(p.load(as: UInt8.self) != 0)
         case .float, .double, .timestamp, .decimal128, .objectId, .uuid: return Value.fixed(type, at: p)
         case .string: return .string(bytes(slot))
-        case .binary: return .binary(bytes(slot))
+        case .binary, .mixed: return .binary(bytes(slot))
         }
     }
 }

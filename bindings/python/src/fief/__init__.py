@@ -31,7 +31,7 @@ from .errors import *  # noqa: F401,F403
 from .lists import List
 from .model import Backlinks, EmbeddedObject, Indexed, Object, PrimaryKey, Property, PropertySpec
 from ._values import Link
-from .realm import (ClassInfo, FileReport, PropertyInfo, Realm, Results, WriteTransaction, copy_file,
+from .realm import (ClassInfo, FileReport, PropertyInfo, Realm, Results, ValueResults, WriteTransaction, copy_file,
                     delete_realm_files, verify_file)
 
 __version__ = "0.1.0"
@@ -54,7 +54,7 @@ def library_version() -> str:
 
 __all__ = [
     "Object", "EmbeddedObject", "PrimaryKey", "Indexed", "Property", "PropertySpec", "Backlinks",
-    "Realm", "Results", "List", "WriteTransaction", "ClassInfo", "PropertyInfo",
+    "Realm", "Results", "ValueResults", "List", "WriteTransaction", "ClassInfo", "PropertyInfo",
     "Decimal128", "ObjectId", "Float32", "Link",
     "delete_realm_files", "verify_file", "copy_file", "FileReport", "load_library", "library_version", "errors",
     "EXPECTED_VERSION_NUMBER",

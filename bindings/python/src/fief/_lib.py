@@ -26,6 +26,11 @@ EXPECTED_VERSION_NUMBER = EXPECTED_VERSION_MAJOR * 10000 + EXPECTED_VERSION_MINO
 
 # -- value types ------------------------------------------------------------
 
+AGGREGATE_MIN = 1
+AGGREGATE_MAX = 2
+AGGREGATE_SUM = 3
+AGGREGATE_AVERAGE = 4
+
 TYPE_NULL = 0
 TYPE_INT = 1
 TYPE_BOOL = 2
@@ -257,6 +262,12 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_results_is_valid": (c_bool, [H]),
     "fief_results_get_realm": (H, [H]),
     "fief_results_resolve_in": (H, [H, H]),
+    "fief_results_get_element_type": (c_bool, [H, P(c_int32), P(c_bool)]),
+    "fief_results_get_value": (c_bool, [H, c_size_t, P(fief_value_t)]),
+    "fief_results_find": (c_bool, [H, fief_value_t, P(c_size_t), P(c_bool)]),
+    # aggregates
+    "fief_results_aggregate": (c_bool, [H, fief_property_key_t, c_int32, P(fief_value_t)]),
+    "fief_list_aggregate": (c_bool, [H, fief_property_key_t, c_int32, P(fief_value_t)]),
     # files
     "fief_file_verify": (c_bool, [c_char_p, fief_report_fn, c_void_p, P(c_size_t)]),
     "fief_file_copy": (c_bool, [c_char_p, c_char_p, fief_report_fn, c_void_p, P(c_size_t)]),

@@ -13,7 +13,7 @@ from ._values import Keep, Link, from_value, to_value
 from .model import Object, PropertySpec, list_elements
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .realm import ClassBinding, Realm
+    from .realm import ClassBinding, Realm, Results, ValueResults
 
 T = TypeVar("T")
 
@@ -560,20 +560,65 @@ class List(MutableSequence[T]):
             return self
         return realm.thaw()._resolve_list(self)
 
-    def results(self) -> "Results[T]":
-        """The objects of a list of links as live results, in list order:
-        filter and sort them like any results."""
-        if not self._is_links:
-            raise TypeError("only a list of objects turns into results; this list holds values")
-        from .realm import Results
+    def results(self) -> "Results[T] | ValueResults[T]":
+        """The list as live results, in list order: for a list of objects a
+        fief.Results (filter and sort by their properties), for a list of
+        values a fief.ValueResults (filter with predicates over ``self``,
+        sort by value, aggregate)."""
+        from .realm import Results, ValueResults
         library = self._binding.schema.library
         ptr = library.fief_list_to_results(self._handle.ptr)
-        return Results(self._target_binding(), Handle(library.check_handle(ptr, "fief_list_to_results"), "results"))
+        handle = Handle(library.check_handle(ptr, "fief_list_to_results"), "results")
+        if not self._is_links:
+            return ValueResults(library, self._spec, handle)
+        return Results(self._target_binding(), handle)
 
-    def filter(self, predicate: str, *args: Any) -> "Results[T]":
-        """The objects of a list of links that match `predicate` (Realm's
-        query language), in list order, live."""
+    def filter(self, predicate: str, *args: Any) -> "Results[T] | ValueResults[T]":
+        """The elements that match `predicate` (Realm's query language), in
+        list order, live: objects by their properties (``"age > 2"``),
+        values as ``self`` (``"self > 2"``, ``"self BEGINSWITH 'a'"``)."""
         return self.results().filter(predicate, *args)
+
+    where = filter
+
+    def _aggregate(self, attr: Any, op: int) -> Any:
+        library = self._lib
+        if self._is_links:
+            if attr is None:
+                raise TypeError("aggregates of a list of objects need a property name")
+            binding = self._target_binding()
+            name = attr.attr if isinstance(attr, PropertySpec) else attr
+            spec = next((s for s in binding.cls.__fief_properties__ if s.attr == name), None)
+            if spec is None:
+                raise errors.NoSuchPropertyError(f"{binding.cls.__name__} has no property {name!r}")
+            key = binding.key_of(spec)
+        else:
+            if attr is not None:
+                raise TypeError("a list of values aggregates its values: give no property name")
+            spec, key = self._spec, 0
+        out = L.fief_value_t()
+        library.check(library.fief_list_aggregate(self._ptr(), key, op, ctypes.byref(out)), "fief_list_aggregate")
+        return from_value(out, spec.py_type)
+
+    def min(self, attr: Any = None) -> Any:
+        """The smallest value: of the elements of a list of values, or of
+        property `attr` of the objects of a list of objects (None if there is
+        none; None values are skipped).  Computed by the library where the
+        list is stored (fief_list_aggregate)."""
+        return self._aggregate(attr, L.AGGREGATE_MIN)
+
+    def max(self, attr: Any = None) -> Any:
+        """The largest value (see `min`)."""
+        return self._aggregate(attr, L.AGGREGATE_MAX)
+
+    def sum(self, attr: Any = None) -> Any:
+        """The sum (0 for no values): an int for ints, a float for floats, a
+        decimal for decimals."""
+        return self._aggregate(attr, L.AGGREGATE_SUM)
+
+    def average(self, attr: Any = None) -> Any:
+        """The average (a float, or a decimal for decimals); None for no values."""
+        return self._aggregate(attr, L.AGGREGATE_AVERAGE)
 
     def release(self) -> None:
         """Give the list handle back now."""

@@ -567,6 +567,40 @@ class Results(Generic[T]):
         ptr = self._lib.fief_results_sort(self._handle.ptr, descriptors, n)
         return Results(self._binding, Handle(self._lib.check_handle(ptr, "fief_results_sort"), "results"))
 
+    # -- aggregates -------------------------------------------------------------
+
+    def _aggregate(self, attr: str | PropertySpec, op: int) -> Any:
+        if isinstance(attr, PropertySpec):
+            attr = attr.attr
+        spec = next((s for s in self._binding.cls.__fief_properties__ if s.attr == attr), None)
+        if spec is None:
+            raise errors.NoSuchPropertyError(f"{self._binding.cls.__name__} has no property {attr!r}")
+        out = L.fief_value_t()
+        self._lib.check(self._lib.fief_results_aggregate(self._handle.ptr, self._binding.key_of(spec), op,
+                                                         ctypes.byref(out)), "fief_results_aggregate")
+        return from_value(out, spec.py_type)
+
+    def min(self, attr: str | PropertySpec) -> Any:
+        """The smallest value of property `attr` over the objects (int,
+        float, Decimal128 or datetime properties), None if there is none;
+        nulls are skipped.  Computed by the library in place
+        (fief_results_aggregate)."""
+        return self._aggregate(attr, L.AGGREGATE_MIN)
+
+    def max(self, attr: str | PropertySpec) -> Any:
+        """The largest value of property `attr`, None if there is none."""
+        return self._aggregate(attr, L.AGGREGATE_MAX)
+
+    def sum(self, attr: str | PropertySpec) -> Any:
+        """The sum of numeric property `attr` (0 when there is nothing to
+        add): an int for ints, a float for floats, a decimal for decimals."""
+        return self._aggregate(attr, L.AGGREGATE_SUM)
+
+    def average(self, attr: str | PropertySpec) -> Any:
+        """The average of numeric property `attr` (a float, or a decimal for
+        decimals), None if there is no value."""
+        return self._aggregate(attr, L.AGGREGATE_AVERAGE)
+
     def delete_all(self) -> None:
         """Delete every object in the results (in a write transaction)."""
         self._lib.check(self._lib.fief_results_delete_all(self._handle.ptr), "fief_results_delete_all")
@@ -607,6 +641,165 @@ class Results(Generic[T]):
             return f"<fief.Results of {self._binding.cls.__name__}: {len(self)} objects>"
         except errors.FiefError as exc:
             return f"<fief.Results of {self._binding.cls.__name__} ({exc.__class__.__name__})>"
+
+
+class ValueResults(Generic[T]):
+    """A live, lazily evaluated view of the values of a list of values (made
+    by ``List.results()`` and ``List.filter()``): all of them, or those
+    matching predicates over ``self``, in list order or sorted by value.
+
+        high = person.scores.filter("self >= 90")
+        ranked = person.scores.results().sort(ascending=False)
+        person.scores.results().average()
+
+    Supports len(), indexing (negative too) and slicing, iteration, `in`,
+    `index`, `filter()`, `sort()`, `min()`, `max()`, `sum()`, `average()`.
+    It follows every change to the list (and fails with
+    InvalidatedObjectError once the list's owner is deleted)."""
+
+    def __init__(self, library: L.Library, spec: PropertySpec, handle: Handle):
+        self._library = library
+        self._spec = spec
+        self._handle = handle
+
+    def __len__(self) -> int:
+        out = ctypes.c_size_t()
+        self._library.check(self._library.fief_results_count(self._handle.ptr, ctypes.byref(out)),
+                            "fief_results_count")
+        return int(out.value)
+
+    def count(self) -> int:
+        return len(self)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def _value_at(self, index: int) -> Any:
+        out = L.fief_value_t()
+        self._library.check(self._library.fief_results_get_value(self._handle.ptr, index, ctypes.byref(out)),
+                            "fief_results_get_value")
+        return from_value(out, self._spec.py_type)
+
+    def __getitem__(self, index: int | slice):
+        if isinstance(index, slice):
+            return [self._value_at(i) for i in range(*index.indices(len(self)))]
+        try:
+            index = index.__index__()
+        except AttributeError:
+            raise TypeError(f"results indices are integers or slices, not {type(index).__name__}") from None
+        if index < 0:
+            n = len(self)
+            if index < -n:
+                raise errors.IndexOutOfBoundsError(f"index {index - n} is out of range for {n} values")
+            index += n
+        return self._value_at(index)
+
+    def __iter__(self) -> Iterator[T]:
+        i = 0
+        while i < len(self):
+            yield self._value_at(i)
+            i += 1
+
+    def __reversed__(self) -> Iterator[T]:
+        for i in range(len(self) - 1, -1, -1):
+            yield self._value_at(i)
+
+    def first(self) -> T | None:
+        return self[0] if len(self) else None
+
+    def last(self) -> T | None:
+        return self[-1] if len(self) else None
+
+    def find_index(self, value: Any) -> int | None:
+        """The position of the first value equal to `value`, or None (found
+        by the library: fief_results_find)."""
+        keep = Keep()
+        v = L.fief_value_t()
+        try:
+            to_value(value, v, keep, self._spec.fief_type)
+        except (errors.FiefError, TypeError, ValueError, OverflowError):
+            return None
+        index = ctypes.c_size_t()
+        found = ctypes.c_bool()
+        self._library.check(self._library.fief_results_find(self._handle.ptr, v, ctypes.byref(index),
+                                                            ctypes.byref(found)), "fief_results_find")
+        return int(index.value) if found.value else None
+
+    def index(self, value: Any) -> int:
+        found = self.find_index(value)
+        if found is None:
+            raise ValueError(f"{value!r} is not in the results")
+        return found
+
+    def __contains__(self, value: object) -> bool:
+        return self.find_index(value) is not None
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple)):
+            return list(self) == list(other)
+        return self is other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def filter(self, predicate: str, *args: Any) -> "ValueResults[T]":
+        """The values matching `predicate`, Realm's query language with
+        ``self`` for the value: ``"self > 5"``, ``"self BEGINSWITH[c] 'a'"``,
+        ``"self == nil"``; `$0`, `$1`, ... and `%@` take `args`."""
+        keep = Keep()
+        array, n = make_query_args(args, keep)
+        ptr = self._library.fief_results_filter(self._handle.ptr, predicate.encode("utf-8"), array, n)
+        return ValueResults(self._library, self._spec,
+                            Handle(self._library.check_handle(ptr, "fief_results_filter"), "results"))
+
+    where = filter
+
+    def sort(self, ascending: bool = True) -> "ValueResults[T]":
+        """Sorted by value (None first ascending, last descending; strings
+        by their UTF-8 bytes); equal values keep list order."""
+        descriptors = (L.fief_sort_descriptor_t * 1)()
+        descriptors[0].key_path = b"self"
+        descriptors[0].ascending = ascending
+        ptr = self._library.fief_results_sort(self._handle.ptr, descriptors, 1)
+        return ValueResults(self._library, self._spec,
+                            Handle(self._library.check_handle(ptr, "fief_results_sort"), "results"))
+
+    def _aggregate(self, op: int) -> Any:
+        out = L.fief_value_t()
+        self._library.check(self._library.fief_results_aggregate(self._handle.ptr, 0, op, ctypes.byref(out)),
+                            "fief_results_aggregate")
+        return from_value(out, self._spec.py_type)
+
+    def min(self) -> Any:
+        """The smallest value (None if there is none; None values are skipped)."""
+        return self._aggregate(L.AGGREGATE_MIN)
+
+    def max(self) -> Any:
+        """The largest value (None if there is none)."""
+        return self._aggregate(L.AGGREGATE_MAX)
+
+    def sum(self) -> Any:
+        """The sum of the values (0 if there are none)."""
+        return self._aggregate(L.AGGREGATE_SUM)
+
+    def average(self) -> Any:
+        """The average of the values (None if there are none)."""
+        return self._aggregate(L.AGGREGATE_AVERAGE)
+
+    @property
+    def is_valid(self) -> bool:
+        if self._handle.released:
+            return False
+        return bool(self._library.fief_results_is_valid(self._handle.ptr))
+
+    def release(self) -> None:
+        """Give the results handle back now."""
+        self._handle.release()
+
+    def __repr__(self) -> str:
+        try:
+            return f"<fief.ValueResults of {self._spec.name}: {len(self)} values>"
+        except errors.FiefError as exc:
+            return f"<fief.ValueResults of {self._spec.name} ({exc.__class__.__name__})>"
 
 
 # ---------------------------------------------------------------------------

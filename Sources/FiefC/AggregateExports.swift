@@ -1,0 +1,45 @@
+import CFief
+import FiefEngine
+
+// Aggregates: min, max, sum and average over results and lists.  Each
+// export translates its arguments and calls the engine under the realm's lock.
+
+@inline(__always)
+private func operation(_ raw: Int32) throws(FiefError) -> AggregateOperation {
+    guard let op = AggregateOperation(rawValue: raw) else {
+        throw FiefError(.invalidArgument, "op is \(raw): not one of FIEF_AGGREGATE_MIN, _MAX, _SUM or _AVERAGE")
+    }
+    return op
+}
+
+@_cdecl("fief_results_aggregate")
+public func exportResultsAggregate(_ handle: OpaquePointer?, _ property: UInt32, _ op: Int32, _ out: UnsafeMutablePointer<fief_value_t>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let out = try require(out, "out_value")
+        let op = try operation(op)
+        out.pointee = try withAnyResults(handle) { (any) throws(FiefError) -> fief_value_t in
+            switch any {
+            case .objects(let results): return ValueBridge.cValue(try results.aggregate(op, property: property))
+            case .values(let results): return ValueBridge.cValue(try results.aggregate(op))
+            }
+        }
+        return true
+    }
+}
+
+@_cdecl("fief_list_aggregate")
+public func exportListAggregate(_ handle: OpaquePointer?, _ property: UInt32, _ op: Int32, _ out: UnsafeMutablePointer<fief_value_t>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let out = try require(out, "out_value")
+        let op = try operation(op)
+        out.pointee = try withList(handle) { (box) throws(FiefError) -> fief_value_t in
+            if try box.realm.listHoldsObjects(table: box.table, property: box.property) {
+                let results = try Results(realm: box.realm, list: box.property, of: box.key, in: box.table)
+                return ValueBridge.cValue(try results.aggregate(op, property: property))
+            }
+            let values = try ValueResults(realm: box.realm, list: box.property, of: box.key, in: box.table)
+            return ValueBridge.cValue(try values.aggregate(op))
+        }
+        return true
+    }
+}

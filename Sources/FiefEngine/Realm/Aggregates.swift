@@ -1,0 +1,205 @@
+/// min, max, sum and average over a property of the objects of results, or
+/// over the elements of a collection of values.  Values are read where they
+/// are stored (column chunks, list segments) and folded one by one: no row
+/// is copied or allocated.
+///
+/// Realm's rules: nulls are skipped; with nothing left, min, max and average
+/// are null and sum is 0.  min and max take int, float, double, decimal128
+/// and timestamp values (NaN has no order: min and max skip it); sum and
+/// average take the numbers only.  The sum of ints is an int (wrapping on
+/// overflow), of floats and doubles a double, of decimals a decimal; the
+/// average of ints, floats and doubles is a double, of decimals a decimal.
+public enum AggregateOperation: Int32, Sendable, CaseIterable {
+    case min = 1
+    case max = 2
+    case sum = 3
+    case average = 4
+
+    public var name: String {
+        switch self {
+        case .min: return "min"
+        case .max: return "max"
+        case .sum: return "sum"
+        case .average: return "average"
+        }
+    }
+}
+
+/// Folds values of one type into a min, max, sum or average.
+struct Aggregator {
+    let operation: AggregateOperation
+    let type: PropertyType
+    private(set) var count = 0
+    /// int: the sum (wrapping), or the extreme so far.
+    private var int: Int64 = 0
+    private var intOverflowed = false
+    /// float, double: the sum or the extreme; int: the sum as a double (for
+    /// the average once the int sum overflowed).
+    private var double: Double = 0
+    private var decimal = Decimal128.zero
+    private var seconds: Int64 = 0
+    private var nanoseconds: Int32 = 0
+
+    /// Check that `operation` applies to values of `type` (a property that
+    /// is no collection and no link); `subject` names them in messages
+    /// ("'Person.age'", "the values of 'Person.scores'").
+    static func check(_ operation: AggregateOperation, _ type: PropertyType, subject: @autoclosure () -> String) throws(FiefError) {
+        let numeric = type == .int || type == .float || type == .double || type == .decimal128
+        let fits = operation == .min || operation == .max ? numeric || type == .timestamp : numeric
+        guard fits else {
+            let accepted = operation == .min || operation == .max
+                ? "int, float, double, decimal128 or timestamp values"
+                : "numbers (int, float, double or decimal128 values)"
+            throw FiefError(.typeMismatch, "cannot take the \(operation.name) of \(subject()): it holds \(type.name) values, and \(operation.name) takes \(accepted)")
+        }
+    }
+
+    init(_ operation: AggregateOperation, _ type: PropertyType) {
+        self.operation = operation
+        self.type = type
+    }
+
+    @inline(__always)
+    mutating func add(_ value: Value) {
+        switch value {
+        case .null: return
+        case .int(let i): addInt(i)
+        case .float(let f): addDouble(Double(f))
+        case .double(let d): addDouble(d)
+        case .decimal128(let d): addDecimal(d)
+        case .timestamp(let s, let ns): addTimestamp(s, ns)
+        default: return
+        }
+    }
+
+    @inline(__always)
+    mutating func addInt(_ i: Int64) {
+        switch operation {
+        case .min: if count == 0 || i < int { int = i }
+        case .max: if count == 0 || i > int { int = i }
+        case .sum, .average:
+            let (sum, overflow) = int.addingReportingOverflow(i)
+            int = sum
+            if overflow { intOverflowed = true }
+            double += Double(i)
+        }
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func addDouble(_ d: Double) {
+        switch operation {
+        case .min:
+            if d.isNaN { return }
+            if count == 0 || d < double { double = d }
+        case .max:
+            if d.isNaN { return }
+            if count == 0 || d > double { double = d }
+        case .sum, .average:
+            double += d
+        }
+        count += 1
+    }
+
+    mutating func addDecimal(_ d: Decimal128Bits) {
+        switch operation {
+        case .min, .max:
+            if DecimalArithmetic.isNaN(d) { return }
+            if count == 0 {
+                decimal = d
+            } else if let c = DecimalArithmetic.compare(d, decimal), operation == .min ? c < 0 : c > 0 {
+                decimal = d
+            }
+        case .sum, .average:
+            decimal = count == 0 ? DecimalArithmetic.add(Decimal128.zero, d) : DecimalArithmetic.add(decimal, d)
+        }
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func addTimestamp(_ s: Int64, _ ns: Int32) {
+        if count > 0 {
+            let less = s != seconds ? s < seconds : ns < nanoseconds
+            let greater = s != seconds ? s > seconds : ns > nanoseconds
+            if operation == .min ? !less : !greater { count += 1; return }
+        }
+        seconds = s
+        nanoseconds = ns
+        count += 1
+    }
+
+    /// Fold slots `mask` of a column chunk of values of `type`.
+    mutating func add(_ chunk: ColumnChunk, _ mask: Bitmap, nullable: Bool) {
+        let reader = chunk.reader
+        if let base = reader.base, chunk.dirtyItems == nil {
+            // Straight from the stored layout, without building values.
+            switch type {
+            case .int:
+                let values = base + ClusterLayout.intValues
+                let width = reader.intWidth, low = reader.intBase
+                QueryEvaluator.forEachSlot(mask) { slot in
+                    if nullable && reader.isNull(slot) { return }
+                    addInt(FrameOfReference.value(values, width: width, base: low, slot))
+                }
+                return
+            case .double:
+                let values = base + ClusterLayout.bitmapBytes
+                QueryEvaluator.forEachSlot(mask) { slot in
+                    if nullable && reader.isNull(slot) { return }
+                    addDouble(values.loadUnaligned(fromByteOffset: slot << 3, as: Double.self))
+                }
+                return
+            default:
+                break
+            }
+        }
+        QueryEvaluator.forEachSlot(mask) { slot in add(chunk.value(slot, type: type, nullable: nullable)) }
+    }
+
+    /// The result: null when nothing was folded (0 for a sum).
+    func result() -> Value {
+        if count == 0 {
+            guard operation == .sum else { return .null }
+            switch type {
+            case .int: return .int(0)
+            case .decimal128: return .decimal128(Decimal128.zero)
+            default: return .double(0)
+            }
+        }
+        switch (operation, type) {
+        case (.min, .int), (.max, .int), (.sum, .int): return .int(int)
+        case (.average, .int): return .double(intOverflowed ? double / Double(count) : Double(int) / Double(count))
+        case (.min, .float), (.max, .float): return .float(Float(double))
+        case (.min, .double), (.max, .double), (.sum, .float), (.sum, .double): return .double(double)
+        case (.average, .float), (.average, .double): return .double(double / Double(count))
+        case (.min, .decimal128), (.max, .decimal128), (.sum, .decimal128): return .decimal128(decimal)
+        case (.average, .decimal128): return .decimal128(DecimalArithmetic.divide(decimal, by: count))
+        case (.min, .timestamp), (.max, .timestamp): return .timestamp(seconds: seconds, nanoseconds: nanoseconds)
+        default: return .null
+        }
+    }
+}
+
+extension Results {
+    /// The `operation` of property `propertyKey` over these results'
+    /// objects (an object listed twice in a list counts twice).  Reads the
+    /// column in place, cluster by cluster, without ordering the objects.
+    public func aggregate(_ operation: AggregateOperation, property propertyKey: UInt32) throws(FiefError) -> Value {
+        try realm.checkReadable()
+        let table = try realm.table(tableKey)
+        let property = try table.property(propertyKey)
+        let subject = "'\(table.objectClass.name).\(property.name)'"
+        if property.collection != .none {
+            throw FiefError(.invalidArgument, "cannot take the \(operation.name) of \(subject): it is a \(property.collection.name), not a single value")
+        }
+        if property.type == .link {
+            throw FiefError(.invalidArgument, "cannot take the \(operation.name) of \(subject): it is a link; aggregate a property of the linked class instead")
+        }
+        try Aggregator.check(operation, property.type, subject: subject)
+        var aggregator = Aggregator(operation, property.type)
+        try forEachMatch { (cluster, mask) throws(FiefError) in
+            aggregator.add(try realm.chunk(table, column: propertyKey, cluster: cluster), mask, nullable: property.isNullable)
+        }
+        return aggregator.result()
+    }
+}

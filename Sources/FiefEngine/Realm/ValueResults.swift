@@ -1,0 +1,292 @@
+/// Where the elements of value results come from: a collection of values
+/// of one object.  Each kind of collection says how to read its elements
+/// in place, in its own order, and which column its changes stamp; value
+/// results need nothing else (a set or a map's values plug in as new cases).
+enum ValueSource {
+    /// The elements of a list of values, in list order.
+    case list(ListID)
+
+    /// The class and property holding the collection, and its owner.
+    var table: UInt32 { switch self { case .list(let id): return id.table } }
+    var column: UInt32 { switch self { case .list(let id): return id.column } }
+    var owner: Int64 { switch self { case .list(let id): return id.owner } }
+
+    /// The elements as `realm` sees them now (the owner must exist).
+    func elements(_ realm: Realm) throws(FiefError) -> ValueElements {
+        switch self {
+        case .list(let id):
+            let table = try realm.table(id.table)
+            let column = try realm.listColumn(table, id.column)
+            try realm.requireLive(table, id.owner)
+            return ValueElements(.list(try realm.listState(table, column, owner: id.owner), table))
+        }
+    }
+
+    /// Whether results evaluated at `stamp` still hold: nothing changed the
+    /// collection (its owner's column counts every change) or its owner.
+    @inline(__always)
+    func isUnchanged(_ realm: Realm, since stamp: UInt64) -> Bool {
+        realm.isUnchanged(since: stamp, table: table, columns: [column])
+    }
+
+    /// The elements described as a property named "self": their type and
+    /// whether they may be null.
+    func element(_ realm: Realm) throws(FiefError) -> Property {
+        let table = try realm.table(table)
+        let property = try table.property(column)
+        return Property(name: "self", type: property.type, flags: property.isNullable ? .nullable : [])
+    }
+
+    /// "the values of list 'Person.scores'", for messages.
+    func describe(_ realm: Realm) -> String {
+        let table = try? realm.table(table)
+        let className = table?.objectClass.name ?? "#\(self.table)"
+        let name = (try? table?.property(column).name) ?? "#\(column)"
+        switch self {
+        case .list: return "the values of list '\(className).\(name)'"
+        }
+    }
+}
+
+/// The elements of a collection of values as one snapshot or write
+/// transaction sees them, read in place: strings and binaries are views.
+struct ValueElements {
+    enum Storage {
+        case list(ListState, Table)
+    }
+
+    let storage: Storage
+
+    init(_ storage: Storage) { self.storage = storage }
+
+    var count: Int {
+        switch storage {
+        case .list(let state, _): return state.count
+        }
+    }
+
+    /// Element `index` (0 ≤ index < count).
+    @inline(__always)
+    func value(_ index: Int) throws(FiefError) -> Value {
+        switch storage {
+        case .list(let state, let table): return try state.value(index, table: table)
+        }
+    }
+
+    /// Every element with its index, in order.
+    func forEach(_ body: (Int, Value) throws(FiefError) -> Void) throws(FiefError) {
+        switch storage {
+        case .list(let state, let table):
+            var index = 0
+            for s in 0..<state.segments.count {
+                if let values = state.segments[s].values {
+                    for v in values { try body(index, v); index += 1 }
+                } else {
+                    let reader = try state.reader(s, table: table)
+                    for o in 0..<reader.count { try body(index, reader.value(o, linkTarget: state.linkTarget)); index += 1 }
+                }
+            }
+        }
+    }
+}
+
+/// A lazy, live view of the elements of a collection of values (a list of
+/// ints, of optional strings, ...): all of them or those matching every
+/// filter (predicates over `self`), in the collection's order or sorted by
+/// value.  Like `Results`, it evaluates when first read and again whenever
+/// the collection or its owner changed (the realm's stamps).  Unfiltered
+/// and unsorted, it reads the collection directly and keeps nothing.
+public final class ValueResults: @unchecked Sendable {
+    public let realm: Realm
+    let source: ValueSource
+    let filters: [CompiledQuery]
+    /// nil: the collection's order; otherwise by value, ascending or not
+    /// (nulls first ascending, last descending; ties keep the collection's order).
+    let ascending: Bool?
+    /// The elements' type and nullability (a property named "self").
+    public let element: Property
+    /// The positions in the collection of the elements, in order (filtered
+    /// or sorted results only).
+    @exclusivity(unchecked) private var positions: [Int] = []
+    @exclusivity(unchecked) private var evaluatedStamp: UInt64 = 0
+
+    /// The values of list `property` of object `owner` of class `ownerClass`
+    /// (a list of values), in list order, live.
+    public convenience init(realm: Realm, list property: UInt32, of owner: Int64, in ownerClass: UInt32) throws(FiefError) {
+        try realm.checkReadable()
+        let table = try realm.table(ownerClass)
+        let column = try realm.listColumn(table, property)
+        guard column.elementType != .link else {
+            throw FiefError(.invalidArgument, "'\(table.objectClass.name).\((try? table.property(property).name) ?? "")' is a list of objects, not of values: its results are objects")
+        }
+        try realm.requireLive(table, owner)
+        let source = ValueSource.list(ListID(table: ownerClass, column: property, owner: owner))
+        self.init(realm: realm, source: source, element: try source.element(realm), filters: [], ascending: nil)
+    }
+
+    init(realm: Realm, source: ValueSource, element: Property, filters: [CompiledQuery], ascending: Bool?) {
+        self.realm = realm
+        self.source = source
+        self.element = element
+        self.filters = filters
+        self.ascending = ascending
+    }
+
+    /// Whether the realm is open and the collection's class exists.
+    public var isValid: Bool { !realm.isClosed && realm.hasTable(source.table) }
+
+    /// The elements matching `predicate` (Realm's query language, with
+    /// `self` standing for the element).
+    public func filtered(_ predicate: String, arguments: [QueryArgument]) throws(FiefError) -> ValueResults {
+        try realm.checkReadable()
+        let expression: QueryExpression
+        do {
+            expression = try QueryParser.parse(predicate)
+        } catch {
+            throw FiefError(.querySyntax, "invalid predicate: \(error.message)")
+        }
+        let query = try QueryCompiler.compileElements(expression, element: element, description: source.describe(realm),
+                                                      tableKey: source.table, arguments: arguments)
+        return ValueResults(realm: realm, source: source, element: element, filters: filters + [query], ascending: ascending)
+    }
+
+    /// The elements sorted by value.
+    public func sorted(ascending: Bool) throws(FiefError) -> ValueResults {
+        try realm.checkReadable()
+        return ValueResults(realm: realm, source: source, element: element, filters: filters, ascending: ascending)
+    }
+
+    /// `sorted(by:)` of `Results` for values: the one key is "self".
+    public func sorted(by names: [(String, Bool)]) throws(FiefError) -> ValueResults {
+        guard names.count == 1, names[0].0 == "self" else {
+            if names.isEmpty { return try sorted(ascending: ascending ?? true) }
+            let given = names.map { "'\($0.0)'" }.joined(separator: ", ")
+            throw FiefError(.queryInvalid, "cannot sort \(source.describe(realm)) by \(given): values sort by 'self' alone")
+        }
+        return try sorted(ascending: names[0].1)
+    }
+
+    /// The same results in another realm of the same file.
+    public func resolved(in target: Realm) throws(FiefError) -> ValueResults {
+        guard target.environment === realm.environment else {
+            throw FiefError(.invalidArgument, "the target realm is another file")
+        }
+        try target.checkReadable()
+        _ = try target.table(source.table)
+        return ValueResults(realm: target, source: source, element: element, filters: filters, ascending: ascending)
+    }
+
+    // MARK: Reading
+
+    public func count() throws(FiefError) -> Int {
+        let elements = try evaluate()
+        return isDirect ? elements.count : positions.count
+    }
+
+    /// The element at `index` (a view for strings and binaries).
+    public func value(at index: Int) throws(FiefError) -> Value {
+        let elements = try evaluate()
+        let count = isDirect ? elements.count : positions.count
+        guard index >= 0, index < count else {
+            throw FiefError(.indexOutOfBounds, "index \(index) is out of bounds (the results hold \(count) value\(count == 1 ? "" : "s"))")
+        }
+        return try elements.value(isDirect ? index : positions[index])
+    }
+
+    /// The position of the first element equal to `value`, if any (a value
+    /// of another type is never found; ints and floats compare as the
+    /// element type, as a list's find does).
+    public func index(of value: Value) throws(FiefError) -> Int? {
+        let elements = try evaluate()
+        guard let wanted = try? value.coerced(for: element, className: "") else { return nil }
+        if isDirect {
+            var found: Int?
+            try elements.forEach { (i, v) throws(FiefError) in
+                if found == nil && v.isSame(as: wanted) { found = i }
+            }
+            return found
+        }
+        for k in 0..<positions.count where try elements.value(positions[k]).isSame(as: wanted) { return k }
+        return nil
+    }
+
+    /// min, max, sum or average of the elements (see `AggregateOperation`).
+    public func aggregate(_ operation: AggregateOperation) throws(FiefError) -> Value {
+        try Aggregator.check(operation, element.type, subject: source.describe(realm))
+        let elements = try evaluate()
+        var aggregator = Aggregator(operation, element.type)
+        if isDirect {
+            try elements.forEach { (_, v) throws(FiefError) in aggregator.add(v) }
+        } else {
+            for position in positions { aggregator.add(try elements.value(position)) }
+        }
+        return aggregator.result()
+    }
+
+    // MARK: Evaluation
+
+    /// Neither filtered nor sorted: the collection itself.
+    @inline(__always)
+    private var isDirect: Bool { filters.isEmpty && ascending == nil }
+
+    /// The collection now, with `positions` brought up to date.
+    private func evaluate() throws(FiefError) -> ValueElements {
+        try realm.checkReadable()
+        let elements = try source.elements(realm)
+        if isDirect || source.isUnchanged(realm, since: evaluatedStamp) { return elements }
+        positions.removeAll(keepingCapacity: true)
+        if filters.isEmpty {
+            positions.append(contentsOf: 0..<elements.count)
+        } else {
+            try elements.forEach { (i, v) throws(FiefError) in
+                for query in filters where !QueryEvaluator.matches(query.root, v) { return }
+                positions.append(i)
+            }
+        }
+        if let ascending, positions.count > 1 { try sortPositions(elements, ascending: ascending) }
+        evaluatedStamp = realm.stamp
+        return elements
+    }
+
+    /// Order `positions` (ascending) by value: nulls first ascending, then
+    /// the order of `Results`' sorts (strings by UTF-8 bytes); stable.
+    private func sortPositions(_ elements: ValueElements, ascending: Bool) throws(FiefError) {
+        let n = positions.count
+        let column = SortColumn(type: element.type, count: n, ascending: ascending)
+        // `positions` ascend here: one pass over the collection fills the rows.
+        var row = 0
+        try elements.forEach { (i, v) throws(FiefError) in
+            if row < n && positions[row] == i {
+                column.set(row, v)
+                row += 1
+            }
+        }
+        let order = UnsafeMutableBufferPointer<Int32>.allocate(capacity: n)
+        defer { order.deallocate() }
+        for i in 0..<n { order[i] = Int32(i) }
+        column.radixSort(order)
+        let old = positions
+        for i in 0..<n { positions[i] = old[Int(order[i])] }
+    }
+}
+
+extension QueryEvaluator {
+    /// Whether one element of a collection of values matches `node`, a
+    /// predicate compiled with `QueryCompiler.compileElements`.
+    static func matches(_ node: QueryNode, _ value: Value) -> Bool {
+        switch node {
+        case .constant(let b): return b
+        case .and(let children):
+            for child in children where !matches(child, value) { return false }
+            return true
+        case .or(let children):
+            for child in children where matches(child, value) { return true }
+            return false
+        case .not(let inner): return !matches(inner, value)
+        case .compare(_, let op, let constant, let options):
+            return compare(value, op, constant, options)
+        case .compareProperties(_, let op, _, let options):
+            return compareValues(value, op, value, options)
+        }
+    }
+}
