@@ -428,29 +428,63 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
         return fiefStoredValues(ofProperty: property, of: values, in: "Map")
     }
 
+    /// The aggregate `op` of property `property` of the objects of a managed
+    /// map of objects, computed by the library where the objects are stored
+    /// (fief_map_to_results, fief_results_aggregate; nil values are left
+    /// out): `.some(nil)` for a null result (no values); nil when the map is
+    /// unmanaged or holds values (aggregated in Swift: the C ABI aggregates
+    /// results and lists only).
+    private func libraryAggregate<T>(_ op: fief_aggregate_t, _ property: String, as type: T.Type) -> T?? {
+        guard case .managed(let managed) = state, let target = Self.valueType._fiefLinkTarget, property != "self" else { return nil }
+        let binding = managed.core.binding(for: target)
+        guard let index = binding.info.propertyIndex[property] else {
+            preconditionFailure("Invalid property name '\(property)' for class '\(binding.info.className)'")
+        }
+        let results = self.results("aggregate")
+        var value = fief_value_t()
+        let ok = withExtendedLifetime(results) {
+            fief_results_aggregate(results.handle.raw, binding.propertyKeys[index], op, &value)
+        }
+        if !ok { fiefTrap("Cannot aggregate '\(property)' of Map '\(managed.name)'", CError.last()) }
+        if value.type == FIEF_TYPE_NULL {
+            return op == FIEF_AGGREGATE_SUM ? FiefAggregate.convert(.int(0), to: T.self, core: managed.core) : .some(nil)
+        }
+        if value.type == FIEF_TYPE_DOUBLE, (T.self as? _Persistable.Type)?._fiefType == FIEF_TYPE_INT {
+            // The average of an integer property asked for as its own type
+            // (`average(of: \.age)`): truncated, as RealmSwift bridges it.
+            value = .int(Int64(value.u.double_value.rounded(.towardZero)))
+        }
+        return FiefAggregate.convert(value, to: T.self, core: managed.core)
+    }
+
     /// The smallest value of `property` among the objects that are values of
     /// the map (`"self"`: the smallest value of a map of values), or nil
-    /// if there are none.  Computed in the overlay.
+    /// if there are none.  Computed by the library for a managed map of
+    /// objects, in Swift otherwise.
     public func min<T: _HasPersistedType>(ofProperty property: String) -> T? where T.PersistedType: MinMaxType {
+        if let result = libraryAggregate(FIEF_AGGREGATE_MIN, property, as: T.self) { return result }
         if property == "self" { return FiefAggregate.extremeElement(values, smallest: true).flatMap { FiefAggregate.cast($0, to: T.self) } }
         return FiefAggregate.extreme(storedValues(ofProperty: property), smallest: true).flatMap { FiefAggregate.cast($0, to: T.self) }
     }
 
     /// The largest value of `property` (see `min(ofProperty:)`), or nil.
     public func max<T: _HasPersistedType>(ofProperty property: String) -> T? where T.PersistedType: MinMaxType {
+        if let result = libraryAggregate(FIEF_AGGREGATE_MAX, property, as: T.self) { return result }
         if property == "self" { return FiefAggregate.extremeElement(values, smallest: false).flatMap { FiefAggregate.cast($0, to: T.self) } }
         return FiefAggregate.extreme(storedValues(ofProperty: property), smallest: false).flatMap { FiefAggregate.cast($0, to: T.self) }
     }
 
     /// The sum of `property` (see `min(ofProperty:)`); 0 for an empty map.
     public func sum<T: _HasPersistedType>(ofProperty property: String) -> T where T.PersistedType: AddableType {
-        FiefAggregate.sum(storedValues(ofProperty: property), as: T.self)
+        if let result = libraryAggregate(FIEF_AGGREGATE_SUM, property, as: T.self), let sum = result { return sum }
+        return FiefAggregate.sum(storedValues(ofProperty: property), as: T.self)
     }
 
     /// The average of `property` (see `min(ofProperty:)`), or nil for an
     /// empty map.
     public func average<T: _HasPersistedType>(ofProperty property: String) -> T? where T.PersistedType: AddableType {
-        FiefAggregate.average(storedValues(ofProperty: property), as: T.self)
+        if let result = libraryAggregate(FIEF_AGGREGATE_AVERAGE, property, as: T.self) { return result }
+        return FiefAggregate.average(storedValues(ofProperty: property), as: T.self)
     }
 
     // MARK: ThreadConfined

@@ -640,6 +640,7 @@ final class SetMapTests: FiefTestCase {
         XCTAssertEqual(students.max(of: \.age), 22)
         XCTAssertEqual(students.sum(of: \.age), 61)
         XCTAssertEqual(students.min(of: \.age), 1)
+        XCTAssertEqual(students.average(of: \.age), 15, "the average as the property's type, truncated")
         XCTAssertEqual(students.value(forKeyPath: "@max.age") as? Int, 22)
         XCTAssertEqual(students.value(forKeyPath: "@sum.age") as? Int, 61)
         XCTAssertEqual(students.value(forKeyPath: "@avg.age") as? Double, 61.0 / 4)
