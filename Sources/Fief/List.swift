@@ -409,10 +409,11 @@ public final class List<Element: RealmCollectionValue> {
         guard let raw = fief_list_to_results(managed.handle.raw) else {
             managed.trap(CError.last(), writing: false)
         }
-        guard let target = Self.elementType._fiefLinkTarget else {
+        guard Self.elementType._fiefLinkTarget != nil else {
             return Results(values: CHandle(raw), core: managed.core, name: "List '\(managed.name)'")
         }
-        return Results(handle: CHandle(raw), core: managed.core, binding: managed.core.binding(for: target))
+        let target = managed.core.binding(forLinkOf: managed.row.binding.info.properties[managed.index])
+        return Results(handle: CHandle(raw), core: managed.core, binding: target)
     }
 
     /// The elements that match `predicateFormat` (see `Results.filter`; a

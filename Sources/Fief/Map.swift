@@ -180,7 +180,12 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
     }
 
     /// Every key, in key order.
-    public var keys: [Key] { entries.map(\.key) }
+    public var keys: [Key] {
+        switch state {
+        case .unmanaged: return entries.map(\.key)
+        case .managed(let managed): return managed.keys().map { Key(_fiefMapKey: $0) }
+        }
+    }
 
     /// Every value, in key order (nil for a value that is nil).
     public var values: [Value] { entries.map(\.value) }
@@ -389,13 +394,13 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
         guard case .managed(let managed) = state else {
             preconditionFailure("Cannot \(what) an unmanaged Map: only maps managed by a realm support it")
         }
-        guard let target = Self.valueType._fiefLinkTarget else {
+        guard Self.valueType._fiefLinkTarget != nil else {
             preconditionFailure("Cannot \(what) a Map of \(Value.self) by key path: its answer would be Results<\(Value.self)>, and the C ABI has results of objects only (fief_map_to_results); sort its values with values.sorted()")
         }
         guard let raw = fief_map_to_results(managed.handle.raw) else {
             managed.trap(CError.last(), writing: false)
         }
-        return Results(handle: CHandle(raw), core: managed.core, binding: managed.core.binding(for: target))
+        return Results(handle: CHandle(raw), core: managed.core, binding: managed.core.binding(forLinkOf: managed.property))
     }
 
     /// The objects the map holds as values, sorted by their property
@@ -435,8 +440,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
     /// unmanaged or holds values (aggregated in Swift: the C ABI aggregates
     /// results and lists only).
     private func libraryAggregate<T>(_ op: fief_aggregate_t, _ property: String, as type: T.Type) -> T?? {
-        guard case .managed(let managed) = state, let target = Self.valueType._fiefLinkTarget, property != "self" else { return nil }
-        let binding = managed.core.binding(for: target)
+        guard case .managed(let managed) = state, Self.valueType._fiefLinkTarget != nil, property != "self" else { return nil }
+        let binding = managed.core.binding(forLinkOf: managed.property)
         guard let index = binding.info.propertyIndex[property] else {
             preconditionFailure("Invalid property name '\(property)' for class '\(binding.info.className)'")
         }
@@ -873,6 +878,17 @@ final class ManagedMap: ManagedCollection {
         }
         check(ok, writing: false)
         return zip(keys, values).map { (fiefString($0), $1) }
+    }
+
+    /// Every key in key order (fief_map_get_entries without the values).
+    func keys() -> [String] {
+        checkGeneration()
+        let count = size()
+        guard count > 0 else { return [] }
+        var keys = [fief_string_t](repeating: fief_string_t(), count: count)
+        let ok = keys.withUnsafeMutableBufferPointer { fief_map_get_entries(handle.raw, 0, count, $0.baseAddress, nil) }
+        check(ok, writing: false)
+        return keys.map(fiefString)
     }
 
     func set(_ key: String, _ value: fief_value_t) {

@@ -300,11 +300,11 @@ public final class MutableSet<Element: RealmCollectionValue> {
     /// The set's objects as live results, in the set's order
     /// (fief_set_to_results); nil for unmanaged sets and sets of values.
     var backingResults: Results<Element>? {
-        guard case .managed(let managed) = state, let target = Self.elementType._fiefLinkTarget else { return nil }
+        guard case .managed(let managed) = state, Self.elementType._fiefLinkTarget != nil else { return nil }
         guard let raw = fief_set_to_results(managed.handle.raw) else {
             managed.trap(CError.last(), writing: false)
         }
-        return Results(handle: CHandle(raw), core: managed.core, binding: managed.core.binding(for: target))
+        return Results(handle: CHandle(raw), core: managed.core, binding: managed.core.binding(forLinkOf: managed.property))
     }
 
     /// The objects that match `predicateFormat` (see `Results.filter`), in

@@ -398,6 +398,11 @@ public struct Realm {
                 return nil
             case let some?:
                 // Objects without a primary key are always new (RealmSwift's rule).
+                if let name = property.dynamicLinkTarget {
+                    // A class known only by name (the dynamic API).
+                    let policy = core.dynamicBinding(named: name).info.primaryKeyIndex == nil ? .error : update
+                    return dynamicCreate(name, value: some, update: policy)
+                }
                 let policy = ObjectSchemaInfo.of(target).primaryKeyIndex == nil ? .error : update
                 return target._fiefCreate(in: self, value: some, update: policy)
             }

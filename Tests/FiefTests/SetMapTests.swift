@@ -1060,6 +1060,60 @@ final class SetMapTests: FiefTestCase {
         XCTAssertEqual(frozenKennel.dogsByName.keys, ["ace", "rex"])
     }
 
+    // MARK: - The dynamic API
+
+    /// Lists, sets and maps of a class known only by name: values as
+    /// `List<Int>`/`MutableSet<String>`/`Map<String, T>`, objects as
+    /// `DynamicObject`s; read, written, queried, created from nested values.
+    func testDynamicCollections() throws {
+        let realm = try Realm(configuration: fileConfiguration())
+        let kennel = Kennel(id: 1, name: "K")
+        kennel.tags.insert("a")
+        kennel.dogs.insert(Dog(name: "Rex", age: 3))
+        kennel.dogsByName["rex"] = kennel.dogs.first
+        kennel.offices["oslo"] = address("Quay 1", "Oslo")
+        let person = Person(id: 1, name: "Ann")
+        person.dogs.append(Dog(name: "Ace", age: 1))
+        try realm.write { realm.add([kennel, person] as [Object]) }
+
+        let dynamic = try XCTUnwrap(realm.dynamicObject(ofType: "Kennel", forPrimaryKey: 1))
+        let tags = try XCTUnwrap(dynamic["tags"] as? MutableSet<String>)
+        XCTAssertEqual(Array(tags), ["a"])
+        let dogs = try XCTUnwrap(dynamic.dogs as? MutableSet<DynamicObject>)
+        XCTAssertEqual(dogs.map { $0["name"] as? String }, ["Rex"])
+        XCTAssertEqual(dogs.filter("age > 2").count, 1)
+        XCTAssertEqual(dogs.first?.objectSchema.className, "Dog")
+        let byName = try XCTUnwrap(dynamic["dogsByName"] as? Map<String, DynamicObject?>)
+        XCTAssertEqual(byName["rex"]??["age"] as? Int, 3)
+        XCTAssertEqual(byName.sorted(byKeyPath: "age").count, 1)
+        XCTAssertEqual(byName.max(ofProperty: "age") as Int?, 3)
+        let offices = try XCTUnwrap(dynamic["offices"] as? Map<String, DynamicObject?>)
+        XCTAssertEqual(offices["oslo"]??["city"] as? String, "Oslo")
+        let personDogs = try XCTUnwrap(realm.dynamicObject(ofType: "Person", forPrimaryKey: 1)?["dogs"] as? List<DynamicObject>)
+        XCTAssertEqual(personDogs.map { $0["name"] as? String }, ["Ace"])
+        XCTAssertEqual(personDogs.sorted(byKeyPath: "name").count, 1)
+
+        let ace = try XCTUnwrap(personDogs.first)
+        try realm.write {
+            tags.insert("b")
+            dogs.insert(ace)
+            byName["ace"] = ace
+            dynamic["tags"] = ["x", "y"]
+            realm.dynamicCreate("Kennel", value: ["id": 2, "name": "D", "tags": ["t"],
+                                                 "dogs": [["name": "Dyn", "age": 5], ace],
+                                                 "dogsByName": ["map": ["name": "Map", "age": 2], "none": NSNull()]])
+        }
+        XCTAssertEqual(kennel.tags.sorted(), ["x", "y"])
+        XCTAssertEqual(kennel.dogs.map(\.name), ["Rex", "Ace"])
+        XCTAssertEqual(kennel.dogsByName.keys, ["ace", "rex"])
+        let created = try XCTUnwrap(realm.object(ofType: Kennel.self, forPrimaryKey: 2))
+        XCTAssertEqual(Array(created.tags), ["t"])
+        XCTAssertEqual(Set(created.dogs.map(\.name)), ["Dyn", "Ace"])
+        XCTAssertEqual(created.dogsByName["map"]??.name, "Map")
+        XCTAssertEqual(created.dogsByName["none"], .some(nil))
+        XCTAssertEqual(realm.objects(Dog.self).count, 4)
+    }
+
     // MARK: - Traps
 
     func testTraps() {

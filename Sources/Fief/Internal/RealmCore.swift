@@ -184,6 +184,17 @@ final class RealmCore: @unchecked Sendable {
         return binding
     }
 
+    /// The binding of the class a link (or a collection of links) property
+    /// points to: the model class, or for a class known only by name (the
+    /// dynamic API) the file's class of that name.
+    func binding(forLinkOf property: PropertyInfo) -> ClassBinding {
+        if let name = property.dynamicLinkTarget { return dynamicBinding(named: name) }
+        guard let target = property.linkTarget else {
+            preconditionFailure("Property '\(property.name)' is not a link")
+        }
+        return binding(for: target)
+    }
+
     /// Before a write transaction: bind every type used so far, so that
     /// objects created before the write can be added inside it.
     func syncRegistry() {

@@ -87,7 +87,9 @@ final class ObjectSchemaInfo: @unchecked Sendable {
 
     /// The schema of class `cls` of a realm's file, for the dynamic API:
     /// its scalar and to-one link properties, read as `DynamicObject`s with
-    /// the Swift type of each column (other properties are left out).
+    /// the Swift type of each column, and its lists, sets and maps of those
+    /// (`List<Int>`, `MutableSet<DynamicObject>`, `Map<String, DynamicObject?>`);
+    /// mixed properties are left out.
     init(dynamicClass cls: fief_class_info_t, properties cProperties: [fief_property_info_t]) {
         type = DynamicObject.self
         className = cls.name.map { String(cString: $0) } ?? ""
@@ -95,10 +97,18 @@ final class ObjectSchemaInfo: @unchecked Sendable {
         var properties: [PropertyInfo] = []
         var keys: [fief_property_key_t] = []
         for p in cProperties {
-            guard p.collection_type == fief_collection_type_t(FIEF_COLLECTION_NONE), let cName = p.name else { continue }
+            guard let cName = p.name else { continue }
             let optional = p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0
-            guard let valueType = dynamicValueType(p.type, optional: optional) else { continue }
-            properties.append(PropertyInfo(name: String(cString: cName), type: p.type, isOptional: optional || p.type == FIEF_TYPE_LINK,
+            let valueType: _Persistable.Type?
+            if p.collection_type == fief_collection_type_t(FIEF_COLLECTION_NONE) {
+                valueType = dynamicValueType(p.type, optional: optional)
+            } else {
+                valueType = dynamicCollectionType(p.collection_type, of: p.type, optional: optional)
+            }
+            guard let valueType else { continue }
+            let isCollection = p.collection_type != fief_collection_type_t(FIEF_COLLECTION_NONE)
+            properties.append(PropertyInfo(name: String(cString: cName), type: p.type,
+                                           isOptional: optional || (p.type == FIEF_TYPE_LINK && !isCollection),
                                            isIndexed: p.flags & UInt32(FIEF_PROPERTY_INDEXED) != 0,
                                            isPrimaryKey: p.flags & UInt32(FIEF_PROPERTY_PRIMARY_KEY) != 0,
                                            valueType: valueType,
@@ -183,6 +193,29 @@ private func dynamicValueType(_ type: fief_type_t, optional: Bool) -> _Persistab
     case FIEF_TYPE_LINK: return DynamicObject?.self
     default: return nil
     }
+}
+
+/// The Swift type the dynamic API reads a collection column of `type` as:
+/// a list, set or map of the column's element type; objects as
+/// `DynamicObject` (`DynamicObject?` in a map, whose values may be nil).
+private func dynamicCollectionType(_ kind: fief_collection_type_t, of type: fief_type_t, optional: Bool) -> _Persistable.Type? {
+    let isMap = kind == fief_collection_type_t(FIEF_COLLECTION_MAP)
+    let element: (any RealmCollectionValue.Type)?
+    if type == FIEF_TYPE_LINK {
+        element = isMap ? DynamicObject?.self : DynamicObject.self
+    } else {
+        element = dynamicValueType(type, optional: optional) as? any RealmCollectionValue.Type
+    }
+    guard let element else { return nil }
+    func collection<T: RealmCollectionValue>(of _: T.Type) -> _Persistable.Type? {
+        switch kind {
+        case fief_collection_type_t(FIEF_COLLECTION_LIST): return List<T>.self
+        case fief_collection_type_t(FIEF_COLLECTION_SET): return MutableSet<T>.self
+        case fief_collection_type_t(FIEF_COLLECTION_MAP): return Map<String, T>.self
+        default: return nil
+        }
+    }
+    return collection(of: element)
 }
 
 /// Collects the properties read on a prototype in recording mode.
