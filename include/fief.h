@@ -182,6 +182,9 @@ typedef int32_t fief_type_t;
 #define FIEF_TYPE_OBJECT_ID 9  /* 12 bytes */
 #define FIEF_TYPE_UUID 10      /* 16 bytes */
 #define FIEF_TYPE_LINK 11      /* an object: class key and object key (fief_link_t) */
+#define FIEF_TYPE_MIXED 12     /* properties and collection elements only: null or a value of
+                                  any other type, a link to an object of any class included
+                                  (Realm's AnyRealmValue); a value read has its own type */
 
 /** A view of UTF-8 text.  `data` may be NULL only when `size` is 0. */
 typedef struct fief_string {
@@ -990,10 +993,11 @@ FIEF_API bool fief_set_form_intersection(fief_set_t *set, const fief_set_t *othe
 /** set = set − other */
 FIEF_API bool fief_set_subtract(fief_set_t *set, const fief_set_t *other);
 
-/** The objects of a set of links as live results, in the set's order
- *  (object key): filter and sort them like any results; they follow every
- *  later change to the set and to the objects.
- *  Errors: FIEF_ERR_INVALID_ARGUMENT (a set of values), FIEF_ERR_INVALIDATED_OBJECT. */
+/** The set as live results, in the set's order: for a set of links, its
+ *  objects (filter and sort them like any results); for a set of values,
+ *  results of values (filter with `self`, sort by "self", read them with
+ *  fief_results_get_value, as a list's).  They follow every later change.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (a set of mixed values), FIEF_ERR_INVALIDATED_OBJECT. */
 FIEF_API fief_results_t *fief_set_to_results(const fief_set_t *set);
 
 /** The same set in another realm of the same file (freeze: a frozen
@@ -1080,10 +1084,11 @@ FIEF_API bool fief_map_clear(fief_map_t *map);
  *  key refused), FIEF_ERR_NOT_IN_TRANSACTION, ... */
 FIEF_API fief_object_t *fief_map_insert_embedded(fief_map_t *map, fief_string_t key);
 
-/** The objects a map of links holds as values, as live results in key
- *  order (null values left out; an object that is the value of two keys is
- *  there twice): filter and sort them like any results.
- *  Errors: FIEF_ERR_INVALID_ARGUMENT (a map of values), FIEF_ERR_INVALIDATED_OBJECT. */
+/** The map's values as live results, in key order: for a map of links,
+ *  the objects (null values left out; an object that is the value of two
+ *  keys is there twice); for a map of values, results of values (as a
+ *  set's).  Errors: FIEF_ERR_INVALID_ARGUMENT (a map of mixed values),
+ *  FIEF_ERR_INVALIDATED_OBJECT. */
 FIEF_API fief_results_t *fief_map_to_results(const fief_map_t *map);
 
 /** The same map in another realm of the same file (see fief_set_resolve_in). */
@@ -1284,6 +1289,13 @@ FIEF_API bool fief_results_aggregate(const fief_results_t *results, fief_propert
  *  FIEF_ERR_INVALIDATED_OBJECT when the list's owner was deleted. */
 FIEF_API bool fief_list_aggregate(const fief_list_t *list, fief_property_key_t property, fief_aggregate_t op,
                                   fief_value_t *out_value);
+
+/** The same for a set (its values, or `property` of its objects) and for a
+ *  map (its values, or `property` of the objects that are its values). */
+FIEF_API bool fief_set_aggregate(const fief_set_t *set, fief_property_key_t property, fief_aggregate_t op,
+                                 fief_value_t *out_value);
+FIEF_API bool fief_map_aggregate(const fief_map_t *map, fief_property_key_t property, fief_aggregate_t op,
+                                 fief_value_t *out_value);
 
 /* ==========================================================================
  * Files: check and copy

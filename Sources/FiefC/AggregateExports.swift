@@ -32,14 +32,35 @@ public func exportListAggregate(_ handle: OpaquePointer?, _ property: UInt32, _ 
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_value")
         let op = try operation(op)
-        out.pointee = try withList(handle) { (box) throws(FiefError) -> fief_value_t in
-            if try box.realm.listHoldsObjects(table: box.table, property: box.property) {
-                let results = try Results(realm: box.realm, list: box.property, of: box.key, in: box.table)
-                return ValueBridge.cValue(try results.aggregate(op, property: property))
-            }
-            let values = try ValueResults(realm: box.realm, list: box.property, of: box.key, in: box.table)
-            return ValueBridge.cValue(try values.aggregate(op))
-        }
+        out.pointee = try withList(handle) { (box) throws(FiefError) in try collectionAggregate(box, property, op) }
         return true
+    }
+}
+
+@_cdecl("fief_set_aggregate")
+public func exportSetAggregate(_ handle: OpaquePointer?, _ property: UInt32, _ op: Int32, _ out: UnsafeMutablePointer<fief_value_t>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let out = try require(out, "out_value")
+        let op = try operation(op)
+        out.pointee = try withSet(handle) { (box) throws(FiefError) in try collectionAggregate(box, property, op) }
+        return true
+    }
+}
+
+@_cdecl("fief_map_aggregate")
+public func exportMapAggregate(_ handle: OpaquePointer?, _ property: UInt32, _ op: Int32, _ out: UnsafeMutablePointer<fief_value_t>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let out = try require(out, "out_value")
+        let op = try operation(op)
+        out.pointee = try withMap(handle) { (box) throws(FiefError) in try collectionAggregate(box, property, op) }
+        return true
+    }
+}
+
+/// An aggregate over a collection's values, or over `property` of its objects.
+private func collectionAggregate(_ box: CollectionBox, _ property: UInt32, _ op: AggregateOperation) throws(FiefError) -> fief_value_t {
+    switch try collectionResults(box) {
+    case .objects(let results): return ValueBridge.cValue(try results.aggregate(op, property: property))
+    case .values(let values): return ValueBridge.cValue(try values.aggregate(op))
     }
 }

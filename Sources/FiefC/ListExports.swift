@@ -214,12 +214,15 @@ public func exportListResolveIn(_ handle: OpaquePointer?, _ target: OpaquePointe
 @_cdecl("fief_list_to_results")
 public func exportListToResults(_ handle: OpaquePointer?) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
-        let results = try withList(handle) { (box) throws(FiefError) -> AnyResults in
-            if try box.realm.listHoldsObjects(table: box.table, property: box.property) {
-                return .objects(try Results(realm: box.realm, list: box.property, of: box.key, in: box.table))
-            }
-            return .values(try ValueResults(realm: box.realm, list: box.property, of: box.key, in: box.table))
-        }
+        let results = try withList(handle) { (box) throws(FiefError) in try collectionResults(box) }
         return makeResultsHandle(results)
     }
+}
+
+/// A list, set or map as live results: of its objects, or of its values.
+func collectionResults(_ box: CollectionBox) throws(FiefError) -> AnyResults {
+    if try box.realm.collectionHoldsObjects(table: box.table, property: box.property) {
+        return .objects(try Results(realm: box.realm, list: box.property, of: box.key, in: box.table))
+    }
+    return .values(try ValueResults(realm: box.realm, list: box.property, of: box.key, in: box.table))
 }

@@ -171,9 +171,7 @@ public func exportMapResolveIn(_ handle: OpaquePointer?, _ target: OpaquePointer
 @_cdecl("fief_map_to_results")
 public func exportMapToResults(_ handle: OpaquePointer?) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
-        let results = try withMap(handle) { (box) throws(FiefError) in
-            try Results(realm: box.realm, list: box.property, of: box.key, in: box.table)
-        }
-        return HandleTable.make(results, .results)
+        let results = try withMap(handle) { (box) throws(FiefError) in try collectionResults(box) }
+        return makeResultsHandle(results)
     }
 }

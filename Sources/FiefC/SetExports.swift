@@ -209,9 +209,7 @@ func resolveCollection(_ box: CollectionBox, _ kind: HandleKind, in target: Opaq
 @_cdecl("fief_set_to_results")
 public func exportSetToResults(_ handle: OpaquePointer?) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
-        let results = try withSet(handle) { (box) throws(FiefError) in
-            try Results(realm: box.realm, list: box.property, of: box.key, in: box.table)
-        }
-        return HandleTable.make(results, .results)
+        let results = try withSet(handle) { (box) throws(FiefError) in try collectionResults(box) }
+        return makeResultsHandle(results)
     }
 }

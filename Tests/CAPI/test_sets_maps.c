@@ -265,9 +265,32 @@ TEST(set_links) {
     R(rexes != NULL);
     EQU(t_count(rexes), 1);
     fief_release(rexes);
+    fief_value_t agg = vnull();
+    EERRM(fief_set_aggregate(set, t_prop(r, "Dog", "name"), FIEF_AGGREGATE_SUM, &agg), FIEF_ERR_TYPE_MISMATCH, "string");
     fief_set_t *ints = fief_object_get_set(ann, t_prop(r, "Person", "ints"));
     R(ints != NULL);
-    EERRM(fief_set_to_results(ints) != NULL, FIEF_ERR_INVALID_ARGUMENT, "set of values");
+    R(fief_realm_begin_write(r));
+    int64_t some[] = {5, -2, 9};
+    for (int i = 0; i < 3; i++) E(fief_set_insert(ints, vi(some[i]), NULL));
+    R(fief_realm_commit(r));
+    /* A set of values as results of values, filtered and sorted; aggregates. */
+    fief_results_t *values = fief_set_to_results(ints);
+    R(values != NULL);
+    EQU(t_count(values), 3);
+    fief_value_t first = vnull();
+    E(fief_results_get_value(values, 0, &first));
+    EQI(first.u.integer, -2);
+    fief_results_t *big = fief_results_filter(values, "self > 0", NULL, 0);
+    R(big != NULL);
+    EQU(t_count(big), 2);
+    fief_release(big);
+    E(fief_set_aggregate(ints, 0, FIEF_AGGREGATE_SUM, &agg));
+    EQI(agg.u.integer, 12);
+    E(fief_set_aggregate(ints, 0, FIEF_AGGREGATE_MAX, &agg));
+    EQI(agg.u.integer, 9);
+    E(fief_set_aggregate(ints, 0, FIEF_AGGREGATE_AVERAGE, &agg));
+    EQD(agg.u.double_value, 4.0);
+    fief_release(values);
     fief_release(ints);
 
     /* Deleting a dog takes it out of the set. */
@@ -365,7 +388,16 @@ TEST(map_operations) {
     fief_results_t *pet_results = fief_map_to_results(pets);
     R(pet_results != NULL);
     EQU(t_count(pet_results), 1);
-    EERRM(fief_map_to_results(scores) != NULL, FIEF_ERR_INVALID_ARGUMENT, "map of values");
+    fief_results_t *score_values = fief_map_to_results(scores);
+    R(score_values != NULL);
+    EQU(t_count(score_values), 2);
+    E(fief_results_get_value(score_values, 1, &v));
+    EQI(v.u.integer, 20);
+    fief_release(score_values);
+    E(fief_map_aggregate(scores, 0, FIEF_AGGREGATE_MIN, &v));
+    EQI(v.u.integer, 1);
+    E(fief_map_aggregate(scores, 0, FIEF_AGGREGATE_SUM, &v));
+    EQI(v.u.integer, 21);
     R(fief_realm_begin_write(r));
     E(fief_object_delete(rex));
     R(fief_realm_commit(r));

@@ -699,4 +699,14 @@ extension Realm {
         try checkReadable()
         return try listColumn(try table(tableKey), propertyKey).elementType == .link
     }
+
+    /// Whether list, set or map `propertyKey` holds objects (links), not values.
+    public func collectionHoldsObjects(table tableKey: UInt32, property propertyKey: UInt32) throws(FiefError) -> Bool {
+        try checkReadable()
+        let column = try table(tableKey).column(propertyKey)
+        guard column.collection != .none else {
+            throw FiefError(.invalidArgument, "property '\(try table(tableKey).objectClass.name).\((try? table(tableKey).property(propertyKey).name) ?? "")' is not a list, set or map")
+        }
+        return column.elementType == .link
+    }
 }

@@ -85,7 +85,9 @@ public final class Results: @unchecked Sendable {
         let origin = try realm.table(originClass)
         let target = try realm.table(targetClass)
         let column = try origin.column(property)
-        guard (column.collection == .none ? column.type : column.elementType) == .link, column.linkTarget == targetClass else {
+        // A mixed property (or collection) may link to any class but an embedded one.
+        let linksHere = column.elementType == .link && column.linkTarget == targetClass
+        guard linksHere || (column.elementType == .mixed && !target.objectClass.isEmbedded) else {
             throw FiefError(.invalidArgument, "'\(origin.objectClass.name).\((try? origin.property(property))?.name ?? "#\(property)")' is not a link to class '\(target.objectClass.name)'")
         }
         try realm.requireLive(target, objectKey)

@@ -5,11 +5,21 @@
 enum ValueSource {
     /// The elements of a list of values, in list order.
     case list(ListID)
+    /// The elements of a set of values, in the set's order.
+    case set(ListID)
+    /// The values of a map of values, in key order.
+    case mapValues(ListID)
+
+    var id: ListID {
+        switch self {
+        case .list(let id), .set(let id), .mapValues(let id): return id
+        }
+    }
 
     /// The class and property holding the collection, and its owner.
-    var table: UInt32 { switch self { case .list(let id): return id.table } }
-    var column: UInt32 { switch self { case .list(let id): return id.column } }
-    var owner: Int64 { switch self { case .list(let id): return id.owner } }
+    var table: UInt32 { id.table }
+    var column: UInt32 { id.column }
+    var owner: Int64 { id.owner }
 
     /// The elements as `realm` sees them now (the owner must exist).
     func elements(_ realm: Realm) throws(FiefError) -> ValueElements {
@@ -19,6 +29,13 @@ enum ValueSource {
             let column = try realm.listColumn(table, id.column)
             try realm.requireLive(table, id.owner)
             return ValueElements(.list(try realm.listState(table, column, owner: id.owner), table))
+        case .set(let id), .mapValues(let id):
+            let table = try realm.table(id.table)
+            let column = try table.column(id.column)
+            try realm.requireLive(table, id.owner)
+            let isSet = column.collection == .set
+            let dbi = isSet ? try table.setDatabase(column.key) : try table.mapDatabase(column.key)
+            return ValueElements(.entries(try realm.collectionEntries(id, dbi), isSet: isSet, column.elementType))
         }
     }
 
@@ -44,6 +61,8 @@ enum ValueSource {
         let name = (try? table?.property(column).name) ?? "#\(column)"
         switch self {
         case .list: return "the values of list '\(className).\(name)'"
+        case .set: return "the values of set '\(className).\(name)'"
+        case .mapValues: return "the values of map '\(className).\(name)'"
         }
     }
 }
@@ -53,6 +72,8 @@ enum ValueSource {
 struct ValueElements {
     enum Storage {
         case list(ListState, Table)
+        /// A set's or map's entries (decoded as elements or values).
+        case entries(CollectionEntries, isSet: Bool, PropertyType)
     }
 
     let storage: Storage
@@ -62,6 +83,7 @@ struct ValueElements {
     var count: Int {
         switch storage {
         case .list(let state, _): return state.count
+        case .entries(let read, _, _): return read.entries.count
         }
     }
 
@@ -70,7 +92,14 @@ struct ValueElements {
     func value(_ index: Int) throws(FiefError) -> Value {
         switch storage {
         case .list(let state, let table): return try state.value(index, table: table)
+        case .entries(let read, let isSet, let type): return try ValueElements.decode(read.entries[index], isSet: isSet, type)
         }
+    }
+
+    private static func decode(_ entry: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer), isSet: Bool, _ type: PropertyType) throws(FiefError) -> Value {
+        let value = isSet ? SetStore.decode(entry.key, entry.value, type: type, linkTarget: 0) : MixedCoding.decode(entry.value)
+        guard let value else { throw FiefError(.fileCorrupt, "a stored \(isSet ? "set element" : "map value") cannot be read: the file is damaged") }
+        return value
     }
 
     /// Every element with its index, in order.
@@ -86,6 +115,8 @@ struct ValueElements {
                     for o in 0..<reader.count { try body(index, reader.value(o, linkTarget: state.linkTarget)); index += 1 }
                 }
             }
+        case .entries(let read, let isSet, let type):
+            for (index, entry) in read.entries.enumerated() { try body(index, try ValueElements.decode(entry, isSet: isSet, type)) }
         }
     }
 }
@@ -115,12 +146,18 @@ public final class ValueResults: @unchecked Sendable {
     public convenience init(realm: Realm, list property: UInt32, of owner: Int64, in ownerClass: UInt32) throws(FiefError) {
         try realm.checkReadable()
         let table = try realm.table(ownerClass)
-        let column = try realm.listColumn(table, property)
+        let column = try table.column(property)
+        let name = "'\(table.objectClass.name).\((try? table.property(property).name) ?? "")'"
+        guard column.collection != .none else { throw FiefError(.invalidArgument, "\(name) is not a list, set or map") }
         guard column.elementType != .link else {
-            throw FiefError(.invalidArgument, "'\(table.objectClass.name).\((try? table.property(property).name) ?? "")' is a list of objects, not of values: its results are objects")
+            throw FiefError(.invalidArgument, "\(name) is a \(column.collection.name) of objects, not of values: its results are objects")
+        }
+        guard column.elementType != .mixed else {
+            throw FiefError(.invalidArgument, "\(name) holds mixed values: results of mixed values are not supported yet")
         }
         try realm.requireLive(table, owner)
-        let source = ValueSource.list(ListID(table: ownerClass, column: property, owner: owner))
+        let id = ListID(table: ownerClass, column: property, owner: owner)
+        let source: ValueSource = column.collection == .list ? .list(id) : column.collection == .set ? .set(id) : .mapValues(id)
         self.init(realm: realm, source: source, element: try source.element(realm), filters: [], ascending: nil)
     }
 

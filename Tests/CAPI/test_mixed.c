@@ -1,0 +1,127 @@
+/* Mixed values through the C API: a FIEF_TYPE_MIXED property and mixed
+ * list, set and map elements hold every type, links to objects of any
+ * class (with backlinks, nulled when the target is deleted), and compare
+ * numbers by value across types; bad input changes nothing. */
+#include "fief_test.h"
+
+static fief_value_t vlink(fief_class_key_t cls, fief_object_key_t key) {
+    fief_value_t v;
+    memset(&v, 0, sizeof v);
+    v.type = FIEF_TYPE_LINK;
+    v.u.link.class_key = cls;
+    v.u.link.object_key = key;
+    return v;
+}
+
+/* Dog(name); Cat(name); Box(any: mixed, items: list<mixed>, bag: set<mixed>, props: map<mixed>). */
+static fief_schema_t *mixed_schema(void) {
+    fief_class_info_t classes[3];
+    memset(classes, 0, sizeof classes);
+    classes[0].name = "Dog";
+    classes[0].num_properties = 1;
+    classes[1].name = "Cat";
+    classes[1].num_properties = 1;
+    classes[2].name = "Box";
+    classes[2].num_properties = 4;
+    fief_property_info_t dog[1] = {t_prop_info("name", FIEF_TYPE_STRING, 0)};
+    fief_property_info_t cat[1] = {t_prop_info("name", FIEF_TYPE_STRING, 0)};
+    fief_property_info_t box[4] = {t_prop_info("anyValue", FIEF_TYPE_MIXED, FIEF_PROPERTY_NULLABLE),
+                                   t_prop_info("items", FIEF_TYPE_MIXED, FIEF_PROPERTY_NULLABLE),
+                                   t_prop_info("bag", FIEF_TYPE_MIXED, FIEF_PROPERTY_NULLABLE),
+                                   t_prop_info("props", FIEF_TYPE_MIXED, FIEF_PROPERTY_NULLABLE)};
+    box[1].collection_type = FIEF_COLLECTION_LIST;
+    box[2].collection_type = FIEF_COLLECTION_SET;
+    box[3].collection_type = FIEF_COLLECTION_MAP;
+    const fief_property_info_t *props[3] = {dog, cat, box};
+    return fief_schema_new(classes, 3, props);
+}
+
+TEST(mixed_values) {
+    fief_schema_t *s = mixed_schema();
+    R(s != NULL);
+    fief_realm_t *r = t_open(t_path("mixed.fief"), s, 0);
+    R(r != NULL);
+    fief_class_key_t box_class = t_class(r, "Box"), dog_class = t_class(r, "Dog"), cat_class = t_class(r, "Cat");
+    fief_property_key_t any = t_prop(r, "Box", "anyValue"), dog_name = t_prop(r, "Dog", "name");
+
+    R(fief_realm_begin_write(r));
+    fief_object_t *box = fief_object_create(r, box_class, NULL, NULL, 0, FIEF_UPDATE_POLICY_ERROR);
+    fief_value_t rex_name = vs("Rex");
+    fief_object_t *rex = fief_object_create(r, dog_class, &dog_name, &rex_name, 1, FIEF_UPDATE_POLICY_ERROR);
+    R(box != NULL && rex != NULL);
+    fief_object_key_t rex_key;
+    E(fief_object_get_key(rex, &rex_key));
+    /* Every type in turn. */
+    fief_value_t samples[] = {vi(42), vb(true), vs("text"), vbin("\0\1", 2), vts(-5, -3), vf(1.5f), vd(2.25), vnull()};
+    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
+        fief_value_t got;
+        E(fief_object_set_value(box, any, samples[i]));
+        E(fief_object_get_value(box, any, &got));
+        E(t_value_eq(got, samples[i]));
+    }
+    E(fief_object_set_value(box, any, vlink(dog_class, rex_key)));
+    EERR(fief_object_set_value(box, any, vlink(cat_class, 77)), FIEF_ERR_NO_SUCH_OBJECT);
+    EERR(fief_object_set_value(box, any, vlink(99, 0)), FIEF_ERR_NO_SUCH_CLASS);
+    EERR(fief_object_set_value(box, any, vsn("\xff", 1)), FIEF_ERR_INVALID_UTF8);
+    fief_value_t bad = vi(1);
+    bad.type = FIEF_TYPE_MIXED; /* a value never has this type */
+    EERR(fief_object_set_value(box, any, bad), FIEF_ERR_INVALID_ARGUMENT);
+    R(fief_realm_commit(r));
+    fief_value_t got;
+    E(fief_object_get_value(box, any, &got));
+    EQI(got.type, FIEF_TYPE_LINK);
+    EQU(got.u.link.class_key, dog_class);
+    fief_results_t *owners = fief_object_get_backlinks(rex, box_class, any);
+    R(owners != NULL);
+    EQU(t_count(owners), 1);
+    fief_release(owners);
+    EERRM(fief_realm_get_objects(r, box_class) != NULL && fief_results_filter(fief_realm_get_objects(r, box_class), "anyValue == 1", NULL, 0) != NULL,
+          FIEF_ERR_QUERY_INVALID, "mixed");
+
+    /* Collections of mixed values. */
+    fief_list_t *items = fief_object_get_list(box, t_prop(r, "Box", "items"));
+    fief_set_t *bag = fief_object_get_set(box, t_prop(r, "Box", "bag"));
+    fief_map_t *props = fief_object_get_map(box, t_prop(r, "Box", "props"));
+    R(items != NULL && bag != NULL && props != NULL);
+    R(fief_realm_begin_write(r));
+    fief_value_t elements[4] = {vi(1), vs("1"), vlink(dog_class, rex_key), vnull()};
+    E(fief_list_append(items, elements, 4));
+    bool inserted = false;
+    E(fief_set_insert(bag, vi(1), &inserted) && inserted);
+    E(fief_set_insert(bag, vd(1.0), &inserted) && !inserted); /* 1 and 1.0 are one element */
+    E(fief_set_insert(bag, vs("1"), &inserted) && inserted);
+    E(fief_set_insert(bag, vlink(dog_class, rex_key), &inserted) && inserted);
+    E(fief_map_set(props, t_str("pet"), vlink(dog_class, rex_key)));
+    E(fief_map_set(props, t_str("n"), vd(0.5)));
+    R(fief_realm_commit(r));
+    size_t index = 9;
+    bool found = false;
+    E(fief_list_find(items, vd(1.0), &index, &found) && found);
+    EQU(index, 0);
+    size_t n = 0;
+    E(fief_set_size(bag, &n));
+    EQU(n, 3);
+
+    /* Deleting the dog nulls the property and the map value, and leaves the list and set. */
+    R(fief_realm_begin_write(r));
+    E(fief_object_delete(rex));
+    R(fief_realm_commit(r));
+    E(fief_object_get_value(box, any, &got));
+    EQI(got.type, FIEF_TYPE_NULL);
+    E(fief_list_size(items, &n));
+    EQU(n, 3);
+    E(fief_set_size(bag, &n));
+    EQU(n, 2);
+    E(fief_map_get(props, t_str("pet"), &got, &found) && found);
+    EQI(got.type, FIEF_TYPE_NULL);
+    fief_release(items);
+    fief_release(bag);
+    fief_release(props);
+    fief_release(rex);
+    fief_release(box);
+    fief_release(r);
+}
+
+static const t_case cases[] = {T(mixed_values)};
+
+int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }
