@@ -115,6 +115,56 @@ class ManagedCollection {
         return ManagedRow(handle: CHandle(out), core: target, binding: row.binding)
     }
 
+    /// The aggregate `op` of the values (`property` 0) or of property
+    /// `property` of the objects, computed by the library where they are
+    /// stored (fief_set_aggregate / fief_map_aggregate); nil for a null
+    /// result (no values).
+    func aggregate(_ op: fief_aggregate_t, property: fief_property_key_t) -> fief_value_t? {
+        checkGeneration()
+        var value = fief_value_t()
+        if !performAggregate(handle.raw, property, op, &value) {
+            fiefTrap("Cannot aggregate \(Self.kindName) '\(name)'", CError.last())
+        }
+        return value.type == FIEF_TYPE_NULL ? nil : value
+    }
+
+    /// The C aggregate call of the collection's group.
+    func performAggregate(_ raw: OpaquePointer, _ property: fief_property_key_t, _ op: fief_aggregate_t,
+                          _ out: UnsafeMutablePointer<fief_value_t>) -> Bool { false }
+
+    /// `aggregate(op, property:)` as `T`, for a managed collection the
+    /// library aggregates: values of a type `op` takes (numbers; timestamps
+    /// for min and max), or a property of objects (`property` names it).
+    /// nil when the library does not (the caller computes in Swift);
+    /// `.some(nil)` for no values (a sum is then 0).
+    func libraryAggregate<T>(_ op: fief_aggregate_t, valueType: _Persistable.Type, property: String, as type: T.Type) -> T?? {
+        var key: fief_property_key_t = 0
+        if valueType._fiefLinkTarget != nil {
+            guard property != "self" else { return nil }
+            let target = core.binding(forLinkOf: self.property)
+            guard let index = target.info.propertyIndex[property] else {
+                preconditionFailure("Invalid property name '\(property)' for class '\(target.info.className)'")
+            }
+            key = target.propertyKeys[index]
+        } else {
+            guard property == "self" else { return nil }
+            switch valueType._fiefType {
+            case FIEF_TYPE_INT, FIEF_TYPE_FLOAT, FIEF_TYPE_DOUBLE, FIEF_TYPE_DECIMAL128: break
+            case FIEF_TYPE_TIMESTAMP where op == FIEF_AGGREGATE_MIN || op == FIEF_AGGREGATE_MAX: break
+            default: return nil
+            }
+        }
+        guard var value = aggregate(op, property: key) else {
+            return op == FIEF_AGGREGATE_SUM ? FiefAggregate.convert(.int(0), to: T.self, core: core) : .some(nil)
+        }
+        if value.type == FIEF_TYPE_DOUBLE, (T.self as? _Persistable.Type)?._fiefType == FIEF_TYPE_INT {
+            // An average asked for as an integer type (`average(of: \.age)`):
+            // truncated, as RealmSwift bridges it.
+            value = .int(Int64(value.u.double_value.rounded(.towardZero)))
+        }
+        return FiefAggregate.convert(value, to: T.self, core: core)
+    }
+
     /// Whether both name the same property of the same row.
     func isSame(as other: ManagedCollection) -> Bool {
         index == other.index && row.sameRow(as: other.row)
@@ -180,11 +230,13 @@ func fiefValue(forKeyPath keyPath: Substring, of value: Any?) -> Any? {
     return fiefValue(forKeyPath: rest, of: object.value(forKey: String(head)))
 }
 
-/// The stored values of property `property` of `objects` (KVC), nils left
-/// out: what aggregates by property name work on.  `what` names the
-/// collection in the trap for elements that are not objects.
+/// The stored values of property `property` of `objects` (KVC), or of the
+/// elements themselves for `"self"`, nils left out: what aggregates by
+/// property name work on.  `what` names the collection in the trap for
+/// elements that are not objects.
 func fiefStoredValues<E>(ofProperty property: String, of objects: [E], in what: String) -> [Any] {
-    objects.compactMap { element -> Any? in
+    if property == "self" { return objects.compactMap(fiefStoredValue) }
+    return objects.compactMap { element -> Any? in
         guard let element = fiefUnwrap(element) else { return nil }
         guard let object = element as? ObjectBase else {
             preconditionFailure("Aggregates by property name need a \(what) of objects; use min(), max(), sum() or average() on a \(what) of \(E.self)")

@@ -78,13 +78,12 @@
 //   promotion on add, one cached live instance per managed property, reads
 //   in batches (fief_set_get_range, fief_map_get_entries).  Set algebra
 //   between two sets of one realm runs in the library (fief_set_form_union,
-//   ...), otherwise element by element.  Sets and maps of objects query,
-//   sort and aggregate as results (fief_set_to_results,
-//   fief_map_to_results); sets and maps of values aggregate and sort in the
-//   overlay (the C ABI has results of values over lists only), so
-//   `Map.sorted(byKeyPath:)` on values traps, and `sorted(ascending:)`
-//   gives an array.  A map key the library refuses (`.`, a leading `$`)
-//   traps, as RealmSwift throws.
+//   ...), otherwise element by element.  Managed sets and maps query and
+//   sort as live Results (fief_set_to_results, fief_map_to_results: of
+//   objects, or of values over `self`) and aggregate in the library
+//   (fief_set_aggregate, fief_map_aggregate); unmanaged ones aggregate in
+//   the overlay and trap for queries and sorts, as RealmSwift does.  A map
+//   key the library refuses (`.`, a leading `$`) traps, as RealmSwift throws.
 // - Default file: `default.realm` in the current directory.
 
 import CFief

@@ -388,32 +388,31 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
 
     // MARK: Sorting and aggregates
 
-    /// The live results behind a managed map of objects
-    /// (fief_map_to_results); traps, naming `what`, for other maps.
+    /// The live results behind a managed map (fief_map_to_results): the
+    /// objects it holds as values (nil values left out), or its values;
+    /// traps, naming `what`, for an unmanaged map, as RealmSwift does.
     func results(_ what: String) -> Results<Value> {
         guard case .managed(let managed) = state else {
-            preconditionFailure("Cannot \(what) an unmanaged Map: only maps managed by a realm support it")
-        }
-        guard Self.valueType._fiefLinkTarget != nil else {
-            preconditionFailure("Cannot \(what) a Map of \(Value.self) by key path: its answer would be Results<\(Value.self)>, and the C ABI has results of objects only (fief_map_to_results); sort its values with values.sorted()")
+            preconditionFailure("Cannot \(what) an unmanaged Map: only maps managed by a realm support it (this method may only be called on Map instances retrieved from a Realm)")
         }
         guard let raw = fief_map_to_results(managed.handle.raw) else {
             managed.trap(CError.last(), writing: false)
         }
+        guard Self.valueType._fiefLinkTarget != nil else {
+            return Results(values: CHandle(raw), core: managed.core, name: "Map '\(managed.name)'")
+        }
         return Results(handle: CHandle(raw), core: managed.core, binding: managed.core.binding(forLinkOf: managed.property))
     }
 
-    /// The objects the map holds as values, sorted by their property
-    /// `keyPath`, as live results (fief_map_to_results, fief_results_sort;
-    /// nil values are left out).  Managed maps of objects only: traps
-    /// otherwise, as the answer is `Results` (RealmSwift sorts maps of
-    /// values into results of values, which the C ABI does not have).
+    /// The map's values sorted by `keyPath`, in a live `Results`
+    /// (fief_map_to_results, fief_results_sort): the objects it holds by
+    /// one of their properties (nil values are left out), or its values by
+    /// `"self"`.  Managed maps only: traps for an unmanaged map.
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Value> {
         results("sort").sorted(byKeyPath: keyPath, ascending: ascending)
     }
 
-    /// The objects the map holds as values, sorted by several keys (see
-    /// `sorted(byKeyPath:ascending:)`).
+    /// The map's values sorted by several keys (see `sorted(byKeyPath:ascending:)`).
     public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Value> where S.Iterator.Element == SortDescriptor {
         results("sort").sorted(by: sortDescriptors)
     }
@@ -421,51 +420,24 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
     /// The stored values of `property` of the values (`"self"`: the values
     /// themselves), nils left out.
     private func storedValues(ofProperty property: String) -> [Any] {
-        if property == "self" {
-            guard Self.valueType._fiefLinkTarget == nil else {
-                preconditionFailure("Invalid property name 'self' for aggregates over a Map of objects: name a property of \(Value.self)")
-            }
-            return values.compactMap(fiefStoredValue)
-        }
-        guard Self.valueType._fiefLinkTarget != nil else {
-            preconditionFailure("Invalid property name '\(property)' for a Map of \(Value.self): only 'self' is")
+        if (property == "self") != (Self.valueType._fiefLinkTarget == nil) {
+            preconditionFailure("Invalid property name '\(property)' for a Map of \(Value.self): \(property == "self" ? "name a property of the objects" : "only 'self' is")")
         }
         return fiefStoredValues(ofProperty: property, of: values, in: "Map")
     }
 
-    /// The aggregate `op` of property `property` of the objects of a managed
-    /// map of objects, computed by the library where the objects are stored
-    /// (fief_map_to_results, fief_results_aggregate; nil values are left
-    /// out): `.some(nil)` for a null result (no values); nil when the map is
-    /// unmanaged or holds values (aggregated in Swift: the C ABI aggregates
-    /// results and lists only).
+    /// The aggregate `op` computed by the library for a managed map
+    /// (fief_map_aggregate); nil when the map is unmanaged or its values are
+    /// not ones the library aggregates (computed in Swift then).
     private func libraryAggregate<T>(_ op: fief_aggregate_t, _ property: String, as type: T.Type) -> T?? {
-        guard case .managed(let managed) = state, Self.valueType._fiefLinkTarget != nil, property != "self" else { return nil }
-        let binding = managed.core.binding(forLinkOf: managed.property)
-        guard let index = binding.info.propertyIndex[property] else {
-            preconditionFailure("Invalid property name '\(property)' for class '\(binding.info.className)'")
-        }
-        let results = self.results("aggregate")
-        var value = fief_value_t()
-        let ok = withExtendedLifetime(results) {
-            fief_results_aggregate(results.handle.raw, binding.propertyKeys[index], op, &value)
-        }
-        if !ok { fiefTrap("Cannot aggregate '\(property)' of Map '\(managed.name)'", CError.last()) }
-        if value.type == FIEF_TYPE_NULL {
-            return op == FIEF_AGGREGATE_SUM ? FiefAggregate.convert(.int(0), to: T.self, core: managed.core) : .some(nil)
-        }
-        if value.type == FIEF_TYPE_DOUBLE, (T.self as? _Persistable.Type)?._fiefType == FIEF_TYPE_INT {
-            // The average of an integer property asked for as its own type
-            // (`average(of: \.age)`): truncated, as RealmSwift bridges it.
-            value = .int(Int64(value.u.double_value.rounded(.towardZero)))
-        }
-        return FiefAggregate.convert(value, to: T.self, core: managed.core)
+        guard case .managed(let managed) = state else { return nil }
+        return managed.libraryAggregate(op, valueType: Self.valueType, property: property, as: T.self)
     }
 
     /// The smallest value of `property` among the objects that are values of
     /// the map (`"self"`: the smallest value of a map of values), or nil
-    /// if there are none.  Computed by the library for a managed map of
-    /// objects, in Swift otherwise.
+    /// if there are none.  Computed by the library for a managed map
+    /// (fief_map_aggregate), in Swift otherwise.
     public func min<T: _HasPersistedType>(ofProperty property: String) -> T? where T.PersistedType: MinMaxType {
         if let result = libraryAggregate(FIEF_AGGREGATE_MIN, property, as: T.self) { return result }
         if property == "self" { return FiefAggregate.extremeElement(values, smallest: true).flatMap { FiefAggregate.cast($0, to: T.self) } }
@@ -663,23 +635,19 @@ extension RealmKeyedCollection where Value: OptionalProtocol, Value.Wrapped: Obj
     }
 }
 
+extension RealmKeyedCollection where Value.PersistedType: SortableType {
+    /// The values sorted by value, as live results (nil first ascending).
+    public func sorted(ascending: Bool = true) -> Results<Value> {
+        sorted(byKeyPath: "self", ascending: ascending)
+    }
+}
+
 /// An Optional, seen as its wrapped type (RealmSwift's `OptionalProtocol`).
 public protocol OptionalProtocol {
     associatedtype Wrapped
 }
 
 extension Optional: OptionalProtocol {}
-
-extension Map where Value: SortableType {
-    /// The values sorted (computed in the overlay, nil first), as an array:
-    /// the C ABI has no results of values.
-    public func sorted(ascending: Bool = true) -> [Value] {
-        values.sorted { a, b in
-            let (x, y) = (fiefStoredValue(a), fiefStoredValue(b))
-            return ascending ? FiefAggregate.less(x, y) : FiefAggregate.less(y, x)
-        }
-    }
-}
 
 // MARK: - Equality and description
 
@@ -835,6 +803,11 @@ final class ManagedMap: ManagedCollection {
     }
 
     override func handleIsValid(_ raw: OpaquePointer) -> Bool { fief_map_is_valid(raw) }
+
+    override func performAggregate(_ raw: OpaquePointer, _ property: fief_property_key_t, _ op: fief_aggregate_t,
+                                   _ out: UnsafeMutablePointer<fief_value_t>) -> Bool {
+        fief_map_aggregate(raw, property, op, out)
+    }
 
     /// Traps for a failed write of `key`: a key the realm refuses gets
     /// RealmSwift's message for invalid dictionary keys.

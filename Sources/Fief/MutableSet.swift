@@ -31,8 +31,11 @@ import Foundation
 /// Set algebra between two sets of the same realm runs in the engine
 /// (fief_set_intersects, fief_set_form_union, ...); with an unmanaged set, or
 /// one of another realm (a frozen one), it runs element by element.
-/// Filtering and sorting with key paths work on managed sets of objects
-/// (fief_set_to_results); aggregates work on every set.
+/// A managed set is queried by the library (fief_set_to_results): a set of
+/// objects filters and sorts by their properties, a set of values by
+/// `self`, both as live `Results`; aggregates are computed where the set is
+/// stored (fief_set_aggregate).  An unmanaged set computes aggregates in
+/// Swift; filtering and sorting it trap, as in RealmSwift.
 public final class MutableSet<Element: RealmCollectionValue> {
     enum State {
         /// Distinct elements, in the order they were inserted.
@@ -155,8 +158,8 @@ public final class MutableSet<Element: RealmCollectionValue> {
         }
     }
 
-    /// The position of the first object matching a predicate in Realm's
-    /// query language, or nil.  Managed sets of objects only.
+    /// The position of the first element matching a predicate in Realm's
+    /// query language (`self` for a set of values), or nil.  Managed sets only.
     public func index(matching predicateFormat: String, _ args: Any...) -> Int? {
         guard let object = results("search").filter(predicateFormat, arguments: args).first else { return nil }
         return index(of: object)
@@ -285,42 +288,44 @@ public final class MutableSet<Element: RealmCollectionValue> {
 
     // MARK: Queries and aggregates
 
-    /// The live results behind a managed set of objects
-    /// (fief_set_to_results); traps, naming `what`, for other sets.
+    /// The live results behind a managed set (fief_set_to_results): its
+    /// objects, or its values; traps, naming `what`, for an unmanaged set,
+    /// as RealmSwift does.
     func results(_ what: String) -> Results<Element> {
         guard let results = backingResults else {
-            if case .unmanaged = state {
-                preconditionFailure("Cannot \(what) an unmanaged MutableSet: only sets managed by a realm support it")
-            }
-            preconditionFailure("Cannot \(what) a MutableSet of \(Element.self) with a predicate or key path: the C ABI queries sets of objects only (fief_set_to_results)")
+            preconditionFailure("Cannot \(what) an unmanaged MutableSet: only sets managed by a realm support it (this method may only be called on MutableSet instances retrieved from a Realm)")
         }
         return results
     }
 
-    /// The set's objects as live results, in the set's order
-    /// (fief_set_to_results); nil for unmanaged sets and sets of values.
+    /// The set's elements as live results, in the set's order
+    /// (fief_set_to_results): objects for a set of objects, values
+    /// otherwise; nil for an unmanaged set.
     var backingResults: Results<Element>? {
-        guard case .managed(let managed) = state, Self.elementType._fiefLinkTarget != nil else { return nil }
+        guard case .managed(let managed) = state else { return nil }
         guard let raw = fief_set_to_results(managed.handle.raw) else {
             managed.trap(CError.last(), writing: false)
+        }
+        guard Self.elementType._fiefLinkTarget != nil else {
+            return Results(values: CHandle(raw), core: managed.core, name: "MutableSet '\(managed.name)'")
         }
         return Results(handle: CHandle(raw), core: managed.core, binding: managed.core.binding(forLinkOf: managed.property))
     }
 
-    /// The objects that match `predicateFormat` (see `Results.filter`), in
-    /// the set's order, as live results.  Managed sets of objects only:
-    /// traps otherwise (the C ABI has no queries over sets of values).
+    /// The elements that match `predicateFormat` (see `Results.filter`; a
+    /// set of values names its element `self`: `"self > 5"`), in the set's
+    /// order, as live results.  Managed sets only: traps for an unmanaged one.
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
         results("filter").filter(predicateFormat, arguments: args)
     }
 
-    /// The objects sorted by the property `keyPath` (fief_set_to_results,
-    /// fief_results_sort).  Managed sets of objects only.
+    /// The elements sorted by the property `keyPath` ("self" for a set of
+    /// values) (fief_set_to_results, fief_results_sort).  Managed sets only.
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
         results("sort").sorted(byKeyPath: keyPath, ascending: ascending)
     }
 
-    /// The objects sorted by several keys (fief_results_sort).  Managed sets of objects only.
+    /// The elements sorted by several keys (fief_results_sort).  Managed sets only.
     public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         results("sort").sorted(by: sortDescriptors)
     }
@@ -516,40 +521,53 @@ extension MutableSet: FiefResultsBacked {
 
 // MARK: - Aggregates over sets of values
 
+extension MutableSet {
+    /// The aggregate `op` of a managed set of values computed by the library
+    /// (fief_set_aggregate); nil when the set is unmanaged or holds values the
+    /// library does not aggregate (computed in Swift then).
+    fileprivate func libraryAggregate<T>(_ op: fief_aggregate_t, as type: T.Type) -> T?? {
+        guard case .managed(let managed) = state else { return nil }
+        return managed.libraryAggregate(op, valueType: Self.elementType, property: "self", as: T.self)
+    }
+}
+
 extension MutableSet where Element: MinMaxType {
-    /// The smallest element, or nil if the set is empty (or holds only nil).
+    /// The smallest element, or nil if the set is empty (or holds only nil):
+    /// computed by the library for a managed set (fief_set_aggregate).
     public func min() -> Element? {
-        FiefAggregate.extremeElement(elements, smallest: true)
+        if let result = libraryAggregate(FIEF_AGGREGATE_MIN, as: Element.self) { return result }
+        return FiefAggregate.extremeElement(elements, smallest: true)
     }
 
     /// The largest element, or nil if the set is empty (or holds only nil).
     public func max() -> Element? {
-        FiefAggregate.extremeElement(elements, smallest: false)
+        if let result = libraryAggregate(FIEF_AGGREGATE_MAX, as: Element.self) { return result }
+        return FiefAggregate.extremeElement(elements, smallest: false)
     }
 }
 
 extension MutableSet where Element: AddableType {
     /// The sum of the elements (0 for an empty set; nil counts as nothing).
     public func sum() -> Element {
-        FiefAggregate.sum(elements.compactMap(fiefStoredValue), as: Element.self)
+        if let result = libraryAggregate(FIEF_AGGREGATE_SUM, as: Element.self), let sum = result { return sum }
+        return FiefAggregate.sum(elements.compactMap(fiefStoredValue), as: Element.self)
     }
 
     /// The average of the elements, or nil for an empty set (nil is left
     /// out).  The average of integers is a Double (or Decimal128/Float if
     /// asked for).
     public func average<T: AddableType>() -> T? {
-        FiefAggregate.average(elements.compactMap(fiefStoredValue), as: T.self)
+        if let result = libraryAggregate(FIEF_AGGREGATE_AVERAGE, as: T.self) { return result }
+        return FiefAggregate.average(elements.compactMap(fiefStoredValue), as: T.self)
     }
 }
 
 extension MutableSet where Element: SortableType {
-    /// The elements sorted by value (computed in the overlay: the C ABI
-    /// cannot sort sets of values); nil sorts first.
-    public func sorted(ascending: Bool = true) -> [Element] {
-        elements.sorted { a, b in
-            let (x, y) = (fiefStoredValue(a), fiefStoredValue(b))
-            return ascending ? FiefAggregate.less(x, y) : FiefAggregate.less(y, x)
-        }
+    /// The elements sorted by value, as live results (fief_set_to_results
+    /// and fief_results_sort by "self"); nil first ascending.  Managed sets
+    /// only: traps for an unmanaged set, as in RealmSwift.
+    public func sorted(ascending: Bool = true) -> Results<Element> {
+        results("sort").sorted(byKeyPath: "self", ascending: ascending)
     }
 }
 
@@ -655,6 +673,11 @@ final class ManagedSet: ManagedCollection {
     }
 
     override func handleIsValid(_ raw: OpaquePointer) -> Bool { fief_set_is_valid(raw) }
+
+    override func performAggregate(_ raw: OpaquePointer, _ property: fief_property_key_t, _ op: fief_aggregate_t,
+                                   _ out: UnsafeMutablePointer<fief_value_t>) -> Bool {
+        fief_set_aggregate(raw, property, op, out)
+    }
 
     func size() -> Int {
         checkGeneration()

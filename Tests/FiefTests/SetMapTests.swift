@@ -88,7 +88,15 @@ final class SetMapTests: FiefTestCase {
             let average: Double? = set.average()
             XCTAssertEqual(average, model.isEmpty ? nil : Double(model.reduce(0, +)) / Double(model.count))
             XCTAssertEqual(set.sorted(), model.sorted())
-            XCTAssertEqual(set.sorted(ascending: false), model.sorted(by: >))
+            if set.realm != nil {
+                // Managed: live results of values, in the library.
+                XCTAssertEqual(Array(set.sorted(ascending: false)), model.sorted(by: >))
+                XCTAssertEqual(Array(set.filter("self > 0")), model.filter { $0 > 0 }.sorted())
+                XCTAssertEqual(set.filter("self < 0").max(), model.filter { $0 < 0 }.max())
+                XCTAssertEqual(set.index(matching: "self > 10"), model.sorted().firstIndex { $0 > 10 })
+                XCTAssertEqual(set.sum(ofProperty: "self") as Int, model.reduce(0, +))
+                XCTAssertEqual(set.min(ofProperty: "self") as Int?, model.min())
+            }
         }
     }
 
@@ -220,7 +228,11 @@ final class SetMapTests: FiefTestCase {
         XCTAssertEqual(sets.dates.max(), date)
         XCTAssertEqual(sets.moods.min(), .sad)   // raw values: "SAD" < "happy"
         XCTAssertEqual(sets.levels.max(), .high)
-        XCTAssertEqual(sets.optStrings.sorted(ascending: false), ["x", nil])
+        XCTAssertEqual(Array(sets.optStrings.sorted(ascending: false)), ["x", nil])
+        XCTAssertEqual(Array(sets.optInts.filter("self == nil OR self > 2")), [nil, 3])
+        XCTAssertEqual(Array(sets.strings.sorted(byKeyPath: "self", ascending: false)), ["ü", "b", "a", ""])
+        XCTAssertEqual(sets.dates.min(), Date(timeIntervalSince1970: 0))
+        XCTAssertEqual(sets.optDoubles.average() as Double?, 2.5)
 
         // The schema says which properties are sets.
         let schema = try XCTUnwrap(realm.schema["ScalarSets"])
@@ -628,6 +640,8 @@ final class SetMapTests: FiefTestCase {
         XCTAssertEqual(students.sorted(byKeyPath: "age", ascending: false).first??.name, "Cat")
         XCTAssertEqual(students.sorted(by: [SortDescriptor(keyPath: "name", ascending: false)]).map { $0?.name }, ["Cat", "Bob", "Ann"])
         XCTAssertEqual(students.sorted(by: \.age, ascending: true).first??.name, "Bob")
+        // A map of values sorts its values (by "self").
+        XCTAssertEqual(Array(myStringMap.sorted(byKeyPath: "self", ascending: false)), myStringMap.values.sorted(by: >))
         // Live results: a change to the map shows.
         try realm.write { students["dan"] = Student(value: ["name": "Dan", "age": 1]) }
         XCTAssertEqual(byAge.first??.name, "Dan")
@@ -744,8 +758,13 @@ final class SetMapTests: FiefTestCase {
             XCTAssertEqual(map.sum(), model.values.reduce(0, +))
             let average: Double? = map.average()
             XCTAssertEqual(average, model.isEmpty ? nil : Double(model.values.reduce(0, +)) / Double(model.count))
-            XCTAssertEqual(map.sorted(), model.values.sorted())
-            XCTAssertEqual(map.sorted(ascending: false), model.values.sorted(by: >))
+            if map.realm != nil {
+                // Managed: the values as live results of values, in the library.
+                XCTAssertEqual(Array(map.sorted()), model.values.sorted())
+                XCTAssertEqual(Array(map.sorted(ascending: false)), model.values.sorted(by: >))
+                XCTAssertEqual(Array(map.sorted(byKeyPath: "self")), model.values.sorted())
+                XCTAssertEqual(map.sorted(by: [SortDescriptor(keyPath: "self", ascending: false)]).first, model.values.max())
+            }
         }
     }
 
@@ -853,6 +872,9 @@ final class SetMapTests: FiefTestCase {
         XCTAssertEqual(maps.optInts.average() as Double?, 1)
         XCTAssertEqual(maps.levels.max(), .high)
         XCTAssertEqual(maps.decimals.sum(), "12.34")
+        XCTAssertEqual(Array(maps.optInts.sorted()), [nil, 1])
+        XCTAssertEqual(maps.dates.max(), date)
+        XCTAssertEqual(maps.floats.sum(), 1.5)
 
         let schema = try XCTUnwrap(realm.schema["ScalarMaps"])
         XCTAssertEqual(schema["ints"]?.isMap, true)
@@ -1122,7 +1144,7 @@ final class SetMapTests: FiefTestCase {
         assertTraps("mapKeyBadOnAdd", message: "Invalid key 'x.y'")
         assertTraps("mapKeyBadInCreate", message: "Invalid key '$ref'")
         assertTraps("mapKeyBadInMerge", message: "Invalid key 'a.'")
-        assertTraps("mapSortValues", message: "the C ABI has results of objects only")
+        assertTraps("mapSortValuesByProperty", message: "Cannot sort")
         assertTraps("mapSortUnmanaged", message: "Cannot sort an unmanaged Map")
         assertTraps("mapWriteOutsideTransaction", message: "outside of a write transaction")
         assertTraps("mapInvalidated", message: "Access to invalidated Dictionary object")
@@ -1132,7 +1154,7 @@ final class SetMapTests: FiefTestCase {
         assertTraps("unmanagedSetIndexOutOfBounds", message: "Index 5 is out of bounds (must be less than 1)")
         assertTraps("setWriteOutsideTransaction", message: "outside of a write transaction")
         assertTraps("setInvalidated", message: "Access to invalidated Set object")
-        assertTraps("setFilterValues", message: "the C ABI queries sets of objects only")
+        assertTraps("setSortUnmanaged", message: "Cannot sort an unmanaged MutableSet")
         assertTraps("setFilterUnmanaged", message: "Cannot filter an unmanaged MutableSet")
         assertTraps("setFreezeUnmanaged", message: "may only be called on MutableSet instances retrieved from a Realm")
         assertTraps("setWrongValue", message: "Invalid value")
@@ -1167,11 +1189,11 @@ final class SetMapTests: FiefTestCase {
             try realm.write { realm.add(maps) }
             try realm.write { maps.ints.merge(["ok": 1, "a.": 2]) { $1 } }
         },
-        "mapSortValues": { _ in
+        "mapSortValuesByProperty": { _ in
             let realm = try Realm()
             let maps = ScalarMaps()
             try realm.write { realm.add(maps) }
-            _ = maps.ints.sorted(byKeyPath: "self")
+            _ = maps.ints.sorted(byKeyPath: "age")
         },
         "mapSortUnmanaged": { _ in
             _ = Map<String, Student?>().sorted(byKeyPath: "age")
@@ -1222,11 +1244,10 @@ final class SetMapTests: FiefTestCase {
             try realm.write { realm.delete(sets) }
             _ = ints.count
         },
-        "setFilterValues": { _ in
-            let realm = try Realm()
-            let sets = ScalarSets()
-            try realm.write { realm.add(sets) }
-            _ = sets.ints.filter("self > 1")
+        "setSortUnmanaged": { _ in
+            let set = MutableSet<Int>()
+            set.insert(1)
+            _ = set.sorted(ascending: false)
         },
         "setFilterUnmanaged": { _ in
             _ = Kennel().dogs.filter("age > 1")
