@@ -63,9 +63,10 @@ extension RealmCollection {
 /// The live, lazily evaluated objects of one class, optionally filtered and
 /// sorted (RealmSwift's `Results`); made by `Realm.objects(_:)`, never directly.
 /// Results of values (`Results<Int>`, `Results<String?>`, ...) come from a
-/// managed list of values (`list.filter("self > 1")`, `list.sorted()`):
-/// they read, filter, sort and aggregate the list's values in the library
-/// (fief_list_to_results, fief_results_get_value).
+/// managed list, set or map of values (`list.filter("self > 1")`,
+/// `set.sorted()`): they read, filter, sort and aggregate its values in the
+/// library (fief_list_to_results, fief_set_to_results, fief_map_to_results,
+/// fief_results_get_value).
 ///
 /// Results always show the realm's current version: after a commit (or
 /// `refresh()`), `count` and the elements change.  `for ... in` iterates the
