@@ -169,28 +169,6 @@ class ManagedCollection {
     func isSame(as other: ManagedCollection) -> Bool {
         index == other.index && row.sameRow(as: other.row)
     }
-
-    /// Creates an embedded object in place with `make` (the C call that makes
-    /// it the collection's) and gives it `child`'s values: an unmanaged
-    /// child becomes that object; a managed one is copied (its values are
-    /// read before `make` runs, since `make` may delete it).
-    func createEmbedded(_ child: EmbeddedObject?, make: () -> OpaquePointer?) {
-        checkGeneration()
-        guard let target = property.linkTarget else { return }
-        let copied: [(name: String, value: Any?)]? = child?._fiefManaged == nil ? nil : child?._fiefPropertyValues().map {
-            ($0.name, ($0.value as? FiefCollectionProtocol)?.fiefSnapshot() ?? $0.value)
-        }
-        guard let raw = make() else { trap(CError.last(), writing: true) }
-        let childRow = ManagedRow(handle: CHandle(raw), core: core, binding: core.binding(for: target))
-        guard let child else { return }
-        if let copied {
-            for (name, value) in copied {
-                if let i = childRow.binding.info.propertyIndex[name] { childRow.writeAny(i, value) }
-            }
-            return
-        }
-        childRow.adopt(child)
-    }
 }
 
 // MARK: - Elements

@@ -175,6 +175,11 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
         }
     }
 
+    /// `entries` as a Swift dictionary (the later of two equal keys wins).
+    static func dictionary(_ entries: [SingleMapEntry<Key, Value>]) -> [Key: Value] {
+        Dictionary(entries.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+    }
+
     func range(_ managed: ManagedMap, _ start: Int, _ count: Int) -> [SingleMapEntry<Key, Value>] {
         managed.entries(start, count).map { SingleMapEntry(key: Key(_fiefMapKey: $0.key), value: value($0.value, managed)) }
     }
@@ -301,7 +306,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
     func assign(_ newEntries: [SingleMapEntry<Key, Value>]) {
         switch state {
         case .unmanaged:
-            state = .unmanaged(Dictionary(newEntries.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last }))
+            state = .unmanaged(Self.dictionary(newEntries))
         case .managed(let managed):
             var copies = newEntries
             if Self.isEmbedded {
@@ -332,7 +337,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
     /// The value of `keyPath`: a map key, then properties of the object that
     /// is its value (`"rex.name"`); or a collection operator over the values
     /// (`"@count"`, `"@min.age"`, `"@max.age"`, `"@sum.age"`, `"@avg.age"`,
-    /// `self` as the property for maps of values).
+    /// `self` as the property for maps of values), computed by the library
+    /// for a managed map (fief_map_aggregate).
     public func value(forKeyPath keyPath: String) -> AnyObject? {
         if keyPath.hasPrefix("@") {
             let parts = keyPath.split(separator: ".", maxSplits: 1).map(String.init)
@@ -341,6 +347,12 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
             guard parts.count == 2 else {
                 preconditionFailure("Invalid key path '\(keyPath)': \(operation) must be followed by a property name")
             }
+            let ops: [String: fief_aggregate_t] = ["@min": FIEF_AGGREGATE_MIN, "@max": FIEF_AGGREGATE_MAX,
+                                                   "@sum": FIEF_AGGREGATE_SUM, "@avg": FIEF_AGGREGATE_AVERAGE]
+            guard let op = ops[operation] else {
+                preconditionFailure("Unsupported collection operation '\(operation)' in key path '\(keyPath)'")
+            }
+            if let result = libraryAggregate(op, parts[1], as: Any.self) { return result.map { $0 as AnyObject } }
             let values = storedValues(ofProperty: parts[1])
             let result: Any?
             switch operation {
@@ -354,13 +366,12 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
                 } else {
                     result = FiefAggregate.sum(values, as: Double.self)
                 }
-            case "@avg":
+            default:
                 if values.contains(where: { $0 is Decimal128 }) {
                     result = FiefAggregate.average(values, as: Decimal128.self)
                 } else {
                     result = FiefAggregate.average(values, as: Double.self)
                 }
-            default: preconditionFailure("Unsupported collection operation '\(operation)' in key path '\(keyPath)'")
             }
             return result.map { $0 as AnyObject }
         }
@@ -699,7 +710,7 @@ extension Map: Encodable where Key: Encodable, Value: Encodable {
     /// Encodes the entries as a dictionary (a JSON object).
     public func encode(to encoder: Encoder) throws {
         var container = encoder.singleValueContainer()
-        try container.encode(Dictionary(entries.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last }))
+        try container.encode(Self.dictionary(entries))
     }
 }
 
@@ -726,7 +737,7 @@ extension Map: FiefCollectionProtocol {
 
     func fiefSnapshot() -> _Persistable {
         let copy = Map()
-        copy.state = .unmanaged(Dictionary(entries.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last }))
+        copy.state = .unmanaged(Self.dictionary(entries))
         return copy
     }
 
@@ -882,12 +893,23 @@ final class ManagedMap: ManagedCollection {
            managed.core.path == core.path {
             return
         }
+        // A managed child is copied: read its values first, since the
+        // insert deletes the key's current object (which it may be).
+        let copied: [(name: String, value: Any?)]? = child._fiefManaged == nil ? nil : child._fiefPropertyValues().map {
+            ($0.name, ($0.value as? FiefCollectionProtocol)?.fiefSnapshot() ?? $0.value)
+        }
+        checkGeneration()
         let arena = _FiefArena()
-        createEmbedded(child) {
-            guard let raw = withExtendedLifetime(arena, { fief_map_insert_embedded(handle.raw, arena.string(key).u.string) }) else {
-                trapWriting(key, CError.last())
-            }
-            return raw
+        guard let raw = withExtendedLifetime(arena, { fief_map_insert_embedded(handle.raw, arena.string(key).u.string) }) else {
+            trapWriting(key, CError.last())
+        }
+        let childRow = ManagedRow(handle: CHandle(raw), core: core, binding: core.binding(forLinkOf: property))
+        guard let copied else {
+            childRow.adopt(child)   // the unmanaged child becomes the new object
+            return
+        }
+        for (name, value) in copied {
+            if let i = childRow.binding.info.propertyIndex[name] { childRow.writeAny(i, value) }
         }
     }
 
