@@ -1082,6 +1082,33 @@ final class SetMapTests: FiefTestCase {
         XCTAssertEqual(frozenKennel.dogsByName.keys, ["ace", "rex"])
     }
 
+    // MARK: - Copies
+
+    /// Realm.writeCopy (fief_realm_write_copy) keeps sets and maps: values,
+    /// links (with their backlinks: deleting a dog in the copy takes it out),
+    /// embedded map values.
+    func testWriteCopyKeepsSetsAndMaps() throws {
+        let realm = try Realm(configuration: fileConfiguration(objectTypes: [Kennel.self, Dog.self, DogToy.self, Address.self]))
+        let kennel = Kennel(id: 1, name: "K")
+        kennel.tags.insert(objectsIn: ["a", "b"])
+        kennel.dogs.insert(objectsIn: [Dog(name: "Rex", age: 3), Dog(name: "Ace", age: 1)])
+        kennel.dogsByName["rex"] = kennel.dogs.first
+        kennel.offices["oslo"] = address("Quay 1", "Oslo")
+        try realm.write { realm.add(kennel) }
+        let copyURL = directory.appendingPathComponent("copy.realm")
+        try realm.writeCopy(toFile: copyURL)
+        let copy = try Realm(configuration: Realm.Configuration(fileURL: copyURL, objectTypes: [Kennel.self, Dog.self, DogToy.self, Address.self]))
+        let copied = try XCTUnwrap(copy.object(ofType: Kennel.self, forPrimaryKey: 1))
+        XCTAssertEqual(Array(copied.tags), ["a", "b"])
+        XCTAssertEqual(Set(copied.dogs.map(\.name)), ["Rex", "Ace"])
+        XCTAssertEqual(copied.dogsByName.keys, ["rex"])
+        XCTAssertEqual(copied.offices["oslo"]??.city, "Oslo")
+        let rex = try XCTUnwrap(copy.objects(Dog.self).filter("name == 'Rex'").first)
+        try copy.write { copy.delete(rex) }
+        XCTAssertEqual(copied.dogs.map(\.name), ["Ace"])
+        XCTAssertEqual(copied.dogsByName["rex"], .some(nil))
+    }
+
     // MARK: - The dynamic API
 
     /// Lists, sets and maps of a class known only by name: values as
