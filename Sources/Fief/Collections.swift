@@ -115,6 +115,22 @@ class ManagedCollection {
         return ManagedRow(handle: CHandle(out), core: target, binding: row.binding)
     }
 
+    /// The owner's row in a frozen copy of its realm at its current version
+    /// (fief_realm_freeze, fief_object_resolve_in), for `freeze()`: traps,
+    /// as RealmSwift does, when the owner was deleted or invalidated.
+    func frozenRow(typeName: String) -> ManagedRow {
+        guard isValid, let row = resolvedRow(in: core.frozenCore()) else {
+            preconditionFailure("Cannot freeze a \(typeName) whose object has been deleted or invalidated.")
+        }
+        return row
+    }
+
+    /// The owner's row in the live realm of this frozen one, for `thaw()`;
+    /// nil when the owner was deleted since.
+    func liveRow() -> ManagedRow? {
+        resolvedRow(in: core.liveCore())
+    }
+
     /// The aggregate `op` of the values (`property` 0) or of property
     /// `property` of the objects, computed by the library where they are
     /// stored (fief_set_aggregate / fief_map_aggregate); nil for a null

@@ -477,48 +477,46 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
 
     // MARK: ThreadConfined
 
-    /// The realm of the map's object, or nil if it is unmanaged.
-    public var realm: Realm? {
-        guard case .managed(let managed) = state else { return nil }
-        return Realm(core: managed.core)
+    /// The managed map, nil while unmanaged.
+    private var managed: ManagedMap? {
+        if case .managed(let managed) = state { return managed }
+        return nil
     }
+
+    /// The managed map; traps, as RealmSwift does, for an unmanaged one.
+    private func requireManaged() -> ManagedMap {
+        guard let managed else {
+            preconditionFailure("This method may only be called on Map instances retrieved from a Realm")
+        }
+        return managed
+    }
+
+    /// The realm of the map's object, or nil if it is unmanaged.
+    public var realm: Realm? { managed.map { Realm(core: $0.core) } }
 
     /// Whether the map's object was deleted, or its realm invalidated
-    /// (fief_map_is_valid).  Always false for unmanaged maps.
-    public var isInvalidated: Bool {
-        guard case .managed(let managed) = state else { return false }
-        return !managed.isValid
-    }
+    /// (fief_map_is_valid).  Always false for an unmanaged map.
+    public var isInvalidated: Bool { managed.map { !$0.isValid } ?? false }
 
     /// Whether the map belongs to a frozen realm (an unmanaged map is never frozen).
-    public var isFrozen: Bool {
-        guard case .managed(let managed) = state else { return false }
-        return managed.core.isFrozen
-    }
+    public var isFrozen: Bool { managed?.core.isFrozen ?? false }
 
     /// A frozen copy of this managed map, readable from any thread: the map
     /// of the owner's frozen copy (fief_realm_freeze, fief_object_resolve_in).
     /// A frozen map returns itself.  Traps for unmanaged and invalidated
     /// maps, as RealmSwift does.
     public func freeze() -> Map {
-        guard case .managed(let managed) = state else {
-            preconditionFailure("This method may only be called on Map instances retrieved from a Realm")
-        }
+        let managed = requireManaged()
         if managed.core.isFrozen { return self }
-        guard managed.isValid, let row = managed.resolvedRow(in: managed.core.frozenCore()) else {
-            preconditionFailure("Cannot freeze a Map whose object has been deleted or invalidated.")
-        }
-        return Map(managed: ManagedMap(row: row, index: managed.index))
+        return Map(managed: ManagedMap(row: managed.frozenRow(typeName: "Map"), index: managed.index))
     }
 
     /// The live map for this frozen one, or nil if its object was deleted
     /// since.  A live map returns itself.
     public func thaw() -> Map? {
-        guard case .managed(let managed) = state else {
-            preconditionFailure("This method may only be called on Map instances retrieved from a Realm")
-        }
+        let managed = requireManaged()
         if !managed.core.isFrozen { return self }
-        return managed.resolvedRow(in: managed.core.liveCore()).map { Map(managed: ManagedMap(row: $0, index: managed.index)) }
+        return managed.liveRow().map { Map(managed: ManagedMap(row: $0, index: managed.index)) }
     }
 }
 

@@ -404,48 +404,46 @@ public final class MutableSet<Element: RealmCollectionValue> {
 
     // MARK: ThreadConfined
 
-    /// The realm of the set's object, or nil if it is unmanaged.
-    public var realm: Realm? {
-        guard case .managed(let managed) = state else { return nil }
-        return Realm(core: managed.core)
+    /// The managed set, nil while unmanaged.
+    private var managed: ManagedSet? {
+        if case .managed(let managed) = state { return managed }
+        return nil
     }
+
+    /// The managed set; traps, as RealmSwift does, for an unmanaged one.
+    private func requireManaged() -> ManagedSet {
+        guard let managed else {
+            preconditionFailure("This method may only be called on MutableSet instances retrieved from a Realm")
+        }
+        return managed
+    }
+
+    /// The realm of the set's object, or nil if it is unmanaged.
+    public var realm: Realm? { managed.map { Realm(core: $0.core) } }
 
     /// Whether the set's object was deleted, or its realm invalidated
-    /// (fief_set_is_valid).  Always false for unmanaged sets.
-    public var isInvalidated: Bool {
-        guard case .managed(let managed) = state else { return false }
-        return !managed.isValid
-    }
+    /// (fief_set_is_valid).  Always false for an unmanaged set.
+    public var isInvalidated: Bool { managed.map { !$0.isValid } ?? false }
 
-    /// Whether the set belongs to a frozen realm.
-    public var isFrozen: Bool {
-        guard case .managed(let managed) = state else { return false }
-        return managed.core.isFrozen
-    }
+    /// Whether the set belongs to a frozen realm (an unmanaged set is never frozen).
+    public var isFrozen: Bool { managed?.core.isFrozen ?? false }
 
     /// A frozen copy of this managed set, readable from any thread: the set
     /// of the owner's frozen copy (fief_realm_freeze, fief_object_resolve_in).
     /// A frozen set returns itself.  Traps for unmanaged and invalidated
     /// sets, as RealmSwift does.
     public func freeze() -> MutableSet {
-        guard case .managed(let managed) = state else {
-            preconditionFailure("This method may only be called on MutableSet instances retrieved from a Realm")
-        }
+        let managed = requireManaged()
         if managed.core.isFrozen { return self }
-        guard managed.isValid, let row = managed.resolvedRow(in: managed.core.frozenCore()) else {
-            preconditionFailure("Cannot freeze a MutableSet whose object has been deleted or invalidated.")
-        }
-        return MutableSet(managed: ManagedSet(row: row, index: managed.index))
+        return MutableSet(managed: ManagedSet(row: managed.frozenRow(typeName: "MutableSet"), index: managed.index))
     }
 
     /// The live set for this frozen one, or nil if its object was deleted
     /// since.  A live set returns itself.
     public func thaw() -> MutableSet? {
-        guard case .managed(let managed) = state else {
-            preconditionFailure("This method may only be called on MutableSet instances retrieved from a Realm")
-        }
+        let managed = requireManaged()
         if !managed.core.isFrozen { return self }
-        return managed.resolvedRow(in: managed.core.liveCore()).map { MutableSet(managed: ManagedSet(row: $0, index: managed.index)) }
+        return managed.liveRow().map { MutableSet(managed: ManagedSet(row: $0, index: managed.index)) }
     }
 }
 
