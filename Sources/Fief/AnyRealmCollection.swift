@@ -2,8 +2,7 @@ import CFief
 import Foundation
 
 /// Any Realm collection of `Element`s behind one type (RealmSwift's
-/// `AnyRealmCollection`): results, linking objects, and the collections
-/// that conform to `RealmCollection` later (List, MutableSet), so that
+/// `AnyRealmCollection`): results, linking objects, lists and sets, so that
 /// code can store or return "some collection of dogs" without naming which.
 ///
 ///     func dogs(in realm: Realm, of toy: DogToy?) -> AnyRealmCollection<Dog> {
@@ -98,8 +97,8 @@ extension AnyRealmCollection: Encodable where Element: Encodable {
 
 /// A collection whose elements are those of live results (for filters and
 /// aggregates through `AnyRealmCollection`).  Conforming types: `Results`,
-/// `LinkingObjects`, `List` (managed lists, through fief_list_to_results);
-/// MutableSet should conform when it comes.
+/// `LinkingObjects`, `List` (managed lists, through fief_list_to_results),
+/// `MutableSet` (managed sets of objects, through fief_set_to_results).
 protocol FiefResultsBacked {
     /// The results, as `Results<Element>`; nil when unmanaged.
     var fiefBackingResults: Any? { get }

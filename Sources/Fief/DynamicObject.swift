@@ -13,8 +13,11 @@ import Foundation
 ///     let toy = rex["favoriteToy"] as? DynamicObject
 ///
 /// Values read are those of the column's type (`Int`, `String?`, ...;
-/// links as `DynamicObject`s).  This version covers scalar and to-one link
-/// properties; list, set, map and mixed columns are not visible through it.
+/// links as `DynamicObject`s); a list, set or map column reads as a live
+/// `List`, `MutableSet` or `Map` of that type (`List<DynamicObject>`,
+/// `MutableSet<String>`, `Map<String, DynamicObject?>`), written and
+/// queried as typed ones are (lists, sets and maps of embedded objects are
+/// read only).  Mixed columns are not visible through it yet.
 /// Instances come only from a realm: `DynamicObject()` cannot be added.
 @dynamicMemberLookup
 public final class DynamicObject: Object {

@@ -10,7 +10,10 @@
 // `let` RealmProperty/RealmOptional members, KVC and `init(value:)`,
 // Codable models, the dynamic API (DynamicObject), Realm,
 // Realm.Configuration, Results, AnyRealmCollection, List (of values, links
-// and embedded objects), ObjectId and Decimal128 (with its arithmetic).
+// and embedded objects), MutableSet (of values and links), Map (string keys
+// to values, links and embedded objects; everything on the Map page but
+// notifications, which the C ABI does not have yet), ObjectId and
+// Decimal128 (with its arithmetic).
 //
 // Threading (a deliberate difference from RealmSwift): a live realm, its
 // objects and its results may be used from any thread, one call at a time
@@ -68,6 +71,19 @@
 //   Aggregates of managed collections are the library's
 //   (fief_results_aggregate, fief_list_aggregate); unmanaged lists aggregate
 //   in the overlay, and cannot filter or sort (a trap, as in RealmSwift).
+// - MutableSet and Map (MutableSet.swift, Map.swift, Collections.swift)
+//   follow List: a property of any collection kind is a
+//   `FiefCollectionProtocol` (schema discovery gives its
+//   FIEF_COLLECTION_* from the type), unmanaged state in the instance,
+//   promotion on add, one cached live instance per managed property, reads
+//   in batches (fief_set_get_range, fief_map_get_entries).  Set algebra
+//   between two sets of one realm runs in the library (fief_set_form_union,
+//   ...), otherwise element by element.  Managed sets and maps query and
+//   sort as live Results (fief_set_to_results, fief_map_to_results: of
+//   objects, or of values over `self`) and aggregate in the library
+//   (fief_set_aggregate, fief_map_aggregate); unmanaged ones aggregate in
+//   the overlay and trap for queries and sorts, as RealmSwift does.  A map
+//   key the library refuses (`.`, a leading `$`) traps, as RealmSwift throws.
 // - Default file: `default.realm` in the current directory.
 
 import CFief

@@ -409,10 +409,11 @@ public final class List<Element: RealmCollectionValue> {
         guard let raw = fief_list_to_results(managed.handle.raw) else {
             managed.trap(CError.last(), writing: false)
         }
-        guard let target = Self.elementType._fiefLinkTarget else {
+        guard Self.elementType._fiefLinkTarget != nil else {
             return Results(values: CHandle(raw), core: managed.core, name: "List '\(managed.name)'")
         }
-        return Results(handle: CHandle(raw), core: managed.core, binding: managed.core.binding(for: target))
+        let target = managed.core.binding(forLinkOf: managed.row.binding.info.properties[managed.index])
+        return Results(handle: CHandle(raw), core: managed.core, binding: target)
     }
 
     /// The elements that match `predicateFormat` (see `Results.filter`; a
@@ -555,7 +556,7 @@ public final class List<Element: RealmCollectionValue> {
 
     /// Binds this (unmanaged) instance to list property `index` of `row`:
     /// from now on it shows the realm's list.  Its in-memory elements are
-    /// dropped; `Realm.add` writes them (see `FiefListProtocol.fiefSnapshot`).
+    /// dropped; `Realm.add` writes them (see `FiefCollectionProtocol.fiefSnapshot`).
     func attach(to row: ManagedRow, index: Int) {
         state = .managed(ManagedList(row: row, index: index))
     }
@@ -764,19 +765,7 @@ extension List: Encodable where Element: Encodable {
 
 // MARK: - As a property type
 
-/// What the overlay needs of a `List` without knowing its element type.
-protocol FiefListProtocol: AnyObject {
-    /// A new unmanaged list of the same type holding this one's elements now.
-    func fiefSnapshot() -> _Persistable
-    /// Binds this instance to list property `index` of `row` (see `List.attach`).
-    func fiefAttach(to row: ManagedRow, index: Int)
-    /// Replaces this list's elements with those of `other`, a list of the same type.
-    func fiefAssign(from other: Any)
-    /// The live list property `index` of `row`, as a new instance.
-    static func fiefManaged(row: ManagedRow, index: Int) -> Any
-}
-
-extension List: FiefListProtocol {
+extension List: FiefCollectionProtocol {
     func fiefSnapshot() -> _Persistable {
         let copy = List()
         copy.state = .unmanaged(elements)

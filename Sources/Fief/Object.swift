@@ -380,10 +380,17 @@ public struct Property: Sendable, Equatable, CustomStringConvertible {
     public let objectClassName: String?
     /// Whether it is a list (`List<...>`) of values or objects of `type`.
     public let isArray: Bool
+    /// Whether it is a set (`MutableSet<...>`) of values or objects of `type`.
+    public let isSet: Bool
+    /// Whether it is a map (`Map<String, ...>`) of values or objects of `type`.
+    public let isMap: Bool
 
-    init(name: String, type: PropertyType, isOptional: Bool, isIndexed: Bool, isPrimary: Bool, objectClassName: String? = nil, isArray: Bool = false) {
+    init(name: String, type: PropertyType, isOptional: Bool, isIndexed: Bool, isPrimary: Bool, objectClassName: String? = nil,
+         collectionType: fief_collection_type_t = fief_collection_type_t(FIEF_COLLECTION_NONE)) {
         self.name = name
-        self.isArray = isArray
+        self.isArray = collectionType == fief_collection_type_t(FIEF_COLLECTION_LIST)
+        self.isSet = collectionType == fief_collection_type_t(FIEF_COLLECTION_SET)
+        self.isMap = collectionType == fief_collection_type_t(FIEF_COLLECTION_MAP)
         self.type = type
         self.isOptional = isOptional
         self.isIndexed = isIndexed
@@ -391,9 +398,20 @@ public struct Property: Sendable, Equatable, CustomStringConvertible {
         self.objectClassName = objectClassName
     }
 
+    /// The type as a declaration names it: `Int?`, `Dog?`, `List<Dog>`,
+    /// `MutableSet<string>`, `Map<String, Dog?>`.
+    var typeDescription: String {
+        let element = "\(objectClassName ?? "\(type)")\(isOptional ? "?" : "")"
+        if isArray { return "List<\(element)>" }
+        if isSet { return "MutableSet<\(element)>" }
+        if isMap { return "Map<String, \(element)>" }
+        return element
+    }
+
     public var description: String {
         let target = objectClassName.map { "\n\tobjectClassName = \($0);" } ?? ""
-        return "\(name) {\n\ttype = \(type);\(isArray ? "\n\tarray = YES;" : "")\(target)\n\tindexed = \(isIndexed ? "YES" : "NO");\n\tisPrimary = \(isPrimary ? "YES" : "NO");\n\toptional = \(isOptional ? "YES" : "NO");\n}"
+        let kind = isArray ? "\n\tarray = YES;" : isSet ? "\n\tset = YES;" : isMap ? "\n\tmap = YES;" : ""
+        return "\(name) {\n\ttype = \(type);\(kind)\(target)\n\tindexed = \(isIndexed ? "YES" : "NO");\n\tisPrimary = \(isPrimary ? "YES" : "NO");\n\toptional = \(isOptional ? "YES" : "NO");\n}"
     }
 }
 
@@ -412,7 +430,7 @@ public struct ObjectSchema: Sendable, Equatable, CustomStringConvertible {
         properties = info.properties.map {
             Property(name: $0.name, type: PropertyType(fiefType: $0.type), isOptional: $0.isOptional,
                      isIndexed: $0.isIndexed || $0.isPrimaryKey, isPrimary: $0.isPrimaryKey,
-                     objectClassName: $0.linkTargetName, isArray: $0.isList)
+                     objectClassName: $0.linkTargetName, collectionType: $0.collectionType)
         }
     }
 
@@ -431,7 +449,7 @@ public struct ObjectSchema: Sendable, Equatable, CustomStringConvertible {
                                        isOptional: p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0,
                                        isIndexed: primary || p.flags & UInt32(FIEF_PROPERTY_INDEXED) != 0, isPrimary: primary,
                                        objectClassName: p.link_target.map { String(cString: $0) },
-                                       isArray: p.collection_type == fief_collection_type_t(FIEF_COLLECTION_LIST)))
+                                       collectionType: p.collection_type))
         }
         self.properties = properties
     }
@@ -445,7 +463,7 @@ public struct ObjectSchema: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(className) {\n" + properties.map { "\t\($0.name): \($0.objectClassName ?? "\($0.type)")\($0.isOptional ? "?" : "")" }.joined(separator: "\n") + "\n}"
+        "\(className) {\n" + properties.map { "\t\($0.name): \($0.typeDescription)" }.joined(separator: "\n") + "\n}"
     }
 }
 

@@ -28,7 +28,7 @@ public struct Persisted<Value: _Persistable> {
         /// the object (so that Codable can read it), nil when it was learnt
         /// on first access.
         case managed(index: Int, row: ManagedRow?)
-        /// A collection property (List) of a managed object: the live
+        /// A collection property (List, MutableSet, Map) of a managed object: the live
         /// collection instance, returned by every read (RealmSwift's
         /// `managedCached`), bound to `row`.
         case managedCollection(index: Int, row: ManagedRow, value: Value)
@@ -82,7 +82,7 @@ public struct Persisted<Value: _Persistable> {
                 return kind._fiefLinkingObjects(of: observed, propertyName: property) as! Value
             }
             if let managed = observed._fiefManaged {
-                if Value.self is FiefListProtocol.Type {
+                if Value.self is FiefCollectionProtocol.Type {
                     if case .managedCollection(_, let row, let value) = observed[keyPath: storageKeyPath].storage, row === managed {
                         return value
                     }
@@ -112,23 +112,23 @@ public struct Persisted<Value: _Persistable> {
                 preconditionFailure("Linking objects are read-only: change the links that point here instead")
             }
             if let managed = observed._fiefManaged {
-                // Assigning a list replaces its contents (a no-op for the list itself).
+                // Assigning a collection replaces its contents (a no-op for the collection itself).
                 if case .managedCollection(_, let row, let value) = observed[keyPath: storageKeyPath].storage, row === managed,
-                   let list = value as? FiefListProtocol, list === (newValue as? FiefListProtocol) {
+                   let list = value as? FiefCollectionProtocol, list === (newValue as? FiefCollectionProtocol) {
                     return
                 }
                 let index = managedIndex(observed, managed, storageKeyPath)
                 managed.write(index, newValue)
                 return
             }
-            if let newList = newValue as? FiefListProtocol {
-                // Assigning a list replaces the contents of the object's own list.
-                if case .unmanaged(let value) = observed[keyPath: storageKeyPath].storage, let list = value as? FiefListProtocol {
+            if let newList = newValue as? FiefCollectionProtocol {
+                // Assigning a collection replaces the contents of the object's own one.
+                if case .unmanaged(let value) = observed[keyPath: storageKeyPath].storage, let list = value as? FiefCollectionProtocol {
                     if list !== newList { list.fiefAssign(from: newList) }
                     return
                 }
                 let own = Value._fiefDefault()
-                (own as? FiefListProtocol)?.fiefAssign(from: newList)
+                (own as? FiefCollectionProtocol)?.fiefAssign(from: newList)
                 observed[keyPath: storageKeyPath].storage = .unmanaged(own)
                 return
             }
@@ -234,8 +234,8 @@ extension Persisted: FiefFieldAccessor {
     static func fiefAssign(_ any: Any?, at address: UnsafeMutableRawPointer) -> Bool {
         guard let value = Value._fiefFromAny(any) else { return false }
         if case .unmanaged(let existing) = address.assumingMemoryBound(to: Persisted<Value>.self).pointee.storage,
-           let list = existing as? FiefListProtocol {
-            // A list property keeps its instance; its contents are replaced.
+           let list = existing as? FiefCollectionProtocol {
+            // A collection property keeps its instance; its contents are replaced.
             list.fiefAssign(from: value)
             return true
         }
@@ -245,8 +245,8 @@ extension Persisted: FiefFieldAccessor {
 
     static func fiefBind(at address: UnsafeMutableRawPointer, index: Int, row: ManagedRow) {
         let persisted = address.assumingMemoryBound(to: Persisted<Value>.self)
-        if case .unmanaged(let value) = persisted.pointee.storage, let list = value as? FiefListProtocol {
-            // The same list instance becomes live (RealmSwift's promotion).
+        if case .unmanaged(let value) = persisted.pointee.storage, let list = value as? FiefCollectionProtocol {
+            // The same collection instance becomes live (RealmSwift's promotion).
             list.fiefAttach(to: row, index: index)
             persisted.pointee.storage = .managedCollection(index: index, row: row, value: value)
             return

@@ -188,13 +188,14 @@ public struct Realm {
         // Links to unmanaged objects are set once this object is managed
         // (they may link back to it): the whole graph is added, once each.
         var later: [(index: Int, target: ObjectBase)] = []
-        // Lists are written once the object is managed, from a copy of their
-        // elements: binding the object makes the same List instances live.
+        // Collections (lists, sets, maps) are written once the object is
+        // managed, from a copy of their elements: binding the object makes
+        // the same instances live.
         var lists: [(index: Int, elements: _Persistable)] = []
         ObjectSchemaInfo.forEachPersisted(of: object) { name, persisted in
             guard let index = info.propertyIndex[name] else { return }
             let value = persisted.unmanagedValue
-            if let list = value as? FiefListProtocol {
+            if let list = value as? FiefCollectionProtocol {
                 lists.append((index, list.fiefSnapshot()))
                 return
             }
@@ -265,7 +266,7 @@ public struct Realm {
         let given = Realm.propertyValues(from: value, info: info)
         let arena = _FiefArena()
         var embedded: [(index: Int, value: Any)] = []
-        // Lists are written once the object exists.
+        // Collections (lists, sets, maps) are written once the object exists.
         var lists: [(index: Int, value: Any?)] = []
         func convert(_ index: Int, _ given: Any?) -> fief_value_t {
             let property = info.properties[index]
@@ -325,7 +326,7 @@ public struct Realm {
         var values: [fief_value_t] = []
         if onlyGiven {
             for index in given.keys.sorted() {
-                if info.properties[index].isList {
+                if info.properties[index].isCollection {
                     lists.append((index, given[index]!))
                     continue
                 }
@@ -337,7 +338,7 @@ public struct Realm {
             if let defaults = defaults() {
                 ObjectSchemaInfo.forEachPersisted(of: defaults) { name, persisted in
                     guard let index = info.propertyIndex[name] else { return }
-                    if info.properties[index].isList {
+                    if info.properties[index].isCollection {
                         if let value = given[index] { lists.append((index, value)) }
                         return
                     }
@@ -350,7 +351,7 @@ public struct Realm {
                 }
             } else {
                 for (index, property) in info.properties.enumerated() {
-                    if property.isList {
+                    if property.isCollection {
                         if let value = given[index] { lists.append((index, value)) }
                         continue
                     }
@@ -369,7 +370,7 @@ public struct Realm {
         let object = core.makeObject(type, handle: raw, binding: binding)
         if let row = object._fiefManaged {
             for (index, value) in lists {
-                row.writeAny(index, listValue(value, for: info.properties[index], update: update))
+                row.writeAny(index, collectionValue(value, for: info.properties[index], update: update))
             }
             for (index, value) in embedded {
                 if let child = value as? EmbeddedObject {
@@ -382,23 +383,36 @@ public struct Realm {
         return object
     }
 
-    /// The value given for a list property, with nested values of a list
-    /// of objects created as `create` creates linked objects (with `update`).
-    private func listValue(_ value: Any?, for property: PropertyInfo, update: UpdatePolicy) -> Any? {
+    /// The value given for a collection property (a list, set or map),
+    /// with nested values of objects created as `create` creates linked
+    /// objects (with `update`): the items of an array for a list or set,
+    /// the values of a dictionary for a map.
+    private func collectionValue(_ value: Any?, for property: PropertyInfo, update: UpdatePolicy) -> Any? {
         guard let target = property.linkTarget as? Object.Type, let source = fiefUnwrap(value),
-              !(source is FiefListProtocol), let items = source as? [Any?] else { return value }
-        return items.map { item -> Any? in
+              !(source is FiefCollectionProtocol) else { return value }
+        func linked(_ item: Any?) -> Any? {
             switch fiefUnwrap(item) {
             case let object as Object:
                 return object
+            case nil, is NSNull:
+                return nil
             case let some?:
                 // Objects without a primary key are always new (RealmSwift's rule).
+                if let name = property.dynamicLinkTarget {
+                    // A class known only by name (the dynamic API).
+                    let policy = core.dynamicBinding(named: name).info.primaryKeyIndex == nil ? .error : update
+                    return dynamicCreate(name, value: some, update: policy)
+                }
                 let policy = ObjectSchemaInfo.of(target).primaryKeyIndex == nil ? .error : update
                 return target._fiefCreate(in: self, value: some, update: policy)
-            case nil:
-                return nil
             }
         }
+        if property.collectionType == fief_collection_type_t(FIEF_COLLECTION_MAP) {
+            guard let entries = source as? [String: Any?] else { return value }
+            return entries.mapValues(linked)
+        }
+        guard let items = source as? [Any?] else { return value }
+        return items.map(linked)
     }
 
     /// Property values by index from a dictionary, an array or an object.

@@ -63,9 +63,10 @@ extension RealmCollection {
 /// The live, lazily evaluated objects of one class, optionally filtered and
 /// sorted (RealmSwift's `Results`); made by `Realm.objects(_:)`, never directly.
 /// Results of values (`Results<Int>`, `Results<String?>`, ...) come from a
-/// managed list of values (`list.filter("self > 1")`, `list.sorted()`):
-/// they read, filter, sort and aggregate the list's values in the library
-/// (fief_list_to_results, fief_results_get_value).
+/// managed list, set or map of values (`list.filter("self > 1")`,
+/// `set.sorted()`): they read, filter, sort and aggregate its values in the
+/// library (fief_list_to_results, fief_set_to_results, fief_map_to_results,
+/// fief_results_get_value).
 ///
 /// Results always show the realm's current version: after a commit (or
 /// `refresh()`), `count` and the elements change.  `for ... in` iterates the
@@ -388,7 +389,8 @@ public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
     private enum Source {
         case results(Results<Element>, [fief_object_key_t])
         case elements([Element])
-        case batches(ListBatchReader<Element>)
+        /// A managed list or set read a batch at a time: the next batch, nil at the end.
+        case batches(() -> [Element]?)
     }
 
     private let source: Source
@@ -420,7 +422,11 @@ public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
     }
 
     init(batches: ListBatchReader<Element>) {
-        source = .batches(batches)
+        source = .batches(batches.next)
+    }
+
+    init(nextBatch: @escaping () -> [Element]?) {
+        source = .batches(nextBatch)
     }
 
     public mutating func next() -> Element? {
@@ -438,9 +444,9 @@ public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
             guard position < buffer.count else { return nil }
             position += 1
             return buffer[position - 1]
-        case .batches(let reader):
+        case .batches(let nextBatch):
             if position == buffer.count {
-                guard let batch = reader.next(), !batch.isEmpty else { return nil }
+                guard let batch = nextBatch(), !batch.isEmpty else { return nil }
                 buffer = batch
                 position = 0
             }

@@ -59,7 +59,8 @@ extension XCTestCase {
 /// Every test class's trap scenarios.
 enum TrapScenarioRegistry {
     static func registerAll() {
-        for table in [CustomPersistableTests.trapScenarios, KeyValueCodingTests.trapScenarios, DynamicAPITests.trapScenarios, ListTests.trapScenarios] {
+        for table in [CustomPersistableTests.trapScenarios, KeyValueCodingTests.trapScenarios, DynamicAPITests.trapScenarios, ListTests.trapScenarios,
+                      SetMapTests.trapScenarios] {
             TrapScenarios.all.merge(table) { first, _ in first }
         }
     }

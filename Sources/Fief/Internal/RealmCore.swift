@@ -184,6 +184,17 @@ final class RealmCore: @unchecked Sendable {
         return binding
     }
 
+    /// The binding of the class a link (or a collection of links) property
+    /// points to: the model class, or for a class known only by name (the
+    /// dynamic API) the file's class of that name.
+    func binding(forLinkOf property: PropertyInfo) -> ClassBinding {
+        if let name = property.dynamicLinkTarget { return dynamicBinding(named: name) }
+        guard let target = property.linkTarget else {
+            preconditionFailure("Property '\(property.name)' is not a link")
+        }
+        return binding(for: target)
+    }
+
     /// Before a write transaction: bind every type used so far, so that
     /// objects created before the write can be added inside it.
     func syncRegistry() {
@@ -420,7 +431,7 @@ final class ManagedRow {
     /// Property number `index` (fief_object_get_value).
     func read<V: _Persistable>(_ index: Int, as type: V.Type) -> V {
         checkGeneration()
-        if let list = V.self as? FiefListProtocol.Type {
+        if let list = V.self as? FiefCollectionProtocol.Type {
             return list.fiefManaged(row: self, index: index) as! V
         }
         var value = fief_value_t()
@@ -439,7 +450,7 @@ final class ManagedRow {
     /// Property number `index` as Any (fief_object_get_value).
     func readAny(_ index: Int) -> Any? {
         checkGeneration()
-        if let list = binding.info.properties[index].valueType as? FiefListProtocol.Type {
+        if let list = binding.info.properties[index].valueType as? FiefCollectionProtocol.Type {
             return list.fiefManaged(row: self, index: index)
         }
         var value = fief_value_t()
@@ -458,7 +469,7 @@ final class ManagedRow {
     /// custom type's persisted value, a link's object; nil for null.
     func readStored(_ index: Int) -> Any? {
         checkGeneration()
-        if let list = binding.info.properties[index].valueType as? FiefListProtocol.Type {
+        if let list = binding.info.properties[index].valueType as? FiefCollectionProtocol.Type {
             return list.fiefManaged(row: self, index: index)
         }
         var value = fief_value_t()
@@ -485,8 +496,8 @@ final class ManagedRow {
     /// Sets property number `index` (fief_object_set_value).
     func write<V: _Persistable>(_ index: Int, _ newValue: V) {
         checkGeneration()
-        if let source = newValue as? FiefListProtocol, let list = type(of: source).fiefManaged(row: self, index: index) as? FiefListProtocol {
-            // Assigning a list replaces the contents of the row's list.
+        if let source = newValue as? FiefCollectionProtocol, let list = type(of: source).fiefManaged(row: self, index: index) as? FiefCollectionProtocol {
+            // Assigning a collection replaces the contents of the row's one.
             list.fiefAssign(from: source)
             return
         }
@@ -532,7 +543,7 @@ final class ManagedRow {
         ObjectSchemaInfo.forEachPersisted(of: child) { name, persisted in
             guard let i = binding.info.propertyIndex[name] else { return }
             let value = persisted.unmanagedValue
-            values.append((i, (value as? FiefListProtocol)?.fiefSnapshot() ?? value))
+            values.append((i, (value as? FiefCollectionProtocol)?.fiefSnapshot() ?? value))
         }
         child._fiefManaged = self
         for (i, value) in values { write(i, value) }
@@ -549,7 +560,7 @@ final class ManagedRow {
         let arena = _FiefArena()
         for (i, given) in Realm.propertyValues(from: value, info: row.binding.info) {
             let property = row.binding.info.properties[i]
-            if property.isList {
+            if property.isCollection {
                 row.writeAny(i, given)
                 continue
             }

@@ -18,8 +18,13 @@ struct PropertyInfo {
     var dynamicLinkTarget: String? = nil
     /// For a link, or a list of objects: the class it points to.
     var linkTarget: ObjectBase.Type? { valueType._fiefLinkTarget }
-    /// Whether the property is a list (`FIEF_COLLECTION_LIST` of `type`).
-    var isList: Bool { valueType is FiefListProtocol.Type }
+    /// `FIEF_COLLECTION_LIST`, `_SET` or `_MAP` for a collection of `type`
+    /// (List, MutableSet, Map); `FIEF_COLLECTION_NONE` for one value.
+    var collectionType: fief_collection_type_t {
+        (valueType as? FiefCollectionProtocol.Type)?.fiefCollectionType ?? fief_collection_type_t(FIEF_COLLECTION_NONE)
+    }
+    /// Whether the property is a collection (List, MutableSet or Map).
+    var isCollection: Bool { valueType is FiefCollectionProtocol.Type }
     /// For a link: the name of the class it points to.
     var linkTargetName: String? { dynamicLinkTarget ?? linkTarget?.className() }
 }
@@ -82,7 +87,9 @@ final class ObjectSchemaInfo: @unchecked Sendable {
 
     /// The schema of class `cls` of a realm's file, for the dynamic API:
     /// its scalar and to-one link properties, read as `DynamicObject`s with
-    /// the Swift type of each column (other properties are left out).
+    /// the Swift type of each column, and its lists, sets and maps of those
+    /// (`List<Int>`, `MutableSet<DynamicObject>`, `Map<String, DynamicObject?>`);
+    /// mixed properties are left out.
     init(dynamicClass cls: fief_class_info_t, properties cProperties: [fief_property_info_t]) {
         type = DynamicObject.self
         className = cls.name.map { String(cString: $0) } ?? ""
@@ -90,10 +97,18 @@ final class ObjectSchemaInfo: @unchecked Sendable {
         var properties: [PropertyInfo] = []
         var keys: [fief_property_key_t] = []
         for p in cProperties {
-            guard p.collection_type == fief_collection_type_t(FIEF_COLLECTION_NONE), let cName = p.name else { continue }
+            guard let cName = p.name else { continue }
             let optional = p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0
-            guard let valueType = dynamicValueType(p.type, optional: optional) else { continue }
-            properties.append(PropertyInfo(name: String(cString: cName), type: p.type, isOptional: optional || p.type == FIEF_TYPE_LINK,
+            let valueType: _Persistable.Type?
+            if p.collection_type == fief_collection_type_t(FIEF_COLLECTION_NONE) {
+                valueType = dynamicValueType(p.type, optional: optional)
+            } else {
+                valueType = dynamicCollectionType(p.collection_type, of: p.type, optional: optional)
+            }
+            guard let valueType else { continue }
+            let isCollection = p.collection_type != fief_collection_type_t(FIEF_COLLECTION_NONE)
+            properties.append(PropertyInfo(name: String(cString: cName), type: p.type,
+                                           isOptional: optional || (p.type == FIEF_TYPE_LINK && !isCollection),
                                            isIndexed: p.flags & UInt32(FIEF_PROPERTY_INDEXED) != 0,
                                            isPrimaryKey: p.flags & UInt32(FIEF_PROPERTY_PRIMARY_KEY) != 0,
                                            valueType: valueType,
@@ -180,6 +195,29 @@ private func dynamicValueType(_ type: fief_type_t, optional: Bool) -> _Persistab
     }
 }
 
+/// The Swift type the dynamic API reads a collection column of `type` as:
+/// a list, set or map of the column's element type; objects as
+/// `DynamicObject` (`DynamicObject?` in a map, whose values may be nil).
+private func dynamicCollectionType(_ kind: fief_collection_type_t, of type: fief_type_t, optional: Bool) -> _Persistable.Type? {
+    let isMap = kind == fief_collection_type_t(FIEF_COLLECTION_MAP)
+    let element: (any RealmCollectionValue.Type)?
+    if type == FIEF_TYPE_LINK {
+        element = isMap ? DynamicObject?.self : DynamicObject.self
+    } else {
+        element = dynamicValueType(type, optional: optional) as? any RealmCollectionValue.Type
+    }
+    guard let element else { return nil }
+    func collection<T: RealmCollectionValue>(of _: T.Type) -> _Persistable.Type? {
+        switch kind {
+        case fief_collection_type_t(FIEF_COLLECTION_LIST): return List<T>.self
+        case fief_collection_type_t(FIEF_COLLECTION_SET): return MutableSet<T>.self
+        case fief_collection_type_t(FIEF_COLLECTION_MAP): return Map<String, T>.self
+        default: return nil
+        }
+    }
+    return collection(of: element)
+}
+
 /// Collects the properties read on a prototype in recording mode.
 final class KeyPathRecorder {
     var indices: [Int] = []
@@ -241,7 +279,7 @@ func makeCSchema(_ infos: [ObjectSchemaInfo]) -> Result<CHandle, CError> {
             var p = fief_property_info_t()
             p.name = arena.cString(property.name)
             p.type = property.type
-            p.collection_type = fief_collection_type_t(property.isList ? FIEF_COLLECTION_LIST : FIEF_COLLECTION_NONE)
+            p.collection_type = property.collectionType
             p.link_target = property.linkTargetName.map { arena.cString($0) }
             var flags: Int32 = 0
             if property.isOptional { flags |= FIEF_PROPERTY_NULLABLE }
@@ -301,9 +339,8 @@ final class ClassBinding: @unchecked Sendable {
                 return .failure(.error("Property '\(info.className).\(property.name)' is missing from the realm file's schema"))
             }
             let optional = p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0
-            let isList = p.collection_type == fief_collection_type_t(FIEF_COLLECTION_LIST)
-            guard isList == property.isList else {
-                return .failure(.error("Property '\(info.className).\(property.name)' is \(isList ? "a list" : "not a list") in the realm file but \(property.isList ? "a list" : "not a list") in the class"))
+            guard p.collection_type == property.collectionType else {
+                return .failure(.error("Property '\(info.className).\(property.name)' is \(fiefCollectionKindName(p.collection_type)) in the realm file but \(fiefCollectionKindName(property.collectionType)) in the class"))
             }
             guard p.type == property.type, optional == property.isOptional else {
                 return .failure(.error("Property '\(info.className).\(property.name)' has type \(PropertyType(fiefType: p.type))\(optional ? "?" : "") in the realm file but \(PropertyType(fiefType: property.type))\(property.isOptional ? "?" : "") in the class"))
