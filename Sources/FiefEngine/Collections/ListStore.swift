@@ -82,9 +82,11 @@ enum ListStore {
     }
 
     /// Store `values` (1...256 elements) as the segment of (`table`,
-    /// `column`, `owner`) at `position`, encoded in `scratch`.
+    /// `column`, `owner`) at `position`, encoded in `scratch`; `append`:
+    /// the key is expected to be the database's last (as in a copy, written
+    /// in key order, so LMDB fills its pages).
     static func put(_ values: [Value], _ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, column: UInt32, owner: Int64,
-                    position: UInt64, type: PropertyType, nullable: Bool, scratch: inout [UInt8]) throws(FiefError) {
+                    position: UInt64, type: PropertyType, nullable: Bool, append: Bool = false, scratch: inout [UInt8]) throws(FiefError) {
         let size = values.withUnsafeBufferPointer { Segment.encodedSize($0, type: type, nullable: nullable) }
         if scratch.count < size { scratch = [UInt8](repeating: 0, count: Swift.max(size, 4096)) }
         let check = checkKey(column: column, owner: owner, position: position)
@@ -96,9 +98,17 @@ enum ListStore {
             var keyBuffer = (UInt64(0), UInt64(0))
             try withUnsafeMutableBytes(of: &keyBuffer) { (raw) throws(FiefError) in
                 key(raw.baseAddress!, owner: owner, position: position)
-                _ = try LMDB.put(txn, dbi, UnsafeRawBufferPointer(raw), UnsafeRawBufferPointer(target))
+                try putSegment(txn, dbi, UnsafeRawBufferPointer(raw), UnsafeRawBufferPointer(target), append: append)
             }
         } }
+    }
+
+    /// Store one segment under `key`; with `append`, as the database's last
+    /// key when it is (LMDB then fills its pages), else where it goes.
+    static func putSegment(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer,
+                           append: Bool) throws(FiefError) {
+        if append, try LMDB.put(txn, dbi, key, value, flags: UInt32(MDB_APPEND)) { return }
+        _ = try LMDB.put(txn, dbi, key, value)
     }
 
     /// Every list stored in `dbi`, owner by owner, in key order: `body`

@@ -80,9 +80,10 @@ public enum FileCopy {
         return problems
     }
 
-    /// The copy's backlinks, made from its links (the source's are never
-    /// read); a link to an object the copy lacks (lost to damage) is cleared
-    /// and reported.
+    /// The copy's backlinks, made from its links and mixed values (the
+    /// source's are never read); a link to an object the copy lacks (lost to
+    /// damage) is cleared and reported, and so is a mixed value that links
+    /// to one or cannot be read.
     private static func rebuildBacklinks(_ schema: Schema, in target: Environment, _ out: OpaquePointer,
                                          report: (FileReportKind, String) -> Void) throws(FiefError) -> Int {
         var problems = 0
@@ -94,7 +95,7 @@ public enum FileCopy {
         let presence = CopyPresence(target, out, tables)
         func exists(_ classKey: UInt32, _ key: Int64) throws(FiefError) -> Bool { try presence.exists(classKey, key) }
         for objectClass in schema.classes {
-            let links = objectClass.properties.filter { $0.type == .link && $0.collection == .none }
+            let links = objectClass.properties.filter { ($0.type == .link || $0.type == .mixed) && $0.collection == .none }
             guard !links.isEmpty, let data = try target.database(Table.dataName(objectClass.key), txn: out, create: false) else { continue }
             var clusters: [(Int64, ChunkReader)] = []
             let cursor = try LMDBCursor(out, data)
@@ -107,21 +108,42 @@ public enum FileCopy {
             }
             var cleared: [(UInt32, Int64, DirtyChunk)] = []
             for link in links {
-                guard let targetKey = link.linkTarget.flatMap({ schema.objectClass(named: $0)?.key }), let dbi = backlinks[targetKey] else { continue }
+                let isMixed = link.type == .mixed
+                let linkTarget = isMixed ? nil : link.linkTarget.flatMap { schema.objectClass(named: $0)?.key }
+                guard isMixed || linkTarget.flatMap({ backlinks[$0] }) != nil else { continue }
                 for (cluster, live) in clusters {
                     guard let column = try ChunkParts.read(out, data, table: objectClass.key, column: link.key, cluster: cluster,
-                                                           type: .link, bounds: nil, tables: tables), column.base != nil else { continue }
+                                                           type: link.columnType, bounds: nil, tables: tables), column.base != nil else { continue }
                     var fixed: DirtyChunk?
+                    func clear(_ slot: Int, _ text: String) {
+                        if fixed == nil { fixed = DirtyChunk(type: link.type, from: column) }
+                        fixed!.set(slot, .null)
+                        problems += 1
+                        report(.problem, "class '\(objectClass.name)': " + text)
+                    }
                     for slot in 0..<ClusterLayout.slots where live.bit(slot) && !column.isNull(slot) {
                         let origin = cluster << ClusterLayout.shift | Int64(slot)
-                        let linked = column.int(slot)
-                        if try exists(targetKey, linked) {
-                            try Backlinks.add(out, dbi, target: linked, originClass: objectClass.key, property: link.key, origin: origin)
+                        let classKey: UInt32, linked: Int64
+                        if isMixed {
+                            guard let value = MixedCoding.decode(column.bytes(slot)) else {
+                                clear(slot, "the mixed value '\(link.name)' of object \(origin) cannot be read: copied as null")
+                                continue
+                            }
+                            guard case .link(let c, let k) = value else { continue }
+                            guard linkable(c, by: link, in: schema) else {
+                                clear(slot, "the mixed value '\(link.name)' of object \(origin) links to class \(c), which it cannot: copied as null")
+                                continue
+                            }
+                            (classKey, linked) = (c, k)
                         } else {
-                            if fixed == nil { fixed = DirtyChunk(type: .link, from: column) }
-                            fixed!.set(slot, .null)
-                            problems += 1
-                            report(.problem, "class '\(objectClass.name)': the link '\(link.name)' of object \(origin) points to an object that was lost: copied as null")
+                            (classKey, linked) = (linkTarget!, column.int(slot))
+                        }
+                        if let dbi = backlinks[classKey], try exists(classKey, linked) {
+                            try Backlinks.add(out, dbi, target: linked, originClass: objectClass.key, property: link.key, origin: origin)
+                        } else if isMixed {
+                            clear(slot, "the mixed value '\(link.name)' of object \(origin) is \(className(classKey, schema)) object \(linked), which was lost: copied as null")
+                        } else {
+                            clear(slot, "the link '\(link.name)' of object \(origin) points to an object that was lost: copied as null")
                         }
                     }
                     if let fixed { cleared.append((link.key, cluster, fixed)) }
@@ -138,18 +160,38 @@ public enum FileCopy {
         return problems
     }
 
+    /// Whether `property` may hold a link to an object of class `classKey`:
+    /// its target class, or for mixed values any class but an embedded one.
+    private static func linkable(_ classKey: UInt32, by property: Property, in schema: Schema) -> Bool {
+        guard let objectClass = schema.objectClass(key: classKey) else { return false }
+        if property.type == .mixed { return !objectClass.isEmbedded }
+        return property.type == .link && objectClass.name == property.linkTarget
+    }
+
+    private static func className(_ classKey: UInt32, _ schema: Schema) -> String {
+        schema.objectClass(key: classKey)?.name ?? "class \(classKey)"
+    }
+
     /// Every list of an object the copy has: copied as it is when every
-    /// segment is sound and every object it links to was copied; otherwise
-    /// what can be read, without the lost objects, stored afresh.  A tree
-    /// with damaged pages gives the segments its sound pages hold.  Then
-    /// every owner's size column counts the elements copied, and links in
-    /// lists get their backlinks.
+    /// segment is sound, every mixed element decodes and every object it
+    /// links to was copied; otherwise what can be read, without the lost
+    /// objects, stored afresh.  A tree with damaged pages gives the segments
+    /// its sound pages hold.  Then every owner's size column counts the
+    /// elements copied, and links in lists (mixed elements' too, to any
+    /// class) get their backlinks.
     private static func copyLists(_ schema: Schema, from environment: Environment, _ txn: OpaquePointer, to target: Environment,
                                   _ out: OpaquePointer, report: (FileReportKind, String) -> Void) throws(FiefError) -> Int {
         var problems = 0
         let tables = ChunkPartTables()
         let presence = CopyPresence(target, out, tables)
         func exists(_ classKey: UInt32, _ key: Int64) throws(FiefError) -> Bool { try presence.exists(classKey, key) }
+        var backlinks: [UInt32: MDB_dbi] = [:]
+        func backlinksDatabase(_ classKey: UInt32) throws(FiefError) -> MDB_dbi {
+            if let dbi = backlinks[classKey] { return dbi }
+            let dbi = try target.database(Table.backlinksName(classKey), txn: out, create: true)!
+            backlinks[classKey] = dbi
+            return dbi
+        }
         var scratch: [UInt8] = []
         for objectClass in schema.classes {
             for property in objectClass.properties where property.isList {
@@ -183,31 +225,50 @@ public enum FileCopy {
                     continue
                 }
                 let targetClass = property.linkTarget.flatMap { schema.objectClass(named: $0) }
-                var backlinks: MDB_dbi?
-                if let targetClass { backlinks = try target.database(Table.backlinksName(targetClass.key), txn: out, create: true) }
+                // Mixed elements are coded values in segments of the binary layout.
+                let isMixed = property.type == .mixed
+                let layout = property.type.chunkType
+                let nullable = property.isNullable || isMixed
                 var copied = 0
                 do throws(FiefError) {
                     let each = { (owner: Int64, segments: [(position: UInt64, raw: UnsafeRawBufferPointer)]) throws(FiefError) in
                         guard try exists(objectClass.key, owner) else { return }
+                        // The elements as stored, and the links among them.
                         var values: [Value] = []
+                        var links: [(classKey: UInt32, key: Int64)] = []
                         var intact = true
+                        func leftOut(_ text: String) {
+                            intact = false
+                            problems += 1
+                            reported.insert(owner)
+                            report(.problem, "class '\(objectClass.name)': \(text)")
+                        }
                         for (position, raw) in segments {
-                            guard environment.currentBounds().contains(raw), let reader = SegmentReader(raw, type: property.type, table: objectClass.key,
+                            guard environment.currentBounds().contains(raw), let reader = SegmentReader(raw, type: layout, table: objectClass.key,
                                     key: ListStore.checkKey(column: property.key, owner: owner, position: position)) else {
-                                intact = false
-                                problems += 1
-                                reported.insert(owner)
-                                report(.problem, "class '\(objectClass.name)': a segment of list '\(property.name)' of object \(owner) is damaged: its elements are left out")
+                                leftOut("a segment of list '\(property.name)' of object \(owner) is damaged: its elements are left out")
                                 continue
                             }
                             for i in 0..<reader.count {
                                 let value = reader.value(i, linkTarget: targetClass?.key ?? 0)
-                                if case .link(let c, let k) = value, !(try exists(c, k)) {
-                                    intact = false
-                                    problems += 1
-                                    reported.insert(owner)
-                                    report(.problem, "class '\(objectClass.name)': list '\(property.name)' of object \(owner) held an object that was lost: left out")
-                                    continue
+                                var element = value
+                                if isMixed, case .binary(let coded) = value {
+                                    guard let decoded = MixedCoding.decode(coded) else {
+                                        leftOut("list '\(property.name)' of object \(owner) held a mixed value that cannot be read: left out")
+                                        continue
+                                    }
+                                    element = decoded
+                                }
+                                if case .link(let c, let k) = element {
+                                    guard linkable(c, by: property, in: schema) else {
+                                        leftOut("list '\(property.name)' of object \(owner) held a link to class \(c), which it cannot: left out")
+                                        continue
+                                    }
+                                    guard try exists(c, k) else {
+                                        leftOut("list '\(property.name)' of object \(owner) held \(className(c, schema)) object \(k), which was lost: left out")
+                                        continue
+                                    }
+                                    links.append((c, k))
                                 }
                                 values.append(value)
                             }
@@ -219,24 +280,19 @@ public enum FileCopy {
                             for (position, raw) in segments {
                                 try withUnsafeMutableBytes(of: &keyBuffer) { (k) throws(FiefError) in
                                     ListStore.key(k.baseAddress!, owner: owner, position: position)
-                                    _ = try LMDB.put(out, outList, UnsafeRawBufferPointer(k), raw)
+                                    try ListStore.putSegment(out, outList, UnsafeRawBufferPointer(k), raw, append: true)
                                 }
                             }
                         } else {
-                            let pieces = ListStore.cut(values, type: property.type, limit: target.chunkPartLimit)
+                            let pieces = ListStore.cut(values, type: layout, limit: target.chunkPartLimit)
                             for (index, piece) in pieces.enumerated() {
                                 try ListStore.put(Array(values[piece]), out, outList, table: objectClass.key, column: property.key, owner: owner,
                                                   position: ListStore.firstPosition &+ UInt64(index) &* ListStore.positionStep,
-                                                  type: property.type, nullable: property.isNullable, scratch: &scratch)
+                                                  type: layout, nullable: nullable, append: true, scratch: &scratch)
                             }
                         }
-                        if let targetClass, let backlinks {
-                            for value in values {
-                                if case .link(_, let k) = value {
-                                    try Backlinks.add(out, backlinks, target: k, originClass: objectClass.key, property: property.key, origin: owner)
-                                }
-                            }
-                            _ = targetClass
+                        for (classKey, linked) in links {
+                            try Backlinks.add(out, try backlinksDatabase(classKey), target: linked, originClass: objectClass.key, property: property.key, origin: owner)
                         }
                     }
                     if let source {
@@ -260,9 +316,11 @@ public enum FileCopy {
 
     /// Every set and map of an object the copy has, entry by entry (an
     /// entry is one element or one key): an entry is copied as it is when
-    /// it decodes as an element of its type (a set's in its one encoding, a
+    /// it decodes as an element of its type (a set's in its one encoding,
+    /// for mixed values the canonical key of the value the entry holds; a
     /// map's key one that can be stored) and its link, if any, leads to an
-    /// object the copy has.  Otherwise it is left out and reported, except
+    /// object the copy has (in a mixed value, of any class that is not
+    /// embedded).  Otherwise it is left out and reported, except
     /// that a map value linking to a lost object is copied as null (as
     /// deleting that object would leave it).  A tree with damaged pages
     /// gives what its sound pages hold.  Then every owner's size column is
@@ -276,6 +334,13 @@ public enum FileCopy {
         var scratch: [UInt8] = []
         var null: [UInt8] = []
         MixedCoding.encode(.null, into: &null)
+        var backlinks: [UInt32: MDB_dbi] = [:]
+        func backlinksDatabase(_ classKey: UInt32) throws(FiefError) -> MDB_dbi {
+            if let dbi = backlinks[classKey] { return dbi }
+            let dbi = try target.database(Table.backlinksName(classKey), txn: out, create: true)!
+            backlinks[classKey] = dbi
+            return dbi
+        }
         for objectClass in schema.classes {
             for property in objectClass.properties where property.collection == .set || property.collection == .map {
                 guard let name = Table.collectionName(objectClass.key, property) else { continue }
@@ -284,8 +349,7 @@ public enum FileCopy {
                 let what = "class '\(objectClass.name)': \(kind) '\(property.name)'"
                 let outDB = try target.database(name, txn: out, create: true)!
                 let targetClass = property.linkTarget.flatMap { schema.objectClass(named: $0) }
-                var backlinks: MDB_dbi?
-                if let targetClass { backlinks = try target.database(Table.backlinksName(targetClass.key), txn: out, create: true) }
+                let isMixed = property.type == .mixed
                 // Entries copied and entries left out (reported), per owner.
                 var kept: [Int64: Int] = [:]
                 var reported: Set<Int64> = []
@@ -310,29 +374,33 @@ public enum FileCopy {
                     if isSet {
                         decoded = SetStore.decode(rest, value, type: property.type, linkTarget: targetClass?.key ?? 0)
                         if let element = decoded {
-                            SetStore.encode(element, owner: owner, into: &scratch)
+                            // Stored in its one encoding (for mixed values, the canonical key of the value the entry holds).
+                            SetStore.encode(element, owner: owner, mixed: isMixed, into: &scratch)
                             if !scratch.withUnsafeBytes({ Realm.sameBytes($0, key) }) { decoded = nil }
                         }
-                    } else if MapStore.keyProblem(rest) == nil, let v = MixedCoding.decode(value), v.type == nil || v.type == property.type {
+                    } else if MapStore.keyProblem(rest) == nil, let v = MixedCoding.decode(value), v.type == nil || isMixed || v.type == property.type {
                         decoded = v
-                        if case .link(let classKey, _) = v, classKey != targetClass?.key { decoded = nil }
                     }
-                    guard let element = decoded, !(element.isNull && !property.isNullable) else {
+                    guard let element = decoded, !(element.isNull && !property.isNullable && !isMixed) else {
                         leftOut(owner, "an entry is damaged: left out")
                         return
                     }
                     var asNull = false
-                    if case .link(_, let linked) = element, let targetClass {
-                        if try !presence.exists(targetClass.key, linked) {
+                    if case .link(let classKey, let linked) = element {
+                        guard linkable(classKey, by: property, in: schema) else {
+                            leftOut(owner, "an entry is damaged: left out")
+                            return
+                        }
+                        if try !presence.exists(classKey, linked) {
                             if isSet {
-                                leftOut(owner, "it held \(targetClass.name) object \(linked), which was lost: left out")
+                                leftOut(owner, "it held \(className(classKey, schema)) object \(linked), which was lost: left out")
                                 return
                             }
                             problems += 1
-                            report(.problem, "\(what) of object \(owner): the value of key '\(String(decoding: rest, as: UTF8.self))' is \(targetClass.name) object \(linked), which was lost: copied as null")
+                            report(.problem, "\(what) of object \(owner): the value of key '\(String(decoding: rest, as: UTF8.self))' is \(className(classKey, schema)) object \(linked), which was lost: copied as null")
                             asNull = true
-                        } else if let backlinks {
-                            try Backlinks.add(out, backlinks, target: linked, originClass: objectClass.key, property: property.key, origin: owner)
+                        } else {
+                            try Backlinks.add(out, try backlinksDatabase(classKey), target: linked, originClass: objectClass.key, property: property.key, origin: owner)
                         }
                     }
                     if asNull {
