@@ -89,8 +89,11 @@ static void sql_die(sqlite3 *db, const char *what, int rc, int line) {
 #define SQ(db, call, expect) do { int rc_ = (call); if (rc_ != (expect)) sql_die((db), #call, rc_, __LINE__); } while (0)
 
 /* The per-op functions stay out of line so a profiler can attribute time to
- * them (benchmarks/profile uses callgrind --toggle-collect=fief_<op>). */
-#if defined(__GNUC__) || defined(__clang__)
+ * them (benchmarks/profile uses perf's or callgrind's samples inside fief_<op>). */
+#if defined(__GNUC__) && !defined(__clang__)
+/* noclone: no ".constprop.0" copy under another name */
+#define NOINLINE __attribute__((noinline, noclone))
+#elif defined(__clang__)
 #define NOINLINE __attribute__((noinline))
 #else
 #define NOINLINE
