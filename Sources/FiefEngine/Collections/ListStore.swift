@@ -130,7 +130,7 @@ enum ListStore {
         try withUnsafeMutableBytes(of: &buffer) { (raw) throws(FiefError) in
             key(raw.baseAddress!, owner: owner, position: 0)
             let cursor = try LMDBCursor(txn, dbi)
-            // Sought again after each delete (see `Backlinks.removeAll`).
+            // Sought again after each delete (see `Backlinks.take`).
             while let (k, _) = try cursor.seek(UnsafeRawBufferPointer(raw)), let decoded = decodeKey(k), decoded.owner == owner {
                 try cursor.deleteCurrent()
             }
@@ -143,6 +143,14 @@ struct ListID: Hashable {
     var table: UInt32
     var column: UInt32
     var owner: Int64
+}
+
+/// A link to a deleted object, still to be taken out of a stored list
+/// (`Realm.removeLinks`); `sizeBefore`: the list's size before.
+struct PendingLinkRemoval {
+    var id: ListID
+    var target: Int64
+    var sizeBefore: Int
 }
 
 /// One segment of a list as a snapshot or write transaction sees it.
