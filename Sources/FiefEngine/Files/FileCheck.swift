@@ -120,6 +120,14 @@ public enum FileCheck {
                     problem("class '\(objectClass.name)': \(stat.ms_entries) links to its objects are recorded, but \(expected[objectClass.key, default: 0]) exist")
                 }
             }
+            // A class no link points to (any more) keeps no backlinks.
+            for objectClass in schema.classes where !Backlinks.isTarget(objectClass, in: schema) {
+                let name = Table.backlinksName(objectClass.key)
+                guard names.contains(name), damagedTrees[name] == nil, let dbi = open(name) else { continue }
+                var stat = MDB_stat()
+                guard mdb_stat(txn, dbi, &stat) == 0, stat.ms_entries > 0 else { continue }
+                problem("class '\(objectClass.name)': \(stat.ms_entries) links to its objects are recorded, but no property links to it")
+            }
         }
 
         /// Every list: its segments sound and in order, their elements as
@@ -183,6 +191,30 @@ public enum FileCheck {
                                     expected[target.key, default: 0] += 1
                                 } else {
                                     found.append("\(what) of object \(owner) links \(count) times to \(target.name) object \(linked), but its backlinks say \(recorded)")
+                                }
+                            }
+                        }
+                        // The lists whose size says they hold elements but
+                        // which have no segment at all (the walk above never
+                        // meets them).
+                        let segments = try LMDBCursor(txn, dbi)
+                        let objects = try LMDBCursor(txn, data)
+                        var entry = try objects.seek(integerKey: ClusterLayout.columnStart(ClusterLayout.presenceColumn))
+                        while let (key, raw) = entry, key < ClusterLayout.columnStart(1) {
+                            entry = try objects.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
+                            guard let body = ChunkCheck.verified(raw, table: objectClass.key, key: key, type: nil) else { continue }
+                            let live = ChunkReader(body), cluster = ClusterLayout.cluster(ofChunkKey: key)
+                            guard let sizes = try? ChunkParts.read(txn, data, table: objectClass.key, column: property.key, cluster: cluster,
+                                                                   type: .int, bounds: bounds, tables: partTables), sizes.base != nil else { continue }
+                            for slot in 0..<ClusterLayout.slots where live.bit(slot) && !sizes.isNull(slot) && sizes.int(slot) != 0 {
+                                let owner = cluster << ClusterLayout.shift | Int64(slot)
+                                var keyBuffer = (UInt64(0), UInt64(0))
+                                let first = try withUnsafeMutableBytes(of: &keyBuffer) { (k) throws(FiefError) -> Int64? in
+                                    ListStore.key(k.baseAddress!, owner: owner, position: 0)
+                                    return try segments.seek(UnsafeRawBufferPointer(k)).flatMap { ListStore.decodeKey($0.key)?.owner }
+                                }
+                                if first != owner {
+                                    found.append("\(what) of object \(owner) holds 0 elements, but its size says \(sizes.int(slot))")
                                 }
                             }
                         }

@@ -154,13 +154,16 @@ public enum FileCopy {
                 let outList = try target.database(name, txn: out, create: true)!
                 guard let source = try environment.database(name, txn: txn, create: false), Environment.isUsable(source, in: txn) else {
                     problems += 1
-                    report(.problem, "class '\(objectClass.name)': the elements of list '\(property.name)' are missing: its lists are not copied (reading one reports the damage)")
+                    report(.problem, "class '\(objectClass.name)': the elements of list '\(property.name)' are missing: its lists are copied empty")
+                    try storeListSizes(objectClass, property, target, out, outList, tables)
+                    presence.forget()
                     continue
                 }
                 let targetClass = property.linkTarget.flatMap { schema.objectClass(named: $0) }
                 var backlinks: MDB_dbi?
                 if let targetClass { backlinks = try target.database(Table.backlinksName(targetClass.key), txn: out, create: true) }
-                var resized: [(owner: Int64, size: Int)] = []
+                var resized = 0
+                var readWhole = true
                 var copied = 0
                 do throws(FiefError) {
                     try ListStore.forEachList(txn, source) { (owner, segments) throws(FiefError) in
@@ -202,7 +205,7 @@ public enum FileCopy {
                                                   position: ListStore.firstPosition &+ UInt64(index) &* ListStore.positionStep,
                                                   type: property.type, nullable: property.isNullable, scratch: &scratch)
                             }
-                            resized.append((owner, values.count))
+                            resized += 1
                         }
                         if let targetClass, let backlinks {
                             for value in values {
@@ -215,31 +218,75 @@ public enum FileCopy {
                     }
                 } catch {
                     problems += 1
+                    readWhole = false
                     report(.problem, "class '\(objectClass.name)': list '\(property.name)' cannot be read (\(error.message)): the rest of its lists left out")
                 }
-                // Sizes of the lists stored afresh.
-                if !resized.isEmpty, let data = try target.database(Table.dataName(objectClass.key), txn: out, create: false) {
-                    var chunks: [Int64: DirtyChunk] = [:]
-                    for (owner, size) in resized {
-                        let cluster = ClusterLayout.cluster(of: owner)
-                        if chunks[cluster] == nil {
-                            let stored = try ChunkParts.read(out, data, table: objectClass.key, column: property.key, cluster: cluster,
-                                                             type: .int, bounds: nil, tables: tables) ?? ChunkReader(nil)
-                            chunks[cluster] = DirtyChunk(type: .int, from: stored)
-                        }
-                        chunks[cluster]!.set(ClusterLayout.slot(of: owner), .int(Int64(size)))
+                // Every size is what the copy holds: lists stored afresh,
+                // and lists with nothing left to copy (their segments lost).
+                let resizedAlso = try storeListSizes(objectClass, property, target, out, outList, tables) - resized
+                if resizedAlso > 0 {
+                    presence.forget()
+                    if readWhole {
+                        problems += 1
+                        report(.problem, "class '\(objectClass.name)': \(resizedAlso) lists '\(property.name)' had a size that their stored elements did not match: copied with the elements found")
                     }
-                    var neverAppend: UInt64? = .max
-                    for (cluster, chunk) in chunks.sorted(by: { $0.key < $1.key }) {
-                        try ChunkParts.store(chunk, out, data, table: objectClass.key, column: property.key, cluster: cluster,
-                                             limit: target.chunkPartLimit, lastKey: &neverAppend)
-                    }
+                } else if resized > 0 {
                     presence.forget()
                 }
                 report(.info, "class '\(objectClass.name)': \(copied) lists '\(property.name)' copied")
             }
         }
         return problems
+    }
+
+    /// Set the size of every list `property` of the copy's `objectClass`
+    /// objects to the elements the copy holds for it (segments in `outList`,
+    /// walked in owner order beside the objects): a list stored afresh, or
+    /// one whose elements were lost in part or whole, reads as what was
+    /// found.  Returns how many sizes changed.
+    @discardableResult
+    private static func storeListSizes(_ objectClass: ObjectClass, _ property: Property, _ target: Environment, _ out: OpaquePointer,
+                                       _ outList: MDB_dbi, _ tables: ChunkPartTables) throws(FiefError) -> Int {
+        guard let data = try target.database(Table.dataName(objectClass.key), txn: out, create: false) else { return 0 }
+        var clusters: [(Int64, ChunkReader)] = []
+        let cursor = try LMDBCursor(out, data)
+        var entry = try cursor.seek(integerKey: ClusterLayout.columnStart(ClusterLayout.presenceColumn))
+        while let (key, raw) = entry, key < ClusterLayout.columnStart(1) {
+            if let body = ChunkCheck.verified(raw, table: objectClass.key, key: key, type: nil) {
+                clusters.append((ClusterLayout.cluster(ofChunkKey: key), ChunkReader(body)))
+            }
+            entry = try cursor.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
+        }
+        var changed: [(Int64, DirtyChunk)] = []
+        var count = 0
+        let segments = try LMDBCursor(out, outList)
+        var segment = try segments.move(MDB_FIRST)
+        for (cluster, live) in clusters {
+            let sizes = try ChunkParts.read(out, data, table: objectClass.key, column: property.key, cluster: cluster,
+                                            type: .int, bounds: nil, tables: tables)
+            var fixed: DirtyChunk?
+            for slot in 0..<ClusterLayout.slots where live.bit(slot) {
+                let owner = cluster << ClusterLayout.shift | Int64(slot)
+                var held = 0
+                while let (k, v) = segment, let decoded = ListStore.decodeKey(k), decoded.owner <= owner {
+                    if decoded.owner == owner, v.count > 0 { held += Int(v.load(as: UInt8.self)) + 1 }
+                    segment = try segments.next()
+                }
+                let size = sizes.map { $0.base == nil || $0.isNull(slot) ? 0 : Int($0.int(slot)) } ?? 0
+                if size != held {
+                    if fixed == nil { fixed = DirtyChunk(type: .int, from: sizes ?? ChunkReader(nil)) }
+                    fixed!.set(slot, .int(Int64(held)))
+                    count += 1
+                }
+            }
+            if let fixed { changed.append((cluster, fixed)) }
+        }
+        var neverAppend: UInt64? = .max
+        for (cluster, chunk) in changed {
+            try ChunkParts.store(chunk, out, data, table: objectClass.key, column: property.key, cluster: cluster,
+                                 limit: target.chunkPartLimit, lastKey: &neverAppend)
+        }
+        return count
     }
 
     private static func copyClass(_ objectClass: ObjectClass, format: UInt64, from environment: Environment, _ txn: OpaquePointer,
