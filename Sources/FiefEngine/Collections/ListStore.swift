@@ -82,9 +82,10 @@ enum ListStore {
     }
 
     /// Store `values` (1...256 elements) as the segment of (`table`,
-    /// `column`, `owner`) at `position`, encoded in `scratch`.
+    /// `column`, `owner`) at `position`, encoded in `scratch`; with `cursor`
+    /// (on that segment), in its place.
     static func put(_ values: [Value], _ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, column: UInt32, owner: Int64,
-                    position: UInt64, type: PropertyType, nullable: Bool, scratch: inout [UInt8]) throws(FiefError) {
+                    position: UInt64, type: PropertyType, nullable: Bool, scratch: inout [UInt8], cursor: LMDBCursor? = nil) throws(FiefError) {
         let size = values.withUnsafeBufferPointer { Segment.encodedSize($0, type: type, nullable: nullable) }
         if scratch.count < size { scratch = [UInt8](repeating: 0, count: Swift.max(size, 4096)) }
         let check = checkKey(column: column, owner: owner, position: position)
@@ -96,7 +97,11 @@ enum ListStore {
             var keyBuffer = (UInt64(0), UInt64(0))
             try withUnsafeMutableBytes(of: &keyBuffer) { (raw) throws(FiefError) in
                 key(raw.baseAddress!, owner: owner, position: position)
-                _ = try LMDB.put(txn, dbi, UnsafeRawBufferPointer(raw), UnsafeRawBufferPointer(target))
+                if let cursor {
+                    try cursor.put(UnsafeRawBufferPointer(raw), UnsafeRawBufferPointer(target), current: true)
+                } else {
+                    _ = try LMDB.put(txn, dbi, UnsafeRawBufferPointer(raw), UnsafeRawBufferPointer(target))
+                }
             }
         } }
     }

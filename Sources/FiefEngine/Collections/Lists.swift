@@ -609,10 +609,20 @@ extension Realm {
     private func storeLinkRemovals(_ write: WriteTransaction) throws(FiefError) {
         var pending = write.pendingLinkRemovals
         write.pendingLinkRemovals = []
-        pending.sort { (a, b) in
-            if a.id.table != b.id.table { return a.id.table < b.id.table }
-            if a.id.column != b.id.column { return a.id.column < b.id.column }
-            return a.id.owner < b.id.owner
+        // In key order: one walk of each list database.  Removals from one
+        // list property (the usual case) sort as integers, owner (below
+        // 2^40) and index packed together.
+        let first = pending[0].id
+        if pending.count < 1 << 24, pending.allSatisfy({ $0.id.table == first.table && $0.id.column == first.column }) {
+            var packed = pending.indices.map { UInt64(bitPattern: pending[$0].id.owner) << 24 | UInt64($0) }
+            packed.sort()
+            pending = packed.map { pending[Int($0 & 0xFF_FFFF)] }
+        } else {
+            pending.sort { (a, b) in
+                if a.id.table != b.id.table { return a.id.table < b.id.table }
+                if a.id.column != b.id.column { return a.id.column < b.id.column }
+                return a.id.owner < b.id.owner
+            }
         }
         var values: [Value] = []
         var targets: [Int64] = []
@@ -631,7 +641,6 @@ extension Realm {
                 try ListStore.deleteAll(write.txn, dbi, owner: id.owner)
                 continue
             }
-            let empty = ListState(id: id, column: column, segments: [], base: 0, count: 0)
             var total = 0
             var keyBuffer = (UInt64(0), UInt64(0))
             try withUnsafeMutableBytes(of: &keyBuffer) { (key) throws(FiefError) in
@@ -642,7 +651,7 @@ extension Realm {
                 while let (k, v) = entry, let decoded = ListStore.decodeKey(k), decoded.owner == id.owner {
                     guard let reader = SegmentReader(v, type: .link, table: id.table,
                                                      key: ListStore.checkKey(column: id.column, owner: id.owner, position: decoded.position)) else {
-                        throw empty.damaged(table, "fails its checksum or layout check")
+                        throw ListState(id: id, column: column, segments: [], base: 0, count: 0).damaged(table, "fails its checksum or layout check")
                     }
                     var hit = false
                     for o in 0..<reader.count where !reader.isNull(o) && targets.contains(reader.int(o)) { hit = true; break }
@@ -656,14 +665,17 @@ extension Realm {
                         values.append(reader.value(o, linkTarget: column.linkTarget))
                     }
                     total += values.count
-                    if values.isEmpty {
-                        try cursor.deleteCurrent()
-                    } else {
+                    if !values.isEmpty {
+                        // Stored again in its place (the cursor stays on it).
                         try ListStore.put(values, write.txn, dbi, table: id.table, column: id.column, owner: id.owner,
                                           position: decoded.position, type: .link, nullable: column.elementsNullable,
-                                          scratch: &write.segmentBuffer)
+                                          scratch: &write.segmentBuffer, cursor: cursor)
+                        entry = try cursor.next()
+                        continue
                     }
-                    // Sought again past the segment: the cursor's place is not kept across the change.
+                    // Emptied: deleted, and the next segment sought again (a
+                    // cursor whose entry went is not positioned anywhere).
+                    try cursor.deleteCurrent()
                     guard decoded.position < UInt64.max else { break }
                     ListStore.key(key.baseAddress!, owner: id.owner, position: decoded.position + 1)
                     entry = try cursor.seek(UnsafeRawBufferPointer(key))
