@@ -737,6 +737,19 @@ FIEF_API bool fief_object_get_values(const fief_object_t *object,
                                      const fief_property_key_t *properties, size_t num_values,
                                      fief_value_t *out_values);
 
+/** Read `num_values` properties of the object of `class_key` with key
+ *  `object_key`, without making an object handle: the way to follow a link
+ *  (a FIEF_TYPE_LINK value names its target's class and key) or to read an
+ *  object whose key was kept (fief_results_get_key, fief_object_get_key).
+ *  Views as in fief_object_get_value.
+ *  Errors: FIEF_ERR_NO_SUCH_CLASS, FIEF_ERR_NO_SUCH_OBJECT (none with that
+ *  key in the realm's snapshot, or deleted), FIEF_ERR_NO_SUCH_PROPERTY,
+ *  FIEF_ERR_CLOSED, FIEF_ERR_WRONG_THREAD. */
+FIEF_API bool fief_object_get_values_by_key(fief_realm_t *realm, fief_class_key_t class_key,
+                                            fief_object_key_t object_key,
+                                            const fief_property_key_t *properties, size_t num_values,
+                                            fief_value_t *out_values);
+
 /** Write one property (in a write transaction).  Strings and binaries are
  *  copied.  The value's type must be the property's (or FIEF_TYPE_NULL for
  *  an optional property), except that float and double properties also take

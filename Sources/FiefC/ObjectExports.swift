@@ -151,6 +151,30 @@ public func exportObjectGetValue(_ handle: OpaquePointer?, _ property: UInt32, _
     }
 }
 
+@_cdecl("fief_object_get_values_by_key")
+public func exportObjectGetValuesByKey(_ realmHandle: OpaquePointer?, _ classKey: UInt32, _ key: Int64, _ properties: UnsafePointer<UInt32>?,
+                                       _ count: Int, _ out: UnsafeMutablePointer<fief_value_t>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let out = try CArgs.outArray(out, count, "out_values", count: "num_values")
+        let keys = try CArgs.array(properties, count, "properties", count: "num_values")
+        try withRealm(realmHandle) { (realm) throws(FiefError) in
+            try withValueBuffer(keys.count) { (buffer) throws(FiefError) in
+                do throws(FiefError) {
+                    try realm.values(table: classKey, key: key, properties: keys, into: buffer)
+                } catch {
+                    // As fief_object_get: a key that names no object is not an invalidated handle.
+                    if error.code == .invalidatedObject {
+                        throw FiefError(.noSuchObject, "there is no object with key \(key) in class \(classKey)")
+                    }
+                    throw error
+                }
+                for i in 0..<keys.count { out[i] = ValueBridge.cValue(buffer[i]) }
+            }
+        }
+        return true
+    }
+}
+
 @_cdecl("fief_object_get_values")
 public func exportObjectGetValues(_ handle: OpaquePointer?, _ properties: UnsafePointer<UInt32>?, _ count: Int, _ out: UnsafeMutablePointer<fief_value_t>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in

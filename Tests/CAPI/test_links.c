@@ -80,6 +80,25 @@ TEST(link_values) {
     R(followed != NULL);
     EQSTR(t_get(followed, dog_name).u.string, "Rex");
     E(fief_release(followed));
+    /* Or without a handle, by the keys the link holds. */
+    fief_value_t by_key;
+    memset(&by_key, 0, sizeof by_key);
+    E(fief_object_get_values_by_key(r, got.u.link.class_key, got.u.link.object_key, &dog_name, 1, &by_key));
+    EQSTR(by_key.u.string, "Rex");
+    fief_property_key_t two[2] = {person_name, link};
+    fief_value_t ann_read[2];
+    fief_object_key_t ann_key = -1;
+    E(fief_object_get_key(ann, &ann_key));
+    E(fief_object_get_values_by_key(r, person_class, ann_key, two, 2, ann_read));
+    EQSTR(ann_read[0].u.string, "Ann");
+    EQI(ann_read[1].u.link.object_key, rex_key);
+    EERRM(fief_object_get_values_by_key(r, dog_class, 12345, &dog_name, 1, &by_key), FIEF_ERR_NO_SUCH_OBJECT, "no object with key 12345");
+    EERR(fief_object_get_values_by_key(r, 999, rex_key, &dog_name, 1, &by_key), FIEF_ERR_NO_SUCH_CLASS);
+    fief_property_key_t no_property = 99;
+    EERR(fief_object_get_values_by_key(r, dog_class, rex_key, &no_property, 1, &by_key), FIEF_ERR_NO_SUCH_PROPERTY);
+    EERR(fief_object_get_values_by_key(r, dog_class, rex_key, &dog_name, 1, NULL), FIEF_ERR_INVALID_ARGUMENT);
+    EERR(fief_object_get_values_by_key(NULL, dog_class, rex_key, &dog_name, 1, &by_key), FIEF_ERR_INVALID_HANDLE);
+    E(fief_object_get_values_by_key(r, dog_class, rex_key, NULL, 0, NULL));
 
     /* A query on the link. */
     fief_results_t *people = fief_realm_get_objects(r, person_class);
@@ -130,7 +149,9 @@ TEST(link_values) {
     R(fief_realm_begin_write(r));
     E(fief_object_delete(rex));
     EQI(t_get(ann, link).type, FIEF_TYPE_NULL);
+    EERR(fief_object_get_values_by_key(r, dog_class, rex_key, &dog_name, 1, &by_key), FIEF_ERR_NO_SUCH_OBJECT);
     R(fief_realm_commit(r));
+    EERR(fief_object_get_values_by_key(r, dog_class, rex_key, &dog_name, 1, &by_key), FIEF_ERR_NO_SUCH_OBJECT);
     EQI(t_get(ann, link).type, FIEF_TYPE_NULL);
     EQU(t_count(with_rex), 0);
     EQU(t_count(owners), 0);

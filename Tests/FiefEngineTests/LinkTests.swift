@@ -282,4 +282,136 @@ final class LinkTests: XCTestCase {
         }
         XCTAssertEqual(try db.realm.clusters(try db.realm.table(addressClass)).count, 0)
     }
+
+    /// The entries of class `className`'s backlinks, as "Origin.property" per entry.
+    private func backlinkOrigins(_ db: DB, _ className: String) throws -> [String] {
+        let realm = db.realm
+        let table = try realm.table(db.cls(className))
+        guard let dbi = table.backlinks else { return [] }
+        var found: [String] = []
+        let txn = try realm.currentSnapshot().txn
+        let cursor = try LMDBCursor(txn, dbi)
+        var entry = try cursor.move(MDB_FIRST)
+        while let (k, _) = entry {
+            let cls = UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+            let prop = UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+            let origin = try realm.table(cls)
+            found.append("\(origin.objectClass.name).\((try? origin.property(prop).name) ?? "#\(prop)")")
+            entry = try cursor.next()
+        }
+        return found
+    }
+
+    private func verifyClean(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        var problems: [String] = []
+        XCTAssertEqual(try FileCheck.verify(path: path) { kind, text in if kind == .problem { problems.append(text) } }, 0,
+                       problems.joined(separator: "\n"), file: file, line: line)
+    }
+
+    func testDroppingLinksInAMigrationDropsTheirBacklinks() throws {
+        let dir = tempDir()
+        let path = dir.file()
+        let dogs = ("Dog", [prop("name", .string)])
+        func person(_ extra: [Property]) -> (String, [Property]) { ("Person", [prop("name", .string)] + extra) }
+        let dogLink = Property(name: "dog", type: .link, flags: .nullable, linkTarget: "Dog")
+        let dogList = Property(name: "dogs", type: .link, linkTarget: "Dog", collection: .list)
+        let cat = ("Cat", [Property(name: "friend", type: .link, flags: .nullable, linkTarget: "Dog")])
+        var d: [Int64] = [], p: [Int64] = []
+        var dogClass: UInt32 = 0
+        do {
+            let db = try DB.open(path, makeSchema([dogs, person([dogLink, dogList]), cat]))
+            dogClass = db.cls("Dog")
+            try db.write {
+                for i in 0..<3 { d.append(try db.create("Dog", [("name", .string("d\(i)"))])) }
+                for i in 0..<300 {
+                    p.append(try db.create("Person", [("name", .string("p\(i)")), ("dog", .link(dogClass, d[i % 3]))]))
+                    try db.append("Person", p[i], "dogs", [.link(dogClass, d[0]), .link(dogClass, d[(i + 1) % 3]), .link(dogClass, d[0])])
+                }
+                _ = try db.create("Cat", [("friend", .link(dogClass, d[0]))])
+            }
+            XCTAssertEqual(try backlinkOrigins(db, "Dog").filter { $0 == "Person.dog" }.count, 300)
+            db.realm.close()
+        }
+        try verifyClean(path)
+        func linking(_ db: DB, _ target: Int64, _ className: String, _ property: String) throws -> Int {
+            try Results(realm: db.realm, linkingTo: target, of: dogClass, originClass: db.cls(className), property: db.pkey(className, property)).count()
+        }
+        // The to-one link goes: exactly its entries leave Dog's backlinks.
+        do {
+            let db = try DB.open(path, makeSchema([dogs, person([dogList]), cat]), version: 1)
+            let origins = try backlinkOrigins(db, "Dog")
+            // Person.dogs: one entry per (dog, person), d0 listed two or three times counting once.
+            XCTAssertEqual(origins.count, 200 * 2 + 100 + 1, "\(Set(origins))")
+            XCTAssertEqual(Set(origins), ["Person.dogs", "Cat.friend"])
+            XCTAssertEqual(try linking(db, d[0], "Person", "dogs"), 300)
+            XCTAssertEqual(try linking(db, d[1], "Person", "dogs"), 100)
+            XCTAssertEqual(try linking(db, d[0], "Cat", "friend"), 1)
+            db.realm.close()
+        }
+        try verifyClean(path)
+        // The list of links goes.
+        do {
+            let db = try DB.open(path, makeSchema([dogs, person([]), cat]), version: 2)
+            XCTAssertEqual(try backlinkOrigins(db, "Dog"), ["Cat.friend"])
+            XCTAssertEqual(try linking(db, d[0], "Cat", "friend"), 1)
+            db.realm.close()
+        }
+        try verifyClean(path)
+        // The last link to Dog goes: nothing is left in its backlinks, so a
+        // link added later starts from nothing (it may even reuse the key).
+        do {
+            let db = try DB.open(path, makeSchema([dogs, person([]), ("Cat", [prop("name", .string)])]), version: 3)
+            XCTAssertNil(try db.realm.table(dogClass).backlinks)
+            db.realm.close()
+        }
+        try verifyClean(path)
+        do {
+            let db = try DB.open(path, makeSchema([dogs, person([dogLink]), ("Cat", [prop("name", .string)])]), version: 3)
+            XCTAssertEqual(try backlinkOrigins(db, "Dog"), [])
+            try db.write { try db.set("Person", p[0], "dog", .link(dogClass, d[1])) }
+            XCTAssertEqual(try linking(db, d[1], "Person", "dog"), 1)
+            XCTAssertEqual(try linking(db, d[0], "Person", "dog"), 0)
+            db.realm.close()
+        }
+        try verifyClean(path)
+        // A link whose type changes loses its backlinks too.
+        do {
+            let db = try DB.open(path, makeSchema([dogs, person([prop("dog", .int)]), ("Cat", [prop("name", .string)])]), version: 4)
+            XCTAssertNil(try db.realm.table(dogClass).backlinks)
+            db.realm.close()
+        }
+        try verifyClean(path)
+    }
+
+    func testLeavingOutALinkingClassKeepsItsLinks() throws {
+        // A class left out of a migrated schema stays in the file with its
+        // data (as in Realm), so its links and their backlinks stay exact.
+        let dir = tempDir()
+        let path = dir.file()
+        let dogs = ("Dog", [prop("name", .string)])
+        let owner = ("Owner", [Property(name: "pet", type: .link, flags: .nullable, linkTarget: "Dog"),
+                               Property(name: "pets", type: .link, linkTarget: "Dog", collection: .list)])
+        var rex: Int64 = 0, max: Int64 = 0, ann: Int64 = 0
+        do {
+            let db = try DB.open(path, makeSchema([dogs, owner]))
+            let dog = db.cls("Dog")
+            try db.write {
+                rex = try db.create("Dog", [("name", .string("Rex"))])
+                max = try db.create("Dog", [("name", .string("Max"))])
+                ann = try db.create("Owner", [("pet", .link(dog, rex))])
+                try db.append("Owner", ann, "pets", [.link(dog, rex), .link(dog, max)])
+            }
+            db.realm.close()
+        }
+        let db = try DB.open(path, makeSchema([dogs]), version: 1)
+        try verifyClean(path)
+        let dog = db.cls("Dog")
+        XCTAssertEqual(try Results(realm: db.realm, linkingTo: rex, of: dog, originClass: db.cls("Owner"), property: db.pkey("Owner", "pet")).count(), 1)
+        XCTAssertEqual(try Results(realm: db.realm, linkingTo: max, of: dog, originClass: db.cls("Owner"), property: db.pkey("Owner", "pets")).count(), 1)
+        try db.write { try db.delete("Dog", rex) }
+        XCTAssertEqual(try db.get("Owner", ann, "pet"), .null)
+        XCTAssertEqual(try db.list("Owner", ann, "pets"), [.link(dog, max)])
+        db.realm.close()
+        try verifyClean(path)
+    }
 }

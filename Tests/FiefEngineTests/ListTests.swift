@@ -531,4 +531,163 @@ final class ListTests: XCTestCase {
         }
         XCTAssertEqual(try FileCheck.verify(path: path) { _, _ in }, 0)
     }
+
+    private func problems(_ path: String) throws -> [String] {
+        var found: [String] = []
+        _ = try FileCheck.verify(path: path) { kind, text in if kind == .problem { found.append(text) } }
+        return found
+    }
+
+    /// Deleting listed objects: lists this transaction has not loaded lose
+    /// them at commit; reading, changing or deleting such a list first, in
+    /// the same transaction, sees it without them.  Checked against a model,
+    /// with `fief verify` after every transaction.
+    func testDeletingListedObjectsMatchesAModel() throws {
+        let dir = tempDir()
+        let path = dir.file()
+        let db = try DB.open(path, schema)
+        let dog = db.cls("Dog"), person = db.cls("Person"), dogsKey = db.pkey("Person", "dogs")
+        var rng = SeededRandom(seed: 42)
+        var alive: [Int64] = [], people: [Int64] = []
+        var model: [Int64: [Int64]] = [:]
+        try db.write {
+            for i in 0..<300 { alive.append(try db.create("Dog", [("name", .string("d\(i)"))])) }
+            for i in 0..<80 {
+                let owner = try db.create("Person", [("name", .string("p\(i)"))])
+                // The first list has several segments.
+                let n = i == 0 ? 900 : Int(rng.next() % 14)
+                let listed = (0..<n).map { _ in alive[Int(rng.next() % UInt64(alive.count))] }
+                try db.append("Person", owner, "dogs", listed.map { .link(dog, $0) })
+                people.append(owner)
+                model[owner] = listed
+            }
+        }
+        func expected(_ owner: Int64) -> [TV] { model[owner]!.map { .link(dog, $0) } }
+        for round in 0..<10 {
+            try db.write {
+                for _ in 0..<30 {
+                    let owner = people[Int(rng.next() % UInt64(people.count))]
+                    switch rng.next() % 8 {
+                    case 0, 1, 2, 3:
+                        guard !alive.isEmpty else { break }
+                        let victim = alive.remove(at: Int(rng.next() % UInt64(alive.count)))
+                        try db.delete("Dog", victim)
+                        for (key, listed) in model { model[key] = listed.filter { $0 != victim } }
+                    case 4:
+                        guard model[owner] != nil else { break }
+                        XCTAssertEqual(try db.realm.listCount(table: person, key: owner, property: dogsKey), model[owner]!.count)
+                    case 5:
+                        guard model[owner] != nil else { break }
+                        XCTAssertEqual(try db.list("Person", owner, "dogs"), expected(owner))
+                    case 6:
+                        guard model[owner] != nil, !alive.isEmpty else { break }
+                        let added = alive[Int(rng.next() % UInt64(alive.count))]
+                        try db.append("Person", owner, "dogs", [.link(dog, added)])
+                        model[owner]!.append(added)
+                    default:
+                        guard model[owner] != nil, round % 3 == 2 else { break }
+                        try db.delete("Person", owner)
+                        model[owner] = nil
+                    }
+                }
+            }
+            for owner in people where model[owner] != nil {
+                XCTAssertEqual(try db.list("Person", owner, "dogs"), expected(owner), "round \(round), owner \(owner)")
+            }
+            XCTAssertEqual(try problems(path), [], "round \(round)")
+        }
+        // A cancelled transaction changes nothing.
+        let listedOwner = people.first { !(model[$0]?.isEmpty ?? true) }!
+        let before = try db.list("Person", listedOwner, "dogs")
+        try db.realm.beginWrite()
+        try db.delete("Dog", model[listedOwner]![0])
+        db.realm.cancelWrite()
+        XCTAssertEqual(try db.list("Person", listedOwner, "dogs"), before)
+        // A list emptied by deletions whose owner then goes, in one transaction, leaves nothing stored.
+        var rex: Int64 = 0, ann: Int64 = 0
+        try db.write {
+            rex = try db.create("Dog", [("name", .string("Rex"))])
+            ann = try db.create("Person", [("name", .string("Ann"))])
+            try db.append("Person", ann, "dogs", [.link(dog, rex), .link(dog, rex)])
+        }
+        try db.write {
+            try db.delete("Dog", rex)
+            XCTAssertEqual(try db.realm.listCount(table: person, key: ann, property: dogsKey), 0)
+            try db.delete("Person", ann)
+        }
+        XCTAssertEqual(try problems(path), [])
+        db.realm.close()
+    }
+
+    /// `fief copy` of a file that lost its lists: every list whose elements
+    /// are gone is copied empty (its size 0), so the copy reads and verifies.
+    func testCopyOfAFileWhoseListsAreMissing() throws {
+        let dir = tempDir()
+        let path = dir.file()
+        var rex: Int64 = 0, ann: Int64 = 0, bob: Int64 = 0
+        var person: UInt32 = 0, dogsKey: UInt32 = 0, scoresKey: UInt32 = 0
+        do {
+            let db = try DB.open(path, schema)
+            let dog = db.cls("Dog")
+            person = db.cls("Person")
+            dogsKey = db.pkey("Person", "dogs")
+            scoresKey = db.pkey("Person", "scores")
+            try db.write {
+                rex = try db.create("Dog", [("name", .string("Rex"))])
+                ann = try db.create("Person", [("name", .string("Ann"))])
+                bob = try db.create("Person", [("name", .string("Bob"))])
+                try db.append("Person", ann, "dogs", [.link(dog, rex), .link(dog, rex)])
+                try db.append("Person", bob, "dogs", [.link(dog, rex)])
+                try db.append("Person", ann, "scores", [.int(1), .int(2), .int(3)])
+                try db.append("Person", bob, "scores", [.int(4)])
+            }
+            db.realm.close()
+        }
+        // The database of the lists 'dogs' is dropped with LMDB itself.
+        withRawLMDB(path, database: Table.listName(person, dogsKey)) { txn, dbi in
+            XCTAssertEqual(mdb_drop(txn, dbi, 1), 0)
+        }
+        XCTAssertTrue(try problems(path).contains { $0.contains("list 'dogs': its elements are missing") })
+        let copy = dir.file("copy.fief")
+        var reported: [String] = []
+        XCTAssertEqual(try FileCopy.copy(from: path, to: copy) { kind, text in if kind == .problem { reported.append(text) } }, 1)
+        XCTAssertTrue(reported.contains { $0.contains("list 'dogs': its elements are missing: its lists are copied empty") }, "\(reported)")
+        XCTAssertEqual(try problems(copy), [])
+        do {
+            let db = try DB.open(copy, nil, readOnly: true)
+            XCTAssertEqual(try db.list("Person", ann, "dogs"), [])
+            XCTAssertEqual(try db.list("Person", bob, "dogs"), [])
+            XCTAssertEqual(try db.list("Person", ann, "scores"), [.int(1), .int(2), .int(3)])
+            XCTAssertEqual(try backlinkCount(db, "Dog", rex), 0)
+            db.realm.close()
+        }
+        // One list's segments deleted, its database kept: verify names the
+        // list, and the copy holds it empty too.
+        withRawLMDB(path, database: Table.listName(person, scoresKey)) { txn, dbi in
+            var cursor: OpaquePointer?
+            XCTAssertEqual(mdb_cursor_open(txn, dbi, &cursor), 0)
+            var k = MDB_val(), v = MDB_val()
+            var rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
+            while rc == 0 {
+                let owner = Int64(bitPattern: UInt64(bigEndian: k.mv_data.loadUnaligned(as: UInt64.self)))
+                if owner == bob { XCTAssertEqual(mdb_cursor_del(cursor, 0), 0); rc = mdb_cursor_get(cursor, &k, &v, MDB_GET_CURRENT) }
+                else { rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT) }
+            }
+            mdb_cursor_close(cursor)
+        }
+        XCTAssertTrue(try problems(path).contains { $0.contains("list 'scores' of object \(bob) holds no elements, but its size says 1") })
+        let copy2 = dir.file("copy2.fief")
+        reported = []
+        XCTAssertEqual(try FileCopy.copy(from: path, to: copy2) { kind, text in if kind == .problem { reported.append(text) } }, 2)
+        XCTAssertTrue(reported.contains { $0.contains("list 'scores': 1 sizes did not match what is stored") }, "\(reported)")
+        XCTAssertEqual(try problems(copy2), [])
+        let db = try DB.open(copy2, schema)
+        XCTAssertEqual(try db.list("Person", bob, "scores"), [])
+        XCTAssertEqual(try db.list("Person", ann, "scores"), [.int(1), .int(2), .int(3)])
+        // The copy's lists take new elements.
+        try db.write { try db.append("Person", bob, "dogs", [.link(db.cls("Dog"), rex)]) }
+        XCTAssertEqual(try backlinkCount(db, "Dog", rex), 1)
+        db.realm.close()
+        XCTAssertEqual(try problems(copy2), [])
+    }
 }

@@ -89,18 +89,58 @@ enum Backlinks {
         }
     }
 
-    /// Delete every entry for `target`.
-    static func removeAll(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64) throws(FiefError) {
+    /// Delete every entry for `target` with `cursor` (on the backlinks
+    /// database), appending each to `into` first: origin class, property,
+    /// object and count.
+    static func take(_ cursor: LMDBCursor, target: Int64, into referrers: inout [(UInt32, UInt32, Int64, UInt32)]) throws(FiefError) {
         var buffer = (UInt64(0), UInt64(0), UInt64(0))
         try withUnsafeMutableBytes(of: &buffer) { (raw) throws(FiefError) in
             key(raw.baseAddress!, target: target, originClass: 0, property: 0, origin: 0)
-            let cursor = try LMDBCursor(txn, dbi)
             // Sought again after each delete: a cursor whose last entry
             // went is not positioned anywhere.
-            while let (k, _) = try cursor.seek(UnsafeRawBufferPointer(raw)), k.count == keyBytes,
+            while let (k, v) = try cursor.seek(UnsafeRawBufferPointer(raw)), k.count == keyBytes,
                   memcmp(k.baseAddress!, raw.baseAddress!, 8) == 0 {
+                guard v.count == 4 else { throw FiefError(.fileCorrupt, "a stored link count is damaged (\(v.count) bytes)") }
+                referrers.append((UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt32.self)),
+                                  UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt32.self)),
+                                  Int64(bitPattern: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt64.self))),
+                                  UInt32(littleEndian: v.loadUnaligned(as: UInt32.self))))
                 try cursor.deleteCurrent()
             }
         }
+    }
+
+    /// Delete every entry made by link `property` of class `originClass`
+    /// (a property being dropped) from a class's backlinks: for each target,
+    /// a seek to its entries from that property (they are contiguous) and
+    /// one delete per entry, so O(targets + entries) seeks, never a
+    /// rewrite of the other entries.  Returns how many went.
+    @discardableResult
+    static func removeAll(_ txn: OpaquePointer, _ dbi: MDB_dbi, originClass: UInt32, property: UInt32) throws(FiefError) -> Int {
+        var removed = 0
+        var buffer = (UInt64(0), UInt64(0), UInt64(0))
+        try withUnsafeMutableBytes(of: &buffer) { (raw) throws(FiefError) in
+            let cursor = try LMDBCursor(txn, dbi)
+            var entry = try cursor.move(MDB_FIRST)
+            while let (k, _) = entry {
+                guard k.count == keyBytes else { throw FiefError(.fileCorrupt, "a stored link has a damaged key (\(k.count) bytes)") }
+                let target = UInt64(bigEndian: k.loadUnaligned(as: UInt64.self))
+                let cls = UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+                let prop = UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+                if cls == originClass && prop == property {
+                    // The key is copied first: the delete may move the page it is on.
+                    raw.copyMemory(from: k)
+                    try cursor.deleteCurrent()
+                    removed += 1
+                } else if cls < originClass || (cls == originClass && prop < property) {
+                    key(raw.baseAddress!, target: Int64(bitPattern: target), originClass: originClass, property: property, origin: 0)
+                } else {
+                    guard target < UInt64.max else { break }
+                    key(raw.baseAddress!, target: Int64(bitPattern: target + 1), originClass: 0, property: 0, origin: 0)
+                }
+                entry = try cursor.seek(UnsafeRawBufferPointer(raw))
+            }
+        }
+        return removed
     }
 }

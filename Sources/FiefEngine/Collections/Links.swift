@@ -93,14 +93,22 @@ enum Links {
             }
         }
         guard let dbi = table.backlinks else { return }
-        var referrers: [(UInt32, UInt32, Int64)] = []
-        try Backlinks.forEach(write.txn, dbi, target: key) { (originClass, property, origin, _) throws(FiefError) in
-            referrers.append((originClass, property, origin))
+        // Its backlinks go first (one pass of the class's cursor), then
+        // each link to it: nulling a link or taking it out of a list does
+        // not read the backlinks.
+        let state = write.classWrite(table.key)
+        let cursor: LMDBCursor
+        if let open = state.backlinksCursor {
+            cursor = open
+        } else {
+            cursor = try LMDBCursor(write.txn, dbi)
+            state.backlinksCursor = cursor
         }
-        for (originClass, property, origin) in referrers {
-            try unlink(realm, write, originClass: originClass, property: property, origin: origin, targetClass: table.key, target: key)
+        var referrers: [(UInt32, UInt32, Int64, UInt32)] = []
+        try Backlinks.take(cursor, target: key, into: &referrers)
+        for (originClass, property, origin, count) in referrers {
+            try unlink(realm, write, originClass: originClass, property: property, origin: origin, targetClass: table.key, target: key, count: count)
         }
-        try Backlinks.removeAll(write.txn, dbi, target: key)
     }
 
     /// Before every object of `table` is deleted: the same, for all of them.
@@ -133,33 +141,36 @@ enum Links {
             }
         }
         guard let dbi = table.backlinks else { return }
-        var referrers: [(Int64, UInt32, UInt32, Int64)] = []
+        var referrers: [(Int64, UInt32, UInt32, Int64, UInt32)] = []
         let cursor = try LMDBCursor(write.txn, dbi)
         var entry = try cursor.move(MDB_FIRST)
-        while let (k, _) = entry, k.count == Backlinks.keyBytes {
+        while let (k, v) = entry, k.count == Backlinks.keyBytes {
             referrers.append((Int64(bitPattern: UInt64(bigEndian: k.loadUnaligned(as: UInt64.self))),
                               UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt32.self)),
                               UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt32.self)),
-                              Int64(bitPattern: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt64.self)))))
+                              Int64(bitPattern: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt64.self))),
+                              v.count == 4 ? UInt32(littleEndian: v.loadUnaligned(as: UInt32.self)) : 1))
             entry = try cursor.next()
         }
-        for (target, originClass, property, origin) in referrers where originClass != table.key {
-            try unlink(realm, write, originClass: originClass, property: property, origin: origin, targetClass: table.key, target: target)
+        for (target, originClass, property, origin, count) in referrers where originClass != table.key {
+            try unlink(realm, write, originClass: originClass, property: property, origin: origin, targetClass: table.key, target: target, count: count)
         }
         try LMDB.check(mdb_drop(write.txn, dbi, 0), "deleting links")
     }
 
     /// Null the link `property` of object `origin` of class `originClass`,
     /// or remove `target` from it if it is a list or set, or null the map
-    /// values pointing at it (`target` is being deleted).
+    /// values pointing at it (`target`, of class `targetClass`, is being
+    /// deleted; its backlink counts `count` links).
     private static func unlink(_ realm: Realm, _ write: WriteTransaction, originClass: UInt32, property: UInt32, origin: Int64,
-                               targetClass: UInt32, target: Int64) throws(FiefError) {
+                               targetClass: UInt32, target: Int64, count: UInt32) throws(FiefError) {
         let table = try realm.table(originClass)
         let column = try table.column(property)
         if column.elementType == .link || column.elementType == .mixed {
             switch column.collection {
             case .list:
-                try realm.removeLinks(write, originClass: originClass, property: property, origin: origin, targetClass: targetClass, target: target)
+                try realm.removeLinks(write, originClass: originClass, property: property, origin: origin, targetClass: targetClass,
+                                      target: target, count: Int(count))
                 return
             case .set:
                 try realm.removeSetLink(write, originClass: originClass, property: property, origin: origin, targetClass: targetClass, target: target)

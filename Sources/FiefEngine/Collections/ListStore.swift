@@ -84,9 +84,11 @@ enum ListStore {
     /// Store `values` (1...256 elements) as the segment of (`table`,
     /// `column`, `owner`) at `position`, encoded in `scratch`; `append`:
     /// the key is expected to be the database's last (as in a copy, written
-    /// in key order, so LMDB fills its pages).
+    /// in key order, so LMDB fills its pages); with `cursor` (on that
+    /// segment), in its place.
     static func put(_ values: [Value], _ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, column: UInt32, owner: Int64,
-                    position: UInt64, type: PropertyType, nullable: Bool, append: Bool = false, scratch: inout [UInt8]) throws(FiefError) {
+                    position: UInt64, type: PropertyType, nullable: Bool, append: Bool = false, scratch: inout [UInt8],
+                    cursor: LMDBCursor? = nil) throws(FiefError) {
         let size = values.withUnsafeBufferPointer { Segment.encodedSize($0, type: type, nullable: nullable) }
         if scratch.count < size { scratch = [UInt8](repeating: 0, count: Swift.max(size, 4096)) }
         let check = checkKey(column: column, owner: owner, position: position)
@@ -98,7 +100,11 @@ enum ListStore {
             var keyBuffer = (UInt64(0), UInt64(0))
             try withUnsafeMutableBytes(of: &keyBuffer) { (raw) throws(FiefError) in
                 key(raw.baseAddress!, owner: owner, position: position)
-                try putSegment(txn, dbi, UnsafeRawBufferPointer(raw), UnsafeRawBufferPointer(target), append: append)
+                if let cursor {
+                    try cursor.put(UnsafeRawBufferPointer(raw), UnsafeRawBufferPointer(target), current: true)
+                } else {
+                    try putSegment(txn, dbi, UnsafeRawBufferPointer(raw), UnsafeRawBufferPointer(target), append: append)
+                }
             }
         } }
     }
@@ -159,7 +165,7 @@ enum ListStore {
         try withUnsafeMutableBytes(of: &buffer) { (raw) throws(FiefError) in
             key(raw.baseAddress!, owner: owner, position: 0)
             let cursor = try LMDBCursor(txn, dbi)
-            // Sought again after each delete (see `Backlinks.removeAll`).
+            // Sought again after each delete (see `Backlinks.take`).
             while let (k, _) = try cursor.seek(UnsafeRawBufferPointer(raw)), let decoded = decodeKey(k), decoded.owner == owner {
                 try cursor.deleteCurrent()
             }
@@ -172,6 +178,14 @@ struct ListID: Hashable {
     var table: UInt32
     var column: UInt32
     var owner: Int64
+}
+
+/// A link to a deleted object, still to be taken out of a stored list
+/// (`Realm.removeLinks`); `sizeBefore`: the list's size before.
+struct PendingLinkRemoval {
+    var id: ListID
+    var target: Int64
+    var sizeBefore: Int
 }
 
 /// One segment of a list as a snapshot or write transaction sees it.

@@ -39,6 +39,10 @@ extension Realm {
                 if complete && !known.isComplete { try loadHead(known, table, txn: write.txn) }
                 return known
             }
+            if !write.pendingLinkRemovals.isEmpty, try settleLinkRemovals(write, table, column), let known = write.lists[id] {
+                // This list was one of them: loaded whole just now.
+                return known
+            }
             let state = try loadList(id, table, column, txn: write.txn, bounds: write.bounds, complete: complete)
             write.lists[id] = state
             return state
@@ -543,11 +547,39 @@ extension Realm {
     }
 
     /// Remove every element of list (`originClass`, `property`) of object
-    /// `origin` that links to `target` (which is being deleted).
-    func removeLinks(_ write: WriteTransaction, originClass: UInt32, property: UInt32, origin: Int64, targetClass: UInt32, target: Int64) throws(FiefError) {
+    /// `origin` that links to `target` (which is being deleted); its
+    /// backlink says the list holds it `count` times.  A list this
+    /// transaction has not loaded is not loaded for that: its size drops
+    /// now, and its stored segments lose the target at commit
+    /// (`storeLinkRemovals`), so deleting objects listed in many lists
+    /// costs no list state per list.
+    func removeLinks(_ write: WriteTransaction, originClass: UInt32, property: UInt32, origin: Int64, targetClass: UInt32, target: Int64, count: Int) throws(FiefError) {
         let table = try table(originClass)
         let column = try listColumn(table, property)
-        let state = try listState(table, column, owner: origin)
+        let id = ListID(table: originClass, column: property, owner: origin)
+        if column.elementType == .mixed {
+            // Mixed elements carry their class: the list is loaded and filtered.
+            let state = try listState(table, column, owner: origin)
+            try removeLoadedLinks(table, state, targetClass: targetClass, target: target)
+            try noteSize(write, table, state)
+            return
+        }
+        guard !write.lists.isEmpty, let state = write.lists[id] else {
+            let chunk = try dirtyChunk(write, table, column: property, type: .int, cluster: ClusterLayout.cluster(of: origin))
+            let slot = ClusterLayout.slot(of: origin)
+            var size = 0
+            if case .int(let n) = chunk.value(slot, nullable: false) { size = Int(n) }
+            write.pendingLinkRemovals.append(PendingLinkRemoval(id: id, target: target, sizeBefore: size))
+            chunk.set(slot, .int(Int64(Swift.max(0, size - count))))
+            noteColumnChange(originClass, property)
+            return
+        }
+        try removeLoadedLinks(table, state, targetClass: targetClass, target: target)
+        try noteSize(write, table, state)
+    }
+
+    /// Take every element linking to `target` out of a loaded list.
+    private func removeLoadedLinks(_ table: Table, _ state: ListState, targetClass: UInt32, target: Int64) throws(FiefError) {
         var removed = 0
         var s = 0
         while s < state.segments.count {
@@ -571,13 +603,121 @@ extension Realm {
         }
         state.count -= removed
         state.invalidateStarts()
-        try noteSize(write, table, state)
+    }
+
+    /// Write a list's size to its owner's column.
+    private func setStoredListSize(_ write: WriteTransaction, _ table: Table, _ column: Column, _ owner: Int64, _ size: Int) throws(FiefError) {
+        let chunk = try dirtyChunk(write, table, column: column.key, type: .int, cluster: ClusterLayout.cluster(of: owner))
+        chunk.set(ClusterLayout.slot(of: owner), .int(Int64(size)))
+        noteColumnChange(table.key, column.key)
+    }
+
+    /// Before a list of `column` is loaded in this transaction: the link
+    /// removals pending for lists of that column go into their (loaded)
+    /// lists, whose sizes are first set back to what their segments hold.
+    /// Returns whether there were any.
+    private func settleLinkRemovals(_ write: WriteTransaction, _ table: Table, _ column: Column) throws(FiefError) -> Bool {
+        let mine = write.pendingLinkRemovals.filter { $0.id.table == table.key && $0.id.column == column.key }
+        if mine.isEmpty { return false }
+        write.pendingLinkRemovals.removeAll { $0.id.table == table.key && $0.id.column == column.key }
+        // In reverse: an owner's first removal leaves the size it had before all of them.
+        for removal in mine.reversed() { try setStoredListSize(write, table, column, removal.id.owner, removal.sizeBefore) }
+        for removal in mine {
+            let state = try listState(table, column, owner: removal.id.owner)
+            try removeLoadedLinks(table, state, targetClass: column.linkTarget, target: removal.target)
+            try noteSize(write, table, state)
+        }
+        return true
+    }
+
+    /// Store the pending link removals (at commit, before the lists): per
+    /// list, one walk over its stored segments, read in place; a segment
+    /// holding a removed target is stored again without it (or deleted when
+    /// nothing is left), and the list's size is set to what remains.
+    private func storeLinkRemovals(_ write: WriteTransaction) throws(FiefError) {
+        var pending = write.pendingLinkRemovals
+        write.pendingLinkRemovals = []
+        // In key order: one walk of each list database.  Removals from one
+        // list property (the usual case) sort as integers, owner (below
+        // 2^40) and index packed together.
+        let first = pending[0].id
+        if pending.count < 1 << 24, pending.allSatisfy({ $0.id.table == first.table && $0.id.column == first.column }) {
+            var packed = pending.indices.map { UInt64(bitPattern: pending[$0].id.owner) << 24 | UInt64($0) }
+            packed.sort()
+            pending = packed.map { pending[Int($0 & 0xFF_FFFF)] }
+        } else {
+            pending.sort { (a, b) in
+                if a.id.table != b.id.table { return a.id.table < b.id.table }
+                if a.id.column != b.id.column { return a.id.column < b.id.column }
+                return a.id.owner < b.id.owner
+            }
+        }
+        var values: [Value] = []
+        var targets: [Int64] = []
+        var cursor: (dbi: MDB_dbi, cursor: LMDBCursor)? = nil
+        var i = 0
+        while i < pending.count {
+            let id = pending[i].id
+            targets.removeAll(keepingCapacity: true)
+            while i < pending.count && pending[i].id == id { targets.append(pending[i].target); i += 1 }
+            // A class or property removed since (a schema change in this transaction): nothing to store.
+            guard let table = try? self.table(id.table), let column = try? table.column(id.column), column.collection == .list,
+                  column.elementType == .link else { continue }
+            let dbi = try table.listDatabase(id.column)
+            // An owner deleted since had its list emptied down to these links: it goes whole.
+            guard try isLive(table, id.owner) else {
+                try ListStore.deleteAll(write.txn, dbi, owner: id.owner)
+                continue
+            }
+            var total = 0
+            var keyBuffer = (UInt64(0), UInt64(0))
+            try withUnsafeMutableBytes(of: &keyBuffer) { (key) throws(FiefError) in
+                ListStore.key(key.baseAddress!, owner: id.owner, position: 0)
+                if cursor?.dbi != dbi { cursor = (dbi, try LMDBCursor(write.txn, dbi)) }
+                let cursor = cursor!.cursor
+                var entry = try cursor.seek(UnsafeRawBufferPointer(key))
+                while let (k, v) = entry, let decoded = ListStore.decodeKey(k), decoded.owner == id.owner {
+                    guard let reader = SegmentReader(v, type: .link, table: id.table,
+                                                     key: ListStore.checkKey(column: id.column, owner: id.owner, position: decoded.position)) else {
+                        throw ListState(id: id, column: column, segments: [], base: 0, count: 0).damaged(table, "fails its checksum or layout check")
+                    }
+                    var hit = false
+                    for o in 0..<reader.count where !reader.isNull(o) && targets.contains(reader.int(o)) { hit = true; break }
+                    if !hit {
+                        total += reader.count
+                        entry = try cursor.next()
+                        continue
+                    }
+                    values.removeAll(keepingCapacity: true)
+                    for o in 0..<reader.count where reader.isNull(o) || !targets.contains(reader.int(o)) {
+                        values.append(reader.value(o, linkTarget: column.linkTarget))
+                    }
+                    total += values.count
+                    if !values.isEmpty {
+                        // Stored again in its place (the cursor stays on it).
+                        try ListStore.put(values, write.txn, dbi, table: id.table, column: id.column, owner: id.owner,
+                                          position: decoded.position, type: .link, nullable: column.elementsNullable,
+                                          scratch: &write.segmentBuffer, cursor: cursor)
+                        entry = try cursor.next()
+                        continue
+                    }
+                    // Emptied: deleted, and the next segment sought again (a
+                    // cursor whose entry went is not positioned anywhere).
+                    try cursor.deleteCurrent()
+                    guard decoded.position < UInt64.max else { break }
+                    ListStore.key(key.baseAddress!, owner: id.owner, position: decoded.position + 1)
+                    entry = try cursor.seek(UnsafeRawBufferPointer(key))
+                }
+            }
+            try setStoredListSize(write, table, column, id.owner, total)
+        }
     }
 
     // MARK: Commit
 
     /// Store every changed segment of every changed list (at commit).
     func flushLists(_ write: WriteTransaction) throws(FiefError) {
+        if !write.pendingLinkRemovals.isEmpty { try storeLinkRemovals(write) }
         if write.lists.isEmpty { return }
         let limit = environment.chunkPartLimit
         let ids = write.lists.keys.sorted { ($0.table, $0.column, $0.owner) < ($1.table, $1.column, $1.owner) }

@@ -122,6 +122,14 @@ public enum FileCheck {
                     problem("class '\(objectClass.name)': \(stat.ms_entries) links to its objects are recorded, but \(expected[objectClass.key, default: 0]) exist")
                 }
             }
+            // A class no link points to (any more) keeps no backlinks.
+            for objectClass in schema.classes where !Backlinks.isTarget(objectClass, in: schema) {
+                let name = Table.backlinksName(objectClass.key)
+                guard names.contains(name), damagedTrees[name] == nil, let dbi = open(name) else { continue }
+                var stat = MDB_stat()
+                guard mdb_stat(txn, dbi, &stat) == 0, stat.ms_entries > 0 else { continue }
+                problem("class '\(objectClass.name)': \(stat.ms_entries) links to its objects are recorded, but no property links to it")
+            }
         }
 
         /// Every list: its segments sound and in order, their elements as

@@ -33,7 +33,7 @@ extension Realm {
     /// Whether object `key` of class `tableKey` exists now.
     public func objectExists(table tableKey: UInt32, key: Int64) throws(FiefError) -> Bool {
         try checkReadable()
-        guard tables[tableKey] != nil else { return false }
+        guard hasTable(tableKey) else { return false }
         let table = try table(tableKey)
         return try isLive(table, key)
     }

@@ -19,6 +19,9 @@ final class ClassWrite {
     /// The cursor on the class's integer primary-key table; closed before
     /// the transaction ends (LMDB frees a write transaction's cursors).
     var primaryKeyCursor: LMDBCursor?
+    /// The cursor on the class's backlinks, kept for the objects deleted
+    /// one after another (closed as `primaryKeyCursor` is).
+    var backlinksCursor: LMDBCursor?
     /// The last run of the integer primary-key table, when this transaction
     /// wrote it: keys that continue it extend it here, and it is stored
     /// once, before anything else reads or writes the table.
@@ -59,6 +62,7 @@ final class ClassWrite {
         objectCountDelta = 0
         emptied = true
         primaryKeyCursor = nil
+        backlinksCursor = nil
         tailRun = nil
     }
 }
@@ -102,6 +106,11 @@ final class WriteTransaction {
     /// Scratch space for set and map keys and values.
     @exclusivity(unchecked) var entryKey: [UInt8] = []
     @exclusivity(unchecked) var entryValue: [UInt8] = []
+    /// Links to deleted objects still to be taken out of lists this
+    /// transaction has not loaded (`Realm.removeLinks`): stored at commit,
+    /// in key order, or moved into the lists when one of their column is
+    /// loaded first.  The list databases are not written before commit.
+    @exclusivity(unchecked) var pendingLinkRemovals: [PendingLinkRemoval] = []
     /// Strings and binaries written to lists.
     let listBytes = ByteArena()
     /// Scratch space for encoding segments.
@@ -169,7 +178,10 @@ final class WriteTransaction {
     }
 
     func closeCursors() {
-        for state in classes.values { state.primaryKeyCursor = nil }
+        for state in classes.values {
+            state.primaryKeyCursor = nil
+            state.backlinksCursor = nil
+        }
     }
 
     init(txn: OpaquePointer, version: UInt64, meta: MDB_dbi, bounds: MapBounds) {
@@ -410,6 +422,7 @@ extension Realm {
         write.clean = ChunkMap(capacity: 1)
         write.partTables = ChunkPartTables()
         write.lists = [:]
+        write.pendingLinkRemovals = []
         if large { malloc_trim(0) }
     }
 

@@ -247,8 +247,13 @@ enum SchemaPlanner {
             }
             try MetaKeys.write(txn, meta, MetaKeys.format, MetaKeys.formatValue)
         }
-        // Drop data of removed or changed columns.
+        // Drop data of removed or changed columns; a link's (or a list of
+        // links') entries in its target's backlinks go with it.
         for (table, column) in merge.droppedColumns {
+            if let property = existing.schema.objectClass(key: table)?.property(key: column), property.type == .link,
+               let target = property.linkTarget.flatMap({ existing.schema.objectClass(named: $0) }) {
+                try Backlinks.removeAll(txn, try open(Table.backlinksName(target.key)), originClass: table, property: column)
+            }
             let data = try open(Table.dataName(table), integerKey: true)
             try deleteColumn(txn, data, column: column)
             if let property = existing.schema.objectClass(key: table)?.property(key: column),
@@ -256,6 +261,17 @@ enum SchemaPlanner {
                 let dbi = try open(name)
                 try LMDB.check(mdb_drop(txn, dbi, 1), "dropping a \(property.collection.name)", path: environment.path)
             }
+        }
+        // A property added to a class may get the key of one dropped
+        // earlier (keys start after the highest one left): the presence
+        // chunks that still list that key stop listing it (its chunks went
+        // with the old property), or the new property would read as missing.
+        for objectClass in merge.schema.classes {
+            guard let before = existing.schema.objectClass(key: objectClass.key) else { continue }
+            let added = objectClass.properties.map(\.key).filter { before.property(key: $0) == nil }
+            if added.isEmpty { continue }
+            try unlistColumns(txn, try open(Table.dataName(objectClass.key), integerKey: true), classKey: objectClass.key,
+                              added, partLimit: environment.chunkPartLimit)
         }
         for (table, column) in merge.droppedIndexes {
             let dbi = try open(Table.indexName(table, column), dupSort: true)
@@ -295,6 +311,31 @@ enum SchemaPlanner {
         try MetaKeys.write(txn, meta, MetaKeys.nextClassKey, merge.nextClassKey)
         try MetaKeys.write(txn, meta, MetaKeys.committedTransaction, UInt64(mdb_txn_id(txn)))
         return true
+    }
+
+    /// Make the presence chunks of a class's data database list none of
+    /// `columns`, and delete any chunk of them.
+    static func unlistColumns(_ txn: OpaquePointer, _ data: MDB_dbi, classKey: UInt32, _ columns: [UInt32], partLimit: Int) throws(FiefError) {
+        var changed: [(Int64, DirtyChunk)] = []
+        let cursor = try LMDBCursor(txn, data)
+        var entry = try cursor.seek(integerKey: ClusterLayout.columnStart(ClusterLayout.presenceColumn))
+        while let (key, raw) = entry, key < ClusterLayout.columnStart(1) {
+            entry = try cursor.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
+            guard let body = ChunkCheck.verified(raw, table: classKey, key: key, type: nil) else {
+                throw FiefError(.fileCorrupt, "a stored chunk of class \(classKey) (key \(key)) fails its checksum or layout check")
+            }
+            let presence = ChunkReader(body)
+            guard columns.contains(where: { presence.listsColumn($0) }) else { continue }
+            let fixed = DirtyChunk(type: nil, from: presence)
+            for column in columns { fixed.unlistColumn(column) }
+            changed.append((ClusterLayout.cluster(ofChunkKey: key), fixed))
+        }
+        var neverAppend: UInt64? = .max
+        for (cluster, chunk) in changed {
+            try ChunkParts.store(chunk, txn, data, table: classKey, column: ClusterLayout.presenceColumn, cluster: cluster,
+                                 limit: partLimit, lastKey: &neverAppend)
+        }
+        for column in columns { try deleteColumn(txn, data, column: column) }
     }
 
     /// Delete every chunk of `column` from a class's data database.

@@ -572,6 +572,12 @@ final class DirtyChunk {
         columnSet[byte] |= 1 << UInt8(column & 7)
     }
 
+    /// Presence chunks: record that `column` has no chunk in this cluster.
+    func unlistColumn(_ column: UInt32) {
+        let byte = Int(column >> 3)
+        if byte < columnSet.count { columnSet[byte] &= ~(1 << UInt8(column & 7)) }
+    }
+
     // MARK: Values
 
     /// Store `value` (already checked against the property) in `slot`.
