@@ -249,13 +249,15 @@ struct Column {
         // A mixed value may always be null.
         flags = property.collection == .none ? property.flags.union(property.type == .mixed ? .nullable : []) : []
         self.linkTarget = linkTarget
+        isMixed = property.collection == .none && property.type == .mixed
     }
 
     /// Whether elements of the collection may be null (mixed ones always may).
     var elementsNullable: Bool { collection != .none && (elementNullable || elementType == .mixed) }
 
-    /// Whether the column holds one mixed value per object (coded in a binary chunk).
-    var isMixed: Bool { collection == .none && elementType == .mixed }
+    /// Whether the column holds one mixed value per object (coded in a
+    /// binary chunk); stored, as `slotValue` asks it on every read.
+    let isMixed: Bool
 
     var isNullable: Bool { flags.contains(.nullable) }
     var isPrimaryKey: Bool { flags.contains(.primaryKey) }
