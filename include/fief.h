@@ -185,6 +185,10 @@ typedef int32_t fief_type_t;
 #define FIEF_TYPE_MIXED 12     /* properties and collection elements only: null or a value of
                                   any other type, a link to an object of any class included
                                   (Realm's AnyRealmValue); a value read has its own type */
+#define FIEF_TYPE_LIST 13       /* in a mixed value only: a nested list of mixed values (see
+                                  "Nested collections"); no payload */
+#define FIEF_TYPE_DICTIONARY 14 /* in a mixed value only: a nested dictionary of mixed values,
+                                  string keys; no payload */
 
 /** A view of UTF-8 text.  `data` may be NULL only when `size` is 0. */
 typedef struct fief_string {
@@ -830,9 +834,11 @@ FIEF_API bool fief_object_resolve_in(const fief_object_t *object, fief_realm_t *
  * O(log n) pages and `fief_list_get` is a binary search over segments.
  * ========================================================================== */
 
-/** The list `property` of `object`: a new handle, or NULL.
+/** The list `property` of `object`: a new handle, or NULL.  On a mixed
+ *  property holding a nested list (see "Nested collections"), that list.
  *  Errors: FIEF_ERR_INVALIDATED_OBJECT, FIEF_ERR_NO_SUCH_PROPERTY,
- *  FIEF_ERR_INVALID_ARGUMENT (the property is not a list). */
+ *  FIEF_ERR_INVALID_ARGUMENT (the property is not a list, or a mixed
+ *  property holds no list). */
 FIEF_API fief_list_t *fief_object_get_list(const fief_object_t *object, fief_property_key_t property);
 
 /** Whether the list's owner still exists (false for NULL or released handles). */
@@ -1042,9 +1048,12 @@ FIEF_API bool fief_set_resolve_in(const fief_set_t *set, fief_realm_t *target, f
  * operation each.
  * ========================================================================== */
 
-/** The map `property` of `object`: a new handle, or NULL.
+/** The map `property` of `object`: a new handle, or NULL.  On a mixed
+ *  property holding a nested dictionary (see "Nested collections"), that
+ *  dictionary.
  *  Errors: FIEF_ERR_INVALIDATED_OBJECT, FIEF_ERR_NO_SUCH_PROPERTY,
- *  FIEF_ERR_INVALID_ARGUMENT (the property is not a map). */
+ *  FIEF_ERR_INVALID_ARGUMENT (the property is not a map, or a mixed
+ *  property holds no dictionary). */
 FIEF_API fief_map_t *fief_object_get_map(const fief_object_t *object, fief_property_key_t property);
 
 /** Whether the map's owner still exists (false for a released handle). */
@@ -1107,6 +1116,63 @@ FIEF_API fief_results_t *fief_map_to_results(const fief_map_t *map);
 
 /** The same map in another realm of the same file (see fief_set_resolve_in). */
 FIEF_API bool fief_map_resolve_in(const fief_map_t *map, fief_realm_t *target, fief_map_t **out_map);
+
+/* ==========================================================================
+ * Nested collections
+ *
+ * A mixed value (a mixed property, an element of a list of mixed values, a
+ * value of a map of mixed values, or an element of another nested
+ * collection) may hold a list or a dictionary of mixed values, as Realm's
+ * AnyRealmValue.list and .dictionary do; they nest to any depth.  Sets of
+ * mixed values never hold one.
+ *
+ * Writing: a fief_value_t of type FIEF_TYPE_LIST or FIEF_TYPE_DICTIONARY
+ * (its `u` is ignored) written where a mixed value goes (fief_object_set_value,
+ * fief_object_create, fief_list_set / _insert / _append, fief_map_set)
+ * stores a new, empty nested collection there.  A nested collection belongs
+ * to the value holding it: replacing that value, removing the element or
+ * key, clearing the collection around it or deleting the owner object
+ * deletes it and everything nested in it, in the same transaction.  Written
+ * anywhere else (a property or collection of another type, a set of mixed
+ * values) such a value is refused with FIEF_ERR_TYPE_MISMATCH.
+ *
+ * Reading: the value reads back as type FIEF_TYPE_LIST or
+ * FIEF_TYPE_DICTIONARY (no payload); get a handle to the collection with
+ * fief_object_get_list / fief_object_get_map on the mixed property, or
+ * fief_list_get_list / _get_map and fief_map_get_list / _get_map on the
+ * collection holding it.  A nested list handle is a fief_list_t and a nested
+ * dictionary handle a fief_map_t: every list and map function takes them
+ * (fief_list_insert_embedded and fief_map_insert_embedded refuse them with
+ * FIEF_ERR_INVALID_ARGUMENT, as for any collection of mixed values), they
+ * follow the realm and resolve into other realms like any collection
+ * handle, and once the nested collection is gone (replaced, removed, its
+ * owner deleted) every call but release fails with
+ * FIEF_ERR_INVALIDATED_OBJECT and fief_list_is_valid / fief_map_is_valid
+ * say false.  Map key rules apply to nested dictionary keys.  Links inside
+ * nested collections are recorded on the target's side with the top mixed
+ * property as their origin property; deleting a target sets each of them
+ * to null.
+ *
+ * Storage: per class, one LMDB database of nested entries: one entry per
+ * element (a list's keyed by collection id and a position with gaps, a
+ * dictionary's by collection id and key), so a nested collection's writes
+ * cost one B-tree operation each, as a map's do.
+ * ========================================================================== */
+
+/** The nested list or dictionary that element `index` of `list` (a list of
+ *  mixed values, or a nested list) holds: a new handle, or NULL.
+ *  Errors: FIEF_ERR_INDEX_OUT_OF_BOUNDS, FIEF_ERR_INVALID_ARGUMENT (the
+ *  element holds something else: the message names what),
+ *  FIEF_ERR_INVALIDATED_OBJECT. */
+FIEF_API fief_list_t *fief_list_get_list(const fief_list_t *list, size_t index);
+FIEF_API fief_map_t *fief_list_get_map(const fief_list_t *list, size_t index);
+
+/** The nested list or dictionary that the value of `key` in `map` (a map of
+ *  mixed values, or a nested dictionary) holds: a new handle, or NULL.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (no such key, or its value holds
+ *  something else: the message says which), FIEF_ERR_INVALIDATED_OBJECT. */
+FIEF_API fief_list_t *fief_map_get_list(const fief_map_t *map, fief_string_t key);
+FIEF_API fief_map_t *fief_map_get_map(const fief_map_t *map, fief_string_t key);
 
 /* ==========================================================================
  * Results and queries
