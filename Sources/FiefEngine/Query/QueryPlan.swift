@@ -291,6 +291,10 @@ enum QueryCompiler {
             }
             return
         }
+        if p.type == .mixed {
+            try checkMixed(p, op, c, options, target)
+            return
+        }
         let fits: Bool
         switch (p.type, c) {
         case (.int, .int), (.int, .double), (.int, .decimal),
@@ -326,6 +330,30 @@ enum QueryCompiler {
         }
         if !options.isEmpty && p.type != .string && p.type != .binary {
             throw FiefError(.queryInvalid, "[c] and [d] apply to strings only, not to \(subject)")
+        }
+    }
+
+    /// A mixed element (or property) against a constant of any type: it
+    /// matches the elements of the constant's group only (see
+    /// `QueryEvaluator.compareMixed`).  The string operators and [c]/[d] take
+    /// a string or binary; bools and links compare only with == and !=.
+    private static func checkMixed(_ p: Property, _ op: QueryOperator, _ c: QueryConstant, _ options: QueryStringOptions, _ target: QueryTarget) throws(FiefError) {
+        let subject = target.subject(p)
+        var isBytes = false
+        if case .bytes = c { isBytes = true }
+        if isStringOperator(op) && !isBytes {
+            throw FiefError(.queryInvalid, "cannot use \(name(op)) to compare \(subject) with a \(c.typeName) value: it takes a string or binary value")
+        }
+        if !options.isEmpty && !isBytes {
+            throw FiefError(.queryInvalid, "[c] and [d] apply to strings only, not to a \(c.typeName) value compared with \(subject)")
+        }
+        switch c {
+        case .bool, .link:
+            guard op == .equal || op == .notEqual else {
+                throw FiefError(.queryInvalid, "cannot use \(name(op)) to compare \(subject) with a \(c.typeName) value; use == or !=")
+            }
+        default:
+            break
         }
     }
 

@@ -9,6 +9,14 @@
 /// average take the numbers only.  The sum of ints is an int (wrapping on
 /// overflow), of floats and doubles a double, of decimals a decimal; the
 /// average of ints, floats and doubles is a double, of decimals a decimal.
+///
+/// Mixed values (properties and collection elements), as realm-core
+/// aggregates them: min and max take every non-null value and compare them
+/// in Realm's mixed order (`MixedOrder`: a bool below every number, a
+/// string above, ...; NaN is skipped); sum and average take the numbers
+/// only (ints, floats, doubles and decimals; other values and NaN are
+/// skipped), each added as a decimal128 (a double rounded to 15 significant
+/// digits, a float to 7), and give a decimal128 (a sum of none is decimal 0).
 public enum AggregateOperation: Int32, Sendable, CaseIterable {
     case min = 1
     case max = 2
@@ -39,11 +47,15 @@ struct Aggregator {
     private var decimal = Decimal128.zero
     private var seconds: Int64 = 0
     private var nanoseconds: Int32 = 0
+    /// Mixed values: the min or max so far (a view, read where it is stored).
+    private var extreme: Value = .null
 
     /// Check that `operation` applies to values of `type` (a property that
     /// is no collection and no link); `subject` names them in messages
     /// ("'Person.age'", "the values of 'Person.scores'").
     static func check(_ operation: AggregateOperation, _ type: PropertyType, subject: @autoclosure () -> String) throws(FiefError) {
+        // Mixed values hold anything: each operation takes what it can.
+        if type == .mixed { return }
         let numeric = type == .int || type == .float || type == .double || type == .decimal128
         let fits = operation == .min || operation == .max ? numeric || type == .timestamp : numeric
         guard fits else {
@@ -61,6 +73,7 @@ struct Aggregator {
 
     @inline(__always)
     mutating func add(_ value: Value) {
+        if type == .mixed { return addMixed(value) }
         switch value {
         case .null: return
         case .int(let i): addInt(i)
@@ -128,6 +141,48 @@ struct Aggregator {
         count += 1
     }
 
+    /// A mixed value: min and max compare every non-null value in Realm's
+    /// mixed order; sum and average add the numbers as decimals.
+    mutating func addMixed(_ value: Value) {
+        switch operation {
+        case .min, .max:
+            if value.isNull || MixedOrder.isNaN(value) { return }
+            if count > 0 {
+                let c = MixedOrder.compare(value, extreme)
+                if operation == .min ? c >= 0 : c <= 0 { count += 1; return }
+            }
+            extreme = value
+        case .sum, .average:
+            let d: Decimal128Bits
+            switch value {
+            case .int(let i): d = DecimalArithmetic.from(i)
+            case .float(let f):
+                if f.isNaN { return }
+                d = DecimalArithmetic.from(Double(f), digits: 7)
+            case .double(let x):
+                if x.isNaN { return }
+                d = DecimalArithmetic.from(x, digits: 15)
+            case .decimal128(let x):
+                if DecimalArithmetic.isNaN(x) { return }
+                d = x
+            default: return
+            }
+            decimal = count == 0 ? DecimalArithmetic.add(Decimal128.zero, d) : DecimalArithmetic.add(decimal, d)
+        }
+        count += 1
+    }
+
+    /// Fold slots `mask` of a column chunk of mixed values (each coded).
+    mutating func addMixed(_ chunk: ColumnChunk, _ mask: Bitmap, nullable: Bool, damaged: () -> FiefError) throws(FiefError) {
+        var failed = false
+        QueryEvaluator.forEachSlot(mask) { slot in
+            guard !failed, case .binary(let coded) = chunk.value(slot, type: .mixed, nullable: nullable) else { return }
+            guard let value = MixedCoding.decode(coded) else { failed = true; return }
+            addMixed(value)
+        }
+        if failed { throw damaged() }
+    }
+
     /// Fold slots `mask` of a column chunk of values of `type`.
     mutating func add(_ chunk: ColumnChunk, _ mask: Bitmap, nullable: Bool) {
         let reader = chunk.reader
@@ -158,6 +213,13 @@ struct Aggregator {
 
     /// The result: null when nothing was folded (0 for a sum).
     func result() -> Value {
+        if type == .mixed {
+            switch operation {
+            case .min, .max: return count == 0 ? .null : extreme
+            case .sum: return .decimal128(count == 0 ? Decimal128.zero : decimal)
+            case .average: return count == 0 ? .null : .decimal128(DecimalArithmetic.divide(decimal, by: count))
+            }
+        }
         if count == 0 {
             guard operation == .sum else { return .null }
             switch type {
@@ -197,8 +259,16 @@ extension Results {
         }
         try Aggregator.check(operation, property.type, subject: subject)
         var aggregator = Aggregator(operation, property.type)
+        let tableName = table.objectClass.name
         try forEachMatch { (cluster, mask) throws(FiefError) in
-            aggregator.add(try realm.chunk(table, column: propertyKey, cluster: cluster), mask, nullable: property.isNullable)
+            let chunk = try realm.chunk(table, column: propertyKey, cluster: cluster)
+            if property.type == .mixed {
+                try aggregator.addMixed(chunk, mask, nullable: true) {
+                    FiefError(.fileCorrupt, "a mixed value of '\(tableName).\(property.name)' cannot be read: the file is damaged")
+                }
+            } else {
+                aggregator.add(chunk, mask, nullable: property.isNullable)
+            }
         }
         return aggregator.result()
     }

@@ -51,7 +51,9 @@ enum ValueSource {
     func element(_ realm: Realm) throws(FiefError) -> Property {
         let table = try realm.table(table)
         let property = try table.property(column)
-        return Property(name: "self", type: property.type, flags: property.isNullable ? .nullable : [])
+        // Mixed elements may always be null.
+        let nullable = property.isNullable || property.type == .mixed
+        return Property(name: "self", type: property.type, flags: nullable ? .nullable : [])
     }
 
     /// "the values of list 'Person.scores'", for messages.
@@ -91,7 +93,7 @@ struct ValueElements {
     @inline(__always)
     func value(_ index: Int) throws(FiefError) -> Value {
         switch storage {
-        case .list(let state, let table): return try state.value(index, table: table)
+        case .list(let state, let table): return try state.element(try state.value(index, table: table), table)
         case .entries(let read, let isSet, let type): return try ValueElements.decode(read.entries[index], isSet: isSet, type)
         }
     }
@@ -107,6 +109,18 @@ struct ValueElements {
         switch storage {
         case .list(let state, let table):
             var index = 0
+            if state.isMixed {
+                // Each element coded (`MixedCoding`): decoded in place.
+                for s in 0..<state.segments.count {
+                    if let values = state.segments[s].values {
+                        for v in values { try body(index, try state.element(v, table)); index += 1 }
+                    } else {
+                        let reader = try state.reader(s, table: table)
+                        for o in 0..<reader.count { try body(index, try state.element(reader.value(o), table)); index += 1 }
+                    }
+                }
+                return
+            }
             for s in 0..<state.segments.count {
                 if let values = state.segments[s].values {
                     for v in values { try body(index, v); index += 1 }
@@ -151,9 +165,6 @@ public final class ValueResults: @unchecked Sendable {
         guard column.collection != .none else { throw FiefError(.invalidArgument, "\(name) is not a list, set or map") }
         guard column.elementType != .link else {
             throw FiefError(.invalidArgument, "\(name) is a \(column.collection.name) of objects, not of values: its results are objects")
-        }
-        guard column.elementType != .mixed else {
-            throw FiefError(.invalidArgument, "\(name) holds mixed values: results of mixed values are not supported yet")
         }
         try realm.requireLive(table, owner)
         let id = ListID(table: ownerClass, column: property, owner: owner)
@@ -232,10 +243,22 @@ public final class ValueResults: @unchecked Sendable {
 
     /// The position of the first element equal to `value`, if any (a value
     /// of another type is never found; ints and floats compare as the
-    /// element type, as a list's find does).
+    /// element type, as a list's find does; mixed elements as Realm compares
+    /// mixed values: numbers by value across types, nothing else across types).
     public func index(of value: Value) throws(FiefError) -> Int? {
         let elements = try evaluate()
         guard let wanted = try? value.coerced(for: element, className: "") else { return nil }
+        if element.type == .mixed {
+            if isDirect {
+                var found: Int?
+                try elements.forEach { (i, v) throws(FiefError) in
+                    if found == nil && MixedOrder.equal(v, wanted) { found = i }
+                }
+                return found
+            }
+            for k in 0..<positions.count where MixedOrder.equal(try elements.value(positions[k]), wanted) { return k }
+            return nil
+        }
         if isDirect {
             var found: Int?
             try elements.forEach { (i, v) throws(FiefError) in
@@ -280,7 +303,13 @@ public final class ValueResults: @unchecked Sendable {
                 positions.append(i)
             }
         }
-        if let ascending, positions.count > 1 { try sortPositions(elements, ascending: ascending) }
+        if let ascending, positions.count > 1 {
+            if element.type == .mixed {
+                try sortMixedPositions(elements, ascending: ascending)
+            } else {
+                try sortPositions(elements, ascending: ascending)
+            }
+        }
         evaluatedStamp = realm.stamp
         return elements
     }
@@ -307,6 +336,41 @@ public final class ValueResults: @unchecked Sendable {
     }
 }
 
+extension ValueResults {
+    /// Order `positions` (ascending) by Realm's order of mixed values
+    /// (`MixedOrder`: null, bool, numbers by value, string, binary,
+    /// timestamp, object id, uuid, link); stable, so equal values keep the
+    /// collection's order either way.
+    fileprivate func sortMixedPositions(_ elements: ValueElements, ascending: Bool) throws(FiefError) {
+        let n = positions.count
+        var values: [Value] = []
+        values.reserveCapacity(n)
+        var row = 0
+        try elements.forEach { (i, v) throws(FiefError) in
+            if row < n && positions[row] == i {
+                values.append(v)
+                row += 1
+            }
+        }
+        var ranks = [UInt8](repeating: 0, count: n)
+        for i in 0..<n { ranks[i] = UInt8(MixedOrder.rank(values[i])) }
+        var order = [Int32](repeating: 0, count: n)
+        for i in 0..<n { order[i] = Int32(i) }
+        values.withUnsafeBufferPointer { values in
+            ranks.withUnsafeBufferPointer { ranks in
+                order.sort { a, b in
+                    let x = Int(a), y = Int(b)
+                    var c = ranks[x] == ranks[y] ? MixedOrder.compare(values[x], values[y]) : (ranks[x] < ranks[y] ? -1 : 1)
+                    if !ascending { c = -c }
+                    return c != 0 ? c < 0 : a < b
+                }
+            }
+        }
+        let old = positions
+        for i in 0..<n { positions[i] = old[Int(order[i])] }
+    }
+}
+
 extension QueryEvaluator {
     /// Whether one element of a collection of values matches `node`, a
     /// predicate compiled with `QueryCompiler.compileElements`.
@@ -320,10 +384,38 @@ extension QueryEvaluator {
             for child in children where matches(child, value) { return true }
             return false
         case .not(let inner): return !matches(inner, value)
-        case .compare(_, let op, let constant, let options):
+        case .compare(let property, let op, let constant, let options):
+            if property.type == .mixed {
+                return withExtendedLifetime(constant) { compareMixed(value, op, valueOf(constant), options) }
+            }
             return compare(value, op, constant, options)
-        case .compareProperties(_, let op, _, let options):
+        case .compareProperties(let property, let op, _, let options):
+            if property.type == .mixed { return compareMixed(value, op, value, options) }
             return compareValues(value, op, value, options)
+        }
+    }
+}
+
+extension QueryEvaluator {
+    /// A mixed element `a` against `b` as realm-core compares mixed values
+    /// in queries: null equals only null; the string operators and [c]/[d]
+    /// apply to a string against a string and a binary against a binary;
+    /// otherwise values compare only within their group (numbers across
+    /// int, float, double and decimal by value; `true` is not `1`, `"1"` is
+    /// not `1`): across groups == is false and != true, and <, <=, >, >=
+    /// are false.
+    static func compareMixed(_ a: Value, _ op: QueryOperator, _ b: Value, _ options: QueryStringOptions) -> Bool {
+        if a.isNull || b.isNull { return compareValues(a, op, b, options) }
+        switch (a, b) {
+        case (.string(let x), .string(let y)), (.binary(let x), .binary(let y)):
+            return StringMatching.compare(x, op, y, options)
+        default:
+            switch op {
+            case .beginsWith, .endsWith, .contains, .like: return false
+            default: break
+            }
+            guard MixedOrder.rank(a) == MixedOrder.rank(b) else { return op == .notEqual }
+            return ordered(MixedOrder.compare(a, b), op)
         }
     }
 }
