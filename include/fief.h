@@ -919,6 +919,10 @@ FIEF_API fief_object_t *fief_list_insert_embedded(fief_list_t *list, size_t inde
  *  the key "self", look values up with fief_results_find and aggregate them
  *  (fief_results_aggregate); the functions for objects refuse them (see
  *  "Results and queries").  They follow every later change to the list.
+ *  A list of mixed values gives results of values too, each read with its
+ *  own type (a link as FIEF_TYPE_LINK), filtered, sorted, found and
+ *  aggregated by Realm's rules for mixed values (see "Mixed values in
+ *  results").
  *  Errors: FIEF_ERR_INVALIDATED_OBJECT (the owner was deleted). */
 FIEF_API fief_results_t *fief_list_to_results(const fief_list_t *list);
 
@@ -1016,8 +1020,9 @@ FIEF_API bool fief_set_subtract(fief_set_t *set, const fief_set_t *other);
 /** The set as live results, in the set's order: for a set of links, its
  *  objects (filter and sort them like any results); for a set of values,
  *  results of values (filter with `self`, sort by "self", read them with
- *  fief_results_get_value, as a list's).  They follow every later change.
- *  Errors: FIEF_ERR_INVALID_ARGUMENT (a set of mixed values), FIEF_ERR_INVALIDATED_OBJECT. */
+ *  fief_results_get_value, as a list's; a set of mixed values by the rules
+ *  of "Mixed values in results").  They follow every later change.
+ *  Errors: FIEF_ERR_INVALIDATED_OBJECT. */
 FIEF_API fief_results_t *fief_set_to_results(const fief_set_t *set);
 
 /** The same set in another realm of the same file (freeze: a frozen
@@ -1110,8 +1115,8 @@ FIEF_API fief_object_t *fief_map_insert_embedded(fief_map_t *map, fief_string_t 
 /** The map's values as live results, in key order: for a map of links,
  *  the objects (null values left out; an object that is the value of two
  *  keys is there twice); for a map of values, results of values (as a
- *  set's).  Errors: FIEF_ERR_INVALID_ARGUMENT (a map of mixed values),
- *  FIEF_ERR_INVALIDATED_OBJECT. */
+ *  set's; a map of mixed values by the rules of "Mixed values in
+ *  results", links and nulls included).  Errors: FIEF_ERR_INVALIDATED_OBJECT. */
 FIEF_API fief_results_t *fief_map_to_results(const fief_map_t *map);
 
 /** The same map in another realm of the same file (see fief_set_resolve_in). */
@@ -1190,6 +1195,28 @@ FIEF_API fief_map_t *fief_map_get_map(const fief_map_t *map, fief_string_t key);
  * _get_values, _index_of, _get_class_key and _delete_all take objects only.
  * A call on the other kind fails with FIEF_ERR_INVALID_ARGUMENT and a
  * message naming the function, and changes nothing.
+ *
+ * Mixed values in results (a list, set or map of mixed values), as Realm
+ * compares mixed values:
+ *  - Order (sorting by "self"; nulls first ascending, last descending):
+ *    null, bool (false, true), numbers, string, binary, timestamp, object
+ *    id, uuid, link (by class key, then object key).  Numbers of every
+ *    type sort together by exact value (int 1, double 1.0 and decimal128 1
+ *    are equal; a NaN is below every other number); strings and binaries
+ *    by their bytes.  Equal values keep the collection's order, either way.
+ *  - Equality (fief_results_find, ==, !=): numbers equal across int, float,
+ *    double and decimal128 by exact value (the double 0.1 is not the
+ *    decimal128 0.1, as in a set of mixed values); values of other groups
+ *    are never equal (true is not 1, "1" is not 1, a string is not a binary).
+ *  - Filters over `self`: "self == 1" matches int 1, double 1.0 and
+ *    decimal128 1; <, <=, >, >= compare a number with numbers only, a string
+ *    with strings only (and so on), and are false for every value of another
+ *    group; != is true for them.  "self == nil" matches nulls.  BEGINSWITH,
+ *    ENDSWITH, CONTAINS, LIKE and [c]/[d] take a string (or binary) value and
+ *    match string (or binary) elements only.  A bool or link is compared
+ *    with == and != only.  A predicate breaking these rules fails with
+ *    FIEF_ERR_QUERY_INVALID (FIEF_ERR_QUERY_ARGUMENT when the value is an
+ *    argument).
  * ========================================================================== */
 
 /** One argument of a predicate: `$n` (or the n-th `%@`) is `values[0]` when
@@ -1249,7 +1276,8 @@ FIEF_API fief_results_t *fief_results_filter(const fief_results_t *results, cons
  *  makes the earlier keys secondary).  Strings sort by Unicode code point
  *  (byte order of UTF-8); nulls come first ascending, last descending.
  *  Results of values sort by value with the one key "self" (ties keep
- *  list order; a new sort replaces an earlier one).  Returns a new results
+ *  list order; a new sort replaces an earlier one; mixed values in Realm's
+ *  order of mixed values, see "Mixed values in results").  Returns a new results
  *  handle, or NULL (FIEF_ERR_QUERY_INVALID for an unknown property, or for
  *  results of values any key but a single "self"). */
 FIEF_API fief_results_t *fief_results_sort(const fief_results_t *results,
@@ -1303,7 +1331,9 @@ FIEF_API bool fief_results_get_value(const fief_results_t *results, size_t index
 /** The position of the first value of results of values equal to `value`
  *  into `*out_index` (0 when there is none), and whether there is one into
  *  `*out_found`.  A value of another type is never found; ints and floats
- *  compare as the element type (as in fief_list_find).
+ *  compare as the element type (as in fief_list_find); among mixed values,
+ *  numbers are found by value across types and nothing else across types
+ *  (see "Mixed values in results").
  *  Errors: FIEF_ERR_INVALID_ARGUMENT (results of objects, a NULL
  *  out-pointer, a malformed value), FIEF_ERR_INVALIDATED_OBJECT. */
 FIEF_API bool fief_results_find(const fief_results_t *results, fief_value_t value, size_t *out_index,
@@ -1339,6 +1369,19 @@ FIEF_API fief_results_t *fief_results_resolve_in(const fief_results_t *results,
  * (rounded to 34 digits); the average of ints, floats and doubles is a
  * double, of decimal128s a decimal128.  An object listed twice in a list
  * counts twice.
+ *
+ * Mixed values (a mixed property of objects, a list, set or map of mixed
+ * values, results of them), as realm-core aggregates them: every operation
+ * takes them (none fails with FIEF_ERR_TYPE_MISMATCH).  min and max
+ * consider every non-null value, numeric or not, in the order of "Mixed
+ * values in results" (so a bool is below every number and a string above,
+ * and the max of {1, "a", true} is "a") and give the value itself, with
+ * its own type (the first of equal values); NaN is skipped.  sum and
+ * average take the numbers only (int, float, double, decimal128; other
+ * values and NaN are skipped), each added as a decimal128 (a double rounded
+ * to 15 significant digits and a float to 7, as realm-core converts them,
+ * so 0.1 + 0.2 is 0.3), and give a decimal128 (rounded to 34 digits); with
+ * no number the sum is decimal128 0 and the average null.
  * ========================================================================== */
 
 /** An aggregate: one of the FIEF_AGGREGATE_* constants. */
@@ -1355,7 +1398,8 @@ typedef int32_t fief_aggregate_t;
  *  `property` a list or a link), FIEF_ERR_NO_SUCH_PROPERTY,
  *  FIEF_ERR_TYPE_MISMATCH (values `op` does not take: a string, bool,
  *  binary, object id or uuid property, or a timestamp for sum and
- *  average; the message names the property and its type),
+ *  average; the message names the property and its type; mixed values
+ *  are always taken),
  *  FIEF_ERR_INVALIDATED_RESULTS, FIEF_ERR_INVALIDATED_OBJECT (the list of
  *  results of values lost its owner), FIEF_ERR_INVALID_HANDLE,
  *  FIEF_ERR_CLOSED, FIEF_ERR_WRONG_THREAD.  On error `*out_value` is

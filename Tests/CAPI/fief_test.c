@@ -367,6 +367,8 @@ bool t_value_eq(fief_value_t a, fief_value_t b) {
         return a.u.decimal128.w[0] == b.u.decimal128.w[0] && a.u.decimal128.w[1] == b.u.decimal128.w[1];
     case FIEF_TYPE_OBJECT_ID: return memcmp(a.u.object_id.bytes, b.u.object_id.bytes, 12) == 0;
     case FIEF_TYPE_UUID: return memcmp(a.u.uuid.bytes, b.u.uuid.bytes, 16) == 0;
+    case FIEF_TYPE_LINK:
+        return a.u.link.class_key == b.u.link.class_key && a.u.link.object_key == b.u.link.object_key;
     default: return false;
     }
 }
@@ -399,6 +401,9 @@ const char *t_value_str(fief_value_t v, char *buf, size_t size) {
         for (size_t i = 0; i < n && o + 3 < size; i++) o += (size_t)snprintf(buf + o, size - o, "%02x", b[i]);
         break;
     }
+    case FIEF_TYPE_LINK:
+        snprintf(buf, size, "link %u:%" PRId64, (unsigned)v.u.link.class_key, (int64_t)v.u.link.object_key);
+        break;
     default: snprintf(buf, size, "type %d?", (int)v.type);
     }
     return buf;
