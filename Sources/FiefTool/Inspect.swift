@@ -99,6 +99,7 @@ func typeName(_ type: Int32) -> String {
     case FIEF_TYPE_OBJECT_ID: return "objectId"
     case FIEF_TYPE_UUID: return "uuid"
     case FIEF_TYPE_LINK: return "link"
+    case FIEF_TYPE_MIXED: return "mixed"
     default: return "type\(type)"
     }
 }
@@ -109,9 +110,10 @@ func printSchema(_ inspector: Inspector) throws {
         for p in c.properties {
             // A link shows its target class, and a collection its elements,
             // as Swift spells the types: a list [Dog], a set Set<string>, a
-            // map (string keys) [string: Dog?].
+            // map (string keys) [string: Dog?].  A mixed value (Realm's
+            // AnyRealmValue) holds null itself: no '?'.
             var element = p.linkTarget ?? typeName(p.type)
-            if p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0 { element += "?" }
+            if p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0 && p.type != FIEF_TYPE_MIXED { element += "?" }
             var line = "    \(p.name): "
             switch p.collection {
             case FIEF_COLLECTION_LIST: line += "[\(element)]  [list]"

@@ -304,4 +304,139 @@ final class CommandLineToolTests: XCTestCase {
         XCTAssertEqual(try run(["verify", copy]).status, 0)
         XCTAssertEqual(try run(["dump", copy, "Person"]).output, dump.output)
     }
+
+    /// Mixed values, written through the C ABI: `schema` shows mixed
+    /// properties and collections of mixed values; `dump` prints every
+    /// value as JSON with its own type (links as {"$link": ...}, decimals,
+    /// object ids, uuids, timestamps and binaries as for typed properties).
+    func testSchemaAndDumpShowMixedValues() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fief-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("mixed.fief").path
+        var strings: [UnsafeMutablePointer<CChar>] = []
+        defer { strings.forEach { free($0) } }
+        func c(_ s: String) -> UnsafePointer<CChar> {
+            let p = strdup(s)!
+            strings.append(p)
+            return UnsafePointer(p)
+        }
+        func property(_ name: String, _ type: fief_type_t, _ collection: fief_collection_type_t = FIEF_COLLECTION_NONE) -> fief_property_info_t {
+            var p = fief_property_info_t()
+            p.name = c(name)
+            p.type = type
+            p.collection_type = collection
+            p.flags = type == FIEF_TYPE_MIXED ? UInt32(FIEF_PROPERTY_NULLABLE) : 0
+            return p
+        }
+        let classes: [(String, [fief_property_info_t])] = [
+            ("Dog", [property("name", FIEF_TYPE_STRING)]),
+            ("Box", [property("label", FIEF_TYPE_STRING), property("any", FIEF_TYPE_MIXED),
+                     property("items", FIEF_TYPE_MIXED, FIEF_COLLECTION_LIST), property("bag", FIEF_TYPE_MIXED, FIEF_COLLECTION_SET),
+                     property("props", FIEF_TYPE_MIXED, FIEF_COLLECTION_MAP)])]
+        var infos = classes.map { (name, properties) -> fief_class_info_t in
+            var info = fief_class_info_t()
+            info.name = c(name)
+            info.num_properties = properties.count
+            return info
+        }
+        let propertyArrays = classes.map { (_, properties) -> UnsafeMutablePointer<fief_property_info_t> in
+            let p = UnsafeMutablePointer<fief_property_info_t>.allocate(capacity: properties.count)
+            p.initialize(from: properties, count: properties.count)
+            return p
+        }
+        defer { propertyArrays.forEach { $0.deallocate() } }
+        var pointers: [UnsafePointer<fief_property_info_t>?] = propertyArrays.map { UnsafePointer($0) }
+        let schema = try XCTUnwrap(fief_schema_new(&infos, infos.count, &pointers))
+        defer { _ = fief_release(UnsafeRawPointer(schema)) }
+        do {
+            let config = try XCTUnwrap(fief_config_new())
+            defer { _ = fief_release(UnsafeRawPointer(config)) }
+            XCTAssertTrue(fief_config_set_path(config, path) && fief_config_set_schema(config, schema))
+            let realm = try XCTUnwrap(fief_realm_open(config))
+            defer { _ = fief_release(UnsafeRawPointer(realm)) }
+            let read = try XCTUnwrap(fief_realm_get_schema(realm))
+            defer { _ = fief_release(UnsafeRawPointer(read)) }
+            func key(_ className: String, _ name: String) -> (fief_class_key_t, fief_property_key_t) {
+                var info = fief_class_info_t(), index = 0, found = false
+                XCTAssertTrue(fief_schema_find_class(read, className, &info, &index, &found) && found)
+                var p = fief_property_info_t()
+                XCTAssertTrue(fief_schema_find_property(read, index, name, &p, &found) && found)
+                return (info.key, p.key)
+            }
+            // Values; strings and binaries point into `strings` (kept until the end).
+            func int(_ i: Int64) -> fief_value_t { var v = fief_value_t(); v.type = FIEF_TYPE_INT; v.u.integer = i; return v }
+            func double(_ d: Double) -> fief_value_t { var v = fief_value_t(); v.type = FIEF_TYPE_DOUBLE; v.u.double_value = d; return v }
+            func bool(_ b: Bool) -> fief_value_t { var v = fief_value_t(); v.type = FIEF_TYPE_BOOL; v.u.boolean = b; return v }
+            func text(_ s: String) -> fief_value_t {
+                var v = fief_value_t()
+                v.type = FIEF_TYPE_STRING
+                let p = c(s)
+                v.u.string = fief_string_t(data: p, size: strlen(p))
+                return v
+            }
+            let hi: [UInt8] = [0x68, 0x69]
+            let hiBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 2)
+            defer { hiBytes.deallocate() }
+            hiBytes.initialize(from: hi, count: 2)
+            var binary = fief_value_t()
+            binary.type = FIEF_TYPE_BINARY
+            binary.u.binary = fief_binary_t(data: UnsafePointer(hiBytes), size: 2)
+            var decimal = fief_value_t()
+            decimal.type = FIEF_TYPE_DECIMAL128
+            decimal.u.decimal128.w = (25, UInt64(6176 - 1) << 49)
+            var timestamp = fief_value_t()
+            timestamp.type = FIEF_TYPE_TIMESTAMP
+            timestamp.u.timestamp.seconds = 5
+            timestamp.u.timestamp.nanoseconds = 6
+            var oid = fief_value_t()
+            oid.type = FIEF_TYPE_OBJECT_ID
+            oid.u.object_id.bytes = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
+            var uuid = fief_value_t()
+            uuid.type = FIEF_TYPE_UUID
+            uuid.u.uuid.bytes = (0xA0, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5, 0xA6, 0xA7, 0xA8, 0xA9, 0xAA, 0xAB, 0xAC, 0xAD, 0xAE, 0xAF)
+
+            XCTAssertTrue(fief_realm_begin_write(realm))
+            let (dogClass, dogName) = key("Dog", "name")
+            var rexName = text("Rex"), dogNameKey = dogName
+            let rex = try XCTUnwrap(fief_object_create(realm, dogClass, &dogNameKey, &rexName, 1, FIEF_UPDATE_POLICY_ERROR))
+            var rexLink = fief_value_t()
+            rexLink.type = FIEF_TYPE_LINK
+            rexLink.u.link.class_key = dogClass
+            XCTAssertTrue(fief_object_get_key(rex, &rexLink.u.link.object_key))
+            let (boxClass, label) = key("Box", "label")
+            let any = key("Box", "any").1
+            var keys = [label, any]
+            var first = [text("first"), rexLink]
+            let box = try XCTUnwrap(fief_object_create(realm, boxClass, &keys, &first, 2, FIEF_UPDATE_POLICY_ERROR))
+            let items = fief_object_get_list(box, key("Box", "items").1)
+            var elements = [int(1), text("two"), double(3.5), bool(true), fief_value_t(), decimal, timestamp, oid, uuid, binary, rexLink]
+            XCTAssertTrue(fief_list_append(items, &elements, elements.count))
+            let bag = fief_object_get_set(box, key("Box", "bag").1)
+            for v in [text("x"), int(2), double(2.0), bool(false)] { XCTAssertTrue(fief_set_insert(bag, v, nil)) }
+            let props = fief_object_get_map(box, key("Box", "props").1)
+            let mapValues = [rexLink, double(-0.25), fief_value_t()]
+            for (i, k) in ["b", "a", "c"].enumerated() {
+                k.withCString { XCTAssertTrue(fief_map_set(props, fief_string_t(data: $0, size: strlen($0)), mapValues[i])) }
+            }
+            var second = [text("second"), text("just text")]
+            let other = fief_object_create(realm, boxClass, &keys, &second, 2, FIEF_UPDATE_POLICY_ERROR)
+            XCTAssertTrue(fief_realm_commit(realm))
+            for handle in [rex, box, other, items, bag, props] as [OpaquePointer?] { _ = fief_release(UnsafeRawPointer(handle)) }
+        }
+        let schemaOut = try run(["schema", path])
+        XCTAssertEqual(schemaOut.status, 0, schemaOut.output)
+        for line in ["any: mixed\n", "items: [mixed]  [list]", "bag: Set<mixed>  [set]", "props: [string: mixed]  [map]"] {
+            XCTAssertTrue(schemaOut.output.contains(line), "\(line) in\n\(schemaOut.output)")
+        }
+        let dump = try run(["dump", path, "Box"])
+        XCTAssertEqual(dump.status, 0, dump.output)
+        let expected = #"{"label": "first", "any": {"$link": ["Dog", 0]}, "#
+            + #""items": [1, "two", 3.5, true, null, "decimal128:19000000000000000000000000003e30", {"seconds": 5, "nanoseconds": 6}, "#
+            + #""0102030405060708090a0b0c", "a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf", "aGk=", {"$link": ["Dog", 0]}], "#
+            + #""bag": [false, 2, "x"], "props": {"a": -0.25, "b": {"$link": ["Dog", 0]}, "c": null}}"#
+            + "\n" + #"{"label": "second", "any": "just text", "items": [], "bag": [], "props": {}}"# + "\n"
+        XCTAssertEqual(dump.output, expected)
+        XCTAssertEqual(try run(["verify", path]).status, 0)
+    }
 }

@@ -298,9 +298,16 @@ public final class ValueResults: @unchecked Sendable {
         if filters.isEmpty {
             positions.append(contentsOf: 0..<elements.count)
         } else {
-            try elements.forEach { (i, v) throws(FiefError) in
-                for query in filters where !QueryEvaluator.matches(query.root, v) { return }
-                positions.append(i)
+            if element.type == .mixed {
+                try elements.forEach { (i, v) throws(FiefError) in
+                    for query in filters where !QueryEvaluator.matchesMixed(query.root, v) { return }
+                    positions.append(i)
+                }
+            } else {
+                try elements.forEach { (i, v) throws(FiefError) in
+                    for query in filters where !QueryEvaluator.matches(query.root, v) { return }
+                    positions.append(i)
+                }
             }
         }
         if let ascending, positions.count > 1 {
@@ -384,19 +391,33 @@ extension QueryEvaluator {
             for child in children where matches(child, value) { return true }
             return false
         case .not(let inner): return !matches(inner, value)
-        case .compare(let property, let op, let constant, let options):
-            if property.type == .mixed {
-                return withExtendedLifetime(constant) { compareMixed(value, op, valueOf(constant), options) }
-            }
+        case .compare(_, let op, let constant, let options):
             return compare(value, op, constant, options)
-        case .compareProperties(let property, let op, _, let options):
-            if property.type == .mixed { return compareMixed(value, op, value, options) }
+        case .compareProperties(_, let op, _, let options):
             return compareValues(value, op, value, options)
         }
     }
 }
 
 extension QueryEvaluator {
+    /// Whether one mixed element matches `node` (see `compareMixed`).
+    static func matchesMixed(_ node: QueryNode, _ value: Value) -> Bool {
+        switch node {
+        case .constant(let b): return b
+        case .and(let children):
+            for child in children where !matchesMixed(child, value) { return false }
+            return true
+        case .or(let children):
+            for child in children where matchesMixed(child, value) { return true }
+            return false
+        case .not(let inner): return !matchesMixed(inner, value)
+        case .compare(_, let op, let constant, let options):
+            return withExtendedLifetime(constant) { compareMixed(value, op, valueOf(constant), options) }
+        case .compareProperties(_, let op, _, let options):
+            return compareMixed(value, op, value, options)
+        }
+    }
+
     /// A mixed element `a` against `b` as realm-core compares mixed values
     /// in queries: null equals only null; the string operators and [c]/[d]
     /// apply to a string against a string and a binary against a binary;
