@@ -235,8 +235,10 @@ typedef struct fief_link {
     int64_t object_key;
 } fief_link_t;
 
-/** One value of any type: `type` says which member of `u` is set.  A value
- *  with a type outside FIEF_TYPE_NULL ... FIEF_TYPE_LINK, a string or binary
+/** One value of any type: `type` says which member of `u` is set (none for
+ *  FIEF_TYPE_NULL, FIEF_TYPE_LIST and FIEF_TYPE_DICTIONARY).  A value with a
+ *  type outside FIEF_TYPE_NULL ... FIEF_TYPE_LINK, FIEF_TYPE_LIST and
+ *  FIEF_TYPE_DICTIONARY (FIEF_TYPE_MIXED names properties only), a string or binary
  *  whose size is 2^63 or more or whose data is NULL with a size, or an
  *  invalid timestamp is refused with FIEF_ERR_INVALID_ARGUMENT wherever it is
  *  passed in; the message names the value ("values[2].u.string.size is ..."). */
@@ -1154,9 +1156,13 @@ FIEF_API bool fief_map_resolve_in(const fief_map_t *map, fief_realm_t *target, f
  * owner deleted) every call but release fails with
  * FIEF_ERR_INVALIDATED_OBJECT and fief_list_is_valid / fief_map_is_valid
  * say false.  Map key rules apply to nested dictionary keys.  Links inside
- * nested collections are recorded on the target's side with the top mixed
- * property as their origin property; deleting a target sets each of them
- * to null.
+ * nested collections are recorded on the target's side with the owner
+ * object and the top mixed property (or list or map) as their origin;
+ * deleting a target removes it from nested lists (as from lists of mixed
+ * values) and sets it to null in nested dictionaries.  Nested collections
+ * do not become results yet (fief_list_to_results and fief_map_to_results
+ * refuse them with FIEF_ERR_INVALID_ARGUMENT); read them with
+ * fief_list_get_range and fief_map_get_entries.
  *
  * Storage: per class, one LMDB database of nested entries: one entry per
  * element (a list's keyed by collection id and a position with gaps, a
@@ -1200,14 +1206,16 @@ FIEF_API fief_map_t *fief_map_get_map(const fief_map_t *map, fief_string_t key);
  * compares mixed values:
  *  - Order (sorting by "self"; nulls first ascending, last descending):
  *    null, bool (false, true), numbers, string, binary, timestamp, object
- *    id, uuid, link (by class key, then object key).  Numbers of every
+ *    id, uuid, link (by class key, then object key), nested list, nested
+ *    dictionary (each kind in the collection's order).  Numbers of every
  *    type sort together by exact value (int 1, double 1.0 and decimal128 1
  *    are equal; a NaN is below every other number); strings and binaries
  *    by their bytes.  Equal values keep the collection's order, either way.
  *  - Equality (fief_results_find, ==, !=): numbers equal across int, float,
  *    double and decimal128 by exact value (the double 0.1 is not the
  *    decimal128 0.1, as in a set of mixed values); values of other groups
- *    are never equal (true is not 1, "1" is not 1, a string is not a binary).
+ *    are never equal (true is not 1, "1" is not 1, a string is not a binary);
+ *    a FIEF_TYPE_LIST or FIEF_TYPE_DICTIONARY value is never found.
  *  - Filters over `self`: "self == 1" matches int 1, double 1.0 and
  *    decimal128 1; <, <=, >, >= compare a number with numbers only, a string
  *    with strings only (and so on), and are false for every value of another
@@ -1376,9 +1384,10 @@ FIEF_API fief_results_t *fief_results_resolve_in(const fief_results_t *results,
  * consider every non-null value, numeric or not, in the order of "Mixed
  * values in results" (so a bool is below every number and a string above,
  * and the max of {1, "a", true} is "a") and give the value itself, with
- * its own type (the first of equal values); NaN is skipped.  sum and
+ * its own type (the first of equal values); NaN and nested lists and
+ * dictionaries are skipped.  sum and
  * average take the numbers only (int, float, double, decimal128; other
- * values and NaN are skipped), each added as a decimal128 (a double rounded
+ * values, nested collections and NaN are skipped), each added as a decimal128 (a double rounded
  * to 15 significant digits and a float to 7, as realm-core converts them,
  * so 0.1 + 0.2 is 0.3), and give a decimal128 (rounded to 34 digits); with
  * no number the sum is decimal128 0 and the average null.

@@ -345,6 +345,49 @@ final class MixedResultsTests: XCTestCase {
         expectError(.invalidArgument) { try boxes.aggregate(.sum, property: db.pkey("Box", "items")) }
     }
 
+    /// Nested lists and dictionaries among mixed values: read as such, sorted
+    /// after links (lists, then dictionaries), never found, equal to no
+    /// constant, and skipped by every aggregate.
+    func testNestedCollectionsInResultsAndAggregates() throws {
+        let db = try DB.open(tempDir().file(), schema)
+        let (box, dog) = try db.write { () throws -> (Int64, Int64) in
+            let box = try db.create("Box", [("label", .string("b"))])
+            let dog = try db.create("Dog", [("name", .string("rex"))])
+            try db.append("Box", box, "items", [.nestedDict(0), .int(2), .nestedList(0), .string("a"), .link(db.cls("Dog"), dog), .nestedList(0), .null])
+            try db.mapSet("Box", box, "props", "k", .nestedDict(0))
+            try db.mapSet("Box", box, "props", "n", .double(1.5))
+            return (box, dog)
+        }
+        let list = try results(db, box, "items")
+        let read = try all(list)
+        guard case .nestedDict = read[0], case .nestedList = read[2], case .nestedList = read[5] else { return XCTFail("\(read)") }
+        XCTAssertEqual(try all(try list.sorted(ascending: true)),
+                       [.null, .int(2), .string("a"), .link(db.cls("Dog"), dog), read[2], read[5], read[0]])
+        XCTAssertEqual(try all(try list.sorted(ascending: false)),
+                       [read[0], read[2], read[5], .link(db.cls("Dog"), dog), .string("a"), .int(2), .null])
+        XCTAssertEqual(try find(list, read[2]), nil)
+        XCTAssertEqual(try find(list, .nestedDict(0)), nil)
+        XCTAssertEqual(try find(list, .string("a")), 3)
+        XCTAssertEqual(try filtered(list, "self != 2").count(), 6)
+        XCTAssertEqual(try filtered(list, "self == nil").count(), 1)
+        XCTAssertEqual(try filtered(list, "self > 0").count(), 1)
+        XCTAssertEqual(TV(try list.aggregate(.min)), .int(2))
+        XCTAssertEqual(TV(try list.aggregate(.max)), .link(db.cls("Dog"), dog))
+        assertDecimal(try list.aggregate(.sum), Self.dec(2, 0, negative: false))
+        assertDecimal(try list.aggregate(.average), Self.dec(2, 0, negative: false))
+        let onlyNested = try filtered(list, "self != 2 AND self != 'a' AND self != nil AND self != $0", [.link(db.cls("Dog"), dog)])
+        XCTAssertEqual(try onlyNested.count(), 3)
+        XCTAssertEqual(TV(try onlyNested.aggregate(.min)), .null)
+        XCTAssertEqual(TV(try onlyNested.aggregate(.max)), .null)
+        XCTAssertEqual(TV(try onlyNested.aggregate(.sum)), .decimal(Decimal128.zero))
+        XCTAssertEqual(TV(try onlyNested.aggregate(.average)), .null)
+        let props = try results(db, box, "props")
+        XCTAssertEqual(TV(try props.aggregate(.max)), .double(1.5))
+        guard case .nestedDict = TV(try props.sorted(ascending: false).value(at: 0)) else { return XCTFail() }
+        // A nested value is no query argument.
+        expectError(.queryArgument) { try filtered(list, "self == $0", [.nestedList(1)]) }
+    }
+
     // MARK: Exact order and conversions
 
     func testNumbersCompareExactlyAcrossTypes() {

@@ -7,12 +7,14 @@ import Glibc
 ///
 /// * types in groups, in this order: null, bool, numbers (int, float,
 ///   double and decimal128 together), string, binary, timestamp, object id,
-///   uuid, link (as realm-core's `Mixed::compare` ranks them);
+///   uuid, link, nested list, nested dictionary (as realm-core's
+///   `Mixed::compare` ranks them);
 /// * within a group: false before true; numbers by their exact value
 ///   across types (`1`, `1.0` and decimal `1` are equal; a NaN is below
 ///   every other number and equal to every NaN); strings and binaries by
 ///   their bytes (a prefix first); timestamps by seconds, then nanoseconds;
-///   object ids and uuids by their bytes; links by class key, then object key.
+///   object ids and uuids by their bytes; links by class key, then object
+///   key; every nested list equal to every other, and so for dictionaries.
 ///
 /// Values of different groups are never equal (`true` is not `1`, `"1"` is
 /// not `1`).  The order is total, so a sort by it is well defined.
@@ -30,6 +32,8 @@ enum MixedOrder {
         case .objectId: return 6
         case .uuid: return 7
         case .link: return 8
+        case .nestedList: return 9
+        case .nestedDictionary: return 10
         }
     }
 
@@ -54,7 +58,8 @@ enum MixedOrder {
             return k1 == k2 ? 0 : (k1 < k2 ? -1 : 1)
         case (.int(let x), .int(let y)):
             return x == y ? 0 : (x < y ? -1 : 1)
-        case (.null, .null):
+        case (.null, .null), (.nestedList, .nestedList), (.nestedDictionary, .nestedDictionary):
+            // Nested collections of one kind are equal (as realm-core compares them).
             return 0
         default:
             return compareNumbers(a, b)

@@ -13,7 +13,7 @@
 /// Mixed values (properties and collection elements), as realm-core
 /// aggregates them: min and max take every non-null value and compare them
 /// in Realm's mixed order (`MixedOrder`: a bool below every number, a
-/// string above, ...; NaN is skipped); sum and average take the numbers
+/// string above, ...; NaN and nested collections are skipped); sum and average take the numbers
 /// only (ints, floats, doubles and decimals; other values and NaN are
 /// skipped), each added as a decimal128 (a double rounded to 15 significant
 /// digits, a float to 7), and give a decimal128 (a sum of none is decimal 0).
@@ -146,7 +146,8 @@ struct Aggregator {
     mutating func addMixed(_ value: Value) {
         switch operation {
         case .min, .max:
-            if value.isNull || MixedOrder.isNaN(value) { return }
+            // A nested list or dictionary has no value to compare: skipped.
+            if value.isNull || value.nestedID != nil || MixedOrder.isNaN(value) { return }
             if count > 0 {
                 let c = MixedOrder.compare(value, extreme)
                 if operation == .min ? c >= 0 : c <= 0 { count += 1; return }

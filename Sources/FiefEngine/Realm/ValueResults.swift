@@ -249,6 +249,9 @@ public final class ValueResults: @unchecked Sendable {
         let elements = try evaluate()
         guard let wanted = try? value.coerced(for: element, className: "") else { return nil }
         if element.type == .mixed {
+            // A nested list or dictionary is a new, empty one where it is
+            // written: equal to no element (as fief_list_find has it).
+            if wanted.nestedID != nil { return nil }
             if isDirect {
                 var found: Int?
                 try elements.forEach { (i, v) throws(FiefError) in
