@@ -160,14 +160,20 @@ func dump(_ inspector: Inspector, className: String) throws {
 
 /// Objects as JSON: links as {"$link": ["Class", key]}, lists as arrays,
 /// sets as arrays in the set's order, maps as objects in key order,
-/// embedded objects inline.
+/// embedded objects inline, mixed values with their own type, and the
+/// lists and dictionaries nested in mixed values as arrays and objects.
 struct ObjectPrinter {
     let realm: OpaquePointer
     let classes: [Inspector.ClassInfo]
-    var classNames: [UInt32: String] { Dictionary(uniqueKeysWithValues: classes.map { ($0.key, $0.name) }) }
+    let classNames: [UInt32: String]
+
+    init(realm: OpaquePointer, classes: [Inspector.ClassInfo]) {
+        self.realm = realm
+        self.classes = classes
+        classNames = Dictionary(uniqueKeysWithValues: classes.map { ($0.key, $0.name) })
+    }
 
     func json(_ object: OpaquePointer, _ c: Inspector.ClassInfo) throws -> String {
-        let names = classNames
         var line = "{"
         for (i, p) in c.properties.enumerated() {
             if i > 0 { line += ", " }
@@ -176,11 +182,7 @@ struct ObjectPrinter {
             case FIEF_COLLECTION_LIST:
                 guard let list = fief_object_get_list(object, p.key) else { throw lastError("reading list '\(p.name)'") }
                 defer { _ = fief_release(UnsafeRawPointer(list)) }
-                var size = 0
-                guard fief_list_size(list, &size) else { throw lastError("reading list '\(p.name)'") }
-                var values = [fief_value_t](repeating: fief_value_t(), count: size)
-                guard fief_list_get_range(list, 0, size, &values) else { throw lastError("reading list '\(p.name)'") }
-                line += "[" + (try values.map { try element($0, names) }.joined(separator: ", ")) + "]"
+                line += try listJSON(list, "list '\(p.name)'")
             case FIEF_COLLECTION_SET:
                 guard let set = fief_object_get_set(object, p.key) else { throw lastError("reading set '\(p.name)'") }
                 defer { _ = fief_release(UnsafeRawPointer(set)) }
@@ -188,35 +190,76 @@ struct ObjectPrinter {
                 guard fief_set_size(set, &size) else { throw lastError("reading set '\(p.name)'") }
                 var values = [fief_value_t](repeating: fief_value_t(), count: size)
                 guard fief_set_get_range(set, 0, size, &values) else { throw lastError("reading set '\(p.name)'") }
-                line += "[" + (try values.map { try element($0, names) }.joined(separator: ", ")) + "]"
+                line += "[" + (try values.map { try element($0) }.joined(separator: ", ")) + "]"
             case FIEF_COLLECTION_MAP:
                 guard let map = fief_object_get_map(object, p.key) else { throw lastError("reading map '\(p.name)'") }
                 defer { _ = fief_release(UnsafeRawPointer(map)) }
-                var size = 0
-                guard fief_map_size(map, &size) else { throw lastError("reading map '\(p.name)'") }
-                var keys = [fief_string_t](repeating: fief_string_t(), count: size)
-                var values = [fief_value_t](repeating: fief_value_t(), count: size)
-                guard size == 0 || fief_map_get_entries(map, 0, size, &keys, &values) else { throw lastError("reading map '\(p.name)'") }
-                line += "{" + (try zip(keys, values).map { (key, value) in
-                    JSON.string(String(decoding: UnsafeRawBufferPointer(start: key.data, count: key.size), as: UTF8.self)) + ": " + (try element(value, names))
-                }.joined(separator: ", ")) + "}"
+                line += try mapJSON(map, "map '\(p.name)'")
             default:
                 var value = fief_value_t()
                 guard fief_object_get_value(object, p.key, &value) else { throw lastError("reading '\(p.name)'") }
-                line += try element(value, names)
+                // A mixed value holding a nested list or dictionary: its handle comes from the property.
+                line += try element(value, "'\(p.name)'", list: { fief_object_get_list(object, p.key) },
+                                    map: { fief_object_get_map(object, p.key) })
             }
         }
         return line + "}"
     }
 
-    /// A value; an embedded object printed in place.
-    private func element(_ value: fief_value_t, _ names: [UInt32: String]) throws -> String {
+    /// A list (of a property, or nested in a mixed value) as a JSON array.
+    private func listJSON(_ list: OpaquePointer, _ what: String) throws -> String {
+        var size = 0
+        guard fief_list_size(list, &size) else { throw lastError("reading \(what)") }
+        var values = [fief_value_t](repeating: fief_value_t(), count: size)
+        guard size == 0 || fief_list_get_range(list, 0, size, &values) else { throw lastError("reading \(what)") }
+        var parts: [String] = []
+        parts.reserveCapacity(size)
+        for (i, value) in values.enumerated() {
+            parts.append(try element(value, "element \(i) of \(what)", list: { fief_list_get_list(list, i) },
+                                     map: { fief_list_get_map(list, i) }))
+        }
+        return "[" + parts.joined(separator: ", ") + "]"
+    }
+
+    /// A map (of a property, or a dictionary nested in a mixed value) as a
+    /// JSON object, in key order.
+    private func mapJSON(_ map: OpaquePointer, _ what: String) throws -> String {
+        var size = 0
+        guard fief_map_size(map, &size) else { throw lastError("reading \(what)") }
+        var keys = [fief_string_t](repeating: fief_string_t(), count: size)
+        var values = [fief_value_t](repeating: fief_value_t(), count: size)
+        guard size == 0 || fief_map_get_entries(map, 0, size, &keys, &values) else { throw lastError("reading \(what)") }
+        var parts: [String] = []
+        parts.reserveCapacity(size)
+        for i in 0..<size {
+            let key = keys[i]
+            let name = String(decoding: UnsafeRawBufferPointer(start: key.data, count: key.size), as: UTF8.self)
+            parts.append(JSON.string(name) + ": " + (try element(values[i], "key '\(name)' of \(what)", list: { fief_map_get_list(map, key) },
+                                                                 map: { fief_map_get_map(map, key) })))
+        }
+        return "{" + parts.joined(separator: ", ") + "}"
+    }
+
+    /// A value; an embedded object printed in place; a nested list or
+    /// dictionary (in a mixed value) opened with `list` or `map` and printed whole.
+    private func element(_ value: fief_value_t, _ what: @autoclosure () -> String = "a value",
+                         list: () -> OpaquePointer? = { nil }, map: () -> OpaquePointer? = { nil }) throws -> String {
+        if value.type == FIEF_TYPE_LIST {
+            guard let nested = list() else { throw lastError("reading the list in \(what())") }
+            defer { _ = fief_release(UnsafeRawPointer(nested)) }
+            return try listJSON(nested, "the list in \(what())")
+        }
+        if value.type == FIEF_TYPE_DICTIONARY {
+            guard let nested = map() else { throw lastError("reading the dictionary in \(what())") }
+            defer { _ = fief_release(UnsafeRawPointer(nested)) }
+            return try mapJSON(nested, "the dictionary in \(what())")
+        }
         if value.type == FIEF_TYPE_LINK, let target = classes.first(where: { $0.key == value.u.link.class_key }), target.isEmbedded {
             guard let child = fief_object_get(realm, target.key, value.u.link.object_key) else { throw lastError("reading an embedded object") }
             defer { _ = fief_release(UnsafeRawPointer(child)) }
             return try json(child, target)
         }
-        return JSON.value(value, classNames: names)
+        return JSON.value(value, classNames: classNames)
     }
 }
 

@@ -421,8 +421,54 @@ final class CommandLineToolTests: XCTestCase {
             }
             var second = [text("second"), text("just text")]
             let other = fief_object_create(realm, boxClass, &keys, &second, 2, FIEF_UPDATE_POLICY_ERROR)
+            // Nested lists and dictionaries, in the property, the list and the map.
+            var newList = fief_value_t(), newDictionary = fief_value_t()
+            newList.type = FIEF_TYPE_LIST
+            newDictionary.type = FIEF_TYPE_DICTIONARY
+            var third = [text("third"), newList]
+            let nesting = try XCTUnwrap(fief_object_create(realm, boxClass, &keys, &third, 2, FIEF_UPDATE_POLICY_ERROR))
+            var handles: [OpaquePointer?] = []
+            func set(_ map: OpaquePointer?, _ key: String, _ value: fief_value_t) {
+                key.withCString { XCTAssertTrue(fief_map_set(map, fief_string_t(data: $0, size: strlen($0)), value)) }
+            }
+            func inMap(_ map: OpaquePointer?, _ key: String, list: Bool) -> OpaquePointer? {
+                let handle = key.withCString { k -> OpaquePointer? in
+                    let name = fief_string_t(data: k, size: strlen(k))
+                    return list ? fief_map_get_list(map, name) : fief_map_get_map(map, name)
+                }
+                XCTAssertNotNil(handle)
+                handles.append(handle)
+                return handle
+            }
+            let top = fief_object_get_list(nesting, any)   // any: [1, {"k": [true], "z": "s"}, []]
+            handles.append(top)
+            var topValues = [int(1), newDictionary, newList]
+            XCTAssertTrue(fief_list_append(top, &topValues, topValues.count))
+            let inner = fief_list_get_map(top, 1)
+            handles.append(inner)
+            set(inner, "z", text("s"))
+            set(inner, "k", newList)
+            var yes = bool(true)
+            XCTAssertTrue(fief_list_append(inMap(inner, "k", list: true), &yes, 1))
+            let nestingItems = fief_object_get_list(nesting, key("Box", "items").1)   // items: [{"a": 1}, [null, "x"]]
+            handles.append(nestingItems)
+            var itemValues = [newDictionary, newList]
+            XCTAssertTrue(fief_list_append(nestingItems, &itemValues, itemValues.count))
+            let firstItem = fief_list_get_map(nestingItems, 0)
+            handles.append(firstItem)
+            set(firstItem, "a", int(1))
+            let secondItem = fief_list_get_list(nestingItems, 1)
+            handles.append(secondItem)
+            var secondValues = [fief_value_t(), text("x")]
+            XCTAssertTrue(fief_list_append(secondItem, &secondValues, secondValues.count))
+            let nestingProps = fief_object_get_map(nesting, key("Box", "props").1)   // props: {"m": [2.5], "n": {}}
+            handles.append(nestingProps)
+            set(nestingProps, "m", newList)
+            set(nestingProps, "n", newDictionary)
+            var twoAndAHalf = double(2.5)
+            XCTAssertTrue(fief_list_append(inMap(nestingProps, "m", list: true), &twoAndAHalf, 1))
             XCTAssertTrue(fief_realm_commit(realm))
-            for handle in [rex, box, other, items, bag, props] as [OpaquePointer?] { _ = fief_release(UnsafeRawPointer(handle)) }
+            for handle in [rex, box, other, items, bag, props, nesting] + handles { _ = fief_release(UnsafeRawPointer(handle)) }
         }
         let schemaOut = try run(["schema", path])
         XCTAssertEqual(schemaOut.status, 0, schemaOut.output)
@@ -435,8 +481,14 @@ final class CommandLineToolTests: XCTestCase {
             + #""items": [1, "two", 3.5, true, null, "decimal128:19000000000000000000000000003e30", {"seconds": 5, "nanoseconds": 6}, "#
             + #""0102030405060708090a0b0c", "a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf", "aGk=", {"$link": ["Dog", 0]}], "#
             + #""bag": [false, 2, "x"], "props": {"a": -0.25, "b": {"$link": ["Dog", 0]}, "c": null}}"#
-            + "\n" + #"{"label": "second", "any": "just text", "items": [], "bag": [], "props": {}}"# + "\n"
+            + "\n" + #"{"label": "second", "any": "just text", "items": [], "bag": [], "props": {}}"#
+            + "\n" + #"{"label": "third", "any": [1, {"k": [true], "z": "s"}, []], "items": [{"a": 1}, [null, "x"]], "bag": [], "#
+            + #""props": {"m": [2.5], "n": {}}}"# + "\n"
         XCTAssertEqual(dump.output, expected)
         XCTAssertEqual(try run(["verify", path]).status, 0)
+        let copy = directory.appendingPathComponent("copy.fief").path
+        let copied = try run(["copy", path, copy])
+        XCTAssertEqual(copied.status, 0, copied.output)
+        XCTAssertEqual(try run(["dump", copy, "Box"]).output, dump.output)
     }
 }
