@@ -379,7 +379,51 @@ TEST(aggregates_of_a_mixed_property) {
     fief_release(r);
 }
 
+TEST(nested_collections_in_results) {
+    fief_realm_t *r = open_mixed();
+    R(r != NULL);
+    fief_class_key_t box_class = t_class(r, "Box");
+    fief_value_t list_value = vnull(), dictionary_value = vnull();
+    list_value.type = FIEF_TYPE_LIST;
+    dictionary_value.type = FIEF_TYPE_DICTIONARY;
+    R(fief_realm_begin_write(r));
+    fief_object_t *box = fief_object_create(r, box_class, NULL, NULL, 0, FIEF_UPDATE_POLICY_ERROR);
+    R(box != NULL);
+    fief_list_t *items = fief_object_get_list(box, t_prop(r, "Box", "items"));
+    R(items != NULL);
+    const fief_value_t values[] = {dictionary_value, vi(2), list_value, vs("a")};
+    E(fief_list_append(items, values, 4));
+    R(fief_realm_commit(r));
+    fief_results_t *all = fief_list_to_results(items);
+    R(all != NULL);
+    EQI(at(all, 0).type, FIEF_TYPE_DICTIONARY);
+    EQI(at(all, 2).type, FIEF_TYPE_LIST);
+    /* Sorted after every other type: lists, then dictionaries. */
+    fief_sort_descriptor_t up = {"self", true};
+    fief_results_t *sorted = fief_results_sort(all, &up, 1);
+    R(sorted != NULL);
+    EQV(at(sorted, 0), vi(2));
+    EQV(at(sorted, 1), vs("a"));
+    EQI(at(sorted, 2).type, FIEF_TYPE_LIST);
+    EQI(at(sorted, 3).type, FIEF_TYPE_DICTIONARY);
+    /* Never found, equal to no constant, skipped by aggregates. */
+    size_t index = 0;
+    bool found = true;
+    E(fief_results_find(all, list_value, &index, &found) && !found);
+    EQU(count_where(all, "self != 2", NULL), 3);
+    EQU(count_where(all, "self == nil", NULL), 0);
+    EQV(results_agg(all, FIEF_AGGREGATE_MAX), vs("a"));
+    EQV(results_agg(all, FIEF_AGGREGATE_MIN), vi(2));
+    EQV(results_agg(all, FIEF_AGGREGATE_SUM), vdecimal(2, 0));
+    EERR(where(all, "self == $0", &list_value), FIEF_ERR_QUERY_ARGUMENT);
+    fief_release(sorted);
+    fief_release(all);
+    fief_release(items);
+    fief_release(box);
+    fief_release(r);
+}
+
 static const t_case cases[] = {T(list_of_mixed_values_as_results), T(sets_and_maps_of_mixed_values_as_results),
-                               T(aggregates_of_a_mixed_property)};
+                               T(aggregates_of_a_mixed_property), T(nested_collections_in_results)};
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }
