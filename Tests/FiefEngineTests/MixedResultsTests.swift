@@ -190,46 +190,60 @@ final class MixedResultsTests: XCTestCase {
         expectError(.invalidatedObject) { try bag.aggregate(.sum) }
     }
 
-    /// Random lists of small numbers of every type, bools, strings and
-    /// nulls against a model (numbers by their value as a double, which is
-    /// exact for these): sorts, filters, find and aggregates.
+    /// Random lists of numbers of every type (ints beyond 2^53 too, and
+    /// decimals that are no double), bools, strings (some sharing their
+    /// first eight bytes) and nulls against a model that holds every number
+    /// exactly (in hundredths): sorts, filters, find and aggregates.
     func testRandomMixedListsMatchAModel() throws {
         let db = try DB.open(tempDir().file(), schema)
         var random = SeededRandom(seed: 42)
-        let words = ["a", "B", "b", "ab", "", "1"]
+        let words = ["a", "B", "b", "ab", "", "1", "abcdefgh", "abcdefghi", "abcdefgh\u{0}", "abcdefgg~"]
         func randomValue() -> TV {
             let n = Int64(random.next() % 21) - 10
-            switch random.next() % 8 {
+            switch random.next() % 10 {
             case 0: return .null
             case 1: return .bool(random.next() % 2 == 0)
-            case 2: return .string(words[Int(random.next() % UInt64(words.count))])
-            case 3: return .double(Double(n) / 2)
-            case 4: return .float(Float(n) / 4)
-            case 5: return .decimal(Self.dec(UInt128(n.magnitude) * 5, -1, negative: n < 0))
+            case 2, 3: return .string(words[Int(random.next() % UInt64(words.count))])
+            case 4: return .double(Double(n) / 2)
+            case 5: return .float(Float(n) / 4)
+            case 6: return .decimal(Self.dec(UInt128(n.magnitude), -1, negative: n < 0))
+            case 7: return .int((1 << 53) + n)
             default: return .int(n)
             }
         }
-        /// (group, number, string): the model's key.
-        func key(_ v: TV) -> (Int, Double, [UInt8]) {
+        /// A number in hundredths, exactly.
+        func hundredths(_ v: TV) -> Int128? {
             switch v {
-            case .null: return (0, 0, [])
-            case .bool(let b): return (1, b ? 1 : 0, [])
-            case .int(let i): return (2, Double(i), [])
-            case .double(let d): return (2, d, [])
-            case .float(let f): return (2, Double(f), [])
-            case .decimal(let d): return (2, Decimal128Math.toDouble(d), [])
-            case .string(let s): return (3, 0, Array(s.utf8))
-            default: return (9, 0, [])
+            case .int(let i): return Int128(i) * 100
+            case .double(let d): return Int128(d * 100)
+            case .float(let f): return Int128(Double(f) * 100)
+            case .decimal(let d):
+                let (negative, exponent, coefficient, _) = DecimalOrder.parts(d)
+                XCTAssertEqual(exponent, -1)
+                let c = Int128(coefficient!) * 10
+                return negative ? -c : c
+            default: return nil
+            }
+        }
+        func group(_ v: TV) -> Int {
+            switch v {
+            case .null: return 0
+            case .bool: return 1
+            case .string: return 3
+            default: return hundredths(v) != nil ? 2 : 9
             }
         }
         func less(_ a: TV, _ b: TV) -> Bool {
-            let x = key(a), y = key(b)
-            if x.0 != y.0 { return x.0 < y.0 }
-            if x.1 != y.1 { return x.1 < y.1 }
-            return x.2.lexicographicallyPrecedes(y.2)
+            let ga = group(a), gb = group(b)
+            if ga != gb { return ga < gb }
+            switch (a, b) {
+            case (.bool(let x), .bool(let y)): return !x && y
+            case (.string(let x), .string(let y)): return Array(x.utf8).lexicographicallyPrecedes(Array(y.utf8))
+            default: return (hundredths(a) ?? 0) < (hundredths(b) ?? 0)
+            }
         }
-        for round in 0..<25 {
-            let values = (0..<Int(random.next() % 60)).map { _ in randomValue() }
+        for round in 0..<30 {
+            let values = (0..<Int(random.next() % 80)).map { _ in randomValue() }
             let box = try db.write { () throws -> Int64 in
                 let box = try db.create("Box", [("label", .string("r\(round)"))])
                 try db.append("Box", box, "items", values)
@@ -246,16 +260,17 @@ final class MixedResultsTests: XCTestCase {
                 XCTAssertEqual(try all(try list.sorted(ascending: ascending)), model, "round \(round)")
             }
             let k = Int64(random.next() % 11) - 5
-            func number(_ v: TV) -> Double? { key(v).0 == 2 ? key(v).1 : nil }
-            XCTAssertEqual(try all(try filtered(list, "self > \(k)")), values.filter { number($0).map { $0 > Double(k) } ?? false })
-            XCTAssertEqual(try all(try filtered(list, "self == $0", [.double(Double(k))])), values.filter { number($0) == Double(k) })
-            XCTAssertEqual(try all(try filtered(list, "self != $0", [.float(Float(k))])), values.filter { number($0) != Double(k) })
+            let k100 = Int128(k) * 100
+            XCTAssertEqual(try all(try filtered(list, "self > \(k)")), values.filter { hundredths($0).map { $0 > k100 } ?? false })
+            XCTAssertEqual(try all(try filtered(list, "self == $0", [.double(Double(k))])), values.filter { hundredths($0) == k100 })
+            XCTAssertEqual(try all(try filtered(list, "self != $0", [.float(Float(k))])), values.filter { hundredths($0) != k100 })
+            XCTAssertEqual(try all(try filtered(list, "self == $0", [.int((1 << 53) + k)])), values.filter { hundredths($0) == (Int128(1 << 53) + Int128(k)) * 100 })
             XCTAssertEqual(try all(try filtered(list, "self BEGINSWITH[c] 'b'")), values.filter {
                 if case .string(let s) = $0 { return s.lowercased().hasPrefix("b") }
                 return false
             })
-            XCTAssertEqual(try find(list, .int(k)), values.firstIndex { number($0) == Double(k) })
-            XCTAssertEqual(try find(list, .string("b")), values.firstIndex(of: .string("b")))
+            XCTAssertEqual(try find(list, .int(k)), values.firstIndex { hundredths($0) == k100 })
+            XCTAssertEqual(try find(list, .string("abcdefgh")), values.firstIndex(of: .string("abcdefgh")))
             XCTAssertEqual(try find(list, .bool(true)), values.firstIndex(of: .bool(true)))
             let present = values.filter { $0 != .null }
             let minimum = present.enumerated().min { less($0.element, $1.element) || (!less($1.element, $0.element) && $0.offset < $1.offset) }
@@ -263,86 +278,19 @@ final class MixedResultsTests: XCTestCase {
             // min and max give the first of equal values.
             XCTAssertEqual(TV(try list.aggregate(.min)), minimum?.element ?? .null, "round \(round)")
             XCTAssertEqual(TV(try list.aggregate(.max)), maximum?.element ?? .null, "round \(round)")
-            let numbers = values.compactMap(number)
-            guard case .decimal128(let sum) = try list.aggregate(.sum) else { return XCTFail() }
-            XCTAssertEqual(Decimal128Math.toDouble(sum), numbers.reduce(0, +), "round \(round)")
+            let numbers = values.compactMap(hundredths)
+            let total = numbers.reduce(0, +)
+            assertDecimal(try list.aggregate(.sum),
+                          DecimalArithmetic.finite(negative: total < 0, coefficient: UInt128(total.magnitude), exponent: -2))
             let average = try list.aggregate(.average)
             if numbers.isEmpty {
                 XCTAssertEqual(TV(average), .null)
             } else {
                 guard case .decimal128(let a) = average else { return XCTFail() }
-                XCTAssertEqual(Decimal128Math.toDouble(a), numbers.reduce(0, +) / Double(numbers.count), accuracy: 1e-12)
+                let expected = Double(total) / 100 / Double(numbers.count)
+                XCTAssertEqual(Decimal128Math.toDouble(a), expected, accuracy: Swift.abs(expected) * 1e-12)
             }
         }
-    }
-
-    // MARK: Aggregates
-
-    func testMixedAggregatesFollowRealmCore() throws {
-        let db = try DB.open(tempDir().file(), schema)
-        let (box, dog) = try db.write { () throws -> (Int64, Int64) in
-            (try db.create("Box", [("label", .string("b"))]), try db.create("Dog", [("name", .string("rex"))]))
-        }
-        let list = try results(db, box, "items")
-        // Empty: min, max and average null, sum decimal 0.
-        XCTAssertEqual(TV(try list.aggregate(.min)), .null)
-        XCTAssertEqual(TV(try list.aggregate(.max)), .null)
-        XCTAssertEqual(TV(try list.aggregate(.average)), .null)
-        XCTAssertEqual(TV(try list.aggregate(.sum)), .decimal(Decimal128.zero))
-
-        // Only non-numbers: min and max still take them; sum 0, average null.
-        try db.write { try db.append("Box", box, "items", [.string("b"), .null, .string("a"), .binary([0])]) }
-        XCTAssertEqual(TV(try list.aggregate(.min)), .string("a"))
-        XCTAssertEqual(TV(try list.aggregate(.max)), .binary([0]))
-        XCTAssertEqual(TV(try list.aggregate(.sum)), .decimal(Decimal128.zero))
-        XCTAssertEqual(TV(try list.aggregate(.average)), .null)
-
-        // Numbers of every type with other values: min is the bool (bools
-        // sort before numbers), max the link (links sort last); the sum and
-        // average take the numbers only, as decimals.
-        try db.write {
-            try db.append("Box", box, "items", [.int(3), .bool(true), .double(1.5), Self.dec(1, -1), .float(0.25), .link(db.cls("Dog"), dog),
-                                                .timestamp(9, 0), .double(.nan)])
-        }
-        XCTAssertEqual(TV(try list.aggregate(.min)), .bool(true))
-        XCTAssertEqual(TV(try list.aggregate(.max)), .link(db.cls("Dog"), dog))
-        assertDecimal(try list.aggregate(.sum), Self.dec(485, -2, negative: false))
-        assertDecimal(try list.aggregate(.average), Self.dec(12125, -4, negative: false))
-        let numbers = try filtered(list, "self >= -100")
-        XCTAssertEqual(TV(try numbers.aggregate(.min)), Self.dec(1, -1), "NaN is skipped")
-        XCTAssertEqual(TV(try numbers.aggregate(.max)), .int(3))
-        XCTAssertEqual(TV(try filtered(list, "self < 1").aggregate(.max)), .float(0.25))
-        XCTAssertEqual(TV(try filtered(list, "self < 1").aggregate(.min)), Self.dec(1, -1), "NaN is skipped")
-
-        // Each double is added as realm-core converts it: rounded to 15
-        // significant digits (a float to 7), so 0.1 + 0.2 is 0.3 exactly.
-        try db.write { try db.realm.listClear(table: db.cls("Box"), key: box, property: db.pkey("Box", "items")) }
-        try db.write { try db.append("Box", box, "items", [.double(0.1), .double(0.2), .float(0.1)]) }
-        assertDecimal(try list.aggregate(.sum), Self.dec(4, -1, negative: false))
-        guard case .decimal128(let sum) = try list.aggregate(.sum) else { return XCTFail() }
-        XCTAssertEqual(sum, Self.dec(4, -1, negative: false), "no trailing zeros")
-        assertDecimal(try list.aggregate(.average), DecimalArithmetic.divide(Self.dec(4, -1, negative: false), by: 3))
-
-        // Over a mixed property of objects (fief_results_aggregate).
-        try db.write {
-            _ = try db.create("Box", [("label", .string("c")), ("anyValue", .int(7))])
-            _ = try db.create("Box", [("label", .string("d")), ("anyValue", .string("seven"))])
-            _ = try db.create("Box", [("label", .string("e")), ("anyValue", .double(-0.5))])
-        }
-        let boxes = try db.results("Box")
-        let any = db.pkey("Box", "anyValue")
-        XCTAssertEqual(TV(try boxes.aggregate(.min, property: any)), .double(-0.5))
-        XCTAssertEqual(TV(try boxes.aggregate(.max, property: any)), .string("seven"))
-        assertDecimal(try boxes.aggregate(.sum, property: any), Self.dec(65, -1, negative: false))
-        assertDecimal(try boxes.aggregate(.average, property: any), Self.dec(325, -2, negative: false))
-        try db.write {
-            XCTAssertEqual(TV(try boxes.aggregate(.max, property: any)), .string("seven"), "inside a write (dirty chunks)")
-            try db.set("Box", box, "anyValue", .string("z"))
-            XCTAssertEqual(TV(try boxes.aggregate(.max, property: any)), .string("z"))
-        }
-        // Lists of other types keep their rules.
-        XCTAssertEqual(TV(try results(db, box, "ints").aggregate(.sum)), .int(0))
-        expectError(.invalidArgument) { try boxes.aggregate(.sum, property: db.pkey("Box", "items")) }
     }
 
     /// Nested lists and dictionaries among mixed values: read as such, sorted
@@ -455,6 +403,55 @@ final class MixedResultsTests: XCTestCase {
             let x = Double(random.next() >> 11) * 0x1p-53 * pow(10, Double(Int(random.next() % 44) - 22))
             guard x != 0 else { continue }
             XCTAssertEqual(format15(DecimalOrder.parts(d(x))), format15(x), "\(x)")
+        }
+    }
+
+    /// The mixed sum's exact 128-bit accumulator gives, bit for bit, what
+    /// adding each number as a decimal128 one by one gives (decimal128's
+    /// addition), across exponents, zeros, signs, 34-digit overflow and
+    /// infinities.
+    func testMixedSumsAreDecimal128Additions() {
+        var random = SeededRandom(seed: 99)
+        func term() -> Value {
+            let sign: Int64 = random.next() % 2 == 0 ? 1 : -1
+            switch random.next() % 9 {
+            case 0: return .int(sign * Int64(random.next() % 1000))
+            case 1: return .int(sign * Int64(random.next() >> 2))
+            case 2: return .double(Double(sign) * Double(random.next() % 100_000) / 64)
+            case 3: return .double(Double(sign) * Double(random.next() % 1000) / 7)
+            case 4: return .float(Float(sign) * Float(random.next() % 1000) / 3)
+            case 5:
+                let coefficient = UInt128(random.next()) * UInt128(random.next() % 1_000_000_000_000)
+                return .decimal128(Self.dec(coefficient % DecimalArithmetic.coefficientLimit, Int(random.next() % 60) - 30, negative: sign < 0))
+            case 6: return .decimal128(Self.dec(0, Int(random.next() % 20) - 10, negative: sign < 0))
+            case 7: return .decimal128(Self.dec(UInt128(random.next() % 100), Int(random.next() % 12) - 6, negative: sign < 0))
+            default:
+                return random.next() % 50 == 0 ? .decimal128(DecimalArithmetic.infinity(negative: sign < 0)) : .int(0)
+            }
+        }
+        func asDecimal(_ v: Value) -> Decimal128Bits {
+            switch v {
+            case .int(let i): return DecimalArithmetic.from(i)
+            case .float(let f): return DecimalArithmetic.from(Double(f), digits: 7)
+            case .double(let d): return DecimalArithmetic.from(d, digits: 15)
+            case .decimal128(let d): return d
+            default: fatalError()
+            }
+        }
+        for round in 0..<300 {
+            let terms = (0..<Int(random.next() % 30)).map { _ in term() }
+            var sum = Aggregator(.sum, .mixed), average = Aggregator(.average, .mixed)
+            var expected = Decimal128.zero
+            for t in terms {
+                sum.add(t)
+                average.add(t)
+                expected = DecimalArithmetic.add(expected, asDecimal(t))
+            }
+            guard case .decimal128(let got) = sum.result() else { return XCTFail() }
+            XCTAssertEqual(got, expected, "round \(round): \(terms.map { TV($0) })")
+            if !terms.isEmpty, case .decimal128(let mean) = average.result() {
+                XCTAssertEqual(mean, DecimalArithmetic.divide(expected, by: terms.count), "round \(round)")
+            }
         }
     }
 

@@ -66,6 +66,46 @@ enum MixedOrder {
         }
     }
 
+    /// How far a sort key (`sortKey`) orders two values of one group.
+    enum KeyKind: UInt8 {
+        /// The key says nothing: compare the values.
+        case none
+        /// Different keys order the values; equal keys need the values.
+        case prefix
+        /// The key orders the values, and equal keys mean equal values.
+        case exact
+    }
+
+    /// A 64-bit key that orders the values of one group (`rank`) as
+    /// `compare` does, as far as its kind says: numbers that are doubles
+    /// exactly (floats, doubles, ints up to 2^53) by their ordered bits, a
+    /// NaN first; strings and binaries by their first eight bytes;
+    /// timestamps by seconds; object ids, uuids and links by their first word.
+    @inline(__always)
+    static func sortKey(_ v: Value) -> (key: UInt64, kind: KeyKind) {
+        switch v {
+        case .null, .nestedList, .nestedDictionary: return (0, .exact)
+        case .bool(let b): return (b ? 1 : 0, .exact)
+        case .int(let i):
+            return i.magnitude <= 1 << 53 ? (SetStore.orderedBits(Double(i)), .exact) : (0, .none)
+        case .float(let f): return (SetStore.orderedBits(Double(f)), .exact)
+        case .double(let d): return (SetStore.orderedBits(d), .exact)
+        case .decimal128: return (0, .none)
+        case .string(let bytes), .binary(let bytes):
+            var prefix: UInt64 = 0
+            if bytes.count >= 8 {
+                prefix = UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
+            } else {
+                for i in 0..<8 { prefix = prefix << 8 | UInt64(i < bytes.count ? bytes[i] : 0) }
+            }
+            return (prefix, .prefix)
+        case .timestamp(let seconds, _): return (UInt64(bitPattern: seconds) ^ (1 << 63), .prefix)
+        case .objectId(let id): return (id.high, .prefix)
+        case .uuid(let id): return (id.high, .prefix)
+        case .link(let classKey, let objectKey): return (UInt64(classKey) << 32 | (UInt64(bitPattern: objectKey) ^ (1 << 63)) >> 32, .prefix)
+        }
+    }
+
     /// Whether `a` and `b` are equal as Realm compares mixed values.
     @inline(__always)
     static func equal(_ a: Value, _ b: Value) -> Bool { rank(a) == rank(b) && compare(a, b) == 0 }
@@ -260,12 +300,12 @@ extension DecimalArithmetic {
         if d.isNaN { return nan }
         if d.isInfinite { return infinity(negative: d < 0) }
         if d == 0 { return Decimal128.zero }
+        if let (negative, coefficient, exponent) = parts(of: d, digits: digits) {
+            return finite(negative: negative, coefficient: UInt128(coefficient), exponent: exponent)
+        }
         let negative = d < 0
         let a = Swift.abs(d)
         let limit = powerOfTen(digits)
-        if a < Double(limit) && a == a.rounded() {
-            return finite(negative: negative, coefficient: UInt128(UInt64(a)), exponent: 0)
-        }
         let bits = a.bitPattern
         let biased = Int((bits >> 52) & 0x7FF)
         let fraction = bits & ((1 << 52) - 1)
@@ -277,11 +317,77 @@ extension DecimalArithmetic {
             guard let n = scaledRounded(m, e, k) else { break }
             if n >= limit { k -= 1; continue }
             if n < limit / 10 { k += 1; continue }
-            var coefficient = n, exponent = -k
+            // At most `digits` (≤ 19) digits: 64-bit arithmetic drops the zeros.
+            var coefficient = UInt64(n), exponent = -k
             while coefficient % 10 == 0 { coefficient /= 10; exponent += 1 }
-            return finite(negative: negative, coefficient: coefficient, exponent: exponent)
+            return finite(negative: negative, coefficient: UInt128(coefficient), exponent: exponent)
         }
         return printed(d, digits: digits)
+    }
+
+    /// `from(d, digits:)` as sign, coefficient and exponent, in 64-bit
+    /// arithmetic, for the finite, non-zero doubles most values are (an
+    /// integer below 10^digits, or a number between about 10^-12 and
+    /// 10^digits); nil for the others (`from` takes them the long way).
+    @inline(__always)
+    static func parts(of d: Double, digits: Int) -> (negative: Bool, coefficient: UInt64, exponent: Int)? {
+        guard digits <= 18, d.isFinite, d != 0 else { return nil }
+        let negative = d < 0
+        let a = Swift.abs(d)
+        var limit: UInt64 = 1
+        for _ in 0..<digits { limit *= 10 }
+        if a < Double(limit) && a == a.rounded() { return (negative, UInt64(a), 0) }
+        let bits = a.bitPattern
+        let biased = Int((bits >> 52) & 0x7FF)
+        guard biased != 0 else { return nil }
+        let m = (bits & ((1 << 52) - 1)) | (1 << 52)
+        let e = biased - 1075
+        var k = digits - 1 - Int(log10(a).rounded(.down))
+        for _ in 0..<3 {
+            guard let n = scaledRounded64(m, e, k) else { return nil }
+            if n >= limit { k -= 1; continue }
+            if n < limit / 10 { k += 1; continue }
+            var coefficient = n, exponent = -k
+            while coefficient % 10 == 0 { coefficient /= 10; exponent += 1 }
+            return (negative, coefficient, exponent)
+        }
+        return nil
+    }
+
+    /// m × 2^e × 10^k rounded half to even, for 0 ≤ k ≤ 27 and e + k < 0
+    /// (m × 5^k over a power of two, in 128 bits), when it fits 64 bits.
+    @inline(__always)
+    private static func scaledRounded64(_ m: UInt64, _ e: Int, _ k: Int) -> UInt64? {
+        guard k >= 0, k <= 27, e + k < 0 else { return nil }
+        var five: UInt64 = 1
+        for _ in 0..<k { five &*= 5 }
+        let (high, low) = m.multipliedFullWidth(by: five)
+        let shift = -(e + k)
+        guard shift < 120 else { return nil }
+        var quotient: UInt64
+        var above: Bool, tie: Bool   // the dropped bits against one half
+        if shift < 64 {
+            guard high >> shift == 0 else { return nil }
+            quotient = shift == 0 ? low : (low >> UInt64(shift)) | (high << UInt64(64 - shift))
+            let mask: UInt64 = (1 << UInt64(shift)) - 1
+            let rest = low & mask, half: UInt64 = 1 << UInt64(shift - 1)
+            above = rest > half
+            tie = rest == half
+        } else {
+            let s = shift - 64
+            quotient = high >> UInt64(s)
+            let restHigh = s == 0 ? 0 : high & ((1 << UInt64(s)) - 1)
+            if s == 0 {
+                above = low > 1 << 63
+                tie = low == 1 << 63
+            } else {
+                let halfHigh: UInt64 = 1 << UInt64(s - 1)
+                above = restHigh > halfHigh || (restHigh == halfHigh && low > 0)
+                tie = restHigh == halfHigh && low == 0
+            }
+        }
+        if above || (tie && quotient & 1 == 1) { quotient += 1 }
+        return quotient
     }
 
     private static func powerOfTen(_ n: Int) -> UInt128 {
@@ -290,24 +396,42 @@ extension DecimalArithmetic {
         return p
     }
 
+    /// 5^0 ... 5^55 (5^55 < 2^128).
+    private static let powersOfFive: [UInt128] = {
+        var p: [UInt128] = [1]
+        for _ in 0..<55 { p.append(p.last! * 5) }
+        return p
+    }()
+
     /// m × 2^e × 10^k rounded half to even, when the arithmetic fits 128 bits.
     private static func scaledRounded(_ m: UInt128, _ e: Int, _ k: Int) -> UInt128? {
-        var numerator = m, denominator: UInt128 = 1
+        // m × 5^k × 2^(e+k): a numerator over a power of five times a power of two.
+        var numerator = m, fives: UInt128 = 1
         if k >= 0 {
-            for _ in 0..<k {
-                let (p, overflow) = numerator.multipliedReportingOverflow(by: 5)
-                if overflow { return nil }
-                numerator = p
-            }
+            guard k < powersOfFive.count else { return nil }
+            let (p, overflow) = numerator.multipliedReportingOverflow(by: powersOfFive[k])
+            if overflow { return nil }
+            numerator = p
         } else {
-            guard -k <= 55 else { return nil }
-            for _ in 0..<(-k) { denominator *= 5 }
+            guard -k < powersOfFive.count else { return nil }
+            fives = powersOfFive[-k]
         }
         let s = e + k
         if s >= 0 {
             guard s < 128, numerator.leadingZeroBitCount > s else { return nil }
             numerator <<= UInt128(s)
-        } else {
+        } else if fives == 1 {
+            // Over a power of two only (the common case): a shift.
+            let shift = -s
+            guard shift < 128 else { return numerator == 0 ? 0 : nil }
+            var quotient = numerator >> UInt128(shift)
+            let remainder = numerator & ((1 << UInt128(shift)) - 1)
+            let half = UInt128(1) << UInt128(shift - 1)
+            if remainder > half || (remainder == half && quotient & 1 == 1) { quotient += 1 }
+            return quotient
+        }
+        var denominator = fives
+        if s < 0 {
             guard -s < 128, denominator.leadingZeroBitCount > -s else { return nil }
             denominator <<= UInt128(-s)
         }

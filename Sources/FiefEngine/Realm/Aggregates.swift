@@ -49,6 +49,12 @@ struct Aggregator {
     private var nanoseconds: Int32 = 0
     /// Mixed values: the min or max so far (a view, read where it is stored).
     private var extreme: Value = .null
+    /// Mixed sums: the sum so far, exactly, as coefficient × 10^exponent
+    /// while its coefficient has at most 34 digits (each addition then is
+    /// exact, as decimal128's); beyond, `decimal` carries it on, rounded.
+    private var exactCoefficient: Int128 = 0
+    private var exactExponent = 0
+    private var exactActive = true
 
     /// Check that `operation` applies to values of `type` (a property that
     /// is no collection and no link); `subject` names them in messages
@@ -154,23 +160,106 @@ struct Aggregator {
             }
             extreme = value
         case .sum, .average:
-            let d: Decimal128Bits
             switch value {
-            case .int(let i): d = DecimalArithmetic.from(i)
+            case .int(let i): addExactly(i < 0, UInt128(i.magnitude), 0)
             case .float(let f):
                 if f.isNaN { return }
-                d = DecimalArithmetic.from(Double(f), digits: 7)
+                addBinaryFloat(Double(f), digits: 7)
             case .double(let x):
                 if x.isNaN { return }
-                d = DecimalArithmetic.from(x, digits: 15)
+                addBinaryFloat(x, digits: 15)
             case .decimal128(let x):
                 if DecimalArithmetic.isNaN(x) { return }
-                d = x
+                addDecimalTerm(x)
             default: return
             }
-            decimal = count == 0 ? DecimalArithmetic.add(Decimal128.zero, d) : DecimalArithmetic.add(decimal, d)
         }
         count += 1
+    }
+
+    /// A float or double, as realm-core makes it a decimal (`DecimalArithmetic.from(_:digits:)`).
+    @inline(__always)
+    private mutating func addBinaryFloat(_ x: Double, digits: Int) {
+        if x == 0 {
+            addExactly(false, 0, 0)
+        } else if let (negative, coefficient, exponent) = DecimalArithmetic.parts(of: x, digits: digits) {
+            addExactly(negative, UInt128(coefficient), exponent)
+        } else {
+            addDecimalTerm(DecimalArithmetic.from(x, digits: digits))
+        }
+    }
+
+    private mutating func addDecimalTerm(_ d: Decimal128Bits) {
+        let (negative, exponent, coefficient, _) = DecimalOrder.parts(d)
+        guard let coefficient, exactActive else {
+            // An infinity, or past the exact range: decimal128's own addition.
+            leaveExact()
+            decimal = DecimalArithmetic.add(decimal, d)
+            return
+        }
+        addExactly(negative, coefficient, exponent)
+    }
+
+    /// 10^0 ... 10^36.
+    private static let powersOfTen: [Int128] = {
+        var p: [Int128] = [1]
+        for _ in 0..<36 { p.append(p.last! * 10) }
+        return p
+    }()
+
+    /// Add ±coefficient × 10^exponent as decimal128 adds it (the result's
+    /// exponent the smaller one, a zero taking the other's), exactly while
+    /// the sum has at most 34 digits.
+    private mutating func addExactly(_ negative: Bool, _ coefficient: UInt128, _ exponent: Int) {
+        let limit = Aggregator.powersOfTen[34]
+        if exactActive && coefficient < UInt128(limit) {
+            let term = negative ? -Int128(coefficient) : Int128(coefficient)
+            if exactCoefficient == 0 && term == 0 {
+                exactExponent = Swift.min(exactExponent, exponent)
+                return
+            }
+            if exactCoefficient == 0 {
+                exactCoefficient = term
+                exactExponent = exponent
+                return
+            }
+            if term == 0 && exactExponent <= exponent { return }
+            var a = exactCoefficient, b = term
+            let shift = Swift.abs(exactExponent - exponent)
+            if shift <= 2 + 34 {
+                var fits = true
+                if exactExponent > exponent {
+                    let (p, overflow) = a.multipliedReportingOverflow(by: Aggregator.powersOfTen[shift])
+                    fits = !overflow
+                    a = p
+                } else if exponent > exactExponent {
+                    let (p, overflow) = b.multipliedReportingOverflow(by: Aggregator.powersOfTen[shift])
+                    fits = !overflow
+                    b = p
+                }
+                if fits, a.magnitude < UInt128(limit) * 100, b.magnitude < UInt128(limit) * 100 {
+                    let sum = a + b
+                    if sum.magnitude < UInt128(limit) {
+                        exactCoefficient = sum
+                        exactExponent = Swift.min(exactExponent, exponent)
+                        return
+                    }
+                }
+            }
+        }
+        leaveExact()
+        decimal = DecimalArithmetic.add(decimal, DecimalArithmetic.finite(negative: negative, coefficient: coefficient, exponent: exponent))
+    }
+
+    /// Hand the exact sum over to `decimal` (once).
+    private mutating func leaveExact() {
+        guard exactActive else { return }
+        decimal = exactSum
+        exactActive = false
+    }
+
+    private var exactSum: Decimal128Bits {
+        DecimalArithmetic.finite(negative: exactCoefficient < 0, coefficient: exactCoefficient.magnitude, exponent: exactExponent)
     }
 
     /// Fold slots `mask` of a column chunk of mixed values (each coded).
@@ -217,8 +306,8 @@ struct Aggregator {
         if type == .mixed {
             switch operation {
             case .min, .max: return count == 0 ? .null : extreme
-            case .sum: return .decimal128(count == 0 ? Decimal128.zero : decimal)
-            case .average: return count == 0 ? .null : .decimal128(DecimalArithmetic.divide(decimal, by: count))
+            case .sum: return .decimal128(exactActive ? exactSum : decimal)
+            case .average: return count == 0 ? .null : .decimal128(DecimalArithmetic.divide(exactActive ? exactSum : decimal, by: count))
             }
         }
         if count == 0 {

@@ -362,17 +362,37 @@ extension ValueResults {
                 row += 1
             }
         }
+        // Per row: the group, and a key that settles most comparisons
+        // without looking at the values (`MixedOrder.sortKey`).
         var ranks = [UInt8](repeating: 0, count: n)
-        for i in 0..<n { ranks[i] = UInt8(MixedOrder.rank(values[i])) }
+        var kinds = [MixedOrder.KeyKind](repeating: .none, count: n)
+        var keys = [UInt64](repeating: 0, count: n)
+        for i in 0..<n {
+            ranks[i] = UInt8(MixedOrder.rank(values[i]))
+            (keys[i], kinds[i]) = MixedOrder.sortKey(values[i])
+        }
         var order = [Int32](repeating: 0, count: n)
         for i in 0..<n { order[i] = Int32(i) }
         values.withUnsafeBufferPointer { values in
             ranks.withUnsafeBufferPointer { ranks in
-                order.sort { a, b in
-                    let x = Int(a), y = Int(b)
-                    var c = ranks[x] == ranks[y] ? MixedOrder.compare(values[x], values[y]) : (ranks[x] < ranks[y] ? -1 : 1)
-                    if !ascending { c = -c }
-                    return c != 0 ? c < 0 : a < b
+                kinds.withUnsafeBufferPointer { kinds in
+                    keys.withUnsafeBufferPointer { keys in
+                        order.sort { a, b in
+                            let x = Int(a), y = Int(b)
+                            var c: Int
+                            if ranks[x] != ranks[y] {
+                                c = ranks[x] < ranks[y] ? -1 : 1
+                            } else if kinds[x] == .exact && kinds[y] == .exact {
+                                c = keys[x] == keys[y] ? 0 : (keys[x] < keys[y] ? -1 : 1)
+                            } else if kinds[x] != .none && kinds[y] != .none && keys[x] != keys[y] {
+                                c = keys[x] < keys[y] ? -1 : 1
+                            } else {
+                                c = MixedOrder.compare(values[x], values[y])
+                            }
+                            if !ascending { c = -c }
+                            return c != 0 ? c < 0 : a < b
+                        }
+                    }
                 }
             }
         }
