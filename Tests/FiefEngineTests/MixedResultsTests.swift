@@ -398,7 +398,16 @@ final class MixedResultsTests: XCTestCase {
             let expected = String(format15(x))
             XCTAssertEqual(format15(DecimalOrder.parts(converted)), expected, "\(x)")
         }
-        // And in the range the 128-bit path takes.
+        // Integers with more digits than kept.
+        for _ in 0..<2000 {
+            let x = Double(random.next() >> UInt64(1 + random.next() % 40))
+            guard x != 0 else { continue }
+            XCTAssertEqual(format15(DecimalOrder.parts(d(x))), format15(x), "\(x)")
+        }
+        XCTAssertEqual(d(4503599627370495), Self.dec(45035996273705, 2, negative: false), "a tie, to even (up)")
+        XCTAssertEqual(d(9999999999999998), Self.dec(1, 16, negative: false))
+        XCTAssertEqual(d(1234567890123465), Self.dec(123456789012346, 1, negative: false), "a tie, to even (down)")
+        // And in the range the 64-bit path takes.
         for _ in 0..<2000 {
             let x = Double(random.next() >> 11) * 0x1p-53 * pow(10, Double(Int(random.next() % 44) - 22))
             guard x != 0 else { continue }
@@ -435,7 +444,7 @@ final class MixedResultsTests: XCTestCase {
             case .float(let f): return DecimalArithmetic.from(Double(f), digits: 7)
             case .double(let d): return DecimalArithmetic.from(d, digits: 15)
             case .decimal128(let d): return d
-            default: fatalError()
+            default: XCTFail("not a number"); return Decimal128.zero
             }
         }
         for round in 0..<300 {

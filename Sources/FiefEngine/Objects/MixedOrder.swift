@@ -303,31 +303,12 @@ extension DecimalArithmetic {
         if let (negative, coefficient, exponent) = parts(of: d, digits: digits) {
             return finite(negative: negative, coefficient: UInt128(coefficient), exponent: exponent)
         }
-        let negative = d < 0
-        let a = Swift.abs(d)
-        let limit = powerOfTen(digits)
-        let bits = a.bitPattern
-        let biased = Int((bits >> 52) & 0x7FF)
-        let fraction = bits & ((1 << 52) - 1)
-        let m = UInt128(biased == 0 ? fraction : fraction | (1 << 52))
-        let e = (biased == 0 ? 1 : biased) - 1075
-        // a × 10^k rounded should have `digits` digits: start from log10.
-        var k = digits - 1 - Int(log10(a).rounded(.down))
-        for _ in 0..<3 {
-            guard let n = scaledRounded(m, e, k) else { break }
-            if n >= limit { k -= 1; continue }
-            if n < limit / 10 { k += 1; continue }
-            // At most `digits` (≤ 19) digits: 64-bit arithmetic drops the zeros.
-            var coefficient = UInt64(n), exponent = -k
-            while coefficient % 10 == 0 { coefficient /= 10; exponent += 1 }
-            return finite(negative: negative, coefficient: UInt128(coefficient), exponent: exponent)
-        }
         return printed(d, digits: digits)
     }
 
     /// `from(d, digits:)` as sign, coefficient and exponent, in 64-bit
     /// arithmetic, for the finite, non-zero doubles most values are (an
-    /// integer below 10^digits, or a number between about 10^-12 and
+    /// integer below 2^63, or a number between about 10^-12 and
     /// 10^digits); nil for the others (`from` takes them the long way).
     @inline(__always)
     static func parts(of d: Double, digits: Int) -> (negative: Bool, coefficient: UInt64, exponent: Int)? {
@@ -336,7 +317,21 @@ extension DecimalArithmetic {
         let a = Swift.abs(d)
         var limit: UInt64 = 1
         for _ in 0..<digits { limit *= 10 }
-        if a < Double(limit) && a == a.rounded() { return (negative, UInt64(a), 0) }
+        if a == a.rounded() && a < 0x1p63 {
+            // An integer: rounded to `digits` digits if it has more.
+            var n = UInt64(a), exponent = 0
+            if n >= limit {
+                var divisor: UInt64 = 10
+                exponent = 1
+                while n / divisor >= limit { divisor *= 10; exponent += 1 }
+                let rest = n % divisor, half = divisor / 2
+                n /= divisor
+                if rest > half || (rest == half && n & 1 == 1) { n += 1 }
+                if n == limit { n /= 10; exponent += 1 }
+            }
+            while n % 10 == 0 { n /= 10; exponent += 1 }
+            return (negative, n, exponent)
+        }
         let bits = a.bitPattern
         let biased = Int((bits >> 52) & 0x7FF)
         guard biased != 0 else { return nil }
@@ -390,59 +385,9 @@ extension DecimalArithmetic {
         return quotient
     }
 
-    private static func powerOfTen(_ n: Int) -> UInt128 {
-        var p: UInt128 = 1
-        for _ in 0..<n { p *= 10 }
-        return p
-    }
-
-    /// 5^0 ... 5^55 (5^55 < 2^128).
-    private static let powersOfFive: [UInt128] = {
-        var p: [UInt128] = [1]
-        for _ in 0..<55 { p.append(p.last! * 5) }
-        return p
-    }()
-
-    /// m × 2^e × 10^k rounded half to even, when the arithmetic fits 128 bits.
-    private static func scaledRounded(_ m: UInt128, _ e: Int, _ k: Int) -> UInt128? {
-        // m × 5^k × 2^(e+k): a numerator over a power of five times a power of two.
-        var numerator = m, fives: UInt128 = 1
-        if k >= 0 {
-            guard k < powersOfFive.count else { return nil }
-            let (p, overflow) = numerator.multipliedReportingOverflow(by: powersOfFive[k])
-            if overflow { return nil }
-            numerator = p
-        } else {
-            guard -k < powersOfFive.count else { return nil }
-            fives = powersOfFive[-k]
-        }
-        let s = e + k
-        if s >= 0 {
-            guard s < 128, numerator.leadingZeroBitCount > s else { return nil }
-            numerator <<= UInt128(s)
-        } else if fives == 1 {
-            // Over a power of two only (the common case): a shift.
-            let shift = -s
-            guard shift < 128 else { return numerator == 0 ? 0 : nil }
-            var quotient = numerator >> UInt128(shift)
-            let remainder = numerator & ((1 << UInt128(shift)) - 1)
-            let half = UInt128(1) << UInt128(shift - 1)
-            if remainder > half || (remainder == half && quotient & 1 == 1) { quotient += 1 }
-            return quotient
-        }
-        var denominator = fives
-        if s < 0 {
-            guard -s < 128, denominator.leadingZeroBitCount > -s else { return nil }
-            denominator <<= UInt128(-s)
-        }
-        var (quotient, remainder) = numerator.quotientAndRemainder(dividingBy: denominator)
-        let rest = denominator - remainder
-        if remainder > rest || (remainder == rest && quotient & 1 == 1) { quotient += 1 }
-        return quotient
-    }
-
-    /// The slow way, for magnitudes the 128-bit path cannot reach (beyond
-    /// about 1e±20): the C library prints the double's exact value rounded.
+    /// The slow way, for the magnitudes `parts(of:digits:)` leaves out (from
+    /// 10^digits up but for integers below 2^63, below about 10^-12): the C
+    /// library prints the double's exact value rounded.
     private static func printed(_ d: Double, digits: Int) -> Decimal128Bits {
         var buffer = [CChar](repeating: 0, count: 64)
         let written = withVaList([Int32(digits - 1), d]) { args in

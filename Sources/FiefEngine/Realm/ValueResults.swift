@@ -248,28 +248,19 @@ public final class ValueResults: @unchecked Sendable {
     public func index(of value: Value) throws(FiefError) -> Int? {
         let elements = try evaluate()
         guard let wanted = try? value.coerced(for: element, className: "") else { return nil }
-        if element.type == .mixed {
-            // A nested list or dictionary is a new, empty one where it is
-            // written: equal to no element (as fief_list_find has it).
-            if wanted.nestedID != nil { return nil }
-            if isDirect {
-                var found: Int?
-                try elements.forEach { (i, v) throws(FiefError) in
-                    if found == nil && MixedOrder.equal(v, wanted) { found = i }
-                }
-                return found
-            }
-            for k in 0..<positions.count where MixedOrder.equal(try elements.value(positions[k]), wanted) { return k }
-            return nil
-        }
+        let mixed = element.type == .mixed
+        // A nested list or dictionary is a new, empty one where it is
+        // written: equal to no element (as fief_list_find has it).
+        if mixed && wanted.nestedID != nil { return nil }
+        @inline(__always) func same(_ v: Value) -> Bool { mixed ? MixedOrder.equal(v, wanted) : v.isSame(as: wanted) }
         if isDirect {
             var found: Int?
             try elements.forEach { (i, v) throws(FiefError) in
-                if found == nil && v.isSame(as: wanted) { found = i }
+                if found == nil && same(v) { found = i }
             }
             return found
         }
-        for k in 0..<positions.count where try elements.value(positions[k]).isSame(as: wanted) { return k }
+        for k in 0..<positions.count where same(try elements.value(positions[k])) { return k }
         return nil
     }
 
@@ -301,16 +292,10 @@ public final class ValueResults: @unchecked Sendable {
         if filters.isEmpty {
             positions.append(contentsOf: 0..<elements.count)
         } else {
-            if element.type == .mixed {
-                try elements.forEach { (i, v) throws(FiefError) in
-                    for query in filters where !QueryEvaluator.matchesMixed(query.root, v) { return }
-                    positions.append(i)
-                }
-            } else {
-                try elements.forEach { (i, v) throws(FiefError) in
-                    for query in filters where !QueryEvaluator.matches(query.root, v) { return }
-                    positions.append(i)
-                }
+            let mixed = element.type == .mixed
+            try elements.forEach { (i, v) throws(FiefError) in
+                for query in filters where !QueryEvaluator.matches(query.root, v, mixed: mixed) { return }
+                positions.append(i)
             }
         }
         if let ascending, positions.count > 1 {
@@ -403,44 +388,28 @@ extension ValueResults {
 
 extension QueryEvaluator {
     /// Whether one element of a collection of values matches `node`, a
-    /// predicate compiled with `QueryCompiler.compileElements`.
-    static func matches(_ node: QueryNode, _ value: Value) -> Bool {
+    /// predicate compiled with `QueryCompiler.compileElements`; `mixed`:
+    /// the elements are mixed values (compared as `compareMixed` does).
+    static func matches(_ node: QueryNode, _ value: Value, mixed: Bool) -> Bool {
         switch node {
         case .constant(let b): return b
         case .and(let children):
-            for child in children where !matches(child, value) { return false }
+            for child in children where !matches(child, value, mixed: mixed) { return false }
             return true
         case .or(let children):
-            for child in children where matches(child, value) { return true }
+            for child in children where matches(child, value, mixed: mixed) { return true }
             return false
-        case .not(let inner): return !matches(inner, value)
+        case .not(let inner): return !matches(inner, value, mixed: mixed)
         case .compare(_, let op, let constant, let options):
+            if mixed { return withExtendedLifetime(constant) { compareMixed(value, op, valueOf(constant), options) } }
             return compare(value, op, constant, options)
         case .compareProperties(_, let op, _, let options):
-            return compareValues(value, op, value, options)
+            return mixed ? compareMixed(value, op, value, options) : compareValues(value, op, value, options)
         }
     }
 }
 
 extension QueryEvaluator {
-    /// Whether one mixed element matches `node` (see `compareMixed`).
-    static func matchesMixed(_ node: QueryNode, _ value: Value) -> Bool {
-        switch node {
-        case .constant(let b): return b
-        case .and(let children):
-            for child in children where !matchesMixed(child, value) { return false }
-            return true
-        case .or(let children):
-            for child in children where matchesMixed(child, value) { return true }
-            return false
-        case .not(let inner): return !matchesMixed(inner, value)
-        case .compare(_, let op, let constant, let options):
-            return withExtendedLifetime(constant) { compareMixed(value, op, valueOf(constant), options) }
-        case .compareProperties(_, let op, _, let options):
-            return compareMixed(value, op, value, options)
-        }
-    }
-
     /// A mixed element `a` against `b` as realm-core compares mixed values
     /// in queries: null equals only null; the string operators and [c]/[d]
     /// apply to a string against a string and a binary against a binary;
