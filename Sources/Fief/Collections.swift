@@ -51,16 +51,30 @@ func fiefCollectionKindName(_ type: fief_collection_type_t) -> String {
 class ManagedCollection {
     let row: ManagedRow
     let index: Int
+    /// For a collection nested in mixed property `index` (see
+    /// AnyRealmValue): the steps from the property down to it; nil for the
+    /// property's own collection.
+    let nestedPath: [FiefNestedStep]?
     private var cachedHandle: CHandle?
 
     init(row: ManagedRow, index: Int) {
         self.row = row
         self.index = index
+        nestedPath = nil
+    }
+
+    /// A collection nested in mixed property `index` of `row`, reached by
+    /// `path`, on its handle.
+    init(row: ManagedRow, index: Int, nested handle: CHandle, path: [FiefNestedStep]) {
+        self.row = row
+        self.index = index
+        nestedPath = path
+        cachedHandle = handle
     }
 
     var core: RealmCore { row.core }
     var property: PropertyInfo { row.binding.info.properties[index] }
-    var name: String { "\(row.binding.info.className).\(property.name)" }
+    var name: String { "\(row.binding.info.className).\(property.name)" + (nestedPath?.map(\.description).joined() ?? "") }
 
     /// How RealmSwift's messages name the kind ("Set", "Dictionary").
     class var kindName: String { "Collection" }
@@ -183,7 +197,7 @@ class ManagedCollection {
 
     /// Whether both name the same property of the same row.
     func isSame(as other: ManagedCollection) -> Bool {
-        index == other.index && row.sameRow(as: other.row)
+        index == other.index && nestedPath == other.nestedPath && row.sameRow(as: other.row)
     }
 }
 
@@ -193,6 +207,7 @@ class ManagedCollection {
 /// object (instance, or row of the same file), equal values otherwise,
 /// every NaN being one NaN (as the engine keeps them).
 func fiefSameElement<E: Equatable>(_ a: E, _ b: E) -> Bool {
+    if let x = a as? AnyRealmValue, let y = b as? AnyRealmValue { return x.fiefRealmEquals(y) }
     if let x = a as? ObjectBase, let y = b as? ObjectBase {
         if x === y { return true }
         guard let r1 = x._fiefManaged, let r2 = y._fiefManaged else { return false }
@@ -246,7 +261,9 @@ func fiefStoredValues<E>(ofProperty property: String, of objects: [E], in what: 
 func fiefBridged(_ value: Any?) -> AnyObject {
     guard let value = fiefUnwrap(value) else { return NSNull() }
     if let object = value as? ObjectBase { return object }
-    if let persistable = value as? _Persistable, let stored = persistable._fiefStored {
+    if let persistable = value as? _Persistable {
+        // A mixed value's payload (NSNull for `.none`); an enum's raw value.
+        guard let stored = persistable._fiefStored else { return NSNull() }
         return stored as AnyObject
     }
     return value as AnyObject

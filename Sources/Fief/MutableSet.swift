@@ -74,6 +74,7 @@ public final class MutableSet<Element: RealmCollectionValue> {
     /// `object` as a value to look for in `managed`, or nil when it cannot
     /// be there (an unmanaged object, or one of another file).
     private func lookupValue(_ object: Element, _ managed: ManagedSet, _ arena: _FiefArena) -> fief_value_t? {
+        if let mixed = object as? AnyRealmValue { return mixed.fiefLookupValue(in: arena, core: managed.core) }
         if let base = fiefUnwrap(object) as? ObjectBase {
             guard let row = base._fiefManaged, row.core.path == managed.core.path else { return nil }
         }
@@ -230,6 +231,11 @@ public final class MutableSet<Element: RealmCollectionValue> {
 
     /// Inserts every element of `objects` that the set does not hold yet.
     public func insert<S: Sequence>(objectsIn objects: S) where S.Iterator.Element == Element {
+        if Element.self == AnyRealmValue.self {
+            for case let mixed as AnyRealmValue in objects where mixed.fiefIsNested {
+                preconditionFailure("A MutableSet<AnyRealmValue> cannot hold a nested collection (\(mixed)): use a List or a Map of AnyRealmValue")
+            }
+        }
         switch state {
         case .unmanaged(var elements):
             state = .unmanaged([])   // no second reference while mutating
@@ -533,12 +539,18 @@ extension MutableSet where Element: MinMaxType {
     /// The smallest element, or nil if the set is empty (or holds only nil):
     /// computed by the library for a managed set (fief_set_aggregate).
     public func min() -> Element? {
+        if let mixed = FiefMixedAggregate.mixed(elements) {
+            return FiefMixedAggregate.extreme(mixed, smallest: true).map { $0 as! Element }
+        }
         if let result = libraryAggregate(FIEF_AGGREGATE_MIN, as: Element.self) { return result }
         return FiefAggregate.extremeElement(elements, smallest: true)
     }
 
     /// The largest element, or nil if the set is empty (or holds only nil).
     public func max() -> Element? {
+        if let mixed = FiefMixedAggregate.mixed(elements) {
+            return FiefMixedAggregate.extreme(mixed, smallest: false).map { $0 as! Element }
+        }
         if let result = libraryAggregate(FIEF_AGGREGATE_MAX, as: Element.self) { return result }
         return FiefAggregate.extremeElement(elements, smallest: false)
     }
@@ -547,6 +559,7 @@ extension MutableSet where Element: MinMaxType {
 extension MutableSet where Element: AddableType {
     /// The sum of the elements (0 for an empty set; nil counts as nothing).
     public func sum() -> Element {
+        if let mixed = FiefMixedAggregate.mixed(elements) { return FiefMixedAggregate.sum(mixed) as! Element }
         if let result = libraryAggregate(FIEF_AGGREGATE_SUM, as: Element.self), let sum = result { return sum }
         return FiefAggregate.sum(elements.compactMap(fiefStoredValue), as: Element.self)
     }
@@ -555,6 +568,9 @@ extension MutableSet where Element: AddableType {
     /// out).  The average of integers is a Double (or Decimal128/Float if
     /// asked for).
     public func average<T: AddableType>() -> T? {
+        if let mixed = FiefMixedAggregate.mixed(elements) {
+            return FiefMixedAggregate.average(mixed).flatMap { FiefMixedAggregate.cast($0, to: T.self) }
+        }
         if let result = libraryAggregate(FIEF_AGGREGATE_AVERAGE, as: T.self) { return result }
         return FiefAggregate.average(elements.compactMap(fiefStoredValue), as: T.self)
     }
