@@ -233,7 +233,7 @@ public final class MutableSet<Element: RealmCollectionValue> {
     public func insert<S: Sequence>(objectsIn objects: S) where S.Iterator.Element == Element {
         if Element.self == AnyRealmValue.self {
             for case let mixed as AnyRealmValue in objects where mixed.fiefIsNested {
-                preconditionFailure("A MutableSet<AnyRealmValue> cannot hold a nested collection (\(mixed)): use a List or a Map of AnyRealmValue")
+                preconditionFailure("A MutableSet<AnyRealmValue> cannot hold a nested collection (\(mixed.listValue == nil ? "a .dictionary" : "a .list")): use a List or a Map of AnyRealmValue")
             }
         }
         switch state {

@@ -60,7 +60,7 @@ extension XCTestCase {
 enum TrapScenarioRegistry {
     static func registerAll() {
         for table in [CustomPersistableTests.trapScenarios, KeyValueCodingTests.trapScenarios, DynamicAPITests.trapScenarios, ListTests.trapScenarios,
-                      SetMapTests.trapScenarios] {
+                      SetMapTests.trapScenarios, AnyRealmValueTests.trapScenarios] {
             TrapScenarios.all.merge(table) { first, _ in first }
         }
     }
