@@ -254,6 +254,39 @@ func fiefStoredValues<E>(ofProperty property: String, of objects: [E], in what: 
     }
 }
 
+// MARK: - Key-value coding of Lists and MutableSets
+
+/// The value of `key` (not "self") on `element` of a List or MutableSet
+/// (KVC): the property of the object it is; traps, naming `what` ("List",
+/// "MutableSet"), for elements that are values.
+func fiefObjectValue<E>(of element: E, forKey key: String, in what: String) -> Any? {
+    fiefObject(element, forKey: key, in: what).value(forKey: key)
+}
+
+/// Sets `key` (not "self") to `value` on every object of `elements` (KVC on
+/// a List or MutableSet); traps for elements that are values.
+func fiefSetValue<E>(_ value: Any?, forKey key: String, onEach elements: [E], in what: String) {
+    for element in elements {
+        fiefObject(element, forKey: key, in: what).setValue(value, forKey: key)
+    }
+}
+
+/// `value` as an element of a List or MutableSet of `E` (KVC's "self"),
+/// converted as `init(value:)` converts; traps when it does not convert.
+func fiefElement<E>(from value: Any?, in what: String) -> E {
+    guard let element = (E.self as? _Persistable.Type)?._fiefFromAny(value).map({ $0 as! E }) else {
+        preconditionFailure("Invalid value '\(fiefDescribe(value))' for a \(what) of \(E.self)")
+    }
+    return element
+}
+
+private func fiefObject<E>(_ element: E, forKey key: String, in what: String) -> ObjectBase {
+    guard let object = fiefUnwrap(element) as? ObjectBase else {
+        preconditionFailure("Key '\(key)' is not valid for a \(what) of \(E.self): only 'self' is")
+    }
+    return object
+}
+
 // MARK: - Bridging to AnyObject (KVC answers, as RealmSwift gives them)
 
 /// `value` as RealmSwift's KVC gives it: nil as `NSNull`, enums and custom

@@ -504,10 +504,7 @@ public final class List<Element: RealmCollectionValue> {
     public func value(forKey key: String) -> Any? {
         elements.map { element -> Any? in
             if key == "self" { return (element as? AnyRealmValue).map { $0._fiefStored } ?? fiefUnwrap(element) }
-            guard let object = element as? ObjectBase else {
-                preconditionFailure("Key '\(key)' is not valid for a List of \(Element.self): only 'self' is")
-            }
-            return object.value(forKey: key)
+            return fiefObjectValue(of: element, forKey: key, in: "List")
         }
     }
 
@@ -519,18 +516,11 @@ public final class List<Element: RealmCollectionValue> {
     /// managed list.
     public func setValue(_ value: Any?, forKey key: String) {
         if key == "self" {
-            guard let element = Self.elementType._fiefFromAny(value).map({ $0 as! Element }) else {
-                preconditionFailure("Invalid value '\(fiefDescribe(value))' for a List of \(Element.self)")
-            }
+            let element: Element = fiefElement(from: value, in: "List")
             for index in 0..<count { replace(index: index, object: element) }
             return
         }
-        for element in elements {
-            guard let object = element as? ObjectBase else {
-                preconditionFailure("Key '\(key)' is not valid for a List of \(Element.self): only 'self' is")
-            }
-            object.setValue(value, forKey: key)
-        }
+        fiefSetValue(value, forKey: key, onEach: elements, in: "List")
     }
 
     // MARK: ThreadConfined
@@ -604,32 +594,9 @@ extension List: RandomAccessCollection, MutableCollection, RangeReplaceableColle
     public func makeIterator() -> RLMIterator<Element> {
         switch state {
         case .unmanaged(let elements): return RLMIterator(elements: elements)
-        case .managed(let managed): return RLMIterator(batches: ListBatchReader(list: self, managed: managed))
+        case .managed(let managed):
+            return RLMIterator(nextBatch: FiefBatchReader(size: managed.size) { [self] in range(managed, $0, $1) }.next)
         }
-    }
-}
-
-/// Reads a managed list batch by batch for iteration.
-final class ListBatchReader<Element: RealmCollectionValue> {
-    static var batchSize: Int { 256 }
-    let list: List<Element>
-    let managed: ManagedList
-    private var position = 0
-
-    init(list: List<Element>, managed: ManagedList) {
-        self.list = list
-        self.managed = managed
-    }
-
-    /// The next batch, or nil at the end (the size is read again each time,
-    /// so a list that shrank meanwhile ends early instead of trapping).
-    func next() -> [Element]? {
-        let size = managed.size()
-        guard position < size else { return nil }
-        let count = Swift.min(Self.batchSize, size - position)
-        let batch = list.range(managed, position, count)
-        position += count
-        return batch
     }
 }
 

@@ -371,15 +371,7 @@ public final class MutableSet<Element: RealmCollectionValue> {
     public func value(forKey key: String) -> [AnyObject] {
         var result: [AnyObject] = []
         for element in elements {
-            let value: Any?
-            if key == "self" {
-                value = element
-            } else {
-                guard let object = fiefUnwrap(element) as? ObjectBase else {
-                    preconditionFailure("Key '\(key)' is not valid for a MutableSet of \(Element.self): only 'self' is")
-                }
-                value = object.value(forKey: key)
-            }
+            let value = key == "self" ? element : fiefObjectValue(of: element, forKey: key, in: "MutableSet")
             let bridged = fiefBridged(value)
             if !result.contains(where: { fiefSameBridged($0, bridged) }) { result.append(bridged) }
         }
@@ -394,18 +386,10 @@ public final class MutableSet<Element: RealmCollectionValue> {
     /// managed set.
     public func setValue(_ value: Any?, forKey key: String) {
         if key == "self" {
-            guard let element = Self.elementType._fiefFromAny(value).map({ $0 as! Element }) else {
-                preconditionFailure("Invalid value '\(fiefDescribe(value))' for a MutableSet of \(Element.self)")
-            }
-            assign([element])
+            assign([fiefElement(from: value, in: "MutableSet")])
             return
         }
-        for element in elements {
-            guard let object = fiefUnwrap(element) as? ObjectBase else {
-                preconditionFailure("Key '\(key)' is not valid for a MutableSet of \(Element.self): only 'self' is")
-            }
-            object.setValue(value, forKey: key)
-        }
+        fiefSetValue(value, forKey: key, onEach: elements, in: "MutableSet")
     }
 
     // MARK: ThreadConfined

@@ -197,6 +197,8 @@ final class AnyRealmValueTests: FiefTestCase {
             holder.value = .object(bird)
         }
         XCTAssertEqual(holder.value.object(MixedBird.self)?.name, "Tweety")
+        // Mixed values are query arguments too.
+        XCTAssertEqual(realm.objects(MixedBird.self).filter("name == %@", AnyRealmValue.string("Tweety")).count, 1)
         // Objects of a class with a primary key compare equal by row.
         XCTAssertEqual(holder.value, .object(realm.object(ofType: MixedBird.self, forPrimaryKey: "Tweety")!))
 
