@@ -88,6 +88,16 @@ final class AnyRealmValueTests: FiefTestCase {
         XCTAssertEqual("\(AnyRealmValue.none)", "none")
     }
 
+    func testObjectDescriptionShowsThePayload() throws {
+        let holder = MixedHolder(id: 1, value: .string("Fluffy"))
+        XCTAssertTrue(holder.description.contains("value = Fluffy;"), holder.description)
+        let realm = try Realm()
+        try realm.write { realm.add(holder) }
+        XCTAssertTrue(holder.description.contains("value = Fluffy;"), holder.description)
+        try realm.write { holder.value = .none }
+        XCTAssertTrue(holder.description.contains("value = nil;"), holder.description)
+    }
+
     func testProtocolConformances() {
         func collectionValue<T: RealmCollectionValue>(_: T.Type) -> Bool { true }
         func propertyType<T: RealmPropertyType>(_: T.Type) -> Bool { true }
