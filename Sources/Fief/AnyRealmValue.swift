@@ -394,9 +394,10 @@ extension AnyRealmValue: _Persistable {
         return nil
     }
 
-    /// An `NSNumber` as the kind of number it holds.
+    /// An `NSNumber` as the kind of number it holds (a boolean one is of
+    /// Foundation's boolean class; `is Bool` would take any 0 or 1).
     private static func fromNumber(_ number: NSNumber) -> AnyRealmValue {
-        if (number as Any) is Bool { return .bool(number.boolValue) }
+        if String(describing: type(of: number)).contains("Boolean") { return .bool(number.boolValue) }
         switch String(cString: number.objCType) {
         case "f": return .float(number.floatValue)
         case "d": return .double(number.doubleValue)

@@ -416,6 +416,13 @@ final class AnyRealmValueTests: FiefTestCase {
         }
         XCTAssertEqual(holder.value, .bool(true))
         XCTAssertEqual(holder.legacy.value, .float(1.25))
+        // Regression: an NSNumber holding 1 or 0 was read as a boolean.
+        try realm.write {
+            holder.setValue(NSNumber(value: 1), forKey: "value")
+            holder.setValue(NSNumber(value: false), forKey: "legacy")
+        }
+        XCTAssertEqual(holder.value, .int(1))
+        XCTAssertEqual(holder.legacy.value, .bool(false))
         let cat = MixedCat(name: "Tom")
         try realm.write { holder.setValue(cat, forKey: "value") }
         XCTAssertTrue((holder.value(forKey: "value") as? MixedCat)?.isSameObject(as: cat) ?? false)
