@@ -45,14 +45,20 @@ import Foundation
 ///   `encode(to:)` for the format.
 /// - `dynamicObject` gives nil for an unmanaged object that is not a
 ///   `DynamicObject` (RealmSwift reinterprets the instance).
-/// - Collections of mixed values cannot be filtered or sorted yet (the
-///   library's queries do not take mixed values): `filter`, `sorted` and
-///   `index(matching:)` trap with the library's message.  Their aggregates
+/// - The library does not query mixed values yet: a predicate on a mixed
+///   property (`filter("companion == 1")`) and `filter`, `sorted` and
+///   `index(matching:)` on collections of mixed values (nested ones
+///   included) trap with the library's message.  Their aggregates
 ///   are computed in the overlay: `min()`/`max()` over the numbers and dates
 ///   (numbers compared by value across types, before dates), `sum()` and
 ///   `average()` over the numbers; the sum of integers is `.int` (0 for no
 ///   numbers; RealmSwift gives a `.decimal128` for managed collections), of
 ///   other numbers `.double`, `.decimal128` as soon as one is a decimal.
+/// - A nested collection written where it already lives (`list.append(list[0])`
+///   with `list[0]` a `.list`, `obj.value = obj.value`) is copied, which
+///   RealmSwift does not manage yet.
+/// - Two managed nested collections are `==` when they are reached by the
+///   same path (property, then positions and keys) from the same object.
 public enum AnyRealmValue: Hashable {
     /// No value (a mixed property holding null).
     case none

@@ -582,6 +582,7 @@ final class AnyRealmValueTests: FiefTestCase {
         assertTraps("mixedNestedInSet", message: "cannot hold a nested collection")
         assertTraps("mixedListFilter", message: "mixed")
         assertTraps("mixedOutsideWrite", message: "outside of a write transaction")
+        assertTraps("mixedPropertyQuery", message: "queries on mixed values are not supported yet")
     }
 
     nonisolated(unsafe) static let trapScenarios: [String: (FiefTestCase) throws -> Void] = [
@@ -602,6 +603,11 @@ final class AnyRealmValueTests: FiefTestCase {
             let holder = MixedHolder(id: 1)
             try realm.write { realm.add(holder) }
             _ = holder.values.filter("self > 1").count
+        },
+        "mixedPropertyQuery": { _ in
+            let realm = try Realm()
+            try realm.write { realm.add(MixedHolder(id: 1, value: .int(1))) }
+            _ = realm.objects(MixedHolder.self).filter("value == 1").count
         },
         "mixedOutsideWrite": { _ in
             let realm = try Realm()
