@@ -231,6 +231,7 @@ public final class MutableSet<Element: RealmCollectionValue> {
 
     /// Inserts every element of `objects` that the set does not hold yet.
     public func insert<S: Sequence>(objectsIn objects: S) where S.Iterator.Element == Element {
+        let objects = Array(objects)
         if Element.self == AnyRealmValue.self {
             for case let mixed as AnyRealmValue in objects where mixed.fiefIsNested {
                 preconditionFailure("A MutableSet<AnyRealmValue> cannot hold a nested collection (\(mixed.listValue == nil ? "a .dictionary" : "a .list")): use a List or a Map of AnyRealmValue")
