@@ -235,8 +235,10 @@ typedef struct fief_link {
     int64_t object_key;
 } fief_link_t;
 
-/** One value of any type: `type` says which member of `u` is set.  A value
- *  with a type outside FIEF_TYPE_NULL ... FIEF_TYPE_LINK, a string or binary
+/** One value of any type: `type` says which member of `u` is set (none for
+ *  FIEF_TYPE_NULL, FIEF_TYPE_LIST and FIEF_TYPE_DICTIONARY).  A value with a
+ *  type outside FIEF_TYPE_NULL ... FIEF_TYPE_LINK, FIEF_TYPE_LIST and
+ *  FIEF_TYPE_DICTIONARY (FIEF_TYPE_MIXED names properties only), a string or binary
  *  whose size is 2^63 or more or whose data is NULL with a size, or an
  *  invalid timestamp is refused with FIEF_ERR_INVALID_ARGUMENT wherever it is
  *  passed in; the message names the value ("values[2].u.string.size is ..."). */
@@ -1149,9 +1151,13 @@ FIEF_API bool fief_map_resolve_in(const fief_map_t *map, fief_realm_t *target, f
  * owner deleted) every call but release fails with
  * FIEF_ERR_INVALIDATED_OBJECT and fief_list_is_valid / fief_map_is_valid
  * say false.  Map key rules apply to nested dictionary keys.  Links inside
- * nested collections are recorded on the target's side with the top mixed
- * property as their origin property; deleting a target sets each of them
- * to null.
+ * nested collections are recorded on the target's side with the owner
+ * object and the top mixed property (or list or map) as their origin;
+ * deleting a target removes it from nested lists (as from lists of mixed
+ * values) and sets it to null in nested dictionaries.  Nested collections
+ * do not become results yet (fief_list_to_results and fief_map_to_results
+ * refuse them with FIEF_ERR_INVALID_ARGUMENT); read them with
+ * fief_list_get_range and fief_map_get_entries.
  *
  * Storage: per class, one LMDB database of nested entries: one entry per
  * element (a list's keyed by collection id and a position with gaps, a

@@ -51,6 +51,8 @@ enum HandleTable {
         var key: Int64 = 0
         /// For collection handles: the property.
         var property: UInt32 = 0
+        /// For a nested list or dictionary (in a mixed value): its id; 0 otherwise.
+        var nested: Int64 = 0
     }
 
     static let segmentShift = 12
@@ -80,11 +82,12 @@ enum HandleTable {
 
     /// A new collection handle (`kind` .list, .set or .map): the realm, the owner and the
     /// property live in the slot.
-    static func makeCollection(_ realm: Realm, _ kind: HandleKind, table: UInt32, key: Int64, property: UInt32) -> OpaquePointer? {
+    static func makeCollection(_ realm: Realm, _ kind: HandleKind, table: UInt32, key: Int64, property: UInt32, nested: Int64 = 0) -> OpaquePointer? {
         make(realm, kind) { slot in
             slot.pointee.table = table
             slot.pointee.key = key
             slot.pointee.property = property
+            slot.pointee.nested = nested
         }
     }
 
@@ -93,7 +96,8 @@ enum HandleTable {
     static func collection(_ handle: UnsafeRawPointer?, _ kind: HandleKind) throws(FiefError) -> CollectionBox {
         try borrow(handle, kind, as: Realm.self) { (realm) throws(FiefError) -> CollectionBox in
             let slot = slot(handle)!
-            return CollectionBox(realm: realm, table: slot.pointee.table, key: slot.pointee.key, property: slot.pointee.property)
+            return CollectionBox(realm: realm, table: slot.pointee.table, key: slot.pointee.key, property: slot.pointee.property,
+                                 nested: slot.pointee.nested)
         }
     }
 

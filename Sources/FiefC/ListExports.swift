@@ -7,10 +7,17 @@ import FiefEngine
 /// What a collection handle names.  The realm is borrowed from the handle's
 /// slot: use it within the call only.
 struct CollectionBox {
-    unowned(unsafe) let realm: Realm
+    unowned(unsafe) var realm: Realm
     let table: UInt32
     let key: Int64
     let property: UInt32
+    /// A nested list or dictionary's id (in a mixed value of `property`), or 0.
+    var nested: Int64 = 0
+
+    /// The nested collection the handle names, if it names one.
+    var nestedRef: NestedRef? {
+        nested == 0 ? nil : NestedRef(table: table, owner: key, property: property, id: nested)
+    }
 }
 
 @inline(__always)
@@ -22,20 +29,21 @@ func withList<R>(_ handle: OpaquePointer?, _ body: (CollectionBox) throws(FiefEr
 @_cdecl("fief_object_get_list")
 public func exportObjectGetList(_ handle: OpaquePointer?, _ property: UInt32) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
-        let box = try withObject(handle) { (box) throws(FiefError) -> ObjectBox in
+        let (box, nested) = try withObject(handle) { (box) throws(FiefError) -> (ObjectBox, Int64) in
+            if try box.realm.propertyIsMixed(table: box.table, property: property) {
+                return (box, try box.realm.propertyNestedID(table: box.table, key: box.key, property: property, .list))
+            }
             _ = try box.realm.listCount(table: box.table, key: box.key, property: property)
-            return box
+            return (box, 0)
         }
-        return HandleTable.makeCollection(box.realm, .list, table: box.table, key: box.key, property: property)
+        return HandleTable.makeCollection(box.realm, .list, table: box.table, key: box.key, property: property, nested: nested)
     }
 }
 
 @_cdecl("fief_list_is_valid")
 public func exportListIsValid(_ handle: OpaquePointer?) -> Bool {
     guard let box = try? HandleTable.collection(UnsafeRawPointer(handle), .list) else { return false }
-    return (try? box.realm.lock.withLock { () throws(FiefError) -> Bool in
-        try box.realm.objectExists(table: box.table, key: box.key)
-    }) ?? false
+    return (try? box.realm.lock.withLock { () throws(FiefError) -> Bool in try box.exists() }) ?? false
 }
 
 @_cdecl("fief_list_size")
@@ -43,7 +51,8 @@ public func exportListSize(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_size")
         out.pointee = try withList(handle) { (box) throws(FiefError) in
-            try box.realm.listCount(table: box.table, key: box.key, property: box.property)
+            if let nested = box.nestedRef { return try box.realm.nestedCount(nested) }
+            return try box.realm.listCount(table: box.table, key: box.key, property: box.property)
         }
         return true
     }
@@ -54,9 +63,7 @@ public func exportListGet(_ handle: OpaquePointer?, _ index: Int, _ out: UnsafeM
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_value")
         let index = try CArgs.index(index, "index")
-        out.pointee = try withList(handle) { (box) throws(FiefError) in
-            ValueBridge.cValue(try box.realm.listValue(table: box.table, key: box.key, property: box.property, index: index))
-        }
+        out.pointee = try withList(handle) { (box) throws(FiefError) in ValueBridge.cValue(try box.listValue(index)) }
         return true
     }
 }
@@ -68,7 +75,11 @@ public func exportListGetRange(_ handle: OpaquePointer?, _ start: Int, _ count: 
         let out = try CArgs.outArray(out, count, "out_values", count: "count")
         try withList(handle) { (box) throws(FiefError) in
             try withValueBuffer(out.count) { (buffer) throws(FiefError) in
-                try box.realm.listValues(table: box.table, key: box.key, property: box.property, start: start, into: buffer)
+                if let nested = box.nestedRef {
+                    try box.realm.nestedListValues(nested, start: start, into: buffer)
+                } else {
+                    try box.realm.listValues(table: box.table, key: box.key, property: box.property, start: start, into: buffer)
+                }
                 for i in 0..<buffer.count { out[i] = ValueBridge.cValue(buffer[i]) }
             }
         }
@@ -83,7 +94,8 @@ public func exportListFind(_ handle: OpaquePointer?, _ value: fief_value_t, _ ou
         let outFound = try require(outFound, "out_found")
         let wanted = try ValueBridge.engineValue(value, "value")
         let found = try withList(handle) { (box) throws(FiefError) in
-            try box.realm.listFind(table: box.table, key: box.key, property: box.property, value: wanted)
+            if let nested = box.nestedRef { return try box.realm.nestedListFind(nested, value: wanted) }
+            return try box.realm.listFind(table: box.table, key: box.key, property: box.property, value: wanted)
         }
         outFound.pointee = found != nil
         outIndex.pointee = found ?? 0
@@ -97,6 +109,7 @@ public func exportListSet(_ handle: OpaquePointer?, _ index: Int, _ value: fief_
         let index = try CArgs.index(index, "index")
         let element = try ValueBridge.engineValue(value, "value")
         try withList(handle) { (box) throws(FiefError) in
+            if let nested = box.nestedRef { return try box.realm.nestedListSet(nested, index: index, value: element) }
             try box.realm.listSet(table: box.table, key: box.key, property: box.property, index: index, value: element)
         }
         return true
@@ -109,6 +122,7 @@ public func exportListInsert(_ handle: OpaquePointer?, _ index: Int, _ value: fi
         let index = try CArgs.index(index, "index")
         let element = try ValueBridge.engineValue(value, "value")
         try withList(handle) { (box) throws(FiefError) in
+            if let nested = box.nestedRef { return try box.realm.nestedListInsert(nested, index: index, value: element) }
             try box.realm.listInsert(table: box.table, key: box.key, property: box.property, index: index, value: element)
         }
         return true
@@ -123,15 +137,11 @@ public func exportListAppend(_ handle: OpaquePointer?, _ values: UnsafePointer<f
             if cValues.count == 1 {
                 // The common case, without an array.
                 var one = try ValueBridge.engineValue(cValues[0], "values[0]")
-                try withUnsafePointer(to: &one) { (p) throws(FiefError) in
-                    try box.realm.listAppend(table: box.table, key: box.key, property: box.property, values: UnsafeBufferPointer(start: p, count: 1))
-                }
+                try withUnsafePointer(to: &one) { (p) throws(FiefError) in try box.listAppend(UnsafeBufferPointer(start: p, count: 1)) }
                 return
             }
             let converted = try ValueBridge.engineValues(cValues, "values")
-            try converted.withUnsafeBufferPointer { (buffer) throws(FiefError) in
-                try box.realm.listAppend(table: box.table, key: box.key, property: box.property, values: buffer)
-            }
+            try converted.withUnsafeBufferPointer { (buffer) throws(FiefError) in try box.listAppend(buffer) }
         }
         return true
     }
@@ -142,6 +152,7 @@ public func exportListRemove(_ handle: OpaquePointer?, _ index: Int) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let index = try CArgs.index(index, "index")
         try withList(handle) { (box) throws(FiefError) in
+            if let nested = box.nestedRef { return try box.realm.nestedListRemove(nested, index: index) }
             try box.realm.listRemove(table: box.table, key: box.key, property: box.property, index: index)
         }
         return true
@@ -153,6 +164,7 @@ public func exportListMove(_ handle: OpaquePointer?, _ from: Int, _ to: Int) -> 
     guarded(false) { () throws(FiefError) -> Bool in
         let from = try CArgs.index(from, "from"), to = try CArgs.index(to, "to")
         try withList(handle) { (box) throws(FiefError) in
+            if let nested = box.nestedRef { return try box.realm.nestedListMove(nested, from: from, to: to) }
             try box.realm.listMove(table: box.table, key: box.key, property: box.property, from: from, to: to)
         }
         return true
@@ -164,6 +176,7 @@ public func exportListSwap(_ handle: OpaquePointer?, _ i: Int, _ j: Int) -> Bool
     guarded(false) { () throws(FiefError) -> Bool in
         let i = try CArgs.index(i, "i"), j = try CArgs.index(j, "j")
         try withList(handle) { (box) throws(FiefError) in
+            if let nested = box.nestedRef { return try box.realm.nestedListSwap(nested, i, j) }
             try box.realm.listSwap(table: box.table, key: box.key, property: box.property, i, j)
         }
         return true
@@ -174,6 +187,7 @@ public func exportListSwap(_ handle: OpaquePointer?, _ i: Int, _ j: Int) -> Bool
 public func exportListClear(_ handle: OpaquePointer?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         try withList(handle) { (box) throws(FiefError) in
+            if let nested = box.nestedRef { return try box.realm.nestedClear(nested) }
             try box.realm.listClear(table: box.table, key: box.key, property: box.property)
         }
         return true
@@ -184,6 +198,7 @@ public func exportListClear(_ handle: OpaquePointer?) -> Bool {
 public func exportListRemoveAll(_ handle: OpaquePointer?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         try withList(handle) { (box) throws(FiefError) in
+            if box.nested != 0 { throw FiefError(.invalidArgument, "a nested list holds mixed values, not objects: there is nothing to delete (clear it instead)") }
             try box.realm.listClear(table: box.table, key: box.key, property: box.property, deleteObjects: true)
         }
         return true
@@ -195,7 +210,8 @@ public func exportListInsertEmbedded(_ handle: OpaquePointer?, _ index: Int) -> 
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
         let index = try CArgs.index(index, "index")
         let (realm, created) = try withList(handle) { (box) throws(FiefError) in
-            (box.realm, try box.realm.listInsertEmbedded(table: box.table, key: box.key, property: box.property, index: index))
+            if box.nested != 0 { throw FiefError(.invalidArgument, "a nested list holds mixed values, which are never embedded objects") }
+            return (box.realm, try box.realm.listInsertEmbedded(table: box.table, key: box.key, property: box.property, index: index))
         }
         return HandleTable.makeObject(realm, table: created.classKey, key: created.objectKey)
     }
@@ -221,8 +237,53 @@ public func exportListToResults(_ handle: OpaquePointer?) -> OpaquePointer? {
 
 /// A list, set or map as live results: of its objects, or of its values.
 func collectionResults(_ box: CollectionBox) throws(FiefError) -> AnyResults {
+    if box.nested != 0 {
+        throw FiefError(.invalidArgument, "a nested collection does not become results yet: read its elements with fief_list_get_range or fief_map_get_entries")
+    }
     if try box.realm.collectionHoldsObjects(table: box.table, property: box.property) {
         return .objects(try Results(realm: box.realm, list: box.property, of: box.key, in: box.table))
     }
     return .values(try ValueResults(realm: box.realm, list: box.property, of: box.key, in: box.table))
+}
+
+extension CollectionBox {
+    /// Whether the collection still exists: its owner, and the nested collection if it is one.
+    func exists() throws(FiefError) -> Bool {
+        if let nested = nestedRef { return try realm.nestedExists(nested) }
+        return try realm.objectExists(table: table, key: key)
+    }
+
+    /// Element `index` of the list (nested or not).
+    func listValue(_ index: Int) throws(FiefError) -> Value {
+        if let nested = nestedRef { return try realm.nestedListValue(nested, index: index) }
+        return try realm.listValue(table: table, key: key, property: property, index: index)
+    }
+
+    func listAppend(_ values: UnsafeBufferPointer<Value>) throws(FiefError) {
+        if let nested = nestedRef { return try realm.nestedListAppend(nested, values: values) }
+        try realm.listAppend(table: table, key: key, property: property, values: values)
+    }
+}
+
+// MARK: Nested collections
+
+@_cdecl("fief_list_get_list")
+public func exportListGetList(_ handle: OpaquePointer?, _ index: Int) -> OpaquePointer? {
+    nestedFromList(handle, index, .list)
+}
+
+@_cdecl("fief_list_get_map")
+public func exportListGetMap(_ handle: OpaquePointer?, _ index: Int) -> OpaquePointer? {
+    nestedFromList(handle, index, .dictionary)
+}
+
+private func nestedFromList(_ handle: OpaquePointer?, _ index: Int, _ kind: NestedKind) -> OpaquePointer? {
+    guarded(nil) { () throws(FiefError) -> OpaquePointer? in
+        let index = try CArgs.index(index, "index")
+        let (box, id) = try withList(handle) { (box) throws(FiefError) -> (CollectionBox, Int64) in
+            (box, try Realm.nestedID(in: try box.listValue(index), kind, "element \(index)"))
+        }
+        return HandleTable.makeCollection(box.realm, kind == .list ? .list : .map, table: box.table, key: box.key,
+                                          property: box.property, nested: id)
+    }
 }

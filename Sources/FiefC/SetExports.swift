@@ -196,10 +196,12 @@ public func exportSetResolveIn(_ handle: OpaquePointer?, _ target: OpaquePointer
 func resolveCollection(_ box: CollectionBox, _ kind: HandleKind, in target: OpaquePointer?) throws(FiefError) -> OpaquePointer? {
     let exists = try withRealm(target) { (realm) throws(FiefError) -> Realm? in
         guard realm.path == box.realm.path else { throw FiefError(.invalidArgument, "the target realm is another file") }
-        return try realm.objectExists(table: box.table, key: box.key) ? realm : nil
+        var there = box
+        there.realm = realm
+        return try there.exists() ? realm : nil
     }
     return try exists.map { (realm) throws(FiefError) -> OpaquePointer in
-        guard let made = HandleTable.makeCollection(realm, kind, table: box.table, key: box.key, property: box.property) else {
+        guard let made = HandleTable.makeCollection(realm, kind, table: box.table, key: box.key, property: box.property, nested: box.nested) else {
             throw FiefError(.outOfMemory, "too many live handles")
         }
         return made

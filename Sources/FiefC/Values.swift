@@ -43,6 +43,9 @@ enum ValueBridge {
             var copy = v
             return withUnsafeBytes(of: &copy.u.uuid) { .uuid(UUIDBytes(bytes: $0.baseAddress!)) }
         case FIEF_TYPE_LINK: return .link(classKey: v.u.link.class_key, objectKey: v.u.link.object_key)
+        // A new, empty nested collection (the payload is ignored).
+        case FIEF_TYPE_LIST: return .nestedList(0)
+        case FIEF_TYPE_DICTIONARY: return .nestedDictionary(0)
         default:
             throw FiefError(.invalidArgument, "\(name()) has unknown value type \(v.type)")
         }
@@ -87,6 +90,8 @@ enum ValueBridge {
         case .link(let classKey, let objectKey):
             out.type = FIEF_TYPE_LINK
             out.u.link = fief_link_t(class_key: classKey, object_key: objectKey)
+        case .nestedList: out.type = FIEF_TYPE_LIST
+        case .nestedDictionary: out.type = FIEF_TYPE_DICTIONARY
         }
         return out
     }

@@ -58,6 +58,9 @@ enum TV: Equatable, CustomStringConvertible {
     case oid(ObjectIdBytes)
     case uuid(UUIDBytes)
     case link(UInt32, Int64)
+    /// A nested list or dictionary (its id when read; written, a new empty one).
+    case nestedList(Int64)
+    case nestedDict(Int64)
 
     init(_ value: Value) {
         switch value {
@@ -73,6 +76,8 @@ enum TV: Equatable, CustomStringConvertible {
         case .objectId(let o): self = .oid(o)
         case .uuid(let u): self = .uuid(u)
         case .link(let c, let k): self = .link(c, k)
+        case .nestedList(let id): self = .nestedList(id)
+        case .nestedDictionary(let id): self = .nestedDict(id)
         }
     }
 
@@ -90,6 +95,8 @@ enum TV: Equatable, CustomStringConvertible {
         case .decimal(let d): return "dec(\(d.high),\(d.low))"
         case .oid(let o): return "oid(\(String(o.high, radix: 16)),\(String(o.low, radix: 16)))"
         case .uuid(let u): return "uuid(\(String(u.high, radix: 16)),\(String(u.low, radix: 16)))"
+        case .nestedList(let id): return "list#\(id)"
+        case .nestedDict(let id): return "dict#\(id)"
         }
     }
 
@@ -132,6 +139,8 @@ enum TV: Equatable, CustomStringConvertible {
             case .oid(let o): out.append(.objectId(o))
             case .uuid(let u): out.append(.uuid(u))
             case .link(let c, let k): out.append(.link(classKey: c, objectKey: k))
+            case .nestedList(let id): out.append(.nestedList(id))
+            case .nestedDict(let id): out.append(.nestedDictionary(id))
             }
         }
         return try out.withUnsafeMutableBufferPointer { try body($0) }

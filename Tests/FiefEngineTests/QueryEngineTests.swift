@@ -194,6 +194,7 @@ final class QueryEngineTests: XCTestCase {
             return "uuid(\(h.prefix(8))-\(h.dropFirst(8).prefix(4))-\(h.suffix(4))-\(l.prefix(4))-\(l.suffix(12)))"
         case .decimal: fatalError("no decimal literals")
         case .link: fatalError("no link literals (links are passed as arguments)")
+        case .nestedList, .nestedDict: fatalError("no nested collection literals")
         }
     }
 

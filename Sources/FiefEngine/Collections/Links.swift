@@ -78,9 +78,11 @@ enum Links {
     /// backlinks, and every link to it becomes null.
     static func deleting(_ realm: Realm, _ write: WriteTransaction, _ table: Table, _ key: Int64) throws(FiefError) {
         for property in table.mixedProperties {
-            if case .link(let targetClass, let target) = try realm.slotValue(table, try table.column(property.key), key) {
+            let value = try realm.slotValue(table, try table.column(property.key), key)
+            if case .link(let targetClass, let target) = value {
                 try Backlinks.remove(write.txn, try backlinks(realm, targetClass), target: target, originClass: table.key, property: property.key, origin: key)
             }
+            try realm.droppedMixed(write, table, owner: key, property: property.key, value)
         }
         for (property, targetClass) in table.links {
             if case .link(_, let target) = try realm.slotValue(table, try table.column(property.key), key) {
@@ -121,10 +123,12 @@ enum Links {
                         let key = cluster << ClusterLayout.shift | Int64(word << 6 | bits.trailingZeroBitCount)
                         bits &= bits - 1
                         for property in table.mixedProperties {
-                            if case .link(let targetClass, let target) = try realm.slotValue(table, try table.column(property.key), key) {
+                            let value = try realm.slotValue(table, try table.column(property.key), key)
+                            if case .link(let targetClass, let target) = value {
                                 try Backlinks.remove(write.txn, try backlinks(realm, targetClass), target: target,
                                                      originClass: table.key, property: property.key, origin: key)
                             }
+                            try realm.droppedMixed(write, table, owner: key, property: property.key, value)
                         }
                         for (property, targetClass) in table.links {
                             if case .link(_, let target) = try realm.slotValue(table, try table.column(property.key), key) {
@@ -183,9 +187,16 @@ enum Links {
             }
         }
         if column.isMixed {
-            let chunk = try realm.dirtyChunk(write, table, column: property, type: column.type, cluster: ClusterLayout.cluster(of: origin))
-            chunk.set(ClusterLayout.slot(of: origin), .null)
-            realm.noteColumnChange(originClass, property)
+            switch try realm.slotValue(table, column, origin) {
+            case .link(let c, let k) where c == targetClass && k == target:
+                let chunk = try realm.dirtyChunk(write, table, column: property, type: column.type, cluster: ClusterLayout.cluster(of: origin))
+                chunk.set(ClusterLayout.slot(of: origin), .null)
+                realm.noteColumnChange(originClass, property)
+            case .nestedList(let id), .nestedDictionary(let id):
+                try realm.unlinkNested(write, table, owner: origin, property: property, id: id, targetClass: targetClass, target: target)
+            default:
+                break
+            }
             return
         }
         guard column.type == .link else {

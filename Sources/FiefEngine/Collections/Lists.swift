@@ -221,6 +221,8 @@ extension Realm {
         if column.elementType == .mixed {
             // Stored coded (see `MixedCoding`), in the transaction's bytes.
             if coerced.isNull { return .null }
+            // A nested collection is made when stored (`listStored`).
+            if coerced.nestedID != nil { return coerced }
             if case .link = coerced { try Links.check(self, coerced, table, column, property) }
             MixedCoding.encode(coerced, into: &write.entryValue)
             return .binary(write.entryValue.withUnsafeBytes { write.listBytes.copy($0) })
@@ -232,6 +234,16 @@ extension Realm {
         default: break
         }
         return coerced
+    }
+
+    /// A checked element as the list stores it: a nested collection is made
+    /// now (new and empty) and coded like any mixed value.
+    @inline(__always)
+    private func listStored(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ element: Value) throws(FiefError) -> Value {
+        guard element.nestedID != nil else { return element }
+        let stored = try storedMixed(write, table, owner: state.id.owner, property: state.id.column, element)
+        MixedCoding.encode(stored, into: &write.entryValue)
+        return .binary(write.entryValue.withUnsafeBytes { write.listBytes.copy($0) })
     }
 
     /// Keep the backlink of a link element going into (`delta` 1) or out of (-1) a list.
@@ -250,12 +262,15 @@ extension Realm {
     /// An element leaves a list: its backlink goes, and an embedded object with it.
     private func released(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ value: Value) throws(FiefError) {
         try countLink(write, table, state, value, -1)
-        if case .link(let classKey, let target) = try state.element(value, table) {
+        let element = try state.element(value, table)
+        if case .link(let classKey, let target) = element {
             let targetTable = try self.table(classKey)
             if targetTable.objectClass.isEmbedded, try isLive(targetTable, target) {
                 try deleteObject(write, targetTable, target)
                 noteMembershipChange(classKey)
             }
+        } else if state.isMixed {
+            try droppedMixed(write, table, owner: state.id.owner, property: state.id.column, element)
         }
     }
 
@@ -286,7 +301,7 @@ extension Realm {
             if values.count == 1 {
                 let element = try listElement(write, table, column, property, values[0])
                 do throws(FiefError) {
-                    try append(write, table, state, element)
+                    try append(write, table, state, try listStored(write, table, state, element))
                     try noteSize(write, table, state)
                 } catch { throw poison(write, error) }
                 return
@@ -295,7 +310,7 @@ extension Realm {
             elements.reserveCapacity(values.count)
             for value in values { elements.append(try listElement(write, table, column, property, value)) }
             do throws(FiefError) {
-                for element in elements { try append(write, table, state, element) }
+                for element in elements { try append(write, table, state, try listStored(write, table, state, element)) }
                 try noteSize(write, table, state)
             } catch { throw poison(write, error) }
         }
@@ -325,7 +340,7 @@ extension Realm {
             try checkIndex(index, state, table, allowEnd: true)
             let element = try listElement(write, table, column, property, value)
             do throws(FiefError) {
-                try insert(write, table, state, index, element)
+                try insert(write, table, state, index, try listStored(write, table, state, element))
                 try noteSize(write, table, state)
             } catch { throw poison(write, error) }
         }
@@ -363,6 +378,7 @@ extension Realm {
             do throws(FiefError) {
                 let old = try state.value(index, table: table)
                 if old.isSame(as: element) { return }
+                let element = try listStored(write, table, state, element)
                 let (s, o) = state.locate(index)
                 try state.makeWritable(s, table: table)
                 state.segments[s].values![o] = element
@@ -562,6 +578,14 @@ extension Realm {
             let state = try listState(table, column, owner: origin)
             try removeLoadedLinks(table, state, targetClass: targetClass, target: target)
             try noteSize(write, table, state)
+            // And out of the collections nested in the list.
+            if table.nested != nil {
+                for i in 0..<state.count {
+                    if let id = try state.element(try state.value(i, table: table), table).nestedID {
+                        try unlinkNested(write, table, owner: origin, property: property, id: id, targetClass: targetClass, target: target)
+                    }
+                }
+            }
             return
         }
         guard !write.lists.isEmpty, let state = write.lists[id] else {

@@ -31,17 +31,26 @@ enum MapStore {
 }
 
 /// A value of any type as bytes: a tag byte (0 null, else the
-/// `PropertyType` raw value) and the payload, little-endian:
+/// `PropertyType` raw value, 12 a nested list, 13 a nested dictionary) and
+/// the payload, little-endian:
 ///   int 8, bool 1, string and binary their bytes, timestamp 8 + 4, float 4,
 ///   double 8, decimal128 16 (low, high), object id 12 and uuid 16 (as
-///   stored in chunks), link 4 (class) + 8 (object).
-/// Map values use it, and mixed values will.
+///   stored in chunks), link 4 (class) + 8 (object), nested collection 8
+///   (its id).
+/// Map values and mixed values use it.
 enum MixedCoding {
+    static let nestedListTag: UInt8 = 12
+    static let nestedDictionaryTag: UInt8 = 13
+
     static func encode(_ value: Value, into out: inout [UInt8]) {
         out.removeAll(keepingCapacity: true)
         func le<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
         guard let type = value.type else { out.append(0); return }
-        out.append(UInt8(type.rawValue))
+        switch value {
+        case .nestedList(let id): out.append(nestedListTag); le(id); return
+        case .nestedDictionary(let id): out.append(nestedDictionaryTag); le(id); return
+        default: out.append(UInt8(type.rawValue))
+        }
         switch value {
         case .null: break
         case .int(let i): le(i)
@@ -54,6 +63,7 @@ enum MixedCoding {
         case .objectId(let id): le(id.high); le(id.low)
         case .uuid(let id): le(id.high); le(id.low)
         case .link(let classKey, let objectKey): le(classKey); le(objectKey)
+        case .nestedList, .nestedDictionary: break
         }
     }
 
@@ -62,6 +72,12 @@ enum MixedCoding {
     static func decode(_ raw: UnsafeRawBufferPointer) -> Value? {
         guard let tag = raw.first else { return nil }
         if tag == 0 { return raw.count == 1 ? .null : nil }
+        if tag == nestedListTag || tag == nestedDictionaryTag {
+            guard raw.count == 9 else { return nil }
+            let id = Int64(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 1, as: UInt64.self)))
+            guard id > 0 && id < NestedStore.maxID else { return nil }
+            return tag == nestedListTag ? .nestedList(id) : .nestedDictionary(id)
+        }
         guard let type = PropertyType(rawValue: Int32(tag)) else { return nil }
         let body = UnsafeRawBufferPointer(rebasing: raw[1...])
         func u64(_ at: Int) -> UInt64 { UInt64(littleEndian: body.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }

@@ -110,7 +110,8 @@ extension Realm {
         let element = try value.coerced(for: property, className: table.objectClass.name)
         if case .link = element { try Links.check(self, element, table, column, property) }
         do throws(FiefError) {
-            try put(write, table, column, dbi, map.owner, key, element)
+            let stored = column.elementType == .mixed ? try storedMixed(write, table, owner: map.owner, property: column.key, element) : element
+            try put(write, table, column, dbi, map.owner, key, stored)
         } catch { throw poison(write, error) }
     }
 
@@ -140,6 +141,7 @@ extension Realm {
 
     /// A value leaves a map: its backlink goes, and an embedded object with it.
     private func released(_ write: WriteTransaction, _ table: Table, _ column: Column, _ owner: Int64, _ value: Value) throws(FiefError) {
+        if value.nestedID != nil { try droppedMixed(write, table, owner: owner, property: column.key, value); return }
         guard case .link(let classKey, let target) = value else { return }
         try countCollectionLink(write, table, column, owner, value, -1)
         let targetTable = try self.table(classKey)
@@ -184,7 +186,7 @@ extension Realm {
         if column.elementType == .link || column.elementType == .mixed {
             for entry in try SetStore.entries(write.txn, dbi, owner: owner) {
                 let value = try mapValue(entry.value, table, column, owner)
-                if case .link = value { links.append(value) }
+                if case .link = value { links.append(value) } else if value.nestedID != nil { links.append(value) }
             }
         }
         forgetCollectionEntries(write)
@@ -235,7 +237,7 @@ extension Realm {
                 var entry = try cursor.move(MDB_FIRST)
                 while let (k, v) = entry, let owner = SetStore.owner(of: k) {
                     let value = try mapValue(v, table, column, owner)
-                    if case .link = value { links.append((owner, value)) }
+                    if case .link = value { links.append((owner, value)) } else if value.nestedID != nil { links.append((owner, value)) }
                     entry = try cursor.next()
                 }
             }
@@ -251,8 +253,14 @@ extension Realm {
         let column = try table.column(property)
         let dbi = try table.mapDatabase(property)
         var keys: [[UInt8]] = []
+        var nested: [Int64] = []
         for entry in try SetStore.entries(write.txn, dbi, owner: origin) {
-            if case .link(let c, let k) = try mapValue(entry.value, table, column, origin), c == targetClass, k == target { keys.append(Array(entry.key)) }
+            let value = try mapValue(entry.value, table, column, origin)
+            if case .link(let c, let k) = value, c == targetClass, k == target { keys.append(Array(entry.key)) }
+            if let id = value.nestedID { nested.append(id) }
+        }
+        for id in nested {
+            try unlinkNested(write, table, owner: origin, property: property, id: id, targetClass: targetClass, target: target)
         }
         forgetCollectionEntries(write)
         MixedCoding.encode(.null, into: &write.entryValue)

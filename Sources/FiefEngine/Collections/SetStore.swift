@@ -140,6 +140,10 @@ enum SetStore {
         case .link(_, let objectKey):
             out.append(Class.link.rawValue)
             appendBigEndian(UInt64(bitPattern: objectKey) ^ (1 << 63), &out)
+        case .nestedList(let id), .nestedDictionary(let id):
+            // Never stored (sets refuse them); a key equal to no element's.
+            out.append(0xFF)
+            appendBigEndian(UInt64(bitPattern: id), &out)
         }
         return false
     }

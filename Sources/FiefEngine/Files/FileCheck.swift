@@ -71,9 +71,24 @@ public enum FileCheck {
         /// entry, and the backlinks count no link more than the links make.
         mutating func checkLinks(_ schema: Schema, names: Set<String>) {
             // Backlink entries per target class.
+            checkNested(schema, names: names)
             var expected: [UInt32: Int] = checkLists(schema, names: names)
             expected.merge(checkSetsAndMaps(schema, names: names)) { $0 + $1 }
             expected.merge(checkMixedValues(schema)) { $0 + $1 }
+            // Links in nested collections whose holder made no link of its own.
+            let leftover = nestedLinks
+            nestedLinks = [:]
+            for (origin, links) in leftover.sorted(by: { ($0.key.classKey, $0.key.property, $0.key.owner) < ($1.key.classKey, $1.key.property, $1.key.owner) }) {
+                let name = schema.objectClass(key: origin.classKey)?.name ?? "#\(origin.classKey)"
+                let what = "class '\(name)': nested collections of '\(schema.objectClass(key: origin.classKey)?.property(key: origin.property)?.name ?? "#\(origin.property)")'"
+                var found: [String] = []
+                do throws(FiefError) {
+                    try checkRecorded(links, schema, origin: (origin.classKey, origin.property, origin.owner), what: what, found: &found, expected: &expected)
+                } catch {
+                    problem("\(what) cannot be checked: \(error.message)")
+                }
+                for text in found.prefix(20) { problem(text) }
+            }
             for objectClass in schema.classes {
                 let links = objectClass.properties.filter { $0.type == .link && $0.collection == .none }
                 let dataName = Table.dataName(objectClass.key)
@@ -331,10 +346,83 @@ public enum FileCheck {
             init(_ classKey: UInt32, _ objectKey: Int64) { self.classKey = classKey; self.objectKey = objectKey }
         }
 
+        struct NestedOrigin: Hashable {
+            let classKey: UInt32
+            let property: UInt32
+            let owner: Int64
+        }
+
+        /// The links in nested collections, by the object and property
+        /// holding them (`checkNested`); `checkRecorded` adds them to the
+        /// holder's own.
+        var nestedLinks: [NestedOrigin: [LinkTarget: UInt32]] = [:]
+
+        /// Every nested collection's entries: each belongs to a collection
+        /// with a header, decodes, and nests only collections that exist;
+        /// their links are noted for `checkRecorded`.
+        mutating func checkNested(_ schema: Schema, names: Set<String>) {
+            for objectClass in schema.classes where Table.holdsNested(objectClass) {
+                let name = Table.nestedName(objectClass.key)
+                guard names.contains(name), damagedTrees[name] == nil, let dbi = open(name) else { continue }
+                let what = "class '\(objectClass.name)': nested collections"
+                var found: [String] = []
+                do throws(FiefError) {
+                    var headers: [Int64: NestedStore.Header] = [:]
+                    let cursor = try LMDBCursor(txn, dbi)
+                    var start = NestedStore.headerBit.bigEndian
+                    var entry = try withUnsafeBytes(of: &start) { (k) throws(FiefError) in try cursor.seek(k) }
+                    while let (key, value) = entry, key.count == 8 {
+                        let raw = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+                        if raw != NestedStore.counterKey {
+                            if let header = NestedStore.decodeHeader(value) {
+                                headers[Int64(bitPattern: raw & ~NestedStore.headerBit)] = header
+                            } else {
+                                found.append("\(what): the header of collection \(raw & ~NestedStore.headerBit) is damaged")
+                            }
+                        }
+                        entry = try cursor.next()
+                    }
+                    entry = try cursor.move(MDB_FIRST)
+                    while let (key, value) = entry, key.count >= 8,
+                          UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) & NestedStore.headerBit == 0 {
+                        entry = try cursor.next()
+                        let id = Int64(bitPattern: UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)))
+                        guard let header = headers[id] else {
+                            found.append("\(what): an entry of collection \(id), which has no header")
+                            continue
+                        }
+                        if header.kind == .list && key.count != 16 {
+                            found.append("\(what): an element of nested list \(id) has a damaged key")
+                        }
+                        guard let element = MixedCoding.decode(value) else {
+                            found.append("\(what): a value in nested \(header.kind.name) \(id) of object \(header.owner) cannot be read")
+                            continue
+                        }
+                        if let child = element.nestedID, headers[child] == nil {
+                            found.append("\(what): nested \(header.kind.name) \(id) of object \(header.owner) holds collection \(child), which does not exist")
+                        }
+                        if case .link(let c, let k) = element {
+                            nestedLinks[NestedOrigin(classKey: objectClass.key, property: header.property, owner: header.owner), default: [:]][LinkTarget(c, k), default: 0] += 1
+                        }
+                    }
+                } catch {
+                    problem("\(what) cannot be read: \(error.message)")
+                    continue
+                }
+                for text in found.prefix(20) { problem(text) }
+                if found.count > 20 { problem("\(what): \(found.count - 20) more problems") }
+            }
+        }
+
         /// Compare the links one collection (`origin`: class, property,
-        /// owner) makes, with their counts, against the targets' backlinks.
+        /// owner) makes, with their counts, against the targets' backlinks
+        /// (with the links of the collections nested in it).
         mutating func checkRecorded(_ links: [LinkTarget: UInt32], _ schema: Schema, origin: (UInt32, UInt32, Int64), what: String,
                                     found: inout [String], expected: inout [UInt32: Int]) throws(FiefError) {
+            var links = links
+            if !nestedLinks.isEmpty, let nested = nestedLinks.removeValue(forKey: NestedOrigin(classKey: origin.0, property: origin.1, owner: origin.2)) {
+                links.merge(nested) { $0 + $1 }
+            }
             for (linked, count) in links {
                 let targetName = schema.objectClass(key: linked.classKey)?.name ?? "#\(linked.classKey)"
                 guard let backlinks = open(Table.backlinksName(linked.classKey)) else {

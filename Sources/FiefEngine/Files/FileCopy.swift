@@ -64,6 +64,7 @@ public enum FileCopy {
             problems += try rebuildBacklinks(schema, in: target, out, report: report)
             problems += try copyLists(schema, from: environment, txn, to: target, out, report: report)
             problems += try copySetsAndMaps(schema, from: environment, txn, to: target, out, report: report)
+            problems += try copyNested(schema, from: environment, txn, to: target, out, report: report)
             try MetaKeys.write(out, outMeta, MetaKeys.committedTransaction, UInt64(mdb_txn_id(out)))
         } catch {
             mdb_txn_abort(out)
@@ -325,6 +326,82 @@ public enum FileCopy {
     /// deleting that object would leave it).  A tree with damaged pages
     /// gives what its sound pages hold.  Then every owner's size column is
     /// made to count the entries copied, and links get their backlinks.
+    /// The nested collections of mixed values (see `NestedStore`): those
+    /// whose owner the copy has, with their counter; an entry that cannot
+    /// be read, or links to an object the copy lacks, or nests a collection
+    /// that is gone, is left out of a list (null in a dictionary) and
+    /// reported.  Links inside get their backlinks in the copy.
+    private static func copyNested(_ schema: Schema, from environment: Environment, _ txn: OpaquePointer, to target: Environment,
+                                   _ out: OpaquePointer, report: (FileReportKind, String) -> Void) throws(FiefError) -> Int {
+        var problems = 0
+        let presence = CopyPresence(target, out, ChunkPartTables())
+        var null: [UInt8] = []
+        MixedCoding.encode(.null, into: &null)
+        for objectClass in schema.classes where Table.holdsNested(objectClass) {
+            let name = Table.nestedName(objectClass.key)
+            let outDB = try target.database(name, txn: out, create: true)!
+            guard let source = environment.openedDatabase(name) else { continue }
+            let what = "class '\(objectClass.name)': nested collections"
+            // Headers and the counter (they sort after every entry).
+            var headers: [Int64: NestedStore.Header] = [:]
+            var tail: [([UInt8], [UInt8])] = []
+            do throws(FiefError) {
+                let cursor = try LMDBCursor(txn, source)
+                var start = NestedStore.headerBit.bigEndian
+                var entry = try withUnsafeBytes(of: &start) { (k) throws(FiefError) in try cursor.seek(k) }
+                while let (key, value) = entry, key.count == 8 {
+                    entry = try cursor.next()
+                    let raw = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+                    if raw == NestedStore.counterKey { tail.append((Array(key), Array(value))); continue }
+                    guard let header = NestedStore.decodeHeader(value) else { continue }
+                    presence.forget()
+                    guard try presence.exists(objectClass.key, header.owner) else { continue }
+                    headers[Int64(bitPattern: raw & ~NestedStore.headerBit)] = header
+                    tail.append((Array(key), Array(value)))
+                }
+            } catch {
+                problems += 1
+                report(.problem, "\(what) cannot be read (\(error.message)): left out")
+                continue
+            }
+            var leftOut = 0
+            let cursor = try LMDBCursor(txn, source)
+            var entry = try cursor.move(MDB_FIRST)
+            while let (key, value) = entry, key.count >= 8, UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) & NestedStore.headerBit == 0 {
+                entry = try cursor.next()
+                let id = Int64(bitPattern: UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)))
+                guard let header = headers[id] else { continue }
+                var element = MixedCoding.decode(value)
+                if header.kind == .list && key.count != 16 { element = nil }
+                if let child = element?.nestedID, headers[child] == nil { element = nil }
+                if case .link(let c, let k)? = element {
+                    presence.forget()
+                    let linkable = schema.objectClass(key: c).map { !$0.isEmbedded } ?? false
+                    if !linkable { element = nil } else if try !presence.exists(c, k) { element = nil }
+                }
+                guard let element else {
+                    leftOut += 1
+                    if header.kind == .list { continue }
+                    try null.withBytes { (v) throws(FiefError) in _ = try LMDB.put(out, outDB, key, v) }
+                    continue
+                }
+                _ = try LMDB.put(out, outDB, key, value)
+                if case .link(let c, let k) = element {
+                    let backlinks = try target.database(Table.backlinksName(c), txn: out, create: true)!
+                    try Backlinks.add(out, backlinks, target: k, originClass: objectClass.key, property: header.property, origin: header.owner)
+                }
+            }
+            for (key, value) in tail {
+                try key.withBytes { (k) throws(FiefError) in try value.withBytes { (v) throws(FiefError) in _ = try LMDB.put(out, outDB, k, v) } }
+            }
+            if leftOut > 0 {
+                problems += 1
+                report(.problem, "\(what): \(leftOut) element\(leftOut == 1 ? "" : "s") that could not be read, linked to a lost object or held a lost collection: left out of lists, null in dictionaries")
+            }
+        }
+        return problems
+    }
+
     private static func copySetsAndMaps(_ schema: Schema, from environment: Environment, _ txn: OpaquePointer, to target: Environment,
                                         _ out: OpaquePointer, report: (FileReportKind, String) -> Void) throws(FiefError) -> Int {
         var problems = 0

@@ -69,6 +69,11 @@ public enum Value {
     case uuid(UUIDBytes)
     /// A link to the object `objectKey` of the class `classKey`.
     case link(classKey: UInt32, objectKey: Int64)
+    /// In a mixed value: the nested list of mixed values `id` (see
+    /// `NestedStore`).  Written, any id means "a new, empty list here".
+    case nestedList(Int64)
+    /// In a mixed value: the nested dictionary `id`, as `nestedList`.
+    case nestedDictionary(Int64)
 
     /// The type of the value; nil for null.
     public var type: PropertyType? {
@@ -85,11 +90,27 @@ public enum Value {
         case .objectId: return .objectId
         case .uuid: return .uuid
         case .link: return .link
+        case .nestedList, .nestedDictionary: return .mixed
         }
     }
 
     /// The type's name, as error messages give it.
-    public var typeName: String { type?.name ?? "null" }
+    public var typeName: String {
+        switch self {
+        case .nestedList: return "list"
+        case .nestedDictionary: return "dictionary"
+        default: return type?.name ?? "null"
+        }
+    }
+
+    /// The id of the nested collection the value holds, if it holds one.
+    @inline(__always)
+    public var nestedID: Int64? {
+        switch self {
+        case .nestedList(let id), .nestedDictionary(let id): return id
+        default: return nil
+        }
+    }
 
     public var isNull: Bool { if case .null = self { return true } else { return false } }
 
@@ -177,6 +198,12 @@ public enum Value {
         case (.timestamp(let s, let ns), .mixed):
             if !Value.isValidTimestamp(seconds: s, nanoseconds: ns) {
                 throw FiefError(.invalidArgument, "'\(className()).\(property.name)': \(Value.invalidTimestampMessage(seconds: s, nanoseconds: ns))")
+            }
+            return self
+        case (.nestedList, .mixed), (.nestedDictionary, .mixed):
+            // Only single mixed values, lists and maps nest collections.
+            guard property.collection != .set else {
+                throw FiefError(.typeMismatch, "'\(className()).\(property.name)' is a set of mixed values and cannot hold a nested \(typeName)")
             }
             return self
         case (_, .mixed):

@@ -253,6 +253,8 @@ enum QueryCompiler {
             case .uuid(let id): return .uuid(id)
             case .decimal128(let d): return .decimal(d)
             case .link(let classKey, let objectKey): return .link(classKey, objectKey)
+            case .nestedList, .nestedDictionary:
+                throw FiefError(.queryArgument, "argument \(n) is a nested \(argument.values[0].typeName); a query argument is a value or a list of values")
             }
         }
     }

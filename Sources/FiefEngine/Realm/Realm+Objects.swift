@@ -279,6 +279,7 @@ extension Realm {
                             primaryKeysWritten = r + 1
                         }
                         if isMixed, !v.isNull {
+                            let v = try storedMixed(write, table, owner: first + Int64(r), property: propertyKey, v)
                             MixedCoding.encode(v, into: &write.entryValue)
                             write.entryValue.withUnsafeBytes { chunk.set(slot, .binary($0)) }
                         } else {
@@ -515,12 +516,18 @@ extension Realm {
 
     @inline(__always)
     func writeSlot(_ write: WriteTransaction, _ table: Table, _ property: Property, _ key: Int64, _ value: Value) throws(FiefError) {
+        var value = value
         if property.type == .link || property.type == .mixed {
             let old = try slotValue(table, property, key)
             try Links.replaced(self, write, table, property, key, old: old, new: value)
             // An embedded object is owned by its parent's link: replaced, it goes.
             if case .link(let childClass, let child) = old, !old.isSame(as: value), try self.table(childClass).objectClass.isEmbedded {
                 try deleteObject(write, try self.table(childClass), child)
+            }
+            // So is a nested collection, by its mixed value; a new one is made empty.
+            if property.type == .mixed {
+                try droppedMixed(write, table, owner: key, property: property.key, old)
+                value = try storedMixed(write, table, owner: key, property: property.key, value)
             }
         }
         if property.isIndexed && !property.isPrimaryKey {

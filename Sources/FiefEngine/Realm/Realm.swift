@@ -298,10 +298,16 @@ final class Table: @unchecked Sendable {
     let sets: [(property: Property, database: MDB_dbi)]
     /// The map properties and the database of each one's entries.
     let maps: [(property: Property, database: MDB_dbi)]
+    /// The nested collections of this class's mixed values (see
+    /// `NestedStore`); nil when no property can hold one, or in a file
+    /// written before they existed (which then holds none).
+    let nested: MDB_dbi?
 
     init(objectClass: ObjectClass, data: MDB_dbi, primaryKeyDatabase: MDB_dbi?, indexDatabases: [UInt32: MDB_dbi],
-         schema: Schema, backlinks: MDB_dbi? = nil, collections: [(property: Property, database: MDB_dbi)] = [], damage: FiefError? = nil) {
+         schema: Schema, backlinks: MDB_dbi? = nil, collections: [(property: Property, database: MDB_dbi)] = [],
+         nested: MDB_dbi? = nil, damage: FiefError? = nil) {
         self.backlinks = backlinks
+        self.nested = nested
         self.damage = damage
         self.objectClass = objectClass
         self.key = objectClass.key
@@ -356,6 +362,20 @@ final class Table: @unchecked Sendable {
     static func listName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).l\(column)" }
     static func setName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).s\(column)" }
     static func mapName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).m\(column)" }
+    static func nestedName(_ key: UInt32) -> String { "c\(key).n" }
+
+    /// Whether a class's values can hold nested collections: it has a mixed
+    /// property, or a list or map of mixed values.
+    static func holdsNested(_ objectClass: ObjectClass) -> Bool {
+        objectClass.properties.contains { $0.type == .mixed && $0.collection != .set }
+    }
+
+    /// The nested collections' database (see `nested`).
+    @inline(__always)
+    func nestedDatabase() throws(FiefError) -> MDB_dbi {
+        if let nested { return nested }
+        throw FiefError(.fileFormat, "class '\(objectClass.name)' has no nested collections in this file: open it writable once to add them")
+    }
 
     /// The database of a list, set or map property (nil for a value).
     static func collectionName(_ key: UInt32, _ property: Property) -> String? {
@@ -639,6 +659,12 @@ public final class Realm: @unchecked Sendable {
             names.append(name)
         }
         if backlinks != nil { names.append(Table.backlinksName(key)) }
+        var nested: MDB_dbi?
+        if Table.holdsNested(objectClass) {
+            // Absent from files written before nested collections (they hold none).
+            nested = try environment.database(Table.nestedName(key), txn: txn, create: create)
+            if nested != nil { names.append(Table.nestedName(key)) }
+        }
         if let pk = objectClass.primaryKey { names.append(Table.primaryKeyName(key, pk.key)) }
         for property in objectClass.properties where property.isIndexed && !property.isPrimaryKey {
             names.append(Table.indexName(key, property.key))
@@ -647,7 +673,7 @@ public final class Realm: @unchecked Sendable {
             FiefError(.fileCorrupt, "class '\(objectClass.name)' cannot be read: \($0.message)", path: $0.path)
         }
         return Table(objectClass: objectClass, data: data, primaryKeyDatabase: pkDatabase, indexDatabases: indexes,
-                     schema: schema, backlinks: backlinks, collections: collections, damage: damage)
+                     schema: schema, backlinks: backlinks, collections: collections, nested: nested, damage: damage)
     }
 
     // MARK: State checks

@@ -488,6 +488,9 @@ final class SortColumn {
                 for i in 0..<8 { prefix = prefix << 8 | UInt64(i < bytes.count ? bytes[i] : 0) }
             }
             prefixes[row] = prefix
+        case .nestedList(let id), .nestedDictionary(let id):
+            // Sorts on mixed values are refused before they get here.
+            ints[row] = id
         }
     }
 

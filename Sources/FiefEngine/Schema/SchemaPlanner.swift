@@ -70,12 +70,23 @@ enum SchemaPlanner {
             }
             return Plan(needsWrite: true)
         }
+        if !readOnly, try lacksNestedDatabase(snapshot.txn, snapshot.environment, stored.schema) { return Plan(needsWrite: true) }
         guard let requested = configuration.schema else { return Plan(needsWrite: false) }
         let result = try merge(stored: stored, requested: requested, requestedVersion: configuration.schemaVersion, path: snapshot.environment.path)
         if result.changed && readOnly {
             throw FiefError(.readOnly, "the schema of '\(snapshot.environment.path)' differs from the requested one, and a read-only realm cannot change it", path: snapshot.environment.path)
         }
         return Plan(needsWrite: result.changed)
+    }
+
+    /// Whether a class whose values can nest collections lacks their
+    /// database (a format-4 file written before nested collections): a
+    /// writable open adds it.
+    static func lacksNestedDatabase(_ txn: OpaquePointer, _ environment: Environment, _ schema: Schema) throws(FiefError) -> Bool {
+        for objectClass in schema.classes where Table.holdsNested(objectClass) {
+            if try environment.database(Table.nestedName(objectClass.key), txn: txn, create: false) == nil { return true }
+        }
+        return false
     }
 
     struct Merge {
@@ -220,6 +231,7 @@ enum SchemaPlanner {
         let version = keepVersion ? existing.schemaVersion : configuration.schemaVersion
         var merge = try merge(stored: existing, requested: requested, requestedVersion: version, path: environment.path)
         if stored == nil || existing.format != MetaKeys.formatValue { merge.changed = true }
+        if !merge.changed, try lacksNestedDatabase(txn, environment, existing.schema) { merge.changed = true }
         guard merge.changed else { return false }
 
         func open(_ name: String, integerKey: Bool = false, dupSort: Bool = false) throws(FiefError) -> MDB_dbi {
@@ -254,6 +266,15 @@ enum SchemaPlanner {
                let target = property.linkTarget.flatMap({ existing.schema.objectClass(named: $0) }) {
                 try Backlinks.removeAll(txn, try open(Table.backlinksName(target.key)), originClass: table, property: column)
             }
+            if let property = existing.schema.objectClass(key: table)?.property(key: column), property.type == .mixed {
+                // A mixed value may link to any class, and nest collections.
+                for target in existing.schema.classes where Backlinks.isTarget(target, in: existing.schema) {
+                    try Backlinks.removeAll(txn, try open(Table.backlinksName(target.key)), originClass: table, property: column)
+                }
+                if property.collection != .set {
+                    try Realm.dropNested(txn, try open(Table.nestedName(table)), property: column)
+                }
+            }
             let data = try open(Table.dataName(table), integerKey: true)
             try deleteColumn(txn, data, column: column)
             if let property = existing.schema.objectClass(key: table)?.property(key: column),
@@ -281,6 +302,7 @@ enum SchemaPlanner {
         for objectClass in merge.schema.classes {
             let data = try open(Table.dataName(objectClass.key), integerKey: true)
             if Backlinks.isTarget(objectClass, in: merge.schema) { _ = try open(Table.backlinksName(objectClass.key)) }
+            if Table.holdsNested(objectClass) { _ = try open(Table.nestedName(objectClass.key)) }
             for property in objectClass.properties {
                 if let name = Table.collectionName(objectClass.key, property) { _ = try open(name) }
             }

@@ -615,7 +615,7 @@ final class DirtyChunk {
         case .uuid(let id): id.store(to: p)
         case .string(let bytes), .binary(let bytes):
             if let spans { setBytes(slot, bytes, spans) }
-        case .null: break
+        case .null, .nestedList, .nestedDictionary: break   // mixed values are stored coded, as binaries
         }
     }
 

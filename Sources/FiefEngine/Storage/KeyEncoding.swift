@@ -54,6 +54,10 @@ enum KeyEncoding {
             out.append(1)
             appendBigEndian(UInt64(classKey), &out)
             appendBigEndian(UInt64(bitPattern: objectKey), &out)
+        case .nestedList(let id), .nestedDictionary(let id):
+            // Never a key (mixed properties are neither indexed nor primary keys).
+            out.append(2)
+            appendBigEndian(UInt64(bitPattern: id), &out)
         }
     }
 

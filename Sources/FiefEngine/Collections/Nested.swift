@@ -1,0 +1,540 @@
+import CLMDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Nested lists and dictionaries in mixed values (see `NestedStore` for the
+/// layout and design.md, "Mixed values").
+///
+/// A nested collection is created where a `.nestedList` / `.nestedDictionary`
+/// value is written to a mixed slot (a mixed property, an element of a list
+/// of mixed values, a value of a map of mixed values, or an element of a
+/// nested collection): it gets a new id and an empty body.  It belongs to
+/// that slot: replacing or removing the value, clearing the collection
+/// around it or deleting the owner deletes it, recursively, in the same
+/// transaction.  Links inside are recorded in the target's backlinks with
+/// the owner object and the top mixed property as their origin; deleting a
+/// target removes it from nested lists and nulls it in nested dictionaries.
+extension Realm {
+    // MARK: Finding
+
+    /// The class, database and header of nested collection `ref`, checked
+    /// to exist (and to be a `kind`, when given).
+    private func nested(_ ref: NestedRef, _ kind: NestedKind?) throws(FiefError) -> (Table, MDB_dbi, NestedStore.Header) {
+        let table = try table(ref.table)
+        try requireLive(table, ref.owner)
+        let dbi = try table.nestedDatabase()
+        let header = try withReadTransaction { (txn) throws(FiefError) in try NestedStore.header(txn, dbi, id: ref.id) }
+        guard let header, header.owner == ref.owner, header.property == ref.property else {
+            throw FiefError(.invalidatedObject, "the nested \(kind?.name ?? "collection") was deleted (the value holding it was replaced or removed)")
+        }
+        if let kind, header.kind != kind {
+            throw FiefError(.invalidArgument, "the nested collection is a \(header.kind.name), not a \(kind.name)")
+        }
+        return (table, dbi, header)
+    }
+
+    /// Whether nested collection `ref` still exists.
+    public func nestedExists(_ ref: NestedRef) throws(FiefError) -> Bool {
+        try checkReadable()
+        guard hasTable(ref.table), try isLive(try table(ref.table), ref.owner) else { return false }
+        do throws(FiefError) {
+            _ = try nested(ref, nil)
+            return true
+        } catch {
+            if error.code == .invalidatedObject { return false }
+            throw error
+        }
+    }
+
+    /// The id of the nested `kind` that `value` holds; `what` names the
+    /// value in the error when it holds something else.
+    public static func nestedID(in value: Value, _ kind: NestedKind, _ what: @autoclosure () -> String) throws(FiefError) -> Int64 {
+        switch (value, kind) {
+        case (.nestedList(let id), .list), (.nestedDictionary(let id), .dictionary): return id
+        default: throw FiefError(.invalidArgument, "\(what()) holds \(value.isNull ? "null" : "a \(value.typeName)"), not a nested \(kind.name)")
+        }
+    }
+
+    /// Whether property `propertyKey` of class `tableKey` is a single mixed value.
+    public func propertyIsMixed(table tableKey: UInt32, property propertyKey: UInt32) throws(FiefError) -> Bool {
+        try table(tableKey).column(propertyKey).isMixed
+    }
+
+    /// The id of the nested `kind` that mixed property `propertyKey` of
+    /// object `key` holds.
+    public func propertyNestedID(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, _ kind: NestedKind) throws(FiefError) -> Int64 {
+        try checkReadable()
+        let table = try table(tableKey)
+        try requireLive(table, key)
+        let column = try table.column(propertyKey)
+        guard column.isMixed else {
+            throw FiefError(.invalidArgument, "property '\(table.objectClass.name).\((try? table.property(propertyKey).name) ?? "")' is not a \(kind == .list ? "list" : "map") or a mixed value")
+        }
+        return try Realm.nestedID(in: try slotValue(table, column, key), kind, "'\(table.objectClass.name).\((try? table.property(propertyKey).name) ?? "")'")
+    }
+
+    // MARK: Reading
+
+    /// The entries of a nested collection, in order (views; keys without the id).
+    private func nestedEntries(_ ref: NestedRef, _ dbi: MDB_dbi) throws(FiefError) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
+        try collectionEntries(ref.entriesID, dbi).entries
+    }
+
+    private func nestedValue(_ raw: UnsafeRawBufferPointer, _ table: Table, _ ref: NestedRef) throws(FiefError) -> Value {
+        guard let value = MixedCoding.decode(raw) else {
+            let name = (try? table.property(ref.property).name) ?? "#\(ref.property)"
+            throw FiefError(.fileCorrupt, "'\(environment.path)' is damaged: a value nested in '\(table.objectClass.name).\(name)' of object \(ref.owner) cannot be read", path: environment.path)
+        }
+        return value
+    }
+
+    /// The number of elements (or keys) of a nested collection.
+    public func nestedCount(_ ref: NestedRef) throws(FiefError) -> Int {
+        try checkReadable()
+        let (_, dbi, _) = try nested(ref, nil)
+        return try nestedEntries(ref, dbi).count
+    }
+
+    private func checkNestedIndex(_ index: Int, _ count: Int, allowEnd: Bool) throws(FiefError) {
+        guard index >= 0, index < count || (allowEnd && index == count) else {
+            throw FiefError(.indexOutOfBounds, "index \(index) is out of range: the nested list has \(count) element\(count == 1 ? "" : "s")")
+        }
+    }
+
+    /// Element `index` of a nested list.
+    public func nestedListValue(_ ref: NestedRef, index: Int) throws(FiefError) -> Value {
+        try checkReadable()
+        let (table, dbi, _) = try nested(ref, .list)
+        let entries = try nestedEntries(ref, dbi)
+        try checkNestedIndex(index, entries.count, allowEnd: false)
+        return try nestedValue(entries[index].value, table, ref)
+    }
+
+    /// Elements `start ..< start + out.count` of a nested list.
+    public func nestedListValues(_ ref: NestedRef, start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
+        try checkReadable()
+        let (table, dbi, _) = try nested(ref, .list)
+        let entries = try nestedEntries(ref, dbi)
+        guard start >= 0, start <= entries.count, out.count <= entries.count - start else {
+            throw FiefError(.indexOutOfBounds, "elements \(start)..<\(start + out.count) are out of range: the nested list has \(entries.count)")
+        }
+        for i in 0..<out.count { out[i] = try nestedValue(entries[start + i].value, table, ref) }
+    }
+
+    /// The index of the first element equal to `value` (Realm's mixed
+    /// equality: numbers by value across types), if any.
+    public func nestedListFind(_ ref: NestedRef, value: Value) throws(FiefError) -> Int? {
+        try checkReadable()
+        let (table, dbi, _) = try nested(ref, .list)
+        if value.nestedID != nil { return nil }
+        let wanted = SetStore.mixedKey(value)
+        for (i, entry) in try nestedEntries(ref, dbi).enumerated() {
+            let element = try nestedValue(entry.value, table, ref)
+            if element.nestedID == nil && SetStore.mixedKey(element) == wanted { return i }
+        }
+        return nil
+    }
+
+    /// The value of `key` in a nested dictionary, nil without the key.
+    public func nestedMapValue(_ ref: NestedRef, key: UnsafeRawBufferPointer) throws(FiefError) -> Value? {
+        try checkReadable()
+        let (table, dbi, _) = try nested(ref, .dictionary)
+        if MapStore.keyProblem(key) != nil { return nil }
+        var stored: [UInt8] = []
+        NestedStore.dictionaryKey(id: ref.id, key: key, into: &stored)
+        return try withReadTransaction { (txn) throws(FiefError) -> Value? in
+            try stored.withBytes { (k) throws(FiefError) -> Value? in
+                guard let raw = try LMDB.get(txn, dbi, k) else { return nil }
+                return try nestedValue(raw, table, ref)
+            }
+        }
+    }
+
+    /// Entries `start ..< start + count` of a nested dictionary, in key order.
+    public func nestedMapEntries(_ ref: NestedRef, start: Int, count: Int, keys: UnsafeMutablePointer<UnsafeRawBufferPointer>?,
+                                 values: UnsafeMutablePointer<Value>?) throws(FiefError) {
+        try checkReadable()
+        let (table, dbi, _) = try nested(ref, .dictionary)
+        let entries = try nestedEntries(ref, dbi)
+        guard start >= 0, count >= 0, start <= entries.count, count <= entries.count - start else {
+            throw FiefError(.indexOutOfBounds, "entries \(start)..<\(start + count) are out of range: the nested dictionary has \(entries.count)")
+        }
+        for i in 0..<count {
+            keys?[i] = entries[start + i].key
+            if let values { values[i] = try nestedValue(entries[start + i].value, table, ref) }
+        }
+    }
+
+    /// The position of `key` in a nested dictionary's key order, if it has it.
+    public func nestedMapIndex(_ ref: NestedRef, key: UnsafeRawBufferPointer) throws(FiefError) -> Int? {
+        try checkReadable()
+        let (_, dbi, _) = try nested(ref, .dictionary)
+        let entries = try nestedEntries(ref, dbi)
+        var low = 0, high = entries.count
+        while low < high {
+            let mid = (low + high) / 2
+            if Realm.compareKeys(entries[mid].key, key) < 0 { low = mid + 1 } else { high = mid }
+        }
+        return low < entries.count && Realm.compareKeys(entries[low].key, key) == 0 ? low : nil
+    }
+
+    // MARK: Writing
+
+    /// Check a value for a slot of a nested collection of `ref`'s property.
+    private func nestedElement(_ table: Table, _ ref: NestedRef, _ value: Value) throws(FiefError) -> Value {
+        let property = try table.property(ref.property)
+        let column = try table.column(ref.property)
+        let element = try value.coerced(for: property, className: table.objectClass.name)
+        if case .link = element { try Links.check(self, element, table, column, property) }
+        return element
+    }
+
+    /// A value about to be stored in a mixed slot of object `owner`'s
+    /// property `property`: a nested collection becomes a new, empty one
+    /// (its id taken now); anything else is itself.
+    func storedMixed(_ write: WriteTransaction, _ table: Table, owner: Int64, property: UInt32, _ value: Value) throws(FiefError) -> Value {
+        let kind: NestedKind
+        switch value {
+        case .nestedList: kind = .list
+        case .nestedDictionary: kind = .dictionary
+        default: return value
+        }
+        let dbi = try table.nestedDatabase()
+        let id = try NestedStore.takeID(write.txn, dbi)
+        try NestedStore.putHeader(write.txn, dbi, id: id, NestedStore.Header(kind: kind, owner: owner, property: property))
+        return kind == .list ? .nestedList(id) : .nestedDictionary(id)
+    }
+
+    /// A value left a mixed slot of (`owner`, `property`): a nested
+    /// collection it held goes, recursively (links inside lose their
+    /// backlinks).  Links in the slot itself are the caller's.
+    func droppedMixed(_ write: WriteTransaction, _ table: Table, owner: Int64, property: UInt32, _ value: Value) throws(FiefError) {
+        guard let id = value.nestedID else { return }
+        let dbi = try table.nestedDatabase()
+        forgetCollectionEntries(write)
+        var held: [Value] = []
+        for entry in try SetStore.entries(write.txn, dbi, owner: id) {
+            guard let element = MixedCoding.decode(entry.value) else {
+                throw FiefError(.fileCorrupt, "'\(environment.path)' is damaged: a nested value of object \(owner) cannot be read", path: environment.path)
+            }
+            switch element {
+            case .link, .nestedList, .nestedDictionary: held.append(element)
+            default: break
+            }
+        }
+        try SetStore.deleteAll(write.txn, dbi, owner: id)
+        try NestedStore.deleteHeader(write.txn, dbi, id: id)
+        for element in held { try releasedNested(write, table, owner: owner, property: property, element) }
+    }
+
+    /// An element leaves a nested collection: its backlink goes, and a
+    /// collection it held with it.
+    private func releasedNested(_ write: WriteTransaction, _ table: Table, owner: Int64, property: UInt32, _ value: Value) throws(FiefError) {
+        if case .link(let classKey, let target) = value {
+            guard let dbi = try self.table(classKey).backlinks else {
+                throw FiefError(.internal, "class \(classKey) is linked to but has no backlinks database")
+            }
+            try Backlinks.remove(write.txn, dbi, target: target, originClass: table.key, property: property, origin: owner)
+        }
+        try droppedMixed(write, table, owner: owner, property: property, value)
+    }
+
+    /// Store `value` (checked) under `key` of nested collection `ref`;
+    /// returns the value stored (a nested collection with its new id).
+    private func putNested(_ write: WriteTransaction, _ table: Table, _ dbi: MDB_dbi, _ ref: NestedRef,
+                           _ key: [UInt8], _ value: Value) throws(FiefError) -> Value {
+        let stored = try storedMixed(write, table, owner: ref.owner, property: ref.property, value)
+        MixedCoding.encode(stored, into: &write.entryValue)
+        forgetCollectionEntries(write)
+        try key.withBytes { (k) throws(FiefError) in
+            try write.entryValue.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
+        }
+        if case .link = stored { try countCollectionLink(write, table, try table.column(ref.property), ref.owner, stored, 1) }
+        noteColumnChange(table.key, ref.property)
+        return stored
+    }
+
+    private func changeNested(_ ref: NestedRef, _ kind: NestedKind) throws(FiefError) -> (WriteTransaction, Table, MDB_dbi) {
+        let write = try requireWrite()
+        let (table, dbi, _) = try nested(ref, kind)
+        return (write, table, dbi)
+    }
+
+    /// The key a new element at `index` of nested list `ref` gets (the list
+    /// is renumbered first when the gap there ran out).
+    private func nestedListKey(_ write: WriteTransaction, _ dbi: MDB_dbi, _ ref: NestedRef, at index: Int) throws(FiefError) -> [UInt8] {
+        var key: [UInt8] = []
+        for attempt in 0..<2 {
+            let entries = try SetStore.entries(write.txn, dbi, owner: ref.id)
+            var position: UInt64? = nil
+            if entries.isEmpty {
+                position = NestedStore.firstPosition
+            } else if index == entries.count {
+                let (next, overflow) = (NestedStore.position(entries[entries.count - 1].key) ?? 0).addingReportingOverflow(NestedStore.positionStep)
+                if !overflow { position = next }
+            } else {
+                let high = NestedStore.position(entries[index].key) ?? 0
+                let low = index > 0 ? NestedStore.position(entries[index - 1].key) ?? 0 : 0
+                if high > low && high - low >= 2 { position = low + (high - low) / 2 }
+            }
+            if let position {
+                NestedStore.listKey(id: ref.id, position: position, into: &key)
+                return key
+            }
+            if attempt == 0 { try renumberNestedList(write, dbi, ref) }
+        }
+        throw FiefError(.internal, "no position for a new element of a nested list")
+    }
+
+    /// Store a nested list's elements again at evenly spaced positions.
+    private func renumberNestedList(_ write: WriteTransaction, _ dbi: MDB_dbi, _ ref: NestedRef) throws(FiefError) {
+        forgetCollectionEntries(write)
+        let values = try SetStore.entries(write.txn, dbi, owner: ref.id).map { Array($0.value) }
+        try SetStore.deleteAll(write.txn, dbi, owner: ref.id)
+        var key: [UInt8] = []
+        for (i, value) in values.enumerated() {
+            NestedStore.listKey(id: ref.id, position: NestedStore.firstPosition &+ UInt64(i) &* NestedStore.positionStep, into: &key)
+            try key.withBytes { (k) throws(FiefError) in
+                try value.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
+            }
+        }
+    }
+
+    /// Insert `value` before element `index` of a nested list (`index` ==
+    /// count appends).
+    public func nestedListInsert(_ ref: NestedRef, index: Int, value: Value) throws(FiefError) {
+        let (write, table, dbi) = try changeNested(ref, .list)
+        try checkNestedIndex(index, try nestedEntries(ref, dbi).count, allowEnd: true)
+        let element = try nestedElement(table, ref, value)
+        do throws(FiefError) {
+            _ = try putNested(write, table, dbi, ref, try nestedListKey(write, dbi, ref, at: index), element)
+        } catch { throw poison(write, error) }
+    }
+
+    /// Append `values` to a nested list (all checked before any is written).
+    public func nestedListAppend(_ ref: NestedRef, values: UnsafeBufferPointer<Value>) throws(FiefError) {
+        let (write, table, dbi) = try changeNested(ref, .list)
+        var elements: [Value] = []
+        elements.reserveCapacity(values.count)
+        for value in values { elements.append(try nestedElement(table, ref, value)) }
+        do throws(FiefError) {
+            var count = try nestedEntries(ref, dbi).count
+            for element in elements {
+                _ = try putNested(write, table, dbi, ref, try nestedListKey(write, dbi, ref, at: count), element)
+                count += 1
+            }
+        } catch { throw poison(write, error) }
+    }
+
+    /// Replace element `index` of a nested list.
+    public func nestedListSet(_ ref: NestedRef, index: Int, value: Value) throws(FiefError) {
+        let (write, table, dbi) = try changeNested(ref, .list)
+        let entries = try nestedEntries(ref, dbi)
+        try checkNestedIndex(index, entries.count, allowEnd: false)
+        let element = try nestedElement(table, ref, value)
+        let old = try nestedValue(entries[index].value, table, ref)
+        if old.isSame(as: element) { return }
+        let key = Array(entries[index].key)
+        do throws(FiefError) {
+            var full: [UInt8] = []
+            SetStore.appendBigEndian(UInt64(bitPattern: ref.id), &full)
+            full += key
+            _ = try putNested(write, table, dbi, ref, full, element)
+            try releasedNested(write, table, owner: ref.owner, property: ref.property, old)
+        } catch { throw poison(write, error) }
+    }
+
+    /// Remove element `index` of a nested list (a collection it held goes).
+    public func nestedListRemove(_ ref: NestedRef, index: Int) throws(FiefError) {
+        let (write, table, dbi) = try changeNested(ref, .list)
+        let entries = try nestedEntries(ref, dbi)
+        try checkNestedIndex(index, entries.count, allowEnd: false)
+        do throws(FiefError) {
+            let old = try nestedValue(entries[index].value, table, ref)
+            try deleteNestedEntry(write, dbi, ref, entries[index].key)
+            try releasedNested(write, table, owner: ref.owner, property: ref.property, old)
+            noteColumnChange(table.key, ref.property)
+        } catch { throw poison(write, error) }
+    }
+
+    private func deleteNestedEntry(_ write: WriteTransaction, _ dbi: MDB_dbi, _ ref: NestedRef, _ suffix: UnsafeRawBufferPointer) throws(FiefError) {
+        var key: [UInt8] = []
+        SetStore.appendBigEndian(UInt64(bitPattern: ref.id), &key)
+        key.append(contentsOf: suffix)
+        forgetCollectionEntries(write)
+        try key.withBytes { (k) throws(FiefError) in try LMDB.delete(write.txn, dbi, k) }
+    }
+
+    /// Move element `from` of a nested list to index `to`.
+    public func nestedListMove(_ ref: NestedRef, from: Int, to: Int) throws(FiefError) {
+        let (write, table, dbi) = try changeNested(ref, .list)
+        let entries = try nestedEntries(ref, dbi)
+        try checkNestedIndex(from, entries.count, allowEnd: false)
+        try checkNestedIndex(to, entries.count, allowEnd: false)
+        if from == to { return }
+        do throws(FiefError) {
+            let coded = Array(entries[from].value)
+            try deleteNestedEntry(write, dbi, ref, entries[from].key)
+            let key = try nestedListKey(write, dbi, ref, at: to)
+            try key.withBytes { (k) throws(FiefError) in
+                try coded.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
+            }
+            forgetCollectionEntries(write)
+            noteColumnChange(table.key, ref.property)
+        } catch { throw poison(write, error) }
+    }
+
+    /// Swap elements `i` and `j` of a nested list.
+    public func nestedListSwap(_ ref: NestedRef, _ i: Int, _ j: Int) throws(FiefError) {
+        let (write, table, dbi) = try changeNested(ref, .list)
+        let entries = try nestedEntries(ref, dbi)
+        try checkNestedIndex(i, entries.count, allowEnd: false)
+        try checkNestedIndex(j, entries.count, allowEnd: false)
+        if i == j { return }
+        do throws(FiefError) {
+            let a = Array(entries[i].value), b = Array(entries[j].value)
+            var keyA: [UInt8] = [], keyB: [UInt8] = []
+            SetStore.appendBigEndian(UInt64(bitPattern: ref.id), &keyA)
+            keyA.append(contentsOf: entries[i].key)
+            SetStore.appendBigEndian(UInt64(bitPattern: ref.id), &keyB)
+            keyB.append(contentsOf: entries[j].key)
+            forgetCollectionEntries(write)
+            for (key, value) in [(keyA, b), (keyB, a)] {
+                try key.withBytes { (k) throws(FiefError) in
+                    try value.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
+                }
+            }
+            noteColumnChange(table.key, ref.property)
+        } catch { throw poison(write, error) }
+    }
+
+    /// Remove every element (or key) of a nested collection.
+    public func nestedClear(_ ref: NestedRef) throws(FiefError) {
+        let write = try requireWrite()
+        let (table, dbi, _) = try nested(ref, nil)
+        do throws(FiefError) {
+            var held: [Value] = []
+            for entry in try SetStore.entries(write.txn, dbi, owner: ref.id) {
+                let element = try nestedValue(entry.value, table, ref)
+                switch element {
+                case .link, .nestedList, .nestedDictionary: held.append(element)
+                default: break
+                }
+            }
+            forgetCollectionEntries(write)
+            try SetStore.deleteAll(write.txn, dbi, owner: ref.id)
+            for element in held { try releasedNested(write, table, owner: ref.owner, property: ref.property, element) }
+            noteColumnChange(table.key, ref.property)
+        } catch { throw poison(write, error) }
+    }
+
+    /// Set `key` of a nested dictionary to `value`, adding the key if new.
+    public func nestedMapSet(_ ref: NestedRef, key: UnsafeRawBufferPointer, value: Value) throws(FiefError) {
+        let (write, table, dbi) = try changeNested(ref, .dictionary)
+        if let problem = MapStore.keyProblem(key) {
+            throw FiefError(problem == MapStore.invalidUTF8 ? .invalidUTF8 : .invalidArgument, "a nested dictionary: \(problem)")
+        }
+        let element = try nestedElement(table, ref, value)
+        var stored: [UInt8] = []
+        NestedStore.dictionaryKey(id: ref.id, key: key, into: &stored)
+        do throws(FiefError) {
+            let old = try stored.withBytes { (k) throws(FiefError) -> Value? in
+                guard let raw = try LMDB.get(write.txn, dbi, k) else { return nil }
+                return try nestedValue(raw, table, ref)
+            }
+            if let old, old.isSame(as: element) { return }
+            _ = try putNested(write, table, dbi, ref, stored, element)
+            if let old { try releasedNested(write, table, owner: ref.owner, property: ref.property, old) }
+        } catch { throw poison(write, error) }
+    }
+
+    /// Remove `key` from a nested dictionary; true when it was there.
+    @discardableResult
+    public func nestedMapRemove(_ ref: NestedRef, key: UnsafeRawBufferPointer) throws(FiefError) -> Bool {
+        let (write, table, dbi) = try changeNested(ref, .dictionary)
+        if MapStore.keyProblem(key) != nil { return false }
+        var stored: [UInt8] = []
+        NestedStore.dictionaryKey(id: ref.id, key: key, into: &stored)
+        do throws(FiefError) {
+            let old = try stored.withBytes { (k) throws(FiefError) -> Value? in
+                guard let raw = try LMDB.get(write.txn, dbi, k) else { return nil }
+                let old = try nestedValue(raw, table, ref)
+                forgetCollectionEntries(write)
+                try LMDB.delete(write.txn, dbi, k)
+                return old
+            }
+            guard let old else { return false }
+            try releasedNested(write, table, owner: ref.owner, property: ref.property, old)
+            noteColumnChange(table.key, ref.property)
+            return true
+        } catch { throw poison(write, error) }
+    }
+
+    // MARK: Deleting linked objects
+
+    /// Object `target` of `targetClass` is being deleted (its backlinks are
+    /// gone already): take it out of nested collection `id` of (`owner`,
+    /// `property`) and of every collection nested in it: a nested list
+    /// loses the element, a nested dictionary's value becomes null.
+    func unlinkNested(_ write: WriteTransaction, _ table: Table, owner: Int64, property: UInt32, id: Int64,
+                      targetClass: UInt32, target: Int64) throws(FiefError) {
+        let dbi = try table.nestedDatabase()
+        guard let header = try NestedStore.header(write.txn, dbi, id: id) else { return }
+        var hits: [[UInt8]] = []
+        var children: [Int64] = []
+        for entry in try SetStore.entries(write.txn, dbi, owner: id) {
+            switch MixedCoding.decode(entry.value) {
+            case .link(let c, let k)? where c == targetClass && k == target:
+                var key: [UInt8] = []
+                SetStore.appendBigEndian(UInt64(bitPattern: id), &key)
+                key.append(contentsOf: entry.key)
+                hits.append(key)
+            case .nestedList(let child)?, .nestedDictionary(let child)?:
+                children.append(child)
+            default:
+                break
+            }
+        }
+        forgetCollectionEntries(write)
+        MixedCoding.encode(.null, into: &write.entryValue)
+        for key in hits {
+            try key.withBytes { (k) throws(FiefError) in
+                if header.kind == .list {
+                    try LMDB.delete(write.txn, dbi, k)
+                } else {
+                    try write.entryValue.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
+                }
+            }
+        }
+        if !hits.isEmpty { noteColumnChange(table.key, property) }
+        for child in children {
+            try unlinkNested(write, table, owner: owner, property: property, id: child, targetClass: targetClass, target: target)
+        }
+    }
+}
+
+extension Realm {
+    /// Every nested collection held by dropped mixed property `property`
+    /// of class `classKey` goes (a schema change): its header names it.
+    static func dropNested(_ txn: OpaquePointer, _ dbi: MDB_dbi, property: UInt32) throws(FiefError) {
+        var ids: [Int64] = []
+        var start = NestedStore.headerBit.bigEndian
+        try withUnsafeBytes(of: &start) { (k) throws(FiefError) in
+            let cursor = try LMDBCursor(txn, dbi)
+            var entry = try cursor.seek(k)
+            while let (key, value) = entry, key.count == 8 {
+                let raw = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+                if raw == NestedStore.counterKey { break }
+                if let header = NestedStore.decodeHeader(value), header.property == property {
+                    ids.append(Int64(bitPattern: raw & ~NestedStore.headerBit))
+                }
+                entry = try cursor.next()
+            }
+        }
+        for id in ids {
+            try SetStore.deleteAll(txn, dbi, owner: id)
+            try NestedStore.deleteHeader(txn, dbi, id: id)
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import CLMDB
+
+/// What a nested collection is: a list or a dictionary of mixed values.
+public enum NestedKind: UInt8, Sendable {
+    case list = 1
+    case dictionary = 2
+
+    var name: String { self == .list ? "list" : "dictionary" }
+}
+
+/// One nested collection: the collection `id` in class `table`'s nested
+/// database, held (at some depth) by mixed property `property` of object
+/// `owner`.
+public struct NestedRef: Hashable, Sendable {
+    public var table: UInt32
+    public var owner: Int64
+    public var property: UInt32
+    public var id: Int64
+    public init(table: UInt32, owner: Int64, property: UInt32, id: Int64) {
+        self.table = table
+        self.owner = owner
+        self.property = property
+        self.id = id
+    }
+
+    /// The key its entries are cached under (`CollectionEntries`): no
+    /// property has the key `UInt32.max`.
+    var entriesID: ListID { ListID(table: table, column: NestedStore.entriesColumn, owner: id) }
+}
+
+/// Nested collections: each class holding mixed values that may nest (a
+/// mixed property, a list or a map of mixed values) has one database
+/// `c<class>.n` with three kinds of entries:
+///
+///     id (8, big-endian, below 2^63) + position (8)   a nested list's element
+///     id (8) + key (UTF-8, map key rules)             a nested dictionary's value
+///         value: the element or value, coded (`MixedCoding`)
+///     id | 2^63 (8)                                    the collection's header
+///         value: kind (1) + owner object (8) + mixed property (4), little-endian
+///     2^64 - 1 (8)                                     the next id (8, little-endian)
+///
+/// LMDB keeps a collection's entries together, in list order (positions
+/// have gaps as list segments do: the first is 2^63, appends add 2^32, an
+/// insert takes the midpoint, a list whose gap ran out is renumbered) or in
+/// key order (bytewise UTF-8, as maps).  The header says the collection
+/// exists (a handle to a deleted one fails) and whose it is (`fief verify`
+/// finds strays); ids are never reused, so a stale handle never reaches a
+/// newer collection.
+enum NestedStore {
+    static let headerBit: UInt64 = 1 << 63
+    static let counterKey: UInt64 = .max
+    /// Ids lie in 1 ..< maxID.
+    static let maxID: Int64 = Int64.max
+    static let entriesColumn: UInt32 = .max
+    static let headerBytes = 13
+    static let firstPosition: UInt64 = 1 << 63
+    static let positionStep: UInt64 = 1 << 32
+
+    struct Header {
+        var kind: NestedKind
+        var owner: Int64
+        var property: UInt32
+    }
+
+    /// The header of collection `id`, if it exists (nil also for a damaged one).
+    static func header(_ txn: OpaquePointer, _ dbi: MDB_dbi, id: Int64) throws(FiefError) -> Header? {
+        var key = (UInt64(bitPattern: id) | headerBit).bigEndian
+        return try withUnsafeBytes(of: &key) { (k) throws(FiefError) -> Header? in
+            guard let raw = try LMDB.get(txn, dbi, k) else { return nil }
+            return decodeHeader(raw)
+        }
+    }
+
+    static func decodeHeader(_ raw: UnsafeRawBufferPointer) -> Header? {
+        guard raw.count == headerBytes, let kind = NestedKind(rawValue: raw[0]) else { return nil }
+        return Header(kind: kind,
+                      owner: Int64(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 1, as: UInt64.self))),
+                      property: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 9, as: UInt32.self)))
+    }
+
+    /// Store the header of a new collection.
+    static func putHeader(_ txn: OpaquePointer, _ dbi: MDB_dbi, id: Int64, _ header: Header) throws(FiefError) {
+        var key = (UInt64(bitPattern: id) | headerBit).bigEndian
+        var value = [UInt8](repeating: 0, count: headerBytes)
+        value[0] = header.kind.rawValue
+        value.withUnsafeMutableBytes {
+            $0.storeBytes(of: UInt64(bitPattern: header.owner).littleEndian, toByteOffset: 1, as: UInt64.self)
+            $0.storeBytes(of: header.property.littleEndian, toByteOffset: 9, as: UInt32.self)
+        }
+        try withUnsafeBytes(of: &key) { (k) throws(FiefError) in
+            try value.withBytes { (v) throws(FiefError) in _ = try LMDB.put(txn, dbi, k, v) }
+        }
+    }
+
+    static func deleteHeader(_ txn: OpaquePointer, _ dbi: MDB_dbi, id: Int64) throws(FiefError) {
+        var key = (UInt64(bitPattern: id) | headerBit).bigEndian
+        try withUnsafeBytes(of: &key) { (k) throws(FiefError) in try LMDB.delete(txn, dbi, k) }
+    }
+
+    /// A new id (the counter moves on).
+    static func takeID(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) -> Int64 {
+        var key = counterKey.bigEndian
+        return try withUnsafeBytes(of: &key) { (k) throws(FiefError) -> Int64 in
+            var next: Int64 = 1
+            if let raw = try LMDB.get(txn, dbi, k) {
+                guard raw.count == 8 else { throw FiefError(.fileCorrupt, "the nested-collection counter is damaged (\(raw.count) bytes)") }
+                next = Int64(bitPattern: UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)))
+            }
+            guard next > 0 && next < maxID else { throw FiefError(.fileCorrupt, "the nested-collection counter is damaged (\(next))") }
+            var stored = UInt64(bitPattern: next + 1).littleEndian
+            try withUnsafeBytes(of: &stored) { (v) throws(FiefError) in _ = try LMDB.put(txn, dbi, k, v) }
+            return next
+        }
+    }
+
+    /// The key of a nested list's element at `position`, in `out`.
+    static func listKey(id: Int64, position: UInt64, into out: inout [UInt8]) {
+        out.removeAll(keepingCapacity: true)
+        SetStore.appendBigEndian(UInt64(bitPattern: id), &out)
+        SetStore.appendBigEndian(position, &out)
+    }
+
+    /// The key of a nested dictionary's `key`, in `out`.
+    static func dictionaryKey(id: Int64, key: UnsafeRawBufferPointer, into out: inout [UInt8]) {
+        MapStore.encode(owner: id, key: key, into: &out)
+    }
+
+    /// The position stored in a list element's key (without its id).
+    @inline(__always)
+    static func position(_ suffix: UnsafeRawBufferPointer) -> UInt64? {
+        suffix.count == 8 ? UInt64(bigEndian: suffix.loadUnaligned(as: UInt64.self)) : nil
+    }
+}
