@@ -10,6 +10,7 @@ when their target is deleted; a bad value anywhere inside writes nothing."""
 from __future__ import annotations
 
 import decimal
+from typing import Optional
 
 import pytest
 
@@ -364,3 +365,29 @@ def test_frozen_nested_collections_keep_their_version(realm):
     with realm.write():
         box.value = None
     assert frozen == [1, 2] and frozen.thaw() is None
+
+
+class Note(fief.EmbeddedObject):
+    text: str = ""
+    extra: fief.Mixed
+
+
+class Folder(fief.Object):
+    note: Optional[Note] = None
+    notes: list[Note]
+
+
+def test_embedded_objects_hold_nested_values(realm_path):
+    with fief.Realm.open(realm_path, schema=[Note, Folder, Dog]) as realm:
+        with realm.write():
+            rex = realm.add(Dog(name="Rex"))
+            folder = realm.add(Folder(note=Note(text="a", extra={"tags": ["x", rex]}),
+                                      notes=[Note(text="b", extra=[1, [2]])]))
+        assert folder.note.extra == {"tags": ["x", rex]} and isinstance(folder.note.extra, fief.Dict)
+        assert folder.notes[0].extra == [1, [2]]
+        with realm.write():
+            popped = folder.notes.pop()         # an unmanaged copy, its nested value as plain data
+            with pytest.raises(fief.LogicError):
+                folder.notes.append(Note(extra=[Dog(name="unmanaged")]))
+        assert not popped.is_managed and popped.extra == [1, [2]] and type(popped.extra) is list
+        assert len(folder.notes) == 0

@@ -137,9 +137,9 @@ class LiveCollection:
 
     def _holds_slot(self, value: Any, at: Any) -> bool:
         """Whether `value` is the live collection nested at key `at` of this
-        collection (or at mixed property `at` when this is None), so writing
-        it there changes nothing.  Only for slots whose path has no list
-        index, which can shift under a handle."""
+        dict, so writing it there changes nothing (``d[k] |= {...}``).
+        Only for paths without a list index: an index may shift under a
+        handle, so a collection written back into a list is copied."""
         spec = nested_spec(self._spec, at, L.COLLECTION_LIST)
         return holds_slot(value, self._binding, self._owner, spec if spec.stable else None)
 

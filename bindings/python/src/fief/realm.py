@@ -484,8 +484,8 @@ class ClassBinding:
     def adopt_embedded(self, child: Object, ptr: int) -> None:
         """Make the unmanaged `child` (of this embedded class) the object
         `ptr` names, just created in place, and write its values there:
-        values in one fief_object_set_values call, then its links, embedded
-        objects and lists.  On failure `child` is unmanaged again (with its
+        values in one fief_object_set_values call, then its links, mixed
+        values, embedded objects and collections.  On failure `child` is unmanaged again (with its
         values) and the handle released; the caller takes the object back."""
         library = self.schema.library
         state = child.__dict__
@@ -496,16 +496,17 @@ class ClassBinding:
         state.pop("_fief_values", None)
         try:
             specs = [s for s in type(child).__fief_properties__ if s.attr in values]
-            plain = [(s, values[s.attr]) for s in specs if not s.is_collection and s.fief_type != L.TYPE_LINK]
-            if plain:
+            # Links, mixed values and collections are written one by one, after the plain values.
+            later = [s for s in specs if s.is_collection or s.fief_type in (L.TYPE_LINK, L.TYPE_MIXED)]
+            scalars = [(s, values[s.attr]) for s in specs if s not in later]
+            if scalars:
                 keep = Keep()
-                keys, vals, n = self.values_for(plain, keep)
+                keys, vals, n = self.values_for(scalars, keep)
                 library.check(library.fief_object_set_values(handle.ptr, keys, vals, n), "fief_object_set_values")
-            for s in specs:
-                if s.is_collection or s.fief_type == L.TYPE_LINK:
-                    if s.is_collection and not values[s.attr]:
-                        continue  # a new object's collections are empty
-                    setattr(child, s.attr, values[s.attr])
+            for s in later:
+                if s.is_collection and not values[s.attr]:
+                    continue  # a new object's collections are empty
+                setattr(child, s.attr, values[s.attr])
         except BaseException:
             state.pop("_fief_handle", None)
             state.pop("_fief_binding", None)
