@@ -83,8 +83,8 @@ def _prepare(value: Any, schema: "SchemaBinding", where: str, nested: bool, open
             return [_prepare(item, schema, f"{where}[{i}]", True, open_ids) for i, item in enumerate(value)]
         finally:
             open_ids.discard(id(value))
-    raise errors.TypeMismatchError(f"{where}: a value of type {type(value).__name__!r} cannot be a mixed value; give {_KINDS}"
-                                   + (", or a list or dict of them" if nested else ""))
+    raise errors.TypeMismatchError(f"{where}: a value of type {type(value).__name__!r} cannot be a mixed value; "
+                                   f"give {_KINDS}" + (", or a list or dict of them" if nested else ""))
 
 
 def check_link(obj: Object, schema: "SchemaBinding", where: str) -> None:

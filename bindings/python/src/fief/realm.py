@@ -601,7 +601,8 @@ class _PathReader:
             spec = next((s for s in specs if s.attr == name), None) or next((s for s in specs if s.name == name), None)
             if spec is None or binding.keys.get(spec.attr) is None:
                 raise errors.NoSuchPropertyError(f"{where} has no property {name!r}")
-            collection, column = spec.collection, _Column(name, binding.key_of(spec), spec.fief_type, spec.py_type, spec)
+            collection = spec.collection
+            column = _Column(name, binding.key_of(spec), spec.fief_type, spec.py_type, spec)
         else:
             prop = self.info.properties.get(name)
             if prop is None:
@@ -636,7 +637,8 @@ class _PathReader:
                 followed[j] = dict(zip(tails, follower.read_by_key(realm, value.object_key)))
             else:
                 raise errors.InvalidArgumentError(
-                    f"{self.info.name}.{self.columns[j].name} holds no link here: cannot read {tails[0]!r} through it")
+                    f"{self.info.name}.{self.columns[j].name} holds no link here: "
+                    f"cannot read {tails[0]!r} through it")
         row = []
         for j, tail in self.plan:
             if tail is not None:
