@@ -51,16 +51,30 @@ func fiefCollectionKindName(_ type: fief_collection_type_t) -> String {
 class ManagedCollection {
     let row: ManagedRow
     let index: Int
+    /// For a collection nested in mixed property `index` (see
+    /// AnyRealmValue): the steps from the property down to it; nil for the
+    /// property's own collection.
+    let nestedPath: [FiefNestedStep]?
     private var cachedHandle: CHandle?
 
     init(row: ManagedRow, index: Int) {
         self.row = row
         self.index = index
+        nestedPath = nil
+    }
+
+    /// A collection nested in mixed property `index` of `row`, reached by
+    /// `path`, on its handle.
+    init(row: ManagedRow, index: Int, nested handle: CHandle, path: [FiefNestedStep]) {
+        self.row = row
+        self.index = index
+        nestedPath = path
+        cachedHandle = handle
     }
 
     var core: RealmCore { row.core }
     var property: PropertyInfo { row.binding.info.properties[index] }
-    var name: String { "\(row.binding.info.className).\(property.name)" }
+    var name: String { "\(row.binding.info.className).\(property.name)" + (nestedPath?.map(\.description).joined() ?? "") }
 
     /// How RealmSwift's messages name the kind ("Set", "Dictionary").
     class var kindName: String { "Collection" }
@@ -183,7 +197,7 @@ class ManagedCollection {
 
     /// Whether both name the same property of the same row.
     func isSame(as other: ManagedCollection) -> Bool {
-        index == other.index && row.sameRow(as: other.row)
+        index == other.index && nestedPath == other.nestedPath && row.sameRow(as: other.row)
     }
 }
 
@@ -193,6 +207,7 @@ class ManagedCollection {
 /// object (instance, or row of the same file), equal values otherwise,
 /// every NaN being one NaN (as the engine keeps them).
 func fiefSameElement<E: Equatable>(_ a: E, _ b: E) -> Bool {
+    if let x = a as? AnyRealmValue, let y = b as? AnyRealmValue { return x.fiefRealmEquals(y) }
     if let x = a as? ObjectBase, let y = b as? ObjectBase {
         if x === y { return true }
         guard let r1 = x._fiefManaged, let r2 = y._fiefManaged else { return false }
@@ -239,6 +254,39 @@ func fiefStoredValues<E>(ofProperty property: String, of objects: [E], in what: 
     }
 }
 
+// MARK: - Key-value coding of Lists and MutableSets
+
+/// The value of `key` (not "self") on `element` of a List or MutableSet
+/// (KVC): the property of the object it is; traps, naming `what` ("List",
+/// "MutableSet"), for elements that are values.
+func fiefObjectValue<E>(of element: E, forKey key: String, in what: String) -> Any? {
+    fiefObject(element, forKey: key, in: what).value(forKey: key)
+}
+
+/// Sets `key` (not "self") to `value` on every object of `elements` (KVC on
+/// a List or MutableSet); traps for elements that are values.
+func fiefSetValue<E>(_ value: Any?, forKey key: String, onEach elements: [E], in what: String) {
+    for element in elements {
+        fiefObject(element, forKey: key, in: what).setValue(value, forKey: key)
+    }
+}
+
+/// `value` as an element of a List or MutableSet of `E` (KVC's "self"),
+/// converted as `init(value:)` converts; traps when it does not convert.
+func fiefElement<E>(from value: Any?, in what: String) -> E {
+    guard let element = (E.self as? _Persistable.Type)?._fiefFromAny(value).map({ $0 as! E }) else {
+        preconditionFailure("Invalid value '\(fiefDescribe(value))' for a \(what) of \(E.self)")
+    }
+    return element
+}
+
+private func fiefObject<E>(_ element: E, forKey key: String, in what: String) -> ObjectBase {
+    guard let object = fiefUnwrap(element) as? ObjectBase else {
+        preconditionFailure("Key '\(key)' is not valid for a \(what) of \(E.self): only 'self' is")
+    }
+    return object
+}
+
 // MARK: - Bridging to AnyObject (KVC answers, as RealmSwift gives them)
 
 /// `value` as RealmSwift's KVC gives it: nil as `NSNull`, enums and custom
@@ -246,7 +294,9 @@ func fiefStoredValues<E>(ofProperty property: String, of objects: [E], in what: 
 func fiefBridged(_ value: Any?) -> AnyObject {
     guard let value = fiefUnwrap(value) else { return NSNull() }
     if let object = value as? ObjectBase { return object }
-    if let persistable = value as? _Persistable, let stored = persistable._fiefStored {
+    if let persistable = value as? _Persistable {
+        // A mixed value's payload (NSNull for `.none`); an enum's raw value.
+        guard let stored = persistable._fiefStored else { return NSNull() }
         return stored as AnyObject
     }
     return value as AnyObject

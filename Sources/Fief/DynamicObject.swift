@@ -17,7 +17,10 @@ import Foundation
 /// `List`, `MutableSet` or `Map` of that type (`List<DynamicObject>`,
 /// `MutableSet<String>`, `Map<String, DynamicObject?>`), written and
 /// queried as typed ones are (lists, sets and maps of embedded objects are
-/// read only).  Mixed columns are not visible through it yet.
+/// read only).  A mixed column reads as the payload of its `AnyRealmValue`
+/// (an `Int`, a `String`, an object, a nested `List<AnyRealmValue>`, ...;
+/// nil for `.none`) and takes anything `AnyRealmValue` is made from; lists,
+/// sets and maps of mixed values read as `List<AnyRealmValue>`, ...
 /// Instances come only from a realm: `DynamicObject()` cannot be added.
 @dynamicMemberLookup
 public final class DynamicObject: Object {

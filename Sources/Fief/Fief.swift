@@ -12,8 +12,9 @@
 // Realm.Configuration, Results, AnyRealmCollection, List (of values, links
 // and embedded objects), MutableSet (of values and links), Map (string keys
 // to values, links and embedded objects; everything on the Map page but
-// notifications, which the C ABI does not have yet), ObjectId and
-// Decimal128 (with its arithmetic).
+// notifications, which the C ABI does not have yet), AnyRealmValue (mixed
+// properties and collection elements, links to any class, nested lists and
+// dictionaries), ObjectId and Decimal128 (with its arithmetic).
 //
 // Threading (a deliberate difference from RealmSwift): a live realm, its
 // objects and its results may be used from any thread, one call at a time
@@ -84,6 +85,18 @@
 //   (fief_set_aggregate, fief_map_aggregate); unmanaged ones aggregate in
 //   the overlay and trap for queries and sorts, as RealmSwift does.  A map
 //   key the library refuses (`.`, a leading `$`) traps, as RealmSwift throws.
+// - AnyRealmValue (AnyRealmValue.swift): a `_Persistable` of type
+//   FIEF_TYPE_MIXED whose fief_value_t carries each value's own type.  Reads
+//   that may meet a nested collection know where the value lives (a
+//   `FiefMixedSlot`: a row's property, a list position, a map key) and get
+//   its handle from there (fief_object_get_list / fief_list_get_map / ...);
+//   writes of `.list` / `.dictionary` store an empty nested collection, then
+//   fill it from a detached (unmanaged, deep) copy read before the write.
+//   A link reads as an instance of the model class bound to its class key
+//   (RealmCore.mixedLinkedObject), else as a DynamicObject.  Unmanaged
+//   collections of mixed values compare elements by Realm's rules, as the
+//   library does for managed ones; aggregates of mixed values are the
+//   overlay's (the library aggregates typed values only).
 // - Default file: `default.realm` in the current directory.
 
 import CFief

@@ -67,7 +67,13 @@ public final class List<Element: RealmCollectionValue> {
     /// Whether elements are objects (links or embedded).
     static var isObjectList: Bool { elementType._fiefLinkTarget != nil }
 
-    private func element(_ value: fief_value_t, _ managed: ManagedList) -> Element {
+    private func element(_ value: fief_value_t, _ managed: ManagedList, at position: Int) -> Element {
+        if Element.self == AnyRealmValue.self {
+            guard let mixed = AnyRealmValue.fiefRead(value, core: managed.core, in: .listElement(managed, position)) else {
+                preconditionFailure("List '\(managed.name)' holds a value of type \(value.type) that is no mixed value")
+            }
+            return mixed as! Element
+        }
         guard let element = Self.elementType._fiefReadElement(value, in: Realm(core: managed.core), as: Element.self) else {
             preconditionFailure("List '\(managed.name)' holds a value of type \(value.type) that does not convert to \(Element.self)")
         }
@@ -100,7 +106,7 @@ public final class List<Element: RealmCollectionValue> {
                 checkIndex(position, count: elements.count)
                 return elements[position]
             case .managed(let managed):
-                return element(managed.get(position), managed)
+                return element(managed.get(position), managed, at: position)
             }
         }
         set {
@@ -129,7 +135,7 @@ public final class List<Element: RealmCollectionValue> {
         guard count > 0 else { return [] }
         var values = [fief_value_t](repeating: fief_value_t(), count: count)
         managed.getRange(start, count, into: &values)
-        return values.map { element($0, managed) }
+        return values.enumerated().map { element($1, managed, at: start + $0) }
     }
 
     /// The position of the first element equal to `object`, or nil
@@ -137,12 +143,17 @@ public final class List<Element: RealmCollectionValue> {
     public func index(of object: Element) -> Int? {
         switch state {
         case .unmanaged(let elements):
+            if object is AnyRealmValue { return elements.firstIndex { fiefSameElement($0, object) } }
             return elements.firstIndex(of: object)
         case .managed(let managed):
             if let base = object as? ObjectBase {
                 guard let row = base._fiefManaged, row.core.path == managed.core.path else { return nil }
             }
             let arena = _FiefArena()
+            if let mixed = object as? AnyRealmValue {
+                guard let value = mixed.fiefLookupValue(in: arena, core: managed.core) else { return nil }
+                return withExtendedLifetime(arena) { managed.find(value) }
+            }
             let value = Self.elementType._fiefElementLookupValue(object, in: arena)
             return withExtendedLifetime(arena) { managed.find(value) }
         }
@@ -197,6 +208,10 @@ public final class List<Element: RealmCollectionValue> {
                 }
                 return
             }
+            if Element.self == AnyRealmValue.self {
+                managed.appendMixed(objects.map { $0 as! AnyRealmValue })
+                return
+            }
             let arena = _FiefArena()
             let realm = Realm(core: managed.core)
             let values = objects.map { cValue($0, arena: arena, realm: realm) }
@@ -216,6 +231,10 @@ public final class List<Element: RealmCollectionValue> {
         }) { managed in
             if Self.isEmbedded {
                 managed.insertEmbedded(at: index, object as? EmbeddedObject)
+                return
+            }
+            if let mixed = object as? AnyRealmValue {
+                managed.writeMixed(mixed, at: index, inserting: true)
                 return
             }
             let arena = _FiefArena()
@@ -245,6 +264,10 @@ public final class List<Element: RealmCollectionValue> {
                 checkIndex(index, count: size)
                 managed.insertEmbedded(at: index, object as? EmbeddedObject)
                 managed.remove(at: index + 1)
+                return
+            }
+            if let mixed = object as? AnyRealmValue {
+                managed.writeMixed(mixed, at: index, inserting: false)
                 return
             }
             let arena = _FiefArena()
@@ -377,6 +400,10 @@ public final class List<Element: RealmCollectionValue> {
             state = .unmanaged(newElements)
         case .managed(let managed):
             var copies = newElements
+            if let mixed = FiefMixedAggregate.mixed(newElements) {
+                // Nested collections of this list are deleted by the clear: copy them first.
+                copies = mixed.map { $0.fiefDetached() as! Element }
+            }
             if Self.isEmbedded {
                 // Embedded objects of this list are deleted by the clear: copy them first.
                 copies = newElements.map { element in
@@ -476,11 +503,8 @@ public final class List<Element: RealmCollectionValue> {
     /// nil): a property of each object, or the elements themselves for `"self"`.
     public func value(forKey key: String) -> Any? {
         elements.map { element -> Any? in
-            if key == "self" { return fiefUnwrap(element) }
-            guard let object = element as? ObjectBase else {
-                preconditionFailure("Key '\(key)' is not valid for a List of \(Element.self): only 'self' is")
-            }
-            return object.value(forKey: key)
+            if key == "self" { return (element as? AnyRealmValue).map { $0._fiefStored } ?? fiefUnwrap(element) }
+            return fiefObjectValue(of: element, forKey: key, in: "List")
         }
     }
 
@@ -492,18 +516,11 @@ public final class List<Element: RealmCollectionValue> {
     /// managed list.
     public func setValue(_ value: Any?, forKey key: String) {
         if key == "self" {
-            guard let element = Self.elementType._fiefFromAny(value).map({ $0 as! Element }) else {
-                preconditionFailure("Invalid value '\(fiefDescribe(value))' for a List of \(Element.self)")
-            }
+            let element: Element = fiefElement(from: value, in: "List")
             for index in 0..<count { replace(index: index, object: element) }
             return
         }
-        for element in elements {
-            guard let object = element as? ObjectBase else {
-                preconditionFailure("Key '\(key)' is not valid for a List of \(Element.self): only 'self' is")
-            }
-            object.setValue(value, forKey: key)
-        }
+        fiefSetValue(value, forKey: key, onEach: elements, in: "List")
     }
 
     // MARK: ThreadConfined
@@ -577,32 +594,9 @@ extension List: RandomAccessCollection, MutableCollection, RangeReplaceableColle
     public func makeIterator() -> RLMIterator<Element> {
         switch state {
         case .unmanaged(let elements): return RLMIterator(elements: elements)
-        case .managed(let managed): return RLMIterator(batches: ListBatchReader(list: self, managed: managed))
+        case .managed(let managed):
+            return RLMIterator(nextBatch: FiefBatchReader(size: managed.size) { [self] in range(managed, $0, $1) }.next)
         }
-    }
-}
-
-/// Reads a managed list batch by batch for iteration.
-final class ListBatchReader<Element: RealmCollectionValue> {
-    static var batchSize: Int { 256 }
-    let list: List<Element>
-    let managed: ManagedList
-    private var position = 0
-
-    init(list: List<Element>, managed: ManagedList) {
-        self.list = list
-        self.managed = managed
-    }
-
-    /// The next batch, or nil at the end (the size is read again each time,
-    /// so a list that shrank meanwhile ends early instead of trapping).
-    func next() -> [Element]? {
-        let size = managed.size()
-        guard position < size else { return nil }
-        let count = Swift.min(Self.batchSize, size - position)
-        let batch = list.range(managed, position, count)
-        position += count
-        return batch
     }
 }
 
@@ -614,7 +608,7 @@ extension List: Equatable {
     public static func == (lhs: List, rhs: List) -> Bool {
         if lhs === rhs { return true }
         switch (lhs.state, rhs.state) {
-        case (.managed(let l), .managed(let r)): return l.index == r.index && l.row.sameRow(as: r.row)
+        case (.managed(let l), .managed(let r)): return l.isSame(as: r)
         case (.unmanaged(let l), .unmanaged(let r)): return l == r
         default: return false
         }
@@ -671,6 +665,9 @@ extension List where Element: MinMaxType {
     /// The smallest element, or nil if the list is empty (or holds only
     /// nils): computed by the library for a managed list (fief_list_aggregate).
     public func min() -> Element? {
+        if let mixed = FiefMixedAggregate.mixed(elements) {
+            return FiefMixedAggregate.extreme(mixed, smallest: true).map { $0 as! Element }
+        }
         if let managed = managedForAggregates(numbersOnly: false) {
             return aggregate(managed, FIEF_AGGREGATE_MIN).map { FiefAggregate.convert($0, to: Element.self, core: managed.core) }
         }
@@ -679,6 +676,9 @@ extension List where Element: MinMaxType {
 
     /// The largest element, or nil if the list is empty (or holds only nils).
     public func max() -> Element? {
+        if let mixed = FiefMixedAggregate.mixed(elements) {
+            return FiefMixedAggregate.extreme(mixed, smallest: false).map { $0 as! Element }
+        }
         if let managed = managedForAggregates(numbersOnly: false) {
             return aggregate(managed, FIEF_AGGREGATE_MAX).map { FiefAggregate.convert($0, to: Element.self, core: managed.core) }
         }
@@ -690,6 +690,7 @@ extension List where Element: AddableType {
     /// The sum of the elements (0 for an empty list; nils count as nothing):
     /// computed by the library for a managed list.
     public func sum() -> Element {
+        if let mixed = FiefMixedAggregate.mixed(elements) { return FiefMixedAggregate.sum(mixed) as! Element }
         if let managed = managedForAggregates(numbersOnly: true) {
             let value = aggregate(managed, FIEF_AGGREGATE_SUM) ?? .int(0)
             return FiefAggregate.convert(value, to: Element.self, core: managed.core)
@@ -715,6 +716,9 @@ extension List where Element: AddableType {
     /// out).  The average of integers is a Double (or Decimal128/Float if
     /// asked for).
     public func average<T: AddableType>() -> T? {
+        if let mixed = FiefMixedAggregate.mixed(elements) {
+            return FiefMixedAggregate.average(mixed).flatMap { FiefMixedAggregate.cast($0, to: T.self) }
+        }
         if let managed = managedForAggregates(numbersOnly: true) {
             return aggregate(managed, FIEF_AGGREGATE_AVERAGE).map { FiefAggregate.convert($0, to: T.self, core: managed.core) }
         }
@@ -845,15 +849,36 @@ extension _Persistable {
 final class ManagedList {
     let row: ManagedRow
     let index: Int
+    /// For a list nested in mixed property `index` (see AnyRealmValue): the
+    /// steps from the property down to it; nil for the property's own list.
+    let nestedPath: [FiefNestedStep]?
     private var cachedHandle: CHandle?
 
     init(row: ManagedRow, index: Int) {
         self.row = row
         self.index = index
+        nestedPath = nil
+    }
+
+    /// A list nested in mixed property `index` of `row`, reached by `path`,
+    /// on its handle (fief_object_get_list, fief_list_get_list, fief_map_get_list).
+    init(row: ManagedRow, index: Int, nested handle: CHandle, path: [FiefNestedStep]) {
+        self.row = row
+        self.index = index
+        nestedPath = path
+        cachedHandle = handle
     }
 
     var core: RealmCore { row.core }
-    var name: String { "\(row.binding.info.className).\(row.binding.info.properties[index].name)" }
+    var name: String {
+        "\(row.binding.info.className).\(row.binding.info.properties[index].name)" + (nestedPath?.map(\.description).joined() ?? "")
+    }
+
+    /// Whether both are the same list: the same property (and nested path)
+    /// of the same row.
+    func isSame(as other: ManagedList) -> Bool {
+        index == other.index && nestedPath == other.nestedPath && row.sameRow(as: other.row)
+    }
 
     /// The C list (fief_object_get_list).
     var handle: CHandle {
@@ -941,6 +966,34 @@ final class ManagedList {
         if !fief_list_set(handle.raw, position, value) { trap(CError.last(), writing: true, index: position) }
     }
 
+    /// Appends mixed values (fief_list_append, all checked before any is
+    /// added): unmanaged objects are added first; nested collections are
+    /// stored empty, then filled (their contents read before the append).
+    func appendMixed(_ elements: [AnyRealmValue]) {
+        guard !elements.isEmpty else { return }
+        let detached = elements.map { $0.fiefDetached() }
+        let start = size()
+        let arena = _FiefArena()
+        let realm = Realm(core: core)
+        let values = detached.map { $0._fiefValue(in: arena, realm: realm) }
+        withExtendedLifetime(arena) { append(values) }
+        for (offset, element) in detached.enumerated() where element.fiefIsNested {
+            element.fiefFillNested(in: .listElement(self, start + offset), core: core)
+        }
+    }
+
+    /// Inserts a mixed value before `position` (fief_list_insert), or
+    /// replaces the one there (fief_list_set), as `appendMixed` writes.
+    func writeMixed(_ element: AnyRealmValue, at position: Int, inserting: Bool) {
+        let detached = element.fiefDetached()
+        let arena = _FiefArena()
+        let value = detached._fiefValue(in: arena, realm: Realm(core: core))
+        withExtendedLifetime(arena) {
+            if inserting { insert(value, at: position) } else { set(value, at: position) }
+        }
+        if detached.fiefIsNested { detached.fiefFillNested(in: .listElement(self, position), core: core) }
+    }
+
     func remove(at position: Int) {
         checkGeneration()
         if position < 0 { trap(CError.indexOutOfBounds, writing: true, index: position) }
@@ -1001,7 +1054,15 @@ final class ManagedList {
             fiefTrap("Cannot resolve a List in another realm", CError.last())
         }
         guard let out else { return nil }
-        return ManagedList(row: ManagedRow(handle: CHandle(out), core: target, binding: row.binding), index: index)
+        let resolvedRow = ManagedRow(handle: CHandle(out), core: target, binding: row.binding)
+        guard let nestedPath else { return ManagedList(row: resolvedRow, index: index) }
+        // A nested list resolves itself (fief_list_resolve_in).
+        var list: OpaquePointer?
+        guard fief_list_resolve_in(handle.raw, target.handle.raw, &list) else {
+            fiefTrap("Cannot resolve a List in another realm", CError.last())
+        }
+        guard let list else { return nil }
+        return ManagedList(row: resolvedRow, index: index, nested: CHandle(list), path: nestedPath)
     }
 }
 

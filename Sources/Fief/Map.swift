@@ -142,7 +142,13 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
     /// Whether values are embedded objects (created in place).
     static var isEmbedded: Bool { valueType._fiefLinkTarget is EmbeddedObject.Type }
 
-    private func value(_ value: fief_value_t, _ managed: ManagedMap) -> Value {
+    private func value(_ value: fief_value_t, _ managed: ManagedMap, key: String) -> Value {
+        if Value.self == AnyRealmValue.self {
+            guard let mixed = AnyRealmValue.fiefRead(value, core: managed.core, in: .mapValue(managed, key)) else {
+                preconditionFailure("Map '\(managed.name)' holds a value of type \(value.type) that is no mixed value")
+            }
+            return mixed as! Value
+        }
         guard let result = Self.valueType._fiefReadElement(value, in: Realm(core: managed.core), as: Value.self) else {
             preconditionFailure("Map '\(managed.name)' holds a value of type \(value.type) that does not convert to \(Value.self)")
         }
@@ -181,7 +187,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
     }
 
     func range(_ managed: ManagedMap, _ start: Int, _ count: Int) -> [SingleMapEntry<Key, Value>] {
-        managed.entries(start, count).map { SingleMapEntry(key: Key(_fiefMapKey: $0.key), value: value($0.value, managed)) }
+        managed.entries(start, count).map { SingleMapEntry(key: Key(_fiefMapKey: $0.key), value: value($0.value, managed, key: $0.key)) }
     }
 
     /// Every key, in key order.
@@ -208,7 +214,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
             case .unmanaged(let entries):
                 return entries[key]
             case .managed(let managed):
-                return managed.get(key._fiefMapKey).map { value($0, managed) }
+                return managed.get(key._fiefMapKey).map { value($0, managed, key: key._fiefMapKey) }
             }
         }
         set {
@@ -251,6 +257,10 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
         case .managed(let managed):
             if Self.isEmbedded {
                 managed.setEmbedded(key._fiefMapKey, fiefUnwrap(value) as? EmbeddedObject)
+                return
+            }
+            if let mixed = value as? AnyRealmValue {
+                managed.setMixed(key._fiefMapKey, mixed)
                 return
             }
             let arena = _FiefArena()
@@ -309,6 +319,10 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
             state = .unmanaged(Self.dictionary(newEntries))
         case .managed(let managed):
             var copies = newEntries
+            if Value.self == AnyRealmValue.self {
+                // Nested collections of this map are deleted by the clear: copy them first.
+                copies = newEntries.map { SingleMapEntry(key: $0.key, value: ($0.value as! AnyRealmValue).fiefDetached() as! Value) }
+            }
             if Self.isEmbedded {
                 // Embedded values of this map are deleted by the clear: copy them first.
                 copies = newEntries.map { entry in
@@ -450,6 +464,9 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
     /// if there are none.  Computed by the library for a managed map
     /// (fief_map_aggregate), in Swift otherwise.
     public func min<T: _HasPersistedType>(ofProperty property: String) -> T? where T.PersistedType: MinMaxType {
+        if property == "self", let mixed = FiefMixedAggregate.mixed(values) {
+            return FiefMixedAggregate.extreme(mixed, smallest: true).flatMap { FiefMixedAggregate.cast($0, to: T.self) }
+        }
         if let result = libraryAggregate(FIEF_AGGREGATE_MIN, property, as: T.self) { return result }
         if property == "self" { return FiefAggregate.extremeElement(values, smallest: true).flatMap { FiefAggregate.cast($0, to: T.self) } }
         return FiefAggregate.extreme(storedValues(ofProperty: property), smallest: true).flatMap { FiefAggregate.cast($0, to: T.self) }
@@ -457,6 +474,9 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
 
     /// The largest value of `property` (see `min(ofProperty:)`), or nil.
     public func max<T: _HasPersistedType>(ofProperty property: String) -> T? where T.PersistedType: MinMaxType {
+        if property == "self", let mixed = FiefMixedAggregate.mixed(values) {
+            return FiefMixedAggregate.extreme(mixed, smallest: false).flatMap { FiefMixedAggregate.cast($0, to: T.self) }
+        }
         if let result = libraryAggregate(FIEF_AGGREGATE_MAX, property, as: T.self) { return result }
         if property == "self" { return FiefAggregate.extremeElement(values, smallest: false).flatMap { FiefAggregate.cast($0, to: T.self) } }
         return FiefAggregate.extreme(storedValues(ofProperty: property), smallest: false).flatMap { FiefAggregate.cast($0, to: T.self) }
@@ -464,6 +484,12 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
 
     /// The sum of `property` (see `min(ofProperty:)`); 0 for an empty map.
     public func sum<T: _HasPersistedType>(ofProperty property: String) -> T where T.PersistedType: AddableType {
+        if property == "self", let mixed = FiefMixedAggregate.mixed(values) {
+            guard let sum = FiefMixedAggregate.cast(FiefMixedAggregate.sum(mixed), to: T.self) else {
+                preconditionFailure("The sum of a Map's mixed values does not convert to \(T.self)")
+            }
+            return sum
+        }
         if let result = libraryAggregate(FIEF_AGGREGATE_SUM, property, as: T.self), let sum = result { return sum }
         return FiefAggregate.sum(storedValues(ofProperty: property), as: T.self)
     }
@@ -471,6 +497,9 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
     /// The average of `property` (see `min(ofProperty:)`), or nil for an
     /// empty map.
     public func average<T: _HasPersistedType>(ofProperty property: String) -> T? where T.PersistedType: AddableType {
+        if property == "self", let mixed = FiefMixedAggregate.mixed(values) {
+            return FiefMixedAggregate.average(mixed).flatMap { FiefMixedAggregate.cast($0, to: T.self) }
+        }
         if let result = libraryAggregate(FIEF_AGGREGATE_AVERAGE, property, as: T.self) { return result }
         return FiefAggregate.average(storedValues(ofProperty: property), as: T.self)
     }
@@ -508,7 +537,10 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
     public func freeze() -> Map {
         let managed = requireManaged()
         if managed.core.isFrozen { return self }
-        return Map(managed: ManagedMap(row: managed.frozenRow(typeName: "Map"), index: managed.index))
+        guard let frozen = managed.moved(to: managed.frozenRow(typeName: "Map")) else {
+            preconditionFailure("Cannot freeze a Map whose object has been deleted or invalidated.")
+        }
+        return Map(managed: frozen)
     }
 
     /// The live map for this frozen one, or nil if its object was deleted
@@ -516,7 +548,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
     public func thaw() -> Map? {
         let managed = requireManaged()
         if !managed.core.isFrozen { return self }
-        return managed.liveRow().map { Map(managed: ManagedMap(row: $0, index: managed.index)) }
+        return managed.liveRow().flatMap { managed.moved(to: $0) }.map { Map(managed: $0) }
     }
 }
 
@@ -807,6 +839,18 @@ extension Map: _Persistable {
 final class ManagedMap: ManagedCollection {
     override class var kindName: String { "Dictionary" }
 
+    /// This map on `row`, the same owner in another realm: the property's
+    /// map there, or for a nested dictionary the same one
+    /// (fief_map_resolve_in); nil when it does not exist there.
+    func moved(to row: ManagedRow) -> ManagedMap? {
+        guard let nestedPath else { return ManagedMap(row: row, index: index) }
+        var out: OpaquePointer?
+        guard fief_map_resolve_in(handle.raw, row.core.handle.raw, &out) else {
+            fiefTrap("Cannot resolve a Map in another realm", CError.last())
+        }
+        return out.map { ManagedMap(row: row, index: index, nested: CHandle($0), path: nestedPath) }
+    }
+
     override func makeHandle() -> OpaquePointer? {
         fief_object_get_map(row.handle.raw, row.binding.propertyKeys[index])
     }
@@ -909,6 +953,17 @@ final class ManagedMap: ManagedCollection {
         for (name, value) in copied {
             if let i = childRow.binding.info.propertyIndex[name] { childRow.writeAny(i, value) }
         }
+    }
+
+    /// Sets `key` of a map of mixed values: an unmanaged object is added
+    /// first; a nested collection is stored empty, then filled with the
+    /// contents of `value`'s (read before the write replaces the key's).
+    func setMixed(_ key: String, _ value: AnyRealmValue) {
+        let value = value.fiefDetached()
+        let arena = _FiefArena()
+        let cValue = value._fiefValue(in: arena, realm: Realm(core: core))
+        withExtendedLifetime(arena) { set(key, cValue) }
+        if value.fiefIsNested { value.fiefFillNested(in: .mapValue(self, key), core: core) }
     }
 
     func remove(_ key: String) {

@@ -74,6 +74,7 @@ public final class MutableSet<Element: RealmCollectionValue> {
     /// `object` as a value to look for in `managed`, or nil when it cannot
     /// be there (an unmanaged object, or one of another file).
     private func lookupValue(_ object: Element, _ managed: ManagedSet, _ arena: _FiefArena) -> fief_value_t? {
+        if let mixed = object as? AnyRealmValue { return mixed.fiefLookupValue(in: arena, core: managed.core) }
         if let base = fiefUnwrap(object) as? ObjectBase {
             guard let row = base._fiefManaged, row.core.path == managed.core.path else { return nil }
         }
@@ -230,6 +231,12 @@ public final class MutableSet<Element: RealmCollectionValue> {
 
     /// Inserts every element of `objects` that the set does not hold yet.
     public func insert<S: Sequence>(objectsIn objects: S) where S.Iterator.Element == Element {
+        let objects = Array(objects)
+        if Element.self == AnyRealmValue.self {
+            for case let mixed as AnyRealmValue in objects where mixed.fiefIsNested {
+                preconditionFailure("A MutableSet<AnyRealmValue> cannot hold a nested collection (\(mixed.listValue == nil ? "a .dictionary" : "a .list")): use a List or a Map of AnyRealmValue")
+            }
+        }
         switch state {
         case .unmanaged(var elements):
             state = .unmanaged([])   // no second reference while mutating
@@ -365,15 +372,7 @@ public final class MutableSet<Element: RealmCollectionValue> {
     public func value(forKey key: String) -> [AnyObject] {
         var result: [AnyObject] = []
         for element in elements {
-            let value: Any?
-            if key == "self" {
-                value = element
-            } else {
-                guard let object = fiefUnwrap(element) as? ObjectBase else {
-                    preconditionFailure("Key '\(key)' is not valid for a MutableSet of \(Element.self): only 'self' is")
-                }
-                value = object.value(forKey: key)
-            }
+            let value = key == "self" ? element : fiefObjectValue(of: element, forKey: key, in: "MutableSet")
             let bridged = fiefBridged(value)
             if !result.contains(where: { fiefSameBridged($0, bridged) }) { result.append(bridged) }
         }
@@ -388,18 +387,10 @@ public final class MutableSet<Element: RealmCollectionValue> {
     /// managed set.
     public func setValue(_ value: Any?, forKey key: String) {
         if key == "self" {
-            guard let element = Self.elementType._fiefFromAny(value).map({ $0 as! Element }) else {
-                preconditionFailure("Invalid value '\(fiefDescribe(value))' for a MutableSet of \(Element.self)")
-            }
-            assign([element])
+            assign([fiefElement(from: value, in: "MutableSet")])
             return
         }
-        for element in elements {
-            guard let object = fiefUnwrap(element) as? ObjectBase else {
-                preconditionFailure("Key '\(key)' is not valid for a MutableSet of \(Element.self): only 'self' is")
-            }
-            object.setValue(value, forKey: key)
-        }
+        fiefSetValue(value, forKey: key, onEach: elements, in: "MutableSet")
     }
 
     // MARK: ThreadConfined
@@ -533,12 +524,18 @@ extension MutableSet where Element: MinMaxType {
     /// The smallest element, or nil if the set is empty (or holds only nil):
     /// computed by the library for a managed set (fief_set_aggregate).
     public func min() -> Element? {
+        if let mixed = FiefMixedAggregate.mixed(elements) {
+            return FiefMixedAggregate.extreme(mixed, smallest: true).map { $0 as! Element }
+        }
         if let result = libraryAggregate(FIEF_AGGREGATE_MIN, as: Element.self) { return result }
         return FiefAggregate.extremeElement(elements, smallest: true)
     }
 
     /// The largest element, or nil if the set is empty (or holds only nil).
     public func max() -> Element? {
+        if let mixed = FiefMixedAggregate.mixed(elements) {
+            return FiefMixedAggregate.extreme(mixed, smallest: false).map { $0 as! Element }
+        }
         if let result = libraryAggregate(FIEF_AGGREGATE_MAX, as: Element.self) { return result }
         return FiefAggregate.extremeElement(elements, smallest: false)
     }
@@ -547,6 +544,7 @@ extension MutableSet where Element: MinMaxType {
 extension MutableSet where Element: AddableType {
     /// The sum of the elements (0 for an empty set; nil counts as nothing).
     public func sum() -> Element {
+        if let mixed = FiefMixedAggregate.mixed(elements) { return FiefMixedAggregate.sum(mixed) as! Element }
         if let result = libraryAggregate(FIEF_AGGREGATE_SUM, as: Element.self), let sum = result { return sum }
         return FiefAggregate.sum(elements.compactMap(fiefStoredValue), as: Element.self)
     }
@@ -555,6 +553,9 @@ extension MutableSet where Element: AddableType {
     /// out).  The average of integers is a Double (or Decimal128/Float if
     /// asked for).
     public func average<T: AddableType>() -> T? {
+        if let mixed = FiefMixedAggregate.mixed(elements) {
+            return FiefMixedAggregate.average(mixed).flatMap { FiefMixedAggregate.cast($0, to: T.self) }
+        }
         if let result = libraryAggregate(FIEF_AGGREGATE_AVERAGE, as: T.self) { return result }
         return FiefAggregate.average(elements.compactMap(fiefStoredValue), as: T.self)
     }

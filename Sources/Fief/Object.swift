@@ -166,7 +166,9 @@ open class ObjectBase: Hashable, CustomStringConvertible {
         }
         var result: [(name: String, value: Any?)] = []
         ObjectSchemaInfo.forEachPersisted(of: self) { name, persisted in
-            result.append((name, fiefUnwrap(persisted.unmanagedValue)))
+            // A mixed value as its payload, as a managed object's reads.
+            let value = persisted.unmanagedValue
+            result.append((name, (value as? AnyRealmValue).map { $0._fiefStored } ?? fiefUnwrap(value)))
         }
         return result
     }

@@ -192,6 +192,9 @@ public struct Realm {
         // managed, from a copy of their elements: binding the object makes
         // the same instances live.
         var lists: [(index: Int, elements: _Persistable)] = []
+        // Mixed values holding unmanaged objects or nested collections are
+        // written once the object exists too (as links and collections are).
+        var mixedLater: [(index: Int, value: AnyRealmValue)] = []
         ObjectSchemaInfo.forEachPersisted(of: object) { name, persisted in
             guard let index = info.propertyIndex[name] else { return }
             let value = persisted.unmanagedValue
@@ -200,6 +203,11 @@ public struct Realm {
                 return
             }
             keys.append(binding.propertyKeys[index])
+            if let mixed = value as? AnyRealmValue, mixed.fiefNeedsDeferredWrite {
+                mixedLater.append((index, mixed.fiefDetached()))
+                values.append(.null)
+                return
+            }
             if info.properties[index].linkTarget != nil, let target = value._fiefStored as? ObjectBase, target._fiefManaged == nil {
                 later.append((index, target))
                 values.append(.null)
@@ -212,6 +220,9 @@ public struct Realm {
         object._fiefManaged = managed
         for (index, elements) in lists {
             managed.write(index, elements)
+        }
+        for (index, value) in mixedLater {
+            managed.writeMixed(index, value)
         }
         for (index, target) in later {
             if let embedded = target as? EmbeddedObject {
@@ -268,8 +279,22 @@ public struct Realm {
         var embedded: [(index: Int, value: Any)] = []
         // Collections (lists, sets, maps) are written once the object exists.
         var lists: [(index: Int, value: Any?)] = []
+        // So are mixed values holding nested collections.
+        var mixedLater: [(index: Int, value: AnyRealmValue)] = []
         func convert(_ index: Int, _ given: Any?) -> fief_value_t {
             let property = info.properties[index]
+            if property.type == FIEF_TYPE_MIXED {
+                // A mixed value: anything `AnyRealmValue` takes (objects are
+                // added or linked, nested values become nested collections).
+                guard let mixed = AnyRealmValue._fiefFromAny(given) else {
+                    preconditionFailure("Invalid value '\(fiefDescribe(given))' of type '\(Swift.type(of: fiefUnwrap(given) ?? "nil" as Any))' for 'mixed' property '\(info.className).\(property.name)'")
+                }
+                if mixed.fiefIsNested {
+                    mixedLater.append((index, mixed.fiefDetached()))
+                    return .null
+                }
+                return mixed._fiefValue(in: arena, realm: self)
+            }
             // Enums and custom persistable types give their stored values.
             var any = fiefUnwrap(given)
             if let persistable = any as? _Persistable, !(persistable is ObjectBase) { any = persistable._fiefStored }
@@ -345,6 +370,8 @@ public struct Realm {
                     keys.append(binding.propertyKeys[index])
                     if let value = given[index] {
                         values.append(convert(index, value))
+                    } else if info.properties[index].type == FIEF_TYPE_MIXED {
+                        values.append(convert(index, persisted.unmanagedValue))
                     } else {
                         values.append(persisted.unmanagedValue._fiefValue(in: arena))
                     }
@@ -371,6 +398,9 @@ public struct Realm {
         if let row = object._fiefManaged {
             for (index, value) in lists {
                 row.writeAny(index, collectionValue(value, for: info.properties[index], update: update))
+            }
+            for (index, value) in mixedLater {
+                row.writeMixed(index, value)
             }
             for (index, value) in embedded {
                 if let child = value as? EmbeddedObject {

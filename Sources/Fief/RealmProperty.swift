@@ -23,7 +23,8 @@ import Foundation
 /// classes declared entirely in the legacy syntax (`@objc dynamic var`,
 /// unavailable on Linux) and ignores them next to `@Persisted`
 /// properties; Fief stores them in any model class, next to `@Persisted`
-/// ones.  `RealmProperty<AnyRealmValue>` comes with mixed values.
+/// ones.  `RealmProperty<AnyRealmValue>` (`let value = RealmProperty<AnyRealmValue>()`)
+/// is a mixed property, read and written as `@Persisted var value: AnyRealmValue` is.
 public final class RealmProperty<Value: RealmPropertyType> {
     var fiefBinding: (row: ManagedRow, index: Int)?
     var fiefUnmanaged: Value

@@ -421,10 +421,6 @@ public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
         buffer = elements
     }
 
-    init(batches: ListBatchReader<Element>) {
-        source = .batches(batches.next)
-    }
-
     init(nextBatch: @escaping () -> [Element]?) {
         source = .batches(nextBatch)
     }

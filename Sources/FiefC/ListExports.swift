@@ -247,6 +247,11 @@ func collectionResults(_ box: CollectionBox) throws(FiefError) -> AnyResults {
 }
 
 extension CollectionBox {
+    /// A new handle to the nested `kind` `id` in this collection (a list or map handle).
+    func nestedHandle(_ kind: NestedKind, _ id: Int64) -> OpaquePointer? {
+        HandleTable.makeCollection(realm, kind == .list ? .list : .map, table: table, key: key, property: property, nested: id)
+    }
+
     /// Whether the collection still exists: its owner, and the nested collection if it is one.
     func exists() throws(FiefError) -> Bool {
         if let nested = nestedRef { return try realm.nestedExists(nested) }
@@ -283,7 +288,6 @@ private func nestedFromList(_ handle: OpaquePointer?, _ index: Int, _ kind: Nest
         let (box, id) = try withList(handle) { (box) throws(FiefError) -> (CollectionBox, Int64) in
             (box, try Realm.nestedID(in: try box.listValue(index), kind, "element \(index)"))
         }
-        return HandleTable.makeCollection(box.realm, kind == .list ? .list : .map, table: box.table, key: box.key,
-                                          property: box.property, nested: id)
+        return box.nestedHandle(kind, id)
     }
 }

@@ -235,7 +235,6 @@ private func nestedFromMap(_ handle: OpaquePointer?, _ key: fief_string_t, _ kin
             }
             return (box, try Realm.nestedID(in: value, kind, "key '\(String(decoding: key, as: UTF8.self))'"))
         }
-        return HandleTable.makeCollection(box.realm, kind == .list ? .list : .map, table: box.table, key: box.key,
-                                          property: box.property, nested: id)
+        return box.nestedHandle(kind, id)
     }
 }

@@ -335,6 +335,18 @@ fief_value_t vuuid(const char *hex32) {
     t_hex(hex32, v.u.uuid.bytes, 16);
     return v;
 }
+fief_value_t vlink(fief_class_key_t cls, fief_object_key_t key) {
+    fief_value_t v = vnull();
+    v.type = FIEF_TYPE_LINK;
+    v.u.link.class_key = cls;
+    v.u.link.object_key = key;
+    return v;
+}
+fief_value_t vtype(fief_type_t type) {
+    fief_value_t v = vnull();
+    v.type = type;
+    return v;
+}
 fief_string_t t_str(const char *z) {
     fief_string_t s;
     s.data = z;

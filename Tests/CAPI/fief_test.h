@@ -121,6 +121,8 @@ fief_value_t vd(double x);
 fief_value_t vdec(uint64_t low, uint64_t high);
 fief_value_t void12(const char *hex24);  /* object id from 24 hex digits */
 fief_value_t vuuid(const char *hex32);   /* uuid from 32 hex digits */
+fief_value_t vlink(fief_class_key_t cls, fief_object_key_t key);
+fief_value_t vtype(fief_type_t type);    /* a value of `type` with a zero payload */
 bool t_value_eq(fief_value_t a, fief_value_t b);
 /* Prints a value into buf (for messages). */
 const char *t_value_str(fief_value_t v, char *buf, size_t size);

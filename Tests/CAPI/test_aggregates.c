@@ -62,15 +62,6 @@ static fief_value_t vdecimal(int64_t coefficient, int exponent) {
     return vdec(magnitude, sign | ((uint64_t)(exponent + 6176) << 49));
 }
 
-static fief_value_t vlink(fief_class_key_t cls, fief_object_key_t key) {
-    fief_value_t v;
-    memset(&v, 0, sizeof v);
-    v.type = FIEF_TYPE_LINK;
-    v.u.link.class_key = cls;
-    v.u.link.object_key = key;
-    return v;
-}
-
 static fief_value_t agg(const fief_results_t *results, fief_property_key_t property, fief_aggregate_t op) {
     fief_value_t out = vs("untouched");
     E(fief_results_aggregate(results, property, op, &out));

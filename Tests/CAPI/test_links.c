@@ -5,15 +5,6 @@
 
 #include <stdlib.h>
 
-static fief_value_t vlink(fief_class_key_t cls, fief_object_key_t key) {
-    fief_value_t v;
-    memset(&v, 0, sizeof v);
-    v.type = FIEF_TYPE_LINK;
-    v.u.link.class_key = cls;
-    v.u.link.object_key = key;
-    return v;
-}
-
 /* Dog(name); Person(name, dog -> Dog, optional). */
 static fief_schema_t *dog_schema(const char *target, uint32_t link_flags) {
     fief_class_info_t classes[2];

@@ -6,15 +6,6 @@
 
 #include <stdlib.h>
 
-static fief_value_t vlink(fief_class_key_t cls, fief_object_key_t key) {
-    fief_value_t v;
-    memset(&v, 0, sizeof v);
-    v.type = FIEF_TYPE_LINK;
-    v.u.link.class_key = cls;
-    v.u.link.object_key = key;
-    return v;
-}
-
 /* Dog(name); Toy(label) embedded when `embedded_toys`;
  * Person(name, dogs: list of Dog, scores: list of int, tags: list of optional string, toys: list of Toy). */
 static fief_schema_t *list_schema(bool embedded_toys) {

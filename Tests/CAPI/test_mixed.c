@@ -4,15 +4,6 @@
  * numbers by value across types; bad input changes nothing. */
 #include "fief_test.h"
 
-static fief_value_t vlink(fief_class_key_t cls, fief_object_key_t key) {
-    fief_value_t v;
-    memset(&v, 0, sizeof v);
-    v.type = FIEF_TYPE_LINK;
-    v.u.link.class_key = cls;
-    v.u.link.object_key = key;
-    return v;
-}
-
 /* Dog(name); Cat(name); Box(any: mixed, items: list<mixed>, bag: set<mixed>, props: map<mixed>). */
 static fief_schema_t *mixed_schema(void) {
     fief_class_info_t classes[3];

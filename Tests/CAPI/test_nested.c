@@ -7,22 +7,6 @@
  * recorded and nulled; bad input changes nothing. */
 #include "fief_test.h"
 
-static fief_value_t vlink(fief_class_key_t cls, fief_object_key_t key) {
-    fief_value_t v;
-    memset(&v, 0, sizeof v);
-    v.type = FIEF_TYPE_LINK;
-    v.u.link.class_key = cls;
-    v.u.link.object_key = key;
-    return v;
-}
-
-static fief_value_t vtype(fief_type_t type) {
-    fief_value_t v;
-    memset(&v, 0, sizeof v);
-    v.type = type;
-    return v;
-}
-
 /* Dog(name); Box(anyValue: mixed, items: list<mixed>, bag: set<mixed>, props: map<mixed>, label: string). */
 static fief_schema_t *nested_schema(void) {
     fief_class_info_t classes[2];

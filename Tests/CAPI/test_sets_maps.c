@@ -5,15 +5,6 @@
  * an error code and message, changing nothing. */
 #include "fief_test.h"
 
-static fief_value_t vlink(fief_class_key_t cls, fief_object_key_t key) {
-    fief_value_t v;
-    memset(&v, 0, sizeof v);
-    v.type = FIEF_TYPE_LINK;
-    v.u.link.class_key = cls;
-    v.u.link.object_key = key;
-    return v;
-}
-
 /* Dog(name); Address(city) embedded;
  * Person(name, ints: set<int>, tags: set<string?>, dogs: set<Dog>, more: set<Dog>,
  *        scores: map<int>, pets: map<Dog?>, addresses: map<Address?>). */

@@ -60,7 +60,8 @@ extension XCTestCase {
 enum TrapScenarioRegistry {
     static func registerAll() {
         for table in [CustomPersistableTests.trapScenarios, KeyValueCodingTests.trapScenarios, DynamicAPITests.trapScenarios, ListTests.trapScenarios,
-                      SetMapTests.trapScenarios] {
+                      SetMapTests.trapScenarios, AnyRealmValueTests.trapScenarios,
+                      NestedMixedCollectionTests.trapScenarios] {
             TrapScenarios.all.merge(table) { first, _ in first }
         }
     }

@@ -367,6 +367,38 @@ final class RealmCore: @unchecked Sendable {
         return makeObject(type, handle: raw, binding: binding)
     }
 
+    /// The object a link in a mixed value points to (fief_object_get): an
+    /// instance of the model class bound to the link's class in this realm,
+    /// or of a model class of that name this process has used; a
+    /// `DynamicObject` when the program declares no such class.
+    func mixedLinkedObject(_ link: fief_link_t) -> Object {
+        let binding = mixedBinding(classKey: link.class_key)
+        guard let raw = fief_object_get(handle.raw, link.class_key, link.object_key) else {
+            fiefTrap("Cannot follow a mixed value's link to '\(binding.info.className)'", CError.last())
+        }
+        let instance = binding.info.type.init()
+        instance._fiefManaged = ManagedRow(handle: CHandle(raw), core: self, binding: binding)
+        guard let object = instance as? Object else {
+            preconditionFailure("A mixed value links to '\(binding.info.className)', which is not an Object class")
+        }
+        return object
+    }
+
+    /// The binding mixed links to class `classKey` are read with (see
+    /// `mixedLinkedObject`).
+    private func mixedBinding(classKey: fief_class_key_t) -> ClassBinding {
+        if let bound = lock.withLock({ bindings.values.first { $0.classKey == classKey && $0.info.type is Object.Type } }) {
+            return bound
+        }
+        let dynamic = dynamicBinding(classKey: classKey)
+        let declared = SchemaRegistry.usedTypes.first { $0 is Object.Type && ObjectSchemaInfo.of($0).className == dynamic.info.className }
+        if let declared {
+            bindAll([ObjectSchemaInfo.of(declared)])
+            if let bound = lock.withLock({ bindings[ObjectIdentifier(declared)] }), bound.classKey == classKey { return bound }
+        }
+        return dynamic
+    }
+
     func makeObject<T: ObjectBase>(_ type: T.Type, handle object: OpaquePointer, binding: ClassBinding) -> T {
         let instance = type.init()
         instance._fiefManaged = ManagedRow(handle: CHandle(object), core: self, binding: binding)
@@ -434,6 +466,7 @@ final class ManagedRow {
         if let list = V.self as? FiefCollectionProtocol.Type {
             return list.fiefManaged(row: self, index: index) as! V
         }
+        if V.self == AnyRealmValue.self { return readMixed(index) as! V }
         var value = fief_value_t()
         guard fief_object_get_value(handle.raw, binding.propertyKeys[index], &value) else {
             trapForAccess(CError.last(), writing: false)
@@ -447,12 +480,27 @@ final class ManagedRow {
         return result
     }
 
+    /// Mixed property number `index` (fief_object_get_value; a nested
+    /// collection through fief_object_get_list / _get_map).
+    func readMixed(_ index: Int) -> AnyRealmValue {
+        checkGeneration()
+        var value = fief_value_t()
+        guard fief_object_get_value(handle.raw, binding.propertyKeys[index], &value) else {
+            trapForAccess(CError.last(), writing: false)
+        }
+        guard let result = AnyRealmValue.fiefRead(value, core: core, in: .property(self, index)) else {
+            preconditionFailure("Property '\(binding.info.className).\(binding.info.properties[index].name)' holds a value of type \(value.type) that is no mixed value")
+        }
+        return result
+    }
+
     /// Property number `index` as Any (fief_object_get_value).
     func readAny(_ index: Int) -> Any? {
         checkGeneration()
         if let list = binding.info.properties[index].valueType as? FiefCollectionProtocol.Type {
             return list.fiefManaged(row: self, index: index)
         }
+        if binding.info.properties[index].valueType == AnyRealmValue.self { return readMixed(index)._fiefStored }
         var value = fief_value_t()
         guard fief_object_get_value(handle.raw, binding.propertyKeys[index], &value) else {
             trapForAccess(CError.last(), writing: false)
@@ -472,6 +520,7 @@ final class ManagedRow {
         if let list = binding.info.properties[index].valueType as? FiefCollectionProtocol.Type {
             return list.fiefManaged(row: self, index: index)
         }
+        if binding.info.properties[index].valueType == AnyRealmValue.self { return readMixed(index)._fiefStored }
         var value = fief_value_t()
         guard fief_object_get_value(handle.raw, binding.propertyKeys[index], &value) else {
             trapForAccess(CError.last(), writing: false)
@@ -505,12 +554,40 @@ final class ManagedRow {
             writeEmbedded(index, newValue._fiefStored as? EmbeddedObject)
             return
         }
+        if let mixed = newValue as? AnyRealmValue {
+            writeMixed(index, mixed)
+            return
+        }
         let arena = _FiefArena()
         let value = newValue._fiefValue(in: arena, realm: Realm(core: core))
         let ok = withExtendedLifetime(arena) {
             fief_object_set_value(handle.raw, binding.propertyKeys[index], value)
         }
         if !ok { trapForAccess(CError.last(), writing: true) }
+    }
+
+    /// Sets mixed property number `index` (fief_object_set_value): an
+    /// unmanaged object is added first; a nested collection is stored empty,
+    /// then filled with the contents of `value`'s (read before the write,
+    /// which deletes the nested collection the property held).
+    func writeMixed(_ index: Int, _ value: AnyRealmValue) {
+        let value = value.fiefDetached()
+        let arena = _FiefArena()
+        let cValue = value._fiefValue(in: arena, realm: Realm(core: core))
+        let ok = withExtendedLifetime(arena) {
+            fief_object_set_value(handle.raw, binding.propertyKeys[index], cValue)
+        }
+        if !ok { trapForAccess(CError.last(), writing: true) }
+        if value.fiefIsNested { value.fiefFillNested(in: .property(self, index), core: core) }
+    }
+
+    /// A `DynamicObject` on this row (fief_object_resolve_in into the same realm).
+    func dynamicCopy() -> DynamicObject {
+        var out: OpaquePointer?
+        guard fief_object_resolve_in(handle.raw, core.handle.raw, &out), let out else {
+            fiefTrap("Cannot read '\(binding.info.className)' as a dynamic object", CError.last())
+        }
+        return core.makeObject(DynamicObject.self, handle: out, binding: core.dynamicBinding(classKey: binding.classKey))
     }
 
     /// Sets embedded-object property number `index`: nil deletes the current
@@ -566,6 +643,10 @@ final class ManagedRow {
             }
             if let nested = property.linkTarget, nested is EmbeddedObject.Type {
                 if let given = fiefUnwrap(given) { row.createEmbedded(i, from: given) }
+                continue
+            }
+            if property.type == FIEF_TYPE_MIXED {
+                row.writeAny(i, given)
                 continue
             }
             guard let converted = fiefValue(fromAny: given, arena: arena) else {

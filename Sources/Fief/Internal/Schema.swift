@@ -89,7 +89,7 @@ final class ObjectSchemaInfo: @unchecked Sendable {
     /// its scalar and to-one link properties, read as `DynamicObject`s with
     /// the Swift type of each column, and its lists, sets and maps of those
     /// (`List<Int>`, `MutableSet<DynamicObject>`, `Map<String, DynamicObject?>`);
-    /// mixed properties are left out.
+    /// mixed properties and collections as `AnyRealmValue` and collections of it.
     init(dynamicClass cls: fief_class_info_t, properties cProperties: [fief_property_info_t]) {
         type = DynamicObject.self
         className = cls.name.map { String(cString: $0) } ?? ""
@@ -108,7 +108,7 @@ final class ObjectSchemaInfo: @unchecked Sendable {
             guard let valueType else { continue }
             let isCollection = p.collection_type != fief_collection_type_t(FIEF_COLLECTION_NONE)
             properties.append(PropertyInfo(name: String(cString: cName), type: p.type,
-                                           isOptional: optional || (p.type == FIEF_TYPE_LINK && !isCollection),
+                                           isOptional: (optional && p.type != FIEF_TYPE_MIXED) || (p.type == FIEF_TYPE_LINK && !isCollection),
                                            isIndexed: p.flags & UInt32(FIEF_PROPERTY_INDEXED) != 0,
                                            isPrimaryKey: p.flags & UInt32(FIEF_PROPERTY_PRIMARY_KEY) != 0,
                                            valueType: valueType,
@@ -191,6 +191,7 @@ private func dynamicValueType(_ type: fief_type_t, optional: Bool) -> _Persistab
     case FIEF_TYPE_OBJECT_ID: return optional ? ObjectId?.self : ObjectId.self
     case FIEF_TYPE_UUID: return optional ? UUID?.self : UUID.self
     case FIEF_TYPE_LINK: return DynamicObject?.self
+    case FIEF_TYPE_MIXED: return AnyRealmValue.self
     default: return nil
     }
 }
@@ -342,7 +343,8 @@ final class ClassBinding: @unchecked Sendable {
             guard p.collection_type == property.collectionType else {
                 return .failure(.error("Property '\(info.className).\(property.name)' is \(fiefCollectionKindName(p.collection_type)) in the realm file but \(fiefCollectionKindName(property.collectionType)) in the class"))
             }
-            guard p.type == property.type, optional == property.isOptional else {
+            // A mixed property holds null whatever its flag says.
+            guard p.type == property.type, optional == property.isOptional || p.type == FIEF_TYPE_MIXED else {
                 return .failure(.error("Property '\(info.className).\(property.name)' has type \(PropertyType(fiefType: p.type))\(optional ? "?" : "") in the realm file but \(PropertyType(fiefType: property.type))\(property.isOptional ? "?" : "") in the class"))
             }
             let storedTarget = p.link_target.map { String(cString: $0) }

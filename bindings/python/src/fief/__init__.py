@@ -11,6 +11,7 @@
         tags: list[str]                 # a list property: a live fief.List when managed
         lucky: set[int]                 # a set property: a live fief.Set when managed
         marks: dict[str, float]         # a dict property: a live fief.Dict when managed
+        extra: fief.Mixed               # a mixed value: None, any scalar, a link, a nested list or dict
 
     with fief.Realm.open("dogs.fief", schema=[Dog]) as realm:
         with realm.write():
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 from . import errors
 from ._lib import EXPECTED_VERSION_NUMBER
-from ._types import Decimal128, Float32, ObjectId
+from ._types import Decimal128, Float32, Mixed, ObjectId
 from .errors import *  # noqa: F401,F403
 from .dicts import Dict
 from .lists import List
@@ -59,7 +60,7 @@ def library_version() -> str:
 __all__ = [
     "Object", "EmbeddedObject", "PrimaryKey", "Indexed", "Property", "PropertySpec", "Backlinks",
     "Realm", "Results", "ValueResults", "List", "Set", "Dict", "WriteTransaction", "ClassInfo", "PropertyInfo",
-    "Decimal128", "ObjectId", "Float32", "Link",
+    "Decimal128", "ObjectId", "Float32", "Mixed", "Link",
     "delete_realm_files", "verify_file", "copy_file", "FileReport", "load_library", "library_version", "errors",
     "EXPECTED_VERSION_NUMBER",
 ] + list(errors.__all__)

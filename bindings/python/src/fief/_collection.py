@@ -1,6 +1,7 @@
 """What live lists, sets and dicts share: the owner, the property, the handle,
 reading elements as model objects, preparing objects to be linked, in-place
-creation of embedded objects, freezing, results."""
+creation of embedded objects, mixed values and the lists and dicts nested in
+them, freezing, results."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 from . import _lib as L
 from . import errors
 from ._handle import Handle
-from ._values import Keep, Link, from_value, to_value
-from .model import Object, PropertySpec
+from ._mixed import plain, prepare
+from ._values import Keep, Link, Nested, from_value, to_value
+from .model import Object, PropertySpec, nested_spec
 
 if TYPE_CHECKING:  # pragma: no cover
     from .realm import ClassBinding, Realm, Results, ValueResults
@@ -60,6 +62,10 @@ class LiveCollection:
         return self._spec.fief_type == L.TYPE_LINK
 
     @property
+    def _is_mixed(self) -> bool:
+        return self._spec.fief_type == L.TYPE_MIXED
+
+    @property
     def _is_embedded(self) -> bool:
         if not self._is_links:
             return False
@@ -79,25 +85,70 @@ class LiveCollection:
             realm = self._realm_ref = self._binding.schema.realm_of_object(self._owner)
         return realm
 
-    def _python(self, raw: Any, realm: "Realm | None") -> Any:
-        """An element as the user sees it (links as model objects)."""
+    def _python(self, raw: Any, realm: "Realm | None", at: Any = None) -> Any:
+        """An element as the user sees it (links as model objects; in a
+        mixed collection a link to a class without a model class as a
+        fief.Link, and the list or dict nested at position `at` as a live
+        fief.List or fief.Dict)."""
         if isinstance(raw, Link):
             if realm is None:
                 realm = self._realm()
+            if self._is_mixed:
+                return self._binding.schema.link_value(raw, realm)
             library = self._lib
             ptr = library.fief_object_get(realm._handle.ptr, raw.class_key, raw.object_key)
             return self._target_binding().wrap(library.check_handle(ptr, "fief_object_get"))
+        if isinstance(raw, Nested):
+            return self._nested_at(at, raw.is_list)
         return raw
 
-    def _pythons(self, raw: list) -> list:
-        """Elements read in a batch, as the user sees them."""
-        if not self._is_links or not raw:
+    def _pythons(self, raw: list, positions: Any = None) -> list:
+        """Elements read in a batch, as the user sees them; `positions` are
+        their indices or keys (needed for nested collections)."""
+        if not (self._is_links or self._is_mixed) or not raw:
             return raw
         realm = self._realm()
-        return [self._python(v, realm) for v in raw]
+        if positions is None:
+            return [self._python(v, realm) for v in raw]
+        return [self._python(v, realm, at) for v, at in zip(raw, positions)]
 
     def _encode(self, value: Any, out: L.fief_value_t, keep: Keep) -> None:
         to_value(value, out, keep, self._spec.fief_type)
+
+    # -- mixed values and nested collections -------------------------------------
+
+    def _prepare(self, value: Any, at: Any = None) -> Any:
+        """`value` checked as an element (`at`: its index or key, for the
+        message) of a mixed collection: see fief._mixed.prepare.  Values of
+        other collections are returned as they are."""
+        if not self._is_mixed:
+            return value
+        where = self._where() if at is None else f"{self._where()}[{at!r}]"
+        return prepare(value, self._binding.schema, where, nested=self._kind != "set")
+
+    def _nested_at(self, at: Any, is_list: bool) -> "LiveCollection":
+        """The live list or dict nested at index or key `at`
+        (fief_list_get_list/_get_map, fief_map_get_list/_get_map)."""
+        raise NotImplementedError  # pragma: no cover - lists and dicts implement it
+
+    def _wrap_nested(self, ptr: int | None, fn: str, at: Any, is_list: bool) -> "LiveCollection":
+        return wrap_nested(self._binding, self._owner, nested_spec(self._spec, at, _nested_kind(is_list)),
+                           self._lib.check_handle(ptr, fn), is_list)
+
+    def _holds_slot(self, value: Any, at: Any) -> bool:
+        """Whether `value` is the live collection nested at key `at` of this
+        dict, so writing it there changes nothing (``d[k] |= {...}``).
+        Only for paths without a list index: an index may shift under a
+        handle, so a collection written back into a list is copied."""
+        spec = nested_spec(self._spec, at, L.COLLECTION_LIST)
+        return holds_slot(value, self._binding, self._owner, spec if spec.stable else None)
+
+    def _snapshot_value(self, raw: Any, at: Any) -> Any:
+        """What restores the value `raw` read at `at`: a plain copy of a
+        nested collection (written back, it is made again), else `raw`."""
+        if isinstance(raw, Nested):
+            return plain(self._nested_at(at, raw.is_list))
+        return raw
 
     def _where(self) -> str:
         return f"{self._binding.info.name}.{self._spec.name}"
@@ -163,6 +214,12 @@ class LiveCollection:
     def _identity(self):
         owner = self._binding.object_key(self._owner)
         return (self._binding.schema.path, self._binding.class_key, owner, self._spec.name)
+
+    @property
+    def is_nested(self) -> bool:
+        """Whether this is a list or dict nested in a mixed value (rather
+        than a collection property)."""
+        return self._spec.is_nested
 
     def _same(self, other: "LiveCollection") -> bool:
         """Whether both name the same collection of the same live file (or snapshot)."""
@@ -285,6 +342,42 @@ class LiveCollection:
         self._handle.release()
 
 
+def _nested_kind(is_list: bool) -> int:
+    return L.COLLECTION_LIST if is_list else L.COLLECTION_MAP
+
+
+def wrap_nested(binding: "ClassBinding", owner: Handle, spec: PropertySpec, ptr: int, is_list: bool) -> LiveCollection:
+    """A live fief.List or fief.Dict over the nested collection handle `ptr`."""
+    from .dicts import Dict
+    from .lists import List
+    if is_list:
+        return List(binding, owner, spec, Handle(ptr, "list"))
+    return Dict(binding, owner, spec, Handle(ptr, "map"))
+
+
+def holds_slot(value: Any, binding: "ClassBinding", owner: Handle, spec: PropertySpec | None) -> bool:
+    """Whether `value` is the live nested collection that `spec` names in
+    object `owner` (`spec` None: no slot can be told apart)."""
+    if spec is None or not isinstance(value, LiveCollection) or not value._spec.is_nested:
+        return False
+    if value._spec.name != spec.name or value._binding.schema is not binding.schema or not value.is_valid:
+        return False
+    try:
+        return value._identity() == (binding.schema.path, binding.class_key, binding.object_key(owner), spec.name)
+    except errors.FiefError:
+        return False
+
+
+def fill(coll: LiveCollection, value: list | dict) -> None:
+    """Write the prepared elements of `value` into `coll`, a nested
+    collection just made (empty), and the collections nested in them."""
+    if isinstance(value, list):
+        coll._append_filled(value)  # type: ignore[attr-defined]
+    else:
+        for key, item in value.items():
+            coll._set(key, item)  # type: ignore[attr-defined]
+
+
 def unadopt(child: Object, values: dict) -> None:
     """Make a child whose in-place creation was taken back unmanaged again,
     with the values it was given."""
@@ -304,7 +397,9 @@ def unmanaged_copy(obj: Any) -> Any:
     values = {}
     for spec in type(obj).__fief_properties__:
         value = getattr(obj, spec.attr)
-        if spec.is_list:
+        if spec.is_mixed:
+            value = set(value) if spec.is_set else plain(value)
+        elif spec.is_list:
             value = [unmanaged_copy(v) if _embedded(v) else v for v in value]
         elif spec.is_set:
             value = set(value)

@@ -43,12 +43,16 @@ TYPE_DECIMAL128 = 8
 TYPE_OBJECT_ID = 9
 TYPE_UUID = 10
 TYPE_LINK = 11
+TYPE_MIXED = 12        # properties and collection elements: a value of any type
+TYPE_LIST = 13         # in a mixed value only: a nested list (no payload)
+TYPE_DICTIONARY = 14   # in a mixed value only: a nested dictionary (no payload)
 
 TYPE_NAMES = {
     TYPE_NULL: "null", TYPE_INT: "int", TYPE_BOOL: "bool", TYPE_STRING: "string",
     TYPE_BINARY: "binary", TYPE_TIMESTAMP: "timestamp", TYPE_FLOAT: "float",
     TYPE_DOUBLE: "double", TYPE_DECIMAL128: "decimal128", TYPE_OBJECT_ID: "objectId",
-    TYPE_UUID: "uuid", TYPE_LINK: "link",
+    TYPE_UUID: "uuid", TYPE_LINK: "link", TYPE_MIXED: "mixed", TYPE_LIST: "list",
+    TYPE_DICTIONARY: "dictionary",
 }
 
 PROPERTY_NULLABLE = 0x01
@@ -227,6 +231,8 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_object_get_backlinks": (H, [H, fief_class_key_t, fief_property_key_t]),
     "fief_object_get_value": (c_bool, [H, fief_property_key_t, P(fief_value_t)]),
     "fief_object_get_values": (c_bool, [H, P(fief_property_key_t), c_size_t, P(fief_value_t)]),
+    "fief_object_get_values_by_key": (c_bool, [H, fief_class_key_t, fief_object_key_t, P(fief_property_key_t),
+                                               c_size_t, P(fief_value_t)]),
     "fief_object_set_value": (c_bool, [H, fief_property_key_t, fief_value_t]),
     "fief_object_set_values": (c_bool, [H, P(fief_property_key_t), P(fief_value_t), c_size_t]),
     "fief_object_delete": (c_bool, [H]),
@@ -284,6 +290,11 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_map_insert_embedded": (H, [H, fief_string_t]),
     "fief_map_to_results": (H, [H]),
     "fief_map_resolve_in": (c_bool, [H, H, P(c_void_p)]),
+    # nested collections (in mixed values)
+    "fief_list_get_list": (H, [H, c_size_t]),
+    "fief_list_get_map": (H, [H, c_size_t]),
+    "fief_map_get_list": (H, [H, fief_string_t]),
+    "fief_map_get_map": (H, [H, fief_string_t]),
     # results
     "fief_realm_get_objects": (H, [H, fief_class_key_t]),
     "fief_results_filter": (H, [H, c_char_p, P(fief_query_arg_t), c_size_t]),

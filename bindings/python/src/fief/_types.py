@@ -1,4 +1,5 @@
-"""Value types with no exact Python standard equivalent: Decimal128, ObjectId, Float32."""
+"""Value types with no exact Python standard equivalent: Decimal128, ObjectId, Float32;
+the Mixed annotation."""
 
 from __future__ import annotations
 
@@ -256,3 +257,19 @@ class Float32(float):
 
     ``ratio: fief.Float32`` declares a FIEF_TYPE_FLOAT property; values read
     back are plain floats (widened from 32 bits)."""
+
+
+class Mixed:
+    """Annotation marker: a mixed value (Realm's AnyRealmValue).
+
+    ``extra: fief.Mixed`` declares a property that holds None or a value of
+    any type the package stores -- bool, int, float, str, bytes, datetime,
+    Decimal128 (or decimal.Decimal), ObjectId, UUID --, a link to an object
+    of any (non-embedded) class, or a nested list or dict of mixed values;
+    ``list[fief.Mixed]``, ``set[fief.Mixed]`` and ``dict[str, fief.Mixed]``
+    declare collections of them.  Values are plain Python values both ways;
+    it is never instantiated."""
+
+    def __new__(cls, *args: object, **kwargs: object) -> "Mixed":
+        raise TypeError("fief.Mixed is an annotation (x: fief.Mixed), not a value: "
+                        "store plain Python values in a mixed property")

@@ -9,7 +9,7 @@ import uuid
 
 from . import _lib as L
 from . import errors
-from ._types import Decimal128, ObjectId, bid_to_decimal, decimal_to_bid
+from ._types import Decimal128, Float32, ObjectId, bid_to_decimal, decimal_to_bid
 
 EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 _US = 1_000_000
@@ -54,6 +54,28 @@ class Link:
         return f"fief.Link({self.class_key}, {self.object_key})"
 
 
+class Nested:
+    """What a mixed value holding a nested list or dictionary reads as at
+    first (FIEF_TYPE_LIST / FIEF_TYPE_DICTIONARY carry no payload): the
+    collection holding it turns it into a live fief.List or fief.Dict."""
+
+    __slots__ = ("type",)
+
+    def __init__(self, fief_type: int) -> None:
+        self.type = fief_type
+
+    @property
+    def is_list(self) -> bool:
+        return self.type == L.TYPE_LIST
+
+    def __repr__(self) -> str:
+        return "<nested list>" if self.is_list else "<nested dict>"
+
+
+NESTED_LIST = Nested(L.TYPE_LIST)
+NESTED_DICT = Nested(L.TYPE_DICTIONARY)
+
+
 class Keep:
     """Keeps the buffers that values passed in point to alive for one call."""
 
@@ -79,7 +101,10 @@ def encode_string(value: str) -> bytes:
 def to_value(value: object, out: L.fief_value_t, keep: Keep, prop_type: int | None = None) -> None:
     """Fill `out` from a Python value.  `prop_type` (the target property's
     FIEF_TYPE_*) only refines the choice (float vs double, int to decimal);
-    the library checks that the type fits."""
+    the library checks that the type fits.  Where a mixed value goes
+    (`prop_type` FIEF_TYPE_MIXED) a fief.Float32 is a 32-bit float, and a
+    Python list or dict (already checked: see fief._mixed.prepare) is a new
+    nested collection, filled by the caller after the write."""
     if value is None:
         out.type = L.TYPE_NULL
     elif isinstance(value, bool):
@@ -97,7 +122,7 @@ def to_value(value: object, out: L.fief_value_t, keep: Keep, prop_type: int | No
             out.type = L.TYPE_INT
             out.u.integer = value
     elif isinstance(value, float):
-        if prop_type == L.TYPE_FLOAT:
+        if prop_type == L.TYPE_FLOAT or (prop_type == L.TYPE_MIXED and isinstance(value, Float32)):
             out.type = L.TYPE_FLOAT
             out.u.float_value = value
         else:
@@ -133,6 +158,10 @@ def to_value(value: object, out: L.fief_value_t, keep: Keep, prop_type: int | No
         out.type = L.TYPE_LINK
         out.u.link.class_key = value.class_key
         out.u.link.object_key = value.object_key
+    elif prop_type == L.TYPE_MIXED and isinstance(value, list):
+        out.type = L.TYPE_LIST
+    elif prop_type == L.TYPE_MIXED and isinstance(value, dict):
+        out.type = L.TYPE_DICTIONARY
     elif hasattr(value, "_fief_link"):
         link = value._fief_link()
         out.type = L.TYPE_LINK
@@ -186,6 +215,10 @@ def from_value(v: L.fief_value_t, py_type: type | None = None) -> object:
         return uuid.UUID(bytes=bytes(v.u.uuid.bytes))
     if t == L.TYPE_LINK:
         return Link(int(v.u.link.class_key), int(v.u.link.object_key))
+    if t == L.TYPE_LIST:
+        return NESTED_LIST
+    if t == L.TYPE_DICTIONARY:
+        return NESTED_DICT
     raise errors.FiefError(f"the library returned a value of unknown type {t}")
 
 

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _lib as L
 from . import errors
-from ._collection import BATCH, REPR_LIMIT, LiveCollection, unadopt, unmanaged_copy
+from ._collection import BATCH, REPR_LIMIT, LiveCollection, fill, unadopt, unmanaged_copy
+from ._mixed import is_nested, plain
 from ._handle import Handle
 from ._values import Keep, encode_string, from_value
 from .model import Object, dict_items
@@ -19,6 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
 V = TypeVar("V")
 
 _MISSING: Any = object()
+_UNCHANGED: Any = object()  # a pair whose value is the live collection already at its key
 
 
 class Dict(LiveCollection, MutableMapping[str, V]):
@@ -63,6 +65,13 @@ class Dict(LiveCollection, MutableMapping[str, V]):
     the managed value); a value replaced or removed is deleted, so `pop`
     returns an unmanaged copy.  `results()` and `filter()` give the objects
     as live `Results` (in key order, None values left out).
+
+    In a dict of mixed values (``dict[str, fief.Mixed]``, and a dict
+    nested in a mixed value, which behaves like one) values are plain
+    Python values of any type, links read as model objects (`fief.Link`
+    for a class without a model class), and a Python list or dict stored
+    as a value becomes a nested list or dict, read back as a live
+    fief.List or fief.Dict (`pop` returns a plain copy of it).
 
     Every failing library call raises the matching `fief.FiefError` and
     leaves the dict as it was, also for `update` and whole-dict assignment.
@@ -111,9 +120,10 @@ class Dict(LiveCollection, MutableMapping[str, V]):
             n = len(self)
             if i >= n:
                 return
-            got_keys, got_values = self._entries(i, min(BATCH, n - i), keys, values)
+            # A nested collection's value is reached by its key.
+            got_keys, got_values = self._entries(i, min(BATCH, n - i), keys or (values and self._is_mixed), values)
             if values:
-                got_values = self._pythons(got_values)
+                got_values = self._pythons(got_values, got_keys)
             count = len(got_keys) or len(got_values)
             if keys and values:
                 yield from zip(got_keys, got_values)
@@ -138,7 +148,7 @@ class Dict(LiveCollection, MutableMapping[str, V]):
         found, raw = self._get_raw(key)
         if not found:
             raise KeyError(key)
-        return self._python(raw, None)
+        return self._python(raw, None, key)
 
     def __contains__(self, key: object) -> bool:
         if not isinstance(key, str):
@@ -197,7 +207,7 @@ class Dict(LiveCollection, MutableMapping[str, V]):
         try:
             n = len(self)
             keys, values = self._entries(0, min(n, REPR_LIMIT), True, True)
-            values = self._pythons(values)
+            values = self._pythons(values, keys)
         except errors.FiefError as exc:
             return f"<fief.Dict {self._where()} ({exc.__class__.__name__})>"
         body = ", ".join(f"{k!r}: {v!r}" for k, v in zip(keys, values))
@@ -235,6 +245,8 @@ class Dict(LiveCollection, MutableMapping[str, V]):
             return default
         if self._is_embedded:
             value = unmanaged_copy(value)
+        elif self._is_mixed:
+            value = plain(value)  # a nested list or dict goes with its key: a copy of it
         self._remove(key)
         return value
 
@@ -254,7 +266,7 @@ class Dict(LiveCollection, MutableMapping[str, V]):
         except KeyError:
             pass
         self[key] = default
-        return self[key] if self._is_links else default
+        return self[key] if self._is_links or self._is_mixed else default
 
     def update(self, other: Any = (), /, **kwargs: Any) -> None:
         """Set every (key, value) of `other` (a mapping or an iterable of
@@ -313,6 +325,10 @@ class Dict(LiveCollection, MutableMapping[str, V]):
             if not isinstance(key, str):
                 raise errors.TypeMismatchError(
                     f"the keys of {self._where()} are strings, not {type(key).__name__} ({key!r})")
+        if self._is_mixed:
+            # Checked (and nested collections copied) before anything is written;
+            # the live collection already at its key stays as it is.
+            pairs = [(k, _UNCHANGED if self._holds_slot(v, k) else self._prepare(v, k)) for k, v in pairs]
         links = self._is_links and not self._is_embedded
         if links:
             # Dicts become unmanaged objects now (a misspelt property fails
@@ -333,6 +349,8 @@ class Dict(LiveCollection, MutableMapping[str, V]):
                     undo.append(self._previous(key))
                     self._remove(key)
             for key, value in pairs:
+                if value is _UNCHANGED:
+                    continue
                 if self._is_embedded:
                     self._write_embedded(key, value, undo, adopted)
                     continue
@@ -358,6 +376,13 @@ class Dict(LiveCollection, MutableMapping[str, V]):
         v = L.fief_value_t()
         self._encode(value, v, keep)
         self._call("set", k, v)
+        if is_nested(value):
+            fill(self._nested_at(key, isinstance(value, list)), value)
+
+    def _nested_at(self, at: Any, is_list: bool) -> LiveCollection:
+        keep = Keep()
+        fn = "fief_map_get_list" if is_list else "fief_map_get_map"
+        return self._wrap_nested(getattr(self._lib, fn)(self._ptr(), self._key(at, keep)), fn, at, is_list)
 
     def _write_embedded(self, key: str, value: Any, undo: list, adopted: list) -> None:
         """Set `key` of a dict of embedded objects: None clears it, an
@@ -388,6 +413,8 @@ class Dict(LiveCollection, MutableMapping[str, V]):
         found, raw = self._get_raw(key)
         if found and self._is_embedded and raw is not None:
             raw = unmanaged_copy(self._python(raw, None))
+        elif found and self._is_mixed:
+            raw = self._snapshot_value(raw, key)
         return key, found, raw
 
     def _undo(self, undo: list) -> None:

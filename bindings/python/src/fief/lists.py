@@ -10,7 +10,8 @@ from . import _lib as L
 from . import errors
 from ._collection import BATCH as _BATCH
 from ._collection import REPR_LIMIT as _REPR_LIMIT
-from ._collection import LiveCollection, unadopt as _unadopt, unmanaged_copy
+from ._collection import LiveCollection, fill, unadopt as _unadopt, unmanaged_copy
+from ._mixed import is_nested, mixed_equal, plain, prepare
 from ._values import Keep, from_value
 from .model import Object, list_elements
 
@@ -52,6 +53,14 @@ class List(LiveCollection, MutableSequence[T]):
     in place (the object given becomes the managed element); elements leave
     the realm when they leave the list, so `pop` returns an unmanaged copy.
 
+    In a list of mixed values (``list[fief.Mixed]``, and a list nested in
+    a mixed value, which behaves like one) elements are plain Python values
+    of any type, links read as model objects (`fief.Link` for a class
+    without a model class), and a Python list or dict stored as an element
+    becomes a nested list or dict, read back as a live fief.List or
+    fief.Dict; `in`, `index`, `count` and `remove` compare as the library
+    does (1, 1.0 and Decimal(1) are equal; True is not 1; "1" is not 1).
+
     Every failing library call raises the matching `fief.FiefError` (an
     index out of range is an `IndexOutOfBoundsError`, also an `IndexError`;
     a value of the wrong type a `TypeMismatchError`, also a `TypeError`),
@@ -75,7 +84,14 @@ class List(LiveCollection, MutableSequence[T]):
         return [from_value(out[i], py_type) for i in range(count)]
 
     def _range(self, start: int, count: int) -> list:
-        return self._pythons(self._raw_range(start, count))
+        return self._pythons(self._raw_range(start, count), range(start, start + count))
+
+    def _nested_at(self, at: Any, is_list: bool) -> LiveCollection:
+        fn = "fief_list_get_list" if is_list else "fief_list_get_map"
+        return self._wrap_nested(getattr(self._lib, fn)(self._ptr(), at), fn, at, is_list)
+
+    def _equal(self, a: Any, b: Any) -> bool:
+        return mixed_equal(a, b) if self._is_mixed else a == b
 
     def _index(self, index: Any, size: int | None = None, *, what: str = "index") -> int:
         """A Python index (negative counts from the end) as a list position.
@@ -165,7 +181,7 @@ class List(LiveCollection, MutableSequence[T]):
         index = self._index(index)
         out = L.fief_value_t()
         self._lib.check(self._lib.fief_list_get(self._ptr(), index, ctypes.byref(out)), "fief_list_get")
-        return self._python(from_value(out, self._spec.py_type), None)
+        return self._python(from_value(out, self._spec.py_type), None, index)
 
     def __iter__(self) -> Iterator[T]:
         i = 0
@@ -189,6 +205,11 @@ class List(LiveCollection, MutableSequence[T]):
         or None.  A value that cannot be an element is never found."""
         if isinstance(value, Object) and not value.is_managed:
             return None
+        if self._is_mixed:
+            try:  # a nested list or dict, or a value no element can be, is never found
+                value = prepare(value, self._binding.schema, self._where(), nested=False)
+            except errors.FiefError:
+                return None
         t = self._spec.fief_type
         if t in (L.TYPE_DOUBLE, L.TYPE_FLOAT) and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)  # 1 == 1.0, as in Python lists
@@ -220,7 +241,7 @@ class List(LiveCollection, MutableSequence[T]):
         if begin <= found < end:
             return found
         for i, element in enumerate(self[begin:end]):
-            if element == value:
+            if self._equal(element, value):
                 return begin + i
         raise ValueError(f"{value!r} is not in the list")
 
@@ -228,7 +249,7 @@ class List(LiveCollection, MutableSequence[T]):
         """How many elements equal `value`."""
         if self._find(value) is None:
             return 0
-        return sum(1 for element in self if element == value)
+        return sum(1 for element in self if self._equal(element, value))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, List):
@@ -264,6 +285,9 @@ class List(LiveCollection, MutableSequence[T]):
                             "whole list to the attribute (obj.prop = [...]); slices can be deleted")
         index = self._index(index)
         library = self._lib
+        if self._is_mixed:
+            self._set_mixed(index, value)
+            return
         if self._is_embedded:
             child = self._in_place(value)
             if child is not None:
@@ -311,10 +335,13 @@ class List(LiveCollection, MutableSequence[T]):
             return
         if self._is_links:
             value = self._prepare_links([value])[0]
+        value = self._prepare(value, index)
         keep = Keep()
         v = L.fief_value_t()
         self._encode(value, v, keep)
         self._lib.check(self._lib.fief_list_insert(self._ptr(), index, v), "fief_list_insert")
+        if is_nested(value):
+            self._fill_or_take_back(index, [value])
 
     def append(self, value: Any) -> None:
         """Add `value` at the end."""
@@ -333,9 +360,14 @@ class List(LiveCollection, MutableSequence[T]):
             return
         if self._is_links:
             items = self._prepare_links(items)
+        if self._is_mixed:
+            start = len(self)
+            items = [self._prepare(item, start + i) for i, item in enumerate(items)]
         keep = Keep()
         array = self._values_array(items, keep)
         self._lib.check(self._lib.fief_list_append(self._ptr(), array, len(items)), "fief_list_append")
+        if self._is_mixed:
+            self._fill_or_take_back(len(self) - len(items), items)
 
     def pop(self, index: int = -1) -> T:
         """Remove the element at `index` (the last by default) and return it.
@@ -347,6 +379,8 @@ class List(LiveCollection, MutableSequence[T]):
         value = self[index]
         if self._is_embedded:
             value = unmanaged_copy(value)
+        elif self._is_mixed:
+            value = plain(value)  # a nested list or dict goes with its element: a copy of it
         self._lib.check(self._lib.fief_list_remove(self._ptr(), index), "fief_list_remove")
         return value
 
@@ -393,6 +427,9 @@ class List(LiveCollection, MutableSequence[T]):
             return  # lst += [...] assigns the list to itself
         items = list(list_elements(value, self._spec))
         library = self._lib
+        if self._is_mixed:
+            self._replace_mixed(items)
+            return
         if self._is_embedded:
             # New objects first, then the old ones go: a failure leaves the old ones.
             old = len(self)
@@ -416,6 +453,83 @@ class List(LiveCollection, MutableSequence[T]):
             keep_old = Keep()
             library.fief_list_append(self._ptr(), self._values_array(previous, keep_old), old)
             raise error
+
+    # -- mixed values ------------------------------------------------------------
+
+    def _fill_nested(self, start: int, items: list) -> None:
+        """Fill the nested collections just stored for the prepared `items`
+        at positions start, start + 1, ..."""
+        for i, item in enumerate(items):
+            if is_nested(item):
+                fill(self._nested_at(start + i, isinstance(item, list)), item)
+
+    def _fill_or_take_back(self, start: int, items: list) -> None:
+        """Fill the nested collections of `items`, just inserted at `start`;
+        if that fails, take the inserted elements out again."""
+        try:
+            self._fill_nested(start, items)
+        except BaseException:
+            for i in range(start + len(items) - 1, start - 1, -1):
+                self._lib.fief_list_remove(self._ptr(), i)
+            raise
+
+    def _append_filled(self, items: list) -> None:
+        """Append prepared mixed values, nested collections filled."""
+        if not items:
+            return
+        start = len(self)
+        keep = Keep()
+        self._lib.check(self._lib.fief_list_append(self._ptr(), self._values_array(items, keep), len(items)),
+                        "fief_list_append")
+        self._fill_nested(start, items)
+
+    def _write_at(self, index: int, value: Any) -> None:
+        keep = Keep()
+        v = L.fief_value_t()
+        self._encode(value, v, keep)
+        self._lib.check(self._lib.fief_list_set(self._ptr(), index, v), "fief_list_set")
+
+    def _set_mixed(self, index: int, value: Any) -> None:
+        """lst[index] = value in a list of mixed values: a list or dict
+        becomes a new nested collection (replacing the element, and any
+        collection nested in it); if filling it fails, the element is
+        written back (a nested one as a copy)."""
+        value = self._prepare(value, index)
+        if not is_nested(value):
+            self._write_at(index, value)
+            return
+        out = L.fief_value_t()
+        self._lib.check(self._lib.fief_list_get(self._ptr(), index, ctypes.byref(out)), "fief_list_get")
+        previous = self._snapshot_value(from_value(out, self._spec.py_type), index)
+        self._write_at(index, value)
+        try:
+            fill(self._nested_at(index, isinstance(value, list)), value)
+        except BaseException:
+            try:
+                self._write_at(index, previous)
+                if is_nested(previous):
+                    fill(self._nested_at(index, isinstance(previous, list)), previous)
+            except errors.FiefError:  # pragma: no cover - the original error matters more
+                pass
+            raise
+
+    def _replace_mixed(self, items: list) -> None:
+        """Assign a whole list of mixed values, all or nothing: a failure
+        puts back the previous elements (nested ones as copies)."""
+        items = [self._prepare(item, i) for i, item in enumerate(items)]
+        library = self._lib
+        old = len(self)
+        previous = [self._snapshot_value(raw, i) for i, raw in enumerate(self._raw_range(0, old))]
+        library.check(library.fief_list_clear(self._ptr()), "fief_list_clear")
+        try:
+            self._append_filled(items)
+        except BaseException:
+            try:
+                library.fief_list_clear(self._ptr())
+                self._append_filled(previous)
+            except errors.FiefError:  # pragma: no cover - the original error matters more
+                pass
+            raise
 
     # -- state -----------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from typing import Annotated, Any, ClassVar
 
 from . import _lib as L
 from . import errors
-from ._types import Decimal128, Float32, ObjectId
+from ._types import Decimal128, Float32, Mixed, ObjectId
 
 _MISSING: Any = object()
 
@@ -31,6 +31,7 @@ _TYPE_MAP: dict[object, int] = {
     Decimal128: L.TYPE_DECIMAL128,
     ObjectId: L.TYPE_OBJECT_ID,
     uuid.UUID: L.TYPE_UUID,
+    Mixed: L.TYPE_MIXED,
 }
 
 # The value a property has when none is given (as the library's defaults).
@@ -45,6 +46,7 @@ _ZERO: dict[int, Any] = {
     L.TYPE_DECIMAL128: Decimal128(0),
     L.TYPE_OBJECT_ID: ObjectId(bytes(12)),
     L.TYPE_UUID: uuid.UUID(int=0),
+    L.TYPE_MIXED: None,
 }
 
 
@@ -201,6 +203,17 @@ class PropertySpec:
         return self.collection != L.COLLECTION_NONE
 
     @property
+    def is_mixed(self) -> bool:
+        """Whether the property (or its elements) holds mixed values (``fief.Mixed``)."""
+        return self.fief_type == L.TYPE_MIXED
+
+    # A nested list or dict inside a mixed value is described by a NestedSpec.
+    is_nested = False
+    # Whether the collection's path from its object has no list index (which
+    # may shift under a live handle): a property, a dict key of one.
+    stable = True
+
+    @property
     def has_default(self) -> bool:
         return self.default is not _MISSING or self.default_factory is not None
 
@@ -265,6 +278,29 @@ class PropertySpec:
 
     def __delete__(self, instance: "Object") -> None:
         raise AttributeError(f"cannot delete the property {self.attr!r}")
+
+
+class NestedSpec(PropertySpec):
+    """A list or dict nested in a mixed value, described as the
+    ``list[fief.Mixed]`` or ``dict[str, fief.Mixed]`` it behaves like and
+    named by its path from the object (``extra``, ``items[2]``,
+    ``extra['a'][0]``)."""
+
+    is_nested = True
+
+    def __init__(self, name: str, collection: int, stable: bool = True):
+        super().__init__(attr=name, name=name, py_type=Mixed, fief_type=L.TYPE_MIXED, nullable=True,
+                         primary_key=False, indexed=False, default=_MISSING, default_factory=None,
+                         collection=collection)
+        self.stable = stable
+
+
+def nested_spec(parent: PropertySpec, position: Any, collection: int) -> NestedSpec:
+    """The spec of the collection nested in mixed property `parent` (at
+    `position` None) or at `position` (an index or key) of the mixed
+    collection `parent` describes."""
+    name = parent.name if position is None else f"{parent.name}[{position!r}]"
+    return NestedSpec(name, collection, parent.stable and (position is None or isinstance(position, str)))
 
 
 def list_elements(value: Any, spec: PropertySpec) -> list:
@@ -405,6 +441,7 @@ def _collection_spec(attr: str, options: "Property", kind: int, element: Any, wh
     if kind == L.COLLECTION_MAP and target is not None and not nullable:
         raise TypeError(f"{where}: a dict of objects maps keys to objects or None (a deleted object leaves "
                         f"its key with None): declare it dict[str, Optional[{target}]]")
+    nullable = nullable or base is Mixed  # mixed elements may always be None
     default, default_factory = options.default, options.default_factory
     if default is _MISSING and default_factory is None:
         default_factory = _COLLECTION_TYPES[kind]
@@ -449,6 +486,7 @@ def _list_spec(attr: str, options: "Property", element: Any, where: str) -> Prop
     target = _link_target(base)
     if target is not None and nullable:
         raise TypeError(f"{where}: a list of links holds objects, never None: declare it list[{target}]")
+    nullable = nullable or base is Mixed  # mixed elements may always be None
     default, default_factory = options.default, options.default_factory
     if default is _MISSING and default_factory is None:
         default_factory = list
@@ -633,6 +671,12 @@ class Object:
             target = _link_target(base)
             if target is not None and not nullable:
                 raise TypeError(f"{where}: a link is always optional: declare it Optional[{target}] = None")
+            if base is Mixed:
+                if options.primary_key or options.indexed or markers:
+                    raise TypeError(f"{where}: a mixed property is neither a primary key nor indexed")
+                if options.optional is False:
+                    raise TypeError(f"{where}: a mixed property may always hold None")
+                nullable = True
             spec = PropertySpec(
                 attr=attr,
                 name=options.name or attr,

@@ -12,11 +12,12 @@ from typing import Any, Generic, Iterable, Iterator, Sequence, TypeVar
 from . import _lib as L
 from . import errors
 from ._handle import Handle
-from ._values import Keep, Link, from_value, make_query_args, make_value, to_value
-from ._collection import LiveCollection
+from ._values import Keep, Link, Nested, from_value, make_query_args, make_value, to_value
+from ._collection import LiveCollection, fill, holds_slot, wrap_nested
+from ._mixed import is_nested, plain, prepare
 from .dicts import Dict
 from .lists import List
-from .model import Object, PropertySpec, collection_elements
+from .model import Object, PropertySpec, collection_elements, nested_spec
 from .sets import Set
 
 T = TypeVar("T", bound=Object)
@@ -228,6 +229,50 @@ class SchemaBinding:
         ptr = library.fief_object_get(realm._handle.ptr, link.class_key, link.object_key)
         return binding.wrap(library.check_handle(ptr, "fief_object_get"))
 
+    def class_by_key(self, class_key: int) -> tuple[ClassInfo, type[Object] | None]:
+        """The stored class of `class_key` and its model class (None when
+        no model class of this realm declares it)."""
+        info = next((i for i in self.classes.values() if i.key == class_key), None)
+        if info is None:
+            raise errors.NoSuchClassError(f"the realm has no class with key {class_key}")
+        return info, self.models.get(info.name)
+
+    def class_key_of(self, cls: "type[Object] | str | int") -> int:
+        """The class key of a model class, a stored class name or a class key."""
+        if isinstance(cls, int) and not isinstance(cls, bool):
+            return cls
+        if isinstance(cls, str):
+            info = self.classes.get(cls)
+            if info is None:
+                raise errors.NoSuchClassError(f"the realm has no class {cls!r}")
+            return info.key
+        return self.bind(cls).class_key
+
+    def check_link(self, link: Link, where: str) -> None:
+        """Raise the library's error (NoSuchObjectError, NoSuchClassError)
+        when `link` names no object in the realm's version: one
+        fief_object_get_values_by_key call reading nothing, made before a
+        write that would fail half-way on it."""
+        realm = self._realm_ref()
+        if realm is None or realm._handle.released:
+            return  # the write itself reports it
+        library = self.library
+        if not library.fief_object_get_values_by_key(realm._handle.ptr, link.class_key, link.object_key,
+                                                     None, 0, None):
+            error = library.last_error("fief_object_get_values_by_key")
+            raise type(error)(f"{where}: {error.message}", error.code, error.categories, error.path)
+
+    def link_value(self, link: Link, realm: "Realm") -> "Object | Link":
+        """A link read from a mixed value: the model object in `realm` when
+        its class has a model class, else the fief.Link itself."""
+        name = next((n for n, info in self.classes.items() if info.key == link.class_key), None)
+        if name is None or name not in self.models:
+            return link
+        binding = self.bind(self.models[name])
+        library = self.library
+        ptr = library.fief_object_get(realm._handle.ptr, link.class_key, link.object_key)
+        return binding.wrap(library.check_handle(ptr, "fief_object_get"))
+
     def realm_of_object(self, handle: Handle) -> "Realm":
         realm = self._realm_ref()
         if realm is not None and not realm.is_closed:
@@ -281,13 +326,30 @@ class ClassBinding:
         out = L.fief_value_t()
         library.check(library.fief_object_get_value(handle.ptr, self.key_of(spec), ctypes.byref(out)),
                       "fief_object_get_value")
-        return self._python(from_value(out, spec.py_type), handle)
+        return self._python(from_value(out, spec.py_type), handle, spec)
 
-    def _python(self, value: Any, handle: Handle) -> Any:
-        """A value read from object `handle`, links as model objects."""
+    def _python(self, value: Any, handle: Handle, spec: PropertySpec) -> Any:
+        """A value read from property `spec` of object `handle`: links as
+        model objects (in a mixed property, a fief.Link when the class has
+        no model class), a nested list or dict as a live fief.List or
+        fief.Dict."""
         if isinstance(value, Link):
-            return self.schema.object_for_link(value, self.schema.realm_of_object(handle))
+            realm = self.schema.realm_of_object(handle)
+            if spec.is_mixed:
+                return self.schema.link_value(value, realm)
+            return self.schema.object_for_link(value, realm)
+        if isinstance(value, Nested):
+            return self.get_nested(handle, spec, value.is_list)
         return value
+
+    def get_nested(self, handle: Handle, spec: PropertySpec, is_list: bool) -> LiveCollection:
+        """The live list or dict nested in mixed property `spec` of object
+        `handle` (fief_object_get_list / _get_map on the property)."""
+        library = self.schema.library
+        fn = "fief_object_get_list" if is_list else "fief_object_get_map"
+        ptr = library.check_handle(getattr(library, fn)(handle.ptr, self.key_of(spec)), fn)
+        kind = L.COLLECTION_LIST if is_list else L.COLLECTION_MAP
+        return wrap_nested(self, handle, nested_spec(spec, None, kind), ptr, is_list)
 
     def get_list(self, handle: Handle, spec: PropertySpec) -> List:
         """The live list `spec` of object `handle` (fief_object_get_list)."""
@@ -319,7 +381,7 @@ class ClassBinding:
             keys = (L.fief_property_key_t * n)(*[self.keys[s.attr] for s in specs])
             out = (L.fief_value_t * n)()
             library.check(library.fief_object_get_values(handle.ptr, keys, n, out), "fief_object_get_values")
-            values = {s.attr: self._python(from_value(out[i], s.py_type), handle) for i, s in enumerate(specs)}
+            values = {s.attr: self._python(from_value(out[i], s.py_type), handle, s) for i, s in enumerate(specs)}
         for s in present:
             if s.is_collection:
                 coll = self.get_collection(handle, s)
@@ -327,6 +389,8 @@ class ClassBinding:
                     values[s.attr] = dict(coll.items()) if s.is_dict else set(coll) if s.is_set else list(coll)
                 finally:
                     coll.release()
+            if s.is_mixed:  # nested lists and dicts as plain Python data
+                values[s.attr] = plain(values[s.attr])
         return {s.attr: values[s.attr] for s in present}
 
     def set(self, handle: Handle, spec: PropertySpec, value: Any) -> None:
@@ -338,6 +402,9 @@ class ClassBinding:
             finally:
                 coll.release()
             return
+        if spec.is_mixed:
+            self._set_mixed(handle, spec, value)
+            return
         if spec.fief_type == L.TYPE_LINK and isinstance(value, Object) and value.__fief_embedded__:
             self._set_embedded(handle, spec, value)
             return
@@ -348,6 +415,58 @@ class ClassBinding:
         v = make_value(value, keep, spec.fief_type)
         library.check(library.fief_object_set_value(handle.ptr, self.key_of(spec), v),
                       "fief_object_set_value")
+
+    def _write_mixed(self, handle: Handle, spec: PropertySpec, value: Any) -> None:
+        """Write the prepared mixed `value` to property `spec`; a list or
+        dict is stored as a new nested collection, then filled."""
+        library = self.schema.library
+        keep = Keep()
+        v = make_value(value, keep, L.TYPE_MIXED)
+        library.check(library.fief_object_set_value(handle.ptr, self.key_of(spec), v), "fief_object_set_value")
+
+    def _set_mixed(self, handle: Handle, spec: PropertySpec, value: Any) -> None:
+        """obj.prop = value for a mixed property: checked first (nothing is
+        written for a value it cannot hold); a list or dict replaces the
+        value (and what was nested in it) by a new nested collection, and
+        if filling that fails the previous value is written back (a nested
+        one as a copy)."""
+        if holds_slot(value, self, handle, nested_spec(spec, None, L.COLLECTION_LIST)):
+            return  # obj.prop += [...] assigns the nested list to itself
+        value = prepare(value, self.schema, f"{self.info.name}.{spec.name}")
+        if not is_nested(value):
+            self._write_mixed(handle, spec, value)
+            return
+        library = self.schema.library
+        out = L.fief_value_t()
+        library.check(library.fief_object_get_value(handle.ptr, self.key_of(spec), ctypes.byref(out)),
+                      "fief_object_get_value")
+        previous = from_value(out, spec.py_type)
+        if isinstance(previous, Nested):
+            previous = plain(self.get_nested(handle, spec, previous.is_list))
+        self._write_mixed(handle, spec, value)
+        try:
+            fill(self.get_nested(handle, spec, isinstance(value, list)), value)
+        except BaseException:
+            try:
+                self._write_mixed(handle, spec, previous)
+                if is_nested(previous):
+                    fill(self.get_nested(handle, spec, isinstance(previous, list)), previous)
+            except errors.FiefError:  # pragma: no cover - the original error matters more
+                pass
+            raise
+
+    def check_mixed(self, spec: PropertySpec, value: Any) -> Any:
+        """`value` given for mixed property (or collection) `spec` of a new
+        object, checked before the object is written: a prepared value for
+        a single mixed property (see fief._mixed.prepare)."""
+        where = f"{self.info.name}.{spec.name}"
+        if not spec.is_collection:
+            return prepare(value, self.schema, where)
+        elements = collection_elements(value, spec)
+        items = elements.items() if spec.is_dict else enumerate(elements)
+        for at, item in items:
+            prepare(item, self.schema, f"{where}[{at!r}]", nested=not spec.is_set)
+        return value
 
     def _set_embedded(self, handle: Handle, spec: PropertySpec, child: Object) -> None:
         """Create `child` (unmanaged) in place as the object's embedded `spec`
@@ -365,8 +484,8 @@ class ClassBinding:
     def adopt_embedded(self, child: Object, ptr: int) -> None:
         """Make the unmanaged `child` (of this embedded class) the object
         `ptr` names, just created in place, and write its values there:
-        values in one fief_object_set_values call, then its links, embedded
-        objects and lists.  On failure `child` is unmanaged again (with its
+        values in one fief_object_set_values call, then its links, mixed
+        values, embedded objects and collections.  On failure `child` is unmanaged again (with its
         values) and the handle released; the caller takes the object back."""
         library = self.schema.library
         state = child.__dict__
@@ -377,16 +496,17 @@ class ClassBinding:
         state.pop("_fief_values", None)
         try:
             specs = [s for s in type(child).__fief_properties__ if s.attr in values]
-            plain = [(s, values[s.attr]) for s in specs if not s.is_collection and s.fief_type != L.TYPE_LINK]
-            if plain:
+            # Links, mixed values and collections are written one by one, after the plain values.
+            later = [s for s in specs if s.is_collection or s.fief_type in (L.TYPE_LINK, L.TYPE_MIXED)]
+            scalars = [(s, values[s.attr]) for s in specs if s not in later]
+            if scalars:
                 keep = Keep()
-                keys, vals, n = self.values_for(plain, keep)
+                keys, vals, n = self.values_for(scalars, keep)
                 library.check(library.fief_object_set_values(handle.ptr, keys, vals, n), "fief_object_set_values")
-            for s in specs:
-                if s.is_collection or s.fief_type == L.TYPE_LINK:
-                    if s.is_collection and not values[s.attr]:
-                        continue  # a new object's collections are empty
-                    setattr(child, s.attr, values[s.attr])
+            for s in later:
+                if s.is_collection and not values[s.attr]:
+                    continue  # a new object's collections are empty
+                setattr(child, s.attr, values[s.attr])
         except BaseException:
             state.pop("_fief_handle", None)
             state.pop("_fief_binding", None)
@@ -418,6 +538,134 @@ class ClassBinding:
             keys[i] = self.key_of(spec)
             to_value(value, values[i], keep, spec.fief_type)
         return keys, values, n
+
+
+# ---------------------------------------------------------------------------
+# Reading property paths without object handles
+# ---------------------------------------------------------------------------
+
+@dataclass
+class _Column:
+    name: str
+    key: int
+    fief_type: int
+    py_type: Any
+    spec: PropertySpec | None
+
+
+class _PathReader:
+    """Reads property paths ("name", "dog.name", "dog.owner.age") of objects
+    of one class without object handles: the first step of every path in
+    one call per object (fief_results_get_values, or
+    fief_object_get_values_by_key given a class key and an object key),
+    then each link followed with fief_object_get_values_by_key on its
+    target (a reader per target class, made once).  Names are a model
+    class's attribute names (or stored names), else the stored class's
+    property names."""
+
+    def __init__(self, schema: SchemaBinding, class_key: int, paths: Sequence[str]):
+        self.schema = schema
+        self.class_key = class_key
+        self.info, self.model = schema.class_by_key(class_key)
+        if not paths:
+            if self.model is not None:
+                paths = [s.attr for s in self.model.__fief_properties__
+                         if not s.is_collection and self.schema.bind(self.model).keys.get(s.attr) is not None]
+            else:
+                paths = [name for name, p in self.info.properties.items() if p.collection_type == L.COLLECTION_NONE]
+        self.paths = list(paths)
+        heads: list[str] = []
+        self.plan: list[tuple[int, str | None]] = []   # per path: (column, rest of the path)
+        self.tails: dict[int, list[str]] = {}          # per followed column: the rests, once each
+        for path in self.paths:
+            if not isinstance(path, str) or not path:
+                raise errors.InvalidArgumentError(f"a property path is a non-empty str, not {path!r}")
+            head, _, tail = path.partition(".")
+            if head not in heads:
+                heads.append(head)
+            j = heads.index(head)
+            self.plan.append((j, tail or None))
+            if tail and tail not in self.tails.setdefault(j, []):
+                self.tails[j].append(tail)
+        self.columns = [self._column(head) for head in heads]
+        n = len(self.columns)
+        self.keys = (L.fief_property_key_t * max(n, 1))(*[c.key for c in self.columns])
+        self.out = (L.fief_value_t * max(n, 1))()
+        self._followers: dict[tuple[int, int], _PathReader] = {}
+
+    def _column(self, name: str) -> _Column:
+        where = self.model.__name__ if self.model is not None else self.info.name
+        if self.model is not None:
+            binding = self.schema.bind(self.model)
+            specs = self.model.__fief_properties__
+            spec = next((s for s in specs if s.attr == name), None) or next((s for s in specs if s.name == name), None)
+            if spec is None or binding.keys.get(spec.attr) is None:
+                raise errors.NoSuchPropertyError(f"{where} has no property {name!r}")
+            collection = spec.collection
+            column = _Column(name, binding.key_of(spec), spec.fief_type, spec.py_type, spec)
+        else:
+            prop = self.info.properties.get(name)
+            if prop is None:
+                raise errors.NoSuchPropertyError(f"{where} has no property {name!r}")
+            collection, column = prop.collection_type, _Column(name, prop.key, prop.type, None, None)
+        if collection != L.COLLECTION_NONE:
+            word = {L.COLLECTION_LIST: "list", L.COLLECTION_SET: "set"}.get(collection, "dict")
+            raise errors.InvalidArgumentError(f"{where}.{name} is a {word}: read it from the objects")
+        return column
+
+    def _follower(self, j: int, class_key: int) -> "_PathReader":
+        reader = self._followers.get((j, class_key))
+        if reader is None:
+            reader = self._followers[(j, class_key)] = _PathReader(self.schema, class_key, self.tails[j])
+        return reader
+
+    def read(self, realm: "Realm", call: Any, what: str, object_key: Any) -> tuple:
+        """One row: `call(keys, n, out)` reads the first steps (a C call
+        returning success); `object_key()` gives the object's key, needed
+        only to read a nested collection."""
+        library = self.schema.library
+        n = len(self.columns)
+        library.check(call(self.keys, n, self.out), what)
+        heads = [from_value(self.out[j], c.py_type) for j, c in enumerate(self.columns)]
+        followed: dict[int, dict[str, Any] | None] = {}
+        for j, tails in self.tails.items():
+            value = heads[j]
+            if value is None:
+                followed[j] = None
+            elif isinstance(value, Link):
+                follower = self._follower(j, value.class_key)
+                followed[j] = dict(zip(tails, follower.read_by_key(realm, value.object_key)))
+            else:
+                raise errors.InvalidArgumentError(
+                    f"{self.info.name}.{self.columns[j].name} holds no link here: "
+                    f"cannot read {tails[0]!r} through it")
+        row = []
+        for j, tail in self.plan:
+            if tail is not None:
+                row.append(None if followed[j] is None else followed[j][tail])
+            elif isinstance(heads[j], Nested):
+                row.append(self._nested(realm, object_key(), self.columns[j]))
+            else:
+                row.append(heads[j])
+        return tuple(row)
+
+    def read_by_key(self, realm: "Realm", object_key: int) -> tuple:
+        library = self.schema.library
+        ptr = realm._handle.ptr
+        return self.read(realm, lambda keys, n, out: library.fief_object_get_values_by_key(
+            ptr, self.class_key, object_key, keys, n, out), "fief_object_get_values_by_key", lambda: object_key)
+
+    def _nested(self, realm: "Realm", object_key: int, column: _Column) -> Any:
+        """A mixed value's nested list or dict, as plain Python data (read
+        through an object handle of the model class)."""
+        if self.model is None or column.spec is None:
+            raise errors.InvalidArgumentError(
+                f"{self.info.name}.{column.name} holds a nested collection: read it through a model class")
+        obj = realm.object_by_key(self.model, object_key)
+        try:
+            return plain(getattr(obj, column.spec.attr))
+        finally:
+            obj.release()
 
 
 # ---------------------------------------------------------------------------
@@ -518,34 +766,28 @@ class Results(Generic[T]):
             keys.append(int(out.value))
         return keys
 
-    def values(self, *attrs: str) -> list[tuple]:
-        """Rows of the given properties (all when none are named), read
-        without making object handles."""
-        specs = self._specs(attrs)
-        n = len(specs)
-        keys = (L.fief_property_key_t * max(n, 1))(*[self._binding.key_of(s) for s in specs])
-        out = (L.fief_value_t * max(n, 1))()
-        rows = []
-        for i in range(len(self)):
-            self._lib.check(self._lib.fief_results_get_values(self._handle.ptr, i, keys, n, out),
-                            "fief_results_get_values")
-            rows.append(tuple(from_value(out[j], s.py_type) for j, s in enumerate(specs)))
-        return rows
+    def values(self, *paths: str) -> list[tuple]:
+        """Rows of the given properties (all but collections when none are
+        named), read without making object handles: one
+        fief_results_get_values call per object.  A path may go through
+        to-one links (and mixed values holding a link): ``"dog.name"``,
+        ``"dog.owner.age"``; each link is followed with
+        fief_object_get_values_by_key, and a null link gives None.  Links
+        read as fief.Link, a mixed value's nested list or dict as a plain
+        Python list or dict."""
+        reader = _PathReader(self._binding.schema, self._binding.class_key, paths)
+        realm = self.realm
+        library = self._lib
+        ptr = self._handle.ptr
+        key = L.fief_object_key_t()
 
-    def _specs(self, attrs: Sequence[str]) -> list[PropertySpec]:
-        by_attr = {s.attr: s for s in self._binding.cls.__fief_properties__}
-        if not attrs:
-            return [s for s in self._binding.cls.__fief_properties__ if not s.is_collection]
-        try:
-            specs = [by_attr[a] for a in attrs]
-        except KeyError as exc:
-            raise errors.NoSuchPropertyError(f"{self._binding.cls.__name__} has no property {exc.args[0]!r}") from None
-        for spec in specs:
-            if spec.is_collection:
-                word = "list" if spec.is_list else "set" if spec.is_set else "dict"
-                raise errors.InvalidArgumentError(
-                    f"{self._binding.cls.__name__}.{spec.attr} is a {word}: read it from the objects")
-        return specs
+        def object_key(i: int) -> int:
+            library.check(library.fief_results_get_key(ptr, i, ctypes.byref(key)), "fief_results_get_key")
+            return int(key.value)
+
+        return [reader.read(realm, lambda keys, n, out, i=i: library.fief_results_get_values(ptr, i, keys, n, out),
+                            "fief_results_get_values", lambda i=i: object_key(i))
+                for i in range(len(self))]
 
     def filter(self, predicate: str, *args: Any) -> "Results[T]":
         """Objects matching `predicate` (Realm's query language); `$0`, `$1`,
@@ -1105,6 +1347,14 @@ class Realm:
         # added then, once each.
         lists = [(spec, collection_elements(value, spec)) for spec, value in items if spec.is_collection]
         items = [(spec, value) for spec, value in items if not spec.is_collection]
+        # Mixed values are checked before anything is written; nested lists
+        # and dicts are written once the object exists, as collections are.
+        for spec, value in lists:
+            if spec.is_mixed:
+                binding.check_mixed(spec, value)
+        items = [(spec, binding.check_mixed(spec, value) if spec.is_mixed else value) for spec, value in items]
+        lists += [(spec, value) for spec, value in items if spec.is_mixed and is_nested(value)]
+        items = [(spec, None if spec.is_mixed and is_nested(value) else value) for spec, value in items]
         # Links to objects not yet in a realm are set once this object is in
         # (they may link back to it): the whole graph is added, once each.
         later = [(spec, value) for spec, value in items
@@ -1125,7 +1375,8 @@ class Realm:
             for spec, value in later:
                 setattr(obj, spec.attr, value)
             for spec, value in lists:
-                if value or policy != L.UPDATE_POLICY_ERROR:  # a new object's collections are empty
+                # A new object's collections are empty (a nested list or dict is made, even empty).
+                if value or policy != L.UPDATE_POLICY_ERROR or not spec.is_collection:
                     setattr(obj, spec.attr, value)
         except BaseException:
             if policy == L.UPDATE_POLICY_ERROR:
@@ -1173,7 +1424,7 @@ class Realm:
         if len(classes) != 1 or any(o.is_managed for o in objs):
             return [self.add(o, update=update) for o in objs]
         cls = classes.pop()
-        if any(spec.fief_type == L.TYPE_LINK or spec.is_collection for spec in cls.__fief_properties__):
+        if any(spec.fief_type in (L.TYPE_LINK, L.TYPE_MIXED) or spec.is_collection for spec in cls.__fief_properties__):
             return [self.add(o, update=update) for o in objs]
         binding = self._bind(cls)
         rows = [self._items_of(o) for o in objs]
@@ -1224,8 +1475,16 @@ class Realm:
             if spec.is_collection:
                 if spec.attr in given:  # written once the object exists; a new one's collections are empty
                     later.append((spec, collection_elements(given[spec.attr], spec)))
+                    if spec.is_mixed:
+                        binding.check_mixed(spec, given[spec.attr])
                 continue
-            if spec.attr in given:
+            if spec.attr in given and spec.is_mixed:
+                value = binding.check_mixed(spec, given[spec.attr])
+                if is_nested(value):  # a nested list or dict: made once the object exists
+                    later.append((spec, value))
+                    value = None
+                items.append((spec, value))
+            elif spec.attr in given:
                 value = given[spec.attr]
                 if spec.fief_type == L.TYPE_LINK and isinstance(value, dict):
                     value = self._schema.bind(spec.link_target).cls(**value)  # a new object from nested values
@@ -1241,8 +1500,14 @@ class Realm:
         keys, vals, n = binding.values_for(items, keep)
         ptr = self._lib.fief_object_create(self._handle.ptr, binding.class_key, keys, vals, n, policy)
         obj = binding.wrap(self._lib.check_handle(ptr, "fief_object_create"))
-        for spec, value in later:
-            setattr(obj, spec.attr, value)
+        try:
+            for spec, value in later:
+                setattr(obj, spec.attr, value)
+        except BaseException:
+            if policy == L.UPDATE_POLICY_ERROR:  # a new object: take it back
+                self._lib.fief_object_delete(ptr)
+                obj.release()
+            raise
         return obj  # type: ignore[return-value]
 
     def object(self, cls: type[T] | str, primary_key: Any) -> T | None:
@@ -1265,6 +1530,22 @@ class Realm:
         binding = self._bind(cls)
         ptr = self._lib.fief_object_get(self._handle.ptr, binding.class_key, int(object_key))
         return binding.wrap(self._lib.check_handle(ptr, "fief_object_get"))  # type: ignore[return-value]
+
+    def values_by_key(self, cls: type[Object] | str | int, object_key: int, *paths: str) -> tuple:
+        """The values of the given properties (all but collections when none
+        are named) of the object of class `cls` (a model class, a stored
+        class name, or a class key) with key `object_key`, read without
+        making an object handle (fief_object_get_values_by_key)::
+
+            realm.values_by_key(Dog, dog_key, "name", "age")    # ("Rex", 3)
+            realm.values_by_key(Person, key, "dog.name")       # through a link
+            realm.values_by_key(link.class_key, link.object_key, "name")   # a fief.Link
+
+        Paths go through to-one links (and mixed values holding a link) as in
+        `Results.values`; links read as fief.Link.  NoSuchObjectError when
+        there is no such object (or it was deleted)."""
+        reader = _PathReader(self._schema, self._schema.class_key_of(cls), paths)
+        return reader.read_by_key(self, int(object_key))
 
     def objects(self, cls: type[T] | str) -> Results[T]:
         """Every object of the class, live, in creation order."""

@@ -11,6 +11,7 @@ from . import _lib as L
 from . import errors
 from ._collection import BATCH, REPR_LIMIT, LiveCollection
 from ._handle import Handle
+from ._mixed import prepare
 from ._values import Keep, from_value
 from .model import Object, set_elements
 
@@ -59,6 +60,12 @@ class Set(LiveCollection, MutableSet[T]):
     first, and a dict becomes a new object; `results()` and `filter()` give
     its objects as live `Results`; `delete_all()` deletes them.
 
+    A set of mixed values (``set[fief.Mixed]``) holds plain Python values
+    of any type and links (read as model objects, or `fief.Link` for a
+    class without a model class), never lists or dicts; it compares as the
+    library does: 1, 1.0 and Decimal(1) are one element, True is not 1,
+    "1" is not 1.
+
     Every failing library call raises the matching `fief.FiefError` (a
     value of the wrong type a `TypeMismatchError`, also a `TypeError`; None
     in a set that does not allow it a `NullNotAllowedError`; a write outside
@@ -98,6 +105,11 @@ class Set(LiveCollection, MutableSet[T]):
         t = self._spec.fief_type
         if t == L.TYPE_INT and isinstance(value, float) and value.is_integer():
             value = int(value)  # 2.0 == 2, as in Python sets
+        if t == L.TYPE_MIXED:
+            try:  # a value no element can be (a list, a deleted object...) is in no set
+                value = prepare(value, self._binding.schema, self._where(), nested=False)
+            except errors.FiefError:
+                return None
         v = L.fief_value_t()
         try:
             self._encode(value, v, keep)
@@ -140,6 +152,8 @@ class Set(LiveCollection, MutableSet[T]):
             self._check_link_targets(values)
             values = ([v for v in values if not self._needs_adding(v)]
                       + [v for v in values if self._needs_adding(v)])
+        if self._is_mixed:  # every element checked before any is inserted
+            values = [self._prepare(value) for value in values]
         inserted: list = []
         try:
             for value in values:

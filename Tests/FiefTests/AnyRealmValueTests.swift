@@ -1,0 +1,619 @@
+import Fief
+import Foundation
+import XCTest
+
+/// `AnyRealmValue`: the enum's surface, mixed properties (`@Persisted`,
+/// `RealmProperty`), lists, sets and maps of mixed values, Realm's equality
+/// rules, links to objects of any class, KVC, `create`, `init(value:)`, the
+/// dynamic API, aggregates and Codable.
+final class AnyRealmValueTests: FiefTestCase {
+    /// One value of every scalar case, each with a payload its type alone has.
+    static var scalars: [AnyRealmValue] {[
+        .none,
+        .int(-42),
+        .bool(true),
+        .float(1.5),
+        .double(2.25),
+        .string("Fluffy the Cat"),
+        .data(Data([0, 1, 2, 255])),
+        .date(Date(timeIntervalSince1970: 1_700_000_000.5)),
+        .objectId(ObjectId("11223344556677889900aabb")),
+        .decimal128(Decimal128(stringLiteral: "123.456")),
+        .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!),
+    ]}
+
+    // MARK: The enum
+
+    func testAccessorsGiveThePayloadOfTheirCaseOnly() {
+        let date = Date(timeIntervalSince1970: 5)
+        let id = ObjectId("11223344556677889900aabb")
+        let uuid = UUID()
+        XCTAssertEqual(AnyRealmValue.int(3).intValue, 3)
+        XCTAssertEqual(AnyRealmValue.bool(true).boolValue, true)
+        XCTAssertEqual(AnyRealmValue.float(1.5).floatValue, 1.5)
+        XCTAssertEqual(AnyRealmValue.double(2.5).doubleValue, 2.5)
+        XCTAssertEqual(AnyRealmValue.string("a").stringValue, "a")
+        XCTAssertEqual(AnyRealmValue.data(Data([1])).dataValue, Data([1]))
+        XCTAssertEqual(AnyRealmValue.date(date).dateValue, date)
+        XCTAssertEqual(AnyRealmValue.objectId(id).objectIdValue, id)
+        XCTAssertEqual(AnyRealmValue.decimal128(Decimal128(7)).decimal128Value, Decimal128(7))
+        XCTAssertEqual(AnyRealmValue.uuid(uuid).uuidValue, uuid)
+        // No conversion between cases.
+        XCTAssertNil(AnyRealmValue.int(1).doubleValue)
+        XCTAssertNil(AnyRealmValue.double(1).intValue)
+        XCTAssertNil(AnyRealmValue.bool(true).intValue)
+        XCTAssertNil(AnyRealmValue.string("1").intValue)
+        XCTAssertNil(AnyRealmValue.none.stringValue)
+        XCTAssertNil(AnyRealmValue.int(1).listValue)
+        XCTAssertNil(AnyRealmValue.int(1).dictionaryValue)
+        XCTAssertNil(AnyRealmValue.int(1).object(MixedCat.self))
+        XCTAssertNil(AnyRealmValue.int(1).dynamicObject)
+
+        let cat = MixedCat(name: "Tom")
+        XCTAssertTrue(AnyRealmValue.object(cat).object(MixedCat.self) === cat)
+        XCTAssertNil(AnyRealmValue.object(cat).object(MixedBird.self))
+        // RealmSwift's default case and initializer.
+        XCTAssertEqual(AnyRealmValue(), .none)
+    }
+
+    func testFromArrayAndFromDictionaryMakeUnmanagedCollections() {
+        let list = AnyRealmValue.fromArray([.int(1), .string("two"), .none])
+        XCTAssertEqual(list.listValue.map(Array.init), [.int(1), .string("two"), .none])
+        XCTAssertNil(list.listValue?.realm)
+        let map = AnyRealmValue.fromDictionary(["b": .double(2), "a": .bool(false)])
+        XCTAssertEqual(map.dictionaryValue?.keys, ["a", "b"])
+        XCTAssertEqual(map.dictionaryValue?["b"], .double(2))
+        XCTAssertNil(map.dictionaryValue?.realm)
+    }
+
+    func testEqualityAndHashingFollowTheCaseAndPayload() {
+        // Swift's == keeps the types apart (Realm's rules apply in collections).
+        XCTAssertNotEqual(AnyRealmValue.int(1), .double(1))
+        XCTAssertNotEqual(AnyRealmValue.int(1), .bool(true))
+        XCTAssertNotEqual(AnyRealmValue.int(1), .string("1"))
+        XCTAssertEqual(AnyRealmValue.int(1), .int(1))
+        XCTAssertEqual(AnyRealmValue.none, .none)
+        let values: Set<AnyRealmValue> = Set(Self.scalars + Self.scalars + [.int(1), .double(1)])
+        XCTAssertEqual(values.count, Self.scalars.count + 2)
+        let cat = MixedCat(name: "Tom")
+        XCTAssertEqual(AnyRealmValue.object(cat), .object(cat))
+        XCTAssertNotEqual(AnyRealmValue.object(cat), .object(MixedCat(name: "Tom")))
+        XCTAssertEqual(AnyRealmValue.object(cat).hashValue, AnyRealmValue.object(cat).hashValue)
+    }
+
+    func testDescriptionNamesTheCase() {
+        // As the CRUD-Read guide prints them.
+        XCTAssertEqual("\(AnyRealmValue.string("Fluffy the Cat"))", "string(\"Fluffy the Cat\")")
+        XCTAssertEqual("\(AnyRealmValue.int(3))", "int(3)")
+        XCTAssertEqual("\(AnyRealmValue.none)", "none")
+    }
+
+    func testObjectDescriptionShowsThePayload() throws {
+        let holder = MixedHolder(id: 1, value: .string("Fluffy"))
+        XCTAssertTrue(holder.description.contains("value = Fluffy;"), holder.description)
+        let realm = try Realm()
+        try realm.write { realm.add(holder) }
+        XCTAssertTrue(holder.description.contains("value = Fluffy;"), holder.description)
+        try realm.write { holder.value = .none }
+        XCTAssertTrue(holder.description.contains("value = nil;"), holder.description)
+    }
+
+    func testProtocolConformances() {
+        func collectionValue<T: RealmCollectionValue>(_: T.Type) -> Bool { true }
+        func propertyType<T: RealmPropertyType>(_: T.Type) -> Bool { true }
+        func minMax<T: MinMaxType>(_: T.Type) -> Bool { true }
+        func addable<T: AddableType>(_: T.Type) -> Bool { true }
+        func sortable<T: SortableType>(_: T.Type) -> Bool { true }
+        func persisted<T: _HasPersistedType>(_: T.Type) -> Any.Type { T.PersistedType.self }
+        XCTAssertTrue(collectionValue(AnyRealmValue.self) && propertyType(AnyRealmValue.self) && minMax(AnyRealmValue.self)
+                          && addable(AnyRealmValue.self) && sortable(AnyRealmValue.self))
+        XCTAssertTrue(persisted(AnyRealmValue.self) == AnyRealmValue.self)
+    }
+
+    // MARK: Mixed properties
+
+    func testEveryScalarRoundTripsThroughAManagedProperty() throws {
+        let realm = try Realm()
+        let holder = MixedHolder(id: 1)
+        try realm.write { realm.add(holder) }
+        for value in Self.scalars {
+            try realm.write { holder.value = value }
+            XCTAssertEqual(holder.value, value)
+            // A second object of the same row reads it too.
+            XCTAssertEqual(realm.object(ofType: MixedHolder.self, forPrimaryKey: 1)?.value, value)
+            try realm.write { holder.legacy.value = value }
+            XCTAssertEqual(holder.legacy.value, value)
+        }
+        // Each value keeps its own type: an int is no double, a float no double.
+        try realm.write { holder.value = .int(1) }
+        XCTAssertEqual(holder.value.intValue, 1)
+        XCTAssertNil(holder.value.doubleValue)
+        try realm.write { holder.value = .float(0.1) }
+        XCTAssertEqual(holder.value, .float(0.1))
+    }
+
+    func testUnmanagedValuesAreWrittenByAdd() throws {
+        let realm = try Realm()
+        for (i, value) in Self.scalars.enumerated() {
+            let holder = MixedHolder(id: i, value: value)
+            holder.legacy.value = value
+            XCTAssertEqual(holder.value, value)
+            try realm.write { realm.add(holder) }
+            XCTAssertNotNil(holder.realm)
+            XCTAssertEqual(holder.value, value)
+            XCTAssertEqual(holder.legacy.value, value)
+        }
+        XCTAssertEqual(realm.objects(MixedHolder.self).count, Self.scalars.count)
+        // A default value is written; a property without one holds .none.
+        let withDefault = MixedDefault()
+        try realm.write { realm.add(withDefault) }
+        XCTAssertEqual(withDefault.value, .string("default"))
+        try realm.write {
+            XCTAssertEqual(realm.create(MixedHolder.self, value: ["id": 100]).value, AnyRealmValue.none)
+        }
+    }
+
+    func testValuesSurviveReopeningTheFile() throws {
+        let config = fileConfiguration(objectTypes: [MixedHolder.self, MixedCat.self])
+        do {
+            let realm = try Realm(configuration: config)
+            try realm.write {
+                let holder = MixedHolder(id: 1, value: .decimal128(Decimal128(stringLiteral: "0.1")))
+                holder.values.append(objectsIn: Self.scalars)
+                holder.byKey["cat"] = .object(MixedCat(name: "Tom"))
+                realm.add(holder)
+            }
+        }
+        let frozen = try Realm(configuration: config).freeze()
+        let holder = try XCTUnwrap(frozen.object(ofType: MixedHolder.self, forPrimaryKey: 1))
+        XCTAssertEqual(holder.value, .decimal128(Decimal128(stringLiteral: "0.1")))
+        XCTAssertEqual(Array(holder.values), Self.scalars)
+        XCTAssertEqual(holder.byKey["cat"]?.object(MixedCat.self)?.name, "Tom")
+        XCTAssertTrue(holder.byKey["cat"]?.object(MixedCat.self)?.isFrozen ?? false)
+    }
+
+    func testSchemaDescribesAMixedProperty() throws {
+        let realm = try Realm()
+        let holder = MixedHolder(id: 1)
+        try realm.write { realm.add(holder) }
+        let schema = try XCTUnwrap(realm.schema["MixedHolder"])
+        XCTAssertEqual(schema["value"]?.type, .any)
+        XCTAssertEqual(schema["value"]?.isOptional, false)
+        XCTAssertEqual(schema["legacy"]?.type, .any)
+        XCTAssertEqual(schema["values"]?.type, .any)
+        XCTAssertEqual(schema["values"]?.isArray, true)
+        XCTAssertEqual(schema["distinct"]?.isSet, true)
+        XCTAssertEqual(schema["byKey"]?.isMap, true)
+    }
+
+    // MARK: Objects
+
+    func testAnObjectOfAnyClassReadsBackAsItsManagedClass() throws {
+        let realm = try Realm()
+        let cat = MixedCat(name: "Tom")
+        let holder = MixedHolder(id: 1, value: .object(cat))
+        try realm.write { realm.add(holder) }
+        // The linked unmanaged object was added with its holder.
+        XCTAssertNotNil(cat.realm)
+        XCTAssertEqual(realm.objects(MixedCat.self).count, 1)
+        let read = try XCTUnwrap(holder.value.object(MixedCat.self))
+        XCTAssertEqual(read.name, "Tom")
+        XCTAssertTrue(read.isSameObject(as: cat))
+        XCTAssertNil(holder.value.object(MixedBird.self))
+
+        // Another class, managed already, in the same property.
+        try realm.write {
+            let bird = realm.create(MixedBird.self, value: ["name": "Tweety"])
+            holder.value = .object(bird)
+        }
+        XCTAssertEqual(holder.value.object(MixedBird.self)?.name, "Tweety")
+        // Mixed values are query arguments too.
+        XCTAssertEqual(realm.objects(MixedBird.self).filter("name == %@", AnyRealmValue.string("Tweety")).count, 1)
+        // Objects of a class with a primary key compare equal by row.
+        XCTAssertEqual(holder.value, .object(realm.object(ofType: MixedBird.self, forPrimaryKey: "Tweety")!))
+
+        // dynamicObject reads the same row by name.
+        let dynamic = try XCTUnwrap(holder.value.dynamicObject)
+        XCTAssertEqual(dynamic["name"] as? String, "Tweety")
+        XCTAssertEqual(dynamic.objectSchema.className, "MixedBird")
+    }
+
+    func testObjectsLinkingToEachOtherThroughMixedValuesAreAddedOnce() throws {
+        let realm = try Realm()
+        let tom = MixedCat(name: "Tom")
+        let felix = MixedCat(name: "Felix")
+        tom.friend = .object(felix)
+        felix.friend = .object(tom)
+        let holder = MixedHolder(id: 1, value: .object(tom))
+        try realm.write { realm.add(holder) }
+        XCTAssertEqual(realm.objects(MixedCat.self).count, 2)
+        let readTom = try XCTUnwrap(holder.value.object(MixedCat.self))
+        let readFelix = try XCTUnwrap(readTom.friend.object(MixedCat.self))
+        XCTAssertEqual(readFelix.name, "Felix")
+        XCTAssertEqual(readFelix.friend.object(MixedCat.self)?.name, "Tom")
+    }
+
+    func testDeletingALinkedObjectLeavesNone() throws {
+        let realm = try Realm()
+        let holder = MixedHolder(id: 1, value: .object(MixedCat(name: "Tom")))
+        holder.values.append(.object(MixedCat(name: "Felix")))
+        holder.byKey["cat"] = .object(MixedCat(name: "Kitty"))
+        try realm.write { realm.add(holder) }
+        XCTAssertEqual(realm.objects(MixedCat.self).count, 3)
+        try realm.write { realm.delete(realm.objects(MixedCat.self)) }
+        XCTAssertEqual(holder.value, AnyRealmValue.none)
+        // A deleted object leaves a list; a map keeps its key, with none.
+        XCTAssertEqual(holder.values.count, 0)
+        XCTAssertEqual(holder.byKey["cat"], AnyRealmValue.none)
+    }
+
+    // MARK: Collections of mixed values
+
+    func testListsKeepEveryTypeManagedAndUnmanaged() throws {
+        let realm = try Realm()
+        let holder = MixedHolder(id: 1)
+        holder.values.append(objectsIn: Self.scalars)
+        XCTAssertEqual(Array(holder.values), Self.scalars)
+        try realm.write { realm.add(holder) }
+        XCTAssertEqual(Array(holder.values), Self.scalars)
+        XCTAssertEqual(holder.values.count, Self.scalars.count)
+        try realm.write {
+            holder.values.insert(.int(7), at: 0)
+            holder.values[1] = .string("replaced")
+            holder.values.append(.object(MixedCat(name: "Tom")))
+        }
+        XCTAssertEqual(holder.values[0], .int(7))
+        XCTAssertEqual(holder.values[1], .string("replaced"))
+        XCTAssertEqual(holder.values.last?.object(MixedCat.self)?.name, "Tom")
+        XCTAssertEqual(realm.objects(MixedCat.self).count, 1)
+        try realm.write { holder.values.remove(at: 0) }
+        XCTAssertEqual(holder.values.first, .string("replaced"))
+    }
+
+    func testListLookupsFollowRealmsEqualityRules() throws {
+        let realm = try Realm()
+        let holder = MixedHolder(id: 1)
+        let elements: [AnyRealmValue] = [.string("1"), .bool(true), .int(1), .decimal128(Decimal128(2)), .float(2.5)]
+        holder.values.append(objectsIn: elements)
+        func check(_ list: List<AnyRealmValue>, _ state: String) {
+            // Numbers are found whatever their type; true and "1" are not 1.
+            XCTAssertEqual(list.index(of: .int(1)), 2, state)
+            XCTAssertEqual(list.index(of: .double(1)), 2, state)
+            XCTAssertEqual(list.index(of: .float(1)), 2, state)
+            XCTAssertEqual(list.index(of: .decimal128(Decimal128(1))), 2, state)
+            XCTAssertEqual(list.index(of: .int(2)), 3, state)
+            XCTAssertEqual(list.index(of: .double(2.5)), 4, state)
+            XCTAssertEqual(list.index(of: .bool(true)), 1, state)
+            XCTAssertEqual(list.index(of: .string("1")), 0, state)
+            XCTAssertNil(list.index(of: .bool(false)), state)
+            XCTAssertNil(list.index(of: .string("2")), state)
+            XCTAssertNil(list.index(of: .none), state)
+            XCTAssertTrue(list.contains(.double(2)), state)
+            XCTAssertFalse(list.contains(.int(3)), state)
+            // An unmanaged object is never in a list.
+            XCTAssertNil(list.index(of: .object(MixedCat(name: "Tom"))), state)
+        }
+        check(holder.values, "unmanaged")
+        try realm.write { realm.add(holder) }
+        check(holder.values, "managed")
+    }
+
+    func testSetsHoldOneElementPerRealmValue() throws {
+        let realm = try Realm()
+        let holder = MixedHolder(id: 1)
+        let inserted: [AnyRealmValue] = [.int(1), .float(1), .double(1), .decimal128(Decimal128(1)), .bool(true), .string("1"), .none, .none]
+        holder.distinct.insert(objectsIn: inserted)
+        // 1 in every numeric type is one element; true, "1" and none are others.
+        XCTAssertEqual(holder.distinct.count, 4)
+        try realm.write { realm.add(holder) }
+        XCTAssertEqual(holder.distinct.count, 4)
+        for value in inserted { XCTAssertTrue(holder.distinct.contains(value), "\(value)") }
+        XCTAssertTrue(holder.distinct.contains(.double(1.0)))
+        XCTAssertFalse(holder.distinct.contains(.int(2)))
+        XCTAssertFalse(holder.distinct.contains(.bool(false)))
+        try realm.write {
+            holder.distinct.insert(.decimal128(Decimal128(1)))
+            holder.distinct.insert(.object(MixedCat(name: "Tom")))
+        }
+        XCTAssertEqual(holder.distinct.count, 5)
+        XCTAssertEqual(realm.objects(MixedCat.self).count, 1)
+        try realm.write { holder.distinct.remove(.float(1)) }
+        XCTAssertEqual(holder.distinct.count, 4)
+        XCTAssertFalse(holder.distinct.contains(.int(1)))
+        XCTAssertTrue(holder.distinct.contains(.bool(true)))
+        // Set algebra between sets of mixed values.
+        let other = MixedHolder(id: 2)
+        other.distinct.insert(objectsIn: [.int(5), .bool(true)])
+        try realm.write { realm.add(other) }
+        XCTAssertTrue(holder.distinct.intersects(other.distinct))
+        try realm.write { holder.distinct.formIntersection(other.distinct) }
+        XCTAssertEqual(Array(holder.distinct), [.bool(true)])
+    }
+
+    func testMapsHoldMixedValues() throws {
+        let realm = try Realm()
+        let holder = MixedHolder(id: 1)
+        for (i, value) in Self.scalars.enumerated() { holder.byKey["k\(i)"] = value }
+        holder.byKey["none"] = AnyRealmValue.none
+        XCTAssertEqual(holder.byKey.count, Self.scalars.count + 1)
+        try realm.write { realm.add(holder) }
+        XCTAssertEqual(holder.byKey.count, Self.scalars.count + 1)
+        for (i, value) in Self.scalars.enumerated() { XCTAssertEqual(holder.byKey["k\(i)"], value) }
+        // A key holding none is there, with .none; a missing key gives nil.
+        XCTAssertEqual(holder.byKey["none"], .some(AnyRealmValue.none))
+        XCTAssertNil(holder.byKey["missing"])
+        try realm.write {
+            holder.byKey["k1"] = nil
+            holder.byKey["cat"] = .object(MixedCat(name: "Tom"))
+        }
+        XCTAssertNil(holder.byKey["k1"])
+        XCTAssertEqual(holder.byKey["cat"]?.object(MixedCat.self)?.name, "Tom")
+        XCTAssertEqual(holder.byKey.value(forKey: "k2") as? Bool, true)
+        XCTAssertTrue(holder.byKey.value(forKey: "none") is NSNull)
+    }
+
+    func testAggregatesOverMixedCollections() throws {
+        let realm = try Realm()
+        let holder = MixedHolder(id: 1)
+        let elements: [AnyRealmValue] = [.int(3), .string("x"), .double(0.5), .none, .float(8), .bool(true)]
+        holder.values.append(objectsIn: elements)
+        holder.distinct.insert(objectsIn: elements)
+        for (i, value) in elements.enumerated() { holder.byKey["\(i)"] = value }
+        func check(_ state: String) {
+            XCTAssertEqual(holder.values.min(), .double(0.5), state)
+            XCTAssertEqual(holder.values.max(), .float(8), state)
+            XCTAssertEqual(holder.values.sum(), .double(11.5), state)
+            XCTAssertEqual(holder.values.average(), AnyRealmValue.double(11.5 / 3), state)
+            XCTAssertEqual(holder.values.average() as Double?, 11.5 / 3, state)
+            XCTAssertEqual(holder.distinct.min(), .double(0.5), state)
+            XCTAssertEqual(holder.distinct.max(), .float(8), state)
+            XCTAssertEqual(holder.distinct.sum(), .double(11.5), state)
+            XCTAssertEqual(holder.byKey.min(), .double(0.5), state)
+            XCTAssertEqual(holder.byKey.max(), .float(8), state)
+            XCTAssertEqual(holder.byKey.sum(), .double(11.5), state)
+            XCTAssertEqual(holder.byKey.average() as AnyRealmValue?, .double(11.5 / 3), state)
+        }
+        check("unmanaged")
+        try realm.write { realm.add(holder) }
+        check("managed")
+        // Integers sum to an int; a decimal makes the sum a decimal; dates
+        // come after every number; no numbers: sum 0, no average.
+        let ints = List<AnyRealmValue>()
+        ints.append(objectsIn: [.int(2), .int(5), .date(Date(timeIntervalSince1970: 0))])
+        XCTAssertEqual(ints.sum(), .int(7))
+        XCTAssertEqual(ints.max(), .date(Date(timeIntervalSince1970: 0)))
+        XCTAssertEqual(ints.min(), .int(2))
+        ints.append(.decimal128(Decimal128(1)))
+        XCTAssertEqual(ints.sum(), .decimal128(Decimal128(8)))
+        let strings = List<AnyRealmValue>()
+        strings.append(objectsIn: [.string("a"), .none])
+        XCTAssertEqual(strings.sum(), .int(0))
+        XCTAssertNil(strings.average() as AnyRealmValue?)
+        XCTAssertNil(strings.min())
+    }
+
+    // MARK: KVC, init(value:), create, dynamic API
+
+    func testKeyValueCodingReadsAndWritesPayloads() throws {
+        let realm = try Realm()
+        let holder = MixedHolder(id: 1)
+        holder.setValue(5, forKey: "value")
+        XCTAssertEqual(holder.value, .int(5))
+        XCTAssertEqual(holder.value(forKey: "value") as? Int, 5)
+        holder.setValue(AnyRealmValue.float(2), forKey: "legacy")
+        XCTAssertEqual(holder.legacy.value, .float(2))
+        try realm.write { realm.add(holder) }
+        try realm.write {
+            holder.setValue("text", forKey: "value")
+            holder["legacy"] = NSNumber(value: 2.5)
+        }
+        XCTAssertEqual(holder.value, .string("text"))
+        XCTAssertEqual(holder.legacy.value, .double(2.5))
+        XCTAssertEqual(holder["value"] as? String, "text")
+        try realm.write {
+            holder.setValue(NSNumber(value: true), forKey: "value")
+            holder.setValue(Float(1.25), forKey: "legacy")
+        }
+        XCTAssertEqual(holder.value, .bool(true))
+        XCTAssertEqual(holder.legacy.value, .float(1.25))
+        // Regression: an NSNumber holding 1 or 0 was read as a boolean.
+        try realm.write {
+            holder.setValue(NSNumber(value: 1), forKey: "value")
+            holder.setValue(NSNumber(value: false), forKey: "legacy")
+        }
+        XCTAssertEqual(holder.value, .int(1))
+        XCTAssertEqual(holder.legacy.value, .bool(false))
+        let cat = MixedCat(name: "Tom")
+        try realm.write { holder.setValue(cat, forKey: "value") }
+        XCTAssertTrue((holder.value(forKey: "value") as? MixedCat)?.isSameObject(as: cat) ?? false)
+        try realm.write { holder.setValue(nil, forKey: "value") }
+        XCTAssertEqual(holder.value, AnyRealmValue.none)
+        XCTAssertNil(holder.value(forKey: "value"))
+        try realm.write { holder.setValue(NSNull(), forKey: "legacy") }
+        XCTAssertEqual(holder.legacy.value, AnyRealmValue.none)
+        // Lists by KVC: the payloads.
+        try realm.write { holder.values.append(objectsIn: [.int(1), .string("a"), .none]) }
+        let payloads = holder.values.value(forKey: "self") as? [Any?]
+        XCTAssertEqual(payloads?.count, 3)
+        XCTAssertEqual(payloads?[0] as? Int, 1)
+        XCTAssertEqual(payloads?[1] as? String, "a")
+        XCTAssertNil(payloads?[2] ?? nil)
+        try realm.write { holder.distinct.insert(objectsIn: [.int(1), .none]) }
+        let setPayloads = holder.distinct.value(forKey: "self")
+        XCTAssertTrue(setPayloads.contains { $0 is NSNull })
+        XCTAssertTrue(setPayloads.contains { ($0 as? Int) == 1 })
+    }
+
+    func testCreateAndInitValueTakeAnyValueAMixedPropertyHolds() throws {
+        let realm = try Realm()
+        let date = Date(timeIntervalSince1970: 100)
+        let input: [String: Any] = ["id": 1, "value": 2.5, "values": [1, "two", nil, date, Float(1.5)] as [Any?],
+                                    "distinct": [1, 1.0, true] as [Any], "byKey": ["a": 1, "b": NSNull()] as [String: Any]]
+        let unmanaged = MixedHolder(value: input)
+        XCTAssertEqual(unmanaged.value, .double(2.5))
+        XCTAssertEqual(Array(unmanaged.values), [.int(1), .string("two"), .none, .date(date), .float(1.5)])
+        XCTAssertEqual(unmanaged.distinct.count, 2)
+        XCTAssertEqual(unmanaged.byKey["b"], .some(AnyRealmValue.none))
+        try realm.write {
+            let created = realm.create(MixedHolder.self, value: ["id": 2, "value": MixedCat(name: "Tom"),
+                                                                 "values": [AnyRealmValue.int(3), 4] as [Any], "legacy": "legacy"])
+            XCTAssertEqual(created.value.object(MixedCat.self)?.name, "Tom")
+            XCTAssertEqual(Array(created.values), [.int(3), .int(4)])
+            XCTAssertEqual(created.legacy.value, .string("legacy"))
+            // An update through create changes only what it is given.
+            realm.create(MixedHolder.self, value: ["id": 2, "value": ObjectId("11223344556677889900aabb")], update: .modified)
+            XCTAssertEqual(created.value, .objectId(ObjectId("11223344556677889900aabb")))
+            XCTAssertEqual(created.legacy.value, .string("legacy"))
+            // A copy of a managed object copies its mixed values.
+            let copy = MixedHolder(value: created)
+            copy.id = 3
+            realm.add(copy)
+            XCTAssertEqual(copy.value, created.value)
+            XCTAssertEqual(Array(copy.values), Array(created.values))
+        }
+        XCTAssertEqual(realm.objects(MixedCat.self).count, 1)
+    }
+
+    func testDynamicAPIReadsAndWritesMixedProperties() throws {
+        let realm = try Realm()
+        try realm.write {
+            let holder = MixedHolder(id: 1, value: .string("hi"))
+            holder.values.append(objectsIn: [.int(1), .bool(false)])
+            holder.byKey["x"] = .double(1)
+            realm.add(holder)
+        }
+        let dynamic = try XCTUnwrap(realm.dynamicObjects("MixedHolder").first)
+        XCTAssertEqual(dynamic["value"] as? String, "hi")
+        let values = try XCTUnwrap(dynamic["values"] as? List<AnyRealmValue>)
+        XCTAssertEqual(Array(values), [.int(1), .bool(false)])
+        XCTAssertEqual((dynamic["byKey"] as? Map<String, AnyRealmValue>)?["x"], .double(1))
+        try realm.write {
+            dynamic["value"] = 42
+            realm.dynamicCreate("MixedHolder", value: ["id": 2, "value": Data([1, 2])])
+        }
+        XCTAssertEqual(realm.object(ofType: MixedHolder.self, forPrimaryKey: 1)?.value, .int(42))
+        XCTAssertEqual(realm.object(ofType: MixedHolder.self, forPrimaryKey: 2)?.value, .data(Data([1, 2])))
+    }
+
+    // MARK: Codable
+
+    func testCodableRoundTripKeepsEveryType() throws {
+        let object = CodableMixed()
+        object.name = "all"
+        object.value = .date(Date(timeIntervalSince1970: 12.5))
+        object.values.append(objectsIn: Self.scalars + [.double(1), .float(2)])
+        object.byKey["cat"] = .object(MixedCat(name: "Tom"))
+        object.byKey["n"] = .int(4)
+        let data = try JSONEncoder().encode(object)
+        let decoded = try JSONDecoder().decode(CodableMixed.self, from: data)
+        XCTAssertEqual(decoded.value, object.value)
+        XCTAssertEqual(Array(decoded.values), Self.scalars + [.double(1), .float(2)])
+        XCTAssertEqual(decoded.byKey["n"], .int(4))
+        XCTAssertEqual(decoded.byKey["cat"]?.object(MixedCat.self)?.name, "Tom")
+
+        // A managed object encodes what its row holds.
+        let realm = try Realm()
+        try realm.write { realm.add(decoded) }
+        let again = try JSONDecoder().decode(CodableMixed.self, from: try JSONEncoder().encode(decoded))
+        XCTAssertEqual(Array(again.values), Array(decoded.values))
+    }
+
+    func testCodableFormatIsPlainJSONForJSONValues() throws {
+        let values: [AnyRealmValue] = [.none, .int(3), .bool(true), .string("s"), .double(1), .fromArray([.int(1)]), .fromDictionary(["k": .string("v")])]
+        let json = String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
+        XCTAssertEqual(json, #"[null,3,true,"s",{"$double":1},[1],{"k":"v"}]"#)
+        // Plain JSON decodes: integral numbers as int, others as double.
+        let decoded = try JSONDecoder().decode([AnyRealmValue].self, from: Data(#"[1, 2.5, "x", false, null, {"a": [1]}]"#.utf8))
+        XCTAssertEqual(decoded[0], .int(1))
+        XCTAssertEqual(decoded[1], .double(2.5))
+        XCTAssertEqual(decoded[2], .string("x"))
+        XCTAssertEqual(decoded[3], .bool(false))
+        XCTAssertEqual(decoded[4], AnyRealmValue.none)
+        XCTAssertEqual(decoded[5].dictionaryValue?["a"]?.listValue.map(Array.init), [.int(1)])
+        XCTAssertThrowsError(try JSONDecoder().decode(AnyRealmValue.self, from: Data(#"{"$unknown": 1}"#.utf8)))
+        XCTAssertThrowsError(try JSONEncoder().encode([AnyRealmValue.object(MixedBird())]))
+    }
+
+    // MARK: The CRUD-Read guide
+
+    func testGuideReadsCompanionsByType() throws {
+        let realm = try Realm()
+        try realm.write {
+            let wolfie = MixedGuide.Dog()
+            wolfie.name = "Wolfie"
+            wolfie.companion = .string("Fluffy the Cat")
+            let spot = MixedGuide.Dog()
+            spot.name = "Spot"
+            let fido = MixedGuide.Dog()
+            fido.name = "Fido"
+            fido.companion = .object(spot)
+            realm.add([wolfie, fido])
+        }
+        var lines: [String] = []
+        let dogs = realm.objects(MixedGuide.Dog.self)
+        for dog in dogs {
+            if case let .string(companion) = dog.companion {
+                lines.append("\(dog.name)'s companion is: \(companion)")
+            }
+            switch dog.companion {
+            case .string:
+                lines.append("\(dog.name)'s companion is: \(dog.companion)")
+            case .object:
+                lines.append("\(dog.name)'s companion is: \(dog.companion.object(MixedGuide.Dog.self)?.name ?? "?")")
+            case .none:
+                lines.append("\(dog.name) has no companion")
+            default:
+                lines.append("\(dog.name)'s companion is another type.")
+            }
+        }
+        XCTAssertEqual(lines.sorted(), [
+            "Fido's companion is: Spot",
+            "Spot has no companion",
+            "Wolfie's companion is: Fluffy the Cat",
+            "Wolfie's companion is: string(\"Fluffy the Cat\")",
+        ])
+    }
+
+    // MARK: Traps
+
+    func testMisuseTraps() {
+        assertTraps("mixedEmbeddedObject", message: "Invalid value")
+        assertTraps("mixedUnconvertibleInCreate", message: "for 'mixed' property 'MixedHolder.value'")
+        assertTraps("mixedNestedInSet", message: "cannot hold a nested collection")
+        assertTraps("mixedListFilter", message: "mixed")
+        assertTraps("mixedOutsideWrite", message: "outside of a write transaction")
+        assertTraps("mixedPropertyQuery", message: "queries on mixed values are not supported yet")
+    }
+
+    nonisolated(unsafe) static let trapScenarios: [String: (FiefTestCase) throws -> Void] = [
+        "mixedEmbeddedObject": { _ in
+            let owner = MixedOwner()
+            owner.setValue(MixedAddress(), forKey: "value")
+        },
+        "mixedUnconvertibleInCreate": { _ in
+            let realm = try Realm()
+            try realm.write { realm.create(MixedHolder.self, value: ["id": 1, "value": MixedAddress()]) }
+        },
+        "mixedNestedInSet": { _ in
+            let holder = MixedHolder()
+            holder.distinct.insert(.fromArray([.int(1)]))
+        },
+        "mixedListFilter": { _ in
+            let realm = try Realm()
+            let holder = MixedHolder(id: 1)
+            try realm.write { realm.add(holder) }
+            _ = holder.values.filter("self > 1").count
+        },
+        "mixedPropertyQuery": { _ in
+            let realm = try Realm()
+            try realm.write { realm.add(MixedHolder(id: 1, value: .int(1))) }
+            _ = realm.objects(MixedHolder.self).filter("value == 1").count
+        },
+        "mixedOutsideWrite": { _ in
+            let realm = try Realm()
+            let holder = MixedHolder(id: 1)
+            try realm.write { realm.add(holder) }
+            holder.value = .int(1)
+        },
+    ]
+}
