@@ -8,15 +8,6 @@
 
 #include <math.h>
 
-static fief_value_t vlink(fief_class_key_t cls, fief_object_key_t key) {
-    fief_value_t v;
-    memset(&v, 0, sizeof v);
-    v.type = FIEF_TYPE_LINK;
-    v.u.link.class_key = cls;
-    v.u.link.object_key = key;
-    return v;
-}
-
 /* A decimal128 of coefficient * 10^exponent (|coefficient| < 2^63). */
 static fief_value_t vdecimal(int64_t coefficient, int exponent) {
     uint64_t sign = coefficient < 0 ? (uint64_t)1 << 63 : 0;
