@@ -8,15 +8,6 @@
 
 #include <math.h>
 
-static fief_value_t vlink(fief_class_key_t cls, fief_object_key_t key) {
-    fief_value_t v;
-    memset(&v, 0, sizeof v);
-    v.type = FIEF_TYPE_LINK;
-    v.u.link.class_key = cls;
-    v.u.link.object_key = key;
-    return v;
-}
-
 /* A decimal128 of coefficient * 10^exponent (|coefficient| < 2^63). */
 static fief_value_t vdecimal(int64_t coefficient, int exponent) {
     uint64_t sign = coefficient < 0 ? (uint64_t)1 << 63 : 0;
@@ -383,9 +374,7 @@ TEST(nested_collections_in_results) {
     fief_realm_t *r = open_mixed();
     R(r != NULL);
     fief_class_key_t box_class = t_class(r, "Box");
-    fief_value_t list_value = vnull(), dictionary_value = vnull();
-    list_value.type = FIEF_TYPE_LIST;
-    dictionary_value.type = FIEF_TYPE_DICTIONARY;
+    fief_value_t list_value = vtype(FIEF_TYPE_LIST), dictionary_value = vtype(FIEF_TYPE_DICTIONARY);
     R(fief_realm_begin_write(r));
     fief_object_t *box = fief_object_create(r, box_class, NULL, NULL, 0, FIEF_UPDATE_POLICY_ERROR);
     R(box != NULL);

@@ -438,10 +438,23 @@ def test_writes_outside_a_transaction_are_refused(realm):
     assert box.value == 1 and box.items == [] and len(box.bag) == 0
 
 
-def test_queries_and_value_results_on_mixed_values_are_refused_clearly(realm):
-    box = new_box(realm, items=[1, 2])
-    with pytest.raises(fief.InvalidArgumentError, match="mixed values"):
-        box.items.filter("self > 1")
+def test_value_results_of_mixed_values_follow_realm(realm):
+    # Filters over self compare within a type group, sorts follow Realm's
+    # mixed order, aggregates follow realm-core (sums as decimal128).
+    box = new_box(realm, items=[1, 2, "x", 2.5, None, True, 1.0])
+    assert list(box.items.filter("self > 1")) == [2, 2.5]
+    assert list(box.items.filter("self == 1")) == [1, 1.0]
+    assert list(box.items.filter("self == 'x'")) == ["x"]
+    assert list(box.items.results().sort()) == [None, True, 1, 1.0, 2, 2.5, "x"]
+    assert box.items.results().find_index(True) == 5
+    assert box.items.min() is True and box.items.max() == "x"
+    assert str(box.items.sum()) == "6.5"
+    with pytest.raises(fief.QueryError):
+        box.items.filter("self BEGINSWITH 1")
+
+
+def test_queries_on_mixed_properties_are_refused_clearly(realm):
+    new_box(realm, value=1)
     with pytest.raises(fief.QueryError, match="mixed"):
         realm.objects(Box).filter("value == 1")
 
