@@ -1159,10 +1159,11 @@ FIEF_API bool fief_map_resolve_in(const fief_map_t *map, fief_realm_t *target, f
  * nested collections are recorded on the target's side with the owner
  * object and the top mixed property (or list or map) as their origin;
  * deleting a target removes it from nested lists (as from lists of mixed
- * values) and sets it to null in nested dictionaries.  Nested collections
- * do not become results yet (fief_list_to_results and fief_map_to_results
- * refuse them with FIEF_ERR_INVALID_ARGUMENT); read them with
- * fief_list_get_range and fief_map_get_entries.
+ * values) and sets it to null in nested dictionaries.  fief_list_to_results
+ * and fief_map_to_results give results of their values (a nested list's in
+ * order, a nested dictionary's in key order), filtered, sorted and
+ * aggregated as any results of mixed values; fief_list_aggregate and
+ * fief_map_aggregate aggregate them directly.
  *
  * Storage: per class, one LMDB database of nested entries: one entry per
  * element (a list's keyed by collection id and a position with gaps, a

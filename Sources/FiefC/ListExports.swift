@@ -237,9 +237,7 @@ public func exportListToResults(_ handle: OpaquePointer?) -> OpaquePointer? {
 
 /// A list, set or map as live results: of its objects, or of its values.
 func collectionResults(_ box: CollectionBox) throws(FiefError) -> AnyResults {
-    if box.nested != 0 {
-        throw FiefError(.invalidArgument, "a nested collection does not become results yet: read its elements with fief_list_get_range or fief_map_get_entries")
-    }
+    if let nested = box.nestedRef { return .values(try ValueResults(realm: box.realm, nested: nested)) }
     if try box.realm.collectionHoldsObjects(table: box.table, property: box.property) {
         return .objects(try Results(realm: box.realm, list: box.property, of: box.key, in: box.table))
     }

@@ -91,6 +91,27 @@ TEST(nested_in_a_property) {
     E(fief_map_find_key(dict, t_str("b"), &index, &found) && found);
     EQU(index, 1);
 
+    /* Nested collections become results of their values: filtered, aggregated. */
+    fief_results_t *deep_results = fief_list_to_results(deep);
+    R(deep_results != NULL);
+    EQU(t_count(deep_results), 3);
+    fief_results_t *above = fief_results_filter(deep_results, "self > 6", NULL, 0);
+    R(above != NULL);
+    EQU(t_count(above), 2);
+    fief_value_t max;
+    E(fief_results_aggregate(deep_results, 0, FIEF_AGGREGATE_MAX, &max));
+    EQV(max, vi(8));
+    E(fief_list_aggregate(deep, 0, FIEF_AGGREGATE_MIN, &max));
+    EQV(max, vi(6));
+    fief_results_t *dict_results = fief_map_to_results(dict);
+    R(dict_results != NULL);
+    fief_results_t *truths = fief_results_filter(dict_results, "self == true", NULL, 0);
+    R(truths != NULL);
+    EQU(t_count(truths), 1);
+    fief_release(truths);
+    fief_release(dict_results);
+    fief_release(above);
+
     /* A frozen realm resolves the handles; they stay on their version. */
     fief_realm_t *frozen = fief_realm_freeze(r);
     R(frozen != NULL);
@@ -125,7 +146,9 @@ TEST(nested_in_a_property) {
     E(fief_map_size(fresh, &n));
     EQU(n, 0);
     R(fief_realm_commit(r));
-    /* The frozen version still has the old tree. */
+    /* Results of a deleted nested collection fail; the frozen version still has the old tree. */
+    EERR(fief_results_count(deep_results, &n), FIEF_ERR_INVALIDATED_OBJECT);
+    fief_release(deep_results);
     E(fief_list_size(frozen_deep, &n));
     EQU(n, 3);
     EERR(fief_list_set(frozen_deep, 0, vi(1)), FIEF_ERR_FROZEN);

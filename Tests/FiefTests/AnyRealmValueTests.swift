@@ -591,6 +591,23 @@ final class AnyRealmValueTests: FiefTestCase {
         ])
     }
 
+    // MARK: Queries
+
+    func testManagedMixedListFiltersThroughTheEngine() throws {
+        let realm = try Realm()
+        let holder = MixedHolder(id: 1)
+        try realm.write {
+            realm.add(holder)
+            holder.values.append(objectsIn: [.int(1), .double(2.5), .string("x"), .int(3), .none])
+        }
+        // Numbers compare across types; strings and nulls never match a number.
+        let above = holder.values.filter("self > 1")
+        XCTAssertEqual(above.count, 2)
+        XCTAssertEqual(Array(above), [.double(2.5), .int(3)])
+        XCTAssertEqual(holder.values.filter("self == nil").count, 1)
+        XCTAssertEqual(holder.values.filter("self == 'x'").count, 1)
+    }
+
     // MARK: Traps
 
     func testMisuseTraps() {

@@ -81,6 +81,13 @@ extension Realm {
         try collectionEntries(ref.entriesID, dbi).entries
     }
 
+    /// The entries of nested collection `ref`, checked to exist, as read
+    /// once per snapshot (for value results).
+    func nestedEntries(_ ref: NestedRef) throws(FiefError) -> CollectionEntries {
+        let (_, dbi, _) = try nested(ref, nil)
+        return try collectionEntries(ref.entriesID, dbi)
+    }
+
     private func nestedValue(_ raw: UnsafeRawBufferPointer, _ table: Table, _ ref: NestedRef) throws(FiefError) -> Value {
         guard let value = MixedCoding.decode(raw) else {
             let name = (try? table.property(ref.property).name) ?? "#\(ref.property)"

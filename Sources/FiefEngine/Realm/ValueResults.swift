@@ -9,17 +9,29 @@ enum ValueSource {
     case set(ListID)
     /// The values of a map of values, in key order.
     case mapValues(ListID)
-
-    var id: ListID {
-        switch self {
-        case .list(let id), .set(let id), .mapValues(let id): return id
-        }
-    }
+    /// The elements of a nested list (in order) or the values of a nested
+    /// dictionary (in key order), in a mixed value.
+    case nested(NestedRef)
 
     /// The class and property holding the collection, and its owner.
-    var table: UInt32 { id.table }
-    var column: UInt32 { id.column }
-    var owner: Int64 { id.owner }
+    var table: UInt32 {
+        switch self {
+        case .list(let id), .set(let id), .mapValues(let id): return id.table
+        case .nested(let ref): return ref.table
+        }
+    }
+    var column: UInt32 {
+        switch self {
+        case .list(let id), .set(let id), .mapValues(let id): return id.column
+        case .nested(let ref): return ref.property
+        }
+    }
+    var owner: Int64 {
+        switch self {
+        case .list(let id), .set(let id), .mapValues(let id): return id.owner
+        case .nested(let ref): return ref.owner
+        }
+    }
 
     /// The elements as `realm` sees them now (the owner must exist).
     func elements(_ realm: Realm) throws(FiefError) -> ValueElements {
@@ -36,6 +48,8 @@ enum ValueSource {
             let isSet = column.collection == .set
             let dbi = isSet ? try table.setDatabase(column.key) : try table.mapDatabase(column.key)
             return ValueElements(.entries(try realm.collectionEntries(id, dbi), isSet: isSet, column.elementType))
+        case .nested(let ref):
+            return ValueElements(.entries(try realm.nestedEntries(ref), isSet: false, .mixed))
         }
     }
 
@@ -65,6 +79,7 @@ enum ValueSource {
         case .list: return "the values of list '\(className).\(name)'"
         case .set: return "the values of set '\(className).\(name)'"
         case .mapValues: return "the values of map '\(className).\(name)'"
+        case .nested: return "the values of a collection nested in '\(className).\(name)'"
         }
     }
 }
@@ -169,6 +184,14 @@ public final class ValueResults: @unchecked Sendable {
         try realm.requireLive(table, owner)
         let id = ListID(table: ownerClass, column: property, owner: owner)
         let source: ValueSource = column.collection == .list ? .list(id) : column.collection == .set ? .set(id) : .mapValues(id)
+        self.init(realm: realm, source: source, element: try source.element(realm), filters: [], ascending: nil)
+    }
+
+    /// Live results of the elements of nested list or dictionary `ref`.
+    public convenience init(realm: Realm, nested ref: NestedRef) throws(FiefError) {
+        try realm.checkReadable()
+        _ = try realm.nestedCount(ref)
+        let source = ValueSource.nested(ref)
         self.init(realm: realm, source: source, element: try source.element(realm), filters: [], ascending: nil)
     }
 
