@@ -1203,8 +1203,8 @@ FIEF_API fief_map_t *fief_map_get_map(const fief_map_t *map, fief_string_t key);
  * A call on the other kind fails with FIEF_ERR_INVALID_ARGUMENT and a
  * message naming the function, and changes nothing.
  *
- * Mixed values in results (a list, set or map of mixed values), as Realm
- * compares mixed values:
+ * Mixed values in results (a list, set or map of mixed values, a nested list
+ * or dictionary), as Realm compares mixed values:
  *  - Order (sorting by "self"; nulls first ascending, last descending):
  *    null, bool (false, true), numbers, string, binary, timestamp, object
  *    id, uuid, link (by class key, then object key), nested list, nested
