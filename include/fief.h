@@ -1203,8 +1203,8 @@ FIEF_API fief_map_t *fief_map_get_map(const fief_map_t *map, fief_string_t key);
  * A call on the other kind fails with FIEF_ERR_INVALID_ARGUMENT and a
  * message naming the function, and changes nothing.
  *
- * Mixed values in results (a list, set or map of mixed values), as Realm
- * compares mixed values:
+ * Mixed values in results (a list, set or map of mixed values, a nested list
+ * or dictionary), as Realm compares mixed values:
  *  - Order (sorting by "self"; nulls first ascending, last descending):
  *    null, bool (false, true), numbers, string, binary, timestamp, object
  *    id, uuid, link (by class key, then object key), nested list, nested
@@ -1220,7 +1220,8 @@ FIEF_API fief_map_t *fief_map_get_map(const fief_map_t *map, fief_string_t key);
  *  - Filters over `self`: "self == 1" matches int 1, double 1.0 and
  *    decimal128 1; <, <=, >, >= compare a number with numbers only, a string
  *    with strings only (and so on), and are false for every value of another
- *    group; != is true for them.  "self == nil" matches nulls.  BEGINSWITH,
+ *    group; != is true for them (and for a NaN, which no other comparison
+ *    matches).  "self == nil" matches nulls.  BEGINSWITH,
  *    ENDSWITH, CONTAINS, LIKE and [c]/[d] take a string (or binary) value and
  *    match string (or binary) elements only.  A bool or link is compared
  *    with == and != only.  A predicate breaking these rules fails with

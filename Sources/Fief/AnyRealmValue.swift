@@ -45,10 +45,10 @@ import Foundation
 ///   `encode(to:)` for the format.
 /// - `dynamicObject` gives nil for an unmanaged object that is not a
 ///   `DynamicObject` (RealmSwift reinterprets the instance).
-/// - The library does not query mixed values yet: a predicate on a mixed
-///   property (`filter("companion == 1")`) and `filter`, `sorted` and
-///   `index(matching:)` on collections of mixed values (nested ones
-///   included) trap with the library's message.  Their aggregates
+/// - The library filters and sorts managed collections of mixed values,
+///   nested ones included (`filter("self > 1")`, `sorted(ascending:)`:
+///   Realm's rules); a predicate on a mixed property
+///   (`filter("companion == 1")`) traps with the library's message.  Their aggregates
 ///   are computed in the overlay: `min()`/`max()` over the numbers and dates
 ///   (numbers compared by value across types, before dates), `sum()` and
 ///   `average()` over the numbers; the sum of integers is `.int` (0 for no

@@ -374,9 +374,7 @@ TEST(nested_collections_in_results) {
     fief_realm_t *r = open_mixed();
     R(r != NULL);
     fief_class_key_t box_class = t_class(r, "Box");
-    fief_value_t list_value = vnull(), dictionary_value = vnull();
-    list_value.type = FIEF_TYPE_LIST;
-    dictionary_value.type = FIEF_TYPE_DICTIONARY;
+    fief_value_t list_value = vtype(FIEF_TYPE_LIST), dictionary_value = vtype(FIEF_TYPE_DICTIONARY);
     R(fief_realm_begin_write(r));
     fief_object_t *box = fief_object_create(r, box_class, NULL, NULL, 0, FIEF_UPDATE_POLICY_ERROR);
     R(box != NULL);

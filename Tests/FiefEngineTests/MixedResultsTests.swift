@@ -293,6 +293,82 @@ final class MixedResultsTests: XCTestCase {
         }
     }
 
+    // MARK: Aggregates
+
+    func testMixedAggregatesFollowRealmCore() throws {
+        let db = try DB.open(tempDir().file(), schema)
+        let (box, dog) = try db.write { () throws -> (Int64, Int64) in
+            (try db.create("Box", [("label", .string("b"))]), try db.create("Dog", [("name", .string("rex"))]))
+        }
+        let list = try results(db, box, "items")
+        // Empty: min, max and average null, sum decimal 0.
+        XCTAssertEqual(TV(try list.aggregate(.min)), .null)
+        XCTAssertEqual(TV(try list.aggregate(.max)), .null)
+        XCTAssertEqual(TV(try list.aggregate(.average)), .null)
+        XCTAssertEqual(TV(try list.aggregate(.sum)), .decimal(Decimal128.zero))
+
+        // Only non-numbers: min and max still take them; sum 0, average null.
+        try db.write { try db.append("Box", box, "items", [.string("b"), .null, .string("a"), .binary([0])]) }
+        XCTAssertEqual(TV(try list.aggregate(.min)), .string("a"))
+        XCTAssertEqual(TV(try list.aggregate(.max)), .binary([0]))
+        XCTAssertEqual(TV(try list.aggregate(.sum)), .decimal(Decimal128.zero))
+        XCTAssertEqual(TV(try list.aggregate(.average)), .null)
+
+        // Numbers of every type with other values: min is the bool (bools
+        // sort before numbers), max the link (links sort last); the sum and
+        // average take the numbers only, as decimals.
+        try db.write {
+            try db.append("Box", box, "items", [.int(3), .bool(true), .double(1.5), Self.dec(1, -1), .float(0.25), .link(db.cls("Dog"), dog),
+                                                .timestamp(9, 0), .double(.nan)])
+        }
+        XCTAssertEqual(TV(try list.aggregate(.min)), .bool(true))
+        XCTAssertEqual(TV(try list.aggregate(.max)), .link(db.cls("Dog"), dog))
+        assertDecimal(try list.aggregate(.sum), Self.dec(485, -2, negative: false))
+        assertDecimal(try list.aggregate(.average), Self.dec(12125, -4, negative: false))
+        let numbers = try filtered(list, "self >= -100")
+        XCTAssertEqual(TV(try numbers.aggregate(.min)), Self.dec(1, -1), "NaN is skipped")
+        XCTAssertEqual(TV(try numbers.aggregate(.max)), .int(3))
+        XCTAssertEqual(TV(try filtered(list, "self < 1").aggregate(.max)), .float(0.25))
+        XCTAssertEqual(TV(try filtered(list, "self < 1").aggregate(.min)), Self.dec(1, -1))
+        // A NaN matches != only; min and max skip it.
+        XCTAssertEqual(try filtered(list, "self == $0", [.double(.nan)]).count(), 0)
+        XCTAssertEqual(try filtered(list, "self < 1").count(), 2)
+        XCTAssertEqual(try filtered(list, "self != $0", [.double(.nan)]).count(), 12)
+        let withNaN = try filtered(list, "self != 3 AND self != 1.5 AND self != 0.25 AND self != $0", [Self.dec(1, -1)])
+        XCTAssertEqual(TV(try withNaN.aggregate(.max)), .link(db.cls("Dog"), dog))
+        XCTAssertEqual(TV(try filtered(withNaN, "self != true").aggregate(.min)), .string("a"), "NaN is skipped")
+
+        // Each double is added as realm-core converts it: rounded to 15
+        // significant digits (a float to 7), so 0.1 + 0.2 is 0.3 exactly.
+        try db.write { try db.realm.listClear(table: db.cls("Box"), key: box, property: db.pkey("Box", "items")) }
+        try db.write { try db.append("Box", box, "items", [.double(0.1), .double(0.2), .float(0.1)]) }
+        assertDecimal(try list.aggregate(.sum), Self.dec(4, -1, negative: false))
+        guard case .decimal128(let sum) = try list.aggregate(.sum) else { return XCTFail() }
+        XCTAssertEqual(sum, Self.dec(4, -1, negative: false), "no trailing zeros")
+        assertDecimal(try list.aggregate(.average), DecimalArithmetic.divide(Self.dec(4, -1, negative: false), by: 3))
+
+        // Over a mixed property of objects (fief_results_aggregate).
+        try db.write {
+            _ = try db.create("Box", [("label", .string("c")), ("anyValue", .int(7))])
+            _ = try db.create("Box", [("label", .string("d")), ("anyValue", .string("seven"))])
+            _ = try db.create("Box", [("label", .string("e")), ("anyValue", .double(-0.5))])
+        }
+        let boxes = try db.results("Box")
+        let any = db.pkey("Box", "anyValue")
+        XCTAssertEqual(TV(try boxes.aggregate(.min, property: any)), .double(-0.5))
+        XCTAssertEqual(TV(try boxes.aggregate(.max, property: any)), .string("seven"))
+        assertDecimal(try boxes.aggregate(.sum, property: any), Self.dec(65, -1, negative: false))
+        assertDecimal(try boxes.aggregate(.average, property: any), Self.dec(325, -2, negative: false))
+        try db.write {
+            XCTAssertEqual(TV(try boxes.aggregate(.max, property: any)), .string("seven"), "inside a write (dirty chunks)")
+            try db.set("Box", box, "anyValue", .string("z"))
+            XCTAssertEqual(TV(try boxes.aggregate(.max, property: any)), .string("z"))
+        }
+        // Lists of other types keep their rules.
+        XCTAssertEqual(TV(try results(db, box, "ints").aggregate(.sum)), .int(0))
+        expectError(.invalidArgument) { try boxes.aggregate(.sum, property: db.pkey("Box", "items")) }
+    }
+
     /// Nested lists and dictionaries among mixed values: read as such, sorted
     /// after links (lists, then dictionaries), never found, equal to no
     /// constant, and skipped by every aggregate.

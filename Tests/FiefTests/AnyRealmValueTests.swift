@@ -392,6 +392,26 @@ final class AnyRealmValueTests: FiefTestCase {
         XCTAssertNil(strings.min())
     }
 
+    /// The library sorts managed collections of mixed values in Realm's
+    /// order (null, bool, numbers by value, string), nested lists too, and
+    /// filters them (see `testManagedMixedListFiltersThroughTheEngine`).
+    func testManagedMixedCollectionsSortInTheLibrary() throws {
+        let realm = try Realm()
+        let holder = MixedHolder(id: 1)
+        holder.values.append(objectsIn: [.int(3), .string("x"), .double(0.5), .none, .float(8), .bool(true), .decimal128(Decimal128(1))])
+        try realm.write {
+            realm.add(holder)
+            holder.value = .fromArray([.int(1), .int(5), .string("x")])
+        }
+        XCTAssertEqual(Array(holder.values.filter("self == 1")), [.decimal128(Decimal128(1))])
+        XCTAssertEqual(Array(holder.values.sorted(ascending: true)),
+                       [.none, .bool(true), .double(0.5), .decimal128(Decimal128(1)), .int(3), .float(8), .string("x")])
+        XCTAssertEqual(Array(holder.values.sorted(ascending: false)).first, .string("x"))
+        guard case .list(let nested) = holder.value else { return XCTFail("not a nested list") }
+        XCTAssertEqual(Array(nested.filter("self > 1")), [.int(5)])
+        XCTAssertEqual(Array(nested.sorted(ascending: false)), [.string("x"), .int(5), .int(1)])
+    }
+
     // MARK: KVC, init(value:), create, dynamic API
 
     func testKeyValueCodingReadsAndWritesPayloads() throws {

@@ -167,22 +167,10 @@ final class CommandLineToolTests: XCTestCase {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("collections.fief").path
-        var strings: [UnsafeMutablePointer<CChar>] = []
-        defer { strings.forEach { free($0) } }
-        func c(_ s: String) -> UnsafePointer<CChar> {
-            let p = strdup(s)!
-            strings.append(p)
-            return UnsafePointer(p)
-        }
+        let strings = CStrings()
         func property(_ name: String, _ type: fief_type_t, _ collection: fief_collection_type_t = FIEF_COLLECTION_NONE,
                       target: String? = nil, nullable: Bool = false) -> fief_property_info_t {
-            var p = fief_property_info_t()
-            p.name = c(name)
-            p.type = type
-            p.collection_type = collection
-            p.link_target = target.map(c)
-            p.flags = nullable ? UInt32(FIEF_PROPERTY_NULLABLE) : 0
-            return p
+            strings.property(name, type, collection, target: target, nullable: nullable)
         }
         let classes: [(String, Bool, [fief_property_info_t])] = [
             ("Place", true, [property("city", FIEF_TYPE_STRING)]),
@@ -194,37 +182,7 @@ final class CommandLineToolTests: XCTestCase {
                                property("ages", FIEF_TYPE_INT, FIEF_COLLECTION_MAP),
                                property("pets", FIEF_TYPE_LINK, FIEF_COLLECTION_MAP, target: "Dog", nullable: true),
                                property("places", FIEF_TYPE_LINK, FIEF_COLLECTION_MAP, target: "Place", nullable: true)])]
-        var infos = classes.map { (name, embedded, properties) -> fief_class_info_t in
-            var info = fief_class_info_t()
-            info.name = c(name)
-            info.num_properties = properties.count
-            info.flags = embedded ? UInt32(FIEF_CLASS_EMBEDDED) : 0
-            return info
-        }
-        let propertyArrays = classes.map { (_, _, properties) -> UnsafeMutablePointer<fief_property_info_t> in
-            let p = UnsafeMutablePointer<fief_property_info_t>.allocate(capacity: properties.count)
-            p.initialize(from: properties, count: properties.count)
-            return p
-        }
-        defer { propertyArrays.forEach { $0.deallocate() } }
-        var pointers: [UnsafePointer<fief_property_info_t>?] = propertyArrays.map { UnsafePointer($0) }
-        let schema = try XCTUnwrap(fief_schema_new(&infos, infos.count, &pointers))
-        defer { _ = fief_release(UnsafeRawPointer(schema)) }
-        do {
-            let config = try XCTUnwrap(fief_config_new())
-            defer { _ = fief_release(UnsafeRawPointer(config)) }
-            XCTAssertTrue(fief_config_set_path(config, path) && fief_config_set_schema(config, schema))
-            let realm = try XCTUnwrap(fief_realm_open(config))
-            defer { _ = fief_release(UnsafeRawPointer(realm)) }
-            let read = try XCTUnwrap(fief_realm_get_schema(realm))
-            defer { _ = fief_release(UnsafeRawPointer(read)) }
-            func key(_ className: String, _ name: String) -> (fief_class_key_t, fief_property_key_t) {
-                var info = fief_class_info_t(), index = 0, found = false
-                XCTAssertTrue(fief_schema_find_class(read, className, &info, &index, &found) && found)
-                var p = fief_property_info_t()
-                XCTAssertTrue(fief_schema_find_property(read, index, name, &p, &found) && found)
-                return (info.key, p.key)
-            }
+        try withNewRealm(path, strings, classes) { realm, key in
             func text(_ s: String, _ body: (fief_value_t) -> Void) {
                 s.withCString { cs in
                     var v = fief_value_t()
@@ -314,56 +272,16 @@ final class CommandLineToolTests: XCTestCase {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("mixed.fief").path
-        var strings: [UnsafeMutablePointer<CChar>] = []
-        defer { strings.forEach { free($0) } }
-        func c(_ s: String) -> UnsafePointer<CChar> {
-            let p = strdup(s)!
-            strings.append(p)
-            return UnsafePointer(p)
-        }
+        let strings = CStrings()
         func property(_ name: String, _ type: fief_type_t, _ collection: fief_collection_type_t = FIEF_COLLECTION_NONE) -> fief_property_info_t {
-            var p = fief_property_info_t()
-            p.name = c(name)
-            p.type = type
-            p.collection_type = collection
-            p.flags = type == FIEF_TYPE_MIXED ? UInt32(FIEF_PROPERTY_NULLABLE) : 0
-            return p
+            strings.property(name, type, collection, nullable: type == FIEF_TYPE_MIXED)
         }
-        let classes: [(String, [fief_property_info_t])] = [
-            ("Dog", [property("name", FIEF_TYPE_STRING)]),
-            ("Box", [property("label", FIEF_TYPE_STRING), property("any", FIEF_TYPE_MIXED),
-                     property("items", FIEF_TYPE_MIXED, FIEF_COLLECTION_LIST), property("bag", FIEF_TYPE_MIXED, FIEF_COLLECTION_SET),
-                     property("props", FIEF_TYPE_MIXED, FIEF_COLLECTION_MAP)])]
-        var infos = classes.map { (name, properties) -> fief_class_info_t in
-            var info = fief_class_info_t()
-            info.name = c(name)
-            info.num_properties = properties.count
-            return info
-        }
-        let propertyArrays = classes.map { (_, properties) -> UnsafeMutablePointer<fief_property_info_t> in
-            let p = UnsafeMutablePointer<fief_property_info_t>.allocate(capacity: properties.count)
-            p.initialize(from: properties, count: properties.count)
-            return p
-        }
-        defer { propertyArrays.forEach { $0.deallocate() } }
-        var pointers: [UnsafePointer<fief_property_info_t>?] = propertyArrays.map { UnsafePointer($0) }
-        let schema = try XCTUnwrap(fief_schema_new(&infos, infos.count, &pointers))
-        defer { _ = fief_release(UnsafeRawPointer(schema)) }
-        do {
-            let config = try XCTUnwrap(fief_config_new())
-            defer { _ = fief_release(UnsafeRawPointer(config)) }
-            XCTAssertTrue(fief_config_set_path(config, path) && fief_config_set_schema(config, schema))
-            let realm = try XCTUnwrap(fief_realm_open(config))
-            defer { _ = fief_release(UnsafeRawPointer(realm)) }
-            let read = try XCTUnwrap(fief_realm_get_schema(realm))
-            defer { _ = fief_release(UnsafeRawPointer(read)) }
-            func key(_ className: String, _ name: String) -> (fief_class_key_t, fief_property_key_t) {
-                var info = fief_class_info_t(), index = 0, found = false
-                XCTAssertTrue(fief_schema_find_class(read, className, &info, &index, &found) && found)
-                var p = fief_property_info_t()
-                XCTAssertTrue(fief_schema_find_property(read, index, name, &p, &found) && found)
-                return (info.key, p.key)
-            }
+        let classes: [(String, Bool, [fief_property_info_t])] = [
+            ("Dog", false, [property("name", FIEF_TYPE_STRING)]),
+            ("Box", false, [property("label", FIEF_TYPE_STRING), property("any", FIEF_TYPE_MIXED),
+                            property("items", FIEF_TYPE_MIXED, FIEF_COLLECTION_LIST), property("bag", FIEF_TYPE_MIXED, FIEF_COLLECTION_SET),
+                            property("props", FIEF_TYPE_MIXED, FIEF_COLLECTION_MAP)])]
+        try withNewRealm(path, strings, classes) { realm, key in
             // Values; strings and binaries point into `strings` (kept until the end).
             func int(_ i: Int64) -> fief_value_t { var v = fief_value_t(); v.type = FIEF_TYPE_INT; v.u.integer = i; return v }
             func double(_ d: Double) -> fief_value_t { var v = fief_value_t(); v.type = FIEF_TYPE_DOUBLE; v.u.double_value = d; return v }
@@ -371,7 +289,7 @@ final class CommandLineToolTests: XCTestCase {
             func text(_ s: String) -> fief_value_t {
                 var v = fief_value_t()
                 v.type = FIEF_TYPE_STRING
-                let p = c(s)
+                let p = strings.c(s)
                 v.u.string = fief_string_t(data: p, size: strlen(p))
                 return v
             }
@@ -490,5 +408,66 @@ final class CommandLineToolTests: XCTestCase {
         let copied = try run(["copy", path, copy])
         XCTAssertEqual(copied.status, 0, copied.output)
         XCTAssertEqual(try run(["dump", copy, "Box"]).output, dump.output)
+    }
+
+    /// C strings that live as long as this object (for schema descriptions and values).
+    private final class CStrings {
+        private var all: [UnsafeMutablePointer<CChar>] = []
+
+        func c(_ s: String) -> UnsafePointer<CChar> {
+            let p = strdup(s)!
+            all.append(p)
+            return UnsafePointer(p)
+        }
+
+        func property(_ name: String, _ type: fief_type_t, _ collection: fief_collection_type_t = FIEF_COLLECTION_NONE,
+                      target: String? = nil, nullable: Bool = false) -> fief_property_info_t {
+            var p = fief_property_info_t()
+            p.name = c(name)
+            p.type = type
+            p.collection_type = collection
+            p.link_target = target.map(c)
+            p.flags = nullable ? UInt32(FIEF_PROPERTY_NULLABLE) : 0
+            return p
+        }
+
+        deinit { all.forEach { free($0) } }
+    }
+
+    /// A new realm file at `path` with `classes` (name, embedded, properties),
+    /// open through the C ABI during `body`, which gets the realm and the
+    /// keys of a class and one of its properties by name.
+    private func withNewRealm(_ path: String, _ strings: CStrings, _ classes: [(String, Bool, [fief_property_info_t])],
+                              _ body: (OpaquePointer, (String, String) -> (fief_class_key_t, fief_property_key_t)) throws -> Void) throws {
+        var infos = classes.map { (name, embedded, properties) -> fief_class_info_t in
+            var info = fief_class_info_t()
+            info.name = strings.c(name)
+            info.num_properties = properties.count
+            info.flags = embedded ? UInt32(FIEF_CLASS_EMBEDDED) : 0
+            return info
+        }
+        let propertyArrays = classes.map { (_, _, properties) -> UnsafeMutablePointer<fief_property_info_t> in
+            let p = UnsafeMutablePointer<fief_property_info_t>.allocate(capacity: properties.count)
+            p.initialize(from: properties, count: properties.count)
+            return p
+        }
+        defer { propertyArrays.forEach { $0.deallocate() } }
+        var pointers: [UnsafePointer<fief_property_info_t>?] = propertyArrays.map { UnsafePointer($0) }
+        let schema = try XCTUnwrap(fief_schema_new(&infos, infos.count, &pointers))
+        defer { _ = fief_release(UnsafeRawPointer(schema)) }
+        let config = try XCTUnwrap(fief_config_new())
+        defer { _ = fief_release(UnsafeRawPointer(config)) }
+        XCTAssertTrue(fief_config_set_path(config, path) && fief_config_set_schema(config, schema))
+        let realm = try XCTUnwrap(fief_realm_open(config))
+        defer { _ = fief_release(UnsafeRawPointer(realm)) }
+        let read = try XCTUnwrap(fief_realm_get_schema(realm))
+        defer { _ = fief_release(UnsafeRawPointer(read)) }
+        try body(realm) { className, name in
+            var info = fief_class_info_t(), index = 0, found = false
+            XCTAssertTrue(fief_schema_find_class(read, className, &info, &index, &found) && found)
+            var p = fief_property_info_t()
+            XCTAssertTrue(fief_schema_find_property(read, index, name, &p, &found) && found)
+            return (info.key, p.key)
+        }
     }
 }

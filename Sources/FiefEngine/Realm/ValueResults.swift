@@ -439,7 +439,7 @@ extension QueryEvaluator {
     /// otherwise values compare only within their group (numbers across
     /// int, float, double and decimal by value; `true` is not `1`, `"1"` is
     /// not `1`): across groups == is false and != true, and <, <=, >, >=
-    /// are false.
+    /// are false; so for a NaN.
     static func compareMixed(_ a: Value, _ op: QueryOperator, _ b: Value, _ options: QueryStringOptions) -> Bool {
         if a.isNull || b.isNull { return compareValues(a, op, b, options) }
         switch (a, b) {
@@ -451,6 +451,8 @@ extension QueryEvaluator {
             default: break
             }
             guard MixedOrder.rank(a) == MixedOrder.rank(b) else { return op == .notEqual }
+            // A NaN has no order and equals nothing here (as for typed numbers).
+            if MixedOrder.isNaN(a) || MixedOrder.isNaN(b) { return op == .notEqual }
             return ordered(MixedOrder.compare(a, b), op)
         }
     }

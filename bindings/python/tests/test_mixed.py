@@ -438,16 +438,28 @@ def test_writes_outside_a_transaction_are_refused(realm):
     assert box.value == 1 and box.items == [] and len(box.bag) == 0
 
 
-def test_value_results_of_mixed_values_and_queries_on_mixed_properties(realm):
-    box = new_box(realm, items=[1, 2.5, "x", 3, None], value=[5, 6, 7])
-    # Numbers compare across types; other types never match a number.
-    assert list(box.items.filter("self > 1")) == [2.5, 3]
-    assert list(box.items.filter("self == 'x'")) == ["x"]
-    # min and max in Realm's order of mixed values: numbers before strings.
-    assert box.items.max() == "x" and box.items.min() == 1
-    # A nested list's values too.
+def test_nested_lists_give_value_results(realm):
+    box = new_box(realm, value=[5, 6, 7])
     assert list(box.value.filter("self >= 6")) == [6, 7]
-    # Queries on mixed properties are the query engine's next step: refused clearly.
+
+
+def test_value_results_of_mixed_values_follow_realm(realm):
+    # Filters over self compare within a type group, sorts follow Realm's
+    # mixed order, aggregates follow realm-core (sums as decimal128).
+    box = new_box(realm, items=[1, 2, "x", 2.5, None, True, 1.0])
+    assert list(box.items.filter("self > 1")) == [2, 2.5]
+    assert list(box.items.filter("self == 1")) == [1, 1.0]
+    assert list(box.items.filter("self == 'x'")) == ["x"]
+    assert list(box.items.results().sort()) == [None, True, 1, 1.0, 2, 2.5, "x"]
+    assert box.items.results().find_index(True) == 5
+    assert box.items.min() is True and box.items.max() == "x"
+    assert str(box.items.sum()) == "6.5"
+    with pytest.raises(fief.QueryError):
+        box.items.filter("self BEGINSWITH 1")
+
+
+def test_queries_on_mixed_properties_are_refused_clearly(realm):
+    new_box(realm, value=1)
     with pytest.raises(fief.QueryError, match="mixed"):
         realm.objects(Box).filter("value == 1")
 
