@@ -122,11 +122,13 @@ extension Realm {
         MixedCoding.encode(value, into: &write.entryValue)
         forgetCollectionEntries(write)
         let old = try write.entryKey.withBytes { (k) throws(FiefError) -> Value? in
-            var old: Value? = nil
-            if let raw = try LMDB.get(write.txn, dbi, k) { old = try mapValue(raw, table, column, owner) }
-            if let old, old.isSame(as: value) { return old }
-            try write.entryValue.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
-            return old
+            try write.entryValue.withBytes { (v) throws(FiefError) -> Value? in
+                // A new key is stored by one search; a stored one hands back its value.
+                guard let raw = try MapStore.insert(write.txn, dbi, k, v) else { return nil }
+                let old = try mapValue(raw, table, column, owner)
+                if !old.isSame(as: value) { _ = try LMDB.put(write.txn, dbi, k, v) }
+                return old
+            }
         }
         if let old, old.isSame(as: value) { return }
         try countCollectionLink(write, table, column, owner, value, 1)
