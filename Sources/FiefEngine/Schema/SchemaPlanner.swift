@@ -248,10 +248,12 @@ enum SchemaPlanner {
             // Format 4's backlinks: one entry per record, made into runs.
             if FormatUpgrade.rewritesBacklinks(existing.format) {
                 for objectClass in existing.schema.classes {
-                    let name = Table.backlinksName(objectClass.key)
-                    if try environment.database(name, txn: txn, create: false) != nil {
-                        try Backlinks.upgradeFromFormat4(txn, try open(name))
-                    }
+                    // Opened in this transaction (a handle opened elsewhere may be newer than it).
+                    var dbi: MDB_dbi = 0
+                    let rc = mdb_dbi_open(txn, Table.backlinksName(objectClass.key), 0, &dbi)
+                    if rc == MDB_NOTFOUND { continue }
+                    try LMDB.check(rc, "opening the links of class '\(objectClass.name)'", path: environment.path)
+                    try Backlinks.upgradeFromFormat4(txn, dbi)
                 }
             }
             try MetaKeys.write(txn, meta, MetaKeys.format, MetaKeys.formatValue)
