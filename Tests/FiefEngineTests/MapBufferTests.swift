@@ -66,7 +66,10 @@ final class MapBufferTests: XCTestCase {
         try db.realm.beginWrite()
         for k in keys(100) { try db.mapSet("Person", p, "notes", k, .string(k)) }
         try db.mapSet("Person", p, "notes", "null", .null)
+        try db.mapSet("Person", p, "notes", "", .string("empty key"))
+        try db.mapSet("Person", p, "notes", "", .string("empty key, again"))
         XCTAssertEqual(try db.mapGet("Person", p, "notes", "null"), .null)
+        XCTAssertEqual(try db.map("Person", p, "notes").first?.1, .string("empty key, again"))
         db.realm.cancelWrite()
         XCTAssertEqual(try db.realm.mapCount(db.ref("Person", p, "notes")), 0)
         XCTAssertEqual(try db.map("Person", p, "notes").count, 0)

@@ -33,75 +33,120 @@ final class PendingMap {
 
     private(set) var entries: [Entry] = []
     private var arena: [UInt8] = []
-    private var slots: [Int32] = Array(repeating: -1, count: 64)
+    /// Open addressing: entry index + 1 (0: empty) in the low half, the
+    /// key's hash in the high half.
+    private var slots = [UInt64](repeating: 0, count: 64)
 
     var isEmpty: Bool { entries.isEmpty }
 
     @inline(__always)
-    private static func hash(_ key: UnsafeRawBufferPointer) -> Int {
+    private static func hash(_ key: UnsafeRawBufferPointer) -> UInt32 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in key { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return Int(truncatingIfNeeded: h ^ (h >> 29))
+        return UInt32(truncatingIfNeeded: h ^ (h >> 32))
     }
 
     @inline(__always)
     private static func prefix(_ key: UnsafeRawBufferPointer) -> UInt64 {
+        if key.count >= 8 { return UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) }
         var p: UInt64 = 0
         for i in 0..<8 { p = p << 8 | UInt64(i < key.count ? key[i] : 0) }
         return p
     }
 
-    private func keyBytes(_ e: Entry, _ body: (UnsafeRawBufferPointer) -> Bool) -> Bool {
-        arena.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[Int(e.keyOffset)..<Int(e.keyOffset + e.keyCount)])) }
-    }
+    enum Outcome { case added, replaced, unchanged }
 
-    /// The slot of `key` (holding -1 when it is not there).
-    private func slot(_ key: UnsafeRawBufferPointer) -> Int {
+    /// Set `key` to coded `value`, unless the key holds a value `same`
+    /// says is the same.
+    func set(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, same: (UnsafeRawBufferPointer) -> Bool) -> Outcome {
+        let h = PendingMap.hash(key)
         let mask = slots.count - 1
-        var i = PendingMap.hash(key) & mask
-        while slots[i] >= 0 {
-            let e = entries[Int(slots[i])]
-            if Int(e.keyCount) == key.count && keyBytes(e, { $0.elementsEqual(key) }) { return i }
-            i = (i + 1) & mask
+        var i = Int(h) & mask
+        let found: Int? = arena.withUnsafeBytes { (arena) -> Int? in
+            while slots[i] != 0 {
+                let s = slots[i]
+                if UInt32(truncatingIfNeeded: s >> 32) == h {
+                    let e = entries[Int(UInt32(truncatingIfNeeded: s)) - 1]
+                    if Int(e.keyCount) == key.count && (key.isEmpty || memcmp(arena.baseAddress! + Int(e.keyOffset), key.baseAddress!, key.count) == 0) {
+                        return Int(UInt32(truncatingIfNeeded: s)) - 1
+                    }
+                }
+                i = (i + 1) & mask
+            }
+            return nil
         }
-        return i
-    }
-
-    /// The coded value set for `key`, if any (a copy).
-    func value(_ key: UnsafeRawBufferPointer) -> [UInt8]? {
-        let s = slot(key)
-        guard slots[s] >= 0 else { return nil }
-        let e = entries[Int(slots[s])]
-        return Array(arena[Int(e.valueOffset)..<Int(e.valueOffset + e.valueCount)])
-    }
-
-    /// Set `key` to coded `value`; true when the key is new.
-    func set(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool {
-        let s = slot(key)
-        let valueOffset = Int32(arena.count)
-        arena.append(contentsOf: value)
-        if slots[s] >= 0 {
-            entries[Int(slots[s])].valueOffset = valueOffset
-            entries[Int(slots[s])].valueCount = Int32(value.count)
-            return false
+        if let found {
+            let e = entries[found]
+            let isSame = arena.withUnsafeBytes { same(UnsafeRawBufferPointer(rebasing: $0[Int(e.valueOffset)..<Int(e.valueOffset + e.valueCount)])) }
+            if isSame { return .unchanged }
+            entries[found].valueOffset = Int32(arena.count)
+            entries[found].valueCount = Int32(value.count)
+            arena.append(contentsOf: value)
+            return .replaced
         }
         let keyOffset = Int32(arena.count)
         arena.append(contentsOf: key)
+        arena.append(contentsOf: value)
         entries.append(Entry(prefix: PendingMap.prefix(key), keyOffset: keyOffset, keyCount: Int32(key.count),
-                             valueOffset: valueOffset, valueCount: Int32(value.count)))
-        slots[s] = Int32(entries.count - 1)
+                             valueOffset: keyOffset + Int32(key.count), valueCount: Int32(value.count)))
+        slots[i] = UInt64(h) << 32 | UInt64(entries.count)
         if entries.count * 2 > slots.count { grow() }
-        return true
+        return .added
     }
 
     private func grow() {
-        slots = Array(repeating: -1, count: slots.count * 2)
-        let mask = slots.count - 1
-        for (index, e) in entries.enumerated() {
-            var i = arena.withUnsafeBytes { PendingMap.hash(UnsafeRawBufferPointer(rebasing: $0[Int(e.keyOffset)..<Int(e.keyOffset + e.keyCount)])) } & mask
-            while slots[i] >= 0 { i = (i + 1) & mask }
-            slots[i] = Int32(index)
+        var bigger = [UInt64](repeating: 0, count: slots.count * 2)
+        let mask = bigger.count - 1
+        for s in slots where s != 0 {
+            var i = Int(UInt32(truncatingIfNeeded: s >> 32)) & mask
+            while bigger[i] != 0 { i = (i + 1) & mask }
+            bigger[i] = s
         }
+        slots = bigger
+    }
+
+    /// The entries' indexes in key order: a radix sort on the 8-byte
+    /// prefixes, then runs of equal prefixes by their whole keys.
+    private func order(_ arena: UnsafeRawBufferPointer) -> [Int32] {
+        let n = entries.count
+        var keys = entries.map(\.prefix)
+        var index = [Int32](0..<Int32(n))
+        var keys2 = [UInt64](repeating: 0, count: n), index2 = [Int32](repeating: 0, count: n)
+        var counts = [Int](repeating: 0, count: 256)
+        for pass in 0..<8 {
+            let shift = UInt64(pass * 8)
+            // A byte all keys share needs no pass.
+            let first = (keys[0] >> shift) & 0xff
+            if !keys.contains(where: { ($0 >> shift) & 0xff != first }) { continue }
+            for b in 0..<256 { counts[b] = 0 }
+            for k in keys { counts[Int((k >> shift) & 0xff)] += 1 }
+            var total = 0
+            for b in 0..<256 { let c = counts[b]; counts[b] = total; total += c }
+            for j in 0..<n {
+                let b = Int((keys[j] >> shift) & 0xff)
+                keys2[counts[b]] = keys[j]
+                index2[counts[b]] = index[j]
+                counts[b] += 1
+            }
+            swap(&keys, &keys2)
+            swap(&index, &index2)
+        }
+        // Equal prefixes (keys sharing their first 8 bytes): by the whole key.
+        let base = arena.baseAddress!
+        var j = 0
+        while j < n {
+            var k = j + 1
+            while k < n && keys[k] == keys[j] { k += 1 }
+            if k - j > 1 {
+                index[j..<k].sort { (a, b) in
+                    let ea = entries[Int(a)], eb = entries[Int(b)]
+                    let c = memcmp(base + Int(ea.keyOffset), base + Int(eb.keyOffset), Int(min(ea.keyCount, eb.keyCount)))
+                    return c != 0 ? c < 0 : ea.keyCount < eb.keyCount
+                }
+            }
+            j = k
+        }
+        return index
     }
 
     /// Store every entry in map `owner`'s database `dbi`, in key order.
@@ -110,13 +155,7 @@ final class PendingMap {
         if entries.isEmpty { return }
         try typed { try arena.withUnsafeBytes { (arena) throws in
             let base = arena.baseAddress!
-            func less(_ a: Entry, _ b: Entry) -> Bool {
-                if a.prefix != b.prefix { return a.prefix < b.prefix }
-                let n = min(a.keyCount, b.keyCount)
-                let c = memcmp(base + Int(a.keyOffset), base + Int(b.keyOffset), Int(n))
-                return c != 0 ? c < 0 : a.keyCount < b.keyCount
-            }
-            let sorted = entries.sorted(by: less)
+            let sorted = order(arena)
             let cursor = try LMDBCursor(txn, dbi)
             var key = [UInt8](repeating: 0, count: 8 + MapStore.maxKeyBytes)
             try key.withUnsafeMutableBytes { (k) throws in
@@ -129,18 +168,53 @@ final class PendingMap {
                 // case): appended, pages filled.
                 var append = true
                 if let (last, _) = try cursor.move(MDB_LAST) {
-                    let first = full(sorted[0])
+                    let first = full(entries[Int(sorted[0])])
                     let n = min(first.count, last.count)
                     let c = memcmp(first.baseAddress!, last.baseAddress!, n)
                     append = c > 0 || (c == 0 && first.count > last.count)
                 }
-                for e in sorted {
+                let flags = append ? UInt32(MDB_APPEND) : 0
+                for i in sorted {
+                    let e = entries[Int(i)]
                     var kv = LMDB.val(full(e))
                     var vv = MDB_val(mv_size: Int(e.valueCount), mv_data: UnsafeMutableRawPointer(mutating: base + Int(e.valueOffset)))
-                    try LMDB.check(mdb_cursor_put(cursor.pointer, &kv, &vv, append ? UInt32(MDB_APPEND) : 0), "writing a map")
+                    try LMDB.check(mdb_cursor_put(cursor.pointer, &kv, &vv, flags), "writing a map")
                 }
             }
         } }
+    }
+}
+
+/// The buffered maps of a write transaction, the last one used at hand.
+final class PendingMaps {
+    private(set) var maps: [ListID: PendingMap] = [:]
+    private var last: (id: ListID, map: PendingMap)?
+
+    var isEmpty: Bool { maps.isEmpty }
+
+    @inline(__always)
+    subscript(id: ListID) -> PendingMap? {
+        if let last, last.id == id { return last.map }
+        guard let found = maps[id] else { return nil }
+        last = (id, found)
+        return found
+    }
+
+    func add(_ id: ListID, _ map: PendingMap) {
+        maps[id] = map
+        last = (id, map)
+    }
+
+    func remove(_ id: ListID) -> PendingMap? {
+        if last?.id == id { last = nil }
+        return maps.removeValue(forKey: id)
+    }
+
+    func removeAll() -> [ListID: PendingMap] {
+        let all = maps
+        maps = [:]
+        last = nil
+        return all
     }
 }
 
@@ -159,20 +233,22 @@ extension Realm {
         } else {
             guard try collectionSize(table, column, owner) == 0 else { return false }
             pending = PendingMap()
-            write.pendingMaps[id] = pending
+            write.pendingMaps.add(id, pending)
         }
-        if let old = pending.value(key), let decoded = old.withUnsafeBytes({ MixedCoding.decode($0) }), decoded.isSame(as: value) { return true }
         MixedCoding.encode(value, into: &write.entryValue)
+        let outcome = write.entryValue.withUnsafeBytes { (coded) in
+            pending.set(key, coded) { (old) in MixedCoding.decode(old).map { $0.isSame(as: value) } ?? false }
+        }
+        if outcome == .unchanged { return true }
         forgetCollectionEntries(write)
-        let added = write.entryValue.withUnsafeBytes { pending.set(key, $0) }
-        if added { try setCollectionSize(write, table, column, owner, try collectionSize(table, column, owner) + 1) }
+        if outcome == .added { try setCollectionSize(write, table, column, owner, try collectionSize(table, column, owner) + 1) }
         noteColumnChange(table.key, column.key)
         return true
     }
 
     /// Store the buffered keys of map `id`, if any.
     func flushPendingMap(_ write: WriteTransaction, _ id: ListID) throws(FiefError) {
-        guard let pending = write.pendingMaps.removeValue(forKey: id) else { return }
+        guard let pending = write.pendingMaps.remove(id) else { return }
         try storePending(write, id, pending)
     }
 
@@ -180,8 +256,7 @@ extension Realm {
     /// transaction's schema changes).
     func flushPendingMaps(_ write: WriteTransaction) throws(FiefError) {
         if write.pendingMaps.isEmpty { return }
-        let all = write.pendingMaps.sorted { ($0.key.table, $0.key.column, $0.key.owner) < ($1.key.table, $1.key.column, $1.key.owner) }
-        write.pendingMaps = [:]
+        let all = write.pendingMaps.removeAll().sorted { ($0.key.table, $0.key.column, $0.key.owner) < ($1.key.table, $1.key.column, $1.key.owner) }
         for (id, pending) in all { try storePending(write, id, pending) }
     }
 

@@ -112,7 +112,7 @@ final class WriteTransaction {
     /// loaded first.  The list databases are not written before commit.
     @exclusivity(unchecked) var pendingLinkRemovals: [PendingLinkRemoval] = []
     /// Maps of values filled in this transaction, stored sorted at commit (`PendingMap`).
-    @exclusivity(unchecked) var pendingMaps: [ListID: PendingMap] = [:]
+    let pendingMaps = PendingMaps()
     /// Strings and binaries written to lists.
     let listBytes = ByteArena()
     /// Scratch space for encoding segments.
