@@ -1,4 +1,5 @@
 import CLMDB
+import CFiefSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -105,48 +106,44 @@ final class PendingMap {
         slots = bigger
     }
 
-    /// The entries' indexes in key order: a radix sort on the 8-byte
-    /// prefixes, then runs of equal prefixes by their whole keys.
-    private func order(_ arena: UnsafeRawBufferPointer) -> [Int32] {
+    /// The entries in key order: a radix sort on their 8-byte prefixes
+    /// (the entries themselves moved, so the walk that stores them reads
+    /// them in order), then runs of equal prefixes by their whole keys.
+    private func sortedEntries(_ arena: UnsafeRawBufferPointer) -> [Entry] {
         let n = entries.count
-        var keys = entries.map(\.prefix)
-        var index = [Int32](0..<Int32(n))
-        var keys2 = [UInt64](repeating: 0, count: n), index2 = [Int32](repeating: 0, count: n)
+        var a = entries
+        var b = entries
         var counts = [Int](repeating: 0, count: 256)
         for pass in 0..<8 {
             let shift = UInt64(pass * 8)
             // A byte all keys share needs no pass.
-            let first = (keys[0] >> shift) & 0xff
-            if !keys.contains(where: { ($0 >> shift) & 0xff != first }) { continue }
-            for b in 0..<256 { counts[b] = 0 }
-            for k in keys { counts[Int((k >> shift) & 0xff)] += 1 }
+            let first = (a[0].prefix >> shift) & 0xff
+            if !a.contains(where: { ($0.prefix >> shift) & 0xff != first }) { continue }
+            for i in 0..<256 { counts[i] = 0 }
+            for e in a { counts[Int((e.prefix >> shift) & 0xff)] += 1 }
             var total = 0
-            for b in 0..<256 { let c = counts[b]; counts[b] = total; total += c }
-            for j in 0..<n {
-                let b = Int((keys[j] >> shift) & 0xff)
-                keys2[counts[b]] = keys[j]
-                index2[counts[b]] = index[j]
-                counts[b] += 1
+            for i in 0..<256 { let c = counts[i]; counts[i] = total; total += c }
+            for e in a {
+                let byte = Int((e.prefix >> shift) & 0xff)
+                b[counts[byte]] = e
+                counts[byte] += 1
             }
-            swap(&keys, &keys2)
-            swap(&index, &index2)
+            swap(&a, &b)
         }
-        // Equal prefixes (keys sharing their first 8 bytes): by the whole key.
         let base = arena.baseAddress!
         var j = 0
         while j < n {
             var k = j + 1
-            while k < n && keys[k] == keys[j] { k += 1 }
+            while k < n && a[k].prefix == a[j].prefix { k += 1 }
             if k - j > 1 {
-                index[j..<k].sort { (a, b) in
-                    let ea = entries[Int(a)], eb = entries[Int(b)]
-                    let c = memcmp(base + Int(ea.keyOffset), base + Int(eb.keyOffset), Int(min(ea.keyCount, eb.keyCount)))
-                    return c != 0 ? c < 0 : ea.keyCount < eb.keyCount
+                a[j..<k].sort { (x, y) in
+                    let c = memcmp(base + Int(x.keyOffset), base + Int(y.keyOffset), Int(min(x.keyCount, y.keyCount)))
+                    return c != 0 ? c < 0 : x.keyCount < y.keyCount
                 }
             }
             j = k
         }
-        return index
+        return a
     }
 
     /// Store every entry in map `owner`'s database `dbi`, in key order.
@@ -155,7 +152,7 @@ final class PendingMap {
         if entries.isEmpty { return }
         try typed { try arena.withUnsafeBytes { (arena) throws in
             let base = arena.baseAddress!
-            let sorted = order(arena)
+            let sorted = sortedEntries(arena)
             let cursor = try LMDBCursor(txn, dbi)
             var key = [UInt8](repeating: 0, count: 8 + MapStore.maxKeyBytes)
             try key.withUnsafeMutableBytes { (k) throws in
@@ -168,14 +165,17 @@ final class PendingMap {
                 // case): appended, pages filled.
                 var append = true
                 if let (last, _) = try cursor.move(MDB_LAST) {
-                    let first = full(entries[Int(sorted[0])])
+                    let first = full(sorted[0])
                     let n = min(first.count, last.count)
                     let c = memcmp(first.baseAddress!, last.baseAddress!, n)
                     append = c > 0 || (c == 0 && first.count > last.count)
                 }
                 let flags = append ? UInt32(MDB_APPEND) : 0
-                for i in sorted {
-                    let e = entries[Int(i)]
+                let ahead = 8
+                for i in 0..<min(ahead, sorted.count) { fief_prefetch(base + Int(sorted[i].keyOffset)) }
+                for i in 0..<sorted.count {
+                    if i + ahead < sorted.count { fief_prefetch(base + Int(sorted[i + ahead].keyOffset)) }
+                    let e = sorted[i]
                     var kv = LMDB.val(full(e))
                     var vv = MDB_val(mv_size: Int(e.valueCount), mv_data: UnsafeMutableRawPointer(mutating: base + Int(e.valueOffset)))
                     try LMDB.check(mdb_cursor_put(cursor.pointer, &kv, &vv, flags), "writing a map")
