@@ -6,7 +6,8 @@ import CLMDB
 /// and checked against a plain model after every step: adds and removes in
 /// random order (runs splice, split and shrink), counts that outgrow their
 /// width, many origin properties, origins far apart, whole targets taken,
-/// a property's records dropped; and a format-4 file upgraded.
+/// a property's records dropped; a damaged run refused.  (The upgrade of a
+/// format-4 file: Tests/CAPI/test_format_upgrade.c.)
 final class BacklinkRunTests: XCTestCase {
     struct Link: Hashable, Comparable {
         var target: Int64, originClass: UInt32, property: UInt32, origin: Int64
