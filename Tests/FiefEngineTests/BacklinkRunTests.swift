@@ -109,6 +109,52 @@ final class BacklinkRunTests: XCTestCase {
         }
     }
 
+    func testVerifyReportsADamagedRunAndReadsRefuseIt() throws {
+        let dir = tempDir()
+        let path = dir.file()
+        let schema = makeSchema([
+            ("Dog", [prop("name", .string)]),
+            ("Person", [prop("name", .string), Property(name: "dogs", type: .link, linkTarget: "Dog", collection: .list)]),
+        ])
+        var dogClass: UInt32 = 0
+        var dogs: [Int64] = []
+        do {
+            let db = try DB.open(path, schema)
+            dogClass = db.cls("Dog")
+            try db.write {
+                for i in 0..<300 { dogs.append(try db.create("Dog", [("name", .string("d\(i)"))])) }
+                for i in 0..<300 {
+                    let p = try db.create("Person", [("name", .string("p\(i)"))])
+                    try db.append("Person", p, "dogs", [.link(dogClass, dogs[i]), .link(dogClass, dogs[(i * 7) % 300])])
+                }
+            }
+            db.realm.close()
+        }
+        XCTAssertEqual(try FileCheck.verify(path: path) { _, _ in }, 0)
+        // One byte of the first run flipped (its checksum no longer holds).
+        withRawLMDB(path, database: Table.backlinksName(dogClass)) { txn, dbi in
+            do {
+                let cursor = try LMDBCursor(txn, dbi)
+                guard let (k, v) = try cursor.move(MDB_FIRST) else { return XCTFail("no run") }
+                var bytes = Array(v)
+                bytes[Backlinks.headerBytes + 12] ^= 0x01
+                let key = Array(k)
+                try key.withBytes { (kb) throws(FiefError) in try bytes.withBytes { (vb) throws(FiefError) in _ = try LMDB.put(txn, dbi, kb, vb) } }
+            } catch {
+                XCTFail("\(error)")
+            }
+        }
+        var problems: [String] = []
+        XCTAssertGreaterThan(try FileCheck.verify(path: path) { kind, text in if kind == .problem { problems.append(text) } }, 0)
+        XCTAssertTrue(problems.contains { $0.contains("damaged") || $0.contains("cannot be read") }, "\(problems)")
+        // Reads of the damaged run fail with FIEF_ERR_FILE_CORRUPT; no crash, no wrong answer.
+        let db = try DB.open(path, schema)
+        expectError(.fileCorrupt) {
+            _ = try Results(realm: db.realm, linkingTo: dogs[0], of: dogClass, originClass: db.cls("Person"), property: db.pkey("Person", "dogs")).count()
+        }
+        db.realm.close()
+    }
+
     func testADamagedRunIsAnError() throws {
         let dir = tempDir()
         let path = dir.file()
