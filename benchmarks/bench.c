@@ -1083,29 +1083,32 @@ static void close_round(int sqlite_only, Fief *f, Sql *s) {
 #define GRAPH_ELEMENTS 100
 #define GRAPH_BIG 1000000
 #define GRAPH_SMALL_COMMITS 100
+#define MAP_KEYS 100000
 /* The graph ops, in the order they run: the list ops on one pair of
- * databases, then the link ops on another (see "Graph ops: links" below).
- * Map ops (map_set, map_get) go after delete_linked, on their own pair of
- * databases, once maps exist. */
+ * databases, then the link ops on another (see "Graph ops: links" below),
+ * then the map ops on a third ("Graph ops: maps"). */
 enum {
     GOP_LIST_APPEND, GOP_LIST_READ, GOP_BIG_APPEND, GOP_BIG_APPEND_ONE,
     GOP_BACKLINK_COUNT, GOP_LINK_FOLLOW, GOP_DELETE_LINKED,
+    GOP_MAP_SET, GOP_MAP_GET,
     NUM_GOPS
 };
 #define GOP_FIRST_LINK GOP_BACKLINK_COUNT
+#define GOP_FIRST_MAP GOP_MAP_SET
 static const char *const GOP_NAMES[NUM_GOPS] = {"list_append", "list_read", "big_append", "big_append1",
-                                                "backlink_count", "link_follow", "delete_linked"};
+                                                "backlink_count", "link_follow", "delete_linked",
+                                                "map_set", "map_get"};
 /* The "elements" column: list elements written or read, objects counted,
- * followed or deleted. */
+ * followed or deleted, map keys set or read. */
 static const int GOP_ELEMENTS[NUM_GOPS] = {GRAPH_LISTS * GRAPH_ELEMENTS, GRAPH_LISTS * GRAPH_ELEMENTS, GRAPH_BIG,
-                                           GRAPH_SMALL_COMMITS, 100000, 100000, 10000};
+                                           GRAPH_SMALL_COMMITS, 100000, 100000, 10000, MAP_KEYS, MAP_KEYS};
 /* An op that needs another's result runs it too when only it is asked for
  * (FIEF_BENCH_OPS); -1: none. */
-static const int GOP_NEEDS[NUM_GOPS] = {-1, GOP_LIST_APPEND, -1, GOP_BIG_APPEND, -1, -1, -1};
+static const int GOP_NEEDS[NUM_GOPS] = {-1, GOP_LIST_APPEND, -1, GOP_BIG_APPEND, -1, -1, -1, -1, GOP_MAP_SET};
 /* big_append1 is a small durable commit on either side (Fief syncs the data
  * at every commit, SQLite's WAL at checkpoints): the point is that appending
  * to a list of a million elements costs no more than any small commit. */
-static const double GTARGETS[NUM_GOPS] = {0.5, 0.5, 0.5, 1.0, 0.5, 0.5, 0.5};
+static const double GTARGETS[NUM_GOPS] = {0.5, 0.5, 0.5, 1.0, 0.5, 0.5, 0.5, 0.5, 0.5};
 
 typedef struct {
     char path[8192];
@@ -1813,6 +1816,235 @@ static NOINLINE double graph_sql_delete_linked(LinkSql *g, const LinkData *ld) {
     return t;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Graph ops: maps.  One owner object with a map property string -> int;    */
+/* MAP_KEYS distinct keys of 11 bytes (4 random letters, then the index in  */
+/* 7 digits, so they arrive in no order), set in one transaction, then     */
+/* every key read back in another order.  SQLite: the natural child table  */
+/* map_entries(owner, key, value) keyed by (owner, key), WITHOUT ROWID.     */
+/* ------------------------------------------------------------------------ */
+
+#define MAP_KEY_LEN 11
+
+typedef struct {
+    char keys[MAP_KEYS][MAP_KEY_LEN + 1];
+    int32_t get_order[MAP_KEYS]; /* map_get reads key get_order[i] at step i */
+    int64_t sum;                 /* the sum of every value */
+} MapData;
+
+static int64_t map_value(int i) { return (int64_t)i * 7 + 3; }
+
+static void make_map_data(MapData *md) {
+    uint64_t saved = g_rng;
+    g_rng = 0x6d617073ULL;
+    md->sum = 0;
+    for (int i = 0; i < MAP_KEYS; i++) {
+        char *k = md->keys[i];
+        for (int c = 0; c < 4; c++) k[c] = (char)('a' + splitmix64() % 26);
+        snprintf(k + 4, MAP_KEY_LEN + 1 - 4, "%07d", i);
+        md->get_order[i] = i;
+        md->sum += map_value(i);
+    }
+    for (int i = MAP_KEYS - 1; i > 0; i--) { /* Fisher-Yates */
+        int j = (int)(splitmix64() % (uint64_t)(i + 1));
+        int32_t t = md->get_order[i];
+        md->get_order[i] = md->get_order[j];
+        md->get_order[j] = t;
+    }
+    g_rng = saved;
+}
+
+typedef struct {
+    char path[8192];
+    fief_realm_t *realm;
+    fief_class_key_t cls;
+    fief_property_key_t p_name, p_entries;
+    fief_object_key_t owner;
+} MapFief;
+
+static void map_fief_open(MapFief *g, const char *path) {
+    snprintf(g->path, sizeof g->path, "%s", path);
+    fief_property_info_t props[2];
+    memset(props, 0, sizeof props);
+    props[0].name = "name";    props[0].type = FIEF_TYPE_STRING;
+    props[1].name = "entries"; props[1].type = FIEF_TYPE_INT; props[1].collection_type = FIEF_COLLECTION_MAP;
+    fief_class_info_t cls;
+    memset(&cls, 0, sizeof cls);
+    cls.name = "Owner";
+    cls.num_properties = 2;
+    const fief_property_info_t *const class_props[1] = {props};
+    fief_schema_t *schema;
+    fief_config_t *config;
+    FH(schema, fief_schema_new(&cls, 1, class_props));
+    FH(config, fief_config_new());
+    FB(fief_config_set_path(config, path));
+    FB(fief_config_set_durability(config, FIEF_DURABILITY_NORMAL));
+    FB(fief_config_set_schema(config, schema));
+    FH(g->realm, fief_realm_open(config));
+    FB(fief_release(config));
+    FB(fief_release(schema));
+    fief_schema_t *rs;
+    FH(rs, fief_realm_get_schema(g->realm));
+    fief_class_info_t ci;
+    size_t cidx = 0;
+    bool found = false;
+    FB(fief_schema_find_class(rs, "Owner", &ci, &cidx, &found));
+    g->cls = ci.key;
+    g->p_name = link_prop(rs, cidx, "name");
+    g->p_entries = link_prop(rs, cidx, "entries");
+    FB(fief_release(rs));
+    /* The owner, made before any timing. */
+    FB(fief_realm_begin_write(g->realm));
+    fief_value_t name;
+    memset(&name, 0, sizeof name);
+    name.type = FIEF_TYPE_STRING;
+    name.u.string.data = "owner";
+    name.u.string.size = 5;
+    fief_object_t *o;
+    FH(o, fief_object_create(g->realm, g->cls, &g->p_name, &name, 1, FIEF_UPDATE_POLICY_ERROR));
+    FB(fief_object_get_key(o, &g->owner));
+    FB(fief_release(o));
+    FB(fief_realm_commit(g->realm));
+}
+
+static void map_fief_close(MapFief *g) {
+    FB(fief_realm_close(g->realm));
+    FB(fief_release(g->realm));
+    bool deleted = false;
+    FB(fief_delete_files(g->path, &deleted));
+}
+
+/* Set MAP_KEYS keys of the owner's map, one fief_map_set each, in one transaction. */
+static NOINLINE double graph_fief_map_set(MapFief *g, const MapData *md) {
+    double t0 = now_ms();
+    FB(fief_realm_begin_write(g->realm));
+    fief_object_t *o;
+    FH(o, fief_object_get(g->realm, g->cls, g->owner));
+    fief_map_t *m;
+    FH(m, fief_object_get_map(o, g->p_entries));
+    for (int i = 0; i < MAP_KEYS; i++) {
+        fief_string_t key = {md->keys[i], MAP_KEY_LEN};
+        fief_value_t v;
+        memset(&v, 0, sizeof v);
+        v.type = FIEF_TYPE_INT;
+        v.u.integer = map_value(i);
+        FB(fief_map_set(m, key, v));
+    }
+    FB(fief_release(m));
+    FB(fief_release(o));
+    FB(fief_realm_commit(g->realm));
+    double t = now_ms() - t0;
+    FH(o, fief_object_get(g->realm, g->cls, g->owner));
+    FH(m, fief_object_get_map(o, g->p_entries));
+    size_t size = 0;
+    FB(fief_map_size(m, &size));
+    FB(fief_release(m));
+    FB(fief_release(o));
+    CHECK(size == MAP_KEYS, "fief map_set: the map has %zu keys", size);
+    return t;
+}
+
+/* Get every key (fief_map_get), in another order than they were set. */
+static NOINLINE double graph_fief_map_get(MapFief *g, const MapData *md) {
+    double t0 = now_ms();
+    fief_object_t *o;
+    FH(o, fief_object_get(g->realm, g->cls, g->owner));
+    fief_map_t *m;
+    FH(m, fief_object_get_map(o, g->p_entries));
+    int64_t sum = 0;
+    for (int i = 0; i < MAP_KEYS; i++) {
+        int k = md->get_order[i];
+        fief_string_t key = {md->keys[k], MAP_KEY_LEN};
+        fief_value_t v;
+        bool found = false;
+        FB(fief_map_get(m, key, &v, &found));
+        CHECK(found && v.type == FIEF_TYPE_INT && v.u.integer == map_value(k), "fief map_get: key %s", md->keys[k]);
+        sum += v.u.integer;
+    }
+    FB(fief_release(m));
+    FB(fief_release(o));
+    double t = now_ms() - t0;
+    CHECK(sum == md->sum, "fief map_get: sum %lld, expected %lld", (long long)sum, (long long)md->sum);
+    return t;
+}
+
+typedef struct {
+    char path[8192];
+    sqlite3 *db;
+    sqlite3_stmt *begin, *commit, *set, *get, *count;
+} MapSql;
+
+static void map_sql_open(MapSql *g, const char *path) {
+    snprintf(g->path, sizeof g->path, "%s", path);
+    SQ(g->db, sqlite3_open_v2(path, &g->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
+    Sql s;
+    memset(&s, 0, sizeof s);
+    s.db = g->db;
+    sqlite3_stmt *st = sql_prep(&s, "PRAGMA journal_mode=WAL");
+    SQ(g->db, sqlite3_step(st), SQLITE_ROW);
+    sqlite3_finalize(st);
+    sql_exec(&s, "PRAGMA synchronous=NORMAL");
+    sql_exec(&s, "CREATE TABLE owners(id INTEGER PRIMARY KEY, name TEXT NOT NULL)");
+    sql_exec(&s, "CREATE TABLE map_entries(owner INTEGER NOT NULL REFERENCES owners(id), key TEXT NOT NULL, "
+                 "value INTEGER NOT NULL, PRIMARY KEY(owner, key)) WITHOUT ROWID");
+    sql_exec(&s, "INSERT INTO owners(id, name) VALUES (1, 'owner')");
+    g->begin = sql_prep(&s, "BEGIN");
+    g->commit = sql_prep(&s, "COMMIT");
+    /* A map set adds the key or replaces its value: an upsert. */
+    g->set = sql_prep(&s, "INSERT INTO map_entries(owner, key, value) VALUES (?, ?, ?) "
+                          "ON CONFLICT(owner, key) DO UPDATE SET value = excluded.value");
+    g->get = sql_prep(&s, "SELECT value FROM map_entries WHERE owner = ? AND key = ?");
+    g->count = sql_prep(&s, "SELECT count(*) FROM map_entries WHERE owner = 1");
+}
+
+static void map_sql_close(MapSql *g) {
+    sqlite3_stmt *all[] = {g->begin, g->commit, g->set, g->get, g->count};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) sqlite3_finalize(all[i]);
+    SQ(g->db, sqlite3_close(g->db), SQLITE_OK);
+    char p[8300];
+    unlink(g->path);
+    snprintf(p, sizeof p, "%s-wal", g->path);
+    unlink(p);
+    snprintf(p, sizeof p, "%s-shm", g->path);
+    unlink(p);
+}
+
+static NOINLINE double graph_sql_map_set(MapSql *g, const MapData *md) {
+    Sql s;
+    memset(&s, 0, sizeof s);
+    s.db = g->db;
+    double t0 = now_ms();
+    sql_step_done(&s, g->begin);
+    for (int i = 0; i < MAP_KEYS; i++) {
+        SQ(g->db, sqlite3_bind_int64(g->set, 1, 1), SQLITE_OK);
+        SQ(g->db, sqlite3_bind_text(g->set, 2, md->keys[i], MAP_KEY_LEN, SQLITE_STATIC), SQLITE_OK);
+        SQ(g->db, sqlite3_bind_int64(g->set, 3, map_value(i)), SQLITE_OK);
+        sql_step_done(&s, g->set);
+    }
+    sql_step_done(&s, g->commit);
+    double t = now_ms() - t0;
+    int64_t n = sql_scalar(&s, g->count);
+    CHECK(n == MAP_KEYS, "sqlite map_set: %lld rows", (long long)n);
+    return t;
+}
+
+static NOINLINE double graph_sql_map_get(MapSql *g, const MapData *md) {
+    double t0 = now_ms();
+    int64_t sum = 0;
+    for (int i = 0; i < MAP_KEYS; i++) {
+        int k = md->get_order[i];
+        SQ(g->db, sqlite3_bind_int64(g->get, 1, 1), SQLITE_OK);
+        SQ(g->db, sqlite3_bind_text(g->get, 2, md->keys[k], MAP_KEY_LEN, SQLITE_STATIC), SQLITE_OK);
+        int rc = sqlite3_step(g->get);
+        CHECK(rc == SQLITE_ROW && sqlite3_column_int64(g->get, 0) == map_value(k), "sqlite map_get: key %s", md->keys[k]);
+        sum += sqlite3_column_int64(g->get, 0);
+        SQ(g->db, sqlite3_reset(g->get), SQLITE_OK);
+    }
+    double t = now_ms() - t0;
+    CHECK(sum == md->sum, "sqlite map_get: sum %lld, expected %lld", (long long)sum, (long long)md->sum);
+    return t;
+}
+
 /* Whether op `op` is named in FIEF_BENCH_OPS (every op when it is unset). */
 static int op_named(const char *ops_env, const char *name) {
     if (!ops_env || !*ops_env) return 1;
@@ -1830,19 +2062,24 @@ static int op_named(const char *ops_env, const char *name) {
 static void run_graph(int check_only, const int *enabled, int repeat) {
     static double times[2][NUM_GOPS][ROUNDS];
     static LinkData ld;
-    int any_list = 0, any_link = 0;
+    static MapData md;
+    int any_list = 0, any_link = 0, any_map = 0;
     for (int op = 0; op < NUM_GOPS; op++) {
         if (!enabled[op]) continue;
         if (op < GOP_FIRST_LINK) any_list = 1;
-        else any_link = 1;
+        else if (op < GOP_FIRST_MAP) any_link = 1;
+        else any_map = 1;
     }
     if (any_link) make_link_data(&ld);
+    if (any_map) make_map_data(&md);
     int total = check_only ? 1 : ROUNDS + 1;
     for (int r = 0; r < total; r++) {
         static GraphFief gf;
         static LinkFief lf;
+        static MapFief mf;
         GraphSql gs;
         LinkSql ls;
+        MapSql ms;
         char p[8192];
         double t[2][NUM_GOPS];
         for (int op = 0; op < NUM_GOPS; op++) {
@@ -1858,8 +2095,14 @@ static void run_graph(int check_only, const int *enabled, int repeat) {
                 snprintf(p, sizeof p, "%s/links-sqlite-%d.db", g_tmpdir, r);
                 link_sql_open(&ls, &ld, p);
             }
+            if (op == GOP_FIRST_MAP && any_map) {
+                snprintf(p, sizeof p, "%s/maps-fief-%d.realm", g_tmpdir, r);
+                map_fief_open(&mf, p);
+                snprintf(p, sizeof p, "%s/maps-sqlite-%d.db", g_tmpdir, r);
+                map_sql_open(&ms, p);
+            }
             if (enabled[op]) {
-                int reads = op == GOP_LIST_READ || op == GOP_BACKLINK_COUNT || op == GOP_LINK_FOLLOW;
+                int reads = op == GOP_LIST_READ || op == GOP_BACKLINK_COUNT || op == GOP_LINK_FOLLOW || op == GOP_MAP_GET;
                 for (int k = reads ? repeat : 1; k > 0; k--) {
                     for (int side = 0; side < 2; side++) {
                         int fief_side = (r % 2 == 0) ? side == 0 : side == 1;
@@ -1871,7 +2114,9 @@ static void run_graph(int check_only, const int *enabled, int repeat) {
                         case GOP_BIG_APPEND_ONE: v = fief_side ? graph_fief_big_append_one(&gf) : graph_sql_big_append_one(&gs); break;
                         case GOP_BACKLINK_COUNT: v = fief_side ? graph_fief_backlink_count(&lf, &ld) : graph_sql_backlink_count(&ls, &ld); break;
                         case GOP_LINK_FOLLOW: v = fief_side ? graph_fief_link_follow(&lf, &ld) : graph_sql_link_follow(&ls, &ld); break;
-                        default: v = fief_side ? graph_fief_delete_linked(&lf, &ld) : graph_sql_delete_linked(&ls, &ld); break;
+                        case GOP_DELETE_LINKED: v = fief_side ? graph_fief_delete_linked(&lf, &ld) : graph_sql_delete_linked(&ls, &ld); break;
+                        case GOP_MAP_SET: v = fief_side ? graph_fief_map_set(&mf, &md) : graph_sql_map_set(&ms, &md); break;
+                        default: v = fief_side ? graph_fief_map_get(&mf, &md) : graph_sql_map_get(&ms, &md); break;
                         }
                         t[fief_side ? 0 : 1][op] = v;
                     }
@@ -1886,9 +2131,13 @@ static void run_graph(int check_only, const int *enabled, int repeat) {
                 graph_fief_close(&gf);
                 graph_sql_close(&gs);
             }
-            if (op == NUM_GOPS - 1 && any_link) {
+            if (op == GOP_FIRST_MAP - 1 && any_link) {
                 link_fief_close(&lf);
                 link_sql_close(&ls);
+            }
+            if (op == NUM_GOPS - 1 && any_map) {
+                map_fief_close(&mf);
+                map_sql_close(&ms);
             }
         }
     }

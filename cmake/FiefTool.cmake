@@ -66,7 +66,7 @@ if(FIEF_BUILD_TESTS)
     add_test(NAME tool.copy_format${_format}
              COMMAND sh -c "rm -f '${_old_copy}' '${_old_copy}-lock' '${_old}-lock' && cp '${_old_fixture}' '${_old}' && '${FIEF_TOOL}' verify '${_old}' && '${FIEF_TOOL}' copy '${_old}' '${_old_copy}' && '${FIEF_TOOL}' verify '${_old_copy}' && '${FIEF_TOOL}' info '${_old_copy}'")
     set_tests_properties(tool.copy_format${_format} PROPERTIES
-      PASS_REGULAR_EXPRESSION "file format ${_format}: opening the file for writing upgrades it.*class 'Item': 600 objects copied.*format 4, version 2.*no damage found.*class    Item: 600 objects")
+      PASS_REGULAR_EXPRESSION "file format ${_format}: opening the file for writing upgrades it.*class 'Item': 600 objects copied.*format 5, version 2.*no damage found.*class    Item: 600 objects")
   endforeach()
   # A file that is not a realm: refused (exit status 1), and no lock file is left beside it.
   file(WRITE "${CMAKE_BINARY_DIR}/tool-test/not-a-realm.txt" "plain text, not a realm\n")

@@ -238,12 +238,7 @@ final class LinkTests: XCTestCase {
         }
         // A backlink that went missing is reported.
         withRawLMDB(path, database: Table.backlinksName(dogClass)) { txn, dbi in
-            var key = [UInt8](repeating: 0, count: Backlinks.keyBytes)
-            key.withUnsafeMutableBytes { Backlinks.key($0.baseAddress!, target: rex, originClass: dogClass + 1, property: 2, origin: ann) }
-            key.withUnsafeMutableBytes { kb in
-                var k = MDB_val(mv_size: kb.count, mv_data: kb.baseAddress)
-                XCTAssertEqual(mdb_del(txn, dbi, &k, nil), 0)
-            }
+            do { try Backlinks.remove(txn, dbi, target: rex, originClass: dogClass + 1, property: 2, origin: ann) } catch { XCTFail("\(error)") }
         }
         var problems: [String] = []
         XCTAssertEqual(try FileCheck.verify(path: path) { kind, text in if kind == .problem { problems.append(text) } }, 1)
@@ -283,21 +278,16 @@ final class LinkTests: XCTestCase {
         XCTAssertEqual(try db.realm.clusters(try db.realm.table(addressClass)).count, 0)
     }
 
-    /// The entries of class `className`'s backlinks, as "Origin.property" per entry.
+    /// The records of class `className`'s backlinks, as "Origin.property" per record.
     private func backlinkOrigins(_ db: DB, _ className: String) throws -> [String] {
         let realm = db.realm
         let table = try realm.table(db.cls(className))
         guard let dbi = table.backlinks else { return [] }
         var found: [String] = []
         let txn = try realm.currentSnapshot().txn
-        let cursor = try LMDBCursor(txn, dbi)
-        var entry = try cursor.move(MDB_FIRST)
-        while let (k, _) = entry {
-            let cls = UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
-            let prop = UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+        try Backlinks.forEachRecord(txn, dbi) { (_, cls, prop, _, _) throws(FiefError) in
             let origin = try realm.table(cls)
             found.append("\(origin.objectClass.name).\((try? origin.property(prop).name) ?? "#\(prop)")")
-            entry = try cursor.next()
         }
         return found
     }

@@ -1,24 +1,55 @@
 import CLMDB
+import CFiefSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// The links that point at each object, kept on the target's side: the
-/// database `c<class>.b` of a class that links can point to has one entry
-/// per (target object, origin class, origin property, origin object), so
-/// the objects linking to an object are one range scan, and deleting an
-/// object visits exactly its referrers.
+/// database `c<class>.b` of a class that links can point to records, per
+/// (target object, origin class, origin property, origin object), how many
+/// times that origin links the target.  So the objects linking to an object
+/// are one range scan, and deleting an object visits exactly its referrers.
 ///
-///     key    target object (8) + origin class (4) + origin property (4)
-///            + origin object (8), big-endian: LMDB's order groups an
-///            object's referrers, by class and property, in object order
-///     value  UInt32: how many times the origin property links the target
-///            (1 for a to-one link; a list may hold one object many times)
+/// Records are ordered by (target, origin class, origin property, origin
+/// object) and stored in *runs*: one LMDB entry holds up to `runLimit`
+/// bytes of consecutive records, keyed by its last record (file format 5;
+/// format 4 had one 24-byte-key entry per record, 38 bytes on the page,
+/// which `FormatUpgrade` converts):
 ///
-/// Every function that writes a link writes its backlink in the same write
-/// transaction (`Links`).
+///     key    the run's last record: target (8) + origin class (4) +
+///            origin property (4) + origin object (8), big-endian, so
+///            LMDB's order is the records' order, and the run holding a
+///            record (or where it belongs) is the first whose key is not
+///            below it: one MDB_SET_RANGE
+///     value  [0, 2)   n, the number of records (UInt16, 1...)
+///            [2]      wt: bytes of a target offset (0...8)
+///            [3]      wo: bytes of an origin offset (0...8)
+///            [4]      wc: bytes of a count (0: every count is 1; 1...4)
+///            [5]      np: (origin class, property) pairs in the table (1...255)
+///            [6, 14)  a base target, not above any of the run's
+///            [14, 22) a base origin object, not above any of the run's
+///            then     np pairs (class UInt32, property UInt32), ascending
+///            then     n rows of wt + wp + wo + wc bytes, wp = np > 1 ? 1 : 0:
+///                     target - base target, pair index, origin - base
+///                     origin, count (all little-endian)
+///            last 4   CRC-32C of the key and everything before it
+///
+/// A run of a cluster's objects linked from one list property takes about
+/// 5 bytes a link (1-byte target offsets, 3-byte origin offsets) where a
+/// format-4 entry took 38: a deletion of every tenth object rewrites a
+/// sixth of the pages it did.  Rows have fixed widths, so a read binary
+/// searches a run in place, and removing records (a deleted target's, which
+/// are contiguous) or adding one that fits the widths is a splice of the
+/// run's bytes; anything else re-encodes the run, cut into runs that fit.
+///
+/// Every change goes straight to LMDB, in the caller's write transaction,
+/// by the one function that writes links (`Links`).
 enum Backlinks {
     static let keyBytes = 24
+    /// The largest run value: four such runs and their keys fill a 4 KB page.
+    static let runLimit = 986
+    static let headerBytes = 22
+    static let checksumBytes = 4
 
     /// Whether any link of `schema` points to `objectClass` (which then has
     /// a backlinks database).
@@ -27,7 +58,7 @@ enum Backlinks {
         schema.classes.contains { $0.properties.contains { $0.linkTarget == objectClass.name || ($0.type == .mixed && !objectClass.isEmbedded) } }
     }
 
-    /// One entry's key, in `out` (24 bytes).
+    /// A record's key (and a run's: its last record's), in `out` (24 bytes).
     @inline(__always)
     static func key(_ out: UnsafeMutableRawPointer, target: Int64, originClass: UInt32, property: UInt32, origin: Int64) {
         out.storeBytes(of: UInt64(bitPattern: target).bigEndian, as: UInt64.self)
@@ -36,111 +67,638 @@ enum Backlinks {
         (out + 16).storeBytes(of: UInt64(bitPattern: origin).bigEndian, as: UInt64.self)
     }
 
-    /// Count one more link from (`originClass`, `property`, `origin`) to `target`.
-    static func add(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32, property: UInt32, origin: Int64) throws(FiefError) {
-        try change(txn, dbi, target: target, originClass: originClass, property: property, origin: origin, by: 1)
+    /// One backlink record.  `pair` is origin class << 32 | origin property,
+    /// so (target, pair, origin) orders records as their keys do.
+    struct Record: Equatable {
+        var target: UInt64
+        var pair: UInt64
+        var origin: UInt64
+        var count: UInt32
+
+        @inline(__always)
+        init(target: UInt64, pair: UInt64, origin: UInt64, count: UInt32) {
+            self.target = target
+            self.pair = pair
+            self.origin = origin
+            self.count = count
+        }
+
+        @inline(__always)
+        init(target: Int64, originClass: UInt32, property: UInt32, origin: Int64, count: UInt32 = 1) {
+            self.init(target: UInt64(bitPattern: target), pair: UInt64(originClass) << 32 | UInt64(property),
+                      origin: UInt64(bitPattern: origin), count: count)
+        }
+
+        var originClass: UInt32 { UInt32(truncatingIfNeeded: pair >> 32) }
+        var property: UInt32 { UInt32(truncatingIfNeeded: pair) }
+
+        @inline(__always)
+        func precedes(_ o: Record) -> Bool {
+            if target != o.target { return target < o.target }
+            if pair != o.pair { return pair < o.pair }
+            return origin < o.origin
+        }
+
+        @inline(__always)
+        func sameLink(_ o: Record) -> Bool { target == o.target && pair == o.pair && origin == o.origin }
+
+        @inline(__always)
+        func writeKey(_ out: UnsafeMutableRawPointer) {
+            Backlinks.key(out, target: Int64(bitPattern: target), originClass: originClass, property: property, origin: Int64(bitPattern: origin))
+        }
+
+        init(key k: UnsafeRawBufferPointer, count: UInt32) {
+            self.init(target: UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)),
+                      pair: UInt64(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt32.self))) << 32
+                          | UInt64(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt32.self))),
+                      origin: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt64.self)), count: count)
+        }
     }
 
-    /// Count one link fewer (the entry goes at zero).
-    static func remove(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32, property: UInt32, origin: Int64) throws(FiefError) {
-        try change(txn, dbi, target: target, originClass: originClass, property: property, origin: origin, by: -1)
+    /// The bytes an offset of `value` takes (0 for 0).
+    @inline(__always)
+    static func width(_ value: UInt64) -> Int { value == 0 ? 0 : (64 - value.leadingZeroBitCount + 7) >> 3 }
+
+    @inline(__always)
+    static func load(_ p: UnsafeRawPointer, _ w: Int) -> UInt64 {
+        switch w {
+        case 0: return 0
+        case 1: return UInt64(p.load(as: UInt8.self))
+        case 2: return UInt64(UInt16(littleEndian: p.loadUnaligned(as: UInt16.self)))
+        case 3: return UInt64(UInt16(littleEndian: p.loadUnaligned(as: UInt16.self))) | UInt64((p + 2).load(as: UInt8.self)) << 16
+        case 4: return UInt64(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self)))
+        case 8: return UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
+        default: return UInt64(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self))) | load(p + 4, w - 4) << 32
+        }
     }
 
-    private static func change(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32, property: UInt32, origin: Int64, by delta: Int64) throws(FiefError) {
-        var buffer = (UInt64(0), UInt64(0), UInt64(0))
-        try withUnsafeMutableBytes(of: &buffer) { (raw) throws(FiefError) in
-            key(raw.baseAddress!, target: target, originClass: originClass, property: property, origin: origin)
-            let k = UnsafeRawBufferPointer(raw)
-            var count = Int64(0)
-            if let stored = try LMDB.get(txn, dbi, k) {
-                guard stored.count == 4 else {
-                    throw FiefError(.fileCorrupt, "a stored link count is damaged (\(stored.count) bytes)")
+    @inline(__always)
+    static func store(_ p: UnsafeMutableRawPointer, _ w: Int, _ value: UInt64) {
+        var v = value
+        for i in 0..<w {
+            (p + i).storeBytes(of: UInt8(truncatingIfNeeded: v), as: UInt8.self)
+            v >>= 8
+        }
+    }
+
+    /// The checksum of a run stored under `key`.
+    @inline(__always)
+    static func checksum(key: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) -> UInt32 {
+        let start = fief_crc32c(0x6261_636b, key.baseAddress, key.count, ChunkCheck.hardware)
+        return fief_checksum(start, body.baseAddress, body.count, ChunkCheck.hardware)
+    }
+
+    /// A stored run, read in place.
+    struct Run {
+        let bytes: UnsafeRawPointer
+        let count: Int
+        let wt: Int, wp: Int, wo: Int, wc: Int
+        let row: Int
+        let pairCount: Int
+        let firstTarget: UInt64
+        let baseOrigin: UInt64
+        let rows: UnsafeRawPointer
+        /// The bytes before the checksum.
+        let size: Int
+
+        /// The run `raw` stored under `key`, or nil if it fails its checksum
+        /// or layout checks.
+        init?(_ raw: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) {
+            guard key.count == keyBytes, raw.count >= headerBytes + 8 + checksumBytes, raw.count <= runLimit, let base = raw.baseAddress else { return nil }
+            let n = Int(UInt16(littleEndian: base.loadUnaligned(as: UInt16.self)))
+            let wt = Int(base.load(fromByteOffset: 2, as: UInt8.self)), wo = Int(base.load(fromByteOffset: 3, as: UInt8.self))
+            let wc = Int(base.load(fromByteOffset: 4, as: UInt8.self)), np = Int(base.load(fromByteOffset: 5, as: UInt8.self))
+            guard n >= 1, wt <= 8, wo <= 8, wc <= 4, np >= 1 else { return nil }
+            let wp = np > 1 ? 1 : 0
+            let row = wt + wp + wo + wc
+            let header = headerBytes + 8 * np
+            guard raw.count == header + n * row + checksumBytes else { return nil }
+            let body = UnsafeRawBufferPointer(start: base, count: raw.count - checksumBytes)
+            guard UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: body.count, as: UInt32.self)) == checksum(key: key, body) else { return nil }
+            self.bytes = base
+            self.count = n
+            self.wt = wt; self.wp = wp; self.wo = wo; self.wc = wc
+            self.row = row
+            self.pairCount = np
+            self.firstTarget = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 6, as: UInt64.self))
+            self.baseOrigin = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 14, as: UInt64.self))
+            self.rows = base + header
+            self.size = body.count
+        }
+
+        @inline(__always) func target(_ i: Int) -> UInt64 { firstTarget &+ load(rows + i * row, wt) }
+        @inline(__always) func pairIndex(_ i: Int) -> Int { wp == 0 ? 0 : min(Int((rows + i * row + wt).load(as: UInt8.self)), pairCount - 1) }
+        @inline(__always) func pair(at index: Int) -> UInt64 {
+            let p = bytes + headerBytes + 8 * index
+            return UInt64(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self))) << 32
+                | UInt64(UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+        }
+        @inline(__always) func pair(_ i: Int) -> UInt64 { pair(at: pairIndex(i)) }
+        @inline(__always) func origin(_ i: Int) -> UInt64 { baseOrigin &+ load(rows + i * row + wt + wp, wo) }
+        @inline(__always) func count(_ i: Int) -> UInt32 { wc == 0 ? 1 : UInt32(truncatingIfNeeded: load(rows + i * row + wt + wp + wo, wc)) }
+        @inline(__always) func record(_ i: Int) -> Record { Record(target: target(i), pair: pair(i), origin: origin(i), count: count(i)) }
+
+        /// The index of the pair in the table, if there.
+        func pairIndex(of pair: UInt64) -> Int? {
+            for i in 0..<pairCount where self.pair(at: i) == pair { return i }
+            return nil
+        }
+
+        /// The first row not before `r` (by target, pair, origin).
+        func lowerBound(_ r: Record) -> Int {
+            var low = 0, high = count
+            while low < high {
+                let mid = (low + high) >> 1
+                let t = target(mid)
+                let before: Bool
+                if t != r.target { before = t < r.target } else {
+                    let p = pair(mid)
+                    before = p != r.pair ? p < r.pair : origin(mid) < r.origin
                 }
-                count = Int64(UInt32(littleEndian: stored.loadUnaligned(as: UInt32.self)))
+                if before { low = mid + 1 } else { high = mid }
             }
-            count += delta
-            if count <= 0 {
-                try LMDB.delete(txn, dbi, k)
-            } else {
-                var value = UInt32(truncatingIfNeeded: count).littleEndian
-                _ = try withUnsafeBytes(of: &value) { (v) throws(FiefError) in try LMDB.put(txn, dbi, k, v) }
+            return low
+        }
+
+        /// The first row whose target is not below `target`.
+        func lowerBound(target: UInt64) -> Int {
+            var low = 0, high = count
+            while low < high {
+                let mid = (low + high) >> 1
+                if self.target(mid) < target { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
+
+        func records() -> [Record] { (0..<count).map { record($0) } }
+
+        /// Whether the rows are strictly ascending and the last is `key`
+        /// (`fief verify`).
+        func isOrdered(key: UnsafeRawBufferPointer) -> Bool {
+            for i in 1..<max(count, 1) where !record(i - 1).precedes(record(i)) { return false }
+            for i in 0..<count where count(i) == 0 { return false }
+            for i in 1..<max(pairCount, 1) where pair(at: i - 1) >= pair(at: i) { return false }
+            return Record(key: key, count: 1).sameLink(record(count - 1))
+        }
+    }
+
+    // MARK: Encoding
+
+    /// The size of `records` encoded as one run (checksum included).
+    static func encodedSize(_ records: ArraySlice<Record>) -> Int {
+        var pairs: [UInt64] = []
+        var maxOrigin: UInt64 = 0, minOrigin = UInt64.max, maxCount: UInt32 = 0
+        for r in records {
+            if !pairs.contains(r.pair) { pairs.append(r.pair) }
+            maxOrigin = max(maxOrigin, r.origin); minOrigin = min(minOrigin, r.origin); maxCount = max(maxCount, r.count)
+        }
+        let wt = width(records.last!.target - records.first!.target)
+        let wo = width(maxOrigin - minOrigin)
+        let wc = maxCount <= 1 ? 0 : width(UInt64(maxCount))
+        let wp = pairs.count > 1 ? 1 : 0
+        return headerBytes + 8 * pairs.count + records.count * (wt + wp + wo + wc) + checksumBytes
+    }
+
+    /// Encode `records` (sorted, at most 255 pairs) as one run into `out`
+    /// (`encodedSize` bytes), stored under `key`.
+    static func encode(_ records: ArraySlice<Record>, into out: UnsafeMutableRawPointer, key: UnsafeRawBufferPointer) -> Int {
+        var pairs: [UInt64] = []
+        var maxOrigin: UInt64 = 0, minOrigin = UInt64.max, maxCount: UInt32 = 0
+        for r in records {
+            if !pairs.contains(r.pair) { pairs.append(r.pair) }
+            maxOrigin = max(maxOrigin, r.origin); minOrigin = min(minOrigin, r.origin); maxCount = max(maxCount, r.count)
+        }
+        pairs.sort()
+        let first = records.first!.target
+        let wt = width(records.last!.target - first)
+        let wo = width(maxOrigin - minOrigin)
+        let wc = maxCount <= 1 ? 0 : width(UInt64(maxCount))
+        let wp = pairs.count > 1 ? 1 : 0
+        let row = wt + wp + wo + wc
+        out.storeBytes(of: UInt16(records.count).littleEndian, as: UInt16.self)
+        out.storeBytes(of: UInt8(wt), toByteOffset: 2, as: UInt8.self)
+        out.storeBytes(of: UInt8(wo), toByteOffset: 3, as: UInt8.self)
+        out.storeBytes(of: UInt8(wc), toByteOffset: 4, as: UInt8.self)
+        out.storeBytes(of: UInt8(pairs.count), toByteOffset: 5, as: UInt8.self)
+        (out + 6).storeBytes(of: first.littleEndian, as: UInt64.self)
+        (out + 14).storeBytes(of: minOrigin.littleEndian, as: UInt64.self)
+        for (i, pair) in pairs.enumerated() {
+            (out + headerBytes + 8 * i).storeBytes(of: UInt32(truncatingIfNeeded: pair >> 32).littleEndian, as: UInt32.self)
+            (out + headerBytes + 8 * i + 4).storeBytes(of: UInt32(truncatingIfNeeded: pair).littleEndian, as: UInt32.self)
+        }
+        var p = out + headerBytes + 8 * pairs.count
+        for r in records {
+            store(p, wt, r.target - first)
+            if wp == 1 { (p + wt).storeBytes(of: UInt8(pairs.firstIndex(of: r.pair)!), as: UInt8.self) }
+            store(p + wt + wp, wo, r.origin - minOrigin)
+            store(p + wt + wp + wo, wc, UInt64(r.count))
+            p += row
+        }
+        let size = p - out
+        let crc = checksum(key: key, UnsafeRawBufferPointer(start: out, count: size))
+        p.storeBytes(of: crc.littleEndian, as: UInt32.self)
+        return size + checksumBytes
+    }
+
+    /// `records` (sorted) cut into runs that fit `runLimit`, as ranges.
+    static func cut(_ records: [Record], limit: Int = runLimit, balance: Bool = true) -> [Range<Int>] {
+        var pieces: [Range<Int>] = []
+        var start = 0
+        while start < records.count {
+            // Grow a piece while it fits; sizes only grow with more records.
+            var end = start + 1
+            var pairs: [UInt64] = [records[start].pair]
+            var minO = records[start].origin, maxO = minO, maxC = records[start].count
+            func size(_ n: Int, _ np: Int, _ t: UInt64, _ o: UInt64, _ c: UInt32) -> Int {
+                headerBytes + 8 * np + n * (width(t) + (np > 1 ? 1 : 0) + width(o) + (c <= 1 ? 0 : width(UInt64(c)))) + checksumBytes
+            }
+            while end < records.count {
+                let r = records[end]
+                let np = pairs.count + (pairs.contains(r.pair) ? 0 : 1)
+                let lo = min(minO, r.origin), hi = max(maxO, r.origin), c = max(maxC, r.count)
+                if np > 255 || size(end + 1 - start, np, r.target - records[start].target, hi - lo, c) > limit { break }
+                if np > pairs.count { pairs.append(r.pair) }
+                minO = lo; maxO = hi; maxC = c
+                end += 1
+            }
+            pieces.append(start..<end)
+            start = end
+        }
+        // Balance the last two pieces so a split leaves no tiny run.
+        if balance && pieces.count >= 2 {
+            let a = pieces[pieces.count - 2], b = pieces[pieces.count - 1]
+            if b.count < a.count / 2 {
+                let mid = (a.lowerBound + b.upperBound) / 2
+                let left = a.lowerBound..<mid, right = mid..<b.upperBound
+                if encodedSize(records[left]) <= limit && encodedSize(records[right]) <= limit {
+                    pieces[pieces.count - 2] = left
+                    pieces[pieces.count - 1] = right
+                }
+            }
+        }
+        return pieces
+    }
+
+    // MARK: Writing
+
+    /// Store `records` (sorted, non-empty) as runs, each under its last
+    /// record's key (plain puts: the keys may be anywhere in the database).
+    static func put(_ records: [Record], _ txn: OpaquePointer, _ dbi: MDB_dbi, cursor: OpaquePointer? = nil, balance: Bool = true) throws(FiefError) {
+        try withScratch { (scratch) throws(FiefError) in
+            for piece in cut(records, balance: balance) {
+                records[piece.upperBound - 1].writeKey(scratch.key)
+                let size = encode(records[piece], into: scratch.value, key: scratch.keyBytes)
+                try putRaw(txn, dbi, scratch.keyBytes, UnsafeRawBufferPointer(start: scratch.value, count: size), cursor: cursor, flags: 0)
             }
         }
     }
 
-    /// Every entry for `target` (optionally only from `originClass` and
+    struct Scratch {
+        let key: UnsafeMutableRawPointer
+        let value: UnsafeMutableRawPointer
+        var keyBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: key, count: Backlinks.keyBytes) }
+    }
+
+    /// Scratch space for a key and a run (on the stack).
+    @inline(__always)
+    static func withScratch<R>(_ body: (Scratch) throws(FiefError) -> R) throws(FiefError) -> R {
+        try typed {
+            try withUnsafeTemporaryAllocation(byteCount: 32 + 2 * runLimit + 64, alignment: 16) { (raw) throws -> R in
+                try body(Scratch(key: raw.baseAddress!, value: raw.baseAddress! + 32))
+            }
+        }
+    }
+
+    @inline(__always)
+    static func putRaw(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer,
+                       cursor: OpaquePointer?, flags: UInt32) throws(FiefError) {
+        var k = LMDB.val(key)
+        var v = LMDB.val(value)
+        let rc = cursor.map { mdb_cursor_put($0, &k, &v, flags) } ?? mdb_put(txn, dbi, &k, &v, flags)
+        try LMDB.check(rc, "writing links")
+    }
+
+    static func damaged() -> FiefError {
+        FiefError(.fileCorrupt, "a stored run of links (backlinks) is damaged")
+    }
+
+    /// Count one more link from (`originClass`, `property`, `origin`) to `target`.
+    static func add(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32, property: UInt32, origin: Int64) throws(FiefError) {
+        try change(txn, dbi, Record(target: target, originClass: originClass, property: property, origin: origin), by: 1)
+    }
+
+    /// Count one link fewer (the record goes at zero).
+    static func remove(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32, property: UInt32, origin: Int64) throws(FiefError) {
+        try change(txn, dbi, Record(target: target, originClass: originClass, property: property, origin: origin), by: -1)
+    }
+
+    private static func change(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ record: Record, by delta: Int64) throws(FiefError) {
+        var cursor: OpaquePointer?
+        try LMDB.check(mdb_cursor_open(txn, dbi, &cursor), "opening a cursor")
+        defer { mdb_cursor_close(cursor) }
+        try withScratch { (scratch) throws(FiefError) in
+            record.writeKey(scratch.key)
+            var k = LMDB.val(scratch.keyBytes)
+            var v = MDB_val()
+            var rc = mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE)
+            if rc == MDB_NOTFOUND {
+                // Past the last run: it joins the last one (a new last key), or starts the first.
+                guard delta > 0 else { return }
+                rc = mdb_cursor_get(cursor, &k, &v, MDB_LAST)
+                if rc == MDB_NOTFOUND {
+                    try put([record], txn, dbi)
+                    return
+                }
+                try LMDB.check(rc, "reading links")
+                guard let run = Run(LMDB.bytes(v), key: LMDB.bytes(k)) else { throw damaged() }
+                if record.origin >= run.baseOrigin, width(record.target - run.firstTarget) <= run.wt,
+                   width(record.origin - run.baseOrigin) <= run.wo, run.size + run.row + checksumBytes <= runLimit,
+                   let p = run.pairIndex(of: record.pair) {
+                    // Appended to the last run, which takes its key.
+                    memcpy(scratch.value, run.bytes, run.size)
+                    let row = scratch.value + run.size
+                    store(row, run.wt, record.target - run.firstTarget)
+                    if run.wp == 1 { (row + run.wt).storeBytes(of: UInt8(p), as: UInt8.self) }
+                    store(row + run.wt + run.wp, run.wo, record.origin - run.baseOrigin)
+                    store(row + run.wt + run.wp + run.wo, run.wc, 1)
+                    let size = run.size + run.row
+                    scratch.value.storeBytes(of: UInt16(run.count + 1).littleEndian, as: UInt16.self)
+                    try LMDB.check(mdb_cursor_del(cursor, 0), "writing links")
+                    record.writeKey(scratch.key)
+                    let crc = checksum(key: scratch.keyBytes, UnsafeRawBufferPointer(start: scratch.value, count: size))
+                    (scratch.value + size).storeBytes(of: crc.littleEndian, as: UInt32.self)
+                    try putRaw(txn, dbi, scratch.keyBytes, UnsafeRawBufferPointer(start: scratch.value, count: size + checksumBytes),
+                               cursor: nil, flags: 0)
+                    return
+                }
+                var records = run.records()
+                records.append(record)
+                try LMDB.check(mdb_cursor_del(cursor, 0), "writing links")
+                // Growing at the end: the full run stays full, the new one takes the rest.
+                try put(records, txn, dbi, balance: false)
+                return
+            }
+            try LMDB.check(rc, "reading links")
+            let storedKey = LMDB.bytes(k)
+            guard let run = Run(LMDB.bytes(v), key: storedKey) else { throw damaged() }
+            let i = run.lowerBound(record)
+            let present = i < run.count && run.record(i).sameLink(record)
+            if present {
+                let count = Int64(run.count(i)) + delta
+                if count <= 0 {
+                    try removeRows(run, i..<(i + 1), cursor: cursor!, txn: txn, dbi: dbi, key: storedKey, scratch: scratch)
+                    return
+                }
+                if run.wc > 0 && width(UInt64(count)) <= run.wc {
+                    // The count changes in place: same size.
+                    memcpy(scratch.value, run.bytes, run.size)
+                    store(scratch.value + (run.rows - run.bytes) + i * run.row + run.wt + run.wp + run.wo, run.wc, UInt64(count))
+                    try rewrite(scratch.value, run.size, cursor: cursor!, key: storedKey, scratch: scratch)
+                    return
+                }
+                var records = run.records()
+                records[i].count = UInt32(truncatingIfNeeded: count)
+                try replace(records, cursor: cursor!, txn: txn, dbi: dbi, key: storedKey, scratch: scratch)
+                return
+            }
+            guard delta > 0 else { return }
+            // A new record at row i (< count: the run's last record follows it).
+            if i > 0 || record.target >= run.firstTarget, record.origin >= run.baseOrigin,
+               width(record.target - run.firstTarget) <= run.wt, width(record.origin - run.baseOrigin) <= run.wo,
+               run.size + run.row + checksumBytes <= runLimit, let p = run.pairIndex(of: record.pair) {
+                // It fits the run's widths and pairs: spliced in.
+                let at = (run.rows - run.bytes) + i * run.row
+                memcpy(scratch.value, run.bytes, at)
+                let row = scratch.value + at
+                store(row, run.wt, record.target - run.firstTarget)
+                if run.wp == 1 { (row + run.wt).storeBytes(of: UInt8(p), as: UInt8.self) }
+                store(row + run.wt + run.wp, run.wo, record.origin - run.baseOrigin)
+                store(row + run.wt + run.wp + run.wo, run.wc, 1)
+                memcpy(row + run.row, run.bytes + at, run.size - at)
+                let size = run.size + run.row
+                scratch.value.storeBytes(of: UInt16(run.count + 1).littleEndian, as: UInt16.self)
+                try rewrite(scratch.value, size, cursor: cursor!, key: storedKey, scratch: scratch)
+                return
+            }
+            var records = run.records()
+            records.insert(record, at: i)
+            try replace(records, cursor: cursor!, txn: txn, dbi: dbi, key: storedKey, scratch: scratch)
+        }
+    }
+
+    /// Store `size` bytes at `body` (checksum added) in place of the run the
+    /// cursor is on, whose key stays.
+    private static func rewrite(_ body: UnsafeMutableRawPointer, _ size: Int, cursor: OpaquePointer, key: UnsafeRawBufferPointer,
+                                scratch: Scratch) throws(FiefError) {
+        // The key is copied first: the put may move the page it is on.
+        scratch.key.copyMemory(from: key.baseAddress!, byteCount: keyBytes)
+        let crc = checksum(key: scratch.keyBytes, UnsafeRawBufferPointer(start: body, count: size))
+        (body + size).storeBytes(of: crc.littleEndian, as: UInt32.self)
+        var k = LMDB.val(scratch.keyBytes)
+        var v = MDB_val(mv_size: size + checksumBytes, mv_data: body)
+        try LMDB.check(mdb_cursor_put(cursor, &k, &v, UInt32(MDB_CURRENT)), "writing links")
+    }
+
+    /// Replace the run the cursor is on (stored under `key`) by `records`
+    /// (sorted, with the same last record), cut into runs that fit.
+    private static func replace(_ records: [Record], cursor: OpaquePointer, txn: OpaquePointer, dbi: MDB_dbi, key: UnsafeRawBufferPointer,
+                                scratch: Scratch) throws(FiefError) {
+        let pieces = cut(records)
+        if pieces.count == 1 {
+            scratch.key.copyMemory(from: key.baseAddress!, byteCount: keyBytes)
+            let size = encode(records[...], into: scratch.value, key: scratch.keyBytes)
+            var k = LMDB.val(scratch.keyBytes)
+            var v = MDB_val(mv_size: size, mv_data: scratch.value)
+            try LMDB.check(mdb_cursor_put(cursor, &k, &v, UInt32(MDB_CURRENT)), "writing links")
+            return
+        }
+        try LMDB.check(mdb_cursor_del(cursor, 0), "writing links")
+        try put(records, txn, dbi)
+    }
+
+    /// Remove rows `rows` of the run the cursor is on (stored under `key`).
+    private static func removeRows(_ run: Run, _ rows: Range<Int>, cursor: OpaquePointer, txn: OpaquePointer, dbi: MDB_dbi,
+                                   key: UnsafeRawBufferPointer, scratch: Scratch) throws(FiefError) {
+        if rows.count == run.count {
+            try LMDB.check(mdb_cursor_del(cursor, 0), "writing links")
+            return
+        }
+        if rows.upperBound == run.count {
+            // The last rows go: the run gets its new last record's key.
+            let last = run.record(rows.lowerBound - 1)
+            let at = (run.rows - run.bytes) + rows.lowerBound * run.row
+            memcpy(scratch.value, run.bytes, at)
+            scratch.value.storeBytes(of: UInt16(rows.lowerBound).littleEndian, as: UInt16.self)
+            try LMDB.check(mdb_cursor_del(cursor, 0), "writing links")
+            last.writeKey(scratch.key)
+            let crc = checksum(key: scratch.keyBytes, UnsafeRawBufferPointer(start: scratch.value, count: at))
+            (scratch.value + at).storeBytes(of: crc.littleEndian, as: UInt32.self)
+            try putRaw(txn, dbi, scratch.keyBytes, UnsafeRawBufferPointer(start: scratch.value, count: at + checksumBytes), cursor: nil, flags: 0)
+            return
+        }
+        let from = (run.rows - run.bytes) + rows.lowerBound * run.row
+        let to = (run.rows - run.bytes) + rows.upperBound * run.row
+        memcpy(scratch.value, run.bytes, from)
+        memcpy(scratch.value + from, run.bytes + to, run.size - to)
+        scratch.value.storeBytes(of: UInt16(run.count - rows.count).littleEndian, as: UInt16.self)
+        try rewrite(scratch.value, run.size - (to - from), cursor: cursor, key: key, scratch: scratch)
+    }
+
+    // MARK: Reading
+
+    /// Every record for `target` (optionally only from `originClass` and
     /// `property`), in key order: origin class, property, object and count.
     static func forEach(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32? = nil, property: UInt32? = nil,
                         _ body: (UInt32, UInt32, Int64, UInt32) throws(FiefError) -> Void) throws(FiefError) {
-        var buffer = (UInt64(0), UInt64(0), UInt64(0))
-        try withUnsafeMutableBytes(of: &buffer) { (raw) throws(FiefError) in
-            key(raw.baseAddress!, target: target, originClass: originClass ?? 0, property: property ?? 0, origin: 0)
-            let prefix = originClass == nil ? 8 : 16
+        let first = Record(target: target, originClass: originClass ?? 0, property: property ?? 0, origin: 0)
+        let t = first.target, pair = first.pair
+        var keyBuffer = (UInt64(0), UInt64(0), UInt64(0))
+        var cursor: OpaquePointer?
+        try LMDB.check(mdb_cursor_open(txn, dbi, &cursor), "opening a cursor")
+        defer { mdb_cursor_close(cursor) }
+        try withUnsafeMutableBytes(of: &keyBuffer) { (raw) throws(FiefError) in
+            first.writeKey(raw.baseAddress!)
+            var k = LMDB.val(UnsafeRawBufferPointer(raw))
+            var v = MDB_val()
+            var rc = mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE)
+            var start = true
+            while rc == 0 {
+                guard let run = Run(LMDB.bytes(v), key: LMDB.bytes(k)) else { throw damaged() }
+                var i = start ? run.lowerBound(first) : 0
+                start = false
+                while i < run.count {
+                    guard run.target(i) == t else { return }
+                    let p = run.pair(i)
+                    if originClass != nil && (property == nil ? p >> 32 != pair >> 32 : p != pair) { return }
+                    try body(UInt32(truncatingIfNeeded: p >> 32), UInt32(truncatingIfNeeded: p), Int64(bitPattern: run.origin(i)), run.count(i))
+                    i += 1
+                }
+                rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+            }
+            if rc != MDB_NOTFOUND { try LMDB.check(rc, "reading links") }
+        }
+    }
+
+    /// Every record of the database, in order: target, origin class,
+    /// property, object and count.
+    static func forEachRecord(_ txn: OpaquePointer, _ dbi: MDB_dbi,
+                              _ body: (Int64, UInt32, UInt32, Int64, UInt32) throws(FiefError) -> Void) throws(FiefError) {
+        let cursor = try LMDBCursor(txn, dbi)
+        var entry = try cursor.move(MDB_FIRST)
+        while let (k, v) = entry {
+            guard let run = Run(v, key: k) else { throw damaged() }
+            for i in 0..<run.count {
+                let r = run.record(i)
+                try body(Int64(bitPattern: r.target), r.originClass, r.property, Int64(bitPattern: r.origin), r.count)
+            }
+            entry = try cursor.next()
+        }
+    }
+
+    /// How many records the database holds, every run checked (checksum,
+    /// layout, order, key); throws on a damaged run.
+    static func recordCount(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) -> Int {
+        let cursor = try LMDBCursor(txn, dbi)
+        var entry = try cursor.move(MDB_FIRST)
+        var total = 0
+        var previous: Record? = nil
+        while let (k, v) = entry {
+            guard let run = Run(v, key: k), run.isOrdered(key: k) else { throw damaged() }
+            if let previous, !previous.precedes(run.record(0)) { throw damaged() }
+            previous = run.record(run.count - 1)
+            total += run.count
+            entry = try cursor.next()
+        }
+        return total
+    }
+
+    /// Delete every record for `target` with `cursor` (on the backlinks
+    /// database), appending each to `into` first: origin class, property,
+    /// object and count.  The records are contiguous: usually a splice of
+    /// one run.
+    static func take(_ cursor: LMDBCursor, target: Int64, into referrers: inout [(UInt32, UInt32, Int64, UInt32)]) throws(FiefError) {
+        let t = UInt64(bitPattern: target)
+        let txn = mdb_cursor_txn(cursor.pointer)!
+        let dbi = mdb_cursor_dbi(cursor.pointer)
+        try withScratch { (scratch) throws(FiefError) in
+            while true {
+                // Sought again after each change: the run's key or place may have changed.
+                Record(target: t, pair: 0, origin: 0, count: 0).writeKey(scratch.key)
+                var k = LMDB.val(scratch.keyBytes)
+                var v = MDB_val()
+                let rc = mdb_cursor_get(cursor.pointer, &k, &v, MDB_SET_RANGE)
+                if rc == MDB_NOTFOUND { return }
+                try LMDB.check(rc, "reading links")
+                let storedKey = LMDB.bytes(k)
+                guard let run = Run(LMDB.bytes(v), key: storedKey) else { throw damaged() }
+                let i = run.lowerBound(target: t)
+                var j = i
+                while j < run.count && run.target(j) == t {
+                    let p = run.pair(j)
+                    referrers.append((UInt32(truncatingIfNeeded: p >> 32), UInt32(truncatingIfNeeded: p), Int64(bitPattern: run.origin(j)), run.count(j)))
+                    j += 1
+                }
+                if i == j { return }
+                try removeRows(run, i..<j, cursor: cursor.pointer, txn: txn, dbi: dbi, key: storedKey, scratch: scratch)
+                // Rows after them in the run: the target's records ended there.
+                if j < run.count { return }
+            }
+        }
+    }
+
+    /// Delete every record made by link `property` of class `originClass`
+    /// (a property being dropped) from a class's backlinks: one walk over
+    /// the runs, each holding that pair rewritten without it.  Returns how
+    /// many records went.
+    @discardableResult
+    static func removeAll(_ txn: OpaquePointer, _ dbi: MDB_dbi, originClass: UInt32, property: UInt32) throws(FiefError) -> Int {
+        let pair = UInt64(originClass) << 32 | UInt64(property)
+        var removed = 0
+        var changed: [(key: [UInt8], records: [Record])] = []
+        let cursor = try LMDBCursor(txn, dbi)
+        var entry = try cursor.move(MDB_FIRST)
+        while let (k, v) = entry {
+            guard let run = Run(v, key: k) else { throw damaged() }
+            if run.pairIndex(of: pair) != nil {
+                let kept = run.records().filter { $0.pair != pair }
+                removed += run.count - kept.count
+                if kept.count != run.count { changed.append((Array(k), kept)) }
+            }
+            entry = try cursor.next()
+        }
+        for (key, kept) in changed {
+            try key.withBytes { (k) throws(FiefError) in try LMDB.delete(txn, dbi, k) }
+            if !kept.isEmpty { try put(kept, txn, dbi) }
+        }
+        return removed
+    }
+
+    /// Replace a format-4 backlinks database's contents (one entry per
+    /// record: the record's key, a UInt32 count) with runs (`FormatUpgrade`).
+    static func upgradeFromFormat4(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
+        var records: [Record] = []
+        do {
             let cursor = try LMDBCursor(txn, dbi)
-            var entry = try cursor.seek(UnsafeRawBufferPointer(raw))
-            while let (k, v) = entry, k.count == keyBytes, memcmp(k.baseAddress!, raw.baseAddress!, prefix) == 0 {
-                guard v.count == 4 else { throw FiefError(.fileCorrupt, "a stored link count is damaged (\(v.count) bytes)") }
-                let cls = UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
-                let prop = UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
-                let origin = Int64(bitPattern: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt64.self)))
-                try body(cls, prop, origin, UInt32(littleEndian: v.loadUnaligned(as: UInt32.self)))
+            var entry = try cursor.move(MDB_FIRST)
+            while let (k, v) = entry {
+                guard k.count == keyBytes, v.count == 4 else {
+                    throw FiefError(.fileCorrupt, "a stored link (format 4) is damaged (\(k.count)-byte key, \(v.count)-byte count)")
+                }
+                records.append(Record(key: k, count: UInt32(littleEndian: v.loadUnaligned(as: UInt32.self))))
                 entry = try cursor.next()
             }
         }
-    }
-
-    /// Delete every entry for `target` with `cursor` (on the backlinks
-    /// database), appending each to `into` first: origin class, property,
-    /// object and count.
-    static func take(_ cursor: LMDBCursor, target: Int64, into referrers: inout [(UInt32, UInt32, Int64, UInt32)]) throws(FiefError) {
-        var buffer = (UInt64(0), UInt64(0), UInt64(0))
-        try withUnsafeMutableBytes(of: &buffer) { (raw) throws(FiefError) in
-            key(raw.baseAddress!, target: target, originClass: 0, property: 0, origin: 0)
-            // Sought again after each delete: a cursor whose last entry
-            // went is not positioned anywhere.
-            while let (k, v) = try cursor.seek(UnsafeRawBufferPointer(raw)), k.count == keyBytes,
-                  memcmp(k.baseAddress!, raw.baseAddress!, 8) == 0 {
-                guard v.count == 4 else { throw FiefError(.fileCorrupt, "a stored link count is damaged (\(v.count) bytes)") }
-                referrers.append((UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt32.self)),
-                                  UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt32.self)),
-                                  Int64(bitPattern: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt64.self))),
-                                  UInt32(littleEndian: v.loadUnaligned(as: UInt32.self))))
-                try cursor.deleteCurrent()
+        try LMDB.check(mdb_drop(txn, dbi, 0), "upgrading links")
+        if records.isEmpty { return }
+        // In key order, appended: LMDB fills its pages.
+        let cursor = try LMDBCursor(txn, dbi)
+        try withScratch { (scratch) throws(FiefError) in
+            for piece in cut(records, balance: false) {
+                records[piece.upperBound - 1].writeKey(scratch.key)
+                let size = encode(records[piece], into: scratch.value, key: scratch.keyBytes)
+                try putRaw(txn, dbi, scratch.keyBytes, UnsafeRawBufferPointer(start: scratch.value, count: size),
+                           cursor: cursor.pointer, flags: UInt32(MDB_APPEND))
             }
         }
-    }
-
-    /// Delete every entry made by link `property` of class `originClass`
-    /// (a property being dropped) from a class's backlinks: for each target,
-    /// a seek to its entries from that property (they are contiguous) and
-    /// one delete per entry, so O(targets + entries) seeks, never a
-    /// rewrite of the other entries.  Returns how many went.
-    @discardableResult
-    static func removeAll(_ txn: OpaquePointer, _ dbi: MDB_dbi, originClass: UInt32, property: UInt32) throws(FiefError) -> Int {
-        var removed = 0
-        var buffer = (UInt64(0), UInt64(0), UInt64(0))
-        try withUnsafeMutableBytes(of: &buffer) { (raw) throws(FiefError) in
-            let cursor = try LMDBCursor(txn, dbi)
-            var entry = try cursor.move(MDB_FIRST)
-            while let (k, _) = entry {
-                guard k.count == keyBytes else { throw FiefError(.fileCorrupt, "a stored link has a damaged key (\(k.count) bytes)") }
-                let target = UInt64(bigEndian: k.loadUnaligned(as: UInt64.self))
-                let cls = UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
-                let prop = UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
-                if cls == originClass && prop == property {
-                    // The key is copied first: the delete may move the page it is on.
-                    raw.copyMemory(from: k)
-                    try cursor.deleteCurrent()
-                    removed += 1
-                } else if cls < originClass || (cls == originClass && prop < property) {
-                    key(raw.baseAddress!, target: Int64(bitPattern: target), originClass: originClass, property: property, origin: 0)
-                } else {
-                    guard target < UInt64.max else { break }
-                    key(raw.baseAddress!, target: Int64(bitPattern: target + 1), originClass: 0, property: 0, origin: 0)
-                }
-                entry = try cursor.seek(UnsafeRawBufferPointer(raw))
-            }
-        }
-        return removed
     }
 }

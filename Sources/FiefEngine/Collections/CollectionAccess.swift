@@ -63,6 +63,7 @@ extension Realm {
     /// snapshot (or until the write transaction's next set or map write).
     func collectionEntries(_ id: ListID, _ dbi: MDB_dbi) throws(FiefError) -> CollectionEntries {
         if let write {
+            if !write.pendingMaps.isEmpty { try flushPendingMap(write, id) }
             if let known = write.collectionEntries[id] { return known }
             let read = CollectionEntries(try SetStore.entries(write.txn, dbi, owner: id.owner))
             write.collectionEntries[id] = read

@@ -146,15 +146,8 @@ enum Links {
         }
         guard let dbi = table.backlinks else { return }
         var referrers: [(Int64, UInt32, UInt32, Int64, UInt32)] = []
-        let cursor = try LMDBCursor(write.txn, dbi)
-        var entry = try cursor.move(MDB_FIRST)
-        while let (k, v) = entry, k.count == Backlinks.keyBytes {
-            referrers.append((Int64(bitPattern: UInt64(bigEndian: k.loadUnaligned(as: UInt64.self))),
-                              UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt32.self)),
-                              UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt32.self)),
-                              Int64(bitPattern: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt64.self))),
-                              v.count == 4 ? UInt32(littleEndian: v.loadUnaligned(as: UInt32.self)) : 1))
-            entry = try cursor.next()
+        try Backlinks.forEachRecord(write.txn, dbi) { (target, originClass, property, origin, count) throws(FiefError) in
+            referrers.append((target, originClass, property, origin, count))
         }
         for (target, originClass, property, origin, count) in referrers where originClass != table.key {
             try unlink(realm, write, originClass: originClass, property: property, origin: origin, targetClass: table.key, target: target, count: count)

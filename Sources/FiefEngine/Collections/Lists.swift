@@ -679,6 +679,9 @@ extension Realm {
         var values: [Value] = []
         var targets: [Int64] = []
         var cursor: (dbi: MDB_dbi, cursor: LMDBCursor)? = nil
+        // Where the last owner's walk stopped (the cursor is on it): the
+        // next owner's first segment when no other list lies between.
+        var stopped: (dbi: MDB_dbi, owner: UInt64, entry: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer))? = nil
         var i = 0
         while i < pending.count {
             let id = pending[i].id
@@ -691,6 +694,7 @@ extension Realm {
             // An owner deleted since had its list emptied down to these links: it goes whole.
             guard try isLive(table, id.owner) else {
                 try ListStore.deleteAll(write.txn, dbi, owner: id.owner)
+                stopped = nil
                 continue
             }
             var total = 0
@@ -699,7 +703,13 @@ extension Realm {
                 ListStore.key(key.baseAddress!, owner: id.owner, position: 0)
                 if cursor?.dbi != dbi { cursor = (dbi, try LMDBCursor(write.txn, dbi)) }
                 let cursor = cursor!.cursor
-                var entry = try cursor.seek(UnsafeRawBufferPointer(key))
+                var entry: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?
+                if let stopped, stopped.dbi == dbi, stopped.owner >= UInt64(bitPattern: id.owner) {
+                    entry = stopped.entry
+                } else {
+                    entry = try cursor.seek(UnsafeRawBufferPointer(key))
+                }
+                stopped = nil
                 while let (k, v) = entry, let decoded = ListStore.decodeKey(k), decoded.owner == id.owner {
                     guard let reader = SegmentReader(v, type: .link, table: id.table,
                                                      key: ListStore.checkKey(column: id.column, owner: id.owner, position: decoded.position)) else {
@@ -728,9 +738,12 @@ extension Realm {
                     // Emptied: deleted, and the next segment sought again (a
                     // cursor whose entry went is not positioned anywhere).
                     try cursor.deleteCurrent()
-                    guard decoded.position < UInt64.max else { break }
+                    guard decoded.position < UInt64.max else { entry = nil; break }
                     ListStore.key(key.baseAddress!, owner: id.owner, position: decoded.position + 1)
                     entry = try cursor.seek(UnsafeRawBufferPointer(key))
+                }
+                if let entry, let decoded = ListStore.decodeKey(entry.key) {
+                    stopped = (dbi, UInt64(bitPattern: decoded.owner), entry)
                 }
             }
             try setStoredListSize(write, table, column, id.owner, total)

@@ -1,3 +1,5 @@
+import CLMDB
+
 /// Maps: each map property of a class has a database `c<class>.m<prop>`
 /// with one entry per key (see design.md, "Links and collections"):
 ///
@@ -19,6 +21,18 @@ enum MapStore {
         if key.count > maxKeyBytes { return "a map key has at most \(maxKeyBytes) bytes, not \(key.count)" }
         if key.first == UInt8(ascii: "$") { return "a map key cannot start with '$': '\(String(decoding: key, as: UTF8.self))'" }
         if key.contains(UInt8(ascii: ".")) { return "a map key cannot contain '.': '\(String(decoding: key, as: UTF8.self))'" }
+        return nil
+    }
+
+    /// Store `value` under `key` if the database has no such key (nil),
+    /// else write nothing and return the stored value (a view): one LMDB
+    /// search either way (MDB_NOOVERWRITE).
+    static func insert(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FiefError) -> UnsafeRawBufferPointer? {
+        var k = LMDB.val(key)
+        var v = LMDB.val(value)
+        let rc = mdb_put(txn, dbi, &k, &v, UInt32(MDB_NOOVERWRITE))
+        if rc == MDB_KEYEXIST { return LMDB.bytes(v) }
+        try LMDB.check(rc, "writing a map")
         return nil
     }
 

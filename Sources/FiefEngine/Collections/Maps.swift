@@ -27,6 +27,7 @@ extension Realm {
         let (table, column) = try collection(map, .map)
         if MapStore.keyProblem(key) != nil { return nil }
         let dbi = try table.mapDatabase(column.key)
+        if let write, !write.pendingMaps.isEmpty { try flushPendingMap(write, map.id) }
         var stored: [UInt8] = []
         MapStore.encode(owner: map.owner, key: key, into: &stored)
         return try withReadTransaction { (txn) throws(FiefError) -> Value? in
@@ -119,15 +120,18 @@ extension Realm {
     /// deleted), the new one's recorded, the size kept.
     private func put(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64,
                      _ key: UnsafeRawBufferPointer, _ value: Value) throws(FiefError) {
+        if try bufferMapSet(write, table, column, owner, key, value) { return }
         MapStore.encode(owner: owner, key: key, into: &write.entryKey)
         MixedCoding.encode(value, into: &write.entryValue)
         forgetCollectionEntries(write)
         let old = try write.entryKey.withBytes { (k) throws(FiefError) -> Value? in
-            var old: Value? = nil
-            if let raw = try LMDB.get(write.txn, dbi, k) { old = try mapValue(raw, table, column, owner) }
-            if let old, old.isSame(as: value) { return old }
-            try write.entryValue.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
-            return old
+            try write.entryValue.withBytes { (v) throws(FiefError) -> Value? in
+                // A new key is stored by one search; a stored one hands back its value.
+                guard let raw = try MapStore.insert(write.txn, dbi, k, v) else { return nil }
+                let old = try mapValue(raw, table, column, owner)
+                if !old.isSame(as: value) { _ = try LMDB.put(write.txn, dbi, k, v) }
+                return old
+            }
         }
         if let old, old.isSame(as: value) { return }
         try countCollectionLink(write, table, column, owner, value, 1)
@@ -156,6 +160,7 @@ extension Realm {
     public func mapRemove(_ map: CollectionRef, key: UnsafeRawBufferPointer) throws(FiefError) -> Bool {
         let (write, table, column, dbi) = try changeMap(map)
         if MapStore.keyProblem(key) != nil { return false }
+        if !write.pendingMaps.isEmpty { try flushPendingMap(write, map.id) }
         MapStore.encode(owner: map.owner, key: key, into: &write.entryKey)
         do throws(FiefError) {
             let old = try write.entryKey.withBytes { (k) throws(FiefError) -> Value? in
@@ -181,6 +186,7 @@ extension Realm {
     }
 
     private func clearMap(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64) throws(FiefError) {
+        if !write.pendingMaps.isEmpty { try flushPendingMap(write, ListID(table: table.key, column: column.key, owner: owner)) }
         if try collectionSize(table, column, owner) == 0 { return }
         var links: [Value] = []
         if column.elementType == .link || column.elementType == .mixed {
@@ -228,6 +234,7 @@ extension Realm {
 
     /// Every object of `table` is being deleted: all their maps go.
     func emptyingMaps(_ write: WriteTransaction, _ table: Table) throws(FiefError) {
+        try flushPendingMaps(write)
         forgetCollectionEntries(write)
         for (property, dbi) in table.maps {
             let column = try table.column(property.key)

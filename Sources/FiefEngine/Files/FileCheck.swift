@@ -40,6 +40,8 @@ public enum FileCheck {
         var problems = 0
         /// The part lists of chunks read in parts.
         let partTables = ChunkPartTables()
+        /// The file's backlinks have format 4's layout (one entry per record).
+        var legacyBacklinks = false
 
         init(environment: Environment, txn: OpaquePointer, report: @escaping (FileReportKind, String) -> Void) {
             self.environment = environment
@@ -64,6 +66,7 @@ public enum FileCheck {
                 checkClass(objectClass, meta: meta, names: names)
             }
             let format = ((try? MetaKeys.readUInt64(txn, meta, MetaKeys.format)) ?? nil) ?? 0
+            legacyBacklinks = FormatUpgrade.rewritesBacklinks(format)
             if !FormatUpgrade.rewritesChunks(format) { checkLinks(schema, names: names) }
         }
 
@@ -114,7 +117,7 @@ public enum FileCheck {
                             for slot in 0..<ClusterLayout.slots where live.bit(slot) && column.base != nil && !column.isNull(slot) {
                                 let origin = cluster << ClusterLayout.shift | Int64(slot)
                                 var found = false
-                                try Backlinks.forEach(txn, dbi, target: column.int(slot), originClass: objectClass.key, property: link.key) { (_, _, o, _) throws(FiefError) in
+                                try recorded(dbi, target: column.int(slot), originClass: objectClass.key, property: link.key) { (o, _) in
                                     if o == origin { found = true }
                                 }
                                 if found { expected[target.key, default: 0] += 1 } else { missing += 1 }
@@ -131,19 +134,43 @@ public enum FileCheck {
             for objectClass in schema.classes where Backlinks.isTarget(objectClass, in: schema) {
                 let name = Table.backlinksName(objectClass.key)
                 guard damagedTrees[name] == nil, let dbi = open(name) else { continue }
-                var stat = MDB_stat()
-                guard mdb_stat(txn, dbi, &stat) == 0 else { continue }
-                if Int(stat.ms_entries) != expected[objectClass.key, default: 0] {
-                    problem("class '\(objectClass.name)': \(stat.ms_entries) links to its objects are recorded, but \(expected[objectClass.key, default: 0]) exist")
+                guard let records = recordCount(dbi, objectClass) else { continue }
+                if records != expected[objectClass.key, default: 0] {
+                    problem("class '\(objectClass.name)': \(records) links to its objects are recorded, but \(expected[objectClass.key, default: 0]) exist")
                 }
             }
             // A class no link points to (any more) keeps no backlinks.
             for objectClass in schema.classes where !Backlinks.isTarget(objectClass, in: schema) {
                 let name = Table.backlinksName(objectClass.key)
                 guard names.contains(name), damagedTrees[name] == nil, let dbi = open(name) else { continue }
+                guard let records = recordCount(dbi, objectClass), records > 0 else { continue }
+                problem("class '\(objectClass.name)': \(records) links to its objects are recorded, but no property links to it")
+            }
+        }
+
+        /// The origin objects and counts recorded in backlinks `dbi` for
+        /// `target` from (`originClass`, `property`), in either layout.
+        func recorded(_ dbi: MDB_dbi, target: Int64, originClass: UInt32, property: UInt32,
+                      _ body: (Int64, UInt32) -> Void) throws(FiefError) {
+            if legacyBacklinks {
+                try FormatUpgrade.forEachFormat4Backlink(txn, dbi, target: target, originClass: originClass, property: property, body)
+            } else {
+                try Backlinks.forEach(txn, dbi, target: target, originClass: originClass, property: property) { (_, _, o, c) in body(o, c) }
+            }
+        }
+
+        /// How many backlink records `dbi` holds (every run checked), or nil
+        /// after reporting a damaged one.
+        mutating func recordCount(_ dbi: MDB_dbi, _ objectClass: ObjectClass) -> Int? {
+            if legacyBacklinks {
                 var stat = MDB_stat()
-                guard mdb_stat(txn, dbi, &stat) == 0, stat.ms_entries > 0 else { continue }
-                problem("class '\(objectClass.name)': \(stat.ms_entries) links to its objects are recorded, but no property links to it")
+                return mdb_stat(txn, dbi, &stat) == 0 ? Int(stat.ms_entries) : nil
+            }
+            do throws(FiefError) {
+                return try Backlinks.recordCount(txn, dbi)
+            } catch {
+                problem("class '\(objectClass.name)': the links to its objects (backlinks) cannot be read: \(error.message)")
+                return nil
             }
         }
 
@@ -430,7 +457,7 @@ public enum FileCheck {
                     continue
                 }
                 var recorded: UInt32 = 0
-                try Backlinks.forEach(txn, backlinks, target: linked.objectKey, originClass: origin.0, property: origin.1) { (_, _, o, c) throws(FiefError) in
+                try self.recorded(backlinks, target: linked.objectKey, originClass: origin.0, property: origin.1) { (o, c) in
                     if o == origin.2 { recorded = c }
                 }
                 if recorded == count {

@@ -111,6 +111,8 @@ final class WriteTransaction {
     /// in key order, or moved into the lists when one of their column is
     /// loaded first.  The list databases are not written before commit.
     @exclusivity(unchecked) var pendingLinkRemovals: [PendingLinkRemoval] = []
+    /// Maps of values filled in this transaction, stored sorted at commit (`PendingMap`).
+    let pendingMaps = PendingMaps()
     /// Strings and binaries written to lists.
     let listBytes = ByteArena()
     /// Scratch space for encoding segments.
@@ -427,6 +429,7 @@ extension Realm {
     }
 
     private func flush(_ write: WriteTransaction) throws(FiefError) {
+        try flushPendingMaps(write)
         try flushLists(write)
         // A column chunk stored for the first time is listed in its
         // cluster's presence chunk.

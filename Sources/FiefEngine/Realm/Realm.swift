@@ -188,7 +188,7 @@ enum MetaKeys {
     static let magic = "magic"
     static let magicValue: [UInt8] = Array("FIEF".utf8)
     static let format = "format"
-    static let formatValue: UInt64 = 4
+    static let formatValue: UInt64 = 5
     static let version = "version"
     static let schema = "schema"
     static let schemaVersion = "schemaVersion"
@@ -839,6 +839,7 @@ public final class Realm: @unchecked Sendable {
             }
             var opened: [String] = []
             do throws(FiefError) {
+                try flushPendingMaps(write)
                 let changed = try SchemaPlanner.applyInTransaction(write.txn, configuration: configuration, environment: environment, opened: &opened, keepVersion: true, inWrite: true)
                 write.openedDatabases += opened
                 if changed {

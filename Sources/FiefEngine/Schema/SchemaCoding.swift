@@ -1,7 +1,7 @@
 /// The schema as stored in the file's `meta` database: a small binary
 /// encoding, little-endian, length-prefixed strings.
 ///
-///     encoding 2 (file format 4): u32 0xFFFFFFFF, u32 2, then as encoding 1
+///     encoding 2 (file formats 4 and 5): u32 0xFFFFFFFF, u32 2, then as encoding 1
 ///       with, after each property's flags, str link target ("" for none),
 ///       u32 collection kind (0: none; lists, sets and maps take 1, 2, 3)
 ///       and str origin property (linking objects; "" for none)

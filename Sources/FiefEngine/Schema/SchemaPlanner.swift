@@ -22,7 +22,7 @@ enum SchemaPlanner {
         var schemaVersion: UInt64
         var generation: UInt64
         var nextClassKey: UInt64
-        /// The file format (`MetaKeys.formatValue`, or 1 or 2: upgraded on a writable open).
+        /// The file format (`MetaKeys.formatValue`, or 1 to 4: upgraded on a writable open).
         var format: UInt64
     }
 
@@ -44,7 +44,7 @@ enum SchemaPlanner {
         }
         let format = try MetaKeys.readUInt64(txn, meta, MetaKeys.format) ?? 0
         guard format == MetaKeys.formatValue || FormatUpgrade.upgrades(format) else {
-            throw FiefError(.fileFormat, "'\(path)' has file format \(format); this library reads format \(MetaKeys.formatValue) and upgrades formats 1 to 3 (a newer Fief wrote it?)", path: path)
+            throw FiefError(.fileFormat, "'\(path)' has file format \(format); this library reads format \(MetaKeys.formatValue) and upgrades formats 1 to 4 (a newer Fief wrote it?)", path: path)
         }
         guard let schemaBytes = try MetaKeys.readBytes(txn, meta, MetaKeys.schema) else {
             throw FiefError(.fileNotFief, "'\(path)' has no schema", path: path)
@@ -64,7 +64,7 @@ enum SchemaPlanner {
             }
             return Plan(needsWrite: true)
         }
-        if FormatUpgrade.upgrades(stored.format) && !(readOnly && !FormatUpgrade.rewritesChunks(stored.format)) {
+        if FormatUpgrade.upgrades(stored.format) && !(readOnly && !FormatUpgrade.mustRewrite(stored.format)) {
             if readOnly {
                 throw FiefError(.fileFormat, "'\(snapshot.environment.path)' has file format \(stored.format), which this library upgrades to format \(MetaKeys.formatValue) when it opens the file for writing; open it once writable, or write an upgraded copy with `fief copy \(snapshot.environment.path) NEW`", path: snapshot.environment.path)
             }
@@ -255,6 +255,17 @@ enum SchemaPlanner {
                 if existing.format == 1, let pk = objectClass.primaryKey, pk.type == .int, !pk.isNullable,
                    merge.schema.classes.contains(where: { $0.key == objectClass.key && $0.primaryKey?.key == pk.key }) {
                     merge.rebuiltPrimaryKeys.append(objectClass.key)
+                }
+            }
+            // Format 4's backlinks: one entry per record, made into runs.
+            if FormatUpgrade.rewritesBacklinks(existing.format) {
+                for objectClass in existing.schema.classes {
+                    // Opened in this transaction (a handle opened elsewhere may be newer than it).
+                    var dbi: MDB_dbi = 0
+                    let rc = mdb_dbi_open(txn, Table.backlinksName(objectClass.key), 0, &dbi)
+                    if rc == MDB_NOTFOUND { continue }
+                    try LMDB.check(rc, "opening the links of class '\(objectClass.name)'", path: environment.path)
+                    try Backlinks.upgradeFromFormat4(txn, dbi)
                 }
             }
             try MetaKeys.write(txn, meta, MetaKeys.format, MetaKeys.formatValue)

@@ -1,7 +1,11 @@
 import CLMDB
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// Files of formats 1 and 2, read only to upgrade them (format 3 differs
-/// from the current format 4 only in the schema's encoding).
+/// Files of formats 1, 2 and 4, read only to upgrade them (format 3 differs
+/// from the current format 5 only in the schema's encoding; format 4 in the
+/// layout of the backlinks databases, see `Backlinks`).
 ///
 /// Both key a chunk `column << 40 | cluster` (format 3 adds the last slot:
 /// `ClusterLayout`).  Their chunks:
@@ -20,12 +24,39 @@ import CLMDB
 /// transaction as the schema (so a crash leaves it as it was), and
 /// `fief copy` writes a format-3 copy of one.
 enum FormatUpgrade {
-    /// Whether this library upgrades files of `format` (to format 4).
-    static func upgrades(_ format: UInt64) -> Bool { format >= 1 && format <= 3 }
+    /// Whether this library upgrades files of `format` (to format 5).
+    static func upgrades(_ format: UInt64) -> Bool { format >= 1 && format <= 4 }
     /// Whether the upgrade of `format` rewrites chunks (formats 1 and 2);
-    /// format 3 stores them as format 4 does (it only lacks the schema
+    /// format 3 stores them as formats 4 and 5 do (it only lacks the schema
     /// encoding of links), so it is also read as it is.
     static func rewritesChunks(_ format: UInt64) -> Bool { format == 1 || format == 2 }
+    /// Whether the upgrade of `format` rewrites the backlinks databases
+    /// (format 4 stored one entry per backlink record; format 5 stores runs
+    /// of records: `Backlinks`).
+    static func rewritesBacklinks(_ format: UInt64) -> Bool { format == 4 }
+    /// Whether a file of `format` must be upgraded before it can be read
+    /// (a read-only open refuses it).
+    static func mustRewrite(_ format: UInt64) -> Bool { rewritesChunks(format) || rewritesBacklinks(format) }
+
+    /// The records of a format-4 backlinks database for `target` from
+    /// (`originClass`, `property`): keys target (8) + origin class (4) +
+    /// origin property (4) + origin object (8), big-endian, values a UInt32
+    /// count (`fief verify` of a format-4 file).
+    static func forEachFormat4Backlink(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32, property: UInt32,
+                                       _ body: (Int64, UInt32) -> Void) throws(FiefError) {
+        var buffer = (UInt64(0), UInt64(0), UInt64(0))
+        try withUnsafeMutableBytes(of: &buffer) { (raw) throws(FiefError) in
+            Backlinks.key(raw.baseAddress!, target: target, originClass: originClass, property: property, origin: 0)
+            let cursor = try LMDBCursor(txn, dbi)
+            var entry = try cursor.seek(UnsafeRawBufferPointer(raw))
+            while let (k, v) = entry, k.count == Backlinks.keyBytes, memcmp(k.baseAddress!, raw.baseAddress!, 16) == 0 {
+                guard v.count == 4 else { throw FiefError(.fileCorrupt, "a stored link count is damaged (\(v.count) bytes)") }
+                body(Int64(bitPattern: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt64.self))),
+                     UInt32(littleEndian: v.loadUnaligned(as: UInt32.self)))
+                entry = try cursor.next()
+            }
+        }
+    }
 
     @inline(__always)
     static func column(ofOldKey key: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: key >> 40) }

@@ -1,7 +1,7 @@
 """Files of formats 1 (the foundation's), 2 (checksums, before string chunks
 were stored in parts) and 3 (before links) are upgraded in place by a
 writable open, refused with directions by a read-only one (format 3, stored
-as format 4 is, is read as it is), copied into the current format by
+as formats 4 and 5 do, is read as it is), copied into the current format by
 copy_file, and lose nothing on the way."""
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def _check_contents(realm):
 def test_read_only_open_of_an_old_format_says_how_to_upgrade(old_file, old_format):
     before = old_file.read_bytes()
     if old_format == 3:
-        # Format 3 stores everything as format 4 does: read as it is.
+        # Format 3 stores everything as formats 4 and 5 do: read as it is.
         with fief.Realm.open(old_file, schema=[Item, Tag], read_only=True) as realm:
             _check_contents(realm)
     else:
