@@ -326,10 +326,21 @@ extension Realm {
         elements.reserveCapacity(values.count)
         for value in values { elements.append(try nestedElement(table, ref, value)) }
         do throws(FiefError) {
-            var count = try nestedEntries(ref, dbi).count
-            for element in elements {
-                _ = try putNested(write, table, dbi, ref, try nestedListKey(write, dbi, ref, at: count), element)
-                count += 1
+            // The first position from the stored list, the next ones one step
+            // on (one read of the list, not one per element).
+            let count = try nestedEntries(ref, dbi).count
+            var key: [UInt8] = []
+            var position: UInt64 = 0
+            for (i, element) in elements.enumerated() {
+                let (next, overflow) = position.addingReportingOverflow(NestedStore.positionStep)
+                if i == 0 || overflow {
+                    key = try nestedListKey(write, dbi, ref, at: count + i)
+                    position = UInt64(bigEndian: key.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) })
+                } else {
+                    position = next
+                    NestedStore.listKey(id: ref.id, position: position, into: &key)
+                }
+                _ = try putNested(write, table, dbi, ref, key, element)
             }
         } catch { throw poison(write, error) }
     }
