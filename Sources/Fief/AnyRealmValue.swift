@@ -602,12 +602,44 @@ enum FiefMixedNumber {
 
 // MARK: - Aggregates
 
-/// min, max, sum and average over mixed values, computed in the overlay
-/// (the library aggregates typed values only).
+/// min, max, sum and average over mixed values that are not stored (the
+/// elements of an unmanaged List, MutableSet or Map of `AnyRealmValue`), by
+/// the rules the library applies to stored ones (fief_list_aggregate and
+/// the others, which managed collections call), as realm-core has them:
+///
+/// * min and max take every value but `.none`, NaN and nested collections,
+///   compared in Realm's order of mixed values: bool, then the numbers (int,
+///   float, double and decimal128 by their value across types), string,
+///   data, date, object id, uuid, object; within a type false before true,
+///   strings and data by their bytes.  Unmanaged objects have no order
+///   among themselves: the first one found stands.
+/// * sum and average take the numbers only (NaN skipped), each added as a
+///   `Decimal128` (a double rounded to 15 significant digits, a float to 7),
+///   and give a `.decimal128`: the sum of none is decimal 0, their average nil.
 enum FiefMixedAggregate {
-    /// The smallest (or largest) number or date: numbers compared by value
-    /// across types, every number before every date; NaN, nil and other
-    /// types are skipped.  Nil when there is none.
+    /// The aggregate `op` of `elements` as `T` when they are mixed values
+    /// (`E` is `AnyRealmValue`): `.some(nil)` for a null result, nil when
+    /// `E` is another type (the caller aggregates those).
+    static func result<E, T>(_ op: fief_aggregate_t, of elements: @autoclosure () -> [E], as type: T.Type) -> T?? {
+        guard let values = mixed(elements()) else { return nil }
+        let value: AnyRealmValue?
+        switch op {
+        case FIEF_AGGREGATE_MIN: value = extreme(values, smallest: true)
+        case FIEF_AGGREGATE_MAX: value = extreme(values, smallest: false)
+        case FIEF_AGGREGATE_SUM: value = .decimal128(sum(values).total)
+        default:
+            let (total, count) = sum(values)
+            value = count == 0 ? nil : .decimal128(total / Decimal128(count))
+        }
+        guard let value else { return .some(nil) }
+        guard let converted = cast(value, to: T.self) else {
+            preconditionFailure("The \(op == FIEF_AGGREGATE_SUM ? "sum" : "aggregate") \(value) of mixed values does not convert to \(T.self)")
+        }
+        return converted
+    }
+
+    /// The smallest (or largest) value in Realm's mixed order, or nil when
+    /// there is none.
     static func extreme(_ values: [AnyRealmValue], smallest: Bool) -> AnyRealmValue? {
         var best: AnyRealmValue?
         for value in values where isOrdered(value) {
@@ -615,55 +647,88 @@ enum FiefMixedAggregate {
                 best = value
                 continue
             }
-            if smallest ? less(value, current) : less(current, value) { best = value }
+            let order = compare(value, current)
+            if smallest ? order < 0 : order > 0 { best = value }
         }
         return best
     }
 
+    /// Whether min and max take the value (not `.none`, NaN, nor a nested collection).
     private static func isOrdered(_ value: AnyRealmValue) -> Bool {
-        if let number = value.fiefNumber { return !number.isNaN }
-        if case .date = value { return true }
-        return false
-    }
-
-    private static func less(_ a: AnyRealmValue, _ b: AnyRealmValue) -> Bool {
-        switch (a.fiefNumber, b.fiefNumber) {
-        case let (x?, y?): return FiefMixedNumber.compare(x, y) < 0
-        case (_?, nil): return true
-        case (nil, _?): return false
-        case (nil, nil): return (a.dateValue ?? .distantPast) < (b.dateValue ?? .distantPast)
+        switch value {
+        case .none, .list, .dictionary: return false
+        default: return !(value.fiefNumber?.isNaN ?? false)
         }
     }
 
-    /// The sum of the numbers (others skipped): `.int` when all are ints
-    /// (and for none: `.int(0)`), `.decimal128` when one is a decimal,
-    /// `.double` otherwise.
-    static func sum(_ values: [AnyRealmValue]) -> AnyRealmValue {
-        let numbers = values.compactMap(\.fiefNumber)
-        if numbers.contains(where: { if case .decimal = $0 { return true } else { return false } }) {
-            var total = Decimal128.zero
-            for number in numbers { total += number.decimal }
-            return .decimal128(total)
+    /// The value's place in the order of types.
+    private static func rank(_ value: AnyRealmValue) -> Int {
+        switch value {
+        case .none: return 0
+        case .bool: return 1
+        case .int, .float, .double, .decimal128: return 2
+        case .string: return 3
+        case .data: return 4
+        case .date: return 5
+        case .objectId: return 6
+        case .uuid: return 7
+        case .object: return 8
+        case .list: return 9
+        case .dictionary: return 10
         }
-        if numbers.allSatisfy({ if case .int = $0 { return true } else { return false } }) {
-            var total: Int64 = 0
-            for case .int(let v) in numbers { total &+= v }
-            return .int(Int(total))
-        }
-        return .double(numbers.reduce(0.0) { $0 + $1.double })
     }
 
-    /// The average of the numbers (others skipped), `.decimal128` when one
-    /// is a decimal, `.double` otherwise; nil when there are none.
-    static func average(_ values: [AnyRealmValue]) -> AnyRealmValue? {
-        let numbers = values.compactMap(\.fiefNumber)
-        guard !numbers.isEmpty else { return nil }
-        if numbers.contains(where: { if case .decimal = $0 { return true } else { return false } }) {
-            var total = Decimal128.zero
-            for number in numbers { total += number.decimal }
-            return .decimal128(total / Decimal128(numbers.count))
+    /// -1, 0 or 1 as `a` comes before, with or after `b` (neither NaN).
+    static func compare(_ a: AnyRealmValue, _ b: AnyRealmValue) -> Int {
+        let ra = rank(a), rb = rank(b)
+        if ra != rb { return ra < rb ? -1 : 1 }
+        switch (a, b) {
+        case let (.bool(x), .bool(y)): return x == y ? 0 : (x ? 1 : -1)
+        case let (.string(x), .string(y)): return bytes(Array(x.utf8), Array(y.utf8))
+        case let (.data(x), .data(y)): return bytes(Array(x), Array(y))
+        case let (.date(x), .date(y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case let (.objectId(x), .objectId(y)): return bytes(x.bytes, y.bytes)
+        case let (.uuid(x), .uuid(y)): return bytes(withUnsafeBytes(of: x.uuid) { Array($0) }, withUnsafeBytes(of: y.uuid) { Array($0) })
+        default:
+            guard let x = a.fiefNumber, let y = b.fiefNumber else { return 0 }
+            return FiefMixedNumber.compare(x, y)
         }
-        return .double(numbers.reduce(0.0) { $0 + $1.double } / Double(numbers.count))
+    }
+
+    private static func bytes(_ x: [UInt8], _ y: [UInt8]) -> Int {
+        x == y ? 0 : (x.lexicographicallyPrecedes(y) ? -1 : 1)
+    }
+
+    /// The sum of the numbers (others and NaN skipped) as a decimal, and
+    /// how many there were.
+    static func sum(_ values: [AnyRealmValue]) -> (total: Decimal128, count: Int) {
+        var total = Decimal128.zero
+        var count = 0
+        for value in values {
+            switch value {
+            case .int(let v): total += Decimal128(v)
+            case .float(let v) where !v.isNaN: total += decimal(Double(v), digits: 7)
+            case .double(let v) where !v.isNaN: total += decimal(v, digits: 15)
+            case .decimal128(let v) where !v.isNaN: total += v
+            default: continue
+            }
+            count += 1
+        }
+        return (total, count)
+    }
+
+    /// A double as a decimal rounded to `digits` significant digits (as
+    /// realm-core turns a double into a Decimal128), trailing zeros dropped.
+    static func decimal(_ value: Double, digits: Int) -> Decimal128 {
+        guard value.isFinite, value != 0 else { return Decimal128(value) }
+        let text = String(format: "%.\(digits - 1)e", value)
+        guard let e = text.firstIndex(of: "e") else { return Decimal128(value) }
+        var mantissa = String(text[..<e])
+        if mantissa.contains(".") {
+            while mantissa.last == "0" { mantissa.removeLast() }
+            if mantissa.last == "." { mantissa.removeLast() }
+        }
+        return Decimal128.parse(mantissa + String(text[e...])) ?? Decimal128(value)
     }
 
     /// `value` as the type an aggregate was asked for: itself for

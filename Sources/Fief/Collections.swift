@@ -163,8 +163,9 @@ class ManagedCollection {
                           _ out: UnsafeMutablePointer<fief_value_t>) -> Bool { false }
 
     /// `aggregate(op, property:)` as `T`, for a managed collection the
-    /// library aggregates: values of a type `op` takes (numbers; timestamps
-    /// for min and max), or a property of objects (`property` names it).
+    /// library aggregates: values of a type `op` takes (numbers and mixed
+    /// values; timestamps for min and max), or a property of objects
+    /// (`property` names it).
     /// nil when the library does not (the caller computes in Swift);
     /// `.some(nil)` for no values (a sum is then 0).
     func libraryAggregate<T>(_ op: fief_aggregate_t, valueType: _Persistable.Type, property: String, as type: T.Type) -> T?? {
@@ -179,7 +180,7 @@ class ManagedCollection {
         } else {
             guard property == "self" else { return nil }
             switch valueType._fiefType {
-            case FIEF_TYPE_INT, FIEF_TYPE_FLOAT, FIEF_TYPE_DOUBLE, FIEF_TYPE_DECIMAL128: break
+            case FIEF_TYPE_INT, FIEF_TYPE_FLOAT, FIEF_TYPE_DOUBLE, FIEF_TYPE_DECIMAL128, FIEF_TYPE_MIXED: break
             case FIEF_TYPE_TIMESTAMP where op == FIEF_AGGREGATE_MIN || op == FIEF_AGGREGATE_MAX: break
             default: return nil
             }

@@ -95,8 +95,9 @@
 //   A link reads as an instance of the model class bound to its class key
 //   (RealmCore.mixedLinkedObject), else as a DynamicObject.  Unmanaged
 //   collections of mixed values compare elements by Realm's rules, as the
-//   library does for managed ones; aggregates of mixed values are the
-//   overlay's (the library aggregates typed values only).
+//   library does for managed ones.  Aggregates of managed mixed collections
+//   are the library's (fief_list_aggregate ...); those of unmanaged ones
+//   are computed in the overlay by the same rules (FiefMixedAggregate).
 // - Default file: `default.realm` in the current directory.
 
 import CFief

@@ -461,39 +461,39 @@ public final class List<Element: RealmCollectionValue> {
         results("sort").sorted(by: sortDescriptors)
     }
 
-    /// The stored values of property `property` of every element (KVC),
-    /// nils left out: what aggregates work on.
+    /// The stored values of property `property` of every element (KVC), or
+    /// of the elements themselves for `"self"`, nils left out: what
+    /// aggregates work on.
     private func storedValues(ofProperty property: String) -> [Any] {
-        elements.compactMap { element -> Any? in
-            guard let object = element as? ObjectBase else {
-                preconditionFailure("Aggregates by property name need a List of objects; use min(), max(), sum() or average() on a List of \(Element.self)")
-            }
-            return fiefUnwrap(object.value(forKey: property))
-        }
+        fiefStoredValues(ofProperty: property, of: elements, in: "List")
     }
 
     /// The smallest value of `property` among the objects, or nil if there
     /// are none (through the live results for a managed list).
     public func min<T: MinMaxType>(ofProperty property: String) -> T? {
         if let results = backingResults { return results.min(ofProperty: property) }
+        if property == "self", let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_MIN, of: elements, as: T.self) { return mixed }
         return FiefAggregate.extreme(storedValues(ofProperty: property), smallest: true).flatMap { FiefAggregate.cast($0, to: T.self) }
     }
 
     /// The largest value of `property` among the objects, or nil if there are none.
     public func max<T: MinMaxType>(ofProperty property: String) -> T? {
         if let results = backingResults { return results.max(ofProperty: property) }
+        if property == "self", let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_MAX, of: elements, as: T.self) { return mixed }
         return FiefAggregate.extreme(storedValues(ofProperty: property), smallest: false).flatMap { FiefAggregate.cast($0, to: T.self) }
     }
 
     /// The sum of `property` over the objects (0 if there are none).
     public func sum<T: AddableType>(ofProperty property: String) -> T {
         if let results = backingResults { return results.sum(ofProperty: property) }
+        if property == "self", let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_SUM, of: elements, as: T.self), let sum = mixed { return sum }
         return FiefAggregate.sum(storedValues(ofProperty: property), as: T.self)
     }
 
     /// The average of `property` over the objects, or nil if there are none.
     public func average<T: AddableType>(ofProperty property: String) -> T? {
         if let results = backingResults { return results.average(ofProperty: property) }
+        if property == "self", let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_AVERAGE, of: elements, as: T.self) { return mixed }
         return FiefAggregate.average(storedValues(ofProperty: property), as: T.self)
     }
 
@@ -640,13 +640,14 @@ extension List: FiefResultsBacked {
 // MARK: - Aggregates over lists of values
 
 extension List {
-    /// Whether the library aggregates this list's values (numbers and, for
-    /// min and max, dates): a managed list of such values; other lists (an
-    /// unmanaged one, strings behind an enum) are aggregated in Swift.
+    /// Whether the library aggregates this list's values (numbers, mixed
+    /// values and, for min and max, dates): a managed list of such values;
+    /// other lists (an unmanaged one, strings behind an enum) are
+    /// aggregated in Swift.
     fileprivate func managedForAggregates(numbersOnly: Bool) -> ManagedList? {
         guard case .managed(let managed) = state, Self.elementType._fiefLinkTarget == nil else { return nil }
         switch Self.elementType._fiefType {
-        case FIEF_TYPE_INT, FIEF_TYPE_FLOAT, FIEF_TYPE_DOUBLE, FIEF_TYPE_DECIMAL128: return managed
+        case FIEF_TYPE_INT, FIEF_TYPE_FLOAT, FIEF_TYPE_DOUBLE, FIEF_TYPE_DECIMAL128, FIEF_TYPE_MIXED: return managed
         case FIEF_TYPE_TIMESTAMP: return numbersOnly ? nil : managed
         default: return nil
         }
@@ -665,23 +666,19 @@ extension List where Element: MinMaxType {
     /// The smallest element, or nil if the list is empty (or holds only
     /// nils): computed by the library for a managed list (fief_list_aggregate).
     public func min() -> Element? {
-        if let mixed = FiefMixedAggregate.mixed(elements) {
-            return FiefMixedAggregate.extreme(mixed, smallest: true).map { $0 as! Element }
-        }
         if let managed = managedForAggregates(numbersOnly: false) {
             return aggregate(managed, FIEF_AGGREGATE_MIN).map { FiefAggregate.convert($0, to: Element.self, core: managed.core) }
         }
+        if let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_MIN, of: elements, as: Element.self) { return mixed }
         return FiefAggregate.extremeElement(elements, smallest: true)
     }
 
     /// The largest element, or nil if the list is empty (or holds only nils).
     public func max() -> Element? {
-        if let mixed = FiefMixedAggregate.mixed(elements) {
-            return FiefMixedAggregate.extreme(mixed, smallest: false).map { $0 as! Element }
-        }
         if let managed = managedForAggregates(numbersOnly: false) {
             return aggregate(managed, FIEF_AGGREGATE_MAX).map { FiefAggregate.convert($0, to: Element.self, core: managed.core) }
         }
+        if let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_MAX, of: elements, as: Element.self) { return mixed }
         return FiefAggregate.extremeElement(elements, smallest: false)
     }
 }
@@ -690,11 +687,11 @@ extension List where Element: AddableType {
     /// The sum of the elements (0 for an empty list; nils count as nothing):
     /// computed by the library for a managed list.
     public func sum() -> Element {
-        if let mixed = FiefMixedAggregate.mixed(elements) { return FiefMixedAggregate.sum(mixed) as! Element }
         if let managed = managedForAggregates(numbersOnly: true) {
             let value = aggregate(managed, FIEF_AGGREGATE_SUM) ?? .int(0)
             return FiefAggregate.convert(value, to: Element.self, core: managed.core)
         }
+        if let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_SUM, of: elements, as: Element.self), let sum = mixed { return sum }
         let values = elements.compactMap { ($0 as? _Persistable)?._fiefStored }
         let total: Any
         switch Self.elementType._fiefType {
@@ -716,12 +713,10 @@ extension List where Element: AddableType {
     /// out).  The average of integers is a Double (or Decimal128/Float if
     /// asked for).
     public func average<T: AddableType>() -> T? {
-        if let mixed = FiefMixedAggregate.mixed(elements) {
-            return FiefMixedAggregate.average(mixed).flatMap { FiefMixedAggregate.cast($0, to: T.self) }
-        }
         if let managed = managedForAggregates(numbersOnly: true) {
             return aggregate(managed, FIEF_AGGREGATE_AVERAGE).map { FiefAggregate.convert($0, to: T.self, core: managed.core) }
         }
+        if let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_AVERAGE, of: elements, as: T.self) { return mixed }
         return FiefAggregate.average(elements.compactMap { ($0 as? _Persistable)?._fiefStored }, as: T.self)
     }
 }

@@ -464,43 +464,32 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
     /// if there are none.  Computed by the library for a managed map
     /// (fief_map_aggregate), in Swift otherwise.
     public func min<T: _HasPersistedType>(ofProperty property: String) -> T? where T.PersistedType: MinMaxType {
-        if property == "self", let mixed = FiefMixedAggregate.mixed(values) {
-            return FiefMixedAggregate.extreme(mixed, smallest: true).flatMap { FiefMixedAggregate.cast($0, to: T.self) }
-        }
         if let result = libraryAggregate(FIEF_AGGREGATE_MIN, property, as: T.self) { return result }
+        if property == "self", let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_MIN, of: values, as: T.self) { return mixed }
         if property == "self" { return FiefAggregate.extremeElement(values, smallest: true).flatMap { FiefAggregate.cast($0, to: T.self) } }
         return FiefAggregate.extreme(storedValues(ofProperty: property), smallest: true).flatMap { FiefAggregate.cast($0, to: T.self) }
     }
 
     /// The largest value of `property` (see `min(ofProperty:)`), or nil.
     public func max<T: _HasPersistedType>(ofProperty property: String) -> T? where T.PersistedType: MinMaxType {
-        if property == "self", let mixed = FiefMixedAggregate.mixed(values) {
-            return FiefMixedAggregate.extreme(mixed, smallest: false).flatMap { FiefMixedAggregate.cast($0, to: T.self) }
-        }
         if let result = libraryAggregate(FIEF_AGGREGATE_MAX, property, as: T.self) { return result }
+        if property == "self", let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_MAX, of: values, as: T.self) { return mixed }
         if property == "self" { return FiefAggregate.extremeElement(values, smallest: false).flatMap { FiefAggregate.cast($0, to: T.self) } }
         return FiefAggregate.extreme(storedValues(ofProperty: property), smallest: false).flatMap { FiefAggregate.cast($0, to: T.self) }
     }
 
     /// The sum of `property` (see `min(ofProperty:)`); 0 for an empty map.
     public func sum<T: _HasPersistedType>(ofProperty property: String) -> T where T.PersistedType: AddableType {
-        if property == "self", let mixed = FiefMixedAggregate.mixed(values) {
-            guard let sum = FiefMixedAggregate.cast(FiefMixedAggregate.sum(mixed), to: T.self) else {
-                preconditionFailure("The sum of a Map's mixed values does not convert to \(T.self)")
-            }
-            return sum
-        }
         if let result = libraryAggregate(FIEF_AGGREGATE_SUM, property, as: T.self), let sum = result { return sum }
+        if property == "self", let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_SUM, of: values, as: T.self), let sum = mixed { return sum }
         return FiefAggregate.sum(storedValues(ofProperty: property), as: T.self)
     }
 
     /// The average of `property` (see `min(ofProperty:)`), or nil for an
     /// empty map.
     public func average<T: _HasPersistedType>(ofProperty property: String) -> T? where T.PersistedType: AddableType {
-        if property == "self", let mixed = FiefMixedAggregate.mixed(values) {
-            return FiefMixedAggregate.average(mixed).flatMap { FiefMixedAggregate.cast($0, to: T.self) }
-        }
         if let result = libraryAggregate(FIEF_AGGREGATE_AVERAGE, property, as: T.self) { return result }
+        if property == "self", let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_AVERAGE, of: values, as: T.self) { return mixed }
         return FiefAggregate.average(storedValues(ofProperty: property), as: T.self)
     }
 

@@ -341,6 +341,7 @@ public final class MutableSet<Element: RealmCollectionValue> {
     /// are none (through the live results for a managed set).
     public func min<T: MinMaxType>(ofProperty property: String) -> T? {
         if let results = backingResults { return results.min(ofProperty: property) }
+        if property == "self", let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_MIN, of: elements, as: T.self) { return mixed }
         return FiefAggregate.extreme(fiefStoredValues(ofProperty: property, of: elements, in: "MutableSet"), smallest: true)
             .flatMap { FiefAggregate.cast($0, to: T.self) }
     }
@@ -348,6 +349,7 @@ public final class MutableSet<Element: RealmCollectionValue> {
     /// The largest value of `property` among the objects, or nil if there are none.
     public func max<T: MinMaxType>(ofProperty property: String) -> T? {
         if let results = backingResults { return results.max(ofProperty: property) }
+        if property == "self", let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_MAX, of: elements, as: T.self) { return mixed }
         return FiefAggregate.extreme(fiefStoredValues(ofProperty: property, of: elements, in: "MutableSet"), smallest: false)
             .flatMap { FiefAggregate.cast($0, to: T.self) }
     }
@@ -355,12 +357,14 @@ public final class MutableSet<Element: RealmCollectionValue> {
     /// The sum of `property` over the objects (0 if there are none).
     public func sum<T: AddableType>(ofProperty property: String) -> T {
         if let results = backingResults { return results.sum(ofProperty: property) }
+        if property == "self", let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_SUM, of: elements, as: T.self), let sum = mixed { return sum }
         return FiefAggregate.sum(fiefStoredValues(ofProperty: property, of: elements, in: "MutableSet"), as: T.self)
     }
 
     /// The average of `property` over the objects, or nil if there are none.
     public func average<T: AddableType>(ofProperty property: String) -> T? {
         if let results = backingResults { return results.average(ofProperty: property) }
+        if property == "self", let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_AVERAGE, of: elements, as: T.self) { return mixed }
         return FiefAggregate.average(fiefStoredValues(ofProperty: property, of: elements, in: "MutableSet"), as: T.self)
     }
 
@@ -524,19 +528,15 @@ extension MutableSet where Element: MinMaxType {
     /// The smallest element, or nil if the set is empty (or holds only nil):
     /// computed by the library for a managed set (fief_set_aggregate).
     public func min() -> Element? {
-        if let mixed = FiefMixedAggregate.mixed(elements) {
-            return FiefMixedAggregate.extreme(mixed, smallest: true).map { $0 as! Element }
-        }
         if let result = libraryAggregate(FIEF_AGGREGATE_MIN, as: Element.self) { return result }
+        if let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_MIN, of: elements, as: Element.self) { return mixed }
         return FiefAggregate.extremeElement(elements, smallest: true)
     }
 
     /// The largest element, or nil if the set is empty (or holds only nil).
     public func max() -> Element? {
-        if let mixed = FiefMixedAggregate.mixed(elements) {
-            return FiefMixedAggregate.extreme(mixed, smallest: false).map { $0 as! Element }
-        }
         if let result = libraryAggregate(FIEF_AGGREGATE_MAX, as: Element.self) { return result }
+        if let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_MAX, of: elements, as: Element.self) { return mixed }
         return FiefAggregate.extremeElement(elements, smallest: false)
     }
 }
@@ -544,8 +544,8 @@ extension MutableSet where Element: MinMaxType {
 extension MutableSet where Element: AddableType {
     /// The sum of the elements (0 for an empty set; nil counts as nothing).
     public func sum() -> Element {
-        if let mixed = FiefMixedAggregate.mixed(elements) { return FiefMixedAggregate.sum(mixed) as! Element }
         if let result = libraryAggregate(FIEF_AGGREGATE_SUM, as: Element.self), let sum = result { return sum }
+        if let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_SUM, of: elements, as: Element.self), let sum = mixed { return sum }
         return FiefAggregate.sum(elements.compactMap(fiefStoredValue), as: Element.self)
     }
 
@@ -553,10 +553,8 @@ extension MutableSet where Element: AddableType {
     /// out).  The average of integers is a Double (or Decimal128/Float if
     /// asked for).
     public func average<T: AddableType>() -> T? {
-        if let mixed = FiefMixedAggregate.mixed(elements) {
-            return FiefMixedAggregate.average(mixed).flatMap { FiefMixedAggregate.cast($0, to: T.self) }
-        }
         if let result = libraryAggregate(FIEF_AGGREGATE_AVERAGE, as: T.self) { return result }
+        if let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_AVERAGE, of: elements, as: T.self) { return mixed }
         return FiefAggregate.average(elements.compactMap(fiefStoredValue), as: T.self)
     }
 }

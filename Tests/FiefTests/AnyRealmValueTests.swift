@@ -352,6 +352,11 @@ final class AnyRealmValueTests: FiefTestCase {
         XCTAssertTrue(holder.byKey.value(forKey: "none") is NSNull)
     }
 
+    /// Aggregates over mixed values follow realm-core's rules, the same for
+    /// managed collections (computed by the library) and unmanaged ones
+    /// (computed in the overlay): min and max over every value in Realm's
+    /// mixed order (a bool below every number, a string above); sum and
+    /// average over the numbers only, as decimals.
     func testAggregatesOverMixedCollections() throws {
         let realm = try Realm()
         let holder = MixedHolder(id: 1)
@@ -359,37 +364,111 @@ final class AnyRealmValueTests: FiefTestCase {
         holder.values.append(objectsIn: elements)
         holder.distinct.insert(objectsIn: elements)
         for (i, value) in elements.enumerated() { holder.byKey["\(i)"] = value }
+        let average = Decimal128(23) / Decimal128(6)
         func check(_ state: String) {
-            XCTAssertEqual(holder.values.min(), .double(0.5), state)
-            XCTAssertEqual(holder.values.max(), .float(8), state)
-            XCTAssertEqual(holder.values.sum(), .double(11.5), state)
-            XCTAssertEqual(holder.values.average(), AnyRealmValue.double(11.5 / 3), state)
-            XCTAssertEqual(holder.values.average() as Double?, 11.5 / 3, state)
-            XCTAssertEqual(holder.distinct.min(), .double(0.5), state)
-            XCTAssertEqual(holder.distinct.max(), .float(8), state)
-            XCTAssertEqual(holder.distinct.sum(), .double(11.5), state)
-            XCTAssertEqual(holder.byKey.min(), .double(0.5), state)
-            XCTAssertEqual(holder.byKey.max(), .float(8), state)
-            XCTAssertEqual(holder.byKey.sum(), .double(11.5), state)
-            XCTAssertEqual(holder.byKey.average() as AnyRealmValue?, .double(11.5 / 3), state)
+            XCTAssertEqual(holder.values.min(), .bool(true), state)
+            XCTAssertEqual(holder.values.max(), .string("x"), state)
+            XCTAssertEqual(holder.values.sum(), .decimal128(Decimal128(11.5)), state)
+            XCTAssertEqual(holder.values.average(), AnyRealmValue.decimal128(average), state)
+            XCTAssertEqual(holder.values.average() as Double?, average.doubleValue, state)
+            XCTAssertEqual(holder.values.min(ofProperty: "self"), AnyRealmValue.bool(true), state)
+            XCTAssertEqual(holder.values.sum(ofProperty: "self"), AnyRealmValue.decimal128(Decimal128(11.5)), state)
+            XCTAssertEqual(holder.distinct.min(), .bool(true), state)
+            XCTAssertEqual(holder.distinct.max(), .string("x"), state)
+            XCTAssertEqual(holder.distinct.sum(), .decimal128(Decimal128(11.5)), state)
+            XCTAssertEqual(holder.distinct.average(), AnyRealmValue.decimal128(average), state)
+            XCTAssertEqual(holder.distinct.max(ofProperty: "self"), AnyRealmValue.string("x"), state)
+            XCTAssertEqual(holder.byKey.min(), .bool(true), state)
+            XCTAssertEqual(holder.byKey.max(), .string("x"), state)
+            XCTAssertEqual(holder.byKey.sum(), .decimal128(Decimal128(11.5)), state)
+            XCTAssertEqual(holder.byKey.average() as AnyRealmValue?, .decimal128(average), state)
         }
         check("unmanaged")
         try realm.write { realm.add(holder) }
         check("managed")
-        // Integers sum to an int; a decimal makes the sum a decimal; dates
-        // come after every number; no numbers: sum 0, no average.
-        let ints = List<AnyRealmValue>()
-        ints.append(objectsIn: [.int(2), .int(5), .date(Date(timeIntervalSince1970: 0))])
-        XCTAssertEqual(ints.sum(), .int(7))
-        XCTAssertEqual(ints.max(), .date(Date(timeIntervalSince1970: 0)))
-        XCTAssertEqual(ints.min(), .int(2))
-        ints.append(.decimal128(Decimal128(1)))
-        XCTAssertEqual(ints.sum(), .decimal128(Decimal128(8)))
-        let strings = List<AnyRealmValue>()
-        strings.append(objectsIn: [.string("a"), .none])
-        XCTAssertEqual(strings.sum(), .int(0))
-        XCTAssertNil(strings.average() as AnyRealmValue?)
-        XCTAssertNil(strings.min())
+
+        // Each case, on an unmanaged list and then on the same list stored.
+        let date = Date(timeIntervalSince1970: 0)
+        let uuid = UUID(uuidString: "00000000-0000-0000-0000-000000000001")!
+        let cases: [(elements: [AnyRealmValue], min: AnyRealmValue?, max: AnyRealmValue?, sum: Decimal128, average: Decimal128?)] = [
+            // Nothing: no min, max or average; the sum is decimal 0.
+            ([], nil, nil, 0, nil),
+            ([.none, .string("a")], .string("a"), .string("a"), 0, nil),
+            // Dates come after strings and data, ids after dates.
+            ([.int(2), .date(date), .string("z"), .data(Data([1]))], .int(2), .date(date), 2, 2),
+            ([.uuid(uuid), .objectId(ObjectId.generate()), .date(date)], .date(date), .uuid(uuid), 0, nil),
+            // Doubles are added as 15-digit decimals, floats as 7-digit ones.
+            ([.double(0.1), .double(0.2)], .double(0.1), .double(0.2), Decimal128(0.3), Decimal128(0.15)),
+            ([.float(0.1), .int(1)], .float(0.1), .int(1), Decimal128(1.1), Decimal128(0.55)),
+            // NaN and nested collections take no part.
+            ([.double(.nan), .int(-4), .float(.nan), .decimal128(Decimal128(7))], .int(-4), .decimal128(Decimal128(7)), 3, Decimal128(1.5)),
+            ([.list(List<AnyRealmValue>()), .int(5), .dictionary(Map<String, AnyRealmValue>())], .int(5), .int(5), 5, 5),
+            // Numbers compare by value across types.
+            ([.int(3), .double(2.5), .decimal128(Decimal128(2.75))], .double(2.5), .int(3), Decimal128(8.25), Decimal128(2.75)),
+        ]
+        for (i, item) in cases.enumerated() {
+            let list = List<AnyRealmValue>()
+            list.append(objectsIn: item.elements)
+            let stored = MixedHolder(id: 100 + i)
+            stored.values.append(objectsIn: item.elements)
+            try realm.write { realm.add(stored) }
+            for (state, values) in [("unmanaged", list), ("managed", stored.values)] {
+                let context = "case \(i), \(state)"
+                XCTAssertEqual(values.min(), item.min, context)
+                XCTAssertEqual(values.max(), item.max, context)
+                XCTAssertEqual(values.sum(), .decimal128(item.sum), context)
+                XCTAssertEqual(values.average(), item.average.map(AnyRealmValue.decimal128), context)
+            }
+        }
+
+        // An object is above every other value.
+        let cat = MixedCat(name: "Tom")
+        let withObject = List<AnyRealmValue>()
+        withObject.append(objectsIn: [.int(9), .object(cat), .string("z")])
+        XCTAssertEqual(withObject.max()?.object(MixedCat.self)?.name, "Tom")
+        let storedWithObject = MixedHolder(id: 99)
+        storedWithObject.values.append(objectsIn: [.int(9), .object(cat), .string("z")])
+        try realm.write { realm.add(storedWithObject) }
+        XCTAssertEqual(storedWithObject.values.max()?.object(MixedCat.self)?.name, "Tom")
+        XCTAssertEqual(storedWithObject.values.min(), .int(9))
+    }
+
+    /// Random lists of mixed values (no objects): the overlay's aggregates
+    /// of the unmanaged list equal the library's of the stored one.
+    func testUnmanagedMixedAggregatesMatchTheLibrary() throws {
+        let realm = try Realm()
+        var random = SystemRandomNumberGenerator()
+        let pool: [AnyRealmValue] = [
+            .none, .bool(false), .bool(true), .int(0), .int(-7), .int(Int.max), .int(3),
+            .float(0.1), .float(-2.5), .float(.nan), .double(1.0 / 3), .double(-0.7), .double(1e300), .double(.nan),
+            .decimal128(Decimal128(5)), .decimal128(Decimal128(-0.125)), .string(""), .string("b"), .string("ab"),
+            .data(Data()), .data(Data([0, 1])), .date(Date(timeIntervalSince1970: -5)), .date(Date(timeIntervalSince1970: 9)),
+            .objectId(ObjectId("0123456789abcdef01234567")), .uuid(UUID(uuidString: "00000000-0000-0000-0000-000000000001")!),
+        ]
+        for round in 0..<60 {
+            let elements = (0..<Int.random(in: 0...8, using: &random)).map { _ in pool.randomElement(using: &random)! }
+            let list = List<AnyRealmValue>()
+            list.append(objectsIn: elements)
+            let stored = MixedHolder(id: round)
+            stored.values.append(objectsIn: elements)
+            try realm.write { realm.add(stored) }
+            let context = "\(elements)"
+            XCTAssertEqual(list.min(), stored.values.min(), context)
+            XCTAssertEqual(list.max(), stored.values.max(), context)
+            XCTAssertEqual(list.sum(), stored.values.sum(), context)
+            XCTAssertEqual(list.average() as AnyRealmValue?, stored.values.average() as AnyRealmValue?, context)
+        }
+    }
+
+    /// An unmanaged List of plain values takes `"self"` in the aggregates by
+    /// property name, as MutableSet does.
+    func testUnmanagedListAggregatesBySelf() {
+        let list = List<Int>()
+        list.append(objectsIn: [4, 1, 7])
+        XCTAssertEqual(list.min(ofProperty: "self") as Int?, 1)
+        XCTAssertEqual(list.max(ofProperty: "self") as Int?, 7)
+        XCTAssertEqual(list.sum(ofProperty: "self") as Int, 12)
+        XCTAssertEqual(list.average(ofProperty: "self") as Double?, 4)
     }
 
     /// The library sorts managed collections of mixed values in Realm's
