@@ -261,3 +261,77 @@ enum DecimalArithmetic {
         }
     }
 }
+
+extension DecimalArithmetic {
+    /// The decimal a text spells, exactly (rounded half to even past 34
+    /// digits): an optional sign, digits with an optional point, an
+    /// optional exponent (`-12.5`, `+8.1E-8`, `.5`, `10.`), or `inf`,
+    /// `infinity`, `nan` in any case; surrounding spaces allowed.  nil for
+    /// anything else.
+    static func parse<Bytes: Collection>(_ text: Bytes) -> Decimal128Bits? where Bytes.Element == UInt8 {
+        var bytes = Array(text)
+        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes.removeFirst() }
+        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes.removeLast() }
+        var i = 0
+        var negative = false
+        if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") {
+            negative = bytes[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        let word = String(decoding: bytes[i...], as: UTF8.self).lowercased()
+        if word == "inf" || word == "infinity" { return infinity(negative: negative) }
+        if word == "nan" { return nan }
+        var coefficient: UInt128 = 0
+        var exponent = 0
+        var digits = 0
+        var dropped = false
+        var sawPoint = false
+        var droppedNonZero = false
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == UInt8(ascii: ".") {
+                if sawPoint { return nil }
+                sawPoint = true
+            } else if b >= 0x30 && b <= 0x39 {
+                digits += 1
+                if coefficient < 1_000_000_000_000_000_000_000_000_000_000_000_000 / 10 {
+                    coefficient = coefficient * 10 + UInt128(b - 0x30)
+                    if sawPoint { exponent -= 1 }
+                } else {
+                    // Beyond 37 digits: the digit only moves the exponent.
+                    dropped = true
+                    if b != 0x30 { droppedNonZero = true }
+                    if !sawPoint { exponent += 1 }
+                }
+            } else {
+                break
+            }
+            i += 1
+        }
+        guard digits > 0 else { return nil }
+        if i < bytes.count {
+            guard bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") else { return nil }
+            i += 1
+            var exponentNegative = false
+            if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") {
+                exponentNegative = bytes[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            var written = 0
+            var exponentDigits = 0
+            while i < bytes.count, bytes[i] >= 0x30 && bytes[i] <= 0x39 {
+                if written < 100_000 { written = written * 10 + Int(bytes[i] - 0x30) }
+                exponentDigits += 1
+                i += 1
+            }
+            guard exponentDigits > 0, i == bytes.count else { return nil }
+            exponent += exponentNegative ? -written : written
+        }
+        if dropped && droppedNonZero {
+            // A sticky digit so that rounding at 34 digits sees the dropped tail.
+            coefficient = coefficient * 10 + 1
+            exponent -= 1
+        }
+        return finite(negative: negative, coefficient: coefficient, exponent: exponent)
+    }
+}

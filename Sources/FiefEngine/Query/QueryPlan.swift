@@ -52,6 +52,7 @@ extension QueryNode {
         case .not(let inner): inner.collectColumns(into: &columns)
         case .compare(let p, _, _, _): columns.insert(p.key)
         case .compareProperties(let a, _, let b, _): columns.insert(a.key); columns.insert(b.key)
+        case .constantMatches(_, _, let p, _): columns.insert(p.key)
         }
     }
 }
@@ -65,6 +66,10 @@ indirect enum QueryNode {
     case compare(Property, QueryOperator, QueryConstant, QueryStringOptions)
     /// property <op> property
     case compareProperties(Property, QueryOperator, Property, QueryStringOptions)
+    /// constant <op> property, for the string operators (`'abc' CONTAINS
+    /// name`: the constant is searched, the property's value is the
+    /// pattern); the constant is never null (see `nullComparison`).
+    case constantMatches(QueryConstant, QueryOperator, Property, QueryStringOptions)
 }
 
 /// One argument of a query: a single value or (later) a list.
@@ -135,16 +140,21 @@ enum QueryCompiler {
             return .compareProperties(pa, op, pb, options)
         case (true, false):
             let p = try property(lhs, target)
-            let c = try constant(rhs, arguments)
+            let c = try adapted(try constant(rhs, arguments), for: p, argument: argumentIndex(rhs))
             try check(p, op, c, options, target, argument: argumentIndex(rhs))
+            if case .null = c, let rewritten = nullComparison(p, op, options, constantFirst: false) { return rewritten }
             return .compare(p, op, c, options)
         case (false, true):
             let p = try property(rhs, target)
-            let c = try constant(lhs, arguments)
+            let c = try adapted(try constant(lhs, arguments), for: p, argument: argumentIndex(lhs))
             guard let flipped = flip(op) else {
-                throw FiefError(.queryInvalid, "the left side of \(name(op)) must be a property, not a constant")
+                // `'abc' CONTAINS name`: the constant is searched, the property is the pattern.
+                try check(p, op, c, options, target, argument: argumentIndex(lhs))
+                if case .null = c, let rewritten = nullComparison(p, op, options, constantFirst: true) { return rewritten }
+                return .constantMatches(c, op, p, options)
             }
             try check(p, flipped, c, options, target, argument: argumentIndex(lhs))
+            if case .null = c, let rewritten = nullComparison(p, flipped, options, constantFirst: false) { return rewritten }
             return .compare(p, flipped, c, options)
         case (false, false):
             let a = try constant(lhs, arguments), b = try constant(rhs, arguments)
@@ -259,6 +269,70 @@ enum QueryCompiler {
         }
     }
 
+    /// The constant as realm-core reads it against property `p` (its
+    /// `convert_if_needed`): a double against a float property becomes a
+    /// float (`floatCol == 0.1` matches the float 0.1); a double against an
+    /// int property an int when it is one exactly (an infinity is an
+    /// error); an int or a double argument against a decimal property a
+    /// decimal (a double rounded to 15 digits, as realm-core converts it);
+    /// a string against a numeric property the number it spells, where it
+    /// spells one (`intCol == '5'`; otherwise the string stays, and the type
+    /// check refuses it).  Mixed properties take constants as they are.
+    private static func adapted(_ c: QueryConstant, for p: Property, argument: Int?) throws(FiefError) -> QueryConstant {
+        switch (p.type, c) {
+        case (.float, .double(let d)):
+            return .double(Double(Float(d)))
+        case (.int, .double(let d)):
+            if d.isInfinite {
+                let message = "Infinity is not supported for int property \(p.name)"
+                throw FiefError(argument == nil ? .queryInvalid : .queryArgument, argument.map { "argument \($0): \(message)" } ?? message)
+            }
+            return Int64(exactly: d).map { .int($0) } ?? c
+        case (.decimal128, .int(let i)):
+            return .decimal(DecimalArithmetic.from(i))
+        case (.decimal128, .double(let d)) where argument != nil:
+            return .decimal(DecimalArithmetic.from(d, digits: 15))
+        case (.int, .bytes(let text, true)):
+            return NumericText.integer(text).map { .int($0) } ?? c
+        case (.float, .bytes(let text, true)):
+            return NumericText.double(text).map { .double(Double(Float($0))) } ?? c
+        case (.double, .bytes(let text, true)):
+            return NumericText.double(text).map { .double($0) } ?? c
+        case (.decimal128, .bytes(let text, true)):
+            guard let d = DecimalArithmetic.parse(text), !DecimalArithmetic.isNaN(d) else { return c }
+            return .decimal(d)
+        default:
+            return c
+        }
+    }
+
+    /// `p op null` (`constantFirst`: `null op p`) for the operators whose
+    /// answer against null is not a plain null test, as realm-core answers
+    /// them: `<` and `>` match nothing, `<=` and `>=` the nulls (null equals
+    /// null); LIKE matches the nulls either way round; with null as the
+    /// pattern, CONTAINS, BEGINSWITH and ENDSWITH match every string and
+    /// binary (null is the empty pattern; except that a binary's
+    /// CONTAINS[c] and a mixed value's CONTAINS match the non-null values,
+    /// and a mixed value begins and ends with no null), while null as the
+    /// searched constant contains, begins and ends with nothing.  nil for
+    /// == and != (null tests as they are).
+    private static func nullComparison(_ p: Property, _ op: QueryOperator, _ options: QueryStringOptions, constantFirst: Bool) -> QueryNode? {
+        let nulls = QueryNode.compare(p, .equal, .null, [])
+        let nonNulls = QueryNode.compare(p, .notEqual, .null, [])
+        switch op {
+        case .equal, .notEqual: return nil
+        case .less, .greater: return .constant(false)
+        case .lessOrEqual, .greaterOrEqual, .like: return nulls
+        case .contains, .beginsWith, .endsWith:
+            if constantFirst { return .constant(false) }
+            switch p.type {
+            case .mixed: return op == .contains ? nonNulls : .constant(false)
+            case .binary where op == .contains && options.contains(.caseInsensitive): return nonNulls
+            default: return .constant(true)
+            }
+        }
+    }
+
     private static func isNumeric(_ type: PropertyType) -> Bool {
         type == .int || type == .float || type == .double || type == .decimal128
     }
@@ -288,7 +362,18 @@ enum QueryCompiler {
     private static func checkTypes(_ p: Property, _ op: QueryOperator, _ c: QueryConstant, _ options: QueryStringOptions, _ target: QueryTarget) throws(FiefError) {
         let subject = target.subject(p)
         if case .null = c {
-            if isStringOperator(op) || (op != .equal && op != .notEqual) {
+            // Null compares with every type by == and !=; by <, <=, >, >= with
+            // those that have an order; as a string pattern with strings,
+            // binaries and mixed values (see `nullComparison`).
+            let fits: Bool
+            if isStringOperator(op) {
+                fits = p.type == .string || p.type == .binary || p.type == .mixed
+            } else if op != .equal && op != .notEqual {
+                fits = p.type != .bool && p.type != .link
+            } else {
+                fits = true
+            }
+            guard fits else {
                 throw FiefError(.queryInvalid, "\(name(op)) cannot compare \(subject) with null; use == or !=")
             }
             return
@@ -513,6 +598,18 @@ extension Realm {
                 if QueryEvaluator.compareValues(va, op, vb, options) { QueryEvaluator.set(&bits, slot) }
             }
             return bits
+        case .constantMatches(let constant, let op, let p, let options):
+            let chunk = try self.chunk(table, column: p.key, cluster: cluster)
+            var bits = Bitmap(repeating: 0)
+            withExtendedLifetime(constant) {
+                let c = QueryEvaluator.valueOf(constant)
+                QueryEvaluator.forEachSlot(mask) { slot in
+                    if QueryEvaluator.constant(c, op, matches: chunk.value(slot, type: p.type, nullable: p.isNullable), options) {
+                        QueryEvaluator.set(&bits, slot)
+                    }
+                }
+            }
+            return bits
         }
     }
 }
@@ -710,10 +807,30 @@ enum QueryEvaluator {
             return ordered(x == y ? 0 : (x < y ? -1 : 1), op)
         case (.int(let x), .int(let y)):
             return ordered(x == y ? 0 : (x < y ? -1 : 1), op)
-        default:
-            guard let x = number(a), let y = number(b) else { return op == .notEqual }
+        case (.double(let x), .double(let y)):
             if x.isNaN || y.isNaN { return op == .notEqual }
             return ordered(x == y ? 0 : (x < y ? -1 : 1), op)
+        default:
+            // Numbers of different types compare by exact value (a large
+            // int against a double, a decimal against either).
+            guard MixedOrder.rank(a) == 2, MixedOrder.rank(b) == 2 else { return op == .notEqual }
+            if MixedOrder.isNaN(a) || MixedOrder.isNaN(b) { return op == .notEqual }
+            return ordered(MixedOrder.compareNumbers(a, b), op)
+        }
+    }
+
+    /// `constant op value` for the string operators, the constant first
+    /// (`'abc' CONTAINS name`), as realm-core answers it: the value is the
+    /// pattern searched for in the constant (never null here); a null value
+    /// is contained in every constant and begins, ends or is like none;
+    /// strings match strings and binaries binaries only.
+    static func constant(_ c: Value, _ op: QueryOperator, matches value: Value, _ options: QueryStringOptions) -> Bool {
+        if value.isNull { return op == .contains }
+        switch (c, value) {
+        case (.string(let text), .string(let pattern)), (.binary(let text), .binary(let pattern)):
+            return StringMatching.compare(text, op, pattern, options)
+        default:
+            return false
         }
     }
 

@@ -131,3 +131,71 @@ enum Decimal128Math {
         return negative ? -value : value
     }
 }
+
+/// Numbers spelled by strings, as realm-core reads a string constant
+/// compared with a numeric property (`intCol == '5'`): like a C++ stream
+/// extraction, leading spaces are skipped and the longest number at the
+/// start is taken (`'5 apples'` is 5); for floats and doubles `nan`, `inf`
+/// and `infinity` (any case, with a sign) are read too.  nil when the text
+/// does not start with a number, or the integer overflows.
+enum NumericText {
+    static func integer(_ text: [UInt8]) -> Int64? {
+        var i = skipSpaces(text)
+        var negative = false
+        if i < text.count, text[i] == UInt8(ascii: "+") || text[i] == UInt8(ascii: "-") {
+            negative = text[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        var magnitude: UInt64 = 0
+        var digits = 0
+        while i < text.count, text[i] >= 0x30, text[i] <= 0x39 {
+            let (times10, o1) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times10.addingReportingOverflow(UInt64(text[i] - 0x30))
+            if o1 || o2 { return nil }
+            magnitude = sum
+            digits += 1
+            i += 1
+        }
+        guard digits > 0 else { return nil }
+        if negative {
+            guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
+            return magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
+        }
+        return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
+    }
+
+    static func double(_ text: [UInt8]) -> Double? {
+        let start = skipSpaces(text)
+        let word = String(decoding: text[start...], as: UTF8.self).lowercased()
+        switch word {
+        case "nan", "+nan", "-nan": return .nan
+        case "inf", "+inf", "infinity", "+infinity": return .infinity
+        case "-inf", "-infinity": return -.infinity
+        default: break
+        }
+        var i = start
+        if i < text.count, text[i] == UInt8(ascii: "+") || text[i] == UInt8(ascii: "-") { i += 1 }
+        var digits = 0
+        while i < text.count, text[i] >= 0x30, text[i] <= 0x39 { i += 1; digits += 1 }
+        if i < text.count, text[i] == UInt8(ascii: ".") {
+            i += 1
+            while i < text.count, text[i] >= 0x30, text[i] <= 0x39 { i += 1; digits += 1 }
+        }
+        guard digits > 0 else { return nil }
+        var end = i
+        if i < text.count, text[i] == UInt8(ascii: "e") || text[i] == UInt8(ascii: "E") {
+            var j = i + 1
+            if j < text.count, text[j] == UInt8(ascii: "+") || text[j] == UInt8(ascii: "-") { j += 1 }
+            let exponentStart = j
+            while j < text.count, text[j] >= 0x30, text[j] <= 0x39 { j += 1 }
+            if j > exponentStart { end = j }
+        }
+        return Double(String(decoding: text[start..<end], as: UTF8.self))
+    }
+
+    private static func skipSpaces(_ text: [UInt8]) -> Int {
+        var i = 0
+        while i < text.count, text[i] == 0x20 || (text[i] >= 0x09 && text[i] <= 0x0D) { i += 1 }
+        return i
+    }
+}

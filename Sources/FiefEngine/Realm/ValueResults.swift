@@ -428,6 +428,8 @@ extension QueryEvaluator {
             return compare(value, op, constant, options)
         case .compareProperties(_, let op, _, let options):
             return mixed ? compareMixed(value, op, value, options) : compareValues(value, op, value, options)
+        case .constantMatches(let c, let op, _, let options):
+            return withExtendedLifetime(c) { constant(valueOf(c), op, matches: value, options) }
         }
     }
 }
