@@ -213,3 +213,38 @@ final class QuerySemanticsTests: XCTestCase {
         XCTAssertEqual(DecimalArithmetic.compare(DecimalArithmetic.parse(Array("0.1".utf8))!, DecimalArithmetic.from(0.1, digits: 15)), 0)
     }
 }
+
+extension QuerySemanticsTests {
+    /// A mixed property of objects filters as mixed elements do: numbers by
+    /// value across types, each type apart from the others, links by
+    /// identity; null as a string pattern as realm-core's QueryValue rules
+    /// give it (CONTAINS null finds the non-null values).
+    func testMixedPropertiesOfObjects() throws {
+        let dir = tempDir()
+        let db = try DB.open(dir.file(), makeSchema([
+            ("Dog", [prop("name", .string)]),
+            ("H", [prop("n", .int), prop("anyValue", .mixed)]),
+        ]))
+        let (rex, _) = try db.write { () -> (Int64, Int64) in
+            let rex = try db.create("Dog", [("name", .string("Rex"))])
+            let fido = try db.create("Dog", [("name", .string("Fido"))])
+            let values: [TV] = [.int(1), .double(1), .string("1"), .bool(true), .null, .string("apple"), .binary(Array("apple".utf8)),
+                                .link(db.cls("Dog"), rex), .link(db.cls("Dog"), fido), .float(2.5)]
+            for (i, v) in values.enumerated() { _ = try db.create("H", [("n", .int(Int64(i))), ("anyValue", v)]) }
+            return (rex, fido)
+        }
+        let cases: [(String, [TV], Int)] = [
+            ("anyValue == 1", [], 2), ("anyValue == '1'", [], 1), ("anyValue == true", [], 1), ("anyValue == nil", [], 1),
+            ("anyValue != nil", [], 9), ("anyValue > 1", [], 1), ("anyValue >= 1", [], 3), ("anyValue BEGINSWITH 'ap'", [], 1),
+            ("anyValue == $0", [.binary(Array("apple".utf8))], 1), ("anyValue == $0", [.link(db.cls("Dog"), rex)], 1),
+            ("anyValue != $0", [.link(db.cls("Dog"), rex)], 9), ("anyValue == n", [], 1), ("n == anyValue", [], 1),
+            ("anyValue CONTAINS nil", [], 9), ("anyValue LIKE nil", [], 1), ("anyValue BEGINSWITH nil", [], 0),
+            ("'pineapple' CONTAINS anyValue", [], 2), ("anyValue <= nil", [], 1),
+        ]
+        for (predicate, args, expected) in cases {
+            XCTAssertEqual(count(db, "H", predicate, args), expected, predicate)
+        }
+        expectError(.queryInvalid) { try db.query("H", "anyValue > true") }
+        expectError(.queryInvalid) { try db.query("H", "anyValue CONTAINS 1") }
+    }
+}

@@ -208,9 +208,6 @@ enum QueryCompiler {
             if p.collection != .none {
                 throw FiefError(.queryInvalid, "'\(table.objectClass.name).\(p.name)' is a \(p.collection.name); queries over its elements (ANY, @count) are not supported yet")
             }
-            if p.type == .mixed {
-                throw FiefError(.queryInvalid, "'\(table.objectClass.name).\(p.name)' is mixed; queries on mixed values are not supported yet")
-            }
             return p
         default:
             throw FiefError(.queryInvalid, "expected a property")
@@ -445,6 +442,8 @@ enum QueryCompiler {
     }
 
     private static func checkPropertyPair(_ a: Property, _ op: QueryOperator, _ b: Property, _ target: QueryTarget) throws(FiefError) {
+        // A mixed value compares with anything, as a constant of the other's type would.
+        if a.type == .mixed || b.type == .mixed { return }
         let compatible = a.type == b.type || (isNumeric(a.type) && isNumeric(b.type))
         let stringOK = !isStringOperator(op) || ((a.type == .string || a.type == .binary) && a.type == b.type)
         let orderOK = (a.type != .bool && a.type != .link) || op == .equal || op == .notEqual
@@ -534,7 +533,7 @@ extension Realm {
                     guard let value = try? value.coerced(for: property, className: "") else { return nil }
                     return try lookupPrimaryKey(table, value).map { [$0] } ?? []
                 }
-                guard let dbi = table.indexDatabases[property.key] else { return nil }
+                guard property.type != .mixed, let dbi = table.indexDatabases[property.key] else { return nil }
                 let value = QueryEvaluator.valueOf(constant)
                 guard let coerced = try? value.coerced(for: property, className: "") else { return nil }
                 return try indexLookup(dbi, coerced)
@@ -587,30 +586,52 @@ extension Realm {
             return mask & ~(try evaluate(inner, table, cluster: cluster, mask: mask))
         case .compare(let property, let op, let constant, let options):
             let chunk = try self.chunk(table, column: property.key, cluster: cluster)
+            if property.type == .mixed {
+                var bits = Bitmap(repeating: 0)
+                var damaged = false
+                withExtendedLifetime(constant) {
+                    let c = QueryEvaluator.valueOf(constant)
+                    QueryEvaluator.forEachSlot(mask) { slot in
+                        guard let v = QueryEvaluator.slotValue(chunk, slot, property) else { damaged = true; return }
+                        if QueryEvaluator.compareMixed(v, op, c, options) { QueryEvaluator.set(&bits, slot) }
+                    }
+                }
+                if damaged { throw damagedMixed(table, property) }
+                return bits
+            }
             return QueryEvaluator.compareColumn(chunk, property, op, constant, options, mask: mask)
         case .compareProperties(let a, let op, let b, let options):
             let ca = try chunk(table, column: a.key, cluster: cluster)
             let cb = try chunk(table, column: b.key, cluster: cluster)
+            let mixed = a.type == .mixed || b.type == .mixed
             var bits = Bitmap(repeating: 0)
+            var damaged = false
             QueryEvaluator.forEachSlot(mask) { slot in
-                let va = ca.value(slot, type: a.type, nullable: a.isNullable)
-                let vb = cb.value(slot, type: b.type, nullable: b.isNullable)
-                if QueryEvaluator.compareValues(va, op, vb, options) { QueryEvaluator.set(&bits, slot) }
+                guard let va = QueryEvaluator.slotValue(ca, slot, a), let vb = QueryEvaluator.slotValue(cb, slot, b) else { damaged = true; return }
+                let match = mixed ? QueryEvaluator.compareMixed(va, op, vb, options) : QueryEvaluator.compareValues(va, op, vb, options)
+                if match { QueryEvaluator.set(&bits, slot) }
             }
+            if damaged { throw damagedMixed(table, a.type == .mixed ? a : b) }
             return bits
         case .constantMatches(let constant, let op, let p, let options):
             let chunk = try self.chunk(table, column: p.key, cluster: cluster)
             var bits = Bitmap(repeating: 0)
+            var damaged = false
             withExtendedLifetime(constant) {
                 let c = QueryEvaluator.valueOf(constant)
                 QueryEvaluator.forEachSlot(mask) { slot in
-                    if QueryEvaluator.constant(c, op, matches: chunk.value(slot, type: p.type, nullable: p.isNullable), options) {
-                        QueryEvaluator.set(&bits, slot)
-                    }
+                    guard let v = QueryEvaluator.slotValue(chunk, slot, p) else { damaged = true; return }
+                    if QueryEvaluator.constant(c, op, matches: v, options) { QueryEvaluator.set(&bits, slot) }
                 }
             }
+            if damaged { throw damagedMixed(table, p) }
             return bits
         }
+    }
+
+    /// The error for a mixed value whose stored coding does not decode.
+    private func damagedMixed(_ table: Table, _ property: Property) -> FiefError {
+        FiefError(.fileCorrupt, "'\(environment.path)' is damaged: a value of mixed property '\(table.objectClass.name).\(property.name)' does not decode", path: environment.path)
     }
 }
 
@@ -672,6 +693,15 @@ enum QueryEvaluator {
             bits[word] = w
         }
         return bits
+    }
+
+    /// One slot's value of `property`'s column chunk, a mixed value decoded
+    /// (a view into the chunk); nil when a mixed value's coding is damaged.
+    @inline(__always)
+    static func slotValue(_ chunk: ColumnChunk, _ slot: Int, _ property: Property) -> Value? {
+        guard property.type == .mixed else { return chunk.value(slot, type: property.type, nullable: property.isNullable) }
+        guard case .binary(let coded) = chunk.value(slot, type: .mixed, nullable: true) else { return .null }
+        return MixedCoding.decode(coded)
     }
 
     static func valueOf(_ c: QueryConstant) -> Value {
