@@ -66,8 +66,21 @@ TEST(mixed_values) {
     R(owners != NULL);
     EQU(t_count(owners), 1);
     fief_release(owners);
-    EERRM(fief_realm_get_objects(r, box_class) != NULL && fief_results_filter(fief_realm_get_objects(r, box_class), "anyValue == 1", NULL, 0) != NULL,
-          FIEF_ERR_QUERY_INVALID, "mixed");
+    /* Filters on the mixed property: a link by identity, numbers by value. */
+    fief_results_t *boxes = fief_realm_get_objects(r, box_class);
+    R(boxes != NULL);
+    fief_value_t rex_link = vlink(dog_class, rex_key);
+    fief_query_arg_t rex_arg = {1, false, &rex_link};
+    fief_results_t *matches = fief_results_filter(boxes, "anyValue == $0", &rex_arg, 1);
+    R(matches != NULL);
+    EQU(t_count(matches), 1);
+    fief_release(matches);
+    matches = fief_results_filter(boxes, "anyValue == 1 OR anyValue == nil", NULL, 0);
+    R(matches != NULL);
+    EQU(t_count(matches), 0);
+    fief_release(matches);
+    EERRM(fief_results_filter(boxes, "anyValue > true", NULL, 0) != NULL, FIEF_ERR_QUERY_INVALID, "==");
+    fief_release(boxes);
 
     /* Collections of mixed values. */
     fief_list_t *items = fief_object_get_list(box, t_prop(r, "Box", "items"));

@@ -508,3 +508,24 @@ def test_typing_aliases(realm_path):
         with realm.write():
             holder = realm.add(Holder(items=[1, "a"], props={"x": None}))
         assert holder.items == [1, "a"] and holder.props == {"x": None}
+
+
+def test_a_mixed_property_filters_by_realms_rules(realm):
+    with realm.write():
+        rex = realm.add(Dog(name="Rex"))
+        for label, value in [("int", 1), ("float", 1.0), ("decimal", decimal.Decimal("1")), ("string", "1"),
+                             ("bool", True), ("none", None), ("apple", "apple"), ("bytes", b"apple"), ("dog", rex)]:
+            realm.add(Box(label=label, value=value))
+
+    def labels(predicate, *args):
+        return sorted(box.label for box in realm.objects(Box).filter(predicate, *args))
+
+    assert labels("value == 1") == ["decimal", "float", "int"]
+    assert labels("value == '1'") == ["string"]
+    assert labels("value == true") == ["bool"]
+    assert labels("value == nil") == ["none"]
+    assert labels("value BEGINSWITH 'app'") == ["apple"]
+    assert labels("value == $0", b"apple") == ["bytes"]
+    assert labels("value == $0", rex) == ["dog"]
+    with pytest.raises(fief.QueryError):
+        realm.objects(Box).filter("value > true")
