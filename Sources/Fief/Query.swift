@@ -839,7 +839,8 @@ private struct PredicateWriter {
         case .keyPath(let path):
             text += path.text
         case .constant(let constant):
-            argument(constant ?? NSNull())
+            // A nil of an optional type arrives wrapped (`Optional<Int>.none` as Any).
+            argument(fiefUnwrap(constant) ?? NSNull())
         case .mapSubscript(let map, let key):
             value(map)
             text += "["

@@ -14,9 +14,11 @@
 //     recording element, so `\Person.dogs[0].name` and
 //     `\Kennel.dogs.first?.name` record `dogs.name`;
 //   - a custom persistable type mapped to an object: the type made from a
-//     recording instance of that object (`init(persistedValue:)`), so a
-//     type that keeps its persisted object records through it;
-//   - anything else: the type's default value.
+//     recording instance of that object (`init(persistedValue:)`, whose own
+//     reads are not recorded), so a type that keeps its persisted object
+//     records through it (one that copies its values records the property);
+//   - anything else: the value the instance holds (its declared default),
+//     or the type's default.
 // A computed property records every persisted property it reads (RealmSwift
 // does the same: `\Dog.firstLetter`, over `name`, records `name`).
 //
@@ -32,9 +34,19 @@ import Foundation
 /// order, while it is read on recording instances (`ObjectBase._fiefRecorder`).
 final class KeyPathRecorder {
     private(set) var names: [String] = []
+    /// While positive, reads are not recorded (a custom type's
+    /// `init(persistedValue:)` reading the object it is made from).
+    private var pauses = 0
 
     func record(_ name: String) {
-        names.append(name)
+        if pauses == 0 { names.append(name) }
+    }
+
+    /// Runs `body` without recording what it reads.
+    func withoutRecording<Result>(_ body: () -> Result) -> Result {
+        pauses += 1
+        defer { pauses -= 1 }
+        return body()
     }
 
     /// What Persisted's accessor does on a recording instance: records the
@@ -43,7 +55,9 @@ final class KeyPathRecorder {
         of storageKeyPath: ReferenceWritableKeyPath<Root, Persisted<Value>>, on object: Root
     ) -> Value {
         record(persistedPropertyName(of: storageKeyPath, in: object))
-        return recordingValue(of: Value.self, recorder: self)
+        if let value = recordingValue(of: Value.self, recorder: self) { return value }
+        if case .unmanaged(let value) = object[keyPath: storageKeyPath].storage { return value }
+        return Value._fiefDefault()
     }
 }
 
@@ -64,7 +78,7 @@ func fiefKeyPathString(_ keyPath: AnyKeyPath, of type: ObjectBase.Type) -> Strin
     prototype._fiefRecorder = recorder
     _ = prototype[keyPath: keyPath]
     guard !recorder.names.isEmpty else {
-        preconditionFailure("Key path '\(keyPath)' does not name a persisted property of '\(type.className())': only @Persisted properties (and computed properties reading them) can be used in queries, sorts and key-path observation")
+        preconditionFailure("A key path of '\(type.className())' (\(keyPath)) reads no persisted property: only @Persisted properties, and computed properties reading them, name properties in queries, sorts and key-path observation")
     }
     let path = recorder.names.joined(separator: ".")
     recordedKeyPaths.withLock { $0[key] = path }
@@ -86,28 +100,37 @@ protocol FiefKeyPathRecordable {
     static func fiefRecordingValue(_ recorder: KeyPathRecorder) -> Self
 }
 
-/// The value a recording instance's `Value` property reads as (see the
-/// file comment).
-func recordingValue<Value: _Persistable>(of type: Value.Type, recorder: KeyPathRecorder) -> Value {
+/// The value of `type` a recording instance's property reads as, when
+/// there is one to read on with (see the file comment); nil otherwise.
+func recordingValue<Value: _Persistable>(of type: Value.Type, recorder: KeyPathRecorder) -> Value? {
     if let recordable = type as? FiefKeyPathRecordable.Type {
-        return recordable.fiefRecordingValue(recorder) as! Value
+        return recordable.fiefRecordingValue(recorder) as? Value
     }
     if let custom = type as? any CustomPersistable.Type {
-        return customRecordingValue(custom, recorder: recorder) as! Value
+        return customRecordingValue(custom, recorder: recorder) as? Value
     }
-    if let custom = type as? any FailableCustomPersistable.Type,
-       let value = failableCustomRecordingValue(custom, recorder: recorder) {
-        return value as! Value
+    if let custom = type as? any FailableCustomPersistable.Type {
+        return failableCustomRecordingValue(custom, recorder: recorder) as? Value
     }
-    return type._fiefDefault()
+    return nil
+}
+
+/// `recordingValue(of:recorder:)` for a type known only at run time (a
+/// collection's element type).
+private func anyRecordingValue(of type: Any.Type, recorder: KeyPathRecorder) -> Any? {
+    guard let persistable = type as? any _Persistable.Type else { return nil }
+    return recordingValue(of: persistable, recorder: recorder)
 }
 
 private func customRecordingValue<Custom: CustomPersistable>(_ type: Custom.Type, recorder: KeyPathRecorder) -> Custom {
-    Custom(persistedValue: recordingValue(of: Custom.PersistedType.self, recorder: recorder))
+    let persisted = recordingValue(of: Custom.PersistedType.self, recorder: recorder) ?? Custom.PersistedType._fiefDefault()
+    return recorder.withoutRecording { Custom(persistedValue: persisted) }
 }
 
+/// Nil when the conversion fails (a URL from "").
 private func failableCustomRecordingValue<Custom: FailableCustomPersistable>(_ type: Custom.Type, recorder: KeyPathRecorder) -> Custom? {
-    Custom(persistedValue: recordingValue(of: Custom.PersistedType.self, recorder: recorder))
+    let persisted = recordingValue(of: Custom.PersistedType.self, recorder: recorder) ?? Custom.PersistedType._fiefDefault()
+    return recorder.withoutRecording { Custom(persistedValue: persisted) }
 }
 
 extension ObjectBase: FiefKeyPathRecordable {
@@ -120,30 +143,32 @@ extension ObjectBase: FiefKeyPathRecordable {
 }
 
 extension Optional: FiefKeyPathRecordable where Wrapped: _PersistableInsideOptional {
-    /// Never nil, so that `?.` goes on reading (`\Dog.favoriteToy?.name`).
+    /// Not nil for a link (or a type mapped to one), so that `?.` goes on
+    /// reading (`\Dog.favoriteToy?.name`); nil otherwise.
     static func fiefRecordingValue(_ recorder: KeyPathRecorder) -> Wrapped? {
         recordingValue(of: Wrapped.self, recorder: recorder)
     }
 }
 
 extension List: FiefKeyPathRecordable {
-    /// For objects, one recording element (what `[0]` and `first` read);
-    /// empty for values.
+    /// For objects (or types stored as objects), one recording element
+    /// (what `[0]` and `first` read); empty for values.
     static func fiefRecordingValue(_ recorder: KeyPathRecorder) -> List {
         let list = List()
-        if let element = Element.self as? FiefKeyPathRecordable.Type {
-            list.append(element.fiefRecordingValue(recorder) as! Element)
+        if let element = anyRecordingValue(of: Element.self, recorder: recorder) as? Element {
+            list.append(element)
         }
         return list
     }
 }
 
 extension MutableSet: FiefKeyPathRecordable {
-    /// For objects, one recording element (what `first` reads); empty for values.
+    /// For objects (or types stored as objects), one recording element
+    /// (what `first` reads); empty for values.
     static func fiefRecordingValue(_ recorder: KeyPathRecorder) -> MutableSet {
         let set = MutableSet()
-        if let element = Element.self as? FiefKeyPathRecordable.Type {
-            set.insert(element.fiefRecordingValue(recorder) as! Element)
+        if let element = anyRecordingValue(of: Element.self, recorder: recorder) as? Element {
+            set.insert(element)
         }
         return set
     }
