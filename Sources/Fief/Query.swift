@@ -204,13 +204,21 @@ public struct Query<T> {
 // MARK: - Numbers and dates
 
 extension Query where T: _HasPersistedType, T.PersistedType: _QueryNumeric {
+    /// Whether the value is greater than `rhs`.
     public static func > (_ lhs: Query, _ rhs: T) -> Query<Bool> { lhs.comparison(.greaterThan, .constant(rhs)) }
+    /// Whether the value is greater than another property's.
     public static func > (_ lhs: Query, _ rhs: Query) -> Query<Bool> { lhs.comparison(.greaterThan, rhs.node) }
+    /// Whether the value is greater than or equal to `rhs`.
     public static func >= (_ lhs: Query, _ rhs: T) -> Query<Bool> { lhs.comparison(.greaterThanOrEqual, .constant(rhs)) }
+    /// Whether the value is greater than or equal to another property's.
     public static func >= (_ lhs: Query, _ rhs: Query) -> Query<Bool> { lhs.comparison(.greaterThanOrEqual, rhs.node) }
+    /// Whether the value is less than `rhs`.
     public static func < (_ lhs: Query, _ rhs: T) -> Query<Bool> { lhs.comparison(.lessThan, .constant(rhs)) }
+    /// Whether the value is less than another property's.
     public static func < (_ lhs: Query, _ rhs: Query) -> Query<Bool> { lhs.comparison(.lessThan, rhs.node) }
+    /// Whether the value is less than or equal to `rhs`.
     public static func <= (_ lhs: Query, _ rhs: T) -> Query<Bool> { lhs.comparison(.lessThanOrEqual, .constant(rhs)) }
+    /// Whether the value is less than or equal to another property's.
     public static func <= (_ lhs: Query, _ rhs: Query) -> Query<Bool> { lhs.comparison(.lessThanOrEqual, rhs.node) }
 
     /// The smallest value of this property over a collection's objects
@@ -297,13 +305,23 @@ extension Query where T: _HasPersistedType, T.PersistedType: _QueryString {
         comparison(.fullText, .constant(terms))
     }
 
+    // Strings order bytewise (by UTF-8), as in Realm.
+
+    /// Whether the value is greater than `rhs`.
     public static func > (_ lhs: Query, _ rhs: T) -> Query<Bool> { lhs.comparison(.greaterThan, .constant(rhs)) }
+    /// Whether the value is greater than another property's.
     public static func > (_ lhs: Query, _ rhs: Query) -> Query<Bool> { lhs.comparison(.greaterThan, rhs.node) }
+    /// Whether the value is greater than or equal to `rhs`.
     public static func >= (_ lhs: Query, _ rhs: T) -> Query<Bool> { lhs.comparison(.greaterThanOrEqual, .constant(rhs)) }
+    /// Whether the value is greater than or equal to another property's.
     public static func >= (_ lhs: Query, _ rhs: Query) -> Query<Bool> { lhs.comparison(.greaterThanOrEqual, rhs.node) }
+    /// Whether the value is less than `rhs`.
     public static func < (_ lhs: Query, _ rhs: T) -> Query<Bool> { lhs.comparison(.lessThan, .constant(rhs)) }
+    /// Whether the value is less than another property's.
     public static func < (_ lhs: Query, _ rhs: Query) -> Query<Bool> { lhs.comparison(.lessThan, rhs.node) }
+    /// Whether the value is less than or equal to `rhs`.
     public static func <= (_ lhs: Query, _ rhs: T) -> Query<Bool> { lhs.comparison(.lessThanOrEqual, .constant(rhs)) }
+    /// Whether the value is less than or equal to another property's.
     public static func <= (_ lhs: Query, _ rhs: Query) -> Query<Bool> { lhs.comparison(.lessThanOrEqual, rhs.node) }
 }
 

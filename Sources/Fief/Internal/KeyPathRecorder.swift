@@ -28,8 +28,6 @@
 // (`\DogToy.dogs[0].name`) traps, since an unmanaged LinkingObjects has no
 // elements.
 
-import Foundation
-
 /// Collects the names of the persisted properties a key path reads, in
 /// order, while it is read on recording instances (`ObjectBase._fiefRecorder`).
 final class KeyPathRecorder {
@@ -69,7 +67,7 @@ final class KeyPathRecorder {
 /// queries call to turn key paths into names.
 ///
 /// Traps, as RealmSwift does, for a key path that reads no persisted
-/// property (a plain stored or computed Swift property).
+/// property (a plain stored Swift property, or a computed one reading none).
 func fiefKeyPathString(_ keyPath: AnyKeyPath, of type: ObjectBase.Type) -> String {
     let key = RecordedKeyPath(type: ObjectIdentifier(type), keyPath: keyPath)
     if let cached = recordedKeyPaths.withLock({ $0[key] }) { return cached }
