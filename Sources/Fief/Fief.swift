@@ -98,6 +98,19 @@
 //   library does for managed ones.  Aggregates of managed mixed collections
 //   are the library's (fief_list_aggregate ...); those of unmanaged ones
 //   are computed in the overlay by the same rules (FiefMixedAggregate).
+// - Type-safe queries (Query.swift): `where {}` hands its closure a
+//   `Query<Element>` whose members, operators and methods build a tree;
+//   the tree is written as a predicate in the query language, with `$0`,
+//   `$1`... for every value it compares with (only key paths and geo shapes
+//   are written into the text), and `where` passes text and values to
+//   `filter` (fief_results_filter) on the collection's live results, so it
+//   means exactly what the string filter means.  The text is RealmSwift's
+//   `Query` output in the engine's spelling (`$n` for `%@`, `@keys`/`@values`,
+//   `GEOWITHIN`).  Member names come from the key-path recorder
+//   (Internal/KeyPathRecorder.swift): a key path is read on a throwaway
+//   instance whose @Persisted accessors record their names and hand back
+//   recording links and collections, so `\Person.dogs[0].name` is
+//   `dogs.name`; key-path sorts and the other key-path APIs use it too.
 // - Default file: `default.realm` in the current directory.
 
 import CFief

@@ -77,6 +77,10 @@ public struct Persisted<Value: _Persistable> {
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
         get {
+            // A throwaway instance reading a key path (Internal/KeyPathRecorder.swift).
+            if let recorder = observed._fiefRecorder {
+                return recorder.recordRead(of: storageKeyPath, on: observed)
+            }
             if case .linkingOrigin(let property) = observed[keyPath: storageKeyPath].storage,
                let kind = Value.self as? _FiefLinkingObjects.Type {
                 return kind._fiefLinkingObjects(of: observed, propertyName: property) as! Value
@@ -93,10 +97,6 @@ public struct Persisted<Value: _Persistable> {
                 }
                 let index = managedIndex(observed, managed, storageKeyPath)
                 return managed.read(index, as: Value.self)
-            }
-            if let recorder = observed._fiefRecorder {
-                recorder.record(index: managedIndex(observed, nil, storageKeyPath))
-                return Value._fiefDefault()
             }
             switch observed[keyPath: storageKeyPath].storage {
             case .unmanaged(let value):

@@ -161,3 +161,125 @@ final class SeedCompileTests: FiefTestCase {
         XCTAssertNotNil(examples as Any)
     }
 }
+
+// MARK: - The CRUD-Read guide's `where {}` examples
+
+extension CRUDGuide {
+    /// The guide's club with a URL (a custom persisted type), stored as "GuideClub".
+    class Club: Object {
+        override class func _realmObjectName() -> String? { "GuideClub" }
+        @Persisted var name = ""
+        @Persisted var url = URL(string: "https://example.com")!
+    }
+
+    /// Every `where {}` example of the guide, as written (the guide's Dog and
+    /// DogToy are CRUDGuide's; Person is the tests' own, which has the
+    /// guide's `dogs` and `address`), except the geospatial ones, which need
+    /// GeoCircle, GeoBox and GeoPolygon.  All are compiled;
+    /// `testCrudReadWhereExamplesRun` runs those on the queried objects' own
+    /// properties, which the library evaluates now (`runAll: false`); the
+    /// others (through links, over collections) wait for the query engine.
+    static func whereExamples(runAll: Bool) {
+        let realm = try! Realm()
+        // Access all dogs in the realm
+        let dogs = realm.objects(Dog.self)
+        // Query by age
+        let puppies = dogs.where {
+            $0.age < 2
+        }
+        // Query by person
+        let dogsWithoutFavoriteToy = dogs.where {
+            $0.favoriteToy == nil
+        }
+        print("Puppies: \(puppies.count), without a favorite toy: \(dogsWithoutFavoriteToy.count)")
+
+        let dogToys = realm.objects(DogToy.self)
+        // Get specific user by ObjectId id
+        let specificToy = dogToys.where {
+            $0.id == ObjectId("11223344556677889900aabb")
+        }
+        print("Toys with that id: \(specificToy.count)")
+
+        let tanDogs = realm.objects(Dog.self).where {
+            $0.color == "tan"
+        }
+        let tanDogsWithBNames = tanDogs.where {
+            $0.name.starts(with: "B")
+        }
+        print("Tan dogs whose names start with B: \(tanDogsWithBNames.map(\.name))")
+
+        let akcClub = realm.objects(Club.self).where {
+            $0.name == "American Kennel Club"
+        }.first!
+        // You can use type-safe expressions to check for equality
+        XCTAssert(akcClub.url == URL(string: "https://akc.org")!)
+
+        guard runAll else { return }
+        // Query by person's name
+        let dogsWhoLikeTennisBalls = dogs.where {
+            $0.favoriteToy.name == "Tennis ball"
+        }
+        print(dogsWhoLikeTennisBalls.count)
+
+        // Get all contacts in Los Angeles, sorted by street address
+        let losAngelesPeople = realm.objects(Person.self)
+            .where {
+                $0.address.city == "Los Angeles"
+            }
+            .sorted(byKeyPath: "address.street")
+        print("Los Angeles Person: \(losAngelesPeople)")
+
+        // Find dogs who have favorite parks
+        let dogsWithFavoriteParks = dogs.where {
+            $0.favoriteParksByCity.count >= 1
+        }
+        print(dogsWithFavoriteParks.count)
+
+        // Find dogs who have visited New York
+        let newYorkDogs = realm.objects(Dog.self).where {
+            $0.citiesVisited.contains("New York")
+        }
+        print(newYorkDogs.count)
+
+        let people = realm.objects(Person.self)
+        // People whose dogs' average age is 5
+        _ = people.where {
+            $0.dogs.age.avg == 5
+        }
+        // People with older dogs
+        _ = people.where {
+            $0.dogs.age.min > 5
+        }
+        // People with younger dogs
+        _ = people.where {
+            $0.dogs.age.max < 2
+        }
+        // People with many dogs
+        _ = people.where {
+            $0.dogs.count > 2
+        }
+        // People whose dogs' ages combined > 10 years
+        _ = people.where {
+            $0.dogs.age.sum > 10
+        }
+    }
+}
+
+final class SeedWhereExamplesTests: FiefTestCase {
+    func testCrudReadWhereExamplesRun() throws {
+        let realm = try Realm()
+        try realm.write {
+            let toy = realm.create(CRUDGuide.DogToy.self, value: ["id": ObjectId("11223344556677889900aabb"), "name": "Tennis ball"])
+            realm.create(CRUDGuide.Dog.self, value: ["name": "Bella", "age": 1, "color": "tan", "favoriteToy": toy])
+            realm.create(CRUDGuide.Dog.self, value: ["name": "Rex", "age": 4, "color": "tan"])
+            realm.create(CRUDGuide.Dog.self, value: ["name": "Fido", "age": 1, "color": "black"])
+            realm.create(CRUDGuide.Club.self, value: ["name": "American Kennel Club", "url": URL(string: "https://akc.org")!])
+        }
+        CRUDGuide.whereExamples(runAll: false)
+        let dogs = realm.objects(CRUDGuide.Dog.self)
+        XCTAssertEqual(dogs.where { $0.age < 2 }.map(\.name), ["Bella", "Fido"])
+        XCTAssertEqual(dogs.where { $0.favoriteToy == nil }.map(\.name), ["Rex", "Fido"])
+        XCTAssertEqual(realm.objects(CRUDGuide.DogToy.self).where { $0.id == ObjectId("11223344556677889900aabb") }.first?.name, "Tennis ball")
+        XCTAssertEqual(dogs.where { $0.color == "tan" }.where { $0.name.starts(with: "B") }.map(\.name), ["Bella"])
+    }
+}

@@ -163,17 +163,10 @@ final class ObjectSchemaInfo: @unchecked Sendable {
         return index
     }
 
-    /// The names of the properties a key path (`\Dog.name`) reads, by reading
-    /// it on a throwaway instance in recording mode.
+    /// The query-language path a key path (`\Dog.name`, `\Dog.favoriteToy?.name`)
+    /// names, from the key-path recorder (Internal/KeyPathRecorder.swift).
     func propertyName(for keyPath: AnyKeyPath) -> String {
-        let prototype = type.init()
-        let recorder = KeyPathRecorder()
-        prototype._fiefRecorder = recorder
-        _ = prototype[keyPath: keyPath]
-        guard let index = recorder.indices.first else {
-            preconditionFailure("Key path \(keyPath) does not name a persisted property of '\(className)'")
-        }
-        return properties[index].name
+        fiefKeyPathString(keyPath, of: type)
     }
 }
 
@@ -217,12 +210,6 @@ private func dynamicCollectionType(_ kind: fief_collection_type_t, of type: fief
         }
     }
     return collection(of: element)
-}
-
-/// Collects the properties read on a prototype in recording mode.
-final class KeyPathRecorder {
-    var indices: [Int] = []
-    func record(index: Int) { indices.append(index) }
 }
 
 /// `infos` and the classes their links point to, transitively (a realm's
