@@ -166,6 +166,10 @@ final class CollectionSetValueTests: FiefTestCase {
         XCTAssertEqual(realm.objects(Dog.self).map(\.age), [10, 100, 100, 100, 7])
         try realm.write { AnyRealmCollection(person.dogs).setValue(1, forKey: "age") }
         XCTAssertEqual(realm.objects(Dog.self).map(\.age), [1, 1, 100, 100, 7])
+        // Through the RealmCollection protocol, as generic code calls it.
+        func setAges<C: RealmCollection>(_ collection: C, to age: Int) { collection.setValue(age, forKey: "age") }
+        try realm.write { setAges(toy.dogs, to: 2) }
+        XCTAssertEqual(realm.objects(Dog.self).map(\.age), [1, 1, 100, 100, 2])
         // The linking objects of an unmanaged object: none, nothing changes.
         try realm.write { DogToy().dogs.setValue(5, forKey: "age") }
         XCTAssertEqual(realm.objects(Dog.self).filter("age == 5").count, 0)
