@@ -1331,6 +1331,38 @@ FIEF_API bool fief_results_index_of(const fief_results_t *results, const fief_ob
 /** Delete every object in `results` (in a write transaction). */
 FIEF_API bool fief_results_delete_all(fief_results_t *results);
 
+/** Set one property of every object in `results` to `value`, in one call
+ *  (in a write transaction): RealmSwift's Results.setValue(_:forKey:),
+ *  without a handle or a crossing per object.  `value` is checked and
+ *  converted once, as fief_object_set_value checks it (strings and binaries
+ *  are copied; float and double properties also take ints; a link names an
+ *  existing object of the property's target class and every object's
+ *  backlink moves to it; a mixed property takes any value, and
+ *  FIEF_TYPE_LIST or FIEF_TYPE_DICTIONARY gives each object a new, empty
+ *  nested collection), then the property's column is written cluster by
+ *  cluster.  The objects are those in `results` when the call begins: an
+ *  object that stops matching because of the new value is set too.
+ *  Results filtered or sorted on the property evaluate again afterwards.
+ *  The primary key is never set this way (as in realm-core), whatever the
+ *  number of objects.  Empty results change nothing.  Results of objects
+ *  only (of a class, filtered or sorted, linking objects, a list or set of
+ *  links; an object listed twice is set once).
+ *  On failure nothing was written, except after a storage failure, which
+ *  leaves the transaction to be cancelled (as every write does).
+ *  Threads: the thread of the realm's write transaction.
+ *  Errors: FIEF_ERR_INVALID_HANDLE (NULL or released), FIEF_ERR_WRONG_HANDLE_TYPE,
+ *  FIEF_ERR_INVALID_ARGUMENT (results of values; a malformed value; an
+ *  embedded object as the value), FIEF_ERR_NOT_IN_TRANSACTION,
+ *  FIEF_ERR_FROZEN (frozen results), FIEF_ERR_READ_ONLY, FIEF_ERR_CLOSED,
+ *  FIEF_ERR_WRONG_THREAD, FIEF_ERR_INVALIDATED_RESULTS (the class was
+ *  removed), FIEF_ERR_NO_SUCH_PROPERTY, FIEF_ERR_TYPE_MISMATCH (a value of
+ *  another type, a link to an object of another class, a list, set or map
+ *  property), FIEF_ERR_NULL_NOT_ALLOWED, FIEF_ERR_INVALID_UTF8,
+ *  FIEF_ERR_NO_SUCH_OBJECT (a link to an object that does not exist),
+ *  FIEF_ERR_PRIMARY_KEY_CHANGE (the primary key). */
+FIEF_API bool fief_results_set_value(fief_results_t *results, fief_property_key_t property,
+                                     fief_value_t value);
+
 /** The value at `index` of results of values into `*out_value` (strings
  *  and binaries are views, see OWNERSHIP).
  *  Errors: FIEF_ERR_INDEX_OUT_OF_BOUNDS, FIEF_ERR_INVALID_ARGUMENT (results

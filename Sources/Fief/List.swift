@@ -513,11 +513,17 @@ public final class List<Element: RealmCollectionValue> {
 
     /// Sets `key` to `value` on every object of the list (or, for `"self"`,
     /// replaces every element with `value`); in a write transaction for a
-    /// managed list.
+    /// managed list, whose objects are set by one fief_results_set_value call
+    /// (fief_list_to_results; an object listed twice is set once).
     public func setValue(_ value: Any?, forKey key: String) {
         if key == "self" {
             let element: Element = fiefElement(from: value, in: "List")
             for index in 0..<count { replace(index: index, object: element) }
+            return
+        }
+        if let results = backingResults, results.objectBinding != nil {
+            // Managed objects: one fief_results_set_value call (see Results.setValue(_:forKey:)).
+            results.setValue(value, forKey: key)
             return
         }
         fiefSetValue(value, forKey: key, onEach: elements, in: "List")

@@ -388,10 +388,16 @@ public final class MutableSet<Element: RealmCollectionValue> {
 
     /// Sets `key` to `value` on every object of the set, or, for `"self"`,
     /// makes `value` the set's only element; in a write transaction for a
-    /// managed set.
+    /// managed set, whose objects are set by one fief_results_set_value call
+    /// (fief_set_to_results).
     public func setValue(_ value: Any?, forKey key: String) {
         if key == "self" {
             assign([fiefElement(from: value, in: "MutableSet")])
+            return
+        }
+        if let results = backingResults, results.objectBinding != nil {
+            // Managed objects: one fief_results_set_value call (see Results.setValue(_:forKey:)).
+            results.setValue(value, forKey: key)
             return
         }
         fiefSetValue(value, forKey: key, onEach: elements, in: "MutableSet")

@@ -45,6 +45,9 @@ public protocol RealmCollection: RandomAccessCollection, CustomStringConvertible
     var count: Int { get }
     /// The position of `object`, or nil.
     func index(of object: Element) -> Int?
+    /// Sets the property named `key` of every object to `value` (KVC; see
+    /// `Results.setValue(_:forKey:)`).
+    func setValue(_ value: Any?, forKey key: String)
     /// The objects matching a predicate in Realm's query language.
     func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element>
     /// The objects sorted by one property.

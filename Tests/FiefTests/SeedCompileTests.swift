@@ -96,6 +96,9 @@ private func resultsPageExamples(_ realm: Realm) {
     let _: Int? = dogs.max(ofProperty: "age")
     let _: Int = dogs.sum(ofProperty: "age")
     let _: Double? = dogs.average(ofProperty: "age")
+    realm.beginWrite()
+    dogs.setValue(3, forKey: "age")
+    try? realm.commitWrite()
     let _: Int = dogs.startIndex
     let _: Int = dogs.endIndex
     let _: Int = dogs.index(after: 0)

@@ -428,7 +428,7 @@ extension Realm {
         try typed { try write.keyBuffer.withUnsafeBytes { (kb) in try LMDB.delete(write.txn, dbi, kb) } }
     }
 
-    private func putIndexEntry(_ write: WriteTransaction, _ table: Table, _ property: Property, _ value: Value, _ key: Int64) throws(FiefError) {
+    func putIndexEntry(_ write: WriteTransaction, _ table: Table, _ property: Property, _ value: Value, _ key: Int64) throws(FiefError) {
         guard let dbi = table.indexDatabases[property.key] else { return }
         KeyEncoding.encode(value, into: &write.keyBuffer)
         var object = UInt64(bitPattern: key)
@@ -437,7 +437,7 @@ extension Realm {
         } }
     }
 
-    private func deleteIndexEntry(_ write: WriteTransaction, _ table: Table, _ property: Property, _ value: Value, _ key: Int64) throws(FiefError) {
+    func deleteIndexEntry(_ write: WriteTransaction, _ table: Table, _ property: Property, _ value: Value, _ key: Int64) throws(FiefError) {
         guard let dbi = table.indexDatabases[property.key] else { return }
         KeyEncoding.encode(value, into: &write.keyBuffer)
         var object = UInt64(bitPattern: key)

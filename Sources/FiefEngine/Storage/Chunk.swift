@@ -649,6 +649,92 @@ final class DirtyChunk {
         liveBytes += n
     }
 
+    /// Store one `value` (already checked against the property) in every
+    /// slot of `mask` at once: the null bitmap changes by whole words, a
+    /// fixed-width value is laid out once and copied to each slot, and the
+    /// bytes of a string or binary are added to the arena once, every slot
+    /// pointing at the same copy (commit lays them out per slot).  `value`
+    /// may not be a view of this chunk's own arena.
+    func fill(_ mask: Bitmap, with value: Value) {
+        guard let type, mask != Bitmap(repeating: 0) else { return }
+        let isNull = value.isNull
+        for word in 0..<4 where mask[word] != 0 {
+            let p = fixed + (word << 3)
+            let bits = p.load(as: UInt64.self)
+            p.storeBytes(of: isNull ? bits | mask[word] : bits & ~mask[word], as: UInt64.self)
+        }
+        if let spans {
+            var filled = 0
+            QueryEvaluator.forEachSlot(mask) { slot in
+                liveBytes -= Int(spans[slot].1)
+                spans[slot] = (0, 0)
+                filled += 1
+            }
+            guard !isNull else { return }
+            let bytes: UnsafeRawBufferPointer
+            switch value {
+            case .string(let b), .binary(let b): bytes = b
+            default: return
+            }
+            let n = bytes.count
+            if arenaCount + n > arenaCapacity { compactArena(room: n) }
+            if n > 0 { (arena! + arenaCount).copyMemory(from: bytes.baseAddress!, byteCount: n) }
+            let span = (UInt32(arenaCount), UInt32(n))
+            QueryEvaluator.forEachSlot(mask) { slot in spans[slot] = span }
+            arenaCount += n
+            liveBytes += n * filled
+            return
+        }
+        if isNull { return }
+        if type == .int {
+            let stored: Int64
+            switch value {
+            case .int(let v): stored = v
+            case .link(_, let target): stored = target   // a link column holds the target's object key
+            default: return
+            }
+            let values = fixed + ClusterLayout.intValues
+            QueryEvaluator.forEachSlot(mask) { slot in values.storeBytes(of: stored, toByteOffset: slot << 3, as: Int64.self) }
+            return
+        }
+        // The value laid out once (in the first slot of the mask), then copied.
+        let width = type.fixedWidth
+        let values = fixed + ClusterLayout.bitmapBytes
+        var first = -1
+        QueryEvaluator.forEachSlot(mask) { slot in
+            if first < 0 {
+                first = slot
+                set(slot, value)
+            } else {
+                (values + slot * width).copyMemory(from: values + first * width, byteCount: width)
+            }
+        }
+    }
+
+    /// Move the live bytes of every slot to a new arena with room for `room`
+    /// more bytes, dropping the garbage of replaced values.
+    private func compactArena(room: Int) {
+        guard let spans else { return }
+        var capacity = max(arenaCapacity * 2, 256)
+        while capacity < liveBytes + room + 64 { capacity *= 2 }
+        let fresh = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
+        var used = 0
+        for slot in 0..<ClusterLayout.slots {
+            let (start, length) = spans[slot]
+            if length > 0 && !bit(slot) {
+                (fresh + used).copyMemory(from: arena! + Int(start), byteCount: Int(length))
+                spans[slot] = (UInt32(used), length)
+                used += Int(length)
+            } else {
+                spans[slot] = (0, 0)
+            }
+        }
+        arena?.deallocate()
+        arena = fresh
+        arenaCount = used
+        arenaCapacity = capacity
+    }
+
     func value(_ slot: Int, nullable: Bool) -> Value {
         guard let type else { return .null }
         if spans != nil {

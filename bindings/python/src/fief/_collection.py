@@ -293,6 +293,19 @@ class LiveCollection:
 
     where = filter
 
+    def set_all(self, attr: Any, value: Any) -> None:
+        """Set property `attr` of every object of a list or set of objects
+        to `value` in one call (each object once, however often it is
+        listed; see fief.Results.set_all).  A collection of values has no
+        properties: TypeError."""
+        if not self._is_links:
+            raise TypeError(f"a {self._kind_word} of values has no properties to set: assign its elements instead")
+        results = self.results()
+        try:
+            results.set_all(attr, value)  # type: ignore[union-attr]
+        finally:
+            results.release()
+
     def _aggregate(self, attr: Any, op: int) -> Any:
         library = self._lib
         if self._is_links:

@@ -307,6 +307,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
                                          P(fief_value_t)]),
     "fief_results_index_of": (c_bool, [H, H, P(c_size_t), P(c_bool)]),
     "fief_results_delete_all": (c_bool, [H]),
+    "fief_results_set_value": (c_bool, [H, fief_property_key_t, fief_value_t]),
     "fief_results_is_valid": (c_bool, [H]),
     "fief_results_get_realm": (H, [H]),
     "fief_results_resolve_in": (H, [H, H]),

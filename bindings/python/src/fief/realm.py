@@ -877,6 +877,64 @@ class Results(Generic[T]):
         """Delete every object in the results (in a write transaction)."""
         self._lib.check(self._lib.fief_results_delete_all(self._handle.ptr), "fief_results_delete_all")
 
+    def set_all(self, attr: str | PropertySpec, value: Any) -> None:
+        """Set property `attr` of every object in the results to `value`, in
+        one call (fief_results_set_value; in a write transaction)::
+
+            with realm.write():
+                realm.objects(Dog).filter("age > 10").set_all("senior", True)
+
+        `value` is converted and checked once, as ``obj.attr = value`` does
+        (an int for a float property, None for an optional one, a model
+        object for a link: an unmanaged one is added first), then the
+        library writes the property's column without making an object per
+        row.  The objects are those in the results when the call begins, so
+        results filtered on `attr` may be empty afterwards.  For a mixed
+        property a list or dict gives each object its own nested copy.
+
+        Raises NoSuchPropertyError, TypeMismatchError (a value of another
+        type; a list, set or dict property), NullNotAllowedError,
+        PrimaryKeyChangeError (the primary key is never set this way),
+        NotInTransactionError, FrozenRealmError, LogicError (an embedded
+        object: it has one parent); nothing is written then."""
+        binding = self._binding
+        name = attr.attr if isinstance(attr, PropertySpec) else attr
+        spec = next((s for s in binding.cls.__fief_properties__ if s.attr == name), None)
+        if spec is None:
+            raise errors.NoSuchPropertyError(f"{binding.cls.__name__} has no property {name!r}")
+        key = binding.key_of(spec)
+        library = self._lib
+        keep = Keep()
+        if spec.is_collection:
+            # The library refuses list, set and dict properties whatever the value.
+            v = make_value(None, keep)
+        elif spec.is_mixed:
+            value = prepare(value, binding.schema, f"{binding.info.name}.{spec.name}")
+            if is_nested(value) and value:
+                self._set_all_nested(spec, key, value)
+                return
+            v = make_value(value, keep, L.TYPE_MIXED)
+        else:
+            if spec.fief_type == L.TYPE_LINK and isinstance(value, Object):
+                if value.__fief_embedded__:
+                    raise errors.LogicError(
+                        "an embedded object has one parent: set_all cannot give it to every object; assign each its own")
+                self.realm._linkable(value)
+            v = make_value(value, keep, spec.fief_type)
+        library.check(library.fief_results_set_value(self._handle.ptr, key, v), "fief_results_set_value")
+
+    def _set_all_nested(self, spec: PropertySpec, key: int, value: list | dict) -> None:
+        """`set_all` of a non-empty list or dict to mixed property `spec`:
+        one call gives every object a new, empty nested collection, then
+        each is filled with `value`'s copy."""
+        objects = list(self)
+        keep = Keep()
+        self._lib.check(self._lib.fief_results_set_value(self._handle.ptr, key, make_value(value, keep, L.TYPE_MIXED)),
+                        "fief_results_set_value")
+        for obj in objects:
+            handle = obj.__dict__["_fief_handle"]
+            fill(self._binding.get_nested(handle, spec, isinstance(value, list)), value)
+
     @property
     def is_valid(self) -> bool:
         if self._handle.released:

@@ -1,0 +1,16 @@
+import CFief
+import FiefEngine
+
+// Set-based update: one property of every object of a results handle
+// (fief_results_set_value, RealmSwift's Results.setValue(_:forKey:)).
+
+@_cdecl("fief_results_set_value")
+public func exportResultsSetValue(_ handle: OpaquePointer?, _ property: UInt32, _ value: fief_value_t) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let engineValue = try ValueBridge.engineValue(value, "value")
+        try withResults(handle, "fief_results_set_value") { (results) throws(FiefError) in
+            try results.setValue(engineValue, property: property)
+        }
+        return true
+    }
+}
