@@ -208,8 +208,10 @@ extension SortColumn {
         let table = try realm.table(path.table)
         var linkTables: [Table] = []
         for link in path.links { linkTables.append(try realm.table(link.table)) }
+        // Link columns are fixed-width: their chunks, dirty or not, read
+        // through a plain `ChunkReader` (pointers only, nothing counted).
         var linkClusters = [Int64](repeating: -1, count: path.links.count)
-        var linkChunks = [ColumnChunk?](repeating: nil, count: path.links.count)
+        var linkChunks = [ChunkReader](repeating: ChunkReader(nil), count: path.links.count)
         var currentCluster: Int64 = -1
         var chunk: ColumnChunk? = nil
         let isMixed = path.type == .mixed
@@ -219,10 +221,10 @@ extension SortColumn {
             for step in 0..<path.links.count {
                 let cluster = ClusterLayout.cluster(of: key)
                 if cluster != linkClusters[step] {
-                    linkChunks[step] = try realm.chunk(linkTables[step], column: path.links[step].column, cluster: cluster)
+                    linkChunks[step] = try realm.chunk(linkTables[step], column: path.links[step].column, cluster: cluster).reader
                     linkClusters[step] = cluster
                 }
-                guard case .int(let target) = linkChunks[step]!.value(ClusterLayout.slot(of: key), type: .link, nullable: true) else {
+                guard case .int(let target) = linkChunks[step].value(ClusterLayout.slot(of: key), type: .link, nullable: true) else {
                     setNullLink(row)
                     continue rows
                 }
