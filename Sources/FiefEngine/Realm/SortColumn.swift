@@ -67,23 +67,6 @@ final class SortColumn {
         }
     }
 
-    /// The values of `property` of the objects `keys`, read from their chunks.
-    convenience init(realm: Realm, table: Table, property: Property, keys: [Int64], ascending: Bool) throws(FiefError) {
-        let n = keys.count
-        self.init(type: property.type, count: n, ascending: ascending)
-        var currentCluster: Int64 = -1
-        var chunk: ColumnChunk? = nil
-        for row in 0..<n {
-            let key = keys[row]
-            let cluster = ClusterLayout.cluster(of: key)
-            if cluster != currentCluster {
-                chunk = try realm.chunk(table, column: property.key, cluster: cluster)
-                currentCluster = cluster
-            }
-            set(row, chunk!.value(ClusterLayout.slot(of: key), type: property.type, nullable: property.isNullable))
-        }
-    }
-
     /// Row `row`'s value (a string or binary view must outlive the sort).
     @inline(__always)
     func set(_ row: Int, _ value: Value) {
