@@ -18,7 +18,7 @@
  *                    read back from an open realm)
  *     fief_realm_t --fief_realm_get_objects--> fief_results_t
  *                  --fief_object_create, _find, _get--> fief_object_t
- *     fief_results_t --filter/sort--> fief_results_t --get_object--> fief_object_t
+ *     fief_results_t --filter/sort/distinct/limit--> fief_results_t --get_object--> fief_object_t
  *     fief_object_t --fief_object_get_list / _set / _map--> fief_list_t,
  *                   fief_set_t, fief_map_t
  *     fief_list_t --fief_list_to_results--> fief_results_t (of objects or of values)
@@ -1192,16 +1192,32 @@ FIEF_API fief_map_t *fief_map_get_map(const fief_map_t *map, fief_string_t key);
  * Results hold either objects (fief_realm_get_objects, backlinks, a list of
  * links) or values (a list of values: fief_list_to_results).  Results of
  * values read their elements in place from the list (strings and binaries
- * are views, see OWNERSHIP): unfiltered and unsorted they keep nothing;
- * filtered or sorted they keep the positions of their elements, evaluated
- * again after every change to the list or its owner.  Filters name the
- * element `self`; the one sort key is "self".  fief_results_count,
- * _filter, _sort, _is_valid, _get_realm, _resolve_in and
+ * are views, see OWNERSHIP): unfiltered and unordered they keep nothing;
+ * otherwise they keep the positions of their elements, evaluated again
+ * after every change to the list or its owner.  Filters name the element
+ * `self`; the one sort and distinct key path is "self".  fief_results_count,
+ * _filter, _sort, _distinct, _limit, _is_valid, _get_realm, _resolve_in and
  * fief_results_aggregate take both kinds; fief_results_get_value,
  * fief_results_find take values only; fief_results_get_object, _get_key,
  * _get_values, _index_of, _get_class_key and _delete_all take objects only.
  * A call on the other kind fails with FIEF_ERR_INVALID_ARGUMENT and a
  * message naming the function, and changes nothing.
+ *
+ * Sort, distinct and limit.  After their filters, results apply a list of
+ * stages, left to right, each to what the ones before it left, as Realm's
+ * SORT(...) DISTINCT(...) LIMIT(n) do: fief_results_sort,
+ * fief_results_distinct and fief_results_limit each return new results
+ * with one stage more.  So limiting then sorting sorts the first n objects
+ * (in the order of the results: key order for fief_realm_get_objects, list
+ * order for a list), while sorting then limiting takes the n first in the
+ * sorted order; a distinct after a sort keeps, for each value, the object
+ * first in that order.  Sort and distinct key paths may follow to-one
+ * links and embedded objects ("owner.name", "address.city"), never lists,
+ * sets or maps.  Such results stay live: they evaluate again after a
+ * write to anything they read, the links followed and the linked objects'
+ * properties included (renaming an owner reorders dogs sorted by
+ * "owner.name").  Count, aggregates, fief_results_index_of and
+ * fief_results_delete_all see the objects the stages leave.
  *
  * Mixed values in results (a list, set or map of mixed values, a nested list
  * or dictionary), as Realm compares mixed values:
@@ -1237,9 +1253,13 @@ typedef struct fief_query_arg {
     const fief_value_t *values;
 } fief_query_arg_t;
 
-/** One sort key: a property name, and the direction. */
+/** One sort key: a key path, and the direction.  The key path is a
+ *  zero-terminated UTF-8 string of property names joined by '.': a property
+ *  of the objects ("name"), or a path through to-one links and embedded
+ *  objects to a property of the object at its end ("owner.name",
+ *  "address.city", "a.b.c"); "self" for results of values. */
 typedef struct fief_sort_descriptor {
-    const char *key_path; /* zero-terminated property name */
+    const char *key_path; /* zero-terminated key path */
     bool ascending;
 } fief_sort_descriptor_t;
 
@@ -1275,26 +1295,67 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  of '(' and NOT) at offset N"), and a tree at most 1000 terms deep (a
  *  chain of n terms joined by AND/OR is n deep, each NOT adds one: "predicate
  *  is too complex (more than 1000 nested terms) at offset N").
+ *  The predicate joins the filters of `results`, before their stages (see
+ *  "Sort, distinct and limit"): filtered sorted results stay sorted,
+ *  filtered distinct results are distinct among the matches; results with
+ *  a limit cannot be filtered (FIEF_ERR_QUERY_INVALID), as in Realm.
  *  Returns a new results handle, or NULL.
  *  Errors: FIEF_ERR_QUERY_SYNTAX, FIEF_ERR_QUERY_INVALID,
  *  FIEF_ERR_QUERY_ARGUMENT, FIEF_ERR_INVALIDATED_RESULTS, ... */
 FIEF_API fief_results_t *fief_results_filter(const fief_results_t *results, const char *predicate,
                                              const fief_query_arg_t *args, size_t num_args);
 
-/** The objects of `results` sorted by `num_keys` keys, the first most
- *  significant; ties keep the order of `results` (so sorting sorted results
- *  makes the earlier keys secondary).  Strings sort by Unicode code point
- *  (byte order of UTF-8); nulls come first ascending, last descending.
- *  Results of values sort by value with the one key "self" (ties keep
- *  list order; a new sort replaces an earlier one; mixed values in Realm's
- *  order of mixed values, see "Mixed values in results").  Returns a new results
- *  handle, or NULL (FIEF_ERR_QUERY_INVALID for an unknown property, or for
- *  results of values any key but a single "self"). */
+/** The objects of `results` sorted by `num_keys` keys (`keys` may be NULL
+ *  when `num_keys` is 0: the results unchanged, as a new handle), the first
+ *  most significant; ties keep the order of `results`.  A sort is a stage
+ *  (see "Sort, distinct and limit"): a sort of results whose last stage is
+ *  a sort merges with it, its keys first (so sorting sorted results makes
+ *  the earlier keys secondary).  Strings sort by Unicode code point (byte
+ *  order of UTF-8); nulls come first ascending, last descending; mixed
+ *  values in Realm's order of mixed values (see "Mixed values in
+ *  results"); an object whose key path crosses a null link (a dog without
+ *  an owner, sorted by "owner.name") comes after every value ascending and
+ *  before every value descending, as in Realm.  Results of values sort by
+ *  value with the one key "self" (a sort directly after a sort replaces
+ *  it).  The results are read at once, the key paths checked now.
+ *  Returns a new results handle, or NULL.
+ *  Errors: FIEF_ERR_QUERY_INVALID (an unknown property, a key path through
+ *  or to a list, set or map, through a property that is not a link, or
+ *  ending at a link; for results of values any key but a single "self"),
+ *  FIEF_ERR_INVALID_ARGUMENT (`keys` or a key path NULL),
+ *  FIEF_ERR_INVALID_UTF8 (a key path), FIEF_ERR_INVALIDATED_RESULTS,
+ *  FIEF_ERR_CLOSED. */
 FIEF_API fief_results_t *fief_results_sort(const fief_results_t *results,
                                            const fief_sort_descriptor_t *keys, size_t num_keys);
 
+/** The first object of `results` for each distinct tuple of values of the
+ *  `num_key_paths` key paths `key_paths` (zero-terminated strings, as in
+ *  fief_sort_descriptor_t), in the order of `results`: a stage (see "Sort,
+ *  distinct and limit").  Values compare as Realm's equality: in a mixed
+ *  property int 1, double 1.0 and decimal128 1 are one value (true, "1"
+ *  and 1 are three); decimal128s by value; strings and binaries exactly
+ *  (no case or Unicode folding); nulls are one value.  An object whose key
+ *  path crosses a null link is left out, as in Realm.  Results of values
+ *  take the one key path "self".  `key_paths` may be NULL when
+ *  `num_key_paths` is 0 (the results unchanged, as a new handle).
+ *  Returns a new results handle, or NULL.
+ *  Errors: FIEF_ERR_QUERY_INVALID (as for fief_results_sort),
+ *  FIEF_ERR_INVALID_ARGUMENT (`key_paths` or one of them NULL),
+ *  FIEF_ERR_INVALID_UTF8 (a key path), FIEF_ERR_INVALIDATED_RESULTS,
+ *  FIEF_ERR_CLOSED. */
+FIEF_API fief_results_t *fief_results_distinct(const fief_results_t *results, const char *const *key_paths,
+                                               size_t num_key_paths);
+
+/** The first `max_count` objects (or values) of `results`: a stage (see
+ *  "Sort, distinct and limit").  0 gives empty results; a limit at least
+ *  the count keeps everything (SIZE_MAX is no limit).  Results with a
+ *  limit cannot be filtered (fief_results_filter): filter first.
+ *  Returns a new results handle, or NULL.
+ *  Errors: FIEF_ERR_INVALIDATED_RESULTS, FIEF_ERR_CLOSED, ... */
+FIEF_API fief_results_t *fief_results_limit(const fief_results_t *results, size_t max_count);
+
 /** Number of objects (or values) into `*out_count` (evaluates the results
- *  if needed). */
+ *  if needed; with a distinct stage, the whole ordering). */
 FIEF_API bool fief_results_count(const fief_results_t *results, size_t *out_count);
 
 /** The class key of the results' objects into `*out_class_key`.

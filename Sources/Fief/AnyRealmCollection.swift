@@ -72,6 +72,13 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
         box.sorted(by: Array(sortDescriptors))
     }
 
+    /// The first element for each distinct tuple of values of `keyPaths`
+    /// (see `Results.distinct(by:)`); traps, as RealmSwift does, for an
+    /// unmanaged collection.
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == String {
+        box.distinct(by: Array(keyPaths))
+    }
+
     // MARK: Aggregates
 
     public func min<T: MinMaxType>(ofProperty property: String) -> T? { box.results("aggregate").min(ofProperty: property) }
@@ -124,6 +131,7 @@ protocol AnyRealmCollectionBox<Element>: AnyObject {
     func element(at position: Int) -> Element
     func index(of object: Element) -> Int?
     func sorted(by descriptors: [SortDescriptor]) -> Results<Element>
+    func distinct(by keyPaths: [String]) -> Results<Element>
     func freeze() -> any AnyRealmCollectionBox<Element>
     func thaw() -> (any AnyRealmCollectionBox<Element>)?
     func isEqual(to other: any AnyRealmCollectionBox<Element>) -> Bool
@@ -148,6 +156,7 @@ final class ConcreteRealmCollectionBox<Base: RealmCollection>: AnyRealmCollectio
     func element(at position: Int) -> Base.Element { base[position] }
     func index(of object: Base.Element) -> Int? { base.index(of: object) }
     func sorted(by descriptors: [SortDescriptor]) -> Results<Base.Element> { base.sorted(by: descriptors) }
+    func distinct(by keyPaths: [String]) -> Results<Base.Element> { base.distinct(by: keyPaths) }
     func freeze() -> any AnyRealmCollectionBox<Base.Element> { ConcreteRealmCollectionBox(base.freeze()) }
     func thaw() -> (any AnyRealmCollectionBox<Base.Element>)? { base.thaw().map { ConcreteRealmCollectionBox($0) } }
 

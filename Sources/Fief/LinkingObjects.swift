@@ -85,6 +85,12 @@ public struct LinkingObjects<Element: ObjectBase & RealmCollectionValue> {
         requireManaged("sort").sorted(by: sortDescriptors)
     }
 
+    /// The first linking object for each distinct tuple of values of
+    /// `keyPaths` (see `Results.distinct(by:)`).
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == String {
+        requireManaged("distinct").distinct(by: keyPaths)
+    }
+
     public func min<T: MinMaxType>(ofProperty property: String) -> T? { results?.min(ofProperty: property) }
     public func max<T: MinMaxType>(ofProperty property: String) -> T? { results?.max(ofProperty: property) }
     public func sum<T: AddableType>(ofProperty property: String) -> T { requireManaged("sum").sum(ofProperty: property) }

@@ -451,7 +451,8 @@ public final class List<Element: RealmCollectionValue> {
     }
 
     /// The elements sorted by the property `keyPath` ("self" for a list of
-    /// values) (fief_list_to_results, fief_results_sort).  Managed lists only.
+    /// values; a key path through links, "owner.name", for a list of
+    /// objects) (fief_list_to_results, fief_results_sort).  Managed lists only.
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
         results("sort").sorted(byKeyPath: keyPath, ascending: ascending)
     }
@@ -459,6 +460,15 @@ public final class List<Element: RealmCollectionValue> {
     /// The elements sorted by several keys (fief_results_sort).  Managed lists only.
     public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         results("sort").sorted(by: sortDescriptors)
+    }
+
+    /// The first element for each distinct tuple of values of `keyPaths`
+    /// ("self" for a list of values), in list order, as live results
+    /// (fief_list_to_results, fief_results_distinct; see
+    /// `Results.distinct(by:)`).  Managed lists only: traps for an
+    /// unmanaged list, as in RealmSwift.
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == String {
+        results("distinct").distinct(by: keyPaths)
     }
 
     /// The stored values of property `property` of every element (KVC), or

@@ -327,7 +327,8 @@ public final class MutableSet<Element: RealmCollectionValue> {
     }
 
     /// The elements sorted by the property `keyPath` ("self" for a set of
-    /// values) (fief_set_to_results, fief_results_sort).  Managed sets only.
+    /// values; a key path through links, "owner.name", for a set of
+    /// objects) (fief_set_to_results, fief_results_sort).  Managed sets only.
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
         results("sort").sorted(byKeyPath: keyPath, ascending: ascending)
     }
@@ -335,6 +336,15 @@ public final class MutableSet<Element: RealmCollectionValue> {
     /// The elements sorted by several keys (fief_results_sort).  Managed sets only.
     public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         results("sort").sorted(by: sortDescriptors)
+    }
+
+    /// The first element for each distinct tuple of values of `keyPaths`
+    /// ("self" for a set of values), in the set's order, as live results
+    /// (fief_set_to_results, fief_results_distinct; see
+    /// `Results.distinct(by:)`).  Managed sets only: traps for an unmanaged
+    /// set, as in RealmSwift.
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == String {
+        results("distinct").distinct(by: keyPaths)
     }
 
     /// The smallest value of `property` among the objects, or nil if there

@@ -1,11 +1,15 @@
 import CFief
 import Foundation
 
-/// A sort key: a property name and a direction (RealmSwift's `SortDescriptor`).
+/// A sort key: a key path and a direction (RealmSwift's `SortDescriptor`).
+/// The key path names a property of the objects, or follows to-one links
+/// and embedded objects to a property of the object at its end.
 ///
 ///     dogs.sorted(by: [SortDescriptor(keyPath: "age", ascending: false), "name"])
+///     dogs.sorted(by: [SortDescriptor(keyPath: "owner.address.city"), "name"])
 public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
-    /// The property to sort by.
+    /// The property to sort by: its name, or a path through to-one links
+    /// ("owner.name").
     public let keyPath: String
     /// Whether smaller values come first.
     public let ascending: Bool
@@ -50,16 +54,38 @@ public protocol RealmCollection: RandomAccessCollection, CustomStringConvertible
     func setValue(_ value: Any?, forKey key: String)
     /// The objects matching a predicate in Realm's query language.
     func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element>
-    /// The objects sorted by one property.
+    /// The objects sorted by one property (or key path through links).
     func sorted(byKeyPath keyPath: String, ascending: Bool) -> Results<Element>
     /// The objects sorted by several properties, the first most significant.
     func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor
+    /// The first object for each distinct tuple of values of `keyPaths`.
+    func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == String
 }
 
 extension RealmCollection {
     /// The objects sorted ascending by one property.
     public func sorted(byKeyPath keyPath: String) -> Results<Element> {
         sorted(byKeyPath: keyPath, ascending: true)
+    }
+}
+
+extension RealmCollection where Element: ObjectBase {
+    /// The first object for each distinct tuple of values of the properties
+    /// `keyPaths` of the element type (`[\.name, \.age]`); see
+    /// `Results.distinct(by:)`.
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == PartialKeyPath<Element> {
+        let info = ObjectSchemaInfo.of(Element.self)
+        return distinct(by: keyPaths.map { info.propertyName(for: $0) })
+    }
+}
+
+extension RealmCollection where Element: SortableType {
+    /// The distinct values of a managed collection of values, each where
+    /// it first appears (`distinct(by: ["self"])`; among mixed values, int
+    /// 1 and double 1.0 are one value).  Traps for an unmanaged collection,
+    /// as in RealmSwift.
+    public func distinct() -> Results<Element> {
+        distinct(by: ["self"])
     }
 }
 
@@ -250,14 +276,21 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
         return derived(raw, core: core)
     }
 
-    /// The objects sorted by the property `keyPath` (fief_results_sort).
-    /// Traps for an unknown property.
+    /// The objects sorted by the property `keyPath` (fief_results_sort): a
+    /// property of the objects, or a key path through to-one links and
+    /// embedded objects ("owner.name", "address.city").  Nulls come first
+    /// ascending; objects whose key path crosses a null link (a dog without
+    /// an owner) come last ascending, first descending, as in RealmSwift.
+    /// Traps, as RealmSwift does, for an unknown property or a key path
+    /// through a list, set or map.
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
         sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
     }
 
     /// The objects sorted by several keys, the first most significant
-    /// (fief_results_sort).  Traps for an unknown property.
+    /// (fief_results_sort; key paths as in `sorted(byKeyPath:ascending:)`).
+    /// Sorting sorted results makes the earlier keys secondary.  Traps for
+    /// an unknown property.
     public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         let descriptors = Array(sortDescriptors)
         let arena = _FiefArena()
@@ -269,6 +302,31 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
         }
         guard let raw else {
             fiefTrap("Cannot sort '\(name)' by \(descriptors.map(\.keyPath))", CError.last())
+        }
+        return derived(raw, core: core)
+    }
+
+    /// The first object for each distinct tuple of values of `keyPaths`,
+    /// in the order of these results (fief_results_distinct): properties of
+    /// the objects or key paths through to-one links ("owner.name"); "self"
+    /// for results of values.  Values compare as Realm's equality (in an
+    /// `AnyRealmValue` property, 1 and 1.0 are one value; strings exactly);
+    /// objects whose key path crosses a null link are left out, as in
+    /// RealmSwift.  Traps, as RealmSwift does, for an unknown property or a
+    /// key path through a list, set or map.
+    ///
+    ///     realm.objects(Dog.self).sorted(byKeyPath: "age", ascending: false).distinct(by: ["name"])  // the oldest of each name
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == String {
+        let paths = Array(keyPaths)
+        let arena = _FiefArena()
+        let pointers: [UnsafePointer<CChar>?] = paths.map { arena.cString($0) }
+        let raw = withExtendedLifetime(arena) {
+            pointers.withUnsafeBufferPointer { buffer in
+                fief_results_distinct(handle.raw, buffer.baseAddress, buffer.count)
+            }
+        }
+        guard let raw else {
+            fiefTrap("Cannot distinct '\(name)' by \(paths)", CError.last())
         }
         return derived(raw, core: core)
     }

@@ -111,6 +111,38 @@ public func exportResultsSort(_ handle: OpaquePointer?, _ keys: UnsafePointer<fi
     }
 }
 
+@_cdecl("fief_results_distinct")
+public func exportResultsDistinct(_ handle: OpaquePointer?, _ keyPaths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int) -> OpaquePointer? {
+    guarded(nil) { () throws(FiefError) -> OpaquePointer? in
+        let pointers = try CArgs.array(keyPaths, count, "key_paths", count: "num_key_paths")
+        var paths: [String] = []
+        paths.reserveCapacity(pointers.count)
+        for pointer in pointers { paths.append(try cString(pointer, "key_paths[\(paths.count)]")) }
+        let distinct = try withAnyResults(handle) { (any) throws(FiefError) -> AnyResults in
+            switch any {
+            case .objects(let results): return .objects(try results.distinct(by: paths))
+            case .values(let results): return .values(try results.distinct(by: paths))
+            }
+        }
+        return makeResultsHandle(distinct)
+    }
+}
+
+@_cdecl("fief_results_limit")
+public func exportResultsLimit(_ handle: OpaquePointer?, _ count: Int) -> OpaquePointer? {
+    guarded(nil) { () throws(FiefError) -> OpaquePointer? in
+        // A size_t: past Int.max it is no limit at all.
+        let limit = count < 0 ? Int.max : count
+        let limited = try withAnyResults(handle) { (any) throws(FiefError) -> AnyResults in
+            switch any {
+            case .objects(let results): return .objects(try results.limited(to: limit))
+            case .values(let results): return .values(try results.limited(to: limit))
+            }
+        }
+        return makeResultsHandle(limited)
+    }
+}
+
 @_cdecl("fief_results_count")
 public func exportResultsCount(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Int>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in

@@ -61,7 +61,7 @@ enum TrapScenarioRegistry {
     static func registerAll() {
         for table in [CustomPersistableTests.trapScenarios, KeyValueCodingTests.trapScenarios, DynamicAPITests.trapScenarios, ListTests.trapScenarios,
                       SetMapTests.trapScenarios, AnyRealmValueTests.trapScenarios,
-                      NestedMixedCollectionTests.trapScenarios, CollectionSetValueTests.trapScenarios] {
+                      NestedMixedCollectionTests.trapScenarios, CollectionSetValueTests.trapScenarios, SortDistinctTests.trapScenarios] {
             TrapScenarios.all.merge(table) { first, _ in first }
         }
     }

@@ -2,34 +2,31 @@
 import Glibc
 #endif
 
-/// One sort key of a Results.
-public struct SortKey {
-    public var property: UInt32
-    public var ascending: Bool
-    public init(property: UInt32, ascending: Bool) {
-        self.property = property
-        self.ascending = ascending
-    }
-}
-
 /// A lazy, live view of the objects of one class: all of them, or those
-/// matching every filter, optionally sorted.  It evaluates when first read
-/// and again whenever its realm's `stamp` moves (a new snapshot or a write).
+/// matching every filter, then ordered by its stages (sorts, distincts and
+/// limits, applied left to right: see `ResultsStage`).  It evaluates when
+/// first read and again whenever something it reads may have changed (the
+/// realm's stamps).
 public final class Results: @unchecked Sendable {
     public let realm: Realm
     public let tableKey: UInt32
     let filters: [CompiledQuery]
-    let sortKeys: [SortKey]
-    @exclusivity(unchecked) private var keys: [Int64] = []
+    /// What comes after the filters, in order (see `ResultsStage`).
+    let stages: [OrderingStage]
+    /// The matches, in order, once `keysMaterialized`.
+    @exclusivity(unchecked) var keys: [Int64] = []
     /// The matches of the last scan, per cluster (in key order), and their count.
     @exclusivity(unchecked) private var matchedClusters: [(Int64, Bitmap)] = []
     @exclusivity(unchecked) private var matchedCount = 0
-    /// Whether `keys` was built from `matchedClusters` (and sorted).
+    /// Whether `keys` was built from `matchedClusters` (and the stages applied).
     @exclusivity(unchecked) private var keysMaterialized = false
     @exclusivity(unchecked) private var evaluatedStamp: UInt64 = 0
-    /// The columns the filters and sort keys read: a write to another
-    /// column leaves these results as they are.
+    /// The columns of the class the filters and stages read: a write to
+    /// another column leaves these results as they are.
     private let dependentColumns: [UInt32]
+    /// The columns of other classes the stages read, through links (key
+    /// paths such as "owner.name"): each class with its columns.
+    private let linkedColumns: [(table: UInt32, columns: [UInt32])]
     /// Set for linking objects: only the objects whose link `property`
     /// points to the object `target` of class `targetClass`.
     let linking: (targetClass: UInt32, target: Int64, property: UInt32)?
@@ -46,8 +43,9 @@ public final class Results: @unchecked Sendable {
         self.realm = realm
         self.tableKey = tableKey
         self.filters = []
-        self.sortKeys = []
+        self.stages = []
         self.dependentColumns = []
+        self.linkedColumns = []
         self.linking = nil
         self.list = nil
     }
@@ -71,8 +69,9 @@ public final class Results: @unchecked Sendable {
         self.realm = realm
         self.tableKey = column.linkTarget
         self.filters = []
-        self.sortKeys = []
+        self.stages = []
         self.dependentColumns = []
+        self.linkedColumns = []
         self.linking = nil
         self.list = ListID(table: ownerClass, column: property, owner: owner)
     }
@@ -94,37 +93,60 @@ public final class Results: @unchecked Sendable {
         self.realm = realm
         self.tableKey = originClass
         self.filters = []
-        self.sortKeys = []
+        self.stages = []
         self.dependentColumns = [property]
+        self.linkedColumns = []
         self.linking = (targetClass, objectKey, property)
         self.list = nil
     }
 
-    private init(realm: Realm, tableKey: UInt32, filters: [CompiledQuery], sortKeys: [SortKey],
+    private init(realm: Realm, tableKey: UInt32, filters: [CompiledQuery], stages: [OrderingStage],
                  linking: (targetClass: UInt32, target: Int64, property: UInt32)?, list: ListID?) {
         self.realm = realm
         self.tableKey = tableKey
         self.filters = filters
-        self.sortKeys = sortKeys
+        self.stages = stages
         self.linking = linking
         self.list = list
-        var columns = Set(sortKeys.map(\.property))
-        for query in filters { query.root.collectColumns(into: &columns) }
-        if let linking { columns.insert(linking.property) }
-        self.dependentColumns = columns.sorted()
+        var columns: [UInt32: Set<UInt32>] = [:]
+        for stage in stages {
+            switch stage {
+            case .sort(let keys): ResolvedKeyPath.collectColumns(keys.map(\.path), into: &columns)
+            case .distinct(let paths): ResolvedKeyPath.collectColumns(paths, into: &columns)
+            case .limit: break
+            }
+        }
+        var own = columns.removeValue(forKey: tableKey) ?? []
+        for query in filters { query.root.collectColumns(into: &own) }
+        if let linking { own.insert(linking.property) }
+        self.dependentColumns = own.sorted()
+        self.linkedColumns = columns.keys.sorted().map { ($0, columns[$0]!.sorted()) }
+    }
+
+    /// Same objects, other filters or stages.
+    private func with(filters: [CompiledQuery]? = nil, stages: [OrderingStage]? = nil, realm: Realm? = nil) -> Results {
+        Results(realm: realm ?? self.realm, tableKey: tableKey, filters: filters ?? self.filters, stages: stages ?? self.stages,
+                linking: linking, list: list)
     }
 
     @inline(__always)
     private var isFresh: Bool {
         guard realm.isUnchanged(since: evaluatedStamp, table: tableKey, columns: dependentColumns) else { return false }
-        if let list { return realm.isUnchanged(since: evaluatedStamp, table: list.table, columns: [list.column]) }
+        if let list, !realm.isUnchanged(since: evaluatedStamp, table: list.table, columns: [list.column]) { return false }
+        for linked in linkedColumns where !realm.isUnchanged(since: evaluatedStamp, table: linked.table, columns: linked.columns) {
+            return false
+        }
         return true
     }
 
-    /// The objects of these results matching `predicate` (Realm's query language).
+    /// The objects of these results matching `predicate` (Realm's query
+    /// language).  As in Realm, the filter joins the earlier ones, before
+    /// the stages: filtering sorted (or distinct) results keeps their order
+    /// (or distinct), and results with a limit cannot be filtered.
     public func filtered(_ predicate: String, arguments: [QueryArgument]) throws(FiefError) -> Results {
         try realm.checkReadable()
         let table = try realm.table(tableKey)
+        try Results.refuseFilterAfterLimit(stages.contains { $0.hasLimit })
         let expression: QueryExpression
         do {
             expression = try QueryParser.parse(predicate)
@@ -132,35 +154,50 @@ public final class Results: @unchecked Sendable {
             throw FiefError(.querySyntax, "invalid predicate: \(error.message)")
         }
         let query = try QueryCompiler.compile(expression, table: table, arguments: arguments)
-        return Results(realm: realm, tableKey: tableKey, filters: filters + [query], sortKeys: sortKeys, linking: linking, list: list)
+        return with(filters: filters + [query])
     }
 
-    /// These results sorted by `keys` (the first most significant); ties
-    /// keep the previous order, so earlier sorts act as later keys.
-    public func sorted(by names: [(String, Bool)]) throws(FiefError) -> Results {
+    /// The error for filtering results with a limit, which Realm refuses too.
+    static func refuseFilterAfterLimit(_ hasLimit: Bool) throws(FiefError) {
+        if hasLimit {
+            throw FiefError(.queryInvalid, "cannot filter results that have a limit: a filter applies before every sort, distinct and limit, so filter first, then limit")
+        }
+    }
+
+    /// These results with `stages` after their own, applied left to right
+    /// (see `ResultsStage`).  Key paths are checked against the schema now.
+    ///
+    ///     try dogs.applying([.sort([SortKeyPath("owner.name")]), .distinct(["owner.name"]), .limit(10)])
+    ///
+    /// - Throws: `.queryInvalid` for a key path that names no property, passes
+    ///   through a list, set, map or a property that is not a link, or ends
+    ///   at a link or collection; `.invalidArgument` for a negative limit.
+    public func applying(_ stages: [ResultsStage]) throws(FiefError) -> Results {
         try realm.checkReadable()
         let table = try realm.table(tableKey)
-        var keys: [SortKey] = []
-        for (name, ascending) in names {
-            guard let property = table.property(named: name) else {
-                if name.contains(".") {
-                    throw FiefError(.queryInvalid, "cannot sort by '\(name)': key paths through links are not supported for class '\(table.objectClass.name)'")
-                }
-                throw FiefError(.queryInvalid, "cannot sort by '\(name)': class '\(table.objectClass.name)' has no such property")
-            }
-            if property.collection != .none {
-                throw FiefError(.queryInvalid, "cannot sort by '\(name)': it is a \(property.collection.name)")
-            }
-            if property.type == .link {
-                throw FiefError(.queryInvalid, "cannot sort by '\(name)': it is a link; sort by a property of the objects themselves")
-            }
-            if property.type == .mixed {
-                throw FiefError(.queryInvalid, "cannot sort by '\(name)': sorting by mixed values is not supported yet")
-            }
-            keys.append(SortKey(property: property.key, ascending: ascending))
+        var combined = self.stages
+        for stage in stages {
+            combined = OrderingStage.append(try OrderingStage.resolve(stage, from: table, in: realm), to: combined)
         }
-        let merged = keys + sortKeys.filter { old in !keys.contains { $0.property == old.property } }
-        return Results(realm: realm, tableKey: tableKey, filters: filters, sortKeys: merged, linking: linking, list: list)
+        return with(stages: combined)
+    }
+
+    /// These results sorted by `keys` (key paths and directions, the first
+    /// most significant); ties keep the previous order, so earlier sorts act
+    /// as later keys.
+    public func sorted(by keys: [(String, Bool)]) throws(FiefError) -> Results {
+        try applying([.sort(keys.map { SortKeyPath($0.0, ascending: $0.1) })])
+    }
+
+    /// The first object of these results for each distinct tuple of values
+    /// of `keyPaths`, in order (see `ResultsStage.distinct`).
+    public func distinct(by keyPaths: [String]) throws(FiefError) -> Results {
+        try applying([.distinct(keyPaths)])
+    }
+
+    /// The first `count` objects of these results (count ≥ 0).
+    public func limited(to count: Int) throws(FiefError) -> Results {
+        try applying([.limit(count)])
     }
 
     /// The same query in another realm of the same file.
@@ -170,7 +207,7 @@ public final class Results: @unchecked Sendable {
         }
         try target.checkReadable()
         _ = try target.table(tableKey)
-        return Results(realm: target, tableKey: tableKey, filters: filters, sortKeys: sortKeys, linking: linking, list: list)
+        return with(realm: target)
     }
 
     /// Whether the realm is open and the class exists.
@@ -181,7 +218,15 @@ public final class Results: @unchecked Sendable {
     public func count() throws(FiefError) -> Int {
         try realm.checkReadable()
         if !isFresh { try scanMatches() }
-        return matchedCount
+        if !narrows { return matchedCount }
+        // Limits alone need no keys: the smallest one caps the count.
+        if !stages.contains(where: { if case .distinct = $0 { return true }; return false }) {
+            var count = matchedCount
+            for case .limit(let n) in stages { count = min(count, n) }
+            return count
+        }
+        try evaluate()
+        return keys.count
     }
 
     public func key(at index: Int) throws(FiefError) -> Int64 {
@@ -204,8 +249,8 @@ public final class Results: @unchecked Sendable {
 
     public func index(of key: Int64) throws(FiefError) -> Int? {
         try evaluate()
-        if sortKeys.isEmpty && list == nil {
-            // Unsorted results are in key order.
+        if list == nil && !stages.contains(where: { if case .sort = $0 { return true }; return false }) {
+            // Unsorted results are in key order (distinct and limit keep it).
             var low = 0, high = keys.count
             while low < high {
                 let mid = (low + high) / 2
@@ -226,7 +271,7 @@ public final class Results: @unchecked Sendable {
     public func deleteAll() throws(FiefError) {
         _ = try realm.requireWrite()
         let table = try realm.table(tableKey)
-        if filters.isEmpty && linking == nil && list == nil {
+        if filters.isEmpty && linking == nil && list == nil && !narrows {
             try realm.deleteAll(table: tableKey)
             return
         }
@@ -243,7 +288,10 @@ public final class Results: @unchecked Sendable {
     func forEachMatch(_ body: (Int64, Bitmap) throws(FiefError) -> Void) throws(FiefError) {
         try realm.checkReadable()
         if !isFresh { try scanMatches() }
-        if list == nil {
+        if narrows {
+            // Distinct and limit choose among the matches: by their keys.
+            try evaluate()
+        } else if list == nil {
             for (cluster, bits) in matchedClusters { try body(cluster, bits) }
             return
         }
@@ -271,7 +319,7 @@ public final class Results: @unchecked Sendable {
         if keysMaterialized { return }
         if list != nil {
             // `keys` holds the list's matching elements, in list order.
-            if !sortKeys.isEmpty { try sortKeysInPlace() }
+            try applyStages()
             keysMaterialized = true
             return
         }
@@ -281,8 +329,22 @@ public final class Results: @unchecked Sendable {
             let base = cluster << ClusterLayout.shift
             QueryEvaluator.forEachSlot(bits) { slot in keys.append(base | Int64(slot)) }
         }
-        if !sortKeys.isEmpty { try sortKeysInPlace() }
+        try applyStages()
         keysMaterialized = true
+    }
+
+    /// Whether a stage may leave matches out (a distinct or a limit).
+    private var narrows: Bool { stages.contains { $0.narrows } }
+
+    /// Apply the stages to `keys`, left to right.
+    private func applyStages() throws(FiefError) {
+        for stage in stages {
+            switch stage {
+            case .sort(let sortKeys): try self.sortKeys(sortKeys)
+            case .distinct(let paths): try removeDuplicateKeys(paths)
+            case .limit(let count): if keys.count > count { keys.removeLast(keys.count - count) }
+            }
+        }
     }
 
     /// Run the query: remember which objects of each cluster match.
@@ -368,249 +430,5 @@ public final class Results: @unchecked Sendable {
         if bits == Bitmap(repeating: 0) { return 0 }
         visit(cluster, bits)
         return bits[0].nonzeroBitCount + bits[1].nonzeroBitCount + bits[2].nonzeroBitCount + bits[3].nonzeroBitCount
-    }
-
-    /// Sort `keys` by the sort keys; stable (ties keep key order).
-    private func sortKeysInPlace() throws(FiefError) {
-        let table = try realm.table(tableKey)
-        let n = keys.count
-        var columns: [SortColumn] = []
-        for sortKey in sortKeys {
-            let property = try table.property(sortKey.property)
-            columns.append(try SortColumn(realm: realm, table: table, property: property, keys: keys, ascending: sortKey.ascending))
-        }
-        var order = UnsafeMutableBufferPointer<Int32>.allocate(capacity: n)
-        defer { order.deallocate() }
-        for i in 0..<n { order[i] = Int32(i) }
-        if columns.count == 1 {
-            let column = columns[0]
-            column.radixSort(order)
-        } else {
-            columns.withUnsafeBufferPointer { columns in
-                order.sort { a, b in
-                    for column in columns {
-                        let c = column.compare(Int(a), Int(b))
-                        if c != 0 { return column.ascending ? c < 0 : c > 0 }
-                    }
-                    return a < b
-                }
-            }
-        }
-        let old = keys
-        for i in 0..<n { keys[i] = old[Int(order[i])] }
-    }
-}
-
-/// One sort key's values for every row, extracted once before sorting,
-/// kept in plain buffers so comparisons touch no reference counts.
-final class SortColumn {
-    let ascending: Bool
-    private let count: Int
-    /// 0: integers (`ints`, then `lows`), 1: doubles, 2: bytes (`prefixes`, then `strings`).
-    private let kind: Int
-    private let hasLows: Bool
-    private let nulls: UnsafeMutablePointer<Bool>
-    private let ints: UnsafeMutablePointer<Int64>
-    private let lows: UnsafeMutablePointer<UInt64>
-    private let doubles: UnsafeMutablePointer<Double>
-    private let strings: UnsafeMutablePointer<UnsafeRawBufferPointer>
-    private let prefixes: UnsafeMutablePointer<UInt64>
-
-    /// Room for `count` rows of values of `type`, set with `set(_:_:)`.
-    init(type: PropertyType, count n: Int, ascending: Bool) {
-        self.ascending = ascending
-        count = n
-        switch type {
-        case .string, .binary: kind = 2
-        case .float, .double, .decimal128: kind = 1
-        default: kind = 0
-        }
-        hasLows = type == .objectId || type == .uuid || type == .timestamp
-        nulls = .allocate(capacity: max(n, 1))
-        ints = .allocate(capacity: kind == 0 ? max(n, 1) : 1)
-        lows = .allocate(capacity: hasLows ? max(n, 1) : 1)
-        doubles = .allocate(capacity: kind == 1 ? max(n, 1) : 1)
-        strings = .allocate(capacity: kind == 2 ? max(n, 1) : 1)
-        prefixes = .allocate(capacity: kind == 2 ? max(n, 1) : 1)
-    }
-
-    /// The values of `property` of the objects `keys`, read from their chunks.
-    convenience init(realm: Realm, table: Table, property: Property, keys: [Int64], ascending: Bool) throws(FiefError) {
-        let n = keys.count
-        self.init(type: property.type, count: n, ascending: ascending)
-        var currentCluster: Int64 = -1
-        var chunk: ColumnChunk? = nil
-        for row in 0..<n {
-            let key = keys[row]
-            let cluster = ClusterLayout.cluster(of: key)
-            if cluster != currentCluster {
-                chunk = try realm.chunk(table, column: property.key, cluster: cluster)
-                currentCluster = cluster
-            }
-            set(row, chunk!.value(ClusterLayout.slot(of: key), type: property.type, nullable: property.isNullable))
-        }
-    }
-
-    /// Row `row`'s value (a string or binary view must outlive the sort).
-    @inline(__always)
-    func set(_ row: Int, _ value: Value) {
-        nulls[row] = false
-        switch value {
-        case .null:
-            nulls[row] = true
-            if hasLows { lows[row] = 0 }
-            switch kind {
-            case 0: ints[row] = 0
-            case 1: doubles[row] = 0
-            default: strings[row] = UnsafeRawBufferPointer(start: nil, count: 0); prefixes[row] = 0
-            }
-        case .int(let i), .link(_, let i): ints[row] = i
-        case .bool(let b): ints[row] = b ? 1 : 0
-        case .timestamp(let s, let ns):
-            // Seconds, then nanoseconds (biased to sort as unsigned) when seconds tie.
-            ints[row] = s
-            lows[row] = UInt64(bitPattern: Int64(ns)) ^ (1 << 63)
-        case .objectId(let id):
-            ints[row] = Int64(bitPattern: id.high ^ (1 << 63))
-            lows[row] = UInt64(id.low)
-        case .uuid(let id):
-            ints[row] = Int64(bitPattern: id.high ^ (1 << 63))
-            lows[row] = id.low
-        case .float(let f): doubles[row] = Double(f)
-        case .double(let d): doubles[row] = d
-        case .decimal128(let d): doubles[row] = Decimal128Math.toDouble(d)
-        case .string(let bytes), .binary(let bytes):
-            strings[row] = bytes
-            var prefix: UInt64 = 0
-            if bytes.count >= 8 {
-                prefix = UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
-            } else {
-                for i in 0..<8 { prefix = prefix << 8 | UInt64(i < bytes.count ? bytes[i] : 0) }
-            }
-            prefixes[row] = prefix
-        case .nestedList(let id), .nestedDictionary(let id):
-            // Sorts on mixed values are refused before they get here.
-            ints[row] = id
-        }
-    }
-
-    deinit {
-        nulls.deallocate()
-        ints.deallocate()
-        lows.deallocate()
-        doubles.deallocate()
-        strings.deallocate()
-        prefixes.deallocate()
-    }
-
-    /// The row's value as an unsigned 64-bit number in ascending order (for
-    /// strings: their first eight bytes); rows with equal numbers may still
-    /// differ (see `compare`).
-    @inline(__always)
-    private func radixKey(_ row: Int) -> UInt64 {
-        switch kind {
-        case 0: return UInt64(bitPattern: ints[row]) ^ (1 << 63)
-        case 1:
-            let d = doubles[row]
-            let bits = d == 0 ? 0 : d.bitPattern   // -0.0 sorts with 0.0
-            return bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
-        default: return prefixes[row]
-        }
-    }
-
-    /// Sort `order` (row numbers, initially 0..<n) by this column alone,
-    /// stably: nulls first ascending (last descending), then an LSD radix
-    /// sort on `radixKey`, then runs of equal radix keys by `compare`.
-    func radixSort(_ order: UnsafeMutableBufferPointer<Int32>) {
-        let n = order.count
-        if n < 2 { return }
-        // Nulls apart, keeping their order.
-        var nonNull: [Int32] = []
-        var nullRows: [Int32] = []
-        nonNull.reserveCapacity(n)
-        for i in 0..<n {
-            let row = order[i]
-            if nulls[Int(row)] { nullRows.append(row) } else { nonNull.append(row) }
-        }
-        let m = nonNull.count
-        let keys = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: max(m, 1))
-        let keys2 = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: max(m, 1))
-        let rows2 = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(m, 1))
-        defer { keys.deallocate(); keys2.deallocate(); rows2.deallocate() }
-        let rows = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(m, 1))
-        defer { rows.deallocate() }
-        for i in 0..<m {
-            let row = Int(nonNull[i])
-            rows[i] = nonNull[i]
-            let key = radixKey(row)
-            keys[i] = ascending ? key : ~key
-        }
-        var sourceKeys = keys, sourceRows = rows
-        var targetKeys = keys2, targetRows = rows2
-        var counts = [Int](repeating: 0, count: 256)
-        for pass in 0..<8 {
-            let shift = UInt64(pass * 8)
-            for b in 0..<256 { counts[b] = 0 }
-            for i in 0..<m { counts[Int((sourceKeys[i] >> shift) & 0xFF)] += 1 }
-            if counts.contains(m) { continue }  // every key has the same byte here
-            var total = 0
-            for b in 0..<256 { let c = counts[b]; counts[b] = total; total += c }
-            for i in 0..<m {
-                let b = Int((sourceKeys[i] >> shift) & 0xFF)
-                let at = counts[b]
-                counts[b] = at + 1
-                targetKeys[at] = sourceKeys[i]
-                targetRows[at] = sourceRows[i]
-            }
-            swap(&sourceKeys, &targetKeys)
-            swap(&sourceRows, &targetRows)
-        }
-        // Equal radix keys: finish with the full comparison, stably.
-        var start = 0
-        while start < m {
-            var end = start + 1
-            while end < m && sourceKeys[end] == sourceKeys[start] { end += 1 }
-            if end - start > 1 {
-                var run = UnsafeMutableBufferPointer(rebasing: sourceRows[start..<end])
-                let up = ascending
-                run.sort { a, b in
-                    let c = compare(Int(a), Int(b))
-                    return c != 0 ? (up ? c < 0 : c > 0) : a < b
-                }
-            }
-            start = end
-        }
-        var out = 0
-        if ascending { for row in nullRows { order[out] = row; out += 1 } }
-        for i in 0..<m { order[out] = sourceRows[i]; out += 1 }
-        if !ascending { for row in nullRows { order[out] = row; out += 1 } }
-    }
-
-    /// -1, 0 or 1: row a before, with, or after row b (ascending; nulls first).
-    @inline(__always)
-    func compare(_ a: Int, _ b: Int) -> Int {
-        let na = nulls[a], nb = nulls[b]
-        if na || nb { return na == nb ? 0 : (na ? -1 : 1) }
-        switch kind {
-        case 0:
-            let x = ints[a], y = ints[b]
-            if x == y {
-                if !hasLows { return 0 }
-                return lows[a] == lows[b] ? 0 : (lows[a] < lows[b] ? -1 : 1)
-            }
-            return x < y ? -1 : 1
-        case 1:
-            let x = doubles[a], y = doubles[b]
-            return x == y ? 0 : (x < y ? -1 : 1)
-        default:
-            let pa = prefixes[a], pb = prefixes[b]
-            if pa != pb { return pa < pb ? -1 : 1 }
-            let x = strings[a], y = strings[b]
-            if x.count <= 8 && y.count <= 8 { return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1) }
-            let n = min(x.count, y.count)
-            let c = n <= 8 ? 0 : Int(memcmp(x.baseAddress! + 8, y.baseAddress! + 8, n - 8))
-            if c != 0 { return c < 0 ? -1 : 1 }
-            return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
-        }
     }
 }

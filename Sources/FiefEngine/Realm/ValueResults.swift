@@ -150,19 +150,30 @@ struct ValueElements {
     }
 }
 
+/// One stage of the ordering of value results (`ResultsStage` with the
+/// key path "self").
+enum ValueStage: Equatable {
+    /// By value, ascending or not (nulls first ascending, last descending;
+    /// ties keep their order).
+    case sort(ascending: Bool)
+    /// The first of each run of equal values (Realm's equality), in order.
+    case distinct
+    case limit(Int)
+}
+
 /// A lazy, live view of the elements of a collection of values (a list of
 /// ints, of optional strings, ...): all of them or those matching every
-/// filter (predicates over `self`), in the collection's order or sorted by
-/// value.  Like `Results`, it evaluates when first read and again whenever
-/// the collection or its owner changed (the realm's stamps).  Unfiltered
-/// and unsorted, it reads the collection directly and keeps nothing.
+/// filter (predicates over `self`), in the collection's order, then ordered
+/// by its stages (sort by value, distinct values, limit; left to right).
+/// Like `Results`, it evaluates when first read and again whenever the
+/// collection or its owner changed (the realm's stamps).  Unfiltered and
+/// without stages, it reads the collection directly and keeps nothing.
 public final class ValueResults: @unchecked Sendable {
     public let realm: Realm
     let source: ValueSource
     let filters: [CompiledQuery]
-    /// nil: the collection's order; otherwise by value, ascending or not
-    /// (nulls first ascending, last descending; ties keep the collection's order).
-    let ascending: Bool?
+    /// What comes after the filters, in order.
+    let stages: [ValueStage]
     /// The elements' type and nullability (a property named "self").
     public let element: Property
     /// The positions in the collection of the elements, in order (filtered
@@ -184,7 +195,7 @@ public final class ValueResults: @unchecked Sendable {
         try realm.requireLive(table, owner)
         let id = ListID(table: ownerClass, column: property, owner: owner)
         let source: ValueSource = column.collection == .list ? .list(id) : column.collection == .set ? .set(id) : .mapValues(id)
-        self.init(realm: realm, source: source, element: try source.element(realm), filters: [], ascending: nil)
+        self.init(realm: realm, source: source, element: try source.element(realm), filters: [], stages: [])
     }
 
     /// Live results of the elements of nested list or dictionary `ref`.
@@ -192,24 +203,33 @@ public final class ValueResults: @unchecked Sendable {
         try realm.checkReadable()
         _ = try realm.nestedCount(ref)
         let source = ValueSource.nested(ref)
-        self.init(realm: realm, source: source, element: try source.element(realm), filters: [], ascending: nil)
+        self.init(realm: realm, source: source, element: try source.element(realm), filters: [], stages: [])
     }
 
-    init(realm: Realm, source: ValueSource, element: Property, filters: [CompiledQuery], ascending: Bool?) {
+    init(realm: Realm, source: ValueSource, element: Property, filters: [CompiledQuery], stages: [ValueStage]) {
         self.realm = realm
         self.source = source
         self.element = element
         self.filters = filters
-        self.ascending = ascending
+        self.stages = stages
+    }
+
+    /// Same collection, other filters or stages.
+    private func with(filters: [CompiledQuery]? = nil, stages: [ValueStage]? = nil, realm: Realm? = nil) -> ValueResults {
+        ValueResults(realm: realm ?? self.realm, source: source, element: element, filters: filters ?? self.filters,
+                     stages: stages ?? self.stages)
     }
 
     /// Whether the realm is open and the collection's class exists.
     public var isValid: Bool { !realm.isClosed && realm.hasTable(source.table) }
 
     /// The elements matching `predicate` (Realm's query language, with
-    /// `self` standing for the element).
+    /// `self` standing for the element).  The filter joins the earlier
+    /// ones, before the stages (as for `Results`: results with a limit
+    /// cannot be filtered).
     public func filtered(_ predicate: String, arguments: [QueryArgument]) throws(FiefError) -> ValueResults {
         try realm.checkReadable()
+        try Results.refuseFilterAfterLimit(stages.contains { if case .limit = $0 { return true }; return false })
         let expression: QueryExpression
         do {
             expression = try QueryParser.parse(predicate)
@@ -218,23 +238,65 @@ public final class ValueResults: @unchecked Sendable {
         }
         let query = try QueryCompiler.compileElements(expression, element: element, description: source.describe(realm),
                                                       tableKey: source.table, arguments: arguments)
-        return ValueResults(realm: realm, source: source, element: element, filters: filters + [query], ascending: ascending)
+        return with(filters: filters + [query])
+    }
+
+    /// These results with `stages` after their own, left to right (see
+    /// `ResultsStage`): a sort takes the one key path "self", and replaces
+    /// a sort directly before it; a distinct takes "self" alone.
+    ///
+    /// - Throws: `.queryInvalid` for any other key path, `.invalidArgument`
+    ///   for a negative limit.
+    public func applying(_ stages: [ResultsStage]) throws(FiefError) -> ValueResults {
+        try realm.checkReadable()
+        var combined = self.stages
+        for stage in stages {
+            let next: ValueStage
+            switch stage {
+            case .sort(let keys):
+                if keys.isEmpty { continue }
+                guard keys.count == 1, keys[0].keyPath == "self" else {
+                    let given = keys.map { "'\($0.keyPath)'" }.joined(separator: ", ")
+                    throw FiefError(.queryInvalid, "cannot sort \(source.describe(realm)) by \(given): values sort by 'self' alone")
+                }
+                next = .sort(ascending: keys[0].ascending)
+                // By value, the later sort decides every comparison.
+                if case .sort? = combined.last { combined.removeLast() }
+            case .distinct(let keyPaths):
+                if keyPaths.isEmpty { continue }
+                guard keyPaths == ["self"] else {
+                    let given = keyPaths.map { "'\($0)'" }.joined(separator: ", ")
+                    throw FiefError(.queryInvalid, "cannot distinct \(source.describe(realm)) by \(given): values are distinct by 'self' alone")
+                }
+                next = .distinct
+            case .limit(let count):
+                next = .limit(try OrderingStage.checkLimit(count))
+            }
+            combined.append(next)
+        }
+        return with(stages: combined)
     }
 
     /// The elements sorted by value.
     public func sorted(ascending: Bool) throws(FiefError) -> ValueResults {
-        try realm.checkReadable()
-        return ValueResults(realm: realm, source: source, element: element, filters: filters, ascending: ascending)
+        try applying([.sort([SortKeyPath("self", ascending: ascending)])])
     }
 
     /// `sorted(by:)` of `Results` for values: the one key is "self".
     public func sorted(by names: [(String, Bool)]) throws(FiefError) -> ValueResults {
-        guard names.count == 1, names[0].0 == "self" else {
-            if names.isEmpty { return try sorted(ascending: ascending ?? true) }
-            let given = names.map { "'\($0.0)'" }.joined(separator: ", ")
-            throw FiefError(.queryInvalid, "cannot sort \(source.describe(realm)) by \(given): values sort by 'self' alone")
-        }
-        return try sorted(ascending: names[0].1)
+        try applying([.sort(names.map { SortKeyPath($0.0, ascending: $0.1) })])
+    }
+
+    /// The first of each run of equal elements (Realm's equality: among
+    /// mixed values int 1 and double 1.0 are one value), in order;
+    /// `keyPaths` is ["self"].
+    public func distinct(by keyPaths: [String]) throws(FiefError) -> ValueResults {
+        try applying([.distinct(keyPaths)])
+    }
+
+    /// The first `count` elements (count ≥ 0).
+    public func limited(to count: Int) throws(FiefError) -> ValueResults {
+        try applying([.limit(count)])
     }
 
     /// The same results in another realm of the same file.
@@ -244,7 +306,7 @@ public final class ValueResults: @unchecked Sendable {
         }
         try target.checkReadable()
         _ = try target.table(source.table)
-        return ValueResults(realm: target, source: source, element: element, filters: filters, ascending: ascending)
+        return with(realm: target)
     }
 
     // MARK: Reading
@@ -302,9 +364,9 @@ public final class ValueResults: @unchecked Sendable {
 
     // MARK: Evaluation
 
-    /// Neither filtered nor sorted: the collection itself.
+    /// Neither filtered nor ordered: the collection itself.
     @inline(__always)
-    private var isDirect: Bool { filters.isEmpty && ascending == nil }
+    private var isDirect: Bool { filters.isEmpty && stages.isEmpty }
 
     /// The collection now, with `positions` brought up to date.
     private func evaluate() throws(FiefError) -> ValueElements {
@@ -321,91 +383,89 @@ public final class ValueResults: @unchecked Sendable {
                 positions.append(i)
             }
         }
-        if let ascending, positions.count > 1 {
-            if element.type == .mixed {
-                try sortMixedPositions(elements, ascending: ascending)
-            } else {
-                try sortPositions(elements, ascending: ascending)
+        // Whether `positions` still ascends (nothing reordered it yet).
+        var inCollectionOrder = true
+        for stage in stages {
+            switch stage {
+            case .sort(let ascending):
+                if positions.count > 1 {
+                    let column = try valueColumn(elements, ascending: ascending, inCollectionOrder: inCollectionOrder)
+                    reorderPositions(by: column)
+                    inCollectionOrder = false
+                }
+            case .distinct:
+                if positions.count > 1 {
+                    let column = try valueColumn(elements, ascending: true, inCollectionOrder: inCollectionOrder)
+                    removeDuplicatePositions(by: column)
+                }
+            case .limit(let count):
+                if positions.count > count { positions.removeLast(positions.count - count) }
             }
         }
         evaluatedStamp = realm.stamp
         return elements
     }
 
-    /// Order `positions` (ascending) by value: nulls first ascending, then
-    /// the order of `Results`' sorts (strings by UTF-8 bytes); stable.
-    private func sortPositions(_ elements: ValueElements, ascending: Bool) throws(FiefError) {
+    /// The values at `positions`, row by row (views into the collection).
+    /// One pass over the collection reads them: straight when `positions`
+    /// ascends, through a map from position to row otherwise.
+    private func valueColumn(_ elements: ValueElements, ascending: Bool, inCollectionOrder: Bool) throws(FiefError) -> SortColumn {
         let n = positions.count
         let column = SortColumn(type: element.type, count: n, ascending: ascending)
-        // `positions` ascend here: one pass over the collection fills the rows.
-        var row = 0
-        try elements.forEach { (i, v) throws(FiefError) in
-            if row < n && positions[row] == i {
-                column.set(row, v)
-                row += 1
+        if inCollectionOrder {
+            var row = 0
+            try elements.forEach { (i, v) throws(FiefError) in
+                if row < n && positions[row] == i {
+                    column.store(row, v)
+                    row += 1
+                }
             }
+            return column
         }
+        var rowAt = [Int32](repeating: -1, count: elements.count)
+        for (row, position) in positions.enumerated() { rowAt[position] = Int32(row) }
+        try elements.forEach { (i, v) throws(FiefError) in
+            let row = rowAt[i]
+            if row >= 0 { column.store(Int(row), v) }
+        }
+        return column
+    }
+
+    /// Order `positions` by `column` (one row per position): nulls first
+    /// ascending, then the order of `Results`' sorts (strings by UTF-8
+    /// bytes; mixed values in Realm's order of mixed values); stable.
+    private func reorderPositions(by column: SortColumn) {
+        let n = positions.count
         let order = UnsafeMutableBufferPointer<Int32>.allocate(capacity: n)
         defer { order.deallocate() }
         for i in 0..<n { order[i] = Int32(i) }
-        column.radixSort(order)
+        column.sort(order)
         let old = positions
         for i in 0..<n { positions[i] = old[Int(order[i])] }
     }
-}
 
-extension ValueResults {
-    /// Order `positions` (ascending) by Realm's order of mixed values
-    /// (`MixedOrder`: null, bool, numbers by value, string, binary,
-    /// timestamp, object id, uuid, link); stable, so equal values keep the
-    /// collection's order either way.
-    fileprivate func sortMixedPositions(_ elements: ValueElements, ascending: Bool) throws(FiefError) {
+    /// Keep, in order, the first of the positions holding each value of
+    /// `column` (one row per position; equal as Realm's equality has it).
+    private func removeDuplicatePositions(by column: SortColumn) {
         let n = positions.count
-        var values: [Value] = []
-        values.reserveCapacity(n)
-        var row = 0
-        try elements.forEach { (i, v) throws(FiefError) in
-            if row < n && positions[row] == i {
-                values.append(v)
-                row += 1
-            }
-        }
-        // Per row: the group, and a key that settles most comparisons
-        // without looking at the values (`MixedOrder.sortKey`).
-        var ranks = [UInt8](repeating: 0, count: n)
-        var kinds = [MixedOrder.KeyKind](repeating: .none, count: n)
-        var keys = [UInt64](repeating: 0, count: n)
-        for i in 0..<n {
-            ranks[i] = UInt8(MixedOrder.rank(values[i]))
-            (keys[i], kinds[i]) = MixedOrder.sortKey(values[i])
-        }
-        var order = [Int32](repeating: 0, count: n)
+        let order = UnsafeMutableBufferPointer<Int32>.allocate(capacity: n)
+        defer { order.deallocate() }
         for i in 0..<n { order[i] = Int32(i) }
-        values.withUnsafeBufferPointer { values in
-            ranks.withUnsafeBufferPointer { ranks in
-                kinds.withUnsafeBufferPointer { kinds in
-                    keys.withUnsafeBufferPointer { keys in
-                        order.sort { a, b in
-                            let x = Int(a), y = Int(b)
-                            var c: Int
-                            if ranks[x] != ranks[y] {
-                                c = ranks[x] < ranks[y] ? -1 : 1
-                            } else if kinds[x] == .exact && kinds[y] == .exact {
-                                c = keys[x] == keys[y] ? 0 : (keys[x] < keys[y] ? -1 : 1)
-                            } else if kinds[x] != .none && kinds[y] != .none && keys[x] != keys[y] {
-                                c = keys[x] < keys[y] ? -1 : 1
-                            } else {
-                                c = MixedOrder.compare(values[x], values[y])
-                            }
-                            if !ascending { c = -c }
-                            return c != 0 ? c < 0 : a < b
-                        }
-                    }
-                }
-            }
+        column.sort(order)
+        var keep = [Bool](repeating: false, count: n)
+        var start = 0
+        while start < n {
+            keep[Int(order[start])] = true
+            var end = start + 1
+            while end < n && column.compare(Int(order[start]), Int(order[end])) == 0 { end += 1 }
+            start = end
         }
-        let old = positions
-        for i in 0..<n { positions[i] = old[Int(order[i])] }
+        var kept = 0
+        for row in 0..<n where keep[row] {
+            positions[kept] = positions[row]
+            kept += 1
+        }
+        positions.removeLast(n - kept)
     }
 }
 

@@ -676,8 +676,12 @@ class Results(Generic[T]):
     """A live, lazily evaluated view of the objects of one class.
 
     Supports len(), indexing (negative too) and slicing, iteration, `in`,
-    `filter()`, `sort()`, `freeze()`.  It re-evaluates after every change of
-    its realm's snapshot (commit, refresh)."""
+    `filter()`, `sort()`, `distinct()`, `limit()`, `freeze()`.  Sorts,
+    distincts and limits apply in the order they are chained, as Realm's
+    ``SORT(...) DISTINCT(...) LIMIT(n)``: ``dogs.limit(2).sort("name")``
+    sorts the first two dogs, ``dogs.sort("name").limit(2)`` takes the two
+    first by name.  It re-evaluates after every change of its realm's
+    snapshot (commit, refresh) and after every write to what it reads."""
 
     def __init__(self, binding: ClassBinding, handle: Handle):
         self._binding = binding
@@ -804,7 +808,13 @@ class Results(Generic[T]):
         ``sort("name")``, ``sort("age", ascending=False)``,
         ``sort("age", "name")``, ``sort(("age", False), "name")`` or
         ``sort(["age", "name"])``.  A key may also be written "-age"
-        (descending)."""
+        (descending).  A key is a stored property name or a key path through
+        to-one links and embedded objects: ``sort("owner.name")``,
+        ``sort("-owner.address.city")``.  None comes first ascending; an
+        object whose key path crosses a null link (a dog without an owner)
+        comes after every value ascending, before every value descending,
+        as in Realm.  Sorting sorted results makes the earlier keys
+        secondary; ties keep the previous order (fief_results_sort)."""
         flat: list[tuple[str, bool]] = []
 
         def add(key: Any) -> None:
@@ -838,6 +848,28 @@ class Results(Generic[T]):
             descriptors[i].ascending = asc
         ptr = self._lib.fief_results_sort(self._handle.ptr, descriptors, n)
         return Results(self._binding, Handle(self._lib.check_handle(ptr, "fief_results_sort"), "results"))
+
+    def distinct(self, *key_paths: str | PropertySpec | Sequence) -> "Results[T]":
+        """The first object for each distinct tuple of values of the key
+        paths, in the order of these results (fief_results_distinct):
+        ``distinct("name")``, ``distinct("name", "age")``,
+        ``distinct(["owner.name"])``, ``distinct(Dog.name)``.  Values
+        compare as Realm's equality: in a mixed property 1 and 1.0 are one
+        value (True and "1" are others); strings exactly.  Objects whose key
+        path crosses a null link are left out, as in Realm.
+        ``dogs.sort("age", ascending=False).distinct("name")`` keeps the
+        oldest dog of each name."""
+        paths = _key_paths(key_paths, "distinct")
+        array = (ctypes.c_char_p * len(paths))(*[p.encode("utf-8") for p in paths])
+        ptr = self._lib.fief_results_distinct(self._handle.ptr, array, len(paths))
+        return Results(self._binding, Handle(self._lib.check_handle(ptr, "fief_results_distinct"), "results"))
+
+    def limit(self, count: int) -> "Results[T]":
+        """The first `count` objects (count >= 0), live: after a sort, the
+        first ones in that order (fief_results_limit).  Results with a limit
+        cannot be filtered (as in Realm): filter first."""
+        ptr = self._lib.fief_results_limit(self._handle.ptr, _limit_count(count))
+        return Results(self._binding, Handle(self._lib.check_handle(ptr, "fief_results_limit"), "results"))
 
     # -- aggregates -------------------------------------------------------------
 
@@ -973,17 +1005,52 @@ class Results(Generic[T]):
             return f"<fief.Results of {self._binding.cls.__name__} ({exc.__class__.__name__})>"
 
 
+def _key_paths(keys: Sequence[Any], what: str) -> list[str]:
+    """Key paths given as strings, PropertySpecs (a model class's
+    property: its stored name) or lists of those, flattened."""
+    paths: list[str] = []
+
+    def add(key: Any) -> None:
+        if isinstance(key, str):
+            paths.append(key)
+        elif isinstance(key, PropertySpec):
+            paths.append(key.name)
+        elif isinstance(key, (list, tuple)):
+            for k in key:
+                add(k)
+        else:
+            raise TypeError(f"a {what} key path is a property name or key path string, not {key!r}")
+
+    for key in keys:
+        add(key)
+    if not paths:
+        raise errors.InvalidArgumentError(f"{what} needs at least one key path")
+    return paths
+
+
+def _limit_count(count: Any) -> int:
+    """`count` as a limit: an int (not a bool) of 0 or more."""
+    if isinstance(count, bool) or not hasattr(count, "__index__"):
+        raise TypeError(f"a limit is an int, not {type(count).__name__}")
+    count = count.__index__()
+    if count < 0:
+        raise errors.InvalidArgumentError(f"cannot limit results to {count}: a limit is 0 or more")
+    return count
+
+
 class ValueResults(Generic[T]):
     """A live, lazily evaluated view of the values of a list of values (made
     by ``List.results()`` and ``List.filter()``): all of them, or those
-    matching predicates over ``self``, in list order or sorted by value.
+    matching predicates over ``self``, in list order, then sorted by value,
+    distinct or limited in the order those calls are chained.
 
         high = person.scores.filter("self >= 90")
         ranked = person.scores.results().sort(ascending=False)
         person.scores.results().average()
 
     Supports len(), indexing (negative too) and slicing, iteration, `in`,
-    `index`, `filter()`, `sort()`, `min()`, `max()`, `sum()`, `average()`.
+    `index`, `filter()`, `sort()`, `distinct()`, `limit()`, `min()`,
+    `max()`, `sum()`, `average()`.
     It follows every change to the list (and fails with
     InvalidatedObjectError once the list's owner is deleted)."""
 
@@ -1092,6 +1159,21 @@ class ValueResults(Generic[T]):
         ptr = self._library.fief_results_sort(self._handle.ptr, descriptors, 1)
         return ValueResults(self._library, self._spec,
                             Handle(self._library.check_handle(ptr, "fief_results_sort"), "results"))
+
+    def distinct(self) -> "ValueResults[T]":
+        """Each value once, where it first appears (fief_results_distinct
+        by "self"): values compare as Realm's equality (among mixed values,
+        1 and 1.0 are one value; None is one value)."""
+        array = (ctypes.c_char_p * 1)(b"self")
+        ptr = self._library.fief_results_distinct(self._handle.ptr, array, 1)
+        return ValueResults(self._library, self._spec,
+                            Handle(self._library.check_handle(ptr, "fief_results_distinct"), "results"))
+
+    def limit(self, count: int) -> "ValueResults[T]":
+        """The first `count` values (count >= 0; fief_results_limit)."""
+        ptr = self._library.fief_results_limit(self._handle.ptr, _limit_count(count))
+        return ValueResults(self._library, self._spec,
+                            Handle(self._library.check_handle(ptr, "fief_results_limit"), "results"))
 
     def _aggregate(self, op: int) -> Any:
         out = L.fief_value_t()
