@@ -458,10 +458,12 @@ def test_value_results_of_mixed_values_follow_realm(realm):
         box.items.filter("self BEGINSWITH 1")
 
 
-def test_queries_on_mixed_properties_are_refused_clearly(realm):
+def test_queries_on_mixed_properties_follow_realms_rules(realm):
     new_box(realm, value=1)
-    with pytest.raises(fief.QueryError, match="mixed"):
-        realm.objects(Box).filter("value == 1")
+    new_box(realm, value="1")
+    assert [box.value for box in realm.objects(Box).filter("value == 1.0")] == [1]
+    with pytest.raises(fief.QueryError, match="=="):
+        realm.objects(Box).filter("value > true")
 
 
 # -- add, create, freeze ----------------------------------------------------------------
