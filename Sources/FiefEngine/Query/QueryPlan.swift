@@ -102,8 +102,22 @@ enum QueryTarget {
 }
 
 enum QueryCompiler {
+    /// A parsed query over the objects of `table`.  SORT, DISTINCT and
+    /// LIMIT stages are refused for now: the binder of the object graph
+    /// takes them next.
+    static func compile(_ query: ParsedQuery, table: Table, arguments: [QueryArgument]) throws(FiefError) -> CompiledQuery {
+        try checkNoOrdering(query)
+        return try compile(query.predicate, table: table, arguments: arguments)
+    }
+
     static func compile(_ expression: QueryExpression, table: Table, arguments: [QueryArgument]) throws(FiefError) -> CompiledQuery {
         CompiledQuery(root: try node(expression, .objects(table), arguments), tableKey: table.key)
+    }
+
+    /// `compileElements` of a parsed query: ordering stages are refused for now.
+    static func compileElements(_ query: ParsedQuery, element: Property, description: String, tableKey: UInt32, arguments: [QueryArgument]) throws(FiefError) -> CompiledQuery {
+        try checkNoOrdering(query)
+        return try compileElements(query.predicate, element: element, description: description, tableKey: tableKey, arguments: arguments)
     }
 
     /// A predicate over the elements of a collection of values: `element`
@@ -111,6 +125,21 @@ enum QueryCompiler {
     /// collection in messages ("the values of 'Person.scores'").
     static func compileElements(_ expression: QueryExpression, element: Property, description: String, tableKey: UInt32, arguments: [QueryArgument]) throws(FiefError) -> CompiledQuery {
         CompiledQuery(root: try node(expression, .elements(element, description: description), arguments), tableKey: tableKey)
+    }
+
+    private static func checkNoOrdering(_ query: ParsedQuery) throws(FiefError) {
+        guard let stage = query.ordering.first else { return }
+        switch stage {
+        case .sort: throw unsupported("SORT")
+        case .distinct: throw unsupported("DISTINCT")
+        case .limit: throw unsupported("LIMIT")
+        }
+    }
+
+    /// The error for a construct the parser reads but this compiler does
+    /// not bind yet.
+    private static func unsupported(_ construct: String) -> FiefError {
+        FiefError(.queryInvalid, "\(construct) is not supported yet")
     }
 
     private static func node(_ expression: QueryExpression, _ target: QueryTarget, _ arguments: [QueryArgument]) throws(FiefError) -> QueryNode {
@@ -121,14 +150,73 @@ enum QueryCompiler {
         case .and(let a, let b): return .and([try node(a, target, arguments), try node(b, target, arguments)])
         case .or(let a, let b): return .or([try node(a, target, arguments), try node(b, target, arguments)])
         case .comparison(let lhs, let op, let rhs, let options):
+            try checkSupported(lhs)
+            try checkSupported(rhs)
             return try comparison(lhs, op, rhs, options, target, arguments)
+        case .membership: throw unsupported("IN")
+        case .between: throw unsupported("BETWEEN")
+        case .fullText: throw unsupported("TEXT")
+        case .geoWithin: throw unsupported("GEOWITHIN")
+        }
+    }
+
+    /// Throws for an operand this compiler cannot bind yet (anything beyond
+    /// a property name, `self`, a literal and a scalar argument).
+    private static func checkSupported(_ operand: QueryOperand) throws(FiefError) {
+        switch operand {
+        case .element, .argument: return
+        case .constant(.objectKey): throw unsupported("an object key literal (O<key>)")
+        case .constant: return
+        case .keyPath(let path): if let construct = unsupportedConstruct(path) { throw unsupported(construct) }
+        case .list: throw unsupported("a list literal '{...}'")
+        case .quantified(let quantifier, _):
+            switch quantifier {
+            case .any: throw unsupported("the quantifier 'ANY'")
+            case .all: throw unsupported("the quantifier 'ALL'")
+            case .none: throw unsupported("the quantifier 'NONE'")
+            }
+        case .object: throw unsupported("obj(...)")
+        case .subqueryCount: throw unsupported("SUBQUERY")
+        case .arithmetic(_, let op, _): throw unsupported("arithmetic ('\(QueryParser.spelling(op))')")
+        case .negated: throw unsupported("arithmetic (unary '-')")
+        }
+    }
+
+    /// The first part of `path` beyond property names, described; nil for
+    /// a path of property names.
+    private static func unsupportedConstruct(_ path: QueryKeyPath) -> String? {
+        switch path.start {
+        case .object: break
+        case .variable: return "a SUBQUERY variable"
+        case .argument: return "a key-path argument ($K or %K)"
+        }
+        for component in path.components {
+            switch component {
+            case .property: continue
+            case .index, .first, .last, .all, .key, .argumentIndex: return "indexing a key path with '[...]'"
+            case .keys: return "'@keys'"
+            case .values: return "'@values'"
+            case .backlinks, .allBacklinks: return "'@links'"
+            }
+        }
+        switch path.suffix {
+        case nil: return nil
+        case .count?: return "'@count'"
+        case .type?: return "'@type'"
+        case .aggregate(let aggregate, _)?:
+            switch aggregate {
+            case .min: return "'@min'"
+            case .max: return "'@max'"
+            case .sum: return "'@sum'"
+            case .average: return "'@avg'"
+            }
         }
     }
 
     private static func isSubject(_ operand: QueryOperand) -> Bool {
         switch operand {
         case .keyPath, .element: return true
-        case .constant, .argument: return false
+        default: return false
         }
     }
 
@@ -192,13 +280,15 @@ enum QueryCompiler {
         switch (operand, target) {
         case (.element, .elements(let element, _)):
             return element
-        case (.keyPath(let path), .elements(_, let description)):
+        case (.keyPath(let keyPath), .elements(_, let description)):
+            let path = keyPath.propertyNames ?? []
             throw FiefError(.queryInvalid, "'\(path.joined(separator: "."))' names a property, but these results hold \(description), not objects: compare 'self' instead")
         case (.element, .objects(let table)):
             // A class may have a property named "self"; otherwise `self` has no meaning here.
             if let p = table.property(named: "self"), p.collection == .none { return p }
             throw FiefError(.queryInvalid, "'self' stands for the element of a collection of values; results of class '\(table.objectClass.name)' hold objects: name one of its properties")
-        case (.keyPath(let path), .objects(let table)):
+        case (.keyPath(let keyPath), .objects(let table)):
+            let path = keyPath.propertyNames ?? []
             guard path.count == 1 else {
                 throw FiefError(.queryInvalid, "key path '\(path.joined(separator: "."))' crosses a link; '\(table.objectClass.name)' has only scalar properties")
             }
@@ -216,13 +306,16 @@ enum QueryCompiler {
 
     private static func constant(_ operand: QueryOperand, _ arguments: [QueryArgument]) throws(FiefError) -> QueryConstant {
         switch operand {
-        case .keyPath, .element: throw FiefError(.queryInvalid, "expected a constant")
         case .constant(let literal):
             switch literal {
             case .null: return .null
             case .bool(let b): return .bool(b)
             case .int(let i): return .int(i)
             case .double(let d): return .double(d)
+            case .float(let f): return .double(Double(f))
+            case .decimal(let text):
+                guard let decimal = decimalBits(text) else { throw FiefError(.querySyntax, "malformed decimal number '\(text)'") }
+                return .decimal(decimal)
             case .string(let s): return .bytes(Array(s.utf8), isString: true)
             case .timestamp(let s, let ns): return .timestamp(s, ns)
             case .objectId(let bytes):
@@ -232,6 +325,8 @@ enum QueryCompiler {
                 guard bytes.count == 16 else { throw FiefError(.querySyntax, "a uuid has 16 bytes") }
                 return .uuid(bytes.withUnsafeBytes { UUIDBytes(bytes: $0.baseAddress!) })
             case .binary(let bytes): return .bytes(bytes, isString: false)
+            case .link(let classKey, let objectKey): return .link(classKey, objectKey)
+            case .objectKey: throw unsupported("an object key literal (O<key>)")
             }
         case .argument(let n):
             guard n >= 0, n < arguments.count else {
@@ -263,6 +358,8 @@ enum QueryCompiler {
             case .nestedList, .nestedDictionary:
                 throw FiefError(.queryArgument, "argument \(n) is a nested \(argument.values[0].typeName); a query argument is a value or a list of values")
             }
+        default:
+            throw FiefError(.queryInvalid, "expected a constant")
         }
     }
 
@@ -328,6 +425,25 @@ enum QueryCompiler {
             default: return .constant(true)
             }
         }
+    }
+
+    /// The Decimal128 of a decimal literal's text (`-3.141592653589793238`,
+    /// `1e400`), every digit taken and the value rounded half to even to 34
+    /// significant digits as decimal128 does; nil when `text` is no number.
+    static func decimalBits(_ text: String) -> Decimal128Bits? {
+        guard let parsed = DecimalText(text) else { return nil }
+        // 37 digits fit in the coefficient; the rest only matter as a
+        // nonzero "sticky" digit below the rounding position.
+        let digits = parsed.digits
+        let kept = min(digits.count, 37)
+        var coefficient: UInt128 = 0
+        for digit in digits[..<kept] { coefficient = coefficient * 10 + UInt128(digit - 0x30) }
+        var exponent = parsed.exponent + (digits.count - kept)
+        if digits[kept...].contains(where: { $0 != UInt8(ascii: "0") }) {
+            coefficient = coefficient * 10 + 1
+            exponent -= 1
+        }
+        return DecimalArithmetic.finite(negative: parsed.negative, coefficient: coefficient, exponent: exponent)
     }
 
     private static func isNumeric(_ type: PropertyType) -> Bool {

@@ -125,9 +125,9 @@ public final class Results: @unchecked Sendable {
     public func filtered(_ predicate: String, arguments: [QueryArgument]) throws(FiefError) -> Results {
         try realm.checkReadable()
         let table = try realm.table(tableKey)
-        let expression: QueryExpression
+        let expression: ParsedQuery
         do {
-            expression = try QueryParser.parse(predicate)
+            expression = try QueryParser.parseQuery(predicate)
         } catch {
             throw FiefError(.querySyntax, "invalid predicate: \(error.message)")
         }

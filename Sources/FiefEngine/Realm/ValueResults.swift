@@ -210,9 +210,9 @@ public final class ValueResults: @unchecked Sendable {
     /// `self` standing for the element).
     public func filtered(_ predicate: String, arguments: [QueryArgument]) throws(FiefError) -> ValueResults {
         try realm.checkReadable()
-        let expression: QueryExpression
+        let expression: ParsedQuery
         do {
-            expression = try QueryParser.parse(predicate)
+            expression = try QueryParser.parseQuery(predicate)
         } catch {
             throw FiefError(.querySyntax, "invalid predicate: \(error.message)")
         }
