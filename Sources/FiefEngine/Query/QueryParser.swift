@@ -304,23 +304,31 @@ extension QueryParser {
         }
 
         /// Up to 20 bytes either side of `offset`, cut on character
-        /// boundaries, line breaks and tabs shown as spaces, "…" where cut.
+        /// boundaries, line breaks and tabs shown as spaces, spaces at the
+        /// ends dropped, "…" where cut.
         func excerpt(around offset: Int) -> String {
             var s = max(0, offset - 20)
             while s > 0 && s < bytes.count && bytes[s] & 0xC0 == 0x80 { s -= 1 }
             var e = min(bytes.count, offset + 20)
             while e < bytes.count && e > s && bytes[e] & 0xC0 == 0x80 { e -= 1 }
-            let shown = bytes[s..<e].map { $0 == 0x0A || $0 == 0x0D || $0 == 0x09 ? 0x20 : $0 }
-            let text = String(decoding: shown, as: UTF8.self)
-            if text.allSatisfy({ $0 == " " }) { return "" }
-            return (s > 0 ? "…" : "") + text + (e < bytes.count ? "…" : "")
+            var shown = bytes[s..<e].map { $0 == 0x0A || $0 == 0x0D || $0 == 0x09 ? 0x20 : $0 }[...]
+            while shown.first == 0x20 { shown = shown.dropFirst() }
+            while shown.last == 0x20 { shown = shown.dropLast() }
+            if shown.isEmpty { return "" }
+            return (s > 0 ? "…" : "") + String(decoding: shown, as: UTF8.self) + (e < bytes.count ? "…" : "")
         }
 
         func describeByte(at i: Int) -> String {
             guard i < bytes.count else { return "end of input" }
             let b = bytes[i]
             if b >= 0x21 && b < 0x7F { return "'\(String(UnicodeScalar(b)))'" }
-            if b >= 0x80 { return "'\(sourceText(i, i + 1))'" }
+            if b >= 0x80 {
+                // The whole character the byte belongs to.
+                var start = i, end = i + 1
+                while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
+                while end < bytes.count && bytes[end] & 0xC0 == 0x80 { end += 1 }
+                return "'\(sourceText(start, end))'"
+            }
             let digits = Array("0123456789ABCDEF".utf8)
             return "byte 0x\(String(UnicodeScalar(digits[Int(b >> 4)])))\(String(UnicodeScalar(digits[Int(b & 15)])))"
         }
@@ -1562,7 +1570,12 @@ extension QueryParser {
                     return Token(kind: .literal, start: start, end: pos, literal: .objectKey(key))
                 }
             case UInt8(ascii: "T")?:
-                if after == UInt8(ascii: ":"), let timestamp = try lexTimestamp(start) { return timestamp }
+                if text.count == 1, after == UInt8(ascii: "+"), let timestamp = try lexTimestamp(start) { return timestamp }
+                if after == UInt8(ascii: ":") {
+                    // A name is never followed by ':': this can only be a timestamp.
+                    if let timestamp = try lexTimestamp(start) { return timestamp }
+                    throw error("malformed timestamp: expected T<seconds>:<nanoseconds> but found '\(sourceText(start, pos + 1))'", at: start)
+                }
             case UInt8(ascii: "L")?:
                 if after == UInt8(ascii: ":"), text.count > 1, text[1...].allSatisfy(isDigit), let link = try lexTypedLink(start) {
                     return link
@@ -1803,19 +1816,21 @@ extension QueryParser {
                   bytes[p] == UInt8(ascii: "@") || bytes[p] == UInt8(ascii: "T") else { return nil }
             p += 1
             // From here on the text can only be a date.
-            let shape = "malformed date: expected YYYY-MM-DD@HH:MM:SS[:NANOS] but found '\(sourceText(start, p + 1))'"
-            guard let hour = digits(at: &p), p < bytes.count, bytes[p] == UInt8(ascii: ":") else { throw error(shape, at: start) }
+            func malformed(_ p: Int) -> QueryParseError {
+                error("malformed date: expected YYYY-MM-DD@HH:MM:SS[:NANOS] but found '\(sourceText(start, p + 1))'", at: start)
+            }
+            guard let hour = digits(at: &p), p < bytes.count, bytes[p] == UInt8(ascii: ":") else { throw malformed(p) }
             p += 1
-            guard let minute = digits(at: &p), p < bytes.count, bytes[p] == UInt8(ascii: ":") else { throw error(shape, at: start) }
+            guard let minute = digits(at: &p), p < bytes.count, bytes[p] == UInt8(ascii: ":") else { throw malformed(p) }
             p += 1
-            guard let second = digits(at: &p) else { throw error(shape, at: start) }
+            guard let second = digits(at: &p) else { throw malformed(p) }
             var nanos: Int64 = 0
             if p < bytes.count, bytes[p] == UInt8(ascii: ":") {
                 if p + 1 < bytes.count, bytes[p + 1] == UInt8(ascii: "-") || bytes[p + 1] == UInt8(ascii: "+") {
                     throw error("the nanoseconds of a date are written without a sign (they take the sign of the seconds)", at: p + 1)
                 }
                 p += 1
-                guard let n = digits(at: &p) else { throw error(shape, at: start) }
+                guard let n = digits(at: &p) else { throw malformed(p) }
                 if n >= 1_000_000_000 {
                     throw error("date nanoseconds must be less than 1000000000", at: start)
                 }
