@@ -583,7 +583,7 @@ final class QueryParserTests: XCTestCase {
         XCTAssertEqual(literal("+8.1E-8"), .double(8.1e-8))
         XCTAssertEqual(literal("0.10"), .double(0.1))
         XCTAssertEqual(literal("-0.0"), .double(-0.0))
-        XCTAssertEqual(literal("5e-324"), .double(5e-324))
+        XCTAssertEqual(literal("5e-324"), .double(.leastNonzeroMagnitude))
         // What a double cannot hold as written keeps its text.
         XCTAssertEqual(literal("3.141592653589793238"), .decimal("3.141592653589793238"))
         XCTAssertEqual(literal("+3.141592653589793238"), .decimal("3.141592653589793238"))
@@ -691,6 +691,9 @@ final class QueryParserTests: XCTestCase {
         assertFails("d == T-1:1", "same sign")
         assertFails("d == T1:1000000000", "less than 1000000000")
         assertFails("d == T99999999999999999999:0", "seconds out of range")
+        assertFails("d == T9223372036854775808:0", "seconds out of range")
+        XCTAssertEqual(literal("T9223372036854775807:999999999"), .timestamp(seconds: .max, nanoseconds: 999_999_999))
+        XCTAssertEqual(literal("T-9223372036854775808:-999999999"), .timestamp(seconds: .min, nanoseconds: -999_999_999))
         assertFails("d == T1:", "malformed timestamp: expected T<seconds>:<nanoseconds> but found 'T1:'", offset: 5)
         assertFails("d == 1969-12-31@23:59:59:-1", "the nanoseconds of a date are written without a sign", offset: 25)
         assertFails("d == 1970-1-1T0:0:0:-1", "written without a sign")

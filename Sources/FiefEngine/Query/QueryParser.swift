@@ -1756,16 +1756,16 @@ extension QueryParser {
             guard nanosEnd > nanosStart else { return nil }
             pos = p
 
-            var seconds: Int64 = 0
+            var magnitude: UInt64 = 0
             for i in secondsStart..<secondsEnd {
-                let (m, o1) = seconds.multipliedReportingOverflow(by: 10)
-                let (s, o2) = m.addingReportingOverflow(Int64(bytes[i] - 0x30))
-                if o1 || o2 {
+                let (m, o1) = magnitude.multipliedReportingOverflow(by: 10)
+                let (s, o2) = m.addingReportingOverflow(UInt64(bytes[i] - 0x30))
+                if o1 || o2 || s > UInt64(Int64.max) + (negativeSeconds ? 1 : 0) {
                     throw error("timestamp seconds out of range in '\(sourceText(start, pos))'", at: start)
                 }
-                seconds = s
+                magnitude = s
             }
-            if negativeSeconds { seconds = -seconds }
+            let seconds = negativeSeconds ? Int64(bitPattern: 0 &- magnitude) : Int64(magnitude)
             var nanos: Int64 = 0
             for i in nanosStart..<nanosEnd {
                 nanos = nanos &* 10 &+ Int64(bytes[i] - 0x30)
