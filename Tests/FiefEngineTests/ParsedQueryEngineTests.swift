@@ -1,0 +1,109 @@
+import XCTest
+@testable import FiefEngine
+
+/// What today's compiler does with the trees of the whole language: it binds
+/// comparisons of properties, `self`, literals (float, exact decimal and
+/// typed-link literals included) and scalar arguments, and refuses every
+/// other construct, and SORT / DISTINCT / LIMIT stages, with "... is not
+/// supported yet" when the query is compiled (the graph binder takes them
+/// next).
+final class ParsedQueryEngineTests: XCTestCase {
+    private let schema = makeSchema([
+        ("Item", [prop("n", .int), prop("f", .float), prop("dec", .decimal128), prop("s", .string, .nullable),
+                  Property(name: "friend", type: .link, flags: .nullable, linkTarget: "Item"),
+                  Property(name: "tags", type: .string, collection: .list)]),
+        ("Bag", [Property(name: "ints", type: .int, flags: .nullable, collection: .list)]),
+    ])
+
+    private static let pi = DecimalArithmetic.finite(negative: false, coefficient: 3_141_592_653_589_793_238, exponent: -18)
+
+    func testConstructsNotBoundYetAreRefusedWhenCompiled() throws {
+        let db = try DB.open(tempDir().file(), schema)
+        let cases: [(String, String)] = [
+            ("n IN {1, 2}", "IN is not supported yet"),
+            ("n BETWEEN {1, 2}", "BETWEEN is not supported yet"),
+            ("s TEXT 'a'", "TEXT is not supported yet"),
+            ("friend GEOWITHIN geoCircle([0, 0], 1)", "GEOWITHIN is not supported yet"),
+            ("ANY tags == 'a'", "the quantifier 'ANY' is not supported yet"),
+            ("ALL tags == 'a'", "the quantifier 'ALL' is not supported yet"),
+            ("n == NONE {1}", "the quantifier 'NONE' is not supported yet"),
+            ("n == {1, 2}", "a list literal '{...}' is not supported yet"),
+            ("n + 1 == 2", "arithmetic ('+') is not supported yet"),
+            ("2 == n / 1", "arithmetic ('/') is not supported yet"),
+            ("-n == 2", "arithmetic (unary '-') is not supported yet"),
+            ("SUBQUERY(tags, $t, $t == 'a').@count > 0", "SUBQUERY is not supported yet"),
+            ("friend == obj('Item', 1)", "obj(...) is not supported yet"),
+            ("friend == O1", "an object key literal (O<key>) is not supported yet"),
+            ("tags[0] == 'a'", "indexing a key path with '[...]' is not supported yet"),
+            ("tags[FIRST] == 'a'", "indexing a key path with '[...]' is not supported yet"),
+            ("tags.@count > 1", "'@count' is not supported yet"),
+            ("s.@type == 'string'", "'@type' is not supported yet"),
+            ("tags.@max == 'a'", "'@max' is not supported yet"),
+            ("friend.@avg.n > 1", "'@avg' is not supported yet"),
+            ("s.@keys == 'a'", "'@keys' is not supported yet"),
+            ("@links.Item.friend.@count > 0", "'@links' is not supported yet"),
+            ("@links.@count > 0", "'@links' is not supported yet"),
+            ("$K0 == 1", "a key-path argument ($K or %K) is not supported yet"),
+            ("n > 0 SORT(n ASC)", "SORT is not supported yet"),
+            ("TRUEPREDICATE DISTINCT(s) SORT(n ASC)", "DISTINCT is not supported yet"),
+            ("TRUEPREDICATE LIMIT(1)", "LIMIT is not supported yet"),
+        ]
+        for (predicate, message) in cases {
+            let error = expectError(.queryInvalid, predicate) { try db.query("Item", predicate) }
+            XCTAssertEqual(error?.message, message, predicate)
+        }
+        // The same on results of values.
+        let bag = try db.write { try db.create("Bag", []) }
+        try db.write { try db.append("Bag", bag, "ints", [.int(3), .int(1)]) }
+        let values = try ValueResults(realm: db.realm, list: db.pkey("Bag", "ints"), of: bag, in: db.cls("Bag"))
+        for (predicate, message) in [("self > 0 SORT(self ASC)", "SORT is not supported yet"), ("self IN {1}", "IN is not supported yet"),
+                                     ("self * 2 > 1", "arithmetic ('*') is not supported yet")] {
+            let error = expectError(.queryInvalid, predicate) { try values.filtered(predicate, arguments: []) }
+            XCTAssertEqual(error?.message, message, predicate)
+        }
+        XCTAssertEqual(try values.filtered("self > 2", arguments: []).count(), 1)
+    }
+
+    func testNewLiteralKindsBindAndMatch() throws {
+        let db = try DB.open(tempDir().file(), schema)
+        let (a, b) = try db.write { () -> (Int64, Int64) in
+            let a = try db.create("Item", [("n", .int(1)), ("f", .float(1.5)), ("dec", .decimal(Self.pi)), ("s", .string("x"))])
+            let b = try db.create("Item", [("n", .int(2)), ("f", .float(2.25)), ("dec", .decimal(DecimalArithmetic.from(2))), ("s", .null)])
+            try db.set("Item", b, "friend", .link(db.cls("Item"), a))
+            return (a, b)
+        }
+        XCTAssertEqual(try db.keys("Item", "f == 1.5f"), [a])
+        XCTAssertEqual(try db.keys("Item", "f > 2f"), [b])
+        XCTAssertEqual(try db.keys("Item", "dec == 3.141592653589793238"), [a])
+        XCTAssertEqual(try db.keys("Item", "dec == 2"), [b])
+        // A whole number beyond 64 bits compiles (as a decimal) against an int.
+        XCTAssertEqual(try db.keys("Item", "n < 123456789012345678901234567890"), [a, b])
+        XCTAssertEqual(try db.keys("Item", "friend == L\(db.cls("Item")):\(a)"), [b])
+        XCTAssertEqual(try db.keys("Item", "friend != L\(db.cls("Item")):\(a)"), [a])
+        // Names as realm-core reads them, and the old forms, still work.
+        XCTAssertEqual(try db.keys("Item", "s == nil"), [b])
+        XCTAssertEqual(try db.keys("Item", "((n)) == 2"), [b])
+        XCTAssertEqual(try db.keys("Item", "n == - 2 OR n == +1"), [a])
+        XCTAssertEqual(try db.keys("Item", "n == %@ || s ==[c] %@", [.int(2), .string("X")]), [a, b])
+    }
+
+    func testDecimalLiteralsKeepEveryDigit() {
+        func decimal(_ text: String) -> DecimalArithmetic.Kind? {
+            QueryCompiler.decimalBits(text).map(DecimalArithmetic.kind)
+        }
+        XCTAssertEqual(decimal("3.141592653589793238"), .finite(negative: false, coefficient: 3_141_592_653_589_793_238, exponent: -18))
+        XCTAssertEqual(decimal("-8.1E-8"), .finite(negative: true, coefficient: 81, exponent: -9))
+        XCTAssertEqual(decimal("1e400"), .finite(negative: false, coefficient: 1, exponent: 400))
+        XCTAssertEqual(decimal("123456789012345678901234567890"), .finite(negative: false, coefficient: 12_345_678_901_234_567_890_123_456_789, exponent: 1))
+        // More than 34 significant digits round half to even; digits far
+        // beyond the 34th still break a tie.
+        let first34: UInt128 = 1_234_567_890_123_456_789_012_345_678_901_234
+        XCTAssertEqual(decimal("12345678901234567890123456789012345"), .finite(negative: false, coefficient: first34, exponent: 1))
+        XCTAssertEqual(decimal("12345678901234567890123456789012355"), .finite(negative: false, coefficient: first34 + 2, exponent: 1))
+        XCTAssertEqual(decimal("123456789012345678901234567890123450000000001"),
+                       .finite(negative: false, coefficient: first34 + 1, exponent: 11))
+        XCTAssertEqual(decimal("1234567890123456789012345678901234567890"), .finite(negative: false, coefficient: first34 + 1, exponent: 6))
+        XCTAssertNil(decimal("abc"))
+        XCTAssertNil(decimal("1.2.3"))
+    }
+}
