@@ -898,6 +898,13 @@ final class QueryParserTests: XCTestCase {
         assertFails(sum, "too complex")
         let product = (0..<100_000).map { _ in "b" }.joined(separator: " * ") + " == 1"
         assertFails(product, "too complex")
+        // Parentheses and SUBQUERY count the height of what they hold.
+        let ones = (0..<600).map { _ in "1" }.joined(separator: " + ")
+        XCTAssertNoThrow(try QueryParser.parseQuery("a == (\(ones))"))
+        assertFails("a == (\(ones))" + String(repeating: " + 1", count: 600), "too complex")
+        let ors = (0..<600).map { _ in "b == 1" }.joined(separator: " OR ")
+        XCTAssertNoThrow(try QueryParser.parseQuery("SUBQUERY(a, $x, \(ors)).@count > 0"))
+        assertFails("SUBQUERY(a, $x, \(ors)).@count > 0 OR " + ors, "too complex")
     }
 
     func testErrorMessagesTruncateLongTokens() {

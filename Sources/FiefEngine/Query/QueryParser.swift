@@ -772,7 +772,7 @@ extension QueryParser {
         /// before anything else it negates (`-age`).  A plus only goes
         /// before a number.
         mutating func parseUnary(what: String) throws(QueryParseError) -> (QueryOperand, Int) {
-            guard token.kind == .minus || token.kind == .plus else { return (try parseValue(what: what), 1) }
+            guard token.kind == .minus || token.kind == .plus else { return try parseValue(what: what) }
             let sign = token
             let negative = sign.kind == .minus
             try advance()
@@ -808,18 +808,30 @@ extension QueryParser {
         }
 
         /// One value: a constant, argument, list, key path (maybe quantified
-        /// or aggregated), `self`, SUBQUERY, obj(...), or `( expr )`.
-        mutating func parseValue(what: String) throws(QueryParseError) -> QueryOperand {
+        /// or aggregated), `self`, SUBQUERY, obj(...), or `( expr )`; with
+        /// the height of its tree.
+        mutating func parseValue(what: String) throws(QueryParseError) -> (QueryOperand, Int) {
             switch token.kind {
             case .leftParen:
                 let open = token.start
                 try enter(at: open)
                 try advance()
-                let (inner, _) = try parseExpression(what: "a value")
+                let inner = try parseExpression(what: "a value")
                 guard token.kind == .rightParen else { throw unclosed("(", ")", at: open) }
                 try advance()
                 nesting -= 1
                 return inner
+            case .word:
+                if keyword == .subquery { return try parseSubquery() }
+            default:
+                break
+            }
+            return (try parseSimpleValue(what: what), 1)
+        }
+
+        /// A value that holds no predicate or arithmetic.
+        mutating func parseSimpleValue(what: String) throws(QueryParseError) -> QueryOperand {
+            switch token.kind {
             case .word:
                 if let kw = keyword {
                     switch kw {
@@ -830,13 +842,11 @@ extension QueryParser {
                     case .nan: try advance(); return .constant(.double(.nan))
                     case .anyQuantifier, .allQuantifier, .noneQuantifier:
                         return try parseQuantified()
-                    case .subquery:
-                        return try parseSubquery()
                     case .object:
                         return try parseObject()
                     case .binary where nextByteIs(UInt8(ascii: "(")):
                         return .constant(try parseBinary())
-                    case .and, .or, .not, .truePredicate, .falsePredicate, .geoWithin, .geoBox, .geoPolygon, .geoCircle:
+                    case .and, .or, .not, .truePredicate, .falsePredicate, .geoWithin, .geoBox, .geoPolygon, .geoCircle, .subquery:
                         throw expected(what)
                     default:
                         break // operator, suffix and index words may be property names
@@ -851,7 +861,7 @@ extension QueryParser {
                 try advance()
                 return .constant(literal)
             case .string:
-                let value = try stringValue()
+                let value = stringValue
                 try advance()
                 return .constant(.string(value))
             case .literal:
@@ -898,7 +908,7 @@ extension QueryParser {
 
         /// The decoded bytes of a string token as a String (always valid
         /// UTF-8: the text is, and escapes produce whole characters).
-        func stringValue() throws(QueryParseError) -> String {
+        var stringValue: String {
             String(decoding: token.text, as: UTF8.self)
         }
 
@@ -962,7 +972,7 @@ extension QueryParser {
                 try advance()
                 return .constant(literal)
             case .string:
-                let value = try stringValue()
+                let value = stringValue
                 try advance()
                 return .constant(.string(value))
             case .literal:
@@ -1021,7 +1031,7 @@ extension QueryParser {
             let open = token.start
             try advance()
             guard token.kind == .string else { throw expected("the class name as a string in obj(...)") }
-            let className = try stringValue()
+            let className = stringValue
             try advance()
             try expect(.comma, "',' after the class name in obj(...)")
             let primaryKey: QueryOperand
@@ -1030,7 +1040,7 @@ extension QueryParser {
                 primaryKey = .constant(try numberLiteral(negate: false))
                 try advance()
             case .string:
-                primaryKey = .constant(.string(try stringValue()))
+                primaryKey = .constant(.string(stringValue))
                 try advance()
             case .literal:
                 switch token.literal {
@@ -1048,8 +1058,8 @@ extension QueryParser {
             return .object(className: className, primaryKey: primaryKey)
         }
 
-        /// `SUBQUERY(collection, $var, predicate).@count`.
-        mutating func parseSubquery() throws(QueryParseError) -> QueryOperand {
+        /// `SUBQUERY(collection, $var, predicate).@count`, with the height of its tree.
+        mutating func parseSubquery() throws(QueryParseError) -> (QueryOperand, Int) {
             let start = token.start
             try enter(at: start)
             try advance()
@@ -1068,8 +1078,11 @@ extension QueryParser {
             try advance()
             try expect(.comma, "',' after the SUBQUERY variable")
             variables.append(variable)
-            let predicate = try predicate(parseOr(allowValue: false))
+            guard case .predicate(let predicate, let height) = try parseOr(allowValue: false) else {
+                throw expected("a comparison operator")
+            }
             variables.removeLast()
+            try checkHeight(height + 1, at: start)
             guard token.kind == .rightParen else { throw unclosed("(", ")", at: open) }
             try advance()
             nesting -= 1
@@ -1079,7 +1092,7 @@ extension QueryParser {
                 throw expected("'@count' or '@size' after SUBQUERY(...).")
             }
             try advance()
-            return .subqueryCount(QuerySubquery(collection: collection, variable: variable, predicate: predicate))
+            return (.subqueryCount(QuerySubquery(collection: collection, variable: variable, predicate: predicate)), height + 1)
         }
 
         static let countWord: [UInt8] = Array("@count".utf8)
@@ -1184,7 +1197,7 @@ extension QueryParser {
                 component = .all
                 try advance()
             case .string:
-                component = .key(try stringValue())
+                component = .key(stringValue)
                 try advance()
             case .argument, .percentArgument:
                 component = .argumentIndex(try argumentNumber())
