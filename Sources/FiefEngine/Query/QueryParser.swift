@@ -61,6 +61,7 @@
 // arithmetic chains) to `QueryParser.maxHeight`, so neither the parser nor
 // the consumers of the tree can run out of stack.
 
+/// Parses Realm's query language: see the grammar above.
 enum QueryParser {
     /// Deepest nesting of parentheses, NOT, unary minus and SUBQUERY accepted.
     static let maxNesting = 100
@@ -135,6 +136,7 @@ extension QueryParser {
         case geoBox, geoPolygon, geoCircle
         case first, last, size
 
+        /// The keyword `word` spells, under its case rule; nil for a name.
         static func of(_ word: [UInt8]) -> Keyword? {
             guard word.count >= 2, word.count <= 14 else { return nil }
             var lower = word
@@ -206,10 +208,13 @@ extension QueryParser {
 
     // MARK: - Character classes
 
+    /// An ASCII digit.
     @inline(__always) static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+    /// An ASCII letter.
     @inline(__always) static func isLetter(_ b: UInt8) -> Bool {
         (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
     }
+    /// The value of a hexadecimal digit, nil for another byte.
     @inline(__always) static func hexValue(_ b: UInt8) -> UInt8? {
         switch b {
         case 0x30...0x39: return b - 0x30
@@ -227,6 +232,7 @@ extension QueryParser {
     @inline(__always) static func isIdentifierContinue(_ b: UInt8) -> Bool {
         isIdentifierStart(b) || isDigit(b) || b == 0x2D
     }
+    /// Whitespace between tokens: space, tab, line feed, carriage return.
     @inline(__always) static func isSpace(_ b: UInt8) -> Bool {
         b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D
     }
@@ -335,6 +341,7 @@ extension QueryParser {
 
         // MARK: Token helpers
 
+        /// Moves to the next token.
         mutating func advance() throws(QueryParseError) {
             token = try lex()
         }
@@ -353,11 +360,14 @@ extension QueryParser {
             return p < bytes.count && bytes[p] == b
         }
 
+        /// Consumes a token of `kind`, or fails saying `what` was expected.
         mutating func expect(_ kind: TokenKind, _ what: String) throws(QueryParseError) {
             guard token.kind == kind else { throw expected(what) }
             try advance()
         }
 
+        /// One level deeper in '(', NOT, unary minus or SUBQUERY; fails past
+        /// `QueryParser.maxNesting`.  The caller steps back out (`nesting -= 1`).
         mutating func enter(at offset: Int) throws(QueryParseError) {
             nesting += 1
             if nesting > QueryParser.maxNesting {
@@ -365,6 +375,7 @@ extension QueryParser {
             }
         }
 
+        /// Fails when a tree `height` tall exceeds `QueryParser.maxHeight`.
         func checkHeight(_ height: Int, at offset: Int) throws(QueryParseError) {
             if height > QueryParser.maxHeight {
                 throw error("predicate is too complex (more than \(QueryParser.maxHeight) nested terms)", at: offset)
@@ -373,6 +384,7 @@ extension QueryParser {
 
         // MARK: Query and stages
 
+        /// The whole text: a predicate, then stages (refused unless `allowOrdering`).
         mutating func parseQuery(allowOrdering: Bool = true) throws(QueryParseError) -> ParsedQuery {
             pos = 0
             percentArguments = 0
@@ -415,6 +427,7 @@ extension QueryParser {
             }
         }
 
+        /// SORT(...), DISTINCT(...) or LIMIT(n): the current token is the word.
         mutating func parseStage() throws(QueryParseError) -> QueryOrderingStage {
             let name = stageKeyword ?? ""
             let kw = keyword
@@ -496,6 +509,7 @@ extension QueryParser {
             return .predicate(left, height)
         }
 
+        /// `not ((AND | '&&') not)*`, as `parseOr`.
         mutating func parseAnd(allowValue: Bool) throws(QueryParseError) -> Parsed {
             let first = try parseNot(allowValue: allowValue)
             guard case .predicate(var left, var height) = first else { return try onlyValue(first) }
@@ -521,6 +535,7 @@ extension QueryParser {
             return parsed
         }
 
+        /// `(NOT | '!') not`, or a primary.
         mutating func parseNot(allowValue: Bool) throws(QueryParseError) -> Parsed {
             guard token.kind == .bang || keyword == .not else { return try parsePrimary(allowValue: allowValue) }
             let at = token.start
@@ -534,6 +549,7 @@ extension QueryParser {
             return .predicate(.not(inner), height + 1)
         }
 
+        /// A parenthesized predicate (or value), TRUEPREDICATE, FALSEPREDICATE or a test.
         mutating func parsePrimary(allowValue: Bool) throws(QueryParseError) -> Parsed {
             switch token.kind {
             case .leftParen:
@@ -711,6 +727,7 @@ extension QueryParser {
             }
         }
 
+        /// The options `c`, `d`, `cd` or `dc` (either case) in `word`; nil for anything else.
         static func stringOptions(_ word: [UInt8]) -> QueryStringOptions? {
             var options = QueryStringOptions()
             guard !word.isEmpty, word.count <= 2 else { return nil }
@@ -1436,6 +1453,7 @@ extension QueryParser {
 
         // MARK: - Lexer
 
+        /// The next token after `pos`, whitespace skipped.
         mutating func lex() throws(QueryParseError) -> Token {
             while pos < bytes.count && isSpace(bytes[pos]) { pos += 1 }
             let start = pos
@@ -1538,6 +1556,9 @@ extension QueryParser {
             return Token(kind: .literal, start: start, end: p, literal: .double(value))
         }
 
+        /// A name at `pos` (with `\ `-style escapes), or the literal or argument
+        /// that its shape makes it: `$n`, `$Kn`, `O<key>`, `T<s>:<ns>`,
+        /// `L<class>:<key>`, `oid(...)`, `uuid(...)`, `B64"..."`.
         mutating func lexWord() throws(QueryParseError) -> Token {
             let start = pos
             var text: [UInt8] = []
@@ -1898,10 +1919,12 @@ extension QueryParser {
             }
         }
 
+        /// Moves `pos` past whitespace.
         mutating func skipSpaces() {
             while pos < bytes.count && isSpace(bytes[pos]) { pos += 1 }
         }
 
+        /// Consumes the byte `b` inside the literal `what`, or fails.
         mutating func expectByte(_ b: UInt8, what: String) throws(QueryParseError) {
             guard pos < bytes.count, bytes[pos] == b else {
                 throw error("malformed \(what): expected '\(String(UnicodeScalar(b)))' but found \(describeByte(at: pos))", at: pos)

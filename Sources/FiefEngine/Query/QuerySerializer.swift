@@ -29,6 +29,7 @@
 // those `text` throws `FiefError(.queryInvalid)` naming the part.  A tree
 // nested beyond the parser's limits prints text the parser refuses.
 
+/// Prints parsed queries as canonical text: see above.
 enum QuerySerializer {
     /// The canonical text of `query`: its predicate, then its stages.
     static func text(_ query: ParsedQuery) throws(FiefError) -> String {
@@ -64,6 +65,7 @@ extension QuerySerializer {
         case value, quantified, plain
     }
 
+    /// The error for a tree that has no text.
     static func invalid(_ message: String) -> FiefError {
         FiefError(.queryInvalid, "cannot write the query as text: \(message)")
     }
@@ -75,6 +77,7 @@ extension QuerySerializer {
 
         // MARK: Predicates
 
+        /// How tightly `predicate` binds.
         static func level(_ predicate: QueryExpression) -> PredicateLevel {
             switch predicate {
             case .or: return .or
@@ -161,6 +164,7 @@ extension QuerySerializer {
 
         // MARK: Values
 
+        /// How tightly `operand` binds.
         static func level(_ operand: QueryOperand) -> ValueLevel {
             switch operand {
             case .arithmetic(_, .add, _), .arithmetic(_, .subtract, _): return .additive
@@ -229,11 +233,13 @@ extension QuerySerializer {
             if parenthesized { output += ")" }
         }
 
+        /// `$n`.
         mutating func argument(_ n: Int) throws(FiefError) {
             guard n >= 0, n <= Int(Int32.max) else { throw invalid("argument number \(n) is out of range") }
             output += "$\(n)"
         }
 
+        /// `{a, b}`.
         mutating func list(_ elements: [QueryOperand]) throws(FiefError) {
             output += "{"
             for (i, element) in elements.enumerated() {
@@ -253,6 +259,7 @@ extension QuerySerializer {
             }
         }
 
+        /// `obj('Class', primaryKey)`.
         mutating func object(_ className: String, _ primaryKey: QueryOperand) throws(FiefError) {
             output += "obj("
             string(className)
@@ -271,6 +278,8 @@ extension QuerySerializer {
             output += ")"
         }
 
+        /// `SUBQUERY(collection, $var, predicate).@count`, the variable in scope
+        /// inside.
         mutating func subquery(_ subquery: QuerySubquery) throws(FiefError) {
             let variable = subquery.variable
             guard variable.utf8.first == UInt8(ascii: "$"), variable.utf8.count >= 2,
@@ -293,6 +302,8 @@ extension QuerySerializer {
 
         // MARK: Key paths
 
+        /// A key path: its start, steps and suffix, checked for what `place`
+        /// allows (as the parser checks it).
         mutating func keyPath(_ path: QueryKeyPath, _ place: PathPlace) throws(FiefError) {
             var wroteStart = false
             switch path.start {
@@ -434,6 +445,7 @@ extension QuerySerializer {
 
         // MARK: Literals
 
+        /// A literal in its canonical spelling.
         mutating func literal(_ literal: QueryLiteral) throws(FiefError) {
             switch literal {
             case .null:
@@ -569,6 +581,7 @@ extension QuerySerializer {
 
         // MARK: Geo shapes
 
+        /// `geoBox(...)`, `geoCircle(...)`, `geoPolygon(...)` or `$n`.
         mutating func geoShape(_ shape: QueryGeoShape) throws(FiefError) {
             switch shape {
             case .argument(let n):
@@ -602,6 +615,7 @@ extension QuerySerializer {
             }
         }
 
+        /// `[lon, lat]` or `[lon, lat, alt]`.
         mutating func geoPoint(_ point: QueryGeoPoint) throws(FiefError) {
             output += "["
             try geoNumber(point.longitude)
@@ -614,6 +628,7 @@ extension QuerySerializer {
             output += "]"
         }
 
+        /// A finite coordinate or radius, or `$n`.
         mutating func geoNumber(_ number: QueryGeoNumber) throws(FiefError) {
             switch number {
             case .argument(let n):
@@ -626,6 +641,7 @@ extension QuerySerializer {
 
         // MARK: Stages
 
+        /// ` SORT(...)`, ` DISTINCT(...)` or ` LIMIT(n)`.
         mutating func stage(_ stage: QueryOrderingStage) throws(FiefError) {
             switch stage {
             case .sort(let keys):
