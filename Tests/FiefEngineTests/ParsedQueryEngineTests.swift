@@ -3,7 +3,8 @@ import XCTest
 
 /// What today's compiler does with the trees of the whole language: it binds
 /// comparisons of properties, `self`, literals (float, exact decimal and
-/// typed-link literals included) and scalar arguments, and refuses every
+/// typed-link literals included, numbers read per property type as
+/// realm-core reads them) and scalar arguments, and refuses every
 /// other construct, and SORT / DISTINCT / LIMIT stages, with "... is not
 /// supported yet" when the query is compiled (the graph binder takes them
 /// next).
@@ -87,23 +88,27 @@ final class ParsedQueryEngineTests: XCTestCase {
         XCTAssertEqual(try db.keys("Item", "n == %@ || s ==[c] %@", [.int(2), .string("X")]), [a, b])
     }
 
-    func testDecimalLiteralsKeepEveryDigit() {
-        func decimal(_ text: String) -> DecimalArithmetic.Kind? {
-            QueryCompiler.decimalBits(text).map(DecimalArithmetic.kind)
+    func testNumberLiteralsAreReadAsRealmCoreReadsThemAgainstEachType() throws {
+        func decimal(_ text: String) -> TV { .decimal(DecimalArithmetic.parse(Array(text.utf8))!) }
+        let db = try DB.open(tempDir().file(), makeSchema([("N", [prop("dec", .decimal128), prop("d", .double), prop("i", .int)])]))
+        let keys = try db.write {
+            try db.createMany("N", ["dec", "d", "i"], [[decimal("0.1"), .double(0.1), .int(1)],
+                                                       [decimal("3.141592653589793238"), .double(3.141592653589793238), .int(2)],
+                                                       [decimal("3.141592653589793"), .double(0), .int(3)]])
         }
-        XCTAssertEqual(decimal("3.141592653589793238"), .finite(negative: false, coefficient: 3_141_592_653_589_793_238, exponent: -18))
-        XCTAssertEqual(decimal("-8.1E-8"), .finite(negative: true, coefficient: 81, exponent: -9))
-        XCTAssertEqual(decimal("1e400"), .finite(negative: false, coefficient: 1, exponent: 400))
-        XCTAssertEqual(decimal("123456789012345678901234567890"), .finite(negative: false, coefficient: 12_345_678_901_234_567_890_123_456_789, exponent: 1))
-        // More than 34 significant digits round half to even; digits far
-        // beyond the 34th still break a tie.
-        let first34: UInt128 = 1_234_567_890_123_456_789_012_345_678_901_234
-        XCTAssertEqual(decimal("12345678901234567890123456789012345"), .finite(negative: false, coefficient: first34, exponent: 1))
-        XCTAssertEqual(decimal("12345678901234567890123456789012355"), .finite(negative: false, coefficient: first34 + 2, exponent: 1))
-        XCTAssertEqual(decimal("123456789012345678901234567890123450000000001"),
-                       .finite(negative: false, coefficient: first34 + 1, exponent: 11))
-        XCTAssertEqual(decimal("1234567890123456789012345678901234567890"), .finite(negative: false, coefficient: first34 + 1, exponent: 6))
-        XCTAssertNil(decimal("abc"))
-        XCTAssertNil(decimal("1.2.3"))
+        // Against a decimal: the digits written, every one of them.
+        XCTAssertEqual(try db.keys("N", "dec == 0.1"), [keys[0]])
+        XCTAssertEqual(try db.keys("N", "dec == 3.141592653589793238"), [keys[1]])
+        XCTAssertEqual(try db.keys("N", "dec == 3.141592653589793"), [keys[2]])
+        XCTAssertEqual(try db.keys("N", "dec > 3.141592653589793"), [keys[1]])
+        XCTAssertEqual(try db.keys("N", "3.1415926535897932379 < dec"), [keys[1]])
+        XCTAssertEqual(try db.keys("N", "dec < 1e400 AND dec > -1e400"), keys)
+        // Against a double: the nearest double (realm-core's strtod).
+        XCTAssertEqual(try db.keys("N", "d == 3.141592653589793238"), [keys[1]])
+        XCTAssertEqual(try db.keys("N", "d == 0.1"), [keys[0]])
+        // Against an int: a whole number beyond 64 bits compares as a double; an infinity is refused.
+        XCTAssertEqual(try db.keys("N", "i < 123456789012345678901234567890"), keys)
+        let error = expectError(.queryInvalid) { try db.query("N", "i == 1e400") }
+        XCTAssertTrue(error?.message.contains("Infinity") ?? false, error?.message ?? "")
     }
 }

@@ -228,13 +228,13 @@ enum QueryCompiler {
             return .compareProperties(pa, op, pb, options)
         case (true, false):
             let p = try property(lhs, target)
-            let c = try adapted(try constant(rhs, arguments), for: p, argument: argumentIndex(rhs))
+            let c = try adapted(try constant(rhs, arguments, against: p), for: p, argument: argumentIndex(rhs))
             try check(p, op, c, options, target, argument: argumentIndex(rhs))
             if case .null = c, let rewritten = nullComparison(p, op, options, constantFirst: false) { return rewritten }
             return .compare(p, op, c, options)
         case (false, true):
             let p = try property(rhs, target)
-            let c = try adapted(try constant(lhs, arguments), for: p, argument: argumentIndex(lhs))
+            let c = try adapted(try constant(lhs, arguments, against: p), for: p, argument: argumentIndex(lhs))
             guard let flipped = flip(op) else {
                 // `'abc' CONTAINS name`: the constant is searched, the property is the pattern.
                 try check(p, op, c, options, target, argument: argumentIndex(lhs))
@@ -304,18 +304,31 @@ enum QueryCompiler {
         }
     }
 
-    private static func constant(_ operand: QueryOperand, _ arguments: [QueryArgument]) throws(FiefError) -> QueryConstant {
+    /// The value of a literal or argument operand.  A number literal is
+    /// read as realm-core reads it against `property`: against a decimal
+    /// property from its digits (`0.1` is the decimal 0.1, and
+    /// `3.141592653589793238` keeps every digit), against any other its
+    /// nearest double.
+    private static func constant(_ operand: QueryOperand, _ arguments: [QueryArgument], against property: Property? = nil) throws(FiefError) -> QueryConstant {
+        let isDecimal = property?.type == .decimal128
         switch operand {
         case .constant(let literal):
             switch literal {
             case .null: return .null
             case .bool(let b): return .bool(b)
             case .int(let i): return .int(i)
-            case .double(let d): return .double(d)
+            case .double(let d):
+                // A double literal's shortest digits have the value written (QueryLiteral.double).
+                if isDecimal, d.isFinite, let exact = DecimalArithmetic.parse(Array(d.description.utf8)) { return .decimal(exact) }
+                return .double(d)
             case .float(let f): return .double(Double(f))
             case .decimal(let text):
-                guard let decimal = decimalBits(text) else { throw FiefError(.querySyntax, "malformed decimal number '\(text)'") }
-                return .decimal(decimal)
+                if isDecimal {
+                    guard let exact = DecimalArithmetic.parse(Array(text.utf8)) else { throw FiefError(.querySyntax, "malformed number '\(text)'") }
+                    return .decimal(exact)
+                }
+                guard let nearest = Double(text) else { throw FiefError(.querySyntax, "malformed number '\(text)'") }
+                return .double(nearest)
             case .string(let s): return .bytes(Array(s.utf8), isString: true)
             case .timestamp(let s, let ns): return .timestamp(s, ns)
             case .objectId(let bytes):
@@ -425,25 +438,6 @@ enum QueryCompiler {
             default: return .constant(true)
             }
         }
-    }
-
-    /// The Decimal128 of a decimal literal's text (`-3.141592653589793238`,
-    /// `1e400`), every digit taken and the value rounded half to even to 34
-    /// significant digits as decimal128 does; nil when `text` is no number.
-    static func decimalBits(_ text: String) -> Decimal128Bits? {
-        guard let parsed = DecimalText(text) else { return nil }
-        // 37 digits fit in the coefficient; the rest only matter as a
-        // nonzero "sticky" digit below the rounding position.
-        let digits = parsed.digits
-        let kept = min(digits.count, 37)
-        var coefficient: UInt128 = 0
-        for digit in digits[..<kept] { coefficient = coefficient * 10 + UInt128(digit - 0x30) }
-        var exponent = parsed.exponent + (digits.count - kept)
-        if digits[kept...].contains(where: { $0 != UInt8(ascii: "0") }) {
-            coefficient = coefficient * 10 + 1
-            exponent -= 1
-        }
-        return DecimalArithmetic.finite(negative: parsed.negative, coefficient: coefficient, exponent: exponent)
     }
 
     private static func isNumeric(_ type: PropertyType) -> Bool {
