@@ -1,60 +1,87 @@
-// The predicate parser: Realm query language text -> `QueryExpression`.
+// The query parser: Realm query language text -> `ParsedQuery`.
 //
 // A hand-written recursive-descent parser over the UTF-8 bytes of the text,
 // with a small on-demand lexer.  Only the Swift standard library is used.
+// It accepts the language of realm-core's parser (`query_flex.ll` and
+// `query_bison.yy`), tokenised the way flex does it (the longest match wins,
+// so `NOT0` is a name, `1AND` is `1 AND`, `a-5` is a name and `-5` one
+// number), plus NSPredicate's `%@` and `%K`, `[d]` options, and a unary
+// minus before a non-number.
 //
-// Grammar accepted now (keywords in capitals; see `Keyword` for the case
-// rules of each):
+// Grammar (keywords in capitals; see `Keyword` for the case rules of each):
 //
-//     query      := or-expr END
-//     or-expr    := and-expr ( (OR | '||') and-expr )*
-//     and-expr   := not-expr ( (AND | '&&') not-expr )*
-//     not-expr   := (NOT | '!') not-expr | primary
-//     primary    := '(' or-expr ')' | TRUEPREDICATE | FALSEPREDICATE | comparison
-//     comparison := operand operator options? operand
-//     operator   := '==' | '=' | '!=' | '<>' | '<' | '<=' | '=<' | '>' | '>=' | '=>'
-//                 | BEGINSWITH | ENDSWITH | CONTAINS | LIKE
-//     options    := '[' ('c' | 'd' | 'cd' | 'dc') ']'     (after == != and string operators)
-//     operand    := keypath | SELF | literal | argument
-//     keypath    := identifier ( '.' identifier )*
-//     SELF       := `self` or `SELF` alone (not escaped, no '.' after it): the
-//                   element itself in a query over a collection of values
-//     argument   := '$' digits | '%@'
-//     literal    := number | string | true | false | null | nil | inf | nan
-//                 | T<sec>:<nanos> | YYYY-MM-DD(@|T)HH:MM:SS[:NANOS]
-//                 | oid(<24 hex>) | uuid(<8-4-4-4-12 hex>) | B64"<base64>"
+//     query       := predicate stage* END
+//     predicate   := or
+//     or          := and ( (OR | '||') and )*
+//     and         := not ( (AND | '&&') not )*
+//     not         := (NOT | '!') not | primary
+//     primary     := '(' predicate ')' | TRUEPREDICATE | FALSEPREDICATE | test
+//     test        := expr ('==' | '=' | '!=' | '<>' | IN) options? expr
+//                  | expr ('<' | '<=' | '=<' | '>' | '>=' | '=>') expr
+//                  | value (BEGINSWITH | ENDSWITH | CONTAINS | LIKE) options? value
+//                  | value TEXT value
+//                  | value BETWEEN '{' constant ',' constant '}'
+//                  | prop GEOWITHIN (shape | argument)
+//     options     := '[' ('c' | 'd' | 'cd' | 'dc') ']'
+//     expr        := term ( ('+' | '-') term )*
+//     term        := unary ( ('*' | '/') unary )*
+//     unary       := '-' unary | '+' number | value
+//     value       := '(' expr ')' | constant | list | prop | aggregate
+//                  | SUBQUERY '(' path ',' variable ',' predicate ')' '.' (@count | @size)
+//                  | SELF
+//     prop        := quantifier? path post-op?
+//     aggregate   := path '.' (@min | @max | @sum | @avg) ( '.' name )?
+//     quantifier  := ANY | SOME | ALL | NONE     (also before a list or an argument)
+//     path        := name ( '.' name | '[' index ']' )*  |  '$K' digits  |  '%K'
+//     name        := identifier | a keyword usable as a name (IN, SORT, FIRST, ...)
+//                  | @links '.' name '.' name | @links | @keys | @values
+//     index       := digits | FIRST | LAST | '*' | string | argument
+//     post-op     := '.' (@count | @size | @type) | '[' SIZE ']'
+//     list        := quantifier? '{' ( constant ( ',' constant )* )? '}'
+//     constant    := number | string | B64"..." | true | false | null | nil
+//                  | inf | nan | timestamp | oid(...) | uuid(...) | O<key>
+//                  | L<class>:<key> | bin(string | B64"...") | obj(string, pk)
+//                  | argument
+//     argument    := '$' digits | '%@'
+//     shape       := geoBox '(' point ',' point ')' | geoCircle '(' point ',' coordinate ')'
+//                  | geoPolygon '(' ring ( ',' ring )* ')'
+//     ring        := '{' point ( ',' point )* '}'
+//     point       := '[' coordinate ',' coordinate ( ',' coordinate )? ']'
+//     stage       := SORT '(' path direction ( ',' path direction )* ')'
+//                  | DISTINCT '(' path ( ',' path )* ')' | LIMIT '(' digits ')'
+//     direction   := ASC | ASCENDING | DESC | DESCENDING
 //
-// Where the full language will plug in (without a rewrite):
-//   * suffixes (SORT/DISTINCT/LIMIT): `parseQuery`, after `parseOr`, already
-//     recognises the words and reports them as unsupported;
-//   * IN / BETWEEN / TEXT / GEOWITHIN: new cases in `parseOperator` (already
-//     recognised, reported as unsupported) and in `QueryOperator`;
-//   * ANY/SOME/ALL/NONE, SUBQUERY, `{lists}`, `@count`-style post-ops:
-//     recognised in `parseOperand` / `parseKeyPath` and reported as
-//     unsupported; they become new `QueryOperand` cases;
-//   * arithmetic: `parseOperand` becomes the bottom of an additive /
-//     multiplicative chain (the lexer already produces + - * / tokens and a
-//     sign is only ever read at the start of an operand).  A '(' at the start
-//     of a primary can then be tried as a predicate first and, on failure,
-//     re-parsed as a value expression: the parser state is a plain value
-//     (`pos`, `token`, counters), so backtracking is a copy.
+// A '(' at the start of a primary may open a predicate or a value
+// (`(age + 1) * 2 == 10`): the inside is parsed as a predicate that may end
+// as a bare value, which then continues as the left side of a test.
 //
 // Robustness: no input-driven force unwraps or trapping arithmetic; nesting
-// of '(' and NOT is limited to `QueryParser.maxNesting`, and the height of the
-// produced tree to `QueryParser.maxHeight`, so neither the parser nor the
-// consumers of the tree can run out of stack.
+// of '(', NOT, unary minus and SUBQUERY is limited to
+// `QueryParser.maxNesting`, and the height of the produced tree (AND/OR and
+// arithmetic chains) to `QueryParser.maxHeight`, so neither the parser nor
+// the consumers of the tree can run out of stack.
 
+/// Parses Realm's query language: see the grammar above.
 enum QueryParser {
-    /// Deepest nesting of parentheses and NOT accepted.
+    /// Deepest nesting of parentheses, NOT, unary minus and SUBQUERY accepted.
     static let maxNesting = 100
     /// Tallest expression tree accepted (an AND/OR chain of n terms is n tall).
     static let maxHeight = 1000
 
-    /// Parses `text` as a predicate.  Errors carry a message (which ends with
-    /// "at offset N") and the byte offset into the UTF-8 of `text`.
-    static func parse(_ text: String) throws(QueryParseError) -> QueryExpression {
+    /// Parses `text` as a query: a predicate, then any SORT / DISTINCT /
+    /// LIMIT stages.  Errors carry a message (what was expected, what was
+    /// found, "at offset N" and a short excerpt) and the byte offset into
+    /// the UTF-8 of `text`.
+    static func parseQuery(_ text: String) throws(QueryParseError) -> ParsedQuery {
         var parser = Parser(bytes: Array(text.utf8))
         return try parser.parseQuery()
+    }
+
+    /// Parses `text` as a predicate alone: SORT, DISTINCT or LIMIT after it
+    /// is an error.
+    static func parse(_ text: String) throws(QueryParseError) -> QueryExpression {
+        var parser = Parser(bytes: Array(text.utf8))
+        return try parser.parseQuery(allowOrdering: false).predicate
     }
 }
 
@@ -65,13 +92,15 @@ extension QueryParser {
         case end
         case word            // identifier or keyword (text in `text`)
         case escapedWord     // identifier containing a backslash escape: never a keyword
-        case decimal         // digits (text: the digits)
-        case hex             // 0x... (text: the hex digits)
-        case float           // 1.5, .5, 2e3 (text: the whole number)
+        case integer         // [+-]digits (text: as written)
+        case hex             // [+-]0x... (text: as written)
+        case float           // 1.5, .5, 2e3, 1f (text: as written, without the 'f')
         case string          // text: the decoded bytes
-        case literal         // timestamp, oid, uuid, B64 (value in `literal`)
+        case literal         // timestamp, oid, uuid, B64, O<key>, L<class>:<key>, signed inf/nan
         case argument        // $n (number in `number`)
+        case keyPathArgument // $Kn (number in `number`)
         case percentArgument // %@
+        case percentKeyPath  // %K
         case atWord          // @count, @links ... (text includes the '@')
         case leftParen, rightParen, leftBracket, rightBracket, leftBrace, rightBrace
         case comma, dot
@@ -87,12 +116,14 @@ extension QueryParser {
         var text: [UInt8] = []
         var literal: QueryLiteral? = nil
         var number: Int = 0
+        /// A `float` token written with the `f` suffix.
+        var floatSuffix = false
     }
 
-    /// Words with a meaning in the language.  Realm makes most keywords
-    /// case-insensitive; NOT, ANY/SOME, ALL, NONE and IN only in all-lowercase or
-    /// all-uppercase form (so `Not` is an ordinary property name).  TRUE/FALSE are
-    /// taken case-insensitively here.
+    /// Words with a meaning in the language.  Most are case-insensitive; NOT,
+    /// ANY/SOME, ALL, NONE, IN, TRUE, FALSE, FIRST, LAST and SIZE only in
+    /// all-lowercase or all-uppercase form (so `Not` and `True` are ordinary
+    /// property names), as in realm-core's lexer.
     enum Keyword {
         case and, or, not
         case truePredicate, falsePredicate
@@ -100,8 +131,12 @@ extension QueryParser {
         case beginsWith, endsWith, contains, like
         case `in`, between, text, geoWithin
         case anyQuantifier, allQuantifier, noneQuantifier, subquery
-        case sort, distinct, limit
+        case sort, distinct, limit, ascending, descending
+        case binary, object
+        case geoBox, geoPolygon, geoCircle
+        case first, last, size
 
+        /// The keyword `word` spells, under its case rule; nil for a name.
         static func of(_ word: [UInt8]) -> Keyword? {
             guard word.count >= 2, word.count <= 14 else { return nil }
             var lower = word
@@ -118,8 +153,8 @@ extension QueryParser {
             case "not": return oneCase ? .not : nil
             case "truepredicate": return .truePredicate
             case "falsepredicate": return .falsePredicate
-            case "true": return .true
-            case "false": return .false
+            case "true": return oneCase ? .true : nil
+            case "false": return oneCase ? .false : nil
             case "null", "nil": return .null
             case "inf", "infinity": return .infinity
             case "nan": return .nan
@@ -138,30 +173,48 @@ extension QueryParser {
             case "sort": return .sort
             case "distinct": return .distinct
             case "limit": return .limit
+            case "asc", "ascending": return .ascending
+            case "desc", "descending": return .descending
+            case "bin", "binary": return .binary
+            case "obj": return .object
+            case "geobox": return .geoBox
+            case "geopolygon": return .geoPolygon
+            case "geocircle": return .geoCircle
+            case "first": return oneCase ? .first : nil
+            case "last": return oneCase ? .last : nil
+            case "size": return oneCase ? .size : nil
             default: return nil
             }
         }
 
-        /// Keywords that can never be a key path component (Realm lets the
-        /// operator and suffix words double as property names).
+        /// Keywords that can never be a key path component.  Realm lets the
+        /// operator, suffix, direction, index and `bin` words double as
+        /// property names (its grammar's `id` rule); these others not.
         var isReserved: Bool {
             switch self {
             case .and, .or, .not, .truePredicate, .falsePredicate, .true, .false, .null,
-                 .infinity, .nan, .anyQuantifier, .allQuantifier, .noneQuantifier, .subquery:
+                 .infinity, .nan, .anyQuantifier, .allQuantifier, .noneQuantifier, .subquery,
+                 .geoWithin, .geoBox, .geoPolygon, .geoCircle, .object:
                 return true
-            case .beginsWith, .endsWith, .contains, .like, .in, .between, .text, .geoWithin,
-                 .sort, .distinct, .limit:
+            case .beginsWith, .endsWith, .contains, .like, .in, .between, .text,
+                 .sort, .distinct, .limit, .ascending, .descending, .binary, .first, .last, .size:
                 return false
             }
         }
     }
 
+    /// The `@` words the language knows (all case-sensitive).
+    static let atWords: Set<String> = ["@count", "@size", "@min", "@max", "@sum", "@avg", "@links", "@type", "@keys", "@values"]
+
     // MARK: - Character classes
 
+    /// An ASCII digit.
     @inline(__always) static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+    /// An ASCII letter.
     @inline(__always) static func isLetter(_ b: UInt8) -> Bool {
         (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
     }
+    /// The value of a hexadecimal digit, nil for another byte.
     @inline(__always) static func hexValue(_ b: UInt8) -> UInt8? {
         switch b {
         case 0x30...0x39: return b - 0x30
@@ -170,19 +223,38 @@ extension QueryParser {
         default: return nil
         }
     }
-    /// First byte of an identifier: letter, '_' or any byte of a multibyte UTF-8 character.
+    /// First byte of an identifier: letter, '_', '$' or any byte of a
+    /// multibyte UTF-8 character.
     @inline(__always) static func isIdentifierStart(_ b: UInt8) -> Bool {
-        isLetter(b) || b == 0x5F || b >= 0x80
+        isLetter(b) || b == 0x5F || b == 0x24 || b >= 0x80
     }
-    /// Later bytes of an identifier: also digits and '$'.
+    /// Later bytes of an identifier: also digits and '-'.
     @inline(__always) static func isIdentifierContinue(_ b: UInt8) -> Bool {
-        isIdentifierStart(b) || isDigit(b) || b == 0x24
+        isIdentifierStart(b) || isDigit(b) || b == 0x2D
     }
+    /// Whitespace between tokens: space, tab, line feed, carriage return.
     @inline(__always) static func isSpace(_ b: UInt8) -> Bool {
         b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D
     }
 
     // MARK: - Parser
+
+    /// The result of parsing inside parentheses: a predicate, or a bare value
+    /// that continues as the left side of a test.  Each with its height.
+    enum Parsed {
+        case predicate(QueryExpression, Int)
+        case value(QueryOperand, Int)
+    }
+
+    /// Where a key path is written, which decides what may end it.
+    enum PathContext {
+        /// A value in a test: post-ops and aggregates allowed.
+        case value
+        /// After ANY/ALL/NONE: post-ops, no aggregate.
+        case quantified
+        /// SORT, DISTINCT and a SUBQUERY's collection: steps only.
+        case plain(String)
+    }
 
     struct Parser {
         let bytes: [UInt8]
@@ -190,17 +262,22 @@ extension QueryParser {
         var pos = 0
         /// The current (not yet consumed) token.
         var token = Token(kind: .end, start: 0, end: 0)
-        /// How many `%@` were seen so far.
+        /// How many `%@` and `%K` were seen so far.
         var percentArguments = 0
-        /// Current nesting of '(' and NOT.
+        /// Current nesting of '(', NOT, unary minus and SUBQUERY.
         var nesting = 0
+        /// The SUBQUERY variables in scope, innermost last.
+        var variables: [String] = []
 
         init(bytes: [UInt8]) { self.bytes = bytes }
 
         // MARK: Errors
 
         func error(_ message: String, at offset: Int) -> QueryParseError {
-            QueryParseError(message: "\(message) at offset \(offset)", offset: offset)
+            let at = max(0, min(offset, bytes.count))
+            let excerpt = excerpt(around: at)
+            return QueryParseError(message: "\(message) at offset \(at)" + (excerpt.isEmpty ? "" : " (near '\(excerpt)')"),
+                                   offset: at)
         }
 
         /// "expected <what> but found <current token>".
@@ -212,10 +289,6 @@ extension QueryParser {
         @inline(never)
         func unclosed(_ open: String, _ close: String, at offset: Int) -> QueryParseError {
             expected("'\(close)' to close the '\(open)' at offset \(offset)")
-        }
-
-        func unsupported(_ what: String, at offset: Int) -> QueryParseError {
-            error("\(what) is not supported yet", at: offset)
         }
 
         func describe(_ t: Token) -> String {
@@ -236,17 +309,39 @@ extension QueryParser {
             return String(decoding: bytes[s..<e], as: UTF8.self) + (cut ? "…" : "")
         }
 
+        /// Up to 20 bytes either side of `offset`, cut on character
+        /// boundaries, line breaks and tabs shown as spaces, spaces at the
+        /// ends dropped, "…" where cut.
+        func excerpt(around offset: Int) -> String {
+            var s = max(0, offset - 20)
+            while s > 0 && s < bytes.count && bytes[s] & 0xC0 == 0x80 { s -= 1 }
+            var e = min(bytes.count, offset + 20)
+            while e < bytes.count && e > s && bytes[e] & 0xC0 == 0x80 { e -= 1 }
+            var shown = bytes[s..<e].map { $0 == 0x0A || $0 == 0x0D || $0 == 0x09 ? 0x20 : $0 }[...]
+            while shown.first == 0x20 { shown = shown.dropFirst() }
+            while shown.last == 0x20 { shown = shown.dropLast() }
+            if shown.isEmpty { return "" }
+            return (s > 0 ? "…" : "") + String(decoding: shown, as: UTF8.self) + (e < bytes.count ? "…" : "")
+        }
+
         func describeByte(at i: Int) -> String {
             guard i < bytes.count else { return "end of input" }
             let b = bytes[i]
             if b >= 0x21 && b < 0x7F { return "'\(String(UnicodeScalar(b)))'" }
-            if b >= 0x80 { return "'\(sourceText(i, i + 1))'" }
+            if b >= 0x80 {
+                // The whole character the byte belongs to.
+                var start = i, end = i + 1
+                while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
+                while end < bytes.count && bytes[end] & 0xC0 == 0x80 { end += 1 }
+                return "'\(sourceText(start, end))'"
+            }
             let digits = Array("0123456789ABCDEF".utf8)
             return "byte 0x\(String(UnicodeScalar(digits[Int(b >> 4)])))\(String(UnicodeScalar(digits[Int(b & 15)])))"
         }
 
         // MARK: Token helpers
 
+        /// Moves to the next token.
         mutating func advance() throws(QueryParseError) {
             token = try lex()
         }
@@ -255,103 +350,323 @@ extension QueryParser {
             token.kind == .word ? Keyword.of(token.text) : nil
         }
 
-        // MARK: Grammar
+        /// The current token's text, as written.
+        var tokenText: String { sourceText(token.start, token.end) }
 
-        mutating func parseQuery() throws(QueryParseError) -> QueryExpression {
+        /// Whether the next byte after the current token (spaces skipped) is `b`.
+        func nextByteIs(_ b: UInt8) -> Bool {
+            var p = pos
+            while p < bytes.count && isSpace(bytes[p]) { p += 1 }
+            return p < bytes.count && bytes[p] == b
+        }
+
+        /// Consumes a token of `kind`, or fails saying `what` was expected.
+        mutating func expect(_ kind: TokenKind, _ what: String) throws(QueryParseError) {
+            guard token.kind == kind else { throw expected(what) }
+            try advance()
+        }
+
+        /// One level deeper in '(', NOT, unary minus or SUBQUERY; fails past
+        /// `QueryParser.maxNesting`.  The caller steps back out (`nesting -= 1`).
+        mutating func enter(at offset: Int) throws(QueryParseError) {
+            nesting += 1
+            if nesting > QueryParser.maxNesting {
+                throw error("predicate is nested too deeply (more than \(QueryParser.maxNesting) levels of '(' and NOT)", at: offset)
+            }
+        }
+
+        /// Fails when a tree `height` tall exceeds `QueryParser.maxHeight`.
+        func checkHeight(_ height: Int, at offset: Int) throws(QueryParseError) {
+            if height > QueryParser.maxHeight {
+                throw error("predicate is too complex (more than \(QueryParser.maxHeight) nested terms)", at: offset)
+            }
+        }
+
+        // MARK: Query and stages
+
+        /// The whole text: a predicate, then stages (refused unless `allowOrdering`).
+        mutating func parseQuery(allowOrdering: Bool = true) throws(QueryParseError) -> ParsedQuery {
             pos = 0
             percentArguments = 0
             nesting = 0
+            variables = []
             try advance()
             if token.kind == .end {
                 throw expected("a predicate")
             }
-            let (expression, _) = try parseOr()
-            switch token.kind {
-            case .end:
-                return expression
-            case .rightParen:
-                throw error("unbalanced ')': no matching '('", at: token.start)
-            case .word:
-                switch keyword {
-                case .sort?: throw unsupported("SORT", at: token.start)
-                case .distinct?: throw unsupported("DISTINCT", at: token.start)
-                case .limit?: throw unsupported("LIMIT", at: token.start)
-                default: break
-                }
-            default:
-                break
+            if let stage = stageKeyword, nextByteIs(UInt8(ascii: "(")) {
+                throw error("\(stage) needs a predicate before it (write TRUEPREDICATE \(stage)(...) to keep every object)", at: token.start)
             }
-            throw expected("AND, OR or the end of the predicate")
+            let predicate = try predicate(parseOr(allowValue: false))
+            var ordering: [QueryOrderingStage] = []
+            while true {
+                switch token.kind {
+                case .end:
+                    return ParsedQuery(predicate: predicate, ordering: ordering)
+                case .rightParen:
+                    throw error("unbalanced ')': no matching '('", at: token.start)
+                case .word where stageKeyword != nil:
+                    guard allowOrdering else {
+                        throw error("\(stageKeyword ?? "") is not accepted here: only a predicate is", at: token.start)
+                    }
+                    ordering.append(try parseStage())
+                default:
+                    throw expected(ordering.isEmpty ? "AND, OR, SORT, DISTINCT, LIMIT or the end of the query"
+                                                    : "SORT, DISTINCT, LIMIT or the end of the query")
+                }
+            }
         }
 
-        /// Returns the expression and the height of its tree.
-        mutating func parseOr() throws(QueryParseError) -> (QueryExpression, Int) {
-            var (left, height) = try parseAnd()
+        /// "SORT", "DISTINCT" or "LIMIT" when the current token is that word.
+        var stageKeyword: String? {
+            switch keyword {
+            case .sort?: return "SORT"
+            case .distinct?: return "DISTINCT"
+            case .limit?: return "LIMIT"
+            default: return nil
+            }
+        }
+
+        /// SORT(...), DISTINCT(...) or LIMIT(n): the current token is the word.
+        mutating func parseStage() throws(QueryParseError) -> QueryOrderingStage {
+            let name = stageKeyword ?? ""
+            let kw = keyword
+            try advance()
+            guard token.kind == .leftParen else { throw expected("'(' after \(name)") }
+            let open = token.start
+            try advance()
+            let stage: QueryOrderingStage
+            switch kw {
+            case .sort?:
+                var keys: [QuerySortKey] = []
+                repeat {
+                    if !keys.isEmpty { try advance() }
+                    let path = try parseKeyPath(.plain(name), what: "a key path in SORT")
+                    let ascending: Bool
+                    switch keyword {
+                    case .ascending?: ascending = true
+                    case .descending?: ascending = false
+                    default: throw expected("ASC or DESC after the key path in SORT")
+                    }
+                    try advance()
+                    keys.append(QuerySortKey(keyPath: path, ascending: ascending))
+                } while token.kind == .comma
+                stage = .sort(keys)
+            case .distinct?:
+                var paths: [QueryKeyPath] = []
+                repeat {
+                    if !paths.isEmpty { try advance() }
+                    paths.append(try parseKeyPath(.plain(name), what: "a key path in DISTINCT"))
+                } while token.kind == .comma
+                stage = .distinct(paths)
+            default:
+                guard token.kind == .integer, token.text.first.map(isDigit) == true else {
+                    throw expected("a whole number (0 or more, in decimal) in LIMIT")
+                }
+                var n = 0
+                for b in token.text {
+                    let (m, o1) = n.multipliedReportingOverflow(by: 10)
+                    let (s, o2) = m.addingReportingOverflow(Int(b - 0x30))
+                    if o1 || o2 { throw error("the LIMIT '\(tokenText)' is too large", at: token.start) }
+                    n = s
+                }
+                try advance()
+                stage = .limit(n)
+            }
+            guard token.kind == .rightParen else {
+                if token.kind == .comma || kw == .limit { throw unclosed("(", ")", at: open) }
+                throw expected("',' or ')' in \(name)")
+            }
+            try advance()
+            return stage
+        }
+
+        // MARK: Predicates
+
+        /// The predicate in `parsed`; a bare value there wants an operator.
+        func predicate(_ parsed: Parsed) throws(QueryParseError) -> QueryExpression {
+            switch parsed {
+            case .predicate(let expression, _): return expression
+            case .value: throw expected("a comparison operator")
+            }
+        }
+
+        /// Returns the predicate and the height of its tree; with
+        /// `allowValue` (directly inside parentheses) also a bare value.
+        mutating func parseOr(allowValue: Bool) throws(QueryParseError) -> Parsed {
+            let first = try parseAnd(allowValue: allowValue)
+            guard case .predicate(var left, var height) = first else { return try onlyValue(first) }
             while token.kind == .orOr || keyword == .or {
                 let at = token.start
                 try advance()
-                let (right, rightHeight) = try parseAnd()
+                guard case .predicate(let right, let rightHeight) = try parseAnd(allowValue: false) else {
+                    throw expected("a predicate")
+                }
                 height = max(height, rightHeight) + 1
                 try checkHeight(height, at: at)
                 left = .or(left, right)
             }
-            return (left, height)
+            return .predicate(left, height)
         }
 
-        mutating func parseAnd() throws(QueryParseError) -> (QueryExpression, Int) {
-            var (left, height) = try parseNot()
+        /// `not ((AND | '&&') not)*`, as `parseOr`.
+        mutating func parseAnd(allowValue: Bool) throws(QueryParseError) -> Parsed {
+            let first = try parseNot(allowValue: allowValue)
+            guard case .predicate(var left, var height) = first else { return try onlyValue(first) }
             while token.kind == .andAnd || keyword == .and {
                 let at = token.start
                 try advance()
-                let (right, rightHeight) = try parseNot()
+                guard case .predicate(let right, let rightHeight) = try parseNot(allowValue: false) else {
+                    throw expected("a predicate")
+                }
                 height = max(height, rightHeight) + 1
                 try checkHeight(height, at: at)
                 left = .and(left, right)
             }
-            return (left, height)
+            return .predicate(left, height)
         }
 
-        mutating func parseNot() throws(QueryParseError) -> (QueryExpression, Int) {
-            guard token.kind == .bang || keyword == .not else { return try parsePrimary() }
+        /// A bare value is only whole inside its parentheses: AND or OR after
+        /// it means an operator is missing.
+        func onlyValue(_ parsed: Parsed) throws(QueryParseError) -> Parsed {
+            if token.kind == .andAnd || token.kind == .orOr || keyword == .and || keyword == .or {
+                throw expected("a comparison operator")
+            }
+            return parsed
+        }
+
+        /// `(NOT | '!') not`, or a primary.
+        mutating func parseNot(allowValue: Bool) throws(QueryParseError) -> Parsed {
+            guard token.kind == .bang || keyword == .not else { return try parsePrimary(allowValue: allowValue) }
             let at = token.start
             try enter(at: at)
             try advance()
-            let (inner, height) = try parseNot()
+            guard case .predicate(let inner, let height) = try parseNot(allowValue: false) else {
+                throw expected("a predicate")
+            }
             nesting -= 1
             try checkHeight(height + 1, at: at)
-            return (.not(inner), height + 1)
+            return .predicate(.not(inner), height + 1)
         }
 
-        mutating func parsePrimary() throws(QueryParseError) -> (QueryExpression, Int) {
+        /// A parenthesized predicate (or value), TRUEPREDICATE, FALSEPREDICATE or a test.
+        mutating func parsePrimary(allowValue: Bool) throws(QueryParseError) -> Parsed {
             switch token.kind {
             case .leftParen:
                 let open = token.start
                 try enter(at: open)
                 try advance()
-                let result = try parseOr()
+                let inner = try parseOr(allowValue: true)
                 guard token.kind == .rightParen else { throw unclosed("(", ")", at: open) }
                 try advance()
                 nesting -= 1
-                return result
+                switch inner {
+                case .predicate:
+                    return inner
+                case .value(let value, let height):
+                    // `(a + 1) * 2 == 4`: the value goes on as an expression.
+                    let (left, leftHeight) = try parseAdditive(first: (value, height))
+                    return try parseTest(left, leftHeight, allowValue: allowValue)
+                }
             case .end:
                 throw expected("a predicate")
             case .word:
-                if keyword == .truePredicate { try advance(); return (.alwaysTrue, 1) }
-                if keyword == .falsePredicate { try advance(); return (.alwaysFalse, 1) }
+                if keyword == .truePredicate { try advance(); return .predicate(.alwaysTrue, 1) }
+                if keyword == .falsePredicate { try advance(); return .predicate(.alwaysFalse, 1) }
             default:
                 break
             }
-            return (try parseComparison(), 1)
+            let (left, height) = try parseExpression(what: "a predicate")
+            return try parseTest(left, height, allowValue: allowValue)
         }
 
-        mutating func parseComparison() throws(QueryParseError) -> QueryExpression {
-            let left = try parseOperand()
-            let (op, allowsOptions) = try parseOperator()
+        /// The operators that can follow the left side of a test.
+        enum TestOperator {
+            case compare(QueryOperator)
+            case `in`, between, text, geoWithin
+
+            var name: String {
+                switch self {
+                case .compare(let op): return QueryParser.spelling(op)
+                case .in: return "IN"
+                case .between: return "BETWEEN"
+                case .text: return "TEXT"
+                case .geoWithin: return "GEOWITHIN"
+                }
+            }
+
+            /// Whether `[c]`/`[d]` may follow.
+            var takesOptions: Bool {
+                switch self {
+                case .compare(let op):
+                    switch op {
+                    case .less, .lessOrEqual, .greater, .greaterOrEqual: return false
+                    default: return true
+                    }
+                case .in: return true
+                case .between, .text, .geoWithin: return false
+                }
+            }
+
+            /// Whether the sides may be arithmetic (realm's `expr` sides).
+            var takesArithmetic: Bool {
+                switch self {
+                case .compare(let op):
+                    switch op {
+                    case .beginsWith, .endsWith, .contains, .like: return false
+                    default: return true
+                    }
+                case .in: return true
+                case .between, .text, .geoWithin: return false
+                }
+            }
+        }
+
+        var testOperator: TestOperator? {
+            switch token.kind {
+            case .equal: return .compare(.equal)
+            case .notEqual: return .compare(.notEqual)
+            case .less: return .compare(.less)
+            case .lessOrEqual: return .compare(.lessOrEqual)
+            case .greater: return .compare(.greater)
+            case .greaterOrEqual: return .compare(.greaterOrEqual)
+            case .word:
+                switch keyword {
+                case .beginsWith?: return .compare(.beginsWith)
+                case .endsWith?: return .compare(.endsWith)
+                case .contains?: return .compare(.contains)
+                case .like?: return .compare(.like)
+                case .in?: return .in
+                case .between?: return .between
+                case .text?: return .text
+                case .geoWithin?: return .geoWithin
+                default: return nil
+                }
+            default:
+                return nil
+            }
+        }
+
+        /// The rest of a test after its left side; with `allowValue`, no
+        /// operator leaves the left side a bare value.
+        mutating func parseTest(_ left: QueryOperand, _ leftHeight: Int, allowValue: Bool) throws(QueryParseError) -> Parsed {
+            guard let op = testOperator else {
+                if allowValue && token.kind == .rightParen { return .value(left, leftHeight) }
+                if token.kind == .integer || token.kind == .float || token.kind == .hex || token.kind == .literal,
+                   token.start < bytes.count, bytes[token.start] == UInt8(ascii: "-") || bytes[token.start] == UInt8(ascii: "+") {
+                    let sign = sourceText(token.start, token.start + 1)
+                    throw error("expected a comparison operator but found \(describe(token)) (a sign written against a number is part of it: write '\(sign) \(sourceText(token.start + 1, token.end))' with a space to add or subtract)", at: token.start)
+                }
+                throw expected("a comparison operator")
+            }
+            let opStart = token.start
+            let opText = tokenText
+            try advance()
             var options = QueryStringOptions()
             if token.kind == .leftBracket {
                 let open = token.start
-                guard allowsOptions else {
-                    throw error("'[c]'/'[d]' options are only allowed after ==, !=, BEGINSWITH, ENDSWITH, CONTAINS or LIKE", at: open)
+                guard op.takesOptions else {
+                    throw error("'[c]'/'[d]' options are only allowed after ==, !=, IN, BEGINSWITH, ENDSWITH, CONTAINS or LIKE", at: open)
                 }
                 try advance()
                 guard token.kind == .word, let parsed = Self.stringOptions(token.text) else {
@@ -362,10 +677,57 @@ extension QueryParser {
                 guard token.kind == .rightBracket else { throw unclosed("[", "]", at: open) }
                 try advance()
             }
-            let right = try parseOperand(after: op)
-            return .comparison(left, op, right, options)
+            if !op.takesArithmetic, let what = arithmeticName(left) {
+                throw error("\(what) cannot be used with \(op.name): only ==, !=, IN, <, <=, > and >= compare arithmetic", at: opStart)
+            }
+            let after = "a value after '\(opText)'"
+            switch op {
+            case .compare(let comparison):
+                let rightStart = token.start
+                let (right, rightHeight) = try parseExpression(what: after)
+                if !op.takesArithmetic, let what = arithmeticName(right) {
+                    throw error("\(what) cannot be used with \(op.name): only ==, !=, IN, <, <=, > and >= compare arithmetic", at: rightStart)
+                }
+                return .predicate(.comparison(left, comparison, right, options), max(leftHeight, rightHeight))
+            case .in:
+                let (right, rightHeight) = try parseExpression(what: after)
+                return .predicate(.membership(left, right, options), max(leftHeight, rightHeight))
+            case .text:
+                let rightStart = token.start
+                let (right, rightHeight) = try parseExpression(what: after)
+                if let what = arithmeticName(right) {
+                    throw error("\(what) cannot be used with TEXT: only ==, !=, IN, <, <=, > and >= compare arithmetic", at: rightStart)
+                }
+                return .predicate(.fullText(left, right), max(leftHeight, rightHeight))
+            case .between:
+                guard token.kind == .leftBrace else {
+                    throw expected("a list of two values {low, high} after BETWEEN")
+                }
+                let listStart = token.start
+                guard case .list(let bounds) = try parseList(), bounds.count == 2 else {
+                    throw error("BETWEEN takes exactly two values: {low, high}", at: listStart)
+                }
+                return .predicate(.between(left, low: bounds[0], high: bounds[1]), leftHeight)
+            case .geoWithin:
+                var target = left
+                if case .quantified(_, let inner) = left { target = inner }
+                guard case .keyPath = target else {
+                    throw error("the left side of GEOWITHIN must be a key path (a link to a location)", at: opStart)
+                }
+                return .predicate(.geoWithin(left, try parseGeoShape()), leftHeight)
+            }
         }
 
+        /// How an error names `operand` when it is arithmetic, else nil.
+        func arithmeticName(_ operand: QueryOperand) -> String? {
+            switch operand {
+            case .arithmetic(_, let op, _): return "arithmetic ('\(QueryParser.spelling(op))')"
+            case .negated: return "arithmetic (unary '-')"
+            default: return nil
+            }
+        }
+
+        /// The options `c`, `d`, `cd` or `dc` (either case) in `word`; nil for anything else.
         static func stringOptions(_ word: [UInt8]) -> QueryStringOptions? {
             var options = QueryStringOptions()
             guard !word.isEmpty, word.count <= 2 else { return nil }
@@ -384,41 +746,108 @@ extension QueryParser {
             return options
         }
 
-        /// The operator, and whether it may take `[c]`/`[d]` options.
-        mutating func parseOperator() throws(QueryParseError) -> (QueryOperator, Bool) {
-            let result: (QueryOperator, Bool)
-            switch token.kind {
-            case .equal: result = (.equal, true)
-            case .notEqual: result = (.notEqual, true)
-            case .less: result = (.less, false)
-            case .lessOrEqual: result = (.lessOrEqual, false)
-            case .greater: result = (.greater, false)
-            case .greaterOrEqual: result = (.greaterOrEqual, false)
-            case .word:
-                switch keyword {
-                case .beginsWith?: result = (.beginsWith, true)
-                case .endsWith?: result = (.endsWith, true)
-                case .contains?: result = (.contains, true)
-                case .like?: result = (.like, true)
-                case .in?: throw unsupported("IN", at: token.start)
-                case .between?: throw unsupported("BETWEEN", at: token.start)
-                case .text?: throw unsupported("TEXT", at: token.start)
-                case .geoWithin?: throw unsupported("GEOWITHIN", at: token.start)
-                default: throw expected("a comparison operator")
-                }
-            case .plus, .minus, .star, .slash:
-                throw unsupported("arithmetic ('\(sourceText(token.start, token.end))')", at: token.start)
-            case .leftBracket:
-                throw unsupported("indexing a key path with '[...]'", at: token.start)
-            default:
-                throw expected("a comparison operator")
-            }
-            try advance()
-            return result
+        // MARK: Expressions
+
+        /// `expr`: a value, or arithmetic on values.  `what` names what was
+        /// expected when no value starts here.
+        mutating func parseExpression(what: String) throws(QueryParseError) -> (QueryOperand, Int) {
+            try parseAdditive(first: nil, what: what)
         }
 
-        mutating func parseOperand(after op: QueryOperator? = nil) throws(QueryParseError) -> QueryOperand {
-            let what = op == nil ? "a key path, literal or argument" : "a key path, literal or argument after the operator"
+        /// `term (('+' | '-') term)*`, continuing from `first` when given.
+        mutating func parseAdditive(first: (QueryOperand, Int)?, what: String = "a value") throws(QueryParseError) -> (QueryOperand, Int) {
+            var (left, height) = try parseMultiplicative(first: first, what: what)
+            while token.kind == .plus || token.kind == .minus {
+                let at = token.start
+                let op: QueryArithmeticOperator = token.kind == .plus ? .add : .subtract
+                try advance()
+                let (right, rightHeight) = try parseMultiplicative(first: nil, what: "a value after '\(QueryParser.spelling(op))'")
+                height = max(height, rightHeight) + 1
+                try checkHeight(height, at: at)
+                left = .arithmetic(left, op, right)
+            }
+            return (left, height)
+        }
+
+        /// `unary (('*' | '/') unary)*`, continuing from `first` when given.
+        mutating func parseMultiplicative(first: (QueryOperand, Int)?, what: String) throws(QueryParseError) -> (QueryOperand, Int) {
+            var left: QueryOperand, height: Int
+            if let first { (left, height) = first } else { (left, height) = try parseUnary(what: what) }
+            while token.kind == .star || token.kind == .slash {
+                let at = token.start
+                let op: QueryArithmeticOperator = token.kind == .star ? .multiply : .divide
+                try advance()
+                let (right, rightHeight) = try parseUnary(what: "a value after '\(QueryParser.spelling(op))'")
+                height = max(height, rightHeight) + 1
+                try checkHeight(height, at: at)
+                left = .arithmetic(left, op, right)
+            }
+            return (left, height)
+        }
+
+        /// A minus before a number is part of it (`- 5` is the number -5);
+        /// before anything else it negates (`-age`).  A plus only goes
+        /// before a number.
+        mutating func parseUnary(what: String) throws(QueryParseError) -> (QueryOperand, Int) {
+            guard token.kind == .minus || token.kind == .plus else { return try parseValue(what: what) }
+            let sign = token
+            let negative = sign.kind == .minus
+            try advance()
+            if isUnsignedNumber {
+                let literal = try numberLiteral(negate: negative)
+                try advance()
+                return (.constant(literal), 1)
+            }
+            if keyword == .infinity {
+                try advance()
+                return (.constant(.double(negative ? -.infinity : .infinity)), 1)
+            }
+            if keyword == .nan {
+                try advance()
+                return (.constant(.double(.nan)), 1)
+            }
+            guard negative else { throw expected("a number after '+'") }
+            try enter(at: sign.start)
+            let (inner, height) = try parseUnary(what: "a value after '-'")
+            nesting -= 1
+            try checkHeight(height + 1, at: sign.start)
+            return (.negated(inner), height + 1)
+        }
+
+        /// A number token without a sign.
+        var isUnsignedNumber: Bool {
+            switch token.kind {
+            case .integer, .hex, .float:
+                return token.start < bytes.count && bytes[token.start] != UInt8(ascii: "-") && bytes[token.start] != UInt8(ascii: "+")
+            default:
+                return false
+            }
+        }
+
+        /// One value: a constant, argument, list, key path (maybe quantified
+        /// or aggregated), `self`, SUBQUERY, obj(...), or `( expr )`; with
+        /// the height of its tree.
+        mutating func parseValue(what: String) throws(QueryParseError) -> (QueryOperand, Int) {
+            switch token.kind {
+            case .leftParen:
+                let open = token.start
+                try enter(at: open)
+                try advance()
+                let inner = try parseExpression(what: "a value")
+                guard token.kind == .rightParen else { throw unclosed("(", ")", at: open) }
+                try advance()
+                nesting -= 1
+                return inner
+            case .word:
+                if keyword == .subquery { return try parseSubquery() }
+            default:
+                break
+            }
+            return (try parseSimpleValue(what: what), 1)
+        }
+
+        /// A value that holds no predicate or arithmetic.
+        mutating func parseSimpleValue(what: String) throws(QueryParseError) -> QueryOperand {
             switch token.kind {
             case .word:
                 if let kw = keyword {
@@ -429,117 +858,579 @@ extension QueryParser {
                     case .infinity: try advance(); return .constant(.double(.infinity))
                     case .nan: try advance(); return .constant(.double(.nan))
                     case .anyQuantifier, .allQuantifier, .noneQuantifier:
-                        throw unsupported("the quantifier '\(sourceText(token.start, token.end))'", at: token.start)
-                    case .subquery:
-                        throw unsupported("SUBQUERY", at: token.start)
-                    case .and, .or, .not, .truePredicate, .falsePredicate:
+                        return try parseQuantified()
+                    case .object:
+                        return try parseObject()
+                    case .binary where nextByteIs(UInt8(ascii: "(")):
+                        return .constant(try parseBinary())
+                    case .and, .or, .not, .truePredicate, .falsePredicate, .geoWithin, .geoBox, .geoPolygon, .geoCircle, .subquery:
                         throw expected(what)
                     default:
-                        break // operator and suffix words may be property names
+                        break // operator, suffix and index words may be property names
                     }
                 }
-                return try parseKeyPath()
-            case .escapedWord:
-                return try parseKeyPath()
-            case .decimal, .hex, .float:
-                let literal = try numberLiteral(negative: false)
+                if let element = try parseSelf() { return element }
+                return .keyPath(try parseKeyPath(.value, what: what))
+            case .escapedWord, .atWord, .keyPathArgument, .percentKeyPath:
+                return .keyPath(try parseKeyPath(.value, what: what))
+            case .integer, .hex, .float:
+                let literal = try numberLiteral(negate: false)
                 try advance()
                 return .constant(literal)
-            case .minus, .plus:
-                let sign = token
-                try advance()
-                let negative = sign.kind == .minus
-                switch token.kind {
-                case .decimal, .hex, .float:
-                    let literal = try numberLiteral(negative: negative)
-                    try advance()
-                    return .constant(literal)
-                case .word where keyword == .infinity:
-                    try advance()
-                    return .constant(.double(negative ? -.infinity : .infinity))
-                case .word where keyword == .nan:
-                    try advance()
-                    return .constant(.double(negative ? -.nan : .nan))
-                default:
-                    throw expected("a number after '\(sourceText(sign.start, sign.end))'")
-                }
             case .string:
-                let value = String(decoding: token.text, as: UTF8.self)
+                let value = stringValue
                 try advance()
                 return .constant(.string(value))
             case .literal:
                 guard let literal = token.literal else { throw expected(what) }
                 try advance()
                 return .constant(literal)
-            case .argument:
-                let n = token.number
-                try advance()
-                return .argument(n)
-            case .percentArgument:
-                let n = percentArguments
-                percentArguments += 1
-                try advance()
-                return .argument(n)
-            case .atWord:
-                throw unsupported("'\(sourceText(token.start, token.end))'", at: token.start)
+            case .argument, .percentArgument:
+                return .argument(try argumentNumber())
             case .leftBrace:
-                throw unsupported("a list literal '{...}'", at: token.start)
+                return try parseList()
             default:
                 throw expected(what)
             }
         }
 
+        /// `self` or `SELF` alone: the element.  It cannot start a longer
+        /// key path.
+        mutating func parseSelf() throws(QueryParseError) -> QueryOperand? {
+            guard token.kind == .word, token.text == Self.selfWord || token.text == Self.selfWordUpper,
+                  !variables.contains(String(decoding: token.text, as: UTF8.self)) else { return nil }
+            let start = token.start
+            try advance()
+            if token.kind == .dot || token.kind == .leftBracket {
+                throw error("a key path after 'self' is not supported: 'self' stands for the element of a collection of values", at: start)
+            }
+            return .element
+        }
+
         static let selfWord: [UInt8] = Array("self".utf8)
         static let selfWordUpper: [UInt8] = Array("SELF".utf8)
 
-        mutating func parseKeyPath() throws(QueryParseError) -> QueryOperand {
-            var components: [String] = []
-            if token.kind == .word, token.text == Self.selfWord || token.text == Self.selfWordUpper {
-                let start = token.start
-                try advance()
-                if token.kind == .dot {
-                    throw unsupported("a key path after 'self'", at: start)
-                }
-                return .element
+        /// The number of an argument token (`$n`, or the next `%@`), consumed.
+        mutating func argumentNumber() throws(QueryParseError) -> Int {
+            let n: Int
+            if token.kind == .percentArgument || token.kind == .percentKeyPath {
+                n = percentArguments
+                percentArguments += 1
+            } else {
+                n = token.number
             }
-            while true {
-                switch token.kind {
-                case .word:
-                    if let kw = keyword, kw.isReserved {
-                        throw error("the keyword '\(sourceText(token.start, token.end))' cannot be used as a property name", at: token.start)
-                    }
-                case .escapedWord:
-                    break
-                case .atWord:
-                    throw unsupported("'\(sourceText(token.start, token.end))'", at: token.start)
-                default:
-                    throw expected("a property name after '.'")
+            try advance()
+            return n
+        }
+
+        /// The decoded bytes of a string token as a String (always valid
+        /// UTF-8: the text is, and escapes produce whole characters).
+        var stringValue: String {
+            String(decoding: token.text, as: UTF8.self)
+        }
+
+        /// ANY/SOME/ALL/NONE then a key path, a list or an argument.
+        mutating func parseQuantified() throws(QueryParseError) -> QueryOperand {
+            let word = tokenText
+            let quantifier: QueryQuantifier
+            switch keyword {
+            case .allQuantifier?: quantifier = .all
+            case .noneQuantifier?: quantifier = .none
+            default: quantifier = .any
+            }
+            try advance()
+            switch token.kind {
+            case .leftBrace:
+                return .quantified(quantifier, try parseList())
+            case .argument, .percentArgument:
+                return .quantified(quantifier, .argument(try argumentNumber()))
+            case .word where keyword == nil || keyword?.isReserved == false:
+                if token.text == Self.selfWord || token.text == Self.selfWordUpper,
+                   !variables.contains(String(decoding: token.text, as: UTF8.self)) {
+                    throw error("'\(word)' cannot apply to 'self'", at: token.start)
                 }
-                components.append(String(decoding: token.text, as: UTF8.self))
-                try advance()
-                if token.kind == .float && bytes[token.start] == UInt8(ascii: ".") {
-                    // `a.1`: the lexer read ".1" as a number.
-                    throw error("expected a property name after '.' but found '\(sourceText(token.start + 1, token.end))'", at: token.start + 1)
-                }
-                guard token.kind == .dot else { return .keyPath(components) }
-                try advance()
+                return .quantified(quantifier, .keyPath(try parseKeyPath(.quantified, what: "a key path")))
+            case .escapedWord, .atWord, .keyPathArgument, .percentKeyPath:
+                return .quantified(quantifier, .keyPath(try parseKeyPath(.quantified, what: "a key path")))
+            default:
+                throw expected("a key path, a list {...} or an argument after '\(word)'")
             }
         }
 
-        func numberLiteral(negative: Bool) throws(QueryParseError) -> QueryLiteral {
+        /// `{ constant, ... }`: the current token is the '{'.
+        mutating func parseList() throws(QueryParseError) -> QueryOperand {
+            let open = token.start
+            try advance()
+            var elements: [QueryOperand] = []
+            if token.kind == .rightBrace {
+                try advance()
+                return .list([])
+            }
+            while true {
+                elements.append(try parseListElement())
+                switch token.kind {
+                case .comma:
+                    try advance()
+                case .rightBrace:
+                    try advance()
+                    return .list(elements)
+                default:
+                    throw expected("',' or '}' to close the '{' at offset \(open)")
+                }
+            }
+        }
+
+        /// A constant or an argument (lists hold nothing else).
+        mutating func parseListElement() throws(QueryParseError) -> QueryOperand {
+            let what = "a constant or an argument in the list"
+            switch token.kind {
+            case .integer, .hex, .float:
+                let literal = try numberLiteral(negate: false)
+                try advance()
+                return .constant(literal)
+            case .string:
+                let value = stringValue
+                try advance()
+                return .constant(.string(value))
+            case .literal:
+                guard let literal = token.literal else { throw expected(what) }
+                try advance()
+                return .constant(literal)
+            case .argument, .percentArgument:
+                return .argument(try argumentNumber())
+            case .word:
+                switch keyword {
+                case .true?: try advance(); return .constant(.bool(true))
+                case .false?: try advance(); return .constant(.bool(false))
+                case .null?: try advance(); return .constant(.null)
+                case .infinity?: try advance(); return .constant(.double(.infinity))
+                case .nan?: try advance(); return .constant(.double(.nan))
+                case .object?: return try parseObject()
+                case .binary? where nextByteIs(UInt8(ascii: "(")): return .constant(try parseBinary())
+                default: throw expected(what)
+                }
+            default:
+                throw expected(what)
+            }
+        }
+
+        /// `bin('...')`, `binary("...")` or `bin(B64"...")`.
+        mutating func parseBinary() throws(QueryParseError) -> QueryLiteral {
+            let word = tokenText
+            try advance()
+            let open = token.start
+            try expect(.leftParen, "'(' after '\(word)'")
+            let bytes: [UInt8]
+            switch token.kind {
+            case .string:
+                bytes = token.text
+            case .literal:
+                guard case .binary(let decoded)? = token.literal else {
+                    throw expected("a string or B64\"...\" inside \(word)(...)")
+                }
+                bytes = decoded
+            default:
+                throw expected("a string or B64\"...\" inside \(word)(...)")
+            }
+            try advance()
+            guard token.kind == .rightParen else { throw unclosed("(", ")", at: open) }
+            try advance()
+            return .binary(bytes)
+        }
+
+        /// `obj('Class', primaryKey)`.
+        mutating func parseObject() throws(QueryParseError) -> QueryOperand {
+            let word = tokenText
+            try advance()
+            guard token.kind == .leftParen else {
+                throw expected("'(' after '\(word)' (obj('Class', primaryKey) names an object; 'obj' cannot be a property name)")
+            }
+            let open = token.start
+            try advance()
+            guard token.kind == .string else { throw expected("the class name as a string in obj(...)") }
+            let className = stringValue
+            try advance()
+            try expect(.comma, "',' after the class name in obj(...)")
+            let primaryKey: QueryOperand
+            switch token.kind {
+            case .integer, .hex:
+                primaryKey = .constant(try numberLiteral(negate: false))
+                try advance()
+            case .string:
+                primaryKey = .constant(.string(stringValue))
+                try advance()
+            case .literal:
+                switch token.literal {
+                case .objectId?, .uuid?: primaryKey = .constant(token.literal ?? .null)
+                default: throw expected("a primary key (an integer, a string, oid(...), uuid(...) or an argument) in obj(...)")
+                }
+                try advance()
+            case .argument, .percentArgument:
+                primaryKey = .argument(try argumentNumber())
+            default:
+                throw expected("a primary key (an integer, a string, oid(...), uuid(...) or an argument) in obj(...)")
+            }
+            guard token.kind == .rightParen else { throw unclosed("(", ")", at: open) }
+            try advance()
+            return .object(className: className, primaryKey: primaryKey)
+        }
+
+        /// `SUBQUERY(collection, $var, predicate).@count`, with the height of its tree.
+        mutating func parseSubquery() throws(QueryParseError) -> (QueryOperand, Int) {
+            let start = token.start
+            try enter(at: start)
+            try advance()
+            let open = token.start
+            try expect(.leftParen, "'(' after SUBQUERY")
+            let collection = try parseKeyPath(.plain("SUBQUERY"), what: "the key path of a collection in SUBQUERY")
+            try expect(.comma, "',' after the collection in SUBQUERY")
+            guard token.kind == .word || token.kind == .escapedWord,
+                  token.text.first == UInt8(ascii: "$"), token.text.count >= 2 else {
+                throw expected("a SUBQUERY variable: a name starting with '$' (e.g. $x)")
+            }
+            let variable = String(decoding: token.text, as: UTF8.self)
+            if variables.contains(variable) {
+                throw error("the SUBQUERY variable '\(variable)' is already in use by an enclosing SUBQUERY", at: token.start)
+            }
+            try advance()
+            try expect(.comma, "',' after the SUBQUERY variable")
+            variables.append(variable)
+            guard case .predicate(let predicate, let height) = try parseOr(allowValue: false) else {
+                throw expected("a comparison operator")
+            }
+            variables.removeLast()
+            try checkHeight(height + 1, at: start)
+            guard token.kind == .rightParen else { throw unclosed("(", ")", at: open) }
+            try advance()
+            nesting -= 1
+            guard token.kind == .dot else { throw expected("'.@count' after SUBQUERY(...)") }
+            try advance()
+            guard token.kind == .atWord, token.text == Self.countWord || token.text == Self.sizeWord else {
+                throw expected("'@count' or '@size' after SUBQUERY(...).")
+            }
+            try advance()
+            return (.subqueryCount(QuerySubquery(collection: collection, variable: variable, predicate: predicate)), height + 1)
+        }
+
+        static let countWord: [UInt8] = Array("@count".utf8)
+        static let sizeWord: [UInt8] = Array("@size".utf8)
+
+        // MARK: Key paths
+
+        /// A property name at the current token (a word that may be one, or
+        /// an escaped word), consumed.
+        mutating func parseName(_ what: String) throws(QueryParseError) -> String {
+            switch token.kind {
+            case .word:
+                if let kw = keyword, kw.isReserved {
+                    throw error("the keyword '\(tokenText)' cannot be used as a property name", at: token.start)
+                }
+            case .escapedWord:
+                break
+            default:
+                throw expected(what)
+            }
+            let name = String(decoding: token.text, as: UTF8.self)
+            try advance()
+            return name
+        }
+
+        /// A key path at the current token.  `context` decides what may end
+        /// it; `what` names what was expected when no key path starts here.
+        mutating func parseKeyPath(_ context: PathContext, what: String) throws(QueryParseError) -> QueryKeyPath {
+            var path = QueryKeyPath([])
+            switch token.kind {
+            case .keyPathArgument, .percentKeyPath:
+                path.start = .argument(try argumentNumber())
+            case .word, .escapedWord:
+                let name = String(decoding: token.text, as: UTF8.self)
+                if variables.contains(name) {
+                    path.start = .variable(name)
+                    try advance()
+                } else {
+                    path.components.append(.property(try parseName(what)))
+                }
+            case .atWord:
+                if try parseAtComponent(into: &path, context) { return path }
+            default:
+                path.components.append(.property(try parseName(what)))
+            }
+            while true {
+                if token.kind == .float && token.start < bytes.count && bytes[token.start] == UInt8(ascii: ".") {
+                    // `a.1`: the lexer read ".1" as a number.
+                    throw error("expected a property name after '.' but found '\(sourceText(token.start + 1, token.end))'", at: token.start + 1)
+                }
+                if token.kind == .dot {
+                    try advance()
+                    if token.kind == .atWord {
+                        if try parseAtComponent(into: &path, context) { return path }
+                        continue
+                    }
+                    try checkArgumentPath(path, at: token.start)
+                    path.components.append(.property(try parseName("a property name after '.'")))
+                } else if token.kind == .leftBracket {
+                    let open = token.start
+                    try checkArgumentPath(path, at: open)
+                    try advance()
+                    if keyword == .size {
+                        try advance()
+                        guard token.kind == .rightBracket else { throw unclosed("[", "]", at: open) }
+                        try advance()
+                        try setSuffix(.count, on: &path, context, at: open, name: "[SIZE]")
+                        return path
+                    }
+                    path.components.append(try parseIndex(open: open))
+                } else {
+                    if case .object = path.start, path.components.isEmpty {
+                        throw expected(what)
+                    }
+                    return path
+                }
+            }
+        }
+
+        /// A key-path argument is the whole path: nothing but a suffix follows it.
+        func checkArgumentPath(_ path: QueryKeyPath, at offset: Int) throws(QueryParseError) {
+            if case .argument = path.start {
+                throw error("a key-path argument ($K or %K) stands for the whole key path: only '.@count', '.@type' or an aggregate may follow it", at: offset)
+            }
+        }
+
+        /// The index inside `[...]`; the current token follows the '['.
+        mutating func parseIndex(open: Int) throws(QueryParseError) -> QueryPathComponent {
+            let component: QueryPathComponent
+            switch token.kind {
+            case .integer where token.text.first.map(isDigit) == true:
+                var n = 0
+                for b in token.text {
+                    let (m, o1) = n.multipliedReportingOverflow(by: 10)
+                    let (s, o2) = m.addingReportingOverflow(Int(b - 0x30))
+                    if o1 || o2 { throw error("the index '\(tokenText)' is too large", at: token.start) }
+                    n = s
+                }
+                component = .index(n)
+                try advance()
+            case .star:
+                component = .all
+                try advance()
+            case .string:
+                component = .key(stringValue)
+                try advance()
+            case .argument, .percentArgument:
+                component = .argumentIndex(try argumentNumber())
+            case .word where keyword == .first:
+                component = .first
+                try advance()
+            case .word where keyword == .last:
+                component = .last
+                try advance()
+            default:
+                throw expected("an index (a position, FIRST, LAST, SIZE, *, a 'key' or an argument) inside '['")
+            }
+            guard token.kind == .rightBracket else { throw unclosed("[", "]", at: open) }
+            try advance()
+            return component
+        }
+
+        /// An `@` word in a key path (the current token): a component
+        /// (`@links...`, `@keys`, `@values`), or a suffix that ends the path.
+        /// Returns whether the path ended.
+        mutating func parseAtComponent(into path: inout QueryKeyPath, _ context: PathContext) throws(QueryParseError) -> Bool {
+            let word = String(decoding: token.text, as: UTF8.self)
+            let at = token.start
+            switch word {
+            case "@links":
+                try checkArgumentPath(path, at: at)
+                try advance()
+                guard token.kind == .dot else {
+                    if token.kind == .leftBracket {
+                        throw error("'@links' cannot be indexed: write '@links.Class.property[...]'", at: token.start)
+                    }
+                    path.components.append(.allBacklinks)
+                    return false
+                }
+                try advance()
+                if token.kind == .atWord, token.text == Self.countWord || token.text == Self.sizeWord {
+                    let suffixAt = token.start
+                    try advance()
+                    path.components.append(.allBacklinks)
+                    try setSuffix(.count, on: &path, context, at: suffixAt, name: "@count")
+                    return true
+                }
+                let className = try parseName("a class name or '@count' after '@links.'")
+                guard token.kind == .dot else {
+                    throw expected("'.' and the linking property after '@links.\(className)'")
+                }
+                try advance()
+                let property = try parseName("the linking property after '@links.\(className).'")
+                path.components.append(.backlinks(className: className, property: property))
+                return false
+            case "@keys", "@values":
+                try checkArgumentPath(path, at: at)
+                try advance()
+                path.components.append(word == "@keys" ? .keys : .values)
+                return false
+            case "@count", "@size", "@type":
+                try advance()
+                try setSuffix(word == "@type" ? .type : .count, on: &path, context, at: at, name: word)
+                return true
+            default: // "@min", "@max", "@sum", "@avg"
+                try advance()
+                let aggregate: QueryAggregate
+                switch word {
+                case "@min": aggregate = .min
+                case "@max": aggregate = .max
+                case "@sum": aggregate = .sum
+                default: aggregate = .average
+                }
+                var property: String?
+                if token.kind == .dot {
+                    try advance()
+                    property = try parseName("a property name after '\(word).'")
+                }
+                if case .quantified = context {
+                    throw error("ANY, ALL and NONE cannot apply to an aggregate ('\(word)')", at: at)
+                }
+                try setSuffix(.aggregate(aggregate, property: property), on: &path, context, at: at, name: word)
+                return true
+            }
+        }
+
+        /// Ends `path` with `suffix`, checking that it may end so here and
+        /// that nothing follows.
+        mutating func setSuffix(_ suffix: QueryPathSuffix, on path: inout QueryKeyPath, _ context: PathContext, at offset: Int, name: String) throws(QueryParseError) {
+            if case .plain(let owner) = context {
+                throw error("'\(name)' cannot be used in \(owner): it takes a key path of properties", at: offset)
+            }
+            if case .object = path.start, path.components.isEmpty {
+                throw error("'\(name)' must follow a key path", at: offset)
+            }
+            if path.components.last == .allBacklinks, suffix != .count {
+                throw error("only '@count' or '@size' may follow '@links'", at: offset)
+            }
+            path.suffix = suffix
+            if token.kind == .dot || token.kind == .leftBracket {
+                throw error("nothing may follow '\(name)' in a key path", at: token.start)
+            }
+        }
+
+        // MARK: Geo shapes
+
+        /// The shape after GEOWITHIN: geoBox, geoPolygon, geoCircle or an argument.
+        mutating func parseGeoShape() throws(QueryParseError) -> QueryGeoShape {
+            let what = "geoBox(...), geoPolygon(...), geoCircle(...) or an argument after GEOWITHIN"
+            switch token.kind {
+            case .argument, .percentArgument:
+                return .argument(try argumentNumber())
+            case .word:
+                let kw = keyword
+                let name = tokenText
+                guard kw == .geoBox || kw == .geoPolygon || kw == .geoCircle else { throw expected(what) }
+                try advance()
+                let open = token.start
+                try expect(.leftParen, "'(' after \(name)")
+                let shape: QueryGeoShape
+                switch kw {
+                case .geoBox?:
+                    let corner = try parseGeoPoint()
+                    try expect(.comma, "',' between the corners of \(name)")
+                    shape = .box(corner, try parseGeoPoint())
+                case .geoCircle?:
+                    let center = try parseGeoPoint()
+                    try expect(.comma, "',' and the radius after the center of \(name)")
+                    shape = .circle(center: center, radius: try parseGeoNumber())
+                default:
+                    var rings: [[QueryGeoPoint]] = []
+                    repeat {
+                        if !rings.isEmpty { try advance() }
+                        let ringOpen = token.start
+                        try expect(.leftBrace, "a ring of points {[lon, lat], ...} in \(name)")
+                        var ring: [QueryGeoPoint] = []
+                        repeat {
+                            if !ring.isEmpty { try advance() }
+                            ring.append(try parseGeoPoint())
+                        } while token.kind == .comma
+                        guard token.kind == .rightBrace else { throw unclosed("{", "}", at: ringOpen) }
+                        try advance()
+                        rings.append(ring)
+                    } while token.kind == .comma
+                    shape = .polygon(rings)
+                }
+                guard token.kind == .rightParen else { throw unclosed("(", ")", at: open) }
+                try advance()
+                return shape
+            default:
+                throw expected(what)
+            }
+        }
+
+        /// `[longitude, latitude]` or `[longitude, latitude, altitude]`.
+        mutating func parseGeoPoint() throws(QueryParseError) -> QueryGeoPoint {
+            let open = token.start
+            try expect(.leftBracket, "a point [longitude, latitude]")
+            let longitude = try parseGeoNumber()
+            try expect(.comma, "',' after the longitude")
+            let latitude = try parseGeoNumber()
+            var altitude: QueryGeoNumber?
+            if token.kind == .comma {
+                try advance()
+                altitude = try parseGeoNumber()
+            }
+            guard token.kind == .rightBracket else { throw unclosed("[", "]", at: open) }
+            try advance()
+            return QueryGeoPoint(longitude, latitude, altitude: altitude)
+        }
+
+        /// A coordinate or radius: a decimal number or an argument.
+        mutating func parseGeoNumber() throws(QueryParseError) -> QueryGeoNumber {
+            switch token.kind {
+            case .argument, .percentArgument:
+                return .argument(try argumentNumber())
+            case .integer, .float:
+                let text = String(decoding: token.text, as: UTF8.self)
+                guard !token.floatSuffix, let value = Double(text.hasPrefix("+") ? String(text.dropFirst()) : text),
+                      value.isFinite else {
+                    throw error("the coordinate '\(tokenText)' is not a finite number", at: token.start)
+                }
+                try advance()
+                return .value(value)
+            default:
+                throw expected("a number or an argument")
+            }
+        }
+
+        // MARK: Numbers
+
+        /// The literal of the current number token, negated when `negate`
+        /// (a minus written apart from the number).
+        func numberLiteral(negate: Bool) throws(QueryParseError) -> QueryLiteral {
             let t = token
+            var text = String(decoding: t.text, as: UTF8.self)
+            if negate {
+                text = text.hasPrefix("-") ? String(text.dropFirst()) : "-" + (text.hasPrefix("+") ? String(text.dropFirst()) : text)
+            }
+            var body = Array(text.utf8)[...]
+            var negative = false
+            if let first = body.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
+                negative = first == UInt8(ascii: "-")
+                body = body.dropFirst()
+            }
             switch t.kind {
             case .float:
-                let text = (negative ? "-" : "") + String(decoding: t.text, as: UTF8.self)
-                guard let value = Double(text) else {
-                    throw error("malformed number '\(sourceText(t.start, t.end))'", at: t.start)
+                if t.floatSuffix {
+                    guard let value = Float(String(decoding: body, as: UTF8.self)), value.isFinite else {
+                        throw error("the float literal '\(sourceText(t.start, t.end))' is out of the range of a float", at: t.start)
+                    }
+                    return .float(negative ? -value : value)
                 }
-                return .double(value)
-            case .decimal, .hex:
-                let radix: UInt64 = t.kind == .hex ? 16 : 10
+                return QueryLiteral.floatingPoint(text)
+            case .integer, .hex:
+                let isHex = t.kind == .hex
+                let digits = isHex ? body.dropFirst(2) : body
+                let radix: UInt64 = isHex ? 16 : 10
                 var magnitude: UInt64 = 0
                 var overflow = false
-                for b in t.text {
+                for b in digits {
                     let digit = UInt64(hexValue(b) ?? 0)
                     let (m, o1) = magnitude.multipliedReportingOverflow(by: radix)
                     let (s, o2) = m.addingReportingOverflow(digit)
@@ -550,35 +1441,19 @@ extension QueryParser {
                 if !overflow && magnitude <= limit {
                     return .int(negative ? Int64(bitPattern: 0 &- magnitude) : Int64(magnitude))
                 }
-                if t.kind == .hex {
+                if isHex {
                     throw error("hexadecimal literal '\(sourceText(t.start, t.end))' does not fit in a 64-bit integer", at: t.start)
                 }
-                // Out-of-range decimal integers become doubles.
-                let text = (negative ? "-" : "") + String(decoding: t.text, as: UTF8.self)
-                guard let value = Double(text) else {
-                    throw error("malformed number '\(sourceText(t.start, t.end))'", at: t.start)
-                }
-                return .double(value)
+                // Whole numbers beyond 64 bits keep their digits.
+                return QueryLiteral.floatingPoint(text)
             default:
                 throw expected("a number")
             }
         }
 
-        mutating func enter(at offset: Int) throws(QueryParseError) {
-            nesting += 1
-            if nesting > QueryParser.maxNesting {
-                throw error("predicate is nested too deeply (more than \(QueryParser.maxNesting) levels of '(' and NOT)", at: offset)
-            }
-        }
-
-        func checkHeight(_ height: Int, at offset: Int) throws(QueryParseError) {
-            if height > QueryParser.maxHeight {
-                throw error("predicate is too complex (more than \(QueryParser.maxHeight) nested terms)", at: offset)
-            }
-        }
-
         // MARK: - Lexer
 
+        /// The next token after `pos`, whitespace skipped.
         mutating func lex() throws(QueryParseError) -> Token {
             while pos < bytes.count && isSpace(bytes[pos]) { pos += 1 }
             let start = pos
@@ -599,10 +1474,16 @@ extension QueryParser {
             case UInt8(ascii: "{"): return symbol(.leftBrace, 1, &pos)
             case UInt8(ascii: "}"): return symbol(.rightBrace, 1, &pos)
             case UInt8(ascii: ","): return symbol(.comma, 1, &pos)
-            case UInt8(ascii: "+"): return symbol(.plus, 1, &pos)
-            case UInt8(ascii: "-"): return symbol(.minus, 1, &pos)
             case UInt8(ascii: "*"): return symbol(.star, 1, &pos)
             case UInt8(ascii: "/"): return symbol(.slash, 1, &pos)
+            case UInt8(ascii: "+"), UInt8(ascii: "-"):
+                // A sign written against a number is part of it (`-5`, `+.5`, `-inf`).
+                let afterSign: UInt8 = pos + 2 < bytes.count ? bytes[pos + 2] : 0
+                if isDigit(next) || (next == UInt8(ascii: ".") && isDigit(afterSign)) {
+                    return try lexNumber()
+                }
+                if let special = signedSpecial(start) { return special }
+                return symbol(c == UInt8(ascii: "+") ? .plus : .minus, 1, &pos)
             case UInt8(ascii: "="):
                 switch next {
                 case UInt8(ascii: "="): return symbol(.equal, 2, &pos)
@@ -633,16 +1514,18 @@ extension QueryParser {
             case UInt8(ascii: "'"), UInt8(ascii: "\""):
                 let text = try lexString()
                 return Token(kind: .string, start: start, end: pos, text: text)
-            case UInt8(ascii: "$"):
-                return try lexArgument()
             case UInt8(ascii: "%"):
                 if next == UInt8(ascii: "@") { return symbol(.percentArgument, 2, &pos) }
-                if next == UInt8(ascii: "K") { throw error("%K is not supported", at: start) }
-                throw error("unexpected character '%' (only '%@' is supported)", at: start)
+                if next == UInt8(ascii: "K") { return symbol(.percentKeyPath, 2, &pos) }
+                throw error("unexpected character '%' (only '%@' and '%K' are supported)", at: start)
             case UInt8(ascii: "@"):
                 pos += 1
-                while pos < bytes.count && isIdentifierContinue(bytes[pos]) { pos += 1 }
-                if pos == start + 1 { throw error("unexpected character '@'", at: start) }
+                while pos < bytes.count && isIdentifierContinue(bytes[pos]) && bytes[pos] != UInt8(ascii: "-") { pos += 1 }
+                let word = String(decoding: bytes[start..<pos], as: UTF8.self)
+                guard QueryParser.atWords.contains(word) else {
+                    if pos == start + 1 { throw error("unexpected character '@'", at: start) }
+                    throw error("unknown '\(sourceText(start, pos))' (known: @count, @size, @min, @max, @sum, @avg, @type, @keys, @values, @links)", at: start)
+                }
                 return Token(kind: .atWord, start: start, end: pos, text: Array(bytes[start..<pos]))
             case UInt8(ascii: "."):
                 if isDigit(next) { return try lexNumber() }
@@ -650,15 +1533,32 @@ extension QueryParser {
             case 0x30...0x39:
                 if let date = try lexReadableDate() { return date }
                 return try lexNumber()
-            case UInt8(ascii: "T"):
-                if let timestamp = try lexTimestamp() { return timestamp }
-                return try lexWord()
             default:
                 if isIdentifierStart(c) || c == UInt8(ascii: "\\") { return try lexWord() }
                 throw error("unexpected character \(describeByte(at: start))", at: start)
             }
         }
 
+        /// `-inf`, `+infinity`, `-nan` (any case) at `start`, as one token.
+        mutating func signedSpecial(_ start: Int) -> Token? {
+            var p = start + 1
+            while p < bytes.count && isIdentifierContinue(bytes[p]) && bytes[p] != UInt8(ascii: "-") { p += 1 }
+            guard p < bytes.count ? bytes[p] != UInt8(ascii: "\\") && bytes[p] != UInt8(ascii: "-") : true else { return nil }
+            let word = String(decoding: bytes[(start + 1)..<p], as: UTF8.self).lowercased()
+            let negative = bytes[start] == UInt8(ascii: "-")
+            let value: Double
+            switch word {
+            case "inf", "infinity": value = negative ? -.infinity : .infinity
+            case "nan": value = .nan
+            default: return nil
+            }
+            pos = p
+            return Token(kind: .literal, start: start, end: p, literal: .double(value))
+        }
+
+        /// A name at `pos` (with `\ `-style escapes), or the literal or argument
+        /// that its shape makes it: `$n`, `$Kn`, `O<key>`, `T<s>:<ns>`,
+        /// `L<class>:<key>`, `oid(...)`, `uuid(...)`, `B64"..."`.
         mutating func lexWord() throws(QueryParseError) -> Token {
             let start = pos
             var text: [UInt8] = []
@@ -686,19 +1586,59 @@ extension QueryParser {
                     break
                 }
             }
-            if !escaped && pos < bytes.count {
-                let after = bytes[pos]
-                if after == UInt8(ascii: "("), text == Array("oid".utf8) {
-                    return try lexObjectId(start: start)
+            if escaped { return Token(kind: .escapedWord, start: start, end: pos, text: text) }
+            let after: UInt8 = pos < bytes.count ? bytes[pos] : 0
+            switch text.first {
+            case UInt8(ascii: "$")?:
+                if text.count > 1, text[1...].allSatisfy(isDigit) {
+                    return Token(kind: .argument, start: start, end: pos, number: try argumentIndex(text[1...], start))
                 }
-                if after == UInt8(ascii: "("), text == Array("uuid".utf8) {
-                    return try lexUUID(start: start)
+                if text.count > 2, text[1] == UInt8(ascii: "K"), text[2...].allSatisfy(isDigit) {
+                    return Token(kind: .keyPathArgument, start: start, end: pos, number: try argumentIndex(text[2...], start))
                 }
-                if (after == UInt8(ascii: "\"") || after == UInt8(ascii: "'")), text == Array("B64".utf8) {
-                    return try lexBase64(start: start)
+            case UInt8(ascii: "O")?:
+                if text.count > 1, text[1...].allSatisfy(isDigit) {
+                    guard let key = Int64(String(decoding: text[1...], as: UTF8.self)) else {
+                        throw error("the object key in '\(sourceText(start, pos))' is too large", at: start)
+                    }
+                    return Token(kind: .literal, start: start, end: pos, literal: .objectKey(key))
+                }
+            case UInt8(ascii: "T")?:
+                if text.count == 1, after == UInt8(ascii: "+"), let timestamp = try lexTimestamp(start) { return timestamp }
+                if after == UInt8(ascii: ":") {
+                    // A name is never followed by ':': this can only be a timestamp.
+                    if let timestamp = try lexTimestamp(start) { return timestamp }
+                    throw error("malformed timestamp: expected T<seconds>:<nanoseconds> but found '\(sourceText(start, pos + 1))'", at: start)
+                }
+            case UInt8(ascii: "L")?:
+                if after == UInt8(ascii: ":"), text.count > 1, text[1...].allSatisfy(isDigit), let link = try lexTypedLink(start) {
+                    return link
+                }
+            default:
+                break
+            }
+            if after == UInt8(ascii: "("), text == Array("oid".utf8) {
+                return try lexObjectId(start: start)
+            }
+            if after == UInt8(ascii: "("), text == Array("uuid".utf8) {
+                return try lexUUID(start: start)
+            }
+            if after == UInt8(ascii: "\"") || after == UInt8(ascii: "'"), text == Array("B64".utf8) {
+                return try lexBase64(start: start)
+            }
+            return Token(kind: .word, start: start, end: pos, text: text)
+        }
+
+        /// The number of `$n` / `$Kn` from its digits.
+        func argumentIndex(_ digits: ArraySlice<UInt8>, _ start: Int) throws(QueryParseError) -> Int {
+            var n = 0
+            for b in digits {
+                n = n * 10 + Int(b - 0x30)
+                if n > Int(Int32.max) {
+                    throw error("argument number '\(sourceText(start, pos))' is too large", at: start)
                 }
             }
-            return Token(kind: escaped ? .escapedWord : .word, start: start, end: pos, text: text)
+            return n
         }
 
         /// A quoted string starting at `pos`; returns the decoded bytes.
@@ -770,34 +1710,12 @@ extension QueryParser {
             return value
         }
 
-        mutating func lexArgument() throws(QueryParseError) -> Token {
-            let start = pos
-            pos += 1
-            guard pos < bytes.count, isDigit(bytes[pos]) else {
-                if pos < bytes.count && isIdentifierStart(bytes[pos]) {
-                    throw unsupported("the variable or key-path argument '$\(sourceText(pos, pos + 1))...'", at: start)
-                }
-                throw error("expected an argument number after '$' but found \(describeByte(at: pos))", at: start)
-            }
-            var n = 0
-            var overflow = false
-            while pos < bytes.count && isDigit(bytes[pos]) {
-                let (m, o1) = n.multipliedReportingOverflow(by: 10)
-                let (s, o2) = m.addingReportingOverflow(Int(bytes[pos] - 0x30))
-                if o1 || o2 || s > Int(Int32.max) { overflow = true } else { n = s }
-                pos += 1
-            }
-            if overflow {
-                throw error("argument number '\(sourceText(start, pos))' is too large", at: start)
-            }
-            if pos < bytes.count && isIdentifierContinue(bytes[pos]) {
-                throw error("unexpected \(describeByte(at: pos)) after the argument '\(sourceText(start, pos))'", at: pos)
-            }
-            return Token(kind: .argument, start: start, end: pos, number: n)
-        }
-
+        /// A number at `pos`, sign included: decimal or hexadecimal digits,
+        /// a fraction, an exponent, an `f` suffix.  It ends where its
+        /// characters end (`1AND` is `1` then `AND`, as flex reads it).
         mutating func lexNumber() throws(QueryParseError) -> Token {
             let start = pos
+            if bytes[pos] == UInt8(ascii: "-") || bytes[pos] == UInt8(ascii: "+") { pos += 1 }
             if bytes[pos] == UInt8(ascii: "0"), pos + 1 < bytes.count,
                bytes[pos + 1] == UInt8(ascii: "x") || bytes[pos + 1] == UInt8(ascii: "X") {
                 pos += 2
@@ -806,8 +1724,7 @@ extension QueryParser {
                 guard pos > digitsStart else {
                     throw error("expected hexadecimal digits after '0x' but found \(describeByte(at: pos))", at: start)
                 }
-                try checkNumberEnd(start)
-                return Token(kind: .hex, start: start, end: pos, text: Array(bytes[digitsStart..<pos]))
+                return Token(kind: .hex, start: start, end: pos, text: Array(bytes[start..<pos]))
             }
             var isFloat = false
             while pos < bytes.count && isDigit(bytes[pos]) { pos += 1 }
@@ -818,71 +1735,71 @@ extension QueryParser {
             }
             if pos < bytes.count && (bytes[pos] == UInt8(ascii: "e") || bytes[pos] == UInt8(ascii: "E")) {
                 var p = pos + 1
-                if p < bytes.count && (bytes[p] == UInt8(ascii: "+") || bytes[p] == UInt8(ascii: "-")) { p += 1 }
-                guard p < bytes.count && isDigit(bytes[p]) else {
+                let signed = p < bytes.count && (bytes[p] == UInt8(ascii: "+") || bytes[p] == UInt8(ascii: "-"))
+                if signed { p += 1 }
+                if p < bytes.count && isDigit(bytes[p]) {
+                    while p < bytes.count && isDigit(bytes[p]) { p += 1 }
+                    pos = p
+                    isFloat = true
+                } else if signed || p >= bytes.count || !isIdentifierContinue(bytes[p]) {
                     throw error("malformed exponent in the number '\(sourceText(start, p))'", at: start)
                 }
-                while p < bytes.count && isDigit(bytes[p]) { p += 1 }
-                pos = p
+            }
+            let end = pos
+            var floatSuffix = false
+            if pos < bytes.count && bytes[pos] == UInt8(ascii: "f") {
+                floatSuffix = true
                 isFloat = true
+                pos += 1
             }
-            try checkNumberEnd(start)
-            return Token(kind: isFloat ? .float : .decimal, start: start, end: pos, text: Array(bytes[start..<pos]))
+            return Token(kind: isFloat ? .float : .integer, start: start, end: pos, text: Array(bytes[start..<end]),
+                         floatSuffix: floatSuffix)
         }
 
-        func checkNumberEnd(_ start: Int) throws(QueryParseError) {
-            guard pos < bytes.count else { return }
-            let b = bytes[pos]
-            if isIdentifierContinue(b) || b == UInt8(ascii: ".") || b == UInt8(ascii: "\\") {
-                throw error("unexpected \(describeByte(at: pos)) after the number '\(sourceText(start, pos))'", at: pos)
-            }
-        }
-
-        /// Reads up to `maxCount` decimal digits at `p` (at least one).
-        func digits(at p: inout Int, maxCount: Int) -> Int64? {
+        /// Reads decimal digits at `p` (at least one); nil when there are
+        /// none.  Values beyond `limit` read as `limit + 1`.
+        func digits(at p: inout Int, limit: Int64 = 999_999_999) -> Int64? {
             var value: Int64 = 0
-            var count = 0
+            let start = p
             while p < bytes.count && isDigit(bytes[p]) {
-                guard count < maxCount else { return nil }
-                value = value &* 10 &+ Int64(bytes[p] - 0x30)
-                count += 1
+                value = min(value * 10 + Int64(bytes[p] - 0x30), limit + 1)
                 p += 1
             }
-            return count == 0 ? nil : value
+            return p == start ? nil : value
         }
 
-        /// `T<seconds>:<nanoseconds>`, or nil when the text is not of that shape
-        /// (then it is an identifier).
-        mutating func lexTimestamp() throws(QueryParseError) -> Token? {
-            let start = pos
-            var p = pos + 1
-            let negativeSeconds = p < bytes.count && bytes[p] == UInt8(ascii: "-")
-            if negativeSeconds { p += 1 }
-            guard p < bytes.count, isDigit(bytes[p]) else { return nil }
+        /// `T<seconds>:<nanoseconds>` (each optionally signed) at `start`,
+        /// or nil when the text is not of that shape (then it is a name).
+        mutating func lexTimestamp(_ start: Int) throws(QueryParseError) -> Token? {
+            var p = start + 1
+            func sign(_ p: inout Int) -> Bool {
+                guard p < bytes.count, bytes[p] == UInt8(ascii: "-") || bytes[p] == UInt8(ascii: "+") else { return false }
+                p += 1
+                return bytes[p - 1] == UInt8(ascii: "-")
+            }
+            let negativeSeconds = sign(&p)
             let secondsStart = p
             while p < bytes.count && isDigit(bytes[p]) { p += 1 }
             let secondsEnd = p
-            guard p < bytes.count, bytes[p] == UInt8(ascii: ":") else { return nil }
+            guard secondsEnd > secondsStart, p < bytes.count, bytes[p] == UInt8(ascii: ":") else { return nil }
             p += 1
-            let negativeNanos = p < bytes.count && bytes[p] == UInt8(ascii: "-")
-            if negativeNanos { p += 1 }
-            guard p < bytes.count, isDigit(bytes[p]) else { return nil }
+            let negativeNanos = sign(&p)
             let nanosStart = p
             while p < bytes.count && isDigit(bytes[p]) { p += 1 }
             let nanosEnd = p
-            if p < bytes.count && (isIdentifierContinue(bytes[p]) || bytes[p] == UInt8(ascii: "\\")) { return nil }
+            guard nanosEnd > nanosStart else { return nil }
             pos = p
 
-            var seconds: Int64 = 0
+            var magnitude: UInt64 = 0
             for i in secondsStart..<secondsEnd {
-                let (m, o1) = seconds.multipliedReportingOverflow(by: 10)
-                let (s, o2) = m.addingReportingOverflow(Int64(bytes[i] - 0x30))
-                if o1 || o2 {
+                let (m, o1) = magnitude.multipliedReportingOverflow(by: 10)
+                let (s, o2) = m.addingReportingOverflow(UInt64(bytes[i] - 0x30))
+                if o1 || o2 || s > UInt64(Int64.max) + (negativeSeconds ? 1 : 0) {
                     throw error("timestamp seconds out of range in '\(sourceText(start, pos))'", at: start)
                 }
-                seconds = s
+                magnitude = s
             }
-            if negativeSeconds { seconds = -seconds }
+            let seconds = negativeSeconds ? Int64(bitPattern: 0 &- magnitude) : Int64(magnitude)
             var nanos: Int64 = 0
             for i in nanosStart..<nanosEnd {
                 nanos = nanos &* 10 &+ Int64(bytes[i] - 0x30)
@@ -895,34 +1812,60 @@ extension QueryParser {
                 throw error("timestamp seconds and nanoseconds must have the same sign in '\(sourceText(start, pos))'", at: start)
             }
             return Token(kind: .literal, start: start, end: pos,
-                              literal: .timestamp(seconds: seconds, nanoseconds: Int32(truncatingIfNeeded: nanos)))
+                         literal: .timestamp(seconds: seconds, nanoseconds: Int32(truncatingIfNeeded: nanos)))
         }
 
-        /// `YYYY-MM-DD@HH:MM:SS[:NANOS]` (or with 'T' for '@'), in UTC; nil when
-        /// the text is not of that shape (then it is a number).
+        /// `L<class key>:<object key>` at `start`, or nil when not of that shape.
+        mutating func lexTypedLink(_ start: Int) throws(QueryParseError) -> Token? {
+            var p = start + 1
+            let classStart = p
+            while p < bytes.count && isDigit(bytes[p]) { p += 1 }
+            let classEnd = p
+            guard p < bytes.count, bytes[p] == UInt8(ascii: ":") else { return nil }
+            p += 1
+            let keyStart = p
+            while p < bytes.count && isDigit(bytes[p]) { p += 1 }
+            guard p > keyStart else { return nil }
+            pos = p
+            guard let classKey = UInt32(String(decoding: bytes[classStart..<classEnd], as: UTF8.self)),
+                  let objectKey = Int64(String(decoding: bytes[keyStart..<p], as: UTF8.self)) else {
+                throw error("a key in '\(sourceText(start, p))' is too large", at: start)
+            }
+            return Token(kind: .literal, start: start, end: p, literal: .link(classKey: classKey, objectKey: objectKey))
+        }
+
+        /// `YYYY-MM-DD@HH:MM:SS[:NANOS]` (or with 'T' for '@'), in UTC, each
+        /// part any number of digits; nil when the text is not of that shape
+        /// (then it is a number).  As realm-core reads it: years before 1900
+        /// are refused, the nanoseconds are written without a sign and take
+        /// the sign of the seconds (`1969-12-31@23:59:59:1` is `T-1:-1`).
         mutating func lexReadableDate() throws(QueryParseError) -> Token? {
             let start = pos
             var p = pos
-            guard p + 4 < bytes.count, bytes[p + 4] == UInt8(ascii: "-") else { return nil }
-            guard let year = digits(at: &p, maxCount: 4), p == start + 4 else { return nil }
+            guard let year = digits(at: &p), p < bytes.count, bytes[p] == UInt8(ascii: "-") else { return nil }
             p += 1
-            guard let month = digits(at: &p, maxCount: 2),
-                  p < bytes.count, bytes[p] == UInt8(ascii: "-") else { return nil }
+            guard let month = digits(at: &p), p < bytes.count, bytes[p] == UInt8(ascii: "-") else { return nil }
             p += 1
-            guard let day = digits(at: &p, maxCount: 2),
-                  p < bytes.count, bytes[p] == UInt8(ascii: "@") || bytes[p] == UInt8(ascii: "T") else { return nil }
+            guard let day = digits(at: &p), p < bytes.count,
+                  bytes[p] == UInt8(ascii: "@") || bytes[p] == UInt8(ascii: "T") else { return nil }
             p += 1
-            guard let hour = digits(at: &p, maxCount: 2),
-                  p < bytes.count, bytes[p] == UInt8(ascii: ":") else { return nil }
+            // From here on the text can only be a date.
+            func malformed(_ p: Int) -> QueryParseError {
+                error("malformed date: expected YYYY-MM-DD@HH:MM:SS[:NANOS] but found '\(sourceText(start, p + 1))'", at: start)
+            }
+            guard let hour = digits(at: &p), p < bytes.count, bytes[p] == UInt8(ascii: ":") else { throw malformed(p) }
             p += 1
-            guard let minute = digits(at: &p, maxCount: 2),
-                  p < bytes.count, bytes[p] == UInt8(ascii: ":") else { return nil }
+            guard let minute = digits(at: &p), p < bytes.count, bytes[p] == UInt8(ascii: ":") else { throw malformed(p) }
             p += 1
-            guard let second = digits(at: &p, maxCount: 2) else { return nil }
+            guard let second = digits(at: &p) else { throw malformed(p) }
             var nanos: Int64 = 0
-            if p + 1 < bytes.count, bytes[p] == UInt8(ascii: ":"), isDigit(bytes[p + 1]) {
+            if p < bytes.count, bytes[p] == UInt8(ascii: ":") {
+                if p + 1 < bytes.count, bytes[p + 1] == UInt8(ascii: "-") || bytes[p + 1] == UInt8(ascii: "+") {
+                    throw error("the nanoseconds of a date are written without a sign (they take the sign of the seconds)", at: p + 1)
+                }
                 p += 1
-                guard let n = digits(at: &p, maxCount: 9) else {
+                guard let n = digits(at: &p) else { throw malformed(p) }
+                if n >= 1_000_000_000 {
                     throw error("date nanoseconds must be less than 1000000000", at: start)
                 }
                 nanos = n
@@ -932,36 +1875,40 @@ extension QueryParser {
                 throw error("malformed date: unexpected \(describeByte(at: p)) in '\(sourceText(start, p + 1))'", at: p)
             }
             pos = p
+            let text = sourceText(start, pos)
+            guard year >= 1900 else {
+                throw error("dates before 1900 are not supported ('\(text)'); write T<seconds>:<nanoseconds>", at: start)
+            }
+            guard year <= 999_999_999 else {
+                throw error("the year of the date '\(text)' is out of range", at: start)
+            }
             let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
             let monthDays: [Int64] = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
             guard month >= 1 && month <= 12 else {
-                throw error("invalid month \(month) in the date '\(sourceText(start, pos))'", at: start)
+                throw error("invalid month \(month) in the date '\(text)'", at: start)
             }
             guard day >= 1 && day <= monthDays[Int(month - 1)] else {
-                throw error("invalid day \(day) in the date '\(sourceText(start, pos))'", at: start)
+                throw error("invalid day \(day) in the date '\(text)'", at: start)
             }
             guard hour <= 23, minute <= 59, second <= 59 else {
-                throw error("invalid time of day in the date '\(sourceText(start, pos))'", at: start)
+                throw error("invalid time of day in the date '\(text)'", at: start)
             }
             // Days from 1970-01-01 to the date (proleptic Gregorian calendar).
             let y = month <= 2 ? year - 1 : year
-            let era = (y >= 0 ? y : y - 399) / 400
+            let era = y / 400
             let yearOfEra = y - era * 400
             let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
             let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
             let days = era * 146_097 + dayOfEra - 719_468
-            var seconds = days * 86_400 + hour * 3_600 + minute * 60 + second
-            // Seconds and nanoseconds carry the same sign (fief_timestamp_t).
-            if seconds < 0 && nanos > 0 {
-                seconds += 1
-                nanos -= 1_000_000_000
-            }
+            let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second
+            // The seconds decide the sign of the nanoseconds (realm-core).
+            if seconds < 0 { nanos = -nanos }
             return Token(kind: .literal, start: start, end: pos,
-                              literal: .timestamp(seconds: seconds, nanoseconds: Int32(truncatingIfNeeded: nanos)))
+                         literal: .timestamp(seconds: seconds, nanoseconds: Int32(truncatingIfNeeded: nanos)))
         }
 
         /// Reads hex digit pairs at `pos` into `out`.
-        mutating func lexHexBytes(_ count: Int, into out: inout [UInt8], what: String, start: Int) throws(QueryParseError) {
+        mutating func lexHexBytes(_ count: Int, into out: inout [UInt8], what: String) throws(QueryParseError) {
             for _ in 0..<count {
                 guard pos + 1 < bytes.count, let hi = hexValue(bytes[pos]), let lo = hexValue(bytes[pos + 1]) else {
                     let at = pos < bytes.count && hexValue(bytes[pos]) != nil ? pos + 1 : pos
@@ -972,10 +1919,12 @@ extension QueryParser {
             }
         }
 
+        /// Moves `pos` past whitespace.
         mutating func skipSpaces() {
             while pos < bytes.count && isSpace(bytes[pos]) { pos += 1 }
         }
 
+        /// Consumes the byte `b` inside the literal `what`, or fails.
         mutating func expectByte(_ b: UInt8, what: String) throws(QueryParseError) {
             guard pos < bytes.count, bytes[pos] == b else {
                 throw error("malformed \(what): expected '\(String(UnicodeScalar(b)))' but found \(describeByte(at: pos))", at: pos)
@@ -989,7 +1938,7 @@ extension QueryParser {
             pos += 1
             skipSpaces()
             var out: [UInt8] = []
-            try lexHexBytes(12, into: &out, what: what, start: start)
+            try lexHexBytes(12, into: &out, what: what)
             skipSpaces()
             try expectByte(UInt8(ascii: ")"), what: what)
             return Token(kind: .literal, start: start, end: pos, literal: .objectId(out))
@@ -1003,7 +1952,7 @@ extension QueryParser {
             var out: [UInt8] = []
             for (i, group) in [4, 2, 2, 2, 6].enumerated() {
                 if i > 0 { try expectByte(UInt8(ascii: "-"), what: what) }
-                try lexHexBytes(group, into: &out, what: what, start: start)
+                try lexHexBytes(group, into: &out, what: what)
             }
             skipSpaces()
             try expectByte(UInt8(ascii: ")"), what: what)
@@ -1057,6 +2006,34 @@ extension QueryParser {
                 throw error("invalid base64 length in B64\"...\"", at: start)
             }
             return Token(kind: .literal, start: start, end: pos, literal: .binary(out))
+        }
+    }
+
+    // MARK: - Spellings
+
+    /// The canonical spelling of a comparison operator.
+    static func spelling(_ op: QueryOperator) -> String {
+        switch op {
+        case .equal: return "=="
+        case .notEqual: return "!="
+        case .less: return "<"
+        case .lessOrEqual: return "<="
+        case .greater: return ">"
+        case .greaterOrEqual: return ">="
+        case .beginsWith: return "BEGINSWITH"
+        case .endsWith: return "ENDSWITH"
+        case .contains: return "CONTAINS"
+        case .like: return "LIKE"
+        }
+    }
+
+    /// The spelling of an arithmetic operator.
+    static func spelling(_ op: QueryArithmeticOperator) -> String {
+        switch op {
+        case .add: return "+"
+        case .subtract: return "-"
+        case .multiply: return "*"
+        case .divide: return "/"
         }
     }
 }

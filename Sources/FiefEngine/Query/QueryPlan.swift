@@ -113,6 +113,42 @@ enum QueryCompiler {
         CompiledQuery(root: try node(expression, .elements(element, description: description), arguments), tableKey: tableKey)
     }
 
+    /// The SORT, DISTINCT and LIMIT suffixes of a query as the stages
+    /// results apply after their filters (`Results.applying`), in the order
+    /// written.  Their key paths name properties, through to-one links and
+    /// embedded objects (`owner.name`), or `self` for values; the stages
+    /// resolve and check them against the schema.
+    static func stages(_ ordering: [QueryOrderingStage]) throws(FiefError) -> [ResultsStage] {
+        func name(_ path: QueryKeyPath, in suffix: String) throws(FiefError) -> String {
+            guard let names = path.propertyNames, !names.isEmpty else {
+                throw FiefError(.queryInvalid, "\(suffix) takes key paths of properties, through to-one links and embedded objects (as 'owner.name'), without collection steps, subscripts or '@' operators")
+            }
+            return names.joined(separator: ".")
+        }
+        var stages: [ResultsStage] = []
+        for stage in ordering {
+            switch stage {
+            case .sort(let keys):
+                var sortKeys: [SortKeyPath] = []
+                for key in keys { sortKeys.append(SortKeyPath(try name(key.keyPath, in: "SORT"), ascending: key.ascending)) }
+                stages.append(.sort(sortKeys))
+            case .distinct(let paths):
+                var names: [String] = []
+                for path in paths { names.append(try name(path, in: "DISTINCT")) }
+                stages.append(.distinct(names))
+            case .limit(let n):
+                stages.append(.limit(n))
+            }
+        }
+        return stages
+    }
+
+    /// The error for a construct the parser reads but this compiler does
+    /// not bind yet.
+    private static func unsupported(_ construct: String) -> FiefError {
+        FiefError(.queryInvalid, "\(construct) is not supported yet")
+    }
+
     private static func node(_ expression: QueryExpression, _ target: QueryTarget, _ arguments: [QueryArgument]) throws(FiefError) -> QueryNode {
         switch expression {
         case .alwaysTrue: return .constant(true)
@@ -121,14 +157,73 @@ enum QueryCompiler {
         case .and(let a, let b): return .and([try node(a, target, arguments), try node(b, target, arguments)])
         case .or(let a, let b): return .or([try node(a, target, arguments), try node(b, target, arguments)])
         case .comparison(let lhs, let op, let rhs, let options):
+            try checkSupported(lhs)
+            try checkSupported(rhs)
             return try comparison(lhs, op, rhs, options, target, arguments)
+        case .membership: throw unsupported("IN")
+        case .between: throw unsupported("BETWEEN")
+        case .fullText: throw unsupported("TEXT")
+        case .geoWithin: throw unsupported("GEOWITHIN")
+        }
+    }
+
+    /// Throws for an operand this compiler cannot bind yet (anything beyond
+    /// a property name, `self`, a literal and a scalar argument).
+    private static func checkSupported(_ operand: QueryOperand) throws(FiefError) {
+        switch operand {
+        case .element, .argument: return
+        case .constant(.objectKey): throw unsupported("an object key literal (O<key>)")
+        case .constant: return
+        case .keyPath(let path): if let construct = unsupportedConstruct(path) { throw unsupported(construct) }
+        case .list: throw unsupported("a list literal '{...}'")
+        case .quantified(let quantifier, _):
+            switch quantifier {
+            case .any: throw unsupported("the quantifier 'ANY'")
+            case .all: throw unsupported("the quantifier 'ALL'")
+            case .none: throw unsupported("the quantifier 'NONE'")
+            }
+        case .object: throw unsupported("obj(...)")
+        case .subqueryCount: throw unsupported("SUBQUERY")
+        case .arithmetic(_, let op, _): throw unsupported("arithmetic ('\(QueryParser.spelling(op))')")
+        case .negated: throw unsupported("arithmetic (unary '-')")
+        }
+    }
+
+    /// The first part of `path` beyond property names, described; nil for
+    /// a path of property names.
+    private static func unsupportedConstruct(_ path: QueryKeyPath) -> String? {
+        switch path.start {
+        case .object: break
+        case .variable: return "a SUBQUERY variable"
+        case .argument: return "a key-path argument ($K or %K)"
+        }
+        for component in path.components {
+            switch component {
+            case .property: continue
+            case .index, .first, .last, .all, .key, .argumentIndex: return "indexing a key path with '[...]'"
+            case .keys: return "'@keys'"
+            case .values: return "'@values'"
+            case .backlinks, .allBacklinks: return "'@links'"
+            }
+        }
+        switch path.suffix {
+        case nil: return nil
+        case .count?: return "'@count'"
+        case .type?: return "'@type'"
+        case .aggregate(let aggregate, _)?:
+            switch aggregate {
+            case .min: return "'@min'"
+            case .max: return "'@max'"
+            case .sum: return "'@sum'"
+            case .average: return "'@avg'"
+            }
         }
     }
 
     private static func isSubject(_ operand: QueryOperand) -> Bool {
         switch operand {
         case .keyPath, .element: return true
-        case .constant, .argument: return false
+        default: return false
         }
     }
 
@@ -140,13 +235,13 @@ enum QueryCompiler {
             return .compareProperties(pa, op, pb, options)
         case (true, false):
             let p = try property(lhs, target)
-            let c = try adapted(try constant(rhs, arguments), for: p, argument: argumentIndex(rhs))
+            let c = try adapted(try constant(rhs, arguments, against: p), for: p, argument: argumentIndex(rhs))
             try check(p, op, c, options, target, argument: argumentIndex(rhs))
             if case .null = c, let rewritten = nullComparison(p, op, options, constantFirst: false) { return rewritten }
             return .compare(p, op, c, options)
         case (false, true):
             let p = try property(rhs, target)
-            let c = try adapted(try constant(lhs, arguments), for: p, argument: argumentIndex(lhs))
+            let c = try adapted(try constant(lhs, arguments, against: p), for: p, argument: argumentIndex(lhs))
             guard let flipped = flip(op) else {
                 // `'abc' CONTAINS name`: the constant is searched, the property is the pattern.
                 try check(p, op, c, options, target, argument: argumentIndex(lhs))
@@ -192,13 +287,15 @@ enum QueryCompiler {
         switch (operand, target) {
         case (.element, .elements(let element, _)):
             return element
-        case (.keyPath(let path), .elements(_, let description)):
+        case (.keyPath(let keyPath), .elements(_, let description)):
+            let path = keyPath.propertyNames ?? []
             throw FiefError(.queryInvalid, "'\(path.joined(separator: "."))' names a property, but these results hold \(description), not objects: compare 'self' instead")
         case (.element, .objects(let table)):
             // A class may have a property named "self"; otherwise `self` has no meaning here.
             if let p = table.property(named: "self"), p.collection == .none { return p }
             throw FiefError(.queryInvalid, "'self' stands for the element of a collection of values; results of class '\(table.objectClass.name)' hold objects: name one of its properties")
-        case (.keyPath(let path), .objects(let table)):
+        case (.keyPath(let keyPath), .objects(let table)):
+            let path = keyPath.propertyNames ?? []
             guard path.count == 1 else {
                 throw FiefError(.queryInvalid, "key path '\(path.joined(separator: "."))' crosses a link; '\(table.objectClass.name)' has only scalar properties")
             }
@@ -214,15 +311,31 @@ enum QueryCompiler {
         }
     }
 
-    private static func constant(_ operand: QueryOperand, _ arguments: [QueryArgument]) throws(FiefError) -> QueryConstant {
+    /// The value of a literal or argument operand.  A number literal is
+    /// read as realm-core reads it against `property`: against a decimal
+    /// property from its digits (`0.1` is the decimal 0.1, and
+    /// `3.141592653589793238` keeps every digit), against any other its
+    /// nearest double.
+    private static func constant(_ operand: QueryOperand, _ arguments: [QueryArgument], against property: Property? = nil) throws(FiefError) -> QueryConstant {
+        let isDecimal = property?.type == .decimal128
         switch operand {
-        case .keyPath, .element: throw FiefError(.queryInvalid, "expected a constant")
         case .constant(let literal):
             switch literal {
             case .null: return .null
             case .bool(let b): return .bool(b)
             case .int(let i): return .int(i)
-            case .double(let d): return .double(d)
+            case .double(let d):
+                // A double literal's shortest digits have the value written (QueryLiteral.double).
+                if isDecimal, d.isFinite, let exact = DecimalArithmetic.parse(Array(d.description.utf8)) { return .decimal(exact) }
+                return .double(d)
+            case .float(let f): return .double(Double(f))
+            case .decimal(let text):
+                if isDecimal {
+                    guard let exact = DecimalArithmetic.parse(Array(text.utf8)) else { throw FiefError(.querySyntax, "malformed number '\(text)'") }
+                    return .decimal(exact)
+                }
+                guard let nearest = Double(text) else { throw FiefError(.querySyntax, "malformed number '\(text)'") }
+                return .double(nearest)
             case .string(let s): return .bytes(Array(s.utf8), isString: true)
             case .timestamp(let s, let ns): return .timestamp(s, ns)
             case .objectId(let bytes):
@@ -232,6 +345,8 @@ enum QueryCompiler {
                 guard bytes.count == 16 else { throw FiefError(.querySyntax, "a uuid has 16 bytes") }
                 return .uuid(bytes.withUnsafeBytes { UUIDBytes(bytes: $0.baseAddress!) })
             case .binary(let bytes): return .bytes(bytes, isString: false)
+            case .link(let classKey, let objectKey): return .link(classKey, objectKey)
+            case .objectKey: throw unsupported("an object key literal (O<key>)")
             }
         case .argument(let n):
             guard n >= 0, n < arguments.count else {
@@ -263,6 +378,8 @@ enum QueryCompiler {
             case .nestedList, .nestedDictionary:
                 throw FiefError(.queryArgument, "argument \(n) is a nested \(argument.values[0].typeName); a query argument is a value or a list of values")
             }
+        default:
+            throw FiefError(.queryInvalid, "expected a constant")
         }
     }
 

@@ -147,14 +147,15 @@ public final class Results: @unchecked Sendable {
         try realm.checkReadable()
         let table = try realm.table(tableKey)
         try Results.refuseFilterAfterLimit(stages.contains { $0.hasLimit })
-        let expression: QueryExpression
+        let expression: ParsedQuery
         do {
-            expression = try QueryParser.parse(predicate)
+            expression = try QueryParser.parseQuery(predicate)
         } catch {
             throw FiefError(.querySyntax, "invalid predicate: \(error.message)")
         }
-        let query = try QueryCompiler.compile(expression, table: table, arguments: arguments)
-        return with(filters: filters + [query])
+        let query = try QueryCompiler.compile(expression.predicate, table: table, arguments: arguments)
+        let filtered = with(filters: filters + [query])
+        return expression.ordering.isEmpty ? filtered : try filtered.applying(QueryCompiler.stages(expression.ordering))
     }
 
     /// The error for filtering results with a limit, which Realm refuses too.

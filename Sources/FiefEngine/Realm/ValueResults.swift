@@ -230,15 +230,16 @@ public final class ValueResults: @unchecked Sendable {
     public func filtered(_ predicate: String, arguments: [QueryArgument]) throws(FiefError) -> ValueResults {
         try realm.checkReadable()
         try Results.refuseFilterAfterLimit(stages.contains { if case .limit = $0 { return true }; return false })
-        let expression: QueryExpression
+        let expression: ParsedQuery
         do {
-            expression = try QueryParser.parse(predicate)
+            expression = try QueryParser.parseQuery(predicate)
         } catch {
             throw FiefError(.querySyntax, "invalid predicate: \(error.message)")
         }
-        let query = try QueryCompiler.compileElements(expression, element: element, description: source.describe(realm),
+        let query = try QueryCompiler.compileElements(expression.predicate, element: element, description: source.describe(realm),
                                                       tableKey: source.table, arguments: arguments)
-        return with(filters: filters + [query])
+        let filtered = with(filters: filters + [query])
+        return expression.ordering.isEmpty ? filtered : try filtered.applying(QueryCompiler.stages(expression.ordering))
     }
 
     /// These results with `stages` after their own, left to right (see

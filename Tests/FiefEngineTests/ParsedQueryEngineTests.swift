@@ -1,0 +1,138 @@
+import XCTest
+@testable import FiefEngine
+
+/// What today's compiler does with the trees of the whole language: it binds
+/// comparisons of properties, `self`, literals (float, exact decimal and
+/// typed-link literals included, numbers read per property type as
+/// realm-core reads them) and scalar arguments, and refuses every
+/// other construct with "... is not supported yet" when the query is
+/// compiled (the graph binder takes them next); SORT / DISTINCT / LIMIT
+/// suffixes become the results' stages.
+final class ParsedQueryEngineTests: XCTestCase {
+    private let schema = makeSchema([
+        ("Item", [prop("n", .int), prop("f", .float), prop("dec", .decimal128), prop("s", .string, .nullable),
+                  Property(name: "friend", type: .link, flags: .nullable, linkTarget: "Item"),
+                  Property(name: "tags", type: .string, collection: .list)]),
+        ("Bag", [Property(name: "ints", type: .int, flags: .nullable, collection: .list)]),
+    ])
+
+    private static let pi = DecimalArithmetic.finite(negative: false, coefficient: 3_141_592_653_589_793_238, exponent: -18)
+
+    func testConstructsNotBoundYetAreRefusedWhenCompiled() throws {
+        let db = try DB.open(tempDir().file(), schema)
+        let cases: [(String, String)] = [
+            ("n IN {1, 2}", "IN is not supported yet"),
+            ("n BETWEEN {1, 2}", "BETWEEN is not supported yet"),
+            ("s TEXT 'a'", "TEXT is not supported yet"),
+            ("friend GEOWITHIN geoCircle([0, 0], 1)", "GEOWITHIN is not supported yet"),
+            ("ANY tags == 'a'", "the quantifier 'ANY' is not supported yet"),
+            ("ALL tags == 'a'", "the quantifier 'ALL' is not supported yet"),
+            ("n == NONE {1}", "the quantifier 'NONE' is not supported yet"),
+            ("n == {1, 2}", "a list literal '{...}' is not supported yet"),
+            ("n + 1 == 2", "arithmetic ('+') is not supported yet"),
+            ("2 == n / 1", "arithmetic ('/') is not supported yet"),
+            ("-n == 2", "arithmetic (unary '-') is not supported yet"),
+            ("SUBQUERY(tags, $t, $t == 'a').@count > 0", "SUBQUERY is not supported yet"),
+            ("friend == obj('Item', 1)", "obj(...) is not supported yet"),
+            ("friend == O1", "an object key literal (O<key>) is not supported yet"),
+            ("tags[0] == 'a'", "indexing a key path with '[...]' is not supported yet"),
+            ("tags[FIRST] == 'a'", "indexing a key path with '[...]' is not supported yet"),
+            ("tags.@count > 1", "'@count' is not supported yet"),
+            ("s.@type == 'string'", "'@type' is not supported yet"),
+            ("tags.@max == 'a'", "'@max' is not supported yet"),
+            ("friend.@avg.n > 1", "'@avg' is not supported yet"),
+            ("s.@keys == 'a'", "'@keys' is not supported yet"),
+            ("@links.Item.friend.@count > 0", "'@links' is not supported yet"),
+            ("@links.@count > 0", "'@links' is not supported yet"),
+            ("$K0 == 1", "a key-path argument ($K or %K) is not supported yet"),
+        ]
+        for (predicate, message) in cases {
+            let error = expectError(.queryInvalid, predicate) { try db.query("Item", predicate) }
+            XCTAssertEqual(error?.message, message, predicate)
+        }
+        // The same on results of values.
+        let bag = try db.write { try db.create("Bag", []) }
+        try db.write { try db.append("Bag", bag, "ints", [.int(3), .int(1)]) }
+        let values = try ValueResults(realm: db.realm, list: db.pkey("Bag", "ints"), of: bag, in: db.cls("Bag"))
+        for (predicate, message) in [("self IN {1}", "IN is not supported yet"),
+                                     ("self * 2 > 1", "arithmetic ('*') is not supported yet")] {
+            let error = expectError(.queryInvalid, predicate) { try values.filtered(predicate, arguments: []) }
+            XCTAssertEqual(error?.message, message, predicate)
+        }
+        XCTAssertEqual(try values.filtered("self > 2", arguments: []).count(), 1)
+    }
+
+    /// SORT, DISTINCT and LIMIT apply after the predicate, left to right,
+    /// through to-one links too; on values with `self`.
+    func testOrderingSuffixesBecomeStages() throws {
+        let db = try DB.open(tempDir().file(), schema)
+        let keys = try db.write { () -> [Int64] in
+            let made = try db.createMany("Item", ["n", "s"], [[.int(3), .string("b")], [.int(1), .string("a")], [.int(2), .string("b")], [.int(5), .null]])
+            try db.set("Item", made[0], "friend", .link(db.cls("Item"), made[3]))
+            try db.set("Item", made[1], "friend", .link(db.cls("Item"), made[2]))
+            return made
+        }
+        XCTAssertEqual(try db.keys("Item", "n > 1 SORT(n DESC)"), [keys[3], keys[0], keys[2]])
+        XCTAssertEqual(try db.keys("Item", "TRUEPREDICATE SORT(n ASC) LIMIT(2)"), [keys[1], keys[2]])
+        XCTAssertEqual(try db.keys("Item", "TRUEPREDICATE LIMIT(2) SORT(n DESC)"), [keys[0], keys[1]])
+        XCTAssertEqual(try db.keys("Item", "TRUEPREDICATE SORT(n ASC) DISTINCT(s)"), [keys[1], keys[2], keys[3]])
+        XCTAssertEqual(try db.keys("Item", "friend != nil SORT(friend.n ASCENDING)"), [keys[1], keys[0]])
+        expectError(.queryInvalid) { try db.query("Item", "TRUEPREDICATE SORT(tags ASC)") }
+        expectError(.querySyntax) { try db.query("Item", "TRUEPREDICATE SORT(tags.@count ASC)") }
+        expectError(.queryInvalid) { try db.query("Item", "TRUEPREDICATE SORT(nope DESC)") }
+        expectError(.queryInvalid) { try db.query("Item", "TRUEPREDICATE LIMIT(1)").filtered("n > 0", arguments: []) }
+        let bag = try db.write { try db.create("Bag", []) }
+        try db.write { try db.append("Bag", bag, "ints", [.int(3), .int(1), .int(3), .null]) }
+        let values = try ValueResults(realm: db.realm, list: db.pkey("Bag", "ints"), of: bag, in: db.cls("Bag"))
+        let sorted = try values.filtered("self > 0 SORT(self DESC) DISTINCT(self)", arguments: [])
+        XCTAssertEqual(try (0..<sorted.count()).map { try TV(sorted.value(at: $0)) }, [.int(3), .int(1)])
+        expectError(.queryInvalid) { try values.filtered("TRUEPREDICATE SORT(n ASC)", arguments: []) }
+    }
+
+    func testNewLiteralKindsBindAndMatch() throws {
+        let db = try DB.open(tempDir().file(), schema)
+        let (a, b) = try db.write { () -> (Int64, Int64) in
+            let a = try db.create("Item", [("n", .int(1)), ("f", .float(1.5)), ("dec", .decimal(Self.pi)), ("s", .string("x"))])
+            let b = try db.create("Item", [("n", .int(2)), ("f", .float(2.25)), ("dec", .decimal(DecimalArithmetic.from(2))), ("s", .null)])
+            try db.set("Item", b, "friend", .link(db.cls("Item"), a))
+            return (a, b)
+        }
+        XCTAssertEqual(try db.keys("Item", "f == 1.5f"), [a])
+        XCTAssertEqual(try db.keys("Item", "f > 2f"), [b])
+        XCTAssertEqual(try db.keys("Item", "dec == 3.141592653589793238"), [a])
+        XCTAssertEqual(try db.keys("Item", "dec == 2"), [b])
+        // A whole number beyond 64 bits compiles (as a decimal) against an int.
+        XCTAssertEqual(try db.keys("Item", "n < 123456789012345678901234567890"), [a, b])
+        XCTAssertEqual(try db.keys("Item", "friend == L\(db.cls("Item")):\(a)"), [b])
+        XCTAssertEqual(try db.keys("Item", "friend != L\(db.cls("Item")):\(a)"), [a])
+        // Names as realm-core reads them, and the old forms, still work.
+        XCTAssertEqual(try db.keys("Item", "s == nil"), [b])
+        XCTAssertEqual(try db.keys("Item", "((n)) == 2"), [b])
+        XCTAssertEqual(try db.keys("Item", "n == - 2 OR n == +1"), [a])
+        XCTAssertEqual(try db.keys("Item", "n == %@ || s ==[c] %@", [.int(2), .string("X")]), [a, b])
+    }
+
+    func testNumberLiteralsAreReadAsRealmCoreReadsThemAgainstEachType() throws {
+        func decimal(_ text: String) -> TV { .decimal(DecimalArithmetic.parse(Array(text.utf8))!) }
+        let db = try DB.open(tempDir().file(), makeSchema([("N", [prop("dec", .decimal128), prop("d", .double), prop("i", .int)])]))
+        let keys = try db.write {
+            try db.createMany("N", ["dec", "d", "i"], [[decimal("0.1"), .double(0.1), .int(1)],
+                                                       [decimal("3.141592653589793238"), .double(3.141592653589793238), .int(2)],
+                                                       [decimal("3.141592653589793"), .double(0), .int(3)]])
+        }
+        // Against a decimal: the digits written, every one of them.
+        XCTAssertEqual(try db.keys("N", "dec == 0.1"), [keys[0]])
+        XCTAssertEqual(try db.keys("N", "dec == 3.141592653589793238"), [keys[1]])
+        XCTAssertEqual(try db.keys("N", "dec == 3.141592653589793"), [keys[2]])
+        XCTAssertEqual(try db.keys("N", "dec > 3.141592653589793"), [keys[1]])
+        XCTAssertEqual(try db.keys("N", "3.1415926535897932379 < dec"), [keys[1]])
+        XCTAssertEqual(try db.keys("N", "dec < 1e400 AND dec > -1e400"), keys)
+        // Against a double: the nearest double (realm-core's strtod).
+        XCTAssertEqual(try db.keys("N", "d == 3.141592653589793238"), [keys[1]])
+        XCTAssertEqual(try db.keys("N", "d == 0.1"), [keys[0]])
+        // Against an int: a whole number beyond 64 bits compares as a double; an infinity is refused.
+        XCTAssertEqual(try db.keys("N", "i < 123456789012345678901234567890"), keys)
+        let error = expectError(.queryInvalid) { try db.query("N", "i == 1e400") }
+        XCTAssertTrue(error?.message.contains("Infinity") ?? false, error?.message ?? "")
+    }
+}
