@@ -113,9 +113,8 @@ extension ObjectClass {
     /// when the class lacks either.  GEOWITHIN also requires the class to be
     /// embedded; that check, and its own error, belong to the caller.
     var geoJSONPointProperties: (type: Property, coordinates: Property)? {
-        guard let type = properties.first(where: { $0.name == "type" }),
-              type.type == .string, type.collection == .none,
-              let coordinates = properties.first(where: { $0.name == "coordinates" }),
+        guard let type = property(named: "type"), type.type == .string, type.collection == .none,
+              let coordinates = property(named: "coordinates"),
               coordinates.type == .double, coordinates.collection == .list
         else { return nil }
         return (type, coordinates)
@@ -1082,11 +1081,12 @@ private enum ExactDeterminant {
         if SphereVector.precedes(rows.1, rows.0) { swap(&rows.0, &rows.1); permutationSign = -permutationSign }
         if SphereVector.precedes(rows.2, rows.1) { swap(&rows.1, &rows.2); permutationSign = -permutationSign }
         if SphereVector.precedes(rows.1, rows.0) { swap(&rows.0, &rows.1); permutationSign = -permutationSign }
+        let sorted = rows
         func entry(_ row: Int, _ column: Int) -> Double {
             switch row {
-            case 0: return rows.0[column]
-            case 1: return rows.1[column]
-            default: return rows.2[column]
+            case 0: return sorted.0[column]
+            case 1: return sorted.1[column]
+            default: return sorted.2[column]
             }
         }
         for term in PerturbationTerm.all {
