@@ -1081,22 +1081,16 @@ private enum ExactDeterminant {
         if SphereVector.precedes(rows.1, rows.0) { swap(&rows.0, &rows.1); permutationSign = -permutationSign }
         if SphereVector.precedes(rows.2, rows.1) { swap(&rows.1, &rows.2); permutationSign = -permutationSign }
         if SphereVector.precedes(rows.1, rows.0) { swap(&rows.0, &rows.1); permutationSign = -permutationSign }
-        let sorted = rows
-        func entry(_ row: Int, _ column: Int) -> Double {
-            switch row {
-            case 0: return sorted.0[column]
-            case 1: return sorted.1[column]
-            default: return sorted.2[column]
-            }
-        }
-        for term in PerturbationTerm.all {
+        let terms = PerturbationTerm.all
+        for index in terms.indices {
+            let term = terms[index]
             let coefficient: Int
             switch term.rowCount {
             case 2:
-                coefficient = minorSign(entry(term.row0, term.column0), entry(term.row0, term.column1),
-                                        entry(term.row1, term.column0), entry(term.row1, term.column1))
+                coefficient = minorSign(entry(rows, term.row0, term.column0), entry(rows, term.row0, term.column1),
+                                        entry(rows, term.row1, term.column0), entry(rows, term.row1, term.column1))
             case 1:
-                let value = entry(term.row0, term.column0)
+                let value = entry(rows, term.row0, term.column0)
                 coefficient = value > 0 ? 1 : (value < 0 ? -1 : 0)
             default:
                 coefficient = 1
@@ -1104,6 +1098,14 @@ private enum ExactDeterminant {
             if coefficient != 0 { return permutationSign * term.sign * coefficient }
         }
         return permutationSign  // not reached: the last terms have coefficient 1
+    }
+
+    private static func entry(_ rows: (SphereVector, SphereVector, SphereVector), _ row: Int, _ column: Int) -> Double {
+        switch row {
+        case 0: return rows.0[column]
+        case 1: return rows.1[column]
+        default: return rows.2[column]
+        }
     }
 }
 
