@@ -451,6 +451,32 @@ final class GeospatialTests: XCTestCase {
         XCTAssertTrue(clockwise.contains(point(5, 3)))
     }
 
+    func testPolygonsWithManyVertices() throws {
+        // A 3000-gon approximating a 20-degree circle around (30, 40), with a
+        // 500-gon hole of 5 degrees: containment agrees with the distance from
+        // the center away from the boundaries.
+        let center = SphereVector(longitude: 30, latitude: 40)
+        func ring(_ radiusDegrees: Double, _ count: Int) -> [GeoPoint] {
+            var points = (0..<count).map { index in
+                destination(from: center, bearing: -2 * Double.pi * Double(index) / Double(count),
+                            distance: radiusDegrees * Double.pi / 180).geoPoint
+            }
+            points.append(points[0])
+            return points
+        }
+        let region = try GeoShape.polygon([ring(20, 3000), ring(5, 500)]).validated()
+        var random = SeededRandom(seed: 99)
+        var checked = 0
+        for _ in 0..<3000 {
+            let distance = random.double(in: 0...30)
+            guard abs(distance - 20) > 0.01, abs(distance - 5) > 0.01 else { continue }
+            let probe = destination(from: center, bearing: random.double(in: 0..<(2 * Double.pi)), distance: distance * Double.pi / 180).geoPoint
+            XCTAssertEqual(region.contains(probe), distance > 5 && distance < 20, "\(probe) at \(distance) degrees")
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 2900)
+    }
+
     func testInvalidPointsAreNeverInside() throws {
         let everything = try circle((0, 0), .infinity).validated()
         XCTAssertFalse(everything.contains(point(.nan, 0)))
@@ -627,6 +653,28 @@ final class GeospatialTests: XCTestCase {
         XCTAssertEqual(try GeoShape(parsing: "GeoPolygon({[0,0],[1,0],[1,1],[0,0]})"), polygon([(0, 0), (1, 0), (1, 1), (0, 0)]))
         XCTAssertEqual(try GeoShape(parsing: "geocircle([.5, 5.], 1E2)"), circle((0.5, 5), 100))
         XCTAssertEqual(try GeoShape(parsing: "geoCircle([0, 0], INF)"), circle((0, 0), .infinity))
+    }
+
+    /// The CRUD - Read guide's shapes, in the text the overlay writes for them
+    /// (GeoOverlayTests checks that text), over the guide's two companies.
+    func testGuideShapesOverTheGuideCompanies() throws {
+        let companies = [("company1", -122.35, 47.68), ("company2", -121.85, 47.9)]
+        let polygon = "geoPolygon({[-122.8, 48.0], [-121.8, 48.2], [-121.6, 47.6], [-122.0, 47.0], [-122.6, 47.2], [-122.8, 48.0]}"
+        let hole = "{[-122.6, 47.8], [-122.2, 47.7], [-122.6, 47.4], [-122.5, 47.6], [-122.6, 47.8]}"
+        let hole2 = "{[-122.05, 47.55], [-121.9, 47.55], [-122.1, 47.3], [-122.05, 47.55]}"
+        let table: [(String, [String])] = [
+            ("geoCircle([-121.9, 47.3], 0.004363323)", []),
+            ("geoCircle([-122.6, 47.8], \(44.4 / 6378.1))", ["company1"]),
+            ("geoBox([-122.7, 47.3], [-122.1, 48.1])", ["company1"]),
+            // company2 sits at the top edge's latitude, under the great-circle arc.
+            ("geoBox([-122.4, 47.5], [-121.8, 47.9])", ["company1", "company2"]),
+            (polygon + ")", ["company1", "company2"]),
+            (polygon + ", " + hole + ")", ["company2"]),
+            (polygon + ", " + hole + ", " + hole2 + ")", ["company2"]),
+        ]
+        for (text, expected) in table {
+            XCTAssertEqual(inside(try GeoShape(parsing: text), companies), expected, text)
+        }
     }
 
     func testTextErrors() {

@@ -49,10 +49,11 @@ struct GeoPoint: Equatable, Sendable, CustomStringConvertible {
     /// The third GeoJSON coordinate, if there is one.
     var altitude: Double?
 
+    /// A NaN altitude counts as none, as in realm-core.
     init(longitude: Double, latitude: Double, altitude: Double? = nil) {
         self.longitude = longitude
         self.latitude = latitude
-        self.altitude = altitude
+        self.altitude = altitude?.isNaN == true ? nil : altitude
     }
 
     /// Whether the longitude is in [-180, 180] and the latitude in [-90, 90]
@@ -87,10 +88,7 @@ struct GeoPoint: Equatable, Sendable, CustomStringConvertible {
         guard index != coordinates.endIndex else { return nil }
         let latitude = coordinates[index]
         coordinates.formIndex(after: &index)
-        var altitude: Double? = nil
-        if index != coordinates.endIndex, !coordinates[index].isNaN {
-            altitude = coordinates[index]
-        }
+        let altitude = index != coordinates.endIndex ? coordinates[index] : nil
         self.init(longitude: longitude, latitude: latitude, altitude: altitude)
         guard isInRange else { return nil }
     }
@@ -609,15 +607,23 @@ private struct EdgeBound {
     let center: SphereVector
     /// Half the edge's angle, plus a margin for rounding.
     let radius: Double
+    let cosRadius: Double
+    let sinRadius: Double
 
     init(_ a: SphereVector, _ b: SphereVector) {
         let sum = a + b
         center = sum.lengthSquared > 1e-30 ? sum.normalized() : a
         radius = 0.5 * GeometryKernel.angle(a, b) + 1e-9
+        cosRadius = cos(radius)
+        sinRadius = sin(radius)
     }
 
+    /// Whether the caps overlap: the angle between the centers is at most
+    /// the sum of the radii (compared through cosines).
     func mayMeet(_ other: EdgeBound) -> Bool {
-        radius + other.radius >= Double.pi || GeometryKernel.angle(center, other.center) <= radius + other.radius
+        if radius + other.radius >= Double.pi { return true }
+        let cosSum = cosRadius * other.cosRadius - sinRadius * other.sinRadius
+        return center.dot(other.center) >= cosSum - 1e-12
     }
 }
 
@@ -816,12 +822,13 @@ private enum RingRelations {
     /// of one lies on an edge of the other (not at its ends).
     private static func boundariesMeet(_ first: GeoRing, _ second: GeoRing) -> Bool {
         let firstCount = first.vertices.count, secondCount = second.vertices.count
+        let secondBounds = (0..<secondCount).map { EdgeBound(second.vertices[$0], second.vertices[($0 + 1) % secondCount]) }
         for i in 0..<firstCount {
             let a = first.vertices[i], b = first.vertices[(i + 1) % firstCount]
             let bound = EdgeBound(a, b)
             for j in 0..<secondCount {
                 let c = second.vertices[j], d = second.vertices[(j + 1) % secondCount]
-                guard bound.mayMeet(EdgeBound(c, d)) else { continue }
+                guard bound.mayMeet(secondBounds[j]) else { continue }
                 let sharesEnd = a == c || a == d || b == c || b == d
                 if !sharesEnd && GeometryKernel.arcsCross(a, b, c, d) { return true }
                 if GeometryKernel.liesInside(c, arc: a, b) || GeometryKernel.liesInside(d, arc: a, b)
