@@ -653,6 +653,8 @@ final class GeospatialTests: XCTestCase {
         XCTAssertEqual(try GeoShape(parsing: "GeoPolygon({[0,0],[1,0],[1,1],[0,0]})"), polygon([(0, 0), (1, 0), (1, 1), (0, 0)]))
         XCTAssertEqual(try GeoShape(parsing: "geocircle([.5, 5.], 1E2)"), circle((0.5, 5), 100))
         XCTAssertEqual(try GeoShape(parsing: "geoCircle([0, 0], INF)"), circle((0, 0), .infinity))
+        // A NaN altitude is no altitude (realm-core's reading of NaN).
+        XCTAssertEqual(try GeoShape(parsing: "geoCircle([1, 2, nan], 1)"), circle((1, 2), 1))
     }
 
     /// The CRUD - Read guide's shapes, in the text the overlay writes for them
@@ -711,6 +713,7 @@ final class GeospatialTests: XCTestCase {
             XCTAssertEqual(GeoPoint(geoJSONType: spelling, coordinates: [1.0, 2.0]), point(1, 2), spelling)
         }
         XCTAssertEqual(GeoPoint(geoJSONType: "Point", coordinates: [1.0, 2.0, 3.0]), GeoPoint(longitude: 1, latitude: 2, altitude: 3))
+        XCTAssertEqual(GeoPoint(geoJSONType: "Point", coordinates: [1.0, 2.0, .nan])?.altitude, nil)
         // Extra coordinates are ignored, as realm-core reads only three.
         XCTAssertEqual(GeoPoint(geoJSONType: "Point", coordinates: [2.0, 2.0, 2.0, 2.0]), GeoPoint(longitude: 2, latitude: 2, altitude: 2))
         // Not points: another type, too few coordinates, out of range.
