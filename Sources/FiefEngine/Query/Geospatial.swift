@@ -189,9 +189,12 @@ enum GeoShape: Equatable, Sendable, CustomStringConvertible {
     ///   after realm-core: a coordinate out of range, a negative or NaN
     ///   radius, a ring not closed or with fewer than three different
     ///   vertices, duplicate vertices, antipodal neighbours, crossing edges,
-    ///   a hole not inside the outer ring, shared edges, holes crossing or
-    ///   nested.  A query binder that got the shape from an argument should
-    ///   rethrow it as `.queryArgument`, with the shape's text for context.
+    ///   a hole not inside the outer ring, shared edges, holes crossing,
+    ///   nested or sharing more than one vertex with their ring.  The message
+    ///   is the reason alone; realm-core's binder wraps it as "Invalid region
+    ///   in GEOWITHIN query for parameter '<shape>': '<reason>'", and a
+    ///   binder that got the shape from an argument should rethrow it as
+    ///   `.queryArgument`.
     func validated() throws(FiefError) -> GeoRegion {
         switch self {
         case .circle(let center, let radians):
@@ -207,6 +210,7 @@ enum GeoShape: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Throws realm-core's "out of bounds" error unless `point` is in range.
     static func checkRange(_ point: GeoPoint) throws(FiefError) {
         guard point.isInRange else {
             throw FiefError(.queryInvalid, "Longitude/latitude is out of bounds, lng: \(point.longitude) lat: \(point.latitude)")
