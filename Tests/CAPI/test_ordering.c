@@ -428,7 +428,37 @@ TEST(bad_input) {
     E(fief_release(r));
 }
 
+/* SORT, DISTINCT and LIMIT written after a predicate are the same stages. */
+TEST(query_suffixes) {
+    fief_realm_t *r = open_ordering();
+    R(r != NULL);
+    R(fief_realm_begin_write(r));
+    fief_object_key_t d[5] = {add_dog(r, "e", 3, -1, vnull()), add_dog(r, "b", 1, -1, vnull()), add_dog(r, "d", 3, -1, vnull()),
+                              add_dog(r, "a", 2, -1, vnull()), add_dog(r, "c", 1, -1, vnull())};
+    R(fief_realm_commit(r));
+    fief_results_t *dogs = fief_realm_get_objects(r, t_class(r, "Dog"));
+    R(dogs != NULL);
+    fief_results_t *top = fief_results_filter(dogs, "age > 1 SORT(name DESC) LIMIT(2)", NULL, 0);
+    R(top != NULL);
+    EXPECT_KEYS(top, d[0], d[2]);
+    fief_results_t *first_sorted = fief_results_filter(dogs, "TRUEPREDICATE LIMIT(2) SORT(name ASC)", NULL, 0);
+    R(first_sorted != NULL);
+    EXPECT_KEYS(first_sorted, d[1], d[0]);
+    fief_results_t *ages = fief_results_filter(dogs, "TRUEPREDICATE SORT(name ASC) DISTINCT(age)", NULL, 0);
+    R(ages != NULL);
+    EXPECT_KEYS(ages, d[3], d[1], d[2]);
+    EERR(fief_results_filter(dogs, "TRUEPREDICATE SORT(name)", NULL, 0), FIEF_ERR_QUERY_SYNTAX);
+    EERR(fief_results_filter(dogs, "TRUEPREDICATE SORT(nope ASC)", NULL, 0), FIEF_ERR_QUERY_INVALID);
+    EERR(fief_results_filter(top, "age > 0", NULL, 0), FIEF_ERR_QUERY_INVALID);
+    fief_release(top);
+    fief_release(first_sorted);
+    fief_release(ages);
+    fief_release(dogs);
+    E(fief_release(r));
+}
+
 static const t_case cases[] = {T(sort_by_key_paths), T(stages_apply_left_to_right), T(distinct_by_realm_equality),
-                               T(filters_and_limits), T(key_path_results_are_live), T(results_of_values), T(bad_input)};
+                               T(filters_and_limits), T(key_path_results_are_live), T(results_of_values), T(bad_input),
+                               T(query_suffixes)};
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }

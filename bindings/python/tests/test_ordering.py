@@ -154,3 +154,15 @@ def test_bad_input(pets):
         pets.limit(2.5)
     with pytest.raises(TypeError):
         pets.limit(True)
+
+
+def test_query_suffixes_are_the_same_stages(pets):
+    # SORT, DISTINCT and LIMIT written in the predicate, applied left to right.
+    assert names(pets.filter("age > 1 SORT(name DESC) LIMIT(2)")) == ["d5", "d4"]
+    assert names(pets.filter("TRUEPREDICATE LIMIT(2) SORT(name DESC)")) == ["d1", "d0"]
+    assert names(pets.filter("TRUEPREDICATE DISTINCT(owner.name) SORT(age DESC)")) == ["d4", "d3", "d2", "d0"]
+    assert names(pets.filter("age < $0 SORT(owner.age ASC, age ASC)", 4)) == ["d0", "d2", "d1"]
+    with pytest.raises(fief.QueryError):
+        pets.filter("TRUEPREDICATE SORT(name)")
+    with pytest.raises(fief.QueryError):
+        pets.filter("TRUEPREDICATE SORT(nope ASC)")
