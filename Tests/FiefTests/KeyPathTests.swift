@@ -111,68 +111,13 @@ final class KeyPathTests: FiefTestCase {
     }
 
     func testAKeyPathThatReadsNoPersistedPropertyTraps() {
-        assertQueryTraps("keyPathOfPlainProperty",
+        assertTraps("keyPathOfPlainProperty",
                          message: "A key path of 'Animal' (")
-        assertQueryTraps("sortByPlainProperty", message: "reads no persisted property")
+        assertTraps("sortByPlainProperty", message: "reads no persisted property")
     }
 
     static let trapScenarios: [String: @Sendable () -> Void] = [
         "keyPathOfPlainProperty": { _ = _name(for: \Animal.notPersisted) },
         "sortByPlainProperty": { _ = SortDescriptor(keyPath: \Cat.notPersisted) },
     ]
-}
-
-// MARK: - Traps
-
-/// Scenarios of this file and of TypedQueryTests that must trap.  Like
-/// TrapSupport.swift's, each runs in a child process (this test runner
-/// again, filtered to `QueryTrapScenarioRunner.testRunScenario`, with the
-/// scenario's name in the environment), through a runner of their own.
-enum QueryTrapScenarios {
-    static let environmentKey = "FIEF_QUERY_TRAP_SCENARIO"
-
-    static var all: [String: @Sendable () -> Void] {
-        KeyPathTests.trapScenarios.merging(TypedQueryTests.trapScenarios) { first, _ in first }
-    }
-}
-
-/// Runs the scenario named in the environment (in the child process); does
-/// nothing in a normal test run.
-final class QueryTrapScenarioRunner: FiefTestCase {
-    func testRunScenario() {
-        guard let name = ProcessInfo.processInfo.environment[QueryTrapScenarios.environmentKey] else { return }
-        guard let scenario = QueryTrapScenarios.all[name] else {
-            XCTFail("No query trap scenario named '\(name)'")
-            return
-        }
-        scenario()
-        // Reaching here means the scenario did not trap.
-        FileHandle.standardError.write(Data("FIEF-SCENARIO-RETURNED\n".utf8))
-        exit(0)
-    }
-}
-
-extension XCTestCase {
-    /// Asserts that query trap scenario `name` traps with a message containing `message`.
-    func assertQueryTraps(_ name: String, message: String, file: StaticString = #filePath, line: UInt = #line) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["FiefTests.QueryTrapScenarioRunner/testRunScenario"]
-        var environment = ProcessInfo.processInfo.environment
-        environment[QueryTrapScenarios.environmentKey] = name
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardError = pipe
-        process.standardOutput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            XCTFail("Cannot run \(CommandLine.arguments[0]): \(error)", file: file, line: line)
-            return
-        }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationReason, .uncaughtSignal, "scenario '\(name)' did not trap:\n\(output)", file: file, line: line)
-        XCTAssertTrue(output.contains(message), "scenario '\(name)' trapped without '\(message)':\n\(output)", file: file, line: line)
-    }
 }

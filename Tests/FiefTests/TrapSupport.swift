@@ -64,5 +64,9 @@ enum TrapScenarioRegistry {
                       NestedMixedCollectionTests.trapScenarios, CollectionSetValueTests.trapScenarios, SortDistinctTests.trapScenarios] {
             TrapScenarios.all.merge(table) { first, _ in first }
         }
+        // Scenarios that need no test case (key paths and typed queries).
+        for (name, scenario) in KeyPathTests.trapScenarios.merging(TypedQueryTests.trapScenarios, uniquingKeysWith: { first, _ in first }) {
+            TrapScenarios.all[name] = TrapScenarios.all[name] ?? { _ in scenario() }
+        }
     }
 }

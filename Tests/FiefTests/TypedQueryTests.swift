@@ -801,12 +801,12 @@ final class TypedQueryTests: FiefTestCase {
     // MARK: - Traps
 
     func testMisusesTrap() {
-        assertQueryTraps("twoCollections", message: "Comparing two collection columns is not permitted.")
-        assertQueryTraps("subqueryWithoutCollection", message: "Subqueries must contain a keypath starting with a collection.")
-        assertQueryTraps("subqueryOverTwoCollections", message: "A subquery may name only one collection")
-        assertQueryTraps("keyPathAfterMapSubscript", message: "Cannot apply key path to Map subscripts.")
-        assertQueryTraps("unmanagedList", message: "Cannot filter an unmanaged List")
-        assertQueryTraps("unmanagedLinkingObjects", message: "Cannot filter the linking objects of an unmanaged object")
+        assertTraps("twoCollections", message: "Comparing two collection columns is not permitted.")
+        assertTraps("subqueryWithoutCollection", message: "Subqueries must contain a keypath starting with a collection.")
+        assertTraps("subqueryOverTwoCollections", message: "A subquery may name only one collection")
+        assertTraps("keyPathAfterMapSubscript", message: "Cannot apply key path to Map subscripts.")
+        assertTraps("unmanagedList", message: "Cannot filter an unmanaged List")
+        assertTraps("unmanagedLinkingObjects", message: "Cannot filter the linking objects of an unmanaged object")
     }
 
     static let trapScenarios: [String: @Sendable () -> Void] = [
