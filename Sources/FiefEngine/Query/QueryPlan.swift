@@ -268,20 +268,8 @@ enum QueryCompiler {
         }
     }
 
-    static func name(_ op: QueryOperator) -> String {
-        switch op {
-        case .equal: return "=="
-        case .notEqual: return "!="
-        case .less: return "<"
-        case .lessOrEqual: return "<="
-        case .greater: return ">"
-        case .greaterOrEqual: return ">="
-        case .beginsWith: return "BEGINSWITH"
-        case .endsWith: return "ENDSWITH"
-        case .contains: return "CONTAINS"
-        case .like: return "LIKE"
-        }
-    }
+    /// The operator as messages spell it (its canonical spelling).
+    static func name(_ op: QueryOperator) -> String { QueryParser.spelling(op) }
 
     private static func property(_ operand: QueryOperand, _ target: QueryTarget) throws(FiefError) -> Property {
         switch (operand, target) {
