@@ -493,7 +493,7 @@ public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
                 let key = keys[position]
                 position += 1
                 if let raw = fief_object_get(results.core.handle.raw, results.binding.classKey, key) {
-                    return Results.element(for: results.core.makeObject(results.binding.info.type, handle: raw, binding: results.binding))
+                    return Results<Element>.element(for: results.core.makeObject(results.binding.info.type, handle: raw, binding: results.binding))
                 }
             }
             return nil
