@@ -92,6 +92,12 @@ final class TallyAliases: TallyProjection {
     @Projected(\Tally.count) var second
 }
 
+/// A projection of an embedded object.
+final class ResidenceProjection: Projection<Residence> {
+    @Projected(\Residence.city) var town
+    @Projected(\Residence.country.localizedUppercase) var countryCaps
+}
+
 /// Projects a property that is not persisted: making one traps.
 final class NicknameProjection: Projection<Citizen> {
     @Projected(\Citizen.nickname) var nickname
@@ -170,6 +176,18 @@ final class ProjectionTests: FiefTestCase {
         XCTAssertFalse(projection.isInvalidated)
         projection.firstName = "No One"
         XCTAssertEqual(citizen.firstName, "No One", "unmanaged roots are written without a transaction")
+    }
+
+    func testProjectionOfAnEmbeddedObject() throws {
+        let realm = try populatedRealm()
+        let jon = jon(in: realm)
+        let residence = ResidenceProjection(projecting: try XCTUnwrap(jon.address))
+        XCTAssertEqual(residence.town, "Winterfell")
+        XCTAssertEqual(residence.countryCaps, "THE NORTH")
+        XCTAssertEqual(residence.realm, realm)
+        try realm.write { residence.town = "Castle Black" }
+        XCTAssertEqual(jon.address?.city, "Castle Black")
+        XCTAssertEqual(_name(for: \ResidenceProjection.countryCaps), "country")
     }
 
     // MARK: Results of projections
@@ -536,6 +554,10 @@ final class ProjectionTests: FiefTestCase {
         assertProjectionTraps("freezeDeleted", message: "deleted or invalidated")
     }
 
+    func testResultsOfProjectionsOfAnEmbeddedClassTrap() {
+        assertProjectionTraps("objectsOfEmbeddedProjection", message: "is embedded")
+    }
+
     func testSettingAComputedProjectedCollectionElementTraps() {
         assertProjectionTraps("setComputedCollectionElement", message: "is not writable")
     }
@@ -578,6 +600,10 @@ final class ProjectionTests: FiefTestCase {
             let projection = realm.objects(CitizenProjection.self).first!
             try realm.write { realm.delete(projection.rootObject) }
             _ = projection.freeze()
+        },
+        "objectsOfEmbeddedProjection": { test in
+            let realm = try ProjectionTests.trapRealm(test)
+            _ = realm.objects(ResidenceProjection.self)
         },
         "setComputedCollectionElement": { test in
             let realm = try ProjectionTests.trapRealm(test)
