@@ -628,7 +628,10 @@ final class ProjectionTests: FiefTestCase {
 /// Like TrapSupport.swift's scenarios, each projection scenario runs in a
 /// child process (this test runner again, filtered to
 /// `ProjectionTrapScenarioRunner.testRunScenario`, with the scenario's name
-/// in the environment), through a runner of its own.
+/// in the environment).  The runner is a copy of TrapSupport's only because
+/// that file is outside this change: once merged, `ProjectionTests.trapScenarios`
+/// belongs in `TrapScenarioRegistry.registerAll()`, and this runner and
+/// `assertProjectionTraps` go (the tests then call `assertTraps`).
 enum ProjectionTrapScenarios {
     static let environmentKey = "FIEF_PROJECTION_TRAP_SCENARIO"
 }
