@@ -111,6 +111,20 @@
 //   instance whose @Persisted accessors record their names and hand back
 //   recording links and collections, so `\Person.dogs[0].name` is
 //   `dogs.name`; key-path sorts and the other key-path APIs use it too.
+// - Class projections (Projection.swift): `Projection<Root>` holds only its
+//   root object; each `@Projected` property is a key path of the root,
+//   evaluated on it at every read (so reads are live, and key paths may end
+//   in computed properties) and assigned through it on write (a write
+//   transaction, as for the root; a non-writable key path traps).  Each
+//   projection class's schema (Mirror over the wrappers, superclasses
+//   first; origin paths from the key-path recorder) is built once, when its
+//   first projection is made, and cached: a key path reading no persisted
+//   property traps then, as in RealmSwift.  `projectTo` on a List or
+//   MutableSet of objects gives a live `ProjectedCollection` mapping each
+//   object through a key path.  `realm.objects(P.self)` is the root class's
+//   results; `Results` wraps each object it reads in a new projection.
+//   Equality is RealmSwift's (same instance, or same row of the same realm
+//   version), with a hash that agrees with it.  No `observe` yet.
 // - Default file: `default.realm` in the current directory.
 
 import CFief

@@ -525,10 +525,11 @@ public struct Realm {
 
     // MARK: Reading
 
-    /// Every object of `type`, as live results (fief_realm_get_objects).
-    /// Registers `type` in the realm's schema on first use if needed.
+    /// Every object of `type`, as live results (fief_realm_get_objects);
+    /// for a projection class, a projection of every object of its root
+    /// class.  Registers the class in the realm's schema on first use if needed.
     public func objects<Element: RealmFetchable>(_ type: Element.Type) -> Results<Element> {
-        guard let objectType = type as? ObjectBase.Type else {
+        guard let objectType = type as? ObjectBase.Type ?? (type as? any FiefProjectionType.Type)?.fiefRootType else {
             preconditionFailure("\(type) is not an Object type")
         }
         let binding = core.binding(for: objectType)

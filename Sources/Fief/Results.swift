@@ -184,7 +184,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
             }
             fiefTrap("Cannot read \(binding.info.className) results", error)
         }
-        return core.makeObject(binding.info.type, handle: raw, binding: binding) as! Element
+        return Self.element(for: core.makeObject(binding.info.type, handle: raw, binding: binding))
     }
 
     /// The value at `position` of results of values (fief_results_get_value).
@@ -224,7 +224,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
             if !ok { fiefTrap("Cannot look up a value in \(name)", CError.last()) }
             return found ? index : nil
         }
-        guard let managed = (object as? ObjectBase)?._fiefManaged, !wasInvalidated else { return nil }
+        guard let managed = Self.object(of: object)?._fiefManaged, !wasInvalidated else { return nil }
         var index = 0
         var found = false
         guard fief_results_index_of(handle.raw, managed.handle.raw, &index, &found) else {
@@ -493,7 +493,7 @@ public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
                 let key = keys[position]
                 position += 1
                 if let raw = fief_object_get(results.core.handle.raw, results.binding.classKey, key) {
-                    return results.core.makeObject(results.binding.info.type, handle: raw, binding: results.binding) as? Element
+                    return Results<Element>.element(for: results.core.makeObject(results.binding.info.type, handle: raw, binding: results.binding))
                 }
             }
             return nil
@@ -528,7 +528,7 @@ extension Results: CustomStringConvertible {
         }
         var lines = ["Results<\(binding.info.className)> <\(Unmanaged.passUnretained(handle).toOpaque())> ("]
         for index in 0..<Swift.min(count, 100) {
-            let object = self[index] as? ObjectBase
+            let object = Self.object(of: self[index])
             let body = object.map { String(describing: $0) } ?? "?"
             let indented = body.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n\t")
             lines.append("\t[\(index)] \(indented)")

@@ -286,3 +286,128 @@ final class SeedWhereExamplesTests: FiefTestCase {
         XCTAssertEqual(dogs.where { $0.color == "tan" }.where { $0.name.starts(with: "B") }.map(\.name), ["Bella"])
     }
 }
+
+// MARK: - Class projections: the Projection page and the CRUD-Read guide
+
+/// The Projection page's example, as written, with two changes Swift
+/// itself requires (the page's code does not compile with RealmSwift
+/// either): `\Person.address.city` is `\Person.address?.city`, since
+/// `address` is optional; and the "Querying" snippet's
+/// `realm.object(PersonProjection.self)` is `realm.objects(...)`, with
+/// `realm.create` inside a write transaction.  The classes are stored as
+/// "ProjectionPerson" and "ProjectionAddress" (the tests have their own
+/// Person and Address).
+enum ProjectionPage {
+    public class Person: Object {
+        override class func _realmObjectName() -> String? { "ProjectionPerson" }
+        @Persisted var firstName = ""
+        @Persisted var lastName = ""
+        @Persisted var address: Address?
+        @Persisted var friends: List<Person>
+        @Persisted var reviews: List<String>
+    }
+
+    public class Address: EmbeddedObject {
+        override class func _realmObjectName() -> String? { "ProjectionAddress" }
+        @Persisted var city: String = ""
+        @Persisted var country = ""
+    }
+
+    class PersonProjection: Projection<Person> {
+        @Projected(\Person.firstName) var firstName
+        @Projected(\Person.lastName.localizedUppercase)
+        var lastNameCaps
+        @Projected(\Person.address?.city) var homeCity
+        @Projected(\Person.friends.projectTo.firstName)
+        var friendsFirstName: ProjectedCollection<String>
+    }
+
+    /// "Querying": all projections of a type, and one made from an object.
+    static func queryingExample(_ realm: Realm) throws -> (Results<PersonProjection>, PersonProjection) {
+        let projections = realm.objects(PersonProjection.self)
+        let personObject = try realm.write { realm.create(Person.self) }
+        let singleProjection = PersonProjection(projecting: personObject)
+        return (projections, singleProjection)
+    }
+
+    /// The members the page lists, with their declared types.
+    static func members(_ projection: PersonProjection) -> [String] {
+        let realm: Realm? = projection.realm
+        let isInvalidated: Bool = projection.isInvalidated
+        let isFrozen: Bool = projection.isFrozen
+        let frozen: PersonProjection = projection.freeze()
+        let thawed: PersonProjection? = frozen.thaw()
+        let root: Person = projection.rootObject
+        return ["\(realm != nil)", "\(isInvalidated)", "\(isFrozen)", "\(frozen.isFrozen)", "\(thawed?.isFrozen == false)", root.firstName]
+    }
+}
+
+/// The class projection the CRUD-Read guide's "Query Class Projections"
+/// example reads (defined on the guide's model page, over the same Person
+/// and Address as the Projection page).
+enum ProjectionGuide {
+    typealias Person = ProjectionPage.Person
+
+    class PersonProjection: Projection<Person> {
+        @Projected(\Person.firstName) var firstName // Passthrough from original object
+        @Projected(\Person.address?.city) var homeCity // Rename and access embedded object property through keypath
+        @Projected(\Person.friends.projectTo.firstName) var firstFriendsName: ProjectedCollection<String> // Collection mapping
+    }
+
+    /// The guide's example, as written; returns what it prints.
+    static func queryClassProjections(_ realm: Realm) -> [String] {
+        var printed: [String] = []
+        func print(_ value: Any?) { printed.append(String(describing: value)) }
+        // Retrieve all class projections of the given type `PersonProjection`
+        let people = realm.objects(PersonProjection.self)
+        // Use projection data in your view
+        print(people.first?.firstName)
+        print(people.first?.homeCity)
+        print(people.first?.firstFriendsName)
+        return printed
+    }
+}
+
+extension SeedCompileTests {
+    func testProjectionPageExamplesRun() throws {
+        let realm = try Realm(configuration: fileConfiguration())
+        let (projections, single) = try ProjectionPage.queryingExample(realm)
+        XCTAssertEqual(projections.count, 1)
+        XCTAssertEqual(projections.first, single)
+        XCTAssertEqual(single.firstName, "")
+        XCTAssertEqual(single.lastNameCaps, "")
+        XCTAssertNil(single.homeCity)
+        XCTAssertEqual(Array(single.friendsFirstName), [])
+
+        let person = single.rootObject
+        try realm.write {
+            person.firstName = "Arya"
+            person.lastName = "Stark"
+            person.address = ProjectionPage.Address(value: ["city": "Winterfell", "country": "The North"])
+            person.friends.append(ProjectionPage.Person(value: ["firstName": "Gendry"]))
+            person.reviews.append("brave")
+        }
+        // Passthrough, key-path resolution (computed, embedded) and collection mapping.
+        XCTAssertEqual(single.firstName, "Arya")
+        XCTAssertEqual(single.lastNameCaps, "STARK")
+        XCTAssertEqual(single.homeCity, "Winterfell")
+        XCTAssertEqual(Array(single.friendsFirstName), ["Gendry"])
+        // Exclusion: `reviews` is not projected; the root still has it.
+        XCTAssertEqual(Array(single.rootObject.reviews), ["brave"])
+        XCTAssertEqual(realm.objects(ProjectionPage.PersonProjection.self).count, 2, "Arya and her friend")
+        XCTAssertEqual(ProjectionPage.members(single), ["true", "false", "false", "true", "true", "Arya"])
+    }
+
+    func testCrudReadQueryClassProjectionsRuns() throws {
+        let realm = try Realm(configuration: fileConfiguration())
+        try realm.write {
+            let jon = realm.create(ProjectionPage.Person.self, value: ["firstName": "Jon", "lastName": "Snow",
+                                                                        "address": ["city": "Winterfell", "country": "The North"]])
+            jon.friends.append(realm.create(ProjectionPage.Person.self, value: ["firstName": "Samwell", "lastName": "Tarly"]))
+        }
+        let printed = ProjectionGuide.queryClassProjections(realm)
+        XCTAssertEqual(printed[0], "Optional(\"Jon\")")
+        XCTAssertEqual(printed[1], "Optional(\"Winterfell\")")
+        XCTAssertEqual(printed[2], "Optional(ProjectedCollection<String> {\n\t[0] Samwell\n})")
+    }
+}
