@@ -526,86 +526,86 @@ final class ProjectionTests: FiefTestCase {
     // MARK: Traps
 
     func testProjectingAPropertyThatIsNotPersistedTraps() {
-        assertProjectionTraps("notPersistedKeyPath", message: "reads no persisted property")
+        assertTraps("projectionNotPersistedKeyPath", message: "reads no persisted property")
     }
 
     func testResultsOfAProjectionOfAPropertyThatIsNotPersistedTrapOnRead() throws {
         // Counting makes no projection: only reading an element traps.
         let realm = try ProjectionTests.trapRealm(self)
         XCTAssertEqual(realm.objects(NicknameProjection.self).count, 1)
-        assertProjectionTraps("notPersistedKeyPathFromResults", message: "reads no persisted property")
+        assertTraps("projectionNotPersistedKeyPathFromResults", message: "reads no persisted property")
     }
 
     func testWritingOutsideAWriteTransactionTraps() {
-        assertProjectionTraps("writeOutsideTransaction", message: "outside of a write transaction")
+        assertTraps("projectionWriteOutsideTransaction", message: "outside of a write transaction")
     }
 
     func testWritingThroughAReadOnlyKeyPathTraps() {
-        assertProjectionTraps("writeComputedKeyPath", message: "Cannot set 'lastNameCaps' of 'CitizenProjection'")
-        assertProjectionTraps("writeOptionalChainKeyPath", message: "Cannot set 'homeCity' of 'CitizenProjection'")
+        assertTraps("projectionWriteComputedKeyPath", message: "Cannot set 'lastNameCaps' of 'CitizenProjection'")
+        assertTraps("projectionWriteOptionalChainKeyPath", message: "Cannot set 'homeCity' of 'CitizenProjection'")
     }
 
     func testWritingAFrozenProjectionTraps() {
-        assertProjectionTraps("writeFrozen", message: "Attempting to modify a frozen object")
+        assertTraps("projectionWriteFrozen", message: "Attempting to modify a frozen object")
     }
 
     func testFreezingAnUnmanagedOrDeletedRootTraps() {
-        assertProjectionTraps("freezeUnmanaged", message: "Unmanaged objects cannot be frozen")
-        assertProjectionTraps("freezeDeleted", message: "deleted or invalidated")
+        assertTraps("projectionFreezeUnmanaged", message: "Unmanaged objects cannot be frozen")
+        assertTraps("projectionFreezeDeleted", message: "deleted or invalidated")
     }
 
     func testResultsOfProjectionsOfAnEmbeddedClassTrap() {
-        assertProjectionTraps("objectsOfEmbeddedProjection", message: "is embedded")
+        assertTraps("projectionObjectsOfEmbeddedProjection", message: "is embedded")
     }
 
     func testSettingAComputedProjectedCollectionElementTraps() {
-        assertProjectionTraps("setComputedCollectionElement", message: "is not writable")
+        assertTraps("projectionSetComputedCollectionElement", message: "is not writable")
     }
 
-    /// Scenario name → code that must trap (run by ProjectionTrapScenarioRunner).
+    /// Scenario name → code that must trap (run by TrapScenarioRunner).
     nonisolated(unsafe) static let trapScenarios: [String: (FiefTestCase) throws -> Void] = [
-        "notPersistedKeyPath": { test in
+        "projectionNotPersistedKeyPath": { test in
             _ = NicknameProjection(projecting: Citizen())
         },
-        "notPersistedKeyPathFromResults": { test in
+        "projectionNotPersistedKeyPathFromResults": { test in
             let realm = try ProjectionTests.trapRealm(test)
             let projections = realm.objects(NicknameProjection.self)
             _ = projections.count
             _ = projections.first
         },
-        "writeOutsideTransaction": { test in
+        "projectionWriteOutsideTransaction": { test in
             let realm = try ProjectionTests.trapRealm(test)
             realm.objects(CitizenProjection.self).first!.firstName = "Aegon"
         },
-        "writeComputedKeyPath": { test in
+        "projectionWriteComputedKeyPath": { test in
             let realm = try ProjectionTests.trapRealm(test)
             let projection = realm.objects(CitizenProjection.self).first!
             try realm.write { projection.lastNameCaps = "STARK" }
         },
-        "writeOptionalChainKeyPath": { test in
+        "projectionWriteOptionalChainKeyPath": { test in
             let realm = try ProjectionTests.trapRealm(test)
             let projection = realm.objects(CitizenProjection.self).first!
             try realm.write { projection.homeCity = "Winterfell" }
         },
-        "writeFrozen": { test in
+        "projectionWriteFrozen": { test in
             let realm = try ProjectionTests.trapRealm(test)
             let frozen = realm.objects(CitizenProjection.self).first!.freeze()
             try realm.write { frozen.firstName = "Aegon" }
         },
-        "freezeUnmanaged": { test in
+        "projectionFreezeUnmanaged": { test in
             _ = CitizenProjection(projecting: Citizen()).freeze()
         },
-        "freezeDeleted": { test in
+        "projectionFreezeDeleted": { test in
             let realm = try ProjectionTests.trapRealm(test)
             let projection = realm.objects(CitizenProjection.self).first!
             try realm.write { realm.delete(projection.rootObject) }
             _ = projection.freeze()
         },
-        "objectsOfEmbeddedProjection": { test in
+        "projectionObjectsOfEmbeddedProjection": { test in
             let realm = try ProjectionTests.trapRealm(test)
             _ = realm.objects(ResidenceProjection.self)
         },
-        "setComputedCollectionElement": { test in
+        "projectionSetComputedCollectionElement": { test in
             let realm = try ProjectionTests.trapRealm(test)
             let projection = realm.objects(CitizenProjection.self).first!
             try realm.write {
@@ -620,59 +620,5 @@ final class ProjectionTests: FiefTestCase {
         let realm = try Realm(configuration: test.fileConfiguration())
         try realm.write { realm.create(Citizen.self, value: ["firstName": "Jon", "lastName": "Snow"]) }
         return realm
-    }
-}
-
-// MARK: - Trap runner
-
-/// Like TrapSupport.swift's scenarios, each projection scenario runs in a
-/// child process (this test runner again, filtered to
-/// `ProjectionTrapScenarioRunner.testRunScenario`, with the scenario's name
-/// in the environment).  The runner is a copy of TrapSupport's only because
-/// that file is outside this change: once merged, `ProjectionTests.trapScenarios`
-/// belongs in `TrapScenarioRegistry.registerAll()`, and this runner and
-/// `assertProjectionTraps` go (the tests then call `assertTraps`).
-enum ProjectionTrapScenarios {
-    static let environmentKey = "FIEF_PROJECTION_TRAP_SCENARIO"
-}
-
-/// Runs the scenario named in the environment (in the child process); does
-/// nothing in a normal test run.
-final class ProjectionTrapScenarioRunner: FiefTestCase {
-    func testRunScenario() throws {
-        guard let name = ProcessInfo.processInfo.environment[ProjectionTrapScenarios.environmentKey] else { return }
-        guard let scenario = ProjectionTests.trapScenarios[name] else {
-            XCTFail("No projection trap scenario named '\(name)'")
-            return
-        }
-        try scenario(self)
-        // Reaching here means the scenario did not trap.
-        FileHandle.standardError.write(Data("FIEF-SCENARIO-RETURNED\n".utf8))
-        exit(0)
-    }
-}
-
-extension XCTestCase {
-    /// Asserts that projection trap scenario `name` traps with a message containing `message`.
-    func assertProjectionTraps(_ name: String, message: String, file: StaticString = #filePath, line: UInt = #line) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["FiefTests.ProjectionTrapScenarioRunner/testRunScenario"]
-        var environment = ProcessInfo.processInfo.environment
-        environment[ProjectionTrapScenarios.environmentKey] = name
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardError = pipe
-        process.standardOutput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            XCTFail("Cannot run \(CommandLine.arguments[0]): \(error)", file: file, line: line)
-            return
-        }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationReason, .uncaughtSignal, "scenario '\(name)' did not trap:\n\(output)", file: file, line: line)
-        XCTAssertTrue(output.contains(message), "scenario '\(name)' trapped without '\(message)':\n\(output)", file: file, line: line)
     }
 }

@@ -61,12 +61,17 @@ enum TrapScenarioRegistry {
     static func registerAll() {
         for table in [CustomPersistableTests.trapScenarios, KeyValueCodingTests.trapScenarios, DynamicAPITests.trapScenarios, ListTests.trapScenarios,
                       SetMapTests.trapScenarios, AnyRealmValueTests.trapScenarios,
-                      NestedMixedCollectionTests.trapScenarios, CollectionSetValueTests.trapScenarios, SortDistinctTests.trapScenarios] {
-            TrapScenarios.all.merge(table) { first, _ in first }
+                      NestedMixedCollectionTests.trapScenarios, CollectionSetValueTests.trapScenarios, SortDistinctTests.trapScenarios,
+                      ProjectionTests.trapScenarios] {
+            for (name, scenario) in table {
+                precondition(TrapScenarios.all[name] == nil, "two trap scenarios are named '\(name)'")
+                TrapScenarios.all[name] = scenario
+            }
         }
         // Scenarios that need no test case (key paths and typed queries).
         for (name, scenario) in KeyPathTests.trapScenarios.merging(TypedQueryTests.trapScenarios, uniquingKeysWith: { first, _ in first }) {
-            TrapScenarios.all[name] = TrapScenarios.all[name] ?? { _ in scenario() }
+            precondition(TrapScenarios.all[name] == nil, "two trap scenarios are named '\(name)'")
+            TrapScenarios.all[name] = { _ in scenario() }
         }
     }
 }
