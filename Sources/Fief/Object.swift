@@ -60,11 +60,16 @@ open class ObjectBase: Hashable, CustomStringConvertible {
     }
 
     /// A human-readable description: the class name and every property.
+    /// Objects linked from it are described inside it, five levels deep at
+    /// most (as RealmSwift does), so objects that link to each other print
+    /// `<Maximum depth exceeded>` where the description would go on.
     open var description: String {
         let className = _fiefManaged?.binding.info.className ?? type(of: self).className()
         if _fiefManaged != nil && _fiefIsInvalidated { return "[invalid object]" }
-        let lines = _fiefPropertyValues().map { "\t\($0.name) = \(fiefDescribe($0.value));" }
-        return "\(className) {\n" + lines.joined(separator: "\n") + "\n}"
+        return FiefDescriptionDepth.nested {
+            let lines = _fiefPropertyValues().map { "\t\($0.name) = \(fiefDescribe($0.value));" }
+            return "\(className) {\n" + lines.joined(separator: "\n") + "\n}"
+        }
     }
 
     /// Creates an unmanaged object from `value` (RealmSwift's
@@ -178,6 +183,23 @@ open class ObjectBase: Hashable, CustomStringConvertible {
 func fiefInvalidValue(_ value: Any?, for property: PropertyInfo, of info: ObjectSchemaInfo) -> Never {
     let typeName = PropertyType(fiefType: property.type)
     preconditionFailure("Invalid value '\(fiefDescribe(value))' of type '\(type(of: fiefUnwrap(value) ?? "nil" as Any))' for '\(typeName)\(property.isOptional ? "?" : "")' property '\(info.className).\(property.name)'")
+}
+
+/// How deep descriptions of objects nest (an object's description holds
+/// those of the objects it links to), per thread: RealmSwift stops at 5.
+enum FiefDescriptionDepth {
+    static let maximum = 5
+    private static let key = "FiefDescriptionDepth"
+
+    /// `describe()`, one level deeper; `<Maximum depth exceeded>` past the maximum.
+    static func nested(_ describe: () -> String) -> String {
+        let state = Thread.current.threadDictionary
+        let depth = state[key] as? Int ?? 0
+        if depth >= maximum { return "<Maximum depth exceeded>" }
+        state[key] = depth + 1
+        defer { state[key] = depth }
+        return describe()
+    }
 }
 
 func fiefDescribe(_ value: Any?) -> String {

@@ -69,6 +69,13 @@ final class LinkTests: FiefTestCase {
             realm.add(solo)
         }
         XCTAssertEqual(realm.objects(Buddy.self).count, 3)
+        // Objects linking to each other describe each other five levels deep.
+        let described = ann.description
+        XCTAssertEqual(described.components(separatedBy: "Buddy {").count - 1, 5, described)
+        XCTAssertTrue(described.contains("buddy = <Maximum depth exceeded>;"), described)
+        XCTAssertTrue(solo.description.contains("<Maximum depth exceeded>"))
+        XCTAssertTrue(realm.objects(Buddy.self).description.contains("<Maximum depth exceeded>"))
+        XCTAssertEqual(ann.description, described)
         XCTAssertEqual(ann.buddy?.name, "Bob")
         XCTAssertEqual(ann.buddy?.buddy?.name, "Ann")
         XCTAssertEqual(solo.buddy?.buddy?.name, "Solo")
