@@ -79,6 +79,7 @@ public struct Persisted<Value: _Persistable> {
         get {
             // A throwaway instance reading a key path (Internal/KeyPathRecorder.swift).
             if let recorder = observed._fiefRecorder {
+                recorder.readKeyPaths.append(wrappedKeyPath)
                 return recorder.recordRead(of: storageKeyPath, on: observed)
             }
             if case .linkingOrigin(let property) = observed[keyPath: storageKeyPath].storage,

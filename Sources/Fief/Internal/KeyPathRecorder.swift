@@ -32,6 +32,8 @@
 /// order, while it is read on recording instances (`ObjectBase._fiefRecorder`).
 final class KeyPathRecorder {
     private(set) var names: [String] = []
+    /// The key paths of the persisted properties read (`\Dog.name`), in order, paused or not.
+    var readKeyPaths: [AnyKeyPath] = []
     /// While positive, reads are not recorded (a custom type's
     /// `init(persistedValue:)` reading the object it is made from).
     private var pauses = 0
