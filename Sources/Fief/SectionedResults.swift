@@ -236,7 +236,7 @@ public struct ResultsSection<Key: _Persistable & Hashable, T: RealmCollectionVal
     /// (objects are found again by key as the iteration reaches them;
     /// those deleted meanwhile are skipped).
     public func makeIterator() -> SectionIterator<T> {
-        SectionIterator(store.iterator(over: currentPositions()))
+        SectionIterator(store.results, positions: currentPositions())
     }
 
     /// The realm of the sorted results.
@@ -326,13 +326,49 @@ public struct SectionedResultsIterator<Key: _Persistable & Hashable, Element: Re
 /// The iterator of `ResultsSection`: the elements of the section when
 /// iteration begins.
 public struct SectionIterator<Element: RealmCollectionValue>: IteratorProtocol {
-    private var base: RLMIterator<Element>
-
-    init(_ base: RLMIterator<Element>) {
-        self.base = base
+    private enum Source {
+        /// Values, read when iteration began.
+        case values([Element])
+        /// Objects, by key: each fetched when the iteration reaches it.
+        case objects([fief_object_key_t], core: RealmCore, binding: ClassBinding)
     }
 
-    public mutating func next() -> Element? { base.next() }
+    private let source: Source
+    private var position = 0
+
+    /// The elements at `positions` of `results` now: values read at once;
+    /// objects by key (fief_results_get_key), fetched as the iteration
+    /// reaches them (fief_object_get), skipping those deleted meanwhile.
+    init(_ results: Results<Element>, positions: [Int]) {
+        guard let binding = results.objectBinding else {
+            source = .values(positions.map { results[$0] })
+            return
+        }
+        let keys = positions.map { position in
+            var key: fief_object_key_t = 0
+            fiefCheck(fief_results_get_key(results.handle.raw, position, &key), "Cannot iterate a section of \(binding.info.className) results")
+            return key
+        }
+        source = .objects(keys, core: results.core, binding: binding)
+    }
+
+    public mutating func next() -> Element? {
+        switch source {
+        case .values(let values):
+            guard position < values.count else { return nil }
+            position += 1
+            return values[position - 1]
+        case .objects(let keys, let core, let binding):
+            while position < keys.count {
+                let key = keys[position]
+                position += 1
+                if let raw = fief_object_get(core.handle.raw, binding.classKey, key) {
+                    return core.makeObject(binding.info.type, handle: raw, binding: binding) as? Element
+                }
+            }
+            return nil
+        }
+    }
 }
 
 // MARK: - Making sectioned results
@@ -608,36 +644,6 @@ final class SectionStore<Key: _Persistable & Hashable, Element: RealmCollectionV
     func thawed() -> SectionStore? {
         if !results.isFrozen { return self }
         return results.thaw().map { SectionStore(results: $0, keys: keys) }
-    }
-
-    // MARK: Reading elements
-
-    /// An iterator over the elements at `positions` now: values read at
-    /// once; objects by key (fief_results_get_key), fetched as the iteration
-    /// reaches them (fief_object_get), skipping those deleted meanwhile.
-    func iterator(over positions: [Int]) -> RLMIterator<Element> {
-        guard let binding = results.objectBinding else {
-            return RLMIterator(elements: positions.map { results[$0] })
-        }
-        let objectKeys = positions.map { position in
-            var key: fief_object_key_t = 0
-            fiefCheck(fief_results_get_key(results.handle.raw, position, &key), "Cannot iterate a section of \(binding.info.className) results")
-            return key
-        }
-        let core = results.core
-        var next = 0
-        return RLMIterator(nextBatch: {
-            var batch: [Element] = []
-            while next < objectKeys.count, batch.count < 64 {
-                let key = objectKeys[next]
-                next += 1
-                if let raw = fief_object_get(core.handle.raw, binding.classKey, key),
-                   let object = core.makeObject(binding.info.type, handle: raw, binding: binding) as? Element {
-                    batch.append(object)
-                }
-            }
-            return batch.isEmpty ? nil : batch
-        })
     }
 
     // MARK: Descriptions
