@@ -411,3 +411,85 @@ extension SeedCompileTests {
         XCTAssertEqual(printed[2], "Optional(ProjectedCollection<String> {\n\t[0] Samwell\n})")
     }
 }
+
+// MARK: - The CRUD-Read guide's sectioned results
+
+extension CRUDGuide {
+    /// The guide's first sectioned-results example, as written: sections by
+    /// the computed `firstLetter`.
+    static func sectionedByKeyPathExample() -> SectionedResults<String, Dog> {
+        let realm = try! Realm()
+        var dogsByFirstLetter: SectionedResults<String, Dog>
+        dogsByFirstLetter = realm.objects(Dog.self).sectioned(by: \.firstLetter, ascending: true)
+        return dogsByFirstLetter
+    }
+
+    /// The guide's second example, as written (count, keys, a section by
+    /// index); returns what it prints.
+    static func sectionedResultsMembersExample() -> (sectionCount: Int, sectionKeys: [String], sectionKey: String, firstDogName: String?) {
+        let realm = try! Realm()
+        var dogsByFirstLetter: SectionedResults<String, Dog>
+        dogsByFirstLetter = realm.objects(Dog.self).sectioned(by: \.firstLetter, ascending: true)
+        // You can get a count of the sections in the SectionedResults
+        let sectionCount = dogsByFirstLetter.count
+        // Get an array containing all section keys for objects that match the query.
+        let sectionKeys = dogsByFirstLetter.allKeys
+        // This example realm contains 4 dogs, "Rex", "Wolfie", "Fido", "Spot".
+        // Prints ["F", "R", "S", "W"]
+        print(sectionKeys)
+        // Get a specific key by index position
+        let sectionKey = dogsByFirstLetter[0].key
+        // Prints "Key for index 0: F"
+        print("Key for index 0: \(sectionKey)")
+        // You can access Results Sections by the index of the key you want in SectionedResults.
+        // "F" is the key at index position 0. When we access this Results Section, we get dogs whose name begins with "F".
+        let dogsByF = dogsByFirstLetter[0]
+        // Prints "Fido"
+        print(dogsByF.first?.name)
+        return (sectionCount, sectionKeys, sectionKey, dogsByF.first?.name)
+    }
+
+    /// The guide's third example, as written: sections by a callback.
+    static func sectionedByCallbackExample() -> [String] {
+        let realm = try! Realm()
+        let results = realm.objects(Dog.self)
+        let sectionedResults = results.sectioned(by: { String($0.name.first!) },
+                                                 sortDescriptors: [SortDescriptor.init(keyPath: "name", ascending: true)])
+        let sectionKeys = sectionedResults.allKeys
+        return sectionKeys
+    }
+}
+
+extension SeedCompileTests {
+    /// The guide's realm: "Rex", "Wolfie", "Fido", "Spot", in a file.
+    private func addTheGuidesDogs() throws -> Realm {
+        Realm.Configuration.defaultConfiguration = fileConfiguration()
+        let realm = try Realm()
+        try realm.write {
+            for name in ["Rex", "Wolfie", "Fido", "Spot"] {
+                realm.create(CRUDGuide.Dog.self, value: ["name": name])
+            }
+        }
+        return realm
+    }
+
+    func testCrudReadSectionedExamplesGiveThePagesAnswers() throws {
+        let realm = try addTheGuidesDogs()
+        let dogsByFirstLetter = CRUDGuide.sectionedByKeyPathExample()
+        XCTAssertEqual(dogsByFirstLetter.allKeys, ["F", "R", "S", "W"])
+        XCTAssertEqual(dogsByFirstLetter.map { $0.map(\.name) }, [["Fido"], ["Rex"], ["Spot"], ["Wolfie"]])
+
+        let members = CRUDGuide.sectionedResultsMembersExample()
+        XCTAssertEqual(members.sectionCount, 4)
+        XCTAssertEqual(members.sectionKeys, ["F", "R", "S", "W"])
+        XCTAssertEqual(members.sectionKey, "F")
+        XCTAssertEqual(members.firstDogName, "Fido")
+
+        XCTAssertEqual(CRUDGuide.sectionedByCallbackExample(), ["F", "R", "S", "W"])
+
+        // "These collections are live": the sections follow a write.
+        try realm.write { realm.create(CRUDGuide.Dog.self, value: ["name": "Fluffy"]) }
+        XCTAssertEqual(dogsByFirstLetter[0].map(\.name), ["Fido", "Fluffy"])
+        XCTAssertEqual(CRUDGuide.sectionedResultsMembersExample().sectionCount, 4)
+    }
+}
