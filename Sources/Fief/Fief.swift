@@ -125,6 +125,20 @@
 //   results; `Results` wraps each object it reads in a new projection.
 //   Equality is RealmSwift's (same instance, or same row of the same realm
 //   version), with a hash that agrees with it.  No `observe` yet.
+// - Sectioned results (SectionedResults.swift): `sectioned(by:...)` sorts
+//   the collection's live results (fief_results_sort) and splits them by
+//   key as realm-core does (sections in order of each key's first
+//   appearance, an element joining its key's section even out of sort
+//   order, keys compared as Realm compares mixed values, links refused).  A
+//   `SectionedResults` and its `ResultsSection`s share one store holding
+//   only the sections' keys and positions; it computes them again in one
+//   pass when the realm's version (fief_realm_get_version) or invalidation
+//   generation has moved since, or on every read inside a write
+//   transaction.  A key path that is a persisted property itself (the
+//   recorder saw exactly that key path read) is read with
+//   fief_results_get_values, without object handles; closures and computed
+//   properties run on each element.  Frozen sections copy the layout of
+//   their version.  No `observe` yet (no notifications in the C ABI).
 // - Default file: `default.realm` in the current directory.
 
 import CFief

@@ -403,8 +403,9 @@ extension RealmCollection {
         sectioned(sortDescriptors: [SortDescriptor(keyPath: "self", ascending: ascending)], block)
     }
 
-    /// Sectioned results over these elements sorted by `sortDescriptors`.
-    fileprivate func fiefSectioned<Key>(sortDescriptors: [SortDescriptor],
+    /// Sectioned results over these elements sorted by `sortDescriptors`
+    /// (what every `sectioned(by:...)` method comes down to).
+    func fiefSectioned<Key>(sortDescriptors: [SortDescriptor],
                                         keys: SectionKeySource<Key, Element>) -> SectionedResults<Key, Element> {
         let sorted = fiefResultsToSection().sorted(by: sortDescriptors)
         return SectionedResults(store: SectionStore(results: sorted, keys: keys))
