@@ -406,7 +406,7 @@ extension RealmCollection {
     /// Sectioned results over these elements sorted by `sortDescriptors`
     /// (what every `sectioned(by:...)` method comes down to).
     func fiefSectioned<Key>(sortDescriptors: [SortDescriptor],
-                                        keys: SectionKeySource<Key, Element>) -> SectionedResults<Key, Element> {
+                            keys: SectionKeySource<Key, Element>) -> SectionedResults<Key, Element> {
         let sorted = fiefResultsToSection().sorted(by: sortDescriptors)
         return SectionedResults(store: SectionStore(results: sorted, keys: keys))
     }
@@ -580,7 +580,8 @@ final class SectionStore<Key: _Persistable & Hashable, Element: RealmCollectionV
             return cached.layout
         }
         let layout = computeLayout()
-        if let stamp { lock.withLock { cached = (layout, stamp) } }
+        // Kept only if nothing moved while it was computed.
+        if let stamp, currentStamp() == stamp { lock.withLock { cached = (layout, stamp) } }
         return layout
     }
 
