@@ -136,9 +136,9 @@
 //   generation has moved since, or on every read inside a write
 //   transaction.  A key path that is a persisted property itself (the
 //   recorder saw exactly that key path read) is read with
-//   fief_results_get_values, without object handles; closures and computed
-//   properties run on each element.  Frozen sections copy the layout of
-//   their version.  No `observe` yet (no notifications in the C ABI).
+//   fief_results_get_values, without object handles; closures, computed
+//   properties and projections' key paths run on each element.  Frozen
+//   sections copy the layout of their version.  No `observe` yet (no notifications in the C ABI).
 // - Default file: `default.realm` in the current directory.
 
 import CFief

@@ -363,7 +363,7 @@ public struct SectionIterator<Element: RealmCollectionValue>: IteratorProtocol {
                 let key = keys[position]
                 position += 1
                 if let raw = fief_object_get(core.handle.raw, binding.classKey, key) {
-                    return core.makeObject(binding.info.type, handle: raw, binding: binding) as? Element
+                    return Results<Element>.element(for: core.makeObject(binding.info.type, handle: raw, binding: binding))
                 }
             }
             return nil
@@ -463,15 +463,54 @@ extension RealmCollection where Element: ObjectBase {
     }
 }
 
+extension RealmCollection {
+    /// The projections sorted by the root property `keyPath` reads (through
+    /// its `@Projected` property), in sections by its value.  Traps, as
+    /// RealmSwift does, for an unmanaged collection.
+    ///
+    ///     realm.objects(PersonProjection.self).sectioned(by: \.firstName, ascending: true)
+    public func sectioned<Key: _Persistable & Hashable, O: ObjectBase>(by keyPath: KeyPath<Element, Key>,
+                                                                       ascending: Bool = true) -> SectionedResults<Key, Element>
+        where Element: Projection<O> {
+        fiefSectioned(sortDescriptors: [SortDescriptor(keyPath: _name(for: keyPath), ascending: ascending)],
+                      keys: .block { $0[keyPath: keyPath] })
+    }
+
+    /// The projections sorted by `sortDescriptors`, in sections by the value
+    /// `keyPath` reads.  The first sort descriptor must name the root
+    /// property the key path reads (traps otherwise, and for none, as
+    /// RealmSwift does).
+    public func sectioned<Key: _Persistable & Hashable, O: ObjectBase>(by keyPath: KeyPath<Element, Key>,
+                                                                       sortDescriptors: [SortDescriptor]) -> SectionedResults<Key, Element>
+        where Element: Projection<O> {
+        guard let first = sortDescriptors.first else {
+            preconditionFailure("Can not section Results with empty sortDescriptor parameter.")
+        }
+        guard _name(for: keyPath) == first.keyPath else {
+            preconditionFailure("The section key path must match the primary sort descriptor.")
+        }
+        return fiefSectioned(sortDescriptors: sortDescriptors, keys: .block { $0[keyPath: keyPath] })
+    }
+
+    /// The projections sorted by `sortDescriptors`, in sections by the key
+    /// `block` gives for each (see `sectioned(sortDescriptors:_:)`).
+    public func sectioned<Key: _Persistable & Hashable, O: ObjectBase>(by block: @escaping ((Element) -> Key),
+                                                                       sortDescriptors: [SortDescriptor]) -> SectionedResults<Key, Element>
+        where Element: Projection<O> {
+        sectioned(sortDescriptors: sortDescriptors, block)
+    }
+}
+
 // MARK: - The shared state
 
 /// How each element's section key is found.
 enum SectionKeySource<Key: _Persistable & Hashable, Element> {
     /// Run on each element.
     case block((Element) -> Key)
-    /// Read through a key path: the persisted property itself (read by
-    /// name with fief_results_get_values), or else a computed property or a
-    /// path through links (`read` runs on each object).
+    /// Read through a key path of an object class: the persisted property
+    /// itself (read by name with fief_results_get_values), or else a
+    /// computed property or a path through links (`read` runs on each
+    /// object).
     case keyPath(AnyKeyPath, read: (Element) -> Key)
 }
 
@@ -546,7 +585,7 @@ final class SectionStore<Key: _Persistable & Hashable, Element: RealmCollectionV
     init(results: Results<Element>, keys: SectionKeySource<Key, Element>, layout: SectionLayout<Key>? = nil) {
         self.results = results
         self.keys = keys
-        if case .keyPath(let keyPath, _) = keys, let binding = results.objectBinding {
+        if case .keyPath(let keyPath, _) = keys, Element.self is ObjectBase.Type, let binding = results.objectBinding {
             directProperty = directPropertyName(of: keyPath, in: binding)
         } else {
             directProperty = nil
@@ -658,7 +697,7 @@ final class SectionStore<Key: _Persistable & Hashable, Element: RealmCollectionV
 
     func describeElement(at position: Int) -> String {
         let element = results[position]
-        if let object = element as? ObjectBase { return String(describing: object) }
+        if let object = Results<Element>.object(of: element) { return String(describing: object) }
         return fiefDescribe(element)
     }
 }

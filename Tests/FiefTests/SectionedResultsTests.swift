@@ -49,6 +49,15 @@ class SectionedShelf: Object {
     @Persisted(originProperty: "shelf") var residents: LinkingObjects<SectionedItem>
 }
 
+/// A projection of an item: its name as `title`, its score as `points`.
+final class SectionedItemProjection: Projection<SectionedItem> {
+    @Projected(\SectionedItem.name) var title
+    @Projected(\SectionedItem.score) var points
+
+    /// Computed over a projected property.
+    var initial: String { title.first.map(String.init) ?? "" }
+}
+
 /// `sectioned(by:...)`, `SectionedResults` and `ResultsSection` (RealmSwift's
 /// SectionedResults; the CRUD-Read guide's examples are in
 /// SeedCompileTests): sections and their order, live updates, frozen
@@ -614,6 +623,37 @@ final class SectionedResultsTests: FiefTestCase {
         XCTAssertTrue(shelf.numbers.freeze().sectioned(by: { $0 % 3 }).isFrozen)
     }
 
+    func testProjections() throws {
+        let realm = try Realm()
+        try addFruit(realm)
+        let projections = realm.objects(SectionedItemProjection.self)
+        func titles(_ sections: SectionedResults<String, SectionedItemProjection>) -> [[String]] {
+            sections.map { $0.map(\.title) }
+        }
+        for ascending in [true, false] {
+            let byInitial = projections.sectioned(by: \.initial, ascending: ascending)
+            XCTAssertEqual(byInitial.allKeys, ascending ? ["a", "b", "c"] : ["c", "b", "a"])
+            let first: SectionedItemProjection = byInitial[0][0]
+            XCTAssertEqual(first.title, ascending ? "apple" : "cherry")
+            let withDescriptors = projections.sectioned(by: \.initial, sortDescriptors: [SortDescriptor(keyPath: "name", ascending: ascending)])
+            XCTAssertEqual(titles(withDescriptors), titles(byInitial))
+            let byClosure = projections.sectioned(by: { String($0.title.first!) }, sortDescriptors: [SortDescriptor(keyPath: "name", ascending: ascending)])
+            XCTAssertEqual(titles(byClosure), titles(byInitial))
+        }
+        let byPoints = projections.sectioned(by: \.points, sortDescriptors: [SortDescriptor(keyPath: "score", ascending: false)])
+        XCTAssertEqual(byPoints.allKeys, [6, 5, 4, 3, 2, 1])
+        XCTAssertEqual(byPoints[IndexPath(item: 0, section: 5)].title, "banana")
+        // Live and frozen.
+        let live = projections.sectioned(by: \.initial)
+        let frozen = live.freeze()
+        try realm.write { realm.add(SectionedItem("dill")) }
+        XCTAssertEqual(titles(live), [["apple", "avocado"], ["banana", "box"], ["chalk", "cherry"], ["dill"]])
+        XCTAssertEqual(titles(frozen), [["apple", "avocado"], ["banana", "box"], ["chalk", "cherry"]])
+        XCTAssertTrue(frozen[0][0].isFrozen)
+        XCTAssertEqual(try XCTUnwrap(frozen.thaw()).count, 4)
+        XCTAssertTrue(live.description.contains("name = dill"), live.description)
+    }
+
     // MARK: Traps
 
     func testTrapsWhereRealmSwiftTraps() {
@@ -630,6 +670,7 @@ final class SectionedResultsTests: FiefTestCase {
         assertTraps("sectionIndexOutOfBounds", message: "Index 3 is out of bounds (must be less than 3).")
         assertTraps("itemIndexOutOfBounds", message: "Index 2 is out of bounds (must be less than 2).")
         assertTraps("sectionObjectsByValue", message: "Cannot sort 'SectionedItem' by [\"self\"]")
+        assertTraps("sectionProjectionKeyPathNotFirstSortDescriptor", message: "The section key path must match the primary sort descriptor.")
     }
 
     nonisolated(unsafe) static let trapScenarios: [String: (FiefTestCase) throws -> Void] = [
@@ -677,6 +718,10 @@ final class SectionedResultsTests: FiefTestCase {
             let realm = try Realm(configuration: test.fileConfiguration())
             try realm.write { realm.add([SectionedItem("a1"), SectionedItem("a2")]) }
             _ = realm.objects(SectionedItem.self).sectioned(by: \.initial)[IndexPath(item: 2, section: 0)]
+        },
+        "sectionProjectionKeyPathNotFirstSortDescriptor": { test in
+            _ = try Realm(configuration: test.fileConfiguration()).objects(SectionedItemProjection.self)
+                .sectioned(by: \.points, sortDescriptors: ["name", "score"])
         },
         "sectionObjectsByValue": { test in
             _ = try Realm(configuration: test.fileConfiguration()).objects(SectionedItem.self).sectioned(by: { $0.name }, ascending: true)
