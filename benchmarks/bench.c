@@ -1178,6 +1178,46 @@ typedef struct {
     fief_object_key_t owners[GRAPH_LISTS];
 } GraphFief;
 
+/* Opens (creating it) the realm at `path` with one class, "Owner", of
+ * `num_props` properties, at normal durability; sets its class key and the
+ * keys of the properties named in `names`. */
+static fief_realm_t *owner_realm_open(const char *path, const fief_property_info_t *props, size_t num_props,
+                                      fief_class_key_t *cls, const char *const *names, fief_property_key_t *keys,
+                                      size_t num_names) {
+    fief_class_info_t owner;
+    memset(&owner, 0, sizeof owner);
+    owner.name = "Owner";
+    owner.num_properties = num_props;
+    const fief_property_info_t *const class_props[1] = {props};
+    fief_schema_t *schema;
+    fief_config_t *config;
+    fief_realm_t *realm;
+    FH(schema, fief_schema_new(&owner, 1, class_props));
+    FH(config, fief_config_new());
+    FB(fief_config_set_path(config, path));
+    FB(fief_config_set_durability(config, FIEF_DURABILITY_NORMAL));
+    FB(fief_config_set_schema(config, schema));
+    FH(realm, fief_realm_open(config));
+    FB(fief_release(config));
+    FB(fief_release(schema));
+    fief_schema_t *rs;
+    FH(rs, fief_realm_get_schema(realm));
+    fief_class_info_t ci;
+    size_t cidx = 0;
+    bool found = false;
+    FB(fief_schema_find_class(rs, "Owner", &ci, &cidx, &found));
+    CHECK(found, "fief: class Owner missing from the realm's schema");
+    *cls = ci.key;
+    for (size_t i = 0; i < num_names; i++) {
+        fief_property_info_t pi;
+        FB(fief_schema_find_property(rs, cidx, names[i], &pi, &found));
+        CHECK(found, "fief: property %s missing from the realm's schema", names[i]);
+        keys[i] = pi.key;
+    }
+    FB(fief_release(rs));
+    return realm;
+}
+
 static void graph_fief_open(GraphFief *g, const char *path) {
     snprintf(g->path, sizeof g->path, "%s", path);
     fief_property_info_t props[3];
@@ -1185,36 +1225,12 @@ static void graph_fief_open(GraphFief *g, const char *path) {
     props[0].name = "name";   props[0].type = FIEF_TYPE_STRING;
     props[1].name = "scores"; props[1].type = FIEF_TYPE_INT; props[1].collection_type = FIEF_COLLECTION_LIST;
     props[2].name = "big";    props[2].type = FIEF_TYPE_INT; props[2].collection_type = FIEF_COLLECTION_LIST;
-    fief_class_info_t cls;
-    memset(&cls, 0, sizeof cls);
-    cls.name = "Owner";
-    cls.num_properties = 3;
-    const fief_property_info_t *const class_props[1] = {props};
-    fief_schema_t *schema;
-    fief_config_t *config;
-    FH(schema, fief_schema_new(&cls, 1, class_props));
-    FH(config, fief_config_new());
-    FB(fief_config_set_path(config, path));
-    FB(fief_config_set_durability(config, FIEF_DURABILITY_NORMAL));
-    FB(fief_config_set_schema(config, schema));
-    FH(g->realm, fief_realm_open(config));
-    FB(fief_release(config));
-    FB(fief_release(schema));
-    fief_schema_t *rs;
-    FH(rs, fief_realm_get_schema(g->realm));
-    fief_class_info_t ci;
-    size_t cidx = 0;
-    bool found = false;
-    FB(fief_schema_find_class(rs, "Owner", &ci, &cidx, &found));
-    g->cls = ci.key;
-    fief_property_info_t pi;
-    FB(fief_schema_find_property(rs, cidx, "name", &pi, &found));
-    g->p_name = pi.key;
-    FB(fief_schema_find_property(rs, cidx, "scores", &pi, &found));
-    g->p_scores = pi.key;
-    FB(fief_schema_find_property(rs, cidx, "big", &pi, &found));
-    g->p_big = pi.key;
-    FB(fief_release(rs));
+    const char *const names[3] = {"name", "scores", "big"};
+    fief_property_key_t keys[3];
+    g->realm = owner_realm_open(path, props, 3, &g->cls, names, keys, 3);
+    g->p_name = keys[0];
+    g->p_scores = keys[1];
+    g->p_big = keys[2];
     /* The owners, made before any timing. */
     FB(fief_realm_begin_write(g->realm));
     for (int i = 0; i < GRAPH_LISTS; i++) {
@@ -1928,31 +1944,11 @@ static void map_fief_open(MapFief *g, const char *path) {
     memset(props, 0, sizeof props);
     props[0].name = "name";    props[0].type = FIEF_TYPE_STRING;
     props[1].name = "entries"; props[1].type = FIEF_TYPE_INT; props[1].collection_type = FIEF_COLLECTION_MAP;
-    fief_class_info_t cls;
-    memset(&cls, 0, sizeof cls);
-    cls.name = "Owner";
-    cls.num_properties = 2;
-    const fief_property_info_t *const class_props[1] = {props};
-    fief_schema_t *schema;
-    fief_config_t *config;
-    FH(schema, fief_schema_new(&cls, 1, class_props));
-    FH(config, fief_config_new());
-    FB(fief_config_set_path(config, path));
-    FB(fief_config_set_durability(config, FIEF_DURABILITY_NORMAL));
-    FB(fief_config_set_schema(config, schema));
-    FH(g->realm, fief_realm_open(config));
-    FB(fief_release(config));
-    FB(fief_release(schema));
-    fief_schema_t *rs;
-    FH(rs, fief_realm_get_schema(g->realm));
-    fief_class_info_t ci;
-    size_t cidx = 0;
-    bool found = false;
-    FB(fief_schema_find_class(rs, "Owner", &ci, &cidx, &found));
-    g->cls = ci.key;
-    g->p_name = link_prop(rs, cidx, "name");
-    g->p_entries = link_prop(rs, cidx, "entries");
-    FB(fief_release(rs));
+    const char *const names[2] = {"name", "entries"};
+    fief_property_key_t keys[2];
+    g->realm = owner_realm_open(path, props, 2, &g->cls, names, keys, 2);
+    g->p_name = keys[0];
+    g->p_entries = keys[1];
     /* The owner, made before any timing. */
     FB(fief_realm_begin_write(g->realm));
     fief_value_t name;
