@@ -4,10 +4,15 @@
 public final class CompiledQuery: @unchecked Sendable {
     let root: QueryNode
     let tableKey: UInt32
+    /// Whether evaluating it reads other objects than the ones tested
+    /// (key paths through links, collections, backlinks): then each scan
+    /// brings a `QueryScan`.
+    let readsGraph: Bool
 
     init(root: QueryNode, tableKey: UInt32) {
         self.root = root
         self.tableKey = tableKey
+        self.readsGraph = root.readsGraph
     }
 }
 
@@ -44,15 +49,30 @@ enum QueryConstant {
 }
 
 extension QueryNode {
-    /// Every column the node reads.
-    func collectColumns(into columns: inout Set<UInt32>) {
+    /// Every column the node reads, by class: the columns of `table` (the
+    /// class it tests) and, for the graph nodes, those of the classes their
+    /// key paths reach (each such class listed, so that creating or
+    /// deleting its objects counts as a change too).
+    func collectColumns(table: UInt32, into columns: inout [UInt32: Set<UInt32>]) {
         switch self {
         case .constant: break
-        case .and(let children), .or(let children): for child in children { child.collectColumns(into: &columns) }
-        case .not(let inner): inner.collectColumns(into: &columns)
-        case .compare(let p, _, _, _): columns.insert(p.key)
-        case .compareProperties(let a, _, let b, _): columns.insert(a.key); columns.insert(b.key)
-        case .constantMatches(_, _, let p, _): columns.insert(p.key)
+        case .and(let children), .or(let children): for child in children { child.collectColumns(table: table, into: &columns) }
+        case .not(let inner): inner.collectColumns(table: table, into: &columns)
+        case .compare(let p, _, _, _): columns[table, default: []].insert(p.key)
+        case .compareProperties(let a, _, let b, _): columns[table, default: []].formUnion([a.key, b.key])
+        case .constantMatches(_, _, let p, _): columns[table, default: []].insert(p.key)
+        case .graph(let node): node.collectColumns(table: table, into: &columns)
+        }
+    }
+
+    /// Whether the node reads other objects than the one it tests (then
+    /// its evaluation needs a `QueryScan`).
+    var readsGraph: Bool {
+        switch self {
+        case .constant, .compare, .compareProperties, .constantMatches: return false
+        case .and(let children), .or(let children): return children.contains { $0.readsGraph }
+        case .not(let inner): return inner.readsGraph
+        case .graph: return true
         }
     }
 }
@@ -70,6 +90,9 @@ indirect enum QueryNode {
     /// name`: the constant is searched, the property's value is the
     /// pattern); the constant is never null (see `nullComparison`).
     case constantMatches(QueryConstant, QueryOperator, Property, QueryStringOptions)
+    /// A predicate over other objects than the one tested: a key path
+    /// through links, collections or backlinks (see `GraphNode`).
+    case graph(GraphNode)
 }
 
 /// One argument of a query: a single value or (later) a list.
@@ -102,15 +125,17 @@ enum QueryTarget {
 }
 
 enum QueryCompiler {
-    static func compile(_ expression: QueryExpression, table: Table, arguments: [QueryArgument]) throws(FiefError) -> CompiledQuery {
-        CompiledQuery(root: try node(expression, .objects(table), arguments), tableKey: table.key)
+    /// A predicate over the objects of `table`; key paths through links,
+    /// collections and backlinks reach the classes of `realm`'s schema.
+    static func compile(_ expression: QueryExpression, table: Table, realm: Realm, arguments: [QueryArgument]) throws(FiefError) -> CompiledQuery {
+        CompiledQuery(root: try node(expression, .objects(table), arguments, realm: realm), tableKey: table.key)
     }
 
     /// A predicate over the elements of a collection of values: `element`
     /// describes them (its `key` is ignored), `description` names the
     /// collection in messages ("the values of 'Person.scores'").
     static func compileElements(_ expression: QueryExpression, element: Property, description: String, tableKey: UInt32, arguments: [QueryArgument]) throws(FiefError) -> CompiledQuery {
-        CompiledQuery(root: try node(expression, .elements(element, description: description), arguments), tableKey: tableKey)
+        CompiledQuery(root: try node(expression, .elements(element, description: description), arguments, realm: nil), tableKey: tableKey)
     }
 
     /// The SORT, DISTINCT and LIMIT suffixes of a query as the stages
@@ -145,23 +170,33 @@ enum QueryCompiler {
 
     /// The error for a construct the parser reads but this compiler does
     /// not bind yet.
-    private static func unsupported(_ construct: String) -> FiefError {
+    static func unsupported(_ construct: String) -> FiefError {
         FiefError(.queryInvalid, "\(construct) is not supported yet")
     }
 
-    private static func node(_ expression: QueryExpression, _ target: QueryTarget, _ arguments: [QueryArgument]) throws(FiefError) -> QueryNode {
+    /// `expression` bound to `target`: comparisons of the class's own
+    /// values here, everything that reads further (key paths through links
+    /// and collections, lists of values, IN, BETWEEN) by `QueryBinder`.
+    /// `realm` gives the schema key paths walk (nil for elements).
+    static func node(_ expression: QueryExpression, _ target: QueryTarget, _ arguments: [QueryArgument], realm: Realm?) throws(FiefError) -> QueryNode {
         switch expression {
         case .alwaysTrue: return .constant(true)
         case .alwaysFalse: return .constant(false)
-        case .not(let inner): return .not(try node(inner, target, arguments))
-        case .and(let a, let b): return .and([try node(a, target, arguments), try node(b, target, arguments)])
-        case .or(let a, let b): return .or([try node(a, target, arguments), try node(b, target, arguments)])
+        case .not(let inner): return .not(try node(inner, target, arguments, realm: realm))
+        case .and(let a, let b): return .and([try node(a, target, arguments, realm: realm), try node(b, target, arguments, realm: realm)])
+        case .or(let a, let b): return .or([try node(a, target, arguments, realm: realm), try node(b, target, arguments, realm: realm)])
         case .comparison(let lhs, let op, let rhs, let options):
-            try checkSupported(lhs)
-            try checkSupported(rhs)
-            return try comparison(lhs, op, rhs, options, target, arguments)
-        case .membership: throw unsupported("IN")
-        case .between: throw unsupported("BETWEEN")
+            let scope = QueryBinder.Scope(target: target, arguments: arguments, realm: realm)
+            if scope.isScalar(lhs) && scope.isScalar(rhs) {
+                try checkSupported(lhs)
+                try checkSupported(rhs)
+                return try comparison(lhs, op, rhs, options, target, arguments)
+            }
+            return try QueryBinder.comparison(lhs, op, rhs, options, scope)
+        case .membership(let lhs, let rhs, let options):
+            return try QueryBinder.membership(lhs, rhs, options, QueryBinder.Scope(target: target, arguments: arguments, realm: realm))
+        case .between(let value, let low, let high):
+            return try QueryBinder.between(value, low, high, QueryBinder.Scope(target: target, arguments: arguments, realm: realm))
         case .fullText: throw unsupported("TEXT")
         case .geoWithin: throw unsupported("GEOWITHIN")
         }
@@ -169,7 +204,7 @@ enum QueryCompiler {
 
     /// Throws for an operand this compiler cannot bind yet (anything beyond
     /// a property name, `self`, a literal and a scalar argument).
-    private static func checkSupported(_ operand: QueryOperand) throws(FiefError) {
+    static func checkSupported(_ operand: QueryOperand) throws(FiefError) {
         switch operand {
         case .element, .argument: return
         case .constant(.objectKey): throw unsupported("an object key literal (O<key>)")
@@ -191,7 +226,7 @@ enum QueryCompiler {
 
     /// The first part of `path` beyond property names, described; nil for
     /// a path of property names.
-    private static func unsupportedConstruct(_ path: QueryKeyPath) -> String? {
+    static func unsupportedConstruct(_ path: QueryKeyPath) -> String? {
         switch path.start {
         case .object: break
         case .variable: return "a SUBQUERY variable"
@@ -220,14 +255,14 @@ enum QueryCompiler {
         }
     }
 
-    private static func isSubject(_ operand: QueryOperand) -> Bool {
+    static func isSubject(_ operand: QueryOperand) -> Bool {
         switch operand {
         case .keyPath, .element: return true
         default: return false
         }
     }
 
-    private static func comparison(_ lhs: QueryOperand, _ op: QueryOperator, _ rhs: QueryOperand, _ options: QueryStringOptions, _ target: QueryTarget, _ arguments: [QueryArgument]) throws(FiefError) -> QueryNode {
+    static func comparison(_ lhs: QueryOperand, _ op: QueryOperator, _ rhs: QueryOperand, _ options: QueryStringOptions, _ target: QueryTarget, _ arguments: [QueryArgument]) throws(FiefError) -> QueryNode {
         switch (isSubject(lhs), isSubject(rhs)) {
         case (true, true):
             let pa = try property(lhs, target), pb = try property(rhs, target)
@@ -235,29 +270,41 @@ enum QueryCompiler {
             return .compareProperties(pa, op, pb, options)
         case (true, false):
             let p = try property(lhs, target)
-            let c = try adapted(try constant(rhs, arguments, against: p), for: p, argument: argumentIndex(rhs))
-            try check(p, op, c, options, target, argument: argumentIndex(rhs))
-            if case .null = c, let rewritten = nullComparison(p, op, options, constantFirst: false) { return rewritten }
-            return .compare(p, op, c, options)
+            return try compareConstant(p, op, try constant(rhs, arguments, against: p), options, target,
+                                       argument: argumentIndex(rhs), constantFirst: false)
         case (false, true):
             let p = try property(rhs, target)
-            let c = try adapted(try constant(lhs, arguments, against: p), for: p, argument: argumentIndex(lhs))
-            guard let flipped = flip(op) else {
-                // `'abc' CONTAINS name`: the constant is searched, the property is the pattern.
-                try check(p, op, c, options, target, argument: argumentIndex(lhs))
-                if case .null = c, let rewritten = nullComparison(p, op, options, constantFirst: true) { return rewritten }
-                return .constantMatches(c, op, p, options)
-            }
-            try check(p, flipped, c, options, target, argument: argumentIndex(lhs))
-            if case .null = c, let rewritten = nullComparison(p, flipped, options, constantFirst: false) { return rewritten }
-            return .compare(p, flipped, c, options)
+            return try compareConstant(p, op, try constant(lhs, arguments, against: p), options, target,
+                                       argument: argumentIndex(lhs), constantFirst: true)
         case (false, false):
             let a = try constant(lhs, arguments), b = try constant(rhs, arguments)
             return .constant(try constantComparison(a, op, b))
         }
     }
 
-    private static func flip(_ op: QueryOperator) -> QueryOperator? {
+    /// `p op c` (`constantFirst`: `c op p`), `c` as read from the predicate
+    /// or argument `argument`: adapted to `p`'s type, checked, and null
+    /// comparisons rewritten as realm-core answers them.
+    static func compareConstant(_ p: Property, _ op: QueryOperator, _ given: QueryConstant, _ options: QueryStringOptions,
+                                _ target: QueryTarget, argument: Int?, constantFirst: Bool) throws(FiefError) -> QueryNode {
+        let c = try adapted(given, for: p, argument: argument)
+        guard constantFirst else {
+            try check(p, op, c, options, target, argument: argument)
+            if case .null = c, let rewritten = nullComparison(p, op, options, constantFirst: false) { return rewritten }
+            return .compare(p, op, c, options)
+        }
+        guard let flipped = flip(op) else {
+            // `'abc' CONTAINS name`: the constant is searched, the property is the pattern.
+            try check(p, op, c, options, target, argument: argument)
+            if case .null = c, let rewritten = nullComparison(p, op, options, constantFirst: true) { return rewritten }
+            return .constantMatches(c, op, p, options)
+        }
+        try check(p, flipped, c, options, target, argument: argument)
+        if case .null = c, let rewritten = nullComparison(p, flipped, options, constantFirst: false) { return rewritten }
+        return .compare(p, flipped, c, options)
+    }
+
+    static func flip(_ op: QueryOperator) -> QueryOperator? {
         switch op {
         case .equal, .notEqual: return op
         case .less: return .greater
@@ -271,7 +318,7 @@ enum QueryCompiler {
     /// The operator as messages spell it (its canonical spelling).
     static func name(_ op: QueryOperator) -> String { QueryParser.spelling(op) }
 
-    private static func property(_ operand: QueryOperand, _ target: QueryTarget) throws(FiefError) -> Property {
+    static func property(_ operand: QueryOperand, _ target: QueryTarget) throws(FiefError) -> Property {
         switch (operand, target) {
         case (.element, .elements(let element, _)):
             return element
@@ -304,7 +351,7 @@ enum QueryCompiler {
     /// property from its digits (`0.1` is the decimal 0.1, and
     /// `3.141592653589793238` keeps every digit), against any other its
     /// nearest double.
-    private static func constant(_ operand: QueryOperand, _ arguments: [QueryArgument], against property: Property? = nil) throws(FiefError) -> QueryConstant {
+    static func constant(_ operand: QueryOperand, _ arguments: [QueryArgument], against property: Property? = nil) throws(FiefError) -> QueryConstant {
         let isDecimal = property?.type == .decimal128
         switch operand {
         case .constant(let literal):
@@ -344,30 +391,36 @@ enum QueryCompiler {
             guard !argument.isList, argument.values.count == 1 else {
                 throw FiefError(.queryArgument, "argument \(n) is a list; lists are accepted only by IN and ANY")
             }
-            switch argument.values[0] {
-            case .null: return .null
-            case .int(let i): return .int(i)
-            case .bool(let b): return .bool(b)
-            case .float(let f): return .double(Double(f))
-            case .double(let d): return .double(d)
-            case .string(let s):
-                guard UTF8Check.isValid(s) else { throw FiefError(.invalidUTF8, "argument \(n) is not valid UTF-8") }
-                return .bytes(Array(s), isString: true)
-            case .binary(let b): return .bytes(Array(b), isString: false)
-            case .timestamp(let s, let ns):
-                guard Value.isValidTimestamp(seconds: s, nanoseconds: ns) else {
-                    throw FiefError(.invalidArgument, "argument \(n): \(Value.invalidTimestampMessage(seconds: s, nanoseconds: ns))")
-                }
-                return .timestamp(s, ns)
-            case .objectId(let id): return .objectId(id)
-            case .uuid(let id): return .uuid(id)
-            case .decimal128(let d): return .decimal(d)
-            case .link(let classKey, let objectKey): return .link(classKey, objectKey)
-            case .nestedList, .nestedDictionary:
-                throw FiefError(.queryArgument, "argument \(n) is a nested \(argument.values[0].typeName); a query argument is a value or a list of values")
-            }
+            return try constant(argument.values[0], argument: n)
         default:
             throw FiefError(.queryInvalid, "expected a constant")
+        }
+    }
+
+    /// A value given as argument `n` (or as an element of list argument
+    /// `n`), copied.
+    static func constant(_ value: Value, argument n: Int) throws(FiefError) -> QueryConstant {
+        switch value {
+        case .null: return .null
+        case .int(let i): return .int(i)
+        case .bool(let b): return .bool(b)
+        case .float(let f): return .double(Double(f))
+        case .double(let d): return .double(d)
+        case .string(let s):
+            guard UTF8Check.isValid(s) else { throw FiefError(.invalidUTF8, "argument \(n) is not valid UTF-8") }
+            return .bytes(Array(s), isString: true)
+        case .binary(let b): return .bytes(Array(b), isString: false)
+        case .timestamp(let s, let ns):
+            guard Value.isValidTimestamp(seconds: s, nanoseconds: ns) else {
+                throw FiefError(.invalidArgument, "argument \(n): \(Value.invalidTimestampMessage(seconds: s, nanoseconds: ns))")
+            }
+            return .timestamp(s, ns)
+        case .objectId(let id): return .objectId(id)
+        case .uuid(let id): return .uuid(id)
+        case .decimal128(let d): return .decimal(d)
+        case .link(let classKey, let objectKey): return .link(classKey, objectKey)
+        case .nestedList, .nestedDictionary:
+            throw FiefError(.queryArgument, "argument \(n) is a nested \(value.typeName); a query argument is a value or a list of values")
         }
     }
 
@@ -380,7 +433,7 @@ enum QueryCompiler {
     /// a string against a numeric property the number it spells, where it
     /// spells one (`intCol == '5'`; otherwise the string stays, and the type
     /// check refuses it).  Mixed properties take constants as they are.
-    private static func adapted(_ c: QueryConstant, for p: Property, argument: Int?) throws(FiefError) -> QueryConstant {
+    static func adapted(_ c: QueryConstant, for p: Property, argument: Int?) throws(FiefError) -> QueryConstant {
         switch (p.type, c) {
         case (.float, .double(let d)):
             return .double(Double(Float(d)))
@@ -418,7 +471,7 @@ enum QueryCompiler {
     /// and a mixed value begins and ends with no null), while null as the
     /// searched constant contains, begins and ends with nothing.  nil for
     /// == and != (null tests as they are).
-    private static func nullComparison(_ p: Property, _ op: QueryOperator, _ options: QueryStringOptions, constantFirst: Bool) -> QueryNode? {
+    static func nullComparison(_ p: Property, _ op: QueryOperator, _ options: QueryStringOptions, constantFirst: Bool) -> QueryNode? {
         let nulls = QueryNode.compare(p, .equal, .null, [])
         let nonNulls = QueryNode.compare(p, .notEqual, .null, [])
         switch op {
@@ -435,22 +488,22 @@ enum QueryCompiler {
         }
     }
 
-    private static func isNumeric(_ type: PropertyType) -> Bool {
+    static func isNumeric(_ type: PropertyType) -> Bool {
         type == .int || type == .float || type == .double || type == .decimal128
     }
 
-    private static func isStringOperator(_ op: QueryOperator) -> Bool {
+    static func isStringOperator(_ op: QueryOperator) -> Bool {
         op == .beginsWith || op == .endsWith || op == .contains || op == .like
     }
 
-    private static func argumentIndex(_ operand: QueryOperand) -> Int? {
+    static func argumentIndex(_ operand: QueryOperand) -> Int? {
         if case .argument(let n) = operand { return n }
         return nil
     }
 
     /// Check that `p op c` makes sense.  A mismatch caused by an argument is
     /// `.queryArgument`; one written in the predicate is `.queryInvalid`.
-    private static func check(_ p: Property, _ op: QueryOperator, _ c: QueryConstant, _ options: QueryStringOptions, _ target: QueryTarget, argument: Int?) throws(FiefError) {
+    static func check(_ p: Property, _ op: QueryOperator, _ c: QueryConstant, _ options: QueryStringOptions, _ target: QueryTarget, argument: Int?) throws(FiefError) {
         do throws(FiefError) {
             try checkTypes(p, op, c, options, target)
         } catch {
@@ -461,7 +514,7 @@ enum QueryCompiler {
         }
     }
 
-    private static func checkTypes(_ p: Property, _ op: QueryOperator, _ c: QueryConstant, _ options: QueryStringOptions, _ target: QueryTarget) throws(FiefError) {
+    static func checkTypes(_ p: Property, _ op: QueryOperator, _ c: QueryConstant, _ options: QueryStringOptions, _ target: QueryTarget) throws(FiefError) {
         let subject = target.subject(p)
         if case .null = c {
             // Null compares with every type by == and !=; by <, <=, >, >= with
@@ -526,7 +579,7 @@ enum QueryCompiler {
     /// matches the elements of the constant's group only (see
     /// `QueryEvaluator.compareMixed`).  The string operators and [c]/[d] take
     /// a string or binary; bools and links compare only with == and !=.
-    private static func checkMixed(_ p: Property, _ op: QueryOperator, _ c: QueryConstant, _ options: QueryStringOptions, _ target: QueryTarget) throws(FiefError) {
+    static func checkMixed(_ p: Property, _ op: QueryOperator, _ c: QueryConstant, _ options: QueryStringOptions, _ target: QueryTarget) throws(FiefError) {
         let subject = target.subject(p)
         var isBytes = false
         if case .bytes = c { isBytes = true }
@@ -546,7 +599,7 @@ enum QueryCompiler {
         }
     }
 
-    private static func checkPropertyPair(_ a: Property, _ op: QueryOperator, _ b: Property, _ target: QueryTarget) throws(FiefError) {
+    static func checkPropertyPair(_ a: Property, _ op: QueryOperator, _ b: Property, _ target: QueryTarget) throws(FiefError) {
         // A mixed value compares with anything, as a constant of the other's type would.
         if a.type == .mixed || b.type == .mixed { return }
         let compatible = a.type == b.type || (isNumeric(a.type) && isNumeric(b.type))
@@ -560,7 +613,7 @@ enum QueryCompiler {
         }
     }
 
-    private static func constantComparison(_ a: QueryConstant, _ op: QueryOperator, _ b: QueryConstant) throws(FiefError) -> Bool {
+    static func constantComparison(_ a: QueryConstant, _ op: QueryOperator, _ b: QueryConstant) throws(FiefError) -> Bool {
         let va = QueryEvaluator.valueOf(a), vb = b
         return QueryEvaluator.compare(va, op, vb, [])
     }
@@ -670,25 +723,30 @@ extension Realm {
         return try scan(snapshot.txn).sorted()
     }
 
-    /// The objects of `cluster` (among `mask`) that match `node`.
-    func evaluate(_ node: QueryNode, _ table: Table, cluster: Int64, mask: Bitmap) throws(FiefError) -> Bitmap {
+    /// The objects of `cluster` (among `mask`) that match `node`; `scan`
+    /// keeps what graph nodes compute once per evaluation of a query (nil
+    /// when the node has none: see `QueryNode.readsGraph`).
+    func evaluate(_ node: QueryNode, _ table: Table, cluster: Int64, mask: Bitmap, scan: QueryScan?) throws(FiefError) -> Bitmap {
         switch node {
         case .constant(let b): return b ? mask : Bitmap(repeating: 0)
         case .and(let children):
             var bits = mask
             for child in children {
-                bits &= try evaluate(child, table, cluster: cluster, mask: bits)
+                bits &= try evaluate(child, table, cluster: cluster, mask: bits, scan: scan)
                 if bits == Bitmap(repeating: 0) { break }
             }
             return bits
         case .or(let children):
             var bits = Bitmap(repeating: 0)
             for child in children {
-                bits |= try evaluate(child, table, cluster: cluster, mask: mask & ~bits)
+                bits |= try evaluate(child, table, cluster: cluster, mask: mask & ~bits, scan: scan)
             }
             return bits & mask
         case .not(let inner):
-            return mask & ~(try evaluate(inner, table, cluster: cluster, mask: mask))
+            return mask & ~(try evaluate(inner, table, cluster: cluster, mask: mask, scan: scan))
+        case .graph(let graph):
+            guard let scan else { throw FiefError(.internal, "a query through links was evaluated without its scan") }
+            return try scan.evaluate(graph, table, cluster: cluster, mask: mask)
         case .compare(let property, let op, let constant, let options):
             let chunk = try self.chunk(table, column: property.key, cluster: cluster)
             if property.type == .mixed {

@@ -24,8 +24,9 @@ public final class Results: @unchecked Sendable {
     /// The columns of the class the filters and stages read: a write to
     /// another column leaves these results as they are.
     private let dependentColumns: [UInt32]
-    /// The columns of other classes the stages read, through links (key
-    /// paths such as "owner.name"): each class with its columns.
+    /// The columns of other classes the filters and stages read, through
+    /// links, collections and backlinks (key paths such as "owner.name"):
+    /// each class with its columns (its creates and deletes count too).
     private let linkedColumns: [(table: UInt32, columns: [UInt32])]
     /// Set for linking objects: only the objects whose link `property`
     /// points to the object `target` of class `targetClass`.
@@ -116,8 +117,8 @@ public final class Results: @unchecked Sendable {
             case .limit: break
             }
         }
+        for query in filters { query.root.collectColumns(table: tableKey, into: &columns) }
         var own = columns.removeValue(forKey: tableKey) ?? []
-        for query in filters { query.root.collectColumns(into: &own) }
         if let linking { own.insert(linking.property) }
         self.dependentColumns = own.sorted()
         self.linkedColumns = columns.keys.sorted().map { ($0, columns[$0]!.sorted()) }
@@ -153,7 +154,7 @@ public final class Results: @unchecked Sendable {
         } catch {
             throw FiefError(.querySyntax, "invalid predicate: \(error.message)")
         }
-        let query = try QueryCompiler.compile(expression.predicate, table: table, arguments: arguments)
+        let query = try QueryCompiler.compile(expression.predicate, table: table, realm: realm, arguments: arguments)
         let filtered = with(filters: filters + [query])
         return expression.ordering.isEmpty ? filtered : try filtered.applying(QueryCompiler.stages(expression.ordering))
     }
@@ -370,8 +371,9 @@ public final class Results: @unchecked Sendable {
             var masks: [Int64: Bitmap] = [:]
             for key in elements { QueryEvaluator.set(&masks[ClusterLayout.cluster(of: key), default: Bitmap(repeating: 0)], ClusterLayout.slot(of: key)) }
             var matched: [Int64: Bitmap] = [:]
+            let scan = makeScan()
             for (cluster, mask) in masks {
-                _ = try visitCluster(table, cluster, mask) { (c, bits) in matched[c] = bits }
+                _ = try visitCluster(table, cluster, mask, scan) { (c, bits) in matched[c] = bits }
             }
             elements = elements.filter { key in
                 guard let bits = matched[ClusterLayout.cluster(of: key)] else { return false }
@@ -386,9 +388,16 @@ public final class Results: @unchecked Sendable {
         evaluatedStamp = realm.stamp
     }
 
+    /// What one evaluation of the filters keeps between clusters, when
+    /// they read through links (nil otherwise).
+    private func makeScan() -> QueryScan? {
+        filters.contains { $0.readsGraph } ? QueryScan(realm: realm) : nil
+    }
+
     /// Visit each cluster's matching objects; returns how many matched.
     private func scan(_ visit: (Int64, Bitmap) -> Void) throws(FiefError) -> Int {
         let table = try realm.table(tableKey)
+        let scan = makeScan()
         var total = 0
         // Linking objects are the target's backlinks; an indexed equality
         // narrows the scan to a few clusters.
@@ -411,22 +420,22 @@ public final class Results: @unchecked Sendable {
                 }
                 let presence = try realm.chunk(table, column: 0, cluster: cluster).reader
                 mask &= Bitmap(presence.bitmapWord(0), presence.bitmapWord(1), presence.bitmapWord(2), presence.bitmapWord(3))
-                total += try visitCluster(table, cluster, mask, visit)
+                total += try visitCluster(table, cluster, mask, scan, visit)
             }
             return total
         }
         for (cluster, live) in try realm.clusters(table) {
-            total += try visitCluster(table, cluster, live, visit)
+            total += try visitCluster(table, cluster, live, scan, visit)
         }
         return total
     }
 
     @inline(__always)
-    private func visitCluster(_ table: Table, _ cluster: Int64, _ mask: Bitmap, _ visit: (Int64, Bitmap) -> Void) throws(FiefError) -> Int {
+    private func visitCluster(_ table: Table, _ cluster: Int64, _ mask: Bitmap, _ scan: QueryScan?, _ visit: (Int64, Bitmap) -> Void) throws(FiefError) -> Int {
         var bits = mask
         for query in filters {
             if bits == Bitmap(repeating: 0) { break }
-            bits = try realm.evaluate(query.root, table, cluster: cluster, mask: bits)
+            bits = try realm.evaluate(query.root, table, cluster: cluster, mask: bits, scan: scan)
         }
         if bits == Bitmap(repeating: 0) { return 0 }
         visit(cluster, bits)

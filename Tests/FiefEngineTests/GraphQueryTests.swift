@@ -1,0 +1,365 @@
+import XCTest
+@testable import FiefEngine
+
+/// Queries over the object graph (QueryBinder.swift, GraphEvaluator.swift):
+/// key paths through to-one links and embedded objects, lists of values
+/// (IN, ANY/ALL/NONE {...}, list arguments), BETWEEN.  Random data and
+/// random predicates are checked against a brute-force evaluation written
+/// here; realm-core's own cases (test_parser.cpp) against its answers.
+final class GraphQueryTests: XCTestCase {
+    typealias Op = QueryEngineTests.Op
+    typealias Options = QueryEngineTests.Options
+
+    // MARK: The world
+
+    /// Dog {name, age?, owner → Person, rival → Dog}, Person {name?, age,
+    /// weight?, buddy → Person, address → Address (embedded)}, Address
+    /// {city?, zip?}.
+    static func schema() -> Schema {
+        Schema(classes: [
+            ObjectClass(name: "Dog", properties: [
+                prop("name", .string), prop("age", .int, .nullable),
+                Property(name: "owner", type: .link, flags: .nullable, linkTarget: "Person"),
+                Property(name: "rival", type: .link, flags: .nullable, linkTarget: "Dog"),
+            ]),
+            ObjectClass(name: "Person", properties: [
+                prop("name", .string, .nullable), prop("age", .int), prop("weight", .double, .nullable),
+                Property(name: "buddy", type: .link, flags: .nullable, linkTarget: "Person"),
+                Property(name: "address", type: .link, flags: .nullable, linkTarget: "Address"),
+            ]),
+            ObjectClass(name: "Address", properties: [prop("city", .string, .nullable), prop("zip", .int, .nullable)], isEmbedded: true),
+        ])
+    }
+
+    /// Where each link property leads.
+    static let linkTargets: [String: String] = ["Dog.owner": "Person", "Dog.rival": "Dog", "Person.buddy": "Person", "Person.address": "Address"]
+
+    /// The objects as the test wrote them: class → key → property → value.
+    struct World {
+        var rows: [String: [Int64: [String: TV]]] = ["Dog": [:], "Person": [:], "Address": [:]]
+
+        /// The value of key path `path` for dog `key`: null where a link on
+        /// the way is null.
+        func value(_ path: String, of key: Int64, in className: String = "Dog") -> TV {
+            var className = className
+            var key = key
+            let names = path.split(separator: ".").map(String.init)
+            for name in names.dropLast() {
+                guard case .link(_, let target) = rows[className]![key]![name]! else { return .null }
+                className = GraphQueryTests.linkTargets["\(className).\(name)"]!
+                key = target
+            }
+            return rows[className]![key]![names.last!]!
+        }
+    }
+
+    // MARK: Brute force
+
+    /// Realm's comparison of two values, links included; a value of a type
+    /// the other side never equals (from a list of mixed types) is unequal.
+    static func compare(_ a: TV, _ op: Op, _ b: TV, _ o: Options) -> Bool {
+        switch (a, b) {
+        case (.link, .link), (.link, .null), (.null, .link):
+            return op == .eq ? a == b : a != b
+        case (.string, .int), (.string, .double), (.int, .string), (.double, .string):
+            return op == .ne
+        default:
+            return QueryEngineTests.compare(a, op, b, o)
+        }
+    }
+
+    enum ListForm: CaseIterable { case literal, argument, inKeyword }
+
+    indirect enum Pred {
+        case always(Bool)
+        /// path op value (flipped: written value op path)
+        case value(String, Op, TV, Options, flipped: Bool, argument: Bool)
+        /// path op QUANTIFIER {values}
+        case list(String, Op, [TV], Options, quantifier: QueryQuantifier?, form: ListForm)
+        case between(String, TV, TV)
+        case paths(String, Op, String, Options)
+        case and(Pred, Pred)
+        case or(Pred, Pred)
+        case not(Pred)
+    }
+
+    /// A value against a constant: as `compare`, except that null as a
+    /// string pattern is the empty pattern (every string, null included,
+    /// begins with, ends with and contains it) and is like only null, as
+    /// realm-core answers them.
+    static func compareConstant(_ a: TV, _ op: Op, _ c: TV, _ o: Options) -> Bool {
+        if c.isNull {
+            switch op {
+            case .beginsWith, .endsWith, .contains: return true
+            case .like: return a.isNull
+            default: break
+            }
+        }
+        return compare(a, op, c, o)
+    }
+
+    static func eval(_ p: Pred, _ world: World, _ dog: Int64) -> Bool {
+        switch p {
+        case .always(let b): return b
+        case .value(let path, let op, let v, let o, _, _): return compareConstant(world.value(path, of: dog), op, v, o)
+        case .list(let path, let op, let values, let o, let quantifier, _):
+            let v = world.value(path, of: dog)
+            switch quantifier ?? .any {
+            case .any: return values.contains { compareConstant(v, op, $0, o) }
+            case .all: return values.allSatisfy { compareConstant(v, op, $0, o) }
+            case .none: return !values.contains { compareConstant(v, op, $0, o) }
+            }
+        case .between(let path, let low, let high):
+            let v = world.value(path, of: dog)
+            return compare(v, .ge, low, Options()) && compare(v, .le, high, Options())
+        case .paths(let a, let op, let b, let o): return compare(world.value(a, of: dog), op, world.value(b, of: dog), o)
+        case .and(let x, let y): return eval(x, world, dog) && eval(y, world, dog)
+        case .or(let x, let y): return eval(x, world, dog) || eval(y, world, dog)
+        case .not(let x): return !eval(x, world, dog)
+        }
+    }
+
+    // MARK: Rendering
+
+    /// An argument as the test keeps it: its values, and whether it is a list.
+    typealias Argument = (values: [TV], isList: Bool)
+
+    /// The predicate's text; its `$n` arguments are appended to `args`.
+    static func render(_ p: Pred, _ args: inout [Argument]) -> String {
+        func argument(_ values: [TV], isList: Bool) -> String {
+            args.append((values, isList))
+            return "$\(args.count - 1)"
+        }
+        switch p {
+        case .always(let b): return b ? "TRUEPREDICATE" : "FALSEPREDICATE"
+        case .value(let path, let op, let v, let o, let flipped, let isArgument):
+            let text = isArgument ? argument([v], isList: false) : QueryEngineTests.literal(v)
+            return flipped ? "\(text) \(op.mirrored.text)\(o.text) \(path)" : "\(path) \(op.text)\(o.text) \(text)"
+        case .list(let path, let op, let values, let o, let quantifier, let form):
+            let q = quantifier.map { QueryBinder.spelling($0) + " " } ?? ""
+            let list = form == .argument ? argument(values, isList: true) : "{" + values.map(QueryEngineTests.literal).joined(separator: ", ") + "}"
+            if form == .inKeyword { return "\(path) IN\(o.text) \(q)\(list)" }
+            return "\(path) \(op.text)\(o.text) \(q)\(list)"
+        case .between(let path, let low, let high):
+            return "\(path) BETWEEN {\(QueryEngineTests.literal(low)), \(QueryEngineTests.literal(high))}"
+        case .paths(let a, let op, let b, let o): return "\(a) \(op.text)\(o.text) \(b)"
+        case .and(let x, let y): return "(\(render(x, &args)) AND \(render(y, &args)))"
+        case .or(let x, let y): return "(\(render(x, &args)) OR \(render(y, &args)))"
+        case .not(let x): return "NOT \(render(x, &args))"
+        }
+    }
+
+    /// `predicate` over the objects of `className`, with `args`.
+    static func query(_ db: DB, _ predicate: String, _ args: [Argument], of className: String = "Dog") throws -> Results {
+        try TV.withValues(args.flatMap { $0.values }) { views in
+            var arguments: [QueryArgument] = []
+            var at = 0
+            for argument in args {
+                arguments.append(QueryArgument(values: Array(views[at..<at + argument.values.count]), isList: argument.isList))
+                at += argument.values.count
+            }
+            return try db.results(className).filtered(predicate, arguments: arguments)
+        }
+    }
+
+    // MARK: Random predicates
+
+    static let stringPaths = ["name", "owner.name", "owner.buddy.name", "owner.address.city", "rival.name", "rival.owner.name", "rival.rival.name"]
+    static let intPaths = ["age", "owner.age", "owner.buddy.age", "owner.address.zip", "rival.age", "rival.owner.buddy.age", "owner.buddy.address.zip"]
+    static let doublePaths = ["owner.weight", "rival.owner.weight"]
+    static let linkPaths = ["owner", "owner.buddy", "rival.owner", "rival.owner.buddy", "owner.address"]
+    static let pathPairs: [(String, String, [Op], Bool)] = [
+        ("age", "owner.age", Op.comparisons, false), ("owner.age", "rival.owner.age", Op.comparisons, false),
+        ("owner.name", "rival.name", Op.stringOps, true), ("name", "owner.buddy.name", Op.comparisons, false),
+        ("owner.age", "owner.weight", Op.comparisons, false), ("owner.buddy.age", "owner.age", Op.comparisons, false),
+        ("owner.address.zip", "age", Op.comparisons, false), ("owner.buddy", "rival.owner", Op.equality, false),
+        ("owner.name", "owner.address.city", Op.stringOps, true), ("rival.owner", "owner", Op.equality, false),
+    ]
+
+    static func randomString(_ rng: inout SeededRandom) -> String {
+        ["", "a", "b", "ab", "Ab", "ba", "abc", "B"][Int.random(in: 0..<8, using: &rng)]
+    }
+
+    static func randomNumber(_ rng: inout SeededRandom) -> TV {
+        Bool.random(using: &rng) ? .int(Int64.random(in: -3...3, using: &rng)) : .double([-1.5, 0, 0.5, 2, 2.5][Int.random(in: 0..<5, using: &rng)])
+    }
+
+    static func randomPredicate(_ rng: inout SeededRandom, persons: [Int64], personClass: UInt32, depth: Int = 0) -> Pred {
+        let r = Int.random(in: 0..<100, using: &rng)
+        if depth < 2 && r < 20 {
+            let a = randomPredicate(&rng, persons: persons, personClass: personClass, depth: depth + 1)
+            let b = randomPredicate(&rng, persons: persons, personClass: personClass, depth: depth + 1)
+            return r < 10 ? .and(a, b) : .or(a, b)
+        }
+        if depth < 2 && r < 25 { return .not(randomPredicate(&rng, persons: persons, personClass: personClass, depth: depth + 1)) }
+        if r < 27 { return .always(r % 2 == 0) }
+        if r < 42 {
+            let (a, b, ops, strings) = pathPairs[Int.random(in: 0..<pathPairs.count, using: &rng)]
+            let options = strings ? Options(c: Bool.random(using: &rng), d: false) : Options()
+            return Bool.random(using: &rng) ? .paths(a, ops.randomElement(using: &rng)!, b, options)
+                                            : .paths(b, ops.randomElement(using: &rng)!.mirrored, a, options)
+        }
+        if r < 50 {
+            let path = (intPaths + doublePaths).randomElement(using: &rng)!
+            var low = randomNumber(&rng), high = randomNumber(&rng)
+            if Int.random(in: 0..<4, using: &rng) > 0, let l = QueryEngineTests.number(low), let h = QueryEngineTests.number(high), l > h { swap(&low, &high) }
+            return .between(path, low, high)
+        }
+        if r < 56 {
+            let path = linkPaths.randomElement(using: &rng)!
+            let target: TV = Int.random(in: 0..<3, using: &rng) == 0 || path == "owner.address" ? .null : .link(personClass, persons.randomElement(using: &rng)!)
+            return .value(path, Op.equality.randomElement(using: &rng)!, target, Options(), flipped: Bool.random(using: &rng), argument: true)
+        }
+        let numeric = Bool.random(using: &rng)
+        let path = numeric ? (intPaths + doublePaths).randomElement(using: &rng)! : stringPaths.randomElement(using: &rng)!
+        var options = Options()
+        let op: Op
+        if numeric {
+            op = Op.comparisons.randomElement(using: &rng)!
+        } else {
+            op = (Op.stringOps + [.lt, .ge]).randomElement(using: &rng)!
+            if !op.isOrdering { options.c = Bool.random(using: &rng) }
+        }
+        func element() -> TV {
+            if Int.random(in: 0..<7, using: &rng) == 0 { return .null }
+            if numeric { return randomNumber(&rng) }
+            return .string(op == .like ? ["*", "a*", "?b", "*b*", "A?"][Int.random(in: 0..<5, using: &rng)] : randomString(&rng))
+        }
+        if r < 78 {
+            var values = (0..<Int.random(in: 0...4, using: &rng)).map { _ in element() }
+            // Now and then an element of a type the path never equals (realm-core lists hold mixed values).
+            if Int.random(in: 0..<6, using: &rng) == 0, !values.isEmpty {
+                values[0] = numeric ? .string("x") : .int(1)
+            }
+            let form = ListForm.allCases.randomElement(using: &rng)!
+            let quantifiers: [QueryQuantifier?] = [nil, .any, .all, .none]
+            if form == .inKeyword {
+                let quantifier = [nil, .all, .none, .any][Int.random(in: 0..<4, using: &rng)] as QueryQuantifier?
+                // IN ALL / IN NONE take a list argument, as realm-core has them; with a literal they parse too.
+                return .list(path, .eq, values, op.isOrdering ? Options() : options, quantifier: quantifier, form: form)
+            }
+            return .list(path, op, values, options, quantifier: quantifiers.randomElement(using: &rng)!, form: form)
+        }
+        let value = element()
+        let literal = Bool.random(using: &rng)
+        return .value(path, op, value, options, flipped: Op.comparisons.contains(op) && Bool.random(using: &rng), argument: !literal)
+    }
+
+    // MARK: Building the data
+
+    static func build(_ db: DB, _ rng: inout SeededRandom, world: inout World, persons personCount: Int, dogs dogCount: Int) throws {
+        let personClass = db.cls("Person"), dogClass = db.cls("Dog")
+        let personRows: [[TV]] = (0..<personCount).map { _ in
+            [Int.random(in: 0..<6, using: &rng) == 0 ? .null : .string(randomString(&rng)), .int(Int64.random(in: -3...3, using: &rng)),
+             Int.random(in: 0..<4, using: &rng) == 0 ? .null : .double([-1.5, 0, 0.5, 2, 2.5, 3][Int.random(in: 0..<6, using: &rng)])]
+        }
+        let persons = try db.createMany("Person", ["name", "age", "weight"], personRows)
+        for (key, row) in zip(persons, personRows) {
+            world.rows["Person"]![key] = ["name": row[0], "age": row[1], "weight": row[2], "buddy": .null, "address": .null]
+        }
+        for key in persons {
+            if Int.random(in: 0..<4, using: &rng) > 0 {
+                let buddy = persons.randomElement(using: &rng)!
+                try db.set("Person", key, "buddy", .link(personClass, buddy))
+                world.rows["Person"]![key]!["buddy"] = .link(personClass, buddy)
+            }
+            if Int.random(in: 0..<3, using: &rng) > 0 {
+                let (addressClass, address) = try db.realm.createEmbedded(table: personClass, key: key, property: db.pkey("Person", "address"))
+                let city: TV = Int.random(in: 0..<5, using: &rng) == 0 ? .null : .string(randomString(&rng))
+                let zip: TV = Int.random(in: 0..<5, using: &rng) == 0 ? .null : .int(Int64.random(in: -3...3, using: &rng))
+                try db.setMany("Address", address, [("city", city), ("zip", zip)])
+                world.rows["Address"]![address] = ["city": city, "zip": zip]
+                world.rows["Person"]![key]!["address"] = .link(addressClass, address)
+            }
+        }
+        let dogRows: [[TV]] = (0..<dogCount).map { _ in
+            [.string(randomString(&rng)), Int.random(in: 0..<5, using: &rng) == 0 ? .null : .int(Int64.random(in: -3...3, using: &rng))]
+        }
+        let dogs = try db.createMany("Dog", ["name", "age"], dogRows)
+        for (key, row) in zip(dogs, dogRows) {
+            world.rows["Dog"]![key] = ["name": row[0], "age": row[1], "owner": .null, "rival": .null]
+        }
+        for key in dogs {
+            if Int.random(in: 0..<5, using: &rng) > 0 {
+                let owner = persons.randomElement(using: &rng)!
+                try db.set("Dog", key, "owner", .link(personClass, owner))
+                world.rows["Dog"]![key]!["owner"] = .link(personClass, owner)
+            }
+            if Int.random(in: 0..<3, using: &rng) > 0 {
+                let rival = dogs.randomElement(using: &rng)!
+                try db.set("Dog", key, "rival", .link(dogClass, rival))
+                world.rows["Dog"]![key]!["rival"] = .link(dogClass, rival)
+            }
+        }
+    }
+
+    /// Delete `key` of `className` in the model as the engine does: links to
+    /// it become null, its embedded address goes with it.
+    static func delete(_ className: String, _ key: Int64, from world: inout World) {
+        if className == "Person", case .link(_, let address) = world.rows["Person"]![key]!["address"]! {
+            world.rows["Address"]![address] = nil
+        }
+        world.rows[className]![key] = nil
+        for (origin, _) in linkTargets.filter({ $0.value == className }) {
+            let parts = origin.split(separator: ".").map(String.init)
+            for (k, row) in world.rows[parts[0]]! {
+                if case .link(_, let target) = row[parts[1]]!, target == key { world.rows[parts[0]]![k]![parts[1]] = .null }
+            }
+        }
+    }
+
+    // MARK: Tests
+
+    func testRandomPredicatesThroughLinksMatchBruteForce() throws {
+        let db = try DB.open(tempDir().file(), Self.schema())
+        var rng = SeededRandom(seed: 0x6A7F)
+        var world = World()
+        try db.write { try Self.build(db, &rng, world: &world, persons: 420, dogs: 700) }
+        // Deleting persons nulls their dogs' and buddies' links (and drops their addresses).
+        try db.write {
+            for key in world.rows["Person"]!.keys.sorted() where Int.random(in: 0..<10, using: &rng) == 0 {
+                try db.delete("Person", key)
+                Self.delete("Person", key, from: &world)
+            }
+        }
+        let personClass = db.cls("Person")
+        var nonTrivial = 0
+        func check(_ count: Int, _ when: String) throws {
+            let persons = world.rows["Person"]!.keys.sorted()
+            for _ in 0..<count {
+                let p = Self.randomPredicate(&rng, persons: persons, personClass: personClass)
+                var args: [Argument] = []
+                let text = Self.render(p, &args)
+                let expected = world.rows["Dog"]!.keys.filter { Self.eval(p, world, $0) }.sorted()
+                let results = try Self.query(db, text, args)
+                let got = try results.allKeys()
+                if got != expected {
+                    let extra = Set(got).subtracting(expected).sorted().prefix(3)
+                    let missing = Set(expected).subtracting(got).sorted().prefix(3)
+                    XCTFail("\(when): \(text) \(args): got \(got.count), expected \(expected.count); extra \(Array(extra)) missing \(Array(missing))")
+                    return
+                }
+                XCTAssertEqual(try results.count(), expected.count, text)
+                if expected.count > 0 && expected.count < world.rows["Dog"]!.count { nonTrivial += 1 }
+            }
+        }
+        try check(300, "committed")
+        // Inside a write: links moved, names changed, new dogs; queried dirty.
+        try db.realm.beginWrite()
+        let persons = world.rows["Person"]!.keys.sorted()
+        for key in world.rows["Dog"]!.keys.sorted() where Int.random(in: 0..<4, using: &rng) == 0 {
+            let owner: TV = Bool.random(using: &rng) ? .null : .link(personClass, persons.randomElement(using: &rng)!)
+            try db.set("Dog", key, "owner", owner)
+            world.rows["Dog"]![key]!["owner"] = owner
+        }
+        for key in persons where Int.random(in: 0..<4, using: &rng) == 0 {
+            let name: TV = .string(Self.randomString(&rng))
+            try db.set("Person", key, "name", name)
+            world.rows["Person"]![key]!["name"] = name
+        }
+        try check(150, "in a write")
+        try db.realm.commitWrite()
+        try check(100, "after commit")
+        XCTAssertGreaterThan(nonTrivial, 250, "the predicates should mostly select proper subsets")
+    }
+}
