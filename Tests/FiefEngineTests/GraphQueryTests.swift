@@ -363,3 +363,253 @@ final class GraphQueryTests: XCTestCase {
         XCTAssertGreaterThan(nonTrivial, 250, "the predicates should mostly select proper subsets")
     }
 }
+
+// MARK: - realm-core's cases
+
+extension GraphQueryTests {
+    /// Assert that `predicate` (with `args`) matches `expected` objects of
+    /// `className`, as realm-core's `verify_query` does.
+    func verify(_ db: DB, _ className: String, _ cases: [(String, Int)], _ args: [Argument] = [],
+                file: StaticString = #filePath, line: UInt = #line) {
+        for (predicate, expected) in cases {
+            do {
+                let results = try Self.query(db, predicate, args, of: className)
+                XCTAssertEqual(try results.count(), expected, predicate, file: file, line: line)
+                XCTAssertEqual(try results.allKeys().count, expected, predicate, file: file, line: line)
+            } catch {
+                XCTFail("\(predicate): \(error)", file: file, line: line)
+            }
+        }
+    }
+
+    /// realm-core's Parser_LinksToSameTable and Parser_basic_serialisation:
+    /// chains of `buddy` links, a null link reading null.
+    func testRealmCoreLinksToSameTable() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [ObjectClass(name: "Person", properties: [
+            prop("age", .int), prop("name", .string), prop("fees", .double, .nullable),
+            Property(name: "buddy", type: .link, flags: .nullable, linkTarget: "Person"),
+        ])]))
+        let people = try db.write { () -> [Int64] in
+            let keys = try db.createMany("Person", ["age", "name", "fees"],
+                                         ["Billy", "Bob", "Joe", "Jane", "Joel"].enumerated().map { [.int(Int64($0.offset)), .string($0.element), .double([2.0, 2.23, 2.22, 2.25, 3.73][$0.offset])] })
+            for i in 0..<4 { try db.set("Person", keys[i], "buddy", .link(db.cls("Person"), keys[i + 1])) }
+            return keys
+        }
+        verify(db, "Person", [("age > 0", 4), ("buddy.age > 0", 4), ("buddy.buddy.age > 0", 3), ("buddy.buddy.buddy.age > 0", 2),
+                              ("buddy.buddy.buddy.buddy.age > 0", 1), ("buddy.buddy.buddy.buddy.buddy.age > 0", 0)])
+        for (predicate, words) in [("buddy.buddy.missing_property > 2", ["Person", "missing_property"])] {
+            let error = expectError(.queryInvalid) { try db.query("Person", predicate) }
+            for word in words { XCTAssertTrue(error?.message.contains(word) ?? false, error?.message ?? "") }
+        }
+        // Parser_basic_serialisation: only the first links to the second.
+        try db.write { for i in 1..<4 { try db.set("Person", people[i], "buddy", .null) } }
+        verify(db, "Person", [("buddy == NULL", 4), ("buddy == nil", 4), ("buddy != NULL", 1), ("buddy <> NULL", 1),
+                              ("buddy.name == NULL", 4), ("buddy.age == NULL", 4), ("fees BETWEEN {2, 3}", 4),
+                              ("fees BETWEEN {2.20, 2.25}", 3)])
+        verify(db, "Person", [("fees BETWEEN {$0, $1}", 4)], [([.int(2)], false), ([.int(3)], false)])
+        verify(db, "Person", [("fees BETWEEN {$0, $1}", 3)], [([.double(2.2)], false), ([.double(2.25)], false)])
+    }
+
+    /// realm-core's Parser_Timestamps: a null link counts as a match for null.
+    func testRealmCoreNullLinksMatchNull() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [ObjectClass(name: "person", properties: [
+            prop("birthday", .timestamp), prop("T399", .timestamp, .nullable), prop("T2017-12-04", .timestamp, .nullable),
+            Property(name: "linked", type: .link, flags: .nullable, linkTarget: "person"),
+        ])]))
+        try db.write {
+            let k = try db.createMany("person", ["birthday", "T399", "T2017-12-04"], [
+                [.timestamp(-1, -1), .null, .timestamp(1512130073, 0)],
+                [.timestamp(0, -1), .timestamp(1512130073, 0), .timestamp(1512130073, 505)],
+                [.timestamp(0, 0), .timestamp(1512130073, 505), .null],
+                [.timestamp(0, 0), .timestamp(1, 2), .null],
+                [.timestamp(0, 0), .timestamp(0, 0), .null],
+            ])
+            try db.set("person", k[0], "linked", .link(db.cls("person"), k[1]))
+            try db.set("person", k[2], "linked", .link(db.cls("person"), k[0]))
+        }
+        verify(db, "person", [
+            ("T399 == NULL", 1), ("T399 != NULL", 4), ("linked.T399 == NULL", 4), ("linked != NULL && linked.T399 == NULL", 1),
+            ("linked.T399 != NULL", 1), ("linked != NULL && linked.T399 != NULL", 1), ("T399 == T399:0", 0), ("linked.T399 == T399:0", 0),
+            ("T2017-12-04 == NULL", 3), ("T2017-12-04 != NULL", 2), ("linked.T2017-12-04 == NULL", 3),
+            ("linked != NULL && linked.T2017-12-04 == NULL", 0), ("linked.T2017-12-04 != NULL", 2),
+            ("linked != NULL && linked.T2017-12-04 != NULL", 2), ("linked.T2017-12-04 == T399:0", 0),
+        ])
+    }
+
+    /// realm-core's Parser_OperatorIN, the cases over values and to-one links.
+    func testRealmCoreOperatorIN() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "Items", properties: [prop("name", .string), prop("price", .double)]),
+            ObjectClass(name: "Person", properties: [prop("customer_id", .int), prop("account_balance", .double),
+                                                     Property(name: "fav_item", type: .link, flags: .nullable, linkTarget: "Items")]),
+        ]))
+        let person0 = try db.write { () -> Int64 in
+            let items = try db.createMany("Items", ["name", "price"], [[.string("milk"), .double(5.5)], [.string("oranges"), .double(4.0)],
+                                                                     [.string("pizza"), .double(9.5)], [.string("cereal"), .double(6.5)]])
+            let people = try db.createMany("Person", ["customer_id", "account_balance"], (0..<3).map { [.int(Int64($0)), .double(Double($0 + 1) * 10)] })
+            for i in 0..<3 { try db.set("Person", people[i], "fav_item", .link(db.cls("Items"), items[i])) }
+            return people[0]
+        }
+        verify(db, "Person", [
+            ("customer_id IN {}", 0), ("customer_id IN {0, 1, 2}", 3), ("NOT customer_id IN {0}", 2), ("customer_id != {0}", 2),
+            ("customer_id != {0, 1}", 3), ("NOT customer_id IN {0, 1}", 1), ("customer_id != {0, 1, 2}", 3), ("customer_id > {0, 1}", 2),
+            ("customer_id > {4, 5, 6}", 0), ("customer_id < {0, 1}", 1), ("customer_id < {0}", 0), ("customer_id >= {0, 1}", 3),
+            ("customer_id >= {2, 3, 4}", 1), ("customer_id <= {0, 1}", 2), ("customer_id <= {-1}", 0),
+            ("fav_item.name IN {'milk', 'oranges', 'cereal'}", 2), ("fav_item.price IN {6.5, 9.5}", 1),
+            ("fav_item.name IN {0, null, -1, 'not found', 3.14, oid(000000000000000000000000)}", 0),
+            ("fav_item.name != {'milk', 'oranges'}", 3), ("NOT fav_item.name IN {'milk', 'oranges'}", 1),
+            ("fav_item.name contains[c] {'ILK', 'Range'}", 2), ("fav_item.name beginswith[c] {'MIL', 'CERe'}", 1),
+            ("fav_item.name endswith {'lk', 'EAL', 'GeS'}", 1), ("fav_item.name endswith[c] {'lk', 'EAL', 'GeS'}", 2),
+            ("fav_item.name like {'*lk', '*zz*'}", 2),
+        ])
+        func list(_ values: [TV]) -> [Argument] { [(values, true)] }
+        let ints: [TV] = [.int(0), .int(1), .int(2)]
+        for (predicate, values, expected) in [
+            ("customer_id IN $0", [], 0), ("customer_id IN $0", ints, 3), ("NOT customer_id IN $0", [.int(0)], 2),
+            ("customer_id != $0", [.int(0)], 2), ("customer_id != $0", [.int(0), .int(1)], 3), ("NOT customer_id IN $0", [.int(0), .int(1)], 1),
+            ("customer_id != $0", ints, 3), ("customer_id > $0", [.int(0), .int(1)], 2), ("customer_id > $0", [.int(4), .int(5), .int(6)], 0),
+            ("customer_id < $0", [.int(0), .int(1)], 1), ("customer_id < $0", [.int(0)], 0), ("customer_id >= $0", [.int(0), .int(1)], 3),
+            ("customer_id >= $0", [.int(2), .int(3), .int(4)], 1), ("customer_id <= $0", [.int(0), .int(1)], 2), ("customer_id <= $0", [.int(-1)], 0),
+            ("fav_item.name IN $0", [.string("milk"), .string("oranges"), .string("cereal")], 2), ("fav_item.price IN $0", [.double(6.5), .double(9.5)], 1),
+            ("fav_item.name IN $0", [.int(0), .null, .int(-1), .string("not found"), .double(3.14), .oid(ObjectIdBytes(high: 0, low: 0))], 0),
+            ("fav_item.name != $0", [.string("milk"), .string("oranges")], 3), ("NOT fav_item.name IN $0", [.string("milk"), .string("oranges")], 1),
+            ("fav_item.name contains[c] $0", [.string("ILK"), .string("Range")], 2), ("fav_item.name beginswith[c] $0", [.string("MIL"), .string("CERe")], 1),
+            ("fav_item.name endswith $0", [.string("lk"), .string("EAL"), .string("GeS")], 1),
+            ("fav_item.name endswith[c] $0", [.string("lk"), .string("EAL"), .string("GeS")], 2),
+            ("fav_item.name like $0", [.string("*lk"), .string("*zz*")], 2),
+            ("customer_id IN ANY $0", ints, 3), ("customer_id IN ALL $0", ints, 0), ("customer_id IN NONE $0", ints, 0),
+        ] as [(String, [TV], Int)] {
+            verify(db, "Person", [(predicate, expected)], list(values))
+        }
+        // A list of mixed values: nothing of another type matches a string.
+        let mixed: [TV] = [.string("no match"), .int(-1), .double(3.14), .uuid(UUIDBytes(high: 0, low: 0)), .oid(ObjectIdBytes(high: 7, low: 9)),
+                           .timestamp(0, 0), .null, .bool(false), .float(2.6), .decimal(DecimalArithmetic.from(8)), .link(db.cls("Person"), person0)]
+        verify(db, "Person", [("fav_item.name IN $0", 0), ("customer_id IN $0", 0)], list(mixed))
+        // Quantifiers need a list; IN needs one on its right.
+        for predicate in ["ALL customer_id IN {0, 1, 2}", "NONE customer_id IN {0, 1, 2}", "customer_id IN 5.5", "5.5 in fav_item.price",
+                          "ANY fav_item.price > 1", "NONE age between {30, 37}"] {
+            expectError(.queryInvalid, predicate) { try db.query("Person", predicate) }
+        }
+        for predicate in ["customer_id IN NONE $0", "customer_id IN ANY $0", "customer_id IN ALL $0", "customer_id IN $0"] {
+            expectError(.queryArgument, predicate) { try db.query("Person", predicate, [.null]) }
+        }
+    }
+
+    /// realm-core's Test_Between_OverLinks and Parser_Between (the scalar part).
+    func testRealmCoreBetweenOverLinks() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "Child", properties: [prop("int", .int), prop("timestamp", .timestamp)]),
+            ObjectClass(name: "Parent", properties: [Property(name: "child", type: .link, flags: .nullable, linkTarget: "Child"), prop("age", .int)]),
+        ]))
+        try db.write {
+            let children = try db.createMany("Child", ["int", "timestamp"], (0..<100).map { [.int(Int64($0)), .timestamp(Int64($0), 0)] })
+            let parents = try db.createMany("Parent", ["age"], (0..<201).map { [.int(Int64($0 % 3) * 5 + 30)] })
+            for (i, child) in children.enumerated() {
+                try db.set("Parent", parents[2 * i], "child", .link(db.cls("Child"), child))
+                try db.set("Parent", parents[2 * i + 1], "child", .link(db.cls("Child"), child))
+            }
+        }
+        func ts(_ a: Int64, _ b: Int64) -> [Argument] { [([.timestamp(a, 0)], false), ([.timestamp(b, 0)], false)] }
+        verify(db, "Child", [("int BETWEEN {0, 100}", 100), ("int BETWEEN {1, 2}", 2), ("int BETWEEN {-1, -2}", 0)])
+        verify(db, "Child", [("timestamp BETWEEN {$0, $1}", 100)], ts(0, 100))
+        verify(db, "Child", [("timestamp BETWEEN {$0, $1}", 2)], ts(1, 2))
+        verify(db, "Child", [("timestamp BETWEEN {$0, $1}", 0)], ts(-1, -2))
+        verify(db, "Parent", [("child.int BETWEEN {0, 100}", 200), ("child.int BETWEEN {1, 2}", 4), ("child.int BETWEEN {-1, -2}", 0)])
+        verify(db, "Parent", [("child.timestamp BETWEEN {$0, $1}", 200)], ts(0, 100))
+        verify(db, "Parent", [("child.timestamp BETWEEN {$0, $1}", 4)], ts(1, 2))
+        verify(db, "Parent", [("child.timestamp BETWEEN {$0, $1}", 0)], ts(-1, -2))
+        // Parser_Between: ages 30, 35, 40 in turn, 201 parents (67 of each).
+        verify(db, "Parent", [("age between {30, 37}", 134)])
+        expectError(.queryInvalid) { try db.query("Parent", "NONE age between {30, 37}") }
+    }
+}
+
+// MARK: - Liveness and errors
+
+extension GraphQueryTests {
+    /// Results through links follow every change to what they read: the
+    /// targets' values, the links, deletions, embedded objects.
+    func testResultsThroughLinksStayLive() throws {
+        let db = try DB.open(tempDir().file(), Self.schema())
+        let person = db.cls("Person")
+        let (ann, bob, rex, fido) = try db.write { () -> (Int64, Int64, Int64, Int64) in
+            let p = try db.createMany("Person", ["name", "age"], [[.string("Ann"), .int(30)], [.string("Bob"), .int(40)]])
+            let d = try db.createMany("Dog", ["name", "age"], [[.string("Rex"), .int(3)], [.string("Fido"), .int(50)]])
+            try db.set("Dog", d[0], "owner", .link(person, p[0]))
+            try db.set("Dog", d[1], "owner", .link(person, p[1]))
+            return (p[0], p[1], d[0], d[1])
+        }
+        let byName = try db.query("Dog", "owner.name == 'Ann'")
+        let olderThanOwner = try db.query("Dog", "age > owner.age")
+        let inCity = try db.query("Dog", "owner.address.city BEGINSWITH 'Par'")
+        let noOwnerName = try db.query("Dog", "owner.name == nil")
+        XCTAssertEqual(try byName.allKeys(), [rex])
+        XCTAssertEqual(try olderThanOwner.allKeys(), [fido])
+        XCTAssertEqual(try inCity.allKeys(), [])
+        XCTAssertEqual(try noOwnerName.allKeys(), [])
+
+        // A write to the target's column.
+        try db.write { try db.set("Person", bob, "name", .string("Ann")) }
+        XCTAssertEqual(try byName.allKeys(), [rex, fido])
+        // A link moved.
+        try db.write { try db.set("Dog", rex, "owner", .null) }
+        XCTAssertEqual(try byName.allKeys(), [fido])
+        XCTAssertEqual(try noOwnerName.allKeys(), [rex])
+        // The other side of a forward comparison.
+        try db.write { try db.set("Person", bob, "age", .int(60)) }
+        XCTAssertEqual(try olderThanOwner.count(), 0)
+        try db.write { try db.set("Dog", rex, "owner", .link(person, ann)) }
+        XCTAssertEqual(try olderThanOwner.count(), 0)
+        try db.write { try db.set("Person", ann, "age", .int(1)) }
+        XCTAssertEqual(try olderThanOwner.allKeys(), [rex])
+        // An embedded object made and changed.
+        let address = try db.write { () -> Int64 in
+            let (_, address) = try db.realm.createEmbedded(table: person, key: bob, property: db.pkey("Person", "address"))
+            return address
+        }
+        XCTAssertEqual(try inCity.count(), 0)
+        try db.write { try db.set("Address", address, "city", .string("Paris")) }
+        XCTAssertEqual(try inCity.allKeys(), [fido])
+        // The target deleted: the link reads null.
+        try db.write { try db.delete("Person", bob) }
+        XCTAssertEqual(try byName.allKeys(), [rex])
+        XCTAssertEqual(try inCity.count(), 0)
+        XCTAssertEqual(try noOwnerName.allKeys(), [fido])
+        // Inside a write, then cancelled.
+        try db.realm.beginWrite()
+        try db.set("Person", ann, "name", .null)
+        XCTAssertEqual(try noOwnerName.allKeys(), [rex, fido])
+        let newDog = try db.create("Dog", [("name", .string("Max")), ("owner", .link(person, ann))])
+        XCTAssertEqual(try noOwnerName.allKeys(), [rex, fido, newDog])
+        db.realm.cancelWrite()
+        XCTAssertEqual(try noOwnerName.allKeys(), [fido])
+    }
+
+    /// Clear errors for key paths and lists the binder refuses.
+    func testErrorsNameWhatIsWrong() throws {
+        let db = try DB.open(tempDir().file(), Self.schema())
+        let cases: [(String, [TV], FiefError.Code, [String])] = [
+            ("owner.nope == 1", [], .queryInvalid, ["Person", "nope"]),
+            ("owner.age.value > 2", [], .queryInvalid, ["Person.age", "not a link"]),
+            ("name.length > 2", [], .queryInvalid, ["Dog.name", "not a link"]),
+            ("owner.age > 'x'", [], .queryInvalid, ["Person.age"]),
+            ("owner.name == $0", [.int(1)], .queryArgument, ["argument 0"]),
+            ("ANY owner.age > 1", [], .queryInvalid, ["ANY", "owner.age"]),
+            ("owner.age > ALL owner.age", [], .queryInvalid, ["ALL"]),
+            ("owner == rival", [], .queryInvalid, ["Person", "Dog"]),
+            ("owner.buddy == rival.rival", [], .queryInvalid, ["Person", "Dog"]),
+            ("owner.name < owner.age", [], .queryInvalid, ["name", "age"]),
+            ("owner.name > rival.age", [], .queryInvalid, ["name", "age"]),
+            ("{1, 2} == {1}", [], .queryInvalid, ["values given"]),
+            ("owner.age ==[c] {1, 2}", [], .queryInvalid, ["[c]"]),
+            ("owner.age IN 3", [], .queryInvalid, ["IN"]),
+            ("owner.age IN owner.age", [], .queryInvalid, ["IN", "owner.age"]),
+            ("owner.age BETWEEN {1}", [], .querySyntax, []),
+            ("owner.name BETWEEN {1, 2}", [], .queryInvalid, ["Person.name"]),
+        ]
+        for (predicate, args, code, words) in cases {
+            let error = expectError(code, predicate) { try db.query("Dog", predicate, args) }
+            for word in words { XCTAssertTrue(error?.message.contains(word) ?? false, "\(predicate): \(error?.message ?? "")") }
+        }
+    }
+}

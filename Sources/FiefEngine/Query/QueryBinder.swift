@@ -286,7 +286,8 @@ enum QueryBinder {
             case .values(let elements, _): return .values(elements, quantifier)
             case .path(let path, _): return .path(path, quantifier)
             case .own, .value:
-                throw FiefError(.queryInvalid, "\(spelling(quantifier)) applies to a key path through a list, set, map or backlinks, or to a list of values; \(describe(inner)) is one value")
+                throw FiefError(inner.isArgument ? .queryArgument : .queryInvalid,
+                                "\(spelling(quantifier)) applies to a key path through a list, set, map or backlinks, or to a list of values; \(describe(inner)) is one value")
             }
         case .keyPath(let keyPath):
             if scope.isScalar(operand) { return .own(operand) }
