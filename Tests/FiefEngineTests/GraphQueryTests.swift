@@ -613,3 +613,283 @@ extension GraphQueryTests {
         }
     }
 }
+
+// MARK: - realm-core's cases through collections and backlinks
+
+extension GraphQueryTests {
+    /// realm-core's Parser_LinksToDifferentTable: paths through a list of
+    /// links and on through a to-one link; counts and aggregates.
+    func testRealmCoreLinksToDifferentTable() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "Discounts", properties: [prop("reduced_by", .double), prop("active", .bool)]),
+            ObjectClass(name: "Items", properties: [prop("name", .string, .primaryKey), prop("price", .double),
+                                                    Property(name: "discount", type: .link, flags: .nullable, linkTarget: "Discounts")]),
+            ObjectClass(name: "Person", properties: [prop("customer_id", .int),
+                                                     Property(name: "items", type: .link, linkTarget: "Items", collection: .list)]),
+        ]))
+        try db.write {
+            let discounts = try db.createMany("Discounts", ["reduced_by", "active"], [[.double(3), .bool(false)], [.double(2.5), .bool(true)],
+                                                                                    [.double(0.5), .bool(true)], [.double(1.5), .bool(true)]])
+            let items = try db.createMany("Items", ["name", "price"], [[.string("milk"), .double(5.5)], [.string("oranges"), .double(4)],
+                                                                     [.string("pizza"), .double(9.5)], [.string("cereal"), .double(6.5)],
+                                                                     [.string("coffee"), .double(17.5)]])
+            let d = db.cls("Discounts"), i = db.cls("Items")
+            try db.set("Items", items[0], "discount", .link(d, discounts[2]))
+            try db.set("Items", items[2], "discount", .link(d, discounts[1]))
+            try db.set("Items", items[3], "discount", .link(d, discounts[0]))
+            let people = try db.createMany("Person", ["customer_id"], [[.int(0)], [.int(1)], [.int(2)]])
+            try db.append("Person", people[0], "items", [0, 1, 2, 3].map { .link(i, items[$0]) })
+            try db.append("Person", people[1], "items", Array(repeating: .link(i, items[0]), count: 10))
+            try db.append("Person", people[2], "items", [2, 2, 3].map { .link(i, items[$0]) })
+        }
+        verify(db, "Person", [("items.@count > 2", 3), ("items.price > 3.0", 3), ("items.name ==[c] 'milk'", 2),
+                              ("items.discount.active == true", 3), ("items.discount.reduced_by > 2.0", 2),
+                              ("items.@sum.price > 50", 1), ("items.@avg.price > 7", 1)])
+        verify(db, "Person", [("items == $0", 2), ("$0 IN items", 2), ("ANY items != $0", 2), ("ALL items == $0", 1), ("NONE items == $0", 1)],
+               [([.link(db.cls("Items"), try db.find("Items", .string("milk"))!)], false)])
+        verify(db, "Person", [("items == $0", 0)], [([.link(db.cls("Items"), try db.find("Items", .string("coffee"))!)], false)])
+        for (predicate, words) in [("missing_property > 2", ["Person", "missing_property"]), ("items.absent_property > 2", ["Items", "absent_property"]),
+                                   ("items.discount.nonexistent_property > 2", ["Discounts", "nonexistent_property"]),
+                                   ("customer_id.property > 2", ["Person", "customer_id"]), ("items.price.property > 2", ["Items", "price"]),
+                                   ("items == NULL", ["null"]), ("items != NULL", ["null"]), ("items.discount == NULL", ["null"])] {
+            let error = expectError(.queryInvalid, predicate) { try db.query("Person", predicate) }
+            for word in words { XCTAssertTrue(error?.message.contains(word) ?? false, "\(predicate): \(error?.message ?? "")") }
+        }
+    }
+
+    /// realm-core's Parser_list_of_primitive_ints: lists of values, their
+    /// aggregates and quantifiers, through a link and through a list.
+    func testRealmCoreListOfPrimitiveInts() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "table", properties: [Property(name: "integers", type: .int, collection: .list), prop("single_int", .int),
+                                                    Property(name: "integers_nullable", type: .int, flags: .nullable, collection: .list),
+                                                    prop("single_int_nullable", .int, .nullable)]),
+            ObjectClass(name: "table2", properties: [Property(name: "link", type: .link, flags: .nullable, linkTarget: "table"),
+                                                     Property(name: "list", type: .link, linkTarget: "table", collection: .list)]),
+        ]))
+        let t = try db.write { () -> [Int64] in
+            let keys = try db.createMany("table", ["single_int", "single_int_nullable"], (0..<10).map { [.int(Int64($0)), .int(Int64($0))] })
+            for (i, key) in keys.enumerated() {
+                try db.append("table", key, "integers", [.int(Int64(i))])
+                try db.append("table", key, "integers_nullable", [.int(Int64(i))])
+            }
+            let table = db.cls("table")
+            let rows = try db.createMany("table2", [], [[], [], []])
+            try db.set("table2", rows[0], "link", .link(table, keys[1]))
+            try db.append("table2", rows[0], "list", [.link(table, keys[1])])
+            try db.set("table2", rows[1], "link", .link(table, keys[2]))
+            try db.append("table2", rows[1], "list", keys.map { .link(table, $0) })
+            return keys
+        }
+        for i in 0..<10 {
+            verify(db, "table", [("integers == \(i)", 1), ("integers.@min == \(i)", 1), ("integers.@max == \(i)", 1), ("integers.@avg == \(i)", 1),
+                                 ("integers.@sum == \(i)", 1), ("ANY integers == \(i)", 1), ("SOME integers == \(i)", 1), ("ALL integers == \(i)", 1),
+                                 ("NONE integers == \(i)", 9), ("!(ANY integers == \(i))", 9), ("!(SOME integers == \(i))", 9),
+                                 ("!(ALL integers == \(i))", 9), ("!(NONE integers == \(i))", 1), ("ANY integers != \(i)", 9),
+                                 ("SOME integers != \(i)", 9), ("ALL integers != \(i)", 9), ("NONE integers != \(i)", 1), ("\(i) IN integers", 1)])
+        }
+        verify(db, "table", [("integers.@count == 0", 0), ("integers.@size == 0", 0), ("integers.@count == 1", 10), ("integers.@size == 1", 10)])
+        // One object with defaults, one with a null in its nullable list.
+        try db.write {
+            _ = try db.create("table", [])
+            let nulls = try db.create("table", [])
+            try db.append("table", nulls, "integers_nullable", [.null])
+        }
+        let n = 12
+        verify(db, "table", [
+            ("integers.@count == 0", 2), ("integers == NULL", 0), ("ALL integers == NULL", 2), ("NONE integers == NULL", n),
+            ("integers_nullable.@count == 0", 1), ("integers_nullable == NULL", 1), ("ALL integers_nullable == NULL", 2),
+            ("NONE integers_nullable == NULL", n - 1),
+            ("integers == single_int", n - 2), ("integers_nullable == single_int", n - 2), ("integers == single_int_nullable", n - 2),
+            ("integers_nullable == single_int_nullable", n - 1),
+            ("integers.@min == single_int", n - 2), ("integers.@min == single_int_nullable", n), ("integers_nullable.@min == single_int", n - 2),
+            ("integers_nullable.@min == single_int_nullable", n), ("integers.@max == single_int", n - 2), ("integers.@max == single_int_nullable", n),
+            ("integers_nullable.@max == single_int", n - 2), ("integers_nullable.@max == single_int_nullable", n),
+            ("integers.@sum == single_int", n), ("integers.@sum == single_int_nullable", n - 2), ("integers_nullable.@sum == single_int", n),
+            ("integers_nullable.@sum == single_int_nullable", n - 2), ("integers.@avg == single_int", n - 2),
+            ("integers.@avg == single_int_nullable", n), ("integers_nullable.@avg == single_int", n - 2),
+            ("integers_nullable.@avg == single_int_nullable", n), ("integers.@count == single_int", 3),
+            ("integers.@count == single_int_nullable", 1), ("integers_nullable.@count == single_int", 2),
+            ("integers_nullable.@count == single_int_nullable", 1),
+        ])
+        verify(db, "table2", [
+            ("link.integers == 0 || link.integers == 3", 0), ("link.integers == 1", 1), ("link.integers == 2", 1), ("link.integers == NULL", 0),
+            ("link.integers_nullable == NULL", 0), ("link.integers.@count == 1", 2), ("link.integers.@count == 0", 1),
+            ("link.integers.@min == 1", 1), ("link.integers.@max == 1", 1), ("link.integers.@sum == 1", 1), ("link.integers.@avg == 1", 1),
+            ("list.integers == 1", 2), ("list.integers == 2", 1), ("list.integers == NULL", 0), ("list.integers.@count == 1", 2),
+            ("list.integers.@min == 1", 2), ("list.integers.@max == 1", 2), ("list.integers.@avg == 1", 2), ("list.integers.@sum == 1", 2),
+            ("ALL list.integers == 1", 3), ("NONE list.integers == 1", 2),
+        ])
+        verify(db, "table", [("integers == $0", 1)], [([.int(1)], false)])
+        _ = t
+        for predicate in ["integers.@min.no_property == 0", "integers == integers", "integers != integers", "integers > integers",
+                          "integers < integers", "integers contains integers"] {
+            expectError(.queryInvalid, predicate) { try db.query("table", predicate) }
+        }
+    }
+
+    /// realm-core's Parser_OperatorIN, the cases through lists and backlinks.
+    func testRealmCoreOperatorINThroughLists() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "Allergens", properties: [prop("name", .string), prop("population_affected", .double)]),
+            ObjectClass(name: "Items", properties: [prop("name", .string), prop("price", .double),
+                                                    Property(name: "allergens", type: .link, linkTarget: "Allergens", collection: .list)]),
+            ObjectClass(name: "Person", properties: [prop("customer_id", .int), prop("account_balance", .double),
+                                                     Property(name: "items", type: .link, linkTarget: "Items", collection: .list),
+                                                     Property(name: "fav_item", type: .link, flags: .nullable, linkTarget: "Items")]),
+        ]))
+        try db.write {
+            let a = try db.createMany("Allergens", ["name", "population_affected"], [[.string("dairy"), .double(0.75)], [.string("nuts"), .double(0.01)],
+                                                                                   [.string("wheat"), .double(0.01)], [.string("soy"), .double(0.005)]])
+            let items = try db.createMany("Items", ["name", "price"], [[.string("milk"), .double(5.5)], [.string("oranges"), .double(4)],
+                                                                     [.string("pizza"), .double(9.5)], [.string("cereal"), .double(6.5)]])
+            let ac = db.cls("Allergens"), ic = db.cls("Items")
+            try db.append("Items", items[0], "allergens", [.link(ac, a[0])])
+            try db.append("Items", items[2], "allergens", [0, 2, 3].map { .link(ac, a[$0]) })
+            try db.append("Items", items[3], "allergens", [0, 1, 2].map { .link(ac, a[$0]) })
+            let people = try db.createMany("Person", ["customer_id", "account_balance"], (0..<3).map { [.int(Int64($0)), .double(Double($0 + 1) * 10)] })
+            for i in 0..<3 { try db.set("Person", people[i], "fav_item", .link(ic, items[i])) }
+            try db.append("Person", people[0], "items", [0, 1, 2, 3].map { .link(ic, items[$0]) })
+            try db.append("Person", people[1], "items", Array(repeating: .link(ic, items[0]), count: 10))
+            try db.append("Person", people[2], "items", [2, 2, 3].map { .link(ic, items[$0]) })
+        }
+        verify(db, "Person", [
+            ("'dairy' in items.allergens.name", 3), ("5.5 IN items.price", 2), ("!(5.5 IN items.price)", 1), ("'milk' IN items.name", 2),
+            ("'MiLk' IN[c] items.name", 2), ("NULL IN items.price", 0), ("'dairy' IN fav_item.allergens.name", 2),
+            ("fav_item.price IN items.price", 2),
+            ("ANY items.name contains[c] ANY {'A', 'B'}", 2), ("ALL items.name contains[c] {'A', 'B'}", 1),
+            ("ALL items.name contains[c] NONE {'A', 'B'}", 1), ("NONE items.name contains[c] {'A', 'B'}", 1),
+            ("NONE items.name contains[c] ALL {'A', 'L'}", 1), ("ANY items.name contains[c] NONE {'A', 'B'}", 2),
+            ("ANY items.name contains[c] ALL {'A', 'B'}", 0),
+        ])
+        verify(db, "Items", [("20 IN @links.Person.items.account_balance", 1)])
+        expectError(.queryInvalid) { try db.query("Person", "5.5 in fav_item.price") }
+    }
+
+    /// realm-core's Parser_Backlinks and Parser_BacklinkCount.
+    func testRealmCoreBacklinks() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "Items", properties: [prop("name", .string), prop("price", .double)]),
+            ObjectClass(name: "Person", properties: [prop("customer_id", .int), prop("name", .string), prop("account_balance", .double),
+                                                     Property(name: "items", type: .link, linkTarget: "Items", collection: .list),
+                                                     Property(name: "fav item", type: .link, flags: .nullable, linkTarget: "Items")]),
+        ]))
+        try db.write {
+            let items = try db.createMany("Items", ["name", "price"], [[.string("milk"), .double(5.5)], [.string("oranges"), .double(4)],
+                                                                     [.string("pizza"), .double(9.5)], [.string("cereal"), .double(6.5)],
+                                                                     [.string("bread"), .double(3.5)]])
+            let ic = db.cls("Items")
+            let people = try db.createMany("Person", ["customer_id", "name", "account_balance"],
+                                           [[.int(0), .string("Adam"), .double(10)], [.int(1), .string("James"), .double(20)], [.int(2), .string("John"), .double(30)]])
+            for i in 0..<3 { try db.set("Person", people[i], "fav item", .link(ic, items[i])) }
+            try db.append("Person", people[0], "items", [0, 1, 2, 3].map { .link(ic, items[$0]) })
+            try db.append("Person", people[1], "items", Array(repeating: .link(ic, items[0]), count: 10))
+            try db.append("Person", people[2], "items", [2, 2, 3].map { .link(ic, items[$0]) })
+        }
+        verify(db, "Items", [
+            ("@links.Person.fav\\ item.account_balance > 20", 1), ("@links.Person.items.account_balance > 20", 2),
+            ("@links.Person.items.name LIKE[c] 'j*'", 3), ("@links.Person.items.name BEGINSWITH 'J'", 3),
+            ("@links.Person.items.@count > 2", 2), ("@links.Person.items.@size > 2", 2),
+            ("@links.Person.items.@min.account_balance <= 10", 4), ("@links.Person.items.@max.account_balance > 10", 3),
+            ("@links.Person.items.@sum.account_balance > 20", 3), ("@links.Person.items.@avg.account_balance > 20", 1),
+        ])
+        verify(db, "Person", [("fav\\ item.@links.Person.fav\\ item.@count > 1", 0), ("fav\\ item.@links.Person.items.@count > 1 ", 2)])
+        for predicate in ["@links.Person.items == NULL", "@links.Person.fav\\ item == NULL", "@links.Factory.items > 0", "@links.Person.artifacts > 0"] {
+            expectError(.queryInvalid, predicate) { try db.query("Items", predicate) }
+        }
+    }
+
+    /// (realm-core names the link to itself `self`, which this parser reads
+    /// as the element of a collection of values: here it is `me`.)
+    func testRealmCoreBacklinkCount() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "Items", properties: [prop("item_id", .int), Property(name: "me", type: .link, flags: .nullable, linkTarget: "Items"),
+                                                    prop("double_col", .double)]),
+            ObjectClass(name: "Person", properties: [prop("customer_id", .int), Property(name: "items", type: .link, linkTarget: "Items", collection: .list),
+                                                     Property(name: "fav_item", type: .link, flags: .nullable, linkTarget: "Items"), prop("float_col", .float)]),
+        ]))
+        try db.write {
+            let ids: [Int64] = [5, 2, 12, 14, 20]
+            let items = try db.createMany("Items", ["item_id", "double_col"], ids.enumerated().map { [.int($0.element), .double(Double($0.offset) + 0.5)] })
+            let ic = db.cls("Items")
+            for i in 0..<4 { try db.set("Items", items[i], "me", .link(ic, items[i])) }
+            let people = try db.createMany("Person", ["customer_id", "float_col"], (0..<3).map { [.int(Int64($0)), .float(Float($0) + 0.5)] })
+            for i in 0..<3 { try db.set("Person", people[i], "fav_item", .link(ic, items[2 - i])) }
+            try db.append("Person", people[0], "items", [0, 1, 2].map { .link(ic, items[$0]) })
+            try db.append("Person", people[1], "items", Array(repeating: .link(ic, items[0]), count: 10))
+            try db.append("Person", people[2], "items", [2, 2].map { .link(ic, items[$0]) })
+        }
+        verify(db, "Items", [
+            ("@links.@count == 0", 1), ("@links.@count == 0 && item_id == 20", 1), ("@links.@count == 1", 1),
+            ("@links.@count == 1 && item_id == 14", 1), ("@links.@count == 5", 1), ("@links.@count == 5 && item_id == 12", 1),
+            ("@links.@count == 3", 1), ("@links.@count == 3 && item_id == 2", 1), ("@links.@count == 13", 1),
+            ("@links.@count == 13 && item_id == 5", 1), ("@links.@size == 0", 1), ("@links.@size == 0 && item_id == 20", 1),
+            ("@links.Items.me.@links.@count == 1 && item_id == 14", 1), ("@links.Person.items.@links.@count == 0", 5),
+            ("@links.Person.fav_item.items.@links.@count == 130 && item_id == 2", 1),
+            ("@links.Person.fav_item.fav_item.@links.@count == 3 && item_id == 2", 1),
+            ("@links.@count >= item_id", 2), ("@links.@count >= @links.Person.fav_item.customer_id", 3), ("@links.@count == 0.0", 1),
+            ("@links.@count >= double_col", 3), ("@links.@count >= @links.Person.fav_item.float_col", 3), ("@links.@count >= me.@count", 5),
+            ("@links.@count == @links.Person.fav_item.@count", 1), ("@links.@count == @links.Person.items.@count", 1),
+            ("@links.@count == @links.Items.me.@count", 2),
+        ])
+        verify(db, "Person", [
+            ("fav_item.@links.@count == 5 && fav_item.item_id == 12", 1), ("fav_item.@links.@count == 3 && fav_item.item_id == 2", 1),
+            ("fav_item.@links.@count == 13 && fav_item.item_id == 5", 1), ("items.@links.@count == 21 && customer_id == 0", 1),
+            ("items.@links.@count == 130 && customer_id == 1", 1), ("items.@links.@count == 10 && customer_id == 2", 1),
+            ("items.@count >= fav_item.@links.@count", 1),
+        ])
+        for predicate in ["@links.@count == 'string'", "@links.@count == 2018-04-09@14:21:0", "@links.@count.item_id == 0",
+                          "@links.@avg == 1", "@links.@sum == 1", "@links.@min == 1", "@links.@max == 1", "@links.@avg.item_id == 1"] {
+            XCTAssertThrowsError(try db.query("Items", predicate), predicate)
+        }
+    }
+
+    /// realm-core's Parser_collection_aggregates.
+    func testRealmCoreCollectionAggregates() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "Course", properties: [prop("title", .string), prop("credits", .double), prop("hours_required", .int),
+                                                     prop("failure_percentage", .float), prop("start_date", .timestamp)]),
+            ObjectClass(name: "Person", properties: [prop("age", .int), prop("name", .string),
+                                                     Property(name: "courses_taken", type: .link, linkTarget: "Course", collection: .list),
+                                                     prop("hash", .binary)]),
+        ]))
+        try db.write {
+            let people = try db.createMany("Person", ["name", "age", "hash"], [("Billy", 18), ("Bob", 17), ("Joe", 19), ("Jane", 20), ("Joel", 18)].enumerated().map {
+                [.string($0.element.0), .int($0.element.1), .binary(Array(repeating: UInt8(ascii: "a"), count: $0.offset))]
+            })
+            let courses = try db.createMany("Course", ["title", "credits", "hours_required", "failure_percentage", "start_date"], [
+                [.string("Math"), .double(5), .int(42), .float(0.36), .timestamp(10, 0)], [.string("Comp Sci"), .double(4.5), .int(45), .float(0.25), .timestamp(11, 0)],
+                [.string("Chemistry"), .double(4), .int(41), .float(0.40), .timestamp(12, 0)], [.string("English"), .double(3.5), .int(40), .float(0.07), .timestamp(13, 0)],
+                [.string("Physics"), .double(4.5), .int(42), .float(0.42), .timestamp(14, 0)],
+            ])
+            let c = db.cls("Course")
+            try db.append("Person", people[0], "courses_taken", [0, 1, 4].map { .link(c, courses[$0]) })
+            try db.append("Person", people[1], "courses_taken", [0, 1, 1].map { .link(c, courses[$0]) })
+            try db.append("Person", people[2], "courses_taken", [.link(c, courses[3])])
+            try db.append("Person", people[3], "courses_taken", [2, 4].map { .link(c, courses[$0]) })
+        }
+        verify(db, "Person", [
+            ("courses_taken.@min.hours_required <= 41", 2), ("courses_taken.@max.hours_required >= 45", 2),
+            ("courses_taken.@sum.hours_required <= 100", 3), ("courses_taken.@avg.hours_required > 41", 3),
+            ("courses_taken.@min.credits == 4.5", 2), ("courses_taken.@max.credits == 5.0", 2), ("courses_taken.@sum.credits > 8.6", 2),
+            ("courses_taken.@avg.credits > 4.0", 3), ("courses_taken.@min.failure_percentage < 0.10", 1),
+            ("courses_taken.@max.failure_percentage > 0.40", 2), ("courses_taken.@sum.failure_percentage > 0.5", 3),
+            ("courses_taken.@avg.failure_percentage > 0.40", 1), ("courses_taken.@min.start_date < T12:0", 2),
+            ("courses_taken.@max.start_date > T12:0", 3), ("courses_taken.@count > 2", 2), ("courses_taken.@size > 2", 2),
+            ("courses_taken.@count == 0", 1), ("courses_taken.@size == 0", 1), ("name.@count == 0", 0), ("name.@size == 0", 0),
+            ("name.@count > 3", 3), ("name.@size > 3", 3), ("hash.@count == 0", 1), ("hash.@size == 0", 1), ("hash.@count > 2", 2),
+            ("hash.@size > 2", 2),
+        ])
+        for predicate in ["courses_taken.@min.title <= 41", "courses_taken.@max.title <= 41", "courses_taken.@sum.title <= 41",
+                          "courses_taken.@avg.title <= 41", "courses_taken.@min <= 41", "courses_taken.@max <= 41", "courses_taken.@sum <= 41",
+                          "courses_taken.@avg <= 41", "name.@min.hours_required <= 41", "name.@sum.hours_required <= 41",
+                          "name.@count.hours_required <= 2", "age.@size <= 2"] {
+            XCTAssertThrowsError(try db.query("Person", predicate), predicate)
+        }
+        let error = expectError(.queryInvalid) { try db.query("Person", "name.@min.hours_required <= 41") }
+        XCTAssertTrue((error?.message.contains("list") ?? false) && (error?.message.contains("name") ?? false), error?.message ?? "")
+        for predicate in ["credits.@size == 2", "failure_percentage.@size <= 2"] {
+            XCTAssertThrowsError(try db.query("Course", predicate), predicate)
+        }
+    }
+}

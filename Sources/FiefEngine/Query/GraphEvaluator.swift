@@ -38,6 +38,14 @@ struct ObjectSet {
         clusters[cluster, default: Bitmap(repeating: 0)] |= bits
     }
 
+    @inline(__always)
+    mutating func remove(_ key: Int64) {
+        let cluster = ClusterLayout.cluster(of: key), slot = ClusterLayout.slot(of: key)
+        guard var bits = clusters[cluster] else { return }
+        bits[slot >> 6] &= ~(1 << UInt64(slot & 63))
+        clusters[cluster] = bits == Bitmap(repeating: 0) ? nil : bits
+    }
+
     /// The objects of `cluster` in the set.
     @inline(__always)
     func bits(_ cluster: Int64) -> Bitmap { clusters[cluster] ?? Bitmap(repeating: 0) }
@@ -60,13 +68,15 @@ struct ObjectSet {
 
 /// What one evaluation of a query (one scan of results) keeps between
 /// clusters: the objects each backward node reaches, computed on its
-/// first cluster, and each forward operand's reader.  Made per scan, so
+/// first cluster, and each forward expression's reader.  Made per scan, so
 /// results evaluated again (after a change) start afresh, and realms
 /// sharing a compiled query never share one.
 final class QueryScan {
     let realm: Realm
-    private var reached: [ObjectIdentifier: ObjectSet] = [:]
-    private var readers: [ObjectIdentifier: (ValueReader, ValueReader)] = [:]
+    /// Per backward node: the objects reached, and (for `orReachesNothing`)
+    /// the objects reaching anything.
+    private var reached: [ObjectIdentifier: (objects: ObjectSet, reachingAny: ObjectSet?)] = [:]
+    private var readers: [ObjectIdentifier: [ValueReader]] = [:]
 
     init(realm: Realm) { self.realm = realm }
 
@@ -74,59 +84,136 @@ final class QueryScan {
     func evaluate(_ node: GraphNode, _ table: Table, cluster: Int64, mask: Bitmap) throws(FiefError) -> Bitmap {
         switch node.kind {
         case .reach(let reach):
-            var bits = try reachedObjects(node, reach).bits(cluster)
+            let (objects, reachingAny) = try reachedObjects(node, reach)
+            var bits = objects.bits(cluster)
             if reach.nullLinksMatch, let first = reach.hops.first {
                 bits |= try nullLinks(table, column: first.property, cluster: cluster)
             }
+            if let reachingAny { bits |= ~reachingAny.bits(cluster) }
             return reach.complement ? mask & ~bits : mask & bits
-        case .compare(let a, let op, let b, let options):
-            let (ra, rb) = try readers(node, a, b)
-            let mixed = a.last.type == .mixed || b.last.type == .mixed
-            var bits = Bitmap(repeating: 0)
-            var failure: FiefError?
-            QueryEvaluator.forEachSlot(mask) { slot in
-                if failure != nil { return }
-                let key = cluster << ClusterLayout.shift | Int64(slot)
-                do throws(FiefError) {
-                    let va = try ra.value(key), vb = try rb.value(key)
-                    let match = mixed ? QueryEvaluator.compareMixed(va, op, vb, options) : QueryEvaluator.compareValues(va, op, vb, options)
-                    if match { QueryEvaluator.set(&bits, slot) }
-                } catch {
-                    failure = error
+        case .test(let expression, let predicate, let quantifier):
+            let reader = try readers(node, [expression])[0]
+            let mixed = expression.isMixed
+            return try eachObject(cluster, mask) { (key) throws(FiefError) -> Bool in
+                guard expression.isMany else { return QueryEvaluator.matches(predicate, try reader.value(key), mixed: mixed) }
+                return try Self.quantified(quantifier) { (visit) throws(FiefError) in
+                    try reader.forEach(key) { value in visit(QueryEvaluator.matches(predicate, value, mixed: mixed)) }
                 }
             }
-            if let failure { throw failure }
-            return bits
+        case .compare(let a, let op, let b, let options, let quantifier):
+            let pair = try readers(node, [a, b])
+            let mixed = a.isMixed || b.isMixed
+            @inline(__always) func compare(_ x: Value, _ y: Value) -> Bool {
+                mixed ? QueryEvaluator.compareMixed(x, op, y, options) : QueryEvaluator.compareValues(x, op, y, options)
+            }
+            return try eachObject(cluster, mask) { (key) throws(FiefError) -> Bool in
+                if !a.isMany && !b.isMany { return compare(try pair[0].value(key), try pair[1].value(key)) }
+                // One value against each of many (the single one read first: a view that stays valid).
+                let manyOnLeft = a.isMany
+                let single = try pair[manyOnLeft ? 1 : 0].value(key)
+                return try Self.quantified(quantifier) { (visit) throws(FiefError) in
+                    try pair[manyOnLeft ? 0 : 1].forEach(key) { value in visit(manyOnLeft ? compare(value, single) : compare(single, value)) }
+                }
+            }
         }
     }
 
-    private func readers(_ node: GraphNode, _ a: ValuePath, _ b: ValuePath) throws(FiefError) -> (ValueReader, ValueReader) {
+    /// The objects of `mask` in `cluster` for which `test` holds.
+    @inline(__always)
+    private func eachObject(_ cluster: Int64, _ mask: Bitmap, _ test: (Int64) throws(FiefError) -> Bool) throws(FiefError) -> Bitmap {
+        var bits = Bitmap(repeating: 0)
+        let base = cluster << ClusterLayout.shift
+        for word in 0..<4 {
+            var w = mask[word]
+            while w != 0 {
+                let slot = word << 6 | w.trailingZeroBitCount
+                w &= w - 1
+                if try test(base | Int64(slot)) { QueryEvaluator.set(&bits, slot) }
+            }
+        }
+        return bits
+    }
+
+    /// ANY, ALL or NONE of the answers `walk` gives its visitor (which
+    /// returns whether to go on).  Of none: ANY false, ALL and NONE true.
+    @inline(__always)
+    static func quantified(_ quantifier: QueryQuantifier, _ walk: ((Bool) -> Bool) throws(FiefError) -> Void) throws(FiefError) -> Bool {
+        var decided = false
+        switch quantifier {
+        case .any:
+            try walk { match in decided = match; return !match }
+            return decided
+        case .all:
+            try walk { match in decided = !match; return match }
+            return !decided
+        case .none:
+            try walk { match in decided = match; return !match }
+            return !decided
+        }
+    }
+
+    private func readers(_ node: GraphNode, _ expressions: [ValueExpression]) throws(FiefError) -> [ValueReader] {
         if let known = readers[ObjectIdentifier(node)] { return known }
-        let made = (try ValueReader(realm, a), try ValueReader(realm, b))
+        var made: [ValueReader] = []
+        for expression in expressions { made.append(try ValueReader(realm, expression)) }
         readers[ObjectIdentifier(node)] = made
         return made
     }
 
     // MARK: Backward
 
-    /// The objects of the class tested whose path reaches an object
-    /// matching `reach.target` (or, with `nullLinksMatch`, crosses a null
-    /// link after its first), computed once per scan.
-    private func reachedObjects(_ node: GraphNode, _ reach: PathReach) throws(FiefError) -> ObjectSet {
+    /// The objects of the class tested whose path reaches a target of
+    /// `reach` (or, with `nullLinksMatch`, crosses a null link after its
+    /// first), and with `orReachesNothing` those reaching any object;
+    /// computed once per scan.
+    private func reachedObjects(_ node: GraphNode, _ reach: PathReach) throws(FiefError) -> (objects: ObjectSet, reachingAny: ObjectSet?) {
         if let known = reached[ObjectIdentifier(node)] { return known }
-        var objects = try matchingObjects(reach.target)
-        for i in stride(from: reach.hops.count - 1, through: 0, by: -1) {
-            objects = try linking(to: objects, through: reach.hops[i])
-            if reach.nullLinksMatch && i > 0 {
+        var objects: ObjectSet
+        switch reach.target {
+        case .predicate(let query):
+            objects = try matchingObjects(query)
+        case .objects(let tableKey, let keys, let allBut):
+            let table = try realm.table(tableKey)
+            if allBut {
+                objects = try allObjects(table)
+                for key in keys { objects.remove(key) }
+            } else {
+                objects = ObjectSet()
+                for key in keys where try realm.isLive(table, key) { objects.insert(key) }
+            }
+        }
+        objects = try carryBack(objects, reach.hops, nullLinksMatch: reach.nullLinksMatch)
+        var reachingAny: ObjectSet? = nil
+        if reach.orReachesNothing {
+            reachingAny = try carryBack(try allObjects(try realm.table(reach.target.table)), reach.hops, nullLinksMatch: false)
+        }
+        reached[ObjectIdentifier(node)] = (objects, reachingAny)
+        return (objects, reachingAny)
+    }
+
+    /// The objects of the first class of `hops` whose path reaches one of
+    /// `objects` (of the last class); with `nullLinksMatch`, also those
+    /// crossing a null link after the first.
+    private func carryBack(_ objects: ObjectSet, _ hops: [GraphHop], nullLinksMatch: Bool) throws(FiefError) -> ObjectSet {
+        var objects = objects
+        for i in stride(from: hops.count - 1, through: 0, by: -1) {
+            objects = try linking(to: objects, through: hops[i])
+            if nullLinksMatch && i > 0 {
                 // Objects of this class whose next link is null read null.
-                let hop = reach.hops[i]
+                let hop = hops[i]
                 let table = try realm.table(hop.from)
                 for (cluster, live) in try realm.clusters(table) {
                     objects.insert(cluster: cluster, try nullLinks(table, column: hop.property, cluster: cluster) & live)
                 }
             }
         }
-        reached[ObjectIdentifier(node)] = objects
+        return objects
+    }
+
+    /// Every object of `table`.
+    private func allObjects(_ table: Table) throws(FiefError) -> ObjectSet {
+        var objects = ObjectSet()
+        for (cluster, live) in try realm.clusters(table) { objects.insert(cluster: cluster, live) }
         return objects
     }
 
@@ -158,16 +245,42 @@ final class QueryScan {
         return objects
     }
 
-    /// The objects of `hop.from` whose link reaches one of `targets` (of
-    /// `hop.to`): the targets' backlinks through the hop's property.
+    /// The objects of `hop.from` whose step reaches one of `targets` (of
+    /// `hop.to`): through a link or collection of links, the targets'
+    /// backlinks through the hop's property; through backlinks, the
+    /// objects the targets' property links to.
     private func linking(to targets: ObjectSet, through hop: GraphHop) throws(FiefError) -> ObjectSet {
         var origins = ObjectSet()
         if targets.isEmpty { return origins }
+        if hop.kind == .backlinks {
+            let origin = try realm.table(hop.to)
+            let column = try origin.column(hop.property)
+            if column.collection == .none {
+                var cluster: Int64 = -1
+                var chunk = ChunkReader(nil)
+                try targets.forEach { (key) throws(FiefError) in
+                    if ClusterLayout.cluster(of: key) != cluster {
+                        cluster = ClusterLayout.cluster(of: key)
+                        chunk = try realm.chunk(origin, column: hop.property, cluster: cluster).reader
+                    }
+                    if case .int(let target) = chunk.value(ClusterLayout.slot(of: key), type: .link, nullable: true) { origins.insert(target) }
+                }
+            } else {
+                let walker = try CollectionWalker(realm, origin, property: hop.property)
+                try targets.forEach { (key) throws(FiefError) in
+                    _ = try walker.forEach(owner: key) { value in
+                        if case .link(_, let target) = value { origins.insert(target) }
+                        return true
+                    }
+                }
+            }
+            return origins
+        }
         guard let dbi = try realm.table(hop.to).backlinks else { return origins }
         try realm.withReadTransaction { (txn) throws(FiefError) in
             var scanner = try BacklinkScanner(txn, dbi)
             try targets.forEach { (target) throws(FiefError) in
-                try scanner.forEachOrigin(of: target, originClass: hop.from, property: hop.property) { (origin, _) in
+                try scanner.forEachRecord(of: target, originClass: hop.from, property: hop.property) { (_, origin, _) in
                     origins.insert(origin)
                 }
             }
@@ -187,65 +300,349 @@ final class QueryScan {
 
 // MARK: - Forward
 
-/// Reads one operand's value for objects of the class tested, following
-/// its links in place; keeps the last chunk read at every step.
+/// Object keys gathered at one step of a path, reused from object to
+/// object (no allocation once it has grown).
+final class KeyBuffer {
+    var keys: [Int64] = []
+}
+
+/// Reads a value expression for objects of the class tested, following
+/// its steps in place: the last chunk read at every to-one step is kept,
+/// collections are walked in their segments and entries, backlinks with
+/// one cursor.
 final class ValueReader {
     private let realm: Realm
-    private let path: ValuePath
+    private let expression: ValueExpression
+    private let hops: [GraphHop]
+    /// Per step: the table it leaves from, the last link chunk read (to-one
+    /// steps), the walker of its collection of links, the backlinks it reads.
     private let hopTables: [Table]
-    private let lastTable: Table
     private var hopClusters: [Int64]
     private var hopChunks: [ChunkReader]
+    private var hopWalkers: [CollectionWalker?]
+    private var hopScanners: [BacklinkScanner?]
+    private let hopBackTables: [Table?]
+    private let buffers: [KeyBuffer]
+    private let lastTable: Table
     private var lastCluster: Int64 = -1
     private var lastChunk: ColumnChunk?
+    /// The collection the value reads (elements, aggregates).
+    private var walker: CollectionWalker?
+    /// Aggregates of a property of the objects one more step reaches: their
+    /// class, its last chunk read, and the objects of the object at hand.
+    private var targetTable: Table?
+    private var targetCluster: Int64 = -1
+    private var targetChunk: ColumnChunk?
+    private let targetKeys = KeyBuffer()
+    private var backlinkScanner: BacklinkScanner?
 
-    init(_ realm: Realm, _ path: ValuePath) throws(FiefError) {
+    init(_ realm: Realm, _ expression: ValueExpression) throws(FiefError) {
         self.realm = realm
-        self.path = path
+        self.expression = expression
+        hops = expression.hops
         var tables: [Table] = []
-        for hop in path.hops { tables.append(try realm.table(hop.from)) }
+        var walkers: [CollectionWalker?] = []
+        var backTables: [Table?] = []
+        for hop in expression.hops {
+            let table = try realm.table(hop.from)
+            tables.append(table)
+            walkers.append(hop.kind == .list || hop.kind == .set || hop.kind == .map ? try CollectionWalker(realm, table, property: hop.property) : nil)
+            backTables.append(hop.kind == .backlinks ? table : nil)
+        }
         hopTables = tables
-        lastTable = try realm.table(path.lastClass)
-        hopClusters = [Int64](repeating: -1, count: path.hops.count)
-        hopChunks = [ChunkReader](repeating: ChunkReader(nil), count: path.hops.count)
+        hopWalkers = walkers
+        hopBackTables = backTables
+        hopScanners = [BacklinkScanner?](repeating: nil, count: hops.count)
+        hopClusters = [Int64](repeating: -1, count: hops.count)
+        hopChunks = [ChunkReader](repeating: ChunkReader(nil), count: hops.count)
+        buffers = hops.map { _ in KeyBuffer() }
+        lastTable = try realm.table(expression.lastClass)
+        switch expression.value {
+        case .elements(let property):
+            walker = try CollectionWalker(realm, lastTable, property: property.key)
+        case .aggregate(_, let property, let through):
+            if let through {
+                targetTable = try realm.table(through.to)
+                if through.kind != .backlinks { walker = try CollectionWalker(realm, lastTable, property: through.property) }
+            } else {
+                walker = try CollectionWalker(realm, lastTable, property: property.key)
+            }
+        default:
+            break
+        }
     }
 
-    /// The value for object `key`: null where a link on the way is null; a
-    /// view into the chunk for strings and binaries (valid until the next read).
+    /// The one value for object `key` (an expression that is not many-valued):
+    /// what a null link on the way leaves (null; 0 for a size) where one is null.
     func value(_ key: Int64) throws(FiefError) -> Value {
+        if case .backlinkCount = expression.value, hops.contains(where: { $0.isToMany }) {
+            // The sum over every object reached (each as often as reached).
+            var total: Int64 = 0
+            var failure: FiefError?
+            try walk(0, key) { value in
+                if case .int(let n) = value { total += n } else { failure = FiefError(.internal, "a backlink count is an int") }
+                return true
+            }
+            if let failure { throw failure }
+            return .int(total)
+        }
         var key = key
-        for step in 0..<path.hops.count {
-            let cluster = ClusterLayout.cluster(of: key)
-            if cluster != hopClusters[step] {
-                // Link columns are fixed-width: dirty or not, their chunks read through a plain reader.
-                hopChunks[step] = try realm.chunk(hopTables[step], column: path.hops[step].property, cluster: cluster).reader
-                hopClusters[step] = cluster
-            }
-            guard case .int(let target) = hopChunks[step].value(ClusterLayout.slot(of: key), type: .link, nullable: true) else {
-                return .null
-            }
+        for step in 0..<hops.count {
+            guard let target = try link(step, key) else { return expression.valueOfNullObject }
             key = target
         }
+        return try single(key)
+    }
+
+    /// Call `visit` with each value for object `key`, until it returns
+    /// false; returns whether every value was visited.  Strings and
+    /// binaries are views, valid during the call.
+    @discardableResult
+    func forEach(_ key: Int64, _ visit: (Value) -> Bool) throws(FiefError) -> Bool {
+        try walk(0, key, visit)
+    }
+
+    private func walk(_ level: Int, _ key: Int64, _ visit: (Value) -> Bool) throws(FiefError) -> Bool {
+        if level == hops.count {
+            if case .elements = expression.value {
+                return try walker!.forEach(owner: key, visit)
+            }
+            return visit(try single(key))
+        }
+        switch hops[level].kind {
+        case .link:
+            // A null link behind a to-many step reads nothing.
+            guard let target = try link(level, key) else { return true }
+            return try walk(level + 1, target, visit)
+        case .list, .set, .map:
+            let buffer = buffers[level]
+            buffer.keys.removeAll(keepingCapacity: true)
+            try hopWalkers[level]!.forEach(owner: key) { value in
+                if case .link(_, let target) = value { buffer.keys.append(target) }
+                return true
+            }
+            for target in buffer.keys where !(try walk(level + 1, target, visit)) { return false }
+            return true
+        case .backlinks:
+            let buffer = buffers[level]
+            buffer.keys.removeAll(keepingCapacity: true)
+            let hop = hops[level]
+            guard let dbi = hopBackTables[level]!.backlinks else { return true }
+            try realm.withReadTransaction { (txn) throws(FiefError) in
+                if hopScanners[level] == nil { hopScanners[level] = try BacklinkScanner(txn, dbi) }
+                try hopScanners[level]!.forEachRecord(of: key, originClass: hop.to, property: hop.property) { (_, origin, count) in
+                    // An object linking twice (a list listing it twice) is reached twice.
+                    for _ in 0..<count { buffer.keys.append(origin) }
+                }
+            }
+            for origin in buffer.keys where !(try walk(level + 1, origin, visit)) { return false }
+            return true
+        }
+    }
+
+    /// The target of to-one step `step` for object `key` (nil: null).
+    @inline(__always)
+    private func link(_ step: Int, _ key: Int64) throws(FiefError) -> Int64? {
+        let cluster = ClusterLayout.cluster(of: key)
+        if cluster != hopClusters[step] {
+            // Link columns are fixed-width: dirty or not, their chunks read through a plain reader.
+            hopChunks[step] = try realm.chunk(hopTables[step], column: hops[step].property, cluster: cluster).reader
+            hopClusters[step] = cluster
+        }
+        guard case .int(let target) = hopChunks[step].value(ClusterLayout.slot(of: key), type: .link, nullable: true) else { return nil }
+        return target
+    }
+
+    /// The chunk of `column` of the last class for object `key`.
+    @inline(__always)
+    private func lastColumn(_ column: UInt32, _ key: Int64) throws(FiefError) -> ColumnChunk {
         let cluster = ClusterLayout.cluster(of: key)
         if cluster != lastCluster || lastChunk == nil {
-            lastChunk = try realm.chunk(lastTable, column: path.last.key, cluster: cluster)
+            lastChunk = try realm.chunk(lastTable, column: column, cluster: cluster)
             lastCluster = cluster
         }
-        guard let value = QueryEvaluator.slotValue(lastChunk!, ClusterLayout.slot(of: key), path.last) else {
-            throw realm.damagedChunk(lastTable, column: path.last.key, cluster: cluster, "holds a mixed value that cannot be read")
+        return lastChunk!
+    }
+
+    /// The value at the end of the steps, for object `key` of the last class.
+    private func single(_ key: Int64) throws(FiefError) -> Value {
+        let slot = ClusterLayout.slot(of: key)
+        switch expression.value {
+        case .property(let property, let linkTarget):
+            let chunk = try lastColumn(property.key, key)
+            guard let value = QueryEvaluator.slotValue(chunk, slot, property) else {
+                throw realm.damagedChunk(lastTable, column: property.key, cluster: ClusterLayout.cluster(of: key), "holds a mixed value that cannot be read")
+            }
+            if property.type == .link, case .int(let target) = value { return .link(classKey: linkTarget, objectKey: target) }
+            return value
+        case .object:
+            return .link(classKey: expression.lastClass, objectKey: key)
+        case .count(let property):
+            return try lastColumn(property.key, key).value(slot, type: .int, nullable: false)
+        case .linkCount(let property):
+            return .int(try lastColumn(property.key, key).value(slot, type: .link, nullable: true).isNull ? 0 : 1)
+        case .length(let property):
+            let value = try lastColumn(property.key, key).value(slot, type: property.type, nullable: property.isNullable)
+            switch value {
+            case .string(let bytes), .binary(let bytes): return .int(Int64(bytes.count))
+            default: return .int(0)
+            }
+        case .backlinkCount(let pair):
+            guard let dbi = lastTable.backlinks else { return .int(0) }
+            var total: Int64 = 0
+            try realm.withReadTransaction { (txn) throws(FiefError) in
+                if backlinkScanner == nil { backlinkScanner = try BacklinkScanner(txn, dbi) }
+                if let pair {
+                    try backlinkScanner!.forEachRecord(of: key, originClass: pair.originClass, property: pair.property) { (_, _, count) in total += Int64(count) }
+                } else {
+                    try backlinkScanner!.forEachRecord(of: key) { (_, _, count) in total += Int64(count) }
+                }
+            }
+            return .int(total)
+        case .aggregate(let operation, let property, let through):
+            guard let through, let targetTable else {
+                var aggregator = Aggregator(operation, property.type)
+                try walker!.forEach(owner: key) { value in aggregator.add(value); return true }
+                return aggregator.result()
+            }
+            // The objects first (the walk may hold the snapshot's lock), then their values.
+            let target = property
+            targetKeys.keys.removeAll(keepingCapacity: true)
+            if through.kind == .backlinks {
+                guard let dbi = lastTable.backlinks else { return Aggregator(operation, target.type).result() }
+                try realm.withReadTransaction { (txn) throws(FiefError) in
+                    if backlinkScanner == nil { backlinkScanner = try BacklinkScanner(txn, dbi) }
+                    try backlinkScanner!.forEachRecord(of: key, originClass: through.to, property: through.property) { (_, origin, count) in
+                        // A list listing the object twice counts twice.
+                        for _ in 0..<count { targetKeys.keys.append(origin) }
+                    }
+                }
+            } else {
+                try walker!.forEach(owner: key) { value in
+                    if case .link(_, let object) = value { targetKeys.keys.append(object) }
+                    return true
+                }
+            }
+            var aggregator = Aggregator(operation, target.type)
+            for object in targetKeys.keys {
+                let cluster = ClusterLayout.cluster(of: object)
+                if cluster != targetCluster || targetChunk == nil {
+                    targetChunk = try realm.chunk(targetTable, column: target.key, cluster: cluster)
+                    targetCluster = cluster
+                }
+                guard let value = QueryEvaluator.slotValue(targetChunk!, ClusterLayout.slot(of: object), target) else {
+                    throw realm.damagedChunk(targetTable, column: target.key, cluster: cluster, "holds a mixed value that cannot be read")
+                }
+                aggregator.add(value)
+            }
+            return aggregator.result()
+        case .elements:
+            throw FiefError(.internal, "a collection's elements are many values")
         }
-        if path.last.type == .link, case .int(let target) = value {
-            return .link(classKey: path.lastLinkTarget, objectKey: target)
+    }
+}
+
+/// Walks the elements of one list, set or map property, owner by owner,
+/// in place: in a snapshot, one cursor over the collection's database
+/// (segments read through `SegmentReader`, entries decoded as views); in a
+/// write transaction, through the transaction's own view of the collection.
+final class CollectionWalker {
+    private let realm: Realm
+    private let table: Table
+    private let column: Column
+    private let dbi: MDB_dbi
+    private var cursor: LMDBCursor?
+    /// The snapshot `cursor` belongs to.
+    private var cursorSnapshot: Snapshot?
+
+    init(_ realm: Realm, _ table: Table, property: UInt32) throws(FiefError) {
+        self.realm = realm
+        self.table = table
+        column = try table.column(property)
+        switch column.collection {
+        case .list: dbi = try table.listDatabase(property)
+        case .set: dbi = try table.setDatabase(property)
+        case .map: dbi = try table.mapDatabase(property)
+        case .none: throw FiefError(.internal, "'\(table.objectClass.name)' property \(property) is no collection")
         }
+    }
+
+    /// Call `visit` with each element of `owner`'s collection (a map's
+    /// values; links as `.link`), in the collection's order, until it
+    /// returns false; returns whether every element was visited.
+    @discardableResult
+    func forEach(owner: Int64, _ visit: (Value) -> Bool) throws(FiefError) -> Bool {
+        if realm.write != nil { return try forEachInWrite(owner, visit) }
+        let snapshot = try realm.currentSnapshot()
+        return try snapshot.withTransaction { (txn) throws(FiefError) -> Bool in
+            if cursor == nil || cursorSnapshot !== snapshot {
+                cursor = try LMDBCursor(txn, dbi)
+                cursorSnapshot = snapshot
+            }
+            let cursor = cursor!
+            if column.collection == .list {
+                var key = (UInt64(0), UInt64(0))
+                var entry = try withUnsafeMutableBytes(of: &key) { (raw) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? in
+                    ListStore.key(raw.baseAddress!, owner: owner, position: 0)
+                    return try cursor.seek(UnsafeRawBufferPointer(raw))
+                }
+                while let (k, v) = entry, let decoded = ListStore.decodeKey(k), decoded.owner == owner {
+                    guard snapshot.bounds.contains(v),
+                          let reader = SegmentReader(v, type: column.elementType == .mixed ? .binary : column.elementType, table: table.key,
+                                                     key: ListStore.checkKey(column: column.key, owner: owner, position: decoded.position)) else {
+                        throw realm.damagedEntry(table, column, owner, "a stored segment")
+                    }
+                    for i in 0..<reader.count where !visit(try element(reader.value(i, linkTarget: column.linkTarget), owner)) { return false }
+                    entry = try cursor.next()
+                }
+                return true
+            }
+            var prefix = SetStore.ownerKey(owner)
+            var entry = try withUnsafeBytes(of: &prefix) { (raw) throws(FiefError) in try cursor.seek(raw) }
+            while let (k, v) = entry, SetStore.belongs(k, to: owner) {
+                if !visit(try entryValue(UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...]), v, owner)) { return false }
+                entry = try cursor.next()
+            }
+            return true
+        }
+    }
+
+    private func forEachInWrite(_ owner: Int64, _ visit: (Value) -> Bool) throws(FiefError) -> Bool {
+        if column.collection == .list {
+            let state = try realm.listState(table, column, owner: owner)
+            for i in 0..<state.count where !visit(try state.element(try state.value(i, table: table), table)) { return false }
+            return true
+        }
+        for entry in try realm.collectionEntries(ListID(table: table.key, column: column.key, owner: owner), dbi).entries {
+            if !visit(try entryValue(entry.key, entry.value, owner)) { return false }
+        }
+        return true
+    }
+
+    /// A list element as stored: a mixed one decoded.
+    @inline(__always)
+    private func element(_ stored: Value, _ owner: Int64) throws(FiefError) -> Value {
+        guard column.elementType == .mixed, case .binary(let coded) = stored else { return stored }
+        guard let value = MixedCoding.decode(coded) else { throw realm.damagedEntry(table, column, owner, "an element") }
         return value
+    }
+
+    /// A set element or map value from its entry (key without its owner).
+    @inline(__always)
+    private func entryValue(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ owner: Int64) throws(FiefError) -> Value {
+        let decoded = column.collection == .set
+            ? SetStore.decode(key, value, type: column.elementType, linkTarget: column.linkTarget)
+            : MixedCoding.decode(value)
+        guard let decoded else { throw realm.damagedEntry(table, column, owner, column.collection == .set ? "an element" : "a value") }
+        return decoded
     }
 }
 
 // MARK: - Backlinks of many targets
 
-/// Reads the backlink records of many targets of one class, asked in
-/// ascending key order, with one cursor: a target whose records lie in the
-/// run read last needs no seek.
+/// Reads the backlink records of many targets of one class with one
+/// cursor; targets asked in ascending key order mostly need no seek (the
+/// run read last holds them).
 struct BacklinkScanner {
     private let cursor: LMDBCursor
     private var run: Backlinks.Run?
@@ -254,11 +651,13 @@ struct BacklinkScanner {
         cursor = try LMDBCursor(txn, dbi)
     }
 
-    /// Call `body` with each origin object (and its link count) of class
-    /// `originClass` linking to `target` through `property`.
-    mutating func forEachOrigin(of target: Int64, originClass: UInt32, property: UInt32,
-                                _ body: (Int64, UInt32) throws(FiefError) -> Void) throws(FiefError) {
-        let wanted = Backlinks.Record(target: target, originClass: originClass, property: property, origin: 0)
+    /// Call `body` with each record for `target` (only those of class
+    /// `originClass` and `property` when given): its pair (origin class <<
+    /// 32 | property), origin object and link count.
+    mutating func forEachRecord(of target: Int64, originClass: UInt32? = nil, property: UInt32? = nil,
+                                _ body: (UInt64, Int64, UInt32) throws(FiefError) -> Void) throws(FiefError) {
+        let wanted = Backlinks.Record(target: target, originClass: originClass ?? 0, property: property ?? 0, origin: 0)
+        let onePair = originClass != nil
         var index: Int
         if let run, !run.record(run.count - 1).precedes(wanted), !wanted.precedes(run.record(0)) {
             index = run.lowerBound(wanted)
@@ -275,8 +674,10 @@ struct BacklinkScanner {
         }
         while let current = run {
             while index < current.count {
-                guard current.target(index) == wanted.target, current.pair(index) == wanted.pair else { return }
-                try body(Int64(bitPattern: current.origin(index)), current.count(index))
+                guard current.target(index) == wanted.target else { return }
+                let pair = current.pair(index)
+                if onePair && pair != wanted.pair { return }
+                try body(pair, Int64(bitPattern: current.origin(index)), current.count(index))
                 index += 1
             }
             // The records may go on in the next run.

@@ -1,8 +1,14 @@
 // The object-graph binder: what `QueryCompiler` hands over when a
 // comparison reads more than one value of the object it tests.
 //
-//   * key paths through to-one links and embedded objects
-//     (`owner.name == $0`, `address.city BEGINSWITH 'a'`, `a.b.c > 5`);
+//   * key paths through to-one links, embedded objects, lists, sets and
+//     maps of links, and backlinks (`owner.name == $0`, `a.b.c > 5`,
+//     `ANY dogs.age > 5`, `ALL items.discount.active == true`,
+//     `@links.Person.dogs.name == 'Ann'`), with implicit ANY, ALL and NONE;
+//   * collections of values (`ANY scores > 5`, `5 IN tags`, `ALL scores
+//     BETWEEN {1, 9}`), their sizes (`dogs.@count > 2`), aggregates
+//     (`scores.@avg > 5`, `dogs.@sum.age < 20`), string and binary lengths
+//     (`name.@size > 3`) and backlink counts (`@links.@count == 0`);
 //   * lists of values given with the query: `x IN {1, 2}`, `x IN $0` (a
 //     list argument), `x == ANY {...}`, `x != ALL $0`, `x > NONE {...}`;
 //   * `x BETWEEN {low, high}`.
@@ -12,58 +18,74 @@
 // (`name == $0` over the owners), compiled there as any predicate is, and
 // wrapped in a `GraphNode.reach`: evaluation finds the matching targets
 // columnar and collects the objects linking to them through their
-// backlinks (see GraphEvaluator.swift).  Two key paths compared with each
-// other are read *forward*, object by object, through the link columns.
-// A list of values is unrolled into one comparison per element (joined by
-// OR for ANY, AND for ALL, NOT OR for NONE), each bound as the scalar
-// compiler binds it, so the columnar fast paths serve each element.
+// backlinks (see GraphEvaluator.swift).  The sizes of collections are
+// columns, so `dogs.@count > 2` is a columnar comparison.  What has to be
+// computed per object (the elements of a collection of values, an
+// aggregate, a length) is a `GraphNode.test` of a value expression; two
+// expressions compared with each other are read *forward*, object by
+// object (`GraphNode.compare`).  A list of values is unrolled into one
+// comparison per element (joined by OR for ANY, AND for ALL, NOT OR for
+// NONE), each bound as the scalar compiler binds it.
+//
+// Quantifiers follow realm-core: a path through a to-many step compares
+// every value it reaches (implicit ANY; ALL and NONE hold for a path that
+// reaches nothing); a null to-one link on a path of to-one links reads
+// null (`buddy.name == nil` matches objects without a buddy), and an
+// empty collection or null link behind a to-many step reads nothing.  A
+// collection of values behind a to-many step is quantified per object
+// reached: `ALL list.scores == 1` holds when some object of `list` has
+// only ones (or `list` is empty).
 
-/// A predicate that reads other objects than the one it tests, bound by
-/// `QueryBinder` and evaluated a cluster at a time by `QueryScan`.  A
-/// class, so that a scan can keep what it computed once per node.
+/// A predicate that reads other objects (or collections) than the values
+/// of the object it tests, bound by `QueryBinder` and evaluated a cluster
+/// at a time by `QueryScan`.  A class, so that a scan can keep what it
+/// computed once per node.
 final class GraphNode {
     enum Kind {
         /// Backward: the objects whose path reaches an object matching a
         /// predicate over the class it ends at.
         case reach(PathReach)
-        /// Forward: the values of two operands (a property of the object or
-        /// a key path through to-one links), compared per object.
-        case compare(ValuePath, QueryOperator, ValuePath, QueryStringOptions)
+        /// Per object: the values of an expression (one, or many), each
+        /// tested by `predicate` (bound over values, `self` standing for the
+        /// value: see `QueryCompiler.compileElements`), quantified.
+        case test(ValueExpression, predicate: QueryNode, quantifier: QueryQuantifier)
+        /// Per object: two expressions compared; at most one is
+        /// many-valued, and `quantifier` ranges over its values.
+        case compare(ValueExpression, QueryOperator, ValueExpression, QueryStringOptions, quantifier: QueryQuantifier)
     }
 
     let kind: Kind
+    /// The columns the node reads, by class (see `QueryNode.collectColumns`).
+    let dependencies: [UInt32: Set<UInt32>]
 
-    init(_ kind: Kind) { self.kind = kind }
+    init(_ kind: Kind, dependencies: [UInt32: Set<UInt32>]) {
+        self.kind = kind
+        self.dependencies = dependencies
+    }
 
     /// What the node answers for an object that is not there: the one a
     /// null link points to, whose values are all null, whose links are null
     /// and whose collections are empty.  (A key path crossing a null to-one
-    /// link reads null, as in realm-core.)
+    /// link reads null, as in realm-core; a size reads 0.)
     var matchesNullObject: Bool {
         switch kind {
         case .reach(let reach):
             // Its first link is null: the path reads null (to-one links
             // only), or reaches nothing.
             if reach.nullLinksMatch { return true }
-            return reach.complement
-        case .compare(let a, let op, let b, let options):
-            let mixed = a.last.type == .mixed || b.last.type == .mixed
-            return mixed ? QueryEvaluator.compareMixed(.null, op, .null, options) : QueryEvaluator.compareValues(.null, op, .null, options)
+            return reach.complement || reach.orReachesNothing
+        case .test(let expression, let predicate, let quantifier):
+            if expression.isMany { return quantifier != .any }
+            return QueryBinder.matches(predicate, expression.valueOfNullObject, expression)
+        case .compare(let a, let op, let b, let options, let quantifier):
+            if a.isMany || b.isMany { return quantifier != .any }
+            let va = a.valueOfNullObject, vb = b.valueOfNullObject
+            return a.isMixed || b.isMixed ? QueryEvaluator.compareMixed(va, op, vb, options) : QueryEvaluator.compareValues(va, op, vb, options)
         }
     }
 
-    /// The columns the node reads, by class (see `QueryNode.collectColumns`).
     func collectColumns(table: UInt32, into columns: inout [UInt32: Set<UInt32>]) {
-        switch kind {
-        case .reach(let reach):
-            GraphHop.collectColumns(reach.hops, into: &columns)
-            reach.target.root.collectColumns(table: reach.target.tableKey, into: &columns)
-        case .compare(let a, _, let b, _):
-            for path in [a, b] {
-                GraphHop.collectColumns(path.hops, into: &columns)
-                columns[path.lastClass, default: []].insert(path.last.key)
-            }
-        }
+        for (table, read) in dependencies { columns[table, default: []].formUnion(read) }
     }
 }
 
@@ -73,6 +95,11 @@ struct GraphHop: Equatable {
     enum Kind: Equatable {
         /// A to-one link (or an embedded object): `property` of `from`.
         case link
+        /// The objects of a list, set or map of links: `property` of `from`.
+        case list, set, map
+        /// `@links.Class.property`: the objects of `to` whose link (or list,
+        /// set, map of links) `property` points to the object.
+        case backlinks
     }
 
     let kind: Kind
@@ -80,13 +107,20 @@ struct GraphHop: Equatable {
     let from: UInt32
     /// The class it reaches.
     let to: UInt32
-    /// The link property (of `from`).
+    /// The link property: of `from`, or of `to` for backlinks.
     let property: UInt32
+
+    /// Whether the step may reach many objects (or none).
+    var isToMany: Bool { kind != .link }
+
+    /// The class holding the link property.
+    var linkOwner: UInt32 { kind == .backlinks ? to : from }
 
     /// Record, for `hops`, each class passed and each link column read.
     static func collectColumns(_ hops: [GraphHop], into columns: inout [UInt32: Set<UInt32>]) {
         for hop in hops {
-            columns[hop.from, default: []].insert(hop.property)
+            columns[hop.linkOwner, default: []].insert(hop.property)
+            _ = columns[hop.from, default: []]
             _ = columns[hop.to, default: []]
         }
     }
@@ -98,44 +132,116 @@ struct GraphHop: Equatable {
 /// The answer for an object is: whether its path reaches an object of
 /// `target` (`complement`: whether it reaches none); with `nullLinksMatch`,
 /// also every object whose path crosses a null link (the path then reads
-/// null, and the comparison holds for null).
+/// null, and the predicate holds for null); with `orReachesNothing`, also
+/// every object whose path reaches no object at all.
 struct PathReach {
-    /// The steps from the class tested; the last reaches `target`'s class.
+    /// The steps from the class tested; the last reaches the target's class.
     let hops: [GraphHop]
-    /// The predicate over the class the path ends at.
-    let target: CompiledQuery
+    let target: ReachTarget
     let complement: Bool
     let nullLinksMatch: Bool
+    let orReachesNothing: Bool
 }
 
-/// A value read forward: a property of the object tested (no hops) or at
-/// the end of a path of to-one links.
-struct ValuePath {
+/// What the objects reached by a `PathReach` must be.
+enum ReachTarget {
+    /// Those matching a predicate over their class.
+    case predicate(CompiledQuery)
+    /// Objects `keys` of class `table` (`allBut`: every other object of it).
+    case objects(table: UInt32, keys: [Int64], allBut: Bool)
+
+    var table: UInt32 {
+        switch self {
+        case .predicate(let query): return query.tableKey
+        case .objects(let table, _, _): return table
+        }
+    }
+}
+
+/// A value, or values, computed per object of the class tested: what a key
+/// path reads (through to-one links: one value, null past a null link;
+/// through a to-many step or at a collection of values: many, maybe none).
+struct ValueExpression {
+    enum Value {
+        /// A property holding one value (a link: its target, of class `linkTarget`).
+        case property(Property, linkTarget: UInt32)
+        /// The object itself (reached through a to-many step).
+        case object
+        /// The elements of a list, set or map (the values) of values.
+        case elements(Property)
+        /// The size of a list, set or map: its column.
+        case count(Property)
+        /// Whether a to-one link is set: 1, or 0 for null.
+        case linkCount(Property)
+        /// The length in bytes of a string or binary (0 for null).
+        case length(Property)
+        /// How many links point to the object (a list listing it twice
+        /// counts twice); with `pair`, only those of that class and property.
+        /// Behind a to-many step, the sum over the objects reached (as
+        /// realm-core has it: `items.@links.@count`), one value.
+        case backlinkCount(pair: (originClass: UInt32, property: UInt32)?)
+        /// An aggregate of values `of`: the elements of that collection of
+        /// values (`through` nil), or that property of the objects one more
+        /// to-many step reaches (a list, set or map of links, or backlinks;
+        /// an object reached twice counts twice).
+        case aggregate(AggregateOperation, of: Property, through: GraphHop?)
+    }
+
     let hops: [GraphHop]
-    /// The class `last` belongs to (the one the last hop reaches).
+    /// The class the hops reach (whose objects `value` reads).
     let lastClass: UInt32
-    let last: Property
-    /// For a link `last`: the class it links to (its values are links to it).
-    let lastLinkTarget: UInt32
-}
-
-/// A key path resolved against the schema: the links it follows from the
-/// object tested, and its last property.
-struct BoundPath {
-    let hops: [GraphHop]
-    /// The class of the last property (the one the last hop reaches).
-    let lastTable: Table
-    let last: Property
+    let value: Value
+    /// Describes the values: their type and whether they may be null (the
+    /// property compared, for checks and for predicates over the values).
+    let valueProperty: Property
     /// The key path as written, for messages.
     let text: String
 
-    var valuePath: ValuePath {
-        ValuePath(hops: hops, lastClass: lastTable.key, last: last,
-                  lastLinkTarget: last.type == .link ? ((try? lastTable.column(last.key))?.linkTarget ?? 0) : 0)
+    /// Whether it gives any number of values per object rather than one.
+    var isMany: Bool {
+        switch value {
+        case .elements: return true
+        case .backlinkCount: return false
+        default: return hops.contains { $0.isToMany }
+        }
     }
 
-    /// The last property alone, as a key path from the class it belongs to.
-    var lastOperand: QueryOperand { .keyPath(QueryKeyPath(properties: [last.name])) }
+    var isMixed: Bool { valueProperty.type == .mixed }
+
+    /// The value for an object that is not there (a null link's).
+    var valueOfNullObject: FiefEngine.Value {
+        switch value {
+        case .count, .linkCount, .length, .backlinkCount: return .int(0)
+        case .aggregate(let operation, let property, _):
+            return Aggregator(operation, property.type).result()
+        case .property, .object, .elements: return .null
+        }
+    }
+}
+
+/// A key path resolved against the schema.
+struct BoundPath {
+    let expression: ValueExpression
+    let lastTable: Table
+
+    var hops: [GraphHop] { expression.hops }
+    var text: String { expression.text }
+
+    /// Whether it reaches through a to-many step.
+    var isToMany: Bool { hops.contains { $0.isToMany } }
+
+    /// The last property alone, as a key path from the class it belongs to
+    /// (for a path ending at a property holding one value).
+    var lastOperand: QueryOperand? {
+        guard case .property(let property, _) = expression.value else { return nil }
+        return .keyPath(QueryKeyPath(properties: [property.name]))
+    }
+}
+
+extension PropertyFlags {
+    /// Marks the property the binder makes for the size of a collection
+    /// (never stored): a missing object's collection has size 0, not null.
+    static let collectionSize = PropertyFlags(rawValue: 1 << 30)
 }
 
 enum QueryBinder {
@@ -165,6 +271,11 @@ enum QueryBinder {
 
         /// The same scope over the objects of `table`.
         func over(_ table: Table) -> Scope { Scope(target: .objects(table), arguments: arguments, realm: realm) }
+
+        /// A scope over single values described by `property` (`self`).
+        func overValues(_ property: Property, _ description: String) -> Scope {
+            Scope(target: .elements(property, description: description), arguments: arguments, realm: nil)
+        }
     }
 
     /// One element of a list of values: written in the predicate (a literal
@@ -184,8 +295,8 @@ enum QueryBinder {
         /// Values given with the query (a list or a list argument), and the
         /// quantifier written before them (nil: none, which means ANY).
         case values([ListElement], QueryQuantifier?)
-        /// A key path leaving the object tested, and the quantifier written
-        /// before it.
+        /// A key path leaving the values of the object tested, and the
+        /// quantifier written before it.
         case path(BoundPath, QueryQuantifier?)
 
         var isGiven: Bool {
@@ -212,18 +323,16 @@ enum QueryBinder {
             return try reach(path, quantifier, scope) { leaf in .comparison(leaf, op, rhs, options) }
         case (_, .path(let path, let quantifier)) where left.isGiven:
             return try reach(path, quantifier, scope) { leaf in .comparison(lhs, op, leaf, options) }
-        case (.path(let a, let qa), .path(let b, let qb)) where qa == nil && qb == nil && a.hops == b.hops:
-            // Both read the same object at the end of the path.
-            return try reach(a, nil, scope) { _ in .comparison(a.lastOperand, op, b.lastOperand, options) }
         case (.path(let a, let qa), .path(let b, let qb)):
-            try refuseQuantifier(qa ?? qb, a.text)
-            return try forward(a, op, b, options, scope)
+            if qa == nil, qb == nil, !a.isToMany, a.hops == b.hops, let la = a.lastOperand, let lb = b.lastOperand {
+                // Both read the same object at the end of the path.
+                return try reach(a, nil, scope) { _ in .comparison(la, op, lb, options) }
+            }
+            return try forward(a.expression, qa, op, b.expression, qb, options, scope)
         case (.path(let a, let quantifier), .own):
-            try refuseQuantifier(quantifier, a.text)
-            return try forward(a, op, try ownPath(rhs, scope), options, scope)
+            return try forward(a.expression, quantifier, op, try ownExpression(rhs, scope), nil, options, scope)
         case (.own, .path(let b, let quantifier)):
-            try refuseQuantifier(quantifier, b.text)
-            return try forward(try ownPath(lhs, scope), op, b, options, scope)
+            return try forward(try ownExpression(lhs, scope), nil, op, b.expression, quantifier, options, scope)
         case (.value, .values), (.values, .value), (.values, .values):
             throw FiefError(.queryInvalid, "cannot compare values given with the query with each other: one side of \(QueryCompiler.name(op)) must be a property or key path")
         case (.own, .own), (.own, .value), (.value, .own), (.value, .value), (.path, _), (_, .path):
@@ -233,26 +342,35 @@ enum QueryBinder {
     }
 
     /// `lhs IN rhs`: `lhs == ANY rhs` for a list of values (or ALL, NONE
-    /// when written: `x IN ALL $0`).
+    /// when written: `x IN ALL $0`), `ANY rhs == lhs` for a key path
+    /// reaching many values.
     static func membership(_ lhs: QueryOperand, _ rhs: QueryOperand, _ options: QueryStringOptions, _ scope: Scope) throws(FiefError) -> QueryNode {
+        let refusal = "IN takes a list on its right ({...} or a list argument), or a key path through a list, set, map or backlinks"
         switch try side(rhs, scope) {
         case .values:
             return try comparison(lhs, .equal, rhs, options, scope)
+        case .path(let path, _) where path.expression.isMany:
+            if case .values = try side(lhs, scope) {
+                throw QueryCompiler.unsupported("comparing a list of values with a collection ('\(path.text)')")
+            }
+            return try comparison(rhs, .equal, lhs, options, scope)
         case .value(let given):
-            throw FiefError(given.isArgument ? .queryArgument : .queryInvalid,
-                            "IN takes a list on its right ({...} or a list argument), or a key path through a list, set, map or backlinks; \(describe(given)) is one value")
+            throw FiefError(given.isArgument ? .queryArgument : .queryInvalid, "\(refusal); \(describe(given)) is one value")
         case .own:
-            throw FiefError(.queryInvalid, "IN takes a list on its right ({...} or a list argument), or a key path through a list, set, map or backlinks; \(describe(rhs)) is one value")
+            throw FiefError(.queryInvalid, "\(refusal); \(describe(rhs)) is one value")
         case .path(let path, _):
-            throw FiefError(.queryInvalid, "IN takes a list on its right ({...} or a list argument), or a key path through a list, set, map or backlinks; '\(path.text)' is one value")
+            throw FiefError(.queryInvalid, "\(refusal); '\(path.text)' is one value")
         }
     }
 
     /// `value BETWEEN {low, high}`: `value >= low AND value <= high`, bounds
-    /// included.
+    /// included.  On a collection only ALL applies (as in realm-core).
     static func between(_ value: QueryOperand, _ low: QueryOperand, _ high: QueryOperand, _ scope: Scope) throws(FiefError) -> QueryNode {
         switch try side(value, scope) {
         case .path(let path, let quantifier):
+            if path.expression.isMany && quantifier != .all {
+                throw FiefError(.queryInvalid, "BETWEEN applies to a collection ('\(path.text)') only with ALL before it")
+            }
             return try reach(path, quantifier, scope) { leaf in .between(leaf, low: low, high: high) }
         case .own:
             let node = QueryCompiler.node
@@ -302,73 +420,389 @@ enum QueryBinder {
         }
     }
 
-    /// Resolve a key path of property names through to-one links and
-    /// embedded objects.
+    /// Resolve a key path through links, collections of links and
+    /// backlinks, to a property, a collection, or an operation on one.
     static func resolve(_ keyPath: QueryKeyPath, from table: Table, _ realm: Realm) throws(FiefError) -> BoundPath {
-        if let construct = QueryCompiler.unsupportedConstruct(keyPath) { throw QueryCompiler.unsupported(construct) }
-        let names = keyPath.propertyNames ?? []
-        let text = names.joined(separator: ".")
+        switch keyPath.start {
+        case .object: break
+        case .variable: throw QueryCompiler.unsupported("a SUBQUERY variable")
+        case .argument: throw QueryCompiler.unsupported("a key-path argument ($K or %K)")
+        }
+        // What later work binds, refused before anything else is looked at.
+        for component in keyPath.components {
+            switch component {
+            case .index, .first, .last, .all, .key, .argumentIndex: throw QueryCompiler.unsupported("indexing a key path with '[...]'")
+            case .keys: throw QueryCompiler.unsupported("'@keys'")
+            case .values: throw QueryCompiler.unsupported("'@values'")
+            case .property, .backlinks, .allBacklinks: continue
+            }
+        }
+        if keyPath.suffix == .type { throw QueryCompiler.unsupported("'@type'") }
+        let text = QueryBinder.text(keyPath)
         var hops: [GraphHop] = []
         var current = table
-        for (position, name) in names.enumerated() {
-            guard let property = current.property(named: name) else {
-                throw FiefError(.queryInvalid, "class '\(current.objectClass.name)' has no property '\(name)' (in key path '\(text)')")
-            }
-            let qualified = "'\(current.objectClass.name).\(property.name)'"
-            if property.collection != .none {
-                throw QueryCompiler.unsupported(position == names.count - 1
-                    ? "comparing the elements of \(property.collection.name) \(qualified)"
-                    : "a key path through \(property.collection.name) \(qualified)")
-            }
-            if position == names.count - 1 {
-                return BoundPath(hops: hops, lastTable: current, last: property, text: text)
-            }
-            guard property.type == .link else {
-                throw FiefError(.queryInvalid, "key path '\(text)': \(qualified) is \(property.type == .int ? "an" : "a") \(property.type.name), not a link, so nothing can follow it")
-            }
-            let target = try realm.table(try current.column(property.key).linkTarget)
-            hops.append(GraphHop(kind: .link, from: current.key, to: target.key, property: property.key))
-            current = target
+        func expression(_ value: ValueExpression.Value, _ property: Property) -> BoundPath {
+            BoundPath(expression: ValueExpression(hops: hops, lastClass: current.key, value: value, valueProperty: property, text: text),
+                      lastTable: current)
         }
-        throw FiefError(.queryInvalid, "the key path is empty")
+        for (position, component) in keyPath.components.enumerated() {
+            let isLast = position == keyPath.components.count - 1
+            switch component {
+            case .property(let name):
+                guard let property = current.property(named: name) else {
+                    throw FiefError(.queryInvalid, "class '\(current.objectClass.name)' has no property '\(name)' (in key path '\(text)')")
+                }
+                let qualified = "'\(current.objectClass.name).\(property.name)'"
+                let column = try current.column(property.key)
+                if isLast && (property.collection == .none || property.type != .link || keyPath.suffix != nil) {
+                    return try finish(property, column, of: current, keyPath.suffix, hops: hops, text: text, realm)
+                }
+                guard property.type == .link else {
+                    if property.collection != .none {
+                        throw FiefError(.queryInvalid, "key path '\(text)': \(qualified) is a \(property.collection.name) of values, so nothing can follow it but an operation ('@count', '@min', ...)")
+                    }
+                    throw FiefError(.queryInvalid, "key path '\(text)': \(qualified) is \(property.type == .int ? "an" : "a") \(property.type.name), not a link, so nothing can follow it")
+                }
+                let target = try realm.table(column.linkTarget)
+                let kind: GraphHop.Kind
+                switch property.collection {
+                case .none: kind = .link
+                case .list: kind = .list
+                case .set: kind = .set
+                case .map: kind = .map
+                }
+                hops.append(GraphHop(kind: kind, from: current.key, to: target.key, property: property.key))
+                current = target
+            case .backlinks(let className, let propertyName):
+                guard let originKey = realm.table(named: className) else {
+                    throw FiefError(.queryInvalid, "key path '\(text)': no class '\(className)' (in '@links.\(className).\(propertyName)')")
+                }
+                let origin = try realm.table(originKey)
+                guard let property = origin.property(named: propertyName) else {
+                    throw FiefError(.queryInvalid, "key path '\(text)': class '\(className)' has no property '\(propertyName)'")
+                }
+                guard property.type == .link, try origin.column(property.key).linkTarget == current.key else {
+                    throw FiefError(.queryInvalid, "key path '\(text)': '\(className).\(propertyName)' does not link to '\(current.objectClass.name)' objects")
+                }
+                let hop = GraphHop(kind: .backlinks, from: current.key, to: originKey, property: property.key)
+                if isLast, keyPath.suffix == .count {
+                    let counted = Property(name: text, type: .int)
+                    return expression(.backlinkCount(pair: (originKey, property.key)), counted)
+                }
+                if isLast, case .aggregate(let query, let name)? = keyPath.suffix {
+                    guard let name, let aggregated = origin.property(named: name), aggregated.collection == .none else {
+                        throw FiefError(.queryInvalid, "key path '\(text)': name a property of '\(className)' holding one value after the operation")
+                    }
+                    let operation = try aggregateOperation(query, aggregated.type, text)
+                    return expression(.aggregate(operation, of: aggregated, through: hop),
+                                      Property(name: text, type: Aggregator(operation, aggregated.type).resultType, flags: .nullable))
+                }
+                hops.append(hop)
+                current = origin
+            case .allBacklinks:
+                guard keyPath.suffix == .count else {
+                    throw FiefError(.queryInvalid, "key path '\(text)': '@links' alone takes '@count' or '@size' after it (the number of links to the object)")
+                }
+                return expression(.backlinkCount(pair: nil), Property(name: "@links.@count", type: .int))
+            case .index, .first, .last, .all, .key, .argumentIndex:
+                throw QueryCompiler.unsupported("indexing a key path with '[...]'")
+            case .keys: throw QueryCompiler.unsupported("'@keys'")
+            case .values: throw QueryCompiler.unsupported("'@values'")
+            }
+        }
+        // The path ends at objects reached through a collection of links or backlinks.
+        switch keyPath.suffix {
+        case nil:
+            let name = current.objectClass.name
+            return expression(.object, Property(name: text, type: .link, flags: .nullable, linkTarget: name))
+        case .count?:
+            throw QueryCompiler.unsupported("'@count' after '@links.Class.property' in the middle of a key path")
+        case .type?:
+            throw QueryCompiler.unsupported("'@type'")
+        case .aggregate?:
+            throw FiefError(.internal, "an aggregate ends its key path")
+        }
     }
 
-    /// A property of the object tested (or `self`) as a value path.
-    static func ownPath(_ operand: QueryOperand, _ scope: Scope) throws(FiefError) -> BoundPath {
+    /// The end of a key path at `property` of `table`, with its suffix.
+    private static func finish(_ property: Property, _ column: Column, of table: Table, _ suffix: QueryPathSuffix?,
+                               hops: [GraphHop], text: String, _ realm: Realm) throws(FiefError) -> BoundPath {
+        let qualified = "'\(table.objectClass.name).\(property.name)'"
+        func path(_ value: ValueExpression.Value, _ described: Property) -> BoundPath {
+            BoundPath(expression: ValueExpression(hops: hops, lastClass: table.key, value: value, valueProperty: described, text: text),
+                      lastTable: table)
+        }
+        switch suffix {
+        case nil:
+            if property.collection == .none {
+                return path(.property(property, linkTarget: column.linkTarget), property)
+            }
+            // A collection of values (collections of links are steps).
+            return path(.elements(property), Property(name: property.name, type: property.type, flags: property.isNullable ? .nullable : [],
+                                                      key: property.key, linkTarget: property.linkTarget))
+        case .count?:
+            if property.collection != .none {
+                return path(.count(property), Property(name: "\(text)", type: .int, flags: .collectionSize, key: property.key))
+            }
+            if property.type == .link {
+                return path(.linkCount(property), Property(name: text, type: .int, key: property.key))
+            }
+            guard property.type == .string || property.type == .binary else {
+                throw FiefError(.queryInvalid, "key path '\(text)': '@count' and '@size' apply to lists, sets, maps, strings and binaries; \(qualified) is \(property.type == .int ? "an" : "a") \(property.type.name)")
+            }
+            return path(.length(property), Property(name: text, type: .int, key: property.key))
+        case .type?:
+            throw QueryCompiler.unsupported("'@type'")
+        case .aggregate(let query, let targetName)?:
+            guard property.collection != .none else {
+                throw FiefError(.queryInvalid, "key path '\(text)': '@\(spelling(query))' applies to a list, set or map; \(qualified) is not one")
+            }
+            if property.type != .link {
+                if let targetName {
+                    throw FiefError(.queryInvalid, "key path '\(text)': \(qualified) holds values, not objects: nothing follows the operation (found '\(targetName)')")
+                }
+                let operation = try aggregateOperation(query, property.type, text)
+                return path(.aggregate(operation, of: property, through: nil),
+                            Property(name: text, type: Aggregator(operation, property.type).resultType, flags: .nullable))
+            }
+            guard let targetName else {
+                throw FiefError(.queryInvalid, "key path '\(text)': \(qualified) holds objects; name the property to aggregate after the operation ('\(text).<property>')")
+            }
+            let target = try realm.table(column.linkTarget)
+            guard let aggregated = target.property(named: targetName), aggregated.collection == .none else {
+                throw FiefError(.queryInvalid, "key path '\(text)': class '\(target.objectClass.name)' has no property '\(targetName)' holding one value")
+            }
+            let kind: GraphHop.Kind = property.collection == .list ? .list : (property.collection == .set ? .set : .map)
+            let hop = GraphHop(kind: kind, from: table.key, to: target.key, property: property.key)
+            let operation = try aggregateOperation(query, aggregated.type, text)
+            return path(.aggregate(operation, of: aggregated, through: hop),
+                        Property(name: text, type: Aggregator(operation, aggregated.type).resultType, flags: .nullable))
+        }
+    }
+
+    /// The operation of aggregate `query`, checked against the values it takes.
+    private static func aggregateOperation(_ query: QueryAggregate, _ type: PropertyType, _ text: String) throws(FiefError) -> AggregateOperation {
+        let operation: AggregateOperation
+        switch query {
+        case .min: operation = .min
+        case .max: operation = .max
+        case .sum: operation = .sum
+        case .average: operation = .average
+        }
+        do throws(FiefError) {
+            try Aggregator.check(operation, type, subject: "'\(text)'")
+        } catch {
+            throw FiefError(.queryInvalid, error.message)
+        }
+        return operation
+    }
+
+    static func spelling(_ aggregate: QueryAggregate) -> String {
+        switch aggregate {
+        case .min: return "min"
+        case .max: return "max"
+        case .sum: return "sum"
+        case .average: return "avg"
+        }
+    }
+
+    /// A property of the object tested (or `self`) as a value expression.
+    static func ownExpression(_ operand: QueryOperand, _ scope: Scope) throws(FiefError) -> ValueExpression {
         let property = try QueryCompiler.property(operand, scope.target)
         guard case .objects(let table) = scope.target else { throw FiefError(.queryInvalid, "expected a property") }
-        return BoundPath(hops: [], lastTable: table, last: property, text: property.name)
+        let linkTarget = property.type == .link ? try table.column(property.key).linkTarget : 0
+        return ValueExpression(hops: [], lastClass: table.key, value: .property(property, linkTarget: linkTarget),
+                               valueProperty: property, text: property.name)
     }
 
     // MARK: Strategies
 
-    /// Backward: `leafPredicate(last property)` bound over the class the
-    /// path ends at, then reached from the class tested through the
-    /// path's links.  With no hop (a path that is a property of the class
-    /// itself), simply that predicate.
+    /// Backward: `leafPredicate(leaf)` bound over the class the path ends
+    /// at, then reached from the class tested through the path's steps.
+    /// With no step, the predicate over the class itself.
     static func reach(_ path: BoundPath, _ quantifier: QueryQuantifier?, _ scope: Scope,
                       _ leafPredicate: (QueryOperand) -> QueryExpression) throws(FiefError) -> QueryNode {
-        try refuseQuantifier(quantifier, path.text)
+        let expression = path.expression
         let leafScope = scope.over(path.lastTable)
-        let leaf = try QueryCompiler.node(leafPredicate(path.lastOperand), leafScope.target, scope.arguments, realm: scope.realm)
-        if path.hops.isEmpty { return leaf }
-        // Every hop is a to-one link: a null link on the way reads null.
-        let reach = PathReach(hops: path.hops, target: CompiledQuery(root: leaf, tableKey: path.lastTable.key),
-                              complement: false, nullLinksMatch: matchesNullObject(leaf))
-        return .graph(GraphNode(.reach(reach)))
+        guard path.isToMany else {
+            // One object at the end (or none, past a null link): the quantifier is the leaf's.
+            let leaf = try predicate(at: expression, quantifier, leafScope, leafPredicate)
+            if path.hops.isEmpty { return leaf }
+            return graph(.reach(PathReach(hops: path.hops, target: .predicate(CompiledQuery(root: leaf, tableKey: path.lastTable.key)),
+                                          complement: false, nullLinksMatch: matchesNullObject(leaf), orReachesNothing: false)),
+                         expression, leaf, path.lastTable.key)
+        }
+        if !expression.isMany {
+            // One value per object however many the path passes (a sum of backlink counts).
+            if let quantifier { try refuseQuantifier(quantifier, expression.text) }
+            let test = try QueryCompiler.node(leafPredicate(.element), .elements(expression.valueProperty, description: "'\(expression.text)'"),
+                                              scope.arguments, realm: nil)
+            var dependencies: [UInt32: Set<UInt32>] = [:]
+            collectDependencies(expression, scope.realm, into: &dependencies)
+            return .graph(GraphNode(.test(expression, predicate: test, quantifier: .any), dependencies: dependencies))
+        }
+        let q = quantifier ?? .any
+        if case .elements = expression.value {
+            // Each object reached has its own collection, quantified on its own.
+            let leaf = try predicate(at: expression, q, leafScope, leafPredicate)
+            return graph(.reach(PathReach(hops: path.hops, target: .predicate(CompiledQuery(root: leaf, tableKey: path.lastTable.key)),
+                                          complement: false, nullLinksMatch: false, orReachesNothing: q != .any)),
+                         expression, leaf, path.lastTable.key)
+        }
+        if case .object = expression.value {
+            let (keys, allBut) = try objectTarget(expression, leafPredicate(.element), scope)
+            // ALL: no object reached is another one; NONE: none is one of them.
+            let target = ReachTarget.objects(table: path.lastTable.key, keys: keys, allBut: q == .all ? !allBut : allBut)
+            return graph(.reach(PathReach(hops: path.hops, target: target, complement: q != .any, nullLinksMatch: false, orReachesNothing: false)),
+                         expression, nil, path.lastTable.key)
+        }
+        let leaf = try predicate(at: expression, nil, leafScope, leafPredicate)
+        if case .compare(let p, _, .null, _) = leaf, p.type == .link {
+            throw FiefError(.queryInvalid, "cannot compare '\(expression.text)' with null: it reaches any number of links (compare its size, '@count', with 0)")
+        }
+        let target = q == .all ? QueryNode.not(leaf) : leaf
+        return graph(.reach(PathReach(hops: path.hops, target: .predicate(CompiledQuery(root: target, tableKey: path.lastTable.key)),
+                                      complement: q != .any, nullLinksMatch: false, orReachesNothing: false)),
+                     expression, leaf, path.lastTable.key)
     }
 
-    /// Forward: two values read per object and compared as two properties
-    /// of one object are.
-    static func forward(_ a: BoundPath, _ op: QueryOperator, _ b: BoundPath, _ options: QueryStringOptions, _ scope: Scope) throws(FiefError) -> QueryNode {
-        try QueryCompiler.checkPropertyPair(a.last, op, b.last, scope.target)
-        if a.last.type == .link && b.last.type == .link {
-            let ta = a.valuePath.lastLinkTarget, tb = b.valuePath.lastLinkTarget
-            if ta != tb {
-                throw FiefError(.queryInvalid, "cannot compare '\(a.text)' (links to '\(a.last.linkTarget ?? "")') with '\(b.text)' (links to '\(b.last.linkTarget ?? "")')")
+    /// The predicate `leafPredicate(value)` over the objects of the class
+    /// `expression`'s steps reach, for the value it reads there (its steps
+    /// left aside); `quantifier` ranges over the values of a collection.
+    private static func predicate(at expression: ValueExpression, _ quantifier: QueryQuantifier?, _ scope: Scope,
+                                  _ leafPredicate: (QueryOperand) -> QueryExpression) throws(FiefError) -> QueryNode {
+        let local = ValueExpression(hops: [], lastClass: expression.lastClass, value: expression.value,
+                                    valueProperty: expression.valueProperty, text: expression.text)
+        switch expression.value {
+        case .property:
+            if let quantifier { try refuseQuantifier(quantifier, expression.text) }
+            guard case .property(let property, _) = expression.value else { throw FiefError(.internal, "unreachable") }
+            return try QueryCompiler.node(leafPredicate(.keyPath(QueryKeyPath(properties: [property.name]))), scope.target, scope.arguments, realm: scope.realm)
+        case .count:
+            // The size column, compared columnar.
+            if let quantifier { try refuseQuantifier(quantifier, expression.text) }
+            return try QueryCompiler.node(leafPredicate(.element), .elements(expression.valueProperty, description: "'\(expression.text)'"),
+                                          scope.arguments, realm: nil)
+        case .elements, .linkCount, .length, .backlinkCount, .aggregate:
+            let many = local.isMany
+            if let quantifier, !many { try refuseQuantifier(quantifier, expression.text) }
+            let described = many ? "the elements of '\(expression.text)'" : "'\(expression.text)'"
+            let test = try QueryCompiler.node(leafPredicate(.element), .elements(expression.valueProperty, description: described),
+                                              scope.arguments, realm: nil)
+            var dependencies: [UInt32: Set<UInt32>] = [:]
+            collectDependencies(local, scope.realm, into: &dependencies)
+            return .graph(GraphNode(.test(local, predicate: test, quantifier: quantifier ?? .any), dependencies: dependencies))
+        case .object:
+            throw FiefError(.internal, "an object is compared through its steps")
+        }
+    }
+
+    /// The objects a path ending at objects is compared with: `p == x`,
+    /// `p == ANY {x, y}`, `x IN p` (`allBut` false) or `p != x` (true).
+    private static func objectTarget(_ expression: ValueExpression, _ predicate: QueryExpression, _ scope: Scope) throws(FiefError) -> (keys: [Int64], allBut: Bool) {
+        let refusal = "'\(expression.text)' reaches objects: compare them with == or != to an object (a link argument, or ANY of a list of them)"
+        var op: QueryOperator
+        var other: QueryOperand
+        switch predicate {
+        case .comparison(.element, let o, let rhs, let options) where options.isEmpty: (op, other) = (o, rhs)
+        case .comparison(let lhs, let o, .element, let options) where options.isEmpty: (op, other) = (o, lhs)
+        default: throw FiefError(.queryInvalid, refusal)
+        }
+        var elements: [ListElement]
+        switch try side(other, scope) {
+        case .value(let operand): elements = [.operand(operand)]
+        case .values(let list, let quantifier) where (quantifier ?? .any) == .any && op == .equal: elements = list
+        default: throw FiefError(.queryInvalid, refusal)
+        }
+        guard op == .equal || op == .notEqual, op == .equal || elements.count == 1 else { throw FiefError(.queryInvalid, refusal) }
+        guard case .objects(let table) = scope.target, let realm = scope.realm else { throw FiefError(.queryInvalid, refusal) }
+        var keys: [Int64] = []
+        for element in elements {
+            let given: QueryConstant
+            var argument: Int? = nil
+            switch element {
+            case .operand(let operand):
+                given = try QueryCompiler.constant(operand, scope.arguments)
+                argument = QueryCompiler.argumentIndex(operand)
+            case .argumentValue(let value, let n):
+                given = try QueryCompiler.constant(value, argument: n)
+                argument = n
+            }
+            switch given {
+            case .link(let classKey, let key) where classKey == expression.lastClass:
+                keys.append(key)
+            case .null:
+                throw FiefError(argument == nil ? .queryInvalid : .queryArgument,
+                                "'\(expression.text)' holds no null: compare it with objects, or its size ('@count') with 0")
+            default:
+                let className = (try? realm.table(expression.lastClass).objectClass.name) ?? ""
+                throw FiefError(argument == nil ? .queryInvalid : .queryArgument,
+                                "\(argument.map { "argument \($0): " } ?? "")'\(expression.text)' reaches '\(className)' objects; \(given.typeName == "link" ? "the object given is of another class" : "a \(given.typeName) value is no object")")
             }
         }
-        return .graph(GraphNode(.compare(a.valuePath, op, b.valuePath, options)))
+        _ = table
+        return (keys.sorted(), op == .notEqual)
+    }
+
+    /// Forward: two values (or one value and many, quantified) read per
+    /// object and compared as two properties of one object are.
+    static func forward(_ a: ValueExpression, _ qa: QueryQuantifier?, _ op: QueryOperator, _ b: ValueExpression, _ qb: QueryQuantifier?,
+                        _ options: QueryStringOptions, _ scope: Scope) throws(FiefError) -> QueryNode {
+        if a.isMany && b.isMany {
+            throw QueryCompiler.unsupported("comparing two collections with each other ('\(a.text)' and '\(b.text)')")
+        }
+        if !a.isMany, let qa { try refuseQuantifier(qa, a.text) }
+        if !b.isMany, let qb { try refuseQuantifier(qb, b.text) }
+        try QueryCompiler.checkPropertyPair(a.valueProperty, op, b.valueProperty, scope.target)
+        let ta = a.valueProperty.type == .link ? a.valueProperty.linkTarget : nil
+        let tb = b.valueProperty.type == .link ? b.valueProperty.linkTarget : nil
+        if let ta, let tb, ta != tb {
+            throw FiefError(.queryInvalid, "cannot compare '\(a.text)' (links to '\(ta)') with '\(b.text)' (links to '\(tb)')")
+        }
+        var dependencies: [UInt32: Set<UInt32>] = [:]
+        collectDependencies(a, scope.realm, into: &dependencies)
+        collectDependencies(b, scope.realm, into: &dependencies)
+        return .graph(GraphNode(.compare(a, op, b, options, quantifier: qa ?? qb ?? .any), dependencies: dependencies))
+    }
+
+    /// A graph node and its dependencies: the steps', the leaf
+    /// predicate's (over `leafClass`) and the expression's own.
+    private static func graph(_ kind: GraphNode.Kind, _ expression: ValueExpression, _ leaf: QueryNode?, _ leafClass: UInt32) -> QueryNode {
+        var dependencies: [UInt32: Set<UInt32>] = [:]
+        GraphHop.collectColumns(expression.hops, into: &dependencies)
+        leaf?.collectColumns(table: leafClass, into: &dependencies)
+        return .graph(GraphNode(kind, dependencies: dependencies))
+    }
+
+    /// Record what `expression` reads: its steps, and the columns of the
+    /// value at their end.
+    static func collectDependencies(_ expression: ValueExpression, _ realm: Realm?, into columns: inout [UInt32: Set<UInt32>]) {
+        GraphHop.collectColumns(expression.hops, into: &columns)
+        switch expression.value {
+        case .property(let property, _), .elements(let property), .count(let property), .linkCount(let property), .length(let property):
+            columns[expression.lastClass, default: []].insert(property.key)
+        case .object:
+            _ = columns[expression.lastClass, default: []]
+        case .aggregate(_, let property, let through):
+            if let through {
+                GraphHop.collectColumns([through], into: &columns)
+                columns[through.to, default: []].insert(property.key)
+            } else {
+                columns[expression.lastClass, default: []].insert(property.key)
+            }
+        case .backlinkCount(let pair):
+            _ = columns[expression.lastClass, default: []]
+            if let pair {
+                columns[pair.originClass, default: []].insert(pair.property)
+            } else if let realm {
+                // Every link that may point here.
+                for objectClass in realm.schema.classes {
+                    for property in objectClass.properties where property.type == .mixed || (property.type == .link && realm.table(named: property.linkTarget ?? "") == expression.lastClass) {
+                        columns[objectClass.key, default: []].insert(property.key)
+                    }
+                }
+            }
+        }
     }
 
     /// `p op ANY/ALL/NONE elements` (`listFirst`: the list is on the left):
@@ -434,9 +868,17 @@ enum QueryBinder {
         case .or(let children): return children.contains { matchesNullObject($0) }
         case .not(let inner): return !matchesNullObject(inner)
         case .graph(let graph): return graph.matchesNullObject
+        case .compare(let p, _, _, _) where p.flags.contains(.collectionSize):
+            return QueryEvaluator.matches(node, .int(0), mixed: false)
         case .compare, .compareProperties, .constantMatches:
             return QueryEvaluator.matches(node, .null, mixed: false)
         }
+    }
+
+    /// Whether `value` of `expression` matches `predicate` (bound over its values).
+    @inline(__always)
+    static func matches(_ predicate: QueryNode, _ value: Value, _ expression: ValueExpression) -> Bool {
+        QueryEvaluator.matches(predicate, value, mixed: expression.isMixed)
     }
 
     // MARK: Messages
@@ -456,11 +898,41 @@ enum QueryBinder {
         }
     }
 
+    /// A key path as messages name it.
+    static func text(_ keyPath: QueryKeyPath) -> String {
+        var parts: [String] = []
+        for component in keyPath.components {
+            switch component {
+            case .property(let name): parts.append(name)
+            case .backlinks(let className, let property): parts.append("@links.\(className).\(property)")
+            case .allBacklinks: parts.append("@links")
+            case .keys: parts.append("@keys")
+            case .values: parts.append("@values")
+            case .index(let n): parts.append("[\(n)]")
+            case .first: parts.append("[FIRST]")
+            case .last: parts.append("[LAST]")
+            case .all: parts.append("[*]")
+            case .key(let key): parts.append("['\(key)']")
+            case .argumentIndex(let n): parts.append("[$\(n)]")
+            }
+        }
+        var text = parts.joined(separator: ".")
+        switch keyPath.suffix {
+        case nil: break
+        case .count?: text += ".@count"
+        case .type?: text += ".@type"
+        case .aggregate(let aggregate, let property)?:
+            text += ".@" + spelling(aggregate)
+            if let property { text += ".\(property)" }
+        }
+        return text
+    }
+
     /// An operand as messages name it.
     static func describe(_ operand: QueryOperand) -> String {
         switch operand {
         case .argument(let n): return "argument \(n)"
-        case .keyPath(let path): return "'\(path.propertyNames?.joined(separator: ".") ?? "the key path")'"
+        case .keyPath(let path): return "'\(text(path))'"
         case .element: return "'self'"
         default: return "a constant"
         }
@@ -471,5 +943,19 @@ extension QueryOperand {
     var isArgument: Bool {
         if case .argument = self { return true }
         return false
+    }
+}
+
+extension Aggregator {
+    /// The type of the result (`result()`): an int sum stays an int, an
+    /// average of ints, floats or doubles is a double, mixed values sum and
+    /// average to a decimal.
+    var resultType: PropertyType {
+        switch (operation, type) {
+        case (.min, _), (.max, _): return type
+        case (_, .mixed), (_, .decimal128): return .decimal128
+        case (.sum, .int): return .int
+        default: return .double
+        }
     }
 }
