@@ -893,3 +893,433 @@ extension GraphQueryTests {
         }
     }
 }
+
+// MARK: - Random predicates through collections
+
+extension GraphQueryTests {
+    /// Person {name?, age, scores [int?], tags {string}, ratings [string:
+    /// double?], dogs [Dog], pets {Dog}, kennel [string: Dog], friend →
+    /// Person}, Dog {name, age?, owner → Person, tricks [string]}.
+    static func townSchema() -> Schema {
+        Schema(classes: [
+            ObjectClass(name: "Person", properties: [
+                prop("name", .string, .nullable), prop("age", .int),
+                Property(name: "scores", type: .int, flags: .nullable, collection: .list),
+                Property(name: "tags", type: .string, collection: .set),
+                Property(name: "ratings", type: .double, flags: .nullable, collection: .map),
+                Property(name: "dogs", type: .link, linkTarget: "Dog", collection: .list),
+                Property(name: "pets", type: .link, linkTarget: "Dog", collection: .set),
+                Property(name: "kennel", type: .link, flags: .nullable, linkTarget: "Dog", collection: .map),
+                Property(name: "friend", type: .link, flags: .nullable, linkTarget: "Person"),
+            ]),
+            ObjectClass(name: "Dog", properties: [
+                prop("name", .string), prop("age", .int, .nullable),
+                Property(name: "owner", type: .link, flags: .nullable, linkTarget: "Person"),
+                Property(name: "tricks", type: .string, collection: .list),
+            ]),
+        ])
+    }
+
+    struct Town {
+        struct Person {
+            var name: TV, age: Int64, scores: [TV] = [], tags: Set<String> = [], ratings: [String: TV] = [:]
+            var dogs: [Int64] = [], pets: Set<Int64> = [], kennel: [String: Int64?] = [:], friend: Int64?
+        }
+        struct Dog { var name: String, age: TV, owner: Int64?, tricks: [String] = [] }
+        var persons: [Int64: Person] = [:]
+        var dogs: [Int64: Dog] = [:]
+
+        /// The links seen from their targets, as of the last `reindex()`.
+        private var owned: [Int64: [Int64]] = [:]
+        private var befriended: [Int64: [Int64]] = [:]
+        private var dogLinks: [Int64: Int64] = [:]
+
+        /// Index the links by target (after the town changed).
+        mutating func reindex() {
+            owned = [:]
+            befriended = [:]
+            dogLinks = [:]
+            for (k, dog) in dogs { if let owner = dog.owner { owned[owner, default: []].append(k) } }
+            for (k, person) in persons {
+                if let friend = person.friend { befriended[friend, default: []].append(k) }
+                for d in person.dogs { dogLinks[d, default: 0] += 1 }
+                for d in person.pets { dogLinks[d, default: 0] += 1 }
+                for case let d? in person.kennel.values { dogLinks[d, default: 0] += 1 }
+            }
+        }
+
+        func ownedDogs(_ p: Int64) -> [Int64] { owned[p] ?? [] }
+        func befriending(_ p: Int64) -> [Int64] { befriended[p] ?? [] }
+        func kennelDogs(_ p: Int64) -> [Int64] { persons[p]!.kennel.values.compactMap { $0 } }
+        /// Every link to dog `d` (a list listing it twice counts twice).
+        func links(toDog d: Int64) -> Int64 { dogLinks[d] ?? 0 }
+        mutating func delete(dog d: Int64) {
+            dogs[d] = nil
+            for k in persons.keys {
+                persons[k]!.dogs.removeAll { $0 == d }
+                persons[k]!.pets.remove(d)
+                for (name, value) in persons[k]!.kennel where value == d { persons[k]!.kennel[name] = .some(nil) }
+            }
+        }
+        mutating func delete(person p: Int64) {
+            persons[p] = nil
+            for k in dogs.keys where dogs[k]!.owner == p { dogs[k]!.owner = nil }
+            for k in persons.keys where persons[k]!.friend == p { persons[k]!.friend = nil }
+        }
+    }
+
+    enum ValueKind: Sendable { case number, string, dog }
+
+    /// What a key path gives per person: one value, values (quantified as
+    /// one list), or one list of values per object reached.
+    enum Shape: @unchecked Sendable {
+        case single((Town, Int64) -> TV)
+        case flat((Town, Int64) -> [TV])
+        case perObject((Town, Int64) -> [[TV]])
+    }
+
+    struct PathSpec: Sendable {
+        let text: String
+        let kind: ValueKind
+        let shape: Shape
+        var isMany: Bool { if case .single = shape { return false }; return true }
+        var isPerObject: Bool { if case .perObject = shape { return true }; return false }
+    }
+
+    static func aggregate(_ values: [TV], _ op: String) -> TV {
+        let numbers = values.compactMap { QueryEngineTests.number($0) }
+        switch op {
+        case "min": return numbers.min().map { .int(Int64($0)) } ?? .null
+        case "max": return numbers.max().map { .int(Int64($0)) } ?? .null
+        case "sum": return .int(Int64(numbers.reduce(0, +)))
+        default: return numbers.isEmpty ? .null : .double(numbers.reduce(0, +) / Double(numbers.count))
+        }
+    }
+
+    static let townPaths: [PathSpec] = {
+        func person(_ t: Town, _ k: Int64) -> Town.Person { t.persons[k]! }
+        func ages(_ t: Town, _ dogs: [Int64]) -> [TV] { dogs.map { t.dogs[$0]!.age } }
+        func intValue(_ n: Int) -> TV { .int(Int64(n)) }
+        return [
+            PathSpec(text: "age", kind: .number, shape: .single { t, k in .int(person(t, k).age) }),
+            PathSpec(text: "friend.age", kind: .number, shape: .single { t, k in person(t, k).friend.map { .int(t.persons[$0]!.age) } ?? .null }),
+            PathSpec(text: "dogs.@count", kind: .number, shape: .single { t, k in intValue(person(t, k).dogs.count) }),
+            PathSpec(text: "scores.@count", kind: .number, shape: .single { t, k in intValue(person(t, k).scores.count) }),
+            PathSpec(text: "tags.@size", kind: .number, shape: .single { t, k in intValue(person(t, k).tags.count) }),
+            PathSpec(text: "ratings.@count", kind: .number, shape: .single { t, k in intValue(person(t, k).ratings.count) }),
+            PathSpec(text: "friend.dogs.@count", kind: .number, shape: .single { t, k in intValue(person(t, k).friend.map { t.persons[$0]!.dogs.count } ?? 0) }),
+            PathSpec(text: "scores.@min", kind: .number, shape: .single { t, k in aggregate(person(t, k).scores, "min") }),
+            PathSpec(text: "scores.@max", kind: .number, shape: .single { t, k in aggregate(person(t, k).scores, "max") }),
+            PathSpec(text: "scores.@sum", kind: .number, shape: .single { t, k in aggregate(person(t, k).scores, "sum") }),
+            PathSpec(text: "scores.@avg", kind: .number, shape: .single { t, k in aggregate(person(t, k).scores, "avg") }),
+            PathSpec(text: "dogs.@sum.age", kind: .number, shape: .single { t, k in aggregate(ages(t, person(t, k).dogs), "sum") }),
+            PathSpec(text: "dogs.@max.age", kind: .number, shape: .single { t, k in aggregate(ages(t, person(t, k).dogs), "max") }),
+            PathSpec(text: "pets.@min.age", kind: .number, shape: .single { t, k in aggregate(ages(t, Array(person(t, k).pets)), "min") }),
+            PathSpec(text: "kennel.@avg.age", kind: .number, shape: .single { t, k in aggregate(ages(t, t.kennelDogs(k)), "avg") }),
+            PathSpec(text: "@links.Dog.owner.@count", kind: .number, shape: .single { t, k in intValue(t.ownedDogs(k).count) }),
+            PathSpec(text: "@links.@count", kind: .number, shape: .single { t, k in intValue(t.ownedDogs(k).count + t.befriending(k).count) }),
+            PathSpec(text: "@links.Dog.owner.@sum.age", kind: .number, shape: .single { t, k in aggregate(ages(t, t.ownedDogs(k)), "sum") }),
+            PathSpec(text: "name.@size", kind: .number, shape: .single { t, k in
+                if case .string(let s) = person(t, k).name { return intValue(s.utf8.count) }; return .int(0) }),
+            PathSpec(text: "dogs.@links.@count", kind: .number, shape: .single { t, k in .int(person(t, k).dogs.reduce(0) { $0 + t.links(toDog: $1) }) }),
+            PathSpec(text: "dogs.age", kind: .number, shape: .flat { t, k in ages(t, person(t, k).dogs) }),
+            PathSpec(text: "dogs.name", kind: .string, shape: .flat { t, k in person(t, k).dogs.map { .string(t.dogs[$0]!.name) } }),
+            PathSpec(text: "pets.age", kind: .number, shape: .flat { t, k in ages(t, Array(person(t, k).pets)) }),
+            PathSpec(text: "kennel.age", kind: .number, shape: .flat { t, k in ages(t, t.kennelDogs(k)) }),
+            PathSpec(text: "friend.dogs.age", kind: .number, shape: .flat { t, k in person(t, k).friend.map { ages(t, t.persons[$0]!.dogs) } ?? [] }),
+            PathSpec(text: "dogs.owner.age", kind: .number, shape: .flat { t, k in
+                person(t, k).dogs.compactMap { t.dogs[$0]!.owner }.map { .int(t.persons[$0]!.age) } }),
+            PathSpec(text: "@links.Dog.owner.age", kind: .number, shape: .flat { t, k in ages(t, t.ownedDogs(k)) }),
+            PathSpec(text: "@links.Dog.owner.name", kind: .string, shape: .flat { t, k in t.ownedDogs(k).map { .string(t.dogs[$0]!.name) } }),
+            PathSpec(text: "@links.Person.friend.age", kind: .number, shape: .flat { t, k in t.befriending(k).map { .int(t.persons[$0]!.age) } }),
+            PathSpec(text: "scores", kind: .number, shape: .flat { t, k in person(t, k).scores }),
+            PathSpec(text: "tags", kind: .string, shape: .flat { t, k in person(t, k).tags.map { .string($0) } }),
+            PathSpec(text: "ratings", kind: .number, shape: .flat { t, k in Array(person(t, k).ratings.values) }),
+            PathSpec(text: "friend.scores", kind: .number, shape: .flat { t, k in person(t, k).friend.map { t.persons[$0]!.scores } ?? [] }),
+            PathSpec(text: "dogs.tricks.@count", kind: .number, shape: .flat { t, k in person(t, k).dogs.map { intValue(t.dogs[$0]!.tricks.count) } }),
+            PathSpec(text: "dogs.tricks", kind: .string, shape: .perObject { t, k in person(t, k).dogs.map { t.dogs[$0]!.tricks.map { .string($0) } } }),
+            PathSpec(text: "@links.Person.friend.scores", kind: .number, shape: .perObject { t, k in t.befriending(k).map { t.persons[$0]!.scores } }),
+            PathSpec(text: "dogs", kind: .dog, shape: .flat { t, k in person(t, k).dogs.map { .int($0) } }),
+            PathSpec(text: "pets", kind: .dog, shape: .flat { t, k in person(t, k).pets.map { .int($0) } }),
+            PathSpec(text: "kennel", kind: .dog, shape: .flat { t, k in t.kennelDogs(k).map { .int($0) } }),
+            PathSpec(text: "@links.Dog.owner", kind: .dog, shape: .flat { t, k in t.ownedDogs(k).map { .int($0) } }),
+            PathSpec(text: "friend.dogs", kind: .dog, shape: .flat { t, k in person(t, k).friend.map { t.persons[$0]!.dogs.map { .int($0) } } ?? [] }),
+        ]
+    }()
+
+    /// A path's quantified test for person `k`, as realm-core answers it.
+    static func holds(_ path: PathSpec, _ quantifier: QueryQuantifier?, _ town: Town, _ k: Int64, _ test: (TV) -> Bool) -> Bool {
+        switch path.shape {
+        case .single(let value): return test(value(town, k))
+        case .flat(let values):
+            let vs = values(town, k)
+            switch quantifier ?? .any {
+            case .any: return vs.contains(where: test)
+            case .all: return vs.allSatisfy(test)
+            case .none: return !vs.contains(where: test)
+            }
+        case .perObject(let lists):
+            let ls = lists(town, k)
+            switch quantifier ?? .any {
+            case .any: return ls.contains { $0.contains(where: test) }
+            case .all: return ls.isEmpty || ls.contains { $0.allSatisfy(test) }
+            case .none: return ls.isEmpty || ls.contains { !$0.contains(where: test) }
+            }
+        }
+    }
+
+    indirect enum TownPred {
+        case always(Bool)
+        /// Q path op value
+        case value(PathSpec, QueryQuantifier?, Op, TV, Options)
+        /// Q path op Q2 {values}
+        case list(PathSpec, QueryQuantifier?, Op, [TV], QueryQuantifier?, Options)
+        /// value IN path
+        case member(TV, PathSpec)
+        /// Q many op single, or single op single
+        case pair(PathSpec, QueryQuantifier?, Op, PathSpec)
+        /// Q path BETWEEN {low, high}
+        case between(PathSpec, QueryQuantifier?, TV, TV)
+        case and(TownPred, TownPred), or(TownPred, TownPred), not(TownPred)
+    }
+
+    static func eval(_ p: TownPred, _ town: Town, _ k: Int64) -> Bool {
+        switch p {
+        case .always(let b): return b
+        case .value(let path, let q, let op, let c, let o):
+            return holds(path, q, town, k) { compareConstant($0, op, c, o) }
+        case .list(let path, let q, let op, let values, let q2, let o):
+            return holds(path, q, town, k) { v in
+                switch q2 ?? .any {
+                case .any: return values.contains { compareConstant(v, op, $0, o) }
+                case .all: return values.allSatisfy { compareConstant(v, op, $0, o) }
+                case .none: return !values.contains { compareConstant(v, op, $0, o) }
+                }
+            }
+        case .member(let c, let path): return holds(path, nil, town, k) { compare($0, .eq, c, Options()) }
+        case .pair(let a, let q, let op, let b):
+            guard case .single(let value) = b.shape else { return false }
+            let other = value(town, k)
+            return holds(a, q, town, k) { compare($0, op, other, Options()) }
+        case .between(let path, let q, let low, let high):
+            return holds(path, q, town, k) { compare($0, .ge, low, Options()) && compare($0, .le, high, Options()) }
+        case .and(let x, let y): return eval(x, town, k) && eval(y, town, k)
+        case .or(let x, let y): return eval(x, town, k) || eval(y, town, k)
+        case .not(let x): return !eval(x, town, k)
+        }
+    }
+
+    /// Text and arguments; dog keys travel as link arguments.
+    static func render(_ p: TownPred, _ args: inout [Argument], dogClass: UInt32) -> String {
+        func q(_ quantifier: QueryQuantifier?) -> String { quantifier.map { QueryBinder.spelling($0) + " " } ?? "" }
+        func text(_ v: TV, _ kind: ValueKind) -> String {
+            if kind == .dog, case .int(let key) = v { args.append(([.link(dogClass, key)], false)); return "$\(args.count - 1)" }
+            return QueryEngineTests.literal(v)
+        }
+        switch p {
+        case .always(let b): return b ? "TRUEPREDICATE" : "FALSEPREDICATE"
+        case .value(let path, let quantifier, let op, let c, let o): return "\(q(quantifier))\(path.text) \(op.text)\(o.text) \(text(c, path.kind))"
+        case .list(let path, let quantifier, let op, let values, let q2, let o):
+            return "\(q(quantifier))\(path.text) \(op.text)\(o.text) \(q(q2)){\(values.map { text($0, path.kind) }.joined(separator: ", "))}"
+        case .member(let c, let path): return "\(text(c, path.kind)) IN \(path.text)"
+        case .pair(let a, let quantifier, let op, let b): return "\(q(quantifier))\(a.text) \(op.text) \(b.text)"
+        case .between(let path, let quantifier, let low, let high):
+            return "\(q(quantifier))\(path.text) BETWEEN {\(QueryEngineTests.literal(low)), \(QueryEngineTests.literal(high))}"
+        case .and(let x, let y): return "(\(render(x, &args, dogClass: dogClass)) AND \(render(y, &args, dogClass: dogClass)))"
+        case .or(let x, let y): return "(\(render(x, &args, dogClass: dogClass)) OR \(render(y, &args, dogClass: dogClass)))"
+        case .not(let x): return "NOT \(render(x, &args, dogClass: dogClass))"
+        }
+    }
+
+    static let trickWords = ["sit", "roll", "beg", "", "Sit"]
+
+    static func randomTownPredicate(_ rng: inout SeededRandom, dogs: [Int64], depth: Int = 0) -> TownPred {
+        let r = Int.random(in: 0..<100, using: &rng)
+        if depth < 2 && r < 16 {
+            let a = randomTownPredicate(&rng, dogs: dogs, depth: depth + 1), b = randomTownPredicate(&rng, dogs: dogs, depth: depth + 1)
+            return r < 8 ? .and(a, b) : .or(a, b)
+        }
+        if depth < 2 && r < 20 { return .not(randomTownPredicate(&rng, dogs: dogs, depth: depth + 1)) }
+        if r < 21 { return .always(r % 2 == 0) }
+        let quantifiers: [QueryQuantifier?] = [nil, .any, .all, .none]
+        func value(_ kind: ValueKind) -> TV {
+            switch kind {
+            case .number:
+                if Int.random(in: 0..<8, using: &rng) == 0 { return .null }
+                return Bool.random(using: &rng) ? .int(Int64.random(in: -1...4, using: &rng)) : .double([0.5, 1.5, 2.5][Int.random(in: 0..<3, using: &rng)])
+            case .string:
+                return .string((trickWords + ["a", "B", "ab"]).randomElement(using: &rng)!)
+            case .dog:
+                return .int(dogs.randomElement(using: &rng)!)
+            }
+        }
+        let singles = townPaths.filter { !$0.isMany }
+        if r < 32 {
+            // Two operands: single with single, many (quantified) with single.
+            let b = singles.filter { $0.kind == .number }.randomElement(using: &rng)!
+            let a = townPaths.filter { $0.kind == .number && !$0.isPerObject }.randomElement(using: &rng)!
+            return .pair(a, a.isMany ? quantifiers.randomElement(using: &rng)! : nil, Op.comparisons.randomElement(using: &rng)!, b)
+        }
+        let path = townPaths.randomElement(using: &rng)!
+        let quantifier = path.isMany ? quantifiers.randomElement(using: &rng)! : nil
+        if path.kind == .dog {
+            let op: Op = Int.random(in: 0..<4, using: &rng) == 0 ? .ne : .eq
+            if op == .eq && Int.random(in: 0..<3, using: &rng) == 0 { return .member(value(.dog), path) }
+            if op == .eq && Int.random(in: 0..<4, using: &rng) == 0 {
+                return .list(path, quantifier, .eq, (0..<Int.random(in: 1...3, using: &rng)).map { _ in value(.dog) }, nil, Options())
+            }
+            return .value(path, quantifier, op, value(.dog), Options())
+        }
+        if r < 40, path.kind == .number, !path.isPerObject {
+            if path.isMany && quantifier != .all { return .member(value(.number), path) }
+            return .between(path, path.isMany ? .all : nil, value(.number), value(.number))
+        }
+        var options = Options()
+        let op: Op
+        if path.kind == .number {
+            op = Op.comparisons.randomElement(using: &rng)!
+        } else {
+            op = (Op.stringOps + [.lt, .ge]).randomElement(using: &rng)!
+            if !op.isOrdering { options.c = Bool.random(using: &rng) }
+        }
+        if r < 60 {
+            let values = (0..<Int.random(in: 0...3, using: &rng)).map { _ in value(path.kind) }
+            return .list(path, quantifier, op, values, quantifiers.randomElement(using: &rng)!, options)
+        }
+        return .value(path, quantifier, op, value(path.kind), options)
+    }
+
+    static func buildTown(_ db: DB, _ rng: inout SeededRandom, _ town: inout Town, persons: Int, dogs dogCount: Int) throws {
+        let dogClass = db.cls("Dog"), personClass = db.cls("Person")
+        let people = try db.createMany("Person", ["name", "age"], (0..<persons).map { _ in
+            [Int.random(in: 0..<5, using: &rng) == 0 ? .null : .string(["Al", "Bea", "Cy", "", "Dora"].randomElement(using: &rng)!),
+             .int(Int64.random(in: -1...4, using: &rng))]
+        })
+        for k in people {
+            guard case .string(let s)? = Optional(try db.get("Person", k, "name")) ?? nil else {
+                town.persons[k] = Town.Person(name: .null, age: 0)
+                continue
+            }
+            town.persons[k] = Town.Person(name: .string(s), age: 0)
+        }
+        for k in people { if case .int(let age) = try db.get("Person", k, "age") { town.persons[k]!.age = age } }
+        let dogs = try db.createMany("Dog", ["name", "age"], (0..<dogCount).map { _ in
+            [.string(["Rex", "Fido", "Max", "rex"].randomElement(using: &rng)!), Int.random(in: 0..<5, using: &rng) == 0 ? .null : .int(Int64.random(in: -1...4, using: &rng))]
+        })
+        for k in dogs {
+            guard case .string(let name) = try db.get("Dog", k, "name") else { continue }
+            town.dogs[k] = Town.Dog(name: name, age: try db.get("Dog", k, "age"), owner: nil)
+            if Int.random(in: 0..<5, using: &rng) > 0 {
+                let owner = people.randomElement(using: &rng)!
+                try db.set("Dog", k, "owner", .link(personClass, owner))
+                town.dogs[k]!.owner = owner
+            }
+            let tricks = (0..<Int.random(in: 0...3, using: &rng)).map { _ in trickWords.randomElement(using: &rng)! }
+            try db.append("Dog", k, "tricks", tricks.map { .string($0) })
+            town.dogs[k]!.tricks = tricks
+        }
+        for k in people {
+            let scores: [TV] = (0..<Int.random(in: 0...4, using: &rng)).map { _ in Int.random(in: 0..<6, using: &rng) == 0 ? .null : .int(Int64.random(in: -1...3, using: &rng)) }
+            try db.append("Person", k, "scores", scores)
+            town.persons[k]!.scores = scores
+            for _ in 0..<Int.random(in: 0...3, using: &rng) {
+                let tag = ["a", "b", "ab", "B"].randomElement(using: &rng)!
+                try db.setInsert("Person", k, "tags", .string(tag))
+                town.persons[k]!.tags.insert(tag)
+            }
+            for _ in 0..<Int.random(in: 0...3, using: &rng) {
+                let key = ["w", "x", "y", "z"].randomElement(using: &rng)!
+                let rating: TV = Int.random(in: 0..<5, using: &rng) == 0 ? .null : .double([0.5, 1.5, 2.5, -1][Int.random(in: 0..<4, using: &rng)])
+                try db.mapSet("Person", k, "ratings", key, rating)
+                town.persons[k]!.ratings[key] = rating
+            }
+            let listed = (0..<Int.random(in: 0...4, using: &rng)).map { _ in dogs.randomElement(using: &rng)! }
+            try db.append("Person", k, "dogs", listed.map { .link(dogClass, $0) })
+            town.persons[k]!.dogs = listed
+            for _ in 0..<Int.random(in: 0...3, using: &rng) {
+                let pet = dogs.randomElement(using: &rng)!
+                try db.setInsert("Person", k, "pets", .link(dogClass, pet))
+                town.persons[k]!.pets.insert(pet)
+            }
+            for _ in 0..<Int.random(in: 0...2, using: &rng) {
+                let key = ["home", "work"].randomElement(using: &rng)!
+                let dog: Int64? = Int.random(in: 0..<4, using: &rng) == 0 ? nil : dogs.randomElement(using: &rng)!
+                try db.mapSet("Person", k, "kennel", key, dog.map { .link(dogClass, $0) } ?? .null)
+                town.persons[k]!.kennel[key] = .some(dog)
+            }
+            if Int.random(in: 0..<3, using: &rng) > 0 {
+                let friend = people.randomElement(using: &rng)!
+                try db.set("Person", k, "friend", .link(personClass, friend))
+                town.persons[k]!.friend = friend
+            }
+        }
+    }
+
+    func testRandomPredicatesThroughCollectionsMatchBruteForce() throws {
+        let db = try DB.open(tempDir().file(), Self.townSchema())
+        var rng = SeededRandom(seed: 0xC011)
+        var town = Town()
+        try db.write { try Self.buildTown(db, &rng, &town, persons: 300, dogs: 400) }
+        // Deleted dogs leave every list, set and map; deleted persons every link.
+        try db.write {
+            for k in town.dogs.keys.sorted() where Int.random(in: 0..<12, using: &rng) == 0 {
+                try db.delete("Dog", k)
+                town.delete(dog: k)
+            }
+            for k in town.persons.keys.sorted() where Int.random(in: 0..<15, using: &rng) == 0 {
+                try db.delete("Person", k)
+                town.delete(person: k)
+            }
+        }
+        let dogClass = db.cls("Dog")
+        var nonTrivial = 0
+        func check(_ count: Int, _ when: String) throws {
+            town.reindex()
+            let dogs = town.dogs.keys.sorted()
+            for _ in 0..<count {
+                let p = Self.randomTownPredicate(&rng, dogs: dogs)
+                var args: [Argument] = []
+                let text = Self.render(p, &args, dogClass: dogClass)
+                let expected = town.persons.keys.filter { Self.eval(p, town, $0) }.sorted()
+                let got: [Int64]
+                do {
+                    got = try Self.query(db, text, args, of: "Person").allKeys()
+                } catch {
+                    XCTFail("\(when): \(text): \(error)")
+                    continue
+                }
+                if got != expected {
+                    let extra = Set(got).subtracting(expected).sorted().prefix(3)
+                    let missing = Set(expected).subtracting(got).sorted().prefix(3)
+                    XCTFail("\(when): \(text) \(args): got \(got.count), expected \(expected.count); extra \(Array(extra)) missing \(Array(missing))")
+                    continue
+                }
+                if expected.count > 0 && expected.count < town.persons.count { nonTrivial += 1 }
+            }
+        }
+        try check(400, "committed")
+        try db.realm.beginWrite()
+        for k in town.persons.keys.sorted() where Int.random(in: 0..<5, using: &rng) == 0 {
+            let extra = dogs(&rng, town)
+            try db.append("Person", k, "dogs", extra.map { .link(dogClass, $0) })
+            town.persons[k]!.dogs += extra
+            let score: TV = .int(Int64.random(in: -1...3, using: &rng))
+            try db.append("Person", k, "scores", [score])
+            town.persons[k]!.scores.append(score)
+        }
+        for k in town.dogs.keys.sorted() where Int.random(in: 0..<6, using: &rng) == 0 {
+            let age: TV = .int(Int64.random(in: -1...4, using: &rng))
+            try db.set("Dog", k, "age", age)
+            town.dogs[k]!.age = age
+        }
+        try check(150, "in a write")
+        try db.realm.commitWrite()
+        try check(100, "after commit")
+        XCTAssertGreaterThan(nonTrivial, 300, "the predicates should mostly select proper subsets")
+    }
+
+    private func dogs(_ rng: inout SeededRandom, _ town: Town) -> [Int64] {
+        let keys = town.dogs.keys.sorted()
+        return (0..<Int.random(in: 1...2, using: &rng)).map { _ in keys.randomElement(using: &rng)! }
+    }
+}
