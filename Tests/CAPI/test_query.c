@@ -642,10 +642,150 @@ TEST(nesting_limits) {
     teardown();
 }
 
+/* Paths through links, lists and backlinks, lists of values, IN and BETWEEN:
+ * Person(name, age, scores: list of int, dogs: list of Dog), Dog(name, age,
+ * owner -> Person).  Ann has Rex (10) and Spot (3), Bob has Fido (1), Cy none;
+ * Rex and Fido are Ann's, Spot is Bob's. */
+static fief_property_key_t G_NAME;
+
+static const char *graph_names(const fief_results_t *res) {
+    static char buf[256];
+    buf[0] = 0;
+    size_t n = 0, o = 0;
+    if (!res || !fief_results_count(res, &n)) return "<count failed>";
+    for (size_t i = 0; i < n && o + 40 < sizeof buf; i++) {
+        fief_value_t v;
+        if (!fief_results_get_values(res, i, &G_NAME, 1, &v) || v.type != FIEF_TYPE_STRING) return "<get_values failed>";
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%.*s", i ? "," : "", (int)v.u.string.size, v.u.string.data);
+    }
+    return buf;
+}
+
+static void graph_q(const char *file, int line, fief_results_t *all, fief_property_key_t name, const char *pred,
+                    const fief_query_arg_t *args, size_t nargs, const char *expected) {
+    G_NAME = name;
+    fief_results_t *res = fief_results_filter(all, pred, args, nargs);
+    if (!res) {
+        t_fail(file, line, pred, "(filter failed)");
+        return;
+    }
+    const char *got = graph_names(res);
+    if (strcmp(got, expected) != 0) {
+        char d[600];
+        snprintf(d, sizeof d, "(names [%s], expected [%s])", got, expected);
+        t_fail(file, line, pred, d);
+    }
+    fief_release(res);
+}
+#define GQ(all, name, pred, expected) graph_q(__FILE__, __LINE__, all, name, pred, NULL, 0, expected)
+#define GQA(all, name, pred, args, expected) graph_q(__FILE__, __LINE__, all, name, pred, args, sizeof args / sizeof args[0], expected)
+
+TEST(paths_through_links_and_collections) {
+    fief_class_info_t c[2];
+    memset(c, 0, sizeof c);
+    c[0].name = "Person";
+    c[0].num_properties = 4;
+    c[1].name = "Dog";
+    c[1].num_properties = 3;
+    fief_property_info_t person[4] = {t_prop_info("name", FIEF_TYPE_STRING, 0), t_prop_info("age", FIEF_TYPE_INT, 0),
+                                      t_prop_info("scores", FIEF_TYPE_INT, 0), t_prop_info("dogs", FIEF_TYPE_LINK, 0)};
+    person[2].collection_type = FIEF_COLLECTION_LIST;
+    person[3].collection_type = FIEF_COLLECTION_LIST;
+    person[3].link_target = "Dog";
+    fief_property_info_t dog[3] = {t_prop_info("name", FIEF_TYPE_STRING, 0), t_prop_info("age", FIEF_TYPE_INT, 0),
+                                   t_prop_info("owner", FIEF_TYPE_LINK, FIEF_PROPERTY_NULLABLE)};
+    dog[2].link_target = "Person";
+    const fief_property_info_t *pp[2] = {person, dog};
+    fief_schema_t *s = fief_schema_new(c, 2, pp);
+    R(s);
+    fief_realm_t *r = t_open(t_path("graph.fief"), s, 0);
+    fief_release(s);
+    R(r);
+    fief_class_key_t pc = t_class(r, "Person"), dc = t_class(r, "Dog");
+    fief_property_key_t p_name = t_prop(r, "Person", "name"), p_age = t_prop(r, "Person", "age");
+    fief_property_key_t p_scores = t_prop(r, "Person", "scores"), p_dogs = t_prop(r, "Person", "dogs");
+    fief_property_key_t d_name = t_prop(r, "Dog", "name"), d_age = t_prop(r, "Dog", "age"), d_owner = t_prop(r, "Dog", "owner");
+
+    fief_object_key_t people[3], dogs[3];
+    fief_property_key_t pk[2] = {p_name, p_age}, dk[2] = {d_name, d_age};
+    fief_value_t pv[6] = {vs("Ann"), vi(30), vs("Bob"), vi(40), vs("Cy"), vi(50)};
+    fief_value_t dv[6] = {vs("Rex"), vi(10), vs("Spot"), vi(3), vs("Fido"), vi(1)};
+    R(fief_realm_begin_write(r));
+    R(fief_object_create_many(r, pc, pk, 2, pv, 3, FIEF_UPDATE_POLICY_ERROR, people));
+    R(fief_object_create_many(r, dc, dk, 2, dv, 3, FIEF_UPDATE_POLICY_ERROR, dogs));
+    fief_object_t *ann = fief_object_get(r, pc, people[0]), *bob = fief_object_get(r, pc, people[1]);
+    R(ann && bob);
+    fief_list_t *ann_dogs = fief_object_get_list(ann, p_dogs), *bob_dogs = fief_object_get_list(bob, p_dogs);
+    fief_list_t *ann_scores = fief_object_get_list(ann, p_scores);
+    R(ann_dogs && bob_dogs && ann_scores);
+    fief_value_t ad[2] = {vlink(dc, dogs[0]), vlink(dc, dogs[1])}, bd[1] = {vlink(dc, dogs[2])}, sc[3] = {vi(7), vi(9), vi(2)};
+    E(fief_list_append(ann_dogs, ad, 2));
+    E(fief_list_append(bob_dogs, bd, 1));
+    E(fief_list_append(ann_scores, sc, 3));
+    for (int i = 0; i < 3; i++) {
+        fief_object_t *d = fief_object_get(r, dc, dogs[i]);
+        R(d);
+        E(fief_object_set_value(d, d_owner, vlink(pc, people[i == 1 ? 1 : 0])));
+        fief_release(d);
+    }
+    R(fief_realm_commit(r));
+
+    fief_results_t *all_people = fief_realm_get_objects(r, pc), *all_dogs = fief_realm_get_objects(r, dc);
+    R(all_people && all_dogs);
+    /* Through a to-one link (backward through the owners' backlinks), and forward between two paths. */
+    GQ(all_dogs, d_name, "owner.name == 'Ann'", "Rex,Fido");
+    GQ(all_dogs, d_name, "owner.name BEGINSWITH 'B' OR owner == nil", "Spot");
+    GQ(all_dogs, d_name, "age < owner.age", "Rex,Spot,Fido");
+    /* Through a list of links: implicit ANY, ALL and NONE (an empty list matches both), counts, aggregates. */
+    GQ(all_people, p_name, "dogs.age > 5", "Ann");
+    GQ(all_people, p_name, "ALL dogs.age > 2", "Ann,Cy");
+    GQ(all_people, p_name, "NONE dogs.name == 'Fido'", "Ann,Cy");
+    GQ(all_people, p_name, "dogs.@count == 0", "Cy");
+    GQ(all_people, p_name, "dogs.@sum.age > 5", "Ann");
+    GQ(all_people, p_name, "scores.@max > 8 AND 2 IN scores", "Ann");
+    GQ(all_people, p_name, "@links.Dog.owner.@count == 2", "Ann");
+    GQ(all_people, p_name, "@links.Dog.owner.name == 'Spot'", "Bob");
+    GQ(all_people, p_name, "name IN {'Cy', 'Ann'} AND age BETWEEN {25, 45}", "Ann");
+    /* Arguments: an object, a list. */
+    fief_value_t rex = vlink(dc, dogs[0]);
+    fief_query_arg_t one[1] = {{1, false, &rex}};
+    GQA(all_people, p_name, "$0 IN dogs", one, "Ann");
+    fief_value_t ages[2] = {vi(40), vi(50)};
+    fief_query_arg_t list[1] = {{2, true, ages}};
+    GQA(all_people, p_name, "age IN $0", list, "Bob,Cy");
+    GQA(all_people, p_name, "age != ALL $0", list, "Ann");
+    /* Live: renaming an owner changes the dogs found through the link. */
+    fief_results_t *anns = fief_results_filter(all_dogs, "owner.name == 'Ann'", NULL, 0);
+    R(anns);
+    size_t n = 0;
+    E(fief_results_count(anns, &n));
+    EQU(n, 2);
+    R(fief_realm_begin_write(r));
+    E(fief_object_set_value(bob, p_name, vs("Ann")));
+    R(fief_realm_commit(r));
+    E(fief_results_count(anns, &n));
+    EQU(n, 3);
+    /* Errors name what is wrong. */
+    EERRM(fief_results_filter(all_people, "dogs.nope > 1", NULL, 0), FIEF_ERR_QUERY_INVALID, "class 'Dog' has no property 'nope'");
+    EERRM(fief_results_filter(all_people, "ANY age > 1", NULL, 0), FIEF_ERR_QUERY_INVALID, "ANY applies to a key path through a list");
+    EERRM(fief_results_filter(all_people, "age IN 3", NULL, 0), FIEF_ERR_QUERY_INVALID, "IN takes a list on its right");
+
+    fief_release(anns);
+    fief_release(all_people);
+    fief_release(all_dogs);
+    fief_release(ann_dogs);
+    fief_release(bob_dogs);
+    fief_release(ann_scores);
+    fief_release(ann);
+    fief_release(bob);
+    fief_release(r);
+}
+
 static const t_case cases[] = {
     T(all_objects), T(filter_comparisons), T(filter_strings), T(filter_logic), T(filter_arguments),
     T(filter_errors), T(sort), T(results_access), T(results_live_and_delete_all), T(query_other_types),
     T(strings_and_binaries_are_distinct), T(invalid_timestamps_refused_everywhere), T(nesting_limits),
+    T(paths_through_links_and_collections),
 };
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }

@@ -1,8 +1,10 @@
 // Type-safe queries (`where {}` and `Query<T>`): the predicate text and
 // arguments each operator builds, and, for what the library evaluates today
-// (comparisons of properties of the queried objects, string operators,
-// logic), the objects `where` finds in real realms on files, checked
-// against the same condition written in Swift over every object.
+// (comparisons of properties, string operators, logic, key paths through
+// links, embedded objects and lists, collections of values, counts,
+// aggregates, IN and BETWEEN), the objects `where` finds in real realms on
+// files, checked against the same condition written in Swift over every
+// object.
 
 import Fief
 import Foundation
@@ -796,6 +798,72 @@ final class TypedQueryTests: FiefTestCase {
         XCTAssertEqual(Array(lists.moods.where { $0 != .sad }), [.happy, .sleepy])
         XCTAssertEqual(Set(sets.doubles.where { $0 >= 2.5 }), [2.5, 7.25])
         XCTAssertEqual(Set(maps.ints.where { $0 >= 20 }), [20, 300])
+    }
+
+    // MARK: - End to end: key paths through links and collections
+
+    func testKeyPathsThroughLinksAndCollectionsEndToEnd() throws {
+        let realm = try fileRealm()
+        let (ann, _, _) = try addGraph(realm)
+        let carl = Person(id: 3, name: "Carl")
+        try realm.write {
+            realm.add(carl)
+            let address = Address()
+            address.city = "Oslo"
+            ann.address = address
+        }
+        let people = realm.objects(Person.self), dogs = realm.objects(Dog.self)
+        let everyone = Array(people), everyDog = Array(dogs)
+        let rex = everyDog.first { $0.name == "Rex" }!, fido = everyDog.first { $0.name == "Fido" }!
+        // Through to-one links and embedded objects.
+        assertFinds(dogs.where { $0.favoriteToy.name == "ball" }, everyDog, by: \.name) { $0.favoriteToy?.name == "ball" }
+        assertFinds(dogs.where { $0.favoriteToy.name != "ball" }, everyDog, by: \.name) { $0.favoriteToy?.name != "ball" }
+        assertFinds(people.where { $0.address.city == "Oslo" }, everyone, by: \.name) { $0.address?.city == "Oslo" }
+        // Through a list of links: implicit ANY, counts, aggregates, membership.
+        assertFinds(people.where { $0.dogs.age > 5 }, everyone, by: \.name) { $0.dogs.contains { $0.age > 5 } }
+        assertFinds(people.where { $0.dogs.favoriteToy.name == "rope" }, everyone, by: \.name) { $0.dogs.contains { $0.favoriteToy?.name == "rope" } }
+        assertFinds(people.where { $0.dogs.count > 1 }, everyone, by: \.name) { $0.dogs.count > 1 }
+        assertFinds(people.where { $0.dogs.age.avg > 5 }, everyone, by: \.name) { p in
+            !p.dogs.isEmpty && Double(p.dogs.map(\.age).reduce(0, +)) / Double(p.dogs.count) > 5
+        }
+        assertFinds(people.where { $0.dogs.age.sum < 5 }, everyone, by: \.name) { $0.dogs.map(\.age).reduce(0, +) < 5 }
+        assertFinds(people.where { $0.dogs.contains(rex) }, everyone, by: \.name) { $0.dogs.contains(rex) }
+        assertFinds(people.where { !$0.dogs.contains(rex) }, everyone, by: \.name) { !$0.dogs.contains(rex) }
+        assertFinds(people.where { $0.dogs.containsAny(in: [rex, fido]) }, everyone, by: \.name) { $0.dogs.contains(rex) || $0.dogs.contains(fido) }
+        assertFinds(realm.objects(DogClub.self).where { $0.members.dogs.age > 8 }, Array(realm.objects(DogClub.self)), by: \.name) {
+            $0.members.contains { $0.dogs.contains { $0.age > 8 } }
+        }
+        // The same in the query language: ALL and NONE hold for Carl, who has no dogs.
+        assertFinds(people.filter("ALL dogs.age > %@", 2), everyone, by: \.name) { $0.dogs.allSatisfy { $0.age > 2 } }
+        assertFinds(people.filter("NONE dogs.color == %@", "black"), everyone, by: \.name) { !$0.dogs.contains { $0.color == "black" } }
+        assertFinds(people.filter("dogs.@count == 0 OR dogs.@max.age < %@", 5), everyone, by: \.name) { p in
+            p.dogs.isEmpty || p.dogs.map(\.age).max()! < 5
+        }
+        assertFinds(dogs.filter("age IN %@", [1, 3]), everyDog, by: \.name) { [1, 3].contains($0.age) }
+        assertFinds(dogs.filter("age BETWEEN {2, 8}"), everyDog, by: \.name) { (2...8).contains($0.age) }
+        // Live: a write to a dog reached through the list shows.
+        let young = people.where { $0.dogs.age < 2 }
+        XCTAssertEqual(Set(young.map(\.name)), ["Bob"])
+        try realm.write { ann.dogs[1].age = 1 }
+        XCTAssertEqual(Set(young.map(\.name)), ["Ann", "Bob"])
+
+        // Collections of values.
+        let lists = [ScalarLists(), ScalarLists(), ScalarLists()]
+        try realm.write {
+            for (i, ints) in [[4, 9, -1], [], [2, 2]].enumerated() {
+                lists[i].id = i
+                lists[i].ints.append(objectsIn: ints)
+            }
+            realm.add(lists)
+        }
+        let all = realm.objects(ScalarLists.self)
+        let candidates = Array(all)
+        assertFinds(all.where { $0.ints > 5 }, candidates, by: \.id) { $0.ints.contains { $0 > 5 } }
+        assertFinds(all.where { $0.ints.contains(2) }, candidates, by: \.id) { $0.ints.contains(2) }
+        assertFinds(all.where { $0.ints.containsAny(in: [9, 7]) }, candidates, by: \.id) { $0.ints.contains(9) }
+        assertFinds(all.where { $0.ints.count == 0 }, candidates, by: \.id) { $0.ints.isEmpty }
+        assertFinds(all.where { $0.ints.min < 0 }, candidates, by: \.id) { ($0.ints.min() ?? 0) < 0 }
+        assertFinds(all.filter("ALL ints == 2"), candidates, by: \.id) { $0.ints.allSatisfy { $0 == 2 } }
     }
 
     // MARK: - Traps
