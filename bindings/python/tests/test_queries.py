@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from typing import Optional
 
 import pytest
 
@@ -306,3 +307,72 @@ def test_huge_counts_raise_instead_of_crashing(realm, library):
     assert not library.fief_results_get_object(results, 2**64 - 1)
     assert isinstance(library.last_error(), fief.IndexOutOfBoundsError)
     assert realm.objects(Dog)[0].name == "Rex"
+
+
+class Walker(fief.Object):
+    name: str = ""
+    age: int = 0
+    scores: list[int]
+    hounds: list["Hound"]
+
+
+class Hound(fief.Object):
+    name: str = ""
+    age: int = 0
+    walker: Optional[Walker] = None
+
+
+@pytest.fixture
+def graph(realm_path):
+    """Ann walks Rex (10) and Spot (3), Bob walks Fido (1), Cy nobody;
+    Rex and Fido belong to Ann, Spot to Bob."""
+    with fief.Realm.open(realm_path, schema=[Walker, Hound]) as r:
+        with r.write():
+            ann = r.add(Walker(name="Ann", age=30, scores=[7, 9, 2]))
+            bob = r.add(Walker(name="Bob", age=40))
+            r.add(Walker(name="Cy", age=50))
+            rex = r.add(Hound(name="Rex", age=10, walker=ann))
+            spot = r.add(Hound(name="Spot", age=3, walker=bob))
+            fido = r.add(Hound(name="Fido", age=1, walker=ann))
+            ann.hounds.extend([rex, spot])
+            bob.hounds.append(fido)
+        yield r
+
+
+def names(results):
+    return sorted(x.name for x in results)
+
+
+@pytest.mark.parametrize("cls,predicate,expected", [
+    ("Hound", "walker.name == 'Ann'", ["Fido", "Rex"]),
+    ("Hound", "walker.age > 35 OR walker == nil", ["Spot"]),
+    ("Hound", "age < walker.age", ["Fido", "Rex", "Spot"]),
+    ("Walker", "hounds.age > 5", ["Ann"]),
+    ("Walker", "ALL hounds.age > 2", ["Ann", "Cy"]),
+    ("Walker", "NONE hounds.name == 'Fido'", ["Ann", "Cy"]),
+    ("Walker", "hounds.@count == 0", ["Cy"]),
+    ("Walker", "hounds.@avg.age > 5", ["Ann"]),
+    ("Walker", "2 IN scores AND scores.@sum == 18", ["Ann"]),
+    ("Walker", "@links.Hound.walker.@count == 2", ["Ann"]),
+    ("Walker", "@links.Hound.walker.name BEGINSWITH 'S'", ["Bob"]),
+    ("Walker", "name IN {'Cy', 'Ann'} AND age BETWEEN {25, 45}", ["Ann"]),
+])
+def test_filter_through_links_and_collections(graph, cls, predicate, expected):
+    assert names(graph.objects(Walker if cls == "Walker" else Hound).filter(predicate)) == expected
+
+
+def test_filter_through_links_with_arguments_and_liveness(graph):
+    walkers, hounds = graph.objects(Walker), graph.objects(Hound)
+    rex = hounds.filter("name == 'Rex'")[0]
+    assert names(walkers.filter("$0 IN hounds", rex)) == ["Ann"]
+    assert names(walkers.filter("age IN $0", [40, 50])) == ["Bob", "Cy"]
+    assert names(walkers.filter("age != ALL $0", [40, 50])) == ["Ann"]
+    anns = hounds.filter("walker.name == $0", "Ann")
+    assert len(anns) == 2
+    with graph.write():
+        walkers.filter("name == 'Bob'")[0].name = "Ann"
+    assert len(anns) == 3
+    with pytest.raises(fief.InvalidQueryError, match="has no property 'nope'"):
+        walkers.filter("hounds.nope > 1")
+    with pytest.raises(fief.InvalidQueryError, match="IN takes a list"):
+        walkers.filter("age IN 3")
