@@ -1323,3 +1323,72 @@ extension GraphQueryTests {
         return (0..<Int.random(in: 1...2, using: &rng)).map { _ in keys.randomElement(using: &rng)! }
     }
 }
+
+// MARK: - SUBQUERY
+
+extension GraphQueryTests {
+    /// realm-core's Parser_Subquery.
+    func testRealmCoreSubquery() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "Discounts", properties: [prop("promotion", .string, .nullable), prop("reduced_by", .double), prop("active", .bool)]),
+            ObjectClass(name: "Allergens", properties: [prop("name", .string), prop("population_affected", .double)]),
+            ObjectClass(name: "Items", properties: [prop("name", .string), prop("price", .double),
+                                                    Property(name: "discount", type: .link, flags: .nullable, linkTarget: "Discounts"),
+                                                    Property(name: "allergens", type: .link, linkTarget: "Allergens", collection: .list)]),
+            ObjectClass(name: "Person", properties: [prop("customer_id", .int), prop("account_balance", .double),
+                                                     Property(name: "items", type: .link, linkTarget: "Items", collection: .list),
+                                                     Property(name: "fav_item", type: .link, flags: .nullable, linkTarget: "Items")]),
+        ]))
+        try db.write {
+            let discounts = try db.createMany("Discounts", ["promotion", "reduced_by", "active"], [
+                [.string("back to school"), .double(3), .bool(false)], [.string("pizza lunch special"), .double(2.5), .bool(true)],
+                [.string("manager's special"), .double(0.5), .bool(true)], [.null, .double(1.5), .bool(true)]])
+            let allergens = try db.createMany("Allergens", ["name", "population_affected"], [
+                [.string("dairy"), .double(0.75)], [.string("nuts"), .double(0.01)], [.string("wheat"), .double(0.01)], [.string("soy"), .double(0.005)]])
+            let items = try db.createMany("Items", ["name", "price"], [[.string("milk"), .double(5.5)], [.string("oranges"), .double(4)],
+                                                                     [.string("pizza"), .double(9.5)], [.string("cereal"), .double(6.5)]])
+            let d = db.cls("Discounts"), a = db.cls("Allergens"), i = db.cls("Items")
+            try db.set("Items", items[0], "discount", .link(d, discounts[2]))
+            try db.append("Items", items[0], "allergens", [.link(a, allergens[0])])
+            try db.set("Items", items[2], "discount", .link(d, discounts[1]))
+            try db.append("Items", items[2], "allergens", [0, 2, 3].map { .link(a, allergens[$0]) })
+            try db.set("Items", items[3], "discount", .link(d, discounts[0]))
+            try db.append("Items", items[3], "allergens", [0, 1, 2].map { .link(a, allergens[$0]) })
+            let people = try db.createMany("Person", ["customer_id", "account_balance"], (0..<3).map { [.int(Int64($0)), .double(Double($0 + 1) * 10)] })
+            for n in 0..<3 { try db.set("Person", people[n], "fav_item", .link(i, items[n])) }
+            try db.append("Person", people[0], "items", [0, 1, 2, 3].map { .link(i, items[$0]) })
+            try db.append("Person", people[1], "items", Array(repeating: .link(i, items[0]), count: 10))
+            try db.append("Person", people[2], "items", [2, 2, 3].map { .link(i, items[$0]) })
+        }
+        verify(db, "Person", [
+            ("SUBQUERY(items, $x, $x.name CONTAINS 'a' && $x.price > 5.0 && $x.discount.reduced_by > 0.5 && $x.allergens.@count > 1).@count > 1", 2),
+            ("SUBQUERY(items, $x, TRUEPREDICATE).@count > 0", 3), ("!SUBQUERY(items, $x, TRUEPREDICATE).@count > 0", 0),
+            ("SUBQUERY(items, $x, !TRUEPREDICATE).@count > 0", 0), ("SUBQUERY(items, $x, FALSEPREDICATE).@count == 0", 3),
+            ("!SUBQUERY(items, $x, FALSEPREDICATE).@count == 0", 0), ("SUBQUERY(items, $x, !FALSEPREDICATE).@count == 0", 0),
+            ("SUBQUERY(items, $x, 5.5 == $x.price ).@count > 0", 2), ("SUBQUERY(items, $x, $x.name CONTAINS[c] 'MILK').@count >= 1", 2),
+            ("SUBQUERY(items, $x, $x.name CONTAINS[c] 'MILK' && $x.price == 5.5).@count >= 1", 2),
+            ("SUBQUERY(items, $x, $x.name CONTAINS[c] 'MILK' || $x.price >= 5.5).@count >= 1", 3),
+            ("SUBQUERY(items, $anyNAME_-0123456789, 5.5 == $anyNAME_-0123456789.price ).@count > 0", 2),
+            ("SUBQUERY(items, $x, $x.name.@size == 4).@count > 0", 2), ("SUBQUERY(items, $x, $x.allergens.@count > 1).@count > 0", 2),
+            ("SUBQUERY(items, $x, $x.allergens.@min.population_affected < 0.10).@count > 0", 2),
+            ("SUBQUERY(items, $x, $x.allergens.@max.population_affected > 0.50).@count > 0", 3),
+            ("SUBQUERY(items, $x, $x.allergens.@sum.population_affected > 0.75).@count > 0", 2),
+            ("SUBQUERY(items, $x, $x.allergens.@avg.population_affected > 0.50).@count > 0", 2),
+            ("SUBQUERY(items, $x, $x.discount.promotion CONTAINS[c] $x.name).@count > 0", 2),
+            ("SUBQUERY(items, $x, $x.discount.promotion CONTAINS[c] $x.name).@count < account_balance", 3),
+            ("SUBQUERY(fav_item.allergens, $x, $x.name CONTAINS[c] 'dairy').@count > 0", 2),
+            ("SUBQUERY(items, $x, SUBQUERY($x.allergens, $allergy, $allergy.name CONTAINS[c] 'dairy').@count > 0).@count > 0", 3),
+            // Counted with the list's repeats: Bob lists milk ten times.
+            ("SUBQUERY(items, $x, $x.name == 'milk').@count == 10", 1), ("SUBQUERY(items, $x, $x.price > 9).@count == 2", 1),
+        ])
+        verify(db, "Items", [("SUBQUERY(@links.Person.items, $p, $p.account_balance >= 20).@count > 2", 1)])
+        for predicate in ["SUBQUERY(items, $x.y, 5.5 == $x.y.price ).@count > 0", "SUBQUERY(items, x, 5.5 == x.y.price ).@count > 0",
+                          "SUBQUERY(items, $x, SUBQUERY($x.discount.@links.Items.discount, $x, $x.price > 5).@count > 0).@count > 0",
+                          "SUBQUERY(account_balance, $x, TRUEPREDICATE).@count > 0", "SUBQUERY(fav_item, $x, TRUEPREDICATE).@count > 0",
+                          "SUBQUERY(items, $x, $x.price > account_balance).@count > 0"] {
+            XCTAssertThrowsError(try db.query("Person", predicate), predicate)
+        }
+        let error = expectError(.queryInvalid) { try db.query("Person", "SUBQUERY(account_balance, $x, TRUEPREDICATE).@count > 0") }
+        XCTAssertTrue(error?.message.contains("SUBQUERY takes a list, set or map of objects") ?? false, error?.message ?? "")
+    }
+}

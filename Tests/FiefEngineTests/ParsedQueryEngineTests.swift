@@ -14,7 +14,8 @@ final class ParsedQueryEngineTests: XCTestCase {
     private let schema = makeSchema([
         ("Item", [prop("n", .int), prop("f", .float), prop("dec", .decimal128), prop("s", .string, .nullable),
                   Property(name: "friend", type: .link, flags: .nullable, linkTarget: "Item"),
-                  Property(name: "tags", type: .string, collection: .list)]),
+                  Property(name: "tags", type: .string, collection: .list),
+                  Property(name: "others", type: .link, linkTarget: "Item", collection: .list)]),
         ("Bag", [Property(name: "ints", type: .int, flags: .nullable, collection: .list)]),
     ])
 
@@ -28,7 +29,8 @@ final class ParsedQueryEngineTests: XCTestCase {
             ("n + 1 == 2", "arithmetic ('+') is not supported yet"),
             ("2 == n / 1", "arithmetic ('/') is not supported yet"),
             ("-n == 2", "arithmetic (unary '-') is not supported yet"),
-            ("SUBQUERY(tags, $t, $t == 'a').@count > 0", "SUBQUERY is not supported yet"),
+            ("SUBQUERY(others, $t, $t.n > 1 AND n > 1).@count > 0",
+             "a SUBQUERY predicate reading the object outside it ('n'; use '$t.' for the objects of the SUBQUERY) is not supported yet"),
             ("friend == obj('Item', 1)", "obj(...) is not supported yet"),
             ("friend == O1", "an object key literal (O<key>) is not supported yet"),
             ("tags[0] == 'a'", "indexing a key path with '[...]' is not supported yet"),

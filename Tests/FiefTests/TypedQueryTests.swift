@@ -841,6 +841,14 @@ final class TypedQueryTests: FiefTestCase {
         }
         assertFinds(dogs.filter("age IN %@", [1, 3]), everyDog, by: \.name) { [1, 3].contains($0.age) }
         assertFinds(dogs.filter("age BETWEEN {2, 8}"), everyDog, by: \.name) { (2...8).contains($0.age) }
+        // Subqueries: how many of the dogs match.
+        assertFinds(people.where { ($0.dogs.age > 2 && $0.dogs.color == "tan").count >= 2 }, everyone, by: \.name) {
+            $0.dogs.filter { $0.age > 2 && $0.color == "tan" }.count >= 2
+        }
+        assertFinds(people.where { ($0.dogs.age > 5).count == 0 }, everyone, by: \.name) { !$0.dogs.contains { $0.age > 5 } }
+        assertFinds(realm.objects(DogClub.self).where { ($0.members.dogs.count >= 2).count > 0 }, Array(realm.objects(DogClub.self)), by: \.name) {
+            $0.members.contains { $0.dogs.count >= 2 }
+        }
         // Live: a write to a dog reached through the list shows.
         let young = people.where { $0.dogs.age < 2 }
         XCTAssertEqual(Set(young.map(\.name)), ["Bob"])

@@ -46,6 +46,12 @@ struct ObjectSet {
         clusters[cluster] = bits == Bitmap(repeating: 0) ? nil : bits
     }
 
+    @inline(__always)
+    func contains(_ key: Int64) -> Bool {
+        let slot = ClusterLayout.slot(of: key)
+        return bits(ClusterLayout.cluster(of: key))[slot >> 6] & (1 << UInt64(slot & 63)) != 0
+    }
+
     /// The objects of `cluster` in the set.
     @inline(__always)
     func bits(_ cluster: Int64) -> Bitmap { clusters[cluster] ?? Bitmap(repeating: 0) }
@@ -155,7 +161,7 @@ final class QueryScan {
     private func readers(_ node: GraphNode, _ expressions: [ValueExpression]) throws(FiefError) -> [ValueReader] {
         if let known = readers[ObjectIdentifier(node)] { return known }
         var made: [ValueReader] = []
-        for expression in expressions { made.append(try ValueReader(realm, expression)) }
+        for expression in expressions { made.append(try ValueReader(realm, expression, scan: self)) }
         readers[ObjectIdentifier(node)] = made
         return made
     }
@@ -335,8 +341,12 @@ final class ValueReader {
     private var targetChunk: ColumnChunk?
     private let targetKeys = KeyBuffer()
     private var backlinkScanner: BacklinkScanner?
+    /// A SUBQUERY's matching objects (of the class its steps reach).
+    private var subqueryMatches = ObjectSet()
 
-    init(_ realm: Realm, _ expression: ValueExpression) throws(FiefError) {
+    /// A reader of `expression`; `scan` computes what it needs once (the
+    /// objects matching a SUBQUERY's predicate).
+    init(_ realm: Realm, _ expression: ValueExpression, scan: QueryScan) throws(FiefError) {
         self.realm = realm
         self.expression = expression
         hops = expression.hops
@@ -367,6 +377,8 @@ final class ValueReader {
             } else {
                 walker = try CollectionWalker(realm, lastTable, property: property.key)
             }
+        case .subqueryCount(let query):
+            subqueryMatches = try scan.matchingObjects(query)
         default:
             break
         }
@@ -375,7 +387,7 @@ final class ValueReader {
     /// The one value for object `key` (an expression that is not many-valued):
     /// what a null link on the way leaves (null; 0 for a size) where one is null.
     func value(_ key: Int64) throws(FiefError) -> Value {
-        if case .backlinkCount = expression.value, hops.contains(where: { $0.isToMany }) {
+        if expression.sumsOverSteps {
             // The sum over every object reached (each as often as reached).
             var total: Int64 = 0
             var failure: FiefError?
@@ -536,6 +548,8 @@ final class ValueReader {
                 aggregator.add(value)
             }
             return aggregator.result()
+        case .subqueryCount:
+            return .int(subqueryMatches.contains(key) ? 1 : 0)
         case .elements:
             throw FiefError(.internal, "a collection's elements are many values")
         }

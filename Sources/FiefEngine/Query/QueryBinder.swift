@@ -185,6 +185,11 @@ struct ValueExpression {
         /// to-many step reaches (a list, set or map of links, or backlinks;
         /// an object reached twice counts twice).
         case aggregate(AggregateOperation, of: Property, through: GraphHop?)
+        /// `SUBQUERY(path, $x, predicate).@count`: how many of the objects
+        /// the steps reach match the predicate (bound over their class;
+        /// an object reached twice counts twice).  One value, whatever the
+        /// steps.
+        case subqueryCount(CompiledQuery)
     }
 
     let hops: [GraphHop]
@@ -201,8 +206,18 @@ struct ValueExpression {
     var isMany: Bool {
         switch value {
         case .elements: return true
-        case .backlinkCount: return false
+        case .backlinkCount, .subqueryCount: return false
         default: return hops.contains { $0.isToMany }
+        }
+    }
+
+    /// Whether the one value sums over every object the steps reach (a
+    /// backlink count behind a to-many step, a SUBQUERY's count).
+    var sumsOverSteps: Bool {
+        switch value {
+        case .subqueryCount: return true
+        case .backlinkCount: return hops.contains { $0.isToMany }
+        default: return false
         }
     }
 
@@ -211,7 +226,7 @@ struct ValueExpression {
     /// The value for an object that is not there (a null link's).
     var valueOfNullObject: FiefEngine.Value {
         switch value {
-        case .count, .linkCount, .length, .backlinkCount: return .int(0)
+        case .count, .linkCount, .length, .backlinkCount, .subqueryCount: return .int(0)
         case .aggregate(let operation, let property, _):
             return Aggregator(operation, property.type).result()
         case .property, .object, .elements: return .null
@@ -414,9 +429,86 @@ enum QueryBinder {
                 throw FiefError(.queryInvalid, "expected a property")
             }
             return .path(try resolve(keyPath, from: table, realm), nil)
-        case .object, .subqueryCount, .arithmetic, .negated:
+        case .subqueryCount(let subquery):
+            guard case .objects(let table) = scope.target, let realm = scope.realm else {
+                throw FiefError(.queryInvalid, "SUBQUERY takes a collection of objects; these results hold values")
+            }
+            return .path(try bindSubquery(subquery, from: table, realm, scope), nil)
+        case .object, .arithmetic, .negated:
             try QueryCompiler.checkSupported(operand)
             throw FiefError(.internal, "the query binder was given an operand it does not bind")
+        }
+    }
+
+    // MARK: SUBQUERY
+
+    /// `SUBQUERY(collection, $x, predicate).@count` from the objects of
+    /// `table`: the predicate, `$x.` standing for the objects of the
+    /// collection, bound over their class; counted per object.
+    static func bindSubquery(_ subquery: QuerySubquery, from table: Table, _ realm: Realm, _ scope: Scope) throws(FiefError) -> BoundPath {
+        guard case .object = subquery.collection.start else {
+            throw QueryCompiler.unsupported("a SUBQUERY over the collection of an enclosing SUBQUERY's variable other than its own")
+        }
+        let collection = try resolve(subquery.collection, from: table, realm)
+        guard collection.isToMany, case .object = collection.expression.value else {
+            throw FiefError(.queryInvalid, "SUBQUERY takes a list, set or map of objects, or backlinks ('@links.Class.property'); '\(collection.text)' is \(collection.expression.isMany ? "a collection of values" : "one value")")
+        }
+        let predicate = try substitute(subquery.predicate, subquery.variable)
+        let target = collection.lastTable
+        let inner = try QueryCompiler.node(predicate, .objects(target), scope.arguments, realm: realm)
+        let text = "SUBQUERY(\(collection.text), \(subquery.variable), ...).@count"
+        let expression = ValueExpression(hops: collection.hops, lastClass: target.key, value: .subqueryCount(CompiledQuery(root: inner, tableKey: target.key)),
+                                         valueProperty: Property(name: text, type: .int), text: text)
+        return BoundPath(expression: expression, lastTable: target)
+    }
+
+    /// `expression` with the key paths starting at SUBQUERY variable
+    /// `variable` starting at the object instead; a key path from the object
+    /// outside (a correlated SUBQUERY) is refused.  The predicates of nested
+    /// SUBQUERYs are left to their own binding.
+    static func substitute(_ expression: QueryExpression, _ variable: String) throws(FiefError) -> QueryExpression {
+        switch expression {
+        case .comparison(let a, let op, let b, let options):
+            return .comparison(try substitute(a, variable), op, try substitute(b, variable), options)
+        case .membership(let a, let b, let options): return .membership(try substitute(a, variable), try substitute(b, variable), options)
+        case .between(let a, let low, let high):
+            return .between(try substitute(a, variable), low: try substitute(low, variable), high: try substitute(high, variable))
+        case .fullText(let a, let b): return .fullText(try substitute(a, variable), try substitute(b, variable))
+        case .geoWithin(let a, let shape): return .geoWithin(try substitute(a, variable), shape)
+        case .and(let a, let b): return .and(try substitute(a, variable), try substitute(b, variable))
+        case .or(let a, let b): return .or(try substitute(a, variable), try substitute(b, variable))
+        case .not(let a): return .not(try substitute(a, variable))
+        case .alwaysTrue, .alwaysFalse: return expression
+        }
+    }
+
+    private static func substitute(_ operand: QueryOperand, _ variable: String) throws(FiefError) -> QueryOperand {
+        switch operand {
+        case .keyPath(var path):
+            switch path.start {
+            case .variable(let name) where name == variable:
+                guard !path.components.isEmpty else {
+                    throw QueryCompiler.unsupported("the SUBQUERY variable '\(variable)' alone (compare its properties: '\(variable).name')")
+                }
+                path.start = .object
+                return .keyPath(path)
+            case .object:
+                throw QueryCompiler.unsupported("a SUBQUERY predicate reading the object outside it ('\(text(path))'; use '\(variable).' for the objects of the SUBQUERY)")
+            case .variable, .argument:
+                return operand
+            }
+        case .subqueryCount(let inner):
+            guard case .keyPath(let collection) = try substitute(.keyPath(inner.collection), variable) else { return operand }
+            return .subqueryCount(QuerySubquery(collection: collection, variable: inner.variable, predicate: inner.predicate))
+        case .quantified(let quantifier, let inner): return .quantified(quantifier, try substitute(inner, variable))
+        case .list(let items):
+            var out: [QueryOperand] = []
+            for item in items { out.append(try substitute(item, variable)) }
+            return .list(out)
+        case .arithmetic(let a, let op, let b): return .arithmetic(try substitute(a, variable), op, try substitute(b, variable))
+        case .negated(let inner): return .negated(try substitute(inner, variable))
+        case .object(let className, let primaryKey): return .object(className: className, primaryKey: try substitute(primaryKey, variable))
+        case .constant, .argument, .element: return operand
         }
     }
 
@@ -683,7 +775,7 @@ enum QueryBinder {
             if let quantifier { try refuseQuantifier(quantifier, expression.text) }
             return try QueryCompiler.node(leafPredicate(.element), .elements(expression.valueProperty, description: "'\(expression.text)'"),
                                           scope.arguments, realm: nil)
-        case .elements, .linkCount, .length, .backlinkCount, .aggregate:
+        case .elements, .linkCount, .length, .backlinkCount, .aggregate, .subqueryCount:
             let many = local.isMany
             if let quantifier, !many { try refuseQuantifier(quantifier, expression.text) }
             let described = many ? "the elements of '\(expression.text)'" : "'\(expression.text)'"
@@ -790,6 +882,8 @@ enum QueryBinder {
             } else {
                 columns[expression.lastClass, default: []].insert(property.key)
             }
+        case .subqueryCount(let query):
+            query.root.collectColumns(table: query.tableKey, into: &columns)
         case .backlinkCount(let pair):
             _ = columns[expression.lastClass, default: []]
             if let pair {
