@@ -1025,7 +1025,18 @@ extension GraphQueryTests {
             PathSpec(text: "dogs.age", kind: .number, shape: .flat { t, k in ages(t, person(t, k).dogs) }),
             PathSpec(text: "dogs.name", kind: .string, shape: .flat { t, k in person(t, k).dogs.map { .string(t.dogs[$0]!.name) } }),
             PathSpec(text: "pets.age", kind: .number, shape: .flat { t, k in ages(t, Array(person(t, k).pets)) }),
-            PathSpec(text: "kennel.age", kind: .number, shape: .flat { t, k in ages(t, t.kennelDogs(k)) }),
+            PathSpec(text: "kennel.@values.age", kind: .number, shape: .flat { t, k in ages(t, t.kennelDogs(k)) }),
+            PathSpec(text: "kennel.home.age", kind: .number, shape: .single { t, k in
+                if case .some(.some(let dog)) = person(t, k).kennel["home"] { return t.dogs[dog]!.age }; return .null }),
+            PathSpec(text: "ratings.x", kind: .number, shape: .single { t, k in person(t, k).ratings["x"] ?? .null }),
+            PathSpec(text: "ratings['y']", kind: .number, shape: .single { t, k in person(t, k).ratings["y"] ?? .null }),
+            PathSpec(text: "scores[0]", kind: .number, shape: .single { t, k in person(t, k).scores.first ?? .null }),
+            PathSpec(text: "scores[LAST]", kind: .number, shape: .single { t, k in person(t, k).scores.last ?? .null }),
+            PathSpec(text: "dogs[FIRST].age", kind: .number, shape: .single { t, k in person(t, k).dogs.first.map { t.dogs[$0]!.age } ?? .null }),
+            PathSpec(text: "friend.dogs[1].name", kind: .string, shape: .single { t, k in
+                guard let f = person(t, k).friend, t.persons[f]!.dogs.count > 1 else { return .null }
+                return .string(t.dogs[t.persons[f]!.dogs[1]]!.name) }),
+            PathSpec(text: "ratings.@keys", kind: .string, shape: .flat { t, k in person(t, k).ratings.keys.map { .string($0) } }),
             PathSpec(text: "friend.dogs.age", kind: .number, shape: .flat { t, k in person(t, k).friend.map { ages(t, t.persons[$0]!.dogs) } ?? [] }),
             PathSpec(text: "dogs.owner.age", kind: .number, shape: .flat { t, k in
                 person(t, k).dogs.compactMap { t.dogs[$0]!.owner }.map { .int(t.persons[$0]!.age) } }),
@@ -1041,7 +1052,7 @@ extension GraphQueryTests {
             PathSpec(text: "@links.Person.friend.scores", kind: .number, shape: .perObject { t, k in t.befriending(k).map { t.persons[$0]!.scores } }),
             PathSpec(text: "dogs", kind: .dog, shape: .flat { t, k in person(t, k).dogs.map { .int($0) } }),
             PathSpec(text: "pets", kind: .dog, shape: .flat { t, k in person(t, k).pets.map { .int($0) } }),
-            PathSpec(text: "kennel", kind: .dog, shape: .flat { t, k in t.kennelDogs(k).map { .int($0) } }),
+            PathSpec(text: "kennel.@values", kind: .dog, shape: .flat { t, k in t.kennelDogs(k).map { .int($0) } }),
             PathSpec(text: "@links.Dog.owner", kind: .dog, shape: .flat { t, k in t.ownedDogs(k).map { .int($0) } }),
             PathSpec(text: "friend.dogs", kind: .dog, shape: .flat { t, k in person(t, k).friend.map { t.persons[$0]!.dogs.map { .int($0) } } ?? [] }),
         ]
@@ -1390,5 +1401,108 @@ extension GraphQueryTests {
         }
         let error = expectError(.queryInvalid) { try db.query("Person", "SUBQUERY(account_balance, $x, TRUEPREDICATE).@count > 0") }
         XCTAssertTrue(error?.message.contains("SUBQUERY takes a list, set or map of objects") ?? false, error?.message ?? "")
+    }
+}
+
+// MARK: - Keys and positions
+
+extension GraphQueryTests {
+    /// realm-core's Parser_Dictionary (but for '@type' and ordered lists).
+    func testRealmCoreDictionary() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "foo", properties: [Property(name: "dict", type: .mixed, flags: .nullable, collection: .map)]),
+            ObjectClass(name: "origin", properties: [Property(name: "link", type: .link, flags: .nullable, linkTarget: "foo"),
+                                                     Property(name: "links", type: .link, linkTarget: "foo", collection: .list)]),
+        ]))
+        var expected = 0
+        let foos = try db.write { () -> [Int64] in
+            let foos = try db.createMany("foo", [], Array(repeating: [], count: 100))
+            for (i, key) in foos.enumerated() {
+                var increment = false
+                if i % 4 == 0 {
+                    try db.mapSet("foo", key, "dict", "Value", .int(Int64(i)))
+                    if i > 50 { increment = true }
+                } else if i % 10 == 0 {
+                    try db.mapSet("foo", key, "dict", "Value", .int(100))
+                    increment = true
+                }
+                if i % 3 != 0 {
+                    try db.mapSet("foo", key, "dict", "Value", .int(3))
+                    increment = false
+                }
+                if i % 5 == 0 { try db.mapSet("foo", key, "dict", "Foo", .int(5)) }
+                if i == 78 { try db.mapSet("foo", key, "dict", "Value", .null) }
+                try db.mapSet("foo", key, "dict", "Bar", .int(Int64(i)))
+                if increment { expected += 1 }
+            }
+            let f = db.cls("foo")
+            for i in 0..<10 {
+                let origin = try db.create("origin", [("link", .link(f, foos[i * 10]))])
+                try db.append("origin", origin, "links", (0..<10).map { .link(f, foos[i * 10 + $0]) })
+            }
+            return foos
+        }
+        verify(db, "foo", [
+            ("dict.@values > 50", 50), ("dict[*] > 50", 50), ("dict['Value'] > 50", expected), ("dict.Value > 50", expected),
+            ("ANY dict.@keys == 'Foo'", 20), ("NONE dict.@keys == 'Value'", 22), ("ANY dict.@keys == {'Bar'}", 100),
+            ("dict['Value'] == NULL", 23), ("dict['Value'] == {}", 0), ("dict['Value'] == {0, 100}", 3),
+            ("dict.@size == 3", 17), ("dict.@max == 100", 2), ("dict.@min < 2", 2), ("dict.@sum >= 100", 9), ("dict.@avg < 10", 16),
+        ])
+        verify(db, "foo", [("dict[$0] > 50", expected)], [([.string("Value")], false)])
+        verify(db, "origin", [
+            ("link.dict['Value'] > 50", 3), ("link.dict.Value > 50", 3), ("links.dict['Value'] > 50", 5), ("links.dict > 50", 6),
+            ("links.dict['Value'] == NULL", 10), ("links.dict.@max == 100", 2), ("link.dict.@max == 100", 2),
+        ])
+        try db.write { try db.mapSet("foo", foos[0], "dict", "some extra", .int(42)) }
+        verify(db, "foo", [("dict['some extra'] == 42", 1)])
+        try db.write { try db.mapSet("foo", foos[0], "dict", "Value", .double(4.5)) }
+        verify(db, "foo", [("dict.@max == 100", 2), ("dict.@min < 2", 2), ("dict.@sum >= 100", 9), ("dict.@avg < 10", 15)])
+        try db.write { try db.mapSet("foo", foos[0], "dict", "Bar", .timestamp(1234, 5678)) }
+        verify(db, "foo", [("dict.@max == 100", 2), ("dict.@min < 2", 1), ("dict.@sum >= 100", 9), ("dict.@avg < 10", 15)])
+        for predicate in ["dict[FIRST] > 50", "dict[LAST] > 50", "dict[0] > 50"] {
+            expectError(.queryInvalid, predicate) { try db.query("foo", predicate) }
+        }
+        expectError(.queryArgument) { try db.query("foo", "dict[$0] > 50", [.int(1)]) }
+    }
+
+    /// realm-core's Parser_CollectionLinks, and [FIRST] / [LAST] from its
+    /// Parser_AggregateShortcuts.
+    func testRealmCoreCollectionLinks() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [ObjectClass(name: "person", properties: [
+            prop("name", .string, .primaryKey),
+            Property(name: "relations", type: .link, flags: .nullable, linkTarget: "person", collection: .map),
+            Property(name: "children", type: .link, linkTarget: "person", collection: .list),
+            Property(name: "scores", type: .int, collection: .list),
+            Property(name: "spouse", type: .link, flags: .nullable, linkTarget: "person"),
+        ])]))
+        try db.write {
+            let k = try db.createMany("person", ["name"], ["adam", "bernie", "charlie", "david", "elisabeth", "felix", "gary", "hutch"].map { [.string($0)] })
+            let (adam, bernie, charlie, david, gary, hutch) = (k[0], k[1], k[2], k[3], k[6], k[7])
+            let p = db.cls("person")
+            try db.mapSet("person", adam, "relations", "partner", .link(p, bernie))
+            try db.mapSet("person", adam, "relations", "colleague", .link(p, charlie))
+            try db.mapSet("person", bernie, "relations", "partner", .link(p, charlie))
+            try db.mapSet("person", bernie, "relations", "colleague", .link(p, charlie))
+            try db.append("person", bernie, "scores", [.int(1), .int(2), .int(3)])
+            try db.mapSet("person", charlie, "relations", "partner", .link(p, adam))
+            try db.mapSet("person", charlie, "relations", "colleague", .link(p, bernie))
+            try db.mapSet("person", charlie, "relations", "uncle", .link(p, gary))
+            try db.append("person", charlie, "scores", [.int(3), .int(4), .int(5)])
+            try db.append("person", adam, "children", [.link(p, david)])
+            try db.append("person", david, "children", [.link(p, gary), .link(p, hutch)])
+            try db.append("person", bernie, "children", [.link(p, gary), .link(p, david)])
+        }
+        verify(db, "person", [
+            ("relations.partner.name == 'bernie'", 1), ("relations[SIZE] == 3", 1), ("relations.partner.relations.partner.name == 'bernie'", 1),
+            ("relations.colleague.name == 'charlie'", 2), ("relations.colleague.scores[FIRST] == 1", 1), ("relations.colleague.scores[LAST] > 2", 3),
+            ("children[FIRST].name == 'david'", 1), ("children[*].name == 'david'", 2), ("children[SIZE] == 2", 2),
+            ("children[FIRST].children[LAST].name == 'hutch'", 1),
+            // More of the same: positions from arguments, past the end, values at positions.
+            ("children[1].name == 'david'", 1), ("children[2].name == nil", 8), ("scores[0] == 3", 1), ("scores[LAST] >= 3", 2),
+            ("scores[5] == nil", 8), ("relations['uncle'].name BEGINSWITH 'g'", 1), ("relations.@keys == 'uncle'", 1),
+            ("relations.@values.name == 'adam'", 1), ("ANY relations.@keys BEGINSWITH 'c'", 3),
+        ])
+        verify(db, "person", [("children[$0].name == 'david'", 1)], [([.int(1)], false)])
+        expectError(.queryInvalid) { try db.query("person", "spouse[5].name == 'elisabeth'") }
     }
 }

@@ -1,4 +1,7 @@
 import CLMDB
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // Evaluating graph nodes (QueryBinder.swift), a cluster of the class tested
 // at a time, as the rest of a query is evaluated.
@@ -356,7 +359,10 @@ final class ValueReader {
         for hop in expression.hops {
             let table = try realm.table(hop.from)
             tables.append(table)
-            walkers.append(hop.kind == .list || hop.kind == .set || hop.kind == .map ? try CollectionWalker(realm, table, property: hop.property) : nil)
+            switch hop.kind {
+            case .list, .set, .map, .mapEntry, .listElement: walkers.append(try CollectionWalker(realm, table, property: hop.property))
+            case .link, .backlinks: walkers.append(nil)
+            }
             backTables.append(hop.kind == .backlinks ? table : nil)
         }
         hopTables = tables
@@ -368,7 +374,7 @@ final class ValueReader {
         buffers = hops.map { _ in KeyBuffer() }
         lastTable = try realm.table(expression.lastClass)
         switch expression.value {
-        case .elements(let property):
+        case .elements(let property), .mapEntry(let property, _), .listElement(let property, _), .mapKeys(let property):
             walker = try CollectionWalker(realm, lastTable, property: property.key)
         case .aggregate(_, let property, let through):
             if let through {
@@ -416,14 +422,15 @@ final class ValueReader {
 
     private func walk(_ level: Int, _ key: Int64, _ visit: (Value) -> Bool) throws(FiefError) -> Bool {
         if level == hops.count {
-            if case .elements = expression.value {
-                return try walker!.forEach(owner: key, visit)
+            switch expression.value {
+            case .elements: return try walker!.forEach(owner: key, visit)
+            case .mapKeys: return try walker!.forEachKey(owner: key, visit)
+            default: return visit(try single(key))
             }
-            return visit(try single(key))
         }
         switch hops[level].kind {
-        case .link:
-            // A null link behind a to-many step reads nothing.
+        case .link, .mapEntry, .listElement:
+            // A null link (a missing key, a position past the end) behind a to-many step reads nothing.
             guard let target = try link(level, key) else { return true }
             return try walk(level + 1, target, visit)
         case .list, .set, .map:
@@ -455,6 +462,16 @@ final class ValueReader {
     /// The target of to-one step `step` for object `key` (nil: null).
     @inline(__always)
     private func link(_ step: Int, _ key: Int64) throws(FiefError) -> Int64? {
+        switch hops[step].kind {
+        case .mapEntry(let mapKey):
+            guard case .link(_, let target)? = try hopWalkers[step]!.value(owner: key, key: mapKey) else { return nil }
+            return target
+        case .listElement(let index):
+            guard case .link(_, let target)? = try hopWalkers[step]!.element(owner: key, at: index) else { return nil }
+            return target
+        default:
+            break
+        }
         let cluster = ClusterLayout.cluster(of: key)
         if cluster != hopClusters[step] {
             // Link columns are fixed-width: dirty or not, their chunks read through a plain reader.
@@ -550,7 +567,11 @@ final class ValueReader {
             return aggregator.result()
         case .subqueryCount:
             return .int(subqueryMatches.contains(key) ? 1 : 0)
-        case .elements:
+        case .mapEntry(_, let mapKey):
+            return try walker!.value(owner: key, key: mapKey) ?? .null
+        case .listElement(_, let index):
+            return try walker!.element(owner: key, at: index) ?? .null
+        case .elements, .mapKeys:
             throw FiefError(.internal, "a collection's elements are many values")
         }
     }
@@ -568,6 +589,8 @@ final class CollectionWalker {
     private var cursor: LMDBCursor?
     /// The snapshot `cursor` belongs to.
     private var cursorSnapshot: Snapshot?
+    /// A map entry's key being looked up (owner + key), reused.
+    private var lookup: [UInt8] = []
 
     init(_ realm: Realm, _ table: Table, property: UInt32) throws(FiefError) {
         self.realm = realm
@@ -589,11 +612,7 @@ final class CollectionWalker {
         if realm.write != nil { return try forEachInWrite(owner, visit) }
         let snapshot = try realm.currentSnapshot()
         return try snapshot.withTransaction { (txn) throws(FiefError) -> Bool in
-            if cursor == nil || cursorSnapshot !== snapshot {
-                cursor = try LMDBCursor(txn, dbi)
-                cursorSnapshot = snapshot
-            }
-            let cursor = cursor!
+            let cursor = try self.cursor(txn, snapshot)
             if column.collection == .list {
                 var key = (UInt64(0), UInt64(0))
                 var entry = try withUnsafeMutableBytes(of: &key) { (raw) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? in
@@ -619,6 +638,98 @@ final class CollectionWalker {
             }
             return true
         }
+    }
+
+    /// Call `visit` with each key of `owner`'s map (a string, a view), in
+    /// key order, until it returns false.
+    @discardableResult
+    func forEachKey(owner: Int64, _ visit: (Value) -> Bool) throws(FiefError) -> Bool {
+        if realm.write != nil {
+            for entry in try realm.collectionEntries(ListID(table: table.key, column: column.key, owner: owner), dbi).entries {
+                if !visit(.string(entry.key)) { return false }
+            }
+            return true
+        }
+        let snapshot = try realm.currentSnapshot()
+        return try snapshot.withTransaction { (txn) throws(FiefError) -> Bool in
+            let cursor = try self.cursor(txn, snapshot)
+            var prefix = SetStore.ownerKey(owner)
+            var entry = try withUnsafeBytes(of: &prefix) { (raw) throws(FiefError) in try cursor.seek(raw) }
+            while let (k, _) = entry, SetStore.belongs(k, to: owner) {
+                if !visit(.string(UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...]))) { return false }
+                entry = try cursor.next()
+            }
+            return true
+        }
+    }
+
+    /// The value under `key` of `owner`'s map (nil: no such key).
+    func value(owner: Int64, key: [UInt8]) throws(FiefError) -> Value? {
+        if realm.write != nil {
+            return try key.withBytes { (raw) throws(FiefError) -> Value? in
+                try realm.mapValue(CollectionRef(table: table.key, owner: owner, property: column.key), key: raw)
+            }
+        }
+        let snapshot = try realm.currentSnapshot()
+        lookup.removeAll(keepingCapacity: true)
+        withUnsafeBytes(of: SetStore.ownerKey(owner)) { lookup.append(contentsOf: $0) }
+        lookup.append(contentsOf: key)
+        return try snapshot.withTransaction { (txn) throws(FiefError) -> Value? in
+            let cursor = try self.cursor(txn, snapshot)
+            return try lookup.withBytes { (raw) throws(FiefError) -> Value? in
+                guard let (k, v) = try cursor.seek(raw), k.count == raw.count, memcmp(k.baseAddress!, raw.baseAddress!, raw.count) == 0 else { return nil }
+                return try entryValue(UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...]), v, owner)
+            }
+        }
+    }
+
+    /// The element at `index` of `owner`'s list (nil past its end).
+    func element(owner: Int64, at index: ListIndex) throws(FiefError) -> Value? {
+        let size = try realm.collectionSize(table, column, owner)
+        let position: Int
+        switch index {
+        case .at(let n): position = n
+        case .last: position = size - 1
+        }
+        guard position >= 0, position < size else { return nil }
+        if realm.write != nil {
+            let state = try realm.listState(table, column, owner: owner)
+            return try state.element(try state.value(position, table: table), table)
+        }
+        let snapshot = try realm.currentSnapshot()
+        return try snapshot.withTransaction { (txn) throws(FiefError) -> Value? in
+            let cursor = try self.cursor(txn, snapshot)
+            var key = (UInt64(0), UInt64(0))
+            var entry = try withUnsafeMutableBytes(of: &key) { (raw) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? in
+                ListStore.key(raw.baseAddress!, owner: owner, position: 0)
+                return try cursor.seek(UnsafeRawBufferPointer(raw))
+            }
+            var skip = position
+            // Segment headers hold their counts: only the segment holding the element is read.
+            while let (k, v) = entry, let decoded = ListStore.decodeKey(k), decoded.owner == owner, v.count > 0 {
+                let count = Int(v.load(as: UInt8.self)) + 1
+                if skip < count {
+                    guard snapshot.bounds.contains(v),
+                          let reader = SegmentReader(v, type: column.elementType == .mixed ? .binary : column.elementType, table: table.key,
+                                                     key: ListStore.checkKey(column: column.key, owner: owner, position: decoded.position)) else {
+                        throw realm.damagedEntry(table, column, owner, "a stored segment")
+                    }
+                    return try element(reader.value(skip, linkTarget: column.linkTarget), owner)
+                }
+                skip -= count
+                entry = try cursor.next()
+            }
+            throw realm.damagedEntry(table, column, owner, "a stored segment (the list holds fewer elements than its size)")
+        }
+    }
+
+    /// This walker's cursor in `snapshot` (opened on first use).
+    private func cursor(_ txn: OpaquePointer, _ snapshot: Snapshot) throws(FiefError) -> LMDBCursor {
+        if let cursor, cursorSnapshot === snapshot { return cursor }
+        let opened = try LMDBCursor(txn, dbi)
+        cursor = opened
+        cursorSnapshot = snapshot
+        return opened
     }
 
     private func forEachInWrite(_ owner: Int64, _ visit: (Value) -> Bool) throws(FiefError) -> Bool {

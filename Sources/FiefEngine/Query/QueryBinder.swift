@@ -100,6 +100,12 @@ struct GraphHop: Equatable {
         /// `@links.Class.property`: the objects of `to` whose link (or list,
         /// set, map of links) `property` points to the object.
         case backlinks
+        /// The object under key `key` of a map of links (`property` of
+        /// `from`), if any: `kennel['home']`, `kennel.home`.
+        case mapEntry([UInt8])
+        /// The object at one position of a list of links: `dogs[0]`,
+        /// `dogs[FIRST]`, `dogs[LAST]`.
+        case listElement(ListIndex)
     }
 
     let kind: Kind
@@ -111,7 +117,21 @@ struct GraphHop: Equatable {
     let property: UInt32
 
     /// Whether the step may reach many objects (or none).
-    var isToMany: Bool { kind != .link }
+    var isToMany: Bool {
+        switch kind {
+        case .link, .mapEntry, .listElement: return false
+        case .list, .set, .map, .backlinks: return true
+        }
+    }
+
+    /// Whether the step is only read forward: the backlinks of a target do
+    /// not say under which key or at which position it is held.
+    var isForwardOnly: Bool {
+        switch kind {
+        case .mapEntry, .listElement: return true
+        default: return false
+        }
+    }
 
     /// The class holding the link property.
     var linkOwner: UInt32 { kind == .backlinks ? to : from }
@@ -124,6 +144,12 @@ struct GraphHop: Equatable {
             _ = columns[hop.to, default: []]
         }
     }
+}
+
+/// A position in a list: from the start (0 is `[FIRST]`), or `[LAST]`.
+enum ListIndex: Equatable {
+    case at(Int)
+    case last
 }
 
 /// A key path bound backward: the objects it reaches from the object
@@ -185,6 +211,13 @@ struct ValueExpression {
         /// to-many step reaches (a list, set or map of links, or backlinks;
         /// an object reached twice counts twice).
         case aggregate(AggregateOperation, of: Property, through: GraphHop?)
+        /// The value under one key of a map of values (null when the key is
+        /// missing): `ratings['a']`, `ratings.a`, `ratings[$0]`.
+        case mapEntry(Property, key: [UInt8])
+        /// The element at one position of a list of values (null past its end).
+        case listElement(Property, ListIndex)
+        /// The keys of a map (`@keys`), as strings.
+        case mapKeys(Property)
         /// `SUBQUERY(path, $x, predicate).@count`: how many of the objects
         /// the steps reach match the predicate (bound over their class;
         /// an object reached twice counts twice).  One value, whatever the
@@ -205,7 +238,7 @@ struct ValueExpression {
     /// Whether it gives any number of values per object rather than one.
     var isMany: Bool {
         switch value {
-        case .elements: return true
+        case .elements, .mapKeys: return true
         case .backlinkCount, .subqueryCount: return false
         default: return hops.contains { $0.isToMany }
         }
@@ -229,7 +262,7 @@ struct ValueExpression {
         case .count, .linkCount, .length, .backlinkCount, .subqueryCount: return .int(0)
         case .aggregate(let operation, let property, _):
             return Aggregator(operation, property.type).result()
-        case .property, .object, .elements: return .null
+        case .property, .object, .elements, .mapEntry, .listElement, .mapKeys: return .null
         }
     }
 }
@@ -428,7 +461,7 @@ enum QueryBinder {
                 _ = try QueryCompiler.property(operand, scope.target)   // says why
                 throw FiefError(.queryInvalid, "expected a property")
             }
-            return .path(try resolve(keyPath, from: table, realm), nil)
+            return .path(try resolve(keyPath, from: table, realm, scope.arguments), nil)
         case .subqueryCount(let subquery):
             guard case .objects(let table) = scope.target, let realm = scope.realm else {
                 throw FiefError(.queryInvalid, "SUBQUERY takes a collection of objects; these results hold values")
@@ -449,7 +482,7 @@ enum QueryBinder {
         guard case .object = subquery.collection.start else {
             throw QueryCompiler.unsupported("a SUBQUERY over the collection of an enclosing SUBQUERY's variable other than its own")
         }
-        let collection = try resolve(subquery.collection, from: table, realm)
+        let collection = try resolve(subquery.collection, from: table, realm, scope.arguments)
         guard collection.isToMany, case .object = collection.expression.value else {
             throw FiefError(.queryInvalid, "SUBQUERY takes a list, set or map of objects, or backlinks ('@links.Class.property'); '\(collection.text)' is \(collection.expression.isMany ? "a collection of values" : "one value")")
         }
@@ -514,20 +547,11 @@ enum QueryBinder {
 
     /// Resolve a key path through links, collections of links and
     /// backlinks, to a property, a collection, or an operation on one.
-    static func resolve(_ keyPath: QueryKeyPath, from table: Table, _ realm: Realm) throws(FiefError) -> BoundPath {
+    static func resolve(_ keyPath: QueryKeyPath, from table: Table, _ realm: Realm, _ arguments: [QueryArgument]) throws(FiefError) -> BoundPath {
         switch keyPath.start {
         case .object: break
         case .variable: throw QueryCompiler.unsupported("a SUBQUERY variable")
         case .argument: throw QueryCompiler.unsupported("a key-path argument ($K or %K)")
-        }
-        // What later work binds, refused before anything else is looked at.
-        for component in keyPath.components {
-            switch component {
-            case .index, .first, .last, .all, .key, .argumentIndex: throw QueryCompiler.unsupported("indexing a key path with '[...]'")
-            case .keys: throw QueryCompiler.unsupported("'@keys'")
-            case .values: throw QueryCompiler.unsupported("'@values'")
-            case .property, .backlinks, .allBacklinks: continue
-            }
         }
         if keyPath.suffix == .type { throw QueryCompiler.unsupported("'@type'") }
         let text = QueryBinder.text(keyPath)
@@ -537,16 +561,52 @@ enum QueryBinder {
             BoundPath(expression: ValueExpression(hops: hops, lastClass: current.key, value: value, valueProperty: property, text: text),
                       lastTable: current)
         }
-        for (position, component) in keyPath.components.enumerated() {
-            let isLast = position == keyPath.components.count - 1
-            switch component {
+        let components = keyPath.components
+        var position = 0
+        while position < components.count {
+            defer { position += 1 }
+            let isLast = position == components.count - 1
+            switch components[position] {
             case .property(let name):
                 guard let property = current.property(named: name) else {
                     throw FiefError(.queryInvalid, "class '\(current.objectClass.name)' has no property '\(name)' (in key path '\(text)')")
                 }
                 let qualified = "'\(current.objectClass.name).\(property.name)'"
                 let column = try current.column(property.key)
-                if isLast && (property.collection == .none || property.type != .link || keyPath.suffix != nil) {
+                if position + 1 < components.count,
+                   let selector = try selector(components[position + 1], after: property, qualified, text, arguments) {
+                    position += 1
+                    let isLast = position == components.count - 1
+                    switch selector {
+                    case .all:
+                        break   // the collection as a whole, as without it
+                    case .keys:
+                        guard isLast, keyPath.suffix == nil else {
+                            throw FiefError(.queryInvalid, "key path '\(text)': nothing can follow '@keys'")
+                        }
+                        return expression(.mapKeys(property), Property(name: text, type: .string))
+                    case .key(let key), .index(_, let key):
+                        let index: ListIndex? = { if case .index(let i, _) = selector { return i }; return nil }()
+                        if property.type == .link {
+                            let target = try realm.table(column.linkTarget)
+                            let kind: GraphHop.Kind = index.map { .listElement($0) } ?? .mapEntry(key)
+                            hops.append(GraphHop(kind: kind, from: current.key, to: target.key, property: property.key))
+                            current = target
+                            if isLast {
+                                guard keyPath.suffix == nil else { throw QueryCompiler.unsupported("an operation on the object at '\(text)'") }
+                                return expression(.object, Property(name: text, type: .link, flags: .nullable, linkTarget: target.objectClass.name))
+                            }
+                            continue
+                        }
+                        guard isLast else { throw FiefError(.queryInvalid, "key path '\(text)': nothing can follow a value of \(qualified)") }
+                        guard keyPath.suffix == nil else { throw QueryCompiler.unsupported("an operation on one element of \(qualified) ('\(text)')") }
+                        let described = Property(name: text, type: property.type, flags: .nullable, key: property.key, linkTarget: property.linkTarget)
+                        return expression(index.map { .listElement(property, $0) } ?? .mapEntry(property, key: key), described)
+                    }
+                    if isLast && (property.type != .link || keyPath.suffix != nil) {
+                        return try finish(property, column, of: current, keyPath.suffix, hops: hops, text: text, realm)
+                    }
+                } else if isLast && (property.collection == .none || property.type != .link || keyPath.suffix != nil) {
                     return try finish(property, column, of: current, keyPath.suffix, hops: hops, text: text, realm)
                 }
                 guard property.type == .link else {
@@ -596,10 +656,8 @@ enum QueryBinder {
                     throw FiefError(.queryInvalid, "key path '\(text)': '@links' alone takes '@count' or '@size' after it (the number of links to the object)")
                 }
                 return expression(.backlinkCount(pair: nil), Property(name: "@links.@count", type: .int))
-            case .index, .first, .last, .all, .key, .argumentIndex:
-                throw QueryCompiler.unsupported("indexing a key path with '[...]'")
-            case .keys: throw QueryCompiler.unsupported("'@keys'")
-            case .values: throw QueryCompiler.unsupported("'@values'")
+            case .index, .first, .last, .all, .key, .argumentIndex, .keys, .values:
+                throw FiefError(.queryInvalid, "key path '\(text)': '\(QueryBinder.text(QueryKeyPath([components[position]])))' follows a list or map property only")
             }
         }
         // The path ends at objects reached through a collection of links or backlinks.
@@ -613,6 +671,59 @@ enum QueryBinder {
             throw QueryCompiler.unsupported("'@type'")
         case .aggregate?:
             throw FiefError(.internal, "an aggregate ends its key path")
+        }
+    }
+
+    /// What follows a collection property in a key path: all of it, its
+    /// keys, one key, one position.
+    enum Selector {
+        case all
+        case keys
+        case key([UInt8])
+        case index(ListIndex, [UInt8])
+    }
+
+    /// The selector `component` is after collection `property` (nil when it
+    /// is none: a property of the objects of a collection of links).
+    private static func selector(_ component: QueryPathComponent, after property: Property, _ qualified: String, _ text: String,
+                                 _ arguments: [QueryArgument]) throws(FiefError) -> Selector? {
+        guard property.collection != .none else { return nil }
+        let isMap = property.collection == .map, isList = property.collection == .list
+        func refuse(_ what: String) -> FiefError {
+            FiefError(.queryInvalid, "key path '\(text)': \(what) (\(qualified) is a \(property.collection.name))")
+        }
+        switch component {
+        case .values, .all: return .all
+        case .keys:
+            guard isMap else { throw refuse("'@keys' takes a map") }
+            return .keys
+        case .key(let key):
+            guard isMap else { throw refuse("['key'] takes a map") }
+            return .key(Array(key.utf8))
+        case .property(let name):
+            // `map.key` names a key; after a list or set, a property of its objects.
+            return isMap ? .key(Array(name.utf8)) : nil
+        case .index(let n):
+            guard isList else { throw refuse("[n] takes a list (maps and sets are not ordered)") }
+            return .index(.at(n), [])
+        case .first:
+            guard isList else { throw refuse("[FIRST] takes a list (maps and sets are not ordered)") }
+            return .index(.at(0), [])
+        case .last:
+            guard isList else { throw refuse("[LAST] takes a list (maps and sets are not ordered)") }
+            return .index(.last, [])
+        case .argumentIndex(let n):
+            guard n >= 0, n < arguments.count, !arguments[n].isList, arguments[n].values.count == 1 else {
+                throw FiefError(.queryArgument, "key path '\(text)': argument \(n) is missing or a list; [$\(n)] takes one key or position")
+            }
+            switch (arguments[n].values[0], isMap, isList) {
+            case (.string(let key), true, _): return .key(Array(key))
+            case (.int(let i), _, true): return .index(.at(Int(i)), [])
+            default:
+                throw FiefError(.queryArgument, "key path '\(text)': argument \(n) is a \(arguments[n].values[0].typeName); [$\(n)] takes \(isMap ? "a string key" : "an int position") for \(qualified)")
+            }
+        case .backlinks, .allBacklinks:
+            return nil
         }
     }
 
@@ -716,6 +827,18 @@ enum QueryBinder {
                       _ leafPredicate: (QueryOperand) -> QueryExpression) throws(FiefError) -> QueryNode {
         let expression = path.expression
         let leafScope = scope.over(path.lastTable)
+        if path.hops.contains(where: { $0.isForwardOnly }) {
+            // A key or position on the way: read forward, object by object.
+            if case .object = expression.value {
+                throw QueryCompiler.unsupported("comparing the object at '\(expression.text)'")
+            }
+            if !expression.isMany, let quantifier { try refuseQuantifier(quantifier, expression.text) }
+            let test = try QueryCompiler.node(leafPredicate(.element), .elements(expression.valueProperty, description: "'\(expression.text)'"),
+                                              scope.arguments, realm: nil)
+            var dependencies: [UInt32: Set<UInt32>] = [:]
+            collectDependencies(expression, scope.realm, into: &dependencies)
+            return .graph(GraphNode(.test(expression, predicate: test, quantifier: quantifier ?? .any), dependencies: dependencies))
+        }
         guard path.isToMany else {
             // One object at the end (or none, past a null link): the quantifier is the leaf's.
             let leaf = try predicate(at: expression, quantifier, leafScope, leafPredicate)
@@ -775,7 +898,7 @@ enum QueryBinder {
             if let quantifier { try refuseQuantifier(quantifier, expression.text) }
             return try QueryCompiler.node(leafPredicate(.element), .elements(expression.valueProperty, description: "'\(expression.text)'"),
                                           scope.arguments, realm: nil)
-        case .elements, .linkCount, .length, .backlinkCount, .aggregate, .subqueryCount:
+        case .elements, .linkCount, .length, .backlinkCount, .aggregate, .subqueryCount, .mapEntry, .listElement, .mapKeys:
             let many = local.isMany
             if let quantifier, !many { try refuseQuantifier(quantifier, expression.text) }
             let described = many ? "the elements of '\(expression.text)'" : "'\(expression.text)'"
@@ -871,7 +994,8 @@ enum QueryBinder {
     static func collectDependencies(_ expression: ValueExpression, _ realm: Realm?, into columns: inout [UInt32: Set<UInt32>]) {
         GraphHop.collectColumns(expression.hops, into: &columns)
         switch expression.value {
-        case .property(let property, _), .elements(let property), .count(let property), .linkCount(let property), .length(let property):
+        case .property(let property, _), .elements(let property), .count(let property), .linkCount(let property), .length(let property),
+             .mapEntry(let property, _), .listElement(let property, _), .mapKeys(let property):
             columns[expression.lastClass, default: []].insert(property.key)
         case .object:
             _ = columns[expression.lastClass, default: []]
@@ -994,23 +1118,23 @@ enum QueryBinder {
 
     /// A key path as messages name it.
     static func text(_ keyPath: QueryKeyPath) -> String {
-        var parts: [String] = []
+        var text = ""
+        func step(_ part: String) { text += text.isEmpty ? part : "." + part }
         for component in keyPath.components {
             switch component {
-            case .property(let name): parts.append(name)
-            case .backlinks(let className, let property): parts.append("@links.\(className).\(property)")
-            case .allBacklinks: parts.append("@links")
-            case .keys: parts.append("@keys")
-            case .values: parts.append("@values")
-            case .index(let n): parts.append("[\(n)]")
-            case .first: parts.append("[FIRST]")
-            case .last: parts.append("[LAST]")
-            case .all: parts.append("[*]")
-            case .key(let key): parts.append("['\(key)']")
-            case .argumentIndex(let n): parts.append("[$\(n)]")
+            case .property(let name): step(name)
+            case .backlinks(let className, let property): step("@links.\(className).\(property)")
+            case .allBacklinks: step("@links")
+            case .keys: step("@keys")
+            case .values: step("@values")
+            case .index(let n): text += "[\(n)]"
+            case .first: text += "[FIRST]"
+            case .last: text += "[LAST]"
+            case .all: text += "[*]"
+            case .key(let key): text += "['\(key)']"
+            case .argumentIndex(let n): text += "[$\(n)]"
             }
         }
-        var text = parts.joined(separator: ".")
         switch keyPath.suffix {
         case nil: break
         case .count?: text += ".@count"
