@@ -872,6 +872,28 @@ final class TypedQueryTests: FiefTestCase {
         assertFinds(all.where { $0.ints.count == 0 }, candidates, by: \.id) { $0.ints.isEmpty }
         assertFinds(all.where { $0.ints.min < 0 }, candidates, by: \.id) { ($0.ints.min() ?? 0) < 0 }
         assertFinds(all.filter("ALL ints == 2"), candidates, by: \.id) { $0.ints.allSatisfy { $0 == 2 } }
+        assertFinds(all.filter("ints[FIRST] == 4 OR ints[LAST] == 2"), candidates, by: \.id) { $0.ints.first == 4 || $0.ints.last == 2 }
+
+        // Maps: a key's value, the keys, the values; objects through a map of links.
+        let maps = [ScalarMaps(), ScalarMaps(), ScalarMaps()]
+        try realm.write {
+            for (i, ints) in [["a": 1, "b": 20], ["b": 300], [:]].enumerated() {
+                maps[i].id = i
+                for (key, value) in ints { maps[i].ints[key] = value }
+            }
+            realm.add(maps)
+        }
+        let allMaps = realm.objects(ScalarMaps.self)
+        let mapCandidates = Array(allMaps)
+        assertFinds(allMaps.where { $0.ints["b"] > 100 }, mapCandidates, by: \.id) { ($0.ints["b"] ?? nil).map { $0 > 100 } ?? false }
+        assertFinds(allMaps.where { $0.ints.keys == "a" }, mapCandidates, by: \.id) { $0.ints.keys.contains("a") }
+        assertFinds(allMaps.where { $0.ints.values > 10 }, mapCandidates, by: \.id) { $0.ints.values.contains { $0 > 10 } }
+        assertFinds(allMaps.where { $0.ints.contains(1) }, mapCandidates, by: \.id) { $0.ints.values.contains(1) }
+        assertFinds(allMaps.filter("ints.@count == 0"), mapCandidates, by: \.id) { $0.ints.isEmpty }
+        let kennels = realm.objects(Kennel.self)
+        XCTAssertEqual(kennels.where { $0.dogsByName.values.age > 5 }.count, 1)
+        XCTAssertEqual(kennels.filter("dogsByName['Fido'].age == 1").count, 1)
+        XCTAssertEqual(kennels.filter("dogsByName.Fido.age == %@", 2).count, 0)
     }
 
     // MARK: - Traps
