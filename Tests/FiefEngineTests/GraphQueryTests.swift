@@ -761,6 +761,17 @@ extension GraphQueryTests {
             ("ALL items.name contains[c] NONE {'A', 'B'}", 1), ("NONE items.name contains[c] {'A', 'B'}", 1),
             ("NONE items.name contains[c] ALL {'A', 'L'}", 1), ("ANY items.name contains[c] NONE {'A', 'B'}", 2),
             ("ANY items.name contains[c] ALL {'A', 'B'}", 0),
+            // Neither side quantified: the values in order, element by element.
+            ("{5.5, 4.0, 9.5, 6.5} == items.price", 1), ("{5.5, 5.5, 5.5, 5.5, 5.5, 5.5, 5.5, 5.5, 5.5, 5.5} == items.price", 1),
+            ("{9.5, 9.5, 6.5} == items.price", 1), ("{5.5, 4.0} IN items.price", 0), ("{} == items.price", 0), ("!{} == items.price", 3),
+            ("{} != items.price", 3), ("{5.5, 4.0, 9.5, 6.5} != items.price", 2),
+            ("{5.5, 5.5, 5.5, 5.5, 5.5, 5.5, 5.5, 5.5, 5.5, 5.5} != items.price", 2), ("{9.5, 9.5, 6.5} != items.price", 2),
+            ("{null} != items.price", 3), ("{5.5, 9.5, 4.0, 6.5} == items.price", 0), ("{9.5, 9.5, 6.5, 6.5} == items.price", 0),
+            ("items.name == {'milk', 'oranges', 'pizza', 'cereal'}", 1), ("items.name == {'MILk', 'ORanges', 'piZZA', 'CeReAl'}", 0),
+            ("NOT items.name == {'milk', 'oranges', 'pizza', 'cereal'}", 2), ("items.name ==[c] {'MILk', 'ORanges', 'piZZA', 'CeReAl'}", 1),
+            ("items.name contains[c] {'ilk', 'range', 'zza', 'cer'}", 1), ("items.name != {'milk', 'oranges', 'pizza', 'cereal'}", 2),
+            ("items.name != {'asdf', 'sdf', 'asdf', 'asdf'}", 3), ("items.name != {}", 3), ("items.name != {'pizza', 'pizza', 'cereal'}", 2),
+            ("{5.6, 4.1, 9.6, 6.6} > items.price", 1),
         ])
         verify(db, "Items", [("20 IN @links.Person.items.account_balance", 1)])
         expectError(.queryInvalid) { try db.query("Person", "5.5 in fav_item.price") }
@@ -939,8 +950,9 @@ extension GraphQueryTests {
             owned = [:]
             befriended = [:]
             dogLinks = [:]
-            for (k, dog) in dogs { if let owner = dog.owner { owned[owner, default: []].append(k) } }
-            for (k, person) in persons {
+            // In key order, as backlinks are.
+            for (k, dog) in dogs.sorted(by: { $0.key < $1.key }) { if let owner = dog.owner { owned[owner, default: []].append(k) } }
+            for (k, person) in persons.sorted(by: { $0.key < $1.key }) {
                 if let friend = person.friend { befriended[friend, default: []].append(k) }
                 for d in person.dogs { dogLinks[d, default: 0] += 1 }
                 for d in person.pets { dogLinks[d, default: 0] += 1 }
@@ -950,7 +962,8 @@ extension GraphQueryTests {
 
         func ownedDogs(_ p: Int64) -> [Int64] { owned[p] ?? [] }
         func befriending(_ p: Int64) -> [Int64] { befriended[p] ?? [] }
-        func kennelDogs(_ p: Int64) -> [Int64] { persons[p]!.kennel.values.compactMap { $0 } }
+        /// The dogs of `p`'s kennel, in key order (as a map's values are).
+        func kennelDogs(_ p: Int64) -> [Int64] { persons[p]!.kennel.sorted { $0.key < $1.key }.compactMap { $0.value } }
         /// Every link to dog `d` (a list listing it twice counts twice).
         func links(toDog d: Int64) -> Int64 { dogLinks[d] ?? 0 }
         mutating func delete(dog d: Int64) {
@@ -1024,7 +1037,7 @@ extension GraphQueryTests {
             PathSpec(text: "dogs.@links.@count", kind: .number, shape: .single { t, k in .int(person(t, k).dogs.reduce(0) { $0 + t.links(toDog: $1) }) }),
             PathSpec(text: "dogs.age", kind: .number, shape: .flat { t, k in ages(t, person(t, k).dogs) }),
             PathSpec(text: "dogs.name", kind: .string, shape: .flat { t, k in person(t, k).dogs.map { .string(t.dogs[$0]!.name) } }),
-            PathSpec(text: "pets.age", kind: .number, shape: .flat { t, k in ages(t, Array(person(t, k).pets)) }),
+            PathSpec(text: "pets.age", kind: .number, shape: .flat { t, k in ages(t, person(t, k).pets.sorted()) }),
             PathSpec(text: "kennel.@values.age", kind: .number, shape: .flat { t, k in ages(t, t.kennelDogs(k)) }),
             PathSpec(text: "kennel.home.age", kind: .number, shape: .single { t, k in
                 if case .some(.some(let dog)) = person(t, k).kennel["home"] { return t.dogs[dog]!.age }; return .null }),
@@ -1036,7 +1049,7 @@ extension GraphQueryTests {
             PathSpec(text: "friend.dogs[1].name", kind: .string, shape: .single { t, k in
                 guard let f = person(t, k).friend, t.persons[f]!.dogs.count > 1 else { return .null }
                 return .string(t.dogs[t.persons[f]!.dogs[1]]!.name) }),
-            PathSpec(text: "ratings.@keys", kind: .string, shape: .flat { t, k in person(t, k).ratings.keys.map { .string($0) } }),
+            PathSpec(text: "ratings.@keys", kind: .string, shape: .flat { t, k in person(t, k).ratings.keys.sorted().map { .string($0) } }),
             PathSpec(text: "friend.dogs.age", kind: .number, shape: .flat { t, k in person(t, k).friend.map { ages(t, t.persons[$0]!.dogs) } ?? [] }),
             PathSpec(text: "dogs.owner.age", kind: .number, shape: .flat { t, k in
                 person(t, k).dogs.compactMap { t.dogs[$0]!.owner }.map { .int(t.persons[$0]!.age) } }),
@@ -1044,19 +1057,28 @@ extension GraphQueryTests {
             PathSpec(text: "@links.Dog.owner.name", kind: .string, shape: .flat { t, k in t.ownedDogs(k).map { .string(t.dogs[$0]!.name) } }),
             PathSpec(text: "@links.Person.friend.age", kind: .number, shape: .flat { t, k in t.befriending(k).map { .int(t.persons[$0]!.age) } }),
             PathSpec(text: "scores", kind: .number, shape: .flat { t, k in person(t, k).scores }),
-            PathSpec(text: "tags", kind: .string, shape: .flat { t, k in person(t, k).tags.map { .string($0) } }),
-            PathSpec(text: "ratings", kind: .number, shape: .flat { t, k in Array(person(t, k).ratings.values) }),
+            PathSpec(text: "tags", kind: .string, shape: .flat { t, k in person(t, k).tags.sorted().map { .string($0) } }),
+            PathSpec(text: "ratings", kind: .number, shape: .flat { t, k in person(t, k).ratings.sorted { $0.key < $1.key }.map(\.value) }),
             PathSpec(text: "friend.scores", kind: .number, shape: .flat { t, k in person(t, k).friend.map { t.persons[$0]!.scores } ?? [] }),
             PathSpec(text: "dogs.tricks.@count", kind: .number, shape: .flat { t, k in person(t, k).dogs.map { intValue(t.dogs[$0]!.tricks.count) } }),
             PathSpec(text: "dogs.tricks", kind: .string, shape: .perObject { t, k in person(t, k).dogs.map { t.dogs[$0]!.tricks.map { .string($0) } } }),
             PathSpec(text: "@links.Person.friend.scores", kind: .number, shape: .perObject { t, k in t.befriending(k).map { t.persons[$0]!.scores } }),
             PathSpec(text: "dogs", kind: .dog, shape: .flat { t, k in person(t, k).dogs.map { .int($0) } }),
-            PathSpec(text: "pets", kind: .dog, shape: .flat { t, k in person(t, k).pets.map { .int($0) } }),
+            PathSpec(text: "pets", kind: .dog, shape: .flat { t, k in person(t, k).pets.sorted().map { .int($0) } }),
             PathSpec(text: "kennel.@values", kind: .dog, shape: .flat { t, k in t.kennelDogs(k).map { .int($0) } }),
             PathSpec(text: "@links.Dog.owner", kind: .dog, shape: .flat { t, k in t.ownedDogs(k).map { .int($0) } }),
             PathSpec(text: "friend.dogs", kind: .dog, shape: .flat { t, k in person(t, k).friend.map { t.persons[$0]!.dogs.map { .int($0) } } ?? [] }),
         ]
     }()
+
+    /// Every value of a many-valued path for person `k`, in order.
+    static func ordered(_ path: PathSpec, _ town: Town, _ k: Int64) -> [TV] {
+        switch path.shape {
+        case .single(let value): return [value(town, k)]
+        case .flat(let values): return values(town, k)
+        case .perObject(let lists): return lists(town, k).flatMap { $0 }
+        }
+    }
 
     /// A path's quantified test for person `k`, as realm-core answers it.
     static func holds(_ path: PathSpec, _ quantifier: QueryQuantifier?, _ town: Town, _ k: Int64, _ test: (TV) -> Bool) -> Bool {
@@ -1100,6 +1122,13 @@ extension GraphQueryTests {
         case .value(let path, let q, let op, let c, let o):
             return holds(path, q, town, k) { compareConstant($0, op, c, o) }
         case .list(let path, let q, let op, let values, let q2, let o):
+            if path.isMany && q == nil && q2 == nil {
+                // Neither side quantified: the values in order, element by element.
+                let all = ordered(path, town, k)
+                let pairOp: Op = op == .ne ? .eq : op
+                let equal = all.count == values.count && zip(all, values).allSatisfy { compareConstant($0, pairOp, $1, o) }
+                return op == .ne ? !equal : equal
+            }
             return holds(path, q, town, k) { v in
                 switch q2 ?? .any {
                 case .any: return values.contains { compareConstant(v, op, $0, o) }
@@ -1177,7 +1206,7 @@ extension GraphQueryTests {
             let op: Op = Int.random(in: 0..<4, using: &rng) == 0 ? .ne : .eq
             if op == .eq && Int.random(in: 0..<3, using: &rng) == 0 { return .member(value(.dog), path) }
             if op == .eq && Int.random(in: 0..<4, using: &rng) == 0 {
-                return .list(path, quantifier, .eq, (0..<Int.random(in: 1...3, using: &rng)).map { _ in value(.dog) }, nil, Options())
+                return .list(path, quantifier, .eq, (0..<Int.random(in: 1...3, using: &rng)).map { _ in value(.dog) }, .any, Options())
             }
             return .value(path, quantifier, op, value(.dog), Options())
         }
@@ -1445,6 +1474,7 @@ extension GraphQueryTests {
         verify(db, "foo", [
             ("dict.@values > 50", 50), ("dict[*] > 50", 50), ("dict['Value'] > 50", expected), ("dict.Value > 50", expected),
             ("ANY dict.@keys == 'Foo'", 20), ("NONE dict.@keys == 'Value'", 22), ("ANY dict.@keys == {'Bar'}", 100),
+            ("dict.@keys == {'Bar'}", 19), ("dict.@keys == {'Bar', 'Foo'}", 3),
             ("dict['Value'] == NULL", 23), ("dict['Value'] == {}", 0), ("dict['Value'] == {0, 100}", 3),
             ("dict.@size == 3", 17), ("dict.@max == 100", 2), ("dict.@min < 2", 2), ("dict.@sum >= 100", 9), ("dict.@avg < 10", 16),
         ])

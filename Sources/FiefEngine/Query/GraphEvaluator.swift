@@ -109,6 +109,14 @@ final class QueryScan {
                     try reader.forEach(key) { value in visit(QueryEvaluator.matches(predicate, value, mixed: mixed)) }
                 }
             }
+        case .sequence(let expression, let op, let elements, let options, let listFirst):
+            let reader = try readers(node, [expression])[0]
+            let mixed = expression.isMixed
+            return try eachObject(cluster, mask) { (key) throws(FiefError) -> Bool in
+                try Self.sequenceMatches(elements, op, options, mixed: mixed, listFirst: listFirst) { (visit) throws(FiefError) in
+                    try reader.forEach(key, visit)
+                }
+            }
         case .compare(let a, let op, let b, let options, let quantifier):
             let pair = try readers(node, [a, b])
             let mixed = a.isMixed || b.isMixed
@@ -125,6 +133,45 @@ final class QueryScan {
                 }
             }
         }
+    }
+
+    /// Whether `values` (walked by `walk`) are `elements`, pair by pair.
+    @inline(__always)
+    private static func sequenceMatches(_ elements: [SequenceElement], _ op: QueryOperator, _ options: QueryStringOptions, mixed: Bool, listFirst: Bool,
+                                        _ walk: ((Value) -> Bool) throws(FiefError) -> Void) throws(FiefError) -> Bool {
+        let pairOp = op == .notEqual ? QueryOperator.equal : op
+        var count = 0
+        var matching = true
+        try walk { value in
+            guard count < elements.count else { matching = false; return false }
+            let element = elements[count]
+            count += 1
+            let match = element.fits && withExtendedLifetime(element.constant) { () -> Bool in
+                let c = QueryEvaluator.valueOf(element.constant)
+                if listFirst {
+                    switch pairOp {
+                    case .beginsWith, .endsWith, .contains, .like: return QueryEvaluator.constant(c, pairOp, matches: value, options)
+                    default: return mixed ? QueryEvaluator.compareMixed(c, pairOp, value, options) : QueryEvaluator.compareValues(c, pairOp, value, options)
+                    }
+                }
+                if c.isNull {
+                    // Null as a pattern (see `QueryCompiler.nullComparison`): the
+                    // empty one for strings and binaries; in a mixed value,
+                    // contained in every non-null value, beginning and ending none.
+                    switch pairOp {
+                    case .contains: return !mixed || !value.isNull
+                    case .beginsWith, .endsWith: return !mixed
+                    case .like: return value.isNull
+                    default: break
+                    }
+                }
+                return mixed ? QueryEvaluator.compareMixed(value, pairOp, c, options) : QueryEvaluator.compareValues(value, pairOp, c, options)
+            }
+            if !match { matching = false; return false }
+            return true
+        }
+        let equal = matching && count == elements.count
+        return op == .notEqual ? !equal : equal
     }
 
     /// The objects of `mask` in `cluster` for which `test` holds.

@@ -52,6 +52,12 @@ final class GraphNode {
         /// Per object: two expressions compared; at most one is
         /// many-valued, and `quantifier` ranges over its values.
         case compare(ValueExpression, QueryOperator, ValueExpression, QueryStringOptions, quantifier: QueryQuantifier)
+        /// Per object: the values of a many-valued expression, in their
+        /// order, against a list given with the query, element by element
+        /// (neither side quantified: `scores == {1, 2}`, `{5, 9} > prices`):
+        /// as many values as elements, each pair matching; != is the
+        /// negation of ==.  (`listFirst`: the list is on the left.)
+        case sequence(ValueExpression, QueryOperator, [SequenceElement], QueryStringOptions, listFirst: Bool)
     }
 
     let kind: Kind
@@ -81,6 +87,9 @@ final class GraphNode {
             if a.isMany || b.isMany { return quantifier != .any }
             let va = a.valueOfNullObject, vb = b.valueOfNullObject
             return a.isMixed || b.isMixed ? QueryEvaluator.compareMixed(va, op, vb, options) : QueryEvaluator.compareValues(va, op, vb, options)
+        case .sequence(_, let op, let elements, _, _):
+            // No values: equal to the empty list only.
+            return (op == .notEqual) != elements.isEmpty
         }
     }
 
@@ -144,6 +153,14 @@ struct GraphHop: Equatable {
             _ = columns[hop.to, default: []]
         }
     }
+}
+
+/// One element of a list compared element by element (`GraphNode.sequence`):
+/// the constant, and whether values of the expression's type can equal it
+/// (a string in a list compared with numbers never matches).
+struct SequenceElement {
+    let constant: QueryConstant
+    let fits: Bool
 }
 
 /// A position in a list: from the start (0 is `[FIRST]`), or `[LAST]`.
@@ -367,6 +384,10 @@ enum QueryBinder {
             return try compareList(try QueryCompiler.property(lhs, scope.target), op, elements, quantifier, options, scope, listFirst: false)
         case (.values(let elements, let quantifier), .own):
             return try compareList(try QueryCompiler.property(rhs, scope.target), op, elements, quantifier, options, scope, listFirst: true)
+        case (.path(let path, nil), .values(let elements, nil)) where path.expression.isMany:
+            return try sequence(path.expression, op, elements, options, scope, listFirst: false)
+        case (.values(let elements, nil), .path(let path, nil)) where path.expression.isMany:
+            return try sequence(path.expression, op, elements, options, scope, listFirst: true)
         case (.path(let path, let quantifier), _) where right.isGiven:
             return try reach(path, quantifier, scope) { leaf in .comparison(leaf, op, rhs, options) }
         case (_, .path(let path, let quantifier)) where left.isGiven:
@@ -397,9 +418,13 @@ enum QueryBinder {
         switch try side(rhs, scope) {
         case .values:
             return try comparison(lhs, .equal, rhs, options, scope)
-        case .path(let path, _) where path.expression.isMany:
-            if case .values = try side(lhs, scope) {
-                throw QueryCompiler.unsupported("comparing a list of values with a collection ('\(path.text)')")
+        case .path(let path, let quantifier) where path.expression.isMany:
+            if case .values(_, let listQuantifier) = try side(lhs, scope) {
+                guard quantifier == nil, listQuantifier == nil else {
+                    throw QueryCompiler.unsupported("comparing a quantified list of values with a collection ('\(path.text)')")
+                }
+                // `{1, 2} IN scores`: the same values in the same order.
+                return try comparison(lhs, .equal, rhs, options, scope)
             }
             return try comparison(rhs, .equal, lhs, options, scope)
         case .value(let given):
@@ -978,6 +1003,43 @@ enum QueryBinder {
         collectDependencies(a, scope.realm, into: &dependencies)
         collectDependencies(b, scope.realm, into: &dependencies)
         return .graph(GraphNode(.compare(a, op, b, options, quantifier: qa ?? qb ?? .any), dependencies: dependencies))
+    }
+
+    /// Element by element: `expression`'s values against `elements`.
+    static func sequence(_ expression: ValueExpression, _ op: QueryOperator, _ list: [ListElement], _ options: QueryStringOptions,
+                         _ scope: Scope, listFirst: Bool) throws(FiefError) -> QueryNode {
+        let p = expression.valueProperty
+        if !options.isEmpty && p.type != .string && p.type != .binary && p.type != .mixed {
+            throw FiefError(.queryInvalid, "[c] and [d] apply to strings only, not to '\(expression.text)' (\(p.type.name))")
+        }
+        if case .object = expression.value {
+            throw QueryCompiler.unsupported("comparing the objects of '\(expression.text)' with a list, element by element")
+        }
+        var elements: [SequenceElement] = []
+        for element in list {
+            let given: QueryConstant
+            let argument: Int?
+            switch element {
+            case .operand(let operand):
+                given = try QueryCompiler.constant(operand, scope.arguments, against: p)
+                argument = QueryCompiler.argumentIndex(operand)
+            case .argumentValue(let value, let n):
+                given = try QueryCompiler.constant(value, argument: n)
+                argument = n
+            }
+            let c = try QueryCompiler.adapted(given, for: p, argument: argument)
+            let fits = fits(p, c)
+            var isNull = false
+            if case .null = c { isNull = true }
+            if fits && !isNull {
+                // The operator must make sense for the type (as against one constant).
+                try QueryCompiler.check(p, listFirst ? (QueryCompiler.flip(op) ?? op) : op, c, options, .elements(p, description: "'\(expression.text)'"), argument: argument)
+            }
+            elements.append(SequenceElement(constant: c, fits: fits))
+        }
+        var dependencies: [UInt32: Set<UInt32>] = [:]
+        collectDependencies(expression, scope.realm, into: &dependencies)
+        return .graph(GraphNode(.sequence(expression, op, elements, options, listFirst: listFirst), dependencies: dependencies))
     }
 
     /// A graph node and its dependencies: the steps', the leaf
