@@ -1536,3 +1536,75 @@ extension GraphQueryTests {
         expectError(.queryInvalid) { try db.query("person", "spouse[5].name == 'elisabeth'") }
     }
 }
+
+// MARK: - obj('Class', pk)
+
+extension GraphQueryTests {
+    /// realm-core's Parser_PrimaryKey and Parser_DictionaryObjects (but for
+    /// null in a list compared with objects, refused here), and
+    /// `items = obj(...)` from Parser_LinksToDifferentTable.
+    func testRealmCoreObjectsByPrimaryKey() throws {
+        let u1 = TV.uuid(bytes: [0x3b, 0x24, 0x11, 0x01, 0xe2, 0xbb, 0x42, 0x55, 0x8c, 0xaf, 0x41, 0x36, 0xc5, 0x66, 0xa9, 0x61])
+        let o1 = TV.oid(bytes: Array(1...12))
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "Int", properties: [prop("_id", .int, .primaryKey)]),
+            ObjectClass(name: "String", properties: [prop("_id", .string, .primaryKey)]),
+            ObjectClass(name: "Oid", properties: [prop("_id", .objectId, .primaryKey)]),
+            ObjectClass(name: "Uuid", properties: [prop("_id", .uuid, .primaryKey)]),
+            ObjectClass(name: "origin", properties: [
+                Property(name: "int", type: .link, flags: .nullable, linkTarget: "Int"), Property(name: "string", type: .link, flags: .nullable, linkTarget: "String"),
+                Property(name: "oid", type: .link, flags: .nullable, linkTarget: "Oid"), Property(name: "uuid", type: .link, flags: .nullable, linkTarget: "Uuid"),
+                prop("mixed", .mixed, .nullable)]),
+            ObjectClass(name: "linking", properties: [Property(name: "link", type: .link, flags: .nullable, linkTarget: "origin")]),
+        ]))
+        try db.write {
+            for (className, property, pk) in [("Int", "int", TV.int(1)), ("String", "string", .string("first")), ("Oid", "oid", o1), ("Uuid", "uuid", u1)] {
+                let target = try db.create(className, [("_id", pk)])
+                let origin = try db.create("origin", [(property, .link(db.cls(className), target)), ("mixed", .link(db.cls(className), target))])
+                _ = try db.create("linking", [("link", .link(db.cls("origin"), origin))])
+            }
+        }
+        verify(db, "origin", [
+            ("int == obj(\"class_Int\",1)", 1), ("obj(\"class_Int\",1) == int", 1), ("mixed == obj(\"class_Int\",1)", 1),
+            ("string == obj(\"class_String\",\"first\")", 1), ("oid == obj(\"class_Oid\",oid(0102030405060708090a0b0c))", 1),
+            ("uuid == obj(\"class_Uuid\",uuid(3b241101-e2bb-4255-8caf-4136c566a961))", 1), ("int == obj('Int', 2)", 0), ("int != obj('Int', 2)", 4),
+            ("int IN {obj('Int', 1), obj('Int', 2)}", 1),
+        ])
+        verify(db, "linking", [
+            ("link.int == obj(\"class_Int\",1)", 1), ("link.mixed == obj(\"class_Int\",1)", 1), ("link.string == obj(\"class_String\",\"first\")", 1),
+            ("link.oid == obj(\"class_Oid\",oid(0102030405060708090a0b0c))", 1), ("link.uuid == obj(\"class_Uuid\",uuid(3b241101-e2bb-4255-8caf-4136c566a961))", 1),
+        ])
+        for (predicate, code) in [("int == obj('Nope', 1)", FiefError.Code.queryInvalid), ("int == obj('origin', 1)", .queryInvalid),
+                                  ("int == obj('Int', 'one')", .queryInvalid), ("int == obj('String', 'first')", .queryInvalid)] {
+            expectError(code, predicate) { try db.query("origin", predicate) }
+        }
+        expectError(.queryArgument) { try db.query("origin", "int == obj('Int', $0)", [.string("one")]) }
+
+        let pets = try DB.open(tempDir().file("pets.fief"), Schema(classes: [
+            ObjectClass(name: "dog", properties: [prop("name", .string, .primaryKey), prop("age", .int)]),
+            ObjectClass(name: "person", properties: [prop("name", .string, .primaryKey),
+                                                     Property(name: "pets", type: .link, flags: .nullable, linkTarget: "dog", collection: .map),
+                                                     Property(name: "friend", type: .link, flags: .nullable, linkTarget: "person")]),
+        ]))
+        try pets.write {
+            let p = try pets.createMany("person", ["name"], [[.string("adam")], [.string("bernie")], [.string("charlie")]])
+            let d = try pets.createMany("dog", ["name", "age"], [[.string("astro"), .int(4)], [.string("pluto"), .int(5)], [.string("lady"), .int(5)], [.string("snoopy"), .int(3)]])
+            let dc = pets.cls("dog")
+            try pets.mapSet("person", p[0], "pets", "dog1", .link(dc, d[1]))
+            try pets.mapSet("person", p[0], "pets", "dog2", .link(dc, d[2]))
+            try pets.mapSet("person", p[0], "pets", "none", .null)
+            try pets.mapSet("person", p[1], "pets", "dog1", .link(dc, d[0]))
+            try pets.mapSet("person", p[1], "pets", "dog2", .link(dc, d[3]))
+            try pets.mapSet("person", p[2], "pets", "dog1", .link(dc, d[1]))
+            try pets.set("person", p[0], "friend", .link(pets.cls("person"), p[1]))
+            try pets.set("person", p[1], "friend", .link(pets.cls("person"), p[0]))
+        }
+        verify(pets, "person", [
+            ("pets.@values.age > 4", 2), ("friend.pets.@values.age > 4", 1), ("pets.@values == obj('dog', 'pluto')", 2),
+            ("pets.@values != obj('dog', 'pluto')", 2), ("pets.@values == ANY { obj('dog', 'lady'), obj('dog', 'astro') }", 2),
+            ("pets.dog2 == obj('dog', 'snoopy') || pets['dog1'].name == 'pluto'", 3),
+        ])
+        verify(pets, "person", [("pets.@values == obj('dog', $0)", 2)], [([.string("pluto")], false)])
+        expectError(.queryInvalid) { try pets.query("person", "pets.@values == ANY { obj('dog', 'astro'), NULL }") }
+    }
+}

@@ -378,6 +378,12 @@ enum QueryBinder {
     /// object tested or a scalar constant.
     static func comparison(_ lhs: QueryOperand, _ op: QueryOperator, _ rhs: QueryOperand, _ options: QueryStringOptions,
                            _ scope: Scope) throws(FiefError) -> QueryNode {
+        if lhs.namesObjects || rhs.namesObjects {
+            // obj('Class', pk) is the object's link, looked up now.
+            let lhs = try objectsResolved(lhs, scope), rhs = try objectsResolved(rhs, scope)
+            if scope.isScalar(lhs) && scope.isScalar(rhs) { return try QueryCompiler.comparison(lhs, op, rhs, options, scope.target, scope.arguments) }
+            return try comparison(lhs, op, rhs, options, scope)
+        }
         let left = try side(lhs, scope), right = try side(rhs, scope)
         switch (left, right) {
         case (.own, .values(let elements, let quantifier)):
@@ -414,6 +420,9 @@ enum QueryBinder {
     /// when written: `x IN ALL $0`), `ANY rhs == lhs` for a key path
     /// reaching many values.
     static func membership(_ lhs: QueryOperand, _ rhs: QueryOperand, _ options: QueryStringOptions, _ scope: Scope) throws(FiefError) -> QueryNode {
+        if lhs.namesObjects || rhs.namesObjects {
+            return try membership(try objectsResolved(lhs, scope), try objectsResolved(rhs, scope), options, scope)
+        }
         let refusal = "IN takes a list on its right ({...} or a list argument), or a key path through a list, set, map or backlinks"
         switch try side(rhs, scope) {
         case .values:
@@ -495,6 +504,49 @@ enum QueryBinder {
         case .object, .arithmetic, .negated:
             try QueryCompiler.checkSupported(operand)
             throw FiefError(.internal, "the query binder was given an operand it does not bind")
+        }
+    }
+
+    // MARK: obj('Class', pk)
+
+    /// `operand` with each `obj('Class', pk)` in it replaced by the link to
+    /// that object of `Class` (with or without realm-core's `class_`
+    /// prefix), found by its primary key now; a link to no object (it
+    /// equals no link) when there is none.
+    static func objectsResolved(_ operand: QueryOperand, _ scope: Scope) throws(FiefError) -> QueryOperand {
+        switch operand {
+        case .object(let className, let primaryKey):
+            guard let realm = scope.realm else {
+                throw FiefError(.queryInvalid, "obj('\(className)', ...) is an object; these results hold values")
+            }
+            guard let classKey = realm.table(named: className)
+                    ?? (className.hasPrefix("class_") ? realm.table(named: String(className.dropFirst(6))) : nil) else {
+                throw FiefError(.queryInvalid, "obj('\(className)', ...): the realm has no class '\(className)'")
+            }
+            let table = try realm.table(classKey)
+            guard let key = table.primaryKey else {
+                throw FiefError(.queryInvalid, "obj('\(className)', ...): class '\(table.objectClass.name)' has no primary key to find its objects by")
+            }
+            let given = try QueryCompiler.constant(primaryKey, scope.arguments, against: key)
+            let found: Int64?
+            do throws(FiefError) {
+                found = try withExtendedLifetime(given) { () throws(FiefError) -> Int64? in
+                    try realm.find(table: classKey, primaryKey: QueryEvaluator.valueOf(given))
+                }
+            } catch {
+                let argument = QueryCompiler.argumentIndex(primaryKey)
+                throw FiefError(argument == nil ? .queryInvalid : .queryArgument,
+                                "obj('\(className)', ...): \(argument.map { "argument \($0): " } ?? "")\(error.message)")
+            }
+            return .constant(.link(classKey: classKey, objectKey: found ?? -1))
+        case .list(let items):
+            var resolved: [QueryOperand] = []
+            for item in items { resolved.append(try objectsResolved(item, scope)) }
+            return .list(resolved)
+        case .quantified(let quantifier, let inner):
+            return .quantified(quantifier, try objectsResolved(inner, scope))
+        default:
+            return operand
         }
     }
 
@@ -854,12 +906,14 @@ enum QueryBinder {
         let leafScope = scope.over(path.lastTable)
         if path.hops.contains(where: { $0.isForwardOnly }) {
             // A key or position on the way: read forward, object by object.
-            if case .object = expression.value {
-                throw QueryCompiler.unsupported("comparing the object at '\(expression.text)'")
-            }
             if !expression.isMany, let quantifier { try refuseQuantifier(quantifier, expression.text) }
-            let test = try QueryCompiler.node(leafPredicate(.element), .elements(expression.valueProperty, description: "'\(expression.text)'"),
+            let test: QueryNode
+            if case .object = expression.value {
+                test = try objectPredicate(expression, path.hops.last!, leafPredicate(.element), scope)
+            } else {
+                test = try QueryCompiler.node(leafPredicate(.element), .elements(expression.valueProperty, description: "'\(expression.text)'"),
                                               scope.arguments, realm: nil)
+            }
             var dependencies: [UInt32: Set<UInt32>] = [:]
             collectDependencies(expression, scope.realm, into: &dependencies)
             return .graph(GraphNode(.test(expression, predicate: test, quantifier: quantifier ?? .any), dependencies: dependencies))
@@ -934,6 +988,30 @@ enum QueryBinder {
             return .graph(GraphNode(.test(local, predicate: test, quantifier: quantifier ?? .any), dependencies: dependencies))
         case .object:
             throw FiefError(.internal, "an object is compared through its steps")
+        }
+    }
+
+    /// A predicate over the object a path reaches through its last step
+    /// `hop` (a key or position of a collection of links), as a link value:
+    /// `== x`, `!= x`, `== nil`, `IN {x, y}`.
+    private static func objectPredicate(_ expression: ValueExpression, _ hop: GraphHop, _ predicate: QueryExpression, _ scope: Scope) throws(FiefError) -> QueryNode {
+        guard let realm = scope.realm else { throw FiefError(.queryInvalid, "expected objects") }
+        let holder = scope.over(try realm.table(hop.from))
+        let p = Property(name: expression.text, type: .link, flags: .nullable, key: hop.property, linkTarget: expression.valueProperty.linkTarget)
+        let op: QueryOperator, other: QueryOperand, options: QueryStringOptions, constantFirst: Bool
+        switch predicate {
+        case .comparison(.element, let o, let rhs, let opts): (op, other, options, constantFirst) = (o, rhs, opts, false)
+        case .comparison(let lhs, let o, .element, let opts): (op, other, options, constantFirst) = (o, lhs, opts, true)
+        default: throw FiefError(.queryInvalid, "'\(expression.text)' is an object: compare it with == or != to an object (or nil)")
+        }
+        switch try side(other, holder) {
+        case .value(let operand):
+            return try QueryCompiler.compareConstant(p, op, try QueryCompiler.constant(operand, scope.arguments, against: p), options, holder.target,
+                                                     argument: QueryCompiler.argumentIndex(operand), constantFirst: constantFirst)
+        case .values(let elements, let quantifier):
+            return try compareList(p, op, elements, quantifier, options, holder, listFirst: constantFirst)
+        default:
+            throw FiefError(.queryInvalid, "'\(expression.text)' is an object: compare it with == or != to an object (or nil)")
         }
     }
 
@@ -1223,6 +1301,16 @@ extension QueryOperand {
     var isArgument: Bool {
         if case .argument = self { return true }
         return false
+    }
+
+    /// Whether it is, or lists, an `obj('Class', pk)`.
+    var namesObjects: Bool {
+        switch self {
+        case .object: return true
+        case .list(let items): return items.contains { $0.namesObjects }
+        case .quantified(_, let inner): return inner.namesObjects
+        default: return false
+        }
     }
 }
 
