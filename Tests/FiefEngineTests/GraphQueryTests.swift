@@ -606,6 +606,8 @@ extension GraphQueryTests {
             ("owner.age IN owner.age", [], .queryInvalid, ["IN", "owner.age"]),
             ("owner.age BETWEEN {1}", [], .querySyntax, []),
             ("owner.name BETWEEN {1, 2}", [], .queryInvalid, ["Person.name"]),
+            ("owner == obj('Person', 1)", [], .queryInvalid, ["'Person' has no primary key"]),
+            ("name.@type == 'string'", [], .queryInvalid, ["always 'string'"]),
         ]
         for (predicate, args, code, words) in cases {
             let error = expectError(code, predicate) { try db.query("Dog", predicate, args) }
@@ -1606,5 +1608,74 @@ extension GraphQueryTests {
         ])
         verify(pets, "person", [("pets.@values == obj('dog', $0)", 2)], [([.string("pluto")], false)])
         expectError(.queryInvalid) { try pets.query("person", "pets.@values == ANY { obj('dog', 'astro'), NULL }") }
+    }
+}
+
+// MARK: - @type
+
+extension GraphQueryTests {
+    /// realm-core's Parser_TypeOfValue (but for two collections compared
+    /// with each other).
+    func testRealmCoreTypeOfValue() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "Foo", properties: [prop("mixed", .mixed, .nullable), prop("int", .int),
+                                                  Property(name: "list", type: .mixed, flags: .nullable, collection: .list)]),
+            ObjectClass(name: "Origin", properties: [Property(name: "link", type: .link, flags: .nullable, linkTarget: "Foo"),
+                                                     Property(name: "links", type: .link, linkTarget: "Foo", collection: .list)]),
+        ]))
+        try db.write {
+            let foos = try db.createMany("Foo", ["mixed", "int"], (0..<100).map { i -> [TV] in
+                [i % 4 != 0 ? .int(Int64(i)) : .string("String\(i)"), .int(Int64(i))]
+            })
+            try db.set("Foo", foos[15], "mixed", .null)
+            try db.set("Foo", foos[17], "mixed", .nestedDict(0))
+            try db.set("Foo", foos[19], "mixed", .link(db.cls("Foo"), foos[0]))
+            try db.set("Foo", foos[75], "mixed", .double(75))
+            try db.set("Foo", foos[28], "mixed", .binary(Array("String2Binary".utf8)))
+            try db.set("Foo", foos[25], "mixed", .double(3))
+            try db.set("Foo", foos[35], "mixed", .decimal(DecimalArithmetic.from(3)))
+            try db.append("Foo", foos[0], "list", [.int(1), .decimal(DecimalArithmetic.from(10)), .double(100)])
+            try db.append("Foo", foos[1], "list", [.string("hello"), .int(1000)])
+            let f = db.cls("Foo")
+            for i in 0..<10 {
+                let origin = try db.create("Origin", [("link", .link(f, foos[i * 10]))])
+                try db.append("Origin", origin, "links", (0..<10).map { .link(f, foos[i * 10 + $0]) })
+            }
+        }
+        let (strings, ints, numerics, overFifty) = (24, 69, 72, 37)
+        var cases: [(String, Int)] = [
+            ("mixed.@type == 'string'", strings), ("mixed.@type == 'double'", 2), ("mixed.@type == 'float'", 0), ("mixed.@type == 'Decimal'", 1),
+            ("mixed.@type == 'decimal128'", 1), ("mixed.@type == 'binary'", 1), ("mixed.@type == 'bytearray'", 1), ("mixed.@type == 'byte[]'", 1),
+            ("mixed.@type == 'uuid'", 0), ("mixed.@type == 'guid'", 0), ("mixed.@type == 'bool'", 0), ("mixed.@type == 'boolean'", 0),
+            ("mixed.@type == 'timestamp'", 0), ("mixed.@type == 'datetimeoffset'", 0), ("mixed.@type == 'objectlink'", 1),
+            ("mixed.@type == 'object'", 1), ("mixed.@type == 'binary' || mixed.@type == 'DECIMAL' || mixed.@type == 'Double'", 4),
+            ("mixed.@type == 'null'", 1), ("mixed.@type == 'numeric'", numerics),
+            ("mixed.@type == 'numeric' || mixed.@type == 'string' || mixed.@type == 'objectlink' || mixed.@type == 'binary' || mixed.@type == 'object' || mixed.@type == 'null'", 100),
+            ("mixed.@type == mixed.@type", 100), ("mixed.@type == int.@type", ints), ("mixed > 50", overFifty),
+            ("mixed > 50 && mixed.@type == 'double'", 1), ("mixed > 50 && mixed.@type != 'double'", overFifty - 1),
+            ("mixed > 50 && mixed.@type == 'int'", overFifty - 1), ("mixed.@type == 'string|double'", strings + 2),
+            ("mixed.@type IN {'string', 'double'}", strings + 2), ("mixed.@type != {'string', 'null'}", 100),
+            ("list.@type == 'numeric'", 2), ("list.@type == 'numeric' AND list >= 10 ", 2), ("list.@type == mixed.@type", 1),
+            ("NONE list.@type == mixed.@type && list.@size > 0", 1), ("ALL list.@type == mixed.@type && list.@size > 0", 0),
+            ("ALL list.@type == 'numeric' && list.@size > 0", 1), ("NONE list.@type == 'binary' && list.@size > 0", 2),
+            ("NONE list.@type == 'string' && list.@size > 0", 1),
+        ]
+        for name in ["int", "integer", "int16", "int32", "int64", "short", "long", "byte", "char"] { cases.append(("mixed.@type == '\(name)'", ints)) }
+        verify(db, "Foo", cases)
+        verify(db, "Foo", [("mixed.@type == $0", 1)], [([.string("object")], false)])
+        verify(db, "Origin", [
+            ("link.mixed.@type == 'numeric' || link.mixed.@type == 'string'", 10), ("links.mixed.@type == 'numeric' || links.mixed.@type == 'string'", 10),
+            ("ANY links.mixed.@type IN ANY {'numeric', 'string'}", 10), ("link.@type == link.mixed.@type", 0), ("links.mixed > 0", 10),
+            ("links.mixed.@type == 'double'", 2), ("links.mixed > 0 && links.mixed.@type == 'double'", 2),
+            ("SUBQUERY(links, $x, $x.mixed.@type == 'double' && $x.mixed == $x.int).@count > 0", 1),
+        ])
+        for (className, predicate) in [("Foo", "mixed.@type == 'asdf'"), ("Origin", "links.mixed.@type IN {'numeric', 'asdf'}"),
+                                       ("Foo", "mixed.@type == ''"), ("Foo", "mixed.@type == 'string|double|'"), ("Foo", "mixed.@type == '|'"),
+                                       ("Foo", "mixed.@type == 23"), ("Foo", "mixed.@type == 2.5"), ("Foo", "mixed.@type == int"),
+                                       ("Foo", "int.@type == 'int'"), ("Origin", "link.@type == 'objectlink'"), ("Foo", "mixed.@type =[c] 'string'"),
+                                       ("Foo", "mixed.@type > 'int'")] {
+            expectError(.queryInvalid, predicate) { try db.query(className, predicate) }
+        }
+        expectError(.queryArgument) { try db.query("Foo", "mixed.@type == $0", [.string("nope")]) }
     }
 }

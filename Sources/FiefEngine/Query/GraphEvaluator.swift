@@ -437,9 +437,22 @@ final class ValueReader {
         }
     }
 
+    /// The value as the expression gives it: with `@type`, its type's code
+    /// (the declared type's for a property that is not mixed).
+    @inline(__always)
+    private func typed(_ value: Value) -> Value {
+        guard let declared = expression.typeOf else { return value }
+        if declared != .mixed && declared != .link { return .int(Int64(declared.rawValue)) }
+        return .int(QueryBinder.typeCode(value))
+    }
+
     /// The one value for object `key` (an expression that is not many-valued):
     /// what a null link on the way leaves (null; 0 for a size) where one is null.
     func value(_ key: Int64) throws(FiefError) -> Value {
+        typed(try untypedValue(key))
+    }
+
+    private func untypedValue(_ key: Int64) throws(FiefError) -> Value {
         if expression.sumsOverSteps {
             // The sum over every object reached (each as often as reached).
             var total: Int64 = 0
@@ -470,9 +483,11 @@ final class ValueReader {
     private func walk(_ level: Int, _ key: Int64, _ visit: (Value) -> Bool) throws(FiefError) -> Bool {
         if level == hops.count {
             switch expression.value {
-            case .elements: return try walker!.forEach(owner: key, visit)
-            case .mapKeys: return try walker!.forEachKey(owner: key, visit)
-            default: return visit(try single(key))
+            case .elements:
+                if expression.typeOf != nil { return try walker!.forEach(owner: key) { value in visit(typed(value)) } }
+                return try walker!.forEach(owner: key, visit)
+            case .mapKeys: return try walker!.forEachKey(owner: key) { value in visit(typed(value)) }
+            default: return visit(typed(try single(key)))
             }
         }
         switch hops[level].kind {

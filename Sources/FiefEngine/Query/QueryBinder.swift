@@ -248,9 +248,13 @@ struct ValueExpression {
     let value: Value
     /// Describes the values: their type and whether they may be null (the
     /// property compared, for checks and for predicates over the values).
-    let valueProperty: Property
+    var valueProperty: Property
     /// The key path as written, for messages.
     let text: String
+    /// With `@type`: the type the values are declared with (`.mixed`: each
+    /// value's own type); each value is then read as its type's code
+    /// (`QueryBinder.typeCode`).
+    var typeOf: PropertyType? = nil
 
     /// Whether it gives any number of values per object rather than one.
     var isMany: Bool {
@@ -275,6 +279,9 @@ struct ValueExpression {
 
     /// The value for an object that is not there (a null link's).
     var valueOfNullObject: FiefEngine.Value {
+        if let declared = typeOf {
+            return .int(declared == .mixed || declared == .link ? 0 : Int64(declared.rawValue))
+        }
         switch value {
         case .count, .linkCount, .length, .backlinkCount, .subqueryCount: return .int(0)
         case .aggregate(let operation, let property, _):
@@ -298,7 +305,7 @@ struct BoundPath {
     /// The last property alone, as a key path from the class it belongs to
     /// (for a path ending at a property holding one value).
     var lastOperand: QueryOperand? {
-        guard case .property(let property, _) = expression.value else { return nil }
+        guard expression.typeOf == nil, case .property(let property, _) = expression.value else { return nil }
         return .keyPath(QueryKeyPath(properties: [property.name]))
     }
 }
@@ -390,9 +397,9 @@ enum QueryBinder {
             return try compareList(try QueryCompiler.property(lhs, scope.target), op, elements, quantifier, options, scope, listFirst: false)
         case (.values(let elements, let quantifier), .own):
             return try compareList(try QueryCompiler.property(rhs, scope.target), op, elements, quantifier, options, scope, listFirst: true)
-        case (.path(let path, nil), .values(let elements, nil)) where path.expression.isMany:
+        case (.path(let path, nil), .values(let elements, nil)) where path.expression.isMany && path.expression.typeOf == nil:
             return try sequence(path.expression, op, elements, options, scope, listFirst: false)
-        case (.values(let elements, nil), .path(let path, nil)) where path.expression.isMany:
+        case (.values(let elements, nil), .path(let path, nil)) where path.expression.isMany && path.expression.typeOf == nil:
             return try sequence(path.expression, op, elements, options, scope, listFirst: true)
         case (.path(let path, let quantifier), _) where right.isGiven:
             return try reach(path, quantifier, scope) { leaf in .comparison(leaf, op, rhs, options) }
@@ -504,6 +511,120 @@ enum QueryBinder {
         case .object, .arithmetic, .negated:
             try QueryCompiler.checkSupported(operand)
             throw FiefError(.internal, "the query binder was given an operand it does not bind")
+        }
+    }
+
+    // MARK: @type
+
+    /// A value's type code: its `PropertyType`'s raw value, null 0, a nested
+    /// list 13, a nested dictionary 14.
+    static func typeCode(_ value: Value) -> Int64 {
+        switch value {
+        case .null: return 0
+        case .int: return Int64(PropertyType.int.rawValue)
+        case .bool: return Int64(PropertyType.bool.rawValue)
+        case .string: return Int64(PropertyType.string.rawValue)
+        case .binary: return Int64(PropertyType.binary.rawValue)
+        case .timestamp: return Int64(PropertyType.timestamp.rawValue)
+        case .float: return Int64(PropertyType.float.rawValue)
+        case .double: return Int64(PropertyType.double.rawValue)
+        case .decimal128: return Int64(PropertyType.decimal128.rawValue)
+        case .objectId: return Int64(PropertyType.objectId.rawValue)
+        case .uuid: return Int64(PropertyType.uuid.rawValue)
+        case .link: return Int64(PropertyType.link.rawValue)
+        case .nestedList: return 13
+        case .nestedDictionary: return 14
+        }
+    }
+
+    /// The type codes a type name of the query language stands for
+    /// (case-insensitive; several joined by '|'), as realm-core reads them.
+    static func typeCodes(_ name: String) -> Set<Int64>? {
+        func code(_ t: PropertyType) -> Int64 { Int64(t.rawValue) }
+        var codes: Set<Int64> = []
+        for part in name.lowercased().split(separator: "|", omittingEmptySubsequences: false) {
+            switch part {
+            case "null": codes.insert(0)
+            case "int", "integer", "int16", "int32", "int64", "short", "long", "byte", "char": codes.insert(code(.int))
+            case "bool", "boolean": codes.insert(code(.bool))
+            case "string": codes.insert(code(.string))
+            case "binary", "data", "bytearray", "byte[]", "bindata": codes.insert(code(.binary))
+            case "date", "datetimeoffset", "timestamp": codes.insert(code(.timestamp))
+            case "float": codes.insert(code(.float))
+            case "double": codes.insert(code(.double))
+            case "decimal128", "decimal": codes.insert(code(.decimal128))
+            case "objectlink", "link": codes.insert(code(.link))
+            case "objectid": codes.insert(code(.objectId))
+            case "uuid", "guid": codes.insert(code(.uuid))
+            case "numeric": codes.formUnion([code(.int), code(.float), code(.double), code(.decimal128)])
+            case "object", "dictionary": codes.insert(14)
+            case "array", "list": codes.insert(13)
+            case "collection": codes.formUnion([13, 14])
+            default: return nil
+            }
+        }
+        return codes
+    }
+
+    /// `@type` compared with type names (one, or a list): over the values'
+    /// type codes.  Only == and != (and IN), without [c]; the type of a
+    /// property that is not mixed is a constant, which is no comparison.
+    private static func typePredicate(_ expression: ValueExpression, _ declared: PropertyType, _ predicate: QueryExpression,
+                                      _ scope: Scope) throws(FiefError) -> QueryNode {
+        let op: QueryOperator, other: QueryOperand, options: QueryStringOptions
+        switch predicate {
+        case .comparison(.element, let o, let rhs, let opts): (op, other, options) = (o, rhs, opts)
+        case .comparison(let lhs, let o, .element, let opts): (op, other, options) = (o, lhs, opts)
+        case .membership(.element, let rhs, let opts): (op, other, options) = (.equal, rhs, opts)
+        default: throw FiefError(.queryInvalid, "'\(expression.text)' compares with == or != (or IN) to type names")
+        }
+        guard options.isEmpty else {
+            throw FiefError(.queryInvalid, "'\(expression.text)' compares with type names exactly: [c] does not apply")
+        }
+        guard op == .equal || op == .notEqual else {
+            throw FiefError(.queryInvalid, "'\(expression.text)' compares with == or != only (types have no order)")
+        }
+        if declared != .mixed {
+            throw FiefError(.queryInvalid, "'\(expression.text)' is always '\(declared.name)': comparing it with a type name compares two constants")
+        }
+        let p = Property(name: expression.text, type: .int)
+        func names(_ operand: QueryOperand, _ value: Value?) throws(FiefError) -> QueryNode {
+            let argument = QueryCompiler.argumentIndex(operand)
+            let given: QueryConstant
+            if let value {
+                given = try QueryCompiler.constant(value, argument: argument ?? 0)
+            } else {
+                given = try QueryCompiler.constant(operand, scope.arguments)
+            }
+            guard case .bytes(let bytes, true) = given else {
+                throw FiefError(argument == nil ? .queryInvalid : .queryArgument,
+                                "'\(expression.text)' compares with type names (strings such as 'int' or 'numeric'), not with a \(given.typeName) value")
+            }
+            let name = String(decoding: bytes, as: UTF8.self)
+            guard let codes = typeCodes(name) else {
+                throw FiefError(argument == nil ? .queryInvalid : .queryArgument, "'\(name)' is not a type name (as 'int', 'string', 'numeric', 'null', 'object')")
+            }
+            let member = QueryNode.or(codes.sorted().map { .compare(p, .equal, .int($0), []) })
+            return op == .equal ? member : .not(member)
+        }
+        switch try side(other, scope) {
+        case .value(let operand):
+            return try names(operand, nil)
+        case .values(let elements, let quantifier):
+            var nodes: [QueryNode] = []
+            for element in elements {
+                switch element {
+                case .operand(let operand): nodes.append(try names(operand, nil))
+                case .argumentValue(let value, let n): nodes.append(try names(.argument(n), value))
+                }
+            }
+            switch quantifier ?? .any {
+            case .any: return .or(nodes)
+            case .all: return .and(nodes)
+            case .none: return .not(.or(nodes))
+            }
+        default:
+            throw FiefError(.queryInvalid, "'\(expression.text)' compares with type names or another '@type'")
         }
     }
 
@@ -630,7 +751,23 @@ enum QueryBinder {
         case .variable: throw QueryCompiler.unsupported("a SUBQUERY variable")
         case .argument: throw QueryCompiler.unsupported("a key-path argument ($K or %K)")
         }
-        if keyPath.suffix == .type { throw QueryCompiler.unsupported("'@type'") }
+        if keyPath.suffix == .type {
+            // The values' types: the path without `@type`, each value read as its type's code.
+            var plain = keyPath
+            plain.suffix = nil
+            let bound = try resolve(plain, from: table, realm, arguments)
+            var expression = bound.expression
+            if case .object = expression.value {
+                expression.typeOf = .link
+            } else {
+                expression.typeOf = expression.valueProperty.type
+            }
+            expression.valueProperty = Property(name: QueryBinder.text(keyPath), type: .int)
+            return BoundPath(expression: ValueExpression(hops: expression.hops, lastClass: expression.lastClass, value: expression.value,
+                                                         valueProperty: expression.valueProperty, text: QueryBinder.text(keyPath),
+                                                         typeOf: expression.typeOf),
+                             lastTable: bound.lastTable)
+        }
         let text = QueryBinder.text(keyPath)
         var hops: [GraphHop] = []
         var current = table
@@ -966,7 +1103,14 @@ enum QueryBinder {
     private static func predicate(at expression: ValueExpression, _ quantifier: QueryQuantifier?, _ scope: Scope,
                                   _ leafPredicate: (QueryOperand) -> QueryExpression) throws(FiefError) -> QueryNode {
         let local = ValueExpression(hops: [], lastClass: expression.lastClass, value: expression.value,
-                                    valueProperty: expression.valueProperty, text: expression.text)
+                                    valueProperty: expression.valueProperty, text: expression.text, typeOf: expression.typeOf)
+        if let declared = expression.typeOf {
+            let test = try typePredicate(expression, declared, leafPredicate(.element), scope)
+            if !local.isMany, let quantifier { try refuseQuantifier(quantifier, expression.text) }
+            var dependencies: [UInt32: Set<UInt32>] = [:]
+            collectDependencies(local, scope.realm, into: &dependencies)
+            return .graph(GraphNode(.test(local, predicate: test, quantifier: quantifier ?? .any), dependencies: dependencies))
+        }
         switch expression.value {
         case .property:
             if let quantifier { try refuseQuantifier(quantifier, expression.text) }
@@ -1068,6 +1212,12 @@ enum QueryBinder {
                         _ options: QueryStringOptions, _ scope: Scope) throws(FiefError) -> QueryNode {
         if a.isMany && b.isMany {
             throw QueryCompiler.unsupported("comparing two collections with each other ('\(a.text)' and '\(b.text)')")
+        }
+        if (a.typeOf == nil) != (b.typeOf == nil) {
+            throw FiefError(.queryInvalid, "'@type' compares with a type name or another '@type', not with a value ('\(a.text)' and '\(b.text)')")
+        }
+        if a.typeOf != nil && op != .equal && op != .notEqual || a.typeOf != nil && !options.isEmpty {
+            throw FiefError(.queryInvalid, "'@type' compares with == and != only, without [c]")
         }
         if !a.isMany, let qa { try refuseQuantifier(qa, a.text) }
         if !b.isMany, let qb { try refuseQuantifier(qb, b.text) }
