@@ -1679,3 +1679,45 @@ extension GraphQueryTests {
         expectError(.queryArgument) { try db.query("Foo", "mixed.@type == $0", [.string("nope")]) }
     }
 }
+
+// MARK: - Arithmetic
+
+extension GraphQueryTests {
+    /// realm-core's Parser_Arithmetic, with `number` an int, a float and a
+    /// double (decimals add and subtract; multiplying them is refused).
+    func testRealmCoreArithmetic() throws {
+        for (type, one, two) in [(PropertyType.int, TV.int(1), TV.int(2)), (.float, .float(1), .float(2)), (.double, .double(1), .double(2))] {
+            let db = try DB.open(tempDir().file("\(type.name).fief"), Schema(classes: [ObjectClass(name: "person", properties: [
+                prop("name", .string, .primaryKey), prop("age", .int), prop("tag", .mixed, .nullable), prop("number", type),
+                Property(name: "spouse", type: .link, flags: .nullable, linkTarget: "person"),
+                Property(name: "scores", type: .int, collection: .list),
+            ])]))
+            try db.write {
+                let per = try db.create("person", [("name", .string("Per")), ("age", .int(42)), ("number", one)])
+                let poul = try db.create("person", [("name", .string("Poul")), ("age", .int(25)), ("tag", .int(2))])
+                let anne = try db.create("person", [("name", .string("Anne")), ("age", .int(40)), ("number", two), ("tag", .string("Cool"))])
+                let andrea = try db.create("person", [("name", .string("Andrea")), ("age", .int(27)), ("tag", .int(2))])
+                let p = db.cls("person")
+                for (a, b) in [(per, anne), (poul, andrea), (anne, per), (andrea, poul)] { try db.set("person", a, "spouse", .link(p, b)) }
+                try db.append("person", per, "scores", [.int(1), .int(5)])
+                try db.append("person", anne, "scores", [.int(30)])
+            }
+            verify(db, "person", [
+                ("2 * age > 60", 2), ("2 * age + 5 == 55", 1), ("2 * (age - 5) == 70", 1), ("age / 3 == 14", 1), ("age / 0 == 14", 0),
+                ("age / number == 20", 1), ("age / number > 20", 3), ("age == (10 + 11)*2", 1), ("age + tag > 28", 1),
+                // More: paths, unary minus, aggregates, many values (ANY), folded constants on both sides.
+                ("spouse.age - age > 0", 2), ("-age < -40", 1), ("-(age - 50) == 8", 1), ("scores.@sum * 2 > age", 1),
+                ("scores * 10 >= age", 2), ("ALL scores * 10 >= age", 3), ("spouse.age + spouse.age / 2 == 63", 1), ("1 + 1 == 2", 4),
+                ("age * 1.5 == 63", 1), ("age - 0.5 > 41", 1),
+            ])
+            verify(db, "person", [("age * $0 == $1", 1)], [([.int(2)], false), ([.int(50)], false)])
+            for predicate in ["age + spouse.name == 50", "age + name == 50", "age * 'x' == 1", "age + {1, 2} == 3", "scores * scores > 1"] {
+                XCTAssertThrowsError(try db.query("person", predicate), predicate)
+            }
+        }
+        let db = try DB.open(tempDir().file("decimal.fief"), Schema(classes: [ObjectClass(name: "D", properties: [prop("d", .decimal128), prop("i", .int)])]))
+        try db.write { _ = try db.createMany("D", ["d", "i"], [[.decimal(DecimalArithmetic.from(3)), .int(1)], [.decimal(DecimalArithmetic.from(5)), .int(2)]]) }
+        verify(db, "D", [("d + i == 4", 1), ("d - 1 > 3", 1), ("-d < -4", 1), ("d + 0.5 == 3.5", 1)])
+        expectError(.queryInvalid) { try db.query("D", "d * 2 > 1") }
+    }
+}

@@ -393,6 +393,11 @@ final class ValueReader {
     private var backlinkScanner: BacklinkScanner?
     /// A SUBQUERY's matching objects (of the class its steps reach).
     private var subqueryMatches = ObjectSet()
+    /// Arithmetic: a reader per value term (in the term's order), the one
+    /// that gives many values (if any), and the values read for one object.
+    private var termReaders: [ValueReader] = []
+    private var manyTerm: Int?
+    private var termValues: [Value] = []
 
     /// A reader of `expression`; `scan` computes what it needs once (the
     /// objects matching a SUBQUERY's predicate).
@@ -432,6 +437,14 @@ final class ValueReader {
             }
         case .subqueryCount(let query):
             subqueryMatches = try scan.matchingObjects(query)
+        case .arithmetic(let term):
+            var expressions: [ValueExpression] = []
+            term.forEachValue { expressions.append($0) }
+            for (i, expression) in expressions.enumerated() {
+                termReaders.append(try ValueReader(realm, expression, scan: scan))
+                if expression.isMany { manyTerm = i }
+            }
+            termValues = [Value](repeating: .null, count: expressions.count)
         default:
             break
         }
@@ -483,6 +496,14 @@ final class ValueReader {
     private func walk(_ level: Int, _ key: Int64, _ visit: (Value) -> Bool) throws(FiefError) -> Bool {
         if level == hops.count {
             switch expression.value {
+            case .arithmetic(let term) where manyTerm != nil:
+                // One result per value of the many-valued term, the others read once.
+                let many = manyTerm!
+                for i in 0..<termReaders.count where i != many { termValues[i] = try termReaders[i].value(key) }
+                return try termReaders[many].forEach(key) { value in
+                    termValues[many] = value
+                    return visit(typed(term.evaluate { termValues[$0] }))
+                }
             case .elements:
                 if expression.typeOf != nil { return try walker!.forEach(owner: key) { value in visit(typed(value)) } }
                 return try walker!.forEach(owner: key, visit)
@@ -629,6 +650,9 @@ final class ValueReader {
             return aggregator.result()
         case .subqueryCount:
             return .int(subqueryMatches.contains(key) ? 1 : 0)
+        case .arithmetic(let term):
+            for i in 0..<termReaders.count { termValues[i] = try termReaders[i].value(key) }
+            return term.evaluate { termValues[$0] }
         case .mapEntry(_, let mapKey):
             return try walker!.value(owner: key, key: mapKey) ?? .null
         case .listElement(_, let index):

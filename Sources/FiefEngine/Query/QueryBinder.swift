@@ -235,6 +235,9 @@ struct ValueExpression {
         case listElement(Property, ListIndex)
         /// The keys of a map (`@keys`), as strings.
         case mapKeys(Property)
+        /// Arithmetic over numbers (`2 * (age - 5)`, `age / number`); many
+        /// values when one of its terms has many (one value per value of it).
+        case arithmetic(ArithmeticTerm)
         /// `SUBQUERY(path, $x, predicate).@count`: how many of the objects
         /// the steps reach match the predicate (bound over their class;
         /// an object reached twice counts twice).  One value, whatever the
@@ -260,6 +263,7 @@ struct ValueExpression {
     var isMany: Bool {
         switch value {
         case .elements, .mapKeys: return true
+        case .arithmetic(let term): return term.isMany
         case .backlinkCount, .subqueryCount: return false
         default: return hops.contains { $0.isToMany }
         }
@@ -286,8 +290,175 @@ struct ValueExpression {
         case .count, .linkCount, .length, .backlinkCount, .subqueryCount: return .int(0)
         case .aggregate(let operation, let property, _):
             return Aggregator(operation, property.type).result()
-        case .property, .object, .elements, .mapEntry, .listElement, .mapKeys: return .null
+        case .property, .object, .elements, .mapEntry, .listElement, .mapKeys, .arithmetic: return .null
         }
+    }
+}
+
+/// Arithmetic over numbers, as realm-core computes it: the result has the
+/// widest type of its terms (int, float, double, decimal128; mixed values
+/// as they come, anything but a number making the result null); ints wrap
+/// on overflow and an int divided by 0 is the largest int of the
+/// dividend's sign; null in, null out.
+indirect enum ArithmeticTerm {
+    case value(ValueExpression)
+    case constant(QueryConstant)
+    case operation(ArithmeticTerm, QueryArithmeticOperator, ArithmeticTerm)
+    case negation(ArithmeticTerm)
+
+    /// Visit each value expression, in order.
+    func forEachValue(_ body: (ValueExpression) -> Void) {
+        switch self {
+        case .value(let expression): body(expression)
+        case .constant: break
+        case .operation(let a, _, let b): a.forEachValue(body); b.forEachValue(body)
+        case .negation(let a): a.forEachValue(body)
+        }
+    }
+
+    var isMany: Bool {
+        var many = false
+        forEachValue { if $0.isMany { many = true } }
+        return many
+    }
+
+    var readsValues: Bool {
+        var reads = false
+        forEachValue { _ in reads = true }
+        return reads
+    }
+
+    var multipliesOrDivides: Bool {
+        switch self {
+        case .value, .constant: return false
+        case .operation(let a, let op, let b): return op == .multiply || op == .divide || a.multipliesOrDivides || b.multipliesOrDivides
+        case .negation(let a): return a.multipliesOrDivides
+        }
+    }
+
+    var involvesDecimals: Bool {
+        switch self {
+        case .value(let expression): return expression.valueProperty.type == .decimal128 || expression.valueProperty.type == .mixed
+        case .constant(let c): if case .decimal = c { return true }; return false
+        case .operation(let a, _, let b): return a.involvesDecimals || b.involvesDecimals
+        case .negation(let a): return a.involvesDecimals
+        }
+    }
+
+    /// The type of the result (mixed when a term is mixed).
+    var resultType: PropertyType {
+        switch self {
+        case .value(let expression): return expression.valueProperty.type
+        case .constant(let c):
+            switch c {
+            case .decimal: return .decimal128
+            case .double: return .double
+            default: return .int
+            }
+        case .operation(let a, _, let b): return ArithmeticTerm.wider(a.resultType, b.resultType)
+        case .negation(let a): return a.resultType
+        }
+    }
+
+    static func wider(_ a: PropertyType, _ b: PropertyType) -> PropertyType {
+        let order: [PropertyType] = [.int, .float, .double, .decimal128, .mixed]
+        return (order.firstIndex(of: a) ?? 4) >= (order.firstIndex(of: b) ?? 4) ? a : b
+    }
+
+    /// The value for one object: `read` gives each value expression's value,
+    /// in the order of `forEachValue` (its index).
+    func evaluate(_ read: (Int) -> FiefEngine.Value) -> FiefEngine.Value {
+        var index = 0
+        return evaluate(read, &index)
+    }
+
+    private func evaluate(_ read: (Int) -> FiefEngine.Value, _ index: inout Int) -> FiefEngine.Value {
+        switch self {
+        case .value:
+            defer { index += 1 }
+            return read(index)
+        case .constant(let c):
+            switch c {
+            case .int(let i): return .int(i)
+            case .double(let d): return .double(d)
+            case .decimal(let d): return .decimal128(d)
+            default: return .null
+            }
+        case .operation(let a, let op, let b):
+            let x = a.evaluate(read, &index)
+            let y = b.evaluate(read, &index)
+            return ArithmeticTerm.apply(x, op, y)
+        case .negation(let a):
+            switch a.evaluate(read, &index) {
+            case .int(let i): return .int(0 &- i)
+            case .float(let f): return .float(-f)
+            case .double(let d): return .double(-d)
+            case .decimal128(let d): return .decimal128(Decimal128Bits(low: d.low, high: d.high ^ (1 << 63)))
+            default: return .null
+            }
+        }
+    }
+
+    /// `x op y` on two numbers (null for anything else).
+    static func apply(_ x: FiefEngine.Value, _ op: QueryArithmeticOperator, _ y: FiefEngine.Value) -> FiefEngine.Value {
+        switch (x, y) {
+        case (.int(let a), .int(let b)):
+            switch op {
+            case .add: return .int(a &+ b)
+            case .subtract: return .int(a &- b)
+            case .multiply: return .int(a &* b)
+            case .divide:
+                if b == 0 { return .int(a < 0 ? .min : .max) }
+                return .int(a.dividedReportingOverflow(by: b).partialValue)
+            }
+        case (.decimal128, _), (_, .decimal128):
+            guard let a = decimal(x), let b = decimal(y) else { return .null }
+            switch op {
+            case .add: return .decimal128(DecimalArithmetic.add(a, b))
+            case .subtract: return .decimal128(DecimalArithmetic.add(a, Decimal128Bits(low: b.low, high: b.high ^ (1 << 63))))
+            case .multiply, .divide: return .null   // refused when bound; a mixed decimal gives no value
+            }
+        default:
+            guard let a = QueryEvaluator.number(x), let b = QueryEvaluator.number(y) else { return .null }
+            let r: Double
+            switch op {
+            case .add: r = a + b
+            case .subtract: r = a - b
+            case .multiply: r = a * b
+            case .divide: r = a / b
+            }
+            // Floats with floats (or ints) stay floats.
+            if case .float = x, !(y.isDouble) { return .float(Float(r)) }
+            if case .float = y, !(x.isDouble) { return .float(Float(r)) }
+            return .double(r)
+        }
+    }
+
+    private static func decimal(_ v: FiefEngine.Value) -> Decimal128Bits? {
+        switch v {
+        case .int(let i): return DecimalArithmetic.from(i)
+        case .float(let f): return DecimalArithmetic.from(Double(f), digits: 7)
+        case .double(let d): return DecimalArithmetic.from(d, digits: 15)
+        case .decimal128(let d): return d
+        default: return nil
+        }
+    }
+
+    /// A folded constant as a literal.
+    static func literal(_ value: FiefEngine.Value) -> QueryLiteral? {
+        switch value {
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d)
+        case .float(let f): return .double(Double(f))
+        default: return nil
+        }
+    }
+}
+
+extension FiefEngine.Value {
+    var isDouble: Bool {
+        if case .double = self { return true }
+        return false
     }
 }
 
@@ -385,11 +556,16 @@ enum QueryBinder {
     /// object tested or a scalar constant.
     static func comparison(_ lhs: QueryOperand, _ op: QueryOperator, _ rhs: QueryOperand, _ options: QueryStringOptions,
                            _ scope: Scope) throws(FiefError) -> QueryNode {
-        if lhs.namesObjects || rhs.namesObjects {
-            // obj('Class', pk) is the object's link, looked up now.
-            let lhs = try objectsResolved(lhs, scope), rhs = try objectsResolved(rhs, scope)
-            if scope.isScalar(lhs) && scope.isScalar(rhs) { return try QueryCompiler.comparison(lhs, op, rhs, options, scope.target, scope.arguments) }
-            return try comparison(lhs, op, rhs, options, scope)
+        var lhs = lhs, rhs = rhs
+        if lhs.namesObjects || rhs.namesObjects || lhs.isArithmetic || rhs.isArithmetic {
+            // obj('Class', pk) is the object's link, looked up now; arithmetic on numbers only is folded.
+            lhs = try folded(try objectsResolved(lhs, scope), scope)
+            rhs = try folded(try objectsResolved(rhs, scope), scope)
+            if scope.isScalar(lhs) && scope.isScalar(rhs) {
+                try QueryCompiler.checkSupported(lhs)
+                try QueryCompiler.checkSupported(rhs)
+                return try QueryCompiler.comparison(lhs, op, rhs, options, scope.target, scope.arguments)
+            }
         }
         let left = try side(lhs, scope), right = try side(rhs, scope)
         switch (left, right) {
@@ -503,14 +679,89 @@ enum QueryBinder {
                 throw FiefError(.queryInvalid, "expected a property")
             }
             return .path(try resolve(keyPath, from: table, realm, scope.arguments), nil)
+        case .arithmetic, .negated:
+            return try arithmetic(operand, scope)
         case .subqueryCount(let subquery):
             guard case .objects(let table) = scope.target, let realm = scope.realm else {
                 throw FiefError(.queryInvalid, "SUBQUERY takes a collection of objects; these results hold values")
             }
             return .path(try bindSubquery(subquery, from: table, realm, scope), nil)
-        case .object, .arithmetic, .negated:
+        case .object:
             try QueryCompiler.checkSupported(operand)
             throw FiefError(.internal, "the query binder was given an operand it does not bind")
+        }
+    }
+
+    // MARK: Arithmetic
+
+    /// `a + b`, `a - b`, `a * b`, `a / b`, `-a` as a value expression (or, of
+    /// constants only, the constant it folds to).
+    static func arithmetic(_ operand: QueryOperand, _ scope: Scope) throws(FiefError) -> Side {
+        guard case .objects(let table) = scope.target else {
+            throw QueryCompiler.unsupported("arithmetic on the elements of a collection of values")
+        }
+        var quantifier: QueryQuantifier? = nil
+        let term = try arithmeticTerm(operand, scope, &quantifier)
+        var many = 0
+        term.forEachValue { if $0.isMany { many += 1 } }
+        if many > 1 { throw QueryCompiler.unsupported("arithmetic over two collections") }
+        let type = term.resultType
+        if type == .decimal128 || type == .mixed, term.multipliesOrDivides, term.involvesDecimals {
+            throw QueryCompiler.unsupported("multiplying or dividing decimal128 values")
+        }
+        let text = QueryBinder.describe(operand)
+        if !term.readsValues, let folded = ArithmeticTerm.literal(term.evaluate { _ in .null }) {
+            // Numbers only: folded now (a decimal result is computed per object instead).
+            return .value(.constant(folded))
+        }
+        let expression = ValueExpression(hops: [], lastClass: table.key, value: .arithmetic(term),
+                                         valueProperty: Property(name: text, type: type, flags: .nullable), text: text)
+        return .path(BoundPath(expression: expression, lastTable: table), quantifier)
+    }
+
+    /// `operand` as the constant it folds to, when it is arithmetic on
+    /// numbers given with the query only.
+    static func folded(_ operand: QueryOperand, _ scope: Scope) throws(FiefError) -> QueryOperand {
+        guard operand.isArithmetic, case .objects = scope.target else { return operand }
+        if case .value(let constant) = try arithmetic(operand, scope) { return constant }
+        return operand
+    }
+
+    /// The term of `operand`; a quantifier before a collection in it
+    /// (`ALL scores * 2 > 5`) is the whole comparison's, in `quantifier`.
+    private static func arithmeticTerm(_ operand: QueryOperand, _ scope: Scope, _ quantifier: inout QueryQuantifier?) throws(FiefError) -> ArithmeticTerm {
+        switch operand {
+        case .arithmetic(let a, let op, let b):
+            return .operation(try arithmeticTerm(a, scope, &quantifier), op, try arithmeticTerm(b, scope, &quantifier))
+        case .negated(let a):
+            return .negation(try arithmeticTerm(a, scope, &quantifier))
+        case .constant, .argument:
+            let c = try QueryCompiler.constant(operand, scope.arguments)
+            switch c {
+            case .int, .double, .decimal: return .constant(c)
+            default:
+                throw FiefError(operand.isArgument ? .queryArgument : .queryInvalid,
+                                "arithmetic takes numbers; \(describe(operand)) is a \(c.typeName) value")
+            }
+        default:
+            let expression: ValueExpression
+            switch try side(operand, scope) {
+            case .own: expression = try ownExpression(operand, scope)
+            case .path(let path, nil): expression = path.expression
+            case .path(let path, let written?):
+                guard quantifier == nil || quantifier == written else {
+                    throw FiefError(.queryInvalid, "one arithmetic expression takes one quantifier")
+                }
+                quantifier = written
+                expression = path.expression
+            case .value, .values:
+                throw QueryCompiler.unsupported("arithmetic on a list of values")
+            }
+            switch expression.valueProperty.type {
+            case .int, .float, .double, .decimal128, .mixed: return .value(expression)
+            default:
+                throw FiefError(.queryInvalid, "arithmetic takes numbers; '\(expression.text)' holds \(expression.valueProperty.type.name) values")
+            }
         }
     }
 
@@ -1121,7 +1372,7 @@ enum QueryBinder {
             if let quantifier { try refuseQuantifier(quantifier, expression.text) }
             return try QueryCompiler.node(leafPredicate(.element), .elements(expression.valueProperty, description: "'\(expression.text)'"),
                                           scope.arguments, realm: nil)
-        case .elements, .linkCount, .length, .backlinkCount, .aggregate, .subqueryCount, .mapEntry, .listElement, .mapKeys:
+        case .elements, .linkCount, .length, .backlinkCount, .aggregate, .subqueryCount, .mapEntry, .listElement, .mapKeys, .arithmetic:
             let many = local.isMany
             if let quantifier, !many { try refuseQuantifier(quantifier, expression.text) }
             let described = many ? "the elements of '\(expression.text)'" : "'\(expression.text)'"
@@ -1298,6 +1549,8 @@ enum QueryBinder {
             }
         case .subqueryCount(let query):
             query.root.collectColumns(table: query.tableKey, into: &columns)
+        case .arithmetic(let term):
+            term.forEachValue { collectDependencies($0, realm, into: &columns) }
         case .backlinkCount(let pair):
             _ = columns[expression.lastClass, default: []]
             if let pair {
@@ -1442,6 +1695,7 @@ enum QueryBinder {
         case .argument(let n): return "argument \(n)"
         case .keyPath(let path): return "'\(text(path))'"
         case .element: return "'self'"
+        case .arithmetic, .negated: return "'\((try? QuerySerializer.operand(operand)) ?? "arithmetic")'"
         default: return "a constant"
         }
     }
@@ -1451,6 +1705,13 @@ extension QueryOperand {
     var isArgument: Bool {
         if case .argument = self { return true }
         return false
+    }
+
+    var isArithmetic: Bool {
+        switch self {
+        case .arithmetic, .negated: return true
+        default: return false
+        }
     }
 
     /// Whether it is, or lists, an `obj('Class', pk)`.

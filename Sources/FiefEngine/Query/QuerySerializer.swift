@@ -43,6 +43,13 @@ enum QuerySerializer {
     static func text(_ predicate: QueryExpression) throws(FiefError) -> String {
         try text(ParsedQuery(predicate: predicate))
     }
+
+    /// The canonical text of one operand (for messages).
+    static func operand(_ operand: QueryOperand) throws(FiefError) -> String {
+        var printer = Printer()
+        try printer.value(operand, .additive)
+        return printer.output
+    }
 }
 
 extension QuerySerializer {
