@@ -645,8 +645,12 @@ FIEF_API bool fief_realm_invalidate(fief_realm_t *realm);
 /** An immutable snapshot of the realm's current version, readable from any
  *  thread; it pins that version until its handle and every object and results
  *  made from it are released.  Freezing a frozen realm returns a new reference
- *  to it.  Returns NULL on failure (FIEF_ERR_ALREADY_IN_TRANSACTION,
- *  FIEF_ERR_CLOSED, FIEF_ERR_INVALID_HANDLE). */
+ *  to it.  Inside a write transaction the snapshot is of the version the
+ *  transaction began from, as in Realm: none of its writes are seen, and an
+ *  object created in it is not found there (fief_object_resolve_in gives
+ *  no object).  Returns NULL on failure (FIEF_ERR_ALREADY_IN_TRANSACTION
+ *  after a schema change in the open write transaction, FIEF_ERR_CLOSED,
+ *  FIEF_ERR_INVALID_HANDLE). */
 FIEF_API fief_realm_t *fief_realm_freeze(fief_realm_t *realm);
 
 /** A live realm on the same file at its newest version (for a live realm: a

@@ -249,31 +249,16 @@ open class Object: ObjectBase, RealmFetchable, ThreadConfined {
 
     /// A frozen copy of this managed object, readable from any thread
     /// (`fief_realm_freeze`, then `fief_object_resolve_in`).  A frozen object
-    /// returns itself.  Traps for unmanaged or invalidated objects, as RealmSwift does.
-    public func freeze() -> Self {
-        guard let managed = _fiefManaged else {
-            preconditionFailure("Unmanaged objects cannot be frozen.")
-        }
-        if managed.core.isFrozen { return self }
-        guard managed.isValid else { preconditionFailure("Cannot freeze an object that has been deleted or invalidated.") }
-        let frozen = managed.core.frozenCore()
-        guard let object = managed.resolve(in: frozen, as: type(of: self)) else {
-            preconditionFailure("Cannot freeze an object that has been deleted or invalidated.")
-        }
-        return object
-    }
+    /// returns itself.  Inside a write transaction the copy has the values
+    /// the object had when the transaction began.  Traps, as RealmSwift
+    /// does, for unmanaged or invalidated objects and for an object created
+    /// in the open write transaction.
+    public func freeze() -> Self { _fiefFrozen() }
 
     /// The live object for this frozen one, or nil if it was deleted since
     /// (`fief_realm_thaw`, then `fief_object_resolve_in`).  A live object
     /// returns itself.  Traps for unmanaged objects.
-    public func thaw() -> Self? {
-        guard let managed = _fiefManaged else {
-            preconditionFailure("Unmanaged objects cannot be thawed.")
-        }
-        if !managed.core.isFrozen { return self }
-        let live = managed.core.liveCore()
-        return managed.resolve(in: live, as: type(of: self))
-    }
+    public func thaw() -> Self? { _fiefThawed() }
 
     /// Whether both are the same row of the same realm file, even if
     /// `==` says they are not (classes without a primary key).
@@ -287,8 +272,8 @@ open class Object: ObjectBase, RealmFetchable, ThreadConfined {
 }
 
 /// An object that lives inside another object (RealmSwift's
-/// `EmbeddedObject`).  Declared so models compile; embedding itself needs
-/// link properties, which a later version of Fief adds.
+/// `EmbeddedObject`): created in place through its parent's property, list
+/// or map, deleted with its parent, never shared between parents.
 open class EmbeddedObject: ObjectBase, RealmCollectionValue, ThreadConfined {
     public typealias PersistedType = EmbeddedObject
 
@@ -305,14 +290,37 @@ open class EmbeddedObject: ObjectBase, RealmCollectionValue, ThreadConfined {
     /// Whether the object is frozen.
     public var isFrozen: Bool { _fiefManaged?.core.isFrozen ?? false }
 
-    /// Not supported yet: embedded objects cannot be managed.
-    public func freeze() -> Self {
-        preconditionFailure("Embedded objects are not supported by this version of Fief.")
+    /// A frozen copy of this managed embedded object, as `Object.freeze()`.
+    public func freeze() -> Self { _fiefFrozen() }
+
+    /// The live object for this frozen one, as `Object.thaw()`.
+    public func thaw() -> Self? { _fiefThawed() }
+}
+
+extension ObjectBase {
+    /// `freeze()` of objects and embedded objects.
+    func _fiefFrozen<T: ObjectBase>() -> T {
+        guard let managed = _fiefManaged else {
+            preconditionFailure("Unmanaged objects cannot be frozen.")
+        }
+        if managed.core.isFrozen { return self as! T }
+        guard managed.isValid else { preconditionFailure("Cannot freeze an object that has been deleted or invalidated.") }
+        let frozen = managed.core.frozenCore()
+        guard let object = managed.resolve(in: frozen, as: T.self) else {
+            // Valid now but absent from the version the write began from.
+            preconditionFailure("Cannot freeze an object in the same write transaction as it was created in.")
+        }
+        return object
     }
 
-    /// Not supported yet: embedded objects cannot be managed.
-    public func thaw() -> Self? {
-        preconditionFailure("Embedded objects are not supported by this version of Fief.")
+    /// `thaw()` of objects and embedded objects.
+    func _fiefThawed<T: ObjectBase>() -> T? {
+        guard let managed = _fiefManaged else {
+            preconditionFailure("Unmanaged objects cannot be thawed.")
+        }
+        if !managed.core.isFrozen { return (self as! T) }
+        let live = managed.core.liveCore()
+        return managed.resolve(in: live, as: T.self)
     }
 }
 

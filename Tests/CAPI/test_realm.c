@@ -191,11 +191,19 @@ TEST(transactions) {
     EERR(fief_realm_begin_write(r), FIEF_ERR_ALREADY_IN_TRANSACTION);
     EERR(fief_realm_refresh(r, NULL), FIEF_ERR_ALREADY_IN_TRANSACTION);
     EERR(fief_realm_invalidate(r), FIEF_ERR_ALREADY_IN_TRANSACTION);
-    EERR(fief_realm_freeze(r), FIEF_ERR_ALREADY_IN_TRANSACTION);
     fief_value_t v = vi(10);
     fief_object_t *o = fief_object_create(r, ck, &pv, &v, 1, FIEF_UPDATE_POLICY_ERROR);
     R(o);
     EQU(t_count_class(r, ck), 1); /* visible inside the transaction */
+    {
+        /* Frozen inside a write: the version the write began from. */
+        fief_realm_t *before = fief_realm_freeze(r);
+        R(before);
+        EQU(t_count_class(before, ck), 0);
+        fief_object_t *resolved = (fief_object_t *)1;
+        E(fief_object_resolve_in(o, before, &resolved) && resolved == NULL);
+        E(fief_release(before));
+    }
     E(fief_realm_commit(r));
     E(fief_realm_is_in_transaction(r, &in) && !in);
     EQU(t_count_class(r, ck), 1);

@@ -103,11 +103,21 @@ final class VersionTests: XCTestCase {
         XCTAssertEqual(try live.realm.version(), v1 + 1, "the live realm has not refreshed")
         XCTAssertTrue(try live.realm.refresh())
         XCTAssertEqual(try live.count("A"), 252)
-        expectError(.alreadyInTransaction) {
-            try live.realm.beginWrite()
-            defer { live.realm.cancelWrite() }
-            return try live.realm.freeze()
-        }
+        // Inside a write: frozen at the version the write began from.
+        let before = try live.realm.version()
+        try live.realm.beginWrite()
+        let created = try live.create("A", [("v", .int(3000))])
+        try live.set("A", 0, "s", .string("in the write"))
+        let frozenInWrite = DB(try live.realm.freeze())
+        XCTAssertEqual(try frozenInWrite.realm.version(), before)
+        XCTAssertEqual(try frozenInWrite.count("A"), 252)
+        XCTAssertEqual(try frozenInWrite.get("A", 0, "s"), .string("changed"))
+        XCTAssertEqual(try frozenInWrite.keys("A", "v == 3000"), [])
+        XCTAssertFalse(try frozenInWrite.exists("A", created))
+        XCTAssertTrue(try live.exists("A", created))
+        try live.realm.commitWrite()
+        XCTAssertEqual(try frozenInWrite.count("A"), 252, "a frozen realm keeps its version after the commit")
+        XCTAssertEqual(try live.count("A"), 253)
         // A frozen realm outlives the realm it came from.
         live.realm.close()
         thawed.realm.close()

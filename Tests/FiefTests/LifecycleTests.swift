@@ -122,6 +122,66 @@ final class FreezeTests: FiefTestCase {
         XCTAssertEqual(frozen.thaw(), realm)
     }
 
+    /// Frozen inside a write: the values as the write began (RealmSwift's
+    /// ObjectTests.testFreezeInsideWriteTransaction); an object created in
+    /// the write cannot be frozen (a trap scenario below).
+    func testFreezeInsideAWriteTransaction() throws {
+        let realm = try Realm()
+        let rex = try addDogs(realm)[0]
+        realm.beginWrite()
+        rex.age = 2
+        realm.add(Dog(name: "Inside", age: 1))
+        let frozenRex = rex.freeze()
+        let frozenDogs = realm.objects(Dog.self).freeze()
+        let frozenRealm = realm.freeze()
+        realm.cancelWrite()
+        XCTAssertEqual(frozenRex.age, 10)
+        XCTAssertTrue(frozenRex.isFrozen)
+        XCTAssertEqual(frozenDogs.count, 5)
+        XCTAssertEqual(frozenRealm.objects(Dog.self).filter("name == 'Inside'").count, 0)
+        XCTAssertEqual(rex.age, 10, "the write was cancelled")
+    }
+
+    /// Embedded objects freeze and thaw as objects do.
+    func testEmbeddedObjectsFreezeAndThaw() throws {
+        let realm = try Realm()
+        let person = Person()
+        person.name = "Ann"
+        person.address = Address()
+        person.address?.city = "Oslo"
+        try realm.write { realm.add(person) }
+        let address = try XCTUnwrap(person.address)
+        let frozen = address.freeze()
+        XCTAssertTrue(frozen.isFrozen)
+        XCTAssertFalse(address.isFrozen)
+        try realm.write { address.city = "Bergen" }
+        XCTAssertEqual(frozen.city, "Oslo")
+        XCTAssertTrue(frozen.freeze() === frozen)
+        let thawed = try XCTUnwrap(frozen.thaw())
+        XCTAssertFalse(thawed.isFrozen)
+        XCTAssertEqual(thawed.city, "Bergen")
+        XCTAssertTrue(address.thaw() === address)
+        try realm.write { person.address = nil }
+        XCTAssertNil(frozen.thaw(), "deleted with its parent's link")
+    }
+
+    nonisolated(unsafe) static let trapScenarios: [String: (FiefTestCase) throws -> Void] = [
+        "freezeObjectCreatedInTheWrite": { _ in
+            let realm = try Realm()
+            try realm.write { realm.add(Dog(name: "Old", age: 2)) }
+            realm.beginWrite()
+            let dog = Dog(name: "New", age: 1)
+            realm.add(dog)
+            _ = dog.freeze()
+        },
+        "freezeUnmanagedEmbeddedObject": { _ in _ = Address().freeze() },
+    ]
+
+    func testFreezeTraps() {
+        assertTraps("freezeObjectCreatedInTheWrite", message: "Cannot freeze an object in the same write transaction as it was created in.")
+        assertTraps("freezeUnmanagedEmbeddedObject", message: "Unmanaged objects cannot be frozen.")
+    }
+
     func testThawOfDeletedObjectIsNil() throws {
         let realm = try Realm()
         let dog = try addDogs(realm)[0]

@@ -874,11 +874,23 @@ public final class Realm: @unchecked Sendable {
         return try FileCopy.copy(environment: environment, txn: current.txn, to: path, report: report)
     }
 
-    /// A frozen realm at this realm's version.
+    /// A frozen realm at this realm's version; inside a write transaction,
+    /// at the version the transaction began from (its writes unseen).
     public func freeze() throws(FiefError) -> Realm {
         try checkOpen()
         if isFrozen { return self }
-        if write != nil { throw FiefError(.alreadyInTransaction, "cannot freeze inside a write transaction") }
+        if let write {
+            // Frozen at the version the write began from (Realm's rule): the
+            // newest committed version, since this realm holds the writer lock.
+            if write.changedSchema {
+                throw FiefError(.alreadyInTransaction, "cannot freeze a realm whose schema changed in its open write transaction")
+            }
+            let before = try Snapshot(environment: environment)
+            guard before.version == write.version, before.schemaGeneration == schemaGeneration else {
+                throw FiefError(.internal, "the version a write transaction began from is not the newest committed one")
+            }
+            return Realm(frozenFrom: self, snapshot: before)
+        }
         let current = try currentSnapshot()
         let fresh = try Snapshot(environment: environment)
         if fresh.version == current.version && fresh.schemaGeneration == current.schemaGeneration

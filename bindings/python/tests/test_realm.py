@@ -257,6 +257,22 @@ def test_freeze(realm):
     frozen.close()
 
 
+def test_freeze_inside_a_write_sees_the_version_the_write_began_from(realm):
+    with realm.write():
+        realm.add(Dog(id=1, name="Rex", age=1))
+    with realm.write():
+        rex = realm.object(Dog, 1)
+        rex.age = 2
+        new = realm.add(Dog(id=2, name="New"))
+        frozen_rex = rex.freeze()
+        frozen_dogs = realm.objects(Dog).freeze()
+        with pytest.raises(fief.LogicError, match="same write transaction"):
+            new.freeze()
+    assert frozen_rex.age == 1 and frozen_rex.is_frozen
+    assert len(frozen_dogs) == 1
+    assert realm.object(Dog, 1).age == 2
+
+
 def test_frozen_realm_readable_from_other_threads(realm):
     import threading
     with realm.write():

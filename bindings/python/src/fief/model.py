@@ -760,12 +760,18 @@ class Object:
         return handle is not None and self.__dict__["_fief_binding"].schema.frozen
 
     def freeze(self):
-        """The object in a frozen snapshot of its realm's current version."""
+        """The object in a frozen snapshot of its realm's current version
+        (inside a write transaction: as the transaction began; an object
+        created in it cannot be frozen)."""
         realm = self.realm
         if realm is None:
             raise errors.LogicError("an unmanaged object cannot be frozen")
-        frozen = realm if realm.is_frozen else realm.freeze()
-        return frozen._resolve_object(self)
+        if realm.is_frozen:
+            return self
+        frozen = realm.freeze()._resolve_object(self)
+        if frozen is None:
+            raise errors.LogicError("cannot freeze an object in the same write transaction as it was created in")
+        return frozen
 
     def thaw(self):
         """The object in a live realm at the newest version (None if deleted)."""
