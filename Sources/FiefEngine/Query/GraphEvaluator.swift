@@ -237,6 +237,8 @@ final class QueryScan {
                 objects = ObjectSet()
                 for key in keys where try realm.isLive(table, key) { objects.insert(key) }
             }
+        case .geoWithin(let target, let inside):
+            objects = try geoMatches(target, inside: inside)
         }
         objects = try carryBack(objects, reach.hops, nullLinksMatch: reach.nullLinksMatch)
         var reachingAny: ObjectSet? = nil
