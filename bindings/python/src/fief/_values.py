@@ -241,7 +241,10 @@ def make_query_args(args: tuple, keep: Keep) -> tuple[object, int]:
             items = list(arg)
             values = (L.fief_value_t * max(len(items), 1))()
             for j, item in enumerate(items):
-                to_value(item, values[j], keep)
+                if isinstance(item, GeoShape):
+                    fill_shape_value(item, values[j], keep.buffers)  # refused by the library, with its message
+                else:
+                    to_value(item, values[j], keep)
             keep.buffers.append(values)
             array[i].count = len(items)
             array[i].is_list = True
