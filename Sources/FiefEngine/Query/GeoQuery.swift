@@ -20,7 +20,12 @@ import CLMDB
 // columnar per cluster; the `coordinates` segments with one cursor walking
 // the list's database in key order, so a point costs one cursor step, no
 // seek), and the matches are carried back through their backlinks.  The
-// region is validated once when the query is compiled; a point is tested
+// common case, one to-one link from the class tested (`location GEOWITHIN
+// ...` in a snapshot), reads instead the snapshot's `GeoPointTable` of that
+// link: every owner's point (longitude, latitude and unit vector) in the
+// owners' key order, made by the first such query in the snapshot, so later
+// ones are one pass over a flat array with no LMDB read, no trigonometry
+// and no backlink.  The region is validated once when the query is compiled; a point is tested
 // against its longitude/latitude bound first (four comparisons), and only
 // the points inside that bound are turned into unit vectors and tested
 // exactly.
@@ -192,7 +197,32 @@ extension QueryScan {
     func geoMatches(_ target: GeoTarget, inside: Bool) throws(FiefError) -> ObjectSet {
         let table = try realm.table(target.table)
         let clusters = try realm.clusters(table)
-        // Per cluster: the objects whose `type` says "Point".
+        let pointTyped = try pointTypedObjects(target, table, clusters)
+        var insideSet = ObjectSet()
+        if realm.write != nil {
+            insideSet = try geoMatchesInWrite(target, table, clusters, pointTyped)
+        } else {
+            let region = target.region
+            var bits = Bitmap(repeating: 0)
+            var cluster: Int64 = -1
+            try forEachPointInSnapshot(target, table, clusters, pointTyped) { key, longitude, latitude in
+                if ClusterLayout.cluster(of: key) != cluster {
+                    insideSet.insert(cluster: cluster, bits)
+                    bits = Bitmap(repeating: 0)
+                    cluster = ClusterLayout.cluster(of: key)
+                }
+                if region.contains(longitude: longitude, latitude: latitude) { QueryEvaluator.set(&bits, ClusterLayout.slot(of: key)) }
+            }
+            insideSet.insert(cluster: cluster, bits)
+        }
+        guard !inside else { return insideSet }
+        var others = ObjectSet()
+        for (cluster, live) in clusters { others.insert(cluster: cluster, live & ~insideSet.bits(cluster)) }
+        return others
+    }
+
+    /// Per cluster of `clusters`: the objects whose `type` says "Point".
+    private func pointTypedObjects(_ target: GeoTarget, _ table: Table, _ clusters: [(cluster: Int64, live: Bitmap)]) throws(FiefError) -> [Bitmap] {
         var pointTyped: [Bitmap] = []
         pointTyped.reserveCapacity(clusters.count)
         for (cluster, live) in clusters {
@@ -211,24 +241,19 @@ extension QueryScan {
             }
             pointTyped.append(bits)
         }
-        let insideSet = realm.write != nil
-            ? try geoMatchesInWrite(target, table, clusters, pointTyped)
-            : try geoMatchesInSnapshot(target, table, clusters, pointTyped)
-        guard !inside else { return insideSet }
-        var others = ObjectSet()
-        for (cluster, live) in clusters { others.insert(cluster: cluster, live & ~insideSet.bits(cluster)) }
-        return others
+        return pointTyped
     }
 
-    /// In a snapshot: one cursor over the coordinates' segments, in key
-    /// order (an owner's segments are together, its first elements first).
-    private func geoMatchesInSnapshot(_ target: GeoTarget, _ table: Table, _ clusters: [(cluster: Int64, live: Bitmap)],
-                                      _ pointTyped: [Bitmap]) throws(FiefError) -> ObjectSet {
-        var objects = ObjectSet()
-        guard let first = clusters.first else { return objects }
+    /// In a snapshot: `visit` each object of `table` holding a point (its
+    /// type "Point", its first two coordinates in range), in key order, with
+    /// its longitude and latitude.  One cursor walks the coordinates'
+    /// segments in key order (an owner's segments are together, its first
+    /// elements first): no seek per object.
+    private func forEachPointInSnapshot(_ target: GeoTarget, _ table: Table, _ clusters: [(cluster: Int64, live: Bitmap)], _ pointTyped: [Bitmap],
+                                        _ visit: (Int64, Double, Double) -> Void) throws(FiefError) {
+        guard let first = clusters.first else { return }
         let column = try table.column(target.coordinates.key)
         let dbi = try table.listDatabase(target.coordinates.key)
-        let region = target.region
         let snapshot = try realm.currentSnapshot()
         try snapshot.withTransaction { (txn) throws(FiefError) in
             let cursor = try LMDBCursor(txn, dbi)
@@ -238,14 +263,10 @@ extension QueryScan {
                 return try cursor.seek(UnsafeRawBufferPointer(raw))
             }
             var clusterIndex = 0
-            var bits = Bitmap(repeating: 0)
             var point = GeoCoordinates()
             var owner: Int64 = -1
-            /// The point of `owner` read: tested, its bit set when inside.
             @inline(__always) func finish() {
-                if point.isPoint && region.contains(longitude: point.longitude, latitude: point.latitude) {
-                    QueryEvaluator.set(&bits, ClusterLayout.slot(of: owner))
-                }
+                if point.isPoint { visit(owner, point.longitude, point.latitude) }
             }
             while let (k, v) = entry {
                 guard let decoded = ListStore.decodeKey(k) else { throw realm.damagedEntry(table, column, owner, "a stored segment key") }
@@ -255,8 +276,6 @@ extension QueryScan {
                     point = GeoCoordinates()
                     let cluster = ClusterLayout.cluster(of: owner)
                     if cluster != clusters[clusterIndex].cluster {
-                        objects.insert(cluster: clusters[clusterIndex].cluster, bits)
-                        bits = Bitmap(repeating: 0)
                         while clusterIndex < clusters.count && clusters[clusterIndex].cluster < cluster { clusterIndex += 1 }
                         if clusterIndex == clusters.count { owner = -1; break }
                         if clusters[clusterIndex].cluster > cluster {
@@ -287,9 +306,82 @@ extension QueryScan {
                 entry = try cursor.next()
             }
             if owner >= 0 { finish() }
-            if clusterIndex < clusters.count { objects.insert(cluster: clusters[clusterIndex].cluster, bits) }
         }
-        return objects
+    }
+
+    // MARK: The points behind one link, kept per snapshot
+
+    /// For a GEOWITHIN over one to-one link in a snapshot (`location
+    /// GEOWITHIN ...`, the common case): the objects whose link reaches a
+    /// point inside, from the snapshot's `GeoPointTable` of that link (read
+    /// on the first such query in the snapshot).  Nil when the reach is of
+    /// another shape (then the general path reads the points and carries
+    /// the matches back through their backlinks).
+    func geoReachedOwners(_ reach: PathReach) throws(FiefError) -> ObjectSet? {
+        guard case .geoWithin(let target, true) = reach.target, !reach.complement, !reach.orReachesNothing, !reach.nullLinksMatch,
+              reach.hops.count == 1, reach.hops[0].kind == .link, realm.write == nil else { return nil }
+        let hop = reach.hops[0]
+        let snapshot = try realm.currentSnapshot()
+        let key = GeoPointTable.Key(owners: hop.from, link: hop.property, points: target.table)
+        if let known = try snapshot.withTransaction({ (_) throws(FiefError) in snapshot.geoPointTables[key] }) {
+            return known.owners(inside: target.region)
+        }
+        // Read outside the snapshot's lock (reads take it); two threads may both read it.
+        let read = try geoPointTable(target, hop)
+        try snapshot.withTransaction { (_) throws(FiefError) in snapshot.geoPointTables[key] = read }
+        return read.owners(inside: target.region)
+    }
+
+    /// The points the objects of `hop.from` reach through their link `hop.property`.
+    private func geoPointTable(_ target: GeoTarget, _ hop: GraphHop) throws(FiefError) -> GeoPointTable {
+        let pointTable = try realm.table(target.table)
+        let pointClusters = try realm.clusters(pointTable)
+        let pointTyped = try pointTypedObjects(target, pointTable, pointClusters)
+        var keys: [Int64] = [], coordinates: [Double] = []
+        try forEachPointInSnapshot(target, pointTable, pointClusters, pointTyped) { key, longitude, latitude in
+            keys.append(key)
+            coordinates.append(longitude)
+            coordinates.append(latitude)
+        }
+        let table = GeoPointTable()
+        let owners = try realm.table(hop.from)
+        var next = 0
+        for (cluster, live) in try realm.clusters(owners) {
+            let links = try realm.chunk(owners, column: hop.property, cluster: cluster).reader
+            let start = table.slots.count
+            for word in 0..<4 {
+                var w = live[word]
+                while w != 0 {
+                    let slot = word << 6 | w.trailingZeroBitCount
+                    w &= w - 1
+                    guard case .int(let point) = links.value(slot, type: .link, nullable: true) else { continue }
+                    // Points are mostly made in their owners' order: try the next one first.
+                    let index: Int
+                    if next < keys.count && keys[next] == point {
+                        index = next
+                    } else {
+                        var low = 0, high = keys.count
+                        while low < high {
+                            let middle = (low + high) / 2
+                            if keys[middle] < point { low = middle + 1 } else { high = middle }
+                        }
+                        guard low < keys.count, keys[low] == point else { continue }   // no point
+                        index = low
+                    }
+                    next = index + 1
+                    let longitude = coordinates[2 * index], latitude = coordinates[2 * index + 1]
+                    table.slots.append(UInt8(slot))
+                    table.coordinates.append(longitude)
+                    table.coordinates.append(latitude)
+                    table.vectors.append(SphereVector(longitude: longitude, latitude: latitude))
+                }
+            }
+            if table.slots.count > start {
+                table.clusters.append(cluster)
+                table.starts.append(table.slots.count)
+            }
+        }
+        return table
     }
 
     /// In a write transaction: each object's coordinates through the
@@ -344,4 +436,50 @@ private struct GeoCoordinates {
 
     /// A longitude and a latitude, in range (NaN is out of range).
     var isPoint: Bool { count >= 2 && !sawNull && abs(longitude) <= 180 && abs(latitude) <= 90 }
+}
+
+/// The points the objects of one class reach through one to-one link to a
+/// GeoJSON class, in the owners' key order, grouped by the owners' cluster:
+/// per owner its slot, its longitude and latitude (for the bound's quick
+/// rejection) and its unit vector (for the exact test, with no
+/// trigonometry per query).  Made once per snapshot (`Snapshot.geoPointTables`)
+/// by the first GEOWITHIN over that link, so later queries in the snapshot
+/// test a flat array: about a nanosecond per point outside the region's
+/// bound.  A new snapshot (after any commit) starts without tables.
+final class GeoPointTable {
+    struct Key: Hashable {
+        let owners: UInt32
+        let link: UInt32
+        let points: UInt32
+    }
+
+    /// The owners' clusters holding points, ascending.
+    var clusters: [Int64] = []
+    /// Where each cluster's entries start (`starts[i]..<starts[i + 1]`).
+    var starts: [Int] = [0]
+    var slots: [UInt8] = []
+    /// Longitude, latitude per entry.
+    var coordinates: [Double] = []
+    var vectors: [SphereVector] = []
+
+    /// The owners whose point lies in `region`.
+    func owners(inside region: GeoRegion) -> ObjectSet {
+        var objects = ObjectSet()
+        let bound = region.bound
+        slots.withUnsafeBufferPointer { slots in
+            coordinates.withUnsafeBufferPointer { coordinates in
+                vectors.withUnsafeBufferPointer { vectors in
+                    for c in 0..<clusters.count {
+                        var bits = Bitmap(repeating: 0)
+                        for i in starts[c]..<starts[c + 1]
+                        where bound.mayContain(longitude: coordinates[2 * i], latitude: coordinates[2 * i + 1]) && region.contains(vector: vectors[i]) {
+                            QueryEvaluator.set(&bits, Int(slots[i]))
+                        }
+                        objects.insert(cluster: clusters[c], bits)
+                    }
+                }
+            }
+        }
+        return objects
+    }
 }

@@ -436,7 +436,13 @@ struct GeoRegion: Sendable {
     /// `contains` without the bound's quick rejection (for checking it).
     func exactlyContains(longitude: Double, latitude: Double) -> Bool {
         guard abs(longitude) <= 180, abs(latitude) <= 90 else { return false }
-        let point = SphereVector(longitude: longitude, latitude: latitude)
+        return contains(vector: SphereVector(longitude: longitude, latitude: latitude))
+    }
+
+    /// Whether the region holds the point whose unit vector is `point` (as
+    /// `SphereVector(longitude:latitude:)` makes it, from a point in range).
+    @inline(__always)
+    func contains(vector point: SphereVector) -> Bool {
         switch storage {
         case .cap(let cap):
             return cap.contains(point)

@@ -224,6 +224,10 @@ final class QueryScan {
     /// computed once per scan.
     private func reachedObjects(_ node: GraphNode, _ reach: PathReach) throws(FiefError) -> (objects: ObjectSet, reachingAny: ObjectSet?) {
         if let known = reached[ObjectIdentifier(node)] { return known }
+        if let owners = try geoReachedOwners(reach) {
+            reached[ObjectIdentifier(node)] = (owners, nil)
+            return (owners, nil)
+        }
         var objects: ObjectSet
         switch reach.target {
         case .predicate(let query):
