@@ -189,6 +189,8 @@ typedef int32_t fief_type_t;
                                   "Nested collections"); no payload */
 #define FIEF_TYPE_DICTIONARY 14 /* in a mixed value only: a nested dictionary of mixed values,
                                   string keys; no payload */
+#define FIEF_TYPE_GEO_SHAPE 15  /* query arguments only: a region for GEOWITHIN, `u.geo_shape`
+                                  (see fief_geo_shape_t); refused anywhere else */
 
 /** A view of UTF-8 text.  `data` may be NULL only when `size` is 0. */
 typedef struct fief_string {
@@ -235,10 +237,14 @@ typedef struct fief_link {
     int64_t object_key;
 } fief_link_t;
 
+/* A region for GEOWITHIN (FIEF_TYPE_GEO_SHAPE), declared with the queries. */
+struct fief_geo_shape;
+
 /** One value of any type: `type` says which member of `u` is set (none for
  *  FIEF_TYPE_NULL, FIEF_TYPE_LIST and FIEF_TYPE_DICTIONARY).  A value with a
  *  type outside FIEF_TYPE_NULL ... FIEF_TYPE_LINK, FIEF_TYPE_LIST and
- *  FIEF_TYPE_DICTIONARY (FIEF_TYPE_MIXED names properties only), a string or binary
+ *  FIEF_TYPE_DICTIONARY (FIEF_TYPE_MIXED names properties only; a
+ *  FIEF_TYPE_GEO_SHAPE is a query argument only), a string or binary
  *  whose size is 2^63 or more or whose data is NULL with a size, or an
  *  invalid timestamp is refused with FIEF_ERR_INVALID_ARGUMENT wherever it is
  *  passed in; the message names the value ("values[2].u.string.size is ..."). */
@@ -256,6 +262,7 @@ typedef struct fief_value {
         fief_object_id_t object_id;
         fief_uuid_t uuid;
         fief_link_t link;
+        const struct fief_geo_shape *geo_shape; /* FIEF_TYPE_GEO_SHAPE */
     } u;
 } fief_value_t;
 
@@ -1257,6 +1264,77 @@ typedef struct fief_query_arg {
     const fief_value_t *values;
 } fief_query_arg_t;
 
+/** Geospatial queries.  Points are stored as embedded objects shaped as
+ *  GeoJSON points: an embedded class with a string property `type` (holding
+ *  "Point", any case) and a list of doubles `coordinates` ([longitude,
+ *  latitude] or [longitude, latitude, altitude], degrees).  A link to such
+ *  objects is queried with `location GEOWITHIN <shape>`, the shape written
+ *  in the predicate (`geoBox([lon, lat], [lon, lat])`, `geoPolygon({[lon,
+ *  lat], ...}, {hole}, ...)`, `geoCircle([lon, lat], radians)`, its numbers
+ *  maybe arguments) or given as an argument: a FIEF_TYPE_GEO_SHAPE value, or
+ *  a FIEF_TYPE_STRING holding that text.  `location IN $0` with a shape
+ *  argument means the same.  Through lists, sets, maps of links and
+ *  backlinks the test is quantified: ANY (the default) when some point
+ *  reached is inside, NONE when none is, ALL when at least one is reached
+ *  and all are inside.  An object that is no point (another type, fewer
+ *  than two coordinates, coordinates out of range) is inside no shape.
+ *  Geometry is on the sphere: edges are great-circle arcs (a box is the
+ *  polygon of its four corners, taking the shorter way round, so corners at
+ *  longitudes 170 and -170 make a 20-degree box across the antimeridian),
+ *  a ring stands for the smaller region it bounds, circles are closed caps;
+ *  distances in radians use an Earth radius of 6378.1 km.
+ *  Errors: a left side that is not a link to an embedded class shaped as a
+ *  point is FIEF_ERR_QUERY_INVALID; an invalid shape (a coordinate out of
+ *  range, a negative or NaN radius, a ring not closed, with fewer than three
+ *  distinct vertices or crossing itself, a hole outside the outer ring,
+ *  ...) is FIEF_ERR_QUERY_INVALID when written in the predicate and
+ *  FIEF_ERR_QUERY_ARGUMENT when given as an argument, as is an argument of
+ *  another type after GEOWITHIN, a string that is no shape, a coordinate
+ *  argument that is not a number, and a shape argument anywhere but after
+ *  GEOWITHIN or IN. */
+
+/** A point for a shape: degrees, longitude first (GeoJSON order). */
+typedef struct fief_geo_point {
+    double longitude; /* -180 ... 180 */
+    double latitude;  /* -90 ... 90 */
+} fief_geo_point_t;
+
+/** A ring of a polygon: `count` points, closed (the last equals the first),
+ *  with at least three distinct vertices. */
+typedef struct fief_geo_ring {
+    const fief_geo_point_t *points;
+    size_t count;
+} fief_geo_ring_t;
+
+/** The kind of a fief_geo_shape_t. */
+typedef int32_t fief_geo_kind_t;
+#define FIEF_GEO_BOX 1     /* `corners`: two opposite corners, in either order */
+#define FIEF_GEO_POLYGON 2 /* `rings`: the outer ring, then any holes */
+#define FIEF_GEO_CIRCLE 3  /* `center` and `radius`, in radians (the angle at the
+                              Earth's center: kilometers / 6378.1) */
+
+/** A region for GEOWITHIN, passed as a query argument through a
+ *  fief_value_t of type FIEF_TYPE_GEO_SHAPE (`u.geo_shape`, not NULL) in an
+ *  argument that is not a list.  Only the members of its kind are read, and
+ *  only during the fief_results_filter call (the shape is copied).  An
+ *  unknown kind, `rings` NULL with `num_rings` above 0 or a ring's `points`
+ *  NULL with a count is FIEF_ERR_INVALID_ARGUMENT; the geometry is checked as
+ *  the query language checks it (FIEF_ERR_QUERY_ARGUMENT).
+ *
+ *      fief_geo_shape_t box = {FIEF_GEO_BOX, .corners = {{-122.7, 47.3}, {-122.1, 48.1}}};
+ *      fief_value_t shape = {FIEF_TYPE_GEO_SHAPE, .u.geo_shape = &box};
+ *      fief_query_arg_t arg = {1, false, &shape};
+ *      fief_results_t *near = fief_results_filter(all, "location GEOWITHIN $0", &arg, 1);
+ */
+typedef struct fief_geo_shape {
+    fief_geo_kind_t kind;
+    fief_geo_point_t corners[2];   /* FIEF_GEO_BOX */
+    const fief_geo_ring_t *rings;  /* FIEF_GEO_POLYGON */
+    size_t num_rings;
+    fief_geo_point_t center;       /* FIEF_GEO_CIRCLE */
+    double radius;
+} fief_geo_shape_t;
+
 /** One sort key: a key path, and the direction.  The key path is a
  *  zero-terminated UTF-8 string of property names joined by '.': a property
  *  of the objects ("name"), or a path through to-one links and embedded
@@ -1280,7 +1358,8 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  true, false, null/nil, timestamps `T<s>:<ns>` or `YYYY-MM-DD@HH:MM:SS`,
  *  `oid(<24 hex>)`, `uuid(<uuid>)`, `B64"<base64>"`; and arguments
  *  `$0 $1 ...` or `%@` (each `%@` takes the next argument).  Keywords are
- *  case-insensitive.  `args` holds `num_args` arguments.  The predicate is
+ *  case-insensitive; `location GEOWITHIN <shape>` for points (see "Geospatial
+ *  queries" above).  `args` holds `num_args` arguments.  The predicate is
  *  checked against the schema now: an unknown property or a comparison of
  *  incompatible types written in the predicate is FIEF_ERR_QUERY_INVALID;
  *  one caused by an argument's type is FIEF_ERR_QUERY_ARGUMENT.  Strings

@@ -5,9 +5,11 @@
 // closure, at least four points per ring, non-negative radii).  The full
 // geometry (crossing edges, holes inside the outer ring, ...) is validated by
 // the engine when a query using the shape runs, as realm-core does.  A shape
-// reaches a query as text in the query language (`_fiefQueryText`), which
-// filters and `where {}` embed in the predicate they pass to
-// fief_results_filter.
+// reaches a query as an argument (`filter("location IN %@", shape)` or
+// `"location GEOWITHIN %@"`: a FIEF_TYPE_GEO_SHAPE value, see
+// Internal/GeoArguments.swift), or as text in the query language
+// (`_fiefQueryText`), which `where { $0.location.geoWithin(shape) }` embeds
+// in the predicate it passes to fief_results_filter.
 //
 // Unlike RealmSwift's classes, these are value types.
 

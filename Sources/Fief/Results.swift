@@ -238,11 +238,13 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
     /// The objects that match `predicateFormat`, a predicate in Realm's query
     /// language, with `%@` or `$0`, `$1`... standing for `args`
     /// (fief_results_filter).  Arguments may be integers, Bool, Float,
-    /// Double, String, Data, Date, ObjectId, Decimal128, UUID, nil, or arrays
-    /// of those (for IN).  Traps, as RealmSwift does, for a predicate that
-    /// does not parse or fit the class.
+    /// Double, String, Data, Date, ObjectId, Decimal128, UUID, nil, arrays
+    /// of those (for IN), or a `GeoBox`, `GeoPolygon` or `GeoCircle` (for
+    /// `GEOWITHIN %@`, or RealmSwift's `IN %@`).  Traps, as RealmSwift does,
+    /// for a predicate that does not parse or fit the class.
     ///
     ///     dogs.filter("age < %@ AND name BEGINSWITH $1", 2, "R")
+    ///     companies.filter("location IN %@", GeoCircle(center: (47.3, -121.9), radius: .kilometers(10)!)!)
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
         filter(predicateFormat, arguments: args)
     }
@@ -258,7 +260,9 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
                 return converted
             }
             let unwrapped = fiefUnwrap(arg)
-            if let list = unwrapped as? [Any], !(unwrapped is String) {
+            if let unwrapped, let shape = fiefGeoShapeValue(unwrapped, arena: arena) {
+                queryArgs.append(fief_query_arg_t(count: 1, is_list: false, values: arena.array([shape])))
+            } else if let list = unwrapped as? [Any], !(unwrapped is String) {
                 let values = list.map { convert($0) }
                 queryArgs.append(fief_query_arg_t(count: values.count, is_list: true, values: arena.array(values)))
             } else {

@@ -82,6 +82,10 @@ public func exportResultsFilter(_ handle: OpaquePointer?, _ predicate: UnsafePoi
             if !arg.is_list && values.count != 1 {
                 throw FiefError(.queryArgument, "args[\(i)] is not a list, so it needs exactly one value (args[\(i)].count is \(values.count))")
             }
+            if let shape = try GeoShapeBridge.shapeArgument(values, isList: arg.is_list, "args[\(i)]") {
+                arguments.append(QueryArgument(geoShape: shape))
+                continue
+            }
             arguments.append(QueryArgument(values: try ValueBridge.engineValues(values, "args[\(i)].values"), isList: arg.is_list))
         }
         let filtered = try withAnyResults(handle) { (any) throws(FiefError) -> AnyResults in

@@ -46,6 +46,8 @@ enum ValueBridge {
         // A new, empty nested collection (the payload is ignored).
         case FIEF_TYPE_LIST: return .nestedList(0)
         case FIEF_TYPE_DICTIONARY: return .nestedDictionary(0)
+        case FIEF_TYPE_GEO_SHAPE:
+            throw FiefError(.invalidArgument, "\(name()) is a geospatial shape (FIEF_TYPE_GEO_SHAPE), which only a query argument of its own can be (GEOWITHIN $n)")
         default:
             throw FiefError(.invalidArgument, "\(name()) has unknown value type \(v.type)")
         }

@@ -43,14 +43,14 @@ import Glibc
 /// Valid points have longitude in [-180, 180] and latitude in [-90, 90];
 /// shapes check that, and a stored point outside that range (or with a NaN
 /// coordinate) is never inside any shape.
-struct GeoPoint: Equatable, Sendable, CustomStringConvertible {
-    var longitude: Double
-    var latitude: Double
+public struct GeoPoint: Equatable, Sendable, CustomStringConvertible {
+    public var longitude: Double
+    public var latitude: Double
     /// The third GeoJSON coordinate, if there is one.
-    var altitude: Double?
+    public var altitude: Double?
 
     /// A NaN altitude counts as none, as in realm-core.
-    init(longitude: Double, latitude: Double, altitude: Double? = nil) {
+    public init(longitude: Double, latitude: Double, altitude: Double? = nil) {
         self.longitude = longitude
         self.latitude = latitude
         self.altitude = altitude?.isNaN == true ? nil : altitude
@@ -61,7 +61,7 @@ struct GeoPoint: Equatable, Sendable, CustomStringConvertible {
     var isInRange: Bool { abs(longitude) <= 180 && abs(latitude) <= 90 }
 
     /// `[lon, lat]` or `[lon, lat, alt]`, the form the query language reads.
-    var description: String {
+    public var description: String {
         if let altitude {
             return "[\(longitude), \(latitude), \(altitude)]"
         }
@@ -144,7 +144,7 @@ enum GeoDistance {
 ///     let shape = try GeoShape(parsing: "geoCircle([12.57, 55.68], 0.001)")
 ///     let region = try shape.validated()
 ///     region.contains(GeoPoint(longitude: 12.5683, latitude: 55.6761))   // true
-enum GeoShape: Equatable, Sendable, CustomStringConvertible {
+public enum GeoShape: Equatable, Sendable, CustomStringConvertible {
     /// Two opposite corners, in either order: the polygon lo,
     /// (lo.lon, hi.lat), hi, (hi.lon, lo.lat) with great-circle edges.
     /// Altitudes are kept in the text and ignored by containment.
@@ -160,7 +160,7 @@ enum GeoShape: Equatable, Sendable, CustomStringConvertible {
     /// shape: `geoBox([lon, lat], [lon, lat])`, `geoPolygon({[lon, lat], ...},
     /// {...})`, `geoCircle([lon, lat], radians)`.  Numbers are printed in
     /// their shortest exact form.
-    var description: String {
+    public var description: String {
         switch self {
         case .box(let lo, let hi):
             return "geoBox(\(lo), \(hi))"
@@ -202,7 +202,7 @@ enum GeoShape: Equatable, Sendable, CustomStringConvertible {
             guard !radians.isNaN, radians >= 0 else {
                 throw FiefError(.queryInvalid, "The radius of a circle must be a non-negative number")
             }
-            return GeoRegion(cap: GeoCap(center: SphereVector(center), radians: radians))
+            return GeoRegion(cap: GeoCap(center: SphereVector(center), radians: radians), radians: radians)
         case .box:
             return try polygonForm.validated()
         case .polygon(let rings):
@@ -235,7 +235,7 @@ extension GeoShape {
     ///
     /// - Throws: `FiefError(.querySyntax)` "Invalid geospatial shape '<text>':
     ///   expected ... at offset N".
-    init(parsing text: String) throws(FiefError) {
+    public init(parsing text: String) throws(FiefError) {
         var reader = ShapeReader(text: text)
         self = try reader.readShape()
     }
@@ -406,9 +406,19 @@ struct GeoRegion: Sendable {
         case rings([GeoRing])
     }
     private let storage: Storage
+    /// A longitude/latitude rectangle around the region, tested before any
+    /// trigonometry: most points of a scan fall outside it.
+    let bound: GeoLatLonBound
 
-    fileprivate init(cap: GeoCap) { storage = .cap(cap) }
-    fileprivate init(rings: [GeoRing]) { storage = .rings(rings) }
+    fileprivate init(cap: GeoCap, radians: Double) {
+        storage = .cap(cap)
+        bound = GeoLatLonBound(capAround: cap.center, radians: cap.isFull ? Double.pi : radians)
+    }
+
+    fileprivate init(rings: [GeoRing]) {
+        storage = .rings(rings)
+        bound = rings[0].latLonBound
+    }
 
     /// Whether the region holds the point (altitude ignored).  A point out of
     /// range or with a NaN coordinate is never inside.
@@ -417,9 +427,22 @@ struct GeoRegion: Sendable {
     }
 
     /// Whether the region holds the point at `longitude`, `latitude` (degrees).
+    @inline(__always)
     func contains(longitude: Double, latitude: Double) -> Bool {
+        guard abs(longitude) <= 180, abs(latitude) <= 90, bound.mayContain(longitude: longitude, latitude: latitude) else { return false }
+        return exactlyContains(longitude: longitude, latitude: latitude)
+    }
+
+    /// `contains` without the bound's quick rejection (for checking it).
+    func exactlyContains(longitude: Double, latitude: Double) -> Bool {
         guard abs(longitude) <= 180, abs(latitude) <= 90 else { return false }
-        let point = SphereVector(longitude: longitude, latitude: latitude)
+        return contains(vector: SphereVector(longitude: longitude, latitude: latitude))
+    }
+
+    /// Whether the region holds the point whose unit vector is `point` (as
+    /// `SphereVector(longitude:latitude:)` makes it, from a point in range).
+    @inline(__always)
+    func contains(vector point: SphereVector) -> Bool {
         switch storage {
         case .cap(let cap):
             return cap.contains(point)
@@ -431,6 +454,61 @@ struct GeoRegion: Sendable {
             }
             return inside
         }
+    }
+}
+
+/// A rectangle of longitudes and latitudes (degrees) holding a region, with
+/// a margin for rounding: a point outside it is outside the region, so a
+/// scan rejects most points with four comparisons and no trigonometry.
+/// Built from a cap around the region: latitudes within the cap's radius of
+/// its center's, longitudes within asin(sin r / cos lat) of its center's
+/// (every longitude when the cap holds a pole).
+struct GeoLatLonBound: Sendable {
+    let minimumLatitude: Double
+    let maximumLatitude: Double
+    let centerLongitude: Double
+    /// Half the width in longitude; 180 or more: every longitude.
+    let longitudeRadius: Double
+
+    /// Every point.
+    static let everything = GeoLatLonBound(minimumLatitude: -90, maximumLatitude: 90, centerLongitude: 0, longitudeRadius: 360)
+
+    private init(minimumLatitude: Double, maximumLatitude: Double, centerLongitude: Double, longitudeRadius: Double) {
+        self.minimumLatitude = minimumLatitude
+        self.maximumLatitude = maximumLatitude
+        self.centerLongitude = centerLongitude
+        self.longitudeRadius = longitudeRadius
+    }
+
+    /// The rectangle around the cap of `radians` around `center` (a unit vector).
+    init(capAround center: SphereVector, radians: Double) {
+        let degreesPerRadian = 180 / Double.pi
+        // A generous margin: the cap's radius comes from rounded dot
+        // products, and the rectangle only has to be large enough.
+        let radius = radians + 1e-9
+        guard radius < Double.pi / 2, center.lengthSquared > 0.5 else { self = .everything; return }
+        let latitude = asin(max(-1, min(1, center.z)))
+        let low = latitude - radius, high = latitude + radius
+        let margin = 1e-9
+        if high >= Double.pi / 2 || low <= -Double.pi / 2 {
+            // The cap holds a pole: every longitude.
+            self.init(minimumLatitude: max(-90, low * degreesPerRadian - margin), maximumLatitude: min(90, high * degreesPerRadian + margin),
+                      centerLongitude: 0, longitudeRadius: 360)
+            return
+        }
+        let spread = asin(min(1, sin(radius) / cos(latitude)))
+        self.init(minimumLatitude: low * degreesPerRadian - margin, maximumLatitude: high * degreesPerRadian + margin,
+                  centerLongitude: atan2(center.y, center.x) * degreesPerRadian,
+                  longitudeRadius: spread * degreesPerRadian + margin)
+    }
+
+    /// False only for points certainly outside the region.
+    @inline(__always)
+    func mayContain(longitude: Double, latitude: Double) -> Bool {
+        guard latitude >= minimumLatitude, latitude <= maximumLatitude else { return false }
+        var distance = abs(longitude - centerLongitude)
+        if distance > 180 { distance = 360 - distance }
+        return distance <= longitudeRadius
     }
 }
 
@@ -761,6 +839,13 @@ struct GeoRing: Sendable {
         // Unreachable for a validated ring (every vertex has a proper
         // corner); fall back to "outside", the answer for all small rings.
         return false
+    }
+
+    /// A longitude/latitude rectangle holding the ring's region (see
+    /// `GeoLatLonBound`); everything when no bounding cap helps.
+    var latLonBound: GeoLatLonBound {
+        guard boundMinimumDot >= -1 else { return .everything }
+        return GeoLatLonBound(capAround: boundCenter, radians: acos(min(1, boundMinimumDot)))
     }
 
     /// A cap of under 80 degrees holding every vertex, and so (for a ring of

@@ -224,6 +224,10 @@ final class QueryScan {
     /// computed once per scan.
     private func reachedObjects(_ node: GraphNode, _ reach: PathReach) throws(FiefError) -> (objects: ObjectSet, reachingAny: ObjectSet?) {
         if let known = reached[ObjectIdentifier(node)] { return known }
+        if let owners = try geoReachedOwners(reach) {
+            reached[ObjectIdentifier(node)] = (owners, nil)
+            return (owners, nil)
+        }
         var objects: ObjectSet
         switch reach.target {
         case .predicate(let query):
@@ -237,6 +241,8 @@ final class QueryScan {
                 objects = ObjectSet()
                 for key in keys where try realm.isLive(table, key) { objects.insert(key) }
             }
+        case .geoWithin(let target, let inside):
+            objects = try geoMatches(target, inside: inside)
         }
         objects = try carryBack(objects, reach.hops, nullLinksMatch: reach.nullLinksMatch)
         var reachingAny: ObjectSet? = nil

@@ -192,11 +192,15 @@ enum ReachTarget {
     case predicate(CompiledQuery)
     /// Objects `keys` of class `table` (`allBut`: every other object of it).
     case objects(table: UInt32, keys: [Int64], allBut: Bool)
+    /// Those whose GeoJSON point lies in a region (`inside`), or every
+    /// other object of the class (see GeoQuery.swift).
+    case geoWithin(GeoTarget, inside: Bool)
 
     var table: UInt32 {
         switch self {
         case .predicate(let query): return query.tableKey
         case .objects(let table, _, _): return table
+        case .geoWithin(let target, _): return target.table
         }
     }
 }

@@ -99,9 +99,20 @@ indirect enum QueryNode {
 public struct QueryArgument {
     public var values: [Value]
     public var isList: Bool
+    /// A region for `GEOWITHIN $n` (or `IN $n`); then `values` is empty.
+    public var geoShape: GeoShape?
     public init(values: [Value], isList: Bool) {
         self.values = values
         self.isList = isList
+    }
+
+    /// A geospatial shape as an argument: accepted only on the right of
+    /// GEOWITHIN (or of IN, which then means GEOWITHIN); anywhere else it
+    /// is a `.queryArgument` error.
+    public init(geoShape: GeoShape) {
+        self.values = []
+        self.isList = false
+        self.geoShape = geoShape
     }
 }
 
@@ -193,12 +204,16 @@ enum QueryCompiler {
                 return try comparison(lhs, op, rhs, options, target, arguments)
             }
             return try QueryBinder.comparison(lhs, op, rhs, options, scope)
+        case .membership(let lhs, .argument(let n), _) where n >= 0 && n < arguments.count && arguments[n].geoShape != nil:
+            // `location IN $0` with a shape: RealmSwift's spelling of GEOWITHIN.
+            return try QueryBinder.geoWithin(lhs, .argument(n), QueryBinder.Scope(target: target, arguments: arguments, realm: realm))
         case .membership(let lhs, let rhs, let options):
             return try QueryBinder.membership(lhs, rhs, options, QueryBinder.Scope(target: target, arguments: arguments, realm: realm))
         case .between(let value, let low, let high):
             return try QueryBinder.between(value, low, high, QueryBinder.Scope(target: target, arguments: arguments, realm: realm))
         case .fullText: throw unsupported("TEXT")
-        case .geoWithin: throw unsupported("GEOWITHIN")
+        case .geoWithin(let lhs, let shape):
+            return try QueryBinder.geoWithin(lhs, shape, QueryBinder.Scope(target: target, arguments: arguments, realm: realm))
         }
     }
 
@@ -388,6 +403,9 @@ enum QueryCompiler {
                 throw FiefError(.queryArgument, "the predicate uses argument \(n), but \(arguments.count) argument\(arguments.count == 1 ? " was" : "s were") given")
             }
             let argument = arguments[n]
+            if argument.geoShape != nil {
+                throw FiefError(.queryArgument, "argument \(n) is a geospatial shape; shapes are accepted only after GEOWITHIN (or IN) on the right of a link to GeoJSON points")
+            }
             guard !argument.isList, argument.values.count == 1 else {
                 throw FiefError(.queryArgument, "argument \(n) is a list; lists are accepted only by IN and ANY")
             }

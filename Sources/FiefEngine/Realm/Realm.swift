@@ -50,6 +50,9 @@ final class Snapshot: @unchecked Sendable {
     @exclusivity(unchecked) var lists: [ListID: ListState] = [:]
     /// The sets and maps read in this snapshot (used under `lock` when shared).
     @exclusivity(unchecked) var collectionEntries: [ListID: CollectionEntries] = [:]
+    /// GEOWITHIN's points per link to a GeoJSON class, read once in this
+    /// snapshot (see GeoQuery.swift; used under `lock` when shared).
+    @exclusivity(unchecked) var geoPointTables: [GeoPointTable.Key: GeoPointTable] = [:]
     /// Cursors kept for lookups in integer primary-key tables, by database.
     @exclusivity(unchecked) private var cursors: [MDB_dbi: LMDBCursor] = [:]
     /// Cursors over columns' chunks, by database << 32 | column.

@@ -18,6 +18,9 @@
             realm.add(Dog(id=1, name="Rex", age=3))
         puppies = realm.objects(Dog).filter("age < $0", 5).sort("name")
 
+Geospatial queries take shapes as arguments: ``filter("location GEOWITHIN $0",
+fief.GeoCircle.kilometers((12.57, 55.68), 10))`` (see `fief.geo`).
+
 The library is found through the FIEF_LIBRARY environment variable, then the
 build outputs of the repository the package sits in (build/libfief.so,
 .build/release/libfief.so, .build/debug/libfief.so), then the system's
@@ -32,6 +35,7 @@ from ._lib import EXPECTED_VERSION_NUMBER
 from ._types import Decimal128, Float32, Mixed, ObjectId
 from .errors import *  # noqa: F401,F403
 from .dicts import Dict
+from .geo import GeoBox, GeoCircle, GeoPoint, GeoPolygon, GeoShape
 from .lists import List
 from .sets import Set
 from .model import Backlinks, EmbeddedObject, Indexed, Object, PrimaryKey, Property, PropertySpec
@@ -60,7 +64,7 @@ def library_version() -> str:
 __all__ = [
     "Object", "EmbeddedObject", "PrimaryKey", "Indexed", "Property", "PropertySpec", "Backlinks",
     "Realm", "Results", "ValueResults", "List", "Set", "Dict", "WriteTransaction", "ClassInfo", "PropertyInfo",
-    "Decimal128", "ObjectId", "Float32", "Mixed", "Link",
+    "Decimal128", "ObjectId", "Float32", "Mixed", "Link", "GeoPoint", "GeoShape", "GeoBox", "GeoPolygon", "GeoCircle",
     "delete_realm_files", "verify_file", "copy_file", "FileReport", "load_library", "library_version", "errors",
     "EXPECTED_VERSION_NUMBER",
 ] + list(errors.__all__)

@@ -46,6 +46,7 @@ TYPE_LINK = 11
 TYPE_MIXED = 12        # properties and collection elements: a value of any type
 TYPE_LIST = 13         # in a mixed value only: a nested list (no payload)
 TYPE_DICTIONARY = 14   # in a mixed value only: a nested dictionary (no payload)
+TYPE_GEO_SHAPE = 15    # query arguments only: a fief_geo_shape_t for GEOWITHIN
 
 TYPE_NAMES = {
     TYPE_NULL: "null", TYPE_INT: "int", TYPE_BOOL: "bool", TYPE_STRING: "string",
@@ -122,11 +123,36 @@ class _fief_value_u(Union):
         ("object_id", fief_object_id_t),
         ("uuid", fief_uuid_t),
         ("link", fief_link_t),
+        ("geo_shape", c_void_p),  # const fief_geo_shape_t * (FIEF_TYPE_GEO_SHAPE)
     ]
 
 
 class fief_value_t(Structure):
     _fields_ = [("type", fief_type_t), ("u", _fief_value_u)]
+
+
+GEO_BOX = 1
+GEO_POLYGON = 2
+GEO_CIRCLE = 3
+
+
+class fief_geo_point_t(Structure):
+    _fields_ = [("longitude", c_double), ("latitude", c_double)]
+
+
+class fief_geo_ring_t(Structure):
+    _fields_ = [("points", POINTER(fief_geo_point_t)), ("count", c_size_t)]
+
+
+class fief_geo_shape_t(Structure):
+    _fields_ = [
+        ("kind", c_int32),
+        ("corners", fief_geo_point_t * 2),
+        ("rings", POINTER(fief_geo_ring_t)),
+        ("num_rings", c_size_t),
+        ("center", fief_geo_point_t),
+        ("radius", c_double),
+    ]
 
 
 class fief_error_t(Structure):

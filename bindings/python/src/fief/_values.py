@@ -10,6 +10,7 @@ import uuid
 from . import _lib as L
 from . import errors
 from ._types import Decimal128, Float32, ObjectId, bid_to_decimal, decimal_to_bid
+from .geo import GeoShape, fill_shape_value
 
 EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 _US = 1_000_000
@@ -229,11 +230,21 @@ def make_query_args(args: tuple, keep: Keep) -> tuple[object, int]:
         return None, 0
     array = (L.fief_query_arg_t * n)()
     for i, arg in enumerate(args):
-        if isinstance(arg, (list, tuple, set, frozenset)):
+        if isinstance(arg, GeoShape):
+            values = (L.fief_value_t * 1)()
+            fill_shape_value(arg, values[0], keep.buffers)
+            keep.buffers.append(values)
+            array[i].count = 1
+            array[i].is_list = False
+            array[i].values = ctypes.cast(values, ctypes.POINTER(L.fief_value_t))
+        elif isinstance(arg, (list, tuple, set, frozenset)):
             items = list(arg)
             values = (L.fief_value_t * max(len(items), 1))()
             for j, item in enumerate(items):
-                to_value(item, values[j], keep)
+                if isinstance(item, GeoShape):
+                    fill_shape_value(item, values[j], keep.buffers)  # refused by the library, with its message
+                else:
+                    to_value(item, values[j], keep)
             keep.buffers.append(values)
             array[i].count = len(items)
             array[i].is_list = True

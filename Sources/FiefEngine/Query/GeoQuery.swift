@@ -1,0 +1,485 @@
+import CLMDB
+
+// GEOWITHIN: binding `location GEOWITHIN <shape>` (and `location IN $n` with
+// a shape argument, RealmSwift's spelling) and finding the points inside.
+//
+// The left side is a key path ending at a link to objects of an embedded
+// class shaped as a GeoJSON point (a string `type` and a list of doubles
+// `coordinates`): a to-one link (`location`), or objects reached through
+// lists, sets, maps of links or backlinks (`ANY partners.location`,
+// `locations`), quantified as realm-core quantifies them: ANY (the default)
+// when some object reached is inside, NONE when none is (an empty path
+// included), ALL when at least one is reached and every one is inside (an
+// empty path does not match: realm-core's GeoWithinCompare starts from
+// "not found").  An object that is no point (another `type`, fewer than two
+// coordinates, coordinates out of range) is inside no shape, without error.
+//
+// It binds backward, as other key paths compared with values given with the
+// query do (`GraphNode.reach`): once per scan, the embedded class is scanned
+// for the objects whose point is inside the region (the `type` column read
+// columnar per cluster; the `coordinates` segments with one cursor walking
+// the list's database in key order, so a point costs one cursor step, no
+// seek), and the matches are carried back through their backlinks.  The
+// common case, one to-one link from the class tested (`location GEOWITHIN
+// ...` in a snapshot), reads instead the snapshot's `GeoPointTable` of that
+// link: every owner's point (longitude, latitude and unit vector) in the
+// owners' key order, made by the first such query in the snapshot, so later
+// ones are one pass over a flat array with no LMDB read, no trigonometry
+// and no backlink.  The region is validated once when the query is compiled; a point is tested
+// against its longitude/latitude bound first (four comparisons), and only
+// the points inside that bound are turned into unit vectors and tested
+// exactly.
+
+/// What a GEOWITHIN reads at the end of its key path: the embedded class,
+/// its GeoJSON properties, and the region, validated.
+struct GeoTarget {
+    let table: UInt32
+    let type: Property
+    let coordinates: Property
+    let region: GeoRegion
+}
+
+extension QueryBinder {
+    /// `lhs GEOWITHIN shape`: the objects whose key path reaches a GeoJSON
+    /// point inside the shape (quantified: see above).
+    ///
+    /// - Throws: `.queryInvalid` for a left side that is not a link to an
+    ///   embedded, GeoJSON-shaped class, or an invalid literal shape;
+    ///   `.queryArgument` for a shape argument of the wrong type, that does
+    ///   not parse (a string) or is invalid, and for a coordinate argument
+    ///   that is not a number.
+    static func geoWithin(_ lhs: QueryOperand, _ shape: QueryGeoShape, _ scope: Scope) throws(FiefError) -> QueryNode {
+        guard case .objects(let table) = scope.target, let realm = scope.realm else {
+            throw FiefError(.queryInvalid, "GEOWITHIN tests objects through a link to GeoJSON points; these results hold values")
+        }
+        let keyPath: QueryKeyPath
+        var quantifier: QueryQuantifier? = nil
+        switch lhs {
+        case .keyPath(let path):
+            keyPath = path
+        case .quantified(let q, .keyPath(let path)):
+            keyPath = path
+            quantifier = q
+        default:
+            throw FiefError(.queryInvalid, "The left hand side of GEOWITHIN must be a key path to a link to geoJSON formatted data, not '\(describe(lhs))'")
+        }
+        let bound = try resolve(keyPath, from: table, realm, scope.arguments)
+        let expression = bound.expression
+        var hops = expression.hops
+        let pointClass: UInt32
+        switch expression.value {
+        case .property(let property, let linkTarget) where property.type == .link && expression.typeOf == nil:
+            hops.append(GraphHop(kind: .link, from: expression.lastClass, to: linkTarget, property: property.key))
+            pointClass = linkTarget
+        case .object where expression.typeOf == nil:
+            pointClass = expression.lastClass
+        default:
+            let type = expression.typeOf != nil ? "int" : expression.valueProperty.type.name
+            throw FiefError(.queryInvalid, "The left hand side of 'geoWithin' must be a link to geoJSON formatted data. But the provided type is '\(type)' ('\(expression.text)')")
+        }
+        if hops.contains(where: { $0.isForwardOnly }) {
+            throw QueryCompiler.unsupported("GEOWITHIN on the object under a map key or at a list position ('\(expression.text)')")
+        }
+        let target = try realm.table(pointClass)
+        guard let (typeProperty, coordinatesProperty) = target.objectClass.geoJSONPointProperties else {
+            throw FiefError(.queryInvalid, "Query '\(expression.text) GEOWITHIN ...' links to data in the wrong format for a geoWithin query: '\(target.objectClass.name)' needs a string property 'type' and a list of doubles 'coordinates' (a GeoJSON point)")
+        }
+        guard target.objectClass.isEmbedded else {
+            throw FiefError(.queryInvalid, "A GEOWITHIN query can only operate on a link to an embedded class but '\(target.objectClass.name)' is at the top level")
+        }
+        let isToMany = hops.contains { $0.isToMany }
+        if !isToMany { try refuseQuantifier(quantifier, expression.text) }
+        let region = try geoRegion(shape, scope.arguments)
+        let geo = GeoTarget(table: pointClass, type: typeProperty, coordinates: coordinatesProperty, region: region)
+        let reach: PathReach
+        switch quantifier ?? .any {
+        case .any:
+            reach = PathReach(hops: hops, target: .geoWithin(geo, inside: true), complement: false, nullLinksMatch: false, orReachesNothing: false)
+        case .none:
+            reach = PathReach(hops: hops, target: .geoWithin(geo, inside: true), complement: true, nullLinksMatch: false, orReachesNothing: false)
+        case .all:
+            // Not (reaching a point outside, or reaching nothing).
+            reach = PathReach(hops: hops, target: .geoWithin(geo, inside: false), complement: true, nullLinksMatch: false, orReachesNothing: true)
+        }
+        var dependencies: [UInt32: Set<UInt32>] = [:]
+        GraphHop.collectColumns(hops, into: &dependencies)
+        dependencies[pointClass, default: []].formUnion([typeProperty.key, coordinatesProperty.key])
+        return .graph(GraphNode(.reach(reach), dependencies: dependencies))
+    }
+
+    /// The region of `shape`, validated: written in the query (its numbers
+    /// maybe arguments), or an argument (a shape, or a string holding one).
+    static func geoRegion(_ shape: QueryGeoShape, _ arguments: [QueryArgument]) throws(FiefError) -> GeoRegion {
+        let written: GeoShape
+        switch shape {
+        case .argument(let n):
+            let given = try geoShapeArgument(n, arguments)
+            do {
+                return try given.validated()
+            } catch {
+                throw FiefError(.queryArgument, "The Geospatial query argument region is invalid: '\(error.message)' (argument \(n): \(given.polygonForm))")
+            }
+        case .box(let a, let b):
+            written = .box(try geoPoint(a, arguments), try geoPoint(b, arguments))
+        case .polygon(let rings):
+            var points: [[GeoPoint]] = []
+            for ring in rings {
+                var read: [GeoPoint] = []
+                for point in ring { read.append(try geoPoint(point, arguments)) }
+                points.append(read)
+            }
+            written = .polygon(points)
+        case .circle(let center, let radius):
+            written = .circle(try geoPoint(center, arguments), radians: try geoNumber(radius, arguments))
+        }
+        do {
+            return try written.validated()
+        } catch {
+            throw FiefError(.queryInvalid, "Invalid region in GEOWITHIN query for parameter '\(written.polygonForm)': '\(error.message)'")
+        }
+    }
+
+    /// Argument `n` as a shape: a shape argument, or a string holding one in
+    /// the query language's notation (as realm-core accepts).
+    private static func geoShapeArgument(_ n: Int, _ arguments: [QueryArgument]) throws(FiefError) -> GeoShape {
+        guard n >= 0, n < arguments.count else {
+            throw FiefError(.queryArgument, "the predicate uses argument \(n), but \(arguments.count) argument\(arguments.count == 1 ? " was" : "s were") given")
+        }
+        let argument = arguments[n]
+        if let shape = argument.geoShape { return shape }
+        if !argument.isList, argument.values.count == 1, case .string(let bytes) = argument.values[0] {
+            guard UTF8Check.isValid(bytes) else { throw FiefError(.invalidUTF8, "argument \(n) is not valid UTF-8") }
+            do {
+                return try GeoShape(parsing: String(decoding: bytes, as: UTF8.self))
+            } catch {
+                throw FiefError(.queryArgument, "Invalid syntax in serialized geospatial object at argument \(n): '\(error.message)'")
+            }
+        }
+        let type = argument.isList ? "list" : (argument.values.first?.typeName ?? "list")
+        throw FiefError(.queryArgument, "The right hand side of 'geoWithin' must be a geospatial constant value. But the provided type is '\(type)' (argument \(n); give a box, polygon or circle, or its text)")
+    }
+
+    private static func geoPoint(_ point: QueryGeoPoint, _ arguments: [QueryArgument]) throws(FiefError) -> GeoPoint {
+        GeoPoint(longitude: try geoNumber(point.longitude, arguments), latitude: try geoNumber(point.latitude, arguments),
+                 altitude: try point.altitude.map { (number) throws(FiefError) in try geoNumber(number, arguments) })
+    }
+
+    /// A coordinate or radius: written, or an int, float or double argument.
+    private static func geoNumber(_ number: QueryGeoNumber, _ arguments: [QueryArgument]) throws(FiefError) -> Double {
+        switch number {
+        case .value(let value):
+            return value
+        case .argument(let n):
+            guard n >= 0, n < arguments.count else {
+                throw FiefError(.queryArgument, "the predicate uses argument \(n), but \(arguments.count) argument\(arguments.count == 1 ? " was" : "s were") given")
+            }
+            let argument = arguments[n]
+            if argument.geoShape != nil {
+                throw FiefError(.queryArgument, "Invalid parameter 'geospatial' used in coordinate at argument '$\(n)'")
+            }
+            guard !argument.isList, argument.values.count == 1 else {
+                throw FiefError(.queryArgument, "Invalid parameter 'list' used in coordinate at argument '$\(n)'")
+            }
+            switch argument.values[0] {
+            case .int(let i): return Double(i)
+            case .float(let f): return Double(f)
+            case .double(let d): return d
+            case .null: throw FiefError(.queryArgument, "NULL cannot be used in coordinate at argument '$\(n)'")
+            case let other: throw FiefError(.queryArgument, "Invalid parameter '\(other.typeName)' used in coordinate at argument '$\(n)'")
+            }
+        }
+    }
+}
+
+extension QueryScan {
+    /// The objects of `target`'s class whose GeoJSON point lies in its
+    /// region (`inside`), or every other object of the class.
+    func geoMatches(_ target: GeoTarget, inside: Bool) throws(FiefError) -> ObjectSet {
+        let table = try realm.table(target.table)
+        let clusters = try realm.clusters(table)
+        let pointTyped = try pointTypedObjects(target, table, clusters)
+        var insideSet = ObjectSet()
+        if realm.write != nil {
+            insideSet = try geoMatchesInWrite(target, table, clusters, pointTyped)
+        } else {
+            let region = target.region
+            var bits = Bitmap(repeating: 0)
+            var cluster: Int64 = -1
+            try forEachPointInSnapshot(target, table, clusters, pointTyped) { key, longitude, latitude in
+                if ClusterLayout.cluster(of: key) != cluster {
+                    insideSet.insert(cluster: cluster, bits)
+                    bits = Bitmap(repeating: 0)
+                    cluster = ClusterLayout.cluster(of: key)
+                }
+                if region.contains(longitude: longitude, latitude: latitude) { QueryEvaluator.set(&bits, ClusterLayout.slot(of: key)) }
+            }
+            insideSet.insert(cluster: cluster, bits)
+        }
+        guard !inside else { return insideSet }
+        var others = ObjectSet()
+        for (cluster, live) in clusters { others.insert(cluster: cluster, live & ~insideSet.bits(cluster)) }
+        return others
+    }
+
+    /// Per cluster of `clusters`: the objects whose `type` says "Point".
+    private func pointTypedObjects(_ target: GeoTarget, _ table: Table, _ clusters: [(cluster: Int64, live: Bitmap)]) throws(FiefError) -> [Bitmap] {
+        var pointTyped: [Bitmap] = []
+        pointTyped.reserveCapacity(clusters.count)
+        for (cluster, live) in clusters {
+            let chunk = try realm.chunk(table, column: target.type.key, cluster: cluster)
+            var bits = Bitmap(repeating: 0)
+            for word in 0..<4 {
+                var w = live[word]
+                while w != 0 {
+                    let slot = word << 6 | w.trailingZeroBitCount
+                    w &= w - 1
+                    if case .string(let bytes) = chunk.value(slot, type: .string, nullable: target.type.isNullable),
+                       GeoPoint.isGeoJSONPointType(utf8: bytes) {
+                        QueryEvaluator.set(&bits, slot)
+                    }
+                }
+            }
+            pointTyped.append(bits)
+        }
+        return pointTyped
+    }
+
+    /// In a snapshot: `visit` each object of `table` holding a point (its
+    /// type "Point", its first two coordinates in range), in key order, with
+    /// its longitude and latitude.  One cursor walks the coordinates'
+    /// segments in key order (an owner's segments are together, its first
+    /// elements first): no seek per object.
+    private func forEachPointInSnapshot(_ target: GeoTarget, _ table: Table, _ clusters: [(cluster: Int64, live: Bitmap)], _ pointTyped: [Bitmap],
+                                        _ visit: (Int64, Double, Double) -> Void) throws(FiefError) {
+        guard let first = clusters.first else { return }
+        let column = try table.column(target.coordinates.key)
+        let dbi = try table.listDatabase(target.coordinates.key)
+        let snapshot = try realm.currentSnapshot()
+        try snapshot.withTransaction { (txn) throws(FiefError) in
+            let cursor = try LMDBCursor(txn, dbi)
+            var seekKey = (UInt64(0), UInt64(0))
+            var entry = try withUnsafeMutableBytes(of: &seekKey) { (raw) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? in
+                ListStore.key(raw.baseAddress!, owner: first.cluster << ClusterLayout.shift, position: 0)
+                return try cursor.seek(UnsafeRawBufferPointer(raw))
+            }
+            var clusterIndex = 0
+            var point = GeoCoordinates()
+            var owner: Int64 = -1
+            @inline(__always) func finish() {
+                if point.isPoint { visit(owner, point.longitude, point.latitude) }
+            }
+            while let (k, v) = entry {
+                guard let decoded = ListStore.decodeKey(k) else { throw realm.damagedEntry(table, column, owner, "a stored segment key") }
+                if decoded.owner != owner {
+                    if owner >= 0 { finish() }
+                    owner = decoded.owner
+                    point = GeoCoordinates()
+                    let cluster = ClusterLayout.cluster(of: owner)
+                    if cluster != clusters[clusterIndex].cluster {
+                        while clusterIndex < clusters.count && clusters[clusterIndex].cluster < cluster { clusterIndex += 1 }
+                        if clusterIndex == clusters.count { owner = -1; break }
+                        if clusters[clusterIndex].cluster > cluster {
+                            // Owners of a cluster without objects (none, in a sound file): seek past them.
+                            entry = try withUnsafeMutableBytes(of: &seekKey) { (raw) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? in
+                                ListStore.key(raw.baseAddress!, owner: clusters[clusterIndex].cluster << ClusterLayout.shift, position: 0)
+                                return try cursor.seek(UnsafeRawBufferPointer(raw))
+                            }
+                            owner = -1
+                            continue
+                        }
+                    }
+                    let slot = ClusterLayout.slot(of: owner)
+                    if pointTyped[clusterIndex][slot >> 6] & (1 << UInt64(slot & 63)) == 0 { point.count = 3 }   // not a point: skip its segments
+                }
+                if point.count < 3 {
+                    guard snapshot.bounds.contains(v),
+                          let reader = SegmentReader(v, type: .double, table: table.key,
+                                                     key: ListStore.checkKey(column: column.key, owner: owner, position: decoded.position)) else {
+                        throw realm.damagedEntry(table, column, owner, "a stored segment")
+                    }
+                    var i = 0
+                    while i < reader.count && point.count < 3 {
+                        point.add(reader.value(i))
+                        i += 1
+                    }
+                }
+                entry = try cursor.next()
+            }
+            if owner >= 0 { finish() }
+        }
+    }
+
+    // MARK: The points behind one link, kept per snapshot
+
+    /// For a GEOWITHIN over one to-one link in a snapshot (`location
+    /// GEOWITHIN ...`, the common case): the objects whose link reaches a
+    /// point inside, from the snapshot's `GeoPointTable` of that link (read
+    /// on the first such query in the snapshot).  Nil when the reach is of
+    /// another shape (then the general path reads the points and carries
+    /// the matches back through their backlinks).
+    func geoReachedOwners(_ reach: PathReach) throws(FiefError) -> ObjectSet? {
+        guard case .geoWithin(let target, true) = reach.target, !reach.complement, !reach.orReachesNothing, !reach.nullLinksMatch,
+              reach.hops.count == 1, reach.hops[0].kind == .link, realm.write == nil else { return nil }
+        let hop = reach.hops[0]
+        let snapshot = try realm.currentSnapshot()
+        let key = GeoPointTable.Key(owners: hop.from, link: hop.property, points: target.table)
+        if let known = try snapshot.withTransaction({ (_) throws(FiefError) in snapshot.geoPointTables[key] }) {
+            return known.owners(inside: target.region)
+        }
+        // Read outside the snapshot's lock (reads take it); two threads may both read it.
+        let read = try geoPointTable(target, hop)
+        try snapshot.withTransaction { (_) throws(FiefError) in snapshot.geoPointTables[key] = read }
+        return read.owners(inside: target.region)
+    }
+
+    /// The points the objects of `hop.from` reach through their link `hop.property`.
+    private func geoPointTable(_ target: GeoTarget, _ hop: GraphHop) throws(FiefError) -> GeoPointTable {
+        let pointTable = try realm.table(target.table)
+        let pointClusters = try realm.clusters(pointTable)
+        let pointTyped = try pointTypedObjects(target, pointTable, pointClusters)
+        var keys: [Int64] = [], coordinates: [Double] = []
+        try forEachPointInSnapshot(target, pointTable, pointClusters, pointTyped) { key, longitude, latitude in
+            keys.append(key)
+            coordinates.append(longitude)
+            coordinates.append(latitude)
+        }
+        let table = GeoPointTable()
+        let owners = try realm.table(hop.from)
+        var next = 0
+        for (cluster, live) in try realm.clusters(owners) {
+            let links = try realm.chunk(owners, column: hop.property, cluster: cluster).reader
+            let start = table.slots.count
+            for word in 0..<4 {
+                var w = live[word]
+                while w != 0 {
+                    let slot = word << 6 | w.trailingZeroBitCount
+                    w &= w - 1
+                    guard case .int(let point) = links.value(slot, type: .link, nullable: true) else { continue }
+                    // Points are mostly made in their owners' order: try the next one first.
+                    let index: Int
+                    if next < keys.count && keys[next] == point {
+                        index = next
+                    } else {
+                        var low = 0, high = keys.count
+                        while low < high {
+                            let middle = (low + high) / 2
+                            if keys[middle] < point { low = middle + 1 } else { high = middle }
+                        }
+                        guard low < keys.count, keys[low] == point else { continue }   // no point
+                        index = low
+                    }
+                    next = index + 1
+                    let longitude = coordinates[2 * index], latitude = coordinates[2 * index + 1]
+                    table.slots.append(UInt8(slot))
+                    table.coordinates.append(longitude)
+                    table.coordinates.append(latitude)
+                    table.vectors.append(SphereVector(longitude: longitude, latitude: latitude))
+                }
+            }
+            if table.slots.count > start {
+                table.clusters.append(cluster)
+                table.starts.append(table.slots.count)
+            }
+        }
+        return table
+    }
+
+    /// In a write transaction: each object's coordinates through the
+    /// transaction's view of its list.
+    private func geoMatchesInWrite(_ target: GeoTarget, _ table: Table, _ clusters: [(cluster: Int64, live: Bitmap)],
+                                   _ pointTyped: [Bitmap]) throws(FiefError) -> ObjectSet {
+        var objects = ObjectSet()
+        let walker = try CollectionWalker(realm, table, property: target.coordinates.key)
+        for (index, (cluster, _)) in clusters.enumerated() {
+            var bits = Bitmap(repeating: 0)
+            let base = cluster << ClusterLayout.shift
+            for word in 0..<4 {
+                var w = pointTyped[index][word]
+                while w != 0 {
+                    let slot = word << 6 | w.trailingZeroBitCount
+                    w &= w - 1
+                    var point = GeoCoordinates()
+                    try walker.forEach(owner: base | Int64(slot)) { value in
+                        point.add(value)
+                        return point.count < 3
+                    }
+                    if point.isPoint && target.region.contains(longitude: point.longitude, latitude: point.latitude) {
+                        QueryEvaluator.set(&bits, slot)
+                    }
+                }
+            }
+            objects.insert(cluster: cluster, bits)
+        }
+        return objects
+    }
+}
+
+/// The first coordinates of a GeoJSON point, read element by element.
+private struct GeoCoordinates {
+    var longitude = Double.nan
+    var latitude = Double.nan
+    /// Elements read (at most the three realm-core reads).
+    var count = 0
+    /// A null element: no point.
+    var sawNull = false
+
+    @inline(__always)
+    mutating func add(_ value: Value) {
+        switch value {
+        case .double(let d):
+            if count == 0 { longitude = d } else if count == 1 { latitude = d }
+        default:
+            if count < 2 { sawNull = true }
+        }
+        count += 1
+    }
+
+    /// A longitude and a latitude, in range (NaN is out of range).
+    var isPoint: Bool { count >= 2 && !sawNull && abs(longitude) <= 180 && abs(latitude) <= 90 }
+}
+
+/// The points the objects of one class reach through one to-one link to a
+/// GeoJSON class, in the owners' key order, grouped by the owners' cluster:
+/// per owner its slot, its longitude and latitude (for the bound's quick
+/// rejection) and its unit vector (for the exact test, with no
+/// trigonometry per query).  Made once per snapshot (`Snapshot.geoPointTables`)
+/// by the first GEOWITHIN over that link, so later queries in the snapshot
+/// test a flat array: about a nanosecond per point outside the region's
+/// bound.  A new snapshot (after any commit) starts without tables.
+final class GeoPointTable {
+    struct Key: Hashable {
+        let owners: UInt32
+        let link: UInt32
+        let points: UInt32
+    }
+
+    /// The owners' clusters holding points, ascending.
+    var clusters: [Int64] = []
+    /// Where each cluster's entries start (`starts[i]..<starts[i + 1]`).
+    var starts: [Int] = [0]
+    var slots: [UInt8] = []
+    /// Longitude, latitude per entry.
+    var coordinates: [Double] = []
+    var vectors: [SphereVector] = []
+
+    /// The owners whose point lies in `region`.
+    func owners(inside region: GeoRegion) -> ObjectSet {
+        var objects = ObjectSet()
+        let bound = region.bound
+        slots.withUnsafeBufferPointer { slots in
+            coordinates.withUnsafeBufferPointer { coordinates in
+                vectors.withUnsafeBufferPointer { vectors in
+                    for c in 0..<clusters.count {
+                        var bits = Bitmap(repeating: 0)
+                        for i in starts[c]..<starts[c + 1]
+                        where bound.mayContain(longitude: coordinates[2 * i], latitude: coordinates[2 * i + 1]) && region.contains(vector: vectors[i]) {
+                            QueryEvaluator.set(&bits, Int(slots[i]))
+                        }
+                        objects.insert(cluster: clusters[c], bits)
+                    }
+                }
+            }
+        }
+        return objects
+    }
+}
