@@ -62,6 +62,7 @@ extension QueryNode {
         case .compareProperties(let a, _, let b, _): columns[table, default: []].formUnion([a.key, b.key])
         case .constantMatches(_, _, let p, _): columns[table, default: []].insert(p.key)
         case .graph(let node): node.collectColumns(table: table, into: &columns)
+        case .fullText(let predicate): columns[table, default: []].insert(predicate.property.key)
         }
     }
 
@@ -72,7 +73,7 @@ extension QueryNode {
         case .constant, .compare, .compareProperties, .constantMatches: return false
         case .and(let children), .or(let children): return children.contains { $0.readsGraph }
         case .not(let inner): return inner.readsGraph
-        case .graph: return true
+        case .graph, .fullText: return true
         }
     }
 }
@@ -93,6 +94,9 @@ indirect enum QueryNode {
     /// A predicate over other objects than the one tested: a key path
     /// through links, collections or backlinks (see `GraphNode`).
     case graph(GraphNode)
+    /// `property TEXT 'words'`: the objects the property's full-text index
+    /// gives, read once per scan (see `FullTextPredicate`).
+    case fullText(FullTextPredicate)
 }
 
 /// One argument of a query: a single value or (later) a list.
@@ -197,7 +201,7 @@ enum QueryCompiler {
             return try QueryBinder.membership(lhs, rhs, options, QueryBinder.Scope(target: target, arguments: arguments, realm: realm))
         case .between(let value, let low, let high):
             return try QueryBinder.between(value, low, high, QueryBinder.Scope(target: target, arguments: arguments, realm: realm))
-        case .fullText: throw unsupported("TEXT")
+        case .fullText(let lhs, let rhs): return try fullText(lhs, rhs, target, arguments, realm: realm)
         case .geoWithin: throw unsupported("GEOWITHIN")
         }
     }
@@ -677,8 +681,9 @@ extension Realm {
         return result.filter { $0.live != Bitmap(repeating: 0) }
     }
 
-    /// The keys of objects matching an indexed equality in `query`, if it has one.
-    func indexCandidates(_ query: CompiledQuery, _ table: Table) throws(FiefError) -> [Int64]? {
+    /// The keys of objects matching an indexed equality or a full-text
+    /// search in `query`, if it has one (a search's, kept by `scan`).
+    func indexCandidates(_ query: CompiledQuery, _ table: Table, scan: QueryScan? = nil) throws(FiefError) -> [Int64]? {
         func candidates(_ node: QueryNode) throws(FiefError) -> [Int64]? {
             switch node {
             case .and(let children):
@@ -695,6 +700,9 @@ extension Realm {
                 let value = QueryEvaluator.valueOf(constant)
                 guard let coerced = try? value.coerced(for: property, className: "") else { return nil }
                 return try indexLookup(dbi, coerced)
+            case .fullText(let predicate):
+                if let scan { return try scan.fullTextKeys(predicate, table) }
+                return try fullTextKeys(predicate, table)
             default:
                 return nil
             }
@@ -747,6 +755,9 @@ extension Realm {
         case .graph(let graph):
             guard let scan else { throw FiefError(.internal, "a query through links was evaluated without its scan") }
             return try scan.evaluate(graph, table, cluster: cluster, mask: mask)
+        case .fullText(let predicate):
+            guard let scan else { throw FiefError(.internal, "a full-text search was evaluated without its scan") }
+            return FullTextIndex.bits(try scan.fullTextKeys(predicate, table), cluster: cluster, mask: mask)
         case .compare(let property, let op, let constant, let options):
             let chunk = try self.chunk(table, column: property.key, cluster: cluster)
             if property.type == .mixed {

@@ -406,7 +406,7 @@ public final class Results: @unchecked Sendable {
             candidates = try realm.linkingObjects(to: linking.target, of: linking.targetClass, originClass: tableKey, property: linking.property)
         } else {
             for query in filters {
-                if let found = try realm.indexCandidates(query, table) { candidates = found; break }
+                if let found = try realm.indexCandidates(query, table, scan: scan) { candidates = found; break }
             }
         }
         if let candidates {
