@@ -453,6 +453,44 @@ final class FullTextTests: XCTestCase {
         XCTAssertEqual(try readOnly.keys("Doc", "text TEXT 'again'"), [keys[3]])
     }
 
+    /// `fief verify` checks the index against the texts; `fief copy`
+    /// rebuilds it from the texts copied.
+    func testVerifyChecksAndCopyRebuildsTheIndex() throws {
+        let dir = tempDir()
+        let path = dir.file(), copy = dir.file("copy.fief")
+        var keys: [Int64] = []
+        do {
+            let db = try DB.open(path, Self.schema())
+            keys = try db.write { try db.createMany("Doc", ["text"], [[.string("red apple")], [.string("green apple")], [.null]]) }
+            db.realm.close()
+        }
+        XCTAssertEqual(try FileCheck.verify(path: path) { _, _ in }, 0)
+        // An entry removed, another added under a word the object lacks.
+        let name = "c1.t1"
+        withRawLMDB(path, database: name, flags: MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP) { txn, dbi in
+            var object = UInt64(keys[0])
+            withUnsafeBytes(of: &object) { vb in
+                Array("red".utf8).withUnsafeBytes { kb in
+                    var k = LMDB.val(kb), v = LMDB.val(vb)
+                    XCTAssertEqual(mdb_del(txn, dbi, &k, &v), 0)
+                }
+                Array("blue".utf8).withUnsafeBytes { kb in
+                    var k = LMDB.val(kb), v = LMDB.val(vb)
+                    XCTAssertEqual(mdb_put(txn, dbi, &k, &v, 0), 0)
+                }
+            }
+        }
+        var problems: [String] = []
+        XCTAssertEqual(try FileCheck.verify(path: path) { kind, text in if kind == .problem { problems.append(text) } }, 1)
+        XCTAssertEqual(problems, ["class 'Doc': the full-text index of 'text' holds 3 of the 4 words of its texts and 1 wrong entries"])
+        XCTAssertEqual(try FileCopy.copy(from: path, to: copy) { _, _ in }, 0)
+        XCTAssertEqual(try FileCheck.verify(path: copy) { _, _ in }, 0)
+        let db = try DB.open(copy, Self.schema())
+        XCTAssertEqual(try db.keys("Doc", "text TEXT 'red'"), [keys[0]])
+        XCTAssertEqual(try db.keys("Doc", "text TEXT 'blue'"), [])
+        XCTAssertEqual(try db.keys("Doc", "text TEXT 'apple -green'"), [keys[0]])
+    }
+
     func testFullTextIndexOnlyOnPlainStrings() {
         let bad: [(Property, String)] = [
             (prop("n", .int, .fullTextIndexed), "property 'A.n' (int) cannot have a full-text index: only string properties can"),
