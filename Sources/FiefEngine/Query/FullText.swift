@@ -444,24 +444,30 @@ enum FullTextIndex {
     }
 
     /// Append the objects having a token that starts with `prefix`, in key
-    /// order, each once.
+    /// order, each once.  The tokens' keys are gathered in a bitmap over
+    /// object keys (one bit each), then read out in order: O(keys + highest
+    /// key / 64), without sorting.
     static func appendPostings(_ cursor: LMDBCursor, prefix: [UInt8], to keys: inout [Int64]) throws(FiefError) {
         var entry = try typed { try prefix.withUnsafeBytes { (raw) in try cursor.seek(raw) } }
-        var tokens = 0
+        let start = keys.count
+        var bitmap: [UInt64] = []
         while let (token, first) = entry, token.starts(with: prefix) {
             try appendDuplicates(cursor, first: first, to: &keys)
-            tokens += 1
+            // Each token's keys go to the bitmap as they come.
+            for i in start..<keys.count {
+                let key = Int(keys[i])
+                if key >> 6 >= bitmap.count { bitmap.append(contentsOf: repeatElement(0, count: max(key >> 6 + 1 - bitmap.count, bitmap.count))) }
+                bitmap[key >> 6] |= 1 << UInt64(key & 63)
+            }
+            keys.removeLast(keys.count - start)
             entry = try cursor.move(MDB_NEXT_NODUP)
         }
-        if tokens > 1 {
-            keys.sort()
-            var last = Int64.min, n = 0
-            for i in 0..<keys.count where keys[i] != last {
-                last = keys[i]
-                keys[n] = last
-                n += 1
+        for (word, bits) in bitmap.enumerated() where bits != 0 {
+            var w = bits
+            while w != 0 {
+                keys.append(Int64(word << 6 | w.trailingZeroBitCount))
+                w &= w - 1
             }
-            keys.removeLast(keys.count - n)
         }
     }
 
