@@ -6,8 +6,9 @@ import CLMDB
 // token holding the keys of the objects whose text has it as sorted 8-byte
 // duplicates (MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP).  A word of a
 // search is one cursor range read in pages (MDB_GET_MULTIPLE), a prefix a
-// range over the tokens starting with it; words combine as intersections
-// and differences of sorted key lists.  Tokens and their folding are
+// range over the tokens starting with it, each read into a bitmap over
+// object keys (`KeyBitmap`: 4 words a cluster, what results keep per
+// cluster); words combine as intersections and differences of bitmaps.  Tokens and their folding are
 // realm-core's (`FullTextTokenizer`), so a search finds what Realm finds.
 
 /// Realm's tokens: runs of letters and digits of ASCII and of the Latin-1
@@ -268,55 +269,60 @@ extension QueryBinder {
 }
 
 extension Realm {
-    /// The keys of the objects of `table` matching `predicate`, sorted,
-    /// read from the full-text index in the write transaction (which sees
-    /// its own writes) or the snapshot.
-    func fullTextKeys(_ predicate: FullTextPredicate, _ table: Table) throws(FiefError) -> [Int64] {
+    /// The objects of `table` matching `predicate`, read from the
+    /// full-text index in the write transaction (which sees its own writes)
+    /// or the snapshot.
+    func fullTextMatches(_ predicate: FullTextPredicate, _ table: Table) throws(FiefError) -> KeyBitmap {
         guard let dbi = table.fullTextDatabases[predicate.property.key] else {
             throw FiefError(.queryInvalid, "'\(table.objectClass.name).\(predicate.property.name)' has no full-text index")
         }
         let search = predicate.search
-        var start: [Int64]? = nil
-        if search.words.isEmpty && search.prefixes.isEmpty {
-            // Only exclusions: every object but those.
-            var all: [Int64] = []
-            for (cluster, live) in try clusters(table) {
-                let base = cluster << ClusterLayout.shift
-                QueryEvaluator.forEachSlot(live) { all.append(base | Int64($0)) }
-            }
-            start = all
+        var result = KeyBitmap()
+        let onlyExclusions = search.words.isEmpty && search.prefixes.isEmpty
+        if onlyExclusions {
+            // Every object but those.
+            for (cluster, live) in try clusters(table) { result.insert(cluster: cluster, live) }
         }
-        func lookUp(_ txn: OpaquePointer) throws(FiefError) -> [Int64] {
+        func lookUp(_ txn: OpaquePointer) throws(FiefError) {
             let cursor = try LMDBCursor(txn, dbi)
-            var result = start ?? []
-            var first = start == nil
-            var other: [Int64] = []
+            var first = !onlyExclusions
+            var other = KeyBitmap()
+            func require(_ read: (inout KeyBitmap) throws(FiefError) -> Void) throws(FiefError) {
+                if first {
+                    try read(&result)
+                    first = false
+                } else {
+                    other.removeAll()
+                    try read(&other)
+                    result.formIntersection(other)
+                }
+            }
             for word in search.words {
-                other.removeAll(keepingCapacity: true)
-                try FullTextIndex.appendPostings(cursor, word, to: &other)
-                if first { swap(&result, &other); first = false } else { FullTextIndex.intersect(&result, other) }
-                if result.isEmpty { return [] }
+                try require { (bitmap) throws(FiefError) in try FullTextIndex.postings(cursor, word, into: &bitmap) }
+                if result.isEmpty { return }
             }
             for prefix in search.prefixes {
-                other.removeAll(keepingCapacity: true)
-                try FullTextIndex.appendPostings(cursor, prefix: prefix, to: &other)
-                if first { swap(&result, &other); first = false } else { FullTextIndex.intersect(&result, other) }
-                if result.isEmpty { return [] }
+                try require { (bitmap) throws(FiefError) in try FullTextIndex.postings(cursor, prefix: prefix, into: &bitmap) }
+                if result.isEmpty { return }
             }
             for word in search.excluded {
-                other.removeAll(keepingCapacity: true)
-                try FullTextIndex.appendPostings(cursor, word, to: &other)
-                FullTextIndex.subtract(&result, other)
-                if result.isEmpty { return [] }
+                other.removeAll()
+                try FullTextIndex.postings(cursor, word, into: &other)
+                result.subtract(other)
+                if result.isEmpty { return }
             }
-            return result
         }
-        if let write { return try lookUp(write.txn) }
-        let snapshot = try currentSnapshot()
-        if snapshot.isShared {
-            return try snapshot.lock.withLock { () throws(FiefError) in try lookUp(snapshot.txn) }
+        if let write {
+            try lookUp(write.txn)
+        } else {
+            let snapshot = try currentSnapshot()
+            if snapshot.isShared {
+                try snapshot.lock.withLock { () throws(FiefError) in try lookUp(snapshot.txn) }
+            } else {
+                try lookUp(snapshot.txn)
+            }
         }
-        return try lookUp(snapshot.txn)
+        return result
     }
 
     // MARK: Maintaining the index
@@ -405,34 +411,30 @@ enum FullTextIndex {
         }
     }
 
-    /// Append the object keys under the cursor's current token (`first`,
-    /// the value the cursor was positioned on): a token held by one object
-    /// has no duplicates to read in pages; others are read a page of keys
-    /// at a time, in place.
-    private static func appendDuplicates(_ cursor: LMDBCursor, first: UnsafeRawBufferPointer, to keys: inout [Int64]) throws(FiefError) {
+    /// Call `body` with the object keys under the cursor's current token
+    /// (`first`, the value the cursor was positioned on): a token held by
+    /// one object has no duplicates to read in pages; others are read a
+    /// page of keys at a time, in place.
+    @inline(__always)
+    private static func forEachDuplicate(_ cursor: LMDBCursor, first: UnsafeRawBufferPointer, _ body: (Int64) -> Void) throws(FiefError) {
         var count = 0
         try LMDB.check(mdb_cursor_count(cursor.pointer, &count), "reading a full-text index")
         if count == 1 {
-            keys.append(Int64(bitPattern: first.loadUnaligned(as: UInt64.self)))
+            body(Int64(bitPattern: first.loadUnaligned(as: UInt64.self)))
             return
         }
         var k = MDB_val(), v = MDB_val()
         var rc = mdb_cursor_get(cursor.pointer, &k, &v, MDB_GET_MULTIPLE)
         while rc == 0 {
             let page = UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
-            let count = page.count / 8
-            let start = keys.count
-            keys.append(contentsOf: repeatElement(0, count: count))
-            keys.withUnsafeMutableBytes { out in
-                UnsafeMutableRawBufferPointer(rebasing: out[(start * 8)..<((start + count) * 8)]).copyMemory(from: UnsafeRawBufferPointer(rebasing: page[0..<(count * 8)]))
-            }
+            for i in 0..<(page.count / 8) { body(Int64(bitPattern: page.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self))) }
             rc = mdb_cursor_get(cursor.pointer, &k, &v, MDB_NEXT_MULTIPLE)
         }
         if rc != MDB_NOTFOUND { try LMDB.check(rc, "reading a full-text index") }
     }
 
-    /// Append the objects having `token`, in key order.
-    static func appendPostings(_ cursor: LMDBCursor, _ token: [UInt8], to keys: inout [Int64]) throws(FiefError) {
+    /// Add the objects having `token` to `objects`.
+    static func postings(_ cursor: LMDBCursor, _ token: [UInt8], into objects: inout KeyBitmap) throws(FiefError) {
         var v = MDB_val()
         let rc: Int32 = token.withUnsafeBytes { raw in
             var k = LMDB.val(raw)
@@ -440,77 +442,106 @@ enum FullTextIndex {
         }
         if rc == MDB_NOTFOUND { return }
         try LMDB.check(rc, "reading a full-text index")
-        try appendDuplicates(cursor, first: LMDB.bytes(v), to: &keys)
+        try forEachDuplicate(cursor, first: LMDB.bytes(v)) { objects.insert($0) }
     }
 
-    /// Append the objects having a token that starts with `prefix`, in key
-    /// order, each once.  The tokens' keys are gathered in a bitmap over
-    /// object keys (one bit each), then read out in order: O(keys + highest
-    /// key / 64), without sorting.
-    static func appendPostings(_ cursor: LMDBCursor, prefix: [UInt8], to keys: inout [Int64]) throws(FiefError) {
+    /// Add the objects having a token that starts with `prefix` (the tokens
+    /// of one cursor range) to `objects`.
+    static func postings(_ cursor: LMDBCursor, prefix: [UInt8], into objects: inout KeyBitmap) throws(FiefError) {
         var entry = try typed { try prefix.withUnsafeBytes { (raw) in try cursor.seek(raw) } }
-        let start = keys.count
-        var bitmap: [UInt64] = []
         while let (token, first) = entry, token.starts(with: prefix) {
-            try appendDuplicates(cursor, first: first, to: &keys)
-            // Each token's keys go to the bitmap as they come.
-            for i in start..<keys.count {
-                let key = Int(keys[i])
-                if key >> 6 >= bitmap.count { bitmap.append(contentsOf: repeatElement(0, count: max(key >> 6 + 1 - bitmap.count, bitmap.count))) }
-                bitmap[key >> 6] |= 1 << UInt64(key & 63)
-            }
-            keys.removeLast(keys.count - start)
+            try forEachDuplicate(cursor, first: first) { objects.insert($0) }
             entry = try cursor.move(MDB_NEXT_NODUP)
         }
-        for (word, bits) in bitmap.enumerated() where bits != 0 {
+    }
+}
+
+/// Objects of one class as one bit per object key (64 keys a word, so a
+/// cluster's objects are 4 words): what a full-text search finds.  Words
+/// of keys not set may be missing (they read as 0).
+struct KeyBitmap {
+    private(set) var words: [UInt64] = []
+
+    var isEmpty: Bool { !words.contains { $0 != 0 } }
+
+    /// How many objects.
+    var count: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
+
+    @inline(__always)
+    mutating func insert(_ key: Int64) {
+        let word = Int(key >> 6)
+        if word >= words.count { words.append(contentsOf: repeatElement(0, count: max(word + 1 - words.count, words.count))) }
+        words[word] |= 1 << UInt64(key & 63)
+    }
+
+    /// Add the objects `bits` of `cluster`.
+    mutating func insert(cluster: Int64, _ bits: Bitmap) {
+        let base = Int(cluster) * 4
+        if base + 4 > words.count { words.append(contentsOf: repeatElement(0, count: max(base + 4 - words.count, words.count))) }
+        for i in 0..<4 { words[base + i] |= bits[i] }
+    }
+
+    /// Empty, keeping the storage.
+    mutating func removeAll() {
+        words.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+    }
+
+    /// Keep only the objects also in `other`.
+    mutating func formIntersection(_ other: KeyBitmap) {
+        let common = min(words.count, other.words.count)
+        words.withUnsafeMutableBufferPointer { w in
+            other.words.withUnsafeBufferPointer { o in
+                for i in 0..<common { w[i] &= o[i] }
+            }
+        }
+        words.removeLast(words.count - common)
+    }
+
+    /// Remove the objects in `other`.
+    mutating func subtract(_ other: KeyBitmap) {
+        let common = min(words.count, other.words.count)
+        words.withUnsafeMutableBufferPointer { w in
+            other.words.withUnsafeBufferPointer { o in
+                for i in 0..<common { w[i] &= ~o[i] }
+            }
+        }
+    }
+
+    /// The objects of `cluster`.
+    @inline(__always)
+    func bits(cluster: Int64) -> Bitmap {
+        let base = Int(cluster) * 4
+        guard base + 4 <= words.count else {
+            var bits = Bitmap(repeating: 0)
+            for i in 0..<4 where base + i < words.count { bits[i] = words[base + i] }
+            return bits
+        }
+        return Bitmap(words[base], words[base + 1], words[base + 2], words[base + 3])
+    }
+
+    /// Each cluster holding objects, in order, with its objects.
+    func forEachCluster(_ body: (Int64, Bitmap) -> Void) {
+        var cluster: Int64 = 0
+        var base = 0
+        while base < words.count {
+            let bits = self.bits(cluster: cluster)
+            if bits != Bitmap(repeating: 0) { body(cluster, bits) }
+            cluster += 1
+            base += 4
+        }
+    }
+
+    /// Every object key, in order.
+    func keys() -> [Int64] {
+        var keys: [Int64] = []
+        keys.reserveCapacity(count)
+        for (word, bits) in words.enumerated() where bits != 0 {
             var w = bits
             while w != 0 {
                 keys.append(Int64(word << 6 | w.trailingZeroBitCount))
                 w &= w - 1
             }
         }
-    }
-
-    /// Keep in `keys` (sorted) only those in `other` (sorted).
-    static func intersect(_ keys: inout [Int64], _ other: [Int64]) {
-        var n = 0, j = 0
-        for i in 0..<keys.count {
-            let key = keys[i]
-            while j < other.count && other[j] < key { j += 1 }
-            if j == other.count { break }
-            if other[j] == key { keys[n] = key; n += 1 }
-        }
-        keys.removeLast(keys.count - n)
-    }
-
-    /// Remove from `keys` (sorted) those in `other` (sorted).
-    static func subtract(_ keys: inout [Int64], _ other: [Int64]) {
-        var n = 0, j = 0
-        for i in 0..<keys.count {
-            let key = keys[i]
-            while j < other.count && other[j] < key { j += 1 }
-            if j < other.count && other[j] == key { continue }
-            keys[n] = key
-            n += 1
-        }
-        keys.removeLast(keys.count - n)
-    }
-
-    /// The matches of `keys` (sorted) in `cluster`, among `mask`.
-    @inline(__always)
-    static func bits(_ keys: [Int64], cluster: Int64, mask: Bitmap) -> Bitmap {
-        let base = cluster << ClusterLayout.shift
-        var low = 0, high = keys.count
-        while low < high {
-            let mid = (low + high) >> 1
-            if keys[mid] < base { low = mid + 1 } else { high = mid }
-        }
-        var bits = Bitmap(repeating: 0)
-        let end = base + Int64(ClusterLayout.slots)
-        while low < keys.count && keys[low] < end {
-            QueryEvaluator.set(&bits, Int(keys[low] - base))
-            low += 1
-        }
-        return bits & mask
+        return keys
     }
 }

@@ -87,18 +87,18 @@ final class QueryScan {
     private var reached: [ObjectIdentifier: (objects: ObjectSet, reachingAny: ObjectSet?)] = [:]
     private var readers: [ObjectIdentifier: [ValueReader]] = [:]
 
-    /// Per full-text search: the keys of its matches, sorted.
-    private var fullTextMatches: [ObjectIdentifier: [Int64]] = [:]
+    /// Per full-text search: its matches.
+    private var fullTextMatches: [ObjectIdentifier: KeyBitmap] = [:]
 
     init(realm: Realm) { self.realm = realm }
 
-    /// The objects of `table` matching full-text search `predicate`,
-    /// sorted, read from the index on first use in this scan.
-    func fullTextKeys(_ predicate: FullTextPredicate, _ table: Table) throws(FiefError) -> [Int64] {
+    /// The objects of `table` matching full-text search `predicate`, read
+    /// from the index on first use in this scan.
+    func fullTextMatches(_ predicate: FullTextPredicate, _ table: Table) throws(FiefError) -> KeyBitmap {
         if let known = fullTextMatches[ObjectIdentifier(predicate)] { return known }
-        let keys = try realm.fullTextKeys(predicate, table)
-        fullTextMatches[ObjectIdentifier(predicate)] = keys
-        return keys
+        let matches = try realm.fullTextMatches(predicate, table)
+        fullTextMatches[ObjectIdentifier(predicate)] = matches
+        return matches
     }
 
     /// The objects of `cluster` (among `mask`) of `table` that `node` matches.

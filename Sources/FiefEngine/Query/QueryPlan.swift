@@ -701,8 +701,8 @@ extension Realm {
                 guard let coerced = try? value.coerced(for: property, className: "") else { return nil }
                 return try indexLookup(dbi, coerced)
             case .fullText(let predicate):
-                if let scan { return try scan.fullTextKeys(predicate, table) }
-                return try fullTextKeys(predicate, table)
+                if let scan { return try scan.fullTextMatches(predicate, table).keys() }
+                return try fullTextMatches(predicate, table).keys()
             default:
                 return nil
             }
@@ -757,7 +757,7 @@ extension Realm {
             return try scan.evaluate(graph, table, cluster: cluster, mask: mask)
         case .fullText(let predicate):
             guard let scan else { throw FiefError(.internal, "a full-text search was evaluated without its scan") }
-            return FullTextIndex.bits(try scan.fullTextKeys(predicate, table), cluster: cluster, mask: mask)
+            return try scan.fullTextMatches(predicate, table).bits(cluster: cluster) & mask
         case .compare(let property, let op, let constant, let options):
             let chunk = try self.chunk(table, column: property.key, cluster: cluster)
             if property.type == .mixed {

@@ -403,9 +403,14 @@ public final class Results: @unchecked Sendable {
         // narrows the scan to a few clusters.
         var candidates: [Int64]?
         if linking == nil, filters.count == 1, case .fullText(let predicate) = filters[0].root, let scan {
-            // A full-text search alone: its keys are the matches (the index
-            // holds live objects only), without reading a chunk.
-            return Self.visitKeys(try scan.fullTextKeys(predicate, table), visit)
+            // A full-text search alone: its objects are the matches (the
+            // index holds live objects only), without reading a chunk.
+            var total = 0
+            try scan.fullTextMatches(predicate, table).forEachCluster { (cluster, bits) in
+                visit(cluster, bits)
+                total += bits[0].nonzeroBitCount + bits[1].nonzeroBitCount + bits[2].nonzeroBitCount + bits[3].nonzeroBitCount
+            }
+            return total
         }
         if let linking {
             candidates = try realm.linkingObjects(to: linking.target, of: linking.targetClass, originClass: tableKey, property: linking.property)
@@ -433,21 +438,6 @@ public final class Results: @unchecked Sendable {
             total += try visitCluster(table, cluster, live, scan, visit)
         }
         return total
-    }
-
-    /// Visit `keys` (sorted, live, each a match) cluster by cluster; returns how many.
-    private static func visitKeys(_ keys: [Int64], _ visit: (Int64, Bitmap) -> Void) -> Int {
-        var i = 0
-        while i < keys.count {
-            let cluster = ClusterLayout.cluster(of: keys[i])
-            var bits = Bitmap(repeating: 0)
-            while i < keys.count && ClusterLayout.cluster(of: keys[i]) == cluster {
-                QueryEvaluator.set(&bits, ClusterLayout.slot(of: keys[i]))
-                i += 1
-            }
-            visit(cluster, bits)
-        }
-        return keys.count
     }
 
     @inline(__always)
