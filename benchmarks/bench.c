@@ -2220,6 +2220,7 @@ static void run_graph(int check_only, const int *enabled, int repeat) {
     printf("graph targets: %d/%d met:%s\n", met, compared, summary);
 }
 #include "geo.c"
+#include "fts.c"
 
 int main(int argc, char **argv) {
     int check_only = 0;
@@ -2359,6 +2360,7 @@ int main(int argc, char **argv) {
                    sqlite_only ? 0.0 : kib_mib(fpf.round_kib), kib_mib(fps.round_kib));
         if (graph) run_graph(1, gop_enabled, repeat_env);
         run_geo(1, ops_env, sqlite_only);
+        if (!sqlite_only) run_fts(1, ops_env);
         printf("check passed: every op run gave correct results on %s (N=%zu)\n",
                sqlite_only ? "SQLite" : "both engines", n);
         cleanup_tmpdir();
@@ -2397,6 +2399,7 @@ int main(int argc, char **argv) {
     }
     if (graph) run_graph(0, gop_enabled, repeat_env);
     run_geo(0, ops_env, sqlite_only);
+    if (!sqlite_only) run_fts(0, ops_env);
     if (!footprint) {
         cleanup_tmpdir();
         return 0;

@@ -375,6 +375,12 @@ typedef int64_t fief_object_key_t;    /* stable per object; never reused in a cl
 #define FIEF_PROPERTY_NULLABLE 0x01
 #define FIEF_PROPERTY_PRIMARY_KEY 0x02
 #define FIEF_PROPERTY_INDEXED 0x04
+/* A full-text index: `TEXT` searches the property (see fief_results_filter).
+ * Single string properties only, not with FIEF_PROPERTY_PRIMARY_KEY or
+ * FIEF_PROPERTY_INDEXED (FIEF_ERR_INVALID_SCHEMA otherwise).  Adding it to
+ * or removing it from an existing property is an additive schema change:
+ * the index is built from the stored texts, or dropped. */
+#define FIEF_PROPERTY_FULLTEXT_INDEXED 0x08
 
 /* fief_class_info_t.flags */
 #define FIEF_CLASS_EMBEDDED 0x01 /* objects owned by one parent's link (fief_object_create_embedded) */
@@ -1378,6 +1384,19 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  of '(' and NOT) at offset N"), and a tree at most 1000 terms deep (a
  *  chain of n terms joined by AND/OR is n deep, each NOT adds one: "predicate
  *  is too complex (more than 1000 nested terms) at offset N").
+ *  Full-text search: `prop TEXT 'words'` (or `TEXT $0`, a string argument)
+ *  on a FIEF_PROPERTY_FULLTEXT_INDEXED property, or a key path to one
+ *  through links and lists (`owner.bio TEXT $0`), matches the objects whose
+ *  text has every word; `word*` a word starting with `word`, `-word`
+ *  excludes objects having `word` (a search of only exclusions matches
+ *  every other object, null texts included).  Words are runs of letters and
+ *  digits of ASCII and Latin-1, compared without case and accents (`Café`
+ *  is `cafe`); anything else separates words (`full-text` is two, and as a
+ *  search word an error: FIEF_ERR_QUERY_INVALID, or FIEF_ERR_QUERY_ARGUMENT
+ *  for an argument; so are an empty search, a word both searched for and
+ *  excluded, an excluded prefix, and TEXT on a property without a
+ *  full-text index).  No ranking, no suffix search.  Inside a write
+ *  transaction the search sees its uncommitted writes.
  *  The predicate joins the filters of `results`, before their stages (see
  *  "Sort, distinct and limit"): filtered sorted results stay sorted,
  *  filtered distinct results are distinct among the matches; results with

@@ -408,6 +408,9 @@ public struct Property: Sendable, Equatable, CustomStringConvertible {
     public let isIndexed: Bool
     /// Whether it is the primary key.
     public let isPrimary: Bool
+    /// Whether it has a full-text index (`@Persisted(fullTextIndexed: true)`;
+    /// not in RealmSwift, which has none).
+    public let isFullTextIndexed: Bool
     /// For a link (`type == .object`): the class it points to.
     public let objectClassName: String?
     /// Whether it is a list (`List<...>`) of values or objects of `type`.
@@ -418,7 +421,8 @@ public struct Property: Sendable, Equatable, CustomStringConvertible {
     public let isMap: Bool
 
     init(name: String, type: PropertyType, isOptional: Bool, isIndexed: Bool, isPrimary: Bool, objectClassName: String? = nil,
-         collectionType: fief_collection_type_t = fief_collection_type_t(FIEF_COLLECTION_NONE)) {
+         collectionType: fief_collection_type_t = fief_collection_type_t(FIEF_COLLECTION_NONE), isFullTextIndexed: Bool = false) {
+        self.isFullTextIndexed = isFullTextIndexed
         self.name = name
         self.isArray = collectionType == fief_collection_type_t(FIEF_COLLECTION_LIST)
         self.isSet = collectionType == fief_collection_type_t(FIEF_COLLECTION_SET)
@@ -462,7 +466,7 @@ public struct ObjectSchema: Sendable, Equatable, CustomStringConvertible {
         properties = info.properties.map {
             Property(name: $0.name, type: PropertyType(fiefType: $0.type), isOptional: $0.isOptional,
                      isIndexed: $0.isIndexed || $0.isPrimaryKey, isPrimary: $0.isPrimaryKey,
-                     objectClassName: $0.linkTargetName, collectionType: $0.collectionType)
+                     objectClassName: $0.linkTargetName, collectionType: $0.collectionType, isFullTextIndexed: $0.isFullTextIndexed)
         }
     }
 
@@ -481,7 +485,8 @@ public struct ObjectSchema: Sendable, Equatable, CustomStringConvertible {
                                        isOptional: p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0,
                                        isIndexed: primary || p.flags & UInt32(FIEF_PROPERTY_INDEXED) != 0, isPrimary: primary,
                                        objectClassName: p.link_target.map { String(cString: $0) },
-                                       collectionType: p.collection_type))
+                                       collectionType: p.collection_type,
+                                       isFullTextIndexed: p.flags & UInt32(FIEF_PROPERTY_FULLTEXT_INDEXED) != 0))
         }
         self.properties = properties
     }

@@ -7,6 +7,7 @@ import Foundation
 ///         @Persisted(primaryKey: true) var id = 0
 ///         @Persisted var name = ""
 ///         @Persisted(indexed: true) var email: String?
+///         @Persisted(fullTextIndexed: true) var bio = ""   // searched with TEXT
 ///     }
 ///
 /// How it works: the wrapper holds the value while the object is unmanaged.
@@ -41,6 +42,8 @@ public struct Persisted<Value: _Persistable> {
     var storage: Storage
     let isIndexed: Bool
     let isPrimaryKey: Bool
+    /// A full-text index (`@Persisted(fullTextIndexed: true)`, strings only).
+    let isFullTextIndexed: Bool
 
     /// Unavailable: @Persisted only works on properties of `Object` subclasses,
     /// where the compiler uses the `_enclosingInstance` subscript instead.
@@ -62,10 +65,11 @@ public struct Persisted<Value: _Persistable> {
         self.init(storage: .unmanaged(value), indexed: false, primaryKey: false)
     }
 
-    init(storage: Storage, indexed: Bool, primaryKey: Bool) {
+    init(storage: Storage, indexed: Bool, primaryKey: Bool, fullTextIndexed: Bool = false) {
         self.storage = storage
         self.isIndexed = indexed
         self.isPrimaryKey = primaryKey
+        self.isFullTextIndexed = fullTextIndexed
     }
 
     /// The accessor the compiler calls for `object.property`: the unmanaged
@@ -171,6 +175,37 @@ extension Persisted where Value: _Indexable {
     }
 }
 
+// RealmSwift has no full-text index (realm-swift issue #3650; realm-core and
+// the other SDKs have one): the spelling follows `indexed:` and realm-core's
+// `is_fulltext_indexed`.
+extension Persisted where Value == String {
+    /// A full-text-indexed string (`@Persisted(fullTextIndexed: true) var
+    /// bio: String`), searched with `TEXT` (`filter("bio TEXT %@", "dog
+    /// -cat run*")`, `where { $0.bio.fullTextMatches("dog") }`): every word
+    /// must be in the text (`word*`: a word starting so; `-word`: excluded),
+    /// compared without case or accents.
+    public init(fullTextIndexed: Bool) {
+        self.init(storage: .unmanagedNoDefault, indexed: false, primaryKey: false, fullTextIndexed: fullTextIndexed)
+    }
+
+    /// A full-text-indexed string with a default value.
+    public init(wrappedValue value: Value, fullTextIndexed: Bool) {
+        self.init(storage: .unmanaged(value), indexed: false, primaryKey: false, fullTextIndexed: fullTextIndexed)
+    }
+}
+
+extension Persisted where Value == String? {
+    /// A full-text-indexed optional string (nil holds no word).
+    public init(fullTextIndexed: Bool) {
+        self.init(storage: .unmanagedNoDefault, indexed: false, primaryKey: false, fullTextIndexed: fullTextIndexed)
+    }
+
+    /// A full-text-indexed optional string with a default value.
+    public init(wrappedValue value: Value, fullTextIndexed: Bool) {
+        self.init(storage: .unmanaged(value), indexed: false, primaryKey: false, fullTextIndexed: fullTextIndexed)
+    }
+}
+
 extension Persisted where Value: _PrimaryKey {
     /// The primary key (`@Persisted(primaryKey: true) var id: ObjectId`).
     public init(primaryKey: Bool) {
@@ -203,6 +238,7 @@ protocol DiscoverablePersisted {
     static var fiefValueType: _Persistable.Type { get }
     var isIndexed: Bool { get }
     var isPrimaryKey: Bool { get }
+    var isFullTextIndexed: Bool { get }
     var isProbe: Bool { get }
     /// The unmanaged value (the type's default if none was set).
     var unmanagedValue: _Persistable { get }

@@ -113,6 +113,7 @@ extension FiefLegacyProperty {
     static var fiefValueType: _Persistable.Type { Stored.self }
     var isIndexed: Bool { false }
     var isPrimaryKey: Bool { false }
+    var isFullTextIndexed: Bool { false }
     var isProbe: Bool { false }
     var unmanagedValue: _Persistable { fiefUnmanaged }
     func fiefLinkingObjects(of owner: ObjectBase) -> Any? { nil }

@@ -123,6 +123,7 @@ func printSchema(_ inspector: Inspector) throws {
             }
             if p.flags & UInt32(FIEF_PROPERTY_PRIMARY_KEY) != 0 { line += "  [primary key]" }
             if p.flags & UInt32(FIEF_PROPERTY_INDEXED) != 0 { line += "  [indexed]" }
+            if p.flags & UInt32(FIEF_PROPERTY_FULLTEXT_INDEXED) != 0 { line += "  [full-text indexed]" }
             print(line)
         }
         print("}")

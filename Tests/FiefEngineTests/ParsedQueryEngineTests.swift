@@ -9,7 +9,7 @@ import XCTest
 /// aggregates, lists of values (IN, ANY/ALL/NONE {...}, list arguments) and
 /// BETWEEN, map keys and list positions, SUBQUERY, obj(), @type and
 /// arithmetic
-/// (GraphQueryTests), GEOWITHIN (GeoQueryTests), and refuses every other
+/// (GraphQueryTests), GEOWITHIN (GeoQueryTests), TEXT (FullTextTests), and refuses every other
 /// construct with "... is not supported yet" when the query is compiled;
 /// SORT / DISTINCT / LIMIT suffixes become the results' stages.
 final class ParsedQueryEngineTests: XCTestCase {
@@ -26,7 +26,6 @@ final class ParsedQueryEngineTests: XCTestCase {
     func testConstructsNotBoundYetAreRefusedWhenCompiled() throws {
         let db = try DB.open(tempDir().file(), schema)
         let cases: [(String, String)] = [
-            ("s TEXT 'a'", "TEXT is not supported yet"),
             ("SUBQUERY(others, $t, $t.n > 1 AND n > 1).@count > 0",
              "a SUBQUERY predicate reading the object outside it ('n'; use '$t.' for the objects of the SUBQUERY) is not supported yet"),
             ("friend == O1", "an object key literal (O<key>) is not supported yet"),

@@ -97,6 +97,28 @@ final class CommandLineToolTests: XCTestCase {
         XCTAssertEqual(verify.status, 0, verify.output)
     }
 
+    /// `schema` shows a full-text index; `verify` checks it, `copy` rebuilds it.
+    func testSchemaVerifyAndCopyKnowFullTextIndexes() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fief-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("notes.realm"), copy = directory.appendingPathComponent("copy.realm")
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [FTSNote.self, FTSReader.self]))
+            try realm.write { realm.add(FTSNote(1, "The quick brown fox", "Fox", stars: 1)) }
+        }
+        let schema = try run(["schema", url.path])
+        XCTAssertEqual(schema.status, 0, schema.output)
+        XCTAssertTrue(schema.output.contains("body: string  [full-text indexed]"), schema.output)
+        XCTAssertTrue(schema.output.contains("title: string?  [full-text indexed]"), schema.output)
+        let verify = try run(["verify", url.path])
+        XCTAssertEqual(verify.status, 0, verify.output)
+        let copied = try run(["copy", url.path, copy.path])
+        XCTAssertEqual(copied.status, 0, copied.output)
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: copy, objectTypes: [FTSNote.self, FTSReader.self]))
+        XCTAssertEqual(realm.objects(FTSNote.self).filter("body TEXT 'FOX quick'").count, 1)
+    }
+
     func testVerifyAndCopy() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fief-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

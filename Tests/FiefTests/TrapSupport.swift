@@ -62,7 +62,8 @@ enum TrapScenarioRegistry {
         for table in [CustomPersistableTests.trapScenarios, KeyValueCodingTests.trapScenarios, DynamicAPITests.trapScenarios, ListTests.trapScenarios,
                       SetMapTests.trapScenarios, AnyRealmValueTests.trapScenarios,
                       NestedMixedCollectionTests.trapScenarios, CollectionSetValueTests.trapScenarios, SortDistinctTests.trapScenarios,
-                      ProjectionTests.trapScenarios, SectionedResultsTests.trapScenarios, FreezeTests.trapScenarios] {
+                      ProjectionTests.trapScenarios, SectionedResultsTests.trapScenarios, FreezeTests.trapScenarios,
+                      FullTextSearchTests.trapScenarios] {
             for (name, scenario) in table {
                 precondition(TrapScenarios.all[name] == nil, "two trap scenarios are named '\(name)'")
                 TrapScenarios.all[name] = scenario

@@ -13,6 +13,8 @@ struct PropertyInfo {
     let isIndexed: Bool
     let isPrimaryKey: Bool
     let valueType: _Persistable.Type
+    /// Whether it has a full-text index (`FIEF_PROPERTY_FULLTEXT_INDEXED`).
+    var isFullTextIndexed = false
     /// For a link of a class known only by name (the dynamic API): the
     /// name of the class it points to.
     var dynamicLinkTarget: String? = nil
@@ -69,7 +71,8 @@ final class ObjectSchemaInfo: @unchecked Sendable {
             properties.append(PropertyInfo(name: name, type: valueType._fiefType,
                                            isOptional: valueType._fiefIsOptional,
                                            isIndexed: persisted.isIndexed,
-                                           isPrimaryKey: persisted.isPrimaryKey, valueType: valueType))
+                                           isPrimaryKey: persisted.isPrimaryKey, valueType: valueType,
+                                           isFullTextIndexed: persisted.isFullTextIndexed))
         }
         let primaryKeys = properties.indices.filter { properties[$0].isPrimaryKey }
         precondition(primaryKeys.count <= 1,
@@ -112,6 +115,7 @@ final class ObjectSchemaInfo: @unchecked Sendable {
                                            isIndexed: p.flags & UInt32(FIEF_PROPERTY_INDEXED) != 0,
                                            isPrimaryKey: p.flags & UInt32(FIEF_PROPERTY_PRIMARY_KEY) != 0,
                                            valueType: valueType,
+                                           isFullTextIndexed: p.flags & UInt32(FIEF_PROPERTY_FULLTEXT_INDEXED) != 0,
                                            dynamicLinkTarget: p.link_target.map { String(cString: $0) }))
             keys.append(p.key)
         }
@@ -273,6 +277,7 @@ func makeCSchema(_ infos: [ObjectSchemaInfo]) -> Result<CHandle, CError> {
             if property.isOptional { flags |= FIEF_PROPERTY_NULLABLE }
             if property.isPrimaryKey { flags |= FIEF_PROPERTY_PRIMARY_KEY }
             if property.isIndexed { flags |= FIEF_PROPERTY_INDEXED }
+            if property.isFullTextIndexed { flags |= FIEF_PROPERTY_FULLTEXT_INDEXED }
             p.flags = UInt32(flags)
             return p
         }

@@ -813,6 +813,50 @@ public enum FileCheck {
                     problem("class '\(name)': the \(what) of '\(property.name)' maps \(mapped) of \(objectCount) objects correctly and has \(wrong) wrong entries")
                 }
             }
+            for property in objectClass.properties where property.isFullTextIndexed {
+                // Each live object's tokens.
+                var tokens: [Int64: [[UInt8]]] = [:]
+                for (cluster, bits) in live {
+                    QueryEvaluator.forEachSlot(bits) { slot in
+                        let object = cluster << ClusterLayout.shift | Int64(slot)
+                        tokens[object] = value(property, object).map { FullTextTokenizer.tokens(of: $0) } ?? []
+                    }
+                }
+                checkFullText(objectClass, property, tokens: tokens, names: names)
+            }
+        }
+
+        /// A full-text index against the texts: every entry is a token of
+        /// its live object's text, and every token of every text is there.
+        mutating func checkFullText(_ objectClass: ObjectClass, _ property: Property, tokens: [Int64: [[UInt8]]], names: Set<String>) {
+            let name = objectClass.name
+            let tableName = Table.fullTextName(objectClass.key, property.key)
+            if damagedTrees[tableName] != nil { return }
+            guard names.contains(tableName), let dbi = open(tableName) else {
+                problem("class '\(name)': the full-text index of '\(property.name)' is missing")
+                return
+            }
+            let expected = tokens.values.reduce(0) { $0 + $1.count }
+            var mapped = 0, wrong = 0
+            var cursor: OpaquePointer?
+            guard mdb_cursor_open(txn, dbi, &cursor) == 0 else { return }
+            var k = MDB_val(), v = MDB_val()
+            var rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
+            while rc == 0 {
+                let token = LMDB.bytes(k), entry = LMDB.bytes(v)
+                if entry.count == 8, let own = tokens[entry.loadUnaligned(as: Int64.self)], own.contains(where: { $0.elementsEqual(token) }) {
+                    mapped += 1
+                } else {
+                    wrong += 1
+                }
+                rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+            }
+            mdb_cursor_close(cursor)
+            if rc != MDB_NOTFOUND {
+                problem("class '\(name)': the full-text index of '\(property.name)' is damaged: \(String(cString: mdb_strerror(rc)))")
+            } else if wrong > 0 || mapped != expected {
+                problem("class '\(name)': the full-text index of '\(property.name)' holds \(mapped) of the \(expected) words of its texts and \(wrong) wrong entries")
+            }
         }
     }
 }

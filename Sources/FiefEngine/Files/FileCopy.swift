@@ -603,6 +603,10 @@ public enum FileCopy {
                 let dbi = try target.database(tableName, txn: out, create: true, integerKey: integerKey, dupSort: !property.isPrimaryKey)!
                 try SchemaPlanner.fill(out, data: outData, target: dbi, property: property, objectClass: objectClass, unique: property.isPrimaryKey, integerKey: integerKey)
             }
+            for property in objectClass.properties where property.isFullTextIndexed {
+                let dbi = try target.database(Table.fullTextName(objectClass.key, property.key), txn: out, create: true, dupSort: true)!
+                try FullTextIndex.fill(out, data: outData, target: dbi, property: property, objectClass: objectClass)
+            }
         }
         guard let data = try environment.database(Table.dataName(objectClass.key), txn: txn, create: false), Environment.isUsable(data, in: txn) else {
             problem("its data is missing: no objects copied")

@@ -87,7 +87,19 @@ final class QueryScan {
     private var reached: [ObjectIdentifier: (objects: ObjectSet, reachingAny: ObjectSet?)] = [:]
     private var readers: [ObjectIdentifier: [ValueReader]] = [:]
 
+    /// Per full-text search: its matches.
+    private var fullTextMatches: [ObjectIdentifier: KeyBitmap] = [:]
+
     init(realm: Realm) { self.realm = realm }
+
+    /// The objects of `table` matching full-text search `predicate`, read
+    /// from the index on first use in this scan.
+    func fullTextMatches(_ predicate: FullTextPredicate, _ table: Table) throws(FiefError) -> KeyBitmap {
+        if let known = fullTextMatches[ObjectIdentifier(predicate)] { return known }
+        let matches = try realm.fullTextMatches(predicate, table)
+        fullTextMatches[ObjectIdentifier(predicate)] = matches
+        return matches
+    }
 
     /// The objects of `cluster` (among `mask`) of `table` that `node` matches.
     func evaluate(_ node: GraphNode, _ table: Table, cluster: Int64, mask: Bitmap) throws(FiefError) -> Bitmap {
@@ -284,7 +296,7 @@ final class QueryScan {
     func matchingObjects(_ query: CompiledQuery) throws(FiefError) -> ObjectSet {
         let table = try realm.table(query.tableKey)
         var objects = ObjectSet()
-        if let candidates = try realm.indexCandidates(query, table) {
+        if let candidates = try realm.indexCandidates(query, table, scan: self) {
             var i = 0
             while i < candidates.count {
                 let cluster = ClusterLayout.cluster(of: candidates[i])

@@ -1633,6 +1633,7 @@ enum QueryBinder {
         case .or(let children): return children.contains { matchesNullObject($0) }
         case .not(let inner): return !matchesNullObject(inner)
         case .graph(let graph): return graph.matchesNullObject
+        case .fullText: return false    // no object, no text
         case .compare(let p, _, _, _) where p.flags.contains(.collectionSize):
             return QueryEvaluator.matches(node, .int(0), mixed: false)
         case .compare, .compareProperties, .constantMatches:

@@ -62,6 +62,7 @@ extension QueryNode {
         case .compareProperties(let a, _, let b, _): columns[table, default: []].formUnion([a.key, b.key])
         case .constantMatches(_, _, let p, _): columns[table, default: []].insert(p.key)
         case .graph(let node): node.collectColumns(table: table, into: &columns)
+        case .fullText(let predicate): columns[table, default: []].insert(predicate.property.key)
         }
     }
 
@@ -72,7 +73,7 @@ extension QueryNode {
         case .constant, .compare, .compareProperties, .constantMatches: return false
         case .and(let children), .or(let children): return children.contains { $0.readsGraph }
         case .not(let inner): return inner.readsGraph
-        case .graph: return true
+        case .graph, .fullText: return true
         }
     }
 }
@@ -93,6 +94,9 @@ indirect enum QueryNode {
     /// A predicate over other objects than the one tested: a key path
     /// through links, collections or backlinks (see `GraphNode`).
     case graph(GraphNode)
+    /// `property TEXT 'words'`: the objects the property's full-text index
+    /// gives, read once per scan (see `FullTextPredicate`).
+    case fullText(FullTextPredicate)
 }
 
 /// One argument of a query: a single value or (later) a list.
@@ -211,7 +215,7 @@ enum QueryCompiler {
             return try QueryBinder.membership(lhs, rhs, options, QueryBinder.Scope(target: target, arguments: arguments, realm: realm))
         case .between(let value, let low, let high):
             return try QueryBinder.between(value, low, high, QueryBinder.Scope(target: target, arguments: arguments, realm: realm))
-        case .fullText: throw unsupported("TEXT")
+        case .fullText(let lhs, let rhs): return try fullText(lhs, rhs, target, arguments, realm: realm)
         case .geoWithin(let lhs, let shape):
             return try QueryBinder.geoWithin(lhs, shape, QueryBinder.Scope(target: target, arguments: arguments, realm: realm))
         }
@@ -695,8 +699,9 @@ extension Realm {
         return result.filter { $0.live != Bitmap(repeating: 0) }
     }
 
-    /// The keys of objects matching an indexed equality in `query`, if it has one.
-    func indexCandidates(_ query: CompiledQuery, _ table: Table) throws(FiefError) -> [Int64]? {
+    /// The keys of objects matching an indexed equality or a full-text
+    /// search in `query`, if it has one (a search's, kept by `scan`).
+    func indexCandidates(_ query: CompiledQuery, _ table: Table, scan: QueryScan? = nil) throws(FiefError) -> [Int64]? {
         func candidates(_ node: QueryNode) throws(FiefError) -> [Int64]? {
             switch node {
             case .and(let children):
@@ -713,6 +718,9 @@ extension Realm {
                 let value = QueryEvaluator.valueOf(constant)
                 guard let coerced = try? value.coerced(for: property, className: "") else { return nil }
                 return try indexLookup(dbi, coerced)
+            case .fullText(let predicate):
+                if let scan { return try scan.fullTextMatches(predicate, table).keys() }
+                return try fullTextMatches(predicate, table).keys()
             default:
                 return nil
             }
@@ -765,6 +773,9 @@ extension Realm {
         case .graph(let graph):
             guard let scan else { throw FiefError(.internal, "a query through links was evaluated without its scan") }
             return try scan.evaluate(graph, table, cluster: cluster, mask: mask)
+        case .fullText(let predicate):
+            guard let scan else { throw FiefError(.internal, "a full-text search was evaluated without its scan") }
+            return try scan.fullTextMatches(predicate, table).bits(cluster: cluster) & mask
         case .compare(let property, let op, let constant, let options):
             let chunk = try self.chunk(table, column: property.key, cluster: cluster)
             if property.type == .mixed {

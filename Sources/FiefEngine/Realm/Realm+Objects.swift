@@ -336,6 +336,12 @@ extension Realm {
                     }
                 }
             }
+            if !table.fullTextDatabases.isEmpty {
+                // A property not given is null or empty: no token.
+                for property in table.objectClass.properties where property.isFullTextIndexed && properties.contains(where: { $0.key == property.key }) {
+                    try addFullText(write, table, property, first: first, rows: rows)
+                }
+            }
         } catch {
             throw poison(write, error)
         }
@@ -483,7 +489,7 @@ extension Realm {
         try requireLive(table, key)
         let column = try table.column(propertyKey)
         if column.collection != .none { throw collectionProperty(table, column) }
-        if !column.isPrimaryKey && !column.hasIndex && !column.isMixed, let fast = value.coercedQuickly(to: column.type) {
+        if !column.isPrimaryKey && !column.hasIndex && !column.isMixed && !column.hasFullTextIndex, let fast = value.coercedQuickly(to: column.type) {
             // The common case: no index to maintain, a value needing no conversion.
             let chunk = try dirtyChunk(write, table, column: column.key, type: column.type, cluster: ClusterLayout.cluster(of: key))
             chunk.set(ClusterLayout.slot(of: key), fast)
@@ -535,6 +541,9 @@ extension Realm {
             try deleteIndexEntry(write, table, property, old, key)
             try putIndexEntry(write, table, property, value, key)
         }
+        if property.isFullTextIndexed {
+            try replaceFullText(write, table, property, old: try slotValue(table, property, key), new: value, key)
+        }
         let chunk = try dirtyChunk(write, table, column: property.key, type: property.type.chunkType, cluster: ClusterLayout.cluster(of: key))
         if property.type == .mixed, !value.isNull {
             MixedCoding.encode(value, into: &write.entryValue)
@@ -569,6 +578,9 @@ extension Realm {
         }
         for property in table.objectClass.properties where property.isIndexed && !property.isPrimaryKey {
             try deleteIndexEntry(write, table, property, try slotValue(table, property, key), key)
+        }
+        for property in table.objectClass.properties where property.isFullTextIndexed {
+            try deleteFullText(write, table, property, try slotValue(table, property, key), key)
         }
         let cluster = ClusterLayout.cluster(of: key)
         let presence = try dirtyChunk(write, table, column: 0, type: nil, cluster: cluster)
@@ -610,6 +622,7 @@ extension Realm {
         try LMDB.check(mdb_drop(write.txn, table.data, 0), "deleting objects")
         if let pk = table.primaryKeyDatabase { try LMDB.check(mdb_drop(write.txn, pk, 0), "deleting objects") }
         for dbi in table.indexDatabases.values { try LMDB.check(mdb_drop(write.txn, dbi, 0), "deleting objects") }
+        for dbi in table.fullTextDatabases.values { try LMDB.check(mdb_drop(write.txn, dbi, 0), "deleting objects") }
         write.dirty.filter { $0.table != table.key }
         write.clean.filter { $0.table != table.key }
         write.classWrite(table.key).empty()

@@ -266,6 +266,8 @@ struct Column {
     var isPrimaryKey: Bool { flags.contains(.primaryKey) }
     /// A secondary index (primary keys have their own table).
     var hasIndex: Bool { flags.contains(.indexed) && !flags.contains(.primaryKey) }
+    /// A full-text index (see `FullTextIndex`).
+    var hasFullTextIndex: Bool { flags.contains(.fullTextIndexed) }
 }
 
 /// How one class is stored: its databases and its properties by key.
@@ -278,6 +280,8 @@ final class Table: @unchecked Sendable {
     /// Non-optional int primary keys use an MDB_INTEGERKEY database.
     let integerPrimaryKey: Bool
     let indexDatabases: [UInt32: MDB_dbi]
+    /// The full-text index of each full-text-indexed property, by property key.
+    let fullTextDatabases: [UInt32: MDB_dbi]
     /// Set when the pages of one of the class's trees are damaged (see
     /// `PageCheck`): every use of the class then fails with it.
     let damage: FiefError?
@@ -308,8 +312,9 @@ final class Table: @unchecked Sendable {
 
     init(objectClass: ObjectClass, data: MDB_dbi, primaryKeyDatabase: MDB_dbi?, indexDatabases: [UInt32: MDB_dbi],
          schema: Schema, backlinks: MDB_dbi? = nil, collections: [(property: Property, database: MDB_dbi)] = [],
-         nested: MDB_dbi? = nil, damage: FiefError? = nil) {
+         nested: MDB_dbi? = nil, damage: FiefError? = nil, fullTextDatabases: [UInt32: MDB_dbi] = [:]) {
         self.backlinks = backlinks
+        self.fullTextDatabases = fullTextDatabases
         self.nested = nested
         self.damage = damage
         self.objectClass = objectClass
@@ -361,6 +366,7 @@ final class Table: @unchecked Sendable {
     static func dataName(_ key: UInt32) -> String { "c\(key)" }
     static func primaryKeyName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).pk\(column)" }
     static func indexName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).i\(column)" }
+    static func fullTextName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).t\(column)" }
     static func backlinksName(_ key: UInt32) -> String { "c\(key).b" }
     static func listName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).l\(column)" }
     static func setName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).s\(column)" }
@@ -644,6 +650,13 @@ public final class Realm: @unchecked Sendable {
             }
             indexes[property.key] = dbi
         }
+        var fullTextIndexes: [UInt32: MDB_dbi] = [:]
+        for property in objectClass.properties where property.isFullTextIndexed {
+            guard let dbi = try environment.database(Table.fullTextName(key, property.key), txn: txn, create: create, dupSort: true) else {
+                throw FiefError(.fileNotFief, "the full-text index of '\(objectClass.name).\(property.name)' is missing", path: environment.path)
+            }
+            fullTextIndexes[property.key] = dbi
+        }
         var backlinks: MDB_dbi?
         if Backlinks.isTarget(objectClass, in: schema) {
             guard let dbi = try environment.database(Table.backlinksName(key), txn: txn, create: create) else {
@@ -672,11 +685,13 @@ public final class Realm: @unchecked Sendable {
         for property in objectClass.properties where property.isIndexed && !property.isPrimaryKey {
             names.append(Table.indexName(key, property.key))
         }
+        for property in objectClass.properties where property.isFullTextIndexed { names.append(Table.fullTextName(key, property.key)) }
         let damage = environment.damage(in: names).map {
             FiefError(.fileCorrupt, "class '\(objectClass.name)' cannot be read: \($0.message)", path: $0.path)
         }
         return Table(objectClass: objectClass, data: data, primaryKeyDatabase: pkDatabase, indexDatabases: indexes,
-                     schema: schema, backlinks: backlinks, collections: collections, nested: nested, damage: damage)
+                     schema: schema, backlinks: backlinks, collections: collections, nested: nested, damage: damage,
+                     fullTextDatabases: fullTextIndexes)
     }
 
     // MARK: State checks

@@ -67,7 +67,7 @@ extension Results {
             } else {
                 for (cluster, bits) in matches {
                     let chunk = try realm.dirtyChunk(write, table, column: column.key, type: column.type, cluster: cluster)
-                    if column.hasIndex {
+                    if column.hasIndex || column.hasFullTextIndex {
                         try updateIndex(write, table, column, property, chunk, cluster: cluster, bits, to: stored.value)
                     }
                     chunk.fill(bits, with: stored.value)
@@ -107,8 +107,11 @@ extension Results {
                 let old = chunk.value(slot, nullable: column.isNullable)
                 if old.isSame(as: value) { continue }
                 let key = base | Int64(slot)
-                try realm.deleteIndexEntry(write, table, property, old, key)
-                try realm.putIndexEntry(write, table, property, value, key)
+                if column.hasIndex {
+                    try realm.deleteIndexEntry(write, table, property, old, key)
+                    try realm.putIndexEntry(write, table, property, value, key)
+                }
+                if column.hasFullTextIndex { try realm.replaceFullText(write, table, property, old: old, new: value, key) }
             }
         }
     }

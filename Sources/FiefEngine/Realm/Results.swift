@@ -402,11 +402,21 @@ public final class Results: @unchecked Sendable {
         // Linking objects are the target's backlinks; an indexed equality
         // narrows the scan to a few clusters.
         var candidates: [Int64]?
+        if linking == nil, filters.count == 1, case .fullText(let predicate) = filters[0].root, let scan {
+            // A full-text search alone: its objects are the matches (the
+            // index holds live objects only), without reading a chunk.
+            var total = 0
+            try scan.fullTextMatches(predicate, table).forEachCluster { (cluster, bits) in
+                visit(cluster, bits)
+                total += bits[0].nonzeroBitCount + bits[1].nonzeroBitCount + bits[2].nonzeroBitCount + bits[3].nonzeroBitCount
+            }
+            return total
+        }
         if let linking {
             candidates = try realm.linkingObjects(to: linking.target, of: linking.targetClass, originClass: tableKey, property: linking.property)
         } else {
             for query in filters {
-                if let found = try realm.indexCandidates(query, table) { candidates = found; break }
+                if let found = try realm.indexCandidates(query, table, scan: scan) { candidates = found; break }
             }
         }
         if let candidates {

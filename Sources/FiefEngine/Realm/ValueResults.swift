@@ -491,6 +491,8 @@ extension QueryEvaluator {
             return mixed ? compareMixed(value, op, value, options) : compareValues(value, op, value, options)
         case .constantMatches(let c, let op, _, let options):
             return withExtendedLifetime(c) { constant(valueOf(c), op, matches: value, options) }
+        case .fullText(let predicate):
+            return predicate.search.matches(tokens: FullTextTokenizer.tokens(of: value))
         case .graph:
             // Never bound over values: `self` reaches no other object.
             return false

@@ -96,6 +96,9 @@ public struct PropertyFlags: OptionSet, Sendable, Hashable {
     public static let nullable = PropertyFlags(rawValue: 1)
     public static let primaryKey = PropertyFlags(rawValue: 2)
     public static let indexed = PropertyFlags(rawValue: 4)
+    /// A full-text index (`TEXT` searches): string properties only, not
+    /// with `.primaryKey` or `.indexed`.
+    public static let fullTextIndexed = PropertyFlags(rawValue: 8)
 }
 
 /// One property of a class as the schema describes it.
@@ -134,6 +137,8 @@ public struct Property: Sendable, Equatable {
     public var isPrimaryKey: Bool { flags.contains(.primaryKey) }
     /// Primary keys are always indexed (through the primary-key table).
     public var isIndexed: Bool { flags.contains(.indexed) }
+    /// Whether it has a full-text index (see `PropertyFlags.fullTextIndexed`).
+    public var isFullTextIndexed: Bool { flags.contains(.fullTextIndexed) }
 }
 
 /// One class of objects.
@@ -194,7 +199,7 @@ public struct Schema: Sendable, Equatable {
                 guard propertyNames.insert(property.name).inserted else {
                     throw FiefError(.invalidSchema, "property '\(objectClass.name).\(property.name)' is defined twice")
                 }
-                if property.flags.rawValue & ~UInt32(7) != 0 {
+                if property.flags.rawValue & ~UInt32(15) != 0 {
                     throw FiefError(.invalidSchema, "property '\(objectClass.name).\(property.name)' has unknown flags \(property.flags.rawValue)")
                 }
                 if property.collection != .none {
@@ -210,6 +215,7 @@ public struct Schema: Sendable, Equatable {
                     throw FiefError(.invalidSchema, "property '\(objectClass.name).\(property.name)' of type \(property.type.name) cannot be indexed")
                 }
                 try validateLink(property, of: objectClass)
+                if property.isFullTextIndexed { try validateFullText(property, of: objectClass) }
             }
             if objectClass.isEmbedded && primaryKeys > 0 {
                 throw FiefError(.invalidSchema, "embedded class '\(objectClass.name)' cannot have a primary key: embedded objects are found through their parent")
@@ -251,6 +257,22 @@ public struct Schema: Sendable, Equatable {
             }
         case .none:
             break
+        }
+    }
+
+    /// A full-text index is on a single string property that is neither
+    /// the primary key nor (regularly) indexed.
+    private func validateFullText(_ property: Property, of objectClass: ObjectClass) throws(FiefError) {
+        let name = "'\(objectClass.name).\(property.name)'"
+        guard property.type == .string && property.collection == .none else {
+            let what = property.collection == .none ? property.type.name : "\(property.collection.name) of \(property.type.name)"
+            throw FiefError(.invalidSchema, "property \(name) (\(what)) cannot have a full-text index: only string properties can")
+        }
+        if property.isPrimaryKey {
+            throw FiefError(.invalidSchema, "property \(name) cannot be both the primary key and full-text indexed")
+        }
+        if property.isIndexed {
+            throw FiefError(.invalidSchema, "property \(name) cannot be both indexed and full-text indexed: choose one")
         }
     }
 

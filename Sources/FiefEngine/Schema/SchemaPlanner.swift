@@ -101,6 +101,9 @@ enum SchemaPlanner {
         var droppedIndexes: [(UInt32, UInt32)]
         /// Classes whose primary-key table must be built from existing data.
         var rebuiltPrimaryKeys: [UInt32]
+        /// Full-text indexes to build from existing data, and to empty.
+        var newFullTextIndexes: [(UInt32, UInt32)] = []
+        var droppedFullTextIndexes: [(UInt32, UInt32)] = []
     }
 
     /// The schema the file will have: `stored` changed into `requested`.
@@ -139,10 +142,12 @@ enum SchemaPlanner {
                         problems.append("property '\(old.name).\(property.name)' changed from \(describe(existing)) to \(describe(property))")
                         result.droppedColumns.append((old.key, existing.key))
                         if existing.isIndexed { result.droppedIndexes.append((old.key, existing.key)) }
+                        if existing.isFullTextIndexed { result.droppedFullTextIndexes.append((old.key, existing.key)) }
                         var fresh = property
                         fresh.key = nextKey
                         nextKey += 1
                         if fresh.isIndexed && !fresh.isPrimaryKey { result.newIndexes.append((old.key, fresh.key)) }
+                        if fresh.isFullTextIndexed { result.newFullTextIndexes.append((old.key, fresh.key)) }
                         if fresh.isPrimaryKey { primaryKeyChanged = true }
                         merged.properties.append(fresh)
                         continue
@@ -153,6 +158,14 @@ enum SchemaPlanner {
                         result.changed = true
                         if isIndexed { result.newIndexes.append((old.key, existing.key)) } else { result.droppedIndexes.append((old.key, existing.key)) }
                     }
+                    if existing.isFullTextIndexed != property.isFullTextIndexed {
+                        result.changed = true
+                        if property.isFullTextIndexed {
+                            result.newFullTextIndexes.append((old.key, existing.key))
+                        } else {
+                            result.droppedFullTextIndexes.append((old.key, existing.key))
+                        }
+                    }
                     existing.flags = property.flags
                     merged.properties.append(existing)
                 } else {
@@ -160,6 +173,7 @@ enum SchemaPlanner {
                     fresh.key = nextKey
                     nextKey += 1
                     if fresh.isIndexed && !fresh.isPrimaryKey { result.newIndexes.append((old.key, fresh.key)) }
+                    if fresh.isFullTextIndexed { result.newFullTextIndexes.append((old.key, fresh.key)) }
                     merged.properties.append(fresh)
                     result.changed = true
                 }
@@ -168,6 +182,7 @@ enum SchemaPlanner {
                 problems.append("property '\(old.name).\(property.name)' was removed")
                 result.droppedColumns.append((old.key, property.key))
                 if property.isIndexed && !property.isPrimaryKey { result.droppedIndexes.append((old.key, property.key)) }
+                if property.isFullTextIndexed { result.droppedFullTextIndexes.append((old.key, property.key)) }
             }
             if primaryKeyChanged {
                 if oldPK != newPK {
@@ -309,6 +324,10 @@ enum SchemaPlanner {
             let dbi = try open(Table.indexName(table, column), dupSort: true)
             try LMDB.check(mdb_drop(txn, dbi, 0), "dropping an index", path: environment.path)
         }
+        for (table, column) in merge.droppedFullTextIndexes {
+            let dbi = try open(Table.fullTextName(table, column), dupSort: true)
+            try LMDB.check(mdb_drop(txn, dbi, 0), "dropping a full-text index", path: environment.path)
+        }
         // Create the databases of every class, then fill new indexes and primary-key tables.
         for objectClass in merge.schema.classes {
             let data = try open(Table.dataName(objectClass.key), integerKey: true)
@@ -329,6 +348,13 @@ enum SchemaPlanner {
                 if merge.newIndexes.contains(where: { $0 == (objectClass.key, property.key) }) {
                     try LMDB.check(mdb_drop(txn, dbi, 0), "emptying an index", path: environment.path)
                     try fill(txn, data: data, target: dbi, property: property, objectClass: objectClass, unique: false, integerKey: false)
+                }
+            }
+            for property in objectClass.properties where property.isFullTextIndexed {
+                let dbi = try open(Table.fullTextName(objectClass.key, property.key), dupSort: true)
+                if merge.newFullTextIndexes.contains(where: { $0 == (objectClass.key, property.key) }) {
+                    try LMDB.check(mdb_drop(txn, dbi, 0), "emptying a full-text index", path: environment.path)
+                    try FullTextIndex.fill(txn, data: data, target: dbi, property: property, objectClass: objectClass)
                 }
             }
         }

@@ -60,6 +60,7 @@ class _Marker:
 
 _PRIMARY_KEY = _Marker("PrimaryKey")
 _INDEXED = _Marker("Indexed")
+_FULL_TEXT = _Marker("FullText")
 
 
 class PrimaryKey:
@@ -77,6 +78,15 @@ class Indexed:
         return Annotated[item, _INDEXED]
 
 
+class FullText:
+    """``bio: fief.FullText[str]`` declares a full-text-indexed string
+    property, searched with ``TEXT``: ``realm.objects(Person).filter("bio
+    TEXT $0", "dog -cat run*")``."""
+
+    def __class_getitem__(cls, item: object) -> object:
+        return Annotated[item, _FULL_TEXT]
+
+
 class Property:
     """Options of a property, given as its default value in the class body::
 
@@ -84,19 +94,21 @@ class Property:
         name: str = fief.Property(indexed=True, default="")
         ratio: float = fief.Property(type=fief.Float32)
         tags: bytes = fief.Property(default_factory=bytes)
+        bio: str = fief.Property(full_text=True, default="")
 
     `name` stores the property under another name than the attribute's.
     """
 
     def __init__(self, default: Any = _MISSING, *, primary_key: bool = False,
                  indexed: bool = False, name: str | None = None, type: Any = None,
-                 optional: bool | None = None, default_factory: Any = None):
+                 optional: bool | None = None, default_factory: Any = None, full_text: bool = False):
         if default is not _MISSING and default_factory is not None:
             raise TypeError("give default or default_factory, not both")
         self.default = default
         self.default_factory = default_factory
         self.primary_key = primary_key
         self.indexed = indexed
+        self.full_text = full_text
         self.name = name
         self.type = type
         self.optional = optional
@@ -157,8 +169,10 @@ class PropertySpec:
 
     def __init__(self, attr: str, name: str, py_type: type, fief_type: int, nullable: bool,
                  primary_key: bool, indexed: bool, default: Any, default_factory: Any,
-                 link_target: str | None = None, collection: int = L.COLLECTION_NONE):
+                 link_target: str | None = None, collection: int = L.COLLECTION_NONE,
+                 full_text: bool = False):
         self.link_target = link_target
+        self.full_text = full_text
         self.collection = collection
         self.attr = attr
         self.name = name
@@ -180,6 +194,8 @@ class PropertySpec:
             flags |= L.PROPERTY_PRIMARY_KEY
         if self.indexed:
             flags |= L.PROPERTY_INDEXED
+        if self.full_text:
+            flags |= L.PROPERTY_FULLTEXT_INDEXED
         return flags
 
     @property
@@ -221,7 +237,7 @@ class PropertySpec:
         """The same property, for a subclass (which gets its own descriptor)."""
         return PropertySpec(self.attr, self.name, self.py_type, self.fief_type, self.nullable,
                             self.primary_key, self.indexed, self.default, self.default_factory,
-                            self.link_target, self.collection)
+                            self.link_target, self.collection, self.full_text)
 
     def make_default(self) -> Any:
         if self.is_collection:  # a new list, set or dict each time, never a shared one
@@ -244,7 +260,8 @@ class PropertySpec:
             type_name = f"{kind} {'optional ' if self.nullable else ''}{type_name}"
         extra = "".join([" optional" if self.nullable and not self.is_collection else "",
                          " primary_key" if self.primary_key else "",
-                         " indexed" if self.indexed else ""])
+                         " indexed" if self.indexed else "",
+                         " full_text" if self.full_text else ""])
         return f"<fief property {self.name}: {type_name}{extra}>"
 
     # -- descriptor protocol ---------------------------------------------
@@ -421,7 +438,7 @@ def _collection_spec(attr: str, options: "Property", kind: int, element: Any, wh
     """The spec of a set or dict property ``attr: set[element]`` /
     ``attr: dict[str, element]`` (lists: `_list_spec`)."""
     word = _COLLECTION_WORDS[kind]
-    if options.primary_key or options.indexed:
+    if options.primary_key or options.indexed or options.full_text:
         raise TypeError(f"{where}: a {word} is neither a primary key nor indexed")
     if options.optional is not None:
         raise TypeError(f"{where}: a {word} is never null (it is empty instead); "
@@ -475,7 +492,7 @@ def _list_element(annotation: Any, where: str) -> Any:
 
 def _list_spec(attr: str, options: "Property", element: Any, where: str) -> PropertySpec:
     """The spec of a list property ``attr: list[element]``."""
-    if options.primary_key or options.indexed:
+    if options.primary_key or options.indexed or options.full_text:
         raise TypeError(f"{where}: a list is neither a primary key nor indexed")
     if options.optional is not None:
         raise TypeError(f"{where}: a list is never null (it is empty instead); "
@@ -672,7 +689,7 @@ class Object:
             if target is not None and not nullable:
                 raise TypeError(f"{where}: a link is always optional: declare it Optional[{target}] = None")
             if base is Mixed:
-                if options.primary_key or options.indexed or markers:
+                if options.primary_key or options.indexed or options.full_text or markers:
                     raise TypeError(f"{where}: a mixed property is neither a primary key nor indexed")
                 if options.optional is False:
                     raise TypeError(f"{where}: a mixed property may always hold None")
@@ -686,6 +703,7 @@ class Object:
                 nullable=nullable,
                 primary_key=options.primary_key or _PRIMARY_KEY in markers,
                 indexed=options.indexed or _INDEXED in markers,
+                full_text=options.full_text or _FULL_TEXT in markers,
                 default=options.default,
                 default_factory=options.default_factory,
             )

@@ -89,6 +89,11 @@ class PropertyInfo:
         return bool(self.flags & L.PROPERTY_INDEXED)
 
     @property
+    def full_text(self) -> bool:
+        """Whether the property has a full-text index (``TEXT`` searches it)."""
+        return bool(self.flags & L.PROPERTY_FULLTEXT_INDEXED)
+
+    @property
     def type_name(self) -> str:
         return L.TYPE_NAMES.get(self.type, str(self.type))
 

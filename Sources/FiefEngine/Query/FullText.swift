@@ -1,0 +1,547 @@
+import CLMDB
+
+// Full-text search (`text TEXT 'dog -cat run*'`) over a full-text index:
+// one LMDB database per full-text-indexed string property
+// (`Table.fullTextName`, `c<class>.t<property>`), keyed by token, each
+// token holding the keys of the objects whose text has it as sorted 8-byte
+// duplicates (MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP).  A word of a
+// search is one cursor range read in pages (MDB_GET_MULTIPLE), a prefix a
+// range over the tokens starting with it, each read into a bitmap over
+// object keys (`KeyBitmap`: 4 words a cluster, what results keep per
+// cluster); words combine as intersections and differences of bitmaps.  Tokens and their folding are
+// realm-core's (`FullTextTokenizer`), so a search finds what Realm finds.
+
+/// Realm's tokens: runs of letters and digits of ASCII and of the Latin-1
+/// supplement, lower-cased and without diacritics (`Café` is `cafe`);
+/// everything else separates tokens (`full-text` is two).  A token keeps
+/// its first `maxTokenBytes` bytes.
+///
+/// Details kept from realm-core: `å`, `æ`, `ø`, `ð`, `þ` and `ß` stay as
+/// they are (upper case folded to them); `×` and `÷` belong to a token but
+/// leave nothing in it (`2×3` is `23`); `ÿ`, other two-byte characters
+/// (Greek, Cyrillic...) and every character of three or four bytes
+/// (CJK, emoji) separate tokens.
+enum FullTextTokenizer {
+    /// The longest token kept, in bytes (longer runs are cut there).
+    static let maxTokenBytes = 64
+
+    /// The folded form of Latin-1 letter `u` (U+00C0 ... U+00FE), as a code
+    /// point (0: the character is part of a token but adds nothing).
+    @inline(__always)
+    static func foldedLatin1(_ u: UInt32) -> UInt32 {
+        let lower = u >= 0xE0 ? u : u + 0x20    // U+00C0...U+00DE → U+00E0...U+00FE (ß has no capital here)
+        switch lower {
+        case 0xE0...0xE4: return 0x61            // à á â ã ä → a
+        case 0xE7: return 0x63                   // ç → c
+        case 0xE8...0xEB: return 0x65            // è é ê ë → e
+        case 0xEC...0xEF: return 0x69            // ì í î ï → i
+        case 0xF1: return 0x6E                   // ñ → n
+        case 0xF2...0xF6: return 0x6F            // ò ó ô õ ö → o
+        case 0xF7: return 0                      // × and ÷
+        case 0xF9...0xFC: return 0x75            // ù ú û ü → u
+        case 0xFD: return 0x79                   // ý → y
+        case 0xFF: return u == 0xDF ? 0xDF : 0xFF    // ß stays ß
+        default: return lower                    // å æ ð ø þ
+        }
+    }
+
+    /// Call `body` with each token of `text`, in order, repeats included;
+    /// the token is a view into a buffer that is valid during the call.
+    @inline(__always)
+    static func forEachToken(_ text: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxTokenBytes) { buffer in
+            var size = 0
+            var building = false
+            var i = 0
+            let n = text.count
+            @inline(__always) func emit() {
+                body(UnsafeRawBufferPointer(start: buffer.baseAddress, count: size))
+                size = 0
+                building = false
+            }
+            while i < n {
+                let c = text[i]
+                var letter = false
+                if (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7A) {
+                    letter = true
+                    if size < maxTokenBytes { buffer[size] = c; size += 1 }
+                } else if c >= 0x41 && c <= 0x5A {
+                    letter = true
+                    if size < maxTokenBytes { buffer[size] = c + 0x20; size += 1 }
+                } else if c >= 0x80 {
+                    if c & 0xE0 == 0xC0 {
+                        i += 1
+                        let next = i < n ? text[i] : 0
+                        let u = (UInt32(c & 0x1F) << 6) | UInt32(next & 0x3F)
+                        if u >= 0xC0 && u < 0xFF {
+                            letter = true
+                            let o = foldedLatin1(u)
+                            if o != 0 && o < 0x80 {
+                                if size < maxTokenBytes { buffer[size] = UInt8(o); size += 1 }
+                            } else if o != 0 && size < maxTokenBytes - 1 {
+                                buffer[size] = UInt8(0xC0 | (o >> 6))
+                                buffer[size + 1] = UInt8(0x80 | (o & 0x3F))
+                                size += 2
+                            }
+                        }
+                    } else if c & 0xF0 == 0xE0 {
+                        i += 2
+                    } else if c & 0xF8 == 0xF0 {
+                        i += 3
+                    }
+                }
+                if letter {
+                    building = true
+                } else if building {
+                    emit()
+                }
+                i += 1
+            }
+            if building { emit() }
+        }
+    }
+
+    /// The distinct tokens of `text`, sorted by bytes.
+    static func tokens(_ text: UnsafeRawBufferPointer) -> [[UInt8]] {
+        var tokens: [[UInt8]] = []
+        forEachToken(text) { tokens.append(Array($0)) }
+        if tokens.count < 2 { return tokens }
+        tokens.sort { $0.lexicographicallyPrecedes($1) }
+        var unique: [[UInt8]] = [tokens[0]]
+        unique.reserveCapacity(tokens.count)
+        for token in tokens.dropFirst() where token != unique[unique.count - 1] { unique.append(token) }
+        return unique
+    }
+
+    /// The distinct tokens of a stored value (a string; null has none).
+    static func tokens(of value: Value) -> [[UInt8]] {
+        if case .string(let text) = value { return tokens(text) }
+        return []
+    }
+}
+
+/// A full-text search as written after `TEXT`: words separated by white
+/// space, every one required; `word*` requires a token starting with
+/// `word`; `-word` excludes the objects having `word`.  Parsed as
+/// realm-core parses it: each word must be one token (`full-text` is an
+/// error: search `full text`), a word both required and excluded is an
+/// error, and a search of only exclusions matches every object without
+/// the excluded words (null texts included).
+struct FullTextSearch: Equatable {
+    /// Tokens every match has.
+    var words: [[UInt8]] = []
+    /// Prefixes of a token every match has.
+    var prefixes: [[UInt8]] = []
+    /// Tokens no match has.
+    var excluded: [[UInt8]] = []
+
+    /// Parse `text`; `what` names it in messages ("the argument $0"),
+    /// `code` is the error code to throw.
+    static func parse(_ text: UnsafeRawBufferPointer, what: String, code: FiefError.Code) throws(FiefError) -> FullTextSearch {
+        var search = FullTextSearch()
+        var start = -1
+        var problem: String?
+        func word(_ range: Range<Int>) {
+            guard problem == nil else { return }
+            var bytes = UnsafeRawBufferPointer(rebasing: text[range])
+            let written = String(decoding: bytes, as: UTF8.self)
+            let excluding = bytes[0] == UInt8(ascii: "-")
+            if excluding { bytes = UnsafeRawBufferPointer(rebasing: bytes[1...]) }
+            let prefix = !bytes.isEmpty && bytes[bytes.count - 1] == UInt8(ascii: "*")
+            var tokens: [[UInt8]] = []
+            FullTextTokenizer.forEachToken(bytes) { tokens.append(Array($0)) }
+            if tokens.count != 1 {
+                problem = tokens.isEmpty
+                    ? "'\(written)' holds no letter or digit"
+                    : "'\(written)' is \(tokens.count) words: a word of a search holds only letters and digits (search '\(tokens.map { String(decoding: $0, as: UTF8.self) }.joined(separator: " "))' for all of them)"
+                return
+            }
+            if excluding && prefix {
+                problem = "'\(written)' excludes a prefix, which full-text search cannot do: exclude whole words"
+                return
+            }
+            let token = tokens[0]
+            if excluding {
+                if !search.excluded.contains(token) { search.excluded.append(token) }
+            } else if prefix {
+                if !search.prefixes.contains(token) { search.prefixes.append(token) }
+            } else if !search.words.contains(token) {
+                search.words.append(token)
+            }
+        }
+        for i in 0..<text.count {
+            let c = text[i]
+            let space = c == 0x20 || (c >= 0x09 && c <= 0x0D)
+            if space {
+                if start >= 0 { word(start..<i) }
+                start = -1
+            } else if start < 0 {
+                start = i
+            }
+        }
+        if start >= 0 { word(start..<text.count) }
+        if let problem { throw FiefError(code, "invalid full-text search in \(what): \(problem)") }
+        if search.words.isEmpty && search.prefixes.isEmpty && search.excluded.isEmpty {
+            throw FiefError(code, "invalid full-text search in \(what): it holds no word")
+        }
+        if let both = search.excluded.first(where: { search.words.contains($0) }) {
+            throw FiefError(code, "invalid full-text search in \(what): '\(String(decoding: both, as: UTF8.self))' is both searched for and excluded")
+        }
+        return search
+    }
+
+    /// Whether the tokens of a text (sorted, distinct: `FullTextTokenizer.tokens`) match.
+    func matches(tokens: [[UInt8]]) -> Bool {
+        for word in words where !tokens.contains(word) { return false }
+        for prefix in prefixes where !tokens.contains(where: { $0.starts(with: prefix) }) { return false }
+        for word in excluded where tokens.contains(word) { return false }
+        return true
+    }
+}
+
+/// `property TEXT search`, bound: the property (full-text indexed) and the
+/// parsed search.  A class, so that a scan keeps its matches by identity.
+final class FullTextPredicate {
+    let property: Property
+    let search: FullTextSearch
+
+    init(property: Property, search: FullTextSearch) {
+        self.property = property
+        self.search = search
+    }
+}
+
+extension QueryCompiler {
+    /// `lhs TEXT rhs` over `target`: `lhs` a full-text-indexed string
+    /// property of the class (or a key path to one, through links, lists
+    /// and backlinks: bound backward by the binder), `rhs` a string literal
+    /// or argument.
+    static func fullText(_ lhs: QueryOperand, _ rhs: QueryOperand, _ target: QueryTarget, _ arguments: [QueryArgument], realm: Realm?) throws(FiefError) -> QueryNode {
+        let scope = QueryBinder.Scope(target: target, arguments: arguments, realm: realm)
+        if !scope.isScalar(lhs) {
+            return try QueryBinder.fullText(lhs, rhs, scope)
+        }
+        guard case .objects(let table) = target else {
+            throw FiefError(.queryInvalid, "TEXT searches a full-text-indexed string property of objects, not values of a collection")
+        }
+        guard case .keyPath = lhs else {
+            throw FiefError(.queryInvalid, "TEXT takes a full-text-indexed string property on its left and the words searched for on its right ('bio TEXT \"dog -cat\"')")
+        }
+        let property = try self.property(lhs, target)
+        guard property.isFullTextIndexed, table.fullTextDatabases[property.key] != nil else {
+            throw FiefError(.queryInvalid, "TEXT needs a full-text index: '\(table.objectClass.name).\(property.name)' (\(property.type.name)) has none (declare the property full-text indexed)")
+        }
+        let what: String
+        let text: [UInt8]
+        let code: FiefError.Code
+        switch rhs {
+        case .constant(.string(let s)):
+            text = Array(s.utf8)
+            what = "'\(s)'"
+            code = .queryInvalid
+        case .argument(let n):
+            guard n >= 0, n < arguments.count else {
+                throw FiefError(.queryArgument, "the search of TEXT is argument $\(n), but \(arguments.count) argument\(arguments.count == 1 ? " was" : "s were") given")
+            }
+            guard !arguments[n].isList, arguments[n].values.count == 1, case .string(let s) = arguments[n].values[0] else {
+                throw FiefError(.queryArgument, "the search of TEXT (argument $\(n)) must be a string")
+            }
+            text = Array(s)
+            what = "argument $\(n)"
+            code = .queryArgument
+        default:
+            throw FiefError(.queryInvalid, "the search of TEXT must be a string literal or a string argument ('bio TEXT $0')")
+        }
+        let search = try typed { try text.withUnsafeBytes { (raw) throws(FiefError) in try FullTextSearch.parse(raw, what: what, code: code) } }
+        return .fullText(FullTextPredicate(property: property, search: search))
+    }
+}
+
+extension QueryBinder {
+    /// `path TEXT rhs` for a key path leaving the class tested: the search
+    /// bound over the class the path ends at, reached backward.
+    static func fullText(_ lhs: QueryOperand, _ rhs: QueryOperand, _ scope: Scope) throws(FiefError) -> QueryNode {
+        guard case .path(let path, let quantifier) = try side(lhs, scope) else {
+            throw FiefError(.queryInvalid, "TEXT takes a full-text-indexed string property (or a key path to one) on its left")
+        }
+        return try reach(path, quantifier, scope) { leaf in .fullText(leaf, rhs) }
+    }
+}
+
+extension Realm {
+    /// The objects of `table` matching `predicate`, read from the
+    /// full-text index in the write transaction (which sees its own writes)
+    /// or the snapshot.
+    func fullTextMatches(_ predicate: FullTextPredicate, _ table: Table) throws(FiefError) -> KeyBitmap {
+        guard let dbi = table.fullTextDatabases[predicate.property.key] else {
+            throw FiefError(.queryInvalid, "'\(table.objectClass.name).\(predicate.property.name)' has no full-text index")
+        }
+        let search = predicate.search
+        var result = KeyBitmap()
+        let onlyExclusions = search.words.isEmpty && search.prefixes.isEmpty
+        if onlyExclusions {
+            // Every object but those.
+            for (cluster, live) in try clusters(table) { result.insert(cluster: cluster, live) }
+        }
+        func lookUp(_ txn: OpaquePointer) throws(FiefError) {
+            let cursor = try LMDBCursor(txn, dbi)
+            var first = !onlyExclusions
+            var other = KeyBitmap()
+            func require(_ read: (inout KeyBitmap) throws(FiefError) -> Void) throws(FiefError) {
+                if first {
+                    try read(&result)
+                    first = false
+                } else {
+                    other.removeAll()
+                    try read(&other)
+                    result.formIntersection(other)
+                }
+            }
+            for word in search.words {
+                try require { (bitmap) throws(FiefError) in try FullTextIndex.postings(cursor, word, into: &bitmap) }
+                if result.isEmpty { return }
+            }
+            for prefix in search.prefixes {
+                try require { (bitmap) throws(FiefError) in try FullTextIndex.postings(cursor, prefix: prefix, into: &bitmap) }
+                if result.isEmpty { return }
+            }
+            for word in search.excluded {
+                other.removeAll()
+                try FullTextIndex.postings(cursor, word, into: &other)
+                result.subtract(other)
+                if result.isEmpty { return }
+            }
+        }
+        if let write {
+            try lookUp(write.txn)
+        } else {
+            let snapshot = try currentSnapshot()
+            if snapshot.isShared {
+                try snapshot.lock.withLock { () throws(FiefError) in try lookUp(snapshot.txn) }
+            } else {
+                try lookUp(snapshot.txn)
+            }
+        }
+        return result
+    }
+
+    // MARK: Maintaining the index
+
+    /// Add the tokens of `value` for object `key` to `property`'s full-text index.
+    func putFullText(_ write: WriteTransaction, _ table: Table, _ property: Property, _ value: Value, _ key: Int64) throws(FiefError) {
+        guard let dbi = table.fullTextDatabases[property.key], case .string = value else { return }
+        try FullTextIndex.put(write.txn, dbi, FullTextTokenizer.tokens(of: value), key)
+    }
+
+    /// Index the texts of `rows` objects just created from key `first`.
+    func addFullText(_ write: WriteTransaction, _ table: Table, _ property: Property, first: Int64, rows: Int) throws(FiefError) {
+        guard let dbi = table.fullTextDatabases[property.key] else { return }
+        let column = try table.column(property.key)
+        for r in 0..<rows {
+            let key = first + Int64(r)
+            let value = try slotValue(table, column, key)
+            try FullTextIndex.put(write.txn, dbi, FullTextTokenizer.tokens(of: value), key)
+        }
+    }
+
+    /// Remove the tokens of `value` for object `key` from `property`'s full-text index.
+    func deleteFullText(_ write: WriteTransaction, _ table: Table, _ property: Property, _ value: Value, _ key: Int64) throws(FiefError) {
+        guard let dbi = table.fullTextDatabases[property.key], case .string = value else { return }
+        try FullTextIndex.delete(write.txn, dbi, FullTextTokenizer.tokens(of: value), key)
+    }
+
+    /// Object `key`'s text changes from `old` to `new`: only the tokens
+    /// one has and the other lacks change in the index.
+    func replaceFullText(_ write: WriteTransaction, _ table: Table, _ property: Property, old: Value, new: Value, _ key: Int64) throws(FiefError) {
+        guard let dbi = table.fullTextDatabases[property.key], !old.isSame(as: new) else { return }
+        let before = FullTextTokenizer.tokens(of: old), after = FullTextTokenizer.tokens(of: new)
+        try FullTextIndex.delete(write.txn, dbi, before.filter { !after.contains($0) }, key)
+        try FullTextIndex.put(write.txn, dbi, after.filter { !before.contains($0) }, key)
+    }
+}
+
+/// Reading and writing a full-text index database.
+enum FullTextIndex {
+    /// Index every existing object's text of `property` into `target`
+    /// (an empty full-text index): a full-text index added to a class
+    /// that has objects.
+    static func fill(_ txn: OpaquePointer, data: MDB_dbi, target: MDB_dbi, property: Property, objectClass: ObjectClass) throws(FiefError) {
+        let tables = ChunkPartTables()
+        let presenceCursor = try LMDBCursor(txn, data)
+        var entry = try presenceCursor.seek(integerKey: ClusterLayout.columnStart(ClusterLayout.presenceColumn))
+        while let (chunkKey, presenceBytes) = entry, chunkKey < ClusterLayout.columnStart(1) {
+            let cluster = ClusterLayout.cluster(ofChunkKey: chunkKey)
+            guard let presenceBody = ChunkCheck.verified(presenceBytes, table: objectClass.key, key: chunkKey, type: nil) else {
+                throw damaged(objectClass, chunkKey)
+            }
+            let presence = ChunkReader(presenceBody)
+            guard let column = try ChunkParts.read(txn, data, table: objectClass.key, column: property.key, cluster: cluster,
+                                                   type: property.type, bounds: nil, tables: tables) else {
+                throw damaged(objectClass, ClusterLayout.chunkKey(column: property.key, cluster: cluster))
+            }
+            for slot in 0..<ClusterLayout.slots where presence.bit(slot) {
+                let value = column.value(slot, type: property.type, nullable: property.isNullable)
+                try put(txn, target, FullTextTokenizer.tokens(of: value), (cluster << ClusterLayout.shift) | Int64(slot))
+            }
+            entry = try presenceCursor.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
+        }
+    }
+
+    private static func damaged(_ objectClass: ObjectClass, _ key: UInt64) -> FiefError {
+        FiefError(.fileCorrupt, "a stored chunk of class '\(objectClass.name)' (key \(key)) fails its checksum or layout check")
+    }
+
+    /// Add `key` under each of `tokens`.
+    static func put(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ tokens: [[UInt8]], _ key: Int64) throws(FiefError) {
+        var object = UInt64(bitPattern: key)
+        try withUnsafeBytes(of: &object) { (vb) throws(FiefError) in
+            for token in tokens {
+                try typed { try token.withUnsafeBytes { (kb) in _ = try LMDB.put(txn, dbi, kb, vb) } }
+            }
+        }
+    }
+
+    /// Remove `key` from under each of `tokens` (a missing entry is no error).
+    static func delete(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ tokens: [[UInt8]], _ key: Int64) throws(FiefError) {
+        var object = UInt64(bitPattern: key)
+        try withUnsafeBytes(of: &object) { (vb) throws(FiefError) in
+            for token in tokens {
+                try typed { try token.withUnsafeBytes { (kb) in try LMDB.delete(txn, dbi, kb, value: vb) } }
+            }
+        }
+    }
+
+    /// Call `body` with the object keys under the cursor's current token
+    /// (`first`, the value the cursor was positioned on): a token held by
+    /// one object has no duplicates to read in pages; others are read a
+    /// page of keys at a time, in place.
+    @inline(__always)
+    private static func forEachDuplicate(_ cursor: LMDBCursor, first: UnsafeRawBufferPointer, _ body: (Int64) -> Void) throws(FiefError) {
+        var count = 0
+        try LMDB.check(mdb_cursor_count(cursor.pointer, &count), "reading a full-text index")
+        if count == 1 {
+            body(Int64(bitPattern: first.loadUnaligned(as: UInt64.self)))
+            return
+        }
+        var k = MDB_val(), v = MDB_val()
+        var rc = mdb_cursor_get(cursor.pointer, &k, &v, MDB_GET_MULTIPLE)
+        while rc == 0 {
+            let page = UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+            for i in 0..<(page.count / 8) { body(Int64(bitPattern: page.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self))) }
+            rc = mdb_cursor_get(cursor.pointer, &k, &v, MDB_NEXT_MULTIPLE)
+        }
+        if rc != MDB_NOTFOUND { try LMDB.check(rc, "reading a full-text index") }
+    }
+
+    /// Add the objects having `token` to `objects`.
+    static func postings(_ cursor: LMDBCursor, _ token: [UInt8], into objects: inout KeyBitmap) throws(FiefError) {
+        var v = MDB_val()
+        let rc: Int32 = token.withUnsafeBytes { raw in
+            var k = LMDB.val(raw)
+            return mdb_cursor_get(cursor.pointer, &k, &v, MDB_SET_KEY)
+        }
+        if rc == MDB_NOTFOUND { return }
+        try LMDB.check(rc, "reading a full-text index")
+        try forEachDuplicate(cursor, first: LMDB.bytes(v)) { objects.insert($0) }
+    }
+
+    /// Add the objects having a token that starts with `prefix` (the tokens
+    /// of one cursor range) to `objects`.
+    static func postings(_ cursor: LMDBCursor, prefix: [UInt8], into objects: inout KeyBitmap) throws(FiefError) {
+        var entry = try typed { try prefix.withUnsafeBytes { (raw) in try cursor.seek(raw) } }
+        while let (token, first) = entry, token.starts(with: prefix) {
+            try forEachDuplicate(cursor, first: first) { objects.insert($0) }
+            entry = try cursor.move(MDB_NEXT_NODUP)
+        }
+    }
+}
+
+/// Objects of one class as one bit per object key (64 keys a word, so a
+/// cluster's objects are 4 words): what a full-text search finds.  Words
+/// of keys not set may be missing (they read as 0).
+struct KeyBitmap {
+    private(set) var words: [UInt64] = []
+
+    var isEmpty: Bool { !words.contains { $0 != 0 } }
+
+    /// How many objects.
+    var count: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
+
+    @inline(__always)
+    mutating func insert(_ key: Int64) {
+        let word = Int(key >> 6)
+        if word >= words.count { words.append(contentsOf: repeatElement(0, count: max(word + 1 - words.count, words.count))) }
+        words[word] |= 1 << UInt64(key & 63)
+    }
+
+    /// Add the objects `bits` of `cluster`.
+    mutating func insert(cluster: Int64, _ bits: Bitmap) {
+        let base = Int(cluster) * 4
+        if base + 4 > words.count { words.append(contentsOf: repeatElement(0, count: max(base + 4 - words.count, words.count))) }
+        for i in 0..<4 { words[base + i] |= bits[i] }
+    }
+
+    /// Empty, keeping the storage.
+    mutating func removeAll() {
+        words.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+    }
+
+    /// Keep only the objects also in `other`.
+    mutating func formIntersection(_ other: KeyBitmap) {
+        let common = min(words.count, other.words.count)
+        words.withUnsafeMutableBufferPointer { w in
+            other.words.withUnsafeBufferPointer { o in
+                for i in 0..<common { w[i] &= o[i] }
+            }
+        }
+        words.removeLast(words.count - common)
+    }
+
+    /// Remove the objects in `other`.
+    mutating func subtract(_ other: KeyBitmap) {
+        let common = min(words.count, other.words.count)
+        words.withUnsafeMutableBufferPointer { w in
+            other.words.withUnsafeBufferPointer { o in
+                for i in 0..<common { w[i] &= ~o[i] }
+            }
+        }
+    }
+
+    /// The objects of `cluster`.
+    @inline(__always)
+    func bits(cluster: Int64) -> Bitmap {
+        let base = Int(cluster) * 4
+        guard base + 4 <= words.count else {
+            var bits = Bitmap(repeating: 0)
+            for i in 0..<4 where base + i < words.count { bits[i] = words[base + i] }
+            return bits
+        }
+        return Bitmap(words[base], words[base + 1], words[base + 2], words[base + 3])
+    }
+
+    /// Each cluster holding objects, in order, with its objects.
+    func forEachCluster(_ body: (Int64, Bitmap) -> Void) {
+        var cluster: Int64 = 0
+        var base = 0
+        while base < words.count {
+            let bits = self.bits(cluster: cluster)
+            if bits != Bitmap(repeating: 0) { body(cluster, bits) }
+            cluster += 1
+            base += 4
+        }
+    }
+
+    /// Every object key, in order.
+    func keys() -> [Int64] {
+        var keys: [Int64] = []
+        keys.reserveCapacity(count)
+        for (word, bits) in words.enumerated() where bits != 0 {
+            var w = bits
+            while w != 0 {
+                keys.append(Int64(word << 6 | w.trailingZeroBitCount))
+                w &= w - 1
+            }
+        }
+        return keys
+    }
+}
