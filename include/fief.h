@@ -1354,6 +1354,24 @@ FIEF_API fief_results_t *fief_results_distinct(const fief_results_t *results, co
  *  Errors: FIEF_ERR_INVALIDATED_RESULTS, FIEF_ERR_CLOSED, ... */
 FIEF_API fief_results_t *fief_results_limit(const fief_results_t *results, size_t max_count);
 
+/** The query `results` answer, as canonical text in the query language
+ *  (realm-core's Query::get_description with its ordering): the filters
+ *  joined by AND, or "TRUEPREDICATE" when there are none, then the stages
+ *  ("age < 5 AND name BEGINSWITH 'R' SORT(name ASC) LIMIT(10)").  Arguments
+ *  are written in as literals (a list argument as {...}, a link as
+ *  L<class key>:<object key>, a key-path argument as its key path), so the
+ *  text, given to fief_results_filter on the same starting objects without
+ *  arguments, gives the same results.  Spelling is fixed: keywords in
+ *  capitals, operators in their first spelling (==, !=, <=, >=), strings
+ *  single-quoted, parentheses only where needed.  What the results start
+ *  from (a class, a list, linking objects) is not part of the text.
+ *  Returns a zero-terminated UTF-8 string owned by the results handle (it
+ *  lives until the handle is released; do not free it), or NULL.
+ *  Errors: FIEF_ERR_QUERY_INVALID (an argument with no literal: a nested
+ *  list or dictionary), FIEF_ERR_INVALIDATED_RESULTS, FIEF_ERR_CLOSED,
+ *  FIEF_ERR_INVALID_HANDLE. */
+FIEF_API const char *fief_results_get_description(const fief_results_t *results);
+
 /** Number of objects (or values) into `*out_count` (evaluates the results
  *  if needed; with a distinct stage, the whole ordering). */
 FIEF_API bool fief_results_count(const fief_results_t *results, size_t *out_count);

@@ -1000,7 +1000,7 @@ enum QueryBinder {
         switch keyPath.start {
         case .object: break
         case .variable: throw QueryCompiler.unsupported("a SUBQUERY variable")
-        case .argument: throw QueryCompiler.unsupported("a key-path argument ($K or %K)")
+        case .argument: throw FiefError(.internal, "key-path arguments are substituted before binding (QueryArgumentSubstitution.keyPaths)")
         }
         if keyPath.suffix == .type {
             // The values' types: the path without `@type`, each value read as its type's code.

@@ -8,11 +8,17 @@ public final class CompiledQuery: @unchecked Sendable {
     /// (key paths through links, collections, backlinks): then each scan
     /// brings a `QueryScan`.
     let readsGraph: Bool
+    /// The predicate compiled, its arguments written in as literals (see
+    /// `QueryArgumentSubstitution.literals`), for describing it as text;
+    /// nil for the queries the binder makes, or when an argument has no
+    /// literal.
+    let predicate: QueryExpression?
 
-    init(root: QueryNode, tableKey: UInt32) {
+    init(root: QueryNode, tableKey: UInt32, predicate: QueryExpression? = nil) {
         self.root = root
         self.tableKey = tableKey
         self.readsGraph = root.readsGraph
+        self.predicate = predicate
     }
 }
 
@@ -128,14 +134,18 @@ enum QueryCompiler {
     /// A predicate over the objects of `table`; key paths through links,
     /// collections and backlinks reach the classes of `realm`'s schema.
     static func compile(_ expression: QueryExpression, table: Table, realm: Realm, arguments: [QueryArgument]) throws(FiefError) -> CompiledQuery {
-        CompiledQuery(root: try node(expression, .objects(table), arguments, realm: realm), tableKey: table.key)
+        let expression = try QueryArgumentSubstitution.keyPaths(expression, arguments, table: table, realm: realm)
+        return CompiledQuery(root: try node(expression, .objects(table), arguments, realm: realm), tableKey: table.key,
+                             predicate: QueryArgumentSubstitution.literals(expression, arguments))
     }
 
     /// A predicate over the elements of a collection of values: `element`
     /// describes them (its `key` is ignored), `description` names the
     /// collection in messages ("the values of 'Person.scores'").
     static func compileElements(_ expression: QueryExpression, element: Property, description: String, tableKey: UInt32, arguments: [QueryArgument]) throws(FiefError) -> CompiledQuery {
-        CompiledQuery(root: try node(expression, .elements(element, description: description), arguments, realm: nil), tableKey: tableKey)
+        let expression = try QueryArgumentSubstitution.keyPaths(expression, arguments, table: nil, realm: nil)
+        return CompiledQuery(root: try node(expression, .elements(element, description: description), arguments, realm: nil), tableKey: tableKey,
+                             predicate: QueryArgumentSubstitution.literals(expression, arguments))
     }
 
     /// The SORT, DISTINCT and LIMIT suffixes of a query as the stages
