@@ -48,7 +48,9 @@ enum QueryArgumentSubstitution {
             throw FiefError(.queryArgument, "\(name) is a list; it must be a string holding a key path, as 'owner.name'")
         }
         guard case .string(let bytes) = argument.values[0] else {
-            throw FiefError(.queryArgument, "\(name) is \(argument.values[0].type == nil ? "null" : "a \(argument.values[0].typeName)"); it must be a string holding a key path, as 'owner.name'")
+            let type = argument.values[0].typeName
+            let given = argument.values[0].type == nil ? "null" : ("aeiou".contains(type.first ?? "x") ? "an " : "a ") + type
+            throw FiefError(.queryArgument, "\(name) is \(given); it must be a string holding a key path, as 'owner.name'")
         }
         guard UTF8Check.isValid(bytes) else { throw FiefError(.invalidUTF8, "argument \(n) is not valid UTF-8") }
         let text = String(decoding: bytes, as: UTF8.self)

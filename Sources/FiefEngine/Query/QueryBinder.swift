@@ -654,7 +654,7 @@ enum QueryBinder {
         case .element:
             return .own(operand)
         case .constant(.objectKey):
-            throw QueryCompiler.unsupported("an object key literal (O<key>)")
+            throw QueryCompiler.objectKeyOutOfPlace()
         case .constant:
             return .value(operand)
         case .argument(let n):
@@ -920,6 +920,40 @@ enum QueryBinder {
         default:
             return operand
         }
+    }
+
+    // MARK: O<key>
+
+    /// `lhs` and `rhs` with each object-key literal `O<key>` in one of them
+    /// (alone, in a list, after a quantifier) replaced by the link to the
+    /// object of that key in the class the other side's links point to, as
+    /// realm-core reads `friend == O1` (its object key of the link's target).
+    static func objectKeysResolved(_ lhs: QueryOperand, _ rhs: QueryOperand, _ scope: Scope) throws(FiefError) -> (QueryOperand, QueryOperand) {
+        guard lhs.hasObjectKey != rhs.hasObjectKey else {
+            throw FiefError(.queryInvalid, "cannot compare object keys (O<key>) with each other: one side must be a link")
+        }
+        let keyed = lhs.hasObjectKey ? lhs : rhs, other = lhs.hasObjectKey ? rhs : lhs
+        let target = try linkTarget(of: other, scope)
+        let resolved = keyed.replacingObjectKeys(classKey: target)
+        return lhs.hasObjectKey ? (resolved, rhs) : (lhs, resolved)
+    }
+
+    /// The class whose objects `operand` holds links to: a link property, a
+    /// key path ending at one, or a path reaching objects (lists, sets and
+    /// maps of links, backlinks).
+    private static func linkTarget(of operand: QueryOperand, _ scope: Scope) throws(FiefError) -> UInt32 {
+        var inner = operand
+        if case .quantified(_, let quantified) = operand { inner = quantified }
+        if let realm = scope.realm, case .objects = scope.target, case .keyPath = inner {
+            let property: Property
+            switch try side(inner, scope) {
+            case .own(let own): property = try QueryCompiler.property(own, scope.target)
+            case .path(let path, _): property = path.expression.valueProperty
+            case .value, .values: property = Property(name: "", type: .mixed)
+            }
+            if property.type == .link, let name = property.linkTarget, let key = realm.table(named: name) { return key }
+        }
+        throw FiefError(.queryInvalid, "an object key (O<key>) names an object of the class a link points to, so it is compared with a link, or a list, set or map of links; \(describe(operand)) is none")
     }
 
     // MARK: SUBQUERY
@@ -1711,6 +1745,27 @@ extension QueryOperand {
         switch self {
         case .arithmetic, .negated: return true
         default: return false
+        }
+    }
+
+    /// Whether it is, or lists, an object-key literal `O<key>`.
+    var hasObjectKey: Bool {
+        switch self {
+        case .constant(.objectKey): return true
+        case .list(let items): return items.contains { $0.hasObjectKey }
+        case .quantified(_, let inner): return inner.hasObjectKey
+        default: return false
+        }
+    }
+
+    /// The operand with each object-key literal `O<key>` in it a link to
+    /// that object of class `classKey`.
+    func replacingObjectKeys(classKey: UInt32) -> QueryOperand {
+        switch self {
+        case .constant(.objectKey(let key)): return .constant(.link(classKey: classKey, objectKey: key))
+        case .list(let items): return .list(items.map { $0.replacingObjectKeys(classKey: classKey) })
+        case .quantified(let quantifier, let inner): return .quantified(quantifier, inner.replacingObjectKeys(classKey: classKey))
+        default: return self
         }
     }
 

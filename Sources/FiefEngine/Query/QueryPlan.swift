@@ -178,6 +178,12 @@ enum QueryCompiler {
         return stages
     }
 
+    /// The error for an object-key literal (`O<key>`) anywhere but compared
+    /// with a link (where `QueryBinder.objectKeysResolved` binds it).
+    static func objectKeyOutOfPlace() -> FiefError {
+        FiefError(.queryInvalid, "an object key literal (O<key>) names an object of the class a link points to: compare a link with it ('friend == O1', 'O1 IN friends')")
+    }
+
     /// The error for a construct the parser reads but this compiler does
     /// not bind yet.
     static func unsupported(_ construct: String) -> FiefError {
@@ -195,16 +201,19 @@ enum QueryCompiler {
         case .not(let inner): return .not(try node(inner, target, arguments, realm: realm))
         case .and(let a, let b): return .and([try node(a, target, arguments, realm: realm), try node(b, target, arguments, realm: realm)])
         case .or(let a, let b): return .or([try node(a, target, arguments, realm: realm), try node(b, target, arguments, realm: realm)])
-        case .comparison(let lhs, let op, let rhs, let options):
+        case .comparison(var lhs, let op, var rhs, let options):
             let scope = QueryBinder.Scope(target: target, arguments: arguments, realm: realm)
+            if lhs.hasObjectKey || rhs.hasObjectKey { (lhs, rhs) = try QueryBinder.objectKeysResolved(lhs, rhs, scope) }
             if scope.isScalar(lhs) && scope.isScalar(rhs) {
                 try checkSupported(lhs)
                 try checkSupported(rhs)
                 return try comparison(lhs, op, rhs, options, target, arguments)
             }
             return try QueryBinder.comparison(lhs, op, rhs, options, scope)
-        case .membership(let lhs, let rhs, let options):
-            return try QueryBinder.membership(lhs, rhs, options, QueryBinder.Scope(target: target, arguments: arguments, realm: realm))
+        case .membership(var lhs, var rhs, let options):
+            let scope = QueryBinder.Scope(target: target, arguments: arguments, realm: realm)
+            if lhs.hasObjectKey || rhs.hasObjectKey { (lhs, rhs) = try QueryBinder.objectKeysResolved(lhs, rhs, scope) }
+            return try QueryBinder.membership(lhs, rhs, options, scope)
         case .between(let value, let low, let high):
             return try QueryBinder.between(value, low, high, QueryBinder.Scope(target: target, arguments: arguments, realm: realm))
         case .fullText: throw unsupported("TEXT")
@@ -217,7 +226,7 @@ enum QueryCompiler {
     static func checkSupported(_ operand: QueryOperand) throws(FiefError) {
         switch operand {
         case .element, .argument: return
-        case .constant(.objectKey): throw unsupported("an object key literal (O<key>)")
+        case .constant(.objectKey): throw objectKeyOutOfPlace()
         case .constant: return
         case .keyPath(let path): if let construct = unsupportedConstruct(path) { throw unsupported(construct) }
         case .list: throw unsupported("a list literal '{...}'")
@@ -391,7 +400,7 @@ enum QueryCompiler {
                 return .uuid(bytes.withUnsafeBytes { UUIDBytes(bytes: $0.baseAddress!) })
             case .binary(let bytes): return .bytes(bytes, isString: false)
             case .link(let classKey, let objectKey): return .link(classKey, objectKey)
-            case .objectKey: throw unsupported("an object key literal (O<key>)")
+            case .objectKey: throw objectKeyOutOfPlace()
             }
         case .argument(let n):
             guard n >= 0, n < arguments.count else {
