@@ -58,6 +58,11 @@ final class GraphNode {
         /// as many values as elements, each pair matching; != is the
         /// negation of ==.  (`listFirst`: the list is on the left.)
         case sequence(ValueExpression, QueryOperator, [SequenceElement], QueryStringOptions, listFirst: Bool)
+        /// Per object: two many-valued expressions, every value of the first
+        /// against every value of the second, quantified in that order
+        /// (`ALL items.price IN ANY items.price`: each price of the first
+        /// is some price of the second), as realm-core nests them.
+        case compareMany(ValueExpression, QueryQuantifier, QueryOperator, ValueExpression, QueryQuantifier, QueryStringOptions)
     }
 
     let kind: Kind
@@ -87,6 +92,9 @@ final class GraphNode {
             if a.isMany || b.isMany { return quantifier != .any }
             let va = a.valueOfNullObject, vb = b.valueOfNullObject
             return a.isMixed || b.isMixed ? QueryEvaluator.compareMixed(va, op, vb, options) : QueryEvaluator.compareValues(va, op, vb, options)
+        case .compareMany(_, let quantifier, _, _, _, _):
+            // No values on the outer side.
+            return quantifier != .any
         case .sequence(_, let op, let elements, _, _):
             // No values: equal to the empty list only.
             return (op == .notEqual) != elements.isEmpty
@@ -577,6 +585,9 @@ enum QueryBinder {
             return try sequence(path.expression, op, elements, options, scope, listFirst: false)
         case (.values(let elements, nil), .path(let path, nil)) where path.expression.isMany && path.expression.typeOf == nil:
             return try sequence(path.expression, op, elements, options, scope, listFirst: true)
+        case (.values(let elements, let listQuantifier), .path(let path, let pathQuantifier)) where path.expression.isMany:
+            // A quantifier on either side (neither is the ordered comparison above): the list's outside.
+            return try listAgainstCollection(elements, listQuantifier ?? .any, op, path, pathQuantifier, options, scope)
         case (.path(let path, let quantifier), _) where right.isGiven:
             return try reach(path, quantifier, scope) { leaf in .comparison(leaf, op, rhs, options) }
         case (_, .path(let path, let quantifier)) where left.isGiven:
@@ -611,14 +622,17 @@ enum QueryBinder {
         case .values:
             return try comparison(lhs, .equal, rhs, options, scope)
         case .path(let path, let quantifier) where path.expression.isMany:
-            if case .values(_, let listQuantifier) = try side(lhs, scope) {
-                guard quantifier == nil, listQuantifier == nil else {
-                    throw QueryCompiler.unsupported("comparing a quantified list of values with a collection ('\(path.text)')")
-                }
-                // `{1, 2} IN scores`: the same values in the same order.
+            switch try side(lhs, scope) {
+            case .values:
+                // `{1, 2} IN scores`: the same values in the same order;
+                // `ANY {1, 2} IN ALL scores`: each side quantified, the list's outside.
                 return try comparison(lhs, .equal, rhs, options, scope)
+            case .path(let left, _) where left.expression.isMany:
+                // `items.price IN items.price`: the left's quantifier outside.
+                return try comparison(lhs, .equal, rhs, options, scope)
+            default:
+                return try comparison(rhs, .equal, lhs, options, scope)
             }
-            return try comparison(rhs, .equal, lhs, options, scope)
         case .value(let given):
             throw FiefError(given.isArgument ? .queryArgument : .queryInvalid, "\(refusal); \(describe(given)) is one value")
         case .own:
@@ -919,6 +933,35 @@ enum QueryBinder {
             return .quantified(quantifier, try objectsResolved(inner, scope))
         default:
             return operand
+        }
+    }
+
+    // MARK: A list against a collection
+
+    /// `Q1 {e1, e2, ...} op Q2 collection`: for Q1 of the elements e, Q2 of
+    /// the collection's values v, `e op v` (realm-core's Parser_ListVsList):
+    /// one backward comparison per element, joined by OR (ANY), AND (ALL)
+    /// or NOT OR (NONE).  An element of a list argument is written in as
+    /// its literal.
+    static func listAgainstCollection(_ elements: [ListElement], _ listQuantifier: QueryQuantifier, _ op: QueryOperator, _ path: BoundPath,
+                                      _ pathQuantifier: QueryQuantifier?, _ options: QueryStringOptions, _ scope: Scope) throws(FiefError) -> QueryNode {
+        var nodes: [QueryNode] = []
+        for element in elements {
+            let operand: QueryOperand
+            switch element {
+            case .operand(let written): operand = written
+            case .argumentValue(let value, let n):
+                guard let literal = QueryArgumentSubstitution.literal(value) else {
+                    throw FiefError(.queryArgument, "argument \(n) holds a \(value.typeName), which is no value to compare with '\(path.text)'")
+                }
+                operand = .constant(literal)
+            }
+            nodes.append(try reach(path, pathQuantifier, scope) { leaf in .comparison(operand, op, leaf, options) })
+        }
+        switch listQuantifier {
+        case .any: return nodes.isEmpty ? .constant(false) : .or(nodes)
+        case .all: return nodes.isEmpty ? .constant(true) : .and(nodes)
+        case .none: return nodes.isEmpty ? .constant(true) : .not(.or(nodes))
         }
     }
 
@@ -1495,9 +1538,6 @@ enum QueryBinder {
     /// object and compared as two properties of one object are.
     static func forward(_ a: ValueExpression, _ qa: QueryQuantifier?, _ op: QueryOperator, _ b: ValueExpression, _ qb: QueryQuantifier?,
                         _ options: QueryStringOptions, _ scope: Scope) throws(FiefError) -> QueryNode {
-        if a.isMany && b.isMany {
-            throw QueryCompiler.unsupported("comparing two collections with each other ('\(a.text)' and '\(b.text)')")
-        }
         if (a.typeOf == nil) != (b.typeOf == nil) {
             throw FiefError(.queryInvalid, "'@type' compares with a type name or another '@type', not with a value ('\(a.text)' and '\(b.text)')")
         }
@@ -1515,6 +1555,14 @@ enum QueryBinder {
         var dependencies: [UInt32: Set<UInt32>] = [:]
         collectDependencies(a, scope.realm, into: &dependencies)
         collectDependencies(b, scope.realm, into: &dependencies)
+        if a.isMany && b.isMany {
+            if case .elements = a.value, case .elements = b.value {
+                // realm-core refuses it too ("Ordered comparison between two primitive lists").
+                throw FiefError(.queryInvalid, "cannot compare two lists, sets or maps of values with each other ('\(a.text)' and '\(b.text)'), as in realm-core: compare one with a list of values ({...}), or the values of objects reached through links ('items.price')")
+            }
+            // Two collections: the first's quantifier outside, the second's inside (ANY when not written).
+            return .graph(GraphNode(.compareMany(a, qa ?? .any, op, b, qb ?? .any, options), dependencies: dependencies))
+        }
         return .graph(GraphNode(.compare(a, op, b, options, quantifier: qa ?? qb ?? .any), dependencies: dependencies))
     }
 
