@@ -819,7 +819,7 @@ TEST(description) {
     /* Arguments become literals: $n, %@, a list. */
     fief_value_t args[3] = {vi(30), vs("it's"), vd(80.5)};
     fief_query_arg_t qa[3] = {{1, false, &args[0]}, {1, false, &args[1]}, {1, false, &args[2]}};
-    DESCRIBED(fief_results_filter(ALL, "age == $0 OR name == %@ OR score > $2", qa, 3),
+    DESCRIBED(fief_results_filter(ALL, "age == %@ OR name == $1 OR score > $2", qa, 3),
               "age == 30 OR name == 'it\\'s' OR score > 80.5");
     fief_value_t ages[3] = {vi(25), vi(40), vs("x")};
     fief_query_arg_t list = {3, true, ages};
