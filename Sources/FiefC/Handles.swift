@@ -201,11 +201,9 @@ enum HandleTable {
     /// Give a handle back; false if it was not a live handle.
     static func release(_ handle: UnsafeRawPointer?) -> Bool {
         var object: AnyObject?
-        var text: HandleText?
         let ok: Bool = (try? lock.withLock { () throws(FiefError) -> Bool in
             guard let slot = slot(handle) else { return false }
             swap(&object, &slot.pointee.object)
-            text = slot.pointee.text
             slot.pointee.text = nil
             slot.pointee.opaque = nil
             slot.pointee.kind = 0
@@ -217,7 +215,6 @@ enum HandleTable {
         }) ?? false
         // The object's deinit (closing a realm, aborting a snapshot) runs outside the lock.
         object = nil
-        text = nil
         return ok
     }
 

@@ -28,8 +28,6 @@ final class ParsedQueryEngineTests: XCTestCase {
         let cases: [(String, String)] = [
             ("s TEXT 'a'", "TEXT is not supported yet"),
             ("friend GEOWITHIN geoCircle([0, 0], 1)", "GEOWITHIN is not supported yet"),
-            ("SUBQUERY(others, $t, $t.n > 1 AND n > 1).@count > 0",
-             "a SUBQUERY predicate reading the object outside it ('n'; use '$t.' for the objects of the SUBQUERY) is not supported yet"),
             ("tags[0].@count == 1", "an operation on one element of 'Item.tags' ('tags[0].@count') is not supported yet"),
         ]
         for (predicate, message) in cases {
@@ -94,6 +92,34 @@ final class ParsedQueryEngineTests: XCTestCase {
         for (predicate, message) in refusals {
             XCTAssertEqual(expectError(.queryInvalid, predicate) { try db.query("Item", predicate) }?.message, message, predicate)
         }
+    }
+
+    /// Inside a SUBQUERY, a key path without the variable names a property
+    /// of the collection's objects, as realm-core binds it (its SUBQUERY
+    /// rebinds the base table): no SUBQUERY reads the object outside it.
+    /// A variable used outside its own SUBQUERY is a clear error.
+    func testSubqueryPathsWithoutTheVariableNameTheCollectionsObjects() throws {
+        let db = try DB.open(tempDir().file(), schema)
+        let item = db.cls("Item")
+        let keys = try db.write { () -> [Int64] in
+            let made = try db.createMany("Item", ["n"], [[.int(0)], [.int(1)], [.int(2)], [.int(3)]])
+            try db.append("Item", made[0], "others", [.link(item, made[2]), .link(item, made[3])])
+            try db.append("Item", made[3], "others", [.link(item, made[1]), .link(item, made[2])])
+            return made
+        }
+        let cases: [(String, [Int64])] = [
+            ("SUBQUERY(others, $t, $t.n > 1 AND n > 1).@count > 0", [keys[0], keys[3]]),
+            ("SUBQUERY(others, $t, n > 1).@count == 2", [keys[0]]),
+            ("SUBQUERY(others, $t, n > 1).@count == SUBQUERY(others, $t, $t.n > 1).@count", keys),
+            ("SUBQUERY(others, $t, SUBQUERY($t.others, $u, $u.n == 1).@count > 0).@count > 0", [keys[0]]),
+            ("SUBQUERY(others, $t, SUBQUERY(others, $u, $u.n == 1).@count > 0).@count > 0", [keys[0]]),
+        ]
+        for (predicate, expected) in cases {
+            XCTAssertEqual(try db.keys("Item", predicate), expected, predicate)
+        }
+        XCTAssertEqual(expectError(.queryInvalid) { try db.query("Item", "SUBQUERY(others, $t, SUBQUERY($t.others, $u, $t.n == 1).@count > 0).@count > 0") }?.message,
+                       "'$t.n': '$t' names the objects of a SUBQUERY only inside its own predicate (not outside it, nor inside a SUBQUERY nested in it), as in realm-core")
+        XCTAssertEqual(expectError(.queryInvalid) { try db.query("Item", "$t.n > 1") }?.message, "class 'Item' has no property '$t' (in key path '$t.n')")
     }
 
     /// SORT, DISTINCT and LIMIT apply after the predicate, left to right,

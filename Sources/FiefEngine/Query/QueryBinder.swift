@@ -621,7 +621,7 @@ enum QueryBinder {
         switch try side(rhs, scope) {
         case .values:
             return try comparison(lhs, .equal, rhs, options, scope)
-        case .path(let path, let quantifier) where path.expression.isMany:
+        case .path(let path, _) where path.expression.isMany:
             switch try side(lhs, scope) {
             case .values:
                 // `{1, 2} IN scores`: the same values in the same order;
@@ -1022,8 +1022,11 @@ enum QueryBinder {
     }
 
     /// `expression` with the key paths starting at SUBQUERY variable
-    /// `variable` starting at the object instead; a key path from the object
-    /// outside (a correlated SUBQUERY) is refused.  The predicates of nested
+    /// `variable` starting at the object instead.  A key path without the
+    /// variable names a property of the collection's objects too, as in
+    /// realm-core (its SUBQUERY binds the predicate's paths against the
+    /// collection's class, the variable standing for nothing): a SUBQUERY
+    /// cannot read the object outside it.  The predicates of nested
     /// SUBQUERYs are left to their own binding.
     static func substitute(_ expression: QueryExpression, _ variable: String) throws(FiefError) -> QueryExpression {
         switch expression {
@@ -1051,9 +1054,7 @@ enum QueryBinder {
                 }
                 path.start = .object
                 return .keyPath(path)
-            case .object:
-                throw QueryCompiler.unsupported("a SUBQUERY predicate reading the object outside it ('\(text(path))'; use '\(variable).' for the objects of the SUBQUERY)")
-            case .variable, .argument:
+            case .object, .variable, .argument:
                 return operand
             }
         case .subqueryCount(let inner):
@@ -1076,7 +1077,8 @@ enum QueryBinder {
     static func resolve(_ keyPath: QueryKeyPath, from table: Table, _ realm: Realm, _ arguments: [QueryArgument]) throws(FiefError) -> BoundPath {
         switch keyPath.start {
         case .object: break
-        case .variable: throw QueryCompiler.unsupported("a SUBQUERY variable")
+        case .variable(let name):
+            throw FiefError(.queryInvalid, "'\(name).\(text(keyPath))': '\(name)' names the objects of a SUBQUERY only inside its own predicate (not outside it, nor inside a SUBQUERY nested in it), as in realm-core")
         case .argument: throw FiefError(.internal, "key-path arguments are substituted before binding (QueryArgumentSubstitution.keyPaths)")
         }
         if keyPath.suffix == .type {
