@@ -1355,25 +1355,72 @@ typedef struct fief_sort_descriptor {
  *  Returns a new results handle, or NULL (FIEF_ERR_NO_SUCH_CLASS, ...). */
 FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_key_t class_key);
 
-/** The objects of `results` that match `predicate`, a zero-terminated string
- *  in Realm's query language: comparisons `== = != <> < <= =< > >= =>`,
+/** The objects of `results` that match `predicate`, a zero-terminated UTF-8
+ *  string in Realm's query language (realm-core's grammar and semantics).
+ *  Keywords are case-insensitive.  `args` holds `num_args` arguments.
+ *
+ *  Predicates: comparisons `== = != <> < <= =< > >= =>`; string operators
  *  `BEGINSWITH ENDSWITH CONTAINS LIKE` (`*` and `?` wildcards), each of
- *  these and `==`/`!=` optionally followed by `[c]` (case-insensitive), `[d]`
- *  (diacritic-insensitive) or `[cd]`; `AND && OR || NOT !`, parentheses,
- *  TRUEPREDICATE, FALSEPREDICATE; literals: numbers, 'strings', "strings",
+ *  these and `==`/`!=` optionally followed by `[c]` (case-insensitive),
+ *  `[d]` (diacritic-insensitive) or `[cd]`; `x IN list`, `x BETWEEN {low,
+ *  high}` (bounds included); `AND && OR || NOT !`, parentheses,
+ *  TRUEPREDICATE, FALSEPREDICATE.
+ *  Literals: numbers (`1`, `-2.5`, `0x1F`, `1.5f` float, digits beyond a
+ *  double's precision kept exactly for decimal128), 'strings' or "strings",
  *  true, false, null/nil, timestamps `T<s>:<ns>` or `YYYY-MM-DD@HH:MM:SS`,
- *  `oid(<24 hex>)`, `uuid(<uuid>)`, `B64"<base64>"`; and arguments
- *  `$0 $1 ...` or `%@` (each `%@` takes the next argument).  Keywords are
- *  case-insensitive; `location GEOWITHIN <shape>` for points (see "Geospatial
- *  queries" above).  `args` holds `num_args` arguments.  The predicate is
- *  checked against the schema now: an unknown property or a comparison of
- *  incompatible types written in the predicate is FIEF_ERR_QUERY_INVALID;
- *  one caused by an argument's type is FIEF_ERR_QUERY_ARGUMENT.  Strings
- *  and binaries are distinct types, as in Realm: a string property compares
- *  with strings only, a binary property with binaries only (B64"..." or a
- *  FIEF_TYPE_BINARY argument), whatever the operator.  Invalid
- *  UTF-8 in the predicate or a string argument is FIEF_ERR_INVALID_UTF8;
- *  an invalid timestamp argument is FIEF_ERR_INVALID_ARGUMENT.
+ *  `oid(<24 hex>)`, `uuid(<uuid>)`, `B64"<base64>"` (binary), lists
+ *  `{1, 'a', $0}`, an object by primary key `obj('Class', pk)`, an object
+ *  by key `O<key>` (of the class of the link it is compared with:
+ *  "friend == O3") or `L<class key>:<object key>`.
+ *  Arguments: `$0 $1 ...` or `%@` (each `%@` takes the next argument); a
+ *  list argument (`is_list`) wherever a list literal goes ("age IN $0");
+ *  `$K0` or `%K` (each `%K` takes the next argument, as `%@` does) is a
+ *  key path given as a FIEF_TYPE_STRING argument: property names joined by
+ *  '.' ("owner.name"), `@links.Class.property`, `@links`, `@keys`,
+ *  `@values` ("%K == %@" with "name" and "Rex" is "name == 'Rex'"); only
+ *  `.@count`, `.@type` or an aggregate may follow it.
+ *  Key paths: a property ("age"); through to-one links and embedded objects
+ *  ("owner.address.city"; a null link on the way reads null); through lists,
+ *  sets and maps of links and backlinks `@links.Class.property` ("dogs.age",
+ *  "@links.Person.dogs.name"), which reach many values; map values by key
+ *  ("prices['tea']", "prices.tea", "prices[$0]", all of them: "prices[*]",
+ *  "prices.@values"; the keys: "prices.@keys") and list elements by
+ *  position ("scores[0]", "[FIRST]", "[LAST]", "[$0]").
+ *  Many values: a comparison holds when it holds for ANY value reached
+ *  (implicitly, or written `ANY`/`SOME`), `ALL` of them (true when there
+ *  are none) or `NONE`; "ANY dogs.age > 5", "ALL scores BETWEEN {1, 9}",
+ *  "x IN scores" (x is among them), "scores == {1, 2}" (the same values in
+ *  the same order), "age IN {1, 2}", "name == ANY {'a', 'b'}", "age != ALL
+ *  $0".  Collections of values behind a to-many step are quantified per
+ *  object reached.
+ *  Operations ending a key path: `.@count` / `.@size` / `[SIZE]` (elements
+ *  of a collection, bytes of a string or binary, 0 or 1 for a to-one
+ *  link), `@links.@count` (incoming links), `.@min .@max .@sum .@avg` of a
+ *  collection of values or of a property of the objects reached
+ *  ("dogs.@avg.age"), `.@type` of a mixed value compared with type names
+ *  ('int', 'string', 'numeric', 'binary', 'object', 'null', ...; "a.@type
+ *  == 'int|double'"), and `SUBQUERY(collection, $x, predicate).@count`
+ *  (how many objects of the collection match, `$x.` naming each one).
+ *  Arithmetic: `+ - * /` and unary `-` over numbers, properties, key paths
+ *  and aggregates ("price * quantity > 100"), as realm-core computes them
+ *  (int division truncates; an int result wraps).
+ *  Points: `location GEOWITHIN <shape>` (see "Geospatial queries" above).
+ *  Stages: the predicate may end with `SORT(key ASC|DESC, ...)`,
+ *  `DISTINCT(key, ...)` and `LIMIT(n)`, in any order and number, applied
+ *  left to right after the filter as fief_results_sort, _distinct and
+ *  _limit are (their keys are key paths through to-one links).
+ *
+ *  The predicate is checked against the schema now: an unknown property or
+ *  a comparison of incompatible types written in the predicate is
+ *  FIEF_ERR_QUERY_INVALID; one caused by an argument (its type, a missing
+ *  argument, a key-path argument that is no string or names no property)
+ *  is FIEF_ERR_QUERY_ARGUMENT.  Strings and binaries are distinct types, as
+ *  in Realm: a string property compares with strings only, a binary
+ *  property with binaries only (B64"..." or a FIEF_TYPE_BINARY argument),
+ *  whatever the operator.  Invalid UTF-8 in the predicate or a string
+ *  argument is FIEF_ERR_INVALID_UTF8; an invalid timestamp argument is
+ *  FIEF_ERR_INVALID_ARGUMENT.  fief_results_get_description gives the
+ *  query back as canonical text.
  *  For results of values, `self` (or `SELF`) is the element: "self >= 2",
  *  "self CONTAINS[c] 'x'", "self == nil", "NOT (self == $0)"; a property
  *  name there is FIEF_ERR_QUERY_INVALID, as is `self` for results of
@@ -1383,7 +1430,9 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  term counts one: "predicate is nested too deeply (more than 100 levels
  *  of '(' and NOT) at offset N"), and a tree at most 1000 terms deep (a
  *  chain of n terms joined by AND/OR is n deep, each NOT adds one: "predicate
- *  is too complex (more than 1000 nested terms) at offset N").
+ *  is too complex (more than 1000 nested terms) at offset N").  A syntax
+ *  error's message ends with the offset and an excerpt ("at offset 6 (near
+ *  'age < < 5')").
  *  Full-text search: `prop TEXT 'words'` (or `TEXT $0`, a string argument)
  *  on a FIEF_PROPERTY_FULLTEXT_INDEXED property, or a key path to one
  *  through links and lists (`owner.bio TEXT $0`), matches the objects whose
@@ -1455,6 +1504,24 @@ FIEF_API fief_results_t *fief_results_distinct(const fief_results_t *results, co
  *  Returns a new results handle, or NULL.
  *  Errors: FIEF_ERR_INVALIDATED_RESULTS, FIEF_ERR_CLOSED, ... */
 FIEF_API fief_results_t *fief_results_limit(const fief_results_t *results, size_t max_count);
+
+/** The query `results` answer, as canonical text in the query language
+ *  (realm-core's Query::get_description with its ordering): the filters
+ *  joined by AND, or "TRUEPREDICATE" when there are none, then the stages
+ *  ("age < 5 AND name BEGINSWITH 'R' SORT(name ASC) LIMIT(10)").  Arguments
+ *  are written in as literals (a list argument as {...}, a link as
+ *  L<class key>:<object key>, a key-path argument as its key path), so the
+ *  text, given to fief_results_filter on the same starting objects without
+ *  arguments, gives the same results.  Spelling is fixed: keywords in
+ *  capitals, operators in their first spelling (==, !=, <=, >=), strings
+ *  single-quoted, parentheses only where needed.  What the results start
+ *  from (a class, a list, linking objects) is not part of the text.
+ *  Returns a zero-terminated UTF-8 string owned by the results handle (it
+ *  lives until the handle is released; do not free it), or NULL.
+ *  Errors: FIEF_ERR_QUERY_INVALID (an argument with no literal: a nested
+ *  list or dictionary), FIEF_ERR_INVALIDATED_RESULTS, FIEF_ERR_CLOSED,
+ *  FIEF_ERR_INVALID_HANDLE. */
+FIEF_API const char *fief_results_get_description(const fief_results_t *results);
 
 /** Number of objects (or values) into `*out_count` (evaluates the results
  *  if needed; with a distinct stage, the whole ordering). */

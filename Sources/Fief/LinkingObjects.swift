@@ -44,7 +44,7 @@ public struct LinkingObjects<Element: ObjectBase & RealmCollectionValue> {
         return LinkingObjects(propertyName: propertyName, results: Results(handle: CHandle(raw), core: row.core, binding: origin))
     }
 
-    private func requireManaged(_ what: String) -> Results<Element> {
+    func requireManaged(_ what: String) -> Results<Element> {
         guard let results else { preconditionFailure("Cannot \(what) the linking objects of an unmanaged object") }
         return results
     }

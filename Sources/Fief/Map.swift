@@ -119,6 +119,11 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
     }
 
     var state: State
+    /// Set on the throwaway map a key-path recorder reads through
+    /// (Internal/KeyPathRecorder.swift): what every key of an unmanaged map
+    /// reads as, so `\Kennel.dogsByName["a"]??.name` records
+    /// `dogsByName.name`, as RealmSwift's map does in recording mode.
+    var recordingValue: Value?
 
     /// Creates an empty, unmanaged map.
     public init() {
@@ -212,7 +217,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
         get {
             switch state {
             case .unmanaged(let entries):
-                return entries[key]
+                return recordingValue ?? entries[key]
             case .managed(let managed):
                 return managed.get(key._fiefMapKey).map { value($0, managed, key: key._fiefMapKey) }
             }

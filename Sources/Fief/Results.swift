@@ -54,6 +54,9 @@ public protocol RealmCollection: RandomAccessCollection, CustomStringConvertible
     func setValue(_ value: Any?, forKey key: String)
     /// The objects matching a predicate in Realm's query language.
     func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element>
+    /// The position of the first element matching a predicate in Realm's
+    /// query language, or nil (IndexMatching.swift).
+    func index(matching predicateFormat: String, _ args: Any...) -> Int?
     /// The objects sorted by one property (or key path through links).
     func sorted(byKeyPath keyPath: String, ascending: Bool) -> Results<Element>
     /// The objects sorted by several properties, the first most significant.

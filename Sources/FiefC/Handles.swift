@@ -53,6 +53,9 @@ enum HandleTable {
         var property: UInt32 = 0
         /// For a nested list or dictionary (in a mixed value): its id; 0 otherwise.
         var nested: Int64 = 0
+        /// Text handed out for the handle (a results' description), kept
+        /// until the handle is released.
+        var text: HandleText? = nil
     }
 
     static let segmentShift = 12
@@ -201,6 +204,7 @@ enum HandleTable {
         let ok: Bool = (try? lock.withLock { () throws(FiefError) -> Bool in
             guard let slot = slot(handle) else { return false }
             swap(&object, &slot.pointee.object)
+            slot.pointee.text = nil
             slot.pointee.opaque = nil
             slot.pointee.kind = 0
             slot.pointee.generation = UInt32((UInt64(slot.pointee.generation) + 1) & generationMask)
@@ -213,4 +217,31 @@ enum HandleTable {
         object = nil
         return ok
     }
+
+    /// The zero-terminated copy of `text` kept with `handle` until it is
+    /// released; the text kept first when there is one already (what a
+    /// handle describes does not change, and a pointer handed out must stay
+    /// valid).  NULL (with the last error set) for a stale handle.
+    static func keepText(_ text: String, with handle: UnsafeRawPointer?) throws(FiefError) -> UnsafePointer<CChar> {
+        let made = HandleText(text)
+        return try lock.withLock { () throws(FiefError) -> UnsafePointer<CChar> in
+            guard let slot = slot(handle) else {
+                throw FiefError(.invalidHandle, "the handle is not valid (released, or not made by this library)")
+            }
+            if let kept = slot.pointee.text { return UnsafePointer(kept.pointer) }
+            slot.pointee.text = made
+            return UnsafePointer(made.pointer)
+        }
+    }
+}
+
+/// A zero-terminated UTF-8 copy of a string, freed with its last reference.
+final class HandleText {
+    let pointer: UnsafeMutablePointer<CChar>
+
+    init(_ text: String) {
+        pointer = strdup(text)!
+    }
+
+    deinit { free(pointer) }
 }

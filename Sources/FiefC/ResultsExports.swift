@@ -311,3 +311,16 @@ public func exportResultsResolveIn(_ handle: OpaquePointer?, _ target: OpaquePoi
         return HandleTable.make(resolved, .results)
     }
 }
+
+@_cdecl("fief_results_get_description")
+public func exportResultsGetDescription(_ handle: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guarded(nil) { () throws(FiefError) -> UnsafePointer<CChar>? in
+        let text = try withAnyResults(handle) { (any) throws(FiefError) -> String in
+            switch any {
+            case .objects(let results): return try results.queryDescription()
+            case .values(let results): return try results.queryDescription()
+            }
+        }
+        return try HandleTable.keepText(text, with: UnsafeRawPointer(handle))
+    }
+}

@@ -340,3 +340,57 @@ enum JSON {
         }
     }
 }
+
+/// What `fief query` prints.
+enum QueryOutput {
+    /// The matching objects, as `dump` prints them.
+    case objects
+    /// How many objects match.
+    case count
+    /// The query's canonical text (fief_results_get_description).
+    case description
+}
+
+/// `fief query FILE CLASS PREDICATE`: the objects of a class matching a
+/// predicate (with its SORT, DISTINCT and LIMIT), printed as `dump` prints
+/// them, or their count, or the query's canonical text.
+func query(_ inspector: Inspector, className: String, predicate: String, output: QueryOutput) throws {
+    let classes = try inspector.classes()
+    guard let c = classes.first(where: { $0.name == className }) else {
+        throw ToolError(description: "'\(inspector.path)' has no class '\(className)'")
+    }
+    guard let all = fief_realm_get_objects(inspector.realm, c.key) else { throw lastError("listing objects") }
+    defer { _ = fief_release(UnsafeRawPointer(all)) }
+    guard let results = fief_results_filter(all, predicate, nil, 0) else { throw queryError(predicate) }
+    defer { _ = fief_release(UnsafeRawPointer(results)) }
+    var count = 0
+    guard fief_results_count(results, &count) else { throw lastError("counting") }
+    switch output {
+    case .count:
+        print(count)
+    case .description:
+        guard let text = fief_results_get_description(results) else { throw lastError("describing the query") }
+        print(String(cString: text))
+    case .objects:
+        let printer = ObjectPrinter(realm: inspector.realm, classes: classes)
+        for row in 0..<count {
+            guard let object = fief_results_get_object(results, row) else { throw lastError("reading object \(row)") }
+            defer { _ = fief_release(UnsafeRawPointer(object)) }
+            print(try printer.json(object, c))
+        }
+    }
+}
+
+/// The last C error of a filter, said as a problem with the query.
+private func queryError(_ predicate: String) -> ToolError {
+    var error = fief_error_t()
+    _ = fief_get_last_error(&error)
+    let message = error.message.map { String(cString: $0) } ?? "unknown error"
+    let kind: String
+    switch error.code {
+    case FIEF_ERR_QUERY_SYNTAX: kind = "syntax error in the query"
+    case FIEF_ERR_QUERY_INVALID, FIEF_ERR_QUERY_ARGUMENT: kind = "invalid query"
+    default: kind = "cannot run the query"
+    }
+    return ToolError(description: "\(kind) '\(predicate)': \(message)")
+}

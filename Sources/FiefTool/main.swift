@@ -3,6 +3,8 @@
 //   fief demo [PATH]        create a realm with sample data and tour it
 //   fief schema FILE        print the classes and properties of a realm
 //   fief dump FILE CLASS    print every object of a class as JSON lines
+//   fief query FILE CLASS PREDICATE [--count | --describe]
+//                           print the objects matching a query as JSON lines
 //   fief info FILE          version, classes, object counts, file size
 //   fief verify FILE        check every page, tree and chunk for damage (exit 3: damaged)
 //   fief copy FILE NEW      write a compacted copy of everything readable (exit 3: data left out)
@@ -14,6 +16,9 @@ let usage = """
 usage: fief demo [PATH]        create a realm with sample data and tour it
        fief schema FILE        print the classes and properties of a realm
        fief dump FILE CLASS    print every object of a class as JSON lines
+       fief query FILE CLASS 'PREDICATE' [--count | --describe]
+                               the objects matching a query (SORT/DISTINCT/LIMIT too) as JSON
+                               lines; --count: how many; --describe: the query's canonical text
        fief info FILE          version, classes, object counts, file size
        fief verify FILE        check every page, tree and chunk for damage (exit 3: damaged)
        fief copy FILE NEW      write a compacted copy of everything readable (exit 3: data left out)
@@ -34,6 +39,15 @@ do {
         try printSchema(Inspector(path: arguments[1]))
     case ("dump", 3):
         try dump(Inspector(path: arguments[1]), className: arguments[2])
+    case ("query", 4), ("query", 5):
+        let mode: QueryOutput
+        switch arguments.count == 5 ? arguments[4] : nil {
+        case nil: mode = .objects
+        case "--count"?: mode = .count
+        case "--describe"?: mode = .description
+        case let option?: fail("unknown option '\(option)' (query takes --count or --describe)\n" + usage, code: 2)
+        }
+        try query(Inspector(path: arguments[1]), className: arguments[2], predicate: arguments[3], output: mode)
     case ("info", 2):
         try printInfo(Inspector(path: arguments[1]))
     case ("verify", 2):

@@ -781,11 +781,110 @@ TEST(paths_through_links_and_collections) {
     fief_release(r);
 }
 
+/* fief_results_get_description: `res`'s description must be `expected`, and
+ * filtering ALL with it (no arguments) must give the same ids in the same order. */
+static void described(const char *file, int line, fief_results_t *res, const char *expected) {
+    if (!res) {
+        t_fail(file, line, expected, "(no results)");
+        return;
+    }
+    const char *text = fief_results_get_description(res);
+    if (!text) {
+        t_fail(file, line, expected, "(fief_results_get_description failed)");
+        fief_release(res);
+        return;
+    }
+    if (strcmp(text, expected) != 0) {
+        char d[700];
+        snprintf(d, sizeof d, "(described as [%s])", text);
+        t_fail(file, line, expected, d);
+    }
+    /* The same pointer again: the text lives with the handle. */
+    if (fief_results_get_description(res) != text) t_fail(file, line, expected, "(a second call gave another pointer)");
+    char want[512];
+    snprintf(want, sizeof want, "%s", ids(res));
+    fief_results_t *again = fief_results_filter(ALL, text, NULL, 0);
+    check_ids(file, line, again, want, text);
+    fief_release(again);
+    fief_release(res);
+}
+#define DESCRIBED(res, expected) described(__FILE__, __LINE__, (res), (expected))
+
+TEST(description) {
+    setup();
+    DESCRIBED(fief_results_filter(ALL, "TRUEPREDICATE", NULL, 0), "TRUEPREDICATE");
+    DESCRIBED(fief_realm_get_objects(R_, CK), "TRUEPREDICATE");
+    DESCRIBED(fief_results_filter(ALL, "age>25&&name beginswith[c] \"a\" || nick = nil", NULL, 0),
+              "age > 25 AND name BEGINSWITH[c] 'a' OR nick == null");
+    /* Arguments become literals: $n, %@, a list. */
+    fief_value_t args[3] = {vi(30), vs("it's"), vd(80.5)};
+    fief_query_arg_t qa[3] = {{1, false, &args[0]}, {1, false, &args[1]}, {1, false, &args[2]}};
+    DESCRIBED(fief_results_filter(ALL, "age == %@ OR name == $1 OR score > $2", qa, 3),
+              "age == 30 OR name == 'it\\'s' OR score > 80.5");
+    fief_value_t ages[3] = {vi(25), vi(40), vs("x")};
+    fief_query_arg_t list = {3, true, ages};
+    DESCRIBED(fief_results_filter(ALL, "age IN $0", &list, 1), "age IN {25, 40, 'x'}");
+    fief_value_t born = vts(3000, 0);
+    fief_query_arg_t qborn = {1, false, &born};
+    DESCRIBED(fief_results_filter(ALL, "born >= $0", &qborn, 1), "born >= T3000:0");
+    /* Stages, and filters joined by AND. */
+    fief_sort_descriptor_t by_age[2] = {{"age", false}, {"name", true}};
+    fief_results_t *f = fief_results_filter(ALL, "active == true OR age < 25", NULL, 0);
+    R(f);
+    fief_results_t *s = fief_results_sort(f, by_age, 2);
+    R(s);
+    fief_results_t *f2 = fief_results_filter(s, "score > 55", NULL, 0);
+    R(f2);
+    DESCRIBED(fief_results_limit(f2, 4), "(active == true OR age < 25) AND score > 55 SORT(age DESC, name ASC) LIMIT(4)");
+    const char *by_name[1] = {"nick"};
+    DESCRIBED(fief_results_distinct(f2, by_name, 1), "(active == true OR age < 25) AND score > 55 SORT(age DESC, name ASC) DISTINCT(nick)");
+    DESCRIBED(fief_results_filter(ALL, "age > 20 SORT(name DESC) LIMIT(3)", NULL, 0), "age > 20 SORT(name DESC) LIMIT(3)");
+    fief_release(f2);
+    fief_release(s);
+    fief_release(f);
+    /* Errors: a bad handle. */
+    fief_clear_last_error();
+    E(fief_results_get_description(NULL) == NULL);
+    fief_error_t e;
+    E(fief_get_last_error(&e) && e.code == FIEF_ERR_INVALID_HANDLE);
+    fief_results_t *gone = fief_results_filter(ALL, "age > 1", NULL, 0);
+    R(gone);
+    fief_release(gone);
+    EERR(fief_results_get_description(gone), FIEF_ERR_INVALID_HANDLE);
+    teardown();
+}
+
+TEST(key_path_arguments) {
+    setup();
+    /* $Kn and %K take a string argument holding a key path; %K and %@ each take the next argument. */
+    fief_value_t a[4] = {vs("age"), vi(30), vs("name"), vs("A")};
+    fief_query_arg_t qa[4] = {{1, false, &a[0]}, {1, false, &a[1]}, {1, false, &a[2]}, {1, false, &a[3]}};
+    fief_results_t *res = fief_results_filter(ALL, "%K == %@", qa, 2);
+    CHECK_IDS(res, "1,6");
+    fief_release(res);
+    res = fief_results_filter(ALL, "%K >= %@ AND %K BEGINSWITH[c] %@", qa, 4);
+    CHECK_IDS(res, "1");
+    fief_release(res);
+    res = fief_results_filter(ALL, "$K2 == 'bob' OR $K0 == $1", qa, 3);
+    CHECK_IDS(res, "1,2,6");
+    DESCRIBED(res, "name == 'bob' OR age == 30");
+    /* Bad key-path arguments: FIEF_ERR_QUERY_ARGUMENT, naming the argument. */
+    EERRM(fief_results_filter(ALL, "%K == 1", &qa[1], 1), FIEF_ERR_QUERY_ARGUMENT, "argument 0 (a key-path argument, $K0 or the matching %K) is an int; it must be a string");
+    fief_value_t nope = vs("nope"), empty = vs(""), nul = vnull();
+    fief_query_arg_t qn = {1, false, &nope}, qe = {1, false, &empty}, qnull = {1, false, &nul}, qlist = {1, true, &a[0]};
+    EERRM(fief_results_filter(ALL, "%K == 1", &qn, 1), FIEF_ERR_QUERY_ARGUMENT, "is 'nope': class 'Person' has no property 'nope'");
+    EERRM(fief_results_filter(ALL, "%K == 1", &qe, 1), FIEF_ERR_QUERY_ARGUMENT, "which is no key path");
+    EERRM(fief_results_filter(ALL, "$K0 == 1", &qnull, 1), FIEF_ERR_QUERY_ARGUMENT, "is null");
+    EERRM(fief_results_filter(ALL, "$K0 == 1", &qlist, 1), FIEF_ERR_QUERY_ARGUMENT, "is a list");
+    EERRM(fief_results_filter(ALL, "$K1 == 1", qa, 1), FIEF_ERR_QUERY_ARGUMENT, "but 1 argument was given");
+    teardown();
+}
+
 static const t_case cases[] = {
     T(all_objects), T(filter_comparisons), T(filter_strings), T(filter_logic), T(filter_arguments),
     T(filter_errors), T(sort), T(results_access), T(results_live_and_delete_all), T(query_other_types),
     T(strings_and_binaries_are_distinct), T(invalid_timestamps_refused_everywhere), T(nesting_limits),
-    T(paths_through_links_and_collections),
+    T(paths_through_links_and_collections), T(description), T(key_path_arguments),
 };
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }

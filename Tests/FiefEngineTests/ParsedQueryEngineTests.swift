@@ -26,11 +26,7 @@ final class ParsedQueryEngineTests: XCTestCase {
     func testConstructsNotBoundYetAreRefusedWhenCompiled() throws {
         let db = try DB.open(tempDir().file(), schema)
         let cases: [(String, String)] = [
-            ("SUBQUERY(others, $t, $t.n > 1 AND n > 1).@count > 0",
-             "a SUBQUERY predicate reading the object outside it ('n'; use '$t.' for the objects of the SUBQUERY) is not supported yet"),
-            ("friend == O1", "an object key literal (O<key>) is not supported yet"),
             ("tags[0].@count == 1", "an operation on one element of 'Item.tags' ('tags[0].@count') is not supported yet"),
-            ("$K0 == 1", "a key-path argument ($K or %K) is not supported yet"),
         ]
         for (predicate, message) in cases {
             let error = expectError(.queryInvalid, predicate) { try db.query("Item", predicate) }
@@ -47,6 +43,81 @@ final class ParsedQueryEngineTests: XCTestCase {
         XCTAssertEqual(try values.filtered("self > 2", arguments: []).count(), 1)
         XCTAssertEqual(try values.filtered("self IN {1, 7}", arguments: []).count(), 1)
         XCTAssertEqual(try values.filtered("self BETWEEN {2, 3}", arguments: []).count(), 1)
+    }
+
+    /// `O<key>`: the object of that key in the class of the link it is
+    /// compared with (realm-core's Parser_Object and its "items = O0"), in
+    /// lists and with quantifiers too; anywhere else a clear error.
+    func testObjectKeyLiteralsAreLinksToTheTargetClass() throws {
+        let db = try DB.open(tempDir().file(), schema)
+        let item = db.cls("Item")
+        let keys = try db.write { () -> [Int64] in
+            let made = try db.createMany("Item", ["n"], [[.int(0)], [.int(1)], [.int(2)]])
+            try db.set("Item", made[0], "friend", .link(item, made[1]))
+            try db.set("Item", made[1], "friend", .link(item, made[1]))
+            try db.append("Item", made[0], "others", [.link(item, made[2]), .link(item, made[1])])
+            try db.append("Item", made[2], "others", [.link(item, made[2])])
+            return made
+        }
+        let o = keys.map { "O\($0)" }
+        let cases: [(String, [Int64])] = [
+            ("friend == NULL", [keys[2]]),                  // realm-core: "link == NULL", 1
+            ("friend == \(o[1])", [keys[0], keys[1]]),       // realm-core: "link == O1", 2
+            ("\(o[1]) == friend", [keys[0], keys[1]]),
+            ("friend != \(o[1])", [keys[2]]),
+            ("friend == \(o[0])", []),
+            ("friend IN {\(o[0]), \(o[1])}", [keys[0], keys[1]]),
+            ("friend == ANY {\(o[2]), null}", [keys[2]]),
+            ("others == \(o[2])", [keys[0], keys[2]]),       // realm-core: "items = O0", 2
+            ("\(o[1]) IN others", [keys[0]]),
+            ("ALL others == \(o[2])", [keys[1], keys[2]]),
+            ("NONE others == \(o[1])", [keys[1], keys[2]]),
+            ("friend.friend == \(o[1])", [keys[0], keys[1]]),
+            ("@links.Item.others == \(o[0])", [keys[1], keys[2]]),
+            ("friend == O999", []),
+        ]
+        for (predicate, expected) in cases {
+            XCTAssertEqual(try db.keys("Item", predicate), expected, predicate)
+        }
+        XCTAssertEqual(try db.query("Item", "friend == \(o[1])").queryDescription(), "friend == \(o[1])")
+        let refusals: [(String, String)] = [
+            ("n == O1", "an object key (O<key>) names an object of the class a link points to, so it is compared with a link, or a list, set or map of links; 'n' is none"),
+            ("tags == O1", "an object key (O<key>) names an object of the class a link points to, so it is compared with a link, or a list, set or map of links; 'tags' is none"),
+            ("O1 == O2", "cannot compare object keys (O<key>) with each other: one side must be a link"),
+            ("n BETWEEN {O1, O2}", "an object key (O<key>) names an object of the class a link points to, so it is compared with a link, or a list, set or map of links; 'n' is none"),
+            ("n + O1 > 2", "an object key literal (O<key>) names an object of the class a link points to: compare a link with it ('friend == O1', 'O1 IN friends')"),
+        ]
+        for (predicate, message) in refusals {
+            XCTAssertEqual(expectError(.queryInvalid, predicate) { try db.query("Item", predicate) }?.message, message, predicate)
+        }
+    }
+
+    /// Inside a SUBQUERY, a key path without the variable names a property
+    /// of the collection's objects, as realm-core binds it (its SUBQUERY
+    /// rebinds the base table): no SUBQUERY reads the object outside it.
+    /// A variable used outside its own SUBQUERY is a clear error.
+    func testSubqueryPathsWithoutTheVariableNameTheCollectionsObjects() throws {
+        let db = try DB.open(tempDir().file(), schema)
+        let item = db.cls("Item")
+        let keys = try db.write { () -> [Int64] in
+            let made = try db.createMany("Item", ["n"], [[.int(0)], [.int(1)], [.int(2)], [.int(3)]])
+            try db.append("Item", made[0], "others", [.link(item, made[2]), .link(item, made[3])])
+            try db.append("Item", made[3], "others", [.link(item, made[1]), .link(item, made[2])])
+            return made
+        }
+        let cases: [(String, [Int64])] = [
+            ("SUBQUERY(others, $t, $t.n > 1 AND n > 1).@count > 0", [keys[0], keys[3]]),
+            ("SUBQUERY(others, $t, n > 1).@count == 2", [keys[0]]),
+            ("SUBQUERY(others, $t, n > 1).@count == SUBQUERY(others, $t, $t.n > 1).@count", keys),
+            ("SUBQUERY(others, $t, SUBQUERY($t.others, $u, $u.n == 1).@count > 0).@count > 0", [keys[0]]),
+            ("SUBQUERY(others, $t, SUBQUERY(others, $u, $u.n == 1).@count > 0).@count > 0", [keys[0]]),
+        ]
+        for (predicate, expected) in cases {
+            XCTAssertEqual(try db.keys("Item", predicate), expected, predicate)
+        }
+        XCTAssertEqual(expectError(.queryInvalid) { try db.query("Item", "SUBQUERY(others, $t, SUBQUERY($t.others, $u, $t.n == 1).@count > 0).@count > 0") }?.message,
+                       "'$t.n': '$t' names the objects of a SUBQUERY only inside its own predicate (not outside it, nor inside a SUBQUERY nested in it), as in realm-core")
+        XCTAssertEqual(expectError(.queryInvalid) { try db.query("Item", "$t.n > 1") }?.message, "class 'Item' has no property '$t' (in key path '$t.n')")
     }
 
     /// SORT, DISTINCT and LIMIT apply after the predicate, left to right,

@@ -492,4 +492,88 @@ final class CommandLineToolTests: XCTestCase {
             return (info.key, p.key)
         }
     }
+
+    /// `fief query`: the matching objects as `dump` prints them (SORT,
+    /// DISTINCT and LIMIT applied), `--count`, `--describe`, and clear
+    /// errors with a non-zero exit for bad queries, classes, files, options.
+    func testQuery() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fief-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("query.realm")
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Dog.self, DogToy.self]))
+            let ball = DogToy()
+            ball.name = "Ball"
+            try realm.write {
+                for (name, age) in [("Rex", 2), ("Fido", 7), ("Bella", 1), ("Luna", 4), ("Max", 9), ("Ace", 4)] {
+                    let dog = Dog(name: name, age: age)
+                    if name == "Luna" { dog.favoriteToy = ball }
+                    realm.add(dog)
+                }
+            }
+        }
+        let dump = try run(["dump", url.path, "Dog"])
+        XCTAssertEqual(dump.status, 0, dump.output)
+        let lines = dump.output.split(separator: "\n").map(String.init)
+        func line(_ name: String) -> String { lines.first { $0.hasPrefix("{\"name\": \"\(name)\"") }! }
+
+        // Objects exactly as dump prints them, in the query's order.
+        let sorted = try run(["query", url.path, "Dog", "age < 5 SORT(name ASC) LIMIT(3)"])
+        XCTAssertEqual(sorted.status, 0, sorted.output)
+        XCTAssertEqual(sorted.output, [line("Ace"), line("Bella"), line("Luna")].joined(separator: "\n") + "\n")
+        let descending = try run(["query", url.path, "Dog", "age >= 4 SORT(age DESC, name ASC)"])
+        XCTAssertEqual(descending.output, [line("Max"), line("Fido"), line("Ace"), line("Luna")].joined(separator: "\n") + "\n")
+        let distinct = try run(["query", url.path, "Dog", "TRUEPREDICATE DISTINCT(age)"])
+        XCTAssertEqual(distinct.output.split(separator: "\n").count, 5, distinct.output)
+        // Through a link, written with %-free syntax.
+        let linked = try run(["query", url.path, "Dog", "favoriteToy.name == 'Ball'"])
+        XCTAssertEqual(linked.output, line("Luna") + "\n")
+        let none = try run(["query", url.path, "Dog", "name == 'Nobody'"])
+        XCTAssertEqual(none.status, 0)
+        XCTAssertEqual(none.output, "")
+
+        let count = try run(["query", url.path, "Dog", "age > 3 OR name BEGINSWITH[c] 'r'", "--count"])
+        XCTAssertEqual(count.status, 0, count.output)
+        XCTAssertEqual(count.output, "5\n")
+        let limitedCount = try run(["query", url.path, "Dog", "TRUEPREDICATE LIMIT(2)", "--count"])
+        XCTAssertEqual(limitedCount.output, "2\n")
+
+        let describe = try run(["query", url.path, "Dog", "age<5&&name beginswith \"B\" sort(name desc) limit(2)", "--describe"])
+        XCTAssertEqual(describe.status, 0, describe.output)
+        XCTAssertEqual(describe.output, "age < 5 AND name BEGINSWITH 'B' SORT(name DESC) LIMIT(2)\n")
+        // The description runs as the same query.
+        let again = try run(["query", url.path, "Dog", "age < 5 AND name BEGINSWITH 'B' SORT(name DESC) LIMIT(2)"])
+        XCTAssertEqual(again.output, line("Bella") + "\n")
+
+        // Errors: a message naming the problem, a non-zero exit, nothing on stdout but the message.
+        let syntax = try run(["query", url.path, "Dog", "age < < 5"])
+        XCTAssertEqual(syntax.status, 1)
+        XCTAssertTrue(syntax.output.contains("syntax error in the query 'age < < 5'"), syntax.output)
+        XCTAssertTrue(syntax.output.contains("at offset 6 (near 'age < < 5')"), syntax.output)
+        let unknownProperty = try run(["query", url.path, "Dog", "weight > 5"])
+        XCTAssertEqual(unknownProperty.status, 1)
+        XCTAssertTrue(unknownProperty.output.contains("invalid query 'weight > 5': class 'Dog' has no property 'weight'"), unknownProperty.output)
+        let wrongType = try run(["query", url.path, "Dog", "name > 5"])
+        XCTAssertEqual(wrongType.status, 1)
+        XCTAssertTrue(wrongType.output.contains("invalid query 'name > 5'"), wrongType.output)
+        let unknownClass = try run(["query", url.path, "Cat", "age > 5"])
+        XCTAssertEqual(unknownClass.status, 1)
+        XCTAssertTrue(unknownClass.output.contains("has no class 'Cat'"), unknownClass.output)
+        let missingFile = try run(["query", directory.appendingPathComponent("missing.realm").path, "Dog", "age > 5"])
+        XCTAssertEqual(missingFile.status, 1)
+        XCTAssertTrue(missingFile.output.contains("does not exist"), missingFile.output)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("missing.realm").path))
+        let badOption = try run(["query", url.path, "Dog", "age > 5", "--json"])
+        XCTAssertEqual(badOption.status, 2)
+        XCTAssertTrue(badOption.output.contains("unknown option '--json'"), badOption.output)
+        let tooFew = try run(["query", url.path, "Dog"])
+        XCTAssertEqual(tooFew.status, 2)
+        XCTAssertTrue(tooFew.output.contains("fief query FILE CLASS"), tooFew.output)
+
+        // Read-only: the file is unchanged (same version) after queries.
+        let info = try run(["info", url.path])
+        XCTAssertEqual(try run(["info", url.path]).output, info.output)
+        XCTAssertEqual(try run(["dump", url.path, "Dog"]).output, dump.output)
+    }
 }

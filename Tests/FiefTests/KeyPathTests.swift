@@ -60,6 +60,10 @@ final class KeyPathTests: FiefTestCase {
         XCTAssertEqual(_name(for: \Kennel.dogs.first?.age), "dogs.age")
         XCTAssertEqual(_name(for: \Kennel.dogsByName), "dogsByName")
         XCTAssertEqual(_name(for: \Kennel.offices), "offices")
+        // Through a map subscript: the key is no part of the path (as in RealmSwift).
+        XCTAssertEqual(_name(for: \Kennel.dogsByName["rex"]??.name), "dogsByName.name")
+        XCTAssertEqual(_name(for: \Kennel.dogsByName["a"]??.favoriteToy?.name), "dogsByName.favoriteToy.name")
+        XCTAssertEqual(_name(for: \Kennel.offices["hq"]??.city), "offices.city")
         XCTAssertEqual(_name(for: \Person.clubs), "clubs")
         XCTAssertEqual(_name(for: \DogToy.dogs), "dogs")
         XCTAssertEqual(_name(for: \DogToy.dogs.count), "dogs")

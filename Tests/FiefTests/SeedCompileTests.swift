@@ -493,3 +493,97 @@ extension SeedCompileTests {
         XCTAssertEqual(CRUDGuide.sectionedResultsMembersExample().sectionCount, 4)
     }
 }
+
+// MARK: - The CRUD-Read guide's query, sort, aggregate and chaining examples, with answers
+
+extension SeedCompileTests {
+    /// Every query example of the CRUD-Read page (as query strings and as
+    /// `where {}` closures, through links, maps and sets included), its
+    /// sorts, aggregates and chained queries, on data chosen so that each
+    /// answer is known: the page's examples run as written, and give these.
+    func testCrudReadQueryExamplesGiveTheirAnswers() throws {
+        let realm = try Realm()
+        try realm.write {
+            let ball = realm.create(CRUDGuide.DogToy.self, value: ["id": ObjectId("11223344556677889900aabb"), "name": "Tennis ball"])
+            let bone = realm.create(CRUDGuide.DogToy.self, value: ["id": ObjectId("aabbccddeeff001122334455"), "name": "Bone"])
+            realm.create(CRUDGuide.Dog.self, value: ["name": "Bella", "age": 1, "color": "tan", "favoriteToy": ball,
+                                                     "citiesVisited": ["New York", "Boston"], "favoriteParksByCity": ["New York": "Central Park"]])
+            realm.create(CRUDGuide.Dog.self, value: ["name": "Rex", "age": 4, "color": "tan", "favoriteToy": bone])
+            realm.create(CRUDGuide.Dog.self, value: ["name": "Fido", "age": 1, "color": "black", "citiesVisited": ["Boston"]])
+            realm.create(CRUDGuide.Dog.self, value: ["name": "Biscuit", "age": 6, "color": "tan", "favoriteToy": ball])
+            // People and their dogs (the page's Person and Dog) for the aggregates.
+            func person(_ id: Int, _ name: String, _ city: String, _ street: String, _ ages: [Int]) {
+                let address = Address()
+                address.city = city
+                address.street = street
+                let p = Person(id: id, name: name)
+                p.address = address
+                p.dogs.append(objectsIn: ages.enumerated().map { Dog(name: "\(name)'s dog \($0.offset)", age: $0.element) })
+                realm.add(p)
+            }
+            person(1, "Ann", "Los Angeles", "Sunset Blvd", [5, 5])        // avg 5, min 5, max 5, sum 10
+            person(2, "Bob", "Los Angeles", "Abbot Kinney", [1, 1, 0])     // max < 2, 3 dogs
+            person(3, "Cy", "Boston", "Beacon St", [6, 7, 9])              // min > 5, 3 dogs, sum 22
+        }
+        let dogs = realm.objects(CRUDGuide.Dog.self)
+        func names<S: Sequence>(_ s: S) -> [String] where S.Element == CRUDGuide.Dog { s.map(\.name) }
+
+        // Filter (query strings).
+        let puppies = dogs.filter("age < 2")
+        XCTAssertEqual(names(puppies), ["Bella", "Fido"])
+        let dogsWithoutFavoriteToy = dogs.filter("favoriteToy == nil")
+        XCTAssertEqual(names(dogsWithoutFavoriteToy), ["Fido"])
+        let dogsWhoLikeTennisBalls = dogs.filter("favoriteToy.name == 'Tennis ball'")
+        XCTAssertEqual(names(dogsWhoLikeTennisBalls), ["Bella", "Biscuit"])
+        let dogToys = realm.objects(CRUDGuide.DogToy.self)
+        let specificToy = dogToys.filter("id = %@", ObjectId("11223344556677889900aabb")).first
+        XCTAssertEqual(specificToy?.name, "Tennis ball")
+
+        // The same with where {}: through the link, the map and the set too.
+        XCTAssertEqual(names(dogs.where { $0.age < 2 }), ["Bella", "Fido"])
+        XCTAssertEqual(names(dogs.where { $0.favoriteToy == nil }), ["Fido"])
+        XCTAssertEqual(names(dogs.where { $0.favoriteToy.name == "Tennis ball" }), ["Bella", "Biscuit"])
+        XCTAssertEqual(names(dogs.where { $0.favoriteParksByCity.count >= 1 }), ["Bella"])
+        XCTAssertEqual(names(dogs.where { $0.citiesVisited.contains("New York") }), ["Bella"])
+        XCTAssertEqual(dogToys.where { $0.id == ObjectId("11223344556677889900aabb") }.first?.name, "Tennis ball")
+
+        // Through an embedded object, sorted by a key path through it.
+        let losAngelesPeople = realm.objects(Person.self)
+            .filter("address.city = %@", "Los Angeles")
+            .sorted(byKeyPath: "address.street")
+        XCTAssertEqual(losAngelesPeople.map(\.name), ["Bob", "Ann"])
+        XCTAssertEqual(realm.objects(Person.self).where { $0.address.city == "Los Angeles" }.sorted(byKeyPath: "address.street").map(\.name),
+                       ["Bob", "Ann"])
+
+        // Sort.
+        XCTAssertEqual(names(dogs.sorted(by: \.name)), ["Bella", "Biscuit", "Fido", "Rex"])
+        XCTAssertEqual(names(dogs.sorted(byKeyPath: "name", ascending: false)), ["Rex", "Fido", "Biscuit", "Bella"])
+        // Nulls (no toy) last ascending, as in Realm; ties keep their order.
+        XCTAssertEqual(names(dogs.sorted(byKeyPath: "favoriteToy.name")), ["Rex", "Bella", "Biscuit", "Fido"])
+
+        // Aggregates over the dogs of each person.
+        let people = realm.objects(Person.self)
+        XCTAssertEqual(people.filter("dogs.@avg.age == 5").map(\.name), ["Ann"])
+        XCTAssertEqual(people.filter("dogs.@min.age > 5").map(\.name), ["Cy"])
+        XCTAssertEqual(people.filter("dogs.@max.age < 2").map(\.name), ["Bob"])
+        XCTAssertEqual(people.filter("dogs.@count > 2").map(\.name), ["Bob", "Cy"])
+        XCTAssertEqual(people.filter("dogs.@sum.age > 10").map(\.name), ["Cy"])
+        XCTAssertEqual(people.where { $0.dogs.age.avg == 5 }.map(\.name), ["Ann"])
+        XCTAssertEqual(people.where { $0.dogs.age.min > 5 }.map(\.name), ["Cy"])
+        XCTAssertEqual(people.where { $0.dogs.age.max < 2 }.map(\.name), ["Bob"])
+        XCTAssertEqual(people.where { $0.dogs.count > 2 }.map(\.name), ["Bob", "Cy"])
+        XCTAssertEqual(people.where { $0.dogs.age.sum > 10 }.map(\.name), ["Cy"])
+
+        // Chain queries.
+        let tanDogs = realm.objects(CRUDGuide.Dog.self).filter("color = 'tan'")
+        let tanDogsWithBNames = tanDogs.filter("name BEGINSWITH 'B'")
+        XCTAssertEqual(names(tanDogsWithBNames), ["Bella", "Biscuit"])
+        XCTAssertEqual(names(realm.objects(CRUDGuide.Dog.self).where { $0.color == "tan" }.where { $0.name.starts(with: "B") }), ["Bella", "Biscuit"])
+
+        // The page's where {} examples, all of them now (runAll: true), on this data.
+        try realm.write { realm.create(CRUDGuide.Club.self, value: ["name": "American Kennel Club", "url": URL(string: "https://akc.org")!]) }
+        CRUDGuide.whereExamples(runAll: true)
+        let akcByUrl = realm.objects(CRUDGuide.Club.self).filter("url == 'https://akc.org'").first!
+        XCTAssertEqual(akcByUrl.name, "American Kennel Club")
+    }
+}

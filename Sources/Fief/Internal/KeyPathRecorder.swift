@@ -22,11 +22,12 @@
 // A computed property records every persisted property it reads (RealmSwift
 // does the same: `\Dog.firstLetter`, over `name`, records `name`).
 //
-// Limits (each needs the collection's own subscript to answer in recording
-// mode, as RealmSwift's do): a Map subscript (`\Kennel.dogsByName["a"]??.name`)
-// stops at the map (`dogsByName`), and subscripting LinkingObjects
-// (`\DogToy.dogs[0].name`) traps, since an unmanaged LinkingObjects has no
-// elements.
+//   - a Map of objects: an unmanaged map whose every key reads as one
+//     recording element, so `\Kennel.dogsByName["a"]??.name` records
+//     `dogsByName.name` (the key is not part of the path, as in RealmSwift).
+// Limit: subscripting LinkingObjects (`\DogToy.dogs[0].name`) traps, since
+// an unmanaged LinkingObjects has no elements (RealmSwift records it through
+// its own recording mode).
 
 /// Collects the names of the persisted properties a key path reads, in
 /// order, while it is read on recording instances (`ObjectBase._fiefRecorder`).
@@ -171,6 +172,16 @@ extension MutableSet: FiefKeyPathRecordable {
             set.insert(element)
         }
         return set
+    }
+}
+
+extension Map: FiefKeyPathRecordable {
+    /// For objects (or types stored as objects), an empty map whose every
+    /// key reads as one recording element; a plain empty map for values.
+    static func fiefRecordingValue(_ recorder: KeyPathRecorder) -> Map {
+        let map = Map()
+        map.recordingValue = anyRecordingValue(of: Value.self, recorder: recorder) as? Value
+        return map
     }
 }
 

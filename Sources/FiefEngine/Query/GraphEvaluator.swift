@@ -129,6 +129,14 @@ final class QueryScan {
                     try reader.forEach(key, visit)
                 }
             }
+        case .compareMany(let a, let qa, let op, let b, let qb, let options):
+            let pair = try readers(node, [a, b])
+            let mixed = a.isMixed || b.isMixed
+            return try eachObject(cluster, mask) { (key) throws(FiefError) -> Bool in
+                try Self.compareMany(pair, key, qa, qb) { x, y in
+                    mixed ? QueryEvaluator.compareMixed(x, op, y, options) : QueryEvaluator.compareValues(x, op, y, options)
+                }
+            }
         case .compare(let a, let op, let b, let options, let quantifier):
             let pair = try readers(node, [a, b])
             let mixed = a.isMixed || b.isMixed
@@ -145,6 +153,29 @@ final class QueryScan {
                 }
             }
         }
+    }
+
+    /// `Qa x in a: Qb y in b: x op y` for the object `key`: the second
+    /// collection walked once per value of the first.
+    private static func compareMany(_ pair: [ValueReader], _ key: Int64, _ qa: QueryQuantifier, _ qb: QueryQuantifier,
+                                    _ compare: (Value, Value) -> Bool) throws(FiefError) -> Bool {
+        var failure: FiefError? = nil
+        let result = try quantified(qa) { (visitOuter) throws(FiefError) in
+            _ = try pair[0].forEach(key) { x in
+                let inner: Bool
+                do throws(FiefError) {
+                    inner = try quantified(qb) { (visitInner) throws(FiefError) in
+                        _ = try pair[1].forEach(key) { y in visitInner(compare(x, y)) }
+                    }
+                } catch {
+                    failure = error
+                    return false
+                }
+                return visitOuter(inner)
+            }
+        }
+        if let failure { throw failure }
+        return result
     }
 
     /// Whether `values` (walked by `walk`) are `elements`, pair by pair.

@@ -58,6 +58,11 @@ final class GraphNode {
         /// as many values as elements, each pair matching; != is the
         /// negation of ==.  (`listFirst`: the list is on the left.)
         case sequence(ValueExpression, QueryOperator, [SequenceElement], QueryStringOptions, listFirst: Bool)
+        /// Per object: two many-valued expressions, every value of the first
+        /// against every value of the second, quantified in that order
+        /// (`ALL items.price IN ANY items.price`: each price of the first
+        /// is some price of the second), as realm-core nests them.
+        case compareMany(ValueExpression, QueryQuantifier, QueryOperator, ValueExpression, QueryQuantifier, QueryStringOptions)
     }
 
     let kind: Kind
@@ -87,6 +92,9 @@ final class GraphNode {
             if a.isMany || b.isMany { return quantifier != .any }
             let va = a.valueOfNullObject, vb = b.valueOfNullObject
             return a.isMixed || b.isMixed ? QueryEvaluator.compareMixed(va, op, vb, options) : QueryEvaluator.compareValues(va, op, vb, options)
+        case .compareMany(_, let quantifier, _, _, _, _):
+            // No values on the outer side.
+            return quantifier != .any
         case .sequence(_, let op, let elements, _, _):
             // No values: equal to the empty list only.
             return (op == .notEqual) != elements.isEmpty
@@ -581,6 +589,9 @@ enum QueryBinder {
             return try sequence(path.expression, op, elements, options, scope, listFirst: false)
         case (.values(let elements, nil), .path(let path, nil)) where path.expression.isMany && path.expression.typeOf == nil:
             return try sequence(path.expression, op, elements, options, scope, listFirst: true)
+        case (.values(let elements, let listQuantifier), .path(let path, let pathQuantifier)) where path.expression.isMany:
+            // A quantifier on either side (neither is the ordered comparison above): the list's outside.
+            return try listAgainstCollection(elements, listQuantifier ?? .any, op, path, pathQuantifier, options, scope)
         case (.path(let path, let quantifier), _) where right.isGiven:
             return try reach(path, quantifier, scope) { leaf in .comparison(leaf, op, rhs, options) }
         case (_, .path(let path, let quantifier)) where left.isGiven:
@@ -614,15 +625,18 @@ enum QueryBinder {
         switch try side(rhs, scope) {
         case .values:
             return try comparison(lhs, .equal, rhs, options, scope)
-        case .path(let path, let quantifier) where path.expression.isMany:
-            if case .values(_, let listQuantifier) = try side(lhs, scope) {
-                guard quantifier == nil, listQuantifier == nil else {
-                    throw QueryCompiler.unsupported("comparing a quantified list of values with a collection ('\(path.text)')")
-                }
-                // `{1, 2} IN scores`: the same values in the same order.
+        case .path(let path, _) where path.expression.isMany:
+            switch try side(lhs, scope) {
+            case .values:
+                // `{1, 2} IN scores`: the same values in the same order;
+                // `ANY {1, 2} IN ALL scores`: each side quantified, the list's outside.
                 return try comparison(lhs, .equal, rhs, options, scope)
+            case .path(let left, _) where left.expression.isMany:
+                // `items.price IN items.price`: the left's quantifier outside.
+                return try comparison(lhs, .equal, rhs, options, scope)
+            default:
+                return try comparison(rhs, .equal, lhs, options, scope)
             }
-            return try comparison(rhs, .equal, lhs, options, scope)
         case .value(let given):
             throw FiefError(given.isArgument ? .queryArgument : .queryInvalid, "\(refusal); \(describe(given)) is one value")
         case .own:
@@ -658,7 +672,7 @@ enum QueryBinder {
         case .element:
             return .own(operand)
         case .constant(.objectKey):
-            throw QueryCompiler.unsupported("an object key literal (O<key>)")
+            throw QueryCompiler.objectKeyOutOfPlace()
         case .constant:
             return .value(operand)
         case .argument(let n):
@@ -926,6 +940,69 @@ enum QueryBinder {
         }
     }
 
+    // MARK: A list against a collection
+
+    /// `Q1 {e1, e2, ...} op Q2 collection`: for Q1 of the elements e, Q2 of
+    /// the collection's values v, `e op v` (realm-core's Parser_ListVsList):
+    /// one backward comparison per element, joined by OR (ANY), AND (ALL)
+    /// or NOT OR (NONE).  An element of a list argument is written in as
+    /// its literal.
+    static func listAgainstCollection(_ elements: [ListElement], _ listQuantifier: QueryQuantifier, _ op: QueryOperator, _ path: BoundPath,
+                                      _ pathQuantifier: QueryQuantifier?, _ options: QueryStringOptions, _ scope: Scope) throws(FiefError) -> QueryNode {
+        var nodes: [QueryNode] = []
+        for element in elements {
+            let operand: QueryOperand
+            switch element {
+            case .operand(let written): operand = written
+            case .argumentValue(let value, let n):
+                guard let literal = QueryArgumentSubstitution.literal(value) else {
+                    throw FiefError(.queryArgument, "argument \(n) holds a \(value.typeName), which is no value to compare with '\(path.text)'")
+                }
+                operand = .constant(literal)
+            }
+            nodes.append(try reach(path, pathQuantifier, scope) { leaf in .comparison(operand, op, leaf, options) })
+        }
+        switch listQuantifier {
+        case .any: return nodes.isEmpty ? .constant(false) : .or(nodes)
+        case .all: return nodes.isEmpty ? .constant(true) : .and(nodes)
+        case .none: return nodes.isEmpty ? .constant(true) : .not(.or(nodes))
+        }
+    }
+
+    // MARK: O<key>
+
+    /// `lhs` and `rhs` with each object-key literal `O<key>` in one of them
+    /// (alone, in a list, after a quantifier) replaced by the link to the
+    /// object of that key in the class the other side's links point to, as
+    /// realm-core reads `friend == O1` (its object key of the link's target).
+    static func objectKeysResolved(_ lhs: QueryOperand, _ rhs: QueryOperand, _ scope: Scope) throws(FiefError) -> (QueryOperand, QueryOperand) {
+        guard lhs.hasObjectKey != rhs.hasObjectKey else {
+            throw FiefError(.queryInvalid, "cannot compare object keys (O<key>) with each other: one side must be a link")
+        }
+        let keyed = lhs.hasObjectKey ? lhs : rhs, other = lhs.hasObjectKey ? rhs : lhs
+        let target = try linkTarget(of: other, scope)
+        let resolved = keyed.replacingObjectKeys(classKey: target)
+        return lhs.hasObjectKey ? (resolved, rhs) : (lhs, resolved)
+    }
+
+    /// The class whose objects `operand` holds links to: a link property, a
+    /// key path ending at one, or a path reaching objects (lists, sets and
+    /// maps of links, backlinks).
+    private static func linkTarget(of operand: QueryOperand, _ scope: Scope) throws(FiefError) -> UInt32 {
+        var inner = operand
+        if case .quantified(_, let quantified) = operand { inner = quantified }
+        if let realm = scope.realm, case .objects = scope.target, case .keyPath = inner {
+            let property: Property
+            switch try side(inner, scope) {
+            case .own(let own): property = try QueryCompiler.property(own, scope.target)
+            case .path(let path, _): property = path.expression.valueProperty
+            case .value, .values: property = Property(name: "", type: .mixed)
+            }
+            if property.type == .link, let name = property.linkTarget, let key = realm.table(named: name) { return key }
+        }
+        throw FiefError(.queryInvalid, "an object key (O<key>) names an object of the class a link points to, so it is compared with a link, or a list, set or map of links; \(describe(operand)) is none")
+    }
+
     // MARK: SUBQUERY
 
     /// `SUBQUERY(collection, $x, predicate).@count` from the objects of
@@ -949,8 +1026,11 @@ enum QueryBinder {
     }
 
     /// `expression` with the key paths starting at SUBQUERY variable
-    /// `variable` starting at the object instead; a key path from the object
-    /// outside (a correlated SUBQUERY) is refused.  The predicates of nested
+    /// `variable` starting at the object instead.  A key path without the
+    /// variable names a property of the collection's objects too, as in
+    /// realm-core (its SUBQUERY binds the predicate's paths against the
+    /// collection's class, the variable standing for nothing): a SUBQUERY
+    /// cannot read the object outside it.  The predicates of nested
     /// SUBQUERYs are left to their own binding.
     static func substitute(_ expression: QueryExpression, _ variable: String) throws(FiefError) -> QueryExpression {
         switch expression {
@@ -978,9 +1058,7 @@ enum QueryBinder {
                 }
                 path.start = .object
                 return .keyPath(path)
-            case .object:
-                throw QueryCompiler.unsupported("a SUBQUERY predicate reading the object outside it ('\(text(path))'; use '\(variable).' for the objects of the SUBQUERY)")
-            case .variable, .argument:
+            case .object, .variable, .argument:
                 return operand
             }
         case .subqueryCount(let inner):
@@ -1003,8 +1081,9 @@ enum QueryBinder {
     static func resolve(_ keyPath: QueryKeyPath, from table: Table, _ realm: Realm, _ arguments: [QueryArgument]) throws(FiefError) -> BoundPath {
         switch keyPath.start {
         case .object: break
-        case .variable: throw QueryCompiler.unsupported("a SUBQUERY variable")
-        case .argument: throw QueryCompiler.unsupported("a key-path argument ($K or %K)")
+        case .variable(let name):
+            throw FiefError(.queryInvalid, "'\(name).\(text(keyPath))': '\(name)' names the objects of a SUBQUERY only inside its own predicate (not outside it, nor inside a SUBQUERY nested in it), as in realm-core")
+        case .argument: throw FiefError(.internal, "key-path arguments are substituted before binding (QueryArgumentSubstitution.keyPaths)")
         }
         if keyPath.suffix == .type {
             // The values' types: the path without `@type`, each value read as its type's code.
@@ -1465,9 +1544,6 @@ enum QueryBinder {
     /// object and compared as two properties of one object are.
     static func forward(_ a: ValueExpression, _ qa: QueryQuantifier?, _ op: QueryOperator, _ b: ValueExpression, _ qb: QueryQuantifier?,
                         _ options: QueryStringOptions, _ scope: Scope) throws(FiefError) -> QueryNode {
-        if a.isMany && b.isMany {
-            throw QueryCompiler.unsupported("comparing two collections with each other ('\(a.text)' and '\(b.text)')")
-        }
         if (a.typeOf == nil) != (b.typeOf == nil) {
             throw FiefError(.queryInvalid, "'@type' compares with a type name or another '@type', not with a value ('\(a.text)' and '\(b.text)')")
         }
@@ -1485,6 +1561,14 @@ enum QueryBinder {
         var dependencies: [UInt32: Set<UInt32>] = [:]
         collectDependencies(a, scope.realm, into: &dependencies)
         collectDependencies(b, scope.realm, into: &dependencies)
+        if a.isMany && b.isMany {
+            if case .elements = a.value, case .elements = b.value {
+                // realm-core refuses it too ("Ordered comparison between two primitive lists").
+                throw FiefError(.queryInvalid, "cannot compare two lists, sets or maps of values with each other ('\(a.text)' and '\(b.text)'), as in realm-core: compare one with a list of values ({...}), or the values of objects reached through links ('items.price')")
+            }
+            // Two collections: the first's quantifier outside, the second's inside (ANY when not written).
+            return .graph(GraphNode(.compareMany(a, qa ?? .any, op, b, qb ?? .any, options), dependencies: dependencies))
+        }
         return .graph(GraphNode(.compare(a, op, b, options, quantifier: qa ?? qb ?? .any), dependencies: dependencies))
     }
 
@@ -1716,6 +1800,27 @@ extension QueryOperand {
         switch self {
         case .arithmetic, .negated: return true
         default: return false
+        }
+    }
+
+    /// Whether it is, or lists, an object-key literal `O<key>`.
+    var hasObjectKey: Bool {
+        switch self {
+        case .constant(.objectKey): return true
+        case .list(let items): return items.contains { $0.hasObjectKey }
+        case .quantified(_, let inner): return inner.hasObjectKey
+        default: return false
+        }
+    }
+
+    /// The operand with each object-key literal `O<key>` in it a link to
+    /// that object of class `classKey`.
+    func replacingObjectKeys(classKey: UInt32) -> QueryOperand {
+        switch self {
+        case .constant(.objectKey(let key)): return .constant(.link(classKey: classKey, objectKey: key))
+        case .list(let items): return .list(items.map { $0.replacingObjectKeys(classKey: classKey) })
+        case .quantified(let quantifier, let inner): return .quantified(quantifier, inner.replacingObjectKeys(classKey: classKey))
+        default: return self
         }
     }
 

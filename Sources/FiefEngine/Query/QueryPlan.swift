@@ -8,11 +8,17 @@ public final class CompiledQuery: @unchecked Sendable {
     /// (key paths through links, collections, backlinks): then each scan
     /// brings a `QueryScan`.
     let readsGraph: Bool
+    /// The predicate compiled, its arguments written in as literals (see
+    /// `QueryArgumentSubstitution.literals`), for describing it as text;
+    /// nil for the queries the binder makes, or when an argument has no
+    /// literal.
+    let predicate: QueryExpression?
 
-    init(root: QueryNode, tableKey: UInt32) {
+    init(root: QueryNode, tableKey: UInt32, predicate: QueryExpression? = nil) {
         self.root = root
         self.tableKey = tableKey
         self.readsGraph = root.readsGraph
+        self.predicate = predicate
     }
 }
 
@@ -143,14 +149,18 @@ enum QueryCompiler {
     /// A predicate over the objects of `table`; key paths through links,
     /// collections and backlinks reach the classes of `realm`'s schema.
     static func compile(_ expression: QueryExpression, table: Table, realm: Realm, arguments: [QueryArgument]) throws(FiefError) -> CompiledQuery {
-        CompiledQuery(root: try node(expression, .objects(table), arguments, realm: realm), tableKey: table.key)
+        let expression = try QueryArgumentSubstitution.keyPaths(expression, arguments, table: table, realm: realm)
+        return CompiledQuery(root: try node(expression, .objects(table), arguments, realm: realm), tableKey: table.key,
+                             predicate: QueryArgumentSubstitution.literals(expression, arguments))
     }
 
     /// A predicate over the elements of a collection of values: `element`
     /// describes them (its `key` is ignored), `description` names the
     /// collection in messages ("the values of 'Person.scores'").
     static func compileElements(_ expression: QueryExpression, element: Property, description: String, tableKey: UInt32, arguments: [QueryArgument]) throws(FiefError) -> CompiledQuery {
-        CompiledQuery(root: try node(expression, .elements(element, description: description), arguments, realm: nil), tableKey: tableKey)
+        let expression = try QueryArgumentSubstitution.keyPaths(expression, arguments, table: nil, realm: nil)
+        return CompiledQuery(root: try node(expression, .elements(element, description: description), arguments, realm: nil), tableKey: tableKey,
+                             predicate: QueryArgumentSubstitution.literals(expression, arguments))
     }
 
     /// The SORT, DISTINCT and LIMIT suffixes of a query as the stages
@@ -183,6 +193,12 @@ enum QueryCompiler {
         return stages
     }
 
+    /// The error for an object-key literal (`O<key>`) anywhere but compared
+    /// with a link (where `QueryBinder.objectKeysResolved` binds it).
+    static func objectKeyOutOfPlace() -> FiefError {
+        FiefError(.queryInvalid, "an object key literal (O<key>) names an object of the class a link points to: compare a link with it ('friend == O1', 'O1 IN friends')")
+    }
+
     /// The error for a construct the parser reads but this compiler does
     /// not bind yet.
     static func unsupported(_ construct: String) -> FiefError {
@@ -200,8 +216,9 @@ enum QueryCompiler {
         case .not(let inner): return .not(try node(inner, target, arguments, realm: realm))
         case .and(let a, let b): return .and([try node(a, target, arguments, realm: realm), try node(b, target, arguments, realm: realm)])
         case .or(let a, let b): return .or([try node(a, target, arguments, realm: realm), try node(b, target, arguments, realm: realm)])
-        case .comparison(let lhs, let op, let rhs, let options):
+        case .comparison(var lhs, let op, var rhs, let options):
             let scope = QueryBinder.Scope(target: target, arguments: arguments, realm: realm)
+            if lhs.hasObjectKey || rhs.hasObjectKey { (lhs, rhs) = try QueryBinder.objectKeysResolved(lhs, rhs, scope) }
             if scope.isScalar(lhs) && scope.isScalar(rhs) {
                 try checkSupported(lhs)
                 try checkSupported(rhs)
@@ -211,8 +228,10 @@ enum QueryCompiler {
         case .membership(let lhs, .argument(let n), _) where n >= 0 && n < arguments.count && arguments[n].geoShape != nil:
             // `location IN $0` with a shape: RealmSwift's spelling of GEOWITHIN.
             return try QueryBinder.geoWithin(lhs, .argument(n), QueryBinder.Scope(target: target, arguments: arguments, realm: realm))
-        case .membership(let lhs, let rhs, let options):
-            return try QueryBinder.membership(lhs, rhs, options, QueryBinder.Scope(target: target, arguments: arguments, realm: realm))
+        case .membership(var lhs, var rhs, let options):
+            let scope = QueryBinder.Scope(target: target, arguments: arguments, realm: realm)
+            if lhs.hasObjectKey || rhs.hasObjectKey { (lhs, rhs) = try QueryBinder.objectKeysResolved(lhs, rhs, scope) }
+            return try QueryBinder.membership(lhs, rhs, options, scope)
         case .between(let value, let low, let high):
             return try QueryBinder.between(value, low, high, QueryBinder.Scope(target: target, arguments: arguments, realm: realm))
         case .fullText(let lhs, let rhs): return try fullText(lhs, rhs, target, arguments, realm: realm)
@@ -226,7 +245,7 @@ enum QueryCompiler {
     static func checkSupported(_ operand: QueryOperand) throws(FiefError) {
         switch operand {
         case .element, .argument: return
-        case .constant(.objectKey): throw unsupported("an object key literal (O<key>)")
+        case .constant(.objectKey): throw objectKeyOutOfPlace()
         case .constant: return
         case .keyPath(let path): if let construct = unsupportedConstruct(path) { throw unsupported(construct) }
         case .list: throw unsupported("a list literal '{...}'")
@@ -400,7 +419,7 @@ enum QueryCompiler {
                 return .uuid(bytes.withUnsafeBytes { UUIDBytes(bytes: $0.baseAddress!) })
             case .binary(let bytes): return .bytes(bytes, isString: false)
             case .link(let classKey, let objectKey): return .link(classKey, objectKey)
-            case .objectKey: throw unsupported("an object key literal (O<key>)")
+            case .objectKey: throw objectKeyOutOfPlace()
             }
         case .argument(let n):
             guard n >= 0, n < arguments.count else {

@@ -376,3 +376,52 @@ def test_filter_through_links_with_arguments_and_liveness(graph):
         walkers.filter("hounds.nope > 1")
     with pytest.raises(fief.InvalidQueryError, match="IN takes a list"):
         walkers.filter("age IN 3")
+
+
+def test_description_is_canonical_text_that_filters_the_same(dogs):
+    assert dogs.description == "TRUEPREDICATE"
+    r = dogs.filter("age>2&&name beginswith[c] $0 || nickname = nil", "r")
+    assert r.description == "age > 2 AND name BEGINSWITH[c] 'r' OR nickname == null"
+    assert ids(dogs.filter(r.description)) == ids(r) == [1, 4, 5]
+    # Arguments are written in as literals (lists as {...}); stages follow the filters.
+    staged = dogs.filter("age IN %@", [3, 7, 10]).sort("name").filter("breed != $0", "poodle").limit(2)
+    assert staged.description == "age IN {3, 7, 10} AND breed != 'poodle' SORT(name ASC) LIMIT(2)"
+    assert [d.id for d in dogs.filter(staged.description)] == [d.id for d in staged] == [1, 2]
+    assert dogs.distinct("breed").description == "TRUEPREDICATE DISTINCT(breed)"
+    assert dogs.filter("name == %@", "it's\n").description == "name == 'it\\'s\\n'"
+    assert repr(staged) == ("<fief.Results of Dog where age IN {3, 7, 10} AND breed != 'poodle' "
+                            "SORT(name ASC) LIMIT(2): 2 objects>")
+
+
+def test_value_results_description(graph):
+    ann = graph.objects(Walker).filter("name == 'Ann'")[0]
+    scores = ann.scores.filter("self > $0", 2).sort(ascending=False)
+    assert scores.description == "self > 2 SORT(self DESC)"
+    assert list(scores) == [9, 7]
+    assert repr(scores).endswith("where self > 2 SORT(self DESC): 2 values>")
+
+
+def test_key_path_arguments(graph):
+    walkers, hounds = graph.objects(Walker), graph.objects(Hound)
+    # RealmSwift's filter("%K == %@", "name", "Ann"): %K and %@ each take the next argument.
+    assert names(walkers.filter("%K == %@", "name", "Ann")) == ["Ann"]
+    assert names(hounds.filter("%K == %@", "walker.name", "Ann")) == ["Fido", "Rex"]
+    assert names(hounds.filter("$K0 > $1", "age", 2)) == ["Rex", "Spot"]
+    assert names(hounds.filter("%K.@count == 1", "@links.Walker.hounds")) == ["Fido", "Rex", "Spot"]
+
+
+def test_key_path_arguments_through_lists_and_their_errors(graph):
+    walkers = graph.objects(Walker)
+    assert names(walkers.filter("ANY %K > %@", "hounds.age", 5)) == ["Ann"]
+    assert names(walkers.filter("%K.@max > 8", "scores")) == ["Ann"]
+    assert walkers.filter("%K == %@", "name", "Ann").description == "name == 'Ann'"
+    with pytest.raises(fief.QueryArgumentError, match=r"argument 0 \(a key-path argument, \$K0 or the matching %K\) is an int"):
+        walkers.filter("%K == 1", 5)
+    with pytest.raises(fief.QueryArgumentError, match="class 'Walker' has no property 'nope'"):
+        walkers.filter("%K == 1", "nope")
+    with pytest.raises(fief.QueryArgumentError, match="class 'Hound' has no property 'nope'"):
+        walkers.filter("ANY %K == 1", "hounds.nope")
+    with pytest.raises(fief.QueryArgumentError, match="is a list"):
+        walkers.filter("%K == 1", ["name"])
+    with pytest.raises(fief.QuerySyntaxError):
+        walkers.filter("%K.name == 1", "hounds")

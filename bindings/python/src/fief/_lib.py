@@ -325,6 +325,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     # results
     "fief_realm_get_objects": (H, [H, fief_class_key_t]),
     "fief_results_filter": (H, [H, c_char_p, P(fief_query_arg_t), c_size_t]),
+    "fief_results_get_description": (c_char_p, [H]),
     "fief_results_sort": (H, [H, P(fief_sort_descriptor_t), c_size_t]),
     "fief_results_distinct": (H, [H, P(c_char_p), c_size_t]),
     "fief_results_limit": (H, [H, c_size_t]),

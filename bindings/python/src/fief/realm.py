@@ -800,7 +800,9 @@ class Results(Generic[T]):
 
     def filter(self, predicate: str, *args: Any) -> "Results[T]":
         """Objects matching `predicate` (Realm's query language); `$0`, `$1`,
-        ... and `%@` take `args` (lists and tuples become list arguments)."""
+        ... and `%@` take `args` (lists and tuples become list arguments);
+        `$K0` and `%K` take a string holding a key path:
+        ``filter("%K == %@", "owner.name", "Ann")``."""
         keep = Keep()
         array, n = make_query_args(args, keep)
         ptr = self._lib.fief_results_filter(self._handle.ptr, predicate.encode("utf-8"), array, n)
@@ -1003,9 +1005,21 @@ class Results(Generic[T]):
         """Give the results handle back now."""
         self._handle.release()
 
+    @property
+    def description(self) -> str:
+        """The query these results answer, as canonical text that
+        ``filter`` reads back to the same results (arguments written in as
+        literals, then the SORT / DISTINCT / LIMIT stages):
+        ``"age < 5 AND name BEGINSWITH 'R' SORT(name ASC)"``;
+        ``"TRUEPREDICATE"`` when unfiltered."""
+        text = self._lib.fief_results_get_description(self._handle.ptr)
+        if text is None:
+            raise self._lib.last_error("fief_results_get_description")
+        return text.decode("utf-8")
+
     def __repr__(self) -> str:
         try:
-            return f"<fief.Results of {self._binding.cls.__name__}: {len(self)} objects>"
+            return f"<fief.Results of {self._binding.cls.__name__} where {self.description}: {len(self)} objects>"
         except errors.FiefError as exc:
             return f"<fief.Results of {self._binding.cls.__name__} ({exc.__class__.__name__})>"
 
@@ -1212,9 +1226,19 @@ class ValueResults(Generic[T]):
         """Give the results handle back now."""
         self._handle.release()
 
+    @property
+    def description(self) -> str:
+        """The query these results answer, as canonical text (``self`` for
+        the value): ``"self > 2 SORT(self DESC)"``; ``"TRUEPREDICATE"``
+        when unfiltered.  See ``Results.description``."""
+        text = self._library.fief_results_get_description(self._handle.ptr)
+        if text is None:
+            raise self._library.last_error("fief_results_get_description")
+        return text.decode("utf-8")
+
     def __repr__(self) -> str:
         try:
-            return f"<fief.ValueResults of {self._spec.name}: {len(self)} values>"
+            return f"<fief.ValueResults of {self._spec.name} where {self.description}: {len(self)} values>"
         except errors.FiefError as exc:
             return f"<fief.ValueResults of {self._spec.name} ({exc.__class__.__name__})>"
 

@@ -1,0 +1,222 @@
+import XCTest
+@testable import FiefEngine
+
+/// Results describe their query as canonical text (`queryDescription`,
+/// realm-core's `Query::get_description` + ordering), arguments written in
+/// as literals; and key-path arguments (`$K0`, `%K`) are substituted before
+/// binding (QueryArguments.swift).
+final class QueryDescriptionTests: XCTestCase {
+    typealias Argument = GraphQueryTests.Argument
+
+    // MARK: Descriptions
+
+    /// Random predicates with arguments (through links, and through lists,
+    /// sets, maps and backlinks), with random stages: the description,
+    /// filtered without arguments, gives the same objects in the same
+    /// order, and describes itself the same way.
+    func testRandomQueriesDescribeAsTextGivingTheSameResults() throws {
+        let db = try DB.open(tempDir().file(), GraphQueryTests.schema())
+        var rng = SeededRandom(seed: 0xDE5C)
+        var world = GraphQueryTests.World()
+        try db.write { try GraphQueryTests.build(db, &rng, world: &world, persons: 150, dogs: 250) }
+        let persons = world.rows["Person"]!.keys.sorted()
+        var withArguments = 0
+        for _ in 0..<250 {
+            let p = GraphQueryTests.randomPredicate(&rng, persons: persons, personClass: db.cls("Person"))
+            var args: [Argument] = []
+            let text = GraphQueryTests.render(p, &args) + randomStages(&rng, ["name", "age", "owner.name", "owner.age", "rival.name"])
+            if !args.isEmpty { withArguments += 1 }
+            try checkRoundTrip(db, "Dog", text, args)
+        }
+        XCTAssertGreaterThan(withArguments, 50)
+
+        let town = try DB.open(tempDir().file(), GraphQueryTests.townSchema())
+        var model = GraphQueryTests.Town()
+        try town.write { try GraphQueryTests.buildTown(town, &rng, &model, persons: 120, dogs: 160) }
+        model.reindex()
+        let dogs = model.dogs.keys.sorted()
+        for _ in 0..<250 {
+            let p = GraphQueryTests.randomTownPredicate(&rng, dogs: dogs)
+            var args: [Argument] = []
+            let text = GraphQueryTests.render(p, &args, dogClass: town.cls("Dog")) + randomStages(&rng, ["name", "age"])
+            try checkRoundTrip(town, "Person", text, args)
+        }
+    }
+
+    /// ` SORT(...)`, ` DISTINCT(...)`, ` LIMIT(n)` or nothing.
+    private func randomStages(_ rng: inout SeededRandom, _ paths: [String]) -> String {
+        var text = ""
+        for _ in 0..<Int.random(in: 0...2, using: &rng) {
+            switch Int.random(in: 0..<3, using: &rng) {
+            case 0: text += " SORT(\(paths.randomElement(using: &rng)!) \(Bool.random(using: &rng) ? "ASC" : "DESC"))"
+            case 1: text += " DISTINCT(\(paths.randomElement(using: &rng)!))"
+            default: text += " LIMIT(\(Int.random(in: 0..<40, using: &rng)))"
+            }
+        }
+        return text
+    }
+
+    private func checkRoundTrip(_ db: DB, _ className: String, _ text: String, _ args: [Argument],
+                                file: StaticString = #filePath, line: UInt = #line) throws {
+        let results: Results
+        do {
+            results = try GraphQueryTests.query(db, text, args, of: className)
+        } catch {
+            XCTFail("\(text): \(error)", file: file, line: line)
+            return
+        }
+        let description = try results.queryDescription()
+        let again = try db.results(className).filtered(description, arguments: [])
+        XCTAssertEqual(try again.allKeys(), try results.allKeys(), "\(text) \(args) described as \(description)", file: file, line: line)
+        XCTAssertEqual(try again.queryDescription(), description, text, file: file, line: line)
+    }
+
+    /// What the description looks like: realm-core's spelling, arguments as
+    /// literals, filters joined by AND, stages after them.
+    func testDescriptionsSpellTheQueryCanonically() throws {
+        let db = try DB.open(tempDir().file(), Self.schema)
+        let (rex, _) = try makePets(db)
+        let animal = db.cls("Animal")
+        let cases: [(String, [TV], String)] = [
+            ("TRUEPREDICATE", [], "TRUEPREDICATE"),
+            ("name = 'Adam'", [], "name == 'Adam'"),
+            ("name == $0 && age > $1", [.string("O'Neil"), .int(3)], "name == 'O\\'Neil' AND age > 3"),
+            ("age < $0 || age > $1 && name beginswith[c] \"a\"", [.int(1), .int(9)], "age < 1 OR age > 9 AND name BEGINSWITH[c] 'a'"),
+            ("(age < 1 || age > 9) && !(name == nil)", [], "(age < 1 OR age > 9) AND NOT name == null"),
+            ("weight == $0", [.double(2.5)], "weight == 2.5"),
+            ("weight == $0", [.float(0.5)], "weight == 0.5f"),
+            ("born > $0", [.timestamp(100, 5)], "born > T100:5"),
+            ("Pet == $0", [.link(animal, rex)], "Pet == L\(animal):\(rex)"),
+            ("Pet == $0", [.null], "Pet == null"),
+            ("%K == %@", [.string("name"), .string("Eric")], "name == 'Eric'"),
+            ("$K0 >= $1", [.string("Pet.Legs"), .int(2)], "Pet.Legs >= 2"),
+            ("name == 'a' SORT(age DESC, name ASC) DISTINCT(Pet.name) LIMIT(3)", [],
+             "name == 'a' SORT(age DESC, name ASC) DISTINCT(Pet.name) LIMIT(3)"),
+            ("TRUEPREDICATE LIMIT(2) SORT(name ASC)", [], "TRUEPREDICATE LIMIT(2) SORT(name ASC)"),
+        ]
+        for (predicate, args, expected) in cases {
+            XCTAssertEqual(try db.query("Person", predicate, args).queryDescription(), expected, predicate)
+        }
+        // A list argument is a list literal; successive filters are ANDed; stages stay after them.
+        let listed = try TV.withValues([.string("Adam"), .string("Eric")]) { v in
+            try db.results("Person").filtered("name IN $0", arguments: [QueryArgument(values: Array(v), isList: true)])
+        }
+        XCTAssertEqual(try listed.queryDescription(), "name IN {'Adam', 'Eric'}")
+        let chained = try listed.sorted(by: [("age", false)]).filtered("age > 1 OR age < 0", arguments: []).limited(to: 5)
+        XCTAssertEqual(try chained.queryDescription(), "name IN {'Adam', 'Eric'} AND (age > 1 OR age < 0) SORT(age DESC) LIMIT(5)")
+        XCTAssertEqual(try db.results("Person").queryDescription(), "TRUEPREDICATE")
+        XCTAssertEqual(try db.results("Person").sorted(by: [("name", true)]).queryDescription(), "TRUEPREDICATE SORT(name ASC)")
+        // Results of values: self.
+        let values = try ValueResults(realm: db.realm, list: db.pkey("Person", "scores"), of: try db.keys("Person")[0], in: db.cls("Person"))
+        XCTAssertEqual(try values.filtered("self > $0 SORT(self DESC)", arguments: [QueryArgument(values: [.int(2)], isList: false)]).queryDescription(),
+                       "self > 2 SORT(self DESC)")
+        XCTAssertEqual(try values.distinct(by: ["self"]).queryDescription(), "TRUEPREDICATE DISTINCT(self)")
+    }
+
+    // MARK: Key-path arguments
+
+    static let schema = Schema(classes: [
+        ObjectClass(name: "Person", properties: [
+            prop("name", .string, .primaryKey),
+            Property(name: "Pet", type: .link, flags: .nullable, linkTarget: "Animal"),
+            prop("age", .int), prop("weight", .double, .nullable), prop("born", .timestamp, .nullable),
+            Property(name: "scores", type: .int, collection: .list),
+            Property(name: "pets", type: .link, linkTarget: "Animal", collection: .list),
+        ]),
+        ObjectClass(name: "Animal", properties: [prop("name", .string, .primaryKey), prop("Legs", .int)]),
+    ])
+
+    /// realm-core's Parser_KeyPathSubstitution world: Adam, Brian, Charlie,
+    /// David own Wanda (0 legs), Kaa (0), Zazu (2), Pluto (4); Eric no pet.
+    /// Returns the keys of Wanda and of the persons.
+    @discardableResult
+    private func makePets(_ db: DB) throws -> (Int64, [Int64]) {
+        try db.write { () -> (Int64, [Int64]) in
+            let animals = try db.createMany("Animal", ["name", "Legs"], [[.string("Wanda"), .int(0)], [.string("Kaa"), .int(0)],
+                                                                          [.string("Zazu"), .int(2)], [.string("Pluto"), .int(4)]])
+            let persons = try db.createMany("Person", ["name", "age"], [[.string("Adam"), .int(30)], [.string("Brian"), .int(4)],
+                                                                         [.string("Charlie"), .int(12)], [.string("David"), .int(7)],
+                                                                         [.string("Eric"), .int(55)]])
+            for (person, animal) in zip(persons, animals) {
+                try db.set("Person", person, "Pet", .link(db.cls("Animal"), animal))
+            }
+            try db.append("Person", persons[0], "pets", [.link(db.cls("Animal"), animals[2]), .link(db.cls("Animal"), animals[3])])
+            try db.append("Person", persons[4], "pets", [.link(db.cls("Animal"), animals[0])])
+            try db.append("Person", persons[0], "scores", [.int(3), .int(1), .int(3)])
+            return (animals[0], persons)
+        }
+    }
+
+    /// realm-core's Parser_KeyPathSubstitution cases, and %K (each %K and
+    /// %@ takes the next argument), through links, lists and backlinks.
+    func testKeyPathArgumentsAreTheKeyPathsTheyHold() throws {
+        let db = try DB.open(tempDir().file(), Self.schema)
+        try makePets(db)
+        let realmCore: [TV] = [.string("Pet"), .string("Pet.Legs"), .int(25), .null, .string("Pet.Weight")]
+        let cases: [(String, [TV], [String])] = [
+            ("$K0 != null", realmCore, ["Adam", "Brian", "Charlie", "David"]),
+            ("$K0 == null", realmCore, ["Eric"]),
+            ("$K1 = 0", realmCore, ["Adam", "Brian"]),
+            ("$K1 > 0", realmCore, ["Charlie", "David"]),
+            ("%K == %@", [.string("name"), .string("Charlie")], ["Charlie"]),
+            ("%K > %@ AND %K BEGINSWITH %@", [.string("age"), .int(5), .string("name"), .string("C")], ["Charlie"]),
+            ("%K == 4", [.string("Pet.Legs")], ["David"]),
+            ("ANY %K == 4", [.string("pets.Legs")], ["Adam"]),
+            ("ALL %K > 1", [.string("pets.Legs")], ["Adam", "Brian", "Charlie", "David"]),
+            ("%K.@count == 2", [.string("pets")], ["Adam"]),
+            ("%K.@count > 0", [.string("scores")], ["Adam"]),
+            ("%K.@max == 3", [.string("scores")], ["Adam"]),
+            ("$K1 == $0", [.int(12), .string("age")], ["Charlie"]),
+            ("SUBQUERY(%K, $a, $a.Legs > 1).@count == 2", [.string("pets")], ["Adam"]),
+        ]
+        for (predicate, args, expected) in cases {
+            let keys = try db.keys("Person", predicate, args)
+            let names = try keys.map { key -> String in
+                guard case .string(let name) = try db.get("Person", key, "name") else { return "?" }
+                return name
+            }
+            XCTAssertEqual(names.sorted(), expected, predicate)
+        }
+        // Backlinks by key path: the animals some person's list holds.
+        let listed = try db.keys("Animal", "%K.@count > 0", [.string("@links.Person.pets")])
+        XCTAssertEqual(listed.count, 3)
+        XCTAssertEqual(try db.keys("Animal", "$K0.@count > 1", [.string("@links")]), try db.keys("Animal", "@links.@count > 1"))
+        // A key path argument is bound as the path written out: the same plan, the same answers.
+        XCTAssertEqual(try db.keys("Person", "%K BETWEEN {1, 3}", [.string("Pet.Legs")]), try db.keys("Person", "Pet.Legs BETWEEN {1, 3}"))
+    }
+
+    /// Bad key-path arguments: FIEF_ERR_QUERY_ARGUMENT naming the argument.
+    func testBadKeyPathArgumentsAreArgumentErrors() throws {
+        let db = try DB.open(tempDir().file(), Self.schema)
+        try makePets(db)
+        let realmCore: [TV] = [.string("Pet"), .string("Pet.Legs"), .int(25), .null, .string("Pet.Weight")]
+        let cases: [(String, [TV], FiefError.Code, String)] = [
+            ("$K2 = 0", realmCore, .queryArgument, "argument 2 (a key-path argument, $K2 or the matching %K) is an int; it must be a string holding a key path, as 'owner.name'"),
+            ("$K3 = 0", realmCore, .queryArgument, "argument 3 (a key-path argument, $K3 or the matching %K) is null; it must be a string holding a key path, as 'owner.name'"),
+            ("$K4 = 0", realmCore, .queryArgument, "argument 4 (a key-path argument, $K4 or the matching %K) is 'Pet.Weight': class 'Animal' has no property 'Weight'"),
+            ("$K5 = 0", realmCore, .queryArgument, "the predicate uses argument 5 (a key-path argument, $K5 or the matching %K), but 5 arguments were given"),
+            ("%K == 1", [.string("nope")], .queryArgument, "argument 0 (a key-path argument, $K0 or the matching %K) is 'nope': class 'Person' has no property 'nope'"),
+            ("%K == 1", [.string("Pet..Legs")], .queryArgument, "argument 0 (a key-path argument, $K0 or the matching %K) is 'Pet..Legs', which is no key path: property names joined by '.', as 'owner.name'"),
+            ("%K == 1", [.string("")], .queryArgument, "argument 0 (a key-path argument, $K0 or the matching %K) is '', which is no key path: property names joined by '.', as 'owner.name'"),
+            ("%K == 1", [.string("pets.@count")], .queryArgument, "argument 0 (a key-path argument, $K0 or the matching %K) is 'pets.@count': '@count' cannot be part of a key-path argument; write it after the argument ('$K0.@count')"),
+            ("%K > 0", [.string("@links.Person")], .queryArgument, "argument 0 (a key-path argument, $K0 or the matching %K) is '@links.Person': '@links' takes a class and a property after it ('@links.Person.dogs'), or nothing"),
+            ("%K.@count > 0", [.string("@links.Cat.pets")], .queryArgument, "argument 0 (a key-path argument, $K0 or the matching %K) is '@links.Cat.pets': the realm has no class 'Cat'"),
+            // The path is fine; the comparison written is not: a query error.
+            ("%K > 'x'", [.string("age")], .queryInvalid, ""),
+        ]
+        for (predicate, args, code, message) in cases {
+            let className = predicate.contains("@count") ? "Animal" : "Person"
+            let error = expectError(code, predicate) { try db.query(className, predicate, args) }
+            if !message.isEmpty { XCTAssertEqual(error?.message, message, predicate) }
+        }
+        // A list argument.
+        let error = expectError(.queryArgument) {
+            try TV.withValues([.string("name")]) { v in
+                try db.results("Person").filtered("%K == 'a'", arguments: [QueryArgument(values: Array(v), isList: true)])
+            }
+        }
+        XCTAssertEqual(error?.message, "argument 0 (a key-path argument, $K0 or the matching %K) is a list; it must be a string holding a key path, as 'owner.name'")
+        // Written after the argument: a syntax error, as in realm-core.
+        expectError(.querySyntax) { try db.query("Person", "$K0.Legs.name == 1", [.string("Pet")]) }
+    }
+}
