@@ -447,12 +447,16 @@ struct GeoRegion: Sendable {
         case .cap(let cap):
             return cap.contains(point)
         case .rings(let rings):
-            guard rings[0].contains(point) else { return false }
-            var inside = true
-            for index in 1..<rings.count where rings[index].contains(point) {
-                inside.toggle()
+            // Through the buffer: the rings are borrowed, not copied (and
+            // retained) for every point.
+            return rings.withUnsafeBufferPointer { rings in
+                guard rings[0].contains(point) else { return false }
+                var inside = true
+                for index in 1..<rings.count where rings[index].contains(point) {
+                    inside.toggle()
+                }
+                return inside
             }
-            return inside
         }
     }
 }
