@@ -1392,7 +1392,12 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  "x IN scores" (x is among them), "scores == {1, 2}" (the same values in
  *  the same order), "age IN {1, 2}", "name == ANY {'a', 'b'}", "age != ALL
  *  $0".  Collections of values behind a to-many step are quantified per
- *  object reached.
+ *  object reached.  With a quantifier on a list and on a collection, or
+ *  between two collections, the left side's quantifier is the outer one:
+ *  "ALL {4, 8} > ANY scores" (each of 4 and 8 is above some score), "ANY
+ *  {1, 2} IN ALL scores", "ALL items.price IN ANY items.price"; two lists,
+ *  sets or maps of values compared directly ("scores == scores") are
+ *  FIEF_ERR_QUERY_INVALID, as in realm-core.
  *  Operations ending a key path: `.@count` / `.@size` / `[SIZE]` (elements
  *  of a collection, bytes of a string or binary, 0 or 1 for a to-one
  *  link), `@links.@count` (incoming links), `.@min .@max .@sum .@avg` of a
@@ -1400,7 +1405,9 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  ("dogs.@avg.age"), `.@type` of a mixed value compared with type names
  *  ('int', 'string', 'numeric', 'binary', 'object', 'null', ...; "a.@type
  *  == 'int|double'"), and `SUBQUERY(collection, $x, predicate).@count`
- *  (how many objects of the collection match, `$x.` naming each one).
+ *  (how many objects of the collection match, `$x.` naming each one; as
+ *  in realm-core, a key path without `$x.` names a property of those
+ *  objects too, so a SUBQUERY never reads the object outside it).
  *  Arithmetic: `+ - * /` and unary `-` over numbers, properties, key paths
  *  and aggregates ("price * quantity > 100"), as realm-core computes them
  *  (int division truncates; an int result wraps).
