@@ -343,14 +343,20 @@ final class Table: @unchecked Sendable {
     func column(_ key: UInt32) throws(FiefError) -> Column {
         let k = Int(key)
         if k < columnCount, let column = columns[k] { return column }
-        throw FiefError(.noSuchProperty, "class '\(objectClass.name)' has no property with key \(key)")
+        throw noSuchProperty(key)
     }
 
     @inline(__always)
     func property(_ key: UInt32) throws(FiefError) -> Property {
         let k = Int(key)
         if k < propertySlots.count, propertySlots[k] >= 0 { return objectClass.properties[propertySlots[k]] }
-        throw FiefError(.noSuchProperty, "class '\(objectClass.name)' has no property with key \(key)")
+        throw noSuchProperty(key)
+    }
+
+    /// The error for property key `key`, which the class lacks.
+    private func noSuchProperty(_ key: UInt32) -> FiefError {
+        FiefError(.noSuchProperty, "class '\(objectClass.name)' has no property with key \(key)"
+                  + (key == 0 ? " (no stored property has key 0; linking-objects properties, which have it, are computed from the links to an object and take no value)" : ""))
     }
 
     func property(named name: String) -> Property? { objectClass.property(named: name) }

@@ -34,7 +34,7 @@ from .errors import *  # noqa: F401,F403
 from .dicts import Dict
 from .lists import List
 from .sets import Set
-from .model import Backlinks, EmbeddedObject, Indexed, Object, PrimaryKey, Property, PropertySpec
+from .model import Backlinks, EmbeddedObject, Indexed, LinkingObjects, Object, PrimaryKey, Property, PropertySpec
 from ._values import Link
 from .realm import (ClassInfo, FileReport, PropertyInfo, Realm, Results, ValueResults, WriteTransaction, copy_file,
                     delete_realm_files, verify_file)
@@ -58,7 +58,7 @@ def library_version() -> str:
 
 
 __all__ = [
-    "Object", "EmbeddedObject", "PrimaryKey", "Indexed", "Property", "PropertySpec", "Backlinks",
+    "Object", "EmbeddedObject", "PrimaryKey", "Indexed", "Property", "PropertySpec", "Backlinks", "LinkingObjects",
     "Realm", "Results", "ValueResults", "List", "Set", "Dict", "WriteTransaction", "ClassInfo", "PropertyInfo",
     "Decimal128", "ObjectId", "Float32", "Mixed", "Link",
     "delete_realm_files", "verify_file", "copy_file", "FileReport", "load_library", "library_version", "errors",
