@@ -1147,7 +1147,7 @@ enum QueryBinder {
     /// `table`'s class, the backlinks step it stands for
     /// (`@links.OriginClass.originProperty`).
     private static func linkingObjectsResolved(_ component: QueryPathComponent, at table: Table, _ realm: Realm) -> QueryPathComponent {
-        guard case .property(let name) = component, table.property(named: name) == nil,
+        guard case .property(let name) = component, realm.declaresLinkingObjects, table.property(named: name) == nil,
               let linkingObjects = realm.linkingObjects(named: name, of: table) else { return component }
         return .backlinks(className: linkingObjects.originClass, property: linkingObjects.originProperty)
     }

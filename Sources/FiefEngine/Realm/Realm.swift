@@ -902,6 +902,10 @@ public final class Realm: @unchecked Sendable {
         schema = schema.addingLinkingObjects(declared)
     }
 
+    /// Whether this realm declares any linking-objects property (queries
+    /// look names up among them only then).
+    var declaresLinkingObjects: Bool { !declaredLinkingObjects.isEmpty }
+
     /// The linking-objects property `name` of the objects of `table`, if
     /// this realm declares one (nil when the class has a stored property of
     /// that name).
