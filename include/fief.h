@@ -391,6 +391,7 @@ typedef int32_t fief_collection_type_t;
 #define FIEF_COLLECTION_LIST 1 /* an ordered list of values of `type` (see "Lists") */
 #define FIEF_COLLECTION_SET 2  /* distinct values of `type`, in their order (see "Sets") */
 #define FIEF_COLLECTION_MAP 3  /* string keys to values of `type`, in key order (see "Maps") */
+#define FIEF_COLLECTION_LINKING_OBJECTS 4 /* computed: the objects linking here (see below) */
 
 /** One property of a class.  When defining a schema, `key` is ignored; a
  *  link (FIEF_TYPE_LINK) names its target class in `link_target` and must
@@ -403,15 +404,38 @@ typedef int32_t fief_collection_type_t;
  *  objects), while a map of links must be nullable (a deleted target leaves
  *  its key with null); a set cannot hold embedded objects; a collection is
  *  neither a primary key nor indexed.  When reading one, the strings point
- *  into the schema handle. */
+ *  into the schema handle.
+ *
+ *  A linking-objects property (RealmSwift's LinkingObjects, realm-core's
+ *  computed property) has `collection_type` FIEF_COLLECTION_LINKING_OBJECTS,
+ *  `type` FIEF_TYPE_LINK, `flags` 0, the origin class in `link_target` and
+ *  the origin property in `link_origin_property`: a link, or a list, set or
+ *  map of links, of the origin class, pointing to this class.  It is the
+ *  objects whose origin property points to the object, and queries name it
+ *  like any property: with `clubs` declared on Person as the origin
+ *  DogClub.members, "ANY clubs.name == 'Pooch Pals'", "clubs.@count > 1",
+ *  "clubs.@avg.fee > 10" and "SUBQUERY(clubs, $c, $c.fee > 10).@count > 0"
+ *  read `@links.DogClub.members` (sort and distinct key paths refuse it,
+ *  as any step to many objects).  It holds no value: read its objects with
+ *  fief_object_get_backlinks; its key is 0, which every write refuses
+ *  (FIEF_ERR_NO_SUCH_PROPERTY).  It is not stored: the file's schema never
+ *  has it, so declaring or dropping one needs no migration, and a realm
+ *  opened without a schema (fief_config_set_schema not called, as the
+ *  `fief` tool opens files) or with a schema that does not declare it
+ *  cannot query it by name (`@links.Class.property` always works).  When
+ *  reading a schema, a class's linking-objects properties come after its
+ *  stored ones.  fief_schema_new refuses (FIEF_ERR_INVALID_SCHEMA) an
+ *  unknown origin class or property, an origin that is not a link to this
+ *  class, a name another property of the class has, and
+ *  `link_origin_property` on any other kind of property. */
 typedef struct fief_property_info {
     const char *name;                       /* zero-terminated UTF-8 */
     fief_type_t type;                       /* FIEF_TYPE_INT ... FIEF_TYPE_LINK */
-    fief_collection_type_t collection_type; /* FIEF_COLLECTION_NONE, _LIST, _SET or _MAP */
-    const char *link_target;                /* links: the target class's name; else NULL */
-    const char *link_origin_property;       /* reserved: NULL */
+    fief_collection_type_t collection_type; /* FIEF_COLLECTION_NONE, _LIST, _SET, _MAP or _LINKING_OBJECTS */
+    const char *link_target;                /* links: the target class's name; linking objects: the origin class's; else NULL */
+    const char *link_origin_property;       /* linking objects: the origin property's name; else NULL */
     uint32_t flags;                         /* FIEF_PROPERTY_* bits */
-    fief_property_key_t key;                /* filled in when read */
+    fief_property_key_t key;                /* filled in when read (0 for linking objects) */
 } fief_property_info_t;
 
 /** One class.  When defining a schema, `key` and `primary_key` are ignored
@@ -419,7 +443,7 @@ typedef struct fief_property_info {
 typedef struct fief_class_info {
     const char *name;        /* zero-terminated UTF-8 */
     const char *primary_key; /* name of the primary key property, or NULL */
-    size_t num_properties;
+    size_t num_properties;   /* stored and linking-objects properties */
     uint32_t flags;          /* FIEF_CLASS_* bits */
     fief_class_key_t key;    /* filled in when read */
 } fief_class_info_t;
@@ -606,7 +630,9 @@ FIEF_API fief_schema_t *fief_realm_get_schema(const fief_realm_t *realm);
  *  additive changes only (new classes, new properties, indexes added or
  *  removed); the schema version stays.  Classes of the realm that `schema`
  *  does not mention are kept, but a class it mentions must list every
- *  property the class has (a missing one is a removal, not additive).
+ *  stored property the class has (a missing one is a removal, not
+ *  additive).  Linking-objects properties it declares are added to the
+ *  realm's (replacing one of the same name); those it leaves out are kept.
  *  Inside a write transaction the change is part of it (fief_realm_cancel
  *  undoes it, and the commit creates the version); outside one, it commits
  *  on its own as a new version.  A failed update changes nothing.  Handles

@@ -124,9 +124,12 @@ extension LinkingObjects: RealmCollection, ThreadConfined {}
 /// stored: schema discovery leaves them out, and reading one asks the realm.
 public protocol _FiefLinkingObjects {
     static func _fiefLinkingObjects(of owner: ObjectBase, propertyName: String) -> Self
+    /// The class whose objects link here (the element type).
+    static var _fiefOriginType: ObjectBase.Type { get }
 }
 
 extension LinkingObjects: _FiefLinkingObjects, _Persistable {
+    public static var _fiefOriginType: ObjectBase.Type { Element.self }
     public static func _fiefLinkingObjects(of owner: ObjectBase, propertyName: String) -> LinkingObjects {
         of(owner, propertyName: propertyName)
     }

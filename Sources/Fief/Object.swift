@@ -480,6 +480,8 @@ public struct ObjectSchema: Sendable, Equatable, CustomStringConvertible {
         for i in 0..<cls.num_properties {
             var p = fief_property_info_t()
             guard fief_schema_get_property(schema, index, i, &p), let pname = p.name else { continue }
+            // Linking objects are computed properties, which RealmSwift's `properties` leaves out.
+            if p.collection_type == fief_collection_type_t(FIEF_COLLECTION_LINKING_OBJECTS) { continue }
             let primary = p.flags & UInt32(FIEF_PROPERTY_PRIMARY_KEY) != 0
             properties.append(Property(name: String(cString: pname), type: PropertyType(fiefType: p.type),
                                        isOptional: p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0,

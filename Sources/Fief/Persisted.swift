@@ -244,6 +244,12 @@ protocol DiscoverablePersisted {
     var unmanagedValue: _Persistable { get }
     /// For a linking-objects property: the linking objects of `owner`; nil otherwise.
     func fiefLinkingObjects(of owner: ObjectBase) -> Any?
+    /// For a linking-objects property: the origin property it names; nil otherwise.
+    var linkingOriginProperty: String? { get }
+}
+
+extension DiscoverablePersisted {
+    var linkingOriginProperty: String? { nil }
 }
 
 extension Persisted: DiscoverablePersisted {
@@ -257,6 +263,11 @@ extension Persisted: DiscoverablePersisted {
     var unmanagedValue: _Persistable {
         if case .unmanaged(let value) = storage { return value }
         return Value._fiefDefault()
+    }
+
+    var linkingOriginProperty: String? {
+        if case .linkingOrigin(let property) = storage { return property }
+        return nil
     }
 
     func fiefLinkingObjects(of owner: ObjectBase) -> Any? {

@@ -4,7 +4,9 @@ import FiefEngine
 import Glibc
 #endif
 
-/// A schema handle: the engine's schema plus C copies of its strings.
+/// A schema handle: the engine's schema plus C copies of its strings.  A
+/// class's properties as C sees them are its stored ones, then its
+/// linking-objects ones.
 final class SchemaBox {
     let schema: Schema
     private var strings: [UnsafeMutablePointer<CChar>] = []
@@ -12,16 +14,22 @@ final class SchemaBox {
     private(set) var primaryKeyNames: [UnsafeMutablePointer<CChar>?] = []
     private(set) var propertyNames: [[UnsafeMutablePointer<CChar>]] = []
     private(set) var linkTargets: [[UnsafeMutablePointer<CChar>?]] = []
+    /// The origin property of each linking-objects property (after the stored ones).
+    private(set) var originProperties: [[UnsafeMutablePointer<CChar>]] = []
 
     init(_ schema: Schema) {
         self.schema = schema
         for c in schema.classes {
             classNames.append(keep(c.name))
             primaryKeyNames.append(c.primaryKey.map { keep($0.name) })
-            propertyNames.append(c.properties.map { keep($0.name) })
-            linkTargets.append(c.properties.map { $0.linkTarget.map { keep($0) } })
+            propertyNames.append(c.properties.map { keep($0.name) } + c.linkingObjects.map { keep($0.name) })
+            linkTargets.append(c.properties.map { $0.linkTarget.map { keep($0) } } + c.linkingObjects.map { keep($0.originClass) })
+            originProperties.append(c.linkingObjects.map { keep($0.originProperty) })
         }
     }
+
+    /// The number of properties of class `index`, linking objects included.
+    func propertyCount(_ index: Int) -> Int { propertyNames[index].count }
 
     private func keep(_ s: String) -> UnsafeMutablePointer<CChar> {
         let p = strdup(s)!
@@ -34,11 +42,19 @@ final class SchemaBox {
     func classInfo(_ index: Int) -> fief_class_info_t {
         let c = schema.classes[index]
         return fief_class_info_t(name: UnsafePointer(classNames[index]), primary_key: primaryKeyNames[index].map { UnsafePointer($0) },
-                                 num_properties: c.properties.count, flags: c.isEmbedded ? UInt32(FIEF_CLASS_EMBEDDED) : 0, key: c.key)
+                                 num_properties: propertyCount(index), flags: c.isEmbedded ? UInt32(FIEF_CLASS_EMBEDDED) : 0, key: c.key)
     }
 
     func propertyInfo(_ classIndex: Int, _ index: Int) -> fief_property_info_t {
-        let p = schema.classes[classIndex].properties[index]
+        let stored = schema.classes[classIndex].properties
+        guard index < stored.count else {
+            return fief_property_info_t(name: UnsafePointer(propertyNames[classIndex][index]), type: PropertyType.link.rawValue,
+                                        collection_type: FIEF_COLLECTION_LINKING_OBJECTS,
+                                        link_target: linkTargets[classIndex][index].map { UnsafePointer($0) },
+                                        link_origin_property: UnsafePointer(originProperties[classIndex][index - stored.count]),
+                                        flags: 0, key: 0)
+        }
+        let p = stored[index]
         return fief_property_info_t(name: UnsafePointer(propertyNames[classIndex][index]), type: p.type.rawValue,
                                     collection_type: Int32(bitPattern: p.collection.rawValue),
                                     link_target: linkTargets[classIndex][index].map { UnsafePointer($0) }, link_origin_property: nil,
@@ -75,6 +91,7 @@ public func exportSchemaNew(_ classes: UnsafePointer<fief_class_info_t>?, _ coun
                 throw FiefError(.invalidSchema, "class '\(name)' has \(infos.count) properties; a class has at most \(Schema.maxProperties)")
             }
             var props: [Property] = []
+            var linkingObjects: [LinkingObjectsProperty] = []
             props.reserveCapacity(infos.count)
             for j in 0..<infos.count {
                 let p = infos[j]
@@ -82,21 +99,45 @@ public func exportSchemaNew(_ classes: UnsafePointer<fief_class_info_t>?, _ coun
                 guard let type = PropertyType(rawValue: p.type) else {
                     throw FiefError(.invalidSchema, "property '\(name).\(pname)' has unknown type \(p.type)")
                 }
+                let target = try p.link_target.map { (t) throws(FiefError) in try cString(t, "class_properties[\(i)][\(j)].link_target (property '\(name).\(pname)')") }
+                if p.collection_type == FIEF_COLLECTION_LINKING_OBJECTS {
+                    linkingObjects.append(try linkingObjectsProperty(p, pname, of: name, originClass: target, "class_properties[\(i)][\(j)]"))
+                    continue
+                }
                 guard let collection = CollectionKind(rawValue: UInt32(bitPattern: p.collection_type)) else {
-                    throw FiefError(.invalidSchema, "property '\(name).\(pname)' has unknown collection_type \(p.collection_type) (FIEF_COLLECTION_NONE, _LIST, _SET or _MAP)")
+                    throw FiefError(.invalidSchema, "property '\(name).\(pname)' has unknown collection_type \(p.collection_type) (FIEF_COLLECTION_NONE, _LIST, _SET, _MAP or _LINKING_OBJECTS)")
                 }
                 if p.link_origin_property != nil {
-                    throw FiefError(.invalidSchema, "property '\(name).\(pname)': link_origin_property must be NULL in this version")
+                    throw FiefError(.invalidSchema, "property '\(name).\(pname)' has a link_origin_property, which only linking objects (FIEF_COLLECTION_LINKING_OBJECTS) have")
                 }
-                let target = try p.link_target.map { (t) throws(FiefError) in try cString(t, "class_properties[\(i)][\(j)].link_target (property '\(name).\(pname)')") }
                 props.append(Property(name: pname, type: type, flags: PropertyFlags(rawValue: p.flags), linkTarget: target, collection: collection))
             }
-            result.append(ObjectClass(name: name, properties: props, isEmbedded: info.flags & UInt32(FIEF_CLASS_EMBEDDED) != 0))
+            result.append(ObjectClass(name: name, properties: props, isEmbedded: info.flags & UInt32(FIEF_CLASS_EMBEDDED) != 0,
+                                      linkingObjects: linkingObjects))
         }
         let schema = Schema(classes: result)
         try schema.validate()
         return HandleTable.make(SchemaBox(schema), .schema)
     }
+}
+
+/// The linking-objects property `p` (`name` of class `className`, origin
+/// class `originClass`): a link without flags, naming its origin property.
+private func linkingObjectsProperty(_ p: fief_property_info_t, _ name: String, of className: String, originClass: String?,
+                                    _ position: String) throws(FiefError) -> LinkingObjectsProperty {
+    let qualified = "linking-objects property '\(className).\(name)'"
+    guard p.type == PropertyType.link.rawValue else {
+        throw FiefError(.invalidSchema, "\(qualified) has type \(p.type); linking objects have type FIEF_TYPE_LINK")
+    }
+    guard p.flags == 0 else {
+        throw FiefError(.invalidSchema, "\(qualified) has flags \(p.flags); linking objects take none (they are never null, a primary key or indexed)")
+    }
+    guard let originClass else { throw FiefError(.invalidSchema, "\(qualified) has no origin class (link_target)") }
+    guard let origin = p.link_origin_property else {
+        throw FiefError(.invalidSchema, "\(qualified) has no origin property (link_origin_property)")
+    }
+    let originProperty = try cString(origin, "\(position).link_origin_property (property '\(className).\(name)')")
+    return LinkingObjectsProperty(name: name, originClass: originClass, originProperty: originProperty)
 }
 
 @_cdecl("fief_schema_get_class_count")
@@ -127,7 +168,7 @@ public func exportSchemaGetProperty(_ handle: OpaquePointer?, _ classIndex: Int,
         guard classIndex >= 0, classIndex < box.schema.classes.count else {
             throw FiefError(.indexOutOfBounds, "class_index \(UInt(bitPattern: classIndex)) is out of bounds (\(box.schema.classes.count) classes)")
         }
-        let count = box.schema.classes[classIndex].properties.count
+        let count = box.propertyCount(classIndex)
         guard index >= 0, index < count else {
             throw FiefError(.indexOutOfBounds, "property_index \(UInt(bitPattern: index)) is out of bounds (\(count) properties)")
         }
@@ -162,7 +203,9 @@ public func exportSchemaFindProperty(_ handle: OpaquePointer?, _ classIndex: Int
         }
         let wanted = try cString(name, "name")
         let found = try require(outFound, "out_found")
-        guard let index = box.schema.classes[classIndex].properties.firstIndex(where: { $0.name == wanted }) else {
+        let objectClass = box.schema.classes[classIndex]
+        guard let index = objectClass.properties.firstIndex(where: { $0.name == wanted })
+                ?? objectClass.linkingObjects.firstIndex(where: { $0.name == wanted }).map({ objectClass.properties.count + $0 }) else {
             found.pointee = false
             return true
         }

@@ -61,6 +61,8 @@ final class Inspector {
             for j in 0..<info.num_properties {
                 var p = fief_property_info_t()
                 guard fief_schema_get_property(schema, i, j, &p) else { throw lastError("reading the schema") }
+                // Linking objects are computed, never stored (and absent from a realm opened without a schema, as here).
+                if p.collection_type == FIEF_COLLECTION_LINKING_OBJECTS { continue }
                 properties.append((String(cString: p.name), p.key, p.type, p.flags, p.link_target.map { String(cString: $0) },
                                    p.collection_type))
             }

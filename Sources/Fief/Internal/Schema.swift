@@ -31,11 +31,25 @@ struct PropertyInfo {
     var linkTargetName: String? { dynamicLinkTarget ?? linkTarget?.className() }
 }
 
+/// One linking-objects property of a Swift model class
+/// (`@Persisted(originProperty: "members") var clubs: LinkingObjects<DogClub>`):
+/// computed, never stored, declared to the C layer so that queries can
+/// name it (FIEF_COLLECTION_LINKING_OBJECTS).
+struct LinkingObjectsInfo {
+    let name: String
+    /// The class whose property links here (`DogClub`).
+    let originType: ObjectBase.Type
+    /// Its property that links here (`members`).
+    let originProperty: String
+}
+
 /// What the overlay knows about one model class, discovered once per process.
 final class ObjectSchemaInfo: @unchecked Sendable {
     let type: ObjectBase.Type
     let className: String
     let properties: [PropertyInfo]
+    /// The linking-objects properties (not among `properties`: nothing is stored).
+    let linkingObjects: [LinkingObjectsInfo]
     let propertyIndex: [String: Int]
     let primaryKeyIndex: Int?
     let isEmbedded: Bool
@@ -64,10 +78,16 @@ final class ObjectSchemaInfo: @unchecked Sendable {
         className = type.className()
         isEmbedded = type is EmbeddedObject.Type
         var properties: [PropertyInfo] = []
+        var linkingObjects: [LinkingObjectsInfo] = []
         ObjectSchemaInfo.forEachPersisted(of: type.init()) { name, persisted in
             let valueType = Swift.type(of: persisted).fiefValueType
             // Linking objects are computed from the links that point here.
-            if valueType is _FiefLinkingObjects.Type { return }
+            if let kind = valueType as? _FiefLinkingObjects.Type {
+                if let origin = persisted.linkingOriginProperty {
+                    linkingObjects.append(LinkingObjectsInfo(name: name, originType: kind._fiefOriginType, originProperty: origin))
+                }
+                return
+            }
             properties.append(PropertyInfo(name: name, type: valueType._fiefType,
                                            isOptional: valueType._fiefIsOptional,
                                            isIndexed: persisted.isIndexed,
@@ -78,6 +98,7 @@ final class ObjectSchemaInfo: @unchecked Sendable {
         precondition(primaryKeys.count <= 1,
                      "Class '\(className)' declares more than one primary key: \(primaryKeys.map { properties[$0].name })")
         self.properties = properties
+        self.linkingObjects = linkingObjects
         primaryKeyIndex = primaryKeys.first
         var index: [String: Int] = [:]
         for (i, property) in properties.enumerated() {
@@ -120,6 +141,7 @@ final class ObjectSchemaInfo: @unchecked Sendable {
             keys.append(p.key)
         }
         self.properties = properties
+        linkingObjects = []
         dynamicPropertyKeys = keys
         primaryKeyIndex = properties.firstIndex { $0.isPrimaryKey }
         var index: [String: Int] = [:]
@@ -216,15 +238,16 @@ private func dynamicCollectionType(_ kind: fief_collection_type_t, of type: fief
     return collection(of: element)
 }
 
-/// `infos` and the classes their links point to, transitively (a realm's
-/// schema must have every class a link of it names).
+/// `infos` and the classes their links point to and their linking objects
+/// come from, transitively (a realm's schema must have every class a link
+/// or linking-objects property of it names).
 func withLinkTargets(_ infos: [ObjectSchemaInfo]) -> [ObjectSchemaInfo] {
     var result = infos
     var seen = Set(infos.map { ObjectIdentifier($0.type) })
     var i = 0
     while i < result.count {
-        for property in result[i].properties {
-            guard let target = property.linkTarget, seen.insert(ObjectIdentifier(target)).inserted else { continue }
+        let named = result[i].properties.compactMap(\.linkTarget) + result[i].linkingObjects.map(\.originType)
+        for target in named where seen.insert(ObjectIdentifier(target)).inserted {
             result.append(ObjectSchemaInfo.of(target))
         }
         i += 1
@@ -256,18 +279,30 @@ enum SchemaRegistry {
 // MARK: - Building C schemas
 
 /// A `fief_schema_t` describing `infos` (fief_schema_new); nil with the C
-/// error when the engine rejects it.
+/// error when the engine rejects it.  Linking-objects properties are
+/// declared when their origin class is among `infos` (explicit `objectTypes`
+/// may leave it out: such a property is then not named in queries).
 func makeCSchema(_ infos: [ObjectSchemaInfo]) -> Result<CHandle, CError> {
     let arena = _FiefArena()
     var classes: [fief_class_info_t] = []
     var propertyArrays: [UnsafePointer<fief_property_info_t>?] = []
+    let classNames = Set(infos.map(\.className))
     for info in infos {
         var cls = fief_class_info_t()
         cls.name = arena.cString(info.className)
-        cls.num_properties = info.properties.count
         cls.flags = info.isEmbedded ? UInt32(FIEF_CLASS_EMBEDDED) : 0
-        classes.append(cls)
-        let props: [fief_property_info_t] = info.properties.map { property in
+        let linkingObjects: [fief_property_info_t] = info.linkingObjects.compactMap { linking in
+            let origin = linking.originType.className()
+            guard classNames.contains(origin) else { return nil }
+            var p = fief_property_info_t()
+            p.name = arena.cString(linking.name)
+            p.type = FIEF_TYPE_LINK
+            p.collection_type = fief_collection_type_t(FIEF_COLLECTION_LINKING_OBJECTS)
+            p.link_target = arena.cString(origin)
+            p.link_origin_property = arena.cString(linking.originProperty)
+            return p
+        }
+        var props: [fief_property_info_t] = info.properties.map { property in
             var p = fief_property_info_t()
             p.name = arena.cString(property.name)
             p.type = property.type
@@ -281,6 +316,9 @@ func makeCSchema(_ infos: [ObjectSchemaInfo]) -> Result<CHandle, CError> {
             p.flags = UInt32(flags)
             return p
         }
+        props += linkingObjects
+        cls.num_properties = props.count
+        classes.append(cls)
         // A class without properties still needs a non-NULL array.
         propertyArrays.append(props.isEmpty ? arena.array([fief_property_info_t()]) : arena.array(props))
     }
@@ -369,7 +407,7 @@ func copyCSchema(_ schema: OpaquePointer, arena: _FiefArena) -> [(fief_class_inf
             guard fief_schema_get_property(schema, c, p, &property) else { continue }
             property.name = property.name.map { arena.cString(String(cString: $0)) }
             property.link_target = property.link_target.map { arena.cString(String(cString: $0)) }
-            property.link_origin_property = nil
+            property.link_origin_property = property.link_origin_property.map { arena.cString(String(cString: $0)) }
             property.key = 0
             props.append(property)
         }

@@ -518,7 +518,11 @@ enum QueryBinder {
             case .argument(let n): return !(n >= 0 && n < arguments.count && arguments[n].isList)
             case .keyPath(let path):
                 guard let names = path.propertyNames, names.count == 1 else { return false }
-                guard case .objects(let table) = target, let property = table.property(named: names[0]) else { return true }
+                guard case .objects(let table) = target else { return true }
+                guard let property = table.property(named: names[0]) else {
+                    // A linking-objects property is many objects (the binder's); any other unknown name is the scalar compiler's to refuse.
+                    return realm?.linkingObjects(named: names[0], of: table) == nil
+                }
                 return property.collection == .none
             default: return false
             }
@@ -1114,7 +1118,7 @@ enum QueryBinder {
         while position < components.count {
             defer { position += 1 }
             let isLast = position == components.count - 1
-            switch components[position] {
+            switch linkingObjectsResolved(components[position], at: current, realm) {
             case .property(let name):
                 guard let property = current.property(named: name) else {
                     throw FiefError(.queryInvalid, "class '\(current.objectClass.name)' has no property '\(name)' (in key path '\(text)')")
@@ -1220,6 +1224,15 @@ enum QueryBinder {
         case .aggregate?:
             throw FiefError(.internal, "an aggregate ends its key path")
         }
+    }
+
+    /// `component`, or for the name of a linking-objects property of
+    /// `table`'s class, the backlinks step it stands for
+    /// (`@links.OriginClass.originProperty`).
+    private static func linkingObjectsResolved(_ component: QueryPathComponent, at table: Table, _ realm: Realm) -> QueryPathComponent {
+        guard case .property(let name) = component, realm.declaresLinkingObjects, table.property(named: name) == nil,
+              let linkingObjects = realm.linkingObjects(named: name, of: table) else { return component }
+        return .backlinks(className: linkingObjects.originClass, property: linkingObjects.originProperty)
     }
 
     /// What follows a collection property in a key path: all of it, its

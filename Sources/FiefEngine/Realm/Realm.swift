@@ -351,14 +351,20 @@ final class Table: @unchecked Sendable {
     func column(_ key: UInt32) throws(FiefError) -> Column {
         let k = Int(key)
         if k < columnCount, let column = columns[k] { return column }
-        throw FiefError(.noSuchProperty, "class '\(objectClass.name)' has no property with key \(key)")
+        throw noSuchProperty(key)
     }
 
     @inline(__always)
     func property(_ key: UInt32) throws(FiefError) -> Property {
         let k = Int(key)
         if k < propertySlots.count, propertySlots[k] >= 0 { return objectClass.properties[propertySlots[k]] }
-        throw FiefError(.noSuchProperty, "class '\(objectClass.name)' has no property with key \(key)")
+        throw noSuchProperty(key)
+    }
+
+    /// The error for property key `key`, which the class lacks.
+    private func noSuchProperty(_ key: UInt32) -> FiefError {
+        FiefError(.noSuchProperty, "class '\(objectClass.name)' has no property with key \(key)"
+                  + (key == 0 ? " (no stored property has key 0; linking-objects properties, which have it, are computed from the links to an object and take no value)" : ""))
     }
 
     func property(named name: String) -> Property? { objectClass.property(named: name) }
@@ -433,7 +439,13 @@ public final class Realm: @unchecked Sendable {
     let environment: Environment
     /// Serialises every call on this realm and the objects and results made from it.
     public let lock = Lock()
+    /// The file's schema, with the linking-objects properties declared for
+    /// this realm (`declaredLinkingObjects`) added to its classes.
     public private(set) var schema: Schema
+    /// The linking-objects properties of the schema this realm was opened
+    /// (or updated) with, by class name: computed, never stored, so the
+    /// schema read from the file gets them added each time it is loaded.
+    private var declaredLinkingObjects: [String: [LinkingObjectsProperty]] = [:]
     /// The schema version stored in the file (as this realm last read it).
     public private(set) var schemaVersion: UInt64 = 0
     @exclusivity(unchecked) private(set) var tables: [UInt32: Table] = [:]
@@ -544,6 +556,7 @@ public final class Realm: @unchecked Sendable {
         self.isFrozen = false
         self.isReadOnly = configuration.readOnly || environment.isReadOnly
         self.schema = Schema(classes: [])
+        self.declaredLinkingObjects = configuration.schema?.linkingObjectsByClass ?? [:]
         let first = try Snapshot(environment: environment)
         let plan = try SchemaPlanner.plan(snapshot: first, configuration: configuration, readOnly: isReadOnly)
         if plan.needsWrite {
@@ -559,6 +572,7 @@ public final class Realm: @unchecked Sendable {
         isFrozen = true
         isReadOnly = true
         schema = source.schema
+        declaredLinkingObjects = source.declaredLinkingObjects
         tables = source.tables
         schemaVersion = source.schemaVersion
         tablesByKey = source.tablesByKey
@@ -576,6 +590,7 @@ public final class Realm: @unchecked Sendable {
         isFrozen = false
         isReadOnly = source.configuration.readOnly || source.environment.isReadOnly
         schema = Schema(classes: [])
+        declaredLinkingObjects = source.declaredLinkingObjects
         snapshot = try freshSnapshot()
     }
 
@@ -622,7 +637,7 @@ public final class Realm: @unchecked Sendable {
             }
             newTables[objectClass.key] = try openTable(objectClass, schema: stored, txn: txn, create: false)
         }
-        schema = stored
+        schema = stored.addingLinkingObjects(declaredLinkingObjects)
         tables = newTables
         var byKey = [Table?](repeating: nil, count: Int(newTables.keys.max() ?? 0) + 1)
         for (key, table) in newTables { byKey[Int(key)] = table }
@@ -849,6 +864,7 @@ public final class Realm: @unchecked Sendable {
         if isFrozen { throw FiefError(.frozen, "a frozen realm's schema cannot change") }
         if isReadOnly { throw FiefError(.readOnly, "a read-only realm's schema cannot change") }
         try requested.validate()
+        let declared = try declaredLinkingObjects(updatedBy: requested)
         var configuration = RealmConfiguration()
         configuration.schema = requested
         if let write {
@@ -869,12 +885,51 @@ public final class Realm: @unchecked Sendable {
                 write.openedDatabases += opened
                 throw poison(write, error)
             }
+            addLinkingObjects(declared)
             bumpStamp()
             return
         }
         try SchemaPlanner.applyKeepingVersion(configuration: configuration, environment: environment)
         snapshot = try freshSnapshot()
+        addLinkingObjects(declared)
         bumpStamp()
+    }
+
+    /// The linking-objects properties this realm declares once `requested`
+    /// is applied: those it declared, with those of `requested` added or
+    /// replacing theirs of the same name (they are not stored, so leaving
+    /// one out of an update keeps it).  Throws `.invalidSchema` when a
+    /// stored property `requested` adds takes the name of a declared one.
+    private func declaredLinkingObjects(updatedBy requested: Schema) throws(FiefError) -> [String: [LinkingObjectsProperty]] {
+        var declared = declaredLinkingObjects
+        for objectClass in requested.classes {
+            var list = declared[objectClass.name] ?? []
+            list.removeAll { objectClass.linkingObjects(named: $0.name) != nil }
+            if let clash = list.first(where: { objectClass.property(named: $0.name) != nil }) {
+                throw FiefError(.invalidSchema, "property '\(objectClass.name).\(clash.name)' is defined twice: the realm has a linking-objects property of that name")
+            }
+            list += objectClass.linkingObjects
+            declared[objectClass.name] = list.isEmpty ? nil : list
+        }
+        return declared
+    }
+
+    /// Declare `declared` and add them to the schema as it is now.
+    private func addLinkingObjects(_ declared: [String: [LinkingObjectsProperty]]) {
+        declaredLinkingObjects = declared
+        schema = schema.addingLinkingObjects(declared)
+    }
+
+    /// Whether this realm declares any linking-objects property (queries
+    /// look names up among them only then).
+    var declaresLinkingObjects: Bool { !declaredLinkingObjects.isEmpty }
+
+    /// The linking-objects property `name` of the objects of `table`, if
+    /// this realm declares one (nil when the class has a stored property of
+    /// that name).
+    func linkingObjects(named name: String, of table: Table) -> LinkingObjectsProperty? {
+        guard let list = declaredLinkingObjects[table.objectClass.name], list.contains(where: { $0.name == name }) else { return nil }
+        return schema.objectClass(named: table.objectClass.name)?.linkingObjects(named: name)
     }
 
     /// Write a compacted copy of this realm's version to `path` (a new

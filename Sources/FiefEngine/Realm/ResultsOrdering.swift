@@ -95,6 +95,9 @@ struct ResolvedKeyPath: Equatable {
                 if links.isEmpty && name == "self" {
                     throw refuse("'self' names the values of a list, set or map of values; class '\(className)' has no property 'self'")
                 }
+                if realm.linkingObjects(named: String(name), of: current) != nil {
+                    throw refuse("'\(className).\(name)' is linking objects; a key path may pass only through to-one links and embedded objects, and end at a single value")
+                }
                 throw refuse("class '\(className)' has no property '\(name)'")
             }
             let qualified = "'\(className).\(property.name)'"

@@ -141,24 +141,52 @@ public struct Property: Sendable, Equatable {
     public var isFullTextIndexed: Bool { flags.contains(.fullTextIndexed) }
 }
 
+/// A linking-objects property (RealmSwift's `LinkingObjects`): the
+/// objects of `originClass` whose link, list, set or map of links
+/// `originProperty` points to the object.  Computed from the backlinks, it
+/// holds no value and is not stored: as realm-core's computed properties,
+/// it lives in the schema a realm is opened with (never in the file's), so
+/// that queries may name it (`clubs.name == 'Pooch Pals'` is
+/// `@links.DogClub.members.name == 'Pooch Pals'`).
+public struct LinkingObjectsProperty: Sendable, Equatable {
+    public var name: String
+    public var originClass: String
+    public var originProperty: String
+
+    public init(name: String, originClass: String, originProperty: String) {
+        self.name = name
+        self.originClass = originClass
+        self.originProperty = originProperty
+    }
+}
+
 /// One class of objects.
 public struct ObjectClass: Sendable, Equatable {
     public var name: String
+    /// The stored properties (each a column of the file).
     public var properties: [Property]
     public var isEmbedded: Bool
     /// The stable class id in the file; 0 until the class is stored.
     public var key: UInt32
+    /// The computed linking-objects properties: never stored, so a schema
+    /// read from a file has none (see `LinkingObjectsProperty`).
+    public var linkingObjects: [LinkingObjectsProperty]
 
-    public init(name: String, properties: [Property], isEmbedded: Bool = false, key: UInt32 = 0) {
+    public init(name: String, properties: [Property], isEmbedded: Bool = false, key: UInt32 = 0,
+                linkingObjects: [LinkingObjectsProperty] = []) {
         self.name = name
         self.properties = properties
         self.isEmbedded = isEmbedded
         self.key = key
+        self.linkingObjects = linkingObjects
     }
 
     public var primaryKey: Property? { properties.first { $0.isPrimaryKey } }
 
     public func property(named name: String) -> Property? { properties.first { $0.name == name } }
+
+    /// The linking-objects property `name`, if the class has one.
+    public func linkingObjects(named name: String) -> LinkingObjectsProperty? { linkingObjects.first { $0.name == name } }
 
     public func property(key: UInt32) -> Property? { properties.first { $0.key == key } }
 }
@@ -217,14 +245,25 @@ public struct Schema: Sendable, Equatable {
                 try validateLink(property, of: objectClass)
                 if property.isFullTextIndexed { try validateFullText(property, of: objectClass) }
             }
+            for linkingObjects in objectClass.linkingObjects {
+                if let problem = Schema.nameProblem(linkingObjects.name) {
+                    throw FiefError(.invalidSchema, "invalid property name \(problem) in class '\(objectClass.name)'")
+                }
+                guard propertyNames.insert(linkingObjects.name).inserted else {
+                    throw FiefError(.invalidSchema, "property '\(objectClass.name).\(linkingObjects.name)' is defined twice")
+                }
+                if let problem = linkingObjectsProblem(linkingObjects, of: objectClass.name) {
+                    throw FiefError(.invalidSchema, problem)
+                }
+            }
             if objectClass.isEmbedded && primaryKeys > 0 {
                 throw FiefError(.invalidSchema, "embedded class '\(objectClass.name)' cannot have a primary key: embedded objects are found through their parent")
             }
             if primaryKeys > 1 {
                 throw FiefError(.invalidSchema, "class '\(objectClass.name)' has \(primaryKeys) primary keys; at most one is allowed")
             }
-            if objectClass.properties.count > Schema.maxProperties {
-                throw FiefError(.invalidSchema, "class '\(objectClass.name)' has \(objectClass.properties.count) properties; a class has at most \(Schema.maxProperties)")
+            if objectClass.properties.count + objectClass.linkingObjects.count > Schema.maxProperties {
+                throw FiefError(.invalidSchema, "class '\(objectClass.name)' has \(objectClass.properties.count + objectClass.linkingObjects.count) properties; a class has at most \(Schema.maxProperties)")
             }
         }
         if classes.count > Schema.maxClasses {
@@ -298,6 +337,55 @@ public struct Schema: Sendable, Equatable {
         guard property.isNullable || property.collection != .none else {
             throw FiefError(.invalidSchema, "link \(name) must be optional: a to-one link is null until set, and when its target is deleted")
         }
+    }
+
+    /// What is wrong with linking-objects property `linkingObjects` of class
+    /// `className` in this schema, or nil: its origin must be a link, or a
+    /// list, set or map of links (as realm-core allows), of a class of the
+    /// schema, pointing to class `className`.
+    func linkingObjectsProblem(_ linkingObjects: LinkingObjectsProperty, of className: String) -> String? {
+        let name = "linking-objects property '\(className).\(linkingObjects.name)'"
+        let origin = "'\(linkingObjects.originClass).\(linkingObjects.originProperty)'"
+        guard let originClass = objectClass(named: linkingObjects.originClass) else {
+            return "\(name) names origin class '\(linkingObjects.originClass)', which the schema does not have"
+        }
+        guard let property = originClass.property(named: linkingObjects.originProperty) else {
+            if originClass.linkingObjects(named: linkingObjects.originProperty) != nil {
+                return "\(name) names origin property \(origin), which is linking objects, not a link"
+            }
+            return "\(name) names origin property \(origin), which does not exist"
+        }
+        guard property.type == .link else {
+            return "\(name) names origin property \(origin), which is \(property.collection == .none ? "" : "a \(property.collection.name) of ")\(property.type.name)\(property.collection == .none ? "" : "s"), not a link"
+        }
+        guard property.linkTarget == className else {
+            return "\(name) names origin property \(origin), which links to class '\(property.linkTarget ?? "")', not '\(className)'"
+        }
+        return nil
+    }
+
+    /// This schema (read from a file) with the linking-objects properties
+    /// `declared` gives its classes, by class name: those whose name no
+    /// stored property of the class takes and whose origin is (still) a link
+    /// to the class.
+    func addingLinkingObjects(_ declared: [String: [LinkingObjectsProperty]]) -> Schema {
+        guard !declared.isEmpty else { return self }
+        var result = self
+        for index in result.classes.indices {
+            let objectClass = result.classes[index]
+            guard let wanted = declared[objectClass.name] else { continue }
+            result.classes[index].linkingObjects = wanted.filter {
+                objectClass.property(named: $0.name) == nil && linkingObjectsProblem($0, of: objectClass.name) == nil
+            }
+        }
+        return result
+    }
+
+    /// The linking-objects properties of the classes of this schema, by class name.
+    var linkingObjectsByClass: [String: [LinkingObjectsProperty]] {
+        var result: [String: [LinkingObjectsProperty]] = [:]
+        for objectClass in classes where !objectClass.linkingObjects.isEmpty { result[objectClass.name] = objectClass.linkingObjects }
+        return result
     }
 
     static func isValidName(_ name: String) -> Bool { nameProblem(name) == nil }

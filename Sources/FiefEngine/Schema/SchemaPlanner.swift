@@ -10,7 +10,8 @@ import Glibc
 /// are always applied.  Anything else (a property removed, its type,
 /// optionality or primary-key role changed) needs a higher schema version,
 /// and then drops the old column's data; without it the open fails with
-/// `.schemaMismatch`.
+/// `.schemaMismatch`.  Linking-objects properties are computed, not stored:
+/// the planner ignores them (adding or removing one is no change).
 enum SchemaPlanner {
     struct Plan {
         var needsWrite: Bool
@@ -118,6 +119,7 @@ enum SchemaPlanner {
         for wanted in requested.classes {
             guard let index = result.schema.classes.firstIndex(where: { $0.name == wanted.name }) else {
                 var added = wanted
+                added.linkingObjects = []   // computed, never stored: no part of the file's schema
                 added.key = UInt32(truncatingIfNeeded: result.nextClassKey)
                 result.nextClassKey += 1
                 for i in added.properties.indices { added.properties[i].key = UInt32(i + 1) }

@@ -38,7 +38,7 @@ from .dicts import Dict
 from .geo import GeoBox, GeoCircle, GeoPoint, GeoPolygon, GeoShape
 from .lists import List
 from .sets import Set
-from .model import Backlinks, EmbeddedObject, FullText, Indexed, Object, PrimaryKey, Property, PropertySpec
+from .model import Backlinks, EmbeddedObject, FullText, Indexed, LinkingObjects, Object, PrimaryKey, Property, PropertySpec
 from ._values import Link
 from .realm import (ClassInfo, FileReport, PropertyInfo, Realm, Results, ValueResults, WriteTransaction, copy_file,
                     delete_realm_files, verify_file)
@@ -62,7 +62,7 @@ def library_version() -> str:
 
 
 __all__ = [
-    "Object", "EmbeddedObject", "PrimaryKey", "Indexed", "FullText", "Property", "PropertySpec", "Backlinks",
+    "Object", "EmbeddedObject", "PrimaryKey", "Indexed", "FullText", "Property", "PropertySpec", "Backlinks", "LinkingObjects",
     "Realm", "Results", "ValueResults", "List", "Set", "Dict", "WriteTransaction", "ClassInfo", "PropertyInfo",
     "Decimal128", "ObjectId", "Float32", "Mixed", "Link", "GeoPoint", "GeoShape", "GeoBox", "GeoPolygon", "GeoCircle",
     "delete_realm_files", "verify_file", "copy_file", "FileReport", "load_library", "library_version", "errors",

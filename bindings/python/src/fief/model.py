@@ -116,7 +116,8 @@ class Property:
 
 class Backlinks:
     """The objects linking to an object through one link property (Realm's
-    LinkingObjects), declared in the target class::
+    LinkingObjects, also spelt ``fief.LinkingObjects``), declared in the
+    target class::
 
         class Dog(fief.Object):
             name: str = ""
@@ -129,15 +130,32 @@ class Backlinks:
     read-only `Results` of the origin class (filter, sort and count them);
     on an unmanaged one, an empty tuple.  Nothing is stored: the realm
     keeps every link's backlink.
+
+    When the origin class is part of the realm's schema, the property is
+    declared to the realm (a linking-objects property, not stored), so
+    queries name it like any property: ``realm.objects(Dog).filter("ANY
+    owners.name == 'Ann'")``, ``"owners.@count > 1"``, ``"owners.@avg.age
+    > 30"``, ``"SUBQUERY(owners, $p, $p.age > 30).@count > 0"`` (the same as
+    ``@links.Person.dog``).  `name` stores it under another name than the
+    attribute's.  Backlinks through a mixed property (which Realm's linking
+    objects cannot be) are only read.
     """
 
-    def __init__(self, origin: "type[Object] | str", property: str):
+    def __init__(self, origin: "type[Object] | str", property: str, *, name: str | None = None):
         self.origin = origin
         self.property = property
         self.attr = ""
+        self.name = name
 
     def __set_name__(self, owner: type, attr: str) -> None:
         self.attr = attr
+        if self.name is None:
+            self.name = attr
+
+    @property
+    def origin_name(self) -> str:
+        """The origin class's stored name."""
+        return self.origin if isinstance(self.origin, str) else self.origin.__fief_name__
 
     def __get__(self, instance: "Object | None", owner: type | None = None) -> Any:
         if instance is None:
@@ -152,8 +170,11 @@ class Backlinks:
         raise AttributeError(f"{self.attr!r} lists the objects linking here: it is read-only")
 
     def __repr__(self) -> str:
-        origin = self.origin if isinstance(self.origin, str) else self.origin.__fief_name__
-        return f"fief.Backlinks({origin!r}, {self.property!r})"
+        return f"fief.Backlinks({self.origin_name!r}, {self.property!r})"
+
+
+#: RealmSwift's name for `Backlinks`.
+LinkingObjects = Backlinks
 
 
 class PropertySpec:
@@ -719,6 +740,7 @@ class Object:
             spec.owner = cls
             setattr(cls, spec.attr, spec)
         cls.__fief_properties__ = tuple(specs)
+        cls.__fief_linking_objects__ = _linking_objects(cls, names)
         cls.__fief_primary_key__ = primary[0] if primary else None
         cls._fief_by_attr = {s.attr: s for s in specs}
 
@@ -728,6 +750,9 @@ class Object:
         state["_fief_values"] = {}
         for key, value in values.items():
             if key not in by_attr:
+                if isinstance(getattr(type(self), key, None), Backlinks):
+                    raise errors.NoSuchPropertyError(
+                        f"{type(self).__fief_name__}.{key} lists the objects linking here: it takes no value")
                 raise errors.NoSuchPropertyError(
                     f"{type(self).__fief_name__} has no property {key!r}")
             if by_attr[key].is_collection:
@@ -880,6 +905,20 @@ def _repr_seen() -> set:
     if seen is None:
         seen = _repr_state.seen = set()
     return seen
+
+
+def _linking_objects(cls: type, stored: list[str]) -> tuple[Backlinks, ...]:
+    """The Backlinks of `cls` (its own and inherited, base classes first)."""
+    found: dict[str, Backlinks] = {}
+    for klass in reversed(cls.__mro__):
+        for attr, value in klass.__dict__.items():
+            if isinstance(value, Backlinks):
+                found[attr] = value
+    result = tuple(found.values())
+    for backlinks in result:
+        if backlinks.name in stored:
+            raise TypeError(f"{cls.__qualname__}.{backlinks.attr}: a property named {backlinks.name!r} is stored too")
+    return result
 
 
 def _annotation_order(cls: type) -> list[str]:

@@ -50,7 +50,9 @@ class PropertyInfo:
 
     `type` is a FIEF_TYPE_* number (the element type of a list or set, the
     value type of a map); `collection_type` is FIEF_COLLECTION_NONE (0),
-    FIEF_COLLECTION_LIST (1), FIEF_COLLECTION_SET (2) or FIEF_COLLECTION_MAP (3)."""
+    FIEF_COLLECTION_LIST (1), FIEF_COLLECTION_SET (2), FIEF_COLLECTION_MAP (3)
+    or FIEF_COLLECTION_LINKING_OBJECTS (4: computed, not stored: the objects
+    of class `link_target` whose property `origin_property` links here; key 0)."""
 
     name: str
     type: int
@@ -58,6 +60,12 @@ class PropertyInfo:
     key: int
     link_target: str | None = None
     collection_type: int = L.COLLECTION_NONE
+    origin_property: str | None = None
+
+    @property
+    def is_linking_objects(self) -> bool:
+        """Whether the property is linking objects (declared with fief.Backlinks; never stored)."""
+        return self.collection_type == L.COLLECTION_LINKING_OBJECTS
 
     @property
     def is_list(self) -> bool:
@@ -125,15 +133,34 @@ def read_schema(library: L.Library, schema_ptr: int) -> dict[str, ClassInfo]:
             library.check(library.fief_schema_get_property(schema_ptr, i, j, ctypes.byref(p)))
             name = _decode(p.name) or ""
             props[name] = PropertyInfo(name, int(p.type), int(p.flags), int(p.key), _decode(p.link_target),
-                                       int(p.collection_type))
+                                       int(p.collection_type), _decode(p.link_origin_property))
         name = _decode(info.name) or ""
         classes[name] = ClassInfo(name, int(info.key), _decode(info.primary_key), int(info.flags),
                                   i, props)
     return classes
 
 
+def _linking_objects_declared(cls: type[Object], classes: Sequence[type[Object]]) -> list[tuple[str, str, str]]:
+    """(name, origin class, origin property) of each Backlinks of `cls`
+    whose origin class is among `classes` (by stored name), the origin
+    property by its stored name.  Backlinks through a mixed property are
+    read only (realm-core's linking objects come from links alone)."""
+    by_name = {c.__fief_name__: c for c in classes if isinstance(c, type) and issubclass(c, Object)}
+    declared = []
+    for backlinks in getattr(cls, "__fief_linking_objects__", ()):
+        origin = by_name.get(backlinks.origin_name)
+        if origin is None or backlinks.name is None:
+            continue   # not in this schema: read through fief_object_get_backlinks only
+        spec = origin._fief_by_attr.get(backlinks.property) if "_fief_by_attr" in origin.__dict__ else None
+        if spec is not None and spec.is_mixed:
+            continue
+        declared.append((backlinks.name, backlinks.origin_name, spec.name if spec is not None else backlinks.property))
+    return declared
+
+
 def build_schema(library: L.Library, classes: Sequence[type[Object]]) -> Handle:
-    """A fief_schema_t handle describing the model classes."""
+    """A fief_schema_t handle describing the model classes (with their
+    Backlinks as linking-objects properties, see `fief.Backlinks`)."""
     n = len(classes)
     class_infos = (L.fief_class_info_t * max(n, 1))()
     prop_arrays = (ctypes.POINTER(L.fief_property_info_t) * max(n, 1))()
@@ -142,14 +169,15 @@ def build_schema(library: L.Library, classes: Sequence[type[Object]]) -> Handle:
         if not (isinstance(cls, type) and issubclass(cls, Object)) or cls is Object:
             raise TypeError(f"the schema lists fief.Object subclasses, not {cls!r}")
         specs = cls.__fief_properties__
+        linking = _linking_objects_declared(cls, classes)
         name = cls.__fief_name__.encode()
         keep.append(name)
         class_infos[i].name = name
         pk = cls.__fief_primary_key__
         class_infos[i].primary_key = pk.name.encode() if pk else None
-        class_infos[i].num_properties = len(specs)
+        class_infos[i].num_properties = len(specs) + len(linking)
         class_infos[i].flags = L.CLASS_EMBEDDED if cls.__fief_embedded__ else 0
-        props = (L.fief_property_info_t * max(len(specs), 1))()
+        props = (L.fief_property_info_t * max(len(specs) + len(linking), 1))()
         for j, spec in enumerate(specs):
             pname = spec.name.encode()
             keep.append(pname)
@@ -164,6 +192,14 @@ def build_schema(library: L.Library, classes: Sequence[type[Object]]) -> Handle:
                 props[j].link_target = None
             props[j].link_origin_property = None
             props[j].flags = spec.flags
+            props[j].key = 0
+        for j, (lname, origin, origin_property) in enumerate(linking, start=len(specs)):
+            strings = [lname.encode(), origin.encode(), origin_property.encode()]
+            keep.extend(strings)
+            props[j].name, props[j].link_target, props[j].link_origin_property = strings
+            props[j].type = L.TYPE_LINK
+            props[j].collection_type = L.COLLECTION_LINKING_OBJECTS
+            props[j].flags = 0
             props[j].key = 0
         keep.append(props)
         prop_arrays[i] = ctypes.cast(props, ctypes.POINTER(L.fief_property_info_t))
@@ -614,7 +650,8 @@ class _PathReader:
                 raise errors.NoSuchPropertyError(f"{where} has no property {name!r}")
             collection, column = prop.collection_type, _Column(name, prop.key, prop.type, None, None)
         if collection != L.COLLECTION_NONE:
-            word = {L.COLLECTION_LIST: "list", L.COLLECTION_SET: "set"}.get(collection, "dict")
+            word = {L.COLLECTION_LIST: "list", L.COLLECTION_SET: "set",
+                    L.COLLECTION_LINKING_OBJECTS: "linking-objects property"}.get(collection, "dict")
             raise errors.InvalidArgumentError(f"{where}.{name} is a {word}: read it from the objects")
         return column
 
