@@ -2219,6 +2219,7 @@ static void run_graph(int check_only, const int *enabled, int repeat) {
     if (off) summary[off - 1] = 0;
     printf("graph targets: %d/%d met:%s\n", met, compared, summary);
 }
+#include "query.c"
 
 int main(int argc, char **argv) {
     int check_only = 0;
@@ -2357,6 +2358,7 @@ int main(int argc, char **argv) {
                    sqlite_only ? 0.0 : mib(fpf.main_bytes), mib(fps.ckpt_main),
                    sqlite_only ? 0.0 : kib_mib(fpf.round_kib), kib_mib(fps.round_kib));
         if (graph) run_graph(1, gop_enabled, repeat_env);
+        if (!sqlite_only) run_query(1, n, repeat_env);
         printf("check passed: every op run gave correct results on %s (N=%zu)\n",
                sqlite_only ? "SQLite" : "both engines", n);
         cleanup_tmpdir();
@@ -2394,6 +2396,7 @@ int main(int argc, char **argv) {
                compared, summary);
     }
     if (graph) run_graph(0, gop_enabled, repeat_env);
+    if (!sqlite_only) run_query(0, n, repeat_env);
     if (!footprint) {
         cleanup_tmpdir();
         return 0;
