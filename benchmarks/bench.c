@@ -2221,6 +2221,7 @@ static void run_graph(int check_only, const int *enabled, int repeat) {
 }
 #include "geo.c"
 #include "fts.c"
+#include "query.c"
 
 int main(int argc, char **argv) {
     int check_only = 0;
@@ -2361,6 +2362,7 @@ int main(int argc, char **argv) {
         if (graph) run_graph(1, gop_enabled, repeat_env);
         run_geo(1, ops_env, sqlite_only);
         if (!sqlite_only) run_fts(1, ops_env);
+        if (!sqlite_only) run_query(1, n, repeat_env);
         printf("check passed: every op run gave correct results on %s (N=%zu)\n",
                sqlite_only ? "SQLite" : "both engines", n);
         cleanup_tmpdir();
@@ -2400,6 +2402,7 @@ int main(int argc, char **argv) {
     if (graph) run_graph(0, gop_enabled, repeat_env);
     run_geo(0, ops_env, sqlite_only);
     if (!sqlite_only) run_fts(0, ops_env);
+    if (!sqlite_only) run_query(0, n, repeat_env);
     if (!footprint) {
         cleanup_tmpdir();
         return 0;

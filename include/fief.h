@@ -403,7 +403,10 @@ typedef int32_t fief_collection_type_t;
  *  of links names its target class and is never nullable (its elements are
  *  objects), while a map of links must be nullable (a deleted target leaves
  *  its key with null); a set cannot hold embedded objects; a collection is
- *  neither a primary key nor indexed.  When reading one, the strings point
+ *  neither a primary key nor indexed.  A FIEF_TYPE_MIXED property may be
+ *  indexed (FIEF_PROPERTY_INDEXED; never the primary key): its equality and
+ *  IN queries then use the index, with Realm's equality (1, 1.0 and
+ *  decimal 1 are one value).  When reading one, the strings point
  *  into the schema handle.
  *
  *  A linking-objects property (RealmSwift's LinkingObjects, realm-core's
@@ -463,7 +466,8 @@ typedef struct fief_class_info {
  *  class name '...' (256 bytes): names are 1 to 255 bytes of UTF-8 without
  *  NUL"; too many classes or properties; unknown types, more than one
  *  primary key, a primary key of a type other than int, string, object id
- *  or uuid, an index on float/double/binary/decimal128 or a link, a link
+ *  or uuid (mixed is never one), an index on float/double/binary/decimal128
+ *  or a link, a link
  *  without a target, to a class the schema does not have, or not nullable).
  *  Any thread. */
 FIEF_API fief_schema_t *fief_schema_new(const fief_class_info_t *classes, size_t num_classes,

@@ -236,7 +236,7 @@ public enum AnyRealmValue: Hashable {
 
 // MARK: - Protocols RealmSwift gives it
 
-extension AnyRealmValue: RealmCollectionValue, RealmPropertyType, MinMaxType, AddableType, SortableType {
+extension AnyRealmValue: RealmCollectionValue, RealmPropertyType, MinMaxType, AddableType, SortableType, _Indexable {
     public typealias PersistedType = AnyRealmValue
 }
 

@@ -182,6 +182,10 @@ enum Links {
         if column.isMixed {
             switch try realm.slotValue(table, column, origin) {
             case .link(let c, let k) where c == targetClass && k == target:
+                if column.hasIndex, let indexed = table.objectClass.properties.first(where: { $0.key == property }) {
+                    try realm.deleteIndexEntry(write, table, indexed, .link(classKey: c, objectKey: k), origin)
+                    try realm.putIndexEntry(write, table, indexed, .null, origin)
+                }
                 let chunk = try realm.dirtyChunk(write, table, column: property, type: column.type, cluster: ClusterLayout.cluster(of: origin))
                 chunk.set(ClusterLayout.slot(of: origin), .null)
                 realm.noteColumnChange(originClass, property)

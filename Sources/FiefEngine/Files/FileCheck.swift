@@ -759,10 +759,28 @@ public enum FileCheck {
                 let cluster = ClusterLayout.cluster(of: object)
                 guard let bits = live[cluster], bits[ClusterLayout.slot(of: object) >> 6] & (1 << UInt64(object & 63)) != 0 else { return nil }
                 guard let reader = (try? ChunkParts.read(txn, data, table: objectClass.key, column: property.key, cluster: cluster,
-                                                        type: property.type, bounds: bounds, tables: partTables)) ?? nil else { return nil }
-                return reader.value(ClusterLayout.slot(of: object), type: property.type, nullable: property.isNullable)
+                                                        type: property.type.chunkType, bounds: bounds, tables: partTables)) ?? nil else { return nil }
+                let stored = reader.value(ClusterLayout.slot(of: object), type: property.type.chunkType, nullable: property.isNullable)
+                // A mixed value is stored coded (nil: damaged).
+                if property.type == .mixed, case .binary(let coded) = stored { return MixedCoding.decode(coded) }
+                return stored
             }
             let objectCount = live.values.reduce(0) { $0 + $1[0].nonzeroBitCount + $1[1].nonzeroBitCount + $1[2].nonzeroBitCount + $1[3].nonzeroBitCount }
+            /// The objects an index of `property` has an entry for: all, but
+            /// for a mixed property those not holding a nested collection.
+            func indexedCount(_ property: Property) -> Int {
+                guard property.type == .mixed else { return objectCount }
+                var count = 0
+                for (cluster, bits) in live {
+                    for slot in 0..<ClusterLayout.slots where bits[slot >> 6] & (1 << UInt64(slot & 63)) != 0 {
+                        switch value(property, cluster << ClusterLayout.shift | Int64(slot)) {
+                        case .nestedList?, .nestedDictionary?: break
+                        default: count += 1
+                        }
+                    }
+                }
+                return count
+            }
             var keyBytes: [UInt8] = []
             for property in objectClass.properties where property.isIndexed || property.isPrimaryKey {
                 let tableName = property.isPrimaryKey ? Table.primaryKeyName(objectClass.key, property.key) : Table.indexName(objectClass.key, property.key)
@@ -795,8 +813,7 @@ public enum FileCheck {
                         }
                     } else if entry.count == 8 {
                         let object = entry.loadUnaligned(as: Int64.self)
-                        if let found = value(property, object) {
-                            KeyEncoding.encode(found, into: &keyBytes)
+                        if let found = value(property, object), KeyEncoding.encodeIndexKey(found, of: property, into: &keyBytes) {
                             if keyBytes.elementsEqual(key) { mapped += 1 } else { wrong += 1 }
                         } else {
                             wrong += 1
@@ -809,8 +826,8 @@ public enum FileCheck {
                 mdb_cursor_close(cursor)
                 if rc != MDB_NOTFOUND {
                     problem("class '\(name)': the \(what) of '\(property.name)' is damaged: \(String(cString: mdb_strerror(rc)))")
-                } else if wrong > 0 || mapped != objectCount {
-                    problem("class '\(name)': the \(what) of '\(property.name)' maps \(mapped) of \(objectCount) objects correctly and has \(wrong) wrong entries")
+                } else if wrong > 0 || mapped != indexedCount(property) {
+                    problem("class '\(name)': the \(what) of '\(property.name)' maps \(mapped) of \(indexedCount(property)) objects correctly and has \(wrong) wrong entries")
                 }
             }
             for property in objectClass.properties where property.isFullTextIndexed {

@@ -59,6 +59,9 @@ struct ObjectSet {
     @inline(__always)
     func bits(_ cluster: Int64) -> Bitmap { clusters[cluster] ?? Bitmap(repeating: 0) }
 
+    /// The clusters holding objects of the set, in key order.
+    var sortedClusters: [Int64] { clusters.keys.sorted() }
+
     /// Every object, in key order.
     func forEach(_ body: (Int64) throws(FiefError) -> Void) throws(FiefError) {
         for cluster in clusters.keys.sorted() {
@@ -99,6 +102,32 @@ final class QueryScan {
         let matches = try realm.fullTextMatches(predicate, table)
         fullTextMatches[ObjectIdentifier(predicate)] = matches
         return matches
+    }
+
+    /// The objects `node` can match at most, when a backward node (alone,
+    /// or one of an AND) decides it by what it reaches: no complement, no
+    /// null link matching.  The scan of the results then visits the clusters
+    /// of these objects only (`owner.name == $0`: the dogs of the owners
+    /// the index finds), never every cluster of the class tested.  Nil when
+    /// no node narrows it so.
+    /// Whether `node` is a backward node whose candidates (above) are
+    /// exactly its matches.
+    static func isReach(_ node: QueryNode) -> Bool {
+        guard case .graph(let graph) = node, case .reach(let reach) = graph.kind else { return false }
+        return !reach.complement && !reach.nullLinksMatch && !reach.orReachesNothing
+    }
+
+    func candidates(_ node: QueryNode) throws(FiefError) -> ObjectSet? {
+        switch node {
+        case .and(let children):
+            for child in children { if let found = try candidates(child) { return found } }
+            return nil
+        case .graph(let graph):
+            guard case .reach(let reach) = graph.kind, !reach.complement, !reach.nullLinksMatch, !reach.orReachesNothing else { return nil }
+            return try reachedObjects(graph, reach).objects
+        default:
+            return nil
+        }
     }
 
     /// The objects of `cluster` (among `mask`) of `table` that `node` matches.
@@ -726,6 +755,14 @@ final class CollectionWalker {
     private var cursorSnapshot: Snapshot?
     /// A map entry's key being looked up (owner + key), reused.
     private var lookup: [UInt8] = []
+    /// Where `forEach` left the cursor after walking the whole collection
+    /// of owner `parkedAfter`: on the first entry of a later owner (nil: at
+    /// the end).  A scan asks for owners in ascending key order, so the next
+    /// owner's collection starts there (or, when that entry is of a later
+    /// owner still, is empty) and needs no seek.  -1: the cursor's place is
+    /// unknown (another read moved it, or it was opened anew).
+    private var parkedAfter: Int64 = -1
+    private var parked: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?
 
     init(_ realm: Realm, _ table: Table, property: UInt32) throws(FiefError) {
         self.realm = realm
@@ -747,13 +784,23 @@ final class CollectionWalker {
         if realm.write != nil { return try forEachInWrite(owner, visit) }
         let snapshot = try realm.currentSnapshot()
         return try snapshot.withTransaction { (txn) throws(FiefError) -> Bool in
-            let cursor = try self.cursor(txn, snapshot)
-            if column.collection == .list {
+            let cursor = try self.cursor(txn, snapshot, keepParked: true)
+            // Lists and sets/maps alike: keys start with the owner, big-endian.
+            var entry: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?
+            if parkedAfter >= 0, owner > parkedAfter, parked.map({ (SetStore.owner(of: $0.key) ?? owner) >= owner }) ?? true {
+                entry = parked
+            } else if column.collection == .list {
                 var key = (UInt64(0), UInt64(0))
-                var entry = try withUnsafeMutableBytes(of: &key) { (raw) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? in
+                entry = try withUnsafeMutableBytes(of: &key) { (raw) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? in
                     ListStore.key(raw.baseAddress!, owner: owner, position: 0)
                     return try cursor.seek(UnsafeRawBufferPointer(raw))
                 }
+            } else {
+                var prefix = SetStore.ownerKey(owner)
+                entry = try withUnsafeBytes(of: &prefix) { (raw) throws(FiefError) in try cursor.seek(raw) }
+            }
+            parkedAfter = -1
+            if column.collection == .list {
                 while let (k, v) = entry, let decoded = ListStore.decodeKey(k), decoded.owner == owner {
                     guard snapshot.bounds.contains(v),
                           let reader = SegmentReader(v, type: column.elementType == .mixed ? .binary : column.elementType, table: table.key,
@@ -763,14 +810,14 @@ final class CollectionWalker {
                     for i in 0..<reader.count where !visit(try element(reader.value(i, linkTarget: column.linkTarget), owner)) { return false }
                     entry = try cursor.next()
                 }
-                return true
+            } else {
+                while let (k, v) = entry, SetStore.belongs(k, to: owner) {
+                    if !visit(try entryValue(UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...]), v, owner)) { return false }
+                    entry = try cursor.next()
+                }
             }
-            var prefix = SetStore.ownerKey(owner)
-            var entry = try withUnsafeBytes(of: &prefix) { (raw) throws(FiefError) in try cursor.seek(raw) }
-            while let (k, v) = entry, SetStore.belongs(k, to: owner) {
-                if !visit(try entryValue(UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...]), v, owner)) { return false }
-                entry = try cursor.next()
-            }
+            parked = entry
+            parkedAfter = owner
             return true
         }
     }
@@ -858,9 +905,12 @@ final class CollectionWalker {
         }
     }
 
-    /// This walker's cursor in `snapshot` (opened on first use).
-    private func cursor(_ txn: OpaquePointer, _ snapshot: Snapshot) throws(FiefError) -> LMDBCursor {
+    /// This walker's cursor in `snapshot` (opened on first use); unless
+    /// `keepParked`, the caller moves it (see `parkedAfter`).
+    private func cursor(_ txn: OpaquePointer, _ snapshot: Snapshot, keepParked: Bool = false) throws(FiefError) -> LMDBCursor {
+        if !keepParked { parkedAfter = -1 }
         if let cursor, cursorSnapshot === snapshot { return cursor }
+        parkedAfter = -1
         let opened = try LMDBCursor(txn, dbi)
         cursor = opened
         cursorSnapshot = snapshot

@@ -556,7 +556,7 @@ enum QueryCompiler {
     }
 
     static func checkTypes(_ p: Property, _ op: QueryOperator, _ c: QueryConstant, _ options: QueryStringOptions, _ target: QueryTarget) throws(FiefError) {
-        let subject = target.subject(p)
+        var subject: String { target.subject(p) } // built only for an error
         if case .null = c {
             // Null compares with every type by == and !=; by <, <=, >, >= with
             // those that have an order; as a string pattern with strings,
@@ -621,7 +621,7 @@ enum QueryCompiler {
     /// `QueryEvaluator.compareMixed`).  The string operators and [c]/[d] take
     /// a string or binary; bools and links compare only with == and !=.
     static func checkMixed(_ p: Property, _ op: QueryOperator, _ c: QueryConstant, _ options: QueryStringOptions, _ target: QueryTarget) throws(FiefError) {
-        let subject = target.subject(p)
+        var subject: String { target.subject(p) } // built only for an error
         var isBytes = false
         if case .bytes = c { isBytes = true }
         if isStringOperator(op) && !isBytes {
@@ -718,28 +718,67 @@ extension Realm {
         return result.filter { $0.live != Bitmap(repeating: 0) }
     }
 
-    /// The keys of objects matching an indexed equality or a full-text
-    /// search in `query`, if it has one (a search's, kept by `scan`).
+    /// The keys of objects that may match `query` (in ascending order),
+    /// when an index decides: an equality on the primary key or an indexed
+    /// property, alone or in an AND; an OR (`IN {...}`, `IN $0`: the binder
+    /// unrolls them so) of such equalities, each answered by its index (an
+    /// element that cannot match gives none); a full-text search (its
+    /// matches, kept by `scan`); nil when the query needs a scan.
     func indexCandidates(_ query: CompiledQuery, _ table: Table, scan: QueryScan? = nil) throws(FiefError) -> [Int64]? {
-        func candidates(_ node: QueryNode) throws(FiefError) -> [Int64]? {
+        try indexPlan(query, table, scan: scan)?.keys
+    }
+
+    /// `indexCandidates`, and whether the keys are exactly the matches (the
+    /// query is such equalities alone, each key complete: no string cut in
+    /// the index, no NaN), so that they need no evaluation.
+    func indexPlan(_ query: CompiledQuery, _ table: Table, scan: QueryScan? = nil) throws(FiefError) -> (keys: [Int64], exact: Bool)? {
+        func candidates(_ node: QueryNode) throws(FiefError) -> (keys: [Int64], exact: Bool)? {
             switch node {
             case .and(let children):
-                for child in children { if let found = try candidates(child) { return found } }
+                for child in children { if let found = try candidates(child) { return (found.keys, false) } }
                 return nil
-            case .compare(let property, .equal, let constant, let options) where options.isEmpty:
-                if property.isPrimaryKey {
-                    let value = QueryEvaluator.valueOf(constant)
-                    if case .null = value, !property.isNullable { return [] }
-                    guard let value = try? value.coerced(for: property, className: "") else { return nil }
-                    return try lookupPrimaryKey(table, value).map { [$0] } ?? []
+            case .or(let children):
+                var union: [Int64] = []
+                var parts = 0
+                var exact = true
+                for child in children {
+                    guard let found = try candidates(child) else { return nil }
+                    if !found.keys.isEmpty { parts += 1 }
+                    exact = exact && found.exact
+                    union.append(contentsOf: found.keys)
                 }
-                guard property.type != .mixed, let dbi = table.indexDatabases[property.key] else { return nil }
+                if parts > 1 {
+                    union.sort()
+                    var kept = 0
+                    for key in union where kept == 0 || union[kept - 1] != key {
+                        union[kept] = key
+                        kept += 1
+                    }
+                    union.removeLast(union.count - kept)
+                }
+                return (union, exact)
+            case .constant(false):
+                return ([], true)
+            case .compare(let property, .equal, let constant, let options) where options.isEmpty || Self.isExactUnderFolding(constant):
                 let value = QueryEvaluator.valueOf(constant)
-                guard let coerced = try? value.coerced(for: property, className: "") else { return nil }
-                return try indexLookup(dbi, coerced)
+                if property.isPrimaryKey {
+                    if case .null = value, !property.isNullable { return ([], true) }
+                    guard let value = try? value.coerced(for: property, className: "") else { return nil }
+                    return (try lookupPrimaryKey(table, value).map { [$0] } ?? [], true)
+                }
+                guard let dbi = table.indexDatabases[property.key] else { return nil }
+                return try withExtendedLifetime(constant) { () throws(FiefError) -> (keys: [Int64], exact: Bool)? in
+                    if property.type == .mixed {
+                        // Realm's equality of mixed values is equality of their index
+                        // keys, but for a NaN (equal to nothing) and cut strings.
+                        return (try indexLookup(dbi, value, of: property), !MixedOrder.isNaN(value) && !KeyEncoding.isCut(mixed: value))
+                    }
+                    guard let coerced = try? value.coerced(for: property, className: "") else { return nil }
+                    return (try indexLookup(dbi, coerced, of: property), !KeyEncoding.isTruncated(coerced))
+                }
             case .fullText(let predicate):
-                if let scan { return try scan.fullTextMatches(predicate, table).keys() }
-                return try fullTextMatches(predicate, table).keys()
+                if let scan { return (try scan.fullTextMatches(predicate, table).keys(), false) }
+                return (try fullTextMatches(predicate, table).keys(), false)
             default:
                 return nil
             }
@@ -747,11 +786,21 @@ extension Realm {
         return try candidates(query.root)
     }
 
-    private func indexLookup(_ dbi: MDB_dbi, _ value: Value) throws(FiefError) -> [Int64] {
+    /// Whether `[c]`/`[d]` equality with `constant` is byte equality: a
+    /// string of ASCII characters that are no letters (digits,
+    /// punctuation, spaces).  Folding maps letters to letters and leaves
+    /// the rest as it is, and no character outside ASCII folds to one of
+    /// these, so only the string itself equals it folded; any other string
+    /// constant needs the scan.
+    static func isExactUnderFolding(_ constant: QueryConstant) -> Bool {
+        guard case .bytes(let bytes, true) = constant else { return false }
+        return bytes.allSatisfy { $0 < 0x80 && !(($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A) }
+    }
+
+    private func indexLookup(_ dbi: MDB_dbi, _ value: Value, of property: Property) throws(FiefError) -> [Int64] {
         var bytes: [UInt8] = []
-        KeyEncoding.encode(value, into: &bytes)
-        func scan(_ txn: OpaquePointer) throws(FiefError) -> [Int64] {
-            let cursor = try LMDBCursor(txn, dbi)
+        guard KeyEncoding.encodeIndexKey(value, of: property, into: &bytes) else { return [] }
+        func scan(_ cursor: LMDBCursor) throws(FiefError) -> [Int64] {
             var keys: [Int64] = []
             var entry = try typed { try bytes.withUnsafeBytes { (raw) in try cursor.seek(raw) } }
             while let (key, value) = entry, key.elementsEqual(bytes) {
@@ -760,12 +809,13 @@ extension Realm {
             }
             return keys
         }
-        if let write { return try scan(write.txn).sorted() }
+        if let write { return try scan(try LMDBCursor(write.txn, dbi)).sorted() }
+        // In a snapshot, through its cursor on the index (kept, as for chunks).
         let snapshot = try currentSnapshot()
         if snapshot.isShared {
-            return try snapshot.lock.withLock { () throws(FiefError) in try scan(snapshot.txn) }.sorted()
+            return try snapshot.lock.withLock { () throws(FiefError) in try scan(try snapshot.cursor(dbi)) }.sorted()
         }
-        return try scan(snapshot.txn).sorted()
+        return try scan(try snapshot.cursor(dbi)).sorted()
     }
 
     /// The objects of `cluster` (among `mask`) that match `node`; `scan`

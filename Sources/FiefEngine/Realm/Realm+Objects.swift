@@ -436,7 +436,7 @@ extension Realm {
 
     func putIndexEntry(_ write: WriteTransaction, _ table: Table, _ property: Property, _ value: Value, _ key: Int64) throws(FiefError) {
         guard let dbi = table.indexDatabases[property.key] else { return }
-        KeyEncoding.encode(value, into: &write.keyBuffer)
+        guard KeyEncoding.encodeIndexKey(value, of: property, into: &write.keyBuffer) else { return }
         var object = UInt64(bitPattern: key)
         try typed { try write.keyBuffer.withUnsafeBytes { (kb) in
             try withUnsafeBytes(of: &object) { (vb) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, kb, vb) }
@@ -445,7 +445,7 @@ extension Realm {
 
     func deleteIndexEntry(_ write: WriteTransaction, _ table: Table, _ property: Property, _ value: Value, _ key: Int64) throws(FiefError) {
         guard let dbi = table.indexDatabases[property.key] else { return }
-        KeyEncoding.encode(value, into: &write.keyBuffer)
+        guard KeyEncoding.encodeIndexKey(value, of: property, into: &write.keyBuffer) else { return }
         var object = UInt64(bitPattern: key)
         try typed { try write.keyBuffer.withUnsafeBytes { (kb) in
             try withUnsafeBytes(of: &object) { (vb) throws(FiefError) in try LMDB.delete(write.txn, dbi, kb, value: vb) }

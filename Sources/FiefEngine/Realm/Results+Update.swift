@@ -181,11 +181,14 @@ extension Results {
                     }
                     if !isNested && old.isSame(as: value) { continue }
                     try Links.replaced(realm, write, table, property, key, old: old, new: value)
+                    if column.hasIndex { try realm.deleteIndexEntry(write, table, property, old, key) }
                     try realm.droppedMixed(write, table, owner: key, property: column.key, old)
                     if isNested {
                         let made = try realm.storedMixed(write, table, owner: key, property: column.key, value)
                         MixedCoding.encode(made, into: &coded)
                         coded.withUnsafeBytes { chunk.set(slot, .binary($0)) }
+                    } else if column.hasIndex {
+                        try realm.putIndexEntry(write, table, property, value, key)
                     }
                 }
             }

@@ -150,7 +150,7 @@ public final class Results: @unchecked Sendable {
         try Results.refuseFilterAfterLimit(stages.contains { $0.hasLimit })
         let expression: ParsedQuery
         do {
-            expression = try QueryParser.parseQuery(predicate)
+            expression = try ParsedQueryCache.parseQuery(predicate)
         } catch {
             throw FiefError(.querySyntax, "invalid predicate: \(error.message)")
         }
@@ -416,7 +416,35 @@ public final class Results: @unchecked Sendable {
             candidates = try realm.linkingObjects(to: linking.target, of: linking.targetClass, originClass: tableKey, property: linking.property)
         } else {
             for query in filters {
-                if let found = try realm.indexCandidates(query, table, scan: scan) { candidates = found; break }
+                guard let plan = try realm.indexPlan(query, table, scan: scan) else { continue }
+                if plan.exact && filters.count == 1 {
+                    // The index's answer is the answer: no chunk is read.
+                    return Self.visitKeys(plan.keys, visit)
+                }
+                candidates = plan.keys
+                break
+            }
+        }
+        if candidates == nil, let scan {
+            // A path through links that decides the filter: the objects it
+            // reaches back (computed once per scan, kept for the filter).
+            // When it is the only filter and nothing else decides, the
+            // objects reached (that exist) are the matches.
+            for query in filters {
+                guard let reached = try scan.candidates(query.root) else { continue }
+                let exact = filters.count == 1 && QueryScan.isReach(query.root)
+                for cluster in reached.sortedClusters {
+                    let presence = try realm.chunk(table, column: 0, cluster: cluster).reader
+                    let mask = reached.bits(cluster) & Bitmap(presence.bitmapWord(0), presence.bitmapWord(1), presence.bitmapWord(2), presence.bitmapWord(3))
+                    if mask == Bitmap(repeating: 0) { continue }
+                    if exact {
+                        visit(cluster, mask)
+                        total += mask[0].nonzeroBitCount + mask[1].nonzeroBitCount + mask[2].nonzeroBitCount + mask[3].nonzeroBitCount
+                    } else {
+                        total += try visitCluster(table, cluster, mask, scan, visit)
+                    }
+                }
+                return total
             }
         }
         if let candidates {
@@ -438,6 +466,21 @@ public final class Results: @unchecked Sendable {
             total += try visitCluster(table, cluster, live, scan, visit)
         }
         return total
+    }
+
+    /// Visit `keys` (ascending) a cluster at a time; returns their number.
+    private static func visitKeys(_ keys: [Int64], _ visit: (Int64, Bitmap) -> Void) -> Int {
+        var i = 0
+        while i < keys.count {
+            let cluster = ClusterLayout.cluster(of: keys[i])
+            var mask = Bitmap(repeating: 0)
+            while i < keys.count && ClusterLayout.cluster(of: keys[i]) == cluster {
+                QueryEvaluator.set(&mask, ClusterLayout.slot(of: keys[i]))
+                i += 1
+            }
+            visit(cluster, mask)
+        }
+        return keys.count
     }
 
     @inline(__always)

@@ -232,7 +232,7 @@ public final class ValueResults: @unchecked Sendable {
         try Results.refuseFilterAfterLimit(stages.contains { if case .limit = $0 { return true }; return false })
         let expression: ParsedQuery
         do {
-            expression = try QueryParser.parseQuery(predicate)
+            expression = try ParsedQueryCache.parseQuery(predicate)
         } catch {
             throw FiefError(.querySyntax, "invalid predicate: \(error.message)")
         }

@@ -66,7 +66,7 @@ public enum PropertyType: Int32, Sendable, CaseIterable {
     }
 
     var canBePrimaryKey: Bool { self == .int || self == .string || self == .objectId || self == .uuid }
-    var canBeIndexed: Bool { canBePrimaryKey || self == .bool || self == .timestamp }
+    var canBeIndexed: Bool { canBePrimaryKey || self == .bool || self == .timestamp || self == .mixed }
 }
 
 /// Whether a property holds one value or a collection of them.  Raw values
@@ -319,8 +319,8 @@ public struct Schema: Sendable, Equatable {
     /// property names a target.
     private func validateLink(_ property: Property, of objectClass: ObjectClass) throws(FiefError) {
         let name = "'\(objectClass.name).\(property.name)'"
-        if property.type == .mixed && (property.isPrimaryKey || property.isIndexed) {
-            throw FiefError(.invalidSchema, "mixed property '\(objectClass.name).\(property.name)' cannot be \(property.isPrimaryKey ? "a primary key" : "indexed")")
+        if property.type == .mixed && property.isPrimaryKey {
+            throw FiefError(.invalidSchema, "mixed property '\(objectClass.name).\(property.name)' cannot be a primary key (it can be indexed)")
         }
         guard property.type == .link else {
             if property.linkTarget != nil {

@@ -427,12 +427,12 @@ enum SchemaPlanner {
             guard let presenceBody = ChunkCheck.verified(presenceBytes, table: objectClass.key, key: chunkKey, type: nil) else { throw damaged(chunkKey) }
             let presence = ChunkReader(presenceBody)
             guard let column = try ChunkParts.read(txn, data, table: objectClass.key, column: property.key, cluster: cluster,
-                                                   type: property.type, bounds: nil, tables: tables) else {
+                                                   type: property.type.chunkType, bounds: nil, tables: tables) else {
                 throw damaged(ClusterLayout.chunkKey(column: property.key, cluster: cluster))
             }
             for slot in 0..<ClusterLayout.slots where presence.bit(slot) {
                 let objectKey = (cluster << ClusterLayout.shift) | Int64(slot)
-                let value = column.value(slot, type: property.type, nullable: property.isNullable)
+                let value = column.value(slot, type: property.type.chunkType, nullable: property.isNullable)
                 var object = UInt64(bitPattern: objectKey)
                 let stored: Bool
                 if integerKey, case .int(let i) = value {
@@ -447,7 +447,17 @@ enum SchemaPlanner {
                         (runStart, runObject, runCount) = (k, objectKey, 1)
                     }
                 } else {
-                    KeyEncoding.encode(value, into: &keyBytes)
+                    if property.type == .mixed {
+                        // Stored coded; a nested list or dictionary has no entry.
+                        var decoded = Value.null
+                        if case .binary(let coded) = value {
+                            guard let read = MixedCoding.decode(coded) else { throw damaged(ClusterLayout.chunkKey(column: property.key, cluster: cluster)) }
+                            decoded = read
+                        }
+                        guard KeyEncoding.encodeMixed(decoded, into: &keyBytes) else { continue }
+                    } else {
+                        KeyEncoding.encode(value, into: &keyBytes)
+                    }
                     stored = try typed { try keyBytes.withUnsafeBytes { (kb) in
                         try withUnsafeBytes(of: &object) { (vb) throws(FiefError) in
                             try LMDB.put(txn, target, kb, vb, flags: unique ? UInt32(MDB_NOOVERWRITE) : 0)

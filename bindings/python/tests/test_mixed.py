@@ -116,9 +116,8 @@ def test_declarations():
 
 
 @pytest.mark.parametrize("annotation,message", [
-    ("fief.PrimaryKey[fief.Mixed]", "neither a primary key nor indexed"),
-    ("fief.Indexed[fief.Mixed]", "neither a primary key nor indexed"),
-    ("fief.Mixed = fief.Property(indexed=True)", "neither a primary key nor indexed"),
+    ("fief.PrimaryKey[fief.Mixed]", "cannot be the primary key"),
+    ("fief.Mixed = fief.Property(primary_key=True)", "cannot be the primary key"),
     ("fief.Mixed = fief.Property(optional=False)", "may always hold None"),
     ("list[list[fief.Mixed]]", "element of another list, set or dict"),
     ("dict[str, fief.Indexed[fief.Mixed]]", "neither primary keys nor indexed"),

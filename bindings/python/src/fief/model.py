@@ -710,8 +710,8 @@ class Object:
             if target is not None and not nullable:
                 raise TypeError(f"{where}: a link is always optional: declare it Optional[{target}] = None")
             if base is Mixed:
-                if options.primary_key or options.indexed or options.full_text or markers:
-                    raise TypeError(f"{where}: a mixed property is neither a primary key nor indexed")
+                if options.primary_key or options.full_text or _PRIMARY_KEY in markers:
+                    raise TypeError(f"{where}: a mixed property can be neither the primary key nor full-text indexed (it can be indexed)")
                 if options.optional is False:
                     raise TypeError(f"{where}: a mixed property may always hold None")
                 nullable = True
