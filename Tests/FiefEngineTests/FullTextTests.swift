@@ -191,6 +191,16 @@ final class FullTextTests: XCTestCase {
             XCTAssertEqual(try db.keys("Origin", "one.text TEXT $0", [.string(search)]), expected.map { origins[$0] }, "one.text: \(search)")
         }
         XCTAssertEqual(try db.keys("Origin", "link.text TEXT 'object gemstone'"), [origins[2], origins[4]])
+        // Inside a SUBQUERY, with ALL and NONE, and filtering a list's objects.
+        XCTAssertEqual(try db.keys("Origin", "SUBQUERY(link, $d, $d.text TEXT 'object -databases').@count > 0"),
+                       [1, 2, 4, 6].map { origins[$0] })
+        XCTAssertEqual(try db.keys("Origin", "NONE link.text TEXT 'object'"), [3, 5, 7, 8, 9].map { origins[$0] })
+        XCTAssertEqual(try db.keys("Origin", "ALL link.text TEXT 'one'"), [7, 8, 9].map { origins[$0] })
+        try db.write { try db.append("Origin", origins[0], "link", [.link(db.cls("Doc"), docs[7]), .link(db.cls("Doc"), docs[2])]) }
+        let list = try Results(realm: db.realm, list: db.pkey("Origin", "link"), of: origins[0], in: db.cls("Origin"))
+        let found = try TV.withValues([.string("object")]) { v in try list.filtered("text TEXT $0", arguments: [QueryArgument(values: [v[0]], isList: false)]) }
+        XCTAssertEqual(try found.allKeys(), [docs[0], docs[2]])
+        XCTAssertEqual(try list.filtered("text TEXT '-object'", arguments: []).allKeys(), [docs[7]])
         for search in ["", "C# -c++", "-object object", "object -object", "objects -object object", "object -object object",
                        "database -database", "object-oriented -database", "object-oriented -table-oriented"] {
             expectError(.queryArgument, search) { try db.query("Doc", "text TEXT $0", [.string(search)]) }
