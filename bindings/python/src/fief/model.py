@@ -710,8 +710,10 @@ class Object:
             if target is not None and not nullable:
                 raise TypeError(f"{where}: a link is always optional: declare it Optional[{target}] = None")
             if base is Mixed:
-                if options.primary_key or options.full_text or _PRIMARY_KEY in markers:
-                    raise TypeError(f"{where}: a mixed property can be neither the primary key nor full-text indexed (it can be indexed)")
+                if options.primary_key or _PRIMARY_KEY in markers:
+                    raise TypeError(f"{where}: a mixed property cannot be the primary key (it can be indexed)")
+                if options.full_text:
+                    raise TypeError(f"{where}: a mixed property cannot be full-text indexed (only strings can)")
                 if options.optional is False:
                     raise TypeError(f"{where}: a mixed property may always hold None")
                 nullable = True
