@@ -152,6 +152,25 @@ final class IndexPlanTests: XCTestCase {
         }
     }
 
+    // MARK: The cache of parsed predicates
+
+    /// Predicates are cached by their bytes: two texts Swift calls equal
+    /// (canonically equivalent) are different predicates.
+    func testParsedPredicatesAreKeptByTheirBytes() throws {
+        let dir = tempDir()
+        let db = try DB.open(dir.file(), makeSchema([("P", [prop("s", .string, .indexed)])]))
+        let precomposed = "\u{E9}", decomposed = "e\u{301}"
+        let (a, b) = try db.write { (try db.create("P", [("s", .string(precomposed))]), try db.create("P", [("s", .string(decomposed))])) }
+        XCTAssertEqual("s == '\(precomposed)'", "s == '\(decomposed)'") // as Swift compares them
+        for _ in 0..<2 {
+            XCTAssertEqual(try db.keys("P", "s == '\(precomposed)'"), [a])
+            XCTAssertEqual(try db.keys("P", "s == '\(decomposed)'"), [b])
+            XCTAssertEqual(try db.keys("P", "s == $0", [.string(decomposed)]), [b])
+        }
+        // A syntax error is not cached: it is reported each time.
+        for _ in 0..<2 { expectError(.querySyntax) { try db.keys("P", "s == ") } }
+    }
+
     // MARK: Mixed
 
     func testMixedIndexSchemaRules() throws {

@@ -26,11 +26,43 @@ import Glibc
 /// Objects of one class: a 256-bit mask per cluster.
 struct ObjectSet {
     private(set) var clusters: [Int64: Bitmap] = [:]
+    /// The keys of `clusters` in order, when the set was made from sorted
+    /// keys and not changed since.
+    private var ordered: [Int64]?
+
+    init() {}
+
+    /// The objects `keys` (ascending, repeats allowed), a cluster at a time.
+    init(sortedKeys keys: [Int64]) {
+        var order: [Int64] = []
+        var i = 0
+        while i < keys.count {
+            let cluster = ClusterLayout.cluster(of: keys[i])
+            var bits = Bitmap(repeating: 0)
+            while i < keys.count && ClusterLayout.cluster(of: keys[i]) == cluster {
+                QueryEvaluator.set(&bits, ClusterLayout.slot(of: keys[i]))
+                i += 1
+            }
+            order.append(cluster)
+        }
+        clusters.reserveCapacity(order.count)
+        i = 0
+        for cluster in order {
+            var bits = Bitmap(repeating: 0)
+            while i < keys.count && ClusterLayout.cluster(of: keys[i]) == cluster {
+                QueryEvaluator.set(&bits, ClusterLayout.slot(of: keys[i]))
+                i += 1
+            }
+            clusters[cluster] = bits
+        }
+        ordered = order
+    }
 
     var isEmpty: Bool { clusters.isEmpty }
 
     @inline(__always)
     mutating func insert(_ key: Int64) {
+        ordered = nil
         QueryEvaluator.set(&clusters[ClusterLayout.cluster(of: key), default: Bitmap(repeating: 0)], ClusterLayout.slot(of: key))
     }
 
@@ -38,11 +70,13 @@ struct ObjectSet {
     @inline(__always)
     mutating func insert(cluster: Int64, _ bits: Bitmap) {
         if bits == Bitmap(repeating: 0) { return }
+        ordered = nil
         clusters[cluster, default: Bitmap(repeating: 0)] |= bits
     }
 
     @inline(__always)
     mutating func remove(_ key: Int64) {
+        ordered = nil
         let cluster = ClusterLayout.cluster(of: key), slot = ClusterLayout.slot(of: key)
         guard var bits = clusters[cluster] else { return }
         bits[slot >> 6] &= ~(1 << UInt64(slot & 63))
@@ -60,7 +94,7 @@ struct ObjectSet {
     func bits(_ cluster: Int64) -> Bitmap { clusters[cluster] ?? Bitmap(repeating: 0) }
 
     /// The clusters holding objects of the set, in key order.
-    var sortedClusters: [Int64] { clusters.keys.sorted() }
+    var sortedClusters: [Int64] { ordered ?? clusters.keys.sorted() }
 
     /// Every object, in key order.
     func forEach(_ body: (Int64) throws(FiefError) -> Void) throws(FiefError) {
@@ -356,7 +390,10 @@ final class QueryScan {
     func matchingObjects(_ query: CompiledQuery) throws(FiefError) -> ObjectSet {
         let table = try realm.table(query.tableKey)
         var objects = ObjectSet()
-        if let candidates = try realm.indexCandidates(query, table, scan: self) {
+        if let plan = try realm.indexPlan(query, table, scan: self) {
+            // The index's answer is the answer: no chunk is read.
+            if plan.exact { return ObjectSet(sortedKeys: plan.keys) }
+            let candidates = plan.keys
             var i = 0
             while i < candidates.count {
                 let cluster = ClusterLayout.cluster(of: candidates[i])
@@ -411,15 +448,28 @@ final class QueryScan {
             return origins
         }
         guard let dbi = try realm.table(hop.to).backlinks else { return origins }
-        try realm.withReadTransaction { (txn) throws(FiefError) in
-            var scanner = try BacklinkScanner(txn, dbi)
+        // The origins gathered, then sorted: the set is made a cluster at a time.
+        var found: [Int64] = []
+        func gather(_ scanner: inout BacklinkScanner) throws(FiefError) {
             try targets.forEach { (target) throws(FiefError) in
                 try scanner.forEachRecord(of: target, originClass: hop.from, property: hop.property) { (_, origin, _) in
-                    origins.insert(origin)
+                    found.append(origin)
                 }
             }
         }
-        return origins
+        if let write = realm.write {
+            var scanner = try BacklinkScanner(write.txn, dbi)
+            try gather(&scanner)
+        } else {
+            // In a snapshot, through its cursor on the backlinks (kept, as for chunks).
+            let snapshot = try realm.currentSnapshot()
+            try snapshot.withTransaction { (_) throws(FiefError) in
+                var scanner = BacklinkScanner(cursor: try snapshot.cursor(dbi))
+                try gather(&scanner)
+            }
+        }
+        found.sort()
+        return ObjectSet(sortedKeys: found)
     }
 
     /// The objects of `cluster` of `table` whose link `column` is null
@@ -959,6 +1009,12 @@ struct BacklinkScanner {
 
     init(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
         cursor = try LMDBCursor(txn, dbi)
+    }
+
+    /// A scanner over `cursor` (on a backlinks database), placed anywhere:
+    /// its first target is sought.
+    init(cursor: LMDBCursor) {
+        self.cursor = cursor
     }
 
     /// Call `body` with each record for `target` (only those of class

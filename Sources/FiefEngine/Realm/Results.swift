@@ -428,21 +428,22 @@ public final class Results: @unchecked Sendable {
         if candidates == nil, let scan {
             // A path through links that decides the filter: the objects it
             // reaches back (computed once per scan, kept for the filter).
-            // When it is the only filter and nothing else decides, the
-            // objects reached (that exist) are the matches.
+            // When it is the only filter, the objects reached are the
+            // matches (they exist: reached through links and backlinks,
+            // which deleted objects leave).
             for query in filters {
                 guard let reached = try scan.candidates(query.root) else { continue }
                 let exact = filters.count == 1 && QueryScan.isReach(query.root)
                 for cluster in reached.sortedClusters {
-                    let presence = try realm.chunk(table, column: 0, cluster: cluster).reader
-                    let mask = reached.bits(cluster) & Bitmap(presence.bitmapWord(0), presence.bitmapWord(1), presence.bitmapWord(2), presence.bitmapWord(3))
-                    if mask == Bitmap(repeating: 0) { continue }
                     if exact {
+                        let mask = reached.bits(cluster)
                         visit(cluster, mask)
                         total += mask[0].nonzeroBitCount + mask[1].nonzeroBitCount + mask[2].nonzeroBitCount + mask[3].nonzeroBitCount
-                    } else {
-                        total += try visitCluster(table, cluster, mask, scan, visit)
+                        continue
                     }
+                    let presence = try realm.chunk(table, column: 0, cluster: cluster).reader
+                    let mask = reached.bits(cluster) & Bitmap(presence.bitmapWord(0), presence.bitmapWord(1), presence.bitmapWord(2), presence.bitmapWord(3))
+                    if mask != Bitmap(repeating: 0) { total += try visitCluster(table, cluster, mask, scan, visit) }
                 }
                 return total
             }
