@@ -10,9 +10,10 @@
 //   - a link (`Dog?`, an embedded `Address?`): a recording instance of the
 //     target class, sharing the recorder, so `\Dog.favoriteToy?.name`
 //     records `favoriteToy.name`;
-//   - a List or MutableSet of objects: an unmanaged collection holding one
-//     recording element, so `\Person.dogs[0].name` and
-//     `\Kennel.dogs.first?.name` record `dogs.name`;
+//   - a List or MutableSet of objects, or LinkingObjects: an unmanaged
+//     collection holding one recording element, so `\Person.dogs[0].name`,
+//     `\Kennel.dogs.first?.name` and `\Person.clubs.first?.name` record
+//     `dogs.name` and `clubs.name`;
 //   - a custom persistable type mapped to an object: the type made from a
 //     recording instance of that object (`init(persistedValue:)`, whose own
 //     reads are not recorded), so a type that keeps its persisted object
@@ -22,11 +23,9 @@
 // A computed property records every persisted property it reads (RealmSwift
 // does the same: `\Dog.firstLetter`, over `name`, records `name`).
 //
-// Limits (each needs the collection's own subscript to answer in recording
-// mode, as RealmSwift's do): a Map subscript (`\Kennel.dogsByName["a"]??.name`)
-// stops at the map (`dogsByName`), and subscripting LinkingObjects
-// (`\DogToy.dogs[0].name`) traps, since an unmanaged LinkingObjects has no
-// elements.
+// Limit (it needs the map's own subscript to answer in recording mode, as
+// RealmSwift's does): a Map subscript (`\Kennel.dogsByName["a"]??.name`)
+// stops at the map (`dogsByName`).
 
 /// Collects the names of the persisted properties a key path reads, in
 /// order, while it is read on recording instances (`ObjectBase._fiefRecorder`).
