@@ -18,6 +18,9 @@ public struct LinkingObjects<Element: ObjectBase & RealmCollectionValue> {
     public let propertyName: String
     /// The live results behind a managed object's linking objects.
     let results: Results<Element>?
+    /// On a key-path recording instance: the one recording element that
+    /// `first` and `[0]` read (Internal/KeyPathRecorder.swift).
+    private var recordingElement: Element?
 
     /// Linking objects of `type` through `propertyName` (the older form of
     /// `@Persisted(originProperty:)`); empty until read through a managed object.
@@ -63,10 +66,13 @@ public struct LinkingObjects<Element: ObjectBase & RealmCollectionValue> {
     }
 
     /// The number of linking objects.
-    public var count: Int { results?.count ?? 0 }
+    public var count: Int { results?.count ?? (recordingElement == nil ? 0 : 1) }
 
     public subscript(position: Int) -> Element {
-        guard let results else { preconditionFailure("Index \(position) is out of bounds (must be less than 0).") }
+        guard let results else {
+            if position == 0, let recordingElement { return recordingElement }
+            preconditionFailure("Index \(position) is out of bounds (must be less than 0).")
+        }
         return results[position]
     }
 
@@ -119,6 +125,16 @@ extension LinkingObjects: CustomStringConvertible {
 }
 
 extension LinkingObjects: RealmCollection, ThreadConfined {}
+
+extension LinkingObjects: FiefKeyPathRecordable {
+    /// One recording element (what `first` and `[0]` read), so that
+    /// `\Person.clubs.first?.name` records `clubs.name`.
+    static func fiefRecordingValue(_ recorder: KeyPathRecorder) -> LinkingObjects {
+        var recording = LinkingObjects(propertyName: "", results: nil)
+        recording.recordingElement = Element.fiefRecordingValue(recorder)
+        return recording
+    }
+}
 
 /// Linking objects are declared with `@Persisted(originProperty:)` but never
 /// stored: schema discovery leaves them out, and reading one asks the realm.

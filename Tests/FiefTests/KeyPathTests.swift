@@ -67,6 +67,9 @@ final class KeyPathTests: FiefTestCase {
         XCTAssertEqual(_name(for: \Person.clubs), "clubs")
         XCTAssertEqual(_name(for: \DogToy.dogs), "dogs")
         XCTAssertEqual(_name(for: \DogToy.dogs.count), "dogs")
+        // Through the linking objects, as through a list.
+        XCTAssertEqual(_name(for: \Person.clubs.first?.name), "clubs.name")
+        XCTAssertEqual(_name(for: \DogToy.dogs[0].favoriteToy?.name), "dogs.favoriteToy.name")
     }
 
     func testEnumsAndCustomPersistableTypes() {

@@ -10,24 +10,21 @@
 //   - a link (`Dog?`, an embedded `Address?`): a recording instance of the
 //     target class, sharing the recorder, so `\Dog.favoriteToy?.name`
 //     records `favoriteToy.name`;
-//   - a List or MutableSet of objects: an unmanaged collection holding one
-//     recording element, so `\Person.dogs[0].name` and
-//     `\Kennel.dogs.first?.name` record `dogs.name`;
+//   - a List or MutableSet of objects, or LinkingObjects: an unmanaged
+//     collection holding one recording element, so `\Person.dogs[0].name`,
+//     `\Kennel.dogs.first?.name` and `\Person.clubs.first?.name` record
+//     `dogs.name` and `clubs.name`;
 //   - a custom persistable type mapped to an object: the type made from a
 //     recording instance of that object (`init(persistedValue:)`, whose own
 //     reads are not recorded), so a type that keeps its persisted object
 //     records through it (one that copies its values records the property);
+//   - a Map of objects: an unmanaged map whose every key reads as one
+//     recording element, so `\Kennel.dogsByName["a"]??.name` records
+//     `dogsByName.name` (the key is not part of the path, as in RealmSwift);
 //   - anything else: the value the instance holds (its declared default),
 //     or the type's default.
 // A computed property records every persisted property it reads (RealmSwift
 // does the same: `\Dog.firstLetter`, over `name`, records `name`).
-//
-//   - a Map of objects: an unmanaged map whose every key reads as one
-//     recording element, so `\Kennel.dogsByName["a"]??.name` records
-//     `dogsByName.name` (the key is not part of the path, as in RealmSwift).
-// Limit: subscripting LinkingObjects (`\DogToy.dogs[0].name`) traps, since
-// an unmanaged LinkingObjects has no elements (RealmSwift records it through
-// its own recording mode).
 
 /// Collects the names of the persisted properties a key path reads, in
 /// order, while it is read on recording instances (`ObjectBase._fiefRecorder`).
