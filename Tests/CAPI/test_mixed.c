@@ -128,7 +128,7 @@ TEST(mixed_values) {
 
 /* An index on a mixed property (FIEF_PROPERTY_INDEXED, as realm-core
  * allows; never the primary key): read back in the schema, kept through
- * creates, sets and deletes, and `any == $0` / `any IN $0` count exactly as
+ * creates, sets and deletes, and `value == $0` / `value IN $0` count exactly as
  * on the same property without an index, numbers equal across types. */
 TEST(indexed_mixed) {
     fief_class_info_t classes[2];
@@ -137,11 +137,11 @@ TEST(indexed_mixed) {
     classes[0].num_properties = 1;
     classes[1].name = "Plain";
     classes[1].num_properties = 1;
-    fief_property_info_t tagged[1] = {t_prop_info("any", FIEF_TYPE_MIXED, FIEF_PROPERTY_NULLABLE | FIEF_PROPERTY_INDEXED)};
-    fief_property_info_t plain[1] = {t_prop_info("any", FIEF_TYPE_MIXED, FIEF_PROPERTY_NULLABLE)};
+    fief_property_info_t tagged[1] = {t_prop_info("value", FIEF_TYPE_MIXED, FIEF_PROPERTY_NULLABLE | FIEF_PROPERTY_INDEXED)};
+    fief_property_info_t plain[1] = {t_prop_info("value", FIEF_TYPE_MIXED, FIEF_PROPERTY_NULLABLE)};
     const fief_property_info_t *props[2] = {tagged, plain};
     /* A mixed primary key is refused. */
-    fief_property_info_t pk[1] = {t_prop_info("any", FIEF_TYPE_MIXED, FIEF_PROPERTY_NULLABLE | FIEF_PROPERTY_PRIMARY_KEY)};
+    fief_property_info_t pk[1] = {t_prop_info("value", FIEF_TYPE_MIXED, FIEF_PROPERTY_NULLABLE | FIEF_PROPERTY_PRIMARY_KEY)};
     const fief_property_info_t *pk_props[1] = {pk};
     EERRM(fief_schema_new(classes, 1, pk_props) != NULL, FIEF_ERR_INVALID_SCHEMA, "primary key");
 
@@ -156,12 +156,12 @@ TEST(indexed_mixed) {
     bool found = false;
     fief_property_info_t pi;
     E(fief_schema_find_class(rs, "Tagged", &ci, &cidx, &found) && found);
-    E(fief_schema_find_property(rs, cidx, "any", &pi, &found) && found);
+    E(fief_schema_find_property(rs, cidx, "value", &pi, &found) && found);
     EQU(pi.flags & FIEF_PROPERTY_INDEXED, FIEF_PROPERTY_INDEXED);
     fief_release(rs);
 
     fief_class_key_t tc = t_class(r, "Tagged"), pc = t_class(r, "Plain");
-    fief_property_key_t ta = t_prop(r, "Tagged", "any"), pa = t_prop(r, "Plain", "any");
+    fief_property_key_t ta = t_prop(r, "Tagged", "value"), pa = t_prop(r, "Plain", "value");
     /* 1, 1.0, 1.0f and decimal 1.00 are one value; true and "1" are not. */
     const fief_value_t values[] = {vi(1), vd(1.0), vf(1.0f), vdec(100, (uint64_t)(6176 - 2) << 49), vd(2.5), vs("1"), vb(true),
                                    vnull(), vs("a"), vbin("a", 1), vi(-7), vts(3, 0)};
@@ -196,8 +196,8 @@ TEST(indexed_mixed) {
     size_t total = 0;
     for (size_t i = 0; i < nv; i++) {
         fief_query_arg_t arg = {1, false, &values[i]};
-        fief_results_t *a = fief_results_filter(all_t, "any == $0", &arg, 1);
-        fief_results_t *b = fief_results_filter(all_p, "any == $0", &arg, 1);
+        fief_results_t *a = fief_results_filter(all_t, "value == $0", &arg, 1);
+        fief_results_t *b = fief_results_filter(all_p, "value == $0", &arg, 1);
         R(a != NULL && b != NULL);
         EQU(t_count(a), t_count(b));
         total += t_count(a);
@@ -207,8 +207,8 @@ TEST(indexed_mixed) {
     R(total > 0);
     /* The numbers 1 (four spellings) find the same objects. */
     fief_query_arg_t one = {1, false, &values[0]}, dec_one = {1, false, &values[3]};
-    fief_results_t *a = fief_results_filter(all_t, "any == $0", &one, 1);
-    fief_results_t *b = fief_results_filter(all_t, "any == $0", &dec_one, 1);
+    fief_results_t *a = fief_results_filter(all_t, "value == $0", &one, 1);
+    fief_results_t *b = fief_results_filter(all_t, "value == $0", &dec_one, 1);
     R(a != NULL && b != NULL);
     R(t_count(a) > 0);
     EQU(t_count(a), t_count(b));
@@ -216,8 +216,8 @@ TEST(indexed_mixed) {
     fief_release(b);
     /* IN a list argument. */
     fief_query_arg_t list = {3, true, &values[4]};
-    a = fief_results_filter(all_t, "any IN $0", &list, 1);
-    b = fief_results_filter(all_p, "any IN $0", &list, 1);
+    a = fief_results_filter(all_t, "value IN $0", &list, 1);
+    b = fief_results_filter(all_p, "value IN $0", &list, 1);
     R(a != NULL && b != NULL);
     EQU(t_count(a), t_count(b));
     fief_release(a);
