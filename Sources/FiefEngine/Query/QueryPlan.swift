@@ -84,6 +84,21 @@ extension QueryNode {
     }
 }
 
+extension QueryNode {
+    /// The columns of the class tested that a node without graph nodes
+    /// reads (`collectColumns` without its dictionary: a filter per lookup
+    /// makes results often), appended to `columns` (repeats allowed).
+    func collectOwnColumns(into columns: inout [UInt32]) {
+        switch self {
+        case .constant, .graph: break
+        case .and(let children), .or(let children): for child in children { child.collectOwnColumns(into: &columns) }
+        case .not(let inner): inner.collectOwnColumns(into: &columns)
+        case .compare(let p, _, _, _), .constantMatches(_, _, let p, _): columns.append(p.key)
+        case .compareProperties(let a, _, let b, _): columns.append(a.key); columns.append(b.key)
+        }
+    }
+}
+
 indirect enum QueryNode {
     case constant(Bool)
     case and([QueryNode])

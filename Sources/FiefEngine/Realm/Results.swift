@@ -109,6 +109,22 @@ public final class Results: @unchecked Sendable {
         self.stages = stages
         self.linking = linking
         self.list = list
+        if stages.isEmpty && !filters.contains(where: { $0.root.readsGraph }) {
+            // Filters on the class's own values only: no dictionary.
+            var own: [UInt32] = []
+            for query in filters { query.root.collectOwnColumns(into: &own) }
+            if let linking { own.append(linking.property) }
+            own.sort()
+            var kept = 0
+            for column in own where kept == 0 || own[kept - 1] != column {
+                own[kept] = column
+                kept += 1
+            }
+            own.removeLast(own.count - kept)
+            self.dependentColumns = own
+            self.linkedColumns = []
+            return
+        }
         var columns: [UInt32: Set<UInt32>] = [:]
         for stage in stages {
             switch stage {
