@@ -95,6 +95,7 @@ extension QueryNode {
         case .not(let inner): inner.collectOwnColumns(into: &columns)
         case .compare(let p, _, _, _), .constantMatches(_, _, let p, _): columns.append(p.key)
         case .compareProperties(let a, _, let b, _): columns.append(a.key); columns.append(b.key)
+        case .fullText(let predicate): columns.append(predicate.property.key)
         }
     }
 }
