@@ -228,13 +228,85 @@ typedef struct {
     fief_value_t *values; /* n * 4 scratch for create_many */
 } Fief;
 
-static fief_property_key_t fief_prop_key(fief_schema_t *schema, size_t cidx, const char *name) {
+/* Opens (creating it) the realm at `path` with `classes` (their properties
+ * in `props`), at normal durability: what SQLite's WAL mode with
+ * synchronous=NORMAL gives (a power loss may undo the last commit, never
+ * damage the file); Fief still syncs the data at every commit, SQLite only
+ * at checkpoints. */
+static fief_realm_t *bench_realm_open(const char *path, const fief_class_info_t *classes, size_t num_classes,
+                                      const fief_property_info_t *const *props) {
+    fief_schema_t *schema;
+    fief_config_t *config;
+    fief_realm_t *realm;
+    FH(schema, fief_schema_new(classes, num_classes, props));
+    FH(config, fief_config_new());
+    FB(fief_config_set_path(config, path));
+    FB(fief_config_set_durability(config, FIEF_DURABILITY_NORMAL));
+    FB(fief_config_set_schema(config, schema));
+    FH(realm, fief_realm_open(config));
+    FB(fief_release(config));
+    FB(fief_release(schema));
+    return realm;
+}
+
+/* The key of property `name` of the class at `cidx` in `schema`. */
+static fief_property_key_t bench_prop_key(fief_schema_t *schema, size_t cidx, const char *name) {
     fief_property_info_t pi;
     bool found = false;
     FB(fief_schema_find_property(schema, cidx, name, &pi, &found));
-    CHECK(found, "fief: property Dog.%s missing from the realm's schema", name);
-    CHECK(pi.key != 0, "fief: property Dog.%s has key 0", name);
+    CHECK(found, "fief: property %s missing from the realm's schema", name);
+    CHECK(pi.key != 0, "fief: property %s has key 0", name);
     return pi.key;
+}
+
+/* The key of class `name` in `realm`, and in `keys` those of its properties
+ * `names`. */
+static fief_class_key_t bench_class_keys(fief_realm_t *realm, const char *name, const char *const *names,
+                                         fief_property_key_t *keys, size_t num_names) {
+    fief_schema_t *rs;
+    FH(rs, fief_realm_get_schema(realm));
+    fief_class_info_t ci;
+    size_t cidx = 0;
+    bool found = false;
+    FB(fief_schema_find_class(rs, name, &ci, &cidx, &found));
+    CHECK(found, "fief: class %s missing from the realm's schema", name);
+    for (size_t i = 0; i < num_names; i++) keys[i] = bench_prop_key(rs, cidx, names[i]);
+    FB(fief_release(rs));
+    return ci.key;
+}
+
+/* Closes `realm` and deletes its files at `path`. */
+static void bench_realm_close_and_delete(fief_realm_t *realm, const char *path) {
+    FB(fief_realm_close(realm));
+    FB(fief_release(realm));
+    bool deleted = false;
+    FB(fief_delete_files(path, &deleted));
+    CHECK(deleted, "fief: fief_delete_files found no file at %s", path);
+}
+
+static fief_value_t value_string(const char *s, size_t len) {
+    fief_value_t v;
+    memset(&v, 0, sizeof v);
+    v.type = FIEF_TYPE_STRING;
+    v.u.string.data = s;
+    v.u.string.size = len;
+    return v;
+}
+
+static fief_value_t value_int(int64_t i) {
+    fief_value_t v;
+    memset(&v, 0, sizeof v);
+    v.type = FIEF_TYPE_INT;
+    v.u.integer = i;
+    return v;
+}
+
+static fief_value_t value_double(double d) {
+    fief_value_t v;
+    memset(&v, 0, sizeof v);
+    v.type = FIEF_TYPE_DOUBLE;
+    v.u.double_value = d;
+    return v;
 }
 
 static void fief_open(Fief *f, const Data *d, const char *path) {
@@ -251,33 +323,14 @@ static void fief_open(Fief *f, const Data *d, const char *path) {
     cls.num_properties = 4;
     const fief_property_info_t *const class_props[1] = {props};
 
-    fief_schema_t *schema;
-    fief_config_t *config;
-    FH(schema, fief_schema_new(&cls, 1, class_props));
-    FH(config, fief_config_new());
-    FB(fief_config_set_path(config, path));
-    /* The durability SQLite's WAL mode with synchronous=NORMAL gives (a power
-     * loss may undo the last commit, never damage the file); Fief still syncs
-     * the data at every commit, SQLite only at checkpoints. */
-    FB(fief_config_set_durability(config, FIEF_DURABILITY_NORMAL));
-    FB(fief_config_set_schema(config, schema));
-    FH(f->realm, fief_realm_open(config));
-    FB(fief_release(config));
-    FB(fief_release(schema));
-
-    fief_schema_t *rs;
-    FH(rs, fief_realm_get_schema(f->realm));
-    fief_class_info_t ci;
-    size_t cidx = 0;
-    bool found = false;
-    FB(fief_schema_find_class(rs, "Dog", &ci, &cidx, &found));
-    CHECK(found, "fief: class Dog missing from the realm's schema");
-    f->cls = ci.key;
-    f->p_id = fief_prop_key(rs, cidx, "id");
-    f->p_name = fief_prop_key(rs, cidx, "name");
-    f->p_age = fief_prop_key(rs, cidx, "age");
-    f->p_color = fief_prop_key(rs, cidx, "color");
-    FB(fief_release(rs));
+    f->realm = bench_realm_open(path, &cls, 1, class_props);
+    const char *const names[4] = {"id", "name", "age", "color"};
+    fief_property_key_t keys[4];
+    f->cls = bench_class_keys(f->realm, "Dog", names, keys, 4);
+    f->p_id = keys[0];
+    f->p_name = keys[1];
+    f->p_age = keys[2];
+    f->p_color = keys[3];
 
     if (!f->values) {
         f->values = malloc(d->n * 4 * sizeof *f->values);
@@ -286,12 +339,8 @@ static void fief_open(Fief *f, const Data *d, const char *path) {
 }
 
 static void fief_close_and_delete(Fief *f) {
-    FB(fief_realm_close(f->realm));
-    FB(fief_release(f->realm));
+    bench_realm_close_and_delete(f->realm, f->path);
     f->realm = NULL;
-    bool deleted = false;
-    FB(fief_delete_files(f->path, &deleted));
-    CHECK(deleted, "fief: fief_delete_files found no file at %s", f->path);
 }
 
 static size_t fief_count_all(Fief *f) {
@@ -612,16 +661,44 @@ static void sql_step_done(Sql *s, sqlite3_stmt *st) {
     SQ(s->db, sqlite3_reset(st), SQLITE_OK);
 }
 
+/* A Sql with only its connection set: lets the other workloads' SQLite
+ * sides use sql_prep, sql_exec and sql_step_done on their own connections. */
+static Sql sql_on(sqlite3 *db) {
+    Sql s;
+    memset(&s, 0, sizeof s);
+    s.db = db;
+    return s;
+}
+
+/* Opens (creating it) the SQLite database at `path` in WAL mode with
+ * synchronous=NORMAL, the setting every workload compares Fief with. */
+static sqlite3 *sql_open_wal(const char *path) {
+    sqlite3 *db = NULL;
+    SQ(db, sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
+    Sql s = sql_on(db);
+    sqlite3_stmt *st = sql_prep(&s, "PRAGMA journal_mode=WAL");
+    SQ(db, sqlite3_step(st), SQLITE_ROW);
+    CHECK(strcmp((const char *)sqlite3_column_text(st, 0), "wal") == 0, "sqlite: journal_mode is not wal");
+    sqlite3_finalize(st);
+    sql_exec(&s, "PRAGMA synchronous=NORMAL");
+    return db;
+}
+
+/* Finalizes `stmts`, closes `db` and deletes its files at `path`. */
+static void sql_close_and_delete_db(sqlite3 *db, const char *path, sqlite3_stmt *const *stmts, size_t num_stmts) {
+    for (size_t i = 0; i < num_stmts; i++) sqlite3_finalize(stmts[i]);
+    SQ(db, sqlite3_close(db), SQLITE_OK);
+    CHECK(unlink(path) == 0, "sqlite: cannot delete %s", path);
+    char p[8300];
+    snprintf(p, sizeof p, "%s-wal", path);
+    unlink(p);
+    snprintf(p, sizeof p, "%s-shm", path);
+    unlink(p);
+}
+
 static void sql_open(Sql *s, const char *path) {
     snprintf(s->path, sizeof s->path, "%s", path);
-    SQ(s->db, sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL),
-       SQLITE_OK);
-    sqlite3_stmt *st = sql_prep(s, "PRAGMA journal_mode=WAL");
-    SQ(s->db, sqlite3_step(st), SQLITE_ROW);
-    CHECK(strcmp((const char *)sqlite3_column_text(st, 0), "wal") == 0,
-          "sqlite: journal_mode is not wal");
-    sqlite3_finalize(st);
-    sql_exec(s, "PRAGMA synchronous=NORMAL");
+    s->db = sql_open_wal(path);
     sql_exec(s, "CREATE TABLE dogs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, "
                 "age INTEGER NOT NULL, color TEXT NOT NULL)");
     s->begin = sql_prep(s, "BEGIN");
@@ -640,18 +717,11 @@ static void sql_open(Sql *s, const char *path) {
 }
 
 static void sql_close_and_delete(Sql *s) {
-    sqlite3_stmt *all[] = {s->begin, s->commit, s->ins, s->count_all, s->count_lt, s->prefix,
-                           s->sort, s->lookup, s->update, s->update_set, s->sum_age, s->delete_all,
-                           s->row};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) sqlite3_finalize(all[i]);
-    SQ(s->db, sqlite3_close(s->db), SQLITE_OK);
+    sqlite3_stmt *const all[] = {s->begin, s->commit, s->ins, s->count_all, s->count_lt, s->prefix,
+                                 s->sort, s->lookup, s->update, s->update_set, s->sum_age, s->delete_all,
+                                 s->row};
+    sql_close_and_delete_db(s->db, s->path, all, sizeof all / sizeof all[0]);
     s->db = NULL;
-    char p[8300];
-    CHECK(unlink(s->path) == 0, "sqlite: cannot delete %s", s->path);
-    snprintf(p, sizeof p, "%s-wal", s->path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", s->path);
-    unlink(p);
 }
 
 static int64_t sql_scalar(Sql *s, sqlite3_stmt *st) {
@@ -1189,32 +1259,8 @@ static fief_realm_t *owner_realm_open(const char *path, const fief_property_info
     owner.name = "Owner";
     owner.num_properties = num_props;
     const fief_property_info_t *const class_props[1] = {props};
-    fief_schema_t *schema;
-    fief_config_t *config;
-    fief_realm_t *realm;
-    FH(schema, fief_schema_new(&owner, 1, class_props));
-    FH(config, fief_config_new());
-    FB(fief_config_set_path(config, path));
-    FB(fief_config_set_durability(config, FIEF_DURABILITY_NORMAL));
-    FB(fief_config_set_schema(config, schema));
-    FH(realm, fief_realm_open(config));
-    FB(fief_release(config));
-    FB(fief_release(schema));
-    fief_schema_t *rs;
-    FH(rs, fief_realm_get_schema(realm));
-    fief_class_info_t ci;
-    size_t cidx = 0;
-    bool found = false;
-    FB(fief_schema_find_class(rs, "Owner", &ci, &cidx, &found));
-    CHECK(found, "fief: class Owner missing from the realm's schema");
-    *cls = ci.key;
-    for (size_t i = 0; i < num_names; i++) {
-        fief_property_info_t pi;
-        FB(fief_schema_find_property(rs, cidx, names[i], &pi, &found));
-        CHECK(found, "fief: property %s missing from the realm's schema", names[i]);
-        keys[i] = pi.key;
-    }
-    FB(fief_release(rs));
+    fief_realm_t *realm = bench_realm_open(path, &owner, 1, class_props);
+    *cls = bench_class_keys(realm, "Owner", names, keys, num_names);
     return realm;
 }
 
@@ -1234,11 +1280,7 @@ static void graph_fief_open(GraphFief *g, const char *path) {
     /* The owners, made before any timing. */
     FB(fief_realm_begin_write(g->realm));
     for (int i = 0; i < GRAPH_LISTS; i++) {
-        fief_value_t name;
-        memset(&name, 0, sizeof name);
-        name.type = FIEF_TYPE_STRING;
-        name.u.string.data = "owner";
-        name.u.string.size = 5;
+        fief_value_t name = value_string("owner", 5);
         fief_object_t *o;
         FH(o, fief_object_create(g->realm, g->cls, &g->p_name, &name, 1, FIEF_UPDATE_POLICY_ERROR));
         FB(fief_object_get_key(o, &g->owners[i]));
@@ -1248,10 +1290,7 @@ static void graph_fief_open(GraphFief *g, const char *path) {
 }
 
 static void graph_fief_close(GraphFief *g) {
-    FB(fief_realm_close(g->realm));
-    FB(fief_release(g->realm));
-    bool deleted = false;
-    FB(fief_delete_files(g->path, &deleted));
+    bench_realm_close_and_delete(g->realm, g->path);
 }
 
 static int64_t graph_value(int list, int element) { return (int64_t)list * 1000 + element; }
@@ -1266,10 +1305,7 @@ static NOINLINE double graph_fief_list_append(GraphFief *g) {
         fief_list_t *l;
         FH(l, fief_object_get_list(o, g->p_scores));
         for (int j = 0; j < GRAPH_ELEMENTS; j++) {
-            fief_value_t v;
-            memset(&v, 0, sizeof v);
-            v.type = FIEF_TYPE_INT;
-            v.u.integer = graph_value(i, j);
+            fief_value_t v = value_int(graph_value(i, j));
             FB(fief_list_append(l, &v, 1));
         }
         FB(fief_release(l));
@@ -1315,10 +1351,7 @@ static NOINLINE double graph_fief_big_append(GraphFief *g) {
     fief_list_t *l;
     FH(l, fief_object_get_list(o, g->p_big));
     for (int j = 0; j < GRAPH_BIG; j++) {
-        fief_value_t v;
-        memset(&v, 0, sizeof v);
-        v.type = FIEF_TYPE_INT;
-        v.u.integer = j;
+        fief_value_t v = value_int(j);
         FB(fief_list_append(l, &v, 1));
     }
     FB(fief_realm_commit(g->realm));
@@ -1340,10 +1373,7 @@ static NOINLINE double graph_fief_big_append_one(GraphFief *g) {
     FH(l, fief_object_get_list(o, g->p_big));
     for (int j = 0; j < GRAPH_SMALL_COMMITS; j++) {
         FB(fief_realm_begin_write(g->realm));
-        fief_value_t v;
-        memset(&v, 0, sizeof v);
-        v.type = FIEF_TYPE_INT;
-        v.u.integer = -j;
+        fief_value_t v = value_int(-j);
         FB(fief_list_append(l, &v, 1));
         FB(fief_realm_commit(g->realm));
     }
@@ -1364,14 +1394,9 @@ typedef struct {
 
 static void graph_sql_open(GraphSql *g, const char *path) {
     snprintf(g->path, sizeof g->path, "%s", path);
-    SQ(g->db, sqlite3_open_v2(path, &g->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
-    Sql s;
-    memset(&s, 0, sizeof s);
-    s.db = g->db;
-    sqlite3_stmt *st = sql_prep(&s, "PRAGMA journal_mode=WAL");
-    SQ(g->db, sqlite3_step(st), SQLITE_ROW);
-    sqlite3_finalize(st);
-    sql_exec(&s, "PRAGMA synchronous=NORMAL");
+    g->db = sql_open_wal(path);
+    Sql s = sql_on(g->db);
+    sqlite3_stmt *st;
     sql_exec(&s, "CREATE TABLE owners(id INTEGER PRIMARY KEY, name TEXT NOT NULL)");
     sql_exec(&s, "CREATE TABLE scores(owner INTEGER NOT NULL REFERENCES owners(id), position INTEGER NOT NULL, "
                  "value INTEGER NOT NULL, PRIMARY KEY(owner, position)) WITHOUT ROWID");
@@ -1392,9 +1417,7 @@ static void graph_sql_open(GraphSql *g, const char *path) {
 
 /* SQLite: the big list is owner -1's rows, appended at the next position. */
 static NOINLINE double graph_sql_big_append(GraphSql *g) {
-    Sql s;
-    memset(&s, 0, sizeof s);
-    s.db = g->db;
+    Sql s = sql_on(g->db);
     double t0 = now_ms();
     sql_step_done(&s, g->begin);
     for (int j = 0; j < GRAPH_BIG; j++) {
@@ -1411,9 +1434,7 @@ static NOINLINE double graph_sql_big_append(GraphSql *g) {
 }
 
 static NOINLINE double graph_sql_big_append_one(GraphSql *g) {
-    Sql s;
-    memset(&s, 0, sizeof s);
-    s.db = g->db;
+    Sql s = sql_on(g->db);
     double t0 = now_ms();
     for (int j = 0; j < GRAPH_SMALL_COMMITS; j++) {
         sql_step_done(&s, g->begin);
@@ -1430,24 +1451,12 @@ static NOINLINE double graph_sql_big_append_one(GraphSql *g) {
 }
 
 static void graph_sql_close(GraphSql *g) {
-    sqlite3_finalize(g->begin);
-    sqlite3_finalize(g->commit);
-    sqlite3_finalize(g->ins);
-    sqlite3_finalize(g->sel);
-    sqlite3_finalize(g->count_big);
-    SQ(g->db, sqlite3_close(g->db), SQLITE_OK);
-    char p[8300];
-    unlink(g->path);
-    snprintf(p, sizeof p, "%s-wal", g->path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", g->path);
-    unlink(p);
+    sqlite3_stmt *const all[] = {g->begin, g->commit, g->ins, g->sel, g->count_big};
+    sql_close_and_delete_db(g->db, g->path, all, sizeof all / sizeof all[0]);
 }
 
 static NOINLINE double graph_sql_list_append(GraphSql *g) {
-    Sql s;
-    memset(&s, 0, sizeof s);
-    s.db = g->db;
+    Sql s = sql_on(g->db);
     double t0 = now_ms();
     sql_step_done(&s, g->begin);
     for (int i = 0; i < GRAPH_LISTS; i++) {
@@ -1544,14 +1553,6 @@ typedef struct {
     fief_object_key_t people[LINK_DOGS];
 } LinkFief;
 
-static fief_property_key_t link_prop(fief_schema_t *rs, size_t cidx, const char *name) {
-    fief_property_info_t pi;
-    bool found = false;
-    FB(fief_schema_find_property(rs, cidx, name, &pi, &found));
-    CHECK(found, "fief: property %s missing from the realm's schema", name);
-    return pi.key;
-}
-
 static void link_fief_open(LinkFief *g, const LinkData *ld, const char *path) {
     snprintf(g->path, sizeof g->path, "%s", path);
     fief_property_info_t dog_props[2], person_props[3];
@@ -1569,31 +1570,16 @@ static void link_fief_open(LinkFief *g, const LinkData *ld, const char *path) {
     classes[0].name = "Dog";    classes[0].num_properties = 2;
     classes[1].name = "Person"; classes[1].num_properties = 3;
     const fief_property_info_t *const class_props[2] = {dog_props, person_props};
-    fief_schema_t *schema;
-    fief_config_t *config;
-    FH(schema, fief_schema_new(classes, 2, class_props));
-    FH(config, fief_config_new());
-    FB(fief_config_set_path(config, path));
-    FB(fief_config_set_durability(config, FIEF_DURABILITY_NORMAL));
-    FB(fief_config_set_schema(config, schema));
-    FH(g->realm, fief_realm_open(config));
-    FB(fief_release(config));
-    FB(fief_release(schema));
-    fief_schema_t *rs;
-    FH(rs, fief_realm_get_schema(g->realm));
-    fief_class_info_t ci;
-    size_t dog_idx = 0, person_idx = 0;
-    bool found = false;
-    FB(fief_schema_find_class(rs, "Dog", &ci, &dog_idx, &found));
-    g->dog_cls = ci.key;
-    FB(fief_schema_find_class(rs, "Person", &ci, &person_idx, &found));
-    g->person_cls = ci.key;
-    g->p_dog_name = link_prop(rs, dog_idx, "name");
-    g->p_dog_age = link_prop(rs, dog_idx, "age");
-    g->p_person_name = link_prop(rs, person_idx, "name");
-    g->p_person_dog = link_prop(rs, person_idx, "dog");
-    g->p_person_dogs = link_prop(rs, person_idx, "dogs");
-    FB(fief_release(rs));
+    g->realm = bench_realm_open(path, classes, 2, class_props);
+    const char *const dog_names[2] = {"name", "age"}, *const person_names[3] = {"name", "dog", "dogs"};
+    fief_property_key_t keys[3];
+    g->dog_cls = bench_class_keys(g->realm, "Dog", dog_names, keys, 2);
+    g->p_dog_name = keys[0];
+    g->p_dog_age = keys[1];
+    g->person_cls = bench_class_keys(g->realm, "Person", person_names, keys, 3);
+    g->p_person_name = keys[0];
+    g->p_person_dog = keys[1];
+    g->p_person_dogs = keys[2];
 
     /* The data, made before any timing: dogs, then people with their links, then the lists. */
     fief_value_t *values = malloc((size_t)LINK_DOGS * 2 * sizeof *values);
@@ -1601,19 +1587,14 @@ static void link_fief_open(LinkFief *g, const LinkData *ld, const char *path) {
     memset(values, 0, (size_t)LINK_DOGS * 2 * sizeof *values);
     FB(fief_realm_begin_write(g->realm));
     for (int i = 0; i < LINK_DOGS; i++) {
-        values[2 * i].type = FIEF_TYPE_STRING;
-        values[2 * i].u.string.data = "dog";
-        values[2 * i].u.string.size = 3;
-        values[2 * i + 1].type = FIEF_TYPE_INT;
-        values[2 * i + 1].u.integer = ld->dog_age[i];
+        values[2 * i] = value_string("dog", 3);
+        values[2 * i + 1] = value_int(ld->dog_age[i]);
     }
     const fief_property_key_t dog_keys[2] = {g->p_dog_name, g->p_dog_age};
     FB(fief_object_create_many(g->realm, g->dog_cls, dog_keys, 2, values, LINK_DOGS, FIEF_UPDATE_POLICY_ERROR, g->dogs));
     memset(values, 0, (size_t)LINK_DOGS * 2 * sizeof *values);
     for (int i = 0; i < LINK_DOGS; i++) {
-        values[2 * i].type = FIEF_TYPE_STRING;
-        values[2 * i].u.string.data = "person";
-        values[2 * i].u.string.size = 6;
+        values[2 * i] = value_string("person", 6);
         if (ld->person_dog[i] < 0) {
             values[2 * i + 1].type = FIEF_TYPE_NULL;
         } else {
@@ -1646,10 +1627,7 @@ static void link_fief_open(LinkFief *g, const LinkData *ld, const char *path) {
 }
 
 static void link_fief_close(LinkFief *g) {
-    FB(fief_realm_close(g->realm));
-    FB(fief_release(g->realm));
-    bool deleted = false;
-    FB(fief_delete_files(g->path, &deleted));
+    bench_realm_close_and_delete(g->realm, g->path);
 }
 
 static void check_backlink_counts(const char *engine, const LinkData *ld, const int32_t *got) {
@@ -1760,14 +1738,9 @@ typedef struct {
 
 static void link_sql_open(LinkSql *g, const LinkData *ld, const char *path) {
     snprintf(g->path, sizeof g->path, "%s", path);
-    SQ(g->db, sqlite3_open_v2(path, &g->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
-    Sql s;
-    memset(&s, 0, sizeof s);
-    s.db = g->db;
-    sqlite3_stmt *st = sql_prep(&s, "PRAGMA journal_mode=WAL");
-    SQ(g->db, sqlite3_step(st), SQLITE_ROW);
-    sqlite3_finalize(st);
-    sql_exec(&s, "PRAGMA synchronous=NORMAL");
+    g->db = sql_open_wal(path);
+    Sql s = sql_on(g->db);
+    sqlite3_stmt *st;
     sql_exec(&s, "CREATE TABLE dog(id INTEGER PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL)");
     sql_exec(&s, "CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT NOT NULL, dog INTEGER REFERENCES dog(id))");
     sql_exec(&s, "CREATE INDEX person_dog ON person(dog)");
@@ -1813,22 +1786,14 @@ static void link_sql_open(LinkSql *g, const LinkData *ld, const char *path) {
 }
 
 static void link_sql_close(LinkSql *g) {
-    sqlite3_stmt *all[] = {g->begin, g->commit, g->count_links, g->follow, g->del_rows, g->del_dog, g->count_dogs, g->list_sel};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) sqlite3_finalize(all[i]);
-    SQ(g->db, sqlite3_close(g->db), SQLITE_OK);
-    char p[8300];
-    unlink(g->path);
-    snprintf(p, sizeof p, "%s-wal", g->path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", g->path);
-    unlink(p);
+    sqlite3_stmt *const all[] = {g->begin, g->commit, g->count_links, g->follow, g->del_rows, g->del_dog, g->count_dogs,
+                                 g->list_sel};
+    sql_close_and_delete_db(g->db, g->path, all, sizeof all / sizeof all[0]);
 }
 
 static NOINLINE double graph_sql_backlink_count(LinkSql *g, const LinkData *ld) {
     static int32_t got[LINK_DOGS];
-    Sql s;
-    memset(&s, 0, sizeof s);
-    s.db = g->db;
+    Sql s = sql_on(g->db);
     double t0 = now_ms();
     for (int i = 0; i < LINK_DOGS; i++) {
         SQ(g->db, sqlite3_bind_int64(g->count_links, 1, i + 1), SQLITE_OK);
@@ -1859,9 +1824,7 @@ static NOINLINE double graph_sql_link_follow(LinkSql *g, const LinkData *ld) {
 }
 
 static NOINLINE double graph_sql_delete_linked(LinkSql *g, const LinkData *ld) {
-    Sql s;
-    memset(&s, 0, sizeof s);
-    s.db = g->db;
+    Sql s = sql_on(g->db);
     double t0 = now_ms();
     sql_step_done(&s, g->begin);
     for (int i = 0; i < LINK_DOGS; i += LINK_DELETE_EVERY) {
@@ -1951,11 +1914,7 @@ static void map_fief_open(MapFief *g, const char *path) {
     g->p_entries = keys[1];
     /* The owner, made before any timing. */
     FB(fief_realm_begin_write(g->realm));
-    fief_value_t name;
-    memset(&name, 0, sizeof name);
-    name.type = FIEF_TYPE_STRING;
-    name.u.string.data = "owner";
-    name.u.string.size = 5;
+    fief_value_t name = value_string("owner", 5);
     fief_object_t *o;
     FH(o, fief_object_create(g->realm, g->cls, &g->p_name, &name, 1, FIEF_UPDATE_POLICY_ERROR));
     FB(fief_object_get_key(o, &g->owner));
@@ -1964,10 +1923,7 @@ static void map_fief_open(MapFief *g, const char *path) {
 }
 
 static void map_fief_close(MapFief *g) {
-    FB(fief_realm_close(g->realm));
-    FB(fief_release(g->realm));
-    bool deleted = false;
-    FB(fief_delete_files(g->path, &deleted));
+    bench_realm_close_and_delete(g->realm, g->path);
 }
 
 /* Set MAP_KEYS keys of the owner's map, one fief_map_set each, in one transaction. */
@@ -1980,10 +1936,7 @@ static NOINLINE double graph_fief_map_set(MapFief *g, const MapData *md) {
     FH(m, fief_object_get_map(o, g->p_entries));
     for (int i = 0; i < MAP_KEYS; i++) {
         fief_string_t key = {md->keys[i], MAP_KEY_LEN};
-        fief_value_t v;
-        memset(&v, 0, sizeof v);
-        v.type = FIEF_TYPE_INT;
-        v.u.integer = map_value(i);
+        fief_value_t v = value_int(map_value(i));
         FB(fief_map_set(m, key, v));
     }
     FB(fief_release(m));
@@ -2032,14 +1985,8 @@ typedef struct {
 
 static void map_sql_open(MapSql *g, const char *path) {
     snprintf(g->path, sizeof g->path, "%s", path);
-    SQ(g->db, sqlite3_open_v2(path, &g->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
-    Sql s;
-    memset(&s, 0, sizeof s);
-    s.db = g->db;
-    sqlite3_stmt *st = sql_prep(&s, "PRAGMA journal_mode=WAL");
-    SQ(g->db, sqlite3_step(st), SQLITE_ROW);
-    sqlite3_finalize(st);
-    sql_exec(&s, "PRAGMA synchronous=NORMAL");
+    g->db = sql_open_wal(path);
+    Sql s = sql_on(g->db);
     sql_exec(&s, "CREATE TABLE owners(id INTEGER PRIMARY KEY, name TEXT NOT NULL)");
     sql_exec(&s, "CREATE TABLE map_entries(owner INTEGER NOT NULL REFERENCES owners(id), key TEXT NOT NULL, "
                  "value INTEGER NOT NULL, PRIMARY KEY(owner, key)) WITHOUT ROWID");
@@ -2054,21 +2001,12 @@ static void map_sql_open(MapSql *g, const char *path) {
 }
 
 static void map_sql_close(MapSql *g) {
-    sqlite3_stmt *all[] = {g->begin, g->commit, g->set, g->get, g->count};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) sqlite3_finalize(all[i]);
-    SQ(g->db, sqlite3_close(g->db), SQLITE_OK);
-    char p[8300];
-    unlink(g->path);
-    snprintf(p, sizeof p, "%s-wal", g->path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", g->path);
-    unlink(p);
+    sqlite3_stmt *const all[] = {g->begin, g->commit, g->set, g->get, g->count};
+    sql_close_and_delete_db(g->db, g->path, all, sizeof all / sizeof all[0]);
 }
 
 static NOINLINE double graph_sql_map_set(MapSql *g, const MapData *md) {
-    Sql s;
-    memset(&s, 0, sizeof s);
-    s.db = g->db;
+    Sql s = sql_on(g->db);
     double t0 = now_ms();
     sql_step_done(&s, g->begin);
     for (int i = 0; i < MAP_KEYS; i++) {

@@ -156,46 +156,20 @@ static void fts_fief_open(FtsFief *g, const char *path) {
     doc.name = "Doc";
     doc.num_properties = 1;
     const fief_property_info_t *const props[1] = {&prop};
-    fief_schema_t *schema;
-    fief_config_t *config;
-    FH(schema, fief_schema_new(&doc, 1, props));
-    FH(config, fief_config_new());
-    FB(fief_config_set_path(config, path));
-    FB(fief_config_set_durability(config, FIEF_DURABILITY_NORMAL));
-    FB(fief_config_set_schema(config, schema));
-    FH(g->realm, fief_realm_open(config));
-    FB(fief_release(config));
-    FB(fief_release(schema));
-    fief_schema_t *rs;
-    FH(rs, fief_realm_get_schema(g->realm));
-    fief_class_info_t ci;
-    fief_property_info_t pi;
-    size_t cidx = 0;
-    bool found = false;
-    FB(fief_schema_find_class(rs, "Doc", &ci, &cidx, &found));
-    CHECK(found, "fief fts: class Doc missing");
-    FB(fief_schema_find_property(rs, cidx, "text", &pi, &found));
-    CHECK(found && (pi.flags & FIEF_PROPERTY_FULLTEXT_INDEXED), "fief fts: Doc.text is not full-text indexed");
-    g->cls = ci.key;
-    g->p_text = pi.key;
-    FB(fief_release(rs));
+    g->realm = bench_realm_open(path, &doc, 1, props);
+    const char *const names[1] = {"text"};
+    g->cls = bench_class_keys(g->realm, "Doc", names, &g->p_text, 1);
 }
 
 static void fts_fief_close(FtsFief *g) {
-    FB(fief_realm_close(g->realm));
-    FB(fief_release(g->realm));
-    bool deleted = false;
-    FB(fief_delete_files(g->path, &deleted));
+    bench_realm_close_and_delete(g->realm, g->path);
 }
 
 /* Insert every text in one transaction (one bulk create). */
 static NOINLINE double fts_fief_insert(FtsFief *g, const FtsData *fd) {
     static fief_value_t values[FTS_DOCS];
     for (int d = 0; d < FTS_DOCS; d++) {
-        memset(&values[d], 0, sizeof values[d]);
-        values[d].type = FIEF_TYPE_STRING;
-        values[d].u.string.data = fd->texts[d];
-        values[d].u.string.size = strlen(fd->texts[d]);
+        values[d] = value_string(fd->texts[d], strlen(fd->texts[d]));
     }
     double t0 = now_ms();
     FB(fief_realm_begin_write(g->realm));
@@ -218,11 +192,7 @@ static NOINLINE double fts_fief_search(FtsFief *g, const FtsData *fd, int check)
     size_t total = 0;
     double t0 = now_ms();
     for (int q = 0; q < FTS_QUERIES; q++) {
-        fief_value_t v;
-        memset(&v, 0, sizeof v);
-        v.type = FIEF_TYPE_STRING;
-        v.u.string.data = fd->queries[q];
-        v.u.string.size = strlen(fd->queries[q]);
+        fief_value_t v = value_string(fd->queries[q], strlen(fd->queries[q]));
         fief_query_arg_t arg = {1, false, &v};
         fief_results_t *found;
         FH(found, fief_results_filter(all, "text TEXT $0", &arg, 1));
@@ -246,33 +216,18 @@ typedef struct {
 
 static void fts_sql_open(FtsSql *g, const char *path) {
     snprintf(g->path, sizeof g->path, "%s", path);
-    SQ(g->db, sqlite3_open_v2(path, &g->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
-    Sql s;
-    memset(&s, 0, sizeof s);
-    s.db = g->db;
-    sqlite3_stmt *st = sql_prep(&s, "PRAGMA journal_mode=WAL");
-    SQ(g->db, sqlite3_step(st), SQLITE_ROW);
-    sqlite3_finalize(st);
-    sql_exec(&s, "PRAGMA synchronous=NORMAL");
+    g->db = sql_open_wal(path);
+    Sql s = sql_on(g->db);
     sql_exec(&s, "CREATE VIRTUAL TABLE docs USING fts5(text, prefix='2 3', detail=none)");
     g->count = sql_prep(&s, "SELECT count(*) FROM docs WHERE docs MATCH ?");
 }
 
 static void fts_sql_close(FtsSql *g) {
-    sqlite3_finalize(g->count);
-    SQ(g->db, sqlite3_close(g->db), SQLITE_OK);
-    char p[8300];
-    CHECK(unlink(g->path) == 0, "sqlite: cannot delete %s", g->path);
-    snprintf(p, sizeof p, "%s-wal", g->path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", g->path);
-    unlink(p);
+    sql_close_and_delete_db(g->db, g->path, &g->count, 1);
 }
 
 static NOINLINE double fts_sql_insert(FtsSql *g, const FtsData *fd) {
-    Sql s;
-    memset(&s, 0, sizeof s);
-    s.db = g->db;
+    Sql s = sql_on(g->db);
     sqlite3_stmt *ins = sql_prep(&s, "INSERT INTO docs(rowid, text) VALUES (?, ?)");
     double t0 = now_ms();
     sql_exec(&s, "BEGIN");

@@ -117,52 +117,26 @@ static void geo_fief_open(GeoFief *g, const GeoData *gd, const char *path) {
     classes[0].name = "Position"; classes[0].num_properties = 2; classes[0].flags = FIEF_CLASS_EMBEDDED;
     classes[1].name = "Place";    classes[1].num_properties = 2;
     const fief_property_info_t *const class_props[2] = {position_props, place_props};
-    fief_schema_t *schema;
-    fief_config_t *config;
-    FH(schema, fief_schema_new(classes, 2, class_props));
-    FH(config, fief_config_new());
-    FB(fief_config_set_path(config, path));
-    FB(fief_config_set_durability(config, FIEF_DURABILITY_NORMAL));
-    FB(fief_config_set_schema(config, schema));
-    FH(g->realm, fief_realm_open(config));
-    FB(fief_release(config));
-    FB(fief_release(schema));
-    fief_schema_t *rs;
-    FH(rs, fief_realm_get_schema(g->realm));
-    fief_class_info_t ci;
-    size_t position_idx = 0, place_idx = 0;
-    bool found = false;
-    FB(fief_schema_find_class(rs, "Position", &ci, &position_idx, &found));
-    FB(fief_schema_find_class(rs, "Place", &ci, &place_idx, &found));
-    g->place_cls = ci.key;
-    fief_property_key_t p_type = link_prop(rs, position_idx, "type"), p_coordinates = link_prop(rs, position_idx, "coordinates");
-    fief_property_key_t p_id = link_prop(rs, place_idx, "id"), p_location = link_prop(rs, place_idx, "location");
-    FB(fief_release(rs));
+    g->realm = bench_realm_open(path, classes, 2, class_props);
+    const char *const position_names[2] = {"type", "coordinates"}, *const place_names[2] = {"id", "location"};
+    fief_property_key_t position_keys[2], place_keys[2];
+    bench_class_keys(g->realm, "Position", position_names, position_keys, 2);
+    g->place_cls = bench_class_keys(g->realm, "Place", place_names, place_keys, 2);
+    fief_property_key_t p_type = position_keys[0], p_coordinates = position_keys[1];
+    fief_property_key_t p_id = place_keys[0], p_location = place_keys[1];
 
     /* The data, before any timing: each place, its embedded point, its coordinates. */
     FB(fief_realm_begin_write(g->realm));
-    fief_value_t point_type;
-    memset(&point_type, 0, sizeof point_type);
-    point_type.type = FIEF_TYPE_STRING;
-    point_type.u.string.data = "Point";
-    point_type.u.string.size = 5;
+    fief_value_t point_type = value_string("Point", 5);
     for (int i = 0; i < GEO_POINTS; i++) {
-        fief_value_t id;
-        memset(&id, 0, sizeof id);
-        id.type = FIEF_TYPE_INT;
-        id.u.integer = i;
+        fief_value_t id = value_int(i);
         fief_object_t *place, *position;
         fief_list_t *coordinates;
         FH(place, fief_object_create(g->realm, g->place_cls, &p_id, &id, 1, FIEF_UPDATE_POLICY_ERROR));
         FH(position, fief_object_create_embedded(place, p_location));
         FB(fief_object_set_value(position, p_type, point_type));
         FH(coordinates, fief_object_get_list(position, p_coordinates));
-        fief_value_t lonlat[2];
-        memset(lonlat, 0, sizeof lonlat);
-        lonlat[0].type = FIEF_TYPE_DOUBLE;
-        lonlat[0].u.double_value = gd->lon[i];
-        lonlat[1].type = FIEF_TYPE_DOUBLE;
-        lonlat[1].u.double_value = gd->lat[i];
+        const fief_value_t lonlat[2] = {value_double(gd->lon[i]), value_double(gd->lat[i])};
         FB(fief_list_append(coordinates, lonlat, 2));
         FB(fief_release(coordinates));
         FB(fief_release(position));
@@ -174,10 +148,7 @@ static void geo_fief_open(GeoFief *g, const GeoData *gd, const char *path) {
 
 static void geo_fief_close(GeoFief *g) {
     FB(fief_release(g->all));
-    FB(fief_realm_close(g->realm));
-    FB(fief_release(g->realm));
-    bool deleted = false;
-    FB(fief_delete_files(g->path, &deleted));
+    bench_realm_close_and_delete(g->realm, g->path);
 }
 
 /* Count the places in box `b`: a filter with the box as argument, then its count. */
@@ -214,14 +185,9 @@ typedef struct {
 
 static void geo_sql_open(GeoSql *g, const GeoData *gd, const char *path) {
     snprintf(g->path, sizeof g->path, "%s", path);
-    SQ(g->db, sqlite3_open_v2(path, &g->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
-    Sql s;
-    memset(&s, 0, sizeof s);
-    s.db = g->db;
-    sqlite3_stmt *st = sql_prep(&s, "PRAGMA journal_mode=WAL");
-    SQ(g->db, sqlite3_step(st), SQLITE_ROW);
-    sqlite3_finalize(st);
-    sql_exec(&s, "PRAGMA synchronous=NORMAL");
+    g->db = sql_open_wal(path);
+    Sql s = sql_on(g->db);
+    sqlite3_stmt *st;
     sql_exec(&s, "CREATE TABLE place(id INTEGER PRIMARY KEY)");
     sql_exec(&s, "CREATE VIRTUAL TABLE place_rtree USING rtree(id, minX, maxX, minY, maxY)");
     sql_exec(&s, "BEGIN");
@@ -244,14 +210,7 @@ static void geo_sql_open(GeoSql *g, const GeoData *gd, const char *path) {
 }
 
 static void geo_sql_close(GeoSql *g) {
-    sqlite3_finalize(g->count_in_box);
-    SQ(g->db, sqlite3_close(g->db), SQLITE_OK);
-    char p[8300];
-    unlink(g->path);
-    snprintf(p, sizeof p, "%s-wal", g->path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", g->path);
-    unlink(p);
+    sql_close_and_delete_db(g->db, g->path, &g->count_in_box, 1);
 }
 
 static NOINLINE double geo_sql_box(GeoSql *g, const GeoData *gd, int b) {

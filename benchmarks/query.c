@@ -168,54 +168,6 @@ typedef struct {
     fief_property_key_t p_person_name, p_person_dogs, p_dog_name, p_dog_age, p_dog_owner, p_scores;
 } QueryFief;
 
-static fief_realm_t *query_realm_open(const char *path, const fief_class_info_t *classes, size_t num_classes,
-                                      const fief_property_info_t *const *props) {
-    fief_schema_t *schema;
-    fief_config_t *config;
-    fief_realm_t *realm;
-    FH(schema, fief_schema_new(classes, num_classes, props));
-    FH(config, fief_config_new());
-    FB(fief_config_set_path(config, path));
-    FB(fief_config_set_durability(config, FIEF_DURABILITY_NORMAL));
-    FB(fief_config_set_schema(config, schema));
-    FH(realm, fief_realm_open(config));
-    FB(fief_release(config));
-    FB(fief_release(schema));
-    return realm;
-}
-
-/* The key of class `name` and of its properties `names`. */
-static fief_class_key_t query_keys(fief_realm_t *realm, const char *name, const char *const *names,
-                                   fief_property_key_t *keys, size_t num_names) {
-    fief_schema_t *rs;
-    FH(rs, fief_realm_get_schema(realm));
-    fief_class_info_t ci;
-    size_t cidx = 0;
-    bool found = false;
-    FB(fief_schema_find_class(rs, name, &ci, &cidx, &found));
-    CHECK(found, "fief: class %s missing from the realm's schema", name);
-    for (size_t i = 0; i < num_names; i++) keys[i] = link_prop(rs, cidx, names[i]);
-    FB(fief_release(rs));
-    return ci.key;
-}
-
-static fief_value_t q_string(const char *s, size_t len) {
-    fief_value_t v;
-    memset(&v, 0, sizeof v);
-    v.type = FIEF_TYPE_STRING;
-    v.u.string.data = s;
-    v.u.string.size = len;
-    return v;
-}
-
-static fief_value_t q_int(int64_t i) {
-    fief_value_t v;
-    memset(&v, 0, sizeof v);
-    v.type = FIEF_TYPE_INT;
-    v.u.integer = i;
-    return v;
-}
-
 /* Opens idx_eq's realm and inserts its objects (create_many, batches of
  * 100,000, one transaction); returns the insert's time. */
 static double idx_fief_build(IdxFief *g, const IdxData *x, const char *path) {
@@ -229,10 +181,10 @@ static double idx_fief_build(IdxFief *g, const IdxData *x, const char *path) {
     cls.name = "Person";
     cls.num_properties = 2;
     const fief_property_info_t *const class_props[1] = {props};
-    g->realm = query_realm_open(path, &cls, 1, class_props);
+    g->realm = bench_realm_open(path, &cls, 1, class_props);
     const char *const names[2] = {"name", "age"};
     fief_property_key_t keys[2];
-    g->cls = query_keys(g->realm, "Person", names, keys, 2);
+    g->cls = bench_class_keys(g->realm, "Person", names, keys, 2);
     g->p_name = keys[0];
     g->p_age = keys[1];
     enum { BATCH = 100000 };
@@ -245,8 +197,8 @@ static double idx_fief_build(IdxFief *g, const IdxData *x, const char *path) {
         size_t rows = x->n - first < BATCH ? x->n - first : BATCH;
         for (size_t r = 0; r < rows; r++) {
             query_name(x->name_of[first + r], text + r * 8);
-            values[2 * r] = q_string(text + r * 8, 8);
-            values[2 * r + 1] = q_int((int64_t)((first + r) % 90));
+            values[2 * r] = value_string(text + r * 8, 8);
+            values[2 * r + 1] = value_int((int64_t)((first + r) % 90));
         }
         const fief_property_key_t pk[2] = {g->p_name, g->p_age};
         FB(fief_object_create_many(g->realm, g->cls, pk, 2, values, rows, FIEF_UPDATE_POLICY_ERROR, NULL));
@@ -256,13 +208,6 @@ static double idx_fief_build(IdxFief *g, const IdxData *x, const char *path) {
     free(values);
     free(text);
     return t;
-}
-
-static void query_fief_close(fief_realm_t *realm, const char *path) {
-    FB(fief_realm_close(realm));
-    FB(fief_release(realm));
-    bool deleted = false;
-    FB(fief_delete_files(path, &deleted));
 }
 
 /* The people, their dogs (each linking its owner, listed in its owner's
@@ -286,19 +231,19 @@ static void query_fief_build(QueryFief *g, const QueryData *q, const char *path)
     classes[1].name = "Dog";    classes[1].num_properties = 3;
     classes[2].name = "Player"; classes[2].num_properties = 1;
     const fief_property_info_t *const class_props[3] = {person, dog, player};
-    g->realm = query_realm_open(path, classes, 3, class_props);
+    g->realm = bench_realm_open(path, classes, 3, class_props);
     const char *const pnames[2] = {"name", "dogs"};
     fief_property_key_t keys[3];
-    g->person_cls = query_keys(g->realm, "Person", pnames, keys, 2);
+    g->person_cls = bench_class_keys(g->realm, "Person", pnames, keys, 2);
     g->p_person_name = keys[0];
     g->p_person_dogs = keys[1];
     const char *const dnames[3] = {"name", "age", "owner"};
-    g->dog_cls = query_keys(g->realm, "Dog", dnames, keys, 3);
+    g->dog_cls = bench_class_keys(g->realm, "Dog", dnames, keys, 3);
     g->p_dog_name = keys[0];
     g->p_dog_age = keys[1];
     g->p_dog_owner = keys[2];
     const char *const snames[1] = {"scores"};
-    g->player_cls = query_keys(g->realm, "Player", snames, keys, 1);
+    g->player_cls = bench_class_keys(g->realm, "Player", snames, keys, 1);
     g->p_scores = keys[0];
 
     static fief_object_key_t people[Q_PEOPLE], dogs[Q_DOGS];
@@ -308,13 +253,13 @@ static void query_fief_build(QueryFief *g, const QueryData *q, const char *path)
     FB(fief_realm_begin_write(g->realm));
     for (int p = 0; p < Q_PEOPLE; p++) {
         query_name(q->person_name[p], text + p * 8);
-        values[p] = q_string(text + p * 8, 8);
+        values[p] = value_string(text + p * 8, 8);
     }
     FB(fief_object_create_many(g->realm, g->person_cls, &g->p_person_name, 1, values, Q_PEOPLE,
                                FIEF_UPDATE_POLICY_ERROR, people));
     for (int i = 0; i < Q_DOGS; i++) {
-        values[3 * i] = q_string("dog", 3);
-        values[3 * i + 1] = q_int(q->dog_age[i]);
+        values[3 * i] = value_string("dog", 3);
+        values[3 * i + 1] = value_int(q->dog_age[i]);
         memset(&values[3 * i + 2], 0, sizeof values[0]);
         values[3 * i + 2].type = FIEF_TYPE_LINK;
         values[3 * i + 2].u.link.class_key = g->person_cls;
@@ -343,7 +288,7 @@ static void query_fief_build(QueryFief *g, const QueryData *q, const char *path)
         FH(o, fief_object_create(g->realm, g->player_cls, NULL, NULL, 0, FIEF_UPDATE_POLICY_ERROR));
         if (q->scores_len[i]) {
             fief_value_t elems[Q_SCORES_MAX];
-            for (int k = 0; k < q->scores_len[i]; k++) elems[k] = q_int(q->scores[i][k]);
+            for (int k = 0; k < q->scores_len[i]; k++) elems[k] = value_int(q->scores[i][k]);
             fief_list_t *l;
             FH(l, fief_object_get_list(o, g->p_scores));
             FB(fief_list_append(l, elems, q->scores_len[i]));
@@ -366,36 +311,34 @@ static size_t q_fief_count(fief_results_t *all, const char *predicate, const fie
     return c;
 }
 
-static NOINLINE double query_fief_idx_eq(IdxFief *g, const IdxData *x) {
+/* The time of `num_lookups` counts of `predicate` over the objects of `cls`,
+ * $0 being each of the names numbered `lookups`; their sum in `*sum`. */
+static double q_fief_name_lookups(fief_realm_t *realm, fief_class_key_t cls, const char *predicate,
+                                  const uint32_t *lookups, int num_lookups, int64_t *sum) {
     char name[8];
-    int64_t sum = 0;
+    *sum = 0;
     double t0 = now_ms();
     fief_results_t *all;
-    FH(all, fief_realm_get_objects(g->realm, g->cls));
-    for (int i = 0; i < IDX_LOOKUPS; i++) {
-        query_name(x->lookups[i], name);
-        fief_value_t arg = q_string(name, 8);
-        sum += (int64_t)q_fief_count(all, "name == $0", &arg);
+    FH(all, fief_realm_get_objects(realm, cls));
+    for (int i = 0; i < num_lookups; i++) {
+        query_name(lookups[i], name);
+        fief_value_t arg = value_string(name, 8);
+        *sum += (int64_t)q_fief_count(all, predicate, &arg);
     }
     FB(fief_release(all));
-    double t = now_ms() - t0;
+    return now_ms() - t0;
+}
+
+static NOINLINE double query_fief_idx_eq(IdxFief *g, const IdxData *x) {
+    int64_t sum;
+    double t = q_fief_name_lookups(g->realm, g->cls, "name == $0", x->lookups, IDX_LOOKUPS, &sum);
     CHECK(sum == x->expected, "fief idx_eq: %lld objects found, expected %lld", (long long)sum, (long long)x->expected);
     return t;
 }
 
 static NOINLINE double query_fief_link_eq(QueryFief *g, const QueryData *q) {
-    char name[8];
-    int64_t sum = 0;
-    double t0 = now_ms();
-    fief_results_t *all;
-    FH(all, fief_realm_get_objects(g->realm, g->dog_cls));
-    for (int i = 0; i < LINK_LOOKUPS; i++) {
-        query_name(q->link_lookups[i], name);
-        fief_value_t arg = q_string(name, 8);
-        sum += (int64_t)q_fief_count(all, "owner.name == $0", &arg);
-    }
-    FB(fief_release(all));
-    double t = now_ms() - t0;
+    int64_t sum;
+    double t = q_fief_name_lookups(g->realm, g->dog_cls, "owner.name == $0", q->link_lookups, LINK_LOOKUPS, &sum);
     CHECK(sum == q->link_expected, "fief link_eq: %lld dogs found, expected %lld", (long long)sum,
           (long long)q->link_expected);
     return t;
@@ -405,7 +348,7 @@ static NOINLINE double query_fief_list_avg(QueryFief *g, const QueryData *q) {
     double t0 = now_ms();
     fief_results_t *all;
     FH(all, fief_realm_get_objects(g->realm, g->person_cls));
-    fief_value_t arg = q_int(LIST_AVG_LIMIT);
+    fief_value_t arg = value_int(LIST_AVG_LIMIT);
     size_t c = q_fief_count(all, "dogs.@avg.age > $0", &arg);
     FB(fief_release(all));
     double t = now_ms() - t0;
@@ -419,7 +362,7 @@ static NOINLINE double query_fief_any_list(QueryFief *g, const QueryData *q) {
     fief_results_t *all;
     FH(all, fief_realm_get_objects(g->realm, g->player_cls));
     for (int t = 0; t < ANY_QUERIES; t++) {
-        fief_value_t arg = q_int(q->any_limits[t]);
+        fief_value_t arg = value_int(q->any_limits[t]);
         sum += (int64_t)q_fief_count(all, "ANY scores > $0", &arg);
     }
     FB(fief_release(all));
@@ -444,37 +387,12 @@ typedef struct {
     SqlChoice list_avg, any_list;
 } QuerySql;
 
-static sqlite3 *query_sql_open(const char *path) {
-    sqlite3 *db = NULL;
-    SQ(db, sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
-    Sql s;
-    memset(&s, 0, sizeof s);
-    s.db = db;
-    sqlite3_stmt *st = sql_prep(&s, "PRAGMA journal_mode=WAL");
-    SQ(db, sqlite3_step(st), SQLITE_ROW);
-    sqlite3_finalize(st);
-    sql_exec(&s, "PRAGMA synchronous=NORMAL");
-    return db;
-}
-
-static void query_sql_close(sqlite3 *db, const char *path) {
-    SQ(db, sqlite3_close(db), SQLITE_OK);
-    char p[8300];
-    unlink(path);
-    snprintf(p, sizeof p, "%s-wal", path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", path);
-    unlink(p);
-}
-
 /* idx_eq's table, with the index on name made before the rows (so it is
  * maintained by the insert, as Fief's is); returns the insert's time. */
 static double idx_sql_build(IdxSql *g, const IdxData *x, const char *path) {
     snprintf(g->path, sizeof g->path, "%s", path);
-    g->db = query_sql_open(path);
-    Sql s;
-    memset(&s, 0, sizeof s);
-    s.db = g->db;
+    g->db = sql_open_wal(path);
+    Sql s = sql_on(g->db);
     sql_exec(&s, "CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL)");
     sql_exec(&s, "CREATE INDEX person_name ON person(name)");
     sqlite3_stmt *st = sql_prep(&s, "INSERT INTO person(id, name, age) VALUES (?, ?, ?)");
@@ -497,10 +415,8 @@ static double idx_sql_build(IdxSql *g, const IdxData *x, const char *path) {
 
 static void query_sql_build(QuerySql *g, const QueryData *q, const char *path) {
     snprintf(g->path, sizeof g->path, "%s", path);
-    g->db = query_sql_open(path);
-    Sql s;
-    memset(&s, 0, sizeof s);
-    s.db = g->db;
+    g->db = sql_open_wal(path);
+    Sql s = sql_on(g->db);
     /* The indexes a competent user makes for these queries: person(name)
      * for lookups by name, dog(owner) for an owner's dogs (the join of
      * link_eq), person_dogs keyed by (person, position) for a person's list
@@ -579,42 +495,35 @@ static const char *const ANY_LIST_FORMS[] = {
 
 static int64_t q_sql_count(sqlite3 *db, sqlite3_stmt *st, int64_t arg) {
     SQ(db, sqlite3_bind_int64(st, 1, arg), SQLITE_OK);
-    Sql s;
-    memset(&s, 0, sizeof s);
-    s.db = db;
+    Sql s = sql_on(db);
     return sql_scalar(&s, st);
 }
 
-static NOINLINE double query_sql_idx_eq(IdxSql *g, const IdxData *x) {
+/* SQLite's side of q_fief_name_lookups: `count` run with each name bound. */
+static double q_sql_name_lookups(sqlite3 *db, sqlite3_stmt *count, const uint32_t *lookups, int num_lookups,
+                                 int64_t *sum) {
     char name[8];
-    int64_t sum = 0;
-    Sql s;
-    memset(&s, 0, sizeof s);
-    s.db = g->db;
+    *sum = 0;
+    Sql s = sql_on(db);
     double t0 = now_ms();
-    for (int i = 0; i < IDX_LOOKUPS; i++) {
-        query_name(x->lookups[i], name);
-        SQ(g->db, sqlite3_bind_text(g->count_name, 1, name, 8, SQLITE_TRANSIENT), SQLITE_OK);
-        sum += sql_scalar(&s, g->count_name);
+    for (int i = 0; i < num_lookups; i++) {
+        query_name(lookups[i], name);
+        SQ(db, sqlite3_bind_text(count, 1, name, 8, SQLITE_TRANSIENT), SQLITE_OK);
+        *sum += sql_scalar(&s, count);
     }
-    double t = now_ms() - t0;
+    return now_ms() - t0;
+}
+
+static NOINLINE double query_sql_idx_eq(IdxSql *g, const IdxData *x) {
+    int64_t sum;
+    double t = q_sql_name_lookups(g->db, g->count_name, x->lookups, IDX_LOOKUPS, &sum);
     CHECK(sum == x->expected, "sqlite idx_eq: %lld objects found, expected %lld", (long long)sum, (long long)x->expected);
     return t;
 }
 
 static NOINLINE double query_sql_link_eq(QuerySql *g, const QueryData *q) {
-    char name[8];
-    int64_t sum = 0;
-    Sql s;
-    memset(&s, 0, sizeof s);
-    s.db = g->db;
-    double t0 = now_ms();
-    for (int i = 0; i < LINK_LOOKUPS; i++) {
-        query_name(q->link_lookups[i], name);
-        SQ(g->db, sqlite3_bind_text(g->link_eq, 1, name, 8, SQLITE_TRANSIENT), SQLITE_OK);
-        sum += sql_scalar(&s, g->link_eq);
-    }
-    double t = now_ms() - t0;
+    int64_t sum;
+    double t = q_sql_name_lookups(g->db, g->link_eq, q->link_lookups, LINK_LOOKUPS, &sum);
     CHECK(sum == q->link_expected, "sqlite link_eq: %lld dogs found, expected %lld", (long long)sum,
           (long long)q->link_expected);
     return t;
@@ -644,9 +553,7 @@ static double sql_any_list_run(QuerySql *g, sqlite3_stmt *st, const QueryData *q
 static sqlite3_stmt *sql_choose(QuerySql *g, SqlChoice *choice, const QueryData *q, const char *op,
                                 double (*run)(QuerySql *, sqlite3_stmt *, const QueryData *)) {
     if (choice->chosen) return choice->chosen;
-    Sql s;
-    memset(&s, 0, sizeof s);
-    s.db = g->db;
+    Sql s = sql_on(g->db);
     double best = 0;
     for (size_t k = 0; k < choice->count; k++) {
         sqlite3_stmt *st = sql_prep(&s, choice->forms[k]);
@@ -749,18 +656,15 @@ static void run_query(int check_only, size_t n, int repeat) {
         }
     }
     if (any_idx) {
-        query_fief_close(xf.realm, xf.path);
-        sqlite3_finalize(xs.count_name);
-        query_sql_close(xs.db, xs.path);
+        bench_realm_close_and_delete(xf.realm, xf.path);
+        sql_close_and_delete_db(xs.db, xs.path, &xs.count_name, 1);
         free(x.name_of);
         free(x.count_of);
     }
     if (any_graph) {
-        query_fief_close(qf.realm, qf.path);
-        sqlite3_finalize(qs.link_eq);
-        sqlite3_finalize(qs.list_avg.chosen);
-        sqlite3_finalize(qs.any_list.chosen);
-        query_sql_close(qs.db, qs.path);
+        bench_realm_close_and_delete(qf.realm, qf.path);
+        sqlite3_stmt *const stmts[] = {qs.link_eq, qs.list_avg.chosen, qs.any_list.chosen};
+        sql_close_and_delete_db(qs.db, qs.path, stmts, 3);
     }
     if (check_only) return;
     const size_t objects[NUM_QOPS] = {idx_n, idx_n, Q_DOGS, Q_PEOPLE, Q_PLAYERS};
