@@ -1597,17 +1597,7 @@ enum QueryBinder {
         }
         var elements: [SequenceElement] = []
         for element in list {
-            let given: QueryConstant
-            let argument: Int?
-            switch element {
-            case .operand(let operand):
-                given = try QueryCompiler.constant(operand, scope.arguments, against: p)
-                argument = QueryCompiler.argumentIndex(operand)
-            case .argumentValue(let value, let n):
-                given = try QueryCompiler.constant(value, argument: n)
-                argument = n
-            }
-            let c = try QueryCompiler.adapted(given, for: p, argument: argument)
+            let (c, argument) = try constant(of: element, for: p, scope)
             let fits = fits(p, c)
             var isNull = false
             if case .null = c { isNull = true }
@@ -1679,17 +1669,7 @@ enum QueryBinder {
         var nodes: [QueryNode] = []
         nodes.reserveCapacity(elements.count)
         for element in elements {
-            let given: QueryConstant
-            let argument: Int?
-            switch element {
-            case .operand(let operand):
-                given = try QueryCompiler.constant(operand, scope.arguments, against: p)
-                argument = QueryCompiler.argumentIndex(operand)
-            case .argumentValue(let value, let n):
-                given = try QueryCompiler.constant(value, argument: n)
-                argument = n
-            }
-            let c = try QueryCompiler.adapted(given, for: p, argument: argument)
+            let (c, argument) = try constant(of: element, for: p, scope)
             if fits(p, c) {
                 nodes.append(try QueryCompiler.compareConstant(p, op, c, options, scope.target, argument: argument, constantFirst: listFirst))
             } else {
@@ -1701,6 +1681,23 @@ enum QueryBinder {
         case .all: return nodes.count == 1 ? nodes[0] : .and(nodes)
         case .none: return .not(nodes.count == 1 ? nodes[0] : .or(nodes))
         }
+    }
+
+    /// The constant one element of a list stands for, read as values of
+    /// `p` are compared with it (a literal, a scalar argument, or an element
+    /// of a list argument), and the argument it came from (for messages).
+    static func constant(of element: ListElement, for p: Property, _ scope: Scope) throws(FiefError) -> (QueryConstant, argument: Int?) {
+        let given: QueryConstant
+        let argument: Int?
+        switch element {
+        case .operand(let operand):
+            given = try QueryCompiler.constant(operand, scope.arguments, against: p)
+            argument = QueryCompiler.argumentIndex(operand)
+        case .argumentValue(let value, let n):
+            given = try QueryCompiler.constant(value, argument: n)
+            argument = n
+        }
+        return (try QueryCompiler.adapted(given, for: p, argument: argument), argument)
     }
 
     /// Whether constant `c` is of a type property `p`'s values can equal
