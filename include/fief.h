@@ -691,9 +691,10 @@ FIEF_API bool fief_realm_invalidate(fief_realm_t *realm);
  *  to it.  Inside a write transaction the snapshot is of the version the
  *  transaction began from, as in Realm: none of its writes are seen, and an
  *  object created in it is not found there (fief_object_resolve_in gives
- *  no object).  Returns NULL on failure (FIEF_ERR_ALREADY_IN_TRANSACTION
- *  after a schema change in the open write transaction, FIEF_ERR_CLOSED,
- *  FIEF_ERR_INVALID_HANDLE). */
+ *  no object).  When the transaction changed the schema
+ *  (fief_realm_update_schema), the snapshot has the schema of its version,
+ *  without the classes and properties the transaction added.  Returns NULL
+ *  on failure (FIEF_ERR_CLOSED, FIEF_ERR_INVALID_HANDLE). */
 FIEF_API fief_realm_t *fief_realm_freeze(fief_realm_t *realm);
 
 /** A live realm on the same file at its newest version (for a live realm: a
