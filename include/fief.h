@@ -1431,7 +1431,14 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  FIEF_ERR_QUERY_INVALID, as in realm-core.
  *  Operations ending a key path: `.@count` / `.@size` / `[SIZE]` (elements
  *  of a collection, bytes of a string or binary, 0 or 1 for a to-one
- *  link), `@links.@count` (incoming links), `.@min .@max .@sum .@avg` of a
+ *  link; after one element of a list or map of strings, binaries or mixed
+ *  values, that element's size: "tags[0].@size == 3", "tags[LAST].@count",
+ *  "notes['k'].@size", the elements of a nested list or dictionary in a
+ *  mixed value, null for null, for any other value and past the end),
+ *  `.length` after a list or set of strings, binaries or mixed values (the
+ *  length of each element that is a string or binary, a null string 0:
+ *  "ANY tags.length > 5", "ALL tags.length == 0"; a map takes `length` as
+ *  a key), `@links.@count` (incoming links), `.@min .@max .@sum .@avg` of a
  *  collection of values or of a property of the objects reached
  *  ("dogs.@avg.age"), `.@type` of a mixed value compared with type names
  *  ('int', 'string', 'numeric', 'binary', 'object', 'null', ...; "a.@type

@@ -1784,3 +1784,126 @@ extension GraphQueryTests {
         expectError(.queryInvalid) { try db.query("D", "d * 2 > 1") }
     }
 }
+
+// MARK: - Operations on elements
+
+extension GraphQueryTests {
+    /// realm-core's Parser_list_of_primitive_element_lengths, for lists of
+    /// strings and of binaries (directly and through self links): `.length`
+    /// is the length of each element, a null one's 0.
+    func testRealmCoreElementLengths() throws {
+        for type in [PropertyType.string, .binary] {
+            let db = try DB.open(tempDir().file("\(type.name).fief"), Schema(classes: [ObjectClass(name: "table", properties: [
+                Property(name: "values", type: type, flags: .nullable, collection: .list), prop("length", .int),
+                Property(name: "link", type: .link, flags: .nullable, linkTarget: "table"),
+            ])]))
+            func value(_ text: String?) -> TV { text.map { type == .string ? .string($0) : .binary(Array($0.utf8)) } ?? .null }
+            try db.write {
+                // {}, {null}, {""}, {"value1"}, {"value2"}, {"value1", "value2"}
+                let keys = try db.createMany("table", ["length"], Array(repeating: [.int(0)], count: 6))
+                for (key, values) in zip(keys, [[], [nil], [""], ["value1"], ["value2"], ["value1", "value2"]] as [[String?]]) {
+                    if !values.isEmpty { try db.append("table", key, "values", values.map(value)) }
+                    try db.set("table", key, "link", .link(db.cls("table"), key))
+                }
+            }
+            for path in ["", "link.", "link.link."] {
+                var cases: [(String, Int)] = [
+                    ("\(path)values.@count == 0", 1), ("\(path)values.@size == 1", 4), ("\(path)values.@count == 2", 1), ("\(path)length == 0", 6),
+                    ("ALL \(path)values.length == 0", 3), ("ALL \(path)values.length == length", 3), ("ALL \(path)values.length == 6", 4),
+                    ("NONE \(path)values.length == 0", 4), ("NONE \(path)values.length == length", 4), ("NONE \(path)values.length == 6", 3),
+                ]
+                for prefix in ["", "ANY", "SOME", "any", "some"] {
+                    cases += [("0 IN \(prefix) \(path)values.length", 2), ("\(prefix) \(path)values.length == 0", 2),
+                              ("\(prefix) \(path)values.length > 0", 3), ("\(prefix) \(path)values.length == 6", 3),
+                              ("\(prefix) \(path)values.length == length", 2)]
+                }
+                verify(db, "table", cases)
+            }
+            XCTAssertEqual(expectError(.queryInvalid) { try db.query("table", "values.len == 2") }.map { $0.message.contains("len") }, true)
+        }
+        // Mixed elements: strings and binaries only (Parser_list_of_primitive_mixed); sets too (Parser_Set).
+        let db = try DB.open(tempDir().file("mixed.fief"), Schema(classes: [ObjectClass(name: "table", properties: [
+            Property(name: "values", type: .mixed, flags: .nullable, collection: .list), Property(name: "set", type: .string, collection: .set),
+            Property(name: "ints", type: .int, collection: .list),
+        ])]))
+        try db.write {
+            let keys = try db.createMany("table", [], Array(repeating: [], count: 4))
+            try db.append("table", keys[0], "values", [.null])
+            try db.append("table", keys[1], "values", [.string("one"), .string("two"), .string("three"), .string(""), .null])
+            try db.append("table", keys[2], "values", [.string("foo"), .int(1), .binary([1, 2, 3]), .double(2.5)])
+            try db.append("table", keys[3], "values", [.int(123), .int(45)])
+            for (key, values) in zip(keys, [["hello", "world"], ["hi"], [], ["abc", "hello world"]]) {
+                for value in values { _ = try db.setInsert("table", key, "set", .string(value)) }
+            }
+        }
+        verify(db, "table", [("values.length == 3", 2), ("ALL values.length == 3", 3), ("NONE values.length == 3", 2), ("values.length == 0", 1),
+                             ("set.length == 5", 1), ("set.length == 2", 1), ("ALL set.length == 5", 2), ("set.length > 10", 1)])
+        for predicate in ["ints.length == 2", "values.length.@count == 1", "{8, 10}.length >= 2"] {
+            XCTAssertThrowsError(try db.query("table", predicate), predicate)
+        }
+        XCTAssertTrue(expectError(.queryInvalid) { try db.query("table", "ints.length == 2") }?.message.contains("'table.ints' holds int values") ?? false)
+    }
+
+    /// `@size` after one element of a list or map: the length of a string
+    /// or binary, the size of a nested list or dictionary (null for
+    /// anything else, and past the end or for a missing key).
+    func testSizeOfOneElement() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "Item", properties: [prop("name", .string)]),
+            ObjectClass(name: "P", properties: [
+                prop("id", .int), Property(name: "tags", type: .string, collection: .list), Property(name: "bins", type: .binary, flags: .nullable, collection: .list),
+                Property(name: "mixeds", type: .mixed, flags: .nullable, collection: .list),
+                Property(name: "dict", type: .string, flags: .nullable, collection: .map), Property(name: "mixedDict", type: .mixed, flags: .nullable, collection: .map),
+                Property(name: "scores", type: .int, collection: .list), Property(name: "items", type: .link, linkTarget: "Item", collection: .list),
+            ]),
+        ]))
+        try db.write {
+            let items = try db.createMany("Item", ["name"], [[.string("milk")], [.string("oranges")]])
+            let p = try db.createMany("P", ["id"], [[.int(0)], [.int(1)], [.int(2)]])
+            try db.append("P", p[0], "tags", [.string("abc"), .string("de")])
+            try db.append("P", p[1], "tags", [.string("de"), .string(""), .string("fghij")])
+            try db.append("P", p[0], "bins", [.binary([1, 2]), .null])
+            try db.append("P", p[1], "bins", [.binary([])])
+            try db.mapSet("P", p[0], "dict", "k", .string("hello"))
+            try db.mapSet("P", p[1], "dict", "k", .null)
+            try db.mapSet("P", p[1], "dict", "j", .string("hi"))
+            try db.append("P", p[0], "items", [.link(db.cls("Item"), items[0]), .link(db.cls("Item"), items[1])])
+            try db.append("P", p[1], "items", [.link(db.cls("Item"), items[1])])
+            // Nested collections: a list of three, a dictionary of one.
+            try db.append("P", p[0], "mixeds", [.nestedList(0), .string("four"), .int(7)])
+            try db.append("P", p[1], "mixeds", [.nestedDict(0), .binary([1])])
+            try db.mapSet("P", p[2], "mixedDict", "n", .nestedList(0))
+            let property = db.pkey("P", "mixeds"), dictProperty = db.pkey("P", "mixedDict")
+            guard case .nestedList(let list) = try db.realm.listValue(table: db.cls("P"), key: p[0], property: property, index: 0),
+                  case .nestedDictionary(let dict) = try db.realm.listValue(table: db.cls("P"), key: p[1], property: property, index: 0),
+                  case .nestedList(let inMap)? = try Array("n".utf8).withUnsafeBytes({ try db.realm.mapValue(CollectionRef(table: db.cls("P"), owner: p[2], property: dictProperty), key: $0) }) else {
+                return XCTFail("nested collections expected")
+            }
+            try TV.withValues([.int(1), .int(2), .int(3)]) { try db.realm.nestedListAppend(NestedRef(table: db.cls("P"), owner: p[0], property: property, id: list), values: UnsafeBufferPointer($0)) }
+            try TV.withValues([.int(1)]) { v in try Array("a".utf8).withUnsafeBytes { try db.realm.nestedMapSet(NestedRef(table: db.cls("P"), owner: p[1], property: property, id: dict), key: $0, value: v[0]) } }
+            try TV.withValues([.int(1), .int(2)]) { try db.realm.nestedListAppend(NestedRef(table: db.cls("P"), owner: p[2], property: dictProperty, id: inMap), values: UnsafeBufferPointer($0)) }
+        }
+        verify(db, "P", [
+            ("tags[0].@count == 3", 1), ("tags[0].@size == 2", 1), ("tags[FIRST].@size == 3", 1), ("tags[LAST].@count == 2", 1),
+            ("tags[LAST].@count == 5", 1), ("tags[1].@size == 0", 1), ("tags[2].@size > 0", 1), ("tags[2].@size == nil", 2),
+            ("tags[5].@size == nil", 3), ("tags[0].@size > tags[1].@size", 2), ("tags[0].@size + 1 == 4", 1),
+            ("bins[0].@size == 2", 1), ("bins[0].@size == 0", 1), ("bins[1].@size == nil", 3),
+            ("dict['k'].@size == 5", 1), ("dict.k.@size == 5", 1), ("dict['k'].@count == nil", 2), ("dict['j'].@size == 2", 1),
+            ("items[0].name.@size == 4", 1), ("items[LAST].name.@count == 7", 2), ("items[1].name.@size == 7", 1),
+            ("mixeds[0].@size == 3", 1), ("mixeds[FIRST].@size == 1", 1), ("mixeds[1].@size == 4", 1), ("mixeds[1].@size == 1", 1),
+            ("mixeds[2].@size == nil", 3), ("mixeds[LAST].@size == nil", 2), ("mixedDict['n'].@size == 2", 1), ("mixedDict.n.@size == nil", 2),
+            ("tags[0].@size IN {2, 3}", 2),
+        ])
+        verify(db, "P", [("tags[$0].@size == 5", 1), ("dict[$1].@size == 2", 1)], [([.int(2)], false), ([.string("j")], false)])
+        for (predicate, words) in [("scores[0].@size == 1", ["'P.scores' holds int values"]), ("tags[0].@max == 1", ["no aggregate"]),
+                                   ("items[0].name.length == 4", ["not a link"])] {
+            let error = expectError(.queryInvalid, predicate) { try db.query("P", predicate) }
+            for word in words { XCTAssertTrue(error?.message.contains(word) ?? false, error?.message ?? "") }
+        }
+        // The values follow changes (live results).
+        let results = try db.query("P", "tags[0].@size == 4")
+        XCTAssertEqual(try results.count(), 0)
+        try db.write { try db.append("P", try db.keys("P", "id == 2")[0], "tags", [.string("four")]) }
+        XCTAssertEqual(try results.count(), 1)
+    }
+}

@@ -270,6 +270,9 @@ struct ValueExpression {
     /// value's own type); each value is then read as its type's code
     /// (`QueryBinder.typeCode`).
     var typeOf: PropertyType? = nil
+    /// With `@size` after one element or `.length` after a list or set of
+    /// values: what is read of each value instead of the value itself.
+    var measure: ValueMeasure? = nil
 
     /// Whether it gives any number of values per object rather than one.
     var isMany: Bool {
@@ -305,6 +308,19 @@ struct ValueExpression {
         case .property, .object, .elements, .mapEntry, .listElement, .mapKeys, .arithmetic: return .null
         }
     }
+}
+
+/// What a value expression reads of its values instead of the values.
+enum ValueMeasure {
+    /// `tags[0].@size`, `dict['k'].@count`: the size of the one value (a
+    /// list's element, a map's value): the length in bytes of a string or
+    /// binary, the number of elements of a nested list or dictionary; null
+    /// for null and for any other value, as realm-core sizes a mixed value.
+    case size
+    /// `tags.length`: the length of each element that is a string or binary
+    /// (a null one of a list of strings or binaries: 0); a mixed element of
+    /// another type, or null, gives no value, as in realm-core.
+    case lengths
 }
 
 /// Arithmetic over numbers, as realm-core computes it: the result has the
@@ -1114,6 +1130,7 @@ enum QueryBinder {
                       lastTable: current)
         }
         let components = keyPath.components
+        func isLastBut(_ position: Int) -> Bool { position + 2 == components.count }
         var position = 0
         while position < components.count {
             defer { position += 1 }
@@ -1151,15 +1168,41 @@ enum QueryBinder {
                             continue
                         }
                         guard isLast else { throw FiefError(.queryInvalid, "key path '\(text)': nothing can follow a value of \(qualified)") }
-                        guard keyPath.suffix == nil else { throw QueryCompiler.unsupported("an operation on one element of \(qualified) ('\(text)')") }
-                        let described = Property(name: text, type: property.type, flags: .nullable, key: property.key, linkTarget: property.linkTarget)
-                        return expression(index.map { .listElement(property, $0) } ?? .mapEntry(property, key: key), described)
+                        let value: ValueExpression.Value = index.map { .listElement(property, $0) } ?? .mapEntry(property, key: key)
+                        switch keyPath.suffix {
+                        case nil:
+                            let described = Property(name: text, type: property.type, flags: .nullable, key: property.key, linkTarget: property.linkTarget)
+                            return expression(value, described)
+                        case .count?:
+                            // The size of the one element: a string's or binary's length, a nested collection's size.
+                            guard property.type == .string || property.type == .binary || property.type == .mixed else {
+                                throw FiefError(.queryInvalid, "key path '\(text)': '@count' and '@size' of one element apply to strings, binaries and mixed values; \(qualified) holds \(property.type.name) values")
+                            }
+                            var measured = expression(value, Property(name: text, type: .int, flags: .nullable, key: property.key)).expression
+                            measured.measure = .size
+                            return BoundPath(expression: measured, lastTable: current)
+                        default:
+                            throw FiefError(.queryInvalid, "key path '\(text)': one element of \(qualified) takes '@count', '@size' or '@type' after it, no aggregate")
+                        }
                     }
                     if isLast && (property.type != .link || keyPath.suffix != nil) {
                         return try finish(property, column, of: current, keyPath.suffix, hops: hops, text: text, realm)
                     }
                 } else if isLast && (property.collection == .none || property.type != .link || keyPath.suffix != nil) {
                     return try finish(property, column, of: current, keyPath.suffix, hops: hops, text: text, realm)
+                }
+                if property.type != .link, property.collection == .list || property.collection == .set,
+                   isLastBut(position), case .property("length") = components[position + 1] {
+                    // `tags.length`: the length of each element, as realm-core reads it.
+                    guard keyPath.suffix == nil else {
+                        throw FiefError(.queryInvalid, "key path '\(text)': nothing can follow 'length'")
+                    }
+                    guard property.type == .string || property.type == .binary || property.type == .mixed else {
+                        throw FiefError(.queryInvalid, "key path '\(text)': 'length' applies to a list or set of strings, binaries or mixed values; \(qualified) holds \(property.type.name) values")
+                    }
+                    var lengths = expression(.elements(property), Property(name: text, type: .int, key: property.key)).expression
+                    lengths.measure = .lengths
+                    return BoundPath(expression: lengths, lastTable: current)
                 }
                 guard property.type == .link else {
                     if property.collection != .none {
@@ -1450,7 +1493,8 @@ enum QueryBinder {
     private static func predicate(at expression: ValueExpression, _ quantifier: QueryQuantifier?, _ scope: Scope,
                                   _ leafPredicate: (QueryOperand) -> QueryExpression) throws(FiefError) -> QueryNode {
         let local = ValueExpression(hops: [], lastClass: expression.lastClass, value: expression.value,
-                                    valueProperty: expression.valueProperty, text: expression.text, typeOf: expression.typeOf)
+                                    valueProperty: expression.valueProperty, text: expression.text, typeOf: expression.typeOf,
+                                    measure: expression.measure)
         if let declared = expression.typeOf {
             let test = try typePredicate(expression, declared, leafPredicate(.element), scope)
             if !local.isMany, let quantifier { try refuseQuantifier(quantifier, expression.text) }
