@@ -1448,7 +1448,12 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  objects too, so a SUBQUERY never reads the object outside it).
  *  Arithmetic: `+ - * /` and unary `-` over numbers, properties, key paths
  *  and aggregates ("price * quantity > 100"), as realm-core computes them
- *  (int division truncates; an int result wraps).
+ *  (int division truncates; an int result wraps).  On a list of values
+ *  with numbers given with the query, each element's result, the list's
+ *  quantifier kept: "ALL {8, 10} / 2 >= ANY items.price", "{1, 2} * 2 ==
+ *  scores", "age IN $0 - 1"; two lists in one expression are
+ *  FIEF_ERR_QUERY_INVALID, as in realm-core, as is (not yet bound) a list
+ *  combined with a property or key path.
  *  Points: `location GEOWITHIN <shape>` (see "Geospatial queries" above).
  *  Stages: the predicate may end with `SORT(key ASC|DESC, ...)`,
  *  `DISTINCT(key, ...)` and `LIMIT(n)`, in any order and number, applied

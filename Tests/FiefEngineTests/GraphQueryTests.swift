@@ -830,10 +830,29 @@ extension GraphQueryTests {
             ("ALL items.price * 2 > ANY items.price", 3), ("NONE items.price * 2 > ANY items.price", 0),
             ("ANY items.name == ANY fav_item.allergens.name", 0), ("ANY items.allergens.name == ALL fav_item.allergens.name", 2),
         ])
-        // realm-core refuses arithmetic on a list of values too (it throws for "{1, 2} * {1, 2} == items.price",
-        // and "ALL {8, 10} / 2 >= ANY items.price" needs list arithmetic): a clear error here.
-        XCTAssertEqual(expectError(.queryInvalid) { try db.query("Person", "ALL {8, 10} / 2 >= ANY items.price") }?.message,
-                       "arithmetic on a list of values is not supported yet")
+        // Operators on a list: each element's result, the list's quantifier kept.
+        verify(db, "Person", [
+            ("ALL {8, 10} / 2 >= ANY items.price", 1), ("NONE {1, 2, 3} * 20 <= ANY items.price", 3),
+            ("ANY {1, 2, 3, 4, 5, 6} + 2 == ANY items.price", 1),
+            // More: a list argument, an element order kept, a list against one value, negation, null elements.
+            ("{2.75, 2.0, 4.75, 3.25} * 2 == items.price", 1), ("customer_id IN {1, 3} - 1", 2), ("-{0, -2} == customer_id", 2),
+            ("{null, 2} * 2 == customer_id", 0), ("{null, 1} + 1 == customer_id", 1), ("ANY {2, 4} / 2 == customer_id", 2),
+            ("ALL {2, 4} / 2 < customer_id", 0), ("account_balance == {1, 2} * 10", 2),
+        ])
+        verify(db, "Person", [("ALL $0 / 2 >= ANY items.price", 1), ("customer_id == $0 - $1", 2)],
+               [([.int(8), .int(10)], true), ([.int(8)], false)])
+        // realm-core refuses two lists in one expression; a list with a property is not bound yet.
+        for (predicate, message) in [
+            ("{1, 2, 3, 4, 5, 6} * {1, 2, 3} == items.price", "arithmetic takes one list of values ({...} or a list argument) at most; '{1, 2, 3, 4, 5, 6} * {1, 2, 3}' has 2"),
+            ("{1, 2} * customer_id == 2", "arithmetic combining a list of values with a property or key path ('{1, 2} * customer_id') is not supported yet"),
+            ("{'a', 'b'} + 1 == customer_id", "arithmetic takes numbers; a constant is a string value"),
+        ] {
+            XCTAssertEqual(expectError(.queryInvalid, predicate) { try db.query("Person", predicate) }?.message, message, predicate)
+        }
+        for predicate in ["{8, 10}.@size >= ANY items.price", "{8, 10}.@max >= ANY items.price", "{8, 10}.@min >= ANY items.price",
+                          "{8, 10}.@avg >= ANY items.price", "{8, 10}.length >= ANY items.price"] {
+            expectError(.querySyntax, predicate) { try db.query("Person", predicate) }
+        }
         // A quantifier before one value is a syntax error, as in realm-core.
         for predicate in ["ANY 5.5 IN items.price", "SOME 5.5 IN items.price", "ALL 5.5 IN items.price", "NONE 5.5 IN items.price"] {
             expectError(.querySyntax, predicate) { try db.query("Person", predicate) }

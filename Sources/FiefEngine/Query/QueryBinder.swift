@@ -738,6 +738,7 @@ enum QueryBinder {
         guard case .objects(let table) = scope.target else {
             throw QueryCompiler.unsupported("arithmetic on the elements of a collection of values")
         }
+        if let list = try listArithmetic(operand, scope) { return list }
         var quantifier: QueryQuantifier? = nil
         let term = try arithmeticTerm(operand, scope, &quantifier)
         var many = 0
@@ -755,6 +756,61 @@ enum QueryBinder {
         let expression = ValueExpression(hops: [], lastClass: table.key, value: .arithmetic(term),
                                          valueProperty: Property(name: text, type: type, flags: .nullable), text: text)
         return .path(BoundPath(expression: expression, lastTable: table), quantifier)
+    }
+
+    /// Arithmetic on a list of values given with the query (`{8, 10} / 2`,
+    /// `ALL $0 * 2`, with a list argument): the list of its results, one per
+    /// element (the other terms are numbers given with the query), with the
+    /// quantifier written before the list; null for a null element.  Nil
+    /// when `operand` has no list.  As in realm-core, two lists in one
+    /// expression are refused.
+    private static func listArithmetic(_ operand: QueryOperand, _ scope: Scope) throws(FiefError) -> Side? {
+        var lists: [(elements: [ListElement], quantifier: QueryQuantifier?)] = []
+        var readsValues = false
+        func scan(_ operand: QueryOperand) {
+            switch operand {
+            case .arithmetic(let a, _, let b): scan(a); scan(b)
+            case .negated(let a): scan(a)
+            case .constant: break
+            case .argument, .list, .quantified:
+                if case .values(let elements, let quantifier)? = try? side(operand, scope) {
+                    lists.append((elements, quantifier))
+                } else if case .quantified = operand {
+                    readsValues = true
+                }
+            default: readsValues = true
+            }
+        }
+        scan(operand)
+        guard let list = lists.first else { return nil }
+        let text = describe(operand)
+        guard lists.count == 1 else {
+            throw FiefError(.queryInvalid, "arithmetic takes one list of values ({...} or a list argument) at most; \(text) has \(lists.count)")
+        }
+        if readsValues {
+            throw QueryCompiler.unsupported("arithmetic combining a list of values with a property or key path (\(text))")
+        }
+        var results: [ListElement] = []
+        for element in list.elements {
+            let value: QueryOperand
+            switch element {
+            case .operand(let written): value = written
+            case .argumentValue(let given, let n):
+                guard let literal = QueryArgumentSubstitution.literal(given) else {
+                    throw FiefError(.queryArgument, "argument \(n) holds a \(given.typeName), which arithmetic does not take")
+                }
+                value = .constant(literal)
+            }
+            if case .constant(.null) = value {
+                results.append(.operand(value))
+                continue
+            }
+            guard case .value(let folded) = try arithmetic(operand.replacingLists(with: value) { n in n >= 0 && n < scope.arguments.count && scope.arguments[n].isList }, scope) else {
+                throw QueryCompiler.unsupported("decimal128 arithmetic on a list of values (\(text))")
+            }
+            results.append(.operand(folded))
+        }
+        return .values(results, list.quantifier)
     }
 
     /// `operand` as the constant it folds to, when it is arithmetic on
@@ -1874,6 +1930,19 @@ extension QueryOperand {
         case .constant(.objectKey(let key)): return .constant(.link(classKey: classKey, objectKey: key))
         case .list(let items): return .list(items.map { $0.replacingObjectKeys(classKey: classKey) })
         case .quantified(let quantifier, let inner): return .quantified(quantifier, inner.replacingObjectKeys(classKey: classKey))
+        default: return self
+        }
+    }
+
+    /// The operand with each list of values in it (`{...}`, an argument,
+    /// quantified or not) replaced by `value` (see `listArithmetic`).
+    func replacingLists(with value: QueryOperand, listArgument: (Int) -> Bool) -> QueryOperand {
+        switch self {
+        case .arithmetic(let a, let op, let b):
+            return .arithmetic(a.replacingLists(with: value, listArgument: listArgument), op, b.replacingLists(with: value, listArgument: listArgument))
+        case .negated(let a): return .negated(a.replacingLists(with: value, listArgument: listArgument))
+        case .list, .quantified: return value
+        case .argument(let n): return listArgument(n) ? value : self
         default: return self
         }
     }
