@@ -1428,7 +1428,13 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  "ALL {4, 8} > ANY scores" (each of 4 and 8 is above some score), "ANY
  *  {1, 2} IN ALL scores", "ALL items.price IN ANY items.price"; two lists,
  *  sets or maps of values compared directly ("scores == scores") are
- *  FIEF_ERR_QUERY_INVALID, as in realm-core.
+ *  FIEF_ERR_QUERY_INVALID, as in realm-core.  A map of links may hold
+ *  null values, which compare as null: "dogMap.@values == nil" (some value
+ *  is null), "dogMap.@values == ANY {obj('Dog', 1), nil}", "ALL
+ *  dogMap.@values != nil"; a list, set or backlinks of objects holds no
+ *  null: a null in a list compared with one equals nothing, and a null
+ *  alone ("dogs == nil") is FIEF_ERR_QUERY_INVALID (an argument:
+ *  FIEF_ERR_QUERY_ARGUMENT), as in realm-core.
  *  Operations ending a key path: `.@count` / `.@size` / `[SIZE]` (elements
  *  of a collection, bytes of a string or binary, 0 or 1 for a to-one
  *  link; after one element of a list or map of strings, binaries or mixed

@@ -1149,7 +1149,9 @@ extension GraphQueryTests {
             PathSpec(text: "@links.Person.friend.scores", kind: .number, shape: .perObject { t, k in t.befriending(k).map { t.persons[$0]!.scores } }),
             PathSpec(text: "dogs", kind: .dog, shape: .flat { t, k in person(t, k).dogs.map { .int($0) } }),
             PathSpec(text: "pets", kind: .dog, shape: .flat { t, k in person(t, k).pets.sorted().map { .int($0) } }),
-            PathSpec(text: "kennel.@values", kind: .dog, shape: .flat { t, k in t.kennelDogs(k).map { .int($0) } }),
+            // A map of links holds null values too (realm-core compares them).
+            PathSpec(text: "kennel.@values", kind: .dog, shape: .flat { t, k in
+                person(t, k).kennel.sorted { $0.key < $1.key }.map { $0.value.map { .int($0) } ?? .null } }),
             PathSpec(text: "@links.Dog.owner", kind: .dog, shape: .flat { t, k in t.ownedDogs(k).map { .int($0) } }),
             PathSpec(text: "friend.dogs", kind: .dog, shape: .flat { t, k in person(t, k).friend.map { t.persons[$0]!.dogs.map { .int($0) } } ?? [] }),
         ]
@@ -1287,12 +1289,16 @@ extension GraphQueryTests {
         let path = townPaths.randomElement(using: &rng)!
         let quantifier = path.isMany ? quantifiers.randomElement(using: &rng)! : nil
         if path.kind == .dog {
-            let op: Op = Int.random(in: 0..<4, using: &rng) == 0 ? .ne : .eq
-            if op == .eq && Int.random(in: 0..<3, using: &rng) == 0 { return .member(value(.dog), path) }
-            if op == .eq && Int.random(in: 0..<4, using: &rng) == 0 {
-                return .list(path, quantifier, .eq, (0..<Int.random(in: 1...3, using: &rng)).map { _ in value(.dog) }, .any, Options())
+            // Null: in a list, or alone against a map of links (only it holds null).
+            func dog(alone: Bool) -> TV {
+                (!alone || path.text == "kennel.@values") && Int.random(in: 0..<5, using: &rng) == 0 ? .null : value(.dog)
             }
-            return .value(path, quantifier, op, value(.dog), Options())
+            let op: Op = Int.random(in: 0..<4, using: &rng) == 0 ? .ne : .eq
+            if op == .eq && Int.random(in: 0..<3, using: &rng) == 0 { return .member(dog(alone: true), path) }
+            if op == .eq && Int.random(in: 0..<4, using: &rng) == 0 {
+                return .list(path, quantifier, .eq, (0..<Int.random(in: 1...3, using: &rng)).map { _ in dog(alone: false) }, .any, Options())
+            }
+            return .value(path, quantifier, op, dog(alone: true), Options())
         }
         if r < 40, path.kind == .number, !path.isPerObject {
             if path.isMany && quantifier != .all { return .member(value(.number), path) }
@@ -1624,9 +1630,9 @@ extension GraphQueryTests {
 // MARK: - obj('Class', pk)
 
 extension GraphQueryTests {
-    /// realm-core's Parser_PrimaryKey and Parser_DictionaryObjects (but for
-    /// null in a list compared with objects, refused here), and
-    /// `items = obj(...)` from Parser_LinksToDifferentTable.
+    /// realm-core's Parser_PrimaryKey and Parser_DictionaryObjects (null
+    /// among the values of a map of links, compared with a list holding
+    /// null), and `items = obj(...)` from Parser_LinksToDifferentTable.
     func testRealmCoreObjectsByPrimaryKey() throws {
         let u1 = TV.uuid(bytes: [0x3b, 0x24, 0x11, 0x01, 0xe2, 0xbb, 0x42, 0x55, 0x8c, 0xaf, 0x41, 0x36, 0xc5, 0x66, 0xa9, 0x61])
         let o1 = TV.oid(bytes: Array(1...12))
@@ -1668,7 +1674,8 @@ extension GraphQueryTests {
             ObjectClass(name: "dog", properties: [prop("name", .string, .primaryKey), prop("age", .int)]),
             ObjectClass(name: "person", properties: [prop("name", .string, .primaryKey),
                                                      Property(name: "pets", type: .link, flags: .nullable, linkTarget: "dog", collection: .map),
-                                                     Property(name: "friend", type: .link, flags: .nullable, linkTarget: "person")]),
+                                                     Property(name: "friend", type: .link, flags: .nullable, linkTarget: "person"),
+                                                     Property(name: "walks", type: .link, linkTarget: "dog", collection: .list)]),
         ]))
         try pets.write {
             let p = try pets.createMany("person", ["name"], [[.string("adam")], [.string("bernie")], [.string("charlie")]])
@@ -1682,6 +1689,7 @@ extension GraphQueryTests {
             try pets.mapSet("person", p[2], "pets", "dog1", .link(dc, d[1]))
             try pets.set("person", p[0], "friend", .link(pets.cls("person"), p[1]))
             try pets.set("person", p[1], "friend", .link(pets.cls("person"), p[0]))
+            try pets.append("person", p[0], "walks", [.link(dc, d[0])])
         }
         verify(pets, "person", [
             ("pets.@values.age > 4", 2), ("friend.pets.@values.age > 4", 1), ("pets.@values == obj('dog', 'pluto')", 2),
@@ -1689,7 +1697,25 @@ extension GraphQueryTests {
             ("pets.dog2 == obj('dog', 'snoopy') || pets['dog1'].name == 'pluto'", 3),
         ])
         verify(pets, "person", [("pets.@values == obj('dog', $0)", 2)], [([.string("pluto")], false)])
-        expectError(.queryInvalid) { try pets.query("person", "pets.@values == ANY { obj('dog', 'astro'), NULL }") }
+        // A map of links may hold null (adam's "none"): null in a list compared with it, or alone.
+        verify(pets, "person", [
+            ("pets.@values == ANY { obj('dog', 'astro'), NULL }", 2), ("pets.@values == NULL", 1), ("pets == nil", 1), ("nil IN pets", 1),
+            ("pets.@values != NULL", 3), ("ALL pets.@values != NULL", 2), ("NONE pets.@values == NULL", 2), ("ALL pets.@values == NULL", 0),
+            ("{obj('dog', 'pluto'), nil} == ANY pets", 2), ("ANY {obj('dog', 'pluto'), nil} == ANY pets", 2), ("ALL {obj('dog', 'pluto'), nil} == ANY pets", 1),
+            ("NONE {obj('dog', 'snoopy'), nil} == ANY pets", 1),
+            ("ALL pets.@values == ANY {obj('dog', 'pluto'), obj('dog', 'lady'), nil}", 2), ("ALL pets.@values == ANY {obj('dog', 'pluto'), obj('dog', 'lady')}", 1),
+            ("pets.@values != obj('dog', 'pluto')", 2), ("ALL pets.@values != obj('dog', 'pluto')", 1), ("NONE pets.@values == obj('dog', 'pluto')", 1),
+            ("friend.pets.@values == nil", 1), ("friend.pets == nil || pets == nil", 2),
+            // A list of links holds no null: null in a list compared with it equals nothing.
+            ("{obj('dog', 'astro'), nil} == ANY walks", 1), ("walks == ANY {nil, obj('dog', 'astro')}", 1), ("ALL {nil} == ANY walks", 0),
+        ])
+        verify(pets, "person", [("pets.@values == $0", 1), ("pets.@values == ANY $1", 2)], [([.null], false), ([.null, .link(pets.cls("dog"), try XCTUnwrap(pets.find("dog", .string("astro"))))], true)])
+        // As realm-core: a null alone compared with a list of links or backlinks is refused.
+        for (className, predicate) in [("person", "walks == nil"), ("person", "nil == ANY walks"), ("person", "ALL walks != NULL"), ("dog", "@links.person.walks == NULL")] {
+            let error = expectError(.queryInvalid, predicate) { try pets.query(className, predicate) }
+            XCTAssertTrue(error?.message.contains("holds no null") ?? false, error?.message ?? "")
+        }
+        expectError(.queryArgument) { try pets.query("person", "walks == $0", [.null]) }
     }
 }
 

@@ -600,6 +600,8 @@ enum QueryBinder {
             }
         }
         let left = try side(lhs, scope), right = try side(rhs, scope)
+        try refuseNull(left, against: right, scope)
+        try refuseNull(right, against: left, scope)
         switch (left, right) {
         case (.own, .values(let elements, let quantifier)):
             return try compareList(try QueryCompiler.property(lhs, scope.target), op, elements, quantifier, options, scope, listFirst: false)
@@ -1527,9 +1529,19 @@ enum QueryBinder {
                          expression, leaf, path.lastTable.key)
         }
         if case .object = expression.value {
-            let (keys, allBut) = try objectTarget(expression, leafPredicate(.element), scope)
+            let (keys, allBut, null) = try objectTarget(expression, leafPredicate(.element), scope)
             // ALL: no object reached is another one; NONE: none is one of them.
             let target = ReachTarget.objects(table: path.lastTable.key, keys: keys, allBut: q == .all ? !allBut : allBut)
+            // A map of links may hold null.  Whether a null value counts as
+            // a value compared (== S: null is in S; != e: e is no null), or,
+            // for ALL, as one failing (the opposite).
+            let nullCounts = (allBut ? !null : null) != (q == .all)
+            if nullCounts, let nullValues = try nullValues(of: path, scope) {
+                let reached = graph(.reach(PathReach(hops: path.hops, target: target, complement: false, nullLinksMatch: false, orReachesNothing: false)),
+                                    expression, nil, path.lastTable.key)
+                let any = QueryNode.or([reached, nullValues])
+                return q == .any ? any : .not(any)
+            }
             return graph(.reach(PathReach(hops: path.hops, target: target, complement: q != .any, nullLinksMatch: false, orReachesNothing: false)),
                          expression, nil, path.lastTable.key)
         }
@@ -1608,7 +1620,7 @@ enum QueryBinder {
 
     /// The objects a path ending at objects is compared with: `p == x`,
     /// `p == ANY {x, y}`, `x IN p` (`allBut` false) or `p != x` (true).
-    private static func objectTarget(_ expression: ValueExpression, _ predicate: QueryExpression, _ scope: Scope) throws(FiefError) -> (keys: [Int64], allBut: Bool) {
+    private static func objectTarget(_ expression: ValueExpression, _ predicate: QueryExpression, _ scope: Scope) throws(FiefError) -> (keys: [Int64], allBut: Bool, null: Bool) {
         let refusal = "'\(expression.text)' reaches objects: compare them with == or != to an object (a link argument, or ANY of a list of them)"
         var op: QueryOperator
         var other: QueryOperand
@@ -1626,6 +1638,7 @@ enum QueryBinder {
         guard op == .equal || op == .notEqual, op == .equal || elements.count == 1 else { throw FiefError(.queryInvalid, refusal) }
         guard case .objects(let table) = scope.target, let realm = scope.realm else { throw FiefError(.queryInvalid, refusal) }
         var keys: [Int64] = []
+        var null = false
         for element in elements {
             let given: QueryConstant
             var argument: Int? = nil
@@ -1641,8 +1654,8 @@ enum QueryBinder {
             case .link(let classKey, let key) where classKey == expression.lastClass:
                 keys.append(key)
             case .null:
-                throw FiefError(argument == nil ? .queryInvalid : .queryArgument,
-                                "'\(expression.text)' holds no null: compare it with objects, or its size ('@count') with 0")
+                // Only a map of links holds null; elsewhere it equals nothing.
+                null = true
             default:
                 let className = (try? realm.table(expression.lastClass).objectClass.name) ?? ""
                 throw FiefError(argument == nil ? .queryInvalid : .queryArgument,
@@ -1650,7 +1663,35 @@ enum QueryBinder {
             }
         }
         _ = table
-        return (keys.sorted(), op == .notEqual)
+        return (keys.sorted(), op == .notEqual, null)
+    }
+
+    /// Whether a path ending at objects through a map of links (`dogMap`,
+    /// `owner.dogMap.@values`) reaches a null value, per object (nil for a
+    /// path through another collection: it reaches objects only).
+    private static func nullValues(of path: BoundPath, _ scope: Scope) throws(FiefError) -> QueryNode? {
+        guard let hop = path.hops.last, hop.kind == .map, let realm = scope.realm else { return nil }
+        let holder = try realm.table(hop.from)
+        let map = try holder.property(hop.property)
+        let described = Property(name: path.text, type: .link, flags: .nullable, key: map.key, linkTarget: map.linkTarget)
+        let values = ValueExpression(hops: Array(path.hops.dropLast()), lastClass: hop.from, value: .elements(map), valueProperty: described, text: path.text)
+        let isNull = try QueryCompiler.node(.comparison(.element, .equal, .constant(.null), []),
+                                            .elements(described, description: "the values of '\(path.text)'"), scope.arguments, realm: nil)
+        var dependencies: [UInt32: Set<UInt32>] = [:]
+        collectDependencies(values, realm, into: &dependencies)
+        return .graph(GraphNode(.test(values, predicate: isNull, quantifier: .any), dependencies: dependencies))
+    }
+
+    /// As realm-core: a key path reaching objects through a list, set or
+    /// backlinks holds no null, so comparing it with a null given alone is
+    /// refused (a map of links may hold null; a null in a list of values
+    /// compared with it equals nothing).
+    static func refuseNull(_ path: Side, against given: Side, _ scope: Scope) throws(FiefError) {
+        guard case .path(let bound, _) = path, case .object = bound.expression.value, bound.isToMany,
+              let last = bound.hops.last(where: { $0.isToMany }), last.kind != .map, case .value(let operand) = given,
+              case .null = try QueryCompiler.constant(operand, scope.arguments) else { return }
+        throw FiefError(operand.isArgument ? .queryArgument : .queryInvalid,
+                        "cannot compare '\(bound.text)' with null: it reaches any number of objects and holds no null (compare its size, '@count', with 0)")
     }
 
     /// Forward: two values (or one value and many, quantified) read per
