@@ -816,11 +816,21 @@ enum QueryBinder {
     }
 
     /// `operand` as the constant it folds to, when it is arithmetic on
-    /// numbers given with the query only.
+    /// numbers given with the query only (a list of them, for arithmetic on
+    /// a list).
     static func folded(_ operand: QueryOperand, _ scope: Scope) throws(FiefError) -> QueryOperand {
         guard operand.isArithmetic, case .objects = scope.target else { return operand }
-        if case .value(let constant) = try arithmetic(operand, scope) { return constant }
-        return operand
+        switch try arithmetic(operand, scope) {
+        case .value(let constant):
+            return constant
+        case .values(let elements, let quantifier):
+            // Arithmetic on a list: the list of its results.
+            var results: [QueryOperand] = []
+            for case .operand(let result) in elements { results.append(result) }
+            return quantifier.map { .quantified($0, .list(results)) } ?? .list(results)
+        default:
+            return operand
+        }
     }
 
     /// The term of `operand`; a quantifier before a collection in it
