@@ -691,9 +691,10 @@ FIEF_API bool fief_realm_invalidate(fief_realm_t *realm);
  *  to it.  Inside a write transaction the snapshot is of the version the
  *  transaction began from, as in Realm: none of its writes are seen, and an
  *  object created in it is not found there (fief_object_resolve_in gives
- *  no object).  Returns NULL on failure (FIEF_ERR_ALREADY_IN_TRANSACTION
- *  after a schema change in the open write transaction, FIEF_ERR_CLOSED,
- *  FIEF_ERR_INVALID_HANDLE). */
+ *  no object).  When the transaction changed the schema
+ *  (fief_realm_update_schema), the snapshot has the schema of its version,
+ *  without the classes and properties the transaction added.  Returns NULL
+ *  on failure (FIEF_ERR_CLOSED, FIEF_ERR_INVALID_HANDLE). */
 FIEF_API fief_realm_t *fief_realm_freeze(fief_realm_t *realm);
 
 /** A live realm on the same file at its newest version (for a live realm: a
@@ -1427,10 +1428,23 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  "ALL {4, 8} > ANY scores" (each of 4 and 8 is above some score), "ANY
  *  {1, 2} IN ALL scores", "ALL items.price IN ANY items.price"; two lists,
  *  sets or maps of values compared directly ("scores == scores") are
- *  FIEF_ERR_QUERY_INVALID, as in realm-core.
+ *  FIEF_ERR_QUERY_INVALID, as in realm-core.  A map of links may hold
+ *  null values, which compare as null: "dogMap.@values == nil" (some value
+ *  is null), "dogMap.@values == ANY {obj('Dog', 1), nil}", "ALL
+ *  dogMap.@values != nil"; a list, set or backlinks of objects holds no
+ *  null: a null in a list compared with one equals nothing, and a null
+ *  alone ("dogs == nil") is FIEF_ERR_QUERY_INVALID (an argument:
+ *  FIEF_ERR_QUERY_ARGUMENT), as in realm-core.
  *  Operations ending a key path: `.@count` / `.@size` / `[SIZE]` (elements
  *  of a collection, bytes of a string or binary, 0 or 1 for a to-one
- *  link), `@links.@count` (incoming links), `.@min .@max .@sum .@avg` of a
+ *  link; after one element of a list or map of strings, binaries or mixed
+ *  values, that element's size: "tags[0].@size == 3", "tags[LAST].@count",
+ *  "notes['k'].@size", the elements of a nested list or dictionary in a
+ *  mixed value, null for null, for any other value and past the end),
+ *  `.length` after a list or set of strings, binaries or mixed values (the
+ *  length of each element that is a string or binary, a null string 0:
+ *  "ANY tags.length > 5", "ALL tags.length == 0"; a map takes `length` as
+ *  a key), `@links.@count` (incoming links), `.@min .@max .@sum .@avg` of a
  *  collection of values or of a property of the objects reached
  *  ("dogs.@avg.age"), `.@type` of a mixed value compared with type names
  *  ('int', 'string', 'numeric', 'binary', 'object', 'null', ...; "a.@type
@@ -1440,7 +1454,12 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  objects too, so a SUBQUERY never reads the object outside it).
  *  Arithmetic: `+ - * /` and unary `-` over numbers, properties, key paths
  *  and aggregates ("price * quantity > 100"), as realm-core computes them
- *  (int division truncates; an int result wraps).
+ *  (int division truncates; an int result wraps).  On a list of values
+ *  with numbers given with the query, each element's result, the list's
+ *  quantifier kept: "ALL {8, 10} / 2 >= ANY items.price", "{1, 2} * 2 ==
+ *  scores", "age IN $0 - 1"; two lists in one expression are
+ *  FIEF_ERR_QUERY_INVALID, as in realm-core, as is (not yet bound) a list
+ *  combined with a property or key path.
  *  Points: `location GEOWITHIN <shape>` (see "Geospatial queries" above).
  *  Stages: the predicate may end with `SORT(key ASC|DESC, ...)`,
  *  `DISTINCT(key, ...)` and `LIMIT(n)`, in any order and number, applied

@@ -56,6 +56,9 @@
 //   (ObjectBase.init records it).  A type first used on an open realm is added
 //   to its schema additively with fief_realm_update_schema, inside a write
 //   transaction too (a cancel undoes it, and the overlay forgets the binding).
+//   Freezing in such a write gives the version the write began from, whose
+//   schema lacks the class (a frozen realm of it traps for that class, as
+//   for any class it does not manage).
 // - `Realm()` twice on one thread with the same configuration shares one C
 //   realm (as RealmSwift's per-thread cache), so nested code sees the write.
 // - `Realm.invalidate()` bumps a generation counter: objects and results made

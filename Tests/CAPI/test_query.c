@@ -781,6 +781,105 @@ TEST(paths_through_links_and_collections) {
     fief_release(r);
 }
 
+/* One element's size (`tags[0].@size`), each element's length (`.length`),
+ * arithmetic on a list of values, and null among the values of a map of
+ * links: Owner(name, tags: list of string, scores: list of int, pets: map of
+ * Dog, walks: list of Dog), Dog(name).  Ann: tags abc, de; scores 2, 4; pets
+ * {a: Rex, b: null}.  Bob: tags fghij; scores 1; pets {a: Fido}.  Cy: none. */
+TEST(element_operations_list_arithmetic_and_map_nulls) {
+    fief_class_info_t c[2];
+    memset(c, 0, sizeof c);
+    c[0].name = "Owner";
+    c[0].num_properties = 5;
+    c[1].name = "Dog";
+    c[1].num_properties = 1;
+    fief_property_info_t owner[5] = {t_prop_info("name", FIEF_TYPE_STRING, 0), t_prop_info("tags", FIEF_TYPE_STRING, 0),
+                                     t_prop_info("scores", FIEF_TYPE_INT, 0), t_prop_info("pets", FIEF_TYPE_LINK, FIEF_PROPERTY_NULLABLE),
+                                     t_prop_info("walks", FIEF_TYPE_LINK, 0)};
+    owner[1].collection_type = FIEF_COLLECTION_LIST;
+    owner[2].collection_type = FIEF_COLLECTION_LIST;
+    owner[3].collection_type = FIEF_COLLECTION_MAP;
+    owner[3].link_target = "Dog";
+    owner[4].collection_type = FIEF_COLLECTION_LIST;
+    owner[4].link_target = "Dog";
+    fief_property_info_t dog[1] = {t_prop_info("name", FIEF_TYPE_STRING, 0)};
+    const fief_property_info_t *pp[2] = {owner, dog};
+    fief_schema_t *s = fief_schema_new(c, 2, pp);
+    R(s);
+    fief_realm_t *r = t_open(t_path("elements.fief"), s, 0);
+    fief_release(s);
+    R(r);
+    fief_class_key_t oc = t_class(r, "Owner"), dc = t_class(r, "Dog");
+    fief_property_key_t o_name = t_prop(r, "Owner", "name"), o_tags = t_prop(r, "Owner", "tags"), o_scores = t_prop(r, "Owner", "scores");
+    fief_property_key_t o_pets = t_prop(r, "Owner", "pets"), d_name = t_prop(r, "Dog", "name");
+    fief_object_key_t owners[3], dogs[2];
+    fief_value_t ov[3] = {vs("Ann"), vs("Bob"), vs("Cy")}, dv[2] = {vs("Rex"), vs("Fido")};
+    R(fief_realm_begin_write(r));
+    R(fief_object_create_many(r, oc, &o_name, 1, ov, 3, FIEF_UPDATE_POLICY_ERROR, owners));
+    R(fief_object_create_many(r, dc, &d_name, 1, dv, 2, FIEF_UPDATE_POLICY_ERROR, dogs));
+    fief_object_t *ann = fief_object_get(r, oc, owners[0]), *bob = fief_object_get(r, oc, owners[1]);
+    R(ann && bob);
+    fief_list_t *ann_tags = fief_object_get_list(ann, o_tags), *bob_tags = fief_object_get_list(bob, o_tags);
+    fief_list_t *ann_scores = fief_object_get_list(ann, o_scores), *bob_scores = fief_object_get_list(bob, o_scores);
+    fief_map_t *ann_pets = fief_object_get_map(ann, o_pets), *bob_pets = fief_object_get_map(bob, o_pets);
+    R(ann_tags && bob_tags && ann_scores && bob_scores && ann_pets && bob_pets);
+    fief_value_t at[2] = {vs("abc"), vs("de")}, bt[1] = {vs("fghij")}, as[2] = {vi(2), vi(4)}, bs[1] = {vi(1)};
+    E(fief_list_append(ann_tags, at, 2));
+    E(fief_list_append(bob_tags, bt, 1));
+    E(fief_list_append(ann_scores, as, 2));
+    E(fief_list_append(bob_scores, bs, 1));
+    E(fief_map_set(ann_pets, t_str("a"), vlink(dc, dogs[0])));
+    E(fief_map_set(ann_pets, t_str("b"), vnull()));
+    E(fief_map_set(bob_pets, t_str("a"), vlink(dc, dogs[1])));
+    R(fief_realm_commit(r));
+
+    fief_results_t *all = fief_realm_get_objects(r, oc);
+    R(all);
+    /* One element's size: a string's length; null past the end. */
+    GQ(all, o_name, "tags[0].@size == 3", "Ann");
+    GQ(all, o_name, "tags[LAST].@count == 5", "Bob");
+    GQ(all, o_name, "tags[FIRST].@size == nil", "Cy");
+    /* Each element's length, quantified. */
+    GQ(all, o_name, "ANY tags.length == 2", "Ann");
+    GQ(all, o_name, "ALL tags.length > 2", "Bob,Cy");
+    /* Arithmetic on a list: each element's result, the list's quantifier kept. */
+    GQ(all, o_name, "{1, 2} * 2 == scores", "Ann");
+    GQ(all, o_name, "ALL {4, 8} / 2 >= ANY scores", "Ann,Bob");
+    fief_value_t odd[2] = {vi(3), vi(5)};
+    fief_query_arg_t odd_list[1] = {{2, true, odd}};
+    GQA(all, o_name, "ANY scores IN $0 - 1", odd_list, "Ann");
+    /* A map of links holds null values. */
+    GQ(all, o_name, "pets.@values == nil", "Ann");
+    GQ(all, o_name, "ALL pets.@values != nil", "Bob,Cy");
+    fief_value_t fido_or_null[2] = {vlink(dc, dogs[1]), vnull()};
+    fief_query_arg_t fido_list[1] = {{2, true, fido_or_null}};
+    GQA(all, o_name, "pets.@values == ANY $0", fido_list, "Ann,Bob");
+    GQA(all, o_name, "walks == ANY $0", fido_list, "");
+    /* Descriptions parse back. */
+    fief_results_t *sized = fief_results_filter(all, "tags[0].@size == 3 AND ALL {4, 8} / 2 >= ANY scores", NULL, 0);
+    R(sized);
+    const char *text = fief_results_get_description(sized);
+    R(text);
+    if (strcmp(text, "tags[0].@count == 3 AND ALL {4, 8} / 2 >= ANY scores") != 0) t_fail(__FILE__, __LINE__, "description", text);
+    GQ(all, o_name, text, "Ann");
+    fief_release(sized);
+    /* Errors. */
+    EERRM(fief_results_filter(all, "scores[0].@size == 1", NULL, 0), FIEF_ERR_QUERY_INVALID, "'Owner.scores' holds int values");
+    EERRM(fief_results_filter(all, "{1, 2} * {3} == scores", NULL, 0), FIEF_ERR_QUERY_INVALID, "one list of values");
+    EERRM(fief_results_filter(all, "walks == nil", NULL, 0), FIEF_ERR_QUERY_INVALID, "holds no null");
+
+    fief_release(all);
+    fief_release(ann_tags);
+    fief_release(bob_tags);
+    fief_release(ann_scores);
+    fief_release(bob_scores);
+    fief_release(ann_pets);
+    fief_release(bob_pets);
+    fief_release(ann);
+    fief_release(bob);
+    fief_release(r);
+}
+
 /* fief_results_get_description: `res`'s description must be `expected`, and
  * filtering ALL with it (no arguments) must give the same ids in the same order. */
 static void described(const char *file, int line, fief_results_t *res, const char *expected) {
@@ -884,7 +983,8 @@ static const t_case cases[] = {
     T(all_objects), T(filter_comparisons), T(filter_strings), T(filter_logic), T(filter_arguments),
     T(filter_errors), T(sort), T(results_access), T(results_live_and_delete_all), T(query_other_types),
     T(strings_and_binaries_are_distinct), T(invalid_timestamps_refused_everywhere), T(nesting_limits),
-    T(paths_through_links_and_collections), T(description), T(key_path_arguments),
+    T(paths_through_links_and_collections), T(element_operations_list_arithmetic_and_map_nulls), T(description),
+    T(key_path_arguments),
 };
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }

@@ -346,6 +346,15 @@ TEST(update_schema) {
     E(o != NULL);
     fief_release(o);
     EQU(t_count_class(r, other), 1);
+    {
+        /* Frozen in that write: the version it began from, with that version's schema. */
+        fief_realm_t *frozen = fief_realm_freeze(r);
+        R(frozen);
+        E(!has_class(frozen, "Other"));
+        E(!has_property(frozen, "Item", "b"));
+        EQU(t_count_class(frozen, ck), 1);
+        E(fief_release(frozen));
+    }
     /* ... and fief_realm_cancel undoes it. */
     E(fief_realm_cancel(r));
     E(!has_property(r, "Item", "b"));

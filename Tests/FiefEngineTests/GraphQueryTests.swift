@@ -830,10 +830,29 @@ extension GraphQueryTests {
             ("ALL items.price * 2 > ANY items.price", 3), ("NONE items.price * 2 > ANY items.price", 0),
             ("ANY items.name == ANY fav_item.allergens.name", 0), ("ANY items.allergens.name == ALL fav_item.allergens.name", 2),
         ])
-        // realm-core refuses arithmetic on a list of values too (it throws for "{1, 2} * {1, 2} == items.price",
-        // and "ALL {8, 10} / 2 >= ANY items.price" needs list arithmetic): a clear error here.
-        XCTAssertEqual(expectError(.queryInvalid) { try db.query("Person", "ALL {8, 10} / 2 >= ANY items.price") }?.message,
-                       "arithmetic on a list of values is not supported yet")
+        // Operators on a list: each element's result, the list's quantifier kept.
+        verify(db, "Person", [
+            ("ALL {8, 10} / 2 >= ANY items.price", 1), ("NONE {1, 2, 3} * 20 <= ANY items.price", 3),
+            ("ANY {1, 2, 3, 4, 5, 6} + 2 == ANY items.price", 1),
+            // More: a list argument, an element order kept, a list against one value, negation, null elements.
+            ("{2.75, 2.0, 4.75, 3.25} * 2 == items.price", 1), ("customer_id IN {1, 3} - 1", 2), ("-{0, -2} == customer_id", 2),
+            ("{null, 2} * 2 == customer_id", 0), ("{null, 1} + 1 == customer_id", 1), ("ANY {2, 4} / 2 == customer_id", 2),
+            ("ALL {2, 4} / 2 < customer_id", 0), ("account_balance == {1, 2} * 10", 2),
+        ])
+        verify(db, "Person", [("ALL $0 / 2 >= ANY items.price", 1), ("customer_id == $0 - $1", 2)],
+               [([.int(8), .int(10)], true), ([.int(8)], false)])
+        // realm-core refuses two lists in one expression; a list with a property is not bound yet.
+        for (predicate, message) in [
+            ("{1, 2, 3, 4, 5, 6} * {1, 2, 3} == items.price", "arithmetic takes one list of values ({...} or a list argument) at most; '{1, 2, 3, 4, 5, 6} * {1, 2, 3}' has 2"),
+            ("{1, 2} * customer_id == 2", "arithmetic combining a list of values with a property or key path ('{1, 2} * customer_id') is not supported yet"),
+            ("{'a', 'b'} + 1 == customer_id", "arithmetic takes numbers; a constant is a string value"),
+        ] {
+            XCTAssertEqual(expectError(.queryInvalid, predicate) { try db.query("Person", predicate) }?.message, message, predicate)
+        }
+        for predicate in ["{8, 10}.@size >= ANY items.price", "{8, 10}.@max >= ANY items.price", "{8, 10}.@min >= ANY items.price",
+                          "{8, 10}.@avg >= ANY items.price", "{8, 10}.length >= ANY items.price"] {
+            expectError(.querySyntax, predicate) { try db.query("Person", predicate) }
+        }
         // A quantifier before one value is a syntax error, as in realm-core.
         for predicate in ["ANY 5.5 IN items.price", "SOME 5.5 IN items.price", "ALL 5.5 IN items.price", "NONE 5.5 IN items.price"] {
             expectError(.querySyntax, predicate) { try db.query("Person", predicate) }
@@ -1130,7 +1149,9 @@ extension GraphQueryTests {
             PathSpec(text: "@links.Person.friend.scores", kind: .number, shape: .perObject { t, k in t.befriending(k).map { t.persons[$0]!.scores } }),
             PathSpec(text: "dogs", kind: .dog, shape: .flat { t, k in person(t, k).dogs.map { .int($0) } }),
             PathSpec(text: "pets", kind: .dog, shape: .flat { t, k in person(t, k).pets.sorted().map { .int($0) } }),
-            PathSpec(text: "kennel.@values", kind: .dog, shape: .flat { t, k in t.kennelDogs(k).map { .int($0) } }),
+            // A map of links holds null values too (realm-core compares them).
+            PathSpec(text: "kennel.@values", kind: .dog, shape: .flat { t, k in
+                person(t, k).kennel.sorted { $0.key < $1.key }.map { $0.value.map { .int($0) } ?? .null } }),
             PathSpec(text: "@links.Dog.owner", kind: .dog, shape: .flat { t, k in t.ownedDogs(k).map { .int($0) } }),
             PathSpec(text: "friend.dogs", kind: .dog, shape: .flat { t, k in person(t, k).friend.map { t.persons[$0]!.dogs.map { .int($0) } } ?? [] }),
         ]
@@ -1268,12 +1289,16 @@ extension GraphQueryTests {
         let path = townPaths.randomElement(using: &rng)!
         let quantifier = path.isMany ? quantifiers.randomElement(using: &rng)! : nil
         if path.kind == .dog {
-            let op: Op = Int.random(in: 0..<4, using: &rng) == 0 ? .ne : .eq
-            if op == .eq && Int.random(in: 0..<3, using: &rng) == 0 { return .member(value(.dog), path) }
-            if op == .eq && Int.random(in: 0..<4, using: &rng) == 0 {
-                return .list(path, quantifier, .eq, (0..<Int.random(in: 1...3, using: &rng)).map { _ in value(.dog) }, .any, Options())
+            // Null: in a list, or alone against a map of links (only it holds null).
+            func dog(alone: Bool) -> TV {
+                (!alone || path.text == "kennel.@values") && Int.random(in: 0..<5, using: &rng) == 0 ? .null : value(.dog)
             }
-            return .value(path, quantifier, op, value(.dog), Options())
+            let op: Op = Int.random(in: 0..<4, using: &rng) == 0 ? .ne : .eq
+            if op == .eq && Int.random(in: 0..<3, using: &rng) == 0 { return .member(dog(alone: true), path) }
+            if op == .eq && Int.random(in: 0..<4, using: &rng) == 0 {
+                return .list(path, quantifier, .eq, (0..<Int.random(in: 1...3, using: &rng)).map { _ in dog(alone: false) }, .any, Options())
+            }
+            return .value(path, quantifier, op, dog(alone: true), Options())
         }
         if r < 40, path.kind == .number, !path.isPerObject {
             if path.isMany && quantifier != .all { return .member(value(.number), path) }
@@ -1605,9 +1630,9 @@ extension GraphQueryTests {
 // MARK: - obj('Class', pk)
 
 extension GraphQueryTests {
-    /// realm-core's Parser_PrimaryKey and Parser_DictionaryObjects (but for
-    /// null in a list compared with objects, refused here), and
-    /// `items = obj(...)` from Parser_LinksToDifferentTable.
+    /// realm-core's Parser_PrimaryKey and Parser_DictionaryObjects (null
+    /// among the values of a map of links, compared with a list holding
+    /// null), and `items = obj(...)` from Parser_LinksToDifferentTable.
     func testRealmCoreObjectsByPrimaryKey() throws {
         let u1 = TV.uuid(bytes: [0x3b, 0x24, 0x11, 0x01, 0xe2, 0xbb, 0x42, 0x55, 0x8c, 0xaf, 0x41, 0x36, 0xc5, 0x66, 0xa9, 0x61])
         let o1 = TV.oid(bytes: Array(1...12))
@@ -1649,7 +1674,8 @@ extension GraphQueryTests {
             ObjectClass(name: "dog", properties: [prop("name", .string, .primaryKey), prop("age", .int)]),
             ObjectClass(name: "person", properties: [prop("name", .string, .primaryKey),
                                                      Property(name: "pets", type: .link, flags: .nullable, linkTarget: "dog", collection: .map),
-                                                     Property(name: "friend", type: .link, flags: .nullable, linkTarget: "person")]),
+                                                     Property(name: "friend", type: .link, flags: .nullable, linkTarget: "person"),
+                                                     Property(name: "walks", type: .link, linkTarget: "dog", collection: .list)]),
         ]))
         try pets.write {
             let p = try pets.createMany("person", ["name"], [[.string("adam")], [.string("bernie")], [.string("charlie")]])
@@ -1663,6 +1689,7 @@ extension GraphQueryTests {
             try pets.mapSet("person", p[2], "pets", "dog1", .link(dc, d[1]))
             try pets.set("person", p[0], "friend", .link(pets.cls("person"), p[1]))
             try pets.set("person", p[1], "friend", .link(pets.cls("person"), p[0]))
+            try pets.append("person", p[0], "walks", [.link(dc, d[0])])
         }
         verify(pets, "person", [
             ("pets.@values.age > 4", 2), ("friend.pets.@values.age > 4", 1), ("pets.@values == obj('dog', 'pluto')", 2),
@@ -1670,7 +1697,25 @@ extension GraphQueryTests {
             ("pets.dog2 == obj('dog', 'snoopy') || pets['dog1'].name == 'pluto'", 3),
         ])
         verify(pets, "person", [("pets.@values == obj('dog', $0)", 2)], [([.string("pluto")], false)])
-        expectError(.queryInvalid) { try pets.query("person", "pets.@values == ANY { obj('dog', 'astro'), NULL }") }
+        // A map of links may hold null (adam's "none"): null in a list compared with it, or alone.
+        verify(pets, "person", [
+            ("pets.@values == ANY { obj('dog', 'astro'), NULL }", 2), ("pets.@values == NULL", 1), ("pets == nil", 1), ("nil IN pets", 1),
+            ("pets.@values != NULL", 3), ("ALL pets.@values != NULL", 2), ("NONE pets.@values == NULL", 2), ("ALL pets.@values == NULL", 0),
+            ("{obj('dog', 'pluto'), nil} == ANY pets", 2), ("ANY {obj('dog', 'pluto'), nil} == ANY pets", 2), ("ALL {obj('dog', 'pluto'), nil} == ANY pets", 1),
+            ("NONE {obj('dog', 'snoopy'), nil} == ANY pets", 1),
+            ("ALL pets.@values == ANY {obj('dog', 'pluto'), obj('dog', 'lady'), nil}", 2), ("ALL pets.@values == ANY {obj('dog', 'pluto'), obj('dog', 'lady')}", 1),
+            ("pets.@values != obj('dog', 'pluto')", 2), ("ALL pets.@values != obj('dog', 'pluto')", 1), ("NONE pets.@values == obj('dog', 'pluto')", 1),
+            ("friend.pets.@values == nil", 1), ("friend.pets == nil || pets == nil", 2),
+            // A list of links holds no null: null in a list compared with it equals nothing.
+            ("{obj('dog', 'astro'), nil} == ANY walks", 1), ("walks == ANY {nil, obj('dog', 'astro')}", 1), ("ALL {nil} == ANY walks", 0),
+        ])
+        verify(pets, "person", [("pets.@values == $0", 1), ("pets.@values == ANY $1", 2)], [([.null], false), ([.null, .link(pets.cls("dog"), try XCTUnwrap(pets.find("dog", .string("astro"))))], true)])
+        // As realm-core: a null alone compared with a list of links or backlinks is refused.
+        for (className, predicate) in [("person", "walks == nil"), ("person", "nil == ANY walks"), ("person", "ALL walks != NULL"), ("dog", "@links.person.walks == NULL")] {
+            let error = expectError(.queryInvalid, predicate) { try pets.query(className, predicate) }
+            XCTAssertTrue(error?.message.contains("holds no null") ?? false, error?.message ?? "")
+        }
+        expectError(.queryArgument) { try pets.query("person", "walks == $0", [.null]) }
     }
 }
 
@@ -1782,5 +1827,128 @@ extension GraphQueryTests {
         try db.write { _ = try db.createMany("D", ["d", "i"], [[.decimal(DecimalArithmetic.from(3)), .int(1)], [.decimal(DecimalArithmetic.from(5)), .int(2)]]) }
         verify(db, "D", [("d + i == 4", 1), ("d - 1 > 3", 1), ("-d < -4", 1), ("d + 0.5 == 3.5", 1)])
         expectError(.queryInvalid) { try db.query("D", "d * 2 > 1") }
+    }
+}
+
+// MARK: - Operations on elements
+
+extension GraphQueryTests {
+    /// realm-core's Parser_list_of_primitive_element_lengths, for lists of
+    /// strings and of binaries (directly and through self links): `.length`
+    /// is the length of each element, a null one's 0.
+    func testRealmCoreElementLengths() throws {
+        for type in [PropertyType.string, .binary] {
+            let db = try DB.open(tempDir().file("\(type.name).fief"), Schema(classes: [ObjectClass(name: "table", properties: [
+                Property(name: "values", type: type, flags: .nullable, collection: .list), prop("length", .int),
+                Property(name: "link", type: .link, flags: .nullable, linkTarget: "table"),
+            ])]))
+            func value(_ text: String?) -> TV { text.map { type == .string ? .string($0) : .binary(Array($0.utf8)) } ?? .null }
+            try db.write {
+                // {}, {null}, {""}, {"value1"}, {"value2"}, {"value1", "value2"}
+                let keys = try db.createMany("table", ["length"], Array(repeating: [.int(0)], count: 6))
+                for (key, values) in zip(keys, [[], [nil], [""], ["value1"], ["value2"], ["value1", "value2"]] as [[String?]]) {
+                    if !values.isEmpty { try db.append("table", key, "values", values.map(value)) }
+                    try db.set("table", key, "link", .link(db.cls("table"), key))
+                }
+            }
+            for path in ["", "link.", "link.link."] {
+                var cases: [(String, Int)] = [
+                    ("\(path)values.@count == 0", 1), ("\(path)values.@size == 1", 4), ("\(path)values.@count == 2", 1), ("\(path)length == 0", 6),
+                    ("ALL \(path)values.length == 0", 3), ("ALL \(path)values.length == length", 3), ("ALL \(path)values.length == 6", 4),
+                    ("NONE \(path)values.length == 0", 4), ("NONE \(path)values.length == length", 4), ("NONE \(path)values.length == 6", 3),
+                ]
+                for prefix in ["", "ANY", "SOME", "any", "some"] {
+                    cases += [("0 IN \(prefix) \(path)values.length", 2), ("\(prefix) \(path)values.length == 0", 2),
+                              ("\(prefix) \(path)values.length > 0", 3), ("\(prefix) \(path)values.length == 6", 3),
+                              ("\(prefix) \(path)values.length == length", 2)]
+                }
+                verify(db, "table", cases)
+            }
+            XCTAssertEqual(expectError(.queryInvalid) { try db.query("table", "values.len == 2") }.map { $0.message.contains("len") }, true)
+        }
+        // Mixed elements: strings and binaries only (Parser_list_of_primitive_mixed); sets too (Parser_Set).
+        let db = try DB.open(tempDir().file("mixed.fief"), Schema(classes: [ObjectClass(name: "table", properties: [
+            Property(name: "values", type: .mixed, flags: .nullable, collection: .list), Property(name: "set", type: .string, collection: .set),
+            Property(name: "ints", type: .int, collection: .list),
+        ])]))
+        try db.write {
+            let keys = try db.createMany("table", [], Array(repeating: [], count: 4))
+            try db.append("table", keys[0], "values", [.null])
+            try db.append("table", keys[1], "values", [.string("one"), .string("two"), .string("three"), .string(""), .null])
+            try db.append("table", keys[2], "values", [.string("foo"), .int(1), .binary([1, 2, 3]), .double(2.5)])
+            try db.append("table", keys[3], "values", [.int(123), .int(45)])
+            for (key, values) in zip(keys, [["hello", "world"], ["hi"], [], ["abc", "hello world"]]) {
+                for value in values { _ = try db.setInsert("table", key, "set", .string(value)) }
+            }
+        }
+        verify(db, "table", [("values.length == 3", 2), ("ALL values.length == 3", 3), ("NONE values.length == 3", 2), ("values.length == 0", 1),
+                             ("set.length == 5", 1), ("set.length == 2", 1), ("ALL set.length == 5", 2), ("set.length > 10", 1)])
+        for predicate in ["ints.length == 2", "values.length.@count == 1", "{8, 10}.length >= 2"] {
+            XCTAssertThrowsError(try db.query("table", predicate), predicate)
+        }
+        XCTAssertTrue(expectError(.queryInvalid) { try db.query("table", "ints.length == 2") }?.message.contains("'table.ints' holds int values") ?? false)
+    }
+
+    /// `@size` after one element of a list or map: the length of a string
+    /// or binary, the size of a nested list or dictionary (null for
+    /// anything else, and past the end or for a missing key).
+    func testSizeOfOneElement() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "Item", properties: [prop("name", .string)]),
+            ObjectClass(name: "P", properties: [
+                prop("id", .int), Property(name: "tags", type: .string, collection: .list), Property(name: "bins", type: .binary, flags: .nullable, collection: .list),
+                Property(name: "mixeds", type: .mixed, flags: .nullable, collection: .list),
+                Property(name: "dict", type: .string, flags: .nullable, collection: .map), Property(name: "mixedDict", type: .mixed, flags: .nullable, collection: .map),
+                Property(name: "scores", type: .int, collection: .list), Property(name: "items", type: .link, linkTarget: "Item", collection: .list),
+            ]),
+        ]))
+        try db.write {
+            let items = try db.createMany("Item", ["name"], [[.string("milk")], [.string("oranges")]])
+            let p = try db.createMany("P", ["id"], [[.int(0)], [.int(1)], [.int(2)]])
+            try db.append("P", p[0], "tags", [.string("abc"), .string("de")])
+            try db.append("P", p[1], "tags", [.string("de"), .string(""), .string("fghij")])
+            try db.append("P", p[0], "bins", [.binary([1, 2]), .null])
+            try db.append("P", p[1], "bins", [.binary([])])
+            try db.mapSet("P", p[0], "dict", "k", .string("hello"))
+            try db.mapSet("P", p[1], "dict", "k", .null)
+            try db.mapSet("P", p[1], "dict", "j", .string("hi"))
+            try db.append("P", p[0], "items", [.link(db.cls("Item"), items[0]), .link(db.cls("Item"), items[1])])
+            try db.append("P", p[1], "items", [.link(db.cls("Item"), items[1])])
+            // Nested collections: a list of three, a dictionary of one.
+            try db.append("P", p[0], "mixeds", [.nestedList(0), .string("four"), .int(7)])
+            try db.append("P", p[1], "mixeds", [.nestedDict(0), .binary([1])])
+            try db.mapSet("P", p[2], "mixedDict", "n", .nestedList(0))
+            let property = db.pkey("P", "mixeds"), dictProperty = db.pkey("P", "mixedDict")
+            guard case .nestedList(let list) = try db.realm.listValue(table: db.cls("P"), key: p[0], property: property, index: 0),
+                  case .nestedDictionary(let dict) = try db.realm.listValue(table: db.cls("P"), key: p[1], property: property, index: 0),
+                  case .nestedList(let inMap)? = try Array("n".utf8).withUnsafeBytes({ try db.realm.mapValue(CollectionRef(table: db.cls("P"), owner: p[2], property: dictProperty), key: $0) }) else {
+                return XCTFail("nested collections expected")
+            }
+            try TV.withValues([.int(1), .int(2), .int(3)]) { try db.realm.nestedListAppend(NestedRef(table: db.cls("P"), owner: p[0], property: property, id: list), values: UnsafeBufferPointer($0)) }
+            try TV.withValues([.int(1)]) { v in try Array("a".utf8).withUnsafeBytes { try db.realm.nestedMapSet(NestedRef(table: db.cls("P"), owner: p[1], property: property, id: dict), key: $0, value: v[0]) } }
+            try TV.withValues([.int(1), .int(2)]) { try db.realm.nestedListAppend(NestedRef(table: db.cls("P"), owner: p[2], property: dictProperty, id: inMap), values: UnsafeBufferPointer($0)) }
+        }
+        verify(db, "P", [
+            ("tags[0].@count == 3", 1), ("tags[0].@size == 2", 1), ("tags[FIRST].@size == 3", 1), ("tags[LAST].@count == 2", 1),
+            ("tags[LAST].@count == 5", 1), ("tags[1].@size == 0", 1), ("tags[2].@size > 0", 1), ("tags[2].@size == nil", 2),
+            ("tags[5].@size == nil", 3), ("tags[0].@size > tags[1].@size", 2), ("tags[0].@size + 1 == 4", 1),
+            ("bins[0].@size == 2", 1), ("bins[0].@size == 0", 1), ("bins[1].@size == nil", 3),
+            ("dict['k'].@size == 5", 1), ("dict.k.@size == 5", 1), ("dict['k'].@count == nil", 2), ("dict['j'].@size == 2", 1),
+            ("items[0].name.@size == 4", 1), ("items[LAST].name.@count == 7", 2), ("items[1].name.@size == 7", 1),
+            ("mixeds[0].@size == 3", 1), ("mixeds[FIRST].@size == 1", 1), ("mixeds[1].@size == 4", 1), ("mixeds[1].@size == 1", 1),
+            ("mixeds[2].@size == nil", 3), ("mixeds[LAST].@size == nil", 2), ("mixedDict['n'].@size == 2", 1), ("mixedDict.n.@size == nil", 2),
+            ("tags[0].@size IN {2, 3}", 2),
+        ])
+        verify(db, "P", [("tags[$0].@size == 5", 1), ("dict[$1].@size == 2", 1)], [([.int(2)], false), ([.string("j")], false)])
+        for (predicate, words) in [("scores[0].@size == 1", ["'P.scores' holds int values"]), ("tags[0].@max == 1", ["no aggregate"]),
+                                   ("items[0].name.length == 4", ["not a link"])] {
+            let error = expectError(.queryInvalid, predicate) { try db.query("P", predicate) }
+            for word in words { XCTAssertTrue(error?.message.contains(word) ?? false, error?.message ?? "") }
+        }
+        // The values follow changes (live results).
+        let results = try db.query("P", "tags[0].@size == 4")
+        XCTAssertEqual(try results.count(), 0)
+        try db.write { try db.append("P", try db.keys("P", "id == 2")[0], "tags", [.string("four")]) }
+        XCTAssertEqual(try results.count(), 1)
     }
 }

@@ -113,6 +113,60 @@ final class QueryDescriptionTests: XCTestCase {
         XCTAssertEqual(try values.distinct(by: ["self"]).queryDescription(), "TRUEPREDICATE DISTINCT(self)")
     }
 
+    /// Operations on one element, `.length`, arithmetic on lists and null
+    /// against a map of links describe as text that parses to the same query.
+    func testElementOperationsListArithmeticAndNullsInMapsRoundTrip() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "Item", properties: [prop("price", .double)]),
+            ObjectClass(name: "Dog", properties: [prop("name", .string, .primaryKey)]),
+            ObjectClass(name: "P", properties: [
+                prop("age", .int), Property(name: "tags", type: .string, collection: .list), Property(name: "bytes", type: .binary, collection: .list),
+                Property(name: "mixeds", type: .mixed, flags: .nullable, collection: .list), Property(name: "notes", type: .string, flags: .nullable, collection: .map),
+                Property(name: "scores", type: .int, collection: .list), Property(name: "items", type: .link, linkTarget: "Item", collection: .list),
+                Property(name: "dogMap", type: .link, flags: .nullable, linkTarget: "Dog", collection: .map),
+            ]),
+        ]))
+        let (astro, dogClass) = try db.write { () -> (Int64, UInt32) in
+            let items = try db.createMany("Item", ["price"], [[.double(4)], [.double(5.5)], [.double(9)]])
+            let dogs = try db.createMany("Dog", ["name"], [[.string("astro")], [.string("pluto")]])
+            let people = try db.createMany("P", ["age"], [[.int(3)], [.int(4)], [.int(9)]])
+            let (ic, dc) = (db.cls("Item"), db.cls("Dog"))
+            try db.append("P", people[0], "tags", [.string("abc"), .string("de")])
+            try db.append("P", people[1], "tags", [.string("fghij")])
+            try db.append("P", people[0], "bytes", [.binary([1, 2, 3])])
+            try db.append("P", people[1], "mixeds", [.string("four"), .int(4)])
+            try db.mapSet("P", people[2], "notes", "k", .string("hello"))
+            try db.append("P", people[0], "scores", [.int(2), .int(4)])
+            try db.append("P", people[0], "items", [.link(ic, items[0]), .link(ic, items[1])])
+            try db.append("P", people[1], "items", [.link(ic, items[2])])
+            try db.mapSet("P", people[0], "dogMap", "a", .link(dc, dogs[0]))
+            try db.mapSet("P", people[0], "dogMap", "b", .null)
+            try db.mapSet("P", people[1], "dogMap", "a", .link(dc, dogs[1]))
+            return (dogs[0], dc)
+        }
+        let cases: [(String, [Argument], String)] = [
+            ("tags[0].@size == 3", [], "tags[0].@count == 3"), ("tags[FIRST].@count > 2", [], "tags[FIRST].@count > 2"),
+            ("tags[LAST].@size == 2", [], "tags[LAST].@count == 2"), ("tags[$0].@size == 5", [([.int(0)], false)], "tags[0].@count == 5"),
+            ("bytes[0].@size == 3", [], "bytes[0].@count == 3"), ("mixeds[LAST].@size == nil", [], "mixeds[LAST].@count == null"),
+            ("notes['k'].@size == 5", [], "notes['k'].@count == 5"), ("notes.k.@size == 5", [], "notes.k.@count == 5"),
+            ("tags.length == 3", [], "tags.length == 3"), ("ALL tags.length > 1", [], "ALL tags.length > 1"),
+            ("NONE mixeds.length == 4", [], "NONE mixeds.length == 4"), ("2 IN tags.length", [], "2 IN tags.length"),
+            ("ALL {8, 10} / 2 >= ANY items.price", [], "ALL {8, 10} / 2 >= ANY items.price"),
+            ("{1, 2} * 2 == scores", [], "{1, 2} * 2 == scores"), ("age IN $0 - 1", [([.int(4), .int(5)], true)], "age IN {4, 5} - 1"),
+            ("NONE {1, 2, 3} * -20 >= ANY items.price", [], "NONE {1, 2, 3} * -20 >= ANY items.price"), ("-{3, 4} == -age", [], "-({3, 4}) == -age"),
+            ("{obj('Dog', 'astro'), nil} == ANY dogMap", [], "{obj('Dog', 'astro'), null} == ANY dogMap"),
+            ("dogMap.@values == nil", [], "dogMap.@values == null"), ("ALL dogMap.@values != $0", [([.null], false)], "ALL dogMap.@values != null"),
+            ("dogMap.@values == ANY $0", [([.null, .link(dogClass, astro)], true)], "dogMap.@values == ANY {null, L\(dogClass):\(astro)}"),
+        ]
+        for (predicate, args, expected) in cases {
+            let results = try GraphQueryTests.query(db, predicate, args, of: "P")
+            XCTAssertEqual(try results.queryDescription(), expected, predicate)
+            try checkRoundTrip(db, "P", predicate, args)
+        }
+        XCTAssertEqual(try db.keys("P", "tags.length == 3").count, 1)
+        XCTAssertEqual(try db.keys("P", "dogMap.@values == nil").count, 1)
+    }
+
     // MARK: Key-path arguments
 
     static let schema = Schema(classes: [

@@ -126,6 +126,40 @@ final class VersionTests: XCTestCase {
         expectError(.closed) { try live.realm.freeze() }
     }
 
+    /// A write that changed the schema freezes as any write does: at the
+    /// version it began from, with the schema of that version (without the
+    /// classes and properties it added).
+    func testFreezeInAWriteThatChangedTheSchema() throws {
+        let live = try DB.open(tempDir().file(), Schema(classes: [ObjectClass(name: "A", properties: [prop("v", .int)])]))
+        try live.write { _ = try live.createMany("A", ["v"], [[.int(1)], [.int(2)]]) }
+        let before = try live.realm.version()
+        try live.realm.beginWrite()
+        try live.realm.updateSchema(Schema(classes: [
+            ObjectClass(name: "A", properties: [prop("v", .int), prop("w", .string, .nullable)]),
+            ObjectClass(name: "B", properties: [prop("x", .int)]),
+        ]))
+        _ = try live.create("B", [("x", .int(7))])
+        try live.set("A", 0, "w", .string("new"))
+        let frozen = DB(try live.realm.freeze())
+        XCTAssertEqual(try frozen.realm.version(), before)
+        XCTAssertEqual(frozen.realm.schema.classes.map(\.name), ["A"])
+        XCTAssertEqual(frozen.realm.schema.classes[0].properties.map(\.name), ["v"])
+        XCTAssertEqual(try frozen.keys("A", "v > 1").count, 1)
+        expectError(.queryInvalid) { try frozen.query("A", "w == 'new'") }
+        try live.realm.commitWrite()
+        XCTAssertEqual(try frozen.count("A"), 2)
+        XCTAssertEqual(try live.keys("B", "x == 7").count, 1)
+        let after = DB(try live.realm.freeze())
+        XCTAssertEqual(try after.keys("A", "w == 'new'").count, 1)
+        // Cancelled: the frozen realm is unaffected.
+        try live.realm.beginWrite()
+        try live.realm.updateSchema(Schema(classes: [ObjectClass(name: "C", properties: [prop("y", .int)])]))
+        let frozenBeforeCancel = DB(try live.realm.freeze())
+        live.realm.cancelWrite()
+        XCTAssertEqual(frozenBeforeCancel.realm.schema.classes.map(\.name).sorted(), ["A", "B"])
+        XCTAssertEqual(try frozenBeforeCancel.count("B"), 1)
+    }
+
     func testFreezeAfterAnotherRealmCommitted() throws {
         let dir = tempDir()
         let a = try DB.open(dir.file(), Self.schema)

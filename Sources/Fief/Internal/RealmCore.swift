@@ -326,9 +326,14 @@ final class RealmCore: @unchecked Sendable {
         }
         guard let raw = fief_realm_freeze(handle.raw) else { fiefTrap("Cannot freeze the realm", CError.last()) }
         let frozen = RealmCore(handle: CHandle(raw), configuration: configuration, cacheKey: nil)
+        let inWrite = isInWriteTransaction
         lock.withLock {
-            frozen.bindings = bindings
-            frozenCache = (currentVersion, frozen)
+            // Inside a write that added classes the frozen realm is the
+            // version before it, whose schema lacks them.
+            frozen.bindings = bindingsMadeInWrite.isEmpty ? bindings : bindings.filter { !bindingsMadeInWrite.contains($0.key) }
+            // One made inside a write is of the version before it, which
+            // `version` may not tell apart from the one the write commits.
+            if !inWrite { frozenCache = (currentVersion, frozen) }
         }
         return frozen
     }

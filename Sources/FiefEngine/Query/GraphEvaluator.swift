@@ -632,7 +632,16 @@ final class ValueReader {
                     termValues[many] = value
                     return visit(typed(term.evaluate { termValues[$0] }))
                 }
-            case .elements:
+            case .elements(let property):
+                if expression.measure == .lengths {
+                    return try walker!.forEach(owner: key) { value in
+                        switch value {
+                        case .string(let bytes), .binary(let bytes): return visit(.int(Int64(bytes.count)))
+                        case .null where property.type != .mixed: return visit(.int(0))
+                        default: return true
+                        }
+                    }
+                }
                 if expression.typeOf != nil { return try walker!.forEach(owner: key) { value in visit(typed(value)) } }
                 return try walker!.forEach(owner: key, visit)
             case .mapKeys: return try walker!.forEachKey(owner: key) { value in visit(typed(value)) }
@@ -781,12 +790,27 @@ final class ValueReader {
         case .arithmetic(let term):
             for i in 0..<termReaders.count { termValues[i] = try termReaders[i].value(key) }
             return term.evaluate { termValues[$0] }
-        case .mapEntry(_, let mapKey):
-            return try walker!.value(owner: key, key: mapKey) ?? .null
-        case .listElement(_, let index):
-            return try walker!.element(owner: key, at: index) ?? .null
+        case .mapEntry(let property, let mapKey):
+            let value = try walker!.value(owner: key, key: mapKey) ?? .null
+            return expression.measure == .size ? try size(of: value, owner: key, property) : value
+        case .listElement(let property, let index):
+            let value = try walker!.element(owner: key, at: index) ?? .null
+            return expression.measure == .size ? try size(of: value, owner: key, property) : value
         case .elements, .mapKeys:
             throw FiefError(.internal, "a collection's elements are many values")
+        }
+    }
+}
+
+extension ValueReader {
+    /// The size of `value`, an element of collection `property` of object
+    /// `owner` (see `ValueMeasure.size`).
+    fileprivate func size(of value: Value, owner: Int64, _ property: Property) throws(FiefError) -> Value {
+        switch value {
+        case .string(let bytes), .binary(let bytes): return .int(Int64(bytes.count))
+        case .nestedList(let id), .nestedDictionary(let id):
+            return .int(Int64(try realm.nestedCount(NestedRef(table: expression.lastClass, owner: owner, property: property.key, id: id))))
+        default: return .null
         }
     }
 }

@@ -270,6 +270,9 @@ struct ValueExpression {
     /// value's own type); each value is then read as its type's code
     /// (`QueryBinder.typeCode`).
     var typeOf: PropertyType? = nil
+    /// With `@size` after one element or `.length` after a list or set of
+    /// values: what is read of each value instead of the value itself.
+    var measure: ValueMeasure? = nil
 
     /// Whether it gives any number of values per object rather than one.
     var isMany: Bool {
@@ -305,6 +308,19 @@ struct ValueExpression {
         case .property, .object, .elements, .mapEntry, .listElement, .mapKeys, .arithmetic: return .null
         }
     }
+}
+
+/// What a value expression reads of its values instead of the values.
+enum ValueMeasure {
+    /// `tags[0].@size`, `dict['k'].@count`: the size of the one value (a
+    /// list's element, a map's value): the length in bytes of a string or
+    /// binary, the number of elements of a nested list or dictionary; null
+    /// for null and for any other value, as realm-core sizes a mixed value.
+    case size
+    /// `tags.length`: the length of each element that is a string or binary
+    /// (a null one of a list of strings or binaries: 0); a mixed element of
+    /// another type, or null, gives no value, as in realm-core.
+    case lengths
 }
 
 /// Arithmetic over numbers, as realm-core computes it: the result has the
@@ -584,6 +600,8 @@ enum QueryBinder {
             }
         }
         let left = try side(lhs, scope), right = try side(rhs, scope)
+        try refuseNull(left, against: right, scope)
+        try refuseNull(right, against: left, scope)
         switch (left, right) {
         case (.own, .values(let elements, let quantifier)):
             return try compareList(try QueryCompiler.property(lhs, scope.target), op, elements, quantifier, options, scope, listFirst: false)
@@ -722,6 +740,7 @@ enum QueryBinder {
         guard case .objects(let table) = scope.target else {
             throw QueryCompiler.unsupported("arithmetic on the elements of a collection of values")
         }
+        if let list = try listArithmetic(operand, scope) { return list }
         var quantifier: QueryQuantifier? = nil
         let term = try arithmeticTerm(operand, scope, &quantifier)
         var many = 0
@@ -741,12 +760,77 @@ enum QueryBinder {
         return .path(BoundPath(expression: expression, lastTable: table), quantifier)
     }
 
+    /// Arithmetic on a list of values given with the query (`{8, 10} / 2`,
+    /// `ALL $0 * 2`, with a list argument): the list of its results, one per
+    /// element (the other terms are numbers given with the query), with the
+    /// quantifier written before the list; null for a null element.  Nil
+    /// when `operand` has no list.  As in realm-core, two lists in one
+    /// expression are refused.
+    private static func listArithmetic(_ operand: QueryOperand, _ scope: Scope) throws(FiefError) -> Side? {
+        var lists: [(elements: [ListElement], quantifier: QueryQuantifier?)] = []
+        var readsValues = false
+        func scan(_ operand: QueryOperand) {
+            switch operand {
+            case .arithmetic(let a, _, let b): scan(a); scan(b)
+            case .negated(let a): scan(a)
+            case .constant: break
+            case .argument, .list, .quantified:
+                if case .values(let elements, let quantifier)? = try? side(operand, scope) {
+                    lists.append((elements, quantifier))
+                } else if case .quantified = operand {
+                    readsValues = true
+                }
+            default: readsValues = true
+            }
+        }
+        scan(operand)
+        guard let list = lists.first else { return nil }
+        let text = describe(operand)
+        guard lists.count == 1 else {
+            throw FiefError(.queryInvalid, "arithmetic takes one list of values ({...} or a list argument) at most; \(text) has \(lists.count)")
+        }
+        if readsValues {
+            throw QueryCompiler.unsupported("arithmetic combining a list of values with a property or key path (\(text))")
+        }
+        var results: [ListElement] = []
+        for element in list.elements {
+            let value: QueryOperand
+            switch element {
+            case .operand(let written): value = written
+            case .argumentValue(let given, let n):
+                guard let literal = QueryArgumentSubstitution.literal(given) else {
+                    throw FiefError(.queryArgument, "argument \(n) holds a \(given.typeName), which arithmetic does not take")
+                }
+                value = .constant(literal)
+            }
+            if case .constant(.null) = value {
+                results.append(.operand(value))
+                continue
+            }
+            guard case .value(let folded) = try arithmetic(operand.replacingLists(with: value) { n in n >= 0 && n < scope.arguments.count && scope.arguments[n].isList }, scope) else {
+                throw QueryCompiler.unsupported("decimal128 arithmetic on a list of values (\(text))")
+            }
+            results.append(.operand(folded))
+        }
+        return .values(results, list.quantifier)
+    }
+
     /// `operand` as the constant it folds to, when it is arithmetic on
-    /// numbers given with the query only.
+    /// numbers given with the query only (a list of them, for arithmetic on
+    /// a list).
     static func folded(_ operand: QueryOperand, _ scope: Scope) throws(FiefError) -> QueryOperand {
         guard operand.isArithmetic, case .objects = scope.target else { return operand }
-        if case .value(let constant) = try arithmetic(operand, scope) { return constant }
-        return operand
+        switch try arithmetic(operand, scope) {
+        case .value(let constant):
+            return constant
+        case .values(let elements, let quantifier):
+            // Arithmetic on a list: the list of its results.
+            var results: [QueryOperand] = []
+            for case .operand(let result) in elements { results.append(result) }
+            return quantifier.map { .quantified($0, .list(results)) } ?? .list(results)
+        default:
+            return operand
+        }
     }
 
     /// The term of `operand`; a quantifier before a collection in it
@@ -1114,6 +1198,7 @@ enum QueryBinder {
                       lastTable: current)
         }
         let components = keyPath.components
+        func isLastBut(_ position: Int) -> Bool { position + 2 == components.count }
         var position = 0
         while position < components.count {
             defer { position += 1 }
@@ -1151,15 +1236,41 @@ enum QueryBinder {
                             continue
                         }
                         guard isLast else { throw FiefError(.queryInvalid, "key path '\(text)': nothing can follow a value of \(qualified)") }
-                        guard keyPath.suffix == nil else { throw QueryCompiler.unsupported("an operation on one element of \(qualified) ('\(text)')") }
-                        let described = Property(name: text, type: property.type, flags: .nullable, key: property.key, linkTarget: property.linkTarget)
-                        return expression(index.map { .listElement(property, $0) } ?? .mapEntry(property, key: key), described)
+                        let value: ValueExpression.Value = index.map { .listElement(property, $0) } ?? .mapEntry(property, key: key)
+                        switch keyPath.suffix {
+                        case nil:
+                            let described = Property(name: text, type: property.type, flags: .nullable, key: property.key, linkTarget: property.linkTarget)
+                            return expression(value, described)
+                        case .count?:
+                            // The size of the one element: a string's or binary's length, a nested collection's size.
+                            guard property.type == .string || property.type == .binary || property.type == .mixed else {
+                                throw FiefError(.queryInvalid, "key path '\(text)': '@count' and '@size' of one element apply to strings, binaries and mixed values; \(qualified) holds \(property.type.name) values")
+                            }
+                            var measured = expression(value, Property(name: text, type: .int, flags: .nullable, key: property.key)).expression
+                            measured.measure = .size
+                            return BoundPath(expression: measured, lastTable: current)
+                        default:
+                            throw FiefError(.queryInvalid, "key path '\(text)': one element of \(qualified) takes '@count', '@size' or '@type' after it, no aggregate")
+                        }
                     }
                     if isLast && (property.type != .link || keyPath.suffix != nil) {
                         return try finish(property, column, of: current, keyPath.suffix, hops: hops, text: text, realm)
                     }
                 } else if isLast && (property.collection == .none || property.type != .link || keyPath.suffix != nil) {
                     return try finish(property, column, of: current, keyPath.suffix, hops: hops, text: text, realm)
+                }
+                if property.type != .link, property.collection == .list || property.collection == .set,
+                   isLastBut(position), case .property("length") = components[position + 1] {
+                    // `tags.length`: the length of each element, as realm-core reads it.
+                    guard keyPath.suffix == nil else {
+                        throw FiefError(.queryInvalid, "key path '\(text)': nothing can follow 'length'")
+                    }
+                    guard property.type == .string || property.type == .binary || property.type == .mixed else {
+                        throw FiefError(.queryInvalid, "key path '\(text)': 'length' applies to a list or set of strings, binaries or mixed values; \(qualified) holds \(property.type.name) values")
+                    }
+                    var lengths = expression(.elements(property), Property(name: text, type: .int, key: property.key)).expression
+                    lengths.measure = .lengths
+                    return BoundPath(expression: lengths, lastTable: current)
                 }
                 guard property.type == .link else {
                     if property.collection != .none {
@@ -1428,9 +1539,19 @@ enum QueryBinder {
                          expression, leaf, path.lastTable.key)
         }
         if case .object = expression.value {
-            let (keys, allBut) = try objectTarget(expression, leafPredicate(.element), scope)
+            let (keys, allBut, null) = try objectTarget(expression, leafPredicate(.element), scope)
             // ALL: no object reached is another one; NONE: none is one of them.
             let target = ReachTarget.objects(table: path.lastTable.key, keys: keys, allBut: q == .all ? !allBut : allBut)
+            // A map of links may hold null.  Whether a null value counts as
+            // a value compared (== S: null is in S; != e: e is no null), or,
+            // for ALL, as one failing (the opposite).
+            let nullCounts = (allBut ? !null : null) != (q == .all)
+            if nullCounts, let nullValues = try nullValues(of: path, scope) {
+                let reached = graph(.reach(PathReach(hops: path.hops, target: target, complement: false, nullLinksMatch: false, orReachesNothing: false)),
+                                    expression, nil, path.lastTable.key)
+                let any = QueryNode.or([reached, nullValues])
+                return q == .any ? any : .not(any)
+            }
             return graph(.reach(PathReach(hops: path.hops, target: target, complement: q != .any, nullLinksMatch: false, orReachesNothing: false)),
                          expression, nil, path.lastTable.key)
         }
@@ -1450,7 +1571,8 @@ enum QueryBinder {
     private static func predicate(at expression: ValueExpression, _ quantifier: QueryQuantifier?, _ scope: Scope,
                                   _ leafPredicate: (QueryOperand) -> QueryExpression) throws(FiefError) -> QueryNode {
         let local = ValueExpression(hops: [], lastClass: expression.lastClass, value: expression.value,
-                                    valueProperty: expression.valueProperty, text: expression.text, typeOf: expression.typeOf)
+                                    valueProperty: expression.valueProperty, text: expression.text, typeOf: expression.typeOf,
+                                    measure: expression.measure)
         if let declared = expression.typeOf {
             let test = try typePredicate(expression, declared, leafPredicate(.element), scope)
             if !local.isMany, let quantifier { try refuseQuantifier(quantifier, expression.text) }
@@ -1508,7 +1630,7 @@ enum QueryBinder {
 
     /// The objects a path ending at objects is compared with: `p == x`,
     /// `p == ANY {x, y}`, `x IN p` (`allBut` false) or `p != x` (true).
-    private static func objectTarget(_ expression: ValueExpression, _ predicate: QueryExpression, _ scope: Scope) throws(FiefError) -> (keys: [Int64], allBut: Bool) {
+    private static func objectTarget(_ expression: ValueExpression, _ predicate: QueryExpression, _ scope: Scope) throws(FiefError) -> (keys: [Int64], allBut: Bool, null: Bool) {
         let refusal = "'\(expression.text)' reaches objects: compare them with == or != to an object (a link argument, or ANY of a list of them)"
         var op: QueryOperator
         var other: QueryOperand
@@ -1526,6 +1648,7 @@ enum QueryBinder {
         guard op == .equal || op == .notEqual, op == .equal || elements.count == 1 else { throw FiefError(.queryInvalid, refusal) }
         guard case .objects(let table) = scope.target, let realm = scope.realm else { throw FiefError(.queryInvalid, refusal) }
         var keys: [Int64] = []
+        var null = false
         for element in elements {
             let given: QueryConstant
             var argument: Int? = nil
@@ -1541,8 +1664,8 @@ enum QueryBinder {
             case .link(let classKey, let key) where classKey == expression.lastClass:
                 keys.append(key)
             case .null:
-                throw FiefError(argument == nil ? .queryInvalid : .queryArgument,
-                                "'\(expression.text)' holds no null: compare it with objects, or its size ('@count') with 0")
+                // Only a map of links holds null; elsewhere it equals nothing.
+                null = true
             default:
                 let className = (try? realm.table(expression.lastClass).objectClass.name) ?? ""
                 throw FiefError(argument == nil ? .queryInvalid : .queryArgument,
@@ -1550,7 +1673,35 @@ enum QueryBinder {
             }
         }
         _ = table
-        return (keys.sorted(), op == .notEqual)
+        return (keys.sorted(), op == .notEqual, null)
+    }
+
+    /// Whether a path ending at objects through a map of links (`dogMap`,
+    /// `owner.dogMap.@values`) reaches a null value, per object (nil for a
+    /// path through another collection: it reaches objects only).
+    private static func nullValues(of path: BoundPath, _ scope: Scope) throws(FiefError) -> QueryNode? {
+        guard let hop = path.hops.last, hop.kind == .map, let realm = scope.realm else { return nil }
+        let holder = try realm.table(hop.from)
+        let map = try holder.property(hop.property)
+        let described = Property(name: path.text, type: .link, flags: .nullable, key: map.key, linkTarget: map.linkTarget)
+        let values = ValueExpression(hops: Array(path.hops.dropLast()), lastClass: hop.from, value: .elements(map), valueProperty: described, text: path.text)
+        let isNull = try QueryCompiler.node(.comparison(.element, .equal, .constant(.null), []),
+                                            .elements(described, description: "the values of '\(path.text)'"), scope.arguments, realm: nil)
+        var dependencies: [UInt32: Set<UInt32>] = [:]
+        collectDependencies(values, realm, into: &dependencies)
+        return .graph(GraphNode(.test(values, predicate: isNull, quantifier: .any), dependencies: dependencies))
+    }
+
+    /// As realm-core: a key path reaching objects through a list, set or
+    /// backlinks holds no null, so comparing it with a null given alone is
+    /// refused (a map of links may hold null; a null in a list of values
+    /// compared with it equals nothing).
+    static func refuseNull(_ path: Side, against given: Side, _ scope: Scope) throws(FiefError) {
+        guard case .path(let bound, _) = path, case .object = bound.expression.value, bound.isToMany,
+              let last = bound.hops.last(where: { $0.isToMany }), last.kind != .map, case .value(let operand) = given,
+              case .null = try QueryCompiler.constant(operand, scope.arguments) else { return }
+        throw FiefError(operand.isArgument ? .queryArgument : .queryInvalid,
+                        "cannot compare '\(bound.text)' with null: it reaches any number of objects and holds no null (compare its size, '@count', with 0)")
     }
 
     /// Forward: two values (or one value and many, quantified) read per
@@ -1597,17 +1748,7 @@ enum QueryBinder {
         }
         var elements: [SequenceElement] = []
         for element in list {
-            let given: QueryConstant
-            let argument: Int?
-            switch element {
-            case .operand(let operand):
-                given = try QueryCompiler.constant(operand, scope.arguments, against: p)
-                argument = QueryCompiler.argumentIndex(operand)
-            case .argumentValue(let value, let n):
-                given = try QueryCompiler.constant(value, argument: n)
-                argument = n
-            }
-            let c = try QueryCompiler.adapted(given, for: p, argument: argument)
+            let (c, argument) = try constant(of: element, for: p, scope)
             let fits = fits(p, c)
             var isNull = false
             if case .null = c { isNull = true }
@@ -1679,17 +1820,7 @@ enum QueryBinder {
         var nodes: [QueryNode] = []
         nodes.reserveCapacity(elements.count)
         for element in elements {
-            let given: QueryConstant
-            let argument: Int?
-            switch element {
-            case .operand(let operand):
-                given = try QueryCompiler.constant(operand, scope.arguments, against: p)
-                argument = QueryCompiler.argumentIndex(operand)
-            case .argumentValue(let value, let n):
-                given = try QueryCompiler.constant(value, argument: n)
-                argument = n
-            }
-            let c = try QueryCompiler.adapted(given, for: p, argument: argument)
+            let (c, argument) = try constant(of: element, for: p, scope)
             if fits(p, c) {
                 nodes.append(try QueryCompiler.compareConstant(p, op, c, options, scope.target, argument: argument, constantFirst: listFirst))
             } else {
@@ -1701,6 +1832,23 @@ enum QueryBinder {
         case .all: return nodes.count == 1 ? nodes[0] : .and(nodes)
         case .none: return .not(nodes.count == 1 ? nodes[0] : .or(nodes))
         }
+    }
+
+    /// The constant one element of a list stands for, read as values of
+    /// `p` are compared with it (a literal, a scalar argument, or an element
+    /// of a list argument), and the argument it came from (for messages).
+    static func constant(of element: ListElement, for p: Property, _ scope: Scope) throws(FiefError) -> (QueryConstant, argument: Int?) {
+        let given: QueryConstant
+        let argument: Int?
+        switch element {
+        case .operand(let operand):
+            given = try QueryCompiler.constant(operand, scope.arguments, against: p)
+            argument = QueryCompiler.argumentIndex(operand)
+        case .argumentValue(let value, let n):
+            given = try QueryCompiler.constant(value, argument: n)
+            argument = n
+        }
+        return (try QueryCompiler.adapted(given, for: p, argument: argument), argument)
     }
 
     /// Whether constant `c` is of a type property `p`'s values can equal
@@ -1833,6 +1981,19 @@ extension QueryOperand {
         case .constant(.objectKey(let key)): return .constant(.link(classKey: classKey, objectKey: key))
         case .list(let items): return .list(items.map { $0.replacingObjectKeys(classKey: classKey) })
         case .quantified(let quantifier, let inner): return .quantified(quantifier, inner.replacingObjectKeys(classKey: classKey))
+        default: return self
+        }
+    }
+
+    /// The operand with each list of values in it (`{...}`, an argument,
+    /// quantified or not) replaced by `value` (see `listArithmetic`).
+    func replacingLists(with value: QueryOperand, listArgument: (Int) -> Bool) -> QueryOperand {
+        switch self {
+        case .arithmetic(let a, let op, let b):
+            return .arithmetic(a.replacingLists(with: value, listArgument: listArgument), op, b.replacingLists(with: value, listArgument: listArgument))
+        case .negated(let a): return .negated(a.replacingLists(with: value, listArgument: listArgument))
+        case .list, .quantified: return value
+        case .argument(let n): return listArgument(n) ? value : self
         default: return self
         }
     }

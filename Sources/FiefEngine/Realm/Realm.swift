@@ -955,14 +955,18 @@ public final class Realm: @unchecked Sendable {
         if let write {
             // Frozen at the version the write began from (Realm's rule): the
             // newest committed version, since this realm holds the writer lock.
-            if write.changedSchema {
-                throw FiefError(.alreadyInTransaction, "cannot freeze a realm whose schema changed in its open write transaction")
-            }
             let before = try Snapshot(environment: environment)
-            guard before.version == write.version, before.schemaGeneration == schemaGeneration else {
+            guard before.version == write.version, write.changedSchema || before.schemaGeneration == schemaGeneration else {
                 throw FiefError(.internal, "the version a write transaction began from is not the newest committed one")
             }
-            return Realm(frozenFrom: self, snapshot: before)
+            let frozen = Realm(frozenFrom: self, snapshot: before)
+            if write.changedSchema {
+                // The write added classes or properties: the frozen realm has
+                // the schema of its version, without them (they had no values
+                // then).  Tables the write left as they were are shared.
+                try frozen.loadSchema(txn: before.txn, generation: before.schemaGeneration)
+            }
+            return frozen
         }
         let current = try currentSnapshot()
         let fresh = try Snapshot(environment: environment)
