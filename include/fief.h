@@ -561,12 +561,20 @@ FIEF_API bool fief_config_set_durability(fief_config_t *config, fief_durability_
 
 /** Open (or create) the realm `config` describes and read its newest version.
  *  Additive schema changes (new classes, new properties) are applied.
- *  A file of an older format (1 or 2) is upgraded to the current one (3) by
+ *  A file of an older format (1 to 5) is upgraded to the current one (6) by
  *  a read-write open, in the transaction that applies the schema (a crash
  *  leaves it as it was; a damaged chunk stops it with FIEF_ERR_FILE_CORRUPT,
- *  and `fief copy` then saves what is readable); a read-only open refuses
- *  it with FIEF_ERR_FILE_FORMAT, naming both ways to convert it.  A file of
- *  a newer format: FIEF_ERR_FILE_FORMAT.
+ *  and `fief copy` then saves what is readable).  Upgrading a format-5 file
+ *  rebuilds its full-text indexes from the texts (libraries older than
+ *  full-text search wrote format 5 without updating them) and stores the
+ *  numbers of its sets of mixed values as format 6 does (a decimal that is
+ *  an integer outside int64's range and a double exactly, such as 2^70, is
+ *  the element the double is: two such elements become one).  A read-only
+ *  open refuses a file of formats 1, 2 and 4, and one of format 5 that has
+ *  a full-text index or such a set element, with FIEF_ERR_FILE_FORMAT,
+ *  naming both ways to convert it; other files of formats 3 and 5 are read
+ *  as they are.  A file of a newer format: FIEF_ERR_FILE_FORMAT (libraries
+ *  of format 5 and older refuse format-6 files the same way).
  *  Returns a live realm handle, or NULL.
  *  The path (and its lock file "<path>-lock") must be a regular file, a
  *  symbolic link to one, or missing (it is then created).  Anything else is
@@ -993,7 +1001,11 @@ FIEF_API bool fief_list_resolve_in(const fief_list_t *list, fief_realm_t *target
  * ids and UUIDs bytewise, decimals by value (1.0 and 1.00 are one element,
  * stored and read back in one canonical form: 2.50 reads as 2.5, -0 as 0),
  * links by object key, null first; fief_set_get(i) is the i-th in that
- * order.  Strings and binaries are views (see OWNERSHIP).
+ * order.  Strings and binaries are views (see OWNERSHIP).  A set of mixed
+ * values holds one element per value as Realm's equality has it (see
+ * "Mixed values in results"): int 1, float 1, double 1.0 and decimal128 1
+ * are one element, and so are decimal128 2^70 and double 2^70; the value
+ * first added is the one kept and read back.
  *
  * Links in a set are recorded on the target's side; deleting an object
  * removes it from every set that holds it, in the same transaction.
@@ -1783,7 +1795,8 @@ FIEF_API bool fief_file_verify(const char *path, fief_report_fn report, void *us
 /** Write a compacted copy of the realm file `source` to `destination`, a
  *  file that must not exist, holding everything that can be read: valid
  *  chunks are copied (files of older formats are converted to the current
- *  one),
+ *  one, format 6: full-text indexes and sets of mixed values as a
+ *  read-write open upgrades them),
  *  damaged ones are left out and reported as problems (a damaged object
  *  list or primary-key column loses those objects; a damaged property
  *  leaves it null or at its default for them), and primary keys and indexes

@@ -1,5 +1,5 @@
 /* Files of format 4 (backlinks one LMDB entry per record) against this
- * library's format 5 (backlinks in runs): Tests/CAPI/data/format4_links.fief
+ * library's format (backlinks in runs since format 5): Tests/CAPI/data/format4_links.fief
  * (see format4_links.h) is refused by a read-only open with directions,
  * verified and copied as it is, and upgraded in place by a writable open,
  * after which every object's backlinks through every kind of link are
@@ -128,7 +128,7 @@ TEST(writable_open_upgrades_format_4) {
     E(fief_realm_close(r));
     E(fief_release(r));
     EQU(verify(path), 0);
-    /* Now format 5: a read-only open works. */
+    /* Now the current format: a read-only open works. */
     r = open_path(path, true);
     R(r != NULL);
     check_backlinks(r, NULL);

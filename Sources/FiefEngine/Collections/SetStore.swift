@@ -95,6 +95,45 @@ enum SetStore {
         return out
     }
 
+    /// The key file format 5 gave `value` in the set of `owner` of mixed
+    /// values, when it differs from this format's: an integer decimal
+    /// outside int64's range that is a double exactly (decimal 2^70), which
+    /// format 5 keyed as a decimal, apart from the equal double (number
+    /// class, the nearest double, kind 2, the decimal); nil for every other
+    /// value (keyed alike by both formats).
+    static func format5MixedKey(_ value: Value, owner: Int64) -> [UInt8]? {
+        guard case .decimal128(let d) = value, KeyEncoding.integralDouble(d) != nil, case .double = MixedNumber.canonical(value) else { return nil }
+        var out: [UInt8] = []
+        appendBigEndian(UInt64(bitPattern: owner), &out)
+        out.append(Class.number.rawValue)
+        appendBigEndian(orderedBits(Decimal128Math.toDouble(d)), &out)
+        out.append(MixedNumber.Kind.decimal.rawValue)
+        DecimalOrder.encode(d, into: &out)
+        return out
+    }
+
+    /// Every entry of a database of sets of mixed values whose key is not
+    /// the one this format gives its value (format 5's keys of integer
+    /// decimals that are doubles exactly: `format5MixedKey`), with the key
+    /// this format gives it.  Only entries keyed as decimals can be such
+    /// (their values are decoded; every other entry is passed by its key).
+    /// `body` must not change the database.
+    static func forEachMisKeyedMixedEntry(_ txn: OpaquePointer, _ dbi: MDB_dbi,
+                                           _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ canonicalKey: [UInt8]) throws(FiefError) -> Void) throws(FiefError) {
+        let kindAt = ownerBytes + 1 + 8
+        var scratch: [UInt8] = []
+        let cursor = try LMDBCursor(txn, dbi)
+        var entry = try cursor.move(MDB_FIRST)
+        while let (key, value) = entry {
+            if key.count > kindAt, key[ownerBytes] == Class.number.rawValue, key[kindAt] == MixedNumber.Kind.decimal.rawValue,
+               let owner = owner(of: key), let decoded = MixedCoding.decode(value) {
+                encode(decoded, owner: owner, mixed: true, into: &scratch)
+                if !scratch.withUnsafeBytes({ Realm.sameBytes($0, key) }) { try body(key, value, scratch) }
+            }
+            entry = try cursor.next()
+        }
+    }
+
     /// The prefix of every key of `owner`'s set.
     static func ownerKey(_ owner: Int64) -> UInt64 { UInt64(bitPattern: owner).bigEndian }
 
@@ -365,24 +404,28 @@ enum DecimalOrder {
 }
 
 /// Numbers of every type in a set of mixed values: one canonical form per
-/// value, so `1`, `1.0` and decimal `1` are one element, ordered by value.
+/// value, so `1`, `1.0` and decimal `1` are one element (and, from file
+/// format 6, decimal 2^70 and the double 2^70), ordered by value.
 ///
 ///     [8] the double nearest the value, as ordered bits
 ///     [1] kind: 0 an integer (int64's range), 1 another binary float, 2 another decimal
 ///     then the exact value: the int (8, sign flipped), nothing, or the decimal (as `DecimalOrder`)
 enum MixedNumber {
+    /// The kind byte after the nearest double.
+    enum Kind: UInt8 { case int = 0, double = 1, decimal = 2 }
+
     static func encode(_ value: Value, into out: inout [UInt8]) {
         switch canonical(value) {
         case .int(let i):
             SetStore.appendBigEndian(SetStore.orderedBits(Double(i)), &out)
-            out.append(0)
+            out.append(Kind.int.rawValue)
             SetStore.appendBigEndian(UInt64(bitPattern: i) ^ (1 << 63), &out)
         case .double(let d):
             SetStore.appendBigEndian(SetStore.orderedBits(d), &out)
-            out.append(1)
+            out.append(Kind.double.rawValue)
         case .decimal128(let d):
             SetStore.appendBigEndian(SetStore.orderedBits(Decimal128Math.toDouble(d)), &out)
-            out.append(2)
+            out.append(Kind.decimal.rawValue)
             DecimalOrder.encode(d, into: &out)
         default:
             break
@@ -390,7 +433,9 @@ enum MixedNumber {
     }
 
     /// The value as an int when it is an integer in int64's range, else as
-    /// a double when it is one exactly, else as itself (a decimal).
+    /// a double when it is one exactly, else as itself (a decimal).  (File
+    /// format 6; format 5 kept an integer decimal outside int64's range a
+    /// decimal even when it is a double exactly: `SetStore.format5MixedKey`.)
     static func canonical(_ value: Value) -> Value {
         switch value {
         case .int: return value
@@ -409,16 +454,18 @@ enum MixedNumber {
             var c = coefficient, e = exponent
             while c % 10 == 0 { c /= 10; e += 1 }
             if e >= 0 {
-                // An integer: an int when it fits.
+                // An integer: an int when it fits; else the double it is
+                // exactly, if it is one (decimal 2^70 and double 2^70 are
+                // one value; format 5 kept such decimals as decimals).
                 var v = c
                 for _ in 0..<e {
                     let (m, overflow) = v.multipliedReportingOverflow(by: 10)
-                    if overflow || m > UInt128(UInt64.max) { return value }
+                    if overflow || m > UInt128(UInt64.max) { return KeyEncoding.integralDouble(d).map { .double($0) } ?? value }
                     v = m
                 }
                 if negative, v <= UInt128(1) << 63 { return .int(v == UInt128(1) << 63 ? .min : -Int64(v)) }
                 if !negative, v < UInt128(1) << 63 { return .int(Int64(v)) }
-                return value
+                return KeyEncoding.integralDouble(d).map { .double($0) } ?? value
             }
             // c / 10^k is a double exactly when c / 5^k is an integer m and
             // m / 2^k fits a double's 53-bit significand.

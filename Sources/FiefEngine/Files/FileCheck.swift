@@ -42,6 +42,8 @@ public enum FileCheck {
         let partTables = ChunkPartTables()
         /// The file's backlinks have format 4's layout (one entry per record).
         var legacyBacklinks = false
+        /// The file's format (`meta/format`).
+        var format: UInt64 = 0
 
         init(environment: Environment, txn: OpaquePointer, report: @escaping (FileReportKind, String) -> Void) {
             self.environment = environment
@@ -62,6 +64,7 @@ public enum FileCheck {
                 return
             }
             guard let schema = checkMeta(meta) else { return }
+            format = ((try? MetaKeys.readUInt64(txn, meta, MetaKeys.format)) ?? nil) ?? 0
             for objectClass in schema.classes {
                 checkClass(objectClass, meta: meta, names: names)
             }
@@ -294,6 +297,11 @@ public enum FileCheck {
                     let target = property.linkTarget.flatMap { schema.objectClass(named: $0) }
                     var owners = 0, entries = 0
                     var found: [String] = []
+                    // Sets of mixed values: each element under the key its value has
+                    // (format 5 keyed some numbers otherwise: counted, the upgrade moves them).
+                    let checksKeys = property.collection == .set && property.type == .mixed
+                    var format5Keyed = 0, format5Merged = 0
+                    var canonical: [UInt8] = []
                     do throws(FiefError) {
                         var owner: Int64? = nil
                         var count = 0
@@ -337,6 +345,18 @@ public enum FileCheck {
                             let value: Value?
                             if property.collection == .set {
                                 value = SetStore.decode(rest, v, type: property.type, linkTarget: target?.key ?? 0)
+                                if checksKeys, let value {
+                                    SetStore.encode(value, owner: entryOwner, mixed: true, into: &canonical)
+                                    if !canonical.withUnsafeBytes({ Realm.sameBytes($0, k) }) {
+                                        if FormatUpgrade.rebuildsDerivedData(format),
+                                           let old = SetStore.format5MixedKey(value, owner: entryOwner), old.withUnsafeBytes({ Realm.sameBytes($0, k) }) {
+                                            format5Keyed += 1
+                                            if try canonical.withBytes({ (c) throws(FiefError) in try LMDB.get(txn, dbi, c) }) != nil { format5Merged += 1 }
+                                        } else {
+                                            found.append("\(what) of object \(entryOwner): an element is not stored under its key")
+                                        }
+                                    }
+                                }
                             } else {
                                 let decoded = MixedCoding.decode(v)
                                 value = decoded.flatMap { $0.type == nil || property.type == .mixed || $0.type == property.type ? $0 : nil }
@@ -361,6 +381,9 @@ public enum FileCheck {
                     for text in found.prefix(20) { problem(text) }
                     if found.count > 20 { problem("\(what): \(found.count - 20) more problems") }
                     report(.info, "\(what): \(owners) \(kind)s, \(entries) entries")
+                    if format5Keyed > 0 {
+                        report(.info, "\(what): \(format5Keyed) number\(format5Keyed == 1 ? "" : "s") keyed in format 5's form (\(format5Merged) of them beside an equal number, one element in format 6): moved when the file is upgraded to format \(MetaKeys.formatValue)")
+                    }
                 }
             }
             return expected
@@ -872,7 +895,13 @@ public enum FileCheck {
             if rc != MDB_NOTFOUND {
                 problem("class '\(name)': the full-text index of '\(property.name)' is damaged: \(String(cString: mdb_strerror(rc)))")
             } else if wrong > 0 || mapped != expected {
-                problem("class '\(name)': the full-text index of '\(property.name)' holds \(mapped) of the \(expected) words of its texts and \(wrong) wrong entries")
+                let finding = "class '\(name)': the full-text index of '\(property.name)' holds \(mapped) of the \(expected) words of its texts and \(wrong) wrong entries"
+                if FormatUpgrade.rebuildsDerivedData(format) {
+                    // Format 5: left stale by a library older than full-text search, not damaged.
+                    report(.info, finding + ": stale, as a library older than full-text search leaves it; rebuilt when the file is upgraded to format \(MetaKeys.formatValue)")
+                } else {
+                    problem(finding)
+                }
             }
         }
     }

@@ -63,7 +63,7 @@ public enum FileCopy {
             }
             problems += try rebuildBacklinks(schema, in: target, out, report: report)
             problems += try copyLists(schema, from: environment, txn, to: target, out, report: report)
-            problems += try copySetsAndMaps(schema, from: environment, txn, to: target, out, report: report)
+            problems += try copySetsAndMaps(schema, format: format, from: environment, txn, to: target, out, report: report)
             problems += try copyNested(schema, from: environment, txn, to: target, out, report: report)
             try MetaKeys.write(out, outMeta, MetaKeys.committedTransaction, UInt64(mdb_txn_id(out)))
         } catch {
@@ -402,7 +402,7 @@ public enum FileCopy {
         return problems
     }
 
-    private static func copySetsAndMaps(_ schema: Schema, from environment: Environment, _ txn: OpaquePointer, to target: Environment,
+    private static func copySetsAndMaps(_ schema: Schema, format: UInt64, from environment: Environment, _ txn: OpaquePointer, to target: Environment,
                                         _ out: OpaquePointer, report: (FileReportKind, String) -> Void) throws(FiefError) -> Int {
         var problems = 0
         let tables = ChunkPartTables()
@@ -433,6 +433,10 @@ public enum FileCopy {
                 var owners = 0, entries = 0
                 var lastOwner: Int64?
                 var treeDamaged = false
+                // Numbers format 5 keyed otherwise (`SetStore.format5MixedKey`):
+                // stored under their key, merged into an equal element there.
+                var rekeyed = 0, mergedCount = 0
+                var merged: Set<Int64> = []
                 func leftOut(_ owner: Int64?, _ text: String) {
                     problems += 1
                     report(.problem, "\(what)\(owner.map { " of object \($0)" } ?? ""): \(text)")
@@ -448,12 +452,20 @@ public enum FileCopy {
                     guard try presence.exists(objectClass.key, owner) else { return }
                     let rest = UnsafeRawBufferPointer(rebasing: key[SetStore.ownerBytes...])
                     var decoded: Value?
+                    var moved = false
                     if isSet {
                         decoded = SetStore.decode(rest, value, type: property.type, linkTarget: targetClass?.key ?? 0)
                         if let element = decoded {
                             // Stored in its one encoding (for mixed values, the canonical key of the value the entry holds).
                             SetStore.encode(element, owner: owner, mixed: isMixed, into: &scratch)
-                            if !scratch.withUnsafeBytes({ Realm.sameBytes($0, key) }) { decoded = nil }
+                            if !scratch.withUnsafeBytes({ Realm.sameBytes($0, key) }) {
+                                if isMixed, FormatUpgrade.rebuildsDerivedData(format),
+                                   let old = SetStore.format5MixedKey(element, owner: owner), old.withUnsafeBytes({ Realm.sameBytes($0, key) }) {
+                                    moved = true
+                                } else {
+                                    decoded = nil
+                                }
+                            }
                         }
                     } else if MapStore.keyProblem(rest) == nil, let v = MixedCoding.decode(value), v.type == nil || isMixed || v.type == property.type {
                         decoded = v
@@ -480,7 +492,19 @@ public enum FileCopy {
                             try Backlinks.add(out, try backlinksDatabase(classKey), target: linked, originClass: objectClass.key, property: property.key, origin: owner)
                         }
                     }
-                    if asNull {
+                    if moved {
+                        // Its key sorts before the format-5 one, and after
+                        // every other key copied so far but the equal number's.
+                        rekeyed += 1
+                        let added = try scratch.withBytes { (k) throws(FiefError) -> Bool in
+                            try LMDB.put(out, outDB, k, value, flags: UInt32(MDB_NOOVERWRITE))
+                        }
+                        if !added {
+                            merged.insert(owner)
+                            mergedCount += 1
+                            return
+                        }
+                    } else if asNull {
                         _ = try null.withBytes { (v) throws(FiefError) in try LMDB.put(out, outDB, key, v, flags: UInt32(MDB_APPEND)) }
                     } else {
                         _ = try LMDB.put(out, outDB, key, value, flags: UInt32(MDB_APPEND))
@@ -520,10 +544,13 @@ public enum FileCopy {
                     report(.problem, "\(what): its \(isSet ? "elements are" : "entries are") missing: its \(kind)s are copied empty")
                     treeDamaged = true
                 }
-                problems += try fixSizes(objectClass, property, what: what, kept: kept, explained: reported, quiet: treeDamaged,
+                problems += try fixSizes(objectClass, property, what: what, kept: kept, explained: reported.union(merged), quiet: treeDamaged,
                                          target, out, tables, report: report)
                 presence.forget()
                 report(.info, "\(what): \(owners) \(kind)s, \(entries) entries copied")
+                if rekeyed > 0 {
+                    report(.info, "\(what): \(rekeyed) number\(rekeyed == 1 ? "" : "s") keyed in format 5's form stored under format \(MetaKeys.formatValue)'s key, \(mergedCount) of them merged into an equal number (one element, as Realm counts it)")
+                }
             }
         }
         return problems

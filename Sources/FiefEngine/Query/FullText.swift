@@ -387,6 +387,15 @@ enum FullTextIndex {
         }
     }
 
+    /// Empty the full-text index `target` of `property` and fill it again
+    /// from the stored texts (a file upgraded from format 5, whose index a
+    /// library older than full-text search may have left stale:
+    /// `FormatUpgrade.DerivedData`).
+    static func rebuild(_ txn: OpaquePointer, data: MDB_dbi, target: MDB_dbi, property: Property, objectClass: ObjectClass, path: String) throws(FiefError) {
+        try LMDB.check(mdb_drop(txn, target, 0), "emptying the full-text index of '\(objectClass.name).\(property.name)'", path: path)
+        try fill(txn, data: data, target: target, property: property, objectClass: objectClass)
+    }
+
     private static func damaged(_ objectClass: ObjectClass, _ key: UInt64) -> FiefError {
         FiefError(.fileCorrupt, "a stored chunk of class '\(objectClass.name)' (key \(key)) fails its checksum or layout check")
     }

@@ -23,7 +23,7 @@ enum SchemaPlanner {
         var schemaVersion: UInt64
         var generation: UInt64
         var nextClassKey: UInt64
-        /// The file format (`MetaKeys.formatValue`, or 1 to 4: upgraded on a writable open).
+        /// The file format (`MetaKeys.formatValue`, or 1 to 5: upgraded on a writable open).
         var format: UInt64
     }
 
@@ -45,7 +45,7 @@ enum SchemaPlanner {
         }
         let format = try MetaKeys.readUInt64(txn, meta, MetaKeys.format) ?? 0
         guard format == MetaKeys.formatValue || FormatUpgrade.upgrades(format) else {
-            throw FiefError(.fileFormat, "'\(path)' has file format \(format); this library reads format \(MetaKeys.formatValue) and upgrades formats 1 to 4 (a newer Fief wrote it?)", path: path)
+            throw FiefError(.fileFormat, "'\(path)' has file format \(format); this library reads format \(MetaKeys.formatValue) and upgrades formats 1 to \(MetaKeys.formatValue - 1) (a newer Fief wrote it?)", path: path)
         }
         guard let schemaBytes = try MetaKeys.readBytes(txn, meta, MetaKeys.schema) else {
             throw FiefError(.fileNotFief, "'\(path)' has no schema", path: path)
@@ -65,11 +65,19 @@ enum SchemaPlanner {
             }
             return Plan(needsWrite: true)
         }
-        if FormatUpgrade.upgrades(stored.format) && !(readOnly && !FormatUpgrade.mustRewrite(stored.format)) {
-            if readOnly {
-                throw FiefError(.fileFormat, "'\(snapshot.environment.path)' has file format \(stored.format), which this library upgrades to format \(MetaKeys.formatValue) when it opens the file for writing; open it once writable, or write an upgraded copy with `fief copy \(snapshot.environment.path) NEW`", path: snapshot.environment.path)
+        if FormatUpgrade.upgrades(stored.format) {
+            let path = snapshot.environment.path
+            let directions = "open it once writable, or write an upgraded copy with `fief copy \(path) NEW`"
+            if !readOnly { return Plan(needsWrite: true) }
+            if FormatUpgrade.mustRewrite(stored.format) {
+                throw FiefError(.fileFormat, "'\(path)' has file format \(stored.format), which this library upgrades to format \(MetaKeys.formatValue) when it opens the file for writing; \(directions)", path: path)
             }
-            return Plan(needsWrite: true)
+            // Formats 3 and 5 store what format 6 does: read as they are,
+            // unless they hold derived data format 6 rebuilds.
+            if FormatUpgrade.rebuildsDerivedData(stored.format),
+               let obstacle = try FormatUpgrade.readOnlyObstacle(snapshot.txn, environment: snapshot.environment, schema: stored.schema) {
+                throw FiefError(.fileFormat, "'\(path)' has file format \(stored.format) and holds \(obstacle); this library rebuilds them when it opens the file for writing (upgrading it to format \(MetaKeys.formatValue)): \(directions)", path: path)
+            }
         }
         if !readOnly, try lacksNestedDatabase(snapshot.txn, snapshot.environment, stored.schema) { return Plan(needsWrite: true) }
         guard let requested = configuration.schema else { return Plan(needsWrite: false) }
@@ -326,6 +334,9 @@ enum SchemaPlanner {
             let dbi = try open(Table.indexName(table, column), dupSort: true)
             try LMDB.check(mdb_drop(txn, dbi, 0), "dropping an index", path: environment.path)
         }
+        // Derived data a file of format 5 or older may hold wrong: rebuilt
+        // below, once the schema has its final shape.
+        let rebuildsDerived = FormatUpgrade.rebuildsDerivedData(existing.format)
         for (table, column) in merge.droppedFullTextIndexes {
             let dbi = try open(Table.fullTextName(table, column), dupSort: true)
             try LMDB.check(mdb_drop(txn, dbi, 0), "dropping a full-text index", path: environment.path)
@@ -354,9 +365,16 @@ enum SchemaPlanner {
             }
             for property in objectClass.properties where property.isFullTextIndexed {
                 let dbi = try open(Table.fullTextName(objectClass.key, property.key), dupSort: true)
-                if merge.newFullTextIndexes.contains(where: { $0 == (objectClass.key, property.key) }) {
+                if !rebuildsDerived && merge.newFullTextIndexes.contains(where: { $0 == (objectClass.key, property.key) }) {
                     try LMDB.check(mdb_drop(txn, dbi, 0), "emptying a full-text index", path: environment.path)
                     try FullTextIndex.fill(txn, data: data, target: dbi, property: property, objectClass: objectClass)
+                }
+            }
+        }
+        if rebuildsDerived {
+            for step in FormatUpgrade.DerivedData.allCases {
+                try FormatUpgrade.rebuild(step, txn, schema: merge.schema, partLimit: environment.chunkPartLimit, path: environment.path) {
+                    (name, integerKey, dupSort) throws(FiefError) in try open(name, integerKey: integerKey, dupSort: dupSort)
                 }
             }
         }

@@ -3,9 +3,10 @@ import CLMDB
 import Glibc
 #endif
 
-/// Files of formats 1, 2 and 4, read only to upgrade them (format 3 differs
-/// from the current format 5 only in the schema's encoding; format 4 in the
-/// layout of the backlinks databases, see `Backlinks`).
+/// Files of formats 1 to 5, read only to upgrade them to the current format
+/// 6 (format 3 differs from format 5 only in the schema's encoding; format 4
+/// in the layout of the backlinks databases, see `Backlinks`; format 5 from
+/// format 6 in derived data it may hold wrong: see "Format 5 to 6" below).
 ///
 /// Both key a chunk `column << 40 | cluster` (format 3 adds the last slot:
 /// `ClusterLayout`).  Their chunks:
@@ -24,10 +25,10 @@ import Glibc
 /// transaction as the schema (so a crash leaves it as it was), and
 /// `fief copy` writes a format-3 copy of one.
 enum FormatUpgrade {
-    /// Whether this library upgrades files of `format` (to format 5).
-    static func upgrades(_ format: UInt64) -> Bool { format >= 1 && format <= 4 }
+    /// Whether this library upgrades files of `format` (to format 6).
+    static func upgrades(_ format: UInt64) -> Bool { format >= 1 && format <= 5 }
     /// Whether the upgrade of `format` rewrites chunks (formats 1 and 2);
-    /// format 3 stores them as formats 4 and 5 do (it only lacks the schema
+    /// format 3 stores them as formats 4 to 6 do (it only lacks the schema
     /// encoding of links), so it is also read as it is.
     static func rewritesChunks(_ format: UInt64) -> Bool { format == 1 || format == 2 }
     /// Whether the upgrade of `format` rewrites the backlinks databases
@@ -35,7 +36,8 @@ enum FormatUpgrade {
     /// of records: `Backlinks`).
     static func rewritesBacklinks(_ format: UInt64) -> Bool { format == 4 }
     /// Whether a file of `format` must be upgraded before it can be read
-    /// (a read-only open refuses it).
+    /// (a read-only open refuses it; one of format 5 only when it holds
+    /// derived data format 6 rebuilds: `readOnlyObstacle`).
     static func mustRewrite(_ format: UInt64) -> Bool { rewritesChunks(format) || rewritesBacklinks(format) }
 
     /// The records of a format-4 backlinks database for `target` from
@@ -216,5 +218,141 @@ enum FormatUpgrade {
             chunk.fixed.copyMemory(from: base, byteCount: raw.count)
             return chunk
         }
+    }
+}
+
+// MARK: Format 5 to 6
+
+/// Format 6 stores everything as format 5 does; what differs is derived
+/// data a format-5 file may hold wrong:
+///
+/// * full-text indexes: libraries older than full-text search read
+///   format 5 and write texts without updating them (stale indexes);
+/// * the keys of sets of mixed values: format 5 keyed an integer decimal
+///   outside int64's range that is a double exactly (decimal 2^70) as a
+///   decimal, apart from the equal double, so a set could hold both.
+///
+/// Formats 1 to 4 are upgraded through the same steps (they hold no
+/// full-text index; format 4's sets of mixed values are keyed as format
+/// 5's).
+extension FormatUpgrade {
+    /// Derived data rebuilt from the objects when a file of format 5 or
+    /// older is upgraded to format 6, by the writable open, in the upgrade's
+    /// one transaction (a crash leaves the file as it was), after the open's
+    /// own schema change (so on the schema the file will have).  A later
+    /// derived structure that older libraries do not maintain adds its case
+    /// here and its work in `rebuild`.
+    enum DerivedData: CaseIterable {
+        /// Every full-text index (`c<class>.t<prop>`): emptied and filled
+        /// from the stored texts.
+        case fullTextIndexes
+        /// Every set of mixed values (`c<class>.s<prop>`): entries keyed in
+        /// format 5's form moved to their key (`SetStore.format5MixedKey`);
+        /// one that lands on an element already there (the equal double)
+        /// is merged into it (that element stays, Realm's one element), and
+        /// its owner's size drops by one.
+        case mixedSetKeys
+    }
+
+    /// Whether upgrading a file of `format` rebuilds `DerivedData`.
+    static func rebuildsDerivedData(_ format: UInt64) -> Bool { format >= 1 && format <= 5 }
+
+    /// Rebuild `step` for every class of `schema` in `txn`; `open` opens (or
+    /// creates) a database by name in it (integer keys, sorted duplicates).
+    static func rebuild(_ step: DerivedData, _ txn: OpaquePointer, schema: Schema, partLimit: Int, path: String,
+                        open: (_ name: String, _ integerKey: Bool, _ dupSort: Bool) throws(FiefError) -> MDB_dbi) throws(FiefError) {
+        for objectClass in schema.classes {
+            switch step {
+            case .fullTextIndexes:
+                for property in objectClass.properties where property.isFullTextIndexed {
+                    let data = try open(Table.dataName(objectClass.key), true, false)
+                    let index = try open(Table.fullTextName(objectClass.key, property.key), false, true)
+                    try FullTextIndex.rebuild(txn, data: data, target: index, property: property, objectClass: objectClass, path: path)
+                }
+            case .mixedSetKeys:
+                for property in objectClass.properties where property.collection == .set && property.type == .mixed {
+                    let data = try open(Table.dataName(objectClass.key), true, false)
+                    let set = try open(Table.setName(objectClass.key, property.key), false, false)
+                    try rekeyMixedSet(txn, set: set, data: data, classKey: objectClass.key, property: property.key, partLimit: partLimit, path: path)
+                }
+            }
+        }
+    }
+
+    /// Move every entry of a set-of-mixed database keyed in format 5's form
+    /// to its key, merging it into an equal element already there, and
+    /// correct the sizes of the sets that lost one (see `DerivedData`).
+    static func rekeyMixedSet(_ txn: OpaquePointer, set: MDB_dbi, data: MDB_dbi, classKey: UInt32, property: UInt32,
+                              partLimit: Int, path: String) throws(FiefError) {
+        // Copies: the database changes below.
+        var moves: [(owner: Int64, old: [UInt8], new: [UInt8], value: [UInt8])] = []
+        try SetStore.forEachMisKeyedMixedEntry(txn, set) { key, value, canonical in
+            moves.append((SetStore.owner(of: key)!, Array(key), canonical, Array(value)))
+        }
+        if moves.isEmpty { return }
+        var merged: [Int64: Int] = [:]
+        for move in moves {
+            try move.old.withBytes { (k) throws(FiefError) in try LMDB.delete(txn, set, k) }
+            let added = try move.new.withBytes { (k) throws(FiefError) -> Bool in
+                try move.value.withBytes { (v) throws(FiefError) -> Bool in try LMDB.put(txn, set, k, v, flags: UInt32(MDB_NOOVERWRITE)) }
+            }
+            if !added { merged[move.owner, default: 0] += 1 }
+        }
+        // The size column (an int per owner) of each cluster with merges.
+        let tables = ChunkPartTables()
+        var neverAppend: UInt64? = .max
+        for (cluster, owners) in Dictionary(grouping: merged.keys, by: { ClusterLayout.cluster(of: $0) }) {
+            guard let stored = try ChunkParts.read(txn, data, table: classKey, column: property, cluster: cluster,
+                                                   type: .int, bounds: nil, tables: tables) else {
+                throw FiefError(.fileCorrupt, "'\(path)' is damaged: a chunk of set sizes (class \(classKey), key \(ClusterLayout.chunkKey(column: property, cluster: cluster))) fails its checks (`fief copy` saves what is readable)", path: path)
+            }
+            if stored.base == nil { continue }   // no sizes stored: all 0 already
+            let sizes = DirtyChunk(type: .int, from: stored)
+            for owner in owners {
+                let slot = ClusterLayout.slot(of: owner)
+                let size = stored.base == nil || stored.isNull(slot) ? 0 : stored.int(slot)
+                sizes.set(slot, .int(max(0, size - Int64(merged[owner]!))))
+            }
+            try ChunkParts.store(sizes, txn, data, table: classKey, column: property, cluster: cluster, limit: partLimit, lastKey: &neverAppend)
+        }
+    }
+
+    /// Why a read-only open cannot read the format-5 file `schema` and
+    /// `txn` describe as it is, if it cannot: its full-text indexes (a
+    /// library older than full-text search may have left them stale), or
+    /// elements of sets of mixed values keyed in format 5's form (a lookup
+    /// in format 6's form would miss them, and the set may hold two elements
+    /// Realm counts as one).  A file with neither stores exactly what
+    /// format 6 would, and is read as it is.
+    static func readOnlyObstacle(_ txn: OpaquePointer, environment: Environment, schema: Schema) throws(FiefError) -> String? {
+        var reasons: [String] = []
+        let indexed = schema.classes.flatMap { c in c.properties.filter(\.isFullTextIndexed).map { "\(c.name).\($0.name)" } }
+        if !indexed.isEmpty {
+            reasons.append("full-text indexes (\(indexed.joined(separator: ", "))) that a library older than full-text search may have left stale")
+        }
+        var misKeyed = 0
+        var sets: [String] = []
+        var databases: [(String, MDB_dbi)] = []
+        for objectClass in schema.classes {
+            for property in objectClass.properties where property.collection == .set && property.type == .mixed {
+                if let dbi = try environment.database(Table.setName(objectClass.key, property.key), txn: txn, create: false) {
+                    databases.append(("\(objectClass.name).\(property.name)", dbi))
+                }
+            }
+        }
+        if !databases.isEmpty {
+            // Read in a transaction begun after the handles were opened (`txn` may predate them).
+            let scan = try environment.beginTransaction(write: false)
+            defer { mdb_txn_abort(scan) }
+            for (name, dbi) in databases {
+                let before = misKeyed
+                try SetStore.forEachMisKeyedMixedEntry(scan, dbi) { _, _, _ in misKeyed += 1 }
+                if misKeyed > before { sets.append(name) }
+            }
+        }
+        if misKeyed > 0 {
+            reasons.append("\(misKeyed) number\(misKeyed == 1 ? "" : "s") in sets of mixed values (\(sets.joined(separator: ", "))) keyed in format 5's form, apart from equal numbers")
+        }
+        return reasons.isEmpty ? nil : reasons.joined(separator: ", and ")
     }
 }

@@ -34,7 +34,8 @@ enum KeyEncoding {
     /// equal as Realm compares them (`MixedOrder.equal`) get equal keys and
     /// others different ones: a type group byte, then numbers of every type
     /// in one form (`MixedNumber`: an int when the value is an integer in
-    /// int64's range, else a double when it is one exactly, else a decimal
+    /// int64's range, else a double when it is one exactly (decimal 2^70 is
+    /// the double 2^70), else a decimal
     /// with its trailing zeros dropped, so 1, 1.0f, 1.0 and decimal 1.00 are
     /// one key; every NaN one key), strings and binaries apart (cut past
     /// 440 bytes, with a hash), links by class and object.  An equality
@@ -46,12 +47,6 @@ enum KeyEncoding {
         case .nestedList, .nestedDictionary:
             out.removeAll(keepingCapacity: true)
             return false
-        case .decimal128(let d):
-            // An integer decimal past int64's range that is a double exactly
-            // (decimal 1e19) is keyed as that double, as the double is.
-            SetStore.encode(integralDouble(d).map { .double($0) } ?? value, owner: 0, mixed: true, into: &out)
-            out.removeFirst(SetStore.ownerBytes)
-            return true
         default:
             SetStore.encode(value, owner: 0, mixed: true, into: &out)
             out.removeFirst(SetStore.ownerBytes)
@@ -60,8 +55,8 @@ enum KeyEncoding {
     }
 
     /// The double a finite integer decimal outside int64's range is
-    /// exactly, if it is one (`MixedNumber.canonical` keeps such decimals
-    /// as decimals); nil otherwise.
+    /// exactly, if it is one (`MixedNumber.canonical` keys such a decimal as
+    /// that double); nil otherwise.
     static func integralDouble(_ d: Decimal128Bits) -> Double? {
         let (negative, exponent, coefficient, _) = DecimalOrder.parts(d)
         guard var c = coefficient, c != 0 else { return nil }
