@@ -410,12 +410,21 @@ enum GeoIndex {
     /// opened (without creating) by name.
     static func build(_ txn: OpaquePointer, environment: Environment, objectClass: ObjectClass) throws(FiefError) {
         guard let (type, coordinates) = objectClass.geoIndexedProperties else { return }
-        guard let dbi = try environment.database(Table.geoIndexName(objectClass.key, coordinates.key), txn: txn, create: true) else { return }
+        // Handles opened in `txn` itself: one the environment opened in a
+        // transaction of its own after `txn` began would be unusable here.
+        func open(_ name: String, _ flags: Int32) throws(FiefError) -> MDB_dbi? {
+            var dbi: MDB_dbi = 0
+            let rc = mdb_dbi_open(txn, name, UInt32(flags), &dbi)
+            if rc == MDB_NOTFOUND { return nil }
+            try LMDB.check(rc, "opening database '\(name)'", path: environment.path)
+            return dbi
+        }
+        guard let dbi = try open(Table.geoIndexName(objectClass.key, coordinates.key), MDB_CREATE) else { return }
         try LMDB.check(mdb_drop(txn, dbi, 0), "emptying a spatial index", path: environment.path)
-        guard let data = try environment.database(Table.dataName(objectClass.key), txn: txn, create: false, integerKey: true),
+        guard let data = try open(Table.dataName(objectClass.key), MDB_INTEGERKEY),
               let listName = Table.collectionName(objectClass.key, coordinates),
-              let list = try environment.database(listName, txn: txn, create: false) else { return }
-        let backlinks = try environment.database(Table.backlinksName(objectClass.key), txn: txn, create: false)
+              let list = try open(listName, 0) else { return }
+        let backlinks = try open(Table.backlinksName(objectClass.key), 0)
         let entries = try points(txn, data: data, list: list, backlinks: backlinks, objectClass: objectClass, type: type, coordinates: coordinates)
         for entry in entries { try put(txn, dbi, entry) }
     }

@@ -260,7 +260,15 @@ enum SchemaPlanner {
         var merge = try merge(stored: existing, requested: requested, requestedVersion: version, path: environment.path)
         if stored == nil || existing.format != MetaKeys.formatValue { merge.changed = true }
         if !merge.changed, try lacksNestedDatabase(txn, environment, existing.schema) { merge.changed = true }
-        if !merge.changed, try lacksGeoIndex(txn, environment, existing.schema) { merge.changed = true }
+        // Probed in this transaction (a handle the environment opened in
+        // a transaction of its own would be newer than this one).
+        func exists(_ name: String) -> Bool {
+            var dbi: MDB_dbi = 0
+            return mdb_dbi_open(txn, name, 0, &dbi) == 0
+        }
+        if !merge.changed, existing.schema.classes.contains(where: { objectClass in
+            objectClass.geoIndexedProperties.map { !exists(Table.geoIndexName(objectClass.key, $0.coordinates.key)) } ?? false
+        }) { merge.changed = true }
         guard merge.changed else { return false }
 
         func open(_ name: String, integerKey: Bool = false, dupSort: Bool = false) throws(FiefError) -> MDB_dbi {
@@ -350,7 +358,7 @@ enum SchemaPlanner {
             let now = merge.schema.objectClass(key: old.key)?.geoIndexedProperties
             if now?.type.key == oldType.key && now?.coordinates.key == oldCoordinates.key { continue }
             let name = Table.geoIndexName(old.key, oldCoordinates.key)
-            guard try environment.database(name, txn: txn, create: false) != nil else { continue }
+            guard exists(name) else { continue }
             // Emptied, not deleted: its handle stays valid should the class be shaped as a point again.
             try LMDB.check(mdb_drop(txn, try open(name), 0), "dropping a spatial index", path: environment.path)
         }
@@ -388,7 +396,7 @@ enum SchemaPlanner {
                 // missing (an older file, a new class) or when its shape changed.
                 let name = Table.geoIndexName(objectClass.key, coordinates.key)
                 let before = existing.schema.objectClass(key: objectClass.key)?.geoIndexedProperties
-                let missing = try environment.database(name, txn: txn, create: false) == nil
+                let missing = !exists(name)
                 if missing || before?.type.key != type.key || before?.coordinates.key != coordinates.key {
                     _ = try open(name)
                     try GeoIndex.build(txn, environment: environment, objectClass: objectClass)
