@@ -493,4 +493,58 @@ final class GeoIndexTests: XCTestCase {
         XCTAssertEqual(try indexed(.box(p(2.5, 2.5), p(3.5, 3.5))), [keys[3]])
         try checkAllShapes("copy")
     }
+
+    // MARK: One element of a list
+
+    /// `locations[0]`, `[FIRST]`, `[LAST]` reach one point of a list of
+    /// embedded points (read forward, each point looked up among those
+    /// inside); with no such element, nothing matches.
+    func testListPositionsReachOnePoint() throws {
+        var random = SeededRandom(seed: 5)
+        var lists: [Int64: [Int64]] = [:]
+        try db.write {
+            for i in 0..<120 {
+                let place = try db.create("Place", [("n", .int(Int64(i)))])
+                var elements: [Int64] = []
+                for index in 0..<Int.random(in: 0...3, using: &random) {
+                    let (_, element) = try db.realm.listInsertEmbedded(table: db.cls("Place"), key: place, property: db.pkey("Place", "locations"), index: index)
+                    try db.set("Position", element, "type", .string(Int.random(in: 0..<8, using: &random) == 0 ? "Line" : "Point"))
+                    try db.append("Position", element, "coordinates", Self.randomPoint(&random).map { .double($0) })
+                    elements.append(element)
+                }
+                lists[place] = elements
+            }
+        }
+        for shape in Self.shapes {
+            let region = try shape.validated()
+            func inside(_ element: Int64) throws -> Bool {
+                guard let (longitude, latitude) = try storedPoint(element) else { return false }
+                return region.contains(longitude: longitude, latitude: latitude)
+            }
+            let places = lists.keys.sorted()
+            let first = try places.filter { try lists[$0]!.first.map(inside) ?? false }
+            let second = try places.filter { lists[$0]!.count > 1 ? try inside(lists[$0]![1]) : false }
+            let last = try places.filter { try lists[$0]!.last.map(inside) ?? false }
+            let any = try places.filter { try lists[$0]!.contains(where: inside) }
+            let all = try places.filter { try !lists[$0]!.isEmpty && lists[$0]!.allSatisfy(inside) }
+            XCTAssertEqual(try indexed(shape, "locations[0] GEOWITHIN $0"), first, "\(shape)")
+            XCTAssertEqual(try indexed(shape, "locations[FIRST] GEOWITHIN $0"), first, "\(shape)")
+            XCTAssertEqual(try indexed(shape, "locations[1] GEOWITHIN $0"), second, "\(shape)")
+            XCTAssertEqual(try indexed(shape, "locations[LAST] GEOWITHIN $0"), last, "\(shape)")
+            XCTAssertEqual(try indexed(shape, "NOT locations[0] GEOWITHIN $0"), places.filter { !first.contains($0) }, "\(shape)")
+            XCTAssertEqual(try indexed(shape, "ANY locations GEOWITHIN $0"), any, "\(shape)")
+            XCTAssertEqual(try indexed(shape, "ALL locations GEOWITHIN $0"), all, "\(shape)")
+            XCTAssertEqual(try indexed(shape, "NONE locations GEOWITHIN $0"), places.filter { !any.contains($0) }, "\(shape)")
+        }
+        // In a write transaction, after changes: the same rule.
+        try db.realm.beginWrite()
+        let place = lists.keys.sorted().first { lists[$0]!.count > 1 }!
+        try db.removeElement("Place", place, "locations", 0)
+        lists[place]!.removeFirst()
+        let box = GeoShape.box(p(-180 + 1e-9, -89), p(179.999, 89))
+        let region = try box.validated()
+        XCTAssertEqual(try indexed(box, "locations[0] GEOWITHIN $0").contains(place),
+                       try storedPoint(lists[place]![0]).map { region.contains(longitude: $0.0, latitude: $0.1) } ?? false)
+        db.realm.cancelWrite()
+    }
 }

@@ -76,9 +76,6 @@ extension QueryBinder {
             let type = expression.typeOf != nil ? "int" : expression.valueProperty.type.name
             throw FiefError(.queryInvalid, "The left hand side of 'geoWithin' must be a link to geoJSON formatted data. But the provided type is '\(type)' ('\(expression.text)')")
         }
-        if hops.contains(where: { $0.isForwardOnly }) {
-            throw QueryCompiler.unsupported("GEOWITHIN on the object under a map key or at a list position ('\(expression.text)')")
-        }
         let target = try realm.table(pointClass)
         guard let (typeProperty, coordinatesProperty) = target.objectClass.geoJSONPointProperties else {
             throw FiefError(.queryInvalid, "Query '\(expression.text) GEOWITHIN ...' links to data in the wrong format for a geoWithin query: '\(target.objectClass.name)' needs a string property 'type' and a list of doubles 'coordinates' (a GeoJSON point)")
@@ -90,6 +87,16 @@ extension QueryBinder {
         if !isToMany { try refuseQuantifier(quantifier, expression.text) }
         let region = try geoRegion(shape, scope.arguments)
         let geo = GeoTarget(table: pointClass, type: typeProperty, coordinates: coordinatesProperty, region: region)
+        if hops.contains(where: { $0.isForwardOnly }) {
+            // A list position or map key on the way (`locations[0]`,
+            // `locations[LAST]`, `places['home'].location`): read forward,
+            // object by object, each point reached looked up among the
+            // points inside (found once per scan).
+            var dependencies: [UInt32: Set<UInt32>] = [:]
+            GraphHop.collectColumns(hops, into: &dependencies)
+            dependencies[pointClass, default: []].formUnion([typeProperty.key, coordinatesProperty.key])
+            return .graph(GraphNode(.geoTest(expression, geo, quantifier: quantifier ?? .any), dependencies: dependencies))
+        }
         let reach: PathReach
         switch quantifier ?? .any {
         case .any:
