@@ -616,8 +616,9 @@ static void geo_writer(const char *path, unsigned seed) {
 }
 
 /* In a child process: the file verifies (the spatial index against the
- * data) and a query through the index runs; exit status 0 if so. */
-static void geo_verifier(const char *path) {
+ * data), a query through the index runs, and (`written`) the writers
+ * committed something; exit status 0 if so. */
+static void geo_verifier(const char *path, bool written) {
     size_t problems = 99;
     if (!fief_file_verify(path, NULL, NULL, &problems) || problems != 0) _exit(1);
     fief_schema_t *s = geo_schema();
@@ -627,6 +628,7 @@ static void geo_verifier(const char *path) {
     fief_results_t *near = all ? fief_results_filter(all, "location GEOWITHIN geoCircle([0, 0], 1.5)", NULL, 0) : NULL;
     size_t n = 0;
     if (near == NULL || !fief_results_count(near, &n)) _exit(3);
+    if (written && (!fief_results_count(all, &n) || n == 0)) _exit(4);
     _exit(0);
 }
 
@@ -654,7 +656,7 @@ TEST(index_survives_killed_writer) {
         R(v >= 0);
         if (v == 0) {
             alarm(30);
-            geo_verifier(path);
+            geo_verifier(path, it > 0);
         }
         waitpid(v, &status, 0);
         if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) fprintf(stderr, "  iteration %d: verifier status 0x%x\n", it, status);
