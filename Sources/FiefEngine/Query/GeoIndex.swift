@@ -291,30 +291,52 @@ enum GeoIndex {
     }
 
     /// Call `body` with each point entry whose cell lies in `ranges`
-    /// (ascending), read in place: the object, its owner and its unit vector.
+    /// (ascending), read in place: the object, its owner and its unit
+    /// vector.  Between two ranges the cursor steps over a few entries of
+    /// the gap before it seeks (a step costs far less than a seek).
     static func forEachCandidate(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ ranges: [ClosedRange<UInt64>],
                                  _ body: (_ object: Int64, _ value: UnsafeRawBufferPointer) -> Void) throws(FiefError) {
         let cursor = try LMDBCursor(txn, dbi)
         var key = (UInt64(0), UInt64(0), UInt64(0))
         try withUnsafeMutableBytes(of: &key) { (k) throws(FiefError) in
+            var mk = MDB_val(), mv = MDB_val()
+            var rc: Int32 = MDB_NOTFOUND
+            var positioned = false   // the cursor is on a point entry of cell `cell`
+            var cell: UInt64 = 0
+            @inline(__always) func read() throws(FiefError) {
+                guard mk.mv_size == GeoIndexEntry.pointKeyBytes, mv.mv_size == GeoIndexEntry.valueBytes else {
+                    throw FiefError(.fileCorrupt, "a spatial index entry is damaged (a key of \(mk.mv_size) bytes, a value of \(mv.mv_size))")
+                }
+                cell = UInt64(bigEndian: UnsafeRawPointer(mk.mv_data).loadUnaligned(fromByteOffset: 1, as: UInt64.self))
+            }
             for range in ranges {
-                GeoIndexEntry.pointKey(k.baseAddress!, cell: range.lowerBound, object: 0)
-                var mk = LMDB.val(UnsafeRawBufferPointer(rebasing: k[0..<GeoIndexEntry.pointKeyBytes]))
-                var mv = MDB_val()
-                var rc = mdb_cursor_get(cursor.pointer, &mk, &mv, MDB_SET_RANGE)
-                while rc == 0 {
-                    guard mk.mv_size == GeoIndexEntry.pointKeyBytes, mv.mv_size == GeoIndexEntry.valueBytes else {
-                        throw FiefError(.fileCorrupt, "a spatial index entry is damaged (a key of \(mk.mv_size) bytes, a value of \(mv.mv_size))")
+                if positioned && cell < range.lowerBound {
+                    var steps = 0
+                    while rc == 0 && cell < range.lowerBound && steps < 8 {
+                        rc = mdb_cursor_get(cursor.pointer, &mk, &mv, MDB_NEXT)
+                        if rc == 0 { try read() }
+                        steps += 1
                     }
-                    let keyBytes = UnsafeRawBufferPointer(start: mk.mv_data, count: GeoIndexEntry.pointKeyBytes)
-                    let cell = UInt64(bigEndian: keyBytes.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
-                    if cell > range.upperBound { break }
-                    let object = Int64(bitPattern: UInt64(bigEndian: keyBytes.loadUnaligned(fromByteOffset: 9, as: UInt64.self)))
+                    if rc != 0 { break }
+                }
+                if !positioned || cell < range.lowerBound {
+                    GeoIndexEntry.pointKey(k.baseAddress!, cell: range.lowerBound, object: 0)
+                    mk = LMDB.val(UnsafeRawBufferPointer(rebasing: k[0..<GeoIndexEntry.pointKeyBytes]))
+                    rc = mdb_cursor_get(cursor.pointer, &mk, &mv, MDB_SET_RANGE)
+                    if rc != 0 { break }
+                    try read()
+                    positioned = true
+                }
+                while cell <= range.upperBound {
+                    let object = Int64(bitPattern: UInt64(bigEndian: UnsafeRawPointer(mk.mv_data).loadUnaligned(fromByteOffset: 9, as: UInt64.self)))
                     body(object, UnsafeRawBufferPointer(start: mv.mv_data, count: GeoIndexEntry.valueBytes))
                     rc = mdb_cursor_get(cursor.pointer, &mk, &mv, MDB_NEXT)
+                    if rc != 0 { break }
+                    try read()
                 }
-                if rc != 0 && rc != MDB_NOTFOUND { try LMDB.check(rc, "reading a spatial index") }
+                if rc != 0 { break }
             }
+            if rc != 0 && rc != MDB_NOTFOUND { try LMDB.check(rc, "reading a spatial index") }
         }
     }
 
@@ -441,7 +463,15 @@ extension Realm {
         try GeoIndex.remove(write.txn, geo.database, object: key)
         guard case .string(let type) = try slotValue(table, geo.type, key), GeoPoint.isGeoJSONPointType(utf8: type) else { return }
         let state: ListState
-        if let list { state = list } else { state = try listState(table, try table.column(geo.coordinates.key), owner: key) }
+        if let list {
+            state = list
+        } else {
+            // An empty list not loaded in this transaction holds no point:
+            // no list state is made for it (a type written before the coordinates).
+            let column = try table.column(geo.coordinates.key)
+            if write.lists[ListID(table: table.key, column: column.key, owner: key)] == nil, try storedListSize(table, column, key) == 0 { return }
+            state = try listState(table, column, owner: key)
+        }
         var point = GeoCoordinates()
         var i = 0
         while i < min(3, state.count) {

@@ -400,12 +400,10 @@ private struct ShapeReader {
 /// reference point is on) is done once, so `contains` allocates nothing and
 /// costs a few dot products per edge.
 struct GeoRegion: Sendable {
-    private enum Storage: Sendable {
-        case cap(GeoCap)
-        /// The outer ring first; holes lie inside it.
-        case rings([GeoRing])
-    }
-    private let storage: Storage
+    /// A circle's cap, or nil for a polygon.
+    private let cap: GeoCap?
+    /// A polygon's rings, the outer ring first; holes lie inside it.
+    private let rings: [GeoRing]
     /// A longitude/latitude rectangle around the region, tested before any
     /// trigonometry: most points of a scan fall outside it.
     let bound: GeoLatLonBound
@@ -415,13 +413,15 @@ struct GeoRegion: Sendable {
     let coveringRectangle: GeoRectangle
 
     fileprivate init(cap: GeoCap, radians: Double) {
-        storage = .cap(cap)
+        self.cap = cap
+        rings = []
         bound = GeoLatLonBound(capAround: cap.center, radians: cap.isFull ? Double.pi : radians)
         coveringRectangle = GeoRectangle(bound)
     }
 
     fileprivate init(rings: [GeoRing]) {
-        storage = .rings(rings)
+        cap = nil
+        self.rings = rings
         bound = rings[0].latLonBound
         coveringRectangle = GeoRectangle(ring: rings[0])
     }
@@ -449,21 +449,17 @@ struct GeoRegion: Sendable {
     /// `SphereVector(longitude:latitude:)` makes it, from a point in range).
     @inline(__always)
     func contains(vector point: SphereVector) -> Bool {
-        switch storage {
-        case .cap(let cap):
-            return cap.contains(point)
-        case .rings(let rings):
-            // Through the buffer: the rings are borrowed, not copied (and
-            // retained) for every point.
-            return rings.withUnsafeBufferPointer { rings in
-                guard rings[0].contains(point) else { return false }
-                var inside = true
-                for index in 1..<rings.count where rings[index].contains(point) {
-                    inside.toggle()
-                }
-                return inside
-            }
+        // Stored properties read in place: no copy (and no reference
+        // counting) of a ring per point tested.
+        if let cap { return cap.contains(point) }
+        guard rings[0].contains(point) else { return false }
+        var inside = true
+        var index = 1
+        while index < rings.count {
+            if rings[index].contains(point) { inside.toggle() }
+            index += 1
         }
+        return inside
     }
 }
 
