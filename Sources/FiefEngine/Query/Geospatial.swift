@@ -404,6 +404,9 @@ struct GeoRegion: Sendable {
     private let cap: GeoCap?
     /// A polygon's rings, the outer ring first; holes lie inside it.
     private let rings: [GeoRing]
+    /// `rings[0]` (nil for a circle), and the holes.
+    private let outer: GeoRing?
+    private let holes: [GeoRing]
     /// A longitude/latitude rectangle around the region, tested before any
     /// trigonometry: most points of a scan fall outside it.
     let bound: GeoLatLonBound
@@ -415,6 +418,8 @@ struct GeoRegion: Sendable {
     fileprivate init(cap: GeoCap, radians: Double) {
         self.cap = cap
         rings = []
+        outer = nil
+        holes = []
         bound = GeoLatLonBound(capAround: cap.center, radians: cap.isFull ? Double.pi : radians)
         coveringRectangle = GeoRectangle(bound)
     }
@@ -422,6 +427,8 @@ struct GeoRegion: Sendable {
     fileprivate init(rings: [GeoRing]) {
         cap = nil
         self.rings = rings
+        outer = rings[0]
+        holes = Array(rings.dropFirst())
         bound = rings[0].latLonBound
         coveringRectangle = GeoRectangle(ring: rings[0])
     }
@@ -451,14 +458,11 @@ struct GeoRegion: Sendable {
     func contains(vector point: SphereVector) -> Bool {
         // Stored properties read in place: no copy (and no reference
         // counting) of a ring per point tested.
-        if let cap { return cap.contains(point) }
-        guard rings[0].contains(point) else { return false }
+        guard let outer else { return cap!.contains(point) }
+        guard outer.contains(point) else { return false }
+        if holes.isEmpty { return true }
         var inside = true
-        var index = 1
-        while index < rings.count {
-            if rings[index].contains(point) { inside.toggle() }
-            index += 1
-        }
+        for hole in holes where hole.contains(point) { inside.toggle() }
         return inside
     }
 }
@@ -830,7 +834,9 @@ private struct EdgeBound {
 /// Containment counts how often the arc from a fixed reference point to the
 /// tested point crosses the ring's edges; whether the reference point itself
 /// is inside is worked out once, from a point placed just inside one vertex.
-struct GeoRing: Sendable {
+/// A class: a region tests its rings in place, with no copy (or reference
+/// counting of their arrays) per point.
+final class GeoRing: Sendable {
     /// Interior on the left, no closing duplicate.
     let vertices: [SphereVector]
     /// The points the vertices came from (for messages).
