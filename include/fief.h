@@ -1331,7 +1331,16 @@ typedef struct fief_query_arg {
  *  polygon of its four corners, taking the shorter way round, so corners at
  *  longitudes 170 and -170 make a 20-degree box across the antimeridian),
  *  a ring stands for the smaller region it bounds, circles are closed caps;
- *  distances in radians use an Earth radius of 6378.1 km.
+ *  distances in radians use an Earth radius of 6378.1 km.  One point of a
+ *  list (`locations[0]`, `locations[FIRST]`, `locations[LAST]`) or under a
+ *  map key may be tested too.
+ *  Cost: every embedded class shaped as a point has a spatial index, kept
+ *  by every write (no declaration): a query reads only the points near its
+ *  shape's bounding rectangle, in place, and tests those exactly.  A file
+ *  written before spatial indexes gets its index on its first writable
+ *  open (opened read-only, queries read every point).
+ *  fief_results_get_description writes shape and coordinate arguments in
+ *  as literal shapes (`location GEOWITHIN geoBox([0.2, 0.2], [0.7, 0.7])`).
  *  Errors: a left side that is not a link to an embedded class shaped as a
  *  point is FIEF_ERR_QUERY_INVALID; an invalid shape (a coordinate out of
  *  range, a negative or NaN radius, a ring not closed, with fewer than three

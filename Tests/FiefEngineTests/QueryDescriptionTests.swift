@@ -273,4 +273,57 @@ final class QueryDescriptionTests: XCTestCase {
         // Written after the argument: a syntax error, as in realm-core.
         expectError(.querySyntax) { try db.query("Person", "$K0.Legs.name == 1", [.string("Pet")]) }
     }
+
+    // MARK: GEOWITHIN
+
+    /// GEOWITHIN shapes given as arguments (shapes, strings holding one,
+    /// coordinates and radii) are written in as literal shapes; `x IN $0`
+    /// with a shape is written as GEOWITHIN; each description gives the
+    /// same objects and describes itself the same way.
+    func testGeoShapeArgumentsAreWrittenAsLiterals() throws {
+        let db = try DB.open(tempDir().file(), GeoIndexTests.schema)
+        try db.write {
+            for i in 0..<40 {
+                let key = try db.create("Place", [("n", .int(Int64(i)))])
+                let (_, location) = try db.realm.createEmbedded(table: db.cls("Place"), key: key, property: db.pkey("Place", "location"))
+                try db.set("Position", location, "type", .string("Point"))
+                try db.append("Position", location, "coordinates", [.double(Double(i) - 20), .double(Double(i) / 2 - 10)])
+                let (_, element) = try db.realm.listInsertEmbedded(table: db.cls("Place"), key: key, property: db.pkey("Place", "locations"), index: 0)
+                try db.set("Position", element, "type", .string("Point"))
+                try db.append("Position", element, "coordinates", [.double(Double(i)), .double(Double(-i))])
+            }
+        }
+        func p(_ longitude: Double, _ latitude: Double) -> GeoPoint { GeoPoint(longitude: longitude, latitude: latitude) }
+        let box = QueryArgument(geoShape: .box(p(-5, -5), p(5, 5)))
+        let polygon = QueryArgument(geoShape: .polygon([[p(-10, -10), p(10, -10), p(10, 10), p(-10, 10), p(-10, -10)],
+                                                        [p(-1, -1), p(1, -1), p(1, 1), p(-1, 1), p(-1, -1)]]))
+        let circle = QueryArgument(geoShape: .circle(GeoPoint(longitude: 1.5, latitude: -2, altitude: 30), radians: 0.1))
+        func number(_ value: Value) -> QueryArgument { QueryArgument(values: [value], isList: false) }
+        var text = Array("geoCircle([0, 0], 0.25)".utf8)
+        try text.withUnsafeMutableBytes { raw in
+            let string = QueryArgument(values: [.string(UnsafeRawBufferPointer(raw))], isList: false)
+            let cases: [(String, [QueryArgument], String)] = [
+                ("location GEOWITHIN $0", [box], "location GEOWITHIN geoBox([-5.0, -5.0], [5.0, 5.0])"),
+                ("location IN $0", [box], "location GEOWITHIN geoBox([-5.0, -5.0], [5.0, 5.0])"),
+                ("location GEOWITHIN $0", [polygon],
+                 "location GEOWITHIN geoPolygon({[-10.0, -10.0], [10.0, -10.0], [10.0, 10.0], [-10.0, 10.0], [-10.0, -10.0]}, {[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0], [-1.0, -1.0]})"),
+                ("location GEOWITHIN $0 AND n > $1", [circle, number(.int(3))], "location GEOWITHIN geoCircle([1.5, -2.0, 30.0], 0.1) AND n > 3"),
+                ("location GEOWITHIN $0", [string], "location GEOWITHIN geoCircle([0.0, 0.0], 0.25)"),
+                ("location GEOWITHIN geoBox([$0, $1], [3, $2])", [number(.int(-3)), number(.float(-2.5)), number(.double(4.25))],
+                 "location GEOWITHIN geoBox([-3.0, -2.5], [3.0, 4.25])"),
+                ("location GEOWITHIN geoCircle([$0, 0], $1)", [number(.double(0.5)), number(.double(0.2))], "location GEOWITHIN geoCircle([0.5, 0.0], 0.2)"),
+                ("ANY locations GEOWITHIN $0", [box], "ANY locations GEOWITHIN geoBox([-5.0, -5.0], [5.0, 5.0])"),
+                ("NOT (location GEOWITHIN $0)", [box], "NOT location GEOWITHIN geoBox([-5.0, -5.0], [5.0, 5.0])"),
+            ]
+            for (query, arguments, expected) in cases {
+                let results = try db.results("Place").filtered(query, arguments: arguments)
+                let description = try results.queryDescription()
+                XCTAssertEqual(description, expected, query)
+                let again = try db.results("Place").filtered(description, arguments: [])
+                XCTAssertEqual(try again.allKeys(), try results.allKeys(), "\(query) described as \(description)")
+                XCTAssertEqual(try again.queryDescription(), description, query)
+                XCTAssertGreaterThan(try results.count(), 0, query)
+            }
+        }
+    }
 }

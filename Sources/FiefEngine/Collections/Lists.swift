@@ -280,6 +280,10 @@ extension Realm {
         let chunk = try dirtyChunk(write, table, column: state.id.column, type: .int, cluster: ClusterLayout.cluster(of: state.id.owner))
         chunk.set(ClusterLayout.slot(of: state.id.owner), .int(Int64(state.count)))
         noteColumnChange(table.key, state.id.column)
+        // A GeoJSON point's `coordinates`: its spatial index entry follows.
+        if let geo = table.geoIndex, geo.coordinates.key == state.id.column {
+            try refreshGeoIndex(write, table, state.id.owner, coordinates: state)
+        }
     }
 
     /// Run a change to a list: checks first, then `body`, which may only

@@ -70,7 +70,64 @@ public enum FileCheck {
             }
             let format = ((try? MetaKeys.readUInt64(txn, meta, MetaKeys.format)) ?? nil) ?? 0
             legacyBacklinks = FormatUpgrade.rewritesBacklinks(format)
-            if !FormatUpgrade.rewritesChunks(format) { checkLinks(schema, names: names) }
+            if !FormatUpgrade.rewritesChunks(format) {
+                checkLinks(schema, names: names)
+                for objectClass in schema.classes where objectClass.geoIndexedProperties != nil {
+                    checkGeoIndex(objectClass, names: names)
+                }
+            }
+        }
+
+        /// A spatial index against the points its class's data holds (see
+        /// `GeoIndex`): every point has its two entries (cell, owner, unit
+        /// vector as the data makes them), and nothing else is there.
+        mutating func checkGeoIndex(_ objectClass: ObjectClass, names: Set<String>) {
+            guard let (type, coordinates) = objectClass.geoIndexedProperties else { return }
+            let name = objectClass.name
+            let tableName = Table.geoIndexName(objectClass.key, coordinates.key)
+            let dataName = Table.dataName(objectClass.key)
+            guard let listName = Table.collectionName(objectClass.key, coordinates) else { return }
+            if damagedTrees[tableName] != nil || damagedTrees[dataName] != nil || damagedTrees[listName] != nil { return }
+            guard names.contains(tableName), let dbi = open(tableName) else {
+                report(.info, "class '\(name)': no spatial index (a file written before them): the next writable open builds it")
+                return
+            }
+            guard let data = open(dataName), let list = open(listName) else { return }
+            let backlinksName = Table.backlinksName(objectClass.key)
+            let backlinks = damagedTrees[backlinksName] == nil ? open(backlinksName) : nil
+            let expected: [GeoIndexEntry]
+            do {
+                expected = try GeoIndex.points(txn, data: data, list: list, backlinks: backlinks, objectClass: objectClass,
+                                               type: type, coordinates: coordinates)
+            } catch {
+                return    // the damage is reported with the class's data
+            }
+            var byObject: [Int64: GeoIndexEntry] = [:]
+            byObject.reserveCapacity(expected.count)
+            for entry in expected { byObject[entry.object] = entry }
+            var points = 0, objects = 0, wrong = 0
+            var cursor: OpaquePointer?
+            guard mdb_cursor_open(txn, dbi, &cursor) == 0 else { return }
+            var k = MDB_val(), v = MDB_val()
+            var rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
+            while rc == 0 {
+                let key = LMDB.bytes(k), value = LMDB.bytes(v)
+                if let entry = GeoIndexEntry(key: key, value: value) {
+                    if byObject[entry.object] == entry { points += 1 } else { wrong += 1 }
+                } else if key.count == GeoIndexEntry.objectKeyBytes, key[0] == 0, value.count == 8 {
+                    let object = Int64(bitPattern: UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 1, as: UInt64.self)))
+                    if let entry = byObject[object], entry.cell == value.loadUnaligned(as: UInt64.self) { objects += 1 } else { wrong += 1 }
+                } else {
+                    wrong += 1
+                }
+                rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+            }
+            mdb_cursor_close(cursor)
+            if rc != MDB_NOTFOUND {
+                problem("class '\(name)': its spatial index is damaged: \(String(cString: mdb_strerror(rc)))")
+            } else if wrong > 0 || points != expected.count || objects != expected.count {
+                problem("class '\(name)': its spatial index holds \(points) of the \(expected.count) points of its data (\(objects) object entries) and \(wrong) wrong entries (`fief copy` rebuilds it)")
+            }
         }
 
         /// Every link against its target's backlinks: each link has its

@@ -65,6 +65,10 @@ public enum FileCopy {
             problems += try copyLists(schema, from: environment, txn, to: target, out, report: report)
             problems += try copySetsAndMaps(schema, format: format, from: environment, txn, to: target, out, report: report)
             problems += try copyNested(schema, from: environment, txn, to: target, out, report: report)
+            // Spatial indexes last: they read the copied points, their lists and backlinks.
+            for objectClass in schema.classes where objectClass.geoIndexedProperties != nil {
+                try GeoIndex.build(out, environment: target, objectClass: objectClass)
+            }
             try MetaKeys.write(out, outMeta, MetaKeys.committedTransaction, UInt64(mdb_txn_id(out)))
         } catch {
             mdb_txn_abort(out)

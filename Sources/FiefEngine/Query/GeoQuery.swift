@@ -15,20 +15,19 @@ import CLMDB
 // coordinates, coordinates out of range) is inside no shape, without error.
 //
 // It binds backward, as other key paths compared with values given with the
-// query do (`GraphNode.reach`): once per scan, the embedded class is scanned
-// for the objects whose point is inside the region (the `type` column read
-// columnar per cluster; the `coordinates` segments with one cursor walking
-// the list's database in key order, so a point costs one cursor step, no
-// seek), and the matches are carried back through their backlinks.  The
+// query do (`GraphNode.reach`): once per scan, the embedded class's points
+// inside the region are found, and carried back through their backlinks.
+// An embedded GeoJSON class has a spatial index (GeoIndex.swift): the
+// points come from the cell ranges covering the region's rectangle, each
+// candidate tested exactly on the unit vector the index stores.  The
 // common case, one to-one link from the class tested (`location GEOWITHIN
-// ...` in a snapshot), reads instead the snapshot's `GeoPointTable` of that
-// link: every owner's point (longitude, latitude and unit vector) in the
-// owners' key order, made by the first such query in the snapshot, so later
-// ones are one pass over a flat array with no LMDB read, no trigonometry
-// and no backlink.  The region is validated once when the query is compiled; a point is tested
-// against its longitude/latitude bound first (four comparisons), and only
-// the points inside that bound are turned into unit vectors and tested
-// exactly.
+// ...`), takes the owners from the index entries themselves, with no
+// backlink read.  Without an index (a file opened read-only that was
+// written before spatial indexes), the class is scanned: the `type` column
+// read columnar per cluster, the `coordinates` segments with one cursor
+// walking the list's database in key order (in a write transaction, each
+// list through the transaction's view).  The region is validated once when
+// the query is compiled.
 
 /// What a GEOWITHIN reads at the end of its key path: the embedded class,
 /// its GeoJSON properties, and the region, validated.
@@ -77,9 +76,6 @@ extension QueryBinder {
             let type = expression.typeOf != nil ? "int" : expression.valueProperty.type.name
             throw FiefError(.queryInvalid, "The left hand side of 'geoWithin' must be a link to geoJSON formatted data. But the provided type is '\(type)' ('\(expression.text)')")
         }
-        if hops.contains(where: { $0.isForwardOnly }) {
-            throw QueryCompiler.unsupported("GEOWITHIN on the object under a map key or at a list position ('\(expression.text)')")
-        }
         let target = try realm.table(pointClass)
         guard let (typeProperty, coordinatesProperty) = target.objectClass.geoJSONPointProperties else {
             throw FiefError(.queryInvalid, "Query '\(expression.text) GEOWITHIN ...' links to data in the wrong format for a geoWithin query: '\(target.objectClass.name)' needs a string property 'type' and a list of doubles 'coordinates' (a GeoJSON point)")
@@ -91,6 +87,16 @@ extension QueryBinder {
         if !isToMany { try refuseQuantifier(quantifier, expression.text) }
         let region = try geoRegion(shape, scope.arguments)
         let geo = GeoTarget(table: pointClass, type: typeProperty, coordinates: coordinatesProperty, region: region)
+        if hops.contains(where: { $0.isForwardOnly }) {
+            // A list position or map key on the way (`locations[0]`,
+            // `locations[LAST]`, `places['home'].location`): read forward,
+            // object by object, each point reached looked up among the
+            // points inside (found once per scan).
+            var dependencies: [UInt32: Set<UInt32>] = [:]
+            GraphHop.collectColumns(hops, into: &dependencies)
+            dependencies[pointClass, default: []].formUnion([typeProperty.key, coordinatesProperty.key])
+            return .graph(GraphNode(.geoTest(expression, geo, quantifier: quantifier ?? .any), dependencies: dependencies))
+        }
         let reach: PathReach
         switch quantifier ?? .any {
         case .any:
@@ -197,11 +203,14 @@ extension QueryScan {
     func geoMatches(_ target: GeoTarget, inside: Bool) throws(FiefError) -> ObjectSet {
         let table = try realm.table(target.table)
         let clusters = try realm.clusters(table)
-        let pointTyped = try pointTypedObjects(target, table, clusters)
         var insideSet = ObjectSet()
-        if realm.write != nil {
+        if let index = table.geoIndex {
+            try indexedPoints(index, target.region).forEachCluster { cluster, bits in insideSet.insert(cluster: cluster, bits) }
+        } else if realm.write != nil {
+            let pointTyped = try pointTypedObjects(target, table, clusters)
             insideSet = try geoMatchesInWrite(target, table, clusters, pointTyped)
         } else {
+            let pointTyped = try pointTypedObjects(target, table, clusters)
             let region = target.region
             var bits = Bitmap(repeating: 0)
             var cluster: Int64 = -1
@@ -309,79 +318,53 @@ extension QueryScan {
         }
     }
 
-    // MARK: The points behind one link, kept per snapshot
+    // MARK: Through the spatial index
 
-    /// For a GEOWITHIN over one to-one link in a snapshot (`location
-    /// GEOWITHIN ...`, the common case): the objects whose link reaches a
-    /// point inside, from the snapshot's `GeoPointTable` of that link (read
-    /// on the first such query in the snapshot).  Nil when the reach is of
-    /// another shape (then the general path reads the points and carries
-    /// the matches back through their backlinks).
-    func geoReachedOwners(_ reach: PathReach) throws(FiefError) -> ObjectSet? {
-        guard case .geoWithin(let target, true) = reach.target, !reach.complement, !reach.orReachesNothing, !reach.nullLinksMatch,
-              reach.hops.count == 1, reach.hops[0].kind == .link, realm.write == nil else { return nil }
-        let hop = reach.hops[0]
-        let snapshot = try realm.currentSnapshot()
-        let key = GeoPointTable.Key(owners: hop.from, link: hop.property, points: target.table)
-        if let known = try snapshot.withTransaction({ (_) throws(FiefError) in snapshot.geoPointTables[key] }) {
-            return known.owners(inside: target.region)
-        }
-        // Read outside the snapshot's lock (reads take it); two threads may both read it.
-        let read = try geoPointTable(target, hop)
-        try snapshot.withTransaction { (_) throws(FiefError) in snapshot.geoPointTables[key] = read }
-        return read.owners(inside: target.region)
-    }
-
-    /// The points the objects of `hop.from` reach through their link `hop.property`.
-    private func geoPointTable(_ target: GeoTarget, _ hop: GraphHop) throws(FiefError) -> GeoPointTable {
-        let pointTable = try realm.table(target.table)
-        let pointClusters = try realm.clusters(pointTable)
-        let pointTyped = try pointTypedObjects(target, pointTable, pointClusters)
-        var keys: [Int64] = [], coordinates: [Double] = []
-        try forEachPointInSnapshot(target, pointTable, pointClusters, pointTyped) { key, longitude, latitude in
-            keys.append(key)
-            coordinates.append(longitude)
-            coordinates.append(latitude)
-        }
-        let table = GeoPointTable()
-        let owners = try realm.table(hop.from)
-        var next = 0
-        for (cluster, live) in try realm.clusters(owners) {
-            let links = try realm.chunk(owners, column: hop.property, cluster: cluster).reader
-            let start = table.slots.count
-            for word in 0..<4 {
-                var w = live[word]
-                while w != 0 {
-                    let slot = word << 6 | w.trailingZeroBitCount
-                    w &= w - 1
-                    guard case .int(let point) = links.value(slot, type: .link, nullable: true) else { continue }
-                    // Points are mostly made in their owners' order: try the next one first.
-                    let index: Int
-                    if next < keys.count && keys[next] == point {
-                        index = next
-                    } else {
-                        var low = 0, high = keys.count
-                        while low < high {
-                            let middle = (low + high) / 2
-                            if keys[middle] < point { low = middle + 1 } else { high = middle }
-                        }
-                        guard low < keys.count, keys[low] == point else { continue }   // no point
-                        index = low
-                    }
-                    next = index + 1
-                    let longitude = coordinates[2 * index], latitude = coordinates[2 * index + 1]
-                    table.slots.append(UInt8(slot))
-                    table.coordinates.append(longitude)
-                    table.coordinates.append(latitude)
-                    table.vectors.append(SphereVector(longitude: longitude, latitude: latitude))
+    /// The point objects of `index`'s class inside `region`, as a bitmap of
+    /// keys, from the index: the candidates of the cells covering the
+    /// region's rectangle, each tested exactly on its stored unit vector.
+    /// With `owners` (class, property): the owners through that property
+    /// of those points instead.
+    private func indexedPoints(_ index: GeoIndexInfo, _ region: GeoRegion, owners: (UInt32, UInt32)? = nil) throws(FiefError) -> KeyBitmap {
+        let ranges = GeoCells.ranges(region.coveringRectangle)
+        var found = KeyBitmap()
+        func read(_ txn: OpaquePointer) throws(FiefError) {
+            if let (ownerClass, ownerProperty) = owners {
+                try GeoIndex.forEachCandidate(txn, index.database, ranges) { _, value in
+                    guard value.loadUnaligned(as: UInt32.self) == ownerClass, value.loadUnaligned(fromByteOffset: 4, as: UInt32.self) == ownerProperty,
+                          region.contains(vector: GeoIndexEntry.vector(value)) else { return }
+                    found.insert(value.loadUnaligned(fromByteOffset: 8, as: Int64.self))
+                }
+            } else {
+                try GeoIndex.forEachCandidate(txn, index.database, ranges) { object, value in
+                    if region.contains(vector: GeoIndexEntry.vector(value)) { found.insert(object) }
                 }
             }
-            if table.slots.count > start {
-                table.clusters.append(cluster)
-                table.starts.append(table.slots.count)
-            }
         }
-        return table
+        if let write = realm.write {
+            try read(write.txn)
+        } else {
+            try realm.currentSnapshot().withTransaction(read)
+        }
+        return found
+    }
+
+    /// For a GEOWITHIN over one to-one link (`location GEOWITHIN ...`, the
+    /// common case) to an indexed class: the owners whose link reaches a
+    /// point inside, straight from the index's owner fields (no backlink
+    /// read).  Nil when the reach is of another shape or the class has no
+    /// index (then the general path finds the points and carries the
+    /// matches back through their backlinks).
+    func geoReachedOwners(_ reach: PathReach) throws(FiefError) -> ObjectSet? {
+        guard case .geoWithin(let target, true) = reach.target, !reach.complement, !reach.orReachesNothing, !reach.nullLinksMatch,
+              reach.hops.count == 1, reach.hops[0].kind == .link,
+              let index = try realm.table(target.table).geoIndex else { return nil }
+        let hop = reach.hops[0]
+        var owners = ObjectSet()
+        try indexedPoints(index, target.region, owners: (hop.from, hop.property)).forEachCluster { cluster, bits in
+            owners.insert(cluster: cluster, bits)
+        }
+        return owners
     }
 
     /// In a write transaction: each object's coordinates through the
@@ -409,76 +392,6 @@ extension QueryScan {
                 }
             }
             objects.insert(cluster: cluster, bits)
-        }
-        return objects
-    }
-}
-
-/// The first coordinates of a GeoJSON point, read element by element.
-private struct GeoCoordinates {
-    var longitude = Double.nan
-    var latitude = Double.nan
-    /// Elements read (at most the three realm-core reads).
-    var count = 0
-    /// A null element: no point.
-    var sawNull = false
-
-    @inline(__always)
-    mutating func add(_ value: Value) {
-        switch value {
-        case .double(let d):
-            if count == 0 { longitude = d } else if count == 1 { latitude = d }
-        default:
-            if count < 2 { sawNull = true }
-        }
-        count += 1
-    }
-
-    /// A longitude and a latitude, in range (NaN is out of range).
-    var isPoint: Bool { count >= 2 && !sawNull && abs(longitude) <= 180 && abs(latitude) <= 90 }
-}
-
-/// The points the objects of one class reach through one to-one link to a
-/// GeoJSON class, in the owners' key order, grouped by the owners' cluster:
-/// per owner its slot, its longitude and latitude (for the bound's quick
-/// rejection) and its unit vector (for the exact test, with no
-/// trigonometry per query).  Made once per snapshot (`Snapshot.geoPointTables`)
-/// by the first GEOWITHIN over that link, so later queries in the snapshot
-/// test a flat array: about a nanosecond per point outside the region's
-/// bound.  A new snapshot (after any commit) starts without tables.
-final class GeoPointTable {
-    struct Key: Hashable {
-        let owners: UInt32
-        let link: UInt32
-        let points: UInt32
-    }
-
-    /// The owners' clusters holding points, ascending.
-    var clusters: [Int64] = []
-    /// Where each cluster's entries start (`starts[i]..<starts[i + 1]`).
-    var starts: [Int] = [0]
-    var slots: [UInt8] = []
-    /// Longitude, latitude per entry.
-    var coordinates: [Double] = []
-    var vectors: [SphereVector] = []
-
-    /// The owners whose point lies in `region`.
-    func owners(inside region: GeoRegion) -> ObjectSet {
-        var objects = ObjectSet()
-        let bound = region.bound
-        slots.withUnsafeBufferPointer { slots in
-            coordinates.withUnsafeBufferPointer { coordinates in
-                vectors.withUnsafeBufferPointer { vectors in
-                    for c in 0..<clusters.count {
-                        var bits = Bitmap(repeating: 0)
-                        for i in starts[c]..<starts[c + 1]
-                        where bound.mayContain(longitude: coordinates[2 * i], latitude: coordinates[2 * i + 1]) && region.contains(vector: vectors[i]) {
-                            QueryEvaluator.set(&bits, Int(slots[i]))
-                        }
-                        objects.insert(cluster: clusters[c], bits)
-                    }
-                }
-            }
         }
         return objects
     }

@@ -400,24 +400,37 @@ private struct ShapeReader {
 /// reference point is on) is done once, so `contains` allocates nothing and
 /// costs a few dot products per edge.
 struct GeoRegion: Sendable {
-    private enum Storage: Sendable {
-        case cap(GeoCap)
-        /// The outer ring first; holes lie inside it.
-        case rings([GeoRing])
-    }
-    private let storage: Storage
+    /// A circle's cap, or nil for a polygon.
+    private let cap: GeoCap?
+    /// A polygon's rings, the outer ring first; holes lie inside it.
+    private let rings: [GeoRing]
+    /// `rings[0]` (nil for a circle), and the holes.
+    private let outer: GeoRing?
+    private let holes: [GeoRing]
     /// A longitude/latitude rectangle around the region, tested before any
     /// trigonometry: most points of a scan fall outside it.
     let bound: GeoLatLonBound
 
+    /// A longitude/latitude rectangle holding the region, as tight as its
+    /// shape allows: what a spatial index reads (`GeoCells.ranges`).
+    let coveringRectangle: GeoRectangle
+
     fileprivate init(cap: GeoCap, radians: Double) {
-        storage = .cap(cap)
+        self.cap = cap
+        rings = []
+        outer = nil
+        holes = []
         bound = GeoLatLonBound(capAround: cap.center, radians: cap.isFull ? Double.pi : radians)
+        coveringRectangle = GeoRectangle(bound)
     }
 
     fileprivate init(rings: [GeoRing]) {
-        storage = .rings(rings)
+        cap = nil
+        self.rings = rings
+        outer = rings[0]
+        holes = Array(rings.dropFirst())
         bound = rings[0].latLonBound
+        coveringRectangle = GeoRectangle(ring: rings[0])
     }
 
     /// Whether the region holds the point (altitude ignored).  A point out of
@@ -443,21 +456,14 @@ struct GeoRegion: Sendable {
     /// `SphereVector(longitude:latitude:)` makes it, from a point in range).
     @inline(__always)
     func contains(vector point: SphereVector) -> Bool {
-        switch storage {
-        case .cap(let cap):
-            return cap.contains(point)
-        case .rings(let rings):
-            // Through the buffer: the rings are borrowed, not copied (and
-            // retained) for every point.
-            return rings.withUnsafeBufferPointer { rings in
-                guard rings[0].contains(point) else { return false }
-                var inside = true
-                for index in 1..<rings.count where rings[index].contains(point) {
-                    inside.toggle()
-                }
-                return inside
-            }
-        }
+        // Stored properties read in place: no copy (and no reference
+        // counting) of a ring per point tested.
+        guard let outer else { return cap!.contains(point) }
+        guard outer.contains(point) else { return false }
+        if holes.isEmpty { return true }
+        var inside = true
+        for hole in holes where hole.contains(point) { inside.toggle() }
+        return inside
     }
 }
 
@@ -513,6 +519,113 @@ struct GeoLatLonBound: Sendable {
         var distance = abs(longitude - centerLongitude)
         if distance > 180 { distance = 360 - distance }
         return distance <= longitudeRadius
+    }
+}
+
+/// A rectangle of latitudes and longitudes (degrees) holding a region:
+/// longitudes from `west` to `east`, going east, where `west` may be below
+/// -180 or `east` above 180 when it crosses the antimeridian.  Made with a
+/// margin for rounding (1e-7 degree, about a centimetre): it only has to
+/// hold the region, the exact test decides.
+struct GeoRectangle: Sendable, Equatable {
+    var minimumLatitude: Double
+    var maximumLatitude: Double
+    var west: Double
+    var east: Double
+    var isFullLongitude: Bool
+
+    static let margin = 1e-7
+    static let everything = GeoRectangle(minimumLatitude: -90, maximumLatitude: 90, west: -180, east: 180, isFullLongitude: true)
+
+    init(minimumLatitude: Double, maximumLatitude: Double, west: Double, east: Double, isFullLongitude: Bool) {
+        self.minimumLatitude = max(-90, minimumLatitude)
+        self.maximumLatitude = min(90, maximumLatitude)
+        self.west = west
+        self.east = east
+        self.isFullLongitude = isFullLongitude || east - west >= 360
+    }
+
+    /// The rectangle of a cap's bound.
+    init(_ bound: GeoLatLonBound) {
+        self.init(minimumLatitude: bound.minimumLatitude, maximumLatitude: bound.maximumLatitude,
+                  west: bound.centerLongitude - bound.longitudeRadius, east: bound.centerLongitude + bound.longitudeRadius,
+                  isFullLongitude: bound.longitudeRadius >= 180)
+    }
+
+    /// The rectangle of a ring's region (the smaller side of its great-circle
+    /// edges): its vertices' latitudes, widened to where an edge bulges past
+    /// them, and the longitudes its edges sweep; every longitude and the
+    /// pole's latitude when the region holds a pole (or an edge or vertex
+    /// touches one).
+    init(ring: GeoRing) {
+        let degreesPerRadian = 180 / Double.pi
+        let vertices = ring.vertices
+        let count = vertices.count
+        func latitude(_ v: SphereVector) -> Double { asin(max(-1, min(1, v.z / v.lengthSquared.squareRoot()))) * degreesPerRadian }
+        func longitude(_ v: SphereVector) -> Double { atan2(v.y, v.x) * degreesPerRadian }
+        var low = 90.0, high = -90.0
+        for v in vertices {
+            let l = latitude(v)
+            low = min(low, l)
+            high = max(high, l)
+        }
+        // An edge's highest (lowest) point, where its great circle turns, when that lies inside the arc.
+        let up = SphereVector(x: 0, y: 0, z: 1)
+        for i in 0..<count {
+            let a = vertices[i], b = vertices[(i + 1) % count]
+            let normal = a.cross(b)
+            guard normal.lengthSquared > 1e-30 else { continue }
+            let n = normal.normalized()
+            let toward = up - n.scaled(n.z)
+            guard toward.lengthSquared > 1e-30 else { continue }   // the edge lies on the equator
+            let top = toward.normalized()
+            for extreme in [top, top.scaled(-1)] where a.cross(extreme).dot(normal) >= 0 && extreme.cross(b).dot(normal) >= 0 {
+                let l = latitude(extreme)
+                low = min(low, l)
+                high = max(high, l)
+            }
+        }
+        var full = false
+        let north = ring.contains(up), south = ring.contains(SphereVector(x: 0, y: 0, z: -1))
+        if north { high = 90; full = true }
+        if south { low = -90; full = true }
+        var west = 0.0, east = 0.0
+        if !full {
+            // The longitudes the edges sweep, unwound along the ring: each
+            // edge (under 180 degrees, off the poles) turns the short way.
+            var current = longitude(vertices[0])
+            west = current
+            east = current
+            for i in 0..<count {
+                let a = vertices[i], b = vertices[(i + 1) % count]
+                if abs(latitude(a)) > 90 - 1e-9 || abs(latitude(b)) > 90 - 1e-9 { full = true; break }
+                var turn = longitude(b) - longitude(a)
+                if turn > 180 { turn -= 360 } else if turn < -180 { turn += 360 }
+                if abs(turn) > 179.9999 { full = true; break }
+                current += turn
+                west = min(west, current)
+                east = max(east, current)
+            }
+            if abs(current - longitude(vertices[0])) > 1 { full = true }   // wound around a pole
+            if west < -180 - 360 || east > 180 + 360 { full = true }
+            if !full && west < -180 && east > 180 { full = true }
+            if !full, west < -180 || east > 180 {
+                // Keep the interval starting within [-180, 180).
+                if west < -180 { west += 360; east += 360 }
+                if west >= 180 { west -= 360; east -= 360 }
+            }
+        }
+        if full { west = -180; east = 180 }
+        self.init(minimumLatitude: low - GeoRectangle.margin, maximumLatitude: high + GeoRectangle.margin,
+                  west: west - GeoRectangle.margin, east: east + GeoRectangle.margin, isFullLongitude: full)
+    }
+
+    /// Whether the rectangle holds the point (degrees, in range).
+    func contains(longitude: Double, latitude: Double) -> Bool {
+        guard latitude >= minimumLatitude, latitude <= maximumLatitude else { return false }
+        if isFullLongitude { return true }
+        for shift in [-360.0, 0, 360] where longitude + shift >= west && longitude + shift <= east { return true }
+        return false
     }
 }
 
@@ -721,7 +834,9 @@ private struct EdgeBound {
 /// Containment counts how often the arc from a fixed reference point to the
 /// tested point crosses the ring's edges; whether the reference point itself
 /// is inside is worked out once, from a point placed just inside one vertex.
-struct GeoRing: Sendable {
+/// A class: a region tests its rings in place, with no copy (or reference
+/// counting of their arrays) per point.
+final class GeoRing: Sendable {
     /// Interior on the left, no closing duplicate.
     let vertices: [SphereVector]
     /// The points the vertices came from (for messages).

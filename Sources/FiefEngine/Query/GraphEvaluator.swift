@@ -184,6 +184,25 @@ final class QueryScan {
                     try reader.forEach(key) { value in visit(QueryEvaluator.matches(predicate, value, mixed: mixed)) }
                 }
             }
+        case .geoTest(let expression, let target, let quantifier):
+            let reader = try readers(node, [expression])[0]
+            let inside: ObjectSet
+            if let known = reached[ObjectIdentifier(node)] {
+                inside = known.objects
+            } else {
+                inside = try geoMatches(target, inside: true)
+                reached[ObjectIdentifier(node)] = (inside, nil)
+            }
+            @inline(__always) func isInside(_ value: Value) -> Bool {
+                if case .link(_, let point) = value { return inside.contains(point) }
+                return false
+            }
+            return try eachObject(cluster, mask) { (key) throws(FiefError) -> Bool in
+                guard expression.isMany else { return isInside(try reader.value(key)) }
+                return try Self.quantified(quantifier) { (visit) throws(FiefError) in
+                    try reader.forEach(key) { value in visit(isInside(value)) }
+                }
+            }
         case .sequence(let expression, let op, let elements, let options, let listFirst):
             let reader = try readers(node, [expression])[0]
             let mixed = expression.isMixed

@@ -127,9 +127,53 @@ enum QueryArgumentSubstitution {
     /// position); nil when an argument is missing or has no literal (a
     /// nested list or dictionary, invalid UTF-8).  Key-path arguments must
     /// have been substituted already (`keyPaths`).  A GEOWITHIN shape given
-    /// as an argument stays an argument.
+    /// as an argument (a shape, or a string holding one) is written as the
+    /// shape's literal, and its coordinate arguments as numbers; `x IN $n`
+    /// with a shape argument becomes `x GEOWITHIN <shape>`.
     static func literals(_ expression: QueryExpression, _ arguments: [QueryArgument]) -> QueryExpression? {
         var rewriter = Rewriter()
+        func shapeArgument(_ n: Int) throws(FiefError) -> QueryGeoShape? {
+            guard n >= 0, n < arguments.count else { throw FiefError(.queryArgument, "missing") }
+            if let shape = arguments[n].geoShape { return geoLiteral(shape) }
+            return nil
+        }
+        func number(_ number: QueryGeoNumber) throws(FiefError) -> QueryGeoNumber {
+            guard case .argument(let n) = number else { return number }
+            guard n >= 0, n < arguments.count, !arguments[n].isList, arguments[n].values.count == 1 else { throw FiefError(.queryArgument, "not a number") }
+            switch arguments[n].values[0] {
+            case .int(let i): return .value(Double(i))
+            case .float(let f): return .value(Double(f))
+            case .double(let d): return .value(d)
+            default: throw FiefError(.queryArgument, "not a number")
+            }
+        }
+        func point(_ point: QueryGeoPoint) throws(FiefError) -> QueryGeoPoint {
+            QueryGeoPoint(try number(point.longitude), try number(point.latitude),
+                          altitude: try point.altitude.map { (altitude) throws(FiefError) in try number(altitude) })
+        }
+        rewriter.shapeArgument = shapeArgument
+        rewriter.geoShape = { (shape) throws(FiefError) -> QueryGeoShape in
+            switch shape {
+            case .argument(let n):
+                if let literal = try shapeArgument(n) { return literal }
+                // A string holding a shape, as the binder reads it.
+                guard !arguments[n].isList, arguments[n].values.count == 1, case .string(let bytes) = arguments[n].values[0],
+                      UTF8Check.isValid(bytes) else { throw FiefError(.queryArgument, "not a shape") }
+                return geoLiteral(try GeoShape(parsing: String(decoding: bytes, as: UTF8.self)))
+            case .box(let a, let b):
+                return .box(try point(a), try point(b))
+            case .circle(let center, let radius):
+                return .circle(center: try point(center), radius: try number(radius))
+            case .polygon(let rings):
+                var out: [[QueryGeoPoint]] = []
+                for ring in rings {
+                    var points: [QueryGeoPoint] = []
+                    for p in ring { points.append(try point(p)) }
+                    out.append(points)
+                }
+                return .polygon(out)
+            }
+        }
         rewriter.argument = { (n) throws(FiefError) -> QueryOperand in
             guard n >= 0, n < arguments.count else { throw FiefError(.queryArgument, "missing") }
             let argument = arguments[n]
@@ -199,6 +243,18 @@ enum QueryArgumentSubstitution {
         }
     }
 
+    /// A shape as the literal that reads back as it.
+    static func geoLiteral(_ shape: GeoShape) -> QueryGeoShape {
+        func point(_ p: GeoPoint) -> QueryGeoPoint {
+            QueryGeoPoint(.value(p.longitude), .value(p.latitude), altitude: p.altitude.map { .value($0) })
+        }
+        switch shape {
+        case .box(let lo, let hi): return .box(point(lo), point(hi))
+        case .polygon(let rings): return .polygon(rings.map { $0.map(point) })
+        case .circle(let center, let radians): return .circle(center: point(center), radius: .value(radians))
+        }
+    }
+
     // MARK: The walk
 
     /// Rebuilds a tree, handing each key path and each argument operand to
@@ -206,16 +262,22 @@ enum QueryArgumentSubstitution {
     struct Rewriter {
         var keyPath: (QueryKeyPath, _ depth: Int) throws(FiefError) -> QueryOperand = { (path, _) throws(FiefError) in .keyPath(path) }
         var argument: (Int) throws(FiefError) -> QueryOperand = { (n) throws(FiefError) in .argument(n) }
+        /// A GEOWITHIN shape (by default kept as it is).
+        var geoShape: (QueryGeoShape) throws(FiefError) -> QueryGeoShape = { (shape) throws(FiefError) in shape }
+        /// Argument `n` when it is a shape: `x IN $n` is then GEOWITHIN.
+        var shapeArgument: (Int) throws(FiefError) -> QueryGeoShape? = { (_) throws(FiefError) in nil }
 
         func expression(_ expression: QueryExpression, depth: Int) throws(FiefError) -> QueryExpression {
             switch expression {
             case .comparison(let a, let op, let b, let options):
                 return .comparison(try operand(a, depth), op, try operand(b, depth), options)
+            case .membership(let a, .argument(let n), _) where try shapeArgument(n) != nil:
+                return .geoWithin(try operand(a, depth), try shapeArgument(n)!)
             case .membership(let a, let b, let options): return .membership(try operand(a, depth), try operand(b, depth), options)
             case .between(let a, let low, let high):
                 return .between(try operand(a, depth), low: try operand(low, depth), high: try operand(high, depth))
             case .fullText(let a, let b): return .fullText(try operand(a, depth), try operand(b, depth))
-            case .geoWithin(let a, let shape): return .geoWithin(try operand(a, depth), shape)
+            case .geoWithin(let a, let shape): return .geoWithin(try operand(a, depth), try geoShape(shape))
             case .and(let a, let b): return .and(try self.expression(a, depth: depth), try self.expression(b, depth: depth))
             case .or(let a, let b): return .or(try self.expression(a, depth: depth), try self.expression(b, depth: depth))
             case .not(let a): return .not(try self.expression(a, depth: depth))

@@ -63,6 +63,10 @@ final class GraphNode {
         /// (`ALL items.price IN ANY items.price`: each price of the first
         /// is some price of the second), as realm-core nests them.
         case compareMany(ValueExpression, QueryQuantifier, QueryOperator, ValueExpression, QueryQuantifier, QueryStringOptions)
+        /// Per object: the GeoJSON point objects an expression reaches
+        /// through a list position or map key (`locations[0]`), each tested
+        /// against the region, quantified (see GeoQuery.swift).
+        case geoTest(ValueExpression, GeoTarget, quantifier: QueryQuantifier)
     }
 
     let kind: Kind
@@ -98,6 +102,9 @@ final class GraphNode {
         case .sequence(_, let op, let elements, _, _):
             // No values: equal to the empty list only.
             return (op == .notEqual) != elements.isEmpty
+        case .geoTest(let expression, _, let quantifier):
+            // No point: inside no region.
+            return expression.isMany && quantifier != .any
         }
     }
 

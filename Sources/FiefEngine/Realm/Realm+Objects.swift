@@ -489,7 +489,7 @@ extension Realm {
         try requireLive(table, key)
         let column = try table.column(propertyKey)
         if column.collection != .none { throw collectionProperty(table, column) }
-        if !column.isPrimaryKey && !column.hasIndex && !column.isMixed && !column.hasFullTextIndex, let fast = value.coercedQuickly(to: column.type) {
+        if !column.isPrimaryKey && !column.hasIndex && !column.isMixed && !column.hasFullTextIndex && !column.feedsGeoIndex, let fast = value.coercedQuickly(to: column.type) {
             // The common case: no index to maintain, a value needing no conversion.
             let chunk = try dirtyChunk(write, table, column: column.key, type: column.type, cluster: ClusterLayout.cluster(of: key))
             chunk.set(ClusterLayout.slot(of: key), fast)
@@ -551,6 +551,8 @@ extension Realm {
             return
         }
         chunk.set(ClusterLayout.slot(of: key), value)
+        // A GeoJSON point's `type`: its spatial index entry follows.
+        if let geo = table.geoIndex, geo.type.key == property.key { try refreshGeoIndex(write, table, key) }
     }
 
     // MARK: Deleting
@@ -569,6 +571,7 @@ extension Realm {
     }
 
     func deleteObject(_ write: WriteTransaction, _ table: Table, _ key: Int64) throws(FiefError) {
+        if table.geoIndex != nil { try removeFromGeoIndex(write, table, key) }
         if !table.links.isEmpty || !table.mixedProperties.isEmpty || table.backlinks != nil { try Links.deleting(self, write, table, key) }
         if !table.lists.isEmpty { try deletingLists(write, table, key) }
         if !table.sets.isEmpty { try deletingSets(write, table, key) }
@@ -623,6 +626,7 @@ extension Realm {
         if let pk = table.primaryKeyDatabase { try LMDB.check(mdb_drop(write.txn, pk, 0), "deleting objects") }
         for dbi in table.indexDatabases.values { try LMDB.check(mdb_drop(write.txn, dbi, 0), "deleting objects") }
         for dbi in table.fullTextDatabases.values { try LMDB.check(mdb_drop(write.txn, dbi, 0), "deleting objects") }
+        if let geo = table.geoIndex { try LMDB.check(mdb_drop(write.txn, geo.database, 0), "deleting objects") }
         write.dirty.filter { $0.table != table.key }
         write.clean.filter { $0.table != table.key }
         write.classWrite(table.key).empty()

@@ -50,9 +50,6 @@ final class Snapshot: @unchecked Sendable {
     @exclusivity(unchecked) var lists: [ListID: ListState] = [:]
     /// The sets and maps read in this snapshot (used under `lock` when shared).
     @exclusivity(unchecked) var collectionEntries: [ListID: CollectionEntries] = [:]
-    /// GEOWITHIN's points per link to a GeoJSON class, read once in this
-    /// snapshot (see GeoQuery.swift; used under `lock` when shared).
-    @exclusivity(unchecked) var geoPointTables: [GeoPointTable.Key: GeoPointTable] = [:]
     /// Cursors kept for lookups in integer primary-key tables, by database.
     @exclusivity(unchecked) private var cursors: [MDB_dbi: LMDBCursor] = [:]
     /// Cursors over columns' chunks, by database << 32 | column.
@@ -268,6 +265,9 @@ struct Column {
     var hasIndex: Bool { flags.contains(.indexed) && !flags.contains(.primaryKey) }
     /// A full-text index (see `FullTextIndex`).
     var hasFullTextIndex: Bool { flags.contains(.fullTextIndexed) }
+    /// The `type` or `coordinates` of an embedded GeoJSON point class with
+    /// a spatial index: its writes keep the index (see `GeoIndex`).
+    var feedsGeoIndex = false
 }
 
 /// How one class is stored: its databases and its properties by key.
@@ -282,6 +282,10 @@ final class Table: @unchecked Sendable {
     let indexDatabases: [UInt32: MDB_dbi]
     /// The full-text index of each full-text-indexed property, by property key.
     let fullTextDatabases: [UInt32: MDB_dbi]
+    /// The spatial index of an embedded GeoJSON point class (see
+    /// `GeoIndex`); nil for other classes, and in a file opened read-only
+    /// that lacks it (queries then scan).
+    let geoIndex: GeoIndexInfo?
     /// Set when the pages of one of the class's trees are damaged (see
     /// `PageCheck`): every use of the class then fails with it.
     let damage: FiefError?
@@ -312,9 +316,14 @@ final class Table: @unchecked Sendable {
 
     init(objectClass: ObjectClass, data: MDB_dbi, primaryKeyDatabase: MDB_dbi?, indexDatabases: [UInt32: MDB_dbi],
          schema: Schema, backlinks: MDB_dbi? = nil, collections: [(property: Property, database: MDB_dbi)] = [],
-         nested: MDB_dbi? = nil, damage: FiefError? = nil, fullTextDatabases: [UInt32: MDB_dbi] = [:]) {
+         nested: MDB_dbi? = nil, damage: FiefError? = nil, fullTextDatabases: [UInt32: MDB_dbi] = [:], geoIndex: MDB_dbi? = nil) {
         self.backlinks = backlinks
         self.fullTextDatabases = fullTextDatabases
+        if let geoIndex, let (type, coordinates) = objectClass.geoIndexedProperties {
+            self.geoIndex = GeoIndexInfo(database: geoIndex, type: type, coordinates: coordinates)
+        } else {
+            self.geoIndex = nil
+        }
         self.nested = nested
         self.damage = damage
         self.objectClass = objectClass
@@ -338,6 +347,10 @@ final class Table: @unchecked Sendable {
             if p.type == .link && p.collection == .none { links.append((p, target)) }
         }
         self.links = links
+        if let geo = self.geoIndex {
+            columns[Int(geo.type.key)]?.feedsGeoIndex = true
+            columns[Int(geo.coordinates.key)]?.feedsGeoIndex = true
+        }
         self.mixedProperties = objectClass.properties.filter { $0.type == .mixed && $0.collection == .none }
         self.lists = collections.filter { $0.property.collection == .list }
         self.sets = collections.filter { $0.property.collection == .set }
@@ -701,12 +714,19 @@ public final class Realm: @unchecked Sendable {
             names.append(Table.indexName(key, property.key))
         }
         for property in objectClass.properties where property.isFullTextIndexed { names.append(Table.fullTextName(key, property.key)) }
+        // A writable open builds a missing spatial index (SchemaPlanner); a
+        // read-only one without it scans.
+        var geoIndex: MDB_dbi?
+        if let (_, coordinates) = objectClass.geoIndexedProperties {
+            geoIndex = try environment.database(Table.geoIndexName(key, coordinates.key), txn: txn, create: create)
+            if geoIndex != nil { names.append(Table.geoIndexName(key, coordinates.key)) }
+        }
         let damage = environment.damage(in: names).map {
             FiefError(.fileCorrupt, "class '\(objectClass.name)' cannot be read: \($0.message)", path: $0.path)
         }
         return Table(objectClass: objectClass, data: data, primaryKeyDatabase: pkDatabase, indexDatabases: indexes,
                      schema: schema, backlinks: backlinks, collections: collections, nested: nested, damage: damage,
-                     fullTextDatabases: fullTextIndexes)
+                     fullTextDatabases: fullTextIndexes, geoIndex: geoIndex)
     }
 
     // MARK: State checks

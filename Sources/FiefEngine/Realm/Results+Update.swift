@@ -71,6 +71,17 @@ extension Results {
                         try updateIndex(write, table, column, property, chunk, cluster: cluster, bits, to: stored.value)
                     }
                     chunk.fill(bits, with: stored.value)
+                    if column.feedsGeoIndex {
+                        // A GeoJSON point's `type`: each object's spatial index entry follows.
+                        for word in 0..<4 {
+                            var w = bits[word]
+                            while w != 0 {
+                                let slot = word << 6 | w.trailingZeroBitCount
+                                w &= w - 1
+                                try realm.refreshGeoIndex(write, table, cluster << ClusterLayout.shift | Int64(slot))
+                            }
+                        }
+                    }
                 }
             }
         } catch {

@@ -80,6 +80,7 @@ enum SchemaPlanner {
             }
         }
         if !readOnly, try lacksNestedDatabase(snapshot.txn, snapshot.environment, stored.schema) { return Plan(needsWrite: true) }
+        if !readOnly, try lacksGeoIndex(snapshot.txn, snapshot.environment, stored.schema) { return Plan(needsWrite: true) }
         guard let requested = configuration.schema else { return Plan(needsWrite: false) }
         let result = try merge(stored: stored, requested: requested, requestedVersion: configuration.schemaVersion, path: snapshot.environment.path)
         if result.changed && readOnly {
@@ -94,6 +95,16 @@ enum SchemaPlanner {
     static func lacksNestedDatabase(_ txn: OpaquePointer, _ environment: Environment, _ schema: Schema) throws(FiefError) -> Bool {
         for objectClass in schema.classes where Table.holdsNested(objectClass) {
             if try environment.database(Table.nestedName(objectClass.key), txn: txn, create: false) == nil { return true }
+        }
+        return false
+    }
+
+    /// Whether an embedded GeoJSON point class lacks its spatial index (a
+    /// file written before spatial indexes): a writable open builds it.
+    static func lacksGeoIndex(_ txn: OpaquePointer, _ environment: Environment, _ schema: Schema) throws(FiefError) -> Bool {
+        for objectClass in schema.classes {
+            guard let (_, coordinates) = objectClass.geoIndexedProperties else { continue }
+            if try environment.database(Table.geoIndexName(objectClass.key, coordinates.key), txn: txn, create: false) == nil { return true }
         }
         return false
     }
@@ -257,6 +268,15 @@ enum SchemaPlanner {
         var merge = try merge(stored: existing, requested: requested, requestedVersion: version, path: environment.path)
         if stored == nil || existing.format != MetaKeys.formatValue { merge.changed = true }
         if !merge.changed, try lacksNestedDatabase(txn, environment, existing.schema) { merge.changed = true }
+        // Probed in this transaction (a handle the environment opened in
+        // a transaction of its own would be newer than this one).
+        func exists(_ name: String) -> Bool {
+            var dbi: MDB_dbi = 0
+            return mdb_dbi_open(txn, name, 0, &dbi) == 0
+        }
+        if !merge.changed, existing.schema.classes.contains(where: { objectClass in
+            objectClass.geoIndexedProperties.map { !exists(Table.geoIndexName(objectClass.key, $0.coordinates.key)) } ?? false
+        }) { merge.changed = true }
         guard merge.changed else { return false }
 
         func open(_ name: String, integerKey: Bool = false, dupSort: Bool = false) throws(FiefError) -> MDB_dbi {
@@ -341,6 +361,18 @@ enum SchemaPlanner {
             let dbi = try open(Table.fullTextName(table, column), dupSort: true)
             try LMDB.check(mdb_drop(txn, dbi, 0), "dropping a full-text index", path: environment.path)
         }
+        // A spatial index goes with its class's GeoJSON shape (a class no
+        // longer embedded or shaped as a point, or whose `type` or
+        // `coordinates` was replaced: it is built again below).
+        for old in existing.schema.classes {
+            guard let (oldType, oldCoordinates) = old.geoIndexedProperties else { continue }
+            let now = merge.schema.objectClass(key: old.key)?.geoIndexedProperties
+            if now?.type.key == oldType.key && now?.coordinates.key == oldCoordinates.key { continue }
+            let name = Table.geoIndexName(old.key, oldCoordinates.key)
+            guard exists(name) else { continue }
+            // Emptied, not deleted: its handle stays valid should the class be shaped as a point again.
+            try LMDB.check(mdb_drop(txn, try open(name), 0), "dropping a spatial index", path: environment.path)
+        }
         // Create the databases of every class, then fill new indexes and primary-key tables.
         for objectClass in merge.schema.classes {
             let data = try open(Table.dataName(objectClass.key), integerKey: true)
@@ -368,6 +400,20 @@ enum SchemaPlanner {
                 if !rebuildsDerived && merge.newFullTextIndexes.contains(where: { $0 == (objectClass.key, property.key) }) {
                     try LMDB.check(mdb_drop(txn, dbi, 0), "emptying a full-text index", path: environment.path)
                     try FullTextIndex.fill(txn, data: data, target: dbi, property: property, objectClass: objectClass)
+                }
+            }
+            if let (type, coordinates) = objectClass.geoIndexedProperties {
+                // Every embedded GeoJSON point class is indexed: built when
+                // missing (an older file, a new class), when its shape changed,
+                // and when a format-5 file is upgraded (derived data a library
+                // that did not maintain it may have left stale, as full-text
+                // indexes in `FormatUpgrade.DerivedData`).
+                let name = Table.geoIndexName(objectClass.key, coordinates.key)
+                let before = existing.schema.objectClass(key: objectClass.key)?.geoIndexedProperties
+                let missing = !exists(name)
+                if missing || rebuildsDerived || before?.type.key != type.key || before?.coordinates.key != coordinates.key {
+                    _ = try open(name)
+                    try GeoIndex.build(txn, environment: environment, objectClass: objectClass)
                 }
             }
         }

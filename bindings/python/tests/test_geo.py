@@ -153,3 +153,103 @@ def test_errors(realm):
     with realm.write():
         with pytest.raises((TypeError, fief.FiefError)):
             realm.add(Restaurant(name=BOX))  # type: ignore[arg-type]
+
+
+# The spatial index: kept by every write, checked by verify, rebuilt by copy.
+
+def _inside_circle(lon, lat, center, radians):
+    k = math.pi / 180
+    a = (math.cos(lat * k) * math.cos(lon * k), math.cos(lat * k) * math.sin(lon * k), math.sin(lat * k))
+    b = (math.cos(center[1] * k) * math.cos(center[0] * k), math.cos(center[1] * k) * math.sin(center[0] * k),
+         math.sin(center[1] * k))
+    return math.acos(max(-1.0, min(1.0, sum(x * y for x, y in zip(a, b))))), radians
+
+
+CIRCLES = [((0, 0), 0.05), ((0, 90), 0.3), ((180, 0), 0.2), ((-179.9, 10), 0.5), ((30, 40), 1.0)]
+
+
+def _check_circles(realm):
+    """Each circle's answer through the index against a test of each stored point."""
+    restaurants = realm.objects(Restaurant)
+    for center, radians in CIRCLES:
+        expected, borderline = set(), False
+        for r in restaurants:
+            loc = r.location
+            if loc is None or loc.type.lower() != "point" or len(loc.coordinates) < 2:
+                continue
+            lon, lat = loc.coordinates[0], loc.coordinates[1]
+            if abs(lon) > 180 or abs(lat) > 90:
+                continue
+            distance, _ = _inside_circle(lon, lat, center, radians)
+            borderline |= abs(distance - radians) < 1e-7
+            if distance <= radians:
+                expected.add(r.name)
+        if borderline:
+            continue
+        assert set(names(restaurants.filter("location GEOWITHIN $0", fief.GeoCircle(center, radians)))) == expected
+
+
+def test_index_follows_random_writes(realm_path):
+    rng = __import__("random").Random(42)
+
+    def point():
+        lon, lat = rng.uniform(-180, 180), rng.uniform(-90, 90)
+        pick = rng.randrange(6)
+        if pick == 0:
+            lat = rng.choice([90.0, -90.0])
+        elif pick == 1:
+            lon = rng.choice([180.0, -180.0])
+        elif pick == 2:
+            lon, lat = rng.uniform(-1, 1), rng.uniform(-1, 1)
+        return [lon, lat]
+
+    with fief.Realm.open(realm_path, schema=[Position, Restaurant]) as realm:
+        for round_ in range(25):
+            with realm.write():
+                for i in range(15):
+                    restaurants = list(realm.objects(Restaurant))
+                    op = rng.randrange(6)
+                    if op < 2 or not restaurants:
+                        realm.add(Restaurant(name=f"r{round_}.{i}", location=Position(coordinates=point())))
+                        continue
+                    r = rng.choice(restaurants)
+                    if op == 2:
+                        realm.delete(r)
+                    elif op == 3:
+                        r.location = Position(type=rng.choice(["Point", "Polygon"]), coordinates=point())
+                    elif op == 4 and r.location is not None:
+                        coordinates = r.location.coordinates
+                        coordinates.clear()
+                        coordinates.extend(point())
+                    else:
+                        r.location = None
+            _check_circles(realm)
+    report = fief.verify_file(realm_path)
+    assert report.ok, report.problems
+    copy = str(realm_path) + ".copy"
+    assert fief.copy_file(realm_path, copy).ok
+    assert fief.verify_file(copy).ok
+    with fief.Realm.open(copy, schema=[Position, Restaurant]) as realm:
+        _check_circles(realm)
+
+
+def test_descriptions_write_shapes(realm):
+    restaurants = realm.objects(Restaurant)
+    inside = restaurants.filter("location IN $0", BOX)
+    assert inside.description == "location GEOWITHIN geoBox([0.2, 0.2], [0.7, 0.7])"
+    assert names(restaurants.filter(inside.description)) == ["two"]
+    near = restaurants.filter("location GEOWITHIN geoCircle([$0, $1], $2)", 0.3, 0.3, 1)
+    assert near.description == "location GEOWITHIN geoCircle([0.3, 0.3], 1.0)"
+
+
+def test_one_element_of_a_list(realm_path):
+    with fief.Realm.open(realm_path, schema=[Position, Restaurant]) as realm:
+        with realm.write():
+            realm.add(Restaurant(name="a", locations=[Position(coordinates=[0.5, 0.5]), Position(coordinates=[50, 50])]))
+            realm.add(Restaurant(name="b", locations=[Position(coordinates=[50, 50]), Position(coordinates=[0.5, 0.5])]))
+            realm.add(Restaurant(name="c"))
+        restaurants = realm.objects(Restaurant)
+        assert names(restaurants.filter("locations[0] GEOWITHIN $0", BOX)) == ["a"]
+        assert names(restaurants.filter("locations[FIRST] GEOWITHIN $0", BOX)) == ["a"]
+        assert names(restaurants.filter("locations[LAST] GEOWITHIN $0", BOX)) == ["b"]
+        assert names(restaurants.filter("locations[1] GEOWITHIN $0", BOX)) == ["b"]
