@@ -23,64 +23,120 @@ import Glibc
 // every step is kept, so neighbours share their reads) and the values
 // compared.  Nothing is allocated per object.
 
+/// Sorted object keys (ascending, repeats allowed) taken a cluster at a
+/// time: each cluster holding some of them, in key order, with the mask
+/// of its keys.  What index plans, backlinks and candidate lists become
+/// before a scan visits them.
+struct SortedKeyClusters: Sequence, IteratorProtocol {
+    private let keys: [Int64]
+    private var index = 0
+
+    init(_ sortedKeys: [Int64]) { keys = sortedKeys }
+
+    @inline(__always)
+    mutating func next() -> (cluster: Int64, bits: Bitmap)? {
+        guard index < keys.count else { return nil }
+        let cluster = ClusterLayout.cluster(of: keys[index])
+        var bits = Bitmap(repeating: 0)
+        while index < keys.count && ClusterLayout.cluster(of: keys[index]) == cluster {
+            QueryEvaluator.set(&bits, ClusterLayout.slot(of: keys[index]))
+            index += 1
+        }
+        return (cluster, bits)
+    }
+}
+
 /// Objects of one class: a 256-bit mask per cluster.
+///
+/// While objects come in ascending cluster order (a set made from sorted
+/// keys, an index's answer, a scan of the clusters) the masks are two
+/// sorted arrays, read by binary search, with nothing hashed; an object
+/// added out of order moves them into a dictionary.
 struct ObjectSet {
-    private(set) var clusters: [Int64: Bitmap] = [:]
-    /// The keys of `clusters` in order, when the set was made from sorted
-    /// keys and not changed since.
-    private var ordered: [Int64]?
+    /// The clusters holding objects, ascending, and their masks (none
+    /// empty), while `hashed` is nil.
+    private var orderedClusters: [Int64] = []
+    private var orderedBits: [Bitmap] = []
+    /// Every cluster's mask, once an object was added out of order.
+    private var hashed: [Int64: Bitmap]?
 
     init() {}
 
-    /// The objects `keys` (ascending, repeats allowed), a cluster at a time.
+    /// The objects `keys` (ascending, repeats allowed).
     init(sortedKeys keys: [Int64]) {
-        var order: [Int64] = []
-        var i = 0
-        while i < keys.count {
-            let cluster = ClusterLayout.cluster(of: keys[i])
-            var bits = Bitmap(repeating: 0)
-            while i < keys.count && ClusterLayout.cluster(of: keys[i]) == cluster {
-                QueryEvaluator.set(&bits, ClusterLayout.slot(of: keys[i]))
-                i += 1
-            }
-            order.append(cluster)
+        for (cluster, bits) in SortedKeyClusters(keys) {
+            orderedClusters.append(cluster)
+            orderedBits.append(bits)
         }
-        clusters.reserveCapacity(order.count)
-        i = 0
-        for cluster in order {
-            var bits = Bitmap(repeating: 0)
-            while i < keys.count && ClusterLayout.cluster(of: keys[i]) == cluster {
-                QueryEvaluator.set(&bits, ClusterLayout.slot(of: keys[i]))
-                i += 1
-            }
-            clusters[cluster] = bits
-        }
-        ordered = order
     }
 
-    var isEmpty: Bool { clusters.isEmpty }
+    var isEmpty: Bool { hashed.map { $0.isEmpty } ?? orderedClusters.isEmpty }
+
+    /// Where `cluster` is or would go in `orderedClusters`.
+    @inline(__always)
+    private func position(of cluster: Int64) -> Int {
+        var low = 0, high = orderedClusters.count
+        while low < high {
+            let mid = (low + high) >> 1
+            if orderedClusters[mid] < cluster { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// From sorted arrays to the dictionary (an object added out of order).
+    private mutating func makeHashed() -> [Int64: Bitmap] {
+        if let hashed { return hashed }
+        var table = [Int64: Bitmap](minimumCapacity: orderedClusters.count)
+        for i in orderedClusters.indices { table[orderedClusters[i]] = orderedBits[i] }
+        orderedClusters = []
+        orderedBits = []
+        return table
+    }
 
     @inline(__always)
     mutating func insert(_ key: Int64) {
-        ordered = nil
-        QueryEvaluator.set(&clusters[ClusterLayout.cluster(of: key), default: Bitmap(repeating: 0)], ClusterLayout.slot(of: key))
+        var bits = Bitmap(repeating: 0)
+        QueryEvaluator.set(&bits, ClusterLayout.slot(of: key))
+        insert(cluster: ClusterLayout.cluster(of: key), bits)
     }
 
     /// Add the objects `bits` of `cluster`.
     @inline(__always)
     mutating func insert(cluster: Int64, _ bits: Bitmap) {
         if bits == Bitmap(repeating: 0) { return }
-        ordered = nil
-        clusters[cluster, default: Bitmap(repeating: 0)] |= bits
+        if hashed == nil {
+            if let last = orderedClusters.last, last >= cluster {
+                if last == cluster {
+                    orderedBits[orderedBits.count - 1] |= bits
+                    return
+                }
+            } else {
+                orderedClusters.append(cluster)
+                orderedBits.append(bits)
+                return
+            }
+            hashed = makeHashed()
+        }
+        hashed![cluster, default: Bitmap(repeating: 0)] |= bits
     }
 
     @inline(__always)
     mutating func remove(_ key: Int64) {
-        ordered = nil
         let cluster = ClusterLayout.cluster(of: key), slot = ClusterLayout.slot(of: key)
-        guard var bits = clusters[cluster] else { return }
-        bits[slot >> 6] &= ~(1 << UInt64(slot & 63))
-        clusters[cluster] = bits == Bitmap(repeating: 0) ? nil : bits
+        let bit: UInt64 = 1 << UInt64(slot & 63)
+        if hashed != nil {
+            guard var bits = hashed![cluster] else { return }
+            bits[slot >> 6] &= ~bit
+            hashed![cluster] = bits == Bitmap(repeating: 0) ? nil : bits
+            return
+        }
+        let i = position(of: cluster)
+        guard i < orderedClusters.count, orderedClusters[i] == cluster else { return }
+        orderedBits[i][slot >> 6] &= ~bit
+        if orderedBits[i] == Bitmap(repeating: 0) {
+            orderedClusters.remove(at: i)
+            orderedBits.remove(at: i)
+        }
     }
 
     @inline(__always)
@@ -91,16 +147,28 @@ struct ObjectSet {
 
     /// The objects of `cluster` in the set.
     @inline(__always)
-    func bits(_ cluster: Int64) -> Bitmap { clusters[cluster] ?? Bitmap(repeating: 0) }
+    func bits(_ cluster: Int64) -> Bitmap {
+        if let hashed { return hashed[cluster] ?? Bitmap(repeating: 0) }
+        let i = position(of: cluster)
+        return i < orderedClusters.count && orderedClusters[i] == cluster ? orderedBits[i] : Bitmap(repeating: 0)
+    }
 
     /// The clusters holding objects of the set, in key order.
-    var sortedClusters: [Int64] { ordered ?? clusters.keys.sorted() }
+    var sortedClusters: [Int64] { hashed.map { $0.keys.sorted() } ?? orderedClusters }
+
+    /// Each cluster holding objects of the set, in key order, with its objects.
+    func forEachCluster(_ body: (Int64, Bitmap) throws(FiefError) -> Void) throws(FiefError) {
+        if let hashed {
+            for cluster in hashed.keys.sorted() { try body(cluster, hashed[cluster]!) }
+            return
+        }
+        for i in orderedClusters.indices { try body(orderedClusters[i], orderedBits[i]) }
+    }
 
     /// Every object, in key order.
     func forEach(_ body: (Int64) throws(FiefError) -> Void) throws(FiefError) {
-        for cluster in clusters.keys.sorted() {
+        try forEachCluster { (cluster, bits) throws(FiefError) in
             let base = cluster << ClusterLayout.shift
-            let bits = clusters[cluster]!
             for word in 0..<4 {
                 var w = bits[word]
                 while w != 0 {
@@ -393,15 +461,8 @@ final class QueryScan {
         if let plan = try realm.indexPlan(query, table, scan: self) {
             // The index's answer is the answer: no chunk is read.
             if plan.exact { return ObjectSet(sortedKeys: plan.keys) }
-            let candidates = plan.keys
-            var i = 0
-            while i < candidates.count {
-                let cluster = ClusterLayout.cluster(of: candidates[i])
-                var mask = Bitmap(repeating: 0)
-                while i < candidates.count && ClusterLayout.cluster(of: candidates[i]) == cluster {
-                    QueryEvaluator.set(&mask, ClusterLayout.slot(of: candidates[i]))
-                    i += 1
-                }
+            for (cluster, candidates) in SortedKeyClusters(plan.keys) {
+                var mask = candidates
                 let presence = try realm.chunk(table, column: ClusterLayout.presenceColumn, cluster: cluster).reader
                 mask &= Bitmap(presence.bitmapWord(0), presence.bitmapWord(1), presence.bitmapWord(2), presence.bitmapWord(3))
                 if mask != Bitmap(repeating: 0) {

@@ -164,15 +164,9 @@ public final class Results: @unchecked Sendable {
         try realm.checkReadable()
         let table = try realm.table(tableKey)
         try Results.refuseFilterAfterLimit(stages.contains { $0.hasLimit })
-        let expression: ParsedQuery
-        do {
-            expression = try ParsedQueryCache.parseQuery(predicate)
-        } catch {
-            throw FiefError(.querySyntax, "invalid predicate: \(error.message)")
-        }
-        let query = try QueryCompiler.compile(expression.predicate, table: table, realm: realm, arguments: arguments)
+        let (query, ordering) = try realm.boundQueries.compile(predicate, table: table, realm: realm, arguments: arguments)
         let filtered = with(filters: filters + [query])
-        return expression.ordering.isEmpty ? filtered : try filtered.applying(QueryCompiler.stages(expression.ordering))
+        return ordering.isEmpty ? filtered : try filtered.applying(QueryCompiler.stages(ordering))
     }
 
     /// The error for filtering results with a limit, which Realm refuses too.
@@ -450,29 +444,22 @@ public final class Results: @unchecked Sendable {
             for query in filters {
                 guard let reached = try scan.candidates(query.root) else { continue }
                 let exact = filters.count == 1 && QueryScan.isReach(query.root)
-                for cluster in reached.sortedClusters {
+                try reached.forEachCluster { (cluster, bits) throws(FiefError) in
                     if exact {
-                        let mask = reached.bits(cluster)
-                        visit(cluster, mask)
-                        total += mask[0].nonzeroBitCount + mask[1].nonzeroBitCount + mask[2].nonzeroBitCount + mask[3].nonzeroBitCount
-                        continue
+                        visit(cluster, bits)
+                        total += bits[0].nonzeroBitCount + bits[1].nonzeroBitCount + bits[2].nonzeroBitCount + bits[3].nonzeroBitCount
+                        return
                     }
                     let presence = try realm.chunk(table, column: 0, cluster: cluster).reader
-                    let mask = reached.bits(cluster) & Bitmap(presence.bitmapWord(0), presence.bitmapWord(1), presence.bitmapWord(2), presence.bitmapWord(3))
+                    let mask = bits & Bitmap(presence.bitmapWord(0), presence.bitmapWord(1), presence.bitmapWord(2), presence.bitmapWord(3))
                     if mask != Bitmap(repeating: 0) { total += try visitCluster(table, cluster, mask, scan, visit) }
                 }
                 return total
             }
         }
         if let candidates {
-            var i = 0
-            while i < candidates.count {
-                let cluster = ClusterLayout.cluster(of: candidates[i])
-                var mask = Bitmap(repeating: 0)
-                while i < candidates.count && ClusterLayout.cluster(of: candidates[i]) == cluster {
-                    QueryEvaluator.set(&mask, ClusterLayout.slot(of: candidates[i]))
-                    i += 1
-                }
+            for (cluster, keys) in SortedKeyClusters(candidates) {
+                var mask = keys
                 let presence = try realm.chunk(table, column: 0, cluster: cluster).reader
                 mask &= Bitmap(presence.bitmapWord(0), presence.bitmapWord(1), presence.bitmapWord(2), presence.bitmapWord(3))
                 total += try visitCluster(table, cluster, mask, scan, visit)
@@ -487,16 +474,7 @@ public final class Results: @unchecked Sendable {
 
     /// Visit `keys` (ascending) a cluster at a time; returns their number.
     private static func visitKeys(_ keys: [Int64], _ visit: (Int64, Bitmap) -> Void) -> Int {
-        var i = 0
-        while i < keys.count {
-            let cluster = ClusterLayout.cluster(of: keys[i])
-            var mask = Bitmap(repeating: 0)
-            while i < keys.count && ClusterLayout.cluster(of: keys[i]) == cluster {
-                QueryEvaluator.set(&mask, ClusterLayout.slot(of: keys[i]))
-                i += 1
-            }
-            visit(cluster, mask)
-        }
+        for (cluster, mask) in SortedKeyClusters(keys) { visit(cluster, mask) }
         return keys.count
     }
 
