@@ -108,14 +108,21 @@ final class BoundQueryCache {
         let target = rebinding.hops.isEmpty ? table : rebinding.last
         let leaf = try QueryCompiler.compareConstant(p, rebinding.op, try QueryCompiler.constant(.argument(n), arguments, against: p),
                                                      rebinding.options, .objects(target), argument: n, constantFirst: rebinding.constantFirst)
+        // The predicate with the argument written in, for describing it (as
+        // `QueryArgumentSubstitution.literals` writes the comparison).
+        var described: QueryExpression? = nil
+        if n < arguments.count, arguments[n].values.count == 1, let literal = QueryArgumentSubstitution.literal(arguments[n].values[0]),
+           case .comparison(let lhs, let op, let rhs, let options) = expression {
+            described = rebinding.constantFirst ? .comparison(.constant(literal), op, rhs, options) : .comparison(lhs, op, .constant(literal), options)
+        }
         if rebinding.hops.isEmpty {
-            return CompiledQuery(root: leaf, tableKey: table.key, source: (expression, arguments))
+            return CompiledQuery(root: leaf, tableKey: table.key, predicate: described)
         }
         // As `QueryBinder.reach` makes it for a path of to-one links.
         let reach = PathReach(hops: rebinding.hops, target: .predicate(CompiledQuery(root: leaf, tableKey: target.key)),
                               complement: false, nullLinksMatch: QueryBinder.matchesNullObject(leaf), orReachesNothing: false)
         return CompiledQuery(root: .graph(GraphNode(.reach(reach), dependencies: rebinding.dependencies)), tableKey: table.key,
-                             source: (expression, arguments))
+                             predicate: described)
     }
 
     /// What rebinding `expression` needs, when it is a comparison of a

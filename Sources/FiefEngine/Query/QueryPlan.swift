@@ -8,24 +8,17 @@ public final class CompiledQuery: @unchecked Sendable {
     /// (key paths through links, collections, backlinks): then each scan
     /// brings a `QueryScan`.
     let readsGraph: Bool
-    /// The predicate compiled and its arguments (nil for the queries the
-    /// binder makes), kept for describing it.
-    private let source: (expression: QueryExpression, arguments: [QueryArgument])?
-
-    init(root: QueryNode, tableKey: UInt32, source: (expression: QueryExpression, arguments: [QueryArgument])? = nil) {
-        self.root = root
-        self.tableKey = tableKey
-        self.readsGraph = root.readsGraph
-        self.source = source
-    }
-
     /// The predicate compiled, its arguments written in as literals (see
     /// `QueryArgumentSubstitution.literals`), for describing it as text;
     /// nil for the queries the binder makes, or when an argument has no
-    /// literal.  Made when asked (a filter per lookup never is).
-    var predicate: QueryExpression? {
-        guard let source else { return nil }
-        return QueryArgumentSubstitution.literals(source.expression, source.arguments)
+    /// literal.
+    let predicate: QueryExpression?
+
+    init(root: QueryNode, tableKey: UInt32, predicate: QueryExpression? = nil) {
+        self.root = root
+        self.tableKey = tableKey
+        self.readsGraph = root.readsGraph
+        self.predicate = predicate
     }
 }
 
@@ -174,7 +167,7 @@ enum QueryCompiler {
     static func compile(_ expression: QueryExpression, table: Table, realm: Realm, arguments: [QueryArgument]) throws(FiefError) -> CompiledQuery {
         let expression = try QueryArgumentSubstitution.keyPaths(expression, arguments, table: table, realm: realm)
         return CompiledQuery(root: try node(expression, .objects(table), arguments, realm: realm), tableKey: table.key,
-                             source: (expression, arguments))
+                             predicate: QueryArgumentSubstitution.literals(expression, arguments))
     }
 
     /// A predicate over the elements of a collection of values: `element`
@@ -183,7 +176,7 @@ enum QueryCompiler {
     static func compileElements(_ expression: QueryExpression, element: Property, description: String, tableKey: UInt32, arguments: [QueryArgument]) throws(FiefError) -> CompiledQuery {
         let expression = try QueryArgumentSubstitution.keyPaths(expression, arguments, table: nil, realm: nil)
         return CompiledQuery(root: try node(expression, .elements(element, description: description), arguments, realm: nil), tableKey: tableKey,
-                             source: (expression, arguments))
+                             predicate: QueryArgumentSubstitution.literals(expression, arguments))
     }
 
     /// The SORT, DISTINCT and LIMIT suffixes of a query as the stages
