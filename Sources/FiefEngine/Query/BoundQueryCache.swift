@@ -67,6 +67,27 @@ final class BoundQueryCache {
         let hops: [GraphHop]
         let last: Table
         let dependencies: [UInt32: Set<UInt32>]
+        /// What a query rebound so reads, as `Results` lists it (own columns, then the other classes').
+        let columns: (own: [UInt32], linked: [(table: UInt32, columns: [UInt32])])
+
+        init(property: Property, op: QueryOperator, options: QueryStringOptions, argument: Int, constantFirst: Bool,
+             hops: [GraphHop], last: Table, dependencies: [UInt32: Set<UInt32>], table: UInt32) {
+            self.property = property
+            self.op = op
+            self.options = options
+            self.argument = argument
+            self.constantFirst = constantFirst
+            self.hops = hops
+            self.last = last
+            self.dependencies = dependencies
+            if hops.isEmpty {
+                columns = ([property.key], [])
+            } else {
+                var linked = dependencies
+                let own = linked.removeValue(forKey: table) ?? []
+                columns = (own.sorted(), linked.keys.sorted().map { ($0, linked[$0]!.sorted()) })
+            }
+        }
     }
 
     /// `text` compiled over the objects of `table` with `arguments`, and its
@@ -116,13 +137,13 @@ final class BoundQueryCache {
             described = rebinding.constantFirst ? .comparison(.constant(literal), op, rhs, options) : .comparison(lhs, op, .constant(literal), options)
         }
         if rebinding.hops.isEmpty {
-            return CompiledQuery(root: leaf, tableKey: table.key, predicate: described)
+            return CompiledQuery(root: leaf, tableKey: table.key, predicate: described, knownColumns: rebinding.columns)
         }
         // As `QueryBinder.reach` makes it for a path of to-one links.
         let reach = PathReach(hops: rebinding.hops, target: .predicate(CompiledQuery(root: leaf, tableKey: target.key)),
                               complement: false, nullLinksMatch: QueryBinder.matchesNullObject(leaf), orReachesNothing: false)
         return CompiledQuery(root: .graph(GraphNode(.reach(reach), dependencies: rebinding.dependencies)), tableKey: table.key,
-                             predicate: described)
+                             predicate: described, knownColumns: rebinding.columns)
     }
 
     /// What rebinding `expression` needs, when it is a comparison of a
@@ -143,7 +164,7 @@ final class BoundQueryCache {
             // Bound by the scalar compiler: `QueryCompiler.comparison`.
             guard let p = table.property(named: names[0]), p.collection == .none else { return nil }
             return Rebinding(property: p, op: op, options: options, argument: n, constantFirst: constantFirst,
-                             hops: [], last: table, dependencies: [:])
+                             hops: [], last: table, dependencies: [:], table: table.key)
         }
         // Bound by `QueryBinder.reach`: links only, the leaf at the last class.
         guard case .graph(let node) = query.root, case .reach(let reach) = node.kind, !reach.complement, !reach.orReachesNothing,
@@ -158,6 +179,6 @@ final class BoundQueryCache {
         var dependencies = node.dependencies
         dependencies[from.key, default: []].insert(p.key)
         return Rebinding(property: p, op: op, options: options, argument: n, constantFirst: constantFirst,
-                         hops: reach.hops, last: from, dependencies: dependencies)
+                         hops: reach.hops, last: from, dependencies: dependencies, table: table.key)
     }
 }

@@ -46,6 +46,45 @@ struct SortedKeyClusters: Sequence, IteratorProtocol {
     }
 }
 
+/// Merging sorted runs of keys into one sorted array.
+enum SortedRuns {
+    /// Sort `keys`, made of sorted runs starting at `runStarts` (ascending,
+    /// the first 0), by merging the runs pairwise.
+    static func merge(_ keys: inout [Int64], runStarts: [Int]) {
+        var starts = runStarts.filter { $0 < keys.count }
+        if starts.count <= 1 { return }
+        var scratch = [Int64](repeating: 0, count: keys.count)
+        var sourceIsKeys = true
+        while starts.count > 1 {
+            var merged: [Int] = []
+            merged.reserveCapacity((starts.count + 1) / 2)
+            keys.withUnsafeMutableBufferPointer { k in
+                scratch.withUnsafeMutableBufferPointer { t in
+                    let (from, to) = sourceIsKeys ? (k, t) : (t, k)
+                    var r = 0
+                    while r < starts.count {
+                        let a = starts[r]
+                        let mid = r + 1 < starts.count ? starts[r + 1] : from.count
+                        let end = r + 2 < starts.count ? starts[r + 2] : from.count
+                        var i = a, j = mid, o = a
+                        while i < mid && j < end {
+                            if from[j] < from[i] { to[o] = from[j]; j += 1 } else { to[o] = from[i]; i += 1 }
+                            o += 1
+                        }
+                        while i < mid { to[o] = from[i]; i += 1; o += 1 }
+                        while j < end { to[o] = from[j]; j += 1; o += 1 }
+                        merged.append(a)
+                        r += 2
+                    }
+                }
+            }
+            starts = merged
+            sourceIsKeys.toggle()
+        }
+        if !sourceIsKeys { swap(&keys, &scratch) }
+    }
+}
+
 /// Objects of one class: a 256-bit mask per cluster.
 ///
 /// While objects come in ascending cluster order (a set made from sorted
@@ -64,6 +103,10 @@ struct ObjectSet {
 
     /// The objects `keys` (ascending, repeats allowed).
     init(sortedKeys keys: [Int64]) {
+        // At most a cluster per key, at most as many as the class can have.
+        let clusters = keys.isEmpty ? 0 : min(keys.count, Int(ClusterLayout.cluster(of: keys[keys.count - 1]) - ClusterLayout.cluster(of: keys[0])) + 1)
+        orderedClusters.reserveCapacity(clusters)
+        orderedBits.reserveCapacity(clusters)
         for (cluster, bits) in SortedKeyClusters(keys) {
             orderedClusters.append(cluster)
             orderedBits.append(bits)
@@ -191,6 +234,8 @@ final class QueryScan {
     /// the objects reaching anything.
     private var reached: [ObjectIdentifier: (objects: ObjectSet, reachingAny: ObjectSet?)] = [:]
     private var readers: [ObjectIdentifier: [ValueReader]] = [:]
+    /// Per test node over a list of values: its in-place test (nil: none).
+    private var elementTests: [ObjectIdentifier: ListElementTest?] = [:]
 
     /// Per full-text search: its matches.
     private var fullTextMatches: [ObjectIdentifier: KeyBitmap] = [:]
@@ -244,6 +289,10 @@ final class QueryScan {
             if let reachingAny { bits |= ~reachingAny.bits(cluster) }
             return reach.complement ? mask & ~bits : mask & bits
         case .test(let expression, let predicate, let quantifier):
+            if let test = try listElementTest(node, expression, predicate, table),
+               let bits = try test.evaluate(cluster: cluster, mask: mask, quantifier: quantifier) {
+                return bits
+            }
             let reader = try readers(node, [expression])[0]
             let mixed = expression.isMixed
             return try eachObject(cluster, mask) { (key) throws(FiefError) -> Bool in
@@ -382,6 +431,16 @@ final class QueryScan {
         }
     }
 
+    /// The in-place test of `node` when it compares the values of a list of
+    /// the class tested with a constant (see `ListElementTest`); made on its
+    /// first cluster, nil when the node is not such a test.
+    private func listElementTest(_ node: GraphNode, _ expression: ValueExpression, _ predicate: QueryNode, _ table: Table) throws(FiefError) -> ListElementTest? {
+        if let known = elementTests[ObjectIdentifier(node)] { return known }
+        let made = try ListElementTest(realm, table, expression, predicate)
+        elementTests[ObjectIdentifier(node)] = .some(made)
+        return made
+    }
+
     private func readers(_ node: GraphNode, _ expressions: [ValueExpression]) throws(FiefError) -> [ValueReader] {
         if let known = readers[ObjectIdentifier(node)] { return known }
         var made: [ValueReader] = []
@@ -509,11 +568,19 @@ final class QueryScan {
             return origins
         }
         guard let dbi = try realm.table(hop.to).backlinks else { return origins }
-        // The origins gathered, then sorted: the set is made a cluster at a time.
+        // The origins gathered, then sorted: the set is made a cluster at a
+        // time.  A target's records come in origin order, so the origins
+        // are sorted runs, one per target, merged (a run out of order, which
+        // a sound file never has, makes a plain sort).
         var found: [Int64] = []
+        var runStarts: [Int] = []
+        var inRunOrder = true
         func gather(_ scanner: inout BacklinkScanner) throws(FiefError) {
             try targets.forEach { (target) throws(FiefError) in
+                let start = found.count
+                runStarts.append(start)
                 try scanner.forEachRecord(of: target, originClass: hop.from, property: hop.property) { (_, origin, _) in
+                    if found.count > start && found[found.count - 1] > origin { inRunOrder = false }
                     found.append(origin)
                 }
             }
@@ -529,7 +596,7 @@ final class QueryScan {
                 try gather(&scanner)
             }
         }
-        found.sort()
+        if inRunOrder { SortedRuns.merge(&found, runStarts: runStarts) } else { found.sort() }
         return ObjectSet(sortedKeys: found)
     }
 
@@ -1056,6 +1123,135 @@ final class CollectionWalker {
             : MixedCoding.decode(value)
         guard let decoded else { throw realm.damagedEntry(table, column, owner, column.collection == .set ? "an element" : "a value") }
         return decoded
+    }
+}
+
+// MARK: - Lists of values against a constant
+
+/// `ANY scores > 5` (or ALL, NONE; any comparison of one constant) over a
+/// list of scalar values of the objects tested, a cluster at a time,
+/// straight from the list's segments in the snapshot: one cursor walk over
+/// the cluster's lists (their keys start with the owner), each segment of
+/// an owner in the mask checked and its elements compared in place (ints
+/// as stored integers against an int constant, other types as views), no
+/// value reader, no per-object closure, until an element decides the
+/// owner.  An owner without segments has an empty list: ANY is false, ALL
+/// and NONE true.  The comparison is `QueryEvaluator.compareValues`, as
+/// for every other element; a null element answers what null does.  In a
+/// write transaction (lists then read through the transaction's state)
+/// the value reader answers instead.
+final class ListElementTest {
+    private let realm: Realm
+    private let table: Table
+    private let column: Column
+    private let dbi: MDB_dbi
+    private let storedType: PropertyType
+    private let op: QueryOperator
+    private let options: QueryStringOptions
+    /// Kept alive for `constantValue`, which may view its bytes.
+    private let constant: QueryConstant
+    private let constantValue: Value
+    /// An int constant, for elements stored as ints.
+    private let intConstant: Int64?
+    /// What a null element answers.
+    private let nullMatches: Bool
+    private var cursor: LMDBCursor?
+    private var cursorSnapshot: Snapshot?
+
+    /// The test for `predicate` over the elements `expression` reads, when
+    /// it is one comparison with a constant of a list of values of a type
+    /// other than mixed, of the class tested itself; nil otherwise.
+    init?(_ realm: Realm, _ table: Table, _ expression: ValueExpression, _ predicate: QueryNode) throws(FiefError) {
+        guard expression.hops.isEmpty, expression.typeOf == nil, expression.lastClass == table.key,
+              case .elements(let property) = expression.value,
+              case .compare(_, let op, let constant, let options) = predicate else { return nil }
+        let column = try table.column(property.key)
+        guard column.collection == .list else { return nil }
+        switch column.elementType {
+        case .int, .bool, .float, .double, .string, .binary, .timestamp, .objectId, .uuid, .decimal128: break
+        case .mixed, .link: return nil
+        }
+        self.realm = realm
+        self.table = table
+        self.column = column
+        dbi = try table.listDatabase(property.key)
+        storedType = column.elementType
+        self.op = op
+        self.options = options
+        self.constant = constant
+        constantValue = QueryEvaluator.valueOf(constant)
+        if column.elementType == .int, case .int(let c) = constant { intConstant = c } else { intConstant = nil }
+        nullMatches = QueryEvaluator.compareValues(.null, op, constantValue, options)
+    }
+
+    /// The objects of `mask` in `cluster` whose list `quantifier` matches;
+    /// nil in a write transaction.
+    func evaluate(cluster: Int64, mask: Bitmap, quantifier: QueryQuantifier) throws(FiefError) -> Bitmap? {
+        if realm.write != nil { return nil }
+        let snapshot = try realm.currentSnapshot()
+        // ANY, NONE: owners with an element that matches; ALL: with one that does not.
+        let seeking = quantifier != .all
+        let found = try withExtendedLifetime(constant) { () throws(FiefError) -> Bitmap in
+            try snapshot.withTransaction { (txn) throws(FiefError) -> Bitmap in
+                if cursor == nil || cursorSnapshot !== snapshot {
+                    cursor = try LMDBCursor(txn, dbi)
+                    cursorSnapshot = snapshot
+                }
+                let cursor = cursor!
+                var key = (UInt64(0), UInt64(0))
+                var entry = try withUnsafeMutableBytes(of: &key) { (raw) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? in
+                    ListStore.key(raw.baseAddress!, owner: cluster << ClusterLayout.shift, position: 0)
+                    return try cursor.seek(UnsafeRawBufferPointer(raw))
+                }
+                var found = Bitmap(repeating: 0)
+                while let (k, v) = entry, let decoded = ListStore.decodeKey(k), ClusterLayout.cluster(of: decoded.owner) == cluster {
+                    let slot = ClusterLayout.slot(of: decoded.owner)
+                    let bit: UInt64 = 1 << UInt64(slot & 63)
+                    if mask[slot >> 6] & bit != 0 && found[slot >> 6] & bit == 0 {
+                        guard snapshot.bounds.contains(v),
+                              let reader = SegmentReader(v, type: storedType, table: table.key,
+                                                         key: ListStore.checkKey(column: column.key, owner: decoded.owner, position: decoded.position)) else {
+                            throw realm.damagedEntry(table, column, decoded.owner, "a stored segment")
+                        }
+                        if has(reader, matching: seeking) { found[slot >> 6] |= bit }
+                    }
+                    entry = try cursor.next()
+                }
+                return found
+            }
+        }
+        return quantifier == .any ? found : mask & ~found
+    }
+
+    /// Whether `segment` has an element whose comparison is `matching`.
+    @inline(__always)
+    private func has(_ segment: SegmentReader, matching: Bool) -> Bool {
+        if let c = intConstant {
+            for i in 0..<segment.count {
+                let match: Bool
+                if segment.isNull(i) {
+                    match = nullMatches
+                } else {
+                    let x = segment.int(i)
+                    switch op {
+                    case .equal: match = x == c
+                    case .notEqual: match = x != c
+                    case .less: match = x < c
+                    case .lessOrEqual: match = x <= c
+                    case .greater: match = x > c
+                    case .greaterOrEqual: match = x >= c
+                    default: match = QueryEvaluator.compareValues(.int(x), op, constantValue, options)
+                    }
+                }
+                if match == matching { return true }
+            }
+            return false
+        }
+        for i in 0..<segment.count {
+            let match = segment.isNull(i) ? nullMatches : QueryEvaluator.compareValues(segment.value(i), op, constantValue, options)
+            if match == matching { return true }
+        }
+        return false
     }
 }
 

@@ -13,12 +13,18 @@ public final class CompiledQuery: @unchecked Sendable {
     /// nil for the queries the binder makes, or when an argument has no
     /// literal.
     let predicate: QueryExpression?
+    /// The columns it reads, when known beforehand (a query rebound by
+    /// `BoundQueryCache`): of its class, and of the classes its key paths
+    /// reach (as `Results` lists them; see `QueryNode.collectColumns`).
+    let knownColumns: (own: [UInt32], linked: [(table: UInt32, columns: [UInt32])])?
 
-    init(root: QueryNode, tableKey: UInt32, predicate: QueryExpression? = nil) {
+    init(root: QueryNode, tableKey: UInt32, predicate: QueryExpression? = nil,
+         knownColumns: (own: [UInt32], linked: [(table: UInt32, columns: [UInt32])])? = nil) {
         self.root = root
         self.tableKey = tableKey
         self.readsGraph = root.readsGraph
         self.predicate = predicate
+        self.knownColumns = knownColumns
     }
 }
 

@@ -109,6 +109,11 @@ public final class Results: @unchecked Sendable {
         self.stages = stages
         self.linking = linking
         self.list = list
+        if stages.isEmpty && linking == nil && filters.count == 1, let known = filters[0].knownColumns {
+            self.dependentColumns = known.own
+            self.linkedColumns = known.linked
+            return
+        }
         if stages.isEmpty && !filters.contains(where: { $0.root.readsGraph }) {
             // Filters on the class's own values only: no dictionary.
             var own: [UInt32] = []
