@@ -116,8 +116,8 @@ final class BoundQueryCache {
     /// Forget every entry.
     func removeAll() { entries.removeAll() }
 
-    /// How many entries are kept (for tests).
-    var count: Int { entries.count }
+    /// The entry of `text` over class `table`, if kept.
+    func entry(_ text: String, table: UInt32) -> Entry? { entries[Key(text: text, table: table)] }
 
     /// `expression` with `arguments` through `rebinding`; nil when the
     /// arguments need a full compile (a list, or a shape, where one value goes).
