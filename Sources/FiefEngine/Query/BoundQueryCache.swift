@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The filters a realm compiled lately, by predicate text and class, so
 /// that a filter made again with other arguments (`name == $0`, or
 /// `owner.name == $0`, once per lookup) is rebound to them without parsing
@@ -31,7 +35,11 @@ final class BoundQueryCache {
         let table: UInt32
 
         static func == (a: Key, b: Key) -> Bool {
-            a.table == b.table && a.text.utf8.elementsEqual(b.text.utf8)
+            guard a.table == b.table, a.text.utf8.count == b.text.utf8.count else { return false }
+            let same = a.text.utf8.withContiguousStorageIfAvailable { x in
+                b.text.utf8.withContiguousStorageIfAvailable { y in x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+            }
+            return (same ?? nil) ?? a.text.utf8.elementsEqual(b.text.utf8)
         }
 
         func hash(into hasher: inout Hasher) {
@@ -58,7 +66,7 @@ final class BoundQueryCache {
     /// $n` (`constantFirst`: `$n op property`), of the class filtered
     /// (`hops` empty) or of the class `last` reached through the to-one
     /// links `hops`, whose graph node reads `dependencies`.
-    struct Rebinding {
+    final class Rebinding {
         let property: Property
         let op: QueryOperator
         let options: QueryStringOptions

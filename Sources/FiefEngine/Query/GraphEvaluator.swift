@@ -37,12 +37,21 @@ struct SortedKeyClusters: Sequence, IteratorProtocol {
     mutating func next() -> (cluster: Int64, bits: Bitmap)? {
         guard index < keys.count else { return nil }
         let cluster = ClusterLayout.cluster(of: keys[index])
-        var bits = Bitmap(repeating: 0)
+        // The mask's words in registers (setting a bit of a SIMD value in
+        // place goes through memory, a stall per key).
+        var w0: UInt64 = 0, w1: UInt64 = 0, w2: UInt64 = 0, w3: UInt64 = 0
         while index < keys.count && ClusterLayout.cluster(of: keys[index]) == cluster {
-            QueryEvaluator.set(&bits, ClusterLayout.slot(of: keys[index]))
+            let slot = ClusterLayout.slot(of: keys[index])
+            let bit: UInt64 = 1 << UInt64(slot & 63)
+            switch slot >> 6 {
+            case 0: w0 |= bit
+            case 1: w1 |= bit
+            case 2: w2 |= bit
+            default: w3 |= bit
+            }
             index += 1
         }
-        return (cluster, bits)
+        return (cluster, Bitmap(w0, w1, w2, w3))
     }
 }
 
@@ -68,7 +77,12 @@ enum SortedRuns {
                         let end = r + 2 < starts.count ? starts[r + 2] : from.count
                         var i = a, j = mid, o = a
                         while i < mid && j < end {
-                            if from[j] < from[i] { to[o] = from[j]; j += 1 } else { to[o] = from[i]; i += 1 }
+                            // Without branches on the keys (which side wins is random).
+                            let a = from[i], b = from[j]
+                            let right = b < a
+                            to[o] = right ? b : a
+                            j &+= right ? 1 : 0
+                            i &+= right ? 0 : 1
                             o += 1
                         }
                         while i < mid { to[o] = from[i]; i += 1; o += 1 }

@@ -170,7 +170,7 @@ public final class Results: @unchecked Sendable {
         let table = try realm.table(tableKey)
         try Results.refuseFilterAfterLimit(stages.contains { $0.hasLimit })
         let (query, ordering) = try realm.boundQueries.compile(predicate, table: table, realm: realm, arguments: arguments)
-        let filtered = with(filters: filters + [query])
+        let filtered = with(filters: filters.isEmpty ? [query] : filters + [query])
         return ordering.isEmpty ? filtered : try filtered.applying(QueryCompiler.stages(ordering))
     }
 
