@@ -6,8 +6,7 @@ import XCTest
 /// compile, invalidated by schema changes, live after commits), lists of
 /// values tested in place (`ListElementTest`, against brute force and
 /// against the value reader a write transaction uses), and the sorted-key
-/// helpers the scans share (`SortedKeyClusters`, `ObjectSet`,
-/// `SortedRuns`).
+/// helpers the scans share (`SortedKeyClusters`, `ObjectSet`).
 final class QueryFastPathTests: XCTestCase {
     // MARK: Rebound filters
 
@@ -381,16 +380,13 @@ final class QueryFastPathTests: XCTestCase {
             XCTAssertEqual(set.isEmpty, model.isEmpty)
             for key in Array(model.prefix(20)) + [-1, 5000, 1 << 20] { XCTAssertEqual(set.contains(key), model.contains(key)) }
             XCTAssertEqual(set.sortedClusters, Array(Set(model.map { ClusterLayout.cluster(of: $0) })).sorted())
-            // Sorted runs merged.
-            var runs: [Int64] = []
-            var starts: [Int] = []
-            for _ in 0..<Int.random(in: 0..<12, using: &rng) {
-                starts.append(runs.count)
-                runs += (0..<Int.random(in: 0..<30, using: &rng)).map { _ in Int64.random(in: 0..<500, using: &rng) }.sorted()
-            }
-            let expected = runs.sorted()
-            SortedRuns.merge(&runs, runStarts: starts)
-            XCTAssertEqual(runs, expected)
+            // The same keys in any order (dense and sparse ranges alike).
+            var shuffled = keys + keys.prefix(5)
+            shuffled.shuffle(using: &rng)
+            var fromShuffled: [Int64] = []
+            try ObjectSet(keysInAnyOrder: shuffled).forEach { fromShuffled.append($0) }
+            XCTAssertEqual(fromShuffled, Array(Set(keys)).sorted())
+            XCTAssertEqual(ObjectSet(keysInAnyOrder: shuffled).sortedClusters, ObjectSet(sortedKeys: keys).sortedClusters)
         }
     }
 }

@@ -55,50 +55,6 @@ struct SortedKeyClusters: Sequence, IteratorProtocol {
     }
 }
 
-/// Merging sorted runs of keys into one sorted array.
-enum SortedRuns {
-    /// Sort `keys`, made of sorted runs starting at `runStarts` (ascending,
-    /// the first 0), by merging the runs pairwise.
-    static func merge(_ keys: inout [Int64], runStarts: [Int]) {
-        var starts = runStarts.filter { $0 < keys.count }
-        if starts.count <= 1 { return }
-        var scratch = [Int64](repeating: 0, count: keys.count)
-        var sourceIsKeys = true
-        while starts.count > 1 {
-            var merged: [Int] = []
-            merged.reserveCapacity((starts.count + 1) / 2)
-            keys.withUnsafeMutableBufferPointer { k in
-                scratch.withUnsafeMutableBufferPointer { t in
-                    let (from, to) = sourceIsKeys ? (k, t) : (t, k)
-                    var r = 0
-                    while r < starts.count {
-                        let a = starts[r]
-                        let mid = r + 1 < starts.count ? starts[r + 1] : from.count
-                        let end = r + 2 < starts.count ? starts[r + 2] : from.count
-                        var i = a, j = mid, o = a
-                        while i < mid && j < end {
-                            // Without branches on the keys (which side wins is random).
-                            let a = from[i], b = from[j]
-                            let right = b < a
-                            to[o] = right ? b : a
-                            j &+= right ? 1 : 0
-                            i &+= right ? 0 : 1
-                            o += 1
-                        }
-                        while i < mid { to[o] = from[i]; i += 1; o += 1 }
-                        while j < end { to[o] = from[j]; j += 1; o += 1 }
-                        merged.append(a)
-                        r += 2
-                    }
-                }
-            }
-            starts = merged
-            sourceIsKeys.toggle()
-        }
-        if !sourceIsKeys { swap(&keys, &scratch) }
-    }
-}
-
 /// Objects of one class: a 256-bit mask per cluster.
 ///
 /// While objects come in ascending cluster order (a set made from sorted
@@ -124,6 +80,42 @@ struct ObjectSet {
         for (cluster, bits) in SortedKeyClusters(keys) {
             orderedClusters.append(cluster)
             orderedBits.append(bits)
+        }
+    }
+
+    /// The objects `keys` (in any order, repeats allowed).  When they lie
+    /// in few clusters for their number, their bits are set in a mask per
+    /// cluster of their range and the clusters holding some taken in order,
+    /// with no sort (the origins of a path's backlinks: a run per target);
+    /// else sorted first.
+    init(keysInAnyOrder keys: [Int64]) {
+        self.init()
+        guard var low = keys.first.map({ ClusterLayout.cluster(of: $0) }) else { return }
+        var high = low
+        for key in keys {
+            let cluster = ClusterLayout.cluster(of: key)
+            low = min(low, cluster)
+            high = max(high, cluster)
+        }
+        let span = Int(high - low) + 1
+        guard span <= max(64, keys.count * 8) else {
+            self = ObjectSet(sortedKeys: keys.sorted())
+            return
+        }
+        var words = [UInt64](repeating: 0, count: span * 4)
+        var clusters = 0
+        words.withUnsafeMutableBufferPointer { w in
+            for key in keys {
+                let slot = ClusterLayout.slot(of: key)
+                w[Int(ClusterLayout.cluster(of: key) - low) * 4 + slot >> 6] |= 1 << UInt64(slot & 63)
+            }
+            for i in 0..<span where w[4 * i] | w[4 * i + 1] | w[4 * i + 2] | w[4 * i + 3] != 0 { clusters += 1 }
+            orderedClusters.reserveCapacity(clusters)
+            orderedBits.reserveCapacity(clusters)
+            for i in 0..<span where w[4 * i] | w[4 * i + 1] | w[4 * i + 2] | w[4 * i + 3] != 0 {
+                orderedClusters.append(low + Int64(i))
+                orderedBits.append(Bitmap(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]))
+            }
         }
     }
 
@@ -582,19 +574,11 @@ final class QueryScan {
             return origins
         }
         guard let dbi = try realm.table(hop.to).backlinks else { return origins }
-        // The origins gathered, then sorted: the set is made a cluster at a
-        // time.  A target's records come in origin order, so the origins
-        // are sorted runs, one per target, merged (a run out of order, which
-        // a sound file never has, makes a plain sort).
+        // The origins gathered (in no order), then made a set a cluster at a time.
         var found: [Int64] = []
-        var runStarts: [Int] = []
-        var inRunOrder = true
         func gather(_ scanner: inout BacklinkScanner) throws(FiefError) {
             try targets.forEach { (target) throws(FiefError) in
-                let start = found.count
-                runStarts.append(start)
                 try scanner.forEachRecord(of: target, originClass: hop.from, property: hop.property) { (_, origin, _) in
-                    if found.count > start && found[found.count - 1] > origin { inRunOrder = false }
                     found.append(origin)
                 }
             }
@@ -610,8 +594,7 @@ final class QueryScan {
                 try gather(&scanner)
             }
         }
-        if inRunOrder { SortedRuns.merge(&found, runStarts: runStarts) } else { found.sort() }
-        return ObjectSet(sortedKeys: found)
+        return ObjectSet(keysInAnyOrder: found)
     }
 
     /// The objects of `cluster` of `table` whose link `column` is null
