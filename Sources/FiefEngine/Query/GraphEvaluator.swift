@@ -83,11 +83,11 @@ struct ObjectSet {
         }
     }
 
-    /// The objects `keys` (in any order, repeats allowed).  When they lie
-    /// in few clusters for their number, their bits are set in a mask per
-    /// cluster of their range and the clusters holding some taken in order,
-    /// with no sort (the origins of a path's backlinks: a run per target);
-    /// else sorted first.
+    /// The objects `keys` (in any order, repeats allowed: the origins of a
+    /// path's backlinks, a run per target).  When their clusters span no
+    /// more clusters than there are keys, their bits are set in a mask per
+    /// cluster of that range and the clusters holding some taken in order,
+    /// with no sort; else the keys are sorted first.
     init(keysInAnyOrder keys: [Int64]) {
         self.init()
         guard var low = keys.first.map({ ClusterLayout.cluster(of: $0) }) else { return }
@@ -98,7 +98,9 @@ struct ObjectSet {
             high = max(high, cluster)
         }
         let span = Int(high - low) + 1
-        guard span <= max(64, keys.count * 8) else {
+        // Zeroing and walking the range costs about what sorting the keys
+        // does when there is a key per cluster.
+        guard span <= max(16, keys.count) else {
             self = ObjectSet(sortedKeys: keys.sorted())
             return
         }
