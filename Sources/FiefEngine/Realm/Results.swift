@@ -371,7 +371,7 @@ public final class Results: @unchecked Sendable {
             return
         }
         matchedClusters.removeAll(keepingCapacity: true)
-        matchedCount = try scan { cluster, bits in matchedClusters.append((cluster, bits)) }
+        matchedCount = try scan(expecting: { matchedClusters.reserveCapacity($0) }) { cluster, bits in matchedClusters.append((cluster, bits)) }
         keysMaterialized = false
         evaluatedStamp = realm.stamp
     }
@@ -410,7 +410,9 @@ public final class Results: @unchecked Sendable {
     }
 
     /// Visit each cluster's matching objects; returns how many matched.
-    private func scan(_ visit: (Int64, Bitmap) -> Void) throws(FiefError) -> Int {
+    /// `expecting` hears, when it is known beforehand, at most how many
+    /// clusters will be visited.
+    private func scan(expecting: (Int) -> Void = { _ in }, _ visit: (Int64, Bitmap) -> Void) throws(FiefError) -> Int {
         let table = try realm.table(tableKey)
         let scan = makeScan()
         var total = 0
@@ -434,6 +436,9 @@ public final class Results: @unchecked Sendable {
                 guard let plan = try realm.indexPlan(query, table, scan: scan) else { continue }
                 if plan.exact && filters.count == 1 {
                     // The index's answer is the answer: no chunk is read.
+                    if let first = plan.keys.first, let last = plan.keys.last {
+                        expecting(min(plan.keys.count, Int(ClusterLayout.cluster(of: last) - ClusterLayout.cluster(of: first)) + 1))
+                    }
                     return Self.visitKeys(plan.keys, visit)
                 }
                 candidates = plan.keys
