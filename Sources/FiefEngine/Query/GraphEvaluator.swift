@@ -23,64 +23,171 @@ import Glibc
 // every step is kept, so neighbours share their reads) and the values
 // compared.  Nothing is allocated per object.
 
+/// Sorted object keys (ascending, repeats allowed) taken a cluster at a
+/// time: each cluster holding some of them, in key order, with the mask
+/// of its keys.  What index plans, backlinks and candidate lists become
+/// before a scan visits them.
+struct SortedKeyClusters: Sequence, IteratorProtocol {
+    private let keys: [Int64]
+    private var index = 0
+
+    init(_ sortedKeys: [Int64]) { keys = sortedKeys }
+
+    @inline(__always)
+    mutating func next() -> (cluster: Int64, bits: Bitmap)? {
+        guard index < keys.count else { return nil }
+        let cluster = ClusterLayout.cluster(of: keys[index])
+        // The mask's words in registers (setting a bit of a SIMD value in
+        // place goes through memory, a stall per key).
+        var w0: UInt64 = 0, w1: UInt64 = 0, w2: UInt64 = 0, w3: UInt64 = 0
+        while index < keys.count && ClusterLayout.cluster(of: keys[index]) == cluster {
+            let slot = ClusterLayout.slot(of: keys[index])
+            let bit: UInt64 = 1 << UInt64(slot & 63)
+            switch slot >> 6 {
+            case 0: w0 |= bit
+            case 1: w1 |= bit
+            case 2: w2 |= bit
+            default: w3 |= bit
+            }
+            index += 1
+        }
+        return (cluster, Bitmap(w0, w1, w2, w3))
+    }
+}
+
 /// Objects of one class: a 256-bit mask per cluster.
+///
+/// While objects come in ascending cluster order (a set made from sorted
+/// keys, an index's answer, a scan of the clusters) the masks are two
+/// sorted arrays, read by binary search, with nothing hashed; an object
+/// added out of order moves them into a dictionary.
 struct ObjectSet {
-    private(set) var clusters: [Int64: Bitmap] = [:]
-    /// The keys of `clusters` in order, when the set was made from sorted
-    /// keys and not changed since.
-    private var ordered: [Int64]?
+    /// The clusters holding objects, ascending, and their masks (none
+    /// empty), while `hashed` is nil.
+    private var orderedClusters: [Int64] = []
+    private var orderedBits: [Bitmap] = []
+    /// Every cluster's mask, once an object was added out of order.
+    private var hashed: [Int64: Bitmap]?
 
     init() {}
 
-    /// The objects `keys` (ascending, repeats allowed), a cluster at a time.
+    /// The objects `keys` (ascending, repeats allowed).
     init(sortedKeys keys: [Int64]) {
-        var order: [Int64] = []
-        var i = 0
-        while i < keys.count {
-            let cluster = ClusterLayout.cluster(of: keys[i])
-            var bits = Bitmap(repeating: 0)
-            while i < keys.count && ClusterLayout.cluster(of: keys[i]) == cluster {
-                QueryEvaluator.set(&bits, ClusterLayout.slot(of: keys[i]))
-                i += 1
-            }
-            order.append(cluster)
+        // At most a cluster per key, at most as many as the class can have.
+        let clusters = keys.isEmpty ? 0 : min(keys.count, Int(ClusterLayout.cluster(of: keys[keys.count - 1]) - ClusterLayout.cluster(of: keys[0])) + 1)
+        orderedClusters.reserveCapacity(clusters)
+        orderedBits.reserveCapacity(clusters)
+        for (cluster, bits) in SortedKeyClusters(keys) {
+            orderedClusters.append(cluster)
+            orderedBits.append(bits)
         }
-        clusters.reserveCapacity(order.count)
-        i = 0
-        for cluster in order {
-            var bits = Bitmap(repeating: 0)
-            while i < keys.count && ClusterLayout.cluster(of: keys[i]) == cluster {
-                QueryEvaluator.set(&bits, ClusterLayout.slot(of: keys[i]))
-                i += 1
-            }
-            clusters[cluster] = bits
-        }
-        ordered = order
     }
 
-    var isEmpty: Bool { clusters.isEmpty }
+    /// The objects `keys` (in any order, repeats allowed: the origins of a
+    /// path's backlinks, a run per target).  When their clusters span no
+    /// more clusters than there are keys, their bits are set in a mask per
+    /// cluster of that range and the clusters holding some taken in order,
+    /// with no sort; else the keys are sorted first.
+    init(keysInAnyOrder keys: [Int64]) {
+        self.init()
+        guard var low = keys.first.map({ ClusterLayout.cluster(of: $0) }) else { return }
+        var high = low
+        for key in keys {
+            let cluster = ClusterLayout.cluster(of: key)
+            low = min(low, cluster)
+            high = max(high, cluster)
+        }
+        let span = Int(high - low) + 1
+        // Zeroing and walking the range costs about what sorting the keys
+        // does when there is a key per cluster.
+        guard span <= max(16, keys.count) else {
+            self = ObjectSet(sortedKeys: keys.sorted())
+            return
+        }
+        var words = [UInt64](repeating: 0, count: span * 4)
+        var clusters = 0
+        words.withUnsafeMutableBufferPointer { w in
+            for key in keys {
+                let slot = ClusterLayout.slot(of: key)
+                w[Int(ClusterLayout.cluster(of: key) - low) * 4 + slot >> 6] |= 1 << UInt64(slot & 63)
+            }
+            for i in 0..<span where w[4 * i] | w[4 * i + 1] | w[4 * i + 2] | w[4 * i + 3] != 0 { clusters += 1 }
+            orderedClusters.reserveCapacity(clusters)
+            orderedBits.reserveCapacity(clusters)
+            for i in 0..<span where w[4 * i] | w[4 * i + 1] | w[4 * i + 2] | w[4 * i + 3] != 0 {
+                orderedClusters.append(low + Int64(i))
+                orderedBits.append(Bitmap(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]))
+            }
+        }
+    }
+
+    var isEmpty: Bool { hashed.map { $0.isEmpty } ?? orderedClusters.isEmpty }
+
+    /// Where `cluster` is or would go in `orderedClusters`.
+    @inline(__always)
+    private func position(of cluster: Int64) -> Int {
+        var low = 0, high = orderedClusters.count
+        while low < high {
+            let mid = (low + high) >> 1
+            if orderedClusters[mid] < cluster { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// From sorted arrays to the dictionary (an object added out of order).
+    private mutating func makeHashed() -> [Int64: Bitmap] {
+        if let hashed { return hashed }
+        var table = [Int64: Bitmap](minimumCapacity: orderedClusters.count)
+        for i in orderedClusters.indices { table[orderedClusters[i]] = orderedBits[i] }
+        orderedClusters = []
+        orderedBits = []
+        return table
+    }
 
     @inline(__always)
     mutating func insert(_ key: Int64) {
-        ordered = nil
-        QueryEvaluator.set(&clusters[ClusterLayout.cluster(of: key), default: Bitmap(repeating: 0)], ClusterLayout.slot(of: key))
+        var bits = Bitmap(repeating: 0)
+        QueryEvaluator.set(&bits, ClusterLayout.slot(of: key))
+        insert(cluster: ClusterLayout.cluster(of: key), bits)
     }
 
     /// Add the objects `bits` of `cluster`.
     @inline(__always)
     mutating func insert(cluster: Int64, _ bits: Bitmap) {
         if bits == Bitmap(repeating: 0) { return }
-        ordered = nil
-        clusters[cluster, default: Bitmap(repeating: 0)] |= bits
+        if hashed == nil {
+            if let last = orderedClusters.last, last >= cluster {
+                if last == cluster {
+                    orderedBits[orderedBits.count - 1] |= bits
+                    return
+                }
+            } else {
+                orderedClusters.append(cluster)
+                orderedBits.append(bits)
+                return
+            }
+            hashed = makeHashed()
+        }
+        hashed![cluster, default: Bitmap(repeating: 0)] |= bits
     }
 
     @inline(__always)
     mutating func remove(_ key: Int64) {
-        ordered = nil
         let cluster = ClusterLayout.cluster(of: key), slot = ClusterLayout.slot(of: key)
-        guard var bits = clusters[cluster] else { return }
-        bits[slot >> 6] &= ~(1 << UInt64(slot & 63))
-        clusters[cluster] = bits == Bitmap(repeating: 0) ? nil : bits
+        let bit: UInt64 = 1 << UInt64(slot & 63)
+        if hashed != nil {
+            guard var bits = hashed![cluster] else { return }
+            bits[slot >> 6] &= ~bit
+            hashed![cluster] = bits == Bitmap(repeating: 0) ? nil : bits
+            return
+        }
+        let i = position(of: cluster)
+        guard i < orderedClusters.count, orderedClusters[i] == cluster else { return }
+        orderedBits[i][slot >> 6] &= ~bit
+        if orderedBits[i] == Bitmap(repeating: 0) {
+            orderedClusters.remove(at: i)
+            orderedBits.remove(at: i)
+        }
     }
 
     @inline(__always)
@@ -91,16 +198,28 @@ struct ObjectSet {
 
     /// The objects of `cluster` in the set.
     @inline(__always)
-    func bits(_ cluster: Int64) -> Bitmap { clusters[cluster] ?? Bitmap(repeating: 0) }
+    func bits(_ cluster: Int64) -> Bitmap {
+        if let hashed { return hashed[cluster] ?? Bitmap(repeating: 0) }
+        let i = position(of: cluster)
+        return i < orderedClusters.count && orderedClusters[i] == cluster ? orderedBits[i] : Bitmap(repeating: 0)
+    }
 
     /// The clusters holding objects of the set, in key order.
-    var sortedClusters: [Int64] { ordered ?? clusters.keys.sorted() }
+    var sortedClusters: [Int64] { hashed.map { $0.keys.sorted() } ?? orderedClusters }
+
+    /// Each cluster holding objects of the set, in key order, with its objects.
+    func forEachCluster(_ body: (Int64, Bitmap) throws(FiefError) -> Void) throws(FiefError) {
+        if let hashed {
+            for cluster in hashed.keys.sorted() { try body(cluster, hashed[cluster]!) }
+            return
+        }
+        for i in orderedClusters.indices { try body(orderedClusters[i], orderedBits[i]) }
+    }
 
     /// Every object, in key order.
     func forEach(_ body: (Int64) throws(FiefError) -> Void) throws(FiefError) {
-        for cluster in clusters.keys.sorted() {
+        try forEachCluster { (cluster, bits) throws(FiefError) in
             let base = cluster << ClusterLayout.shift
-            let bits = clusters[cluster]!
             for word in 0..<4 {
                 var w = bits[word]
                 while w != 0 {
@@ -123,6 +242,8 @@ final class QueryScan {
     /// the objects reaching anything.
     private var reached: [ObjectIdentifier: (objects: ObjectSet, reachingAny: ObjectSet?)] = [:]
     private var readers: [ObjectIdentifier: [ValueReader]] = [:]
+    /// Per test node over a list of values: its in-place test (nil: none).
+    private var elementTests: [ObjectIdentifier: ListElementTest?] = [:]
 
     /// Per full-text search: its matches.
     private var fullTextMatches: [ObjectIdentifier: KeyBitmap] = [:]
@@ -176,6 +297,10 @@ final class QueryScan {
             if let reachingAny { bits |= ~reachingAny.bits(cluster) }
             return reach.complement ? mask & ~bits : mask & bits
         case .test(let expression, let predicate, let quantifier):
+            if let test = try listElementTest(node, expression, predicate, table),
+               let bits = try test.evaluate(cluster: cluster, mask: mask, quantifier: quantifier) {
+                return bits
+            }
             let reader = try readers(node, [expression])[0]
             let mixed = expression.isMixed
             return try eachObject(cluster, mask) { (key) throws(FiefError) -> Bool in
@@ -333,6 +458,16 @@ final class QueryScan {
         }
     }
 
+    /// The in-place test of `node` when it compares the values of a list of
+    /// the class tested with a constant (see `ListElementTest`); made on its
+    /// first cluster, nil when the node is not such a test.
+    private func listElementTest(_ node: GraphNode, _ expression: ValueExpression, _ predicate: QueryNode, _ table: Table) throws(FiefError) -> ListElementTest? {
+        if let known = elementTests[ObjectIdentifier(node)] { return known }
+        let made = try ListElementTest(realm, table, expression, predicate)
+        elementTests[ObjectIdentifier(node)] = .some(made)
+        return made
+    }
+
     private func readers(_ node: GraphNode, _ expressions: [ValueExpression]) throws(FiefError) -> [ValueReader] {
         if let known = readers[ObjectIdentifier(node)] { return known }
         var made: [ValueReader] = []
@@ -412,15 +547,8 @@ final class QueryScan {
         if let plan = try realm.indexPlan(query, table, scan: self) {
             // The index's answer is the answer: no chunk is read.
             if plan.exact { return ObjectSet(sortedKeys: plan.keys) }
-            let candidates = plan.keys
-            var i = 0
-            while i < candidates.count {
-                let cluster = ClusterLayout.cluster(of: candidates[i])
-                var mask = Bitmap(repeating: 0)
-                while i < candidates.count && ClusterLayout.cluster(of: candidates[i]) == cluster {
-                    QueryEvaluator.set(&mask, ClusterLayout.slot(of: candidates[i]))
-                    i += 1
-                }
+            for (cluster, candidates) in SortedKeyClusters(plan.keys) {
+                var mask = candidates
                 let presence = try realm.chunk(table, column: ClusterLayout.presenceColumn, cluster: cluster).reader
                 mask &= Bitmap(presence.bitmapWord(0), presence.bitmapWord(1), presence.bitmapWord(2), presence.bitmapWord(3))
                 if mask != Bitmap(repeating: 0) {
@@ -467,7 +595,7 @@ final class QueryScan {
             return origins
         }
         guard let dbi = try realm.table(hop.to).backlinks else { return origins }
-        // The origins gathered, then sorted: the set is made a cluster at a time.
+        // The origins gathered (in no order), then made a set a cluster at a time.
         var found: [Int64] = []
         func gather(_ scanner: inout BacklinkScanner) throws(FiefError) {
             try targets.forEach { (target) throws(FiefError) in
@@ -487,8 +615,7 @@ final class QueryScan {
                 try gather(&scanner)
             }
         }
-        found.sort()
-        return ObjectSet(sortedKeys: found)
+        return ObjectSet(keysInAnyOrder: found)
     }
 
     /// The objects of `cluster` of `table` whose link `column` is null
@@ -1038,6 +1165,135 @@ final class CollectionWalker {
             : MixedCoding.decode(value)
         guard let decoded else { throw realm.damagedEntry(table, column, owner, column.collection == .set ? "an element" : "a value") }
         return decoded
+    }
+}
+
+// MARK: - Lists of values against a constant
+
+/// `ANY scores > 5` (or ALL, NONE; any comparison of one constant) over a
+/// list of scalar values of the objects tested, a cluster at a time,
+/// straight from the list's segments in the snapshot: one cursor walk over
+/// the cluster's lists (their keys start with the owner), each segment of
+/// an owner in the mask checked and its elements compared in place (ints
+/// as stored integers against an int constant, other types as views), no
+/// value reader, no per-object closure, until an element decides the
+/// owner.  An owner without segments has an empty list: ANY is false, ALL
+/// and NONE true.  The comparison is `QueryEvaluator.compareValues`, as
+/// for every other element; a null element answers what null does.  In a
+/// write transaction (lists then read through the transaction's state)
+/// the value reader answers instead.
+final class ListElementTest {
+    private let realm: Realm
+    private let table: Table
+    private let column: Column
+    private let dbi: MDB_dbi
+    private let storedType: PropertyType
+    private let op: QueryOperator
+    private let options: QueryStringOptions
+    /// Kept alive for `constantValue`, which may view its bytes.
+    private let constant: QueryConstant
+    private let constantValue: Value
+    /// An int constant, for elements stored as ints.
+    private let intConstant: Int64?
+    /// What a null element answers.
+    private let nullMatches: Bool
+    private var cursor: LMDBCursor?
+    private var cursorSnapshot: Snapshot?
+
+    /// The test for `predicate` over the elements `expression` reads, when
+    /// it is one comparison with a constant of a list of values of a type
+    /// other than mixed, of the class tested itself; nil otherwise.
+    init?(_ realm: Realm, _ table: Table, _ expression: ValueExpression, _ predicate: QueryNode) throws(FiefError) {
+        guard expression.hops.isEmpty, expression.typeOf == nil, expression.lastClass == table.key,
+              case .elements(let property) = expression.value,
+              case .compare(_, let op, let constant, let options) = predicate else { return nil }
+        let column = try table.column(property.key)
+        guard column.collection == .list else { return nil }
+        switch column.elementType {
+        case .int, .bool, .float, .double, .string, .binary, .timestamp, .objectId, .uuid, .decimal128: break
+        case .mixed, .link: return nil
+        }
+        self.realm = realm
+        self.table = table
+        self.column = column
+        dbi = try table.listDatabase(property.key)
+        storedType = column.elementType
+        self.op = op
+        self.options = options
+        self.constant = constant
+        constantValue = QueryEvaluator.valueOf(constant)
+        if column.elementType == .int, case .int(let c) = constant { intConstant = c } else { intConstant = nil }
+        nullMatches = QueryEvaluator.compareValues(.null, op, constantValue, options)
+    }
+
+    /// The objects of `mask` in `cluster` whose list `quantifier` matches;
+    /// nil in a write transaction.
+    func evaluate(cluster: Int64, mask: Bitmap, quantifier: QueryQuantifier) throws(FiefError) -> Bitmap? {
+        if realm.write != nil { return nil }
+        let snapshot = try realm.currentSnapshot()
+        // ANY, NONE: owners with an element that matches; ALL: with one that does not.
+        let seeking = quantifier != .all
+        let found = try withExtendedLifetime(constant) { () throws(FiefError) -> Bitmap in
+            try snapshot.withTransaction { (txn) throws(FiefError) -> Bitmap in
+                if cursor == nil || cursorSnapshot !== snapshot {
+                    cursor = try LMDBCursor(txn, dbi)
+                    cursorSnapshot = snapshot
+                }
+                let cursor = cursor!
+                var key = (UInt64(0), UInt64(0))
+                var entry = try withUnsafeMutableBytes(of: &key) { (raw) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? in
+                    ListStore.key(raw.baseAddress!, owner: cluster << ClusterLayout.shift, position: 0)
+                    return try cursor.seek(UnsafeRawBufferPointer(raw))
+                }
+                var found = Bitmap(repeating: 0)
+                while let (k, v) = entry, let decoded = ListStore.decodeKey(k), ClusterLayout.cluster(of: decoded.owner) == cluster {
+                    let slot = ClusterLayout.slot(of: decoded.owner)
+                    let bit: UInt64 = 1 << UInt64(slot & 63)
+                    if mask[slot >> 6] & bit != 0 && found[slot >> 6] & bit == 0 {
+                        guard snapshot.bounds.contains(v),
+                              let reader = SegmentReader(v, type: storedType, table: table.key,
+                                                         key: ListStore.checkKey(column: column.key, owner: decoded.owner, position: decoded.position)) else {
+                            throw realm.damagedEntry(table, column, decoded.owner, "a stored segment")
+                        }
+                        if has(reader, matching: seeking) { found[slot >> 6] |= bit }
+                    }
+                    entry = try cursor.next()
+                }
+                return found
+            }
+        }
+        return quantifier == .any ? found : mask & ~found
+    }
+
+    /// Whether `segment` has an element whose comparison is `matching`.
+    @inline(__always)
+    private func has(_ segment: SegmentReader, matching: Bool) -> Bool {
+        if let c = intConstant {
+            for i in 0..<segment.count {
+                let match: Bool
+                if segment.isNull(i) {
+                    match = nullMatches
+                } else {
+                    let x = segment.int(i)
+                    switch op {
+                    case .equal: match = x == c
+                    case .notEqual: match = x != c
+                    case .less: match = x < c
+                    case .lessOrEqual: match = x <= c
+                    case .greater: match = x > c
+                    case .greaterOrEqual: match = x >= c
+                    default: match = QueryEvaluator.compareValues(.int(x), op, constantValue, options)
+                    }
+                }
+                if match == matching { return true }
+            }
+            return false
+        }
+        for i in 0..<segment.count {
+            let match = segment.isNull(i) ? nullMatches : QueryEvaluator.compareValues(segment.value(i), op, constantValue, options)
+            if match == matching { return true }
+        }
+        return false
     }
 }
 

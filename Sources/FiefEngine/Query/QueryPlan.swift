@@ -13,12 +13,18 @@ public final class CompiledQuery: @unchecked Sendable {
     /// nil for the queries the binder makes, or when an argument has no
     /// literal.
     let predicate: QueryExpression?
+    /// The columns it reads, when known beforehand (a query rebound by
+    /// `BoundQueryCache`): of its class, and of the classes its key paths
+    /// reach (as `Results` lists them; see `QueryNode.collectColumns`).
+    let knownColumns: (own: [UInt32], linked: [(table: UInt32, columns: [UInt32])])?
 
-    init(root: QueryNode, tableKey: UInt32, predicate: QueryExpression? = nil) {
+    init(root: QueryNode, tableKey: UInt32, predicate: QueryExpression? = nil,
+         knownColumns: (own: [UInt32], linked: [(table: UInt32, columns: [UInt32])])? = nil) {
         self.root = root
         self.tableKey = tableKey
         self.readsGraph = root.readsGraph
         self.predicate = predicate
+        self.knownColumns = knownColumns
     }
 }
 
@@ -816,22 +822,28 @@ extension Realm {
     private func indexLookup(_ dbi: MDB_dbi, _ value: Value, of property: Property) throws(FiefError) -> [Int64] {
         var bytes: [UInt8] = []
         guard KeyEncoding.encodeIndexKey(value, of: property, into: &bytes) else { return [] }
+        // The duplicates of a key come in the order of their bytes, not of
+        // the object keys: sorted after, unless they already are.
         func scan(_ cursor: LMDBCursor) throws(FiefError) -> [Int64] {
             var keys: [Int64] = []
+            var ascending = true
             var entry = try typed { try bytes.withUnsafeBytes { (raw) in try cursor.seek(raw) } }
             while let (key, value) = entry, key.elementsEqual(bytes) {
-                keys.append(Int64(bitPattern: value.loadUnaligned(as: UInt64.self)))
+                let object = Int64(bitPattern: value.loadUnaligned(as: UInt64.self))
+                if let last = keys.last, last > object { ascending = false }
+                keys.append(object)
                 entry = try cursor.move(MDB_NEXT_DUP)
             }
+            if !ascending { keys.sort() }
             return keys
         }
-        if let write { return try scan(try LMDBCursor(write.txn, dbi)).sorted() }
+        if let write { return try scan(try LMDBCursor(write.txn, dbi)) }
         // In a snapshot, through its cursor on the index (kept, as for chunks).
         let snapshot = try currentSnapshot()
         if snapshot.isShared {
-            return try snapshot.lock.withLock { () throws(FiefError) in try scan(try snapshot.cursor(dbi)) }.sorted()
+            return try snapshot.lock.withLock { () throws(FiefError) in try scan(try snapshot.cursor(dbi)) }
         }
-        return try scan(try snapshot.cursor(dbi)).sorted()
+        return try scan(try snapshot.cursor(dbi))
     }
 
     /// The objects of `cluster` (among `mask`) that match `node`; `scan`

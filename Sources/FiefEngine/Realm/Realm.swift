@@ -454,7 +454,9 @@ public final class Realm: @unchecked Sendable {
     public let lock = Lock()
     /// The file's schema, with the linking-objects properties declared for
     /// this realm (`declaredLinkingObjects`) added to its classes.
-    public private(set) var schema: Schema
+    public private(set) var schema: Schema {
+        didSet { schemaEpoch &+= 1 }
+    }
     /// The linking-objects properties of the schema this realm was opened
     /// (or updated) with, by class name: computed, never stored, so the
     /// schema read from the file gets them added each time it is loaded.
@@ -463,7 +465,14 @@ public final class Realm: @unchecked Sendable {
     public private(set) var schemaVersion: UInt64 = 0
     @exclusivity(unchecked) private(set) var tables: [UInt32: Table] = [:]
     /// `tables` as an array indexed by class key, for lookups without hashing.
-    @exclusivity(unchecked) private var tablesByKey: [Table?] = []
+    @exclusivity(unchecked) private var tablesByKey: [Table?] = [] {
+        didSet { schemaEpoch &+= 1 }
+    }
+    /// Changes whenever the schema or the tables this realm reads through
+    /// do (what compiled queries are bound to: see `BoundQueryCache`).
+    @exclusivity(unchecked) private(set) var schemaEpoch: UInt64 = 0
+    /// The filters compiled lately, rebound to new arguments when made again.
+    let boundQueries = BoundQueryCache()
     private var tablesByName: [String: Table] = [:]
     var schemaGeneration: UInt64 = 0
 

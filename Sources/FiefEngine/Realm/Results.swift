@@ -109,6 +109,11 @@ public final class Results: @unchecked Sendable {
         self.stages = stages
         self.linking = linking
         self.list = list
+        if stages.isEmpty && linking == nil && filters.count == 1, let known = filters[0].knownColumns {
+            self.dependentColumns = known.own
+            self.linkedColumns = known.linked
+            return
+        }
         if stages.isEmpty && !filters.contains(where: { $0.root.readsGraph }) {
             // Filters on the class's own values only: no dictionary.
             var own: [UInt32] = []
@@ -164,15 +169,9 @@ public final class Results: @unchecked Sendable {
         try realm.checkReadable()
         let table = try realm.table(tableKey)
         try Results.refuseFilterAfterLimit(stages.contains { $0.hasLimit })
-        let expression: ParsedQuery
-        do {
-            expression = try ParsedQueryCache.parseQuery(predicate)
-        } catch {
-            throw FiefError(.querySyntax, "invalid predicate: \(error.message)")
-        }
-        let query = try QueryCompiler.compile(expression.predicate, table: table, realm: realm, arguments: arguments)
-        let filtered = with(filters: filters + [query])
-        return expression.ordering.isEmpty ? filtered : try filtered.applying(QueryCompiler.stages(expression.ordering))
+        let (query, ordering) = try realm.boundQueries.compile(predicate, table: table, realm: realm, arguments: arguments)
+        let filtered = with(filters: filters.isEmpty ? [query] : filters + [query])
+        return ordering.isEmpty ? filtered : try filtered.applying(QueryCompiler.stages(ordering))
     }
 
     /// The error for filtering results with a limit, which Realm refuses too.
@@ -372,7 +371,7 @@ public final class Results: @unchecked Sendable {
             return
         }
         matchedClusters.removeAll(keepingCapacity: true)
-        matchedCount = try scan { cluster, bits in matchedClusters.append((cluster, bits)) }
+        matchedCount = try scan(expecting: { matchedClusters.reserveCapacity($0) }) { cluster, bits in matchedClusters.append((cluster, bits)) }
         keysMaterialized = false
         evaluatedStamp = realm.stamp
     }
@@ -411,7 +410,9 @@ public final class Results: @unchecked Sendable {
     }
 
     /// Visit each cluster's matching objects; returns how many matched.
-    private func scan(_ visit: (Int64, Bitmap) -> Void) throws(FiefError) -> Int {
+    /// `expecting` hears, when it is known beforehand, at most how many
+    /// clusters will be visited.
+    private func scan(expecting: (Int) -> Void = { _ in }, _ visit: (Int64, Bitmap) -> Void) throws(FiefError) -> Int {
         let table = try realm.table(tableKey)
         let scan = makeScan()
         var total = 0
@@ -435,6 +436,9 @@ public final class Results: @unchecked Sendable {
                 guard let plan = try realm.indexPlan(query, table, scan: scan) else { continue }
                 if plan.exact && filters.count == 1 {
                     // The index's answer is the answer: no chunk is read.
+                    if let first = plan.keys.first, let last = plan.keys.last {
+                        expecting(min(plan.keys.count, Int(ClusterLayout.cluster(of: last) - ClusterLayout.cluster(of: first)) + 1))
+                    }
                     return Self.visitKeys(plan.keys, visit)
                 }
                 candidates = plan.keys
@@ -450,29 +454,22 @@ public final class Results: @unchecked Sendable {
             for query in filters {
                 guard let reached = try scan.candidates(query.root) else { continue }
                 let exact = filters.count == 1 && QueryScan.isReach(query.root)
-                for cluster in reached.sortedClusters {
+                try reached.forEachCluster { (cluster, bits) throws(FiefError) in
                     if exact {
-                        let mask = reached.bits(cluster)
-                        visit(cluster, mask)
-                        total += mask[0].nonzeroBitCount + mask[1].nonzeroBitCount + mask[2].nonzeroBitCount + mask[3].nonzeroBitCount
-                        continue
+                        visit(cluster, bits)
+                        total += bits[0].nonzeroBitCount + bits[1].nonzeroBitCount + bits[2].nonzeroBitCount + bits[3].nonzeroBitCount
+                        return
                     }
                     let presence = try realm.chunk(table, column: 0, cluster: cluster).reader
-                    let mask = reached.bits(cluster) & Bitmap(presence.bitmapWord(0), presence.bitmapWord(1), presence.bitmapWord(2), presence.bitmapWord(3))
+                    let mask = bits & Bitmap(presence.bitmapWord(0), presence.bitmapWord(1), presence.bitmapWord(2), presence.bitmapWord(3))
                     if mask != Bitmap(repeating: 0) { total += try visitCluster(table, cluster, mask, scan, visit) }
                 }
                 return total
             }
         }
         if let candidates {
-            var i = 0
-            while i < candidates.count {
-                let cluster = ClusterLayout.cluster(of: candidates[i])
-                var mask = Bitmap(repeating: 0)
-                while i < candidates.count && ClusterLayout.cluster(of: candidates[i]) == cluster {
-                    QueryEvaluator.set(&mask, ClusterLayout.slot(of: candidates[i]))
-                    i += 1
-                }
+            for (cluster, keys) in SortedKeyClusters(candidates) {
+                var mask = keys
                 let presence = try realm.chunk(table, column: 0, cluster: cluster).reader
                 mask &= Bitmap(presence.bitmapWord(0), presence.bitmapWord(1), presence.bitmapWord(2), presence.bitmapWord(3))
                 total += try visitCluster(table, cluster, mask, scan, visit)
@@ -487,16 +484,7 @@ public final class Results: @unchecked Sendable {
 
     /// Visit `keys` (ascending) a cluster at a time; returns their number.
     private static func visitKeys(_ keys: [Int64], _ visit: (Int64, Bitmap) -> Void) -> Int {
-        var i = 0
-        while i < keys.count {
-            let cluster = ClusterLayout.cluster(of: keys[i])
-            var mask = Bitmap(repeating: 0)
-            while i < keys.count && ClusterLayout.cluster(of: keys[i]) == cluster {
-                QueryEvaluator.set(&mask, ClusterLayout.slot(of: keys[i]))
-                i += 1
-            }
-            visit(cluster, mask)
-        }
+        for (cluster, mask) in SortedKeyClusters(keys) { visit(cluster, mask) }
         return keys.count
     }
 
