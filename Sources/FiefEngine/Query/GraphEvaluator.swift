@@ -1202,9 +1202,10 @@ final class ListElementTest {
 
     /// The test for `predicate` over the elements `expression` reads, when
     /// it is one comparison with a constant of a list of values of a type
-    /// other than mixed, of the class tested itself; nil otherwise.
+    /// other than mixed, of the class tested itself, compared as they are
+    /// (not their `@type` nor a measure such as `.length`); nil otherwise.
     init?(_ realm: Realm, _ table: Table, _ expression: ValueExpression, _ predicate: QueryNode) throws(FiefError) {
-        guard expression.hops.isEmpty, expression.typeOf == nil, expression.lastClass == table.key,
+        guard expression.hops.isEmpty, expression.typeOf == nil, expression.measure == nil, expression.lastClass == table.key,
               case .elements(let property) = expression.value,
               case .compare(_, let op, let constant, let options) = predicate else { return nil }
         let column = try table.column(property.key)
