@@ -30,7 +30,11 @@ import CLMDB
 // range, those on its border are cut down to a size tied to the
 // rectangle's, so a query makes at most a few hundred seeks), walks each
 // range with one cursor reading entries in place, and tests only those
-// candidates exactly (`GeoRegion.contains(vector:)`).
+// candidates exactly (`GeoRegion.contains(vector:)`).  A quadrant inside
+// the rectangle is first asked how it lies in the region itself
+// (`GeoRegion.relation`, conservative): wholly inside, its range is marked
+// `whole` and its points are taken without the exact test; wholly
+// outside, it is not read.
 
 /// The embedded GeoJSON point class's index, as a table holds it.
 struct GeoIndexInfo {
