@@ -30,7 +30,11 @@ import CLMDB
 // range, those on its border are cut down to a size tied to the
 // rectangle's, so a query makes at most a few hundred seeks), walks each
 // range with one cursor reading entries in place, and tests only those
-// candidates exactly (`GeoRegion.contains(vector:)`).
+// candidates exactly (`GeoRegion.contains(vector:)`).  A quadrant inside
+// the rectangle is first asked how it lies in the region itself
+// (`GeoRegion.relation`, conservative): wholly inside, its range is marked
+// `whole` and its points are taken without the exact test; wholly
+// outside, it is not read.
 
 /// The embedded GeoJSON point class's index, as a table holds it.
 struct GeoIndexInfo {
@@ -92,10 +96,25 @@ enum GeoCells {
         cell(x: step(longitude: longitude), y: step(latitude: latitude))
     }
 
+    /// A range of cells (inclusive) and whether every point of its cells
+    /// is inside the region (`whole`: no exact test needed).
+    struct Range: Equatable {
+        var cells: ClosedRange<UInt64>
+        var whole: Bool
+    }
+
+    /// Degrees per step.
+    static let longitudeStep = 360 / steps
+    static let latitudeStep = 180 / steps
+
     /// Ascending, disjoint ranges of cells (inclusive) holding every cell
     /// of the steps `x`, `y` (inclusive ranges), appended to `ranges`
-    /// (merged with its last range when adjacent).
-    static func cover(x: ClosedRange<UInt32>, y: ClosedRange<UInt32>, into ranges: inout [ClosedRange<UInt64>]) {
+    /// (merged with its last range when adjacent and alike).  With
+    /// `region`: a quadrant inside the rectangle is asked how it lies in
+    /// the region (`GeoRegion.relation`): wholly inside, it is one range
+    /// marked `whole`; wholly outside, it is left out; otherwise it is cut
+    /// further, down to the border cells' size.
+    static func cover(x: ClosedRange<UInt32>, y: ClosedRange<UInt32>, region: GeoRegion? = nil, into ranges: inout [Range]) {
         // Border cells are cut down to about 1/64 of the rectangle's half
         // perimeter: at most a few hundred ranges, and candidates outside
         // the rectangle on the order of a tenth of it.
@@ -103,61 +122,106 @@ enum GeoCells {
         let side = max(1, halfPerimeter / 64)
         let sideBits = 64 - (side - 1).leadingZeroBitCount    // 2^sideBits >= side
         let maxDepth = max(0, bits - min(bits, side == 1 ? 0 : sideBits))
+        func emit(_ cx: UInt32, _ cy: UInt32, _ shift: Int, whole: Bool) {
+            let first = cell(x: cx, y: cy) << (2 * shift)
+            let last = first + ((1 << (2 * UInt64(shift))) - 1)
+            if let previous = ranges.last, previous.cells.upperBound &+ 1 == first, previous.whole == whole {
+                ranges[ranges.count - 1].cells = previous.cells.lowerBound...last
+            } else {
+                ranges.append(Range(cells: first...last, whole: whole))
+            }
+        }
         func visit(_ depth: Int, _ cx: UInt32, _ cy: UInt32) {
             let shift = bits - depth
             let lowX = UInt64(cx) << shift, highX = lowX + (1 << shift) - 1
             let lowY = UInt64(cy) << shift, highY = lowY + (1 << shift) - 1
             if highX < x.lowerBound || lowX > x.upperBound || highY < y.lowerBound || lowY > y.upperBound { return }
             let inside = lowX >= x.lowerBound && highX <= x.upperBound && lowY >= y.lowerBound && highY <= y.upperBound
-            if inside || depth == maxDepth {
-                let first = cell(x: cx, y: cy) << (2 * shift)
-                let last = first + ((1 << (2 * UInt64(shift))) - 1)
-                if let previous = ranges.last, previous.upperBound &+ 1 == first {
-                    ranges[ranges.count - 1] = previous.lowerBound...last
-                } else {
-                    ranges.append(first...last)
+            if inside, let region {
+                // The quadrant's points, as degrees: steps lowX...highX hold
+                // longitudes from lowX's start to the end of highX (180
+                // included in the last step).
+                let relation = region.relation(west: Double(lowX) * longitudeStep - 180, east: Double(highX + 1) * longitudeStep - 180,
+                                               south: Double(lowY) * latitudeStep - 90, north: Double(highY + 1) * latitudeStep - 90)
+                switch relation {
+                case .inside: emit(cx, cy, shift, whole: true); return
+                case .outside: return
+                case .crossing: break
                 }
+                if depth >= maxDepth { emit(cx, cy, shift, whole: false); return }
+            } else if inside || depth >= maxDepth {
+                emit(cx, cy, shift, whole: false)
                 return
             }
-            for child in 0..<4 as Range<UInt32> {
+            for child in 0..<4 as Swift.Range<UInt32> {
                 visit(depth + 1, cx << 1 | (child & 1), cy << 1 | (child >> 1))
             }
         }
         visit(0, 0, 0)
     }
 
+    /// Ascending, disjoint ranges of cells (inclusive) holding every cell
+    /// of the steps `x`, `y` (inclusive ranges), appended to `ranges`.
+    static func cover(x: ClosedRange<UInt32>, y: ClosedRange<UInt32>, into ranges: inout [ClosedRange<UInt64>]) {
+        var marked: [Range] = []
+        cover(x: x, y: y, into: &marked)
+        for range in marked {
+            if let previous = ranges.last, previous.upperBound &+ 1 == range.cells.lowerBound {
+                ranges[ranges.count - 1] = previous.lowerBound...range.cells.upperBound
+            } else {
+                ranges.append(range.cells)
+            }
+        }
+    }
+
     /// The cell ranges holding every point of `rectangle` (ascending, disjoint).
     static func ranges(_ rectangle: GeoRectangle) -> [ClosedRange<UInt64>] {
+        covering(rectangle, region: nil).map(\.cells)
+    }
+
+    /// The cell ranges holding every point of `region` inside its covering
+    /// rectangle (ascending, disjoint), those whose every point is inside
+    /// the region marked `whole`.
+    static func ranges(_ region: GeoRegion) -> [Range] {
+        covering(region.coveringRectangle, region: region)
+    }
+
+    private static func covering(_ rectangle: GeoRectangle, region: GeoRegion?) -> [Range] {
         let y = step(latitude: rectangle.minimumLatitude)...step(latitude: rectangle.maximumLatitude)
-        var longitudes: [(Double, Double)] = []
-        if rectangle.isFullLongitude {
-            longitudes = [(-180, 180)]
-        } else if rectangle.west < -180 {
-            longitudes = [(-180, rectangle.east), (rectangle.west + 360, 180)]
-        } else if rectangle.east > 180 {
-            longitudes = [(-180, rectangle.east - 360), (rectangle.west, 180)]
-        } else {
-            longitudes = [(rectangle.west, rectangle.east)]
-        }
-        var ranges: [ClosedRange<UInt64>] = []
-        for (west, east) in longitudes {
-            var part: [ClosedRange<UInt64>] = []
-            cover(x: step(longitude: west)...step(longitude: east), y: y, into: &part)
+        var ranges: [Range] = []
+        func part(_ west: Double, _ east: Double) {
+            var part: [Range] = []
+            cover(x: step(longitude: west)...step(longitude: east), y: y, region: region, into: &part)
             ranges = merge(ranges, part)
+        }
+        if rectangle.isFullLongitude {
+            part(-180, 180)
+        } else if rectangle.west < -180 {
+            part(-180, rectangle.east)
+            part(rectangle.west + 360, 180)
+        } else if rectangle.east > 180 {
+            part(-180, rectangle.east - 360)
+            part(rectangle.west, 180)
+        } else {
+            part(rectangle.west, rectangle.east)
         }
         return ranges
     }
 
-    /// Two ascending lists of disjoint ranges as one.
-    private static func merge(_ a: [ClosedRange<UInt64>], _ b: [ClosedRange<UInt64>]) -> [ClosedRange<UInt64>] {
+    /// Two ascending lists of disjoint ranges as one: adjacent ranges alike
+    /// are joined, overlapping ones too (then `whole` only when both are).
+    private static func merge(_ a: [Range], _ b: [Range]) -> [Range] {
         if a.isEmpty { return b }
         if b.isEmpty { return a }
-        var all = (a + b).sorted { $0.lowerBound < $1.lowerBound }
-        var merged: [ClosedRange<UInt64>] = [all.removeFirst()]
+        var all = (a + b).sorted { $0.cells.lowerBound < $1.cells.lowerBound }
+        var merged: [Range] = [all.removeFirst()]
         for range in all {
             let last = merged[merged.count - 1]
-            if range.lowerBound <= last.upperBound &+ 1 {
-                merged[merged.count - 1] = last.lowerBound...max(last.upperBound, range.upperBound)
+            if range.cells.lowerBound <= last.cells.upperBound {
+                // Overlapping (parts of a rectangle nearly all the way round): tested point by point.
+                merged[merged.count - 1] = Range(cells: last.cells.lowerBound...max(last.cells.upperBound, range.cells.upperBound), whole: false)
+            } else if range.cells.lowerBound == last.cells.upperBound &+ 1 && range.whole == last.whole {
+                merged[merged.count - 1].cells = last.cells.lowerBound...range.cells.upperBound
             } else {
                 merged.append(range)
             }
@@ -294,8 +358,8 @@ enum GeoIndex {
     /// (ascending), read in place: the object, its owner and its unit
     /// vector.  Between two ranges the cursor steps over a few entries of
     /// the gap before it seeks (a step costs far less than a seek).
-    static func forEachCandidate(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ ranges: [ClosedRange<UInt64>],
-                                 _ body: (_ object: Int64, _ value: UnsafeRawBufferPointer) -> Void) throws(FiefError) {
+    static func forEachCandidate(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ ranges: [GeoCells.Range],
+                                 _ body: (_ object: Int64, _ value: UnsafeRawBufferPointer, _ whole: Bool) -> Void) throws(FiefError) {
         let cursor = try LMDBCursor(txn, dbi)
         var key = (UInt64(0), UInt64(0), UInt64(0))
         try withUnsafeMutableBytes(of: &key) { (k) throws(FiefError) in
@@ -309,7 +373,8 @@ enum GeoIndex {
                 }
                 cell = UInt64(bigEndian: UnsafeRawPointer(mk.mv_data).loadUnaligned(fromByteOffset: 1, as: UInt64.self))
             }
-            for range in ranges {
+            for marked in ranges {
+                let range = marked.cells, whole = marked.whole
                 if positioned && cell < range.lowerBound {
                     var steps = 0
                     while rc == 0 && cell < range.lowerBound && steps < 8 {
@@ -329,7 +394,7 @@ enum GeoIndex {
                 }
                 while cell <= range.upperBound {
                     let object = Int64(bitPattern: UInt64(bigEndian: UnsafeRawPointer(mk.mv_data).loadUnaligned(fromByteOffset: 9, as: UInt64.self)))
-                    body(object, UnsafeRawBufferPointer(start: mv.mv_data, count: GeoIndexEntry.valueBytes))
+                    body(object, UnsafeRawBufferPointer(start: mv.mv_data, count: GeoIndexEntry.valueBytes), whole)
                     rc = mdb_cursor_get(cursor.pointer, &mk, &mv, MDB_NEXT)
                     if rc != 0 { break }
                     try read()

@@ -326,18 +326,18 @@ extension QueryScan {
     /// With `owners` (class, property): the owners through that property
     /// of those points instead.
     private func indexedPoints(_ index: GeoIndexInfo, _ region: GeoRegion, owners: (UInt32, UInt32)? = nil) throws(FiefError) -> KeyBitmap {
-        let ranges = GeoCells.ranges(region.coveringRectangle)
+        let ranges = GeoCells.ranges(region)
         var found = KeyBitmap()
         func read(_ txn: OpaquePointer) throws(FiefError) {
             if let (ownerClass, ownerProperty) = owners {
-                try GeoIndex.forEachCandidate(txn, index.database, ranges) { _, value in
+                try GeoIndex.forEachCandidate(txn, index.database, ranges) { _, value, whole in
                     guard value.loadUnaligned(as: UInt32.self) == ownerClass, value.loadUnaligned(fromByteOffset: 4, as: UInt32.self) == ownerProperty,
-                          region.contains(vector: GeoIndexEntry.vector(value)) else { return }
+                          whole || region.contains(vector: GeoIndexEntry.vector(value)) else { return }
                     found.insert(value.loadUnaligned(fromByteOffset: 8, as: Int64.self))
                 }
             } else {
-                try GeoIndex.forEachCandidate(txn, index.database, ranges) { object, value in
-                    if region.contains(vector: GeoIndexEntry.vector(value)) { found.insert(object) }
+                try GeoIndex.forEachCandidate(txn, index.database, ranges) { object, value, whole in
+                    if whole || region.contains(vector: GeoIndexEntry.vector(value)) { found.insert(object) }
                 }
             }
         }

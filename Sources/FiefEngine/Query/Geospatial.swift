@@ -414,12 +414,19 @@ struct GeoRegion: Sendable {
     /// A longitude/latitude rectangle holding the region, as tight as its
     /// shape allows: what a spatial index reads (`GeoCells.ranges`).
     let coveringRectangle: GeoRectangle
+    /// A circle's radius (radians).
+    private let radians: Double
+    /// Longitude/latitude rectangles holding each edge of each ring, for
+    /// `relation` (empty for a circle).
+    private let edgeBoxes: [GeoEdgeBox]
 
     fileprivate init(cap: GeoCap, radians: Double) {
         self.cap = cap
         rings = []
         outer = nil
         holes = []
+        self.radians = radians
+        edgeBoxes = []
         bound = GeoLatLonBound(capAround: cap.center, radians: cap.isFull ? Double.pi : radians)
         coveringRectangle = GeoRectangle(bound)
     }
@@ -429,6 +436,13 @@ struct GeoRegion: Sendable {
         self.rings = rings
         outer = rings[0]
         holes = Array(rings.dropFirst())
+        radians = 0
+        var boxes: [GeoEdgeBox] = []
+        for ring in rings {
+            let count = ring.vertices.count
+            for i in 0..<count { boxes.append(GeoEdgeBox(ring.vertices[i], ring.vertices[(i + 1) % count])) }
+        }
+        edgeBoxes = boxes
         bound = rings[0].latLonBound
         coveringRectangle = GeoRectangle(ring: rings[0])
     }
@@ -464,6 +478,113 @@ struct GeoRegion: Sendable {
         var inside = true
         for hole in holes where hole.contains(point) { inside.toggle() }
         return inside
+    }
+}
+
+/// How a longitude/latitude rectangle lies in a region.
+enum GeoCellRelation: Equatable {
+    /// Every point of the rectangle is inside the region.
+    case inside
+    /// No point of the rectangle is inside the region.
+    case outside
+    /// Maybe some of each: its points must be tested one by one.
+    case crossing
+}
+
+extension GeoRegion {
+    /// How the closed rectangle of longitudes `west...east` (within
+    /// -180...180) and latitudes `south...north` lies in the region,
+    /// conservatively: `.inside` and `.outside` only when certain for every
+    /// point of it (and of a margin around it, for rounding), `.crossing`
+    /// otherwise.  What a spatial index asks of a cell before reading its
+    /// points: the points of a cell wholly inside need no exact test.
+    ///
+    /// A polygon: when no edge's longitude/latitude rectangle (its
+    /// great-circle bulge included) meets the cell's, the boundary does not
+    /// enter the cell, which is connected, so its points are all inside or
+    /// all outside, as its center is.  A circle: every point of the cell
+    /// lies within the sum of its half sides (radians) of its center, so it
+    /// is inside when its center's distance from the circle's plus that is
+    /// at most the radius, outside when the distance minus that exceeds it.
+    func relation(west: Double, east: Double, south: Double, north: Double) -> GeoCellRelation {
+        let margin = 1e-9
+        let w = west - margin, e = east + margin, s = south - margin, n = north + margin
+        let centerLongitude = (west + east) / 2, centerLatitude = (south + north) / 2
+        if let cap {
+            if cap.isFull { return .inside }
+            // Near half a turn the chord test's rounding could exceed the
+            // slack: such caps are tested point by point.
+            guard radians < 3 else { return .crossing }
+            let radiansPerDegree = Double.pi / 180
+            let reach = ((e - w) / 2 + (n - s) / 2) * radiansPerDegree
+            let center = SphereVector(longitude: centerLongitude, latitude: centerLatitude)
+            let distance = atan2(cap.center.cross(center).lengthSquared.squareRoot(), cap.center.dot(center))
+            let slack = 1e-8
+            if distance + reach <= radians - slack { return .inside }
+            if distance - reach > radians + slack { return .outside }
+            return .crossing
+        }
+        for box in edgeBoxes where box.meets(west: w, east: e, south: s, north: n) { return .crossing }
+        return contains(longitude: centerLongitude, latitude: centerLatitude) ? .inside : .outside
+    }
+}
+
+/// A longitude/latitude rectangle (degrees) holding one great-circle edge
+/// (under half a turn) of a ring, with a margin: its ends' latitudes,
+/// widened to where the arc bulges past them, and the longitudes it sweeps
+/// (the short way round; every longitude near a pole).
+struct GeoEdgeBox: Sendable {
+    let south: Double
+    let north: Double
+    /// West to east, `east` maybe past 180 (across the antimeridian).
+    let west: Double
+    let east: Double
+    let isFullLongitude: Bool
+
+    init(_ a: SphereVector, _ b: SphereVector) {
+        let degreesPerRadian = 180 / Double.pi
+        func latitude(_ v: SphereVector) -> Double { asin(max(-1, min(1, v.z / v.lengthSquared.squareRoot()))) * degreesPerRadian }
+        func longitude(_ v: SphereVector) -> Double { atan2(v.y, v.x) * degreesPerRadian }
+        let latitudeA = latitude(a), latitudeB = latitude(b)
+        var low = min(latitudeA, latitudeB), high = max(latitudeA, latitudeB)
+        let up = SphereVector(x: 0, y: 0, z: 1)
+        let normal = a.cross(b)
+        if normal.lengthSquared > 1e-30 {
+            let n = normal.normalized()
+            let toward = up - n.scaled(n.z)
+            if toward.lengthSquared > 1e-30 {
+                let top = toward.normalized()
+                for extreme in [top, top.scaled(-1)] where a.cross(extreme).dot(normal) >= 0 && extreme.cross(b).dot(normal) >= 0 {
+                    let l = latitude(extreme)
+                    low = min(low, l)
+                    high = max(high, l)
+                }
+            }
+        }
+        let margin = 1e-7
+        south = low - margin
+        north = high + margin
+        let longitudeA = longitude(a)
+        var turn = longitude(b) - longitudeA
+        if turn > 180 { turn -= 360 } else if turn < -180 { turn += 360 }
+        if max(abs(latitudeA), abs(latitudeB)) > 90 - 1e-6 || abs(turn) > 179.9 || normal.lengthSquared <= 1e-30 {
+            west = -180
+            east = 180
+            isFullLongitude = true
+        } else {
+            west = longitudeA + min(0, turn) - margin
+            east = longitudeA + max(0, turn) + margin
+            isFullLongitude = false
+        }
+    }
+
+    /// Whether the edge's rectangle meets the given one (longitudes within
+    /// -180...180, give or take a margin).
+    @inline(__always)
+    func meets(west w: Double, east e: Double, south s: Double, north n: Double) -> Bool {
+        guard south <= n, north >= s else { return false }
+        if isFullLongitude { return true }
+        return (west <= e && east >= w) || (west - 360 <= e && east - 360 >= w) || (west + 360 <= e && east + 360 >= w)
     }
 }
 
