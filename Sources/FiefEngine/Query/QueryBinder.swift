@@ -334,10 +334,15 @@ enum ValueMeasure {
 /// widest type of its terms (int, float, double, decimal128; mixed values
 /// as they come, anything but a number making the result null); ints wrap
 /// on overflow and an int divided by 0 is the largest int of the
-/// dividend's sign; null in, null out.
+/// dividend's sign; decimal128 as IEEE 754-2008 computes it (an int or a
+/// double meeting a decimal becomes one); null in, null out.
 indirect enum ArithmeticTerm {
     case value(ValueExpression)
     case constant(QueryConstant)
+    /// A list of values given with the query (`{1, 2} * age`): one result
+    /// per element, in order, as realm-core's Operator applies a list
+    /// constant to one value per object.  One term at most is many-valued.
+    case list([QueryConstant])
     case operation(ArithmeticTerm, QueryArithmeticOperator, ArithmeticTerm)
     case negation(ArithmeticTerm)
 
@@ -345,16 +350,26 @@ indirect enum ArithmeticTerm {
     func forEachValue(_ body: (ValueExpression) -> Void) {
         switch self {
         case .value(let expression): body(expression)
-        case .constant: break
+        case .constant, .list: break
         case .operation(let a, _, let b): a.forEachValue(body); b.forEachValue(body)
         case .negation(let a): a.forEachValue(body)
         }
     }
 
     var isMany: Bool {
-        var many = false
+        var many = listCount != nil
         forEachValue { if $0.isMany { many = true } }
         return many
+    }
+
+    /// The number of elements of the list of values in it; nil without one.
+    var listCount: Int? {
+        switch self {
+        case .value, .constant: return nil
+        case .list(let elements): return elements.count
+        case .operation(let a, _, let b): return a.listCount ?? b.listCount
+        case .negation(let a): return a.listCount
+        }
     }
 
     var readsValues: Bool {
@@ -363,35 +378,24 @@ indirect enum ArithmeticTerm {
         return reads
     }
 
-    var multipliesOrDivides: Bool {
-        switch self {
-        case .value, .constant: return false
-        case .operation(let a, let op, let b): return op == .multiply || op == .divide || a.multipliesOrDivides || b.multipliesOrDivides
-        case .negation(let a): return a.multipliesOrDivides
-        }
-    }
-
-    var involvesDecimals: Bool {
-        switch self {
-        case .value(let expression): return expression.valueProperty.type == .decimal128 || expression.valueProperty.type == .mixed
-        case .constant(let c): if case .decimal = c { return true }; return false
-        case .operation(let a, _, let b): return a.involvesDecimals || b.involvesDecimals
-        case .negation(let a): return a.involvesDecimals
-        }
-    }
-
     /// The type of the result (mixed when a term is mixed).
     var resultType: PropertyType {
         switch self {
         case .value(let expression): return expression.valueProperty.type
         case .constant(let c):
-            switch c {
-            case .decimal: return .decimal128
-            case .double: return .double
-            default: return .int
-            }
+            return ArithmeticTerm.type(of: c)
+        case .list(let elements):
+            return elements.reduce(.int) { ArithmeticTerm.wider($0, ArithmeticTerm.type(of: $1)) }
         case .operation(let a, _, let b): return ArithmeticTerm.wider(a.resultType, b.resultType)
         case .negation(let a): return a.resultType
+        }
+    }
+
+    static func type(of c: QueryConstant) -> PropertyType {
+        switch c {
+        case .decimal: return .decimal128
+        case .double: return .double
+        default: return .int
         }
     }
 
@@ -401,30 +405,37 @@ indirect enum ArithmeticTerm {
     }
 
     /// The value for one object: `read` gives each value expression's value,
-    /// in the order of `forEachValue` (its index).
-    func evaluate(_ read: (Int) -> FiefEngine.Value) -> FiefEngine.Value {
+    /// in the order of `forEachValue` (its index); `element`, which element
+    /// of the list of values in it to take.
+    func evaluate(element: Int = 0, _ read: (Int) -> FiefEngine.Value) -> FiefEngine.Value {
         var index = 0
-        return evaluate(read, &index)
+        return evaluate(read, element, &index)
     }
 
-    private func evaluate(_ read: (Int) -> FiefEngine.Value, _ index: inout Int) -> FiefEngine.Value {
+    private static func value(_ c: QueryConstant) -> FiefEngine.Value {
+        switch c {
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d)
+        case .decimal(let d): return .decimal128(d)
+        default: return .null
+        }
+    }
+
+    private func evaluate(_ read: (Int) -> FiefEngine.Value, _ element: Int, _ index: inout Int) -> FiefEngine.Value {
         switch self {
         case .value:
             defer { index += 1 }
             return read(index)
         case .constant(let c):
-            switch c {
-            case .int(let i): return .int(i)
-            case .double(let d): return .double(d)
-            case .decimal(let d): return .decimal128(d)
-            default: return .null
-            }
+            return ArithmeticTerm.value(c)
+        case .list(let elements):
+            return element < elements.count ? ArithmeticTerm.value(elements[element]) : .null
         case .operation(let a, let op, let b):
-            let x = a.evaluate(read, &index)
-            let y = b.evaluate(read, &index)
+            let x = a.evaluate(read, element, &index)
+            let y = b.evaluate(read, element, &index)
             return ArithmeticTerm.apply(x, op, y)
         case .negation(let a):
-            switch a.evaluate(read, &index) {
+            switch a.evaluate(read, element, &index) {
             case .int(let i): return .int(0 &- i)
             case .float(let f): return .float(-f)
             case .double(let d): return .double(-d)
@@ -450,8 +461,9 @@ indirect enum ArithmeticTerm {
             guard let a = decimal(x), let b = decimal(y) else { return .null }
             switch op {
             case .add: return .decimal128(DecimalArithmetic.add(a, b))
-            case .subtract: return .decimal128(DecimalArithmetic.add(a, Decimal128Bits(low: b.low, high: b.high ^ (1 << 63))))
-            case .multiply, .divide: return .null   // refused when bound; a mixed decimal gives no value
+            case .subtract: return .decimal128(DecimalArithmetic.add(a, DecimalArithmetic.negated(b)))
+            case .multiply: return .decimal128(DecimalArithmetic.multiply(a, b))
+            case .divide: return .decimal128(DecimalArithmetic.divide(a, b))
             }
         default:
             guard let a = QueryEvaluator.number(x), let b = QueryEvaluator.number(y) else { return .null }
@@ -742,23 +754,26 @@ enum QueryBinder {
     // MARK: Arithmetic
 
     /// `a + b`, `a - b`, `a * b`, `a / b`, `-a` as a value expression (or, of
-    /// constants only, the constant it folds to).
+    /// constants only, the constant it folds to).  A list of values in it
+    /// (`{1, 2} * age`) gives one result per element; as in realm-core, the
+    /// expression takes one list or collection at most.
     static func arithmetic(_ operand: QueryOperand, _ scope: Scope) throws(FiefError) -> Side {
         guard case .objects(let table) = scope.target else {
-            throw QueryCompiler.unsupported("arithmetic on the elements of a collection of values")
+            // realm-core filters collections of objects only (RealmSwift: "Querying is currently
+            // only implemented for arrays of Realm Objects"); Fief's queries on values compare 'self'.
+            throw FiefError(.queryInvalid, "Realm's query language does not allow arithmetic in a query on the elements of a collection of values (\(describe(operand))): compare 'self' with a value")
         }
         if let list = try listArithmetic(operand, scope) { return list }
         var quantifier: QueryQuantifier? = nil
         let term = try arithmeticTerm(operand, scope, &quantifier)
-        var many = 0
-        term.forEachValue { if $0.isMany { many += 1 } }
-        if many > 1 { throw QueryCompiler.unsupported("arithmetic over two collections") }
-        let type = term.resultType
-        if type == .decimal128 || type == .mixed, term.multipliesOrDivides, term.involvesDecimals {
-            throw QueryCompiler.unsupported("multiplying or dividing decimal128 values")
-        }
         let text = QueryBinder.describe(operand)
-        if !term.readsValues, let folded = ArithmeticTerm.literal(term.evaluate { _ in .null }) {
+        var many = term.listCount == nil ? 0 : 1
+        term.forEachValue { if $0.isMany { many += 1 } }
+        if many > 1 {
+            throw FiefError(.queryInvalid, "Realm's query language does not allow arithmetic combining two collections or lists of values (\(text)): realm-core refuses operations involving two lists")
+        }
+        let type = term.resultType
+        if !term.readsValues, term.listCount == nil, let folded = ArithmeticTerm.literal(term.evaluate { _ in .null }) {
             // Numbers only: folded now (a decimal result is computed per object instead).
             return .value(.constant(folded))
         }
@@ -771,8 +786,9 @@ enum QueryBinder {
     /// `ALL $0 * 2`, with a list argument): the list of its results, one per
     /// element (the other terms are numbers given with the query), with the
     /// quantifier written before the list; null for a null element.  Nil
-    /// when `operand` has no list.  As in realm-core, two lists in one
-    /// expression are refused.
+    /// when `operand` has no list, reads values of the object (`{1, 2} *
+    /// age`) or gives a decimal128 (a term with the list then gives the
+    /// results).  As in realm-core, two lists in one expression are refused.
     private static func listArithmetic(_ operand: QueryOperand, _ scope: Scope) throws(FiefError) -> Side? {
         var lists: [(elements: [ListElement], quantifier: QueryQuantifier?)] = []
         var readsValues = false
@@ -794,11 +810,9 @@ enum QueryBinder {
         guard let list = lists.first else { return nil }
         let text = describe(operand)
         guard lists.count == 1 else {
-            throw FiefError(.queryInvalid, "arithmetic takes one list of values ({...} or a list argument) at most; \(text) has \(lists.count)")
+            throw FiefError(.queryInvalid, "Realm's query language does not allow arithmetic combining two lists of values (\(text)): one list ({...} or a list argument) at most")
         }
-        if readsValues {
-            throw QueryCompiler.unsupported("arithmetic combining a list of values with a property or key path (\(text))")
-        }
+        if readsValues { return nil }
         var results: [ListElement] = []
         for element in list.elements {
             let value: QueryOperand
@@ -815,7 +829,8 @@ enum QueryBinder {
                 continue
             }
             guard case .value(let folded) = try arithmetic(operand.replacingLists(with: value) { n in n >= 0 && n < scope.arguments.count && scope.arguments[n].isList }, scope) else {
-                throw QueryCompiler.unsupported("decimal128 arithmetic on a list of values (\(text))")
+                // A decimal128 result (no literal holds it): computed by a term with the list.
+                return nil
             }
             results.append(.operand(folded))
         }
@@ -848,6 +863,10 @@ enum QueryBinder {
             return .operation(try arithmeticTerm(a, scope, &quantifier), op, try arithmeticTerm(b, scope, &quantifier))
         case .negated(let a):
             return .negation(try arithmeticTerm(a, scope, &quantifier))
+        case .argument(let n) where n >= 0 && n < scope.arguments.count && scope.arguments[n].isList:
+            return try listTerm(operand, scope, &quantifier)
+        case .list:
+            return try listTerm(operand, scope, &quantifier)
         case .constant, .argument:
             let c = try QueryCompiler.constant(operand, scope.arguments)
             switch c {
@@ -867,8 +886,10 @@ enum QueryBinder {
                 }
                 quantifier = written
                 expression = path.expression
-            case .value, .values:
-                throw QueryCompiler.unsupported("arithmetic on a list of values")
+            case .values:
+                return try listTerm(operand, scope, &quantifier)
+            case .value:
+                throw FiefError(.internal, "the query binder was given an arithmetic term it does not bind")
             }
             switch expression.valueProperty.type {
             case .int, .float, .double, .decimal128, .mixed: return .value(expression)
@@ -876,6 +897,40 @@ enum QueryBinder {
                 throw FiefError(.queryInvalid, "arithmetic takes numbers; '\(expression.text)' holds \(expression.valueProperty.type.name) values")
             }
         }
+    }
+
+    /// A list of values given with the query as a term (numbers or null);
+    /// a quantifier before it is the whole comparison's.
+    private static func listTerm(_ operand: QueryOperand, _ scope: Scope, _ quantifier: inout QueryQuantifier?) throws(FiefError) -> ArithmeticTerm {
+        guard case .values(let elements, let written) = try side(operand, scope) else {
+            throw FiefError(.internal, "the query binder was given a list it does not bind")
+        }
+        if let written {
+            guard quantifier == nil || quantifier == written else {
+                throw FiefError(.queryInvalid, "one arithmetic expression takes one quantifier")
+            }
+            quantifier = written
+        }
+        var constants: [QueryConstant] = []
+        for element in elements {
+            let c: QueryConstant
+            let argument: Int?
+            switch element {
+            case .operand(let written):
+                c = try QueryCompiler.constant(written, scope.arguments)
+                argument = QueryCompiler.argumentIndex(written)
+            case .argumentValue(let given, let n):
+                c = try QueryCompiler.constant(given, argument: n)
+                argument = n
+            }
+            switch c {
+            case .null, .int, .double, .decimal: constants.append(c)
+            default:
+                throw FiefError(argument == nil ? .queryInvalid : .queryArgument,
+                                "arithmetic takes numbers; \(describe(operand)) holds a \(c.typeName) value")
+            }
+        }
+        return .list(constants)
     }
 
     // MARK: @type
