@@ -2013,3 +2013,52 @@ extension GraphQueryTests {
         XCTAssertEqual(try results.count(), 1)
     }
 }
+
+// MARK: - Objects against a list, and forms Realm refuses
+
+extension GraphQueryTests {
+    /// `items == {$0, $1}`: a list (or set, or backlinks) of links against
+    /// a list of objects, element by element in order, as realm-core
+    /// compares two lists without a quantifier; `!=` is its negation.
+    func testLinkListsAgainstListsElementByElement() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "Item", properties: [prop("name", .string, .primaryKey), Property(name: "related", type: .link, linkTarget: "Item", collection: .list)]),
+            ObjectClass(name: "Person", properties: [prop("name", .string), Property(name: "items", type: .link, linkTarget: "Item", collection: .list),
+                                                     Property(name: "itemMap", type: .link, flags: .nullable, linkTarget: "Item", collection: .map)]),
+        ]))
+        let item = db.cls("Item")
+        let (a, b, people) = try db.write { () -> (Int64, Int64, [Int64]) in
+            let a = try db.create("Item", [("name", .string("a"))]), b = try db.create("Item", [("name", .string("b"))])
+            let people = try db.createMany("Person", ["name"], [[.string("ab")], [.string("ba")], [.string("a")], [.string("none")]])
+            try db.append("Person", people[0], "items", [.link(item, a), .link(item, b)])
+            try db.append("Person", people[1], "items", [.link(item, b), .link(item, a)])
+            try db.append("Person", people[2], "items", [.link(item, a)])
+            return (a, b, people)
+        }
+        let cases: [(String, [Argument], [Int])] = [
+            ("items == {$0, $1}", [([.link(item, a)], false), ([.link(item, b)], false)], [0]),
+            ("{$0, $1} == items", [([.link(item, b)], false), ([.link(item, a)], false)], [1]),
+            ("items == $0", [([.link(item, a)], true)], [2]), ("items != $0", [([.link(item, a)], true)], [0, 1, 3]),
+            ("items == {obj('Item', 'a'), obj('Item', 'b')}", [], [0]), ("items == {}", [], [3]),
+            ("ANY items == {obj('Item', 'b')}", [], [0, 1]),
+        ]
+        for (predicate, args, expected) in cases {
+            do {
+                let results = try Self.query(db, predicate, args, of: "Person")
+                XCTAssertEqual(Set(try results.allKeys()), Set(expected.map { people[$0] }), predicate)
+            } catch {
+                XCTFail("\(predicate): \(error)")
+            }
+        }
+        XCTAssertEqual(expectError(.queryInvalid) { try Self.query(db, "itemMap == {$0}", [([.link(item, a)], false)], of: "Person") }?.message,
+                       "comparing the objects of a map of links ('itemMap') with a list, element by element is not supported yet")
+        // Forms realm-core's parser refuses too: the messages say so.
+        for (predicate, message) in [
+            ("SUBQUERY(items, $x, SUBQUERY($x.related, $y, SUBQUERY($x.related, $z, $z.name == 'a').@count > 0).@count > 0).@count > 0",
+             "Realm's query language does not allow a SUBQUERY over the collection of an enclosing SUBQUERY's variable: inside a SUBQUERY only its own variable names objects ('$x.related')"),
+            ("SUBQUERY(items, $x, $x.related == $x).@count > 0", "Realm's query language does not allow the SUBQUERY variable '$x' alone: compare its properties ('$x.name')"),
+        ] {
+            XCTAssertEqual(expectError(.queryInvalid, predicate) { try db.query("Person", predicate) }?.message, message, predicate)
+        }
+    }
+}

@@ -1160,7 +1160,10 @@ enum QueryBinder {
     /// collection, bound over their class; counted per object.
     static func bindSubquery(_ subquery: QuerySubquery, from table: Table, _ realm: Realm, _ scope: Scope) throws(FiefError) -> BoundPath {
         guard case .object = subquery.collection.start else {
-            throw QueryCompiler.unsupported("a SUBQUERY over the collection of an enclosing SUBQUERY's variable other than its own")
+            var written = text(subquery.collection)
+            if case .variable(let name) = subquery.collection.start { written = "\(name).\(written)" }
+            // realm-core maps a variable on its SUBQUERY's class only: an enclosing one's is no property there.
+            throw FiefError(.queryInvalid, "Realm's query language does not allow a SUBQUERY over the collection of an enclosing SUBQUERY's variable: inside a SUBQUERY only its own variable names objects ('\(written)')")
         }
         let collection = try resolve(subquery.collection, from: table, realm, scope.arguments)
         guard collection.isToMany, case .object = collection.expression.value else {
@@ -1204,7 +1207,8 @@ enum QueryBinder {
             switch path.start {
             case .variable(let name) where name == variable:
                 guard !path.components.isEmpty else {
-                    throw QueryCompiler.unsupported("the SUBQUERY variable '\(variable)' alone (compare its properties: '\(variable).name')")
+                    // realm-core resolves '$x' to no property of the class.
+                    throw FiefError(.queryInvalid, "Realm's query language does not allow the SUBQUERY variable '\(variable)' alone: compare its properties ('\(variable).name')")
                 }
                 path.start = .object
                 return .keyPath(path)
@@ -1393,7 +1397,7 @@ enum QueryBinder {
         case .count?:
             throw QueryCompiler.unsupported("'@count' after '@links.Class.property' in the middle of a key path")
         case .type?:
-            throw QueryCompiler.unsupported("'@type'")
+            throw FiefError(.internal, "'@type' is taken off a key path before it is resolved")
         case .aggregate?:
             throw FiefError(.internal, "an aggregate ends its key path")
         }
@@ -1489,7 +1493,7 @@ enum QueryBinder {
             }
             return path(.length(property), Property(name: text, type: .int, key: property.key))
         case .type?:
-            throw QueryCompiler.unsupported("'@type'")
+            throw FiefError(.internal, "'@type' is taken off a key path before it is resolved")
         case .aggregate(let query, let targetName)?:
             guard property.collection != .none else {
                 throw FiefError(.queryInvalid, "key path '\(text)': '@\(spelling(query))' applies to a list, set or map; \(qualified) is not one")
@@ -1805,8 +1809,9 @@ enum QueryBinder {
         if !options.isEmpty && p.type != .string && p.type != .binary && p.type != .mixed {
             throw FiefError(.queryInvalid, "[c] and [d] apply to strings only, not to '\(expression.text)' (\(p.type.name))")
         }
-        if case .object = expression.value {
-            throw QueryCompiler.unsupported("comparing the objects of '\(expression.text)' with a list, element by element")
+        if case .object = expression.value, expression.hops.contains(where: { $0.kind == .map }) {
+            // A map's null values are no objects here, but count as elements in realm-core's order.
+            throw QueryCompiler.unsupported("comparing the objects of a map of links ('\(expression.text)') with a list, element by element")
         }
         var elements: [SequenceElement] = []
         for element in list {
@@ -1814,7 +1819,22 @@ enum QueryBinder {
             let fits = fits(p, c)
             var isNull = false
             if case .null = c { isNull = true }
-            if fits && !isNull {
+            if case .object = expression.value {
+                // Objects: equal or not to objects of their class (null is none of them).
+                guard op == .equal || op == .notEqual else {
+                    throw FiefError(.queryInvalid, "objects compare with == and != only ('\(expression.text)')")
+                }
+                switch c {
+                case .null: break
+                case .link(let classKey, _) where classKey == expression.lastClass: break
+                case .link:
+                    throw FiefError(argument == nil ? .queryInvalid : .queryArgument,
+                                    "'\(expression.text)' reaches '\(p.linkTarget ?? "")' objects; the object compared with it is of another class")
+                default:
+                    throw FiefError(argument == nil ? .queryInvalid : .queryArgument,
+                                    "'\(expression.text)' reaches '\(p.linkTarget ?? "")' objects; a \(c.typeName) value is no object")
+                }
+            } else if fits && !isNull {
                 // The operator must make sense for the type (as against one constant).
                 try QueryCompiler.check(p, listFirst ? (QueryCompiler.flip(op) ?? op) : op, c, options, .elements(p, description: "'\(expression.text)'"), argument: argument)
             }
