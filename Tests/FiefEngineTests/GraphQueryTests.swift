@@ -2057,6 +2057,10 @@ extension GraphQueryTests {
             ("SUBQUERY(items, $x, SUBQUERY($x.related, $y, SUBQUERY($x.related, $z, $z.name == 'a').@count > 0).@count > 0).@count > 0",
              "Realm's query language does not allow a SUBQUERY over the collection of an enclosing SUBQUERY's variable: inside a SUBQUERY only its own variable names objects ('$x.related')"),
             ("SUBQUERY(items, $x, $x.related == $x).@count > 0", "Realm's query language does not allow the SUBQUERY variable '$x' alone: compare its properties ('$x.name')"),
+            ("items[0].@max.name == 'a'", "Realm's query language does not allow an aggregate of one object ('items[0].@max.name'): '@min', '@max', '@sum' and '@avg' apply to a list, set or map"),
+            ("obj('Item', 'a') * 2 == 1", "obj('Class', key) names one object: Realm's query language compares it with a link only ('friend == obj(...)', 'obj(...) IN friends'), not in arithmetic or BETWEEN"),
+            ("{obj('Item', 'a'), 1} + 2 == 1", "obj('Class', key) names one object: Realm's query language compares it with a link only ('friend == obj(...)', 'obj(...) IN friends'), not in arithmetic or BETWEEN"),
+            ("obj('Item', 'a') BETWEEN {1, 2}", "obj('Class', key) names one object: Realm's query language compares it with a link only ('friend == obj(...)', 'obj(...) IN friends'), not in arithmetic or BETWEEN"),
         ] {
             XCTAssertEqual(expectError(.queryInvalid, predicate) { try db.query("Person", predicate) }?.message, message, predicate)
         }

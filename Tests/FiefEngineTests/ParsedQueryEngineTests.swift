@@ -9,8 +9,10 @@ import XCTest
 /// aggregates, lists of values (IN, ANY/ALL/NONE {...}, list arguments) and
 /// BETWEEN, map keys and list positions, SUBQUERY, obj(), @type and
 /// arithmetic
-/// (GraphQueryTests), GEOWITHIN (GeoQueryTests), TEXT (FullTextTests), and refuses every other
-/// construct with "... is not supported yet" when the query is compiled;
+/// (GraphQueryTests), GEOWITHIN (GeoQueryTests), TEXT (FullTextTests), and refuses what
+/// realm-core refuses too (arithmetic over two lists, on a collection of
+/// values) saying "Realm's query language does not allow ..." when the
+/// query is compiled;
 /// SORT / DISTINCT / LIMIT suffixes become the results' stages.
 final class ParsedQueryEngineTests: XCTestCase {
     private let schema = makeSchema([
@@ -23,7 +25,7 @@ final class ParsedQueryEngineTests: XCTestCase {
 
     private static let pi = DecimalArithmetic.finite(negative: false, coefficient: 3_141_592_653_589_793_238, exponent: -18)
 
-    func testConstructsNotBoundYetAreRefusedWhenCompiled() throws {
+    func testConstructsRealmRefusesAreRefusedWhenCompiled() throws {
         let db = try DB.open(tempDir().file(), schema)
         let cases: [(String, String)] = [
             ("others.n * others.n > 1", "Realm's query language does not allow arithmetic combining two collections or lists of values ('others.n * others.n'): realm-core refuses operations involving two lists"),

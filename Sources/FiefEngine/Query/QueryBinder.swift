@@ -746,8 +746,8 @@ enum QueryBinder {
             }
             return .path(try bindSubquery(subquery, from: table, realm, scope), nil)
         case .object:
-            try QueryCompiler.checkSupported(operand)
-            throw FiefError(.internal, "the query binder was given an operand it does not bind")
+            // realm-core takes obj(...) as a constant compared with a link only.
+            throw FiefError(.queryInvalid, "obj('Class', key) names one object: Realm's query language compares it with a link only ('friend == obj(...)', 'obj(...) IN friends'), not in arithmetic or BETWEEN")
         }
     }
 
@@ -1296,7 +1296,11 @@ enum QueryBinder {
                             hops.append(GraphHop(kind: kind, from: current.key, to: target.key, property: property.key))
                             current = target
                             if isLast {
-                                guard keyPath.suffix == nil else { throw QueryCompiler.unsupported("an operation on the object at '\(text)'") }
+                                if case .aggregate? = keyPath.suffix {
+                                    // realm-core: "Operation '@min' cannot apply to property ... because it is not a list".
+                                    throw FiefError(.queryInvalid, "Realm's query language does not allow an aggregate of one object ('\(text)'): '@min', '@max', '@sum' and '@avg' apply to a list, set or map")
+                                }
+                                guard keyPath.suffix == nil else { throw QueryCompiler.unsupported("'@count' of the object at '\(text)'") }
                                 return expression(.object, Property(name: text, type: .link, flags: .nullable, linkTarget: target.objectClass.name))
                             }
                             continue
