@@ -1878,6 +1878,8 @@ extension GraphQueryTests {
             ("price / {2, 4} == 2.5", [], [0]), ("price * $0 == -15", [([.int(1), .decimal(d("2"))], true)], [2]),
             ("{1, 2} * $0 == price", [([.decimal(d("5"))], false)], [0]), ("{1.5, 2} * $0 == 3", [([.decimal(d("2"))], false)], [0, 1, 2, 3]),
             ("prices * qty == 6", [], [0]), ("ALL prices / 2 < price", [], [0, 1, 3]), ("prices.@sum * price == 25", [], [0]),
+            ("price == $0 * 2", [([.decimal(d("5"))], false)], [0]), ("price == 1 / $0", [([.decimal(d("10"))], false)], [1]),
+            ("-15 IN {1, 2} * price", [], [2]), ("price * qty IN {30, -15}", [], [0, 2]),
             ("price * 1E6000 * 1E6000 > 1E300", [], [0, 1, 3]), ("price * 1E6000 * 1E6000 < 0", [], [2]),
         ]
         for (predicate, args, expected) in cases {
