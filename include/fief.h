@@ -1474,13 +1474,27 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  in realm-core, a key path without `$x.` names a property of those
  *  objects too, so a SUBQUERY never reads the object outside it).
  *  Arithmetic: `+ - * /` and unary `-` over numbers, properties, key paths
- *  and aggregates ("price * quantity > 100"), as realm-core computes them
- *  (int division truncates; an int result wraps).  On a list of values
- *  with numbers given with the query, each element's result, the list's
- *  quantifier kept: "ALL {8, 10} / 2 >= ANY items.price", "{1, 2} * 2 ==
- *  scores", "age IN $0 - 1"; two lists in one expression are
- *  FIEF_ERR_QUERY_INVALID, as in realm-core, as is (not yet bound) a list
- *  combined with a property or key path.
+ *  and aggregates ("price * quantity > 100"), as realm-core computes them:
+ *  the result has the widest type of its terms (int, float, double,
+ *  decimal128); int division truncates, an int result wraps and an int
+ *  divided by 0 is the largest int of the dividend's sign; decimal128 is
+ *  IEEE 754-2008 decimal128 (34 significant digits, rounded half to even:
+ *  "price / 3" of 10 is 3.333333333333333333333333333333333; an overflow
+ *  is an infinity, a non-zero number divided by 0 an infinity of the
+ *  operands' signs, 0 / 0 NaN), an int, float or double meeting a decimal
+ *  becoming one; a null or non-number term makes the result null.  On a
+ *  list of values with numbers given with the query, each element's
+ *  result, the list's quantifier kept: "ALL {8, 10} / 2 >= ANY
+ *  items.price", "{1, 2} * 2 == scores", "age IN $0 - 1".  A list of
+ *  values with a property or key path gives one result per element, in
+ *  order: "{1, 2} * age == 84" (age 84 or 42), "ALL $0 * price > 5" with
+ *  a list argument; against another list, element by element ("{1, 2} *
+ *  age == {42, 84}").  As in realm-core, one expression takes one list or
+ *  collection at most: "scores * scores", "{1, 2} * items.price" and two
+ *  lists are FIEF_ERR_QUERY_INVALID ("Realm's query language does not
+ *  allow ..."), and so is arithmetic in a query on a collection of values.
+ *  A list, set or backlinks of objects compares with a list of objects
+ *  element by element in order: "items == {obj('Item', 'a'), $0}".
  *  Points: `location GEOWITHIN <shape>` (see "Geospatial queries" above).
  *  Stages: the predicate may end with `SORT(key ASC|DESC, ...)`,
  *  `DISTINCT(key, ...)` and `LIMIT(n)`, in any order and number, applied

@@ -865,7 +865,7 @@ TEST(element_operations_list_arithmetic_and_map_nulls) {
     fief_release(sized);
     /* Errors. */
     EERRM(fief_results_filter(all, "scores[0].@size == 1", NULL, 0), FIEF_ERR_QUERY_INVALID, "'Owner.scores' holds int values");
-    EERRM(fief_results_filter(all, "{1, 2} * {3} == scores", NULL, 0), FIEF_ERR_QUERY_INVALID, "one list of values");
+    EERRM(fief_results_filter(all, "{1, 2} * {3} == scores", NULL, 0), FIEF_ERR_QUERY_INVALID, "does not allow arithmetic combining two lists of values");
     EERRM(fief_results_filter(all, "walks == nil", NULL, 0), FIEF_ERR_QUERY_INVALID, "holds no null");
 
     fief_release(all);
@@ -979,12 +979,65 @@ TEST(key_path_arguments) {
     teardown();
 }
 
+/* Decimal128 multiplication and division (IEEE 754-2008 decimal128, as
+ * realm-core computes them) and a list of values applied to a property,
+ * through fief_results_filter: dec is 10, 0.1 and -7.5. */
+TEST(decimal_arithmetic) {
+    fief_realm_t *r = t_open_std();
+    R(r);
+    fief_class_key_t ca = t_class(r, "AllTypes");
+    fief_property_key_t pid = t_prop(r, "AllTypes", "id"), pdec = t_prop(r, "AllTypes", "dec");
+    R(fief_realm_begin_write(r));
+    fief_value_t decs[3] = {vdec(10, 0x3040000000000000ULL), vdec(1, 0x303E000000000000ULL), vdec(75, 0xB03E000000000000ULL)};
+    for (int i = 0; i < 3; i++) {
+        fief_property_key_t p[2] = {pid, pdec};
+        fief_value_t v[2] = {vi(i), decs[i]};
+        fief_object_t *o = fief_object_create(r, ca, p, v, 2, FIEF_UPDATE_POLICY_ERROR);
+        E(o);
+        fief_release(o);
+    }
+    E(fief_realm_commit(r));
+    fief_results_t *all = fief_realm_get_objects(r, ca);
+    R(all);
+    /* 10 / 3 is 3.333333333333333333333333333333333 (34 digits, rounded down). */
+    fief_value_t third = vdec(0x67d9da2155555555ULL, 0x2ffea45894e48295ULL), list[2] = {vi(1), vi(2)};
+    fief_query_arg_t qthird = {1, false, &third}, qlist = {2, true, list};
+    struct { const char *pred; const fief_query_arg_t *arg; uint64_t count; const char *first; } cases[] = {
+        {"dec * 1.2 > 10", NULL, 1, "dec * 1.2 > 10 AND id == 0"},
+        {"dec / 3 == $0", &qthird, 1, "dec / 3 == $0 AND id == 0"},
+        {"dec / 0 < 0", NULL, 1, "dec / 0 < 0 AND id == 2"},
+        {"dec / 0 > 0", NULL, 2, "dec / 0 > 0 AND id != 2"},
+        {"dec * dec == 100", NULL, 1, "dec * dec == 100 AND id == 0"},
+        {"dec * 3 == 0.3", NULL, 1, "dec * 3 == 0.3 AND id == 1"},
+        {"-dec / id == 3.75", NULL, 1, "-dec / id == 3.75 AND id == 2"},
+        {"{1, 2} * dec == 20", NULL, 1, "{1, 2} * dec == 20 AND id == 0"},
+        {"ALL $0 * dec > 0", &qlist, 2, "ALL $0 * dec > 0 AND id != 2"},
+        {"NONE {1, 2} * dec > 0", NULL, 1, "NONE {1, 2} * dec > 0 AND id == 2"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fief_results_t *f = fief_results_filter(all, cases[i].pred, cases[i].arg, cases[i].arg ? 1 : 0);
+        R(f);
+        EQU(t_count(f), cases[i].count);
+        fief_release(f);
+        f = fief_results_filter(all, cases[i].first, cases[i].arg, cases[i].arg ? 1 : 0);
+        R(f);
+        EQU(t_count(f), cases[i].count);
+        fief_release(f);
+    }
+    /* Realm's rule: one list or collection per arithmetic expression. */
+    EERRM(fief_results_filter(all, "{1, 2} * dec * {3, 4} == 1", NULL, 0), FIEF_ERR_QUERY_INVALID,
+          "Realm's query language does not allow arithmetic combining two lists of values");
+    EERRM(fief_results_filter(all, "dec * {1, 'x'} == 1", NULL, 0), FIEF_ERR_QUERY_INVALID, "arithmetic takes numbers");
+    fief_release(all);
+    fief_release(r);
+}
+
 static const t_case cases[] = {
     T(all_objects), T(filter_comparisons), T(filter_strings), T(filter_logic), T(filter_arguments),
     T(filter_errors), T(sort), T(results_access), T(results_live_and_delete_all), T(query_other_types),
     T(strings_and_binaries_are_distinct), T(invalid_timestamps_refused_everywhere), T(nesting_limits),
     T(paths_through_links_and_collections), T(element_operations_list_arithmetic_and_map_nulls), T(description),
-    T(key_path_arguments),
+    T(key_path_arguments), T(decimal_arithmetic),
 };
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }

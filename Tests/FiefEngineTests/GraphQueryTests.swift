@@ -841,10 +841,10 @@ extension GraphQueryTests {
         ])
         verify(db, "Person", [("ALL $0 / 2 >= ANY items.price", 1), ("customer_id == $0 - $1", 2)],
                [([.int(8), .int(10)], true), ([.int(8)], false)])
-        // realm-core refuses two lists in one expression; a list with a property is not bound yet.
+        // realm-core refuses two lists in one expression.
         for (predicate, message) in [
-            ("{1, 2, 3, 4, 5, 6} * {1, 2, 3} == items.price", "arithmetic takes one list of values ({...} or a list argument) at most; '{1, 2, 3, 4, 5, 6} * {1, 2, 3}' has 2"),
-            ("{1, 2} * customer_id == 2", "arithmetic combining a list of values with a property or key path ('{1, 2} * customer_id') is not supported yet"),
+            ("{1, 2, 3, 4, 5, 6} * {1, 2, 3} == items.price", "Realm's query language does not allow arithmetic combining two lists of values ('{1, 2, 3, 4, 5, 6} * {1, 2, 3}'): one list ({...} or a list argument) at most"),
+            ("{1, 2} * items.price == 2", "Realm's query language does not allow arithmetic combining two collections or lists of values ('{1, 2} * items.price'): realm-core refuses operations involving two lists"),
             ("{'a', 'b'} + 1 == customer_id", "arithmetic takes numbers; a constant is a string value"),
         ] {
             XCTAssertEqual(expectError(.queryInvalid, predicate) { try db.query("Person", predicate) }?.message, message, predicate)
@@ -1792,7 +1792,7 @@ extension GraphQueryTests {
 
 extension GraphQueryTests {
     /// realm-core's Parser_Arithmetic, with `number` an int, a float and a
-    /// double (decimals add and subtract; multiplying them is refused).
+    /// double; a list of values applied to a property element by element.
     func testRealmCoreArithmetic() throws {
         for (type, one, two) in [(PropertyType.int, TV.int(1), TV.int(2)), (.float, .float(1), .float(2)), (.double, .double(1), .double(2))] {
             let db = try DB.open(tempDir().file("\(type.name).fief"), Schema(classes: [ObjectClass(name: "person", properties: [
@@ -1817,16 +1817,79 @@ extension GraphQueryTests {
                 ("spouse.age - age > 0", 2), ("-age < -40", 1), ("-(age - 50) == 8", 1), ("scores.@sum * 2 > age", 1),
                 ("scores * 10 >= age", 2), ("ALL scores * 10 >= age", 3), ("spouse.age + spouse.age / 2 == 63", 1), ("1 + 1 == 2", 4),
                 ("age * 1.5 == 63", 1), ("age - 0.5 > 41", 1),
+                // A list with a property: one result per element (realm-core's Operator over a list
+                // constant), compared with the list's quantifier, or element by element with a list.
+                ("{1, 2} * age == 84", 1), ("age + {1, 2} == 41", 1), ("ALL {1, 2} * age > 50", 0), ("NONE {1, 2} * age > 50", 1),
+                ("{1, 2} * age == {42, 84}", 1), ("{1, 2} * age == {84, 42}", 0), ("{1, 2} * age > spouse.age", 4),
+                ("ALL {1, 2} * age > spouse.age", 2), ("{1, 2} * spouse.age == 84", 1), ("-{1, 2} * age == -50", 1),
+                ("{2, null} * age == 50", 1), ("ANY {} * age == 50", 0), ("ALL {} * age == 50", 4), ("{1, 2} * age / 2 == 21", 1),
             ])
+            verify(db, "person", [("$0 * age == 50", 1), ("ALL $0 * age > 30", 2)], [([.int(1), .int(2)], true)])
             verify(db, "person", [("age * $0 == $1", 1)], [([.int(2)], false), ([.int(50)], false)])
-            for predicate in ["age + spouse.name == 50", "age + name == 50", "age * 'x' == 1", "age + {1, 2} == 3", "scores * scores > 1"] {
+            for predicate in ["age + spouse.name == 50", "age + name == 50", "age * 'x' == 1", "{'a', 2} * age == 3"] {
                 XCTAssertThrowsError(try db.query("person", predicate), predicate)
+            }
+            // realm-core refuses arithmetic over two lists ("Operations involving two lists are not supported").
+            let twoLists = "Realm's query language does not allow arithmetic combining two collections or lists of values"
+            for (predicate, text) in [("scores * scores > 1", "'scores * scores'"), ("{1, 2} * scores == 2", "'{1, 2} * scores'"),
+                                      ("spouse.scores + scores > 5", "'spouse.scores + scores'"), ("$0 * scores > 1", "'$0 * scores'")] {
+                let error = expectError(.queryInvalid, predicate) { try Self.query(db, predicate, [([.int(1), .int(2)], true)], of: "person") }
+                XCTAssertEqual(error?.message, "\(twoLists) (\(text)): realm-core refuses operations involving two lists", predicate)
             }
         }
         let db = try DB.open(tempDir().file("decimal.fief"), Schema(classes: [ObjectClass(name: "D", properties: [prop("d", .decimal128), prop("i", .int)])]))
         try db.write { _ = try db.createMany("D", ["d", "i"], [[.decimal(DecimalArithmetic.from(3)), .int(1)], [.decimal(DecimalArithmetic.from(5)), .int(2)]]) }
-        verify(db, "D", [("d + i == 4", 1), ("d - 1 > 3", 1), ("-d < -4", 1), ("d + 0.5 == 3.5", 1)])
-        expectError(.queryInvalid) { try db.query("D", "d * 2 > 1") }
+        verify(db, "D", [("d + i == 4", 1), ("d - 1 > 3", 1), ("-d < -4", 1), ("d + 0.5 == 3.5", 1), ("d * 2 > 7", 1), ("d / i == 2.5", 1)])
+    }
+
+    /// Decimal128 multiplication and division in queries, as realm-core
+    /// computes them (IEEE 754-2008 decimal128: 34 digits, half to even;
+    /// an int, a float or a double meeting a decimal becomes one; x / 0 is
+    /// an infinity; a mixed value that is not a number gives null): which
+    /// objects match, over properties, mixed values, arguments and lists.
+    func testDecimalMultiplicationAndDivision() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [ObjectClass(name: "P", properties: [
+            prop("price", .decimal128), prop("qty", .int), prop("m", .mixed, .nullable), prop("ratio", .double), prop("f", .float),
+            Property(name: "prices", type: .decimal128, collection: .list),
+        ])]))
+        func d(_ s: String) -> Decimal128Bits { DecimalArithmetic.parse(Array(s.utf8))! }
+        let keys = try db.write { () -> [Int64] in
+            let keys = try db.createMany("P", ["price", "qty", "m", "ratio", "f"], [
+                [.decimal(d("10")), .int(3), .decimal(d("1.5")), .double(0.5), .float(0.5)],
+                [.decimal(d("0.1")), .int(0), .int(4), .double(2), .float(2)],
+                [.decimal(d("-7.5")), .int(2), .string("x"), .double(0), .float(0)],
+                [.decimal(d("1E-4000")), .int(1), .null, .double(1), .float(1)],
+            ])
+            try db.append("P", keys[0], "prices", [.decimal(d("2")), .decimal(d("0.5"))])
+            try db.append("P", keys[2], "prices", [.decimal(d("-1"))])
+            return keys
+        }
+        let cases: [(String, [Argument], [Int])] = [
+            ("price * 1.2 > 10", [], [0]), ("price * 3 == 30", [], [0]), ("price * 3 == 0.3", [], [1]),
+            ("price / 3 == $0", [([.decimal(d("3.333333333333333333333333333333333"))], false)], [0]),
+            ("price / 3 == $0", [([.decimal(d("3.333333333333333333333333333333334"))], false)], []),
+            ("price / qty == -3.75", [], [2]), ("price / qty == $0", [([.decimal(DecimalArithmetic.infinity(negative: false))], false)], [1]),
+            ("price / 0 > 0", [], [0, 1, 3]), ("price / 0 < 0", [], [2]), ("price * price == 0", [], [3]), ("price * price > 0", [], [0, 1, 2]),
+            ("price * price * 1E300 > 0", [], [0, 1, 2]), ("price * m == 15", [], [0]), ("price * m == $0", [([.decimal(d("0.4"))], false)], [1]),
+            ("price * m == nil", [], [2, 3]), ("-price * 2 == 15", [], [2]), ("price * ratio == 5", [], [0]), ("price * ratio == 0", [], [2]),
+            ("price / ratio < 0", [], [2]), ("price * f == 5", [], [0]), ("2 * price / 4 == 5", [], [0]), ("price * 2 - 20 == 0", [], [0]),
+            ("price / $0 == 2.5", [([.int(4)], false)], [0]), ("price * $0 == 0.25", [([.double(2.5)], false)], [1]),
+            ("{1, 2} * price == 20", [], [0]), ("ALL {1, 2} * price > 0", [], [0, 1, 3]), ("NONE {1, 2} * price > 0", [], [2]),
+            ("price / {2, 4} == 2.5", [], [0]), ("price * $0 == -15", [([.int(1), .decimal(d("2"))], true)], [2]),
+            ("{1, 2} * $0 == price", [([.decimal(d("5"))], false)], [0]), ("{1.5, 2} * $0 == 3", [([.decimal(d("2"))], false)], [0, 1, 2, 3]),
+            ("prices * qty == 6", [], [0]), ("ALL prices / 2 < price", [], [0, 1, 3]), ("prices.@sum * price == 25", [], [0]),
+            ("price == $0 * 2", [([.decimal(d("5"))], false)], [0]), ("price == 1 / $0", [([.decimal(d("10"))], false)], [1]),
+            ("-15 IN {1, 2} * price", [], [2]), ("price * qty IN {30, -15}", [], [0, 2]),
+            ("price * 1E6000 * 1E6000 > 1E300", [], [0, 1, 3]), ("price * 1E6000 * 1E6000 < 0", [], [2]),
+        ]
+        for (predicate, args, expected) in cases {
+            do {
+                let results = try Self.query(db, predicate, args, of: "P")
+                XCTAssertEqual(Set(try results.allKeys()), Set(expected.map { keys[$0] }), predicate)
+            } catch {
+                XCTFail("\(predicate): \(error)")
+            }
+        }
     }
 }
 
@@ -1950,5 +2013,58 @@ extension GraphQueryTests {
         XCTAssertEqual(try results.count(), 0)
         try db.write { try db.append("P", try db.keys("P", "id == 2")[0], "tags", [.string("four")]) }
         XCTAssertEqual(try results.count(), 1)
+    }
+}
+
+// MARK: - Objects against a list, and forms Realm refuses
+
+extension GraphQueryTests {
+    /// `items == {$0, $1}`: a list (or set, or backlinks) of links against
+    /// a list of objects, element by element in order, as realm-core
+    /// compares two lists without a quantifier; `!=` is its negation.
+    func testLinkListsAgainstListsElementByElement() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "Item", properties: [prop("name", .string, .primaryKey), Property(name: "related", type: .link, linkTarget: "Item", collection: .list)]),
+            ObjectClass(name: "Person", properties: [prop("name", .string), Property(name: "items", type: .link, linkTarget: "Item", collection: .list),
+                                                     Property(name: "itemMap", type: .link, flags: .nullable, linkTarget: "Item", collection: .map)]),
+        ]))
+        let item = db.cls("Item")
+        let (a, b, people) = try db.write { () -> (Int64, Int64, [Int64]) in
+            let a = try db.create("Item", [("name", .string("a"))]), b = try db.create("Item", [("name", .string("b"))])
+            let people = try db.createMany("Person", ["name"], [[.string("ab")], [.string("ba")], [.string("a")], [.string("none")]])
+            try db.append("Person", people[0], "items", [.link(item, a), .link(item, b)])
+            try db.append("Person", people[1], "items", [.link(item, b), .link(item, a)])
+            try db.append("Person", people[2], "items", [.link(item, a)])
+            return (a, b, people)
+        }
+        let cases: [(String, [Argument], [Int])] = [
+            ("items == {$0, $1}", [([.link(item, a)], false), ([.link(item, b)], false)], [0]),
+            ("{$0, $1} == items", [([.link(item, b)], false), ([.link(item, a)], false)], [1]),
+            ("items == $0", [([.link(item, a)], true)], [2]), ("items != $0", [([.link(item, a)], true)], [0, 1, 3]),
+            ("items == {obj('Item', 'a'), obj('Item', 'b')}", [], [0]), ("items == {}", [], [3]),
+            ("ANY items == {obj('Item', 'b')}", [], [0, 1]),
+        ]
+        for (predicate, args, expected) in cases {
+            do {
+                let results = try Self.query(db, predicate, args, of: "Person")
+                XCTAssertEqual(Set(try results.allKeys()), Set(expected.map { people[$0] }), predicate)
+            } catch {
+                XCTFail("\(predicate): \(error)")
+            }
+        }
+        XCTAssertEqual(expectError(.queryInvalid) { try Self.query(db, "itemMap == {$0}", [([.link(item, a)], false)], of: "Person") }?.message,
+                       "comparing the objects of a map of links ('itemMap') with a list, element by element is not supported yet")
+        // Forms realm-core's parser refuses too: the messages say so.
+        for (predicate, message) in [
+            ("SUBQUERY(items, $x, SUBQUERY($x.related, $y, SUBQUERY($x.related, $z, $z.name == 'a').@count > 0).@count > 0).@count > 0",
+             "Realm's query language does not allow a SUBQUERY over the collection of an enclosing SUBQUERY's variable: inside a SUBQUERY only its own variable names objects ('$x.related')"),
+            ("SUBQUERY(items, $x, $x.related == $x).@count > 0", "Realm's query language does not allow the SUBQUERY variable '$x' alone: compare its properties ('$x.name')"),
+            ("items[0].@max.name == 'a'", "Realm's query language does not allow an aggregate of one object ('items[0].@max.name'): '@min', '@max', '@sum' and '@avg' apply to a list, set or map"),
+            ("obj('Item', 'a') * 2 == 1", "obj('Class', key) names one object: Realm's query language compares it with a link only ('friend == obj(...)', 'obj(...) IN friends'), not in arithmetic or BETWEEN"),
+            ("{obj('Item', 'a'), 1} + 2 == 1", "obj('Class', key) names one object: Realm's query language compares it with a link only ('friend == obj(...)', 'obj(...) IN friends'), not in arithmetic or BETWEEN"),
+            ("obj('Item', 'a') BETWEEN {1, 2}", "obj('Class', key) names one object: Realm's query language compares it with a link only ('friend == obj(...)', 'obj(...) IN friends'), not in arithmetic or BETWEEN"),
+        ] {
+            XCTAssertEqual(expectError(.queryInvalid, predicate) { try db.query("Person", predicate) }?.message, message, predicate)
+        }
     }
 }

@@ -113,6 +113,38 @@ final class QueryDescriptionTests: XCTestCase {
         XCTAssertEqual(try values.distinct(by: ["self"]).queryDescription(), "TRUEPREDICATE DISTINCT(self)")
     }
 
+    /// Decimal128 multiplication and division, and a list of values applied
+    /// to a property (`{1, 2} * age`), describe as text that parses to the
+    /// same query (decimal arguments spelled with every digit).
+    func testDecimalArithmeticAndListsWithPropertiesRoundTrip() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [ObjectClass(name: "P", properties: [
+            prop("price", .decimal128), prop("age", .int), prop("m", .mixed, .nullable),
+            Property(name: "friend", type: .link, flags: .nullable, linkTarget: "P"),
+        ])]))
+        func d(_ s: String) -> Decimal128Bits { DecimalArithmetic.parse(Array(s.utf8))! }
+        try db.write {
+            let keys = try db.createMany("P", ["price", "age", "m"], [
+                [.decimal(d("10")), .int(42), .decimal(d("1.5"))], [.decimal(d("0.1")), .int(25), .int(4)], [.decimal(d("-7.5")), .int(40), .null],
+            ])
+            try db.set("P", keys[0], "friend", .link(db.cls("P"), keys[2]))
+        }
+        let cases: [(String, [Argument], String)] = [
+            ("price * 1.2 > 10", [], "price * 1.2 > 10"),
+            ("price / 3 == $0", [([.decimal(d("3.333333333333333333333333333333333"))], false)], "price / 3 == 3333333333333333333333333333333333E-33"),
+            ("price * m == 15", [], "price * m == 15"), ("price / age < 0", [], "price / age < 0"), ("-price / 0 > 0", [], "-price / 0 > 0"),
+            ("{1, 2} * age == 84", [], "{1, 2} * age == 84"), ("ALL {1, 2} * age > 45", [], "ALL {1, 2} * age > 45"),
+            ("NONE $0 * age > 50", [([.int(1), .int(2)], true)], "NONE {1, 2} * age > 50"), ("age + {1, 2} == {43, 44}", [], "age + {1, 2} == {43, 44}"),
+            ("{1, 2} * friend.age == 80", [], "{1, 2} * friend.age == 80"), ("price * {2, $0} == -15", [([.decimal(d("0.1000000000000000000001"))], false)], "price * {2, 1000000000000000000001E-22} == -15"),
+        ]
+        for (predicate, args, expected) in cases {
+            let results = try GraphQueryTests.query(db, predicate, args, of: "P")
+            XCTAssertEqual(try results.queryDescription(), expected, predicate)
+            try checkRoundTrip(db, "P", predicate, args)
+        }
+        XCTAssertEqual(try db.keys("P", "{1, 2} * age == 84").count, 1)
+        XCTAssertEqual(try db.keys("P", "price * 1.2 > 10").count, 1)
+    }
+
     /// Operations on one element, `.length`, arithmetic on lists and null
     /// against a map of links describe as text that parses to the same query.
     func testElementOperationsListArithmeticAndNullsInMapsRoundTrip() throws {

@@ -1,5 +1,6 @@
-/// Decimal128 arithmetic the engine needs for aggregates: exact comparison
-/// (min, max), addition (sum) and division by a count (average), in the BID
+/// Decimal128 arithmetic the engine needs for aggregates and queries: exact
+/// comparison (min, max), addition (sum), division by a count (average),
+/// and multiplication and division (query arithmetic), in the BID
 /// encoding values are stored in.  Results are rounded half to even to 34
 /// significant digits, as IEEE 754-2008 decimal128 does.  (The overlay has
 /// its own, fuller Decimal128 type: it is built on the C ABI only.)
@@ -172,6 +173,71 @@ enum DecimalArithmetic {
             : rounded(small.subtracting(large), exponent: exponent, sticky: false, negative: s2)
     }
 
+    // MARK: Multiplication and division
+
+    /// The sign of `d` flipped (NaN stays NaN).
+    static func negated(_ d: Decimal128Bits) -> Decimal128Bits {
+        Decimal128Bits(low: d.low, high: d.high ^ (1 << 63))
+    }
+
+    /// `a × b` as IEEE 754-2008 decimal128 gives it: the exact product
+    /// rounded half to even to 34 digits, its exponent the sum of the
+    /// operands' where the product is exact (`1.5 × 2.0` is `3.00`); an
+    /// overflow gives an infinity, an underflow a rounded subnormal or
+    /// zero.  NaN if either is NaN and for an infinity times zero; the
+    /// sign of a zero or infinite result is the operands' signs combined.
+    static func multiply(_ a: Decimal128Bits, _ b: Decimal128Bits) -> Decimal128Bits {
+        switch (kind(a), kind(b)) {
+        case (.nan, _), (_, .nan):
+            return nan
+        case let (.infinity(x), .infinity(y)):
+            return infinity(negative: x != y)
+        case let (.infinity(x), .finite(y, c, _)), let (.finite(y, c, _), .infinity(x)):
+            return c == 0 ? nan : infinity(negative: x != y)
+        case let (.finite(sa, ca, ea), .finite(sb, cb, eb)):
+            let product = ca.multipliedFullWidth(by: cb)
+            return rounded(Wide(high: product.high, low: product.low), exponent: ea + eb, sticky: false, negative: sa != sb)
+        }
+    }
+
+    /// `a ÷ b` as IEEE 754-2008 decimal128 gives it: an exact quotient with
+    /// the exponent nearest `a`'s minus `b`'s (`6 ÷ 2` is `3`, `1 ÷ 4` is
+    /// `0.25`), any other rounded half to even to 34 digits (`1 ÷ 3` is
+    /// `0.3333333333333333333333333333333333`).  A non-zero number divided
+    /// by zero is an infinity (of the operands' signs combined); 0 ÷ 0,
+    /// ∞ ÷ ∞ and anything with NaN are NaN; a number divided by an
+    /// infinity is zero.
+    static func divide(_ a: Decimal128Bits, _ b: Decimal128Bits) -> Decimal128Bits {
+        switch (kind(a), kind(b)) {
+        case (.nan, _), (_, .nan), (.infinity, .infinity):
+            return nan
+        case let (.infinity(x), .finite(y, _, _)):
+            return infinity(negative: x != y)
+        case let (.finite(x, _, _), .infinity(y)):
+            return finite(negative: x != y, coefficient: 0, exponent: minExponent)
+        case let (.finite(sa, ca, ea), .finite(sb, cb, eb)):
+            let negative = sa != sb
+            if cb == 0 { return ca == 0 ? nan : infinity(negative: negative) }
+            let preferred = ea - eb
+            if ca == 0 { return finite(negative: negative, coefficient: 0, exponent: preferred) }
+            // Scale the dividend so that the quotient has at least 35 digits.
+            let scale = Swift.max(35 + digitCount(cb) - digitCount(ca), 0)
+            let (quotient, remainder) = Wide(ca).timesPowerOfTen(scale).divided(by: cb)
+            var q = quotient
+            var exponent = preferred - scale
+            if remainder == 0 {
+                // Exact: trailing zeros go while the exponent is below the preferred one.
+                while exponent < preferred {
+                    let (shorter, digit) = q.divided(by: 10)
+                    guard digit == 0 else { break }
+                    q = shorter
+                    exponent += 1
+                }
+            }
+            return rounded(q, exponent: exponent, sticky: remainder != 0, negative: negative)
+        }
+    }
+
     /// `a / n` for a count `n` > 0, rounded (an exact quotient keeps `a`'s
     /// exponent where it can).
     static func divide(_ a: Decimal128Bits, by n: Int) -> Decimal128Bits {
@@ -205,12 +271,18 @@ enum DecimalArithmetic {
         var sticky = sticky
         var roundDigit: UInt128 = 0
         let limit = Wide(coefficientLimit)
-        while c >= limit {
+        // Digits go past 34, and below the smallest exponent (a subnormal
+        // result), in one rounding.
+        while c >= limit || (exponent < minExponent && c != Wide(0)) {
             if roundDigit != 0 { sticky = true }
             let (shorter, digit) = c.divided(by: 10)
             roundDigit = digit
             c = shorter
             exponent += 1
+        }
+        if exponent < minExponent {
+            // Nothing is left above the smallest exponent: less than half its unit.
+            return finite(negative: negative, coefficient: 0, exponent: minExponent)
         }
         var result = c.low
         if roundDigit > 5 || (roundDigit == 5 && (sticky || result % 2 == 1)) {

@@ -778,6 +778,13 @@ final class ValueReader {
                     termValues[many] = value
                     return visit(typed(term.evaluate { termValues[$0] }))
                 }
+            case .arithmetic(let term) where term.listCount != nil:
+                // A list of values given with the query: one result per element.
+                for i in 0..<termReaders.count { termValues[i] = try termReaders[i].value(key) }
+                for element in 0..<term.listCount! {
+                    if !visit(typed(term.evaluate(element: element) { termValues[$0] })) { return false }
+                }
+                return true
             case .elements(let property):
                 if expression.measure == .lengths {
                     return try walker!.forEach(owner: key) { value in

@@ -334,10 +334,15 @@ enum ValueMeasure {
 /// widest type of its terms (int, float, double, decimal128; mixed values
 /// as they come, anything but a number making the result null); ints wrap
 /// on overflow and an int divided by 0 is the largest int of the
-/// dividend's sign; null in, null out.
+/// dividend's sign; decimal128 as IEEE 754-2008 computes it (an int or a
+/// double meeting a decimal becomes one); null in, null out.
 indirect enum ArithmeticTerm {
     case value(ValueExpression)
     case constant(QueryConstant)
+    /// A list of values given with the query (`{1, 2} * age`): one result
+    /// per element, in order, as realm-core's Operator applies a list
+    /// constant to one value per object.  One term at most is many-valued.
+    case list([QueryConstant])
     case operation(ArithmeticTerm, QueryArithmeticOperator, ArithmeticTerm)
     case negation(ArithmeticTerm)
 
@@ -345,16 +350,26 @@ indirect enum ArithmeticTerm {
     func forEachValue(_ body: (ValueExpression) -> Void) {
         switch self {
         case .value(let expression): body(expression)
-        case .constant: break
+        case .constant, .list: break
         case .operation(let a, _, let b): a.forEachValue(body); b.forEachValue(body)
         case .negation(let a): a.forEachValue(body)
         }
     }
 
     var isMany: Bool {
-        var many = false
+        var many = listCount != nil
         forEachValue { if $0.isMany { many = true } }
         return many
+    }
+
+    /// The number of elements of the list of values in it; nil without one.
+    var listCount: Int? {
+        switch self {
+        case .value, .constant: return nil
+        case .list(let elements): return elements.count
+        case .operation(let a, _, let b): return a.listCount ?? b.listCount
+        case .negation(let a): return a.listCount
+        }
     }
 
     var readsValues: Bool {
@@ -363,35 +378,24 @@ indirect enum ArithmeticTerm {
         return reads
     }
 
-    var multipliesOrDivides: Bool {
-        switch self {
-        case .value, .constant: return false
-        case .operation(let a, let op, let b): return op == .multiply || op == .divide || a.multipliesOrDivides || b.multipliesOrDivides
-        case .negation(let a): return a.multipliesOrDivides
-        }
-    }
-
-    var involvesDecimals: Bool {
-        switch self {
-        case .value(let expression): return expression.valueProperty.type == .decimal128 || expression.valueProperty.type == .mixed
-        case .constant(let c): if case .decimal = c { return true }; return false
-        case .operation(let a, _, let b): return a.involvesDecimals || b.involvesDecimals
-        case .negation(let a): return a.involvesDecimals
-        }
-    }
-
     /// The type of the result (mixed when a term is mixed).
     var resultType: PropertyType {
         switch self {
         case .value(let expression): return expression.valueProperty.type
         case .constant(let c):
-            switch c {
-            case .decimal: return .decimal128
-            case .double: return .double
-            default: return .int
-            }
+            return ArithmeticTerm.type(of: c)
+        case .list(let elements):
+            return elements.reduce(.int) { ArithmeticTerm.wider($0, ArithmeticTerm.type(of: $1)) }
         case .operation(let a, _, let b): return ArithmeticTerm.wider(a.resultType, b.resultType)
         case .negation(let a): return a.resultType
+        }
+    }
+
+    static func type(of c: QueryConstant) -> PropertyType {
+        switch c {
+        case .decimal: return .decimal128
+        case .double: return .double
+        default: return .int
         }
     }
 
@@ -401,30 +405,37 @@ indirect enum ArithmeticTerm {
     }
 
     /// The value for one object: `read` gives each value expression's value,
-    /// in the order of `forEachValue` (its index).
-    func evaluate(_ read: (Int) -> FiefEngine.Value) -> FiefEngine.Value {
+    /// in the order of `forEachValue` (its index); `element`, which element
+    /// of the list of values in it to take.
+    func evaluate(element: Int = 0, _ read: (Int) -> FiefEngine.Value) -> FiefEngine.Value {
         var index = 0
-        return evaluate(read, &index)
+        return evaluate(read, element, &index)
     }
 
-    private func evaluate(_ read: (Int) -> FiefEngine.Value, _ index: inout Int) -> FiefEngine.Value {
+    private static func value(_ c: QueryConstant) -> FiefEngine.Value {
+        switch c {
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d)
+        case .decimal(let d): return .decimal128(d)
+        default: return .null
+        }
+    }
+
+    private func evaluate(_ read: (Int) -> FiefEngine.Value, _ element: Int, _ index: inout Int) -> FiefEngine.Value {
         switch self {
         case .value:
             defer { index += 1 }
             return read(index)
         case .constant(let c):
-            switch c {
-            case .int(let i): return .int(i)
-            case .double(let d): return .double(d)
-            case .decimal(let d): return .decimal128(d)
-            default: return .null
-            }
+            return ArithmeticTerm.value(c)
+        case .list(let elements):
+            return element < elements.count ? ArithmeticTerm.value(elements[element]) : .null
         case .operation(let a, let op, let b):
-            let x = a.evaluate(read, &index)
-            let y = b.evaluate(read, &index)
+            let x = a.evaluate(read, element, &index)
+            let y = b.evaluate(read, element, &index)
             return ArithmeticTerm.apply(x, op, y)
         case .negation(let a):
-            switch a.evaluate(read, &index) {
+            switch a.evaluate(read, element, &index) {
             case .int(let i): return .int(0 &- i)
             case .float(let f): return .float(-f)
             case .double(let d): return .double(-d)
@@ -450,8 +461,9 @@ indirect enum ArithmeticTerm {
             guard let a = decimal(x), let b = decimal(y) else { return .null }
             switch op {
             case .add: return .decimal128(DecimalArithmetic.add(a, b))
-            case .subtract: return .decimal128(DecimalArithmetic.add(a, Decimal128Bits(low: b.low, high: b.high ^ (1 << 63))))
-            case .multiply, .divide: return .null   // refused when bound; a mixed decimal gives no value
+            case .subtract: return .decimal128(DecimalArithmetic.add(a, DecimalArithmetic.negated(b)))
+            case .multiply: return .decimal128(DecimalArithmetic.multiply(a, b))
+            case .divide: return .decimal128(DecimalArithmetic.divide(a, b))
             }
         default:
             guard let a = QueryEvaluator.number(x), let b = QueryEvaluator.number(y) else { return .null }
@@ -734,31 +746,34 @@ enum QueryBinder {
             }
             return .path(try bindSubquery(subquery, from: table, realm, scope), nil)
         case .object:
-            try QueryCompiler.checkSupported(operand)
-            throw FiefError(.internal, "the query binder was given an operand it does not bind")
+            // realm-core takes obj(...) as a constant compared with a link only.
+            throw FiefError(.queryInvalid, "obj('Class', key) names one object: Realm's query language compares it with a link only ('friend == obj(...)', 'obj(...) IN friends'), not in arithmetic or BETWEEN")
         }
     }
 
     // MARK: Arithmetic
 
     /// `a + b`, `a - b`, `a * b`, `a / b`, `-a` as a value expression (or, of
-    /// constants only, the constant it folds to).
+    /// constants only, the constant it folds to).  A list of values in it
+    /// (`{1, 2} * age`) gives one result per element; as in realm-core, the
+    /// expression takes one list or collection at most.
     static func arithmetic(_ operand: QueryOperand, _ scope: Scope) throws(FiefError) -> Side {
         guard case .objects(let table) = scope.target else {
-            throw QueryCompiler.unsupported("arithmetic on the elements of a collection of values")
+            // realm-core filters collections of objects only (RealmSwift: "Querying is currently
+            // only implemented for arrays of Realm Objects"); Fief's queries on values compare 'self'.
+            throw FiefError(.queryInvalid, "Realm's query language does not allow arithmetic in a query on the elements of a collection of values (\(describe(operand))): compare 'self' with a value")
         }
         if let list = try listArithmetic(operand, scope) { return list }
         var quantifier: QueryQuantifier? = nil
         let term = try arithmeticTerm(operand, scope, &quantifier)
-        var many = 0
-        term.forEachValue { if $0.isMany { many += 1 } }
-        if many > 1 { throw QueryCompiler.unsupported("arithmetic over two collections") }
-        let type = term.resultType
-        if type == .decimal128 || type == .mixed, term.multipliesOrDivides, term.involvesDecimals {
-            throw QueryCompiler.unsupported("multiplying or dividing decimal128 values")
-        }
         let text = QueryBinder.describe(operand)
-        if !term.readsValues, let folded = ArithmeticTerm.literal(term.evaluate { _ in .null }) {
+        var many = term.listCount == nil ? 0 : 1
+        term.forEachValue { if $0.isMany { many += 1 } }
+        if many > 1 {
+            throw FiefError(.queryInvalid, "Realm's query language does not allow arithmetic combining two collections or lists of values (\(text)): realm-core refuses operations involving two lists")
+        }
+        let type = term.resultType
+        if !term.readsValues, term.listCount == nil, let folded = ArithmeticTerm.literal(term.evaluate { _ in .null }) {
             // Numbers only: folded now (a decimal result is computed per object instead).
             return .value(.constant(folded))
         }
@@ -771,8 +786,9 @@ enum QueryBinder {
     /// `ALL $0 * 2`, with a list argument): the list of its results, one per
     /// element (the other terms are numbers given with the query), with the
     /// quantifier written before the list; null for a null element.  Nil
-    /// when `operand` has no list.  As in realm-core, two lists in one
-    /// expression are refused.
+    /// when `operand` has no list, reads values of the object (`{1, 2} *
+    /// age`) or gives a decimal128 (a term with the list then gives the
+    /// results).  As in realm-core, two lists in one expression are refused.
     private static func listArithmetic(_ operand: QueryOperand, _ scope: Scope) throws(FiefError) -> Side? {
         var lists: [(elements: [ListElement], quantifier: QueryQuantifier?)] = []
         var readsValues = false
@@ -794,11 +810,9 @@ enum QueryBinder {
         guard let list = lists.first else { return nil }
         let text = describe(operand)
         guard lists.count == 1 else {
-            throw FiefError(.queryInvalid, "arithmetic takes one list of values ({...} or a list argument) at most; \(text) has \(lists.count)")
+            throw FiefError(.queryInvalid, "Realm's query language does not allow arithmetic combining two lists of values (\(text)): one list ({...} or a list argument) at most")
         }
-        if readsValues {
-            throw QueryCompiler.unsupported("arithmetic combining a list of values with a property or key path (\(text))")
-        }
+        if readsValues { return nil }
         var results: [ListElement] = []
         for element in list.elements {
             let value: QueryOperand
@@ -815,7 +829,8 @@ enum QueryBinder {
                 continue
             }
             guard case .value(let folded) = try arithmetic(operand.replacingLists(with: value) { n in n >= 0 && n < scope.arguments.count && scope.arguments[n].isList }, scope) else {
-                throw QueryCompiler.unsupported("decimal128 arithmetic on a list of values (\(text))")
+                // A decimal128 result (no literal holds it): computed by a term with the list.
+                return nil
             }
             results.append(.operand(folded))
         }
@@ -848,6 +863,10 @@ enum QueryBinder {
             return .operation(try arithmeticTerm(a, scope, &quantifier), op, try arithmeticTerm(b, scope, &quantifier))
         case .negated(let a):
             return .negation(try arithmeticTerm(a, scope, &quantifier))
+        case .argument(let n) where n >= 0 && n < scope.arguments.count && scope.arguments[n].isList:
+            return try listTerm(operand, scope, &quantifier)
+        case .list:
+            return try listTerm(operand, scope, &quantifier)
         case .constant, .argument:
             let c = try QueryCompiler.constant(operand, scope.arguments)
             switch c {
@@ -867,8 +886,10 @@ enum QueryBinder {
                 }
                 quantifier = written
                 expression = path.expression
-            case .value, .values:
-                throw QueryCompiler.unsupported("arithmetic on a list of values")
+            case .values:
+                return try listTerm(operand, scope, &quantifier)
+            case .value:
+                throw FiefError(.internal, "the query binder was given an arithmetic term it does not bind")
             }
             switch expression.valueProperty.type {
             case .int, .float, .double, .decimal128, .mixed: return .value(expression)
@@ -876,6 +897,40 @@ enum QueryBinder {
                 throw FiefError(.queryInvalid, "arithmetic takes numbers; '\(expression.text)' holds \(expression.valueProperty.type.name) values")
             }
         }
+    }
+
+    /// A list of values given with the query as a term (numbers or null);
+    /// a quantifier before it is the whole comparison's.
+    private static func listTerm(_ operand: QueryOperand, _ scope: Scope, _ quantifier: inout QueryQuantifier?) throws(FiefError) -> ArithmeticTerm {
+        guard case .values(let elements, let written) = try side(operand, scope) else {
+            throw FiefError(.internal, "the query binder was given a list it does not bind")
+        }
+        if let written {
+            guard quantifier == nil || quantifier == written else {
+                throw FiefError(.queryInvalid, "one arithmetic expression takes one quantifier")
+            }
+            quantifier = written
+        }
+        var constants: [QueryConstant] = []
+        for element in elements {
+            let c: QueryConstant
+            let argument: Int?
+            switch element {
+            case .operand(let written):
+                c = try QueryCompiler.constant(written, scope.arguments)
+                argument = QueryCompiler.argumentIndex(written)
+            case .argumentValue(let given, let n):
+                c = try QueryCompiler.constant(given, argument: n)
+                argument = n
+            }
+            switch c {
+            case .null, .int, .double, .decimal: constants.append(c)
+            default:
+                throw FiefError(argument == nil ? .queryInvalid : .queryArgument,
+                                "arithmetic takes numbers; \(describe(operand)) holds a \(c.typeName) value")
+            }
+        }
+        return .list(constants)
     }
 
     // MARK: @type
@@ -1105,7 +1160,10 @@ enum QueryBinder {
     /// collection, bound over their class; counted per object.
     static func bindSubquery(_ subquery: QuerySubquery, from table: Table, _ realm: Realm, _ scope: Scope) throws(FiefError) -> BoundPath {
         guard case .object = subquery.collection.start else {
-            throw QueryCompiler.unsupported("a SUBQUERY over the collection of an enclosing SUBQUERY's variable other than its own")
+            var written = text(subquery.collection)
+            if case .variable(let name) = subquery.collection.start { written = "\(name).\(written)" }
+            // realm-core maps a variable on its SUBQUERY's class only: an enclosing one's is no property there.
+            throw FiefError(.queryInvalid, "Realm's query language does not allow a SUBQUERY over the collection of an enclosing SUBQUERY's variable: inside a SUBQUERY only its own variable names objects ('\(written)')")
         }
         let collection = try resolve(subquery.collection, from: table, realm, scope.arguments)
         guard collection.isToMany, case .object = collection.expression.value else {
@@ -1149,7 +1207,8 @@ enum QueryBinder {
             switch path.start {
             case .variable(let name) where name == variable:
                 guard !path.components.isEmpty else {
-                    throw QueryCompiler.unsupported("the SUBQUERY variable '\(variable)' alone (compare its properties: '\(variable).name')")
+                    // realm-core resolves '$x' to no property of the class.
+                    throw FiefError(.queryInvalid, "Realm's query language does not allow the SUBQUERY variable '\(variable)' alone: compare its properties ('\(variable).name')")
                 }
                 path.start = .object
                 return .keyPath(path)
@@ -1237,7 +1296,11 @@ enum QueryBinder {
                             hops.append(GraphHop(kind: kind, from: current.key, to: target.key, property: property.key))
                             current = target
                             if isLast {
-                                guard keyPath.suffix == nil else { throw QueryCompiler.unsupported("an operation on the object at '\(text)'") }
+                                if case .aggregate? = keyPath.suffix {
+                                    // realm-core: "Operation '@min' cannot apply to property ... because it is not a list".
+                                    throw FiefError(.queryInvalid, "Realm's query language does not allow an aggregate of one object ('\(text)'): '@min', '@max', '@sum' and '@avg' apply to a list, set or map")
+                                }
+                                guard keyPath.suffix == nil else { throw QueryCompiler.unsupported("'@count' of the object at '\(text)'") }
                                 return expression(.object, Property(name: text, type: .link, flags: .nullable, linkTarget: target.objectClass.name))
                             }
                             continue
@@ -1338,7 +1401,7 @@ enum QueryBinder {
         case .count?:
             throw QueryCompiler.unsupported("'@count' after '@links.Class.property' in the middle of a key path")
         case .type?:
-            throw QueryCompiler.unsupported("'@type'")
+            throw FiefError(.internal, "'@type' is taken off a key path before it is resolved")
         case .aggregate?:
             throw FiefError(.internal, "an aggregate ends its key path")
         }
@@ -1434,7 +1497,7 @@ enum QueryBinder {
             }
             return path(.length(property), Property(name: text, type: .int, key: property.key))
         case .type?:
-            throw QueryCompiler.unsupported("'@type'")
+            throw FiefError(.internal, "'@type' is taken off a key path before it is resolved")
         case .aggregate(let query, let targetName)?:
             guard property.collection != .none else {
                 throw FiefError(.queryInvalid, "key path '\(text)': '@\(spelling(query))' applies to a list, set or map; \(qualified) is not one")
@@ -1750,8 +1813,9 @@ enum QueryBinder {
         if !options.isEmpty && p.type != .string && p.type != .binary && p.type != .mixed {
             throw FiefError(.queryInvalid, "[c] and [d] apply to strings only, not to '\(expression.text)' (\(p.type.name))")
         }
-        if case .object = expression.value {
-            throw QueryCompiler.unsupported("comparing the objects of '\(expression.text)' with a list, element by element")
+        if case .object = expression.value, expression.hops.contains(where: { $0.kind == .map }) {
+            // A map's null values are no objects here, but count as elements in realm-core's order.
+            throw QueryCompiler.unsupported("comparing the objects of a map of links ('\(expression.text)') with a list, element by element")
         }
         var elements: [SequenceElement] = []
         for element in list {
@@ -1759,7 +1823,22 @@ enum QueryBinder {
             let fits = fits(p, c)
             var isNull = false
             if case .null = c { isNull = true }
-            if fits && !isNull {
+            if case .object = expression.value {
+                // Objects: equal or not to objects of their class (null is none of them).
+                guard op == .equal || op == .notEqual else {
+                    throw FiefError(.queryInvalid, "objects compare with == and != only ('\(expression.text)')")
+                }
+                switch c {
+                case .null: break
+                case .link(let classKey, _) where classKey == expression.lastClass: break
+                case .link:
+                    throw FiefError(argument == nil ? .queryInvalid : .queryArgument,
+                                    "'\(expression.text)' reaches '\(p.linkTarget ?? "")' objects; the object compared with it is of another class")
+                default:
+                    throw FiefError(argument == nil ? .queryInvalid : .queryArgument,
+                                    "'\(expression.text)' reaches '\(p.linkTarget ?? "")' objects; a \(c.typeName) value is no object")
+                }
+            } else if fits && !isNull {
                 // The operator must make sense for the type (as against one constant).
                 try QueryCompiler.check(p, listFirst ? (QueryCompiler.flip(op) ?? op) : op, c, options, .elements(p, description: "'\(expression.text)'"), argument: argument)
             }

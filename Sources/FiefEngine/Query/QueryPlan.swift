@@ -221,8 +221,8 @@ enum QueryCompiler {
         FiefError(.queryInvalid, "an object key literal (O<key>) names an object of the class a link points to: compare a link with it ('friend == O1', 'O1 IN friends')")
     }
 
-    /// The error for a construct the parser reads but this compiler does
-    /// not bind yet.
+    /// The error for a construct Realm's query language accepts but this
+    /// compiler does not bind yet (what Realm refuses too says so instead).
     static func unsupported(_ construct: String) -> FiefError {
         FiefError(.queryInvalid, "\(construct) is not supported yet")
     }
@@ -262,26 +262,32 @@ enum QueryCompiler {
         }
     }
 
-    /// Throws for an operand this compiler cannot bind yet (anything beyond
-    /// a property name, `self`, a literal and a scalar argument).
+    /// Throws for an operand the scalar compiler is never given: callers
+    /// check `QueryBinder.Scope.isScalar` first, and the binder binds
+    /// everything beyond a property name, `self`, a literal and a scalar
+    /// argument (an internal error, not a refusal of the language).
     static func checkSupported(_ operand: QueryOperand) throws(FiefError) {
         switch operand {
         case .element, .argument: return
         case .constant(.objectKey): throw objectKeyOutOfPlace()
         case .constant: return
-        case .keyPath(let path): if let construct = unsupportedConstruct(path) { throw unsupported(construct) }
-        case .list: throw unsupported("a list literal '{...}'")
+        case .keyPath(let path): if let construct = unsupportedConstruct(path) { throw notScalar(construct) }
+        case .list: throw notScalar("a list literal '{...}'")
         case .quantified(let quantifier, _):
             switch quantifier {
-            case .any: throw unsupported("the quantifier 'ANY'")
-            case .all: throw unsupported("the quantifier 'ALL'")
-            case .none: throw unsupported("the quantifier 'NONE'")
+            case .any: throw notScalar("the quantifier 'ANY'")
+            case .all: throw notScalar("the quantifier 'ALL'")
+            case .none: throw notScalar("the quantifier 'NONE'")
             }
-        case .object: throw unsupported("obj(...)")
-        case .subqueryCount: throw unsupported("SUBQUERY")
-        case .arithmetic(_, let op, _): throw unsupported("arithmetic ('\(QueryParser.spelling(op))')")
-        case .negated: throw unsupported("arithmetic (unary '-')")
+        case .object: throw notScalar("obj(...)")
+        case .subqueryCount: throw notScalar("SUBQUERY")
+        case .arithmetic(_, let op, _): throw notScalar("arithmetic ('\(QueryParser.spelling(op))')")
+        case .negated: throw notScalar("arithmetic (unary '-')")
         }
+    }
+
+    private static func notScalar(_ construct: String) -> FiefError {
+        FiefError(.internal, "the scalar query compiler was given \(construct), which the query binder binds")
     }
 
     /// The first part of `path` beyond property names, described; nil for

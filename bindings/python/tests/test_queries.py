@@ -165,6 +165,25 @@ def test_filter_args_of_every_type(realm):
     assert ids(o.filter("s != nil")) == [1]
 
 
+def test_filter_decimal_arithmetic_and_lists_with_properties(realm):
+    # Decimal128 products and quotients as IEEE 754-2008 decimal128 (realm-core's):
+    # 34 digits, half to even, x / 0 an infinity; a list applied to a property element-wise.
+    with realm.write():
+        for i, d in enumerate(["10", "0.1", "-7.5"]):
+            realm.add(AllTypes(id=i, i=i, dec=fief.Decimal128(d)))
+    r = realm.objects(AllTypes)
+    assert ids(r.filter("dec * 1.2 > 10")) == [0]
+    assert ids(r.filter("dec / 3 == $0", fief.Decimal128("3.333333333333333333333333333333333"))) == [0]
+    assert ids(r.filter("dec / 3 == $0", fief.Decimal128("3.333333333333333333333333333333334"))) == []
+    assert ids(r.filter("dec / 0 < 0")) == [2]
+    assert ids(r.filter("dec * 3 == 0.3")) == [1]
+    assert ids(r.filter("-dec / i == 3.75")) == [2]
+    assert ids(r.filter("{1, 2} * dec == 20")) == [0]
+    assert ids(r.filter("ALL $0 * dec > 0", [1, 2])) == [0, 1]
+    with pytest.raises(fief.QueryError, match="Realm's query language does not allow arithmetic combining two lists"):
+        r.filter("{1, 2} * dec * {3} == 1")
+
+
 def test_filter_chains(dogs):
     r = dogs.filter("age >= 3").filter("breed BEGINSWITH[c] 'c'")
     assert ids(r) == [1, 5]
