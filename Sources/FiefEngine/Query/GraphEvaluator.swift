@@ -247,6 +247,8 @@ final class QueryScan {
 
     /// Per full-text search: its matches.
     private var fullTextMatches: [ObjectIdentifier: KeyBitmap] = [:]
+    /// Per comparison of a nested path: its readers (NestedPath.swift).
+    var nestedReaders: [ObjectIdentifier: NestedReaders] = [:]
 
     init(realm: Realm) { self.realm = realm }
 
@@ -359,6 +361,8 @@ final class QueryScan {
                     try pair[manyOnLeft ? 0 : 1].forEach(key) { value in visit(manyOnLeft ? compare(value, single) : compare(single, value)) }
                 }
             }
+        case .nested(let comparison):
+            return try comparison.evaluate(node, self, cluster: cluster, mask: mask)
         }
     }
 
@@ -951,6 +955,8 @@ final class ValueReader {
             return expression.measure == .size ? try size(of: value, owner: key, property) : value
         case .elements, .mapKeys:
             throw FiefError(.internal, "a collection's elements are many values")
+        case .nested:
+            throw FiefError(.internal, "a nested path is read by a NestedReader")
         }
     }
 }

@@ -67,6 +67,9 @@ final class GraphNode {
         /// through a list position or map key (`locations[0]`), each tested
         /// against the region, quantified (see GeoQuery.swift).
         case geoTest(ValueExpression, GeoTarget, quantifier: QueryQuantifier)
+        /// Per object: a comparison reading a path into the nested
+        /// collections of mixed values, group by group (see NestedPath.swift).
+        case nested(NestedComparison)
     }
 
     let kind: Kind
@@ -105,6 +108,8 @@ final class GraphNode {
         case .geoTest(let expression, _, let quantifier):
             // No point: inside no region.
             return expression.isMany && quantifier != .any
+        case .nested(let comparison):
+            return comparison.matchesNullObject
         }
     }
 
@@ -262,6 +267,10 @@ struct ValueExpression {
         /// an object reached twice counts twice).  One value, whatever the
         /// steps.
         case subqueryCount(CompiledQuery)
+        /// A path into the lists and dictionaries nested in mixed values
+        /// (`mixed['a'][0]`, `list[0]['k']`, `mixed.@size`): read in groups
+        /// by `NestedReader`, compared by `NestedComparison` only.
+        case nested(NestedPath)
     }
 
     let hops: [GraphHop]
@@ -286,6 +295,7 @@ struct ValueExpression {
         switch value {
         case .elements, .mapKeys: return true
         case .arithmetic(let term): return term.isMany
+        case .nested(let path): return path.isMany || hops.contains { $0.isToMany }
         case .backlinkCount, .subqueryCount: return false
         default: return hops.contains { $0.isToMany }
         }
@@ -312,7 +322,7 @@ struct ValueExpression {
         case .count, .linkCount, .length, .backlinkCount, .subqueryCount: return .int(0)
         case .aggregate(let operation, let property, _):
             return Aggregator(operation, property.type).result()
-        case .property, .object, .elements, .mapEntry, .listElement, .mapKeys, .arithmetic: return .null
+        case .property, .object, .elements, .mapEntry, .listElement, .mapKeys, .arithmetic, .nested: return .null
         }
     }
 }
@@ -599,6 +609,12 @@ enum QueryBinder {
             case .own, .path: return false
             }
         }
+
+        /// Whether it reads into the collections nested in mixed values.
+        var readsNested: Bool {
+            if case .path(let path, _) = self { return path.expression.readsNested }
+            return false
+        }
     }
 
     // MARK: Predicates
@@ -621,6 +637,9 @@ enum QueryBinder {
         let left = try side(lhs, scope), right = try side(rhs, scope)
         try refuseNull(left, against: right, scope)
         try refuseNull(right, against: left, scope)
+        if left.readsNested || right.readsNested {
+            return try nestedComparison(left, op, right, options, scope)
+        }
         switch (left, right) {
         case (.own, .values(let elements, let quantifier)):
             return try compareList(try QueryCompiler.property(lhs, scope.target), op, elements, quantifier, options, scope, listFirst: false)
@@ -666,6 +685,12 @@ enum QueryBinder {
         switch try side(rhs, scope) {
         case .values:
             return try comparison(lhs, .equal, rhs, options, scope)
+        case .path(let path, _) where path.expression.readsNested:
+            // realm-core takes a list after IN: a path into one mixed value is none (ANY path == x is).
+            guard path.expression.nestedPath.map({ $0.origin.isCollection }) ?? false || path.expression.hops.contains(where: { $0.isToMany }) else {
+                throw FiefError(.queryInvalid, "\(refusal); '\(path.text)' reads into one mixed value, which Realm's query language does not take as a list after IN (write 'ANY \(path.text) == x')")
+            }
+            return try comparison(lhs, .equal, rhs, options, scope)
         case .path(let path, _) where path.expression.isMany:
             switch try side(lhs, scope) {
             case .values:
@@ -691,6 +716,12 @@ enum QueryBinder {
     /// included.  On a collection only ALL applies (as in realm-core).
     static func between(_ value: QueryOperand, _ low: QueryOperand, _ high: QueryOperand, _ scope: Scope) throws(FiefError) -> QueryNode {
         switch try side(value, scope) {
+        case .path(let path, let quantifier) where path.expression.readsNested:
+            // realm-core: ALL before a list or map of mixed values; then `>= low AND <= high`, each compared on its own.
+            if path.expression.nestedPath?.origin.isCollection ?? false, quantifier != .all {
+                throw FiefError(.queryInvalid, "BETWEEN applies to a collection ('\(path.text)') only with ALL before it")
+            }
+            return .and([try comparison(value, .greaterOrEqual, low, [], scope), try comparison(value, .lessOrEqual, high, [], scope)])
         case .path(let path, let quantifier):
             if path.expression.isMany && quantifier != .all {
                 throw FiefError(.queryInvalid, "BETWEEN applies to a collection ('\(path.text)') only with ALL before it")
@@ -768,7 +799,7 @@ enum QueryBinder {
         let term = try arithmeticTerm(operand, scope, &quantifier)
         let text = QueryBinder.describe(operand)
         var many = term.listCount == nil ? 0 : 1
-        term.forEachValue { if $0.isMany { many += 1 } }
+        term.forEachValue { if $0.isMany || $0.readsNested { many += 1 } }
         if many > 1 {
             throw FiefError(.queryInvalid, "Realm's query language does not allow arithmetic combining two collections or lists of values (\(text)): realm-core refuses operations involving two lists")
         }
@@ -985,6 +1016,33 @@ enum QueryBinder {
         return codes
     }
 
+    /// `@type op 'name'` for one type name given (a literal, an argument or
+    /// an element of a list argument): a predicate over the values' type
+    /// codes (`typeCode`).
+    static func typeNamePredicate(_ expression: ValueExpression, _ op: QueryOperator, _ element: ListElement, _ scope: Scope) throws(FiefError) -> QueryNode {
+        let p = Property(name: expression.text, type: .int)
+        let argument: Int?
+        let given: QueryConstant
+        switch element {
+        case .operand(let operand):
+            argument = QueryCompiler.argumentIndex(operand)
+            given = try QueryCompiler.constant(operand, scope.arguments)
+        case .argumentValue(let value, let n):
+            argument = n
+            given = try QueryCompiler.constant(value, argument: n)
+        }
+        guard case .bytes(let bytes, true) = given else {
+            throw FiefError(argument == nil ? .queryInvalid : .queryArgument,
+                            "'\(expression.text)' compares with type names (strings such as 'int' or 'numeric'), not with a \(given.typeName) value")
+        }
+        let name = String(decoding: bytes, as: UTF8.self)
+        guard let codes = typeCodes(name) else {
+            throw FiefError(argument == nil ? .queryInvalid : .queryArgument, "'\(name)' is not a type name (as 'int', 'string', 'numeric', 'null', 'object')")
+        }
+        let member = QueryNode.or(codes.sorted().map { .compare(p, .equal, .int($0), []) })
+        return op == .equal ? member : .not(member)
+    }
+
     /// `@type` compared with type names (one, or a list): over the values'
     /// type codes.  Only == and != (and IN), without [c]; the type of a
     /// property that is not mixed is a constant, which is no comparison.
@@ -1006,25 +1064,8 @@ enum QueryBinder {
         if declared != .mixed {
             throw FiefError(.queryInvalid, "'\(expression.text)' is always '\(declared.name)': comparing it with a type name compares two constants")
         }
-        let p = Property(name: expression.text, type: .int)
         func names(_ operand: QueryOperand, _ value: Value?) throws(FiefError) -> QueryNode {
-            let argument = QueryCompiler.argumentIndex(operand)
-            let given: QueryConstant
-            if let value {
-                given = try QueryCompiler.constant(value, argument: argument ?? 0)
-            } else {
-                given = try QueryCompiler.constant(operand, scope.arguments)
-            }
-            guard case .bytes(let bytes, true) = given else {
-                throw FiefError(argument == nil ? .queryInvalid : .queryArgument,
-                                "'\(expression.text)' compares with type names (strings such as 'int' or 'numeric'), not with a \(given.typeName) value")
-            }
-            let name = String(decoding: bytes, as: UTF8.self)
-            guard let codes = typeCodes(name) else {
-                throw FiefError(argument == nil ? .queryInvalid : .queryArgument, "'\(name)' is not a type name (as 'int', 'string', 'numeric', 'null', 'object')")
-            }
-            let member = QueryNode.or(codes.sorted().map { .compare(p, .equal, .int($0), []) })
-            return op == .equal ? member : .not(member)
+            try typeNamePredicate(expression, op, value.map { .argumentValue($0, argument: QueryCompiler.argumentIndex(operand) ?? 0) } ?? .operand(operand), scope)
         }
         switch try side(other, scope) {
         case .value(let operand):
@@ -1276,6 +1317,10 @@ enum QueryBinder {
                 }
                 let qualified = "'\(current.objectClass.name).\(property.name)'"
                 let column = try current.column(property.key)
+                if let nested = try nestedPath(property, at: position, keyPath, text: text, arguments, current, hops: hops, realm) {
+                    // Into the lists and dictionaries a mixed value nests (NestedPath.swift).
+                    return nested
+                }
                 if position + 1 < components.count,
                    let selector = try selector(components[position + 1], after: property, qualified, text, arguments) {
                     position += 1
@@ -1305,7 +1350,10 @@ enum QueryBinder {
                             }
                             continue
                         }
-                        guard isLast else { throw FiefError(.queryInvalid, "key path '\(text)': nothing can follow a value of \(qualified)") }
+                        guard isLast else {
+                            // realm-core: "Only Property of type 'any' can have nested collections".
+                            throw FiefError(.queryInvalid, "key path '\(text)': nothing can follow a value of \(qualified): only mixed values hold nested lists and dictionaries, and \(qualified) holds \(property.type.name) values")
+                        }
                         let value: ValueExpression.Value = index.map { .listElement(property, $0) } ?? .mapEntry(property, key: key)
                         switch keyPath.suffix {
                         case nil:
@@ -1346,7 +1394,7 @@ enum QueryBinder {
                     if property.collection != .none {
                         throw FiefError(.queryInvalid, "key path '\(text)': \(qualified) is a \(property.collection.name) of values, so nothing can follow it but an operation ('@count', '@min', ...)")
                     }
-                    throw FiefError(.queryInvalid, "key path '\(text)': \(qualified) is \(property.type == .int ? "an" : "a") \(property.type.name), not a link, so nothing can follow it")
+                    throw FiefError(.queryInvalid, "key path '\(text)': \(qualified) is \(property.type == .int ? "an" : "a") \(property.type.name), not a link or a mixed value, so nothing can follow it")
                 }
                 let target = try realm.table(column.linkTarget)
                 let kind: GraphHop.Kind
@@ -1390,7 +1438,7 @@ enum QueryBinder {
                 }
                 return expression(.backlinkCount(pair: nil), Property(name: "@links.@count", type: .int))
             case .index, .first, .last, .all, .key, .argumentIndex, .keys, .values:
-                throw FiefError(.queryInvalid, "key path '\(text)': '\(QueryBinder.text(QueryKeyPath([components[position]])))' follows a list or map property only")
+                throw FiefError(.queryInvalid, "key path '\(text)': '\(QueryBinder.text(QueryKeyPath([components[position]])))' follows a list or map property, or a mixed value, only")
             }
         }
         // The path ends at objects reached through a collection of links or backlinks.
@@ -1671,6 +1719,8 @@ enum QueryBinder {
             return .graph(GraphNode(.test(local, predicate: test, quantifier: quantifier ?? .any), dependencies: dependencies))
         case .object:
             throw FiefError(.internal, "an object is compared through its steps")
+        case .nested:
+            throw FiefError(.internal, "a nested path is compared by a NestedComparison")
         }
     }
 
@@ -1877,6 +1927,17 @@ enum QueryBinder {
             }
         case .subqueryCount(let query):
             query.root.collectColumns(table: query.tableKey, into: &columns)
+        case .nested(let path):
+            columns[expression.lastClass, default: []].insert(path.origin.property.key)
+            // A link met on the way is followed to the property a key names, in whatever class it is.
+            let names = path.keyNames
+            if let realm, !names.isEmpty {
+                for objectClass in realm.schema.classes {
+                    for property in objectClass.properties where names.contains(property.name) {
+                        columns[objectClass.key, default: []].insert(property.key)
+                    }
+                }
+            }
         case .arithmetic(let term):
             term.forEachValue { collectDependencies($0, realm, into: &columns) }
         case .backlinkCount(let pair):
