@@ -349,6 +349,16 @@ final class NestedQueryTests: XCTestCase {
             ("NONE value[*][*] = dict[*][*]", ["obj1", "obj2", "obj3", "issue7393"]),
         ], label: "id")
         check(db, "origin", [
+            // The values of each object the list of links reaches are a list of their own.
+            ("link.dict.key1 = {1, 3}", []),
+            ("link.dict.key1 = {1}", ["top"]),
+            ("link[0].list = {4, 5, 6}", ["top"]),
+            ("link.list = {4, 5, 6}", ["top"]),
+            ("link.list = {4, 5, 6, 1, 2, 3}", []),
+            ("link.list_any = {4, 5, 6}", ["top"]),
+            ("link.list_any[0] = 4", ["top"]),
+            ("link.dict.@keys = {'key1', 'key2', 'key3'}", ["top"]),   // order matters
+            ("ALL link.dict.@keys = {'key4', 'key3', 'key1'}", ["top"]),   // order does not
             ("link.list_any[2][1] = 9", ["top"]),
             ("link.list_any[2][*] = {8, 9, 10}", ["top"]),
             ("ANY link.dict.key3[*] == 5", ["top"]),

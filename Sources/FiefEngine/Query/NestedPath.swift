@@ -116,6 +116,17 @@ extension ValueExpression {
         }
     }
 
+    /// Whether realm-core reads it per object a to-many step reaches, one
+    /// list for each (a list, set or map of values, or a position or key
+    /// of one, behind a to-many step): compared group by group.
+    var isGroupedPerObject: Bool {
+        guard typeOf == nil, hops.contains(where: { $0.isToMany }) else { return false }
+        switch value {
+        case .elements, .mapKeys, .mapEntry, .listElement: return true
+        default: return false
+        }
+    }
+
     /// Whether it is a collection of values as realm-core's `ColumnListBase`
     /// (two of them compared with each other are refused).
     var isValueCollection: Bool {
@@ -497,6 +508,8 @@ final class GroupReader {
     private enum Kind {
         case nested(NestedReader)
         case plain(ValueReader, ValueExpression)
+        /// The objects the steps reach, then the values of each (a list per object).
+        case perObject(ValueReader, ValueReader, ValueExpression)
         case arithmetic(ArithmeticTerm, [TermReader], nested: Int, typeOf: PropertyType?)
     }
     private enum TermReader {
@@ -527,7 +540,17 @@ final class GroupReader {
             kind = .arithmetic(term, readers, nested: nested, typeOf: expression.typeOf)
             termValues = [Value](repeating: .null, count: readers.count)
         default:
-            kind = .plain(try ValueReader(realm, expression, scan: scan), expression)
+            if expression.isGroupedPerObject {
+                let table = try realm.table(expression.lastClass)
+                let objects = ValueExpression(hops: expression.hops, lastClass: expression.lastClass, value: .object,
+                                              valueProperty: Property(name: expression.text, type: .link, flags: .nullable, linkTarget: table.objectClass.name),
+                                              text: expression.text)
+                let local = ValueExpression(hops: [], lastClass: expression.lastClass, value: expression.value, valueProperty: expression.valueProperty,
+                                            text: expression.text, typeOf: expression.typeOf, measure: expression.measure)
+                kind = .perObject(try ValueReader(realm, objects, scan: scan), try ValueReader(realm, local, scan: scan), local)
+            } else {
+                kind = .plain(try ValueReader(realm, expression, scan: scan), expression)
+            }
         }
     }
 
@@ -542,6 +565,21 @@ final class GroupReader {
                 groups.append(NestedGroup(values: values, isList: true))
             } else {
                 groups.append(NestedGroup(values: [try reader.value(key)], isList: false))
+            }
+        case .perObject(let objects, let local, let expression):
+            var reached: [Int64] = []
+            try objects.forEach(key) { value in
+                if case .link(_, let target) = value { reached.append(target) }
+                return true
+            }
+            for object in reached {
+                var group = NestedGroup(values: [], isList: true)
+                if expression.isMany {
+                    try local.forEach(object) { group.values.append($0); return true }
+                } else {
+                    group.values.append(try local.value(object))
+                }
+                groups.append(group)
             }
         case .arithmetic(let term, let readers, let nested, let typeOf):
             termGroups.removeAll(keepingCapacity: true)

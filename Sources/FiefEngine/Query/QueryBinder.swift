@@ -646,8 +646,11 @@ enum QueryBinder {
         case (.values(let elements, let quantifier), .own):
             return try compareList(try QueryCompiler.property(rhs, scope.target), op, elements, quantifier, options, scope, listFirst: true)
         case (.path(let path, nil), .values(let elements, nil)) where path.expression.isMany && path.expression.typeOf == nil:
+            // Values of each object a to-many step reaches: one list per object, as realm-core compares them.
+            if path.expression.isGroupedPerObject { return try nestedComparison(left, op, right, options, scope) }
             return try sequence(path.expression, op, elements, options, scope, listFirst: false)
         case (.values(let elements, nil), .path(let path, nil)) where path.expression.isMany && path.expression.typeOf == nil:
+            if path.expression.isGroupedPerObject { return try nestedComparison(left, op, right, options, scope) }
             return try sequence(path.expression, op, elements, options, scope, listFirst: true)
         case (.values(let elements, let listQuantifier), .path(let path, let pathQuantifier)) where path.expression.isMany:
             // A quantifier on either side (neither is the ordered comparison above): the list's outside.
@@ -1336,6 +1339,16 @@ enum QueryBinder {
                     case .key(let key), .index(_, let key):
                         let index: ListIndex? = { if case .index(let i, _) = selector { return i }; return nil }()
                         if property.type == .link {
+                            if isLast, keyPath.suffix == .count {
+                                if let index {
+                                    // realm-core takes no position at the end of a path through a list of links.
+                                    _ = index
+                                    throw FiefError(.queryInvalid, "Realm's query language does not allow '@count' of one object of a list of links ('\(text)'): realm-core takes no position at the end of a key path through links (\"Property '\(current.objectClass.name).\(property.name)' does not support index '\(QueryBinder.text(QueryKeyPath([components[position]])))'\"); count the list ('\(QueryBinder.text(QueryKeyPath(Array(components[...(position - 1)])))).@count') or compare the object ('\(QueryBinder.text(QueryKeyPath(Array(components[...position])))) == nil')")
+                                }
+                                // As realm-core: '@count' after a key of a map of links counts the map's entries
+                                // (the key does not narrow it, a dictionary's size being the map's).
+                                return try finish(property, column, of: current, .count, hops: hops, text: text, realm)
+                            }
                             let target = try realm.table(column.linkTarget)
                             let kind: GraphHop.Kind = index.map { .listElement($0) } ?? .mapEntry(key)
                             hops.append(GraphHop(kind: kind, from: current.key, to: target.key, property: property.key))
@@ -1345,7 +1358,7 @@ enum QueryBinder {
                                     // realm-core: "Operation '@min' cannot apply to property ... because it is not a list".
                                     throw FiefError(.queryInvalid, "Realm's query language does not allow an aggregate of one object ('\(text)'): '@min', '@max', '@sum' and '@avg' apply to a list, set or map")
                                 }
-                                guard keyPath.suffix == nil else { throw QueryCompiler.unsupported("'@count' of the object at '\(text)'") }
+                                guard keyPath.suffix == nil else { throw FiefError(.internal, "'@type' is taken off a key path before it is resolved") }
                                 return expression(.object, Property(name: text, type: .link, flags: .nullable, linkTarget: target.objectClass.name))
                             }
                             continue
@@ -1447,7 +1460,9 @@ enum QueryBinder {
             let name = current.objectClass.name
             return expression(.object, Property(name: text, type: .link, flags: .nullable, linkTarget: name))
         case .count?:
-            throw QueryCompiler.unsupported("'@count' after '@links.Class.property' in the middle of a key path")
+            // Every path ending at objects with '@count' is resolved at its last step (a collection's
+            // size, a to-one link's count, backlinks counted).
+            throw FiefError(.internal, "'@count' of the objects '\(text)' reaches was not resolved at its last step")
         case .type?:
             throw FiefError(.internal, "'@type' is taken off a key path before it is resolved")
         case .aggregate?:
@@ -1863,10 +1878,6 @@ enum QueryBinder {
         if !options.isEmpty && p.type != .string && p.type != .binary && p.type != .mixed {
             throw FiefError(.queryInvalid, "[c] and [d] apply to strings only, not to '\(expression.text)' (\(p.type.name))")
         }
-        if case .object = expression.value, expression.hops.contains(where: { $0.kind == .map }) {
-            // A map's null values are no objects here, but count as elements in realm-core's order.
-            throw QueryCompiler.unsupported("comparing the objects of a map of links ('\(expression.text)') with a list, element by element")
-        }
         var elements: [SequenceElement] = []
         for element in list {
             let (c, argument) = try constant(of: element, for: p, scope)
@@ -1894,9 +1905,18 @@ enum QueryBinder {
             }
             elements.append(SequenceElement(constant: c, fits: fits))
         }
+        var read = expression
+        if case .object = expression.value, let last = expression.hops.last, last.kind == .map, let realm = scope.realm {
+            // The objects of a map of links: its values in key order, null ones included (realm-core
+            // compares the dictionary's values, and a null one equals only null).
+            let map = try realm.table(last.from).property(last.property)
+            read = ValueExpression(hops: Array(expression.hops.dropLast()), lastClass: last.from, value: .elements(map),
+                                   valueProperty: Property(name: expression.text, type: .link, flags: .nullable, key: map.key, linkTarget: map.linkTarget),
+                                   text: expression.text)
+        }
         var dependencies: [UInt32: Set<UInt32>] = [:]
-        collectDependencies(expression, scope.realm, into: &dependencies)
-        return .graph(GraphNode(.sequence(expression, op, elements, options, listFirst: listFirst), dependencies: dependencies))
+        collectDependencies(read, scope.realm, into: &dependencies)
+        return .graph(GraphNode(.sequence(read, op, elements, options, listFirst: listFirst), dependencies: dependencies))
     }
 
     /// A graph node and its dependencies: the steps', the leaf

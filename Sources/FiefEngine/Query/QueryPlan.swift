@@ -221,12 +221,6 @@ enum QueryCompiler {
         FiefError(.queryInvalid, "an object key literal (O<key>) names an object of the class a link points to: compare a link with it ('friend == O1', 'O1 IN friends')")
     }
 
-    /// The error for a construct Realm's query language accepts but this
-    /// compiler does not bind yet (what Realm refuses too says so instead).
-    static func unsupported(_ construct: String) -> FiefError {
-        FiefError(.queryInvalid, "\(construct) is not supported yet")
-    }
-
     /// `expression` bound to `target`: comparisons of the class's own
     /// values here, everything that reads further (key paths through links
     /// and collections, lists of values, IN, BETWEEN) by `QueryBinder`.
@@ -404,7 +398,7 @@ enum QueryCompiler {
                 throw FiefError(.queryInvalid, "class '\(table.objectClass.name)' has no property '\(path[0])'")
             }
             if p.collection != .none {
-                throw FiefError(.queryInvalid, "'\(table.objectClass.name).\(p.name)' is a \(p.collection.name); queries over its elements (ANY, @count) are not supported yet")
+                throw FiefError(.queryInvalid, "'\(table.objectClass.name).\(p.name)' is a \(p.collection.name), not one value: compare its elements (ANY, ALL or NONE before it, IN) or its size ('\(p.name).@count')")
             }
             return p
         default:
