@@ -216,6 +216,41 @@ final class NestedMixedCollectionTests: FiefTestCase {
         assertTree(decoded.values[0], managed: false)
     }
 
+    /// Queries into nested collections: typed (`value[0]`, `value["k"]`,
+    /// `.any`) and as text (positions, keys, `[*]`, `@size`, `@type`).
+    func testQueriesReadIntoNestedCollections() throws {
+        let realm = try Realm()
+        try realm.write {
+            realm.add(MixedHolder(id: 1, value: Self.tree))
+            realm.add(MixedHolder(id: 2, value: .fromDictionary(["k": .fromArray([.int(4), .bool(true)]), "name": .string("two")])))
+            realm.add(MixedHolder(id: 3, value: .int(1)))
+            let holder = MixedHolder(id: 4)
+            holder.values.append(.fromDictionary(["k": .int(7)]))
+            holder.byKey["m"] = .fromArray([.int(8), .int(9)])
+            realm.add(holder)
+        }
+        func ids(_ results: Results<MixedHolder>) -> [Int] { results.map(\.id).sorted() }
+        let all = realm.objects(MixedHolder.self)
+        XCTAssertEqual(ids(all.where { $0.value[0] == .int(1) }), [1])
+        XCTAssertEqual(ids(all.where { $0.value["k"][1] == .bool(true) }), [2])
+        XCTAssertEqual(ids(all.where { $0.value.any == .string("end") }), [1])
+        XCTAssertEqual(ids(all.where { $0.value[1]["b"].any == .none }), [1])
+        XCTAssertEqual(ids(all.filter("value[1].a == 'x'")), [1])
+        XCTAssertEqual(ids(all.filter("value[1]['b'][FIRST] == true")), [1])
+        XCTAssertEqual(ids(all.filter("value[LAST] == %@", "end")), [1])
+        XCTAssertEqual(ids(all.filter("value.name BEGINSWITH 't'")), [2])
+        XCTAssertEqual(ids(all.filter("value.@size == 3")), [1])
+        XCTAssertEqual(ids(all.filter("value[SIZE] == 2")), [2])
+        XCTAssertEqual(ids(all.filter("value.@type == 'dictionary'")), [2])
+        XCTAssertEqual(ids(all.filter("value[*].@type == 'list'")), [2])
+        XCTAssertEqual(ids(all.filter("ANY value.k[*] == 4")), [2])
+        XCTAssertEqual(ids(all.filter("NONE value[*] == 1")), [2, 3, 4])
+        XCTAssertEqual(ids(all.filter("value[0][0] == nil")), [])
+        XCTAssertEqual(ids(all.filter("values[0].k == 7")), [4])
+        XCTAssertEqual(ids(all.filter("byKey.m[1] == 9")), [4])
+        XCTAssertEqual(ids(all.filter("byKey['m'][*] == {8, 9}")), [4])
+    }
+
     func testMisuseTraps() {
         assertTraps("nestedBadKey", message: "Invalid key 'a.b'")
         assertTraps("nestedOutsideWrite", message: "outside of a write transaction")
