@@ -1225,6 +1225,13 @@ FIEF_API bool fief_map_resolve_in(const fief_map_t *map, fief_realm_t *target, f
  * aggregated as any results of mixed values; fief_list_aggregate and
  * fief_map_aggregate aggregate them directly.
  *
+ * Queries read into nested collections with key paths continuing after
+ * the mixed value: "mixed[0] == 5", "mixed['a']['b'][1] > 3", "ANY
+ * mixed[*] == 'x'", "items[0].k == 1", "mixed.@size == 2", "mixed.@type ==
+ * 'dictionary'" (see fief_results_filter, "Into the lists and dictionaries
+ * nested in mixed values"); results filtered so follow every change inside
+ * the nested collections they read.
+ *
  * Storage: per class, one LMDB database of nested entries: one entry per
  * element (a list's keyed by collection id and a position with gaps, a
  * dictionary's by collection id and key), so a nested collection's writes
@@ -1438,6 +1445,39 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  ("prices['tea']", "prices.tea", "prices[$0]", all of them: "prices[*]",
  *  "prices.@values"; the keys: "prices.@keys") and list elements by
  *  position ("scores[0]", "[FIRST]", "[LAST]", "[$0]").
+ *  Into the lists and dictionaries nested in mixed values (see "Nested
+ *  collections"), after a mixed property or one element or key of a list
+ *  or map of mixed values, to any depth: a position of a nested list
+ *  ("mixed[0]", "[FIRST]", "[LAST]", "[$0]" with an int argument), a key of
+ *  a nested dictionary ("mixed['key']", "mixed.key", "[$0]" with a string),
+ *  every element or value ("mixed[*]"), a dictionary's keys at the end
+ *  ("mixed.@keys"): "mixed['a']['b'][1] > 3", "items[0].k == 1",
+ *  "props.a[*] == 2", "ANY mixed[*] == 1", "mixed['a'].@size > 2",
+ *  "mixed.@size == 3" (a string's or binary's length, a nested
+ *  collection's size, null for other values), "mixed[3].@type == 'list'"
+ *  ('list'/'array', 'dictionary'/'object', 'collection').  A link met on
+ *  the way is followed by naming a property of its object
+ *  ("mixed.friend.name").  A step meeting anything else (a scalar, null, a
+ *  key for a list, a position for a dictionary, a position past the end)
+ *  reaches nothing, and a missing key before the last step too: no match,
+ *  never an error; a missing key at the last step reads null
+ *  ("mixed.missing == nil").  As in realm-core, each walk reaching the last
+ *  step is compared on its own and the object matches when one does: "NONE
+ *  mixed[*][*] == 2" holds when some inner list holds no 2, "ALL
+ *  friends.mixed.k == 1" when some friend's is 1 (or there is no friend); a
+ *  path with `[*]` or `@keys` (or through a list of mixed values) reads a
+ *  list, compared element by element with a list given with the query
+ *  ("mixed[*] == {1, 2, 3}") and with ANY (implied), ALL or NONE otherwise;
+ *  a path reaching nothing reads an empty list (so "mixed[0] ==
+ *  mixed[1]" holds when neither reaches a value).  FIEF_ERR_QUERY_INVALID,
+ *  as realm-core refuses them: steps after a value that is not mixed
+ *  ("tags[0][1]", "name[0]"), an aggregate of such a path
+ *  ("mixed['a'].@max"), anything after `@keys`, `@links` after a nested
+ *  value, a path into one mixed value after IN ("5 IN mixed[*]": write
+ *  "ANY mixed[*] == 5"), ALL/NONE before "mixed.@size" without a to-many
+ *  step, two collections of values compared with each other; an argument
+ *  after `[` that is neither a string nor an int from 0 is
+ *  FIEF_ERR_QUERY_ARGUMENT.
  *  Many values: a comparison holds when it holds for ANY value reached
  *  (implicitly, or written `ANY`/`SOME`), `ALL` of them (true when there
  *  are none) or `NONE`; "ANY dogs.age > 5", "ALL scores BETWEEN {1, 9}",
@@ -1461,7 +1501,11 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  link; after one element of a list or map of strings, binaries or mixed
  *  values, that element's size: "tags[0].@size == 3", "tags[LAST].@count",
  *  "notes['k'].@size", the elements of a nested list or dictionary in a
- *  mixed value, null for null, for any other value and past the end),
+ *  mixed value, null for null, for any other value and past the end;
+ *  after a key of a map of links, the map's entries, as realm-core counts
+ *  them: "dogMap['a'].@count" is "dogMap.@count"; after a position of a
+ *  list of links, FIEF_ERR_QUERY_INVALID, as realm-core refuses the
+ *  position: "dogs[0].@count"),
  *  `.length` after a list or set of strings, binaries or mixed values (the
  *  length of each element that is a string or binary, a null string 0:
  *  "ANY tags.length > 5", "ALL tags.length == 0"; a map takes `length` as
@@ -1494,7 +1538,12 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  lists are FIEF_ERR_QUERY_INVALID ("Realm's query language does not
  *  allow ..."), and so is arithmetic in a query on a collection of values.
  *  A list, set or backlinks of objects compares with a list of objects
- *  element by element in order: "items == {obj('Item', 'a'), $0}".
+ *  element by element in order: "items == {obj('Item', 'a'), $0}"; a map
+ *  of links too, its values in key order with null ones ("dogMap ==
+ *  {$0, nil}").  A collection of values behind a to-many step compared
+ *  with a list element by element is compared per object reached, each
+ *  one's collection on its own, as in realm-core: "link.scores == {4, 5}"
+ *  holds when some object reached has exactly those scores.
  *  Points: `location GEOWITHIN <shape>` (see "Geospatial queries" above).
  *  Stages: the predicate may end with `SORT(key ASC|DESC, ...)`,
  *  `DISTINCT(key, ...)` and `LIMIT(n)`, in any order and number, applied

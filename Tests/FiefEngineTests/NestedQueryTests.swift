@@ -587,6 +587,9 @@ final class NestedQueryTests: XCTestCase {
             ("items['k'].x == 1", ["['key'] takes a map"]),
             ("mixed[0] + mixed[1] > 1", ["two collections"]),
             ("items[0][*] BETWEEN {1, 2}", ["only with ALL"]),
+            ("mixed['a'] TEXT 'x'", ["TEXT takes a full-text-indexed string property"]),
+            ("mixed[0] GEOWITHIN geoCircle([0, 0], 1)", ["geoWithin", "must be a link to geoJSON"]),
+            ("SUBQUERY(mixed[*], $x, $x.a == 1).@count > 0", ["SUBQUERY takes a list, set or map of objects"]),
         ])
         refuse(db, "Box", [("mixed[$0] == 1", ["argument 0", "bool"])], [([.bool(true)], false)], code: .queryArgument)
         refuse(db, "Box", [("mixed[$0] == 1", ["argument 0"])], [([.int(1), .int(2)], true)], code: .queryArgument)

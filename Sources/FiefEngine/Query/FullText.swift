@@ -261,7 +261,7 @@ extension QueryBinder {
     /// `path TEXT rhs` for a key path leaving the class tested: the search
     /// bound over the class the path ends at, reached backward.
     static func fullText(_ lhs: QueryOperand, _ rhs: QueryOperand, _ scope: Scope) throws(FiefError) -> QueryNode {
-        guard case .path(let path, let quantifier) = try side(lhs, scope) else {
+        guard case .path(let path, let quantifier) = try side(lhs, scope), !path.expression.readsNested else {
             throw FiefError(.queryInvalid, "TEXT takes a full-text-indexed string property (or a key path to one) on its left")
         }
         return try reach(path, quantifier, scope) { leaf in .fullText(leaf, rhs) }

@@ -1631,6 +1631,10 @@ enum QueryBinder {
     static func reach(_ path: BoundPath, _ quantifier: QueryQuantifier?, _ scope: Scope,
                       _ leafPredicate: (QueryOperand) -> QueryExpression) throws(FiefError) -> QueryNode {
         let expression = path.expression
+        if expression.readsNested {
+            // Comparisons, IN and BETWEEN bind these as `NestedComparison`s; nothing else takes them.
+            throw FiefError(.queryInvalid, "'\(expression.text)' reads into the values nested in a mixed value: it is compared with a value, a list or another key path (==, <, BEGINSWITH, IN, BETWEEN, ...), not searched or tested otherwise")
+        }
         let leafScope = scope.over(path.lastTable)
         if path.hops.contains(where: { $0.isForwardOnly }) {
             // A key or position on the way: read forward, object by object.

@@ -444,3 +444,111 @@ def test_key_path_arguments_through_lists_and_their_errors(graph):
         walkers.filter("%K == 1", ["name"])
     with pytest.raises(fief.QuerySyntaxError):
         walkers.filter("%K.name == 1", "hounds")
+
+
+# -- lists and dicts nested in mixed values -------------------------------------------
+
+class Crate(fief.Object):
+    name: str = ""
+    value: fief.Mixed
+    items: list[fief.Mixed]
+    props: dict[str, fief.Mixed]
+
+
+class Keeper(fief.Object):
+    name: str = ""
+    crates: list[Crate]
+    pets: dict[str, Optional[Hound]]
+    hounds: list[Hound]
+
+
+@pytest.fixture
+def crates(realm_path):
+    """Mixed values holding lists and dicts, nested; lists and dicts of them."""
+    with fief.Realm.open(realm_path, schema=[Crate, Keeper, Walker, Hound]) as r:
+        with r.write():
+            lst = r.add(Crate(name="list", value=[5, 7, "x", [1, 2]], items=[{"k": 1}, [1, 2, 3]]))
+            dct = r.add(Crate(name="dict", value={"key": "x", "n": 3, "inner": {"b": [1, 9, 2]}},
+                              props={"a": {"x": 2}}))
+            scalar = r.add(Crate(name="scalar", value=5))
+            r.add(Crate(name="none"))
+            rex, fido = r.add(Hound(name="Rex")), r.add(Hound(name="Fido"))
+            r.add(Keeper(name="Ann", crates=[lst, scalar], pets={"a": rex, "b": None}, hounds=[rex]))
+            r.add(Keeper(name="Bob", crates=[dct], pets={"a": fido}))
+            r.add(Keeper(name="Cy"))
+        yield r
+
+
+@pytest.mark.parametrize("predicate,expected", [
+    ("value[0] == 5", ["list"]),
+    ("value[FIRST] == 5", ["list"]),
+    ("value[LAST][1] == 2", ["list"]),
+    ("value['key'] == 'x'", ["dict"]),
+    ("value.key == 'x'", ["dict"]),
+    ("value['inner']['b'][1] > 3", ["dict"]),
+    ("value[*] == 'x'", ["dict", "list"]),
+    ("ANY value[*] == 7", ["list"]),
+    ("ALL value[*] == 5", ["none", "scalar"]),
+    ("NONE value[*] == 5", ["dict", "none", "scalar"]),
+    ("value.@keys == 'inner'", ["dict"]),
+    ("value[0][0] == 1", []),                      # a path meeting a scalar reaches nothing
+    ("value['missing'] == nil", ["dict"]),         # a missing key at the end reads null
+    ("value.missing.deeper == nil", []),
+    ("value[9] == nil", []),
+    ("value[SIZE] == 4", ["list"]),
+    ("value.@size == 3", ["dict"]),
+    ("value.@count == nil", ["none", "scalar"]),
+    ("value[3].@size == 2", ["list"]),
+    ("value.@type == 'list'", ["list"]),
+    ("value.@type == 'dictionary'", ["dict"]),
+    ("value[*].@type == 'collection'", ["dict", "list"]),
+    ("value['inner']['b'][*] == {1, 9, 2}", ["dict"]),
+    ("value[0] IN {4, 5}", ["list"]),
+    ("value[0] * 2 == 10", ["list"]),
+    ("items[0].k == 1", ["list"]),
+    ("2 IN items[1][*]", ["list"]),
+    ("props.a.x == 2", ["dict"]),
+])
+def test_filter_into_nested_mixed_values(crates, predicate, expected):
+    results = crates.objects(Crate).filter(predicate)
+    assert names(results) == expected
+    assert names(crates.objects(Crate).filter(results.description)) == expected
+
+
+def test_filter_into_nested_mixed_values_with_arguments_links_and_liveness(crates):
+    all_crates, keepers = crates.objects(Crate), crates.objects(Keeper)
+    assert names(all_crates.filter("value[$0] == $1", "n", 3)) == ["dict"]
+    assert names(all_crates.filter("value[%@] == %@", 1, 7)) == ["list"]
+    assert all_crates.filter("value[$0] == $1", "n", 3).description == "value['n'] == 3"
+    assert names(keepers.filter("crates.value.key == 'x'")) == ["Bob"]
+    assert names(keepers.filter("ALL crates.value[*] == 5")) == ["Ann", "Cy"]
+    deep = all_crates.filter("value.inner.b[*] == 42")
+    assert len(deep) == 0
+    with crates.write():
+        all_crates.filter("name == 'dict'")[0].value["inner"]["b"].append(42)
+    assert len(deep) == 1
+    with pytest.raises(fief.InvalidQueryError, match=r"ANY value\[\*\] == x"):
+        all_crates.filter("5 IN value[*]")
+    with pytest.raises(fief.InvalidQueryError, match="does not allow '@max'"):
+        all_crates.filter("value['a'].@max > 1")
+    with pytest.raises(fief.InvalidQueryError, match="only mixed values hold nested"):
+        crates.objects(Walker).filter("scores[0][1] == 1")
+    with pytest.raises(fief.QueryArgumentError, match="argument 0 is a bool"):
+        all_crates.filter("value[$0] == 1", True)
+    with pytest.raises(fief.InvalidQueryError) as err:
+        all_crates.filter("ALL value.@size > 1")
+    assert "not supported" not in str(err.value)
+
+
+def test_maps_and_lists_of_links_count_and_compare(crates):
+    keepers, hounds = crates.objects(Keeper), crates.objects(Hound)
+    rex, fido = hounds.filter("name == 'Rex'")[0], hounds.filter("name == 'Fido'")[0]
+    # '@count' after a key of a map of links counts the map, as realm-core does.
+    assert names(keepers.filter("pets['a'].@count == 2")) == ["Ann"]
+    assert names(keepers.filter("pets.b.@count == 1")) == ["Bob"]
+    # A map of links against a list: its values in key order, null ones included.
+    assert names(keepers.filter("pets == {$0, nil}", rex)) == ["Ann"]
+    assert names(keepers.filter("pets == $0", [fido])) == ["Bob"]
+    assert names(keepers.filter("pets == {}")) == ["Cy"]
+    with pytest.raises(fief.InvalidQueryError, match=r"does not support index '\[0\]'"):
+        keepers.filter("hounds[0].@count == 1")
