@@ -207,6 +207,33 @@ final class GeoIndexPagesTests: XCTestCase {
         XCTAssertGreaterThan(everything.count, 7000)
     }
 
+    /// A tree of one page (the root a leaf), and an emptied index (LMDB
+    /// drops its root: read through the cursor, nothing found).
+    func testSmallAndEmptyTrees() throws {
+        var random = SeededRandom(seed: 31)
+        let places = try db.write {
+            try (0..<12).map { i -> Int64 in
+                let place = try db.create("Place", [("n", .int(Int64(i)))])
+                try setLocation(place, randomPoint(&random))
+                return place
+            }
+        }
+        for ranges in [[GeoCells.Range(cells: 0...UInt64.max, whole: true)], GeoCells.ranges(try Self.shapes[4].validated())] + (0..<30).map({ _ in randomRanges(&random) }) {
+            let (fromMap, fromCursor, depth) = try candidates(ranges)
+            XCTAssertEqual(depth, 1)
+            XCTAssertEqual(fromMap, fromCursor)
+        }
+        try checkCounts("one page")
+        try db.write { for place in places { try db.delete("Place", place) } }
+        let table = try db.realm.table(db.cls("Position"))
+        let name = Table.geoIndexName(table.key, try XCTUnwrap(table.geoIndex).coordinates.key)
+        let snapshot = try db.realm.currentSnapshot()
+        try snapshot.withTransaction { (txn) throws(FiefError) in
+            XCTAssertNil(try GeoIndexPages(txn, name: name, bounds: snapshot.bounds, pageSize: snapshot.environment.pageSize))
+        }
+        XCTAssertEqual(try db.results("Place").filtered("location GEOWITHIN $0", arguments: [QueryArgument(geoShape: Self.shapes[4])]).count(), 0)
+    }
+
     // MARK: Counts
 
     /// Counts, keys and brute force agree after commits (read from the

@@ -14,9 +14,11 @@ import Glibc
 // processor's caches, and a leaf page of random inserts keeps its entries
 // in no particular order within the page.  Reading the pages itself, the
 // walk knows the next leaf pages from their parent branch page and asks
-// the processor to fetch them while it reads the current one (and the
-// current one whole when the range goes past it), so the memory latency of
-// a page is paid once and overlapped, not once per entry.
+// the processor to fetch them while it reads the current one (their nodes,
+// not the free space of a half-full page), so the memory latency of a page
+// is paid once and overlapped, not once per entry; and an entry costs a
+// few loads and checks, no call into LMDB.  Keys are compared as numbers
+// (a point key is a kind byte and two big-endian integers).
 //
 // It knows LMDB 0.9's page format, as `PageCheck` does: a 16-byte header
 // (page number, flags, the lower and upper bounds of the free space), the
@@ -116,13 +118,24 @@ struct GeoIndexPages {
         return (offset, keySize)
     }
 
-    /// Node `i` of branch `page` compared with `key` (LMDB's order: bytes,
-    /// then length).
+    /// Node `i` of `page` compared with `key` (LMDB's order: bytes, then
+    /// length).  A point entry's key (17 bytes, kind 1) against a point
+    /// key is compared as three numbers; anything else byte by byte.
     @inline(__always)
     private func compare(_ page: UnsafeRawPointer, _ i: Int, _ key: UnsafeRawBufferPointer) throws(FiefError) -> Int {
         let (offset, keySize) = try node(page, i)
+        let stored = page + offset + 8
+        if keySize == GeoIndexEntry.pointKeyBytes && key.count == GeoIndexEntry.pointKeyBytes
+            && stored.load(as: UInt8.self) == 1 && key[0] == 1 {
+            let a = UInt64(bigEndian: stored.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
+            let b = UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
+            if a != b { return a < b ? -1 : 1 }
+            let c = UInt64(bigEndian: stored.loadUnaligned(fromByteOffset: 9, as: UInt64.self))
+            let d = UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 9, as: UInt64.self))
+            return c == d ? 0 : (c < d ? -1 : 1)
+        }
         let common = min(keySize, key.count)
-        let c = common == 0 ? 0 : Int(memcmp(page + offset + 8, key.baseAddress!, common))
+        let c = common == 0 ? 0 : Int(memcmp(stored, key.baseAddress!, common))
         return c != 0 ? c : keySize - key.count
     }
 
@@ -135,13 +148,32 @@ struct GeoIndexPages {
             | UInt64(page.loadUnaligned(fromByteOffset: offset + 4, as: UInt16.self)) << 32
     }
 
-    /// Ask for every line of page `number` (a hint: never a read, so an
-    /// unchecked number does no harm).
+    /// Ask for the first line of page `number` (its header and first node
+    /// offsets).  A hint: never a read, so an unchecked number does no harm.
     @inline(__always)
-    private func prefetch(_ number: UInt64) {
+    private func prefetchHeader(_ number: UInt64) {
         guard number < pageCount else { return }
+        fief_prefetch(map + Int(number) * pageSize)
+    }
+
+    /// Ask for the lines of page `number` that hold its nodes (from its
+    /// upper bound on) and node offsets: a leaf filled by random inserts
+    /// is often half empty, and its free space is not worth fetching.  The
+    /// header is read (asked for earlier, by `prefetchHeader`); an
+    /// impossible bound asks for nothing (the page is checked when read).
+    @inline(__always)
+    private func prefetchNodes(_ number: UInt64) {
+        guard number >= 2, number < pageCount else { return }
         let page = map + Int(number) * pageSize
-        var line = 0
+        let lower = Int(page.loadUnaligned(fromByteOffset: 12, as: UInt16.self))
+        let upper = Int(page.loadUnaligned(fromByteOffset: 14, as: UInt16.self))
+        guard lower <= upper, upper <= pageSize else { return }
+        var line = 64
+        while line < lower {
+            fief_prefetch(page + line)
+            line += 64
+        }
+        line = max(line, upper & ~63)
         while line < pageSize {
             fief_prefetch(page + line)
             line += 64
@@ -241,22 +273,33 @@ struct GeoIndexPages {
             index = low
         }
 
-        /// When the walk will go past this leaf: its remaining lines and
-        /// the next leaves under the same parent are asked for.
-        var asked: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        func ask(_ number: UInt64) {
-            if number == asked.0 || number == asked.1 || number == asked.2 { return }
-            asked = (asked.1, asked.2, number)
-            prefetch(number)
+        // Reading ahead while a range goes past the current leaf: the
+        // current leaf's nodes, the nodes of the next two leaves under the
+        // same parent (their headers asked for earlier) and the headers of
+        // the two after those; pages already asked for are not asked
+        // again.  A range ending in this leaf asks for nothing.
+        var nodesAsked: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var headersAsked: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        func askNodes(_ number: UInt64) {
+            if number == nodesAsked.0 || number == nodesAsked.1 || number == nodesAsked.2 { return }
+            nodesAsked = (nodesAsked.1, nodesAsked.2, number)
+            prefetchNodes(number)
+        }
+        func askHeader(_ number: UInt64) {
+            if number == headersAsked.0 || number == headersAsked.1 || number == headersAsked.2 { return }
+            headersAsked = (headersAsked.1, headersAsked.2, number)
+            prefetchHeader(number)
         }
         func readAhead(_ upper: UInt64) throws(FiefError) {
             guard upper > lastCell else { return }
-            ask(leafNumber)
+            askNodes(leafNumber)
             guard levels > 0 else { return }
             let parent = levels - 1
+            let last = min(counts[parent] - 1, taken[parent] + 4)
             var i = taken[parent] + 1
-            while i < counts[parent] && i <= taken[parent] + 2 {
-                ask(try child(branches[parent], i))
+            while i <= last {
+                let number = try child(branches[parent], i)
+                if i <= taken[parent] + 2 { askNodes(number) } else { askHeader(number) }
                 i += 1
             }
         }

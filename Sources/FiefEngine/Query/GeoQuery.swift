@@ -491,6 +491,8 @@ struct GeoKeyBits {
     private var words: UnsafeMutablePointer<UInt64>? = nil
     /// Words allocated (a multiple of 4: whole clusters).
     private var capacity = 0
+    /// The words holding keys lie in low ... high.
+    private var low = Int.max, high = -1
     private(set) var outOfRange = false
 
     @inline(__always)
@@ -499,6 +501,8 @@ struct GeoKeyBits {
         let word = Int(key >> 6)
         if word >= capacity { grow(word) }
         words.unsafelyUnwrapped[word] |= 1 << UInt64(key & 63)
+        low = min(low, word)
+        high = max(high, word)
     }
 
     private mutating func grow(_ word: Int) {
@@ -516,9 +520,9 @@ struct GeoKeyBits {
     /// The keys as a set, cluster by cluster.
     func objects() -> ObjectSet {
         var set = ObjectSet()
-        guard let words else { return set }
-        var i = 0
-        while i < capacity {
+        guard let words, high >= 0 else { return set }
+        var i = low & ~3
+        while i <= high {
             if words[i] | words[i + 1] | words[i + 2] | words[i + 3] != 0 {
                 set.insert(cluster: Int64(i >> 2), Bitmap(words[i], words[i + 1], words[i + 2], words[i + 3]))
             }
@@ -531,5 +535,7 @@ struct GeoKeyBits {
         words?.deallocate()
         words = nil
         capacity = 0
+        low = Int.max
+        high = -1
     }
 }
