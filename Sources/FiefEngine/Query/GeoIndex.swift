@@ -28,9 +28,11 @@ import CLMDB
 // (`GeoRegion.coveringRectangle`, split at the antimeridian) with cell
 // ranges (`GeoCells.cover`: quadrants whole inside the rectangle are one
 // range, those on its border are cut down to a size tied to the
-// rectangle's, so a query makes at most a few hundred seeks), walks each
-// range with one cursor reading entries in place, and tests only those
-// candidates exactly (`GeoRegion.contains(vector:)`).  A quadrant inside
+// rectangle's, so a query makes at most a few hundred seeks), walks the
+// ranges reading entries in place (a snapshot's tree straight from the
+// memory map, `GeoIndexPages`; a write transaction's with one cursor,
+// `forEachCandidate` below), and tests only those candidates exactly
+// (`GeoRegion.contains(vector:)`).  A quadrant inside
 // the rectangle is first asked how it lies in the region itself
 // (`GeoRegion.relation`, conservative): wholly inside, its range is marked
 // `whole` and its points are taken without the exact test; wholly
