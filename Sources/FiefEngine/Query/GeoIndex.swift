@@ -28,9 +28,11 @@ import CLMDB
 // (`GeoRegion.coveringRectangle`, split at the antimeridian) with cell
 // ranges (`GeoCells.cover`: quadrants whole inside the rectangle are one
 // range, those on its border are cut down to a size tied to the
-// rectangle's, so a query makes at most a few hundred seeks), walks each
-// range with one cursor reading entries in place, and tests only those
-// candidates exactly (`GeoRegion.contains(vector:)`).  A quadrant inside
+// rectangle's, so a query makes at most a few hundred seeks), walks the
+// ranges reading entries in place (a snapshot's tree straight from the
+// memory map, `GeoIndexPages`; a write transaction's with one cursor,
+// `forEachCandidate` below), and tests only those candidates exactly
+// (`GeoRegion.contains(vector:)`).  A quadrant inside
 // the rectangle is first asked how it lies in the region itself
 // (`GeoRegion.relation`, conservative): wholly inside, its range is marked
 // `whole` and its points are taken without the exact test; wholly
@@ -115,6 +117,17 @@ enum GeoCells {
     /// marked `whole`; wholly outside, it is left out; otherwise it is cut
     /// further, down to the border cells' size.
     static func cover(x: ClosedRange<UInt32>, y: ClosedRange<UInt32>, region: GeoRegion? = nil, into ranges: inout [Range]) {
+        // The region is captured once: binding it per quadrant would copy it
+        // (and retain its rings) at every step of the recursion.
+        if let region {
+            cover(x: x, y: y, classify: { region.relation(west: $0, east: $1, south: $2, north: $3) }, hasRegion: true, into: &ranges)
+        } else {
+            cover(x: x, y: y, classify: { _, _, _, _ in .crossing }, hasRegion: false, into: &ranges)
+        }
+    }
+
+    private static func cover(x: ClosedRange<UInt32>, y: ClosedRange<UInt32>, classify: (Double, Double, Double, Double) -> GeoCellRelation,
+                              hasRegion: Bool, into ranges: inout [Range]) {
         // Border cells are cut down to about 1/64 of the rectangle's half
         // perimeter: at most a few hundred ranges, and candidates outside
         // the rectangle on the order of a tenth of it.
@@ -137,12 +150,12 @@ enum GeoCells {
             let lowY = UInt64(cy) << shift, highY = lowY + (1 << shift) - 1
             if highX < x.lowerBound || lowX > x.upperBound || highY < y.lowerBound || lowY > y.upperBound { return }
             let inside = lowX >= x.lowerBound && highX <= x.upperBound && lowY >= y.lowerBound && highY <= y.upperBound
-            if inside, let region {
+            if inside && hasRegion {
                 // The quadrant's points, as degrees: steps lowX...highX hold
                 // longitudes from lowX's start to the end of highX (180
                 // included in the last step).
-                let relation = region.relation(west: Double(lowX) * longitudeStep - 180, east: Double(highX + 1) * longitudeStep - 180,
-                                               south: Double(lowY) * latitudeStep - 90, north: Double(highY + 1) * latitudeStep - 90)
+                let relation = classify(Double(lowX) * longitudeStep - 180, Double(highX + 1) * longitudeStep - 180,
+                                        Double(lowY) * latitudeStep - 90, Double(highY + 1) * latitudeStep - 90)
                 switch relation {
                 case .inside: emit(cx, cy, shift, whole: true); return
                 case .outside: return

@@ -1,4 +1,5 @@
 import CLMDB
+import Synchronization
 
 // GEOWITHIN: binding `location GEOWITHIN <shape>` (and `location IN $n` with
 // a shape argument, RealmSwift's spelling) and finding the points inside.
@@ -121,7 +122,7 @@ extension QueryBinder {
         case .argument(let n):
             let given = try geoShapeArgument(n, arguments)
             do {
-                return try given.validated()
+                return try GeoRegionCache.region(given)
             } catch {
                 throw FiefError(.queryArgument, "The Geospatial query argument region is invalid: '\(error.message)' (argument \(n): \(given.polygonForm))")
             }
@@ -139,7 +140,7 @@ extension QueryBinder {
             written = .circle(try geoPoint(center, arguments), radians: try geoNumber(radius, arguments))
         }
         do {
-            return try written.validated()
+            return try GeoRegionCache.region(written)
         } catch {
             throw FiefError(.queryInvalid, "Invalid region in GEOWITHIN query for parameter '\(written.polygonForm)': '\(error.message)'")
         }
@@ -205,7 +206,7 @@ extension QueryScan {
         let clusters = try realm.clusters(table)
         var insideSet = ObjectSet()
         if let index = table.geoIndex {
-            try indexedPoints(index, target.region).forEachCluster { cluster, bits in insideSet.insert(cluster: cluster, bits) }
+            insideSet = try indexedPoints(index, of: table.key, target.region)
         } else if realm.write != nil {
             let pointTyped = try pointTypedObjects(target, table, clusters)
             insideSet = try geoMatchesInWrite(target, table, clusters, pointTyped)
@@ -320,33 +321,44 @@ extension QueryScan {
 
     // MARK: Through the spatial index
 
-    /// The point objects of `index`'s class inside `region`, as a bitmap of
-    /// keys, from the index: the candidates of the cells covering the
-    /// region's rectangle, each tested exactly on its stored unit vector.
-    /// With `owners` (class, property): the owners through that property
-    /// of those points instead.
-    private func indexedPoints(_ index: GeoIndexInfo, _ region: GeoRegion, owners: (UInt32, UInt32)? = nil) throws(FiefError) -> KeyBitmap {
-        let ranges = GeoCells.ranges(region)
-        var found = KeyBitmap()
-        func read(_ txn: OpaquePointer) throws(FiefError) {
+    /// The point objects of `index`'s class inside `region`, from the
+    /// index: the candidates of the cells covering the region's rectangle,
+    /// each tested exactly on its stored unit vector.  With `owners`
+    /// (class, property): the owners through that property of those points
+    /// instead.  A snapshot's index is read from the memory map
+    /// (`GeoIndexPages`), a write transaction's through a cursor.
+    private func indexedPoints(_ index: GeoIndexInfo, of table: UInt32, _ region: GeoRegion, owners: (UInt32, UInt32)? = nil) throws(FiefError) -> ObjectSet {
+        let ranges = region.covering.ranges { GeoCells.ranges(region) }
+        var found = GeoKeyBits()
+        defer { found.deallocate() }
+        func read(_ walk: ((Int64, UnsafeRawBufferPointer, Bool) -> Void) throws(FiefError) -> Void) throws(FiefError) {
             if let (ownerClass, ownerProperty) = owners {
-                try GeoIndex.forEachCandidate(txn, index.database, ranges) { _, value, whole in
+                try walk { _, value, whole in
                     guard value.loadUnaligned(as: UInt32.self) == ownerClass, value.loadUnaligned(fromByteOffset: 4, as: UInt32.self) == ownerProperty,
                           whole || region.contains(vector: GeoIndexEntry.vector(value)) else { return }
                     found.insert(value.loadUnaligned(fromByteOffset: 8, as: Int64.self))
                 }
             } else {
-                try GeoIndex.forEachCandidate(txn, index.database, ranges) { object, value, whole in
+                try walk { object, value, whole in
                     if whole || region.contains(vector: GeoIndexEntry.vector(value)) { found.insert(object) }
                 }
             }
         }
         if let write = realm.write {
-            try read(write.txn)
+            try read { (body) throws(FiefError) in try GeoIndex.forEachCandidate(write.txn, index.database, ranges, body) }
         } else {
-            try realm.currentSnapshot().withTransaction(read)
+            let snapshot = try realm.currentSnapshot()
+            try snapshot.withTransaction { (txn) throws(FiefError) in
+                if let pages = try GeoIndexPages(txn, name: Table.geoIndexName(table, index.coordinates.key), bounds: snapshot.bounds,
+                                                 pageSize: snapshot.environment.pageSize) {
+                    try read { (body) throws(FiefError) in try pages.forEachCandidate(ranges, body) }
+                } else {
+                    try read { (body) throws(FiefError) in try GeoIndex.forEachCandidate(txn, index.database, ranges, body) }
+                }
+            }
         }
-        return found
+        if found.outOfRange { throw FiefError(.fileCorrupt, "a spatial index entry names an object key out of range") }
+        return found.objects()
     }
 
     /// For a GEOWITHIN over one to-one link (`location GEOWITHIN ...`, the
@@ -360,11 +372,7 @@ extension QueryScan {
               reach.hops.count == 1, reach.hops[0].kind == .link,
               let index = try realm.table(target.table).geoIndex else { return nil }
         let hop = reach.hops[0]
-        var owners = ObjectSet()
-        try indexedPoints(index, target.region, owners: (hop.from, hop.property)).forEachCluster { cluster, bits in
-            owners.insert(cluster: cluster, bits)
-        }
-        return owners
+        return try indexedPoints(index, of: target.table, target.region, owners: (hop.from, hop.property))
     }
 
     /// In a write transaction: each object's coordinates through the
@@ -394,5 +402,140 @@ extension QueryScan {
             objects.insert(cluster: cluster, bits)
         }
         return objects
+    }
+}
+
+// MARK: Regions and coverings kept
+
+/// A region's covering in a spatial index (`GeoCells.ranges`), computed on
+/// first use and kept with the region: the copies of a region (compiled
+/// queries, the shape cache below) share it.
+final class GeoCoveringMemo: Sendable {
+    private let ranges = Mutex<[GeoCells.Range]?>(nil)
+
+    /// The ranges, made by `make` the first time.
+    func ranges(_ make: () -> [GeoCells.Range]) -> [GeoCells.Range] {
+        if let known = ranges.withLock({ $0 }) { return known }
+        let made = make()
+        ranges.withLock { $0 = made }
+        return made
+    }
+}
+
+/// The regions of the shapes queried lately, validated, by the exact bits
+/// of their numbers: an application asking about the same box or circle
+/// again (a map's viewport, a benchmark's boxes) gets the same region, its
+/// covering already computed, without validating the shape again.  Only
+/// valid shapes are kept (an invalid one throws each time, with its own
+/// message).  Process-wide: validation and covering depend on the shape
+/// alone.
+enum GeoRegionCache {
+    /// At this many shapes the cache starts afresh.
+    static let capacity = 64
+
+    private static let regions = Mutex<[Key: GeoRegion]>([:])
+
+    /// A shape by the bit patterns of its numbers (so 0 and -0, or two
+    /// NaNs, are told apart as the shape's text would tell them).
+    struct Key: Hashable {
+        let numbers: [UInt64]
+
+        init(_ shape: GeoShape) {
+            var numbers: [UInt64] = []
+            func add(_ point: GeoPoint) {
+                numbers.append(point.longitude.bitPattern)
+                numbers.append(point.latitude.bitPattern)
+                // An altitude, or a NaN pattern no altitude has (a NaN altitude is none).
+                numbers.append(point.altitude?.bitPattern ?? 0xFFFF_FFFF_FFFF_FFFF)
+            }
+            switch shape {
+            case .box(let lo, let hi):
+                numbers.reserveCapacity(7)
+                numbers.append(0)
+                add(lo)
+                add(hi)
+            case .polygon(let rings):
+                numbers.append(1)
+                for ring in rings {
+                    numbers.append(UInt64(ring.count))
+                    for point in ring { add(point) }
+                }
+            case .circle(let center, let radians):
+                numbers.reserveCapacity(5)
+                numbers.append(2)
+                add(center)
+                numbers.append(radians.bitPattern)
+            }
+            self.numbers = numbers
+        }
+    }
+
+    /// `shape.validated()`, kept for the next query of the same shape.
+    static func region(_ shape: GeoShape) throws(FiefError) -> GeoRegion {
+        let key = Key(shape)
+        if let known = regions.withLock({ $0[key] }) { return known }
+        let region = try shape.validated()
+        regions.withLock { regions in
+            if regions.count >= capacity { regions.removeAll(keepingCapacity: true) }
+            regions[key] = region
+        }
+        return region
+    }
+}
+
+/// Object keys gathered as bits in memory of their own (no copy-on-write
+/// check per key, as an array's element would make): what a walk of the
+/// spatial index collects.  A key outside 0 ..< 2^40 (object keys stay
+/// below it) is not kept but noted, for the caller to report the damage.
+struct GeoKeyBits {
+    private var words: UnsafeMutablePointer<UInt64>? = nil
+    /// Words allocated (a multiple of 4: whole clusters).
+    private var capacity = 0
+    /// The words holding keys lie in low ... high.
+    private var low = Int.max, high = -1
+    private(set) var outOfRange = false
+
+    @inline(__always)
+    mutating func insert(_ key: Int64) {
+        guard key >= 0, key < 1 << 40 else { outOfRange = true; return }
+        let word = Int(key >> 6)
+        if word >= capacity { grow(word) }
+        words.unsafelyUnwrapped[word] |= 1 << UInt64(key & 63)
+        low = min(low, word)
+        high = max(high, word)
+    }
+
+    private mutating func grow(_ word: Int) {
+        let wanted = (max(word + 1, capacity * 2, 64) + 3) & ~3
+        let grown = UnsafeMutablePointer<UInt64>.allocate(capacity: wanted)
+        grown.initialize(repeating: 0, count: wanted)
+        if let words {
+            grown.update(from: words, count: capacity)
+            words.deallocate()
+        }
+        words = grown
+        capacity = wanted
+    }
+
+    /// The keys as a set, cluster by cluster.
+    func objects() -> ObjectSet {
+        var set = ObjectSet()
+        guard let words, high >= 0 else { return set }
+        var i = low & ~3
+        while i <= high {
+            if words[i] | words[i + 1] | words[i + 2] | words[i + 3] != 0 {
+                set.insert(cluster: Int64(i >> 2), Bitmap(words[i], words[i + 1], words[i + 2], words[i + 3]))
+            }
+            i += 4
+        }
+        return set
+    }
+
+    mutating func deallocate() {
+        words?.deallocate()
+        words = nil
+        capacity = 0
+        low = Int.max
+        high = -1
     }
 }

@@ -419,6 +419,9 @@ struct GeoRegion: Sendable {
     /// Longitude/latitude rectangles holding each edge of each ring, for
     /// `relation` (empty for a circle).
     private let edgeBoxes: [GeoEdgeBox]
+    /// The region's cell ranges in a spatial index, once computed
+    /// (`GeoCells.ranges`), shared by the copies of the region.
+    let covering = GeoCoveringMemo()
 
     fileprivate init(cap: GeoCap, radians: Double) {
         self.cap = cap
