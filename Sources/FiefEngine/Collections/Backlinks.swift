@@ -128,8 +128,16 @@ enum Backlinks {
         case 3: return UInt64(UInt16(littleEndian: p.loadUnaligned(as: UInt16.self))) | UInt64((p + 2).load(as: UInt8.self)) << 16
         case 4: return UInt64(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self)))
         case 8: return UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
-        default: return UInt64(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self))) | load(p + 4, w - 4) << 32
+        default: return loadWide(p, w)
         }
+    }
+
+    /// `load` of 5 to 7 bytes (apart, so that `load` itself inlines).
+    @inline(never)
+    static func loadWide(_ p: UnsafeRawPointer, _ w: Int) -> UInt64 {
+        var value = UInt64(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self)))
+        for i in 4..<w { value |= UInt64((p + i).load(as: UInt8.self)) << UInt64(8 * i) }
+        return value
     }
 
     @inline(__always)
@@ -163,7 +171,15 @@ enum Backlinks {
 
         /// The run `raw` stored under `key`, or nil if it fails its checksum
         /// or layout checks.
+        @inline(__always)
         init?(_ raw: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) {
+            self.init(raw, key: key, checked: nil)
+        }
+
+        /// The run `raw` stored under `key` in a read snapshot whose runs
+        /// already checked are `checked`: its layout is checked, and its
+        /// checksum only on its first read in the snapshot (then recorded).
+        init?(_ raw: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, checked: CheckedRuns?) {
             guard key.count == keyBytes, raw.count >= headerBytes + 8 + checksumBytes, raw.count <= runLimit, let base = raw.baseAddress else { return nil }
             let n = Int(UInt16(littleEndian: base.loadUnaligned(as: UInt16.self)))
             let wt = Int(base.load(fromByteOffset: 2, as: UInt8.self)), wo = Int(base.load(fromByteOffset: 3, as: UInt8.self))
@@ -174,7 +190,10 @@ enum Backlinks {
             let header = headerBytes + 8 * np
             guard raw.count == header + n * row + checksumBytes else { return nil }
             let body = UnsafeRawBufferPointer(start: base, count: raw.count - checksumBytes)
-            guard UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: body.count, as: UInt32.self)) == checksum(key: key, body) else { return nil }
+            if checked?.contains(base) != true {
+                guard UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: body.count, as: UInt32.self)) == checksum(key: key, body) else { return nil }
+                checked?.insert(base)
+            }
             self.bytes = base
             self.count = n
             self.wt = wt; self.wp = wp; self.wo = wo; self.wc = wc
@@ -220,6 +239,83 @@ enum Backlinks {
             return low
         }
 
+        /// Whether row `i` comes before record `r` (by target, pair, origin).
+        @inline(__always)
+        func isBefore(_ i: Int, _ r: Record) -> Bool {
+            let t = target(i)
+            if t != r.target { return t < r.target }
+            let p = pair(i)
+            return p != r.pair ? p < r.pair : origin(i) < r.origin
+        }
+
+        /// `lowerBound(r)`, searched outward from row `guess` in growing
+        /// steps, then by halves: a guess near the answer reads few rows
+        /// (and cache lines) of the run; any guess gives the same answer.
+        func lowerBound(_ r: Record, near guess: Int) -> Int {
+            let g = min(max(guess, 0), count - 1)
+            var low: Int, high: Int
+            if isBefore(g, r) {
+                // The answer is after g: rows below `low` come before r, row `bound` (if any) does not.
+                low = g + 1
+                var bound = g + 1, step = 1
+                while bound < count && isBefore(bound, r) {
+                    low = bound + 1
+                    bound += step
+                    step <<= 1
+                }
+                high = min(bound, count)
+            } else {
+                // The answer is g or before: row `high` does not come before r, row `bound` (if any) does.
+                high = g
+                var bound = g - 1, step = 1
+                while bound >= 0 && !isBefore(bound, r) {
+                    high = bound
+                    bound -= step
+                    step <<= 1
+                }
+                low = max(bound + 1, 0)
+            }
+            while low < high {
+                let mid = (low + high) >> 1
+                if isBefore(mid, r) { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
+
+        /// Where the first record of `target` probably is, for
+        /// `lowerBound(_:near:)`: by interpolation between the run's base
+        /// target and its last target `last` (records spread evenly over
+        /// the targets, as a cluster's objects' records mostly do).
+        @inline(__always)
+        func guess(_ target: UInt64, last: UInt64) -> Int {
+            guard target > firstTarget, last > firstTarget else { return 0 }
+            if target >= last { return count - 1 }
+            return Int(Double(target - firstTarget) / Double(last - firstTarget + 1) * Double(count))
+        }
+
+        /// The first row from `start` on whose (target, pair) is above
+        /// (`target`, `pair`), the rows from `start` on not being below
+        /// them: searched forward from `start` in growing steps, then by
+        /// halves (a target's records are usually few, and next to `start`).
+        func upperBound(target: UInt64, pair: UInt64, from start: Int) -> Int {
+            @inline(__always) func isAbove(_ i: Int) -> Bool {
+                let t = self.target(i)
+                return t != target ? t > target : self.pair(i) > pair
+            }
+            var low = start, bound = start, step = 1
+            while bound < count && !isAbove(bound) {
+                low = bound + 1
+                bound += step
+                step <<= 1
+            }
+            var high = min(bound, count)
+            while low < high {
+                let mid = (low + high) >> 1
+                if isAbove(mid) { high = mid } else { low = mid + 1 }
+            }
+            return low
+        }
+
         /// The first row whose target is not below `target`.
         func lowerBound(target: UInt64) -> Int {
             var low = 0, high = count
@@ -239,6 +335,53 @@ enum Backlinks {
             for i in 0..<count where count(i) == 0 { return false }
             for i in 1..<max(pairCount, 1) where pair(at: i - 1) >= pair(at: i) { return false }
             return Record(key: key, count: 1).sameLink(record(count - 1))
+        }
+    }
+
+    /// The runs whose checksum was checked in one read snapshot, by the
+    /// address of their value: a snapshot's pages never change while it
+    /// lives, so a run read again (the backlinks of the same owners, query
+    /// after query) is not checksummed again.  Never used in a write
+    /// transaction, whose dirty pages change in place.  Open addressing over
+    /// the addresses (0: empty slot), a multiplicative hash.
+    final class CheckedRuns {
+        private var slots = [UInt](repeating: 0, count: 64)
+        private var mask = 63
+        private var count = 0
+
+        @inline(__always)
+        private func slot(_ address: UInt) -> Int {
+            Int(truncatingIfNeeded: (UInt64(address) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+        }
+
+        func contains(_ run: UnsafeRawPointer) -> Bool {
+            let address = UInt(bitPattern: run)
+            return slots.withUnsafeBufferPointer { s in
+                var i = slot(address)
+                while s[i] != 0 {
+                    if s[i] == address { return true }
+                    i = (i + 1) & mask
+                }
+                return false
+            }
+        }
+
+        func insert(_ run: UnsafeRawPointer) {
+            let address = UInt(bitPattern: run)
+            var i = slot(address)
+            while slots[i] != 0 {
+                if slots[i] == address { return }
+                i = (i + 1) & mask
+            }
+            slots[i] = address
+            count += 1
+            if count * 2 > mask {
+                let old = slots
+                slots = [UInt](repeating: 0, count: old.count * 2)
+                mask = slots.count - 1
+                count = 0
+                for address in old where address != 0 { insert(UnsafeRawPointer(bitPattern: address)!) }
+            }
         }
     }
 

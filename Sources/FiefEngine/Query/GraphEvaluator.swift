@@ -488,22 +488,7 @@ final class QueryScan {
             reached[ObjectIdentifier(node)] = (owners, nil)
             return (owners, nil)
         }
-        var objects: ObjectSet
-        switch reach.target {
-        case .predicate(let query):
-            objects = try matchingObjects(query)
-        case .objects(let tableKey, let keys, let allBut):
-            let table = try realm.table(tableKey)
-            if allBut {
-                objects = try allObjects(table)
-                for key in keys { objects.remove(key) }
-            } else {
-                objects = ObjectSet()
-                for key in keys where try realm.isLive(table, key) { objects.insert(key) }
-            }
-        case .geoWithin(let target, let inside):
-            objects = try geoMatches(target, inside: inside)
-        }
+        var objects = try targetObjects(reach.target)
         objects = try carryBack(objects, reach.hops, nullLinksMatch: reach.nullLinksMatch)
         var reachingAny: ObjectSet? = nil
         if reach.orReachesNothing {
@@ -511,6 +496,92 @@ final class QueryScan {
         }
         reached[ObjectIdentifier(node)] = (objects, reachingAny)
         return (objects, reachingAny)
+    }
+
+    /// The objects of the class a path ends at that its reach target holds.
+    private func targetObjects(_ target: ReachTarget) throws(FiefError) -> ObjectSet {
+        switch target {
+        case .predicate(let query):
+            return try matchingObjects(query)
+        case .objects(let tableKey, let keys, let allBut):
+            let table = try realm.table(tableKey)
+            if allBut {
+                var objects = try allObjects(table)
+                for key in keys { objects.remove(key) }
+                return objects
+            }
+            var objects = ObjectSet()
+            for key in keys where try realm.isLive(table, key) { objects.insert(key) }
+            return objects
+        case .geoWithin(let target, let inside):
+            return try geoMatches(target, inside: inside)
+        }
+    }
+
+    /// How many objects of the class tested `node` matches, counted without
+    /// gathering them, when it is a backward node that decides alone by
+    /// what it reaches (as `isReach`) along a path of to-one links only
+    /// (`owner.name == $0`, `owner.boss.name == $0`); nil otherwise.
+    ///
+    /// An object has at most one link through a to-one link property, so
+    /// the origins of different targets' backlinks (through the path's
+    /// first property) are different objects, and the count is the sum of
+    /// the targets' records for that property: each target's a binary
+    /// search in the runs holding them, never an origin read, set or
+    /// ordered.  The targets themselves (the objects the rest of the path
+    /// reaches) are carried back as for any reach.  Backlinks hold links
+    /// of live objects only, and in a write transaction its every change.
+    /// Lists, sets, maps and backlinks on the path (where an object may
+    /// reach a target more than once, or several targets) and mixed values
+    /// (which may hold a collection of links) take the general way, which
+    /// counts each object once.
+    func countMatches(_ node: QueryNode) throws(FiefError) -> Int? {
+        guard Self.isReach(node), case .graph(let graph) = node, case .reach(let reach) = graph.kind,
+              let first = reach.hops.first, reach.hops.allSatisfy({ $0.kind == .link }) else { return nil }
+        if case .geoWithin = reach.target { return nil }
+        let column = try realm.table(first.from).column(first.property)
+        guard column.collection == .none, column.elementType == .link, column.linkTarget == first.to else { return nil }
+        // The targets: when the path is one link and an index answers its
+        // predicate exactly, the index's keys (ascending, live) as they are.
+        var keys: [Int64]? = nil
+        var targets = ObjectSet()
+        if reach.hops.count == 1, case .predicate(let query) = reach.target,
+           let plan = try realm.indexPlan(query, try realm.table(query.tableKey), scan: self), plan.exact {
+            keys = plan.keys
+            if plan.keys.isEmpty { return 0 }
+        } else {
+            targets = try carryBack(try targetObjects(reach.target), Array(reach.hops.dropFirst()), nullLinksMatch: false)
+            if targets.isEmpty { return 0 }
+        }
+        var total = 0
+        try withBacklinkScanner(of: first.to) { (scanner) throws(FiefError) in
+            if let keys {
+                for target in keys { total += try scanner.countRecords(of: target, originClass: first.from, property: first.property) }
+                return
+            }
+            try targets.forEach { (target) throws(FiefError) in
+                total += try scanner.countRecords(of: target, originClass: first.from, property: first.property)
+            }
+        }
+        return total
+    }
+
+    /// Run `body` with a scanner over the backlinks of class `table` (none:
+    /// not run): in a write transaction through its own cursor, in a
+    /// snapshot through the snapshot's cursor and its checked runs.
+    private func withBacklinkScanner(of table: UInt32, _ body: (inout BacklinkScanner) throws(FiefError) -> Void) throws(FiefError) {
+        guard let dbi = try realm.table(table).backlinks else { return }
+        if let write = realm.write {
+            var scanner = try BacklinkScanner(write.txn, dbi)
+            try body(&scanner)
+            return
+        }
+        // In a snapshot, through its cursor on the backlinks (kept, as for chunks).
+        let snapshot = try realm.currentSnapshot()
+        try snapshot.withTransaction { (_) throws(FiefError) in
+            var scanner = BacklinkScanner(cursor: try snapshot.cursor(dbi), checked: snapshot.checkedRuns)
+            try body(&scanner)
+        }
     }
 
     /// The objects of the first class of `hops` whose path reaches one of
@@ -594,25 +665,13 @@ final class QueryScan {
             }
             return origins
         }
-        guard let dbi = try realm.table(hop.to).backlinks else { return origins }
         // The origins gathered (in no order), then made a set a cluster at a time.
         var found: [Int64] = []
-        func gather(_ scanner: inout BacklinkScanner) throws(FiefError) {
+        try withBacklinkScanner(of: hop.to) { (scanner) throws(FiefError) in
             try targets.forEach { (target) throws(FiefError) in
                 try scanner.forEachRecord(of: target, originClass: hop.from, property: hop.property) { (_, origin, _) in
                     found.append(origin)
                 }
-            }
-        }
-        if let write = realm.write {
-            var scanner = try BacklinkScanner(write.txn, dbi)
-            try gather(&scanner)
-        } else {
-            // In a snapshot, through its cursor on the backlinks (kept, as for chunks).
-            let snapshot = try realm.currentSnapshot()
-            try snapshot.withTransaction { (_) throws(FiefError) in
-                var scanner = BacklinkScanner(cursor: try snapshot.cursor(dbi))
-                try gather(&scanner)
             }
         }
         return ObjectSet(keysInAnyOrder: found)
@@ -1313,15 +1372,52 @@ final class ListElementTest {
 struct BacklinkScanner {
     private let cursor: LMDBCursor
     private var run: Backlinks.Run?
+    /// The target of `run`'s last record (from its key).
+    private var runLastTarget: UInt64 = 0
+    /// In a read snapshot, its runs already checked (see `Backlinks.CheckedRuns`).
+    private let checked: Backlinks.CheckedRuns?
 
     init(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
         cursor = try LMDBCursor(txn, dbi)
+        checked = nil
     }
 
     /// A scanner over `cursor` (on a backlinks database), placed anywhere:
-    /// its first target is sought.
-    init(cursor: LMDBCursor) {
+    /// its first target is sought.  `checked`: the runs of the snapshot
+    /// the cursor reads that were checked already (never in a write
+    /// transaction).
+    init(cursor: LMDBCursor, checked: Backlinks.CheckedRuns? = nil) {
         self.cursor = cursor
+        self.checked = checked
+    }
+
+    /// Make `run` the run holding the first record not below `wanted` (or
+    /// where it would be); its index there, nil past the last run.
+    @inline(__always)
+    private mutating func place(_ wanted: Backlinks.Record) throws(FiefError) -> Int? {
+        if let run, !run.record(run.count - 1).precedes(wanted), !wanted.precedes(run.record(0)) {
+            return run.lowerBound(wanted, near: run.guess(wanted.target, last: runLastTarget))
+        }
+        var key = (UInt64(0), UInt64(0), UInt64(0))
+        let found = try withUnsafeMutableBytes(of: &key) { (raw) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? in
+            wanted.writeKey(raw.baseAddress!)
+            return try cursor.seek(UnsafeRawBufferPointer(raw))
+        }
+        guard let found else { run = nil; return nil }
+        guard let read = Backlinks.Run(found.value, key: found.key, checked: checked) else { throw Backlinks.damaged() }
+        run = read
+        runLastTarget = UInt64(bigEndian: found.key.loadUnaligned(as: UInt64.self))
+        return read.lowerBound(wanted, near: read.guess(wanted.target, last: runLastTarget))
+    }
+
+    /// Move to the run after `run` (nil past the last).
+    @inline(__always)
+    private mutating func nextRun() throws(FiefError) -> Backlinks.Run? {
+        guard let next = try cursor.next() else { run = nil; return nil }
+        guard let read = Backlinks.Run(next.value, key: next.key, checked: checked) else { throw Backlinks.damaged() }
+        run = read
+        runLastTarget = UInt64(bigEndian: next.key.loadUnaligned(as: UInt64.self))
+        return read
     }
 
     /// Call `body` with each record for `target` (only those of class
@@ -1331,20 +1427,7 @@ struct BacklinkScanner {
                                 _ body: (UInt64, Int64, UInt32) throws(FiefError) -> Void) throws(FiefError) {
         let wanted = Backlinks.Record(target: target, originClass: originClass ?? 0, property: property ?? 0, origin: 0)
         let onePair = originClass != nil
-        var index: Int
-        if let run, !run.record(run.count - 1).precedes(wanted), !wanted.precedes(run.record(0)) {
-            index = run.lowerBound(wanted)
-        } else {
-            var key = (UInt64(0), UInt64(0), UInt64(0))
-            let found = try withUnsafeMutableBytes(of: &key) { (raw) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? in
-                wanted.writeKey(raw.baseAddress!)
-                return try cursor.seek(UnsafeRawBufferPointer(raw))
-            }
-            guard let found else { run = nil; return }
-            guard let read = Backlinks.Run(found.value, key: found.key) else { throw Backlinks.damaged() }
-            run = read
-            index = read.lowerBound(wanted)
-        }
+        guard var index = try place(wanted) else { return }
         while let current = run {
             while index < current.count {
                 guard current.target(index) == wanted.target else { return }
@@ -1354,10 +1437,26 @@ struct BacklinkScanner {
                 index += 1
             }
             // The records may go on in the next run.
-            guard let next = try cursor.next() else { run = nil; return }
-            guard let read = Backlinks.Run(next.value, key: next.key) else { throw Backlinks.damaged() }
-            run = read
+            guard try nextRun() != nil else { return }
             index = 0
         }
+    }
+
+    /// The number of records for `target` from `originClass`'s `property`
+    /// (the origins linking it through that property), counted by binary
+    /// searches in the runs holding them, no record visited.
+    mutating func countRecords(of target: Int64, originClass: UInt32, property: UInt32) throws(FiefError) -> Int {
+        let wanted = Backlinks.Record(target: target, originClass: originClass, property: property, origin: 0)
+        guard var index = try place(wanted) else { return 0 }
+        var total = 0
+        while let current = run {
+            let end = current.upperBound(target: wanted.target, pair: wanted.pair, from: index)
+            total += end - index
+            // The records may go on in the next run.
+            if end < current.count { return total }
+            guard try nextRun() != nil else { return total }
+            index = 0
+        }
+        return total
     }
 }

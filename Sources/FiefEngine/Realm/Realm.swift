@@ -56,6 +56,16 @@ final class Snapshot: @unchecked Sendable {
     @exclusivity(unchecked) private var columnCursors: [UInt64: ColumnCursor] = [:]
     @exclusivity(unchecked) private var lastColumnCursorKey: UInt64 = .max
     @exclusivity(unchecked) private var lastColumnCursor: ColumnCursor?
+    @exclusivity(unchecked) private var checkedRunsIfAny: Backlinks.CheckedRuns?
+
+    /// The backlink runs whose checksum was checked in this snapshot (the
+    /// caller holds `lock` if the snapshot is shared).
+    var checkedRuns: Backlinks.CheckedRuns {
+        if let checked = checkedRunsIfAny { return checked }
+        let made = Backlinks.CheckedRuns()
+        checkedRunsIfAny = made
+        return made
+    }
 
     /// The handle generation of the environment when the transaction began.
     let handleGeneration: UInt64

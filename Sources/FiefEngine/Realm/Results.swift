@@ -21,6 +21,10 @@ public final class Results: @unchecked Sendable {
     /// Whether `keys` was built from `matchedClusters` (and the stages applied).
     @exclusivity(unchecked) private var keysMaterialized = false
     @exclusivity(unchecked) private var evaluatedStamp: UInt64 = 0
+    /// A count made without the matches (`QueryScan.countMatches`), and
+    /// the stamp it was made at (0: none).
+    @exclusivity(unchecked) private var countedStamp: UInt64 = 0
+    @exclusivity(unchecked) private var counted = 0
     /// The columns of the class the filters and stages read: a write to
     /// another column leaves these results as they are.
     private let dependentColumns: [UInt32]
@@ -152,10 +156,14 @@ public final class Results: @unchecked Sendable {
     }
 
     @inline(__always)
-    private var isFresh: Bool {
-        guard realm.isUnchanged(since: evaluatedStamp, table: tableKey, columns: dependentColumns) else { return false }
-        if let list, !realm.isUnchanged(since: evaluatedStamp, table: list.table, columns: [list.column]) { return false }
-        for linked in linkedColumns where !realm.isUnchanged(since: evaluatedStamp, table: linked.table, columns: linked.columns) {
+    private var isFresh: Bool { isUnchanged(since: evaluatedStamp) }
+
+    /// Whether nothing these results read changed since `stamp`.
+    @inline(__always)
+    private func isUnchanged(since stamp: UInt64) -> Bool {
+        guard realm.isUnchanged(since: stamp, table: tableKey, columns: dependentColumns) else { return false }
+        if let list, !realm.isUnchanged(since: stamp, table: list.table, columns: [list.column]) { return false }
+        for linked in linkedColumns where !realm.isUnchanged(since: stamp, table: linked.table, columns: linked.columns) {
             return false
         }
         return true
@@ -234,7 +242,10 @@ public final class Results: @unchecked Sendable {
 
     public func count() throws(FiefError) -> Int {
         try realm.checkReadable()
-        if !isFresh { try scanMatches() }
+        if !isFresh {
+            if let n = try countWithoutMatches() { return n }
+            try scanMatches()
+        }
         if !narrows { return matchedCount }
         // Limits alone need no keys: the smallest one caps the count.
         if !stages.contains(where: { if case .distinct = $0 { return true }; return false }) {
@@ -348,6 +359,19 @@ public final class Results: @unchecked Sendable {
         }
         try applyStages()
         keysMaterialized = true
+    }
+
+    /// The count of the matches made without finding them, when the one
+    /// filter allows it (a path of to-one links deciding it alone: see
+    /// `QueryScan.countMatches`) and no stage narrows; kept until something
+    /// the results read changes.  Nil otherwise: the matches are found.
+    private func countWithoutMatches() throws(FiefError) -> Int? {
+        guard list == nil, linking == nil, filters.count == 1, case .graph = filters[0].root, !narrows else { return nil }
+        if countedStamp != 0 && isUnchanged(since: countedStamp) { return counted }
+        guard let n = try QueryScan(realm: realm).countMatches(filters[0].root) else { return nil }
+        counted = n
+        countedStamp = realm.stamp
+        return n
     }
 
     /// Whether a stage may leave matches out (a distinct or a limit).
