@@ -836,13 +836,15 @@ extension Realm {
             var keys: [Int64] = []
             keys.reserveCapacity(16)
             var ascending = true
-            var entry = try typed { try bytes.withUnsafeBytes { (raw) in try cursor.seek(raw) } }
-            while let (key, value) = entry, key.count == bytes.count,
-                  bytes.withUnsafeBytes({ key.count == 0 || memcmp(key.baseAddress!, $0.baseAddress!, key.count) == 0 }) {
-                let object = Int64(bitPattern: value.loadUnaligned(as: UInt64.self))
-                if let last = keys.last, last > object { ascending = false }
-                keys.append(object)
-                entry = try cursor.move(MDB_NEXT_DUP)
+            try bytes.withBytes { (wanted) throws(FiefError) in
+                var entry = try cursor.seek(wanted)
+                while let (key, value) = entry, key.count == wanted.count,
+                      key.count == 0 || memcmp(key.baseAddress!, wanted.baseAddress!, key.count) == 0 {
+                    let object = Int64(bitPattern: value.loadUnaligned(as: UInt64.self))
+                    if let last = keys.last, last > object { ascending = false }
+                    keys.append(object)
+                    entry = try cursor.move(MDB_NEXT_DUP)
+                }
             }
             if !ascending { keys.sort() }
             return keys

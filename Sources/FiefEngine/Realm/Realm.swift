@@ -50,8 +50,9 @@ final class Snapshot: @unchecked Sendable {
     @exclusivity(unchecked) var lists: [ListID: ListState] = [:]
     /// The sets and maps read in this snapshot (used under `lock` when shared).
     @exclusivity(unchecked) var collectionEntries: [ListID: CollectionEntries] = [:]
-    /// Cursors kept for lookups in integer primary-key tables, by database.
-    @exclusivity(unchecked) private var cursors: [MDB_dbi: LMDBCursor] = [:]
+    /// Cursors kept for lookups (primary keys, indexes, backlinks), by
+    /// database handle (LMDB's handles are small indexes).
+    @exclusivity(unchecked) private var cursors: [LMDBCursor?] = []
     /// Cursors over columns' chunks, by database << 32 | column.
     @exclusivity(unchecked) private var columnCursors: [UInt64: ColumnCursor] = [:]
     @exclusivity(unchecked) private var lastColumnCursorKey: UInt64 = .max
@@ -148,9 +149,11 @@ final class Snapshot: @unchecked Sendable {
     /// snapshot is shared (a chunk check inside `chunk(_:dbi:check:)` does).
     @inline(__always)
     func cursor(_ dbi: MDB_dbi) throws(FiefError) -> LMDBCursor {
-        if let cursor = cursors[dbi] { return cursor }
+        let i = Int(dbi)
+        if i < cursors.count, let cursor = cursors[i] { return cursor }
         let cursor = try LMDBCursor(txn, dbi)
-        cursors[dbi] = cursor
+        if i >= cursors.count { cursors.append(contentsOf: repeatElement(nil, count: i + 1 - cursors.count)) }
+        cursors[i] = cursor
         return cursor
     }
 
