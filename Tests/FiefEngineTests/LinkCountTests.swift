@@ -147,6 +147,9 @@ final class LinkCountTests: XCTestCase {
     func testCountsAgreeWithIterationAndBruteForce() throws {
         let db = try world()
         try checkAll(db, "as made")
+        // So many backlink reads in one snapshot made its directory of Person's runs.
+        let dbi = try XCTUnwrap(try db.realm.table(db.cls("Person")).backlinks)
+        XCTAssertTrue(try db.realm.currentSnapshot().runDirectory(dbi).isBuilt)
         XCTAssertGreaterThan(try db.query("Dog", "owner.name == $0", [.string("Pop")]).count(), 700)
     }
 
@@ -271,9 +274,12 @@ final class LinkCountTests: XCTestCase {
             do {
                 XCTAssertGreaterThan(model.filter { $0.target == 5000 }.count, 600)
                 let checked = Backlinks.CheckedRuns()
+                let directory = Backlinks.RunDirectory()
                 for pass in 0..<2 {
                     var plain = try BacklinkScanner(txn, dbi)
                     var cached = BacklinkScanner(cursor: try LMDBCursor(txn, dbi), checked: checked)
+                    // Through the directory (made after its first seeks), records visited and counted.
+                    var listed = BacklinkScanner(cursor: try LMDBCursor(txn, dbi), checked: checked, directory: directory)
                     for (c, p) in pairs {
                         // Targets asked in ascending order (the scanner keeps its run), then one by one afresh.
                         for target in asked {
@@ -283,9 +289,34 @@ final class LinkCountTests: XCTestCase {
                                 visited.append(Link(target: target, originClass: c, property: p, origin: origin))
                             }
                             XCTAssertEqual(visited, expected, "pass \(pass) target \(target)")
+                            var listedVisits: [Link] = []
+                            try listed.forEachRecord(of: target, originClass: c, property: p) { (_, origin, _) in
+                                listedVisits.append(Link(target: target, originClass: c, property: p, origin: origin))
+                            }
+                            XCTAssertEqual(listedVisits, expected, "pass \(pass) target \(target), directory")
+                            XCTAssertEqual(try listed.countRecords(of: target, originClass: c, property: p), expected.count, "directory")
                             XCTAssertEqual(try cached.countRecords(of: target, originClass: c, property: p), expected.count, "pass \(pass) target \(target)")
                             var fresh = try BacklinkScanner(txn, dbi)
                             XCTAssertEqual(try fresh.countRecords(of: target, originClass: c, property: p), expected.count)
+                        }
+                    }
+                }
+                // The directory was made, and finds the run MDB_SET_RANGE finds.
+                XCTAssertTrue(directory.isBuilt)
+                let cursor = try LMDBCursor(txn, dbi)
+                for link in model.sorted().enumerated().filter({ $0.offset % 7 == 0 }).map(\.element) {
+                    for probe in [link, Link(target: link.target, originClass: link.originClass, property: link.property, origin: link.origin + 1),
+                                  Link(target: link.target + 1, originClass: 0, property: 0, origin: 0)] {
+                        let r = Backlinks.Record(target: probe.target, originClass: probe.originClass, property: probe.property, origin: probe.origin)
+                        var key = [UInt8](repeating: 0, count: Backlinks.keyBytes)
+                        key.withUnsafeMutableBytes { r.writeKey($0.baseAddress!) }
+                        let found = try key.withBytes { (k) throws(FiefError) in try cursor.seek(k) }
+                        let i = directory.find(r)
+                        if let found {
+                            XCTAssertLessThan(i, directory.count)
+                            if i < directory.count { XCTAssertEqual(Array(directory.run(i).key), Array(found.key)) }
+                        } else {
+                            XCTAssertEqual(i, directory.count)
                         }
                     }
                 }

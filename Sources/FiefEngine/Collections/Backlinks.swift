@@ -385,6 +385,83 @@ enum Backlinks {
         }
     }
 
+    /// Where the runs of one backlinks database lie in one read snapshot,
+    /// by their keys (their last records), so that finding the run that
+    /// holds a record is a binary search in memory instead of a seek
+    /// through LMDB's pages.  Made only once the snapshot has sought in the
+    /// database often (an eighth as many seeks as there are runs, at least
+    /// 32: `shouldBuild`), by one walk over the runs' keys (their values are
+    /// not read; each is checked when first used), so a snapshot that reads
+    /// a few backlinks never pays for it, and one that reads many pays about
+    /// what a few more seeks cost.  Never in a write transaction, whose
+    /// runs move as they change.
+    final class RunDirectory {
+        /// Per run, ascending: its last record's target, pair and origin
+        /// (its key), and where its key and value lie in the map.
+        private var targets: [UInt64] = []
+        private var pairs: [UInt64] = []
+        private var origins: [UInt64] = []
+        private var keys: [UnsafeRawPointer] = []
+        private var values: [UnsafeRawBufferPointer] = []
+        private(set) var isBuilt = false
+        private var seeks = 0
+        private var threshold = -1
+
+        var count: Int { targets.count }
+
+        /// Count one seek in database `dbi` of `txn`; whether the directory
+        /// should be made now.
+        func shouldBuild(_ txn: OpaquePointer, _ dbi: MDB_dbi) -> Bool {
+            if threshold < 0 {
+                var stat = MDB_stat()
+                threshold = mdb_stat(txn, dbi, &stat) == 0 ? max(32, Int(stat.ms_entries) / 8) : Int.max
+            }
+            seeks += 1
+            return seeks >= threshold
+        }
+
+        /// Walk every run of database `dbi` of `txn` (a read snapshot's).
+        func build(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
+            let cursor = try LMDBCursor(txn, dbi)
+            var entry = try cursor.move(MDB_FIRST)
+            while let (k, v) = entry {
+                guard k.count == keyBytes, let key = k.baseAddress else { throw damaged() }
+                let last = Record(key: k, count: 1)
+                targets.append(last.target)
+                pairs.append(last.pair)
+                origins.append(last.origin)
+                keys.append(key)
+                values.append(v)
+                entry = try cursor.next()
+            }
+            isBuilt = true
+        }
+
+        /// The first run whose last record is not below `r` (`count`: none),
+        /// the run an `MDB_SET_RANGE` to `r` finds.
+        func find(_ r: Record) -> Int {
+            targets.withUnsafeBufferPointer { t in
+                pairs.withUnsafeBufferPointer { p in
+                    origins.withUnsafeBufferPointer { o in
+                        var low = 0, high = t.count
+                        while low < high {
+                            let mid = (low + high) >> 1
+                            let before = t[mid] != r.target ? t[mid] < r.target : p[mid] != r.pair ? p[mid] < r.pair : o[mid] < r.origin
+                            if before { low = mid + 1 } else { high = mid }
+                        }
+                        return low
+                    }
+                }
+            }
+        }
+
+        /// Run `i`'s last target, key and value.
+        @inline(__always)
+        func run(_ i: Int) -> (lastTarget: UInt64, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+            (targets[i], UnsafeRawBufferPointer(start: keys[i], count: keyBytes), values[i])
+        }
+    }
+
     // MARK: Encoding
 
     /// The size of `records` encoded as one run (checksum included).

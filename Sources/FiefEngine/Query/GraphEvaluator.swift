@@ -579,7 +579,7 @@ final class QueryScan {
         // In a snapshot, through its cursor on the backlinks (kept, as for chunks).
         let snapshot = try realm.currentSnapshot()
         try snapshot.withTransaction { (_) throws(FiefError) in
-            var scanner = BacklinkScanner(cursor: try snapshot.cursor(dbi), checked: snapshot.checkedRuns)
+            var scanner = BacklinkScanner(cursor: try snapshot.cursor(dbi), checked: snapshot.checkedRuns, directory: snapshot.runDirectory(dbi))
             try body(&scanner)
         }
     }
@@ -1376,19 +1376,38 @@ struct BacklinkScanner {
     private var runLastTarget: UInt64 = 0
     /// In a read snapshot, its runs already checked (see `Backlinks.CheckedRuns`).
     private let checked: Backlinks.CheckedRuns?
+    /// In a read snapshot, where the database's runs lie (see
+    /// `Backlinks.RunDirectory`), and `run`'s place there (-1: `run` was
+    /// found through the cursor, which is on it).
+    private let directory: Backlinks.RunDirectory?
+    private var runIndex = -1
 
     init(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
         cursor = try LMDBCursor(txn, dbi)
         checked = nil
+        directory = nil
     }
 
     /// A scanner over `cursor` (on a backlinks database), placed anywhere:
-    /// its first target is sought.  `checked`: the runs of the snapshot
-    /// the cursor reads that were checked already (never in a write
-    /// transaction).
-    init(cursor: LMDBCursor, checked: Backlinks.CheckedRuns? = nil) {
+    /// its first target is sought.  `checked` and `directory`: the runs
+    /// of the snapshot the cursor reads that were checked already, and
+    /// where they lie (never in a write transaction).
+    init(cursor: LMDBCursor, checked: Backlinks.CheckedRuns? = nil, directory: Backlinks.RunDirectory? = nil) {
         self.cursor = cursor
         self.checked = checked
+        self.directory = directory
+    }
+
+    /// Make run `i` of the directory the run read.
+    @inline(__always)
+    private mutating func readRun(_ directory: Backlinks.RunDirectory, _ i: Int) throws(FiefError) -> Backlinks.Run? {
+        guard i < directory.count else { run = nil; return nil }
+        let (lastTarget, key, value) = directory.run(i)
+        guard let read = Backlinks.Run(value, key: key, checked: checked) else { throw Backlinks.damaged() }
+        run = read
+        runIndex = i
+        runLastTarget = lastTarget
+        return read
     }
 
     /// Make `run` the run holding the first record not below `wanted` (or
@@ -1398,6 +1417,15 @@ struct BacklinkScanner {
         if let run, !run.record(run.count - 1).precedes(wanted), !wanted.precedes(run.record(0)) {
             return run.lowerBound(wanted, near: run.guess(wanted.target, last: runLastTarget))
         }
+        if let directory {
+            if !directory.isBuilt, directory.shouldBuild(mdb_cursor_txn(cursor.pointer), mdb_cursor_dbi(cursor.pointer)) {
+                try directory.build(mdb_cursor_txn(cursor.pointer), mdb_cursor_dbi(cursor.pointer))
+            }
+            if directory.isBuilt {
+                guard let read = try readRun(directory, directory.find(wanted)) else { return nil }
+                return read.lowerBound(wanted, near: read.guess(wanted.target, last: runLastTarget))
+            }
+        }
         var key = (UInt64(0), UInt64(0), UInt64(0))
         let found = try withUnsafeMutableBytes(of: &key) { (raw) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? in
             wanted.writeKey(raw.baseAddress!)
@@ -1406,6 +1434,7 @@ struct BacklinkScanner {
         guard let found else { run = nil; return nil }
         guard let read = Backlinks.Run(found.value, key: found.key, checked: checked) else { throw Backlinks.damaged() }
         run = read
+        runIndex = -1
         runLastTarget = UInt64(bigEndian: found.key.loadUnaligned(as: UInt64.self))
         return read.lowerBound(wanted, near: read.guess(wanted.target, last: runLastTarget))
     }
@@ -1413,6 +1442,7 @@ struct BacklinkScanner {
     /// Move to the run after `run` (nil past the last).
     @inline(__always)
     private mutating func nextRun() throws(FiefError) -> Backlinks.Run? {
+        if runIndex >= 0, let directory { return try readRun(directory, runIndex + 1) }
         guard let next = try cursor.next() else { run = nil; return nil }
         guard let read = Backlinks.Run(next.value, key: next.key, checked: checked) else { throw Backlinks.damaged() }
         run = read

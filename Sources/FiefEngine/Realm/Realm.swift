@@ -58,6 +58,19 @@ final class Snapshot: @unchecked Sendable {
     @exclusivity(unchecked) private var lastColumnCursorKey: UInt64 = .max
     @exclusivity(unchecked) private var lastColumnCursor: ColumnCursor?
     @exclusivity(unchecked) private var checkedRunsIfAny: Backlinks.CheckedRuns?
+    /// Per backlinks database (by handle), where its runs lie.
+    @exclusivity(unchecked) private var runDirectories: [Backlinks.RunDirectory?] = []
+
+    /// Where the runs of backlinks database `dbi` lie in this snapshot
+    /// (the caller holds `lock` if the snapshot is shared).
+    func runDirectory(_ dbi: MDB_dbi) -> Backlinks.RunDirectory {
+        let i = Int(dbi)
+        if i < runDirectories.count, let known = runDirectories[i] { return known }
+        let made = Backlinks.RunDirectory()
+        if i >= runDirectories.count { runDirectories.append(contentsOf: repeatElement(nil, count: i + 1 - runDirectories.count)) }
+        runDirectories[i] = made
+        return made
+    }
 
     /// The backlink runs whose checksum was checked in this snapshot (the
     /// caller holds `lock` if the snapshot is shared).
