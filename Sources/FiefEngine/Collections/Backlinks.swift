@@ -170,16 +170,9 @@ enum Backlinks {
         let size: Int
 
         /// The run `raw` stored under `key`, or nil if it fails its checksum
-        /// or layout checks.
-        @inline(__always)
-        init?(_ raw: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) {
-            self.init(raw, key: key, checked: nil)
-        }
-
-        /// The run `raw` stored under `key` in a read snapshot whose runs
-        /// already checked are `checked`: its layout is checked, and its
-        /// checksum only on its first read in the snapshot (then recorded).
-        init?(_ raw: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, checked: CheckedRuns?) {
+        /// or layout checks (the checksum only when `verify`: a run this
+        /// read snapshot checked already, see `CheckedRuns`).
+        init?(_ raw: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, verify: Bool = true) {
             guard key.count == keyBytes, raw.count >= headerBytes + 8 + checksumBytes, raw.count <= runLimit, let base = raw.baseAddress else { return nil }
             let n = Int(UInt16(littleEndian: base.loadUnaligned(as: UInt16.self)))
             let wt = Int(base.load(fromByteOffset: 2, as: UInt8.self)), wo = Int(base.load(fromByteOffset: 3, as: UInt8.self))
@@ -190,9 +183,8 @@ enum Backlinks {
             let header = headerBytes + 8 * np
             guard raw.count == header + n * row + checksumBytes else { return nil }
             let body = UnsafeRawBufferPointer(start: base, count: raw.count - checksumBytes)
-            if checked?.contains(base) != true {
+            if verify {
                 guard UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: body.count, as: UInt32.self)) == checksum(key: key, body) else { return nil }
-                checked?.insert(base)
             }
             self.bytes = base
             self.count = n
@@ -343,27 +335,34 @@ enum Backlinks {
     /// lives, so a run read again (the backlinks of the same owners, query
     /// after query) is not checksummed again.  Never used in a write
     /// transaction, whose dirty pages change in place.  Open addressing over
-    /// the addresses (0: empty slot), a multiplicative hash.
+    /// the addresses (0: empty slot), a multiplicative hash; the slots are
+    /// held without reference counting (read on every backlink read).
     final class CheckedRuns {
-        private var slots = [UInt](repeating: 0, count: 64)
+        private var slots: UnsafeMutablePointer<UInt>
         private var mask = 63
         private var count = 0
+
+        init() {
+            slots = .allocate(capacity: 64)
+            slots.initialize(repeating: 0, count: 64)
+        }
+
+        deinit { slots.deallocate() }
 
         @inline(__always)
         private func slot(_ address: UInt) -> Int {
             Int(truncatingIfNeeded: (UInt64(address) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
         }
 
+        @inline(__always)
         func contains(_ run: UnsafeRawPointer) -> Bool {
             let address = UInt(bitPattern: run)
-            return slots.withUnsafeBufferPointer { s in
-                var i = slot(address)
-                while s[i] != 0 {
-                    if s[i] == address { return true }
-                    i = (i + 1) & mask
-                }
-                return false
+            var i = slot(address)
+            while slots[i] != 0 {
+                if slots[i] == address { return true }
+                i = (i + 1) & mask
             }
+            return false
         }
 
         func insert(_ run: UnsafeRawPointer) {
@@ -376,11 +375,13 @@ enum Backlinks {
             slots[i] = address
             count += 1
             if count * 2 > mask {
-                let old = slots
-                slots = [UInt](repeating: 0, count: old.count * 2)
-                mask = slots.count - 1
+                let old = slots, oldSize = mask + 1
+                slots = .allocate(capacity: oldSize * 2)
+                slots.initialize(repeating: 0, count: oldSize * 2)
+                mask = oldSize * 2 - 1
                 count = 0
-                for address in old where address != 0 { insert(UnsafeRawPointer(bitPattern: address)!) }
+                for j in 0..<oldSize where old[j] != 0 { insert(UnsafeRawPointer(bitPattern: old[j])!) }
+                old.deallocate()
             }
         }
     }
@@ -394,20 +395,32 @@ enum Backlinks {
     /// not read; each is checked when first used), so a snapshot that reads
     /// a few backlinks never pays for it, and one that reads many pays about
     /// what a few more seeks cost.  Never in a write transaction, whose
-    /// runs move as they change.
+    /// runs move as they change.  Held without reference counting (read on
+    /// every backlink read).
     final class RunDirectory {
-        /// Per run, ascending: its last record's target, pair and origin
-        /// (its key), and where its key and value lie in the map.
-        private var targets: [UInt64] = []
-        private var pairs: [UInt64] = []
-        private var origins: [UInt64] = []
-        private var keys: [UnsafeRawPointer] = []
-        private var values: [UnsafeRawBufferPointer] = []
+        struct Entry {
+            /// The run's last record (its key), but its target.
+            var pair: UInt64
+            var origin: UInt64
+            /// Where its key and value lie in the map.
+            var key: UnsafeRawPointer
+            var value: UnsafeRawPointer
+            var size: Int
+        }
+
+        /// Per run, ascending: its last record's target (searched apart:
+        /// eight bytes a run), and the rest.
+        private var targets: UnsafeMutablePointer<UInt64>?
+        private var entries: UnsafeMutablePointer<Entry>?
+        private(set) var count = 0
         private(set) var isBuilt = false
         private var seeks = 0
         private var threshold = -1
 
-        var count: Int { targets.count }
+        deinit {
+            targets?.deallocate()
+            entries?.deallocate()
+        }
 
         /// Count one seek in database `dbi` of `txn`; whether the directory
         /// should be made now.
@@ -422,43 +435,56 @@ enum Backlinks {
 
         /// Walk every run of database `dbi` of `txn` (a read snapshot's).
         func build(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
-            let cursor = try LMDBCursor(txn, dbi)
-            var entry = try cursor.move(MDB_FIRST)
-            while let (k, v) = entry {
-                guard k.count == keyBytes, let key = k.baseAddress else { throw damaged() }
-                let last = Record(key: k, count: 1)
-                targets.append(last.target)
-                pairs.append(last.pair)
-                origins.append(last.origin)
-                keys.append(key)
-                values.append(v)
-                entry = try cursor.next()
+            var stat = MDB_stat()
+            try LMDB.check(mdb_stat(txn, dbi, &stat), "reading links")
+            let capacity = max(Int(stat.ms_entries), 1)
+            let t = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
+            let e = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
+            var n = 0
+            do throws(FiefError) {
+                let cursor = try LMDBCursor(txn, dbi)
+                var entry = try cursor.move(MDB_FIRST)
+                while let (k, v) = entry {
+                    guard n < capacity, k.count == keyBytes, let key = k.baseAddress, let value = v.baseAddress else { throw damaged() }
+                    let last = Record(key: k, count: 1)
+                    t[n] = last.target
+                    (e + n).initialize(to: Entry(pair: last.pair, origin: last.origin, key: key, value: value, size: v.count))
+                    n += 1
+                    entry = try cursor.next()
+                }
+            } catch {
+                t.deallocate()
+                e.deallocate()
+                throw error
             }
+            targets = t
+            entries = e
+            count = n
             isBuilt = true
         }
 
         /// The first run whose last record is not below `r` (`count`: none),
-        /// the run an `MDB_SET_RANGE` to `r` finds.
+        /// the run an `MDB_SET_RANGE` to `r` finds: a search of the targets
+        /// without branches, then past the runs ending at `r`'s target before it.
+        @inline(__always)
         func find(_ r: Record) -> Int {
-            targets.withUnsafeBufferPointer { t in
-                pairs.withUnsafeBufferPointer { p in
-                    origins.withUnsafeBufferPointer { o in
-                        var low = 0, high = t.count
-                        while low < high {
-                            let mid = (low + high) >> 1
-                            let before = t[mid] != r.target ? t[mid] < r.target : p[mid] != r.pair ? p[mid] < r.pair : o[mid] < r.origin
-                            if before { low = mid + 1 } else { high = mid }
-                        }
-                        return low
-                    }
-                }
+            guard let t = targets, let e = entries, count > 0 else { return 0 }
+            var base = 0, length = count
+            while length > 1 {
+                let half = length >> 1
+                base = t[base + half - 1] < r.target ? base + half : base
+                length -= half
             }
+            var i = base + (t[base] < r.target ? 1 : 0)
+            while i < count && t[i] == r.target && (e[i].pair < r.pair || (e[i].pair == r.pair && e[i].origin < r.origin)) { i += 1 }
+            return i
         }
 
-        /// Run `i`'s last target, key and value.
+        /// Run `i`'s last target, key and value (i < count).
         @inline(__always)
         func run(_ i: Int) -> (lastTarget: UInt64, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-            (targets[i], UnsafeRawBufferPointer(start: keys[i], count: keyBytes), values[i])
+            let entry = entries![i]
+            return (targets![i], UnsafeRawBufferPointer(start: entry.key, count: keyBytes), UnsafeRawBufferPointer(start: entry.value, count: entry.size))
         }
     }
 

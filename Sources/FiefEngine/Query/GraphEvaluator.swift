@@ -1374,18 +1374,22 @@ struct BacklinkScanner {
     private var run: Backlinks.Run?
     /// The target of `run`'s last record (from its key).
     private var runLastTarget: UInt64 = 0
-    /// In a read snapshot, its runs already checked (see `Backlinks.CheckedRuns`).
-    private let checked: Backlinks.CheckedRuns?
-    /// In a read snapshot, where the database's runs lie (see
-    /// `Backlinks.RunDirectory`), and `run`'s place there (-1: `run` was
-    /// found through the cursor, which is on it).
-    private let directory: Backlinks.RunDirectory?
+    /// In a read snapshot, its runs already checked (see
+    /// `Backlinks.CheckedRuns`) and where they lie (see
+    /// `Backlinks.RunDirectory`), read without reference counting (the
+    /// snapshot holds them: `keptAlive` too).
+    private let checked: Unmanaged<Backlinks.CheckedRuns>?
+    private let directory: Unmanaged<Backlinks.RunDirectory>?
+    private let keptAlive: (Backlinks.CheckedRuns?, Backlinks.RunDirectory?)
+    /// `run`'s place in `directory` (-1: `run` was found through the
+    /// cursor, which is on it).
     private var runIndex = -1
 
     init(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
         cursor = try LMDBCursor(txn, dbi)
         checked = nil
         directory = nil
+        keptAlive = (nil, nil)
     }
 
     /// A scanner over `cursor` (on a backlinks database), placed anywhere:
@@ -1394,20 +1398,36 @@ struct BacklinkScanner {
     /// where they lie (never in a write transaction).
     init(cursor: LMDBCursor, checked: Backlinks.CheckedRuns? = nil, directory: Backlinks.RunDirectory? = nil) {
         self.cursor = cursor
-        self.checked = checked
-        self.directory = directory
+        self.checked = checked.map { Unmanaged.passUnretained($0) }
+        self.directory = directory.map { Unmanaged.passUnretained($0) }
+        keptAlive = (checked, directory)
     }
 
-    /// Make run `i` of the directory the run read.
+    /// The run stored under `key`, checked (its checksum once per snapshot).
     @inline(__always)
-    private mutating func readRun(_ directory: Backlinks.RunDirectory, _ i: Int) throws(FiefError) -> Backlinks.Run? {
-        guard i < directory.count else { run = nil; return nil }
-        let (lastTarget, key, value) = directory.run(i)
-        guard let read = Backlinks.Run(value, key: key, checked: checked) else { throw Backlinks.damaged() }
-        run = read
+    private func read(_ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws(FiefError) -> Backlinks.Run {
+        guard let checked, let base = value.baseAddress else {
+            guard let read = Backlinks.Run(value, key: key) else { throw Backlinks.damaged() }
+            return read
+        }
+        let known = checked._withUnsafeGuaranteedRef { $0.contains(base) }
+        guard let read = Backlinks.Run(value, key: key, verify: !known) else { throw Backlinks.damaged() }
+        if !known { checked._withUnsafeGuaranteedRef { $0.insert(base) } }
+        return read
+    }
+
+    /// Make run `i` of the directory the run read (nil past the last).
+    @inline(__always)
+    private mutating func readRun(_ directory: Unmanaged<Backlinks.RunDirectory>, _ i: Int) throws(FiefError) -> Backlinks.Run? {
+        guard let (lastTarget, key, value) = directory._withUnsafeGuaranteedRef({ i < $0.count ? $0.run(i) : nil }) else {
+            run = nil
+            return nil
+        }
+        let made = try read(value, key: key)
+        run = made
         runIndex = i
         runLastTarget = lastTarget
-        return read
+        return made
     }
 
     /// Make `run` the run holding the first record not below `wanted` (or
@@ -1418,11 +1438,13 @@ struct BacklinkScanner {
             return run.lowerBound(wanted, near: run.guess(wanted.target, last: runLastTarget))
         }
         if let directory {
-            if !directory.isBuilt, directory.shouldBuild(mdb_cursor_txn(cursor.pointer), mdb_cursor_dbi(cursor.pointer)) {
-                try directory.build(mdb_cursor_txn(cursor.pointer), mdb_cursor_dbi(cursor.pointer))
+            let txn = mdb_cursor_txn(cursor.pointer)!, dbi = mdb_cursor_dbi(cursor.pointer)
+            if directory._withUnsafeGuaranteedRef({ !$0.isBuilt && $0.shouldBuild(txn, dbi) }), let made = keptAlive.1 {
+                try made.build(txn, dbi)
             }
-            if directory.isBuilt {
-                guard let read = try readRun(directory, directory.find(wanted)) else { return nil }
+            let found = directory._withUnsafeGuaranteedRef { $0.isBuilt ? $0.find(wanted) : -1 }
+            if found >= 0 {
+                guard let read = try readRun(directory, found) else { return nil }
                 return read.lowerBound(wanted, near: read.guess(wanted.target, last: runLastTarget))
             }
         }
@@ -1432,11 +1454,11 @@ struct BacklinkScanner {
             return try cursor.seek(UnsafeRawBufferPointer(raw))
         }
         guard let found else { run = nil; return nil }
-        guard let read = Backlinks.Run(found.value, key: found.key, checked: checked) else { throw Backlinks.damaged() }
-        run = read
+        let made = try read(found.value, key: found.key)
+        run = made
         runIndex = -1
         runLastTarget = UInt64(bigEndian: found.key.loadUnaligned(as: UInt64.self))
-        return read.lowerBound(wanted, near: read.guess(wanted.target, last: runLastTarget))
+        return made.lowerBound(wanted, near: made.guess(wanted.target, last: runLastTarget))
     }
 
     /// Move to the run after `run` (nil past the last).
@@ -1444,10 +1466,10 @@ struct BacklinkScanner {
     private mutating func nextRun() throws(FiefError) -> Backlinks.Run? {
         if runIndex >= 0, let directory { return try readRun(directory, runIndex + 1) }
         guard let next = try cursor.next() else { run = nil; return nil }
-        guard let read = Backlinks.Run(next.value, key: next.key, checked: checked) else { throw Backlinks.damaged() }
-        run = read
+        let made = try read(next.value, key: next.key)
+        run = made
         runLastTarget = UInt64(bigEndian: next.key.loadUnaligned(as: UInt64.self))
-        return read
+        return made
     }
 
     /// Call `body` with each record for `target` (only those of class
