@@ -57,10 +57,6 @@ final class Snapshot: @unchecked Sendable {
     @exclusivity(unchecked) private var columnCursors: [UInt64: ColumnCursor] = [:]
     @exclusivity(unchecked) private var lastColumnCursorKey: UInt64 = .max
     @exclusivity(unchecked) private var lastColumnCursor: ColumnCursor?
-    @exclusivity(unchecked) private var checkedRunsIfAny: Backlinks.CheckedRuns?
-    /// Per backlinks database (by handle), where its runs lie.
-    @exclusivity(unchecked) private var runDirectories: [Backlinks.RunDirectory?] = []
-
     /// Where the runs of backlinks database `dbi` lie in this snapshot
     /// (the caller holds `lock` if the snapshot is shared).
     func runDirectory(_ dbi: MDB_dbi) -> Backlinks.RunDirectory {
@@ -85,6 +81,10 @@ final class Snapshot: @unchecked Sendable {
     let handleGeneration: UInt64
     /// Where the file's pages are mapped as of this snapshot.
     private(set) var bounds: MapBounds
+    /// The backlink runs checked in this snapshot, and per backlinks
+    /// database (by handle) where its runs lie, once made.
+    @exclusivity(unchecked) private var checkedRunsIfAny: Backlinks.CheckedRuns?
+    @exclusivity(unchecked) private var runDirectories: [Backlinks.RunDirectory?] = []
 
     /// Begin a read transaction at the newest commit.  The meta database's
     /// handle is opened first if needed, so the transaction can use it.

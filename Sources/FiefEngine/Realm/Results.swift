@@ -21,10 +21,6 @@ public final class Results: @unchecked Sendable {
     /// Whether `keys` was built from `matchedClusters` (and the stages applied).
     @exclusivity(unchecked) private var keysMaterialized = false
     @exclusivity(unchecked) private var evaluatedStamp: UInt64 = 0
-    /// A count made without the matches (`QueryScan.countMatches`), and
-    /// the stamp it was made at (0: none).
-    @exclusivity(unchecked) private var countedStamp: UInt64 = 0
-    @exclusivity(unchecked) private var counted = 0
     /// The columns of the class the filters and stages read: a write to
     /// another column leaves these results as they are.
     private let dependentColumns: [UInt32]
@@ -38,6 +34,10 @@ public final class Results: @unchecked Sendable {
     /// Set for the objects of a list of links: the list (its owner's class,
     /// property and owner), whose elements these results are, in list order.
     let list: ListID?
+    /// A count made without the matches (`QueryScan.countMatches`), and
+    /// the stamp it was made at (0: none).
+    @exclusivity(unchecked) private var countedStamp: UInt64 = 0
+    @exclusivity(unchecked) private var counted = 0
 
     public init(realm: Realm, tableKey: UInt32) throws(FiefError) {
         try realm.checkReadable()
