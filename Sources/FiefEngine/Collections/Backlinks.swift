@@ -128,8 +128,16 @@ enum Backlinks {
         case 3: return UInt64(UInt16(littleEndian: p.loadUnaligned(as: UInt16.self))) | UInt64((p + 2).load(as: UInt8.self)) << 16
         case 4: return UInt64(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self)))
         case 8: return UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
-        default: return UInt64(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self))) | load(p + 4, w - 4) << 32
+        default: return loadWide(p, w)
         }
+    }
+
+    /// `load` of 5 to 7 bytes (apart, so that `load` itself inlines).
+    @inline(never)
+    static func loadWide(_ p: UnsafeRawPointer, _ w: Int) -> UInt64 {
+        var value = UInt64(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self)))
+        for i in 4..<w { value |= UInt64((p + i).load(as: UInt8.self)) << UInt64(8 * i) }
+        return value
     }
 
     @inline(__always)
@@ -162,8 +170,9 @@ enum Backlinks {
         let size: Int
 
         /// The run `raw` stored under `key`, or nil if it fails its checksum
-        /// or layout checks.
-        init?(_ raw: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) {
+        /// or layout checks (the checksum only when `verify`: a run this
+        /// read snapshot checked already, see `CheckedRuns`).
+        init?(_ raw: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, verify: Bool = true) {
             guard key.count == keyBytes, raw.count >= headerBytes + 8 + checksumBytes, raw.count <= runLimit, let base = raw.baseAddress else { return nil }
             let n = Int(UInt16(littleEndian: base.loadUnaligned(as: UInt16.self)))
             let wt = Int(base.load(fromByteOffset: 2, as: UInt8.self)), wo = Int(base.load(fromByteOffset: 3, as: UInt8.self))
@@ -174,7 +183,9 @@ enum Backlinks {
             let header = headerBytes + 8 * np
             guard raw.count == header + n * row + checksumBytes else { return nil }
             let body = UnsafeRawBufferPointer(start: base, count: raw.count - checksumBytes)
-            guard UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: body.count, as: UInt32.self)) == checksum(key: key, body) else { return nil }
+            if verify {
+                guard UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: body.count, as: UInt32.self)) == checksum(key: key, body) else { return nil }
+            }
             self.bytes = base
             self.count = n
             self.wt = wt; self.wp = wp; self.wo = wo; self.wc = wc
@@ -220,6 +231,83 @@ enum Backlinks {
             return low
         }
 
+        /// Whether row `i` comes before record `r` (by target, pair, origin).
+        @inline(__always)
+        func isBefore(_ i: Int, _ r: Record) -> Bool {
+            let t = target(i)
+            if t != r.target { return t < r.target }
+            let p = pair(i)
+            return p != r.pair ? p < r.pair : origin(i) < r.origin
+        }
+
+        /// `lowerBound(r)`, searched outward from row `guess` in growing
+        /// steps, then by halves: a guess near the answer reads few rows
+        /// (and cache lines) of the run; any guess gives the same answer.
+        func lowerBound(_ r: Record, near guess: Int) -> Int {
+            let g = min(max(guess, 0), count - 1)
+            var low: Int, high: Int
+            if isBefore(g, r) {
+                // The answer is after g: rows below `low` come before r, row `bound` (if any) does not.
+                low = g + 1
+                var bound = g + 1, step = 1
+                while bound < count && isBefore(bound, r) {
+                    low = bound + 1
+                    bound += step
+                    step <<= 1
+                }
+                high = min(bound, count)
+            } else {
+                // The answer is g or before: row `high` does not come before r, row `bound` (if any) does.
+                high = g
+                var bound = g - 1, step = 1
+                while bound >= 0 && !isBefore(bound, r) {
+                    high = bound
+                    bound -= step
+                    step <<= 1
+                }
+                low = max(bound + 1, 0)
+            }
+            while low < high {
+                let mid = (low + high) >> 1
+                if isBefore(mid, r) { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
+
+        /// Where the first record of `target` probably is, for
+        /// `lowerBound(_:near:)`: by interpolation between the run's base
+        /// target and its last target `last` (records spread evenly over
+        /// the targets, as a cluster's objects' records mostly do).
+        @inline(__always)
+        func guess(_ target: UInt64, last: UInt64) -> Int {
+            guard target > firstTarget, last > firstTarget else { return 0 }
+            if target >= last { return count - 1 }
+            return Int(Double(target - firstTarget) / Double(last - firstTarget + 1) * Double(count))
+        }
+
+        /// The first row from `start` on whose (target, pair) is above
+        /// (`target`, `pair`), the rows from `start` on not being below
+        /// them: searched forward from `start` in growing steps, then by
+        /// halves (a target's records are usually few, and next to `start`).
+        func upperBound(target: UInt64, pair: UInt64, from start: Int) -> Int {
+            @inline(__always) func isAbove(_ i: Int) -> Bool {
+                let t = self.target(i)
+                return t != target ? t > target : self.pair(i) > pair
+            }
+            var low = start, bound = start, step = 1
+            while bound < count && !isAbove(bound) {
+                low = bound + 1
+                bound += step
+                step <<= 1
+            }
+            var high = min(bound, count)
+            while low < high {
+                let mid = (low + high) >> 1
+                if isAbove(mid) { high = mid } else { low = mid + 1 }
+            }
+            return low
+        }
+
         /// The first row whose target is not below `target`.
         func lowerBound(target: UInt64) -> Int {
             var low = 0, high = count
@@ -239,6 +327,164 @@ enum Backlinks {
             for i in 0..<count where count(i) == 0 { return false }
             for i in 1..<max(pairCount, 1) where pair(at: i - 1) >= pair(at: i) { return false }
             return Record(key: key, count: 1).sameLink(record(count - 1))
+        }
+    }
+
+    /// The runs whose checksum was checked in one read snapshot, by the
+    /// address of their value: a snapshot's pages never change while it
+    /// lives, so a run read again (the backlinks of the same owners, query
+    /// after query) is not checksummed again.  Never used in a write
+    /// transaction, whose dirty pages change in place.  Open addressing over
+    /// the addresses (0: empty slot), a multiplicative hash; the slots are
+    /// held without reference counting (read on every backlink read).
+    final class CheckedRuns {
+        private var slots: UnsafeMutablePointer<UInt>
+        private var mask = 63
+        private var count = 0
+
+        init() {
+            slots = .allocate(capacity: 64)
+            slots.initialize(repeating: 0, count: 64)
+        }
+
+        deinit { slots.deallocate() }
+
+        @inline(__always)
+        private func slot(_ address: UInt) -> Int {
+            Int(truncatingIfNeeded: (UInt64(address) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+        }
+
+        @inline(__always)
+        func contains(_ run: UnsafeRawPointer) -> Bool {
+            let address = UInt(bitPattern: run)
+            var i = slot(address)
+            while slots[i] != 0 {
+                if slots[i] == address { return true }
+                i = (i + 1) & mask
+            }
+            return false
+        }
+
+        func insert(_ run: UnsafeRawPointer) {
+            let address = UInt(bitPattern: run)
+            var i = slot(address)
+            while slots[i] != 0 {
+                if slots[i] == address { return }
+                i = (i + 1) & mask
+            }
+            slots[i] = address
+            count += 1
+            if count * 2 > mask {
+                let old = slots, oldSize = mask + 1
+                slots = .allocate(capacity: oldSize * 2)
+                slots.initialize(repeating: 0, count: oldSize * 2)
+                mask = oldSize * 2 - 1
+                count = 0
+                for j in 0..<oldSize where old[j] != 0 { insert(UnsafeRawPointer(bitPattern: old[j])!) }
+                old.deallocate()
+            }
+        }
+    }
+
+    /// Where the runs of one backlinks database lie in one read snapshot,
+    /// by their keys (their last records), so that finding the run that
+    /// holds a record is a binary search in memory instead of a seek
+    /// through LMDB's pages.  Made only once the snapshot has sought in the
+    /// database often (an eighth as many seeks as there are runs, at least
+    /// 32: `shouldBuild`), by one walk over the runs' keys (their values are
+    /// not read; each is checked when first used), so a snapshot that reads
+    /// a few backlinks never pays for it, and one that reads many pays about
+    /// what a few more seeks cost.  Never in a write transaction, whose
+    /// runs move as they change.  Held without reference counting (read on
+    /// every backlink read).
+    final class RunDirectory {
+        struct Entry {
+            /// The run's last record (its key), but its target.
+            var pair: UInt64
+            var origin: UInt64
+            /// Where its key and value lie in the map.
+            var key: UnsafeRawPointer
+            var value: UnsafeRawPointer
+            var size: Int
+        }
+
+        /// Per run, ascending: its last record's target (searched apart:
+        /// eight bytes a run), and the rest.
+        private var targets: UnsafeMutablePointer<UInt64>?
+        private var entries: UnsafeMutablePointer<Entry>?
+        private(set) var count = 0
+        private(set) var isBuilt = false
+        private var seeks = 0
+        private var threshold = -1
+
+        deinit {
+            targets?.deallocate()
+            entries?.deallocate()
+        }
+
+        /// Count one seek in database `dbi` of `txn`; whether the directory
+        /// should be made now.
+        func shouldBuild(_ txn: OpaquePointer, _ dbi: MDB_dbi) -> Bool {
+            if threshold < 0 {
+                var stat = MDB_stat()
+                threshold = mdb_stat(txn, dbi, &stat) == 0 ? max(32, Int(stat.ms_entries) / 8) : Int.max
+            }
+            seeks += 1
+            return seeks >= threshold
+        }
+
+        /// Walk every run of database `dbi` of `txn` (a read snapshot's).
+        func build(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
+            var stat = MDB_stat()
+            try LMDB.check(mdb_stat(txn, dbi, &stat), "reading links")
+            let capacity = max(Int(stat.ms_entries), 1)
+            let t = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
+            let e = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
+            var n = 0
+            do throws(FiefError) {
+                let cursor = try LMDBCursor(txn, dbi)
+                var entry = try cursor.move(MDB_FIRST)
+                while let (k, v) = entry {
+                    guard n < capacity, k.count == keyBytes, let key = k.baseAddress, let value = v.baseAddress else { throw damaged() }
+                    let last = Record(key: k, count: 1)
+                    t[n] = last.target
+                    (e + n).initialize(to: Entry(pair: last.pair, origin: last.origin, key: key, value: value, size: v.count))
+                    n += 1
+                    entry = try cursor.next()
+                }
+            } catch {
+                t.deallocate()
+                e.deallocate()
+                throw error
+            }
+            targets = t
+            entries = e
+            count = n
+            isBuilt = true
+        }
+
+        /// The first run whose last record is not below `r` (`count`: none),
+        /// the run an `MDB_SET_RANGE` to `r` finds: a search of the targets
+        /// without branches, then past the runs ending at `r`'s target before it.
+        @inline(__always)
+        func find(_ r: Record) -> Int {
+            guard let t = targets, let e = entries, count > 0 else { return 0 }
+            var base = 0, length = count
+            while length > 1 {
+                let half = length >> 1
+                base = t[base + half - 1] < r.target ? base + half : base
+                length -= half
+            }
+            var i = base + (t[base] < r.target ? 1 : 0)
+            while i < count && t[i] == r.target && (e[i].pair < r.pair || (e[i].pair == r.pair && e[i].origin < r.origin)) { i += 1 }
+            return i
+        }
+
+        /// Run `i`'s last target, key and value (i < count).
+        @inline(__always)
+        func run(_ i: Int) -> (lastTarget: UInt64, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+            let entry = entries![i]
+            return (targets![i], UnsafeRawBufferPointer(start: entry.key, count: keyBytes), UnsafeRawBufferPointer(start: entry.value, count: entry.size))
         }
     }
 

@@ -27,6 +27,9 @@ final class BoundQueryCache {
     static let capacity = 64
 
     private var entries: [Key: Entry] = [:]
+    /// The entry used last and its key: a loop of lookups filters with one
+    /// predicate, found again by one comparison of its bytes (no hashing).
+    private var last: (key: Key, entry: Entry)?
 
     /// The text of a predicate, compared and hashed by its UTF-8 bytes (as
     /// `ParsedQueryCache` keys it), and the class it filters.
@@ -102,7 +105,14 @@ final class BoundQueryCache {
     /// SORT, DISTINCT and LIMIT suffixes.
     func compile(_ text: String, table: Table, realm: Realm, arguments: [QueryArgument]) throws(FiefError) -> (CompiledQuery, ordering: [QueryOrderingStage]) {
         let key = Key(text: text, table: table.key)
-        if let entry = entries[key], entry.schemaEpoch == realm.schemaEpoch {
+        let known: Entry?
+        if let last, last.key == key {
+            known = last.entry
+        } else {
+            known = entries[key]
+            if let known { last = (key, known) }
+        }
+        if let entry = known, entry.schemaEpoch == realm.schemaEpoch {
             if let rebinding = entry.rebinding, let query = try Self.rebind(entry.parsed.predicate, rebinding, table, arguments) {
                 return (query, entry.parsed.ordering)
             }
@@ -116,13 +126,18 @@ final class BoundQueryCache {
         }
         let query = try QueryCompiler.compile(parsed.predicate, table: table, realm: realm, arguments: arguments)
         if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-        entries[key] = Entry(parsed: parsed, schemaEpoch: realm.schemaEpoch,
-                             rebinding: Self.rebinding(parsed.predicate, table, realm, query, arguments))
+        let entry = Entry(parsed: parsed, schemaEpoch: realm.schemaEpoch,
+                          rebinding: Self.rebinding(parsed.predicate, table, realm, query, arguments))
+        entries[key] = entry
+        last = (key, entry)
         return (query, parsed.ordering)
     }
 
     /// Forget every entry.
-    func removeAll() { entries.removeAll() }
+    func removeAll() {
+        entries.removeAll()
+        last = nil
+    }
 
     /// The entry of `text` over class `table`, if kept.
     func entry(_ text: String, table: UInt32) -> Entry? { entries[Key(text: text, table: table)] }

@@ -492,22 +492,7 @@ final class QueryScan {
             reached[ObjectIdentifier(node)] = (owners, nil)
             return (owners, nil)
         }
-        var objects: ObjectSet
-        switch reach.target {
-        case .predicate(let query):
-            objects = try matchingObjects(query)
-        case .objects(let tableKey, let keys, let allBut):
-            let table = try realm.table(tableKey)
-            if allBut {
-                objects = try allObjects(table)
-                for key in keys { objects.remove(key) }
-            } else {
-                objects = ObjectSet()
-                for key in keys where try realm.isLive(table, key) { objects.insert(key) }
-            }
-        case .geoWithin(let target, let inside):
-            objects = try geoMatches(target, inside: inside)
-        }
+        var objects = try targetObjects(reach.target)
         objects = try carryBack(objects, reach.hops, nullLinksMatch: reach.nullLinksMatch)
         var reachingAny: ObjectSet? = nil
         if reach.orReachesNothing {
@@ -515,6 +500,92 @@ final class QueryScan {
         }
         reached[ObjectIdentifier(node)] = (objects, reachingAny)
         return (objects, reachingAny)
+    }
+
+    /// The objects of the class a path ends at that its reach target holds.
+    private func targetObjects(_ target: ReachTarget) throws(FiefError) -> ObjectSet {
+        switch target {
+        case .predicate(let query):
+            return try matchingObjects(query)
+        case .objects(let tableKey, let keys, let allBut):
+            let table = try realm.table(tableKey)
+            if allBut {
+                var objects = try allObjects(table)
+                for key in keys { objects.remove(key) }
+                return objects
+            }
+            var objects = ObjectSet()
+            for key in keys where try realm.isLive(table, key) { objects.insert(key) }
+            return objects
+        case .geoWithin(let target, let inside):
+            return try geoMatches(target, inside: inside)
+        }
+    }
+
+    /// How many objects of the class tested `node` matches, counted without
+    /// gathering them, when it is a backward node that decides alone by
+    /// what it reaches (as `isReach`) along a path of to-one links only
+    /// (`owner.name == $0`, `owner.boss.name == $0`); nil otherwise.
+    ///
+    /// An object has at most one link through a to-one link property, so
+    /// the origins of different targets' backlinks (through the path's
+    /// first property) are different objects, and the count is the sum of
+    /// the targets' records for that property: each target's a binary
+    /// search in the runs holding them, never an origin read, set or
+    /// ordered.  The targets themselves (the objects the rest of the path
+    /// reaches) are carried back as for any reach.  Backlinks hold links
+    /// of live objects only, and in a write transaction its every change.
+    /// Lists, sets, maps and backlinks on the path (where an object may
+    /// reach a target more than once, or several targets) and mixed values
+    /// (which may hold a collection of links) take the general way, which
+    /// counts each object once.
+    func countMatches(_ node: QueryNode) throws(FiefError) -> Int? {
+        guard Self.isReach(node), case .graph(let graph) = node, case .reach(let reach) = graph.kind,
+              let first = reach.hops.first, reach.hops.allSatisfy({ $0.kind == .link }) else { return nil }
+        if case .geoWithin = reach.target { return nil }
+        let column = try realm.table(first.from).column(first.property)
+        guard column.collection == .none, column.elementType == .link, column.linkTarget == first.to else { return nil }
+        // The targets: when the path is one link and an index answers its
+        // predicate exactly, the index's keys (ascending, live) as they are.
+        var keys: [Int64]? = nil
+        var targets = ObjectSet()
+        if reach.hops.count == 1, case .predicate(let query) = reach.target,
+           let plan = try realm.indexPlan(query, try realm.table(query.tableKey), scan: self), plan.exact {
+            keys = plan.keys
+            if plan.keys.isEmpty { return 0 }
+        } else {
+            targets = try carryBack(try targetObjects(reach.target), Array(reach.hops.dropFirst()), nullLinksMatch: false)
+            if targets.isEmpty { return 0 }
+        }
+        var total = 0
+        try withBacklinkScanner(of: first.to) { (scanner) throws(FiefError) in
+            if let keys {
+                for target in keys { total += try scanner.countRecords(of: target, originClass: first.from, property: first.property) }
+                return
+            }
+            try targets.forEach { (target) throws(FiefError) in
+                total += try scanner.countRecords(of: target, originClass: first.from, property: first.property)
+            }
+        }
+        return total
+    }
+
+    /// Run `body` with a scanner over the backlinks of class `table` (none:
+    /// not run): in a write transaction through its own cursor, in a
+    /// snapshot through the snapshot's cursor and its checked runs.
+    private func withBacklinkScanner(of table: UInt32, _ body: (inout BacklinkScanner) throws(FiefError) -> Void) throws(FiefError) {
+        guard let dbi = try realm.table(table).backlinks else { return }
+        if let write = realm.write {
+            var scanner = try BacklinkScanner(write.txn, dbi)
+            try body(&scanner)
+            return
+        }
+        // In a snapshot, through its cursor on the backlinks (kept, as for chunks).
+        let snapshot = try realm.currentSnapshot()
+        try snapshot.withTransaction { (_) throws(FiefError) in
+            var scanner = BacklinkScanner(cursor: try snapshot.cursor(dbi), checked: snapshot.checkedRuns, directory: snapshot.runDirectory(dbi))
+            try body(&scanner)
+        }
     }
 
     /// The objects of the first class of `hops` whose path reaches one of
@@ -598,25 +669,13 @@ final class QueryScan {
             }
             return origins
         }
-        guard let dbi = try realm.table(hop.to).backlinks else { return origins }
         // The origins gathered (in no order), then made a set a cluster at a time.
         var found: [Int64] = []
-        func gather(_ scanner: inout BacklinkScanner) throws(FiefError) {
+        try withBacklinkScanner(of: hop.to) { (scanner) throws(FiefError) in
             try targets.forEach { (target) throws(FiefError) in
                 try scanner.forEachRecord(of: target, originClass: hop.from, property: hop.property) { (_, origin, _) in
                     found.append(origin)
                 }
-            }
-        }
-        if let write = realm.write {
-            var scanner = try BacklinkScanner(write.txn, dbi)
-            try gather(&scanner)
-        } else {
-            // In a snapshot, through its cursor on the backlinks (kept, as for chunks).
-            let snapshot = try realm.currentSnapshot()
-            try snapshot.withTransaction { (_) throws(FiefError) in
-                var scanner = BacklinkScanner(cursor: try snapshot.cursor(dbi))
-                try gather(&scanner)
             }
         }
         return ObjectSet(keysInAnyOrder: found)
@@ -1319,15 +1378,104 @@ final class ListElementTest {
 struct BacklinkScanner {
     private let cursor: LMDBCursor
     private var run: Backlinks.Run?
+    /// The target of `run`'s last record (from its key).
+    private var runLastTarget: UInt64 = 0
+    /// In a read snapshot, its runs already checked (see
+    /// `Backlinks.CheckedRuns`) and where they lie (see
+    /// `Backlinks.RunDirectory`), read without reference counting (the
+    /// snapshot holds them: `keptAlive` too).
+    private let checked: Unmanaged<Backlinks.CheckedRuns>?
+    private let directory: Unmanaged<Backlinks.RunDirectory>?
+    private let keptAlive: (Backlinks.CheckedRuns?, Backlinks.RunDirectory?)
+    /// `run`'s place in `directory` (-1: `run` was found through the
+    /// cursor, which is on it).
+    private var runIndex = -1
 
     init(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
         cursor = try LMDBCursor(txn, dbi)
+        checked = nil
+        directory = nil
+        keptAlive = (nil, nil)
     }
 
     /// A scanner over `cursor` (on a backlinks database), placed anywhere:
-    /// its first target is sought.
-    init(cursor: LMDBCursor) {
+    /// its first target is sought.  `checked` and `directory`: the runs
+    /// of the snapshot the cursor reads that were checked already, and
+    /// where they lie (never in a write transaction).
+    init(cursor: LMDBCursor, checked: Backlinks.CheckedRuns? = nil, directory: Backlinks.RunDirectory? = nil) {
         self.cursor = cursor
+        self.checked = checked.map { Unmanaged.passUnretained($0) }
+        self.directory = directory.map { Unmanaged.passUnretained($0) }
+        keptAlive = (checked, directory)
+    }
+
+    /// The run stored under `key`, checked (its checksum once per snapshot).
+    @inline(__always)
+    private func read(_ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws(FiefError) -> Backlinks.Run {
+        guard let checked, let base = value.baseAddress else {
+            guard let read = Backlinks.Run(value, key: key) else { throw Backlinks.damaged() }
+            return read
+        }
+        let known = checked._withUnsafeGuaranteedRef { $0.contains(base) }
+        guard let read = Backlinks.Run(value, key: key, verify: !known) else { throw Backlinks.damaged() }
+        if !known { checked._withUnsafeGuaranteedRef { $0.insert(base) } }
+        return read
+    }
+
+    /// Make run `i` of the directory the run read (nil past the last).
+    @inline(__always)
+    private mutating func readRun(_ directory: Unmanaged<Backlinks.RunDirectory>, _ i: Int) throws(FiefError) -> Backlinks.Run? {
+        guard let (lastTarget, key, value) = directory._withUnsafeGuaranteedRef({ i < $0.count ? $0.run(i) : nil }) else {
+            run = nil
+            return nil
+        }
+        let made = try read(value, key: key)
+        run = made
+        runIndex = i
+        runLastTarget = lastTarget
+        return made
+    }
+
+    /// Make `run` the run holding the first record not below `wanted` (or
+    /// where it would be); its index there, nil past the last run.
+    @inline(__always)
+    private mutating func place(_ wanted: Backlinks.Record) throws(FiefError) -> Int? {
+        if let run, !run.record(run.count - 1).precedes(wanted), !wanted.precedes(run.record(0)) {
+            return run.lowerBound(wanted, near: run.guess(wanted.target, last: runLastTarget))
+        }
+        if let directory {
+            let txn = mdb_cursor_txn(cursor.pointer)!, dbi = mdb_cursor_dbi(cursor.pointer)
+            if directory._withUnsafeGuaranteedRef({ !$0.isBuilt && $0.shouldBuild(txn, dbi) }), let made = keptAlive.1 {
+                try made.build(txn, dbi)
+            }
+            let found = directory._withUnsafeGuaranteedRef { $0.isBuilt ? $0.find(wanted) : -1 }
+            if found >= 0 {
+                guard let read = try readRun(directory, found) else { return nil }
+                return read.lowerBound(wanted, near: read.guess(wanted.target, last: runLastTarget))
+            }
+        }
+        var key = (UInt64(0), UInt64(0), UInt64(0))
+        let found = try withUnsafeMutableBytes(of: &key) { (raw) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? in
+            wanted.writeKey(raw.baseAddress!)
+            return try cursor.seek(UnsafeRawBufferPointer(raw))
+        }
+        guard let found else { run = nil; return nil }
+        let made = try read(found.value, key: found.key)
+        run = made
+        runIndex = -1
+        runLastTarget = UInt64(bigEndian: found.key.loadUnaligned(as: UInt64.self))
+        return made.lowerBound(wanted, near: made.guess(wanted.target, last: runLastTarget))
+    }
+
+    /// Move to the run after `run` (nil past the last).
+    @inline(__always)
+    private mutating func nextRun() throws(FiefError) -> Backlinks.Run? {
+        if runIndex >= 0, let directory { return try readRun(directory, runIndex + 1) }
+        guard let next = try cursor.next() else { run = nil; return nil }
+        let made = try read(next.value, key: next.key)
+        run = made
+        runLastTarget = UInt64(bigEndian: next.key.loadUnaligned(as: UInt64.self))
+        return made
     }
 
     /// Call `body` with each record for `target` (only those of class
@@ -1337,20 +1485,7 @@ struct BacklinkScanner {
                                 _ body: (UInt64, Int64, UInt32) throws(FiefError) -> Void) throws(FiefError) {
         let wanted = Backlinks.Record(target: target, originClass: originClass ?? 0, property: property ?? 0, origin: 0)
         let onePair = originClass != nil
-        var index: Int
-        if let run, !run.record(run.count - 1).precedes(wanted), !wanted.precedes(run.record(0)) {
-            index = run.lowerBound(wanted)
-        } else {
-            var key = (UInt64(0), UInt64(0), UInt64(0))
-            let found = try withUnsafeMutableBytes(of: &key) { (raw) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? in
-                wanted.writeKey(raw.baseAddress!)
-                return try cursor.seek(UnsafeRawBufferPointer(raw))
-            }
-            guard let found else { run = nil; return }
-            guard let read = Backlinks.Run(found.value, key: found.key) else { throw Backlinks.damaged() }
-            run = read
-            index = read.lowerBound(wanted)
-        }
+        guard var index = try place(wanted) else { return }
         while let current = run {
             while index < current.count {
                 guard current.target(index) == wanted.target else { return }
@@ -1360,10 +1495,26 @@ struct BacklinkScanner {
                 index += 1
             }
             // The records may go on in the next run.
-            guard let next = try cursor.next() else { run = nil; return }
-            guard let read = Backlinks.Run(next.value, key: next.key) else { throw Backlinks.damaged() }
-            run = read
+            guard try nextRun() != nil else { return }
             index = 0
         }
+    }
+
+    /// The number of records for `target` from `originClass`'s `property`
+    /// (the origins linking it through that property), counted by binary
+    /// searches in the runs holding them, no record visited.
+    mutating func countRecords(of target: Int64, originClass: UInt32, property: UInt32) throws(FiefError) -> Int {
+        let wanted = Backlinks.Record(target: target, originClass: originClass, property: property, origin: 0)
+        guard var index = try place(wanted) else { return 0 }
+        var total = 0
+        while let current = run {
+            let end = current.upperBound(target: wanted.target, pair: wanted.pair, from: index)
+            total += end - index
+            // The records may go on in the next run.
+            if end < current.count { return total }
+            guard try nextRun() != nil else { return total }
+            index = 0
+        }
+        return total
     }
 }

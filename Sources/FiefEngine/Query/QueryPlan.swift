@@ -821,18 +821,24 @@ extension Realm {
 
     private func indexLookup(_ dbi: MDB_dbi, _ value: Value, of property: Property) throws(FiefError) -> [Int64] {
         var bytes: [UInt8] = []
+        // Room for most keys at once (an int, a short string).
+        bytes.reserveCapacity(48)
         guard KeyEncoding.encodeIndexKey(value, of: property, into: &bytes) else { return [] }
         // The duplicates of a key come in the order of their bytes, not of
         // the object keys: sorted after, unless they already are.
         func scan(_ cursor: LMDBCursor) throws(FiefError) -> [Int64] {
             var keys: [Int64] = []
+            keys.reserveCapacity(16)
             var ascending = true
-            var entry = try typed { try bytes.withUnsafeBytes { (raw) in try cursor.seek(raw) } }
-            while let (key, value) = entry, key.elementsEqual(bytes) {
-                let object = Int64(bitPattern: value.loadUnaligned(as: UInt64.self))
-                if let last = keys.last, last > object { ascending = false }
-                keys.append(object)
-                entry = try cursor.move(MDB_NEXT_DUP)
+            try bytes.withBytes { (wanted) throws(FiefError) in
+                var entry = try cursor.seek(wanted)
+                while let (key, value) = entry, key.count == wanted.count,
+                      key.count == 0 || memcmp(key.baseAddress!, wanted.baseAddress!, key.count) == 0 {
+                    let object = Int64(bitPattern: value.loadUnaligned(as: UInt64.self))
+                    if let last = keys.last, last > object { ascending = false }
+                    keys.append(object)
+                    entry = try cursor.move(MDB_NEXT_DUP)
+                }
             }
             if !ascending { keys.sort() }
             return keys

@@ -50,17 +50,41 @@ final class Snapshot: @unchecked Sendable {
     @exclusivity(unchecked) var lists: [ListID: ListState] = [:]
     /// The sets and maps read in this snapshot (used under `lock` when shared).
     @exclusivity(unchecked) var collectionEntries: [ListID: CollectionEntries] = [:]
-    /// Cursors kept for lookups in integer primary-key tables, by database.
-    @exclusivity(unchecked) private var cursors: [MDB_dbi: LMDBCursor] = [:]
+    /// Cursors kept for lookups (primary keys, indexes, backlinks), by
+    /// database handle (LMDB's handles are small indexes).
+    @exclusivity(unchecked) private var cursors: [LMDBCursor?] = []
     /// Cursors over columns' chunks, by database << 32 | column.
     @exclusivity(unchecked) private var columnCursors: [UInt64: ColumnCursor] = [:]
     @exclusivity(unchecked) private var lastColumnCursorKey: UInt64 = .max
     @exclusivity(unchecked) private var lastColumnCursor: ColumnCursor?
+    /// Where the runs of backlinks database `dbi` lie in this snapshot
+    /// (the caller holds `lock` if the snapshot is shared).
+    func runDirectory(_ dbi: MDB_dbi) -> Backlinks.RunDirectory {
+        let i = Int(dbi)
+        if i < runDirectories.count, let known = runDirectories[i] { return known }
+        let made = Backlinks.RunDirectory()
+        if i >= runDirectories.count { runDirectories.append(contentsOf: repeatElement(nil, count: i + 1 - runDirectories.count)) }
+        runDirectories[i] = made
+        return made
+    }
+
+    /// The backlink runs whose checksum was checked in this snapshot (the
+    /// caller holds `lock` if the snapshot is shared).
+    var checkedRuns: Backlinks.CheckedRuns {
+        if let checked = checkedRunsIfAny { return checked }
+        let made = Backlinks.CheckedRuns()
+        checkedRunsIfAny = made
+        return made
+    }
 
     /// The handle generation of the environment when the transaction began.
     let handleGeneration: UInt64
     /// Where the file's pages are mapped as of this snapshot.
     private(set) var bounds: MapBounds
+    /// The backlink runs checked in this snapshot, and per backlinks
+    /// database (by handle) where its runs lie, once made.
+    @exclusivity(unchecked) private var checkedRunsIfAny: Backlinks.CheckedRuns?
+    @exclusivity(unchecked) private var runDirectories: [Backlinks.RunDirectory?] = []
 
     /// Begin a read transaction at the newest commit.  The meta database's
     /// handle is opened first if needed, so the transaction can use it.
@@ -138,9 +162,11 @@ final class Snapshot: @unchecked Sendable {
     /// snapshot is shared (a chunk check inside `chunk(_:dbi:check:)` does).
     @inline(__always)
     func cursor(_ dbi: MDB_dbi) throws(FiefError) -> LMDBCursor {
-        if let cursor = cursors[dbi] { return cursor }
+        let i = Int(dbi)
+        if i < cursors.count, let cursor = cursors[i] { return cursor }
         let cursor = try LMDBCursor(txn, dbi)
-        cursors[dbi] = cursor
+        if i >= cursors.count { cursors.append(contentsOf: repeatElement(nil, count: i + 1 - cursors.count)) }
+        cursors[i] = cursor
         return cursor
     }
 

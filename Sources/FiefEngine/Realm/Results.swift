@@ -34,6 +34,10 @@ public final class Results: @unchecked Sendable {
     /// Set for the objects of a list of links: the list (its owner's class,
     /// property and owner), whose elements these results are, in list order.
     let list: ListID?
+    /// A count made without the matches (`QueryScan.countMatches`), and
+    /// the stamp it was made at (0: none).
+    @exclusivity(unchecked) private var countedStamp: UInt64 = 0
+    @exclusivity(unchecked) private var counted = 0
 
     public init(realm: Realm, tableKey: UInt32) throws(FiefError) {
         try realm.checkReadable()
@@ -152,10 +156,14 @@ public final class Results: @unchecked Sendable {
     }
 
     @inline(__always)
-    private var isFresh: Bool {
-        guard realm.isUnchanged(since: evaluatedStamp, table: tableKey, columns: dependentColumns) else { return false }
-        if let list, !realm.isUnchanged(since: evaluatedStamp, table: list.table, columns: [list.column]) { return false }
-        for linked in linkedColumns where !realm.isUnchanged(since: evaluatedStamp, table: linked.table, columns: linked.columns) {
+    private var isFresh: Bool { isUnchanged(since: evaluatedStamp) }
+
+    /// Whether nothing these results read changed since `stamp`.
+    @inline(__always)
+    private func isUnchanged(since stamp: UInt64) -> Bool {
+        guard realm.isUnchanged(since: stamp, table: tableKey, columns: dependentColumns) else { return false }
+        if let list, !realm.isUnchanged(since: stamp, table: list.table, columns: [list.column]) { return false }
+        for linked in linkedColumns where !realm.isUnchanged(since: stamp, table: linked.table, columns: linked.columns) {
             return false
         }
         return true
@@ -234,7 +242,10 @@ public final class Results: @unchecked Sendable {
 
     public func count() throws(FiefError) -> Int {
         try realm.checkReadable()
-        if !isFresh { try scanMatches() }
+        if !isFresh {
+            if let n = try countWithoutMatches() { return n }
+            try scanMatches()
+        }
         if !narrows { return matchedCount }
         // Limits alone need no keys: the smallest one caps the count.
         if !stages.contains(where: { if case .distinct = $0 { return true }; return false }) {
@@ -348,6 +359,19 @@ public final class Results: @unchecked Sendable {
         }
         try applyStages()
         keysMaterialized = true
+    }
+
+    /// The count of the matches made without finding them, when the one
+    /// filter allows it (a path of to-one links deciding it alone: see
+    /// `QueryScan.countMatches`) and no stage narrows; kept until something
+    /// the results read changes.  Nil otherwise: the matches are found.
+    private func countWithoutMatches() throws(FiefError) -> Int? {
+        guard list == nil, linking == nil, filters.count == 1, case .graph = filters[0].root, !narrows else { return nil }
+        if countedStamp != 0 && isUnchanged(since: countedStamp) { return counted }
+        guard let n = try QueryScan(realm: realm).countMatches(filters[0].root) else { return nil }
+        counted = n
+        countedStamp = realm.stamp
+        return n
     }
 
     /// Whether a stage may leave matches out (a distinct or a limit).
