@@ -807,7 +807,7 @@ final class ValueReader {
             // The sum over every object reached (each as often as reached).
             var total: Int64 = 0
             var failure: FiefError?
-            try walk(0, key) { value in
+            _ = try walk(0, key) { value in
                 if case .int(let n) = value { total += n } else { failure = FiefError(.internal, "a backlink count is an int") }
                 return true
             }
