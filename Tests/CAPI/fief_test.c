@@ -581,3 +581,16 @@ void t_expect_message(const char *file, int line, const char *expr, const char *
         t_fail(file, line, expr, d);
     }
 }
+
+const char *t_result_strings(const fief_results_t *res, fief_property_key_t property) {
+    static char buf[256];
+    buf[0] = 0;
+    size_t n = 0, o = 0;
+    if (!res || !fief_results_count(res, &n)) return "<count failed>";
+    for (size_t i = 0; i < n && o + 40 < sizeof buf; i++) {
+        fief_value_t v;
+        if (!fief_results_get_values(res, i, &property, 1, &v) || v.type != FIEF_TYPE_STRING) return "<get_values failed>";
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%.*s", i ? "," : "", (int)v.u.string.size, v.u.string.data);
+    }
+    return buf;
+}

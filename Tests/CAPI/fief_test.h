@@ -164,5 +164,9 @@ bool t_write_file(const char *path, const void *data, size_t size);
 bool t_file_exists(const char *path);
 /* Monotonic seconds. */
 double t_now(void);
+/* The string values of `property` of `res`'s objects, in order, joined by
+ * ',' (in a static buffer of 256 bytes, so for short lists); "<count
+ * failed>" or "<get_values failed>" when reading them fails. */
+const char *t_result_strings(const fief_results_t *res, fief_property_key_t property);
 
 #endif

@@ -648,18 +648,7 @@ TEST(nesting_limits) {
  * Rex and Fido are Ann's, Spot is Bob's. */
 static fief_property_key_t G_NAME;
 
-static const char *graph_names(const fief_results_t *res) {
-    static char buf[256];
-    buf[0] = 0;
-    size_t n = 0, o = 0;
-    if (!res || !fief_results_count(res, &n)) return "<count failed>";
-    for (size_t i = 0; i < n && o + 40 < sizeof buf; i++) {
-        fief_value_t v;
-        if (!fief_results_get_values(res, i, &G_NAME, 1, &v) || v.type != FIEF_TYPE_STRING) return "<get_values failed>";
-        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%.*s", i ? "," : "", (int)v.u.string.size, v.u.string.data);
-    }
-    return buf;
-}
+static const char *graph_names(const fief_results_t *res) { return t_result_strings(res, G_NAME); }
 
 static void graph_q(const char *file, int line, fief_results_t *all, fief_property_key_t name, const char *pred,
                     const fief_query_arg_t *args, size_t nargs, const char *expected) {
