@@ -218,23 +218,7 @@ enum DecimalArithmetic {
         case let (.finite(sa, ca, ea), .finite(sb, cb, eb)):
             let negative = sa != sb
             if cb == 0 { return ca == 0 ? nan : infinity(negative: negative) }
-            let preferred = ea - eb
-            if ca == 0 { return finite(negative: negative, coefficient: 0, exponent: preferred) }
-            // Scale the dividend so that the quotient has at least 35 digits.
-            let scale = Swift.max(35 + digitCount(cb) - digitCount(ca), 0)
-            let (quotient, remainder) = Wide(ca).timesPowerOfTen(scale).divided(by: cb)
-            var q = quotient
-            var exponent = preferred - scale
-            if remainder == 0 {
-                // Exact: trailing zeros go while the exponent is below the preferred one.
-                while exponent < preferred {
-                    let (shorter, digit) = q.divided(by: 10)
-                    guard digit == 0 else { break }
-                    q = shorter
-                    exponent += 1
-                }
-            }
-            return rounded(q, exponent: exponent, sticky: remainder != 0, negative: negative)
+            return quotient(ca, cb, negative: negative, preferredExponent: ea - eb)
         }
     }
 
@@ -244,23 +228,29 @@ enum DecimalArithmetic {
         switch kind(a) {
         case .nan, .infinity: return a
         case let .finite(negative, ca, ea):
-            let cb = UInt128(n)
-            if ca == 0 { return finite(negative: negative, coefficient: 0, exponent: ea) }
-            // Scale the dividend so that the quotient has at least 35 digits.
-            let scale = Swift.max(35 + digitCount(cb) - digitCount(ca), 0)
-            let (quotient, remainder) = Wide(ca).timesPowerOfTen(scale).divided(by: cb)
-            var q = quotient
-            var exponent = ea - scale
-            if remainder == 0 {
-                while exponent < ea {
-                    let (shorter, digit) = q.divided(by: 10)
-                    guard digit == 0 else { break }
-                    q = shorter
-                    exponent += 1
-                }
-            }
-            return rounded(q, exponent: exponent, sticky: remainder != 0, negative: negative)
+            return quotient(ca, UInt128(n), negative: negative, preferredExponent: ea)
         }
+    }
+
+    /// The coefficient `ca` divided by `cb` (> 0), with the sign `negative`,
+    /// rounded to 34 digits; an exact quotient drops trailing zeros while its
+    /// exponent is below `preferredExponent` (IEEE 754-2008's ideal exponent).
+    private static func quotient(_ ca: UInt128, _ cb: UInt128, negative: Bool, preferredExponent: Int) -> Decimal128Bits {
+        if ca == 0 { return finite(negative: negative, coefficient: 0, exponent: preferredExponent) }
+        // Scale the dividend so that the quotient has at least 35 digits.
+        let scale = Swift.max(35 + digitCount(cb) - digitCount(ca), 0)
+        let (quotient, remainder) = Wide(ca).timesPowerOfTen(scale).divided(by: cb)
+        var q = quotient
+        var exponent = preferredExponent - scale
+        if remainder == 0 {
+            while exponent < preferredExponent {
+                let (shorter, digit) = q.divided(by: 10)
+                guard digit == 0 else { break }
+                q = shorter
+                exponent += 1
+            }
+        }
+        return rounded(q, exponent: exponent, sticky: remainder != 0, negative: negative)
     }
 
     /// `coefficient × 10^exponent` rounded half to even to 34 digits;
