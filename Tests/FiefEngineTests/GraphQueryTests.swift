@@ -232,9 +232,9 @@ final class GraphQueryTests: XCTestCase {
                 values[0] = numeric ? .string("x") : .int(1)
             }
             let form = ListForm.allCases.randomElement(using: &rng)!
-            let quantifiers: [QueryQuantifier?] = [nil, .any, .all, .none]
+            let quantifiers: [QueryQuantifier?] = [nil, .any, .all, QueryQuantifier.none]
             if form == .inKeyword {
-                let quantifier = [nil, .all, .none, .any][Int.random(in: 0..<4, using: &rng)] as QueryQuantifier?
+                let quantifier = [nil, .all, QueryQuantifier.none, .any][Int.random(in: 0..<4, using: &rng)] as QueryQuantifier?
                 // IN ALL / IN NONE take a list argument, as realm-core has them; with a literal they parse too.
                 return .list(path, .eq, values, op.isOrdering ? Options() : options, quantifier: quantifier, form: form)
             }
@@ -1267,7 +1267,7 @@ extension GraphQueryTests {
         }
         if depth < 2 && r < 20 { return .not(randomTownPredicate(&rng, dogs: dogs, depth: depth + 1)) }
         if r < 21 { return .always(r % 2 == 0) }
-        let quantifiers: [QueryQuantifier?] = [nil, .any, .all, .none]
+        let quantifiers: [QueryQuantifier?] = [nil, .any, .all, QueryQuantifier.none]
         func value(_ kind: ValueKind) -> TV {
             switch kind {
             case .number:
