@@ -4,15 +4,22 @@ import PackageDescription
 let package = Package(
     name: "Fief",
     products: [
-        // libfief.so: the C ABI declared in include/fief.h.
-        .library(name: "fief", type: .dynamic, targets: ["FiefC"]),
+        // The C ABI declared in include/fief.h, as a shared library.  SwiftPM
+        // names the file libfiefc.so; the CMake build installs it as
+        // libfief.so.<version> with the SONAME libfief.so.<ABI major>.
+        .library(name: "fiefc", type: .dynamic, targets: ["FiefC"]),
         // The RealmSwift-compatible Swift overlay.
         .library(name: "Fief", targets: ["Fief"]),
         // The command-line tool.
-        .executable(name: "fief-cli", targets: ["FiefTool"]),
+        .executable(name: "fief", targets: ["FiefTool"]),
     ],
     targets: [
-        .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
+        // LMDB 0.9.31 as released by OpenLDAP (ThirdParty/lmdb/README.md),
+        // compiled into the library so that it needs no liblmdb at run time.
+        .target(name: "CLMDB", path: "ThirdParty/lmdb",
+                exclude: ["LICENSE", "COPYRIGHT", "CHANGES", "README.md"],
+                sources: ["mdb.c", "midl.c"],
+                publicHeadersPath: "include"),
         .systemLibrary(name: "CFief"),
         .systemLibrary(name: "CFiefSupport"),
         .target(name: "FiefEngine", dependencies: ["CLMDB", "CFiefSupport"]),

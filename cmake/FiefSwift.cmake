@@ -25,7 +25,7 @@ set(FIEF_LIBRARY "${CMAKE_BINARY_DIR}/lib/libfief.so")
 file(GLOB_RECURSE _fief_swift_inputs CONFIGURE_DEPENDS
      "${CMAKE_SOURCE_DIR}/Sources/FiefEngine/*.swift"
      "${CMAKE_SOURCE_DIR}/Sources/FiefC/*.swift"
-     "${CMAKE_SOURCE_DIR}/Sources/CLMDB/*"
+     "${CMAKE_SOURCE_DIR}/ThirdParty/lmdb/*"
      "${CMAKE_SOURCE_DIR}/Sources/CFiefSupport/*"
      "${CMAKE_SOURCE_DIR}/Sources/CFief/*")
 list(APPEND _fief_swift_inputs
@@ -33,7 +33,7 @@ list(APPEND _fief_swift_inputs
      "${CMAKE_SOURCE_DIR}/include/fief.h")
 
 set(_fief_swift_args
-    build -c release --product fief
+    build -c release --product fiefc
     --package-path "${CMAKE_SOURCE_DIR}"
     --scratch-path "${FIEF_SWIFTPM_SCRATCH}"
     -Xswiftc -static-stdlib
@@ -54,7 +54,7 @@ add_custom_command(
   OUTPUT "${FIEF_LIBRARY}"
   COMMAND "${FIEF_SWIFT_EXECUTABLE}" ${_fief_swift_args}
   COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_BINARY_DIR}/lib"
-  COMMAND "${CMAKE_COMMAND}" -E copy "${FIEF_SWIFTPM_SCRATCH}/release/libfief.so" "${FIEF_LIBRARY}"
+  COMMAND "${CMAKE_COMMAND}" -E copy "${FIEF_SWIFTPM_SCRATCH}/release/libfiefc.so" "${FIEF_LIBRARY}"
   COMMAND "${CMAKE_COMMAND}" -E touch "${FIEF_LIBRARY}"
   DEPENDS ${_fief_swift_inputs}
   WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}"

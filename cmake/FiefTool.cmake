@@ -1,5 +1,4 @@
-# Builds the `fief` command-line tool (SwiftPM product `fief-cli`: SwiftPM
-# cannot name an executable like the `fief` library product) in release mode
+# Builds the `fief` command-line tool (SwiftPM product `fief`) in release mode
 # with the Swift standard library and Foundation linked statically, installs
 # it as `bin/fief`, and tests it (demo, schema, dump, info).
 #
@@ -10,17 +9,17 @@ set(FIEF_TOOL "${CMAKE_BINARY_DIR}/bin/fief")
 
 file(GLOB_RECURSE _fief_tool_inputs CONFIGURE_DEPENDS
      "${CMAKE_SOURCE_DIR}/Sources/*.swift"
-     "${CMAKE_SOURCE_DIR}/Sources/CLMDB/*"
+     "${CMAKE_SOURCE_DIR}/ThirdParty/lmdb/*"
      "${CMAKE_SOURCE_DIR}/Sources/CFief/*")
 list(APPEND _fief_tool_inputs "${CMAKE_SOURCE_DIR}/Package.swift" "${CMAKE_SOURCE_DIR}/include/fief.h")
 
 add_custom_command(
   OUTPUT "${FIEF_TOOL}"
-  COMMAND "${FIEF_SWIFT_EXECUTABLE}" build -c release --product fief-cli
+  COMMAND "${FIEF_SWIFT_EXECUTABLE}" build -c release --product fief
           --package-path "${CMAKE_SOURCE_DIR}" --scratch-path "${FIEF_TOOL_SCRATCH}"
           --static-swift-stdlib
   COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_BINARY_DIR}/bin"
-  COMMAND "${CMAKE_COMMAND}" -E copy "${FIEF_TOOL_SCRATCH}/release/fief-cli" "${FIEF_TOOL}"
+  COMMAND "${CMAKE_COMMAND}" -E copy "${FIEF_TOOL_SCRATCH}/release/fief" "${FIEF_TOOL}"
   COMMAND "${CMAKE_COMMAND}" -E touch "${FIEF_TOOL}"
   DEPENDS ${_fief_tool_inputs}
   WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}"

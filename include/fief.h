@@ -147,20 +147,30 @@ extern "C" {
  * Version
  * ========================================================================== */
 
+/* The release's version (semantic versioning): the one place the number is
+ * written.  CMake, the Python package, the Swift overlay and the tool all
+ * read it from here; RELEASING.md says how a release changes it. */
 #define FIEF_VERSION_MAJOR 0
-#define FIEF_VERSION_MINOR 1
+#define FIEF_VERSION_MINOR 2
 #define FIEF_VERSION_PATCH 0
 /** MAJOR * 10000 + MINOR * 100 + PATCH, as one literal. */
-#define FIEF_VERSION_NUMBER 100
-#define FIEF_VERSION_STRING "0.1.0"
+#define FIEF_VERSION_NUMBER 200
+#define FIEF_VERSION_STRING "0.2.0"
+/** The ABI's version: the number in the library's SONAME (libfief.so.0).
+ *  Raised by a release that removes or changes a function, a structure or a
+ *  constant's meaning, so that programs built against an older ABI are not
+ *  run against the new one; adding functions keeps it. */
+#define FIEF_ABI_VERSION 0
 
 /** The library's version as FIEF_VERSION_NUMBER computes it, to compare with
  *  the header a binding was built against.  A binding works with a library
- *  of the same MAJOR and MINOR version and any PATCH (while MAJOR is 0, a
- *  new MINOR may change the interface).  Cannot fail; any thread. */
+ *  of the same MAJOR version (the same MAJOR and MINOR while MAJOR is 0,
+ *  when a new MINOR may change the interface) whose version is no older
+ *  than the header's: the bindings refuse an older one by name.  Cannot
+ *  fail; any thread. */
 FIEF_API int32_t fief_version_number(void);
 
-/** The library's version as a static, zero-terminated string ("0.1.0").
+/** The library's version as a static, zero-terminated string ("0.2.0").
  *  Cannot fail; any thread; never free it. */
 FIEF_API const char *fief_version_string(void);
 

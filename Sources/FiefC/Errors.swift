@@ -95,9 +95,10 @@ public func exportClearLastError() {
 }
 
 @_cdecl("fief_version_number")
-public func exportVersionNumber() -> Int32 { 100 }
+public func exportVersionNumber() -> Int32 { FIEF_VERSION_NUMBER }
 
-nonisolated(unsafe) private let versionString: UnsafeMutablePointer<CChar> = strdup("0.1.0")
+/// fief.h's FIEF_VERSION_STRING, kept for the life of the process.
+nonisolated(unsafe) private let versionString: UnsafeMutablePointer<CChar> = strdup(FIEF_VERSION_STRING)
 
 @_cdecl("fief_version_string")
 public func exportVersionString() -> UnsafePointer<CChar>? { UnsafePointer(versionString) }

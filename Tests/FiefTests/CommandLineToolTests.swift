@@ -3,7 +3,7 @@ import Fief
 import Foundation
 import XCTest
 
-/// The `fief` command-line tool (SwiftPM product `fief-cli`), run as a user
+/// The `fief` command-line tool (SwiftPM product `fief`), run as a user
 /// would: built next to this test bundle by `swift build --build-tests`.
 final class CommandLineToolTests: XCTestCase {
     private var tool: URL {
@@ -12,7 +12,7 @@ final class CommandLineToolTests: XCTestCase {
         while directory.pathExtension == "xctest" || directory.lastPathComponent == "Contents" || directory.lastPathComponent == "MacOS" {
             directory = directory.deletingLastPathComponent()
         }
-        return directory.appendingPathComponent("fief-cli")
+        return directory.appendingPathComponent("fief")
     }
 
     private func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
@@ -29,7 +29,7 @@ final class CommandLineToolTests: XCTestCase {
     }
 
     func testDemoThenSchemaDumpAndInfo() throws {
-        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: tool.path), "fief-cli not found at \(tool.path)")
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: tool.path), "fief not found at \(tool.path)")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fief-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

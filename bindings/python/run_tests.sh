@@ -6,8 +6,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 if [[ -z "${FIEF_LIBRARY:-}" ]]; then
     scratch="${FIEF_SCRATCH:-$repo/.build-py}"
-    (cd "$repo" && swift build --scratch-path "$scratch" --product fief)
-    export FIEF_LIBRARY="$scratch/debug/libfief.so"
+    (cd "$repo" && swift build --scratch-path "$scratch" --product fiefc)
+    export FIEF_LIBRARY="$scratch/debug/libfiefc.so"
 fi
 python3 -m pip install -q -e "$here" >/dev/null 2>&1 || true
 cd "$here"
