@@ -1,7 +1,7 @@
 # cmake -DLIB=<libfief.so> -P CheckNoLibSwift.cmake
 # Fails if the library needs any Swift runtime library (libswift*, Foundation,
 # dispatch) at load time: it must need only libc, libstdc++ (and its companions
-# libm, libgcc_s) and liblmdb.
+# libm, libgcc_s): LMDB is compiled in.
 cmake_minimum_required(VERSION 3.24)
 if(NOT EXISTS "${LIB}")
   message(FATAL_ERROR "no library at ${LIB}")
@@ -24,7 +24,7 @@ if(rc2 EQUAL 0)
   string(REGEX MATCHALL "Shared library: \\[[^]]+\\]" needed "${dyn}")
   foreach(n IN LISTS needed)
     string(REGEX REPLACE "Shared library: \\[([^]]+)\\]" "\\1" n "${n}")
-    if(NOT n MATCHES "^(libc|libm|libpthread|libdl|librt|libstdc\\+\\+|libgcc_s|liblmdb|ld-linux[-a-z0-9_]*)\\.so")
+    if(NOT n MATCHES "^(libc|libm|libpthread|libdl|librt|libstdc\\+\\+|libgcc_s|ld-linux[-a-z0-9_]*)\\.so")
       message(FATAL_ERROR "unexpected dependency: ${n}")
     endif()
   endforeach()

@@ -19,8 +19,10 @@ add_custom_command(
           --package-path "${CMAKE_SOURCE_DIR}" --scratch-path "${FIEF_TOOL_SCRATCH}"
           --static-swift-stdlib
   COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_BINARY_DIR}/bin"
-  COMMAND "${CMAKE_COMMAND}" -E copy "${FIEF_TOOL_SCRATCH}/release/fief" "${FIEF_TOOL}"
-  COMMAND "${CMAKE_COMMAND}" -E touch "${FIEF_TOOL}"
+  # Stripped, with its debug information beside it (bin/fief.debug).
+  COMMAND "${FIEF_OBJCOPY}" --only-keep-debug "${FIEF_TOOL_SCRATCH}/release/fief" "${FIEF_TOOL}.debug"
+  COMMAND "${FIEF_OBJCOPY}" --strip-all --add-gnu-debuglink=${FIEF_TOOL}.debug
+          "${FIEF_TOOL_SCRATCH}/release/fief" "${FIEF_TOOL}"
   DEPENDS ${_fief_tool_inputs}
   WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}"
   USES_TERMINAL
@@ -28,7 +30,8 @@ add_custom_command(
   COMMENT "Building the fief tool with SwiftPM (release, static Swift runtime)")
 add_custom_target(fief_tool ALL DEPENDS "${FIEF_TOOL}")
 
-install(PROGRAMS "${FIEF_TOOL}" TYPE BIN)
+install(PROGRAMS "${FIEF_TOOL}" TYPE BIN COMPONENT runtime)
+install(FILES "${FIEF_TOOL}.debug" TYPE BIN COMPONENT debug EXCLUDE_FROM_ALL)
 
 if(FIEF_BUILD_TESTS)
   set(_demo "${CMAKE_BINARY_DIR}/tool-test/demo.fief")

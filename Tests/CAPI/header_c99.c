@@ -4,7 +4,7 @@
 #include <stddef.h>
 
 /* The header's constants and types are usable in constant expressions. */
-typedef char fief_version_is_100[(FIEF_VERSION_NUMBER == 100) ? 1 : -1];
+typedef char fief_version_number_is_consistent[(FIEF_VERSION_NUMBER == FIEF_VERSION_MAJOR * 10000 + FIEF_VERSION_MINOR * 100 + FIEF_VERSION_PATCH) ? 1 : -1];
 typedef char fief_value_has_type[(offsetof(fief_value_t, type) == 0) ? 1 : -1];
 typedef char fief_object_id_is_12[(sizeof(fief_object_id_t) == 12) ? 1 : -1];
 typedef char fief_uuid_is_16[(sizeof(fief_uuid_t) == 16) ? 1 : -1];

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <type_traits>
 
-static_assert(FIEF_VERSION_NUMBER == 100, "version");
+static_assert(FIEF_VERSION_NUMBER == FIEF_VERSION_MAJOR * 10000 + FIEF_VERSION_MINOR * 100 + FIEF_VERSION_PATCH, "version");
 static_assert(std::is_standard_layout<fief_value_t>::value, "fief_value_t is standard layout");
 static_assert(std::is_trivially_copyable<fief_value_t>::value, "fief_value_t is trivially copyable");
 static_assert(sizeof(fief_object_id_t) == 12 && sizeof(fief_uuid_t) == 16, "id sizes");
