@@ -1,4 +1,6 @@
 // swift-tools-version:6.0
+// Fief: an embedded live-object database.  SPDX-License-Identifier: Apache-2.0
+// (LICENSE; README.md says the same).  Version: include/fief.h's FIEF_VERSION_*.
 import PackageDescription
 
 let package = Package(

@@ -1,6 +1,11 @@
 /*
  * fief.h - the C interface of Fief, an embedded live-object database.
  *
+ * SPDX-License-Identifier: Apache-2.0
+ * Fief is licensed under the Apache License, Version 2.0 (the LICENSE file
+ * at the top of the source tree; installed as share/doc/fief/LICENSE).
+ * libfief contains LMDB 0.9.31 (OpenLDAP Public License, ThirdParty/lmdb).
+ *
  * OVERVIEW
  * ========
  * A *realm* is one database file (plus a lock file next to it, "<path>-lock")
