@@ -390,6 +390,30 @@ final class DefaultValueTests: FiefTestCase {
         XCTAssertNotEqual(objects[0].tag, objects[1].tag)
     }
 
+    /// With an update policy but no primary key given, the default key is
+    /// a new one, so a new object is created each time.
+    func testCreateWithUpdatePolicyWithoutPrimaryKeyCreates() throws {
+        let realm = try fileRealm()
+        try realm.write {
+            realm.create(DefaultsItem.self, value: ["name": "a"], update: .modified)
+            realm.create(DefaultsItem.self, value: ["name": "b"], update: .all)
+        }
+        let all = realm.objects(DefaultsItem.self)
+        XCTAssertEqual(all.count, 2)
+        XCTAssertEqual(Set(all.map(\._id)).count, 2)
+    }
+
+    /// `Object(value:)` without the key: the default, as for `Object()`.
+    func testUnmanagedInitWithValueWithoutPrimaryKey() throws {
+        let first = DefaultsItem(value: ["name": "a"])
+        let second = DefaultsItem(value: ["name": "b"])
+        XCTAssertNotEqual(first._id, zeroObjectId)
+        XCTAssertNotEqual(first._id, second._id)
+        let realm = try fileRealm()
+        try realm.write { realm.add([first, second]) }
+        XCTAssertEqual(realm.object(ofType: DefaultsItem.self, forPrimaryKey: second._id)?.name, "b")
+    }
+
     func testDynamicCreateOfADeclaredClassGeneratesIds() throws {
         let realm = try fileRealm()
         var ids: [ObjectId] = []
