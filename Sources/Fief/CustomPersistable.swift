@@ -104,6 +104,8 @@ extension _CustomPersistable {
     /// A type mapped to an embedded object is stored as a link, which may be null.
     public static var _fiefIsOptional: Bool { PersistedType._fiefIsOptional || PersistedType._fiefType == FIEF_TYPE_LINK }
     public static var _fiefLinkTarget: ObjectBase.Type? { PersistedType._fiefLinkTarget }
+    /// Made from the persisted type's default, so new each time if that is.
+    public static var _fiefDefaultIsGenerated: Bool { PersistedType._fiefDefaultIsGenerated }
     public func _fiefValue(in arena: _FiefArena) -> fief_value_t { persistableValue._fiefValue(in: arena) }
     public func _fiefValue(in arena: _FiefArena, realm: Realm) -> fief_value_t { persistableValue._fiefValue(in: arena, realm: realm) }
     public var _fiefStored: Any? { persistableValue._fiefStored }

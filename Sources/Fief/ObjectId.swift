@@ -62,7 +62,10 @@ public struct ObjectId: Sendable, Hashable, Comparable, CustomStringConvertible,
     }
 
     private static let processUnique: UInt64 = UInt64.random(in: 0...0xFF_FFFF_FFFF)
-    private static let counter = Locked<UInt64>(UInt64.random(in: 0...0xFF_FFFF))
+    /// Starts at a random value in the lower half of its 24 bits, so that the
+    /// first 2^23 ids a process makes at least increase (the counter does not
+    /// wrap before).
+    private static let counter = Locked<UInt64>(UInt64.random(in: 0...0x7F_FFFF))
 
     private static func parse(_ string: String) -> ObjectId? {
         let utf8 = Array(string.utf8)

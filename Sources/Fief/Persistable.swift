@@ -47,8 +47,15 @@ public protocol _Persistable {
     static var _fiefType: fief_type_t { get }
     /// Whether the property is optional (`FIEF_PROPERTY_NULLABLE`).
     static var _fiefIsOptional: Bool { get }
-    /// The value of a property declared without a default.
+    /// The value of a property declared without a default (RealmSwift's
+    /// `_rlmDefaultValue`): zero, false, empty, nil, the first case of an
+    /// enum, and a new value each time for ObjectId (`generate()`), UUID
+    /// (`UUID()`) and Date (`Date()`, now).
     static func _fiefDefault() -> Self
+    /// Whether `_fiefDefault()` makes a new value each time (ObjectId, UUID,
+    /// Date, and custom types stored as one): a property declared without a
+    /// default then keeps the first one it makes (`FiefGeneratedDefault`).
+    static var _fiefDefaultIsGenerated: Bool { get }
     /// The value a `fief_value_t` read from the database holds; nil when it
     /// is of another type.  Views are copied.
     static func _fiefRead(_ value: fief_value_t) -> Self?
@@ -86,6 +93,7 @@ public protocol _PersistableInsideOptional: _Persistable {}
 
 extension _Persistable {
     public static var _fiefIsOptional: Bool { false }
+    public static var _fiefDefaultIsGenerated: Bool { false }
     public static var _fiefLinkTarget: ObjectBase.Type? { nil }
     public static func _fiefRead(_ value: fief_value_t, in realm: Realm) -> Self? { _fiefRead(value) }
     public func _fiefValue(in arena: _FiefArena, realm: Realm) -> fief_value_t { _fiefValue(in: arena) }
@@ -195,8 +203,10 @@ extension Data: _PersistableInsideOptional {
 
 extension Date: _PersistableInsideOptional {
     public static var _fiefType: fief_type_t { FIEF_TYPE_TIMESTAMP }
-    /// 1970-01-01T00:00:00Z, the engine's default timestamp.
-    public static func _fiefDefault() -> Date { Date(timeIntervalSince1970: 0) }
+    /// The current date, as RealmSwift's `Date()` (the engine's own default,
+    /// for rows written without a value, is 1970-01-01T00:00:00Z).
+    public static func _fiefDefault() -> Date { Date() }
+    public static var _fiefDefaultIsGenerated: Bool { true }
     public static func _fiefRead(_ value: fief_value_t) -> Date? {
         value.type == FIEF_TYPE_TIMESTAMP ? Date(fiefTimestamp: value.u.timestamp) : nil
     }
@@ -224,7 +234,10 @@ extension Decimal128: _PersistableInsideOptional {
 
 extension ObjectId: _PersistableInsideOptional {
     public static var _fiefType: fief_type_t { FIEF_TYPE_OBJECT_ID }
-    public static func _fiefDefault() -> ObjectId { ObjectId() }
+    /// A new ObjectId (`ObjectId.generate()`), as RealmSwift's, so that
+    /// `@Persisted(primaryKey: true) var _id: ObjectId` is unique per object.
+    public static func _fiefDefault() -> ObjectId { ObjectId.generate() }
+    public static var _fiefDefaultIsGenerated: Bool { true }
     public static func _fiefRead(_ value: fief_value_t) -> ObjectId? {
         value.type == FIEF_TYPE_OBJECT_ID ? ObjectId(fiefValue: value.u.object_id) : nil
     }
@@ -238,8 +251,10 @@ extension ObjectId: _PersistableInsideOptional {
 
 extension UUID: _PersistableInsideOptional {
     public static var _fiefType: fief_type_t { FIEF_TYPE_UUID }
-    /// The all-zero UUID, the engine's default.
-    public static func _fiefDefault() -> UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+    /// A new random UUID (`UUID()`), as RealmSwift's (the engine's own
+    /// default, for rows written without a value, is the all-zero UUID).
+    public static func _fiefDefault() -> UUID { UUID() }
+    public static var _fiefDefaultIsGenerated: Bool { true }
     public static func _fiefRead(_ value: fief_value_t) -> UUID? {
         value.type == FIEF_TYPE_UUID ? UUID(fiefValue: value.u.uuid) : nil
     }

@@ -22,6 +22,10 @@ public struct Persisted<Value: _Persistable> {
     enum Storage {
         /// Declared without a default: the type's default on first read.
         case unmanagedNoDefault
+        /// Declared without a default, of a type whose default is made anew
+        /// for each object (ObjectId, UUID, Date): made on first use, then
+        /// kept in the box, which copies of the wrapper share.
+        case unmanagedGenerated(FiefGeneratedDefault<Value>)
         /// The unmanaged value.
         case unmanaged(Value)
         /// The object is managed; the property is number `index` of its
@@ -55,7 +59,11 @@ public struct Persisted<Value: _Persistable> {
     }
 
     /// A property without a default value: it reads as the type's default
-    /// (0, "", false, nil, ...) until set.
+    /// until set (RealmSwift's `_rlmDefaultValue`): 0, false, "", empty
+    /// data, zero Decimal128, nil, `.none`, empty collections, an enum's
+    /// first case; for ObjectId a new `ObjectId.generate()`, for UUID a new
+    /// `UUID()`, for Date the current `Date()`, made on first read (or when
+    /// the object is added) and kept, one per object.
     public init() {
         self.init(storage: .unmanagedNoDefault, indexed: false, primaryKey: false)
     }
@@ -66,7 +74,11 @@ public struct Persisted<Value: _Persistable> {
     }
 
     init(storage: Storage, indexed: Bool, primaryKey: Bool, fullTextIndexed: Bool = false) {
-        self.storage = storage
+        if case .unmanagedNoDefault = storage, Value._fiefDefaultIsGenerated {
+            self.storage = .unmanagedGenerated(FiefGeneratedDefault())
+        } else {
+            self.storage = storage
+        }
         self.isIndexed = indexed
         self.isPrimaryKey = primaryKey
         self.isFullTextIndexed = fullTextIndexed
@@ -105,6 +117,10 @@ public struct Persisted<Value: _Persistable> {
             }
             switch observed[keyPath: storageKeyPath].storage {
             case .unmanaged(let value):
+                return value
+            case .unmanagedGenerated(let generated):
+                let value = generated.value
+                observed[keyPath: storageKeyPath].storage = .unmanaged(value)
                 return value
             case .unmanagedNoDefault, .probe, .managed, .managedCollection, .linkingOrigin:
                 let value = Value._fiefDefault()
@@ -223,11 +239,29 @@ extension Persisted: CustomStringConvertible {
         switch storage {
         case .unmanaged(let value): return String(describing: value)
         case .unmanagedNoDefault: return String(describing: Value._fiefDefault())
+        case .unmanagedGenerated(let generated): return String(describing: generated.value)
         case .managed(let index, _): return "<managed property \(index)>"
         case .managedCollection(_, _, let value): return String(describing: value)
         case .probe: return "<probe>"
         case .linkingOrigin(let property): return "<linking objects through '\(property)'>"
         }
+    }
+}
+
+/// The default of a property declared without one whose type makes a new
+/// default each time (`_fiefDefaultIsGenerated`: a new `ObjectId.generate()`,
+/// `UUID()`, the current `Date()`, as RealmSwift's `_rlmDefaultValue`):
+/// made when first asked for, then kept, so that every read of an unmanaged
+/// object, and the value `Realm.add` stores, are the same one.  A class, so
+/// that the copies of the wrapper that Mirror hands out share it.
+final class FiefGeneratedDefault<Value: _Persistable> {
+    private var generated: Value?
+
+    var value: Value {
+        if let generated { return generated }
+        let made = Value._fiefDefault()
+        generated = made
+        return made
     }
 }
 
@@ -262,6 +296,7 @@ extension Persisted: DiscoverablePersisted {
 
     var unmanagedValue: _Persistable {
         if case .unmanaged(let value) = storage { return value }
+        if case .unmanagedGenerated(let generated) = storage { return generated.value }
         return Value._fiefDefault()
     }
 
@@ -350,6 +385,8 @@ extension Persisted: Encodable where Value: Encodable {
             try container.encode(value)
         case .unmanagedNoDefault:
             try container.encode(Value._fiefDefault())
+        case .unmanagedGenerated(let generated):
+            try container.encode(generated.value)
         case .managedCollection(_, let row, let value):
             guard row.isValid else {
                 throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath, debugDescription: invalidatedObjectMessage))

@@ -388,7 +388,10 @@ public struct Realm {
                     } else if property.linkTarget != nil {
                         values.append(.null)
                     } else {
-                        values.append(property.valueType._fiefDefault()._fiefValue(in: arena))
+                        // No class declares the defaults (a class of the file this
+                        // program does not have, RealmSwift's RLMDynamicObject):
+                        // the engine's defaults, as realm-core's.
+                        values.append(fiefEngineDefault(property.valueType)._fiefValue(in: arena))
                     }
                 }
             }
@@ -689,4 +692,18 @@ public func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throw
     var version: UInt64 = 0
     guard fief_realm_get_schema_version(realm, &version) else { throw Realm.Error(CError.last()) }
     return version
+}
+
+/// The value the engine gives a property of `type` written without one:
+/// the type's default, except that the types whose Swift default is made
+/// anew (ObjectId, UUID, Date) take the engine's fixed zero (the zero
+/// ObjectId and UUID, 1970-01-01) as realm-core does for a class no Swift
+/// class declares.
+func fiefEngineDefault(_ type: _Persistable.Type) -> _Persistable {
+    switch type {
+    case is ObjectId.Type: return ObjectId()
+    case is UUID.Type: return UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    case is Date.Type: return Date(timeIntervalSince1970: 0)
+    default: return type._fiefDefault()
+    }
 }

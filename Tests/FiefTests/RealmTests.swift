@@ -43,23 +43,32 @@ final class CRUDTests: FiefTestCase {
         XCTAssertEqual(dog.age, 3)
         XCTAssertEqual(dog.firstLetter, "F")
         XCTAssertFalse(dog.isFrozen)
+        let before = Date()
         let noDefaults = NoDefaults()
         XCTAssertEqual(noDefaults.int, 0)
         XCTAssertEqual(noDefaults.string, "")
-        XCTAssertEqual(noDefaults.date, Date(timeIntervalSince1970: 0))
+        // RealmSwift's Date default is `Date()`, the time of the first read
+        // (see DefaultValueTests).
+        XCTAssertGreaterThanOrEqual(noDefaults.date, before)
+        XCTAssertLessThanOrEqual(noDefaults.date, Date())
         XCTAssertNil(noDefaults.optional)
     }
 
     func testPropertiesWithoutDefaultsAreStoredAsDefaults() throws {
         let realm = try Realm()
+        let before = Date()
+        let added = NoDefaults()
         try realm.write {
-            realm.add(NoDefaults())
+            realm.add(added)
         }
         let stored = try XCTUnwrap(realm.objects(NoDefaults.self).first)
         XCTAssertEqual(stored.int, 0)
         XCTAssertEqual(stored.string, "")
-        XCTAssertEqual(stored.date, Date(timeIntervalSince1970: 0))
-        XCTAssertEqual(stored.uuid, UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+        // RealmSwift's defaults: `Date()` and a new `UUID()` (see DefaultValueTests).
+        XCTAssertGreaterThanOrEqual(stored.date.timeIntervalSince1970, before.timeIntervalSince1970 - 1e-6)
+        XCTAssertLessThanOrEqual(stored.date, Date())
+        XCTAssertNotEqual(stored.uuid, UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+        XCTAssertEqual(stored.uuid, added.uuid)
         XCTAssertNil(stored.optional)
     }
 

@@ -640,7 +640,16 @@ final class ManagedRow {
         guard let type = binding.info.properties[index].linkTarget else { return }
         let row = ManagedRow(handle: CHandle(raw), core: core, binding: core.binding(for: type))
         let arena = _FiefArena()
-        for (i, given) in Realm.propertyValues(from: value, info: row.binding.info) {
+        let givenValues = Realm.propertyValues(from: value, info: row.binding.info)
+        // Properties not given take the class's defaults, from a fresh
+        // instance (a new ObjectId each time), as `Realm.create` does.
+        ObjectSchemaInfo.forEachPersisted(of: type.init()) { name, persisted in
+            guard let i = row.binding.info.propertyIndex[name], givenValues[i] == nil else { return }
+            let property = row.binding.info.properties[i]
+            guard !property.isCollection, property.linkTarget == nil, property.type != FIEF_TYPE_MIXED else { return }
+            row.write(i, persisted.unmanagedValue)
+        }
+        for (i, given) in givenValues {
             let property = row.binding.info.properties[i]
             if property.isCollection {
                 row.writeAny(i, given)
