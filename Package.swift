@@ -16,7 +16,7 @@ let package = Package(
         .executable(name: "fief", targets: ["FiefTool"]),
     ],
     targets: [
-        // LMDB 0.9.31 as released by OpenLDAP (ThirdParty/lmdb/README.md),
+        // LMDB 0.9.24 as released by OpenLDAP (ThirdParty/lmdb/README.md),
         // compiled into the library so that it needs no liblmdb at run time.
         .target(name: "CLMDB", path: "ThirdParty/lmdb",
                 exclude: ["LICENSE", "COPYRIGHT", "CHANGES", "README.md"],

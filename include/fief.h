@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: Apache-2.0
  * Fief is licensed under the Apache License, Version 2.0 (the LICENSE file
  * at the top of the source tree; installed as share/doc/fief/LICENSE).
- * libfief contains LMDB 0.9.31 (OpenLDAP Public License, ThirdParty/lmdb).
+ * libfief contains LMDB 0.9.24 (OpenLDAP Public License, ThirdParty/lmdb).
  *
  * OVERVIEW
  * ========
