@@ -18,6 +18,9 @@ from ._types import Decimal128, Float32, Mixed, ObjectId
 
 _MISSING: Any = object()
 
+# Optional[X] and, from Python 3.10, X | None.
+_UNIONS: tuple[object, ...] = (typing.Union,) + ((types.UnionType,) if sys.version_info >= (3, 10) else ())
+
 # Python annotation -> FIEF_TYPE_*
 _TYPE_MAP: dict[object, int] = {
     int: L.TYPE_INT,
@@ -623,8 +626,8 @@ def _unwrap(annotation: Any, where: str) -> tuple[Any, bool, set]:
             markers.update(m for m in args[1:] if isinstance(m, _Marker))
             annotation = args[0]
             continue
-        if origin in (typing.Union, types.UnionType):
-            args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if origin in _UNIONS:
+            args = tuple(a for a in typing.get_args(annotation) if a is not type(None))
             if len(args) != 1 or len(args) == len(typing.get_args(annotation)):
                 raise TypeError(f"{where}: only Optional[X] unions are supported, not {annotation!r}")
             nullable = True
