@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import builtins
 import datetime as _dt
 import decimal
@@ -10,7 +11,7 @@ import threading
 import types
 import typing
 import uuid
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Optional
 
 from . import _lib as L
 from . import errors
@@ -580,24 +581,61 @@ class _Names(dict):
         return _ForwardLink(name)
 
 
+class _PEP604(ast.NodeTransformer):
+    """``A | B`` -> ``Union[A, B]``: PEP 604 unions in (string) annotations
+    on Python 3.9, whose types have no ``|``."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.BitOr):
+            return node
+        union = ast.Subscript(value=ast.Name(id=_UNION_NAME, ctx=ast.Load()),
+                              slice=ast.Tuple(elts=[node.left, node.right], ctx=ast.Load()), ctx=ast.Load())
+        return ast.copy_location(union, node)
+
+
+_UNION_NAME = "_fief_Union_"
+
+
+def _eval_annotation(text: str, globalns: dict[str, Any], localns: dict[str, Any]) -> Any:
+    try:
+        return eval(text, globalns, localns)  # noqa: S307
+    except TypeError:
+        if sys.version_info >= (3, 10) or "|" not in text:
+            raise
+    tree = ast.fix_missing_locations(_PEP604().visit(ast.parse(text.strip(), mode="eval")))
+    localns[_UNION_NAME] = typing.Union
+    return eval(compile(tree, "<annotation>", "eval"), globalns, localns)  # noqa: S307
+
+
 def _type_hints(cls: type) -> dict[str, Any]:
     """The class's annotations, evaluated; names of model classes not yet
     defined become forward links."""
     try:
-        return typing.get_type_hints(cls, include_extras=True)
+        hints = typing.get_type_hints(cls, include_extras=True)
     except NameError:
         pass
+    except TypeError:  # `X | Y` in a string annotation before Python 3.10
+        if sys.version_info >= (3, 10):
+            raise
+    else:
+        # Python 3.9 leaves a quoted annotation under `from __future__ import
+        # annotations` ("'str | None'") as a string: evaluate it below.
+        if not any(isinstance(h, str) and not h.isidentifier() for h in hints.values()):
+            return hints
     hints: dict[str, Any] = {}
     for klass in reversed(cls.__mro__):
         module = sys.modules.get(klass.__module__)
         globalns = dict(vars(module)) if module else {}
         for attr, annotation in klass.__dict__.get("__annotations__", {}).items():
             if isinstance(annotation, str):
-                if annotation.strip().strip("'\"").isidentifier() and annotation.strip()[0] in "'\"":
-                    annotation = annotation.strip().strip("'\"")
-                annotation = eval(annotation, globalns, _Names(globalns, dict(vars(klass))))  # noqa: S307
+                text = annotation.strip()
+                if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+                    annotation = text[1:-1].strip()  # quoted under `from __future__ import annotations`
+                annotation = _eval_annotation(annotation, globalns, _Names(globalns, dict(vars(klass))))
             elif isinstance(annotation, typing.ForwardRef):
-                annotation = eval(annotation.__forward_arg__, globalns, _Names(globalns, dict(vars(klass))))  # noqa: S307
+                annotation = _eval_annotation(annotation.__forward_arg__, globalns,
+                                              _Names(globalns, dict(vars(klass))))
             hints[attr] = annotation
     return hints
 
@@ -668,7 +706,7 @@ class Object:
 
     __fief_name__: ClassVar[str] = ""
     __fief_properties__: ClassVar[tuple[PropertySpec, ...]] = ()
-    __fief_primary_key__: ClassVar[PropertySpec | None] = None
+    __fief_primary_key__: ClassVar[Optional[PropertySpec]] = None  # evaluated at run time: no X | None (3.9)
     __fief_embedded__: ClassVar[bool] = False
 
     def __init_subclass__(cls, name: str | None = None, **kwargs: Any) -> None:
