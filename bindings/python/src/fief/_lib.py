@@ -364,7 +364,7 @@ class _Missing:
         self.name = name
         self.path = path
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> Any:
         raise errors.UnsupportedOperationError(
             f"{self.name} is not exported by {self.path} (the engine does not implement it yet?)")
 
