@@ -206,9 +206,11 @@ def test_the_wheel_installs_and_runs_on_every_cpython(wheel: Path, tmp_path: Pat
     versions = [version for _, version in interpreters]
     assert (sys.version_info[0], sys.version_info[1]) in versions
     with ThreadPoolExecutor(max_workers=3) as pool:
-        outcomes = list(pool.map(lambda numbered: (numbered[1], _install_and_run(numbered[0], *numbered[1], wheel,
-                                                                                   tmp_path)),
-                                 enumerate(interpreters)))
+        def attempt(index: int) -> Tuple[Tuple[str, Tuple[int, int]], str]:
+            exe, version = interpreters[index]
+            return (exe, version), _install_and_run(index, exe, version, wheel, tmp_path)
+
+        outcomes = list(pool.map(attempt, range(len(interpreters))))
     failures = [f"{exe} ({version[0]}.{version[1]}): {problem}" for (exe, version), problem in outcomes if problem]
     assert not failures, "\n".join(failures)
     print("installed and ran on", ", ".join(f"{exe} ({v[0]}.{v[1]})" for exe, v in interpreters))
