@@ -29,7 +29,7 @@ class AllTypes(fief.Object):
     i: int = 0
     b: bool = False
     f: float = 0.0
-    f32: fief.Float32 = fief.Float32(0.0)
+    f32: fief.Float32 = 0.0
     s: str = ""
     data: bytes = b""
     when: datetime.datetime = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)

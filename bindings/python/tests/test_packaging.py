@@ -63,9 +63,14 @@ def _clean_env() -> Dict[str, str]:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory, library: L.Library) -> Path:
-    """`pip wheel` of the source tree, bundling the library this suite tests."""
+    """`pip wheel` of the source tree, bundling the library this suite tests,
+    given as an installed library is laid out: libfief.so -> libfief.so.0 ->
+    the real file (the wheel must hold the file, not a link)."""
     out = tmp_path_factory.mktemp("wheel")
-    env = dict(os.environ, FIEF_LIBRARY=library.path)
+    links = tmp_path_factory.mktemp("links")
+    (links / "libfief.so.0").symlink_to(os.path.realpath(library.path))
+    (links / "libfief.so").symlink_to("libfief.so.0")
+    env = dict(os.environ, FIEF_LIBRARY=str(links / "libfief.so"))
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(out),
                             str(BINDING)], env=env, cwd=out, capture_output=True, text=True, timeout=600)
     assert built.returncode == 0, built.stdout + built.stderr

@@ -22,7 +22,7 @@ Geospatial queries take shapes as arguments: ``filter("location GEOWITHIN $0",
 fief.GeoCircle.kilometers((12.57, 55.68), 10))`` (see `fief.geo`).
 
 The library is found through the FIEF_LIBRARY environment variable, then the
-build outputs of the repository the package sits in (build/libfief.so,
+build outputs of the repository the package sits in (build/lib/libfief.so, build/libfief.so,
 .build/release/libfief.so, .build/debug/libfief.so), then the system's
 library path.  It is loaded on first use; `fief.load_library()` loads it
 explicitly.  It must be of this package's version or a newer one of the same
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 from . import errors
 from ._lib import EXPECTED_VERSION_NUMBER
-from ._types import Decimal128, Float32, Mixed, ObjectId
+from ._types import Decimal128, Mixed, ObjectId
 from ._values import Link
 from ._version import VERSION as __version__
 from .dicts import Dict
@@ -62,6 +62,12 @@ from .sets import Set
 
 if TYPE_CHECKING:
     from ._lib import Library
+
+    # To a type checker a Float32 is a float (it is a float subclass), so
+    # that ``ratio: fief.Float32 = 0.5`` checks.
+    Float32 = float
+else:
+    from ._types import Float32
 
 
 def load_library(path: str | None = None) -> Library:

@@ -447,6 +447,7 @@ _shutting_down = False
 
 _SUFFIX = {"darwin": ".dylib", "win32": ".dll"}.get(sys.platform, ".so")
 _BUILD_OUTPUTS = (
+    ("build", "lib", "libfief" + _SUFFIX),  # the CMake build
     ("build", "libfief" + _SUFFIX),
     (".build", "release", "libfief" + _SUFFIX),
     (".build", "debug", "libfief" + _SUFFIX),
