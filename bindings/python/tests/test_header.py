@@ -173,12 +173,9 @@ def _name(t: Any) -> str:
 
 
 def _same(actual: Any, expected: Any) -> bool:
-    if actual is expected:
-        return True
-    # c_void_p may stand for a pointer to an opaque or a typed structure the
-    # binding only passes along (the geo shape inside a value); never for a
-    # scalar or a by-value structure.
-    return False
+    """The same ctypes type (ctypes caches POINTER types, and its fixed-width
+    names are aliases: c_int32 is c_int, c_size_t is c_ulong here)."""
+    return actual is expected
 
 
 # -- functions ---------------------------------------------------------------
