@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Build libfief (unless FIEF_LIBRARY is set), install the binding in editable
-# mode, and run its pytest suite.  Extra arguments go to pytest.
+# Build libfief with CMake (unless FIEF_LIBRARY is set) and run the binding's
+# pytest suite with the current python3 (which needs pytest, mypy and
+# auditwheel).  Extra arguments go to pytest.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 if [[ -z "${FIEF_LIBRARY:-}" ]]; then
-    scratch="${FIEF_SCRATCH:-$repo/.build-py}"
-    (cd "$repo" && swift build --scratch-path "$scratch" --product fiefc)
-    export FIEF_LIBRARY="$scratch/debug/libfiefc.so"
+    cmake -S "$repo" -B "$repo/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake --build "$repo/build" --target fief_swift
+    export FIEF_LIBRARY="$repo/build/lib/libfief.so"
 fi
-python3 -m pip install -q -e "$here" >/dev/null 2>&1 || true
 cd "$here"
-exec python3 -m pytest -q "$@"
+exec python3 -m pytest -q -p no:cacheprovider "$@"

@@ -5,6 +5,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any, Dict, Iterator
 
 import pytest
 
@@ -18,7 +19,7 @@ import fief  # noqa: E402
 from models import ALL_MODELS  # noqa: E402
 
 
-def _library_or_skip():
+def _library_or_skip() -> fief._lib.Library:
     try:
         return fief.load_library()
     except fief.LibraryError as exc:  # pragma: no cover - environment problem
@@ -26,17 +27,17 @@ def _library_or_skip():
 
 
 @pytest.fixture(scope="session")
-def library():
+def library() -> fief._lib.Library:
     return _library_or_skip()
 
 
 @pytest.fixture
-def realm_path(tmp_path, library):
+def realm_path(tmp_path: Path, library: fief._lib.Library) -> Path:
     return tmp_path / "test.fief"
 
 
 @pytest.fixture
-def realm(realm_path):
+def realm(realm_path: Path) -> Iterator[fief.Realm]:
     r = fief.Realm.open(realm_path, schema=ALL_MODELS)
     yield r
     if not r.is_closed:
@@ -48,7 +49,7 @@ def realm(realm_path):
         r.close()
 
 
-def child_env() -> dict:
+def child_env() -> Dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(SRC), str(HERE), env.get("PYTHONPATH", "")])
     lib = fief.load_library()
@@ -56,14 +57,14 @@ def child_env() -> dict:
     return env
 
 
-def run_python(code: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+def run_python(code: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run `code` in a fresh interpreter with the package and the test models importable."""
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args], env=child_env(),
                           capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture
-def python():
+def python() -> Any:
     return run_python
 
 
@@ -73,12 +74,12 @@ def python():
 # crashes (abort, segfault) the test fails with the child's output instead of
 # killing the whole session.
 
-def pytest_configure(config):
+def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "isolated: run the test in a child process (crash containment)")
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_pyfunc_call(pyfuncitem):
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Any:
     if pyfuncitem.get_closest_marker("isolated") is None or os.environ.get("FIEF_TEST_CHILD"):
         return None
     env = child_env()

@@ -229,13 +229,15 @@ def test_errors_are_per_thread(realm):
 
 def test_version_check(library):
     assert library.version_number == fief.EXPECTED_VERSION_NUMBER
-    assert fief.library_version() == "0.1.0"
+    assert fief.library_version() == fief.__version__
 
 
 def test_version_mismatch_is_refused(library, monkeypatch):
-    monkeypatch.setattr(L, "EXPECTED_VERSION_MINOR", 99)
-    with pytest.raises(fief.LibraryVersionError):
+    monkeypatch.setattr(L, "EXPECTED_VERSION_NUMBER", library.version_number + 100)  # built for the next minor
+    with pytest.raises(fief.LibraryVersionError) as refused:
         L.Library(library.path)
+    message = str(refused.value)
+    assert fief.library_version() in message and library.path in message
 
 
 def test_missing_library_path(monkeypatch, tmp_path):

@@ -6,7 +6,8 @@ them, freezing, results."""
 from __future__ import annotations
 
 import ctypes
-from typing import TYPE_CHECKING, Any
+import typing
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _lib as L
 from . import errors
@@ -24,6 +25,8 @@ BATCH = 512
 REPR_LIMIT = 100
 
 
+_C = TypeVar("_C", bound="LiveCollection")
+
 class LiveCollection:
     """Base of `fief.List`, `fief.Set` and `fief.Dict`: one collection
     property of one managed object, through a fief_list_t, fief_set_t or
@@ -39,8 +42,8 @@ class LiveCollection:
         self._owner = owner              # the owner object's handle (shared with the model object)
         self._spec = spec
         self._handle = handle
-        self._target = None              # the ClassBinding of the linked class, once needed
-        self._realm_ref = None           # the Realm wrapper elements are read through, once needed
+        self._target: ClassBinding | None = None  # the ClassBinding of the linked class, once needed
+        self._realm_ref: Realm | None = None  # the Realm wrapper elements are read through, once needed
 
     # -- plumbing -------------------------------------------------------------
 
@@ -102,7 +105,7 @@ class LiveCollection:
             return self._nested_at(at, raw.is_list)
         return raw
 
-    def _pythons(self, raw: list, positions: Any = None) -> list:
+    def _pythons(self, raw: list[Any], positions: Any = None) -> list[Any]:
         """Elements read in a batch, as the user sees them; `positions` are
         their indices or keys (needed for nested collections)."""
         if not (self._is_links or self._is_mixed) or not raw:
@@ -153,7 +156,7 @@ class LiveCollection:
     def _where(self) -> str:
         return f"{self._binding.info.name}.{self._spec.name}"
 
-    def _check_link_targets(self, values: list) -> None:
+    def _check_link_targets(self, values: list[Any]) -> None:
         """Refuse, before anything is added or written, the model objects a
         collection of links cannot hold: objects of another class, embedded
         objects given as links, objects of another realm file."""
@@ -167,7 +170,7 @@ class LiveCollection:
             if value.is_managed:
                 self._realm()._linkable(value)  # another file: LogicError
 
-    def _prepare_links(self, values: list) -> list:
+    def _prepare_links(self, values: list[Any]) -> list[Any]:
         """Elements of a collection of links made ready to be linked: dicts
         become new objects of the target class, and unmanaged objects are
         added (once each; their own links too).  Unmanaged objects of
@@ -211,7 +214,7 @@ class LiveCollection:
 
     # -- state -----------------------------------------------------------------
 
-    def _identity(self):
+    def _identity(self) -> tuple[Any, ...]:
         owner = self._binding.object_key(self._owner)
         return (self._binding.schema.path, self._binding.class_key, owner, self._spec.name)
 
@@ -255,23 +258,23 @@ class LiveCollection:
     def is_frozen(self) -> bool:
         return self._binding.schema.frozen
 
-    def freeze(self):
+    def freeze(self: _C) -> _C:
         """The collection in a frozen snapshot of its realm's current
         version: it never changes, and can be read from any thread."""
         realm = self._realm()
         if realm.is_frozen:
             return self
-        return realm.freeze()._resolve_collection(self)
+        return typing.cast(_C, realm.freeze()._resolve_collection(self))
 
-    def thaw(self):
+    def thaw(self: _C) -> _C | None:
         """The collection in a live realm at the newest version (None if its
         owner was deleted since)."""
         realm = self._realm()
         if not realm.is_frozen:
             return self
-        return realm.thaw()._resolve_collection(self)
+        return typing.cast("_C | None", realm.thaw()._resolve_collection(self))
 
-    def results(self) -> "Results | ValueResults":
+    def results(self) -> "Results[Any] | ValueResults[Any]":
         """The collection as live results, in its order: for objects a
         fief.Results (filter and sort by their properties), for values a
         fief.ValueResults (filter with predicates over ``self``, sort by
@@ -285,7 +288,7 @@ class LiveCollection:
             return ValueResults(library, self._spec, handle)
         return Results(self._target_binding(), handle)
 
-    def filter(self, predicate: str, *args: Any) -> "Results | ValueResults":
+    def filter(self, predicate: str, *args: Any) -> "Results[Any] | ValueResults[Any]":
         """The elements that match `predicate` (Realm's query language), in
         the collection's order, live: objects by their properties
         (``"age > 2"``), values as ``self`` (``"self > 2"``)."""
@@ -381,7 +384,7 @@ def holds_slot(value: Any, binding: "ClassBinding", owner: Handle, spec: Propert
         return False
 
 
-def fill(coll: LiveCollection, value: list | dict) -> None:
+def fill(coll: LiveCollection, value: list[Any] | dict[Any, Any]) -> None:
     """Write the prepared elements of `value` into `coll`, a nested
     collection just made (empty), and the collections nested in them."""
     if isinstance(value, list):
@@ -391,7 +394,7 @@ def fill(coll: LiveCollection, value: list | dict) -> None:
             coll._set(key, item)  # type: ignore[attr-defined]
 
 
-def unadopt(child: Object, values: dict) -> None:
+def unadopt(child: Object, values: dict[Any, Any]) -> None:
     """Make a child whose in-place creation was taken back unmanaged again,
     with the values it was given."""
     state = child.__dict__

@@ -15,14 +15,14 @@ import threading
 from ctypes import (POINTER, Structure, Union, c_bool, c_char_p, c_double, c_float, c_int32,
                     c_int64, c_size_t, c_uint8, c_uint32, c_uint64, c_void_p)
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from . import errors
+from . import _version, errors
 
-# The header version this binding was written against (fief.h).
-EXPECTED_VERSION_MAJOR = 0
-EXPECTED_VERSION_MINOR = 1
-EXPECTED_VERSION_PATCH = 0
-EXPECTED_VERSION_NUMBER = EXPECTED_VERSION_MAJOR * 10000 + EXPECTED_VERSION_MINOR * 100 + EXPECTED_VERSION_PATCH
+# The version of the fief.h this binding was built from: the library must be
+# of the same MAJOR (MAJOR.MINOR while MAJOR is 0) and no older.
+EXPECTED_VERSION_NUMBER = _version.VERSION_NUMBER
+EXPECTED_VERSION_MAJOR, EXPECTED_VERSION_MINOR, EXPECTED_VERSION_PATCH = _version.split(EXPECTED_VERSION_NUMBER)
 
 # -- value types ------------------------------------------------------------
 
@@ -364,13 +364,17 @@ class _Missing:
         self.name = name
         self.path = path
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> Any:
         raise errors.UnsupportedOperationError(
             f"{self.name} is not exported by {self.path} (the engine does not implement it yet?)")
 
 
 class Library:
     """The loaded libfief with every prototype of fief.h bound."""
+
+    if TYPE_CHECKING:
+        # The functions of PROTOTYPES, set as attributes in __init__.
+        def __getattr__(self, name: str) -> Any: ...
 
     def __init__(self, path: str):
         self.path = path
@@ -400,12 +404,16 @@ class Library:
         if isinstance(self.fief_version_number, _Missing):
             raise errors.LibraryVersionError(f"{self.path} does not export fief_version_number")
         number = int(self.fief_version_number())
-        major, minor = number // 10000, number // 100 % 100
-        if (major, minor) != (EXPECTED_VERSION_MAJOR, EXPECTED_VERSION_MINOR):
+        expected = EXPECTED_VERSION_NUMBER
+        why = _version.incompatibility(number, expected)
+        if why is not None:
             raise errors.LibraryVersionError(
-                f"libfief at {self.path} is version {major}.{minor}.{number % 100} "
-                f"(number {number}); this binding needs {EXPECTED_VERSION_MAJOR}."
-                f"{EXPECTED_VERSION_MINOR}.x (number {EXPECTED_VERSION_NUMBER})")
+                f"libfief {_version.dotted(number)} at {self.path} cannot serve this binding, "
+                f"built for libfief {_version.dotted(expected)}: {why}; install the fief package "
+                f"matching that library, or point FIEF_LIBRARY at a libfief {_version.dotted(expected)} "
+                f"or a newer {_version.split(expected)[0]}.x"
+                + (f".{_version.split(expected)[1]}" if _version.split(expected)[0] == 0 else "")
+                + " library")
         return number
 
     # -- errors ----------------------------------------------------------
@@ -439,6 +447,7 @@ _shutting_down = False
 
 _SUFFIX = {"darwin": ".dylib", "win32": ".dll"}.get(sys.platform, ".so")
 _BUILD_OUTPUTS = (
+    ("build", "lib", "libfief" + _SUFFIX),  # the CMake build
     ("build", "libfief" + _SUFFIX),
     (".build", "release", "libfief" + _SUFFIX),
     (".build", "debug", "libfief" + _SUFFIX),

@@ -47,7 +47,7 @@ def prepare(value: Any, schema: "SchemaBinding", where: str, *, nested: bool = T
     return _prepare(value, schema, where, nested, set())
 
 
-def _prepare(value: Any, schema: "SchemaBinding", where: str, nested: bool, open_ids: set) -> Any:
+def _prepare(value: Any, schema: "SchemaBinding", where: str, nested: bool, open_ids: set[Any]) -> Any:
     if isinstance(value, Link):
         schema.check_link(value, where)  # one that names no object fails here, before any write
         return value
@@ -150,8 +150,8 @@ def mixed_equal(a: Any, b: Any) -> bool:
     if _is_number(a) and _is_number(b):
         if _is_nan(a) or _is_nan(b):
             return _is_nan(a) and _is_nan(b)
-        return a == b
+        return bool(a == b)
     link_a, link_b = _link_of(a), _link_of(b)
     if link_a is not None or link_b is not None:
         return link_a == link_b
-    return a == b
+    return bool(a == b)

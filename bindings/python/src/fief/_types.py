@@ -11,6 +11,7 @@ import random
 import struct
 import threading
 import time
+from typing import Any
 
 # ---------------------------------------------------------------------------
 # IEEE 754-2008 decimal128, binary integer decimal (BID) encoding
@@ -64,6 +65,7 @@ def decimal_to_bid(value: decimal.Decimal | int | str) -> tuple[int, int]:
         return 0, sign | _INF_HIGH
     _, digits, exponent = value.as_tuple()
     coefficient = int("".join(map(str, digits))) if digits else 0
+    assert isinstance(exponent, int)  # finite: not "n", "N" or "F"
     biased = exponent + _BID_BIAS
     # clamp=1 keeps the exponent within Etop; fold any leftover by scaling.
     while biased > _BID_MAX_BIASED_EXPONENT and coefficient * 10 <= _BID_MAX_COEFFICIENT:
@@ -91,9 +93,9 @@ def bid_to_decimal(low: int, high: int) -> decimal.Decimal:
         if coefficient >= 10 ** 33:
             coefficient = 0
         kind = "N" if (high >> 57) & 1 else "n"
-        return decimal.Decimal((sign, tuple(map(int, str(coefficient))) if coefficient else (), kind))
+        return decimal.Decimal((sign, tuple(map(int, str(coefficient))) if coefficient else (), kind))  # type: ignore[arg-type]
     if combination == 0x1E:
-        return decimal.Decimal((sign, (0,), "F"))
+        return decimal.Decimal((sign, (0,), "F"))  # type: ignore[arg-type]
     if (high >> 61) & 0x3 == 0x3:
         exponent = (high >> 47) & 0x3FFF
         coefficient = 0  # 100b prefix: beyond 10**34 - 1, non-canonical
@@ -111,7 +113,7 @@ class Decimal128(decimal.Decimal):
     Annotate a property with ``fief.Decimal128`` (or ``decimal.Decimal``) to
     store decimals; values read back are Decimal128 (or decimal.Decimal)."""
 
-    def __new__(cls, value: object = "0", context: decimal.Context | None = None):
+    def __new__(cls, value: Any = "0", context: decimal.Context | None = None) -> Decimal128:
         if isinstance(value, float):
             value = repr(value)  # the shortest round-tripping digits, as users expect
         return super().__new__(cls, value, context)
@@ -248,7 +250,7 @@ class ObjectId:
     def __hash__(self) -> int:
         return hash(self._bytes)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (ObjectId, (self._bytes,))
 
 

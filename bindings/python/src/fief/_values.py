@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+from typing import Any
 import datetime as _dt
 import decimal
 import uuid
@@ -223,7 +224,7 @@ def from_value(v: L.fief_value_t, py_type: type | None = None) -> object:
     raise errors.FiefError(f"the library returned a value of unknown type {t}")
 
 
-def make_query_args(args: tuple, keep: Keep) -> tuple[object, int]:
+def make_query_args(args: tuple[Any, ...], keep: Keep) -> tuple[object, int]:
     """A fief_query_arg_t array for `args` (lists/tuples/sets become lists)."""
     n = len(args)
     if not n:

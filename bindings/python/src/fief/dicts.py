@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, MutableMapping, ValuesView
+import typing
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _lib as L
@@ -101,7 +102,7 @@ class Dict(LiveCollection, MutableMapping[str, V]):
             return False, None
         return True, from_value(out, self._spec.py_type)
 
-    def _entries(self, start: int, count: int, keys: bool, values: bool) -> tuple[list, list]:
+    def _entries(self, start: int, count: int, keys: bool, values: bool) -> tuple[list[Any], list[Any]]:
         """Entries start ..< start + count in key order, in one
         fief_map_get_entries call: (keys, values as Python values)."""
         if count <= 0:
@@ -109,9 +110,9 @@ class Dict(LiveCollection, MutableMapping[str, V]):
         out_keys = (L.fief_string_t * count)() if keys else None
         out_values = (L.fief_value_t * count)() if values else None
         self._call("get_entries", start, count, out_keys, out_values)
-        key_list = [_decode_key(out_keys[i]) for i in range(count)] if keys else []
+        key_list = [_decode_key(out_keys[i]) for i in range(count)] if out_keys is not None else []
         py_type = self._spec.py_type
-        value_list = [from_value(out_values[i], py_type) for i in range(count)] if values else []
+        value_list = [from_value(out_values[i], py_type) for i in range(count)] if out_values is not None else []
         return key_list, value_list
 
     def _iter_entries(self, keys: bool, values: bool) -> Iterator[tuple[Any, Any]]:
@@ -148,7 +149,8 @@ class Dict(LiveCollection, MutableMapping[str, V]):
         found, raw = self._get_raw(key)
         if not found:
             raise KeyError(key)
-        return self._python(raw, None, key)
+        value: V = self._python(raw, None, key)
+        return value
 
     def __contains__(self, key: object) -> bool:
         if not isinstance(key, str):
@@ -189,14 +191,14 @@ class Dict(LiveCollection, MutableMapping[str, V]):
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like a Python dict
 
-    def __or__(self, other: Any) -> dict:
+    def __or__(self, other: Any) -> dict[Any, Any]:
         if not isinstance(other, Mapping):
             return NotImplemented
         result = dict(self.items())
         result.update(other)
         return result
 
-    def __ror__(self, other: Any) -> dict:
+    def __ror__(self, other: Any) -> dict[Any, Any]:
         if not isinstance(other, Mapping):
             return NotImplemented
         result = dict(other)
@@ -316,7 +318,7 @@ class Dict(LiveCollection, MutableMapping[str, V]):
             value = dict(value.items())
         self._write(list(dict_items(value, self._spec).items()), replace=True)
 
-    def _write(self, pairs: list, replace: bool = False) -> None:
+    def _write(self, pairs: list[Any], replace: bool = False) -> None:
         """Set each (key, value) of `pairs`, in order (with `replace`, first
         remove the keys that are not among them), all or nothing: every key
         changed is restored when one write fails (an embedded value that
@@ -341,7 +343,7 @@ class Dict(LiveCollection, MutableMapping[str, V]):
             pairs = ([p for p in pairs if not self._needs_adding(p[1])]
                      + [p for p in pairs if self._needs_adding(p[1])])
         undo: list[tuple[str, bool, Any]] = []  # (key, existed, previous value or embedded copy)
-        adopted: list[tuple[Object, dict]] = []
+        adopted: list[tuple[Object, dict[Any, Any]]] = []
         try:
             if replace:
                 wanted = {key for key, _ in pairs}
@@ -384,7 +386,7 @@ class Dict(LiveCollection, MutableMapping[str, V]):
         fn = "fief_map_get_list" if is_list else "fief_map_get_map"
         return self._wrap_nested(getattr(self._lib, fn)(self._ptr(), self._key(at, keep)), fn, at, is_list)
 
-    def _write_embedded(self, key: str, value: Any, undo: list, adopted: list) -> None:
+    def _write_embedded(self, key: str, value: Any, undo: list[Any], adopted: list[Any]) -> None:
         """Set `key` of a dict of embedded objects: None clears it, an
         unmanaged embedded object or a dict is created in place, the
         object that is the key's value already stays; anything else is
@@ -417,7 +419,7 @@ class Dict(LiveCollection, MutableMapping[str, V]):
             raw = self._snapshot_value(raw, key)
         return key, found, raw
 
-    def _undo(self, undo: list) -> None:
+    def _undo(self, undo: list[Any]) -> None:
         library = self._lib
         for key, existed, previous in reversed(undo):
             try:
@@ -444,11 +446,11 @@ class Dict(LiveCollection, MutableMapping[str, V]):
         was deleted since)."""
         return super().thaw()
 
-    def results(self) -> "Results":
+    def results(self) -> "Results[Any]":
         """The objects of a dict of objects as live results, in key order
         (None values left out; an object that is the value of two keys is
         there twice): filter and sort them like any results."""
-        return super().results()
+        return typing.cast("Results[Any]", super().results())
 
 
 def _decode_key(key: L.fief_string_t) -> str:
@@ -457,10 +459,10 @@ def _decode_key(key: L.fief_string_t) -> str:
     return ctypes.string_at(key.data, key.size).decode("utf-8", "surrogateescape")
 
 
-class DictKeys(KeysView):
+class DictKeys(KeysView[Any]):
     """The keys of a fief.Dict, live, in key order."""
 
-    _mapping: Dict
+    _mapping: Dict[Any]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._mapping)
@@ -469,10 +471,10 @@ class DictKeys(KeysView):
         return f"fief.DictKeys({list(self)!r})"
 
 
-class DictValues(ValuesView):
+class DictValues(ValuesView[Any]):
     """The values of a fief.Dict, live, in key order (read in batches)."""
 
-    _mapping: Dict
+    _mapping: Dict[Any]
 
     def __iter__(self) -> Iterator[Any]:
         for _, value in self._mapping._iter_entries(False, True):
@@ -482,10 +484,10 @@ class DictValues(ValuesView):
         return f"fief.DictValues({list(self)!r})"
 
 
-class DictItems(ItemsView):
+class DictItems(ItemsView[Any, Any]):
     """The (key, value) pairs of a fief.Dict, live, in key order (read in batches)."""
 
-    _mapping: Dict
+    _mapping: Dict[Any]
 
     def __iter__(self) -> Iterator[tuple[str, Any]]:
         return self._mapping._iter_entries(True, True)

@@ -32,6 +32,8 @@ binding does not know, from the code's category bits::
 
 from __future__ import annotations
 
+from typing import Any
+
 # Codes and categories, as in fief.h.
 CAT_LOGIC = 0x01
 CAT_INVALID_ARG = 0x02
@@ -119,7 +121,7 @@ class FiefError(Exception):
             text = f"{text} (path: {self.path})"
         return text
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (self.__class__, (self.message, self.code, self.categories, self.path))
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import ctypes
 import math
-from typing import Iterable, Sequence, Union
+from typing import Any, Iterable, Sequence, Union
 
 from . import _lib as L
 
@@ -76,7 +76,7 @@ def _point(value: PointLike) -> GeoPoint:
     if isinstance(value, GeoPoint):
         return value
     try:
-        longitude, latitude = value  # type: ignore[misc]
+        longitude, latitude = value
     except (TypeError, ValueError):
         raise TypeError(f"expected a GeoPoint or a (longitude, latitude) pair, not {value!r}") from None
     return GeoPoint(longitude, latitude)
@@ -111,7 +111,7 @@ class GeoBox(GeoShape):
     def __str__(self) -> str:
         return f"geoBox({self.bottom_left}, {self.top_right})"
 
-    def _struct(self, keep: list) -> L.fief_geo_shape_t:
+    def _struct(self, keep: list[Any]) -> L.fief_geo_shape_t:
         shape = L.fief_geo_shape_t()
         shape.kind = L.GEO_BOX
         self.bottom_left._fill(shape.corners[0])
@@ -140,7 +140,7 @@ class GeoPolygon(GeoShape):
         rings = [self.outer_ring] + self.holes
         return "geoPolygon(" + ", ".join("{" + ", ".join(str(p) for p in ring) + "}" for ring in rings) + ")"
 
-    def _struct(self, keep: list) -> L.fief_geo_shape_t:
+    def _struct(self, keep: list[Any]) -> L.fief_geo_shape_t:
         rings = [self.outer_ring] + self.holes
         ring_array = (L.fief_geo_ring_t * len(rings))()
         for i, ring in enumerate(rings):
@@ -188,7 +188,7 @@ class GeoCircle(GeoShape):
     def __str__(self) -> str:
         return f"geoCircle({self.center}, {self.radius!r})"
 
-    def _struct(self, keep: list) -> L.fief_geo_shape_t:
+    def _struct(self, keep: list[Any]) -> L.fief_geo_shape_t:
         shape = L.fief_geo_shape_t()
         shape.kind = L.GEO_CIRCLE
         self.center._fill(shape.center)
@@ -196,7 +196,7 @@ class GeoCircle(GeoShape):
         return shape
 
 
-def fill_shape_value(shape: GeoShape, out: L.fief_value_t, keep: list) -> None:
+def fill_shape_value(shape: GeoShape, out: L.fief_value_t, keep: list[Any]) -> None:
     """Make `out` a FIEF_TYPE_GEO_SHAPE value for `shape`; what it points to
     is appended to `keep` (alive for the call)."""
     struct = shape._struct(keep)  # type: ignore[attr-defined]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import MutableSequence
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, NoReturn, TypeVar, overload
 
 from . import _lib as L
 from . import errors
@@ -72,7 +72,7 @@ class List(LiveCollection, MutableSequence[T]):
 
     # -- plumbing -------------------------------------------------------------
 
-    def _raw_range(self, start: int, count: int) -> list:
+    def _raw_range(self, start: int, count: int) -> list[Any]:
         """Elements start ... start + count - 1 as Python values (links as
         fief.Link), in one fief_list_get_range call."""
         if count <= 0:
@@ -83,7 +83,7 @@ class List(LiveCollection, MutableSequence[T]):
         py_type = self._spec.py_type
         return [from_value(out[i], py_type) for i in range(count)]
 
-    def _range(self, start: int, count: int) -> list:
+    def _range(self, start: int, count: int) -> list[Any]:
         return self._pythons(self._raw_range(start, count), range(start, start + count))
 
     def _nested_at(self, at: Any, is_list: bool) -> LiveCollection:
@@ -105,9 +105,9 @@ class List(LiveCollection, MutableSequence[T]):
             if index < -n:
                 raise errors.IndexOutOfBoundsError(f"{what} {index} is out of range for a list of {n} elements")
             index += n
-        return index
+        return int(index)
 
-    def _values_array(self, values: list, keep: Keep):
+    def _values_array(self, values: list[Any], keep: Keep) -> Any:
         n = len(values)
         array = (L.fief_value_t * max(n, 1))()
         for i, value in enumerate(values):
@@ -116,7 +116,7 @@ class List(LiveCollection, MutableSequence[T]):
 
     # -- embedded elements ------------------------------------------------------
 
-    def _refuse(self, value: Any, index: int) -> None:
+    def _refuse(self, value: Any, index: int) -> NoReturn:
         """Let the library refuse a value that cannot go into a list of
         embedded objects (a managed embedded object, a link, a number...),
         so the error is the library's."""
@@ -142,8 +142,8 @@ class List(LiveCollection, MutableSequence[T]):
             raise
         return child
 
-    def _insert_embedded_many(self, index: int, values: list) -> None:
-        children = []
+    def _insert_embedded_many(self, index: int, values: list[Any]) -> None:
+        children: list[Object] = []
         for value in values:
             child = self._in_place(value)
             if child is None:
@@ -170,7 +170,13 @@ class List(LiveCollection, MutableSequence[T]):
         self._lib.check(self._lib.fief_list_size(self._ptr(), ctypes.byref(out)), "fief_list_size")
         return int(out.value)
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
         if isinstance(index, slice):
             positions = range(*index.indices(len(self)))
             if not positions:
@@ -181,7 +187,8 @@ class List(LiveCollection, MutableSequence[T]):
         index = self._index(index)
         out = L.fief_value_t()
         self._lib.check(self._lib.fief_list_get(self._ptr(), index, ctypes.byref(out)), "fief_list_get")
-        return self._python(from_value(out, self._spec.py_type), None, index)
+        element: T = self._python(from_value(out, self._spec.py_type), None, index)
+        return element
 
     def __iter__(self) -> Iterator[T]:
         i = 0
@@ -260,10 +267,10 @@ class List(LiveCollection, MutableSequence[T]):
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like a Python list
 
-    def __add__(self, other: Iterable) -> list:
+    def __add__(self, other: Iterable[Any]) -> list[Any]:
         return list(self) + list(other)
 
-    def __radd__(self, other: Iterable) -> list:
+    def __radd__(self, other: Iterable[Any]) -> list[Any]:
         return list(other) + list(self)
 
     def __repr__(self) -> str:
@@ -279,7 +286,13 @@ class List(LiveCollection, MutableSequence[T]):
 
     # -- writing -----------------------------------------------------------------
 
-    def __setitem__(self, index, value) -> None:
+    @overload
+    def __setitem__(self, index: int, value: T) -> None: ...
+
+    @overload
+    def __setitem__(self, index: slice, value: Iterable[T]) -> None: ...
+
+    def __setitem__(self, index: int | slice, value: Any) -> None:
         if isinstance(index, slice):
             raise TypeError("a fief.List takes one element at a time: lst[i] = v, or assign a "
                             "whole list to the attribute (obj.prop = [...]); slices can be deleted")
@@ -305,7 +318,7 @@ class List(LiveCollection, MutableSequence[T]):
         self._encode(value, v, keep)
         library.check(library.fief_list_set(self._ptr(), index, v), "fief_list_set")
 
-    def __delitem__(self, index) -> None:
+    def __delitem__(self, index: int | slice) -> None:
         library = self._lib
         if isinstance(index, slice):
             n = len(self)
@@ -347,7 +360,7 @@ class List(LiveCollection, MutableSequence[T]):
         """Add `value` at the end."""
         self.extend([value])
 
-    def extend(self, values: Iterable) -> None:
+    def extend(self, values: Iterable[Any]) -> None:
         """Add every element of `values` at the end, all or nothing: one
         fief_list_append call for the whole batch (in a list of embedded
         objects, one object created in place after another, taken back if
@@ -456,14 +469,14 @@ class List(LiveCollection, MutableSequence[T]):
 
     # -- mixed values ------------------------------------------------------------
 
-    def _fill_nested(self, start: int, items: list) -> None:
+    def _fill_nested(self, start: int, items: list[Any]) -> None:
         """Fill the nested collections just stored for the prepared `items`
         at positions start, start + 1, ..."""
         for i, item in enumerate(items):
             if is_nested(item):
                 fill(self._nested_at(start + i, isinstance(item, list)), item)
 
-    def _fill_or_take_back(self, start: int, items: list) -> None:
+    def _fill_or_take_back(self, start: int, items: list[Any]) -> None:
         """Fill the nested collections of `items`, just inserted at `start`;
         if that fails, take the inserted elements out again."""
         try:
@@ -473,7 +486,7 @@ class List(LiveCollection, MutableSequence[T]):
                 self._lib.fief_list_remove(self._ptr(), i)
             raise
 
-    def _append_filled(self, items: list) -> None:
+    def _append_filled(self, items: list[Any]) -> None:
         """Append prepared mixed values, nested collections filled."""
         if not items:
             return
@@ -513,7 +526,7 @@ class List(LiveCollection, MutableSequence[T]):
                 pass
             raise
 
-    def _replace_mixed(self, items: list) -> None:
+    def _replace_mixed(self, items: list[Any]) -> None:
         """Assign a whole list of mixed values, all or nothing: a failure
         puts back the previous elements (nested ones as copies)."""
         items = [self._prepare(item, i) for i, item in enumerate(items)]
@@ -533,7 +546,7 @@ class List(LiveCollection, MutableSequence[T]):
 
     # -- state -----------------------------------------------------------------
 
-    def _same_list(self, other: "List") -> bool:
+    def _same_list(self, other: "List[Any]") -> bool:
         return self._same(other)
 
     def freeze(self) -> "List[T]":
@@ -546,7 +559,7 @@ class List(LiveCollection, MutableSequence[T]):
         was deleted since)."""
         return super().thaw()
 
-    def results(self) -> "Results[T] | ValueResults[T]":
+    def results(self) -> "Results[Any] | ValueResults[Any]":
         """The list as live results, in list order: for a list of objects a
         fief.Results (filter and sort by their properties), for a list of
         values a fief.ValueResults (filter with predicates over ``self``,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import builtins
 import datetime as _dt
 import decimal
@@ -10,13 +11,26 @@ import threading
 import types
 import typing
 import uuid
-from typing import Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, Callable, ClassVar, Optional, TypeVar, overload
+
+if TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
+
+    from ._values import Link
+    from .realm import Realm
+else:
+    def dataclass_transform(**options: Any) -> Any:
+        """typing.dataclass_transform (3.11) for type checkers only: nothing at run time."""
+        return lambda cls: cls
 
 from . import _lib as L
 from . import errors
 from ._types import Decimal128, Float32, Mixed, ObjectId
 
 _MISSING: Any = object()
+
+# Optional[X] and, from Python 3.10, X | None.
+_UNIONS: tuple[object, ...] = (typing.Union,) + ((getattr(types, "UnionType"),) if sys.version_info >= (3, 10) else ())
 
 # Python annotation -> FIEF_TYPE_*
 _TYPE_MAP: dict[object, int] = {
@@ -63,32 +77,28 @@ _INDEXED = _Marker("Indexed")
 _FULL_TEXT = _Marker("FullText")
 
 
-class PrimaryKey:
-    """``id: fief.PrimaryKey[int]`` declares the primary key (int, str,
-    ObjectId or UUID)."""
+_T = TypeVar("_T")
+_O = TypeVar("_O", bound="Object")
 
-    def __class_getitem__(cls, item: object) -> object:
-        return Annotated[item, _PRIMARY_KEY]
+# Generic aliases of Annotated: a type checker sees ``fief.PrimaryKey[int]``
+# as ``int``; the binding reads the marker.
 
+#: ``id: fief.PrimaryKey[int]`` declares the primary key (int, str, ObjectId
+#: or UUID).
+PrimaryKey = Annotated[_T, _PRIMARY_KEY]
 
-class Indexed:
-    """``name: fief.Indexed[str]`` declares an indexed property."""
+#: ``name: fief.Indexed[str]`` declares an indexed property.
+Indexed = Annotated[_T, _INDEXED]
 
-    def __class_getitem__(cls, item: object) -> object:
-        return Annotated[item, _INDEXED]
-
-
-class FullText:
-    """``bio: fief.FullText[str]`` declares a full-text-indexed string
-    property, searched with ``TEXT``: ``realm.objects(Person).filter("bio
-    TEXT $0", "dog -cat run*")``."""
-
-    def __class_getitem__(cls, item: object) -> object:
-        return Annotated[item, _FULL_TEXT]
+#: ``bio: fief.FullText[str]`` declares a full-text-indexed string property,
+#: searched with ``TEXT``: ``realm.objects(Person).filter("bio TEXT $0",
+#: "dog -cat run*")``.
+FullText = Annotated[_T, _FULL_TEXT]
 
 
-class Property:
-    """Options of a property, given as its default value in the class body::
+class PropertyOptions:
+    """Options of a property, given as its default value in the class body
+    with `fief.Property`::
 
         id: int = fief.Property(primary_key=True)
         name: str = fief.Property(indexed=True, default="")
@@ -112,6 +122,30 @@ class Property:
         self.name = name
         self.type = type
         self.optional = optional
+
+
+if TYPE_CHECKING:
+    # For type checkers `fief.Property(...)` is the property's value (its
+    # default's type), so that ``name: str = fief.Property(indexed=True)``
+    # checks; `Object`'s dataclass_transform names it a field specifier.
+    @overload
+    def Property(default: _T, *, primary_key: bool = False, indexed: bool = False, name: str | None = None,
+                 type: Any = None, optional: bool | None = None, full_text: bool = False) -> _T: ...
+
+    @overload
+    def Property(*, default_factory: Callable[[], _T], primary_key: bool = False, indexed: bool = False,
+                 name: str | None = None, type: Any = None, optional: bool | None = None,
+                 full_text: bool = False) -> _T: ...
+
+    @overload
+    def Property(*, primary_key: bool = False, indexed: bool = False, name: str | None = None, type: Any = None,
+                 optional: bool | None = None, full_text: bool = False) -> Any: ...
+
+    def Property(default: Any = _MISSING, *, primary_key: bool = False, indexed: bool = False,
+                 name: str | None = None, type: Any = None, optional: bool | None = None,
+                 default_factory: Any = None, full_text: bool = False) -> Any: ...
+else:
+    Property = PropertyOptions
 
 
 class Backlinks:
@@ -341,7 +375,7 @@ def nested_spec(parent: PropertySpec, position: Any, collection: int) -> NestedS
     return NestedSpec(name, collection, parent.stable and (position is None or isinstance(position, str)))
 
 
-def list_elements(value: Any, spec: PropertySpec) -> list:
+def list_elements(value: Any, spec: PropertySpec) -> list[Any]:
     """The elements of a value given for list property `spec`: any iterable
     but a string, bytes, a dict or a model object (a Python list is kept as
     it is, so an unmanaged object holds the caller's list)."""
@@ -373,7 +407,7 @@ def set_elements(value: Any, spec: PropertySpec) -> Any:
     return value
 
 
-def dict_items(value: Any, spec: PropertySpec) -> dict:
+def dict_items(value: Any, spec: PropertySpec) -> dict[Any, Any]:
     """The entries of a value given for dict property `spec`: a mapping (a
     Python dict is kept as it is, so an unmanaged object holds the caller's
     dict) or an iterable of (key, value) pairs."""
@@ -455,7 +489,7 @@ def _embedded_class(annotation: Any) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, Object) and annotation.__fief_embedded__
 
 
-def _collection_spec(attr: str, options: "Property", kind: int, element: Any, where: str) -> PropertySpec:
+def _collection_spec(attr: str, options: PropertyOptions, kind: int, element: Any, where: str) -> PropertySpec:
     """The spec of a set or dict property ``attr: set[element]`` /
     ``attr: dict[str, element]`` (lists: `_list_spec`)."""
     word = _COLLECTION_WORDS[kind]
@@ -511,7 +545,7 @@ def _list_element(annotation: Any, where: str) -> Any:
     return args[0]
 
 
-def _list_spec(attr: str, options: "Property", element: Any, where: str) -> PropertySpec:
+def _list_spec(attr: str, options: PropertyOptions, element: Any, where: str) -> PropertySpec:
     """The spec of a list property ``attr: list[element]``."""
     if options.primary_key or options.indexed or options.full_text:
         raise TypeError(f"{where}: a list is neither a primary key nor indexed")
@@ -554,20 +588,20 @@ class _ForwardLink:
         raise TypeError(f"{self.name} is a forward reference")
 
     def __or__(self, other: Any) -> Any:
-        return typing.Optional[self]  # type: ignore[index]
+        return typing.Optional[self]
 
     def __ror__(self, other: Any) -> Any:
-        return typing.Optional[self]  # type: ignore[index]
+        return typing.Optional[self]
 
     def __repr__(self) -> str:
         return f"{self.name!r}"
 
 
-class _Names(dict):
+class _Names(dict[Any, Any]):
     """Names for evaluating a string annotation: an unknown name is a model
     class declared later (a forward link)."""
 
-    def __init__(self, globalns: dict, localns: dict):
+    def __init__(self, globalns: dict[Any, Any], localns: dict[Any, Any]):
         super().__init__(localns)
         self.globalns = globalns
 
@@ -577,24 +611,61 @@ class _Names(dict):
         return _ForwardLink(name)
 
 
+class _PEP604(ast.NodeTransformer):
+    """``A | B`` -> ``Union[A, B]``: PEP 604 unions in (string) annotations
+    on Python 3.9, whose types have no ``|``."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.BitOr):
+            return node
+        union = ast.Subscript(value=ast.Name(id=_UNION_NAME, ctx=ast.Load()),
+                              slice=ast.Tuple(elts=[node.left, node.right], ctx=ast.Load()), ctx=ast.Load())
+        return ast.copy_location(union, node)
+
+
+_UNION_NAME = "_fief_Union_"
+
+
+def _eval_annotation(text: str, globalns: dict[str, Any], localns: dict[str, Any]) -> Any:
+    try:
+        return eval(text, globalns, localns)  # noqa: S307
+    except TypeError:
+        if sys.version_info >= (3, 10) or "|" not in text:
+            raise
+    tree = ast.fix_missing_locations(_PEP604().visit(ast.parse(text.strip(), mode="eval")))
+    localns[_UNION_NAME] = typing.Union
+    return eval(compile(tree, "<annotation>", "eval"), globalns, localns)  # noqa: S307
+
+
 def _type_hints(cls: type) -> dict[str, Any]:
     """The class's annotations, evaluated; names of model classes not yet
     defined become forward links."""
     try:
-        return typing.get_type_hints(cls, include_extras=True)
+        evaluated = typing.get_type_hints(cls, include_extras=True)
     except NameError:
         pass
+    except TypeError:  # `X | Y` in a string annotation before Python 3.10
+        if sys.version_info >= (3, 10):
+            raise
+    else:
+        # Python 3.9 leaves a quoted annotation under `from __future__ import
+        # annotations` ("'str | None'") as a string: evaluate it below.
+        if not any(isinstance(h, str) and not h.isidentifier() for h in evaluated.values()):
+            return evaluated
     hints: dict[str, Any] = {}
     for klass in reversed(cls.__mro__):
         module = sys.modules.get(klass.__module__)
         globalns = dict(vars(module)) if module else {}
         for attr, annotation in klass.__dict__.get("__annotations__", {}).items():
             if isinstance(annotation, str):
-                if annotation.strip().strip("'\"").isidentifier() and annotation.strip()[0] in "'\"":
-                    annotation = annotation.strip().strip("'\"")
-                annotation = eval(annotation, globalns, _Names(globalns, dict(vars(klass))))  # noqa: S307
+                text = annotation.strip()
+                if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+                    annotation = text[1:-1].strip()  # quoted under `from __future__ import annotations`
+                annotation = _eval_annotation(annotation, globalns, _Names(globalns, dict(vars(klass))))
             elif isinstance(annotation, typing.ForwardRef):
-                annotation = eval(annotation.__forward_arg__, globalns, _Names(globalns, dict(vars(klass))))  # noqa: S307
+                annotation = _eval_annotation(annotation.__forward_arg__, globalns,
+                                              _Names(globalns, dict(vars(klass))))
             hints[attr] = annotation
     return hints
 
@@ -612,9 +683,9 @@ def _link_target(annotation: Any) -> str | None:
     return None
 
 
-def _unwrap(annotation: Any, where: str) -> tuple[Any, bool, set]:
+def _unwrap(annotation: Any, where: str) -> tuple[Any, bool, set[Any]]:
     """(base type, nullable, markers) of an annotation."""
-    markers: set = set()
+    markers: set[Any] = set()
     nullable = False
     while True:
         origin = typing.get_origin(annotation)
@@ -623,8 +694,8 @@ def _unwrap(annotation: Any, where: str) -> tuple[Any, bool, set]:
             markers.update(m for m in args[1:] if isinstance(m, _Marker))
             annotation = args[0]
             continue
-        if origin in (typing.Union, types.UnionType):
-            args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if origin in _UNIONS:
+            args = tuple(a for a in typing.get_args(annotation) if a is not type(None))
             if len(args) != 1 or len(args) == len(typing.get_args(annotation)):
                 raise TypeError(f"{where}: only Optional[X] unions are supported, not {annotation!r}")
             nullable = True
@@ -649,6 +720,7 @@ def _unwrap(annotation: Any, where: str) -> tuple[Any, bool, set]:
     return annotation, nullable, markers
 
 
+@dataclass_transform(kw_only_default=True, field_specifiers=(Property,))
 class Object:
     """Base class of model classes::
 
@@ -665,8 +737,10 @@ class Object:
 
     __fief_name__: ClassVar[str] = ""
     __fief_properties__: ClassVar[tuple[PropertySpec, ...]] = ()
-    __fief_primary_key__: ClassVar[PropertySpec | None] = None
+    __fief_primary_key__: ClassVar[Optional[PropertySpec]] = None  # evaluated at run time: no X | None (3.9)
     __fief_embedded__: ClassVar[bool] = False
+    __fief_linking_objects__: ClassVar[tuple[Backlinks, ...]] = ()
+    _fief_by_attr: ClassVar[dict[str, PropertySpec]]
 
     def __init_subclass__(cls, name: str | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -691,7 +765,7 @@ class Object:
             if isinstance(raw_default, PropertySpec):  # inherited descriptor
                 specs.append(raw_default.copy())
                 continue
-            options = raw_default if isinstance(raw_default, Property) else Property(raw_default)
+            options = raw_default if isinstance(raw_default, PropertyOptions) else PropertyOptions(raw_default)
             kind, element = _collection_of(options.type if options.type is not None else hint, where)
             if kind == L.COLLECTION_LIST:
                 specs.append(_list_spec(attr, options, element, where))
@@ -789,22 +863,24 @@ class Object:
         handle = self.__dict__.get("_fief_handle")
         if handle is None:
             return None
-        return self.__dict__["_fief_binding"].object_key(handle)
+        key: int = self.__dict__["_fief_binding"].object_key(handle)
+        return key
 
     @property
-    def realm(self):
+    def realm(self) -> Realm | None:
         """The realm of a managed object (None when unmanaged)."""
         handle = self.__dict__.get("_fief_handle")
         if handle is None:
             return None
-        return self.__dict__["_fief_binding"].schema.realm_of_object(handle)
+        realm: Realm = self.__dict__["_fief_binding"].schema.realm_of_object(handle)
+        return realm
 
     @property
     def is_frozen(self) -> bool:
         handle = self.__dict__.get("_fief_handle")
         return handle is not None and self.__dict__["_fief_binding"].schema.frozen
 
-    def freeze(self):
+    def freeze(self: _O) -> _O:
         """The object in a frozen snapshot of its realm's current version
         (inside a write transaction: as the transaction began; an object
         created in it cannot be frozen)."""
@@ -816,18 +892,18 @@ class Object:
         frozen = realm.freeze()._resolve_object(self)
         if frozen is None:
             raise errors.LogicError("cannot freeze an object in the same write transaction as it was created in")
-        return frozen
+        return typing.cast(_O, frozen)
 
-    def thaw(self):
+    def thaw(self: _O) -> _O | None:
         """The object in a live realm at the newest version (None if deleted)."""
         realm = self.realm
         if realm is None:
             raise errors.LogicError("an unmanaged object cannot be thawed")
         if not realm.is_frozen:
             return self
-        return realm.thaw()._resolve_object(self)
+        return typing.cast("_O | None", realm.thaw()._resolve_object(self))
 
-    def _fief_link(self):
+    def _fief_link(self) -> Link:
         """The link to this (managed) object, for link values and query arguments."""
         from ._values import Link
         handle = self.__dict__.get("_fief_handle")
@@ -847,12 +923,13 @@ class Object:
         state = self.__dict__
         handle = state.get("_fief_handle")
         if handle is not None:
-            return state["_fief_binding"].get_all(handle)
+            values: dict[str, Any] = state["_fief_binding"].get_all(handle)
+            return values
         return {spec.attr: getattr(self, spec.attr) for spec in type(self).__fief_properties__}
 
     # -- comparison ---------------------------------------------------------
 
-    def _identity(self):
+    def _identity(self) -> tuple[Any, ...] | None:
         handle = self.__dict__.get("_fief_handle")
         if handle is None:
             return None
@@ -902,7 +979,7 @@ class Object:
 _repr_state = threading.local()
 
 
-def _repr_seen() -> set:
+def _repr_seen() -> set[Any]:
     seen = getattr(_repr_state, "seen", None)
     if seen is None:
         seen = _repr_state.seen = set()

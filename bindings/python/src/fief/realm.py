@@ -7,7 +7,9 @@ import os
 import threading
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Generic, Iterable, Iterator, Sequence, TypeVar
+import typing
+from types import TracebackType
+from typing import Any, Callable, Generic, Literal, Iterable, Iterator, Sequence, TypeVar, overload
 
 from . import _lib as L
 from . import errors
@@ -287,7 +289,7 @@ class SchemaBinding:
             if info is None:
                 raise errors.NoSuchClassError(f"the realm has no class {cls!r}")
             return info.key
-        return self.bind(cls).class_key
+        return self.bind(typing.cast("type[Object]", cls)).class_key
 
     def check_link(self, link: Link, where: str) -> None:
         """Raise the library's error (NoSuchObjectError, NoSuchClassError)
@@ -392,7 +394,7 @@ class ClassBinding:
         kind = L.COLLECTION_LIST if is_list else L.COLLECTION_MAP
         return wrap_nested(self, handle, nested_spec(spec, None, kind), ptr, is_list)
 
-    def get_list(self, handle: Handle, spec: PropertySpec) -> List:
+    def get_list(self, handle: Handle, spec: PropertySpec) -> List[Any]:
         """The live list `spec` of object `handle` (fief_object_get_list)."""
         return self.get_collection(handle, spec)  # type: ignore[return-value]
 
@@ -419,13 +421,13 @@ class ClassBinding:
         n = len(specs)
         values: dict[str, Any] = {}
         if n:
-            keys = (L.fief_property_key_t * n)(*[self.keys[s.attr] for s in specs])
+            keys = (L.fief_property_key_t * n)(*[typing.cast(int, self.keys[s.attr]) for s in specs])
             out = (L.fief_value_t * n)()
             library.check(library.fief_object_get_values(handle.ptr, keys, n, out), "fief_object_get_values")
             values = {s.attr: self._python(from_value(out[i], s.py_type), handle, s) for i, s in enumerate(specs)}
         for s in present:
             if s.is_collection:
-                coll = self.get_collection(handle, s)
+                coll: Any = self.get_collection(handle, s)
                 try:
                     values[s.attr] = dict(coll.items()) if s.is_dict else set(coll) if s.is_set else list(coll)
                 finally:
@@ -437,7 +439,7 @@ class ClassBinding:
     def set(self, handle: Handle, spec: PropertySpec, value: Any) -> None:
         library = self.schema.library
         if spec.is_collection:
-            coll = self.get_collection(handle, spec)
+            coll: Any = self.get_collection(handle, spec)
             try:
                 coll._replace(value)
             finally:
@@ -491,7 +493,7 @@ class ClassBinding:
             try:
                 self._write_mixed(handle, spec, previous)
                 if is_nested(previous):
-                    fill(self.get_nested(handle, spec, isinstance(previous, list)), previous)
+                    fill(self.get_nested(handle, spec, isinstance(previous, list)), typing.cast(Any, previous))
             except errors.FiefError:  # pragma: no cover - the original error matters more
                 pass
             raise
@@ -555,7 +557,7 @@ class ClassBinding:
             handle.release()
             raise
 
-    def backlinks(self, handle: Handle, origin: "type[Object] | str", attr: str) -> "Results":
+    def backlinks(self, handle: Handle, origin: "type[Object] | str", attr: str) -> "Results[Any]":
         """The objects of `origin` whose link `attr` points to the object."""
         library = self.schema.library
         origin_binding = self.schema.bind(origin)
@@ -571,7 +573,7 @@ class ClassBinding:
         library.check(library.fief_object_get_key(handle.ptr, ctypes.byref(out)), "fief_object_get_key")
         return int(out.value)
 
-    def values_for(self, items: Sequence[tuple[PropertySpec, Any]], keep: Keep):
+    def values_for(self, items: Sequence[tuple[PropertySpec, Any]], keep: Keep) -> Any:
         n = len(items)
         keys = (L.fief_property_key_t * max(n, 1))()
         values = (L.fief_value_t * max(n, 1))()
@@ -661,7 +663,7 @@ class _PathReader:
             reader = self._followers[(j, class_key)] = _PathReader(self.schema, class_key, self.tails[j])
         return reader
 
-    def read(self, realm: "Realm", call: Any, what: str, object_key: Any) -> tuple:
+    def read(self, realm: "Realm", call: Any, what: str, object_key: Any) -> tuple[Any, ...]:
         """One row: `call(keys, n, out)` reads the first steps (a C call
         returning success); `object_key()` gives the object's key, needed
         only to read a nested collection."""
@@ -684,14 +686,15 @@ class _PathReader:
         row = []
         for j, tail in self.plan:
             if tail is not None:
-                row.append(None if followed[j] is None else followed[j][tail])
+                link_row = followed[j]
+                row.append(None if link_row is None else link_row[tail])
             elif isinstance(heads[j], Nested):
                 row.append(self._nested(realm, object_key(), self.columns[j]))
             else:
                 row.append(heads[j])
         return tuple(row)
 
-    def read_by_key(self, realm: "Realm", object_key: int) -> tuple:
+    def read_by_key(self, realm: "Realm", object_key: int) -> tuple[Any, ...]:
         library = self.schema.library
         ptr = realm._handle.ptr
         return self.read(realm, lambda keys, n, out: library.fief_object_get_values_by_key(
@@ -753,7 +756,13 @@ class Results(Generic[T]):
         ptr = self._lib.fief_results_get_object(self._handle.ptr, index)
         return self._binding.wrap(self._lib.check_handle(ptr, "fief_results_get_object"))  # type: ignore[return-value]
 
-    def __getitem__(self, index: int | slice):
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
         if isinstance(index, slice):
             return [self._object_at(i) for i in range(*index.indices(len(self)))]
         try:
@@ -812,7 +821,7 @@ class Results(Generic[T]):
             keys.append(int(out.value))
         return keys
 
-    def values(self, *paths: str) -> list[tuple]:
+    def values(self, *paths: str) -> list[tuple[Any, ...]]:
         """Rows of the given properties (all but collections when none are
         named), read without making object handles: one
         fief_results_get_values call per object.  A path may go through
@@ -847,7 +856,7 @@ class Results(Generic[T]):
 
     where = filter
 
-    def sort(self, *keys: str | tuple[str, bool] | Sequence, ascending: bool = True) -> "Results[T]":
+    def sort(self, *keys: str | tuple[str, bool] | Sequence[Any], ascending: bool = True) -> "Results[T]":
         """Sorted by one or more keys, the first most significant:
         ``sort("name")``, ``sort("age", ascending=False)``,
         ``sort("age", "name")``, ``sort(("age", False), "name")`` or
@@ -893,7 +902,7 @@ class Results(Generic[T]):
         ptr = self._lib.fief_results_sort(self._handle.ptr, descriptors, n)
         return Results(self._binding, Handle(self._lib.check_handle(ptr, "fief_results_sort"), "results"))
 
-    def distinct(self, *key_paths: str | PropertySpec | Sequence) -> "Results[T]":
+    def distinct(self, *key_paths: str | PropertySpec | Sequence[Any]) -> "Results[T]":
         """The first object for each distinct tuple of values of the key
         paths, in the order of these results (fief_results_distinct):
         ``distinct("name")``, ``distinct("name", "age")``,
@@ -999,7 +1008,7 @@ class Results(Generic[T]):
             v = make_value(value, keep, spec.fief_type)
         library.check(library.fief_results_set_value(self._handle.ptr, key, v), "fief_results_set_value")
 
-    def _set_all_nested(self, spec: PropertySpec, key: int, value: list | dict) -> None:
+    def _set_all_nested(self, spec: PropertySpec, key: int, value: list[Any] | dict[Any, Any]) -> None:
         """`set_all` of a non-empty list or dict to mixed property `spec`:
         one call gives every object a new, empty nested collection, then
         each is filled with `value`'s copy."""
@@ -1052,7 +1061,7 @@ class Results(Generic[T]):
         text = self._lib.fief_results_get_description(self._handle.ptr)
         if text is None:
             raise self._lib.last_error("fief_results_get_description")
-        return text.decode("utf-8")
+        return str(text.decode("utf-8"))
 
     def __repr__(self) -> str:
         try:
@@ -1091,7 +1100,7 @@ def _limit_count(count: Any) -> int:
     count = count.__index__()
     if count < 0:
         raise errors.InvalidArgumentError(f"cannot limit results to {count}: a limit is 0 or more")
-    return count
+    return int(count)
 
 
 class ValueResults(Generic[T]):
@@ -1133,7 +1142,13 @@ class ValueResults(Generic[T]):
                             "fief_results_get_value")
         return from_value(out, self._spec.py_type)
 
-    def __getitem__(self, index: int | slice):
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
         if isinstance(index, slice):
             return [self._value_at(i) for i in range(*index.indices(len(self)))]
         try:
@@ -1145,7 +1160,8 @@ class ValueResults(Generic[T]):
             if index < -n:
                 raise errors.IndexOutOfBoundsError(f"index {index - n} is out of range for {n} values")
             index += n
-        return self._value_at(index)
+        value: T = self._value_at(index)
+        return value
 
     def __iter__(self) -> Iterator[T]:
         i = 0
@@ -1271,7 +1287,7 @@ class ValueResults(Generic[T]):
         text = self._library.fief_results_get_description(self._handle.ptr)
         if text is None:
             raise self._library.last_error("fief_results_get_description")
-        return text.decode("utf-8")
+        return str(text.decode("utf-8"))
 
     def __repr__(self) -> str:
         try:
@@ -1294,7 +1310,7 @@ class WriteTransaction:
         self.realm.begin_write()
         return self.realm
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> Literal[False]:
         realm = self.realm
         if realm.is_closed or not realm.in_transaction:
             return False  # committed or cancelled inside the block
@@ -1319,7 +1335,7 @@ class Realm:
     _handle: Handle
     _schema: SchemaBinding
 
-    def __init__(self, path: str | os.PathLike | None = None, *, schema: Sequence[type[Object]] | None = None,
+    def __init__(self, path: str | os.PathLike[Any] | None = None, *, schema: Sequence[type[Object]] | None = None,
                  in_memory_identifier: str | None = None, in_memory: str | None = None,
                  read_only: bool = False, schema_version: int = 0,
                  delete_if_migration_needed: bool = False, durability: str = "full"):
@@ -1368,7 +1384,7 @@ class Realm:
         self._setup(Handle(ptr, "realm"), list(schema or ()))
 
     @classmethod
-    def open(cls, path: str | os.PathLike | None = None, **options: Any) -> "Realm":
+    def open(cls, path: str | os.PathLike[Any] | None = None, **options: Any) -> "Realm":
         """Open or create a realm; see the class for the options
         (schema, in_memory_identifier, read_only, schema_version,
         delete_if_migration_needed, durability="full" or "normal")."""
@@ -1506,7 +1522,7 @@ class Realm:
     def invalidate(self) -> None:
         self._lib.check(self._lib.fief_realm_invalidate(self._handle.ptr), "fief_realm_invalidate")
 
-    def write_copy(self, path: str | os.PathLike) -> "FileReport":
+    def write_copy(self, path: str | os.PathLike[Any]) -> "FileReport":
         """Write a compacted copy of this realm's version to `path`, a new file
         (fief_realm_write_copy).  Damaged data is left out and listed in the
         report's `problems`."""
@@ -1693,7 +1709,7 @@ class Realm:
             elif spec.attr in given:
                 value = given[spec.attr]
                 if spec.fief_type == L.TYPE_LINK and isinstance(value, dict):
-                    value = self._schema.bind(spec.link_target).cls(**value)  # a new object from nested values
+                    value = self._schema.bind(spec.link_target or "").cls(**value)  # a new object from nested values
                 if spec.fief_type == L.TYPE_LINK and isinstance(value, Object) and not value.is_managed:
                     later.append((spec, value))      # set once the object exists
                     value = None
@@ -1737,7 +1753,7 @@ class Realm:
         ptr = self._lib.fief_object_get(self._handle.ptr, binding.class_key, int(object_key))
         return binding.wrap(self._lib.check_handle(ptr, "fief_object_get"))  # type: ignore[return-value]
 
-    def values_by_key(self, cls: type[Object] | str | int, object_key: int, *paths: str) -> tuple:
+    def values_by_key(self, cls: type[Object] | str | int, object_key: int, *paths: str) -> tuple[Any, ...]:
         """The values of the given properties (all but collections when none
         are named) of the object of class `cls` (a model class, a stored
         class name, or a class key) with key `object_key`, read without
@@ -1759,7 +1775,7 @@ class Realm:
         ptr = self._lib.fief_realm_get_objects(self._handle.ptr, binding.class_key)
         return Results(binding, Handle(self._lib.check_handle(ptr, "fief_realm_get_objects"), "results"))
 
-    def delete(self, target: Object | Results | Iterable[Object]) -> None:
+    def delete(self, target: Object | Results[Any] | Iterable[Object]) -> None:
         """Delete an object, every object of a Results, or of a List, Set or
         Dict of objects (which is emptied), or each object of an iterable
         (in a write transaction)."""
@@ -1797,7 +1813,7 @@ class Realm:
             return None
         return binding.wrap(out.value)
 
-    def _resolve_results(self, results: Results) -> Results:
+    def _resolve_results(self, results: Results[Any]) -> Results[Any]:
         binding = self._bind(results.object_class)
         ptr = self._lib.fief_results_resolve_in(results._handle.ptr, self._handle.ptr)
         return Results(binding, Handle(self._lib.check_handle(ptr, "fief_results_resolve_in"), "results"))
@@ -1820,7 +1836,7 @@ class Realm:
 
     _resolve_list = _resolve_collection
 
-    def resolve(self, item):
+    def resolve(self, item: Any) -> Any:
         """The same object, results, list, set or dict in this realm (None
         for an object or a collection whose owner does not exist in this
         realm's version)."""
@@ -1837,7 +1853,7 @@ class Realm:
         return f"<fief.Realm {kind}{self.path!r}>"
 
 
-def delete_realm_files(path: str | os.PathLike) -> bool:
+def delete_realm_files(path: str | os.PathLike[Any]) -> bool:
     """Delete a closed realm's files; True if the data file existed."""
     library = L.lib()
     out = ctypes.c_bool()
@@ -1861,11 +1877,11 @@ class FileReport:
         return f"FileReport(ok={self.ok}, problems={self.problems!r})"
 
 
-def _run_report(call, what: str) -> FileReport:
+def _run_report(call: Callable[[Any, Any], bool], what: str) -> FileReport:
     library = L.lib()
     lines: list[tuple[int, str]] = []
 
-    def on_line(_userdata, kind, text):
+    def on_line(_userdata: Any, kind: int, text: bytes) -> None:
         lines.append((int(kind), text.decode("utf-8", "replace")))
 
     callback = L.fief_report_fn(on_line)
@@ -1874,7 +1890,7 @@ def _run_report(call, what: str) -> FileReport:
     return FileReport(lines)
 
 
-def verify_file(path: str | os.PathLike) -> FileReport:
+def verify_file(path: str | os.PathLike[Any]) -> FileReport:
     """Check a realm file for damage without changing it (fief_file_verify):
     every page, tree and chunk.  Raises for a file that cannot be read at all."""
     library = L.lib()
@@ -1882,7 +1898,7 @@ def verify_file(path: str | os.PathLike) -> FileReport:
                        "fief_file_verify")
 
 
-def copy_file(source: str | os.PathLike, destination: str | os.PathLike) -> FileReport:
+def copy_file(source: str | os.PathLike[Any], destination: str | os.PathLike[Any]) -> FileReport:
     """Write a compacted copy of a realm file to a new file (fief_file_copy),
     holding everything readable; also converts format-1 files and shrinks
     files that grew."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 from collections.abc import Iterable, Iterator, MutableSet
 from collections.abc import Set as AbstractSet
+import typing
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _lib as L
@@ -78,7 +79,7 @@ class Set(LiveCollection, MutableSet[T]):
 
     # -- plumbing -------------------------------------------------------------
 
-    def _raw_range(self, start: int, count: int) -> list:
+    def _raw_range(self, start: int, count: int) -> list[Any]:
         """Elements start ..< start + count as Python values (links as
         fief.Link), in one fief_set_get_range call."""
         if count <= 0:
@@ -89,9 +90,9 @@ class Set(LiveCollection, MutableSet[T]):
         py_type = self._spec.py_type
         return [from_value(out[i], py_type) for i in range(count)]
 
-    def _raw_all(self) -> list:
+    def _raw_all(self) -> list[Any]:
         n = len(self)
-        raw: list = []
+        raw: list[Any] = []
         while len(raw) < n:
             raw.extend(self._raw_range(len(raw), min(BATCH, n - len(raw))))
         return raw
@@ -141,7 +142,7 @@ class Set(LiveCollection, MutableSet[T]):
         self._call("remove", v, ctypes.byref(removed))
         return bool(removed.value)
 
-    def _insert_many(self, values: list) -> None:
+    def _insert_many(self, values: list[Any]) -> None:
         """Insert every value, all or nothing: on a failure the ones this
         call inserted are taken out again.  In a set of objects dicts
         become unmanaged objects and the objects are checked first, then
@@ -154,7 +155,7 @@ class Set(LiveCollection, MutableSet[T]):
                       + [v for v in values if self._needs_adding(v)])
         if self._is_mixed:  # every element checked before any is inserted
             values = [self._prepare(value) for value in values]
-        inserted: list = []
+        inserted: list[Any] = []
         try:
             for value in values:
                 if self._is_links and self._needs_adding(value):
@@ -169,16 +170,16 @@ class Set(LiveCollection, MutableSet[T]):
                     pass
             raise
 
-    def _other_set(self, other: Any) -> "Set | None":
+    def _other_set(self, other: Any) -> "Set[Any] | None":
         """`other` when the library can combine it with this set in one call."""
         return other if self._same_realm(other) else None
 
-    def _test(self, name: str, other: "Set") -> bool:
+    def _test(self, name: str, other: "Set[Any]") -> bool:
         out = ctypes.c_bool()
         self._call(name, other._handle.ptr, ctypes.byref(out))
         return bool(out.value)
 
-    def _found_positions(self, values: Iterable) -> set[int]:
+    def _found_positions(self, values: Iterable[Any]) -> set[int]:
         """The positions in this set of the elements of `values` that are in it."""
         library = self._lib
         positions: set[int] = set()
@@ -222,21 +223,21 @@ class Set(LiveCollection, MutableSet[T]):
         self._call("contains", v, ctypes.byref(out))
         return bool(out.value)
 
-    def isdisjoint(self, other: Iterable) -> bool:
+    def isdisjoint(self, other: Iterable[Any]) -> bool:
         """Whether no element of `other` is in the set."""
         same = self._other_set(other)
         if same is not None:
             return not self._test("intersects", same)
         return not any(value in self for value in other)
 
-    def issubset(self, other: Iterable) -> bool:
+    def issubset(self, other: Iterable[Any]) -> bool:
         """Whether every element of the set is in `other`."""
         same = self._other_set(other)
         if same is not None:
             return self._test("is_subset_of", same)
         return len(self._found_positions(other)) == len(self)
 
-    def issuperset(self, other: Iterable) -> bool:
+    def issuperset(self, other: Iterable[Any]) -> bool:
         """Whether every element of `other` is in the set."""
         same = self._other_set(other)
         if same is not None:
@@ -277,17 +278,17 @@ class Set(LiveCollection, MutableSet[T]):
     __hash__ = None  # type: ignore[assignment]  # mutable, like a Python set
 
     @classmethod
-    def _from_iterable(cls, iterable: Iterable) -> set:
+    def _from_iterable(cls, iterable: Iterable[Any]) -> set[Any]:
         # What `|`, `&`, `-` and `^` give: a plain Python set.
         return set(iterable)
 
-    def union(self, *others: Iterable) -> set:
+    def union(self, *others: Iterable[Any]) -> set[Any]:
         """A Python set of the elements of the set and of `others`."""
         result = set(self)
         result.update(*others)
         return result
 
-    def intersection(self, *others: Iterable) -> set:
+    def intersection(self, *others: Iterable[Any]) -> set[Any]:
         """A Python set of the elements of the set that are in every one of `others`."""
         result = set(self)
         for other in others:
@@ -295,7 +296,7 @@ class Set(LiveCollection, MutableSet[T]):
             result = {x for x in result if x in container}
         return result
 
-    def difference(self, *others: Iterable) -> set:
+    def difference(self, *others: Iterable[Any]) -> set[Any]:
         """A Python set of the elements of the set that are in none of `others`."""
         result = set(self)
         for other in others:
@@ -303,7 +304,7 @@ class Set(LiveCollection, MutableSet[T]):
             result = {x for x in result if x not in container}
         return result
 
-    def symmetric_difference(self, other: Iterable) -> set:
+    def symmetric_difference(self, other: Iterable[Any]) -> set[Any]:
         """A Python set of the elements in exactly one of the set and `other`."""
         return set(self) ^ set(other)
 
@@ -341,7 +342,7 @@ class Set(LiveCollection, MutableSet[T]):
         if not n:
             raise KeyError("pop from an empty set")
         raw = self._raw_range(0, 1)[0]
-        value = self._python(raw, None)
+        value: T = self._python(raw, None)
         keep = Keep()
         v = L.fief_value_t()
         self._encode(raw, v, keep)
@@ -352,7 +353,7 @@ class Set(LiveCollection, MutableSet[T]):
         """Remove every element (linked objects stay)."""
         self._call("clear")
 
-    def update(self, *others: Iterable) -> None:
+    def update(self, *others: Iterable[Any]) -> None:
         """Add the elements of every one of `others` (fief_set_form_union
         for a fief.Set of the same realm)."""
         for other in others:
@@ -362,7 +363,7 @@ class Set(LiveCollection, MutableSet[T]):
             else:
                 self._insert_many(list(set_elements(other, self._spec)))
 
-    def intersection_update(self, *others: Iterable) -> None:
+    def intersection_update(self, *others: Iterable[Any]) -> None:
         """Keep only the elements that are in every one of `others`
         (fief_set_form_intersection for a fief.Set of the same realm)."""
         for other in others:
@@ -376,7 +377,7 @@ class Set(LiveCollection, MutableSet[T]):
                 if i not in keep_positions:
                     self._remove_raw(raw[i])
 
-    def difference_update(self, *others: Iterable) -> None:
+    def difference_update(self, *others: Iterable[Any]) -> None:
         """Take out the elements of every one of `others` (fief_set_subtract
         for a fief.Set of the same realm)."""
         for other in others:
@@ -387,10 +388,11 @@ class Set(LiveCollection, MutableSet[T]):
             for value in list(set_elements(other, self._spec)):
                 self._remove_value(value)
 
-    def symmetric_difference_update(self, other: Iterable) -> None:
+    def symmetric_difference_update(self, other: Iterable[Any]) -> None:
         """Keep the elements in exactly one of the set and `other`."""
-        values = list(other._raw_all() if self._same_realm(other) else set_elements(other, self._spec))
-        present, absent = [], []
+        values = list(typing.cast("Set[Any]", other)._raw_all() if self._same_realm(other) else set_elements(other, self._spec))
+        present: list[Any] = []
+        absent: list[Any] = []
         for value in values:
             (present if value in self else absent).append(value)
         self._insert_many(absent)
@@ -403,22 +405,22 @@ class Set(LiveCollection, MutableSet[T]):
         self._encode(raw, v, keep)
         self._call("remove", v, None)
 
-    def __ior__(self, other: Iterable) -> "Set[T]":
+    def __ior__(self, other: Iterable[Any]) -> "Set[T]":  # type: ignore[misc]  # takes any iterable
         self.update(other)
         return self
 
-    def __iand__(self, other: Iterable) -> "Set[T]":
+    def __iand__(self, other: Iterable[Any]) -> "Set[T]":
         self.intersection_update(other)
         return self
 
-    def __isub__(self, other: Iterable) -> "Set[T]":
+    def __isub__(self, other: Iterable[Any]) -> "Set[T]":
         if other is self:
             self.clear()
         else:
             self.difference_update(other)
         return self
 
-    def __ixor__(self, other: Iterable) -> "Set[T]":
+    def __ixor__(self, other: Iterable[Any]) -> "Set[T]":  # type: ignore[misc]  # takes any iterable
         if other is self:
             self.clear()
         else:
@@ -470,13 +472,13 @@ class Set(LiveCollection, MutableSet[T]):
         was deleted since)."""
         return super().thaw()
 
-    def results(self) -> "Results[T]":
+    def results(self) -> "Results[Any]":
         """The objects of a set of objects as live results, in the set's
         order (object key): filter and sort them like any results."""
-        return super().results()
+        return typing.cast("Results[Any]", super().results())
 
 
-def _as_container(other: Iterable) -> Any:
+def _as_container(other: Iterable[Any]) -> Any:
     if isinstance(other, (AbstractSet, dict)):
         return other
     try:
