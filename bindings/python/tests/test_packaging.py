@@ -115,11 +115,13 @@ def test_the_wheel_is_named_for_the_version_and_the_librarys_glibc(wheel: Path, 
         wheel_meta = archive.read(f"{info}/WHEEL").decode()
         metadata = archive.read(f"{info}/METADATA").decode()
         license_text = archive.read(f"{info}/licenses/LICENSE").decode()
+        lmdb_license_text = archive.read(f"{info}/licenses/LICENSE.lmdb").decode()
         build_info = archive.read("fief/_build_info.py").decode()
     assert f"Tag: py3-none-{tag}" in wheel_meta.splitlines()
     assert "Root-Is-Purelib: false" in wheel_meta.splitlines()
     assert f"Version: {fief.__version__}" in metadata.splitlines()
     assert "License-Expression: Apache-2.0" in metadata.splitlines()
+    assert "OpenLDAP Public License" in lmdb_license_text  # LMDB is compiled into the library
     assert "Requires-Python: >=3.9" in metadata.splitlines()
     assert "Apache License" in license_text and "Version 2.0" in license_text
     assert f"VERSION = {fief.__version__!r}" in build_info
