@@ -82,37 +82,38 @@ struct Importer {
         }
 
         let fileExists = access(path, F_OK) == 0
-        var created = false
-        let inspector: Inspector
-        if fileExists {
-            inspector = try Inspector(path: path, readOnly: false)
-        } else {
-            guard !specs.isEmpty else {
-                throw ToolError(description: "'\(path)' does not exist and the input has no schema lines to create it from (dump the whole file: fief dump FILE)")
-            }
-            let schema = try makeSchema(specs)
-            defer { _ = fief_release(UnsafeRawPointer(schema)) }
-            inspector = try Inspector(path: path, readOnly: false, schema: schema)
-            created = true
+        if fileExists { return try importObjects(objects, specs: specs, schema: nil) }
+        guard !specs.isEmpty else {
+            throw ToolError(description: "'\(path)' does not exist and the input has no schema lines to create it from (dump the whole file: fief dump FILE)")
         }
+        let schema = try makeSchema(specs)
+        defer { _ = fief_release(UnsafeRawPointer(schema)) }
         do {
-            let classes = try inspector.classes()
-            if fileExists { try check(specs, against: classes) }
-            guard fief_realm_begin_write(inspector.realm) else { throw lastError("starting a write transaction") }
-            do {
-                let counts = try write(objects, into: inspector.realm, classes: classes)
-                guard fief_realm_commit(inspector.realm) else { throw lastError("committing") }
-                return counts
-            } catch {
-                _ = fief_realm_cancel(inspector.realm)
-                throw error
-            }
+            return try importObjects(objects, specs: specs, schema: schema)
         } catch {
-            if created {
-                _ = fief_realm_close(inspector.realm)
-                var deleted = false
-                _ = fief_delete_files(path, &deleted)
+            // The realm is released by now: remove the file this import created.
+            var deleted = false
+            if !fief_delete_files(path, &deleted) {
+                throw ToolError(description: "\(error) (and removing the new file failed: \(lastError("deleting '\(path)'")))")
             }
+            throw error
+        }
+    }
+
+    /// Opens (with `schema`: creates) the file and writes every object in one
+    /// transaction, cancelled at the first error; the realm is released on return.
+    private func importObjects(_ objects: [ObjectLine], specs: [ClassSpec], schema: OpaquePointer?) throws -> [(String, Int)] {
+        let inspector = try Inspector(path: path, readOnly: false, schema: schema)
+        defer { _ = fief_realm_close(inspector.realm) }
+        let classes = try inspector.classes()
+        if schema == nil { try check(specs, against: classes) }
+        guard fief_realm_begin_write(inspector.realm) else { throw lastError("starting a write transaction") }
+        do {
+            let counts = try write(objects, into: inspector.realm, classes: classes)
+            guard fief_realm_commit(inspector.realm) else { throw lastError("committing") }
+            return counts
+        } catch {
+            _ = fief_realm_cancel(inspector.realm)
             throw error
         }
     }
@@ -363,8 +364,10 @@ struct ValueWriter {
                 defer { _ = fief_release(UnsafeRawPointer(set)) }
                 for (i, element) in elements.enumerated() {
                     let arena = Arena()
-                    let value = try scalar(element, type: p.type, optional: optional, target: p.linkTarget,
-                                           place: place.within("element \(i)"), arena: arena)
+                    let here = place.within("element \(i)")
+                    if p.type == FIEF_TYPE_MIXED, case .array = element { throw here.error("a set holds no nested lists") }
+                    let value = try p.type == FIEF_TYPE_MIXED ? mixed(element, place: here, arena: arena)
+                        : scalar(element, type: p.type, optional: optional, target: p.linkTarget, place: here, arena: arena)
                     var inserted = false
                     guard fief_set_insert(set, value, &inserted) else { throw place.within("element \(i)").cError() }
                 }
