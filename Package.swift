@@ -15,6 +15,10 @@ let package = Package(
         // The command-line tool.
         .executable(name: "fief", targets: ["FiefTool"]),
     ],
+    dependencies: [
+        // The command-line tool's argument parsing (usage, help, errors).
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
     targets: [
         // LMDB 0.9.24 as released by OpenLDAP (ThirdParty/lmdb/README.md),
         // compiled into the library so that it needs no liblmdb at run time.
@@ -27,7 +31,8 @@ let package = Package(
         .target(name: "FiefEngine", dependencies: ["CLMDB", "CFiefSupport"]),
         .target(name: "FiefC", dependencies: ["FiefEngine", "CFief"]),
         .target(name: "Fief", dependencies: ["CFief", "FiefC"]),
-        .executableTarget(name: "FiefTool", dependencies: ["Fief", "CFief", "FiefC"]),
+        .executableTarget(name: "FiefTool", dependencies: ["Fief", "CFief", "FiefC",
+                                                         .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "FiefEngineTests", dependencies: ["FiefEngine"]),
         .testTarget(name: "FiefTests", dependencies: ["Fief"]),
     ]

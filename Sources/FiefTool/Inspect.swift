@@ -23,13 +23,16 @@ final class Inspector {
     let schema: OpaquePointer
     let path: String
 
-    init(path: String) throws {
+    /// Opens `path` read-only (every command but import), or for writing
+    /// with `schema` (import creating a new file) or the file's own.
+    init(path: String, readOnly: Bool = true, schema newSchema: OpaquePointer? = nil) throws {
         self.path = path
         guard let config = fief_config_new() else { throw lastError("creating a configuration") }
         defer { _ = fief_release(UnsafeRawPointer(config)) }
-        guard fief_config_set_path(config, path), fief_config_set_read_only(config, true) else {
+        guard fief_config_set_path(config, path), fief_config_set_read_only(config, readOnly) else {
             throw lastError("configuring")
         }
+        if let newSchema, !fief_config_set_schema(config, newSchema) { throw lastError("configuring the schema") }
         guard let realm = fief_realm_open(config) else { throw lastError("opening '\(path)'") }
         self.realm = realm
         guard let schema = fief_realm_get_schema(realm) else { throw lastError("reading the schema") }
@@ -144,201 +147,34 @@ func printInfo(_ inspector: Inspector) throws {
     }
 }
 
-func dump(_ inspector: Inspector, className: String) throws {
+/// `fief dump FILE [CLASS]`: the objects of one class, or of every class
+/// after one schema line per class (what `fief import` needs to create a
+/// new file), one JSON object per line.
+func dump(_ inspector: Inspector, className: String?) throws {
     let classes = try inspector.classes()
-    guard let c = classes.first(where: { $0.name == className }) else {
-        throw ToolError(description: "'\(inspector.path)' has no class '\(className)'")
-    }
-    guard let results = fief_realm_get_objects(inspector.realm, c.key) else { throw lastError("listing objects") }
-    defer { _ = fief_release(UnsafeRawPointer(results)) }
-    var count = 0
-    guard fief_results_count(results, &count) else { throw lastError("counting") }
-    let printer = ObjectPrinter(realm: inspector.realm, classes: classes)
-    for row in 0..<count {
-        guard let object = fief_results_get_object(results, row) else { throw lastError("reading object \(row)") }
-        defer { _ = fief_release(UnsafeRawPointer(object)) }
-        print(try printer.json(object, c))
-    }
-}
-
-/// Objects as JSON: links as {"$link": ["Class", key]}, lists as arrays,
-/// sets as arrays in the set's order, maps as objects in key order,
-/// embedded objects inline, mixed values with their own type, and the
-/// lists and dictionaries nested in mixed values as arrays and objects.
-struct ObjectPrinter {
-    let realm: OpaquePointer
-    let classes: [Inspector.ClassInfo]
-    let classNames: [UInt32: String]
-
-    init(realm: OpaquePointer, classes: [Inspector.ClassInfo]) {
-        self.realm = realm
-        self.classes = classes
-        classNames = Dictionary(uniqueKeysWithValues: classes.map { ($0.key, $0.name) })
-    }
-
-    func json(_ object: OpaquePointer, _ c: Inspector.ClassInfo) throws -> String {
-        var line = "{"
-        for (i, p) in c.properties.enumerated() {
-            if i > 0 { line += ", " }
-            line += JSON.string(p.name) + ": "
-            switch p.collection {
-            case FIEF_COLLECTION_LIST:
-                guard let list = fief_object_get_list(object, p.key) else { throw lastError("reading list '\(p.name)'") }
-                defer { _ = fief_release(UnsafeRawPointer(list)) }
-                line += try listJSON(list, "list '\(p.name)'")
-            case FIEF_COLLECTION_SET:
-                guard let set = fief_object_get_set(object, p.key) else { throw lastError("reading set '\(p.name)'") }
-                defer { _ = fief_release(UnsafeRawPointer(set)) }
-                var size = 0
-                guard fief_set_size(set, &size) else { throw lastError("reading set '\(p.name)'") }
-                var values = [fief_value_t](repeating: fief_value_t(), count: size)
-                guard fief_set_get_range(set, 0, size, &values) else { throw lastError("reading set '\(p.name)'") }
-                line += "[" + (try values.map { try element($0) }.joined(separator: ", ")) + "]"
-            case FIEF_COLLECTION_MAP:
-                guard let map = fief_object_get_map(object, p.key) else { throw lastError("reading map '\(p.name)'") }
-                defer { _ = fief_release(UnsafeRawPointer(map)) }
-                line += try mapJSON(map, "map '\(p.name)'")
-            default:
-                var value = fief_value_t()
-                guard fief_object_get_value(object, p.key, &value) else { throw lastError("reading '\(p.name)'") }
-                // A mixed value holding a nested list or dictionary: its handle comes from the property.
-                line += try element(value, "'\(p.name)'", list: { fief_object_get_list(object, p.key) },
-                                    map: { fief_object_get_map(object, p.key) })
-            }
+    let writer = ExtendedJSONWriter(realm: inspector.realm, classes: classes)
+    let dumped: [Inspector.ClassInfo]
+    if let className {
+        guard let c = classes.first(where: { $0.name == className }) else {
+            throw ToolError(description: "'\(inspector.path)' has no class '\(className)'")
         }
-        return line + "}"
+        guard !c.isEmbedded else {
+            throw ToolError(description: "class '\(className)' is embedded: its objects are dumped inside the objects that own them")
+        }
+        dumped = [c]
+    } else {
+        for c in classes { print(ExtendedJSONWriter.schemaLine(c)) }
+        dumped = classes.filter { !$0.isEmbedded }
     }
-
-    /// A list (of a property, or nested in a mixed value) as a JSON array.
-    private func listJSON(_ list: OpaquePointer, _ what: String) throws -> String {
-        var size = 0
-        guard fief_list_size(list, &size) else { throw lastError("reading \(what)") }
-        var values = [fief_value_t](repeating: fief_value_t(), count: size)
-        guard size == 0 || fief_list_get_range(list, 0, size, &values) else { throw lastError("reading \(what)") }
-        var parts: [String] = []
-        parts.reserveCapacity(size)
-        for (i, value) in values.enumerated() {
-            parts.append(try element(value, "element \(i) of \(what)", list: { fief_list_get_list(list, i) },
-                                     map: { fief_list_get_map(list, i) }))
-        }
-        return "[" + parts.joined(separator: ", ") + "]"
-    }
-
-    /// A map (of a property, or a dictionary nested in a mixed value) as a
-    /// JSON object, in key order.
-    private func mapJSON(_ map: OpaquePointer, _ what: String) throws -> String {
-        var size = 0
-        guard fief_map_size(map, &size) else { throw lastError("reading \(what)") }
-        var keys = [fief_string_t](repeating: fief_string_t(), count: size)
-        var values = [fief_value_t](repeating: fief_value_t(), count: size)
-        guard size == 0 || fief_map_get_entries(map, 0, size, &keys, &values) else { throw lastError("reading \(what)") }
-        var parts: [String] = []
-        parts.reserveCapacity(size)
-        for i in 0..<size {
-            let key = keys[i]
-            let name = String(decoding: UnsafeRawBufferPointer(start: key.data, count: key.size), as: UTF8.self)
-            parts.append(JSON.string(name) + ": " + (try element(values[i], "key '\(name)' of \(what)", list: { fief_map_get_list(map, key) },
-                                                                 map: { fief_map_get_map(map, key) })))
-        }
-        return "{" + parts.joined(separator: ", ") + "}"
-    }
-
-    /// A value; an embedded object printed in place; a nested list or
-    /// dictionary (in a mixed value) opened with `list` or `map` and printed whole.
-    private func element(_ value: fief_value_t, _ what: @autoclosure () -> String = "a value",
-                         list: () -> OpaquePointer? = { nil }, map: () -> OpaquePointer? = { nil }) throws -> String {
-        if value.type == FIEF_TYPE_LIST {
-            guard let nested = list() else { throw lastError("reading the list in \(what())") }
-            defer { _ = fief_release(UnsafeRawPointer(nested)) }
-            return try listJSON(nested, "the list in \(what())")
-        }
-        if value.type == FIEF_TYPE_DICTIONARY {
-            guard let nested = map() else { throw lastError("reading the dictionary in \(what())") }
-            defer { _ = fief_release(UnsafeRawPointer(nested)) }
-            return try mapJSON(nested, "the dictionary in \(what())")
-        }
-        if value.type == FIEF_TYPE_LINK, let target = classes.first(where: { $0.key == value.u.link.class_key }), target.isEmbedded {
-            guard let child = fief_object_get(realm, target.key, value.u.link.object_key) else { throw lastError("reading an embedded object") }
-            defer { _ = fief_release(UnsafeRawPointer(child)) }
-            return try json(child, target)
-        }
-        return JSON.value(value, classNames: classNames)
-    }
-}
-
-/// Just enough JSON for `dump`.
-enum JSON {
-    static func string(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
-
-    static func hex<T>(_ value: T) -> String {
-        var copy = value
-        return withUnsafeBytes(of: &copy) { bytes in
-            bytes.map { b in (b < 16 ? "0" : "") + String(b, radix: 16) }.joined()
-        }
-    }
-
-    static func base64(_ bytes: UnsafeRawBufferPointer) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        var out: [UInt8] = []
-        var i = 0
-        while i < bytes.count {
-            let b0 = UInt32(bytes[i])
-            let b1 = i + 1 < bytes.count ? UInt32(bytes[i + 1]) : 0
-            let b2 = i + 2 < bytes.count ? UInt32(bytes[i + 2]) : 0
-            let n = b0 << 16 | b1 << 8 | b2
-            out.append(alphabet[Int(n >> 18 & 63)])
-            out.append(alphabet[Int(n >> 12 & 63)])
-            out.append(i + 1 < bytes.count ? alphabet[Int(n >> 6 & 63)] : UInt8(ascii: "="))
-            out.append(i + 2 < bytes.count ? alphabet[Int(n & 63)] : UInt8(ascii: "="))
-            i += 3
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// A value as JSON; a link as {"$link": ["Class", key]}.
-    static func value(_ v: fief_value_t, classNames: [UInt32: String] = [:]) -> String {
-        switch v.type {
-        case FIEF_TYPE_LINK:
-            let name = classNames[v.u.link.class_key] ?? "class \(v.u.link.class_key)"
-            return "{\"$link\": [\(string(name)), \(v.u.link.object_key)]}"
-        case FIEF_TYPE_NULL: return "null"
-        case FIEF_TYPE_INT: return String(v.u.integer)
-        case FIEF_TYPE_BOOL: return v.u.boolean ? "true" : "false"
-        case FIEF_TYPE_STRING:
-            let bytes = UnsafeRawBufferPointer(start: v.u.string.data, count: v.u.string.size)
-            return string(String(decoding: bytes, as: UTF8.self))
-        case FIEF_TYPE_BINARY:
-            return string(base64(UnsafeRawBufferPointer(start: v.u.binary.data, count: v.u.binary.size)))
-        case FIEF_TYPE_TIMESTAMP:
-            return "{\"seconds\": \(v.u.timestamp.seconds), \"nanoseconds\": \(v.u.timestamp.nanoseconds)}"
-        case FIEF_TYPE_FLOAT: return v.u.float_value.isFinite ? "\(v.u.float_value)" : string("\(v.u.float_value)")
-        case FIEF_TYPE_DOUBLE: return v.u.double_value.isFinite ? "\(v.u.double_value)" : string("\(v.u.double_value)")
-        case FIEF_TYPE_DECIMAL128: return string("decimal128:" + hex(v.u.decimal128))
-        case FIEF_TYPE_OBJECT_ID: return string(hex(v.u.object_id))
-        case FIEF_TYPE_UUID:
-            let h = Array(hex(v.u.uuid))
-            let parts = [h[0..<8], h[8..<12], h[12..<16], h[16..<20], h[20..<32]].map { String($0) }
-            return string(parts.joined(separator: "-"))
-        default: return "null"
+    for c in dumped {
+        guard let results = fief_realm_get_objects(inspector.realm, c.key) else { throw lastError("listing objects") }
+        defer { _ = fief_release(UnsafeRawPointer(results)) }
+        var count = 0
+        guard fief_results_count(results, &count) else { throw lastError("counting") }
+        for row in 0..<count {
+            guard let object = fief_results_get_object(results, row) else { throw lastError("reading object \(row)") }
+            defer { _ = fief_release(UnsafeRawPointer(object)) }
+            print(try writer.objectLine(object, c))
         }
     }
 }
@@ -374,11 +210,11 @@ func query(_ inspector: Inspector, className: String, predicate: String, output:
         guard let text = fief_results_get_description(results) else { throw lastError("describing the query") }
         print(String(cString: text))
     case .objects:
-        let printer = ObjectPrinter(realm: inspector.realm, classes: classes)
+        let writer = ExtendedJSONWriter(realm: inspector.realm, classes: classes)
         for row in 0..<count {
             guard let object = fief_results_get_object(results, row) else { throw lastError("reading object \(row)") }
             defer { _ = fief_release(UnsafeRawPointer(object)) }
-            print(try printer.json(object, c))
+            print(try writer.objectLine(object, c))
         }
     }
 }

@@ -15,10 +15,13 @@ final class CommandLineToolTests: XCTestCase {
         return directory.appendingPathComponent("fief")
     }
 
-    private func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// Runs the tool; `input` (a file) becomes its standard input, `directory` its working directory.
+    private func run(_ arguments: [String], input: String? = nil, directory: URL? = nil) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = tool
         process.arguments = arguments
+        if let input { process.standardInput = FileHandle(forReadingAtPath: input) }
+        if let directory { process.currentDirectoryURL = directory }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -50,8 +53,9 @@ final class CommandLineToolTests: XCTestCase {
         XCTAssertEqual(dump.status, 0, dump.output)
         let lines = dump.output.split(separator: "\n")
         XCTAssertEqual(lines.count, 5, dump.output)
-        XCTAssertTrue(lines.allSatisfy { $0.hasPrefix("{\"name\": ") }, dump.output)
-        XCTAssertTrue(dump.output.contains("\"name\": \"Bella\", \"age\": 1"), dump.output)
+        XCTAssertTrue(lines.allSatisfy { $0.hasPrefix("{\"$class\": \"Dog\", \"$key\": ") }, dump.output)
+        XCTAssertTrue(dump.output.contains("\"name\": \"Bella\", \"age\": {\"$numberLong\": \"1\"}"), dump.output)
+        try assertDumpImportRoundTrip(path, in: directory)
 
         let info = try run(["info", path])
         XCTAssertEqual(info.status, 0, info.output)
@@ -91,8 +95,9 @@ final class CommandLineToolTests: XCTestCase {
         XCTAssertTrue(schema.output.contains("favoriteToy: DogToy?  [link]"), schema.output)
         let dump = try run(["dump", url.path, "Dog"])
         XCTAssertEqual(dump.status, 0, dump.output)
-        XCTAssertTrue(dump.output.contains("\"favoriteToy\": {\"$link\": [\"DogToy\", 0]}"), dump.output)
-        XCTAssertTrue(dump.output.contains("\"name\": \"Fido\", \"age\": 1, \"color\": \"\", \"currentCity\": \"\", \"favoriteToy\": null"), dump.output)
+        XCTAssertTrue(dump.output.contains("\"favoriteToy\": {\"$ref\": \"DogToy\", \"$id\": 0}"), dump.output)
+        XCTAssertTrue(dump.output.contains("\"name\": \"Fido\", \"age\": {\"$numberLong\": \"1\"}, \"color\": \"\", \"currentCity\": \"\", \"favoriteToy\": null"), dump.output)
+        try assertDumpImportRoundTrip(url.path, in: directory)
         let verify = try run(["verify", url.path])
         XCTAssertEqual(verify.status, 0, verify.output)
     }
@@ -273,10 +278,13 @@ final class CommandLineToolTests: XCTestCase {
         }
         let dump = try run(["dump", path, "Person"])
         XCTAssertEqual(dump.status, 0, dump.output)
-        let expected = #"{"name": "Ann", "scores": [-1.0, 2.5, 10.0], "tags": [null, "a", "b"], "dogs": [{"$link": ["Dog", 1]}], "#
-            + #""ages": {"al": 40, "zed": 3}, "pets": {"best": {"$link": ["Dog", 1]}, "old": null}, "places": {"away": null, "home": {"city": "Oslo"}}}"#
+        let expected = #"{"$class": "Person", "$key": 0, "name": "Ann", "#
+            + #""scores": [{"$numberDouble": "-1.0"}, {"$numberDouble": "2.5"}, {"$numberDouble": "10.0"}], "tags": [null, "a", "b"], "#
+            + #""dogs": [{"$ref": "Dog", "$id": 1}], "ages": {"al": {"$numberLong": "40"}, "zed": {"$numberLong": "3"}}, "#
+            + #""pets": {"best": {"$ref": "Dog", "$id": 1}, "old": null}, "places": {"away": null, "home": {"city": "Oslo"}}}"#
         XCTAssertEqual(dump.output, expected + "\n")
         XCTAssertEqual(try run(["verify", path]).status, 0)
+        try assertDumpImportRoundTrip(path, in: directory)
         let copy = directory.appendingPathComponent("copy.fief").path
         let copied = try run(["copy", path, copy])
         XCTAssertEqual(copied.status, 0, copied.output)
@@ -417,15 +425,17 @@ final class CommandLineToolTests: XCTestCase {
         }
         let dump = try run(["dump", path, "Box"])
         XCTAssertEqual(dump.status, 0, dump.output)
-        let expected = #"{"label": "first", "any": {"$link": ["Dog", 0]}, "#
-            + #""items": [1, "two", 3.5, true, null, "decimal128:19000000000000000000000000003e30", {"seconds": 5, "nanoseconds": 6}, "#
-            + #""0102030405060708090a0b0c", "a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf", "aGk=", {"$link": ["Dog", 0]}], "#
-            + #""bag": [false, 2, "x"], "props": {"a": -0.25, "b": {"$link": ["Dog", 0]}, "c": null}}"#
-            + "\n" + #"{"label": "second", "any": "just text", "items": [], "bag": [], "props": {}}"#
-            + "\n" + #"{"label": "third", "any": [1, {"k": [true], "z": "s"}, []], "items": [{"a": 1}, [null, "x"]], "bag": [], "#
-            + #""props": {"m": [2.5], "n": {}}}"# + "\n"
+        let expected = #"{"$class": "Box", "$key": 0, "label": "first", "any": {"$ref": "Dog", "$id": 0}, "#
+            + #""items": [{"$numberLong": "1"}, "two", {"$numberDouble": "3.5"}, true, null, {"$numberDecimal": "2.5"}, "#
+            + #"{"$date": {"$numberLong": "5000"}, "$nanos": 6}, {"$oid": "0102030405060708090a0b0c"}, "#
+            + #"{"$uuid": "a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf"}, {"$binary": {"base64": "aGk=", "subType": "00"}}, {"$ref": "Dog", "$id": 0}], "#
+            + #""bag": [false, {"$numberLong": "2"}, "x"], "props": {"a": {"$numberDouble": "-0.25"}, "b": {"$ref": "Dog", "$id": 0}, "c": null}}"#
+            + "\n" + #"{"$class": "Box", "$key": 1, "label": "second", "any": "just text", "items": [], "bag": [], "props": {}}"#
+            + "\n" + #"{"$class": "Box", "$key": 2, "label": "third", "any": [{"$numberLong": "1"}, {"k": [true], "z": "s"}, []], "#
+            + #""items": [{"a": {"$numberLong": "1"}}, [null, "x"]], "bag": [], "props": {"m": [{"$numberDouble": "2.5"}], "n": {}}}"# + "\n"
         XCTAssertEqual(dump.output, expected)
         XCTAssertEqual(try run(["verify", path]).status, 0)
+        try assertDumpImportRoundTrip(path, in: directory)
         let copy = directory.appendingPathComponent("copy.fief").path
         let copied = try run(["copy", path, copy])
         XCTAssertEqual(copied.status, 0, copied.output)
@@ -516,7 +526,7 @@ final class CommandLineToolTests: XCTestCase {
         let dump = try run(["dump", url.path, "Dog"])
         XCTAssertEqual(dump.status, 0, dump.output)
         let lines = dump.output.split(separator: "\n").map(String.init)
-        func line(_ name: String) -> String { lines.first { $0.hasPrefix("{\"name\": \"\(name)\"") }! }
+        func line(_ name: String) -> String { lines.first { $0.contains("\"name\": \"\(name)\"") }! }
 
         // Objects exactly as dump prints them, in the query's order.
         let sorted = try run(["query", url.path, "Dog", "age < 5 SORT(name ASC) LIMIT(3)"])
@@ -566,14 +576,251 @@ final class CommandLineToolTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("missing.realm").path))
         let badOption = try run(["query", url.path, "Dog", "age > 5", "--json"])
         XCTAssertEqual(badOption.status, 2)
-        XCTAssertTrue(badOption.output.contains("unknown option '--json'"), badOption.output)
+        XCTAssertTrue(badOption.output.contains("Unknown option '--json'"), badOption.output)
         let tooFew = try run(["query", url.path, "Dog"])
         XCTAssertEqual(tooFew.status, 2)
-        XCTAssertTrue(tooFew.output.contains("fief query FILE CLASS"), tooFew.output)
+        XCTAssertTrue(tooFew.output.contains("Usage: fief query <file> <class-name> <predicate> [--count] [--describe]"), tooFew.output)
 
         // Read-only: the file is unchanged (same version) after queries.
         let info = try run(["info", url.path])
         XCTAssertEqual(try run(["info", url.path]).output, info.output)
         XCTAssertEqual(try run(["dump", url.path, "Dog"]).output, dump.output)
+    }
+
+    // MARK: JSON export and import
+
+    /// A dump with each class's object keys replaced by their order in the
+    /// dump (and links by their target's order): what an import into a new
+    /// file must give back, whose objects get new keys.
+    private func normalizedDump(_ text: String) throws -> [String] {
+        let lines = text.split(separator: "\n").map(String.init)
+        let objects = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8), options: [.fragmentsAllowed]) as! [String: Any] }
+        var ordinals: [String: [Int64: Int]] = [:]
+        for object in objects {
+            guard let className = object["$class"] as? String, let key = (object["$key"] as? NSNumber)?.int64Value else { continue }
+            ordinals[className, default: [:]][key] = ordinals[className, default: [:]].count
+        }
+        func normalize(_ value: Any) -> Any {
+            if let array = value as? [Any] { return array.map(normalize) }
+            guard var dictionary = value as? [String: Any] else { return value }
+            if let target = dictionary["$ref"] as? String, let id = (dictionary["$id"] as? NSNumber)?.int64Value {
+                dictionary["$id"] = ordinals[target]?[id] ?? -1
+                return dictionary
+            }
+            for (key, member) in dictionary { dictionary[key] = normalize(member) }
+            if let className = dictionary["$class"] as? String, let key = (dictionary["$key"] as? NSNumber)?.int64Value {
+                dictionary["$key"] = ordinals[className]![key]!
+            }
+            return dictionary
+        }
+        return try objects.map { object in
+            let data = try JSONSerialization.data(withJSONObject: normalize(object), options: [.sortedKeys])
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    /// `fief dump FILE | fief import NEW` gives a file whose dump holds the
+    /// same classes and the same values in every object (keys mapped).
+    private func assertDumpImportRoundTrip(_ path: String, in directory: URL, file: StaticString = #filePath, line: UInt = #line) throws {
+        let first = try run(["dump", path])
+        XCTAssertEqual(first.status, 0, first.output, file: file, line: line)
+        let dumpFile = directory.appendingPathComponent("roundtrip-\(UUID().uuidString).jsonl").path
+        try first.output.write(toFile: dumpFile, atomically: true, encoding: .utf8)
+        let imported = directory.appendingPathComponent("roundtrip-\(UUID().uuidString).fief").path
+        let result = try run(["import", imported], input: dumpFile)
+        XCTAssertEqual(result.status, 0, result.output, file: file, line: line)
+        let second = try run(["dump", imported])
+        XCTAssertEqual(second.status, 0, second.output, file: file, line: line)
+        XCTAssertEqual(try normalizedDump(second.output), try normalizedDump(first.output), file: file, line: line)
+        XCTAssertEqual(try run(["verify", imported]).status, 0, file: file, line: line)
+    }
+
+    /// Every scalar type (NaN and infinite doubles, decimals at the ends of
+    /// their range, nanosecond timestamps before and after 1970, data,
+    /// object ids, uuids, nulls), links, embedded objects, lists, sets,
+    /// maps and mixed values with nested collections: imported into a new
+    /// file, dumped back line for line.
+    func testImportThenDumpGivesEveryValueBack() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fief-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let lines = [
+            #"{"$schema": "Address", "embedded": true, "properties": [{"name": "city", "type": "string"}, {"name": "zip", "type": "string", "optional": true}]}"#,
+            #"{"$schema": "Owner", "primaryKey": "id", "properties": [{"name": "id", "type": "uuid", "primaryKey": true}, {"name": "name", "type": "string"}]}"#,
+            #"{"$schema": "Thing", "primaryKey": "name", "properties": [{"name": "name", "type": "string", "primaryKey": true}, "#
+                + #"{"name": "count", "type": "int"}, {"name": "maybeCount", "type": "int", "optional": true}, {"name": "flag", "type": "bool"}, "#
+                + #"{"name": "ratio", "type": "double"}, {"name": "small", "type": "float"}, {"name": "price", "type": "decimal128"}, "#
+                + #"{"name": "when", "type": "date"}, {"name": "oid", "type": "objectId"}, {"name": "uid", "type": "uuid", "optional": true}, "#
+                + #"{"name": "blob", "type": "data"}, {"name": "owner", "type": "link", "target": "Owner", "optional": true}, "#
+                + #"{"name": "home", "type": "link", "target": "Address", "optional": true}, {"name": "doubles", "type": "double", "collection": "list"}, "#
+                + #"{"name": "tags", "type": "string", "collection": "set"}, {"name": "owners", "type": "link", "collection": "list", "target": "Owner"}, "#
+                + #"{"name": "places", "type": "link", "collection": "list", "target": "Address"}, "#
+                + #"{"name": "prices", "type": "decimal128", "collection": "map", "optional": true}, {"name": "any", "type": "mixed", "optional": true}, "#
+                + #"{"name": "anys", "type": "mixed", "collection": "list", "optional": true}]}"#,
+            #"{"$class": "Owner", "$key": 0, "id": {"$uuid": "a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf"}, "name": "Ann \"the\" \u00e9\ud83d\ude00\n"}"#,
+            #"{"$class": "Owner", "$key": 1, "id": {"$uuid": "00000000-0000-0000-0000-000000000001"}, "name": "Bob"}"#,
+            #"{"$class": "Thing", "$key": 0, "name": "all", "count": {"$numberLong": "-9223372036854775808"}, "maybeCount": null, "flag": true, "#
+                + #""ratio": {"$numberDouble": "NaN"}, "small": {"$numberDouble": "0.10000000149011612"}, "price": {"$numberDecimal": "1.50"}, "#
+                + #""when": {"$date": {"$numberLong": "1700000000123"}, "$nanos": 456789}, "oid": {"$oid": "0102030405060708090a0b0c"}, "uid": null, "#
+                + #""blob": {"$binary": {"base64": "AAECAw==", "subType": "00"}}, "owner": {"$ref": "Owner", "$id": 1}, "home": {"city": "Oslo", "zip": null}, "#
+                + #""doubles": [{"$numberDouble": "Infinity"}, {"$numberDouble": "-Infinity"}, {"$numberDouble": "-0.0"}, {"$numberDouble": "1e-300"}], "#
+                + #""tags": ["a", "b"], "owners": [{"$ref": "Owner", "$id": 1}, {"$ref": "Owner", "$id": 0}, {"$ref": "Owner", "$id": 1}], "#
+                + #""places": [{"city": "Rome", "zip": "00100"}], "#
+                + #""prices": {"big": {"$numberDecimal": "-1.234567890123456789012345678901234E+6000"}, "none": null, "small": {"$numberDecimal": "1E-6176"}}, "#
+                + #""any": {"$numberLong": "7"}, "anys": [{"$numberDouble": "7.0"}, {"$numberDouble": "0.5", "$float": true}, {"$ref": "Owner", "$id": 0}, "#
+                + #"[{"$numberLong": "1"}, {"k": [true, null]}], {"d": {"$numberDecimal": "0.1"}, "t": {"$date": {"$numberLong": "-1"}, "$nanos": 999999}}, "#
+                + #""text", {"$oid": "ffffffffffffffffffffffff"}, {"$uuid": "00000000-0000-0000-0000-000000000000"}, {"$binary": {"base64": "", "subType": "00"}}, "#
+                + #"{"$numberDecimal": "NaN"}, {"$numberDecimal": "-Infinity"}, {"$date": {"$numberLong": "-62135596800000"}}, false]}"#,
+            #"{"$class": "Thing", "$key": 1, "name": "defaults", "count": {"$numberLong": "9223372036854775807"}, "maybeCount": {"$numberLong": "0"}, "#
+                + #""flag": false, "ratio": {"$numberDouble": "-1.7976931348623157e+308"}, "small": {"$numberDouble": "-Infinity"}, "#
+                + #""price": {"$numberDecimal": "-0"}, "when": {"$date": {"$numberLong": "-1"}, "$nanos": 1}, "oid": {"$oid": "000000000000000000000000"}, "#
+                + #""uid": {"$uuid": "00000000-0000-0000-0000-000000000002"}, "blob": {"$binary": {"base64": "", "subType": "00"}}, "owner": null, "#
+                + #""home": null, "doubles": [], "tags": [], "owners": [], "places": [], "prices": {}, "any": {"a": {"b": [[], {}]}}, "anys": []}"#,
+        ]
+        let input = directory.appendingPathComponent("input.jsonl").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
+        let path = directory.appendingPathComponent("everything.fief").path
+        let imported = try run(["import", path], input: input)
+        XCTAssertEqual(imported.status, 0, imported.output)
+        XCTAssertTrue(imported.output.contains("class 'Thing': 2 objects imported"), imported.output)
+        let dump = try run(["dump", path])
+        XCTAssertEqual(dump.status, 0, dump.output)
+        let dumped = dump.output.split(separator: "\n").map(String.init)
+        // The same lines, but for the \u escapes of the input, written back as the characters.
+        let expected = lines.map { $0.replacingOccurrences(of: #"\u00e9\ud83d\ude00"#, with: "é😀") }
+        XCTAssertEqual(dumped.sorted(), expected.sorted(), dump.output)
+        // Read through the query engine, not the tool's own conversions.
+        XCTAssertEqual(try run(["query", path, "Thing", "price == 1.5 AND ratio != 0 AND count < 0", "--count"]).output, "1\n")
+        XCTAssertEqual(try run(["query", path, "Thing", "prices['small'] > 0 AND prices['big'] < -1e6000", "--count"]).output, "1\n")
+        XCTAssertEqual(try run(["query", path, "Thing", "owner.name == 'Bob' AND ANY owners.name == 'Bob'", "--count"]).output, "1\n")
+        // Imported again into the same file, the primary keys already there refuse it, and nothing changes.
+        let again = try run(["import", path], input: input)
+        XCTAssertEqual(again.status, 1, again.output)
+        XCTAssertTrue(again.output.hasPrefix("fief: line 4: class 'Owner'"), again.output)
+        XCTAssertEqual(try run(["dump", path]).output, dump.output)
+        try assertDumpImportRoundTrip(path, in: directory)
+    }
+
+    /// The first bad line stops an import: its line number and what is
+    /// wrong, exit status 1, and nothing written (a new file removed).
+    func testImportRefusesBadInputAndWritesNothing() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fief-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let demo = directory.appendingPathComponent("demo.fief").path
+        XCTAssertEqual(try run(["demo", demo]).status, 0)
+        let whole = try run(["dump", demo]).output
+        let wholeLines = whole.split(separator: "\n").map(String.init)
+
+        func importing(_ lines: [String], into path: String, className: String? = nil) throws -> (status: Int32, output: String) {
+            let input = directory.appendingPathComponent("bad-\(UUID().uuidString).jsonl").path
+            try (lines.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
+            return try run(["import", path] + (className.map { [$0] } ?? []), input: input)
+        }
+        let fresh = directory.appendingPathComponent("fresh.fief").path
+        func assertNoNewFile(_ line: UInt = #line) {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: fresh), line: line)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: fresh + "-lock"), line: line)
+        }
+
+        // Malformed JSON at line 3 of a whole-file dump: no new file.
+        var malformed = wholeLines
+        malformed[2] = #"{"$schema": "Person", "properties": [}"#
+        let syntax = try importing(malformed, into: fresh)
+        XCTAssertEqual(syntax.status, 1, syntax.output)
+        XCTAssertEqual(syntax.output, "fief: line 3: JSON syntax error at column 38: unexpected character '}'\n")
+        assertNoNewFile()
+
+        // A wrong type on the last line: everything before it is undone and the new file removed.
+        var wrongType = wholeLines
+        wrongType[wrongType.count - 1] = #"{"$class": "Person", "$key": 9, "id": {"$numberLong": "7"}, "name": 42}"#
+        let typeError = try importing(wrongType, into: fresh)
+        XCTAssertEqual(typeError.status, 1, typeError.output)
+        XCTAssertEqual(typeError.output, "fief: line \(wrongType.count): property 'name' of class 'Person': expected string, got 42\n")
+        assertNoNewFile()
+
+        // Into an existing file: a wrong type, an unknown property, an unknown class, a dangling link.
+        let before = try run(["dump", demo]).output
+        let good = #"{"$class": "Dog", "$key": 0, "name": "Kept?", "age": {"$numberLong": "1"}}"#
+        let cases: [([String], String)] = [
+            ([good, #"{"$class": "Dog", "$key": 1, "name": "Old", "age": "old"}"#],
+             "fief: line 2: property 'age' of class 'Dog': expected int, got \"old\"\n"),
+            ([good, #"{"$class": "Dog", "$key": 1, "name": "Heavy", "weight": {"$numberLong": "1"}}"#],
+             "fief: line 2: class 'Dog' has no property 'weight'\n"),
+            ([good, #"{"$class": "Cat", "$key": 1, "name": "Tom"}"#],
+             "fief: line 2: unknown class 'Cat' ('\(demo)' has no such class)\n"),
+            ([good, #"{"$class": "Dog", "$key": 1, "name": "Rex", "age": {"$numberDouble": "1.5"}}"#],
+             "fief: line 2: property 'age' of class 'Dog': expected int, got {\"$numberDouble\": \"1.5\"}\n"),
+            ([good, #"{"$class": "Person", "$key": 1, "id": {"$numberLong": "1"}, "name": "Ana again"}"#],
+             "fief: line 2: class 'Person': "),
+        ]
+        for (input, message) in cases {
+            let result = try importing(input, into: demo)
+            XCTAssertEqual(result.status, 1, result.output)
+            XCTAssertTrue(result.output.hasPrefix(message), "\(result.output) should start with \(message)")
+            XCTAssertEqual(try run(["dump", demo]).output, before)
+        }
+
+        // A dangling link, in a file with links.
+        let links = directory.appendingPathComponent("links.realm")
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: links, objectTypes: [Dog.self, DogToy.self]))
+            try realm.write { realm.add(Dog(name: "Rex", age: 2)) }
+        }
+        let linksBefore = try run(["dump", links.path]).output
+        let dangling = try importing([#"{"$class": "Dog", "$key": 5, "name": "Fido", "favoriteToy": {"$ref": "DogToy", "$id": 99}}"#], into: links.path)
+        XCTAssertEqual(dangling.status, 1, dangling.output)
+        XCTAssertEqual(dangling.output, "fief: line 1: property 'favoriteToy' of class 'Dog': a link to DogToy 99, which the input does not hold\n")
+        XCTAssertEqual(try run(["dump", links.path]).output, linksBefore)
+
+        // A new file needs schema lines; one class's lines with CLASS and no "$class".
+        let noSchema = try importing([#"{"name": "Rex"}"#], into: fresh, className: "Dog")
+        XCTAssertEqual(noSchema.status, 1, noSchema.output)
+        XCTAssertTrue(noSchema.output.contains("the input has no schema lines"), noSchema.output)
+        assertNoNewFile()
+        let oneClass = try importing([#"{"name": "Solo", "age": 3}"#], into: demo, className: "Dog")
+        XCTAssertEqual(oneClass.status, 0, oneClass.output)
+        XCTAssertEqual(try run(["query", demo, "Dog", "name == 'Solo' AND age == 3", "--count"]).output, "1\n")
+    }
+
+    /// Arguments: help, the version, usage errors (exit 2), and demo's care for existing files.
+    func testArgumentsHelpAndExitStatus() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fief-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        let version = try run(["--version"])
+        XCTAssertEqual(version.status, 0)
+        XCTAssertEqual(version.output, "fief 0.2.0 (libfief \(String(cString: fief_version_string())), Apache-2.0)\n")
+        let overview = try run([])
+        XCTAssertEqual(overview.status, 0)
+        for text in ["USAGE: fief <subcommand>", "demo", "import", "{\"$numberLong\": \"3\"}"] {
+            XCTAssertTrue(overview.output.contains(text), overview.output)
+        }
+        for arguments in [["help", "dump"], ["dump", "--help"]] {
+            let help = try run(arguments)
+            XCTAssertEqual(help.status, 0, help.output)
+            XCTAssertTrue(help.output.contains("USAGE: fief dump <file> [<class-name>]"), help.output)
+        }
+        for arguments in [["schema"], ["schema", "a", "b"], ["info", "--bogus", "x"], ["query", "f", "Dog", "age > 1", "--count", "--describe"],
+                          ["copy", "only-one"], ["nosuch"], ["dump"]] {
+            let bad = try run(arguments, directory: directory)
+            XCTAssertEqual(bad.status, 2, "\(arguments): \(bad.output)")
+            XCTAssertTrue(bad.output.contains("Usage: fief"), bad.output)
+        }
+
+        // demo: refuses an existing file unless --force; --help makes no file; the default path is demo.fief here.
+        let help = try run(["demo", "--help"], directory: directory)
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(help.output.contains("USAGE: fief demo [<path>] [--force]"), help.output)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
+        XCTAssertEqual(try run(["demo"], directory: directory).status, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory.appendingPathComponent("demo.fief").path))
+        let refused = try run(["demo"], directory: directory)
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertEqual(refused.output, "fief: 'demo.fief' already exists (use --force to replace it)\n")
+        let forced = try run(["demo", "--force"], directory: directory)
+        XCTAssertEqual(forced.status, 0, forced.output)
+        XCTAssertTrue(forced.output.contains("live 5, frozen snapshot 6"), forced.output)
     }
 }
