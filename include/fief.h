@@ -88,7 +88,11 @@
  * a negative number cast to size_t, never does), and its array may be NULL
  * only when it is 0; otherwise the call fails with FIEF_ERR_INVALID_ARGUMENT
  * and a message naming the parameter ("num_values is 18446744073709551615:
- * ...").  An index of 2^63 or more is FIEF_ERR_INDEX_OUT_OF_BOUNDS.
+ * ...").  An index of 2^63 or more is FIEF_ERR_INDEX_OUT_OF_BOUNDS, and so
+ * is a range (`start`, `count` of fief_list_get_range, fief_set_get_range,
+ * fief_map_get_entries) that does not lie within its collection, whatever
+ * `start` is (`start` + `count` is never formed, so it cannot wrap); it is
+ * refused before anything is allocated or written for it.
  *
  * CAVEATS
  * =======

@@ -70,6 +70,7 @@ public func exportSetGetRange(_ handle: OpaquePointer?, _ start: Int, _ count: I
         let start = try CArgs.index(start, "start")
         let out = try CArgs.outArray(out, count, "out_values", count: "count")
         try withSet(handle) { (box) throws(FiefError) in
+            try CArgs.range(start: start, count: out.count, within: try box.realm.setCount(box.ref), "elements", of: "the set")
             try withValueBuffer(out.count) { (buffer) throws(FiefError) in
                 try box.realm.setValues(box.ref, start: start, into: buffer)
                 for i in 0..<buffer.count { out[i] = ValueBridge.cValue(buffer[i]) }

@@ -160,8 +160,8 @@ extension Realm {
     public func listValues(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
         try checkReadable()
         let (table, _, state) = try list(tableKey, key, propertyKey)
-        guard start >= 0, out.count >= 0, start <= state.count, out.count <= state.count - start else {
-            throw FiefError(.indexOutOfBounds, "elements \(start)..<\(start + out.count) are out of range: the list has \(state.count)")
+        guard FiefError.rangeFits(start: start, count: out.count, size: state.count) else {
+            throw FiefError.rangeOutOfBounds("elements", start: start, count: out.count, "the list", size: state.count)
         }
         if out.isEmpty { return }
         var (s, o) = state.locate(start)
