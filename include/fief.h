@@ -603,7 +603,11 @@ FIEF_API bool fief_config_set_durability(fief_config_t *config, fief_durability_
  *  not a regular file: a realm is a regular file"; likewise "is a FIFO
  *  (named pipe)", "is a character device" (/dev/null), "is a block device",
  *  "is a socket", "is a symbolic link to a directory" (and to the others),
- *  and "'<path>-lock' (the realm's lock file) is a directory, ...".
+ *  "is a file of the kernel's proc file system" (/proc/self/status; also
+ *  sysfs, debugfs, tracefs, securityfs, cgroup and configfs: their files
+ *  look regular but hold what the kernel makes up as they are read), and
+ *  "'<path>-lock' (the realm's lock file) is a directory, ...".
+ *  fief_file_verify and fief_file_copy refuse such paths the same way.
  *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_INVALID_ARGUMENT (no path nor
  *  identifier), FIEF_ERR_FILE_NOT_FOUND (read-only and missing),
  *  FIEF_ERR_FILE_PERMISSION, FIEF_ERR_FILE_NOT_FIEF (also: not a regular
@@ -1877,9 +1881,12 @@ typedef void (*fief_report_fn)(void *userdata, fief_report_kind_t kind, const ch
  *  NULL) the number of problems.  Returns true when the file could be
  *  examined, damaged or not: check `*out_problems`.  Cost: reads the whole
  *  file once.
+ *  `path` must be a regular file as for fief_realm_open: anything else (a
+ *  directory, a FIFO, a device, a /proc file, ...) is refused before it is
+ *  opened, with FIEF_ERR_FILE_NOT_FIEF and the same message.
  *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL path), FIEF_ERR_FILE_NOT_FOUND,
- *  FIEF_ERR_FILE_PERMISSION, FIEF_ERR_FILE_NOT_FIEF (not an LMDB file, or
- *  cut short: nothing can be examined), FIEF_ERR_FILE_LOCKED. */
+ *  FIEF_ERR_FILE_PERMISSION, FIEF_ERR_FILE_NOT_FIEF (not a regular file, not
+ *  an LMDB file, or cut short: nothing can be examined), FIEF_ERR_FILE_LOCKED. */
 FIEF_API bool fief_file_verify(const char *path, fief_report_fn report, void *userdata,
                                size_t *out_problems);
 
@@ -1897,10 +1904,11 @@ FIEF_API bool fief_file_verify(const char *path, fief_report_fn report, void *us
  *  again from the links copied.  The copy holds no free pages, so copying is also how a
  *  file that grew shrinks again.  Reads one snapshot of the source; the copy
  *  is complete or, on failure, not there at all.
- *  `report`, `userdata`, `*out_problems`: as for fief_file_verify.
+ *  `report`, `userdata`, `*out_problems`: as for fief_file_verify; `source`
+ *  must be a regular file as there.
  *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL or empty path, or `destination`
  *  exists), FIEF_ERR_FILE_NOT_FOUND, FIEF_ERR_FILE_PERMISSION,
- *  FIEF_ERR_FILE_NOT_FIEF (also: no readable schema), FIEF_ERR_FILE_CORRUPT,
+ *  FIEF_ERR_FILE_NOT_FIEF (also: not a regular file, no readable schema), FIEF_ERR_FILE_CORRUPT,
  *  FIEF_ERR_FILE_FORMAT, FIEF_ERR_FILE_FULL, FIEF_ERR_FILE_IO. */
 FIEF_API bool fief_file_copy(const char *source, const char *destination, fief_report_fn report,
                              void *userdata, size_t *out_problems);

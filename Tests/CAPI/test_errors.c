@@ -868,11 +868,75 @@ TEST(paths_that_are_not_regular_files) {
     fief_release(r);
 }
 
+/* Expect fief_file_verify and fief_file_copy of `path` to fail as an open
+ * does (expect_not_regular): FIEF_ERR_FILE_NOT_FIEF, "not a regular file"
+ * and `what` in the message, `path` as the error's path; never a hang. */
+static void expect_files_refuse(const char *file, int line, const char *path, const char *what) {
+    for (int copy = 0; copy < 2; copy++) {
+        size_t problems = 99;
+        alarm(20); /* a FIFO blocked verify and copy forever: fail instead of hanging */
+        fief_clear_last_error();
+        bool ok = copy ? fief_file_copy(path, t_path("copy-of-it.fief"), NULL, NULL, &problems)
+                       : fief_file_verify(path, NULL, NULL, &problems);
+        alarm(0);
+        const char *call = copy ? "fief_file_copy" : "fief_file_verify";
+        char d[768];
+        if (ok) {
+            snprintf(d, sizeof d, "(%s succeeded, %zu problems)", call, problems);
+            t_fail(file, line, path, d);
+            continue;
+        }
+        fief_error_t e;
+        memset(&e, 0, sizeof e);
+        fief_get_last_error(&e);
+        if (e.code != FIEF_ERR_FILE_NOT_FIEF || !(e.categories & FIEF_ERR_CAT_FILE) || e.message == NULL ||
+            strstr(e.message, what) == NULL || strstr(e.message, "not a regular file") == NULL || e.path == NULL ||
+            strcmp(e.path, path) != 0) {
+            snprintf(d, sizeof d, "(%s: code %d %s, message \"%s\", path %s; expected FIEF_ERR_FILE_NOT_FIEF, \"%s\")",
+                     call, (int)e.code, t_code_name(e.code), e.message ? e.message : "(none)", e.path ? e.path : "NULL",
+                     what);
+            t_fail(file, line, path, d);
+        }
+        E(!t_file_exists(t_path("copy-of-it.fief")));
+    }
+}
+#define EXPECT_FILES_REFUSE(path, what) expect_files_refuse(__FILE__, __LINE__, (path), (what))
+
+TEST(verify_and_copy_refuse_what_is_not_a_regular_file) {
+    /* fief_file_verify and fief_file_copy blocked forever on a FIFO, and
+     * reported a directory as FIEF_ERR_FILE_PERMISSION. */
+    R(mkfifo(t_path("fifo.fief"), 0644) == 0);
+    EXPECT_FILES_REFUSE(t_path("fifo.fief"), "is a FIFO");
+    R(mkdir(t_path("adir"), 0755) == 0);
+    EXPECT_FILES_REFUSE(t_path("adir"), "is a directory");
+    R(symlink(t_path("adir"), t_path("dirlink.fief")) == 0);
+    EXPECT_FILES_REFUSE(t_path("dirlink.fief"), "is a symbolic link to a directory");
+    EXPECT_FILES_REFUSE("/dev/null", "is a character device");
+    /* the lock file must be a regular file too */
+    fief_realm_t *r = t_open(t_path("x.fief"), NULL, 0);
+    R(r);
+    fief_release(r);
+    unlink(t_path("x.fief-lock"));
+    R(mkfifo(t_path("x.fief-lock"), 0644) == 0);
+    EXPECT_FILES_REFUSE(t_path("x.fief"), "x.fief-lock' (the realm's lock file) is a FIFO");
+    E(!t_file_exists(t_path("fifo.fief-lock")));
+    E(!t_file_exists(t_path("adir-lock")));
+}
+
+TEST(proc_files_are_not_realms) {
+    /* /proc/self/status (a file the kernel makes up as it is read) was
+     * reported as "does not exist" by fief_file_verify and fief_realm_open. */
+    EXPECT_FILES_REFUSE("/proc/self/status", "is a file of the kernel's proc file system");
+    EXPECT_NOT_REGULAR("/proc/self/status", "is a file of the kernel's proc file system");
+    E(!t_file_exists("/proc/self/status-lock"));
+}
+
 static const t_case cases[] = {
     T(null_handles), T(released_handles), T(foreign_handles), T(wrong_handle_types),
     T(null_out_pointers), T(not_a_fief_file), T(plain_lmdb_file_is_not_fief), T(bad_paths),
     T(invalid_utf8_names), T(error_slot), T(many_handles_and_churn), T(huge_counts_schema),
     T(huge_counts_objects), T(huge_counts_results), T(huge_ranges_collections), T(paths_that_are_not_regular_files),
+    T(verify_and_copy_refuse_what_is_not_a_regular_file), T(proc_files_are_not_realms),
 };
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }
