@@ -890,7 +890,9 @@ FIEF_API fief_object_t *fief_object_create_embedded(fief_object_t *object, fief_
 
 /** The same object in another realm of the same file (freeze: a frozen
  *  target; thaw: a live one).  `*out_object` receives a new handle, or NULL
- *  when the object does not exist in the target's version. */
+ *  when the object does not exist in the target's version.
+ *  Errors: FIEF_ERR_CLOSED (the object's realm or `target` is closed),
+ *  FIEF_ERR_INVALID_ARGUMENT (`target` is another file). */
 FIEF_API bool fief_object_resolve_in(const fief_object_t *object, fief_realm_t *target,
                                      fief_object_t **out_object);
 
@@ -1009,7 +1011,9 @@ FIEF_API fief_results_t *fief_list_to_results(const fief_list_t *list);
 
 /** The same list in another realm of the same file (freeze: a frozen
  *  target; thaw: a live one).  `*out_list` receives a new handle, or NULL
- *  when the owner does not exist in the target's version. */
+ *  when the owner does not exist in the target's version.
+ *  Errors: FIEF_ERR_CLOSED (the list's realm or `target` is closed),
+ *  FIEF_ERR_INVALID_ARGUMENT (`target` is another file). */
 FIEF_API bool fief_list_resolve_in(const fief_list_t *list, fief_realm_t *target, fief_list_t **out_list);
 
 /* ==========================================================================
@@ -1112,7 +1116,9 @@ FIEF_API fief_results_t *fief_set_to_results(const fief_set_t *set);
 
 /** The same set in another realm of the same file (freeze: a frozen
  *  target; thaw: a live one).  `*out_set` receives a new handle, or NULL
- *  when the owner does not exist in the target's version. */
+ *  when the owner does not exist in the target's version.
+ *  Errors: FIEF_ERR_CLOSED (the set's realm or `target` is closed),
+ *  FIEF_ERR_INVALID_ARGUMENT (`target` is another file). */
 FIEF_API bool fief_set_resolve_in(const fief_set_t *set, fief_realm_t *target, fief_set_t **out_set);
 
 /* ==========================================================================
@@ -1782,7 +1788,9 @@ FIEF_API bool fief_results_is_valid(const fief_results_t *results);
 FIEF_API fief_realm_t *fief_results_get_realm(const fief_results_t *results);
 
 /** The same query in another realm of the same file (freeze or thaw).
- *  Returns a new results handle, or NULL. */
+ *  Returns a new results handle, or NULL.
+ *  Errors: FIEF_ERR_CLOSED (the results' realm or `target` is closed),
+ *  FIEF_ERR_INVALID_ARGUMENT (`target` is another file). */
 FIEF_API fief_results_t *fief_results_resolve_in(const fief_results_t *results,
                                                  fief_realm_t *target);
 

@@ -195,7 +195,9 @@ public func exportSetResolveIn(_ handle: OpaquePointer?, _ target: OpaquePointer
 /// The collection of `box` in realm `target` (same file): a new handle, or
 /// nil when the owner does not exist in the target's version.
 func resolveCollection(_ box: CollectionBox, _ kind: HandleKind, in target: OpaquePointer?) throws(FiefError) -> OpaquePointer? {
+    try requireOpen(box.realm)
     let exists = try withRealm(target) { (realm) throws(FiefError) -> Realm? in
+        try realm.checkOpenForC()
         guard realm.path == box.realm.path else { throw FiefError(.invalidArgument, "the target realm is another file") }
         var there = box
         there.realm = realm
