@@ -54,9 +54,12 @@
  * A live realm handle and the objects and results made from it may be used
  * from any thread, one call at a time: every call on a realm takes the realm's
  * lock, so concurrent calls are serialised, never unsafe.  A write transaction
- * belongs to the thread that began it: while it is open, calls that need the
- * realm's data from another thread fail with FIEF_ERR_WRONG_THREAD.  Frozen
- * realms and everything made from them may be read from any thread.
+ * belongs to the thread that began it: while it is open, calls that read or
+ * write the realm's data from another thread fail with FIEF_ERR_WRONG_THREAD
+ * (they would see the transaction's unfinished changes).  fief_realm_freeze
+ * is not one of them: from any thread it gives the version the write began
+ * from, as it does inside the write.  Frozen realms and everything made
+ * from them may be read from any thread.
  * One writer at a time across threads and processes: `fief_realm_begin_write`
  * waits for the writer before it.  Readers never wait.
  *
@@ -305,7 +308,7 @@ typedef int32_t fief_error_code_t;
 #define FIEF_ERR_INVALID_HANDLE 1001        /* NULL, released or foreign handle */
 #define FIEF_ERR_WRONG_HANDLE_TYPE 1002     /* a handle of another kind */
 #define FIEF_ERR_NOT_IN_TRANSACTION 1003    /* a write outside a write transaction */
-#define FIEF_ERR_ALREADY_IN_TRANSACTION 1004 /* begin_write, refresh, freeze or invalidate inside one */
+#define FIEF_ERR_ALREADY_IN_TRANSACTION 1004 /* begin_write, refresh, invalidate or write_copy inside one */
 #define FIEF_ERR_WRONG_THREAD 1005          /* the realm's write transaction is another thread's */
 #define FIEF_ERR_FROZEN 1006                /* a write through a frozen realm */
 #define FIEF_ERR_READ_ONLY 1007             /* a write through a read-only realm */

@@ -745,11 +745,69 @@ TEST(resolve_in_with_a_closed_realm) {
     }
 }
 
+struct freezer { fief_realm_t *live; fief_object_t *live_object; fief_class_key_t ck; fief_property_key_t pv; size_t frozen_count; bool frozen_ok; fief_error_code_t live_read; fief_realm_t *frozen; };
+static void *freeze_during_write(void *arg) {
+    struct freezer *fz = arg;
+    fz->frozen = fief_realm_freeze(fz->live);
+    fz->frozen_ok = fz->frozen != NULL;
+    if (fz->frozen) {
+        fief_results_t *all = fief_realm_get_objects(fz->frozen, fz->ck);
+        if (!all || !fief_results_count(all, &fz->frozen_count)) fz->frozen_ok = false;
+        fief_release(all);
+    }
+    fief_value_t v;
+    fz->live_read = last_code(fief_object_get_value(fz->live_object, fz->pv, &v));
+    return NULL;
+}
+
+TEST(freeze_from_another_thread_during_a_write) {
+    /* THREADS said calls from another thread during a write fail; freezing
+     * succeeds, and is meant to: it gives the version the write began from. */
+    fief_realm_t *r = t_open_std();
+    R(r);
+    fief_class_key_t ck = t_class(r, "NoPk");
+    fief_object_key_t k = add_nopk(r, 1);
+    add_nopk(r, 2);
+    uint64_t before = 0;
+    E(fief_realm_get_version(r, &before));
+    fief_object_t *o = fief_object_get(r, ck, k);
+    R(o);
+    R(fief_realm_begin_write(r));
+    fief_property_key_t pv = t_prop(r, "NoPk", "value");
+    fief_value_t v = vi(3);
+    fief_object_t *o3 = fief_object_create(r, ck, &pv, &v, 1, FIEF_UPDATE_POLICY_ERROR);
+    R(o3);
+    struct freezer fz = {r, o, ck, pv, 0, false, FIEF_OK, NULL};
+    t_run_thread(freeze_during_write, &fz);
+    E(fz.frozen_ok);
+    EQU(fz.frozen_count, 2);                       /* the write's object is not there */
+    EQI(fz.live_read, FIEF_ERR_WRONG_THREAD);      /* the live realm's data stays the writer's */
+    uint64_t frozen_version = 0;
+    E(fz.frozen && fief_realm_get_version(fz.frozen, &frozen_version));
+    EQU(frozen_version, before);
+    E(fief_realm_commit(r));
+    if (fz.frozen) EQU(t_count_class(fz.frozen, ck), 2);
+    /* inside the write, on its own thread, too; and ALREADY_IN_TRANSACTION is not freeze's */
+    R(fief_realm_begin_write(r));
+    fief_realm_t *f2 = fief_realm_freeze(r);
+    E(f2 != NULL);
+    if (f2) EQU(t_count_class(f2, ck), 3);
+    EERR(fief_realm_refresh(r, NULL), FIEF_ERR_ALREADY_IN_TRANSACTION);
+    EERR(fief_realm_invalidate(r), FIEF_ERR_ALREADY_IN_TRANSACTION);
+    E(fief_realm_cancel(r));
+    fief_release(f2);
+    fief_release(fz.frozen);
+    fief_release(o3);
+    fief_release(o);
+    fief_release(r);
+}
+
 static const t_case cases[] = {
     T(version_functions), T(config_options), T(open_close), T(close_cancels_transaction),
     T(delete_files), T(transactions), T(version_numbers), T(refresh_and_liveness),
     T(freeze_thaw_resolve), T(frozen_from_other_thread), T(wrong_thread), T(in_memory),
     T(read_only), T(release_order_and_refcounts), T(resolve_in_with_a_closed_realm),
+    T(freeze_from_another_thread_during_a_write),
 };
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }
