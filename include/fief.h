@@ -1507,8 +1507,11 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  ("mixed['a'].@max"), anything after `@keys`, `@links` after a nested
  *  value, a path into one mixed value after IN ("5 IN mixed[*]": write
  *  "ANY mixed[*] == 5"), ALL/NONE before "mixed.@size" without a to-many
- *  step, two collections of values compared with each other; an argument
- *  after `[` that is neither a string nor an int from 0 is
+ *  step, two collections of values compared with each other (list, set
+ *  and map properties and paths into a list or map of mixed values:
+ *  "items[*] == scores"; a path into a mixed property is not one, as in
+ *  realm-core: "mixed[*] == scores" compares two lists, as below); an
+ *  argument after `[` that is neither a string nor an int from 0 is
  *  FIEF_ERR_QUERY_ARGUMENT.
  *  Many values: a comparison holds when it holds for ANY value reached
  *  (implicitly, or written `ANY`/`SOME`), `ALL` of them (true when there
@@ -1521,7 +1524,11 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  "ALL {4, 8} > ANY scores" (each of 4 and 8 is above some score), "ANY
  *  {1, 2} IN ALL scores", "ALL items.price IN ANY items.price"; two lists,
  *  sets or maps of values compared directly ("scores == scores") are
- *  FIEF_ERR_QUERY_INVALID, as in realm-core.  A map of links may hold
+ *  FIEF_ERR_QUERY_INVALID, as in realm-core; a path into a mixed property
+ *  compared with one is not: "mixed[*] == scores" holds when the two hold
+ *  the same values in the same order, "ANY mixed[*] == scores" when they
+ *  share one, "ALL mixed[*] == scores" when each of the first is among
+ *  the second (quantifiers as above).  A map of links may hold
  *  null values, which compare as null: "dogMap.@values == nil" (some value
  *  is null), "dogMap.@values == ANY {obj('Dog', 1), nil}", "ALL
  *  dogMap.@values != nil"; a list, set or backlinks of objects holds no
