@@ -54,9 +54,12 @@
  * A live realm handle and the objects and results made from it may be used
  * from any thread, one call at a time: every call on a realm takes the realm's
  * lock, so concurrent calls are serialised, never unsafe.  A write transaction
- * belongs to the thread that began it: while it is open, calls that need the
- * realm's data from another thread fail with FIEF_ERR_WRONG_THREAD.  Frozen
- * realms and everything made from them may be read from any thread.
+ * belongs to the thread that began it: while it is open, calls that read or
+ * write the realm's data from another thread fail with FIEF_ERR_WRONG_THREAD
+ * (they would see the transaction's unfinished changes).  fief_realm_freeze
+ * is not one of them: from any thread it gives the version the write began
+ * from, as it does inside the write.  Frozen realms and everything made
+ * from them may be read from any thread.
  * One writer at a time across threads and processes: `fief_realm_begin_write`
  * waits for the writer before it.  Readers never wait.
  *
@@ -88,7 +91,11 @@
  * a negative number cast to size_t, never does), and its array may be NULL
  * only when it is 0; otherwise the call fails with FIEF_ERR_INVALID_ARGUMENT
  * and a message naming the parameter ("num_values is 18446744073709551615:
- * ...").  An index of 2^63 or more is FIEF_ERR_INDEX_OUT_OF_BOUNDS.
+ * ...").  An index of 2^63 or more is FIEF_ERR_INDEX_OUT_OF_BOUNDS, and so
+ * is a range (`start`, `count` of fief_list_get_range, fief_set_get_range,
+ * fief_map_get_entries) that does not lie within its collection, whatever
+ * `start` is (`start` + `count` is never formed, so it cannot wrap); it is
+ * refused before anything is allocated or written for it.
  *
  * CAVEATS
  * =======
@@ -301,7 +308,7 @@ typedef int32_t fief_error_code_t;
 #define FIEF_ERR_INVALID_HANDLE 1001        /* NULL, released or foreign handle */
 #define FIEF_ERR_WRONG_HANDLE_TYPE 1002     /* a handle of another kind */
 #define FIEF_ERR_NOT_IN_TRANSACTION 1003    /* a write outside a write transaction */
-#define FIEF_ERR_ALREADY_IN_TRANSACTION 1004 /* begin_write, refresh, freeze or invalidate inside one */
+#define FIEF_ERR_ALREADY_IN_TRANSACTION 1004 /* begin_write, refresh, invalidate or write_copy inside one */
 #define FIEF_ERR_WRONG_THREAD 1005          /* the realm's write transaction is another thread's */
 #define FIEF_ERR_FROZEN 1006                /* a write through a frozen realm */
 #define FIEF_ERR_READ_ONLY 1007             /* a write through a read-only realm */
@@ -599,7 +606,11 @@ FIEF_API bool fief_config_set_durability(fief_config_t *config, fief_durability_
  *  not a regular file: a realm is a regular file"; likewise "is a FIFO
  *  (named pipe)", "is a character device" (/dev/null), "is a block device",
  *  "is a socket", "is a symbolic link to a directory" (and to the others),
- *  and "'<path>-lock' (the realm's lock file) is a directory, ...".
+ *  "is a file of the kernel's proc file system" (/proc/self/status; also
+ *  sysfs, debugfs, tracefs, securityfs, cgroup and configfs: their files
+ *  look regular but hold what the kernel makes up as they are read), and
+ *  "'<path>-lock' (the realm's lock file) is a directory, ...".
+ *  fief_file_verify and fief_file_copy refuse such paths the same way.
  *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_INVALID_ARGUMENT (no path nor
  *  identifier), FIEF_ERR_FILE_NOT_FOUND (read-only and missing),
  *  FIEF_ERR_FILE_PERMISSION, FIEF_ERR_FILE_NOT_FIEF (also: not a regular
@@ -882,7 +893,9 @@ FIEF_API fief_object_t *fief_object_create_embedded(fief_object_t *object, fief_
 
 /** The same object in another realm of the same file (freeze: a frozen
  *  target; thaw: a live one).  `*out_object` receives a new handle, or NULL
- *  when the object does not exist in the target's version. */
+ *  when the object does not exist in the target's version.
+ *  Errors: FIEF_ERR_CLOSED (the object's realm or `target` is closed),
+ *  FIEF_ERR_INVALID_ARGUMENT (`target` is another file). */
 FIEF_API bool fief_object_resolve_in(const fief_object_t *object, fief_realm_t *target,
                                      fief_object_t **out_object);
 
@@ -1001,7 +1014,9 @@ FIEF_API fief_results_t *fief_list_to_results(const fief_list_t *list);
 
 /** The same list in another realm of the same file (freeze: a frozen
  *  target; thaw: a live one).  `*out_list` receives a new handle, or NULL
- *  when the owner does not exist in the target's version. */
+ *  when the owner does not exist in the target's version.
+ *  Errors: FIEF_ERR_CLOSED (the list's realm or `target` is closed),
+ *  FIEF_ERR_INVALID_ARGUMENT (`target` is another file). */
 FIEF_API bool fief_list_resolve_in(const fief_list_t *list, fief_realm_t *target, fief_list_t **out_list);
 
 /* ==========================================================================
@@ -1104,7 +1119,9 @@ FIEF_API fief_results_t *fief_set_to_results(const fief_set_t *set);
 
 /** The same set in another realm of the same file (freeze: a frozen
  *  target; thaw: a live one).  `*out_set` receives a new handle, or NULL
- *  when the owner does not exist in the target's version. */
+ *  when the owner does not exist in the target's version.
+ *  Errors: FIEF_ERR_CLOSED (the set's realm or `target` is closed),
+ *  FIEF_ERR_INVALID_ARGUMENT (`target` is another file). */
 FIEF_API bool fief_set_resolve_in(const fief_set_t *set, fief_realm_t *target, fief_set_t **out_set);
 
 /* ==========================================================================
@@ -1490,8 +1507,11 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  ("mixed['a'].@max"), anything after `@keys`, `@links` after a nested
  *  value, a path into one mixed value after IN ("5 IN mixed[*]": write
  *  "ANY mixed[*] == 5"), ALL/NONE before "mixed.@size" without a to-many
- *  step, two collections of values compared with each other; an argument
- *  after `[` that is neither a string nor an int from 0 is
+ *  step, two collections of values compared with each other (list, set
+ *  and map properties and paths into a list or map of mixed values:
+ *  "items[*] == scores"; a path into a mixed property is not one, as in
+ *  realm-core: "mixed[*] == scores" compares two lists, as below); an
+ *  argument after `[` that is neither a string nor an int from 0 is
  *  FIEF_ERR_QUERY_ARGUMENT.
  *  Many values: a comparison holds when it holds for ANY value reached
  *  (implicitly, or written `ANY`/`SOME`), `ALL` of them (true when there
@@ -1504,7 +1524,11 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  "ALL {4, 8} > ANY scores" (each of 4 and 8 is above some score), "ANY
  *  {1, 2} IN ALL scores", "ALL items.price IN ANY items.price"; two lists,
  *  sets or maps of values compared directly ("scores == scores") are
- *  FIEF_ERR_QUERY_INVALID, as in realm-core.  A map of links may hold
+ *  FIEF_ERR_QUERY_INVALID, as in realm-core; a path into a mixed property
+ *  compared with one is not: "mixed[*] == scores" holds when the two hold
+ *  the same values in the same order, "ANY mixed[*] == scores" when they
+ *  share one, "ALL mixed[*] == scores" when each of the first is among
+ *  the second (quantifiers as above).  A map of links may hold
  *  null values, which compare as null: "dogMap.@values == nil" (some value
  *  is null), "dogMap.@values == ANY {obj('Dog', 1), nil}", "ALL
  *  dogMap.@values != nil"; a list, set or backlinks of objects holds no
@@ -1774,7 +1798,9 @@ FIEF_API bool fief_results_is_valid(const fief_results_t *results);
 FIEF_API fief_realm_t *fief_results_get_realm(const fief_results_t *results);
 
 /** The same query in another realm of the same file (freeze or thaw).
- *  Returns a new results handle, or NULL. */
+ *  Returns a new results handle, or NULL.
+ *  Errors: FIEF_ERR_CLOSED (the results' realm or `target` is closed),
+ *  FIEF_ERR_INVALID_ARGUMENT (`target` is another file). */
 FIEF_API fief_results_t *fief_results_resolve_in(const fief_results_t *results,
                                                  fief_realm_t *target);
 
@@ -1873,9 +1899,12 @@ typedef void (*fief_report_fn)(void *userdata, fief_report_kind_t kind, const ch
  *  NULL) the number of problems.  Returns true when the file could be
  *  examined, damaged or not: check `*out_problems`.  Cost: reads the whole
  *  file once.
+ *  `path` must be a regular file as for fief_realm_open: anything else (a
+ *  directory, a FIFO, a device, a /proc file, ...) is refused before it is
+ *  opened, with FIEF_ERR_FILE_NOT_FIEF and the same message.
  *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL path), FIEF_ERR_FILE_NOT_FOUND,
- *  FIEF_ERR_FILE_PERMISSION, FIEF_ERR_FILE_NOT_FIEF (not an LMDB file, or
- *  cut short: nothing can be examined), FIEF_ERR_FILE_LOCKED. */
+ *  FIEF_ERR_FILE_PERMISSION, FIEF_ERR_FILE_NOT_FIEF (not a regular file, not
+ *  an LMDB file, or cut short: nothing can be examined), FIEF_ERR_FILE_LOCKED. */
 FIEF_API bool fief_file_verify(const char *path, fief_report_fn report, void *userdata,
                                size_t *out_problems);
 
@@ -1893,10 +1922,11 @@ FIEF_API bool fief_file_verify(const char *path, fief_report_fn report, void *us
  *  again from the links copied.  The copy holds no free pages, so copying is also how a
  *  file that grew shrinks again.  Reads one snapshot of the source; the copy
  *  is complete or, on failure, not there at all.
- *  `report`, `userdata`, `*out_problems`: as for fief_file_verify.
+ *  `report`, `userdata`, `*out_problems`: as for fief_file_verify; `source`
+ *  must be a regular file as there.
  *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL or empty path, or `destination`
  *  exists), FIEF_ERR_FILE_NOT_FOUND, FIEF_ERR_FILE_PERMISSION,
- *  FIEF_ERR_FILE_NOT_FIEF (also: no readable schema), FIEF_ERR_FILE_CORRUPT,
+ *  FIEF_ERR_FILE_NOT_FIEF (also: not a regular file, no readable schema), FIEF_ERR_FILE_CORRUPT,
  *  FIEF_ERR_FILE_FORMAT, FIEF_ERR_FILE_FULL, FIEF_ERR_FILE_IO. */
 FIEF_API bool fief_file_copy(const char *source, const char *destination, fief_report_fn report,
                              void *userdata, size_t *out_problems);

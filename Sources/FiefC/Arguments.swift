@@ -48,6 +48,16 @@ enum CArgs {
         return index
     }
 
+    /// Check that `count` `items` from `start` lie within `collection` of
+    /// `size` before any buffer of `count` is made for them: a count the
+    /// collection cannot hold is refused, not allocated.
+    @inline(__always)
+    static func range(start: Int, count: Int, within size: Int, _ items: String, of collection: String) throws(FiefError) {
+        guard FiefError.rangeFits(start: start, count: count, size: size) else {
+            throw FiefError.rangeOutOfBounds(items, start: start, count: count, collection, size: size)
+        }
+    }
+
     /// The C name of an element type, for messages.
     static func typeName<T>(_ type: T.Type) -> String {
         switch type {

@@ -121,6 +121,8 @@ public func exportMapGetEntries(_ handle: OpaquePointer?, _ start: Int, _ count:
             throw FiefError(.invalidArgument, "out_keys and out_values are both NULL but count is \(n)")
         }
         try withMap(handle) { (box) throws(FiefError) in
+            let size = if let nested = box.nestedRef { try box.realm.nestedCount(nested) } else { try box.realm.mapCount(box.ref) }
+            try CArgs.range(start: start, count: n, within: size, "entries", of: box.nestedRef == nil ? "the map" : "the nested dictionary")
             try withValueBuffer(outValues == nil ? 0 : n) { (values) throws(FiefError) in
                 let keys = UnsafeMutableBufferPointer<UnsafeRawBufferPointer>.allocate(capacity: outKeys == nil ? 0 : n)
                 defer { keys.deallocate() }

@@ -228,7 +228,9 @@ public func exportObjectResolveIn(_ handle: OpaquePointer?, _ target: OpaquePoin
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_object")
         let box = try HandleTable.object(UnsafeRawPointer(handle))
+        try requireOpen(box.realm)
         let exists = try withRealm(target) { (realm) throws(FiefError) -> Realm? in
+            try realm.checkOpenForC()
             guard realm.path == box.realm.path else { throw FiefError(.invalidArgument, "the target realm is another file") }
             return try realm.objectExists(table: box.table, key: box.key) ? realm : nil
         }

@@ -26,6 +26,13 @@ func withRealm<R>(_ handle: OpaquePointer?, _ body: (Realm) throws(FiefError) ->
     }
 }
 
+/// Fail with `.closed` when `realm`, the realm a handle was made from, is
+/// closed (read under its lock; the *_resolve_in calls take the target's
+/// lock for the rest, and the two may be the same realm).
+func requireOpen(_ realm: Realm) throws(FiefError) {
+    try realm.lock.withLock { () throws(FiefError) in try realm.checkOpenForC() }
+}
+
 @_cdecl("fief_realm_open")
 public func exportRealmOpen(_ config: OpaquePointer?) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in

@@ -303,10 +303,12 @@ public func exportResultsResolveIn(_ handle: OpaquePointer?, _ target: OpaquePoi
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
         if HandleTable.kind(of: UnsafeRawPointer(handle)) == .valueResults {
             let results = try HandleTable.resolve(UnsafeRawPointer(handle), .valueResults, as: ValueResults.self)
+            try requireOpen(results.realm)
             let resolved = try withRealm(target) { (realm) throws(FiefError) in try results.resolved(in: realm) }
             return HandleTable.make(resolved, .valueResults)
         }
         let results = try HandleTable.resolve(UnsafeRawPointer(handle), .results, as: Results.self)
+        try requireOpen(results.realm)
         let resolved = try withRealm(target) { (realm) throws(FiefError) in try results.resolved(in: realm) }
         return HandleTable.make(resolved, .results)
     }

@@ -70,6 +70,7 @@ public func exportSetGetRange(_ handle: OpaquePointer?, _ start: Int, _ count: I
         let start = try CArgs.index(start, "start")
         let out = try CArgs.outArray(out, count, "out_values", count: "count")
         try withSet(handle) { (box) throws(FiefError) in
+            try CArgs.range(start: start, count: out.count, within: try box.realm.setCount(box.ref), "elements", of: "the set")
             try withValueBuffer(out.count) { (buffer) throws(FiefError) in
                 try box.realm.setValues(box.ref, start: start, into: buffer)
                 for i in 0..<buffer.count { out[i] = ValueBridge.cValue(buffer[i]) }
@@ -194,7 +195,9 @@ public func exportSetResolveIn(_ handle: OpaquePointer?, _ target: OpaquePointer
 /// The collection of `box` in realm `target` (same file): a new handle, or
 /// nil when the owner does not exist in the target's version.
 func resolveCollection(_ box: CollectionBox, _ kind: HandleKind, in target: OpaquePointer?) throws(FiefError) -> OpaquePointer? {
+    try requireOpen(box.realm)
     let exists = try withRealm(target) { (realm) throws(FiefError) -> Realm? in
+        try realm.checkOpenForC()
         guard realm.path == box.realm.path else { throw FiefError(.invalidArgument, "the target realm is another file") }
         var there = box
         there.realm = realm

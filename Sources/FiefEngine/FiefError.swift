@@ -74,6 +74,22 @@ public struct FiefError: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String { "\(code) (\(code.rawValue)): \(message)" }
+
+    /// Whether `count` items from `start` lie within `size` (no sum is
+    /// formed, so no start or count near Int.max overflows).
+    @inline(__always)
+    public static func rangeFits(start: Int, count: Int, size: Int) -> Bool {
+        start >= 0 && count >= 0 && start <= size && count <= size - start
+    }
+
+    /// The error for `count` `items` from `start` that do not lie within
+    /// `collection` of `size`: "elements 3..<5 are out of range: the list
+    /// has 4" (the end is written only when it can be computed).
+    public static func rangeOutOfBounds(_ items: String, start: Int, count: Int, _ collection: String, size: Int) -> FiefError {
+        let (end, overflow) = start.addingReportingOverflow(count)
+        let range = overflow ? "\(count) \(items) from \(start)" : "\(items) \(start)..<\(end)"
+        return FiefError(.indexOutOfBounds, "\(range) are out of range: \(collection) has \(size)")
+    }
 }
 
 /// Run a body built from `rethrows` standard-library calls (which lose the

@@ -303,6 +303,264 @@ TEST(two_process_writers) {
     fief_release(r);
 }
 
-static const t_case cases[] = {T(readers_and_writer), T(two_process_writers)};
+/* ---- frozen readers while a writer moves objects between lists ------------- */
+
+#define OWNERS 5
+#define ITEMS 40
+#define MOVE_DURATION 3.0 /* seconds */
+
+/* Item(id pk); Owner(id pk, items: list of Item). */
+static fief_realm_t *open_owners(void) {
+    fief_class_info_t c[2];
+    memset(c, 0, sizeof c);
+    c[0].name = "Item";
+    c[0].num_properties = 1;
+    c[1].name = "Owner";
+    c[1].num_properties = 2;
+    fief_property_info_t item[1] = {t_prop_info("id", FIEF_TYPE_INT, FIEF_PROPERTY_PRIMARY_KEY)};
+    fief_property_info_t owner[2] = {t_prop_info("id", FIEF_TYPE_INT, FIEF_PROPERTY_PRIMARY_KEY),
+                                     t_prop_info("items", FIEF_TYPE_LINK, 0)};
+    owner[1].collection_type = FIEF_COLLECTION_LIST;
+    owner[1].link_target = "Item";
+    const fief_property_info_t *pp[2] = {item, owner};
+    fief_schema_t *s = fief_schema_new(c, 2, pp);
+    fief_realm_t *r = t_open(g_path, s, 0);
+    fief_release(s);
+    return r;
+}
+
+/* Item i starts in owner i % OWNERS's list. */
+static bool init_owners(void) {
+    fief_realm_t *r = open_owners();
+    if (!r) return false;
+    fief_class_key_t item_class = t_class(r, "Item"), owner_class = t_class(r, "Owner");
+    fief_property_key_t item_id = t_prop(r, "Item", "id"), owner_id = t_prop(r, "Owner", "id"), items = t_prop(r, "Owner", "items");
+    bool ok = fief_realm_begin_write(r);
+    fief_list_t *lists[OWNERS] = {NULL};
+    for (int o = 0; ok && o < OWNERS; o++) {
+        fief_value_t id = vi(o);
+        fief_object_t *owner = fief_object_create(r, owner_class, &owner_id, &id, 1, FIEF_UPDATE_POLICY_ERROR);
+        lists[o] = owner ? fief_object_get_list(owner, items) : NULL;
+        ok = lists[o] != NULL;
+        fief_release(owner);
+    }
+    for (int i = 0; ok && i < ITEMS; i++) {
+        fief_value_t id = vi(i);
+        fief_object_key_t key = -1;
+        ok = fief_object_create_many(r, item_class, &item_id, 1, &id, 1, FIEF_UPDATE_POLICY_ERROR, &key);
+        fief_value_t link = vlink(item_class, key);
+        ok = ok && fief_list_append(lists[i % OWNERS], &link, 1);
+    }
+    ok = ok && fief_realm_commit(r);
+    for (int o = 0; o < OWNERS; o++) fief_release(lists[o]);
+    fief_release(r);
+    return ok;
+}
+
+/* Move one item from a random owner's list to a random place in another's,
+ * one commit per move, until the deadline.  Returns 0 or the failing step. */
+static int move_items(unsigned seed) {
+    fief_realm_t *r = open_owners();
+    if (!r) return 1;
+    fief_class_key_t owner_class = t_class(r, "Owner");
+    fief_property_key_t items = t_prop(r, "Owner", "items");
+    fief_list_t *lists[OWNERS];
+    for (int o = 0; o < OWNERS; o++) {
+        bool found = false;
+        fief_object_t *owner = fief_object_find(r, owner_class, vi(o), &found);
+        if (!owner) return 2;
+        lists[o] = fief_object_get_list(owner, items);
+        fief_release(owner);
+        if (!lists[o]) return 3;
+    }
+    long moves = 0;
+    while (t_now() < g_deadline || moves < 20) {
+        if (!fief_realm_begin_write(r)) return 4;
+        int from = rand_r(&seed) % OWNERS, to = rand_r(&seed) % OWNERS;
+        size_t n = 0, m = 0;
+        if (!fief_list_size(lists[from], &n)) return 5;
+        if (n > 0 && from != to) {
+            size_t at = (size_t)rand_r(&seed) % n;
+            fief_value_t moved;
+            if (!fief_list_get(lists[from], at, &moved) || !fief_list_remove(lists[from], at)) return 6;
+            if (!fief_list_size(lists[to], &m) || !fief_list_insert(lists[to], (size_t)rand_r(&seed) % (m + 1), moved)) return 7;
+        }
+        if (!fief_realm_commit(r)) return 8;
+        moves++;
+    }
+    for (int o = 0; o < OWNERS; o++) fief_release(lists[o]);
+    fief_release(r);
+    return 0;
+}
+
+static void *move_items_thread(void *arg) {
+    *(int *)arg = move_items(7);
+    return NULL;
+}
+
+typedef struct graph_stats {
+    long checks;
+    long broken; /* invariants that did not hold */
+    long errors; /* calls that failed */
+} graph_stats;
+
+/* Through `r`: every item is in exactly one owner's list, and its backlinks
+ * from Owner.items name that owner once. */
+static void check_graph(fief_realm_t *r, graph_stats *st) {
+    fief_class_key_t item_class = t_class(r, "Item"), owner_class = t_class(r, "Owner");
+    fief_property_key_t items = t_prop(r, "Owner", "items"), owner_id = t_prop(r, "Owner", "id");
+    int holder[ITEMS];
+    for (int i = 0; i < ITEMS; i++) holder[i] = -1;
+    fief_results_t *owners = fief_realm_get_objects(r, owner_class);
+    size_t n_owners = 0;
+    if (!owners || !fief_results_count(owners, &n_owners) || n_owners != OWNERS) {
+        st->errors++;
+        fief_release(owners);
+        return;
+    }
+    size_t total = 0;
+    for (size_t o = 0; o < n_owners; o++) {
+        fief_object_t *owner = fief_results_get_object(owners, o);
+        fief_list_t *list = owner ? fief_object_get_list(owner, items) : NULL;
+        fief_value_t id;
+        size_t size = 0;
+        fief_value_t got[ITEMS];
+        if (!list || !fief_object_get_value(owner, owner_id, &id) || !fief_list_size(list, &size) || size > ITEMS ||
+            !fief_list_get_range(list, 0, size, got)) {
+            st->errors++;
+        } else {
+            /* the counted results of the list agree with its size */
+            fief_results_t *as_results = fief_list_to_results(list);
+            size_t counted = 0;
+            if (!as_results || !fief_results_count(as_results, &counted)) st->errors++;
+            else if (counted != size) st->broken++;
+            fief_release(as_results);
+            for (size_t k = 0; k < size; k++) {
+                fief_object_t *item = got[k].type == FIEF_TYPE_LINK ? fief_object_get(r, item_class, got[k].u.link.object_key) : NULL;
+                fief_value_t item_id;
+                if (!item || !fief_object_get_value(item, t_prop(r, "Item", "id"), &item_id)) {
+                    st->errors++;
+                } else if (item_id.u.integer < 0 || item_id.u.integer >= ITEMS || holder[item_id.u.integer] != -1) {
+                    st->broken++; /* listed twice */
+                } else {
+                    holder[item_id.u.integer] = (int)id.u.integer;
+                    size_t index = 0;
+                    bool found = false;
+                    if (!fief_list_find(list, got[k], &index, &found)) st->errors++;
+                    else if (!found || index > k) st->broken++;
+                }
+                fief_release(item);
+            }
+            total += size;
+        }
+        fief_release(list);
+        fief_release(owner);
+    }
+    fief_release(owners);
+    if (total != ITEMS) st->broken++;
+    /* backlinks: each item's from Owner.items is the one owner listing it */
+    fief_results_t *all_items = fief_realm_get_objects(r, item_class);
+    size_t n_items = 0;
+    if (!all_items || !fief_results_count(all_items, &n_items) || n_items != ITEMS) st->errors++;
+    for (size_t i = 0; all_items && i < n_items; i++) {
+        fief_object_t *item = fief_results_get_object(all_items, i);
+        fief_value_t item_id;
+        fief_results_t *back = item ? fief_object_get_backlinks(item, owner_class, items) : NULL;
+        size_t nb = 0;
+        if (!back || !fief_object_get_value(item, t_prop(r, "Item", "id"), &item_id) || !fief_results_count(back, &nb)) {
+            st->errors++;
+        } else if (nb != 1) {
+            st->broken++;
+        } else {
+            fief_value_t by;
+            if (!fief_results_get_values(back, 0, &owner_id, 1, &by)) st->errors++;
+            else if (item_id.u.integer < 0 || item_id.u.integer >= ITEMS || by.u.integer != holder[item_id.u.integer]) st->broken++;
+        }
+        fief_release(back);
+        fief_release(item);
+    }
+    fief_release(all_items);
+    st->checks++;
+}
+
+/* Refresh, let the writer commit, freeze (the frozen realm shares the live
+ * one's snapshot, now behind), then check the graph through both. */
+static void *frozen_graph_reader(void *arg) {
+    graph_stats *st = arg;
+    fief_realm_t *r = open_owners();
+    if (!r) {
+        st->errors++;
+        return NULL;
+    }
+    fief_class_key_t owner_class = t_class(r, "Owner");
+    for (int round = 0; t_now() < g_deadline || round < 3; round++) {
+        if (!fief_realm_refresh(r, NULL) || t_count_class(r, owner_class) != OWNERS) {
+            st->errors++;
+            break;
+        }
+        usleep(2000);
+        fief_realm_t *f = fief_realm_freeze(r);
+        if (!f) {
+            st->errors++;
+            break;
+        }
+        if (round % 2) {
+            check_graph(f, st);
+            check_graph(r, st);
+        } else {
+            check_graph(r, st);
+            check_graph(f, st);
+        }
+        fief_release(f);
+    }
+    fief_release(r);
+    return NULL;
+}
+
+TEST(frozen_readers_while_a_writer_moves_list_items) {
+    /* Freezing a realm behind the newest commit deadlocked its list reads. */
+    g_path = t_path("owners.fief");
+    R(init_owners());
+    g_deadline = t_now() + MOVE_DURATION;
+    fflush(NULL);
+    pid_t writer = fork();
+    R(writer >= 0);
+    if (writer == 0) {
+        alarm(40);
+        _exit(move_items(42));
+    }
+    alarm(60);
+    enum { READERS = 2 };
+    pthread_t th[READERS], w;
+    graph_stats st[READERS];
+    memset(st, 0, sizeof st);
+    int thread_writer_rc = -1;
+    R(pthread_create(&w, NULL, move_items_thread, &thread_writer_rc) == 0);
+    for (int i = 0; i < READERS; i++) R(pthread_create(&th[i], NULL, frozen_graph_reader, &st[i]) == 0);
+    for (int i = 0; i < READERS; i++) pthread_join(th[i], NULL);
+    pthread_join(w, NULL);
+    int status = 0;
+    waitpid(writer, &status, 0);
+    alarm(0);
+    E(WIFEXITED(status));
+    EQI(WEXITSTATUS(status), 0);
+    EQI(thread_writer_rc, 0);
+    for (int i = 0; i < READERS; i++) {
+        printf("reader %d: %ld checks, %ld broken, %ld errors\n", i, st[i].checks, st[i].broken, st[i].errors);
+        EQI(st[i].broken, 0);
+        EQI(st[i].errors, 0);
+        E(st[i].checks >= 6);
+    }
+    /* and the final graph */
+    fief_realm_t *r = open_owners();
+    R(r);
+    graph_stats fin = {0, 0, 0};
+    check_graph(r, &fin);
+    EQI(fin.broken, 0);
+    EQI(fin.errors, 0);
+    fief_release(r);
+}
+
+static const t_case cases[] = {T(readers_and_writer), T(two_process_writers), T(frozen_readers_while_a_writer_moves_list_items)};
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }

@@ -675,6 +675,132 @@ TEST(huge_counts_results) {
     fief_release(r);
 }
 
+/* Box(items: list of mixed, bag: set of mixed, props: map of mixed, any: mixed). */
+static fief_schema_t *collections_schema(void) {
+    fief_class_info_t c;
+    memset(&c, 0, sizeof c);
+    c.name = "Box";
+    c.num_properties = 4;
+    fief_property_info_t box[4] = {t_prop_info("items", FIEF_TYPE_MIXED, FIEF_PROPERTY_NULLABLE),
+                                   t_prop_info("bag", FIEF_TYPE_MIXED, FIEF_PROPERTY_NULLABLE),
+                                   t_prop_info("props", FIEF_TYPE_MIXED, FIEF_PROPERTY_NULLABLE),
+                                   t_prop_info("any", FIEF_TYPE_MIXED, FIEF_PROPERTY_NULLABLE)};
+    box[0].collection_type = FIEF_COLLECTION_LIST;
+    box[1].collection_type = FIEF_COLLECTION_SET;
+    box[2].collection_type = FIEF_COLLECTION_MAP;
+    const fief_property_info_t *pp[1] = {box};
+    return fief_schema_new(&c, 1, pp);
+}
+
+/* Every range read of a collection of 2 elements, with (start, count) that
+ * do not lie within it, fails with FIEF_ERR_INDEX_OUT_OF_BOUNDS and writes
+ * nothing. */
+#define NRANGES 8
+static const size_t bad_ranges[NRANGES][2] = {
+    {(size_t)INT64_MAX, 2},     /* start + count overflows a signed size */
+    {(size_t)INT64_MAX - 1, 5}, /* likewise */
+    {(size_t)INT64_MAX, 1},
+    {SIZE_MAX, 1},              /* start of 2^63 and more */
+    {(size_t)1 << 63, 1},
+    {0, (SIZE_MAX >> 1) / sizeof(fief_value_t)}, /* a count an array can hold, not the collection */
+    {1, 2},
+    {3, 0},
+};
+
+static bool untouched(const fief_value_t *out, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (out[i].type != FIEF_TYPE_BOOL || out[i].u.boolean != true) return false;
+    return true;
+}
+
+static void expect_ranges_refused(const char *what, const fief_list_t *list, const fief_set_t *set, const fief_map_t *map) {
+    for (size_t i = 0; i < NRANGES; i++) {
+        size_t start = bad_ranges[i][0], count = bad_ranges[i][1];
+        fprintf(stderr, "  %s: start %zu, count %zu\n", what, start, count);
+        fief_value_t out[4] = {vb(true), vb(true), vb(true), vb(true)};
+        fief_string_t keys[4];
+        if (list) EERR(fief_list_get_range(list, start, count, out), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
+        if (set) EERR(fief_set_get_range(set, start, count, out), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
+        if (map) {
+            EERR(fief_map_get_entries(map, start, count, keys, out), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
+            EERR(fief_map_get_entries(map, start, count, NULL, out), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
+            EERR(fief_map_get_entries(map, start, count, keys, NULL), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
+        }
+        E(untouched(out, 4));
+    }
+    /* The whole collection and an empty range at its end are fine. */
+    fief_value_t out[2];
+    fief_string_t keys[2];
+    if (list) E(fief_list_get_range(list, 0, 2, out) && fief_list_get_range(list, 2, 0, out));
+    if (set) E(fief_set_get_range(set, 0, 2, out) && fief_set_get_range(set, 2, 0, out));
+    if (map) E(fief_map_get_entries(map, 0, 2, keys, out) && fief_map_get_entries(map, 2, 0, keys, out));
+}
+
+TEST(huge_ranges_collections) {
+    /* A start near 2^63 with a small count trapped (SIGILL) on start + count in
+     * fief_list_get_range, fief_set_get_range and fief_map_get_entries; a count
+     * an array could hold but the collection does not was allocated first. */
+    fief_schema_t *s = collections_schema();
+    R(s);
+    fief_realm_t *r = t_open(t_path("ranges.fief"), s, 0);
+    fief_release(s);
+    R(r);
+    fief_class_key_t ck = t_class(r, "Box");
+    fief_property_key_t items = t_prop(r, "Box", "items"), bag = t_prop(r, "Box", "bag"), props = t_prop(r, "Box", "props"),
+                        any = t_prop(r, "Box", "any");
+    R(fief_realm_begin_write(r));
+    fief_object_t *o = fief_object_create(r, ck, NULL, NULL, 0, FIEF_UPDATE_POLICY_ERROR);
+    R(o);
+    fief_list_t *list = fief_object_get_list(o, items);
+    fief_set_t *set = fief_object_get_set(o, bag);
+    fief_map_t *map = fief_object_get_map(o, props);
+    R(list && set && map);
+    /* the list holds a nested list and a nested dictionary, of two elements each */
+    fief_value_t two[2] = {vtype(FIEF_TYPE_LIST), vtype(FIEF_TYPE_DICTIONARY)};
+    E(fief_list_append(list, two, 2));
+    fief_list_t *nested_list = fief_list_get_list(list, 0);
+    fief_map_t *nested_map = fief_list_get_map(list, 1);
+    R(nested_list && nested_map);
+    fief_value_t ints[2] = {vi(1), vi(2)};
+    E(fief_list_append(nested_list, ints, 2));
+    E(fief_map_set(nested_map, t_str("a"), vi(1)) && fief_map_set(nested_map, t_str("b"), vi(2)));
+    bool inserted = false;
+    E(fief_set_insert(set, vi(1), &inserted) && fief_set_insert(set, vi(2), &inserted));
+    E(fief_map_set(map, t_str("a"), vi(1)) && fief_map_set(map, t_str("b"), vi(2)));
+    E(fief_object_set_value(o, any, vtype(FIEF_TYPE_LIST)));
+    R(fief_realm_commit(r));
+
+    expect_ranges_refused("list", list, NULL, NULL);
+    expect_ranges_refused("set", NULL, set, NULL);
+    expect_ranges_refused("map", NULL, NULL, map);
+    expect_ranges_refused("nested list", nested_list, NULL, NULL);
+    expect_ranges_refused("nested dictionary", NULL, NULL, nested_map);
+    /* the message gives the range as it can: no end past Int64 max */
+    EERRM(fief_list_get_range(list, (size_t)INT64_MAX, 2, ints), FIEF_ERR_INDEX_OUT_OF_BOUNDS,
+          "2 elements from 9223372036854775807 are out of range: the list has 2");
+    EERRM(fief_map_get_entries(map, 1, 2, NULL, ints), FIEF_ERR_INDEX_OUT_OF_BOUNDS,
+          "entries 1..<3 are out of range: the map has 2");
+    /* an empty list: any start but 0 is out of range */
+    fief_list_t *empty = fief_object_get_list(o, any);
+    R(empty);
+    EERR(fief_list_get_range(empty, (size_t)INT64_MAX, 1, ints), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
+    E(fief_list_get_range(empty, 0, 0, ints));
+    /* inside a write transaction too (the lists are read from the write) */
+    R(fief_realm_begin_write(r));
+    expect_ranges_refused("list in a write", list, NULL, NULL);
+    expect_ranges_refused("map in a write", NULL, NULL, map);
+    expect_ranges_refused("set in a write", NULL, set, NULL);
+    R(fief_realm_cancel(r));
+    fief_release(empty);
+    fief_release(nested_list);
+    fief_release(nested_map);
+    fief_release(list);
+    fief_release(set);
+    fief_release(map);
+    fief_release(o);
+    fief_release(r);
+}
+
 /* Expect opening `path` (read-write and read-only) to fail with
  * FIEF_ERR_FILE_NOT_FIEF, a message containing `what`, and `path` as the
  * error's path; never a hang (alarm) nor a crash. */
@@ -742,11 +868,75 @@ TEST(paths_that_are_not_regular_files) {
     fief_release(r);
 }
 
+/* Expect fief_file_verify and fief_file_copy of `path` to fail as an open
+ * does (expect_not_regular): FIEF_ERR_FILE_NOT_FIEF, "not a regular file"
+ * and `what` in the message, `path` as the error's path; never a hang. */
+static void expect_files_refuse(const char *file, int line, const char *path, const char *what) {
+    for (int copy = 0; copy < 2; copy++) {
+        size_t problems = 99;
+        alarm(20); /* a FIFO blocked verify and copy forever: fail instead of hanging */
+        fief_clear_last_error();
+        bool ok = copy ? fief_file_copy(path, t_path("copy-of-it.fief"), NULL, NULL, &problems)
+                       : fief_file_verify(path, NULL, NULL, &problems);
+        alarm(0);
+        const char *call = copy ? "fief_file_copy" : "fief_file_verify";
+        char d[768];
+        if (ok) {
+            snprintf(d, sizeof d, "(%s succeeded, %zu problems)", call, problems);
+            t_fail(file, line, path, d);
+            continue;
+        }
+        fief_error_t e;
+        memset(&e, 0, sizeof e);
+        fief_get_last_error(&e);
+        if (e.code != FIEF_ERR_FILE_NOT_FIEF || !(e.categories & FIEF_ERR_CAT_FILE) || e.message == NULL ||
+            strstr(e.message, what) == NULL || strstr(e.message, "not a regular file") == NULL || e.path == NULL ||
+            strcmp(e.path, path) != 0) {
+            snprintf(d, sizeof d, "(%s: code %d %s, message \"%s\", path %s; expected FIEF_ERR_FILE_NOT_FIEF, \"%s\")",
+                     call, (int)e.code, t_code_name(e.code), e.message ? e.message : "(none)", e.path ? e.path : "NULL",
+                     what);
+            t_fail(file, line, path, d);
+        }
+        E(!t_file_exists(t_path("copy-of-it.fief")));
+    }
+}
+#define EXPECT_FILES_REFUSE(path, what) expect_files_refuse(__FILE__, __LINE__, (path), (what))
+
+TEST(verify_and_copy_refuse_what_is_not_a_regular_file) {
+    /* fief_file_verify and fief_file_copy blocked forever on a FIFO, and
+     * reported a directory as FIEF_ERR_FILE_PERMISSION. */
+    R(mkfifo(t_path("fifo.fief"), 0644) == 0);
+    EXPECT_FILES_REFUSE(t_path("fifo.fief"), "is a FIFO");
+    R(mkdir(t_path("adir"), 0755) == 0);
+    EXPECT_FILES_REFUSE(t_path("adir"), "is a directory");
+    R(symlink(t_path("adir"), t_path("dirlink.fief")) == 0);
+    EXPECT_FILES_REFUSE(t_path("dirlink.fief"), "is a symbolic link to a directory");
+    EXPECT_FILES_REFUSE("/dev/null", "is a character device");
+    /* the lock file must be a regular file too */
+    fief_realm_t *r = t_open(t_path("x.fief"), NULL, 0);
+    R(r);
+    fief_release(r);
+    unlink(t_path("x.fief-lock"));
+    R(mkfifo(t_path("x.fief-lock"), 0644) == 0);
+    EXPECT_FILES_REFUSE(t_path("x.fief"), "x.fief-lock' (the realm's lock file) is a FIFO");
+    E(!t_file_exists(t_path("fifo.fief-lock")));
+    E(!t_file_exists(t_path("adir-lock")));
+}
+
+TEST(proc_files_are_not_realms) {
+    /* /proc/self/status (a file the kernel makes up as it is read) was
+     * reported as "does not exist" by fief_file_verify and fief_realm_open. */
+    EXPECT_FILES_REFUSE("/proc/self/status", "is a file of the kernel's proc file system");
+    EXPECT_NOT_REGULAR("/proc/self/status", "is a file of the kernel's proc file system");
+    E(!t_file_exists("/proc/self/status-lock"));
+}
+
 static const t_case cases[] = {
     T(null_handles), T(released_handles), T(foreign_handles), T(wrong_handle_types),
     T(null_out_pointers), T(not_a_fief_file), T(plain_lmdb_file_is_not_fief), T(bad_paths),
     T(invalid_utf8_names), T(error_slot), T(many_handles_and_churn), T(huge_counts_schema),
-    T(huge_counts_objects), T(huge_counts_results), T(paths_that_are_not_regular_files),
+    T(huge_counts_objects), T(huge_counts_results), T(huge_ranges_collections), T(paths_that_are_not_regular_files),
+    T(verify_and_copy_refuse_what_is_not_a_regular_file), T(proc_files_are_not_realms),
 };
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }

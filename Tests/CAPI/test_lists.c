@@ -4,7 +4,9 @@
  * every bad input refused without a change. */
 #include "fief_test.h"
 
+#include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* Dog(name); Toy(label) embedded when `embedded_toys`;
  * Person(name, dogs: list of Dog, scores: list of int, tags: list of optional string, toys: list of Toy). */
@@ -356,6 +358,121 @@ TEST(list_embedded) {
     fief_release(s);
 }
 
-static const t_case cases[] = {T(list_schema), T(list_operations), T(list_links_and_backlinks), T(list_embedded)};
+/* ---- reads of a realm behind the newest commit, and of its frozen copy ------ */
+
+/* A hang is the failure these tests look for: the alarm ends it. */
+static void on_alarm(int sig) {
+    (void)sig;
+    static const char msg[] = "timed out: a list read never returned (deadlock)\n";
+    if (write(2, msg, sizeof msg - 1) < 0) _exit(3);
+    _exit(2);
+}
+
+enum list_read { READ_GET, READ_RANGE, READ_FIND, READ_RESULTS_COUNT, NUM_LIST_READS };
+static const char *const list_read_names[NUM_LIST_READS] = {"fief_list_get", "fief_list_get_range", "fief_list_find",
+                                                           "fief_results_count of fief_list_to_results"};
+
+/* Read `list` (of two elements, `first` first) the way `how` says. */
+static void read_two_element_list(const fief_list_t *list, enum list_read how, fief_value_t first) {
+    fprintf(stderr, "  %s\n", list_read_names[how]);
+    switch (how) {
+    case READ_GET: {
+        fief_value_t got = vnull();
+        E(fief_list_get(list, 0, &got));
+        EQV(got, first);
+        break;
+    }
+    case READ_RANGE: {
+        fief_value_t got[2];
+        E(fief_list_get_range(list, 0, 2, got));
+        EQV(got[0], first);
+        break;
+    }
+    case READ_FIND: {
+        size_t index = 9;
+        bool found = false;
+        E(fief_list_find(list, first, &index, &found) && found);
+        EQU(index, 0);
+        break;
+    }
+    case READ_RESULTS_COUNT: {
+        fief_results_t *res = fief_list_to_results(list);
+        E(res != NULL);
+        if (res) EQU(t_count(res), 2);
+        fief_release(res);
+        break;
+    }
+    default: break;
+    }
+}
+
+/* A realm another realm committed after, frozen (the frozen realm shares the
+ * live one's snapshot): every read of a list of links and of a list of
+ * values, through the frozen realm and through the live one, returns. */
+TEST(list_reads_of_a_realm_behind_the_newest_commit) {
+    signal(SIGALRM, on_alarm);
+    alarm(30);
+    fief_schema_t *s = list_schema(false);
+    R(s != NULL);
+    fief_realm_t *r = t_open(t_path("behind.fief"), s, 0);
+    fief_realm_t *other = t_open(t_path("behind.fief"), s, 0);
+    R(r != NULL && other != NULL);
+    fief_class_key_t dog_class = t_class(r, "Dog"), person_class = t_class(r, "Person");
+    fief_property_key_t dogs_key = t_prop(r, "Person", "dogs"), scores_key = t_prop(r, "Person", "scores");
+    fief_property_key_t name = t_prop(r, "Person", "name"), dog_name = t_prop(r, "Dog", "name");
+
+    R(fief_realm_begin_write(r));
+    fief_value_t names[2] = {vs("Rex"), vs("Bo")};
+    fief_object_key_t dog_keys[2];
+    E(fief_object_create_many(r, dog_class, &dog_name, 1, names, 2, FIEF_UPDATE_POLICY_ERROR, dog_keys));
+    fief_value_t ann_name = vs("Ann");
+    fief_object_t *ann = fief_object_create(r, person_class, &name, &ann_name, 1, FIEF_UPDATE_POLICY_ERROR);
+    R(ann != NULL);
+    fief_list_t *lists[2] = {fief_object_get_list(ann, dogs_key), fief_object_get_list(ann, scores_key)};
+    R(lists[0] != NULL && lists[1] != NULL);
+    fief_value_t dogs[2] = {vlink(dog_class, dog_keys[0]), vlink(dog_class, dog_keys[1])};
+    fief_value_t scores[2] = {vi(7), vi(8)};
+    E(fief_list_append(lists[0], dogs, 2));
+    E(fief_list_append(lists[1], scores, 2));
+    R(fief_realm_commit(r));
+    fief_value_t firsts[2] = {dogs[0], scores[0]};
+
+    for (int kind = 0; kind < 2; kind++) {
+        for (int through_frozen = 0; through_frozen < 2; through_frozen++) {
+            for (int how = 0; how < NUM_LIST_READS; how++) {
+                fprintf(stderr, "%s, through the %s realm:\n", kind == 0 ? "list of links" : "list of ints",
+                        through_frozen ? "frozen" : "live");
+                /* r reads a new snapshot, the other realm commits after it, r freezes. */
+                R(fief_realm_refresh(r, NULL));
+                EQU(t_count_class(r, dog_class), 2);
+                R(fief_realm_begin_write(other));
+                fief_object_t *unrelated = fief_object_create(other, person_class, NULL, NULL, 0, FIEF_UPDATE_POLICY_ERROR);
+                E(unrelated != NULL);
+                fief_release(unrelated);
+                R(fief_realm_commit(other));
+                fief_realm_t *frozen = fief_realm_freeze(r);
+                R(frozen != NULL);
+                fief_list_t *frozen_list = NULL;
+                E(fief_list_resolve_in(lists[kind], frozen, &frozen_list));
+                R(frozen_list != NULL);
+                read_two_element_list(through_frozen ? frozen_list : lists[kind], (enum list_read)how, firsts[kind]);
+                /* And the other one after it, from the list state the first read left. */
+                read_two_element_list(through_frozen ? lists[kind] : frozen_list, (enum list_read)how, firsts[kind]);
+                fief_release(frozen_list);
+                fief_release(frozen);
+            }
+        }
+    }
+    alarm(0);
+    fief_release(lists[0]);
+    fief_release(lists[1]);
+    fief_release(ann);
+    fief_release(other);
+    fief_release(r);
+    fief_release(s);
+}
+
+static const t_case cases[] = {T(list_schema), T(list_operations), T(list_links_and_backlinks), T(list_embedded),
+                               T(list_reads_of_a_realm_behind_the_newest_commit)};
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }

@@ -664,11 +664,150 @@ TEST(release_order_and_refcounts) {
     E(fief_delete_files(t_path("std.fief"), &deleted) && deleted);
 }
 
+/* Owner(value: int, ints: list<int>, tags: set<int>, dict: map<int>). */
+static fief_realm_t *open_owners(const char *name) {
+    fief_class_info_t c;
+    memset(&c, 0, sizeof c);
+    c.name = "Owner";
+    c.num_properties = 4;
+    fief_property_info_t p[4] = {t_prop_info("value", FIEF_TYPE_INT, 0), t_prop_info("ints", FIEF_TYPE_INT, 0),
+                                 t_prop_info("tags", FIEF_TYPE_INT, 0), t_prop_info("dict", FIEF_TYPE_INT, 0)};
+    p[1].collection_type = FIEF_COLLECTION_LIST;
+    p[2].collection_type = FIEF_COLLECTION_SET;
+    p[3].collection_type = FIEF_COLLECTION_MAP;
+    const fief_property_info_t *pp[1] = {p};
+    fief_schema_t *s = fief_schema_new(&c, 1, pp);
+    fief_realm_t *r = t_open(t_path(name), s, 0);
+    fief_release(s);
+    return r;
+}
+
+/* Every *_resolve_in of handles made from `from` into `to`, after closing
+ * `closing` (one of them): each fails with FIEF_ERR_CLOSED. */
+static void expect_resolve_in_closed(fief_realm_t *from, fief_realm_t *to, fief_realm_t *closing, const char *which) {
+    fprintf(stderr, "  %s closed\n", which);
+    fief_class_key_t ck = t_class(from, "Owner");
+    fief_object_t *o = fief_object_get(from, ck, 0);
+    R(o);
+    fief_list_t *l = fief_object_get_list(o, t_prop(from, "Owner", "ints"));
+    fief_set_t *st = fief_object_get_set(o, t_prop(from, "Owner", "tags"));
+    fief_map_t *m = fief_object_get_map(o, t_prop(from, "Owner", "dict"));
+    fief_results_t *objects = fief_realm_get_objects(from, ck);
+    fief_results_t *values = l ? fief_list_to_results(l) : NULL;
+    R(l && st && m && objects && values);
+    /* before the close, each resolves */
+    fief_object_t *o2 = NULL;
+    E(fief_object_resolve_in(o, to, &o2) && o2 != NULL);
+    fief_release(o2);
+    R(fief_realm_close(closing));
+    fief_object_t *out_object = (fief_object_t *)1;
+    fief_list_t *out_list = (fief_list_t *)1;
+    fief_set_t *out_set = (fief_set_t *)1;
+    fief_map_t *out_map = (fief_map_t *)1;
+    EERR(fief_object_resolve_in(o, to, &out_object), FIEF_ERR_CLOSED);
+    EERR(fief_list_resolve_in(l, to, &out_list), FIEF_ERR_CLOSED);
+    EERR(fief_set_resolve_in(st, to, &out_set), FIEF_ERR_CLOSED);
+    EERR(fief_map_resolve_in(m, to, &out_map), FIEF_ERR_CLOSED);
+    EERR(fief_results_resolve_in(objects, to) != NULL, FIEF_ERR_CLOSED);
+    EERR(fief_results_resolve_in(values, to) != NULL, FIEF_ERR_CLOSED);
+    fief_release(values);
+    fief_release(objects);
+    fief_release(m);
+    fief_release(st);
+    fief_release(l);
+    fief_release(o);
+}
+
+TEST(resolve_in_with_a_closed_realm) {
+    /* The *_resolve_in calls succeeded on handles of a closed realm. */
+    for (int closing_source = 0; closing_source < 2; closing_source++) {
+        for (int from_frozen = 0; from_frozen < 2; from_frozen++) {
+            char name[32];
+            snprintf(name, sizeof name, "owners%d%d.fief", closing_source, from_frozen);
+            fief_realm_t *r = open_owners(name);
+            R(r);
+            R(fief_realm_begin_write(r));
+            fief_value_t one = vi(1);
+            fief_property_key_t pv = t_prop(r, "Owner", "value");
+            fief_object_t *o = fief_object_create(r, t_class(r, "Owner"), &pv, &one, 1, FIEF_UPDATE_POLICY_ERROR);
+            R(o);
+            fief_release(o);
+            R(fief_realm_commit(r));
+            fief_realm_t *f = fief_realm_freeze(r);
+            R(f);
+            fief_realm_t *from = from_frozen ? f : r, *to = from_frozen ? r : f;
+            char which[64];
+            snprintf(which, sizeof which, "%s (%s)", closing_source ? "source" : "target", from_frozen ? "frozen to live" : "live to frozen");
+            expect_resolve_in_closed(from, to, closing_source ? from : to, which);
+            fief_release(f);
+            fief_release(r);
+        }
+    }
+}
+
+struct freezer { fief_realm_t *live; fief_object_t *live_object; fief_class_key_t ck; fief_property_key_t pv; size_t frozen_count; bool frozen_ok; fief_error_code_t live_read; fief_realm_t *frozen; };
+static void *freeze_during_write(void *arg) {
+    struct freezer *fz = arg;
+    fz->frozen = fief_realm_freeze(fz->live);
+    fz->frozen_ok = fz->frozen != NULL;
+    if (fz->frozen) {
+        fief_results_t *all = fief_realm_get_objects(fz->frozen, fz->ck);
+        if (!all || !fief_results_count(all, &fz->frozen_count)) fz->frozen_ok = false;
+        fief_release(all);
+    }
+    fief_value_t v;
+    fz->live_read = last_code(fief_object_get_value(fz->live_object, fz->pv, &v));
+    return NULL;
+}
+
+TEST(freeze_from_another_thread_during_a_write) {
+    /* THREADS said calls from another thread during a write fail; freezing
+     * succeeds, and is meant to: it gives the version the write began from. */
+    fief_realm_t *r = t_open_std();
+    R(r);
+    fief_class_key_t ck = t_class(r, "NoPk");
+    fief_object_key_t k = add_nopk(r, 1);
+    add_nopk(r, 2);
+    uint64_t before = 0;
+    E(fief_realm_get_version(r, &before));
+    fief_object_t *o = fief_object_get(r, ck, k);
+    R(o);
+    R(fief_realm_begin_write(r));
+    fief_property_key_t pv = t_prop(r, "NoPk", "value");
+    fief_value_t v = vi(3);
+    fief_object_t *o3 = fief_object_create(r, ck, &pv, &v, 1, FIEF_UPDATE_POLICY_ERROR);
+    R(o3);
+    struct freezer fz = {r, o, ck, pv, 0, false, FIEF_OK, NULL};
+    t_run_thread(freeze_during_write, &fz);
+    E(fz.frozen_ok);
+    EQU(fz.frozen_count, 2);                       /* the write's object is not there */
+    EQI(fz.live_read, FIEF_ERR_WRONG_THREAD);      /* the live realm's data stays the writer's */
+    uint64_t frozen_version = 0;
+    E(fz.frozen && fief_realm_get_version(fz.frozen, &frozen_version));
+    EQU(frozen_version, before);
+    E(fief_realm_commit(r));
+    if (fz.frozen) EQU(t_count_class(fz.frozen, ck), 2);
+    /* inside the write, on its own thread, too; and ALREADY_IN_TRANSACTION is not freeze's */
+    R(fief_realm_begin_write(r));
+    fief_realm_t *f2 = fief_realm_freeze(r);
+    E(f2 != NULL);
+    if (f2) EQU(t_count_class(f2, ck), 3);
+    EERR(fief_realm_refresh(r, NULL), FIEF_ERR_ALREADY_IN_TRANSACTION);
+    EERR(fief_realm_invalidate(r), FIEF_ERR_ALREADY_IN_TRANSACTION);
+    E(fief_realm_cancel(r));
+    fief_release(f2);
+    fief_release(fz.frozen);
+    fief_release(o3);
+    fief_release(o);
+    fief_release(r);
+}
+
 static const t_case cases[] = {
     T(version_functions), T(config_options), T(open_close), T(close_cancels_transaction),
     T(delete_files), T(transactions), T(version_numbers), T(refresh_and_liveness),
     T(freeze_thaw_resolve), T(frozen_from_other_thread), T(wrong_thread), T(in_memory),
-    T(read_only), T(release_order_and_refcounts),
+    T(read_only), T(release_order_and_refcounts), T(resolve_in_with_a_closed_realm),
+    T(freeze_from_another_thread_during_a_write),
 };
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }

@@ -1,4 +1,5 @@
 import XCTest
+import Foundation
 import CLMDB
 @testable import FiefEngine
 
@@ -58,6 +59,45 @@ final class ListTests: XCTestCase {
         }
         if let write = realm.write { try read(write.txn) } else { try read(try realm.currentSnapshot().txn) }
         return total
+    }
+
+    /// A realm another realm committed after, frozen: the frozen realm shares
+    /// the live one's snapshot, whose lock `listState` held while loading
+    /// the list asked for it again (a deadlock on one thread).
+    func testListsOfARealmBehindTheNewestCommitAndItsFrozenCopy() throws {
+        let dir = tempDir()
+        let live = try DB.open(dir.file(), schema)
+        let other = try DB.open(dir.file(), schema)
+        var owner: Int64 = 0
+        try live.write {
+            let dog = try live.create("Dog", [("name", .string("Rex"))])
+            owner = try live.create("Person", [("name", .string("Ann"))])
+            try live.append("Person", owner, "scores", [.int(7), .int(8)])
+            try live.append("Person", owner, "dogs", [.link(live.cls("Dog"), dog)])
+        }
+        for name in ["scores", "dogs"] {
+            for throughFrozen in [false, true] {
+                _ = try live.realm.refresh()
+                XCTAssertGreaterThanOrEqual(try live.count("Person"), 1)   // the live realm reads its snapshot
+                try other.write { _ = try other.create("Person", [("name", .string("Bob"))]) }
+                let frozen = DB(try live.realm.freeze())
+                let reader = throughFrozen ? frozen : live
+                // Read on another thread, so a deadlock fails the test instead of hanging it.
+                let done = DispatchSemaphore(value: 0)
+                let read = Box<Result<[TV], Error>?>(nil)
+                let ownerKey = owner
+                Thread {
+                    read.value = Result { try reader.list("Person", ownerKey, name) }
+                    done.signal()
+                }.start()
+                guard done.wait(timeout: .now() + 20) == .success else {
+                    XCTFail("reading '\(name)' through the \(throughFrozen ? "frozen" : "live") realm never returned")
+                    return
+                }
+                XCTAssertEqual(try read.value?.get().count, name == "scores" ? 2 : 1)
+                XCTAssertEqual(try (throughFrozen ? live : frozen).list("Person", owner, name).count, name == "scores" ? 2 : 1)
+            }
+        }
     }
 
     func testSchemaRulesForLists() throws {

@@ -43,23 +43,29 @@ extension Realm {
                 // This list was one of them: loaded whole just now.
                 return known
             }
-            let state = try loadList(id, table, column, txn: write.txn, bounds: write.bounds, complete: complete)
+            let size = try storedListSize(table, column, owner)
+            let state = try loadList(id, table, column, size: size, txn: write.txn, bounds: write.bounds, complete: complete)
             write.lists[id] = state
             return state
         }
         let snapshot = try currentSnapshot()
+        // The size is read before the snapshot's lock is taken: reading it
+        // goes through the snapshot's chunks, which take that lock
+        // themselves when the snapshot is shared with a frozen realm.
+        let size = try storedListSize(table, column, owner)
         return try snapshot.withTransaction { (txn) throws(FiefError) -> ListState in
             if let known = snapshot.lists[id] { return known }
-            let state = try loadList(id, table, column, txn: txn, bounds: snapshot.bounds, complete: true)
+            let state = try loadList(id, table, column, size: size, txn: txn, bounds: snapshot.bounds, complete: true)
             try state.prepareForReading(table)
             snapshot.lists[id] = state
             return state
         }
     }
 
-    /// Read a list's segment headers (all, or only the last) with `txn`.
-    private func loadList(_ id: ListID, _ table: Table, _ column: Column, txn: OpaquePointer, bounds: MapBounds, complete: Bool) throws(FiefError) -> ListState {
-        let size = try storedListSize(table, column, id.owner)
+    /// Read the segment headers (all, or only the last) of a list of `size`
+    /// elements with `txn`.  Reads nothing else of the realm: a snapshot's
+    /// caller holds the snapshot's lock, which is not reentrant.
+    private func loadList(_ id: ListID, _ table: Table, _ column: Column, size: Int, txn: OpaquePointer, bounds: MapBounds, complete: Bool) throws(FiefError) -> ListState {
         let dbi = try table.listDatabase(column.key)
         let empty = ListState(id: id, column: column, segments: [], base: 0, count: 0)
         if size == 0 { return empty }
@@ -154,8 +160,8 @@ extension Realm {
     public func listValues(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
         try checkReadable()
         let (table, _, state) = try list(tableKey, key, propertyKey)
-        guard start >= 0, out.count >= 0, start <= state.count, out.count <= state.count - start else {
-            throw FiefError(.indexOutOfBounds, "elements \(start)..<\(start + out.count) are out of range: the list has \(state.count)")
+        guard FiefError.rangeFits(start: start, count: out.count, size: state.count) else {
+            throw FiefError.rangeOutOfBounds("elements", start: start, count: out.count, "the list", size: state.count)
         }
         if out.isEmpty { return }
         var (s, o) = state.locate(start)

@@ -56,8 +56,8 @@ extension Realm {
         try checkReadable()
         let (table, column) = try collection(map, .map)
         let entries = try collectionEntries(map.id, try table.mapDatabase(column.key)).entries
-        guard start >= 0, count >= 0, start <= entries.count, count <= entries.count - start else {
-            throw FiefError(.indexOutOfBounds, "entries \(start)..<\(start + count) are out of range: the map has \(entries.count)")
+        guard FiefError.rangeFits(start: start, count: count, size: entries.count) else {
+            throw FiefError.rangeOutOfBounds("entries", start: start, count: count, "the map", size: entries.count)
         }
         for i in 0..<count {
             keys?[i] = entries[start + i].key

@@ -123,8 +123,8 @@ extension Realm {
         try checkReadable()
         let (table, dbi, _) = try nested(ref, .list)
         let entries = try nestedEntries(ref, dbi)
-        guard start >= 0, start <= entries.count, out.count <= entries.count - start else {
-            throw FiefError(.indexOutOfBounds, "elements \(start)..<\(start + out.count) are out of range: the nested list has \(entries.count)")
+        guard FiefError.rangeFits(start: start, count: out.count, size: entries.count) else {
+            throw FiefError.rangeOutOfBounds("elements", start: start, count: out.count, "the nested list", size: entries.count)
         }
         for i in 0..<out.count { out[i] = try nestedValue(entries[start + i].value, table, ref) }
     }
@@ -164,8 +164,8 @@ extension Realm {
         try checkReadable()
         let (table, dbi, _) = try nested(ref, .dictionary)
         let entries = try nestedEntries(ref, dbi)
-        guard start >= 0, count >= 0, start <= entries.count, count <= entries.count - start else {
-            throw FiefError(.indexOutOfBounds, "entries \(start)..<\(start + count) are out of range: the nested dictionary has \(entries.count)")
+        guard FiefError.rangeFits(start: start, count: count, size: entries.count) else {
+            throw FiefError.rangeOutOfBounds("entries", start: start, count: count, "the nested dictionary", size: entries.count)
         }
         for i in 0..<count {
             keys?[i] = entries[start + i].key

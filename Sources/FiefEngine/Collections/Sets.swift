@@ -35,8 +35,8 @@ extension Realm {
         try checkReadable()
         let (table, column) = try collection(set, .set)
         let entries = try collectionEntries(set.id, try table.setDatabase(column.key)).entries
-        guard start >= 0, start <= entries.count, out.count <= entries.count - start else {
-            throw FiefError(.indexOutOfBounds, "elements \(start)..<\(start + out.count) are out of range: the set has \(entries.count)")
+        guard FiefError.rangeFits(start: start, count: out.count, size: entries.count) else {
+            throw FiefError.rangeOutOfBounds("elements", start: start, count: out.count, "the set", size: entries.count)
         }
         for i in 0..<out.count { out[i] = try element(entries[start + i], table, column, set.owner) }
     }

@@ -530,9 +530,9 @@ public final class Realm: @unchecked Sendable {
             guard !identifier.isEmpty else { throw FiefError(.invalidArgument, "the in-memory identifier is empty") }
             environment = try EnvironmentRegistry.openInMemory(identifier: identifier)
         } else if let path = configuration.path, !path.isEmpty {
-            // Before LMDB opens them: a FIFO would block the open forever.
-            try requireRegularFile(path, path: path, what: "")
-            try requireRegularFile(path + "-lock", path: path, what: " (the realm's lock file)")
+            // First: a lock file that is a directory is reported as such,
+            // even when the file is missing.
+            try EnvironmentRegistry.requireRegularFiles(path: path)
             if configuration.readOnly && access(path, F_OK) != 0 {
                 throw FiefError(.fileNotFound, "'\(path)' does not exist, and a read-only realm cannot create it", path: path)
             }
@@ -557,28 +557,6 @@ public final class Realm: @unchecked Sendable {
             let fresh = try EnvironmentRegistry.open(path: path, readOnly: false)
             return try Realm(environment: fresh, configuration: configuration)
         }
-    }
-
-    /// Refuse `file` if it exists and is not a regular file (nor a symbolic
-    /// link to one): a directory, a FIFO, a device (/dev/null) or a socket
-    /// cannot hold a realm, and LMDB would fail on it in less clear ways, or
-    /// wait forever on a FIFO.  A missing file is fine (it is created).
-    static func requireRegularFile(_ file: String, path: String, what: String) throws(FiefError) {
-        var info = stat()
-        guard stat(file, &info) == 0 else { return }   // missing, or LMDB reports why not
-        let kind: String
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: return
-        case S_IFDIR: kind = "a directory"
-        case S_IFIFO: kind = "a FIFO (named pipe)"
-        case S_IFCHR: kind = "a character device"
-        case S_IFBLK: kind = "a block device"
-        case S_IFSOCK: kind = "a socket"
-        default: kind = "a file of an unknown type"
-        }
-        var link = stat()
-        let viaLink = lstat(file, &link) == 0 && (link.st_mode & S_IFMT) == S_IFLNK
-        throw FiefError(.fileNotFief, "'\(file)'\(what) is \(viaLink ? "a symbolic link to " : "")\(kind), not a regular file: a realm is a regular file", path: path)
     }
 
     /// Delete a realm's data and lock files.  Returns whether the data file existed.

@@ -1,4 +1,5 @@
 import CLMDB
+import CFiefSupport
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -528,8 +529,10 @@ enum EnvironmentRegistry {
         static func keep(_ environment: Environment) { environments.append(environment) }
     }
 
-    /// The environment for `path`, opened if needed.
+    /// The environment for `path`, opened if needed (realms, `fief_file_verify`
+    /// and `fief_file_copy` open files here; see `requireRegularFiles`).
     static func open(path: String, readOnly: Bool) throws(FiefError) -> Environment {
+        try requireRegularFiles(path: path)
         let key = canonicalPath(path)
         let environment = try environment(key) { () throws(FiefError) in
             try Environment(path: path, registryKey: key, readOnly: readOnly, inMemory: false)
@@ -539,6 +542,53 @@ enum EnvironmentRegistry {
             throw FiefError(.fileLocked, "'\(path)' is open read-only in this process; close those realms before opening it for writing", path: path)
         }
         return environment
+    }
+
+    /// Refuse `path` or its lock file if it exists and is not a regular
+    /// file (nor a symbolic link to one), with `.fileNotFief`: a directory,
+    /// a FIFO, a device (/dev/null), a socket or a file of the kernel's
+    /// pseudo file systems (/proc, /sys) cannot hold a realm, and LMDB would
+    /// fail on it in less clear ways, or wait forever on a FIFO.  Missing
+    /// files are fine (an open creates them).
+    static func requireRegularFiles(path: String) throws(FiefError) {
+        try requireRegularFile(path, path: path, what: "")
+        try requireRegularFile(path + "-lock", path: path, what: " (the realm's lock file)")
+    }
+
+    private static func requireRegularFile(_ file: String, path: String, what: String) throws(FiefError) {
+        var info = stat()
+        guard stat(file, &info) == 0 else { return }   // missing, or LMDB reports why not
+        let kind: String
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            guard let system = pseudoFileSystem(file) else { return }
+            kind = "a file of the kernel's \(system) file system"
+        case S_IFDIR: kind = "a directory"
+        case S_IFIFO: kind = "a FIFO (named pipe)"
+        case S_IFCHR: kind = "a character device"
+        case S_IFBLK: kind = "a block device"
+        case S_IFSOCK: kind = "a socket"
+        default: kind = "a file of an unknown type"
+        }
+        var link = stat()
+        let viaLink = lstat(file, &link) == 0 && (link.st_mode & S_IFMT) == S_IFLNK
+        throw FiefError(.fileNotFief, "'\(file)'\(what) is \(viaLink ? "a symbolic link to " : "")\(kind), not a regular file: a realm is a regular file", path: path)
+    }
+
+    /// The name of the kernel pseudo file system `file` lies on (its files
+    /// look regular but hold what the kernel makes up as they are read), or
+    /// nil.
+    private static func pseudoFileSystem(_ file: String) -> String? {
+        switch fief_file_system_type(file) {
+        case 0x9fa0: return "proc"
+        case 0x6265_6572: return "sysfs"
+        case 0x6462_6720: return "debugfs"
+        case 0x7472_6163: return "tracefs"
+        case 0x7363_6673: return "securityfs"
+        case 0x0027_e0eb, 0x6367_7270: return "cgroup"
+        case 0x6265_6570: return "configfs"
+        default: return nil
+        }
     }
 
     /// The environment for in-memory identifier `identifier`, created if needed.

@@ -82,3 +82,19 @@ def test_files_that_cannot_be_read(tmp_path, library):
     with pytest.raises(fief.NotAFiefFileError):
         fief.copy_file(junk, tmp_path / "out.fief")
     assert not (tmp_path / "out.fief").exists()
+
+
+def test_paths_that_are_not_regular_files(tmp_path, library):
+    # A FIFO blocked verify_file and copy_file forever; a directory was a
+    # FilePermissionError: both are refused as Realm(...) refuses them.
+    fifo = tmp_path / "fifo.fief"
+    os.mkfifo(fifo)
+    directory = tmp_path / "adir"
+    directory.mkdir()
+    for path, what in [(fifo, "is a FIFO"), (directory, "is a directory"),
+                       ("/proc/self/status", "is a file of the kernel's proc file system")]:
+        with pytest.raises(fief.NotAFiefFileError, match=what):
+            fief.verify_file(path)
+        with pytest.raises(fief.NotAFiefFileError, match="not a regular file"):
+            fief.copy_file(path, tmp_path / "out.fief")
+        assert not (tmp_path / "out.fief").exists()
