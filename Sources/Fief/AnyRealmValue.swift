@@ -468,19 +468,108 @@ extension AnyRealmValue {
     /// The value with its nested collections copied into new unmanaged
     /// ones, to any depth (objects stay the same instances): what is
     /// written when a nested collection is assigned, read before the write
-    /// replaces anything it may come from.
+    /// replaces anything it may come from.  A worklist, not recursion.
     func fiefDetached() -> AnyRealmValue {
+        guard let top = fiefEmptyCopy() else { return self }
+        var pending: [(source: AnyRealmValue, copy: AnyRealmValue)] = [(self, top)]
+        while let (source, copy) = pending.popLast() {
+            switch (source, copy) {
+            case (.list(let list), .list(let out)):
+                var elements = list.elements
+                for i in elements.indices {
+                    guard let child = elements[i].fiefEmptyCopy() else { continue }
+                    pending.append((elements[i], child))
+                    elements[i] = child
+                }
+                out.state = .unmanaged(elements)
+            case (.dictionary(let map), .dictionary(let out)):
+                var entries = Map.dictionary(map.entries)
+                for (key, value) in entries {
+                    guard let child = value.fiefEmptyCopy() else { continue }
+                    pending.append((value, child))
+                    entries[key] = child
+                }
+                out.state = .unmanaged(entries)
+            default:
+                break
+            }
+        }
+        return top
+    }
+
+    /// Swift's `==` for two values that may hold unmanaged nested
+    /// collections, to any depth: unmanaged lists equal element by element,
+    /// unmanaged dictionaries key by key (values as `Map`'s `==` compares
+    /// them), managed ones when they are the same collection; a worklist,
+    /// not recursion.
+    static func fiefTreesEqual(_ a: AnyRealmValue, _ b: AnyRealmValue) -> Bool {
+        var pending: [(AnyRealmValue, AnyRealmValue)] = [(a, b)]
+        while let (x, y) = pending.popLast() {
+            switch (x, y) {
+            case (.list(let l), .list(let r)):
+                if l === r { continue }
+                guard case .unmanaged(let left) = l.state, case .unmanaged(let right) = r.state else {
+                    if case .managed(let ml) = l.state, case .managed(let mr) = r.state, ml.isSame(as: mr) { continue }
+                    return false
+                }
+                guard left.count == right.count else { return false }
+                pending.append(contentsOf: zip(left, right))
+            case (.dictionary(let l), .dictionary(let r)):
+                if l === r { continue }
+                guard case .unmanaged(let left) = l.state, case .unmanaged(let right) = r.state else {
+                    if case .managed(let ml) = l.state, case .managed(let mr) = r.state, ml.isSame(as: mr) { continue }
+                    return false
+                }
+                guard left.count == right.count else { return false }
+                for (key, value) in left {
+                    guard let other = right[key] else { return false }
+                    if value.fiefIsNested || other.fiefIsNested {
+                        pending.append((value, other))
+                    } else if !fiefSameElement(value, other) {
+                        return false
+                    }
+                }
+            case (.list, _), (.dictionary, _), (_, .list), (_, .dictionary):
+                return false
+            default:
+                if x != y { return false }
+            }
+        }
+        return true
+    }
+
+    /// Releases `pending` (the values taken out of an unmanaged list or
+    /// dictionary being deinitialized) so that the unmanaged collections nested in
+    /// them, to any depth, go one at a time: each one only `pending` holds
+    /// is emptied into the worklist before it goes, so no deinit recurses.
+    static func fiefRelease(_ pending: inout [AnyRealmValue]) {
+        while var value = pending.popLast() {
+            switch value {
+            case .list(var list):
+                value = .none  // `list` is then the worklist's only reference to it
+                if isKnownUniquelyReferenced(&list), case .unmanaged(let inner) = list.state, !inner.isEmpty {
+                    list.state = .unmanaged([])
+                    pending.append(contentsOf: inner)
+                }
+            case .dictionary(var map):
+                value = .none
+                if isKnownUniquelyReferenced(&map), case .unmanaged(let inner) = map.state, !inner.isEmpty {
+                    map.state = .unmanaged([:])
+                    pending.append(contentsOf: inner.values)
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    /// A new, empty unmanaged list or dictionary for a nested collection;
+    /// nil for any other value.
+    private func fiefEmptyCopy() -> AnyRealmValue? {
         switch self {
-        case .list(let list):
-            let copy = List<AnyRealmValue>()
-            copy.state = .unmanaged(list.elements.map { $0.fiefDetached() })
-            return .list(copy)
-        case .dictionary(let map):
-            let copy = Map<String, AnyRealmValue>()
-            copy.state = .unmanaged(Map.dictionary(map.entries).mapValues { $0.fiefDetached() })
-            return .dictionary(copy)
-        default:
-            return self
+        case .list: return .list(List<AnyRealmValue>())
+        case .dictionary: return .dictionary(Map<String, AnyRealmValue>())
+        default: return nil
         }
     }
 
@@ -893,6 +982,68 @@ enum FiefNestedStep: Hashable, CustomStringConvertible {
     }
 }
 
+/// The steps from a mixed property down to a nested collection, as a chain
+/// from the deepest step up (each collection's path shares its parent's):
+/// reaching a collection n levels deep costs O(n), not O(n^2), and
+/// releasing a long chain unlinks it without recursion.
+final class FiefNestedPath: Equatable, CustomStringConvertible {
+    /// The last step; nil for the property itself.
+    let step: FiefNestedStep?
+    private var parent: FiefNestedPath?
+    /// How many steps.
+    let depth: Int
+
+    /// The path of the collection a mixed property holds (no steps).
+    static var property: FiefNestedPath { FiefNestedPath(parent: nil, step: nil) }
+
+    private init(parent: FiefNestedPath?, step: FiefNestedStep?) {
+        self.parent = parent
+        self.step = step
+        depth = (parent?.depth ?? 0) + (step == nil ? 0 : 1)
+    }
+
+    /// This path and one step more.
+    func appending(_ step: FiefNestedStep) -> FiefNestedPath { FiefNestedPath(parent: self, step: step) }
+
+    /// The steps, from the property down.
+    var steps: [FiefNestedStep] {
+        var out: [FiefNestedStep] = []
+        out.reserveCapacity(depth)
+        var node: FiefNestedPath? = self
+        while let current = node {
+            if let step = current.step { out.append(step) }
+            node = current.parent
+        }
+        return out.reversed()
+    }
+
+    var description: String { steps.map(\.description).joined() }
+
+    static func == (a: FiefNestedPath, b: FiefNestedPath) -> Bool {
+        guard a.depth == b.depth else { return false }
+        var x: FiefNestedPath? = a, y: FiefNestedPath? = b
+        while let p = x, let q = y, p !== q {
+            if p.step != q.step { return false }
+            x = p.parent
+            y = q.parent
+        }
+        return true
+    }
+
+    deinit {
+        // Unlink the chain above while this path holds its only reference,
+        // so releasing a deep path never recurses.
+        var next = parent
+        parent = nil
+        while var node = next {
+            next = nil
+            guard isKnownUniquelyReferenced(&node) else { break }
+            next = node.parent
+            node.parent = nil
+        }
+    }
+}
+
 /// Where a managed mixed value lives, to reach the nested collection it
 /// holds: a mixed property of a row, an element of a managed list, or the
 /// value of a key of a managed map.
@@ -915,20 +1066,31 @@ extension AnyRealmValue {
     }
 
     /// Writes the contents of this (detached) nested collection into the
-    /// empty one just stored at `slot`, nested ones included.
+    /// empty one just stored at `slot`, nested ones included, to any depth:
+    /// a worklist, not recursion.
     func fiefFillNested(in slot: FiefMixedSlot, core: RealmCore) {
-        switch self {
-        case .list(let source):
-            let elements = source.elements
-            guard !elements.isEmpty else { return }
-            List<AnyRealmValue>(managed: slot.nestedList()).append(objectsIn: elements)
-        case .dictionary(let source):
-            let entries = source.entries
-            guard !entries.isEmpty else { return }
-            let target = Map<String, AnyRealmValue>(managed: slot.nestedMap())
-            for entry in entries { target.updateValue(entry.value, forKey: entry.key) }
-        default:
-            break
+        var pending: [(value: AnyRealmValue, slot: FiefMixedSlot)] = [(self, slot)]
+        while let (value, slot) = pending.popLast() {
+            switch value {
+            case .list(let source):
+                let elements = source.elements
+                guard !elements.isEmpty else { continue }
+                let target = slot.nestedList()
+                let start = target.appendDetachedMixed(elements)
+                for (offset, element) in elements.enumerated() where element.fiefIsNested {
+                    pending.append((element, .listElement(target, start + offset)))
+                }
+            case .dictionary(let source):
+                let entries = source.entries
+                guard !entries.isEmpty else { continue }
+                let target = slot.nestedMap()
+                for entry in entries {
+                    target.setDetachedMixed(entry.key, entry.value)
+                    if entry.value.fiefIsNested { pending.append((entry.value, .mapValue(target, entry.key))) }
+                }
+            default:
+                break
+            }
         }
     }
 }
