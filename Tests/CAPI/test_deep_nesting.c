@@ -320,7 +320,7 @@ static bool deep_story(const char *name) {
     EQU(matching(&d, alternating_bottom), 1);
     free(alternating_bottom);
     EQU(matching(&d, "anyValue[0][0][0].@type == 'list' AND anyValue[0][0][0].@size == 1"), 3);
-    EQU(matching(&d, "anyValue.k[0].k[0].@type == 'list'"), 1);
+    EQU(matching(&d, "anyValue.k[0].k.@type == 'list' AND anyValue.k[0].k[0].@type == 'dictionary'"), 1);
     char *many = deep_path("[*]", DEPTH, " == 42");
     NEED(many != NULL);
     EQU(matching(&d, many), 3);

@@ -533,6 +533,8 @@ extension Realm {
                     break
                 }
             }
+            if hits.isEmpty { continue }
+            changed = true
             forgetCollectionEntries(write)
             MixedCoding.encode(.null, into: &write.entryValue)
             for key in hits {
@@ -544,7 +546,6 @@ extension Realm {
                     }
                 }
             }
-            if !hits.isEmpty { changed = true }
         }
         if changed { noteColumnChange(table.key, property) }
     }

@@ -370,7 +370,7 @@ class NestedSpec(PropertySpec):
         self._position = position
         self.stable = stable
 
-    @property  # type: ignore[override]
+    @property
     def name(self) -> str:
         """The path from the object: the top property's name, then each
         position or key (built without recursion, at any depth)."""
@@ -386,7 +386,7 @@ class NestedSpec(PropertySpec):
     def name(self, value: str) -> None:
         pass  # PropertySpec.__init__ sets it; the name is always the path
 
-    @property  # type: ignore[override]
+    @property
     def attr(self) -> str:
         return self.name
 
