@@ -543,24 +543,35 @@ extension AnyRealmValue {
     /// them, to any depth, go one at a time: each one only `pending` holds
     /// is emptied into the worklist before it goes, so no deinit recurses.
     static func fiefRelease(_ pending: inout [AnyRealmValue]) {
-        while var value = pending.popLast() {
-            switch value {
-            case .list(var list):
-                value = .none  // `list` is then the worklist's only reference to it
-                if isKnownUniquelyReferenced(&list), case .unmanaged(let inner) = list.state, !inner.isEmpty {
-                    list.state = .unmanaged([])
-                    pending.append(contentsOf: inner)
-                }
-            case .dictionary(var map):
-                value = .none
-                if isKnownUniquelyReferenced(&map), case .unmanaged(let inner) = map.state, !inner.isEmpty {
-                    map.state = .unmanaged([:])
-                    pending.append(contentsOf: inner.values)
-                }
-            default:
-                break
+        while !pending.isEmpty {
+            // The collection is taken out of the value into a variable of its
+            // own, and the value dropped, so that variable is the worklist's
+            // only reference to it (a `switch` over the value would hold one more).
+            var value: AnyRealmValue? = pending.removeLast()
+            var list = value?.fiefListObject
+            var map = value?.fiefDictionaryObject
+            value = nil
+            if list != nil, isKnownUniquelyReferenced(&list!), case .unmanaged(let inner) = list!.state, !inner.isEmpty {
+                list!.state = .unmanaged([])
+                pending.append(contentsOf: inner)
             }
+            if map != nil, isKnownUniquelyReferenced(&map!), case .unmanaged(let inner) = map!.state, !inner.isEmpty {
+                map!.state = .unmanaged([:])
+                pending.append(contentsOf: inner.values)
+            }
+            list = nil
+            map = nil
         }
+    }
+
+    private var fiefListObject: List<AnyRealmValue>? {
+        if case .list(let list) = self { return list }
+        return nil
+    }
+
+    private var fiefDictionaryObject: Map<String, AnyRealmValue>? {
+        if case .dictionary(let map) = self { return map }
+        return nil
     }
 
     /// A new, empty unmanaged list or dictionary for a nested collection;

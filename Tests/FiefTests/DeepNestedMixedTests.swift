@@ -34,12 +34,17 @@ final class DeepNestedMixedTests: FiefTestCase {
     }
 
     /// Runs `body` on a thread with a 512 KB stack and waits for it.
-    func onSmallStack(_ body: @escaping @Sendable () throws -> Void) throws {
-        final class Outcome: @unchecked Sendable { var error: Error? }
-        let outcome = Outcome()
+    func onSmallStack(_ body: @escaping () throws -> Void) throws {
+        // The body runs on the thread alone, then this one reads the outcome.
+        final class Outcome: @unchecked Sendable {
+            let body: () throws -> Void
+            var error: Error?
+            init(_ body: @escaping () throws -> Void) { self.body = body }
+        }
+        let outcome = Outcome(body)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
-            do { try body() } catch { outcome.error = error }
+            do { try outcome.body() } catch { outcome.error = error }
             done.signal()
         }
         thread.stackSize = 512 * 1024

@@ -7,7 +7,7 @@ import datetime as _dt
 import decimal
 import math
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import errors
@@ -48,36 +48,49 @@ def prepare(value: Any, schema: "SchemaBinding", where: str, *, nested: bool = T
     recursion limit does not apply)."""
     word = _container_word(value)
     if word is None:
-        return _prepare_scalar(value, schema, where, nested)
+        return _prepare_scalar(value, schema, lambda: where, nested)
     if not nested:
         raise errors.TypeMismatchError(
             f"{where}: a set of mixed values cannot hold a {word} (only lists and dicts of mixed values "
             "nest collections)")
-    # Each open container: (its value, its items, the prepared copy, where it is).
+    # Each open container: (its value, its items, the prepared copy); `path`
+    # the keys and positions down to the current one, made into the text
+    # naming a value only for an error (so a deep value costs O(depth)).
+    path: list[Any] = []
+
+    def where_now() -> str:
+        return where + "".join(f"[{step!r}]" for step in path)
+
+    def where_at(key: Any) -> Callable[[], str]:
+        return lambda: f"{where_now()}[{key!r}]"
+
     open_ids = {id(value)}
     top: Any = {} if word == "dict" else []
-    stack = [(value, _items(value, word), top, where)]
+    stack = [(value, _items(value, word), top)]
     while stack:
-        source, items, out, at = stack[-1]
+        source, items, out = stack[-1]
         step = next(items, None)
         if step is None:
             stack.pop()
+            if path:
+                path.pop()
             open_ids.discard(id(source))
             continue
         key, item = step
         if isinstance(out, dict) and not isinstance(key, str):
             raise errors.TypeMismatchError(
-                f"{at}: the keys of a dict in a mixed value are strings, not {type(key).__name__} ({key!r})")
-        item_where = f"{at}[{key!r}]"
+                f"{where_now()}: the keys of a dict in a mixed value are strings, "
+                f"not {type(key).__name__} ({key!r})")
         item_word = _container_word(item)
         if item_word is None:
-            prepared = _prepare_scalar(item, schema, item_where, True)
+            prepared = _prepare_scalar(item, schema, where_at(key), True)
         else:
             if id(item) in open_ids:
-                raise errors.InvalidArgumentError(f"{item_where}: the {item_word} contains itself")
+                raise errors.InvalidArgumentError(f"{where_at(key)()}: the {item_word} contains itself")
             open_ids.add(id(item))
             prepared = {} if item_word == "dict" else []
-            stack.append((item, _items(item, item_word), prepared, item_where))
+            stack.append((item, _items(item, item_word), prepared))
+            path.append(key)
         if isinstance(out, dict):
             out[key] = prepared
         else:
@@ -101,20 +114,22 @@ def _items(value: Any, word: str) -> Iterator[tuple[Any, Any]]:
     return iter(value.items()) if word == "dict" else enumerate(value)
 
 
-def _prepare_scalar(value: Any, schema: "SchemaBinding", where: str, nested: bool) -> Any:
+def _prepare_scalar(value: Any, schema: "SchemaBinding", where: Callable[[], str], nested: bool) -> Any:
+    """A value that is not a list or dict, checked; `where` makes the text
+    naming it (for errors only)."""
     if isinstance(value, Link):
-        schema.check_link(value, where)  # one that names no object fails here, before any write
+        schema.check_link(value, where())  # one that names no object fails here, before any write
         return value
     if value is None or isinstance(value, _SCALARS):
         if isinstance(value, int) and not isinstance(value, bool) and not -(1 << 63) <= value < (1 << 63):
-            raise errors.InvalidArgumentError(f"{where}: {value} does not fit in 64 bits")
+            raise errors.InvalidArgumentError(f"{where()}: {value} does not fit in 64 bits")
         return value
     if isinstance(value, _BYTES_LIKE):
         return bytes(value)
     if isinstance(value, Object):
-        check_link(value, schema, where)
+        check_link(value, schema, where())
         return value
-    raise errors.TypeMismatchError(f"{where}: a value of type {type(value).__name__!r} cannot be a mixed value; "
+    raise errors.TypeMismatchError(f"{where()}: a value of type {type(value).__name__!r} cannot be a mixed value; "
                                    f"give {_KINDS}" + (", or a list or dict of them" if nested else ""))
 
 
