@@ -339,65 +339,113 @@ extension AnyRealmValue: _Persistable {
     /// of such values, to any depth.  Nil when something does not convert
     /// (an embedded object, a dictionary with a key that is not a string).
     public static func _fiefFromAny(_ any: Any?) -> AnyRealmValue? {
-        guard let value = fiefUnwrap(any) else { return AnyRealmValue.none }
-        if let mixed = value as? AnyRealmValue { return mixed }
-        if value is NSNull { return AnyRealmValue.none }
+        // Nested arrays and dictionaries are converted with a worklist, not
+        // by recursion: any depth converts on any thread's stack.
+        var pending: [(conversion: FiefConversion, into: AnyRealmValue)] = []
+        func converted(_ conversion: FiefConversion) -> AnyRealmValue? {
+            switch conversion {
+            case .value(let value): return value
+            case .failed: return nil
+            case .list:
+                let list = AnyRealmValue.list(List<AnyRealmValue>())
+                pending.append((conversion, list))
+                return list
+            case .dictionary:
+                let map = AnyRealmValue.dictionary(Map<String, AnyRealmValue>())
+                pending.append((conversion, map))
+                return map
+            }
+        }
+        guard let top = converted(fiefConvertOne(any)) else { return nil }
+        while let (conversion, into) = pending.popLast() {
+            switch (conversion, into) {
+            case (.list(let items), .list(let list)):
+                var elements: [AnyRealmValue] = []
+                elements.reserveCapacity(items.count)
+                for item in items {
+                    guard let element = converted(fiefConvertOne(item)) else { return nil }
+                    elements.append(element)
+                }
+                list.state = .unmanaged(elements)
+            case (.dictionary(let entries), .dictionary(let map)):
+                var values: [String: AnyRealmValue] = [:]
+                for (key, item) in entries {
+                    guard let element = converted(fiefConvertOne(item)) else { return nil }
+                    values[key] = element
+                }
+                map.state = .unmanaged(values)
+            default:
+                break
+            }
+        }
+        return top
+    }
+
+    /// A Swift array's items or a string-keyed Swift dictionary's entries,
+    /// found by conformance (no bridging to Foundation).
+    fileprivate protocol FiefNativeCollection {
+        var fiefConversion: FiefConversion? { get }
+    }
+
+    /// What `_fiefFromAny` makes of one value: a mixed value, the items of
+    /// an array or other sequence, or the entries of a string-keyed
+    /// dictionary (converted in turn), or nothing.
+    fileprivate enum FiefConversion {
+        case value(AnyRealmValue)
+        case list([Any?])
+        case dictionary([(String, Any?)])
+        case failed
+    }
+
+    private static func fiefConvertOne(_ any: Any?) -> FiefConversion {
+        guard let value = fiefUnwrap(any) else { return .value(AnyRealmValue.none) }
+        if let mixed = value as? AnyRealmValue { return .value(mixed) }
+        // A Swift array or dictionary before any cast to a Foundation class:
+        // such a cast bridges it, every level, recursively.
+        if let native = value as? FiefNativeCollection, let conversion = native.fiefConversion { return conversion }
+        if value is NSNull { return .value(AnyRealmValue.none) }
         if let number = value as? NSNumber, type(of: value) is NSNumber.Type {
-            return fromNumber(number)
+            return .value(fromNumber(number))
         }
         switch value {
-        case let v as Int: return .int(v)
-        case let v as Bool: return .bool(v)
-        case let v as Double: return .double(v)
-        case let v as Float: return .float(v)
-        case let v as String: return .string(v)
-        case let v as Substring: return .string(String(v))
-        case let v as Data: return .data(v)
-        case let v as Date: return .date(v)
-        case let v as ObjectId: return .objectId(v)
-        case let v as Decimal128: return .decimal128(v)
-        case let v as UUID: return .uuid(v)
-        case let v as Object: return .object(v)
-        case is EmbeddedObject: return nil
-        case let v as Int8: return .int(Int(v))
-        case let v as Int16: return .int(Int(v))
-        case let v as Int32: return .int(Int(v))
-        case let v as Int64: return .int(Int(v))
-        case let v as UInt8: return .int(Int(v))
-        case let v as UInt16: return .int(Int(v))
-        case let v as UInt32: return .int(Int(v))
-        case let v as UInt: return v <= UInt(Int.max) ? .int(Int(v)) : nil
-        case let v as UInt64: return v <= UInt64(Int.max) ? .int(Int(v)) : nil
-        case let v as NSString: return .string(v as String)
-        case let v as NSData: return .data(Data(referencing: v))
-        case let v as NSDate: return .date(Date(timeIntervalSinceReferenceDate: v.timeIntervalSinceReferenceDate))
-        case let v as List<AnyRealmValue>: return .list(v)
-        case let v as Map<String, AnyRealmValue>: return .dictionary(v)
+        case let v as Int: return .value(.int(v))
+        case let v as Bool: return .value(.bool(v))
+        case let v as Double: return .value(.double(v))
+        case let v as Float: return .value(.float(v))
+        case let v as String: return .value(.string(v))
+        case let v as Substring: return .value(.string(String(v)))
+        case let v as Data: return .value(.data(v))
+        case let v as Date: return .value(.date(v))
+        case let v as ObjectId: return .value(.objectId(v))
+        case let v as Decimal128: return .value(.decimal128(v))
+        case let v as UUID: return .value(.uuid(v))
+        case let v as Object: return .value(.object(v))
+        case is EmbeddedObject: return .failed
+        case let v as Int8: return .value(.int(Int(v)))
+        case let v as Int16: return .value(.int(Int(v)))
+        case let v as Int32: return .value(.int(Int(v)))
+        case let v as Int64: return .value(.int(Int(v)))
+        case let v as UInt8: return .value(.int(Int(v)))
+        case let v as UInt16: return .value(.int(Int(v)))
+        case let v as UInt32: return .value(.int(Int(v)))
+        case let v as UInt: return v <= UInt(Int.max) ? .value(.int(Int(v))) : .failed
+        case let v as UInt64: return v <= UInt64(Int.max) ? .value(.int(Int(v))) : .failed
+        case let v as NSString: return .value(.string(v as String))
+        case let v as NSData: return .value(.data(Data(referencing: v)))
+        case let v as NSDate: return .value(.date(Date(timeIntervalSinceReferenceDate: v.timeIntervalSinceReferenceDate)))
+        case let v as List<AnyRealmValue>: return .value(.list(v))
+        case let v as Map<String, AnyRealmValue>: return .value(.dictionary(v))
         default: break
         }
         // Enums and custom persistable types: their persisted values.
         if let persistable = value as? _Persistable, !(value is FiefCollectionProtocol) {
-            guard let stored = persistable._fiefStored else { return AnyRealmValue.none }
-            guard ObjectIdentifier(type(of: stored)) != ObjectIdentifier(type(of: value)) else { return nil }
-            return _fiefFromAny(stored)
+            guard let stored = persistable._fiefStored else { return .value(AnyRealmValue.none) }
+            guard ObjectIdentifier(type(of: stored)) != ObjectIdentifier(type(of: value)) else { return .failed }
+            return fiefConvertOne(stored)
         }
-        if let entries = fiefDictionaryEntries(value) {
-            var converted: [String: AnyRealmValue] = [:]
-            for (key, item) in entries {
-                guard let element = _fiefFromAny(item) else { return nil }
-                converted[key] = element
-            }
-            return fromDictionary(converted)
-        }
-        if let items = fiefSequenceItems(value) {
-            var converted: [AnyRealmValue] = []
-            for item in items {
-                guard let element = _fiefFromAny(item) else { return nil }
-                converted.append(element)
-            }
-            return fromArray(converted)
-        }
-        return nil
+        if let entries = fiefDictionaryEntries(value) { return .dictionary(entries) }
+        if let items = fiefSequenceItems(value) { return .list(items) }
+        return .failed
     }
 
     /// An `NSNumber` as the kind of number it holds (a boolean one is of
@@ -1103,5 +1151,17 @@ extension AnyRealmValue {
                 break
             }
         }
+    }
+}
+
+extension Array: AnyRealmValue.FiefNativeCollection {
+    fileprivate var fiefConversion: AnyRealmValue.FiefConversion? { .list(map { $0 as Any? }) }
+}
+
+extension Dictionary: AnyRealmValue.FiefNativeCollection {
+    /// A dictionary with keys of another type is left to the other checks.
+    fileprivate var fiefConversion: AnyRealmValue.FiefConversion? {
+        guard Key.self == String.self else { return nil }
+        return .dictionary(map { ($0.key as! String, $0.value as Any?) })
     }
 }

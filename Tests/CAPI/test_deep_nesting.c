@@ -212,6 +212,26 @@ static size_t matching(deep_realm *d, const char *predicate) {
     return count;
 }
 
+/* `predicate`'s description (as fief_results_get_description gives it)
+ * filters the same Boxes again: true when it does. */
+static bool description_filters_the_same(deep_realm *d, const char *predicate) {
+    fief_results_t *all = fief_realm_get_objects(d->realm, d->box_class);
+    NEED(all != NULL);
+    fief_results_t *found = fief_results_filter(all, predicate, NULL, 0);
+    NEED(found != NULL);
+    const char *text = fief_results_get_description(found);
+    NEED(text != NULL);
+    fief_results_t *again = fief_results_filter(all, text, NULL, 0);
+    NEED(again != NULL);
+    size_t first = 0, second = 1;
+    NEED(fief_results_count(found, &first) && fief_results_count(again, &second));
+    EQU(first, second);
+    fief_release(again);
+    fief_release(found);
+    fief_release(all);
+    return first == second;
+}
+
 /* "anyValue" and `steps` times `step`, then `tail`. */
 static char *deep_path(const char *step, int steps, const char *tail) {
     size_t step_length = strlen(step);
@@ -306,6 +326,7 @@ static bool deep_story(const char *name) {
     char *to_bottom = deep_path("[0]", DEPTH, " == 42");
     NEED(to_bottom != NULL);
     EQU(matching(&d, to_bottom), 3);
+    E(description_filters_the_same(&d, to_bottom));
     free(to_bottom);
     char *alternating_bottom = malloc((size_t)DEPTH * 4 + 32);
     NEED(alternating_bottom != NULL);

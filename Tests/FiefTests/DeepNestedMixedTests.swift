@@ -53,6 +53,20 @@ final class DeepNestedMixedTests: FiefTestCase {
         if let error = outcome.error { throw error }
     }
 
+    func testDeepSwiftArraysAndDictionariesConvertWithoutRecursion() throws {
+        // Swift's own arrays release their elements recursively, so the
+        // value given stays shallower than `depth`: 10,000 levels, far more
+        // than a recursive conversion's frames fit in the 8 MB stack.
+        let levels = 10_000
+        var given: Any = ["bottom"]
+        for level in 1..<levels { given = level % 2 == 1 ? ["k": given] as [String: Any] : [given] as [Any] }
+        let realm = try Realm(configuration: fileConfiguration(objectTypes: [MixedHolder.self]))
+        try realm.write { realm.create(MixedHolder.self, value: ["id": 3, "value": given]) }
+        var node = try XCTUnwrap(realm.object(ofType: MixedHolder.self, forPrimaryKey: 3)).value
+        for _ in 1..<levels { node = node.listValue.map { $0[0] } ?? node.dictionaryValue?["k"] ?? .none }
+        XCTAssertEqual(node.listValue.map(Array.init), [.string("bottom")])
+    }
+
     func testDeepNestingIsWrittenReadCopiedAndReleasedOnASmallStack() throws {
         let configuration = fileConfiguration(objectTypes: [MixedHolder.self])
         try onSmallStack {
@@ -61,6 +75,9 @@ final class DeepNestedMixedTests: FiefTestCase {
                 // Written from an unmanaged value (released at the end of this scope).
                 let value = Self.deepValue()
                 XCTAssertEqual(Self.deepest(value).map(Array.init), [.string("bottom")])
+                // Compared with another as deep, level by level.
+                XCTAssertTrue(value == Self.deepValue())
+                XCTAssertFalse(value == .fromDictionary(["k": Self.deepValue()]))
                 try realm.write { realm.add(MixedHolder(id: 1, value: value)) }
             }
             let holder = try XCTUnwrap(realm.object(ofType: MixedHolder.self, forPrimaryKey: 1))

@@ -1,7 +1,7 @@
 """Lists and dicts nested in mixed values: a Python list (or tuple) or dict
 written where a mixed value goes -- a mixed property, an element of a list
 of mixed values, a value of a dict of mixed values, or of another nested
-collection -- is stored as a nested collection, filled recursively, and
+collection -- is stored as a nested collection, filled level by level, and
 read back as a live fief.List / fief.Dict that behaves like a
 list[fief.Mixed] / dict[str, fief.Mixed]; replacing or removing the value
 invalidates the old live collection; links inside are removed or nulled
