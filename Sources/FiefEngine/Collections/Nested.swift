@@ -11,10 +11,13 @@ import Glibc
 /// of mixed values, a value of a map of mixed values, or an element of a
 /// nested collection): it gets a new id and an empty body.  It belongs to
 /// that slot: replacing or removing the value, clearing the collection
-/// around it or deleting the owner deletes it, recursively, in the same
-/// transaction.  Links inside are recorded in the target's backlinks with
-/// the owner object and the top mixed property as their origin; deleting a
-/// target removes it from nested lists and nulls it in nested dictionaries.
+/// around it or deleting the owner deletes it and everything nested in it,
+/// in the same transaction.  Links inside are recorded in the target's
+/// backlinks with the owner object and the top mixed property as their
+/// origin; deleting a target removes it from nested lists and nulls it in
+/// nested dictionaries.  Every walk over nested collections keeps its own
+/// worklist (no recursion per level), so nesting of any depth works on any
+/// thread's stack.
 extension Realm {
     // MARK: Finding
 
