@@ -1222,8 +1222,11 @@ FIEF_API bool fief_map_resolve_in(const fief_map_t *map, fief_realm_t *target, f
  * A mixed value (a mixed property, an element of a list of mixed values, a
  * value of a map of mixed values, or an element of another nested
  * collection) may hold a list or a dictionary of mixed values, as Realm's
- * AnyRealmValue.list and .dictionary do; they nest to any depth.  Sets of
- * mixed values never hold one.
+ * AnyRealmValue.list and .dictionary do; they nest to any depth, and every
+ * call works at any depth (none recurses per level: deleting, replacing,
+ * querying, fief_file_verify and fief_file_copy were tested at 100,000
+ * levels on a thread with a 512 KB stack).  Sets of mixed values never
+ * hold one.
  *
  * Writing: a fief_value_t of type FIEF_TYPE_LIST or FIEF_TYPE_DICTIONARY
  * (its `u` is ignored) written where a mixed value goes (fief_object_set_value,

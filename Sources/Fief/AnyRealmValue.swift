@@ -339,65 +339,113 @@ extension AnyRealmValue: _Persistable {
     /// of such values, to any depth.  Nil when something does not convert
     /// (an embedded object, a dictionary with a key that is not a string).
     public static func _fiefFromAny(_ any: Any?) -> AnyRealmValue? {
-        guard let value = fiefUnwrap(any) else { return AnyRealmValue.none }
-        if let mixed = value as? AnyRealmValue { return mixed }
-        if value is NSNull { return AnyRealmValue.none }
+        // Nested arrays and dictionaries are converted with a worklist, not
+        // by recursion: any depth converts on any thread's stack.
+        var pending: [(conversion: FiefConversion, into: AnyRealmValue)] = []
+        func converted(_ conversion: FiefConversion) -> AnyRealmValue? {
+            switch conversion {
+            case .value(let value): return value
+            case .failed: return nil
+            case .list:
+                let list = AnyRealmValue.list(List<AnyRealmValue>())
+                pending.append((conversion, list))
+                return list
+            case .dictionary:
+                let map = AnyRealmValue.dictionary(Map<String, AnyRealmValue>())
+                pending.append((conversion, map))
+                return map
+            }
+        }
+        guard let top = converted(fiefConvertOne(any)) else { return nil }
+        while let (conversion, into) = pending.popLast() {
+            switch (conversion, into) {
+            case (.list(let items), .list(let list)):
+                var elements: [AnyRealmValue] = []
+                elements.reserveCapacity(items.count)
+                for item in items {
+                    guard let element = converted(fiefConvertOne(item)) else { return nil }
+                    elements.append(element)
+                }
+                list.state = .unmanaged(elements)
+            case (.dictionary(let entries), .dictionary(let map)):
+                var values: [String: AnyRealmValue] = [:]
+                for (key, item) in entries {
+                    guard let element = converted(fiefConvertOne(item)) else { return nil }
+                    values[key] = element
+                }
+                map.state = .unmanaged(values)
+            default:
+                break
+            }
+        }
+        return top
+    }
+
+    /// A Swift array's items or a string-keyed Swift dictionary's entries,
+    /// found by conformance (no bridging to Foundation).
+    fileprivate protocol FiefNativeCollection {
+        var fiefConversion: FiefConversion? { get }
+    }
+
+    /// What `_fiefFromAny` makes of one value: a mixed value, the items of
+    /// an array or other sequence, or the entries of a string-keyed
+    /// dictionary (converted in turn), or nothing.
+    fileprivate enum FiefConversion {
+        case value(AnyRealmValue)
+        case list([Any?])
+        case dictionary([(String, Any?)])
+        case failed
+    }
+
+    private static func fiefConvertOne(_ any: Any?) -> FiefConversion {
+        guard let value = fiefUnwrap(any) else { return .value(AnyRealmValue.none) }
+        if let mixed = value as? AnyRealmValue { return .value(mixed) }
+        // A Swift array or dictionary before any cast to a Foundation class:
+        // such a cast bridges it, every level, recursively.
+        if let native = value as? FiefNativeCollection, let conversion = native.fiefConversion { return conversion }
+        if value is NSNull { return .value(AnyRealmValue.none) }
         if let number = value as? NSNumber, type(of: value) is NSNumber.Type {
-            return fromNumber(number)
+            return .value(fromNumber(number))
         }
         switch value {
-        case let v as Int: return .int(v)
-        case let v as Bool: return .bool(v)
-        case let v as Double: return .double(v)
-        case let v as Float: return .float(v)
-        case let v as String: return .string(v)
-        case let v as Substring: return .string(String(v))
-        case let v as Data: return .data(v)
-        case let v as Date: return .date(v)
-        case let v as ObjectId: return .objectId(v)
-        case let v as Decimal128: return .decimal128(v)
-        case let v as UUID: return .uuid(v)
-        case let v as Object: return .object(v)
-        case is EmbeddedObject: return nil
-        case let v as Int8: return .int(Int(v))
-        case let v as Int16: return .int(Int(v))
-        case let v as Int32: return .int(Int(v))
-        case let v as Int64: return .int(Int(v))
-        case let v as UInt8: return .int(Int(v))
-        case let v as UInt16: return .int(Int(v))
-        case let v as UInt32: return .int(Int(v))
-        case let v as UInt: return v <= UInt(Int.max) ? .int(Int(v)) : nil
-        case let v as UInt64: return v <= UInt64(Int.max) ? .int(Int(v)) : nil
-        case let v as NSString: return .string(v as String)
-        case let v as NSData: return .data(Data(referencing: v))
-        case let v as NSDate: return .date(Date(timeIntervalSinceReferenceDate: v.timeIntervalSinceReferenceDate))
-        case let v as List<AnyRealmValue>: return .list(v)
-        case let v as Map<String, AnyRealmValue>: return .dictionary(v)
+        case let v as Int: return .value(.int(v))
+        case let v as Bool: return .value(.bool(v))
+        case let v as Double: return .value(.double(v))
+        case let v as Float: return .value(.float(v))
+        case let v as String: return .value(.string(v))
+        case let v as Substring: return .value(.string(String(v)))
+        case let v as Data: return .value(.data(v))
+        case let v as Date: return .value(.date(v))
+        case let v as ObjectId: return .value(.objectId(v))
+        case let v as Decimal128: return .value(.decimal128(v))
+        case let v as UUID: return .value(.uuid(v))
+        case let v as Object: return .value(.object(v))
+        case is EmbeddedObject: return .failed
+        case let v as Int8: return .value(.int(Int(v)))
+        case let v as Int16: return .value(.int(Int(v)))
+        case let v as Int32: return .value(.int(Int(v)))
+        case let v as Int64: return .value(.int(Int(v)))
+        case let v as UInt8: return .value(.int(Int(v)))
+        case let v as UInt16: return .value(.int(Int(v)))
+        case let v as UInt32: return .value(.int(Int(v)))
+        case let v as UInt: return v <= UInt(Int.max) ? .value(.int(Int(v))) : .failed
+        case let v as UInt64: return v <= UInt64(Int.max) ? .value(.int(Int(v))) : .failed
+        case let v as NSString: return .value(.string(v as String))
+        case let v as NSData: return .value(.data(Data(referencing: v)))
+        case let v as NSDate: return .value(.date(Date(timeIntervalSinceReferenceDate: v.timeIntervalSinceReferenceDate)))
+        case let v as List<AnyRealmValue>: return .value(.list(v))
+        case let v as Map<String, AnyRealmValue>: return .value(.dictionary(v))
         default: break
         }
         // Enums and custom persistable types: their persisted values.
         if let persistable = value as? _Persistable, !(value is FiefCollectionProtocol) {
-            guard let stored = persistable._fiefStored else { return AnyRealmValue.none }
-            guard ObjectIdentifier(type(of: stored)) != ObjectIdentifier(type(of: value)) else { return nil }
-            return _fiefFromAny(stored)
+            guard let stored = persistable._fiefStored else { return .value(AnyRealmValue.none) }
+            guard ObjectIdentifier(type(of: stored)) != ObjectIdentifier(type(of: value)) else { return .failed }
+            return fiefConvertOne(stored)
         }
-        if let entries = fiefDictionaryEntries(value) {
-            var converted: [String: AnyRealmValue] = [:]
-            for (key, item) in entries {
-                guard let element = _fiefFromAny(item) else { return nil }
-                converted[key] = element
-            }
-            return fromDictionary(converted)
-        }
-        if let items = fiefSequenceItems(value) {
-            var converted: [AnyRealmValue] = []
-            for item in items {
-                guard let element = _fiefFromAny(item) else { return nil }
-                converted.append(element)
-            }
-            return fromArray(converted)
-        }
-        return nil
+        if let entries = fiefDictionaryEntries(value) { return .dictionary(entries) }
+        if let items = fiefSequenceItems(value) { return .list(items) }
+        return .failed
     }
 
     /// An `NSNumber` as the kind of number it holds (a boolean one is of
@@ -468,19 +516,119 @@ extension AnyRealmValue {
     /// The value with its nested collections copied into new unmanaged
     /// ones, to any depth (objects stay the same instances): what is
     /// written when a nested collection is assigned, read before the write
-    /// replaces anything it may come from.
+    /// replaces anything it may come from.  A worklist, not recursion.
     func fiefDetached() -> AnyRealmValue {
+        guard let top = fiefEmptyCopy() else { return self }
+        var pending: [(source: AnyRealmValue, copy: AnyRealmValue)] = [(self, top)]
+        while let (source, copy) = pending.popLast() {
+            switch (source, copy) {
+            case (.list(let list), .list(let out)):
+                var elements = list.elements
+                for i in elements.indices {
+                    guard let child = elements[i].fiefEmptyCopy() else { continue }
+                    pending.append((elements[i], child))
+                    elements[i] = child
+                }
+                out.state = .unmanaged(elements)
+            case (.dictionary(let map), .dictionary(let out)):
+                var entries = Map.dictionary(map.entries)
+                for (key, value) in entries {
+                    guard let child = value.fiefEmptyCopy() else { continue }
+                    pending.append((value, child))
+                    entries[key] = child
+                }
+                out.state = .unmanaged(entries)
+            default:
+                break
+            }
+        }
+        return top
+    }
+
+    /// Swift's `==` for two values that may hold unmanaged nested
+    /// collections, to any depth: unmanaged lists equal element by element,
+    /// unmanaged dictionaries key by key (values as `Map`'s `==` compares
+    /// them), managed ones when they are the same collection; a worklist,
+    /// not recursion.
+    static func fiefTreesEqual(_ a: AnyRealmValue, _ b: AnyRealmValue) -> Bool {
+        var pending: [(AnyRealmValue, AnyRealmValue)] = [(a, b)]
+        while let (x, y) = pending.popLast() {
+            switch (x, y) {
+            case (.list(let l), .list(let r)):
+                if l === r { continue }
+                guard case .unmanaged(let left) = l.state, case .unmanaged(let right) = r.state else {
+                    if case .managed(let ml) = l.state, case .managed(let mr) = r.state, ml.isSame(as: mr) { continue }
+                    return false
+                }
+                guard left.count == right.count else { return false }
+                pending.append(contentsOf: zip(left, right))
+            case (.dictionary(let l), .dictionary(let r)):
+                if l === r { continue }
+                guard case .unmanaged(let left) = l.state, case .unmanaged(let right) = r.state else {
+                    if case .managed(let ml) = l.state, case .managed(let mr) = r.state, ml.isSame(as: mr) { continue }
+                    return false
+                }
+                guard left.count == right.count else { return false }
+                for (key, value) in left {
+                    guard let other = right[key] else { return false }
+                    if value.fiefIsNested || other.fiefIsNested {
+                        pending.append((value, other))
+                    } else if !fiefSameElement(value, other) {
+                        return false
+                    }
+                }
+            case (.list, _), (.dictionary, _), (_, .list), (_, .dictionary):
+                return false
+            default:
+                if x != y { return false }
+            }
+        }
+        return true
+    }
+
+    /// Releases `pending` (the values taken out of an unmanaged list or
+    /// dictionary being deinitialized) so that the unmanaged collections nested in
+    /// them, to any depth, go one at a time: each one only `pending` holds
+    /// is emptied into the worklist before it goes, so no deinit recurses.
+    static func fiefRelease(_ pending: inout [AnyRealmValue]) {
+        while !pending.isEmpty {
+            // The collection is taken out of the value into a variable of its
+            // own, and the value dropped, so that variable is the worklist's
+            // only reference to it (a `switch` over the value would hold one more).
+            var value: AnyRealmValue? = pending.removeLast()
+            var list = value?.fiefListObject
+            var map = value?.fiefDictionaryObject
+            value = nil
+            if list != nil, isKnownUniquelyReferenced(&list!), case .unmanaged(let inner) = list!.state, !inner.isEmpty {
+                list!.state = .unmanaged([])
+                pending.append(contentsOf: inner)
+            }
+            if map != nil, isKnownUniquelyReferenced(&map!), case .unmanaged(let inner) = map!.state, !inner.isEmpty {
+                map!.state = .unmanaged([:])
+                pending.append(contentsOf: inner.values)
+            }
+            list = nil
+            map = nil
+        }
+    }
+
+    private var fiefListObject: List<AnyRealmValue>? {
+        if case .list(let list) = self { return list }
+        return nil
+    }
+
+    private var fiefDictionaryObject: Map<String, AnyRealmValue>? {
+        if case .dictionary(let map) = self { return map }
+        return nil
+    }
+
+    /// A new, empty unmanaged list or dictionary for a nested collection;
+    /// nil for any other value.
+    private func fiefEmptyCopy() -> AnyRealmValue? {
         switch self {
-        case .list(let list):
-            let copy = List<AnyRealmValue>()
-            copy.state = .unmanaged(list.elements.map { $0.fiefDetached() })
-            return .list(copy)
-        case .dictionary(let map):
-            let copy = Map<String, AnyRealmValue>()
-            copy.state = .unmanaged(Map.dictionary(map.entries).mapValues { $0.fiefDetached() })
-            return .dictionary(copy)
-        default:
-            return self
+        case .list: return .list(List<AnyRealmValue>())
+        case .dictionary: return .dictionary(Map<String, AnyRealmValue>())
+        default: return nil
         }
     }
 
@@ -893,6 +1041,68 @@ enum FiefNestedStep: Hashable, CustomStringConvertible {
     }
 }
 
+/// The steps from a mixed property down to a nested collection, as a chain
+/// from the deepest step up (each collection's path shares its parent's):
+/// reaching a collection n levels deep costs O(n), not O(n^2), and
+/// releasing a long chain unlinks it without recursion.
+final class FiefNestedPath: Equatable, CustomStringConvertible {
+    /// The last step; nil for the property itself.
+    let step: FiefNestedStep?
+    private var parent: FiefNestedPath?
+    /// How many steps.
+    let depth: Int
+
+    /// The path of the collection a mixed property holds (no steps).
+    static var property: FiefNestedPath { FiefNestedPath(parent: nil, step: nil) }
+
+    private init(parent: FiefNestedPath?, step: FiefNestedStep?) {
+        self.parent = parent
+        self.step = step
+        depth = (parent?.depth ?? 0) + (step == nil ? 0 : 1)
+    }
+
+    /// This path and one step more.
+    func appending(_ step: FiefNestedStep) -> FiefNestedPath { FiefNestedPath(parent: self, step: step) }
+
+    /// The steps, from the property down.
+    var steps: [FiefNestedStep] {
+        var out: [FiefNestedStep] = []
+        out.reserveCapacity(depth)
+        var node: FiefNestedPath? = self
+        while let current = node {
+            if let step = current.step { out.append(step) }
+            node = current.parent
+        }
+        return out.reversed()
+    }
+
+    var description: String { steps.map(\.description).joined() }
+
+    static func == (a: FiefNestedPath, b: FiefNestedPath) -> Bool {
+        guard a.depth == b.depth else { return false }
+        var x: FiefNestedPath? = a, y: FiefNestedPath? = b
+        while let p = x, let q = y, p !== q {
+            if p.step != q.step { return false }
+            x = p.parent
+            y = q.parent
+        }
+        return true
+    }
+
+    deinit {
+        // Unlink the chain above while this path holds its only reference,
+        // so releasing a deep path never recurses.
+        var next = parent
+        parent = nil
+        while var node = next {
+            next = nil
+            guard isKnownUniquelyReferenced(&node) else { break }
+            next = node.parent
+            node.parent = nil
+        }
+    }
+}
+
 /// Where a managed mixed value lives, to reach the nested collection it
 /// holds: a mixed property of a row, an element of a managed list, or the
 /// value of a key of a managed map.
@@ -915,20 +1125,43 @@ extension AnyRealmValue {
     }
 
     /// Writes the contents of this (detached) nested collection into the
-    /// empty one just stored at `slot`, nested ones included.
+    /// empty one just stored at `slot`, nested ones included, to any depth:
+    /// a worklist, not recursion.
     func fiefFillNested(in slot: FiefMixedSlot, core: RealmCore) {
-        switch self {
-        case .list(let source):
-            let elements = source.elements
-            guard !elements.isEmpty else { return }
-            List<AnyRealmValue>(managed: slot.nestedList()).append(objectsIn: elements)
-        case .dictionary(let source):
-            let entries = source.entries
-            guard !entries.isEmpty else { return }
-            let target = Map<String, AnyRealmValue>(managed: slot.nestedMap())
-            for entry in entries { target.updateValue(entry.value, forKey: entry.key) }
-        default:
-            break
+        var pending: [(value: AnyRealmValue, slot: FiefMixedSlot)] = [(self, slot)]
+        while let (value, slot) = pending.popLast() {
+            switch value {
+            case .list(let source):
+                let elements = source.elements
+                guard !elements.isEmpty else { continue }
+                let target = slot.nestedList()
+                let start = target.appendDetachedMixed(elements)
+                for (offset, element) in elements.enumerated() where element.fiefIsNested {
+                    pending.append((element, .listElement(target, start + offset)))
+                }
+            case .dictionary(let source):
+                let entries = source.entries
+                guard !entries.isEmpty else { continue }
+                let target = slot.nestedMap()
+                for entry in entries {
+                    target.setDetachedMixed(entry.key, entry.value)
+                    if entry.value.fiefIsNested { pending.append((entry.value, .mapValue(target, entry.key))) }
+                }
+            default:
+                break
+            }
         }
+    }
+}
+
+extension Array: AnyRealmValue.FiefNativeCollection {
+    fileprivate var fiefConversion: AnyRealmValue.FiefConversion? { .list(map { $0 as Any? }) }
+}
+
+extension Dictionary: AnyRealmValue.FiefNativeCollection {
+    /// A dictionary with keys of another type is left to the other checks.
+    fileprivate var fiefConversion: AnyRealmValue.FiefConversion? {
+        guard Key.self == String.self else { return nil }
+        return .dictionary(map { ($0.key as! String, $0.value as Any?) })
     }
 }

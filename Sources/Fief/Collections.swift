@@ -54,7 +54,7 @@ class ManagedCollection {
     /// For a collection nested in mixed property `index` (see
     /// AnyRealmValue): the steps from the property down to it; nil for the
     /// property's own collection.
-    let nestedPath: [FiefNestedStep]?
+    let nestedPath: FiefNestedPath?
     private var cachedHandle: CHandle?
 
     init(row: ManagedRow, index: Int) {
@@ -65,7 +65,7 @@ class ManagedCollection {
 
     /// A collection nested in mixed property `index` of `row`, reached by
     /// `path`, on its handle.
-    init(row: ManagedRow, index: Int, nested handle: CHandle, path: [FiefNestedStep]) {
+    init(row: ManagedRow, index: Int, nested handle: CHandle, path: FiefNestedPath) {
         self.row = row
         self.index = index
         nestedPath = path
@@ -74,7 +74,7 @@ class ManagedCollection {
 
     var core: RealmCore { row.core }
     var property: PropertyInfo { row.binding.info.properties[index] }
-    var name: String { "\(row.binding.info.className).\(property.name)" + (nestedPath?.map(\.description).joined() ?? "") }
+    var name: String { "\(row.binding.info.className).\(property.name)" + (nestedPath?.description ?? "") }
 
     /// How RealmSwift's messages name the kind ("Set", "Dictionary").
     class var kindName: String { "Collection" }

@@ -51,6 +51,15 @@ public final class List<Element: RealmCollectionValue> {
         state = .managed(managed)
     }
 
+    deinit {
+        // An unmanaged AnyRealmValue tree goes level by level, not by recursion.
+        guard Element.self == AnyRealmValue.self else { return }
+        var values: [AnyRealmValue] = []
+        if case .unmanaged(let elements) = state { values = elements as! [AnyRealmValue] }
+        state = .unmanaged([])
+        AnyRealmValue.fiefRelease(&values)
+    }
+
     // MARK: Element conversions
 
     /// The element type as a persistable type (every `RealmCollectionValue` is one).
@@ -625,7 +634,11 @@ extension List: Equatable {
         if lhs === rhs { return true }
         switch (lhs.state, rhs.state) {
         case (.managed(let l), .managed(let r)): return l.isSame(as: r)
-        case (.unmanaged(let l), .unmanaged(let r)): return l == r
+        case (.unmanaged(let l), .unmanaged(let r)):
+            if let lhs = lhs as? List<AnyRealmValue>, let rhs = rhs as? List<AnyRealmValue> {
+                return AnyRealmValue.fiefTreesEqual(.list(lhs), .list(rhs))  // any depth, without recursion
+            }
+            return l == r
         default: return false
         }
     }
@@ -862,7 +875,7 @@ final class ManagedList {
     let index: Int
     /// For a list nested in mixed property `index` (see AnyRealmValue): the
     /// steps from the property down to it; nil for the property's own list.
-    let nestedPath: [FiefNestedStep]?
+    let nestedPath: FiefNestedPath?
     private var cachedHandle: CHandle?
 
     init(row: ManagedRow, index: Int) {
@@ -873,7 +886,7 @@ final class ManagedList {
 
     /// A list nested in mixed property `index` of `row`, reached by `path`,
     /// on its handle (fief_object_get_list, fief_list_get_list, fief_map_get_list).
-    init(row: ManagedRow, index: Int, nested handle: CHandle, path: [FiefNestedStep]) {
+    init(row: ManagedRow, index: Int, nested handle: CHandle, path: FiefNestedPath) {
         self.row = row
         self.index = index
         nestedPath = path
@@ -882,7 +895,7 @@ final class ManagedList {
 
     var core: RealmCore { row.core }
     var name: String {
-        "\(row.binding.info.className).\(row.binding.info.properties[index].name)" + (nestedPath?.map(\.description).joined() ?? "")
+        "\(row.binding.info.className).\(row.binding.info.properties[index].name)" + (nestedPath?.description ?? "")
     }
 
     /// Whether both are the same list: the same property (and nested path)
@@ -983,14 +996,21 @@ final class ManagedList {
     func appendMixed(_ elements: [AnyRealmValue]) {
         guard !elements.isEmpty else { return }
         let detached = elements.map { $0.fiefDetached() }
+        let start = appendDetachedMixed(detached)
+        for (offset, element) in detached.enumerated() where element.fiefIsNested {
+            element.fiefFillNested(in: .listElement(self, start + offset), core: core)
+        }
+    }
+
+    /// Appends detached mixed values, nested collections stored empty (the
+    /// caller fills them); returns the position of the first.
+    func appendDetachedMixed(_ detached: [AnyRealmValue]) -> Int {
         let start = size()
         let arena = _FiefArena()
         let realm = Realm(core: core)
         let values = detached.map { $0._fiefValue(in: arena, realm: realm) }
         withExtendedLifetime(arena) { append(values) }
-        for (offset, element) in detached.enumerated() where element.fiefIsNested {
-            element.fiefFillNested(in: .listElement(self, start + offset), core: core)
-        }
+        return start
     }
 
     /// Inserts a mixed value before `position` (fief_list_insert), or

@@ -134,6 +134,15 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
         state = .managed(managed)
     }
 
+    deinit {
+        // An unmanaged AnyRealmValue tree goes level by level, not by recursion.
+        guard Value.self == AnyRealmValue.self else { return }
+        var values: [AnyRealmValue] = []
+        if case .unmanaged(let entries) = state { values = entries.values.map { $0 as! AnyRealmValue } }
+        state = .unmanaged([:])
+        AnyRealmValue.fiefRelease(&values)
+    }
+
     // MARK: Value conversions
 
     /// The value type as a persistable type (every `RealmCollectionValue` is one).
@@ -694,6 +703,9 @@ extension Map: Equatable {
         switch (lhs.state, rhs.state) {
         case (.managed(let l), .managed(let r)): return l.isSame(as: r)
         case (.unmanaged(let l), .unmanaged(let r)):
+            if let lhs = lhs as? Map<String, AnyRealmValue>, let rhs = rhs as? Map<String, AnyRealmValue> {
+                return AnyRealmValue.fiefTreesEqual(.dictionary(lhs), .dictionary(rhs))  // any depth, without recursion
+            }
             return l.count == r.count && l.allSatisfy { key, value in r[key].map { fiefSameElement($0, value) } ?? false }
         default: return false
         }
@@ -954,10 +966,16 @@ final class ManagedMap: ManagedCollection {
     /// contents of `value`'s (read before the write replaces the key's).
     func setMixed(_ key: String, _ value: AnyRealmValue) {
         let value = value.fiefDetached()
+        setDetachedMixed(key, value)
+        if value.fiefIsNested { value.fiefFillNested(in: .mapValue(self, key), core: core) }
+    }
+
+    /// Sets `key` to a detached mixed value, a nested collection stored
+    /// empty (the caller fills it).
+    func setDetachedMixed(_ key: String, _ value: AnyRealmValue) {
         let arena = _FiefArena()
         let cValue = value._fiefValue(in: arena, realm: Realm(core: core))
         withExtendedLifetime(arena) { set(key, cValue) }
-        if value.fiefIsNested { value.fiefFillNested(in: .mapValue(self, key), core: core) }
     }
 
     func remove(_ key: String) {

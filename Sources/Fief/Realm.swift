@@ -451,7 +451,9 @@ public struct Realm {
     /// Property values by index from a dictionary, an array or an object.
     static func propertyValues(from value: Any, info: ObjectSchemaInfo) -> [Int: Any?] {
         var result: [Int: Any?] = [:]
-        if let object = value as? ObjectBase {
+        // Swift dictionaries and arrays first: casting one to a class
+        // (ObjectBase) bridges it to Foundation, every level, recursively.
+        if !(value is [String: Any?]) && !(value is [Any?]), let object = value as? ObjectBase {
             for (name, propertyValue) in object._fiefPropertyValues() {
                 if let index = info.propertyIndex[name] { result[index] = propertyValue }
             }

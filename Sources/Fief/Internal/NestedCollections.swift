@@ -15,20 +15,20 @@ extension FiefMixedSlot {
             guard let raw = fief_object_get_list(row.handle.raw, row.binding.propertyKeys[index]) else {
                 row.trapForAccess(CError.last(), writing: false)
             }
-            return ManagedList(row: row, index: index, nested: CHandle(raw), path: [])
+            return ManagedList(row: row, index: index, nested: CHandle(raw), path: .property)
         case .listElement(let list, let position):
             guard let raw = fief_list_get_list(list.handle.raw, position) else {
                 list.trap(CError.last(), writing: false, index: position)
             }
             return ManagedList(row: list.row, index: list.index, nested: CHandle(raw),
-                               path: (list.nestedPath ?? []) + [.position(position)])
+                               path: (list.nestedPath ?? .property).appending(.position(position)))
         case .mapValue(let map, let key):
             let arena = _FiefArena()
             guard let raw = withExtendedLifetime(arena, { fief_map_get_list(map.handle.raw, arena.string(key).u.string) }) else {
                 map.trap(CError.last(), writing: false)
             }
             return ManagedList(row: map.row, index: map.index, nested: CHandle(raw),
-                               path: (map.nestedPath ?? []) + [.key(key)])
+                               path: (map.nestedPath ?? .property).appending(.key(key)))
         }
     }
 
@@ -41,20 +41,20 @@ extension FiefMixedSlot {
             guard let raw = fief_object_get_map(row.handle.raw, row.binding.propertyKeys[index]) else {
                 row.trapForAccess(CError.last(), writing: false)
             }
-            return ManagedMap(row: row, index: index, nested: CHandle(raw), path: [])
+            return ManagedMap(row: row, index: index, nested: CHandle(raw), path: .property)
         case .listElement(let list, let position):
             guard let raw = fief_list_get_map(list.handle.raw, position) else {
                 list.trap(CError.last(), writing: false, index: position)
             }
             return ManagedMap(row: list.row, index: list.index, nested: CHandle(raw),
-                              path: (list.nestedPath ?? []) + [.position(position)])
+                              path: (list.nestedPath ?? .property).appending(.position(position)))
         case .mapValue(let map, let key):
             let arena = _FiefArena()
             guard let raw = withExtendedLifetime(arena, { fief_map_get_map(map.handle.raw, arena.string(key).u.string) }) else {
                 map.trap(CError.last(), writing: false)
             }
             return ManagedMap(row: map.row, index: map.index, nested: CHandle(raw),
-                              path: (map.nestedPath ?? []) + [.key(key)])
+                              path: (map.nestedPath ?? .property).appending(.key(key)))
         }
     }
 }

@@ -11,10 +11,13 @@ import Glibc
 /// of mixed values, a value of a map of mixed values, or an element of a
 /// nested collection): it gets a new id and an empty body.  It belongs to
 /// that slot: replacing or removing the value, clearing the collection
-/// around it or deleting the owner deletes it, recursively, in the same
-/// transaction.  Links inside are recorded in the target's backlinks with
-/// the owner object and the top mixed property as their origin; deleting a
-/// target removes it from nested lists and nulls it in nested dictionaries.
+/// around it or deleting the owner deletes it and everything nested in it,
+/// in the same transaction.  Links inside are recorded in the target's
+/// backlinks with the owner object and the top mixed property as their
+/// origin; deleting a target removes it from nested lists and nulls it in
+/// nested dictionaries.  Every walk over nested collections keeps its own
+/// worklist (no recursion per level), so nesting of any depth works on any
+/// thread's stack.
 extension Realm {
     // MARK: Finding
 
@@ -214,37 +217,51 @@ extension Realm {
     }
 
     /// A value left a mixed slot of (`owner`, `property`): a nested
-    /// collection it held goes, recursively (links inside lose their
-    /// backlinks).  Links in the slot itself are the caller's.
+    /// collection it held goes, with every collection nested in it (links
+    /// inside lose their backlinks).  Links in the slot itself are the
+    /// caller's.  The collections are walked with a worklist, not by
+    /// recursion, so any depth of nesting goes without deepening the stack.
     func droppedMixed(_ write: WriteTransaction, _ table: Table, owner: Int64, property: UInt32, _ value: Value) throws(FiefError) {
-        guard let id = value.nestedID else { return }
+        guard let first = value.nestedID else { return }
         let dbi = try table.nestedDatabase()
         forgetCollectionEntries(write)
+        var pending: [Int64] = [first]
         var held: [Value] = []
-        for entry in try SetStore.entries(write.txn, dbi, owner: id) {
-            guard let element = MixedCoding.decode(entry.value) else {
-                throw FiefError(.fileCorrupt, "'\(environment.path)' is damaged: a nested value of object \(owner) cannot be read", path: environment.path)
+        while let id = pending.popLast() {
+            held.removeAll(keepingCapacity: true)
+            for entry in try SetStore.entries(write.txn, dbi, owner: id) {
+                guard let element = MixedCoding.decode(entry.value) else {
+                    throw FiefError(.fileCorrupt, "'\(environment.path)' is damaged: a nested value of object \(owner) cannot be read", path: environment.path)
+                }
+                switch element {
+                case .link, .nestedList, .nestedDictionary: held.append(element)
+                default: break
+                }
             }
-            switch element {
-            case .link, .nestedList, .nestedDictionary: held.append(element)
-            default: break
+            try SetStore.deleteAll(write.txn, dbi, owner: id)
+            try NestedStore.deleteHeader(write.txn, dbi, id: id)
+            for element in held {
+                try removeNestedBacklink(write, table, owner: owner, property: property, element)
+                if let child = element.nestedID { pending.append(child) }
             }
         }
-        try SetStore.deleteAll(write.txn, dbi, owner: id)
-        try NestedStore.deleteHeader(write.txn, dbi, id: id)
-        for element in held { try releasedNested(write, table, owner: owner, property: property, element) }
     }
 
     /// An element leaves a nested collection: its backlink goes, and a
     /// collection it held with it.
     private func releasedNested(_ write: WriteTransaction, _ table: Table, owner: Int64, property: UInt32, _ value: Value) throws(FiefError) {
-        if case .link(let classKey, let target) = value {
-            guard let dbi = try self.table(classKey).backlinks else {
-                throw FiefError(.internal, "class \(classKey) is linked to but has no backlinks database")
-            }
-            try Backlinks.remove(write.txn, dbi, target: target, originClass: table.key, property: property, origin: owner)
-        }
+        try removeNestedBacklink(write, table, owner: owner, property: property, value)
         try droppedMixed(write, table, owner: owner, property: property, value)
+    }
+
+    /// The backlink of a link that leaves a nested collection of (`owner`,
+    /// `property`) goes (anything else: nothing to do).
+    private func removeNestedBacklink(_ write: WriteTransaction, _ table: Table, owner: Int64, property: UInt32, _ value: Value) throws(FiefError) {
+        guard case .link(let classKey, let target) = value else { return }
+        guard let dbi = try self.table(classKey).backlinks else {
+            throw FiefError(.internal, "class \(classKey) is linked to but has no backlinks database")
+        }
+        try Backlinks.remove(write.txn, dbi, target: target, originClass: table.key, property: property, origin: owner)
     }
 
     /// Store `value` (checked) under `key` of nested collection `ref`;
@@ -494,41 +511,46 @@ extension Realm {
     /// Object `target` of `targetClass` is being deleted (its backlinks are
     /// gone already): take it out of nested collection `id` of (`owner`,
     /// `property`) and of every collection nested in it: a nested list
-    /// loses the element, a nested dictionary's value becomes null.
+    /// loses the element, a nested dictionary's value becomes null.  The
+    /// collections are walked with a worklist, not by recursion, so any
+    /// depth of nesting goes without deepening the stack.
     func unlinkNested(_ write: WriteTransaction, _ table: Table, owner: Int64, property: UInt32, id: Int64,
                       targetClass: UInt32, target: Int64) throws(FiefError) {
         let dbi = try table.nestedDatabase()
-        guard let header = try NestedStore.header(write.txn, dbi, id: id) else { return }
+        var pending: [Int64] = [id]
         var hits: [[UInt8]] = []
-        var children: [Int64] = []
-        for entry in try SetStore.entries(write.txn, dbi, owner: id) {
-            switch MixedCoding.decode(entry.value) {
-            case .link(let c, let k)? where c == targetClass && k == target:
-                var key: [UInt8] = []
-                SetStore.appendBigEndian(UInt64(bitPattern: id), &key)
-                key.append(contentsOf: entry.key)
-                hits.append(key)
-            case .nestedList(let child)?, .nestedDictionary(let child)?:
-                children.append(child)
-            default:
-                break
+        var changed = false
+        while let id = pending.popLast() {
+            guard let header = try NestedStore.header(write.txn, dbi, id: id) else { continue }
+            hits.removeAll(keepingCapacity: true)
+            for entry in try SetStore.entries(write.txn, dbi, owner: id) {
+                switch MixedCoding.decode(entry.value) {
+                case .link(let c, let k)? where c == targetClass && k == target:
+                    var key: [UInt8] = []
+                    SetStore.appendBigEndian(UInt64(bitPattern: id), &key)
+                    key.append(contentsOf: entry.key)
+                    hits.append(key)
+                case .nestedList(let child)?, .nestedDictionary(let child)?:
+                    pending.append(child)
+                default:
+                    break
+                }
             }
-        }
-        forgetCollectionEntries(write)
-        MixedCoding.encode(.null, into: &write.entryValue)
-        for key in hits {
-            try key.withBytes { (k) throws(FiefError) in
-                if header.kind == .list {
-                    try LMDB.delete(write.txn, dbi, k)
-                } else {
-                    try write.entryValue.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
+            if hits.isEmpty { continue }
+            changed = true
+            forgetCollectionEntries(write)
+            MixedCoding.encode(.null, into: &write.entryValue)
+            for key in hits {
+                try key.withBytes { (k) throws(FiefError) in
+                    if header.kind == .list {
+                        try LMDB.delete(write.txn, dbi, k)
+                    } else {
+                        try write.entryValue.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
+                    }
                 }
             }
         }
-        if !hits.isEmpty { noteColumnChange(table.key, property) }
-        for child in children {
-            try unlinkNested(write, table, owner: owner, property: property, id: child, targetClass: targetClass, target: target)
-        }
+        if changed { noteColumnChange(table.key, property) }
     }
 }
 

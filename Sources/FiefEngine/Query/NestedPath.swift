@@ -713,34 +713,59 @@ final class NestedReader {
         for object in keys {
             let holder = Holder(table: table, owner: object, property: column.key)
             switch path.origin {
-            case .mixed: try walk(value: try realm.slotValue(table, column, object), holder, step: 0, &groups)
-            case .list, .map: try walk(container: .property(holder, column), step: 0, &groups)
+            case .mixed: try walk(from: .value(try realm.slotValue(table, column, object), holder, step: 0), &groups)
+            case .list, .map: try walk(from: .container(.property(holder, column), step: 0), &groups)
             }
         }
     }
 
-    /// The walk from `value` (found in `holder`'s mixed value) at `step`.
-    private func walk(value: Value, _ holder: Holder, step: Int, _ groups: inout [NestedGroup]) throws(FiefError) {
+    /// A place the walk has reached: a value found in `holder`'s mixed
+    /// value, or a collection, with the step that applies to it.
+    private enum Reached {
+        case value(Value, Holder, step: Int)
+        case container(Container, step: Int)
+    }
+
+    /// The walk from `start`, depth first, in the order of the values each
+    /// step finds.  A worklist, not recursion: a path as long as the
+    /// nesting is deep (any depth) leaves the stack as it is.
+    private func walk(from start: Reached, _ groups: inout [NestedGroup]) throws(FiefError) {
+        var pending: [Reached] = [start]
+        var next: [Reached] = []
+        while let reached = pending.popLast() {
+            next.removeAll(keepingCapacity: true)
+            switch reached {
+            case .value(let value, let holder, let step): try walk(value: value, holder, step: step, &groups, then: &next)
+            case .container(let container, let step): try walk(container: container, step: step, &groups, then: &next)
+            }
+            // The first found is walked first.
+            pending.append(contentsOf: next.reversed())
+        }
+    }
+
+    /// The walk from `value` (found in `holder`'s mixed value) at `step`;
+    /// what it goes on to is added to `next`.
+    private func walk(value: Value, _ holder: Holder, step: Int, _ groups: inout [NestedGroup], then next: inout [Reached]) throws(FiefError) {
         switch value {
         case .nestedList(let id):
-            try walk(container: .nested(NestedRef(table: holder.table.key, owner: holder.owner, property: holder.property, id: id), .list, holder),
-                     step: step, &groups)
+            next.append(.container(.nested(NestedRef(table: holder.table.key, owner: holder.owner, property: holder.property, id: id), .list, holder),
+                                   step: step))
         case .nestedDictionary(let id):
-            try walk(container: .nested(NestedRef(table: holder.table.key, owner: holder.owner, property: holder.property, id: id), .dictionary, holder),
-                     step: step, &groups)
+            next.append(.container(.nested(NestedRef(table: holder.table.key, owner: holder.owner, property: holder.property, id: id), .dictionary, holder),
+                                   step: step))
         case .link(let classKey, let objectKey):
             let last = step == steps.count - 1
             if last { groups.append(NestedGroup(values: [], isList: listsAlways || !path.isUnary)) }
             guard case .key(let name) = steps[step] else { return }
-            try follow(classKey, objectKey, name, step: step, last: last, &groups)
+            try follow(classKey, objectKey, name, step: step, last: last, &groups, then: &next)
         default:
             // A scalar (or null) reaches nothing.
             if step == steps.count - 1 { groups.append(NestedGroup(values: [], isList: listsAlways || !path.isUnary)) }
         }
     }
 
-    /// The walk in `container` at `step`.
-    private func walk(container: Container, step: Int, _ groups: inout [NestedGroup]) throws(FiefError) {
+    /// The walk in `container` at `step`; what it goes on to is added to `next`.
+    private func walk(container: Container, step: Int, _ groups: inout [NestedGroup], then next: inout [Reached]) throws(FiefError) {
         let last = step == steps.count - 1
         if last { groups.append(NestedGroup(values: [], isList: listsAlways || !path.isUnary)) }
         let holder = container.holder
@@ -772,14 +797,16 @@ final class NestedReader {
             if last {
                 groups[groups.count - 1].values.append(try final(value, holder))
             } else {
-                try walk(value: value, holder, step: step + 1, &groups)
+                next.append(.value(value, holder, step: step + 1))
             }
         }
     }
 
     /// A link met on the way, at a key step: the property so named of its
-    /// object (none: nothing), read as realm-core reads it.
-    private func follow(_ classKey: UInt32, _ objectKey: Int64, _ name: [UInt8], step: Int, last: Bool, _ groups: inout [NestedGroup]) throws(FiefError) {
+    /// object (none: nothing), read as realm-core reads it; what the walk
+    /// goes on to is added to `next`.
+    private func follow(_ classKey: UInt32, _ objectKey: Int64, _ name: [UInt8], step: Int, last: Bool, _ groups: inout [NestedGroup],
+                        then next: inout [Reached]) throws(FiefError) {
         guard realm.hasTable(classKey) else { return }
         let target = try realm.table(classKey)
         guard let property = target.property(named: String(decoding: name, as: UTF8.self)), try realm.isLive(target, objectKey) else { return }
@@ -790,11 +817,11 @@ final class NestedReader {
             if last {
                 groups[groups.count - 1].values.append(try final(value, holder))
             } else {
-                try walk(value: value, holder, step: step + 1, &groups)
+                next.append(.value(value, holder, step: step + 1))
             }
         } else if !last {
             // A list, set or map of the object: the next step goes into it.
-            try walk(container: .property(holder, column), step: step + 1, &groups)
+            next.append(.container(.property(holder, column), step: step + 1))
         }
     }
 

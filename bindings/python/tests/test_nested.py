@@ -1,7 +1,7 @@
 """Lists and dicts nested in mixed values: a Python list (or tuple) or dict
 written where a mixed value goes -- a mixed property, an element of a list
 of mixed values, a value of a dict of mixed values, or of another nested
-collection -- is stored as a nested collection, filled recursively, and
+collection -- is stored as a nested collection, filled level by level, and
 read back as a live fief.List / fief.Dict that behaves like a
 list[fief.Mixed] / dict[str, fief.Mixed]; replacing or removing the value
 invalidates the old live collection; links inside are removed or nulled
@@ -15,6 +15,7 @@ from typing import Optional
 import pytest
 
 import fief
+from fief._mixed import plain
 
 
 class Dog(fief.Object):
@@ -106,6 +107,54 @@ def test_nesting_to_any_depth(realm):
     with realm.write():
         node.append("appended at depth 40")
     assert node == ["bottom", "appended at depth 40"]
+
+
+DEEP = 20_000  # twenty times Python's recursion limit (1000); the C tests go to 100,000
+
+
+def deep_value(depth: int, bottom):
+    """Dicts ({"k": ...}) and lists alternating, `depth` levels, the deepest
+    a list holding `bottom` (built without recursion)."""
+    deep = [bottom]
+    for level in range(depth - 1):
+        deep = [deep] if level % 2 else {"k": deep}
+    return deep
+
+
+def deepest(value, depth: int):
+    """The collection `depth` - 1 levels below `value`, checking each level."""
+    node = value
+    for _ in range(depth - 1):
+        if isinstance(node, (fief.Dict, dict)):
+            assert len(node) == 1
+            node = node["k"]
+        else:
+            assert len(node) == 1
+            node = node[0]
+    return node
+
+
+def test_nesting_deeper_than_pythons_recursion_limit(realm):
+    # Writing, copying a live value into another slot and reading to the
+    # bottom walk the levels with stacks of their own, not by recursion:
+    # Python's recursion limit does not apply.
+    box = new_box(realm, value=deep_value(DEEP, "bottom"))
+    bottom = deepest(box.value, DEEP)
+    assert isinstance(bottom, fief.List) and list(bottom) == ["bottom"]
+    assert bottom._spec.name.startswith("value['k'][0]['k'][0]")
+    # A plain copy (what popping or replacing a nested value hands back).
+    assert deepest(plain(box.value), DEEP) == ["bottom"]
+    with realm.write():
+        other = realm.add(Box(label="copy"))
+        other.items.append(box.value)  # a live collection is copied in, every level
+    copied = deepest(other.items[0], DEEP)
+    assert list(copied) == ["bottom"]
+    # Replacing the value deletes every level (the engine walks them without recursion).
+    with realm.write():
+        box.value = 1
+        other.items.clear()
+    assert not bottom.is_valid and not copied.is_valid
+    assert box.value == 1 and len(other.items) == 0
 
 
 def test_a_nested_list_behaves_like_a_list_of_mixed_values(realm):

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from . import _lib as L
 from . import errors
 from ._handle import Handle
-from ._mixed import plain, prepare
+from ._mixed import is_nested, plain, prepare
 from ._values import Keep, Link, Nested, from_value, to_value
 from .model import Object, PropertySpec, nested_spec
 
@@ -386,12 +386,22 @@ def holds_slot(value: Any, binding: "ClassBinding", owner: Handle, spec: Propert
 
 def fill(coll: LiveCollection, value: list[Any] | dict[Any, Any]) -> None:
     """Write the prepared elements of `value` into `coll`, a nested
-    collection just made (empty), and the collections nested in them."""
-    if isinstance(value, list):
-        coll._append_filled(value)  # type: ignore[attr-defined]
-    else:
-        for key, item in value.items():
-            coll._set(key, item)  # type: ignore[attr-defined]
+    collection just made (empty), and the collections nested in them, to
+    any depth: a worklist of its own, not recursion."""
+    pending: list[tuple[LiveCollection, list[Any] | dict[Any, Any]]] = [(coll, value)]
+    while pending:
+        target, items = pending.pop()
+        if isinstance(items, list):
+            if not items:
+                continue
+            start = target._append_values(items)  # type: ignore[attr-defined]
+            pending.extend((target._nested_at(start + i, isinstance(item, list)), item)
+                           for i, item in enumerate(items) if is_nested(item))
+        else:
+            for key, item in items.items():
+                target._set_value(key, item)  # type: ignore[attr-defined]
+                if is_nested(item):
+                    pending.append((target._nested_at(key, isinstance(item, list)), item))
 
 
 def unadopt(child: Object, values: dict[Any, Any]) -> None:

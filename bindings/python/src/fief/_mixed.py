@@ -7,7 +7,7 @@ import datetime as _dt
 import decimal
 import math
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import errors
@@ -43,47 +43,93 @@ def prepare(value: Any, schema: "SchemaBinding", where: str, *, nested: bool = T
     (TypeMismatchError), a list or dict where `nested` is false (a set's
     elements), keys that are not str, ints beyond 64 bits, a value
     containing itself, objects that cannot be linked (see `check_link`)
-    and fief.Links that name no object."""
-    return _prepare(value, schema, where, nested, set())
+    and fief.Links that name no object.  Nested values are walked with a
+    stack of their own, not by recursion: any depth works (Python's
+    recursion limit does not apply)."""
+    word = _container_word(value)
+    if word is None:
+        return _prepare_scalar(value, schema, lambda: where, nested)
+    if not nested:
+        raise errors.TypeMismatchError(
+            f"{where}: a set of mixed values cannot hold a {word} (only lists and dicts of mixed values "
+            "nest collections)")
+    # Each open container: (its value, its items, the prepared copy); `path`
+    # the keys and positions down to the current one, made into the text
+    # naming a value only for an error (so a deep value costs O(depth)).
+    path: list[Any] = []
+
+    def where_now() -> str:
+        return where + "".join(f"[{step!r}]" for step in path)
+
+    def where_at(key: Any) -> Callable[[], str]:
+        return lambda: f"{where_now()}[{key!r}]"
+
+    open_ids = {id(value)}
+    top: Any = {} if word == "dict" else []
+    stack = [(value, _items(value, word), top)]
+    while stack:
+        source, items, out = stack[-1]
+        step = next(items, None)
+        if step is None:
+            stack.pop()
+            if path:
+                path.pop()
+            open_ids.discard(id(source))
+            continue
+        key, item = step
+        if isinstance(out, dict) and not isinstance(key, str):
+            raise errors.TypeMismatchError(
+                f"{where_now()}: the keys of a dict in a mixed value are strings, "
+                f"not {type(key).__name__} ({key!r})")
+        item_word = _container_word(item)
+        if item_word is None:
+            prepared = _prepare_scalar(item, schema, where_at(key), True)
+        else:
+            if id(item) in open_ids:
+                raise errors.InvalidArgumentError(f"{where_at(key)()}: the {item_word} contains itself")
+            open_ids.add(id(item))
+            prepared = {} if item_word == "dict" else []
+            stack.append((item, _items(item, item_word), prepared))
+            path.append(key)
+        if isinstance(out, dict):
+            out[key] = prepared
+        else:
+            out.append(prepared)
+    return top
 
 
-def _prepare(value: Any, schema: "SchemaBinding", where: str, nested: bool, open_ids: set[Any]) -> Any:
+def _container_word(value: Any) -> str | None:
+    """"dict" for a mapping, "list" for a sequence that is not text or
+    bytes, None for anything else (a scalar, an object, a fief.Link)."""
+    if isinstance(value, Link) or value is None or isinstance(value, _SCALARS) or isinstance(value, Object):
+        return None
+    if isinstance(value, Mapping):
+        return "dict"
+    if isinstance(value, Sequence) and not isinstance(value, _TEXT_LIKE):
+        return "list"
+    return None
+
+
+def _items(value: Any, word: str) -> Iterator[tuple[Any, Any]]:
+    return iter(value.items()) if word == "dict" else enumerate(value)
+
+
+def _prepare_scalar(value: Any, schema: "SchemaBinding", where: Callable[[], str], nested: bool) -> Any:
+    """A value that is not a list or dict, checked; `where` makes the text
+    naming it (for errors only)."""
     if isinstance(value, Link):
-        schema.check_link(value, where)  # one that names no object fails here, before any write
+        schema.check_link(value, where())  # one that names no object fails here, before any write
         return value
     if value is None or isinstance(value, _SCALARS):
         if isinstance(value, int) and not isinstance(value, bool) and not -(1 << 63) <= value < (1 << 63):
-            raise errors.InvalidArgumentError(f"{where}: {value} does not fit in 64 bits")
+            raise errors.InvalidArgumentError(f"{where()}: {value} does not fit in 64 bits")
         return value
     if isinstance(value, _BYTES_LIKE):
         return bytes(value)
     if isinstance(value, Object):
-        check_link(value, schema, where)
+        check_link(value, schema, where())
         return value
-    is_map = isinstance(value, Mapping)
-    if is_map or (isinstance(value, Sequence) and not isinstance(value, _TEXT_LIKE)):
-        word = "dict" if is_map else "list"
-        if not nested:
-            raise errors.TypeMismatchError(
-                f"{where}: a set of mixed values cannot hold a {word} (only lists and dicts of mixed values "
-                "nest collections)")
-        if id(value) in open_ids:
-            raise errors.InvalidArgumentError(f"{where}: the {word} contains itself")
-        open_ids.add(id(value))
-        try:
-            if is_map:
-                out = {}
-                for key, item in value.items():
-                    if not isinstance(key, str):
-                        raise errors.TypeMismatchError(
-                            f"{where}: the keys of a dict in a mixed value are strings, not "
-                            f"{type(key).__name__} ({key!r})")
-                    out[key] = _prepare(item, schema, f"{where}[{key!r}]", True, open_ids)
-                return out
-            return [_prepare(item, schema, f"{where}[{i}]", True, open_ids) for i, item in enumerate(value)]
-        finally:
-            open_ids.discard(id(value))
-    raise errors.TypeMismatchError(f"{where}: a value of type {type(value).__name__!r} cannot be a mixed value; "
+    raise errors.TypeMismatchError(f"{where()}: a value of type {type(value).__name__!r} cannot be a mixed value; "
                                    f"give {_KINDS}" + (", or a list or dict of them" if nested else ""))
 
 
@@ -109,13 +155,39 @@ def check_link(obj: Object, schema: "SchemaBinding", where: str) -> None:
 
 def plain(value: Any) -> Any:
     """A value read from a mixed slot as plain Python data: a live nested
-    fief.List as a list and a fief.Dict as a dict (recursively); anything
-    else as it is."""
+    fief.List as a list and a fief.Dict as a dict, to any depth (walked
+    with a stack of its own, not by recursion); anything else as it is."""
+    word = _plain_word(value)
+    if word is None:
+        return value
+    top: Any = {} if word == "dict" else []
+    stack = [(_items(value, word), top)]
+    while stack:
+        items, out = stack[-1]
+        step = next(items, None)
+        if step is None:
+            stack.pop()
+            continue
+        key, item = step
+        item_word = _plain_word(item)
+        if item_word is None:
+            copied = item
+        else:
+            copied = {} if item_word == "dict" else []
+            stack.append((_items(item, item_word), copied))
+        if isinstance(out, dict):
+            out[key] = copied
+        else:
+            out.append(copied)
+    return top
+
+
+def _plain_word(value: Any) -> str | None:
     if isinstance(value, Mapping):
-        return {key: plain(item) for key, item in value.items()}
+        return "dict"
     if isinstance(value, Sequence) and not isinstance(value, _TEXT_LIKE):
-        return [plain(item) for item in value]
-    return value
+        return "list"
+    return None
 
 
 def _is_number(value: Any) -> bool:

@@ -373,13 +373,17 @@ class Dict(LiveCollection, MutableMapping[str, V]):
             raise
 
     def _set(self, key: str, value: Any) -> None:
+        self._set_value(key, value)
+        if is_nested(value):
+            fill(self._nested_at(key, isinstance(value, list)), value)
+
+    def _set_value(self, key: str, value: Any) -> None:
+        """Set `key` to a prepared value (a nested collection stored empty)."""
         keep = Keep()
         k = self._key(key, keep)
         v = L.fief_value_t()
         self._encode(value, v, keep)
         self._call("set", k, v)
-        if is_nested(value):
-            fill(self._nested_at(key, isinstance(value, list)), value)
 
     def _nested_at(self, at: Any, is_list: bool) -> LiveCollection:
         keep = Keep()

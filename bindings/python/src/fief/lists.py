@@ -490,11 +490,16 @@ class List(LiveCollection, MutableSequence[T]):
         """Append prepared mixed values, nested collections filled."""
         if not items:
             return
+        self._fill_nested(self._append_values(items), items)
+
+    def _append_values(self, items: list[Any]) -> int:
+        """Append prepared mixed values (nested collections stored empty);
+        the position of the first."""
         start = len(self)
         keep = Keep()
         self._lib.check(self._lib.fief_list_append(self._ptr(), self._values_array(items, keep), len(items)),
                         "fief_list_append")
-        self._fill_nested(start, items)
+        return start
 
     def _write_at(self, index: int, value: Any) -> None:
         keep = Keep()

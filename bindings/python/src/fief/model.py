@@ -356,23 +356,50 @@ class NestedSpec(PropertySpec):
     """A list or dict nested in a mixed value, described as the
     ``list[fief.Mixed]`` or ``dict[str, fief.Mixed]`` it behaves like and
     named by its path from the object (``extra``, ``items[2]``,
-    ``extra['a'][0]``)."""
+    ``extra['a'][0]``).  The name is made when asked for, from the parent's
+    spec and the position, so reaching a collection n levels deep costs
+    O(n), not O(n^2)."""
 
     is_nested = True
 
-    def __init__(self, name: str, collection: int, stable: bool = True):
-        super().__init__(attr=name, name=name, py_type=Mixed, fief_type=L.TYPE_MIXED, nullable=True,
+    def __init__(self, parent: PropertySpec, position: Any, collection: int, stable: bool = True):
+        super().__init__(attr="", name="", py_type=Mixed, fief_type=L.TYPE_MIXED, nullable=True,
                          primary_key=False, indexed=False, default=_MISSING, default_factory=None,
                          collection=collection)
+        self._parent = parent
+        self._position = position
         self.stable = stable
+
+    @property
+    def name(self) -> str:
+        """The path from the object: the top property's name, then each
+        position or key (built without recursion, at any depth)."""
+        steps: list[str] = []
+        spec: PropertySpec = self
+        while isinstance(spec, NestedSpec):
+            if spec._position is not None:
+                steps.append(f"[{spec._position!r}]")
+            spec = spec._parent
+        return spec.name + "".join(reversed(steps))
+
+    @name.setter
+    def name(self, value: str) -> None:
+        pass  # PropertySpec.__init__ sets it; the name is always the path
+
+    @property
+    def attr(self) -> str:
+        return self.name
+
+    @attr.setter
+    def attr(self, value: str) -> None:
+        pass  # as name
 
 
 def nested_spec(parent: PropertySpec, position: Any, collection: int) -> NestedSpec:
     """The spec of the collection nested in mixed property `parent` (at
     `position` None) or at `position` (an index or key) of the mixed
     collection `parent` describes."""
-    name = parent.name if position is None else f"{parent.name}[{position!r}]"
-    return NestedSpec(name, collection, parent.stable and (position is None or isinstance(position, str)))
+    return NestedSpec(parent, position, collection, parent.stable and (position is None or isinstance(position, str)))
 
 
 def list_elements(value: Any, spec: PropertySpec) -> list[Any]:
