@@ -56,11 +56,18 @@ struct ExtendedJSONWriter {
     func objectLine(_ object: OpaquePointer, _ c: Inspector.ClassInfo) throws -> String {
         var key: Int64 = 0
         guard fief_object_get_key(object, &key) else { throw lastError("reading an object's key") }
-        return "{\"$class\": \(JSONText.string(c.name)), \"$key\": \(key)" + (try propertiesJSON(object, c, first: false)) + "}"
+        return "{\"$class\": \(JSONText.string(c.name)), \"$key\": \(key)" + (try propertiesJSON(object, c, first: false, depth: 0)) + "}"
     }
 
     /// The properties of an object as JSON members (", " before each, or not before the first).
-    private func propertiesJSON(_ object: OpaquePointer, _ c: Inspector.ClassInfo, first: Bool) throws -> String {
+    /// `depth` counts the arrays and objects around them: past
+    /// JSONParser.maximumDepth, which `fief import` refuses, the dump stops
+    /// with an error rather than write what cannot be read back (or risk the
+    /// stack on a file with collections nested 100,000 deep).
+    private func propertiesJSON(_ object: OpaquePointer, _ c: Inspector.ClassInfo, first: Bool, depth: Int) throws -> String {
+        guard depth < JSONParser.maximumDepth else {
+            throw ToolError(description: "an object of class '\(c.name)' is nested more than \(JSONParser.maximumDepth) levels deep, deeper than the JSON form goes")
+        }
         var text = ""
         for (i, p) in c.properties.enumerated() {
             if i > 0 || !first { text += ", " }
@@ -69,7 +76,7 @@ struct ExtendedJSONWriter {
             case FIEF_COLLECTION_LIST:
                 guard let list = fief_object_get_list(object, p.key) else { throw lastError("reading list '\(p.name)'") }
                 defer { _ = fief_release(UnsafeRawPointer(list)) }
-                text += try listJSON(list, "list '\(p.name)'", mixed: p.type == FIEF_TYPE_MIXED)
+                text += try listJSON(list, "list '\(p.name)'", mixed: p.type == FIEF_TYPE_MIXED, depth: depth + 1)
             case FIEF_COLLECTION_SET:
                 guard let set = fief_object_get_set(object, p.key) else { throw lastError("reading set '\(p.name)'") }
                 defer { _ = fief_release(UnsafeRawPointer(set)) }
@@ -77,16 +84,16 @@ struct ExtendedJSONWriter {
                 guard fief_set_size(set, &size) else { throw lastError("reading set '\(p.name)'") }
                 var values = [fief_value_t](repeating: fief_value_t(), count: size)
                 guard size == 0 || fief_set_get_range(set, 0, size, &values) else { throw lastError("reading set '\(p.name)'") }
-                text += "[" + (try values.map { try element($0, "set '\(p.name)'", mixed: p.type == FIEF_TYPE_MIXED) }.joined(separator: ", ")) + "]"
+                text += "[" + (try values.map { try element($0, "set '\(p.name)'", mixed: p.type == FIEF_TYPE_MIXED, depth: depth + 1) }.joined(separator: ", ")) + "]"
             case FIEF_COLLECTION_MAP:
                 guard let map = fief_object_get_map(object, p.key) else { throw lastError("reading map '\(p.name)'") }
                 defer { _ = fief_release(UnsafeRawPointer(map)) }
-                text += try mapJSON(map, "map '\(p.name)'", mixed: p.type == FIEF_TYPE_MIXED)
+                text += try mapJSON(map, "map '\(p.name)'", mixed: p.type == FIEF_TYPE_MIXED, depth: depth + 1)
             default:
                 var value = fief_value_t()
                 guard fief_object_get_value(object, p.key, &value) else { throw lastError("reading '\(p.name)'") }
                 // A mixed value holding a nested list or dictionary: its handle comes from the property.
-                text += try element(value, "'\(p.name)'", mixed: p.type == FIEF_TYPE_MIXED, list: { fief_object_get_list(object, p.key) },
+                text += try element(value, "'\(p.name)'", mixed: p.type == FIEF_TYPE_MIXED, depth: depth, list: { fief_object_get_list(object, p.key) },
                                     map: { fief_object_get_map(object, p.key) })
             }
         }
@@ -94,7 +101,8 @@ struct ExtendedJSONWriter {
     }
 
     /// A list (of a property, or nested in a mixed value) as a JSON array.
-    private func listJSON(_ list: OpaquePointer, _ what: String, mixed: Bool) throws -> String {
+    private func listJSON(_ list: OpaquePointer, _ what: String, mixed: Bool, depth: Int) throws -> String {
+        guard depth < JSONParser.maximumDepth else { throw tooDeep(what) }
         var size = 0
         guard fief_list_size(list, &size) else { throw lastError("reading \(what)") }
         var values = [fief_value_t](repeating: fief_value_t(), count: size)
@@ -102,7 +110,7 @@ struct ExtendedJSONWriter {
         var parts: [String] = []
         parts.reserveCapacity(size)
         for (i, value) in values.enumerated() {
-            parts.append(try element(value, "element \(i) of \(what)", mixed: mixed, list: { fief_list_get_list(list, i) },
+            parts.append(try element(value, "element \(i) of \(what)", mixed: mixed, depth: depth, list: { fief_list_get_list(list, i) },
                                      map: { fief_list_get_map(list, i) }))
         }
         return "[" + parts.joined(separator: ", ") + "]"
@@ -110,7 +118,8 @@ struct ExtendedJSONWriter {
 
     /// A map (of a property, or a dictionary nested in a mixed value) as a
     /// JSON object, in key order.
-    private func mapJSON(_ map: OpaquePointer, _ what: String, mixed: Bool) throws -> String {
+    private func mapJSON(_ map: OpaquePointer, _ what: String, mixed: Bool, depth: Int) throws -> String {
+        guard depth < JSONParser.maximumDepth else { throw tooDeep(what) }
         var size = 0
         guard fief_map_size(map, &size) else { throw lastError("reading \(what)") }
         var keys = [fief_string_t](repeating: fief_string_t(), count: size)
@@ -121,7 +130,7 @@ struct ExtendedJSONWriter {
         for i in 0..<size {
             let key = keys[i]
             let name = String(decoding: UnsafeRawBufferPointer(start: key.data, count: key.size), as: UTF8.self)
-            parts.append(JSONText.string(name) + ": " + (try element(values[i], "key '\(name)' of \(what)", mixed: mixed,
+            parts.append(JSONText.string(name) + ": " + (try element(values[i], "key '\(name)' of \(what)", mixed: mixed, depth: depth,
                                                                      list: { fief_map_get_list(map, key) },
                                                                      map: { fief_map_get_map(map, key) })))
         }
@@ -130,17 +139,17 @@ struct ExtendedJSONWriter {
 
     /// A value; an embedded object written in place; a nested list or
     /// dictionary (in a mixed value) opened with `list` or `map` and written whole.
-    private func element(_ value: fief_value_t, _ what: @autoclosure () -> String, mixed: Bool,
+    private func element(_ value: fief_value_t, _ what: @autoclosure () -> String, mixed: Bool, depth: Int,
                          list: () -> OpaquePointer? = { nil }, map: () -> OpaquePointer? = { nil }) throws -> String {
         switch value.type {
         case FIEF_TYPE_LIST:
             guard let nested = list() else { throw lastError("reading the list in \(what())") }
             defer { _ = fief_release(UnsafeRawPointer(nested)) }
-            return try listJSON(nested, "the list in \(what())", mixed: true)
+            return try listJSON(nested, "the list in \(what())", mixed: true, depth: depth + 1)
         case FIEF_TYPE_DICTIONARY:
             guard let nested = map() else { throw lastError("reading the dictionary in \(what())") }
             defer { _ = fief_release(UnsafeRawPointer(nested)) }
-            return try mapJSON(nested, "the dictionary in \(what())", mixed: true)
+            return try mapJSON(nested, "the dictionary in \(what())", mixed: true, depth: depth + 1)
         case FIEF_TYPE_LINK:
             guard let target = classesByKey[value.u.link.class_key] else {
                 throw ToolError(description: "\(what()) links to an unknown class (key \(value.u.link.class_key))")
@@ -150,7 +159,7 @@ struct ExtendedJSONWriter {
                     throw lastError("reading the embedded object of \(what())")
                 }
                 defer { _ = fief_release(UnsafeRawPointer(child)) }
-                return "{" + (try propertiesJSON(child, target, first: true)) + "}"
+                return "{" + (try propertiesJSON(child, target, first: true, depth: depth + 1)) + "}"
             }
             return "{\"$ref\": \(JSONText.string(target.name)), \"$id\": \(value.u.link.object_key)}"
         case FIEF_TYPE_FLOAT where mixed:
@@ -160,6 +169,10 @@ struct ExtendedJSONWriter {
         default:
             return ExtendedJSON.scalar(value)
         }
+    }
+
+    private func tooDeep(_ what: String) -> ToolError {
+        ToolError(description: "\(what) is nested more than \(JSONParser.maximumDepth) levels deep, deeper than the JSON form goes")
     }
 }
 

@@ -59,8 +59,9 @@ struct JSONParser {
 
     private init(bytes: [UInt8]) { self.bytes = bytes }
 
-    /// Nesting deeper than this is refused rather than risking the stack.
-    private static let maximumDepth = 512
+    /// Nesting deeper than this is refused rather than risking the stack;
+    /// `fief dump` stops at the same depth, so what it writes imports.
+    static let maximumDepth = 512
 
     private func error(_ reason: String) -> JSONSyntaxError {
         JSONSyntaxError(column: position + 1, reason: reason)

@@ -823,4 +823,43 @@ final class CommandLineToolTests: XCTestCase {
         XCTAssertEqual(forced.status, 0, forced.output)
         XCTAssertTrue(forced.output.contains("live 5, frozen snapshot 6"), forced.output)
     }
+
+    /// Collections nested in mixed values: `dump` writes them as deep as
+    /// `import` reads them back (512 levels, the JSON form's limit), and a
+    /// file nested deeper (100,000 levels) is refused with a clear error,
+    /// never a crash.
+    func testDumpOfDeeplyNestedValues() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fief-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func nested(_ depth: Int) -> AnyRealmValue {
+            var value: AnyRealmValue = .fromArray([.string("bottom")])
+            for level in 1..<depth { value = level % 2 == 1 ? .fromDictionary(["k": value]) : .fromArray([value]) }
+            return value
+        }
+        func write(_ path: String, depth: Int) throws {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [MixedHolder.self]))
+            try realm.write { realm.add(MixedHolder(id: 1, value: nested(depth))) }
+        }
+        // 500 levels inside a property's value (the object and its property make it 502 in JSON).
+        let shallow = directory.appendingPathComponent("shallow.fief").path
+        try write(shallow, depth: 500)
+        let dumped = try run(["dump", shallow])
+        XCTAssertEqual(dumped.status, 0, dumped.output)
+        XCTAssertTrue(dumped.output.contains("[\"bottom\"]"), dumped.output)
+        let copy = directory.appendingPathComponent("copy.fief").path
+        let dumpFile = directory.appendingPathComponent("shallow.jsonl")
+        try dumped.output.write(to: dumpFile, atomically: true, encoding: .utf8)
+        let imported = try run(["import", copy], input: dumpFile.path)
+        XCTAssertEqual(imported.status, 0, imported.output)
+        let again = try run(["dump", copy])
+        XCTAssertEqual(again.output, dumped.output)
+
+        let deep = directory.appendingPathComponent("deep.fief").path
+        try write(deep, depth: 100_000)
+        let refused = try run(["dump", deep, "MixedHolder"])
+        XCTAssertEqual(refused.status, 1, refused.output)
+        XCTAssertTrue(refused.output.contains("nested more than 512 levels deep, deeper than the JSON form goes"), refused.output)
+        XCTAssertEqual(try run(["verify", deep]).status, 0)
+    }
 }
