@@ -414,6 +414,10 @@ public enum FileCopy {
                 var key = (UInt64(bitPattern: id) | NestedStore.headerBit).bigEndian
                 try withUnsafeBytes(of: &key) { (k) throws(FiefError) in try headerBytes.withBytes { (v) throws(FiefError) in try put(k, v) } }
             }
+            if nested.counterDamaged.contains(table) {
+                problems += 1
+                report(.problem, "\(what): the id counter is damaged: the copy's counts on past every id found")
+            }
             if let next = nested.nextID[table] {
                 var key = NestedStore.counterKey.bigEndian
                 var value = UInt64(bitPattern: next).littleEndian
@@ -439,6 +443,8 @@ public enum FileCopy {
         var damaged: [UInt32: Set<Int64>] = [:]
         /// The id counter the copy gets: the stored one, or past every id seen.
         var nextID: [UInt32: Int64] = [:]
+        /// Classes whose stored id counter is damaged.
+        var counterDamaged: Set<UInt32> = []
 
         init(_ schema: Schema, _ environment: Environment, _ txn: OpaquePointer, sealed: Bool) {
             self.sealed = sealed
@@ -460,6 +466,8 @@ public enum FileCopy {
                             if let body, body.count == 8 {
                                 let stored = Int64(bitPattern: UInt64(littleEndian: body.loadUnaligned(as: UInt64.self)))
                                 if stored > 0 && stored < NestedStore.maxID { next = max(next, stored) }
+                            } else {
+                                counterDamaged.insert(objectClass.key)
                             }
                             continue
                         }
