@@ -193,9 +193,9 @@ TEST(writable_open_upgrades_format_5) {
     E(fief_realm_close(r));
     E(fief_release(r));
     bool said = false;
-    EQU(verify(path, "format 6", &said), 0);
+    EQU(verify(path, "format 7", &said), 0);
     E(said);
-    /* Now format 6: a read-only open works. */
+    /* Now format 7: a read-only open works. */
     r = open_path(path, true);
     R(r != NULL);
     EQI(check_contents(r), 0);
@@ -272,18 +272,18 @@ static void set_format(const char *path, uint64_t format) {
     mdb_env_close(env);
 }
 
-TEST(format_7_is_refused) {
+TEST(format_8_is_refused) {
     const char *path = fixture("newer.fief");
     R(path != NULL);
-    set_format(path, 7);
-    EERRM(open_path(path, true) != NULL, FIEF_ERR_FILE_FORMAT, "file format 7");
+    set_format(path, 8);
+    EERRM(open_path(path, true) != NULL, FIEF_ERR_FILE_FORMAT, "file format 8");
     EMSG("newer");
-    EERRM(open_path(path, false) != NULL, FIEF_ERR_FILE_FORMAT, "file format 7");
+    EERRM(open_path(path, false) != NULL, FIEF_ERR_FILE_FORMAT, "file format 8");
     findings f = {0, NULL, false};
     size_t problems = 0;
     E(fief_file_verify(path, collect, &f, &problems));
     EQU(problems, 1);
-    EERRM(fief_file_copy(path, t_path("newer-copy.fief"), NULL, NULL, &problems), FIEF_ERR_FILE_FORMAT, "file format 7");
+    EERRM(fief_file_copy(path, t_path("newer-copy.fief"), NULL, NULL, &problems), FIEF_ERR_FILE_FORMAT, "file format 8");
     E(!t_file_exists(t_path("newer-copy.fief")));
 }
 
@@ -345,7 +345,7 @@ TEST(read_only_open_of_plain_format_5_reads_it) {
     R(r);
     E(fief_realm_close(r));
     fief_release(r);
-    EQU(verify(path, "format 6,", &said), 0);
+    EQU(verify(path, "format 7,", &said), 0);
     E(said);
     fief_release(s);
 }
@@ -455,12 +455,12 @@ TEST(killed_upgrade_leaves_format_5_or_6) {
         if (upgraded) after++;
         else before++;
     }
-    fprintf(stderr, "upgrade takes %.1f ms; kills left format 5 %d times, format 6 %d times\n", took * 1e3, before, after);
+    fprintf(stderr, "upgrade takes %.1f ms; kills left format 5 %d times, format 7 %d times\n", took * 1e3, before, after);
 }
 
 int main(int argc, char **argv) {
     static const t_case cases[] = {T(read_only_open_of_format_5_says_how_to_upgrade), T(writable_open_upgrades_format_5),
-                                   T(copy_of_format_5_is_format_6), T(format_7_is_refused),
+                                   T(copy_of_format_5_is_format_6), T(format_8_is_refused),
                                    T(read_only_open_of_plain_format_5_reads_it), T(killed_upgrade_leaves_format_5_or_6)};
     return T_MAIN(argc, argv, cases);
 }

@@ -195,7 +195,7 @@ final class Format6Tests: XCTestCase {
             }
             db.realm.close()
         }
-        XCTAssertEqual(Self.storedFormat(path), 6)
+        XCTAssertEqual(Self.storedFormat(path), MetaKeys.formatValue)
         // As format 5 stored it: the decimal's entry under its format-5 key.
         let decimal = Value.decimal128(Self.dec(1 << 70, 0))
         withRawLMDB(path, database: "c1.s2") { txn, dbi in
@@ -238,7 +238,7 @@ final class Format6Tests: XCTestCase {
             try db.write { XCTAssertFalse(try db.setInsert("Bag", 0, "values", .double(Self.twoTo70))) }
             db.realm.close()
         }
-        XCTAssertEqual(Self.storedFormat(path), 6)
+        XCTAssertEqual(Self.storedFormat(path), MetaKeys.formatValue)
         let after = try Self.verify(path)
         XCTAssertEqual(after.problems, 0)
         XCTAssertFalse(after.infos.contains { $0.contains("format 5's form") })
@@ -331,10 +331,10 @@ final class Format6Tests: XCTestCase {
         }
         XCTAssertEqual(try db.query("Doc", "title TEXT 'omega'").count(), 1)
         db.realm.close()
-        XCTAssertEqual(Self.storedFormat(path), 6)
+        XCTAssertEqual(Self.storedFormat(path), MetaKeys.formatValue)
         let after = try Self.verify(path)
         XCTAssertEqual(after.problems, 0)
-        XCTAssertTrue(after.infos.contains { $0.hasPrefix("format 6,") }, "\(after.infos)")
+        XCTAssertTrue(after.infos.contains { $0.hasPrefix("format 7,") }, "\(after.infos)")
         // Read-only now.
         let reader = try DB.open(path, nil, readOnly: true)
         XCTAssertEqual(try reader.query("Note", "text TEXT 'alpha'").count(), 1)
@@ -369,15 +369,15 @@ final class Format6Tests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), bytes)
         XCTAssertEqual(Self.storedFormat(path), 5)
 
-        Self.setFormat(path, 7)
+        Self.setFormat(path, 8)
         for readOnly in [true, false] {
             let error = expectError(.fileFormat) { try DB.open(path, nil, readOnly: readOnly) }
-            XCTAssertTrue(error?.message.contains("file format 7; this library reads format 6 and upgrades formats 1 to 5") ?? false,
+            XCTAssertTrue(error?.message.contains("file format 8; this library reads format 7 and upgrades formats 1 to 6") ?? false,
                           error?.message ?? "")
         }
         var problems: [String] = []
         XCTAssertEqual(try FileCheck.verify(path: path) { kind, line in if kind == .problem { problems.append(line) } }, 1)
-        XCTAssertEqual(problems, ["unknown file format 7"])
+        XCTAssertEqual(problems, ["unknown file format 8"])
         _ = expectError(.fileFormat) { try FileCopy.copy(from: path, to: dir.file("copy.fief")) { _, _ in } }
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("copy.fief")))
     }

@@ -255,10 +255,14 @@ final class MixedCopyTests: XCTestCase {
         withRawLMDB(path, database: Table.mapName(box, props)) { txn, dbi in
             var key: [UInt8] = []
             MapStore.encode(owner: k.other, key: UnsafeRawBufferPointer(start: nil, count: 0), into: &key)
-            put(txn, dbi, key + Array("junk".utf8), [UInt8(PropertyType.int.rawValue), 1, 2])
+            // Sealed (format 7): their checksums hold, their values do not.
+            func sealed(_ full: [UInt8], _ value: [UInt8]) -> [UInt8] {
+                value.withUnsafeBytes { v in full.withUnsafeBytes { EntrySeal.sealed(v, table: box, database: props, key: $0) } }
+            }
+            put(txn, dbi, key + Array("junk".utf8), sealed(key + Array("junk".utf8), [UInt8(PropertyType.int.rawValue), 1, 2]))
             var link: [UInt8] = []
             MixedCoding.encode(.link(classKey: 999, objectKey: 0), into: &link)
-            put(txn, dbi, key + Array("nowhere".utf8), link)
+            put(txn, dbi, key + Array("nowhere".utf8), sealed(key + Array("nowhere".utf8), link))
         }
         // A mixed property value that is no value, in a sound chunk.
         withRawLMDB(path, database: Table.dataName(box)) { txn, dbi in

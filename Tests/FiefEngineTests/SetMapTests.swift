@@ -660,12 +660,22 @@ final class SetMapCopyTests: XCTestCase {
             put(txn, dbi, entryKey(k.ann, [0x30] + Array("cut".utf8)), Array("not the whole string".utf8))
             put(txn, dbi, entryKey(9999, [0x30, 0x61]), [])
         }
-        withRawLMDB(path, database: try { let db = try DB.open(path, nil, readOnly: true); defer { db.realm.close() }; return map("scores")(db) }()) { txn, dbi in
+        let (person, scores) = try { () throws -> (UInt32, UInt32) in
+            let db = try DB.open(path, nil, readOnly: true)
+            defer { db.realm.close() }
+            return (db.cls("Person"), db.pkey("Person", "scores"))
+        }()
+        // Sealed (format 7): their checksums hold, their values do not.
+        func sealed(_ key: [UInt8], _ value: [UInt8]) -> [UInt8] {
+            value.withUnsafeBytes { v in key.withUnsafeBytes { EntrySeal.sealed(v, table: person, database: scores, key: $0) } }
+        }
+        withRawLMDB(path, database: Table.mapName(person, scores)) { txn, dbi in
             var wrong: [UInt8] = []
             MixedCoding.encode(.bool(true), into: &wrong)
-            put(txn, dbi, entryKey(k.bob, Array("wrong".utf8)), wrong)
-            put(txn, dbi, entryKey(k.bob, Array("junk".utf8)), [0xEE, 0xEE])
-            put(txn, dbi, entryKey(k.bob, Array("$bad".utf8)), [0])
+            for (key, value) in [("wrong", wrong), ("junk", [0xEE, 0xEE]), ("$bad", [0])] {
+                let full = entryKey(k.bob, Array(key.utf8))
+                put(txn, dbi, full, sealed(full, value))
+            }
         }
         XCTAssertGreaterThan(try FileCheck.verify(path: path) { _, _ in }, 0)
         (n, problems) = try copy(path, dir.file("garbage-copy.fief"))

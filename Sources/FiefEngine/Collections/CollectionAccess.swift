@@ -61,21 +61,53 @@ extension Realm {
 
     /// The entries of collection `id` stored in `dbi`, read once per
     /// snapshot (or until the write transaction's next set or map write).
-    func collectionEntries(_ id: ListID, _ dbi: MDB_dbi) throws(FiefError) -> CollectionEntries {
+    /// `sealed`: the entries of a map or nested collection carry checksums
+    /// (`EntrySeal`), checked here, and a failure names property `sealed`
+    /// (nil: a set's, which carry none).
+    func collectionEntries(_ id: ListID, _ dbi: MDB_dbi, sealed: UInt32?) throws(FiefError) -> CollectionEntries {
         if let write {
             if !write.pendingMaps.isEmpty { try flushPendingMap(write, id) }
             if let known = write.collectionEntries[id] { return known }
-            let read = CollectionEntries(try SetStore.entries(write.txn, dbi, owner: id.owner))
+            let read = CollectionEntries(try readEntries(write.txn, id, dbi, sealed: sealed))
             write.collectionEntries[id] = read
             return read
         }
         let snapshot = try currentSnapshot()
         return try snapshot.withTransaction { (txn) throws(FiefError) -> CollectionEntries in
             if let known = snapshot.collectionEntries[id] { return known }
-            let read = CollectionEntries(try SetStore.entries(txn, dbi, owner: id.owner))
+            let read = CollectionEntries(try readEntries(txn, id, dbi, sealed: sealed))
             snapshot.collectionEntries[id] = read
             return read
         }
+    }
+
+    private func readEntries(_ txn: OpaquePointer, _ id: ListID, _ dbi: MDB_dbi, sealed: UInt32?) throws(FiefError)
+        -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
+        guard let sealed else { return try SetStore.entries(txn, dbi, owner: id.owner) }
+        guard let entries = try EntrySeal.entries(txn, dbi, owner: id.owner, table: id.table, database: id.column) else {
+            throw damagedSeal(id.table, property: sealed, id.column == EntrySeal.nested ? nil : id.owner)
+        }
+        return entries
+    }
+
+    /// Entries of a map (`database` its property) or of a nested
+    /// collection (`EntrySeal.nested`) read in a write transaction, checked.
+    func sealedEntries(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ table: Table, database: UInt32, property: UInt32, owner: Int64) throws(FiefError)
+        -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
+        guard let entries = try EntrySeal.entries(txn, dbi, owner: owner, table: table.key, database: database) else {
+            throw damagedSeal(table.key, property: property, database == EntrySeal.nested ? nil : owner)
+        }
+        return entries
+    }
+
+    /// The error for a map entry (of object `owner`) or nested entry
+    /// (`owner` nil) that fails its checksum.
+    func damagedSeal(_ tableKey: UInt32, property: UInt32, _ owner: Int64?) -> FiefError {
+        let table = try? self.table(tableKey)
+        let className = table?.objectClass.name ?? "#\(tableKey)"
+        let name = (try? table?.property(property).name) ?? "#\(property)"
+        let what = owner.map { "an entry of map '\(className).\(name)' of object \($0)" } ?? "an entry of a collection nested in '\(className).\(name)'"
+        return FiefError(.fileCorrupt, "'\(environment.path)' is damaged: \(what) fails its checksum", path: environment.path)
     }
 
     /// Before a write to a set or map database: views read from it may move.
@@ -99,14 +131,14 @@ extension Realm {
                 if case .link(_, let key) = try state.value(i, table: table) { keys.append(key) }
             }
         case .set:
-            for entry in try collectionEntries(id, try table.setDatabase(column.key)).entries {
+            for entry in try collectionEntries(id, try table.setDatabase(column.key), sealed: nil).entries {
                 guard let value = SetStore.decode(entry.key, entry.value, type: column.elementType, linkTarget: column.linkTarget) else {
                     throw damagedEntry(table, column, id.owner, "an element")
                 }
                 if case .link(_, let key) = value { keys.append(key) }
             }
         case .map:
-            for entry in try collectionEntries(id, try table.mapDatabase(column.key)).entries {
+            for entry in try collectionEntries(id, try table.mapDatabase(column.key), sealed: column.key).entries {
                 guard let value = MixedCoding.decode(entry.value) else { throw damagedEntry(table, column, id.owner, "a value") }
                 if case .link(_, let key) = value { keys.append(key) }
             }

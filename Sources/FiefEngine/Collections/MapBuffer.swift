@@ -148,7 +148,7 @@ final class PendingMap {
 
     /// Store every entry in map `owner`'s database `dbi`, in key order.
     /// None of the keys is stored yet (see the type's comment).
-    func store(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64) throws(FiefError) {
+    func store(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, column: UInt32, owner: Int64) throws(FiefError) {
         if entries.isEmpty { return }
         try typed { try arena.withUnsafeBytes { (arena) throws in
             let base = arena.baseAddress!
@@ -176,9 +176,16 @@ final class PendingMap {
                 for i in 0..<sorted.count {
                     if i + ahead < sorted.count { fief_prefetch(base + Int(sorted[i + ahead].keyOffset)) }
                     let e = sorted[i]
-                    var kv = LMDB.val(full(e))
-                    var vv = MDB_val(mv_size: Int(e.valueCount), mv_data: UnsafeMutableRawPointer(mutating: base + Int(e.valueOffset)))
-                    try LMDB.check(mdb_cursor_put(cursor.pointer, &kv, &vv, flags), "writing a map")
+                    let fullKey = full(e)
+                    var kv = LMDB.val(fullKey)
+                    // Reserved, then the value and its checksum (`EntrySeal`) written in place.
+                    let count = Int(e.valueCount)
+                    var vv = MDB_val(mv_size: count + EntrySeal.bytes, mv_data: nil)
+                    try LMDB.check(mdb_cursor_put(cursor.pointer, &kv, &vv, flags | UInt32(MDB_RESERVE)), "writing a map")
+                    let value = UnsafeRawBufferPointer(start: base + Int(e.valueOffset), count: count)
+                    vv.mv_data.copyMemory(from: value.baseAddress!, byteCount: count)
+                    let sum = EntrySeal.checksum(table: table, database: column, key: fullKey, value)
+                    vv.mv_data.storeBytes(of: sum.littleEndian, toByteOffset: count, as: UInt32.self)
                 }
             }
         } }
@@ -265,6 +272,6 @@ extension Realm {
         guard let table = try? self.table(id.table), let column = try? table.column(id.column), column.collection == .map,
               try isLive(table, id.owner) else { return }
         forgetCollectionEntries(write)
-        try pending.store(write.txn, try table.mapDatabase(id.column), owner: id.owner)
+        try pending.store(write.txn, try table.mapDatabase(id.column), table: id.table, column: id.column, owner: id.owner)
     }
 }

@@ -33,7 +33,10 @@ extension Realm {
         return try withReadTransaction { (txn) throws(FiefError) -> Value? in
             try stored.withBytes { (k) throws(FiefError) -> Value? in
                 guard let raw = try LMDB.get(txn, dbi, k) else { return nil }
-                return try mapValue(raw, table, column, map.owner)
+                guard let body = EntrySeal.open(raw, table: table.key, database: column.key, key: k) else {
+                    throw damagedSeal(table.key, property: column.key, map.owner)
+                }
+                return try mapValue(body, table, column, map.owner)
             }
         }
     }
@@ -42,7 +45,7 @@ extension Realm {
     public func mapEntry(_ map: CollectionRef, index: Int) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: Value) {
         try checkReadable()
         let (table, column) = try collection(map, .map)
-        let entries = try collectionEntries(map.id, try table.mapDatabase(column.key)).entries
+        let entries = try collectionEntries(map.id, try table.mapDatabase(column.key), sealed: column.key).entries
         guard index >= 0, index < entries.count else {
             throw FiefError(.indexOutOfBounds, "index \(index) is out of range: the map '\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")' has \(entries.count) entr\(entries.count == 1 ? "y" : "ies")")
         }
@@ -55,7 +58,7 @@ extension Realm {
                            values: UnsafeMutablePointer<Value>?) throws(FiefError) {
         try checkReadable()
         let (table, column) = try collection(map, .map)
-        let entries = try collectionEntries(map.id, try table.mapDatabase(column.key)).entries
+        let entries = try collectionEntries(map.id, try table.mapDatabase(column.key), sealed: column.key).entries
         guard FiefError.rangeFits(start: start, count: count, size: entries.count) else {
             throw FiefError.rangeOutOfBounds("entries", start: start, count: count, "the map", size: entries.count)
         }
@@ -69,7 +72,7 @@ extension Realm {
     public func mapIndex(_ map: CollectionRef, key: UnsafeRawBufferPointer) throws(FiefError) -> Int? {
         try checkReadable()
         let (table, column) = try collection(map, .map)
-        let entries = try collectionEntries(map.id, try table.mapDatabase(column.key)).entries
+        let entries = try collectionEntries(map.id, try table.mapDatabase(column.key), sealed: column.key).entries
         var low = 0, high = entries.count
         while low < high {
             let mid = (low + high) / 2
@@ -82,10 +85,18 @@ extension Realm {
         guard let value = MixedCoding.decode(raw), value.type == nil || column.elementType == .mixed || value.type == column.elementType else {
             throw damagedEntry(table, column, owner, "a value")
         }
-        if column.elementType != .mixed, case .link(let classKey, _) = value, classKey != column.linkTarget {
-            throw damagedEntry(table, column, owner, "a link")
+        if case .link(let classKey, _) = value,
+           column.elementType == .mixed ? !isMixedLinkTarget(classKey) : classKey != column.linkTarget {
+            throw damagedEntry(table, column, owner, "a link to a class that does not exist")
         }
         return value
+    }
+
+    /// Whether a link in a mixed value may point to class `classKey`: one
+    /// that exists and is not embedded (anything else is damage).
+    func isMixedLinkTarget(_ classKey: UInt32) -> Bool {
+        guard hasTable(classKey), let target = try? table(classKey) else { return false }
+        return !target.objectClass.isEmbedded
     }
 
     // MARK: Writing
@@ -125,10 +136,14 @@ extension Realm {
         MixedCoding.encode(value, into: &write.entryValue)
         forgetCollectionEntries(write)
         let old = try write.entryKey.withBytes { (k) throws(FiefError) -> Value? in
-            try write.entryValue.withBytes { (v) throws(FiefError) -> Value? in
+            EntrySeal.seal(&write.entryValue, table: table.key, database: column.key, key: k)
+            return try write.entryValue.withBytes { (v) throws(FiefError) -> Value? in
                 // A new key is stored by one search; a stored one hands back its value.
                 guard let raw = try MapStore.insert(write.txn, dbi, k, v) else { return nil }
-                let old = try mapValue(raw, table, column, owner)
+                guard let body = EntrySeal.open(raw, table: table.key, database: column.key, key: k) else {
+                    throw damagedSeal(table.key, property: column.key, owner)
+                }
+                let old = try mapValue(body, table, column, owner)
                 if !old.isSame(as: value) { _ = try LMDB.put(write.txn, dbi, k, v) }
                 return old
             }
@@ -165,7 +180,10 @@ extension Realm {
         do throws(FiefError) {
             let old = try write.entryKey.withBytes { (k) throws(FiefError) -> Value? in
                 guard let raw = try LMDB.get(write.txn, dbi, k) else { return nil }
-                let old = try mapValue(raw, table, column, map.owner)
+                guard let body = EntrySeal.open(raw, table: table.key, database: column.key, key: k) else {
+                    throw damagedSeal(table.key, property: column.key, map.owner)
+                }
+                let old = try mapValue(body, table, column, map.owner)
                 forgetCollectionEntries(write)
                 try LMDB.delete(write.txn, dbi, k)
                 return old
@@ -190,7 +208,7 @@ extension Realm {
         if try collectionSize(table, column, owner) == 0 { return }
         var links: [Value] = []
         if column.elementType == .link || column.elementType == .mixed {
-            for entry in try SetStore.entries(write.txn, dbi, owner: owner) {
+            for entry in try sealedEntries(write.txn, dbi, table, database: column.key, property: column.key, owner: owner) {
                 let value = try mapValue(entry.value, table, column, owner)
                 if case .link = value { links.append(value) } else if value.nestedID != nil { links.append(value) }
             }
@@ -243,7 +261,10 @@ extension Realm {
                 let cursor = try LMDBCursor(write.txn, dbi)
                 var entry = try cursor.move(MDB_FIRST)
                 while let (k, v) = entry, let owner = SetStore.owner(of: k) {
-                    let value = try mapValue(v, table, column, owner)
+                    guard let body = EntrySeal.open(v, table: table.key, database: column.key, key: k) else {
+                        throw damagedSeal(table.key, property: column.key, owner)
+                    }
+                    let value = try mapValue(body, table, column, owner)
                     if case .link = value { links.append((owner, value)) } else if value.nestedID != nil { links.append((owner, value)) }
                     entry = try cursor.next()
                 }
@@ -261,7 +282,7 @@ extension Realm {
         let dbi = try table.mapDatabase(property)
         var keys: [[UInt8]] = []
         var nested: [Int64] = []
-        for entry in try SetStore.entries(write.txn, dbi, owner: origin) {
+        for entry in try sealedEntries(write.txn, dbi, table, database: property, property: property, owner: origin) {
             let value = try mapValue(entry.value, table, column, origin)
             if case .link(let c, let k) = value, c == targetClass, k == target { keys.append(Array(entry.key)) }
             if let id = value.nestedID { nested.append(id) }
@@ -270,10 +291,11 @@ extension Realm {
             try unlinkNested(write, table, owner: origin, property: property, id: id, targetClass: targetClass, target: target)
         }
         forgetCollectionEntries(write)
-        MixedCoding.encode(.null, into: &write.entryValue)
         for key in keys {
             key.withUnsafeBytes { MapStore.encode(owner: origin, key: $0, into: &write.entryKey) }
             try write.entryKey.withBytes { (k) throws(FiefError) in
+                MixedCoding.encode(.null, into: &write.entryValue)
+                EntrySeal.seal(&write.entryValue, table: originClass, database: property, key: k)
                 try write.entryValue.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
             }
         }

@@ -27,7 +27,7 @@ extension Realm {
         let table = try table(ref.table)
         try requireLive(table, ref.owner)
         let dbi = try table.nestedDatabase()
-        let header = try withReadTransaction { (txn) throws(FiefError) in try NestedStore.header(txn, dbi, id: ref.id) }
+        let header = try withReadTransaction { (txn) throws(FiefError) in try NestedStore.header(txn, dbi, table: table.key, id: ref.id, path: environment.path) }
         guard let header, header.owner == ref.owner, header.property == ref.property else {
             throw FiefError(.invalidatedObject, "the nested \(kind?.name ?? "collection") was deleted (the value holding it was replaced or removed)")
         }
@@ -81,22 +81,36 @@ extension Realm {
 
     /// The entries of a nested collection, in order (views; keys without the id).
     private func nestedEntries(_ ref: NestedRef, _ dbi: MDB_dbi) throws(FiefError) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
-        try collectionEntries(ref.entriesID, dbi).entries
+        try collectionEntries(ref.entriesID, dbi, sealed: ref.property).entries
     }
 
     /// The entries of nested collection `ref`, checked to exist, as read
     /// once per snapshot (for value results).
     func nestedEntries(_ ref: NestedRef) throws(FiefError) -> CollectionEntries {
         let (_, dbi, _) = try nested(ref, nil)
-        return try collectionEntries(ref.entriesID, dbi)
+        return try collectionEntries(ref.entriesID, dbi, sealed: ref.property)
     }
 
     private func nestedValue(_ raw: UnsafeRawBufferPointer, _ table: Table, _ ref: NestedRef) throws(FiefError) -> Value {
-        guard let value = MixedCoding.decode(raw) else {
+        guard let value = MixedCoding.decode(raw), value.linkedClass.map { isMixedLinkTarget($0) } ?? true else {
             let name = (try? table.property(ref.property).name) ?? "#\(ref.property)"
             throw FiefError(.fileCorrupt, "'\(environment.path)' is damaged: a value nested in '\(table.objectClass.name).\(name)' of object \(ref.owner) cannot be read", path: environment.path)
         }
         return value
+    }
+
+    /// A stored nested value (under `key`) without its checksum.
+    private func openNested(_ raw: UnsafeRawBufferPointer, _ table: Table, _ ref: NestedRef, _ key: UnsafeRawBufferPointer) throws(FiefError) -> UnsafeRawBufferPointer {
+        guard let body = EntrySeal.open(raw, table: table.key, database: EntrySeal.nested, key: key) else {
+            throw damagedSeal(table.key, property: ref.property, nil)
+        }
+        return body
+    }
+
+    /// Store coded `value` under `key` of the nested database, sealed.
+    private func putSealedNested(_ write: WriteTransaction, _ table: Table, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FiefError) {
+        var scratch: [UInt8] = []
+        try EntrySeal.put(write.txn, dbi, table: table.key, database: EntrySeal.nested, key: key, value, scratch: &scratch)
     }
 
     /// The number of elements (or keys) of a nested collection.
@@ -156,7 +170,7 @@ extension Realm {
         return try withReadTransaction { (txn) throws(FiefError) -> Value? in
             try stored.withBytes { (k) throws(FiefError) -> Value? in
                 guard let raw = try LMDB.get(txn, dbi, k) else { return nil }
-                return try nestedValue(raw, table, ref)
+                return try nestedValue(try openNested(raw, table, ref, k), table, ref)
             }
         }
     }
@@ -211,8 +225,8 @@ extension Realm {
         default: return value
         }
         let dbi = try table.nestedDatabase()
-        let id = try NestedStore.takeID(write.txn, dbi)
-        try NestedStore.putHeader(write.txn, dbi, id: id, NestedStore.Header(kind: kind, owner: owner, property: property))
+        let id = try NestedStore.takeID(write.txn, dbi, table: table.key)
+        try NestedStore.putHeader(write.txn, dbi, table: table.key, id: id, NestedStore.Header(kind: kind, owner: owner, property: property))
         return kind == .list ? .nestedList(id) : .nestedDictionary(id)
     }
 
@@ -229,7 +243,7 @@ extension Realm {
         var held: [Value] = []
         while let id = pending.popLast() {
             held.removeAll(keepingCapacity: true)
-            for entry in try SetStore.entries(write.txn, dbi, owner: id) {
+            for entry in try sealedEntries(write.txn, dbi, table, database: EntrySeal.nested, property: property, owner: id) {
                 guard let element = MixedCoding.decode(entry.value) else {
                     throw FiefError(.fileCorrupt, "'\(environment.path)' is damaged: a nested value of object \(owner) cannot be read", path: environment.path)
                 }
@@ -272,6 +286,7 @@ extension Realm {
         MixedCoding.encode(stored, into: &write.entryValue)
         forgetCollectionEntries(write)
         try key.withBytes { (k) throws(FiefError) in
+            EntrySeal.seal(&write.entryValue, table: table.key, database: EntrySeal.nested, key: k)
             try write.entryValue.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
         }
         if case .link = stored { try countCollectionLink(write, table, try table.column(ref.property), ref.owner, stored, 1) }
@@ -306,21 +321,21 @@ extension Realm {
                 NestedStore.listKey(id: ref.id, position: position, into: &key)
                 return key
             }
-            if attempt == 0 { try renumberNestedList(write, dbi, ref) }
+            if attempt == 0 { try renumberNestedList(write, try table(ref.table), dbi, ref) }
         }
         throw FiefError(.internal, "no position for a new element of a nested list")
     }
 
     /// Store a nested list's elements again at evenly spaced positions.
-    private func renumberNestedList(_ write: WriteTransaction, _ dbi: MDB_dbi, _ ref: NestedRef) throws(FiefError) {
+    private func renumberNestedList(_ write: WriteTransaction, _ table: Table, _ dbi: MDB_dbi, _ ref: NestedRef) throws(FiefError) {
         forgetCollectionEntries(write)
-        let values = try SetStore.entries(write.txn, dbi, owner: ref.id).map { Array($0.value) }
+        let values = try sealedEntries(write.txn, dbi, table, database: EntrySeal.nested, property: ref.property, owner: ref.id).map { Array($0.value) }
         try SetStore.deleteAll(write.txn, dbi, owner: ref.id)
         var key: [UInt8] = []
         for (i, value) in values.enumerated() {
             NestedStore.listKey(id: ref.id, position: NestedStore.firstPosition &+ UInt64(i) &* NestedStore.positionStep, into: &key)
             try key.withBytes { (k) throws(FiefError) in
-                try value.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
+                try value.withBytes { (v) throws(FiefError) in try putSealedNested(write, table, dbi, k, v) }
             }
         }
     }
@@ -413,7 +428,7 @@ extension Realm {
             try deleteNestedEntry(write, dbi, ref, entries[from].key)
             let key = try nestedListKey(write, dbi, ref, at: to)
             try key.withBytes { (k) throws(FiefError) in
-                try coded.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
+                try coded.withBytes { (v) throws(FiefError) in try putSealedNested(write, table, dbi, k, v) }
             }
             forgetCollectionEntries(write)
             noteColumnChange(table.key, ref.property)
@@ -437,7 +452,7 @@ extension Realm {
             forgetCollectionEntries(write)
             for (key, value) in [(keyA, b), (keyB, a)] {
                 try key.withBytes { (k) throws(FiefError) in
-                    try value.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
+                    try value.withBytes { (v) throws(FiefError) in try putSealedNested(write, table, dbi, k, v) }
                 }
             }
             noteColumnChange(table.key, ref.property)
@@ -450,7 +465,7 @@ extension Realm {
         let (table, dbi, _) = try nested(ref, nil)
         do throws(FiefError) {
             var held: [Value] = []
-            for entry in try SetStore.entries(write.txn, dbi, owner: ref.id) {
+            for entry in try sealedEntries(write.txn, dbi, table, database: EntrySeal.nested, property: ref.property, owner: ref.id) {
                 let element = try nestedValue(entry.value, table, ref)
                 switch element {
                 case .link, .nestedList, .nestedDictionary: held.append(element)
@@ -476,7 +491,7 @@ extension Realm {
         do throws(FiefError) {
             let old = try stored.withBytes { (k) throws(FiefError) -> Value? in
                 guard let raw = try LMDB.get(write.txn, dbi, k) else { return nil }
-                return try nestedValue(raw, table, ref)
+                return try nestedValue(try openNested(raw, table, ref, k), table, ref)
             }
             if let old, old.isSame(as: element) { return }
             _ = try putNested(write, table, dbi, ref, stored, element)
@@ -494,7 +509,7 @@ extension Realm {
         do throws(FiefError) {
             let old = try stored.withBytes { (k) throws(FiefError) -> Value? in
                 guard let raw = try LMDB.get(write.txn, dbi, k) else { return nil }
-                let old = try nestedValue(raw, table, ref)
+                let old = try nestedValue(try openNested(raw, table, ref, k), table, ref)
                 forgetCollectionEntries(write)
                 try LMDB.delete(write.txn, dbi, k)
                 return old
@@ -521,9 +536,9 @@ extension Realm {
         var hits: [[UInt8]] = []
         var changed = false
         while let id = pending.popLast() {
-            guard let header = try NestedStore.header(write.txn, dbi, id: id) else { continue }
+            guard let header = try NestedStore.header(write.txn, dbi, table: table.key, id: id, path: environment.path) else { continue }
             hits.removeAll(keepingCapacity: true)
-            for entry in try SetStore.entries(write.txn, dbi, owner: id) {
+            for entry in try sealedEntries(write.txn, dbi, table, database: EntrySeal.nested, property: property, owner: id) {
                 switch MixedCoding.decode(entry.value) {
                 case .link(let c, let k)? where c == targetClass && k == target:
                     var key: [UInt8] = []
@@ -545,7 +560,7 @@ extension Realm {
                     if header.kind == .list {
                         try LMDB.delete(write.txn, dbi, k)
                     } else {
-                        try write.entryValue.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
+                        try write.entryValue.withBytes { (v) throws(FiefError) in try putSealedNested(write, table, dbi, k, v) }
                     }
                 }
             }
@@ -557,7 +572,7 @@ extension Realm {
 extension Realm {
     /// Every nested collection held by dropped mixed property `property`
     /// of class `classKey` goes (a schema change): its header names it.
-    static func dropNested(_ txn: OpaquePointer, _ dbi: MDB_dbi, property: UInt32) throws(FiefError) {
+    static func dropNested(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, property: UInt32) throws(FiefError) {
         var ids: [Int64] = []
         var start = NestedStore.headerBit.bigEndian
         try withUnsafeBytes(of: &start) { (k) throws(FiefError) in
@@ -566,7 +581,7 @@ extension Realm {
             while let (key, value) = entry, key.count == 8 {
                 let raw = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
                 if raw == NestedStore.counterKey { break }
-                if let header = NestedStore.decodeHeader(value), header.property == property {
+                if let header = NestedStore.openHeader(value, table: table, key: key), header.property == property {
                     ids.append(Int64(bitPattern: raw & ~NestedStore.headerBit))
                 }
                 entry = try cursor.next()

@@ -35,6 +35,7 @@ public struct NestedRef: Hashable, Sendable {
 ///     id (8, big-endian, below 2^63) + position (8)   a nested list's element
 ///     id (8) + key (UTF-8, map key rules)             a nested dictionary's value
 ///         value: the element or value, coded (`MixedCoding`)
+///     (every value ends with its entry checksum, `EntrySeal`: format 7)
 ///     id | 2^63 (8)                                    the collection's header
 ///         value: kind (1) + owner object (8) + mixed property (4), little-endian
 ///     2^64 - 1 (8)                                     the next id (8, little-endian)
@@ -62,13 +63,22 @@ enum NestedStore {
         var property: UInt32
     }
 
-    /// The header of collection `id`, if it exists (nil also for a damaged one).
-    static func header(_ txn: OpaquePointer, _ dbi: MDB_dbi, id: Int64) throws(FiefError) -> Header? {
+    /// The header of collection `id` of class `table`, if it exists; a
+    /// damaged one (checksum or layout: `EntrySeal`) is `FIEF_ERR_FILE_CORRUPT`.
+    static func header(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, id: Int64, path: String) throws(FiefError) -> Header? {
         var key = (UInt64(bitPattern: id) | headerBit).bigEndian
         return try withUnsafeBytes(of: &key) { (k) throws(FiefError) -> Header? in
             guard let raw = try LMDB.get(txn, dbi, k) else { return nil }
-            return decodeHeader(raw)
+            guard let body = EntrySeal.open(raw, table: table, database: EntrySeal.nested, key: k), let header = decodeHeader(body) else {
+                throw FiefError(.fileCorrupt, "'\(path)' is damaged: the header of nested collection \(id) of class \(table) fails its checksum", path: path)
+            }
+            return header
         }
+    }
+
+    /// A stored header's value (sealed) under its key `k`, decoded; nil when damaged.
+    static func openHeader(_ raw: UnsafeRawBufferPointer, table: UInt32, key k: UnsafeRawBufferPointer) -> Header? {
+        EntrySeal.open(raw, table: table, database: EntrySeal.nested, key: k).flatMap(decodeHeader)
     }
 
     static func decodeHeader(_ raw: UnsafeRawBufferPointer) -> Header? {
@@ -79,7 +89,7 @@ enum NestedStore {
     }
 
     /// Store the header of a new collection.
-    static func putHeader(_ txn: OpaquePointer, _ dbi: MDB_dbi, id: Int64, _ header: Header) throws(FiefError) {
+    static func putHeader(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, id: Int64, _ header: Header) throws(FiefError) {
         var key = (UInt64(bitPattern: id) | headerBit).bigEndian
         var value = [UInt8](repeating: 0, count: headerBytes)
         value[0] = header.kind.rawValue
@@ -88,6 +98,7 @@ enum NestedStore {
             $0.storeBytes(of: header.property.littleEndian, toByteOffset: 9, as: UInt32.self)
         }
         try withUnsafeBytes(of: &key) { (k) throws(FiefError) in
+            EntrySeal.seal(&value, table: table, database: EntrySeal.nested, key: k)
             try value.withBytes { (v) throws(FiefError) in _ = try LMDB.put(txn, dbi, k, v) }
         }
     }
@@ -98,17 +109,21 @@ enum NestedStore {
     }
 
     /// A new id (the counter moves on).
-    static func takeID(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) -> Int64 {
+    static func takeID(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32) throws(FiefError) -> Int64 {
         var key = counterKey.bigEndian
         return try withUnsafeBytes(of: &key) { (k) throws(FiefError) -> Int64 in
             var next: Int64 = 1
             if let raw = try LMDB.get(txn, dbi, k) {
-                guard raw.count == 8 else { throw FiefError(.fileCorrupt, "the nested-collection counter is damaged (\(raw.count) bytes)") }
-                next = Int64(bitPattern: UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)))
+                guard let body = EntrySeal.open(raw, table: table, database: EntrySeal.nested, key: k), body.count == 8 else {
+                    throw FiefError(.fileCorrupt, "the nested-collection counter of class \(table) is damaged (it fails its checksum)")
+                }
+                next = Int64(bitPattern: UInt64(littleEndian: body.loadUnaligned(as: UInt64.self)))
             }
             guard next > 0 && next < maxID else { throw FiefError(.fileCorrupt, "the nested-collection counter is damaged (\(next))") }
-            var stored = UInt64(bitPattern: next + 1).littleEndian
-            try withUnsafeBytes(of: &stored) { (v) throws(FiefError) in _ = try LMDB.put(txn, dbi, k, v) }
+            var stored: [UInt8] = []
+            withUnsafeBytes(of: UInt64(bitPattern: next + 1).littleEndian) { stored.append(contentsOf: $0) }
+            EntrySeal.seal(&stored, table: table, database: EntrySeal.nested, key: k)
+            try stored.withBytes { (v) throws(FiefError) in _ = try LMDB.put(txn, dbi, k, v) }
             return next
         }
     }

@@ -23,7 +23,7 @@ extension Realm {
     public func setValue(_ set: CollectionRef, index: Int) throws(FiefError) -> Value {
         try checkReadable()
         let (table, column) = try collection(set, .set)
-        let entries = try collectionEntries(set.id, try table.setDatabase(column.key)).entries
+        let entries = try collectionEntries(set.id, try table.setDatabase(column.key), sealed: nil).entries
         guard index >= 0, index < entries.count else {
             throw FiefError(.indexOutOfBounds, "index \(index) is out of range: the set '\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")' has \(entries.count) element\(entries.count == 1 ? "" : "s")")
         }
@@ -34,7 +34,7 @@ extension Realm {
     public func setValues(_ set: CollectionRef, start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
         try checkReadable()
         let (table, column) = try collection(set, .set)
-        let entries = try collectionEntries(set.id, try table.setDatabase(column.key)).entries
+        let entries = try collectionEntries(set.id, try table.setDatabase(column.key), sealed: nil).entries
         guard FiefError.rangeFits(start: start, count: out.count, size: entries.count) else {
             throw FiefError.rangeOutOfBounds("elements", start: start, count: out.count, "the set", size: entries.count)
         }
@@ -71,7 +71,7 @@ extension Realm {
         if !mixed, case .link(let classKey, _) = wanted, classKey != column.linkTarget { return nil }
         var key: [UInt8] = []
         let cut = SetStore.encode(wanted, owner: set.owner, mixed: mixed, into: &key)
-        let entries = try collectionEntries(set.id, try table.setDatabase(column.key)).entries
+        let entries = try collectionEntries(set.id, try table.setDatabase(column.key), sealed: nil).entries
         let found = key.withUnsafeBytes { (k) -> Int? in
             let probe = UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...])
             var low = 0, high = entries.count
@@ -202,8 +202,8 @@ extension Realm {
             let pa = try tableA.property(columnA.key), pb = try tableB.property(columnB.key)
             throw FiefError(.typeMismatch, "sets '\(tableA.objectClass.name).\(pa.name)' and '\(tableB.objectClass.name).\(pb.name)' hold different types (\(pa.linkTarget ?? pa.type.name), \(pb.linkTarget ?? pb.type.name))")
         }
-        let ea = try collectionEntries(a.id, try tableA.setDatabase(columnA.key)).entries
-        let eb = try collectionEntries(b.id, try tableB.setDatabase(columnB.key)).entries
+        let ea = try collectionEntries(a.id, try tableA.setDatabase(columnA.key), sealed: nil).entries
+        let eb = try collectionEntries(b.id, try tableB.setDatabase(columnB.key), sealed: nil).entries
         return (tableA, columnA, ea, eb)
     }
 

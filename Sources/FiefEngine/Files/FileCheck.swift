@@ -284,6 +284,7 @@ public enum FileCheck {
                                             found.append("\(what) of object \(owner): a mixed element cannot be read")
                                             continue
                                         }
+                                        checkHeld(value, objectClass.key, owner: owner, property: property.key, what: what, found: &found)
                                         if case .link(let c, let k) = value { counts[LinkTarget(c, k), default: 0] += 1 }
                                     }
                                 }
@@ -415,9 +416,17 @@ public enum FileCheck {
                                     }
                                 }
                             } else {
-                                let decoded = MixedCoding.decode(v)
+                                // Format 7: every entry carries its checksum (`EntrySeal`).
+                                let body = sealedEntries ? EntrySeal.open(v, table: objectClass.key, database: property.key, key: k) : v
+                                if body == nil {
+                                    found.append("\(what) of object \(entryOwner): the entry of key '\(String(decoding: rest, as: UTF8.self))' fails its checksum")
+                                    entry = try cursor.next()
+                                    continue
+                                }
+                                let decoded = body.flatMap { MixedCoding.decode($0) }
                                 value = decoded.flatMap { $0.type == nil || property.type == .mixed || $0.type == property.type ? $0 : nil }
                                 if MapStore.keyProblem(rest) != nil { found.append("\(what) of object \(entryOwner) has an invalid key") }
+                                if let value { checkHeld(value, objectClass.key, owner: entryOwner, property: property.key, what: what, found: &found) }
                             }
                             if let value {
                                 if case .link(let c, let linked) = value { links[LinkTarget(property.type == .mixed ? c : target?.key ?? c, linked), default: 0] += 1 }
@@ -459,6 +468,25 @@ public enum FileCheck {
             let owner: Int64
         }
 
+        /// The headers of each class's nested collections (`checkNested`;
+        /// none for a class whose nested database could not be read).
+        var nestedHeaders: [UInt32: [Int64: NestedStore.Header]] = [:]
+        /// Map and nested entries carry checksums (format 7).
+        var sealedEntries: Bool { format >= 7 }
+
+        /// A mixed value of (`classKey`, `owner`, `property`) holding a
+        /// nested collection: the collection must exist and be that value's.
+        func checkHeld(_ value: Value, _ classKey: UInt32, owner: Int64, property: UInt32, what: String, found: inout [String]) {
+            guard let id = value.nestedID, let headers = nestedHeaders[classKey] else { return }
+            guard let header = headers[id] else {
+                found.append("\(what) of object \(owner) holds nested collection \(id), which does not exist")
+                return
+            }
+            if header.owner != owner || header.property != property {
+                found.append("\(what) of object \(owner) holds nested collection \(id), which belongs to another value")
+            }
+        }
+
         /// The links in nested collections, by the object and property
         /// holding them (`checkNested`); `checkRecorded` adds them to the
         /// holder's own.
@@ -480,8 +508,13 @@ public enum FileCheck {
                     var entry = try withUnsafeBytes(of: &start) { (k) throws(FiefError) in try cursor.seek(k) }
                     while let (key, value) = entry, key.count == 8 {
                         let raw = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
-                        if raw != NestedStore.counterKey {
-                            if let header = NestedStore.decodeHeader(value) {
+                        if raw == NestedStore.counterKey {
+                            if sealedEntries, EntrySeal.open(value, table: objectClass.key, database: EntrySeal.nested, key: key)?.count != 8 {
+                                found.append("\(what): the id counter fails its checksum")
+                            }
+                        } else {
+                            let body = sealedEntries ? EntrySeal.open(value, table: objectClass.key, database: EntrySeal.nested, key: key) : value
+                            if let body, let header = NestedStore.decodeHeader(body) {
                                 headers[Int64(bitPattern: raw & ~NestedStore.headerBit)] = header
                             } else {
                                 found.append("\(what): the header of collection \(raw & ~NestedStore.headerBit) is damaged")
@@ -489,6 +522,7 @@ public enum FileCheck {
                         }
                         entry = try cursor.next()
                     }
+                    nestedHeaders[objectClass.key] = headers
                     entry = try cursor.move(MDB_FIRST)
                     while let (key, value) = entry, key.count >= 8,
                           UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) & NestedStore.headerBit == 0 {
@@ -501,12 +535,25 @@ public enum FileCheck {
                         if header.kind == .list && key.count != 16 {
                             found.append("\(what): an element of nested list \(id) has a damaged key")
                         }
-                        guard let element = MixedCoding.decode(value) else {
+                        guard let body = sealedEntries ? EntrySeal.open(value, table: objectClass.key, database: EntrySeal.nested, key: key) : value else {
+                            found.append("\(what): an entry of nested \(header.kind.name) \(id) of object \(header.owner) ('\(header.property)') fails its checksum")
+                            continue
+                        }
+                        guard let element = MixedCoding.decode(body) else {
                             found.append("\(what): a value in nested \(header.kind.name) \(id) of object \(header.owner) cannot be read")
                             continue
                         }
-                        if let child = element.nestedID, headers[child] == nil {
-                            found.append("\(what): nested \(header.kind.name) \(id) of object \(header.owner) holds collection \(child), which does not exist")
+                        if let child = element.nestedID {
+                            if let held = headers[child] {
+                                if held.owner != header.owner || held.property != header.property {
+                                    found.append("\(what): nested \(header.kind.name) \(id) of object \(header.owner) holds collection \(child), which belongs to another value")
+                                }
+                            } else {
+                                found.append("\(what): nested \(header.kind.name) \(id) of object \(header.owner) holds collection \(child), which does not exist")
+                            }
+                        }
+                        if case .link(let c, _) = element, !(schema.objectClass(key: c).map { !$0.isEmbedded } ?? false) {
+                            found.append("\(what): nested \(header.kind.name) \(id) of object \(header.owner) links to class \(c), which it cannot")
                         }
                         if case .link(let c, let k) = element {
                             nestedLinks[NestedOrigin(classKey: objectClass.key, property: header.property, owner: header.owner), default: [:]][LinkTarget(c, k), default: 0] += 1
@@ -575,6 +622,7 @@ public enum FileCheck {
                                     found.append("\(what) of object \(origin) cannot be read")
                                     continue
                                 }
+                                checkHeld(value, objectClass.key, owner: origin, property: property.key, what: what, found: &found)
                                 if case .link(let c, let k) = value {
                                     try checkRecorded([LinkTarget(c, k): 1], schema, origin: (objectClass.key, property.key, origin), what: what,
                                                       found: &found, expected: &expected)

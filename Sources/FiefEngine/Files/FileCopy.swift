@@ -61,10 +61,11 @@ public enum FileCopy {
                 }
                 problems += try copyClass(objectClass, format: format, from: environment, txn, to: target, out, meta: outMeta, report: report)
             }
-            problems += try rebuildBacklinks(schema, in: target, out, report: report)
-            problems += try copyLists(schema, from: environment, txn, to: target, out, report: report)
-            problems += try copySetsAndMaps(schema, format: format, from: environment, txn, to: target, out, report: report)
-            problems += try copyNested(schema, from: environment, txn, to: target, out, report: report)
+            let nested = NestedDirectory(schema, environment, txn, sealed: format >= 7)
+            problems += try rebuildBacklinks(schema, nested, in: target, out, report: report)
+            problems += try copyLists(schema, nested, from: environment, txn, to: target, out, report: report)
+            problems += try copySetsAndMaps(schema, nested, format: format, from: environment, txn, to: target, out, report: report)
+            problems += try copyNested(schema, nested, from: environment, txn, to: target, out, report: report)
             // Spatial indexes last: they read the copied points, their lists and backlinks.
             for objectClass in schema.classes where objectClass.geoIndexedProperties != nil {
                 try GeoIndex.build(out, environment: target, objectClass: objectClass)
@@ -89,7 +90,7 @@ public enum FileCopy {
     /// source's are never read); a link to an object the copy lacks (lost to
     /// damage) is cleared and reported, and so is a mixed value that links
     /// to one or cannot be read.
-    private static func rebuildBacklinks(_ schema: Schema, in target: Environment, _ out: OpaquePointer,
+    private static func rebuildBacklinks(_ schema: Schema, _ nested: NestedDirectory, in target: Environment, _ out: OpaquePointer,
                                          report: (FileReportKind, String) -> Void) throws(FiefError) -> Int {
         var problems = 0
         var backlinks: [UInt32: MDB_dbi] = [:]
@@ -132,6 +133,10 @@ public enum FileCopy {
                         if isMixed {
                             guard let value = MixedCoding.decode(column.bytes(slot)) else {
                                 clear(slot, "the mixed value '\(link.name)' of object \(origin) cannot be read: copied as null")
+                                continue
+                            }
+                            if let id = value.nestedID, !nested.holds(objectClass.key, id, owner: origin, property: link.key) {
+                                clear(slot, "the mixed value '\(link.name)' of object \(origin) holds nested collection \(id), which is damaged or lost: copied as null")
                                 continue
                             }
                             guard case .link(let c, let k) = value else { continue }
@@ -184,7 +189,7 @@ public enum FileCopy {
     /// its sound pages hold.  Then every owner's size column counts the
     /// elements copied, and links in lists (mixed elements' too, to any
     /// class) get their backlinks.
-    private static func copyLists(_ schema: Schema, from environment: Environment, _ txn: OpaquePointer, to target: Environment,
+    private static func copyLists(_ schema: Schema, _ nested: NestedDirectory, from environment: Environment, _ txn: OpaquePointer, to target: Environment,
                                   _ out: OpaquePointer, report: (FileReportKind, String) -> Void) throws(FiefError) -> Int {
         var problems = 0
         let tables = ChunkPartTables()
@@ -262,6 +267,10 @@ public enum FileCopy {
                                         leftOut("list '\(property.name)' of object \(owner) held a mixed value that cannot be read: left out")
                                         continue
                                     }
+                                    if let id = decoded.nestedID, !nested.holds(objectClass.key, id, owner: owner, property: property.key) {
+                                        leftOut("list '\(property.name)' of object \(owner) held nested collection \(id), which is damaged or lost: left out")
+                                        continue
+                                    }
                                     element = decoded
                                 }
                                 if case .link(let c, let k) = element {
@@ -335,7 +344,7 @@ public enum FileCopy {
     /// be read, or links to an object the copy lacks, or nests a collection
     /// that is gone, is left out of a list (null in a dictionary) and
     /// reported.  Links inside get their backlinks in the copy.
-    private static func copyNested(_ schema: Schema, from environment: Environment, _ txn: OpaquePointer, to target: Environment,
+    private static func copyNested(_ schema: Schema, _ nested: NestedDirectory, from environment: Environment, _ txn: OpaquePointer, to target: Environment,
                                    _ out: OpaquePointer, report: (FileReportKind, String) -> Void) throws(FiefError) -> Int {
         var problems = 0
         let presence = CopyPresence(target, out, ChunkPartTables())
@@ -346,67 +355,144 @@ public enum FileCopy {
             let outDB = try target.database(name, txn: out, create: true)!
             guard let source = environment.openedDatabase(name) else { continue }
             let what = "class '\(objectClass.name)': nested collections"
-            // Headers and the counter (they sort after every entry).
+            let table = objectClass.key
+            func put(_ key: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) throws(FiefError) {
+                let stored = EntrySeal.sealed(body, table: table, database: EntrySeal.nested, key: key)
+                _ = try stored.withBytes { (v) throws(FiefError) in try LMDB.put(out, outDB, key, v) }
+            }
+            // The collections copied: those whose header is sound and whose owner the copy has.
             var headers: [Int64: NestedStore.Header] = [:]
-            var tail: [([UInt8], [UInt8])] = []
+            for (id, header) in nested.headers[table] ?? [:] {
+                presence.forget()
+                if try presence.exists(table, header.owner) { headers[id] = header }
+            }
+            for id in (nested.damaged[table] ?? []).sorted() {
+                problems += 1
+                report(.problem, "\(what): the header of collection \(id) is damaged: the collection is left out (the values holding it are copied as null or left out)")
+            }
+            var leftOut = 0
             do throws(FiefError) {
                 let cursor = try LMDBCursor(txn, source)
-                var start = NestedStore.headerBit.bigEndian
-                var entry = try withUnsafeBytes(of: &start) { (k) throws(FiefError) in try cursor.seek(k) }
-                while let (key, value) = entry, key.count == 8 {
+                var entry = try cursor.move(MDB_FIRST)
+                while let (key, value) = entry, key.count >= 8, UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) & NestedStore.headerBit == 0 {
                     entry = try cursor.next()
-                    let raw = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
-                    if raw == NestedStore.counterKey { tail.append((Array(key), Array(value))); continue }
-                    guard let header = NestedStore.decodeHeader(value) else { continue }
-                    presence.forget()
-                    guard try presence.exists(objectClass.key, header.owner) else { continue }
-                    headers[Int64(bitPattern: raw & ~NestedStore.headerBit)] = header
-                    tail.append((Array(key), Array(value)))
+                    let id = Int64(bitPattern: UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)))
+                    guard let header = headers[id] else { continue }
+                    let body = nested.sealed ? EntrySeal.open(value, table: table, database: EntrySeal.nested, key: key) : value
+                    var element = body.flatMap { MixedCoding.decode($0) }
+                    if header.kind == .list && key.count != 16 { element = nil }
+                    if let child = element?.nestedID, headers[child].map({ $0.owner != header.owner || $0.property != header.property }) ?? true { element = nil }
+                    if case .link(let c, let k)? = element {
+                        presence.forget()
+                        let linkable = schema.objectClass(key: c).map { !$0.isEmbedded } ?? false
+                        if !linkable { element = nil } else if try !presence.exists(c, k) { element = nil }
+                    }
+                    guard let element, let body else {
+                        leftOut += 1
+                        if header.kind == .list { continue }
+                        try null.withBytes { (v) throws(FiefError) in try put(key, v) }
+                        continue
+                    }
+                    try put(key, body)
+                    if case .link(let c, let k) = element {
+                        let backlinks = try target.database(Table.backlinksName(c), txn: out, create: true)!
+                        try Backlinks.add(out, backlinks, target: k, originClass: table, property: header.property, origin: header.owner)
+                    }
                 }
             } catch {
                 problems += 1
-                report(.problem, "\(what) cannot be read (\(error.message)): left out")
-                continue
+                report(.problem, "\(what) cannot be read (\(error.message)): the rest of their entries left out")
             }
-            var leftOut = 0
-            let cursor = try LMDBCursor(txn, source)
-            var entry = try cursor.move(MDB_FIRST)
-            while let (key, value) = entry, key.count >= 8, UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) & NestedStore.headerBit == 0 {
-                entry = try cursor.next()
-                let id = Int64(bitPattern: UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)))
-                guard let header = headers[id] else { continue }
-                var element = MixedCoding.decode(value)
-                if header.kind == .list && key.count != 16 { element = nil }
-                if let child = element?.nestedID, headers[child] == nil { element = nil }
-                if case .link(let c, let k)? = element {
-                    presence.forget()
-                    let linkable = schema.objectClass(key: c).map { !$0.isEmbedded } ?? false
-                    if !linkable { element = nil } else if try !presence.exists(c, k) { element = nil }
+            // Headers, then the counter (they sort after every entry): sealed afresh.
+            var headerBytes = [UInt8](repeating: 0, count: NestedStore.headerBytes)
+            for (id, header) in headers.sorted(by: { $0.key < $1.key }) {
+                headerBytes[0] = header.kind.rawValue
+                headerBytes.withUnsafeMutableBytes {
+                    $0.storeBytes(of: UInt64(bitPattern: header.owner).littleEndian, toByteOffset: 1, as: UInt64.self)
+                    $0.storeBytes(of: header.property.littleEndian, toByteOffset: 9, as: UInt32.self)
                 }
-                guard let element else {
-                    leftOut += 1
-                    if header.kind == .list { continue }
-                    try null.withBytes { (v) throws(FiefError) in _ = try LMDB.put(out, outDB, key, v) }
-                    continue
-                }
-                _ = try LMDB.put(out, outDB, key, value)
-                if case .link(let c, let k) = element {
-                    let backlinks = try target.database(Table.backlinksName(c), txn: out, create: true)!
-                    try Backlinks.add(out, backlinks, target: k, originClass: objectClass.key, property: header.property, origin: header.owner)
-                }
+                var key = (UInt64(bitPattern: id) | NestedStore.headerBit).bigEndian
+                try withUnsafeBytes(of: &key) { (k) throws(FiefError) in try headerBytes.withBytes { (v) throws(FiefError) in try put(k, v) } }
             }
-            for (key, value) in tail {
-                try key.withBytes { (k) throws(FiefError) in try value.withBytes { (v) throws(FiefError) in _ = try LMDB.put(out, outDB, k, v) } }
+            if nested.counterDamaged.contains(table) {
+                problems += 1
+                report(.problem, "\(what): the id counter is damaged: the copy's counts on past every id found")
+            }
+            if let next = nested.nextID[table] {
+                var key = NestedStore.counterKey.bigEndian
+                var value = UInt64(bitPattern: next).littleEndian
+                try withUnsafeBytes(of: &key) { (k) throws(FiefError) in try withUnsafeBytes(of: &value) { (v) throws(FiefError) in try put(k, v) } }
             }
             if leftOut > 0 {
                 problems += 1
-                report(.problem, "\(what): \(leftOut) element\(leftOut == 1 ? "" : "s") that could not be read, linked to a lost object or held a lost collection: left out of lists, null in dictionaries")
+                report(.problem, "\(what): \(leftOut) element\(leftOut == 1 ? "" : "s") that could not be read (or failed its checksum), linked to a lost object or held a lost collection: left out of lists, null in dictionaries")
             }
         }
         return problems
     }
 
-    private static func copySetsAndMaps(_ schema: Schema, format: UInt64, from environment: Environment, _ txn: OpaquePointer, to target: Environment,
+    /// The nested collections of the source, read before anything is
+    /// copied, so that every mixed value holding one is copied only when
+    /// the collection is (its header sound, naming that value's owner and
+    /// property), and otherwise copied as null or left out, and reported.
+    final class NestedDirectory {
+        /// Map and nested entries carry checksums (a format-7 source).
+        let sealed: Bool
+        var headers: [UInt32: [Int64: NestedStore.Header]] = [:]
+        /// Collections whose header is damaged.
+        var damaged: [UInt32: Set<Int64>] = [:]
+        /// The id counter the copy gets: the stored one, or past every id seen.
+        var nextID: [UInt32: Int64] = [:]
+        /// Classes whose stored id counter is damaged.
+        var counterDamaged: Set<UInt32> = []
+
+        init(_ schema: Schema, _ environment: Environment, _ txn: OpaquePointer, sealed: Bool) {
+            self.sealed = sealed
+            for objectClass in schema.classes where Table.holdsNested(objectClass) {
+                let name = Table.nestedName(objectClass.key)
+                guard environment.damagedTrees[name] == nil, let source = environment.openedDatabase(name) else { continue }
+                var found: [Int64: NestedStore.Header] = [:]
+                var bad: Set<Int64> = []
+                var next: Int64 = 1
+                do throws(FiefError) {
+                    let cursor = try LMDBCursor(txn, source)
+                    var start = NestedStore.headerBit.bigEndian
+                    var entry = try withUnsafeBytes(of: &start) { (k) throws(FiefError) in try cursor.seek(k) }
+                    while let (key, value) = entry, key.count == 8 {
+                        entry = try cursor.next()
+                        let raw = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+                        let body = sealed ? EntrySeal.open(value, table: objectClass.key, database: EntrySeal.nested, key: key) : value
+                        if raw == NestedStore.counterKey {
+                            if let body, body.count == 8 {
+                                let stored = Int64(bitPattern: UInt64(littleEndian: body.loadUnaligned(as: UInt64.self)))
+                                if stored > 0 && stored < NestedStore.maxID { next = max(next, stored) }
+                            } else {
+                                counterDamaged.insert(objectClass.key)
+                            }
+                            continue
+                        }
+                        let id = Int64(bitPattern: raw & ~NestedStore.headerBit)
+                        if id > 0 && id < NestedStore.maxID - 1 { next = max(next, id + 1) }
+                        if let body, let header = NestedStore.decodeHeader(body) { found[id] = header } else { bad.insert(id) }
+                    }
+                } catch {
+                    continue
+                }
+                headers[objectClass.key] = found
+                if !bad.isEmpty { damaged[objectClass.key] = bad }
+                nextID[objectClass.key] = next
+            }
+        }
+
+        /// Whether collection `id` of class `classKey` is copied and held by
+        /// (`owner`, `property`).
+        func holds(_ classKey: UInt32, _ id: Int64, owner: Int64, property: UInt32) -> Bool {
+            guard let header = headers[classKey]?[id] else { return false }
+            return header.owner == owner && header.property == property
+        }
+    }
+
+    private static func copySetsAndMaps(_ schema: Schema, _ nested: NestedDirectory, format: UInt64, from environment: Environment, _ txn: OpaquePointer, to target: Environment,
                                         _ out: OpaquePointer, report: (FileReportKind, String) -> Void) throws(FiefError) -> Int {
         var problems = 0
         let tables = ChunkPartTables()
@@ -457,6 +543,7 @@ public enum FileCopy {
                     let rest = UnsafeRawBufferPointer(rebasing: key[SetStore.ownerBytes...])
                     var decoded: Value?
                     var moved = false
+                    var mapValue = value
                     if isSet {
                         decoded = SetStore.decode(rest, value, type: property.type, linkTarget: targetClass?.key ?? 0)
                         if let element = decoded {
@@ -471,14 +558,28 @@ public enum FileCopy {
                                 }
                             }
                         }
-                    } else if MapStore.keyProblem(rest) == nil, let v = MixedCoding.decode(value), v.type == nil || isMixed || v.type == property.type {
-                        decoded = v
+                    } else {
+                        // Format 7: the entry's checksum (`EntrySeal`) first.
+                        guard let body = nested.sealed ? EntrySeal.open(value, table: objectClass.key, database: property.key, key: key) : value else {
+                            leftOut(owner, "the entry of key '\(String(decoding: rest, as: UTF8.self))' fails its checksum: left out")
+                            return
+                        }
+                        mapValue = body
+                        if MapStore.keyProblem(rest) == nil, let v = MixedCoding.decode(body), v.type == nil || isMixed || v.type == property.type {
+                            decoded = v
+                        }
                     }
                     guard let element = decoded, !(element.isNull && !property.isNullable && !isMixed) else {
                         leftOut(owner, "an entry is damaged: left out")
                         return
                     }
                     var asNull = false
+                    if let id = element.nestedID, !nested.holds(objectClass.key, id, owner: owner, property: property.key) {
+                        problems += 1
+                        reported.insert(owner)
+                        report(.problem, "\(what) of object \(owner): the value of key '\(String(decoding: rest, as: UTF8.self))' holds nested collection \(id), which is damaged or lost: copied as null")
+                        asNull = true
+                    }
                     if case .link(let classKey, let linked) = element {
                         guard linkable(classKey, by: property, in: schema) else {
                             leftOut(owner, "an entry is damaged: left out")
@@ -508,10 +609,13 @@ public enum FileCopy {
                             mergedCount += 1
                             return
                         }
-                    } else if asNull {
-                        _ = try null.withBytes { (v) throws(FiefError) in try LMDB.put(out, outDB, key, v, flags: UInt32(MDB_APPEND)) }
-                    } else {
+                    } else if isSet {
                         _ = try LMDB.put(out, outDB, key, value, flags: UInt32(MDB_APPEND))
+                    } else {
+                        // Map values sealed under their key (format 7).
+                        let stored = asNull ? null.withUnsafeBytes { EntrySeal.sealed($0, table: objectClass.key, database: property.key, key: key) }
+                            : EntrySeal.sealed(mapValue, table: objectClass.key, database: property.key, key: key)
+                        _ = try stored.withBytes { (v) throws(FiefError) in try LMDB.put(out, outDB, key, v, flags: UInt32(MDB_APPEND)) }
                     }
                     if owner != lastOwner { owners += 1; lastOwner = owner }
                     entries += 1

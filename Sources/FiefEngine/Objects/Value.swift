@@ -112,6 +112,13 @@ public enum Value {
         }
     }
 
+    /// The class a link value points to, if it is a link.
+    @inline(__always)
+    var linkedClass: UInt32? {
+        if case .link(let classKey, _) = self { return classKey }
+        return nil
+    }
+
     public var isNull: Bool { if case .null = self { return true } else { return false } }
 
     /// Whether `seconds` and `nanoseconds` make a timestamp: |nanoseconds| is

@@ -1104,7 +1104,7 @@ final class CollectionWalker {
                 }
             } else {
                 while let (k, v) = entry, SetStore.belongs(k, to: owner) {
-                    if !visit(try entryValue(UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...]), v, owner)) { return false }
+                    if !visit(try storedEntryValue(k, v, owner)) { return false }
                     entry = try cursor.next()
                 }
             }
@@ -1119,7 +1119,7 @@ final class CollectionWalker {
     @discardableResult
     func forEachKey(owner: Int64, _ visit: (Value) -> Bool) throws(FiefError) -> Bool {
         if realm.write != nil {
-            for entry in try realm.collectionEntries(ListID(table: table.key, column: column.key, owner: owner), dbi).entries {
+            for entry in try realm.collectionEntries(ListID(table: table.key, column: column.key, owner: owner), dbi, sealed: column.key).entries {
                 if !visit(.string(entry.key)) { return false }
             }
             return true
@@ -1129,7 +1129,9 @@ final class CollectionWalker {
             let cursor = try self.cursor(txn, snapshot)
             var prefix = SetStore.ownerKey(owner)
             var entry = try withUnsafeBytes(of: &prefix) { (raw) throws(FiefError) in try cursor.seek(raw) }
-            while let (k, _) = entry, SetStore.belongs(k, to: owner) {
+            while let (k, v) = entry, SetStore.belongs(k, to: owner) {
+                // The key is bound into its value's checksum: checked with it.
+                if EntrySeal.open(v, table: table.key, database: column.key, key: k) == nil { throw realm.damagedSeal(table.key, property: column.key, owner) }
                 if !visit(.string(UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...]))) { return false }
                 entry = try cursor.next()
             }
@@ -1152,7 +1154,7 @@ final class CollectionWalker {
             let cursor = try self.cursor(txn, snapshot)
             return try lookup.withBytes { (raw) throws(FiefError) -> Value? in
                 guard let (k, v) = try cursor.seek(raw), k.count == raw.count, memcmp(k.baseAddress!, raw.baseAddress!, raw.count) == 0 else { return nil }
-                return try entryValue(UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...]), v, owner)
+                return try storedEntryValue(k, v, owner)
             }
         }
     }
@@ -1215,7 +1217,8 @@ final class CollectionWalker {
             for i in 0..<state.count where !visit(try state.element(try state.value(i, table: table), table)) { return false }
             return true
         }
-        for entry in try realm.collectionEntries(ListID(table: table.key, column: column.key, owner: owner), dbi).entries {
+        for entry in try realm.collectionEntries(ListID(table: table.key, column: column.key, owner: owner), dbi,
+                                                 sealed: column.collection == .map ? column.key : nil).entries {
             if !visit(try entryValue(entry.key, entry.value, owner)) { return false }
         }
         return true
@@ -1229,13 +1232,34 @@ final class CollectionWalker {
         return value
     }
 
-    /// A set element or map value from its entry (key without its owner).
+    /// A set element or map value from its entry as stored (the whole
+    /// key; a map value with its checksum, checked here: a walk reads the
+    /// database in place, and one CRC over an entry costs about what a
+    /// lookup in a cache of checked entries would).
+    @inline(__always)
+    private func storedEntryValue(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ owner: Int64) throws(FiefError) -> Value {
+        var body = value
+        if column.collection == .map {
+            guard let opened = EntrySeal.open(value, table: table.key, database: column.key, key: key) else {
+                throw realm.damagedSeal(table.key, property: column.key, owner)
+            }
+            body = opened
+        }
+        return try entryValue(UnsafeRawBufferPointer(rebasing: key[SetStore.ownerBytes...]), body, owner)
+    }
+
+    /// A set element or map value from its entry (key without its owner; a
+    /// map value without its checksum).
     @inline(__always)
     private func entryValue(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ owner: Int64) throws(FiefError) -> Value {
         let decoded = column.collection == .set
             ? SetStore.decode(key, value, type: column.elementType, linkTarget: column.linkTarget)
             : MixedCoding.decode(value)
         guard let decoded else { throw realm.damagedEntry(table, column, owner, column.collection == .set ? "an element" : "a value") }
+        if column.collection == .map, case .link(let classKey, _) = decoded,
+           column.elementType == .mixed ? !realm.isMixedLinkTarget(classKey) : classKey != column.linkTarget {
+            throw realm.damagedEntry(table, column, owner, "a link to a class that does not exist")
+        }
         return decoded
     }
 }

@@ -214,7 +214,7 @@ enum MetaKeys {
     static let magic = "magic"
     static let magicValue: [UInt8] = Array("FIEF".utf8)
     static let format = "format"
-    static let formatValue: UInt64 = 6
+    static let formatValue: UInt64 = 7
     static let version = "version"
     static let schema = "schema"
     static let schemaVersion = "schemaVersion"

@@ -47,7 +47,7 @@ enum ValueSource {
             try realm.requireLive(table, id.owner)
             let isSet = column.collection == .set
             let dbi = isSet ? try table.setDatabase(column.key) : try table.mapDatabase(column.key)
-            return ValueElements(.entries(try realm.collectionEntries(id, dbi), isSet: isSet, column.elementType))
+            return ValueElements(.entries(try realm.collectionEntries(id, dbi, sealed: isSet ? nil : column.key), isSet: isSet, column.elementType))
         case .nested(let ref):
             return ValueElements(.entries(try realm.nestedEntries(ref), isSet: false, .mixed))
         }

@@ -78,6 +78,13 @@ enum SchemaPlanner {
                let obstacle = try FormatUpgrade.readOnlyObstacle(snapshot.txn, environment: snapshot.environment, schema: stored.schema) {
                 throw FiefError(.fileFormat, "'\(path)' has file format \(stored.format) and holds \(obstacle); this library rebuilds them when it opens the file for writing (upgrading it to format \(MetaKeys.formatValue)): \(directions)", path: path)
             }
+            // Map and nested entries without checksums (format 7 has them).
+            if FormatUpgrade.sealsEntries(stored.format) {
+                let unsealed = try FormatUpgrade.unsealedDatabases(snapshot.environment, schema: stored.schema)
+                if !unsealed.isEmpty {
+                    throw FiefError(.fileFormat, "'\(path)' has file format \(stored.format), whose maps and nested collections (\(unsealed.joined(separator: ", "))) have no checksums; this library adds them when it opens the file for writing (upgrading it to format \(MetaKeys.formatValue)): \(directions)", path: path)
+                }
+            }
         }
         if !readOnly, try lacksNestedDatabase(snapshot.txn, snapshot.environment, stored.schema) { return Plan(needsWrite: true) }
         if !readOnly, try lacksGeoIndex(snapshot.txn, snapshot.environment, stored.schema) { return Plan(needsWrite: true) }
@@ -313,6 +320,11 @@ enum SchemaPlanner {
                     try Backlinks.upgradeFromFormat4(txn, dbi)
                 }
             }
+            // Format 7: every map and nested entry gets its checksum (before
+            // anything below reads one).
+            if FormatUpgrade.sealsEntries(existing.format) {
+                try FormatUpgrade.sealEntries(txn, schema: existing.schema, path: environment.path)
+            }
             try MetaKeys.write(txn, meta, MetaKeys.format, MetaKeys.formatValue)
         }
         // Drop data of removed or changed columns; a link's (or a list of
@@ -328,7 +340,7 @@ enum SchemaPlanner {
                     try Backlinks.removeAll(txn, try open(Table.backlinksName(target.key)), originClass: table, property: column)
                 }
                 if property.collection != .set {
-                    try Realm.dropNested(txn, try open(Table.nestedName(table)), property: column)
+                    try Realm.dropNested(txn, try open(Table.nestedName(table)), table: table, property: column)
                 }
             }
             let data = try open(Table.dataName(table), integerKey: true)

@@ -25,8 +25,58 @@ import Glibc
 /// transaction as the schema (so a crash leaves it as it was), and
 /// `fief copy` writes a format-3 copy of one.
 enum FormatUpgrade {
-    /// Whether this library upgrades files of `format` (to format 6).
-    static func upgrades(_ format: UInt64) -> Bool { format >= 1 && format <= 5 }
+    /// Whether this library upgrades files of `format` (to format 7).
+    static func upgrades(_ format: UInt64) -> Bool { format >= 1 && format <= 6 }
+    /// Whether the upgrade of `format` seals map and nested entries
+    /// (`EntrySeal`: format 7 checksums every one).
+    static func sealsEntries(_ format: UInt64) -> Bool { format >= 1 && format <= 6 }
+
+    /// Seal every entry of every map and nested-collection database of
+    /// `schema` (the upgrade to format 7, in the open's transaction).
+    static func sealEntries(_ txn: OpaquePointer, schema: Schema, path: String) throws(FiefError) {
+        func existing(_ name: String) throws(FiefError) -> MDB_dbi? {
+            var dbi: MDB_dbi = 0
+            let rc = mdb_dbi_open(txn, name, 0, &dbi)
+            if rc == MDB_NOTFOUND { return nil }
+            try LMDB.check(rc, "opening '\(name)'", path: path)
+            return dbi
+        }
+        for objectClass in schema.classes {
+            for property in objectClass.properties where property.collection == .map {
+                if let dbi = try existing(Table.mapName(objectClass.key, property.key)) {
+                    try EntrySeal.sealAll(txn, dbi, table: objectClass.key, database: property.key)
+                }
+            }
+            if let dbi = try existing(Table.nestedName(objectClass.key)) {
+                try EntrySeal.sealAll(txn, dbi, table: objectClass.key, database: EntrySeal.nested)
+            }
+        }
+    }
+
+    /// The map and nested databases of `schema` that hold entries without
+    /// checksums (a file of format 6 or older): a read-only open cannot
+    /// read them as format 7 does.
+    static func unsealedDatabases(_ environment: Environment, schema: Schema) throws(FiefError) -> [String] {
+        let txn = try environment.beginTransaction(write: false)
+        defer { mdb_txn_abort(txn) }
+        var found: [String] = []
+        func entries(_ name: String) throws(FiefError) -> Int {
+            var dbi: MDB_dbi = 0
+            let rc = mdb_dbi_open(txn, name, 0, &dbi)
+            if rc == MDB_NOTFOUND { return 0 }
+            try LMDB.check(rc, "opening '\(name)'", path: environment.path)
+            var stat = MDB_stat()
+            try LMDB.check(mdb_stat(txn, dbi, &stat), "reading '\(name)'", path: environment.path)
+            return stat.ms_entries
+        }
+        for objectClass in schema.classes {
+            for property in objectClass.properties where property.collection == .map {
+                if try entries(Table.mapName(objectClass.key, property.key)) > 0 { found.append("\(objectClass.name).\(property.name)") }
+            }
+            if try entries(Table.nestedName(objectClass.key)) > 0 { found.append("collections nested in \(objectClass.name)") }
+        }
+        return found
+    }
     /// Whether the upgrade of `format` rewrites chunks (formats 1 and 2);
     /// format 3 stores them as formats 4 to 6 do (it only lacks the schema
     /// encoding of links), so it is also read as it is.
