@@ -31,7 +31,9 @@ public func exportObjectGetList(_ handle: OpaquePointer?, _ property: UInt32) ->
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
         let (box, nested) = try withObject(handle) { (box) throws(FiefError) -> (ObjectBox, Int64) in
             if try box.realm.propertyIsMixed(table: box.table, property: property) {
-                return (box, try box.realm.propertyNestedID(table: box.table, key: box.key, property: property, .list))
+                let id = try box.realm.propertyNestedID(table: box.table, key: box.key, property: property, .list)
+                try box.realm.requireStoredNested(NestedRef(table: box.table, owner: box.key, property: property, id: id))
+                return (box, id)
             }
             _ = try box.realm.listCount(table: box.table, key: box.key, property: property)
             return (box, 0)
@@ -249,8 +251,9 @@ func collectionResults(_ box: CollectionBox) throws(FiefError) -> AnyResults {
 
 extension CollectionBox {
     /// A new handle to the nested `kind` `id` in this collection (a list or map handle).
-    func nestedHandle(_ kind: NestedKind, _ id: Int64) -> OpaquePointer? {
-        HandleTable.makeCollection(realm, kind == .list ? .list : .map, table: table, key: key, property: property, nested: id)
+    func nestedHandle(_ kind: NestedKind, _ id: Int64) throws(FiefError) -> OpaquePointer? {
+        try realm.requireStoredNested(NestedRef(table: table, owner: key, property: property, id: id))
+        return HandleTable.makeCollection(realm, kind == .list ? .list : .map, table: table, key: key, property: property, nested: id)
     }
 
     /// Whether the collection still exists: its owner, and the nested collection if it is one.
@@ -289,6 +292,6 @@ private func nestedFromList(_ handle: OpaquePointer?, _ index: Int, _ kind: Nest
         let (box, id) = try withList(handle) { (box) throws(FiefError) -> (CollectionBox, Int64) in
             (box, try Realm.nestedID(in: try box.listValue(index), kind, "element \(index)"))
         }
-        return box.nestedHandle(kind, id)
+        return try box.nestedHandle(kind, id)
     }
 }

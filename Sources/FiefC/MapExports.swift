@@ -26,7 +26,9 @@ public func exportObjectGetMap(_ handle: OpaquePointer?, _ property: UInt32) -> 
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
         let (box, nested) = try withObject(handle) { (box) throws(FiefError) -> (ObjectBox, Int64) in
             if try box.realm.propertyIsMixed(table: box.table, property: property) {
-                return (box, try box.realm.propertyNestedID(table: box.table, key: box.key, property: property, .dictionary))
+                let id = try box.realm.propertyNestedID(table: box.table, key: box.key, property: property, .dictionary)
+                try box.realm.requireStoredNested(NestedRef(table: box.table, owner: box.key, property: property, id: id))
+                return (box, id)
             }
             _ = try box.realm.mapCount(CollectionRef(table: box.table, owner: box.key, property: property))
             return (box, 0)
@@ -237,6 +239,6 @@ private func nestedFromMap(_ handle: OpaquePointer?, _ key: fief_string_t, _ kin
             }
             return (box, try Realm.nestedID(in: value, kind, "key '\(String(decoding: key, as: UTF8.self))'"))
         }
-        return box.nestedHandle(kind, id)
+        return try box.nestedHandle(kind, id)
     }
 }

@@ -640,6 +640,7 @@ enum Backlinks {
 
     private static func change(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ record: Record, by delta: Int64) throws(FiefError) {
         var cursor: OpaquePointer?
+        try DamagedTrees.check(txn, dbi)
         try LMDB.check(mdb_cursor_open(txn, dbi, &cursor), "opening a cursor")
         defer { mdb_cursor_close(cursor) }
         try withScratch { (scratch) throws(FiefError) in
@@ -800,6 +801,7 @@ enum Backlinks {
         let t = first.target, pair = first.pair
         var keyBuffer = (UInt64(0), UInt64(0), UInt64(0))
         var cursor: OpaquePointer?
+        try DamagedTrees.check(txn, dbi)
         try LMDB.check(mdb_cursor_open(txn, dbi, &cursor), "opening a cursor")
         defer { mdb_cursor_close(cursor) }
         try withUnsafeMutableBytes(of: &keyBuffer) { (raw) throws(FiefError) in

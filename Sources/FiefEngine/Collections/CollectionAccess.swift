@@ -73,12 +73,27 @@ extension Realm {
             return read
         }
         let snapshot = try currentSnapshot()
-        return try snapshot.withTransaction { (txn) throws(FiefError) -> CollectionEntries in
+        var fresh = false
+        let entries = try snapshot.withTransaction { (txn) throws(FiefError) -> CollectionEntries in
             if let known = snapshot.collectionEntries[id] { return known }
             let read = CollectionEntries(try readEntries(txn, id, dbi, sealed: sealed))
             snapshot.collectionEntries[id] = read
+            fresh = true
             return read
         }
+        // A set's or map's entries, read first in this snapshot, against the
+        // size its owner's column records (checksummed): entries lost or
+        // gained are damage, never an index out of range later.
+        if fresh && id.column != NestedStore.entriesColumn {
+            let table = try table(id.table)
+            let size = try collectionSize(table, try table.column(id.column), id.owner)
+            if size != entries.entries.count {
+                try snapshot.withTransaction { (_) throws(FiefError) in snapshot.collectionEntries[id] = nil }
+                let name = (try? table.property(id.column).name) ?? ""
+                throw FiefError(.fileCorrupt, "the entries of '\(table.objectClass.name).\(name)' of object \(id.owner) are damaged: \(entries.entries.count) stored, \(size) recorded; `fief copy` writes a sound copy", path: environment.path)
+            }
+        }
+        return entries
     }
 
     private func readEntries(_ txn: OpaquePointer, _ id: ListID, _ dbi: MDB_dbi, sealed: UInt32?) throws(FiefError)

@@ -284,6 +284,13 @@ extension Realm {
             for (cluster, live) in try clusters(table) { result.insert(cluster: cluster, live) }
         }
         func lookUp(_ txn: OpaquePointer) throws(FiefError) {
+            // Object keys read from the index are bounded by the class's
+            // last cluster (the bitmap is sized by them): a key past it, or
+            // negative, is damage, not an allocation of its size.
+            var limit = try FullTextIndex.keyLimit(txn, table.data, table: table.key)
+            if let touched = write?.classes[table.key]?.touchedClusters, let last = touched.max() {
+                limit = max(limit, (last + 1) << ClusterLayout.shift)
+            }
             let cursor = try LMDBCursor(txn, dbi)
             var first = !onlyExclusions
             var other = KeyBitmap()
@@ -298,16 +305,16 @@ extension Realm {
                 }
             }
             for word in search.words {
-                try require { (bitmap) throws(FiefError) in try FullTextIndex.postings(cursor, word, into: &bitmap) }
+                try require { (bitmap) throws(FiefError) in try FullTextIndex.postings(cursor, word, limit: limit, into: &bitmap) }
                 if result.isEmpty { return }
             }
             for prefix in search.prefixes {
-                try require { (bitmap) throws(FiefError) in try FullTextIndex.postings(cursor, prefix: prefix, into: &bitmap) }
+                try require { (bitmap) throws(FiefError) in try FullTextIndex.postings(cursor, prefix: prefix, limit: limit, into: &bitmap) }
                 if result.isEmpty { return }
             }
             for word in search.excluded {
                 other.removeAll()
-                try FullTextIndex.postings(cursor, word, into: &other)
+                try FullTextIndex.postings(cursor, word, limit: limit, into: &other)
                 result.subtract(other)
                 if result.isEmpty { return }
             }
@@ -424,26 +431,55 @@ enum FullTextIndex {
     /// (`first`, the value the cursor was positioned on): a token held by
     /// one object has no duplicates to read in pages; others are read a
     /// page of keys at a time, in place.
+    /// Every key is checked: 8 bytes, in 0 ..< `limit` (damage otherwise).
     @inline(__always)
-    private static func forEachDuplicate(_ cursor: LMDBCursor, first: UnsafeRawBufferPointer, _ body: (Int64) -> Void) throws(FiefError) {
+    private static func forEachDuplicate(_ cursor: LMDBCursor, first: UnsafeRawBufferPointer, limit: Int64, _ body: (Int64) -> Void) throws(FiefError) {
         var count = 0
         try LMDB.check(mdb_cursor_count(cursor.pointer, &count), "reading a full-text index")
+        var bad = false
+        @inline(__always) func add(_ key: Int64) {
+            if key >= 0 && key < limit { body(key) } else { bad = true }
+        }
         if count == 1 {
-            body(Int64(bitPattern: first.loadUnaligned(as: UInt64.self)))
+            guard first.count == 8 else { throw damaged() }
+            add(Int64(bitPattern: first.loadUnaligned(as: UInt64.self)))
+            if bad { throw damaged() }
             return
         }
         var k = MDB_val(), v = MDB_val()
         var rc = mdb_cursor_get(cursor.pointer, &k, &v, MDB_GET_MULTIPLE)
         while rc == 0 {
             let page = UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
-            for i in 0..<(page.count / 8) { body(Int64(bitPattern: page.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self))) }
+            guard page.count % 8 == 0 else { throw damaged() }
+            for i in 0..<(page.count / 8) { add(Int64(bitPattern: page.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self))) }
+            if bad { throw damaged() }
             rc = mdb_cursor_get(cursor.pointer, &k, &v, MDB_NEXT_MULTIPLE)
         }
         if rc != MDB_NOTFOUND { try LMDB.check(rc, "reading a full-text index") }
     }
 
+    private static func damaged() -> FiefError {
+        FiefError(.fileCorrupt, "a full-text index is damaged: it names an object key outside its class (`fief copy` builds it again)")
+    }
+
+    /// One past the largest object key of the class whose objects tree is
+    /// `data`: the end of its last stored cluster (0 without one), whose
+    /// chunk (and so its key) passes its checksum.
+    static func keyLimit(_ txn: OpaquePointer, _ data: MDB_dbi, table: UInt32) throws(FiefError) -> Int64 {
+        let cursor = try LMDBCursor(txn, data)
+        let end = ClusterLayout.columnStart(1)
+        let last = try cursor.seek(integerKey: end) == nil ? try cursor.move(MDB_LAST) : try cursor.move(MDB_PREV)
+        guard let (key, value) = last, key.count == 8 else { return 0 }
+        let chunkKey = key.loadUnaligned(as: UInt64.self)
+        guard chunkKey < end else { return 0 }
+        guard ChunkCheck.verified(value, table: table, key: chunkKey, type: nil) != nil else {
+            throw FiefError(.fileCorrupt, "a stored chunk of the objects of a class (key \(chunkKey)) fails its checksum or layout check")
+        }
+        return (ClusterLayout.cluster(ofChunkKey: chunkKey) + 1) << ClusterLayout.shift
+    }
+
     /// Add the objects having `token` to `objects`.
-    static func postings(_ cursor: LMDBCursor, _ token: [UInt8], into objects: inout KeyBitmap) throws(FiefError) {
+    static func postings(_ cursor: LMDBCursor, _ token: [UInt8], limit: Int64, into objects: inout KeyBitmap) throws(FiefError) {
         var v = MDB_val()
         let rc: Int32 = token.withUnsafeBytes { raw in
             var k = LMDB.val(raw)
@@ -451,15 +487,15 @@ enum FullTextIndex {
         }
         if rc == MDB_NOTFOUND { return }
         try LMDB.check(rc, "reading a full-text index")
-        try forEachDuplicate(cursor, first: LMDB.bytes(v)) { objects.insert($0) }
+        try forEachDuplicate(cursor, first: LMDB.bytes(v), limit: limit) { objects.insert($0) }
     }
 
     /// Add the objects having a token that starts with `prefix` (the tokens
     /// of one cursor range) to `objects`.
-    static func postings(_ cursor: LMDBCursor, prefix: [UInt8], into objects: inout KeyBitmap) throws(FiefError) {
+    static func postings(_ cursor: LMDBCursor, prefix: [UInt8], limit: Int64, into objects: inout KeyBitmap) throws(FiefError) {
         var entry = try typed { try prefix.withUnsafeBytes { (raw) in try cursor.seek(raw) } }
         while let (token, first) = entry, token.starts(with: prefix) {
-            try forEachDuplicate(cursor, first: first) { objects.insert($0) }
+            try forEachDuplicate(cursor, first: first, limit: limit) { objects.insert($0) }
             entry = try cursor.move(MDB_NEXT_NODUP)
         }
     }

@@ -847,7 +847,7 @@ final class NestedReader {
     private func value(_ container: Container, _ key: [UInt8]) throws(FiefError) -> Value? {
         switch container {
         case .nested(let ref, _, let holder):
-            let entries = try realm.nestedEntries(ref).entries
+            let entries = try realm.storedNestedEntries(ref).entries
             var low = 0, high = entries.count
             return try key.withBytes { (wanted) throws(FiefError) -> Value? in
                 while low < high {
@@ -865,7 +865,7 @@ final class NestedReader {
     private func element(_ container: Container, _ index: ListIndex) throws(FiefError) -> Value? {
         switch container {
         case .nested(let ref, _, let holder):
-            let entries = try realm.nestedEntries(ref).entries
+            let entries = try realm.storedNestedEntries(ref).entries
             let position: Int
             switch index {
             case .at(let n): position = n
@@ -881,7 +881,7 @@ final class NestedReader {
     private func elements(_ container: Container, into found: inout [Value]) throws(FiefError) {
         switch container {
         case .nested(let ref, _, let holder):
-            for entry in try realm.nestedEntries(ref).entries { found.append(try decoded(entry.value, ref, holder)) }
+            for entry in try realm.storedNestedEntries(ref).entries { found.append(try decoded(entry.value, ref, holder)) }
         case .property(let holder, let column):
             var values: [Value] = []
             try walker(holder, column).forEach(owner: holder.owner) { values.append($0); return true }
@@ -892,7 +892,7 @@ final class NestedReader {
     private func keys(_ container: Container, into found: inout [Value]) throws(FiefError) {
         switch container {
         case .nested(let ref, _, _):
-            for entry in try realm.nestedEntries(ref).entries { found.append(.string(entry.key)) }
+            for entry in try realm.storedNestedEntries(ref).entries { found.append(.string(entry.key)) }
         case .property(let holder, let column):
             var values: [Value] = []
             try walker(holder, column).forEachKey(owner: holder.owner) { values.append($0); return true }
@@ -906,7 +906,7 @@ final class NestedReader {
     private func final(_ value: Value, _ holder: Holder) throws(FiefError) -> Value {
         var count: Int? = nil
         if expression.measure == .size, let id = value.nestedID {
-            count = try realm.nestedEntries(NestedRef(table: holder.table.key, owner: holder.owner, property: holder.property, id: id)).entries.count
+            count = try realm.storedNestedEntries(NestedRef(table: holder.table.key, owner: holder.owner, property: holder.property, id: id)).entries.count
         }
         return NestedReader.final(value, expression, count: count)
     }

@@ -195,6 +195,9 @@ final class Environment: @unchecked Sendable {
         }
         guard let check = found else { return }
         damagedTrees = check.damaged
+        lock.withLock { _ in
+            for (name, dbi) in databases where damagedTrees[name] != nil { DamagedTrees.mark(env, dbi) }
+        }
         if damagedTrees[""] != nil {
             throw FiefError(.fileCorrupt, "'\(path)' is damaged beyond reading: LMDB's main tree is broken (\(damagedTrees[""]!)); `fief copy` cannot salvage it either", path: path)
         }
@@ -228,6 +231,7 @@ final class Environment: @unchecked Sendable {
         // In a child process made by fork(), leave the parent's environment
         // alone: closing it here would clear the parent's reader slots.
         if ownerProcess != getpid() { return }
+        DamagedTrees.forget(env)
         mdb_env_close(env)
         if removeLockFileOnClose { unlink(path + "-lock") }
         if isInMemory {
@@ -326,11 +330,15 @@ final class Environment: @unchecked Sendable {
                 }
             }
             if rc == MDB_NOTFOUND { return nil }
+            if rc == MDB_INCOMPATIBLE, let reason = damagedTrees[name] {
+                throw FiefError(.fileCorrupt, "'\(path)' is damaged: the tree record of database '\(name)' is broken (\(reason))", path: path)
+            }
             if rc == MDB_INCOMPATIBLE {
                 throw FiefError(.fileNotFief, "'\(path)' holds a database '\(name)' Fief did not write", path: path)
             }
             try LMDB.check(rc, "opening database '\(name)'", path: path)
             databases[name] = dbi
+            if damagedTrees[name] != nil { DamagedTrees.mark(env, dbi) }
             handleGeneration += 1
             return dbi
         }
@@ -379,7 +387,12 @@ final class Environment: @unchecked Sendable {
 
     /// Forget handles opened in a transaction that was aborted (LMDB closes them).
     func forgetDatabases(_ names: [String]) {
-        lock.withLock { _ in for name in names { databases[name] = nil } }
+        lock.withLock { _ in
+            for name in names {
+                if let dbi = databases[name] { DamagedTrees.forget(env, dbi) }
+                databases[name] = nil
+            }
+        }
     }
 
     // MARK: Transactions and readers

@@ -1,4 +1,5 @@
 import CLMDB
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,7 +17,10 @@ enum LMDB {
         let text = String(cString: mdb_strerror(rc))
         let code: FiefError.Code
         switch rc {
-        case MDB_INVALID, MDB_CORRUPTED, MDB_PAGE_NOTFOUND: code = .fileNotFief
+        case MDB_INVALID: code = .fileNotFief
+        // A page LMDB found broken, or a page number past the file's end:
+        // a damaged file, not a foreign one.
+        case MDB_CORRUPTED, MDB_PAGE_NOTFOUND: code = .fileCorrupt
         case MDB_VERSION_MISMATCH: code = .fileFormat
         case MDB_MAP_FULL: code = .fileFull
         case MDB_READERS_FULL, MDB_TXN_FULL, MDB_CURSOR_FULL, MDB_DBS_FULL: code = .internal
@@ -45,6 +49,7 @@ enum LMDB {
     /// Look a key up; the value is a view into the map, valid for the transaction.
     @inline(__always)
     static func get(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer) throws(FiefError) -> UnsafeRawBufferPointer? {
+        try DamagedTrees.check(txn, dbi)
         var k = val(key)
         var v = MDB_val()
         let rc = mdb_get(txn, dbi, &k, &v)
@@ -110,6 +115,7 @@ final class LMDBCursor {
     let pointer: OpaquePointer
 
     init(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
+        try DamagedTrees.check(txn, dbi)
         var cursor: OpaquePointer?
         try LMDB.check(mdb_cursor_open(txn, dbi, &cursor), "opening a cursor")
         pointer = cursor!
@@ -168,5 +174,50 @@ final class LMDBCursor {
 
     func deleteCurrent() throws(FiefError) {
         try LMDB.check(mdb_cursor_del(pointer, 0), "deleting from the database")
+    }
+}
+
+/// The handles of trees whose pages `PageCheck` found damaged, by
+/// environment: LMDB must never walk one (it trusts its pages, and its
+/// assertions stop the process), so a cursor on one, or a lookup in one,
+/// fails with `fileCorrupt` instead.  Callers skip damaged trees (or read
+/// them from the map, `PageCheck.salvageEntries`); this is the backstop
+/// for one they do not.  Costs one atomic load while no file with damaged
+/// trees is open in the process.
+enum DamagedTrees {
+    private static let any = Atomic<Bool>(false)
+    private static let handles = Mutex<[Int: Set<MDB_dbi>]>([:])
+
+    private static func id(_ env: OpaquePointer) -> Int { Int(bitPattern: UnsafeRawPointer(env)) }
+
+    /// Handle `dbi` of `env` names a damaged tree.
+    static func mark(_ env: OpaquePointer, _ dbi: MDB_dbi) {
+        handles.withLock { $0[id(env), default: []].insert(dbi) }
+        any.store(true, ordering: .releasing)
+    }
+
+    /// Handle `dbi` of `env` was closed (it may be reused for another tree).
+    static func forget(_ env: OpaquePointer, _ dbi: MDB_dbi) {
+        guard any.load(ordering: .acquiring) else { return }
+        handles.withLock { _ = $0[id(env)]?.remove(dbi) }
+    }
+
+    /// `env` is closed.
+    static func forget(_ env: OpaquePointer) {
+        guard any.load(ordering: .acquiring) else { return }
+        handles.withLock { $0[id(env)] = nil }
+    }
+
+    @inline(__always)
+    static func check(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
+        guard any.load(ordering: .acquiring) else { return }
+        try checkSlow(txn, dbi)
+    }
+
+    private static func checkSlow(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
+        guard let env = mdb_txn_env(txn) else { return }
+        if handles.withLock({ $0[id(env)]?.contains(dbi) ?? false }) {
+            throw FiefError(.fileCorrupt, "the pages of this database are damaged; `fief copy` writes a sound copy of the rest")
+        }
     }
 }

@@ -18,6 +18,9 @@ struct PageCheck {
     static let headerSize = 16
     static let branch: UInt16 = 0x01, leaf: UInt16 = 0x02, overflow: UInt16 = 0x04, leaf2: UInt16 = 0x20, subpage: UInt16 = 0x40
     static let bigData: UInt16 = 0x01, subData: UInt16 = 0x02, dupData: UInt16 = 0x04
+    /// Tree record flags (MDB_db.md_flags): those LMDB keeps in the file,
+    /// and the two that change how leaves are read.
+    static let persistentFlags: UInt16 = 0x7E, dupSortFlag: UInt16 = 0x04, dupFixedFlag: UInt16 = 0x10
     static let invalidPage = UInt64.max
 
     /// A tree's root and shape, as LMDB records it (MDB_db, 48 bytes).
@@ -88,8 +91,15 @@ struct PageCheck {
     private struct Damage: Error { let reason: String }
 
     private mutating func walkTree(_ name: String, _ record: TreeRecord, isMain: Bool = false, isFree: Bool = false) {
-        if record.root == PageCheck.invalidPage { return }
         current = name
+        // Flags LMDB never writes for a named tree: it would read the tree
+        // another way.  (The free list's record holds the environment's
+        // flags too.)
+        if !isMain && !isFree && record.flags & ~PageCheck.persistentFlags != 0 {
+            damaged[name] = "its tree record has impossible flags"
+            return
+        }
+        if record.root == PageCheck.invalidPage { return }
         do {
             try walk(record.root, depth: 1, record: record, isMain: isMain, isFree: isFree)
         } catch let damage as Damage {
@@ -120,8 +130,16 @@ struct PageCheck {
         guard isBranch || isLeaf else { throw Damage(reason: "page \(number) is neither a branch nor a leaf") }
         if isBranch != (depth < record.depth) { throw Damage(reason: "page \(number) is at the wrong depth") }
         let count = try nodeCount(page, size: pageSize, number)
+        // LMDB walks a branch page with one entry or a leaf page with none
+        // on an assertion (or reads an entry that is not there): a branch
+        // has at least two (one in the free list's tree), a leaf below the
+        // root at least one.
+        if isBranch ? count < (isFree ? 1 : 2) : (count == 0 && depth > 1) {
+            throw Damage(reason: "page \(number) has \(count) entries")
+        }
         if flags & PageCheck.leaf2 != 0 {
-            guard record.fixedKeySize > 0, PageCheck.headerSize + count * record.fixedKeySize <= pageSize else {
+            guard record.fixedKeySize > 0, record.flags & PageCheck.dupFixedFlag != 0,
+                  PageCheck.headerSize + count * record.fixedKeySize <= pageSize else {
                 throw Damage(reason: "page \(number) has impossible fixed-size keys")
             }
             return
@@ -154,9 +172,14 @@ struct PageCheck {
             }
             guard dataStart + dataSize <= pageSize else { throw Damage(reason: "page \(number) has a value past its end") }
             let data = UnsafeRawBufferPointer(start: page + dataStart, count: dataSize)
+            // Duplicates (a sub-page or a sub-tree) only in a tree of
+            // duplicates, whose every value LMDB reads as one.
+            if !isMain && !isFree && nodeFlags & PageCheck.dupData != 0 && record.flags & PageCheck.dupSortFlag == 0 {
+                throw Damage(reason: "page \(number) has duplicates in a tree without them")
+            }
             if isFree {
                 try freeList(data)
-            } else if nodeFlags & PageCheck.subData != 0 {
+            } else if nodeFlags & PageCheck.subData != 0 && (isMain || nodeFlags & PageCheck.dupData != 0) {
                 // A named database (main tree) or a tree of duplicates.
                 guard let sub = TreeRecord(data), dataSize == 48 else { throw Damage(reason: "page \(number) has a damaged tree record") }
                 if isMain {
@@ -164,15 +187,25 @@ struct PageCheck {
                     walkTree(name, sub)
                     current = ""
                 } else {
+                    guard sub.root != PageCheck.invalidPage, sub.flags & ~PageCheck.persistentFlags == 0 else {
+                        throw Damage(reason: "page \(number) has a damaged tree of duplicates")
+                    }
                     try walk(sub.root, depth: 1, record: sub, isMain: false, isFree: false)
                 }
             } else if nodeFlags & PageCheck.dupData != 0 {
                 // Duplicates kept inline: a sub-page inside the value.
                 guard dataSize >= PageCheck.headerSize else { throw Damage(reason: "page \(number) has a damaged list of duplicates") }
                 let sub = page + dataStart
-                let subFlags = sub.loadUnaligned(fromByteOffset: 10, as: UInt16.self)
-                guard subFlags & PageCheck.subpage != 0 else { throw Damage(reason: "page \(number) has a damaged list of duplicates") }
+                let subFlags = sub.loadUnaligned(fromByteOffset: 10, as: UInt16.self) & ~0xC010
+                // A leaf sub-page (of fixed-size values only in a tree of
+                // them), holding at least one value: LMDB's cursor asserts
+                // that it stands on a leaf.
+                guard subFlags == PageCheck.subpage | PageCheck.leaf
+                        || (subFlags == PageCheck.subpage | PageCheck.leaf | PageCheck.leaf2 && record.flags & PageCheck.dupFixedFlag != 0) else {
+                    throw Damage(reason: "page \(number) has a damaged list of duplicates")
+                }
                 let subCount = try nodeCount(sub, size: dataSize, number)
+                guard subCount > 0 else { throw Damage(reason: "page \(number) has an empty list of duplicates") }
                 if subFlags & PageCheck.leaf2 != 0 {
                     let keySize = Int(sub.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
                     guard keySize > 0, PageCheck.headerSize + subCount * keySize <= dataSize else {
