@@ -8,7 +8,7 @@ extension Realm {
         try checkReadable()
         let table = try table(ref.table)
         let dbi = try table.nestedDatabase()
-        let header = try withReadTransaction { (txn) throws(FiefError) in try NestedStore.header(txn, dbi, id: ref.id) }
+        let header = try withReadTransaction { (txn) throws(FiefError) in try NestedStore.header(txn, dbi, table: table.key, id: ref.id, path: environment.path) }
         guard let header, header.owner == ref.owner, header.property == ref.property else {
             throw FiefError(.fileCorrupt, "the nested collection \(ref.id) that a stored value of class '\(table.objectClass.name)' names is missing: the file is damaged; `fief copy` writes a sound copy", path: environment.path)
         }
