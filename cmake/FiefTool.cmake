@@ -35,7 +35,7 @@ install(FILES "${FIEF_TOOL}.debug" TYPE BIN COMPONENT debug EXCLUDE_FROM_ALL)
 
 if(FIEF_BUILD_TESTS)
   set(_demo "${CMAKE_BINARY_DIR}/tool-test/demo.fief")
-  add_test(NAME tool.demo COMMAND "${FIEF_TOOL}" demo "${_demo}")
+  add_test(NAME tool.demo COMMAND "${FIEF_TOOL}" demo --force "${_demo}")
   set_tests_properties(tool.demo PROPERTIES
     FIXTURES_SETUP fief_tool_demo
     PASS_REGULAR_EXPRESSION "committed 6 dogs, 3 people, 1 toy.*live 5, frozen snapshot 6")
