@@ -763,7 +763,8 @@ enum FiefMixedNumber {
 ///   among themselves: the first one found stands.
 /// * sum and average take the numbers only (NaN skipped), each added as a
 ///   `Decimal128` (a double rounded to 15 significant digits, a float to 7),
-///   and give a `.decimal128`: the sum of none is decimal 0, their average nil.
+///   and give a `.decimal128`: the sum of none is `.int(0)` (RealmSwift's
+///   unmanaged collections sum to an NSNumber 0), their average nil.
 enum FiefMixedAggregate {
     /// The aggregate `op` of `elements` as `T` when they are mixed values
     /// (`E` is `AnyRealmValue`): `.some(nil)` for a null result, nil when
@@ -774,7 +775,9 @@ enum FiefMixedAggregate {
         switch op {
         case FIEF_AGGREGATE_MIN: value = extreme(values, smallest: true)
         case FIEF_AGGREGATE_MAX: value = extreme(values, smallest: false)
-        case FIEF_AGGREGATE_SUM: value = .decimal128(sum(values).total)
+        case FIEF_AGGREGATE_SUM:
+            let (total, count) = sum(values)
+            value = count == 0 ? .int(0) : .decimal128(total)
         default:
             let (total, count) = sum(values)
             value = count == 0 ? nil : .decimal128(total / Decimal128(count))

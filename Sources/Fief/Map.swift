@@ -494,6 +494,9 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
 
     /// The sum of `property` (see `min(ofProperty:)`); 0 for an empty map.
     public func sum<T: _HasPersistedType>(ofProperty property: String) -> T where T.PersistedType: AddableType {
+        // The sum of an empty map of mixed values is the integer 0, managed or not, as
+        // RealmSwift's (realm-core sums an empty dictionary to an int).
+        if property == "self", count == 0, let zero = AnyRealmValue.int(0) as? T { return zero }
         if let result = libraryAggregate(FIEF_AGGREGATE_SUM, property, as: T.self), let sum = result { return sum }
         if property == "self", let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_SUM, of: values, as: T.self), let sum = mixed { return sum }
         return FiefAggregate.sum(storedValues(ofProperty: property), as: T.self)

@@ -101,7 +101,15 @@ open class ObjectBase: Hashable, CustomStringConvertible {
 
     /// The value of the property named `key` (see `subscript(key:)`); on a
     /// managed object it is read from the row (fief_object_get_value).
+    /// Numbers and booleans come as `NSNumber`, as RealmSwift's KVC gives
+    /// them, so `object["int8"] as! Int` casts as it does there.
     public func value(forKey key: String) -> Any? {
+        fiefNumberAsNSNumber(_fiefStoredValue(forKey: key))
+    }
+
+    /// The value of the property named `key` as stored (an `Int8` property's
+    /// `Int8`, ...): what aggregates by property name work on.
+    func _fiefStoredValue(forKey key: String) -> Any? {
         let info = _fiefManaged?.binding.info ?? ObjectSchemaInfo.of(type(of: self))
         if let index = info.propertyIndex[key] {
             if let managed = _fiefManaged { return managed.readStored(index) }
