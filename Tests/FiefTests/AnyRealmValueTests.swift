@@ -95,7 +95,7 @@ final class AnyRealmValueTests: FiefTestCase {
         try realm.write { realm.add(holder) }
         XCTAssertTrue(holder.description.contains("value = Fluffy;"), holder.description)
         try realm.write { holder.value = .none }
-        XCTAssertTrue(holder.description.contains("value = nil;"), holder.description)
+        XCTAssertTrue(holder.description.contains("value = (null);"), holder.description)
     }
 
     func testProtocolConformances() {

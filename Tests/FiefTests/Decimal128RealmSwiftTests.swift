@@ -90,7 +90,8 @@ final class Decimal128RealmSwiftTests: XCTestCase {
     func testDecodingFollowsRealmSwift() throws {
         struct Box: Decodable { var value: Decimal128 }
         func decode(_ json: String) throws -> Decimal128 {
-            try JSONDecoder().decode(Box.self, from: Data("{\"value\": \(json)}".utf8)).value
+            let box = try JSONDecoder().decode(Box.self, from: Data("{\"value\": \(json)}".utf8))
+            return box.value
         }
         XCTAssertEqual(try decode("\"12.50\"").stringValue, "12.5")
         XCTAssertTrue(try decode("\"twelve\"").isNaN)
