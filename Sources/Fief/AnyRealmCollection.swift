@@ -54,7 +54,13 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
     /// The position of `object`, or nil.
     public func index(of object: Element) -> Int? { box.index(of: object) }
 
-    public var description: String { box.description }
+    /// The wrapped collection's description, headed `AnyRealmCollection<Dog>`
+    /// as RealmSwift's is.
+    public var description: String {
+        let wrapped = box.description
+        guard !wrapped.hasPrefix("<"), let open = wrapped.firstIndex(of: "<") else { return wrapped }
+        return "AnyRealmCollection" + wrapped[open...]
+    }
 
     // MARK: Queries
 

@@ -763,7 +763,8 @@ enum FiefMixedNumber {
 ///   among themselves: the first one found stands.
 /// * sum and average take the numbers only (NaN skipped), each added as a
 ///   `Decimal128` (a double rounded to 15 significant digits, a float to 7),
-///   and give a `.decimal128`: the sum of none is decimal 0, their average nil.
+///   and give a `.decimal128`: the sum of none is `.int(0)` (RealmSwift's
+///   unmanaged collections sum to an NSNumber 0), their average nil.
 enum FiefMixedAggregate {
     /// The aggregate `op` of `elements` as `T` when they are mixed values
     /// (`E` is `AnyRealmValue`): `.some(nil)` for a null result, nil when
@@ -774,7 +775,9 @@ enum FiefMixedAggregate {
         switch op {
         case FIEF_AGGREGATE_MIN: value = extreme(values, smallest: true)
         case FIEF_AGGREGATE_MAX: value = extreme(values, smallest: false)
-        case FIEF_AGGREGATE_SUM: value = .decimal128(sum(values).total)
+        case FIEF_AGGREGATE_SUM:
+            let (total, count) = sum(values)
+            value = count == 0 ? .int(0) : .decimal128(total)
         default:
             let (total, count) = sum(values)
             value = count == 0 ? nil : .decimal128(total / Decimal128(count))
@@ -908,6 +911,15 @@ enum FiefMixedAggregate {
 /// `{"$class": "Dog", "$object": {...}}` for an object of a `Codable` model
 /// class.  Decoding also takes untagged numbers (an integral one as `.int`,
 /// any other as `.double`).
+///
+/// Depth: coders recurse once per nesting level (the standard `Encoder` and
+/// `Decoder` containers give no other way), so a value nested deeper than
+/// `FiefCodingDepth.maximum` (100) containers on the coding path, counting
+/// those of the objects around it, is refused rather than exhausting the
+/// stack: encoding throws `EncodingError.invalidValue` and decoding
+/// `DecodingError.dataCorrupted` naming the limit.  (The library stores and
+/// reads values nested far deeper; Foundation's JSONDecoder itself refuses
+/// JSON nested over 512 levels.)
 extension AnyRealmValue: Codable {
     private struct Key: CodingKey {
         var stringValue: String
@@ -918,6 +930,7 @@ extension AnyRealmValue: Codable {
     }
 
     public init(from decoder: Decoder) throws {
+        try FiefCodingDepth.check(decoder)
         if let single = try? decoder.singleValueContainer() {
             if single.decodeNil() {
                 self = .none
@@ -986,6 +999,10 @@ extension AnyRealmValue: Codable {
         func tagged<T: Encodable>(_ tag: String, _ value: T) throws {
             var container = encoder.container(keyedBy: Key.self)
             try container.encode(value, forKey: Key(tag))
+        }
+        switch self {
+        case .list, .dictionary, .object: try FiefCodingDepth.check(encoder, self)
+        default: break
         }
         switch self {
         case .none:
@@ -1163,5 +1180,31 @@ extension Dictionary: AnyRealmValue.FiefNativeCollection {
     fileprivate var fiefConversion: AnyRealmValue.FiefConversion? {
         guard Key.self == String.self else { return nil }
         return .dictionary(map { ($0.key as! String, $0.value as Any?) })
+    }
+}
+
+/// The deepest coding path Fief's Codable conformances go down (see
+/// `AnyRealmValue`'s Codable conformance): coders recurse once per level, so
+/// a bound keeps a deep value from exhausting the stack (100 levels fit a
+/// 512 KB thread stack with JSONEncoder and JSONDecoder in a debug build).
+enum FiefCodingDepth {
+    static let maximum = 100
+
+    static func message(_ depth: Int) -> String {
+        "Nested \(depth) levels deep: Fief encodes and decodes values nested at most \(maximum) levels deep"
+    }
+
+    /// Throws `EncodingError.invalidValue` when `encoder` is `maximum` levels deep.
+    static func check(_ encoder: Encoder, _ value: Any) throws {
+        let path = encoder.codingPath
+        guard path.count >= maximum else { return }
+        throw EncodingError.invalidValue(value, .init(codingPath: path, debugDescription: message(path.count)))
+    }
+
+    /// Throws `DecodingError.dataCorrupted` when `decoder` is `maximum` levels deep.
+    static func check(_ decoder: Decoder) throws {
+        let path = decoder.codingPath
+        guard path.count >= maximum else { return }
+        throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: message(path.count)))
     }
 }

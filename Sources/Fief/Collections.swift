@@ -251,7 +251,23 @@ func fiefStoredValues<E>(ofProperty property: String, of objects: [E], in what: 
         guard let object = element as? ObjectBase else {
             preconditionFailure("Aggregates by property name need a \(what) of objects; use min(), max(), sum() or average() on a \(what) of \(E.self)")
         }
-        return fiefUnwrap(object.value(forKey: property))
+        return fiefUnwrap(object._fiefStoredValue(forKey: property))
+    }
+}
+
+/// `value` as an `NSNumber` when it is a Swift number or boolean (as RealmSwift's KVC hands
+/// them out, so they cast to any numeric type that holds them); anything else unchanged.
+func fiefNumberAsNSNumber(_ value: Any?) -> Any? {
+    switch fiefUnwrap(value) {
+    case let v as Int: return NSNumber(value: v)
+    case let v as Int8: return NSNumber(value: v)
+    case let v as Int16: return NSNumber(value: v)
+    case let v as Int32: return NSNumber(value: v)
+    case let v as Int64: return NSNumber(value: v)
+    case let v as Bool: return NSNumber(value: v)
+    case let v as Float: return NSNumber(value: v)
+    case let v as Double: return NSNumber(value: v)
+    default: return value
     }
 }
 

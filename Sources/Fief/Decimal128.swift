@@ -45,16 +45,73 @@ public struct Decimal128: Sendable, Hashable, Comparable, CustomStringConvertibl
         self.init(value)
     }
 
-    /// The shortest decimal that reads back as `value` (Swift's `description`
-    /// of the Double), so `Decimal128(0.1)` is exactly 0.1.
+    /// The value of a Double as RealmSwift (realm-core) converts it: exactly when its exact
+    /// decimal value has at most 15 significant digits (`0.5`, `2.5`, `42.0`), otherwise rounded
+    /// to 15 significant digits (16 where realm-core's estimate of the decade is one low), so
+    /// `Decimal128(0.1)` is 0.1000000000000000 (written `"1E-1"`) and `Decimal128(0.1 + 0.2)` is
+    /// 0.3.
     public init(_ value: Double) {
         if value.isNaN {
             self.init(kind: .nan)
         } else if value.isInfinite {
             self.init(kind: .infinity(negative: value < 0))
+        } else if value == 0 {
+            self.init(sign: value.sign == .minus, coefficient: 0, exponent: 0)
+        } else if let exact = Decimal128.exactWithFifteenDigits(value) {
+            self.init(sign: value < 0, coefficient: exact.coefficient, exponent: exact.exponent)
         } else {
-            self = Decimal128.parse("\(value)") ?? Decimal128()
+            let rounded = Decimal128.roundedToFifteenDigits(value.magnitude)
+            self.init(sign: value < 0, coefficient: rounded.coefficient, exponent: rounded.exponent)
         }
+    }
+
+    private static let largestFifteenDigitCoefficient: UInt128 = 999_999_999_999_999
+
+    /// `value`'s exact decimal value when its coefficient has at most 15 digits: an integer
+    /// with exponent 0, or `m / 2^a` written as `m * 5^a` with exponent `-a`.
+    private static func exactWithFifteenDigits(_ value: Double) -> (coefficient: UInt128, exponent: Int)? {
+        let magnitude = value.magnitude
+        var mantissa = UInt64(magnitude.significand * 0x1p52)
+        var binaryExponent = Int(magnitude.exponent) - 52
+        let zeros = mantissa.trailingZeroBitCount
+        mantissa >>= zeros
+        binaryExponent += zeros
+        if binaryExponent >= 0 {
+            guard binaryExponent <= 50 else { return nil }
+            let integer = UInt128(mantissa) << binaryExponent
+            return integer <= largestFifteenDigitCoefficient ? (integer, 0) : nil
+        }
+        let fractionBits = -binaryExponent
+        // 5^22 alone passes 15 digits.
+        guard fractionBits <= 21 else { return nil }
+        var coefficient = UInt128(mantissa)
+        for _ in 0..<fractionBits { coefficient *= 5 }
+        return coefficient <= largestFifteenDigitCoefficient ? (coefficient, -fractionBits) : nil
+    }
+
+    /// `magnitude` rounded (half to even, from its exact binary value) to the decimal exponent
+    /// realm-core quantizes to: 14 below the decade estimated from the binary exponent.
+    private static func roundedToFifteenDigits(_ magnitude: Double) -> (coefficient: UInt128, exponent: Int) {
+        let binaryExponent = Int(magnitude.exponent)
+        var decade = binaryExponent * 30103 / 100_000
+        if binaryExponent < 0 { decade -= 1 }
+        let target = decade - 14
+        // Digits and the exponent of their last one, printed at `precision` digits after the point.
+        func printed(_ precision: Int) -> (digits: UInt128, exponent: Int) {
+            let text = String(format: "%.\(precision)e", magnitude)
+            let parts = text.split(separator: "e")
+            let digits = UInt128(parts[0].replacingOccurrences(of: ".", with: "")) ?? 0
+            return (digits, (Int(parts[1]) ?? 0) - precision)
+        }
+        // The decade estimate is exact or one low; with one low, 16 digits reach the target.
+        let fifteen = printed(14)
+        if fifteen.exponent == target { return (fifteen.digits, target) }
+        let sixteen = printed(15)
+        if sixteen.exponent == target { return (sixteen.digits, target) }
+        // Fifteen digits rounded up to the next power of ten.
+        var coefficient = fifteen.digits
+        for _ in 0..<(fifteen.exponent - target) { coefficient *= 10 }
+        return (coefficient, target)
     }
 
     public init(floatLiteral value: Double) {
@@ -70,46 +127,47 @@ public struct Decimal128: Sendable, Hashable, Comparable, CustomStringConvertibl
         }
     }
 
-    /// Parses a decimal string (`"-12.5"`, `"1e-3"`, `"NaN"`, `"Inf"`);
-    /// more than 34 digits are rounded half to even.
-    /// - Throws: `Realm.Error` (`.fail`) if `string` is not a number.
-    public init(string: String) throws {
-        guard let parsed = Decimal128.parse(string) else {
-            throw Realm.Error(code: .fail, message: "'\(string)' is not a valid Decimal128")
-        }
-        self = parsed
+    /// Parses a decimal string (`"-12.5"`, `"1e-3"`, `"NaN"`, `"Inf"`); more than 34 digits are
+    /// rounded half to even. A string that is not a number gives NaN, as in RealmSwift.
+    public init(string: String) {
+        self = Decimal128.parse(string) ?? Decimal128(kind: .nan)
     }
 
-    /// Parses a string literal; traps if it is not a number.
+    /// Parses a string literal (see `init(string:)`: NaN if it is not a number).
     public init(stringLiteral value: String) {
-        guard let parsed = Decimal128.parse(value) else {
-            preconditionFailure("'\(value)' is not a valid Decimal128")
-        }
-        self = parsed
+        self.init(string: value)
     }
 
-    /// The value of a number: any integer type, `Float`, `Double`,
-    /// `Decimal`, `NSNumber`, a `String` holding a number, or a `Decimal128`
-    /// (RealmSwift's `init(value:)`).  Traps, as RealmSwift does, for any
-    /// other type and for a string that is not a number.
+    /// The value of a number: any integer type, `Float`, `Double`, `Decimal`, `NSNumber`, a
+    /// `String` (NaN if it is not a number, as `init(string:)`), or a `Decimal128`
+    /// (RealmSwift's `init(value:)`); `nil` and `NSNull` give NaN, as in RealmSwift. Traps, as
+    /// RealmSwift does, for any other type.
     public init(value: Any) {
+        let unwrapped = fiefUnwrap(value)
+        if unwrapped == nil || unwrapped is NSNull {
+            self.init(kind: .nan)
+            return
+        }
+        if let string = unwrapped as? String {
+            self.init(string: string)
+            return
+        }
         guard let converted = Decimal128(fiefConverting: value) else {
             preconditionFailure("Cannot convert value '\(value)' of type '\(type(of: value))' to Decimal128")
         }
         self = converted
     }
 
-    /// The value of an `NSNumber`, exactly: an integral number as that
-    /// integer, a floating-point one as the shortest decimal that reads back
-    /// as it, an `NSDecimalNumber` as its decimal value.
+    /// The value of an `NSNumber`: an integral number exactly, a floating-point one (`Float`
+    /// too) as its Double converts (see `init(_: Double)`), an `NSDecimalNumber` as its
+    /// decimal value.
     public init(number: NSNumber) {
         if let decimal = number as? NSDecimalNumber {
             self.init(decimal.decimalValue)
             return
         }
         switch String(cString: number.objCType) {
-        case "f": self = Decimal128.parse("\(number.floatValue)") ?? Decimal128(Double(number.floatValue))
-        case "d": self.init(number.doubleValue)
+        case "f", "d": self.init(number.doubleValue)
         case "Q", "L", "I", "S", "C": self.init(number.uint64Value)
         default: self.init(number.int64Value)
         }
@@ -131,7 +189,7 @@ public struct Decimal128: Sendable, Hashable, Comparable, CustomStringConvertibl
         case let v as UInt32: self.init(v)
         case let v as UInt64: self.init(v)
         case let v as Double: self.init(v)
-        case let v as Float: self = Decimal128.parse("\(v)") ?? Decimal128(Double(v))
+        case let v as Float: self.init(Double(v))
         case let v as Decimal: self.init(v)
         case let v as String:
             guard let parsed = Decimal128.parse(v) else { return nil }
@@ -254,35 +312,33 @@ public struct Decimal128: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// Whether the sign bit is set.
     public var isSignMinus: Bool { high >> 63 == 1 }
 
-    /// The value as text: plain notation when the exponent is small
-    /// (`"12.50"`, `"0.001"`), scientific otherwise (`"1.5E+40"`); `"NaN"`,
-    /// `"Inf"`, `"-Inf"` for the special values.
+    /// The value as text, as RealmSwift writes it: the coefficient's digits with the decimal
+    /// point moved left as far as the exponent allows (but not past the first digit), an
+    /// `E<exponent>` for what is left (`"12.5"`, `"1E3"`, `"5E-3"`, `"1.5E-10"`), then trailing
+    /// zeros after the point dropped (`"1.0"` is `"1"`, `"12.50"` is `"12.5"`). A coefficient
+    /// beyond 64 bits is written whole with signed exponent (`"+1234567890123456789012E-2"`),
+    /// as realm-core does. `"NaN"`, `"Inf"`, `"-Inf"` for the special values.
     public var stringValue: String {
         switch kind {
-        case .nan: return "NaN"
+        case .nan: return isSignMinus ? "-NaN" : "NaN"
         case .infinity(let negative): return negative ? "-Inf" : "Inf"
         case let .finite(negative, coefficient, exponent):
             let digits = String(coefficient)
-            let adjusted = exponent + digits.count - 1
-            var text: String
-            if exponent <= 0 && adjusted >= -6 {
-                if exponent == 0 {
-                    text = digits
-                } else {
-                    let point = digits.count + exponent
-                    if point > 0 {
-                        let index = digits.index(digits.startIndex, offsetBy: point)
-                        text = digits[..<index] + "." + digits[index...]
-                    } else {
-                        text = "0." + String(repeating: "0", count: -point) + digits
-                    }
-                }
-            } else {
-                text = String(digits.first!)
-                if digits.count > 1 { text += "." + digits.dropFirst() }
-                text += "E" + (adjusted >= 0 ? "+" : "-") + String(abs(adjusted))
+            if coefficient > UInt128(UInt64.max) {
+                return (negative ? "-" : "+") + digits + "E" + (exponent < 0 ? "-" : "+") + String(exponent.magnitude)
             }
-            return negative ? "-" + text : text
+            var leading = digits.count
+            var remaining = exponent
+            while leading > 1 && remaining != 0 {
+                leading -= 1
+                remaining += 1
+            }
+            var integerPart = String(digits.prefix(leading))
+            var fraction = String(digits.dropFirst(leading))
+            while fraction.last == "0" { fraction.removeLast() }
+            if negative { integerPart = "-" + integerPart }
+            let mantissa = fraction.isEmpty ? integerPart : integerPart + "." + fraction
+            return remaining == 0 ? mantissa : mantissa + "E" + String(remaining)
         }
     }
 
@@ -460,8 +516,11 @@ public struct Decimal128: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     public init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
+        // As RealmSwift: a string (NaN if it is not a number), an integer, or a double.
         if let text = try? container.decode(String.self) {
-            try self.init(string: text)
+            self.init(string: text)
+        } else if let integer = try? container.decode(Int64.self) {
+            self.init(integer)
         } else {
             self.init(try container.decode(Double.self))
         }

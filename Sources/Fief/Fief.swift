@@ -25,6 +25,22 @@
 // rules runs unchanged.  Frozen realms and objects are read from any thread
 // at the same time, as in RealmSwift.
 //
+// Values and descriptions (deliberate differences from RealmSwift, all small):
+// - `Decimal128(value: NSNull())` (or nil) is a plain NaN, written "NaN";
+//   RealmSwift's is realm-core's null decimal, written "NULL".  Otherwise
+//   Decimal128 converts and prints as RealmSwift's (realm-core's text with
+//   trailing zeros dropped, "1E-1", "+1234...E-4" beyond 64-bit coefficients;
+//   doubles to 15 significant digits; text that is not a number is NaN).
+// - Descriptions follow RealmSwift's layout and five-level limit, and a
+//   mixed value's nested collections count as levels; they print as
+//   `List<mixed>` / `Map<string, mixed>` where RealmSwift leaks its
+//   Objective-C names (`RLMArray<mixed>`, `RLMDictionary<string, mixed>`).
+//   A Map lists at most 100 entries, as RealmSwift's code means to (its
+//   count never advances, so it prints them all).
+// - Codable (AnyRealmValue's is Fief's own) refuses values nested more than
+//   100 coding levels with an EncodingError/DecodingError, where a recursive
+//   coder would exhaust the stack (FiefCodingDepth).
+//
 // Design notes
 // - @Persisted keeps the unmanaged value in the wrapper (enum storage:
 //   noDefault / unmanaged(value) / managed(index) / probe).  Managed state

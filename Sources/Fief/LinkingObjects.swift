@@ -117,10 +117,15 @@ extension LinkingObjects: Equatable {
     }
 }
 
-extension LinkingObjects: CustomStringConvertible {
+extension LinkingObjects: CustomStringConvertible, FiefNestedDescription {
+    /// `LinkingObjects<Person> <0x...> (\n\t[0] Person {...}\n)` in
+    /// RealmSwift's layout (see `Results.description`); an unmanaged one has
+    /// no objects.
     public var description: String {
-        results.map { "LinkingObjects" + String(describing: $0).dropFirst("Results".count) }
-            ?? "LinkingObjects<\(Element.self)> (\n)"
+        if let results { return results.fiefDescription(named: "LinkingObjects") }
+        return FiefDescriptionDepth.nested {
+            fiefCollectionDescription(header: "LinkingObjects<\(Element.className())> <0x0>", entries: [], count: 0)
+        }
     }
 }
 

@@ -644,21 +644,18 @@ extension List: Equatable {
     }
 }
 
-extension List: CustomStringConvertible {
-    /// `List<Dog> <0x...> ( [0] Dog { ... } ... )`, at most 100 elements.
+extension List: CustomStringConvertible, FiefNestedDescription {
+    /// `List<Dog> <0x...> (\n\t[0] Dog {...},\n\t[1] ...\n)` in RealmSwift's
+    /// layout (`List<int>` for a list of values), at most 100 elements, five
+    /// levels deep at most (see Internal/Descriptions.swift).
     public var description: String {
-        let typeName = (Self.elementType._fiefLinkTarget?.className()).map { "List<\($0)>" } ?? "List<\(Element.self)>"
+        let typeName = "List<\(fiefRealmTypeName(Self.elementType))>"
         if isInvalidated { return "\(typeName) <invalidated>" }
-        let elements = self.elements
-        var lines = ["\(typeName) <\(Unmanaged.passUnretained(self).toOpaque())> ("]
-        for (index, element) in elements.prefix(100).enumerated() {
-            let body = fiefDescribe(element)
-            let indented = body.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n\t")
-            lines.append("\t[\(index)] \(indented)")
+        return FiefDescriptionDepth.nested {
+            let elements = self.elements
+            let entries = elements.prefix(fiefDescribedElementLimit).enumerated().map { "[\($0.offset)] \(fiefElementDescription($0.element))" }
+            return fiefCollectionDescription(header: "\(typeName) <\(fiefAddress(self))>", entries: entries, count: elements.count)
         }
-        if elements.count > 100 { lines.append("\t... \(elements.count - 100) objects skipped.") }
-        lines.append(")")
-        return lines.joined(separator: "\n")
     }
 }
 
@@ -1216,6 +1213,11 @@ enum FiefAggregate {
             return cast(total / Decimal128(values.count), to: T.self)
         }
         let average = values.reduce(0.0) { $0 + double($1) } / Double(values.count)
+        if (T.self as? _Persistable.Type)?._fiefType == FIEF_TYPE_INT, average.isFinite {
+            // An average asked for as an integer type (`average(of: \.age)`): truncated, as a
+            // managed collection's is (and RealmSwift bridges it).
+            return cast(Int64(average.rounded(.towardZero)), to: T.self)
+        }
         return cast(average, to: T.self)
     }
 }

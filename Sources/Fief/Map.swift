@@ -494,6 +494,9 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
 
     /// The sum of `property` (see `min(ofProperty:)`); 0 for an empty map.
     public func sum<T: _HasPersistedType>(ofProperty property: String) -> T where T.PersistedType: AddableType {
+        // The sum of an empty map of mixed values is the integer 0, managed or not, as
+        // RealmSwift's (realm-core sums an empty dictionary to an int).
+        if property == "self", count == 0, let zero = AnyRealmValue.int(0) as? T { return zero }
         if let result = libraryAggregate(FIEF_AGGREGATE_SUM, property, as: T.self), let sum = result { return sum }
         if property == "self", let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_SUM, of: values, as: T.self), let sum = mixed { return sum }
         return FiefAggregate.sum(storedValues(ofProperty: property), as: T.self)
@@ -712,22 +715,21 @@ extension Map: Equatable {
     }
 }
 
-extension Map: CustomStringConvertible {
-    /// `Map<String, Dog> <0x...> ( [key]: Dog { ... } ... )`, at most 100 entries.
+extension Map: CustomStringConvertible, FiefNestedDescription {
+    /// `Map<string, Dog> <0x...> (\n[key]: Dog {...},\n[other]: ...\n)` in
+    /// RealmSwift's layout (the key type as realm-core names it; entries not
+    /// indented, as RealmSwift prints them), five levels deep at most (see
+    /// Internal/Descriptions.swift).  At most 100 entries are listed, then
+    /// "... N objects skipped." (RealmSwift means to stop at 100 too, but its
+    /// count never advances, so it lists every entry: a deliberate difference).
     public var description: String {
-        let valueName = Self.valueType._fiefLinkTarget.map { "\($0.className())\(Self.valueType._fiefIsOptional ? "?" : "")" } ?? "\(Value.self)"
-        let typeName = "Map<\(Key.self), \(valueName)>"
+        let typeName = "Map<string, \(fiefRealmTypeName(Self.valueType))>"
         if isInvalidated { return "\(typeName) <invalidated>" }
-        let entries = self.entries
-        var lines = ["\(typeName) <\(Unmanaged.passUnretained(self).toOpaque())> ("]
-        for entry in entries.prefix(100) {
-            let body = fiefDescribe(entry.value)
-            let indented = body.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n\t")
-            lines.append("\t[\(entry.key._fiefMapKey)]: \(indented)")
+        return FiefDescriptionDepth.nested {
+            let entries = self.entries
+            let described = entries.prefix(fiefDescribedElementLimit).map { "[\($0.key._fiefMapKey)]: \(fiefElementDescription($0.value))" }
+            return fiefCollectionDescription(header: "\(typeName) <\(fiefAddress(self))>", entries: described, count: entries.count, prefix: "")
         }
-        if entries.count > 100 { lines.append("\t... \(entries.count - 100) objects skipped.") }
-        lines.append(")")
-        return lines.joined(separator: "\n")
     }
 }
 

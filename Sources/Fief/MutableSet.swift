@@ -506,21 +506,18 @@ extension MutableSet: Equatable {
     }
 }
 
-extension MutableSet: CustomStringConvertible {
-    /// `MutableSet<String> <0x...> ( [0] a ... )`, at most 100 elements.
+extension MutableSet: CustomStringConvertible, FiefNestedDescription {
+    /// `MutableSet<string> <0x...> (\n\t[0] a,\n\t[1] b\n)` in RealmSwift's
+    /// layout, at most 100 elements, five levels deep at most (see
+    /// Internal/Descriptions.swift).
     public var description: String {
-        let typeName = "MutableSet<\(Self.elementType._fiefLinkTarget?.className() ?? "\(Element.self)")>"
+        let typeName = "MutableSet<\(fiefRealmTypeName(Self.elementType))>"
         if isInvalidated { return "\(typeName) <invalidated>" }
-        let elements = self.elements
-        var lines = ["\(typeName) <\(Unmanaged.passUnretained(self).toOpaque())> ("]
-        for (index, element) in elements.prefix(100).enumerated() {
-            let body = fiefDescribe(element)
-            let indented = body.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n\t")
-            lines.append("\t[\(index)] \(indented)")
+        return FiefDescriptionDepth.nested {
+            let elements = self.elements
+            let entries = elements.prefix(fiefDescribedElementLimit).enumerated().map { "[\($0.offset)] \(fiefElementDescription($0.element))" }
+            return fiefCollectionDescription(header: "\(typeName) <\(fiefAddress(self))>", entries: entries, count: elements.count)
         }
-        if elements.count > 100 { lines.append("\t... \(elements.count - 100) objects skipped.") }
-        lines.append(")")
-        return lines.joined(separator: "\n")
     }
 }
 

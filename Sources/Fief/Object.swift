@@ -59,16 +59,21 @@ open class ObjectBase: Hashable, CustomStringConvertible {
         }
     }
 
-    /// A human-readable description: the class name and every property.
-    /// Objects linked from it are described inside it, five levels deep at
-    /// most (as RealmSwift does), so objects that link to each other print
-    /// `<Maximum depth exceeded>` where the description would go on.
+    /// A human-readable description in RealmSwift's layout: the class name
+    /// and every property (`\tname = value;`), objects and collections it
+    /// holds described inside it one level further indented, five levels
+    /// deep at most (as RealmSwift does), so objects that link to each other
+    /// print `<Maximum depth exceeded>` where the description would go on
+    /// (see Internal/Descriptions.swift).
     open var description: String {
         let className = _fiefManaged?.binding.info.className ?? type(of: self).className()
         if _fiefManaged != nil && _fiefIsInvalidated { return "[invalid object]" }
         return FiefDescriptionDepth.nested {
-            let lines = _fiefPropertyValues().map { "\t\($0.name) = \(fiefDescribe($0.value));" }
-            return "\(className) {\n" + lines.joined(separator: "\n") + "\n}"
+            var text = "\(className) {\n"
+            for property in _fiefPropertyValues() {
+                text += "\t\(property.name) = \(fiefIndented(fiefPropertyDescription(property.value)));\n"
+            }
+            return text + "}"
         }
     }
 
@@ -101,7 +106,15 @@ open class ObjectBase: Hashable, CustomStringConvertible {
 
     /// The value of the property named `key` (see `subscript(key:)`); on a
     /// managed object it is read from the row (fief_object_get_value).
+    /// Numbers and booleans come as `NSNumber`, as RealmSwift's KVC gives
+    /// them, so `object["int8"] as! Int` casts as it does there.
     public func value(forKey key: String) -> Any? {
+        fiefNumberAsNSNumber(_fiefStoredValue(forKey: key))
+    }
+
+    /// The value of the property named `key` as stored (an `Int8` property's
+    /// `Int8`, ...): what aggregates by property name work on.
+    func _fiefStoredValue(forKey key: String) -> Any? {
         let info = _fiefManaged?.binding.info ?? ObjectSchemaInfo.of(type(of: self))
         if let index = info.propertyIndex[key] {
             if let managed = _fiefManaged { return managed.readStored(index) }
@@ -183,23 +196,6 @@ open class ObjectBase: Hashable, CustomStringConvertible {
 func fiefInvalidValue(_ value: Any?, for property: PropertyInfo, of info: ObjectSchemaInfo) -> Never {
     let typeName = PropertyType(fiefType: property.type)
     preconditionFailure("Invalid value '\(fiefDescribe(value))' of type '\(type(of: fiefUnwrap(value) ?? "nil" as Any))' for '\(typeName)\(property.isOptional ? "?" : "")' property '\(info.className).\(property.name)'")
-}
-
-/// How deep descriptions of objects nest (an object's description holds
-/// those of the objects it links to), per thread: RealmSwift stops at 5.
-enum FiefDescriptionDepth {
-    static let maximum = 5
-    private static let key = "FiefDescriptionDepth"
-
-    /// `describe()`, one level deeper; `<Maximum depth exceeded>` past the maximum.
-    static func nested(_ describe: () -> String) -> String {
-        let state = Thread.current.threadDictionary
-        let depth = state[key] as? Int ?? 0
-        if depth >= maximum { return "<Maximum depth exceeded>" }
-        state[key] = depth + 1
-        defer { state[key] = depth }
-        return describe()
-    }
 }
 
 func fiefDescribe(_ value: Any?) -> String {

@@ -42,7 +42,7 @@ public struct ObjectId: Sendable, Hashable, Comparable, CustomStringConvertible,
     /// An ObjectId with the given timestamp and machine/process parts (the
     /// counter bytes are zero).
     public init(timestamp: Date, machineId: Int, processId: Int) {
-        high = UInt32(truncatingIfNeeded: Int64(timestamp.timeIntervalSince1970.rounded(.down)))
+        high = UInt32(truncatingIfNeeded: timestamp.fiefTimestamp.seconds)
         let machine = UInt64(truncatingIfNeeded: machineId) & 0xFF_FFFF
         let process = UInt64(truncatingIfNeeded: processId) & 0xFFFF
         low = (machine << 40) | (process << 24)
@@ -52,7 +52,7 @@ public struct ObjectId: Sendable, Hashable, Comparable, CustomStringConvertible,
     /// next value of a process-wide counter.
     public static func generate() -> ObjectId {
         var id = ObjectId()
-        id.high = UInt32(truncatingIfNeeded: Int64(Date().timeIntervalSince1970.rounded(.down)))
+        id.high = UInt32(truncatingIfNeeded: Date().fiefTimestamp.seconds)
         let count = ObjectId.counter.withLock { value -> UInt64 in
             value = (value &+ 1) & 0xFF_FFFF
             return value
@@ -115,7 +115,7 @@ public struct ObjectId: Sendable, Hashable, Comparable, CustomStringConvertible,
     }
 
     /// The creation time stored in the first four bytes (second precision).
-    public var timestamp: Date { Date(timeIntervalSince1970: TimeInterval(high)) }
+    public var timestamp: Date { Date(fiefTimestamp: fief_timestamp_t(seconds: Int64(high), nanoseconds: 0)) }
 
     public var description: String { stringValue }
 

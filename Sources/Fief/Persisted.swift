@@ -369,9 +369,13 @@ extension Persisted: FiefFieldAccessor {
 /// row holds now, links included (RealmSwift throws there; Fief can read the
 /// row because every wrapper is bound to it when the object becomes
 /// managed).  Encoding a deleted or invalidated object throws
-/// `EncodingError.invalidValue`.
+/// `EncodingError.invalidValue`.  Objects and mixed values nested deeper than
+/// 100 coding levels are refused with an error, not a stack overflow (see
+/// `FiefCodingDepth`).
 extension Persisted: Decodable where Value: Decodable {
     public init(from decoder: Decoder) throws {
+        // Objects inside objects nest their coders too (see `FiefCodingDepth`).
+        try FiefCodingDepth.check(decoder)
         let container = try decoder.singleValueContainer()
         self.init(storage: .unmanaged(try container.decode(Value.self)), indexed: false, primaryKey: false)
     }
@@ -379,6 +383,8 @@ extension Persisted: Decodable where Value: Decodable {
 
 extension Persisted: Encodable where Value: Encodable {
     public func encode(to encoder: Encoder) throws {
+        // Objects inside objects nest their coders too (see `FiefCodingDepth`).
+        try FiefCodingDepth.check(encoder, self)
         var container = encoder.singleValueContainer()
         switch storage {
         case .unmanaged(let value):

@@ -522,27 +522,25 @@ public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
 
 extension Results: RealmCollection {}
 
-extension Results: CustomStringConvertible {
-    /// `Results<Dog> <0x...> ( [0] Dog { ... } ... )`, at most 100 objects.
-    public var description: String {
-        let count = self.count
-        if objectBinding == nil {
-            var lines = ["Results<\(Element.self)> <\(Unmanaged.passUnretained(handle).toOpaque())> ("]
-            for index in 0..<Swift.min(count, 100) { lines.append("\t[\(index)] \(fiefDescribe(self[index]))") }
-            if count > 100 { lines.append("\t... \(count - 100) values skipped.") }
-            lines.append(")")
-            return lines.joined(separator: "\n")
+extension Results: CustomStringConvertible, FiefNestedDescription {
+    /// `Results<Dog> <0x...> (\n\t[0] Dog {...},\n\t[1] ...\n)` in RealmSwift's
+    /// layout (`Results<int>` for results of values), at most 100 elements,
+    /// five levels deep at most (see Internal/Descriptions.swift).
+    public var description: String { fiefDescription(named: "Results") }
+
+    /// The description with `name` in the header (`LinkingObjects`, `AnyRealmCollection`).
+    func fiefDescription(named name: String) -> String {
+        let elementName = objectBinding.map { $0.info.className }
+            ?? (Element.self as? _Persistable.Type).map(fiefRealmTypeName) ?? "\(Element.self)"
+        return FiefDescriptionDepth.nested {
+            let count = self.count
+            var entries: [String] = []
+            for index in 0..<Swift.min(count, fiefDescribedElementLimit) {
+                let element: Any? = objectBinding == nil ? self[index] : Self.object(of: self[index])
+                entries.append("[\(index)] \(fiefElementDescription(element))")
+            }
+            return fiefCollectionDescription(header: "\(name)<\(elementName)> <\(fiefAddress(handle))>", entries: entries, count: count)
         }
-        var lines = ["Results<\(binding.info.className)> <\(Unmanaged.passUnretained(handle).toOpaque())> ("]
-        for index in 0..<Swift.min(count, 100) {
-            let object = Self.object(of: self[index])
-            let body = object.map { String(describing: $0) } ?? "?"
-            let indented = body.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n\t")
-            lines.append("\t[\(index)] \(indented)")
-        }
-        if count > 100 { lines.append("\t... \(count - 100) objects skipped.") }
-        lines.append(")")
-        return lines.joined(separator: "\n")
     }
 }
 

@@ -32,7 +32,7 @@ final class AnyRealmCollectionTests: FiefTestCase {
         XCTAssertEqual(any.average(ofProperty: "age") as Double?, 4.4)
         XCTAssertEqual(namesOfAdults(any), ["Rex", "Spot", "Wolfie"])
         XCTAssertEqual(namesOfAdults(results), namesOfAdults(any))
-        XCTAssertTrue(any.description.hasPrefix("Results<Dog>"), any.description)
+        XCTAssertTrue(any.description.hasPrefix("AnyRealmCollection<Dog>"), any.description)
         XCTAssertEqual(any, AnyRealmCollection(results))
         XCTAssertNotEqual(any, AnyRealmCollection(results.filter("age > 1")))
 

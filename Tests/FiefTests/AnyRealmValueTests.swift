@@ -95,7 +95,7 @@ final class AnyRealmValueTests: FiefTestCase {
         try realm.write { realm.add(holder) }
         XCTAssertTrue(holder.description.contains("value = Fluffy;"), holder.description)
         try realm.write { holder.value = .none }
-        XCTAssertTrue(holder.description.contains("value = nil;"), holder.description)
+        XCTAssertTrue(holder.description.contains("value = (null);"), holder.description)
     }
 
     func testProtocolConformances() {
@@ -416,7 +416,10 @@ final class AnyRealmValueTests: FiefTestCase {
                 let context = "case \(i), \(state)"
                 XCTAssertEqual(values.min(), item.min, context)
                 XCTAssertEqual(values.max(), item.max, context)
-                XCTAssertEqual(values.sum(), .decimal128(item.sum), context)
+                // With no numbers, an unmanaged collection sums to the integer 0 (RealmSwift's
+                // NSNumber 0), a managed one to the library's decimal 0 (realm-core's).
+                let noNumbers = !item.elements.contains(where: Self.isSummed)
+                XCTAssertEqual(values.sum(), noNumbers && state == "unmanaged" ? .int(0) : .decimal128(item.sum), context)
                 XCTAssertEqual(values.average(), item.average.map(AnyRealmValue.decimal128), context)
             }
         }
@@ -431,6 +434,17 @@ final class AnyRealmValueTests: FiefTestCase {
         try realm.write { realm.add(storedWithObject) }
         XCTAssertEqual(storedWithObject.values.max()?.object(MixedCat.self)?.name, "Tom")
         XCTAssertEqual(storedWithObject.values.min(), .int(9))
+    }
+
+    /// Whether a sum takes `value`: a number that is not NaN.
+    static func isSummed(_ value: AnyRealmValue) -> Bool {
+        switch value {
+        case .int: return true
+        case .float(let v): return !v.isNaN
+        case .double(let v): return !v.isNaN
+        case .decimal128(let v): return !v.isNaN
+        default: return false
+        }
     }
 
     /// Random lists of mixed values (no objects): the overlay's aggregates
@@ -455,7 +469,12 @@ final class AnyRealmValueTests: FiefTestCase {
             let context = "\(elements)"
             XCTAssertEqual(list.min(), stored.values.min(), context)
             XCTAssertEqual(list.max(), stored.values.max(), context)
-            XCTAssertEqual(list.sum(), stored.values.sum(), context)
+            if elements.contains(where: Self.isSummed) {
+                XCTAssertEqual(list.sum(), stored.values.sum(), context)
+            } else {
+                XCTAssertEqual(list.sum(), .int(0), context)
+                XCTAssertEqual(stored.values.sum(), .decimal128(0), context)
+            }
             XCTAssertEqual(list.average() as AnyRealmValue?, stored.values.average() as AnyRealmValue?, context)
         }
     }

@@ -183,7 +183,7 @@ final class ValueRoundTripTests: FiefTestCase {
         let date = Date(timeIntervalSince1970: 1_700_000_000.25)
         let uuid = UUID()
         let objectId = ObjectId.generate()
-        let decimal = try Decimal128(string: "-123.4567")
+        let decimal = Decimal128(string: "-123.4567")
         object.int = Int.max
         object.int8 = Int8.min
         object.int16 = Int16.max
@@ -426,7 +426,7 @@ final class QueryTests: FiefTestCase {
         XCTAssertEqual(all.filter("string == %@", "s").count, 1)
         XCTAssertEqual(all.filter("data == %@", Data([1, 2])).count, 1)
         XCTAssertEqual(all.filter("date == %@", Date(timeIntervalSince1970: 100)).count, 1)
-        XCTAssertEqual(all.filter("decimal == %@", try Decimal128(string: "1.25")).count, 1)
+        XCTAssertEqual(all.filter("decimal == %@", Decimal128(string: "1.25")).count, 1)
         XCTAssertEqual(all.filter("objectId = %@", ObjectId("11223344556677889900aabb")).count, 1)
         XCTAssertEqual(all.filter("uuid == %@", UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!).count, 1)
         let none: String? = nil

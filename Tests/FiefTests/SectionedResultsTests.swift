@@ -466,7 +466,7 @@ final class SectionedResultsTests: FiefTestCase {
         let days = [Date(timeIntervalSince1970: 86_400), Date(timeIntervalSince1970: 0)]
         let batches = [ObjectId("aaaaaaaaaaaaaaaaaaaaaaaa"), ObjectId("bbbbbbbbbbbbbbbbbbbbbbbb")]
         let tickets = [UUID(uuidString: "11111111-1111-1111-1111-111111111111")!, UUID(uuidString: "22222222-2222-2222-2222-222222222222")!]
-        let oneTen = try Decimal128(string: "1.10"), two = try Decimal128(string: "2")
+        let oneTen = Decimal128(string: "1.10"), two = Decimal128(string: "2")
         var items: [SectionedItem] = []
         for index in 0..<4 {
             let item = SectionedItem("item\(index)", score: index)

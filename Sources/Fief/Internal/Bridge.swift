@@ -268,22 +268,37 @@ func fiefAnyValue(_ value: fief_value_t) -> Any? {
 
 // MARK: - Scalar conversions
 
+/// Seconds from 1970-01-01 (the engine's epoch) to 2001-01-01 (Foundation's reference date).
+let secondsFrom1970ToReferenceDate: Int64 = 978_307_200
+
 extension Date {
+    /// The Date of a stored timestamp. The whole seconds are moved to the reference date in
+    /// integers, so the one rounding is that of adding the fraction, and a Date stored by
+    /// `fiefTimestamp` reads back `==` to itself.
     init(fiefTimestamp ts: fief_timestamp_t) {
-        self.init(timeIntervalSince1970: Double(ts.seconds) + Double(ts.nanoseconds) / 1_000_000_000)
+        let (shifted, overflow) = ts.seconds.subtractingReportingOverflow(secondsFrom1970ToReferenceDate)
+        let wholeSeconds = overflow ? Double(ts.seconds) - Double(secondsFrom1970ToReferenceDate) : Double(shifted)
+        self.init(timeIntervalSinceReferenceDate: wholeSeconds + Double(ts.nanoseconds) / 1_000_000_000)
     }
 
+    /// The timestamp stored for this Date: `timeIntervalSinceReferenceDate` split into whole
+    /// seconds and the nanoseconds of its fraction (toward zero), the whole seconds then moved
+    /// to 1970 in integers (as RealmSwift does, never through `timeIntervalSince1970`, whose one
+    /// Double loses the last bits). As in RealmSwift, NaN stores as 1970-01-01 and dates beyond
+    /// the timestamp's range store as its largest or smallest value.
     var fiefTimestamp: fief_timestamp_t {
-        let interval = timeIntervalSince1970
-        guard interval.isFinite else {
-            return fief_timestamp_t(seconds: interval < 0 ? Int64.min : Int64.max, nanoseconds: 0)
-        }
-        let clamped = Swift.max(Swift.min(interval, 9.2e18), -9.2e18)
-        var seconds = clamped.rounded(.towardZero)
-        var nanos = ((clamped - seconds) * 1_000_000_000).rounded()
-        if nanos >= 1_000_000_000 { seconds += 1; nanos -= 1_000_000_000 }
-        if nanos <= -1_000_000_000 { seconds -= 1; nanos += 1_000_000_000 }
-        return fief_timestamp_t(seconds: Int64(seconds), nanoseconds: Int32(nanos))
+        let interval = timeIntervalSinceReferenceDate
+        if interval.isNaN { return fief_timestamp_t(seconds: 0, nanoseconds: 0) }
+        let offset = Double(secondsFrom1970ToReferenceDate)
+        if interval >= Double(Int64.max) - offset { return fief_timestamp_t(seconds: .max, nanoseconds: 999_999_999) }
+        if interval - offset < Double(Int64.min) { return fief_timestamp_t(seconds: .min, nanoseconds: -999_999_999) }
+        let whole = interval.rounded(.towardZero)
+        var seconds = Int64(whole) + secondsFrom1970ToReferenceDate
+        var nanoseconds = Int32(((interval - whole) * 1_000_000_000).rounded(.towardZero))
+        // Seconds and nanoseconds carry one sign: a negative fraction (a date before 2001) may
+        // come with positive seconds once moved to 1970. (A positive fraction always does.)
+        if seconds > 0 && nanoseconds < 0 { seconds -= 1; nanoseconds += 1_000_000_000 }
+        return fief_timestamp_t(seconds: seconds, nanoseconds: nanoseconds)
     }
 }
 

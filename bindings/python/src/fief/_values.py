@@ -32,7 +32,8 @@ def datetime_to_timestamp(value: _dt.datetime) -> tuple[int, int]:
 
 def timestamp_to_datetime(seconds: int, nanoseconds: int) -> _dt.datetime:
     """An aware UTC datetime (microsecond precision: nanoseconds truncate)."""
-    micros = int(nanoseconds / 1000)  # towards zero, like the nanoseconds' sign
+    # Towards zero, like the nanoseconds' sign, in integers (no float division).
+    micros = abs(nanoseconds) // 1000 * (-1 if nanoseconds < 0 else 1)
     return EPOCH + _dt.timedelta(seconds=seconds, microseconds=micros)
 
 
