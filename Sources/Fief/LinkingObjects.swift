@@ -109,6 +109,13 @@ extension LinkingObjects: RandomAccessCollection {
     public var endIndex: Int { count }
     public func index(after i: Int) -> Int { i + 1 }
     public func index(before i: Int) -> Int { i - 1 }
+
+    /// An iterator over the objects linking here when iteration begins (see
+    /// `Results.makeIterator`): deleting each one in the loop deletes them all.
+    public func makeIterator() -> RLMIterator<Element> {
+        guard let results else { return RLMIterator(elements: recordingElement.map { [$0] } ?? []) }
+        return RLMIterator(results)
+    }
 }
 
 extension LinkingObjects: Equatable {

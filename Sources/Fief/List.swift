@@ -614,13 +614,17 @@ extension List: RandomAccessCollection, MutableCollection, RangeReplaceableColle
     public func index(after i: Int) -> Int { i + 1 }
     public func index(before i: Int) -> Int { i - 1 }
 
-    /// An iterator over the elements; a managed list is read in batches
-    /// (fief_list_get_range), each batch as it is reached.
+    /// An iterator over the elements there when iteration begins, as
+    /// RealmSwift's: elements appended by the loop are not reached.  A
+    /// managed list is read in batches (fief_list_get_range), each batch as
+    /// it is reached; inside a write transaction all at once (a snapshot:
+    /// removing or deleting elements in the loop does not skip any).
     public func makeIterator() -> RLMIterator<Element> {
         switch state {
         case .unmanaged(let elements): return RLMIterator(elements: elements)
         case .managed(let managed):
-            return RLMIterator(nextBatch: FiefBatchReader(size: managed.size) { [self] in range(managed, $0, $1) }.next)
+            let reader = FiefBatchReader(size: managed.size, wholeAtOnce: managed.row.core.isInWriteTransaction) { [self] in range(managed, $0, $1) }
+            return RLMIterator(nextBatch: reader.next)
         }
     }
 }

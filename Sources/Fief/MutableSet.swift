@@ -477,14 +477,16 @@ extension MutableSet: RandomAccessCollection {
     public func index(after i: Int) -> Int { i + 1 }
     public func index(before i: Int) -> Int { i - 1 }
 
-    /// An iterator over the elements in the set's order; a managed set is
-    /// read in batches (fief_set_get_range), each batch as it is reached.
+    /// An iterator over the elements there when iteration begins, in the
+    /// set's order; a managed set is read in batches (fief_set_get_range),
+    /// each batch as it is reached, and inside a write transaction all at
+    /// once (a snapshot, as RealmSwift takes).
     public func makeIterator() -> RLMIterator<Element> {
         switch state {
         case .unmanaged(let elements):
             return RLMIterator(elements: elements)
         case .managed(let managed):
-            let reader = FiefBatchReader(size: managed.size) { [self] start, count in range(managed, start, count) }
+            let reader = FiefBatchReader(size: managed.size, wholeAtOnce: managed.row.core.isInWriteTransaction) { [self] start, count in range(managed, start, count) }
             return RLMIterator(nextBatch: reader.next)
         }
     }

@@ -44,7 +44,7 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible, Expre
 /// `RealmCollection`): `Results`, `LinkingObjects`, `List` and
 /// `AnyRealmCollection` conform.
 public protocol RealmCollection: RandomAccessCollection, CustomStringConvertible, ThreadConfined, Equatable
-    where Element: RealmCollectionValue, Index == Int {
+    where Element: RealmCollectionValue, Index == Int, Iterator == RLMIterator<Element> {
     /// The number of objects.
     var count: Int { get }
     /// The position of `object`, or nil.
