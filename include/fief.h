@@ -1472,7 +1472,15 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  key path given as a FIEF_TYPE_STRING argument: property names joined by
  *  '.' ("owner.name"), `@links.Class.property`, `@links`, `@keys`,
  *  `@values` ("%K == %@" with "name" and "Rex" is "name == 'Rex'"); only
- *  `.@count`, `.@type` or an aggregate may follow it.
+ *  `.@count`, `.@type` or an aggregate may follow it.  NSPredicate's
+ *  printf-style numbers take the next argument as `%@` does and convert
+ *  it: `%d %i %ld %lld %u %x ...` (flags, width, precision and length
+ *  modifiers read and ignored; the value is never narrowed) take any
+ *  number as an integer (a double truncated toward zero, a bool as 0 or
+ *  1), `%f %lf %g %e ...` any number as a double ("age > %d" with 3,
+ *  "ratio >= %f" with 0.5); another type is FIEF_ERR_QUERY_ARGUMENT.
+ *  `%s %c %p` and `%%` outside a quoted string are FIEF_ERR_QUERY_SYNTAX;
+ *  inside quotes every specifier is text.
  *  Key paths: a property ("age"); through to-one links and embedded objects
  *  ("owner.address.city"; a null link on the way reads null); through lists,
  *  sets and maps of links and backlinks `@links.Class.property` ("dogs.age",

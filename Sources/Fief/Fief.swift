@@ -25,6 +25,12 @@
 // rules runs unchanged.  Frozen realms and objects are read from any thread
 // at the same time, as in RealmSwift.
 //
+// Predicate format specifiers (deliberate differences from NSPredicate):
+// `%d`, `%ld`, `%u`... take any number and never narrow it to the
+// specifier's C width (`%d` with 2^40 is 2^40), and a string, null or list
+// for a number specifier traps instead of being read as a number; `%s`,
+// `%c`, `%p` and `%%` outside quotes trap (pass text with `%@`).
+//
 // Design notes
 // - @Persisted keeps the unmanaged value in the wrapper (enum storage:
 //   noDefault / unmanaged(value) / managed(index) / probe).  Managed state

@@ -239,7 +239,9 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
     }
 
     /// The objects that match `predicateFormat`, a predicate in Realm's query
-    /// language, with `%@` or `$0`, `$1`... standing for `args`
+    /// language, with `%@` or `$0`, `$1`... standing for `args` (`%K` for a
+    /// key path; NSPredicate's printf-style numbers too: `%d`, `%ld`, `%u`
+    /// ... take an integer, `%f`, `%lf` ... a double)
     /// (fief_results_filter).  Arguments may be integers, Bool, Float,
     /// Double, String, Data, Date, ObjectId, Decimal128, UUID, nil, arrays
     /// of those (for IN), or a `GeoBox`, `GeoPolygon` or `GeoCircle` (for
