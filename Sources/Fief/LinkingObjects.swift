@@ -71,7 +71,7 @@ public struct LinkingObjects<Element: ObjectBase & RealmCollectionValue> {
     public subscript(position: Int) -> Element {
         guard let results else {
             if position == 0, let recordingElement { return recordingElement }
-            preconditionFailure("Index \(position) is out of bounds (must be less than 0).")
+            fiefTrapIndex(position, count: 0)
         }
         return results[position]
     }

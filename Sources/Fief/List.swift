@@ -181,9 +181,7 @@ public final class List<Element: RealmCollectionValue> {
     // MARK: Writing
 
     private func checkIndex(_ index: Int, count: Int) {
-        if index < 0 || index >= count {
-            preconditionFailure("Index \(index) is out of bounds (must be less than \(count)).")
-        }
+        if index < 0 || index >= count { fiefTrapIndex(index, count: count) }
     }
 
     /// The managed list, after checking (as the write will) that writes are allowed.
@@ -233,9 +231,7 @@ public final class List<Element: RealmCollectionValue> {
     /// fief_list_insert).  Traps when `index` is out of bounds.
     public func insert(_ object: Element, at index: Int) {
         mutate({ elements in
-            if index < 0 || index > elements.count {
-                preconditionFailure("Index \(index) is out of bounds (must be less than \(elements.count + 1)).")
-            }
+            if index < 0 || index > elements.count { fiefTrapIndex(index, count: elements.count + 1) }
             elements.insert(object, at: index)
         }) { managed in
             if Self.isEmbedded {
@@ -575,7 +571,7 @@ public final class List<Element: RealmCollectionValue> {
     /// unmanaged and invalidated lists, as RealmSwift does.
     public func freeze() -> List {
         guard case .managed(let managed) = state else {
-            preconditionFailure("This method may only be called on List instances retrieved from a Realm")
+            preconditionFailure("This method may only be called on RLMArray instances retrieved from an RLMRealm (an unmanaged List)")
         }
         if managed.core.isFrozen { return self }
         guard managed.isValid, let list = managed.resolved(in: managed.core.frozenCore()) else {
@@ -588,7 +584,7 @@ public final class List<Element: RealmCollectionValue> {
     /// since.  A live list returns itself.
     public func thaw() -> List? {
         guard case .managed(let managed) = state else {
-            preconditionFailure("This method may only be called on List instances retrieved from a Realm")
+            preconditionFailure("This method may only be called on RLMArray instances retrieved from an RLMRealm (an unmanaged List)")
         }
         if !managed.core.isFrozen { return self }
         return managed.resolved(in: managed.core.liveCore()).map { List(managed: $0) }
@@ -932,7 +928,7 @@ final class ManagedList {
             preconditionFailure("Access to invalidated List object [\(error.message)]")
         case FIEF_ERR_INDEX_OUT_OF_BOUNDS:
             let size = count ?? sizeIfPossible()
-            preconditionFailure("Index \(index.map(String.init) ?? "") is out of bounds (must be less than \(size)). [\(error.message)]")
+            fiefTrapIndex(index, count: size, detail: error.message)
         default:
             row.trapForAccess(error, writing: writing)
         }

@@ -101,7 +101,7 @@ public final class MutableSet<Element: RealmCollectionValue> {
         switch state {
         case .unmanaged(let elements):
             if position < 0 || position >= elements.count {
-                preconditionFailure("Index \(position) is out of bounds (must be less than \(elements.count)).")
+                fiefTrapIndex(position, count: elements.count)
             }
             return elements[position]
         case .managed(let managed):
@@ -424,7 +424,7 @@ public final class MutableSet<Element: RealmCollectionValue> {
     /// The managed set; traps, as RealmSwift does, for an unmanaged one.
     private func requireManaged() -> ManagedSet {
         guard let managed else {
-            preconditionFailure("This method may only be called on MutableSet instances retrieved from a Realm")
+            preconditionFailure("This method may only be called on RLMSet instances retrieved from an RLMRealm (an unmanaged MutableSet)")
         }
         return managed
     }
@@ -704,7 +704,7 @@ final class ManagedSet: ManagedCollection {
     private func outOfBounds(_ position: Int, _ error: CError? = nil) -> Never {
         var size = 0
         _ = fief_set_size(handle.raw, &size)
-        preconditionFailure("Index \(position) is out of bounds (must be less than \(size)).\(error.map { " [\($0.message)]" } ?? "")")
+        fiefTrapIndex(position, count: size, detail: error?.message)
     }
 
     func get(_ position: Int) -> fief_value_t {

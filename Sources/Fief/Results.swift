@@ -183,7 +183,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
         guard let raw = fief_results_get_object(handle.raw, position) else {
             let error = CError.last()
             if error.code == FIEF_ERR_INDEX_OUT_OF_BOUNDS {
-                preconditionFailure("Index \(position) is out of bounds (must be less than \(count)).")
+                fiefTrapIndex(position, count: count)
             }
             fiefTrap("Cannot read \(binding.info.className) results", error)
         }
@@ -196,7 +196,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
         guard position >= 0, fief_results_get_value(handle.raw, position, &value) else {
             let error = position < 0 ? CError.indexOutOfBounds : CError.last()
             if error.code == FIEF_ERR_INDEX_OUT_OF_BOUNDS {
-                preconditionFailure("Index \(position) is out of bounds (must be less than \(count)).")
+                fiefTrapIndex(position, count: count)
             }
             fiefTrap("Cannot read the values of \(name)", error)
         }
@@ -310,9 +310,32 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
             }
         }
         guard let raw else {
-            fiefTrap("Cannot sort '\(name)' by \(descriptors.map(\.keyPath))", CError.last())
+            let error = CError.last()
+            if let missing = missingProperty(in: descriptors.map(\.keyPath)) {
+                fiefTrap("Cannot sort on key path '\(missing.keyPath)': property '\(missing.property)' does not exist", error)
+            }
+            fiefTrap("Cannot sort '\(name)' by \(descriptors.map(\.keyPath))", error)
         }
         return derived(raw, core: core)
+    }
+
+    /// The first of `keyPaths` naming a property the schema lacks, and
+    /// that property as 'Class.name' (RealmSwift's words for the trap),
+    /// following links through the schema; nil when each names only
+    /// existing properties (or for results of values).
+    private func missingProperty(in keyPaths: [String]) -> (keyPath: String, property: String)? {
+        guard objectBinding != nil else { return nil }
+        let schema = Realm(core: core).schema
+        for keyPath in keyPaths {
+            var className = binding.info.className
+            for name in keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+                guard let objectSchema = schema[className] else { break }
+                guard let property = objectSchema[name] else { return (keyPath, "\(className).\(name)") }
+                guard let target = property.objectClassName else { break }
+                className = target
+            }
+        }
+        return nil
     }
 
     /// The first object for each distinct tuple of values of `keyPaths`,

@@ -59,6 +59,7 @@ final class RealmCore: @unchecked Sendable {
     static func open(_ configuration: Realm.Configuration) throws -> RealmCore {
         let key = threadKey(configuration)
         if let core = threadCache.withLock({ $0[key]?.core }) { return core }
+        refuseOtherReadPermissions(configuration)
         if configuration.encryptionKey != nil {
             throw Realm.Error(code: .fail, message: "Encryption is not supported by Fief")
         }
@@ -78,6 +79,23 @@ final class RealmCore: @unchecked Sendable {
             table[key] = WeakCore(core)
         }
         return core
+    }
+
+    /// Traps, as RealmSwift does, when this thread already has the file open
+    /// with the other `readOnly` setting.
+    private static func refuseOtherReadPermissions(_ configuration: Realm.Configuration) {
+        guard configuration.inMemoryIdentifier == nil, let path = configuration.fileURL?.standardizedFileURL.path else { return }
+        let thread = "\(pthread_self())|"
+        let conflicting = threadCache.withLock { table in
+            table.contains { key, weak in
+                guard key.hasPrefix(thread), let core = weak.core, !core.isFrozen else { return false }
+                return core.isReadOnly != configuration.readOnly && core.configuration.inMemoryIdentifier == nil
+                    && core.configuration.fileURL?.standardizedFileURL.path == path
+            }
+        }
+        if conflicting {
+            preconditionFailure("Realm at path '\(path)' already opened with different read permissions")
+        }
     }
 
     /// With `seedFilePath`, a realm file that does not exist yet starts as a
