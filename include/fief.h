@@ -1486,7 +1486,8 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  sets and maps of links and backlinks `@links.Class.property` ("dogs.age",
  *  "@links.Person.dogs.name"), which reach many values; map values by key
  *  ("prices['tea']", "prices.tea", "prices[$0]", all of them: "prices[*]",
- *  "prices.@values"; the keys: "prices.@keys") and list elements by
+ *  "prices.@values"; the keys: "prices.@keys"; NSPredicate's "@allValues"
+ *  and "@allKeys" are the same) and list elements by
  *  position ("scores[0]", "[FIRST]", "[LAST]", "[$0]").
  *  Into the lists and dictionaries nested in mixed values (see "Nested
  *  collections"), after a mixed property or one element or key of a list

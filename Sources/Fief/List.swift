@@ -172,8 +172,14 @@ public final class List<Element: RealmCollectionValue> {
     public func contains(_ object: Element) -> Bool { index(of: object) != nil }
 
     /// The position of the first element matching a predicate in Realm's
-    /// query language (`self` for a list of values), or nil.  Managed lists only.
+    /// query language (`self` for a list of values), or nil.  An unmanaged
+    /// list is searched in memory, as in RealmSwift (its elements copied into
+    /// a scratch in-memory realm: Internal/ScratchQuery.swift).
     public func index(matching predicateFormat: String, _ args: Any...) -> Int? {
+        if case .unmanaged(let elements) = state {
+            // In memory, as RealmSwift evaluates an unmanaged list.
+            return FiefScratchQuery.firstIndex(of: elements, matching: predicateFormat, args)
+        }
         guard let object = results("search").filter(predicateFormat, arguments: args).first else { return nil }
         return index(of: object)
     }

@@ -259,6 +259,15 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
         var queryArgs: [fief_query_arg_t] = []
         for (position, arg) in args.enumerated() {
             func convert(_ value: Any?) -> fief_value_t {
+                if let object = value as? ObjectBase, object._fiefManaged == nil,
+                   let binding = core.knownBinding(for: type(of: object)) {
+                    // As in RealmSwift, an unmanaged object equals no object of
+                    // the realm: a link to a key no object has (keys stop at 2^40).
+                    var link = fief_value_t()
+                    link.type = FIEF_TYPE_LINK
+                    link.u.link = fief_link_t(class_key: binding.classKey, object_key: Int64.max)
+                    return link
+                }
                 guard let converted = fiefValue(fromAny: value, arena: arena) else {
                     preconditionFailure("Unsupported predicate argument \(position) '\(fiefDescribe(value))' of type \(type(of: value ?? "nil"))")
                 }
@@ -269,6 +278,11 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
                 queryArgs.append(fief_query_arg_t(count: 1, is_list: false, values: arena.array([shape])))
             } else if let list = unwrapped as? [Any], !(unwrapped is String) {
                 let values = list.map { convert($0) }
+                queryArgs.append(fief_query_arg_t(count: values.count, is_list: true, values: arena.array(values)))
+            } else if let unwrapped, !(unwrapped is ObjectBase), !(unwrapped is AnyRealmValue), let items = fiefSequenceItems(unwrapped) {
+                // A collection for `IN %@`: Results, List, MutableSet,
+                // LinkingObjects, AnyRealmCollection, a Set...
+                let values = items.map { convert($0) }
                 queryArgs.append(fief_query_arg_t(count: values.count, is_list: true, values: arena.array(values)))
             } else {
                 queryArgs.append(fief_query_arg_t(count: 1, is_list: false, values: arena.array([convert(unwrapped)])))

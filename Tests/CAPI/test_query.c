@@ -840,6 +840,9 @@ TEST(element_operations_list_arithmetic_and_map_nulls) {
     /* A map of links holds null values. */
     GQ(all, o_name, "pets.@values == nil", "Ann");
     GQ(all, o_name, "ALL pets.@values != nil", "Bob,Cy");
+    /* NSPredicate's (RealmSwift's) names for @keys and @values. */
+    GQ(all, o_name, "pets.@allValues == nil", "Ann");
+    GQ(all, o_name, "ALL pets.@allValues != nil", "Bob,Cy");
     fief_value_t fido_or_null[2] = {vlink(dc, dogs[1]), vnull()};
     fief_query_arg_t fido_list[1] = {{2, true, fido_or_null}};
     GQA(all, o_name, "pets.@values == ANY $0", fido_list, "Ann,Bob");

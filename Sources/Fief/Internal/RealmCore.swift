@@ -180,6 +180,16 @@ final class RealmCore: @unchecked Sendable {
     /// additively if the type is new and the realm allows it.  Traps, as
     /// RealmSwift does, when the type is not part of the realm.
     func binding(for type: ObjectBase.Type) -> ClassBinding {
+        knownBinding(for: type) ?? addBinding(for: type)
+    }
+
+    /// The binding of `type` when this realm has bound it already; nil
+    /// otherwise (nothing is added to the schema).
+    func knownBinding(for type: ObjectBase.Type) -> ClassBinding? {
+        lock.withLock { bindings[ObjectIdentifier(type)] }
+    }
+
+    private func addBinding(for type: ObjectBase.Type) -> ClassBinding {
         let id = ObjectIdentifier(type)
         if let binding = lock.withLock({ bindings[id] }) { return binding }
         if type == Object.self || type == EmbeddedObject.self || type == ObjectBase.self || type == DynamicObject.self {

@@ -204,7 +204,9 @@ extension QueryParser {
     }
 
     /// The `@` words the language knows (all case-sensitive).
-    static let atWords: Set<String> = ["@count", "@size", "@min", "@max", "@sum", "@avg", "@links", "@type", "@keys", "@values"]
+    /// `@allKeys` and `@allValues` are NSPredicate's (RealmSwift's) names for `@keys` and `@values`.
+    static let atWords: Set<String> = ["@count", "@size", "@min", "@max", "@sum", "@avg", "@links", "@type", "@keys", "@values",
+                                       "@allKeys", "@allValues"]
 
     // MARK: - Character classes
 
@@ -1271,10 +1273,10 @@ extension QueryParser {
                 let property = try parseName("the linking property after '@links.\(className).'")
                 path.components.append(.backlinks(className: className, property: property))
                 return false
-            case "@keys", "@values":
+            case "@keys", "@values", "@allKeys", "@allValues":
                 try checkArgumentPath(path, at: at)
                 try advance()
-                path.components.append(word == "@keys" ? .keys : .values)
+                path.components.append(word == "@keys" || word == "@allKeys" ? .keys : .values)
                 return false
             case "@count", "@size", "@type":
                 try advance()

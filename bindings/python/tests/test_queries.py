@@ -505,6 +505,7 @@ def crates(realm_path):
     ("ALL value[*] == 5", ["none", "scalar"]),
     ("NONE value[*] == 5", ["dict", "none", "scalar"]),
     ("value.@keys == 'inner'", ["dict"]),
+    ("value.@allKeys == 'inner'", ["dict"]),  # NSPredicate's (RealmSwift's) name for @keys
     ("value[0][0] == 1", []),                      # a path meeting a scalar reaches nothing
     ("value['missing'] == nil", ["dict"]),         # a missing key at the end reads null
     ("value.missing.deeper == nil", []),
