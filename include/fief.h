@@ -1472,13 +1472,22 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  key path given as a FIEF_TYPE_STRING argument: property names joined by
  *  '.' ("owner.name"), `@links.Class.property`, `@links`, `@keys`,
  *  `@values` ("%K == %@" with "name" and "Rex" is "name == 'Rex'"); only
- *  `.@count`, `.@type` or an aggregate may follow it.
+ *  `.@count`, `.@type` or an aggregate may follow it.  NSPredicate's
+ *  printf-style numbers take the next argument as `%@` does and convert
+ *  it: `%d %i %ld %lld %u %x ...` (flags, width, precision and length
+ *  modifiers read and ignored; the value is never narrowed) take any
+ *  number as an integer (a double truncated toward zero, a bool as 0 or
+ *  1), `%f %lf %g %e ...` any number as a double ("age > %d" with 3,
+ *  "ratio >= %f" with 0.5); another type is FIEF_ERR_QUERY_ARGUMENT.
+ *  `%s %c %p` and `%%` outside a quoted string are FIEF_ERR_QUERY_SYNTAX;
+ *  inside quotes every specifier is text.
  *  Key paths: a property ("age"); through to-one links and embedded objects
  *  ("owner.address.city"; a null link on the way reads null); through lists,
  *  sets and maps of links and backlinks `@links.Class.property` ("dogs.age",
  *  "@links.Person.dogs.name"), which reach many values; map values by key
  *  ("prices['tea']", "prices.tea", "prices[$0]", all of them: "prices[*]",
- *  "prices.@values"; the keys: "prices.@keys") and list elements by
+ *  "prices.@values"; the keys: "prices.@keys"; NSPredicate's "@allValues"
+ *  and "@allKeys" are the same) and list elements by
  *  position ("scores[0]", "[FIRST]", "[LAST]", "[$0]").
  *  Into the lists and dictionaries nested in mixed values (see "Nested
  *  collections"), after a mixed property or one element or key of a list

@@ -51,6 +51,10 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
     /// The element at `position`.
     public subscript(position: Int) -> Element { box.element(at: position) }
 
+    /// The wrapped collection's iterator: the elements there when iteration
+    /// begins, as RealmSwift's snapshot enumeration gives them.
+    public func makeIterator() -> RLMIterator<Element> { box.makeIterator() }
+
     /// The position of `object`, or nil.
     public func index(of object: Element) -> Int? { box.index(of: object) }
 
@@ -135,6 +139,7 @@ protocol AnyRealmCollectionBox<Element>: AnyObject {
     var count: Int { get }
     var description: String { get }
     func element(at position: Int) -> Element
+    func makeIterator() -> RLMIterator<Element>
     func index(of object: Element) -> Int?
     func sorted(by descriptors: [SortDescriptor]) -> Results<Element>
     func distinct(by keyPaths: [String]) -> Results<Element>
@@ -160,6 +165,7 @@ final class ConcreteRealmCollectionBox<Base: RealmCollection>: AnyRealmCollectio
     var count: Int { base.count }
     var description: String { base.description }
     func element(at position: Int) -> Base.Element { base[position] }
+    func makeIterator() -> RLMIterator<Base.Element> { base.makeIterator() }
     func index(of object: Base.Element) -> Int? { base.index(of: object) }
     func sorted(by descriptors: [SortDescriptor]) -> Results<Base.Element> { base.sorted(by: descriptors) }
     func distinct(by keyPaths: [String]) -> Results<Base.Element> { base.distinct(by: keyPaths) }

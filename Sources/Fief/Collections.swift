@@ -331,25 +331,39 @@ func fiefSequenceItems(_ any: Any) -> [Any?]? {
 
 // MARK: - Reading in batches
 
-/// Reads a managed set or map a batch at a time for iteration (one C range
-/// read per batch, each as it is reached).  The size is read again before
-/// each batch, so a collection that shrank meanwhile ends early.
+/// Reads a managed list, set or map a batch at a time for iteration (one
+/// C range read per batch, each as it is reached).  Iteration covers the
+/// elements there when it began, as RealmSwift's enumerator does: the size
+/// is read once up front (elements appended meanwhile are not reached), and
+/// again before each batch, so a collection that shrank meanwhile ends
+/// early.  With `wholeAtOnce` (iterating inside a write transaction, where
+/// the loop's own body may change the collection) everything is read in
+/// the first batch: a snapshot, as RealmSwift takes in a write.
 final class FiefBatchReader<Item> {
     static var batchSize: Int { 256 }
     private let size: () -> Int
     private let read: (_ start: Int, _ count: Int) -> [Item]
+    private let total: Int
+    private let wholeAtOnce: Bool
     private var position = 0
 
-    init(size: @escaping () -> Int, read: @escaping (_ start: Int, _ count: Int) -> [Item]) {
+    init(size: @escaping () -> Int, wholeAtOnce: Bool = false, read: @escaping (_ start: Int, _ count: Int) -> [Item]) {
         self.size = size
         self.read = read
+        self.total = size()
+        self.wholeAtOnce = wholeAtOnce
     }
 
     /// The next batch, or nil at the end.
     func next() -> [Item]? {
-        let size = self.size()
-        guard position < size else { return nil }
-        let count = Swift.min(Self.batchSize, size - position)
+        if wholeAtOnce {
+            guard position == 0, total > 0 else { return nil }
+            position = total
+            return read(0, total)
+        }
+        let end = Swift.min(total, size())
+        guard position < end else { return nil }
+        let count = Swift.min(Self.batchSize, end - position)
         let batch = read(position, count)
         position += count
         return batch

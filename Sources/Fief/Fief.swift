@@ -41,6 +41,19 @@
 //   100 coding levels with an EncodingError/DecodingError, where a recursive
 //   coder would exhaust the stack (FiefCodingDepth).
 //
+// Predicate format specifiers (deliberate differences from NSPredicate):
+// `%d`, `%ld`, `%u`... take any number and never narrow it to the
+// specifier's C width (`%d` with 2^40 is 2^40), and a string, null or list
+// for a number specifier traps instead of being read as a number; `%s`,
+// `%c`, `%p` and `%%` outside quotes trap (pass text with `%@`).
+// `index(matching:)` on an unmanaged List runs the query in Realm's query
+// language (not NSPredicate's evaluation) on copies of the elements in a
+// scratch in-memory realm; maps of links inside unmanaged objects are not
+// copied there.  `self` cannot compare objects (`SELF == %@` on results of
+// objects traps): compare a link or a list of links instead
+// (`ANY dogs IN %@`).  An invalid GEOWITHIN shape argument is named in the
+// query language's notation, not realm-core's.
+//
 // Design notes
 // - @Persisted keeps the unmanaged value in the wrapper (enum storage:
 //   noDefault / unmanaged(value) / managed(index) / probe).  Managed state

@@ -71,7 +71,7 @@ public struct LinkingObjects<Element: ObjectBase & RealmCollectionValue> {
     public subscript(position: Int) -> Element {
         guard let results else {
             if position == 0, let recordingElement { return recordingElement }
-            preconditionFailure("Index \(position) is out of bounds (must be less than 0).")
+            fiefTrapIndex(position, count: 0)
         }
         return results[position]
     }
@@ -109,6 +109,13 @@ extension LinkingObjects: RandomAccessCollection {
     public var endIndex: Int { count }
     public func index(after i: Int) -> Int { i + 1 }
     public func index(before i: Int) -> Int { i - 1 }
+
+    /// An iterator over the objects linking here when iteration begins (see
+    /// `Results.makeIterator`): deleting each one in the loop deletes them all.
+    public func makeIterator() -> RLMIterator<Element> {
+        guard let results else { return RLMIterator(elements: recordingElement.map { [$0] } ?? []) }
+        return RLMIterator(results)
+    }
 }
 
 extension LinkingObjects: Equatable {

@@ -172,8 +172,14 @@ public final class List<Element: RealmCollectionValue> {
     public func contains(_ object: Element) -> Bool { index(of: object) != nil }
 
     /// The position of the first element matching a predicate in Realm's
-    /// query language (`self` for a list of values), or nil.  Managed lists only.
+    /// query language (`self` for a list of values), or nil.  An unmanaged
+    /// list is searched in memory, as in RealmSwift (its elements copied into
+    /// a scratch in-memory realm: Internal/ScratchQuery.swift).
     public func index(matching predicateFormat: String, _ args: Any...) -> Int? {
+        if case .unmanaged(let elements) = state {
+            // In memory, as RealmSwift evaluates an unmanaged list.
+            return FiefScratchQuery.firstIndex(of: elements, matching: predicateFormat, args)
+        }
         guard let object = results("search").filter(predicateFormat, arguments: args).first else { return nil }
         return index(of: object)
     }
@@ -181,9 +187,7 @@ public final class List<Element: RealmCollectionValue> {
     // MARK: Writing
 
     private func checkIndex(_ index: Int, count: Int) {
-        if index < 0 || index >= count {
-            preconditionFailure("Index \(index) is out of bounds (must be less than \(count)).")
-        }
+        if index < 0 || index >= count { fiefTrapIndex(index, count: count) }
     }
 
     /// The managed list, after checking (as the write will) that writes are allowed.
@@ -233,9 +237,7 @@ public final class List<Element: RealmCollectionValue> {
     /// fief_list_insert).  Traps when `index` is out of bounds.
     public func insert(_ object: Element, at index: Int) {
         mutate({ elements in
-            if index < 0 || index > elements.count {
-                preconditionFailure("Index \(index) is out of bounds (must be less than \(elements.count + 1)).")
-            }
+            if index < 0 || index > elements.count { fiefTrapIndex(index, count: elements.count + 1) }
             elements.insert(object, at: index)
         }) { managed in
             if Self.isEmbedded {
@@ -575,7 +577,7 @@ public final class List<Element: RealmCollectionValue> {
     /// unmanaged and invalidated lists, as RealmSwift does.
     public func freeze() -> List {
         guard case .managed(let managed) = state else {
-            preconditionFailure("This method may only be called on List instances retrieved from a Realm")
+            preconditionFailure("This method may only be called on RLMArray instances retrieved from an RLMRealm (an unmanaged List)")
         }
         if managed.core.isFrozen { return self }
         guard managed.isValid, let list = managed.resolved(in: managed.core.frozenCore()) else {
@@ -588,7 +590,7 @@ public final class List<Element: RealmCollectionValue> {
     /// since.  A live list returns itself.
     public func thaw() -> List? {
         guard case .managed(let managed) = state else {
-            preconditionFailure("This method may only be called on List instances retrieved from a Realm")
+            preconditionFailure("This method may only be called on RLMArray instances retrieved from an RLMRealm (an unmanaged List)")
         }
         if !managed.core.isFrozen { return self }
         return managed.resolved(in: managed.core.liveCore()).map { List(managed: $0) }
@@ -614,13 +616,17 @@ extension List: RandomAccessCollection, MutableCollection, RangeReplaceableColle
     public func index(after i: Int) -> Int { i + 1 }
     public func index(before i: Int) -> Int { i - 1 }
 
-    /// An iterator over the elements; a managed list is read in batches
-    /// (fief_list_get_range), each batch as it is reached.
+    /// An iterator over the elements there when iteration begins, as
+    /// RealmSwift's: elements appended by the loop are not reached.  A
+    /// managed list is read in batches (fief_list_get_range), each batch as
+    /// it is reached; inside a write transaction all at once (a snapshot:
+    /// removing or deleting elements in the loop does not skip any).
     public func makeIterator() -> RLMIterator<Element> {
         switch state {
         case .unmanaged(let elements): return RLMIterator(elements: elements)
         case .managed(let managed):
-            return RLMIterator(nextBatch: FiefBatchReader(size: managed.size) { [self] in range(managed, $0, $1) }.next)
+            let reader = FiefBatchReader(size: managed.size, wholeAtOnce: managed.row.core.isInWriteTransaction) { [self] in range(managed, $0, $1) }
+            return RLMIterator(nextBatch: reader.next)
         }
     }
 }
@@ -925,7 +931,7 @@ final class ManagedList {
             preconditionFailure("Access to invalidated List object [\(error.message)]")
         case FIEF_ERR_INDEX_OUT_OF_BOUNDS:
             let size = count ?? sizeIfPossible()
-            preconditionFailure("Index \(index.map(String.init) ?? "") is out of bounds (must be less than \(size)). [\(error.message)]")
+            fiefTrapIndex(index, count: size, detail: error.message)
         default:
             row.trapForAccess(error, writing: writing)
         }

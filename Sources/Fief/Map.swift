@@ -521,7 +521,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
     /// The managed map; traps, as RealmSwift does, for an unmanaged one.
     private func requireManaged() -> ManagedMap {
         guard let managed else {
-            preconditionFailure("This method may only be called on Map instances retrieved from a Realm")
+            preconditionFailure("This method may only be called on RLMDictionary instances retrieved from an RLMRealm (an unmanaged Map)")
         }
         return managed
     }

@@ -101,7 +101,7 @@ public final class MutableSet<Element: RealmCollectionValue> {
         switch state {
         case .unmanaged(let elements):
             if position < 0 || position >= elements.count {
-                preconditionFailure("Index \(position) is out of bounds (must be less than \(elements.count)).")
+                fiefTrapIndex(position, count: elements.count)
             }
             return elements[position]
         case .managed(let managed):
@@ -424,7 +424,7 @@ public final class MutableSet<Element: RealmCollectionValue> {
     /// The managed set; traps, as RealmSwift does, for an unmanaged one.
     private func requireManaged() -> ManagedSet {
         guard let managed else {
-            preconditionFailure("This method may only be called on MutableSet instances retrieved from a Realm")
+            preconditionFailure("This method may only be called on RLMSet instances retrieved from an RLMRealm (an unmanaged MutableSet)")
         }
         return managed
     }
@@ -477,14 +477,16 @@ extension MutableSet: RandomAccessCollection {
     public func index(after i: Int) -> Int { i + 1 }
     public func index(before i: Int) -> Int { i - 1 }
 
-    /// An iterator over the elements in the set's order; a managed set is
-    /// read in batches (fief_set_get_range), each batch as it is reached.
+    /// An iterator over the elements there when iteration begins, in the
+    /// set's order; a managed set is read in batches (fief_set_get_range),
+    /// each batch as it is reached, and inside a write transaction all at
+    /// once (a snapshot, as RealmSwift takes).
     public func makeIterator() -> RLMIterator<Element> {
         switch state {
         case .unmanaged(let elements):
             return RLMIterator(elements: elements)
         case .managed(let managed):
-            let reader = FiefBatchReader(size: managed.size) { [self] start, count in range(managed, start, count) }
+            let reader = FiefBatchReader(size: managed.size, wholeAtOnce: managed.row.core.isInWriteTransaction) { [self] start, count in range(managed, start, count) }
             return RLMIterator(nextBatch: reader.next)
         }
     }
@@ -699,7 +701,7 @@ final class ManagedSet: ManagedCollection {
     private func outOfBounds(_ position: Int, _ error: CError? = nil) -> Never {
         var size = 0
         _ = fief_set_size(handle.raw, &size)
-        preconditionFailure("Index \(position) is out of bounds (must be less than \(size)).\(error.map { " [\($0.message)]" } ?? "")")
+        fiefTrapIndex(position, count: size, detail: error?.message)
     }
 
     func get(_ position: Int) -> fief_value_t {

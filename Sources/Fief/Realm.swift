@@ -678,7 +678,8 @@ extension Realm: CustomStringConvertible {
 ///
 /// Rests on `fief_realm_open` (read-only, no schema) and
 /// `fief_realm_get_schema_version`.
-/// - Throws: `Realm.Error` when the file is missing or not a realm, or when
+/// - Throws: `Realm.Error` when the file is missing (`.invalidDatabase`, "has
+///   not been initialized", as in RealmSwift) or not a realm, or when
 ///   an encryption key is given (Fief does not encrypt files yet).
 public func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throws -> UInt64 {
     if encryptionKey != nil {
@@ -688,7 +689,12 @@ public func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throw
     defer { _ = fief_release(UnsafeRawPointer(config)) }
     guard fief_config_set_path(config, fileURL.path), fief_config_set_read_only(config, true),
           let realm = fief_realm_open(config) else {
-        throw Realm.Error(CError.last())
+        let error = CError.last()
+        if error.code == FIEF_ERR_FILE_NOT_FOUND {
+            // RealmSwift's words and code for a file never opened.
+            throw Realm.Error(code: .invalidDatabase, message: "Realm at path '\(fileURL.path)' has not been initialized.", fileURL: fileURL)
+        }
+        throw Realm.Error(error)
     }
     defer { _ = fief_release(UnsafeRawPointer(realm)) }
     var version: UInt64 = 0

@@ -44,7 +44,7 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible, Expre
 /// `RealmCollection`): `Results`, `LinkingObjects`, `List` and
 /// `AnyRealmCollection` conform.
 public protocol RealmCollection: RandomAccessCollection, CustomStringConvertible, ThreadConfined, Equatable
-    where Element: RealmCollectionValue, Index == Int {
+    where Element: RealmCollectionValue, Index == Int, Iterator == RLMIterator<Element> {
     /// The number of objects.
     var count: Int { get }
     /// The position of `object`, or nil.
@@ -183,7 +183,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
         guard let raw = fief_results_get_object(handle.raw, position) else {
             let error = CError.last()
             if error.code == FIEF_ERR_INDEX_OUT_OF_BOUNDS {
-                preconditionFailure("Index \(position) is out of bounds (must be less than \(count)).")
+                fiefTrapIndex(position, count: count)
             }
             fiefTrap("Cannot read \(binding.info.className) results", error)
         }
@@ -196,7 +196,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
         guard position >= 0, fief_results_get_value(handle.raw, position, &value) else {
             let error = position < 0 ? CError.indexOutOfBounds : CError.last()
             if error.code == FIEF_ERR_INDEX_OUT_OF_BOUNDS {
-                preconditionFailure("Index \(position) is out of bounds (must be less than \(count)).")
+                fiefTrapIndex(position, count: count)
             }
             fiefTrap("Cannot read the values of \(name)", error)
         }
@@ -239,7 +239,9 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
     }
 
     /// The objects that match `predicateFormat`, a predicate in Realm's query
-    /// language, with `%@` or `$0`, `$1`... standing for `args`
+    /// language, with `%@` or `$0`, `$1`... standing for `args` (`%K` for a
+    /// key path; NSPredicate's printf-style numbers too: `%d`, `%ld`, `%u`
+    /// ... take an integer, `%f`, `%lf` ... a double)
     /// (fief_results_filter).  Arguments may be integers, Bool, Float,
     /// Double, String, Data, Date, ObjectId, Decimal128, UUID, nil, arrays
     /// of those (for IN), or a `GeoBox`, `GeoPolygon` or `GeoCircle` (for
@@ -257,6 +259,15 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
         var queryArgs: [fief_query_arg_t] = []
         for (position, arg) in args.enumerated() {
             func convert(_ value: Any?) -> fief_value_t {
+                if let object = value as? ObjectBase, object._fiefManaged == nil,
+                   let binding = core.knownBinding(for: type(of: object)) {
+                    // As in RealmSwift, an unmanaged object equals no object of
+                    // the realm: a link to a key no object has (keys stop at 2^40).
+                    var link = fief_value_t()
+                    link.type = FIEF_TYPE_LINK
+                    link.u.link = fief_link_t(class_key: binding.classKey, object_key: Int64.max)
+                    return link
+                }
                 guard let converted = fiefValue(fromAny: value, arena: arena) else {
                     preconditionFailure("Unsupported predicate argument \(position) '\(fiefDescribe(value))' of type \(type(of: value ?? "nil"))")
                 }
@@ -267,6 +278,11 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
                 queryArgs.append(fief_query_arg_t(count: 1, is_list: false, values: arena.array([shape])))
             } else if let list = unwrapped as? [Any], !(unwrapped is String) {
                 let values = list.map { convert($0) }
+                queryArgs.append(fief_query_arg_t(count: values.count, is_list: true, values: arena.array(values)))
+            } else if let unwrapped, !(unwrapped is ObjectBase), !(unwrapped is AnyRealmValue), let items = fiefSequenceItems(unwrapped) {
+                // A collection for `IN %@`: Results, List, MutableSet,
+                // LinkingObjects, AnyRealmCollection, a Set...
+                let values = items.map { convert($0) }
                 queryArgs.append(fief_query_arg_t(count: values.count, is_list: true, values: arena.array(values)))
             } else {
                 queryArgs.append(fief_query_arg_t(count: 1, is_list: false, values: arena.array([convert(unwrapped)])))
@@ -308,9 +324,32 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
             }
         }
         guard let raw else {
-            fiefTrap("Cannot sort '\(name)' by \(descriptors.map(\.keyPath))", CError.last())
+            let error = CError.last()
+            if let missing = missingProperty(in: descriptors.map(\.keyPath)) {
+                fiefTrap("Cannot sort on key path '\(missing.keyPath)': property '\(missing.property)' does not exist", error)
+            }
+            fiefTrap("Cannot sort '\(name)' by \(descriptors.map(\.keyPath))", error)
         }
         return derived(raw, core: core)
+    }
+
+    /// The first of `keyPaths` naming a property the schema lacks, and
+    /// that property as 'Class.name' (RealmSwift's words for the trap),
+    /// following links through the schema; nil when each names only
+    /// existing properties (or for results of values).
+    private func missingProperty(in keyPaths: [String]) -> (keyPath: String, property: String)? {
+        guard objectBinding != nil else { return nil }
+        let schema = Realm(core: core).schema
+        for keyPath in keyPaths {
+            var className = binding.info.className
+            for name in keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+                guard let objectSchema = schema[className] else { break }
+                guard let property = objectSchema[name] else { return (keyPath, "\(className).\(name)") }
+                guard let target = property.objectClassName else { break }
+                className = target
+            }
+        }
+        return nil
     }
 
     /// The first object for each distinct tuple of values of `keyPaths`,

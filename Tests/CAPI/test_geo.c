@@ -348,7 +348,9 @@ TEST(errors) {
     fief_geo_shape_t circle = geo_circle(0, 0, -0.5);
     v = vshape(&circle);
     EERRM(fief_results_filter(all, "location GEOWITHIN $0", &a, 1) != NULL, FIEF_ERR_QUERY_ARGUMENT,
-          "The Geospatial query argument region is invalid: 'The radius of a circle must be a non-negative number'");
+          "Invalid region in GEOWITHIN query for parameter '");
+    EERRM(fief_results_filter(all, "location GEOWITHIN $0", &a, 1) != NULL, FIEF_ERR_QUERY_ARGUMENT,
+          "(argument 0): 'The radius of a circle must be a non-negative number'");
     circle.radius = 0.5;
     circle.center.latitude = -100;
     EERRM(fief_results_filter(all, "location GEOWITHIN $0", &a, 1) != NULL, FIEF_ERR_QUERY_ARGUMENT, "Longitude/latitude is out of bounds");

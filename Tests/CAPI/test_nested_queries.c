@@ -231,6 +231,7 @@ TEST(steps_into_nested_values) {
     Q("Box", "mixed.inner.b[LAST] == 2", "dict");
     Q("Box", "mixed[*] == 'x'", "list,dict");
     Q("Box", "mixed.@keys == 'inner'", "dict");
+    Q("Box", "mixed.@allKeys == 'inner'", "dict"); /* NSPredicate's name for @keys */
     /* A path meeting a scalar, null, a missing position: nothing, never an error; a missing key at the end: null. */
     Q("Box", "mixed[0][0] == 1", "");
     Q("Box", "mixed[9] == nil", "");

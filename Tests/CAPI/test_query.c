@@ -840,6 +840,9 @@ TEST(element_operations_list_arithmetic_and_map_nulls) {
     /* A map of links holds null values. */
     GQ(all, o_name, "pets.@values == nil", "Ann");
     GQ(all, o_name, "ALL pets.@values != nil", "Bob,Cy");
+    /* NSPredicate's (RealmSwift's) names for @keys and @values. */
+    GQ(all, o_name, "pets.@allValues == nil", "Ann");
+    GQ(all, o_name, "ALL pets.@allValues != nil", "Bob,Cy");
     fief_value_t fido_or_null[2] = {vlink(dc, dogs[1]), vnull()};
     fief_query_arg_t fido_list[1] = {{2, true, fido_or_null}};
     GQA(all, o_name, "pets.@values == ANY $0", fido_list, "Ann,Bob");
@@ -1021,12 +1024,50 @@ TEST(decimal_arithmetic) {
     fief_release(r);
 }
 
+/* NSPredicate's printf-style number specifiers: each takes the next
+ * argument as %@ does; %d, %i, %ld, %lld, %u, %x ... an integer (a double
+ * truncated toward zero, a bool 0 or 1), %f, %lf, %g ... a double. */
+TEST(printf_number_arguments) {
+    setup();
+    QA("age >= %d AND age <= %ld", "1,2,4,6,8", vi(25), vi(30));
+    QA("age == %lld OR age == %u", "1,2,4,6", vi(30), vi(25));
+    QA("age == %i", "1,6", vd(30.9));
+    QA("age == %d", "1,6", vd(30.0));
+    QA("score == %f", "2,6", vi(72));
+    QA("score == %lf", "2,6", vd(72.0));
+    QA("score > %g", "1,3,5", vi(80));
+    QA("score > %.1f AND age == %d", "1", vi(80), vd(30.2));
+    QA("%K == %d", "1,6", vs("age"), vi(30));
+    QA("age == $1 OR age == %d", "1,2,4,6", vi(30), vi(25));
+    fief_value_t a = vd(30.5);
+    fief_query_arg_t qa = {1, false, &a};
+    fief_results_t *res = fief_results_filter(ALL, "age == %d", &qa, 1);
+    CHECK_IDS(res, "1,6");
+    DESCRIBED(res, "age == 30");
+    fief_release(res);
+    /* Wrong arguments: FIEF_ERR_QUERY_ARGUMENT naming the specifier. */
+    fief_value_t str = vs("30"), nul = vnull(), big = vd(1e300), list[2] = {vi(1), vi(2)};
+    fief_query_arg_t qs = {1, false, &str}, qn = {1, false, &nul}, qb = {1, false, &big}, ql = {2, true, list};
+    EERRM(fief_results_filter(ALL, "age == %d", &qs, 1), FIEF_ERR_QUERY_ARGUMENT, "argument 0 (for '%d') is a string; '%d' takes a whole number");
+    EERRM(fief_results_filter(ALL, "score == %lf", &qn, 1), FIEF_ERR_QUERY_ARGUMENT, "argument 0 (for '%lf') is null; '%lf' takes a number");
+    EERRM(fief_results_filter(ALL, "age == %d", &qb, 1), FIEF_ERR_QUERY_ARGUMENT, "which is no 64-bit integer");
+    EERRM(fief_results_filter(ALL, "age IN %d", &ql, 1), FIEF_ERR_QUERY_ARGUMENT, "is a list or a shape");
+    EERRM(fief_results_filter(ALL, "age == %d", NULL, 0), FIEF_ERR_QUERY_ARGUMENT, "argument");
+    /* Specifiers with no meaning in a predicate: FIEF_ERR_QUERY_SYNTAX. */
+    EERRM(fief_results_filter(ALL, "name == %s", &qs, 1), FIEF_ERR_QUERY_SYNTAX, "format specifier '%s' is not supported in a predicate");
+    EERRM(fief_results_filter(ALL, "age %% 2 == 0", NULL, 0), FIEF_ERR_QUERY_SYNTAX, "'%%' (a literal percent) has no meaning outside a quoted string");
+    EERRM(fief_results_filter(ALL, "age == %y", &qs, 1), FIEF_ERR_QUERY_SYNTAX, "a format specifier is %@, %K, or a number");
+    /* Quoted, a specifier is text. */
+    Q("name == '%d'", "");
+    teardown();
+}
+
 static const t_case cases[] = {
     T(all_objects), T(filter_comparisons), T(filter_strings), T(filter_logic), T(filter_arguments),
     T(filter_errors), T(sort), T(results_access), T(results_live_and_delete_all), T(query_other_types),
     T(strings_and_binaries_are_distinct), T(invalid_timestamps_refused_everywhere), T(nesting_limits),
     T(paths_through_links_and_collections), T(element_operations_list_arithmetic_and_map_nulls), T(description),
-    T(key_path_arguments), T(decimal_arithmetic),
+    T(key_path_arguments), T(decimal_arithmetic), T(printf_number_arguments),
 };
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }

@@ -225,12 +225,12 @@ final class GeoQueryTests: XCTestCase {
             ("location GEOWITHIN geoPolygon({[0, 0], [1, 1], [0, 0]})", [], .queryInvalid, "Ring 0 must have at least 3 different vertices"),
             // Invalid shape arguments.
             ("location GEOWITHIN $0", [Self.shape(.circle(Self.point(0, 0), radians: -2))], .queryArgument,
-             "The Geospatial query argument region is invalid: 'The radius of a circle must be a non-negative number'"),
+             "(argument 0): 'The radius of a circle must be a non-negative number'"),
             ("location GEOWITHIN $0", [Self.shape(.box(Self.point(0, 0), Self.point(10, 95)))], .queryArgument,
-             "The Geospatial query argument region is invalid: 'Longitude/latitude is out of bounds, lng: 0.0 lat: 95.0'"),
-            ("location GEOWITHIN $0", [Self.shape(.polygon([]))], .queryArgument, "The Geospatial query argument region is invalid: 'Polygon has no rings.'"),
+             "(argument 0): 'Longitude/latitude is out of bounds, lng: 0.0 lat: 95.0'"),
+            ("location GEOWITHIN $0", [Self.shape(.polygon([]))], .queryArgument, "(argument 0): 'Polygon has no rings.'"),
             ("location IN $0", [Self.shape(.polygon([[Self.point(0, 0), Self.point(1, 1), Self.point(0, 0)]]))], .queryArgument,
-             "The Geospatial query argument region is invalid: 'Ring 0 must have at least 3 different vertices"),
+             "(argument 0): 'Ring 0 must have at least 3 different vertices"),
         ]
         for (predicate, arguments, code, message) in invalid {
             let failure = error(predicate, arguments)

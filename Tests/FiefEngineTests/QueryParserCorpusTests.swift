@@ -578,7 +578,7 @@ enum QueryCorpus {
         (#"a.@sum.b.c == 1"#, #"nothing may follow '@sum' in a key path"#, 8),
         (#"@count == 1"#, #"'@count' must follow a key path"#, 0),
         (#"a.@prop == 1"#, #"unknown '@prop' (known: @count, @size, @min, @max, @sum, @avg, @type, @keys, @values, @links)"#, 2),
-        (#"a == %d"#, #"unexpected character '%' (only '%@' and '%K' are supported)"#, 5),
+        (#"a == %y"#, #"unexpected character '%' (a format specifier is %@, %K, or a number: %d, %i, %ld, %lld, %u, %f, %lf ...)"#, 5),
         (#"a == $99999999999"#, #"argument number '$99999999999' is too large"#, 5),
         (#"TRUEPREDICATE SORT(a.@count ASC)"#, #"'@count' cannot be used in SORT: it takes a key path of properties"#, 21),
         (#"TRUEPREDICATE DISTINCT(a.@sum.b)"#, #"'@sum' cannot be used in DISTINCT: it takes a key path of properties"#, 25),

@@ -767,7 +767,20 @@ final class QueryParserTests: XCTestCase {
         assertParses("a == $1 AND b == %@", .and(cmp(key("a"), .equal, .argument(1)), cmp(key("b"), .equal, .argument(0))))
         // Counting restarts for each parse.
         assertParses("a == %@", cmp(key("a"), .equal, .argument(0)))
-        assertFails("a == %d", "only '%@' and '%K' are supported", offset: 5)
+        // NSPredicate's printf-style numbers take the next argument as %@ does,
+        // and record how to convert it.
+        assertQuery("a == %d AND b > %lf OR c == %@",
+                    ParsedQuery(predicate: .or(.and(cmp(key("a"), .equal, .argument(0)), cmp(key("b"), .greater, .argument(1))),
+                                               cmp(key("c"), .equal, .argument(2))),
+                                argumentFormats: [ArgumentFormat(argument: 0, kind: .integer, specifier: "%d"),
+                                                  ArgumentFormat(argument: 1, kind: .floatingPoint, specifier: "%lf")]))
+        XCTAssertEqual(try QueryParser.parseQuery("a == %lld AND b > %.2f AND c == %@ AND d == %u").argumentFormats,
+                       [ArgumentFormat(argument: 0, kind: .integer, specifier: "%lld"), ArgumentFormat(argument: 1, kind: .floatingPoint, specifier: "%.2f"),
+                        ArgumentFormat(argument: 3, kind: .integer, specifier: "%u")])
+        XCTAssertEqual(try QueryParser.parseQuery("a == '%d' AND b == %@").argumentFormats, [], "quoted, a specifier is text")
+        assertFails("a == %y", "a format specifier is %@, %K, or a number", offset: 5)
+        assertFails("a == %s", "format specifier '%s' is not supported in a predicate", offset: 5)
+        assertFails("a %% 2 == 0", "'%%' (a literal percent) has no meaning outside a quoted string", offset: 2)
         assertFails("a == $99999999999", "argument number '$99999999999' is too large", offset: 5)
     }
 
@@ -982,7 +995,11 @@ final class QueryParserTests: XCTestCase {
                 parsedCount += 1
                 do {
                     let canonical = try QuerySerializer.text(parsed)
-                    XCTAssertEqual(try QueryParser.parseQuery(canonical), parsed, "\(text) -> \(canonical)")
+                    // The canonical text writes every argument as `$n`: a printf-style
+                    // format (%d) is applied to its argument before anything is printed.
+                    let reparsed = try QueryParser.parseQuery(canonical)
+                    XCTAssertEqual(reparsed.predicate, parsed.predicate, "\(text) -> \(canonical)")
+                    XCTAssertEqual(reparsed.ordering, parsed.ordering, "\(text) -> \(canonical)")
                 } catch {
                     XCTFail("\(text) parsed but does not print: \(error)")
                 }

@@ -623,7 +623,7 @@ final class ListTests: FiefTestCase {
         assertTraps("sortUnmanagedValues", message: "Cannot sort an unmanaged List")
         assertTraps("filterValuesByProperty", message: "Invalid predicate")
         assertTraps("aggregateValuesByProperty", message: "Invalid property name 'age'")
-        assertTraps("freezeUnmanaged", message: "may only be called on List instances retrieved from a Realm")
+        assertTraps("freezeUnmanaged", message: "This method may only be called on RLMArray instances retrieved from an RLMRealm")
     }
 
     nonisolated(unsafe) static let trapScenarios: [String: (FiefTestCase) throws -> Void] = [

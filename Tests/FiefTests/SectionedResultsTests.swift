@@ -669,7 +669,7 @@ final class SectionedResultsTests: FiefTestCase {
         assertTraps("readInvalidatedSection", message: "Access to invalidated Results objects")
         assertTraps("sectionIndexOutOfBounds", message: "Index 3 is out of bounds (must be less than 3).")
         assertTraps("itemIndexOutOfBounds", message: "Index 2 is out of bounds (must be less than 2).")
-        assertTraps("sectionObjectsByValue", message: "Cannot sort 'SectionedItem' by [\"self\"]")
+        assertTraps("sectionObjectsByValue", message: "Cannot sort on key path 'self': property 'SectionedItem.self' does not exist")
         assertTraps("sectionProjectionKeyPathNotFirstSortDescriptor", message: "The section key path must match the primary sort descriptor.")
     }
 

@@ -1175,7 +1175,7 @@ final class SetMapTests: FiefTestCase {
         assertTraps("mapSortUnmanaged", message: "Cannot sort an unmanaged Map")
         assertTraps("mapWriteOutsideTransaction", message: "outside of a write transaction")
         assertTraps("mapInvalidated", message: "Access to invalidated Dictionary object")
-        assertTraps("mapFreezeUnmanaged", message: "may only be called on Map instances retrieved from a Realm")
+        assertTraps("mapFreezeUnmanaged", message: "This method may only be called on RLMDictionary instances retrieved from an RLMRealm")
         assertTraps("mapWrongValue", message: "Invalid value")
         assertTraps("setIndexOutOfBounds", message: "Index 3 is out of bounds (must be less than 2)")
         assertTraps("unmanagedSetIndexOutOfBounds", message: "Index 5 is out of bounds (must be less than 1)")
@@ -1183,7 +1183,7 @@ final class SetMapTests: FiefTestCase {
         assertTraps("setInvalidated", message: "Access to invalidated Set object")
         assertTraps("setSortUnmanaged", message: "Cannot sort an unmanaged MutableSet")
         assertTraps("setFilterUnmanaged", message: "Cannot filter an unmanaged MutableSet")
-        assertTraps("setFreezeUnmanaged", message: "may only be called on MutableSet instances retrieved from a Realm")
+        assertTraps("setFreezeUnmanaged", message: "This method may only be called on RLMSet instances retrieved from an RLMRealm")
         assertTraps("setWrongValue", message: "Invalid value")
     }
 

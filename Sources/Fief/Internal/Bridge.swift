@@ -66,6 +66,18 @@ func fiefTrap(_ context: String, _ error: CError, file: StaticString = #file, li
     preconditionFailure("\(context): \(error.message) [Fief error \(error.code)]", file: file, line: line)
 }
 
+/// The trap for position `index` outside a collection of `count` elements,
+/// in RealmSwift's words: "Cannot pass a negative value" for a negative
+/// index, else "Index i is out of bounds (must be less than n)."; `detail`
+/// (the C layer's message) is added in brackets.
+func fiefTrapIndex(_ index: Int?, count: Int, detail: String? = nil, file: StaticString = #file, line: UInt = #line) -> Never {
+    let suffix = detail.map { " [\($0)]" } ?? ""
+    if let index, index < 0 {
+        preconditionFailure("Cannot pass a negative value as an index (\(index))." + suffix, file: file, line: line)
+    }
+    preconditionFailure("Index \(index.map(String.init) ?? "") is out of bounds (must be less than \(count))." + suffix, file: file, line: line)
+}
+
 /// Traps with the last C error when `ok` is false.
 @inline(__always)
 func fiefCheck(_ ok: Bool, _ context: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) {

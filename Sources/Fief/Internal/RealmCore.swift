@@ -59,6 +59,7 @@ final class RealmCore: @unchecked Sendable {
     static func open(_ configuration: Realm.Configuration) throws -> RealmCore {
         let key = threadKey(configuration)
         if let core = threadCache.withLock({ $0[key]?.core }) { return core }
+        refuseOtherReadPermissions(configuration)
         if configuration.encryptionKey != nil {
             throw Realm.Error(code: .fail, message: "Encryption is not supported by Fief")
         }
@@ -78,6 +79,23 @@ final class RealmCore: @unchecked Sendable {
             table[key] = WeakCore(core)
         }
         return core
+    }
+
+    /// Traps, as RealmSwift does, when this thread already has the file open
+    /// with the other `readOnly` setting.
+    private static func refuseOtherReadPermissions(_ configuration: Realm.Configuration) {
+        guard configuration.inMemoryIdentifier == nil, let path = configuration.fileURL?.standardizedFileURL.path else { return }
+        let thread = "\(pthread_self())|"
+        let conflicting = threadCache.withLock { table in
+            table.contains { key, weak in
+                guard key.hasPrefix(thread), let core = weak.core, !core.isFrozen else { return false }
+                return core.isReadOnly != configuration.readOnly && core.configuration.inMemoryIdentifier == nil
+                    && core.configuration.fileURL?.standardizedFileURL.path == path
+            }
+        }
+        if conflicting {
+            preconditionFailure("Realm at path '\(path)' already opened with different read permissions")
+        }
     }
 
     /// With `seedFilePath`, a realm file that does not exist yet starts as a
@@ -162,6 +180,16 @@ final class RealmCore: @unchecked Sendable {
     /// additively if the type is new and the realm allows it.  Traps, as
     /// RealmSwift does, when the type is not part of the realm.
     func binding(for type: ObjectBase.Type) -> ClassBinding {
+        knownBinding(for: type) ?? addBinding(for: type)
+    }
+
+    /// The binding of `type` when this realm has bound it already; nil
+    /// otherwise (nothing is added to the schema).
+    func knownBinding(for type: ObjectBase.Type) -> ClassBinding? {
+        lock.withLock { bindings[ObjectIdentifier(type)] }
+    }
+
+    private func addBinding(for type: ObjectBase.Type) -> ClassBinding {
         let id = ObjectIdentifier(type)
         if let binding = lock.withLock({ bindings[id] }) { return binding }
         if type == Object.self || type == EmbeddedObject.self || type == ObjectBase.self || type == DynamicObject.self {

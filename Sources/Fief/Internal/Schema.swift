@@ -266,6 +266,8 @@ enum SchemaRegistry {
         // Embedded classes join schemas through the links that own them
         // (`withLinkTargets`), or when listed in objectTypes.
         if type is EmbeddedObject.Type || type == DynamicObject.self { return }
+        // The class of scratch realms (Internal/ScratchQuery.swift) joins no other schema.
+        if type == FiefScratchValues.self { return }
         let id = ObjectIdentifier(type)
         used.withLock { state in
             if state.ids.insert(id).inserted { state.types.append(type) }

@@ -113,6 +113,7 @@ final class BoundQueryCache {
             if let known { last = (key, known) }
         }
         if let entry = known, entry.schemaEpoch == realm.schemaEpoch {
+            let arguments = try entry.parsed.formatting(arguments)
             if let rebinding = entry.rebinding, let query = try Self.rebind(entry.parsed.predicate, rebinding, table, arguments) {
                 return (query, entry.parsed.ordering)
             }
@@ -124,6 +125,7 @@ final class BoundQueryCache {
         } catch {
             throw FiefError(.querySyntax, "invalid predicate: \(error.message)")
         }
+        let arguments = try parsed.formatting(arguments)
         let query = try QueryCompiler.compile(parsed.predicate, table: table, realm: realm, arguments: arguments)
         if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
         let entry = Entry(parsed: parsed, schemaEpoch: realm.schemaEpoch,

@@ -124,7 +124,7 @@ extension QueryBinder {
             do {
                 return try GeoRegionCache.region(given)
             } catch {
-                throw FiefError(.queryArgument, "The Geospatial query argument region is invalid: '\(error.message)' (argument \(n): \(given.polygonForm))")
+                throw FiefError(.queryArgument, "Invalid region in GEOWITHIN query for parameter '\(given.polygonForm)' (argument \(n)): '\(error.message)'")
             }
         case .box(let a, let b):
             written = .box(try geoPoint(a, arguments), try geoPoint(b, arguments))

@@ -31,10 +31,86 @@
 struct ParsedQuery: Equatable, Sendable {
     var predicate: QueryExpression
     var ordering: [QueryOrderingStage]
+    /// The arguments written with printf-style number specifiers (`%d`,
+    /// `%f` ...), which convert their argument before it is bound.
+    var argumentFormats: [ArgumentFormat]
 
-    init(predicate: QueryExpression, ordering: [QueryOrderingStage] = []) {
+    init(predicate: QueryExpression, ordering: [QueryOrderingStage] = [], argumentFormats: [ArgumentFormat] = []) {
         self.predicate = predicate
         self.ordering = ordering
+        self.argumentFormats = argumentFormats
+    }
+
+    /// `arguments` with those taken by a printf-style specifier converted
+    /// as it asks (see `ArgumentFormat`); `arguments` itself when the text
+    /// has none.
+    func formatting(_ arguments: [QueryArgument]) throws(FiefError) -> [QueryArgument] {
+        if argumentFormats.isEmpty { return arguments }
+        var formatted = arguments
+        for format in argumentFormats where format.argument < formatted.count {
+            formatted[format.argument] = try format.apply(to: formatted[format.argument])
+        }
+        return formatted
+    }
+}
+
+/// A printf-style number specifier in a predicate (NSPredicate's `%d`,
+/// `%i`, `%ld`, `%lld`, `%u`, `%x`, `%f`, `%lf`, `%g` ...), which takes the
+/// next argument as `%@` does and converts it: a whole-number specifier
+/// takes any number (a floating-point one truncated toward zero, a bool as
+/// 0 or 1) as an integer; a floating-point specifier takes any number as a
+/// double.  Length modifiers never narrow the value.  Anything else (a
+/// string, null, a list) is a `.queryArgument` error naming the specifier.
+struct ArgumentFormat: Equatable, Sendable {
+    enum Kind: Int, Sendable {
+        case integer = 1
+        case floatingPoint = 2
+    }
+    /// The argument's number (`$n`).
+    var argument: Int
+    var kind: Kind
+    /// The specifier as written ("%ld"), for messages.
+    var specifier: String
+
+    func apply(to given: QueryArgument) throws(FiefError) -> QueryArgument {
+        guard !given.isList, given.geoShape == nil, given.values.count == 1 else {
+            throw refusal("a list or a shape")
+        }
+        let value = given.values[0]
+        let converted: Value
+        switch (kind, value) {
+        case (.integer, .int), (.floatingPoint, .double):
+            return given
+        case (.integer, .bool(let b)):
+            converted = .int(b ? 1 : 0)
+        case (.integer, .float(let f)):
+            converted = try integer(Double(f))
+        case (.integer, .double(let d)):
+            converted = try integer(d)
+        case (.floatingPoint, .int(let i)):
+            converted = .double(Double(i))
+        case (.floatingPoint, .bool(let b)):
+            converted = .double(b ? 1 : 0)
+        case (.floatingPoint, .float(let f)):
+            converted = .double(Double(f))
+        default:
+            let type = value.typeName
+            throw refusal(value.type == nil ? "null" : ("aeiou".contains(type.first ?? "x") ? "an " : "a ") + type)
+        }
+        return QueryArgument(values: [converted], isList: false)
+    }
+
+    private func integer(_ d: Double) throws(FiefError) -> Value {
+        let truncated = d.rounded(.towardZero)
+        guard truncated.isFinite, truncated >= -9.223372036854775808e18, truncated < 9.223372036854775808e18 else {
+            throw FiefError(.queryArgument, "argument \(argument) (for '\(specifier)') is \(d), which is no 64-bit integer")
+        }
+        return .int(Int64(truncated))
+    }
+
+    private func refusal(_ given: String) -> FiefError {
+        let wanted = kind == .integer ? "a whole number" : "a number"
+        return FiefError(.queryArgument, "argument \(argument) (for '\(specifier)') is \(given); '\(specifier)' takes \(wanted) (pass other values with %@)")
     }
 }
 

@@ -72,8 +72,8 @@ enum QueryArgumentSubstitution {
                 } else {
                     throw FiefError(.queryArgument, "\(name) is '\(text)': '@links' takes a class and a property after it ('@links.Person.dogs'), or nothing")
                 }
-            case "@keys": components.append(.keys); i += 1
-            case "@values": components.append(.values); i += 1
+            case "@keys", "@allKeys": components.append(.keys); i += 1
+            case "@values", "@allValues": components.append(.values); i += 1
             default:
                 if parts[i].hasPrefix("@") {
                     throw FiefError(.queryArgument, "\(name) is '\(text)': '\(parts[i])' cannot be part of a key-path argument; write it after the argument ('$K\(n).@count')")

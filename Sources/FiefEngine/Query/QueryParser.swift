@@ -99,7 +99,7 @@ extension QueryParser {
         case literal         // timestamp, oid, uuid, B64, O<key>, L<class>:<key>, signed inf/nan
         case argument        // $n (number in `number`)
         case keyPathArgument // $Kn (number in `number`)
-        case percentArgument // %@
+        case percentArgument // %@, or a printf-style number (%d, %f ...: its QueryArgumentFormat in `number`)
         case percentKeyPath  // %K
         case atWord          // @count, @links ... (text includes the '@')
         case leftParen, rightParen, leftBracket, rightBracket, leftBrace, rightBrace
@@ -204,7 +204,9 @@ extension QueryParser {
     }
 
     /// The `@` words the language knows (all case-sensitive).
-    static let atWords: Set<String> = ["@count", "@size", "@min", "@max", "@sum", "@avg", "@links", "@type", "@keys", "@values"]
+    /// `@allKeys` and `@allValues` are NSPredicate's (RealmSwift's) names for `@keys` and `@values`.
+    static let atWords: Set<String> = ["@count", "@size", "@min", "@max", "@sum", "@avg", "@links", "@type", "@keys", "@values",
+                                       "@allKeys", "@allValues"]
 
     // MARK: - Character classes
 
@@ -262,8 +264,10 @@ extension QueryParser {
         var pos = 0
         /// The current (not yet consumed) token.
         var token = Token(kind: .end, start: 0, end: 0)
-        /// How many `%@` and `%K` were seen so far.
+        /// How many `%@`, `%K` and printf-style numbers (`%d`, `%f` ...) were seen so far.
         var percentArguments = 0
+        /// The arguments written with a printf-style number specifier, and its kind.
+        var argumentFormats: [ArgumentFormat] = []
         /// Current nesting of '(', NOT, unary minus and SUBQUERY.
         var nesting = 0
         /// The SUBQUERY variables in scope, innermost last.
@@ -388,6 +392,7 @@ extension QueryParser {
         mutating func parseQuery(allowOrdering: Bool = true) throws(QueryParseError) -> ParsedQuery {
             pos = 0
             percentArguments = 0
+            argumentFormats = []
             nesting = 0
             variables = []
             try advance()
@@ -402,7 +407,7 @@ extension QueryParser {
             while true {
                 switch token.kind {
                 case .end:
-                    return ParsedQuery(predicate: predicate, ordering: ordering)
+                    return ParsedQuery(predicate: predicate, ordering: ordering, argumentFormats: argumentFormats)
                 case .rightParen:
                     throw error("unbalanced ')': no matching '('", at: token.start)
                 case .word where stageKeyword != nil:
@@ -916,6 +921,9 @@ extension QueryParser {
             if token.kind == .percentArgument || token.kind == .percentKeyPath {
                 n = percentArguments
                 percentArguments += 1
+                if token.kind == .percentArgument, let format = ArgumentFormat.Kind(rawValue: token.number) {
+                    argumentFormats.append(ArgumentFormat(argument: n, kind: format, specifier: sourceText(token.start, token.end)))
+                }
             } else {
                 n = token.number
             }
@@ -1265,10 +1273,10 @@ extension QueryParser {
                 let property = try parseName("the linking property after '@links.\(className).'")
                 path.components.append(.backlinks(className: className, property: property))
                 return false
-            case "@keys", "@values":
+            case "@keys", "@values", "@allKeys", "@allValues":
                 try checkArgumentPath(path, at: at)
                 try advance()
-                path.components.append(word == "@keys" ? .keys : .values)
+                path.components.append(word == "@keys" || word == "@allKeys" ? .keys : .values)
                 return false
             case "@count", "@size", "@type":
                 try advance()
@@ -1453,6 +1461,46 @@ extension QueryParser {
 
         // MARK: - Lexer
 
+        /// A printf-style specifier after '%' other than `%@` and `%K`, as
+        /// NSPredicate's format strings take them: flags, width, precision
+        /// and a length modifier (`hh h l ll q L z t j`) are read and
+        /// ignored, then the conversion: `d i o u x X D U O` take a whole
+        /// number, `f F e E g G a A` a floating-point one (both as a
+        /// `percentArgument` token whose `number` is the format's kind).
+        /// `%%` (a literal percent) and the conversions for characters,
+        /// C strings and pointers are errors.
+        mutating func lexPrintfSpecifier() throws(QueryParseError) -> Token {
+            let start = pos
+            var i = pos + 1
+            func byte(_ at: Int) -> UInt8 { at < bytes.count ? bytes[at] : 0 }
+            if byte(i) == UInt8(ascii: "%") {
+                throw error("'%%' (a literal percent) has no meaning outside a quoted string", at: start)
+            }
+            while "-+ #0'".utf8.contains(byte(i)) { i += 1 }
+            while isDigit(byte(i)) { i += 1 }
+            if byte(i) == UInt8(ascii: ".") {
+                i += 1
+                while isDigit(byte(i)) { i += 1 }
+            }
+            while "hlqLztj".utf8.contains(byte(i)) && i - start < 8 { i += 1 }
+            let conversion = byte(i)
+            let kind: ArgumentFormat.Kind
+            switch conversion {
+            case UInt8(ascii: "d"), UInt8(ascii: "i"), UInt8(ascii: "o"), UInt8(ascii: "u"), UInt8(ascii: "x"),
+                 UInt8(ascii: "X"), UInt8(ascii: "D"), UInt8(ascii: "U"), UInt8(ascii: "O"):
+                kind = .integer
+            case UInt8(ascii: "f"), UInt8(ascii: "F"), UInt8(ascii: "e"), UInt8(ascii: "E"), UInt8(ascii: "g"),
+                 UInt8(ascii: "G"), UInt8(ascii: "a"), UInt8(ascii: "A"):
+                kind = .floatingPoint
+            case UInt8(ascii: "s"), UInt8(ascii: "S"), UInt8(ascii: "c"), UInt8(ascii: "C"), UInt8(ascii: "p"):
+                throw error("format specifier '\(sourceText(start, i + 1))' is not supported in a predicate: pass strings and objects with %@", at: start)
+            default:
+                throw error("unexpected character '%' (a format specifier is %@, %K, or a number: %d, %i, %ld, %lld, %u, %f, %lf ...)", at: start)
+            }
+            pos = i + 1
+            return Token(kind: .percentArgument, start: start, end: pos, number: kind.rawValue)
+        }
+
         /// The next token after `pos`, whitespace skipped.
         mutating func lex() throws(QueryParseError) -> Token {
             while pos < bytes.count && isSpace(bytes[pos]) { pos += 1 }
@@ -1517,7 +1565,7 @@ extension QueryParser {
             case UInt8(ascii: "%"):
                 if next == UInt8(ascii: "@") { return symbol(.percentArgument, 2, &pos) }
                 if next == UInt8(ascii: "K") { return symbol(.percentKeyPath, 2, &pos) }
-                throw error("unexpected character '%' (only '%@' and '%K' are supported)", at: start)
+                return try lexPrintfSpecifier()
             case UInt8(ascii: "@"):
                 pos += 1
                 while pos < bytes.count && isIdentifierContinue(bytes[pos]) && bytes[pos] != UInt8(ascii: "-") { pos += 1 }

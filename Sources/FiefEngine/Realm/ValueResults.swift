@@ -237,7 +237,7 @@ public final class ValueResults: @unchecked Sendable {
             throw FiefError(.querySyntax, "invalid predicate: \(error.message)")
         }
         let query = try QueryCompiler.compileElements(expression.predicate, element: element, description: source.describe(realm),
-                                                      tableKey: source.table, arguments: arguments)
+                                                      tableKey: source.table, arguments: try expression.formatting(arguments))
         let filtered = with(filters: filters + [query])
         return expression.ordering.isEmpty ? filtered : try filtered.applying(QueryCompiler.stages(expression.ordering))
     }

@@ -137,6 +137,20 @@ def test_filter_with_percent_args(dogs):
     assert ids(dogs.filter("name CONTAINS %@", "A")) == [3]
 
 
+def test_filter_with_printf_number_args(dogs):
+    # NSPredicate's %d, %ld, %u ... take an integer, %f, %lf ... a double;
+    # each takes the next argument, as %@ does.
+    assert ids(dogs.filter("age < %d", 5)) == [1, 3, 5]
+    assert ids(dogs.filter("age < %ld", 5.9)) == [1, 3, 5]  # truncated toward zero
+    assert ids(dogs.filter("age >= %lld AND name BEGINSWITH[c] %@", 3, "r")) == [1, 5]
+    assert ids(dogs.filter("age < %f", 5)) == [1, 3, 5]
+    assert ids(dogs.filter("%K < %u", "age", 5)) == [1, 3, 5]
+    with pytest.raises(fief.QueryArgumentError, match="'%d' takes a whole number"):
+        dogs.filter("age == %d", "three")
+    with pytest.raises(fief.QuerySyntaxError, match="'%s' is not supported"):
+        dogs.filter("name == %s", "Rex")
+
+
 def test_filter_args_of_every_type(realm):
     when = dt.datetime(2020, 5, 5, tzinfo=UTC)
     oid = fief.ObjectId()
@@ -491,6 +505,7 @@ def crates(realm_path):
     ("ALL value[*] == 5", ["none", "scalar"]),
     ("NONE value[*] == 5", ["dict", "none", "scalar"]),
     ("value.@keys == 'inner'", ["dict"]),
+    ("value.@allKeys == 'inner'", ["dict"]),  # NSPredicate's (RealmSwift's) name for @keys
     ("value[0][0] == 1", []),                      # a path meeting a scalar reaches nothing
     ("value['missing'] == nil", ["dict"]),         # a missing key at the end reads null
     ("value.missing.deeper == nil", []),
