@@ -101,8 +101,10 @@ public protocol FailableCustomPersistable: _CustomPersistable {
 
 extension _CustomPersistable {
     public static var _fiefType: fief_type_t { PersistedType._fiefType }
-    /// A type mapped to an embedded object is stored as a link, which may be null.
-    public static var _fiefIsOptional: Bool { PersistedType._fiefIsOptional || PersistedType._fiefType == FIEF_TYPE_LINK }
+    /// Optional as its persisted type is: a type mapped to an embedded object
+    /// is a non-null element of a list; a property of it is a to-one link,
+    /// nullable by the schema's rule for links (`PropertyInfo.init`).
+    public static var _fiefIsOptional: Bool { PersistedType._fiefIsOptional }
     public static var _fiefLinkTarget: ObjectBase.Type? { PersistedType._fiefLinkTarget }
     /// Made from the persisted type's default, so new each time if that is.
     public static var _fiefDefaultIsGenerated: Bool { PersistedType._fiefDefaultIsGenerated }

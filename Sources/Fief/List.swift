@@ -212,7 +212,7 @@ public final class List<Element: RealmCollectionValue> {
             if Self.isEmbedded {
                 var position = managed.size()
                 for object in objects {
-                    managed.insertEmbedded(at: position, object as? EmbeddedObject)
+                    managed.insertEmbedded(at: position, fiefEmbeddedObject(object))
                     position += 1
                 }
                 return
@@ -239,7 +239,7 @@ public final class List<Element: RealmCollectionValue> {
             elements.insert(object, at: index)
         }) { managed in
             if Self.isEmbedded {
-                managed.insertEmbedded(at: index, object as? EmbeddedObject)
+                managed.insertEmbedded(at: index, fiefEmbeddedObject(object))
                 return
             }
             if let mixed = object as? AnyRealmValue {
@@ -271,7 +271,7 @@ public final class List<Element: RealmCollectionValue> {
             if Self.isEmbedded {
                 let size = managed.size()
                 checkIndex(index, count: size)
-                managed.insertEmbedded(at: index, object as? EmbeddedObject)
+                managed.insertEmbedded(at: index, fiefEmbeddedObject(object))
                 managed.remove(at: index + 1)
                 return
             }
@@ -1218,4 +1218,12 @@ enum FiefAggregate {
         let average = values.reduce(0.0) { $0 + double($1) } / Double(values.count)
         return cast(average, to: T.self)
     }
+}
+
+/// The embedded object a value of a list or map of embedded objects stands
+/// for: the object itself, or a custom type's persisted object.
+func fiefEmbeddedObject(_ value: Any?) -> EmbeddedObject? {
+    let unwrapped = fiefUnwrap(value)
+    if let object = unwrapped as? EmbeddedObject { return object }
+    return (unwrapped as? _Persistable)?._fiefStored as? EmbeddedObject
 }

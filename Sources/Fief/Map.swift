@@ -270,7 +270,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
             state = .unmanaged(entries)
         case .managed(let managed):
             if Self.isEmbedded {
-                managed.setEmbedded(key._fiefMapKey, fiefUnwrap(value) as? EmbeddedObject)
+                managed.setEmbedded(key._fiefMapKey, fiefEmbeddedObject(value))
                 return
             }
             if let mixed = value as? AnyRealmValue {
@@ -798,7 +798,9 @@ extension Map: FiefCollectionProtocol {
 /// value type.
 extension Map: _Persistable {
     public static var _fiefType: fief_type_t { valueType._fiefType }
-    public static var _fiefIsOptional: Bool { valueType._fiefIsOptional }
+    /// A map's values of links are nullable (a deleted object leaves its key
+    /// with null), a custom type mapped to an embedded object's too.
+    public static var _fiefIsOptional: Bool { valueType._fiefIsOptional || valueType._fiefType == FIEF_TYPE_LINK }
     public static var _fiefLinkTarget: ObjectBase.Type? { valueType._fiefLinkTarget }
     public static func _fiefDefault() -> Map { Map() }
     /// A map is never one value: read through `fief_object_get_map`.

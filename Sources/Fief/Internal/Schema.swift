@@ -88,8 +88,12 @@ final class ObjectSchemaInfo: @unchecked Sendable {
                 }
                 return
             }
+            // A to-one link is nullable whatever the Swift type says (a
+            // custom type mapped to an embedded object); a collection's
+            // elements are as optional as the element type is stored.
+            let isToOneLink = valueType._fiefType == FIEF_TYPE_LINK && !(valueType is FiefCollectionProtocol.Type)
             properties.append(PropertyInfo(name: name, type: valueType._fiefType,
-                                           isOptional: valueType._fiefIsOptional,
+                                           isOptional: valueType._fiefIsOptional || isToOneLink,
                                            isIndexed: persisted.isIndexed,
                                            isPrimaryKey: persisted.isPrimaryKey, valueType: valueType,
                                            isFullTextIndexed: persisted.isFullTextIndexed))
