@@ -35,6 +35,11 @@ open class ObjectBase: Hashable, CustomStringConvertible {
     /// role of `@objc(Name)` in RealmSwift).
     open class func _realmObjectName() -> String? { nil }
 
+    /// Override to return true to leave the class out of the default schema
+    /// (the classes realms opened without `objectTypes` hold), as in
+    /// RealmSwift: an abstract base class of model classes, say.
+    open class func _realmIgnoreClass() -> Bool { false }
+
     /// Whether `object` is equal to this one: the same instance, or (for
     /// managed objects of a class with a primary key, or frozen ones) the
     /// same row of the same file.  Override points follow NSObject's.

@@ -259,25 +259,71 @@ func withLinkTargets(_ infos: [ObjectSchemaInfo]) -> [ObjectSchemaInfo] {
     return result
 }
 
-/// The object types this process has used: realms opened without
-/// `objectTypes` get all of them.
+/// The model classes of the program: what realms opened without
+/// `objectTypes` hold (RealmSwift's default schema).  Filled first by class
+/// discovery (Internal/ClassDiscovery.swift) at the first open that needs
+/// it; then by classes as they are used, for those discovery leaves out (a
+/// name two discovered classes share, a class of a library loaded later, or
+/// every class if the runtime's sections could not be read).
 enum SchemaRegistry {
-    private static let used = Locked<(ids: Set<ObjectIdentifier>, types: [ObjectBase.Type])>(([], []))
+    private struct State {
+        var discovered = false
+        var ids: Set<ObjectIdentifier> = []
+        var types: [ObjectBase.Type] = []
+    }
+
+    private static let state = Locked(State())
+    /// Serializes discovery (which calls metadata accessors) without
+    /// holding `state`, which `noteUsed` takes from `init()`.
+    private static let discoveryLock = NSLock()
 
     /// Records `type` (called by every `ObjectBase.init`).
     static func noteUsed(_ type: ObjectBase.Type) {
         if type == Object.self || type == ObjectBase.self { return }
         // Embedded classes join schemas through the links that own them
-        // (`withLinkTargets`), or when listed in objectTypes.
+        // (`withLinkTargets`), or when discovered or listed in objectTypes.
         if type is EmbeddedObject.Type || type == DynamicObject.self { return }
         let id = ObjectIdentifier(type)
-        used.withLock { state in
+        state.withLock { state in
             if state.ids.insert(id).inserted { state.types.append(type) }
         }
     }
 
-    /// Every type used so far, in order of first use.
-    static var usedTypes: [ObjectBase.Type] { used.withLock { $0.types } }
+    /// Runs class discovery once per process (the first open without
+    /// `objectTypes`, the first look-up of a class by name).
+    static func discoverIfNeeded() {
+        if state.withLock({ $0.discovered }) { return }
+        discoveryLock.withLock {
+            if state.withLock({ $0.discovered }) { return }
+            let found = ClassDiscovery.modelClasses()
+            var byName: [String: [ObjectBase.Type]] = [:]
+            for type in found { byName[type.className(), default: []].append(type) }
+            state.withLock { state in
+                // Discovered classes first, in section order; a name two
+                // classes share is left to the classes' first use.
+                let unique = found.filter { byName[$0.className()]?.count == 1 }
+                let used = state.types
+                state.ids = []
+                state.types = []
+                for type in unique + used where state.ids.insert(ObjectIdentifier(type)).inserted {
+                    state.types.append(type)
+                }
+                state.discovered = true
+            }
+        }
+    }
+
+    /// The classes of the default schema: the discovered ones, then those
+    /// used since, in order of first use.
+    static var defaultTypes: [ObjectBase.Type] {
+        discoverIfNeeded()
+        return state.withLock { $0.types }
+    }
+
+    /// The default schema's class named `name`, if any.
+    static func type(named name: String) -> ObjectBase.Type? {
+        defaultTypes.first { $0.className() == name }
+    }
 }
 
 // MARK: - Building C schemas
