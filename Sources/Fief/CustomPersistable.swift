@@ -23,7 +23,7 @@ import Foundation
 /// value that is no case of the enum (written by another program) reads as
 /// nil from an optional property, and traps, with the value in the message,
 /// from a non-optional one (RealmSwift aborts there too).
-public protocol PersistableEnum: _PersistableInsideOptional, RawRepresentable, CaseIterable, RealmCollectionValue,
+public protocol PersistableEnum: _PersistableInsideOptional, RawRepresentable, CaseIterable, _RealmCollectionValueInsideOptional,
     MinMaxType, Comparable where RawValue: _PersistableInsideOptional & Comparable, PersistedType == RawValue {}
 
 extension PersistableEnum {
@@ -52,7 +52,7 @@ extension PersistableEnum {
 
 /// What `CustomPersistable` and `FailableCustomPersistable` share; not
 /// used directly.
-public protocol _CustomPersistable: _PersistableInsideOptional, RealmCollectionValue
+public protocol _CustomPersistable: _PersistableInsideOptional, _RealmCollectionValueInsideOptional
     where PersistedType: _PersistableInsideOptional {
     /// The value to store for this one.
     var persistableValue: PersistedType { get }

@@ -146,8 +146,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
     // MARK: Value conversions
 
     /// The value type as a persistable type (every `RealmCollectionValue` is one).
-    static var valueType: _Persistable.Type {
-        guard let type = Value.self as? _Persistable.Type else {
+    static var valueType: any _Persistable.Type {
+        guard let type = Value.self as? any _Persistable.Type else {
             preconditionFailure("\(Value.self) cannot be stored in a Map")
         }
         return type
@@ -771,7 +771,7 @@ extension Realm {
 extension Map: FiefCollectionProtocol {
     static var fiefCollectionType: fief_collection_type_t { fief_collection_type_t(FIEF_COLLECTION_MAP) }
 
-    func fiefSnapshot() -> _Persistable {
+    func fiefSnapshot() -> any _Persistable {
         let copy = Map()
         copy.state = .unmanaged(Self.dictionary(entries))
         return copy

@@ -110,7 +110,7 @@ extension FiefLegacyProperty {
     }
 
     // DiscoverablePersisted
-    static var fiefValueType: _Persistable.Type { Stored.self }
+    static var fiefValueType: any _Persistable.Type { Stored.self }
     var isIndexed: Bool { false }
     var isPrimaryKey: Bool { false }
     var isFullTextIndexed: Bool { false }

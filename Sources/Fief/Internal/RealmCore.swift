@@ -632,7 +632,7 @@ final class ManagedRow {
     /// lists become live, the same instances) and writes its values (the
     /// lists' elements as they were before).
     func adopt(_ child: ObjectBase) {
-        var values: [(Int, _Persistable)] = []
+        var values: [(Int, any _Persistable)] = []
         ObjectSchemaInfo.forEachPersisted(of: child) { name, persisted in
             guard let i = binding.info.propertyIndex[name] else { return }
             let value = persisted.unmanagedValue

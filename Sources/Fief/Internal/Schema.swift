@@ -12,7 +12,7 @@ struct PropertyInfo {
     let isOptional: Bool
     let isIndexed: Bool
     let isPrimaryKey: Bool
-    let valueType: _Persistable.Type
+    let valueType: any _Persistable.Type
     /// Whether it has a full-text index (`FIEF_PROPERTY_FULLTEXT_INDEXED`).
     var isFullTextIndexed = false
     /// For a link of a class known only by name (the dynamic API): the
@@ -127,7 +127,7 @@ final class ObjectSchemaInfo: @unchecked Sendable {
         for p in cProperties {
             guard let cName = p.name else { continue }
             let optional = p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0
-            let valueType: _Persistable.Type?
+            let valueType: (any _Persistable.Type)?
             if p.collection_type == fief_collection_type_t(FIEF_COLLECTION_NONE) {
                 valueType = dynamicValueType(p.type, optional: optional)
             } else {
@@ -201,7 +201,7 @@ final class ObjectSchemaInfo: @unchecked Sendable {
 }
 
 /// The Swift type the dynamic API reads a column of `type` as.
-private func dynamicValueType(_ type: fief_type_t, optional: Bool) -> _Persistable.Type? {
+private func dynamicValueType(_ type: fief_type_t, optional: Bool) -> (any _Persistable.Type)? {
     switch type {
     case FIEF_TYPE_INT: return optional ? Int?.self : Int.self
     case FIEF_TYPE_BOOL: return optional ? Bool?.self : Bool.self
@@ -222,7 +222,7 @@ private func dynamicValueType(_ type: fief_type_t, optional: Bool) -> _Persistab
 /// The Swift type the dynamic API reads a collection column of `type` as:
 /// a list, set or map of the column's element type; objects as
 /// `DynamicObject` (`DynamicObject?` in a map, whose values may be nil).
-private func dynamicCollectionType(_ kind: fief_collection_type_t, of type: fief_type_t, optional: Bool) -> _Persistable.Type? {
+private func dynamicCollectionType(_ kind: fief_collection_type_t, of type: fief_type_t, optional: Bool) -> (any _Persistable.Type)? {
     let isMap = kind == fief_collection_type_t(FIEF_COLLECTION_MAP)
     let element: (any RealmCollectionValue.Type)?
     if type == FIEF_TYPE_LINK {
@@ -231,7 +231,7 @@ private func dynamicCollectionType(_ kind: fief_collection_type_t, of type: fief
         element = dynamicValueType(type, optional: optional) as? any RealmCollectionValue.Type
     }
     guard let element else { return nil }
-    func collection<T: RealmCollectionValue>(of _: T.Type) -> _Persistable.Type? {
+    func collection<T: RealmCollectionValue>(of _: T.Type) -> (any _Persistable.Type)? {
         switch kind {
         case fief_collection_type_t(FIEF_COLLECTION_LIST): return List<T>.self
         case fief_collection_type_t(FIEF_COLLECTION_SET): return MutableSet<T>.self
