@@ -7,7 +7,7 @@
 // Object/@Persisted with scalar properties, to-one links (`DogToy?`),
 // EmbeddedObject properties, LinkingObjects (`@Persisted(originProperty:)`),
 // PersistableEnum and (Failable)CustomPersistable properties, legacy
-// `let` RealmProperty/RealmOptional members, KVC and `init(value:)`,
+// `let` RealmProperty/RealmOptional/List/MutableSet/Map members, KVC and `init(value:)`,
 // Codable models, the dynamic API (DynamicObject), Realm,
 // Realm.Configuration, Results, AnyRealmCollection, List (of values, links
 // and embedded objects), MutableSet (of values and links), Map (string keys

@@ -17,7 +17,9 @@ open class ObjectBase: Hashable, CustomStringConvertible {
         }
     }
     /// Set on a throwaway instance to turn key paths into property names.
-    var _fiefRecorder: KeyPathRecorder?
+    var _fiefRecorder: KeyPathRecorder? {
+        didSet { _fiefRecorder?.noteLegacyMembers(of: self) }
+    }
 
     /// Creates an unmanaged instance.  Also records the class as used by
     /// this process, so realms opened without `objectTypes` include it.
