@@ -980,8 +980,8 @@ extension AnyRealmValue: Codable {
         case "$uuid": self = .uuid(try object.decode(UUID.self, forKey: tag))
         case "$class", "$object":
             let name = try object.decode(String.self, forKey: Key("$class"))
-            guard let type = SchemaRegistry.usedTypes.first(where: { $0.className() == name }) else {
-                throw corrupted("Cannot decode an object of class '\(name)': no model class of that name has been used in this process")
+            guard let type = SchemaRegistry.type(named: name) else {
+                throw corrupted("Cannot decode an object of class '\(name)': the program declares no model class of that name")
             }
             guard let decodable = type as? (Object & Decodable).Type else {
                 throw corrupted("Cannot decode an object of class '\(name)': the class is not Decodable")

@@ -23,7 +23,7 @@ import Foundation
 /// value that is no case of the enum (written by another program) reads as
 /// nil from an optional property, and traps, with the value in the message,
 /// from a non-optional one (RealmSwift aborts there too).
-public protocol PersistableEnum: _PersistableInsideOptional, RawRepresentable, CaseIterable, RealmCollectionValue,
+public protocol PersistableEnum: _PersistableInsideOptional, RawRepresentable, CaseIterable, _RealmCollectionValueInsideOptional,
     MinMaxType, Comparable where RawValue: _PersistableInsideOptional & Comparable, PersistedType == RawValue {}
 
 extension PersistableEnum {
@@ -52,7 +52,7 @@ extension PersistableEnum {
 
 /// What `CustomPersistable` and `FailableCustomPersistable` share; not
 /// used directly.
-public protocol _CustomPersistable: _PersistableInsideOptional, RealmCollectionValue
+public protocol _CustomPersistable: _PersistableInsideOptional, _RealmCollectionValueInsideOptional
     where PersistedType: _PersistableInsideOptional {
     /// The value to store for this one.
     var persistableValue: PersistedType { get }
@@ -101,8 +101,10 @@ public protocol FailableCustomPersistable: _CustomPersistable {
 
 extension _CustomPersistable {
     public static var _fiefType: fief_type_t { PersistedType._fiefType }
-    /// A type mapped to an embedded object is stored as a link, which may be null.
-    public static var _fiefIsOptional: Bool { PersistedType._fiefIsOptional || PersistedType._fiefType == FIEF_TYPE_LINK }
+    /// Optional as its persisted type is: a type mapped to an embedded object
+    /// is a non-null element of a list; a property of it is a to-one link,
+    /// nullable by the schema's rule for links (`PropertyInfo.init`).
+    public static var _fiefIsOptional: Bool { PersistedType._fiefIsOptional }
     public static var _fiefLinkTarget: ObjectBase.Type? { PersistedType._fiefLinkTarget }
     /// Made from the persisted type's default, so new each time if that is.
     public static var _fiefDefaultIsGenerated: Bool { PersistedType._fiefDefaultIsGenerated }

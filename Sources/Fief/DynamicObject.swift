@@ -58,7 +58,7 @@ extension Realm {
     @discardableResult
     public func dynamicCreate(_ typeName: String, value: Any = [String: Any](), update: UpdatePolicy = .error) -> DynamicObject {
         let binding = core.dynamicBinding(named: typeName)
-        let declared = SchemaRegistry.usedTypes.first { $0.className() == typeName }
+        let declared = SchemaRegistry.type(named: typeName)
         return createObject(binding, value: value, update: update, as: DynamicObject.self) { declared?.init() }
     }
 

@@ -7,7 +7,7 @@
 // Object/@Persisted with scalar properties, to-one links (`DogToy?`),
 // EmbeddedObject properties, LinkingObjects (`@Persisted(originProperty:)`),
 // PersistableEnum and (Failable)CustomPersistable properties, legacy
-// `let` RealmProperty/RealmOptional members, KVC and `init(value:)`,
+// `let` RealmProperty/RealmOptional/List/MutableSet/Map members, KVC and `init(value:)`,
 // Codable models, the dynamic API (DynamicObject), Realm,
 // Realm.Configuration, Results, AnyRealmCollection, List (of values, links
 // and embedded objects), MutableSet (of values and links), Map (string keys
@@ -81,8 +81,18 @@
 //   read nil).
 // - Schema discovery: Mirror over `T.init()`, labels `_name`, superclass
 //   mirrors first; class name `String(describing:)` or `_realmObjectName()`.
-// - Default schema: every Object subclass instantiated so far in the process
-//   (ObjectBase.init records it).  A type first used on an open realm is added
+// - Default schema: every Object and EmbeddedObject subclass of the program,
+//   found at the first open from the Swift runtime's type metadata sections
+//   (Internal/ClassDiscovery.swift), as RealmSwift lists the Objective-C
+//   runtime's classes; then any class instantiated later (ObjectBase.init
+//   records it).  Deliberate difference: where RealmSwift refuses two model
+//   classes of one name (or a class nested in another type without an
+//   `@objc` name), Fief, which cannot rename classes, leaves that name out
+//   of the discovered default schema; each such class joins a realm's schema
+//   when first used, the first used keeping the name in later opens.  A
+//   class whose `_realmIgnoreClass()` is true is left out, as in RealmSwift;
+//   with `objectTypes`, `realm.schema` shows only those classes and the
+//   classes they link to.  A type first used on an open realm is added
 //   to its schema additively with fief_realm_update_schema, inside a write
 //   transaction too (a cancel undoes it, and the overlay forgets the binding).
 //   Freezing in such a write gives the version the write began from, whose

@@ -63,8 +63,8 @@ public final class List<Element: RealmCollectionValue> {
     // MARK: Element conversions
 
     /// The element type as a persistable type (every `RealmCollectionValue` is one).
-    static var elementType: _Persistable.Type {
-        guard let type = Element.self as? _Persistable.Type else {
+    static var elementType: any _Persistable.Type {
+        guard let type = Element.self as? any _Persistable.Type else {
             preconditionFailure("\(Element.self) cannot be stored in a List")
         }
         return type
@@ -216,7 +216,7 @@ public final class List<Element: RealmCollectionValue> {
             if Self.isEmbedded {
                 var position = managed.size()
                 for object in objects {
-                    managed.insertEmbedded(at: position, object as? EmbeddedObject)
+                    managed.insertEmbedded(at: position, fiefEmbeddedObject(object))
                     position += 1
                 }
                 return
@@ -241,7 +241,7 @@ public final class List<Element: RealmCollectionValue> {
             elements.insert(object, at: index)
         }) { managed in
             if Self.isEmbedded {
-                managed.insertEmbedded(at: index, object as? EmbeddedObject)
+                managed.insertEmbedded(at: index, fiefEmbeddedObject(object))
                 return
             }
             if let mixed = object as? AnyRealmValue {
@@ -273,7 +273,7 @@ public final class List<Element: RealmCollectionValue> {
             if Self.isEmbedded {
                 let size = managed.size()
                 checkIndex(index, count: size)
-                managed.insertEmbedded(at: index, object as? EmbeddedObject)
+                managed.insertEmbedded(at: index, fiefEmbeddedObject(object))
                 managed.remove(at: index + 1)
                 return
             }
@@ -724,7 +724,7 @@ extension List where Element: AddableType {
             return FiefAggregate.convert(value, to: Element.self, core: managed.core)
         }
         if let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_SUM, of: elements, as: Element.self), let sum = mixed { return sum }
-        let values = elements.compactMap { ($0 as? _Persistable)?._fiefStored }
+        let values = elements.compactMap { ($0 as? any _Persistable)?._fiefStored }
         let total: Any
         switch Self.elementType._fiefType {
         case FIEF_TYPE_INT: total = values.reduce(Int64(0)) { $0 &+ FiefAggregate.int64($1) }
@@ -749,7 +749,7 @@ extension List where Element: AddableType {
             return aggregate(managed, FIEF_AGGREGATE_AVERAGE).map { FiefAggregate.convert($0, to: T.self, core: managed.core) }
         }
         if let mixed = FiefMixedAggregate.result(FIEF_AGGREGATE_AVERAGE, of: elements, as: T.self) { return mixed }
-        return FiefAggregate.average(elements.compactMap { ($0 as? _Persistable)?._fiefStored }, as: T.self)
+        return FiefAggregate.average(elements.compactMap { ($0 as? any _Persistable)?._fiefStored }, as: T.self)
     }
 }
 
@@ -797,7 +797,7 @@ extension List: Encodable where Element: Encodable {
 // MARK: - As a property type
 
 extension List: FiefCollectionProtocol {
-    func fiefSnapshot() -> _Persistable {
+    func fiefSnapshot() -> any _Persistable {
         let copy = List()
         copy.state = .unmanaged(elements)
         return copy
@@ -1117,7 +1117,7 @@ enum FiefAggregate {
     /// (an int as any integer type, a double as a float, a raw value as its
     /// enum), else converted as a number.
     static func convert<T>(_ value: fief_value_t, to type: T.Type, core: RealmCore) -> T {
-        if let persistable = T.self as? _Persistable.Type, let read = persistable._fiefRead(value, in: Realm(core: core)) as? T {
+        if let persistable = T.self as? any _Persistable.Type, let read = persistable._fiefRead(value, in: Realm(core: core)) as? T {
             return read
         }
         if let any = fiefAnyValue(value), let converted = cast(any, to: T.self) { return converted }
@@ -1172,7 +1172,7 @@ enum FiefAggregate {
     static func extremeElement<E>(_ elements: [E], smallest: Bool) -> E? {
         var best: (element: E, stored: Any)?
         for element in elements {
-            guard let stored = fiefUnwrap((element as? _Persistable)?._fiefStored) else { continue }
+            guard let stored = fiefUnwrap((element as? any _Persistable)?._fiefStored) else { continue }
             if let current = best {
                 if smallest ? less(stored, current.stored) : less(current.stored, stored) { best = (element, stored) }
             } else {
@@ -1184,7 +1184,7 @@ enum FiefAggregate {
 
     static func cast<T>(_ value: Any, to type: T.Type) -> T? {
         if let typed = value as? T { return typed }
-        if let persistable = T.self as? _Persistable.Type, let converted = persistable._fiefFromAny(value) {
+        if let persistable = T.self as? any _Persistable.Type, let converted = persistable._fiefFromAny(value) {
             return converted as? T
         }
         switch type {
@@ -1226,4 +1226,12 @@ enum FiefAggregate {
         }
         return cast(average, to: T.self)
     }
+}
+
+/// The embedded object a value of a list or map of embedded objects stands
+/// for: the object itself, or a custom type's persisted object.
+func fiefEmbeddedObject(_ value: Any?) -> EmbeddedObject? {
+    let unwrapped = fiefUnwrap(value)
+    if let object = unwrapped as? EmbeddedObject { return object }
+    return (unwrapped as? any _Persistable)?._fiefStored as? EmbeddedObject
 }

@@ -146,8 +146,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
     // MARK: Value conversions
 
     /// The value type as a persistable type (every `RealmCollectionValue` is one).
-    static var valueType: _Persistable.Type {
-        guard let type = Value.self as? _Persistable.Type else {
+    static var valueType: any _Persistable.Type {
+        guard let type = Value.self as? any _Persistable.Type else {
             preconditionFailure("\(Value.self) cannot be stored in a Map")
         }
         return type
@@ -270,7 +270,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
             state = .unmanaged(entries)
         case .managed(let managed):
             if Self.isEmbedded {
-                managed.setEmbedded(key._fiefMapKey, fiefUnwrap(value) as? EmbeddedObject)
+                managed.setEmbedded(key._fiefMapKey, fiefEmbeddedObject(value))
                 return
             }
             if let mixed = value as? AnyRealmValue {
@@ -773,7 +773,7 @@ extension Realm {
 extension Map: FiefCollectionProtocol {
     static var fiefCollectionType: fief_collection_type_t { fief_collection_type_t(FIEF_COLLECTION_MAP) }
 
-    func fiefSnapshot() -> _Persistable {
+    func fiefSnapshot() -> any _Persistable {
         let copy = Map()
         copy.state = .unmanaged(Self.dictionary(entries))
         return copy
@@ -800,7 +800,9 @@ extension Map: FiefCollectionProtocol {
 /// value type.
 extension Map: _Persistable {
     public static var _fiefType: fief_type_t { valueType._fiefType }
-    public static var _fiefIsOptional: Bool { valueType._fiefIsOptional }
+    /// A map's values of links are nullable (a deleted object leaves its key
+    /// with null), a custom type mapped to an embedded object's too.
+    public static var _fiefIsOptional: Bool { valueType._fiefIsOptional || valueType._fiefType == FIEF_TYPE_LINK }
     public static var _fiefLinkTarget: ObjectBase.Type? { valueType._fiefLinkTarget }
     public static func _fiefDefault() -> Map { Map() }
     /// A map is never one value: read through `fief_object_get_map`.

@@ -57,8 +57,8 @@ public final class MutableSet<Element: RealmCollectionValue> {
     // MARK: Element conversions
 
     /// The element type as a persistable type (every `RealmCollectionValue` is one).
-    static var elementType: _Persistable.Type {
-        guard let type = Element.self as? _Persistable.Type else {
+    static var elementType: any _Persistable.Type {
+        guard let type = Element.self as? any _Persistable.Type else {
             preconditionFailure("\(Element.self) cannot be stored in a MutableSet")
         }
         return type
@@ -618,7 +618,7 @@ extension MutableSet: Encodable where Element: Encodable {
 extension MutableSet: FiefCollectionProtocol {
     static var fiefCollectionType: fief_collection_type_t { fief_collection_type_t(FIEF_COLLECTION_SET) }
 
-    func fiefSnapshot() -> _Persistable {
+    func fiefSnapshot() -> any _Persistable {
         let copy = MutableSet()
         copy.state = .unmanaged(elements)
         return copy

@@ -17,7 +17,9 @@ open class ObjectBase: Hashable, CustomStringConvertible {
         }
     }
     /// Set on a throwaway instance to turn key paths into property names.
-    var _fiefRecorder: KeyPathRecorder?
+    var _fiefRecorder: KeyPathRecorder? {
+        didSet { _fiefRecorder?.noteLegacyMembers(of: self) }
+    }
 
     /// Creates an unmanaged instance.  Also records the class as used by
     /// this process, so realms opened without `objectTypes` include it.
@@ -34,6 +36,24 @@ open class ObjectBase: Hashable, CustomStringConvertible {
     /// Override to store the class under another name in the schema (the
     /// role of `@objc(Name)` in RealmSwift).
     open class func _realmObjectName() -> String? { nil }
+
+    /// Override to return true to leave the class out of the default schema
+    /// (the classes realms opened without `objectTypes` hold), as in
+    /// RealmSwift: an abstract base class of model classes, say.
+    open class func _realmIgnoreClass() -> Bool { false }
+
+    /// Override to store properties under other names in the realm file
+    /// (RealmSwift's `propertiesMapping()`): Swift property name → stored
+    /// name.  Code, KVC, key paths, sorts and queries use the Swift names
+    /// (queries accept the stored names too); the file and other languages'
+    /// bindings see the stored names.  Not mapped yet: key paths given as
+    /// `%K` arguments and those of a SUBQUERY's variable (`$x.name`), which
+    /// must be written with the stored names.
+    ///
+    ///     override class func propertiesMapping() -> [String: String] {
+    ///         ["firstName": "first_name"]
+    ///     }
+    open class func propertiesMapping() -> [String: String] { [:] }
 
     /// Whether `object` is equal to this one: the same instance, or (for
     /// managed objects of a class with a primary key, or frozen ones) the
@@ -396,6 +416,10 @@ public enum PropertyType: Int, Sendable, CustomStringConvertible {
 public struct Property: Sendable, Equatable, CustomStringConvertible {
     /// The property's name.
     public let name: String
+    /// The name the realm file stores it under: `name`, unless the class's
+    /// `propertiesMapping()` gives another.
+    public var columnName: String { storedName ?? name }
+    let storedName: String?
     /// Its type.
     public let type: PropertyType
     /// Whether it may be nil.
@@ -417,9 +441,11 @@ public struct Property: Sendable, Equatable, CustomStringConvertible {
     public let isMap: Bool
 
     init(name: String, type: PropertyType, isOptional: Bool, isIndexed: Bool, isPrimary: Bool, objectClassName: String? = nil,
-         collectionType: fief_collection_type_t = fief_collection_type_t(FIEF_COLLECTION_NONE), isFullTextIndexed: Bool = false) {
+         collectionType: fief_collection_type_t = fief_collection_type_t(FIEF_COLLECTION_NONE), isFullTextIndexed: Bool = false,
+         columnName: String? = nil) {
         self.isFullTextIndexed = isFullTextIndexed
         self.name = name
+        storedName = columnName == name ? nil : columnName
         self.isArray = collectionType == fief_collection_type_t(FIEF_COLLECTION_LIST)
         self.isSet = collectionType == fief_collection_type_t(FIEF_COLLECTION_SET)
         self.isMap = collectionType == fief_collection_type_t(FIEF_COLLECTION_MAP)
@@ -428,6 +454,11 @@ public struct Property: Sendable, Equatable, CustomStringConvertible {
         self.isIndexed = isIndexed
         self.isPrimary = isPrimary
         self.objectClassName = objectClassName
+    }
+
+    /// `FIEF_COLLECTION_*` of the property.
+    var collectionType: fief_collection_type_t {
+        fief_collection_type_t(isArray ? FIEF_COLLECTION_LIST : isSet ? FIEF_COLLECTION_SET : isMap ? FIEF_COLLECTION_MAP : FIEF_COLLECTION_NONE)
     }
 
     /// The type as a declaration names it: `Int?`, `Dog?`, `List<Dog>`,
@@ -462,7 +493,8 @@ public struct ObjectSchema: Sendable, Equatable, CustomStringConvertible {
         properties = info.properties.map {
             Property(name: $0.name, type: PropertyType(fiefType: $0.type), isOptional: $0.isOptional,
                      isIndexed: $0.isIndexed || $0.isPrimaryKey, isPrimary: $0.isPrimaryKey,
-                     objectClassName: $0.linkTargetName, collectionType: $0.collectionType, isFullTextIndexed: $0.isFullTextIndexed)
+                     objectClassName: $0.linkTargetName, collectionType: $0.collectionType, isFullTextIndexed: $0.isFullTextIndexed,
+                     columnName: $0.storedName)
         }
     }
 
@@ -486,7 +518,20 @@ public struct ObjectSchema: Sendable, Equatable, CustomStringConvertible {
                                        collectionType: p.collection_type,
                                        isFullTextIndexed: p.flags & UInt32(FIEF_PROPERTY_FULLTEXT_INDEXED) != 0))
         }
-        self.properties = properties
+        // A model class of this name with custom stored names shows its
+        // properties by their Swift names, as RealmSwift's schema does.
+        if let declared = SchemaRegistry.type(named: className), !declared.propertiesMapping().isEmpty {
+            let info = ObjectSchemaInfo.of(declared)
+            self.properties = properties.map { property in
+                guard let swiftName = info.swiftName(forStored: property.name) else { return property }
+                return Property(name: swiftName, type: property.type, isOptional: property.isOptional, isIndexed: property.isIndexed,
+                                isPrimary: property.isPrimary, objectClassName: property.objectClassName,
+                                collectionType: property.collectionType, isFullTextIndexed: property.isFullTextIndexed,
+                                columnName: property.name)
+            }
+        } else {
+            self.properties = properties
+        }
     }
 
     /// The primary key property, if the class has one.

@@ -16,7 +16,27 @@ public protocol _HasPersistedType {
 
 /// A type that can be an element of a Realm collection (`Results`, and later
 /// List, MutableSet, Map): the scalar types, their optionals, and objects.
-public protocol RealmCollectionValue: Hashable, _HasPersistedType {}
+public protocol RealmCollectionValue: Hashable, _HasPersistedType where PersistedType: RealmCollectionValue {}
+
+/// A collection element type whose Optional is an element type too
+/// (RealmSwift's name, for generic code: `List<T?>` for such a `T`).
+public protocol _RealmCollectionValueInsideOptional: RealmCollectionValue
+    where PersistedType: _RealmCollectionValueInsideOptional {}
+
+/// A type with an empty initializer giving its default value (RealmSwift's
+/// name, for generic code): the scalar types, objects and collections.
+public protocol _DefaultConstructible {
+    init()
+}
+
+/// A type schema discovery understands (RealmSwift's name, for generic
+/// code): every persistable type, and the legacy `RealmProperty` and
+/// `RealmOptional` members.  `_rlmType` is its property type and
+/// `_rlmOptional` whether the property is optional.
+public protocol _RealmSchemaDiscoverable {
+    static var _rlmType: PropertyType { get }
+    static var _rlmOptional: Bool { get }
+}
 
 /// A type `Realm.objects(_:)` can fetch: `Object` subclasses.
 public protocol RealmFetchable: RealmCollectionValue {}
@@ -42,7 +62,8 @@ public protocol RealmPropertyType: _Persistable {}
 /// Implementation detail (public because generic code needs it): every
 /// requirement maps the Swift type to one `FIEF_TYPE_*` and converts to and
 /// from `fief_value_t`.
-public protocol _Persistable {
+public protocol _Persistable: _RealmSchemaDiscoverable, _HasPersistedType
+    where PersistedType: _Persistable, PersistedType.PersistedType.PersistedType == PersistedType.PersistedType {
     /// The `FIEF_TYPE_*` of the property.
     static var _fiefType: fief_type_t { get }
     /// Whether the property is optional (`FIEF_PROPERTY_NULLABLE`).
@@ -89,7 +110,12 @@ public protocol _Persistable {
 }
 
 /// A `_Persistable` type whose Optional is persistable too.
-public protocol _PersistableInsideOptional: _Persistable {}
+public protocol _PersistableInsideOptional: _Persistable where PersistedType: _PersistableInsideOptional {}
+
+extension _Persistable {
+    public static var _rlmType: PropertyType { PropertyType(fiefType: _fiefType) }
+    public static var _rlmOptional: Bool { _fiefIsOptional }
+}
 
 extension _Persistable {
     public static var _fiefIsOptional: Bool { false }
@@ -104,7 +130,7 @@ extension _Persistable {
         if let value = any as? Self { return value }
         var source = fiefUnwrap(any)
         if let value = source as? Self { return value }
-        if let persistable = source as? _Persistable { source = persistable._fiefStored }
+        if let persistable = source as? any _Persistable { source = persistable._fiefStored }
         if _fiefType == FIEF_TYPE_DECIMAL128, let number = source, !(number is Decimal128) {
             source = Decimal128(fiefConverting: number)
         }
@@ -336,6 +362,44 @@ extension Date: RealmCollectionValue, RealmPropertyType, MinMaxType, SortableTyp
 extension Decimal128: RealmCollectionValue, RealmPropertyType, MinMaxType, AddableType, SortableType, KeypathSortable { public typealias PersistedType = Decimal128 }
 extension ObjectId: RealmCollectionValue, RealmPropertyType, SortableType, KeypathSortable, _Indexable, _PrimaryKey { public typealias PersistedType = ObjectId }
 extension UUID: RealmCollectionValue, RealmPropertyType, SortableType, KeypathSortable, _Indexable, _PrimaryKey { public typealias PersistedType = UUID }
+
+extension Int: _RealmCollectionValueInsideOptional, _DefaultConstructible {}
+extension Int8: _RealmCollectionValueInsideOptional, _DefaultConstructible {}
+extension Int16: _RealmCollectionValueInsideOptional, _DefaultConstructible {}
+extension Int32: _RealmCollectionValueInsideOptional, _DefaultConstructible {}
+extension Int64: _RealmCollectionValueInsideOptional, _DefaultConstructible {}
+extension Bool: _RealmCollectionValueInsideOptional, _DefaultConstructible {}
+extension Float: _RealmCollectionValueInsideOptional, _DefaultConstructible {}
+extension Double: _RealmCollectionValueInsideOptional, _DefaultConstructible {}
+extension String: _RealmCollectionValueInsideOptional, _DefaultConstructible {}
+extension Data: _RealmCollectionValueInsideOptional, _DefaultConstructible {}
+extension Date: _RealmCollectionValueInsideOptional, _DefaultConstructible {}
+extension Decimal128: _RealmCollectionValueInsideOptional, _DefaultConstructible {}
+extension ObjectId: _RealmCollectionValueInsideOptional, _DefaultConstructible {}
+extension UUID: _RealmCollectionValueInsideOptional, _DefaultConstructible {}
+extension Object: _RealmCollectionValueInsideOptional, _DefaultConstructible {}
+extension EmbeddedObject: _RealmCollectionValueInsideOptional, _DefaultConstructible {}
+extension AnyRealmValue: _DefaultConstructible {}
+extension List: _DefaultConstructible { public typealias PersistedType = List }
+extension MutableSet: _DefaultConstructible { public typealias PersistedType = MutableSet }
+extension Map: _DefaultConstructible { public typealias PersistedType = Map }
+extension LinkingObjects { public typealias PersistedType = LinkingObjects }
+
+extension Optional: _RealmSchemaDiscoverable where Wrapped: _RealmSchemaDiscoverable {
+    public static var _rlmType: PropertyType { Wrapped._rlmType }
+    public static var _rlmOptional: Bool { true }
+}
+
+/// The legacy members are discovered as the value they hold.
+extension RealmProperty: _RealmSchemaDiscoverable {
+    public static var _rlmType: PropertyType { Value._rlmType }
+    public static var _rlmOptional: Bool { Value._rlmOptional }
+}
+
+extension RealmOptional: _RealmSchemaDiscoverable {
+    public static var _rlmType: PropertyType { Value._rlmType }
+    public static var _rlmOptional: Bool { true }
+}
 
 /// An optional scalar can be the value of a `RealmProperty` (`RealmProperty<Int?>`).
 extension Optional: RealmPropertyType where Wrapped: RealmPropertyType & _PersistableInsideOptional {}

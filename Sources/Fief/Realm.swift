@@ -160,7 +160,9 @@ public struct Realm {
         let handle = CHandle(raw)
         var count = 0
         _ = fief_schema_get_class_count(handle.raw, &count)
-        return Schema(objectSchema: (0..<count).compactMap { ObjectSchema(schema: handle.raw, index: $0) })
+        let classes = (0..<count).compactMap { ObjectSchema(schema: handle.raw, index: $0) }
+        guard let listed = core.explicitClassNames else { return Schema(objectSchema: classes) }
+        return Schema(objectSchema: classes.filter { listed.contains($0.className) })
     }
 
     /// Adds an unmanaged object to the realm, in a write transaction

@@ -110,7 +110,7 @@ extension FiefLegacyProperty {
     }
 
     // DiscoverablePersisted
-    static var fiefValueType: _Persistable.Type { Stored.self }
+    static var fiefValueType: any _Persistable.Type { Stored.self }
     var isIndexed: Bool { false }
     var isPrimaryKey: Bool { false }
     var isFullTextIndexed: Bool { false }
@@ -130,15 +130,7 @@ extension FiefLegacyProperty {
     }
 
     static func fiefProbe(at address: UnsafeMutableRawPointer, in object: ObjectBase, label: String) -> Bool {
-        let property = address.assumingMemoryBound(to: Self.self).pointee
-        var mirror: Mirror? = Mirror(reflecting: object)
-        while let current = mirror {
-            if let child = current.children.first(where: { $0.label == label }) {
-                return (child.value as AnyObject) === property
-            }
-            mirror = current.superclassMirror
-        }
-        return false
+        fiefFieldHoldsMember(address.assumingMemoryBound(to: Self.self).pointee, in: object, label: label)
     }
 }
 

@@ -255,6 +255,8 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
     }
 
     func filter(_ predicateFormat: String, arguments args: [Any]) -> Results<Element> {
+        // Properties by their stored names (`propertiesMapping()`).
+        let predicateFormat = objectBinding?.info.storedQuery(predicateFormat) ?? predicateFormat
         let arena = _FiefArena()
         var queryArgs: [fief_query_arg_t] = []
         for (position, arg) in args.enumerated() {
@@ -317,7 +319,9 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
     public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         let descriptors = Array(sortDescriptors)
         let arena = _FiefArena()
-        let keys = descriptors.map { fief_sort_descriptor_t(key_path: arena.cString($0.keyPath), ascending: $0.ascending) }
+        let keys = descriptors.map {
+            fief_sort_descriptor_t(key_path: arena.cString(objectBinding?.info.storedPath($0.keyPath) ?? $0.keyPath), ascending: $0.ascending)
+        }
         let raw = withExtendedLifetime(arena) {
             keys.withUnsafeBufferPointer { buffer in
                 fief_results_sort(handle.raw, buffer.baseAddress, buffer.count)
@@ -365,7 +369,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
     public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == String {
         let paths = Array(keyPaths)
         let arena = _FiefArena()
-        let pointers: [UnsafePointer<CChar>?] = paths.map { arena.cString($0) }
+        let pointers: [UnsafePointer<CChar>?] = paths.map { arena.cString(objectBinding?.info.storedPath($0) ?? $0) }
         let raw = withExtendedLifetime(arena) {
             pointers.withUnsafeBufferPointer { buffer in
                 fief_results_distinct(handle.raw, buffer.baseAddress, buffer.count)

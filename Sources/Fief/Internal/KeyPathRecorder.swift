@@ -32,6 +32,9 @@ final class KeyPathRecorder {
     private(set) var names: [String] = []
     /// The key paths of the persisted properties read (`\Dog.name`), in order, paused or not.
     var readKeyPaths: [AnyKeyPath] = []
+    /// The legacy `let` members of the recording instances, by name
+    /// (Internal/LegacyMembers.swift).
+    var legacyMembers: [(member: AnyObject, name: String)] = []
     /// While positive, reads are not recorded (a custom type's
     /// `init(persistedValue:)` reading the object it is made from).
     private var pauses = 0
@@ -74,7 +77,7 @@ func fiefKeyPathString(_ keyPath: AnyKeyPath, of type: ObjectBase.Type) -> Strin
     let recorder = KeyPathRecorder()
     let prototype = type.init()
     prototype._fiefRecorder = recorder
-    _ = prototype[keyPath: keyPath]
+    recorder.recordLegacyMember(prototype[keyPath: keyPath])
     guard !recorder.names.isEmpty else {
         preconditionFailure("A key path of '\(type.className())' (\(keyPath)) reads no persisted property: only @Persisted properties, and computed properties reading them, name properties in queries, sorts and key-path observation")
     }

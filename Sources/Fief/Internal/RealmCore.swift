@@ -72,7 +72,7 @@ final class RealmCore: @unchecked Sendable {
         let passSchema = !infos.isEmpty && !(configuration.readOnly && configuration.objectTypes == nil)
         let handle = try openHandle(configuration, schema: passSchema ? infos : nil)
         let core = RealmCore(handle: handle, configuration: configuration, cacheKey: key)
-        core.syncedRegistryCount = configuration.objectTypes == nil ? SchemaRegistry.usedTypes.count : 0
+        core.syncedRegistryCount = configuration.objectTypes == nil ? SchemaRegistry.defaultTypes.count : 0
         core.bindAll(infos)
         threadCache.withLock { table in
             table = table.filter { $0.value.core != nil }
@@ -115,20 +115,31 @@ final class RealmCore: @unchecked Sendable {
 
     /// The classes a realm opened with `configuration` must have.
     private static func schemaInfos(for configuration: Realm.Configuration) -> [ObjectSchemaInfo] {
-        // Without explicit types, the classes links point to come along.
-        let types = configuration.objectTypes ?? withLinkTargets(SchemaRegistry.usedTypes.map(ObjectSchemaInfo.of)).map(\.type)
+        // Without explicit types: the program's model classes (discovered,
+        // then used), with the classes links point to.
+        let types = configuration.objectTypes ?? withLinkTargets(SchemaRegistry.defaultTypes.map(ObjectSchemaInfo.of)).map(\.type)
         var seen: [String: ObjectBase.Type] = [:]
         var infos: [ObjectSchemaInfo] = []
         for type in types {
             let info = ObjectSchemaInfo.of(type)
             if let other = seen[info.className] {
                 if other == type { continue }
+                // Two used classes of one name: the default schema keeps the
+                // first; the other binds by name when used (docs/design.md).
+                if configuration.objectTypes == nil { continue }
                 preconditionFailure("Two object types are named '\(info.className)': \(String(reflecting: other)) and \(String(reflecting: type)); override _realmObjectName() on one of them")
             }
             seen[info.className] = type
             infos.append(info)
         }
         return infos
+    }
+
+    /// With `objectTypes`, the names of the classes the realm shows
+    /// (`realm.schema`): those types and the classes they link to, whatever
+    /// else the file holds; nil without.
+    var explicitClassNames: Set<String>? {
+        configuration.objectTypes.map { Set(withLinkTargets($0.map(ObjectSchemaInfo.of)).map(\.className)) }
     }
 
     private static func openHandle(_ configuration: Realm.Configuration, schema: [ObjectSchemaInfo]?) throws -> CHandle {
@@ -205,7 +216,7 @@ final class RealmCore: @unchecked Sendable {
         if isFrozen || isReadOnly || configuration.objectTypes != nil {
             preconditionFailure("Object type '\(info.className)' is not managed by the Realm (it is not in the realm file's schema, and this realm is \(isFrozen ? "frozen" : isReadOnly ? "read-only" : "opened with explicit objectTypes")).")
         }
-        extendSchema(adding: SchemaRegistry.usedTypes.map(ObjectSchemaInfo.of) + [info])
+        extendSchema(adding: SchemaRegistry.defaultTypes.map(ObjectSchemaInfo.of) + [info])
         guard let binding = lock.withLock({ bindings[id] }) else {
             preconditionFailure("Object type '\(info.className)' could not be added to the realm's schema.")
         }
@@ -227,7 +238,7 @@ final class RealmCore: @unchecked Sendable {
     /// objects created before the write can be added inside it.
     func syncRegistry() {
         guard configuration.objectTypes == nil, !isFrozen, !isReadOnly else { return }
-        let types = SchemaRegistry.usedTypes
+        let types = SchemaRegistry.defaultTypes
         guard types.count != lock.withLock({ syncedRegistryCount }) else { return }
         let infos = types.map(ObjectSchemaInfo.of)
         bindAll(infos)
@@ -424,7 +435,7 @@ final class RealmCore: @unchecked Sendable {
             return bound
         }
         let dynamic = dynamicBinding(classKey: classKey)
-        let declared = SchemaRegistry.usedTypes.first { $0 is Object.Type && ObjectSchemaInfo.of($0).className == dynamic.info.className }
+        let declared = SchemaRegistry.type(named: dynamic.info.className).flatMap { $0 is Object.Type ? $0 : nil }
         if let declared {
             bindAll([ObjectSchemaInfo.of(declared)])
             if let bound = lock.withLock({ bindings[ObjectIdentifier(declared)] }), bound.classKey == classKey { return bound }
@@ -649,7 +660,7 @@ final class ManagedRow {
     /// lists become live, the same instances) and writes its values (the
     /// lists' elements as they were before).
     func adopt(_ child: ObjectBase) {
-        var values: [(Int, _Persistable)] = []
+        var values: [(Int, any _Persistable)] = []
         ObjectSchemaInfo.forEachPersisted(of: child) { name, persisted in
             guard let i = binding.info.propertyIndex[name] else { return }
             let value = persisted.unmanagedValue

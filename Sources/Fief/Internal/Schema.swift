@@ -12,12 +12,17 @@ struct PropertyInfo {
     let isOptional: Bool
     let isIndexed: Bool
     let isPrimaryKey: Bool
-    let valueType: _Persistable.Type
+    let valueType: any _Persistable.Type
     /// Whether it has a full-text index (`FIEF_PROPERTY_FULLTEXT_INDEXED`).
     var isFullTextIndexed = false
     /// For a link of a class known only by name (the dynamic API): the
     /// name of the class it points to.
     var dynamicLinkTarget: String? = nil
+    /// The name the file stores it under, when the class's
+    /// `propertiesMapping()` gives one other than `name`.
+    var columnName: String? = nil
+    /// The name in the file (and in the C schema).
+    var storedName: String { columnName ?? name }
     /// For a link, or a list of objects: the class it points to.
     var linkTarget: ObjectBase.Type? { valueType._fiefLinkTarget }
     /// `FIEF_COLLECTION_LIST`, `_SET` or `_MAP` for a collection of `type`
@@ -79,6 +84,7 @@ final class ObjectSchemaInfo: @unchecked Sendable {
         isEmbedded = type is EmbeddedObject.Type
         var properties: [PropertyInfo] = []
         var linkingObjects: [LinkingObjectsInfo] = []
+        let columnNames = type.propertiesMapping()
         ObjectSchemaInfo.forEachPersisted(of: type.init()) { name, persisted in
             let valueType = Swift.type(of: persisted).fiefValueType
             // Linking objects are computed from the links that point here.
@@ -88,12 +94,18 @@ final class ObjectSchemaInfo: @unchecked Sendable {
                 }
                 return
             }
+            // A to-one link is nullable whatever the Swift type says (a
+            // custom type mapped to an embedded object); a collection's
+            // elements are as optional as the element type is stored.
+            let isToOneLink = valueType._fiefType == FIEF_TYPE_LINK && !(valueType is FiefCollectionProtocol.Type)
             properties.append(PropertyInfo(name: name, type: valueType._fiefType,
-                                           isOptional: valueType._fiefIsOptional,
+                                           isOptional: valueType._fiefIsOptional || isToOneLink,
                                            isIndexed: persisted.isIndexed,
                                            isPrimaryKey: persisted.isPrimaryKey, valueType: valueType,
-                                           isFullTextIndexed: persisted.isFullTextIndexed))
+                                           isFullTextIndexed: persisted.isFullTextIndexed,
+                                           columnName: columnNames[name].flatMap { $0 == name ? nil : $0 }))
         }
+        if !columnNames.isEmpty { ObjectSchemaInfo.customNamesDeclared.withLock { $0 = true } }
         let primaryKeys = properties.indices.filter { properties[$0].isPrimaryKey }
         precondition(primaryKeys.count <= 1,
                      "Class '\(className)' declares more than one primary key: \(primaryKeys.map { properties[$0].name })")
@@ -106,7 +118,126 @@ final class ObjectSchemaInfo: @unchecked Sendable {
             index[property.name] = i
         }
         propertyIndex = index
+        var stored: [String: Int] = [:]
+        for (i, property) in properties.enumerated() where property.columnName != nil {
+            precondition(index[property.storedName] == nil && stored[property.storedName] == nil,
+                         "Class '\(className)' stores two properties as '\(property.storedName)'")
+            stored[property.storedName] = i
+        }
+        storedNameIndex = stored
         fieldTable = FieldTable.make(for: self)
+    }
+
+    /// Stored name → property index, for the properties whose stored name
+    /// differs from their Swift name (`propertiesMapping()`).
+    private(set) var storedNameIndex: [String: Int] = [:]
+
+    /// Whether any class discovered so far has custom stored names: until
+    /// one has, queries are passed on unchanged.
+    static let customNamesDeclared = Locked(false)
+
+    /// Whether this class, or a class its key paths reach (links, linking
+    /// objects), stores a property under another name: if none does, its
+    /// queries are passed on unchanged.  Found once.
+    private var reachesCustomNames: Bool {
+        guard ObjectSchemaInfo.customNamesDeclared.withLock({ $0 }) else { return false }
+        if let known = reachesCustomNamesCache.withLock({ $0 }) { return known }
+        var seen: Set<ObjectIdentifier> = []
+        var pending: [ObjectSchemaInfo] = [self]
+        var found = false
+        while let info = pending.popLast(), !found {
+            guard seen.insert(ObjectIdentifier(info)).inserted else { continue }
+            if !info.storedNameIndex.isEmpty { found = true }
+            pending += info.properties.compactMap { info.targetInfo(of: $0) }
+            pending += info.linkingObjects.map { ObjectSchemaInfo.of($0.originType) }
+        }
+        reachesCustomNamesCache.withLock { $0 = found }
+        return found
+    }
+    private let reachesCustomNamesCache = Locked<Bool?>(nil)
+
+    /// The Swift name of the property stored as `stored`, if it has another.
+    func swiftName(forStored stored: String) -> String? {
+        storedNameIndex[stored].map { properties[$0].name }
+    }
+
+    /// The class a property's links point to, as the overlay knows it.
+    private func targetInfo(of property: PropertyInfo) -> ObjectSchemaInfo? {
+        if let name = property.dynamicLinkTarget {
+            return SchemaRegistry.type(named: name).map(ObjectSchemaInfo.of)
+        }
+        return property.linkTarget.map(ObjectSchemaInfo.of)
+    }
+
+    /// `path` (`"owner.firstName"`, a key path of this class in the query
+    /// language) with every property named as the file stores it
+    /// (`"owner.first_name"`); stored names may be given already.  Segments
+    /// that name no property (`@count`, a map key) are kept.
+    func storedPath(_ path: String) -> String {
+        guard reachesCustomNames else { return path }
+        var info: ObjectSchemaInfo? = self
+        var segments: [String] = []
+        for segment in path.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+            guard let current = info else {
+                segments.append(segment)
+                continue
+            }
+            if let i = current.propertyIndex[segment] ?? current.storedNameIndex[segment] {
+                segments.append(current.properties[i].storedName)
+                info = current.targetInfo(of: current.properties[i])
+            } else if let linking = current.linkingObjects.first(where: { $0.name == segment }) {
+                segments.append(segment)
+                info = ObjectSchemaInfo.of(linking.originType)
+            } else {
+                segments.append(segment)
+                info = nil
+            }
+        }
+        return segments.joined(separator: ".")
+    }
+
+    /// `predicate` (the query language) with every key path of this class
+    /// named as the file stores it (`storedPath`); string literals,
+    /// arguments (`$0`) and subquery variables are kept.
+    func storedQuery(_ predicate: String) -> String {
+        guard reachesCustomNames else { return predicate }
+        let chars = Array(predicate)
+        var out = ""
+        var i = 0
+        func isStart(_ c: Character) -> Bool { c == "_" || c.isLetter }
+        func isPart(_ c: Character) -> Bool { c == "_" || c.isLetter || c.isNumber }
+        while i < chars.count {
+            let c = chars[i]
+            if c == "'" || c == "\"" {
+                // A string literal, escapes included.
+                var j = i + 1
+                while j < chars.count && chars[j] != c { j += chars[j] == "\\" ? 2 : 1 }
+                let end = min(j + 1, chars.count)
+                out += String(chars[i..<end])
+                i = end
+            } else if c == "$" || c == "@" || c == "#" {
+                // An argument, a variable or an operator with its key path.
+                var j = i + 1
+                while j < chars.count && (isPart(chars[j]) || chars[j] == ".") { j += 1 }
+                out += String(chars[i..<j])
+                i = j
+            } else if isStart(c) && (i == 0 || !(isPart(chars[i - 1]) || chars[i - 1] == ".")) {
+                var j = i
+                while j < chars.count && (isPart(chars[j]) || (chars[j] == "." && j + 1 < chars.count && isStart(chars[j + 1]))) { j += 1 }
+                let path = String(chars[i..<j])
+                let first = path.split(separator: ".").first.map(String.init) ?? path
+                if propertyIndex[first] != nil || storedNameIndex[first] != nil || linkingObjects.contains(where: { $0.name == first }) {
+                    out += storedPath(path)
+                } else {
+                    out += path
+                }
+                i = j
+            } else {
+                out.append(c)
+                i += 1
+            }
+        }
+        return out
     }
 
     /// The schema of class `cls` of a realm's file, for the dynamic API:
@@ -123,7 +254,7 @@ final class ObjectSchemaInfo: @unchecked Sendable {
         for p in cProperties {
             guard let cName = p.name else { continue }
             let optional = p.flags & UInt32(FIEF_PROPERTY_NULLABLE) != 0
-            let valueType: _Persistable.Type?
+            let valueType: (any _Persistable.Type)?
             if p.collection_type == fief_collection_type_t(FIEF_COLLECTION_NONE) {
                 valueType = dynamicValueType(p.type, optional: optional)
             } else {
@@ -140,6 +271,23 @@ final class ObjectSchemaInfo: @unchecked Sendable {
                                            dynamicLinkTarget: p.link_target.map { String(cString: $0) }))
             keys.append(p.key)
         }
+        // A model class of this name with custom stored names: its
+        // properties go by their Swift names, as in RealmSwift.
+        if let declared = SchemaRegistry.type(named: className), !declared.propertiesMapping().isEmpty {
+            let declaredInfo = ObjectSchemaInfo.of(declared)
+            properties = properties.map { property in
+                guard let swiftName = declaredInfo.swiftName(forStored: property.name) else { return property }
+                var renamed = PropertyInfo(name: swiftName, type: property.type, isOptional: property.isOptional,
+                                           isIndexed: property.isIndexed, isPrimaryKey: property.isPrimaryKey,
+                                           valueType: property.valueType, isFullTextIndexed: property.isFullTextIndexed,
+                                           dynamicLinkTarget: property.dynamicLinkTarget)
+                renamed.columnName = property.name
+                return renamed
+            }
+        }
+        var stored: [String: Int] = [:]
+        for (i, property) in properties.enumerated() where property.columnName != nil { stored[property.storedName] = i }
+        storedNameIndex = stored
         self.properties = properties
         linkingObjects = []
         dynamicPropertyKeys = keys
@@ -197,7 +345,7 @@ final class ObjectSchemaInfo: @unchecked Sendable {
 }
 
 /// The Swift type the dynamic API reads a column of `type` as.
-private func dynamicValueType(_ type: fief_type_t, optional: Bool) -> _Persistable.Type? {
+private func dynamicValueType(_ type: fief_type_t, optional: Bool) -> (any _Persistable.Type)? {
     switch type {
     case FIEF_TYPE_INT: return optional ? Int?.self : Int.self
     case FIEF_TYPE_BOOL: return optional ? Bool?.self : Bool.self
@@ -218,7 +366,7 @@ private func dynamicValueType(_ type: fief_type_t, optional: Bool) -> _Persistab
 /// The Swift type the dynamic API reads a collection column of `type` as:
 /// a list, set or map of the column's element type; objects as
 /// `DynamicObject` (`DynamicObject?` in a map, whose values may be nil).
-private func dynamicCollectionType(_ kind: fief_collection_type_t, of type: fief_type_t, optional: Bool) -> _Persistable.Type? {
+private func dynamicCollectionType(_ kind: fief_collection_type_t, of type: fief_type_t, optional: Bool) -> (any _Persistable.Type)? {
     let isMap = kind == fief_collection_type_t(FIEF_COLLECTION_MAP)
     let element: (any RealmCollectionValue.Type)?
     if type == FIEF_TYPE_LINK {
@@ -227,7 +375,7 @@ private func dynamicCollectionType(_ kind: fief_collection_type_t, of type: fief
         element = dynamicValueType(type, optional: optional) as? any RealmCollectionValue.Type
     }
     guard let element else { return nil }
-    func collection<T: RealmCollectionValue>(of _: T.Type) -> _Persistable.Type? {
+    func collection<T: RealmCollectionValue>(of _: T.Type) -> (any _Persistable.Type)? {
         switch kind {
         case fief_collection_type_t(FIEF_COLLECTION_LIST): return List<T>.self
         case fief_collection_type_t(FIEF_COLLECTION_SET): return MutableSet<T>.self
@@ -255,27 +403,73 @@ func withLinkTargets(_ infos: [ObjectSchemaInfo]) -> [ObjectSchemaInfo] {
     return result
 }
 
-/// The object types this process has used: realms opened without
-/// `objectTypes` get all of them.
+/// The model classes of the program: what realms opened without
+/// `objectTypes` hold (RealmSwift's default schema).  Filled first by class
+/// discovery (Internal/ClassDiscovery.swift) at the first open that needs
+/// it; then by classes as they are used, for those discovery leaves out (a
+/// name two discovered classes share, a class of a library loaded later, or
+/// every class if the runtime's sections could not be read).
 enum SchemaRegistry {
-    private static let used = Locked<(ids: Set<ObjectIdentifier>, types: [ObjectBase.Type])>(([], []))
+    private struct State {
+        var discovered = false
+        var ids: Set<ObjectIdentifier> = []
+        var types: [ObjectBase.Type] = []
+    }
+
+    private static let state = Locked(State())
+    /// Serializes discovery (which calls metadata accessors) without
+    /// holding `state`, which `noteUsed` takes from `init()`.
+    private static let discoveryLock = NSLock()
 
     /// Records `type` (called by every `ObjectBase.init`).
     static func noteUsed(_ type: ObjectBase.Type) {
         if type == Object.self || type == ObjectBase.self { return }
         // Embedded classes join schemas through the links that own them
-        // (`withLinkTargets`), or when listed in objectTypes.
+        // (`withLinkTargets`), or when discovered or listed in objectTypes.
         if type is EmbeddedObject.Type || type == DynamicObject.self { return }
         // The class of scratch realms (Internal/ScratchQuery.swift) joins no other schema.
         if type == FiefScratchValues.self { return }
         let id = ObjectIdentifier(type)
-        used.withLock { state in
+        state.withLock { state in
             if state.ids.insert(id).inserted { state.types.append(type) }
         }
     }
 
-    /// Every type used so far, in order of first use.
-    static var usedTypes: [ObjectBase.Type] { used.withLock { $0.types } }
+    /// Runs class discovery once per process (the first open without
+    /// `objectTypes`, the first look-up of a class by name).
+    static func discoverIfNeeded() {
+        if state.withLock({ $0.discovered }) { return }
+        discoveryLock.withLock {
+            if state.withLock({ $0.discovered }) { return }
+            let found = ClassDiscovery.modelClasses()
+            var byName: [String: [ObjectBase.Type]] = [:]
+            for type in found { byName[type.className(), default: []].append(type) }
+            state.withLock { state in
+                // Discovered classes first, in section order; a name two
+                // classes share is left to the classes' first use.
+                let unique = found.filter { byName[$0.className()]?.count == 1 }
+                let used = state.types
+                state.ids = []
+                state.types = []
+                for type in unique + used where state.ids.insert(ObjectIdentifier(type)).inserted {
+                    state.types.append(type)
+                }
+                state.discovered = true
+            }
+        }
+    }
+
+    /// The classes of the default schema: the discovered ones, then those
+    /// used since, in order of first use.
+    static var defaultTypes: [ObjectBase.Type] {
+        discoverIfNeeded()
+        return state.withLock { $0.types }
+    }
+
+    /// The default schema's class named `name`, if any.
+    static func type(named name: String) -> ObjectBase.Type? {
+        defaultTypes.first { $0.className() == name }
+    }
 }
 
 // MARK: - Building C schemas
@@ -301,12 +495,13 @@ func makeCSchema(_ infos: [ObjectSchemaInfo]) -> Result<CHandle, CError> {
             p.type = FIEF_TYPE_LINK
             p.collection_type = fief_collection_type_t(FIEF_COLLECTION_LINKING_OBJECTS)
             p.link_target = arena.cString(origin)
-            p.link_origin_property = arena.cString(linking.originProperty)
+            let originInfo = ObjectSchemaInfo.of(linking.originType)
+            p.link_origin_property = arena.cString(originInfo.propertyIndex[linking.originProperty].map { originInfo.properties[$0].storedName } ?? linking.originProperty)
             return p
         }
         var props: [fief_property_info_t] = info.properties.map { property in
             var p = fief_property_info_t()
-            p.name = arena.cString(property.name)
+            p.name = arena.cString(property.storedName)
             p.type = property.type
             p.collection_type = property.collectionType
             p.link_target = property.linkTargetName.map { arena.cString($0) }
@@ -365,7 +560,7 @@ final class ClassBinding: @unchecked Sendable {
         for property in info.properties {
             var p = fief_property_info_t()
             var propertyFound = false
-            guard fief_schema_find_property(schema, classIndex, property.name, &p, &propertyFound) else {
+            guard fief_schema_find_property(schema, classIndex, property.storedName, &p, &propertyFound) else {
                 return .failure(.error(CError.last().message))
             }
             guard propertyFound else {
