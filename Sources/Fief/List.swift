@@ -384,6 +384,14 @@ public final class List<Element: RealmCollectionValue> {
         }
     }
 
+    /// The elements in `bounds`, as a slice of the list; setting it
+    /// replaces them with the slice's elements, which may be more or fewer
+    /// (RealmSwift's List is range-replaceable: `list[1..<4] = other[0..<2]`).
+    public subscript(bounds: Range<Int>) -> Slice<List> {
+        get { Slice(base: self, bounds: bounds) }
+        set { replaceSubrange(bounds, with: Array(newValue)) }
+    }
+
     /// Replaces the elements in `subrange` with `newElements`.
     public func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C) where C.Element == Element {
         let count = self.count
