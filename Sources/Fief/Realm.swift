@@ -165,10 +165,14 @@ public struct Realm {
 
     /// Adds an unmanaged object to the realm, in a write transaction
     /// (fief_object_create); the object becomes managed.  Adding an object
-    /// already managed by this realm does nothing.  With `.modified` or
-    /// `.all`, an existing object with the same primary key is updated instead.
-    /// Traps (as RealmSwift does) outside a write transaction, for a duplicate
-    /// primary key with `.error`, and for objects of another realm.
+    /// already managed by this realm does nothing.  The unmanaged objects it
+    /// links to are added with it.  With `.modified` or `.all`, an existing
+    /// object with the same primary key is updated instead, and so are the
+    /// nested objects with a primary key; `.modified` updates the existing
+    /// object's embedded objects (and lists of them) in place, `.all`
+    /// replaces them.  Traps (as RealmSwift does) outside a write
+    /// transaction, for a duplicate primary key with `.error`, and for
+    /// objects of another realm (`create` copies those).
     public func add(_ object: Object, update: UpdatePolicy = .error) {
         if let managed = object._fiefManaged {
             if managed.core === core || (managed.core.path == core.path && !managed.core.isFrozen && !core.isFrozen) {
@@ -279,7 +283,12 @@ public struct Realm {
     /// property order, or another object whose same-named properties are
     /// copied.  Properties not given get the class's default values; with
     /// `.modified` or `.all` and an existing primary key, only the given
-    /// properties of the existing object change.
+    /// properties of the existing object change.  What is given is copied,
+    /// as in RealmSwift: linked objects this realm manages are linked,
+    /// others (unmanaged, or of another realm) are copied and stay as they
+    /// were, as do embedded objects; nested objects with a primary key get
+    /// `update`, those without are always new.  An object of this realm
+    /// given with `.modified` or `.all` is returned as it is.
     @discardableResult
     public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
         createObject(core.binding(for: type), value: value, update: update, as: type) { type.init() }
@@ -444,9 +453,10 @@ public struct Realm {
     }
 
     /// The value given for a collection property (a list, set or map),
-    /// with nested values of objects created as `create` creates linked
-    /// objects (with `update`): the items of an array for a list or set,
-    /// the values of a dictionary for a map.
+    /// with its objects linked or copied as `create` links or copies them
+    /// (with `update`): the items of an array or collection for a list or
+    /// set, the values of a dictionary or map for a map; embedded objects as
+    /// their values; nil or `NSNull` as an empty collection.
     private func collectionValue(_ value: Any?, for property: PropertyInfo, update: UpdatePolicy) -> Any? {
         let isMap = property.collectionType == fief_collection_type_t(FIEF_COLLECTION_MAP)
         guard let source = fiefUnwrap(value), source is [Any?] || source is [String: Any?] || !(source is NSNull) else {
