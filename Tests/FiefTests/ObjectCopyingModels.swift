@@ -17,6 +17,7 @@ class CopyHolder: Object {
     @Persisted(primaryKey: true) var key = ""
     @Persisted var keyed: CopyKeyed?
     @Persisted var keyedList: List<CopyKeyed>
+    @Persisted var keyedMap: Map<String, CopyKeyed?>
 }
 
 /// Links to objects without a primary key, in every kind of collection.

@@ -155,6 +155,17 @@ final class ObjectCopyingTests: FiefTestCase {
         }
     }
 
+    func testAddWithUpdateUpdatesObjectsOfAMapByPrimaryKey() throws {
+        let realm = try Realm()
+        let existing = try realm.write { realm.create(CopyKeyed.self, value: ["primary", 1] as [Any]) }
+        let holder = CopyHolder(value: ["key": "h", "keyedMap": ["a": CopyKeyed(value: ["primary", 5] as [Any]), "b": NSNull()] as [String: Any]] as [String: Any])
+        try realm.write { realm.add(holder, update: .modified) }
+        XCTAssertEqual(existing.count, 5)
+        XCTAssertEqual(holder.keyedMap["a"]??.key, "primary")
+        XCTAssertEqual(holder.keyedMap["b"], .some(nil))
+        XCTAssertEqual(realm.objects(CopyKeyed.self).count, 1)
+    }
+
     // MARK: NSNull for a collection
 
     func testNSNullForACollectionIsEmpty() throws {
