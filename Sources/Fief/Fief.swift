@@ -182,6 +182,16 @@
 //   properties and projections' key paths run on each element.  Frozen
 //   sections copy the layout of their version.  No `observe` yet (no notifications in the C ABI).
 // - Default file: `default.realm` in the current directory.
+// - Copy rules (Internal/ObjectCopying.swift), RealmSwift's: `create` copies
+//   what it is given (unmanaged objects stay unmanaged, objects of other
+//   realms are copied, objects of this realm are linked), `add` adopts;
+//   nested objects with a primary key get the update policy; a managed
+//   embedded object never becomes a List element or Map value (a trap).
+//   Differences: `add(_:update: .modified)` updates an existing object's
+//   embedded objects and lists of them in place, but replaces those of a
+//   Map; `add` writes collection properties before to-one links, so when
+//   one graph holds two versions of an object with the same primary key,
+//   the link's is the one kept.
 
 import CFief
 

@@ -386,6 +386,14 @@ public final class List<Element: RealmCollectionValue> {
         }
     }
 
+    /// The elements in `bounds`, as a slice of the list; setting it
+    /// replaces them with the slice's elements, which may be more or fewer
+    /// (RealmSwift's List is range-replaceable: `list[1..<4] = other[0..<2]`).
+    public subscript(bounds: Range<Int>) -> Slice<List> {
+        get { Slice(base: self, bounds: bounds) }
+        set { replaceSubrange(bounds, with: Array(newValue)) }
+    }
+
     /// Replaces the elements in `subrange` with `newElements`.
     public func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C) where C.Element == Element {
         let count = self.count
@@ -1058,10 +1066,15 @@ final class ManagedList {
     }
 
     /// Creates an embedded object before `position` (fief_list_insert_embedded)
-    /// and gives it `child`'s values; an unmanaged `child` becomes that
-    /// object.  A managed child is copied.
+    /// and gives it `child`'s values; the unmanaged `child` becomes that
+    /// object.  Traps, as RealmSwift does, for a managed child.
     func insertEmbedded(at position: Int, _ child: EmbeddedObject?) {
         checkGeneration()
+        if let managed = child?._fiefManaged {
+            // RealmSwift's rule: an embedded object has one parent, so only
+            // an unmanaged one (or values) can become an element.
+            fiefRefuseManagedEmbedded(managed, into: "List", of: core)
+        }
         guard let target = row.binding.info.properties[index].linkTarget else { return }
         if position < 0 { trap(CError.indexOutOfBounds, writing: true, count: size() + 1, index: position) }
         guard let raw = fief_list_insert_embedded(handle.raw, position) else {
@@ -1070,13 +1083,6 @@ final class ManagedList {
         }
         let childRow = ManagedRow(handle: CHandle(raw), core: core, binding: core.binding(for: target))
         guard let child else { return }
-        if child._fiefManaged != nil {
-            // Already managed: copy its values into the new object.
-            for (name, value) in child._fiefPropertyValues() {
-                if let i = childRow.binding.info.propertyIndex[name] { childRow.writeAny(i, value) }
-            }
-            return
-        }
         childRow.adopt(child)
     }
 

@@ -936,33 +936,18 @@ final class ManagedMap: ManagedCollection {
 
     /// Sets `key` of a map of embedded objects: nil clears the value; an
     /// object is created in place (fief_map_insert_embedded) with `child`'s
-    /// values, and an unmanaged `child` becomes that object.  Setting a key
-    /// to the object it already holds does nothing.
+    /// values, and the unmanaged `child` becomes that object.  A managed
+    /// child traps, as RealmSwift's does, even the key's own object.
     func setEmbedded(_ key: String, _ child: EmbeddedObject?) {
         guard let child else { return set(key, .null) }
-        if let managed = child._fiefManaged, let current = get(key), current.type == FIEF_TYPE_LINK,
-           current.u.link.class_key == managed.binding.classKey, current.u.link.object_key == managed.objectKey,
-           managed.core.path == core.path {
-            return
-        }
-        // A managed child is copied: read its values first, since the
-        // insert deletes the key's current object (which it may be).
-        let copied: [(name: String, value: Any?)]? = child._fiefManaged == nil ? nil : child._fiefPropertyValues().map {
-            ($0.name, ($0.value as? FiefCollectionProtocol)?.fiefSnapshot() ?? $0.value)
-        }
+        if let managed = child._fiefManaged { fiefRefuseManagedEmbedded(managed, into: "Dictionary", of: core) }
         checkGeneration()
         let arena = _FiefArena()
         guard let raw = withExtendedLifetime(arena, { fief_map_insert_embedded(handle.raw, arena.string(key).u.string) }) else {
             trapWriting(key, CError.last())
         }
-        let childRow = ManagedRow(handle: CHandle(raw), core: core, binding: core.binding(forLinkOf: property))
-        guard let copied else {
-            childRow.adopt(child)   // the unmanaged child becomes the new object
-            return
-        }
-        for (name, value) in copied {
-            if let i = childRow.binding.info.propertyIndex[name] { childRow.writeAny(i, value) }
-        }
+        // The unmanaged child becomes the new object.
+        ManagedRow(handle: CHandle(raw), core: core, binding: core.binding(forLinkOf: property)).adopt(child)
     }
 
     /// Sets `key` of a map of mixed values: an unmanaged object is added

@@ -167,10 +167,14 @@ public struct Realm {
 
     /// Adds an unmanaged object to the realm, in a write transaction
     /// (fief_object_create); the object becomes managed.  Adding an object
-    /// already managed by this realm does nothing.  With `.modified` or
-    /// `.all`, an existing object with the same primary key is updated instead.
-    /// Traps (as RealmSwift does) outside a write transaction, for a duplicate
-    /// primary key with `.error`, and for objects of another realm.
+    /// already managed by this realm does nothing.  The unmanaged objects it
+    /// links to are added with it.  With `.modified` or `.all`, an existing
+    /// object with the same primary key is updated instead, and so are the
+    /// nested objects with a primary key; `.modified` updates the existing
+    /// object's embedded objects (and lists of them) in place, `.all`
+    /// replaces them.  Traps (as RealmSwift does) outside a write
+    /// transaction, for a duplicate primary key with `.error`, and for
+    /// objects of another realm (`create` copies those).
     public func add(_ object: Object, update: UpdatePolicy = .error) {
         if let managed = object._fiefManaged {
             if managed.core === core || (managed.core.path == core.path && !managed.core.isFrozen && !core.isFrozen) {
@@ -204,6 +208,12 @@ public struct Realm {
                 lists.append((index, list.fiefSnapshot()))
                 return
             }
+            if update == .modified, info.properties[index].linkTarget is EmbeddedObject.Type,
+               let child = value._fiefStored as? EmbeddedObject, child._fiefManaged == nil {
+                // Written once the object exists: in place if it has one already.
+                later.append((index, child))
+                return
+            }
             keys.append(binding.propertyKeys[index])
             if let mixed = value as? AnyRealmValue, mixed.fiefNeedsDeferredWrite {
                 mixedLater.append((index, mixed.fiefDetached()))
@@ -220,7 +230,16 @@ public struct Realm {
         let raw = createRow(binding, keys: keys, values: values, policy: update, arena: arena)
         let managed = ManagedRow(handle: CHandle(raw), core: core, binding: binding)
         object._fiefManaged = managed
+        // Nested objects get the update policy too (RealmSwift's rule), and
+        // with `.modified` the embedded objects an existing object holds are
+        // updated in place rather than replaced.
         for (index, elements) in lists {
+            if update == .modified && info.properties[index].linkTarget is EmbeddedObject.Type
+                && info.properties[index].collectionType == fief_collection_type_t(FIEF_COLLECTION_LIST) {
+                managed.updateEmbeddedList(index, fiefObjects(in: elements).compactMap { $0 as? EmbeddedObject })
+                continue
+            }
+            if update != .error { addUnmanagedObjects(in: elements, update: update) }
             managed.write(index, elements)
         }
         for (index, value) in mixedLater {
@@ -228,8 +247,13 @@ public struct Realm {
         }
         for (index, target) in later {
             if let embedded = target as? EmbeddedObject {
-                managed.writeEmbedded(index, embedded)
+                if update == .modified {
+                    managed.writeEmbeddedUpdating(index, embedded)
+                } else {
+                    managed.writeEmbedded(index, embedded)
+                }
             } else if let object = target as? Object {
+                if object._fiefManaged == nil { add(object, update: nestedPolicy(type(of: object), update)) }
                 managed.write(index, object)
             }
         }
@@ -261,7 +285,12 @@ public struct Realm {
     /// property order, or another object whose same-named properties are
     /// copied.  Properties not given get the class's default values; with
     /// `.modified` or `.all` and an existing primary key, only the given
-    /// properties of the existing object change.
+    /// properties of the existing object change.  What is given is copied,
+    /// as in RealmSwift: linked objects this realm manages are linked,
+    /// others (unmanaged, or of another realm) are copied and stay as they
+    /// were, as do embedded objects; nested objects with a primary key get
+    /// `update`, those without are always new.  An object of this realm
+    /// given with `.modified` or `.all` is returned as it is.
     @discardableResult
     public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
         createObject(core.binding(for: type), value: value, update: update, as: type) { type.init() }
@@ -275,6 +304,15 @@ public struct Realm {
         let info = binding.info
         if update != .error && info.primaryKeyIndex == nil {
             preconditionFailure("'\(info.className)' does not have a primary key and can not be updated")
+        }
+        // (Swift arrays and dictionaries are not cast to a class: that bridges them, every level.)
+        if !(value is [String: Any?]) && !(value is [Any?]), let object = value as? ObjectBase, let managed = object._fiefManaged {
+            guard managed.isValid else { preconditionFailure(invalidatedObjectMessage) }
+            // An object this realm manages, given with an update policy, is
+            // already what `create` would make (RealmSwift's rule).
+            if update != .error && manages(managed) && managed.binding.classKey == binding.classKey, let same = object as? T {
+                return same
+            }
         }
         let given = Realm.propertyValues(from: value, info: info)
         let arena = _FiefArena()
@@ -302,7 +340,7 @@ public struct Realm {
             if let persistable = any as? _Persistable, !(persistable is ObjectBase) { any = persistable._fiefStored }
             if property.linkTarget is EmbeddedObject.Type {
                 // Created in place once the parent exists (below).
-                if let given = fiefUnwrap(any) { embedded.append((index, given)) }
+                if let given = fiefUnwrap(any), given is [String: Any?] || given is [Any?] || !(given is NSNull) { embedded.append((index, given)) }
                 return .null
             }
             if let targetName = property.dynamicLinkTarget {
@@ -310,21 +348,21 @@ public struct Realm {
                 switch any {
                 case nil, is NSNull: return .null
                 case let object as Object:
-                    makeLinkable(object)
-                    return object._fiefValue(in: arena)
+                    return linkTarget(for: object, named: targetName, update: update)._fiefValue(in: arena)
                 case let some?:
-                    return dynamicCreate(targetName, value: some, update: update)._fiefValue(in: arena)
+                    let policy = core.dynamicBinding(named: targetName).info.primaryKeyIndex == nil ? .error : update
+                    return dynamicCreate(targetName, value: some, update: policy)._fiefValue(in: arena)
                 }
             }
             if let target = property.linkTarget as? Object.Type {
-                // A link: an object (added if unmanaged), or the values of a new one.
+                // A link: an object of this realm, or a copy of one (an
+                // unmanaged object stays unmanaged), or the values of a new one.
                 switch fiefUnwrap(any) {
                 case nil, is NSNull: return .null
                 case let object as Object:
-                    makeLinkable(object)
-                    return object._fiefValue(in: arena)
+                    return linkTarget(for: object, of: target, update: update)._fiefValue(in: arena)
                 case let some?:
-                    return target._fiefCreate(in: self, value: some, update: update)._fiefValue(in: arena)
+                    return target._fiefCreate(in: self, value: some, update: nestedPolicy(target, update))._fiefValue(in: arena)
                 }
             }
             var source = fiefUnwrap(any)
@@ -372,7 +410,8 @@ public struct Realm {
                     keys.append(binding.propertyKeys[index])
                     if let value = given[index] {
                         values.append(convert(index, value))
-                    } else if info.properties[index].type == FIEF_TYPE_MIXED {
+                    } else if info.properties[index].type == FIEF_TYPE_MIXED || info.properties[index].linkTarget != nil {
+                        // A default object is created with its parent.
                         values.append(convert(index, persisted.unmanagedValue))
                     } else {
                         values.append(persisted.unmanagedValue._fiefValue(in: arena))
@@ -408,27 +447,36 @@ public struct Realm {
                 row.writeMixed(index, value)
             }
             for (index, value) in embedded {
-                if let child = value as? EmbeddedObject {
-                    row.writeEmbedded(index, child)
-                } else {
-                    row.createEmbedded(index, from: value)
-                }
+                // Created from the values given; an object given stays as it was.
+                row.createEmbedded(index, from: value)
             }
         }
         return object
     }
 
     /// The value given for a collection property (a list, set or map),
-    /// with nested values of objects created as `create` creates linked
-    /// objects (with `update`): the items of an array for a list or set,
-    /// the values of a dictionary for a map.
+    /// with its objects linked or copied as `create` links or copies them
+    /// (with `update`): the items of an array or collection for a list or
+    /// set, the values of a dictionary or map for a map; embedded objects as
+    /// their values; nil or `NSNull` as an empty collection.
     private func collectionValue(_ value: Any?, for property: PropertyInfo, update: UpdatePolicy) -> Any? {
-        guard let target = property.linkTarget as? Object.Type, let source = fiefUnwrap(value),
-              !(source is FiefCollectionProtocol) else { return value }
+        let isMap = property.collectionType == fief_collection_type_t(FIEF_COLLECTION_MAP)
+        guard let source = fiefUnwrap(value), source is [Any?] || source is [String: Any?] || !(source is NSNull) else {
+            // nil or NSNull: an empty collection (RealmSwift's rule).
+            return isMap ? [String: Any?]() : [Any?]()
+        }
+        if property.linkTarget is EmbeddedObject.Type {
+            // Embedded objects are created from values: those given stay as they were.
+            return fiefCopyable(source)
+        }
+        guard let target = property.linkTarget as? Object.Type else { return value }
+        // The elements of a List, MutableSet or Map given (of this realm or another).
+        let elements = source is FiefCollectionProtocol ? fiefCopyable(source) : source
         func linked(_ item: Any?) -> Any? {
             switch fiefUnwrap(item) {
             case let object as Object:
-                return object
+                if let name = property.dynamicLinkTarget { return linkTarget(for: object, named: name, update: update) }
+                return linkTarget(for: object, of: target, update: update)
             case nil, is NSNull:
                 return nil
             case let some?:
@@ -442,11 +490,11 @@ public struct Realm {
                 return target._fiefCreate(in: self, value: some, update: policy)
             }
         }
-        if property.collectionType == fief_collection_type_t(FIEF_COLLECTION_MAP) {
-            guard let entries = source as? [String: Any?] else { return value }
+        if isMap {
+            guard let entries = elements as? [String: Any?] else { return value }
             return entries.mapValues(linked)
         }
-        guard let items = source as? [Any?] else { return value }
+        guard let items = elements as? [Any?] else { return value }
         return items.map(linked)
     }
 

@@ -966,17 +966,13 @@ final class SetMapTests: FiefTestCase {
         try realm.write { bergen.street = "Pier 3" }
         XCTAssertEqual(kennel.offices["bergen"]??.street, "Pier 3")
 
-        // A managed embedded object assigned to another key is copied.
-        try realm.write { kennel.offices["copy"] = kennel.offices["oslo"]! }
+        // A managed embedded object is copied through an unmanaged copy (as
+        // in RealmSwift, assigning it itself traps: see ObjectCopyingTests).
+        try realm.write { kennel.offices["copy"] = Address(value: kennel.offices["oslo"]!!) }
         let copy = try XCTUnwrap(kennel.offices["copy"] ?? nil)
         XCTAssertEqual(copy.city, "Oslo")
         try realm.write { copy.city = "Oslo 2" }
         XCTAssertEqual(oslo.city, "Oslo", "the copy is another object")
-
-        // Assigning a key the object it holds changes nothing.
-        try realm.write { kennel.offices["oslo"] = oslo }
-        XCTAssertFalse(oslo.isInvalidated)
-        XCTAssertEqual(kennel.offices["oslo"]??.street, "Quay 1")
 
         // Replacing a value, setting nil, removing a key: the old object is deleted.
         try realm.write { kennel.offices["oslo"] = address("New quay", "Oslo") }

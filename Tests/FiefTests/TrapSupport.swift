@@ -63,7 +63,8 @@ enum TrapScenarioRegistry {
                       SetMapTests.trapScenarios, AnyRealmValueTests.trapScenarios,
                       NestedMixedCollectionTests.trapScenarios, CollectionSetValueTests.trapScenarios, SortDistinctTests.trapScenarios,
                       ProjectionTests.trapScenarios, SectionedResultsTests.trapScenarios, FreezeTests.trapScenarios,
-                      FullTextSearchTests.trapScenarios, PredicateFormatTests.trapScenarios, ErrorParityTests.trapScenarios, UnmanagedIndexMatchingTests.trapScenarios] {
+                      FullTextSearchTests.trapScenarios, PredicateFormatTests.trapScenarios, ErrorParityTests.trapScenarios, UnmanagedIndexMatchingTests.trapScenarios,
+                      ObjectCopyingTests.trapScenarios, EmbeddedCopyingTests.trapScenarios] {
             for (name, scenario) in table {
                 precondition(TrapScenarios.all[name] == nil, "two trap scenarios are named '\(name)'")
                 TrapScenarios.all[name] = scenario

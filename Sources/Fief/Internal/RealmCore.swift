@@ -691,11 +691,12 @@ final class ManagedRow {
         for (i, given) in givenValues {
             let property = row.binding.info.properties[i]
             if property.isCollection {
-                row.writeAny(i, given)
+                // Embedded elements are copied from their values (see fiefCopyable).
+                row.writeAny(i, property.linkTarget is EmbeddedObject.Type ? fiefCopyable(given) : given)
                 continue
             }
             if let nested = property.linkTarget, nested is EmbeddedObject.Type {
-                if let given = fiefUnwrap(given) { row.createEmbedded(i, from: given) }
+                if let given = fiefUnwrap(given), given is [String: Any?] || given is [Any?] || !(given is NSNull) { row.createEmbedded(i, from: given) }
                 continue
             }
             if property.type == FIEF_TYPE_MIXED {

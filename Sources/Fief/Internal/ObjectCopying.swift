@@ -1,0 +1,182 @@
+// How `Realm.add` and `Realm.create` treat the objects they are given, as
+// RealmSwift does: `create` copies (what it is given stays as it was), `add`
+// adopts (unmanaged objects become managed), `add(_:update: .modified)`
+// updates an existing object's embedded objects in place, and an embedded
+// object already managed never gets a second parent.
+
+import CFief
+import Foundation
+
+/// Traps, with RealmSwift's message, for a managed embedded object given as
+/// a new element of a List or a value of a Map ("Dictionary"): an embedded
+/// object has one parent.
+func fiefRefuseManagedEmbedded(_ managed: ManagedRow, into collection: String, of core: RealmCore) -> Never {
+    if managed.core.path == core.path {
+        preconditionFailure("Cannot add an existing managed embedded object to a \(collection).")
+    }
+    preconditionFailure("Object is already managed by another Realm. Use create instead to copy it into this Realm.")
+}
+
+/// What `create` copies from `value`: an embedded object as a dictionary of
+/// its values, a collection as an array (a map as a dictionary) of its
+/// elements, recursively, so that the copy is made from values and the
+/// objects given stay as they were; anything else as it is.
+func fiefCopyable(_ value: Any?) -> Any? {
+    guard let value = fiefUnwrap(value) else { return nil }
+    // Swift arrays and dictionaries first: casting one to a class bridges it.
+    if let array = value as? [Any?] { return array.map(fiefCopyable) }
+    if let dictionary = value as? [String: Any?] { return dictionary.mapValues(fiefCopyable) }
+    if let object = value as? EmbeddedObject {
+        var values: [String: Any?] = [:]
+        for (name, propertyValue) in object._fiefPropertyValues() { values[name] = fiefCopyable(propertyValue) }
+        return values
+    }
+    guard value is FiefCollectionProtocol, let sequence = value as? any Sequence else { return value }
+    let items = fiefSequenceItems(sequence)
+    if value is any RealmKeyedCollection {
+        var entries: [String: Any?] = [:]
+        for case let entry as any _RealmMapValue in items {
+            entries["\(entry.key)"] = fiefCopyable(entry.value)
+        }
+        return entries
+    }
+    return items.map(fiefCopyable)
+}
+
+/// The elements of `sequence`, as `Any`.
+func fiefSequenceItems<S: Sequence>(_ sequence: S) -> [Any] {
+    sequence.map { $0 as Any }
+}
+
+/// The objects a collection value (List, MutableSet, Map, array) holds,
+/// nil values left out.
+func fiefObjects(in collection: Any) -> [ObjectBase] {
+    guard let sequence = collection as? any Sequence else { return [] }
+    return fiefSequenceItems(sequence).compactMap { item in
+        if let entry = item as? any _RealmMapValue { return fiefUnwrap(entry.value) as? ObjectBase }
+        return fiefUnwrap(item) as? ObjectBase
+    }
+}
+
+extension Realm {
+    /// Whether this realm manages `row`: the same realm, or a live realm of
+    /// the same file.
+    func manages(_ row: ManagedRow) -> Bool {
+        row.core === core || (row.core.path == core.path && !row.core.isFrozen && !core.isFrozen)
+    }
+
+    /// The update policy of an object nested in one written with `update`:
+    /// `update` for a class with a primary key; `.error` (always a new
+    /// object) for one without, as realm-core does.
+    func nestedPolicy(_ type: ObjectBase.Type, _ update: UpdatePolicy) -> UpdatePolicy {
+        core.binding(for: type).info.primaryKeyIndex == nil ? .error : update
+    }
+
+    /// The object a link written by `create` points to for `object`: the
+    /// object itself if this realm manages it as an object of `target`,
+    /// else a copy made here from its values (with `update` if the class has
+    /// a primary key), so that an unmanaged object stays unmanaged and an
+    /// object of another realm stays there.
+    func linkTarget(for object: Object, of target: Object.Type, update: UpdatePolicy) -> Object {
+        if let managed = object._fiefManaged {
+            guard managed.isValid else { preconditionFailure(invalidatedObjectMessage) }
+            if manages(managed) && (managed.binding.info.type == target || managed.binding.info.className == target.className()) {
+                return object
+            }
+        }
+        return target._fiefCreate(in: self, value: object, update: nestedPolicy(target, update))
+    }
+
+    /// `linkTarget(for:of:update:)` for a link to a class known only by name.
+    func linkTarget(for object: Object, named className: String, update: UpdatePolicy) -> Object {
+        if let managed = object._fiefManaged {
+            guard managed.isValid else { preconditionFailure(invalidatedObjectMessage) }
+            if manages(managed) && managed.binding.info.className == className { return object }
+        }
+        let policy = core.dynamicBinding(named: className).info.primaryKeyIndex == nil ? .error : update
+        return dynamicCreate(className, value: object, update: policy)
+    }
+
+    /// Adds the unmanaged objects of a collection about to be written by
+    /// `add(_:update:)`, each with the update policy it gets as a nested
+    /// object (so an existing primary key is updated, not a duplicate).
+    func addUnmanagedObjects(in collection: Any, update: UpdatePolicy) {
+        for case let object as Object in fiefObjects(in: collection) where object._fiefManaged == nil {
+            add(object, update: nestedPolicy(type(of: object), update))
+        }
+    }
+}
+
+extension ManagedRow {
+    /// The embedded object property `index` holds, as a row; nil if none.
+    func embeddedRow(_ index: Int) -> ManagedRow? {
+        var value = fief_value_t()
+        guard let target = binding.info.properties[index].linkTarget,
+              fief_object_get_value(handle.raw, binding.propertyKeys[index], &value), value.type == FIEF_TYPE_LINK,
+              let raw = fief_object_get(core.handle.raw, value.u.link.class_key, value.u.link.object_key) else { return nil }
+        return ManagedRow(handle: CHandle(raw), core: core, binding: core.binding(for: target))
+    }
+
+    /// Sets embedded-object property `index` to the unmanaged `child` as
+    /// `add(_:update: .modified)` does: the object the property holds is
+    /// updated in place and `child` becomes it (accessors to it stay
+    /// valid); without one, `child` is created in place.
+    func writeEmbeddedUpdating(_ index: Int, _ child: EmbeddedObject) {
+        guard let existing = embeddedRow(index) else { return writeEmbedded(index, child) }
+        existing.adoptUpdating(child)
+    }
+
+    /// `adopt` for a row that exists: the unmanaged `child` becomes this
+    /// row's object and its values overwrite the row's, its embedded
+    /// objects (and lists of them) updating the row's in place.
+    func adoptUpdating(_ child: ObjectBase) {
+        var values: [(Int, _Persistable)] = []
+        ObjectSchemaInfo.forEachPersisted(of: child) { name, persisted in
+            guard let i = binding.info.propertyIndex[name] else { return }
+            let value = persisted.unmanagedValue
+            values.append((i, (value as? FiefCollectionProtocol)?.fiefSnapshot() ?? value))
+        }
+        child._fiefManaged = self
+        for (i, value) in values {
+            let property = binding.info.properties[i]
+            if property.linkTarget is EmbeddedObject.Type {
+                if property.collectionType == fief_collection_type_t(FIEF_COLLECTION_LIST) {
+                    updateEmbeddedList(i, fiefObjects(in: value).compactMap { $0 as? EmbeddedObject })
+                    continue
+                }
+                if !property.isCollection, let embedded = value._fiefStored as? EmbeddedObject, embedded._fiefManaged == nil {
+                    writeEmbeddedUpdating(i, embedded)
+                    continue
+                }
+            }
+            write(i, value)
+        }
+    }
+
+    /// Sets list property `index` of embedded objects to `elements` as
+    /// `add(_:update: .modified)` does: the objects it holds are updated in
+    /// place, one for one; further elements are appended, objects past the
+    /// last element removed.
+    func updateEmbeddedList(_ index: Int, _ elements: [EmbeddedObject]) {
+        guard let target = binding.info.properties[index].linkTarget else { return }
+        let list = ManagedList(row: self, index: index)
+        let oldCount = list.size()
+        for (position, element) in elements.enumerated() {
+            guard position < oldCount else {
+                list.insertEmbedded(at: position, element)
+                continue
+            }
+            let current = list.get(position)
+            if element._fiefManaged == nil, current.type == FIEF_TYPE_LINK,
+               let raw = fief_object_get(core.handle.raw, current.u.link.class_key, current.u.link.object_key) {
+                ManagedRow(handle: CHandle(raw), core: core, binding: core.binding(for: target)).adoptUpdating(element)
+            } else {
+                list.insertEmbedded(at: position, element)
+                list.remove(at: position + 1)
+            }
+        }
+        for position in stride(from: oldCount - 1, through: elements.count, by: -1) {
+            list.remove(at: position)
+        }
+    }
+}
