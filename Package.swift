@@ -3,6 +3,28 @@
 // (LICENSE; README.md says the same).  Version: include/fief.h's FIEF_VERSION_*.
 import PackageDescription
 
+// LMDB's searches wait on memory: a lookup in a tree larger than the cache
+// misses at every probe of its binary searches.  Clang turns a probe's "go
+// left or right" into conditional moves, so the next probe's load waits for
+// this one's comparison; GCC (Debian's liblmdb, what Fief linked before
+// 0.2.0) keeps a branch, which the processor predicts and runs ahead of,
+// overlapping the misses.  Clang's code takes about 1.7 times as long per
+// random lookup (benchmarks/README.md, "LMDB's build").  The flag below
+// keeps branches, but SwiftPM counts it unsafe and refuses a versioned
+// dependency whose targets have one, so it is set only where Fief's own
+// library is built (FIEF_LMDB_BRANCHES=1: CMake's cmake/FiefSwift.cmake and
+// benchmarks/run), never for a package that depends on Fief.  LMDB's
+// assertions stay on, as in Debian's build: a broken page aborts rather than
+// being written through.
+let lmdbSettings: [CSetting] = {
+#if arch(x86_64)
+    if Context.environment["FIEF_LMDB_BRANCHES"] == "1" {
+        return [.unsafeFlags(["-mllvm", "-x86-cmov-converter-force-all=true"])]
+    }
+#endif
+    return []
+}()
+
 let package = Package(
     name: "Fief",
     products: [
@@ -25,7 +47,8 @@ let package = Package(
         .target(name: "CLMDB", path: "ThirdParty/lmdb",
                 exclude: ["LICENSE", "COPYRIGHT", "CHANGES", "README.md"],
                 sources: ["mdb.c", "midl.c"],
-                publicHeadersPath: "include"),
+                publicHeadersPath: "include",
+                cSettings: lmdbSettings),
         .systemLibrary(name: "CFief"),
         .systemLibrary(name: "CFiefSupport"),
         .target(name: "FiefEngine", dependencies: ["CLMDB", "CFiefSupport"]),

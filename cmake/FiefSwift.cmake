@@ -73,7 +73,9 @@ list(APPEND _fief_swift_args ${FIEF_SWIFT_EXTRA_FLAGS})
 get_filename_component(_fief_file_name "${FIEF_LIBRARY_FILE}" NAME)
 add_custom_command(
   OUTPUT "${FIEF_LIBRARY_FILE}" "${FIEF_LIBRARY}"
-  COMMAND "${FIEF_SWIFT_EXECUTABLE}" ${_fief_swift_args}
+  # FIEF_LMDB_BRANCHES=1: LMDB compiled as the shipped library is
+  # (Package.swift, lmdbSettings).
+  COMMAND "${CMAKE_COMMAND}" -E env FIEF_LMDB_BRANCHES=1 "${FIEF_SWIFT_EXECUTABLE}" ${_fief_swift_args}
   COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_BINARY_DIR}/lib"
   # Debug information beside the library, the library itself stripped.
   COMMAND "${FIEF_OBJCOPY}" --only-keep-debug "${FIEF_SWIFTPM_SCRATCH}/release/libfiefc.so" "${FIEF_LIBRARY_FILE}.debug"

@@ -15,7 +15,8 @@ list(APPEND _fief_tool_inputs "${CMAKE_SOURCE_DIR}/Package.swift" "${CMAKE_SOURC
 
 add_custom_command(
   OUTPUT "${FIEF_TOOL}"
-  COMMAND "${FIEF_SWIFT_EXECUTABLE}" build -c release --product fief
+  # LMDB compiled as in the library (cmake/FiefSwift.cmake, Package.swift's lmdbSettings).
+  COMMAND "${CMAKE_COMMAND}" -E env FIEF_LMDB_BRANCHES=1 "${FIEF_SWIFT_EXECUTABLE}" build -c release --product fief
           --package-path "${CMAKE_SOURCE_DIR}" --scratch-path "${FIEF_TOOL_SCRATCH}"
           --static-swift-stdlib
   COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_BINARY_DIR}/bin"

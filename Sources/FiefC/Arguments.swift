@@ -48,6 +48,10 @@ enum CArgs {
         return index
     }
 
+    /// Counts of values up to this many may get their buffer before the
+    /// range is checked (a few KiB, whatever the collection).
+    static let smallBuffer = 256
+
     /// Check that `count` `items` from `start` lie within `collection` of
     /// `size` before any buffer of `count` is made for them: a count the
     /// collection cannot hold is refused, not allocated.

@@ -76,9 +76,14 @@ public func exportListGetRange(_ handle: OpaquePointer?, _ start: Int, _ count: 
         let start = try CArgs.index(start, "start")
         let out = try CArgs.outArray(out, count, "out_values", count: "count")
         try withList(handle) { (box) throws(FiefError) in
-            let size = if let nested = box.nestedRef { try box.realm.nestedCount(nested) }
-                       else { try box.realm.listCount(table: box.table, key: box.key, property: box.property) }
-            try CArgs.range(start: start, count: out.count, within: size, "elements", of: box.nestedRef == nil ? "the list" : "the nested list")
+            // A large count is checked against the size before its buffer is
+            // made; a small one by the read itself (the same error), which
+            // saves a size lookup per call.
+            if out.count > CArgs.smallBuffer {
+                let size = if let nested = box.nestedRef { try box.realm.nestedCount(nested) }
+                           else { try box.realm.listCount(table: box.table, key: box.key, property: box.property) }
+                try CArgs.range(start: start, count: out.count, within: size, "elements", of: box.nestedRef == nil ? "the list" : "the nested list")
+            }
             try withValueBuffer(out.count) { (buffer) throws(FiefError) in
                 if let nested = box.nestedRef {
                     try box.realm.nestedListValues(nested, start: start, into: buffer)

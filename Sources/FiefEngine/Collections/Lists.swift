@@ -49,6 +49,9 @@ extension Realm {
             return state
         }
         let snapshot = try currentSnapshot()
+        // A list this snapshot has loaded is returned as it is: its size is
+        // read only to load it.
+        if let known = try snapshot.withTransaction({ (_) throws(FiefError) -> ListState? in snapshot.lists[id] }) { return known }
         // The size is read before the snapshot's lock is taken: reading it
         // goes through the snapshot's chunks, which take that lock
         // themselves when the snapshot is shared with a frozen realm.

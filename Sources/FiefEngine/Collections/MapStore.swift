@@ -36,6 +36,21 @@ enum MapStore {
         return nil
     }
 
+    /// `body` given the stored key of `key` in the map of `owner`, made in
+    /// a temporary buffer (on the stack: a map key has at most
+    /// `maxKeyBytes`), so a lookup allocates nothing.
+    @inline(__always)
+    static func withStoredKey<R>(owner: Int64, key: UnsafeRawBufferPointer,
+                                 _ body: (UnsafeRawBufferPointer) throws(FiefError) -> R) throws(FiefError) -> R {
+        try typed {
+            try withUnsafeTemporaryAllocation(byteCount: 8 + key.count, alignment: 8) { (out) throws -> R in
+                out.storeBytes(of: UInt64(bitPattern: owner).bigEndian, as: UInt64.self)
+                if let base = key.baseAddress, !key.isEmpty { (out.baseAddress! + 8).copyMemory(from: base, byteCount: key.count) }
+                return try body(UnsafeRawBufferPointer(out))
+            }
+        }
+    }
+
     /// The stored key of `key` in the map of `owner`, in `out`.
     static func encode(owner: Int64, key: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         out.removeAll(keepingCapacity: true)

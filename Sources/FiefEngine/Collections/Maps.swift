@@ -28,10 +28,8 @@ extension Realm {
         if MapStore.keyProblem(key) != nil { return nil }
         let dbi = try table.mapDatabase(column.key)
         if let write, !write.pendingMaps.isEmpty { try flushPendingMap(write, map.id) }
-        var stored: [UInt8] = []
-        MapStore.encode(owner: map.owner, key: key, into: &stored)
-        return try withReadTransaction { (txn) throws(FiefError) -> Value? in
-            try stored.withBytes { (k) throws(FiefError) -> Value? in
+        return try MapStore.withStoredKey(owner: map.owner, key: key) { (k) throws(FiefError) -> Value? in
+            try withReadTransaction { (txn) throws(FiefError) -> Value? in
                 guard let raw = try LMDB.get(txn, dbi, k) else { return nil }
                 guard let body = EntrySeal.open(raw, table: table.key, database: column.key, key: k) else {
                     throw damagedSeal(table.key, property: column.key, map.owner)
