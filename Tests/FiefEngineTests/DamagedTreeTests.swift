@@ -28,14 +28,14 @@ final class DamagedTreeTests: XCTestCase {
     }
 
     /// The content of the leaf holding "zzz-needle" written over the leaf
-    /// holding "needle" (its page number kept): LMDB would look for
-    /// "needle" there and not find it.  The page check finds the keys out
-    /// of their place; the set fails, the rest reads, a copy verifies.
+    /// holding "aaa-needle" (its page number kept): LMDB would look for
+    /// "aaa-needle" there and not find it.  The page check finds the keys out
+    /// of their place: the class fails, its copy verifies and keeps the rest.
     func testAPageFoundInAnotherPagesPlaceIsDamage() throws {
         let dir = tempDir()
         let made = dir.file("made.fief"), path = dir.file("compact.fief")
         var owner: Int64 = 0
-        let all = (0..<2000).map { $0 == 100 ? "needle" : $0 == 1900 ? "zzz-needle" : "element \($0) " + String(repeating: "p", count: $0 % 20) }
+        let all = (0..<2000).map { $0 == 100 ? "aaa-needle" : $0 == 1900 ? "zzz-needle" : "element \($0) " + String(repeating: "p", count: $0 % 20) }
         do {
             let db = try DB.open(made, makeSchema([("A", [prop("n", .int), Property(name: "s", type: .string, collection: .set)])]))
             owner = try db.write { () throws -> Int64 in
@@ -43,12 +43,12 @@ final class DamagedTreeTests: XCTestCase {
                 for e in all { try db.setInsert("A", o, "s", .string(e)) }
                 return o
             }
-            XCTAssertTrue(try db.setContains("A", owner, "s", .string("needle")))
+            XCTAssertTrue(try db.setContains("A", owner, "s", .string("aaa-needle")))
             db.realm.close()
         }
         XCTAssertEqual(try FileCopy.copy(from: made, to: path) { _, _ in }, 0)
         var bytes = readBytes(path)
-        guard let lost = page(holding: "needle", in: bytes), let stale = page(holding: "zzz-needle", in: bytes) else { return XCTFail("pages not found") }
+        guard let lost = page(holding: "aaa-needle", in: bytes), let stale = page(holding: "zzz-needle", in: bytes) else { return XCTFail("pages not found") }
         XCTAssertNotEqual(lost, stale)
         for i in 8..<4096 { bytes[lost * 4096 + i] = bytes[stale * 4096 + i] }
         XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
@@ -56,9 +56,10 @@ final class DamagedTreeTests: XCTestCase {
         let found = try problems(path)
         XCTAssertTrue(found.contains { $0.contains(".s") && $0.contains("out of order or out of place") }, "\(found)")
         let db = try DB.open(path, nil, readOnly: true)
-        expectError(.fileCorrupt) { try db.setContains("A", owner, "s", .string("needle")) }
-        expectError(.fileCorrupt) { try db.set("A", owner, "s") }
-        XCTAssertEqual(try db.get("A", owner, "n"), .int(7))
+        expectError(.fileCorrupt) { try db.setContains("A", owner, "s", .string("aaa-needle")) }
+        expectError(.fileCorrupt) { try db.set("A", owner, "s").count }
+        // A class one of whose trees is damaged fails every use (`PageCheck`).
+        expectError(.fileCorrupt) { try db.get("A", owner, "n") }
         db.realm.close()
 
         let salvaged = dir.file("salvaged.fief")
@@ -66,7 +67,8 @@ final class DamagedTreeTests: XCTestCase {
         try assertVerifies(salvaged)
         let copy = try DB.open(salvaged, nil, readOnly: true)
         let kept = try copy.set("A", owner, "s")
-        XCTAssertFalse(kept.contains(.string("needle")))
+        XCTAssertFalse(kept.contains(.string("aaa-needle")))
+        XCTAssertEqual(try copy.get("A", owner, "n"), .int(7))
         XCTAssertEqual(kept, all.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { TV.string($0) }.filter { kept.contains($0) })
         copy.realm.close()
     }
@@ -216,5 +218,66 @@ final class DamagedTreeTests: XCTestCase {
         defer { db.realm.close() }
         XCTAssertEqual(try db.get("A", keys[3], "mix"), .null)
         XCTAssertEqual(try db.get("A", keys[200], "mix"), .string(String(repeating: "v", count: 20 + 200 % 7)))
+    }
+    /// A run of another class's backlinks found in this class's (a page of
+    /// `c<Dog>.b` in place of one of `c<Person>.b`: every run's checksum
+    /// passes, its key lies in the bounds): linking objects read through it
+    /// fail, since its (class, property) pairs cannot link to a person.
+    func testABacklinkRunOfAnotherClassIsDamage() throws {
+        let dir = tempDir()
+        let path = dir.file()
+        let schema = makeSchema([
+            ("Person", [Property(name: "pet", type: .link, flags: .nullable, linkTarget: "Dog")]),
+            ("Dog", [Property(name: "owner", type: .link, flags: .nullable, linkTarget: "Person")]),
+        ])
+        var people: [Int64] = []
+        do {
+            let db = try DB.open(path, schema)
+            try db.write {
+                for _ in 0..<3 {
+                    let person = try db.create("Person", [])
+                    let dog = try db.create("Dog", [("owner", .link(db.cls("Person"), person))])
+                    try db.set("Person", person, "pet", .link(db.cls("Dog"), dog))
+                    people.append(person)
+                }
+            }
+            XCTAssertEqual(try db.realm.linkingObjects(to: people[0], of: db.cls("Person"), originClass: db.cls("Dog"), property: db.pkey("Dog", "owner")).count, 1)
+            db.realm.close()
+        }
+        let (person, dog, owner) = try { () throws -> (UInt32, UInt32, UInt32) in
+            let db = try DB.open(path, nil, readOnly: true)
+            defer { db.realm.close() }
+            return (db.cls("Person"), db.cls("Dog"), db.pkey("Dog", "owner"))
+        }()
+        // Person's backlinks replaced by Dog's runs, as they are stored.
+        var runs: [([UInt8], [UInt8])] = []
+        withRawLMDB(path, database: Table.backlinksName(dog), readOnly: true) { txn, dbi in
+            var cursor: OpaquePointer?
+            XCTAssertEqual(mdb_cursor_open(txn, dbi, &cursor), 0)
+            var k = MDB_val(), v = MDB_val()
+            var rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
+            while rc == 0 {
+                runs.append((Array(UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)), Array(UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))))
+                rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+            }
+            mdb_cursor_close(cursor)
+        }
+        XCTAssertFalse(runs.isEmpty)
+        withRawLMDB(path, database: Table.backlinksName(person)) { txn, dbi in
+            XCTAssertEqual(mdb_drop(txn, dbi, 0), 0)
+            for (key, value) in runs {
+                var key = key, value = value
+                key.withUnsafeMutableBytes { kb in
+                    value.withUnsafeMutableBytes { vb in
+                        var k = MDB_val(mv_size: kb.count, mv_data: kb.baseAddress), v = MDB_val(mv_size: vb.count, mv_data: vb.baseAddress)
+                        XCTAssertEqual(mdb_put(txn, dbi, &k, &v, 0), 0)
+                    }
+                }
+            }
+        }
+        let db = try DB.open(path, nil, readOnly: true)
+        defer { db.realm.close() }
+        expectError(.fileCorrupt) { try db.realm.linkingObjects(to: people[0], of: person, originClass: dog, property: owner) }
+        XCTAssertFalse(try problems(path).isEmpty)
     }
 }

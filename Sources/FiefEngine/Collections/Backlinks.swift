@@ -795,7 +795,10 @@ enum Backlinks {
 
     /// Every record for `target` (optionally only from `originClass` and
     /// `property`), in key order: origin class, property, object and count.
+    /// `pairs`: the (class, property) pairs that may link to the target's
+    /// class (`Table.backlinkPairs`); a run read naming another is damage.
     static func forEach(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32? = nil, property: UInt32? = nil,
+                        pairs: Set<UInt64>? = nil,
                         _ body: (UInt32, UInt32, Int64, UInt32) throws(FiefError) -> Void) throws(FiefError) {
         let first = Record(target: target, originClass: originClass ?? 0, property: property ?? 0, origin: 0)
         let t = first.target, pair = first.pair
@@ -812,6 +815,9 @@ enum Backlinks {
             var start = true
             while rc == 0 {
                 guard let run = Run(LMDB.bytes(v), key: LMDB.bytes(k)) else { throw damaged() }
+                if let pairs {
+                    for j in 0..<run.pairCount where !pairs.contains(run.pair(at: j)) { throw damaged() }
+                }
                 var i = start ? run.lowerBound(first) : 0
                 start = false
                 while i < run.count {
