@@ -807,8 +807,8 @@ static uint64_t rng(void) {
 
 enum { KINDS = 6, PAGE = 4096 };
 
-/* The default run: seed 19, cases 0 ... 299, about a minute (66 s on a busy
- * 2-core machine).  Every case passes.  Cases 1 18 39 54 55 63 65 67 102 111
+/* The default run: seed 19, cases 0 ... 299: 66 s on a busy 2-core machine,
+ * 3 minutes when it is loaded (20 s of CPU).  Every case passes.  Cases 1 18 39 54 55 63 65 67 102 111
  * 118 121 155 162 163 209 221 253 259 264 281 failed before the page check
  * checked key order (a page found in another page's place), a query's walk
  * over a set or map counted its entries, set elements were read only under
