@@ -795,12 +795,21 @@ enum Backlinks {
 
     /// Every record for `target` (optionally only from `originClass` and
     /// `property`), in key order: origin class, property, object and count.
+    /// `pairs`: the (class, property) pairs that may link to the target's
+    /// class (`Table.backlinkPairs`); when no record is found, the run
+    /// read must name none but those (a run of another class's backlinks
+    /// in its place passes its checksum, which binds its key, not its
+    /// class): otherwise it is damage.  Checked only then, so a lookup that
+    /// finds records costs nothing more.
     static func forEach(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32? = nil, property: UInt32? = nil,
+                        pairs: Set<UInt64>? = nil,
                         _ body: (UInt32, UInt32, Int64, UInt32) throws(FiefError) -> Void) throws(FiefError) {
         let first = Record(target: target, originClass: originClass ?? 0, property: property ?? 0, origin: 0)
         let t = first.target, pair = first.pair
         var keyBuffer = (UInt64(0), UInt64(0), UInt64(0))
         var cursor: OpaquePointer?
+        var found = false
+        var firstRun: Run?
         try DamagedTrees.check(txn, dbi)
         try LMDB.check(mdb_cursor_open(txn, dbi, &cursor), "opening a cursor")
         defer { mdb_cursor_close(cursor) }
@@ -812,6 +821,7 @@ enum Backlinks {
             var start = true
             while rc == 0 {
                 guard let run = Run(LMDB.bytes(v), key: LMDB.bytes(k)) else { throw damaged() }
+                if start { firstRun = run }
                 var i = start ? run.lowerBound(first) : 0
                 start = false
                 while i < run.count {
@@ -819,11 +829,15 @@ enum Backlinks {
                     let p = run.pair(i)
                     if originClass != nil && (property == nil ? p >> 32 != pair >> 32 : p != pair) { return }
                     try body(UInt32(truncatingIfNeeded: p >> 32), UInt32(truncatingIfNeeded: p), Int64(bitPattern: run.origin(i)), run.count(i))
+                    found = true
                     i += 1
                 }
                 rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
             }
             if rc != MDB_NOTFOUND { try LMDB.check(rc, "reading links") }
+        }
+        if !found, let pairs, let run = firstRun {
+            for j in 0..<run.pairCount where !pairs.contains(run.pair(at: j)) { throw damaged() }
         }
     }
 

@@ -147,7 +147,7 @@ extension Realm {
             }
         case .set:
             for entry in try collectionEntries(id, try table.setDatabase(column.key), sealed: nil).entries {
-                guard let value = SetStore.decode(entry.key, entry.value, type: column.elementType, linkTarget: column.linkTarget) else {
+                guard let value = SetStore.storedElement(entry.key, entry.value, type: column.elementType, linkTarget: column.linkTarget) else {
                     throw damagedEntry(table, column, id.owner, "an element")
                 }
                 if case .link(_, let key) = value { keys.append(key) }

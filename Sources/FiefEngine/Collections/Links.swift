@@ -223,7 +223,7 @@ extension Realm {
         guard let dbi = target.backlinks else { return [] }
         var origins: [Int64] = []
         func scan(_ txn: OpaquePointer) throws(FiefError) {
-            try Backlinks.forEach(txn, dbi, target: key, originClass: originClass, property: property) { (_, _, origin, _) throws(FiefError) in
+            try Backlinks.forEach(txn, dbi, target: key, originClass: originClass, property: property, pairs: target.backlinkPairs) { (_, _, origin, _) throws(FiefError) in
                 origins.append(origin)
             }
         }

@@ -243,6 +243,19 @@ enum SetStore {
         }
     }
 
+    /// The element of a stored entry, as `decode` gives it, when the entry
+    /// is stored under that element's one key (its canonical key, for a
+    /// set of mixed values, whose entry also holds the value); nil
+    /// otherwise.  A key changed in place (a flipped bit) or an entry under
+    /// another element's key is damage, never another element: the reads
+    /// of sets check it (`fief verify` and `fief copy` do the same).
+    static func storedElement(_ key: UnsafeRawBufferPointer, _ data: UnsafeRawBufferPointer, type: PropertyType, linkTarget: UInt32) -> Value? {
+        guard let value = decode(key, data, type: type, linkTarget: linkTarget) else { return nil }
+        var own: [UInt8] = []
+        encode(value, owner: 0, mixed: type == .mixed, into: &own)
+        return own.withUnsafeBytes { Realm.sameBytes(UnsafeRawBufferPointer(rebasing: $0[ownerBytes...]), key) } ? value : nil
+    }
+
     /// A double's bits made to sort as numbers (0 is NaN, which sorts first).
     static func orderedBits(_ d: Double) -> UInt64 {
         if d.isNaN { return 0 }

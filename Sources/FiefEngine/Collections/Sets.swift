@@ -88,7 +88,7 @@ extension Realm {
     }
 
     private func element(_ entry: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer), _ table: Table, _ column: Column, _ owner: Int64) throws(FiefError) -> Value {
-        guard let value = SetStore.decode(entry.key, entry.value, type: column.elementType, linkTarget: column.linkTarget) else {
+        guard let value = SetStore.storedElement(entry.key, entry.value, type: column.elementType, linkTarget: column.linkTarget) else {
             throw damagedEntry(table, column, owner, "an element")
         }
         return value

@@ -161,6 +161,9 @@ public enum FileCopy {
             }
             var neverAppend: UInt64? = .max
             for (column, cluster, chunk) in cleared {
+                // The chunk may be cut into other parts than the one it
+                // replaces (a value nulled): the old leading parts go first.
+                if chunk.wasInParts { try ChunkParts.deleteLeadingParts(out, data, column: column, cluster: cluster) }
                 try ChunkParts.store(chunk, out, data, table: objectClass.key, column: column, cluster: cluster,
                                      limit: target.chunkPartLimit, lastKey: &neverAppend)
             }

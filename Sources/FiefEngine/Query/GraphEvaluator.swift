@@ -1075,7 +1075,10 @@ final class CollectionWalker {
     func forEach(owner: Int64, _ visit: (Value) -> Bool) throws(FiefError) -> Bool {
         if realm.write != nil { return try forEachInWrite(owner, visit) }
         let snapshot = try realm.currentSnapshot()
-        return try snapshot.withTransaction { (txn) throws(FiefError) -> Bool in
+        // A set's or map's entries walked whole, counted against the size
+        // its owner's column records: entries lost (or gained) are damage.
+        var walked: Int?
+        let whole = try snapshot.withTransaction { (txn) throws(FiefError) -> Bool in
             let cursor = try self.cursor(txn, snapshot, keepParked: true)
             // Lists and sets/maps alike: keys start with the owner, big-endian.
             var entry: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?
@@ -1103,15 +1106,28 @@ final class CollectionWalker {
                     entry = try cursor.next()
                 }
             } else {
+                var count = 0
                 while let (k, v) = entry, SetStore.belongs(k, to: owner) {
                     if !visit(try storedEntryValue(k, v, owner)) { return false }
+                    count += 1
                     entry = try cursor.next()
                 }
+                walked = count
             }
             parked = entry
             parkedAfter = owner
             return true
         }
+        if let walked { try requireStoredCount(walked, owner) }
+        return whole
+    }
+
+    /// `count` entries found for `owner`'s set or map: what its size column says, or damage.
+    private func requireStoredCount(_ count: Int, _ owner: Int64) throws(FiefError) {
+        let size = try realm.collectionSize(table, column, owner)
+        guard size != count else { return }
+        let name = (try? table.property(column.key).name) ?? ""
+        throw FiefError(.fileCorrupt, "the entries of '\(table.objectClass.name).\(name)' of object \(owner) are damaged: \(count) stored, \(size) recorded; `fief copy` writes a sound copy", path: realm.environment.path)
     }
 
     /// Call `visit` with each key of `owner`'s map (a string, a view), in
@@ -1125,18 +1141,24 @@ final class CollectionWalker {
             return true
         }
         let snapshot = try realm.currentSnapshot()
-        return try snapshot.withTransaction { (txn) throws(FiefError) -> Bool in
+        var walked: Int?
+        let whole = try snapshot.withTransaction { (txn) throws(FiefError) -> Bool in
             let cursor = try self.cursor(txn, snapshot)
             var prefix = SetStore.ownerKey(owner)
             var entry = try withUnsafeBytes(of: &prefix) { (raw) throws(FiefError) in try cursor.seek(raw) }
+            var count = 0
             while let (k, v) = entry, SetStore.belongs(k, to: owner) {
                 // The key is bound into its value's checksum: checked with it.
                 if EntrySeal.open(v, table: table.key, database: column.key, key: k) == nil { throw realm.damagedSeal(table.key, property: column.key, owner) }
                 if !visit(.string(UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...]))) { return false }
+                count += 1
                 entry = try cursor.next()
             }
+            walked = count
             return true
         }
+        if let walked { try requireStoredCount(walked, owner) }
+        return whole
     }
 
     /// The value under `key` of `owner`'s map (nil: no such key).
@@ -1253,7 +1275,7 @@ final class CollectionWalker {
     @inline(__always)
     private func entryValue(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ owner: Int64) throws(FiefError) -> Value {
         let decoded = column.collection == .set
-            ? SetStore.decode(key, value, type: column.elementType, linkTarget: column.linkTarget)
+            ? SetStore.storedElement(key, value, type: column.elementType, linkTarget: column.linkTarget)
             : MixedCoding.decode(value)
         guard let decoded else { throw realm.damagedEntry(table, column, owner, column.collection == .set ? "an element" : "a value") }
         if column.collection == .map, case .link(let classKey, _) = decoded,

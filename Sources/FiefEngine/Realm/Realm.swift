@@ -325,6 +325,11 @@ final class Table: @unchecked Sendable {
     let backlinks: MDB_dbi?
     /// The link columns of this class: (property, target class key).
     let links: [(property: Property, target: UInt32)]
+    /// The (origin class << 32 | origin property) pairs that may link to
+    /// this class: links to it, and mixed values when it is not embedded.
+    /// A backlink run naming another is damage (a page of another class's
+    /// backlinks found in place of one of this class's: `Backlinks.forEach`).
+    let backlinkPairs: Set<UInt64>
 
     /// The mixed (single-value) properties of this class.
     let mixedProperties: [Property]
@@ -344,6 +349,15 @@ final class Table: @unchecked Sendable {
          schema: Schema, backlinks: MDB_dbi? = nil, collections: [(property: Property, database: MDB_dbi)] = [],
          nested: MDB_dbi? = nil, damage: FiefError? = nil, fullTextDatabases: [UInt32: MDB_dbi] = [:], geoIndex: MDB_dbi? = nil) {
         self.backlinks = backlinks
+        var pairs: Set<UInt64> = []
+        if backlinks != nil {
+            for origin in schema.classes {
+                for property in origin.properties where property.linkTarget == objectClass.name || (property.type == .mixed && !objectClass.isEmbedded) {
+                    pairs.insert(UInt64(origin.key) << 32 | UInt64(property.key))
+                }
+            }
+        }
+        backlinkPairs = pairs
         self.fullTextDatabases = fullTextDatabases
         if let geoIndex, let (type, coordinates) = objectClass.geoIndexedProperties {
             self.geoIndex = GeoIndexInfo(database: geoIndex, type: type, coordinates: coordinates)

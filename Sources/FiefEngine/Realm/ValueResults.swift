@@ -114,7 +114,7 @@ struct ValueElements {
     }
 
     private static func decode(_ entry: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer), isSet: Bool, _ type: PropertyType) throws(FiefError) -> Value {
-        let value = isSet ? SetStore.decode(entry.key, entry.value, type: type, linkTarget: 0) : MixedCoding.decode(entry.value)
+        let value = isSet ? SetStore.storedElement(entry.key, entry.value, type: type, linkTarget: 0) : MixedCoding.decode(entry.value)
         guard let value else { throw FiefError(.fileCorrupt, "a stored \(isSet ? "set element" : "map value") cannot be read: the file is damaged") }
         return value
     }

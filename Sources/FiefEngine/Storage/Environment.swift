@@ -365,7 +365,17 @@ final class Environment: @unchecked Sendable {
             let missing = names.filter { openedDatabase($0).map { !Environment.isUsable($0, in: txn) } ?? true }
             if missing.isEmpty { return txn }
             mdb_txn_abort(txn)
-            for name in missing { _ = try? database(name, txn: txn, create: false) }
+            // A name that cannot be opened (its record is not a database's:
+            // a damaged main tree) fails; one that went away is sought again.
+            for name in missing {
+                do throws(FiefError) {
+                    _ = try database(name, txn: txn, create: false)
+                } catch let error where error.code == .fileCorrupt || error.code == .fileNotFief {
+                    throw error
+                } catch {
+                    throw FiefError(.fileCorrupt, "'\(path)' is damaged: its main tree names a database that cannot be opened (\(error.message))", path: path)
+                }
+            }
         }
         throw FiefError(.fileLocked, "the databases of '\(path)' kept changing while being opened", path: path)
     }

@@ -1,4 +1,7 @@
 import CLMDB
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Checks the structure of every B-tree page of an LMDB file before LMDB
 /// itself walks them: LMDB trusts its pages (a damaged one can make it read
@@ -101,7 +104,7 @@ struct PageCheck {
         }
         if record.root == PageCheck.invalidPage { return }
         do {
-            try walk(record.root, depth: 1, record: record, isMain: isMain, isFree: isFree)
+            try walk(record.root, depth: 1, record: record, isMain: isMain, isFree: isFree, bounds: KeyBounds(order: isFree ? .unchecked : isMain ? .bytes : KeyOrder(keysOf: record.flags)))
         } catch let damage as Damage {
             damaged[name] = damage.reason
         } catch {}
@@ -119,7 +122,69 @@ struct PageCheck {
         pagesInUse += Int(count)
     }
 
-    private mutating func walk(_ number: UInt64, depth: Int, record: TreeRecord, isMain: Bool, isFree: Bool) throws {
+    /// How a tree orders its keys (LMDB's comparators): bytewise (shorter
+    /// first on a common prefix), as unsigned integers in native order
+    /// (`MDB_INTEGERKEY`, `MDB_INTEGERDUP`), or not checked (the free list,
+    /// reversed orders Fief never uses).
+    enum KeyOrder {
+        case bytes, integer, unchecked
+
+        init(keysOf flags: UInt16) {
+            self = flags & 0x02 != 0 ? .unchecked : flags & 0x08 != 0 ? .integer : .bytes
+        }
+
+        init(duplicatesOf flags: UInt16) {
+            self = flags & 0x40 != 0 ? .unchecked : flags & 0x20 != 0 ? .integer : .bytes
+        }
+
+        /// `a` against `b`: negative, zero or positive; nil when integer
+        /// keys are of sizes LMDB would not compare (not checked).
+        func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int? {
+            switch self {
+            case .unchecked:
+                return nil
+            case .bytes:
+                let n = Swift.min(a.count, b.count)
+                if n > 0 {
+                    let c = memcmp(a.baseAddress!, b.baseAddress!, n)
+                    if c != 0 { return Int(c) }
+                }
+                return a.count - b.count
+            case .integer:
+                guard a.count == b.count else { return nil }
+                switch a.count {
+                case 8:
+                    let x = a.loadUnaligned(as: UInt64.self), y = b.loadUnaligned(as: UInt64.self)
+                    return x < y ? -1 : x == y ? 0 : 1
+                case 4:
+                    let x = a.loadUnaligned(as: UInt32.self), y = b.loadUnaligned(as: UInt32.self)
+                    return x < y ? -1 : x == y ? 0 : 1
+                default:
+                    return nil
+                }
+            }
+        }
+    }
+
+    /// The keys a page may hold: at least `lower` and below `upper` (nil:
+    /// unbounded), as its parent's separators say, in the tree's order.  A
+    /// page found where another belongs (a lost write: an older page, or
+    /// one of another tree, under its page number) breaks them.
+    struct KeyBounds {
+        var order: KeyOrder
+        var lower: UnsafeRawBufferPointer? = nil
+        var upper: UnsafeRawBufferPointer? = nil
+
+        /// Whether `key` lies inside the bounds and after `previous`.
+        func admits(_ key: UnsafeRawBufferPointer, after previous: UnsafeRawBufferPointer?) -> Bool {
+            if let previous, let c = order.compare(previous, key), c >= 0 { return false }
+            if let lower, let c = order.compare(lower, key), c > 0 { return false }
+            if let upper, let c = order.compare(key, upper), c >= 0 { return false }
+            return true
+        }
+    }
+
+    private mutating func walk(_ number: UInt64, depth: Int, record: TreeRecord, isMain: Bool, isFree: Bool, bounds: KeyBounds) throws {
         guard depth <= max(record.depth, 1) && depth <= 64 else { throw Damage(reason: "the tree is deeper than it says") }
         try claim(number)
         let page = map + Int(number) * pageSize
@@ -142,15 +207,38 @@ struct PageCheck {
                   PageCheck.headerSize + count * record.fixedKeySize <= pageSize else {
                 throw Damage(reason: "page \(number) has impossible fixed-size keys")
             }
+            var previous: UnsafeRawBufferPointer?
+            for i in 0..<count {
+                let key = UnsafeRawBufferPointer(start: page + PageCheck.headerSize + i * record.fixedKeySize, count: record.fixedKeySize)
+                guard bounds.admits(key, after: previous) else { throw Damage(reason: "page \(number) holds keys out of order or out of place") }
+                previous = key
+            }
             return
         }
+        var previous: UnsafeRawBufferPointer?
         for i in 0..<count {
             let (node, keySize, nodeFlags, low) = try nodeAt(page, size: pageSize, i, number)
+            let key = UnsafeRawBufferPointer(start: page + node + 8, count: keySize)
             if isBranch {
-                let child = UInt64(low) | (UInt64(nodeFlags) << 32)
-                try walk(child, depth: depth + 1, record: record, isMain: isMain, isFree: isFree)
+                // A branch's first key is not stored (its child's keys are
+                // bounded by the parent's); child i holds keys from key i
+                // up to key i + 1.
+                var child = bounds
+                if i > 0 {
+                    guard bounds.admits(key, after: previous) else { throw Damage(reason: "page \(number) holds keys out of order or out of place") }
+                    child.lower = key
+                    previous = key
+                }
+                if i + 1 < count {
+                    let (next, nextSize, _, _) = try nodeAt(page, size: pageSize, i + 1, number)
+                    child.upper = UnsafeRawBufferPointer(start: page + next + 8, count: nextSize)
+                }
+                let childPage = UInt64(low) | (UInt64(nodeFlags) << 32)
+                try walk(childPage, depth: depth + 1, record: record, isMain: isMain, isFree: isFree, bounds: child)
                 continue
             }
+            guard bounds.admits(key, after: previous) else { throw Damage(reason: "page \(number) holds keys out of order or out of place") }
+            previous = key
             let dataSize = Int(low)
             let dataStart = node + 8 + keySize
             if nodeFlags & PageCheck.bigData != 0 {
@@ -190,7 +278,7 @@ struct PageCheck {
                     guard sub.root != PageCheck.invalidPage, sub.flags & ~PageCheck.persistentFlags == 0 else {
                         throw Damage(reason: "page \(number) has a damaged tree of duplicates")
                     }
-                    try walk(sub.root, depth: 1, record: sub, isMain: false, isFree: false)
+                    try walk(sub.root, depth: 1, record: sub, isMain: false, isFree: false, bounds: KeyBounds(order: KeyOrder(duplicatesOf: record.flags)))
                 }
             } else if nodeFlags & PageCheck.dupData != 0 {
                 // Duplicates kept inline: a sub-page inside the value.
@@ -211,8 +299,22 @@ struct PageCheck {
                     guard keySize > 0, PageCheck.headerSize + subCount * keySize <= dataSize else {
                         throw Damage(reason: "page \(number) has a damaged list of duplicates")
                     }
+                    let order = KeyBounds(order: KeyOrder(duplicatesOf: record.flags))
+                    var previousDuplicate: UnsafeRawBufferPointer?
+                    for j in 0..<subCount {
+                        let value = UnsafeRawBufferPointer(start: sub + PageCheck.headerSize + j * keySize, count: keySize)
+                        guard order.admits(value, after: previousDuplicate) else { throw Damage(reason: "page \(number) has duplicates out of order") }
+                        previousDuplicate = value
+                    }
                 } else {
-                    for j in 0..<subCount { _ = try nodeAt(sub, size: dataSize, j, number) }
+                    let order = KeyBounds(order: KeyOrder(duplicatesOf: record.flags))
+                    var previousDuplicate: UnsafeRawBufferPointer?
+                    for j in 0..<subCount {
+                        let (subNode, subKeySize, _, _) = try nodeAt(sub, size: dataSize, j, number)
+                        let value = UnsafeRawBufferPointer(start: sub + subNode + 8, count: subKeySize)
+                        guard order.admits(value, after: previousDuplicate) else { throw Damage(reason: "page \(number) has duplicates out of order") }
+                        previousDuplicate = value
+                    }
                 }
             }
         }
