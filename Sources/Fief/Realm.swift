@@ -267,7 +267,7 @@ public struct Realm {
             return
         }
         guard managed.core === core || managed.core.path == core.path else {
-            preconditionFailure("Cannot link to an object managed by another Realm")
+            preconditionFailure("Object is already managed by another Realm. Use create instead to copy it into this Realm.")
         }
         guard managed.isValid else { preconditionFailure("Cannot link to a deleted or invalidated object") }
     }

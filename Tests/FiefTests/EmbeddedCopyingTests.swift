@@ -78,6 +78,9 @@ final class EmbeddedCopyingTests: FiefTestCase {
         assertTraps("appendManagedEmbeddedToList", message: "Cannot add an existing managed embedded object to a List.")
         assertTraps("setManagedEmbeddedInList", message: "Cannot add an existing managed embedded object to a List.")
         assertTraps("setManagedEmbeddedInMap", message: "Cannot add an existing managed embedded object to a Dictionary.")
+        // A property setter has RealmSwift's accessor message; key-value
+        // coding (CollectionSetValueTests) has its dynamic path's.
+        assertTraps("setManagedEmbeddedAsLink", message: "Can't set link to existing managed embedded object")
     }
 
     func testUnmanagedEmbeddedObjectsStillBecomeElements() throws {
@@ -190,6 +193,12 @@ final class EmbeddedCopyingTests: FiefTestCase {
             let node = CopyNode(value: [2])
             tree.nodes[0] = node
             tree.nodes[0] = node
+        },
+        "setManagedEmbeddedAsLink": { _ in
+            let realm = try Realm()
+            realm.beginWrite()
+            let tree = realm.create(CopyTree.self, value: ["nodes": [[1]]])
+            tree.node = tree.nodes[0]
         },
         "setManagedEmbeddedInMap": { _ in
             let realm = try Realm()

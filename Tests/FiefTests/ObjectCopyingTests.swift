@@ -116,6 +116,11 @@ final class ObjectCopyingTests: FiefTestCase {
         assertTraps("createNestedDuplicatePrimaryKey", message: "existing primary key value")
     }
 
+    func testAddingAnObjectLinkingAnObjectOfAnotherRealmTrapsWithRealmSwiftsMessage() {
+        assertTraps("addNestedObjectOfAnotherRealm",
+                    message: "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
+    }
+
     func testLinkDefaultsAreCreatedWithTheirParent() throws {
         let realm = try Realm()
         let created = try realm.write { realm.create(CopyDefaults.self, value: ["name": "made"]) }
@@ -193,6 +198,15 @@ final class ObjectCopyingTests: FiefTestCase {
     // MARK: Trap scenarios
 
     nonisolated(unsafe) static let trapScenarios: [String: (FiefTestCase) throws -> Void] = [
+        "addNestedObjectOfAnotherRealm": { test in
+            let other = try Realm(configuration: test.fileConfiguration("other.realm"))
+            let flag = try other.write { other.create(CopyFlag.self, value: [true]) }
+            let bag = CopyBag()
+            bag.flag = flag
+            let realm = try Realm()
+            realm.beginWrite()
+            realm.add(bag)
+        },
         "createNestedDuplicatePrimaryKey": { _ in
             let realm = try Realm()
             realm.beginWrite()

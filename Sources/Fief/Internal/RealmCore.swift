@@ -583,6 +583,14 @@ final class ManagedRow {
         let info = binding.info
         let property = info.properties[index]
         guard let typed = property.valueType._fiefFromAny(any) else { fiefInvalidValue(any, for: property, of: info) }
+        if !property.isCollection, property.linkTarget is EmbeddedObject.Type {
+            // Key-value coding sets a link as RealmSwift's dynamic path does,
+            // with that path's message for an embedded object already managed.
+            checkGeneration()
+            writeEmbedded(index, typed._fiefStored as? EmbeddedObject,
+                          managedRefusal: "Cannot set a link to an existing managed embedded object")
+            return
+        }
         write(index, typed)
     }
 
@@ -636,8 +644,11 @@ final class ManagedRow {
 
     /// Sets embedded-object property number `index`: nil deletes the current
     /// one; an unmanaged object is created in place (fief_object_create_embedded)
-    /// with its values, and becomes managed.
-    func writeEmbedded(_ index: Int, _ child: EmbeddedObject?) {
+    /// with its values, and becomes managed.  An embedded object already
+    /// managed (it has a parent) traps with `managedRefusal`, RealmSwift's
+    /// message for a property setter unless key-value coding gives its own.
+    func writeEmbedded(_ index: Int, _ child: EmbeddedObject?,
+                       managedRefusal: String = "Can't set link to existing managed embedded object") {
         let key = binding.propertyKeys[index]
         guard let child else {
             if !fief_object_set_value(handle.raw, key, .null) { trapForAccess(CError.last(), writing: true) }
@@ -649,7 +660,7 @@ final class ManagedRow {
                current.u.link.class_key == managed.binding.classKey, current.u.link.object_key == managed.objectKey {
                 return   // already this object's
             }
-            preconditionFailure("Cannot set a link to an existing managed embedded object")
+            preconditionFailure(managedRefusal)
         }
         let childBinding = core.binding(for: type(of: child))
         guard let raw = fief_object_create_embedded(handle.raw, key) else { trapForAccess(CError.last(), writing: true) }
