@@ -45,10 +45,10 @@ open class ObjectBase: Hashable, CustomStringConvertible {
     /// Override to store properties under other names in the realm file
     /// (RealmSwift's `propertiesMapping()`): Swift property name → stored
     /// name.  Code, KVC, key paths, sorts and queries use the Swift names
-    /// (queries accept the stored names too); the file and other languages'
-    /// bindings see the stored names.  Not mapped yet: key paths given as
-    /// `%K` arguments and those of a SUBQUERY's variable (`$x.name`), which
-    /// must be written with the stored names.
+    /// (queries accept the stored names too, and `%K` arguments are mapped
+    /// as well); the file and other languages' bindings see the stored
+    /// names.  Not mapped yet: key paths of a SUBQUERY's variable
+    /// (`$x.name`), which must be written with the stored names.
     ///
     ///     override class func propertiesMapping() -> [String: String] {
     ///         ["firstName": "first_name"]

@@ -256,6 +256,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
 
     func filter(_ predicateFormat: String, arguments args: [Any]) -> Results<Element> {
         // Properties by their stored names (`propertiesMapping()`).
+        let args = objectBinding?.info.storedQueryArguments(predicateFormat, args) ?? args
         let predicateFormat = objectBinding?.info.storedQuery(predicateFormat) ?? predicateFormat
         let arena = _FiefArena()
         var queryArgs: [fief_query_arg_t] = []

@@ -137,4 +137,21 @@ final class PropertiesMappingTests: FiefTestCase {
         XCTAssertEqual(people.max(ofProperty: "age") as Int?, 30)
         XCTAssertEqual(_name(for: \MappedPerson.best?.firstName), "best.firstName")
     }
+
+    func testKeyPathArgumentsAreMappedToStoredNames() throws {
+        let realm = try Realm(configuration: configuration)
+        try addPeople(realm)
+        let people = realm.objects(MappedPerson.self)
+        XCTAssertEqual(people.filter("%K == %@", "firstName", "Ann").map(\.id), [1])
+        XCTAssertEqual(people.filter("%K == %@", "first_name", "Ann").map(\.id), [1])
+        // `%K` counts among the arguments as `%@` and numbers do; quotes hide it.
+        XCTAssertEqual(people.filter("age > %d AND %K == %@ AND nickname != '%K'", 20, "best.firstName", "Bob").map(\.id), [1])
+        XCTAssertEqual(people.filter("ANY %K == %@", "pets.petName", "Kit").map(\.id), [1])
+        XCTAssertEqual(people.filter("%K.@count == 2", "pets").map(\.id), [1])
+        XCTAssertEqual(people.filter("%K == %@", "address.city", "Oslo").map(\.id), [1])
+        XCTAssertEqual(people.filter("$K1 == $0", "Bob", "firstName").map(\.id), [2])
+        XCTAssertEqual(realm.objects(MappedPet.self).filter("%K == %@", "owner.firstName", "Ann").count, 2)
+        // A string compared with `%@` stays as it is.
+        XCTAssertEqual(people.filter("nickname == %@ OR %K == %@", "firstName", "age", 25).map(\.id), [2])
+    }
 }

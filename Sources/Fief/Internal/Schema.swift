@@ -240,6 +240,44 @@ final class ObjectSchemaInfo: @unchecked Sendable {
         return out
     }
 
+    /// `args` of `predicate` with each key-path argument (a `%K`, which
+    /// takes the next argument as `%@` and number specifiers do, or `$Kn`,
+    /// argument n) named as the file stores it (`storedPath`), as
+    /// `storedQuery` names the key paths written in the text.
+    func storedQueryArguments(_ predicate: String, _ args: [Any]) -> [Any] {
+        guard reachesCustomNames, predicate.contains("%K") || predicate.contains("$K") else { return args }
+        let chars = Array(predicate)
+        var keyPathArguments = Set<Int>()
+        var next = 0
+        var i = 0
+        while i < chars.count {
+            let c = chars[i]
+            if c == "'" || c == "\"" {
+                var j = i + 1
+                while j < chars.count && chars[j] != c { j += chars[j] == "\\" ? 2 : 1 }
+                i = j + 1
+            } else if c == "%", i + 1 < chars.count, chars[i + 1] != "%" {
+                if chars[i + 1] == "K" { keyPathArguments.insert(next) }
+                next += 1
+                i += 2
+            } else if c == "%" {
+                i += 2
+            } else if c == "$", i + 1 < chars.count, chars[i + 1] == "K" {
+                var j = i + 2
+                while j < chars.count && chars[j].isNumber { j += 1 }
+                if let n = Int(String(chars[(i + 2)..<j])) { keyPathArguments.insert(n) }
+                i = j
+            } else {
+                i += 1
+            }
+        }
+        var mapped = args
+        for n in keyPathArguments where n < mapped.count {
+            if let path = fiefUnwrap(mapped[n]) as? String { mapped[n] = storedPath(path) }
+        }
+        return mapped
+    }
+
     /// The schema of class `cls` of a realm's file, for the dynamic API:
     /// its scalar and to-one link properties, read as `DynamicObject`s with
     /// the Swift type of each column, and its lists, sets and maps of those
