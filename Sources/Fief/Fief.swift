@@ -187,9 +187,9 @@
 //   realms are copied, objects of this realm are linked), `add` adopts;
 //   nested objects with a primary key get the update policy; a managed
 //   embedded object never becomes a List element or Map value (a trap).
-//   Differences: `add(_:update: .modified)` updates an existing object's
-//   embedded objects and lists of them in place, but replaces those of a
-//   Map; `add` writes collection properties before to-one links, so when
+//   `add(_:update: .modified)` updates an existing object's embedded
+//   objects, and lists and maps of them, in place.  Difference: `add`
+//   writes collection properties before to-one links, so when
 //   one graph holds two versions of an object with the same primary key,
 //   the link's is the one kept.
 

@@ -842,6 +842,20 @@ extension Map: _Persistable {
     }
 }
 
+/// A map of embedded objects, as `add(_:update: .modified)` reads the one
+/// it is given to update the existing object's map in place.
+protocol FiefEmbeddedMapSource {
+    /// Every key and its embedded object (nil for a nil value), in key order.
+    var fiefEmbeddedEntries: [(key: String, value: EmbeddedObject?)] { get }
+}
+
+extension Map: FiefEmbeddedMapSource {
+    var fiefEmbeddedEntries: [(key: String, value: EmbeddedObject?)] {
+        guard Self.isEmbedded else { return [] }
+        return entries.map { ($0.key._fiefMapKey, fiefUnwrap($0.value) as? EmbeddedObject) }
+    }
+}
+
 // MARK: - The managed map
 
 /// Map property `index` of a managed object: the calls of fief.h's "Maps"

@@ -171,7 +171,7 @@ public struct Realm {
     /// links to are added with it.  With `.modified` or `.all`, an existing
     /// object with the same primary key is updated instead, and so are the
     /// nested objects with a primary key; `.modified` updates the existing
-    /// object's embedded objects (and lists of them) in place, `.all`
+    /// object's embedded objects (and lists and maps of them) in place, `.all`
     /// replaces them.  Traps (as RealmSwift does) outside a write
     /// transaction, for a duplicate primary key with `.error`, and for
     /// objects of another realm (`create` copies those).
@@ -237,6 +237,11 @@ public struct Realm {
             if update == .modified && info.properties[index].linkTarget is EmbeddedObject.Type
                 && info.properties[index].collectionType == fief_collection_type_t(FIEF_COLLECTION_LIST) {
                 managed.updateEmbeddedList(index, fiefObjects(in: elements).compactMap { $0 as? EmbeddedObject })
+                continue
+            }
+            if update == .modified && info.properties[index].linkTarget is EmbeddedObject.Type,
+               let map = elements as? FiefEmbeddedMapSource {
+                managed.updateEmbeddedMap(index, map.fiefEmbeddedEntries)
                 continue
             }
             if update != .error { addUnmanagedObjects(in: elements, update: update) }

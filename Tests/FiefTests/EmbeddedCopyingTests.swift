@@ -160,6 +160,47 @@ final class EmbeddedCopyingTests: FiefTestCase {
         XCTAssertEqual(first.nodes.map(\.value), [30, 31, 32])
     }
 
+    func testAddModifiedUpdatesAMapsEmbeddedObjectsInPlace() throws {
+        let realm = try Realm()
+        let first = CopyKeyedMapTree(value: ["id": 1, "nodeMap": ["a": [1], "b": [2], "gone": [3], "nil": [4]]] as [String: Any])
+        try realm.write { realm.add(first) }
+        let a = try XCTUnwrap(first.nodeMap["a"] ?? nil)
+        let b = try XCTUnwrap(first.nodeMap["b"] ?? nil)
+        let gone = try XCTUnwrap(first.nodeMap["gone"] ?? nil)
+        let leafOfA = CopyLeaf(value: [10])
+        try realm.write { a.leaf = leafOfA }
+
+        let newB = CopyNode(value: [20])
+        let second = CopyKeyedMapTree(value: ["id": 1, "nodeMap": [
+            "a": ["value": 11, "leaf": ["value": 12]] as [String: Any], "nil": NSNull(), "new": [30],
+        ] as [String: Any]] as [String: Any])
+        second.nodeMap["b"] = newB
+        try realm.write { realm.add(second, update: .modified) }
+
+        XCTAssertTrue(first.isSameObject(as: second))
+        // Keys in both: the same objects, updated (their embedded ones too).
+        XCTAssertFalse(a.isInvalidated, "the value of 'a' was replaced, not updated")
+        XCTAssertEqual(a.value, 11)
+        XCTAssertFalse(leafOfA.isInvalidated)
+        XCTAssertEqual(leafOfA.value, 12)
+        XCTAssertFalse(b.isInvalidated)
+        XCTAssertEqual(b.value, 20)
+        XCTAssertEqual(newB.realm, realm, "the given object becomes the updated one")
+        XCTAssertEqual(newB.value, 20)
+        // Keys only in the old map are removed; new keys get new objects.
+        XCTAssertTrue(gone.isInvalidated)
+        XCTAssertEqual(first.nodeMap.keys.sorted(), ["a", "b", "new", "nil"])
+        XCTAssertEqual(first.nodeMap["new"]??.value, 30)
+        XCTAssertEqual(first.nodeMap["nil"].map { $0 == nil }, true)
+        XCTAssertEqual(realm.objects(CopyKeyedMapTree.self).count, 1)
+
+        // `.all` replaces them.
+        let third = CopyKeyedMapTree(value: ["id": 1, "nodeMap": ["a": [40]]] as [String: Any])
+        try realm.write { realm.add(third, update: .all) }
+        XCTAssertTrue(a.isInvalidated)
+        XCTAssertEqual(first.nodeMap["a"]??.value, 40)
+    }
+
     func testAddAllReplacesEmbeddedObjects() throws {
         let realm = try Realm()
         let (first, firstObjects) = keyedTree(0)

@@ -54,6 +54,11 @@ class CopyTree: Object {
     @Persisted var nodeMap: Map<String, CopyNode?>
 }
 
+class CopyKeyedMapTree: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var nodeMap: Map<String, CopyNode?>
+}
+
 class CopyKeyedTree: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var node: CopyNode?

@@ -144,12 +144,37 @@ extension ManagedRow {
                     updateEmbeddedList(i, fiefObjects(in: value).compactMap { $0 as? EmbeddedObject })
                     continue
                 }
+                if let map = value as? FiefEmbeddedMapSource {
+                    updateEmbeddedMap(i, map.fiefEmbeddedEntries)
+                    continue
+                }
                 if !property.isCollection, let embedded = value._fiefStored as? EmbeddedObject, embedded._fiefManaged == nil {
                     writeEmbeddedUpdating(i, embedded)
                     continue
                 }
             }
             write(i, value)
+        }
+    }
+
+    /// Sets map property `index` of embedded objects to `entries` as
+    /// `add(_:update: .modified)` does: the object of a key it holds already
+    /// is updated in place; keys new to it get new objects (or nil), keys
+    /// not in `entries` are removed.
+    func updateEmbeddedMap(_ index: Int, _ entries: [(key: String, value: EmbeddedObject?)]) {
+        guard let target = binding.info.properties[index].linkTarget else { return }
+        let map = ManagedMap(row: self, index: index)
+        let givenKeys = Set(entries.map(\.key))
+        for key in map.keys() where !givenKeys.contains(key) {
+            map.remove(key)
+        }
+        for (key, element) in entries {
+            if let element, element._fiefManaged == nil, let current = map.get(key), current.type == FIEF_TYPE_LINK,
+               let raw = fief_object_get(core.handle.raw, current.u.link.class_key, current.u.link.object_key) {
+                ManagedRow(handle: CHandle(raw), core: core, binding: core.binding(for: target)).adoptUpdating(element)
+            } else {
+                map.setEmbedded(key, element)
+            }
         }
     }
 
