@@ -1606,7 +1606,11 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  For results of values, `self` (or `SELF`) is the element: "self >= 2",
  *  "self CONTAINS[c] 'x'", "self == nil", "NOT (self == $0)"; a property
  *  name there is FIEF_ERR_QUERY_INVALID, as is `self` for results of
- *  objects (unless the class has a property named "self").
+ *  objects unless the class has a property named "self": then `self` is
+ *  that property, and followed by '.' or '[' it starts a key path through
+ *  it, as in realm-core ("self.name == 'a'", "self.@count == 1",
+ *  "@links.Item.self.@count > 0"; for a class without such a property,
+ *  FIEF_ERR_QUERY_INVALID naming 'self').
  *  Limits (FIEF_ERR_QUERY_SYNTAX beyond them): at most 100 levels of
  *  parentheses and NOT together (each '(' and each NOT or '!' around a
  *  term counts one: "predicate is nested too deeply (more than 100 levels

@@ -345,8 +345,10 @@ final class QueryParserTests: XCTestCase {
         // In SORT and DISTINCT it is a property name.
         assertQuery("TRUEPREDICATE SORT(self ASC)",
                     ParsedQuery(predicate: .alwaysTrue, ordering: [.sort([QuerySortKey(keyPath: ["self"], ascending: true)])]))
-        assertFails("self.name == 'a'", "a key path after 'self' is not supported", offset: 0)
-        assertFails("self[0] == 1", "a key path after 'self' is not supported", offset: 0)
+        // Followed by '.' or '[' it starts a key path: a property named "self" (realm-core's reading).
+        assertParses("self.name == 'a'", cmp(key("self", "name"), .equal, str("a")))
+        assertParses("self [0] == 1", cmp(.keyPath(QueryKeyPath([.property("self"), .index(0)])), .equal, int(1)))
+        assertParses("ANY self.items.price > 1", cmp(.quantified(.any, key("self", "items", "price")), .greater, int(1)))
         assertFails("ANY self == 1", "'ANY' cannot apply to 'self'", offset: 4)
     }
 

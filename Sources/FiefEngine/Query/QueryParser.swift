@@ -894,17 +894,22 @@ extension QueryParser {
             }
         }
 
-        /// `self` or `SELF` alone: the element.  It cannot start a longer
-        /// key path.
+        /// `self` or `SELF` alone: the element.  Followed by '.' or '['
+        /// (`self.name`, `self[0]`) it is the first name of a key path
+        /// instead, a property named `self` that the schema must have
+        /// (nil here: the caller reads the key path).
         mutating func parseSelf() throws(QueryParseError) -> QueryOperand? {
-            guard token.kind == .word, token.text == Self.selfWord || token.text == Self.selfWordUpper,
-                  !variables.contains(String(decoding: token.text, as: UTF8.self)) else { return nil }
-            let start = token.start
+            guard isSelfAlone else { return nil }
             try advance()
-            if token.kind == .dot || token.kind == .leftBracket {
-                throw error("a key path after 'self' is not supported: 'self' stands for the element of a collection of values", at: start)
-            }
             return .element
+        }
+
+        /// Whether the current token is `self` (or `SELF`) standing alone:
+        /// no SUBQUERY variable of that name, and no '.' or '[' after it.
+        var isSelfAlone: Bool {
+            token.kind == .word && (token.text == Self.selfWord || token.text == Self.selfWordUpper)
+                && !variables.contains(String(decoding: token.text, as: UTF8.self))
+                && !nextByteIs(UInt8(ascii: ".")) && !nextByteIs(UInt8(ascii: "["))
         }
 
         static let selfWord: [UInt8] = Array("self".utf8)
@@ -945,8 +950,7 @@ extension QueryParser {
             case .argument, .percentArgument:
                 return .quantified(quantifier, .argument(try argumentNumber()))
             case .word where keyword == nil || keyword?.isReserved == false:
-                if token.text == Self.selfWord || token.text == Self.selfWordUpper,
-                   !variables.contains(String(decoding: token.text, as: UTF8.self)) {
+                if isSelfAlone {
                     throw error("'\(word)' cannot apply to 'self'", at: token.start)
                 }
                 return .quantified(quantifier, .keyPath(try parseKeyPath(.quantified, what: "a key path")))

@@ -339,8 +339,8 @@ extension QuerySerializer {
                         if variables.contains(property) {
                             throw invalid("the property '\(property)' has the name of a SUBQUERY variable in scope")
                         }
-                        if place != .plain, property == "self" || property == "SELF" {
-                            throw invalid("a key path cannot start with the property '\(property)' here: 'self' stands for the element")
+                        if place != .plain, property == "self" || property == "SELF", path.components.count == 1, path.suffix == nil {
+                            throw invalid("a key path cannot be the property '\(property)' alone here: 'self' stands for the element")
                         }
                     }
                     output += dot + (try name(property))

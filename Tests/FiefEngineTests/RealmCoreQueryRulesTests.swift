@@ -1,0 +1,85 @@
+import XCTest
+@testable import FiefEngine
+
+/// Five rules of Realm's query language as realm-core 14 has them, each a
+/// table of predicates and the answers realm-core gives (the cases of its
+/// test_parser.cpp, on data of our own shaped like its tests'):
+///
+/// * a property named `self` starts a key path (`self.item_id`);
+/// * SORT and DISTINCT by a map's key (`meta['age']`, `meta.age`): the
+///   value at that key, a missing key as null;
+/// * `B64"..."` alone is a string; only `bin(B64"...")` is a binary;
+/// * two many-valued key paths with no ANY/ALL/NONE compare element by
+///   element, in order;
+/// * a many-valued path `!=` a list: lengths differ, or every position
+///   differs.
+final class RealmCoreQueryRulesTests: XCTestCase {
+    private func verify(_ db: DB, _ className: String, _ cases: [(String, Int)], file: StaticString = #filePath, line: UInt = #line) {
+        for (predicate, expected) in cases {
+            do {
+                let count = try db.query(className, predicate).count()
+                XCTAssertEqual(count, expected, predicate, file: file, line: line)
+            } catch {
+                XCTFail("\(predicate): \(error)", file: file, line: line)
+            }
+        }
+    }
+
+    private func keys(_ db: DB, _ className: String, _ query: String) throws -> [Int64] {
+        try db.query(className, query).allKeys()
+    }
+
+    // MARK: A property named self
+
+    /// Parser_BacklinkCount's shape: items whose `self` links to themselves
+    /// (the last one to nothing), people with lists of items and a favourite.
+    private func itemsWithSelf() throws -> (DB, items: [Int64]) {
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "Items", properties: [
+                prop("item_id", .int),
+                Property(name: "self", type: .link, flags: .nullable, linkTarget: "Items"),
+                prop("double_col", .double),
+            ]),
+            ObjectClass(name: "Person", properties: [
+                prop("customer_id", .int),
+                Property(name: "items", type: .link, linkTarget: "Items", collection: .list),
+                Property(name: "fav_item", type: .link, flags: .nullable, linkTarget: "Items"),
+            ]),
+        ]))
+        var items: [Int64] = []
+        try db.write {
+            items = try db.createMany("Items", ["item_id", "double_col"], [5, 2, 12, 14, 20].enumerated().map { [.int(Int64($1)), .double(Double($0) + 0.5)] })
+            let ic = db.cls("Items")
+            for i in 0..<4 { try db.set("Items", items[i], "self", .link(ic, items[i])) }
+            let people = try db.createMany("Person", ["customer_id"], (0..<3).map { [.int(Int64($0))] })
+            for i in 0..<3 { try db.set("Person", people[i], "fav_item", .link(ic, items[2 - i])) }
+            try db.append("Person", people[0], "items", [0, 1, 2].map { .link(ic, items[$0]) })
+            try db.append("Person", people[1], "items", Array(repeating: .link(ic, items[0]), count: 10))
+            try db.append("Person", people[2], "items", [2, 2].map { .link(ic, items[$0]) })
+        }
+        return (db, items)
+    }
+
+    func testPropertyNamedSelfStartsAKeyPath() throws {
+        let (db, items) = try itemsWithSelf()
+        verify(db, "Items", [
+            // realm-core's cases.
+            ("@links.Items.self.@links.@count == 1 && item_id == 14", 1),
+            ("@links.@count >= self.@count", 5),
+            ("@links.@count == @links.Items.self.@count", 2),
+            // The property as the first step of longer paths.
+            ("self.item_id == 14", 1), ("self.item_id == item_id", 4), ("self.self.item_id > 10", 2),
+            ("self.double_col > 1.0", 3), ("self.@count == 0", 1), ("self.@count == 1", 4),
+        ])
+        // `self` alone is still the link property itself.
+        verify(db, "Items", [("self == nil", 1), ("self != nil", 4)])
+        verify(db, "Person", [("fav_item.self.item_id == 12", 1), ("ANY items.self.item_id == 5", 2), ("ALL items.self.double_col < 2.0", 1)])
+        // SORT and DISTINCT take it too (a null link sorts before every value descending, and leaves DISTINCT).
+        XCTAssertEqual(try keys(db, "Items", "TRUEPREDICATE SORT(self.double_col DESC)"), [items[4], items[3], items[2], items[1], items[0]])
+        XCTAssertEqual(try keys(db, "Items", "TRUEPREDICATE DISTINCT(self.item_id)"), Array(items[0..<4]))
+        // A class without such a property refuses it, naming it (names are case-sensitive: no 'SELF').
+        let error = expectError(.queryInvalid) { try db.query("Person", "self.customer_id == 1") }
+        XCTAssertTrue(error?.message.contains("'self'") ?? false, error?.message ?? "")
+        expectError(.queryInvalid) { try db.query("Items", "SELF.item_id == 5") }
+    }
+}
