@@ -1462,7 +1462,10 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  Literals: numbers (`1`, `-2.5`, `0x1F`, `1.5f` float, digits beyond a
  *  double's precision kept exactly for decimal128), 'strings' or "strings",
  *  true, false, null/nil, timestamps `T<s>:<ns>` or `YYYY-MM-DD@HH:MM:SS`,
- *  `oid(<24 hex>)`, `uuid(<uuid>)`, `B64"<base64>"` (binary), lists
+ *  `oid(<24 hex>)`, `uuid(<uuid>)`, `B64"<base64>"` (a string, as in
+ *  realm-core's grammar: "name == B64\"UmV4\"" is "name == 'Rex'"; bytes
+ *  that are not UTF-8 are FIEF_ERR_QUERY_SYNTAX), binaries `bin('text')`,
+ *  `binary("text")` and `bin(B64"<base64>")` (only these are binary), lists
  *  `{1, 'a', $0}`, an object by primary key `obj('Class', pk)`, an object
  *  by key `O<key>` (of the class of the link it is compared with:
  *  "friend == O3") or `L<class key>:<object key>`.
@@ -1598,7 +1601,7 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  argument, a key-path argument that is no string or names no property)
  *  is FIEF_ERR_QUERY_ARGUMENT.  Strings and binaries are distinct types, as
  *  in Realm: a string property compares with strings only, a binary
- *  property with binaries only (B64"..." or a FIEF_TYPE_BINARY argument),
+ *  property with binaries only (bin(...) or a FIEF_TYPE_BINARY argument),
  *  whatever the operator.  Invalid UTF-8 in the predicate or a string
  *  argument is FIEF_ERR_INVALID_UTF8; an invalid timestamp argument is
  *  FIEF_ERR_INVALID_ARGUMENT.  fief_results_get_description gives the

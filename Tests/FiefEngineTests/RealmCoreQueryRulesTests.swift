@@ -82,4 +82,39 @@ final class RealmCoreQueryRulesTests: XCTestCase {
         XCTAssertTrue(error?.message.contains("'self'") ?? false, error?.message ?? "")
         expectError(.queryInvalid) { try db.query("Items", "SELF.item_id == 5") }
     }
+
+    // MARK: B64"..." is a string
+
+    func testBase64AloneIsAString() throws {
+        let db = try DB.open(tempDir().file(), makeSchema([("T", [prop("mixed", .mixed, .nullable), prop("s", .string, .nullable), prop("b", .binary, .nullable)])]))
+        try db.write {
+            // Parser_Mixed's shape: strings "String<i>" and one binary "String2Binary" in the mixed property.
+            var rows: [[TV]] = []
+            for i in 0..<30 {
+                let text = "String\(i)"
+                rows.append([i == 28 ? .binary(Array("String2Binary".utf8)) : i % 4 == 0 ? .string(text) : .int(Int64(i)),
+                             .string(text), .binary(Array(text.utf8))])
+            }
+            _ = try db.createMany("T", ["mixed", "s", "b"], rows)
+        }
+        // "U3RyaW5nMg==" is base64 for "String2".
+        verify(db, "T", [
+            // realm-core's cases: alone a string (20, 24), in bin(...) a binary (28).
+            ("mixed beginswith B64\"U3RyaW5nMg==\"", 2), ("mixed beginswith bin(B64\"U3RyaW5nMg==\")", 1),
+            ("mixed == B64\"U3RyaW5nMjQ=\"", 1), ("mixed == bin(B64\"U3RyaW5nMjQ=\")", 0),
+            // A string property takes it as any string literal; a binary one takes bin(B64"...").
+            ("s == B64\"U3RyaW5nMjQ=\"", 1), ("s BEGINSWITH B64\"U3RyaW5nMg==\"", 11), ("s CONTAINS[c] B64\"UklORzE=\"", 11),
+            ("s IN {B64\"U3RyaW5nMA==\", 'String1'}", 2), ("b == bin(B64\"U3RyaW5nMjQ=\")", 1),
+            ("b BEGINSWITH bin(B64\"U3RyaW5nMg==\")", 11), ("s == B64\"\"", 0),
+        ])
+        // A binary property against a string literal is refused as before; bytes that are not UTF-8 are no string.
+        expectError(.queryInvalid) { try db.query("T", "b == B64\"U3RyaW5nMjQ=\"") }
+        let error = expectError(.querySyntax) { try db.query("T", "s == B64\"/w==\"") }
+        XCTAssertTrue(error?.message.contains("bin(B64") ?? false, error?.message ?? "")
+        // The canonical text of a binary constant reads back as a binary.
+        let parsed = try QueryParser.parseQuery("b == bin(B64\"/w==\")")
+        let text = try QuerySerializer.text(parsed)
+        XCTAssertEqual(text, "b == bin(B64\"/w==\")")
+        XCTAssertEqual(try QueryParser.parseQuery(text), parsed)
+    }
 }

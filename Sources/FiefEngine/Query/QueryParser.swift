@@ -38,7 +38,7 @@
 //     index       := digits | FIRST | LAST | '*' | string | argument
 //     post-op     := '.' (@count | @size | @type) | '[' SIZE ']'
 //     list        := quantifier? '{' ( constant ( ',' constant )* )? '}'
-//     constant    := number | string | B64"..." | true | false | null | nil
+//     constant    := number | string | B64"..." (a string) | true | false | null | nil
 //                  | inf | nan | timestamp | oid(...) | uuid(...) | O<key>
 //                  | L<class>:<key> | bin(string | B64"...") | obj(string, pk)
 //                  | argument
@@ -96,7 +96,7 @@ extension QueryParser {
         case hex             // [+-]0x... (text: as written)
         case float           // 1.5, .5, 2e3, 1f (text: as written, without the 'f')
         case string          // text: the decoded bytes
-        case literal         // timestamp, oid, uuid, B64, O<key>, L<class>:<key>, signed inf/nan
+        case literal         // timestamp, oid, uuid, B64 (its bytes, as .binary), O<key>, L<class>:<key>, signed inf/nan
         case argument        // $n (number in `number`)
         case keyPathArgument // $Kn (number in `number`)
         case percentArgument // %@
@@ -882,7 +882,7 @@ extension QueryParser {
                 try advance()
                 return .constant(.string(value))
             case .literal:
-                guard let literal = token.literal else { throw expected(what) }
+                let literal = try literalValue(what)
                 try advance()
                 return .constant(literal)
             case .argument, .percentArgument:
@@ -997,7 +997,7 @@ extension QueryParser {
                 try advance()
                 return .constant(.string(value))
             case .literal:
-                guard let literal = token.literal else { throw expected(what) }
+                let literal = try literalValue(what)
                 try advance()
                 return .constant(literal)
             case .argument, .percentArgument:
@@ -1016,6 +1016,19 @@ extension QueryParser {
             default:
                 throw expected(what)
             }
+        }
+
+        /// The constant of the current `.literal` token standing as a value.
+        /// `B64"..."` alone is a string (realm-core's grammar: only inside
+        /// `bin(...)` or `binary(...)` is it a binary), so its bytes must be
+        /// UTF-8.
+        func literalValue(_ what: String) throws(QueryParseError) -> QueryLiteral {
+            guard let literal = token.literal else { throw expected(what) }
+            guard case .binary(let bytes) = literal else { return literal }
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw error("B64\"...\" alone is a string, and these bytes are not UTF-8: write bin(B64\"...\") for a binary", at: token.start)
+            }
+            return .string(text)
         }
 
         /// `bin('...')`, `binary("...")` or `bin(B64"...")`.
