@@ -1439,7 +1439,10 @@ typedef struct fief_geo_shape {
  *  zero-terminated UTF-8 string of property names joined by '.': a property
  *  of the objects ("name"), or a path through to-one links and embedded
  *  objects to a property of the object at its end ("owner.name",
- *  "address.city", "a.b.c"); "self" for results of values. */
+ *  "address.city", "a.b.c"), or to a map of values and one key of it
+ *  ("meta.age": the value at that key, null when the map lacks it, as
+ *  realm-core sorts and dedups by a dictionary key); "self" for results of
+ *  values. */
 typedef struct fief_sort_descriptor {
     const char *key_path; /* zero-terminated key path */
     bool ascending;
@@ -1593,7 +1596,10 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  Stages: the predicate may end with `SORT(key ASC|DESC, ...)`,
  *  `DISTINCT(key, ...)` and `LIMIT(n)`, in any order and number, applied
  *  left to right after the filter as fief_results_sort, _distinct and
- *  _limit are (their keys are key paths through to-one links).
+ *  _limit are (their keys are key paths through to-one links; a map of
+ *  values and a key, "SORT(meta['age'] ASC)" or "DISTINCT(meta.age)",
+ *  orders and dedups by the value at that key, a missing key as null, as
+ *  in realm-core).
  *
  *  The predicate is checked against the schema now: an unknown property or
  *  a comparison of incompatible types written in the predicate is
@@ -1660,7 +1666,8 @@ FIEF_API fief_results_t *fief_results_filter(const fief_results_t *results, cons
  *  it).  The results are read at once, the key paths checked now.
  *  Returns a new results handle, or NULL.
  *  Errors: FIEF_ERR_QUERY_INVALID (an unknown property, a key path through
- *  or to a list, set or map, through a property that is not a link, or
+ *  or to a list, set or map (but for a map of values and one key, "meta.age"),
+ *  through a property that is not a link, or
  *  ending at a link; for results of values any key but a single "self"),
  *  FIEF_ERR_INVALID_ARGUMENT (`keys` or a key path NULL),
  *  FIEF_ERR_INVALID_UTF8 (a key path), FIEF_ERR_INVALIDATED_RESULTS,

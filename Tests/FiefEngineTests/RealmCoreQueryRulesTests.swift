@@ -83,6 +83,59 @@ final class RealmCoreQueryRulesTests: XCTestCase {
         expectError(.queryInvalid) { try db.query("Items", "SELF.item_id == 5") }
     }
 
+    // MARK: SORT and DISTINCT by a map's key
+
+    func testSortAndDistinctByMapKey() throws {
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "Dog", properties: [
+                Property(name: "name", type: .string, flags: .primaryKey),
+                Property(name: "meta", type: .int, flags: .nullable, collection: .map),
+                Property(name: "tags", type: .mixed, flags: .nullable, collection: .map),
+                Property(name: "friends", type: .link, flags: .nullable, linkTarget: "Dog", collection: .map),
+            ]),
+            ObjectClass(name: "Owner", properties: [
+                prop("name", .string), Property(name: "dog", type: .link, flags: .nullable, linkTarget: "Dog"),
+            ]),
+        ]))
+        var dogs: [String: Int64] = [:]
+        try db.write {
+            // Parser_DictionarySorting's dogs and ages, inserted in its order.
+            for (name, age) in [("astro", 4), ("pluto", 5), ("lady", 6), ("snoopy", 7), ("scooby", 7)] {
+                let key = try db.create("Dog", [("name", .string(name))])
+                try db.mapSet("Dog", key, "meta", "age", .int(Int64(age)))
+                dogs[name] = key
+            }
+            try db.mapSet("Dog", dogs["lady"]!, "tags", "rank", .string("b"))
+            try db.mapSet("Dog", dogs["astro"]!, "tags", "rank", .int(3))
+            try db.mapSet("Dog", dogs["pluto"]!, "tags", "rank", .string("a"))
+        }
+        let d = { (names: [String]) in names.map { dogs[$0]! } }
+        // realm-core's cases.
+        XCTAssertEqual(try keys(db, "Dog", "TRUEPREDICATE SORT(meta[\"age\"] ASC) DISTINCT(meta['age'])"), d(["astro", "pluto", "lady", "snoopy"]))
+        XCTAssertEqual(try keys(db, "Dog", "TRUEPREDICATE SORT(meta[\"age\"] DESC) DISTINCT(meta['age'])"), d(["snoopy", "lady", "pluto", "astro"]))
+        // `meta.age` is the same key; DISTINCT alone keeps the first of each value.
+        XCTAssertEqual(try keys(db, "Dog", "TRUEPREDICATE SORT(meta.age DESC, name ASC)"), d(["scooby", "snoopy", "lady", "pluto", "astro"]))
+        XCTAssertEqual(try keys(db, "Dog", "TRUEPREDICATE DISTINCT(meta.age)"), d(["astro", "pluto", "lady", "snoopy"]))
+        // A missing key reads null: first ascending, last descending, one value for DISTINCT.
+        XCTAssertEqual(try keys(db, "Dog", "TRUEPREDICATE SORT(meta['weight'] ASC, name DESC)"), d(["snoopy", "scooby", "pluto", "lady", "astro"]))
+        XCTAssertEqual(try keys(db, "Dog", "TRUEPREDICATE SORT(tags['rank'] ASC, name ASC)"), d(["scooby", "snoopy", "astro", "pluto", "lady"]))
+        XCTAssertEqual(try keys(db, "Dog", "TRUEPREDICATE SORT(tags['rank'] DESC, name ASC)"), d(["lady", "pluto", "astro", "scooby", "snoopy"]))
+        XCTAssertEqual(try keys(db, "Dog", "TRUEPREDICATE DISTINCT(tags.rank)"), d(["astro", "pluto", "lady", "snoopy"]))
+        // Through a link.
+        var owners: [Int64] = []
+        try db.write {
+            for dog in ["lady", "astro", "snoopy"] {
+                owners.append(try db.create("Owner", [("name", .string("of " + dog)), ("dog", .link(db.cls("Dog"), dogs[dog]!))]))
+            }
+        }
+        XCTAssertEqual(try keys(db, "Owner", "TRUEPREDICATE SORT(dog.meta['age'] ASC)"), [owners[1], owners[0], owners[2]])
+        // Refused, with a reason: a map of links, a key no map holds, the map itself, a step after the key.
+        for query in ["TRUEPREDICATE SORT(friends['x'] ASC)", "TRUEPREDICATE SORT(meta['a.b'] ASC)", "TRUEPREDICATE DISTINCT(meta['$x'])",
+                      "TRUEPREDICATE SORT(meta ASC)", "TRUEPREDICATE SORT(meta['age'].x ASC)", "TRUEPREDICATE SORT(meta[0] ASC)"] {
+            expectError(.queryInvalid, query) { try db.query("Dog", query) }
+        }
+    }
+
     // MARK: B64"..." is a string
 
     func testBase64AloneIsAString() throws {
