@@ -1531,7 +1531,17 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  object reached.  With a quantifier on a list and on a collection, or
  *  between two collections, the left side's quantifier is the outer one:
  *  "ALL {4, 8} > ANY scores" (each of 4 and 8 is above some score), "ANY
- *  {1, 2} IN ALL scores", "ALL items.price IN ANY items.price"; two lists,
+ *  {1, 2} IN ALL scores", "ALL items.price IN ANY items.price".  With no
+ *  ANY, ALL or NONE on either side, many values against a list
+ *  ("scores == {1, 2}", "{5, 9} > prices", a list argument) or against
+ *  the many values of another key path ("list1.price == list2.price",
+ *  "items.price IN items.price") are compared element by element in
+ *  order, as in realm-core: of different lengths they match only for
+ *  `!=`; of one length, when every position matches the operator, `!=`
+ *  included ("scores != {1, 2}" holds when the lengths differ or when
+ *  every position differs: [1, 3] is neither == nor != {1, 2}; "NOT scores
+ *  == {1, 2}" is the negation); two empty lists match whatever the
+ *  operator.  Two lists,
  *  sets or maps of values compared directly ("scores == scores") are
  *  FIEF_ERR_QUERY_INVALID, as in realm-core; a path into a mixed property
  *  compared with one is not: "mixed[*] == scores" holds when the two hold

@@ -170,4 +170,76 @@ final class RealmCoreQueryRulesTests: XCTestCase {
         XCTAssertEqual(text, "b == bin(B64\"/w==\")")
         XCTAssertEqual(try QueryParser.parseQuery(text), parsed)
     }
+
+    // MARK: Lists compared element by element
+
+    /// Parser_OperatorIN's shape: people with lists of items (name, price),
+    /// plus a second list `others` and an empty person.
+    private func shop() throws -> DB {
+        let db = try DB.open(tempDir().file(), Schema(classes: [
+            ObjectClass(name: "Items", properties: [prop("name", .string), prop("price", .double)]),
+            ObjectClass(name: "Person", properties: [
+                prop("customer_id", .int),
+                Property(name: "items", type: .link, linkTarget: "Items", collection: .list),
+                Property(name: "others", type: .link, linkTarget: "Items", collection: .list),
+            ]),
+        ]))
+        try db.write {
+            let items = try db.createMany("Items", ["name", "price"], [("milk", 5.5), ("oranges", 4.0), ("pizza", 9.5), ("cereal", 6.5)].map { [.string($0.0), .double($0.1)] })
+            let ic = db.cls("Items")
+            let people = try db.createMany("Person", ["customer_id"], (0..<4).map { [.int(Int64($0))] })
+            let lists: [([Int], [Int])] = [
+                ([0, 1, 2, 3], [0, 1, 2, 3]),         // the same list
+                (Array(repeating: 0, count: 10), [0]), // other lengths
+                ([2, 2, 3], [3, 2, 2]),                // one position equal, the others differ
+                ([], []),                              // both empty
+            ]
+            for (i, (items_, others)) in lists.enumerated() {
+                try db.append("Person", people[i], "items", items_.map { .link(ic, items[$0]) })
+                try db.append("Person", people[i], "others", others.map { .link(ic, items[$0]) })
+            }
+        }
+        return db
+    }
+
+    func testTwoListsWithoutQuantifiersCompareInOrder() throws {
+        let db = try shop()
+        verify(db, "Person", [
+            // realm-core's cases (its people 0..2 are ours; ours 3 has two empty lists, equal).
+            ("items.price IN items.price", 4), ("items.price != items.price", 1), ("items.price * 2 > items.price", 4),
+            ("items.price == items.price", 4),
+            // Two different lists: position by position; of different lengths only != matches.
+            ("items.price == others.price", 2), ("items.name == others.name", 2), ("items.price != others.price", 2),
+            ("items.price > others.price", 1), ("items.price >= others.price", 2), ("items.name BEGINSWITH others.name", 2),
+            ("others.price IN items.price", 2), ("NOT items.price == others.price", 2),
+            // With a quantifier on either side: every pair, as before.
+            ("ANY items.price == others.price", 3), ("ANY items.price == ANY others.price", 3), ("ALL items.price == ANY others.price", 4),
+            ("items.price == ANY others.price", 3), ("NONE items.price == others.price", 1),
+        ])
+    }
+
+    func testListNotEqualToListLiteral() throws {
+        let db = try shop()
+        verify(db, "Person", [
+            // realm-core's cases: lengths differ, or every position differs.
+            ("items.name != {'milk', 'oranges', 'pizza', 'cereal'}", 3), ("items.name != {'asdf', 'sdf', 'asdf', 'asdf'}", 4),
+            ("items.name != {}", 4), ("items.name != {'pizza', 'pizza', 'cereal'}", 3), ("{5.5, 4.0, 9.5, 6.5} != items.price", 3),
+            ("{null} != items.price", 4), ("{9.5, 9.5, 6.5} != items.price", 3),
+            // One position equal, the others differing: neither == nor != (the negation of == would match).
+            ("items.name != {'cereal', 'pizza', 'cereal'}", 3), ("items.name != {'milk', 'milk', 'milk'}", 4),
+            ("items.name == {'cereal', 'pizza', 'cereal'}", 0), ("items.price != {4.0, 9.5, 5.5}", 3), ("items.price != {4.0, 1.0, 1.0}", 4),
+            ("items.price != {4.0, 5.5, 6.5}", 3), ("items.price != {9.5, 1.0, 1.0}", 3),
+            // Two empty lists: one length, no position differs, so != matches as == does.
+            ("items.price == {}", 1), ("items.price != {}", 4),
+            // NOT == is not !=.
+            ("NOT items.name == {'cereal', 'pizza', 'cereal'}", 4),
+        ])
+        // A list argument is the same list.
+        for (list, expected) in [(["cereal", "pizza", "cereal"], 3), (["milk", "milk", "milk"], 4), (["pizza", "pizza", "cereal"], 3)] {
+            let count = try TV.withValues(list.map { TV.string($0) }) { values in
+                try db.results("Person").filtered("items.name != $0", arguments: [QueryArgument(values: Array(values), isList: true)]).count()
+            }
+            XCTAssertEqual(count, expected, "items.name != \(list)")
+        }
+    }
 }
