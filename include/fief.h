@@ -1466,7 +1466,7 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  double's precision kept exactly for decimal128), 'strings' or "strings",
  *  true, false, null/nil, timestamps `T<s>:<ns>` or `YYYY-MM-DD@HH:MM:SS`,
  *  `oid(<24 hex>)`, `uuid(<uuid>)`, `B64"<base64>"` (a string, as in
- *  realm-core's grammar: "name == B64\"UmV4\"" is "name == 'Rex'"; bytes
+ *  realm-core's grammar: `name == B64"UmV4"` is `name == 'Rex'`; bytes
  *  that are not UTF-8 are FIEF_ERR_QUERY_SYNTAX), binaries `bin('text')`,
  *  `binary("text")` and `bin(B64"<base64>")` (only these are binary), lists
  *  `{1, 'a', $0}`, an object by primary key `obj('Class', pk)`, an object
