@@ -1439,7 +1439,10 @@ typedef struct fief_geo_shape {
  *  zero-terminated UTF-8 string of property names joined by '.': a property
  *  of the objects ("name"), or a path through to-one links and embedded
  *  objects to a property of the object at its end ("owner.name",
- *  "address.city", "a.b.c"); "self" for results of values. */
+ *  "address.city", "a.b.c"), or to a map of values and one key of it
+ *  ("meta.age": the value at that key, null when the map lacks it, as
+ *  realm-core sorts and dedups by a dictionary key); "self" for results of
+ *  values. */
 typedef struct fief_sort_descriptor {
     const char *key_path; /* zero-terminated key path */
     bool ascending;
@@ -1462,7 +1465,10 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  Literals: numbers (`1`, `-2.5`, `0x1F`, `1.5f` float, digits beyond a
  *  double's precision kept exactly for decimal128), 'strings' or "strings",
  *  true, false, null/nil, timestamps `T<s>:<ns>` or `YYYY-MM-DD@HH:MM:SS`,
- *  `oid(<24 hex>)`, `uuid(<uuid>)`, `B64"<base64>"` (binary), lists
+ *  `oid(<24 hex>)`, `uuid(<uuid>)`, `B64"<base64>"` (a string, as in
+ *  realm-core's grammar: `name == B64"UmV4"` is `name == 'Rex'`; bytes
+ *  that are not UTF-8 are FIEF_ERR_QUERY_SYNTAX), binaries `bin('text')`,
+ *  `binary("text")` and `bin(B64"<base64>")` (only these are binary), lists
  *  `{1, 'a', $0}`, an object by primary key `obj('Class', pk)`, an object
  *  by key `O<key>` (of the class of the link it is compared with:
  *  "friend == O3") or `L<class key>:<object key>`.
@@ -1534,7 +1540,17 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  object reached.  With a quantifier on a list and on a collection, or
  *  between two collections, the left side's quantifier is the outer one:
  *  "ALL {4, 8} > ANY scores" (each of 4 and 8 is above some score), "ANY
- *  {1, 2} IN ALL scores", "ALL items.price IN ANY items.price"; two lists,
+ *  {1, 2} IN ALL scores", "ALL items.price IN ANY items.price".  With no
+ *  ANY, ALL or NONE on either side, many values against a list
+ *  ("scores == {1, 2}", "{5, 9} > prices", a list argument) or against
+ *  the many values of another key path ("list1.price == list2.price",
+ *  "items.price IN items.price") are compared element by element in
+ *  order, as in realm-core: of different lengths they match only for
+ *  `!=`; of one length, when every position matches the operator, `!=`
+ *  included ("scores != {1, 2}" holds when the lengths differ or when
+ *  every position differs: [1, 3] is neither == nor != {1, 2}; "NOT scores
+ *  == {1, 2}" is the negation); two empty lists match whatever the
+ *  operator.  Two lists,
  *  sets or maps of values compared directly ("scores == scores") are
  *  FIEF_ERR_QUERY_INVALID, as in realm-core; a path into a mixed property
  *  compared with one is not: "mixed[*] == scores" holds when the two hold
@@ -1599,7 +1615,10 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  Stages: the predicate may end with `SORT(key ASC|DESC, ...)`,
  *  `DISTINCT(key, ...)` and `LIMIT(n)`, in any order and number, applied
  *  left to right after the filter as fief_results_sort, _distinct and
- *  _limit are (their keys are key paths through to-one links).
+ *  _limit are (their keys are key paths through to-one links; a map of
+ *  values and a key, "SORT(meta['age'] ASC)" or "DISTINCT(meta.age)",
+ *  orders and dedups by the value at that key, a missing key as null, as
+ *  in realm-core).
  *
  *  The predicate is checked against the schema now: an unknown property or
  *  a comparison of incompatible types written in the predicate is
@@ -1607,7 +1626,7 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  argument, a key-path argument that is no string or names no property)
  *  is FIEF_ERR_QUERY_ARGUMENT.  Strings and binaries are distinct types, as
  *  in Realm: a string property compares with strings only, a binary
- *  property with binaries only (B64"..." or a FIEF_TYPE_BINARY argument),
+ *  property with binaries only (bin(...) or a FIEF_TYPE_BINARY argument),
  *  whatever the operator.  Invalid UTF-8 in the predicate or a string
  *  argument is FIEF_ERR_INVALID_UTF8; an invalid timestamp argument is
  *  FIEF_ERR_INVALID_ARGUMENT.  fief_results_get_description gives the
@@ -1615,7 +1634,11 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  For results of values, `self` (or `SELF`) is the element: "self >= 2",
  *  "self CONTAINS[c] 'x'", "self == nil", "NOT (self == $0)"; a property
  *  name there is FIEF_ERR_QUERY_INVALID, as is `self` for results of
- *  objects (unless the class has a property named "self").
+ *  objects unless the class has a property named "self": then `self` is
+ *  that property, and followed by '.' or '[' it starts a key path through
+ *  it, as in realm-core ("self.name == 'a'", "self.@count == 1",
+ *  "@links.Item.self.@count > 0"; for a class without such a property,
+ *  FIEF_ERR_QUERY_INVALID naming 'self').
  *  Limits (FIEF_ERR_QUERY_SYNTAX beyond them): at most 100 levels of
  *  parentheses and NOT together (each '(' and each NOT or '!' around a
  *  term counts one: "predicate is nested too deeply (more than 100 levels
@@ -1662,7 +1685,8 @@ FIEF_API fief_results_t *fief_results_filter(const fief_results_t *results, cons
  *  it).  The results are read at once, the key paths checked now.
  *  Returns a new results handle, or NULL.
  *  Errors: FIEF_ERR_QUERY_INVALID (an unknown property, a key path through
- *  or to a list, set or map, through a property that is not a link, or
+ *  or to a list, set or map (but for a map of values and one key, "meta.age"),
+ *  through a property that is not a link, or
  *  ending at a link; for results of values any key but a single "self"),
  *  FIEF_ERR_INVALID_ARGUMENT (`keys` or a key path NULL),
  *  FIEF_ERR_INVALID_UTF8 (a key path), FIEF_ERR_INVALIDATED_RESULTS,

@@ -521,7 +521,11 @@ TEST(strings_and_binaries_are_distinct) {
     f = fief_results_filter(all, "s BEGINSWITH $0", &qas, 1);
     E(f && t_count(f) == 1);
     fief_release(f);
-    f = fief_results_filter(all, "bin == B64\"YWI=\"", NULL, 0);
+    f = fief_results_filter(all, "bin == bin(B64\"YWI=\")", NULL, 0);
+    E(f && t_count(f) == 1);
+    fief_release(f);
+    /* B64"..." alone is a string (realm-core's grammar) */
+    f = fief_results_filter(all, "s == B64\"YWI=\"", NULL, 0);
     E(f && t_count(f) == 1);
     fief_release(f);
     /* never the other type, both ways, with every operator that takes them */
@@ -534,7 +538,9 @@ TEST(strings_and_binaries_are_distinct) {
         EERRM(fief_results_filter(all, pred, &qs, 1), FIEF_ERR_QUERY_ARGUMENT, "distinct types");
         snprintf(pred, sizeof pred, "bin %s 'ab'", ops[i]);
         EERRM(fief_results_filter(all, pred, NULL, 0), FIEF_ERR_QUERY_INVALID, "distinct types");
-        snprintf(pred, sizeof pred, "s %s B64\"YWI=\"", ops[i]);
+        snprintf(pred, sizeof pred, "s %s bin(B64\"YWI=\")", ops[i]);
+        EERRM(fief_results_filter(all, pred, NULL, 0), FIEF_ERR_QUERY_INVALID, "distinct types");
+        snprintf(pred, sizeof pred, "bin %s B64\"YWI=\"", ops[i]);
         EERRM(fief_results_filter(all, pred, NULL, 0), FIEF_ERR_QUERY_INVALID, "distinct types");
     }
     EERRM(fief_results_filter(all, "$0 == bin", &qs, 1), FIEF_ERR_QUERY_ARGUMENT, "argument 0");

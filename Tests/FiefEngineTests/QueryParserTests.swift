@@ -345,8 +345,10 @@ final class QueryParserTests: XCTestCase {
         // In SORT and DISTINCT it is a property name.
         assertQuery("TRUEPREDICATE SORT(self ASC)",
                     ParsedQuery(predicate: .alwaysTrue, ordering: [.sort([QuerySortKey(keyPath: ["self"], ascending: true)])]))
-        assertFails("self.name == 'a'", "a key path after 'self' is not supported", offset: 0)
-        assertFails("self[0] == 1", "a key path after 'self' is not supported", offset: 0)
+        // Followed by '.' or '[' it starts a key path: a property named "self" (realm-core's reading).
+        assertParses("self.name == 'a'", cmp(key("self", "name"), .equal, str("a")))
+        assertParses("self [0] == 1", cmp(.keyPath(QueryKeyPath([.property("self"), .index(0)])), .equal, int(1)))
+        assertParses("ANY self.items.price > 1", cmp(.quantified(.any, key("self", "items", "price")), .greater, int(1)))
         assertFails("ANY self == 1", "'ANY' cannot apply to 'self'", offset: 4)
     }
 
@@ -377,7 +379,7 @@ final class QueryParserTests: XCTestCase {
         assertParses("a IN { }", .membership(key("a"), list(), []))
         assertParses("a IN {'one', 2, -3.0, null, $1, true, T1:2, B64\"YQ==\", bin('b'), obj('C', 1)}",
                      .membership(key("a"), list(str("one"), int(2), dbl(-3.0), lit(.null), .argument(1), lit(.bool(true)),
-                                                lit(.timestamp(seconds: 1, nanoseconds: 2)), lit(.binary([0x61])),
+                                                lit(.timestamp(seconds: 1, nanoseconds: 2)), str("a"),
                                                 lit(.binary([0x62])), .object(className: "C", primaryKey: int(1))), []))
         assertParses("a == {1, 2}", cmp(key("a"), .equal, list(int(1), int(2))))
         assertParses("{} == items.price", cmp(list(), .equal, key("items", "price")))
@@ -736,14 +738,16 @@ final class QueryParserTests: XCTestCase {
         XCTAssertEqual(literal("bin(B64\"YWJj\")"), .binary(abc))
         XCTAssertEqual(literal("bin('\\u00e9\\0')"), .binary([0xC3, 0xA9, 0x00]))
         XCTAssertEqual(literal("bin('')"), .binary([]))
-        // B64"..." alone is binary too: Fief's reading (realm-core reads a string).
-        XCTAssertEqual(literal("B64\"SGVsbG8=\""), .binary(Array("Hello".utf8)))
-        XCTAssertEqual(literal("B64\"SGVsbG8\""), .binary(Array("Hello".utf8)))
-        XCTAssertEqual(literal("B64'SGVsbG8h'"), .binary(Array("Hello!".utf8)))
-        XCTAssertEqual(literal("B64\"SGk=\""), .binary(Array("Hi".utf8)))
-        XCTAssertEqual(literal("B64\"SA==\""), .binary(Array("H".utf8)))
-        XCTAssertEqual(literal("B64\"\""), .binary([]))
-        XCTAssertEqual(literal("B64\"+/+/\""), .binary([0xfb, 0xff, 0xbf]))
+        XCTAssertEqual(literal("bin(B64\"+/+/\")"), .binary([0xfb, 0xff, 0xbf]))
+        // B64"..." alone is a string, as in realm-core's grammar.
+        XCTAssertEqual(literal("B64\"SGVsbG8=\""), .string("Hello"))
+        XCTAssertEqual(literal("B64\"SGVsbG8\""), .string("Hello"))
+        XCTAssertEqual(literal("B64'SGVsbG8h'"), .string("Hello!"))
+        XCTAssertEqual(literal("B64\"SGk=\""), .string("Hi"))
+        XCTAssertEqual(literal("B64\"SA==\""), .string("H"))
+        XCTAssertEqual(literal("B64\"\""), .string(""))
+        XCTAssertEqual(literal("B64\"w6k=\""), .string("é"))
+        assertFails("x == B64\"+/+/\"", "B64\"...\" alone is a string, and these bytes are not UTF-8", offset: 5)
         assertFails("x == B64\"SGV*\"", "invalid base64 character '*'", offset: 12)
         assertFails("x == B64\"SGVsb\"", "invalid base64 length")
         assertFails("x == B64\"SA=x\"", "data after '=' padding")

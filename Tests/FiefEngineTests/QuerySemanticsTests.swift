@@ -186,7 +186,7 @@ final class QuerySemanticsTests: XCTestCase {
         let cases: [(String, Int)] = [
             ("'hello' CONTAINS s", 3), ("'hello' CONTAINS[c] s", 4), ("'hello' BEGINSWITH s", 1), ("'hello' BEGINSWITH[c] s", 2),
             ("'hello' ENDSWITH s", 1), ("'hello' LIKE s", 0), ("'hello' LIKE 'h*o'", 5), ("'Hello' LIKE[c] s", 0),
-            ("B64\"AQID\" CONTAINS b", 4), ("B64\"AQID\" BEGINSWITH b", 2),
+            ("bin(B64\"AQID\") CONTAINS b", 4), ("bin(B64\"AQID\") BEGINSWITH b", 2),
         ]
         for (predicate, expected) in cases {
             XCTAssertEqual(count(db, "S", predicate), expected, predicate)

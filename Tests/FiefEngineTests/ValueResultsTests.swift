@@ -202,7 +202,8 @@ final class ValueResultsTests: XCTestCase {
         XCTAssertEqual(try QueryParser.parse("self > 1"), .comparison(.element, .greater, .constant(.int(1)), []))
         XCTAssertEqual(try QueryParser.parse("1 < SELF"), .comparison(.constant(.int(1)), .less, .element, []))
         XCTAssertEqual(try QueryParser.parse("Self > 1"), .comparison(.keyPath(["Self"]), .greater, .constant(.int(1)), []))
-        XCTAssertThrowsError(try QueryParser.parse("self.name == 'a'"))
+        // Followed by '.' it starts a key path (a property named "self").
+        XCTAssertEqual(try QueryParser.parse("self.name == 'a'"), .comparison(.keyPath(["self", "name"]), .equal, .constant(.string("a")), []))
         let db = try open()
         let error = expectError(.queryInvalid) { try db.query("Item", "self > 1") }
         XCTAssertTrue(error?.message.contains("'self'") ?? false)

@@ -346,6 +346,14 @@ final class QueryScan {
                     mixed ? QueryEvaluator.compareMixed(x, op, y, options) : QueryEvaluator.compareValues(x, op, y, options)
                 }
             }
+        case .compareInOrder(let a, let op, let b, let options):
+            let pair = try readers(node, [a, b])
+            let mixed = a.isMixed || b.isMixed
+            return try eachObject(cluster, mask) { (key) throws(FiefError) -> Bool in
+                try Self.compareInOrder(pair, key, notEqual: op == .notEqual) { x, y in
+                    mixed ? QueryEvaluator.compareMixed(x, op, y, options) : QueryEvaluator.compareValues(x, op, y, options)
+                }
+            }
         case .compare(let a, let op, let b, let options, let quantifier):
             let pair = try readers(node, [a, b])
             let mixed = a.isMixed || b.isMixed
@@ -389,43 +397,86 @@ final class QueryScan {
         return result
     }
 
-    /// Whether `values` (walked by `walk`) are `elements`, pair by pair.
+    /// Whether the values of two collections of the object `key` match
+    /// pair by pair, in order (`compare` on each pair): of different
+    /// lengths only for != (`notEqual`).  Values are views valid while
+    /// their walk runs, so the second collection is walked to position i
+    /// for each value i of the first.
+    private static func compareInOrder(_ pair: [ValueReader], _ key: Int64, notEqual: Bool,
+                                       _ compare: (Value, Value) -> Bool) throws(FiefError) -> Bool {
+        var counts = [0, 0]
+        for side in 0..<2 { _ = try pair[side].forEach(key) { _ in counts[side] += 1; return true } }
+        if counts[0] != counts[1] { return notEqual }
+        var failure: FiefError? = nil
+        var position = 0
+        var matching = true
+        _ = try pair[0].forEach(key) { x in
+            var j = 0
+            var match = false
+            do throws(FiefError) {
+                _ = try pair[1].forEach(key) { y in
+                    if j < position { j += 1; return true }
+                    match = compare(x, y)
+                    return false
+                }
+            } catch {
+                failure = error
+                return false
+            }
+            position += 1
+            if !match { matching = false }
+            return match
+        }
+        if let failure { throw failure }
+        return matching
+    }
+
+    /// Whether `values` (walked by `walk`) match `elements` pair by pair,
+    /// in order, as realm-core compares two lists: of different lengths
+    /// they match only for !=; of one length, when every pair matches `op`
+    /// (for != every position differs).
     @inline(__always)
     private static func sequenceMatches(_ elements: [SequenceElement], _ op: QueryOperator, _ options: QueryStringOptions, mixed: Bool, listFirst: Bool,
                                         _ walk: ((Value) -> Bool) throws(FiefError) -> Void) throws(FiefError) -> Bool {
-        let pairOp = op == .notEqual ? QueryOperator.equal : op
         var count = 0
         var matching = true
         try walk { value in
-            guard count < elements.count else { matching = false; return false }
+            // More values than elements: the lengths differ.
+            guard count < elements.count else { count += 1; return false }
             let element = elements[count]
             count += 1
-            let match = element.fits && withExtendedLifetime(element.constant) { () -> Bool in
+            guard matching else { return true } // != still counts the values
+            let match = !element.fits ? op == .notEqual : withExtendedLifetime(element.constant) { () -> Bool in
                 let c = QueryEvaluator.valueOf(element.constant)
                 if listFirst {
-                    switch pairOp {
-                    case .beginsWith, .endsWith, .contains, .like: return QueryEvaluator.constant(c, pairOp, matches: value, options)
-                    default: return mixed ? QueryEvaluator.compareMixed(c, pairOp, value, options) : QueryEvaluator.compareValues(c, pairOp, value, options)
+                    switch op {
+                    case .beginsWith, .endsWith, .contains, .like: return QueryEvaluator.constant(c, op, matches: value, options)
+                    default: return mixed ? QueryEvaluator.compareMixed(c, op, value, options) : QueryEvaluator.compareValues(c, op, value, options)
                     }
                 }
                 if c.isNull {
                     // Null as a pattern (see `QueryCompiler.nullComparison`): the
                     // empty one for strings and binaries; in a mixed value,
                     // contained in every non-null value, beginning and ending none.
-                    switch pairOp {
+                    switch op {
                     case .contains: return !mixed || !value.isNull
                     case .beginsWith, .endsWith: return !mixed
                     case .like: return value.isNull
                     default: break
                     }
                 }
-                return mixed ? QueryEvaluator.compareMixed(value, pairOp, c, options) : QueryEvaluator.compareValues(value, pairOp, c, options)
+                return mixed ? QueryEvaluator.compareMixed(value, op, c, options) : QueryEvaluator.compareValues(value, op, c, options)
             }
-            if !match { matching = false; return false }
+            if !match {
+                matching = false
+                // Only != can still match, when the lengths differ: count on.
+                return op == .notEqual
+            }
             return true
         }
-        let equal = matching && count == elements.count
-        return op == .notEqual ? !equal : equal
+        // (A walk stopped early by a mismatch counts short too: no match but for !=, which never stops early.)
+        if count != elements.count { return op == .notEqual }
+        return matching
     }
 
     /// The objects of `mask` in `cluster` for which `test` holds.

@@ -266,12 +266,11 @@ extension QueryBinder {
                 guard case .path(let path, _) = other else {
                     throw FiefError(.queryInvalid, "cannot compare values given with the query with each other: one side of \(QueryCompiler.name(op)) must be a property or key path")
                 }
-                var nodes: [QueryNode] = [], equalities: [QueryNode] = []
+                var nodes: [QueryNode] = []
                 for element in elements {
                     nodes.append(try givenPredicate(element, op, options, path, scope, givenFirst: onLeft))
-                    if op == .notEqual { equalities.append(try givenPredicate(element, .equal, options, path, scope, givenFirst: onLeft)) }
                 }
-                return (.given(nodes, equalities: op == .notEqual ? equalities : nodes, isList: isList), quantifier)
+                return (.given(nodes, isList: isList), quantifier)
             }
         }
         if case .path(let x, _) = a, case .path(let y, _) = b {
@@ -334,9 +333,8 @@ final class NestedComparison {
         /// one group of its values).
         case path(ValueExpression)
         /// Values given with the query, each as a predicate over the other
-        /// side's values (`self op c`, or `c op self` given first), and the
-        /// same with == for the ordered comparison of `!=`.
-        case given([QueryNode], equalities: [QueryNode], isList: Bool)
+        /// side's values (`self op c`, or `c op self` given first).
+        case given([QueryNode], isList: Bool)
     }
 
     let left: Operand
@@ -390,22 +388,19 @@ final class NestedComparison {
     private func compare(_ l: NestedGroup, _ r: NestedGroup) -> Bool {
         let (lCount, lList) = shape(left, l), (rCount, rList) = shape(right, r)
         if lList && rList && leftQuantifier == nil && rightQuantifier == nil {
-            // Element by element, in order; != is the negation of ==.
-            let pairOp = op == .notEqual ? QueryOperator.equal : op
-            var equal = lCount == rCount
-            var i = 0
-            while equal && i < lCount {
-                equal = pair(l, i, r, i, pairOp)
-                i += 1
-            }
-            return op == .notEqual ? !equal : equal
+            // Element by element, in order (realm-core's rule): lists of
+            // different lengths match only for !=; otherwise every position
+            // must match, for != too (every position differs).
+            if lCount != rCount { return op == .notEqual }
+            for i in 0..<lCount where !pair(l, i, r, i) { return false }
+            return true
         }
         if !lList && !rList && leftQuantifier == nil && rightQuantifier == nil {
-            return pair(l, 0, r, 0, op)
+            return pair(l, 0, r, 0)
         }
         // The written left side outside, its quantifier over its values; ANY when none is written.
         return NestedComparison.quantified(leftQuantifier ?? .any, lCount) { i in
-            NestedComparison.quantified(rightQuantifier ?? .any, rCount) { j in pair(l, i, r, j, op) }
+            NestedComparison.quantified(rightQuantifier ?? .any, rCount) { j in pair(l, i, r, j) }
         }
     }
 
@@ -413,17 +408,17 @@ final class NestedComparison {
     private func shape(_ operand: Operand, _ group: NestedGroup) -> (Int, Bool) {
         switch operand {
         case .path: return (group.values.count, group.isList || group.values.isEmpty)
-        case .given(let nodes, _, let isList): return (nodes.count, isList)
+        case .given(let nodes, let isList): return (nodes.count, isList)
         }
     }
 
     /// Value `i` of the left against value `j` of the right.
-    private func pair(_ l: NestedGroup, _ i: Int, _ r: NestedGroup, _ j: Int, _ op: QueryOperator) -> Bool {
+    private func pair(_ l: NestedGroup, _ i: Int, _ r: NestedGroup, _ j: Int) -> Bool {
         switch (left, right) {
-        case (.given(let nodes, let equalities, _), .path):
-            return QueryEvaluator.matches(op == self.op ? nodes[i] : equalities[i], r.values[j], mixed: mixed)
-        case (.path, .given(let nodes, let equalities, _)):
-            return QueryEvaluator.matches(op == self.op ? nodes[j] : equalities[j], l.values[i], mixed: mixed)
+        case (.given(let nodes, _), .path):
+            return QueryEvaluator.matches(nodes[i], r.values[j], mixed: mixed)
+        case (.path, .given(let nodes, _)):
+            return QueryEvaluator.matches(nodes[j], l.values[i], mixed: mixed)
         case (.path, .path):
             let x = l.values[i], y = r.values[j]
             return mixed ? QueryEvaluator.compareMixed(x, op, y, options) : QueryEvaluator.compareValues(x, op, y, options)

@@ -55,14 +55,20 @@ final class GraphNode {
         /// Per object: the values of a many-valued expression, in their
         /// order, against a list given with the query, element by element
         /// (neither side quantified: `scores == {1, 2}`, `{5, 9} > prices`):
-        /// as many values as elements, each pair matching; != is the
-        /// negation of ==.  (`listFirst`: the list is on the left.)
+        /// as many values as elements, each pair matching `op` (for != every
+        /// position differs), or, for != only, another number of values.
+        /// (`listFirst`: the list is on the left.)
         case sequence(ValueExpression, QueryOperator, [SequenceElement], QueryStringOptions, listFirst: Bool)
         /// Per object: two many-valued expressions, every value of the first
         /// against every value of the second, quantified in that order
         /// (`ALL items.price IN ANY items.price`: each price of the first
         /// is some price of the second), as realm-core nests them.
         case compareMany(ValueExpression, QueryQuantifier, QueryOperator, ValueExpression, QueryQuantifier, QueryStringOptions)
+        /// Per object: two many-valued expressions with no quantifier on
+        /// either side (`list1.price == list2.price`), element by element
+        /// in their order, as `sequence` compares one with a list given
+        /// with the query.
+        case compareInOrder(ValueExpression, QueryOperator, ValueExpression, QueryStringOptions)
         /// Per object: the GeoJSON point objects an expression reaches
         /// through a list position or map key (`locations[0]`), each tested
         /// against the region, quantified (see GeoQuery.swift).
@@ -102,9 +108,12 @@ final class GraphNode {
         case .compareMany(_, let quantifier, _, _, _, _):
             // No values on the outer side.
             return quantifier != .any
+        case .compareInOrder:
+            // Two empty lists: one length, no position to differ.
+            return true
         case .sequence(_, let op, let elements, _, _):
-            // No values: equal to the empty list only.
-            return (op == .notEqual) != elements.isEmpty
+            // No values: a list of another length matches only !=; the empty list matches any operator.
+            return op == .notEqual || elements.isEmpty
         case .geoTest(let expression, _, let quantifier):
             // No point: inside no region.
             return expression.isMany && quantifier != .any
@@ -1868,6 +1877,10 @@ enum QueryBinder {
             if case .elements = a.value, case .elements = b.value {
                 // realm-core refuses it too ("Ordered comparison between two primitive lists").
                 throw FiefError(.queryInvalid, "cannot compare two lists, sets or maps of values with each other ('\(a.text)' and '\(b.text)'), as in realm-core: compare one with a list of values ({...}), or the values of objects reached through links ('items.price')")
+            }
+            if qa == nil && qb == nil {
+                // No quantifier on either side: element by element, in order (realm-core's rule).
+                return .graph(GraphNode(.compareInOrder(a, op, b, options), dependencies: dependencies))
             }
             // Two collections: the first's quantifier outside, the second's inside (ANY when not written).
             return .graph(GraphNode(.compareMany(a, qa ?? .any, op, b, qb ?? .any, options), dependencies: dependencies))

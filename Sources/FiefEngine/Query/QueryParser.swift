@@ -38,7 +38,7 @@
 //     index       := digits | FIRST | LAST | '*' | string | argument
 //     post-op     := '.' (@count | @size | @type) | '[' SIZE ']'
 //     list        := quantifier? '{' ( constant ( ',' constant )* )? '}'
-//     constant    := number | string | B64"..." | true | false | null | nil
+//     constant    := number | string | B64"..." (a string) | true | false | null | nil
 //                  | inf | nan | timestamp | oid(...) | uuid(...) | O<key>
 //                  | L<class>:<key> | bin(string | B64"...") | obj(string, pk)
 //                  | argument
@@ -96,7 +96,7 @@ extension QueryParser {
         case hex             // [+-]0x... (text: as written)
         case float           // 1.5, .5, 2e3, 1f (text: as written, without the 'f')
         case string          // text: the decoded bytes
-        case literal         // timestamp, oid, uuid, B64, O<key>, L<class>:<key>, signed inf/nan
+        case literal         // timestamp, oid, uuid, B64 (its bytes, as .binary), O<key>, L<class>:<key>, signed inf/nan
         case argument        // $n (number in `number`)
         case keyPathArgument // $Kn (number in `number`)
         case percentArgument // %@, or a printf-style number (%d, %f ...: its QueryArgumentFormat in `number`)
@@ -887,7 +887,7 @@ extension QueryParser {
                 try advance()
                 return .constant(.string(value))
             case .literal:
-                guard let literal = token.literal else { throw expected(what) }
+                let literal = try literalValue(what)
                 try advance()
                 return .constant(literal)
             case .argument, .percentArgument:
@@ -899,17 +899,22 @@ extension QueryParser {
             }
         }
 
-        /// `self` or `SELF` alone: the element.  It cannot start a longer
-        /// key path.
+        /// `self` or `SELF` alone: the element.  Followed by '.' or '['
+        /// (`self.name`, `self[0]`) it is the first name of a key path
+        /// instead, a property named `self` that the schema must have
+        /// (nil here: the caller reads the key path).
         mutating func parseSelf() throws(QueryParseError) -> QueryOperand? {
-            guard token.kind == .word, token.text == Self.selfWord || token.text == Self.selfWordUpper,
-                  !variables.contains(String(decoding: token.text, as: UTF8.self)) else { return nil }
-            let start = token.start
+            guard isSelfAlone else { return nil }
             try advance()
-            if token.kind == .dot || token.kind == .leftBracket {
-                throw error("a key path after 'self' is not supported: 'self' stands for the element of a collection of values", at: start)
-            }
             return .element
+        }
+
+        /// Whether the current token is `self` (or `SELF`) standing alone:
+        /// no SUBQUERY variable of that name, and no '.' or '[' after it.
+        var isSelfAlone: Bool {
+            token.kind == .word && (token.text == Self.selfWord || token.text == Self.selfWordUpper)
+                && !variables.contains(String(decoding: token.text, as: UTF8.self))
+                && !nextByteIs(UInt8(ascii: ".")) && !nextByteIs(UInt8(ascii: "["))
         }
 
         static let selfWord: [UInt8] = Array("self".utf8)
@@ -953,8 +958,7 @@ extension QueryParser {
             case .argument, .percentArgument:
                 return .quantified(quantifier, .argument(try argumentNumber()))
             case .word where keyword == nil || keyword?.isReserved == false:
-                if token.text == Self.selfWord || token.text == Self.selfWordUpper,
-                   !variables.contains(String(decoding: token.text, as: UTF8.self)) {
+                if isSelfAlone {
                     throw error("'\(word)' cannot apply to 'self'", at: token.start)
                 }
                 return .quantified(quantifier, .keyPath(try parseKeyPath(.quantified, what: "a key path")))
@@ -1001,7 +1005,7 @@ extension QueryParser {
                 try advance()
                 return .constant(.string(value))
             case .literal:
-                guard let literal = token.literal else { throw expected(what) }
+                let literal = try literalValue(what)
                 try advance()
                 return .constant(literal)
             case .argument, .percentArgument:
@@ -1020,6 +1024,19 @@ extension QueryParser {
             default:
                 throw expected(what)
             }
+        }
+
+        /// The constant of the current `.literal` token standing as a value.
+        /// `B64"..."` alone is a string (realm-core's grammar: only inside
+        /// `bin(...)` or `binary(...)` is it a binary), so its bytes must be
+        /// UTF-8.
+        func literalValue(_ what: String) throws(QueryParseError) -> QueryLiteral {
+            guard let literal = token.literal else { throw expected(what) }
+            guard case .binary(let bytes) = literal else { return literal }
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw error("B64\"...\" alone is a string, and these bytes are not UTF-8: write bin(B64\"...\") for a binary", at: token.start)
+            }
+            return .string(text)
         }
 
         /// `bin('...')`, `binary("...")` or `bin(B64"...")`.

@@ -188,12 +188,27 @@ enum QueryCompiler {
     /// The SORT, DISTINCT and LIMIT suffixes of a query as the stages
     /// results apply after their filters (`Results.applying`), in the order
     /// written.  Their key paths name properties, through to-one links and
-    /// embedded objects (`owner.name`), or `self` for values; the stages
-    /// resolve and check them against the schema.
+    /// embedded objects (`owner.name`), a map's key (`meta['age']` is
+    /// `meta.age`), or `self` for values; the stages resolve and check them
+    /// against the schema.
     static func stages(_ ordering: [QueryOrderingStage]) throws(FiefError) -> [ResultsStage] {
         func name(_ path: QueryKeyPath, in suffix: String) throws(FiefError) -> String {
-            guard let names = path.propertyNames, !names.isEmpty else {
-                throw FiefError(.queryInvalid, "\(suffix) takes key paths of properties, through to-one links and embedded objects (as 'owner.name'), without collection steps, subscripts or '@' operators")
+            let refusal = "\(suffix) takes key paths of properties, through to-one links and embedded objects (as 'owner.name'), or a map's key ('meta[\"age\"]', 'meta.age'), without other collection steps, subscripts or '@' operators"
+            guard path.start == .object, path.suffix == nil, !path.components.isEmpty else { throw FiefError(.queryInvalid, refusal) }
+            var names: [String] = []
+            for component in path.components {
+                switch component {
+                case .property(let name):
+                    names.append(name)
+                case .key(let key) where !names.isEmpty:
+                    // A dictionary key: the stage resolves 'map.key' against the schema.
+                    guard !key.isEmpty, !key.contains("."), !key.hasPrefix("$") else {
+                        throw FiefError(.queryInvalid, "\(suffix) by the map key '\(key)': a map's key is not empty, has no '.' and does not start with '$'")
+                    }
+                    names.append(key)
+                default:
+                    throw FiefError(.queryInvalid, refusal)
+                }
             }
             return names.joined(separator: ".")
         }

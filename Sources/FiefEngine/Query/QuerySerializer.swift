@@ -16,7 +16,7 @@
 //   left, so a right-leaning tree keeps its parentheses);
 // * strings in single quotes with escapes (\', \\, \n, \t, \r, \b, \f, \0,
 //   \uXXXX for other control and invisible characters); binaries as
-//   B64"..."; numbers in their shortest exact form (a double's shortest
+//   bin(B64"...") (B64"..." alone is a string); numbers in their shortest exact form (a double's shortest
 //   round-trip digits, a decimal's text as written); timestamps as
 //   T<seconds>:<nanoseconds>;
 // * names as written, with '\ ', '\t', '\n' and '\r' for whitespace.
@@ -339,8 +339,8 @@ extension QuerySerializer {
                         if variables.contains(property) {
                             throw invalid("the property '\(property)' has the name of a SUBQUERY variable in scope")
                         }
-                        if place != .plain, property == "self" || property == "SELF" {
-                            throw invalid("a key path cannot start with the property '\(property)' here: 'self' stands for the element")
+                        if place != .plain, property == "self" || property == "SELF", path.components.count == 1, path.suffix == nil {
+                            throw invalid("a key path cannot be the property '\(property)' alone here: 'self' stands for the element")
                         }
                     }
                     output += dot + (try name(property))
@@ -490,7 +490,7 @@ extension QuerySerializer {
                 let parts = [h.prefix(8), h.dropFirst(8).prefix(4), h.dropFirst(12).prefix(4), h.dropFirst(16).prefix(4), h.dropFirst(20)]
                 output += "uuid(" + parts.joined(separator: "-") + ")"
             case .binary(let bytes):
-                output += "B64\"" + base64(bytes) + "\""
+                output += "bin(B64\"" + base64(bytes) + "\")"
             case .objectKey(let key):
                 guard key >= 0 else { throw invalid("the object key \(key) is negative") }
                 output += "O\(key)"

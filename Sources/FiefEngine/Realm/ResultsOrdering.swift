@@ -45,7 +45,9 @@ public struct SortKeyPath: Sendable, Equatable {
 /// * `.limit(n)`: the first `n` objects (n ≥ 0).
 ///
 /// Key paths may not pass through lists, sets or maps, nor end at a link,
-/// a list, a set or a map.  Results of values (`ValueResults`) take the key
+/// a list, a set or a map; a map of values followed by one key
+/// (`meta.age`) names the value at that key (null when the map lacks it),
+/// as realm-core sorts and dedups by a dictionary key.  Results of values (`ValueResults`) take the key
 /// path "self" alone.
 public enum ResultsStage: Sendable, Equatable {
     case sort([SortKeyPath])
@@ -71,9 +73,13 @@ struct ResolvedKeyPath: Equatable {
     let isNullable: Bool
     /// The key path as written, for messages.
     let text: String
+    /// When the last property is a map: the key whose value is read
+    /// (`meta.age`; a missing key reads null), as realm-core sorts and
+    /// dedups by a dictionary key.
+    var mapKey: String? = nil
 
     static func == (a: ResolvedKeyPath, b: ResolvedKeyPath) -> Bool {
-        a.links == b.links && a.table == b.table && a.column == b.column
+        a.links == b.links && a.table == b.table && a.column == b.column && a.mapKey == b.mapKey
     }
 
     /// Resolve `text` starting at the objects of `table`; `verb` ("sort",
@@ -101,6 +107,14 @@ struct ResolvedKeyPath: Equatable {
                 throw refuse("class '\(className)' has no property '\(name)'")
             }
             let qualified = "'\(className).\(property.name)'"
+            if property.collection == .map, position == names.count - 2 {
+                // A map and one key after it: the value at that key.
+                if property.type == .link {
+                    throw refuse("\(qualified) is a map of links; a key path may end at a value of a map of values, not at a link")
+                }
+                return ResolvedKeyPath(links: links, table: current.key, column: property.key, type: property.type,
+                                       isNullable: true, text: text, mapKey: String(names[position + 1]))
+            }
             if property.collection != .none {
                 throw refuse("\(qualified) is a \(property.collection.name); a key path may pass only through to-one links and embedded objects, and end at a single value")
             }
@@ -219,6 +233,7 @@ extension SortColumn {
         var chunk: ColumnChunk? = nil
         let isMixed = path.type == .mixed
         let chunkType = path.type.chunkType
+        let mapKeyBytes = path.mapKey.map { Array($0.utf8) }
         rows: for row in 0..<n {
             var key = keys[row]
             for step in 0..<path.links.count {
@@ -232,6 +247,14 @@ extension SortColumn {
                     continue rows
                 }
                 key = target
+            }
+            if let mapKeyBytes {
+                // The map's value at the key, null when it has none.
+                let value = try mapKeyBytes.withBytes { (bytes) throws(FiefError) -> Value? in
+                    try realm.mapValue(CollectionRef(table: path.table, owner: key, property: path.column), key: bytes)
+                }
+                store(row, value ?? .null)
+                continue
             }
             let cluster = ClusterLayout.cluster(of: key)
             if cluster != currentCluster {

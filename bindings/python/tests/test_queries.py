@@ -290,7 +290,7 @@ def test_filter_typed_literals(realm):
     assert ids(r.filter("when > 2010-01-01@00:00:00")) == [1]
     assert ids(r.filter(f"oid == oid({oid})")) == [1]
     assert ids(r.filter(f"uid == uuid({uid})")) == [1]
-    assert ids(r.filter('data == B64"aGVsbG8="')) == [1]
+    assert ids(r.filter('data == bin(B64"aGVsbG8=")')) == [1]
 
 
 def test_sort_nulls_last_when_descending(dogs):
