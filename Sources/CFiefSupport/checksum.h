@@ -2,7 +2,8 @@
  *
  * Header-only, so SwiftPM and CMake need no C target.  x86-64 uses the SSE4.2
  * crc32 instruction, eight bytes at a time; other machines use the byte-wise
- * table.  Swift calls fief_crc32c() and fief_checksum(); nothing else here is API. */
+ * table.  Swift calls fief_crc32c(), fief_checksum() and fief_entry_seal();
+ * nothing else here is API. */
 #ifndef FIEF_CHECKSUM_H
 #define FIEF_CHECKSUM_H
 
@@ -167,6 +168,50 @@ static inline uint32_t fief_crc32c(uint32_t crc, const void *p, size_t n, int ha
     (void)hardware;
 #endif
     return ~fief_crc32c_bytewise(crc, (const unsigned char *)p, n);
+}
+
+/* The seal of a map or nested-collection entry (file format 7, Swift's
+ * EntrySeal), in one call:
+ *
+ *     crc   = fief_crc32c(FIEF_ENTRY_SEAL_TAG, table || database, 8)  (both little-endian)
+ *     crc   = fief_crc32c(crc, key, keylen)
+ *     return fief_checksum(crc, value, valuelen)
+ *
+ * The three steps are one CRC register carried through: fief_crc32c and
+ * fief_checksum each invert it on the way in and out, and those inversions
+ * cancel between steps, so the register goes from one to the next as is.
+ * The 8 bytes of (table, database) are one crc32 instruction on SSE4.2. */
+#define FIEF_ENTRY_SEAL_TAG 0x656e7472u   /* "entr" */
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2")))
+static inline uint32_t fief_entry_seal_sse42(uint64_t prefix, const unsigned char *key, size_t keylen,
+                                             const unsigned char *value, size_t valuelen) {
+    uint32_t crc = (uint32_t)__builtin_ia32_crc32di(~FIEF_ENTRY_SEAL_TAG, prefix);
+    crc = fief_crc32c_sse42(crc, key, keylen);
+    return fief_checksum_sse42(~crc, value, valuelen);   /* it inverts its seed back */
+}
+#endif
+
+/* hardware: the result of fief_crc32c_hardware(), looked up once by the caller. */
+static inline uint32_t fief_entry_seal(uint32_t table, uint32_t database, const void *key, size_t keylen,
+                                       const void *value, size_t valuelen, int hardware) {
+    unsigned char prefix[8] = {
+        (unsigned char)table, (unsigned char)(table >> 8), (unsigned char)(table >> 16), (unsigned char)(table >> 24),
+        (unsigned char)database, (unsigned char)(database >> 8), (unsigned char)(database >> 16), (unsigned char)(database >> 24),
+    };
+#if defined(__x86_64__)
+    if (hardware) {
+        uint64_t words;   /* x86-64 is little-endian: the 8 bytes as crc32 reads them */
+        memcpy(&words, prefix, 8);
+        return fief_entry_seal_sse42(words, (const unsigned char *)key, keylen, (const unsigned char *)value, valuelen);
+    }
+#else
+    (void)hardware;
+#endif
+    uint32_t crc = fief_crc32c_bytewise(~FIEF_ENTRY_SEAL_TAG, prefix, 8);
+    crc = fief_crc32c_bytewise(crc, (const unsigned char *)key, keylen);
+    return fief_checksum(~crc, value, valuelen, 0);
 }
 
 #endif
