@@ -438,7 +438,7 @@ extension AnyRealmValue: _Persistable {
         default: break
         }
         // Enums and custom persistable types: their persisted values.
-        if let persistable = value as? _Persistable, !(value is FiefCollectionProtocol) {
+        if let persistable = value as? any _Persistable, !(value is FiefCollectionProtocol) {
             guard let stored = persistable._fiefStored else { return .value(AnyRealmValue.none) }
             guard ObjectIdentifier(type(of: stored)) != ObjectIdentifier(type(of: value)) else { return .failed }
             return fiefConvertOne(stored)

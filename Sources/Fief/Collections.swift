@@ -17,7 +17,7 @@ protocol FiefCollectionProtocol: AnyObject {
     /// `FIEF_COLLECTION_LIST`, `_SET` or `_MAP`.
     static var fiefCollectionType: fief_collection_type_t { get }
     /// A new unmanaged collection of the same type holding this one's elements now.
-    func fiefSnapshot() -> _Persistable
+    func fiefSnapshot() -> any _Persistable
     /// Binds this (unmanaged) instance to collection property `index` of
     /// `row`: from now on it shows the realm's collection.
     func fiefAttach(to row: ManagedRow, index: Int)
@@ -168,7 +168,7 @@ class ManagedCollection {
     /// (`property` names it).
     /// nil when the library does not (the caller computes in Swift);
     /// `.some(nil)` for no values (a sum is then 0).
-    func libraryAggregate<T>(_ op: fief_aggregate_t, valueType: _Persistable.Type, property: String, as type: T.Type) -> T?? {
+    func libraryAggregate<T>(_ op: fief_aggregate_t, valueType: any _Persistable.Type, property: String, as type: T.Type) -> T?? {
         var key: fief_property_key_t = 0
         if valueType._fiefLinkTarget != nil {
             guard property != "self" else { return nil }
@@ -188,7 +188,7 @@ class ManagedCollection {
         guard var value = aggregate(op, property: key) else {
             return op == FIEF_AGGREGATE_SUM ? FiefAggregate.convert(.int(0), to: T.self, core: core) : .some(nil)
         }
-        if value.type == FIEF_TYPE_DOUBLE, (T.self as? _Persistable.Type)?._fiefType == FIEF_TYPE_INT {
+        if value.type == FIEF_TYPE_DOUBLE, (T.self as? any _Persistable.Type)?._fiefType == FIEF_TYPE_INT {
             // An average asked for as an integer type (`average(of: \.age)`):
             // truncated, as RealmSwift bridges it.
             value = .int(Int64(value.u.double_value.rounded(.towardZero)))
@@ -224,7 +224,7 @@ func fiefSameElement<E: Equatable>(_ a: E, _ b: E) -> Bool {
 
 /// The stored value of `element` (see `_Persistable._fiefStored`).
 func fiefStoredValue<E>(_ element: E) -> Any? {
-    (element as? _Persistable)?._fiefStored
+    (element as? any _Persistable)?._fiefStored
 }
 
 /// The value of `keyPath` on `value` (KVC): a property of an object, the
@@ -291,7 +291,7 @@ func fiefSetValue<E>(_ value: Any?, forKey key: String, onEach elements: [E], in
 /// `value` as an element of a List or MutableSet of `E` (KVC's "self"),
 /// converted as `init(value:)` converts; traps when it does not convert.
 func fiefElement<E>(from value: Any?, in what: String) -> E {
-    guard let element = (E.self as? _Persistable.Type)?._fiefFromAny(value).map({ $0 as! E }) else {
+    guard let element = (E.self as? any _Persistable.Type)?._fiefFromAny(value).map({ $0 as! E }) else {
         preconditionFailure("Invalid value '\(fiefDescribe(value))' for a \(what) of \(E.self)")
     }
     return element
@@ -311,7 +311,7 @@ private func fiefObject<E>(_ element: E, forKey key: String, in what: String) ->
 func fiefBridged(_ value: Any?) -> AnyObject {
     guard let value = fiefUnwrap(value) else { return NSNull() }
     if let object = value as? ObjectBase { return object }
-    if let persistable = value as? _Persistable {
+    if let persistable = value as? any _Persistable {
         // A mixed value's payload (NSNull for `.none`); an enum's raw value.
         guard let stored = persistable._fiefStored else { return NSNull() }
         return stored as AnyObject

@@ -1225,7 +1225,7 @@ enum FiefAggregate {
             return cast(total / Decimal128(values.count), to: T.self)
         }
         let average = values.reduce(0.0) { $0 + double($1) } / Double(values.count)
-        if (T.self as? _Persistable.Type)?._fiefType == FIEF_TYPE_INT, average.isFinite {
+        if (T.self as? any _Persistable.Type)?._fiefType == FIEF_TYPE_INT, average.isFinite {
             // An average asked for as an integer type (`average(of: \.age)`): truncated, as a
             // managed collection's is (and RealmSwift bridges it).
             return cast(Int64(average.rounded(.towardZero)), to: T.self)

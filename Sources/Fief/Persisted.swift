@@ -269,13 +269,13 @@ final class FiefGeneratedDefault<Value: _Persistable> {
 
 /// What schema discovery reads from a `Persisted` found by Mirror.
 protocol DiscoverablePersisted {
-    static var fiefValueType: _Persistable.Type { get }
+    static var fiefValueType: any _Persistable.Type { get }
     var isIndexed: Bool { get }
     var isPrimaryKey: Bool { get }
     var isFullTextIndexed: Bool { get }
     var isProbe: Bool { get }
     /// The unmanaged value (the type's default if none was set).
-    var unmanagedValue: _Persistable { get }
+    var unmanagedValue: any _Persistable { get }
     /// For a linking-objects property: the linking objects of `owner`; nil otherwise.
     func fiefLinkingObjects(of owner: ObjectBase) -> Any?
     /// For a linking-objects property: the origin property it names; nil otherwise.
@@ -287,14 +287,14 @@ extension DiscoverablePersisted {
 }
 
 extension Persisted: DiscoverablePersisted {
-    static var fiefValueType: _Persistable.Type { Value.self }
+    static var fiefValueType: any _Persistable.Type { Value.self }
 
     var isProbe: Bool {
         if case .probe = storage { return true }
         return false
     }
 
-    var unmanagedValue: _Persistable {
+    var unmanagedValue: any _Persistable {
         if case .unmanaged(let value) = storage { return value }
         if case .unmanagedGenerated(let generated) = storage { return generated.value }
         return Value._fiefDefault()

@@ -78,7 +78,7 @@ public struct Query<T> {
     /// collections of objects, `self` for collections of values (`$0 > 5`
     /// over a `List<Int>` is `self > $0`).
     init() {
-        let isObject = (T.self as? _Persistable.Type)?._fiefLinkTarget != nil
+        let isObject = (T.self as? any _Persistable.Type)?._fiefLinkTarget != nil
         node = .keyPath(QueryKeyPath(components: isObject ? [] : ["self"]))
     }
 

@@ -197,7 +197,7 @@ public struct Realm {
         // Collections (lists, sets, maps) are written once the object is
         // managed, from a copy of their elements: binding the object makes
         // the same instances live.
-        var lists: [(index: Int, elements: _Persistable)] = []
+        var lists: [(index: Int, elements: any _Persistable)] = []
         // Mixed values holding unmanaged objects or nested collections are
         // written once the object exists too (as links and collections are).
         var mixedLater: [(index: Int, value: AnyRealmValue)] = []
@@ -342,7 +342,7 @@ public struct Realm {
             }
             // Enums and custom persistable types give their stored values.
             var any = fiefUnwrap(given)
-            if let persistable = any as? _Persistable, !(persistable is ObjectBase) { any = persistable._fiefStored }
+            if let persistable = any as? any _Persistable, !(persistable is ObjectBase) { any = persistable._fiefStored }
             if property.linkTarget is EmbeddedObject.Type {
                 // Created in place once the parent exists (below).
                 if let given = fiefUnwrap(any), given is [String: Any?] || given is [Any?] || !(given is NSNull) { embedded.append((index, given)) }
@@ -476,7 +476,7 @@ public struct Realm {
         }
         guard let target = property.linkTarget as? Object.Type else { return value }
         // The elements of a List, MutableSet or Map given (of this realm or another).
-        let elements = source is FiefCollectionProtocol ? fiefCopyable(source) : source
+        let elements = source is FiefCollectionProtocol ? (fiefCopyable(source) ?? source) : source
         func linked(_ item: Any?) -> Any? {
             switch fiefUnwrap(item) {
             case let object as Object:
@@ -762,7 +762,7 @@ public func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throw
 /// anew (ObjectId, UUID, Date) take the engine's fixed zero (the zero
 /// ObjectId and UUID, 1970-01-01) as realm-core does for a class no Swift
 /// class declares.
-func fiefEngineDefault(_ type: _Persistable.Type) -> _Persistable {
+func fiefEngineDefault(_ type: any _Persistable.Type) -> any _Persistable {
     switch type {
     case is ObjectId.Type: return ObjectId()
     case is UUID.Type: return UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))

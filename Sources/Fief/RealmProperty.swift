@@ -115,7 +115,7 @@ extension FiefLegacyProperty {
     var isPrimaryKey: Bool { false }
     var isFullTextIndexed: Bool { false }
     var isProbe: Bool { false }
-    var unmanagedValue: _Persistable { fiefUnmanaged }
+    var unmanagedValue: any _Persistable { fiefUnmanaged }
     func fiefLinkingObjects(of owner: ObjectBase) -> Any? { nil }
 
     // FiefFieldAccessor: the field holds a reference to the property object.

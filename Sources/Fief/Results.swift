@@ -142,8 +142,8 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
     }
 
     /// The element type as a persistable type (results of values).
-    private static var valueType: _Persistable.Type {
-        guard let type = Element.self as? _Persistable.Type else {
+    private static var valueType: any _Persistable.Type {
+        guard let type = Element.self as? any _Persistable.Type else {
             preconditionFailure("\(Element.self) cannot be read from results of values")
         }
         return type
@@ -575,7 +575,7 @@ extension Results: CustomStringConvertible, FiefNestedDescription {
     /// The description with `name` in the header (`LinkingObjects`, `AnyRealmCollection`).
     func fiefDescription(named name: String) -> String {
         let elementName = objectBinding.map { $0.info.className }
-            ?? (Element.self as? _Persistable.Type).map(fiefRealmTypeName) ?? "\(Element.self)"
+            ?? (Element.self as? any _Persistable.Type).map(fiefRealmTypeName) ?? "\(Element.self)"
         return FiefDescriptionDepth.nested {
             let count = self.count
             var entries: [String] = []

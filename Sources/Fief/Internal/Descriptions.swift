@@ -109,7 +109,7 @@ func fiefDataDescription(_ data: Data) -> String {
 
 /// The element type of a collection as realm-core names it: the class of
 /// objects, else "int", "string", "mixed", ...
-func fiefRealmTypeName(_ type: _Persistable.Type) -> String {
+func fiefRealmTypeName(_ type: any _Persistable.Type) -> String {
     if let target = type._fiefLinkTarget { return target.className() }
     switch type._fiefType {
     case FIEF_TYPE_INT: return "int"
