@@ -8,9 +8,11 @@ import Glibc
 // Helpers shared by the engine tests: temporary directories, owned values,
 // and a thin wrapper over Realm that speaks in class and property names.
 
-/// A fresh directory under $TMPDIR (mkdtemp), removed with everything in it on deinit.
+/// A fresh directory under $TMPDIR (mkdtemp), removed with everything in it
+/// by `removeNow()` or on deinit, whichever comes first.
 final class TempDir {
     let path: String
+    private var removed = false
 
     init(_ name: String = "fief-engine") {
         let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
@@ -22,7 +24,14 @@ final class TempDir {
 
     func file(_ name: String = "test.fief") -> String { path + "/" + name }
 
-    deinit { TempDir.remove(path) }
+    deinit { removeNow() }
+
+    /// Removes the directory and everything in it (once).
+    func removeNow() {
+        guard !removed else { return }
+        removed = true
+        TempDir.remove(path)
+    }
 
     private static func remove(_ path: String) {
         guard let dir = opendir(path) else { unlink(path); return }
@@ -292,10 +301,12 @@ struct SeededRandom: RandomNumberGenerator {
 }
 
 extension XCTestCase {
-    /// A temporary directory that lives as long as the test.
+    /// A temporary directory that lives as long as the test, removed at its
+    /// teardown (XCTest keeps every test case, and so its teardown blocks,
+    /// until the process ends, when no deinit runs).
     func tempDir() -> TempDir {
         let dir = TempDir()
-        addTeardownBlock { _ = dir }
+        addTeardownBlock { dir.removeNow() }
         return dir
     }
 }
