@@ -8,25 +8,6 @@ import XCTest
 final class DeepDescriptionAndCodingTests: FiefTestCase {
     static let depth = DeepNestedMixedTests.depth
 
-    /// Runs `body` on a thread with a 512 KB stack and waits for it.
-    private func onSmallStack(_ body: @escaping () throws -> Void) throws {
-        final class Outcome: @unchecked Sendable {
-            let body: () throws -> Void
-            var error: Error?
-            init(_ body: @escaping () throws -> Void) { self.body = body }
-        }
-        let outcome = Outcome(body)
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            do { try outcome.body() } catch { outcome.error = error }
-            done.signal()
-        }
-        thread.stackSize = 512 * 1024
-        thread.start()
-        done.wait()
-        if let error = outcome.error { throw error }
-    }
-
     /// Lists and dictionaries alternating, `levels` deep, the deepest a list holding "bottom".
     private static func nested(_ levels: Int) -> AnyRealmValue {
         var value: AnyRealmValue = .fromArray([.string("bottom")])

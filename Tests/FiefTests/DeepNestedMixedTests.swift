@@ -33,26 +33,6 @@ final class DeepNestedMixedTests: FiefTestCase {
         return node.listValue
     }
 
-    /// Runs `body` on a thread with a 512 KB stack and waits for it.
-    func onSmallStack(_ body: @escaping () throws -> Void) throws {
-        // The body runs on the thread alone, then this one reads the outcome.
-        final class Outcome: @unchecked Sendable {
-            let body: () throws -> Void
-            var error: Error?
-            init(_ body: @escaping () throws -> Void) { self.body = body }
-        }
-        let outcome = Outcome(body)
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            do { try outcome.body() } catch { outcome.error = error }
-            done.signal()
-        }
-        thread.stackSize = 512 * 1024
-        thread.start()
-        done.wait()
-        if let error = outcome.error { throw error }
-    }
-
     func testDeepSwiftArraysAndDictionariesConvertWithoutRecursion() throws {
         // Swift's own arrays release their elements recursively, so the
         // value given stays shallower than `depth`: 10,000 levels, far more
