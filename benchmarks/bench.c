@@ -280,8 +280,8 @@ static void bench_realm_close_and_delete(fief_realm_t *realm, const char *path) 
     FB(fief_realm_close(realm));
     FB(fief_release(realm));
     bool deleted = false;
-    FB(fief_delete_files(path, &deleted));
-    CHECK(deleted, "fief: fief_delete_files found no file at %s", path);
+    FB(fief_file_delete(path, &deleted));
+    CHECK(deleted, "fief: fief_file_delete found no file at %s", path);
 }
 
 static fief_value_t value_string(const char *s, size_t len) {
@@ -360,8 +360,8 @@ static void fief_check_inserted(Fief *f, const Data *d, const char *op) {
         fief_value_t pk = {.type = FIEF_TYPE_INT};
         pk.u.integer = (int64_t)i + 1;
         bool found = false;
-        fief_object_t *o = fief_object_find(f->realm, f->cls, pk, &found);
-        if (!o && found) fief_die("fief_object_find", __LINE__);
+        fief_object_t *o = fief_object_find_by_primary_key(f->realm, f->cls, pk, &found);
+        if (!o && found) fief_die("fief_object_find_by_primary_key", __LINE__);
         CHECK(o, "fief %s: id %zu not found after insert", op, i + 1);
         fief_value_t out[3];
         const fief_property_key_t rp[3] = {f->p_name, f->p_age, f->p_color};
@@ -507,8 +507,8 @@ static NOINLINE double fief_lookup(Fief *f, const Data *d) {
         fief_value_t pk = {.type = FIEF_TYPE_INT};
         pk.u.integer = id;
         bool found = false;
-        fief_object_t *o = fief_object_find(f->realm, f->cls, pk, &found);
-        if (!o && found) fief_die("fief_object_find", __LINE__);
+        fief_object_t *o = fief_object_find_by_primary_key(f->realm, f->cls, pk, &found);
+        if (!o && found) fief_die("fief_object_find_by_primary_key", __LINE__);
         CHECK(o, "fief lookup: id %lld not found", (long long)id);
         fief_value_t out[2];
         FB(fief_object_get_values(o, rp, 2, out));
@@ -610,8 +610,8 @@ static NOINLINE double fief_delete_all(Fief *f, const Data *d) {
     fief_value_t pk = {.type = FIEF_TYPE_INT};
     pk.u.integer = 1;
     bool found = true;
-    fief_object_t *o = fief_object_find(f->realm, f->cls, pk, &found);
-    if (!o && found) fief_die("fief_object_find", __LINE__);
+    fief_object_t *o = fief_object_find_by_primary_key(f->realm, f->cls, pk, &found);
+    if (!o && found) fief_die("fief_object_find_by_primary_key", __LINE__);
     CHECK(!o, "fief delete_all: id 1 still found after delete_all");
     return t;
 }
@@ -1326,7 +1326,7 @@ static NOINLINE double graph_fief_list_read(GraphFief *g) {
         fief_list_t *l;
         FH(l, fief_object_get_list(o, g->p_scores));
         size_t size = 0;
-        FB(fief_list_size(l, &size));
+        FB(fief_list_count(l, &size));
         CHECK(size == GRAPH_ELEMENTS, "fief list_read: list %d has %zu elements", i, size);
         FB(fief_list_get_range(l, 0, size, values));
         for (size_t j = 0; j < size; j++) sum += values[j].u.integer;
@@ -1356,7 +1356,7 @@ static NOINLINE double graph_fief_big_append(GraphFief *g) {
     }
     FB(fief_realm_commit(g->realm));
     size_t size = 0;
-    FB(fief_list_size(l, &size));
+    FB(fief_list_count(l, &size));
     FB(fief_release(l));
     FB(fief_release(o));
     double t = now_ms() - t0;
@@ -1378,7 +1378,7 @@ static NOINLINE double graph_fief_big_append_one(GraphFief *g) {
         FB(fief_realm_commit(g->realm));
     }
     size_t size = 0;
-    FB(fief_list_size(l, &size));
+    FB(fief_list_count(l, &size));
     FB(fief_release(l));
     FB(fief_release(o));
     double t = now_ms() - t0;
@@ -1712,7 +1712,7 @@ static NOINLINE double graph_fief_delete_linked(LinkFief *g, const LinkData *ld)
         fief_list_t *l;
         FH(l, fief_object_get_list(o, g->p_person_dogs));
         size_t size = 0;
-        FB(fief_list_size(l, &size));
+        FB(fief_list_count(l, &size));
         CHECK(size <= LINK_LIST_LEN, "fief delete_linked: list %d has %zu elements", p, size);
         FB(fief_list_get_range(l, 0, size, elems));
         size_t k = 0;
@@ -1946,7 +1946,7 @@ static NOINLINE double graph_fief_map_set(MapFief *g, const MapData *md) {
     FH(o, fief_object_get(g->realm, g->cls, g->owner));
     FH(m, fief_object_get_map(o, g->p_entries));
     size_t size = 0;
-    FB(fief_map_size(m, &size));
+    FB(fief_map_count(m, &size));
     FB(fief_release(m));
     FB(fief_release(o));
     CHECK(size == MAP_KEYS, "fief map_set: the map has %zu keys", size);

@@ -22,7 +22,7 @@
  *     fief_schema_t (class and property descriptions; given to a config,
  *                    read back from an open realm)
  *     fief_realm_t --fief_realm_get_objects--> fief_results_t
- *                  --fief_object_create, _find, _get--> fief_object_t
+ *                  --fief_object_create, _find_by_primary_key, _get--> fief_object_t
  *     fief_results_t --filter/sort/distinct/limit--> fief_results_t --get_object--> fief_object_t
  *     fief_object_t --fief_object_get_list / _set / _map--> fief_list_t,
  *                   fief_set_t, fief_map_t
@@ -209,8 +209,8 @@ typedef int32_t fief_type_t;
                                   (Realm's AnyRealmValue); a value read has its own type */
 #define FIEF_TYPE_LIST 13       /* in a mixed value only: a nested list of mixed values (see
                                   "Nested collections"); no payload */
-#define FIEF_TYPE_DICTIONARY 14 /* in a mixed value only: a nested dictionary of mixed values,
-                                  string keys; no payload */
+#define FIEF_TYPE_MAP 14        /* in a mixed value only: a nested map of mixed values, string
+                                  keys (Realm's dictionary; see "Nested collections"); no payload */
 #define FIEF_TYPE_GEO_SHAPE 15  /* query arguments only: a region for GEOWITHIN, `u.geo_shape`
                                   (see fief_geo_shape_t); refused anywhere else */
 
@@ -263,9 +263,9 @@ typedef struct fief_link {
 struct fief_geo_shape;
 
 /** One value of any type: `type` says which member of `u` is set (none for
- *  FIEF_TYPE_NULL, FIEF_TYPE_LIST and FIEF_TYPE_DICTIONARY).  A value with a
+ *  FIEF_TYPE_NULL, FIEF_TYPE_LIST and FIEF_TYPE_MAP).  A value with a
  *  type outside FIEF_TYPE_NULL ... FIEF_TYPE_LINK, FIEF_TYPE_LIST and
- *  FIEF_TYPE_DICTIONARY (FIEF_TYPE_MIXED names properties only; a
+ *  FIEF_TYPE_MAP (FIEF_TYPE_MIXED names properties only; a
  *  FIEF_TYPE_GEO_SHAPE is a query argument only), a string or binary
  *  whose size is 2^63 or more or whose data is NULL with a size, or an
  *  invalid timestamp is refused with FIEF_ERR_INVALID_ARGUMENT wherever it is
@@ -627,7 +627,7 @@ FIEF_API fief_realm_t *fief_realm_open(const fief_config_t *config);
  *  `*out_deleted` (may be NULL) tells whether the data file existed.
  *  Errors: FIEF_ERR_INVALID_ARGUMENT, FIEF_ERR_FILE_LOCKED (open in this
  *  process), FIEF_ERR_FILE_PERMISSION. */
-FIEF_API bool fief_delete_files(const char *path, bool *out_deleted);
+FIEF_API bool fief_file_delete(const char *path, bool *out_deleted);
 
 /** Close the realm now: cancel any write transaction (only from the thread
  *  that began it: FIEF_ERR_WRONG_THREAD otherwise), release its snapshot.
@@ -789,7 +789,7 @@ FIEF_API bool fief_object_create_many(fief_realm_t *realm, fief_class_key_t clas
  *  Errors: FIEF_ERR_NO_SUCH_CLASS, FIEF_ERR_INVALID_ARGUMENT (the class
  *  has no primary key), FIEF_ERR_TYPE_MISMATCH, FIEF_ERR_NULL_NOT_ALLOWED
  *  (null for a primary key that is not optional), FIEF_ERR_INVALID_UTF8. */
-FIEF_API fief_object_t *fief_object_find(fief_realm_t *realm, fief_class_key_t class_key,
+FIEF_API fief_object_t *fief_object_find_by_primary_key(fief_realm_t *realm, fief_class_key_t class_key,
                                          fief_value_t primary_key, bool *out_found);
 
 /** The object of `class_key` with key `object_key`; NULL with
@@ -930,8 +930,8 @@ FIEF_API fief_list_t *fief_object_get_list(const fief_object_t *object, fief_pro
 /** Whether the list's owner still exists (false for NULL or released handles). */
 FIEF_API bool fief_list_is_valid(const fief_list_t *list);
 
-/** Number of elements into `*out_size`. */
-FIEF_API bool fief_list_size(const fief_list_t *list, size_t *out_size);
+/** Number of elements into `*out_count`. */
+FIEF_API bool fief_list_count(const fief_list_t *list, size_t *out_count);
 
 /** Element `index` into `*out_value` (FIEF_TYPE_LINK for objects).
  *  Errors: FIEF_ERR_INDEX_OUT_OF_BOUNDS, FIEF_ERR_INVALIDATED_OBJECT. */
@@ -946,7 +946,7 @@ FIEF_API bool fief_list_get_range(const fief_list_t *list, size_t start, size_t 
 /** The index of the first element equal to `value` into `*out_index`, and
  *  whether there is one into `*out_found` (a value of another type is
  *  never found). */
-FIEF_API bool fief_list_find(const fief_list_t *list, fief_value_t value, size_t *out_index,
+FIEF_API bool fief_list_index_of(const fief_list_t *list, fief_value_t value, size_t *out_index,
                              bool *out_found);
 
 /** Replace element `index` (in a write transaction).  A replaced embedded
@@ -984,7 +984,7 @@ FIEF_API bool fief_list_clear(fief_list_t *list);
 /** Remove every element of a list of objects and delete those objects
  *  (each once, however often it was listed).  Errors as fief_list_clear,
  *  and FIEF_ERR_INVALID_ARGUMENT for a list of values. */
-FIEF_API bool fief_list_remove_all(fief_list_t *list);
+FIEF_API bool fief_list_delete_all_objects(fief_list_t *list);
 
 /** Create an object of the list's embedded class in place, inserted before
  *  element `index` (size appends); every property at its default.  Returns
@@ -1002,7 +1002,7 @@ FIEF_API fief_object_t *fief_list_insert_embedded(fief_list_t *list, size_t inde
  *  A list of values gives results of values: read them with
  *  fief_results_get_value, filter them with predicates over `self`
  *  ("self > 5", "self BEGINSWITH[c] 'a'", "self == nil"), sort them with
- *  the key "self", look values up with fief_results_find and aggregate them
+ *  the key "self", look values up with fief_results_index_of_value and aggregate them
  *  (fief_results_aggregate); the functions for objects refuse them (see
  *  "Results and queries").  They follow every later change to the list.
  *  A list of mixed values gives results of values too, each read with its
@@ -1053,9 +1053,9 @@ FIEF_API fief_set_t *fief_object_get_set(const fief_object_t *object, fief_prope
 /** Whether the set's owner still exists (false for a released handle). */
 FIEF_API bool fief_set_is_valid(const fief_set_t *set);
 
-/** The number of elements into `*out_size`.
+/** The number of elements into `*out_count`.
  *  Errors: FIEF_ERR_INVALIDATED_OBJECT, FIEF_ERR_INVALID_HANDLE, ... */
-FIEF_API bool fief_set_size(const fief_set_t *set, size_t *out_size);
+FIEF_API bool fief_set_count(const fief_set_t *set, size_t *out_count);
 
 /** Element `index` in the set's order into `*out_value`.  The first read of
  *  a set in a version walks it once; later reads are direct.
@@ -1074,7 +1074,7 @@ FIEF_API bool fief_set_contains(const fief_set_t *set, fief_value_t value, bool 
 
 /** The position of `value` in the set's order: `*out_found` says whether it
  *  is there, `*out_index` where (0 when not found). */
-FIEF_API bool fief_set_find(const fief_set_t *set, fief_value_t value, size_t *out_index,
+FIEF_API bool fief_set_index_of(const fief_set_t *set, fief_value_t value, size_t *out_index,
                             bool *out_found);
 
 /** Add `value`; `*out_inserted` (may be NULL) says whether it was new.
@@ -1148,18 +1148,18 @@ FIEF_API bool fief_set_resolve_in(const fief_set_t *set, fief_realm_t *target, f
  * ========================================================================== */
 
 /** The map `property` of `object`: a new handle, or NULL.  On a mixed
- *  property holding a nested dictionary (see "Nested collections"), that
- *  dictionary.
+ *  property holding a nested map (see "Nested collections"), that
+ *  map.
  *  Errors: FIEF_ERR_INVALIDATED_OBJECT, FIEF_ERR_NO_SUCH_PROPERTY,
  *  FIEF_ERR_INVALID_ARGUMENT (the property is not a map, or a mixed
- *  property holds no dictionary). */
+ *  property holds no map). */
 FIEF_API fief_map_t *fief_object_get_map(const fief_object_t *object, fief_property_key_t property);
 
 /** Whether the map's owner still exists (false for a released handle). */
 FIEF_API bool fief_map_is_valid(const fief_map_t *map);
 
-/** The number of entries into `*out_size`. */
-FIEF_API bool fief_map_size(const fief_map_t *map, size_t *out_size);
+/** The number of entries into `*out_count`. */
+FIEF_API bool fief_map_count(const fief_map_t *map, size_t *out_count);
 
 /** The value of `key`: `*out_found` says whether the map has the key;
  *  `*out_value` is the value (type FIEF_TYPE_NULL when not found, or when
@@ -1170,7 +1170,7 @@ FIEF_API bool fief_map_get(const fief_map_t *map, fief_string_t key, fief_value_
 FIEF_API bool fief_map_contains_key(const fief_map_t *map, fief_string_t key, bool *out_contains);
 
 /** The position of `key` in key order: `*out_found`, `*out_index`. */
-FIEF_API bool fief_map_find_key(const fief_map_t *map, fief_string_t key, size_t *out_index, bool *out_found);
+FIEF_API bool fief_map_index_of_key(const fief_map_t *map, fief_string_t key, size_t *out_index, bool *out_found);
 
 /** Entry `index` in key order: its key into `*out_key` and value into
  *  `*out_value` (either may be NULL).
@@ -1221,14 +1221,14 @@ FIEF_API bool fief_map_resolve_in(const fief_map_t *map, fief_realm_t *target, f
  *
  * A mixed value (a mixed property, an element of a list of mixed values, a
  * value of a map of mixed values, or an element of another nested
- * collection) may hold a list or a dictionary of mixed values, as Realm's
+ * collection) may hold a list or a map of mixed values, as Realm's
  * AnyRealmValue.list and .dictionary do; they nest to any depth, and every
  * call works at any depth (none recurses per level: deleting, replacing,
  * querying, fief_file_verify and fief_file_copy were tested at 100,000
  * levels on a thread with a 512 KB stack).  Sets of mixed values never
  * hold one.
  *
- * Writing: a fief_value_t of type FIEF_TYPE_LIST or FIEF_TYPE_DICTIONARY
+ * Writing: a fief_value_t of type FIEF_TYPE_LIST or FIEF_TYPE_MAP
  * (its `u` is ignored) written where a mixed value goes (fief_object_set_value,
  * fief_object_create, fief_list_set / _insert / _append, fief_map_set)
  * stores a new, empty nested collection there.  A nested collection belongs
@@ -1239,41 +1239,41 @@ FIEF_API bool fief_map_resolve_in(const fief_map_t *map, fief_realm_t *target, f
  * values) such a value is refused with FIEF_ERR_TYPE_MISMATCH.
  *
  * Reading: the value reads back as type FIEF_TYPE_LIST or
- * FIEF_TYPE_DICTIONARY (no payload); get a handle to the collection with
+ * FIEF_TYPE_MAP (no payload); get a handle to the collection with
  * fief_object_get_list / fief_object_get_map on the mixed property, or
  * fief_list_get_list / _get_map and fief_map_get_list / _get_map on the
  * collection holding it.  A nested list handle is a fief_list_t and a nested
- * dictionary handle a fief_map_t: every list and map function takes them
+ * map handle a fief_map_t: every list and map function takes them
  * (fief_list_insert_embedded and fief_map_insert_embedded refuse them with
  * FIEF_ERR_INVALID_ARGUMENT, as for any collection of mixed values), they
  * follow the realm and resolve into other realms like any collection
  * handle, and once the nested collection is gone (replaced, removed, its
  * owner deleted) every call but release fails with
  * FIEF_ERR_INVALIDATED_OBJECT and fief_list_is_valid / fief_map_is_valid
- * say false.  Map key rules apply to nested dictionary keys.  Links inside
+ * say false.  Map key rules apply to nested map keys.  Links inside
  * nested collections are recorded on the target's side with the owner
  * object and the top mixed property (or list or map) as their origin;
  * deleting a target removes it from nested lists (as from lists of mixed
- * values) and sets it to null in nested dictionaries.  fief_list_to_results
+ * values) and sets it to null in nested maps.  fief_list_to_results
  * and fief_map_to_results give results of their values (a nested list's in
- * order, a nested dictionary's in key order), filtered, sorted and
+ * order, a nested map's in key order), filtered, sorted and
  * aggregated as any results of mixed values; fief_list_aggregate and
  * fief_map_aggregate aggregate them directly.
  *
  * Queries read into nested collections with key paths continuing after
  * the mixed value: "mixed[0] == 5", "mixed['a']['b'][1] > 3", "ANY
  * mixed[*] == 'x'", "items[0].k == 1", "mixed.@size == 2", "mixed.@type ==
- * 'dictionary'" (see fief_results_filter, "Into the lists and dictionaries
+ * 'dictionary'" (see fief_results_filter, "Into the lists and maps
  * nested in mixed values"); results filtered so follow every change inside
  * the nested collections they read.
  *
  * Storage: per class, one LMDB database of nested entries: one entry per
  * element (a list's keyed by collection id and a position with gaps, a
- * dictionary's by collection id and key), so a nested collection's writes
+ * map's by collection id and key), so a nested collection's writes
  * cost one B-tree operation each, as a map's do.
  * ========================================================================== */
 
-/** The nested list or dictionary that element `index` of `list` (a list of
+/** The nested list or map that element `index` of `list` (a list of
  *  mixed values, or a nested list) holds: a new handle, or NULL.
  *  Errors: FIEF_ERR_INDEX_OUT_OF_BOUNDS, FIEF_ERR_INVALID_ARGUMENT (the
  *  element holds something else: the message names what),
@@ -1281,8 +1281,8 @@ FIEF_API bool fief_map_resolve_in(const fief_map_t *map, fief_realm_t *target, f
 FIEF_API fief_list_t *fief_list_get_list(const fief_list_t *list, size_t index);
 FIEF_API fief_map_t *fief_list_get_map(const fief_list_t *list, size_t index);
 
-/** The nested list or dictionary that the value of `key` in `map` (a map of
- *  mixed values, or a nested dictionary) holds: a new handle, or NULL.
+/** The nested list or map that the value of `key` in `map` (a map of
+ *  mixed values, or a nested map) holds: a new handle, or NULL.
  *  Errors: FIEF_ERR_INVALID_ARGUMENT (no such key, or its value holds
  *  something else: the message says which), FIEF_ERR_INVALIDATED_OBJECT. */
 FIEF_API fief_list_t *fief_map_get_list(const fief_map_t *map, fief_string_t key);
@@ -1300,8 +1300,8 @@ FIEF_API fief_map_t *fief_map_get_map(const fief_map_t *map, fief_string_t key);
  * `self`; the one sort and distinct key path is "self".  fief_results_count,
  * _filter, _sort, _distinct, _limit, _is_valid, _get_realm, _resolve_in and
  * fief_results_aggregate take both kinds; fief_results_get_value,
- * fief_results_find take values only; fief_results_get_object, _get_key,
- * _get_values, _index_of, _get_class_key and _delete_all take objects only.
+ * fief_results_index_of_value take values only; fief_results_get_object, _get_key,
+ * _get_values, _index_of_object, _get_class_key and _delete_all take objects only.
  * A call on the other kind fails with FIEF_ERR_INVALID_ARGUMENT and a
  * message naming the function, and changes nothing.
  *
@@ -1318,23 +1318,23 @@ FIEF_API fief_map_t *fief_map_get_map(const fief_map_t *map, fief_string_t key);
  * sets or maps.  Such results stay live: they evaluate again after a
  * write to anything they read, the links followed and the linked objects'
  * properties included (renaming an owner reorders dogs sorted by
- * "owner.name").  Count, aggregates, fief_results_index_of and
+ * "owner.name").  Count, aggregates, fief_results_index_of_object and
  * fief_results_delete_all see the objects the stages leave.
  *
  * Mixed values in results (a list, set or map of mixed values, a nested list
- * or dictionary), as Realm compares mixed values:
+ * or map), as Realm compares mixed values:
  *  - Order (sorting by "self"; nulls first ascending, last descending):
  *    null, bool (false, true), numbers, string, binary, timestamp, object
  *    id, uuid, link (by class key, then object key), nested list, nested
- *    dictionary (each kind in the collection's order).  Numbers of every
+ *    map (each kind in the collection's order).  Numbers of every
  *    type sort together by exact value (int 1, double 1.0 and decimal128 1
  *    are equal; a NaN is below every other number); strings and binaries
  *    by their bytes.  Equal values keep the collection's order, either way.
- *  - Equality (fief_results_find, ==, !=): numbers equal across int, float,
+ *  - Equality (fief_results_index_of_value, ==, !=): numbers equal across int, float,
  *    double and decimal128 by exact value (the double 0.1 is not the
  *    decimal128 0.1, as in a set of mixed values); values of other groups
  *    are never equal (true is not 1, "1" is not 1, a string is not a binary);
- *    a FIEF_TYPE_LIST or FIEF_TYPE_DICTIONARY value is never found.
+ *    a FIEF_TYPE_LIST or FIEF_TYPE_MAP value is never found.
  *  - Filters over `self`: "self == 1" matches int 1, double 1.0 and
  *    decimal128 1; <, <=, >, >= compare a number with numbers only, a string
  *    with strings only (and so on), and are false for every value of another
@@ -1495,12 +1495,12 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  "prices.@values"; the keys: "prices.@keys"; NSPredicate's "@allValues"
  *  and "@allKeys" are the same) and list elements by
  *  position ("scores[0]", "[FIRST]", "[LAST]", "[$0]").
- *  Into the lists and dictionaries nested in mixed values (see "Nested
+ *  Into the lists and maps nested in mixed values (see "Nested
  *  collections"), after a mixed property or one element or key of a list
  *  or map of mixed values, to any depth: a position of a nested list
  *  ("mixed[0]", "[FIRST]", "[LAST]", "[$0]" with an int argument), a key of
- *  a nested dictionary ("mixed['key']", "mixed.key", "[$0]" with a string),
- *  every element or value ("mixed[*]"), a dictionary's keys at the end
+ *  a nested map ("mixed['key']", "mixed.key", "[$0]" with a string),
+ *  every element or value ("mixed[*]"), a nested map's keys at the end
  *  ("mixed.@keys"): "mixed['a']['b'][1] > 3", "items[0].k == 1",
  *  "props.a[*] == 2", "ANY mixed[*] == 1", "mixed['a'].@size > 2",
  *  "mixed.@size == 3" (a string's or binary's length, a nested
@@ -1508,7 +1508,7 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  ('list'/'array', 'dictionary'/'object', 'collection').  A link met on
  *  the way is followed by naming a property of its object
  *  ("mixed.friend.name").  A step meeting anything else (a scalar, null, a
- *  key for a list, a position for a dictionary, a position past the end)
+ *  key for a list, a position for a map, a position past the end)
  *  reaches nothing, and a missing key before the last step too: no match,
  *  never an error; a missing key at the last step reads null
  *  ("mixed.missing == nil").  As in realm-core, each walk reaching the last
@@ -1567,7 +1567,7 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  of a collection, bytes of a string or binary, 0 or 1 for a to-one
  *  link; after one element of a list or map of strings, binaries or mixed
  *  values, that element's size: "tags[0].@size == 3", "tags[LAST].@count",
- *  "notes['k'].@size", the elements of a nested list or dictionary in a
+ *  "notes['k'].@size", the elements of a nested list or map in a
  *  mixed value, null for null, for any other value and past the end;
  *  after a key of a map of links, the map's entries, as realm-core counts
  *  them: "dogMap['a'].@count" is "dogMap.@count"; after a position of a
@@ -1734,7 +1734,7 @@ FIEF_API fief_results_t *fief_results_limit(const fief_results_t *results, size_
  *  Returns a zero-terminated UTF-8 string owned by the results handle (it
  *  lives until the handle is released; do not free it), or NULL.
  *  Errors: FIEF_ERR_QUERY_INVALID (an argument with no literal: a nested
- *  list or dictionary), FIEF_ERR_INVALIDATED_RESULTS, FIEF_ERR_CLOSED,
+ *  list or map), FIEF_ERR_INVALIDATED_RESULTS, FIEF_ERR_CLOSED,
  *  FIEF_ERR_INVALID_HANDLE. */
 FIEF_API const char *fief_results_get_description(const fief_results_t *results);
 
@@ -1770,7 +1770,7 @@ FIEF_API bool fief_results_get_values(const fief_results_t *results, size_t inde
 /** The position of `object` in `results` into `*out_index`, and whether it is
  *  there into `*out_found` (false for an object of another class or file).
  *  Neither out-pointer may be NULL (FIEF_ERR_INVALID_ARGUMENT). */
-FIEF_API bool fief_results_index_of(const fief_results_t *results, const fief_object_t *object,
+FIEF_API bool fief_results_index_of_object(const fief_results_t *results, const fief_object_t *object,
                                     size_t *out_index, bool *out_found);
 
 /** Delete every object in `results` (in a write transaction). */
@@ -1783,7 +1783,7 @@ FIEF_API bool fief_results_delete_all(fief_results_t *results);
  *  are copied; float and double properties also take ints; a link names an
  *  existing object of the property's target class and every object's
  *  backlink moves to it; a mixed property takes any value, and
- *  FIEF_TYPE_LIST or FIEF_TYPE_DICTIONARY gives each object a new, empty
+ *  FIEF_TYPE_LIST or FIEF_TYPE_MAP gives each object a new, empty
  *  nested collection), then the property's column is written cluster by
  *  cluster.  The objects are those in `results` when the call begins: an
  *  object that stops matching because of the new value is set too.
@@ -1818,12 +1818,12 @@ FIEF_API bool fief_results_get_value(const fief_results_t *results, size_t index
 /** The position of the first value of results of values equal to `value`
  *  into `*out_index` (0 when there is none), and whether there is one into
  *  `*out_found`.  A value of another type is never found; ints and floats
- *  compare as the element type (as in fief_list_find); among mixed values,
+ *  compare as the element type (as in fief_list_index_of); among mixed values,
  *  numbers are found by value across types and nothing else across types
  *  (see "Mixed values in results").
  *  Errors: FIEF_ERR_INVALID_ARGUMENT (results of objects, a NULL
  *  out-pointer, a malformed value), FIEF_ERR_INVALIDATED_OBJECT. */
-FIEF_API bool fief_results_find(const fief_results_t *results, fief_value_t value, size_t *out_index,
+FIEF_API bool fief_results_index_of_value(const fief_results_t *results, fief_value_t value, size_t *out_index,
                                 bool *out_found);
 
 /** Whether the results can still be used (their realm is open and their
@@ -1866,7 +1866,7 @@ FIEF_API fief_results_t *fief_results_resolve_in(const fief_results_t *results,
  * values in results" (so a bool is below every number and a string above,
  * and the max of {1, "a", true} is "a") and give the value itself, with
  * its own type (the first of equal values); NaN and nested lists and
- * dictionaries are skipped.  sum and
+ * maps are skipped.  sum and
  * average take the numbers only (int, float, double, decimal128; other
  * values, nested collections and NaN are skipped), each added as a decimal128 (a double rounded
  * to 15 significant digits and a float to 7, as realm-core converts them,

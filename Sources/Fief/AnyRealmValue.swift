@@ -20,7 +20,7 @@ import Foundation
 ///
 /// Each value keeps its type: `.int(1)` reads back as `.int(1)`, never as
 /// `.double(1)`.  Swift's `==` compares case and payload (`.int(1) != .double(1)`);
-/// the realm compares mixed values by Realm's rules (`fief_list_find`,
+/// the realm compares mixed values by Realm's rules (`fief_list_index_of`,
 /// `fief_set_contains`): numbers of any type are equal when their values are
 /// (`.int(1)`, `.float(1)`, `.double(1)` and `.decimal128(1)` are one element
 /// of a `MutableSet<AnyRealmValue>`, and `index(of: .double(1))` finds an
@@ -244,7 +244,7 @@ extension AnyRealmValue: RealmCollectionValue, RealmPropertyType, MinMaxType, Ad
 
 /// A mixed value is stored as `FIEF_TYPE_MIXED`: the `fief_value_t` read or
 /// written carries the value's own type (`FIEF_TYPE_INT`, `FIEF_TYPE_LINK`,
-/// ...; `FIEF_TYPE_LIST` / `FIEF_TYPE_DICTIONARY` for nested collections).
+/// ...; `FIEF_TYPE_LIST` / `FIEF_TYPE_MAP` for nested collections).
 extension AnyRealmValue: _Persistable {
     public static var _fiefType: fief_type_t { FIEF_TYPE_MIXED }
     public static func _fiefDefault() -> AnyRealmValue { .none }
@@ -278,7 +278,7 @@ extension AnyRealmValue: _Persistable {
 
     /// The value to write: a managed object as its link (an unmanaged one
     /// traps: add it first, or write through `_fiefValue(in:realm:)`); a
-    /// nested collection as `FIEF_TYPE_LIST` / `FIEF_TYPE_DICTIONARY`, which
+    /// nested collection as `FIEF_TYPE_LIST` / `FIEF_TYPE_MAP`, which
     /// stores an empty one (its contents are written into it after).
     public func _fiefValue(in arena: _FiefArena) -> fief_value_t {
         var value = fief_value_t()
@@ -297,7 +297,7 @@ extension AnyRealmValue: _Persistable {
         case .object(let object):
             return object._fiefLinkValue(unmanaged: "Cannot use an unmanaged '\(type(of: object).className())' as a mixed value here: add it to a realm first")
         case .list: value.type = FIEF_TYPE_LIST
-        case .dictionary: value.type = FIEF_TYPE_DICTIONARY
+        case .dictionary: value.type = FIEF_TYPE_MAP
         }
         return value
     }
@@ -1136,7 +1136,7 @@ extension AnyRealmValue {
     static func fiefRead(_ value: fief_value_t, core: RealmCore, in slot: @autoclosure () -> FiefMixedSlot) -> AnyRealmValue? {
         switch value.type {
         case FIEF_TYPE_LIST: return .list(List(managed: slot().nestedList()))
-        case FIEF_TYPE_DICTIONARY: return .dictionary(Map(managed: slot().nestedMap()))
+        case FIEF_TYPE_MAP: return .dictionary(Map(managed: slot().nestedMap()))
         default: return _fiefRead(value, in: Realm(core: core))
         }
     }

@@ -63,7 +63,7 @@ extension Realm {
     }
 
     /// The object of the file's class `typeName` whose primary key is `key`,
-    /// or nil (fief_object_find).  Traps if the class has no primary key.
+    /// or nil (fief_object_find_by_primary_key).  Traps if the class has no primary key.
     public func dynamicObject(ofType typeName: String, forPrimaryKey key: Any) -> DynamicObject? {
         findObject(core.dynamicBinding(named: typeName), primaryKey: key, as: DynamicObject.self)
     }

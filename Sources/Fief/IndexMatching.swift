@@ -2,8 +2,8 @@
 // on every collection where RealmSwift has it (RealmCollection's
 // `index(matching predicateFormat:_:)` and `index(matching isIncluded:)`).
 // The query is run as a filter of the collection (fief_results_filter);
-// the first match is then found in the collection (fief_results_index_of,
-// fief_results_find), so the position is in the collection's own order.
+// the first match is then found in the collection (fief_results_index_of_object,
+// fief_results_index_of_value), so the position is in the collection's own order.
 
 extension Results {
     /// The position of the first object (or value) matching a predicate in

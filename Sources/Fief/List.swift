@@ -95,7 +95,7 @@ public final class List<Element: RealmCollectionValue> {
 
     // MARK: Reading
 
-    /// The number of elements (fief_list_size).
+    /// The number of elements (fief_list_count).
     public var count: Int {
         switch state {
         case .unmanaged(let elements): return elements.count
@@ -148,7 +148,7 @@ public final class List<Element: RealmCollectionValue> {
     }
 
     /// The position of the first element equal to `object`, or nil
-    /// (fief_list_find).  An unmanaged object is never in a managed list.
+    /// (fief_list_index_of).  An unmanaged object is never in a managed list.
     public func index(of object: Element) -> Int? {
         switch state {
         case .unmanaged(let elements):
@@ -947,14 +947,14 @@ final class ManagedList {
 
     private func sizeIfPossible() -> Int {
         var size = 0
-        _ = fief_list_size(handle.raw, &size)
+        _ = fief_list_count(handle.raw, &size)
         return size
     }
 
     func size() -> Int {
         checkGeneration()
         var size = 0
-        if !fief_list_size(handle.raw, &size) { trap(CError.last(), writing: false) }
+        if !fief_list_count(handle.raw, &size) { trap(CError.last(), writing: false) }
         return size
     }
 
@@ -976,7 +976,7 @@ final class ManagedList {
         checkGeneration()
         var position = 0
         var found = false
-        if !fief_list_find(handle.raw, value, &position, &found) { trap(CError.last(), writing: false) }
+        if !fief_list_index_of(handle.raw, value, &position, &found) { trap(CError.last(), writing: false) }
         return found ? position : nil
     }
 

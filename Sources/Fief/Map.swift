@@ -171,7 +171,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
 
     // MARK: Reading
 
-    /// The number of keys (fief_map_size).
+    /// The number of keys (fief_map_count).
     public var count: Int {
         switch state {
         case .unmanaged(let entries): return entries.count
@@ -899,7 +899,7 @@ final class ManagedMap: ManagedCollection {
     func size() -> Int {
         checkGeneration()
         var size = 0
-        check(fief_map_size(handle.raw, &size), writing: false)
+        check(fief_map_count(handle.raw, &size), writing: false)
         return size
     }
 

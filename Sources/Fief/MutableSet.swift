@@ -83,7 +83,7 @@ public final class MutableSet<Element: RealmCollectionValue> {
 
     // MARK: Reading
 
-    /// The number of elements (fief_set_size).
+    /// The number of elements (fief_set_count).
     public var count: Int {
         switch state {
         case .unmanaged(let elements): return elements.count
@@ -146,7 +146,7 @@ public final class MutableSet<Element: RealmCollectionValue> {
         }
     }
 
-    /// The position of `object` in the set's order, or nil (fief_set_find).
+    /// The position of `object` in the set's order, or nil (fief_set_index_of).
     /// (RealmSwift traps here; Fief's sets are ordered, so it answers.)
     public func index(of object: Element) -> Int? {
         switch state {
@@ -694,13 +694,13 @@ final class ManagedSet: ManagedCollection {
     func size() -> Int {
         checkGeneration()
         var size = 0
-        check(fief_set_size(handle.raw, &size), writing: false)
+        check(fief_set_count(handle.raw, &size), writing: false)
         return size
     }
 
     private func outOfBounds(_ position: Int, _ error: CError? = nil) -> Never {
         var size = 0
-        _ = fief_set_size(handle.raw, &size)
+        _ = fief_set_count(handle.raw, &size)
         fiefTrapIndex(position, count: size, detail: error?.message)
     }
 
@@ -737,7 +737,7 @@ final class ManagedSet: ManagedCollection {
         checkGeneration()
         var position = 0
         var found = false
-        check(fief_set_find(handle.raw, value, &position, &found), writing: false)
+        check(fief_set_index_of(handle.raw, value, &position, &found), writing: false)
         return found ? position : nil
     }
 

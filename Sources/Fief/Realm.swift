@@ -285,7 +285,7 @@ public struct Realm {
     }
 
     /// Creates an object of `type` from `value` and returns it, managed, in
-    /// a write transaction (fief_object_find, fief_object_create).  `value` is
+    /// a write transaction (fief_object_find_by_primary_key, fief_object_create).  `value` is
     /// a `[String: Any]` dictionary of property values, an array of values in
     /// property order, or another object whose same-named properties are
     /// copied.  Properties not given get the class's default values; with
@@ -383,7 +383,7 @@ public struct Realm {
         if update != .error, let pkIndex = info.primaryKeyIndex, let pk = given[pkIndex] {
             var found = false
             let existing = withExtendedLifetime(arena) {
-                fief_object_find(core.handle.raw, binding.classKey, convert(pkIndex, pk), &found)
+                fief_object_find_by_primary_key(core.handle.raw, binding.classKey, convert(pkIndex, pk), &found)
             }
             if let existing {
                 _ = fief_release(UnsafeRawPointer(existing))
@@ -600,7 +600,7 @@ public struct Realm {
     }
 
     /// The object of `type` whose primary key is `key`, or nil
-    /// (fief_object_find).  Traps if the class has no primary key or `key`
+    /// (fief_object_find_by_primary_key).  Traps if the class has no primary key or `key`
     /// has the wrong type.
     public func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
         findObject(core.binding(for: type), primaryKey: key, as: type)
@@ -617,7 +617,7 @@ public struct Realm {
         }
         var failed = false
         let raw = withExtendedLifetime(arena) {
-            fief_object_find(core.handle.raw, binding.classKey, value, &failed)
+            fief_object_find_by_primary_key(core.handle.raw, binding.classKey, value, &failed)
         }
         guard let raw else {
             if failed { fiefTrap("Invalid primary key for '\(binding.info.className)'", CError.last()) }
@@ -693,7 +693,7 @@ public struct Realm {
 
     // MARK: Files
 
-    /// Deletes the realm's files (fief_delete_files); returns whether the data
+    /// Deletes the realm's files (fief_file_delete); returns whether the data
     /// file existed.  In-memory configurations have no files (false).
     /// - Throws: `Realm.Error` (`.alreadyOpen`) while the realm is open in this
     ///   process, or when the files cannot be removed.
@@ -701,7 +701,7 @@ public struct Realm {
     public static func deleteFiles(for config: Realm.Configuration) throws -> Bool {
         guard config.inMemoryIdentifier == nil, let path = config.fileURL?.path else { return false }
         var deleted = false
-        guard fief_delete_files(path, &deleted) else {
+        guard fief_file_delete(path, &deleted) else {
             let error = CError.last()
             throw Realm.Error(error, code: error.code == FIEF_ERR_FILE_LOCKED ? .alreadyOpen : nil)
         }

@@ -215,7 +215,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
         return count == 0 ? nil : self[count - 1]
     }
 
-    /// The position of `object` in the results, or nil (fief_results_index_of).
+    /// The position of `object` in the results, or nil (fief_results_index_of_object).
     public func index(of object: Element) -> Int? {
         if objectBinding == nil {
             guard !wasInvalidated else { return nil }
@@ -223,14 +223,14 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
             let value = Self.valueType._fiefElementLookupValue(object, in: arena)
             var index = 0
             var found = false
-            let ok = withExtendedLifetime(arena) { fief_results_find(handle.raw, value, &index, &found) }
+            let ok = withExtendedLifetime(arena) { fief_results_index_of_value(handle.raw, value, &index, &found) }
             if !ok { fiefTrap("Cannot look up a value in \(name)", CError.last()) }
             return found ? index : nil
         }
         guard let managed = Self.object(of: object)?._fiefManaged, !wasInvalidated else { return nil }
         var index = 0
         var found = false
-        guard fief_results_index_of(handle.raw, managed.handle.raw, &index, &found) else {
+        guard fief_results_index_of_object(handle.raw, managed.handle.raw, &index, &found) else {
             let error = CError.last()
             if error.code == FIEF_ERR_INVALIDATED_OBJECT { return nil }
             fiefTrap("Cannot look up an object in \(binding.info.className) results", error)

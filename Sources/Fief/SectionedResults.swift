@@ -775,7 +775,7 @@ enum SectionKeyIdentity: Hashable {
         case FIEF_TYPE_OBJECT_ID: self = .objectId(ObjectId(fiefValue: value.u.object_id))
         case FIEF_TYPE_UUID: self = .uuid(UUID(fiefValue: value.u.uuid))
         case FIEF_TYPE_LINK: SectionKeyIdentity.refuseLink()
-        case FIEF_TYPE_LIST, FIEF_TYPE_DICTIONARY: preconditionFailure("Collections are not supported as section keys.")
+        case FIEF_TYPE_LIST, FIEF_TYPE_MAP: preconditionFailure("Collections are not supported as section keys.")
         default: preconditionFailure("A section key of type \(value.type) is not supported.")
         }
     }
@@ -823,7 +823,7 @@ enum SectionKeyIdentity: Hashable {
             return SectionKeyIdentity.bytes(of: value.u.string).elementsEqual(bytes)
         case (.binary(let bytes), FIEF_TYPE_BINARY):
             return SectionKeyIdentity.bytes(of: value.u.binary).elementsEqual(bytes)
-        case (_, FIEF_TYPE_STRING), (_, FIEF_TYPE_BINARY), (_, FIEF_TYPE_LINK), (_, FIEF_TYPE_LIST), (_, FIEF_TYPE_DICTIONARY):
+        case (_, FIEF_TYPE_STRING), (_, FIEF_TYPE_BINARY), (_, FIEF_TYPE_LINK), (_, FIEF_TYPE_LIST), (_, FIEF_TYPE_MAP):
             return false
         default:
             return self == SectionKeyIdentity(storedKey: value)

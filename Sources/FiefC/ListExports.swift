@@ -48,7 +48,7 @@ public func exportListIsValid(_ handle: OpaquePointer?) -> Bool {
     return (try? box.realm.lock.withLock { () throws(FiefError) -> Bool in try box.exists() }) ?? false
 }
 
-@_cdecl("fief_list_size")
+@_cdecl("fief_list_count")
 public func exportListSize(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Int>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_size")
@@ -97,7 +97,7 @@ public func exportListGetRange(_ handle: OpaquePointer?, _ start: Int, _ count: 
     }
 }
 
-@_cdecl("fief_list_find")
+@_cdecl("fief_list_index_of")
 public func exportListFind(_ handle: OpaquePointer?, _ value: fief_value_t, _ outIndex: UnsafeMutablePointer<Int>?, _ outFound: UnsafeMutablePointer<Bool>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let outIndex = try require(outIndex, "out_index")
@@ -204,7 +204,7 @@ public func exportListClear(_ handle: OpaquePointer?) -> Bool {
     }
 }
 
-@_cdecl("fief_list_remove_all")
+@_cdecl("fief_list_delete_all_objects")
 public func exportListRemoveAll(_ handle: OpaquePointer?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         try withList(handle) { (box) throws(FiefError) in

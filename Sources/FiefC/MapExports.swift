@@ -43,7 +43,7 @@ public func exportMapIsValid(_ handle: OpaquePointer?) -> Bool {
     return (try? box.realm.lock.withLock { () throws(FiefError) -> Bool in try box.exists() }) ?? false
 }
 
-@_cdecl("fief_map_size")
+@_cdecl("fief_map_count")
 public func exportMapSize(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Int>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_size")
@@ -78,7 +78,7 @@ public func exportMapContainsKey(_ handle: OpaquePointer?, _ key: fief_string_t,
     }
 }
 
-@_cdecl("fief_map_find_key")
+@_cdecl("fief_map_index_of_key")
 public func exportMapFindKey(_ handle: OpaquePointer?, _ key: fief_string_t, _ outIndex: UnsafeMutablePointer<Int>?, _ outFound: UnsafeMutablePointer<Bool>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let outIndex = try require(outIndex, "out_index")

@@ -71,7 +71,7 @@ public func exportObjectCreateMany(_ realmHandle: OpaquePointer?, _ classKey: UI
     }
 }
 
-@_cdecl("fief_object_find")
+@_cdecl("fief_object_find_by_primary_key")
 public func exportObjectFind(_ realmHandle: OpaquePointer?, _ classKey: UInt32, _ primaryKey: fief_value_t, _ outFound: UnsafeMutablePointer<Bool>?) -> OpaquePointer? {
     let result: OpaquePointer?? = guarded(nil) { () throws(FiefError) -> OpaquePointer?? in
         let (realm, key) = try withRealm(realmHandle) { (realm) throws(FiefError) -> (Realm, Int64?) in

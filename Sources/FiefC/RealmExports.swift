@@ -42,7 +42,7 @@ public func exportRealmOpen(_ config: OpaquePointer?) -> OpaquePointer? {
     }
 }
 
-@_cdecl("fief_delete_files")
+@_cdecl("fief_file_delete")
 public func exportDeleteFiles(_ path: UnsafePointer<CChar>?, _ outDeleted: UnsafeMutablePointer<Bool>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let value = try cString(path, "path")

@@ -226,13 +226,13 @@ public func exportResultsGetValues(_ handle: OpaquePointer?, _ index: Int, _ pro
     }
 }
 
-@_cdecl("fief_results_index_of")
+@_cdecl("fief_results_index_of_object")
 public func exportResultsIndexOf(_ handle: OpaquePointer?, _ object: OpaquePointer?, _ outIndex: UnsafeMutablePointer<Int>?, _ outFound: UnsafeMutablePointer<Bool>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let found = try require(outFound, "out_found")
         let indexOut = try require(outIndex, "out_index")
         let box = try HandleTable.object(UnsafeRawPointer(object))
-        let index = try withResults(handle, "fief_results_index_of") { (results) throws(FiefError) -> Int? in
+        let index = try withResults(handle, "fief_results_index_of_object") { (results) throws(FiefError) -> Int? in
             guard box.table == results.tableKey, box.realm.path == results.realm.path else { return nil }
             return try results.index(of: box.key)
         }
@@ -262,13 +262,13 @@ public func exportResultsGetValue(_ handle: OpaquePointer?, _ index: Int, _ out:
     }
 }
 
-@_cdecl("fief_results_find")
+@_cdecl("fief_results_index_of_value")
 public func exportResultsFind(_ handle: OpaquePointer?, _ value: fief_value_t, _ outIndex: UnsafeMutablePointer<Int>?, _ outFound: UnsafeMutablePointer<Bool>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let outIndex = try require(outIndex, "out_index")
         let outFound = try require(outFound, "out_found")
         let wanted = try ValueBridge.engineValue(value, "value")
-        let found = try withValueResults(handle, "fief_results_find") { (results) throws(FiefError) in try results.index(of: wanted) }
+        let found = try withValueResults(handle, "fief_results_index_of_value") { (results) throws(FiefError) in try results.index(of: wanted) }
         outFound.pointee = found != nil
         outIndex.pointee = found ?? 0
         return true

@@ -43,7 +43,7 @@ public func exportSetIsValid(_ handle: OpaquePointer?) -> Bool {
     }) ?? false
 }
 
-@_cdecl("fief_set_size")
+@_cdecl("fief_set_count")
 public func exportSetSize(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Int>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_size")
@@ -80,7 +80,7 @@ public func exportSetGetRange(_ handle: OpaquePointer?, _ start: Int, _ count: I
     }
 }
 
-@_cdecl("fief_set_find")
+@_cdecl("fief_set_index_of")
 public func exportSetFind(_ handle: OpaquePointer?, _ value: fief_value_t, _ outIndex: UnsafeMutablePointer<Int>?, _ outFound: UnsafeMutablePointer<Bool>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let outIndex = try require(outIndex, "out_index")

@@ -45,7 +45,7 @@ enum ValueBridge {
         case FIEF_TYPE_LINK: return .link(classKey: v.u.link.class_key, objectKey: v.u.link.object_key)
         // A new, empty nested collection (the payload is ignored).
         case FIEF_TYPE_LIST: return .nestedList(0)
-        case FIEF_TYPE_DICTIONARY: return .nestedDictionary(0)
+        case FIEF_TYPE_MAP: return .nestedDictionary(0)
         case FIEF_TYPE_GEO_SHAPE:
             throw FiefError(.invalidArgument, "\(name()) is a geospatial shape (FIEF_TYPE_GEO_SHAPE), which only a query argument of its own can be (GEOWITHIN $n)")
         default:
@@ -93,7 +93,7 @@ enum ValueBridge {
             out.type = FIEF_TYPE_LINK
             out.u.link = fief_link_t(class_key: classKey, object_key: objectKey)
         case .nestedList: out.type = FIEF_TYPE_LIST
-        case .nestedDictionary: out.type = FIEF_TYPE_DICTIONARY
+        case .nestedDictionary: out.type = FIEF_TYPE_MAP
         }
         return out
     }

@@ -93,7 +93,7 @@ struct Importer {
         } catch {
             // The realm is released by now: remove the file this import created.
             var deleted = false
-            if !fief_delete_files(path, &deleted) {
+            if !fief_file_delete(path, &deleted) {
                 throw ToolError(description: "\(error) (and removing the new file failed: \(lastError("deleting '\(path)'")))")
             }
             throw error
@@ -483,7 +483,7 @@ struct ValueWriter {
         case let .object(members):
             guard let first = members.first?.key, first.hasPrefix("$") else {
                 var value = fief_value_t()
-                value.type = FIEF_TYPE_DICTIONARY
+                value.type = FIEF_TYPE_MAP
                 return value
             }
             let type: Int32

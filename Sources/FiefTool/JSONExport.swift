@@ -81,7 +81,7 @@ struct ExtendedJSONWriter {
                 guard let set = fief_object_get_set(object, p.key) else { throw lastError("reading set '\(p.name)'") }
                 defer { _ = fief_release(UnsafeRawPointer(set)) }
                 var size = 0
-                guard fief_set_size(set, &size) else { throw lastError("reading set '\(p.name)'") }
+                guard fief_set_count(set, &size) else { throw lastError("reading set '\(p.name)'") }
                 var values = [fief_value_t](repeating: fief_value_t(), count: size)
                 guard size == 0 || fief_set_get_range(set, 0, size, &values) else { throw lastError("reading set '\(p.name)'") }
                 text += "[" + (try values.map { try element($0, "set '\(p.name)'", mixed: p.type == FIEF_TYPE_MIXED, depth: depth + 1) }.joined(separator: ", ")) + "]"
@@ -104,7 +104,7 @@ struct ExtendedJSONWriter {
     private func listJSON(_ list: OpaquePointer, _ what: String, mixed: Bool, depth: Int) throws -> String {
         guard depth < JSONParser.maximumDepth else { throw tooDeep(what) }
         var size = 0
-        guard fief_list_size(list, &size) else { throw lastError("reading \(what)") }
+        guard fief_list_count(list, &size) else { throw lastError("reading \(what)") }
         var values = [fief_value_t](repeating: fief_value_t(), count: size)
         guard size == 0 || fief_list_get_range(list, 0, size, &values) else { throw lastError("reading \(what)") }
         var parts: [String] = []
@@ -121,7 +121,7 @@ struct ExtendedJSONWriter {
     private func mapJSON(_ map: OpaquePointer, _ what: String, mixed: Bool, depth: Int) throws -> String {
         guard depth < JSONParser.maximumDepth else { throw tooDeep(what) }
         var size = 0
-        guard fief_map_size(map, &size) else { throw lastError("reading \(what)") }
+        guard fief_map_count(map, &size) else { throw lastError("reading \(what)") }
         var keys = [fief_string_t](repeating: fief_string_t(), count: size)
         var values = [fief_value_t](repeating: fief_value_t(), count: size)
         guard size == 0 || fief_map_get_entries(map, 0, size, &keys, &values) else { throw lastError("reading \(what)") }
@@ -146,7 +146,7 @@ struct ExtendedJSONWriter {
             guard let nested = list() else { throw lastError("reading the list in \(what())") }
             defer { _ = fief_release(UnsafeRawPointer(nested)) }
             return try listJSON(nested, "the list in \(what())", mixed: true, depth: depth + 1)
-        case FIEF_TYPE_DICTIONARY:
+        case FIEF_TYPE_MAP:
             guard let nested = map() else { throw lastError("reading the dictionary in \(what())") }
             defer { _ = fief_release(UnsafeRawPointer(nested)) }
             return try mapJSON(nested, "the dictionary in \(what())", mixed: true, depth: depth + 1)

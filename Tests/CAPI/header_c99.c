@@ -17,7 +17,7 @@ int use_header(void) {
     fief_query_arg_t arg;
     fief_sort_descriptor_t sort;
     bool (*f)(const fief_realm_t *, uint64_t *) = fief_realm_get_version;
-    fief_object_t *(*g)(fief_realm_t *, fief_class_key_t, fief_value_t, bool *) = fief_object_find;
+    fief_object_t *(*g)(fief_realm_t *, fief_class_key_t, fief_value_t, bool *) = fief_object_find_by_primary_key;
     v.type = FIEF_TYPE_INT;
     v.u.integer = 1;
     arg.count = 1;

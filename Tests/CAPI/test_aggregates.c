@@ -473,18 +473,18 @@ TEST(value_results_read_filter_sort) {
     /* Find. */
     size_t index = 99;
     bool found = false;
-    E(fief_results_find(all, vi(9), &index, &found));
+    E(fief_results_index_of_value(all, vi(9), &index, &found));
     E(found);
     EQU(index, 3);
-    E(fief_results_find(asc, vnull(), &index, &found));
+    E(fief_results_index_of_value(asc, vnull(), &index, &found));
     E(found);
     EQU(index, 0);
-    E(fief_results_find(desc, vi(4), &index, &found));
+    E(fief_results_index_of_value(desc, vi(4), &index, &found));
     E(found);
     EQU(index, 1);
-    E(fief_results_find(big, vi(-2), &index, &found));
+    E(fief_results_index_of_value(big, vi(-2), &index, &found));
     E(!found);
-    E(fief_results_find(all, vs("4"), &index, &found));
+    E(fief_results_index_of_value(all, vs("4"), &index, &found));
     E(!found);
 
     /* Aggregates through the results. */
@@ -595,7 +595,7 @@ TEST(value_results_refuse_bad_input) {
     EERRM(fief_results_get_object(values, 0) != NULL, FIEF_ERR_INVALID_ARGUMENT, "fief_results_get_object");
     EERRM(fief_results_get_key(values, 0, &key), FIEF_ERR_INVALID_ARGUMENT, "fief_results_get_key");
     EERRM(fief_results_get_values(values, 0, &x.i, 1, &out), FIEF_ERR_INVALID_ARGUMENT, "fief_results_get_values");
-    EERRM(fief_results_index_of(values, item, &index, &found), FIEF_ERR_INVALID_ARGUMENT, "fief_results_index_of");
+    EERRM(fief_results_index_of_object(values, item, &index, &found), FIEF_ERR_INVALID_ARGUMENT, "fief_results_index_of_object");
     EERRM(fief_results_get_class_key(values, &cls), FIEF_ERR_INVALID_ARGUMENT, "fief_results_get_class_key");
     R(fief_realm_begin_write(x.r));
     EERRM(fief_results_delete_all(values), FIEF_ERR_INVALID_ARGUMENT, "fief_results_delete_all");
@@ -607,19 +607,19 @@ TEST(value_results_refuse_bad_input) {
     EQV(out, vi(42));
     /* ... and calls for values refuse results of objects. */
     EERRM(fief_results_get_value(objects, 0, &out), FIEF_ERR_INVALID_ARGUMENT, "fief_results_get_value");
-    EERRM(fief_results_find(objects, vi(3), &index, &found), FIEF_ERR_INVALID_ARGUMENT, "fief_results_find");
+    EERRM(fief_results_index_of_value(objects, vi(3), &index, &found), FIEF_ERR_INVALID_ARGUMENT, "fief_results_index_of_value");
     EQV(out, vi(42));
 
     /* Indices, out-pointers, values. */
     EERR(fief_results_get_value(values, 3, &out), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
     EERR(fief_results_get_value(values, (size_t)-1, &out), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
     EERR(fief_results_get_value(values, 0, NULL), FIEF_ERR_INVALID_ARGUMENT);
-    EERR(fief_results_find(values, vi(1), NULL, &found), FIEF_ERR_INVALID_ARGUMENT);
-    EERR(fief_results_find(values, vi(1), &index, NULL), FIEF_ERR_INVALID_ARGUMENT);
+    EERR(fief_results_index_of_value(values, vi(1), NULL, &found), FIEF_ERR_INVALID_ARGUMENT);
+    EERR(fief_results_index_of_value(values, vi(1), &index, NULL), FIEF_ERR_INVALID_ARGUMENT);
     fief_value_t bad;
     memset(&bad, 0, sizeof bad);
     bad.type = 99;
-    EERR(fief_results_find(values, bad, &index, &found), FIEF_ERR_INVALID_ARGUMENT);
+    EERR(fief_results_index_of_value(values, bad, &index, &found), FIEF_ERR_INVALID_ARGUMENT);
     EERR(fief_results_get_element_type(values, NULL, NULL), FIEF_ERR_INVALID_ARGUMENT);
     EQV(out, vi(42));
 
@@ -651,7 +651,7 @@ TEST(value_results_refuse_bad_input) {
     EERR(fief_results_count(filtered, &n), FIEF_ERR_INVALIDATED_OBJECT);
     EERR(fief_results_get_value(filtered, 0, &out), FIEF_ERR_INVALIDATED_OBJECT);
     EERR(fief_results_aggregate(values, 0, FIEF_AGGREGATE_SUM, &out), FIEF_ERR_INVALIDATED_OBJECT);
-    EERR(fief_results_find(values, vi(1), &index, &found), FIEF_ERR_INVALIDATED_OBJECT);
+    EERR(fief_results_index_of_value(values, vi(1), &index, &found), FIEF_ERR_INVALIDATED_OBJECT);
     EERR(fief_list_to_results(li) != NULL, FIEF_ERR_INVALIDATED_OBJECT);
     R(fief_realm_cancel(x.r));
     EQU(n, 9);

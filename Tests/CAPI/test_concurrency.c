@@ -142,8 +142,8 @@ static void *writer_thread(void *arg) {
         int a = rand_r(&seed) % ACCOUNTS, b = rand_r(&seed) % ACCOUNTS;
         int64_t amount = rand_r(&seed) % 50;
         bool f1 = false, f2 = false;
-        fief_object_t *oa = fief_object_find(r, ck, vi(a), &f1);
-        fief_object_t *ob = fief_object_find(r, ck, vi(b), &f2);
+        fief_object_t *oa = fief_object_find_by_primary_key(r, ck, vi(a), &f1);
+        fief_object_t *ob = fief_object_find_by_primary_key(r, ck, vi(b), &f2);
         if (!oa || !ob) {
             st->errors++;
             fief_realm_cancel(r);
@@ -246,7 +246,7 @@ static int increment_counter(void) {
     for (int i = 0; i < INCREMENTS; i++) {
         if (!fief_realm_begin_write(r)) return 2;
         bool found = false;
-        fief_object_t *o = fief_object_find(r, ck, vi(0), &found);
+        fief_object_t *o = fief_object_find_by_primary_key(r, ck, vi(0), &found);
         if (!o) return 3;
         fief_value_t v;
         if (!fief_object_get_value(o, pb, &v)) return 4;
@@ -296,7 +296,7 @@ TEST(two_process_writers) {
     R(r);
     fief_class_key_t ck = t_class(r, "Account");
     bool found = false;
-    fief_object_t *o = fief_object_find(r, ck, vi(0), &found);
+    fief_object_t *o = fief_object_find_by_primary_key(r, ck, vi(0), &found);
     R(o);
     EQI(t_get_int(o, t_prop(r, "Account", "balance")), START_BALANCE + (PROCS + THREADS) * INCREMENTS);
     fief_release(o);
@@ -367,7 +367,7 @@ static int move_items(unsigned seed) {
     fief_list_t *lists[OWNERS];
     for (int o = 0; o < OWNERS; o++) {
         bool found = false;
-        fief_object_t *owner = fief_object_find(r, owner_class, vi(o), &found);
+        fief_object_t *owner = fief_object_find_by_primary_key(r, owner_class, vi(o), &found);
         if (!owner) return 2;
         lists[o] = fief_object_get_list(owner, items);
         fief_release(owner);
@@ -378,12 +378,12 @@ static int move_items(unsigned seed) {
         if (!fief_realm_begin_write(r)) return 4;
         int from = rand_r(&seed) % OWNERS, to = rand_r(&seed) % OWNERS;
         size_t n = 0, m = 0;
-        if (!fief_list_size(lists[from], &n)) return 5;
+        if (!fief_list_count(lists[from], &n)) return 5;
         if (n > 0 && from != to) {
             size_t at = (size_t)rand_r(&seed) % n;
             fief_value_t moved;
             if (!fief_list_get(lists[from], at, &moved) || !fief_list_remove(lists[from], at)) return 6;
-            if (!fief_list_size(lists[to], &m) || !fief_list_insert(lists[to], (size_t)rand_r(&seed) % (m + 1), moved)) return 7;
+            if (!fief_list_count(lists[to], &m) || !fief_list_insert(lists[to], (size_t)rand_r(&seed) % (m + 1), moved)) return 7;
         }
         if (!fief_realm_commit(r)) return 8;
         moves++;
@@ -425,7 +425,7 @@ static void check_graph(fief_realm_t *r, graph_stats *st) {
         fief_value_t id;
         size_t size = 0;
         fief_value_t got[ITEMS];
-        if (!list || !fief_object_get_value(owner, owner_id, &id) || !fief_list_size(list, &size) || size > ITEMS ||
+        if (!list || !fief_object_get_value(owner, owner_id, &id) || !fief_list_count(list, &size) || size > ITEMS ||
             !fief_list_get_range(list, 0, size, got)) {
             st->errors++;
         } else {
@@ -446,7 +446,7 @@ static void check_graph(fief_realm_t *r, graph_stats *st) {
                     holder[item_id.u.integer] = (int)id.u.integer;
                     size_t index = 0;
                     bool found = false;
-                    if (!fief_list_find(list, got[k], &index, &found)) st->errors++;
+                    if (!fief_list_index_of(list, got[k], &index, &found)) st->errors++;
                     else if (!found || index > k) st->broken++;
                 }
                 fief_release(item);

@@ -173,7 +173,7 @@ static fief_value_t link_to(fief_class_key_t cls, fief_object_key_t key) {
 /* Item `id` (NULL when it does not exist). */
 static fief_object_t *item_object(fief_realm_t *r, const crash_keys *k, int64_t id) {
     bool found = false;
-    return fief_object_find(r, k->item, vi(id), &found);
+    return fief_object_find_by_primary_key(r, k->item, vi(id), &found);
 }
 
 static fief_value_t item_link(const crash_keys *k, fief_object_t *item) {
@@ -282,7 +282,7 @@ static void writer(const char *path, int fd, unsigned seed) {
         if (!fief_realm_begin_write(r)) die("begin_write");
         bool found = false;
         int64_t t = 1;
-        fief_object_t *m = fief_object_find(r, k.meta, vi(0), &found);
+        fief_object_t *m = fief_object_find_by_primary_key(r, k.meta, vi(0), &found);
         if (m) {
             fief_value_t v;
             if (!fief_object_get_value(m, k.meta_txn, &v)) die("get txn");
@@ -298,7 +298,7 @@ static void writer(const char *path, int fd, unsigned seed) {
         /* The history list, changed by the rule (the model's copy is scratch). */
         fief_list_t *history = fief_object_get_list(m, k.meta_history);
         size_t hn = 0;
-        if (!history || !fief_list_size(history, &hn)) die("history");
+        if (!history || !fief_list_count(history, &hn)) die("history");
         int64_t *scratch = calloc(hn + 4, sizeof *scratch);
         if (!scratch) die("calloc");
         history_step(t, scratch, hn, history);
@@ -322,7 +322,7 @@ static void writer(const char *path, int fd, unsigned seed) {
         fief_object_key_t keys[ACCOUNTS];
         fief_object_t *accounts[ACCOUNTS];
         for (int i = 0; i < ACCOUNTS; i++) {
-            accounts[i] = fief_object_find(r, k.acct, vi(i), &found);
+            accounts[i] = fief_object_find_by_primary_key(r, k.acct, vi(i), &found);
             if (!accounts[i] || !fief_object_get_key(accounts[i], &keys[i])) die("find account");
         }
         for (int i = 0; i < ACCOUNTS; i++) {
@@ -350,7 +350,7 @@ static void writer(const char *path, int fd, unsigned seed) {
         fief_release(tag_list);
         collections_step(t, NULL, r, &k, m);
         fief_release(m);
-        fief_object_t *old_tag = fief_object_find(r, k.tag, vi(t - 1), &found);
+        fief_object_t *old_tag = fief_object_find_by_primary_key(r, k.tag, vi(t - 1), &found);
         if (old_tag) {
             if (!fief_object_delete(old_tag)) die("delete tag");
             fief_release(old_tag);
@@ -394,7 +394,7 @@ static int verify_collections(fief_realm_t *r, const crash_keys *k, fief_object_
     if (!items || !picks || !counts) return 41;
     /* items: as many elements as the model, each an Item it says is in the
      * set, in object-key order (so all of them, once each). */
-    if (t_count_class(r, k->item) != items_expected || !fief_set_size(items, &n) || n != set_expected) {
+    if (t_count_class(r, k->item) != items_expected || !fief_set_count(items, &n) || n != set_expected) {
         fprintf(stderr, "verify: %zu items, %zu in the set; %zu and %zu expected at transaction %lld\n",
                 t_count_class(r, k->item), n, items_expected, set_expected, (long long)t);
         rc = 42;
@@ -415,7 +415,7 @@ static int verify_collections(fief_realm_t *r, const crash_keys *k, fief_object_
         }
     }
     /* picks: each key as the model says (absent, null or an Item). */
-    if (!fief_map_size(picks, &n) || n != picks_expected) { rc = 45; goto done; }
+    if (!fief_map_count(picks, &n) || n != picks_expected) { rc = 45; goto done; }
     for (int j = 0; j < 10; j++) {
         char key[8];
         snprintf(key, sizeof key, "p%d", j);
@@ -435,7 +435,7 @@ static int verify_collections(fief_realm_t *r, const crash_keys *k, fief_object_
         }
     }
     /* counts: the model's keys and values, in key order (bytewise). */
-    if (!fief_map_size(counts, &n) || n != counts_expected) {
+    if (!fief_map_count(counts, &n) || n != counts_expected) {
         fprintf(stderr, "verify: counts has %zu keys, %zu expected at transaction %lld\n", n, counts_expected, (long long)t);
         rc = 48;
         goto done;
@@ -512,7 +512,7 @@ static int verify(const char *path, int64_t committed, int64_t *out_t) {
     if (!keys_for(r, &k)) return 11;
     bool found = false;
     int64_t t = 0;
-    fief_object_t *m = fief_object_find(r, k.meta, vi(0), &found);
+    fief_object_t *m = fief_object_find_by_primary_key(r, k.meta, vi(0), &found);
     if (m) {
         fief_value_t v;
         if (!fief_object_get_value(m, k.meta_txn, &v)) return 12;
@@ -523,7 +523,7 @@ static int verify(const char *path, int64_t committed, int64_t *out_t) {
         for (int64_t s2 = 1; s2 <= t; s2++) n = history_step(s2, model, n, NULL);
         fief_list_t *history = fief_object_get_list(m, k.meta_history);
         size_t hn = 0;
-        if (!history || !fief_list_size(history, &hn)) return 32;
+        if (!history || !fief_list_count(history, &hn)) return 32;
         fief_value_t *stored = calloc(hn + 1, sizeof *stored);
         if (hn != n || !fief_list_get_range(history, 0, hn, stored)) {
             fprintf(stderr, "verify: history has %zu elements, %zu expected at transaction %lld\n", hn, n, (long long)t);
@@ -543,7 +543,7 @@ static int verify(const char *path, int64_t committed, int64_t *out_t) {
         fief_list_t *tags = fief_object_get_list(m, k.meta_tags);
         size_t tn = 0;
         fief_value_t two[2];
-        if (!tags || !fief_list_size(tags, &tn) || tn != 2 || !fief_list_get_range(tags, 0, 2, two)) {
+        if (!tags || !fief_list_count(tags, &tn) || tn != 2 || !fief_list_get_range(tags, 0, 2, two)) {
             fprintf(stderr, "verify: the tags list has %zu elements at transaction %lld\n", tn, (long long)t);
             return 35;
         }
@@ -614,7 +614,7 @@ static int verify(const char *path, int64_t committed, int64_t *out_t) {
     /* Links: account i's buddy is account (i + t) % ACCOUNTS, and each
      * account is the buddy of exactly one (its backlinks). */
     for (int i = 0; t > 0 && i < ACCOUNTS; i++) {
-        fief_object_t *a = fief_object_find(r, k.acct, vi(i), &found);
+        fief_object_t *a = fief_object_find_by_primary_key(r, k.acct, vi(i), &found);
         if (!a) return 23;
         fief_value_t link;
         if (!fief_object_get_value(a, k.acct_buddy, &link) || link.type != FIEF_TYPE_LINK) return 24;

@@ -121,7 +121,7 @@ static void fill(fief_realm_t *r) {
     E(fief_realm_begin_write(r));
     for (int64_t i = 0; i < OBJECTS; i += 5) {
         fief_value_t pk = vi(i * 3 + 1);
-        fief_object_t *o = fief_object_find(r, all, pk, NULL);
+        fief_object_t *o = fief_object_find_by_primary_key(r, all, pk, NULL);
         E(o != NULL);
         E(fief_object_delete(o));
         fief_release(o);
@@ -374,7 +374,7 @@ TEST(verify_and_copy_a_sound_file) {
         E(memcmp(got.data, before.data, got.size) == 0);
         /* Primary keys and indexes were built again. */
         fief_value_t pk = vi(3 * 7 + 1);
-        fief_object_t *o = fief_object_find(c, t_class(c, "AllTypes"), pk, NULL);
+        fief_object_t *o = fief_object_find_by_primary_key(c, t_class(c, "AllTypes"), pk, NULL);
         E(o != NULL);
         fief_release(o);
         fief_release(c);

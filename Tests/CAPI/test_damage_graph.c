@@ -228,7 +228,7 @@ static void fill(fief_realm_t *r) {
             E(fief_object_set_value(p, pk[5], vtype(FIEF_TYPE_LIST)));
             fief_list_t *nl = fief_object_get_list(p, pk[5]);
             R(nl != NULL);
-            fief_value_t vals[4] = {vi(i), vs(WORDS[i % 16]), vtype(FIEF_TYPE_DICTIONARY), vd(i / 3.0)};
+            fief_value_t vals[4] = {vi(i), vs(WORDS[i % 16]), vtype(FIEF_TYPE_MAP), vd(i / 3.0)};
             E(fief_list_append(nl, vals, 4));
             fief_map_t *nd = fief_list_get_map(nl, 2);
             R(nd != NULL);
@@ -241,7 +241,7 @@ static void fill(fief_realm_t *r) {
             fief_release(nd);
             fief_release(nl);
         } else {
-            E(fief_object_set_value(p, pk[5], vtype(FIEF_TYPE_DICTIONARY)));
+            E(fief_object_set_value(p, pk[5], vtype(FIEF_TYPE_MAP)));
             fief_map_t *nd = fief_object_get_map(p, pk[5]);
             R(nd != NULL);
             for (int j = 0; j < (int)(i % 7); j++) E(fief_map_set(nd, t_str(WORDS[j]), vi(i + j)));
@@ -276,11 +276,11 @@ static void fill(fief_realm_t *r) {
             R(nl != NULL);
             for (int j = 0; j < (int)(i % 5); j++) E(fief_list_append(nl, (fief_value_t[]){vs(WORDS[j])}, 1));
             fief_release(nl);
-            E(fief_map_set(pm, t_str("dict"), vtype(FIEF_TYPE_DICTIONARY)));
+            E(fief_map_set(pm, t_str("dict"), vtype(FIEF_TYPE_MAP)));
             fief_map_t *nd = fief_map_get_map(pm, t_str("dict"));
             R(nd != NULL);
             E(fief_map_set(nd, t_str("x"), vd(i * 0.5)));
-            E(fief_map_set(nd, t_str("y"), vtype(FIEF_TYPE_DICTIONARY)));
+            E(fief_map_set(nd, t_str("y"), vtype(FIEF_TYPE_MAP)));
             fief_map_t *nn = fief_map_get_map(nd, t_str("y"));
             R(nn != NULL);
             E(fief_map_set(nn, t_str("z"), vi(-i)));
@@ -295,13 +295,13 @@ static void fill(fief_realm_t *r) {
     /* Deletes leave holes and free pages, and the backlinks change. */
     R(fief_realm_begin_write(r));
     for (int64_t i = 0; i < PERSONS; i += 11) {
-        fief_object_t *o = fief_object_find(r, person, vi(i), NULL);
+        fief_object_t *o = fief_object_find_by_primary_key(r, person, vi(i), NULL);
         R(o != NULL);
         E(fief_object_delete(o));
         fief_release(o);
     }
     for (int64_t i = 5; i < DOGS; i += 13) {
-        fief_object_t *o = fief_object_find(r, dog, vi(i), NULL);
+        fief_object_t *o = fief_object_find_by_primary_key(r, dog, vi(i), NULL);
         R(o != NULL);
         E(fief_object_delete(o));
         fief_release(o);
@@ -330,7 +330,7 @@ static void value_text(fief_value_t v, char *buf, size_t size) {
     case FIEF_TYPE_DOUBLE: snprintf(buf, size, "d %a", v.u.double_value); return;
     case FIEF_TYPE_FLOAT: snprintf(buf, size, "f %a", (double)v.u.float_value); return;
     case FIEF_TYPE_LIST: snprintf(buf, size, "list"); return;
-    case FIEF_TYPE_DICTIONARY: snprintf(buf, size, "dictionary"); return;
+    case FIEF_TYPE_MAP: snprintf(buf, size, "dictionary"); return;
     default: t_value_str(v, buf, size); return;
     }
 }
@@ -461,7 +461,7 @@ static void read_nested_of_list(reader *rd, fief_list_t *l, size_t i, fief_value
         if (!n) refused(rd, sub, false);
         else read_list(rd, n, sub);
         fief_release(n);
-    } else if (v.type == FIEF_TYPE_DICTIONARY) {
+    } else if (v.type == FIEF_TYPE_MAP) {
         fief_map_t *n = fief_list_get_map(l, i);
         if (!n) refused(rd, sub, false);
         else read_map(rd, n, sub);
@@ -472,7 +472,7 @@ static void read_nested_of_list(reader *rd, fief_list_t *l, size_t i, fief_value
 
 static void read_list(reader *rd, fief_list_t *l, const char *label) {
     size_t n;
-    if (!fief_list_size(l, &n)) return refused(rd, label, false);
+    if (!fief_list_count(l, &n)) return refused(rd, label, false);
     put(rd, vi((int64_t)n), "%s.size", label);
     for (size_t i = 0; i < n; i++) {
         fief_value_t v;
@@ -494,7 +494,7 @@ static void read_list(reader *rd, fief_list_t *l, const char *label) {
 static void read_map(reader *rd, fief_map_t *m, const char *label) {
     size_t n;
     rd->map_nested++;
-    if (!fief_map_size(m, &n)) {
+    if (!fief_map_count(m, &n)) {
         refused(rd, label, false);
         rd->map_nested--;
         return;
@@ -518,7 +518,7 @@ static void read_map(reader *rd, fief_map_t *m, const char *label) {
             if (!l) refused(rd, sub, false);
             else read_list(rd, l, sub);
             fief_release(l);
-        } else if (v.type == FIEF_TYPE_DICTIONARY) {
+        } else if (v.type == FIEF_TYPE_MAP) {
             fief_map_t *d = fief_map_get_map(m, key);
             if (!d) refused(rd, sub, false);
             else read_map(rd, d, sub);
@@ -536,7 +536,7 @@ static void read_map(reader *rd, fief_map_t *m, const char *label) {
 
 static void read_set(reader *rd, fief_set_t *s, const char *label) {
     size_t n;
-    if (!fief_set_size(s, &n)) return refused(rd, label, false);
+    if (!fief_set_count(s, &n)) return refused(rd, label, false);
     put(rd, vi((int64_t)n), "%s.size", label);
     for (size_t i = 0; i < n; i++) {
         fief_value_t v;
@@ -611,7 +611,7 @@ static void read_person(reader *rd, fief_results_t *all, size_t i) {
         read_list(rd, l, sub);
         if (j == 1) {
             size_t n = 0;
-            if (fief_list_size(l, &n))
+            if (fief_list_count(l, &n))
                 for (size_t e = 0; e < n; e++) {
                     fief_value_t a;
                     char el[400];
@@ -655,7 +655,7 @@ static void read_person(reader *rd, fief_results_t *all, size_t i) {
         if (!l) refused(rd, sub, false);
         else read_list(rd, l, sub);
         fief_release(l);
-    } else if (v[7].type == FIEF_TYPE_DICTIONARY) {
+    } else if (v[7].type == FIEF_TYPE_MAP) {
         fief_map_t *m = fief_object_get_map(o, k[7]);
         if (!m) refused(rd, sub, false);
         else read_map(rd, m, sub);
@@ -777,7 +777,7 @@ static void read_all(reader *rd) {
     }
     /* Primary-key lookups. */
     for (int64_t i = 0; i < PERSONS; i += 17) {
-        fief_object_t *o = fief_object_find(r, t_class(r, "Person"), vi(i), NULL);
+        fief_object_t *o = fief_object_find_by_primary_key(r, t_class(r, "Person"), vi(i), NULL);
         fief_error_t e;
         memset(&e, 0, sizeof e);
         if (!o && fief_get_last_error(&e) && e.code != FIEF_ERR_NO_SUCH_OBJECT) {

@@ -269,7 +269,7 @@ TEST(dead_readers_do_not_pin_the_file) {
     long wrong = 0;
     for (int i = 0; i < OBJECTS; i++) {
         bool found = false;
-        fief_object_t *o = fief_object_find(r, ck, vi(i), &found);
+        fief_object_t *o = fief_object_find_by_primary_key(r, ck, vi(i), &found);
         if (!o) {
             wrong++;
             continue;

@@ -111,7 +111,7 @@ static bool build_alternating(fief_map_t *top, fief_value_t bottom) {
             fief_release(map);
             map = NULL;
         } else {
-            if (!list || !fief_list_append(list, (fief_value_t[]){vtype(FIEF_TYPE_DICTIONARY)}, 1)) break;
+            if (!list || !fief_list_append(list, (fief_value_t[]){vtype(FIEF_TYPE_MAP)}, 1)) break;
             map = fief_list_get_map(list, 0);
             fief_release(list);
             list = NULL;
@@ -132,7 +132,7 @@ static fief_list_t *read_list_chain(fief_list_t *top) {
         fief_value_t v;
         size_t size = 0;
         fief_list_t *below = NULL;
-        if (fief_list_size(list, &size) && size == 1 && fief_list_get(list, 0, &v) && v.type == FIEF_TYPE_LIST) {
+        if (fief_list_count(list, &size) && size == 1 && fief_list_get(list, 0, &v) && v.type == FIEF_TYPE_LIST) {
             below = fief_list_get_list(list, 0);
         } else {
             char d[96];
@@ -166,7 +166,7 @@ static bool read_alternating(deep_realm *d, fief_object_t *box, fief_value_t bot
     NEED(list != NULL);
     size_t size = 0;
     fief_value_t v;
-    bool ok = fief_list_size(list, &size) && size == 1 && fief_list_get(list, 0, &v) && t_value_eq(v, bottom);
+    bool ok = fief_list_count(list, &size) && size == 1 && fief_list_get(list, 0, &v) && t_value_eq(v, bottom);
     fief_release(list);
     NEED(ok);
     return true;
@@ -176,7 +176,7 @@ static bool read_alternating(deep_realm *d, fief_object_t *box, fief_value_t bot
  * (of `dog`). */
 static bool bottom_holds(fief_list_t *bottom, fief_value_t dog, size_t dogs) {
     size_t size = 0;
-    NEED(fief_list_size(bottom, &size));
+    NEED(fief_list_count(bottom, &size));
     EQU(size, 1 + dogs);
     fief_value_t v;
     NEED(fief_list_get(bottom, 0, &v));
@@ -292,7 +292,7 @@ static bool deep_story(const char *name) {
     }
     {
         fief_property_key_t keys[2] = {d.label, d.any};
-        fief_object_t *box = fief_object_create(r, d.box_class, keys, (fief_value_t[]){vs("alternating"), vtype(FIEF_TYPE_DICTIONARY)}, 2,
+        fief_object_t *box = fief_object_create(r, d.box_class, keys, (fief_value_t[]){vs("alternating"), vtype(FIEF_TYPE_MAP)}, 2,
                                                 FIEF_UPDATE_POLICY_ERROR);
         NEED(box != NULL);
         NEED(build_alternating(fief_object_get_map(box, d.any), vs("bottom")));

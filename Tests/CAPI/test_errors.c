@@ -64,7 +64,7 @@ static void bad_realm_calls(const void *h, fief_error_code_t code, fief_class_ke
     EERR(fief_realm_delete_all_of_class(r, ck), code);
     EERR(fief_object_create(r, ck, NULL, NULL, 0, FIEF_UPDATE_POLICY_ERROR), code);
     EERR(fief_object_create_many(r, ck, &pk, 1, &val, 1, FIEF_UPDATE_POLICY_ERROR, NULL), code);
-    EERR(fief_object_find(r, ck, val, &b), code);
+    EERR(fief_object_find_by_primary_key(r, ck, val, &b), code);
     EERR(fief_object_get(r, ck, 1), code);
     EERR(fief_realm_get_objects(r, ck), code);
     fief_object_t *out = NULL;
@@ -94,7 +94,7 @@ static void bad_object_calls(const void *h, fief_error_code_t code, fief_realm_t
     EERR(fief_object_delete(o), code);
     fief_object_t *out = NULL;
     EERR(fief_object_resolve_in(o, valid_realm, &out), code);
-    EERR(fief_results_index_of(valid_res, o, &idx, &found), code);
+    EERR(fief_results_index_of_object(valid_res, o, &idx, &found), code);
 }
 
 static void bad_results_calls(const void *h, fief_error_code_t code, fief_realm_t *valid_realm) {
@@ -271,8 +271,8 @@ TEST(null_out_pointers) {
     EERR(fief_results_get_key(res, 0, NULL), FIEF_ERR_INVALID_ARGUMENT);
     size_t idx;
     bool found;
-    EERR(fief_results_index_of(res, o, NULL, &found), FIEF_ERR_INVALID_ARGUMENT);
-    EERR(fief_results_index_of(res, o, &idx, NULL), FIEF_ERR_INVALID_ARGUMENT);
+    EERR(fief_results_index_of_object(res, o, NULL, &found), FIEF_ERR_INVALID_ARGUMENT);
+    EERR(fief_results_index_of_object(res, o, &idx, NULL), FIEF_ERR_INVALID_ARGUMENT);
     fief_release(res);
     fief_release(o);
     fief_release(r);
@@ -602,7 +602,7 @@ TEST(huge_counts_objects) {
         EERRM(fief_object_create_many(r, cs, sp, 1, &big_s, 1, FIEF_UPDATE_POLICY_ERROR, NULL),
               FIEF_ERR_INVALID_ARGUMENT, "values[0].u.string.size is ");
         bool found = false;
-        EERRM(fief_object_find(r, cs, big_s, &found), FIEF_ERR_INVALID_ARGUMENT, "primary_key.u.string.size is ");
+        EERRM(fief_object_find_by_primary_key(r, cs, big_s, &found), FIEF_ERR_INVALID_ARGUMENT, "primary_key.u.string.size is ");
         E(found); /* "found" tells that the call failed */
         EERRM(fief_object_set_value(a, pbin, big_b), FIEF_ERR_INVALID_ARGUMENT, "value.u.binary.size is ");
         fief_property_key_t bp[1] = {pbin};
@@ -756,7 +756,7 @@ TEST(huge_ranges_collections) {
     fief_map_t *map = fief_object_get_map(o, props);
     R(list && set && map);
     /* the list holds a nested list and a nested dictionary, of two elements each */
-    fief_value_t two[2] = {vtype(FIEF_TYPE_LIST), vtype(FIEF_TYPE_DICTIONARY)};
+    fief_value_t two[2] = {vtype(FIEF_TYPE_LIST), vtype(FIEF_TYPE_MAP)};
     E(fief_list_append(list, two, 2));
     fief_list_t *nested_list = fief_list_get_list(list, 0);
     fief_map_t *nested_map = fief_list_get_map(list, 1);

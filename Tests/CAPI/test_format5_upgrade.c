@@ -115,11 +115,11 @@ static int check_contents(fief_realm_t *r) {
     fief_release(docs);
     for (int b = 0; b < F5_BAGS; b++) {
         bool found = false;
-        fief_object_t *o = fief_object_find(r, bag, f5_int(b), &found);
+        fief_object_t *o = fief_object_find_by_primary_key(r, bag, f5_int(b), &found);
         if (!o || !found) return 5;
         fief_set_t *set = fief_object_get_set(o, values);
         size_t size = 0;
-        if (!set || !fief_set_size(set, &size)) return 6;
+        if (!set || !fief_set_count(set, &size)) return 6;
         if ((int)size != F5_SIZE_6[b]) {
             fprintf(stderr, "bag %d holds %zu elements, not %d\n", b, size, F5_SIZE_6[b]);
             return 7;
@@ -156,7 +156,7 @@ static int check_contents(fief_realm_t *r) {
  * already, so the entry kept), 2^70. */
 static void check_kept_element(fief_realm_t *r) {
     bool found = false;
-    fief_object_t *o = fief_object_find(r, t_class(r, "Bag"), f5_int(0), &found);
+    fief_object_t *o = fief_object_find_by_primary_key(r, t_class(r, "Bag"), f5_int(0), &found);
     R(o && found);
     fief_set_t *set = fief_object_get_set(o, t_prop(r, "Bag", "values"));
     R(set);
@@ -210,7 +210,7 @@ TEST(writable_open_upgrades_format_5) {
     E(fief_object_set_value(o, t_prop(r, "Doc", "text"), vs("zulu alpha")));
     fief_release(o);
     bool found = false;
-    o = fief_object_find(r, bag, f5_int(2), &found);
+    o = fief_object_find_by_primary_key(r, bag, f5_int(2), &found);
     R(o && found);
     fief_set_t *set = fief_object_get_set(o, t_prop(r, "Bag", "values"));
     R(set);
@@ -221,7 +221,7 @@ TEST(writable_open_upgrades_format_5) {
     E(fief_set_remove(set, f5_float(1180591620717411303424.0f), &removed));
     E(removed);
     size_t size = 9;
-    E(fief_set_size(set, &size));
+    E(fief_set_count(set, &size));
     EQU(size, 0);
     fief_release(set);
     fief_release(o);
@@ -323,12 +323,12 @@ TEST(read_only_open_of_plain_format_5_reads_it) {
     r = open_path(path, true);
     R(r);
     bool found = false;
-    o = fief_object_find(r, t_class(r, "Bag"), vi(1), &found);
+    o = fief_object_find_by_primary_key(r, t_class(r, "Bag"), vi(1), &found);
     R(o && found);
     set = fief_object_get_set(o, values);
     R(set);
     size_t size = 0;
-    E(fief_set_size(set, &size));
+    E(fief_set_count(set, &size));
     EQU(size, 3);
     bool contains = false;
     E(fief_set_contains(set, vd(1.0), &contains));

@@ -156,7 +156,7 @@ TEST(writable_open_upgrades_format_4) {
         fief_list_t *l = fief_object_get_list(o, dogs);
         R(l != NULL);
         size_t size = 0, k = 0;
-        E(fief_list_size(l, &size));
+        E(fief_list_count(l, &size));
         for (int i = 0; i < FORMAT4_LIST_LEN; i++) {
             int d = format4_list(p, i);
             if (removed[d]) continue;

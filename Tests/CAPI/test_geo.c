@@ -398,7 +398,7 @@ TEST(errors) {
     R(coordinates != NULL);
     EERRM(fief_list_append(coordinates, &v, 1), FIEF_ERR_INVALID_ARGUMENT, "geospatial shape");
     size_t n = 0;
-    E(fief_list_size(coordinates, &n));
+    E(fief_list_count(coordinates, &n));
     EQU(n, 2);
     E(fief_realm_cancel(r));
     E(fief_release(coordinates));

@@ -35,7 +35,7 @@ static fief_schema_t *list_schema(bool embedded_toys) {
 
 static size_t list_size(const fief_list_t *list) {
     size_t n = (size_t)-1;
-    E(fief_list_size(list, &n));
+    E(fief_list_count(list, &n));
     return n;
 }
 
@@ -112,10 +112,10 @@ TEST(list_operations) {
     }
     size_t index = 99;
     bool found = false;
-    E(fief_list_find(scores, vi(50), &index, &found) && found);
+    E(fief_list_index_of(scores, vi(50), &index, &found) && found);
     EQU(index, 3);
-    E(fief_list_find(scores, vi(77), &index, &found) && !found);
-    E(fief_list_find(scores, vs("50"), &index, &found) && !found);
+    E(fief_list_index_of(scores, vi(77), &index, &found) && !found);
+    E(fief_list_index_of(scores, vs("50"), &index, &found) && !found);
 
     /* Optional strings: nulls, views, long values. */
     fief_list_t *tags = fief_object_get_list(ann, tags_key);
@@ -139,7 +139,7 @@ TEST(list_operations) {
 
     /* Clear; a list of values has nothing to delete. */
     R(fief_realm_begin_write(r));
-    EERRM(fief_list_remove_all(tags), FIEF_ERR_INVALID_ARGUMENT, "holds values");
+    EERRM(fief_list_delete_all_objects(tags), FIEF_ERR_INVALID_ARGUMENT, "holds values");
     E(fief_list_clear(tags));
     R(fief_realm_commit(r));
     EQU(list_size(tags), 0);
@@ -283,7 +283,7 @@ TEST(list_links_and_backlinks) {
 
     /* remove_all deletes the dogs. */
     R(fief_realm_begin_write(r));
-    E(fief_list_remove_all(list));
+    E(fief_list_delete_all_objects(list));
     R(fief_realm_commit(r));
     EQU(list_size(list), 0);
     EQU(t_count_class(r, dog_class), 0);
@@ -294,9 +294,9 @@ TEST(list_links_and_backlinks) {
     R(fief_realm_commit(r));
     E(!fief_list_is_valid(list));
     size_t n;
-    EERR(fief_list_size(list, &n), FIEF_ERR_INVALIDATED_OBJECT);
+    EERR(fief_list_count(list, &n), FIEF_ERR_INVALIDATED_OBJECT);
     fief_release(list);
-    EERR(fief_list_size(list, &n), FIEF_ERR_INVALID_HANDLE);
+    EERR(fief_list_count(list, &n), FIEF_ERR_INVALID_HANDLE);
 
     fief_release(owners);
     fief_release(rex);
@@ -369,7 +369,7 @@ static void on_alarm(int sig) {
 }
 
 enum list_read { READ_GET, READ_RANGE, READ_FIND, READ_RESULTS_COUNT, NUM_LIST_READS };
-static const char *const list_read_names[NUM_LIST_READS] = {"fief_list_get", "fief_list_get_range", "fief_list_find",
+static const char *const list_read_names[NUM_LIST_READS] = {"fief_list_get", "fief_list_get_range", "fief_list_index_of",
                                                            "fief_results_count of fief_list_to_results"};
 
 /* Read `list` (of two elements, `first` first) the way `how` says. */
@@ -391,7 +391,7 @@ static void read_two_element_list(const fief_list_t *list, enum list_read how, f
     case READ_FIND: {
         size_t index = 9;
         bool found = false;
-        E(fief_list_find(list, first, &index, &found) && found);
+        E(fief_list_index_of(list, first, &index, &found) && found);
         EQU(index, 0);
         break;
     }

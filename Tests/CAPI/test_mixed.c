@@ -100,10 +100,10 @@ TEST(mixed_values) {
     R(fief_realm_commit(r));
     size_t index = 9;
     bool found = false;
-    E(fief_list_find(items, vd(1.0), &index, &found) && found);
+    E(fief_list_index_of(items, vd(1.0), &index, &found) && found);
     EQU(index, 0);
     size_t n = 0;
-    E(fief_set_size(bag, &n));
+    E(fief_set_count(bag, &n));
     EQU(n, 3);
 
     /* Deleting the dog nulls the property and the map value, and leaves the list and set. */
@@ -112,9 +112,9 @@ TEST(mixed_values) {
     R(fief_realm_commit(r));
     E(fief_object_get_value(box, any, &got));
     EQI(got.type, FIEF_TYPE_NULL);
-    E(fief_list_size(items, &n));
+    E(fief_list_count(items, &n));
     EQU(n, 3);
-    E(fief_set_size(bag, &n));
+    E(fief_set_count(bag, &n));
     EQU(n, 2);
     E(fief_map_get(props, t_str("pet"), &got, &found) && found);
     EQI(got.type, FIEF_TYPE_NULL);

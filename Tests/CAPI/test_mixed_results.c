@@ -143,23 +143,23 @@ TEST(list_of_mixed_values_as_results) {
     /* find: numbers by value across types, nothing else across types. */
     size_t index = 99;
     bool found = false;
-    E(fief_results_find(all, vi(1), &index, &found) && found);
+    E(fief_results_index_of_value(all, vi(1), &index, &found) && found);
     EQU(index, 2); /* the double 1.0 */
-    E(fief_results_find(all, vdecimal(10, -1), &index, &found) && found);
+    E(fief_results_index_of_value(all, vdecimal(10, -1), &index, &found) && found);
     EQU(index, 2);
-    E(fief_results_find(all, vdecimal(25, -1), &index, &found) && found);
+    E(fief_results_index_of_value(all, vdecimal(25, -1), &index, &found) && found);
     EQU(index, 9); /* the float 2.5 */
-    E(fief_results_find(all, vb(true), &index, &found) && found);
+    E(fief_results_index_of_value(all, vb(true), &index, &found) && found);
     EQU(index, 3); /* true is not 1 */
-    E(fief_results_find(all, vs("1"), &index, &found) && found);
+    E(fief_results_index_of_value(all, vs("1"), &index, &found) && found);
     EQU(index, 16); /* "1" is not 1 */
-    E(fief_results_find(all, vnull(), &index, &found) && found);
+    E(fief_results_index_of_value(all, vnull(), &index, &found) && found);
     EQU(index, 4);
-    E(fief_results_find(all, rex_link, &index, &found) && found);
+    E(fief_results_index_of_value(all, rex_link, &index, &found) && found);
     EQU(index, 11);
-    E(fief_results_find(all, vi(100), &index, &found) && !found);
-    E(fief_results_find(all, vs("3"), &index, &found) && !found);
-    EERR(fief_results_find(all, vi(1), NULL, &found), FIEF_ERR_INVALID_ARGUMENT);
+    E(fief_results_index_of_value(all, vi(100), &index, &found) && !found);
+    E(fief_results_index_of_value(all, vs("3"), &index, &found) && !found);
+    EERR(fief_results_index_of_value(all, vi(1), NULL, &found), FIEF_ERR_INVALID_ARGUMENT);
 
     /* Filters over self. */
     fief_results_t *ones = where(all, "self == 1", NULL);
@@ -298,7 +298,7 @@ TEST(sets_and_maps_of_mixed_values_as_results) {
     EQU(t_count(numbers), 3);
     size_t index = 0;
     bool found = false;
-    E(fief_results_find(set_values, vf(2.0f), &index, &found) && found);
+    E(fief_results_index_of_value(set_values, vf(2.0f), &index, &found) && found);
     EQV(at(set_values, index), vi(2));
     fief_value_t v = vs("untouched");
     E(fief_set_aggregate(bag, 0, FIEF_AGGREGATE_SUM, &v));
@@ -378,7 +378,7 @@ TEST(nested_collections_in_results) {
     fief_realm_t *r = open_mixed();
     R(r != NULL);
     fief_class_key_t box_class = t_class(r, "Box");
-    fief_value_t list_value = vtype(FIEF_TYPE_LIST), dictionary_value = vtype(FIEF_TYPE_DICTIONARY);
+    fief_value_t list_value = vtype(FIEF_TYPE_LIST), dictionary_value = vtype(FIEF_TYPE_MAP);
     R(fief_realm_begin_write(r));
     fief_object_t *box = fief_object_create(r, box_class, NULL, NULL, 0, FIEF_UPDATE_POLICY_ERROR);
     R(box != NULL);
@@ -389,7 +389,7 @@ TEST(nested_collections_in_results) {
     R(fief_realm_commit(r));
     fief_results_t *all = fief_list_to_results(items);
     R(all != NULL);
-    EQI(at(all, 0).type, FIEF_TYPE_DICTIONARY);
+    EQI(at(all, 0).type, FIEF_TYPE_MAP);
     EQI(at(all, 2).type, FIEF_TYPE_LIST);
     /* Sorted after every other type: lists, then dictionaries. */
     fief_sort_descriptor_t up = {"self", true};
@@ -398,11 +398,11 @@ TEST(nested_collections_in_results) {
     EQV(at(sorted, 0), vi(2));
     EQV(at(sorted, 1), vs("a"));
     EQI(at(sorted, 2).type, FIEF_TYPE_LIST);
-    EQI(at(sorted, 3).type, FIEF_TYPE_DICTIONARY);
+    EQI(at(sorted, 3).type, FIEF_TYPE_MAP);
     /* Never found, equal to no constant, skipped by aggregates. */
     size_t index = 0;
     bool found = true;
-    E(fief_results_find(all, list_value, &index, &found) && !found);
+    E(fief_results_index_of_value(all, list_value, &index, &found) && !found);
     EQU(count_where(all, "self != 2", NULL), 3);
     EQU(count_where(all, "self == nil", NULL), 0);
     EQV(results_agg(all, FIEF_AGGREGATE_MAX), vs("a"));

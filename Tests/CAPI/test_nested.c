@@ -1,5 +1,5 @@
 /* Nested collections through the C API: FIEF_TYPE_LIST and
- * FIEF_TYPE_DICTIONARY values written to a mixed property, a list of mixed
+ * FIEF_TYPE_MAP values written to a mixed property, a list of mixed
  * values or a map of mixed values make new, empty collections; list and map
  * handles reach them (fief_object_get_list/_map, fief_list_get_list/_map,
  * fief_map_get_list/_map) and every list and map function works on them;
@@ -45,7 +45,7 @@ TEST(nested_in_a_property) {
     EERRM(fief_object_get_map(box, any) != NULL, FIEF_ERR_INVALID_ARGUMENT, "list");
     fief_list_t *list = fief_object_get_list(box, any);
     R(list != NULL);
-    fief_value_t items[] = {vi(1), vs("two"), vtype(FIEF_TYPE_DICTIONARY), vtype(FIEF_TYPE_LIST), vd(2.5)};
+    fief_value_t items[] = {vi(1), vs("two"), vtype(FIEF_TYPE_MAP), vtype(FIEF_TYPE_LIST), vd(2.5)};
     E(fief_list_append(list, items, 5));
     fief_map_t *dict = fief_list_get_map(list, 2);
     R(dict != NULL);
@@ -65,12 +65,12 @@ TEST(nested_in_a_property) {
 
     /* Read back: sizes, ranges, entries in key order. */
     size_t n = 0;
-    E(fief_list_size(list, &n));
+    E(fief_list_count(list, &n));
     EQU(n, 5);
     fief_value_t range[5];
     E(fief_list_get_range(list, 0, 5, range));
     EQV(range[0], vi(1));
-    EQI(range[2].type, FIEF_TYPE_DICTIONARY);
+    EQI(range[2].type, FIEF_TYPE_MAP);
     EQI(range[3].type, FIEF_TYPE_LIST);
     fief_value_t deep_values[3];
     E(fief_list_get_range(deep, 0, 3, deep_values));
@@ -79,7 +79,7 @@ TEST(nested_in_a_property) {
     EQV(deep_values[2], vi(6));
     size_t index = 0;
     bool found = false;
-    E(fief_list_find(deep, vd(7.0), &index, &found) && found); /* numbers equal by value */
+    E(fief_list_index_of(deep, vd(7.0), &index, &found) && found); /* numbers equal by value */
     EQU(index, 1);
     fief_string_t keys[2];
     fief_value_t values[2];
@@ -88,7 +88,7 @@ TEST(nested_in_a_property) {
     EQI(values[0].type, FIEF_TYPE_LIST);
     EQSTR(keys[1], "b");
     EQV(values[1], vb(true));
-    E(fief_map_find_key(dict, t_str("b"), &index, &found) && found);
+    E(fief_map_index_of_key(dict, t_str("b"), &index, &found) && found);
     EQU(index, 1);
 
     /* Nested collections become results of their values: filtered, aggregated. */
@@ -127,29 +127,29 @@ TEST(nested_in_a_property) {
     EERR(fief_object_set_value(box, label, vtype(FIEF_TYPE_LIST)), FIEF_ERR_TYPE_MISMATCH);
     EERR(fief_list_insert_embedded(deep, 0) != NULL, FIEF_ERR_INVALID_ARGUMENT);
     EERR(fief_map_insert_embedded(dict, t_str("e")) != NULL, FIEF_ERR_INVALID_ARGUMENT);
-    EERR(fief_list_remove_all(deep), FIEF_ERR_INVALID_ARGUMENT);
+    EERR(fief_list_delete_all_objects(deep), FIEF_ERR_INVALID_ARGUMENT);
     EERR(fief_list_set(deep, 3, vi(1)), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
-    E(fief_list_size(deep, &n));
+    E(fief_list_count(deep, &n));
     EQU(n, 3);
-    E(fief_map_size(dict, &n));
+    E(fief_map_count(dict, &n));
     EQU(n, 2);
 
     /* Replacing the property's value deletes the tree: the handles say so. */
-    E(fief_object_set_value(box, any, vtype(FIEF_TYPE_DICTIONARY)));
+    E(fief_object_set_value(box, any, vtype(FIEF_TYPE_MAP)));
     R(!fief_list_is_valid(list));
     R(!fief_map_is_valid(dict));
     R(!fief_list_is_valid(deep));
-    EERR(fief_list_size(deep, &n), FIEF_ERR_INVALIDATED_OBJECT);
+    EERR(fief_list_count(deep, &n), FIEF_ERR_INVALIDATED_OBJECT);
     EERR(fief_map_get(dict, t_str("b"), &got, &found), FIEF_ERR_INVALIDATED_OBJECT);
     fief_map_t *fresh = fief_object_get_map(box, any);
     R(fresh != NULL);
-    E(fief_map_size(fresh, &n));
+    E(fief_map_count(fresh, &n));
     EQU(n, 0);
     R(fief_realm_commit(r));
     /* Results of a deleted nested collection fail; the frozen version still has the old tree. */
     EERR(fief_results_count(deep_results, &n), FIEF_ERR_INVALIDATED_OBJECT);
     fief_release(deep_results);
-    E(fief_list_size(frozen_deep, &n));
+    E(fief_list_count(frozen_deep, &n));
     EQU(n, 3);
     EERR(fief_list_set(frozen_deep, 0, vi(1)), FIEF_ERR_FROZEN);
 
@@ -188,7 +188,7 @@ TEST(nested_in_collections_with_links) {
     bool inserted = false;
     EERR(fief_set_insert(bag, vtype(FIEF_TYPE_LIST), &inserted), FIEF_ERR_TYPE_MISMATCH);
     E(fief_list_append(items, (fief_value_t[]){vtype(FIEF_TYPE_LIST)}, 1));
-    E(fief_map_set(props, t_str("pets"), vtype(FIEF_TYPE_DICTIONARY)));
+    E(fief_map_set(props, t_str("pets"), vtype(FIEF_TYPE_MAP)));
     fief_list_t *inner = fief_list_get_list(items, 0);
     fief_map_t *pets = fief_map_get_map(props, t_str("pets"));
     R(inner != NULL && pets != NULL);
@@ -209,7 +209,7 @@ TEST(nested_in_collections_with_links) {
     E(fief_object_delete(rex));
     R(fief_realm_commit(r));
     size_t n = 0;
-    E(fief_list_size(inner, &n));
+    E(fief_list_count(inner, &n));
     EQU(n, 1);
     fief_value_t got;
     bool found = false;
@@ -223,7 +223,7 @@ TEST(nested_in_collections_with_links) {
     R(fief_realm_commit(r));
     R(!fief_list_is_valid(inner));
     R(!fief_map_is_valid(pets));
-    E(fief_list_size(items, &n));
+    E(fief_list_count(items, &n));
     EQU(n, 0);
 
     fief_release(via_items);

@@ -82,7 +82,7 @@ static void setup(void) {
     fief_release(l);
     fief_list_t *its = fief_object_get_list(list_box, items);
     R(its);
-    E(fief_list_append(its, (fief_value_t[]){vtype(FIEF_TYPE_DICTIONARY), vtype(FIEF_TYPE_LIST)}, 2));
+    E(fief_list_append(its, (fief_value_t[]){vtype(FIEF_TYPE_MAP), vtype(FIEF_TYPE_LIST)}, 2));
     fief_map_t *k = fief_list_get_map(its, 0);
     R(k);
     E(fief_map_set(k, t_str("k"), vi(1)));
@@ -95,12 +95,12 @@ static void setup(void) {
 
     fief_object_t *dict_box = create_named("Box", "dict");
     R(dict_box);
-    E(fief_object_set_value(dict_box, mixed, vtype(FIEF_TYPE_DICTIONARY)));
+    E(fief_object_set_value(dict_box, mixed, vtype(FIEF_TYPE_MAP)));
     fief_map_t *d = fief_object_get_map(dict_box, mixed);
     R(d);
     E(fief_map_set(d, t_str("key"), vs("x")));
     E(fief_map_set(d, t_str("n"), vi(3)));
-    E(fief_map_set(d, t_str("inner"), vtype(FIEF_TYPE_DICTIONARY)));
+    E(fief_map_set(d, t_str("inner"), vtype(FIEF_TYPE_MAP)));
     fief_map_t *in = fief_map_get_map(d, t_str("inner"));
     R(in);
     E(fief_map_set(in, t_str("b"), vtype(FIEF_TYPE_LIST)));
@@ -112,7 +112,7 @@ static void setup(void) {
     fief_release(d);
     fief_map_t *p = fief_object_get_map(dict_box, props);
     R(p);
-    E(fief_map_set(p, t_str("a"), vtype(FIEF_TYPE_DICTIONARY)));
+    E(fief_map_set(p, t_str("a"), vtype(FIEF_TYPE_MAP)));
     fief_map_t *a = fief_map_get_map(p, t_str("a"));
     R(a);
     E(fief_map_set(a, t_str("x"), vi(2)));

@@ -384,7 +384,7 @@ TEST(create_many) {
     E(fief_object_create_many(r, k.strpk, props, 2, mv, 5, FIEF_UPDATE_POLICY_MODIFIED, out));
     EQU(t_count_class(r, k.strpk), N + 4);
     bool found = false;
-    fief_object_t *o = fief_object_find(r, k.strpk, vs("n050"), &found);
+    fief_object_t *o = fief_object_find_by_primary_key(r, k.strpk, vs("n050"), &found);
     R(o);
     EQV(t_get(o, k.str_value), vi(4));
     fief_object_key_t ok = 0;
@@ -435,7 +435,7 @@ TEST(get_find_delete) {
     EERR(fief_object_get(r, 0x7ffff, key), FIEF_ERR_NO_SUCH_CLASS);
 
     bool found = false;
-    fief_object_t *f = fief_object_find(r, k.all, vi(4), &found);
+    fief_object_t *f = fief_object_find_by_primary_key(r, k.all, vi(4), &found);
     R(f);
     E(found);
     EQV(t_get(f, k.base[0]), vi(103));
@@ -443,18 +443,18 @@ TEST(get_find_delete) {
     /* not found: NULL, found=false, no error */
     fief_clear_last_error();
     found = true;
-    E(fief_object_find(r, k.all, vi(99), &found) == NULL);
+    E(fief_object_find_by_primary_key(r, k.all, vi(99), &found) == NULL);
     E(!found);
     fief_error_t err;
     E(!fief_get_last_error(&err));
     EQI(err.code, FIEF_OK);
-    E(fief_object_find(r, k.all, vi(99), NULL) == NULL);
+    E(fief_object_find_by_primary_key(r, k.all, vi(99), NULL) == NULL);
     /* find errors */
     found = false;
-    EERR(fief_object_find(r, k.all, vs("4"), &found), FIEF_ERR_TYPE_MISMATCH);
+    EERR(fief_object_find_by_primary_key(r, k.all, vs("4"), &found), FIEF_ERR_TYPE_MISMATCH);
     E(found);
-    EERR(fief_object_find(r, k.nopk, vi(1), &found), FIEF_ERR_INVALID_ARGUMENT);
-    EERR(fief_object_find(r, 0x7ffff, vi(1), &found), FIEF_ERR_NO_SUCH_CLASS);
+    EERR(fief_object_find_by_primary_key(r, k.nopk, vi(1), &found), FIEF_ERR_INVALID_ARGUMENT);
+    EERR(fief_object_find_by_primary_key(r, 0x7ffff, vi(1), &found), FIEF_ERR_NO_SUCH_CLASS);
 
     /* delete */
     EERR(fief_object_delete(objs[0]), FIEF_ERR_NOT_IN_TRANSACTION);
@@ -469,7 +469,7 @@ TEST(get_find_delete) {
     E(fief_object_get_key(objs[0], &dk));
     E(fief_realm_commit(r));
     EQU(t_count_class(r, k.all), 4);
-    E(fief_object_find(r, k.all, vi(1), &found) == NULL && !found);
+    E(fief_object_find_by_primary_key(r, k.all, vi(1), &found) == NULL && !found);
     EERR(fief_object_get(r, k.all, dk), FIEF_ERR_NO_SUCH_OBJECT);
     /* the deleted object's primary key can be used again, but its key is not reused */
     R(fief_realm_begin_write(r));
@@ -537,17 +537,17 @@ static void pk_case(fief_realm_t *r, fief_class_key_t ck, fief_property_key_t pk
     E(fief_realm_commit(r));
     EQU(t_count_class(r, ck), 2);
     bool found = false;
-    fief_object_t *f = fief_object_find(r, ck, key2, &found);
+    fief_object_t *f = fief_object_find_by_primary_key(r, ck, key2, &found);
     R(f);
     E(found);
     EQV(t_get(f, pval), vi(2));
     EQV(t_get(f, pk), key2);
     fief_release(f);
-    EERR(fief_object_find(r, ck, wrong, &found), FIEF_ERR_TYPE_MISMATCH);
+    EERR(fief_object_find_by_primary_key(r, ck, wrong, &found), FIEF_ERR_TYPE_MISMATCH);
     E(found); /* a failed find reports found = true, with the error set */
     /* null for a primary key that is not optional */
     found = false;
-    EERR(fief_object_find(r, ck, vnull(), &found), FIEF_ERR_NULL_NOT_ALLOWED);
+    EERR(fief_object_find_by_primary_key(r, ck, vnull(), &found), FIEF_ERR_NULL_NOT_ALLOWED);
     E(found);
     fief_release(a);
     fief_release(b);
@@ -578,7 +578,7 @@ TEST(primary_keys) {
     fief_release(o);
     fief_value_t v3 = vsn("\xff", 1);
     EERR(fief_object_create(r, k.strpk, props, &v3, 1, FIEF_UPDATE_POLICY_ERROR), FIEF_ERR_INVALID_UTF8);
-    EERR(fief_object_find(r, k.strpk, v3, NULL), FIEF_ERR_INVALID_UTF8);
+    EERR(fief_object_find_by_primary_key(r, k.strpk, v3, NULL), FIEF_ERR_INVALID_UTF8);
     E(fief_realm_commit(r));
     EQU(t_count_class(r, k.strpk), 4);
     /* primary keys persist and are found after reopen */
@@ -586,10 +586,10 @@ TEST(primary_keys) {
     r = t_open_std();
     R(r);
     bool found = false;
-    o = fief_object_find(r, k.uuidpk, vuuid("00000000000000000000000000000000"), &found);
+    o = fief_object_find_by_primary_key(r, k.uuidpk, vuuid("00000000000000000000000000000000"), &found);
     E(o != NULL && found);
     fief_release(o);
-    o = fief_object_find(r, k.all, vi(1LL << 40), &found);
+    o = fief_object_find_by_primary_key(r, k.all, vi(1LL << 40), &found);
     E(o != NULL && found);
     fief_release(o);
     fief_release(r);

@@ -209,10 +209,10 @@ TEST(stages_apply_left_to_right) {
     R(a != NULL && e != NULL);
     size_t index = 99;
     bool found = false;
-    E(fief_results_index_of(first_two, a, &index, &found));
+    E(fief_results_index_of_object(first_two, a, &index, &found));
     E(found);
     EQU(index, 0);
-    E(fief_results_index_of(first_two, e, &index, &found));
+    E(fief_results_index_of_object(first_two, e, &index, &found));
     E(!found);
     R(fief_realm_begin_write(r));
     E(fief_results_delete_all(first_two));

@@ -354,16 +354,16 @@ TEST(results_access) {
     EQV(vals[2], vs("caz"));
     size_t idx = 99;
     bool found = false;
-    E(fief_results_index_of(s, o, &idx, &found));
+    E(fief_results_index_of_object(s, o, &idx, &found));
     E(found);
     EQU(idx, 1);
-    E(fief_results_index_of(ALL, o, &idx, &found));
+    E(fief_results_index_of_object(ALL, o, &idx, &found));
     E(found);
     EQU(idx, 2);
     fief_object_t *young = fief_results_get_object(ALL, 6); /* id 7, age 22 */
     R(young);
     found = true;
-    E(fief_results_index_of(s, young, &idx, &found));
+    E(fief_results_index_of_object(s, young, &idx, &found));
     E(!found);
     EERR(fief_results_get_object(s, 4), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
     EERR(fief_results_get_object(s, (size_t)-1), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
@@ -396,7 +396,7 @@ TEST(results_live_and_delete_all) {
      * already sorts first. */
     CHECK_IDS(s, "9,3,5");
     bool found = false;
-    fief_object_t *carol = fief_object_find(R_, CK, vi(3), &found);
+    fief_object_t *carol = fief_object_find_by_primary_key(R_, CK, vi(3), &found);
     R(carol);
     E(fief_object_set_value(carol, P_AGE, vi(20)));
     CHECK_IDS(s, "9,5");
@@ -581,7 +581,7 @@ TEST(invalid_timestamps_refused_everywhere) {
         EERRM(fief_object_create_many(R_, CK, pk, 2, row, 1, FIEF_UPDATE_POLICY_ALL, NULL), FIEF_ERR_INVALID_ARGUMENT,
               "values[1]: invalid timestamp");
         bool found = false;
-        EERRM(fief_object_find(R_, CK, ts, &found), FIEF_ERR_INVALID_ARGUMENT, "primary_key: invalid timestamp");
+        EERRM(fief_object_find_by_primary_key(R_, CK, ts, &found), FIEF_ERR_INVALID_ARGUMENT, "primary_key: invalid timestamp");
         fief_release(o);
         E(fief_realm_cancel(R_));
     }

@@ -148,22 +148,22 @@ TEST(close_cancels_transaction) {
 TEST(delete_files) {
     const char *path = t_path("del.fief");
     bool deleted = true;
-    E(fief_delete_files(path, &deleted));
+    E(fief_file_delete(path, &deleted));
     E(!deleted);
     fief_schema_t *s = t_std_schema();
     fief_realm_t *r = t_open(path, s, 0);
     R(r);
-    EERR(fief_delete_files(path, &deleted), FIEF_ERR_FILE_LOCKED);
+    EERR(fief_file_delete(path, &deleted), FIEF_ERR_FILE_LOCKED);
     E(t_file_exists(path));
     fief_release(r);
-    E(fief_delete_files(path, &deleted));
+    E(fief_file_delete(path, &deleted));
     E(deleted);
     E(!t_file_exists(path));
     char lock[4096];
     snprintf(lock, sizeof lock, "%s-lock", path);
     E(!t_file_exists(lock));
-    E(fief_delete_files(path, NULL));
-    EERR(fief_delete_files(NULL, &deleted), FIEF_ERR_INVALID_ARGUMENT);
+    E(fief_file_delete(path, NULL));
+    EERR(fief_file_delete(NULL, &deleted), FIEF_ERR_INVALID_ARGUMENT);
     /* A fresh file after deletion. */
     r = t_open(path, s, 0);
     R(r);
@@ -661,7 +661,7 @@ TEST(release_order_and_refcounts) {
     fief_release(rr);
     /* Everything released: the file can be deleted now. */
     bool deleted = false;
-    E(fief_delete_files(t_path("std.fief"), &deleted) && deleted);
+    E(fief_file_delete(t_path("std.fief"), &deleted) && deleted);
 }
 
 /* Owner(value: int, ints: list<int>, tags: set<int>, dict: map<int>). */

@@ -37,13 +37,13 @@ static fief_schema_t *collection_schema(void) {
 
 static size_t set_size(const fief_set_t *set) {
     size_t n = (size_t)-1;
-    E(fief_set_size(set, &n));
+    E(fief_set_count(set, &n));
     return n;
 }
 
 static size_t map_size(const fief_map_t *map) {
     size_t n = (size_t)-1;
-    E(fief_map_size(map, &n));
+    E(fief_map_count(map, &n));
     return n;
 }
 
@@ -129,9 +129,9 @@ TEST(set_operations) {
     EQI(one.u.integer, 30);
     size_t index = 99;
     bool found = false;
-    E(fief_set_find(a, vi(20), &index, &found) && found);
+    E(fief_set_index_of(a, vi(20), &index, &found) && found);
     EQU(index, 1);
-    E(fief_set_find(a, vi(21), &index, &found) && !found);
+    E(fief_set_index_of(a, vi(21), &index, &found) && !found);
     E(set_has(a, vi(30)) && !set_has(a, vi(31)) && !set_has(a, vs("30")));
     E(!set_has(a, vd(30.0))); /* a double is not written to an int set, so it is not found in one */
 
@@ -163,11 +163,11 @@ TEST(set_operations) {
     EERR(fief_set_get(a, 2, &one), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
     EERR(fief_set_get_range(a, 1, 2, got), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
     EERR(fief_set_get_range(a, 0, 1, NULL), FIEF_ERR_INVALID_ARGUMENT);
-    EERR(fief_set_size(a, NULL), FIEF_ERR_INVALID_ARGUMENT);
+    EERR(fief_set_count(a, NULL), FIEF_ERR_INVALID_ARGUMENT);
     EERRM(fief_object_get_set(ann, name) != NULL, FIEF_ERR_INVALID_ARGUMENT, "is not a set");
     EERRM(fief_object_get_list(ann, t_prop(r, "Person", "ints")) != NULL, FIEF_ERR_INVALID_ARGUMENT, "is not a list");
     EERRM(fief_object_get_value(ann, t_prop(r, "Person", "ints"), &one), FIEF_ERR_TYPE_MISMATCH, "is a set");
-    EERR(fief_set_size((fief_set_t *)ann, &index), FIEF_ERR_WRONG_HANDLE_TYPE);
+    EERR(fief_set_count((fief_set_t *)ann, &index), FIEF_ERR_WRONG_HANDLE_TYPE);
     R(fief_realm_commit(r));
     EQU(set_size(a), 2);
     EQU(set_size(tags), 3);
@@ -199,9 +199,9 @@ TEST(set_operations) {
     E(fief_object_delete(ann));
     R(fief_realm_commit(r));
     E(!fief_set_is_valid(a));
-    EERR(fief_set_size(a, &index), FIEF_ERR_INVALIDATED_OBJECT);
+    EERR(fief_set_count(a, &index), FIEF_ERR_INVALIDATED_OBJECT);
     fief_release(a);
-    EERR(fief_set_size(a, &index), FIEF_ERR_INVALID_HANDLE);
+    EERR(fief_set_count(a, &index), FIEF_ERR_INVALID_HANDLE);
     E(!fief_set_is_valid(a));
     fief_release(b);
     fief_release(tags);
@@ -341,7 +341,7 @@ TEST(map_operations) {
     E(fief_map_get(scores, t_str("a.b"), &v, &found) && !found);
     E(fief_map_contains_key(scores, t_str("a"), &found) && found);
     size_t index = 9;
-    E(fief_map_find_key(scores, t_str("b"), &index, &found) && found);
+    E(fief_map_index_of_key(scores, t_str("b"), &index, &found) && found);
     EQU(index, 1);
     fief_string_t key;
     E(fief_map_get_entry(scores, 0, &key, &v));
@@ -434,7 +434,7 @@ TEST(map_operations) {
     fief_release(frozen);
 
     fief_release(scores);
-    EERR(fief_map_size(scores, &index), FIEF_ERR_INVALID_HANDLE);
+    EERR(fief_map_count(scores, &index), FIEF_ERR_INVALID_HANDLE);
     fief_release(pets);
     fief_release(addresses);
     fief_release(ann);

@@ -69,7 +69,7 @@ static bool write_in_child(const char *path, int64_t id, int64_t value) {
 static int64_t item_value(fief_realm_t *r, int64_t id) {
     if (!fief_realm_refresh(r, NULL)) return -2;
     bool found = false;
-    fief_object_t *o = fief_object_find(r, t_class(r, "Item"), vi(id), &found);
+    fief_object_t *o = fief_object_find_by_primary_key(r, t_class(r, "Item"), vi(id), &found);
     if (!o) return found ? -3 : -1;
     int64_t v = t_get_int(o, t_prop(r, "Item", "value"));
     fief_release(o);

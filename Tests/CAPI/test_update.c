@@ -251,7 +251,7 @@ TEST(mixed_values) {
     fief_list_t *nested = fief_object_get_list(first, f.any);
     R(nested);
     size_t size = 99;
-    E(fief_list_size(nested, &size));
+    E(fief_list_count(nested, &size));
     EQU(size, 0);
     fief_release(nested);
     fief_release(first);

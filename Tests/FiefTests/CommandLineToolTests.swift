@@ -372,7 +372,7 @@ final class CommandLineToolTests: XCTestCase {
             // Nested lists and dictionaries, in the property, the list and the map.
             var newList = fief_value_t(), newDictionary = fief_value_t()
             newList.type = FIEF_TYPE_LIST
-            newDictionary.type = FIEF_TYPE_DICTIONARY
+            newDictionary.type = FIEF_TYPE_MAP
             var third = [text("third"), newList]
             let nesting = try XCTUnwrap(fief_object_create(realm, boxClass, &keys, &third, 2, FIEF_UPDATE_POLICY_ERROR))
             var handles: [OpaquePointer?] = []

@@ -1,7 +1,7 @@
 /* fief_ffi_demo.c - use libfief.so the way a dynamic-language binding does:
  * dlopen() the library, look functions up with dlsym(), and call them only
  * through libffi (ffi_prep_cif + ffi_call), including the by-value
- * fief_value_t argument of fief_object_find and fief_object_set_value.
+ * fief_value_t argument of fief_object_find_by_primary_key and fief_object_set_value.
  *
  *   fief_ffi_demo /path/to/libfief.so /tmp/demo.fief
  *
@@ -211,7 +211,7 @@ int main(int argc, char **argv) {
         bool *pdel = &deleted;
         ffi_type *t[2] = {T_PTR, T_PTR};
         void *a[2] = {&path, &pdel};
-        if (!call_bool("fief_delete_files", 2, t, a)) report_error("fief_delete_files");
+        if (!call_bool("fief_file_delete", 2, t, a)) report_error("fief_file_delete");
     }
     void *config = call_ptr("fief_config_new", 0, NULL, NULL);
     ffi_type *t_pp[2] = {T_PTR, T_PTR};
@@ -303,7 +303,7 @@ int main(int argc, char **argv) {
     if (!call_bool("fief_realm_commit", 1, t_p, a_realm)) report_error("commit");
     if (obj) release(obj);
 
-    /* Read: fief_object_find(realm, class, fief_value_t by value, bool *). */
+    /* Read: fief_object_find_by_primary_key(realm, class, fief_value_t by value, bool *). */
     fief_value_t key;
     memset(&key, 0, sizeof key);
     key.type = FIEF_TYPE_INT;
@@ -312,9 +312,9 @@ int main(int argc, char **argv) {
     bool *pfailed = &failed;
     ffi_type *t_find[4] = {T_PTR, T_U32, T_VALUE, T_PTR};
     void *a_find[4] = {&realm, &class_key, &key, &pfailed};
-    void *found_obj = call_ptr("fief_object_find", 4, t_find, a_find);
+    void *found_obj = call_ptr("fief_object_find_by_primary_key", 4, t_find, a_find);
     if (!found_obj) {
-        report_error("fief_object_find(7)");
+        report_error("fief_object_find_by_primary_key(7)");
     } else {
         fief_value_t out[3];
         memset(out, 0, sizeof out);
@@ -346,14 +346,14 @@ int main(int argc, char **argv) {
     key.type = FIEF_TYPE_INT;
     key.u.integer = 8;
     failed = true;
-    void *missing = call_ptr("fief_object_find", 4, t_find, a_find);
-    if (failed) report_error("fief_object_find(8)");
+    void *missing = call_ptr("fief_object_find_by_primary_key", 4, t_find, a_find);
+    if (failed) report_error("fief_object_find_by_primary_key(8)");
     if (missing || failed) FAIL("find(8) should find nothing without an error (handle %p, out_found %d)", missing, (int)failed);
     /* A wrongly typed key: NULL with *out_found == true and TYPE_MISMATCH. */
     fief_value_t bad = text;
     void *a_find_bad[4] = {&realm, &class_key, &bad, &pfailed};
     failed = false;
-    void *none = call_ptr("fief_object_find", 4, t_find, a_find_bad);
+    void *none = call_ptr("fief_object_find_by_primary_key", 4, t_find, a_find_bad);
     {
         fief_error_t e;
         memset(&e, 0, sizeof e);
@@ -375,7 +375,7 @@ int main(int argc, char **argv) {
         bool *pdel = &deleted;
         ffi_type *t[2] = {T_PTR, T_PTR};
         void *a[2] = {&path, &pdel};
-        if (!call_bool("fief_delete_files", 2, t, a) || !deleted) report_error("fief_delete_files");
+        if (!call_bool("fief_file_delete", 2, t, a) || !deleted) report_error("fief_file_delete");
     }
     if (failures) {
         printf("ffi round trip FAILED (%d failures)\n", failures);

@@ -336,7 +336,7 @@ public final class ValueResults: @unchecked Sendable {
         guard let wanted = try? value.coerced(for: element, className: "") else { return nil }
         let mixed = element.type == .mixed
         // A nested list or dictionary is a new, empty one where it is
-        // written: equal to no element (as fief_list_find has it).
+        // written: equal to no element (as fief_list_index_of has it).
         if mixed && wanted.nestedID != nil { return nil }
         @inline(__always) func same(_ v: Value) -> Bool { mixed ? MixedOrder.equal(v, wanted) : v.isSame(as: wanted) }
         if isDirect {

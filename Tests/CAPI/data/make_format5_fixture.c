@@ -139,7 +139,7 @@ int main(int argc, char **argv) {
         int n = f5_bag(b, values);
         for (int i = 0; i < n; i++) CHECK(fief_set_insert(set, values[i], NULL));
         size_t size = 0;
-        CHECK(fief_set_size(set, &size) && (int)size == F5_SIZE_5[b]);
+        CHECK(fief_set_count(set, &size) && (int)size == F5_SIZE_5[b]);
         fief_release(set);
         fief_release(o);
     }

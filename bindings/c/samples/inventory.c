@@ -92,7 +92,7 @@ int main(void) {
     fief_schema_t *schema = fief_schema_new(&cls, 1, cp);
     check(schema != NULL, "schema");
 
-    fief_delete_files("inventory.fief", NULL);
+    fief_file_delete("inventory.fief", NULL);
     fief_config_t *config = fief_config_new();
     check(fief_config_set_path(config, "inventory.fief") && fief_config_set_schema(config, schema), "config");
     fief_realm_t *realm = fief_realm_open(config);
@@ -156,7 +156,7 @@ int main(void) {
     check(fief_object_set_value(gear, keys[ACTIVE], val_bool(true)), "activate");
     /* Restock the nut, then remove everything out of stock. */
     bool f;
-    fief_object_t *nut = fief_object_find(realm, item, val_str("A-200"), &f);
+    fief_object_t *nut = fief_object_find_by_primary_key(realm, item, val_str("A-200"), &f);
     check(nut != NULL, "find nut");
     check(fief_object_set_value(nut, keys[QTY], val_int(500)), "restock");
     fief_results_t *empty = fief_results_filter(all, "qty == 0", NULL, 0);
@@ -191,6 +191,6 @@ int main(void) {
     fief_release(realm);
     fief_release(config);
     fief_release(schema);
-    check(fief_delete_files("inventory.fief", NULL), "delete_files");
+    check(fief_file_delete("inventory.fief", NULL), "delete_files");
     return 0;
 }

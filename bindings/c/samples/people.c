@@ -97,7 +97,7 @@ int main(void) {
     fief_schema_t *schema = fief_schema_new(&cls, 1, class_props);
     check(schema != NULL, "fief_schema_new");
 
-    fief_delete_files("people.fief", NULL); /* start afresh */
+    fief_file_delete("people.fief", NULL); /* start afresh */
     fief_config_t *config = fief_config_new();
     check(config != NULL, "fief_config_new");
     check(fief_config_set_path(config, "people.fief"), "set_path");
@@ -134,7 +134,7 @@ int main(void) {
 
     /* Read one object by primary key. */
     bool found;
-    fief_object_t *chloe = fief_object_find(realm, person, int_value(3), &found);
+    fief_object_t *chloe = fief_object_find_by_primary_key(realm, person, int_value(3), &found);
     check(chloe != NULL, "find #3");
     fief_value_t name, age;
     check(fief_object_get_value(chloe, p_name, &name) && fief_object_get_value(chloe, p_age, &age), "read #3");
@@ -154,14 +154,14 @@ int main(void) {
      * are live: they follow the change. */
     check(fief_realm_begin_write(realm), "begin_write");
     check(fief_object_set_value(chloe, p_age, int_value(42)), "set age");
-    fief_object_t *brian = fief_object_find(realm, person, int_value(2), &found);
+    fief_object_t *brian = fief_object_find_by_primary_key(realm, person, int_value(2), &found);
     check(brian != NULL, "find #2");
     check(fief_object_set_value(brian, p_email, string_value("brian@example.org")), "set email");
     check(fief_realm_commit(realm), "commit");
     print_results("Age >= 30 after the update", sorted);
 
     /* Delete: Emma leaves. */
-    fief_object_t *emma = fief_object_find(realm, person, int_value(5), &found);
+    fief_object_t *emma = fief_object_find_by_primary_key(realm, person, int_value(5), &found);
     check(emma != NULL, "find #5");
     check(fief_realm_begin_write(realm), "begin_write");
     check(fief_object_delete(emma), "delete");
@@ -190,6 +190,6 @@ int main(void) {
     fief_release(realm);
     fief_release(config);
     fief_release(schema);
-    check(fief_delete_files("people.fief", NULL), "delete_files");
+    check(fief_file_delete("people.fief", NULL), "delete_files");
     return 0;
 }

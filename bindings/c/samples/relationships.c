@@ -126,7 +126,7 @@ static void print_clubs(void) {
         fief_list_t *members = fief_object_get_list(club, club_members);
         check(members != NULL, "fief_object_get_list");
         size_t size = 0;
-        check(fief_list_size(members, &size), "fief_list_size");
+        check(fief_list_count(members, &size), "fief_list_count");
         fief_value_t *links = calloc(size ? size : 1, sizeof *links);
         check(links != NULL, "calloc");
         check(fief_list_get_range(members, 0, size, links), "fief_list_get_range");
@@ -142,7 +142,7 @@ static void print_clubs(void) {
         fief_release(members);
         /* The club's roles, in key order: one call reads every entry. */
         fief_map_t *roles = fief_object_get_map(club, club_roles);
-        check(roles != NULL && fief_map_size(roles, &size), "fief_map_size");
+        check(roles != NULL && fief_map_count(roles, &size), "fief_map_count");
         for (size_t j = 0; j < size; j++) {
             fief_string_t role;
             fief_value_t holder;
@@ -289,7 +289,7 @@ int main(void) {
     print_person(captain);
     printf("\n");
     size_t known = 0;
-    check(fief_set_size(tricks, &known), "fief_set_size");
+    check(fief_set_count(tricks, &known), "fief_set_count");
     printf("Fido knows %zu tricks:", known);
     for (size_t i = 0; i < known; i++) {
         fief_value_t trick;

@@ -45,7 +45,7 @@ TYPE_UUID = 10
 TYPE_LINK = 11
 TYPE_MIXED = 12        # properties and collection elements: a value of any type
 TYPE_LIST = 13         # in a mixed value only: a nested list (no payload)
-TYPE_DICTIONARY = 14   # in a mixed value only: a nested dictionary (no payload)
+TYPE_MAP = 14   # in a mixed value only: a nested dictionary (no payload)
 TYPE_GEO_SHAPE = 15    # query arguments only: a fief_geo_shape_t for GEOWITHIN
 
 TYPE_NAMES = {
@@ -53,7 +53,7 @@ TYPE_NAMES = {
     TYPE_BINARY: "binary", TYPE_TIMESTAMP: "timestamp", TYPE_FLOAT: "float",
     TYPE_DOUBLE: "double", TYPE_DECIMAL128: "decimal128", TYPE_OBJECT_ID: "objectId",
     TYPE_UUID: "uuid", TYPE_LINK: "link", TYPE_MIXED: "mixed", TYPE_LIST: "list",
-    TYPE_DICTIONARY: "dictionary",
+    TYPE_MAP: "dictionary",
 }
 
 PROPERTY_NULLABLE = 0x01
@@ -225,7 +225,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     # realm
     "fief_realm_open": (H, [H]),
     "fief_realm_get_schema_version": (c_bool, [H, P(c_uint64)]),
-    "fief_delete_files": (c_bool, [c_char_p, P(c_bool)]),
+    "fief_file_delete": (c_bool, [c_char_p, P(c_bool)]),
     "fief_realm_close": (c_bool, [H]),
     "fief_realm_is_closed": (c_bool, [H, P(c_bool)]),
     "fief_realm_is_frozen": (c_bool, [H, P(c_bool)]),
@@ -250,7 +250,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_object_create_many": (c_bool, [H, fief_class_key_t, P(fief_property_key_t), c_size_t,
                                          P(fief_value_t), c_size_t, fief_update_policy_t,
                                          P(fief_object_key_t)]),
-    "fief_object_find": (H, [H, fief_class_key_t, fief_value_t, P(c_bool)]),
+    "fief_object_find_by_primary_key": (H, [H, fief_class_key_t, fief_value_t, P(c_bool)]),
     "fief_object_get": (H, [H, fief_class_key_t, fief_object_key_t]),
     "fief_object_is_valid": (c_bool, [H]),
     "fief_object_get_key": (c_bool, [H, P(fief_object_key_t)]),
@@ -269,10 +269,10 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     # lists
     "fief_object_get_list": (H, [H, fief_property_key_t]),
     "fief_list_is_valid": (c_bool, [H]),
-    "fief_list_size": (c_bool, [H, P(c_size_t)]),
+    "fief_list_count": (c_bool, [H, P(c_size_t)]),
     "fief_list_get": (c_bool, [H, c_size_t, P(fief_value_t)]),
     "fief_list_get_range": (c_bool, [H, c_size_t, c_size_t, P(fief_value_t)]),
-    "fief_list_find": (c_bool, [H, fief_value_t, P(c_size_t), P(c_bool)]),
+    "fief_list_index_of": (c_bool, [H, fief_value_t, P(c_size_t), P(c_bool)]),
     "fief_list_set": (c_bool, [H, c_size_t, fief_value_t]),
     "fief_list_insert": (c_bool, [H, c_size_t, fief_value_t]),
     "fief_list_append": (c_bool, [H, P(fief_value_t), c_size_t]),
@@ -280,18 +280,18 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_list_move": (c_bool, [H, c_size_t, c_size_t]),
     "fief_list_swap": (c_bool, [H, c_size_t, c_size_t]),
     "fief_list_clear": (c_bool, [H]),
-    "fief_list_remove_all": (c_bool, [H]),
+    "fief_list_delete_all_objects": (c_bool, [H]),
     "fief_list_insert_embedded": (H, [H, c_size_t]),
     "fief_list_resolve_in": (c_bool, [H, H, P(c_void_p)]),
     "fief_list_to_results": (c_void_p, [H]),
     # sets
     "fief_object_get_set": (H, [H, fief_property_key_t]),
     "fief_set_is_valid": (c_bool, [H]),
-    "fief_set_size": (c_bool, [H, P(c_size_t)]),
+    "fief_set_count": (c_bool, [H, P(c_size_t)]),
     "fief_set_get": (c_bool, [H, c_size_t, P(fief_value_t)]),
     "fief_set_get_range": (c_bool, [H, c_size_t, c_size_t, P(fief_value_t)]),
     "fief_set_contains": (c_bool, [H, fief_value_t, P(c_bool)]),
-    "fief_set_find": (c_bool, [H, fief_value_t, P(c_size_t), P(c_bool)]),
+    "fief_set_index_of": (c_bool, [H, fief_value_t, P(c_size_t), P(c_bool)]),
     "fief_set_insert": (c_bool, [H, fief_value_t, P(c_bool)]),
     "fief_set_remove": (c_bool, [H, fief_value_t, P(c_bool)]),
     "fief_set_clear": (c_bool, [H]),
@@ -306,10 +306,10 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     # maps
     "fief_object_get_map": (H, [H, fief_property_key_t]),
     "fief_map_is_valid": (c_bool, [H]),
-    "fief_map_size": (c_bool, [H, P(c_size_t)]),
+    "fief_map_count": (c_bool, [H, P(c_size_t)]),
     "fief_map_get": (c_bool, [H, fief_string_t, P(fief_value_t), P(c_bool)]),
     "fief_map_contains_key": (c_bool, [H, fief_string_t, P(c_bool)]),
-    "fief_map_find_key": (c_bool, [H, fief_string_t, P(c_size_t), P(c_bool)]),
+    "fief_map_index_of_key": (c_bool, [H, fief_string_t, P(c_size_t), P(c_bool)]),
     "fief_map_get_entry": (c_bool, [H, c_size_t, P(fief_string_t), P(fief_value_t)]),
     "fief_map_get_entries": (c_bool, [H, c_size_t, c_size_t, P(fief_string_t), P(fief_value_t)]),
     "fief_map_set": (c_bool, [H, fief_string_t, fief_value_t]),
@@ -336,7 +336,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_results_get_key": (c_bool, [H, c_size_t, P(fief_object_key_t)]),
     "fief_results_get_values": (c_bool, [H, c_size_t, P(fief_property_key_t), c_size_t,
                                          P(fief_value_t)]),
-    "fief_results_index_of": (c_bool, [H, H, P(c_size_t), P(c_bool)]),
+    "fief_results_index_of_object": (c_bool, [H, H, P(c_size_t), P(c_bool)]),
     "fief_results_delete_all": (c_bool, [H]),
     "fief_results_set_value": (c_bool, [H, fief_property_key_t, fief_value_t]),
     "fief_results_is_valid": (c_bool, [H]),
@@ -344,7 +344,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_results_resolve_in": (H, [H, H]),
     "fief_results_get_element_type": (c_bool, [H, P(c_int32), P(c_bool)]),
     "fief_results_get_value": (c_bool, [H, c_size_t, P(fief_value_t)]),
-    "fief_results_find": (c_bool, [H, fief_value_t, P(c_size_t), P(c_bool)]),
+    "fief_results_index_of_value": (c_bool, [H, fief_value_t, P(c_size_t), P(c_bool)]),
     # aggregates
     "fief_results_aggregate": (c_bool, [H, fief_property_key_t, c_int32, P(fief_value_t)]),
     "fief_list_aggregate": (c_bool, [H, fief_property_key_t, c_int32, P(fief_value_t)]),

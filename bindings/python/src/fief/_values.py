@@ -59,7 +59,7 @@ class Link:
 
 class Nested:
     """What a mixed value holding a nested list or dictionary reads as at
-    first (FIEF_TYPE_LIST / FIEF_TYPE_DICTIONARY carry no payload): the
+    first (FIEF_TYPE_LIST / FIEF_TYPE_MAP carry no payload): the
     collection holding it turns it into a live fief.List or fief.Dict."""
 
     __slots__ = ("type",)
@@ -76,7 +76,7 @@ class Nested:
 
 
 NESTED_LIST = Nested(L.TYPE_LIST)
-NESTED_DICT = Nested(L.TYPE_DICTIONARY)
+NESTED_DICT = Nested(L.TYPE_MAP)
 
 
 class Keep:
@@ -164,7 +164,7 @@ def to_value(value: object, out: L.fief_value_t, keep: Keep, prop_type: int | No
     elif prop_type == L.TYPE_MIXED and isinstance(value, list):
         out.type = L.TYPE_LIST
     elif prop_type == L.TYPE_MIXED and isinstance(value, dict):
-        out.type = L.TYPE_DICTIONARY
+        out.type = L.TYPE_MAP
     elif hasattr(value, "_fief_link"):
         link = value._fief_link()
         out.type = L.TYPE_LINK
@@ -220,7 +220,7 @@ def from_value(v: L.fief_value_t, py_type: type | None = None) -> object:
         return Link(int(v.u.link.class_key), int(v.u.link.object_key))
     if t == L.TYPE_LIST:
         return NESTED_LIST
-    if t == L.TYPE_DICTIONARY:
+    if t == L.TYPE_MAP:
         return NESTED_DICT
     raise errors.FiefError(f"the library returned a value of unknown type {t}")
 

@@ -167,7 +167,7 @@ class List(LiveCollection, MutableSequence[T]):
 
     def __len__(self) -> int:
         out = ctypes.c_size_t()
-        self._lib.check(self._lib.fief_list_size(self._ptr(), ctypes.byref(out)), "fief_list_size")
+        self._lib.check(self._lib.fief_list_count(self._ptr(), ctypes.byref(out)), "fief_list_count")
         return int(out.value)
 
     @overload
@@ -208,7 +208,7 @@ class List(LiveCollection, MutableSequence[T]):
             end = start
 
     def _find(self, value: Any) -> int | None:
-        """The position of the first element equal to `value` (fief_list_find),
+        """The position of the first element equal to `value` (fief_list_index_of),
         or None.  A value that cannot be an element is never found."""
         if isinstance(value, Object) and not value.is_managed:
             return None
@@ -228,8 +228,8 @@ class List(LiveCollection, MutableSequence[T]):
             return None
         index = ctypes.c_size_t()
         found = ctypes.c_bool()
-        self._lib.check(self._lib.fief_list_find(self._ptr(), v, ctypes.byref(index), ctypes.byref(found)),
-                        "fief_list_find")
+        self._lib.check(self._lib.fief_list_index_of(self._ptr(), v, ctypes.byref(index), ctypes.byref(found)),
+                        "fief_list_index_of")
         return int(index.value) if found.value else None
 
     def __contains__(self, value: object) -> bool:
@@ -237,7 +237,7 @@ class List(LiveCollection, MutableSequence[T]):
 
     def index(self, value: Any, start: int = 0, stop: int | None = None) -> int:
         """The position of the first element equal to `value` (ValueError if
-        there is none), found by the library (fief_list_find)."""
+        there is none), found by the library (fief_list_index_of)."""
         found = self._find(value)
         if found is None:
             raise ValueError(f"{value!r} is not in the list")
@@ -429,9 +429,9 @@ class List(LiveCollection, MutableSequence[T]):
 
     def delete_all(self) -> None:
         """Empty a list of objects and delete those objects from the realm
-        (each once, however often it was listed; fief_list_remove_all), as
+        (each once, however often it was listed; fief_list_delete_all_objects), as
         `realm.delete(lst)` does.  A list of values raises InvalidArgumentError."""
-        self._lib.check(self._lib.fief_list_remove_all(self._ptr()), "fief_list_remove_all")
+        self._lib.check(self._lib.fief_list_delete_all_objects(self._ptr()), "fief_list_delete_all_objects")
 
     def _replace(self, value: Any) -> None:
         """Make the list hold the elements of `value` (assigning a whole list

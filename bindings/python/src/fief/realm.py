@@ -804,8 +804,8 @@ class Results(Generic[T]):
             return None
         out = ctypes.c_size_t()
         found = ctypes.c_bool()
-        self._lib.check(self._lib.fief_results_index_of(self._handle.ptr, handle.ptr, ctypes.byref(out),
-                                                        ctypes.byref(found)), "fief_results_index_of")
+        self._lib.check(self._lib.fief_results_index_of_object(self._handle.ptr, handle.ptr, ctypes.byref(out),
+                                                        ctypes.byref(found)), "fief_results_index_of_object")
         return int(out.value) if found.value else None
 
     def __contains__(self, obj: object) -> bool:
@@ -1181,7 +1181,7 @@ class ValueResults(Generic[T]):
 
     def find_index(self, value: Any) -> int | None:
         """The position of the first value equal to `value`, or None (found
-        by the library: fief_results_find)."""
+        by the library: fief_results_index_of_value)."""
         keep = Keep()
         v = L.fief_value_t()
         try:
@@ -1190,8 +1190,8 @@ class ValueResults(Generic[T]):
             return None
         index = ctypes.c_size_t()
         found = ctypes.c_bool()
-        self._library.check(self._library.fief_results_find(self._handle.ptr, v, ctypes.byref(index),
-                                                            ctypes.byref(found)), "fief_results_find")
+        self._library.check(self._library.fief_results_index_of_value(self._handle.ptr, v, ctypes.byref(index),
+                                                            ctypes.byref(found)), "fief_results_index_of_value")
         return int(index.value) if found.value else None
 
     def index(self, value: Any) -> int:
@@ -1739,10 +1739,10 @@ class Realm:
         keep = Keep()
         value = make_value(primary_key, keep, pk.fief_type if pk is not None else None)
         found = ctypes.c_bool()
-        ptr = self._lib.fief_object_find(self._handle.ptr, binding.class_key, value, ctypes.byref(found))
+        ptr = self._lib.fief_object_find_by_primary_key(self._handle.ptr, binding.class_key, value, ctypes.byref(found))
         if not ptr:
             if found.value:
-                raise self._lib.last_error("fief_object_find")
+                raise self._lib.last_error("fief_object_find_by_primary_key")
             return None
         return binding.wrap(ptr)  # type: ignore[return-value]
 
@@ -1857,7 +1857,7 @@ def delete_realm_files(path: str | os.PathLike[Any]) -> bool:
     """Delete a closed realm's files; True if the data file existed."""
     library = L.lib()
     out = ctypes.c_bool()
-    library.check(library.fief_delete_files(os.fsencode(os.fspath(path)), ctypes.byref(out)), "fief_delete_files")
+    library.check(library.fief_file_delete(os.fsencode(os.fspath(path)), ctypes.byref(out)), "fief_file_delete")
     return bool(out.value)
 
 

@@ -190,8 +190,8 @@ class Set(LiveCollection, MutableSet[T]):
             v = self._lookup(value, keep)
             if v is None:
                 continue
-            library.check(library.fief_set_find(self._ptr(), v, ctypes.byref(index), ctypes.byref(found)),
-                          "fief_set_find")
+            library.check(library.fief_set_index_of(self._ptr(), v, ctypes.byref(index), ctypes.byref(found)),
+                          "fief_set_index_of")
             if found.value:
                 positions.add(int(index.value))
         return positions
