@@ -97,6 +97,43 @@
  * `start` is (`start` + `count` is never formed, so it cannot wrap); it is
  * refused before anything is allocated or written for it.
  *
+ * NAMES
+ * =====
+ * Functions are named fief_<subject>_<verb>[_<object>], one verb per
+ * meaning, the same for every subject:
+ *  - _count: how many elements, entries or objects (fief_list_count,
+ *    fief_set_count, fief_map_count, fief_results_count);
+ *  - _get / _get_range / _get_keys: read by position (or a map's key);
+ *  - _index_of: the position of a value, a key or an object in an ordered
+ *    collection, with `*out_found` (fief_list_index_of, fief_set_index_of,
+ *    fief_map_index_of_key, fief_results_index_of_value,
+ *    fief_results_index_of_object);
+ *  - _contains: whether a value or key is there (fief_set_contains,
+ *    fief_map_contains_key);
+ *  - _find_*: look up by a name or a key, with `*out_found`
+ *    (fief_schema_find_class, fief_schema_find_property,
+ *    fief_object_find_by_primary_key);
+ *  - _remove: take an element out of a collection (a linked object
+ *    stays); _clear: remove every element; _delete: delete objects or files
+ *    (fief_object_delete, fief_results_delete_all,
+ *    fief_list_delete_all_objects, fief_realm_delete_all, fief_file_delete);
+ *  - fief_file_*: functions on a realm file by path (fief_file_verify,
+ *    fief_file_copy, fief_file_delete).
+ * A string-keyed collection is a *map* everywhere: a map property
+ * (FIEF_COLLECTION_MAP), a map nested in a mixed value (FIEF_TYPE_MAP), its
+ * handle (fief_map_t) and the functions that give one (fief_object_get_map,
+ * fief_list_get_map, fief_map_get_map); RealmSwift calls it Map, and
+ * Realm's query language 'dictionary' (`mixed.@type == 'dictionary'`).
+ * Every function says what it may fail with ("Errors: ...") or that it
+ * "cannot fail"; "..." at the end of such a list stands for the errors
+ * every call on that kind of handle may give: FIEF_ERR_INVALID_HANDLE,
+ * FIEF_ERR_WRONG_HANDLE_TYPE, FIEF_ERR_INVALID_ARGUMENT (a NULL
+ * out-pointer), FIEF_ERR_CLOSED, FIEF_ERR_WRONG_THREAD,
+ * FIEF_ERR_INVALIDATED_OBJECT (the object, or the collection's owner, was
+ * deleted), FIEF_ERR_INVALIDATED_RESULTS (the results' class is gone), and
+ * for writes FIEF_ERR_NOT_IN_TRANSACTION, FIEF_ERR_FROZEN and
+ * FIEF_ERR_READ_ONLY.
+ *
  * CAVEATS
  * =======
  * - Views returned by getters go stale after the realm changes (see
@@ -365,6 +402,12 @@ FIEF_API bool fief_get_last_error(fief_error_t *out_error);
 /** Forget the calling thread's last error.  Cannot fail; any thread. */
 FIEF_API void fief_clear_last_error(void);
 
+/** The name of error code `code` as this header spells it, a static,
+ *  zero-terminated string: "FIEF_ERR_INVALID_HANDLE" for 1001, "FIEF_OK"
+ *  for 0; NULL for a number that is no code.  Cannot fail; any thread;
+ *  never free it. */
+FIEF_API const char *fief_error_name(fief_error_code_t code);
+
 /* ==========================================================================
  * Handles
  * ========================================================================== */
@@ -518,7 +561,9 @@ FIEF_API bool fief_schema_find_class(const fief_schema_t *schema, const char *na
                                      fief_class_info_t *out_class, size_t *out_class_index,
                                      bool *out_found);
 
-/** Look a property of a class up by name; as fief_schema_find_class. */
+/** Look a property of a class up by name; as fief_schema_find_class.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_INVALID_ARGUMENT (NULL `name`
+ *  or `out_found`), FIEF_ERR_INDEX_OUT_OF_BOUNDS (`class_index`). */
 FIEF_API bool fief_schema_find_property(const fief_schema_t *schema, size_t class_index,
                                         const char *name, fief_property_info_t *out_property,
                                         bool *out_found);
@@ -529,7 +574,8 @@ FIEF_API bool fief_schema_find_property(const fief_schema_t *schema, size_t clas
 
 /** A new configuration with defaults: no path, no schema (open the file's
  *  own schema), schema version 0, read-write, keep the file on mismatch.
- *  Returns NULL only when out of memory.  Any thread. */
+ *  Returns NULL only when out of memory.  Any thread.
+ *  Cannot fail otherwise. */
 FIEF_API fief_config_t *fief_config_new(void);
 
 /** The file to open or create (zero-terminated).  Clears any in-memory
@@ -543,23 +589,28 @@ FIEF_API bool fief_config_set_path(fief_config_t *config, const char *path);
  *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_INVALID_ARGUMENT. */
 FIEF_API bool fief_config_set_in_memory_identifier(fief_config_t *config, const char *identifier);
 
-/** Open read-only: no writes, no schema changes; the file must exist. */
+/** Open read-only: no writes, no schema changes; the file must exist.
+ *  Errors: FIEF_ERR_INVALID_HANDLE. */
 FIEF_API bool fief_config_set_read_only(fief_config_t *config, bool read_only);
 
 /** The schema the realm must have (copied by reference; may be released
- *  after the call).  NULL means "use the file's schema". */
+ *  after the call).  NULL means "use the file's schema".
+ *  Errors: FIEF_ERR_INVALID_HANDLE (also for a released `schema`),
+ *  FIEF_ERR_WRONG_HANDLE_TYPE. */
 FIEF_API bool fief_config_set_schema(fief_config_t *config, const fief_schema_t *schema);
 
 /** The schema version of the configuration's schema.  Opening with a lower
  *  version than the file's fails (FIEF_ERR_SCHEMA_VERSION); a higher one
  *  allows every schema change (removed or changed properties lose their
  *  data) and is stored.  Without a schema (fief_config_set_schema) the
- *  file's schema and version are used as they are and this is ignored. */
+ *  file's schema and version are used as they are and this is ignored.
+ *  Errors: FIEF_ERR_INVALID_HANDLE. */
 FIEF_API bool fief_config_set_schema_version(fief_config_t *config, uint64_t version);
 
 /** When the schema differs from the file's beyond additive changes and the
  *  version was not raised: true deletes the file and starts afresh instead
- *  of failing with FIEF_ERR_SCHEMA_MISMATCH. */
+ *  of failing with FIEF_ERR_SCHEMA_MISMATCH.
+ *  Errors: FIEF_ERR_INVALID_HANDLE. */
 FIEF_API bool fief_config_set_delete_if_migration_needed(fief_config_t *config, bool delete_files);
 
 /** How hard a commit works to survive a power loss (a process killed at any
@@ -636,18 +687,24 @@ FIEF_API bool fief_file_delete(const char *path, bool *out_deleted);
  *  closed realm succeeds. Errors: FIEF_ERR_INVALID_HANDLE. */
 FIEF_API bool fief_realm_close(fief_realm_t *realm);
 
-/** Whether the realm is closed into `*out_closed`. */
+/** Whether the realm is closed into `*out_closed`.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE,
+ *  FIEF_ERR_INVALID_ARGUMENT (NULL `out_closed`). */
 FIEF_API bool fief_realm_is_closed(const fief_realm_t *realm, bool *out_closed);
 
-/** Whether the realm is frozen (an immutable snapshot) into `*out_frozen`. */
+/** Whether the realm is frozen (an immutable snapshot) into `*out_frozen`.
+ *  Errors: as fief_realm_is_closed, and FIEF_ERR_CLOSED. */
 FIEF_API bool fief_realm_is_frozen(const fief_realm_t *realm, bool *out_frozen);
 
-/** Whether the realm is read-only into `*out_read_only`. */
+/** Whether the realm is read-only into `*out_read_only`.
+ *  Errors: as fief_realm_is_closed, and FIEF_ERR_CLOSED. */
 FIEF_API bool fief_realm_is_read_only(const fief_realm_t *realm, bool *out_read_only);
 
 /** The version the realm reads (the number of commits the file has seen when
  *  this snapshot was taken; counts up by one per commit) into `*out_version`.
- *  Inside a write transaction: the version the commit will create. */
+ *  Inside a write transaction: the version the commit will create.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE,
+ *  FIEF_ERR_INVALID_ARGUMENT, FIEF_ERR_CLOSED. */
 FIEF_API bool fief_realm_get_version(const fief_realm_t *realm, uint64_t *out_version);
 
 /** The schema version stored in the file into `*out_version` (the one the
@@ -657,11 +714,14 @@ FIEF_API bool fief_realm_get_schema_version(const fief_realm_t *realm, uint64_t 
 
 /** The file's path (zero-terminated; lives as long as the realm handle).
  *  For an in-memory realm, the path of its temporary backing file.
- *  Returns NULL on failure (FIEF_ERR_INVALID_HANDLE). */
+ *  Returns NULL on failure (FIEF_ERR_INVALID_HANDLE).
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
 FIEF_API const char *fief_realm_get_path(const fief_realm_t *realm);
 
 /** The realm's schema, with class and property keys filled in.
- *  Returns a new schema handle, or NULL. */
+ *  Returns a new schema handle, or NULL.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE,
+ *  FIEF_ERR_CLOSED, FIEF_ERR_WRONG_THREAD. */
 FIEF_API fief_schema_t *fief_realm_get_schema(const fief_realm_t *realm);
 
 /** Add the classes and properties of `schema` to the realm's schema:
@@ -705,7 +765,9 @@ FIEF_API bool fief_realm_commit(fief_realm_t *realm);
  *  it become invalid.  Errors: FIEF_ERR_NOT_IN_TRANSACTION, FIEF_ERR_WRONG_THREAD. */
 FIEF_API bool fief_realm_cancel(fief_realm_t *realm);
 
-/** Whether a write transaction is open into `*out_in_transaction`. */
+/** Whether a write transaction is open into `*out_in_transaction`.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE,
+ *  FIEF_ERR_INVALID_ARGUMENT, FIEF_ERR_CLOSED. */
 FIEF_API bool fief_realm_is_in_transaction(const fief_realm_t *realm, bool *out_in_transaction);
 
 /** Move the realm's snapshot to the newest commit.  `*out_did_refresh` (may be
@@ -716,7 +778,9 @@ FIEF_API bool fief_realm_refresh(fief_realm_t *realm, bool *out_did_refresh);
 /** Release the realm's snapshot until it is next read (RealmSwift's
  *  `invalidate`); objects read earlier stay valid handles and read the newest
  *  version on their next use.  Cancels nothing: fails in a write transaction
- *  (FIEF_ERR_ALREADY_IN_TRANSACTION). */
+ *  (FIEF_ERR_ALREADY_IN_TRANSACTION).
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE,
+ *  FIEF_ERR_ALREADY_IN_TRANSACTION, FIEF_ERR_CLOSED. */
 FIEF_API bool fief_realm_invalidate(fief_realm_t *realm);
 
 /** An immutable snapshot of the realm's current version, readable from any
@@ -728,14 +792,21 @@ FIEF_API bool fief_realm_invalidate(fief_realm_t *realm);
  *  no object).  When the transaction changed the schema
  *  (fief_realm_update_schema), the snapshot has the schema of its version,
  *  without the classes and properties the transaction added.  Returns NULL
- *  on failure (FIEF_ERR_CLOSED, FIEF_ERR_INVALID_HANDLE). */
+ *  on failure (FIEF_ERR_CLOSED, FIEF_ERR_INVALID_HANDLE).
+ *  Errors: as above, and FIEF_ERR_WRONG_HANDLE_TYPE. */
 FIEF_API fief_realm_t *fief_realm_freeze(fief_realm_t *realm);
 
 /** A live realm on the same file at its newest version (for a live realm: a
- *  new reference to it).  Returns NULL on failure. */
+ *  new reference to it).  Returns NULL on failure.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE,
+ *  FIEF_ERR_CLOSED, and those of fief_realm_open (the file is opened
+ *  again). */
 FIEF_API fief_realm_t *fief_realm_thaw(fief_realm_t *realm);
 
-/** Delete every object of every class (in a write transaction). */
+/** Delete every object of every class (in a write transaction).
+ *  Errors: FIEF_ERR_NOT_IN_TRANSACTION, FIEF_ERR_WRONG_THREAD,
+ *  FIEF_ERR_FROZEN, FIEF_ERR_READ_ONLY, FIEF_ERR_CLOSED,
+ *  FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
 FIEF_API bool fief_realm_delete_all(fief_realm_t *realm);
 
 /** Delete every object of class `class_key` (in a write transaction).
@@ -793,7 +864,10 @@ FIEF_API fief_object_t *fief_object_find_by_primary_key(fief_realm_t *realm, fie
                                          fief_value_t primary_key, bool *out_found);
 
 /** The object of `class_key` with key `object_key`; NULL with
- *  FIEF_ERR_NO_SUCH_OBJECT if there is none in the realm's snapshot. */
+ *  FIEF_ERR_NO_SUCH_OBJECT if there is none in the realm's snapshot.
+ *  Errors: FIEF_ERR_NO_SUCH_OBJECT, FIEF_ERR_NO_SUCH_CLASS,
+ *  FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE, FIEF_ERR_CLOSED,
+ *  FIEF_ERR_WRONG_THREAD. */
 FIEF_API fief_object_t *fief_object_get(fief_realm_t *realm, fief_class_key_t class_key,
                                         fief_object_key_t object_key);
 
@@ -802,14 +876,18 @@ FIEF_API fief_object_t *fief_object_get(fief_realm_t *realm, fief_class_key_t cl
  *  setting an error).  Cannot fail. */
 FIEF_API bool fief_object_is_valid(const fief_object_t *object);
 
-/** The object's key into `*out_key` (works on deleted objects too). */
+/** The object's key into `*out_key` (works on deleted objects too).
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE,
+ *  FIEF_ERR_INVALID_ARGUMENT (NULL `out_key`). */
 FIEF_API bool fief_object_get_key(const fief_object_t *object, fief_object_key_t *out_key);
 
-/** The object's class key into `*out_class_key`. */
+/** The object's class key into `*out_class_key`.
+ *  Errors: as fief_object_get_key. */
 FIEF_API bool fief_object_get_class_key(const fief_object_t *object,
                                         fief_class_key_t *out_class_key);
 
-/** A new reference to the realm the object belongs to, or NULL. */
+/** A new reference to the realm the object belongs to, or NULL.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
 FIEF_API fief_realm_t *fief_object_get_realm(const fief_object_t *object);
 
 /** Read one property into `*out_value`.  Strings and binaries are views
@@ -927,10 +1005,13 @@ FIEF_API bool fief_object_resolve_in(const fief_object_t *object, fief_realm_t *
  *  property holds no list). */
 FIEF_API fief_list_t *fief_object_get_list(const fief_object_t *object, fief_property_key_t property);
 
-/** Whether the list's owner still exists (false for NULL or released handles). */
+/** Whether the list's owner still exists (false for NULL or released handles).
+ *  Cannot fail (no error is set). */
 FIEF_API bool fief_list_is_valid(const fief_list_t *list);
 
-/** Number of elements into `*out_count`. */
+/** Number of elements into `*out_count`.
+ *  Errors: FIEF_ERR_INVALIDATED_OBJECT, FIEF_ERR_INVALID_ARGUMENT (NULL
+ *  `out_count`), ... */
 FIEF_API bool fief_list_count(const fief_list_t *list, size_t *out_count);
 
 /** Element `index` into `*out_value` (FIEF_TYPE_LINK for objects).
@@ -945,7 +1026,9 @@ FIEF_API bool fief_list_get_range(const fief_list_t *list, size_t start, size_t 
 
 /** The index of the first element equal to `value` into `*out_index`, and
  *  whether there is one into `*out_found` (a value of another type is
- *  never found). */
+ *  never found).
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (a NULL out-pointer, a malformed
+ *  value), FIEF_ERR_INVALIDATED_OBJECT, ... */
 FIEF_API bool fief_list_index_of(const fief_list_t *list, fief_value_t value, size_t *out_index,
                              bool *out_found);
 
@@ -972,13 +1055,16 @@ FIEF_API bool fief_list_append(fief_list_t *list, const fief_value_t *values, si
  *  stays).  Errors: FIEF_ERR_INDEX_OUT_OF_BOUNDS, ... */
 FIEF_API bool fief_list_remove(fief_list_t *list, size_t index);
 
-/** Move element `from` to index `to`; the elements between shift by one. */
+/** Move element `from` to index `to`; the elements between shift by one.
+ *  Errors: FIEF_ERR_INDEX_OUT_OF_BOUNDS, FIEF_ERR_INVALIDATED_OBJECT, ... */
 FIEF_API bool fief_list_move(fief_list_t *list, size_t from, size_t to);
 
-/** Swap elements `i` and `j`. */
+/** Swap elements `i` and `j`.
+ *  Errors: FIEF_ERR_INDEX_OUT_OF_BOUNDS, FIEF_ERR_INVALIDATED_OBJECT, ... */
 FIEF_API bool fief_list_swap(fief_list_t *list, size_t i, size_t j);
 
-/** Remove every element (linked objects stay; embedded ones are deleted). */
+/** Remove every element (linked objects stay; embedded ones are deleted).
+ *  Errors: FIEF_ERR_INVALIDATED_OBJECT, ... */
 FIEF_API bool fief_list_clear(fief_list_t *list);
 
 /** Remove every element of a list of objects and delete those objects
@@ -1050,7 +1136,8 @@ FIEF_API bool fief_list_resolve_in(const fief_list_t *list, fief_realm_t *target
  *  FIEF_ERR_INVALID_ARGUMENT (the property is not a set). */
 FIEF_API fief_set_t *fief_object_get_set(const fief_object_t *object, fief_property_key_t property);
 
-/** Whether the set's owner still exists (false for a released handle). */
+/** Whether the set's owner still exists (false for a released handle).
+ *  Cannot fail (no error is set). */
 FIEF_API bool fief_set_is_valid(const fief_set_t *set);
 
 /** The number of elements into `*out_count`.
@@ -1069,11 +1156,14 @@ FIEF_API bool fief_set_get_range(const fief_set_t *set, size_t start, size_t cou
 
 /** Whether the set holds `value` into `*out_contains` (one lookup).  A value
  *  of another type is in no set (not an error); ints and floats are
- *  converted like writes (an int 2 is found in a set of doubles). */
+ *  converted like writes (an int 2 is found in a set of doubles).
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL `out_contains`, a malformed
+ *  value), FIEF_ERR_INVALIDATED_OBJECT, ... */
 FIEF_API bool fief_set_contains(const fief_set_t *set, fief_value_t value, bool *out_contains);
 
 /** The position of `value` in the set's order: `*out_found` says whether it
- *  is there, `*out_index` where (0 when not found). */
+ *  is there, `*out_index` where (0 when not found).
+ *  Errors: as fief_set_contains. */
 FIEF_API bool fief_set_index_of(const fief_set_t *set, fief_value_t value, size_t *out_index,
                             bool *out_found);
 
@@ -1089,7 +1179,8 @@ FIEF_API bool fief_set_insert(fief_set_t *set, fief_value_t value, bool *out_ins
  *  Errors as fief_set_insert (a value of another type is simply not there). */
 FIEF_API bool fief_set_remove(fief_set_t *set, fief_value_t value, bool *out_removed);
 
-/** Remove every element (linked objects stay). */
+/** Remove every element (linked objects stay).
+ *  Errors: FIEF_ERR_INVALIDATED_OBJECT, ... */
 FIEF_API bool fief_set_clear(fief_set_t *set);
 
 /** Set algebra with `other`, a set of the same element type (and target
@@ -1102,11 +1193,11 @@ FIEF_API bool fief_set_clear(fief_set_t *set);
 FIEF_API bool fief_set_intersects(const fief_set_t *set, const fief_set_t *other, bool *out_result);
 FIEF_API bool fief_set_is_subset_of(const fief_set_t *set, const fief_set_t *other, bool *out_result);
 FIEF_API bool fief_set_is_superset_of(const fief_set_t *set, const fief_set_t *other, bool *out_result);
-/** set = set ∪ other */
+/** set = set ∪ other.  Errors as fief_set_intersects (above). */
 FIEF_API bool fief_set_form_union(fief_set_t *set, const fief_set_t *other);
-/** set = set ∩ other */
+/** set = set ∩ other.  Errors as fief_set_intersects (above). */
 FIEF_API bool fief_set_form_intersection(fief_set_t *set, const fief_set_t *other);
-/** set = set − other */
+/** set = set − other.  Errors as fief_set_intersects (above). */
 FIEF_API bool fief_set_subtract(fief_set_t *set, const fief_set_t *other);
 
 /** The set as live results, in the set's order: for a set of links, its
@@ -1155,21 +1246,28 @@ FIEF_API bool fief_set_resolve_in(const fief_set_t *set, fief_realm_t *target, f
  *  property holds no map). */
 FIEF_API fief_map_t *fief_object_get_map(const fief_object_t *object, fief_property_key_t property);
 
-/** Whether the map's owner still exists (false for a released handle). */
+/** Whether the map's owner still exists (false for a released handle).
+ *  Cannot fail (no error is set). */
 FIEF_API bool fief_map_is_valid(const fief_map_t *map);
 
-/** The number of entries into `*out_count`. */
+/** The number of entries into `*out_count`.
+ *  Errors: FIEF_ERR_INVALIDATED_OBJECT, FIEF_ERR_INVALID_ARGUMENT (NULL
+ *  `out_count`), ... */
 FIEF_API bool fief_map_count(const fief_map_t *map, size_t *out_count);
 
 /** The value of `key`: `*out_found` says whether the map has the key;
  *  `*out_value` is the value (type FIEF_TYPE_NULL when not found, or when
- *  the value is null). */
+ *  the value is null).
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (a NULL out-pointer, `key.data`
+ *  NULL with a size), FIEF_ERR_INVALIDATED_OBJECT, ... */
 FIEF_API bool fief_map_get(const fief_map_t *map, fief_string_t key, fief_value_t *out_value, bool *out_found);
 
-/** Whether the map has `key` into `*out_contains`. */
+/** Whether the map has `key` into `*out_contains`.
+ *  Errors: as fief_map_get. */
 FIEF_API bool fief_map_contains_key(const fief_map_t *map, fief_string_t key, bool *out_contains);
 
-/** The position of `key` in key order: `*out_found`, `*out_index`. */
+/** The position of `key` in key order: `*out_found`, `*out_index`.
+ *  Errors: as fief_map_get. */
 FIEF_API bool fief_map_index_of_key(const fief_map_t *map, fief_string_t key, size_t *out_index, bool *out_found);
 
 /** Entry `index` in key order: its key into `*out_key` and value into
@@ -1193,10 +1291,13 @@ FIEF_API bool fief_map_get_entries(const fief_map_t *map, size_t start, size_t c
 FIEF_API bool fief_map_set(fief_map_t *map, fief_string_t key, fief_value_t value);
 
 /** Remove `key`; `*out_removed` (may be NULL) says whether it was there
- *  (an embedded value is deleted with it). */
+ *  (an embedded value is deleted with it).
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (`key.data` NULL with a size),
+ *  FIEF_ERR_INVALIDATED_OBJECT, ... */
 FIEF_API bool fief_map_remove(fief_map_t *map, fief_string_t key, bool *out_removed);
 
-/** Remove every entry (linked objects stay; embedded ones are deleted). */
+/** Remove every entry (linked objects stay; embedded ones are deleted).
+ *  Errors: FIEF_ERR_INVALIDATED_OBJECT, ... */
 FIEF_API bool fief_map_clear(fief_map_t *map);
 
 /** Create an object of the map's embedded class in place as the value of
@@ -1213,7 +1314,8 @@ FIEF_API fief_object_t *fief_map_insert_embedded(fief_map_t *map, fief_string_t 
  *  results", links and nulls included).  Errors: FIEF_ERR_INVALIDATED_OBJECT. */
 FIEF_API fief_results_t *fief_map_to_results(const fief_map_t *map);
 
-/** The same map in another realm of the same file (see fief_set_resolve_in). */
+/** The same map in another realm of the same file (see fief_set_resolve_in).
+ *  Errors: as fief_set_resolve_in. */
 FIEF_API bool fief_map_resolve_in(const fief_map_t *map, fief_realm_t *target, fief_map_t **out_map);
 
 /* ==========================================================================
@@ -1449,7 +1551,10 @@ typedef struct fief_sort_descriptor {
 } fief_sort_descriptor_t;
 
 /** Every object of `class_key`, in key order (creation order), live.
- *  Returns a new results handle, or NULL (FIEF_ERR_NO_SUCH_CLASS, ...). */
+ *  Returns a new results handle, or NULL (FIEF_ERR_NO_SUCH_CLASS, ...).
+ *  Errors: FIEF_ERR_NO_SUCH_CLASS, FIEF_ERR_INVALID_ARGUMENT (an embedded
+ *  class), FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE,
+ *  FIEF_ERR_CLOSED, FIEF_ERR_WRONG_THREAD. */
 FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_key_t class_key);
 
 /** The objects of `results` that match `predicate`, a zero-terminated UTF-8
@@ -1739,7 +1844,10 @@ FIEF_API fief_results_t *fief_results_limit(const fief_results_t *results, size_
 FIEF_API const char *fief_results_get_description(const fief_results_t *results);
 
 /** Number of objects (or values) into `*out_count` (evaluates the results
- *  if needed; with a distinct stage, the whole ordering). */
+ *  if needed; with a distinct stage, the whole ordering).
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL `out_count`),
+ *  FIEF_ERR_INVALIDATED_RESULTS, FIEF_ERR_INVALIDATED_OBJECT (results of a
+ *  collection whose owner was deleted), FIEF_ERR_FILE_CORRUPT, ... */
 FIEF_API bool fief_results_count(const fief_results_t *results, size_t *out_count);
 
 /** The class key of the results' objects into `*out_class_key`.
@@ -1749,31 +1857,68 @@ FIEF_API bool fief_results_get_class_key(const fief_results_t *results,
 
 /** What the results hold: FIEF_TYPE_LINK (objects) or the type of their
  *  values into `*out_type`, and whether those values may be null into
- *  `*out_nullable` (may be NULL; false for objects). */
+ *  `*out_nullable` (may be NULL; false for objects).
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL `out_type`), ... */
 FIEF_API bool fief_results_get_element_type(const fief_results_t *results, fief_type_t *out_type,
                                             bool *out_nullable);
 
 /** A new handle on the object at `index`, or NULL
- *  (FIEF_ERR_INDEX_OUT_OF_BOUNDS, ...). */
+ *  (FIEF_ERR_INDEX_OUT_OF_BOUNDS, ...).
+ *  Errors: FIEF_ERR_INDEX_OUT_OF_BOUNDS, FIEF_ERR_INVALID_ARGUMENT (results
+ *  of values), FIEF_ERR_INVALIDATED_RESULTS, ... */
 FIEF_API fief_object_t *fief_results_get_object(const fief_results_t *results, size_t index);
 
-/** The key of the object at `index` into `*out_key`. */
+/** The key of the object at `index` into `*out_key`.
+ *  Errors: as fief_results_get_object. */
 FIEF_API bool fief_results_get_key(const fief_results_t *results, size_t index,
                                    fief_object_key_t *out_key);
 
+/** The keys of the objects at `start`, `start + 1`, ... into `out_keys`
+ *  (an array of `count`): one call for a batch of keys, where
+ *  fief_results_get_key takes one per key.  With `out_count` NULL, the
+ *  range `start` ..< `start + count` must lie within the results
+ *  (FIEF_ERR_INDEX_OUT_OF_BOUNDS otherwise, nothing written); with
+ *  `out_count`, up to `count` keys are written, fewer at the end, and
+ *  their number goes to `*out_count` (0 when `start` is the count).
+ *  Iterating results: the bindings iterate as RealmSwift does (its for-in
+ *  enumerates a snapshot of the results): when the iteration begins they
+ *  read every key, in batches of 1,024 through this call, and then visit
+ *  those objects in that order, each fetched by key (fief_object_get) when
+ *  the iteration reaches it.  Changes made meanwhile (in the loop's own
+ *  write transaction, or a refresh) neither add nor move objects: an
+ *  object that stops matching, or moves in a sort, is still visited, at
+ *  its place; one that starts matching is not; one deleted is skipped.
+ *  Results of values are iterated the same way, their values read when
+ *  the iteration begins.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE,
+ *  FIEF_ERR_INVALID_ARGUMENT (results of values; `out_keys` NULL with a
+ *  `count`), FIEF_ERR_INDEX_OUT_OF_BOUNDS (`start` past the count, or the
+ *  range as above), FIEF_ERR_INVALIDATED_RESULTS, FIEF_ERR_CLOSED,
+ *  FIEF_ERR_WRONG_THREAD. */
+FIEF_API bool fief_results_get_keys(const fief_results_t *results, size_t start, size_t count,
+                                    fief_object_key_t *out_keys, size_t *out_count);
+
 /** Read `num_values` properties of the object at `index` without making an
- *  object handle.  Views as in fief_object_get_value. */
+ *  object handle.  Views as in fief_object_get_value.
+ *  Errors: FIEF_ERR_INDEX_OUT_OF_BOUNDS, FIEF_ERR_NO_SUCH_PROPERTY,
+ *  FIEF_ERR_INVALID_ARGUMENT (results of values, NULL arrays with a count),
+ *  FIEF_ERR_INVALIDATED_RESULTS, ... */
 FIEF_API bool fief_results_get_values(const fief_results_t *results, size_t index,
                                       const fief_property_key_t *properties, size_t num_values,
                                       fief_value_t *out_values);
 
 /** The position of `object` in `results` into `*out_index`, and whether it is
  *  there into `*out_found` (false for an object of another class or file).
- *  Neither out-pointer may be NULL (FIEF_ERR_INVALID_ARGUMENT). */
+ *  Neither out-pointer may be NULL (FIEF_ERR_INVALID_ARGUMENT).
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (results of values, NULL out-
+ *  pointers), FIEF_ERR_INVALID_HANDLE (`object` too), ... */
 FIEF_API bool fief_results_index_of_object(const fief_results_t *results, const fief_object_t *object,
                                     size_t *out_index, bool *out_found);
 
-/** Delete every object in `results` (in a write transaction). */
+/** Delete every object in `results` (in a write transaction).
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (results of values),
+ *  FIEF_ERR_NOT_IN_TRANSACTION, FIEF_ERR_FROZEN, FIEF_ERR_READ_ONLY,
+ *  FIEF_ERR_INVALIDATED_RESULTS, ... */
 FIEF_API bool fief_results_delete_all(fief_results_t *results);
 
 /** Set one property of every object in `results` to `value`, in one call
@@ -1830,7 +1975,8 @@ FIEF_API bool fief_results_index_of_value(const fief_results_t *results, fief_va
  *  class exists).  False for invalid handles, without an error.  Cannot fail. */
 FIEF_API bool fief_results_is_valid(const fief_results_t *results);
 
-/** A new reference to the realm the results belong to, or NULL. */
+/** A new reference to the realm the results belong to, or NULL.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
 FIEF_API fief_realm_t *fief_results_get_realm(const fief_results_t *results);
 
 /** The same query in another realm of the same file (freeze or thaw).
@@ -1905,7 +2051,8 @@ FIEF_API bool fief_list_aggregate(const fief_list_t *list, fief_property_key_t p
                                   fief_value_t *out_value);
 
 /** The same for a set (its values, or `property` of its objects) and for a
- *  map (its values, or `property` of the objects that are its values). */
+ *  map (its values, or `property` of the objects that are its values).
+ *  Errors as fief_list_aggregate. */
 FIEF_API bool fief_set_aggregate(const fief_set_t *set, fief_property_key_t property, fief_aggregate_t op,
                                  fief_value_t *out_value);
 FIEF_API bool fief_map_aggregate(const fief_map_t *map, fief_property_key_t property, fief_aggregate_t op,

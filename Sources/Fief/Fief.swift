@@ -195,8 +195,5 @@
 
 import CFief
 
-/// The C library's version number (fief_version_number), e.g. 100 for 0.1.0.
-public func overlayHello() -> Int32 { fief_version_number() }
-
 /// The version of the C library (fief_version_string) this overlay runs on.
 public var fiefLibraryVersion: String { String(cString: fief_version_string()) }

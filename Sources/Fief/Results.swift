@@ -488,8 +488,9 @@ extension Results: RandomAccessCollection {
     public func index(before i: Int) -> Int { i - 1 }
 
     /// An iterator over the objects that match when iteration begins (their
-    /// keys are read up front with fief_results_get_key; each object is then
-    /// fetched with fief_object_get).  Objects deleted meanwhile are skipped.
+    /// keys are read up front with fief_results_get_keys, in batches; each
+    /// object is then fetched with fief_object_get).  Objects deleted
+    /// meanwhile are skipped (fief.h, fief_results_get_keys).
     public func makeIterator() -> RLMIterator<Element> {
         RLMIterator(self)
     }
@@ -517,13 +518,18 @@ public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
             buffer = elements
             return
         }
-        let count = results.count
+        // Objects: their keys when the loop begins (a snapshot, as RealmSwift
+        // enumerates one), read 1,024 a call (fief_results_get_keys).
         var keys: [fief_object_key_t] = []
-        keys.reserveCapacity(count)
-        for index in 0..<count {
-            var key: fief_object_key_t = 0
-            fiefCheck(fief_results_get_key(results.handle.raw, index, &key), "Cannot iterate the results")
-            keys.append(key)
+        keys.reserveCapacity(results.count)
+        var batch = [fief_object_key_t](repeating: 0, count: 1024)
+        while true {
+            var read = 0
+            let start = keys.count
+            fiefCheck(batch.withUnsafeMutableBufferPointer { fief_results_get_keys(results.handle.raw, start, $0.count, $0.baseAddress, &read) },
+                      "Cannot iterate the results")
+            keys.append(contentsOf: batch[0..<read])
+            if read < batch.count { break }
         }
         source = .results(results, keys)
     }

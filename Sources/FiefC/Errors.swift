@@ -110,3 +110,59 @@ public func exportRelease(_ handle: UnsafeRawPointer?) -> Bool {
     setLastError(FiefError(.invalidHandle, "the handle is not valid (already released, or not made by this library)"))
     return false
 }
+
+/// The C name of each code, as fief.h spells its constant.
+private func errorName(_ code: FiefError.Code) -> StaticString {
+    switch code {
+    case .invalidHandle: "FIEF_ERR_INVALID_HANDLE"
+    case .wrongHandleType: "FIEF_ERR_WRONG_HANDLE_TYPE"
+    case .notInTransaction: "FIEF_ERR_NOT_IN_TRANSACTION"
+    case .alreadyInTransaction: "FIEF_ERR_ALREADY_IN_TRANSACTION"
+    case .wrongThread: "FIEF_ERR_WRONG_THREAD"
+    case .frozen: "FIEF_ERR_FROZEN"
+    case .readOnly: "FIEF_ERR_READ_ONLY"
+    case .closed: "FIEF_ERR_CLOSED"
+    case .invalidatedObject: "FIEF_ERR_INVALIDATED_OBJECT"
+    case .invalidatedResults: "FIEF_ERR_INVALIDATED_RESULTS"
+    case .invalidArgument: "FIEF_ERR_INVALID_ARGUMENT"
+    case .noSuchClass: "FIEF_ERR_NO_SUCH_CLASS"
+    case .noSuchProperty: "FIEF_ERR_NO_SUCH_PROPERTY"
+    case .noSuchObject: "FIEF_ERR_NO_SUCH_OBJECT"
+    case .typeMismatch: "FIEF_ERR_TYPE_MISMATCH"
+    case .nullNotAllowed: "FIEF_ERR_NULL_NOT_ALLOWED"
+    case .invalidUTF8: "FIEF_ERR_INVALID_UTF8"
+    case .duplicatePrimaryKey: "FIEF_ERR_DUPLICATE_PRIMARY_KEY"
+    case .missingPrimaryKey: "FIEF_ERR_MISSING_PRIMARY_KEY"
+    case .primaryKeyChange: "FIEF_ERR_PRIMARY_KEY_CHANGE"
+    case .indexOutOfBounds: "FIEF_ERR_INDEX_OUT_OF_BOUNDS"
+    case .invalidSchema: "FIEF_ERR_INVALID_SCHEMA"
+    case .schemaMismatch: "FIEF_ERR_SCHEMA_MISMATCH"
+    case .schemaVersion: "FIEF_ERR_SCHEMA_VERSION"
+    case .querySyntax: "FIEF_ERR_QUERY_SYNTAX"
+    case .queryInvalid: "FIEF_ERR_QUERY_INVALID"
+    case .queryArgument: "FIEF_ERR_QUERY_ARGUMENT"
+    case .fileNotFound: "FIEF_ERR_FILE_NOT_FOUND"
+    case .filePermission: "FIEF_ERR_FILE_PERMISSION"
+    case .fileNotFief: "FIEF_ERR_FILE_NOT_FIEF"
+    case .fileFormat: "FIEF_ERR_FILE_FORMAT"
+    case .fileLocked: "FIEF_ERR_FILE_LOCKED"
+    case .fileIO: "FIEF_ERR_FILE_IO"
+    case .fileFull: "FIEF_ERR_FILE_FULL"
+    case .fileCorrupt: "FIEF_ERR_FILE_CORRUPT"
+    case .outOfMemory: "FIEF_ERR_OUT_OF_MEMORY"
+    case .internal: "FIEF_ERR_INTERNAL"
+    }
+}
+
+@_cdecl("fief_error_name")
+public func exportErrorName(_ code: Int32) -> UnsafePointer<CChar>? {
+    let name: StaticString
+    if code == 0 {
+        name = "FIEF_OK"
+    } else if let known = FiefError.Code(rawValue: code) {
+        name = errorName(known)
+    } else {
+        return nil
+    }
+    return UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
+}

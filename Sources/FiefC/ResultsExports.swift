@@ -210,6 +210,23 @@ public func exportResultsGetKey(_ handle: OpaquePointer?, _ index: Int, _ out: U
     }
 }
 
+@_cdecl("fief_results_get_keys")
+public func exportResultsGetKeys(_ handle: OpaquePointer?, _ start: Int, _ count: Int, _ out: UnsafeMutablePointer<Int64>?, _ outCount: UnsafeMutablePointer<Int>?) -> Bool {
+    guarded(false) { () throws(FiefError) -> Bool in
+        let start = try CArgs.index(start, "start")
+        let out = try CArgs.outArray(out, count, "out_keys", count: "count")
+        let written = try withResults(handle, "fief_results_get_keys") { (results) throws(FiefError) -> Int in
+            if outCount == nil {
+                // Without out_count the range must lie within the results.
+                try CArgs.range(start: start, count: out.count, within: try results.count(), "keys", of: "the results")
+            }
+            return try results.copyKeys(from: start, into: out)
+        }
+        outCount?.pointee = written
+        return true
+    }
+}
+
 @_cdecl("fief_results_get_values")
 public func exportResultsGetValues(_ handle: OpaquePointer?, _ index: Int, _ properties: UnsafePointer<UInt32>?, _ count: Int, _ out: UnsafeMutablePointer<fief_value_t>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in

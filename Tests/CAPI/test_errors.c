@@ -931,8 +931,56 @@ TEST(proc_files_are_not_realms) {
     E(!t_file_exists("/proc/self/status-lock"));
 }
 
+/* fief_error_name gives each code's name as fief.h spells it, from the
+ * library's own table of the engine's codes: so every FIEF_ERR_* value of
+ * the header is the engine's code of that name, and the engine has no code
+ * the header lacks (the Python binding's test_header.py checks this list
+ * against the header's #defines). */
+TEST(error_names_are_the_headers) {
+    static const struct { fief_error_code_t code; const char *name; } codes[] = {
+#define CODE(x) {x, #x},
+        CODE(FIEF_OK)
+        CODE(FIEF_ERR_INVALID_HANDLE) CODE(FIEF_ERR_WRONG_HANDLE_TYPE) CODE(FIEF_ERR_NOT_IN_TRANSACTION)
+        CODE(FIEF_ERR_ALREADY_IN_TRANSACTION) CODE(FIEF_ERR_WRONG_THREAD) CODE(FIEF_ERR_FROZEN)
+        CODE(FIEF_ERR_READ_ONLY) CODE(FIEF_ERR_CLOSED) CODE(FIEF_ERR_INVALIDATED_OBJECT)
+        CODE(FIEF_ERR_INVALIDATED_RESULTS)
+        CODE(FIEF_ERR_INVALID_ARGUMENT) CODE(FIEF_ERR_NO_SUCH_CLASS) CODE(FIEF_ERR_NO_SUCH_PROPERTY)
+        CODE(FIEF_ERR_NO_SUCH_OBJECT) CODE(FIEF_ERR_TYPE_MISMATCH) CODE(FIEF_ERR_NULL_NOT_ALLOWED)
+        CODE(FIEF_ERR_INVALID_UTF8) CODE(FIEF_ERR_DUPLICATE_PRIMARY_KEY) CODE(FIEF_ERR_MISSING_PRIMARY_KEY)
+        CODE(FIEF_ERR_PRIMARY_KEY_CHANGE) CODE(FIEF_ERR_INDEX_OUT_OF_BOUNDS)
+        CODE(FIEF_ERR_INVALID_SCHEMA) CODE(FIEF_ERR_SCHEMA_MISMATCH) CODE(FIEF_ERR_SCHEMA_VERSION)
+        CODE(FIEF_ERR_QUERY_SYNTAX) CODE(FIEF_ERR_QUERY_INVALID) CODE(FIEF_ERR_QUERY_ARGUMENT)
+        CODE(FIEF_ERR_FILE_NOT_FOUND) CODE(FIEF_ERR_FILE_PERMISSION) CODE(FIEF_ERR_FILE_NOT_FIEF)
+        CODE(FIEF_ERR_FILE_FORMAT) CODE(FIEF_ERR_FILE_LOCKED) CODE(FIEF_ERR_FILE_IO)
+        CODE(FIEF_ERR_FILE_FULL) CODE(FIEF_ERR_FILE_CORRUPT)
+        CODE(FIEF_ERR_OUT_OF_MEMORY) CODE(FIEF_ERR_INTERNAL)
+#undef CODE
+    };
+    size_t n = sizeof codes / sizeof codes[0];
+    for (size_t i = 0; i < n; i++) {
+        const char *name = fief_error_name(codes[i].code);
+        if (!name || strcmp(name, codes[i].name) != 0) {
+            char d[160];
+            snprintf(d, sizeof d, "(code %d: fief_error_name gives %s, fief.h says %s)", (int)codes[i].code,
+                     name ? name : "NULL", codes[i].name);
+            t_fail(__FILE__, __LINE__, "fief_error_name(code) == its FIEF_ERR_* name", d);
+        }
+    }
+    /* no other number is a code */
+    size_t named = 0;
+    for (fief_error_code_t code = -1000; code < 100000; code++) named += fief_error_name(code) != NULL;
+    EQU(named, n);
+    E(fief_error_name(INT32_MIN) == NULL);
+    E(fief_error_name(INT32_MAX) == NULL);
+    /* it names the code a failure reports */
+    EERR(fief_release((void *)(uintptr_t)0x12345), FIEF_ERR_INVALID_HANDLE);
+    fief_error_t err;
+    R(fief_get_last_error(&err));
+    E(strcmp(fief_error_name(err.code), "FIEF_ERR_INVALID_HANDLE") == 0);
+}
+
 static const t_case cases[] = {
-    T(null_handles), T(released_handles), T(foreign_handles), T(wrong_handle_types),
+    T(error_names_are_the_headers), T(null_handles), T(released_handles), T(foreign_handles), T(wrong_handle_types),
     T(null_out_pointers), T(not_a_fief_file), T(plain_lmdb_file_is_not_fief), T(bad_paths),
     T(invalid_utf8_names), T(error_slot), T(many_handles_and_churn), T(huge_counts_schema),
     T(huge_counts_objects), T(huge_counts_results), T(huge_ranges_collections), T(paths_that_are_not_regular_files),

@@ -33,7 +33,7 @@ static fief_schema_t *list_schema(bool embedded_toys) {
     return fief_schema_new(classes, 3, props);
 }
 
-static size_t list_size(const fief_list_t *list) {
+static size_t list_count(const fief_list_t *list) {
     size_t n = (size_t)-1;
     E(fief_list_count(list, &n));
     return n;
@@ -92,7 +92,7 @@ TEST(list_operations) {
     R(ann != NULL);
     fief_list_t *scores = fief_object_get_list(ann, scores_key);
     R(scores != NULL);
-    EQU(list_size(scores), 0);
+    EQU(list_count(scores), 0);
     fief_value_t many[5] = {vi(10), vi(20), vi(30), vi(40), vi(50)};
     E(fief_list_append(scores, many, 5));
     E(fief_list_insert(scores, 0, vi(5)));           /* 5 10 20 30 40 50 */
@@ -102,7 +102,7 @@ TEST(list_operations) {
     E(fief_list_swap(scores, 0, 1));                 /* 21 10 40 50 5 */
     R(fief_realm_commit(r));
 
-    EQU(list_size(scores), 5);
+    EQU(list_count(scores), 5);
     int64_t expected[5] = {21, 10, 40, 50, 5};
     fief_value_t range[5];
     E(fief_list_get_range(scores, 0, 5, range));
@@ -142,7 +142,7 @@ TEST(list_operations) {
     EERRM(fief_list_delete_all_objects(tags), FIEF_ERR_INVALID_ARGUMENT, "holds values");
     E(fief_list_clear(tags));
     R(fief_realm_commit(r));
-    EQU(list_size(tags), 0);
+    EQU(list_count(tags), 0);
 
     /* Reopened, the list is there. */
     fief_release(tags);
@@ -155,7 +155,7 @@ TEST(list_operations) {
     R(again != NULL);
     scores = fief_object_get_list(again, scores_key);
     R(scores != NULL);
-    EQU(list_size(scores), 5);
+    EQU(list_count(scores), 5);
     EQI(list_int(scores, 4), 5);
 
     /* Frozen: the list as it was, while the live one changes. */
@@ -168,8 +168,8 @@ TEST(list_operations) {
     E(fief_list_append(scores, many, 1));
     EERR(fief_list_append(frozen_scores, many, 1), FIEF_ERR_FROZEN);
     R(fief_realm_commit(r));
-    EQU(list_size(scores), 6);
-    EQU(list_size(frozen_scores), 5);
+    EQU(list_count(scores), 6);
+    EQU(list_count(frozen_scores), 5);
 
     fief_release(frozen_scores);
     fief_release(frozen);
@@ -266,7 +266,7 @@ TEST(list_links_and_backlinks) {
     /* A list handle is not an object handle. */
     EERR(fief_object_get_value((fief_object_t *)list, name, &dummy), FIEF_ERR_WRONG_HANDLE_TYPE);
     R(fief_realm_commit(r));
-    EQU(list_size(list), 4);
+    EQU(list_count(list), 4);
     /* Outside a transaction. */
     EERR(fief_list_append(list, links, 1), FIEF_ERR_NOT_IN_TRANSACTION);
     EERR(fief_list_clear(list), FIEF_ERR_NOT_IN_TRANSACTION);
@@ -275,17 +275,17 @@ TEST(list_links_and_backlinks) {
     R(fief_realm_begin_write(r));
     E(fief_object_delete(rex));
     R(fief_realm_commit(r));
-    EQU(list_size(list), 2);
+    EQU(list_count(list), 2);
     fief_value_t left[2];
     E(fief_list_get_range(list, 0, 2, left));
     EQI(left[0].u.link.object_key, dogs[1]);
     EQI(left[1].u.link.object_key, dogs[2]);
 
-    /* remove_all deletes the dogs. */
+    /* fief_list_delete_all_objects deletes the dogs. */
     R(fief_realm_begin_write(r));
     E(fief_list_delete_all_objects(list));
     R(fief_realm_commit(r));
-    EQU(list_size(list), 0);
+    EQU(list_count(list), 0);
     EQU(t_count_class(r, dog_class), 0);
 
     /* Deleting the owner invalidates the list handle. */
@@ -333,7 +333,7 @@ TEST(list_embedded) {
     EERR(fief_list_append(toys, (fief_value_t[]){vlink(toy_class, first_key)}, 1), FIEF_ERR_INVALID_ARGUMENT);
     EERR(fief_list_insert_embedded(toys, 3) != NULL, FIEF_ERR_INDEX_OUT_OF_BOUNDS);
     R(fief_realm_commit(r));
-    EQU(list_size(toys), 2);
+    EQU(list_count(toys), 2);
     fief_value_t v;
     E(fief_list_get(toys, 1, &v));
     EQI(v.u.link.object_key, first_key);

@@ -1068,8 +1068,63 @@ TEST(printf_number_arguments) {
     teardown();
 }
 
+/* fief_results_get_keys: the keys of a range in one call, the same keys
+ * fief_results_get_key gives one at a time. */
+TEST(results_get_keys) {
+    setup();
+    fief_results_t *f = fief_results_filter(ALL, "age >= 30", NULL, 0);
+    R(f);
+    fief_results_t *s = sorted(f, "age", false, NULL, false);
+    R(s);
+    CHECK_IDS(s, "5,3,1,6");
+    fief_object_key_t one[4], all[4] = {-1, -1, -1, -1};
+    for (size_t i = 0; i < 4; i++) R(fief_results_get_key(s, i, &one[i]));
+    size_t got = 99;
+    E(fief_results_get_keys(s, 0, 4, all, &got));
+    EQU(got, 4);
+    for (size_t i = 0; i < 4; i++) EQI(all[i], one[i]);
+    /* a batch larger than what is left: fewer keys, their number */
+    fief_object_key_t batch[8];
+    memset(batch, 0xff, sizeof batch);
+    E(fief_results_get_keys(s, 2, 8, batch, &got));
+    EQU(got, 2);
+    EQI(batch[0], one[2]);
+    EQI(batch[1], one[3]);
+    EQI(batch[2], -1); /* nothing written past them */
+    E(fief_results_get_keys(s, 4, 8, batch, &got));
+    EQU(got, 0);
+    /* without out_count the range must lie within the results */
+    E(fief_results_get_keys(s, 1, 3, batch, NULL));
+    EQI(batch[0], one[1]);
+    EQI(batch[2], one[3]);
+    memset(batch, 0xff, sizeof batch);
+    EERR(fief_results_get_keys(s, 1, 4, batch, NULL), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
+    EQI(batch[0], -1);
+    E(fief_results_get_keys(s, 4, 0, NULL, NULL));
+    EERR(fief_results_get_keys(s, 5, 1, batch, &got), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
+    EERR(fief_results_get_keys(s, (size_t)-1, 1, batch, &got), FIEF_ERR_INDEX_OUT_OF_BOUNDS);
+    EERR(fief_results_get_keys(s, 0, 2, NULL, &got), FIEF_ERR_INVALID_ARGUMENT);
+    EERR(fief_results_get_keys(s, 0, (size_t)-1, batch, &got), FIEF_ERR_INVALID_ARGUMENT);
+    EERR(fief_results_get_keys(NULL, 0, 1, batch, &got), FIEF_ERR_INVALID_HANDLE);
+    /* the keys follow the results: after a change, the new evaluation */
+    R(fief_realm_begin_write(R_));
+    fief_object_t *carol = fief_results_get_object(s, 1);
+    R(carol);
+    R(fief_object_delete(carol));
+    E(fief_results_get_keys(s, 0, 8, batch, &got));
+    EQU(got, 3);
+    EQI(batch[0], one[0]);
+    EQI(batch[1], one[2]);
+    EQI(batch[2], one[3]);
+    R(fief_realm_cancel(R_));
+    fief_release(carol);
+    fief_release(s);
+    fief_release(f);
+    teardown();
+}
+
 static const t_case cases[] = {
-    T(all_objects), T(filter_comparisons), T(filter_strings), T(filter_logic), T(filter_arguments),
+    T(results_get_keys), T(all_objects), T(filter_comparisons), T(filter_strings), T(filter_logic), T(filter_arguments),
     T(filter_errors), T(sort), T(results_access), T(results_live_and_delete_all), T(query_other_types),
     T(strings_and_binaries_are_distinct), T(invalid_timestamps_refused_everywhere), T(nesting_limits),
     T(paths_through_links_and_collections), T(element_operations_list_arithmetic_and_map_nulls), T(description),

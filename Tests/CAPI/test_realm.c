@@ -145,7 +145,7 @@ TEST(close_cancels_transaction) {
     fief_release(r);
 }
 
-TEST(delete_files) {
+TEST(file_delete) {
     const char *path = t_path("del.fief");
     bool deleted = true;
     E(fief_file_delete(path, &deleted));
@@ -804,7 +804,7 @@ TEST(freeze_from_another_thread_during_a_write) {
 
 static const t_case cases[] = {
     T(version_functions), T(config_options), T(open_close), T(close_cancels_transaction),
-    T(delete_files), T(transactions), T(version_numbers), T(refresh_and_liveness),
+    T(file_delete), T(transactions), T(version_numbers), T(refresh_and_liveness),
     T(freeze_thaw_resolve), T(frozen_from_other_thread), T(wrong_thread), T(in_memory),
     T(read_only), T(release_order_and_refcounts), T(resolve_in_with_a_closed_realm),
     T(freeze_from_another_thread_during_a_write),

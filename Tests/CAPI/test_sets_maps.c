@@ -35,13 +35,13 @@ static fief_schema_t *collection_schema(void) {
     return fief_schema_new(classes, 3, props);
 }
 
-static size_t set_size(const fief_set_t *set) {
+static size_t set_count(const fief_set_t *set) {
     size_t n = (size_t)-1;
     E(fief_set_count(set, &n));
     return n;
 }
 
-static size_t map_size(const fief_map_t *map) {
+static size_t map_count(const fief_map_t *map) {
     size_t n = (size_t)-1;
     E(fief_map_count(map, &n));
     return n;
@@ -118,7 +118,7 @@ TEST(set_operations) {
     R(fief_realm_commit(r));
 
     /* In order, by index and by range. */
-    EQU(set_size(a), 3);
+    EQU(set_count(a), 3);
     fief_value_t got[3];
     E(fief_set_get_range(a, 0, 3, got));
     EQI(got[0].u.integer, 10);
@@ -142,9 +142,9 @@ TEST(set_operations) {
     E(fief_set_is_superset_of(a, a, &answer) && answer);
     R(fief_realm_begin_write(r));
     E(fief_set_form_union(a, b));          /* 10 20 30 40 */
-    EQU(set_size(a), 4);
+    EQU(set_count(a), 4);
     E(fief_set_subtract(a, b));            /* 10 30 */
-    EQU(set_size(a), 2);
+    EQU(set_count(a), 2);
     E(fief_set_form_union(a, b));
     E(fief_set_form_intersection(a, b));   /* 20 40 */
     E(fief_set_is_subset_of(b, a, &answer) && answer);
@@ -169,8 +169,8 @@ TEST(set_operations) {
     EERRM(fief_object_get_value(ann, t_prop(r, "Person", "ints"), &one), FIEF_ERR_TYPE_MISMATCH, "is a set");
     EERR(fief_set_count((fief_set_t *)ann, &index), FIEF_ERR_WRONG_HANDLE_TYPE);
     R(fief_realm_commit(r));
-    EQU(set_size(a), 2);
-    EQU(set_size(tags), 3);
+    EQU(set_count(a), 2);
+    EQU(set_count(tags), 3);
     E(fief_set_get(tags, 0, &one));
     EQI(one.type, FIEF_TYPE_NULL);
     E(fief_set_get(tags, 1, &one));
@@ -183,14 +183,14 @@ TEST(set_operations) {
     R(frozen != NULL);
     fief_set_t *frozen_a = NULL;
     E(fief_set_resolve_in(a, frozen, &frozen_a) && frozen_a != NULL);
-    EQU(set_size(frozen_a), 2);
+    EQU(set_count(frozen_a), 2);
     R(fief_realm_begin_write(r));
     E(fief_set_clear(a));
     EERR(fief_set_insert(frozen_a, vi(1), NULL), FIEF_ERR_FROZEN);
     EERRM(fief_set_intersects(a, frozen_a, &answer), FIEF_ERR_INVALID_ARGUMENT, "another realm");
     R(fief_realm_commit(r));
-    EQU(set_size(frozen_a), 2);
-    EQU(set_size(a), 0);
+    EQU(set_count(frozen_a), 2);
+    EQU(set_count(a), 0);
     fief_release(frozen_a);
     fief_release(frozen);
 
@@ -238,7 +238,7 @@ TEST(set_links) {
     EERR(fief_set_insert(set, vlink(dog_class, 999), NULL), FIEF_ERR_NO_SUCH_OBJECT);
     EERR(fief_set_insert(set, vnull(), NULL), FIEF_ERR_NULL_NOT_ALLOWED);
     R(fief_realm_commit(r));
-    EQU(set_size(set), 3);
+    EQU(set_count(set), 3);
 
     /* The owner through the set's backlinks. */
     fief_object_t *rex = fief_object_get(r, dog_class, dogs[0]);
@@ -288,7 +288,7 @@ TEST(set_links) {
     R(fief_realm_begin_write(r));
     E(fief_object_delete(rex));
     R(fief_realm_commit(r));
-    EQU(set_size(set), 2);
+    EQU(set_count(set), 2);
     EQU(t_count(as_results), 2);
     fief_release(as_results);
     E(!set_has(set, vlink(dog_class, dogs[0])));
@@ -331,7 +331,7 @@ TEST(map_operations) {
     EERR(fief_map_set(scores, t_str("d"), vnull()), FIEF_ERR_NULL_NOT_ALLOWED);
     R(fief_realm_commit(r));
 
-    EQU(map_size(scores), 2);
+    EQU(map_count(scores), 2);
     fief_value_t v = vnull();
     bool found = false;
     E(fief_map_get(scores, t_str("b"), &v, &found) && found);
@@ -392,7 +392,7 @@ TEST(map_operations) {
     R(fief_realm_begin_write(r));
     E(fief_object_delete(rex));
     R(fief_realm_commit(r));
-    EQU(map_size(pets), 2);
+    EQU(map_count(pets), 2);
     EQU(t_count(pet_results), 0);
     fief_release(pet_results);
     E(fief_map_get(pets, t_str("best"), &v, &found) && found);
@@ -415,7 +415,7 @@ TEST(map_operations) {
     R(again != NULL);
     E(!fief_object_is_valid(home));
     R(fief_realm_commit(r));
-    EQU(map_size(addresses), 1);
+    EQU(map_count(addresses), 1);
     fief_release(again);
     fief_release(home);
 
@@ -428,8 +428,8 @@ TEST(map_operations) {
     E(fief_map_clear(scores));
     EERR(fief_map_set(frozen_scores, t_str("a"), vi(1)), FIEF_ERR_FROZEN);
     R(fief_realm_commit(r));
-    EQU(map_size(scores), 0);
-    EQU(map_size(frozen_scores), 2);
+    EQU(map_count(scores), 0);
+    EQU(map_count(frozen_scores), 2);
     fief_release(frozen_scores);
     fief_release(frozen);
 

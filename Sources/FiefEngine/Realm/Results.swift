@@ -289,6 +289,19 @@ public final class Results: @unchecked Sendable {
         return keys.firstIndex(of: key)
     }
 
+    /// The keys from position `start` on, as many as `out` holds or the
+    /// results have, into `out`; returns how many were written (0 when
+    /// `start` is the count).  A `start` past the count is out of bounds.
+    public func copyKeys(from start: Int, into out: UnsafeMutableBufferPointer<Int64>) throws(FiefError) -> Int {
+        try evaluate()
+        guard start >= 0, start <= keys.count else {
+            throw FiefError(.indexOutOfBounds, "start \(start) is out of bounds (the results hold \(keys.count) objects)")
+        }
+        let n = min(out.count, keys.count - start)
+        for i in 0..<n { out[i] = keys[start + i] }
+        return n
+    }
+
     /// Every key, in order (a copy).
     public func allKeys() throws(FiefError) -> [Int64] {
         try evaluate()

@@ -312,3 +312,34 @@ def test_structure_layouts_match_the_c_compiler(header: Header, tmp_path: Path) 
                 problems.append(f"{name}.{member}: offset {offset} size {fsize} in ctypes, "
                                 f"offset {c_offset} size {c_size} in C")
     assert not problems, "ctypes structures disagree with the C compiler:\n" + "\n".join(problems)
+
+
+# -- error codes -------------------------------------------------------------
+
+def _error_codes() -> Dict[str, int]:
+    """fief.h's FIEF_OK and FIEF_ERR_* codes (not the FIEF_ERR_CAT_* bits)."""
+    raw = HEADER.read_text(encoding="utf-8")
+    codes = {name: int(value) for name, value in
+             re.findall(r"^#define\s+(FIEF_OK|FIEF_ERR_(?!CAT_)\w+)\s+(\d+)\b", raw, flags=re.M)}
+    assert len(codes) > 30 and codes["FIEF_OK"] == 0 and codes["FIEF_ERR_INVALID_HANDLE"] == 1001
+    return codes
+
+
+def test_error_codes_are_the_headers() -> None:
+    """fief.errors mirrors every FIEF_ERR_* code of fief.h, by name and value, and no other."""
+    from fief import errors
+    codes = _error_codes()
+    mirrored = {f"FIEF_{name}": value for name, value in vars(errors).items()
+                if re.fullmatch(r"OK|ERR_\w+", name) and isinstance(value, int)}
+    assert mirrored == codes
+
+
+def test_library_error_codes_are_the_headers(library: L.Library) -> None:
+    """The library's codes (the engine's, named by fief_error_name) are fief.h's:
+    each header code has its own name, and no other number is a code."""
+    codes = _error_codes()
+    for name, value in codes.items():
+        assert library.fief_error_name(value) == name.encode(), name
+    named = {n: library.fief_error_name(n).decode() for n in range(-1000, 100000) if library.fief_error_name(n)}
+    assert named == {value: name for name, value in codes.items()}
+

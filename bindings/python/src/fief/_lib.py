@@ -205,6 +205,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_version_string": (c_char_p, []),
     "fief_get_last_error": (c_bool, [P(fief_error_t)]),
     "fief_clear_last_error": (None, []),
+    "fief_error_name": (c_char_p, [fief_error_code_t]),
     "fief_release": (c_bool, [H]),
     # schema
     "fief_schema_new": (H, [P(fief_class_info_t), c_size_t, P(P(fief_property_info_t))]),
@@ -334,6 +335,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_results_get_class_key": (c_bool, [H, P(fief_class_key_t)]),
     "fief_results_get_object": (H, [H, c_size_t]),
     "fief_results_get_key": (c_bool, [H, c_size_t, P(fief_object_key_t)]),
+    "fief_results_get_keys": (c_bool, [H, c_size_t, c_size_t, P(fief_object_key_t), P(c_size_t)]),
     "fief_results_get_values": (c_bool, [H, c_size_t, P(fief_property_key_t), c_size_t,
                                          P(fief_value_t)]),
     "fief_results_index_of_object": (c_bool, [H, H, P(c_size_t), P(c_bool)]),

@@ -717,6 +717,10 @@ class _PathReader:
 # Results
 # ---------------------------------------------------------------------------
 
+# Keys read per fief_results_get_keys call when results are iterated.
+KEY_BATCH = 1024
+
+
 class Results(Generic[T]):
     """A live, lazily evaluated view of the objects of one class.
 
@@ -777,10 +781,25 @@ class Results(Generic[T]):
         return self._object_at(index)
 
     def __iter__(self) -> Iterator[T]:
-        i = 0
-        while i < len(self):
-            yield self._object_at(i)
-            i += 1
+        """The objects that match now, as RealmSwift iterates (fief.h,
+        fief_results_get_keys): their keys are read when the iteration
+        begins, in batches; each object is fetched by key when the iteration
+        reaches it, and one deleted meanwhile is skipped."""
+        keys = self.keys()
+        realm = self.realm
+        return self._objects_by_key(realm, keys)
+
+    def _objects_by_key(self, realm: "Realm", keys: list[int]) -> Iterator[T]:
+        library = self._lib
+        class_key = self._binding.class_key
+        for key in keys:
+            ptr = library.fief_object_get(realm._handle.ptr, class_key, key)
+            if not ptr:
+                error = library.last_error("fief_object_get")
+                if isinstance(error, errors.NoSuchObjectError):
+                    continue
+                raise error
+            yield self._binding.wrap(ptr)  # type: ignore[misc]
 
     def __reversed__(self) -> Iterator[T]:
         for i in range(len(self) - 1, -1, -1):
@@ -812,14 +831,17 @@ class Results(Generic[T]):
         return isinstance(obj, Object) and self.find_index(obj) is not None
 
     def keys(self) -> list[int]:
-        """The object keys, in order."""
-        out = L.fief_object_key_t()
-        keys = []
-        for i in range(len(self)):
-            self._lib.check(self._lib.fief_results_get_key(self._handle.ptr, i, ctypes.byref(out)),
-                            "fief_results_get_key")
-            keys.append(int(out.value))
-        return keys
+        """The object keys, in order, read KEY_BATCH a call
+        (fief_results_get_keys)."""
+        batch = (L.fief_object_key_t * KEY_BATCH)()
+        got = ctypes.c_size_t()
+        keys: list[int] = []
+        while True:
+            self._lib.check(self._lib.fief_results_get_keys(self._handle.ptr, len(keys), KEY_BATCH, batch,
+                                                            ctypes.byref(got)), "fief_results_get_keys")
+            keys.extend(batch[:got.value])
+            if got.value < KEY_BATCH:
+                return keys
 
     def values(self, *paths: str) -> list[tuple[Any, ...]]:
         """Rows of the given properties (all but collections when none are
@@ -863,7 +885,10 @@ class Results(Generic[T]):
         ``sort(["age", "name"])``.  A key may also be written "-age"
         (descending).  A key is a stored property name or a key path through
         to-one links and embedded objects: ``sort("owner.name")``,
-        ``sort("-owner.address.city")``.  None comes first ascending; an
+        ``sort("-owner.address.city")``, or a map of values and one of its
+        keys: ``sort("meta['age']")`` or ``sort("meta.age")`` orders by the
+        value at that key, a missing key as None (as realm-core sorts by a
+        dictionary key).  None comes first ascending; an
         object whose key path crosses a null link (a dog without an owner)
         comes after every value ascending, before every value descending,
         as in Realm.  Sorting sorted results makes the earlier keys
@@ -1164,10 +1189,9 @@ class ValueResults(Generic[T]):
         return value
 
     def __iter__(self) -> Iterator[T]:
-        i = 0
-        while i < len(self):
-            yield self._value_at(i)
-            i += 1
+        """The values now, read when the iteration begins (as results of
+        objects iterate: fief.h, fief_results_get_keys)."""
+        return iter([self._value_at(i) for i in range(len(self))])
 
     def __reversed__(self) -> Iterator[T]:
         for i in range(len(self) - 1, -1, -1):
