@@ -83,6 +83,13 @@ def test_sort_and_distinct_by_dict_key(shop, predicate, expected):
     assert names(shop.objects(RuleShopper).filter(predicate)) == expected
 
 
+def test_sort_method_by_dict_key(shop):
+    """Results.sort takes a map and a key as its docstring says ("meta.age")."""
+    shoppers = shop.objects(RuleShopper)
+    assert names(shoppers.sort("meta.age", "name")) == ["p3", "p1", "p0", "p2"]
+    assert names(shoppers.filter("TRUEPREDICATE SORT(meta['age'] ASC, name ASC)")) == names(shoppers.sort("meta.age", "name"))
+
+
 @pytest.mark.parametrize("predicate, expected", [
     ('s == B64"UmV4"', ["Rex"]),           # "UmV4" is base64 for "Rex"
     ('m == B64"UmV4"', ["Rex"]),           # a string: not the binary

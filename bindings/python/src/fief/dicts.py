@@ -140,7 +140,7 @@ class Dict(LiveCollection, MutableMapping[str, V]):
 
     def __len__(self) -> int:
         out = ctypes.c_size_t()
-        self._call("size", ctypes.byref(out))
+        self._call("count", ctypes.byref(out))
         return int(out.value)
 
     def __getitem__(self, key: str) -> V:

@@ -886,9 +886,10 @@ class Results(Generic[T]):
         (descending).  A key is a stored property name or a key path through
         to-one links and embedded objects: ``sort("owner.name")``,
         ``sort("-owner.address.city")``, or a map of values and one of its
-        keys: ``sort("meta['age']")`` or ``sort("meta.age")`` orders by the
-        value at that key, a missing key as None (as realm-core sorts by a
-        dictionary key).  None comes first ascending; an
+        keys: ``sort("meta.age")`` orders by the value at key "age", a
+        missing key as None, as realm-core sorts by a dictionary key (in a
+        query, ``filter("TRUEPREDICATE SORT(meta['age'] ASC)")`` too).
+        None comes first ascending; an
         object whose key path crosses a null link (a dog without an owner)
         comes after every value ascending, before every value descending,
         as in Realm.  Sorting sorted results makes the earlier keys

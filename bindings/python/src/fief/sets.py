@@ -200,7 +200,7 @@ class Set(LiveCollection, MutableSet[T]):
 
     def __len__(self) -> int:
         out = ctypes.c_size_t()
-        self._call("size", ctypes.byref(out))
+        self._call("count", ctypes.byref(out))
         return int(out.value)
 
     def __iter__(self) -> Iterator[T]:
