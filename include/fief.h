@@ -574,8 +574,8 @@ FIEF_API bool fief_schema_find_property(const fief_schema_t *schema, size_t clas
 
 /** A new configuration with defaults: no path, no schema (open the file's
  *  own schema), schema version 0, read-write, keep the file on mismatch.
- *  Returns NULL only when out of memory.  Any thread.
- *  Cannot fail otherwise. */
+ *  Returns NULL only when out of memory (or handles); cannot
+ *  fail otherwise.  Any thread. */
 FIEF_API fief_config_t *fief_config_new(void);
 
 /** The file to open or create (zero-terminated).  Clears any in-memory
