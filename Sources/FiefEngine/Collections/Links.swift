@@ -234,6 +234,31 @@ extension Realm {
         }
         return origins
     }
+
+    /// How many objects of class `originClass` link object `key` of class
+    /// `targetClass` through `property`: the target's backlink records of
+    /// that pair, counted in place without gathering the origins (in a
+    /// snapshot through its cursor, checked runs and run directory, as a
+    /// query's count of a link path reads them).  A count of 0 is taken
+    /// again by `linkingObjects`, whose walk checks that a run found in the
+    /// target's place names only this class's links (damage otherwise).
+    func linkingObjectCount(to key: Int64, of targetClass: UInt32, originClass: UInt32, property: UInt32) throws(FiefError) -> Int {
+        let target = try table(targetClass)
+        guard let dbi = target.backlinks else { return 0 }
+        let counted: Int
+        if let write {
+            var scanner = try BacklinkScanner(write.txn, dbi)
+            counted = try scanner.countRecords(of: key, originClass: originClass, property: property)
+        } else {
+            let snapshot = try currentSnapshot()
+            counted = try snapshot.withTransaction { (_) throws(FiefError) -> Int in
+                var scanner = BacklinkScanner(cursor: try snapshot.cursor(dbi), checked: snapshot.checkedRuns, directory: snapshot.runDirectory(dbi))
+                return try scanner.countRecords(of: key, originClass: originClass, property: property)
+            }
+        }
+        if counted == 0 { return try linkingObjects(to: key, of: targetClass, originClass: originClass, property: property).count }
+        return counted
+    }
 }
 
 extension Realm {

@@ -376,9 +376,19 @@ public final class Results: @unchecked Sendable {
 
     /// The count of the matches made without finding them, when the one
     /// filter allows it (a path of to-one links deciding it alone: see
-    /// `QueryScan.countMatches`) and no stage narrows; kept until something
+    /// `QueryScan.countMatches`) and no stage narrows, or for linking
+    /// objects with neither filter nor narrowing stage; kept until something
     /// the results read changes.  Nil otherwise: the matches are found.
     private func countWithoutMatches() throws(FiefError) -> Int? {
+        if let linking, list == nil, filters.isEmpty, !narrows {
+            // Linking objects alone: the target's backlink records through
+            // the property, counted in place (each names one live origin).
+            if countedStamp != 0 && isUnchanged(since: countedStamp) { return counted }
+            let n = try realm.linkingObjectCount(to: linking.target, of: linking.targetClass, originClass: tableKey, property: linking.property)
+            counted = n
+            countedStamp = realm.stamp
+            return n
+        }
         guard list == nil, linking == nil, filters.count == 1, case .graph = filters[0].root, !narrows else { return nil }
         if countedStamp != 0 && isUnchanged(since: countedStamp) { return counted }
         guard let n = try QueryScan(realm: realm).countMatches(filters[0].root) else { return nil }
