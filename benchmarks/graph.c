@@ -165,7 +165,7 @@ static NOINLINE double graph_fief_gw_list_append(GraphWorkFief *g, const GraphDa
         fief_list_t *l;
         FH(l, fief_object_get_list(o, g->p_person_dogs));
         size_t size = 0;
-        FB(fief_list_size(l, &size));
+        FB(fief_list_count(l, &size));
         CHECK(size == GW_LIST_LEN, "fief graph_list_append: list %d has %zu elements", p, size);
         FB(fief_list_get_range(l, 0, size, elems));
         for (int j = 0; j < GW_LIST_LEN; j++)
