@@ -43,6 +43,22 @@ func fiefCopyable(_ value: Any?) -> Any? {
     return items.map(fiefCopyable)
 }
 
+/// An object `create` copies, as the same object however it is reached: an
+/// unmanaged object by its identity, a managed one by its file and row (each
+/// read of a link gives a new accessor).
+enum FiefCopySource: Hashable {
+    case unmanaged(ObjectIdentifier)
+    case row(path: String, classKey: fief_class_key_t, objectKey: fief_object_key_t)
+
+    init(_ object: ObjectBase) {
+        if let managed = object._fiefManaged {
+            self = .row(path: managed.core.path, classKey: managed.binding.classKey, objectKey: managed.objectKey)
+        } else {
+            self = .unmanaged(ObjectIdentifier(object))
+        }
+    }
+}
+
 /// The elements of `sequence`, as `Any`.
 func fiefSequenceItems<S: Sequence>(_ sequence: S) -> [Any] {
     sequence.map { $0 as Any }
@@ -77,6 +93,10 @@ extension Realm {
     /// else a copy made here from its values (with `update` if the class has
     /// a primary key), so that an unmanaged object stays unmanaged and an
     /// object of another realm stays there.
+    ///
+    /// A link back to an object being copied at the moment (a cycle: A → B
+    /// → A, through links or collections) points to its copy, so that the
+    /// copy has the same cycle and each object of the cycle is copied once.
     func linkTarget(for object: Object, of target: Object.Type, update: UpdatePolicy) -> Object {
         if let managed = object._fiefManaged {
             guard managed.isValid else { preconditionFailure(invalidatedObjectMessage) }
@@ -84,6 +104,7 @@ extension Realm {
                 return object
             }
         }
+        if let copy = copyInProgress(of: object) { return copy }
         return target._fiefCreate(in: self, value: object, update: nestedPolicy(target, update))
     }
 
@@ -93,8 +114,35 @@ extension Realm {
             guard managed.isValid else { preconditionFailure(invalidatedObjectMessage) }
             if manages(managed) && managed.binding.info.className == className { return object }
         }
+        if let copy = copyInProgress(of: object) { return copy }
         let policy = core.dynamicBinding(named: className).info.primaryKeyIndex == nil ? .error : update
         return dynamicCreate(className, value: object, update: policy)
+    }
+
+    /// Whether a link written by `create` to `object` needs a copy made
+    /// first (an object this realm does not manage, not being copied now).
+    func needsCopy(_ object: Object) -> Bool {
+        if let managed = object._fiefManaged, manages(managed) { return false }
+        return copyInProgress(of: object) == nil
+    }
+
+    /// The copy of `object` that `create` is making at the moment, if any.
+    private func copyInProgress(of object: Object) -> Object? {
+        core.copiesInProgress.isEmpty ? nil : core.copiesInProgress[FiefCopySource(object)]
+    }
+
+    /// Runs `body` (which writes the links and collections of `copy`) with
+    /// `copy` known as the copy of `source`: links back to `source` on the
+    /// way (cycles) point to `copy`.  RealmSwift copies such a graph
+    /// without end; each object is copied once here.  Objects reached again
+    /// without a cycle (twice in a list, by two paths) are copied again, as
+    /// RealmSwift copies them.
+    func whileCopying(_ source: ObjectBase, as copy: ObjectBase, _ body: () -> Void) {
+        guard let copy = copy as? Object else { return body() }
+        let id = FiefCopySource(source)
+        core.copiesInProgress[id] = copy
+        defer { core.copiesInProgress[id] = nil }
+        body()
     }
 
     /// Adds the unmanaged objects of a collection about to be written by
@@ -130,7 +178,7 @@ extension ManagedRow {
     /// row's object and its values overwrite the row's, its embedded
     /// objects (and lists of them) updating the row's in place.
     func adoptUpdating(_ child: ObjectBase) {
-        var values: [(Int, _Persistable)] = []
+        var values: [(Int, any _Persistable)] = []
         ObjectSchemaInfo.forEachPersisted(of: child) { name, persisted in
             guard let i = binding.info.propertyIndex[name] else { return }
             let value = persisted.unmanagedValue

@@ -20,6 +20,11 @@ final class RealmCore: @unchecked Sendable {
     let path: String
     /// Bumped by `invalidate()`: objects and results made before are invalid.
     private(set) var generation: UInt64 = 0
+    /// The objects `create` is copying into this realm at the moment (the
+    /// object given → its copy), outermost first: a link back to
+    /// one of them links to its copy (Internal/ObjectCopying.swift).  Used in
+    /// a write transaction only, by the thread that holds it.
+    var copiesInProgress: [FiefCopySource: Object] = [:]
 
     private let lock = NSLock()
     private var bindings: [ObjectIdentifier: ClassBinding] = [:]
