@@ -656,6 +656,11 @@ extension Optional: _QueryBinary where Wrapped: _HasPersistedType, Wrapped.Persi
 
 // MARK: - where {}
 
+extension Query where T == Bool {
+    /// The predicate in Realm's query language and its arguments.
+    var fiefPredicate: (String, [Any]) { node.predicateText() }
+}
+
 extension Results {
     /// The objects (or values) that match a type-safe query, as live
     /// results: `filter` with the predicate the query builds.

@@ -472,7 +472,7 @@ public struct Realm {
             }
             for (index, value) in embedded {
                 // Created from the values given; an object given stays as it was.
-                row.createEmbedded(index, from: value)
+                row.createEmbedded(index, from: value, update: update)
             }
         }
         if !(value is [String: Any?]) && !(value is [Any?]), let source = value as? ObjectBase {
@@ -495,12 +495,13 @@ public struct Realm {
             return isMap ? [String: Any?]() : [Any?]()
         }
         if property.linkTarget is EmbeddedObject.Type {
-            // Embedded objects are created from values: those given stay as they were.
-            return fiefCopyable(source)
+            // Embedded objects are created from values: those given stay as
+            // they were, and so do the objects they link to (copied).
+            return fiefCopyable(source) { linkable($0, update: update) }
         }
         guard let target = property.linkTarget as? Object.Type else { return value }
         // The elements of a List, MutableSet or Map given (of this realm or another).
-        let elements = source is FiefCollectionProtocol ? (fiefCopyable(source) ?? source) : source
+        let elements = source is FiefCollectionProtocol ? (fiefCopyable(source) { $0 } ?? source) : source
         func linked(_ item: Any?) -> Any? {
             switch fiefUnwrap(item) {
             case let object as Object:

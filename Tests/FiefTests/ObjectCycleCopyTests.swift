@@ -17,6 +17,12 @@ class CycleKeyedNode: Object {
     @Persisted var nodes: List<CycleKeyedNode>
 }
 
+/// Embedded objects that link to objects.
+class EmbeddedLinkParent: Object {
+    @Persisted var pet: ScratchEmbeddedPet?
+    @Persisted var pets: List<ScratchEmbeddedPet>
+}
+
 /// `create(_:value:update:)` given a graph with cycles (A → B → A through a
 /// link or a list), unmanaged or managed by another realm.  RealmSwift's
 /// copy (realm-core's Object::create with its copy policy) creates each
@@ -124,5 +130,27 @@ final class ObjectCycleCopyTests: FiefTestCase {
         XCTAssertTrue(keyedCopy.next?.isSameObject(as: keyedCopy) == true)
         XCTAssertEqual(source.objects(CycleNode.self).count, 2, "the source realm is unchanged")
         XCTAssertEqual(a.realm, source)
+    }
+
+    func testObjectsLinkedFromEmbeddedObjectsAreCopied() throws {
+        // RealmSwift's create copies what it is given, to the objects its
+        // embedded objects link to: they stay unmanaged.
+        let realm = try Realm(configuration: fileConfiguration(objectTypes: [EmbeddedLinkParent.self, ScratchEmbeddedPet.self, Dog.self, DogToy.self]))
+        let rex = Dog(name: "Rex", age: 3), fido = Dog(name: "Fido", age: 2), spot = Dog(name: "Spot", age: 1)
+        let pet = ScratchEmbeddedPet(value: ["name": "one", "dog": rex])
+        let listed = ScratchEmbeddedPet(value: ["name": "two", "dog": fido])
+        listed.dogs["s"] = spot
+        let parent = try realm.write {
+            realm.create(EmbeddedLinkParent.self, value: ["pet": pet, "pets": [listed]])
+        }
+        XCTAssertTrue(rex.realm == nil && fido.realm == nil && spot.realm == nil && pet.realm == nil && listed.realm == nil)
+        XCTAssertEqual(realm.objects(Dog.self).map(\.name).sorted(), ["Fido", "Rex", "Spot"])
+        XCTAssertEqual(parent.pet?.dog?.name, "Rex")
+        XCTAssertEqual(parent.pet?.dog?.realm, realm)
+        XCTAssertEqual(parent.pets.first?.dog?.name, "Fido")
+        XCTAssertEqual(parent.pets.first?.dogs["s"]??.name, "Spot")
+        // Creating it again copies again (objects without a primary key are always new).
+        try realm.write { _ = realm.create(EmbeddedLinkParent.self, value: ["pets": [listed]]) }
+        XCTAssertEqual(realm.objects(Dog.self).count, 5)
     }
 }

@@ -20,27 +20,31 @@ func fiefRefuseManagedEmbedded(_ managed: ManagedRow, into collection: String, o
 /// What `create` copies from `value`: an embedded object as a dictionary of
 /// its values, a collection as an array (a map as a dictionary) of its
 /// elements, recursively, so that the copy is made from values and the
-/// objects given stay as they were; anything else as it is.
-func fiefCopyable(_ value: Any?) -> Any? {
+/// objects given stay as they were; an object (which a link of the copy
+/// will point to) as `link` gives it (`Realm.linkable`: the object itself
+/// if the realm manages it, else its copy); anything else as it is.
+func fiefCopyable(_ value: Any?, link: (Object) -> Object) -> Any? {
     guard let value = fiefUnwrap(value) else { return nil }
+    func copyable(_ value: Any?) -> Any? { fiefCopyable(value, link: link) }
     // Swift arrays and dictionaries first: casting one to a class bridges it.
-    if let array = value as? [Any?] { return array.map(fiefCopyable) }
-    if let dictionary = value as? [String: Any?] { return dictionary.mapValues(fiefCopyable) }
+    if let array = value as? [Any?] { return array.map(copyable) }
+    if let dictionary = value as? [String: Any?] { return dictionary.mapValues(copyable) }
     if let object = value as? EmbeddedObject {
         var values: [String: Any?] = [:]
-        for (name, propertyValue) in object._fiefPropertyValues() { values[name] = fiefCopyable(propertyValue) }
+        for (name, propertyValue) in object._fiefPropertyValues() { values[name] = copyable(propertyValue) }
         return values
     }
+    if let object = value as? Object { return link(object) }
     guard value is FiefCollectionProtocol, let sequence = value as? any Sequence else { return value }
     let items = fiefSequenceItems(sequence)
     if value is any RealmKeyedCollection {
         var entries: [String: Any?] = [:]
         for case let entry as any _RealmMapValue in items {
-            entries["\(entry.key)"] = fiefCopyable(entry.value)
+            entries["\(entry.key)"] = copyable(entry.value)
         }
         return entries
     }
-    return items.map(fiefCopyable)
+    return items.map(copyable)
 }
 
 /// An object `create` copies, as the same object however it is reached: an
@@ -117,6 +121,20 @@ extension Realm {
         if let copy = copyInProgress(of: object) { return copy }
         let policy = core.dynamicBinding(named: className).info.primaryKeyIndex == nil ? .error : update
         return dynamicCreate(className, value: object, update: policy)
+    }
+
+    /// What a link written by `create` (with `update`) to `object` points
+    /// to: `object` if this realm manages it, else its copy made here
+    /// (`linkTarget`).
+    func linkable(_ object: Object, update: UpdatePolicy) -> Object {
+        if let managed = object._fiefManaged {
+            guard managed.isValid else { preconditionFailure(invalidatedObjectMessage) }
+            if manages(managed) { return object }
+            if object is DynamicObject {
+                return linkTarget(for: object, named: managed.binding.info.className, update: update)
+            }
+        }
+        return linkTarget(for: object, of: type(of: object), update: update)
     }
 
     /// Whether a link written by `create` to `object` needs a copy made

@@ -688,7 +688,7 @@ final class ManagedRow {
 
     /// Creates embedded-object property number `index` in place from a
     /// dictionary or array of values (`Realm.create` with nested values).
-    func createEmbedded(_ index: Int, from value: Any) {
+    func createEmbedded(_ index: Int, from value: Any, update: Realm.UpdatePolicy = .error) {
         guard let raw = fief_object_create_embedded(handle.raw, binding.propertyKeys[index]) else {
             trapForAccess(CError.last(), writing: true)
         }
@@ -707,12 +707,21 @@ final class ManagedRow {
         for (i, given) in givenValues {
             let property = row.binding.info.properties[i]
             if property.isCollection {
-                // Embedded elements are copied from their values (see fiefCopyable).
-                row.writeAny(i, property.linkTarget is EmbeddedObject.Type ? fiefCopyable(given) : given)
+                // Embedded elements are copied from their values, objects
+                // linked are copied too (see fiefCopyable).
+                let realm = Realm(core: core)
+                row.writeAny(i, fiefCopyable(given) { realm.linkable($0, update: update) })
                 continue
             }
             if let nested = property.linkTarget, nested is EmbeddedObject.Type {
-                if let given = fiefUnwrap(given), given is [String: Any?] || given is [Any?] || !(given is NSNull) { row.createEmbedded(i, from: given) }
+                if let given = fiefUnwrap(given), given is [String: Any?] || given is [Any?] || !(given is NSNull) {
+                    row.createEmbedded(i, from: given, update: update)
+                }
+                continue
+            }
+            if property.linkTarget != nil, let object = fiefUnwrap(given) as? Object {
+                // A link to an object: to its copy unless this realm manages it.
+                row.write(i, Realm(core: core).linkable(object, update: update))
                 continue
             }
             if property.type == FIEF_TYPE_MIXED {

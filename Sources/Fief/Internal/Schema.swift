@@ -576,7 +576,7 @@ enum SchemaRegistry {
         // (`withLinkTargets`), or when discovered or listed in objectTypes.
         if type is EmbeddedObject.Type || type == DynamicObject.self { return }
         // The class of scratch realms (Internal/ScratchQuery.swift) joins no other schema.
-        if type == FiefScratchValues.self { return }
+        if type is FiefScratchClass.Type { return }
         let id = ObjectIdentifier(type)
         state.withLock { state in
             if state.ids.insert(id).inserted { state.types.append(type) }
