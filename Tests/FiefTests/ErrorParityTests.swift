@@ -91,6 +91,54 @@ final class ErrorParityTests: FiefTestCase {
         assertTraps("ErrorParity.readWriteThenReadOnly", message: "already opened with different read permissions")
     }
 
+    /// What opening `configuration` on a thread of its own gives: nil, or
+    /// the error it throws.
+    private func openError(onAnotherThread configuration: Realm.Configuration) -> Error? {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var failure: Error?
+        let thread = Thread {
+            do { _ = try Realm(configuration: configuration) } catch { failure = error }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        return failure
+    }
+
+    /// realm-core's coordinator holds every live realm of a file in the
+    /// process (realm-swift's testCannotHaveReadOnlyAndReadWriteRealmsAtSamePathAtSameTime):
+    /// with one open on another thread, an open with the other `readOnly`
+    /// setting throws `.fail` with RealmSwift's message, either way round;
+    /// once those realms are gone, the file opens.
+    func testAFileOpenOnAnotherThreadWithOtherReadPermissionsThrows() throws {
+        let url = directory.appendingPathComponent("threads.realm")
+        let message = "Realm at path '\(url.path)' already opened with different read permissions."
+        func assertRefused(_ configuration: Realm.Configuration, line: UInt = #line) {
+            let error = openError(onAnotherThread: configuration)
+            XCTAssertEqual((error as? Realm.Error)?.code, .fail, "\(String(describing: error))", line: line)
+            XCTAssertEqual((error as? Realm.Error)?.message, message, line: line)
+        }
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: url))
+            try realm.write { realm.add(Dog(name: "Rex", age: 1, color: "")) }
+            assertRefused(Realm.Configuration(fileURL: url, readOnly: true))
+            XCTAssertNil(openError(onAnotherThread: Realm.Configuration(fileURL: url)), "the same permissions open")
+        }
+        do {
+            let readOnly = try Realm(configuration: Realm.Configuration(fileURL: url, readOnly: true))
+            assertRefused(Realm.Configuration(fileURL: url))
+            XCTAssertNil(openError(onAnotherThread: Realm.Configuration(fileURL: url, readOnly: true)))
+            XCTAssertEqual(readOnly.objects(Dog.self).count, 1)
+        }
+        // Nothing open any more: either opens.
+        XCTAssertNil(openError(onAnotherThread: Realm.Configuration(fileURL: url)))
+        XCTAssertNil(openError(onAnotherThread: Realm.Configuration(fileURL: url, readOnly: true)))
+        // A frozen realm counts, as realm-core's coordinator holds it too.
+        let frozen = try Realm(configuration: Realm.Configuration(fileURL: url, readOnly: true)).freeze()
+        assertRefused(Realm.Configuration(fileURL: url))
+        XCTAssertEqual(frozen.objects(Dog.self).count, 1)
+    }
+
     func testReadOnlyThenReadOnlyAgainIsFine() throws {
         let url = directory.appendingPathComponent("shared.realm")
         do {

@@ -44,6 +44,13 @@ final class RealmCore: @unchecked Sendable {
         _ = fief_realm_is_read_only(handle.raw, &readOnly)
         isReadOnly = readOnly
         path = fief_realm_get_path(handle.raw).map { String(cString: $0) } ?? ""
+        if configuration.inMemoryIdentifier == nil {
+            let core = WeakCore(self)
+            RealmCore.fileCores.withLock { cores in
+                cores.removeAll { $0.core == nil }
+                cores.append(core)
+            }
+        }
     }
 
     // MARK: Opening
@@ -55,6 +62,10 @@ final class RealmCore: @unchecked Sendable {
 
     private static let threadCache = Locked<[String: WeakCore]>([:])
 
+    /// Every live realm of a file in the process, frozen ones too (what
+    /// realm-core's per-file coordinator holds).
+    private static let fileCores = Locked<[WeakCore]>([])
+
     private static func threadKey(_ configuration: Realm.Configuration) -> String {
         "\(pthread_self())|\(configuration.cacheIdentity)"
     }
@@ -64,7 +75,7 @@ final class RealmCore: @unchecked Sendable {
     static func open(_ configuration: Realm.Configuration) throws -> RealmCore {
         let key = threadKey(configuration)
         if let core = threadCache.withLock({ $0[key]?.core }) { return core }
-        refuseOtherReadPermissions(configuration)
+        try refuseOtherReadPermissions(configuration)
         if configuration.encryptionKey != nil {
             throw Realm.Error(code: .fail, message: "Encryption is not supported by Fief")
         }
@@ -86,20 +97,32 @@ final class RealmCore: @unchecked Sendable {
         return core
     }
 
-    /// Traps, as RealmSwift does, when this thread already has the file open
-    /// with the other `readOnly` setting.
-    private static func refuseOtherReadPermissions(_ configuration: Realm.Configuration) {
-        guard configuration.inMemoryIdentifier == nil, let path = configuration.fileURL?.standardizedFileURL.path else { return }
+    /// Refuses, as RealmSwift does, a file already open in this process with
+    /// the other `readOnly` setting: a trap when this thread has it open
+    /// (RealmSwift's per-thread cache check), else an error (`.fail`) while
+    /// any realm of the file with the other setting lives, on another
+    /// thread or frozen (realm-core's per-file coordinator holds them all).
+    /// Once those are gone the file opens either way.
+    private static func refuseOtherReadPermissions(_ configuration: Realm.Configuration) throws {
+        guard configuration.inMemoryIdentifier == nil, let url = configuration.fileURL else { return }
+        let path = url.standardizedFileURL.path
+        func conflicts(_ core: RealmCore) -> Bool {
+            core.configuration.readOnly != configuration.readOnly && core.configuration.inMemoryIdentifier == nil
+                && core.configuration.fileURL?.standardizedFileURL.path == path
+        }
+        let message = "Realm at path '\(url.path)' already opened with different read permissions"
         let thread = "\(pthread_self())|"
-        let conflicting = threadCache.withLock { table in
+        let onThisThread = threadCache.withLock { table in
             table.contains { key, weak in
                 guard key.hasPrefix(thread), let core = weak.core, !core.isFrozen else { return false }
-                return core.isReadOnly != configuration.readOnly && core.configuration.inMemoryIdentifier == nil
-                    && core.configuration.fileURL?.standardizedFileURL.path == path
+                return conflicts(core)
             }
         }
-        if conflicting {
-            preconditionFailure("Realm at path '\(path)' already opened with different read permissions")
+        if onThisThread {
+            preconditionFailure(message)
+        }
+        if fileCores.withLock({ cores in cores.contains { $0.core.map(conflicts) ?? false } }) {
+            throw Realm.Error(code: .fail, message: message + ".")
         }
     }
 
