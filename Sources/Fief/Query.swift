@@ -395,7 +395,7 @@ extension Query where T: OptionalProtocol, T.Wrapped: EmbeddedObject {
     /// Whether the point this embedded GeoJSON object holds lies within
     /// `shape` (GEOWITHIN), a `GeoBox`, `GeoPolygon` or `GeoCircle`.
     public func geoWithin<Shape: _FiefQueryShape>(_ shape: Shape) -> Query<Bool> {
-        Query<Bool>(.geoWithin(node, shape: shape._fiefQueryText))
+        Query<Bool>(.geoWithin(node, shape: shape))
     }
 }
 
@@ -781,7 +781,7 @@ private indirect enum QueryNode {
     case subqueryCount(QueryNode)
     case mapSubscript(QueryNode, key: Any)
     case mixedSubscripts(QueryNode, [MixedSubscript])
-    case geoWithin(QueryNode, shape: String)
+    case geoWithin(QueryNode, shape: any _FiefQueryShape)
 
     /// The predicate text and its arguments.
     func predicateText() -> (String, [Any]) {
@@ -840,7 +840,16 @@ private struct PredicateWriter {
         case .geoWithin(let subject, let shape):
             text += "(" + not
             value(subject)
-            text += " GEOWITHIN \(shape))"
+            // RealmSwift's shapes as arguments, so that an invalid one is
+            // named as RealmSwift names it (Internal/GeoErrors.swift);
+            // other shapes as their text.
+            text += " GEOWITHIN "
+            if fiefRealmCoreGeoText(shape) != nil {
+                argument(shape)
+            } else {
+                text += shape._fiefQueryText
+            }
+            text += ")"
         case .keyPath, .mapSubscript, .mixedSubscripts, .constant, .subqueryCount:
             value(node)
             text += negated ? " == false" : " == true"
