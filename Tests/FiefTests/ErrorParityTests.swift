@@ -43,6 +43,18 @@ final class ErrorParityTests: FiefTestCase {
         assertTraps("ErrorParity.geoFlatBox", message: "Invalid region in GEOWITHIN query for parameter 'GeoPolygon({[1.5, 2], [1.5, 2], [1.5, 2], [1.5, 2], [1.5, 2]})': '")
     }
 
+    // MARK: SELF on results of objects
+
+    // RealmSwift's query builder takes key paths and constants only: `SELF`
+    // (NSPredicate's evaluated object) in a query of managed objects raises
+    // "Predicate expressions must compare a keypath and another keypath or a
+    // constant value"; so does Fief's library (the query language's `self`
+    // is the element of a collection of values).  Unmanaged lists answer it
+    // in memory (UnmanagedIndexMatchingTests).
+    func testSelfOnResultsOfObjectsTraps() {
+        assertTraps("ErrorParity.selfOnObjects", message: "Invalid predicate 'SELF == %@' for class 'Dog'")
+    }
+
     // MARK: Freezing what is not managed
 
     func testFreezingUnmanagedCollectionsTraps() {
@@ -219,6 +231,11 @@ final class ErrorParityTests: FiefTestCase {
             },
             "ErrorParity.geoFlatBox": { _ in
                 _ = try Realm().objects(GeoPerson.self).filter("location GEOWITHIN %@", GeoBox(bottomLeft: (2, 1.5), topRight: (2, 1.5))!)
+            },
+            "ErrorParity.selfOnObjects": { test in
+                let realm = try Realm()
+                let dogs = try test.addDogs(realm)
+                _ = realm.objects(Dog.self).filter("SELF == %@", dogs[0])
             },
             "ErrorParity.freezeList": { _ in _ = List<Int>().freeze() },
             "ErrorParity.freezeSet": { _ in _ = MutableSet<Int>().freeze() },

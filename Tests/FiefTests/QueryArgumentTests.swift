@@ -260,6 +260,29 @@ final class UnmanagedIndexMatchingTests: FiefTestCase {
         XCTAssertTrue(bob.next === bob && ann.realm == nil)
     }
 
+    func testSelfComparesTheObjects() throws {
+        // NSPredicate's `SELF == %@` / `SELF IN %@` on RealmSwift's unmanaged
+        // lists: isEqual: (the same instance; the same row for managed
+        // objects with a primary key).
+        let rex = Dog(name: "Rex", age: 1), fido = Dog(name: "Fido", age: 2)
+        let dogs = List<Dog>()
+        dogs.append(objectsIn: [rex, fido, rex])
+        XCTAssertEqual(dogs.index(matching: "SELF == %@", fido), 1)
+        XCTAssertEqual(dogs.index(matching: "self = $0", rex), 0)
+        XCTAssertNil(dogs.index(matching: "SELF == %@", Dog(name: "Fido", age: 2)), "an equal copy is another object")
+        XCTAssertEqual(dogs.index(matching: "SELF IN %@", [Dog(), fido]), 1)
+        XCTAssertNil(dogs.index(matching: "SELF IN %@", [Dog]()))
+        let realm = try Realm()
+        let keyed = try realm.write { realm.create(Person.self, value: ["id": 5, "name": "Ann"]) }
+        let people = List<Person>()
+        people.append(objectsIn: [Person(), keyed])
+        XCTAssertEqual(people.index(matching: "SELF == %@", realm.object(ofType: Person.self, forPrimaryKey: 5)!), 1)
+        let nodes = List<CopyNode>()
+        let node = CopyNode(value: ["value": 1])
+        nodes.append(objectsIn: [CopyNode(), node])
+        XCTAssertEqual(nodes.index(matching: "SELF == %@", node), 1)
+    }
+
     func testABadPredicateTraps() {
         assertTraps("UnmanagedIndexMatching.badPredicate", message: "Invalid predicate")
     }

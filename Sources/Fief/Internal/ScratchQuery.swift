@@ -54,6 +54,9 @@ enum FiefScratchQuery {
     /// for a predicate that does not parse or fit the elements.
     static func firstIndex<Element: RealmCollectionValue>(of elements: [Element], matching predicateFormat: String, _ args: [Any]) -> Int? {
         if elements.isEmpty { return nil }
+        if Element.self is ObjectBase.Type, let candidates = selfComparison(predicateFormat, args) {
+            return elements.firstIndex { element in candidates.contains { (element as! ObjectBase).isEqual($0) } }
+        }
         if let objectType = Element.self as? Object.Type {
             return firstObject(elements.map { $0 as! Object }, objectType, predicateFormat, args)
         }
@@ -61,6 +64,25 @@ enum FiefScratchQuery {
             return embeddedType._fiefScratchFirstIndex(of: elements.map { $0 as! EmbeddedObject }, matching: predicateFormat, args)
         }
         return firstValue(elements, predicateFormat, args)
+    }
+
+    /// For a predicate that compares the object itself with its argument
+    /// (`SELF == %@`, `SELF IN %@`, `$0` for `%@`), which NSPredicate
+    /// evaluates on RealmSwift's unmanaged lists with `isEqual:`: the
+    /// objects an element must equal.  Nil for any other predicate (the
+    /// query language has no `self` for objects: the library refuses it).
+    private static func selfComparison(_ predicateFormat: String, _ args: [Any]) -> [ObjectBase]? {
+        let words = predicateFormat.replacingOccurrences(of: "==", with: " == ")
+            .split(whereSeparator: \.isWhitespace).map { $0.uppercased() }
+        guard words.count == 3, words[0] == "SELF", ["==", "=", "IN"].contains(words[1]),
+              words[2] == "%@" || words[2] == "$0", let argument = args.first else { return nil }
+        let given = fiefUnwrap(argument)
+        if words[1] == "IN" {
+            guard let given, !(given is ObjectBase), !(given is String), let sequence = given as? any Sequence else { return nil }
+            return fiefSequenceItems(sequence).compactMap { fiefUnwrap($0) as? ObjectBase }
+        }
+        if given == nil || given is NSNull { return [] }
+        return (given as? ObjectBase).map { [$0] }
     }
 
     static func scratchRealm(_ objectTypes: [ObjectBase.Type]?) -> Realm {
