@@ -47,12 +47,23 @@
 // for a number specifier traps instead of being read as a number; `%s`,
 // `%c`, `%p` and `%%` outside quotes trap (pass text with `%@`).
 // `index(matching:)` on an unmanaged List runs the query in Realm's query
-// language (not NSPredicate's evaluation) on copies of the elements in a
-// scratch in-memory realm; maps of links inside unmanaged objects are not
-// copied there.  `self` cannot compare objects (`SELF == %@` on results of
-// objects traps): compare a link or a list of links instead
-// (`ANY dogs IN %@`).  An invalid GEOWITHIN shape argument is named in the
-// query language's notation, not realm-core's.
+// language (not NSPredicate's evaluation) on copies of the elements
+// (objects with what they link to, embedded objects, values) in a scratch
+// in-memory realm; a predicate that is only `SELF == %@` or `SELF IN %@` is
+// answered in memory with `isEqual`, as NSPredicate answers it.  Other
+// uses of `SELF` with objects (in a larger predicate on an unmanaged list)
+// trap, as `SELF` in a query of managed objects traps in RealmSwift too.
+// An invalid GEOWITHIN shape is named as RealmSwift names it (realm-core's
+// notation); the reason after it is Fief's geometry's, worded after
+// realm-core's but not S2's text in every case.
+//
+// Copying (a deliberate difference): `create` given a graph with cycles
+// (A → B → A, unmanaged or of another realm) copies each object on the path
+// once and links the copy back, so the copy has the same cycle; RealmSwift's
+// copy recurses without end there (or, with primary keys and `.error`,
+// meets its own first copy as a duplicate key).  Objects reached again
+// without a cycle (twice in a list, by two paths) are copied again, as in
+// RealmSwift.
 //
 // Design notes
 // - @Persisted keeps the unmanaged value in the wrapper (enum storage:

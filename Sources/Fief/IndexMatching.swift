@@ -78,3 +78,18 @@ extension Results {
         return map { element -> Any? in fiefValue(forKeyPath: Substring(keyPath), of: element) }
     }
 }
+
+extension List {
+    /// The position of the first element matching a type-safe query, or nil
+    /// (see `RealmCollection.index(matching:)`).  An unmanaged list is
+    /// searched in memory, as RealmSwift (which evaluates the query's
+    /// predicate on each element) searches it.
+    public func index(matching isIncluded: (Query<Element>) -> Query<Bool>) -> Int? {
+        if case .unmanaged(let elements) = state {
+            let (predicate, arguments) = isIncluded(Query()).fiefPredicate
+            return FiefScratchQuery.firstIndex(of: elements, matching: predicate, arguments)
+        }
+        guard let first = self.where(isIncluded).first else { return nil }
+        return index(of: first)
+    }
+}

@@ -395,7 +395,7 @@ extension Query where T: OptionalProtocol, T.Wrapped: EmbeddedObject {
     /// Whether the point this embedded GeoJSON object holds lies within
     /// `shape` (GEOWITHIN), a `GeoBox`, `GeoPolygon` or `GeoCircle`.
     public func geoWithin<Shape: _FiefQueryShape>(_ shape: Shape) -> Query<Bool> {
-        Query<Bool>(.geoWithin(node, shape: shape._fiefQueryText))
+        Query<Bool>(.geoWithin(node, shape: shape))
     }
 }
 
@@ -656,6 +656,11 @@ extension Optional: _QueryBinary where Wrapped: _HasPersistedType, Wrapped.Persi
 
 // MARK: - where {}
 
+extension Query where T == Bool {
+    /// The predicate in Realm's query language and its arguments.
+    var fiefPredicate: (String, [Any]) { node.predicateText() }
+}
+
 extension Results {
     /// The objects (or values) that match a type-safe query, as live
     /// results: `filter` with the predicate the query builds.
@@ -776,7 +781,7 @@ private indirect enum QueryNode {
     case subqueryCount(QueryNode)
     case mapSubscript(QueryNode, key: Any)
     case mixedSubscripts(QueryNode, [MixedSubscript])
-    case geoWithin(QueryNode, shape: String)
+    case geoWithin(QueryNode, shape: any _FiefQueryShape)
 
     /// The predicate text and its arguments.
     func predicateText() -> (String, [Any]) {
@@ -835,7 +840,16 @@ private struct PredicateWriter {
         case .geoWithin(let subject, let shape):
             text += "(" + not
             value(subject)
-            text += " GEOWITHIN \(shape))"
+            // RealmSwift's shapes as arguments, so that an invalid one is
+            // named as RealmSwift names it (Internal/GeoErrors.swift);
+            // other shapes as their text.
+            text += " GEOWITHIN "
+            if fiefRealmCoreGeoText(shape) != nil {
+                argument(shape)
+            } else {
+                text += shape._fiefQueryText
+            }
+            text += ")"
         case .keyPath, .mapSubscript, .mixedSubscripts, .constant, .subqueryCount:
             value(node)
             text += negated ? " == false" : " == true"

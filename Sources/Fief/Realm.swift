@@ -321,6 +321,9 @@ public struct Realm {
         }
         let given = Realm.propertyValues(from: value, info: info)
         let arena = _FiefArena()
+        // Links to objects copied here are written once this object exists
+        // (a copied object may link back to the object given: a cycle).
+        var linksLater: [(index: Int, object: Object)] = []
         var embedded: [(index: Int, value: Any)] = []
         // Collections (lists, sets, maps) are written once the object exists.
         var lists: [(index: Int, value: Any?)] = []
@@ -353,6 +356,10 @@ public struct Realm {
                 switch any {
                 case nil, is NSNull: return .null
                 case let object as Object:
+                    if needsCopy(object) {
+                        linksLater.append((index, object))
+                        return .null
+                    }
                     return linkTarget(for: object, named: targetName, update: update)._fiefValue(in: arena)
                 case let some?:
                     let policy = core.dynamicBinding(named: targetName).info.primaryKeyIndex == nil ? .error : update
@@ -365,6 +372,10 @@ public struct Realm {
                 switch fiefUnwrap(any) {
                 case nil, is NSNull: return .null
                 case let object as Object:
+                    if needsCopy(object) {
+                        linksLater.append((index, object))
+                        return .null
+                    }
                     return linkTarget(for: object, of: target, update: update)._fiefValue(in: arena)
                 case let some?:
                     return target._fiefCreate(in: self, value: some, update: nestedPolicy(target, update))._fiefValue(in: arena)
@@ -444,7 +455,15 @@ public struct Realm {
         }
         let raw = createRow(binding, keys: keys, values: values, policy: update, arena: arena)
         let object = core.makeObject(type, handle: raw, binding: binding)
-        if let row = object._fiefManaged {
+        guard let row = object._fiefManaged else { return object }
+        func writeLater() {
+            for (index, target) in linksLater {
+                if let name = info.properties[index].dynamicLinkTarget {
+                    row.write(index, linkTarget(for: target, named: name, update: update))
+                } else if let targetType = info.properties[index].linkTarget as? Object.Type {
+                    row.write(index, linkTarget(for: target, of: targetType, update: update))
+                }
+            }
             for (index, value) in lists {
                 row.writeAny(index, collectionValue(value, for: info.properties[index], update: update))
             }
@@ -453,8 +472,13 @@ public struct Realm {
             }
             for (index, value) in embedded {
                 // Created from the values given; an object given stays as it was.
-                row.createEmbedded(index, from: value)
+                row.createEmbedded(index, from: value, update: update)
             }
+        }
+        if !(value is [String: Any?]) && !(value is [Any?]), let source = value as? ObjectBase {
+            whileCopying(source, as: object, writeLater)
+        } else {
+            writeLater()
         }
         return object
     }
@@ -471,12 +495,13 @@ public struct Realm {
             return isMap ? [String: Any?]() : [Any?]()
         }
         if property.linkTarget is EmbeddedObject.Type {
-            // Embedded objects are created from values: those given stay as they were.
-            return fiefCopyable(source)
+            // Embedded objects are created from values: those given stay as
+            // they were, and so do the objects they link to (copied).
+            return fiefCopyable(source) { linkable($0, update: update) }
         }
         guard let target = property.linkTarget as? Object.Type else { return value }
         // The elements of a List, MutableSet or Map given (of this realm or another).
-        let elements = source is FiefCollectionProtocol ? (fiefCopyable(source) ?? source) : source
+        let elements = source is FiefCollectionProtocol ? (fiefCopyable(source) { $0 } ?? source) : source
         func linked(_ item: Any?) -> Any? {
             switch fiefUnwrap(item) {
             case let object as Object:

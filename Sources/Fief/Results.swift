@@ -297,7 +297,9 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
             }
         }
         guard let raw else {
-            fiefTrap("Invalid predicate '\(predicateFormat)' for \(objectBinding == nil ? name : "class '\(name)'")", CError.last())
+            let error = CError.last()
+            if let message = fiefGeoRegionMessage(error.message, arguments: args) { preconditionFailure(message) }
+            fiefTrap("Invalid predicate '\(predicateFormat)' for \(objectBinding == nil ? name : "class '\(name)'")", error)
         }
         return derived(raw, core: core)
     }

@@ -142,6 +142,52 @@ final class DescriptionLayoutTests: FiefTestCase {
         XCTAssertEqual(withoutAddresses(values.doubles.description), "Map<string, double> <ADDR> (\n[x]: 0.3\n)")
     }
 
+    func testFloatsAndDoublesPrintAsNSNumberDoes() throws {
+        // RealmSwift prints each value with NSNumber's description: a float
+        // with "%0.7g", a double with "%0.16g" (not Swift's shortest
+        // round-tripping text: Float(1) / 3 is "0.3333333", not "0.33333334").
+        let numbers = DescribedNumbers()
+        numbers.float = 1 / 3
+        numbers.double = 2 / 3
+        numbers.optFloat = .pi
+        numbers.optDouble = 0.1 + 0.2
+        numbers.floats.append(objectsIn: [16_777_217, -0.0, 1e-5, .infinity])
+        numbers.doubles.insert(123_456_789_012_345_678)
+        numbers.doubleMap["d"] = 1e20
+        numbers.any = .float(0.1)
+        let expected = """
+            DescribedNumbers {
+            	float = 0.3333333;
+            	double = 0.6666666666666666;
+            	optFloat = 3.141593;
+            	optDouble = 0.3;
+            	noFloat = (null);
+            	any = 0.1;
+            	floats = List<float> <ADDR> (
+            		[0] 1.677722e+07,
+            		[1] -0,
+            		[2] 1e-05,
+            		[3] inf
+            	);
+            	doubles = MutableSet<double> <ADDR> (
+            		[0] 1.234567890123457e+17
+            	);
+            	doubleMap = Map<string, double> <ADDR> (
+            	[d]: 1e+20
+            	);
+            }
+            """
+        XCTAssertEqual(withoutAddresses(numbers.description), expected)
+        let realm = try Realm()
+        try realm.write { realm.add(numbers) }
+        XCTAssertEqual(withoutAddresses(numbers.description), expected)
+        XCTAssertEqual(withoutAddresses(numbers.floats.sorted().description),
+                       "Results<float> <ADDR> (\n\t[0] -0,\n\t[1] 1e-05,\n\t[2] 1.677722e+07,\n\t[3] inf\n)")
+        let mixed = List<AnyRealmValue>()
+        mixed.append(objectsIn: [.double(1 / 3), .float(2 / 3)])
+        XCTAssertEqual(withoutAddresses(mixed.description), "List<mixed> <ADDR> (\n\t[0] 0.3333333333333333,\n\t[1] 0.6666667\n)")
+    }
+
     func testMapsOfObjectsPrintTheKeyTypeAndUnindentedEntries() throws {
         let map = DescribedMapHolder()
         map.leaves["a"] = DescribedLeaf(value: ["flag": true])
@@ -237,4 +283,16 @@ class DescribedValues: Object {
 
 class DescribedMapHolder: Object {
     @Persisted var leaves: Map<String, DescribedLeaf?>
+}
+
+class DescribedNumbers: Object {
+    @Persisted var float: Float = 0
+    @Persisted var double: Double = 0
+    @Persisted var optFloat: Float?
+    @Persisted var optDouble: Double?
+    @Persisted var noFloat: Float?
+    @Persisted var any: AnyRealmValue
+    @Persisted var floats: List<Float>
+    @Persisted var doubles: MutableSet<Double>
+    @Persisted var doubleMap: Map<String, Double>
 }

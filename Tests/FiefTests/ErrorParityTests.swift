@@ -28,9 +28,31 @@ final class ErrorParityTests: FiefTestCase {
 
     // MARK: GEOWITHIN with a region that is not valid
 
-    func testInvalidRegionNamesTheParameter() {
-        assertTraps("ErrorParity.geoSelfIntersecting", message: "Invalid region in GEOWITHIN query for parameter")
-        assertTraps("ErrorParity.geoHoleOutside", message: "Invalid region in GEOWITHIN query for parameter")
+    // The shape named as RealmSwift names it (realm-swift's GeospatialTests:
+    // realm-core's notation, longitude first, altitude 0), through `filter`
+    // (`GEOWITHIN %@`, `IN %@`) and `where`; the reason after it is the
+    // library's (the hole's is realm-core's wording, the crossing edges'
+    // names the same edges).
+    func testInvalidRegionNamesTheParameterAsRealmSwiftDoes() {
+        let crossing = "Invalid region in GEOWITHIN query for parameter 'GeoPolygon({[-50, 50, 0], [55, 55, 0], [50, -50, 0], [-25, 70, 0], [-50, 50, 0]})': '"
+        assertTraps("ErrorParity.geoSelfIntersecting", message: crossing)
+        assertTraps("ErrorParity.geoSelfIntersectingWhere", message: crossing)
+        assertTraps("ErrorParity.geoSelfIntersecting", message: "Edges 0 and 2 cross")
+        assertTraps("ErrorParity.geoHoleOutside", message: "Invalid region in GEOWITHIN query for parameter 'GeoPolygon({[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 0]}, {[2, 2, 0], [3, 2, 0], [3, 3, 0], [2, 3, 0], [2, 2, 0]})': 'Secondary ring 1 not contained by first exterior ring - secondary rings must be holes in the first ring'")
+        assertTraps("ErrorParity.geoHoleInIn", message: "Invalid region in GEOWITHIN query for parameter 'GeoPolygon({[-80, 50, 0], [20, 60, 0], [20, 20, 0], [-80, -80, 0], [-80, 50, 0]}, {[-75.5176, 40.0096, 0], [20, 60, 0], [20, 20, 0], [-75.5176, -75.5176, 0], [-75.5176, 40.0096, 0]})': '")
+        assertTraps("ErrorParity.geoFlatBox", message: "Invalid region in GEOWITHIN query for parameter 'GeoPolygon({[1.5, 2], [1.5, 2], [1.5, 2], [1.5, 2], [1.5, 2]})': '")
+    }
+
+    // MARK: SELF on results of objects
+
+    // RealmSwift's query builder takes key paths and constants only: `SELF`
+    // (NSPredicate's evaluated object) in a query of managed objects raises
+    // "Predicate expressions must compare a keypath and another keypath or a
+    // constant value"; so does Fief's library (the query language's `self`
+    // is the element of a collection of values).  Unmanaged lists answer it
+    // in memory (UnmanagedIndexMatchingTests).
+    func testSelfOnResultsOfObjectsTraps() {
+        assertTraps("ErrorParity.selfOnObjects", message: "Invalid predicate 'SELF == %@' for class 'Dog'")
     }
 
     // MARK: Freezing what is not managed
@@ -89,6 +111,54 @@ final class ErrorParityTests: FiefTestCase {
     func testOpeningAFileOpenReadOnlyWithoutReadOnlyTraps() {
         assertTraps("ErrorParity.readOnlyMismatch", message: "already opened with different read permissions")
         assertTraps("ErrorParity.readWriteThenReadOnly", message: "already opened with different read permissions")
+    }
+
+    /// What opening `configuration` on a thread of its own gives: nil, or
+    /// the error it throws.
+    private func openError(onAnotherThread configuration: Realm.Configuration) -> Error? {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var failure: Error?
+        let thread = Thread {
+            do { _ = try Realm(configuration: configuration) } catch { failure = error }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        return failure
+    }
+
+    /// realm-core's coordinator holds every live realm of a file in the
+    /// process (realm-swift's testCannotHaveReadOnlyAndReadWriteRealmsAtSamePathAtSameTime):
+    /// with one open on another thread, an open with the other `readOnly`
+    /// setting throws `.fail` with RealmSwift's message, either way round;
+    /// once those realms are gone, the file opens.
+    func testAFileOpenOnAnotherThreadWithOtherReadPermissionsThrows() throws {
+        let url = directory.appendingPathComponent("threads.realm")
+        let message = "Realm at path '\(url.path)' already opened with different read permissions."
+        func assertRefused(_ configuration: Realm.Configuration, line: UInt = #line) {
+            let error = openError(onAnotherThread: configuration)
+            XCTAssertEqual((error as? Realm.Error)?.code, .fail, "\(String(describing: error))", line: line)
+            XCTAssertEqual((error as? Realm.Error)?.message, message, line: line)
+        }
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: url))
+            try realm.write { realm.add(Dog(name: "Rex", age: 1, color: "")) }
+            assertRefused(Realm.Configuration(fileURL: url, readOnly: true))
+            XCTAssertNil(openError(onAnotherThread: Realm.Configuration(fileURL: url)), "the same permissions open")
+        }
+        do {
+            let readOnly = try Realm(configuration: Realm.Configuration(fileURL: url, readOnly: true))
+            assertRefused(Realm.Configuration(fileURL: url))
+            XCTAssertNil(openError(onAnotherThread: Realm.Configuration(fileURL: url, readOnly: true)))
+            XCTAssertEqual(readOnly.objects(Dog.self).count, 1)
+        }
+        // Nothing open any more: either opens.
+        XCTAssertNil(openError(onAnotherThread: Realm.Configuration(fileURL: url)))
+        XCTAssertNil(openError(onAnotherThread: Realm.Configuration(fileURL: url, readOnly: true)))
+        // A frozen realm counts, as realm-core's coordinator holds it too.
+        let frozen = try Realm(configuration: Realm.Configuration(fileURL: url, readOnly: true)).freeze()
+        assertRefused(Realm.Configuration(fileURL: url))
+        XCTAssertEqual(frozen.objects(Dog.self).count, 1)
     }
 
     func testReadOnlyThenReadOnlyAgainIsFine() throws {
@@ -153,6 +223,20 @@ final class ErrorParityTests: FiefTestCase {
             "ErrorParity.sortMissingList": { _ in _ = try managed().1.sorted(byKeyPath: "noSuchCol") },
             "ErrorParity.geoSelfIntersecting": { _ in _ = try Realm().objects(GeoPerson.self).filter("location GEOWITHIN %@", polygon) },
             "ErrorParity.geoHoleOutside": { _ in _ = try Realm().objects(GeoPerson.self).where { $0.location.geoWithin(holeOutside) } },
+            "ErrorParity.geoSelfIntersectingWhere": { _ in _ = try Realm().objects(GeoPerson.self).where { $0.location.geoWithin(polygon) } },
+            "ErrorParity.geoHoleInIn": { _ in
+                let shape = GeoPolygon(outerRing: [(50, -80), (60, 20), (20, 20), (-80, -80), (50, -80)],
+                                       holes: [[(40.0096192, -75.5175781), (60, 20), (20, 20), (-75.5175781, -75.5175781), (40.0096192, -75.5175781)]])!
+                _ = try Realm().objects(GeoPerson.self).filter("location IN %@", shape)
+            },
+            "ErrorParity.geoFlatBox": { _ in
+                _ = try Realm().objects(GeoPerson.self).filter("location GEOWITHIN %@", GeoBox(bottomLeft: (2, 1.5), topRight: (2, 1.5))!)
+            },
+            "ErrorParity.selfOnObjects": { test in
+                let realm = try Realm()
+                let dogs = try test.addDogs(realm)
+                _ = realm.objects(Dog.self).filter("SELF == %@", dogs[0])
+            },
             "ErrorParity.freezeList": { _ in _ = List<Int>().freeze() },
             "ErrorParity.freezeSet": { _ in _ = MutableSet<Int>().freeze() },
             "ErrorParity.freezeMap": { _ in _ = Map<String, Int>().freeze() },

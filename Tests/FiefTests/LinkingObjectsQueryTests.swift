@@ -38,6 +38,10 @@ final class LinkingObjectsQueryTests: FiefTestCase {
         // The same objects as @links.
         XCTAssertEqual(names(people.filter("ANY clubs.name == %@", "Pooch Pals")),
                        names(people.filter("ANY @links.DogClub.members.name == %@", "Pooch Pals")))
+        // As a key-path argument (`%K`, `$K0`), as RealmSwift resolves it.
+        XCTAssertEqual(names(people.filter("ANY %K == %@", "clubs.name", "Barkers")), ["Ann"])
+        XCTAssertEqual(names(people.filter("%K.@count == 0", "clubs")), ["Cy"])
+        XCTAssertEqual(names(people.filter("ANY $K0 == $1", "clubs.members.name", "Bob")), ["Ann", "Bob"])
         // Live: a later write shows.
         let inTwo = people.filter("clubs.@count == 2")
         XCTAssertEqual(names(inTwo), ["Ann"])

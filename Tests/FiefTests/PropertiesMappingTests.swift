@@ -155,3 +155,57 @@ final class PropertiesMappingTests: FiefTestCase {
         XCTAssertEqual(people.filter("nickname == %@ OR %K == %@", "firstName", "age", 25).map(\.id), [2])
     }
 }
+
+/// Key paths through linking objects and inside subqueries, mapped as
+/// RealmSwift maps every key path: property by property, through the class
+/// each step reaches (its query builder resolves linking objects to their
+/// origin property's stored name, and a subquery's variable to the class of
+/// the collection it ranges over).
+final class PropertiesMappingPathTests: FiefTestCase {
+    private var configuration: Realm.Configuration {
+        fileConfiguration(objectTypes: [MappedPerson.self, MappedPet.self, MappedAddress.self])
+    }
+
+    /// Ann (pets Tom and Kit, best friend Bob), Bob (pet Rex), Cy (no pets).
+    private func addPeople(_ realm: Realm) throws {
+        try realm.write {
+            let bob = realm.create(MappedPerson.self, value: ["id": 2, "firstName": "Bob", "age": 25,
+                                                            "pets": [["petName": "Rex"]]])
+            realm.create(MappedPerson.self, value: ["id": 3, "firstName": "Cy", "age": 40])
+            realm.create(MappedPerson.self, value: ["id": 1, "firstName": "Ann", "age": 30, "best": bob,
+                                                   "pets": [["petName": "Tom"], ["petName": "Kit"]]])
+        }
+    }
+
+    func testKeyPathArgumentsThroughLinkingObjectsAreMapped() throws {
+        let realm = try Realm(configuration: configuration)
+        try addPeople(realm)
+        let pets = realm.objects(MappedPet.self)
+        XCTAssertEqual(pets.filter("ANY %K == %@", "keepers.firstName", "Ann").map(\.petName).sorted(), ["Kit", "Tom"])
+        XCTAssertEqual(pets.filter("ANY %K > %d", "keepers.age", 26).map(\.petName).sorted(), ["Kit", "Tom"])
+        XCTAssertEqual(pets.filter("%K.@count == 1", "keepers").count, 3)
+        XCTAssertEqual(pets.filter("ANY %K == %@", "keepers.best.firstName", "Bob").map(\.petName).sorted(), ["Kit", "Tom"])
+        // Through a link to a class whose linking objects are then followed.
+        let people = realm.objects(MappedPerson.self)
+        XCTAssertEqual(people.filter("ANY %K == %@", "pets.keepers.firstName", "Bob").map(\.id), [2])
+        XCTAssertEqual(people.sorted(byKeyPath: "id").filter("ANY pets.keepers.age == %@", 30).map(\.id), [1])
+    }
+
+    func testSubqueryVariablePathsAreMapped() throws {
+        let realm = try Realm(configuration: configuration)
+        try addPeople(realm)
+        let people = realm.objects(MappedPerson.self)
+        XCTAssertEqual(people.filter("SUBQUERY(pets, $p, $p.petName == 'Kit').@count > 0").map(\.id), [1])
+        XCTAssertEqual(people.filter("SUBQUERY(pets, $p, $p.petName BEGINSWITH %@ AND $p.owner == nil).@count == 1", "R").map(\.id), [2])
+        XCTAssertEqual(people.filter("subquery( pets , $pet , $pet.petName != 'Rex' ).@count == 2").map(\.id), [1])
+        // The variable reaches on: through linking objects, and a nested subquery.
+        XCTAssertEqual(people.filter("SUBQUERY(pets, $p, ANY $p.keepers.best.firstName == 'Bob').@count == 2").map(\.id), [1])
+        XCTAssertEqual(people.filter("SUBQUERY(pets, $p, SUBQUERY($p.keepers, $k, $k.age >= 30).@count > 0).@count > 0").map(\.id), [1])
+        // Through a link before the collection, and beside other mapped names.
+        XCTAssertEqual(people.filter("firstName == 'Ann' AND SUBQUERY(best.pets, $p, $p.petName == 'Rex').@count == 1").map(\.id), [1])
+        // A string that looks like a variable path stays as it is.
+        XCTAssertEqual(people.filter("SUBQUERY(pets, $p, $p.petName == '$p.petName').@count == 0").count, 3)
+        let pets = realm.objects(MappedPet.self)
+        XCTAssertEqual(pets.filter("SUBQUERY(keepers, $k, $k.firstName == 'Bob').@count == 1").map(\.petName), ["Rex"])
+    }
+}

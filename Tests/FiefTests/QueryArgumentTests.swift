@@ -149,6 +149,20 @@ final class QueryArgumentTests: FiefTestCase {
     }
 }
 
+/// An embedded object with a link and a map of links.
+class ScratchEmbeddedPet: EmbeddedObject {
+    @Persisted var name = ""
+    @Persisted var dog: Dog?
+    @Persisted var dogs: Map<String, Dog?>
+}
+
+/// An object with a map of links and a link to its class.
+class ScratchOwner: Object {
+    @Persisted var name = ""
+    @Persisted var pets: Map<String, Dog?>
+    @Persisted var next: ScratchOwner?
+}
+
 /// `index(matching:)` on an unmanaged List, which RealmSwift evaluates in
 /// memory (realm-swift's PrimitiveListTests / ListTests testIndexMatching).
 final class UnmanagedIndexMatchingTests: FiefTestCase {
@@ -192,6 +206,81 @@ final class UnmanagedIndexMatchingTests: FiefTestCase {
         XCTAssertEqual(people.index(matching: "dogs.@count == 0"), 0)
         // Nothing was added to the default realm.
         XCTAssertEqual(try Realm().objects(Dog.self).count, 0)
+    }
+
+    func testEmbeddedObjects() throws {
+        // RealmSwift evaluates the predicate on each unmanaged element,
+        // embedded objects as any other (RLMArray's indexOfObjectWithPredicate:).
+        let nodes = List<CopyNode>()
+        nodes.append(objectsIn: [CopyNode(value: ["value": 1, "leaf": ["value": 10]]),
+                                 CopyNode(value: ["value": 2, "leaves": [["value": 20], ["value": 21]]]),
+                                 CopyNode(value: ["value": 3])])
+        XCTAssertEqual(nodes.index(matching: "value == %@", 2), 1)
+        XCTAssertEqual(nodes.index(matching: "leaf.value == 10"), 0)
+        XCTAssertEqual(nodes.index(matching: "ANY leaves.value == %d", 21), 1)
+        XCTAssertEqual(nodes.index(matching: "leaf == nil AND leaves.@count == 0"), 2)
+        XCTAssertNil(nodes.index(matching: "value > 5"))
+        XCTAssertEqual(nodes.index(matching: { $0.value >= 2 }), 1)
+        XCTAssertNil(nodes.index(matching: { $0.value > 5 }))
+        XCTAssertNil(List<CopyNode>().index(matching: "value == 1"))
+        XCTAssertTrue(nodes.allSatisfy { $0.realm == nil && $0.leaf?.realm == nil }, "the elements stay unmanaged")
+        XCTAssertEqual(nodes.map(\.value), [1, 2, 3])
+    }
+
+    func testEmbeddedObjectsWithLinksAndMapsOfLinks() throws {
+        let first = ScratchEmbeddedPet(value: ["name": "first", "dog": Dog(name: "Rex", age: 9)])
+        let second = ScratchEmbeddedPet(value: ["name": "second"])
+        second.dogs["a"] = Dog(name: "Fido", age: 2)
+        second.dogs["b"] = .some(nil)
+        XCTAssertEqual(second.dogs.count, 2)
+        let pets = List<ScratchEmbeddedPet>()
+        pets.append(objectsIn: [first, second])
+        XCTAssertEqual(pets.index(matching: "dog.name == 'Rex'"), 0)
+        XCTAssertEqual(pets.index(matching: "dogs['a'].age == 2"), 1)
+        XCTAssertEqual(pets.index(matching: "dogs.@count == 2"), 1)
+        XCTAssertEqual(pets.index(matching: "ANY dogs.@values.name == %@", "Fido"), 1)
+        XCTAssertNil(pets.index(matching: "dog.age > 10"))
+        XCTAssertNil(first.dog?.realm)
+        XCTAssertEqual(try Realm().objects(Dog.self).count, 0, "nothing was added to the default realm")
+    }
+
+    func testObjectsWithMapsOfLinksAndCycles() throws {
+        let ann = ScratchOwner(value: ["name": "Ann"]), bob = ScratchOwner(value: ["name": "Bob"])
+        ann.pets["x"] = Dog(name: "Rex", age: 3)
+        bob.next = bob
+        ann.next = bob
+        let owners = List<ScratchOwner>()
+        owners.append(objectsIn: [ann, bob])
+        XCTAssertEqual(owners.index(matching: "pets['x'].name == 'Rex'"), 0)
+        XCTAssertEqual(owners.index(matching: "pets.@count == 0"), 1)
+        // The cycle is copied as it is: Bob's next's next is Bob.
+        XCTAssertEqual(owners.index(matching: "next.next.next.name == 'Bob' AND name == 'Bob'"), 1)
+        XCTAssertEqual(owners.index(matching: "next.next.name == 'Bob'"), 0)
+        XCTAssertEqual(owners.index(matching: { $0.next.name == "Bob" }), 0)
+        XCTAssertTrue(bob.next === bob && ann.realm == nil)
+    }
+
+    func testSelfComparesTheObjects() throws {
+        // NSPredicate's `SELF == %@` / `SELF IN %@` on RealmSwift's unmanaged
+        // lists: isEqual: (the same instance; the same row for managed
+        // objects with a primary key).
+        let rex = Dog(name: "Rex", age: 1), fido = Dog(name: "Fido", age: 2)
+        let dogs = List<Dog>()
+        dogs.append(objectsIn: [rex, fido, rex])
+        XCTAssertEqual(dogs.index(matching: "SELF == %@", fido), 1)
+        XCTAssertEqual(dogs.index(matching: "self = $0", rex), 0)
+        XCTAssertNil(dogs.index(matching: "SELF == %@", Dog(name: "Fido", age: 2)), "an equal copy is another object")
+        XCTAssertEqual(dogs.index(matching: "SELF IN %@", [Dog(), fido]), 1)
+        XCTAssertNil(dogs.index(matching: "SELF IN %@", [Dog]()))
+        let realm = try Realm()
+        let keyed = try realm.write { realm.create(Person.self, value: ["id": 5, "name": "Ann"]) }
+        let people = List<Person>()
+        people.append(objectsIn: [Person(), keyed])
+        XCTAssertEqual(people.index(matching: "SELF == %@", realm.object(ofType: Person.self, forPrimaryKey: 5)!), 1)
+        let nodes = List<CopyNode>()
+        let node = CopyNode(value: ["value": 1])
+        nodes.append(objectsIn: [CopyNode(), node])
+        XCTAssertEqual(nodes.index(matching: "SELF == %@", node), 1)
     }
 
     func testABadPredicateTraps() {

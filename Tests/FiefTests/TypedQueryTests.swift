@@ -367,6 +367,9 @@ final class TypedQueryTests: FiefTestCase {
         assertPredicate(QueryCompany.self, "((name == $0) || (location GEOWITHIN geoCircle([-121.9, 47.3], 0.25)))", ["HQ"]) {
             $0.name == "HQ" || $0.location.geoWithin(circle)
         }
+        // RealmSwift's shapes are arguments (an invalid one is then named as RealmSwift names it).
+        let realBox = GeoBox(bottomLeft: (47.3, -122.7), topRight: (48.1, -122.1))!
+        assertPredicate(QueryCompany.self, "(location GEOWITHIN $0)", [realBox]) { $0.location.geoWithin(realBox) }
     }
 
     func testQueriesOverValuesNameTheElementSelf() {

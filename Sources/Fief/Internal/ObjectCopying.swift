@@ -20,27 +20,47 @@ func fiefRefuseManagedEmbedded(_ managed: ManagedRow, into collection: String, o
 /// What `create` copies from `value`: an embedded object as a dictionary of
 /// its values, a collection as an array (a map as a dictionary) of its
 /// elements, recursively, so that the copy is made from values and the
-/// objects given stay as they were; anything else as it is.
-func fiefCopyable(_ value: Any?) -> Any? {
+/// objects given stay as they were; an object (which a link of the copy
+/// will point to) as `link` gives it (`Realm.linkable`: the object itself
+/// if the realm manages it, else its copy); anything else as it is.
+func fiefCopyable(_ value: Any?, link: (Object) -> Object) -> Any? {
     guard let value = fiefUnwrap(value) else { return nil }
+    func copyable(_ value: Any?) -> Any? { fiefCopyable(value, link: link) }
     // Swift arrays and dictionaries first: casting one to a class bridges it.
-    if let array = value as? [Any?] { return array.map(fiefCopyable) }
-    if let dictionary = value as? [String: Any?] { return dictionary.mapValues(fiefCopyable) }
+    if let array = value as? [Any?] { return array.map(copyable) }
+    if let dictionary = value as? [String: Any?] { return dictionary.mapValues(copyable) }
     if let object = value as? EmbeddedObject {
         var values: [String: Any?] = [:]
-        for (name, propertyValue) in object._fiefPropertyValues() { values[name] = fiefCopyable(propertyValue) }
+        for (name, propertyValue) in object._fiefPropertyValues() { values[name] = copyable(propertyValue) }
         return values
     }
+    if let object = value as? Object { return link(object) }
     guard value is FiefCollectionProtocol, let sequence = value as? any Sequence else { return value }
     let items = fiefSequenceItems(sequence)
     if value is any RealmKeyedCollection {
         var entries: [String: Any?] = [:]
         for case let entry as any _RealmMapValue in items {
-            entries["\(entry.key)"] = fiefCopyable(entry.value)
+            entries["\(entry.key)"] = copyable(entry.value)
         }
         return entries
     }
-    return items.map(fiefCopyable)
+    return items.map(copyable)
+}
+
+/// An object `create` copies, as the same object however it is reached: an
+/// unmanaged object by its identity, a managed one by its file and row (each
+/// read of a link gives a new accessor).
+enum FiefCopySource: Hashable {
+    case unmanaged(ObjectIdentifier)
+    case row(path: String, classKey: fief_class_key_t, objectKey: fief_object_key_t)
+
+    init(_ object: ObjectBase) {
+        if let managed = object._fiefManaged {
+            self = .row(path: managed.core.path, classKey: managed.binding.classKey, objectKey: managed.objectKey)
+        } else {
+            self = .unmanaged(ObjectIdentifier(object))
+        }
+    }
 }
 
 /// The elements of `sequence`, as `Any`.
@@ -77,6 +97,10 @@ extension Realm {
     /// else a copy made here from its values (with `update` if the class has
     /// a primary key), so that an unmanaged object stays unmanaged and an
     /// object of another realm stays there.
+    ///
+    /// A link back to an object being copied at the moment (a cycle: A → B
+    /// → A, through links or collections) points to its copy, so that the
+    /// copy has the same cycle and each object of the cycle is copied once.
     func linkTarget(for object: Object, of target: Object.Type, update: UpdatePolicy) -> Object {
         if let managed = object._fiefManaged {
             guard managed.isValid else { preconditionFailure(invalidatedObjectMessage) }
@@ -84,6 +108,7 @@ extension Realm {
                 return object
             }
         }
+        if let copy = copyInProgress(of: object) { return copy }
         return target._fiefCreate(in: self, value: object, update: nestedPolicy(target, update))
     }
 
@@ -93,8 +118,49 @@ extension Realm {
             guard managed.isValid else { preconditionFailure(invalidatedObjectMessage) }
             if manages(managed) && managed.binding.info.className == className { return object }
         }
+        if let copy = copyInProgress(of: object) { return copy }
         let policy = core.dynamicBinding(named: className).info.primaryKeyIndex == nil ? .error : update
         return dynamicCreate(className, value: object, update: policy)
+    }
+
+    /// What a link written by `create` (with `update`) to `object` points
+    /// to: `object` if this realm manages it, else its copy made here
+    /// (`linkTarget`).
+    func linkable(_ object: Object, update: UpdatePolicy) -> Object {
+        if let managed = object._fiefManaged {
+            guard managed.isValid else { preconditionFailure(invalidatedObjectMessage) }
+            if manages(managed) { return object }
+            if object is DynamicObject {
+                return linkTarget(for: object, named: managed.binding.info.className, update: update)
+            }
+        }
+        return linkTarget(for: object, of: type(of: object), update: update)
+    }
+
+    /// Whether a link written by `create` to `object` needs a copy made
+    /// first (an object this realm does not manage, not being copied now).
+    func needsCopy(_ object: Object) -> Bool {
+        if let managed = object._fiefManaged, manages(managed) { return false }
+        return copyInProgress(of: object) == nil
+    }
+
+    /// The copy of `object` that `create` is making at the moment, if any.
+    private func copyInProgress(of object: Object) -> Object? {
+        core.copiesInProgress.isEmpty ? nil : core.copiesInProgress[FiefCopySource(object)]
+    }
+
+    /// Runs `body` (which writes the links and collections of `copy`) with
+    /// `copy` known as the copy of `source`: links back to `source` on the
+    /// way (cycles) point to `copy`.  RealmSwift copies such a graph
+    /// without end; each object is copied once here.  Objects reached again
+    /// without a cycle (twice in a list, by two paths) are copied again, as
+    /// RealmSwift copies them.
+    func whileCopying(_ source: ObjectBase, as copy: ObjectBase, _ body: () -> Void) {
+        guard let copy = copy as? Object else { return body() }
+        let id = FiefCopySource(source)
+        core.copiesInProgress[id] = copy
+        defer { core.copiesInProgress[id] = nil }
+        body()
     }
 
     /// Adds the unmanaged objects of a collection about to be written by
@@ -130,7 +196,7 @@ extension ManagedRow {
     /// row's object and its values overwrite the row's, its embedded
     /// objects (and lists of them) updating the row's in place.
     func adoptUpdating(_ child: ObjectBase) {
-        var values: [(Int, _Persistable)] = []
+        var values: [(Int, any _Persistable)] = []
         ObjectSchemaInfo.forEachPersisted(of: child) { name, persisted in
             guard let i = binding.info.propertyIndex[name] else { return }
             let value = persisted.unmanagedValue

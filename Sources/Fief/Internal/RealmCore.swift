@@ -20,6 +20,11 @@ final class RealmCore: @unchecked Sendable {
     let path: String
     /// Bumped by `invalidate()`: objects and results made before are invalid.
     private(set) var generation: UInt64 = 0
+    /// The objects `create` is copying into this realm at the moment (the
+    /// object given → its copy), outermost first: a link back to
+    /// one of them links to its copy (Internal/ObjectCopying.swift).  Used in
+    /// a write transaction only, by the thread that holds it.
+    var copiesInProgress: [FiefCopySource: Object] = [:]
 
     private let lock = NSLock()
     private var bindings: [ObjectIdentifier: ClassBinding] = [:]
@@ -39,6 +44,13 @@ final class RealmCore: @unchecked Sendable {
         _ = fief_realm_is_read_only(handle.raw, &readOnly)
         isReadOnly = readOnly
         path = fief_realm_get_path(handle.raw).map { String(cString: $0) } ?? ""
+        if configuration.inMemoryIdentifier == nil {
+            let core = WeakCore(self)
+            RealmCore.fileCores.withLock { cores in
+                cores.removeAll { $0.core == nil }
+                cores.append(core)
+            }
+        }
     }
 
     // MARK: Opening
@@ -50,6 +62,10 @@ final class RealmCore: @unchecked Sendable {
 
     private static let threadCache = Locked<[String: WeakCore]>([:])
 
+    /// Every live realm of a file in the process, frozen ones too (what
+    /// realm-core's per-file coordinator holds).
+    private static let fileCores = Locked<[WeakCore]>([])
+
     private static func threadKey(_ configuration: Realm.Configuration) -> String {
         "\(pthread_self())|\(configuration.cacheIdentity)"
     }
@@ -59,7 +75,7 @@ final class RealmCore: @unchecked Sendable {
     static func open(_ configuration: Realm.Configuration) throws -> RealmCore {
         let key = threadKey(configuration)
         if let core = threadCache.withLock({ $0[key]?.core }) { return core }
-        refuseOtherReadPermissions(configuration)
+        try refuseOtherReadPermissions(configuration)
         if configuration.encryptionKey != nil {
             throw Realm.Error(code: .fail, message: "Encryption is not supported by Fief")
         }
@@ -81,20 +97,32 @@ final class RealmCore: @unchecked Sendable {
         return core
     }
 
-    /// Traps, as RealmSwift does, when this thread already has the file open
-    /// with the other `readOnly` setting.
-    private static func refuseOtherReadPermissions(_ configuration: Realm.Configuration) {
-        guard configuration.inMemoryIdentifier == nil, let path = configuration.fileURL?.standardizedFileURL.path else { return }
+    /// Refuses, as RealmSwift does, a file already open in this process with
+    /// the other `readOnly` setting: a trap when this thread has it open
+    /// (RealmSwift's per-thread cache check), else an error (`.fail`) while
+    /// any realm of the file with the other setting lives, on another
+    /// thread or frozen (realm-core's per-file coordinator holds them all).
+    /// Once those are gone the file opens either way.
+    private static func refuseOtherReadPermissions(_ configuration: Realm.Configuration) throws {
+        guard configuration.inMemoryIdentifier == nil, let url = configuration.fileURL else { return }
+        let path = url.standardizedFileURL.path
+        func conflicts(_ core: RealmCore) -> Bool {
+            core.configuration.readOnly != configuration.readOnly && core.configuration.inMemoryIdentifier == nil
+                && core.configuration.fileURL?.standardizedFileURL.path == path
+        }
+        let message = "Realm at path '\(url.path)' already opened with different read permissions"
         let thread = "\(pthread_self())|"
-        let conflicting = threadCache.withLock { table in
+        let onThisThread = threadCache.withLock { table in
             table.contains { key, weak in
                 guard key.hasPrefix(thread), let core = weak.core, !core.isFrozen else { return false }
-                return core.isReadOnly != configuration.readOnly && core.configuration.inMemoryIdentifier == nil
-                    && core.configuration.fileURL?.standardizedFileURL.path == path
+                return conflicts(core)
             }
         }
-        if conflicting {
-            preconditionFailure("Realm at path '\(path)' already opened with different read permissions")
+        if onThisThread {
+            preconditionFailure(message)
+        }
+        if fileCores.withLock({ cores in cores.contains { $0.core.map(conflicts) ?? false } }) {
+            throw Realm.Error(code: .fail, message: message + ".")
         }
     }
 
@@ -683,7 +711,7 @@ final class ManagedRow {
 
     /// Creates embedded-object property number `index` in place from a
     /// dictionary or array of values (`Realm.create` with nested values).
-    func createEmbedded(_ index: Int, from value: Any) {
+    func createEmbedded(_ index: Int, from value: Any, update: Realm.UpdatePolicy = .error) {
         guard let raw = fief_object_create_embedded(handle.raw, binding.propertyKeys[index]) else {
             trapForAccess(CError.last(), writing: true)
         }
@@ -702,12 +730,21 @@ final class ManagedRow {
         for (i, given) in givenValues {
             let property = row.binding.info.properties[i]
             if property.isCollection {
-                // Embedded elements are copied from their values (see fiefCopyable).
-                row.writeAny(i, property.linkTarget is EmbeddedObject.Type ? fiefCopyable(given) : given)
+                // Embedded elements are copied from their values, objects
+                // linked are copied too (see fiefCopyable).
+                let realm = Realm(core: core)
+                row.writeAny(i, fiefCopyable(given) { realm.linkable($0, update: update) })
                 continue
             }
             if let nested = property.linkTarget, nested is EmbeddedObject.Type {
-                if let given = fiefUnwrap(given), given is [String: Any?] || given is [Any?] || !(given is NSNull) { row.createEmbedded(i, from: given) }
+                if let given = fiefUnwrap(given), given is [String: Any?] || given is [Any?] || !(given is NSNull) {
+                    row.createEmbedded(i, from: given, update: update)
+                }
+                continue
+            }
+            if property.linkTarget != nil, let object = fiefUnwrap(given) as? Object {
+                // A link to an object: to its copy unless this realm manages it.
+                row.write(i, Realm(core: core).linkable(object, update: update))
                 continue
             }
             if property.type == FIEF_TYPE_MIXED {

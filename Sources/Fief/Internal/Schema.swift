@@ -175,6 +175,14 @@ final class ObjectSchemaInfo: @unchecked Sendable {
     /// that name no property (`@count`, a map key) are kept.
     func storedPath(_ path: String) -> String {
         guard reachesCustomNames else { return path }
+        return mappedPath(path).text
+    }
+
+    /// `path` mapped as `storedPath` maps it, and the class it ends at (nil
+    /// where it leaves objects).  With `backlinks`, a linking-objects
+    /// property is written as the backlinks it stands for
+    /// (`@links.Person.custom_pets`), as RealmSwift resolves it.
+    private func mappedPath(_ path: String, backlinks: Bool = false) -> (text: String, target: ObjectSchemaInfo?) {
         var info: ObjectSchemaInfo? = self
         var segments: [String] = []
         for segment in path.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
@@ -186,28 +194,64 @@ final class ObjectSchemaInfo: @unchecked Sendable {
                 segments.append(current.properties[i].storedName)
                 info = current.targetInfo(of: current.properties[i])
             } else if let linking = current.linkingObjects.first(where: { $0.name == segment }) {
-                segments.append(segment)
-                info = ObjectSchemaInfo.of(linking.originType)
+                let origin = ObjectSchemaInfo.of(linking.originType)
+                if backlinks {
+                    let property = origin.propertyIndex[linking.originProperty].map { origin.properties[$0].storedName } ?? linking.originProperty
+                    segments.append("@links.\(origin.className).\(property)")
+                } else {
+                    segments.append(segment)
+                }
+                info = origin
             } else {
                 segments.append(segment)
                 info = nil
             }
         }
-        return segments.joined(separator: ".")
+        return (segments.joined(separator: "."), info)
     }
 
+    /// Whether this class, or a class its key paths reach, has linking
+    /// objects (which key-path arguments name as backlinks).  Found once.
+    private var reachesLinkingObjects: Bool {
+        if let known = reachesLinkingObjectsCache.withLock({ $0 }) { return known }
+        var seen: Set<ObjectIdentifier> = []
+        var pending: [ObjectSchemaInfo] = [self]
+        var found = false
+        while let info = pending.popLast(), !found {
+            guard seen.insert(ObjectIdentifier(info)).inserted else { continue }
+            if !info.linkingObjects.isEmpty { found = true }
+            pending += info.properties.compactMap { info.targetInfo(of: $0) }
+        }
+        reachesLinkingObjectsCache.withLock { $0 = found }
+        return found
+    }
+    private let reachesLinkingObjectsCache = Locked<Bool?>(nil)
+
     /// `predicate` (the query language) with every key path of this class
-    /// named as the file stores it (`storedPath`); string literals,
-    /// arguments (`$0`) and subquery variables are kept.
+    /// named as the file stores it (`storedPath`), inside subqueries too (a
+    /// subquery variable's key paths are those of the class its collection
+    /// holds); string literals and arguments (`$0`) are kept.
     func storedQuery(_ predicate: String) -> String {
         guard reachesCustomNames else { return predicate }
         let chars = Array(predicate)
-        var out = ""
         var i = 0
+        return storedQuery(chars, &i, variables: [:], until: nil)
+    }
+
+    /// The predicate text of `chars` from `i` mapped (see `storedQuery`), up
+    /// to the end or, with `stop`, the first `stop` character outside
+    /// parentheses and quotes (left at `i`).  `variables`: the subquery
+    /// variables in scope and the classes they range over.
+    private func storedQuery(_ chars: [Character], _ i: inout Int, variables: [String: ObjectSchemaInfo?],
+                             until stop: Character?) -> String {
         func isStart(_ c: Character) -> Bool { c == "_" || c.isLetter }
         func isPart(_ c: Character) -> Bool { c == "_" || c.isLetter || c.isNumber }
+        var out = ""
+        var depth = 0
         while i < chars.count {
             let c = chars[i]
+            if let stop, c == stop, depth == 0 { break }
+            if c == "(" { depth += 1 } else if c == ")" { depth -= 1 }
             if c == "'" || c == "\"" {
                 // A string literal, escapes included.
                 var j = i + 1
@@ -216,22 +260,35 @@ final class ObjectSchemaInfo: @unchecked Sendable {
                 out += String(chars[i..<end])
                 i = end
             } else if c == "$" || c == "@" || c == "#" {
-                // An argument, a variable or an operator with its key path.
+                // An argument, a subquery variable with its key path (mapped
+                // through the class it ranges over), or an operator with its
+                // key path.
                 var j = i + 1
-                while j < chars.count && (isPart(chars[j]) || chars[j] == ".") { j += 1 }
-                out += String(chars[i..<j])
-                i = j
+                while j < chars.count && isPart(chars[j]) { j += 1 }
+                let name = String(chars[(i + 1)..<j])
+                var k = j
+                while k < chars.count && (isPart(chars[k]) || chars[k] == ".") { k += 1 }
+                if c == "$", k > j, chars[j] == ".", let ranged = variables[name], let target = ranged {
+                    out += "$" + name + "." + target.mappedPath(String(chars[(j + 1)..<k])).text
+                } else {
+                    out += String(chars[i..<k])
+                }
+                i = k
             } else if isStart(c) && (i == 0 || !(isPart(chars[i - 1]) || chars[i - 1] == ".")) {
                 var j = i
                 while j < chars.count && (isPart(chars[j]) || (chars[j] == "." && j + 1 < chars.count && isStart(chars[j + 1]))) { j += 1 }
                 let path = String(chars[i..<j])
+                i = j
+                if path.uppercased() == "SUBQUERY", let subquery = storedSubquery(chars, &i, variables: variables) {
+                    out += path + subquery
+                    continue
+                }
                 let first = path.split(separator: ".").first.map(String.init) ?? path
                 if propertyIndex[first] != nil || storedNameIndex[first] != nil || linkingObjects.contains(where: { $0.name == first }) {
-                    out += storedPath(path)
+                    out += mappedPath(path).text
                 } else {
                     out += path
                 }
-                i = j
             } else {
                 out.append(c)
                 i += 1
@@ -240,12 +297,65 @@ final class ObjectSchemaInfo: @unchecked Sendable {
         return out
     }
 
+    /// After the word SUBQUERY (`i` just past it): `(collection, $variable,
+    /// predicate)` mapped, the collection's key path (of this class, or of a
+    /// variable in scope) as `storedPath` maps it and the predicate with the
+    /// variable ranging over the class the collection holds.  Nil, `i` kept,
+    /// where the text is not of that form.
+    private func storedSubquery(_ chars: [Character], _ i: inout Int, variables: [String: ObjectSchemaInfo?]) -> String? {
+        var j = i
+        func skipSpaces() { while j < chars.count && chars[j].isWhitespace { j += 1 } }
+        func word() -> String {
+            let from = j
+            while j < chars.count && (chars[j] == "_" || chars[j] == "$" || chars[j] == "." || chars[j].isLetter || chars[j].isNumber) { j += 1 }
+            return String(chars[from..<j])
+        }
+        skipSpaces()
+        guard j < chars.count, chars[j] == "(" else { return nil }
+        j += 1
+        skipSpaces()
+        let head = String(chars[i..<j])
+        let collection = word()
+        let afterCollection = j
+        skipSpaces()
+        guard !collection.isEmpty, j < chars.count, chars[j] == "," else { return nil }
+        j += 1
+        skipSpaces()
+        let variable = word()
+        skipSpaces()
+        guard variable.hasPrefix("$"), variable.count > 1, !variable.contains("."), j < chars.count, chars[j] == "," else { return nil }
+        j += 1
+        let middle = String(chars[afterCollection..<j])
+        // The collection: a key path of this class, or of a variable in scope.
+        var mappedCollection = collection
+        var ranged: ObjectSchemaInfo?
+        if collection.hasPrefix("$") {
+            let parts = collection.dropFirst().split(separator: ".", maxSplits: 1).map(String.init)
+            if parts.count == 2, let outer = variables[parts[0]], let outer {
+                let mapped = outer.mappedPath(parts[1])
+                mappedCollection = "$" + parts[0] + "." + mapped.text
+                ranged = mapped.target
+            }
+        } else {
+            let mapped = mappedPath(collection)
+            mappedCollection = mapped.text
+            ranged = mapped.target
+        }
+        var inner = variables
+        inner[String(variable.dropFirst())] = .some(ranged)
+        let predicate = storedQuery(chars, &j, variables: inner, until: ")")
+        guard j < chars.count, chars[j] == ")" else { return nil }
+        i = j + 1
+        return head + mappedCollection + middle + predicate + ")"
+    }
+
     /// `args` of `predicate` with each key-path argument (a `%K`, which
     /// takes the next argument as `%@` and number specifiers do, or `$Kn`,
-    /// argument n) named as the file stores it (`storedPath`), as
-    /// `storedQuery` names the key paths written in the text.
+    /// argument n) named as the file stores it (`storedPath`), and its
+    /// linking-objects properties written as the backlinks they stand for
+    /// (`@links.Person.dogs`), as RealmSwift resolves them.
     func storedQueryArguments(_ predicate: String, _ args: [Any]) -> [Any] {
-        guard reachesCustomNames, predicate.contains("%K") || predicate.contains("$K") else { return args }
+        guard predicate.contains("%K") || predicate.contains("$K"), reachesCustomNames || reachesLinkingObjects else { return args }
         let chars = Array(predicate)
         var keyPathArguments = Set<Int>()
         var next = 0
@@ -273,7 +383,7 @@ final class ObjectSchemaInfo: @unchecked Sendable {
         }
         var mapped = args
         for n in keyPathArguments where n < mapped.count {
-            if let path = fiefUnwrap(mapped[n]) as? String { mapped[n] = storedPath(path) }
+            if let path = fiefUnwrap(mapped[n]) as? String { mapped[n] = mappedPath(path, backlinks: true).text }
         }
         return mapped
     }
@@ -466,7 +576,7 @@ enum SchemaRegistry {
         // (`withLinkTargets`), or when discovered or listed in objectTypes.
         if type is EmbeddedObject.Type || type == DynamicObject.self { return }
         // The class of scratch realms (Internal/ScratchQuery.swift) joins no other schema.
-        if type == FiefScratchValues.self { return }
+        if type is FiefScratchClass.Type { return }
         let id = ObjectIdentifier(type)
         state.withLock { state in
             if state.ids.insert(id).inserted { state.types.append(type) }

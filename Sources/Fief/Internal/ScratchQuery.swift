@@ -3,17 +3,49 @@
 // Fief has one query mechanism, the engine's: the elements are copied into
 // a scratch in-memory realm of their own (dropped afterwards), queried
 // there with `filter`, and the first element whose copy matches is the
-// answer.  Objects are copied with `create` (their class and what it links
-// to); values go into a list of mixed values on `FiefScratchValues`, a class
-// only scratch realms hold, and since a predicate over values sees only the
-// value (`self`), the first element equal to the first match is the first
-// element that matches.
+// answer.  Objects are copied with `create` (with what they link to,
+// cycles included); embedded objects into a list of a holder class made for
+// their class (`FiefScratchEmbeddedHolder<Element>`); values go into a list
+// of mixed values on `FiefScratchValues`.  The scratch classes join no other
+// schema (`FiefScratchClass`), and since a predicate over values sees only
+// the value (`self`), the first element equal to the first match is the
+// first element that matches.
 
 import Foundation
 
+/// A class only scratch realms hold.
+protocol FiefScratchClass {}
+
 /// The one class of a scratch realm for values.
-final class FiefScratchValues: Object {
+final class FiefScratchValues: Object, FiefScratchClass {
     @Persisted var values: List<AnyRealmValue>
+}
+
+/// The top-level class of a scratch realm for embedded objects of class
+/// `Element`: a list of them.
+final class FiefScratchEmbeddedHolder<Element: EmbeddedObject>: Object, FiefScratchClass {
+    @Persisted var items: List<Element>
+
+    override class func _realmObjectName() -> String? { "FiefScratchHolder_" + Element.className() }
+
+    /// The position of the first of `elements` matching the predicate, or nil.
+    static func firstIndex(of elements: [EmbeddedObject], matching predicateFormat: String, _ args: [Any]) -> Int? {
+        // The holder, the element class and the classes they link to.
+        let realm = FiefScratchQuery.scratchRealm(withLinkTargets([ObjectSchemaInfo.of(FiefScratchEmbeddedHolder<Element>.self)]).map(\.type))
+        realm.beginWrite()
+        defer { realm.cancelWrite() }
+        // Created from the elements' values: the elements stay unmanaged.
+        let holder = realm.create(FiefScratchEmbeddedHolder<Element>.self, value: ["items": elements])
+        guard let first = holder.items.results("search").filter(predicateFormat, arguments: args).first else { return nil }
+        return holder.items.index(of: first)
+    }
+}
+
+extension EmbeddedObject {
+    /// `FiefScratchEmbeddedHolder.firstIndex` for this class.
+    class func _fiefScratchFirstIndex(of elements: [EmbeddedObject], matching predicateFormat: String, _ args: [Any]) -> Int? {
+        FiefScratchEmbeddedHolder<Self>.firstIndex(of: elements, matching: predicateFormat, args)
+    }
 }
 
 enum FiefScratchQuery {
@@ -22,16 +54,38 @@ enum FiefScratchQuery {
     /// for a predicate that does not parse or fit the elements.
     static func firstIndex<Element: RealmCollectionValue>(of elements: [Element], matching predicateFormat: String, _ args: [Any]) -> Int? {
         if elements.isEmpty { return nil }
+        if Element.self is ObjectBase.Type, let candidates = selfComparison(predicateFormat, args) {
+            return elements.firstIndex { element in candidates.contains { (element as! ObjectBase).isEqual($0) } }
+        }
         if let objectType = Element.self as? Object.Type {
             return firstObject(elements.map { $0 as! Object }, objectType, predicateFormat, args)
         }
-        if Element.self is ObjectBase.Type {
-            preconditionFailure("Cannot search an unmanaged List of embedded objects: add its owner to a realm first")
+        if let embeddedType = Element.self as? EmbeddedObject.Type {
+            return embeddedType._fiefScratchFirstIndex(of: elements.map { $0 as! EmbeddedObject }, matching: predicateFormat, args)
         }
         return firstValue(elements, predicateFormat, args)
     }
 
-    private static func scratchRealm(_ objectTypes: [ObjectBase.Type]?) -> Realm {
+    /// For a predicate that compares the object itself with its argument
+    /// (`SELF == %@`, `SELF IN %@`, `$0` for `%@`), which NSPredicate
+    /// evaluates on RealmSwift's unmanaged lists with `isEqual:`: the
+    /// objects an element must equal.  Nil for any other predicate (the
+    /// query language has no `self` for objects: the library refuses it).
+    private static func selfComparison(_ predicateFormat: String, _ args: [Any]) -> [ObjectBase]? {
+        let words = predicateFormat.replacingOccurrences(of: "==", with: " == ")
+            .split(whereSeparator: \.isWhitespace).map { $0.uppercased() }
+        guard words.count == 3, words[0] == "SELF", ["==", "=", "IN"].contains(words[1]),
+              words[2] == "%@" || words[2] == "$0", let argument = args.first else { return nil }
+        let given = fiefUnwrap(argument)
+        if words[1] == "IN" {
+            guard let given, !(given is ObjectBase), !(given is String), let sequence = given as? any Sequence else { return nil }
+            return fiefSequenceItems(sequence).compactMap { fiefUnwrap($0) as? ObjectBase }
+        }
+        if given == nil || given is NSNull { return [] }
+        return (given as? ObjectBase).map { [$0] }
+    }
+
+    static func scratchRealm(_ objectTypes: [ObjectBase.Type]?) -> Realm {
         let configuration = Realm.Configuration(inMemoryIdentifier: "fief-scratch-\(UUID().uuidString)", objectTypes: objectTypes)
         do {
             return try Realm(configuration: configuration)
@@ -47,42 +101,11 @@ enum FiefScratchQuery {
         let update: Realm.UpdatePolicy = ObjectSchemaInfo.of(type).primaryKeyIndex == nil ? .error : .modified
         realm.beginWrite()
         defer { realm.cancelWrite() }
-        let copies = objects.map { object -> Object in
-            var path: [ObjectIdentifier] = []
-            return realm.create(type, value: detachedValue(object, path: &path), update: update)
-        }
+        // Copies: what they link to (maps and cycles too) is copied with
+        // them, and the elements stay unmanaged.
+        let copies = objects.map { realm.create(type, value: $0, update: update) }
         let matches = realm.objects(type).filter(predicateFormat, arguments: args)
         return copies.firstIndex { matches.index(of: $0) != nil }
-    }
-
-    /// `object`'s values as `create(value:)` takes them, the unmanaged
-    /// objects it links to as nested dictionaries, so that the copy leaves
-    /// them all unmanaged.  A link back to an object already on the way is
-    /// left out (nil, or out of its list), so cycles end; maps of links are
-    /// left empty.
-    private static func detachedValue(_ object: ObjectBase, path: inout [ObjectIdentifier]) -> [String: Any] {
-        path.append(ObjectIdentifier(object))
-        defer { path.removeLast() }
-        var value: [String: Any] = [:]
-        for property in ObjectSchema(info: ObjectSchemaInfo.of(type(of: object))).properties where property.type != .linkingObjects {
-            let stored = fiefUnwrap(object.value(forKey: property.name))
-            if property.type != .object {
-                if let stored { value[property.name] = stored }
-            } else if !property.isMap, let detached = detachedLinks(stored, &path) {
-                value[property.name] = detached
-            }
-        }
-        return value
-    }
-
-    private static func detachedLinks(_ stored: Any?, _ path: inout [ObjectIdentifier]) -> Any? {
-        guard let stored = fiefUnwrap(stored) else { return nil }
-        if let linked = stored as? ObjectBase {
-            if linked._fiefManaged != nil || path.contains(ObjectIdentifier(linked)) { return linked._fiefManaged != nil ? linked : nil }
-            return detachedValue(linked, path: &path)
-        }
-        if let items = fiefSequenceItems(stored) { return items.compactMap { detachedLinks($0, &path) } }
-        return nil
     }
 
     private static func firstValue<Element: RealmCollectionValue>(_ elements: [Element], _ predicateFormat: String, _ args: [Any]) -> Int? {
