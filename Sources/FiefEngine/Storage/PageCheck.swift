@@ -175,8 +175,16 @@ struct PageCheck {
         var lower: UnsafeRawBufferPointer? = nil
         var upper: UnsafeRawBufferPointer? = nil
 
-        /// Whether `key` lies inside the bounds and after `previous`.
+        /// Whether `key` lies inside the bounds and after `previous`.  In a
+        /// tree of integer keys every key has 4 or 8 bytes, all of one size
+        /// (LMDB compares them as integers of the first key's size: a page of
+        /// another tree in a class's place, with longer keys, would otherwise
+        /// pass unordered and lead its searches astray).
         func admits(_ key: UnsafeRawBufferPointer, after previous: UnsafeRawBufferPointer?) -> Bool {
+            if order == .integer {
+                guard key.count == 8 || key.count == 4, previous.map({ $0.count == key.count }) ?? true,
+                      lower.map({ $0.count == key.count }) ?? true, upper.map({ $0.count == key.count }) ?? true else { return false }
+            }
             if let previous, let c = order.compare(previous, key), c >= 0 { return false }
             if let lower, let c = order.compare(lower, key), c > 0 { return false }
             if let upper, let c = order.compare(key, upper), c >= 0 { return false }
