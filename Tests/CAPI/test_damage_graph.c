@@ -1102,8 +1102,11 @@ TEST(damaged_graph_regressions) {
  * person's linking objects counted 0), seed 7 case 228 (a flipped bit in the
  * stored schema changed a property key, and every value of the property read
  * as its default: the record is sealed from format 8), seed 7 case 413 (an
- * older copy of a map's page brought back a link to a deleted dog). */
-static const long LONG_RUN_CASES[][2] = {{19, 533}, {7, 228}, {7, 413}};
+ * older copy of a map's page brought back a link to a deleted dog), seed 23
+ * case 689 (an empty leaf in the place of a backlinks tree's root: a query
+ * through links found no linking objects; the page check now counts every
+ * tree's entries against its record). */
+static const long LONG_RUN_CASES[][2] = {{19, 533}, {7, 228}, {7, 413}, {23, 689}};
 
 TEST(damaged_graph_long_run_cases) {
     size_t size;
@@ -1196,6 +1199,7 @@ TEST(damaged_fulltext_posting) {
 }
 
 int main(int argc, char **argv) {
-    static const t_case cases[] = {T(damaged_graph_files), T(damaged_graph_regressions), T(damaged_fulltext_posting)};
+    static const t_case cases[] = {T(damaged_graph_files), T(damaged_graph_regressions), T(damaged_graph_long_run_cases),
+                                   T(damaged_fulltext_posting)};
     return T_MAIN(argc, argv, cases);
 }

@@ -473,7 +473,7 @@ TEST(killed_upgrade_leaves_format_5_or_6) {
 
 int main(int argc, char **argv) {
     static const t_case cases[] = {T(read_only_open_of_format_5_says_how_to_upgrade), T(writable_open_upgrades_format_5),
-                                   T(copy_of_format_5_is_format_6), T(format_8_is_refused),
+                                   T(copy_of_format_5_is_format_6), T(format_9_is_refused),
                                    T(read_only_open_of_plain_format_5_reads_it), T(killed_upgrade_leaves_format_5_or_6)};
     return T_MAIN(argc, argv, cases);
 }
