@@ -8,7 +8,7 @@
  * full-text index matches the texts and whose sets hold Realm's one
  * element per number; a process killed while it upgrades leaves the file
  * as it was or upgraded, never between.  A format-5 file without either
- * is read as it is; a format-7 file is refused. */
+ * is read as it is; a file of a format newer than 8 is refused. */
 #include "fief_test.h"
 #include "format5_data.h"
 
@@ -193,9 +193,9 @@ TEST(writable_open_upgrades_format_5) {
     E(fief_realm_close(r));
     E(fief_release(r));
     bool said = false;
-    EQU(verify(path, "format 7", &said), 0);
+    EQU(verify(path, "format 8", &said), 0);
     E(said);
-    /* Now format 7: a read-only open works. */
+    /* Now format 8: a read-only open works. */
     r = open_path(path, true);
     R(r != NULL);
     EQI(check_contents(r), 0);
@@ -256,7 +256,9 @@ TEST(copy_of_format_5_is_format_6) {
     E(fief_release(r));
 }
 
-/* Set meta/format of the Fief file at `path` to `format` (raw LMDB). */
+/* Set meta/format of the Fief file at `path` to `format` (raw LMDB).  Marking
+ * a file of format 8 or later older drops the seal (4 bytes) its schema record
+ * ends with, as older formats store the record without one. */
 static void set_format(const char *path, uint64_t format) {
     MDB_env *env;
     R(mdb_env_create(&env) == 0);
@@ -266,24 +268,35 @@ static void set_format(const char *path, uint64_t format) {
     MDB_dbi meta;
     R(mdb_txn_begin(env, NULL, 0, &txn) == 0);
     R(mdb_dbi_open(txn, "meta", 0, &meta) == 0);
-    MDB_val k = {6, "format"}, v = {8, &format};
+    MDB_val k = {6, "format"}, v = {8, &format}, old;
+    uint64_t current = 0;
+    if (mdb_get(txn, meta, &k, &old) == 0 && old.mv_size == 8) memcpy(&current, old.mv_data, 8);
     R(mdb_put(txn, meta, &k, &v, 0) == 0);
+    MDB_val sk = {6, "schema"}, sv;
+    if (current >= 8 && format < 8 && mdb_get(txn, meta, &sk, &sv) == 0 && sv.mv_size > 4) {
+        unsigned char *bytes = malloc(sv.mv_size - 4);
+        R(bytes != NULL);
+        memcpy(bytes, sv.mv_data, sv.mv_size - 4);
+        MDB_val unsealed = {sv.mv_size - 4, bytes};
+        R(mdb_put(txn, meta, &sk, &unsealed, 0) == 0);
+        free(bytes);
+    }
     R(mdb_txn_commit(txn) == 0);
     mdb_env_close(env);
 }
 
-TEST(format_8_is_refused) {
+TEST(format_9_is_refused) {
     const char *path = fixture("newer.fief");
     R(path != NULL);
-    set_format(path, 8);
-    EERRM(open_path(path, true) != NULL, FIEF_ERR_FILE_FORMAT, "file format 8");
+    set_format(path, 9);
+    EERRM(open_path(path, true) != NULL, FIEF_ERR_FILE_FORMAT, "file format 9");
     EMSG("newer");
-    EERRM(open_path(path, false) != NULL, FIEF_ERR_FILE_FORMAT, "file format 8");
+    EERRM(open_path(path, false) != NULL, FIEF_ERR_FILE_FORMAT, "file format 9");
     findings f = {0, NULL, false};
     size_t problems = 0;
     E(fief_file_verify(path, collect, &f, &problems));
     EQU(problems, 1);
-    EERRM(fief_file_copy(path, t_path("newer-copy.fief"), NULL, NULL, &problems), FIEF_ERR_FILE_FORMAT, "file format 8");
+    EERRM(fief_file_copy(path, t_path("newer-copy.fief"), NULL, NULL, &problems), FIEF_ERR_FILE_FORMAT, "file format 9");
     E(!t_file_exists(t_path("newer-copy.fief")));
 }
 
@@ -345,7 +358,7 @@ TEST(read_only_open_of_plain_format_5_reads_it) {
     R(r);
     E(fief_realm_close(r));
     fief_release(r);
-    EQU(verify(path, "format 7,", &said), 0);
+    EQU(verify(path, "format 8,", &said), 0);
     E(said);
     fief_release(s);
 }
@@ -455,12 +468,12 @@ TEST(killed_upgrade_leaves_format_5_or_6) {
         if (upgraded) after++;
         else before++;
     }
-    fprintf(stderr, "upgrade takes %.1f ms; kills left format 5 %d times, format 7 %d times\n", took * 1e3, before, after);
+    fprintf(stderr, "upgrade takes %.1f ms; kills left format 5 %d times, format 8 %d times\n", took * 1e3, before, after);
 }
 
 int main(int argc, char **argv) {
     static const t_case cases[] = {T(read_only_open_of_format_5_says_how_to_upgrade), T(writable_open_upgrades_format_5),
-                                   T(copy_of_format_5_is_format_6), T(format_8_is_refused),
+                                   T(copy_of_format_5_is_format_6), T(format_9_is_refused),
                                    T(read_only_open_of_plain_format_5_reads_it), T(killed_upgrade_leaves_format_5_or_6)};
     return T_MAIN(argc, argv, cases);
 }

@@ -73,6 +73,44 @@ final class DamagedTreeTests: XCTestCase {
         copy.realm.close()
     }
 
+    /// A leaf holding one entry fewer than it did (an older copy of it, its
+    /// keys in their place): the tree's record counts more entries than its
+    /// pages hold, so the page check finds it (seed 23 case 689 of the graph
+    /// damage test: an empty leaf in the place of a backlinks tree's root).
+    func testALeafHoldingFewerEntriesThanItsTreeCountsIsDamage() throws {
+        let dir = tempDir()
+        let made = dir.file("made.fief"), path = dir.file("compact.fief")
+        var owner: Int64 = 0
+        let all = (0..<2000).map { $0 == 100 ? "aaa-needle" : "element \($0) " + String(repeating: "p", count: $0 % 20) }
+        do {
+            let db = try DB.open(made, makeSchema([("A", [prop("n", .int), Property(name: "s", type: .string, collection: .set)])]))
+            owner = try db.write { () throws -> Int64 in
+                let o = try db.create("A", [("n", .int(7))])
+                for e in all { try db.setInsert("A", o, "s", .string(e)) }
+                return o
+            }
+            db.realm.close()
+        }
+        XCTAssertEqual(try FileCopy.copy(from: made, to: path) { _, _ in }, 0)
+        var bytes = readBytes(path)
+        guard let leaf = page(holding: "aaa-needle", in: bytes) else { return XCTFail("page not found") }
+        // The page's node count (from its lower bound) one less: its last entry gone.
+        let lower = Int(bytes[leaf * 4096 + 12]) | Int(bytes[leaf * 4096 + 13]) << 8
+        bytes[leaf * 4096 + 12] = UInt8((lower - 2) & 0xff)
+        bytes[leaf * 4096 + 13] = UInt8((lower - 2) >> 8)
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+
+        let found = try problems(path)
+        XCTAssertTrue(found.contains { $0.contains(".s") && $0.contains("entries, its pages hold") }, "\(found)")
+        let db = try DB.open(path, nil, readOnly: true)
+        expectError(.fileCorrupt) { try db.set("A", owner, "s").count }
+        expectError(.fileCorrupt) { try db.get("A", owner, "n") }
+        db.realm.close()
+        let salvaged = dir.file("salvaged.fief")
+        XCTAssertGreaterThan(try FileCopy.copy(from: path, to: salvaged) { _, _ in }, 0)
+        try assertVerifies(salvaged)
+    }
+
     /// An entry of a set and of a map gone while the owner's size column
     /// still counts it: a query's walk over them fails, as the collection's
     /// own reads do, instead of answering without it.

@@ -348,4 +348,38 @@ final class EntryChecksumTests: XCTestCase {
         XCTAssertEqual(try verify(path), [])
         XCTAssertEqual(try readAll(path), expected)
     }
+
+    /// A map value or nested value that links to a deleted object is damage
+    /// (deleting an object nulls every such value): an older copy of the
+    /// entry's page (a lost write) brings the link back with a checksum that
+    /// passes.  Reads fail with FIEF_ERR_FILE_CORRUPT, verify reports it, and
+    /// copy stores null.
+    func testStaleLinkToADeletedObjectIsDamage() throws {
+        let dir = tempDir()
+        let path = dir.file()
+        try makeFile(path)
+        let names = try databases(path)
+        var key: [UInt8] = []
+        SetStore.appendBigEndian(0, &key)
+        key += Array("x".utf8)
+        var before: [UInt8] = []
+        rewrite(path, names[1], key) { before = $0; return $0 }
+        do {
+            let db = try DB.open(path, nil)
+            defer { db.realm.close() }
+            try db.write { try db.delete("Dog", 0) }
+        }
+        let deleted = try readAll(path)
+        XCTAssertFalse(deleted.values.contains { $0.hasPrefix("error") })
+        XCTAssertEqual(try verify(path), [])
+        // The entry as it was before the deletion (its seal is sound).
+        rewrite(path, names[1], key) { _ in before }
+        let read = try readAll(path)
+        XCTAssertEqual(read["0.pets"], "error \(FiefError.Code.fileCorrupt.rawValue)", "\(read.filter { $0.key.hasPrefix("0.pets") })")
+        XCTAssertFalse(try verify(path).isEmpty)
+        let copy = dir.file("copy.fief")
+        XCTAssertGreaterThan(try FileCopy.copy(from: path, to: copy) { _, _ in }, 0)
+        XCTAssertEqual(try verify(copy), [])
+        XCTAssertEqual(try readAll(copy), deleted)
+    }
 }

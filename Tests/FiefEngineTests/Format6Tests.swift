@@ -50,8 +50,25 @@ final class Format6Tests: XCTestCase {
         return format
     }
 
+    /// Set `meta/format` to `format`; marking a file of format 8 or later
+    /// older drops the seal its schema record ends with (older formats
+    /// store the record without one: `SchemaRecord`).
     static func setFormat(_ path: String, _ format: UInt64) {
+        let current = storedFormat(path)
         withRawLMDB(path, database: "meta") { txn, dbi in
+            if SchemaRecord.isSealed(current) && !SchemaRecord.isSealed(format) {
+                var name = Array("schema".utf8)
+                name.withUnsafeMutableBytes { raw in
+                    var key = MDB_val(mv_size: raw.count, mv_data: raw.baseAddress)
+                    var value = MDB_val()
+                    XCTAssertEqual(mdb_get(txn, dbi, &key, &value), 0)
+                    var unsealed = Array(UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size).dropLast(EntrySeal.bytes))
+                    unsealed.withUnsafeMutableBytes { u in
+                        var data = MDB_val(mv_size: u.count, mv_data: u.baseAddress)
+                        XCTAssertEqual(mdb_put(txn, dbi, &key, &data, 0), 0)
+                    }
+                }
+            }
             var name = Array("format".utf8)
             var value = format
             name.withUnsafeMutableBytes { raw in
@@ -334,7 +351,7 @@ final class Format6Tests: XCTestCase {
         XCTAssertEqual(Self.storedFormat(path), MetaKeys.formatValue)
         let after = try Self.verify(path)
         XCTAssertEqual(after.problems, 0)
-        XCTAssertTrue(after.infos.contains { $0.hasPrefix("format 7,") }, "\(after.infos)")
+        XCTAssertTrue(after.infos.contains { $0.hasPrefix("format 8,") }, "\(after.infos)")
         // Read-only now.
         let reader = try DB.open(path, nil, readOnly: true)
         XCTAssertEqual(try reader.query("Note", "text TEXT 'alpha'").count(), 1)
@@ -344,7 +361,7 @@ final class Format6Tests: XCTestCase {
     /// full-text indexes nor numbers format 6 keys otherwise is read as it
     /// is by a read-only open (nothing written), and a newer format is
     /// refused by every open, verify and copy.
-    func testPlainFormat5IsReadAsItIsAndFormat7IsRefused() throws {
+    func testPlainFormat5IsReadAsItIsAndFormat9IsRefused() throws {
         let dir = tempDir()
         let path = dir.file()
         do {
@@ -369,15 +386,15 @@ final class Format6Tests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), bytes)
         XCTAssertEqual(Self.storedFormat(path), 5)
 
-        Self.setFormat(path, 8)
+        Self.setFormat(path, 9)
         for readOnly in [true, false] {
             let error = expectError(.fileFormat) { try DB.open(path, nil, readOnly: readOnly) }
-            XCTAssertTrue(error?.message.contains("file format 8; this library reads format 7 and upgrades formats 1 to 6") ?? false,
+            XCTAssertTrue(error?.message.contains("file format 9; this library reads format 8 and upgrades formats 1 to 7") ?? false,
                           error?.message ?? "")
         }
         var problems: [String] = []
         XCTAssertEqual(try FileCheck.verify(path: path) { kind, line in if kind == .problem { problems.append(line) } }, 1)
-        XCTAssertEqual(problems, ["unknown file format 8"])
+        XCTAssertEqual(problems, ["unknown file format 9"])
         _ = expectError(.fileFormat) { try FileCopy.copy(from: path, to: dir.file("copy.fief")) { _, _ in } }
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("copy.fief")))
     }

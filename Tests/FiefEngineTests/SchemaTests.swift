@@ -272,8 +272,18 @@ final class SchemaTests: XCTestCase {
             try db.write { _ = try db.create("A", [("a", .int(1))]) }
             db.realm.close()
         }
-        try rawLMDB(damagedSchema, database: "meta", [("schema", [5, 0, 0, 0, 200, 0, 0, 0, 65])])
+        // Sealed (format 8), but not a schema: not a Fief file.
+        let garbage: [UInt8] = [5, 0, 0, 0, 200, 0, 0, 0, 65]
+        let sealed = SchemaRecord.key.withUnsafeBytes { key in
+            garbage.withUnsafeBytes { EntrySeal.sealed($0, table: 0, database: SchemaRecord.database, key: key) }
+        }
+        try rawLMDB(damagedSchema, database: "meta", [("schema", sealed)])
         expectNotFief(damagedSchema, "damaged schema")
+        // Not sealed: the record fails its checksum, damage.
+        try rawLMDB(damagedSchema, database: "meta", [("schema", garbage)])
+        for readOnly in [false, true] {
+            expectError(.fileCorrupt) { try DB.open(damagedSchema, nil, readOnly: readOnly) }
+        }
         // Damaged meta values.
         let damagedVersion = dir.file("version.fief")
         do { _ = try DB.open(damagedVersion, makeSchema([("A", [prop("a", .int)])])) }
@@ -282,7 +292,7 @@ final class SchemaTests: XCTestCase {
         // A newer file format.
         let newer = dir.file("newer.fief")
         do { _ = try DB.open(newer, makeSchema([("A", [prop("a", .int)])])) }
-        try rawLMDB(newer, database: "meta", [("format", [8, 0, 0, 0, 0, 0, 0, 0])])
+        try rawLMDB(newer, database: "meta", [("format", [9, 0, 0, 0, 0, 0, 0, 0])])
         expectError(.fileFormat) { try DB.open(newer, nil) }
         // A Fief file whose header pages are overwritten.
         let damaged = dir.file("damaged.fief")

@@ -34,7 +34,7 @@ extension Realm {
                 guard let body = EntrySeal.open(raw, table: table.key, database: column.key, key: k) else {
                     throw damagedSeal(table.key, property: column.key, map.owner)
                 }
-                return try mapValue(body, table, column, map.owner)
+                return try mapValue(body, table, column, map.owner, reading: true)
             }
         }
     }
@@ -47,7 +47,7 @@ extension Realm {
         guard index >= 0, index < entries.count else {
             throw FiefError(.indexOutOfBounds, "index \(index) is out of range: the map '\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")' has \(entries.count) entr\(entries.count == 1 ? "y" : "ies")")
         }
-        return (entries[index].key, try mapValue(entries[index].value, table, column, map.owner))
+        return (entries[index].key, try mapValue(entries[index].value, table, column, map.owner, reading: true))
     }
 
     /// Entries `start ..< start + count` of a map, in key order: their keys
@@ -62,7 +62,7 @@ extension Realm {
         }
         for i in 0..<count {
             keys?[i] = entries[start + i].key
-            if let values { values[i] = try mapValue(entries[start + i].value, table, column, map.owner) }
+            if let values { values[i] = try mapValue(entries[start + i].value, table, column, map.owner, reading: true) }
         }
     }
 
@@ -79,15 +79,32 @@ extension Realm {
         return low < entries.count && Realm.compareKeys(entries[low].key, key) == 0 ? low : nil
     }
 
-    private func mapValue(_ raw: UnsafeRawBufferPointer, _ table: Table, _ column: Column, _ owner: Int64) throws(FiefError) -> Value {
+    /// A stored value (without its seal) as a value of the map; `reading`:
+    /// for the caller, so a link must name a live object (a write reads old
+    /// values while it deletes their targets).
+    private func mapValue(_ raw: UnsafeRawBufferPointer, _ table: Table, _ column: Column, _ owner: Int64,
+                          reading: Bool = false) throws(FiefError) -> Value {
         guard let value = MixedCoding.decode(raw), value.type == nil || column.elementType == .mixed || value.type == column.elementType else {
             throw damagedEntry(table, column, owner, "a value")
         }
-        if case .link(let classKey, _) = value,
-           column.elementType == .mixed ? !isMixedLinkTarget(classKey) : classKey != column.linkTarget {
-            throw damagedEntry(table, column, owner, "a link to a class that does not exist")
+        if case .link(let classKey, let target) = value {
+            if column.elementType == .mixed ? !isMixedLinkTarget(classKey) : classKey != column.linkTarget {
+                throw damagedEntry(table, column, owner, "a link to a class that does not exist")
+            }
+            if reading, try !isLinkedObjectLive(classKey, target) { throw damagedEntry(table, column, owner, "a link to a deleted object") }
         }
         return value
+    }
+
+    /// Whether the object a stored link value names exists.  Deleting an
+    /// object nulls every map value and nested value that links to it (its
+    /// backlinks name them), so a link to a deleted object is damage: an
+    /// older copy of a page (a lost write) holding the value before the
+    /// deletion, whose entry passes its checksum.  One bit of the target's
+    /// presence chunk (checked once per snapshot).
+    func isLinkedObjectLive(_ classKey: UInt32, _ target: Int64) throws(FiefError) -> Bool {
+        guard hasTable(classKey) else { return false }
+        return try isLive(try table(classKey), target)
     }
 
     /// Whether a link in a mixed value may point to class `classKey`: one

@@ -91,8 +91,16 @@ extension Realm {
         return try collectionEntries(ref.entriesID, dbi, sealed: ref.property)
     }
 
-    private func nestedValue(_ raw: UnsafeRawBufferPointer, _ table: Table, _ ref: NestedRef) throws(FiefError) -> Value {
-        guard let value = MixedCoding.decode(raw), value.linkedClass.map { isMixedLinkTarget($0) } ?? true else {
+    /// A stored nested value (without its seal); `reading`: for the caller,
+    /// so a link must name a live object (as `mapValue`).
+    private func nestedValue(_ raw: UnsafeRawBufferPointer, _ table: Table, _ ref: NestedRef, reading: Bool = false) throws(FiefError) -> Value {
+        let value = MixedCoding.decode(raw)
+        var readable = value != nil
+        if case .link(let classKey, let target)? = value {
+            readable = isMixedLinkTarget(classKey)
+            if readable && reading { readable = try isLinkedObjectLive(classKey, target) }
+        }
+        guard readable, let value else {
             let name = (try? table.property(ref.property).name) ?? "#\(ref.property)"
             throw FiefError(.fileCorrupt, "'\(environment.path)' is damaged: a value nested in '\(table.objectClass.name).\(name)' of object \(ref.owner) cannot be read", path: environment.path)
         }
@@ -132,7 +140,7 @@ extension Realm {
         let (table, dbi, _) = try nested(ref, .list)
         let entries = try nestedEntries(ref, dbi)
         try checkNestedIndex(index, entries.count, allowEnd: false)
-        return try nestedValue(entries[index].value, table, ref)
+        return try nestedValue(entries[index].value, table, ref, reading: true)
     }
 
     /// Elements `start ..< start + out.count` of a nested list.
@@ -143,7 +151,7 @@ extension Realm {
         guard FiefError.rangeFits(start: start, count: out.count, size: entries.count) else {
             throw FiefError.rangeOutOfBounds("elements", start: start, count: out.count, "the nested list", size: entries.count)
         }
-        for i in 0..<out.count { out[i] = try nestedValue(entries[start + i].value, table, ref) }
+        for i in 0..<out.count { out[i] = try nestedValue(entries[start + i].value, table, ref, reading: true) }
     }
 
     /// The index of the first element equal to `value` (Realm's mixed
@@ -154,7 +162,7 @@ extension Realm {
         if value.nestedID != nil { return nil }
         let wanted = SetStore.mixedKey(value)
         for (i, entry) in try nestedEntries(ref, dbi).enumerated() {
-            let element = try nestedValue(entry.value, table, ref)
+            let element = try nestedValue(entry.value, table, ref, reading: true)
             if element.nestedID == nil && SetStore.mixedKey(element) == wanted { return i }
         }
         return nil
@@ -170,7 +178,7 @@ extension Realm {
         return try withReadTransaction { (txn) throws(FiefError) -> Value? in
             try stored.withBytes { (k) throws(FiefError) -> Value? in
                 guard let raw = try LMDB.get(txn, dbi, k) else { return nil }
-                return try nestedValue(try openNested(raw, table, ref, k), table, ref)
+                return try nestedValue(try openNested(raw, table, ref, k), table, ref, reading: true)
             }
         }
     }
@@ -186,7 +194,7 @@ extension Realm {
         }
         for i in 0..<count {
             keys?[i] = entries[start + i].key
-            if let values { values[i] = try nestedValue(entries[start + i].value, table, ref) }
+            if let values { values[i] = try nestedValue(entries[start + i].value, table, ref, reading: true) }
         }
     }
 

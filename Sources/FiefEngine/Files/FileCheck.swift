@@ -738,7 +738,7 @@ public enum FileCheck {
                     return nil
                 }
                 let version = try MetaKeys.readUInt64(txn, meta, MetaKeys.version) ?? 0
-                guard let bytes = try MetaKeys.readBytes(txn, meta, MetaKeys.schema) else {
+                guard let bytes = try SchemaRecord.read(txn, meta, format: format, path: path) else {
                     problem("the file has no schema")
                     return nil
                 }

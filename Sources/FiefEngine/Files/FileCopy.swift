@@ -53,8 +53,7 @@ public enum FileCopy {
                 if let value = try MetaKeys.readUInt64(txn, meta, name) { try MetaKeys.write(out, outMeta, name, value) }
             }
             try MetaKeys.write(out, outMeta, MetaKeys.schemaGeneration, 1)
-            let encoded = SchemaCoding.encode(schema)
-            try typed { try encoded.withUnsafeBytes { (raw) in try MetaKeys.write(out, outMeta, MetaKeys.schema, raw) } }
+            try SchemaRecord.write(out, outMeta, SchemaCoding.encode(schema))
             for objectClass in schema.classes {
                 if let next = try MetaKeys.readUInt64(txn, meta, MetaKeys.nextObjectKey(objectClass.key)) {
                     try MetaKeys.write(out, outMeta, MetaKeys.nextObjectKey(objectClass.key), next)

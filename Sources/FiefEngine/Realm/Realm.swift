@@ -214,7 +214,7 @@ enum MetaKeys {
     static let magic = "magic"
     static let magicValue: [UInt8] = Array("FIEF".utf8)
     static let format = "format"
-    static let formatValue: UInt64 = 7
+    static let formatValue: UInt64 = 8
     static let version = "version"
     static let schema = "schema"
     static let schemaVersion = "schemaVersion"
@@ -658,7 +658,7 @@ public final class Realm: @unchecked Sendable {
     /// Read the schema stored as `txn` sees it and open its databases.
     func loadSchema(txn: OpaquePointer, generation: UInt64) throws(FiefError) {
         guard let meta = try environment.database(MetaKeys.database, txn: txn, create: false).flatMap({ Environment.isUsable($0, in: txn) ? $0 : nil }),
-              let bytes = try MetaKeys.readBytes(txn, meta, MetaKeys.schema) else {
+              let bytes = try SchemaRecord.read(txn, meta, format: SchemaRecord.format(txn, meta), path: environment.path) else {
             schema = Schema(classes: [])
             tables = [:]
             tablesByKey = []

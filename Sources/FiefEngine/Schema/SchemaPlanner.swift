@@ -47,7 +47,7 @@ enum SchemaPlanner {
         guard format == MetaKeys.formatValue || FormatUpgrade.upgrades(format) else {
             throw FiefError(.fileFormat, "'\(path)' has file format \(format); this library reads format \(MetaKeys.formatValue) and upgrades formats 1 to \(MetaKeys.formatValue - 1) (a newer Fief wrote it?)", path: path)
         }
-        guard let schemaBytes = try MetaKeys.readBytes(txn, meta, MetaKeys.schema) else {
+        guard let schemaBytes = try SchemaRecord.read(txn, meta, format: format, path: path) else {
             throw FiefError(.fileNotFief, "'\(path)' has no schema", path: path)
         }
         return Stored(schema: try SchemaCoding.decode(schemaBytes, path: path),
@@ -441,8 +441,7 @@ enum SchemaPlanner {
             let version = try MetaKeys.readUInt64(txn, meta, MetaKeys.version) ?? 0
             try MetaKeys.write(txn, meta, MetaKeys.version, version + 1)
         }
-        let bytes = SchemaCoding.encode(merge.schema)
-        try typed { try bytes.withUnsafeBytes { (raw) in try MetaKeys.write(txn, meta, MetaKeys.schema, raw) } }
+        try SchemaRecord.write(txn, meta, SchemaCoding.encode(merge.schema))
         try MetaKeys.write(txn, meta, MetaKeys.schemaVersion, merge.schemaVersion)
         try MetaKeys.write(txn, meta, MetaKeys.schemaGeneration, existing.generation + 1)
         try MetaKeys.write(txn, meta, MetaKeys.nextClassKey, merge.nextClassKey)

@@ -25,8 +25,8 @@ import Glibc
 /// transaction as the schema (so a crash leaves it as it was), and
 /// `fief copy` writes a format-3 copy of one.
 enum FormatUpgrade {
-    /// Whether this library upgrades files of `format` (to format 7).
-    static func upgrades(_ format: UInt64) -> Bool { format >= 1 && format <= 6 }
+    /// Whether this library upgrades files of `format` (to format 8).
+    static func upgrades(_ format: UInt64) -> Bool { format >= 1 && format <= 7 }
     /// Whether the upgrade of `format` seals map and nested entries
     /// (`EntrySeal`: format 7 checksums every one).
     static func sealsEntries(_ format: UInt64) -> Bool { format >= 1 && format <= 6 }

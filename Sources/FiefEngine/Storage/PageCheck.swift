@@ -31,6 +31,8 @@ struct PageCheck {
         var fixedKeySize: Int
         var flags: UInt16
         var depth: Int
+        /// Values the tree holds (every duplicate counted).
+        var entries: UInt64
         var root: UInt64
 
         init?(_ bytes: UnsafeRawBufferPointer) {
@@ -38,6 +40,7 @@ struct PageCheck {
             fixedKeySize = Int(bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
             flags = bytes.loadUnaligned(fromByteOffset: 4, as: UInt16.self)
             depth = Int(bytes.loadUnaligned(fromByteOffset: 6, as: UInt16.self))
+            entries = bytes.loadUnaligned(fromByteOffset: 32, as: UInt64.self)
             root = bytes.loadUnaligned(fromByteOffset: 40, as: UInt64.self)
         }
     }
@@ -52,6 +55,9 @@ struct PageCheck {
     private(set) var pagesInUse = 2
     private(set) var freePages: [UInt64] = []
     private var current = ""
+    /// Values counted on the leaves of the tree being walked (every
+    /// duplicate), against its record's count.
+    private var counted: UInt64 = 0
 
     /// Check every tree of the snapshot `txn` reads (nil when the file's meta
     /// pages cannot be matched to it).
@@ -102,12 +108,29 @@ struct PageCheck {
             damaged[name] = "its tree record has impossible flags"
             return
         }
-        if record.root == PageCheck.invalidPage { return }
+        if record.root == PageCheck.invalidPage {
+            if record.entries != 0 { damaged[name] = "its tree record counts \(record.entries) entries but has no pages" }
+            return
+        }
+        let outer = counted
+        defer { counted = outer }
         do {
-            try walk(record.root, depth: 1, record: record, isMain: isMain, isFree: isFree, bounds: KeyBounds(order: isFree ? .unchecked : isMain ? .bytes : KeyOrder(keysOf: record.flags)))
+            try walkCounting(record, isMain: isMain, isFree: isFree, bounds: KeyBounds(order: isFree ? .unchecked : isMain ? .bytes : KeyOrder(keysOf: record.flags)))
         } catch let damage as Damage {
             damaged[name] = damage.reason
         } catch {}
+    }
+
+    /// Walk a tree from its root and check that its leaves hold as many
+    /// values as its record counts (LMDB keeps the count at every write):
+    /// an older copy of a leaf (a lost write) that holds fewer or more
+    /// entries than the current one, its keys in bounds, is found here.
+    private mutating func walkCounting(_ record: TreeRecord, isMain: Bool, isFree: Bool, bounds: KeyBounds) throws {
+        counted = 0
+        try walk(record.root, depth: 1, record: record, isMain: isMain, isFree: isFree, bounds: bounds)
+        guard counted == record.entries else {
+            throw Damage(reason: "its tree record counts \(record.entries) entries, its pages hold \(counted)")
+        }
     }
 
     private mutating func claim(_ page: UInt64, count: UInt64 = 1) throws {
@@ -175,8 +198,16 @@ struct PageCheck {
         var lower: UnsafeRawBufferPointer? = nil
         var upper: UnsafeRawBufferPointer? = nil
 
-        /// Whether `key` lies inside the bounds and after `previous`.
+        /// Whether `key` lies inside the bounds and after `previous`.  In a
+        /// tree of integer keys every key has 4 or 8 bytes, all of one size
+        /// (LMDB compares them as integers of the first key's size: a page of
+        /// another tree in a class's place, with longer keys, would otherwise
+        /// pass unordered and lead its searches astray).
         func admits(_ key: UnsafeRawBufferPointer, after previous: UnsafeRawBufferPointer?) -> Bool {
+            if order == .integer {
+                guard key.count == 8 || key.count == 4, previous.map({ $0.count == key.count }) ?? true,
+                      lower.map({ $0.count == key.count }) ?? true, upper.map({ $0.count == key.count }) ?? true else { return false }
+            }
             if let previous, let c = order.compare(previous, key), c >= 0 { return false }
             if let lower, let c = order.compare(lower, key), c > 0 { return false }
             if let upper, let c = order.compare(key, upper), c >= 0 { return false }
@@ -213,6 +244,7 @@ struct PageCheck {
                 guard bounds.admits(key, after: previous) else { throw Damage(reason: "page \(number) holds keys out of order or out of place") }
                 previous = key
             }
+            counted += UInt64(count)
             return
         }
         var previous: UnsafeRawBufferPointer?
@@ -239,6 +271,8 @@ struct PageCheck {
             }
             guard bounds.admits(key, after: previous) else { throw Damage(reason: "page \(number) holds keys out of order or out of place") }
             previous = key
+            // One value, or a tree or sub-page of duplicates (counted below).
+            if nodeFlags & PageCheck.dupData == 0 || isMain || isFree { counted += 1 }
             let dataSize = Int(low)
             let dataStart = node + 8 + keySize
             if nodeFlags & PageCheck.bigData != 0 {
@@ -278,7 +312,9 @@ struct PageCheck {
                     guard sub.root != PageCheck.invalidPage, sub.flags & ~PageCheck.persistentFlags == 0 else {
                         throw Damage(reason: "page \(number) has a damaged tree of duplicates")
                     }
-                    try walk(sub.root, depth: 1, record: sub, isMain: false, isFree: false, bounds: KeyBounds(order: KeyOrder(duplicatesOf: record.flags)))
+                    let outer = counted
+                    try walkCounting(sub, isMain: false, isFree: false, bounds: KeyBounds(order: KeyOrder(duplicatesOf: record.flags)))
+                    counted = outer + sub.entries
                 }
             } else if nodeFlags & PageCheck.dupData != 0 {
                 // Duplicates kept inline: a sub-page inside the value.
@@ -294,6 +330,7 @@ struct PageCheck {
                 }
                 let subCount = try nodeCount(sub, size: dataSize, number)
                 guard subCount > 0 else { throw Damage(reason: "page \(number) has an empty list of duplicates") }
+                counted += UInt64(subCount)
                 if subFlags & PageCheck.leaf2 != 0 {
                     let keySize = Int(sub.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
                     guard keySize > 0, PageCheck.headerSize + subCount * keySize <= dataSize else {
