@@ -60,6 +60,7 @@ let package = Package(
         .target(name: "Fief", dependencies: ["CFief", "FiefC", "FiefDecimal"]),
         .executableTarget(name: "FiefTool", dependencies: ["Fief", "CFief", "FiefC", "FiefDecimal",
                                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .testTarget(name: "FiefDecimalTests", dependencies: ["FiefDecimal"]),
         .testTarget(name: "FiefEngineTests", dependencies: ["FiefEngine"]),
         .testTarget(name: "FiefTests", dependencies: ["Fief"]),
     ]
