@@ -68,7 +68,7 @@ extension DecimalArithmetic {
 
     /// m × 2^e × 10^k rounded half to even, for 0 ≤ k ≤ 27 and e + k < 0
     /// (m × 5^k over a power of two, in 128 bits), when it fits 64 bits.
-    @inlinable @usableFromInline
+    @inlinable
     static func scaledRounded64(_ m: UInt64, _ e: Int, _ k: Int) -> UInt64? {
         guard k >= 0, k <= 27, e + k < 0 else { return nil }
         var five: UInt64 = 1
@@ -106,9 +106,10 @@ extension DecimalArithmetic {
     /// 10^digits up but for integers below 2^63, below about 10^-12): the C
     /// library prints the double's exact value rounded.
     private static func printed(_ d: Double, digits: Int) -> Decimal128Bits {
-        guard var (negative, coefficient, exponent) = printedDigits(d, precision: digits - 1) else { return nan }
+        guard let printed = printedDigits(d, precision: digits - 1) else { return nan }
+        var (coefficient, exponent) = (printed.coefficient, printed.exponent)
         while coefficient != 0 && coefficient % 10 == 0 { coefficient /= 10; exponent += 1 }
-        return finite(negative: negative, coefficient: coefficient, exponent: exponent)
+        return finite(negative: printed.negative, coefficient: coefficient, exponent: exponent)
     }
 
     /// A finite double as the C library prints it with `%.<precision>e`
