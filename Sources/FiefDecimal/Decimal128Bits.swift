@@ -27,12 +27,9 @@ public enum DecimalArithmetic {
     public static let maxExponent = 6111
     /// Significant digits of a decimal128.
     public static let maxDigits = 34
-    /// 10^34: every canonical coefficient is below it.
-    public static let coefficientLimit: UInt128 = {
-        var value: UInt128 = 1
-        for _ in 0..<34 { value *= 10 }
-        return value
-    }()
+    /// 10^34: every canonical coefficient is below it.  (A literal, so
+    /// that reading it needs no lazy initialisation.)
+    public static let coefficientLimit: UInt128 = 10_000_000_000_000_000_000_000_000_000_000_000
 
     /// A decoded decimal128.  A finite value is `coefficient × 10^exponent`.
     public enum Kind: Equatable, Sendable {
@@ -44,6 +41,8 @@ public enum DecimalArithmetic {
     /// `d` decoded.  A non-canonical coefficient (10^34 or more, or the
     /// second encoding form, which only holds such coefficients) reads as
     /// zero, as IEEE 754-2008 says.
+    /// (Inlinable: the engine's sums and keys decode every value.)
+    @inlinable
     public static func kind(_ d: Decimal128Bits) -> Kind {
         let negative = d.high >> 63 == 1
         let combination = (d.high >> 58) & 0x1F
@@ -62,9 +61,11 @@ public enum DecimalArithmetic {
         return .finite(negative: negative, coefficient: coefficient, exponent: Int(biased) - exponentBias)
     }
 
+    @inlinable
     public static func isNaN(_ d: Decimal128Bits) -> Bool { (d.high >> 58) & 0x1F == 0b11111 }
 
     /// Whether the sign bit is set (of a NaN too).
+    @inlinable
     public static func isSignMinus(_ d: Decimal128Bits) -> Bool { d.high >> 63 == 1 }
 
     /// The quiet NaN (positive, no payload).
