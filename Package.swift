@@ -51,11 +51,16 @@ let package = Package(
                 cSettings: lmdbSettings),
         .systemLibrary(name: "CFief"),
         .systemLibrary(name: "CFiefSupport"),
-        .target(name: "FiefEngine", dependencies: ["CLMDB", "CFiefSupport"]),
+        // Decimal128 (IEEE 754-2008, BID): parse, format, compare, arithmetic,
+        // conversions.  Below both the engine and the overlay, which each
+        // import it (the overlay still never sees the engine).
+        .target(name: "FiefDecimal"),
+        .target(name: "FiefEngine", dependencies: ["CLMDB", "CFiefSupport", "FiefDecimal"]),
         .target(name: "FiefC", dependencies: ["FiefEngine", "CFief"]),
-        .target(name: "Fief", dependencies: ["CFief", "FiefC"]),
-        .executableTarget(name: "FiefTool", dependencies: ["Fief", "CFief", "FiefC",
+        .target(name: "Fief", dependencies: ["CFief", "FiefC", "FiefDecimal"]),
+        .executableTarget(name: "FiefTool", dependencies: ["Fief", "CFief", "FiefC", "FiefDecimal",
                                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .testTarget(name: "FiefDecimalTests", dependencies: ["FiefDecimal"]),
         .testTarget(name: "FiefEngineTests", dependencies: ["FiefEngine"]),
         .testTarget(name: "FiefTests", dependencies: ["Fief"]),
     ]

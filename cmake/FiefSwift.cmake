@@ -1,9 +1,9 @@
-# Builds libfief from the Swift sources (Sources/FiefEngine, Sources/FiefC,
-# the vendored LMDB in ThirdParty/lmdb, the module map of include/fief.h) by
-# driving SwiftPM, so the library is exactly the `fiefc` product of
-# Package.swift, built release (-O) with the Swift standard library linked
-# statically (-static-stdlib): at run time it needs only libc, libm,
-# libstdc++ and libgcc.
+# Builds libfief from the Swift sources (Sources/FiefDecimal,
+# Sources/FiefEngine, Sources/FiefC, the vendored LMDB in ThirdParty/lmdb,
+# the module map of include/fief.h) by driving SwiftPM, so the library is
+# exactly the `fiefc` product of Package.swift, built release (-O) with the
+# Swift standard library linked statically (-static-stdlib): at run time it
+# needs only libc, libm, libstdc++ and libgcc.
 #
 # The library is laid out as an installed shared library is:
 #   lib/libfief.so.<version>        the library, stripped, SONAME libfief.so.<ABI>
@@ -37,6 +37,7 @@ find_program(FIEF_OBJCOPY NAMES objcopy REQUIRED)
 # added or removed Swift files are noticed, and listed as DEPENDS so an edit
 # of any of them rebuilds the library.
 file(GLOB_RECURSE _fief_swift_inputs CONFIGURE_DEPENDS
+     "${CMAKE_SOURCE_DIR}/Sources/FiefDecimal/*.swift"
      "${CMAKE_SOURCE_DIR}/Sources/FiefEngine/*.swift"
      "${CMAKE_SOURCE_DIR}/Sources/FiefC/*.swift"
      "${CMAKE_SOURCE_DIR}/ThirdParty/lmdb/*"

@@ -858,28 +858,14 @@ enum FiefMixedAggregate {
         for value in values {
             switch value {
             case .int(let v): total += Decimal128(v)
-            case .float(let v) where !v.isNaN: total += decimal(Double(v), digits: 7)
-            case .double(let v) where !v.isNaN: total += decimal(v, digits: 15)
+            case .float(let v) where !v.isNaN: total += Decimal128(Double(v), roundedToDigits: 7)
+            case .double(let v) where !v.isNaN: total += Decimal128(v, roundedToDigits: 15)
             case .decimal128(let v) where !v.isNaN: total += v
             default: continue
             }
             count += 1
         }
         return (total, count)
-    }
-
-    /// A double as a decimal rounded to `digits` significant digits (as
-    /// realm-core turns a double into a Decimal128), trailing zeros dropped.
-    static func decimal(_ value: Double, digits: Int) -> Decimal128 {
-        guard value.isFinite, value != 0 else { return Decimal128(value) }
-        let text = String(format: "%.\(digits - 1)e", value)
-        guard let e = text.firstIndex(of: "e") else { return Decimal128(value) }
-        var mantissa = String(text[..<e])
-        if mantissa.contains(".") {
-            while mantissa.last == "0" { mantissa.removeLast() }
-            if mantissa.last == "." { mantissa.removeLast() }
-        }
-        return Decimal128.parse(mantissa + String(text[e...])) ?? Decimal128(value)
     }
 
     /// `value` as the type an aggregate was asked for: itself for

@@ -1,4 +1,5 @@
 import CFief
+import FiefDecimal
 import Foundation
 
 /// A 128-bit IEEE 754-2008 decimal floating-point number (34 significant
@@ -9,23 +10,17 @@ import Foundation
 ///     let cents = Decimal128(1999)
 ///
 /// Equality and ordering are numeric (`1.0 == 1.00`); NaN equals NaN so the
-/// type can be hashed, but is neither less nor greater than anything.
+/// type can be hashed, but is neither less nor greater than anything.  The
+/// arithmetic, parsing and text are FiefDecimal's, the one decimal128
+/// implementation the engine uses too.
 public struct Decimal128: Sendable, Hashable, Comparable, CustomStringConvertible,
     ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral, Codable {
-    /// Low 64 bits of the BID encoding.
-    var low: UInt64
-    /// High 64 bits: sign, combination field, exponent and coefficient top bits.
-    var high: UInt64
+    /// The BID encoding.
+    var bits: Decimal128Bits
 
-    private static let exponentBias = 6176
-    private static let minExponent = -6176
-    private static let maxExponent = 6111
-    private static let maxDigits = 34
-    private static let coefficientLimit: UInt128 = {
-        var value: UInt128 = 1
-        for _ in 0..<34 { value *= 10 }
-        return value
-    }()
+    init(bits: Decimal128Bits) {
+        self.bits = bits
+    }
 
     // MARK: Initializers
 
@@ -51,67 +46,14 @@ public struct Decimal128: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// `Decimal128(0.1)` is 0.1000000000000000 (written `"1E-1"`) and `Decimal128(0.1 + 0.2)` is
     /// 0.3.
     public init(_ value: Double) {
-        if value.isNaN {
-            self.init(kind: .nan)
-        } else if value.isInfinite {
-            self.init(kind: .infinity(negative: value < 0))
-        } else if value == 0 {
-            self.init(sign: value.sign == .minus, coefficient: 0, exponent: 0)
-        } else if let exact = Decimal128.exactWithFifteenDigits(value) {
-            self.init(sign: value < 0, coefficient: exact.coefficient, exponent: exact.exponent)
-        } else {
-            let rounded = Decimal128.roundedToFifteenDigits(value.magnitude)
-            self.init(sign: value < 0, coefficient: rounded.coefficient, exponent: rounded.exponent)
-        }
+        self.init(bits: DecimalArithmetic.fromDoubleAsConstructed(value))
     }
 
-    private static let largestFifteenDigitCoefficient: UInt128 = 999_999_999_999_999
-
-    /// `value`'s exact decimal value when its coefficient has at most 15 digits: an integer
-    /// with exponent 0, or `m / 2^a` written as `m * 5^a` with exponent `-a`.
-    private static func exactWithFifteenDigits(_ value: Double) -> (coefficient: UInt128, exponent: Int)? {
-        let magnitude = value.magnitude
-        var mantissa = UInt64(magnitude.significand * 0x1p52)
-        var binaryExponent = Int(magnitude.exponent) - 52
-        let zeros = mantissa.trailingZeroBitCount
-        mantissa >>= zeros
-        binaryExponent += zeros
-        if binaryExponent >= 0 {
-            guard binaryExponent <= 50 else { return nil }
-            let integer = UInt128(mantissa) << binaryExponent
-            return integer <= largestFifteenDigitCoefficient ? (integer, 0) : nil
-        }
-        let fractionBits = -binaryExponent
-        // 5^22 alone passes 15 digits.
-        guard fractionBits <= 21 else { return nil }
-        var coefficient = UInt128(mantissa)
-        for _ in 0..<fractionBits { coefficient *= 5 }
-        return coefficient <= largestFifteenDigitCoefficient ? (coefficient, -fractionBits) : nil
-    }
-
-    /// `magnitude` rounded (half to even, from its exact binary value) to the decimal exponent
-    /// realm-core quantizes to: 14 below the decade estimated from the binary exponent.
-    private static func roundedToFifteenDigits(_ magnitude: Double) -> (coefficient: UInt128, exponent: Int) {
-        let binaryExponent = Int(magnitude.exponent)
-        var decade = binaryExponent * 30103 / 100_000
-        if binaryExponent < 0 { decade -= 1 }
-        let target = decade - 14
-        // Digits and the exponent of their last one, printed at `precision` digits after the point.
-        func printed(_ precision: Int) -> (digits: UInt128, exponent: Int) {
-            let text = String(format: "%.\(precision)e", magnitude)
-            let parts = text.split(separator: "e")
-            let digits = UInt128(parts[0].replacingOccurrences(of: ".", with: "")) ?? 0
-            return (digits, (Int(parts[1]) ?? 0) - precision)
-        }
-        // The decade estimate is exact or one low; with one low, 16 digits reach the target.
-        let fifteen = printed(14)
-        if fifteen.exponent == target { return (fifteen.digits, target) }
-        let sixteen = printed(15)
-        if sixteen.exponent == target { return (sixteen.digits, target) }
-        // Fifteen digits rounded up to the next power of ten.
-        var coefficient = fifteen.digits
-        for _ in 0..<(fifteen.exponent - target) { coefficient *= 10 }
-        return (coefficient, target)
+    /// A double as realm-core's arithmetic on mixed values turns it into a decimal: rounded
+    /// half to even to `digits` significant digits (15 for a double, 7 for a float), trailing
+    /// zeros dropped (`DecimalArithmetic.from(_:digits:)`).
+    init(_ value: Double, roundedToDigits digits: Int) {
+        self.init(bits: DecimalArithmetic.from(value, digits: digits))
     }
 
     public init(floatLiteral value: Double) {
@@ -200,103 +142,30 @@ public struct Decimal128: Sendable, Hashable, Comparable, CustomStringConvertibl
     }
 
     init(fiefValue raw: fief_decimal128_t) {
-        low = raw.w.0
-        high = raw.w.1
+        bits = Decimal128Bits(low: raw.w.0, high: raw.w.1)
     }
 
     var fiefValue: fief_decimal128_t {
         var raw = fief_decimal128_t()
-        raw.w = (low, high)
+        raw.w = (bits.low, bits.high)
         return raw
     }
 
     // MARK: Decoded form
 
-    enum Kind: Equatable {
-        case finite(negative: Bool, coefficient: UInt128, exponent: Int)
-        case infinity(negative: Bool)
-        case nan
-    }
+    typealias Kind = DecimalArithmetic.Kind
 
     init(kind: Kind) {
-        let (low, high) = Decimal128.encode(kind)
-        self.init(low: low, high: high)
+        self.init(bits: DecimalArithmetic.encode(kind))
     }
 
-    private static func encode(_ kind: Kind) -> (UInt64, UInt64) {
-        switch kind {
-        case let .finite(negative, coefficient, exponent):
-            return encodeFinite(sign: negative, coefficient: coefficient, exponent: exponent)
-        case let .infinity(negative):
-            return (0, (negative ? 1 << 63 : 0) | (0b11110 << 58))
-        case .nan:
-            return (0, 0b11111 << 58)
-        }
-    }
-
-    /// Encodes a finite value, rounding the coefficient to 34 digits and
-    /// clamping the exponent (overflow gives infinity, underflow zero).
+    /// `coefficient × 10^exponent`, rounded to 34 digits and the exponent
+    /// clamped (overflow gives infinity, underflow zero).
     init(sign: Bool, coefficient: UInt128, exponent: Int) {
-        let (low, high) = Decimal128.encodeFinite(sign: sign, coefficient: coefficient, exponent: exponent)
-        self.init(low: low, high: high)
+        self.init(bits: DecimalArithmetic.finite(negative: sign, coefficient: coefficient, exponent: exponent))
     }
 
-    private static func encodeFinite(sign: Bool, coefficient: UInt128, exponent: Int) -> (UInt64, UInt64) {
-        var coefficient = coefficient
-        var exponent = exponent
-        var roundDigit: UInt128 = 0
-        var sticky = false
-        func dropDigit() {
-            if roundDigit != 0 { sticky = true }
-            roundDigit = coefficient % 10
-            coefficient /= 10
-            exponent += 1
-        }
-        while coefficient >= Decimal128.coefficientLimit { dropDigit() }
-        while exponent < Decimal128.minExponent && (coefficient > 0 || roundDigit > 0) { dropDigit() }
-        if exponent < Decimal128.minExponent { exponent = Decimal128.minExponent }
-        // Round half to even.
-        if roundDigit > 5 || (roundDigit == 5 && (sticky || coefficient % 2 == 1)) {
-            coefficient += 1
-            if coefficient >= Decimal128.coefficientLimit {
-                coefficient /= 10
-                exponent += 1
-            }
-        }
-        while exponent > Decimal128.maxExponent && coefficient > 0 && coefficient * 10 < Decimal128.coefficientLimit {
-            coefficient *= 10
-            exponent -= 1
-        }
-        if exponent > Decimal128.maxExponent {
-            if coefficient == 0 {
-                exponent = Decimal128.maxExponent
-            } else {
-                return encode(.infinity(negative: sign))
-            }
-        }
-        let biased = UInt64(exponent + Decimal128.exponentBias)
-        let high = (sign ? 1 << 63 : 0) | (biased << 49) | UInt64(truncatingIfNeeded: coefficient >> 64)
-        return (UInt64(truncatingIfNeeded: coefficient), high)
-    }
-
-    var kind: Kind {
-        let negative = high >> 63 == 1
-        let combination = (high >> 58) & 0x1F
-        if combination == 0b11111 { return .nan }
-        if combination == 0b11110 { return .infinity(negative: negative) }
-        var coefficient: UInt128
-        let biased: UInt64
-        if (high >> 61) & 0b11 == 0b11 {
-            // The second form only encodes coefficients above 10^34: non-canonical, read as 0.
-            biased = (high >> 47) & 0x3FFF
-            coefficient = 0
-        } else {
-            biased = (high >> 49) & 0x3FFF
-            coefficient = UInt128(high & 0x1_FFFF_FFFF_FFFF) << 64 | UInt128(low)
-            if coefficient >= Decimal128.coefficientLimit { coefficient = 0 }
-        }
-        return .finite(negative: negative, coefficient: coefficient, exponent: Int(biased) - Decimal128.exponentBias)
-    }
+    var kind: Kind { DecimalArithmetic.kind(bits) }
 
     // MARK: Properties
 
@@ -310,7 +179,7 @@ public struct Decimal128: Sendable, Hashable, Comparable, CustomStringConvertibl
     }
 
     /// Whether the sign bit is set.
-    public var isSignMinus: Bool { high >> 63 == 1 }
+    public var isSignMinus: Bool { DecimalArithmetic.isSignMinus(bits) }
 
     /// The value as text, as RealmSwift writes it: the coefficient's digits with the decimal
     /// point moved left as far as the exponent allows (but not past the first digit), an
@@ -318,158 +187,36 @@ public struct Decimal128: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// zeros after the point dropped (`"1.0"` is `"1"`, `"12.50"` is `"12.5"`). A coefficient
     /// beyond 64 bits is written whole with signed exponent (`"+1234567890123456789012E-2"`),
     /// as realm-core does. `"NaN"`, `"Inf"`, `"-Inf"` for the special values.
-    public var stringValue: String {
-        switch kind {
-        case .nan: return isSignMinus ? "-NaN" : "NaN"
-        case .infinity(let negative): return negative ? "-Inf" : "Inf"
-        case let .finite(negative, coefficient, exponent):
-            let digits = String(coefficient)
-            if coefficient > UInt128(UInt64.max) {
-                return (negative ? "-" : "+") + digits + "E" + (exponent < 0 ? "-" : "+") + String(exponent.magnitude)
-            }
-            var leading = digits.count
-            var remaining = exponent
-            while leading > 1 && remaining != 0 {
-                leading -= 1
-                remaining += 1
-            }
-            var integerPart = String(digits.prefix(leading))
-            var fraction = String(digits.dropFirst(leading))
-            while fraction.last == "0" { fraction.removeLast() }
-            if negative { integerPart = "-" + integerPart }
-            let mantissa = fraction.isEmpty ? integerPart : integerPart + "." + fraction
-            return remaining == 0 ? mantissa : mantissa + "E" + String(remaining)
-        }
-    }
+    public var stringValue: String { DecimalArithmetic.realmText(bits) }
 
     public var description: String { stringValue }
 
     /// The nearest Double.
-    public var doubleValue: Double {
-        switch kind {
-        case .nan: return .nan
-        case .infinity(let negative): return negative ? -.infinity : .infinity
-        case .finite: return Double(stringValue) ?? .nan
-        }
-    }
+    public var doubleValue: Double { DecimalArithmetic.nearestDouble(bits) }
 
     // MARK: Parsing
 
+    /// The decimal `text` spells (surrounding spaces allowed; more than 34 digits rounded half
+    /// to even), or nil if it is not a number (see `DecimalArithmetic.parse`).
     static func parse(_ text: String) -> Decimal128? {
-        var chars = Substring(text.trimmingCharacters(in: .whitespaces))
-        var negative = false
-        if let first = chars.first, first == "-" || first == "+" {
-            negative = first == "-"
-            chars = chars.dropFirst()
-        }
-        switch chars.lowercased() {
-        case "nan": return Decimal128(kind: .nan)
-        case "inf", "infinity": return Decimal128(kind: .infinity(negative: negative))
-        default: break
-        }
-        var coefficient: UInt128 = 0
-        var significant = 0
-        var exponent = 0
-        var sawDigit = false
-        var sawPoint = false
-        var roundDigit: UInt128 = 0
-        var sticky = false
-        var dropped = false
-        var iterator = chars.makeIterator()
-        var pending: Character? = nil
-        while let c = iterator.next() {
-            if c == "." {
-                if sawPoint { return nil }
-                sawPoint = true
-                continue
-            }
-            guard let digit = c.wholeNumberValue, c.isASCII else {
-                pending = c
-                break
-            }
-            sawDigit = true
-            if significant < maxDigits {
-                if coefficient != 0 || digit != 0 {
-                    coefficient = coefficient * 10 + UInt128(digit)
-                    significant += 1
-                }
-                if sawPoint { exponent -= 1 }
-            } else {
-                // Beyond 34 digits: remember the first dropped digit and whether any other is non-zero.
-                if !dropped {
-                    roundDigit = UInt128(digit)
-                    dropped = true
-                } else if digit != 0 {
-                    sticky = true
-                }
-                if !sawPoint { exponent += 1 }
-            }
-        }
-        guard sawDigit else { return nil }
-        if let marker = pending {
-            guard marker == "e" || marker == "E" else { return nil }
-            var rest = String(iterator.map { $0 })
-            var expNegative = false
-            if let first = rest.first, first == "-" || first == "+" {
-                expNegative = first == "-"
-                rest.removeFirst()
-            }
-            guard !rest.isEmpty, rest.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-            let value = Int(rest.prefix(9)) ?? 0
-            exponent += expNegative ? -value : value
-        }
-        if dropped && (roundDigit > 5 || (roundDigit == 5 && (sticky || coefficient % 2 == 1))) {
-            coefficient += 1
-        }
-        return Decimal128(sign: negative, coefficient: coefficient, exponent: exponent)
+        DecimalArithmetic.parse(text.trimmingCharacters(in: .whitespaces).utf8).map(Decimal128.init(bits:))
     }
 
     // MARK: Comparison
 
     /// The coefficient scaled to 34 digits and the adjusted exponent, for
-    /// comparing magnitudes; nil for zero.
+    /// hashing magnitudes; nil for zero.
     private static func normalized(_ coefficient: UInt128, _ exponent: Int) -> (UInt128, Int)? {
         guard coefficient != 0 else { return nil }
+        let digits = DecimalArithmetic.digitCount(coefficient)
         var c = coefficient
-        var digits = 0
-        var probe = coefficient
-        while probe > 0 { probe /= 10; digits += 1 }
-        for _ in digits..<maxDigits { c *= 10 }
+        for _ in digits..<DecimalArithmetic.maxDigits { c *= 10 }
         return (c, exponent + digits - 1)
     }
 
     /// -1, 0 or 1; nil when either side is NaN.
     private static func compare(_ lhs: Decimal128, _ rhs: Decimal128) -> Int? {
-        let a = lhs.kind, b = rhs.kind
-        if a == .nan || b == .nan { return nil }
-        func parts(_ k: Kind) -> (negative: Bool, infinite: Bool, magnitude: (UInt128, Int)?) {
-            switch k {
-            case .nan: return (false, false, nil)
-            case .infinity(let n): return (n, true, nil)
-            case let .finite(n, c, e): return (n, false, normalized(c, e))
-            }
-        }
-        let pa = parts(a), pb = parts(b)
-        let aZero = !pa.infinite && pa.magnitude == nil
-        let bZero = !pb.infinite && pb.magnitude == nil
-        if aZero && bZero { return 0 }
-        // Signs: a zero has no sign for comparison.
-        let aSign = aZero ? 0 : (pa.negative ? -1 : 1)
-        let bSign = bZero ? 0 : (pb.negative ? -1 : 1)
-        if aSign != bSign { return aSign < bSign ? -1 : 1 }
-        // Same non-zero sign: compare magnitudes.
-        var magnitudeOrder: Int
-        if pa.infinite || pb.infinite {
-            magnitudeOrder = pa.infinite == pb.infinite ? 0 : (pa.infinite ? 1 : -1)
-        } else {
-            let (ca, ea) = pa.magnitude!, (cb, eb) = pb.magnitude!
-            if ea != eb {
-                magnitudeOrder = ea < eb ? -1 : 1
-            } else {
-                magnitudeOrder = ca == cb ? 0 : (ca < cb ? -1 : 1)
-            }
-        }
-        return aSign < 0 ? -magnitudeOrder : magnitudeOrder
+        DecimalArithmetic.compare(lhs.bits, rhs.bits)
     }
 
     public static func == (lhs: Decimal128, rhs: Decimal128) -> Bool {
@@ -501,16 +248,13 @@ public struct Decimal128: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     /// The negated value.
     public static prefix func - (value: Decimal128) -> Decimal128 {
-        Decimal128(low: value.low, high: value.high ^ (1 << 63))
-    }
-
-    private init(low: UInt64, high: UInt64) {
-        self.low = low
-        self.high = high
+        Decimal128(bits: DecimalArithmetic.negated(value.bits))
     }
 
     /// The magnitude.
-    public var magnitude: Decimal128 { Decimal128(low: low, high: high & ~(1 << 63)) }
+    public var magnitude: Decimal128 {
+        Decimal128(bits: Decimal128Bits(low: bits.low, high: bits.high & ~(1 << 63)))
+    }
 
     // MARK: Codable
 
@@ -546,7 +290,7 @@ extension Decimal128: SignedNumeric {
     public init?<T: BinaryInteger>(exactly source: T) {
         guard var coefficient = UInt128(exactly: source.magnitude) else { return nil }
         var exponent = 0
-        while coefficient >= Decimal128.coefficientLimit {
+        while coefficient >= DecimalArithmetic.coefficientLimit {
             guard coefficient % 10 == 0 else { return nil }
             coefficient /= 10
             exponent += 1
@@ -556,7 +300,7 @@ extension Decimal128: SignedNumeric {
 
     /// The largest finite Decimal128: 34 nines, exponent 6111.
     public static var max: Decimal128 {
-        Decimal128(sign: false, coefficient: coefficientLimit - 1, exponent: maxExponent)
+        Decimal128(sign: false, coefficient: DecimalArithmetic.coefficientLimit - 1, exponent: DecimalArithmetic.maxExponent)
     }
 
     /// The smallest (most negative) finite Decimal128.
@@ -565,76 +309,27 @@ extension Decimal128: SignedNumeric {
     /// The sum, rounded half to even to 34 significant digits (exact when it
     /// fits).  NaN if either side is NaN or for `Inf + -Inf`.
     public static func + (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
-        switch (lhs.kind, rhs.kind) {
-        case (.nan, _), (_, .nan):
-            return Decimal128(kind: .nan)
-        case let (.infinity(a), .infinity(b)):
-            return a == b ? lhs : Decimal128(kind: .nan)
-        case (.infinity, _):
-            return lhs
-        case (_, .infinity):
-            return rhs
-        case let (.finite(sa, ca, ea), .finite(sb, cb, eb)):
-            return add(sa, ca, ea, sb, cb, eb)
-        }
+        Decimal128(bits: DecimalArithmetic.add(lhs.bits, rhs.bits))
     }
 
     /// The difference (`lhs + -rhs`).
     public static func - (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
-        lhs + -rhs
+        Decimal128(bits: DecimalArithmetic.subtract(lhs.bits, rhs.bits))
     }
 
-    /// The product, rounded half to even to 34 significant digits.  NaN if
-    /// either side is NaN, or for infinity times zero.
+    /// The product, rounded half to even to 34 significant digits (the
+    /// exponents' sum where exact: `1.5 * 2.0` is `3.00`).  NaN if either
+    /// side is NaN, or for infinity times zero.
     public static func * (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
-        let negative = lhs.isSignMinus != rhs.isSignMinus
-        switch (lhs.kind, rhs.kind) {
-        case (.nan, _), (_, .nan):
-            return Decimal128(kind: .nan)
-        case let (.infinity, .finite(_, c, _)), let (.finite(_, c, _), .infinity):
-            return c == 0 ? Decimal128(kind: .nan) : Decimal128(kind: .infinity(negative: negative))
-        case (.infinity, .infinity):
-            return Decimal128(kind: .infinity(negative: negative))
-        case let (.finite(_, ca, ea), .finite(_, cb, eb)):
-            let product = ca.multipliedFullWidth(by: cb)
-            return rounded(Wide(high: product.high, low: product.low), exponent: ea + eb, sticky: false, negative: negative)
-        }
+        Decimal128(bits: DecimalArithmetic.multiply(lhs.bits, rhs.bits))
     }
 
     /// The quotient, rounded half to even to 34 significant digits (an exact
     /// quotient keeps the exponent `lhs`'s minus `rhs`'s where it can).
     /// Division of a non-zero number by zero gives an infinity, `0 / 0` and
-    /// `Inf / Inf` give NaN.
+    /// `Inf / Inf` give NaN, a number divided by an infinity is zero.
     public static func / (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
-        let negative = lhs.isSignMinus != rhs.isSignMinus
-        switch (lhs.kind, rhs.kind) {
-        case (.nan, _), (_, .nan), (.infinity, .infinity):
-            return Decimal128(kind: .nan)
-        case (.infinity, .finite):
-            return Decimal128(kind: .infinity(negative: negative))
-        case (.finite, .infinity):
-            return Decimal128(sign: negative, coefficient: 0, exponent: 0)
-        case let (.finite(_, ca, ea), .finite(_, cb, eb)):
-            if cb == 0 {
-                return ca == 0 ? Decimal128(kind: .nan) : Decimal128(kind: .infinity(negative: negative))
-            }
-            if ca == 0 { return Decimal128(sign: negative, coefficient: 0, exponent: ea - eb) }
-            // Scale the dividend so that the quotient has at least 35 digits.
-            let scale = 35 + digitCount(cb) - digitCount(ca)
-            let (quotient, remainder) = Wide(ca).timesPowerOfTen(scale).divided(by: cb)
-            var q = quotient
-            var exponent = ea - eb - scale
-            if remainder == 0 {
-                // Exact: drop trailing zeros down to the preferred exponent.
-                while exponent < ea - eb {
-                    let (shorter, digit) = q.divided(by: 10)
-                    guard digit == 0 else { break }
-                    q = shorter
-                    exponent += 1
-                }
-            }
-            return rounded(q, exponent: exponent, sticky: remainder != 0, negative: negative)
-        }
+        Decimal128(bits: DecimalArithmetic.divide(lhs.bits, rhs.bits))
     }
 
     public static func += (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs + rhs }
@@ -672,122 +367,6 @@ extension Decimal128: SignedNumeric {
         switch kind {
         case .nan, .infinity: return .nan
         case .finite: return Decimal(string: stringValue, locale: Locale(identifier: "en_US_POSIX")) ?? .nan
-        }
-    }
-
-    // MARK: Arithmetic helpers
-
-    /// The number of decimal digits of `value` (1 for 0).
-    private static func digitCount(_ value: UInt128) -> Int {
-        var count = 1
-        var rest = value / 10
-        while rest > 0 {
-            count += 1
-            rest /= 10
-        }
-        return count
-    }
-
-    private static func add(_ sa: Bool, _ ca: UInt128, _ ea: Int, _ sb: Bool, _ cb: UInt128, _ eb: Int) -> Decimal128 {
-        if ca == 0 && cb == 0 {
-            return Decimal128(sign: sa && sb, coefficient: 0, exponent: Swift.min(ea, eb))
-        }
-        if ca == 0 { return Decimal128(sign: sb, coefficient: cb, exponent: eb) }
-        if cb == 0 && ea <= eb { return Decimal128(sign: sa, coefficient: ca, exponent: ea) }
-        // (s1, c1, e1) has the larger exponent; it is scaled down to the other's.
-        let ((s1, c1, e1), (s2, c2, e2)) = ea >= eb ? ((sa, ca, ea), (sb, cb, eb)) : ((sb, cb, eb), (sa, ca, ea))
-        var shift = e1 - e2
-        var small = Wide(c2)
-        var exponent = e2
-        if shift > 40 {
-            // The smaller operand lies wholly below the rounding digit of the
-            // larger one scaled by 10^40: only whether it is non-zero counts.
-            small = Wide(c2 == 0 ? 0 : 1)
-            shift = 40
-            exponent = e1 - 40
-        }
-        let large = Wide(c1).timesPowerOfTen(shift)
-        if s1 == s2 {
-            return rounded(large.adding(small), exponent: exponent, sticky: false, negative: s1)
-        }
-        if large == small { return Decimal128(sign: false, coefficient: 0, exponent: exponent) }
-        return large > small
-            ? rounded(large.subtracting(small), exponent: exponent, sticky: false, negative: s1)
-            : rounded(small.subtracting(large), exponent: exponent, sticky: false, negative: s2)
-    }
-
-    /// `coefficient × 10^exponent` rounded half to even to 34 digits;
-    /// `sticky` says the exact value is a little above `coefficient`.
-    private static func rounded(_ coefficient: Wide, exponent: Int, sticky: Bool, negative: Bool) -> Decimal128 {
-        var c = coefficient
-        var exponent = exponent
-        var sticky = sticky
-        var roundDigit: UInt128 = 0
-        let limit = Wide(coefficientLimit)
-        while c >= limit {
-            if roundDigit != 0 { sticky = true }
-            let (shorter, digit) = c.divided(by: 10)
-            roundDigit = digit
-            c = shorter
-            exponent += 1
-        }
-        var result = c.low
-        if roundDigit > 5 || (roundDigit == 5 && (sticky || result % 2 == 1)) {
-            result += 1
-            if result == coefficientLimit {
-                result /= 10
-                exponent += 1
-            }
-        }
-        return Decimal128(sign: negative, coefficient: result, exponent: exponent)
-    }
-
-    /// An unsigned 256-bit integer: the exact intermediate results of
-    /// Decimal128 arithmetic (products of two 34-digit coefficients,
-    /// dividends scaled for 35 quotient digits).
-    private struct Wide: Comparable {
-        var high: UInt128
-        var low: UInt128
-
-        init(high: UInt128, low: UInt128) {
-            self.high = high
-            self.low = low
-        }
-
-        init(_ value: UInt128) {
-            self.init(high: 0, low: value)
-        }
-
-        /// `self × 10^power`; the caller keeps the result below 2^256.
-        func timesPowerOfTen(_ power: Int) -> Wide {
-            var result = self
-            for _ in 0..<Swift.max(power, 0) {
-                let low = result.low.multipliedFullWidth(by: 10)
-                result = Wide(high: result.high &* 10 &+ low.high, low: low.low)
-            }
-            return result
-        }
-
-        func adding(_ other: Wide) -> Wide {
-            let (low, carry) = low.addingReportingOverflow(other.low)
-            return Wide(high: high &+ other.high &+ (carry ? 1 : 0), low: low)
-        }
-
-        /// `self - other`, for `other <= self`.
-        func subtracting(_ other: Wide) -> Wide {
-            let (low, borrow) = low.subtractingReportingOverflow(other.low)
-            return Wide(high: high &- other.high &- (borrow ? 1 : 0), low: low)
-        }
-
-        /// The quotient and remainder of division by a non-zero `divisor`.
-        func divided(by divisor: UInt128) -> (quotient: Wide, remainder: UInt128) {
-            let (highQuotient, highRemainder) = high.quotientAndRemainder(dividingBy: divisor)
-            let (lowQuotient, remainder) = divisor.dividingFullWidth((high: highRemainder, low: low))
-            return (Wide(high: highQuotient, low: lowQuotient), remainder)
-        }
-
-        static func < (lhs: Wide, rhs: Wide) -> Bool {
-            lhs.high != rhs.high ? lhs.high < rhs.high : lhs.low < rhs.low
         }
     }
 }

@@ -1,4 +1,5 @@
 import CFief
+import FiefDecimal
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -574,8 +575,8 @@ struct ValueWriter {
             if type == FIEF_TYPE_FLOAT { value.u.float_value = Float(number) } else { value.u.double_value = number }
         case FIEF_TYPE_DECIMAL128:
             guard let text = wrapped("$numberDecimal") else { throw mismatch() }
-            switch DecimalText.parse(text) {
-            case let .success(decimal): value.u.decimal128 = decimal
+            switch DecimalArithmetic.parseExactly(text) {
+            case let .success(decimal): value.u.decimal128 = fief_decimal128_t(w: (decimal.low, decimal.high))
             case let .failure(reason): throw place.error("\(JSONText.string(text)) is \(reason) (expected decimal128)")
             }
         case FIEF_TYPE_OBJECT_ID:

@@ -1,4 +1,5 @@
 import CFief
+import FiefDecimal
 
 /// `fief dump` (and `fief query`) output: MongoDB Extended JSON v2 in its
 /// canonical form, so that every value keeps its type and `fief import`
@@ -212,7 +213,9 @@ enum ExtendedJSON {
             // A float is written as the double of the same value; its property's type (or, in a mixed value, "$float") brings it back.
             return double(Double(v.u.float_value))
         case FIEF_TYPE_DOUBLE: return double(v.u.double_value)
-        case FIEF_TYPE_DECIMAL128: return "{\"$numberDecimal\": \"\(DecimalText.text(v.u.decimal128))\"}"
+        case FIEF_TYPE_DECIMAL128:
+            let bits = Decimal128Bits(low: v.u.decimal128.w.0, high: v.u.decimal128.w.1)
+            return "{\"$numberDecimal\": \"\(DecimalArithmetic.scientificText(bits))\"}"
         case FIEF_TYPE_OBJECT_ID:
             return "{\"$oid\": \"\(withUnsafeBytes(of: v.u.object_id.bytes) { JSONText.hex($0) })\"}"
         case FIEF_TYPE_UUID:

@@ -245,7 +245,7 @@ final class QueryEngineTests: XCTestCase {
             return .timestamp(s, n)
         case .objectId: return .oid(ObjectIdBytes(high: UInt64(r % 4) << 62 | UInt64(r % 3), low: UInt32(r % 5) << 30))
         case .uuid: return .uuid(UUIDBytes(high: UInt64(r % 3) << 63 | UInt64(r % 2), low: UInt64(r % 4)))
-        case .decimal128: return .decimal(Decimal128.zero)
+        case .decimal128: return .decimal(DecimalArithmetic.zero)
         case .link, .mixed: fatalError("the random queries use scalar properties only")
         }
     }

@@ -210,7 +210,7 @@ final class SetMapTests: XCTestCase {
         XCTAssertEqual(decimals.count, 5, "\(decimals)")
         let asDoubles = try decimals.map { (v) -> Double in
             guard case .decimal(let d) = v else { throw FiefError(.internal, "not a decimal") }
-            return Decimal128Math.toDouble(d)
+            return DecimalArithmetic.toDouble(d)
         }
         XCTAssertEqual(asDoubles, [-2.5, 0, 2e-400, 1, 300_000])
         XCTAssertTrue(try db.setContains("Person", owner, "decimals", dec(1000, -3)))

@@ -26,7 +26,7 @@ final class StorageTests: XCTestCase {
         case .timestamp: return .timestamp(0, 0)
         case .float: return .float(0)
         case .double: return .double(0)
-        case .decimal128: return .decimal(Decimal128.zero)
+        case .decimal128: return .decimal(DecimalArithmetic.zero)
         case .objectId: return .oid(ObjectIdBytes(high: 0, low: 0))
         case .uuid: return .uuid(UUIDBytes(high: 0, low: 0))
         case .link, .mixed: return .null

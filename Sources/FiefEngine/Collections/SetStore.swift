@@ -106,7 +106,7 @@ enum SetStore {
         var out: [UInt8] = []
         appendBigEndian(UInt64(bitPattern: owner), &out)
         out.append(Class.number.rawValue)
-        appendBigEndian(orderedBits(Decimal128Math.toDouble(d)), &out)
+        appendBigEndian(orderedBits(DecimalArithmetic.toDouble(d)), &out)
         out.append(MixedNumber.Kind.decimal.rawValue)
         DecimalOrder.encode(d, into: &out)
         return out
@@ -355,19 +355,15 @@ enum DecimalOrder {
         return p
     }()
 
-    /// Sign, exponent and coefficient of a BID128 value (nil coefficient: NaN or infinity).
+    /// Sign, exponent and coefficient of a BID128 value (nil coefficient:
+    /// NaN or infinity), as `DecimalArithmetic.kind` decodes it.
+    @inline(__always)
     static func parts(_ d: Decimal128Bits) -> (negative: Bool, exponent: Int, coefficient: UInt128?, isNaN: Bool) {
-        let negative = d.high >> 63 == 1
-        let combination = (d.high >> 58) & 0x1F
-        if combination == 0x1F { return (negative, 0, nil, true) }
-        if combination == 0x1E { return (negative, 0, nil, false) }
-        if (d.high >> 61) & 3 == 3 {
-            // The large-coefficient form is never canonical for decimal128: zero.
-            return (negative, Int((d.high >> 47) & 0x3FFF) - bias, 0, false)
+        switch DecimalArithmetic.kind(d) {
+        case .nan: return (DecimalArithmetic.isSignMinus(d), 0, nil, true)
+        case .infinity(let negative): return (negative, 0, nil, false)
+        case let .finite(negative, coefficient, exponent): return (negative, exponent, coefficient, false)
         }
-        var coefficient = UInt128(d.high & 0x1_FFFF_FFFF_FFFF) << 64 | UInt128(d.low)
-        if coefficient >= powers[digits] { coefficient = 0 }
-        return (negative, Int((d.high >> 49) & 0x3FFF) - bias, coefficient, false)
     }
 
     static func encode(_ d: Decimal128Bits, into out: inout [UInt8]) {
@@ -396,7 +392,7 @@ enum DecimalOrder {
         case 0: return bytes.count == 1 ? Decimal128Bits(low: 0, high: 0x7C00_0000_0000_0000) : nil
         case 1: return bytes.count == 1 ? Decimal128Bits(low: 0, high: 0xF800_0000_0000_0000) : nil
         case 5: return bytes.count == 1 ? Decimal128Bits(low: 0, high: 0x7800_0000_0000_0000) : nil
-        case 3: return bytes.count == 1 ? Decimal128.zero : nil
+        case 3: return bytes.count == 1 ? DecimalArithmetic.zero : nil
         case 2, 4:
             guard bytes.count == 19 else { return nil }
             let flip: UInt8 = kind == 2 ? 0xFF : 0
@@ -437,7 +433,7 @@ enum MixedNumber {
             SetStore.appendBigEndian(SetStore.orderedBits(d), &out)
             out.append(Kind.double.rawValue)
         case .decimal128(let d):
-            SetStore.appendBigEndian(SetStore.orderedBits(Decimal128Math.toDouble(d)), &out)
+            SetStore.appendBigEndian(SetStore.orderedBits(DecimalArithmetic.toDouble(d)), &out)
             out.append(Kind.decimal.rawValue)
             DecimalOrder.encode(d, into: &out)
         default:
@@ -461,7 +457,7 @@ enum MixedNumber {
             let (negative, exponent, coefficient, _) = DecimalOrder.parts(d)
             guard let coefficient else {
                 // Infinities are doubles too; a NaN is one NaN.
-                return .double(Decimal128Math.toDouble(d))
+                return .double(DecimalArithmetic.toDouble(d))
             }
             if coefficient == 0 { return .int(0) }
             var c = coefficient, e = exponent

@@ -1,3 +1,8 @@
+// Decimal128Bits, the engine's decimal128 values, and their arithmetic
+// (DecimalArithmetic) come from FiefDecimal; re-exported because
+// `Value.decimal128` carries them to the engine's users (FiefC).
+@_exported import FiefDecimal
+
 /// Twelve bytes of an object id, in storage (big-endian, sortable) order.
 public struct ObjectIdBytes: Hashable, Sendable {
     public var high: UInt64   // bytes 0..<8, big-endian
@@ -42,12 +47,6 @@ public struct UUIDBytes: Hashable, Sendable {
     }
 }
 
-/// A decimal128 in BID encoding: `low` and `high` 64-bit words.
-public struct Decimal128Bits: Hashable, Sendable {
-    public var low: UInt64
-    public var high: UInt64
-    public init(low: UInt64, high: UInt64) { self.low = low; self.high = high }
-}
 
 /// One value crossing the engine's boundary, in either direction.
 ///
@@ -146,7 +145,7 @@ public enum Value {
         case .timestamp: return .timestamp(seconds: 0, nanoseconds: 0)
         case .float: return .float(0)
         case .double: return .double(0)
-        case .decimal128: return .decimal128(Decimal128.zero)
+        case .decimal128: return .decimal128(DecimalArithmetic.zero)
         case .objectId: return .objectId(ObjectIdBytes(high: 0, low: 0))
         case .uuid: return .uuid(UUIDBytes(high: 0, low: 0))
         case .link, .mixed: return .null
@@ -261,9 +260,4 @@ public enum UTF8Check {
         }
         return true
     }
-}
-
-enum Decimal128 {
-    /// +0 with exponent 0 (biased 6176) in BID encoding.
-    static let zero = Decimal128Bits(low: 0, high: 0x3040_0000_0000_0000)
 }

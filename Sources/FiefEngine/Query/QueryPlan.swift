@@ -1192,7 +1192,7 @@ enum QueryEvaluator {
         case .int(let i): return Double(i)
         case .float(let f): return Double(f)
         case .double(let d): return d
-        case .decimal128(let d): return Decimal128Math.toDouble(d)
+        case .decimal128(let d): return DecimalArithmetic.toDouble(d)
         default: return nil
         }
     }

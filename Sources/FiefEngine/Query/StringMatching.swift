@@ -108,30 +108,6 @@ enum StringMatching {
     }
 }
 
-/// Decimal128 (BID) arithmetic the engine needs: conversion for comparisons.
-enum Decimal128Math {
-    static func toDouble(_ d: Decimal128Bits) -> Double {
-        let negative = d.high >> 63 == 1
-        let combination = (d.high >> 58) & 0x1F
-        if combination == 0x1F { return .nan }
-        if combination == 0x1E { return negative ? -.infinity : .infinity }
-        var exponent: Int
-        var coefficientHigh: UInt64
-        if (d.high >> 61) & 3 == 3 {
-            // Large-coefficient form: not canonical for decimal128 (value is zero).
-            exponent = Int((d.high >> 47) & 0x3FFF) - 6176
-            coefficientHigh = 0
-            return negative ? -0.0 : 0.0 * Double(exponent)
-        } else {
-            exponent = Int((d.high >> 49) & 0x3FFF) - 6176
-            coefficientHigh = d.high & 0x1_FFFF_FFFF_FFFF
-        }
-        let coefficient = Double(coefficientHigh) * 18446744073709551616.0 + Double(d.low)
-        let value = coefficient * pow(10.0, Double(exponent))
-        return negative ? -value : value
-    }
-}
-
 /// Numbers spelled by strings, as realm-core reads a string constant
 /// compared with a numeric property (`intCol == '5'`): like a C++ stream
 /// extraction, leading spaces are skipped and the longest number at the

@@ -44,7 +44,7 @@ struct Aggregator {
     /// float, double: the sum or the extreme; int: the sum as a double (for
     /// the average once the int sum overflowed).
     private var double: Double = 0
-    private var decimal = Decimal128.zero
+    private var decimal = DecimalArithmetic.zero
     private var seconds: Int64 = 0
     private var nanoseconds: Int32 = 0
     /// Mixed values: the min or max so far (a view, read where it is stored).
@@ -130,7 +130,7 @@ struct Aggregator {
                 decimal = d
             }
         case .sum, .average:
-            decimal = count == 0 ? DecimalArithmetic.add(Decimal128.zero, d) : DecimalArithmetic.add(decimal, d)
+            decimal = count == 0 ? DecimalArithmetic.add(DecimalArithmetic.zero, d) : DecimalArithmetic.add(decimal, d)
         }
         count += 1
     }
@@ -314,7 +314,7 @@ struct Aggregator {
             guard operation == .sum else { return .null }
             switch type {
             case .int: return .int(0)
-            case .decimal128: return .decimal128(Decimal128.zero)
+            case .decimal128: return .decimal128(DecimalArithmetic.zero)
             default: return .double(0)
             }
         }

@@ -95,7 +95,7 @@ final class SortColumn {
         case .float(let f): doubles[row] = Double(f)
         case .double(let d): doubles[row] = d
         case .decimal128(let d):
-            doubles[row] = Decimal128Math.toDouble(d)
+            doubles[row] = DecimalArithmetic.toDouble(d)
             decimals?[row] = d
         case .string(let bytes), .binary(let bytes):
             strings[row] = bytes

@@ -492,8 +492,8 @@ final class DirtyChunk {
             if type == .decimal128 {
                 for slot in 0..<ClusterLayout.slots {
                     let p = fixed + ClusterLayout.bitmapBytes + slot * 16
-                    p.storeBytes(of: Decimal128.zero.low, as: UInt64.self)
-                    (p + 8).storeBytes(of: Decimal128.zero.high, as: UInt64.self)
+                    p.storeBytes(of: DecimalArithmetic.zero.low, as: UInt64.self)
+                    (p + 8).storeBytes(of: DecimalArithmetic.zero.high, as: UInt64.self)
                 }
             }
         }

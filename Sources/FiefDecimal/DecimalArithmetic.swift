@@ -1,106 +1,11 @@
-/// Decimal128 arithmetic the engine needs for aggregates and queries: exact
-/// comparison (min, max), addition (sum), division by a count (average),
-/// and multiplication and division (query arithmetic), in the BID
-/// encoding values are stored in.  Results are rounded half to even to 34
-/// significant digits, as IEEE 754-2008 decimal128 does.  (The overlay has
-/// its own, fuller Decimal128 type: it is built on the C ABI only.)
-enum DecimalArithmetic {
-    static let exponentBias = 6176
-    static let minExponent = -6176
-    static let maxExponent = 6111
-    static let coefficientLimit: UInt128 = {
-        var value: UInt128 = 1
-        for _ in 0..<34 { value *= 10 }
-        return value
-    }()
-
-    enum Kind: Equatable {
-        case finite(negative: Bool, coefficient: UInt128, exponent: Int)
-        case infinity(negative: Bool)
-        case nan
-    }
-
-    static func kind(_ d: Decimal128Bits) -> Kind {
-        let negative = d.high >> 63 == 1
-        let combination = (d.high >> 58) & 0x1F
-        if combination == 0b11111 { return .nan }
-        if combination == 0b11110 { return .infinity(negative: negative) }
-        var coefficient: UInt128
-        let biased: UInt64
-        if (d.high >> 61) & 0b11 == 0b11 {
-            // The second form only encodes coefficients above 10^34: non-canonical, read as 0.
-            biased = (d.high >> 47) & 0x3FFF
-            coefficient = 0
-        } else {
-            biased = (d.high >> 49) & 0x3FFF
-            coefficient = UInt128(d.high & 0x1_FFFF_FFFF_FFFF) << 64 | UInt128(d.low)
-            if coefficient >= coefficientLimit { coefficient = 0 }
-        }
-        return .finite(negative: negative, coefficient: coefficient, exponent: Int(biased) - exponentBias)
-    }
-
-    static func isNaN(_ d: Decimal128Bits) -> Bool { (d.high >> 58) & 0x1F == 0b11111 }
-
-    static let nan = Decimal128Bits(low: 0, high: 0b11111 << 58)
-
-    static func infinity(negative: Bool) -> Decimal128Bits {
-        Decimal128Bits(low: 0, high: (negative ? 1 << 63 : 0) | (0b11110 << 58))
-    }
-
-    /// The exact integer `value`.
-    static func from(_ value: Int64) -> Decimal128Bits {
-        finite(negative: value < 0, coefficient: UInt128(value.magnitude), exponent: 0)
-    }
-
-    /// `coefficient × 10^exponent` encoded, rounded to 34 digits, the
-    /// exponent clamped (overflow gives an infinity, underflow zero).
-    static func finite(negative: Bool, coefficient: UInt128, exponent: Int) -> Decimal128Bits {
-        var coefficient = coefficient
-        var exponent = exponent
-        var roundDigit: UInt128 = 0
-        var sticky = false
-        func dropDigit() {
-            if roundDigit != 0 { sticky = true }
-            roundDigit = coefficient % 10
-            coefficient /= 10
-            exponent += 1
-        }
-        while coefficient >= coefficientLimit { dropDigit() }
-        while exponent < minExponent && (coefficient > 0 || roundDigit > 0) { dropDigit() }
-        if exponent < minExponent { exponent = minExponent }
-        if roundDigit > 5 || (roundDigit == 5 && (sticky || coefficient % 2 == 1)) {
-            coefficient += 1
-            if coefficient >= coefficientLimit {
-                coefficient /= 10
-                exponent += 1
-            }
-        }
-        while exponent > maxExponent && coefficient > 0 && coefficient * 10 < coefficientLimit {
-            coefficient *= 10
-            exponent -= 1
-        }
-        if exponent > maxExponent {
-            if coefficient != 0 { return infinity(negative: negative) }
-            exponent = maxExponent
-        }
-        let biased = UInt64(exponent + exponentBias)
-        let high = (negative ? 1 << 63 : 0) | (biased << 49) | UInt64(truncatingIfNeeded: coefficient >> 64)
-        return Decimal128Bits(low: UInt64(truncatingIfNeeded: coefficient), high: high)
-    }
-
-    // MARK: Comparison
-
-    /// The number of decimal digits of `value` (1 for 0).
-    static func digitCount(_ value: UInt128) -> Int {
-        var count = 1
-        var rest = value / 10
-        while rest > 0 { count += 1; rest /= 10 }
-        return count
-    }
-
+/// Decimal128 comparison and arithmetic: exact comparison, addition,
+/// multiplication and division as IEEE 754-2008 decimal128 defines them
+/// (what realm-core gets from the BID library), and division by a count
+/// for averages.
+extension DecimalArithmetic {
     /// -1, 0 or 1 (numeric order: 1.0 equals 1.00, zeros of either sign are
     /// equal); nil when either side is NaN.
-    static func compare(_ a: Decimal128Bits, _ b: Decimal128Bits) -> Int? {
+    public static func compare(_ a: Decimal128Bits, _ b: Decimal128Bits) -> Int? {
         if a == b && !isNaN(a) { return 0 }
         let ka = kind(a), kb = kind(b)
         if ka == .nan || kb == .nan { return nil }
@@ -131,10 +36,10 @@ enum DecimalArithmetic {
         return pa.sign < 0 ? -magnitude : magnitude
     }
 
-    // MARK: Addition and division
+    // MARK: Addition and subtraction
 
     /// `a + b`, rounded; NaN if either is NaN or for Inf + -Inf.
-    static func add(_ a: Decimal128Bits, _ b: Decimal128Bits) -> Decimal128Bits {
+    public static func add(_ a: Decimal128Bits, _ b: Decimal128Bits) -> Decimal128Bits {
         switch (kind(a), kind(b)) {
         case (.nan, _), (_, .nan):
             return nan
@@ -147,6 +52,11 @@ enum DecimalArithmetic {
         case let (.finite(sa, ca, ea), .finite(sb, cb, eb)):
             return addFinite(sa, ca, ea, sb, cb, eb)
         }
+    }
+
+    /// `a - b` (`a + -b`).
+    public static func subtract(_ a: Decimal128Bits, _ b: Decimal128Bits) -> Decimal128Bits {
+        add(a, negated(b))
     }
 
     private static func addFinite(_ sa: Bool, _ ca: UInt128, _ ea: Int, _ sb: Bool, _ cb: UInt128, _ eb: Int) -> Decimal128Bits {
@@ -173,12 +83,12 @@ enum DecimalArithmetic {
             : rounded(small.subtracting(large), exponent: exponent, sticky: false, negative: s2)
     }
 
-    // MARK: Multiplication and division
-
     /// The sign of `d` flipped (NaN stays NaN).
-    static func negated(_ d: Decimal128Bits) -> Decimal128Bits {
+    public static func negated(_ d: Decimal128Bits) -> Decimal128Bits {
         Decimal128Bits(low: d.low, high: d.high ^ (1 << 63))
     }
+
+    // MARK: Multiplication and division
 
     /// `a × b` as IEEE 754-2008 decimal128 gives it: the exact product
     /// rounded half to even to 34 digits, its exponent the sum of the
@@ -186,7 +96,7 @@ enum DecimalArithmetic {
     /// overflow gives an infinity, an underflow a rounded subnormal or
     /// zero.  NaN if either is NaN and for an infinity times zero; the
     /// sign of a zero or infinite result is the operands' signs combined.
-    static func multiply(_ a: Decimal128Bits, _ b: Decimal128Bits) -> Decimal128Bits {
+    public static func multiply(_ a: Decimal128Bits, _ b: Decimal128Bits) -> Decimal128Bits {
         switch (kind(a), kind(b)) {
         case (.nan, _), (_, .nan):
             return nan
@@ -207,7 +117,7 @@ enum DecimalArithmetic {
     /// by zero is an infinity (of the operands' signs combined); 0 ÷ 0,
     /// ∞ ÷ ∞ and anything with NaN are NaN; a number divided by an
     /// infinity is zero.
-    static func divide(_ a: Decimal128Bits, _ b: Decimal128Bits) -> Decimal128Bits {
+    public static func divide(_ a: Decimal128Bits, _ b: Decimal128Bits) -> Decimal128Bits {
         switch (kind(a), kind(b)) {
         case (.nan, _), (_, .nan), (.infinity, .infinity):
             return nan
@@ -224,7 +134,7 @@ enum DecimalArithmetic {
 
     /// `a / n` for a count `n` > 0, rounded (an exact quotient keeps `a`'s
     /// exponent where it can).
-    static func divide(_ a: Decimal128Bits, by n: Int) -> Decimal128Bits {
+    public static func divide(_ a: Decimal128Bits, by n: Int) -> Decimal128Bits {
         switch kind(a) {
         case .nan, .infinity: return a
         case let .finite(negative, ca, ea):
@@ -321,79 +231,5 @@ enum DecimalArithmetic {
         static func < (lhs: Wide, rhs: Wide) -> Bool {
             lhs.high != rhs.high ? lhs.high < rhs.high : lhs.low < rhs.low
         }
-    }
-}
-
-extension DecimalArithmetic {
-    /// The decimal a text spells, exactly (rounded half to even past 34
-    /// digits): an optional sign, digits with an optional point, an
-    /// optional exponent (`-12.5`, `+8.1E-8`, `.5`, `10.`), or `inf`,
-    /// `infinity`, `nan` in any case; surrounding spaces allowed.  nil for
-    /// anything else.
-    static func parse<Bytes: Collection>(_ text: Bytes) -> Decimal128Bits? where Bytes.Element == UInt8 {
-        var bytes = Array(text)
-        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes.removeFirst() }
-        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes.removeLast() }
-        var i = 0
-        var negative = false
-        if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") {
-            negative = bytes[i] == UInt8(ascii: "-")
-            i += 1
-        }
-        let word = String(decoding: bytes[i...], as: UTF8.self).lowercased()
-        if word == "inf" || word == "infinity" { return infinity(negative: negative) }
-        if word == "nan" { return nan }
-        var coefficient: UInt128 = 0
-        var exponent = 0
-        var digits = 0
-        var dropped = false
-        var sawPoint = false
-        var droppedNonZero = false
-        while i < bytes.count {
-            let b = bytes[i]
-            if b == UInt8(ascii: ".") {
-                if sawPoint { return nil }
-                sawPoint = true
-            } else if b >= 0x30 && b <= 0x39 {
-                digits += 1
-                if coefficient < 1_000_000_000_000_000_000_000_000_000_000_000_000 / 10 {
-                    coefficient = coefficient * 10 + UInt128(b - 0x30)
-                    if sawPoint { exponent -= 1 }
-                } else {
-                    // Beyond 37 digits: the digit only moves the exponent.
-                    dropped = true
-                    if b != 0x30 { droppedNonZero = true }
-                    if !sawPoint { exponent += 1 }
-                }
-            } else {
-                break
-            }
-            i += 1
-        }
-        guard digits > 0 else { return nil }
-        if i < bytes.count {
-            guard bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") else { return nil }
-            i += 1
-            var exponentNegative = false
-            if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") {
-                exponentNegative = bytes[i] == UInt8(ascii: "-")
-                i += 1
-            }
-            var written = 0
-            var exponentDigits = 0
-            while i < bytes.count, bytes[i] >= 0x30 && bytes[i] <= 0x39 {
-                if written < 100_000 { written = written * 10 + Int(bytes[i] - 0x30) }
-                exponentDigits += 1
-                i += 1
-            }
-            guard exponentDigits > 0, i == bytes.count else { return nil }
-            exponent += exponentNegative ? -written : written
-        }
-        if dropped && droppedNonZero {
-            // A sticky digit so that rounding at 34 digits sees the dropped tail.
-            coefficient = coefficient * 10 + 1
-            exponent -= 1
-        }
-        return finite(negative: negative, coefficient: coefficient, exponent: exponent)
     }
 }
