@@ -226,7 +226,7 @@ func fiefValue(fromAny any: Any?, arena: _FiefArena, propertyType: fief_type_t? 
     case let v as Substring: return arena.string(String(v))
     case let v as NSString: return arena.string(v as String)
     // Enums and custom persistable types, as their stored values.
-    case let v as _Persistable:
+    case let v as any _Persistable:
         guard let stored = v._fiefStored else { return .null }
         guard ObjectIdentifier(type(of: stored)) != ObjectIdentifier(type(of: v)) else { return nil }
         return fiefValue(fromAny: stored, arena: arena, propertyType: propertyType)

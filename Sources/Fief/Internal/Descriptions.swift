@@ -87,7 +87,7 @@ private func fiefValueDescription(_ value: Any?, nilText: String) -> String {
     case let double as Double: return String(format: "%0.16g", double)
     case let string as String: return string
     case let data as Data: return fiefDataDescription(data)
-    case let persistable as _Persistable:
+    case let persistable as any _Persistable:
         // An enum or custom persistable type, as the value it stores.
         if let stored = persistable._fiefStored, ObjectIdentifier(type(of: stored)) != ObjectIdentifier(type(of: value)) {
             return fiefValueDescription(stored, nilText: nilText)
