@@ -423,7 +423,7 @@ struct GeoRegion: Sendable {
     /// (`GeoCells.ranges`), shared by the copies of the region.
     let covering = GeoCoveringMemo()
 
-    fileprivate init(cap: GeoCap, radians: Double) {
+    init(cap: GeoCap, radians: Double) {
         self.cap = cap
         rings = []
         outer = nil
@@ -434,7 +434,7 @@ struct GeoRegion: Sendable {
         coveringRectangle = GeoRectangle(bound)
     }
 
-    fileprivate init(rings: [GeoRing]) {
+    init(rings: [GeoRing]) {
         cap = nil
         self.rings = rings
         outer = rings[0]
@@ -755,7 +755,7 @@ struct GeoRectangle: Sendable, Equatable {
 
 /// A closed spherical cap, tested as realm-core tests it: the squared chord
 /// from the center at most twice the cap's height.
-private struct GeoCap: Sendable {
+struct GeoCap: Sendable {
     let center: SphereVector
     let maximumChordSquared: Double
     let isFull: Bool
@@ -778,7 +778,7 @@ private struct GeoCap: Sendable {
 
 /// Turns the rings of a `.polygon` into `GeoRing`s, checking them in
 /// realm-core's order and with its wording.
-private enum PolygonValidator {
+enum PolygonValidator {
     /// One ring as read: its distinct vertices (closing vertex dropped) and
     /// the points they came from, for messages.
     struct RingInput {

@@ -794,6 +794,9 @@ enum QueryBinder {
         }
     }
 
+}
+
+extension QueryBinder {
     // MARK: Arithmetic
 
     /// `a + b`, `a - b`, `a * b`, `a / b`, `-a` as a value expression (or, of
@@ -976,6 +979,9 @@ enum QueryBinder {
         return .list(constants)
     }
 
+}
+
+extension QueryBinder {
     // MARK: @type
 
     /// A value's type code: its `PropertyType`'s raw value, null 0, a nested
@@ -1058,7 +1064,7 @@ enum QueryBinder {
     /// `@type` compared with type names (one, or a list): over the values'
     /// type codes.  Only == and != (and IN), without [c]; the type of a
     /// property that is not mixed is a constant, which is no comparison.
-    private static func typePredicate(_ expression: ValueExpression, _ declared: PropertyType, _ predicate: QueryExpression,
+    static func typePredicate(_ expression: ValueExpression, _ declared: PropertyType, _ predicate: QueryExpression,
                                       _ scope: Scope) throws(FiefError) -> QueryNode {
         let op: QueryOperator, other: QueryOperand, options: QueryStringOptions
         switch predicate {
@@ -1100,6 +1106,9 @@ enum QueryBinder {
         }
     }
 
+}
+
+extension QueryBinder {
     // MARK: obj('Class', pk)
 
     /// `operand` with each `obj('Class', pk)` in it replaced by the link to
@@ -1143,6 +1152,9 @@ enum QueryBinder {
         }
     }
 
+}
+
+extension QueryBinder {
     // MARK: A list against a collection
 
     /// `Q1 {e1, e2, ...} op Q2 collection`: for Q1 of the elements e, Q2 of
@@ -1172,6 +1184,9 @@ enum QueryBinder {
         }
     }
 
+}
+
+extension QueryBinder {
     // MARK: O<key>
 
     /// `lhs` and `rhs` with each object-key literal `O<key>` in one of them
@@ -1206,6 +1221,9 @@ enum QueryBinder {
         throw FiefError(.queryInvalid, "an object key (O<key>) names an object of the class a link points to, so it is compared with a link, or a list, set or map of links; \(describe(operand)) is none")
     }
 
+}
+
+extension QueryBinder {
     // MARK: SUBQUERY
 
     /// `SUBQUERY(collection, $x, predicate).@count` from the objects of
@@ -1282,6 +1300,11 @@ enum QueryBinder {
         case .constant, .argument, .element: return operand
         }
     }
+
+}
+
+extension QueryBinder {
+    // MARK: Key paths
 
     /// Resolve a key path through links, collections of links and
     /// backlinks, to a property, a collection, or an operation on one.
@@ -1632,6 +1655,9 @@ enum QueryBinder {
                                valueProperty: property, text: property.name)
     }
 
+}
+
+extension QueryBinder {
     // MARK: Strategies
 
     /// Backward: `leafPredicate(leaf)` bound over the class the path ends
@@ -2076,6 +2102,9 @@ enum QueryBinder {
         QueryEvaluator.matches(predicate, value, mixed: expression.isMixed)
     }
 
+}
+
+extension QueryBinder {
     // MARK: Messages
 
     /// Refuse a quantifier before a path that holds one value.

@@ -239,6 +239,9 @@ extension QueryParser {
         b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D
     }
 
+}
+
+extension QueryParser {
     // MARK: - Parser
 
     /// The result of parsing inside parentheses: a predicate, or a bare value
@@ -1475,6 +1478,13 @@ extension QueryParser {
                 throw expected("a number")
             }
         }
+    }
+}
+
+extension QueryParser.Parser {
+    typealias Token = QueryParser.Token
+    typealias TokenKind = QueryParser.TokenKind
+
 
         // MARK: - Lexer
 
@@ -1494,10 +1504,10 @@ extension QueryParser {
                 throw error("'%%' (a literal percent) has no meaning outside a quoted string", at: start)
             }
             while "-+ #0'".utf8.contains(byte(i)) { i += 1 }
-            while isDigit(byte(i)) { i += 1 }
+            while QueryParser.isDigit(byte(i)) { i += 1 }
             if byte(i) == UInt8(ascii: ".") {
                 i += 1
-                while isDigit(byte(i)) { i += 1 }
+                while QueryParser.isDigit(byte(i)) { i += 1 }
             }
             while "hlqLztj".utf8.contains(byte(i)) && i - start < 8 { i += 1 }
             let conversion = byte(i)
@@ -1520,7 +1530,7 @@ extension QueryParser {
 
         /// The next token after `pos`, whitespace skipped.
         mutating func lex() throws(QueryParseError) -> Token {
-            while pos < bytes.count && isSpace(bytes[pos]) { pos += 1 }
+            while pos < bytes.count && QueryParser.isSpace(bytes[pos]) { pos += 1 }
             let start = pos
             guard pos < bytes.count else { return Token(kind: .end, start: start, end: start) }
             let c = bytes[pos]
@@ -1544,7 +1554,7 @@ extension QueryParser {
             case UInt8(ascii: "+"), UInt8(ascii: "-"):
                 // A sign written against a number is part of it (`-5`, `+.5`, `-inf`).
                 let afterSign: UInt8 = pos + 2 < bytes.count ? bytes[pos + 2] : 0
-                if isDigit(next) || (next == UInt8(ascii: ".") && isDigit(afterSign)) {
+                if QueryParser.isDigit(next) || (next == UInt8(ascii: ".") && QueryParser.isDigit(afterSign)) {
                     return try lexNumber()
                 }
                 if let special = signedSpecial(start) { return special }
@@ -1585,7 +1595,7 @@ extension QueryParser {
                 return try lexPrintfSpecifier()
             case UInt8(ascii: "@"):
                 pos += 1
-                while pos < bytes.count && isIdentifierContinue(bytes[pos]) && bytes[pos] != UInt8(ascii: "-") { pos += 1 }
+                while pos < bytes.count && QueryParser.isIdentifierContinue(bytes[pos]) && bytes[pos] != UInt8(ascii: "-") { pos += 1 }
                 let word = String(decoding: bytes[start..<pos], as: UTF8.self)
                 guard QueryParser.atWords.contains(word) else {
                     if pos == start + 1 { throw error("unexpected character '@'", at: start) }
@@ -1593,13 +1603,13 @@ extension QueryParser {
                 }
                 return Token(kind: .atWord, start: start, end: pos, text: Array(bytes[start..<pos]))
             case UInt8(ascii: "."):
-                if isDigit(next) { return try lexNumber() }
+                if QueryParser.isDigit(next) { return try lexNumber() }
                 return symbol(.dot, 1, &pos)
             case 0x30...0x39:
                 if let date = try lexReadableDate() { return date }
                 return try lexNumber()
             default:
-                if isIdentifierStart(c) || c == UInt8(ascii: "\\") { return try lexWord() }
+                if QueryParser.isIdentifierStart(c) || c == UInt8(ascii: "\\") { return try lexWord() }
                 throw error("unexpected character \(describeByte(at: start))", at: start)
             }
         }
@@ -1607,7 +1617,7 @@ extension QueryParser {
         /// `-inf`, `+infinity`, `-nan` (any case) at `start`, as one token.
         mutating func signedSpecial(_ start: Int) -> Token? {
             var p = start + 1
-            while p < bytes.count && isIdentifierContinue(bytes[p]) && bytes[p] != UInt8(ascii: "-") { p += 1 }
+            while p < bytes.count && QueryParser.isIdentifierContinue(bytes[p]) && bytes[p] != UInt8(ascii: "-") { p += 1 }
             guard p < bytes.count ? bytes[p] != UInt8(ascii: "\\") && bytes[p] != UInt8(ascii: "-") : true else { return nil }
             let word = String(decoding: bytes[(start + 1)..<p], as: UTF8.self).lowercased()
             let negative = bytes[start] == UInt8(ascii: "-")
@@ -1630,7 +1640,7 @@ extension QueryParser {
             var escaped = false
             while pos < bytes.count {
                 let b = bytes[pos]
-                if isIdentifierContinue(b) {
+                if QueryParser.isIdentifierContinue(b) {
                     text.append(b)
                     pos += 1
                 } else if b == UInt8(ascii: "\\") {
@@ -1655,14 +1665,14 @@ extension QueryParser {
             let after: UInt8 = pos < bytes.count ? bytes[pos] : 0
             switch text.first {
             case UInt8(ascii: "$")?:
-                if text.count > 1, text[1...].allSatisfy(isDigit) {
+                if text.count > 1, text[1...].allSatisfy(QueryParser.isDigit) {
                     return Token(kind: .argument, start: start, end: pos, number: try argumentIndex(text[1...], start))
                 }
-                if text.count > 2, text[1] == UInt8(ascii: "K"), text[2...].allSatisfy(isDigit) {
+                if text.count > 2, text[1] == UInt8(ascii: "K"), text[2...].allSatisfy(QueryParser.isDigit) {
                     return Token(kind: .keyPathArgument, start: start, end: pos, number: try argumentIndex(text[2...], start))
                 }
             case UInt8(ascii: "O")?:
-                if text.count > 1, text[1...].allSatisfy(isDigit) {
+                if text.count > 1, text[1...].allSatisfy(QueryParser.isDigit) {
                     guard let key = Int64(String(decoding: text[1...], as: UTF8.self)) else {
                         throw error("the object key in '\(sourceText(start, pos))' is too large", at: start)
                     }
@@ -1676,7 +1686,7 @@ extension QueryParser {
                     throw error("malformed timestamp: expected T<seconds>:<nanoseconds> but found '\(sourceText(start, pos + 1))'", at: start)
                 }
             case UInt8(ascii: "L")?:
-                if after == UInt8(ascii: ":"), text.count > 1, text[1...].allSatisfy(isDigit), let link = try lexTypedLink(start) {
+                if after == UInt8(ascii: ":"), text.count > 1, text[1...].allSatisfy(QueryParser.isDigit), let link = try lexTypedLink(start) {
                     return link
                 }
             default:
@@ -1766,7 +1776,7 @@ extension QueryParser {
         mutating func lexHex4(escapeStart: Int) throws(QueryParseError) -> UInt32 {
             var value: UInt32 = 0
             for _ in 0..<4 {
-                guard pos < bytes.count, let h = hexValue(bytes[pos]) else {
+                guard pos < bytes.count, let h = QueryParser.hexValue(bytes[pos]) else {
                     throw error("invalid \\u escape: expected 4 hexadecimal digits but found \(describeByte(at: pos))", at: escapeStart)
                 }
                 value = value << 4 | UInt32(h)
@@ -1785,28 +1795,28 @@ extension QueryParser {
                bytes[pos + 1] == UInt8(ascii: "x") || bytes[pos + 1] == UInt8(ascii: "X") {
                 pos += 2
                 let digitsStart = pos
-                while pos < bytes.count && hexValue(bytes[pos]) != nil { pos += 1 }
+                while pos < bytes.count && QueryParser.hexValue(bytes[pos]) != nil { pos += 1 }
                 guard pos > digitsStart else {
                     throw error("expected hexadecimal digits after '0x' but found \(describeByte(at: pos))", at: start)
                 }
                 return Token(kind: .hex, start: start, end: pos, text: Array(bytes[start..<pos]))
             }
             var isFloat = false
-            while pos < bytes.count && isDigit(bytes[pos]) { pos += 1 }
+            while pos < bytes.count && QueryParser.isDigit(bytes[pos]) { pos += 1 }
             if pos < bytes.count && bytes[pos] == UInt8(ascii: ".") {
                 isFloat = true
                 pos += 1
-                while pos < bytes.count && isDigit(bytes[pos]) { pos += 1 }
+                while pos < bytes.count && QueryParser.isDigit(bytes[pos]) { pos += 1 }
             }
             if pos < bytes.count && (bytes[pos] == UInt8(ascii: "e") || bytes[pos] == UInt8(ascii: "E")) {
                 var p = pos + 1
                 let signed = p < bytes.count && (bytes[p] == UInt8(ascii: "+") || bytes[p] == UInt8(ascii: "-"))
                 if signed { p += 1 }
-                if p < bytes.count && isDigit(bytes[p]) {
-                    while p < bytes.count && isDigit(bytes[p]) { p += 1 }
+                if p < bytes.count && QueryParser.isDigit(bytes[p]) {
+                    while p < bytes.count && QueryParser.isDigit(bytes[p]) { p += 1 }
                     pos = p
                     isFloat = true
-                } else if signed || p >= bytes.count || !isIdentifierContinue(bytes[p]) {
+                } else if signed || p >= bytes.count || !QueryParser.isIdentifierContinue(bytes[p]) {
                     throw error("malformed exponent in the number '\(sourceText(start, p))'", at: start)
                 }
             }
@@ -1826,7 +1836,7 @@ extension QueryParser {
         func digits(at p: inout Int, limit: Int64 = 999_999_999) -> Int64? {
             var value: Int64 = 0
             let start = p
-            while p < bytes.count && isDigit(bytes[p]) {
+            while p < bytes.count && QueryParser.isDigit(bytes[p]) {
                 value = min(value * 10 + Int64(bytes[p] - 0x30), limit + 1)
                 p += 1
             }
@@ -1844,13 +1854,13 @@ extension QueryParser {
             }
             let negativeSeconds = sign(&p)
             let secondsStart = p
-            while p < bytes.count && isDigit(bytes[p]) { p += 1 }
+            while p < bytes.count && QueryParser.isDigit(bytes[p]) { p += 1 }
             let secondsEnd = p
             guard secondsEnd > secondsStart, p < bytes.count, bytes[p] == UInt8(ascii: ":") else { return nil }
             p += 1
             let negativeNanos = sign(&p)
             let nanosStart = p
-            while p < bytes.count && isDigit(bytes[p]) { p += 1 }
+            while p < bytes.count && QueryParser.isDigit(bytes[p]) { p += 1 }
             let nanosEnd = p
             guard nanosEnd > nanosStart else { return nil }
             pos = p
@@ -1884,12 +1894,12 @@ extension QueryParser {
         mutating func lexTypedLink(_ start: Int) throws(QueryParseError) -> Token? {
             var p = start + 1
             let classStart = p
-            while p < bytes.count && isDigit(bytes[p]) { p += 1 }
+            while p < bytes.count && QueryParser.isDigit(bytes[p]) { p += 1 }
             let classEnd = p
             guard p < bytes.count, bytes[p] == UInt8(ascii: ":") else { return nil }
             p += 1
             let keyStart = p
-            while p < bytes.count && isDigit(bytes[p]) { p += 1 }
+            while p < bytes.count && QueryParser.isDigit(bytes[p]) { p += 1 }
             guard p > keyStart else { return nil }
             pos = p
             guard let classKey = UInt32(String(decoding: bytes[classStart..<classEnd], as: UTF8.self)),
@@ -1935,7 +1945,7 @@ extension QueryParser {
                 }
                 nanos = n
             }
-            if p < bytes.count && (isIdentifierContinue(bytes[p]) || bytes[p] == UInt8(ascii: "\\")
+            if p < bytes.count && (QueryParser.isIdentifierContinue(bytes[p]) || bytes[p] == UInt8(ascii: "\\")
                                    || bytes[p] == UInt8(ascii: ".") || bytes[p] == UInt8(ascii: ":")) {
                 throw error("malformed date: unexpected \(describeByte(at: p)) in '\(sourceText(start, p + 1))'", at: p)
             }
@@ -1975,8 +1985,8 @@ extension QueryParser {
         /// Reads hex digit pairs at `pos` into `out`.
         mutating func lexHexBytes(_ count: Int, into out: inout [UInt8], what: String) throws(QueryParseError) {
             for _ in 0..<count {
-                guard pos + 1 < bytes.count, let hi = hexValue(bytes[pos]), let lo = hexValue(bytes[pos + 1]) else {
-                    let at = pos < bytes.count && hexValue(bytes[pos]) != nil ? pos + 1 : pos
+                guard pos + 1 < bytes.count, let hi = QueryParser.hexValue(bytes[pos]), let lo = QueryParser.hexValue(bytes[pos + 1]) else {
+                    let at = pos < bytes.count && QueryParser.hexValue(bytes[pos]) != nil ? pos + 1 : pos
                     throw error("malformed \(what): expected a hexadecimal digit but found \(describeByte(at: at))", at: at)
                 }
                 out.append(hi << 4 | lo)
@@ -1986,7 +1996,7 @@ extension QueryParser {
 
         /// Moves `pos` past whitespace.
         mutating func skipSpaces() {
-            while pos < bytes.count && isSpace(bytes[pos]) { pos += 1 }
+            while pos < bytes.count && QueryParser.isSpace(bytes[pos]) { pos += 1 }
         }
 
         /// Consumes the byte `b` inside the literal `what`, or fails.
@@ -2072,7 +2082,9 @@ extension QueryParser {
             }
             return Token(kind: .literal, start: start, end: pos, literal: .binary(out))
         }
-    }
+}
+
+extension QueryParser {
 
     // MARK: - Spellings
 
