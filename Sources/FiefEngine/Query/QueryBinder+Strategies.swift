@@ -30,9 +30,10 @@ extension QueryBinder {
             // One object at the end (or none, past a null link): the quantifier is the leaf's.
             let leaf = try predicate(at: expression, quantifier, leafScope, leafPredicate)
             if path.hops.isEmpty { return leaf }
-            return graph(.reach(PathReach(hops: path.hops, target: .predicate(CompiledQuery(root: leaf, tableKey: path.lastTable.key)),
-                                          complement: false, nullLinksMatch: matchesNullObject(leaf), orReachesNothing: false)),
-                         expression, leaf, path.lastTable.key)
+            var dependencies: [UInt32: Set<UInt32>] = [:]
+            GraphHop.collectColumns(expression.hops, into: &dependencies)
+            leaf.collectColumns(table: path.lastTable.key, into: &dependencies)
+            return toOneReach(path.hops, leaf, at: path.lastTable.key, dependencies: dependencies)
         }
         if !expression.isMany {
             // One value per object however many the path passes (a sum of backlink counts).
@@ -76,6 +77,19 @@ extension QueryBinder {
         return graph(.reach(PathReach(hops: path.hops, target: .predicate(CompiledQuery(root: target, tableKey: path.lastTable.key)),
                                       complement: q != .any, nullLinksMatch: false, orReachesNothing: false)),
                      expression, leaf, path.lastTable.key)
+    }
+
+    /// `leaf` (a predicate over class `lastClass`) reached through `hops`,
+    /// steps that each lead to one object at most (to-one links, embedded
+    /// objects): the objects whose path ends at a match, and, when `leaf`
+    /// matches a missing object (`name == nil`), those whose path stops at a
+    /// null link.  The one way to build such a reach: `reach` above, and
+    /// `QueryCache` rebinding a query it keeps to new arguments.
+    static func toOneReach(_ hops: [GraphHop], _ leaf: QueryNode, at lastClass: UInt32,
+                           dependencies: [UInt32: Set<UInt32>]) -> QueryNode {
+        .graph(GraphNode(.reach(PathReach(hops: hops, target: .predicate(CompiledQuery(root: leaf, tableKey: lastClass)),
+                                          complement: false, nullLinksMatch: matchesNullObject(leaf), orReachesNothing: false)),
+                         dependencies: dependencies))
     }
 
     /// The predicate `leafPredicate(value)` over the objects of the class

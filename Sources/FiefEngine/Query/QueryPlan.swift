@@ -14,7 +14,7 @@ public final class CompiledQuery: @unchecked Sendable {
     /// literal.
     let predicate: QueryExpression?
     /// The columns it reads, when known beforehand (a query rebound by
-    /// `BoundQueryCache`): of its class, and of the classes its key paths
+    /// `QueryCache`): of its class, and of the classes its key paths
     /// reach (as `Results` lists them; see `QueryNode.collectColumns`).
     let knownColumns: (own: [UInt32], linked: [(table: UInt32, columns: [UInt32])])?
 
@@ -127,7 +127,8 @@ indirect enum QueryNode {
     case fullText(FullTextPredicate)
 }
 
-/// One argument of a query: a single value or (later) a list.
+/// One argument of a query: a single value, a list of values (`isList`:
+/// `IN $0`, `ANY $0`), or a geospatial shape.
 public struct QueryArgument {
     public var values: [Value]
     public var isList: Bool

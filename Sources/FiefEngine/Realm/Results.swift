@@ -177,7 +177,7 @@ public final class Results: @unchecked Sendable {
         try realm.checkReadable()
         let table = try realm.table(tableKey)
         try Results.refuseFilterAfterLimit(stages.contains { $0.hasLimit })
-        let (query, ordering) = try realm.boundQueries.compile(predicate, table: table, realm: realm, arguments: arguments)
+        let (query, ordering) = try realm.queryCache.compile(predicate, table: table, realm: realm, arguments: arguments)
         let filtered = with(filters: filters.isEmpty ? [query] : filters + [query])
         return ordering.isEmpty ? filtered : try filtered.applying(QueryCompiler.stages(ordering))
     }
