@@ -700,31 +700,36 @@ extension QueryParser {
 
         /// A value that holds no predicate or arithmetic.
         mutating func parseSimpleValue(what: String) throws(QueryParseError) -> QueryOperand {
+            if let constant = try parseConstant(what: what) { return constant }
             switch token.kind {
             case .word:
-                if let kw = keyword {
-                    switch kw {
-                    case .true: try advance(); return .constant(.bool(true))
-                    case .false: try advance(); return .constant(.bool(false))
-                    case .null: try advance(); return .constant(.null)
-                    case .infinity: try advance(); return .constant(.double(.infinity))
-                    case .nan: try advance(); return .constant(.double(.nan))
-                    case .anyQuantifier, .allQuantifier, .noneQuantifier:
-                        return try parseQuantified()
-                    case .object:
-                        return try parseObject()
-                    case .binary where nextByteIs(UInt8(ascii: "(")):
-                        return .constant(try parseBinary())
-                    case .and, .or, .not, .truePredicate, .falsePredicate, .geoWithin, .geoBox, .geoPolygon, .geoCircle, .subquery:
-                        throw expected(what)
-                    default:
-                        break // operator, suffix and index words may be property names
-                    }
+                switch keyword {
+                case .anyQuantifier?, .allQuantifier?, .noneQuantifier?:
+                    return try parseQuantified()
+                case .and?, .or?, .not?, .truePredicate?, .falsePredicate?, .geoWithin?, .geoBox?, .geoPolygon?, .geoCircle?, .subquery?:
+                    throw expected(what)
+                default:
+                    break // operator, suffix and index words may be property names
                 }
                 if let element = try parseSelf() { return element }
                 return .keyPath(try parseKeyPath(.value, what: what))
             case .escapedWord, .atWord, .keyPathArgument, .percentKeyPath:
                 return .keyPath(try parseKeyPath(.value, what: what))
+            case .leftBrace:
+                return try parseList()
+            default:
+                throw expected(what)
+            }
+        }
+
+        /// A constant or an argument, consumed: a number, a string, a
+        /// literal token (timestamp, oid, uuid, B64, O<key>, L<class>:<key>),
+        /// `true`, `false`, `null`/`nil`, `inf`, `nan`, `bin(...)`,
+        /// `obj(...)`, `$n` or `%@`.  Nil, with nothing consumed, when the
+        /// current token starts none of them.  The one parser of constants:
+        /// values and list elements both read theirs here.
+        mutating func parseConstant(what: String) throws(QueryParseError) -> QueryOperand? {
+            switch token.kind {
             case .integer, .hex, .float:
                 let literal = try numberLiteral(negate: false)
                 try advance()
@@ -739,10 +744,19 @@ extension QueryParser {
                 return .constant(literal)
             case .argument, .percentArgument:
                 return .argument(try argumentNumber())
-            case .leftBrace:
-                return try parseList()
+            case .word:
+                switch keyword {
+                case .true?: try advance(); return .constant(.bool(true))
+                case .false?: try advance(); return .constant(.bool(false))
+                case .null?: try advance(); return .constant(.null)
+                case .infinity?: try advance(); return .constant(.double(.infinity))
+                case .nan?: try advance(); return .constant(.double(.nan))
+                case .object?: return try parseObject()
+                case .binary? where nextByteIs(UInt8(ascii: "(")): return .constant(try parseBinary())
+                default: return nil
+                }
             default:
-                throw expected(what)
+                return nil
             }
         }
 
@@ -842,35 +856,8 @@ extension QueryParser {
         /// A constant or an argument (lists hold nothing else).
         mutating func parseListElement() throws(QueryParseError) -> QueryOperand {
             let what = "a constant or an argument in the list"
-            switch token.kind {
-            case .integer, .hex, .float:
-                let literal = try numberLiteral(negate: false)
-                try advance()
-                return .constant(literal)
-            case .string:
-                let value = stringValue
-                try advance()
-                return .constant(.string(value))
-            case .literal:
-                let literal = try literalValue(what)
-                try advance()
-                return .constant(literal)
-            case .argument, .percentArgument:
-                return .argument(try argumentNumber())
-            case .word:
-                switch keyword {
-                case .true?: try advance(); return .constant(.bool(true))
-                case .false?: try advance(); return .constant(.bool(false))
-                case .null?: try advance(); return .constant(.null)
-                case .infinity?: try advance(); return .constant(.double(.infinity))
-                case .nan?: try advance(); return .constant(.double(.nan))
-                case .object?: return try parseObject()
-                case .binary? where nextByteIs(UInt8(ascii: "(")): return .constant(try parseBinary())
-                default: throw expected(what)
-                }
-            default:
-                throw expected(what)
-            }
+            if let constant = try parseConstant(what: what) { return constant }
+            throw expected(what)
         }
 
         /// The constant of the current `.literal` token standing as a value.
