@@ -37,6 +37,13 @@ final class QueryScan {
     /// Per test node over a list of values: its in-place test (nil: none).
     private var elementTests: [ObjectIdentifier: ListElementTest?] = [:]
 
+    /// Per backward node `countMatches` counted: the targets of its first
+    /// step (the objects the rest of its path reaches; `keys`, when an
+    /// index gave them, else `objects`), kept for the evaluation of the
+    /// same results that may follow in this scan (a count, then the
+    /// iteration), which then only carries them back through that step.
+    private var countedTargets: [ObjectIdentifier: (keys: [Int64]?, objects: ObjectSet)] = [:]
+
     /// Per full-text search: its matches.
     private var fullTextMatches: [ObjectIdentifier: KeyBitmap] = [:]
     /// Per comparison of a nested path: its readers (NestedPath.swift).
@@ -335,6 +342,13 @@ final class QueryScan {
             reached[ObjectIdentifier(node)] = (owners, nil)
             return (owners, nil)
         }
+        if let counted = countedTargets.removeValue(forKey: ObjectIdentifier(node)), let first = reach.hops.first {
+            // Counted earlier in this scan (`countMatches`: a reach with no null link matching).
+            let targets = counted.keys.map { ObjectSet(sortedKeys: $0) } ?? counted.objects
+            let objects = try carryBack(targets, [first], nullLinksMatch: false)
+            reached[ObjectIdentifier(node)] = (objects, nil)
+            return (objects, nil)
+        }
         var objects = try targetObjects(reach.target)
         objects = try carryBack(objects, reach.hops, nullLinksMatch: reach.nullLinksMatch)
         var reachingAny: ObjectSet? = nil
@@ -400,6 +414,7 @@ final class QueryScan {
             targets = try carryBack(try targetObjects(reach.target), Array(reach.hops.dropFirst()), nullLinksMatch: false)
             if targets.isEmpty { return 0 }
         }
+        countedTargets[ObjectIdentifier(graph)] = (keys, targets)
         var total = 0
         try withBacklinkScanner(of: first.to) { (scanner) throws(FiefError) in
             if let keys {
