@@ -80,3 +80,79 @@ extension QueryBinder {
     }
 
 }
+
+extension QueryBinder {
+    // MARK: self, the object tested
+
+    /// Whether `operand` is `self` standing for the object tested: over the
+    /// objects of a class without a property named "self" (with one, `self`
+    /// is that property).
+    static func isSelfObject(_ operand: QueryOperand, _ target: QueryTarget) -> Bool {
+        guard case .element = operand, case .objects(let table) = target else { return false }
+        return table.property(named: "self") == nil
+    }
+
+    /// `self == x`, `self != x`, `self IN {x, y}`, `self IN $0`, `self ==
+    /// ANY $0`, `self == NONE $0` over objects, `other` the side given with
+    /// the query: the object tested compared with objects (object
+    /// arguments, `obj(...)`) by identity, as RealmSwift's `SELF == %@`
+    /// compares them: a match on the object's own key.  Null equals no
+    /// object.  Anything but objects of the class tested and null, or
+    /// another operator, is refused.
+    static func selfComparison(_ op: QueryOperator, _ other: QueryOperand, _ scope: Scope) throws(FiefError) -> QueryNode {
+        guard case .objects(let table) = scope.target else { throw FiefError(.internal, "'self' compared as an object over values") }
+        let className = table.objectClass.name
+        guard op == .equal || op == .notEqual else {
+            throw FiefError(.queryInvalid, "'self' is an object of class '\(className)': it is compared with objects by == or != (or IN), not by \(QueryCompiler.name(op))")
+        }
+        var given = try objectsResolved(other, scope)
+        var quantifier: QueryQuantifier? = nil
+        if case .quantified(let q, let inner) = given { (quantifier, given) = (q, inner) }
+        // The objects given (null values left out) and whether there are several.
+        var keys: [Int64] = []
+        var isList = false
+        func add(_ constant: QueryConstant, _ argument: Int?) throws(FiefError) {
+            switch constant {
+            case .null:
+                return
+            case .link(let classKey, let objectKey) where classKey == table.key:
+                if objectKey >= 0 { keys.append(objectKey) }
+            default:
+                let what = argument.map { "argument \($0) is" } ?? "the value given is"
+                let kind: String
+                if case .link(let classKey, _) = constant, let other = try? scope.realm?.table(classKey) {
+                    kind = "an object of class '\(other.objectClass.name)'"
+                } else {
+                    kind = "a \(constant.typeName)"
+                }
+                throw FiefError(argument == nil ? .queryInvalid : .queryArgument,
+                                "'self' is an object of class '\(className)', compared with objects of that class (or null); \(what) \(kind)")
+            }
+        }
+        switch given {
+        case .argument(let n) where n >= 0 && n < scope.arguments.count && scope.arguments[n].isList:
+            isList = true
+            for value in scope.arguments[n].values { try add(try QueryCompiler.constant(value, argument: n), n) }
+        case .list(let items):
+            isList = true
+            for item in items {
+                let resolved = try objectsResolved(item, scope)
+                try add(try QueryCompiler.constant(resolved, scope.arguments), QueryCompiler.argumentIndex(resolved))
+            }
+        case .argument, .constant:
+            try add(try QueryCompiler.constant(given, scope.arguments), QueryCompiler.argumentIndex(given))
+        default:
+            throw FiefError(.queryInvalid, "'self' is an object of class '\(className)': it is compared with objects given with the query (an object argument, obj(...), a list of them) or null, not with \(describe(other))")
+        }
+        if isList || quantifier != nil {
+            guard op == .equal, quantifier != .all else {
+                throw FiefError(.queryInvalid, "'self' is one object: it is compared with a list of objects by IN, == ANY or == NONE")
+            }
+        }
+        // Equal to one of them, or (!=, NONE) to none of them.
+        let allBut = op == .notEqual || quantifier == QueryQuantifier.none
+        let reach = PathReach(hops: [], target: .objects(table: table.key, keys: keys.sorted(), allBut: allBut),
+                              complement: false, nullLinksMatch: false, orReachesNothing: false)
+        return .graph(GraphNode(.reach(reach), dependencies: [table.key: []]))
+    }
+}

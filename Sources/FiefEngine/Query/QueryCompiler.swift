@@ -99,6 +99,8 @@ enum QueryCompiler {
         case .or(let a, let b): return .or([try node(a, target, arguments, realm: realm), try node(b, target, arguments, realm: realm)])
         case .comparison(var lhs, let op, var rhs, let options):
             let scope = QueryBinder.Scope(target: target, arguments: arguments, realm: realm)
+            if QueryBinder.isSelfObject(lhs, target) { return try QueryBinder.selfComparison(op, rhs, scope) }
+            if QueryBinder.isSelfObject(rhs, target) { return try QueryBinder.selfComparison(flip(op) ?? op, lhs, scope) }
             if lhs.hasObjectKey || rhs.hasObjectKey { (lhs, rhs) = try QueryBinder.objectKeysResolved(lhs, rhs, scope) }
             if scope.isScalar(lhs) && scope.isScalar(rhs) {
                 try checkSupported(lhs)
@@ -111,6 +113,7 @@ enum QueryCompiler {
             return try QueryBinder.geoWithin(lhs, .argument(n), QueryBinder.Scope(target: target, arguments: arguments, realm: realm))
         case .membership(var lhs, var rhs, let options):
             let scope = QueryBinder.Scope(target: target, arguments: arguments, realm: realm)
+            if QueryBinder.isSelfObject(lhs, target) { return try QueryBinder.selfComparison(.equal, .quantified(.any, rhs), scope) }
             if lhs.hasObjectKey || rhs.hasObjectKey { (lhs, rhs) = try QueryBinder.objectKeysResolved(lhs, rhs, scope) }
             return try QueryBinder.membership(lhs, rhs, options, scope)
         case .between(let value, let low, let high):
