@@ -1,3 +1,7 @@
+// What the binder makes of a key path and what evaluation reads: graph
+// nodes (`GraphNode`), their steps (`GraphHop`), reaches (`PathReach`), value
+// expressions (`ValueExpression`) and bound paths (`BoundPath`).
+
 /// A predicate that reads other objects (or collections) than the values
 /// of the object it tests, bound by `QueryBinder` and evaluated a cluster
 /// at a time by `QueryScan`.  A class, so that a scan can keep what it

@@ -18,7 +18,7 @@
 // (`name == $0` over the owners), compiled there as any predicate is, and
 // wrapped in a `GraphNode.reach`: evaluation finds the matching targets
 // columnar and collects the objects linking to them through their
-// backlinks (see GraphEvaluator.swift).  The sizes of collections are
+// backlinks (see QueryScan.swift).  The sizes of collections are
 // columns, so `dogs.@count > 2` is a columnar comparison.  What has to be
 // computed per object (the elements of a collection of values, an
 // aggregate, a length) is a `GraphNode.test` of a value expression; two

@@ -1,3 +1,9 @@
+// Compiling: a parsed predicate bound to the objects of a class, or to the
+// elements of a collection of values.  Comparisons of the class's own
+// values are bound here (`QueryNode.compare` and its kin); everything that
+// reads further (key paths through links and collections, lists of
+// values, IN, BETWEEN, `self` over objects) goes to `QueryBinder`.
+
 // MARK: - Compiling
 
 /// What a predicate is compiled against: the objects of a class (key paths

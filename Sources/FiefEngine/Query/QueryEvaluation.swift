@@ -3,6 +3,10 @@ import CLMDB
 import Glibc
 #endif
 
+// Evaluating a compiled query in a realm: the clusters of a class, the
+// index plan of a filter (the keys an index gives for an equality), and a
+// node evaluated over one cluster at a time, as a 256-bit match mask.
+
 // MARK: - Evaluating
 
 extension Realm {

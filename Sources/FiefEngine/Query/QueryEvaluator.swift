@@ -1,5 +1,9 @@
 import CLMDB
 
+// The comparisons evaluation uses: column chunks compared in place (lanes
+// of integers, offsets of strings), values compared with constants and with
+// each other, as Realm orders and equates them.
+
 enum QueryEvaluator {
     @inline(__always)
     static func set(_ bits: inout Bitmap, _ slot: Int) {

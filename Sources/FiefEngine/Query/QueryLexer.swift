@@ -1,3 +1,9 @@
+// The query lexer: the tokens of Realm's query language (the grammar is in
+// QueryParser.swift), read on demand by the parser, one at a time, from the
+// UTF-8 bytes of the text: names and keywords, numbers, strings, literals
+// (timestamps, oid, uuid, B64, O<key>, L<class>:<key>), arguments and
+// operators.
+
 extension QueryParser {
     // MARK: - Tokens
 

@@ -3,7 +3,7 @@ import CLMDB
 import Glibc
 #endif
 
-// Evaluating graph nodes (QueryBinder.swift), a cluster of the class tested
+// Evaluating graph nodes (BoundGraph.swift), a cluster of the class tested
 // at a time, as the rest of a query is evaluated.
 //
 // Backward (`GraphNode.reach`): once per evaluation of a query, the
@@ -21,7 +21,9 @@ import Glibc
 // Forward (`GraphNode.compare`): per object, each operand's links are
 // followed in place (object key → cluster and slot; the last chunk read at
 // every step is kept, so neighbours share their reads) and the values
-// compared.  Nothing is allocated per object.
+// compared (ValueReader.swift, CollectionWalker.swift; lists of values
+// against a constant in place, ListElementTest.swift; backlinks read by
+// BacklinkScanner.swift).  Nothing is allocated per object.
 
 /// What one evaluation of a query (one scan of results) keeps between
 /// clusters: the objects each backward node reaches, computed on its
