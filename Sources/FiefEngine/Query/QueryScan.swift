@@ -39,12 +39,13 @@ final class QueryScan {
     /// Per test node over a list of values: its in-place test (nil: none).
     private var elementTests: [ObjectIdentifier: ListElementTest?] = [:]
 
-    /// Per backward node `countMatches` counted: the targets of its first
-    /// step (the objects the rest of its path reaches; `keys`, when an
-    /// index gave them, else `objects`), kept for the evaluation of the
+    /// The backward node `countMatches` counted last and the targets of its
+    /// first step (the objects the rest of its path reaches; `keys`, when
+    /// an index gave them, else `objects`), kept for the evaluation of the
     /// same results that may follow in this scan (a count, then the
     /// iteration), which then only carries them back through that step.
-    private var countedTargets: [ObjectIdentifier: (keys: [Int64]?, objects: ObjectSet)] = [:]
+    /// (A field, not a dictionary: a count allocates nothing for it.)
+    private var counted: (node: ObjectIdentifier, keys: [Int64]?, objects: ObjectSet)?
 
     /// Per full-text search: its matches.
     private var fullTextMatches: [ObjectIdentifier: KeyBitmap] = [:]
@@ -344,8 +345,9 @@ final class QueryScan {
             reached[ObjectIdentifier(node)] = (owners, nil)
             return (owners, nil)
         }
-        if let counted = countedTargets.removeValue(forKey: ObjectIdentifier(node)), let first = reach.hops.first {
+        if let counted, counted.node == ObjectIdentifier(node), let first = reach.hops.first {
             // Counted earlier in this scan (`countMatches`: a reach with no null link matching).
+            self.counted = nil
             let targets = counted.keys.map { ObjectSet(sortedKeys: $0) } ?? counted.objects
             let objects = try carryBack(targets, [first], nullLinksMatch: false)
             reached[ObjectIdentifier(node)] = (objects, nil)
@@ -416,7 +418,7 @@ final class QueryScan {
             targets = try carryBack(try targetObjects(reach.target), Array(reach.hops.dropFirst()), nullLinksMatch: false)
             if targets.isEmpty { return 0 }
         }
-        countedTargets[ObjectIdentifier(graph)] = (keys, targets)
+        counted = (ObjectIdentifier(graph), keys, targets)
         var total = 0
         try withBacklinkScanner(of: first.to) { (scanner) throws(FiefError) in
             if let keys {
