@@ -1738,12 +1738,18 @@ FIEF_API fief_results_t *fief_realm_get_objects(fief_realm_t *realm, fief_class_
  *  query back as canonical text.
  *  For results of values, `self` (or `SELF`) is the element: "self >= 2",
  *  "self CONTAINS[c] 'x'", "self == nil", "NOT (self == $0)"; a property
- *  name there is FIEF_ERR_QUERY_INVALID, as is `self` for results of
- *  objects unless the class has a property named "self": then `self` is
- *  that property, and followed by '.' or '[' it starts a key path through
- *  it, as in realm-core ("self.name == 'a'", "self.@count == 1",
- *  "@links.Item.self.@count > 0"; for a class without such a property,
- *  FIEF_ERR_QUERY_INVALID naming 'self').
+ *  name there is FIEF_ERR_QUERY_INVALID.  For results of objects, `self`
+ *  is the property named "self" when the class has one, and followed by
+ *  '.' or '[' it starts a key path through it, as in realm-core
+ *  ("self.name == 'a'", "self.@count == 1", "@links.Item.self.@count > 0";
+ *  for a class without such a property, FIEF_ERR_QUERY_INVALID naming
+ *  'self'); else `self` alone is the object tested, compared by identity
+ *  with objects given with the query, as RealmSwift's `SELF == %@`:
+ *  "self == $0", "SELF != $0", "SELF IN $0" (a list argument), "self ==
+ *  obj('Dog', 5)"; null equals no object, an object of another class or
+ *  a value of another type is FIEF_ERR_QUERY_ARGUMENT
+ *  (FIEF_ERR_QUERY_INVALID written in the predicate), and an operator
+ *  other than ==, != and IN is FIEF_ERR_QUERY_INVALID.
  *  Limits (FIEF_ERR_QUERY_SYNTAX beyond them): at most 100 levels of
  *  parentheses and NOT together (each '(' and each NOT or '!' around a
  *  term counts one: "predicate is nested too deeply (more than 100 levels

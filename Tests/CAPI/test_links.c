@@ -236,6 +236,64 @@ TEST(embedded_objects) {
     fief_release(s);
 }
 
-static const t_case cases[] = {T(link_schema), T(link_values), T(embedded_objects)};
+/* `self` over results of objects is the object itself (RealmSwift's
+ * `SELF == %@`): compared with object arguments by identity. */
+TEST(self_is_the_object) {
+    fief_schema_t *s = dog_schema("Dog", FIEF_PROPERTY_NULLABLE);
+    R(s != NULL);
+    fief_realm_t *r = t_open(t_path("self.fief"), s, 0);
+    R(r != NULL);
+    fief_class_key_t dog_class = t_class(r, "Dog"), person_class = t_class(r, "Person");
+    fief_property_key_t dog_name = t_prop(r, "Dog", "name");
+    fief_object_key_t keys[3];
+    const char *names[3] = {"Rex", "Fido", "Max"};
+    R(fief_realm_begin_write(r));
+    for (int i = 0; i < 3; i++) {
+        fief_value_t name = vs(names[i]);
+        fief_object_t *dog = fief_object_create(r, dog_class, &dog_name, &name, 1, FIEF_UPDATE_POLICY_ERROR);
+        R(dog != NULL);
+        E(fief_object_get_key(dog, &keys[i]));
+        E(fief_release(dog));
+    }
+    R(fief_realm_commit(r));
+    fief_results_t *dogs = fief_realm_get_objects(r, dog_class);
+    R(dogs != NULL);
+
+    fief_value_t fido = vlink(dog_class, keys[1]);
+    fief_query_arg_t one = {.count = 1, .is_list = false, .values = &fido};
+    fief_results_t *same = fief_results_filter(dogs, "SELF == $0", &one, 1);
+    R(same != NULL);
+    EQU(t_count(same), 1);
+    fief_object_key_t key = -1;
+    E(fief_results_get_key(same, 0, &key));
+    EQI(key, keys[1]);
+    fief_results_t *others = fief_results_filter(dogs, "self != $0", &one, 1);
+    R(others != NULL);
+    EQU(t_count(others), 2);
+
+    fief_value_t two[2] = {vlink(dog_class, keys[2]), vlink(dog_class, keys[0])};
+    fief_query_arg_t list = {.count = 2, .is_list = true, .values = two};
+    fief_results_t *in = fief_results_filter(dogs, "SELF IN $0", &list, 1);
+    R(in != NULL);
+    EQU(t_count(in), 2);
+    E(fief_results_get_key(in, 0, &key));
+    EQI(key, keys[0]);
+    E(fief_results_get_key(in, 1, &key));
+    EQI(key, keys[2]);
+
+    fief_value_t person = vlink(person_class, 0);
+    fief_query_arg_t wrong = {.count = 1, .is_list = false, .values = &person};
+    EERRM(fief_results_filter(dogs, "SELF == $0", &wrong, 1) != NULL, FIEF_ERR_QUERY_ARGUMENT, "an object of class 'Person'");
+    EERRM(fief_results_filter(dogs, "SELF > $0", &one, 1) != NULL, FIEF_ERR_QUERY_INVALID, "compared with objects by == or !=");
+
+    E(fief_release(in));
+    E(fief_release(others));
+    E(fief_release(same));
+    E(fief_release(dogs));
+    E(fief_release(r));
+    E(fief_release(s));
+}
+
+static const t_case cases[] = {T(link_schema), T(link_values), T(embedded_objects), T(self_is_the_object)};
 
 int main(int argc, char **argv) { return T_MAIN(argc, argv, cases); }

@@ -2,7 +2,7 @@ import XCTest
 @testable import FiefEngine
 
 /// The query fast paths: filters rebound to new arguments from the
-/// realm's `BoundQueryCache` (the same answers and errors as a full
+/// realm's `QueryCache` (the same answers and errors as a full
 /// compile, invalidated by schema changes, live after commits), lists of
 /// values tested in place (`ListElementTest`, against brute force and
 /// against the value reader a write transaction uses), and the sorted-key
@@ -48,7 +48,7 @@ final class QueryFastPathTests: XCTestCase {
             }
         }
         let cached = run()
-        db.realm.boundQueries.removeAll()
+        db.realm.queryCache.removeAll()
         let fresh = run()
         switch (cached, fresh) {
         case (.success(let a), .success(let b)): XCTAssertEqual(a, b, "\(predicate) \(args)", file: file, line: line)
@@ -83,7 +83,7 @@ final class QueryFastPathTests: XCTestCase {
             for args in argumentSets { try sameAsFullCompile(db, className, predicate, args) }
             // Taken from the cache: the entry is there, with a rebinding.
             _ = try? db.query(className, predicate, argumentSets[0])
-            let entry = db.realm.boundQueries.entry(predicate, table: className == "Person" ? person : dog)
+            let entry = db.realm.queryCache.entry(predicate, table: className == "Person" ? person : dog)
             XCTAssertNotNil(entry?.rebinding, predicate)
             // Used twice in a row (the second rebound), with every argument set.
             for args in argumentSets {
@@ -96,7 +96,7 @@ final class QueryFastPathTests: XCTestCase {
                                        ("Dog", "ANY owner.name == $0"), ("Person", "name IN {$0, 'Bob'}")] {
             try sameAsFullCompile(db, className, predicate, [.string("Ann")])
             _ = try? db.query(className, predicate, [.string("Ann")])
-            XCTAssertNil(db.realm.boundQueries.entry(predicate, table: className == "Person" ? person : dog)?.rebinding, predicate)
+            XCTAssertNil(db.realm.queryCache.entry(predicate, table: className == "Person" ? person : dog)?.rebinding, predicate)
             try sameAsFullCompile(db, className, predicate, [.string("Bob")])
         }
         // A list where the first use gave one value: compiled in full (`IN`'s meaning, or its error).
@@ -172,7 +172,7 @@ final class QueryFastPathTests: XCTestCase {
         }
         XCTAssertEqual(try db.query("Dog", "owner.name == $0", [.string("Ann")]).count(), 5)
         let epoch = db.realm.schemaEpoch
-        let entry = db.realm.boundQueries.entry("owner.name == $0", table: db.cls("Dog"))
+        let entry = db.realm.queryCache.entry("owner.name == $0", table: db.cls("Dog"))
         XCTAssertEqual(entry?.schemaEpoch, epoch)
         // Another realm of the file adds a property and an index to Person.
         let grown = Schema(classes: [
@@ -185,7 +185,7 @@ final class QueryFastPathTests: XCTestCase {
         XCTAssertNotEqual(db.realm.schemaEpoch, epoch)
         // The entry of the old schema is not used: compiled again, then rebound.
         XCTAssertEqual(try db.query("Dog", "owner.name == $0", [.string("Ann")]).count(), 10)
-        let renewed = db.realm.boundQueries.entry("owner.name == $0", table: db.cls("Dog"))
+        let renewed = db.realm.queryCache.entry("owner.name == $0", table: db.cls("Dog"))
         XCTAssertEqual(renewed?.schemaEpoch, db.realm.schemaEpoch)
         XCTAssertNotNil(renewed?.rebinding)
         XCTAssertTrue(renewed?.rebinding?.last.property(named: "name")?.isIndexed ?? false)

@@ -3,8 +3,9 @@
 // The parser (QueryParser.swift) turns text into a `ParsedQuery`: a predicate
 // (`QueryExpression`) and the SORT / DISTINCT / LIMIT stages after it.  The
 // serializer (QuerySerializer.swift) prints any of these back as canonical
-// text that parses to an equal value.  The planner (QueryPlan.swift) binds a
-// predicate to a class's schema and arguments.  Nothing here knows about
+// text that parses to an equal value.  The compiler (QueryCompiler.swift,
+// with the binder, QueryBinder*.swift) binds a predicate to a class's
+// schema and arguments (QueryPlan.swift: what it makes).  Nothing here knows about
 // storage: names are names, literals are values as written.
 //
 // The tree mirrors the grammar of realm-core's parser (`query_bison.yy`):

@@ -509,10 +509,10 @@ public final class Realm: @unchecked Sendable {
         didSet { schemaEpoch &+= 1 }
     }
     /// Changes whenever the schema or the tables this realm reads through
-    /// do (what compiled queries are bound to: see `BoundQueryCache`).
+    /// do (what compiled queries are bound to: see `QueryCache`).
     @exclusivity(unchecked) private(set) var schemaEpoch: UInt64 = 0
-    /// The filters compiled lately, rebound to new arguments when made again.
-    let boundQueries = BoundQueryCache()
+    /// The filters parsed and compiled lately, rebound to new arguments when made again.
+    let queryCache = QueryCache()
     private var tablesByName: [String: Table] = [:]
     var schemaGeneration: UInt64 = 0
 

@@ -38,6 +38,11 @@ public final class Results: @unchecked Sendable {
     /// the stamp it was made at (0: none).
     @exclusivity(unchecked) private var countedStamp: UInt64 = 0
     @exclusivity(unchecked) private var counted = 0
+    /// The scan that made `counted`: what it found on the way (the objects
+    /// the filter's path reaches) serves the evaluation that follows, when
+    /// nothing changed since (a count, then the iteration: the filter is
+    /// evaluated once).
+    @exclusivity(unchecked) private var countingScan: QueryScan?
 
     public init(realm: Realm, tableKey: UInt32) throws(FiefError) {
         try realm.checkReadable()
@@ -177,7 +182,7 @@ public final class Results: @unchecked Sendable {
         try realm.checkReadable()
         let table = try realm.table(tableKey)
         try Results.refuseFilterAfterLimit(stages.contains { $0.hasLimit })
-        let (query, ordering) = try realm.boundQueries.compile(predicate, table: table, realm: realm, arguments: arguments)
+        let (query, ordering) = try realm.queryCache.compile(predicate, table: table, realm: realm, arguments: arguments)
         let filtered = with(filters: filters.isEmpty ? [query] : filters + [query])
         return ordering.isEmpty ? filtered : try filtered.applying(QueryCompiler.stages(ordering))
     }
@@ -391,9 +396,11 @@ public final class Results: @unchecked Sendable {
         }
         guard list == nil, linking == nil, filters.count == 1, case .graph = filters[0].root, !narrows else { return nil }
         if countedStamp != 0 && isUnchanged(since: countedStamp) { return counted }
-        guard let n = try QueryScan(realm: realm).countMatches(filters[0].root) else { return nil }
+        let scan = QueryScan(realm: realm)
+        guard let n = try scan.countMatches(filters[0].root) else { return nil }
         counted = n
         countedStamp = realm.stamp
+        countingScan = scan
         return n
     }
 
@@ -451,9 +458,14 @@ public final class Results: @unchecked Sendable {
     }
 
     /// What one evaluation of the filters keeps between clusters, when
-    /// they read through links (nil otherwise).
+    /// they read through links (nil otherwise): the scan that counted them
+    /// (`countWithoutMatches`) when nothing changed since, used once.
     private func makeScan() -> QueryScan? {
-        filters.contains { $0.readsGraph } ? QueryScan(realm: realm) : nil
+        if let kept = countingScan {
+            countingScan = nil
+            if isUnchanged(since: countedStamp) { return kept }
+        }
+        return filters.contains { $0.readsGraph } ? QueryScan(realm: realm) : nil
     }
 
     /// Visit each cluster's matching objects; returns how many matched.

@@ -230,12 +230,7 @@ public final class ValueResults: @unchecked Sendable {
     public func filtered(_ predicate: String, arguments: [QueryArgument]) throws(FiefError) -> ValueResults {
         try realm.checkReadable()
         try Results.refuseFilterAfterLimit(stages.contains { if case .limit = $0 { return true }; return false })
-        let expression: ParsedQuery
-        do {
-            expression = try ParsedQueryCache.parseQuery(predicate)
-        } catch {
-            throw FiefError(.querySyntax, "invalid predicate: \(error.message)")
-        }
+        let expression = try realm.queryCache.parse(predicate)
         let query = try QueryCompiler.compileElements(expression.predicate, element: element, description: source.describe(realm),
                                                       tableKey: source.table, arguments: try expression.formatting(arguments))
         let filtered = with(filters: filters + [query])

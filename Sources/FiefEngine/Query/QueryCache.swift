@@ -2,40 +2,52 @@
 import Glibc
 #endif
 
-/// The filters a realm compiled lately, by predicate text and class, so
-/// that a filter made again with other arguments (`name == $0`, or
-/// `owner.name == $0`, once per lookup) is rebound to them without parsing
-/// or binding it again.
+/// The queries a realm filtered with lately, by text: the one cache of
+/// the query pipeline (parsing, then binding).
 ///
-/// An entry holds the parsed predicate and, when its shape allows, what
-/// rebinding needs, resolved on first use: a comparison of one property of
-/// the class (`name == $0`, `$0 < age`) or of a key path through to-one
-/// links (`owner.name == $0`) with one scalar argument.  Rebinding makes
-/// the argument's constant as compiling does (`QueryCompiler.constant`,
-/// then `compareConstant`: adapted to the property, checked, a null
-/// comparison rewritten) on the property and links found the first time,
-/// so both give the same query.  Any other shape, or a list (or shape)
-/// argument where the entry's shape takes one value, is compiled in full,
-/// from the kept parse.
+/// An application filters with the same few predicates over and over, with
+/// other arguments (`name == $0`, or `owner.name == $0`, once per lookup).
+/// Arguments are bound when a predicate is compiled, so the parsed tree
+/// depends on the text alone; an entry keeps it, and a filter made again
+/// with other arguments is rebound to them without parsing or binding it
+/// again.  Parse errors are not kept (they are thrown again by parsing
+/// again).  A filter of a collection of values (`ValueResults`) keeps its
+/// parse only (`parse`); a filter of objects (`compile`) keeps, when its
+/// shape allows, what rebinding needs, resolved on first use: a comparison
+/// of one property of the class (`name == $0`, `$0 < age`) or of a key
+/// path through to-one links (`owner.name == $0`) with one scalar
+/// argument.  Rebinding makes the argument's constant as compiling does
+/// (`QueryCompiler.constant`, then `compareConstant`: adapted to the
+/// property, checked, a null comparison rewritten) on the property and
+/// links found the first time, and the path with the binder's own builder
+/// (`QueryBinder.toOneReach`), so both give the same query.  Any other
+/// shape, or a list (or shape) argument where the entry's shape takes one
+/// value, is compiled in full, from the kept parse.
 ///
-/// Entries belong to the realm's schema epoch (`Realm.schemaEpoch`): once
-/// the schema or its tables change (a class, property or index added, a
-/// schema read anew), an entry compiles again.  The realm's lock serialises
-/// its use, as for everything else of the realm.
-final class BoundQueryCache {
+/// Entries of objects belong to the realm's schema epoch
+/// (`Realm.schemaEpoch`): once the schema or its tables change (a class,
+/// property or index added, a schema read anew), an entry compiles again.
+/// At `capacity` entries the cache starts afresh, which keeps it small
+/// whatever an application does (generated predicates with constants
+/// written in).  The realm's lock serialises its use, as for everything
+/// else of the realm.
+final class QueryCache {
     /// At this many entries the cache starts afresh.
-    static let capacity = 64
+    static let capacity = 256
 
     private var entries: [Key: Entry] = [:]
     /// The entry used last and its key: a loop of lookups filters with one
     /// predicate, found again by one comparison of its bytes (no hashing).
     private var last: (key: Key, entry: Entry)?
 
-    /// The text of a predicate, compared and hashed by its UTF-8 bytes (as
-    /// `ParsedQueryCache` keys it), and the class it filters.
+    /// The text of a predicate, compared and hashed by its UTF-8 bytes
+    /// (Swift's String equality holds for canonically equivalent texts,
+    /// "é" and "e\u{301}", which parse to different string constants),
+    /// and the class it filters (nil: the elements of a collection of
+    /// values, for which only the parse is kept).
     struct Key: Hashable {
         let text: String
-        let table: UInt32
+        let table: UInt32?
 
         static func == (a: Key, b: Key) -> Bool {
             guard a.table == b.table, a.text.utf8.count == b.text.utf8.count else { return false }
@@ -101,17 +113,43 @@ final class BoundQueryCache {
         }
     }
 
+    /// The entry kept for `key`, if any (remembered as the last one used).
+    private func known(_ key: Key) -> Entry? {
+        if let last, last.key == key { return last.entry }
+        let known = entries[key]
+        if let known { last = (key, known) }
+        return known
+    }
+
+    private func keep(_ entry: Entry, _ key: Key) {
+        if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+        entries[key] = entry
+        last = (key, entry)
+    }
+
+    private static func parseQuery(_ text: String) throws(FiefError) -> ParsedQuery {
+        do {
+            return try QueryParser.parseQuery(text)
+        } catch {
+            throw FiefError(.querySyntax, "invalid predicate: \(error.message)")
+        }
+    }
+
+    /// `text` parsed, for a filter of the elements of a collection of
+    /// values.
+    func parse(_ text: String) throws(FiefError) -> ParsedQuery {
+        let key = Key(text: text, table: nil)
+        if let entry = known(key) { return entry.parsed }
+        let parsed = try Self.parseQuery(text)
+        keep(Entry(parsed: parsed, schemaEpoch: 0, rebinding: nil), key)
+        return parsed
+    }
+
     /// `text` compiled over the objects of `table` with `arguments`, and its
     /// SORT, DISTINCT and LIMIT suffixes.
     func compile(_ text: String, table: Table, realm: Realm, arguments: [QueryArgument]) throws(FiefError) -> (CompiledQuery, ordering: [QueryOrderingStage]) {
         let key = Key(text: text, table: table.key)
-        let known: Entry?
-        if let last, last.key == key {
-            known = last.entry
-        } else {
-            known = entries[key]
-            if let known { last = (key, known) }
-        }
+        let known = known(key)
         if let entry = known, entry.schemaEpoch == realm.schemaEpoch {
             let arguments = try entry.parsed.formatting(arguments)
             if let rebinding = entry.rebinding, let query = try Self.rebind(entry.parsed.predicate, rebinding, table, arguments) {
@@ -120,18 +158,10 @@ final class BoundQueryCache {
             return (try QueryCompiler.compile(entry.parsed.predicate, table: table, realm: realm, arguments: arguments), entry.parsed.ordering)
         }
         let parsed: ParsedQuery
-        do {
-            parsed = try ParsedQueryCache.parseQuery(text)
-        } catch {
-            throw FiefError(.querySyntax, "invalid predicate: \(error.message)")
-        }
+        if let known { parsed = known.parsed } else { parsed = try Self.parseQuery(text) }
         let arguments = try parsed.formatting(arguments)
         let query = try QueryCompiler.compile(parsed.predicate, table: table, realm: realm, arguments: arguments)
-        if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-        let entry = Entry(parsed: parsed, schemaEpoch: realm.schemaEpoch,
-                          rebinding: Self.rebinding(parsed.predicate, table, realm, query, arguments))
-        entries[key] = entry
-        last = (key, entry)
+        keep(Entry(parsed: parsed, schemaEpoch: realm.schemaEpoch, rebinding: Self.rebinding(parsed.predicate, table, realm, query, arguments)), key)
         return (query, parsed.ordering)
     }
 
@@ -164,11 +194,8 @@ final class BoundQueryCache {
         if rebinding.hops.isEmpty {
             return CompiledQuery(root: leaf, tableKey: table.key, predicate: described, knownColumns: rebinding.columns)
         }
-        // As `QueryBinder.reach` makes it for a path of to-one links.
-        let reach = PathReach(hops: rebinding.hops, target: .predicate(CompiledQuery(root: leaf, tableKey: target.key)),
-                              complement: false, nullLinksMatch: QueryBinder.matchesNullObject(leaf), orReachesNothing: false)
-        return CompiledQuery(root: .graph(GraphNode(.reach(reach), dependencies: rebinding.dependencies)), tableKey: table.key,
-                             predicate: described, knownColumns: rebinding.columns)
+        return CompiledQuery(root: QueryBinder.toOneReach(rebinding.hops, leaf, at: target.key, dependencies: rebinding.dependencies),
+                             tableKey: table.key, predicate: described, knownColumns: rebinding.columns)
     }
 
     /// What rebinding `expression` needs, when it is a comparison of a
@@ -191,7 +218,7 @@ final class BoundQueryCache {
             return Rebinding(property: p, op: op, options: options, argument: n, constantFirst: constantFirst,
                              hops: [], last: table, dependencies: [:], table: table.key)
         }
-        // Bound by `QueryBinder.reach`: links only, the leaf at the last class.
+        // Bound by `QueryBinder.toOneReach`: links only, the leaf at the last class.
         guard case .graph(let node) = query.root, case .reach(let reach) = node.kind, !reach.complement, !reach.orReachesNothing,
               case .predicate(let leaf) = reach.target, reach.hops.count == names.count - 1 else { return nil }
         var from = table
