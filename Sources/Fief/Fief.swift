@@ -51,8 +51,11 @@
 // (objects with what they link to, embedded objects, values) in a scratch
 // in-memory realm; a predicate that is only `SELF == %@` or `SELF IN %@` is
 // answered in memory with `isEqual`, as NSPredicate answers it.  Other
-// uses of `SELF` with objects (in a larger predicate on an unmanaged list)
-// trap, as `SELF` in a query of managed objects traps in RealmSwift too.
+// uses of `SELF` with objects in a larger predicate on an unmanaged list
+// trap.  On managed results, `SELF == %@`, `SELF != %@` and `SELF IN %@`
+// with objects are answered by identity (Fief's query language has `self`
+// over objects), where RealmSwift's query builder refuses them: a
+// deliberate extension, not a difference a RealmSwift app can meet.
 // An invalid GEOWITHIN shape is named as RealmSwift names it (realm-core's
 // notation); the reason after it is Fief's geometry's, worded after
 // realm-core's but not S2's text in every case.
