@@ -14,15 +14,6 @@ public struct CollectionRef: Hashable, Sendable {
     var id: ListID { ListID(table: table, column: property, owner: owner) }
 }
 
-/// The entries of one set or map as read once in a snapshot or a write
-/// transaction: views into LMDB's map (keys without their owner prefix), in
-/// key order, so `set[i]` and iteration cost one walk.  A write transaction
-/// forgets them at its next write to a set or map.
-final class CollectionEntries {
-    let entries: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]
-    init(_ entries: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) { self.entries = entries }
-}
-
 /// What sets and maps share: finding them, their size column, their
 /// entries read in order, and the write path's bookkeeping.
 extension Realm {
@@ -180,13 +171,5 @@ extension Realm {
         } else {
             try Backlinks.remove(write.txn, dbi, target: target, originClass: table.key, property: column.key, origin: owner)
         }
-    }
-}
-
-extension Array where Element == UInt8 {
-    /// `withUnsafeBytes` for a body that throws `FiefError`.
-    @inline(__always)
-    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(FiefError) -> R) throws(FiefError) -> R {
-        try typed { try self.withUnsafeBytes { (raw) throws -> R in try body(raw) } }
     }
 }

@@ -41,6 +41,11 @@ enum SetStore {
     static let cutBytes = 440
     static let hashBytes = 8
 
+    /// Whether `a` and `b` hold the same bytes.
+    static func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+    }
+
     enum Class: UInt8 {
         case null = 0x00, bool = 0x10, number = 0x20, string = 0x30, binary = 0x40
         case timestamp = 0x50, objectId = 0x60, uuid = 0x70, link = 0x80
@@ -128,7 +133,7 @@ enum SetStore {
             if key.count > kindAt, key[ownerBytes] == Class.number.rawValue, key[kindAt] == MixedNumber.Kind.decimal.rawValue,
                let owner = owner(of: key), let decoded = MixedCoding.decode(value) {
                 encode(decoded, owner: owner, mixed: true, into: &scratch)
-                if !scratch.withUnsafeBytes({ Realm.sameBytes($0, key) }) { try body(key, value, scratch) }
+                if !scratch.withUnsafeBytes({ sameBytes($0, key) }) { try body(key, value, scratch) }
             }
             entry = try cursor.next()
         }
@@ -253,7 +258,7 @@ enum SetStore {
         guard let value = decode(key, data, type: type, linkTarget: linkTarget) else { return nil }
         var own: [UInt8] = []
         encode(value, owner: 0, mixed: type == .mixed, into: &own)
-        return own.withUnsafeBytes { Realm.sameBytes(UnsafeRawBufferPointer(rebasing: $0[ownerBytes...]), key) } ? value : nil
+        return own.withUnsafeBytes { sameBytes(UnsafeRawBufferPointer(rebasing: $0[ownerBytes...]), key) } ? value : nil
     }
 
     /// A double's bits made to sort as numbers (0 is NaN, which sorts first).

@@ -10,18 +10,6 @@ enum QueryEvaluator {
         bits[slot >> 6] |= 1 << UInt64(slot & 63)
     }
 
-    @inline(__always)
-    static func forEachSlot(_ mask: Bitmap, _ body: (Int) -> Void) {
-        for word in 0..<4 {
-            var w = mask[word]
-            while w != 0 {
-                let bit = w.trailingZeroBitCount
-                body(word << 6 | bit)
-                w &= w - 1
-            }
-        }
-    }
-
     /// Compare int-chunk values stored as unsigned offsets from `base`
     /// (frame of reference) with `c`: base + u op c, as u op (c - base).
     @inline(__always)

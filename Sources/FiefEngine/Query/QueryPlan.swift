@@ -28,8 +28,6 @@ public final class CompiledQuery: @unchecked Sendable {
     }
 }
 
-typealias Bitmap = SIMD4<UInt64>
-
 /// A value written in a predicate or passed as an argument, owned.
 enum QueryConstant {
     case null

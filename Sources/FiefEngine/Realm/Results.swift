@@ -373,7 +373,7 @@ public final class Results: @unchecked Sendable {
         keys.reserveCapacity(matchedCount)
         for (cluster, bits) in matchedClusters {
             let base = cluster << ClusterLayout.shift
-            QueryEvaluator.forEachSlot(bits) { slot in keys.append(base | Int64(slot)) }
+            forEachSlot(bits) { slot in keys.append(base | Int64(slot)) }
         }
         try applyStages()
         keysMaterialized = true

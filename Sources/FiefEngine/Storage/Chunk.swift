@@ -665,7 +665,7 @@ final class DirtyChunk {
         }
         if let spans {
             var filled = 0
-            QueryEvaluator.forEachSlot(mask) { slot in
+            forEachSlot(mask) { slot in
                 liveBytes -= Int(spans[slot].1)
                 spans[slot] = (0, 0)
                 filled += 1
@@ -680,7 +680,7 @@ final class DirtyChunk {
             if arenaCount + n > arenaCapacity { compactArena(room: n) }
             if n > 0 { (arena! + arenaCount).copyMemory(from: bytes.baseAddress!, byteCount: n) }
             let span = (UInt32(arenaCount), UInt32(n))
-            QueryEvaluator.forEachSlot(mask) { slot in spans[slot] = span }
+            forEachSlot(mask) { slot in spans[slot] = span }
             arenaCount += n
             liveBytes += n * filled
             return
@@ -694,14 +694,14 @@ final class DirtyChunk {
             default: return
             }
             let values = fixed + ClusterLayout.intValues
-            QueryEvaluator.forEachSlot(mask) { slot in values.storeBytes(of: stored, toByteOffset: slot << 3, as: Int64.self) }
+            forEachSlot(mask) { slot in values.storeBytes(of: stored, toByteOffset: slot << 3, as: Int64.self) }
             return
         }
         // The value laid out once (in the first slot of the mask), then copied.
         let width = type.fixedWidth
         let values = fixed + ClusterLayout.bitmapBytes
         var first = -1
-        QueryEvaluator.forEachSlot(mask) { slot in
+        forEachSlot(mask) { slot in
             if first < 0 {
                 first = slot
                 set(slot, value)

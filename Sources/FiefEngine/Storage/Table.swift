@@ -1,0 +1,231 @@
+import CLMDB
+
+/// What the hot paths need of a property: no name, so copying it costs no
+/// reference counting.
+struct Column {
+    let key: UInt32
+    /// The type of the column's values: the property's, or for a collection
+    /// `.int`, its size.
+    let type: PropertyType
+    let flags: PropertyFlags
+    /// For a link or a collection of links: the key of the class it points to (0 otherwise).
+    let linkTarget: UInt32
+    let collection: CollectionKind
+    /// The type of a collection's elements (the property's type).
+    let elementType: PropertyType
+    private let elementNullable: Bool
+
+    init(_ property: Property, linkTarget: UInt32 = 0) {
+        key = property.key
+        elementNullable = property.isNullable
+        collection = property.collection
+        elementType = property.type
+        type = property.collection == .none ? property.type.chunkType : .int
+        // A mixed value may always be null.
+        flags = property.collection == .none ? property.flags.union(property.type == .mixed ? .nullable : []) : []
+        self.linkTarget = linkTarget
+        isMixed = property.collection == .none && property.type == .mixed
+    }
+
+    /// Whether elements of the collection may be null (mixed ones always may).
+    var elementsNullable: Bool { collection != .none && (elementNullable || elementType == .mixed) }
+
+    /// Whether the column holds one mixed value per object (coded in a
+    /// binary chunk); stored, as `slotValue` asks it on every read.
+    let isMixed: Bool
+
+    var isNullable: Bool { flags.contains(.nullable) }
+    var isPrimaryKey: Bool { flags.contains(.primaryKey) }
+    /// A secondary index (primary keys have their own table).
+    var hasIndex: Bool { flags.contains(.indexed) && !flags.contains(.primaryKey) }
+    /// A full-text index (see `FullTextIndex`).
+    var hasFullTextIndex: Bool { flags.contains(.fullTextIndexed) }
+    /// The `type` or `coordinates` of an embedded GeoJSON point class with
+    /// a spatial index: its writes keep the index (see `GeoIndex`).
+    var feedsGeoIndex = false
+}
+
+/// How one class is stored: its databases and its properties by key.
+final class Table: @unchecked Sendable {
+    let objectClass: ObjectClass
+    let key: UInt32
+    let data: MDB_dbi
+    let primaryKeyDatabase: MDB_dbi?
+    let primaryKey: Property?
+    /// Non-optional int primary keys use an MDB_INTEGERKEY database.
+    let integerPrimaryKey: Bool
+    let indexDatabases: [UInt32: MDB_dbi]
+    /// The full-text index of each full-text-indexed property, by property key.
+    let fullTextDatabases: [UInt32: MDB_dbi]
+    /// The spatial index of an embedded GeoJSON point class (see
+    /// `GeoIndex`); nil for other classes, and in a file opened read-only
+    /// that lacks it (queries then scan).
+    let geoIndex: GeoIndexInfo?
+    /// Set when the pages of one of the class's trees are damaged (see
+    /// `PageCheck`): every use of the class then fails with it.
+    let damage: FiefError?
+    private let propertySlots: [Int]   // property key -> index into objectClass.properties, -1 if none
+    /// Columns by property key (`columnCount` entries; key 0 and gaps have no property).
+    private let columns: UnsafeMutablePointer<Column?>
+    private let columnCount: Int
+
+    /// The objects of other classes (and this one) linking to this class's
+    /// objects (see `Backlinks`); nil while no link points to the class.
+    let backlinks: MDB_dbi?
+    /// The link columns of this class: (property, target class key).
+    let links: [(property: Property, target: UInt32)]
+    /// The (origin class << 32 | origin property) pairs that may link to
+    /// this class: links to it, and mixed values when it is not embedded.
+    /// A backlink run naming another is damage (a page of another class's
+    /// backlinks found in place of one of this class's: `Backlinks.forEach`).
+    let backlinkPairs: Set<UInt64>
+
+    /// The mixed (single-value) properties of this class.
+    let mixedProperties: [Property]
+
+    /// The list properties of this class and the database of each one's segments.
+    let lists: [(property: Property, database: MDB_dbi)]
+    /// The set properties and the database of each one's elements.
+    let sets: [(property: Property, database: MDB_dbi)]
+    /// The map properties and the database of each one's entries.
+    let maps: [(property: Property, database: MDB_dbi)]
+    /// The nested collections of this class's mixed values (see
+    /// `NestedStore`); nil when no property can hold one, or in a file
+    /// written before they existed (which then holds none).
+    let nested: MDB_dbi?
+
+    init(objectClass: ObjectClass, data: MDB_dbi, primaryKeyDatabase: MDB_dbi?, indexDatabases: [UInt32: MDB_dbi],
+         schema: Schema, backlinks: MDB_dbi? = nil, collections: [(property: Property, database: MDB_dbi)] = [],
+         nested: MDB_dbi? = nil, damage: FiefError? = nil, fullTextDatabases: [UInt32: MDB_dbi] = [:], geoIndex: MDB_dbi? = nil) {
+        self.backlinks = backlinks
+        var pairs: Set<UInt64> = []
+        if backlinks != nil {
+            for origin in schema.classes {
+                for property in origin.properties where property.linkTarget == objectClass.name || (property.type == .mixed && !objectClass.isEmbedded) {
+                    pairs.insert(UInt64(origin.key) << 32 | UInt64(property.key))
+                }
+            }
+        }
+        backlinkPairs = pairs
+        self.fullTextDatabases = fullTextDatabases
+        if let geoIndex, let (type, coordinates) = objectClass.geoIndexedProperties {
+            self.geoIndex = GeoIndexInfo(database: geoIndex, type: type, coordinates: coordinates)
+        } else {
+            self.geoIndex = nil
+        }
+        self.nested = nested
+        self.damage = damage
+        self.objectClass = objectClass
+        self.key = objectClass.key
+        self.data = data
+        self.primaryKeyDatabase = primaryKeyDatabase
+        self.primaryKey = objectClass.primaryKey
+        self.integerPrimaryKey = primaryKey.map { $0.type == .int && !$0.isNullable } ?? false
+        self.indexDatabases = indexDatabases
+        let maxKey = objectClass.properties.map { Int($0.key) }.max() ?? 0
+        var slots = [Int](repeating: -1, count: maxKey + 1)
+        for (i, p) in objectClass.properties.enumerated() { slots[Int(p.key)] = i }
+        propertySlots = slots
+        columnCount = maxKey + 1
+        columns = .allocate(capacity: columnCount)
+        columns.initialize(repeating: nil, count: columnCount)
+        var links: [(property: Property, target: UInt32)] = []
+        for p in objectClass.properties {
+            let target = p.linkTarget.flatMap { schema.objectClass(named: $0)?.key } ?? 0
+            columns[Int(p.key)] = Column(p, linkTarget: target)
+            if p.type == .link && p.collection == .none { links.append((p, target)) }
+        }
+        self.links = links
+        if let geo = self.geoIndex {
+            columns[Int(geo.type.key)]?.feedsGeoIndex = true
+            columns[Int(geo.coordinates.key)]?.feedsGeoIndex = true
+        }
+        self.mixedProperties = objectClass.properties.filter { $0.type == .mixed && $0.collection == .none }
+        self.lists = collections.filter { $0.property.collection == .list }
+        self.sets = collections.filter { $0.property.collection == .set }
+        self.maps = collections.filter { $0.property.collection == .map }
+    }
+
+    deinit { columns.deallocate() }
+
+    /// The column of property `key`.
+    @inline(__always)
+    func column(_ key: UInt32) throws(FiefError) -> Column {
+        let k = Int(key)
+        if k < columnCount, let column = columns[k] { return column }
+        throw noSuchProperty(key)
+    }
+
+    @inline(__always)
+    func property(_ key: UInt32) throws(FiefError) -> Property {
+        let k = Int(key)
+        if k < propertySlots.count, propertySlots[k] >= 0 { return objectClass.properties[propertySlots[k]] }
+        throw noSuchProperty(key)
+    }
+
+    /// The error for property key `key`, which the class lacks.
+    private func noSuchProperty(_ key: UInt32) -> FiefError {
+        FiefError(.noSuchProperty, "class '\(objectClass.name)' has no property with key \(key)"
+                  + (key == 0 ? " (no stored property has key 0; linking-objects properties, which have it, are computed from the links to an object and take no value)" : ""))
+    }
+
+    func property(named name: String) -> Property? { objectClass.property(named: name) }
+
+    static func dataName(_ key: UInt32) -> String { "c\(key)" }
+    static func primaryKeyName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).pk\(column)" }
+    static func indexName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).i\(column)" }
+    static func fullTextName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).t\(column)" }
+    static func backlinksName(_ key: UInt32) -> String { "c\(key).b" }
+    static func listName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).l\(column)" }
+    static func setName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).s\(column)" }
+    static func mapName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).m\(column)" }
+    static func nestedName(_ key: UInt32) -> String { "c\(key).n" }
+
+    /// Whether a class's values can hold nested collections: it has a mixed
+    /// property, or a list or map of mixed values.
+    static func holdsNested(_ objectClass: ObjectClass) -> Bool {
+        objectClass.properties.contains { $0.type == .mixed && $0.collection != .set }
+    }
+
+    /// The nested collections' database (see `nested`).
+    @inline(__always)
+    func nestedDatabase() throws(FiefError) -> MDB_dbi {
+        if let nested { return nested }
+        throw FiefError(.fileFormat, "class '\(objectClass.name)' has no nested collections in this file: open it writable once to add them")
+    }
+
+    /// The database of a list, set or map property (nil for a value).
+    static func collectionName(_ key: UInt32, _ property: Property) -> String? {
+        switch property.collection {
+        case .none: return nil
+        case .list: return listName(key, property.key)
+        case .set: return setName(key, property.key)
+        case .map: return mapName(key, property.key)
+        }
+    }
+
+    /// The database of list property `column`'s segments.
+    @inline(__always)
+    func listDatabase(_ column: UInt32) throws(FiefError) -> MDB_dbi {
+        for entry in lists where entry.property.key == column { return entry.database }
+        throw notA("list", column)
+    }
+
+    /// The database of set property `column`'s elements.
+    @inline(__always)
+    func setDatabase(_ column: UInt32) throws(FiefError) -> MDB_dbi {
+        for entry in sets where entry.property.key == column { return entry.database }
+        throw notA("set", column)
+    }
+
+    /// The database of map property `column`'s entries.
+    @inline(__always)
+    func mapDatabase(_ column: UInt32) throws(FiefError) -> MDB_dbi {
+        for entry in maps where entry.property.key == column { return entry.database }
+        throw notA("map", column)
+    }
+
+    private func notA(_ kind: String, _ column: UInt32) -> FiefError {
+        FiefError(.invalidArgument, "property \((try? property(column).name).map { "'\(objectClass.name).\($0)'" } ?? "\(column) of '\(objectClass.name)'") is not a \(kind)")
+    }
+}
