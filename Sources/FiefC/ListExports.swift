@@ -1,5 +1,6 @@
 import CFief
 import FiefEngine
+import FiefStorage
 
 // Lists: a handle names (realm, owner class, owner object, property); every
 // call translates its arguments and calls the engine under the realm's lock.

@@ -1,5 +1,6 @@
 import CFief
 import FiefEngine
+import FiefStorage
 
 // Maps: string keys to values; a handle names (realm, owner class, owner
 // object, property).  Keys cross the interface as fief_string_t views.

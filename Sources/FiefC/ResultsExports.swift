@@ -1,5 +1,6 @@
 import CFief
 import FiefEngine
+import FiefStorage
 
 // A fief_results_t is either results of objects (`Results`, handle kind
 // .results) or results of values (`ValueResults`, kind .valueResults, made

@@ -1,5 +1,6 @@
 import CFief
 import FiefEngine
+import FiefStorage
 
 // Sets: a handle names (realm, owner class, owner object, property), like a
 // list handle; every call translates its arguments and calls the engine

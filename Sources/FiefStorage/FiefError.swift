@@ -108,7 +108,7 @@ public func typed<R>(_ body: () throws -> R) throws(FiefError) -> R {
 extension Array where Element == UInt8 {
     /// `withUnsafeBytes` for a body that throws `FiefError`.
     @inline(__always)
-    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(FiefError) -> R) throws(FiefError) -> R {
+    package func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(FiefError) -> R) throws(FiefError) -> R {
         try typed { try self.withUnsafeBytes { (raw) throws -> R in try body(raw) } }
     }
 }

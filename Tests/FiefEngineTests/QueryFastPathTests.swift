@@ -1,4 +1,5 @@
 import XCTest
+@testable import FiefStorage
 @testable import FiefEngine
 
 /// The query fast paths: filters rebound to new arguments from the

@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 
 /// One set or map: the property `property` of object `owner` of class `table`.
 public struct CollectionRef: Hashable, Sendable {

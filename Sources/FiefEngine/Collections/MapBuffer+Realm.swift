@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 
 extension Realm {
     /// Set `key` of a map of values through the transaction's buffer

@@ -2,6 +2,7 @@
 /// there: its header missing (or naming another owner) is damage, told
 /// apart from a collection deleted since a handle to it was made (which
 /// `nested` reports as FIEF_ERR_INVALIDATED_OBJECT).
+import FiefStorage
 extension Realm {
     /// Check that nested collection `ref`, which a stored value names, exists.
     public func requireStoredNested(_ ref: NestedRef) throws(FiefError) {

@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 
 /// One line of a file check or copy report.
 public enum FileReportKind: Int32, Sendable {

@@ -8,6 +8,7 @@
 /// leave nothing in it (`2×3` is `23`); `ÿ`, other two-byte characters
 /// (Greek, Cyrillic...) and every character of three or four bytes
 /// (CJK, emoji) separate tokens.
+import FiefStorage
 enum FullTextTokenizer {
     /// The longest token kept, in bytes (longer runs are cut there).
     static let maxTokenBytes = 64

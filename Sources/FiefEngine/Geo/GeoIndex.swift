@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 
 // The spatial index of GEOWITHIN: one LMDB database per embedded class
 // shaped as a GeoJSON point (a string `type`, a list of doubles

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import FiefStorage
 #endif
 
 /// The queries a realm filtered with lately, by text: the one cache of

@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 
 // The comparisons evaluation uses: column chunks compared in place (lanes
 // of integers, offsets of strings), values compared with constants and with

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import FiefStorage
 #endif
 
 /// String comparisons of the query language over UTF-8 bytes: ordering,

@@ -17,6 +17,7 @@
 /// only (ints, floats, doubles and decimals; other values and NaN are
 /// skipped), each added as a decimal128 (a double rounded to 15 significant
 /// digits, a float to 7), and give a decimal128 (a sum of none is decimal 0).
+import FiefStorage
 public enum AggregateOperation: Int32, Sendable, CaseIterable {
     case min = 1
     case max = 2

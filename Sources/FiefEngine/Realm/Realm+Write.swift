@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 import CFiefSupport
 #if canImport(Glibc)
 import Glibc
@@ -145,7 +146,7 @@ extension Realm {
                     write = WriteTransaction(txn: txn, version: version, meta: meta, bounds: environment.currentBounds())
                     bumpStamp()
                     // Cancelled on this thread if it ends before the transaction does.
-                    ThreadExitHook.register(self)
+                    ThreadExitHook.register(exitToken)
                     return
                 }
             } catch {
@@ -168,7 +169,7 @@ extension Realm {
             self.write = nil
             environment.setWriter(false)
             bumpStamp()
-            ThreadExitHook.unregister(self)
+            ThreadExitHook.unregister(exitToken)
         }
         if write.failure == nil {
             do throws(FiefError) {
@@ -297,7 +298,7 @@ extension Realm {
     /// Cancel the write transaction; nothing of it is kept.
     public func cancelWrite() {
         guard let write else { return }
-        if pthread_equal(write.thread, pthread_self()) != 0 { ThreadExitHook.unregister(self) }
+        if pthread_equal(write.thread, pthread_self()) != 0 { ThreadExitHook.unregister(exitToken) }
         write.closeCursors()
         mdb_txn_abort(write.txn)
         self.write = nil
@@ -315,7 +316,7 @@ extension Realm {
     /// Cancel the write transaction if the calling thread began it: called
     /// by `ThreadExitHook` as that thread exits, so LMDB's writer lock is
     /// released by its owner.
-    func cancelWriteOfExitingThread() {
+    package func cancelWriteOfExitingThread() {
         _ = try? lock.withLock { () throws(FiefError) in
             if let write, pthread_equal(write.thread, pthread_self()) != 0 { cancelWrite() }
         }

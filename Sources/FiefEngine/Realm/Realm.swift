@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -579,6 +580,9 @@ public final class Realm: @unchecked Sendable {
     }
 }
 
+/// `ThreadExitHook` cancels a realm's write transaction when the thread
+/// that began it exits (`cancelWriteOfExitingThread`, Realm+Write.swift).
+extension Realm: ExitCancellable {}
 
 /// The properties a create names, resolved against one table.
 final class CreateProperties {

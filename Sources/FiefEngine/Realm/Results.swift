@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import FiefStorage
 #endif
 
 /// A lazy, live view of the objects of one class: all of them, or those

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import FiefStorage
 #endif
 
 // The ordering of results: after their filters, results apply a list of

@@ -2,6 +2,7 @@
 /// of one object.  Each kind of collection says how to read its elements
 /// in place, in its own order, and which column its changes stamp; value
 /// results need nothing else (a set or a map's values plug in as new cases).
+import FiefStorage
 enum ValueSource {
     /// The elements of a list of values, in list order.
     case list(ListID)

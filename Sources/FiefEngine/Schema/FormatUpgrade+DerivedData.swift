@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 
 // MARK: Format 5 to 6
 

@@ -44,23 +44,23 @@ import Glibc
 ///
 /// Every change goes straight to LMDB, in the caller's write transaction,
 /// by the one function that writes links (`Links`).
-enum Backlinks {
-    static let keyBytes = 24
+package enum Backlinks {
+    package static let keyBytes = 24
     /// The largest run value: four such runs and their keys fill a 4 KB page.
-    static let runLimit = 986
-    static let headerBytes = 22
-    static let checksumBytes = 4
+    package static let runLimit = 986
+    package static let headerBytes = 22
+    package static let checksumBytes = 4
 
     /// Whether any link of `schema` points to `objectClass` (which then has
     /// a backlinks database).
-    static func isTarget(_ objectClass: ObjectClass, in schema: Schema) -> Bool {
+    package static func isTarget(_ objectClass: ObjectClass, in schema: Schema) -> Bool {
         // A mixed value may link to an object of any class but an embedded one.
         schema.classes.contains { $0.properties.contains { $0.linkTarget == objectClass.name || ($0.type == .mixed && !objectClass.isEmbedded) } }
     }
 
     /// A record's key (and a run's: its last record's), in `out` (24 bytes).
     @inline(__always)
-    static func key(_ out: UnsafeMutableRawPointer, target: Int64, originClass: UInt32, property: UInt32, origin: Int64) {
+    package static func key(_ out: UnsafeMutableRawPointer, target: Int64, originClass: UInt32, property: UInt32, origin: Int64) {
         out.storeBytes(of: UInt64(bitPattern: target).bigEndian, as: UInt64.self)
         (out + 8).storeBytes(of: originClass.bigEndian, as: UInt32.self)
         (out + 12).storeBytes(of: property.bigEndian, as: UInt32.self)
@@ -69,14 +69,14 @@ enum Backlinks {
 
     /// One backlink record.  `pair` is origin class << 32 | origin property,
     /// so (target, pair, origin) orders records as their keys do.
-    struct Record: Equatable {
-        var target: UInt64
-        var pair: UInt64
-        var origin: UInt64
-        var count: UInt32
+    package struct Record: Equatable {
+        package var target: UInt64
+        package var pair: UInt64
+        package var origin: UInt64
+        package var count: UInt32
 
         @inline(__always)
-        init(target: UInt64, pair: UInt64, origin: UInt64, count: UInt32) {
+        package init(target: UInt64, pair: UInt64, origin: UInt64, count: UInt32) {
             self.target = target
             self.pair = pair
             self.origin = origin
@@ -84,30 +84,30 @@ enum Backlinks {
         }
 
         @inline(__always)
-        init(target: Int64, originClass: UInt32, property: UInt32, origin: Int64, count: UInt32 = 1) {
+        package init(target: Int64, originClass: UInt32, property: UInt32, origin: Int64, count: UInt32 = 1) {
             self.init(target: UInt64(bitPattern: target), pair: UInt64(originClass) << 32 | UInt64(property),
                       origin: UInt64(bitPattern: origin), count: count)
         }
 
-        var originClass: UInt32 { UInt32(truncatingIfNeeded: pair >> 32) }
-        var property: UInt32 { UInt32(truncatingIfNeeded: pair) }
+        package var originClass: UInt32 { UInt32(truncatingIfNeeded: pair >> 32) }
+        package var property: UInt32 { UInt32(truncatingIfNeeded: pair) }
 
         @inline(__always)
-        func precedes(_ o: Record) -> Bool {
+        package func precedes(_ o: Record) -> Bool {
             if target != o.target { return target < o.target }
             if pair != o.pair { return pair < o.pair }
             return origin < o.origin
         }
 
         @inline(__always)
-        func sameLink(_ o: Record) -> Bool { target == o.target && pair == o.pair && origin == o.origin }
+        package func sameLink(_ o: Record) -> Bool { target == o.target && pair == o.pair && origin == o.origin }
 
         @inline(__always)
-        func writeKey(_ out: UnsafeMutableRawPointer) {
+        package func writeKey(_ out: UnsafeMutableRawPointer) {
             Backlinks.key(out, target: Int64(bitPattern: target), originClass: originClass, property: property, origin: Int64(bitPattern: origin))
         }
 
-        init(key k: UnsafeRawBufferPointer, count: UInt32) {
+        package init(key k: UnsafeRawBufferPointer, count: UInt32) {
             self.init(target: UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)),
                       pair: UInt64(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt32.self))) << 32
                           | UInt64(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt32.self))),
@@ -117,10 +117,10 @@ enum Backlinks {
 
     /// The bytes an offset of `value` takes (0 for 0).
     @inline(__always)
-    static func width(_ value: UInt64) -> Int { value == 0 ? 0 : (64 - value.leadingZeroBitCount + 7) >> 3 }
+    package static func width(_ value: UInt64) -> Int { value == 0 ? 0 : (64 - value.leadingZeroBitCount + 7) >> 3 }
 
     @inline(__always)
-    static func load(_ p: UnsafeRawPointer, _ w: Int) -> UInt64 {
+    package static func load(_ p: UnsafeRawPointer, _ w: Int) -> UInt64 {
         switch w {
         case 0: return 0
         case 1: return UInt64(p.load(as: UInt8.self))
@@ -134,14 +134,14 @@ enum Backlinks {
 
     /// `load` of 5 to 7 bytes (apart, so that `load` itself inlines).
     @inline(never)
-    static func loadWide(_ p: UnsafeRawPointer, _ w: Int) -> UInt64 {
+    package static func loadWide(_ p: UnsafeRawPointer, _ w: Int) -> UInt64 {
         var value = UInt64(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self)))
         for i in 4..<w { value |= UInt64((p + i).load(as: UInt8.self)) << UInt64(8 * i) }
         return value
     }
 
     @inline(__always)
-    static func store(_ p: UnsafeMutableRawPointer, _ w: Int, _ value: UInt64) {
+    package static func store(_ p: UnsafeMutableRawPointer, _ w: Int, _ value: UInt64) {
         var v = value
         for i in 0..<w {
             (p + i).storeBytes(of: UInt8(truncatingIfNeeded: v), as: UInt8.self)
@@ -151,28 +151,28 @@ enum Backlinks {
 
     /// The checksum of a run stored under `key`.
     @inline(__always)
-    static func checksum(key: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) -> UInt32 {
+    package static func checksum(key: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) -> UInt32 {
         let start = fief_crc32c(0x6261_636b, key.baseAddress, key.count, ChunkCheck.hardware)
         return fief_checksum(start, body.baseAddress, body.count, ChunkCheck.hardware)
     }
 
     /// A stored run, read in place.
-    struct Run {
-        let bytes: UnsafeRawPointer
-        let count: Int
-        let wt: Int, wp: Int, wo: Int, wc: Int
-        let row: Int
-        let pairCount: Int
-        let firstTarget: UInt64
-        let baseOrigin: UInt64
-        let rows: UnsafeRawPointer
+    package struct Run {
+        package let bytes: UnsafeRawPointer
+        package let count: Int
+        package let wt: Int, wp: Int, wo: Int, wc: Int
+        package let row: Int
+        package let pairCount: Int
+        package let firstTarget: UInt64
+        package let baseOrigin: UInt64
+        package let rows: UnsafeRawPointer
         /// The bytes before the checksum.
-        let size: Int
+        package let size: Int
 
         /// The run `raw` stored under `key`, or nil if it fails its checksum
         /// or layout checks (the checksum only when `verify`: a run this
         /// read snapshot checked already, see `CheckedRuns`).
-        init?(_ raw: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, verify: Bool = true) {
+        package init?(_ raw: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, verify: Bool = true) {
             guard key.count == keyBytes, raw.count >= headerBytes + 8 + checksumBytes, raw.count <= runLimit, let base = raw.baseAddress else { return nil }
             let n = Int(UInt16(littleEndian: base.loadUnaligned(as: UInt16.self)))
             let wt = Int(base.load(fromByteOffset: 2, as: UInt8.self)), wo = Int(base.load(fromByteOffset: 3, as: UInt8.self))
@@ -197,26 +197,26 @@ enum Backlinks {
             self.size = body.count
         }
 
-        @inline(__always) func target(_ i: Int) -> UInt64 { firstTarget &+ load(rows + i * row, wt) }
-        @inline(__always) func pairIndex(_ i: Int) -> Int { wp == 0 ? 0 : min(Int((rows + i * row + wt).load(as: UInt8.self)), pairCount - 1) }
-        @inline(__always) func pair(at index: Int) -> UInt64 {
+        @inline(__always) package func target(_ i: Int) -> UInt64 { firstTarget &+ load(rows + i * row, wt) }
+        @inline(__always) package func pairIndex(_ i: Int) -> Int { wp == 0 ? 0 : min(Int((rows + i * row + wt).load(as: UInt8.self)), pairCount - 1) }
+        @inline(__always) package func pair(at index: Int) -> UInt64 {
             let p = bytes + headerBytes + 8 * index
             return UInt64(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self))) << 32
                 | UInt64(UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
         }
-        @inline(__always) func pair(_ i: Int) -> UInt64 { pair(at: pairIndex(i)) }
-        @inline(__always) func origin(_ i: Int) -> UInt64 { baseOrigin &+ load(rows + i * row + wt + wp, wo) }
-        @inline(__always) func count(_ i: Int) -> UInt32 { wc == 0 ? 1 : UInt32(truncatingIfNeeded: load(rows + i * row + wt + wp + wo, wc)) }
-        @inline(__always) func record(_ i: Int) -> Record { Record(target: target(i), pair: pair(i), origin: origin(i), count: count(i)) }
+        @inline(__always) package func pair(_ i: Int) -> UInt64 { pair(at: pairIndex(i)) }
+        @inline(__always) package func origin(_ i: Int) -> UInt64 { baseOrigin &+ load(rows + i * row + wt + wp, wo) }
+        @inline(__always) package func count(_ i: Int) -> UInt32 { wc == 0 ? 1 : UInt32(truncatingIfNeeded: load(rows + i * row + wt + wp + wo, wc)) }
+        @inline(__always) package func record(_ i: Int) -> Record { Record(target: target(i), pair: pair(i), origin: origin(i), count: count(i)) }
 
         /// The index of the pair in the table, if there.
-        func pairIndex(of pair: UInt64) -> Int? {
+        package func pairIndex(of pair: UInt64) -> Int? {
             for i in 0..<pairCount where self.pair(at: i) == pair { return i }
             return nil
         }
 
         /// The first row not before `r` (by target, pair, origin).
-        func lowerBound(_ r: Record) -> Int {
+        package func lowerBound(_ r: Record) -> Int {
             var low = 0, high = count
             while low < high {
                 let mid = (low + high) >> 1
@@ -233,7 +233,7 @@ enum Backlinks {
 
         /// Whether row `i` comes before record `r` (by target, pair, origin).
         @inline(__always)
-        func isBefore(_ i: Int, _ r: Record) -> Bool {
+        package func isBefore(_ i: Int, _ r: Record) -> Bool {
             let t = target(i)
             if t != r.target { return t < r.target }
             let p = pair(i)
@@ -243,7 +243,7 @@ enum Backlinks {
         /// `lowerBound(r)`, searched outward from row `guess` in growing
         /// steps, then by halves: a guess near the answer reads few rows
         /// (and cache lines) of the run; any guess gives the same answer.
-        func lowerBound(_ r: Record, near guess: Int) -> Int {
+        package func lowerBound(_ r: Record, near guess: Int) -> Int {
             let g = min(max(guess, 0), count - 1)
             var low: Int, high: Int
             if isBefore(g, r) {
@@ -279,7 +279,7 @@ enum Backlinks {
         /// target and its last target `last` (records spread evenly over
         /// the targets, as a cluster's objects' records mostly do).
         @inline(__always)
-        func guess(_ target: UInt64, last: UInt64) -> Int {
+        package func guess(_ target: UInt64, last: UInt64) -> Int {
             guard target > firstTarget, last > firstTarget else { return 0 }
             if target >= last { return count - 1 }
             return Int(Double(target - firstTarget) / Double(last - firstTarget + 1) * Double(count))
@@ -289,7 +289,7 @@ enum Backlinks {
         /// (`target`, `pair`), the rows from `start` on not being below
         /// them: searched forward from `start` in growing steps, then by
         /// halves (a target's records are usually few, and next to `start`).
-        func upperBound(target: UInt64, pair: UInt64, from start: Int) -> Int {
+        package func upperBound(target: UInt64, pair: UInt64, from start: Int) -> Int {
             @inline(__always) func isAbove(_ i: Int) -> Bool {
                 let t = self.target(i)
                 return t != target ? t > target : self.pair(i) > pair
@@ -309,7 +309,7 @@ enum Backlinks {
         }
 
         /// The first row whose target is not below `target`.
-        func lowerBound(target: UInt64) -> Int {
+        package func lowerBound(target: UInt64) -> Int {
             var low = 0, high = count
             while low < high {
                 let mid = (low + high) >> 1
@@ -318,11 +318,11 @@ enum Backlinks {
             return low
         }
 
-        func records() -> [Record] { (0..<count).map { record($0) } }
+        package func records() -> [Record] { (0..<count).map { record($0) } }
 
         /// Whether the rows are strictly ascending and the last is `key`
         /// (`fief verify`).
-        func isOrdered(key: UnsafeRawBufferPointer) -> Bool {
+        package func isOrdered(key: UnsafeRawBufferPointer) -> Bool {
             for i in 1..<max(count, 1) where !record(i - 1).precedes(record(i)) { return false }
             for i in 0..<count where count(i) == 0 { return false }
             for i in 1..<max(pairCount, 1) where pair(at: i - 1) >= pair(at: i) { return false }
@@ -337,12 +337,12 @@ enum Backlinks {
     /// transaction, whose dirty pages change in place.  Open addressing over
     /// the addresses (0: empty slot), a multiplicative hash; the slots are
     /// held without reference counting (read on every backlink read).
-    final class CheckedRuns {
+    package final class CheckedRuns {
         private var slots: UnsafeMutablePointer<UInt>
         private var mask = 63
         private var count = 0
 
-        init() {
+        package init() {
             slots = .allocate(capacity: 64)
             slots.initialize(repeating: 0, count: 64)
         }
@@ -355,7 +355,7 @@ enum Backlinks {
         }
 
         @inline(__always)
-        func contains(_ run: UnsafeRawPointer) -> Bool {
+        package func contains(_ run: UnsafeRawPointer) -> Bool {
             let address = UInt(bitPattern: run)
             var i = slot(address)
             while slots[i] != 0 {
@@ -365,7 +365,7 @@ enum Backlinks {
             return false
         }
 
-        func insert(_ run: UnsafeRawPointer) {
+        package func insert(_ run: UnsafeRawPointer) {
             let address = UInt(bitPattern: run)
             var i = slot(address)
             while slots[i] != 0 {
@@ -397,23 +397,23 @@ enum Backlinks {
     /// what a few more seeks cost.  Never in a write transaction, whose
     /// runs move as they change.  Held without reference counting (read on
     /// every backlink read).
-    final class RunDirectory {
-        struct Entry {
+    package final class RunDirectory {
+        package struct Entry {
             /// The run's last record (its key), but its target.
-            var pair: UInt64
-            var origin: UInt64
+            package var pair: UInt64
+            package var origin: UInt64
             /// Where its key and value lie in the map.
-            var key: UnsafeRawPointer
-            var value: UnsafeRawPointer
-            var size: Int
+            package var key: UnsafeRawPointer
+            package var value: UnsafeRawPointer
+            package var size: Int
         }
 
         /// Per run, ascending: its last record's target (searched apart:
         /// eight bytes a run), and the rest.
         private var targets: UnsafeMutablePointer<UInt64>?
         private var entries: UnsafeMutablePointer<Entry>?
-        private(set) var count = 0
-        private(set) var isBuilt = false
+        package private(set) var count = 0
+        package private(set) var isBuilt = false
         private var seeks = 0
         private var threshold = -1
 
@@ -424,7 +424,7 @@ enum Backlinks {
 
         /// Count one seek in database `dbi` of `txn`; whether the directory
         /// should be made now.
-        func shouldBuild(_ txn: OpaquePointer, _ dbi: MDB_dbi) -> Bool {
+        package func shouldBuild(_ txn: OpaquePointer, _ dbi: MDB_dbi) -> Bool {
             if threshold < 0 {
                 var stat = MDB_stat()
                 threshold = mdb_stat(txn, dbi, &stat) == 0 ? max(32, Int(stat.ms_entries) / 8) : Int.max
@@ -434,7 +434,7 @@ enum Backlinks {
         }
 
         /// Walk every run of database `dbi` of `txn` (a read snapshot's).
-        func build(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
+        package func build(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
             var stat = MDB_stat()
             try LMDB.check(mdb_stat(txn, dbi, &stat), "reading links")
             let capacity = max(Int(stat.ms_entries), 1)
@@ -467,7 +467,7 @@ enum Backlinks {
         /// the run an `MDB_SET_RANGE` to `r` finds: a search of the targets
         /// without branches, then past the runs ending at `r`'s target before it.
         @inline(__always)
-        func find(_ r: Record) -> Int {
+        package func find(_ r: Record) -> Int {
             guard let t = targets, let e = entries, count > 0 else { return 0 }
             var base = 0, length = count
             while length > 1 {
@@ -482,7 +482,7 @@ enum Backlinks {
 
         /// Run `i`'s last target, key and value (i < count).
         @inline(__always)
-        func run(_ i: Int) -> (lastTarget: UInt64, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        package func run(_ i: Int) -> (lastTarget: UInt64, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
             let entry = entries![i]
             return (targets![i], UnsafeRawBufferPointer(start: entry.key, count: keyBytes), UnsafeRawBufferPointer(start: entry.value, count: entry.size))
         }
@@ -491,7 +491,7 @@ enum Backlinks {
     // MARK: Encoding
 
     /// The size of `records` encoded as one run (checksum included).
-    static func encodedSize(_ records: ArraySlice<Record>) -> Int {
+    package static func encodedSize(_ records: ArraySlice<Record>) -> Int {
         var pairs: [UInt64] = []
         var maxOrigin: UInt64 = 0, minOrigin = UInt64.max, maxCount: UInt32 = 0
         for r in records {
@@ -507,7 +507,7 @@ enum Backlinks {
 
     /// Encode `records` (sorted, at most 255 pairs) as one run into `out`
     /// (`encodedSize` bytes), stored under `key`.
-    static func encode(_ records: ArraySlice<Record>, into out: UnsafeMutableRawPointer, key: UnsafeRawBufferPointer) -> Int {
+    package static func encode(_ records: ArraySlice<Record>, into out: UnsafeMutableRawPointer, key: UnsafeRawBufferPointer) -> Int {
         var pairs: [UInt64] = []
         var maxOrigin: UInt64 = 0, minOrigin = UInt64.max, maxCount: UInt32 = 0
         for r in records {
@@ -547,7 +547,7 @@ enum Backlinks {
     }
 
     /// `records` (sorted) cut into runs that fit `runLimit`, as ranges.
-    static func cut(_ records: [Record], limit: Int = runLimit, balance: Bool = true) -> [Range<Int>] {
+    package static func cut(_ records: [Record], limit: Int = runLimit, balance: Bool = true) -> [Range<Int>] {
         var pieces: [Range<Int>] = []
         var start = 0
         while start < records.count {
@@ -589,7 +589,7 @@ enum Backlinks {
 
     /// Store `records` (sorted, non-empty) as runs, each under its last
     /// record's key (plain puts: the keys may be anywhere in the database).
-    static func put(_ records: [Record], _ txn: OpaquePointer, _ dbi: MDB_dbi, cursor: OpaquePointer? = nil, balance: Bool = true) throws(FiefError) {
+    package static func put(_ records: [Record], _ txn: OpaquePointer, _ dbi: MDB_dbi, cursor: OpaquePointer? = nil, balance: Bool = true) throws(FiefError) {
         try withScratch { (scratch) throws(FiefError) in
             for piece in cut(records, balance: balance) {
                 records[piece.upperBound - 1].writeKey(scratch.key)
@@ -599,15 +599,15 @@ enum Backlinks {
         }
     }
 
-    struct Scratch {
-        let key: UnsafeMutableRawPointer
-        let value: UnsafeMutableRawPointer
-        var keyBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: key, count: Backlinks.keyBytes) }
+    package struct Scratch {
+        package let key: UnsafeMutableRawPointer
+        package let value: UnsafeMutableRawPointer
+        package var keyBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: key, count: Backlinks.keyBytes) }
     }
 
     /// Scratch space for a key and a run (on the stack).
     @inline(__always)
-    static func withScratch<R>(_ body: (Scratch) throws(FiefError) -> R) throws(FiefError) -> R {
+    package static func withScratch<R>(_ body: (Scratch) throws(FiefError) -> R) throws(FiefError) -> R {
         try typed {
             try withUnsafeTemporaryAllocation(byteCount: 32 + 2 * runLimit + 64, alignment: 16) { (raw) throws -> R in
                 try body(Scratch(key: raw.baseAddress!, value: raw.baseAddress! + 32))
@@ -616,7 +616,7 @@ enum Backlinks {
     }
 
     @inline(__always)
-    static func putRaw(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer,
+    package static func putRaw(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer,
                        cursor: OpaquePointer?, flags: UInt32) throws(FiefError) {
         var k = LMDB.val(key)
         var v = LMDB.val(value)
@@ -624,17 +624,17 @@ enum Backlinks {
         try LMDB.check(rc, "writing links")
     }
 
-    static func damaged() -> FiefError {
+    package static func damaged() -> FiefError {
         FiefError(.fileCorrupt, "a stored run of links (backlinks) is damaged")
     }
 
     /// Count one more link from (`originClass`, `property`, `origin`) to `target`.
-    static func add(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32, property: UInt32, origin: Int64) throws(FiefError) {
+    package static func add(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32, property: UInt32, origin: Int64) throws(FiefError) {
         try change(txn, dbi, Record(target: target, originClass: originClass, property: property, origin: origin), by: 1)
     }
 
     /// Count one link fewer (the record goes at zero).
-    static func remove(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32, property: UInt32, origin: Int64) throws(FiefError) {
+    package static func remove(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32, property: UInt32, origin: Int64) throws(FiefError) {
         try change(txn, dbi, Record(target: target, originClass: originClass, property: property, origin: origin), by: -1)
     }
 
@@ -801,7 +801,7 @@ enum Backlinks {
     /// in its place passes its checksum, which binds its key, not its
     /// class): otherwise it is damage.  Checked only then, so a lookup that
     /// finds records costs nothing more.
-    static func forEach(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32? = nil, property: UInt32? = nil,
+    package static func forEach(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32? = nil, property: UInt32? = nil,
                         pairs: Set<UInt64>? = nil,
                         _ body: (UInt32, UInt32, Int64, UInt32) throws(FiefError) -> Void) throws(FiefError) {
         let first = Record(target: target, originClass: originClass ?? 0, property: property ?? 0, origin: 0)
@@ -843,7 +843,7 @@ enum Backlinks {
 
     /// Every record of the database, in order: target, origin class,
     /// property, object and count.
-    static func forEachRecord(_ txn: OpaquePointer, _ dbi: MDB_dbi,
+    package static func forEachRecord(_ txn: OpaquePointer, _ dbi: MDB_dbi,
                               _ body: (Int64, UInt32, UInt32, Int64, UInt32) throws(FiefError) -> Void) throws(FiefError) {
         let cursor = try LMDBCursor(txn, dbi)
         var entry = try cursor.move(MDB_FIRST)
@@ -859,7 +859,7 @@ enum Backlinks {
 
     /// How many records the database holds, every run checked (checksum,
     /// layout, order, key); throws on a damaged run.
-    static func recordCount(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) -> Int {
+    package static func recordCount(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) -> Int {
         let cursor = try LMDBCursor(txn, dbi)
         var entry = try cursor.move(MDB_FIRST)
         var total = 0
@@ -878,7 +878,7 @@ enum Backlinks {
     /// database), appending each to `into` first: origin class, property,
     /// object and count.  The records are contiguous: usually a splice of
     /// one run.
-    static func take(_ cursor: LMDBCursor, target: Int64, into referrers: inout [(UInt32, UInt32, Int64, UInt32)]) throws(FiefError) {
+    package static func take(_ cursor: LMDBCursor, target: Int64, into referrers: inout [(UInt32, UInt32, Int64, UInt32)]) throws(FiefError) {
         let t = UInt64(bitPattern: target)
         let txn = mdb_cursor_txn(cursor.pointer)!
         let dbi = mdb_cursor_dbi(cursor.pointer)
@@ -913,7 +913,7 @@ enum Backlinks {
     /// the runs, each holding that pair rewritten without it.  Returns how
     /// many records went.
     @discardableResult
-    static func removeAll(_ txn: OpaquePointer, _ dbi: MDB_dbi, originClass: UInt32, property: UInt32) throws(FiefError) -> Int {
+    package static func removeAll(_ txn: OpaquePointer, _ dbi: MDB_dbi, originClass: UInt32, property: UInt32) throws(FiefError) -> Int {
         let pair = UInt64(originClass) << 32 | UInt64(property)
         var removed = 0
         var changed: [(key: [UInt8], records: [Record])] = []
@@ -937,7 +937,7 @@ enum Backlinks {
 
     /// Replace a format-4 backlinks database's contents (one entry per
     /// record: the record's key, a UInt32 count) with runs (`FormatUpgrade`).
-    static func upgradeFromFormat4(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
+    package static func upgradeFromFormat4(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
         var records: [Record] = []
         do {
             let cursor = try LMDBCursor(txn, dbi)

@@ -23,22 +23,22 @@ import Glibc
 /// Every other access to the map's entries stores the buffer first
 /// (`collectionEntries`, `mapValue`, removes, clears, deletions), and so
 /// does the commit.
-final class PendingMap {
-    struct Entry {
-        var prefix: UInt64        // the key's first 8 bytes, big-endian, zero-padded: orders most keys
-        var keyOffset: Int32
-        var keyCount: Int32
-        var valueOffset: Int32
-        var valueCount: Int32
+package final class PendingMap {
+    package struct Entry {
+        package var prefix: UInt64        // the key's first 8 bytes, big-endian, zero-padded: orders most keys
+        package var keyOffset: Int32
+        package var keyCount: Int32
+        package var valueOffset: Int32
+        package var valueCount: Int32
     }
 
-    private(set) var entries: [Entry] = []
+    package private(set) var entries: [Entry] = []
     private var arena: [UInt8] = []
     /// Open addressing: entry index + 1 (0: empty) in the low half, the
     /// key's hash in the high half.
     private var slots = [UInt64](repeating: 0, count: 64)
 
-    var isEmpty: Bool { entries.isEmpty }
+    package var isEmpty: Bool { entries.isEmpty }
 
     @inline(__always)
     private static func hash(_ key: UnsafeRawBufferPointer) -> UInt32 {
@@ -55,11 +55,11 @@ final class PendingMap {
         return p
     }
 
-    enum Outcome { case added, replaced, unchanged }
+    package enum Outcome { case added, replaced, unchanged }
 
     /// Set `key` to coded `value`, unless the key holds a value `same`
     /// says is the same.
-    func set(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, same: (UnsafeRawBufferPointer) -> Bool) -> Outcome {
+    package func set(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, same: (UnsafeRawBufferPointer) -> Bool) -> Outcome {
         let h = PendingMap.hash(key)
         let mask = slots.count - 1
         var i = Int(h) & mask
@@ -148,7 +148,7 @@ final class PendingMap {
 
     /// Store every entry in map `owner`'s database `dbi`, in key order.
     /// None of the keys is stored yet (see the type's comment).
-    func store(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, column: UInt32, owner: Int64) throws(FiefError) {
+    package func store(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, column: UInt32, owner: Int64) throws(FiefError) {
         if entries.isEmpty { return }
         try typed { try arena.withUnsafeBytes { (arena) throws in
             let base = arena.baseAddress!
@@ -190,34 +190,36 @@ final class PendingMap {
             }
         } }
     }
+    
+    package init() {}
 }
 
 /// The buffered maps of a write transaction, the last one used at hand.
-final class PendingMaps {
-    private(set) var maps: [ListID: PendingMap] = [:]
+package final class PendingMaps {
+    package private(set) var maps: [ListID: PendingMap] = [:]
     private var last: (id: ListID, map: PendingMap)?
 
-    var isEmpty: Bool { maps.isEmpty }
+    package var isEmpty: Bool { maps.isEmpty }
 
     @inline(__always)
-    subscript(id: ListID) -> PendingMap? {
+    package subscript(id: ListID) -> PendingMap? {
         if let last, last.id == id { return last.map }
         guard let found = maps[id] else { return nil }
         last = (id, found)
         return found
     }
 
-    func add(_ id: ListID, _ map: PendingMap) {
+    package func add(_ id: ListID, _ map: PendingMap) {
         maps[id] = map
         last = (id, map)
     }
 
-    func remove(_ id: ListID) -> PendingMap? {
+    package func remove(_ id: ListID) -> PendingMap? {
         if last?.id == id { last = nil }
         return maps.removeValue(forKey: id)
     }
 
-    func removeAll() -> [ListID: PendingMap] {
+    package func removeAll() -> [ListID: PendingMap] {
         let all = maps
         maps = [:]
         last = nil

@@ -20,7 +20,7 @@ public struct ObjectIdBytes: Hashable, Sendable {
         (pointer + 8).storeBytes(of: low.bigEndian, as: UInt32.self)
     }
 
-    static func < (a: ObjectIdBytes, b: ObjectIdBytes) -> Bool {
+    package static func < (a: ObjectIdBytes, b: ObjectIdBytes) -> Bool {
         a.high != b.high ? a.high < b.high : a.low < b.low
     }
 }
@@ -42,7 +42,7 @@ public struct UUIDBytes: Hashable, Sendable {
         (pointer + 8).storeBytes(of: low.bigEndian, as: UInt64.self)
     }
 
-    static func < (a: UUIDBytes, b: UUIDBytes) -> Bool {
+    package static func < (a: UUIDBytes, b: UUIDBytes) -> Bool {
         a.high != b.high ? a.high < b.high : a.low < b.low
     }
 }
@@ -113,7 +113,7 @@ public enum Value {
 
     /// The class a link value points to, if it is a link.
     @inline(__always)
-    var linkedClass: UInt32? {
+    package var linkedClass: UInt32? {
         if case .link(let classKey, _) = self { return classKey }
         return nil
     }
@@ -136,7 +136,7 @@ public enum Value {
     }
 
     /// The default value of a non-optional property of `type`.
-    static func zero(of type: PropertyType) -> Value {
+    package static func zero(of type: PropertyType) -> Value {
         switch type {
         case .int: return .int(0)
         case .bool: return .bool(false)
@@ -154,7 +154,7 @@ public enum Value {
 
     /// Check (and where allowed, convert) a value for a property.
     @inline(__always)
-    func coerced(for property: Property, className: @autoclosure () -> String) throws(FiefError) -> Value {
+    package func coerced(for property: Property, className: @autoclosure () -> String) throws(FiefError) -> Value {
         // The common case, a value of the property's own type that needs no
         // further check, without building the error context.
         if let ready = coercedQuickly(to: property.type) { return ready }
@@ -164,7 +164,7 @@ public enum Value {
     /// The value itself when it is of `type` and needs no check or
     /// conversion (valid UTF-8 for strings); nil otherwise (use `coerced`).
     @inline(__always)
-    func coercedQuickly(to type: PropertyType) -> Value? {
+    package func coercedQuickly(to type: PropertyType) -> Value? {
         switch (self, type) {
         case (.int, .int), (.bool, .bool), (.double, .double), (.float, .float), (.binary, .binary),
              (.objectId, .objectId), (.uuid, .uuid), (.decimal128, .decimal128):

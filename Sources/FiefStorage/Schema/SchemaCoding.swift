@@ -11,12 +11,12 @@
 ///       per property: str name, u32 key, i32 type, u32 flags
 ///
 /// Decoding never trusts the bytes: a damaged schema is `.fileNotFief`.
-enum SchemaCoding {
+package enum SchemaCoding {
     /// Where encoding 1 has its class count (never this large), encoding 2
     /// and later have this mark and then their number.
-    static let versionMark: UInt32 = 0xFFFF_FFFF
+    package static let versionMark: UInt32 = 0xFFFF_FFFF
 
-    static func encode(_ schema: Schema) -> [UInt8] {
+    package static func encode(_ schema: Schema) -> [UInt8] {
         var out: [UInt8] = []
         func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
         func str(_ s: String) { u32(UInt32(s.utf8.count)); out.append(contentsOf: s.utf8) }
@@ -41,7 +41,7 @@ enum SchemaCoding {
         return out
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer, path: String) throws(FiefError) -> Schema {
+    package static func decode(_ bytes: UnsafeRawBufferPointer, path: String) throws(FiefError) -> Schema {
         var offset = 0
         let damaged = FiefError(.fileNotFief, "the schema stored in '\(path)' is damaged", path: path)
         func u32() throws(FiefError) -> UInt32 {

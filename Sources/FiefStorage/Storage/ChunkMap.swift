@@ -2,13 +2,13 @@
 /// per-transaction chunk caches on every read's path: open addressing with
 /// linear probing and a multiplicative hash, no SipHash, no per-entry
 /// allocation.  Entries are never removed one by one (only `removeAll`).
-struct ChunkMap<Value> {
+package struct ChunkMap<Value> {
     private var keys: [ChunkID?]
     private var values: [Value?]
     private var mask: Int
-    private(set) var count = 0
+    package private(set) var count = 0
 
-    init(capacity: Int = 64) {
+    package init(capacity: Int = 64) {
         var size = 16
         while size < capacity * 2 { size <<= 1 }
         keys = [ChunkID?](repeating: nil, count: size)
@@ -23,7 +23,7 @@ struct ChunkMap<Value> {
     }
 
     @inline(__always)
-    subscript(id: ChunkID) -> Value? {
+    package subscript(id: ChunkID) -> Value? {
         get {
             var i = bucket(id)
             while let key = keys[i] {
@@ -58,7 +58,7 @@ struct ChunkMap<Value> {
     }
 
     /// Every entry, in no particular order.
-    var entries: [(ChunkID, Value)] {
+    package var entries: [(ChunkID, Value)] {
         var result: [(ChunkID, Value)] = []
         result.reserveCapacity(count)
         for i in 0..<keys.count { if let key = keys[i], let value = values[i] { result.append((key, value)) } }
@@ -66,7 +66,7 @@ struct ChunkMap<Value> {
     }
 
     /// Keep only the entries for which `keep` is true.
-    mutating func filter(_ keep: (ChunkID) -> Bool) {
+    package mutating func filter(_ keep: (ChunkID) -> Bool) {
         let kept = entries.filter { keep($0.0) }
         self = ChunkMap(capacity: max(kept.count, 16))
         for (key, value) in kept { self[key] = value }

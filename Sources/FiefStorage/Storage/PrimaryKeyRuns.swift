@@ -13,17 +13,17 @@ import CLMDB
 /// entry each, as a plain map would.
 ///
 /// Every call takes a cursor on the table, in the transaction to use.
-enum PrimaryKeyRuns {
-    struct Run {
-        var start: UInt64
-        var firstObject: Int64
-        var length: UInt64
+package enum PrimaryKeyRuns {
+    package struct Run {
+        package var start: UInt64
+        package var firstObject: Int64
+        package var length: UInt64
 
         /// Whether primary key `key` falls in the run.
         @inline(__always)
-        func contains(_ key: UInt64) -> Bool { key >= start && key - start < length }
+        package func contains(_ key: UInt64) -> Bool { key >= start && key - start < length }
         /// The first key after the run (nil if the run ends at UInt64.max).
-        var end: UInt64? { start.addingReportingOverflow(length).overflow ? nil : start + length }
+        package var end: UInt64? { start.addingReportingOverflow(length).overflow ? nil : start + length }
     }
 
     @inline(__always)
@@ -47,7 +47,7 @@ enum PrimaryKeyRuns {
     /// The run that holds `key`, or else the last run before it (the cursor
     /// stands on the returned run).
     @inline(__always)
-    static func runAtOrBefore(_ cursor: LMDBCursor, _ key: UInt64) throws(FiefError) -> Run? {
+    package static func runAtOrBefore(_ cursor: LMDBCursor, _ key: UInt64) throws(FiefError) -> Run? {
         if let (k, v) = try cursor.seek(integerKey: key) {
             if k == key { return try run(k, v) }
             guard let (pk, pv) = try cursor.move(MDB_PREV) else { return nil }
@@ -60,14 +60,14 @@ enum PrimaryKeyRuns {
     /// Whether keys from `start` on, for objects from `firstObject` on,
     /// continue `run`.
     @inline(__always)
-    static func continues(_ run: Run, start: UInt64, firstObject: Int64, count: UInt64) -> Bool {
+    package static func continues(_ run: Run, start: UInt64, firstObject: Int64, count: UInt64) -> Bool {
         run.end == start && run.firstObject &+ Int64(bitPattern: run.length) == firstObject
             && !start.addingReportingOverflow(count - 1).overflow
     }
 
     /// The object whose primary key is `key`, if any.
     @inline(__always)
-    static func find(_ cursor: LMDBCursor, _ key: UInt64) throws(FiefError) -> Int64? {
+    package static func find(_ cursor: LMDBCursor, _ key: UInt64) throws(FiefError) -> Int64? {
         guard let run = try runAtOrBefore(cursor, key), run.contains(key) else { return nil }
         return run.firstObject + Int64(bitPattern: key - run.start)
     }
@@ -76,7 +76,7 @@ enum PrimaryKeyRuns {
     /// Returns nil, or the first of those keys that is already taken (then
     /// nothing is written).  `tail` receives the run written when it is the
     /// table's last (later keys can then extend it without a search).
-    static func insert(_ cursor: LMDBCursor, start: UInt64, firstObject: Int64, count: UInt64, tail: inout Run?) throws(FiefError) -> UInt64? {
+    package static func insert(_ cursor: LMDBCursor, start: UInt64, firstObject: Int64, count: UInt64, tail: inout Run?) throws(FiefError) -> UInt64? {
         tail = nil
         guard count >= 1 else { return nil }
         let (last, overflow) = start.addingReportingOverflow(count - 1)
@@ -106,12 +106,12 @@ enum PrimaryKeyRuns {
     }
 
     /// Store `run` under its first key (replacing the entry there).
-    static func store(_ cursor: LMDBCursor, _ run: Run) throws(FiefError) {
+    package static func store(_ cursor: LMDBCursor, _ run: Run) throws(FiefError) {
         try put(cursor, run, current: false)
     }
 
     /// Forget primary key `key` (nothing if it is not mapped).
-    static func remove(_ cursor: LMDBCursor, _ key: UInt64) throws(FiefError) {
+    package static func remove(_ cursor: LMDBCursor, _ key: UInt64) throws(FiefError) {
         guard let run = try runAtOrBefore(cursor, key), run.contains(key) else { return }
         let offset = key - run.start
         try cursor.deleteCurrent()

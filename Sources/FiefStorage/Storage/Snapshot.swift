@@ -4,28 +4,29 @@ import Glibc
 #endif
 
 /// The key of one chunk: a class and the chunk's key in the class's data database.
-struct ChunkID: Hashable {
-    var table: UInt32
-    var key: UInt64
+package struct ChunkID: Hashable {
+    package var table: UInt32
+    package var key: UInt64
+    package init(table: UInt32, key: UInt64) { self.table = table; self.key = key }
 }
 
 /// One read snapshot: an LMDB read transaction and the chunks already looked up in it.
-final class Snapshot: @unchecked Sendable {
-    let environment: Environment
-    let txn: OpaquePointer
-    let version: UInt64
-    let schemaGeneration: UInt64
+package final class Snapshot: @unchecked Sendable {
+    package let environment: Environment
+    package let txn: OpaquePointer
+    package let version: UInt64
+    package let schemaGeneration: UInt64
     /// Set once, before a second realm (a frozen one) starts using this snapshot;
     /// from then on lookups take `lock`.
-    var isShared = false
-    let lock = Lock()
+    package var isShared = false
+    package let lock = Lock()
     @exclusivity(unchecked) private var cache = ChunkMap<ChunkReader>(capacity: 256)
     /// The part lists of chunks read in parts.
-    let partTables = ChunkPartTables()
+    package let partTables = ChunkPartTables()
     /// The lists read in this snapshot (used under `lock` when shared).
-    @exclusivity(unchecked) var lists: [ListID: ListState] = [:]
+    @exclusivity(unchecked) package var lists: [ListID: ListState] = [:]
     /// The sets and maps read in this snapshot (used under `lock` when shared).
-    @exclusivity(unchecked) var collectionEntries: [ListID: CollectionEntries] = [:]
+    @exclusivity(unchecked) package var collectionEntries: [ListID: CollectionEntries] = [:]
     /// Cursors kept for lookups (primary keys, indexes, backlinks), by
     /// database handle (LMDB's handles are small indexes).
     @exclusivity(unchecked) private var cursors: [LMDBCursor?] = []
@@ -35,7 +36,7 @@ final class Snapshot: @unchecked Sendable {
     @exclusivity(unchecked) private var lastColumnCursor: ColumnCursor?
     /// Where the runs of backlinks database `dbi` lie in this snapshot
     /// (the caller holds `lock` if the snapshot is shared).
-    func runDirectory(_ dbi: MDB_dbi) -> Backlinks.RunDirectory {
+    package func runDirectory(_ dbi: MDB_dbi) -> Backlinks.RunDirectory {
         let i = Int(dbi)
         if i < runDirectories.count, let known = runDirectories[i] { return known }
         let made = Backlinks.RunDirectory()
@@ -46,7 +47,7 @@ final class Snapshot: @unchecked Sendable {
 
     /// The backlink runs whose checksum was checked in this snapshot (the
     /// caller holds `lock` if the snapshot is shared).
-    var checkedRuns: Backlinks.CheckedRuns {
+    package var checkedRuns: Backlinks.CheckedRuns {
         if let checked = checkedRunsIfAny { return checked }
         let made = Backlinks.CheckedRuns()
         checkedRunsIfAny = made
@@ -54,9 +55,9 @@ final class Snapshot: @unchecked Sendable {
     }
 
     /// The handle generation of the environment when the transaction began.
-    let handleGeneration: UInt64
+    package let handleGeneration: UInt64
     /// Where the file's pages are mapped as of this snapshot.
-    private(set) var bounds: MapBounds
+    package private(set) var bounds: MapBounds
     /// The backlink runs checked in this snapshot, and per backlinks
     /// database (by handle) where its runs lie, once made.
     @exclusivity(unchecked) private var checkedRunsIfAny: Backlinks.CheckedRuns?
@@ -64,7 +65,7 @@ final class Snapshot: @unchecked Sendable {
 
     /// Begin a read transaction at the newest commit.  The meta database's
     /// handle is opened first if needed, so the transaction can use it.
-    init(environment: Environment) throws(FiefError) {
+    package init(environment: Environment) throws(FiefError) {
         self.environment = environment
         if environment.openedDatabase(MetaKeys.database) == nil {
             // Opens it if it exists (a new file has none until its first commit).
@@ -122,14 +123,14 @@ final class Snapshot: @unchecked Sendable {
 
     /// Run `body` with this snapshot's cursor on `dbi`.
     @inline(__always)
-    func withCursor<T>(_ dbi: MDB_dbi, _ body: (LMDBCursor) throws(FiefError) -> T) throws(FiefError) -> T {
+    package func withCursor<T>(_ dbi: MDB_dbi, _ body: (LMDBCursor) throws(FiefError) -> T) throws(FiefError) -> T {
         if isShared { return try lock.withLock { () throws(FiefError) in try body(try cursor(dbi)) } }
         return try body(try cursor(dbi))
     }
 
     /// Run `body` with this snapshot's read transaction (under `lock` when
     /// the snapshot is shared).
-    func withTransaction<T>(_ body: (OpaquePointer) throws(FiefError) -> T) throws(FiefError) -> T {
+    package func withTransaction<T>(_ body: (OpaquePointer) throws(FiefError) -> T) throws(FiefError) -> T {
         if isShared { return try lock.withLock { () throws(FiefError) in try body(txn) } }
         return try body(txn)
     }
@@ -137,7 +138,7 @@ final class Snapshot: @unchecked Sendable {
     /// This snapshot's cursor on `dbi`; the caller holds `lock` if the
     /// snapshot is shared (a chunk check inside `chunk(_:dbi:check:)` does).
     @inline(__always)
-    func cursor(_ dbi: MDB_dbi) throws(FiefError) -> LMDBCursor {
+    package func cursor(_ dbi: MDB_dbi) throws(FiefError) -> LMDBCursor {
         let i = Int(dbi)
         if i < cursors.count, let cursor = cursors[i] { return cursor }
         let cursor = try LMDBCursor(txn, dbi)
@@ -150,7 +151,7 @@ final class Snapshot: @unchecked Sendable {
     /// snapshot (`read` may use the snapshot's cursors: it runs under `lock`
     /// when the snapshot is shared).
     @inline(__always)
-    func chunk(_ id: ChunkID, read: () throws(FiefError) -> ChunkReader) throws(FiefError) -> ChunkReader {
+    package func chunk(_ id: ChunkID, read: () throws(FiefError) -> ChunkReader) throws(FiefError) -> ChunkReader {
         if isShared {
             return try lock.withLock { () throws(FiefError) in try lookup(id, read: read) }
         }
@@ -168,7 +169,7 @@ final class Snapshot: @unchecked Sendable {
     /// This snapshot's cursor over the chunks of `column` in `dbi` (the
     /// caller holds `lock` if the snapshot is shared).
     @inline(__always)
-    func columnCursor(_ dbi: MDB_dbi, column: UInt32) throws(FiefError) -> ColumnCursor {
+    package func columnCursor(_ dbi: MDB_dbi, column: UInt32) throws(FiefError) -> ColumnCursor {
         let key = UInt64(dbi) << 32 | UInt64(column)
         if key == lastColumnCursorKey, let last = lastColumnCursor { return last }
         let cursor: ColumnCursor

@@ -2,20 +2,20 @@ import CLMDB
 
 /// What the hot paths need of a property: no name, so copying it costs no
 /// reference counting.
-struct Column {
-    let key: UInt32
+package struct Column {
+    package let key: UInt32
     /// The type of the column's values: the property's, or for a collection
     /// `.int`, its size.
-    let type: PropertyType
-    let flags: PropertyFlags
+    package let type: PropertyType
+    package let flags: PropertyFlags
     /// For a link or a collection of links: the key of the class it points to (0 otherwise).
-    let linkTarget: UInt32
-    let collection: CollectionKind
+    package let linkTarget: UInt32
+    package let collection: CollectionKind
     /// The type of a collection's elements (the property's type).
-    let elementType: PropertyType
+    package let elementType: PropertyType
     private let elementNullable: Bool
 
-    init(_ property: Property, linkTarget: UInt32 = 0) {
+    package init(_ property: Property, linkTarget: UInt32 = 0) {
         key = property.key
         elementNullable = property.isNullable
         collection = property.collection
@@ -28,42 +28,42 @@ struct Column {
     }
 
     /// Whether elements of the collection may be null (mixed ones always may).
-    var elementsNullable: Bool { collection != .none && (elementNullable || elementType == .mixed) }
+    package var elementsNullable: Bool { collection != .none && (elementNullable || elementType == .mixed) }
 
     /// Whether the column holds one mixed value per object (coded in a
     /// binary chunk); stored, as `slotValue` asks it on every read.
-    let isMixed: Bool
+    package let isMixed: Bool
 
-    var isNullable: Bool { flags.contains(.nullable) }
-    var isPrimaryKey: Bool { flags.contains(.primaryKey) }
+    package var isNullable: Bool { flags.contains(.nullable) }
+    package var isPrimaryKey: Bool { flags.contains(.primaryKey) }
     /// A secondary index (primary keys have their own table).
-    var hasIndex: Bool { flags.contains(.indexed) && !flags.contains(.primaryKey) }
+    package var hasIndex: Bool { flags.contains(.indexed) && !flags.contains(.primaryKey) }
     /// A full-text index (see `FullTextIndex`).
-    var hasFullTextIndex: Bool { flags.contains(.fullTextIndexed) }
+    package var hasFullTextIndex: Bool { flags.contains(.fullTextIndexed) }
     /// The `type` or `coordinates` of an embedded GeoJSON point class with
     /// a spatial index: its writes keep the index (see `GeoIndex`).
-    var feedsGeoIndex = false
+    package var feedsGeoIndex = false
 }
 
 /// How one class is stored: its databases and its properties by key.
-final class Table: @unchecked Sendable {
-    let objectClass: ObjectClass
-    let key: UInt32
-    let data: MDB_dbi
-    let primaryKeyDatabase: MDB_dbi?
-    let primaryKey: Property?
+package final class Table: @unchecked Sendable {
+    package let objectClass: ObjectClass
+    package let key: UInt32
+    package let data: MDB_dbi
+    package let primaryKeyDatabase: MDB_dbi?
+    package let primaryKey: Property?
     /// Non-optional int primary keys use an MDB_INTEGERKEY database.
-    let integerPrimaryKey: Bool
-    let indexDatabases: [UInt32: MDB_dbi]
+    package let integerPrimaryKey: Bool
+    package let indexDatabases: [UInt32: MDB_dbi]
     /// The full-text index of each full-text-indexed property, by property key.
-    let fullTextDatabases: [UInt32: MDB_dbi]
+    package let fullTextDatabases: [UInt32: MDB_dbi]
     /// The spatial index of an embedded GeoJSON point class (see
     /// `GeoIndex`); nil for other classes, and in a file opened read-only
     /// that lacks it (queries then scan).
-    let geoIndex: GeoIndexInfo?
+    package let geoIndex: GeoIndexInfo?
     /// Set when the pages of one of the class's trees are damaged (see
     /// `PageCheck`): every use of the class then fails with it.
-    let damage: FiefError?
+    package let damage: FiefError?
     private let propertySlots: [Int]   // property key -> index into objectClass.properties, -1 if none
     /// Columns by property key (`columnCount` entries; key 0 and gaps have no property).
     private let columns: UnsafeMutablePointer<Column?>
@@ -71,30 +71,30 @@ final class Table: @unchecked Sendable {
 
     /// The objects of other classes (and this one) linking to this class's
     /// objects (see `Backlinks`); nil while no link points to the class.
-    let backlinks: MDB_dbi?
+    package let backlinks: MDB_dbi?
     /// The link columns of this class: (property, target class key).
-    let links: [(property: Property, target: UInt32)]
+    package let links: [(property: Property, target: UInt32)]
     /// The (origin class << 32 | origin property) pairs that may link to
     /// this class: links to it, and mixed values when it is not embedded.
     /// A backlink run naming another is damage (a page of another class's
     /// backlinks found in place of one of this class's: `Backlinks.forEach`).
-    let backlinkPairs: Set<UInt64>
+    package let backlinkPairs: Set<UInt64>
 
     /// The mixed (single-value) properties of this class.
-    let mixedProperties: [Property]
+    package let mixedProperties: [Property]
 
     /// The list properties of this class and the database of each one's segments.
-    let lists: [(property: Property, database: MDB_dbi)]
+    package let lists: [(property: Property, database: MDB_dbi)]
     /// The set properties and the database of each one's elements.
-    let sets: [(property: Property, database: MDB_dbi)]
+    package let sets: [(property: Property, database: MDB_dbi)]
     /// The map properties and the database of each one's entries.
-    let maps: [(property: Property, database: MDB_dbi)]
+    package let maps: [(property: Property, database: MDB_dbi)]
     /// The nested collections of this class's mixed values (see
     /// `NestedStore`); nil when no property can hold one, or in a file
     /// written before they existed (which then holds none).
-    let nested: MDB_dbi?
+    package let nested: MDB_dbi?
 
-    init(objectClass: ObjectClass, data: MDB_dbi, primaryKeyDatabase: MDB_dbi?, indexDatabases: [UInt32: MDB_dbi],
+    package init(objectClass: ObjectClass, data: MDB_dbi, primaryKeyDatabase: MDB_dbi?, indexDatabases: [UInt32: MDB_dbi],
          schema: Schema, backlinks: MDB_dbi? = nil, collections: [(property: Property, database: MDB_dbi)] = [],
          nested: MDB_dbi? = nil, damage: FiefError? = nil, fullTextDatabases: [UInt32: MDB_dbi] = [:], geoIndex: MDB_dbi? = nil) {
         self.backlinks = backlinks
@@ -150,14 +150,14 @@ final class Table: @unchecked Sendable {
 
     /// The column of property `key`.
     @inline(__always)
-    func column(_ key: UInt32) throws(FiefError) -> Column {
+    package func column(_ key: UInt32) throws(FiefError) -> Column {
         let k = Int(key)
         if k < columnCount, let column = columns[k] { return column }
         throw noSuchProperty(key)
     }
 
     @inline(__always)
-    func property(_ key: UInt32) throws(FiefError) -> Property {
+    package func property(_ key: UInt32) throws(FiefError) -> Property {
         let k = Int(key)
         if k < propertySlots.count, propertySlots[k] >= 0 { return objectClass.properties[propertySlots[k]] }
         throw noSuchProperty(key)
@@ -169,33 +169,33 @@ final class Table: @unchecked Sendable {
                   + (key == 0 ? " (no stored property has key 0; linking-objects properties, which have it, are computed from the links to an object and take no value)" : ""))
     }
 
-    func property(named name: String) -> Property? { objectClass.property(named: name) }
+    package func property(named name: String) -> Property? { objectClass.property(named: name) }
 
-    static func dataName(_ key: UInt32) -> String { "c\(key)" }
-    static func primaryKeyName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).pk\(column)" }
-    static func indexName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).i\(column)" }
-    static func fullTextName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).t\(column)" }
-    static func backlinksName(_ key: UInt32) -> String { "c\(key).b" }
-    static func listName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).l\(column)" }
-    static func setName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).s\(column)" }
-    static func mapName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).m\(column)" }
-    static func nestedName(_ key: UInt32) -> String { "c\(key).n" }
+    package static func dataName(_ key: UInt32) -> String { "c\(key)" }
+    package static func primaryKeyName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).pk\(column)" }
+    package static func indexName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).i\(column)" }
+    package static func fullTextName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).t\(column)" }
+    package static func backlinksName(_ key: UInt32) -> String { "c\(key).b" }
+    package static func listName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).l\(column)" }
+    package static func setName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).s\(column)" }
+    package static func mapName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).m\(column)" }
+    package static func nestedName(_ key: UInt32) -> String { "c\(key).n" }
 
     /// Whether a class's values can hold nested collections: it has a mixed
     /// property, or a list or map of mixed values.
-    static func holdsNested(_ objectClass: ObjectClass) -> Bool {
+    package static func holdsNested(_ objectClass: ObjectClass) -> Bool {
         objectClass.properties.contains { $0.type == .mixed && $0.collection != .set }
     }
 
     /// The nested collections' database (see `nested`).
     @inline(__always)
-    func nestedDatabase() throws(FiefError) -> MDB_dbi {
+    package func nestedDatabase() throws(FiefError) -> MDB_dbi {
         if let nested { return nested }
         throw FiefError(.fileFormat, "class '\(objectClass.name)' has no nested collections in this file: open it writable once to add them")
     }
 
     /// The database of a list, set or map property (nil for a value).
-    static func collectionName(_ key: UInt32, _ property: Property) -> String? {
+    package static func collectionName(_ key: UInt32, _ property: Property) -> String? {
         switch property.collection {
         case .none: return nil
         case .list: return listName(key, property.key)
@@ -206,21 +206,21 @@ final class Table: @unchecked Sendable {
 
     /// The database of list property `column`'s segments.
     @inline(__always)
-    func listDatabase(_ column: UInt32) throws(FiefError) -> MDB_dbi {
+    package func listDatabase(_ column: UInt32) throws(FiefError) -> MDB_dbi {
         for entry in lists where entry.property.key == column { return entry.database }
         throw notA("list", column)
     }
 
     /// The database of set property `column`'s elements.
     @inline(__always)
-    func setDatabase(_ column: UInt32) throws(FiefError) -> MDB_dbi {
+    package func setDatabase(_ column: UInt32) throws(FiefError) -> MDB_dbi {
         for entry in sets where entry.property.key == column { return entry.database }
         throw notA("set", column)
     }
 
     /// The database of map property `column`'s entries.
     @inline(__always)
-    func mapDatabase(_ column: UInt32) throws(FiefError) -> MDB_dbi {
+    package func mapDatabase(_ column: UInt32) throws(FiefError) -> MDB_dbi {
         for entry in maps where entry.property.key == column { return entry.database }
         throw notA("map", column)
     }

@@ -10,9 +10,10 @@ import Glibc
 /// write transaction.  If that thread exits with the transaction open, the
 /// next writer of this process finds the owner dead while LMDB still counts
 /// the transaction as running, and LMDB then refuses every transaction of
-/// the environment (MDB_PANIC).  So `beginWrite` registers its realm in a
-/// list kept per thread; the list's thread-specific-data destructor runs on
-/// the exiting thread, before the kernel releases the thread's robust
+/// the environment (MDB_PANIC).  So `beginWrite` registers its realm (an
+/// `ExitCancellable`: the hook knows no more of it) in a list kept per
+/// thread; the list's thread-specific-data destructor runs on the exiting
+/// thread, before the kernel releases the thread's robust
 /// mutexes, and cancels there every transaction the thread still has open,
 /// which releases the writer lock the proper way.
 ///
@@ -22,10 +23,10 @@ import Glibc
 /// cancel on the owning thread remove the entry; an entry left behind by a
 /// transaction ended elsewhere (a realm released on another thread) is
 /// harmless: at exit the realm is gone or no longer writing for this thread.
-enum ThreadExitHook {
+package enum ThreadExitHook {
     /// One thread's realms with a write transaction it began.
-    final class Registrations {
-        var entries: [ExitToken] = []
+    package final class Registrations {
+        package var entries: [ExitToken] = []
     }
 
     /// nil if the process ran out of thread-specific keys: then a thread
@@ -43,8 +44,9 @@ enum ThreadExitHook {
         return rc == 0 ? key : nil
     }()
 
-    /// Note that the calling thread began a write transaction on `realm`.
-    static func register(_ realm: Realm) {
+    /// Note that the calling thread began a write transaction on the owner
+    /// of `token`.
+    package static func register(_ token: ExitToken) {
         guard let key else { return }
         let registrations: Registrations
         if let pointer = pthread_getspecific(key) {
@@ -58,39 +60,44 @@ enum ThreadExitHook {
             }
             registrations = made
         }
-        let token = realm.exitToken
         if !registrations.entries.contains(where: { $0 === token }) {
             registrations.entries.removeAll { !$0.isAlive }
             registrations.entries.append(token)
         }
     }
 
-    /// Note that the calling thread ended its write transaction on `realm`.
-    static func unregister(_ realm: Realm) {
+    /// Note that the calling thread ended its write transaction on the owner
+    /// of `token`.
+    package static func unregister(_ token: ExitToken) {
         guard let key, let pointer = pthread_getspecific(key) else { return }
         let registrations = Unmanaged<Registrations>.fromOpaque(pointer).takeUnretainedValue()
-        let token = realm.exitToken
         if let index = registrations.entries.firstIndex(where: { $0 === token }) {
             registrations.entries.remove(at: index)
         }
     }
 }
 
+/// What `ThreadExitHook` cancels: the owner of write transactions (the
+/// engine's realm), called on the exiting thread that began one.
+package protocol ExitCancellable: AnyObject {
+    func cancelWriteOfExitingThread()
+}
+
 /// A realm as `ThreadExitHook` holds it: the realm without a reference
 /// count, cleared (under the token's lock) when the realm goes away, so an
 /// exiting thread never reaches a realm that is gone.
-final class ExitToken: @unchecked Sendable {
+package final class ExitToken: @unchecked Sendable {
     private let lock = Mutex<Void>(())
-    private unowned(unsafe) var realm: Realm?
+    private unowned(unsafe) var realm: (any ExitCancellable)?
 
-    init(_ realm: Realm) { self.realm = realm }
+    package init(_ realm: any ExitCancellable) { self.realm = realm }
 
-    var isAlive: Bool { lock.withLock { _ in realm != nil } }
+    package var isAlive: Bool { lock.withLock { _ in realm != nil } }
 
     /// Called by the realm's deinit: the hook must not reach it any more.
-    func clear() { lock.withLock { _ in realm = nil } }
+    package func clear() { lock.withLock { _ in realm = nil } }
 
-    func cancelWriteOfExitingThread() {
+    package func cancelWriteOfExitingThread() {
         lock.withLock { _ in realm?.cancelWriteOfExitingThread() }
     }
 }
