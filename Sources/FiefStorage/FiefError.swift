@@ -77,7 +77,7 @@ public struct FiefError: Error, CustomStringConvertible, Sendable {
 
     /// Whether `count` items from `start` lie within `size` (no sum is
     /// formed, so no start or count near Int.max overflows).
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func rangeFits(start: Int, count: Int, size: Int) -> Bool {
         start >= 0 && count >= 0 && start <= size && count <= size - start
     }
@@ -94,7 +94,7 @@ public struct FiefError: Error, CustomStringConvertible, Sendable {
 
 /// Run a body built from `rethrows` standard-library calls (which lose the
 /// error's type) and give its `FiefError` back its type.
-@inline(__always)
+@inlinable @inline(__always)
 public func typed<R>(_ body: () throws -> R) throws(FiefError) -> R {
     do {
         return try body()
@@ -107,8 +107,8 @@ public func typed<R>(_ body: () throws -> R) throws(FiefError) -> R {
 
 extension Array where Element == UInt8 {
     /// `withUnsafeBytes` for a body that throws `FiefError`.
-    @inline(__always)
-    package func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(FiefError) -> R) throws(FiefError) -> R {
+    @inlinable @inline(__always)
+    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(FiefError) -> R) throws(FiefError) -> R {
         try typed { try self.withUnsafeBytes { (raw) throws -> R in try body(raw) } }
     }
 }

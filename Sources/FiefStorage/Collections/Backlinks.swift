@@ -44,23 +44,23 @@ import Glibc
 ///
 /// Every change goes straight to LMDB, in the caller's write transaction,
 /// by the one function that writes links (`Links`).
-package enum Backlinks {
-    package static let keyBytes = 24
+public enum Backlinks {
+    public static let keyBytes = 24
     /// The largest run value: four such runs and their keys fill a 4 KB page.
-    package static let runLimit = 986
-    package static let headerBytes = 22
-    package static let checksumBytes = 4
+    public static let runLimit = 986
+    public static let headerBytes = 22
+    public static let checksumBytes = 4
 
     /// Whether any link of `schema` points to `objectClass` (which then has
     /// a backlinks database).
-    package static func isTarget(_ objectClass: ObjectClass, in schema: Schema) -> Bool {
+    public static func isTarget(_ objectClass: ObjectClass, in schema: Schema) -> Bool {
         // A mixed value may link to an object of any class but an embedded one.
         schema.classes.contains { $0.properties.contains { $0.linkTarget == objectClass.name || ($0.type == .mixed && !objectClass.isEmbedded) } }
     }
 
     /// A record's key (and a run's: its last record's), in `out` (24 bytes).
-    @inline(__always)
-    package static func key(_ out: UnsafeMutableRawPointer, target: Int64, originClass: UInt32, property: UInt32, origin: Int64) {
+    @inlinable @inline(__always)
+    public static func key(_ out: UnsafeMutableRawPointer, target: Int64, originClass: UInt32, property: UInt32, origin: Int64) {
         out.storeBytes(of: UInt64(bitPattern: target).bigEndian, as: UInt64.self)
         (out + 8).storeBytes(of: originClass.bigEndian, as: UInt32.self)
         (out + 12).storeBytes(of: property.bigEndian, as: UInt32.self)
@@ -69,45 +69,45 @@ package enum Backlinks {
 
     /// One backlink record.  `pair` is origin class << 32 | origin property,
     /// so (target, pair, origin) orders records as their keys do.
-    package struct Record: Equatable {
-        package var target: UInt64
-        package var pair: UInt64
-        package var origin: UInt64
-        package var count: UInt32
+    public struct Record: Equatable {
+        public var target: UInt64
+        public var pair: UInt64
+        public var origin: UInt64
+        public var count: UInt32
 
-        @inline(__always)
-        package init(target: UInt64, pair: UInt64, origin: UInt64, count: UInt32) {
+        @inlinable @inline(__always)
+        public init(target: UInt64, pair: UInt64, origin: UInt64, count: UInt32) {
             self.target = target
             self.pair = pair
             self.origin = origin
             self.count = count
         }
 
-        @inline(__always)
-        package init(target: Int64, originClass: UInt32, property: UInt32, origin: Int64, count: UInt32 = 1) {
+        @inlinable @inline(__always)
+        public init(target: Int64, originClass: UInt32, property: UInt32, origin: Int64, count: UInt32 = 1) {
             self.init(target: UInt64(bitPattern: target), pair: UInt64(originClass) << 32 | UInt64(property),
                       origin: UInt64(bitPattern: origin), count: count)
         }
 
-        package var originClass: UInt32 { UInt32(truncatingIfNeeded: pair >> 32) }
-        package var property: UInt32 { UInt32(truncatingIfNeeded: pair) }
+        public var originClass: UInt32 { UInt32(truncatingIfNeeded: pair >> 32) }
+        public var property: UInt32 { UInt32(truncatingIfNeeded: pair) }
 
-        @inline(__always)
-        package func precedes(_ o: Record) -> Bool {
+        @inlinable @inline(__always)
+        public func precedes(_ o: Record) -> Bool {
             if target != o.target { return target < o.target }
             if pair != o.pair { return pair < o.pair }
             return origin < o.origin
         }
 
-        @inline(__always)
-        package func sameLink(_ o: Record) -> Bool { target == o.target && pair == o.pair && origin == o.origin }
+        @inlinable @inline(__always)
+        public func sameLink(_ o: Record) -> Bool { target == o.target && pair == o.pair && origin == o.origin }
 
-        @inline(__always)
-        package func writeKey(_ out: UnsafeMutableRawPointer) {
+        @inlinable @inline(__always)
+        public func writeKey(_ out: UnsafeMutableRawPointer) {
             Backlinks.key(out, target: Int64(bitPattern: target), originClass: originClass, property: property, origin: Int64(bitPattern: origin))
         }
 
-        package init(key k: UnsafeRawBufferPointer, count: UInt32) {
+        public init(key k: UnsafeRawBufferPointer, count: UInt32) {
             self.init(target: UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)),
                       pair: UInt64(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt32.self))) << 32
                           | UInt64(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt32.self))),
@@ -116,11 +116,11 @@ package enum Backlinks {
     }
 
     /// The bytes an offset of `value` takes (0 for 0).
-    @inline(__always)
-    package static func width(_ value: UInt64) -> Int { value == 0 ? 0 : (64 - value.leadingZeroBitCount + 7) >> 3 }
+    @inlinable @inline(__always)
+    public static func width(_ value: UInt64) -> Int { value == 0 ? 0 : (64 - value.leadingZeroBitCount + 7) >> 3 }
 
-    @inline(__always)
-    package static func load(_ p: UnsafeRawPointer, _ w: Int) -> UInt64 {
+    @inlinable @inline(__always)
+    public static func load(_ p: UnsafeRawPointer, _ w: Int) -> UInt64 {
         switch w {
         case 0: return 0
         case 1: return UInt64(p.load(as: UInt8.self))
@@ -134,14 +134,14 @@ package enum Backlinks {
 
     /// `load` of 5 to 7 bytes (apart, so that `load` itself inlines).
     @inline(never)
-    package static func loadWide(_ p: UnsafeRawPointer, _ w: Int) -> UInt64 {
+    public static func loadWide(_ p: UnsafeRawPointer, _ w: Int) -> UInt64 {
         var value = UInt64(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self)))
         for i in 4..<w { value |= UInt64((p + i).load(as: UInt8.self)) << UInt64(8 * i) }
         return value
     }
 
-    @inline(__always)
-    package static func store(_ p: UnsafeMutableRawPointer, _ w: Int, _ value: UInt64) {
+    @inlinable @inline(__always)
+    public static func store(_ p: UnsafeMutableRawPointer, _ w: Int, _ value: UInt64) {
         var v = value
         for i in 0..<w {
             (p + i).storeBytes(of: UInt8(truncatingIfNeeded: v), as: UInt8.self)
@@ -150,29 +150,29 @@ package enum Backlinks {
     }
 
     /// The checksum of a run stored under `key`.
-    @inline(__always)
-    package static func checksum(key: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) -> UInt32 {
+    @inlinable @inline(__always)
+    public static func checksum(key: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) -> UInt32 {
         let start = fief_crc32c(0x6261_636b, key.baseAddress, key.count, ChunkCheck.hardware)
         return fief_checksum(start, body.baseAddress, body.count, ChunkCheck.hardware)
     }
 
     /// A stored run, read in place.
-    package struct Run {
-        package let bytes: UnsafeRawPointer
-        package let count: Int
-        package let wt: Int, wp: Int, wo: Int, wc: Int
-        package let row: Int
-        package let pairCount: Int
-        package let firstTarget: UInt64
-        package let baseOrigin: UInt64
-        package let rows: UnsafeRawPointer
+    public struct Run {
+        public let bytes: UnsafeRawPointer
+        public let count: Int
+        public let wt: Int, wp: Int, wo: Int, wc: Int
+        public let row: Int
+        public let pairCount: Int
+        public let firstTarget: UInt64
+        public let baseOrigin: UInt64
+        public let rows: UnsafeRawPointer
         /// The bytes before the checksum.
-        package let size: Int
+        public let size: Int
 
         /// The run `raw` stored under `key`, or nil if it fails its checksum
         /// or layout checks (the checksum only when `verify`: a run this
         /// read snapshot checked already, see `CheckedRuns`).
-        package init?(_ raw: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, verify: Bool = true) {
+        public init?(_ raw: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, verify: Bool = true) {
             guard key.count == keyBytes, raw.count >= headerBytes + 8 + checksumBytes, raw.count <= runLimit, let base = raw.baseAddress else { return nil }
             let n = Int(UInt16(littleEndian: base.loadUnaligned(as: UInt16.self)))
             let wt = Int(base.load(fromByteOffset: 2, as: UInt8.self)), wo = Int(base.load(fromByteOffset: 3, as: UInt8.self))
@@ -197,26 +197,26 @@ package enum Backlinks {
             self.size = body.count
         }
 
-        @inline(__always) package func target(_ i: Int) -> UInt64 { firstTarget &+ load(rows + i * row, wt) }
-        @inline(__always) package func pairIndex(_ i: Int) -> Int { wp == 0 ? 0 : min(Int((rows + i * row + wt).load(as: UInt8.self)), pairCount - 1) }
-        @inline(__always) package func pair(at index: Int) -> UInt64 {
+        @inline(__always) public func target(_ i: Int) -> UInt64 { firstTarget &+ load(rows + i * row, wt) }
+        @inline(__always) public func pairIndex(_ i: Int) -> Int { wp == 0 ? 0 : min(Int((rows + i * row + wt).load(as: UInt8.self)), pairCount - 1) }
+        @inline(__always) public func pair(at index: Int) -> UInt64 {
             let p = bytes + headerBytes + 8 * index
             return UInt64(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self))) << 32
                 | UInt64(UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
         }
-        @inline(__always) package func pair(_ i: Int) -> UInt64 { pair(at: pairIndex(i)) }
-        @inline(__always) package func origin(_ i: Int) -> UInt64 { baseOrigin &+ load(rows + i * row + wt + wp, wo) }
-        @inline(__always) package func count(_ i: Int) -> UInt32 { wc == 0 ? 1 : UInt32(truncatingIfNeeded: load(rows + i * row + wt + wp + wo, wc)) }
-        @inline(__always) package func record(_ i: Int) -> Record { Record(target: target(i), pair: pair(i), origin: origin(i), count: count(i)) }
+        @inline(__always) public func pair(_ i: Int) -> UInt64 { pair(at: pairIndex(i)) }
+        @inline(__always) public func origin(_ i: Int) -> UInt64 { baseOrigin &+ load(rows + i * row + wt + wp, wo) }
+        @inline(__always) public func count(_ i: Int) -> UInt32 { wc == 0 ? 1 : UInt32(truncatingIfNeeded: load(rows + i * row + wt + wp + wo, wc)) }
+        @inline(__always) public func record(_ i: Int) -> Record { Record(target: target(i), pair: pair(i), origin: origin(i), count: count(i)) }
 
         /// The index of the pair in the table, if there.
-        package func pairIndex(of pair: UInt64) -> Int? {
+        public func pairIndex(of pair: UInt64) -> Int? {
             for i in 0..<pairCount where self.pair(at: i) == pair { return i }
             return nil
         }
 
         /// The first row not before `r` (by target, pair, origin).
-        package func lowerBound(_ r: Record) -> Int {
+        public func lowerBound(_ r: Record) -> Int {
             var low = 0, high = count
             while low < high {
                 let mid = (low + high) >> 1
@@ -232,8 +232,8 @@ package enum Backlinks {
         }
 
         /// Whether row `i` comes before record `r` (by target, pair, origin).
-        @inline(__always)
-        package func isBefore(_ i: Int, _ r: Record) -> Bool {
+        @inlinable @inline(__always)
+        public func isBefore(_ i: Int, _ r: Record) -> Bool {
             let t = target(i)
             if t != r.target { return t < r.target }
             let p = pair(i)
@@ -243,7 +243,7 @@ package enum Backlinks {
         /// `lowerBound(r)`, searched outward from row `guess` in growing
         /// steps, then by halves: a guess near the answer reads few rows
         /// (and cache lines) of the run; any guess gives the same answer.
-        package func lowerBound(_ r: Record, near guess: Int) -> Int {
+        public func lowerBound(_ r: Record, near guess: Int) -> Int {
             let g = min(max(guess, 0), count - 1)
             var low: Int, high: Int
             if isBefore(g, r) {
@@ -278,8 +278,8 @@ package enum Backlinks {
         /// `lowerBound(_:near:)`: by interpolation between the run's base
         /// target and its last target `last` (records spread evenly over
         /// the targets, as a cluster's objects' records mostly do).
-        @inline(__always)
-        package func guess(_ target: UInt64, last: UInt64) -> Int {
+        @inlinable @inline(__always)
+        public func guess(_ target: UInt64, last: UInt64) -> Int {
             guard target > firstTarget, last > firstTarget else { return 0 }
             if target >= last { return count - 1 }
             return Int(Double(target - firstTarget) / Double(last - firstTarget + 1) * Double(count))
@@ -289,7 +289,7 @@ package enum Backlinks {
         /// (`target`, `pair`), the rows from `start` on not being below
         /// them: searched forward from `start` in growing steps, then by
         /// halves (a target's records are usually few, and next to `start`).
-        package func upperBound(target: UInt64, pair: UInt64, from start: Int) -> Int {
+        public func upperBound(target: UInt64, pair: UInt64, from start: Int) -> Int {
             @inline(__always) func isAbove(_ i: Int) -> Bool {
                 let t = self.target(i)
                 return t != target ? t > target : self.pair(i) > pair
@@ -309,7 +309,7 @@ package enum Backlinks {
         }
 
         /// The first row whose target is not below `target`.
-        package func lowerBound(target: UInt64) -> Int {
+        public func lowerBound(target: UInt64) -> Int {
             var low = 0, high = count
             while low < high {
                 let mid = (low + high) >> 1
@@ -318,11 +318,11 @@ package enum Backlinks {
             return low
         }
 
-        package func records() -> [Record] { (0..<count).map { record($0) } }
+        public func records() -> [Record] { (0..<count).map { record($0) } }
 
         /// Whether the rows are strictly ascending and the last is `key`
         /// (`fief verify`).
-        package func isOrdered(key: UnsafeRawBufferPointer) -> Bool {
+        public func isOrdered(key: UnsafeRawBufferPointer) -> Bool {
             for i in 1..<max(count, 1) where !record(i - 1).precedes(record(i)) { return false }
             for i in 0..<count where count(i) == 0 { return false }
             for i in 1..<max(pairCount, 1) where pair(at: i - 1) >= pair(at: i) { return false }
@@ -337,12 +337,12 @@ package enum Backlinks {
     /// transaction, whose dirty pages change in place.  Open addressing over
     /// the addresses (0: empty slot), a multiplicative hash; the slots are
     /// held without reference counting (read on every backlink read).
-    package final class CheckedRuns {
-        private var slots: UnsafeMutablePointer<UInt>
-        private var mask = 63
+    public final class CheckedRuns {
+        @usableFromInline var slots: UnsafeMutablePointer<UInt>
+        @usableFromInline var mask = 63
         private var count = 0
 
-        package init() {
+        public init() {
             slots = .allocate(capacity: 64)
             slots.initialize(repeating: 0, count: 64)
         }
@@ -350,12 +350,12 @@ package enum Backlinks {
         deinit { slots.deallocate() }
 
         @inline(__always)
-        private func slot(_ address: UInt) -> Int {
+        @usableFromInline func slot(_ address: UInt) -> Int {
             Int(truncatingIfNeeded: (UInt64(address) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
         }
 
-        @inline(__always)
-        package func contains(_ run: UnsafeRawPointer) -> Bool {
+        @inlinable @inline(__always)
+        public func contains(_ run: UnsafeRawPointer) -> Bool {
             let address = UInt(bitPattern: run)
             var i = slot(address)
             while slots[i] != 0 {
@@ -365,7 +365,7 @@ package enum Backlinks {
             return false
         }
 
-        package func insert(_ run: UnsafeRawPointer) {
+        public func insert(_ run: UnsafeRawPointer) {
             let address = UInt(bitPattern: run)
             var i = slot(address)
             while slots[i] != 0 {
@@ -397,23 +397,23 @@ package enum Backlinks {
     /// what a few more seeks cost.  Never in a write transaction, whose
     /// runs move as they change.  Held without reference counting (read on
     /// every backlink read).
-    package final class RunDirectory {
-        package struct Entry {
+    public final class RunDirectory {
+        public struct Entry {
             /// The run's last record (its key), but its target.
-            package var pair: UInt64
-            package var origin: UInt64
+            public var pair: UInt64
+            public var origin: UInt64
             /// Where its key and value lie in the map.
-            package var key: UnsafeRawPointer
-            package var value: UnsafeRawPointer
-            package var size: Int
+            public var key: UnsafeRawPointer
+            public var value: UnsafeRawPointer
+            public var size: Int
         }
 
         /// Per run, ascending: its last record's target (searched apart:
         /// eight bytes a run), and the rest.
-        private var targets: UnsafeMutablePointer<UInt64>?
-        private var entries: UnsafeMutablePointer<Entry>?
-        package private(set) var count = 0
-        package private(set) var isBuilt = false
+        @usableFromInline var targets: UnsafeMutablePointer<UInt64>?
+        @usableFromInline var entries: UnsafeMutablePointer<Entry>?
+        public private(set) var count = 0
+        public private(set) var isBuilt = false
         private var seeks = 0
         private var threshold = -1
 
@@ -424,7 +424,7 @@ package enum Backlinks {
 
         /// Count one seek in database `dbi` of `txn`; whether the directory
         /// should be made now.
-        package func shouldBuild(_ txn: OpaquePointer, _ dbi: MDB_dbi) -> Bool {
+        public func shouldBuild(_ txn: OpaquePointer, _ dbi: MDB_dbi) -> Bool {
             if threshold < 0 {
                 var stat = MDB_stat()
                 threshold = mdb_stat(txn, dbi, &stat) == 0 ? max(32, Int(stat.ms_entries) / 8) : Int.max
@@ -434,7 +434,7 @@ package enum Backlinks {
         }
 
         /// Walk every run of database `dbi` of `txn` (a read snapshot's).
-        package func build(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
+        public func build(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
             var stat = MDB_stat()
             try LMDB.check(mdb_stat(txn, dbi, &stat), "reading links")
             let capacity = max(Int(stat.ms_entries), 1)
@@ -466,8 +466,8 @@ package enum Backlinks {
         /// The first run whose last record is not below `r` (`count`: none),
         /// the run an `MDB_SET_RANGE` to `r` finds: a search of the targets
         /// without branches, then past the runs ending at `r`'s target before it.
-        @inline(__always)
-        package func find(_ r: Record) -> Int {
+        @inlinable @inline(__always)
+        public func find(_ r: Record) -> Int {
             guard let t = targets, let e = entries, count > 0 else { return 0 }
             var base = 0, length = count
             while length > 1 {
@@ -481,8 +481,8 @@ package enum Backlinks {
         }
 
         /// Run `i`'s last target, key and value (i < count).
-        @inline(__always)
-        package func run(_ i: Int) -> (lastTarget: UInt64, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        @inlinable @inline(__always)
+        public func run(_ i: Int) -> (lastTarget: UInt64, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
             let entry = entries![i]
             return (targets![i], UnsafeRawBufferPointer(start: entry.key, count: keyBytes), UnsafeRawBufferPointer(start: entry.value, count: entry.size))
         }
@@ -491,7 +491,7 @@ package enum Backlinks {
     // MARK: Encoding
 
     /// The size of `records` encoded as one run (checksum included).
-    package static func encodedSize(_ records: ArraySlice<Record>) -> Int {
+    public static func encodedSize(_ records: ArraySlice<Record>) -> Int {
         var pairs: [UInt64] = []
         var maxOrigin: UInt64 = 0, minOrigin = UInt64.max, maxCount: UInt32 = 0
         for r in records {
@@ -507,7 +507,7 @@ package enum Backlinks {
 
     /// Encode `records` (sorted, at most 255 pairs) as one run into `out`
     /// (`encodedSize` bytes), stored under `key`.
-    package static func encode(_ records: ArraySlice<Record>, into out: UnsafeMutableRawPointer, key: UnsafeRawBufferPointer) -> Int {
+    public static func encode(_ records: ArraySlice<Record>, into out: UnsafeMutableRawPointer, key: UnsafeRawBufferPointer) -> Int {
         var pairs: [UInt64] = []
         var maxOrigin: UInt64 = 0, minOrigin = UInt64.max, maxCount: UInt32 = 0
         for r in records {
@@ -547,7 +547,7 @@ package enum Backlinks {
     }
 
     /// `records` (sorted) cut into runs that fit `runLimit`, as ranges.
-    package static func cut(_ records: [Record], limit: Int = runLimit, balance: Bool = true) -> [Range<Int>] {
+    public static func cut(_ records: [Record], limit: Int = runLimit, balance: Bool = true) -> [Range<Int>] {
         var pieces: [Range<Int>] = []
         var start = 0
         while start < records.count {
@@ -589,7 +589,7 @@ package enum Backlinks {
 
     /// Store `records` (sorted, non-empty) as runs, each under its last
     /// record's key (plain puts: the keys may be anywhere in the database).
-    package static func put(_ records: [Record], _ txn: OpaquePointer, _ dbi: MDB_dbi, cursor: OpaquePointer? = nil, balance: Bool = true) throws(FiefError) {
+    public static func put(_ records: [Record], _ txn: OpaquePointer, _ dbi: MDB_dbi, cursor: OpaquePointer? = nil, balance: Bool = true) throws(FiefError) {
         try withScratch { (scratch) throws(FiefError) in
             for piece in cut(records, balance: balance) {
                 records[piece.upperBound - 1].writeKey(scratch.key)
@@ -599,15 +599,16 @@ package enum Backlinks {
         }
     }
 
-    package struct Scratch {
-        package let key: UnsafeMutableRawPointer
-        package let value: UnsafeMutableRawPointer
-        package var keyBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: key, count: Backlinks.keyBytes) }
+    public struct Scratch {
+        public let key: UnsafeMutableRawPointer
+        public let value: UnsafeMutableRawPointer
+        public var keyBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: key, count: Backlinks.keyBytes) }
+        @usableFromInline init(key: UnsafeMutableRawPointer, value: UnsafeMutableRawPointer) { self.key = key; self.value = value }
     }
 
     /// Scratch space for a key and a run (on the stack).
-    @inline(__always)
-    package static func withScratch<R>(_ body: (Scratch) throws(FiefError) -> R) throws(FiefError) -> R {
+    @inlinable @inline(__always)
+    public static func withScratch<R>(_ body: (Scratch) throws(FiefError) -> R) throws(FiefError) -> R {
         try typed {
             try withUnsafeTemporaryAllocation(byteCount: 32 + 2 * runLimit + 64, alignment: 16) { (raw) throws -> R in
                 try body(Scratch(key: raw.baseAddress!, value: raw.baseAddress! + 32))
@@ -615,8 +616,8 @@ package enum Backlinks {
         }
     }
 
-    @inline(__always)
-    package static func putRaw(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer,
+    @inlinable @inline(__always)
+    public static func putRaw(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer,
                        cursor: OpaquePointer?, flags: UInt32) throws(FiefError) {
         var k = LMDB.val(key)
         var v = LMDB.val(value)
@@ -624,17 +625,17 @@ package enum Backlinks {
         try LMDB.check(rc, "writing links")
     }
 
-    package static func damaged() -> FiefError {
+    public static func damaged() -> FiefError {
         FiefError(.fileCorrupt, "a stored run of links (backlinks) is damaged")
     }
 
     /// Count one more link from (`originClass`, `property`, `origin`) to `target`.
-    package static func add(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32, property: UInt32, origin: Int64) throws(FiefError) {
+    public static func add(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32, property: UInt32, origin: Int64) throws(FiefError) {
         try change(txn, dbi, Record(target: target, originClass: originClass, property: property, origin: origin), by: 1)
     }
 
     /// Count one link fewer (the record goes at zero).
-    package static func remove(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32, property: UInt32, origin: Int64) throws(FiefError) {
+    public static func remove(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32, property: UInt32, origin: Int64) throws(FiefError) {
         try change(txn, dbi, Record(target: target, originClass: originClass, property: property, origin: origin), by: -1)
     }
 
@@ -801,7 +802,7 @@ package enum Backlinks {
     /// in its place passes its checksum, which binds its key, not its
     /// class): otherwise it is damage.  Checked only then, so a lookup that
     /// finds records costs nothing more.
-    package static func forEach(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32? = nil, property: UInt32? = nil,
+    public static func forEach(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32? = nil, property: UInt32? = nil,
                         pairs: Set<UInt64>? = nil,
                         _ body: (UInt32, UInt32, Int64, UInt32) throws(FiefError) -> Void) throws(FiefError) {
         let first = Record(target: target, originClass: originClass ?? 0, property: property ?? 0, origin: 0)
@@ -843,7 +844,7 @@ package enum Backlinks {
 
     /// Every record of the database, in order: target, origin class,
     /// property, object and count.
-    package static func forEachRecord(_ txn: OpaquePointer, _ dbi: MDB_dbi,
+    public static func forEachRecord(_ txn: OpaquePointer, _ dbi: MDB_dbi,
                               _ body: (Int64, UInt32, UInt32, Int64, UInt32) throws(FiefError) -> Void) throws(FiefError) {
         let cursor = try LMDBCursor(txn, dbi)
         var entry = try cursor.move(MDB_FIRST)
@@ -859,7 +860,7 @@ package enum Backlinks {
 
     /// How many records the database holds, every run checked (checksum,
     /// layout, order, key); throws on a damaged run.
-    package static func recordCount(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) -> Int {
+    public static func recordCount(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) -> Int {
         let cursor = try LMDBCursor(txn, dbi)
         var entry = try cursor.move(MDB_FIRST)
         var total = 0
@@ -878,7 +879,7 @@ package enum Backlinks {
     /// database), appending each to `into` first: origin class, property,
     /// object and count.  The records are contiguous: usually a splice of
     /// one run.
-    package static func take(_ cursor: LMDBCursor, target: Int64, into referrers: inout [(UInt32, UInt32, Int64, UInt32)]) throws(FiefError) {
+    public static func take(_ cursor: LMDBCursor, target: Int64, into referrers: inout [(UInt32, UInt32, Int64, UInt32)]) throws(FiefError) {
         let t = UInt64(bitPattern: target)
         let txn = mdb_cursor_txn(cursor.pointer)!
         let dbi = mdb_cursor_dbi(cursor.pointer)
@@ -913,7 +914,7 @@ package enum Backlinks {
     /// the runs, each holding that pair rewritten without it.  Returns how
     /// many records went.
     @discardableResult
-    package static func removeAll(_ txn: OpaquePointer, _ dbi: MDB_dbi, originClass: UInt32, property: UInt32) throws(FiefError) -> Int {
+    public static func removeAll(_ txn: OpaquePointer, _ dbi: MDB_dbi, originClass: UInt32, property: UInt32) throws(FiefError) -> Int {
         let pair = UInt64(originClass) << 32 | UInt64(property)
         var removed = 0
         var changed: [(key: [UInt8], records: [Record])] = []
@@ -937,7 +938,7 @@ package enum Backlinks {
 
     /// Replace a format-4 backlinks database's contents (one entry per
     /// record: the record's key, a UInt32 count) with runs (`FormatUpgrade`).
-    package static func upgradeFromFormat4(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
+    public static func upgradeFromFormat4(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
         var records: [Record] = []
         do {
             let cursor = try LMDBCursor(txn, dbi)

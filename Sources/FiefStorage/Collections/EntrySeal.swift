@@ -9,38 +9,38 @@ import CLMDB
 /// the class key, the database's property key (`nested` for `.n`) and the
 /// entry's whole LMDB key, continued over the value.  A flipped byte in the
 /// value, or a value found under another key, fails the check.
-package enum EntrySeal {
-    package static let bytes = 4
+public enum EntrySeal {
+    public static let bytes = 4
     /// The database key of a class's nested-collection database.
-    package static let nested: UInt32 = NestedStore.entriesColumn
+    public static let nested: UInt32 = NestedStore.entriesColumn
 
     /// The checksum of `body` stored under `key`: one C call
     /// (`fief_entry_seal`, CFiefSupport/checksum.h), straight over the bytes
     /// given (LMDB's own memory when reading), nothing copied.
     /// (`hardware`: use SSE4.2 where the machine has it; tests compare both ways.)
-    @inline(__always)
-    package static func checksum(table: UInt32, database: UInt32, key: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer,
+    @inlinable @inline(__always)
+    public static func checksum(table: UInt32, database: UInt32, key: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer,
                          hardware: Int32 = ChunkCheck.hardware) -> UInt32 {
         fief_entry_seal(table, database, key.baseAddress, key.count, body.baseAddress, body.count, hardware)
     }
 
     /// Append the checksum of `value` (stored under `key`) to it.
-    @inline(__always)
-    package static func seal(_ value: inout [UInt8], table: UInt32, database: UInt32, key: UnsafeRawBufferPointer) {
+    @inlinable @inline(__always)
+    public static func seal(_ value: inout [UInt8], table: UInt32, database: UInt32, key: UnsafeRawBufferPointer) {
         let sum = value.withUnsafeBytes { checksum(table: table, database: database, key: key, $0) }
         withUnsafeBytes(of: sum.littleEndian) { value.append(contentsOf: $0) }
     }
 
     /// `value` sealed under `key`, as a new array.
-    package static func sealed(_ value: UnsafeRawBufferPointer, table: UInt32, database: UInt32, key: UnsafeRawBufferPointer) -> [UInt8] {
+    public static func sealed(_ value: UnsafeRawBufferPointer, table: UInt32, database: UInt32, key: UnsafeRawBufferPointer) -> [UInt8] {
         var out = [UInt8](value)
         seal(&out, table: table, database: database, key: key)
         return out
     }
 
     /// The value without its checksum, or nil when the checksum fails.
-    @inline(__always)
-    package static func open(_ raw: UnsafeRawBufferPointer, table: UInt32, database: UInt32, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+    @inlinable @inline(__always)
+    public static func open(_ raw: UnsafeRawBufferPointer, table: UInt32, database: UInt32, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         guard raw.count >= bytes else { return nil }
         let body = UnsafeRawBufferPointer(rebasing: raw[0..<(raw.count - bytes)])
         let stored = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: body.count, as: UInt32.self))
@@ -49,7 +49,7 @@ package enum EntrySeal {
 
     /// Every entry of `owner` (key without the owner, value without its
     /// checksum), in order; nil when one fails its checksum.
-    package static func entries(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64, table: UInt32, database: UInt32) throws(FiefError)
+    public static func entries(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64, table: UInt32, database: UInt32) throws(FiefError)
         -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]? {
         var entries: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
         var damaged = false
@@ -65,7 +65,7 @@ package enum EntrySeal {
     }
 
     /// Store `value` (unsealed) under `key`, sealed.
-    package static func put(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, database: UInt32, key: UnsafeRawBufferPointer,
+    public static func put(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, database: UInt32, key: UnsafeRawBufferPointer,
                     _ value: UnsafeRawBufferPointer, scratch: inout [UInt8]) throws(FiefError) {
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: value)
@@ -75,7 +75,7 @@ package enum EntrySeal {
 
     /// Seal every entry of a database written before format 7 (the
     /// upgrade, `FormatUpgrade.sealEntries`).
-    package static func sealAll(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, database: UInt32) throws(FiefError) {
+    public static func sealAll(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, database: UInt32) throws(FiefError) {
         var entries: [([UInt8], [UInt8])] = []
         let cursor = try LMDBCursor(txn, dbi)
         var entry = try cursor.move(MDB_FIRST)

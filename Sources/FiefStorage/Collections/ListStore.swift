@@ -13,28 +13,28 @@ import Glibc
 /// Positions have gaps (the first is 2^63, appends add 2^32, a segment
 /// put between two others takes the midpoint; a list whose gaps ran out
 /// is renumbered).  The owner's column holds the list's size.
-package enum ListStore {
-    package static let keyBytes = 16
-    package static let firstPosition: UInt64 = 1 << 63
-    package static let positionStep: UInt64 = 1 << 32
+public enum ListStore {
+    public static let keyBytes = 16
+    public static let firstPosition: UInt64 = 1 << 63
+    public static let positionStep: UInt64 = 1 << 32
 
     /// The key of a segment, in `out` (16 bytes).
-    @inline(__always)
-    package static func key(_ out: UnsafeMutableRawPointer, owner: Int64, position: UInt64) {
+    @inlinable @inline(__always)
+    public static func key(_ out: UnsafeMutableRawPointer, owner: Int64, position: UInt64) {
         out.storeBytes(of: UInt64(bitPattern: owner).bigEndian, as: UInt64.self)
         (out + 8).storeBytes(of: position.bigEndian, as: UInt64.self)
     }
 
     /// The 64-bit key a segment's checksum is seeded with: its column,
     /// owner and position, so a segment moved elsewhere fails its check.
-    @inline(__always)
-    package static func checkKey(column: UInt32, owner: Int64, position: UInt64) -> UInt64 {
+    @inlinable @inline(__always)
+    public static func checkKey(column: UInt32, owner: Int64, position: UInt64) -> UInt64 {
         (UInt64(bitPattern: owner) &* 0x9E37_79B9_7F4A_7C15) ^ position ^ (UInt64(column) << 40 | UInt64(column) >> 24)
     }
 
     /// Run `body` with a cursor placed on the first segment of `owner` at
     /// or after `position` (nil when there is none).
-    package static func withSeek<T>(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64, position: UInt64,
+    public static func withSeek<T>(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64, position: UInt64,
                             _ body: (LMDBCursor, (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?) throws(FiefError) -> T) throws(FiefError) -> T {
         var buffer = (UInt64(0), UInt64(0))
         return try withUnsafeMutableBytes(of: &buffer) { (raw) throws(FiefError) -> T in
@@ -46,8 +46,8 @@ package enum ListStore {
     }
 
     /// The owner and position of a stored segment key (nil if malformed).
-    @inline(__always)
-    package static func decodeKey(_ k: UnsafeRawBufferPointer) -> (owner: Int64, position: UInt64)? {
+    @inlinable @inline(__always)
+    public static func decodeKey(_ k: UnsafeRawBufferPointer) -> (owner: Int64, position: UInt64)? {
         guard k.count == keyBytes else { return nil }
         return (Int64(bitPattern: UInt64(bigEndian: k.loadUnaligned(as: UInt64.self))),
                 UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
@@ -56,7 +56,7 @@ package enum ListStore {
     /// Ranges of `values` that each make one segment: at most 256 elements,
     /// and for strings and binaries at most `limit` bytes (LMDB's largest
     /// value on a page) unless one element alone is larger.
-    package static func cut(_ values: [Value], type: PropertyType, limit: Int) -> [Range<Int>] {
+    public static func cut(_ values: [Value], type: PropertyType, limit: Int) -> [Range<Int>] {
         var pieces: [Range<Int>] = []
         let variable = type == .string || type == .binary
         var start = 0
@@ -86,7 +86,7 @@ package enum ListStore {
     /// the key is expected to be the database's last (as in a copy, written
     /// in key order, so LMDB fills its pages); with `cursor` (on that
     /// segment), in its place.
-    package static func put(_ values: [Value], _ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, column: UInt32, owner: Int64,
+    public static func put(_ values: [Value], _ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, column: UInt32, owner: Int64,
                     position: UInt64, type: PropertyType, nullable: Bool, append: Bool = false, scratch: inout [UInt8],
                     cursor: LMDBCursor? = nil) throws(FiefError) {
         let size = values.withUnsafeBufferPointer { Segment.encodedSize($0, type: type, nullable: nullable) }
@@ -111,7 +111,7 @@ package enum ListStore {
 
     /// Store one segment under `key`; with `append`, as the database's last
     /// key when it is (LMDB then fills its pages), else where it goes.
-    package static func putSegment(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer,
+    public static func putSegment(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer,
                            append: Bool) throws(FiefError) {
         if append, try LMDB.put(txn, dbi, key, value, flags: UInt32(MDB_APPEND)) { return }
         _ = try LMDB.put(txn, dbi, key, value)
@@ -119,7 +119,7 @@ package enum ListStore {
 
     /// Every list stored in `dbi`, owner by owner, in key order: `body`
     /// gets the owner and its segments (position and stored bytes).
-    package static func forEachList(_ txn: OpaquePointer, _ dbi: MDB_dbi,
+    public static func forEachList(_ txn: OpaquePointer, _ dbi: MDB_dbi,
                             _ body: (Int64, [(position: UInt64, raw: UnsafeRawBufferPointer)]) throws(FiefError) -> Void) throws(FiefError) {
         let cursor = try LMDBCursor(txn, dbi)
         var entry = try cursor.move(MDB_FIRST)
@@ -143,7 +143,7 @@ package enum ListStore {
     /// The same over entries read another way (in key order, as a damaged
     /// tree's salvage gives them once sorted); keys that are not a
     /// segment's are skipped.
-    package static func forEachList(entries: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)],
+    public static func forEachList(entries: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)],
                             _ body: (Int64, [(position: UInt64, raw: UnsafeRawBufferPointer)]) throws(FiefError) -> Void) throws(FiefError) {
         var owner: Int64? = nil
         var segments: [(position: UInt64, raw: UnsafeRawBufferPointer)] = []
@@ -160,7 +160,7 @@ package enum ListStore {
     }
 
     /// Delete every segment of `owner`.
-    package static func deleteAll(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64) throws(FiefError) {
+    public static func deleteAll(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64) throws(FiefError) {
         var buffer = (UInt64(0), UInt64(0))
         try withUnsafeMutableBytes(of: &buffer) { (raw) throws(FiefError) in
             key(raw.baseAddress!, owner: owner, position: 0)
@@ -174,33 +174,33 @@ package enum ListStore {
 }
 
 /// One list, identified by class, property and owner object.
-package struct ListID: Hashable {
-    package var table: UInt32
-    package var column: UInt32
-    package var owner: Int64
-    package init(table: UInt32, column: UInt32, owner: Int64) { self.table = table; self.column = column; self.owner = owner }
+public struct ListID: Hashable {
+    public var table: UInt32
+    public var column: UInt32
+    public var owner: Int64
+    public init(table: UInt32, column: UInt32, owner: Int64) { self.table = table; self.column = column; self.owner = owner }
 }
 
 /// A link to a deleted object, still to be taken out of a stored list
 /// (`Realm.removeLinks`); `sizeBefore`: the list's size before.
-package struct PendingLinkRemoval {
-    package var id: ListID
-    package var target: Int64
-    package var sizeBefore: Int
-    package init(id: ListID, target: Int64, sizeBefore: Int) { self.id = id; self.target = target; self.sizeBefore = sizeBefore }
+public struct PendingLinkRemoval {
+    public var id: ListID
+    public var target: Int64
+    public var sizeBefore: Int
+    public init(id: ListID, target: Int64, sizeBefore: Int) { self.id = id; self.target = target; self.sizeBefore = sizeBefore }
 }
 
 /// One segment of a list as a snapshot or write transaction sees it.
-package struct ListSegment {
+public struct ListSegment {
     /// The position in its key; nil until it is first stored.
-    package var position: UInt64?
-    package var count: Int
+    public var position: UInt64?
+    public var count: Int
     /// The stored bytes, in LMDB's map; checked on first read.
-    package var raw: UnsafeRawBufferPointer?
-    package var reader: SegmentReader?
+    public var raw: UnsafeRawBufferPointer?
+    public var reader: SegmentReader?
     /// The elements, when this write transaction changed the segment.
-    package var values: [Value]?
-    package init(position: UInt64? = nil, count: Int, raw: UnsafeRawBufferPointer? = nil, reader: SegmentReader? = nil, values: [Value]? = nil) {
+    public var values: [Value]?
+    public init(position: UInt64? = nil, count: Int, raw: UnsafeRawBufferPointer? = nil, reader: SegmentReader? = nil, values: [Value]? = nil) {
         self.position = position; self.count = count; self.raw = raw; self.reader = reader; self.values = values
     }
 }
@@ -208,29 +208,29 @@ package struct ListSegment {
 /// A list as one snapshot or write transaction sees it: its segments
 /// (all of them, or only the last ones after an append to a list not
 /// read before), read in place until changed.
-package final class ListState {
-    package let id: ListID
+public final class ListState {
+    public let id: ListID
     /// The layout of the segments: the element type, `.binary` for mixed
     /// elements (each coded, see `MixedCoding`).
-    package let type: PropertyType
+    public let type: PropertyType
     /// Whether the elements are mixed values (decoded at the list's edges).
-    package let isMixed: Bool
-    package let nullable: Bool
-    package let linkTarget: UInt32
-    package var segments: [ListSegment]
+    public let isMixed: Bool
+    public let nullable: Bool
+    public let linkTarget: UInt32
+    public var segments: [ListSegment]
     /// Elements before `segments[0]` that were not loaded (0 when all were).
-    package var base: Int
-    package var count: Int
+    public var base: Int
+    public var count: Int
     /// Positions of stored segments to delete when the transaction commits.
-    package var removed: [UInt64] = []
+    public var removed: [UInt64] = []
     /// Whether every stored segment goes before the new ones are written.
-    package var clearsStored = false
-    package var isDirty = false
+    public var clearsStored = false
+    public var isDirty = false
     /// Where each loaded segment starts (index of its first element), built on demand.
-    private var starts: [Int] = []
-    private var startsValid = false
+    @usableFromInline var starts: [Int] = []
+    @usableFromInline var startsValid = false
 
-    package init(id: ListID, column: Column, segments: [ListSegment], base: Int, count: Int) {
+    public init(id: ListID, column: Column, segments: [ListSegment], base: Int, count: Int) {
         self.id = id
         self.isMixed = column.elementType == .mixed
         self.type = isMixed ? .binary : column.elementType
@@ -241,14 +241,14 @@ package final class ListState {
         self.count = count
     }
 
-    package var isComplete: Bool { base == 0 }
+    public var isComplete: Bool { base == 0 }
 
     /// Whether elements may be links (which have backlinks).
-    package var holdsLinks: Bool { type == .link || isMixed }
+    public var holdsLinks: Bool { type == .link || isMixed }
 
     /// An element as the list's users see it: a mixed element decoded.
-    @inline(__always)
-    package func element(_ stored: Value, _ table: Table) throws(FiefError) -> Value {
+    @inlinable @inline(__always)
+    public func element(_ stored: Value, _ table: Table) throws(FiefError) -> Value {
         guard isMixed, case .binary(let coded) = stored else { return stored }
         guard let value = MixedCoding.decode(coded) else { throw damaged(table, "holds a mixed value that cannot be read") }
         return value
@@ -256,8 +256,8 @@ package final class ListState {
 
     /// The segment holding element `index` (base ≤ index < count) and the
     /// element's offset in it.
-    @inline(__always)
-    package func locate(_ index: Int) -> (segment: Int, offset: Int) {
+    @inlinable @inline(__always)
+    public func locate(_ index: Int) -> (segment: Int, offset: Int) {
         if segments.count == 1 { return (0, index - base) }
         if let last = segments.last, index >= count - last.count { return (segments.count - 1, index - (count - last.count)) }
         if !startsValid {
@@ -275,12 +275,12 @@ package final class ListState {
         return (low, index - starts[low])
     }
 
-    package func invalidateStarts() { startsValid = false }
+    public func invalidateStarts() { startsValid = false }
 
     /// Check every segment and index them now: a snapshot's lists are then
     /// only read, never changed, so realms sharing the snapshot may read
     /// them at the same time.
-    package func prepareForReading(_ table: Table) throws(FiefError) {
+    public func prepareForReading(_ table: Table) throws(FiefError) {
         for s in 0..<segments.count { _ = try reader(s, table: table) }
         if segments.count > 1 { _ = locate(base) }
         if !startsValid {
@@ -292,8 +292,8 @@ package final class ListState {
     }
 
     /// The reader of stored segment `s`, checked on first use.
-    @inline(__always)
-    package func reader(_ s: Int, table: Table) throws(FiefError) -> SegmentReader {
+    @inlinable @inline(__always)
+    public func reader(_ s: Int, table: Table) throws(FiefError) -> SegmentReader {
         if let reader = segments[s].reader { return reader }
         guard let raw = segments[s].raw, let position = segments[s].position,
               let reader = SegmentReader(raw, type: type, table: id.table,
@@ -305,21 +305,21 @@ package final class ListState {
         return reader
     }
 
-    package func damaged(_ table: Table, _ what: String) -> FiefError {
+    public func damaged(_ table: Table, _ what: String) -> FiefError {
         let name = (try? table.property(id.column).name) ?? "#\(id.column)"
         return FiefError(.fileCorrupt, "the list '\(table.objectClass.name).\(name)' of object \(id.owner) is damaged: a stored segment \(what)")
     }
 
     /// Element `index` (base ≤ index < count).
-    @inline(__always)
-    package func value(_ index: Int, table: Table) throws(FiefError) -> Value {
+    @inlinable @inline(__always)
+    public func value(_ index: Int, table: Table) throws(FiefError) -> Value {
         let (s, o) = locate(index)
         if let values = segments[s].values { return values[o] }
         return try reader(s, table: table).value(o, linkTarget: linkTarget)
     }
 
     /// Make segment `s` writable (its elements decoded, views into the map).
-    package func makeWritable(_ s: Int, table: Table) throws(FiefError) {
+    public func makeWritable(_ s: Int, table: Table) throws(FiefError) {
         if segments[s].values != nil { return }
         let reader = try reader(s, table: table)
         var values: [Value] = []
@@ -333,15 +333,15 @@ package final class ListState {
 
 /// Bytes kept for the length of a write transaction (strings and binaries
 /// written to lists), in blocks that never move.
-package final class ByteArena {
+public final class ByteArena {
     private var blocks: [UnsafeMutableRawPointer] = []
     private var current: UnsafeMutableRawPointer?
     private var used = 0
     private var capacity = 0
-    package static let blockSize = 64 * 1024
+    public static let blockSize = 64 * 1024
 
     /// A copy of `bytes` that lives as long as the arena.
-    package func copy(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+    public func copy(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         let n = bytes.count
         if n == 0 { return UnsafeRawBufferPointer(start: nil, count: 0) }
         if n > ByteArena.blockSize / 4 {

@@ -23,22 +23,22 @@ import Glibc
 /// Every other access to the map's entries stores the buffer first
 /// (`collectionEntries`, `mapValue`, removes, clears, deletions), and so
 /// does the commit.
-package final class PendingMap {
-    package struct Entry {
-        package var prefix: UInt64        // the key's first 8 bytes, big-endian, zero-padded: orders most keys
-        package var keyOffset: Int32
-        package var keyCount: Int32
-        package var valueOffset: Int32
-        package var valueCount: Int32
+public final class PendingMap {
+    public struct Entry {
+        public var prefix: UInt64        // the key's first 8 bytes, big-endian, zero-padded: orders most keys
+        public var keyOffset: Int32
+        public var keyCount: Int32
+        public var valueOffset: Int32
+        public var valueCount: Int32
     }
 
-    package private(set) var entries: [Entry] = []
+    public private(set) var entries: [Entry] = []
     private var arena: [UInt8] = []
     /// Open addressing: entry index + 1 (0: empty) in the low half, the
     /// key's hash in the high half.
     private var slots = [UInt64](repeating: 0, count: 64)
 
-    package var isEmpty: Bool { entries.isEmpty }
+    public var isEmpty: Bool { entries.isEmpty }
 
     @inline(__always)
     private static func hash(_ key: UnsafeRawBufferPointer) -> UInt32 {
@@ -55,11 +55,11 @@ package final class PendingMap {
         return p
     }
 
-    package enum Outcome { case added, replaced, unchanged }
+    public enum Outcome { case added, replaced, unchanged }
 
     /// Set `key` to coded `value`, unless the key holds a value `same`
     /// says is the same.
-    package func set(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, same: (UnsafeRawBufferPointer) -> Bool) -> Outcome {
+    public func set(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, same: (UnsafeRawBufferPointer) -> Bool) -> Outcome {
         let h = PendingMap.hash(key)
         let mask = slots.count - 1
         var i = Int(h) & mask
@@ -148,7 +148,7 @@ package final class PendingMap {
 
     /// Store every entry in map `owner`'s database `dbi`, in key order.
     /// None of the keys is stored yet (see the type's comment).
-    package func store(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, column: UInt32, owner: Int64) throws(FiefError) {
+    public func store(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, column: UInt32, owner: Int64) throws(FiefError) {
         if entries.isEmpty { return }
         try typed { try arena.withUnsafeBytes { (arena) throws in
             let base = arena.baseAddress!
@@ -191,35 +191,35 @@ package final class PendingMap {
         } }
     }
     
-    package init() {}
+    public init() {}
 }
 
 /// The buffered maps of a write transaction, the last one used at hand.
-package final class PendingMaps {
-    package private(set) var maps: [ListID: PendingMap] = [:]
-    private var last: (id: ListID, map: PendingMap)?
+public final class PendingMaps {
+    public private(set) var maps: [ListID: PendingMap] = [:]
+    @usableFromInline var last: (id: ListID, map: PendingMap)?
 
-    package var isEmpty: Bool { maps.isEmpty }
+    public var isEmpty: Bool { maps.isEmpty }
 
-    @inline(__always)
-    package subscript(id: ListID) -> PendingMap? {
+    @inlinable @inline(__always)
+    public subscript(id: ListID) -> PendingMap? {
         if let last, last.id == id { return last.map }
         guard let found = maps[id] else { return nil }
         last = (id, found)
         return found
     }
 
-    package func add(_ id: ListID, _ map: PendingMap) {
+    public func add(_ id: ListID, _ map: PendingMap) {
         maps[id] = map
         last = (id, map)
     }
 
-    package func remove(_ id: ListID) -> PendingMap? {
+    public func remove(_ id: ListID) -> PendingMap? {
         if last?.id == id { last = nil }
         return maps.removeValue(forKey: id)
     }
 
-    package func removeAll() -> [ListID: PendingMap] {
+    public func removeAll() -> [ListID: PendingMap] {
         let all = maps
         maps = [:]
         last = nil

@@ -9,14 +9,14 @@ import CLMDB
 ///     value  the value as a tagged value (`MixedCoding`)
 ///
 /// The owner's column holds the map's size.
-package enum MapStore {
-    package static let maxKeyBytes = 480
-    package static let invalidUTF8 = "a map key must be valid UTF-8"
+public enum MapStore {
+    public static let maxKeyBytes = 480
+    public static let invalidUTF8 = "a map key must be valid UTF-8"
 
     /// Why `key` cannot be a map key (nil when it can): keys are valid
     /// UTF-8 of at most 480 bytes, contain no `.` and do not start with `$`
     /// (the query language uses both in key paths).
-    package static func keyProblem(_ key: UnsafeRawBufferPointer) -> String? {
+    public static func keyProblem(_ key: UnsafeRawBufferPointer) -> String? {
         if !UTF8Check.isValid(key) { return invalidUTF8 }
         if key.count > maxKeyBytes { return "a map key has at most \(maxKeyBytes) bytes, not \(key.count)" }
         if key.first == UInt8(ascii: "$") { return "a map key cannot start with '$': '\(String(decoding: key, as: UTF8.self))'" }
@@ -27,7 +27,7 @@ package enum MapStore {
     /// Store `value` under `key` if the database has no such key (nil),
     /// else write nothing and return the stored value (a view): one LMDB
     /// search either way (MDB_NOOVERWRITE).
-    package static func insert(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FiefError) -> UnsafeRawBufferPointer? {
+    public static func insert(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FiefError) -> UnsafeRawBufferPointer? {
         var k = LMDB.val(key)
         var v = LMDB.val(value)
         let rc = mdb_put(txn, dbi, &k, &v, UInt32(MDB_NOOVERWRITE))
@@ -39,8 +39,8 @@ package enum MapStore {
     /// `body` given the stored key of `key` in the map of `owner`, made in
     /// a temporary buffer (on the stack: a map key has at most
     /// `maxKeyBytes`), so a lookup allocates nothing.
-    @inline(__always)
-    package static func withStoredKey<R>(owner: Int64, key: UnsafeRawBufferPointer,
+    @inlinable @inline(__always)
+    public static func withStoredKey<R>(owner: Int64, key: UnsafeRawBufferPointer,
                                  _ body: (UnsafeRawBufferPointer) throws(FiefError) -> R) throws(FiefError) -> R {
         try typed {
             try withUnsafeTemporaryAllocation(byteCount: 8 + key.count, alignment: 8) { (out) throws -> R in
@@ -52,7 +52,7 @@ package enum MapStore {
     }
 
     /// The stored key of `key` in the map of `owner`, in `out`.
-    package static func encode(owner: Int64, key: UnsafeRawBufferPointer, into out: inout [UInt8]) {
+    public static func encode(owner: Int64, key: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         out.removeAll(keepingCapacity: true)
         SetStore.appendBigEndian(UInt64(bitPattern: owner), &out)
         out.append(contentsOf: key)
@@ -67,11 +67,11 @@ package enum MapStore {
 ///   stored in chunks), link 4 (class) + 8 (object), nested collection 8
 ///   (its id).
 /// Map values and mixed values use it.
-package enum MixedCoding {
-    package static let nestedListTag: UInt8 = 12
-    package static let nestedDictionaryTag: UInt8 = 13
+public enum MixedCoding {
+    public static let nestedListTag: UInt8 = 12
+    public static let nestedDictionaryTag: UInt8 = 13
 
-    package static func encode(_ value: Value, into out: inout [UInt8]) {
+    public static func encode(_ value: Value, into out: inout [UInt8]) {
         out.removeAll(keepingCapacity: true)
         func le<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
         guard let type = value.type else { out.append(0); return }
@@ -98,7 +98,7 @@ package enum MixedCoding {
 
     /// The value of stored bytes (strings and binaries are views into
     /// `raw`); nil if they are not a valid value.
-    package static func decode(_ raw: UnsafeRawBufferPointer) -> Value? {
+    public static func decode(_ raw: UnsafeRawBufferPointer) -> Value? {
         guard let tag = raw.first else { return nil }
         if tag == 0 { return raw.count == 1 ? .null : nil }
         if tag == nestedListTag || tag == nestedDictionaryTag {

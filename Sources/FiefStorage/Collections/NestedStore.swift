@@ -5,7 +5,7 @@ public enum NestedKind: UInt8, Sendable {
     case list = 1
     case dictionary = 2
 
-    package var name: String { self == .list ? "list" : "dictionary" }
+    public var name: String { self == .list ? "list" : "dictionary" }
 }
 
 /// One nested collection: the collection `id` in class `table`'s nested
@@ -25,7 +25,7 @@ public struct NestedRef: Hashable, Sendable {
 
     /// The key its entries are cached under (`CollectionEntries`): no
     /// property has the key `UInt32.max`.
-    package var entriesID: ListID { ListID(table: table, column: NestedStore.entriesColumn, owner: id) }
+    public var entriesID: ListID { ListID(table: table, column: NestedStore.entriesColumn, owner: id) }
 }
 
 /// Nested collections: each class holding mixed values that may nest (a
@@ -47,26 +47,26 @@ public struct NestedRef: Hashable, Sendable {
 /// exists (a handle to a deleted one fails) and whose it is (`fief verify`
 /// finds strays); ids are never reused, so a stale handle never reaches a
 /// newer collection.
-package enum NestedStore {
-    package static let headerBit: UInt64 = 1 << 63
-    package static let counterKey: UInt64 = .max
+public enum NestedStore {
+    public static let headerBit: UInt64 = 1 << 63
+    public static let counterKey: UInt64 = .max
     /// Ids lie in 1 ..< maxID.
-    package static let maxID: Int64 = Int64.max
-    package static let entriesColumn: UInt32 = .max
-    package static let headerBytes = 13
-    package static let firstPosition: UInt64 = 1 << 63
-    package static let positionStep: UInt64 = 1 << 32
+    public static let maxID: Int64 = Int64.max
+    public static let entriesColumn: UInt32 = .max
+    public static let headerBytes = 13
+    public static let firstPosition: UInt64 = 1 << 63
+    public static let positionStep: UInt64 = 1 << 32
 
-    package struct Header {
-        package var kind: NestedKind
-        package var owner: Int64
-        package var property: UInt32
-        package init(kind: NestedKind, owner: Int64, property: UInt32) { self.kind = kind; self.owner = owner; self.property = property }
+    public struct Header {
+        public var kind: NestedKind
+        public var owner: Int64
+        public var property: UInt32
+        public init(kind: NestedKind, owner: Int64, property: UInt32) { self.kind = kind; self.owner = owner; self.property = property }
     }
 
     /// The header of collection `id` of class `table`, if it exists; a
     /// damaged one (checksum or layout: `EntrySeal`) is `FIEF_ERR_FILE_CORRUPT`.
-    package static func header(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, id: Int64, path: String) throws(FiefError) -> Header? {
+    public static func header(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, id: Int64, path: String) throws(FiefError) -> Header? {
         var key = (UInt64(bitPattern: id) | headerBit).bigEndian
         return try withUnsafeBytes(of: &key) { (k) throws(FiefError) -> Header? in
             guard let raw = try LMDB.get(txn, dbi, k) else { return nil }
@@ -78,11 +78,11 @@ package enum NestedStore {
     }
 
     /// A stored header's value (sealed) under its key `k`, decoded; nil when damaged.
-    package static func openHeader(_ raw: UnsafeRawBufferPointer, table: UInt32, key k: UnsafeRawBufferPointer) -> Header? {
+    public static func openHeader(_ raw: UnsafeRawBufferPointer, table: UInt32, key k: UnsafeRawBufferPointer) -> Header? {
         EntrySeal.open(raw, table: table, database: EntrySeal.nested, key: k).flatMap(decodeHeader)
     }
 
-    package static func decodeHeader(_ raw: UnsafeRawBufferPointer) -> Header? {
+    public static func decodeHeader(_ raw: UnsafeRawBufferPointer) -> Header? {
         guard raw.count == headerBytes, let kind = NestedKind(rawValue: raw[0]) else { return nil }
         return Header(kind: kind,
                       owner: Int64(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 1, as: UInt64.self))),
@@ -90,7 +90,7 @@ package enum NestedStore {
     }
 
     /// Store the header of a new collection.
-    package static func putHeader(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, id: Int64, _ header: Header) throws(FiefError) {
+    public static func putHeader(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, id: Int64, _ header: Header) throws(FiefError) {
         var key = (UInt64(bitPattern: id) | headerBit).bigEndian
         var value = [UInt8](repeating: 0, count: headerBytes)
         value[0] = header.kind.rawValue
@@ -104,13 +104,13 @@ package enum NestedStore {
         }
     }
 
-    package static func deleteHeader(_ txn: OpaquePointer, _ dbi: MDB_dbi, id: Int64) throws(FiefError) {
+    public static func deleteHeader(_ txn: OpaquePointer, _ dbi: MDB_dbi, id: Int64) throws(FiefError) {
         var key = (UInt64(bitPattern: id) | headerBit).bigEndian
         try withUnsafeBytes(of: &key) { (k) throws(FiefError) in try LMDB.delete(txn, dbi, k) }
     }
 
     /// A new id (the counter moves on).
-    package static func takeID(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32) throws(FiefError) -> Int64 {
+    public static func takeID(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32) throws(FiefError) -> Int64 {
         var key = counterKey.bigEndian
         return try withUnsafeBytes(of: &key) { (k) throws(FiefError) -> Int64 in
             var next: Int64 = 1
@@ -130,20 +130,20 @@ package enum NestedStore {
     }
 
     /// The key of a nested list's element at `position`, in `out`.
-    package static func listKey(id: Int64, position: UInt64, into out: inout [UInt8]) {
+    public static func listKey(id: Int64, position: UInt64, into out: inout [UInt8]) {
         out.removeAll(keepingCapacity: true)
         SetStore.appendBigEndian(UInt64(bitPattern: id), &out)
         SetStore.appendBigEndian(position, &out)
     }
 
     /// The key of a nested dictionary's `key`, in `out`.
-    package static func dictionaryKey(id: Int64, key: UnsafeRawBufferPointer, into out: inout [UInt8]) {
+    public static func dictionaryKey(id: Int64, key: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         MapStore.encode(owner: id, key: key, into: &out)
     }
 
     /// The position stored in a list element's key (without its id).
-    @inline(__always)
-    package static func position(_ suffix: UnsafeRawBufferPointer) -> UInt64? {
+    @inlinable @inline(__always)
+    public static func position(_ suffix: UnsafeRawBufferPointer) -> UInt64? {
         suffix.count == 8 ? UInt64(bigEndian: suffix.loadUnaligned(as: UInt64.self)) : nil
     }
 }

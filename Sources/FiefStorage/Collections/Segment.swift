@@ -10,18 +10,18 @@
 ///                  string, binary: [w] offset width 1/2/4, n + 1 offsets,
 ///                  then the bytes
 ///     last 4       checksum (`ChunkCheck.checksum` with the segment's key)
-package enum Segment {
-    package static let maxElements = 256
-    package static let flagsOffset = 1
-    package static let hasNulls: UInt8 = 1
+public enum Segment {
+    public static let maxElements = 256
+    public static let flagsOffset = 1
+    public static let hasNulls: UInt8 = 1
 
     /// Whether elements of `type` are stored as integers (frame of reference).
-    @inline(__always)
-    package static func isIntegral(_ type: PropertyType) -> Bool { type == .int || type == .link || type == .bool }
+    @inlinable @inline(__always)
+    public static func isIntegral(_ type: PropertyType) -> Bool { type == .int || type == .link || type == .bool }
 
     /// Bytes per element of the other fixed-width types.
-    @inline(__always)
-    package static func width(_ type: PropertyType) -> Int {
+    @inlinable @inline(__always)
+    public static func width(_ type: PropertyType) -> Int {
         switch type {
         case .float: return 4
         case .double: return 8
@@ -31,16 +31,16 @@ package enum Segment {
         }
     }
 
-    @inline(__always)
-    package static func bitmapBytes(_ count: Int) -> Int { (count + 7) >> 3 }
+    @inlinable @inline(__always)
+    public static func bitmapBytes(_ count: Int) -> Int { (count + 7) >> 3 }
 
-    package static func offsetWidth(_ total: Int) -> Int {
+    public static func offsetWidth(_ total: Int) -> Int {
         total <= Int(UInt8.max) ? 1 : total <= Int(UInt16.max) ? 2 : 4
     }
 
     /// The integer an element of an integral type stores.
-    @inline(__always)
-    package static func integer(_ value: Value) -> Int64 {
+    @inlinable @inline(__always)
+    public static func integer(_ value: Value) -> Int64 {
         switch value {
         case .int(let i): return i
         case .link(_, let key): return key
@@ -50,7 +50,7 @@ package enum Segment {
     }
 
     /// The size of a segment of `values` (checksum included).
-    package static func encodedSize(_ values: UnsafeBufferPointer<Value>, type: PropertyType, nullable: Bool) -> Int {
+    public static func encodedSize(_ values: UnsafeBufferPointer<Value>, type: PropertyType, nullable: Bool) -> Int {
         let n = values.count
         var size = 2 + (nullable ? bitmapBytes(n) : 0) + 4
         if isIntegral(type) {
@@ -66,7 +66,7 @@ package enum Segment {
     }
 
     /// The frame of reference of integral values: smallest value and width.
-    package static func frame(_ values: UnsafeBufferPointer<Value>) -> (base: Int64, width: Int) {
+    public static func frame(_ values: UnsafeBufferPointer<Value>) -> (base: Int64, width: Int) {
         var low = Int64.max, high = Int64.min
         for v in values where !v.isNull {
             let i = integer(v)
@@ -85,7 +85,7 @@ package enum Segment {
     /// Lay `values` (1...256, already checked against the element type) out
     /// in `out` (exactly `encodedSize` bytes), checksum last, as stored
     /// under (`table`, `key`).
-    package static func encode(_ values: UnsafeBufferPointer<Value>, type: PropertyType, nullable: Bool,
+    public static func encode(_ values: UnsafeBufferPointer<Value>, type: PropertyType, nullable: Bool,
                        into out: UnsafeMutableRawBufferPointer, table: UInt32, key: UInt64) {
         let base = out.baseAddress!
         let n = values.count
@@ -166,19 +166,19 @@ package enum Segment {
 }
 
 /// Read access to one stored segment, in place, after its checks.
-package struct SegmentReader {
-    package let count: Int
-    private let nulls: UnsafeRawPointer?
-    private let values: UnsafeRawPointer
+public struct SegmentReader {
+    public let count: Int
+    @usableFromInline let nulls: UnsafeRawPointer?
+    @usableFromInline let values: UnsafeRawPointer
     private let type: PropertyType
-    private let width: Int
-    private let intBase: Int64
-    private let offsets: UnsafeRawPointer?
-    private let data: UnsafeRawPointer?
+    @usableFromInline let width: Int
+    @usableFromInline let intBase: Int64
+    @usableFromInline let offsets: UnsafeRawPointer?
+    @usableFromInline let data: UnsafeRawPointer?
 
     /// The segment stored as `raw` under (`table`, `key`), with elements of
     /// `type`; nil when its checksum or layout is wrong.
-    package init?(_ raw: UnsafeRawBufferPointer, type: PropertyType, table: UInt32, key: UInt64) {
+    public init?(_ raw: UnsafeRawBufferPointer, type: PropertyType, table: UInt32, key: UInt64) {
         guard raw.count >= 2 + ClusterLayout.checksumBytes else { return nil }
         let bodySize = raw.count - ClusterLayout.checksumBytes
         let stored = raw.loadUnaligned(fromByteOffset: bodySize, as: UInt32.self)
@@ -235,26 +235,26 @@ package struct SegmentReader {
         }
     }
 
-    @inline(__always)
-    package func isNull(_ i: Int) -> Bool {
+    @inlinable @inline(__always)
+    public func isNull(_ i: Int) -> Bool {
         guard let nulls else { return false }
         return nulls.load(fromByteOffset: i >> 3, as: UInt8.self) & UInt8(1 << (i & 7)) != 0
     }
 
-    @inline(__always)
-    package func int(_ i: Int) -> Int64 {
+    @inlinable @inline(__always)
+    public func int(_ i: Int) -> Int64 {
         FrameOfReference.value(values, width: width, base: intBase, i)
     }
 
-    @inline(__always)
-    package func bytes(_ i: Int) -> UnsafeRawBufferPointer {
+    @inlinable @inline(__always)
+    public func bytes(_ i: Int) -> UnsafeRawBufferPointer {
         guard let offsets, let data else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         return Offsets.bytes(offsets, width: width, data: data, i)
     }
 
     /// Element `i` as a value (strings and binaries are views into the segment;
     /// a link's element is its target's object key, `linkTarget` its class).
-    package func value(_ i: Int, linkTarget: UInt32 = 0) -> Value {
+    public func value(_ i: Int, linkTarget: UInt32 = 0) -> Value {
         if isNull(i) { return .null }
         switch type {
         case .int: return .int(int(i))

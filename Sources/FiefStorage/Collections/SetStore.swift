@@ -34,19 +34,19 @@ import Glibc
 ///   timestamp  seconds as an int, then nanoseconds + 2^31 (4 bytes)
 ///   object id  12 bytes, uuid 16 bytes, as stored
 ///   link       the target's object key as an int (the class is the set's)
-package enum SetStore {
-    package static let ownerBytes = 8
+public enum SetStore {
+    public static let ownerBytes = 8
     /// Strings and binaries longer than this keep this many bytes and an
     /// 8-byte hash in their key (LMDB keys are at most 511 bytes).
-    package static let cutBytes = 440
-    package static let hashBytes = 8
+    public static let cutBytes = 440
+    public static let hashBytes = 8
 
     /// Whether `a` and `b` hold the same bytes.
-    package static func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    public static func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
     }
 
-    package enum Class: UInt8 {
+    public enum Class: UInt8 {
         case null = 0x00, bool = 0x10, number = 0x20, string = 0x30, binary = 0x40
         case timestamp = 0x50, objectId = 0x60, uuid = 0x70, link = 0x80
     }
@@ -56,7 +56,7 @@ package enum SetStore {
     /// the set holds mixed values (numbers of every type in one canonical
     /// form, links with their class; each entry stores its value coded).
     @discardableResult
-    package static func encode(_ value: Value, owner: Int64, mixed: Bool = false, into out: inout [UInt8]) -> Bool {
+    public static func encode(_ value: Value, owner: Int64, mixed: Bool = false, into out: inout [UInt8]) -> Bool {
         out.removeAll(keepingCapacity: true)
         appendBigEndian(UInt64(bitPattern: owner), &out)
         if mixed {
@@ -79,7 +79,7 @@ package enum SetStore {
 
     /// What an entry stores beside its key: for a mixed set the value as
     /// added (coded); else a cut string or binary whole; else nothing.
-    package static func entryData(_ value: Value, mixed: Bool) -> [UInt8] {
+    public static func entryData(_ value: Value, mixed: Bool) -> [UInt8] {
         if mixed {
             var out: [UInt8] = []
             MixedCoding.encode(value, into: &out)
@@ -94,7 +94,7 @@ package enum SetStore {
     /// The canonical key of a mixed value without an owner: two mixed
     /// values are equal as Realm compares them (numbers by value across
     /// types) when their keys are.
-    package static func mixedKey(_ value: Value) -> [UInt8] {
+    public static func mixedKey(_ value: Value) -> [UInt8] {
         var out: [UInt8] = []
         encode(value, owner: 0, mixed: true, into: &out)
         return out
@@ -106,7 +106,7 @@ package enum SetStore {
     /// format 5 keyed as a decimal, apart from the equal double (number
     /// class, the nearest double, kind 2, the decimal); nil for every other
     /// value (keyed alike by both formats).
-    package static func format5MixedKey(_ value: Value, owner: Int64) -> [UInt8]? {
+    public static func format5MixedKey(_ value: Value, owner: Int64) -> [UInt8]? {
         guard case .decimal128(let d) = value, KeyEncoding.integralDouble(d) != nil, case .double = MixedNumber.canonical(value) else { return nil }
         var out: [UInt8] = []
         appendBigEndian(UInt64(bitPattern: owner), &out)
@@ -123,7 +123,7 @@ package enum SetStore {
     /// this format gives it.  Only entries keyed as decimals can be such
     /// (their values are decoded; every other entry is passed by its key).
     /// `body` must not change the database.
-    package static func forEachMisKeyedMixedEntry(_ txn: OpaquePointer, _ dbi: MDB_dbi,
+    public static func forEachMisKeyedMixedEntry(_ txn: OpaquePointer, _ dbi: MDB_dbi,
                                            _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ canonicalKey: [UInt8]) throws(FiefError) -> Void) throws(FiefError) {
         let kindAt = ownerBytes + 1 + 8
         var scratch: [UInt8] = []
@@ -140,7 +140,7 @@ package enum SetStore {
     }
 
     /// The prefix of every key of `owner`'s set.
-    package static func ownerKey(_ owner: Int64) -> UInt64 { UInt64(bitPattern: owner).bigEndian }
+    public static func ownerKey(_ owner: Int64) -> UInt64 { UInt64(bitPattern: owner).bigEndian }
 
     private static func encodeElement(_ value: Value, into out: inout [UInt8]) -> Bool {
         switch value {
@@ -196,7 +196,7 @@ package enum SetStore {
     /// entry's value), for a set of `type` (`linkTarget` for links); nil if
     /// the bytes are not a valid element.  Strings and binaries are views
     /// into `key` or `data`.
-    package static func decode(_ key: UnsafeRawBufferPointer, _ data: UnsafeRawBufferPointer, type: PropertyType, linkTarget: UInt32) -> Value? {
+    public static func decode(_ key: UnsafeRawBufferPointer, _ data: UnsafeRawBufferPointer, type: PropertyType, linkTarget: UInt32) -> Value? {
         guard let first = key.first, let kind = Class(rawValue: first) else { return nil }
         if type == .mixed {
             // The entry holds the value as it was added (its key is canonical).
@@ -254,7 +254,7 @@ package enum SetStore {
     /// otherwise.  A key changed in place (a flipped bit) or an entry under
     /// another element's key is damage, never another element: the reads
     /// of sets check it (`fief verify` and `fief copy` do the same).
-    package static func storedElement(_ key: UnsafeRawBufferPointer, _ data: UnsafeRawBufferPointer, type: PropertyType, linkTarget: UInt32) -> Value? {
+    public static func storedElement(_ key: UnsafeRawBufferPointer, _ data: UnsafeRawBufferPointer, type: PropertyType, linkTarget: UInt32) -> Value? {
         guard let value = decode(key, data, type: type, linkTarget: linkTarget) else { return nil }
         var own: [UInt8] = []
         encode(value, owner: 0, mixed: type == .mixed, into: &own)
@@ -262,48 +262,48 @@ package enum SetStore {
     }
 
     /// A double's bits made to sort as numbers (0 is NaN, which sorts first).
-    package static func orderedBits(_ d: Double) -> UInt64 {
+    public static func orderedBits(_ d: Double) -> UInt64 {
         if d.isNaN { return 0 }
         let bits = (d == 0 ? 0.0 : d).bitPattern
         return bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
     }
 
-    package static func orderedBits(_ f: Float) -> UInt32 {
+    public static func orderedBits(_ f: Float) -> UInt32 {
         if f.isNaN { return 0 }
         let bits = (f == 0 ? 0 : f).bitPattern
         return bits & (1 << 31) != 0 ? ~bits : bits | (1 << 31)
     }
 
-    package static func fromOrderedBits(_ ordered: UInt32) -> Float {
+    public static func fromOrderedBits(_ ordered: UInt32) -> Float {
         if ordered == 0 { return .nan }
         return Float(bitPattern: ordered & (1 << 31) != 0 ? ordered & ~(1 << 31) : ~ordered)
     }
 
-    package static func fromOrderedBits(_ ordered: UInt64) -> Double {
+    public static func fromOrderedBits(_ ordered: UInt64) -> Double {
         if ordered == 0 { return .nan }
         return Double(bitPattern: ordered & (1 << 63) != 0 ? ordered & ~(1 << 63) : ~ordered)
     }
 
     /// FNV-1a, 64 bits: the tail of a cut key.
-    package static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    public static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
         return h
     }
 
-    @inline(__always)
-    package static func appendBigEndian(_ v: UInt64, _ out: inout [UInt8]) {
+    @inlinable @inline(__always)
+    public static func appendBigEndian(_ v: UInt64, _ out: inout [UInt8]) {
         for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
     }
 
-    @inline(__always)
-    package static func appendBigEndian32(_ v: UInt32, _ out: inout [UInt8]) {
+    @inlinable @inline(__always)
+    public static func appendBigEndian32(_ v: UInt32, _ out: inout [UInt8]) {
         for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: v >> UInt32(shift))) }
     }
 
     /// Run `body` with a cursor placed on the first element of `owner` (nil
     /// when the set is empty); `body` walks on with `next(owner:)`.
-    package static func withFirst<T>(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64,
+    public static func withFirst<T>(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64,
                              _ body: (LMDBCursor, (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?) throws(FiefError) -> T) throws(FiefError) -> T {
         var prefix = ownerKey(owner)
         return try withUnsafeBytes(of: &prefix) { (raw) throws(FiefError) -> T in
@@ -314,19 +314,19 @@ package enum SetStore {
     }
 
     /// Whether a stored key is one of `owner`'s (prefix) and has an element.
-    @inline(__always)
-    package static func belongs(_ key: UnsafeRawBufferPointer, to owner: Int64) -> Bool {
+    @inlinable @inline(__always)
+    public static func belongs(_ key: UnsafeRawBufferPointer, to owner: Int64) -> Bool {
         key.count >= ownerBytes && key.loadUnaligned(as: UInt64.self) == ownerKey(owner)
     }
 
     /// The owner of a stored key.
-    @inline(__always)
-    package static func owner(of key: UnsafeRawBufferPointer) -> Int64? {
+    @inlinable @inline(__always)
+    public static func owner(of key: UnsafeRawBufferPointer) -> Int64? {
         key.count >= ownerBytes ? Int64(bitPattern: UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))) : nil
     }
 
     /// Every entry of `owner` (key without the owner, and value), in order.
-    package static func entries(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64) throws(FiefError) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
+    public static func entries(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64) throws(FiefError) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
         var entries: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
         try withFirst(txn, dbi, owner: owner) { (cursor, first) throws(FiefError) in
             var entry = first
@@ -339,7 +339,7 @@ package enum SetStore {
     }
 
     /// Delete every entry of `owner`.
-    package static func deleteAll(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64) throws(FiefError) {
+    public static func deleteAll(_ txn: OpaquePointer, _ dbi: MDB_dbi, owner: Int64) throws(FiefError) {
         var prefix = ownerKey(owner)
         try withUnsafeBytes(of: &prefix) { (raw) throws(FiefError) in
             let cursor = try LMDBCursor(txn, dbi)
@@ -350,9 +350,9 @@ package enum SetStore {
 }
 
 /// Decimal128 values as order-preserving bytes (see `SetStore`).
-package enum DecimalOrder {
-    package static let digits = 34
-    package static let bias = 6176
+public enum DecimalOrder {
+    public static let digits = 34
+    public static let bias = 6176
 
     private static let powers: [UInt128] = {
         var p: [UInt128] = [1]
@@ -362,8 +362,8 @@ package enum DecimalOrder {
 
     /// Sign, exponent and coefficient of a BID128 value (nil coefficient:
     /// NaN or infinity), as `DecimalArithmetic.kind` decodes it.
-    @inline(__always)
-    package static func parts(_ d: Decimal128Bits) -> (negative: Bool, exponent: Int, coefficient: UInt128?, isNaN: Bool) {
+    @inlinable @inline(__always)
+    public static func parts(_ d: Decimal128Bits) -> (negative: Bool, exponent: Int, coefficient: UInt128?, isNaN: Bool) {
         switch DecimalArithmetic.kind(d) {
         case .nan: return (DecimalArithmetic.isSignMinus(d), 0, nil, true)
         case .infinity(let negative): return (negative, 0, nil, false)
@@ -371,7 +371,7 @@ package enum DecimalOrder {
         }
     }
 
-    package static func encode(_ d: Decimal128Bits, into out: inout [UInt8]) {
+    public static func encode(_ d: Decimal128Bits, into out: inout [UInt8]) {
         let (negative, exponent, coefficient, isNaN) = parts(d)
         guard let coefficient else {
             out.append(isNaN ? 0 : negative ? 1 : 5)
@@ -391,7 +391,7 @@ package enum DecimalOrder {
         for shift in stride(from: 120, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: c >> UInt128(shift)) ^ flip) }
     }
 
-    package static func decode(_ bytes: UnsafeRawBufferPointer) -> Decimal128Bits? {
+    public static func decode(_ bytes: UnsafeRawBufferPointer) -> Decimal128Bits? {
         guard let kind = bytes.first else { return nil }
         switch kind {
         case 0: return bytes.count == 1 ? Decimal128Bits(low: 0, high: 0x7C00_0000_0000_0000) : nil
@@ -424,11 +424,11 @@ package enum DecimalOrder {
 ///     [8] the double nearest the value, as ordered bits
 ///     [1] kind: 0 an integer (int64's range), 1 another binary float, 2 another decimal
 ///     then the exact value: the int (8, sign flipped), nothing, or the decimal (as `DecimalOrder`)
-package enum MixedNumber {
+public enum MixedNumber {
     /// The kind byte after the nearest double.
-    package enum Kind: UInt8 { case int = 0, double = 1, decimal = 2 }
+    public enum Kind: UInt8 { case int = 0, double = 1, decimal = 2 }
 
-    package static func encode(_ value: Value, into out: inout [UInt8]) {
+    public static func encode(_ value: Value, into out: inout [UInt8]) {
         switch canonical(value) {
         case .int(let i):
             SetStore.appendBigEndian(SetStore.orderedBits(Double(i)), &out)
@@ -450,7 +450,7 @@ package enum MixedNumber {
     /// a double when it is one exactly, else as itself (a decimal).  (File
     /// format 6; format 5 kept an integer decimal outside int64's range a
     /// decimal even when it is a double exactly: `SetStore.format5MixedKey`.)
-    package static func canonical(_ value: Value) -> Value {
+    public static func canonical(_ value: Value) -> Value {
         switch value {
         case .int: return value
         case .float(let f): return canonical(.double(Double(f)))

@@ -18,10 +18,10 @@ import Glibc
 ///
 /// Values of different groups are never equal (`true` is not `1`, `"1"` is
 /// not `1`).  The order is total, so a sort by it is well defined.
-package enum MixedOrder {
+public enum MixedOrder {
     /// The value's group: its place in the order of types.
-    @inline(__always)
-    package static func rank(_ v: Value) -> Int {
+    @inlinable @inline(__always)
+    public static func rank(_ v: Value) -> Int {
         switch v {
         case .null: return 0
         case .bool: return 1
@@ -38,7 +38,7 @@ package enum MixedOrder {
     }
 
     /// -1, 0 or 1: `a` before, with or after `b`.
-    package static func compare(_ a: Value, _ b: Value) -> Int {
+    public static func compare(_ a: Value, _ b: Value) -> Int {
         let ra = rank(a), rb = rank(b)
         if ra != rb { return ra < rb ? -1 : 1 }
         switch (a, b) {
@@ -67,7 +67,7 @@ package enum MixedOrder {
     }
 
     /// How far a sort key (`sortKey`) orders two values of one group.
-    package enum KeyKind: UInt8 {
+    public enum KeyKind: UInt8 {
         /// The key says nothing: compare the values.
         case none
         /// Different keys order the values; equal keys need the values.
@@ -81,8 +81,8 @@ package enum MixedOrder {
     /// exactly (floats, doubles, ints up to 2^53) by their ordered bits, a
     /// NaN first; strings and binaries by their first eight bytes;
     /// timestamps by seconds; object ids, uuids and links by their first word.
-    @inline(__always)
-    package static func sortKey(_ v: Value) -> (key: UInt64, kind: KeyKind) {
+    @inlinable @inline(__always)
+    public static func sortKey(_ v: Value) -> (key: UInt64, kind: KeyKind) {
         switch v {
         case .null, .nestedList, .nestedDictionary: return (0, .exact)
         case .bool(let b): return (b ? 1 : 0, .exact)
@@ -107,12 +107,12 @@ package enum MixedOrder {
     }
 
     /// Whether `a` and `b` are equal as Realm compares mixed values.
-    @inline(__always)
-    package static func equal(_ a: Value, _ b: Value) -> Bool { rank(a) == rank(b) && compare(a, b) == 0 }
+    @inlinable @inline(__always)
+    public static func equal(_ a: Value, _ b: Value) -> Bool { rank(a) == rank(b) && compare(a, b) == 0 }
 
     /// Whether `v` is a number that has no order (a float, double or decimal NaN).
-    @inline(__always)
-    package static func isNaN(_ v: Value) -> Bool {
+    @inlinable @inline(__always)
+    public static func isNaN(_ v: Value) -> Bool {
         switch v {
         case .float(let f): return f.isNaN
         case .double(let d): return d.isNaN
@@ -121,8 +121,8 @@ package enum MixedOrder {
         }
     }
 
-    @inline(__always)
-    package static func bytes(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Int {
+    @inlinable @inline(__always)
+    public static func bytes(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Int {
         let n = Swift.min(x.count, y.count)
         if n > 0 {
             let c = memcmp(x.baseAddress!, y.baseAddress!, n)
@@ -139,7 +139,7 @@ package enum MixedOrder {
         case double(Double)
         case decimal(Decimal128Bits)
 
-        package init?(_ v: Value) {
+        public init?(_ v: Value) {
             switch v {
             case .int(let i): self = .int(i)
             case .float(let f): self = .double(Double(f))
@@ -149,7 +149,7 @@ package enum MixedOrder {
             }
         }
 
-        package var isNaN: Bool {
+        public var isNaN: Bool {
             switch self {
             case .int: return false
             case .double(let d): return d.isNaN
@@ -159,7 +159,7 @@ package enum MixedOrder {
     }
 
     /// Two numbers (of any kinds) by exact value; NaN below everything else.
-    package static func compareNumbers(_ a: Value, _ b: Value) -> Int {
+    public static func compareNumbers(_ a: Value, _ b: Value) -> Int {
         guard let x = Number(a), let y = Number(b) else { return 0 }
         let xNaN = x.isNaN, yNaN = y.isNaN
         if xNaN || yNaN { return xNaN == yNaN ? 0 : (xNaN ? -1 : 1) }
@@ -177,7 +177,7 @@ package enum MixedOrder {
     }
 
     /// An int and a double (not NaN), exactly.
-    package static func compare(_ i: Int64, _ d: Double) -> Int {
+    public static func compare(_ i: Int64, _ d: Double) -> Int {
         if d >= 0x1p63 { return -1 }
         if d < -0x1p63 { return 1 }
         // Here trunc(d) fits an Int64, and |d - trunc(d)| < 1.
@@ -189,7 +189,7 @@ package enum MixedOrder {
     }
 
     /// A double and a decimal (neither NaN), exactly.
-    package static func compare(_ d: Double, _ x: Decimal128Bits) -> Int {
+    public static func compare(_ d: Double, _ x: Decimal128Bits) -> Int {
         let (negative, exponent, coefficient, _) = DecimalOrder.parts(x)
         guard let c = coefficient else {
             // x is an infinity.
@@ -232,10 +232,10 @@ package enum MixedOrder {
 
 /// A natural number of any size (little-endian 32-bit limbs): just what
 /// exact comparisons of doubles and decimals need.
-package struct BigNatural {
-    package private(set) var limbs: [UInt32]
+public struct BigNatural {
+    public private(set) var limbs: [UInt32]
 
-    package init(_ value: UInt128) {
+    public init(_ value: UInt128) {
         limbs = []
         var v = value
         while v != 0 {
@@ -244,7 +244,7 @@ package struct BigNatural {
         }
     }
 
-    package mutating func multiply(by k: UInt32) {
+    public mutating func multiply(by k: UInt32) {
         var carry: UInt64 = 0
         for i in 0..<limbs.count {
             let p = UInt64(limbs[i]) * UInt64(k) + carry
@@ -254,7 +254,7 @@ package struct BigNatural {
         if carry != 0 { limbs.append(UInt32(carry)) }
     }
 
-    package mutating func multiplyByPowerOfTen(_ n: Int) {
+    public mutating func multiplyByPowerOfTen(_ n: Int) {
         var n = n
         while n >= 9 { multiply(by: 1_000_000_000); n -= 9 }
         var k: UInt32 = 1
@@ -262,7 +262,7 @@ package struct BigNatural {
         if k > 1 { multiply(by: k) }
     }
 
-    package mutating func shiftLeft(_ bits: Int) {
+    public mutating func shiftLeft(_ bits: Int) {
         guard !limbs.isEmpty, bits > 0 else { return }
         let whole = bits / 32, part = UInt32(bits % 32)
         if part > 0 {
@@ -277,7 +277,7 @@ package struct BigNatural {
         if whole > 0 { limbs.insert(contentsOf: repeatElement(0, count: whole), at: 0) }
     }
 
-    package static func compare(_ a: BigNatural, _ b: BigNatural) -> Int {
+    public static func compare(_ a: BigNatural, _ b: BigNatural) -> Int {
         var na = a.limbs.count, nb = b.limbs.count
         while na > 0 && a.limbs[na - 1] == 0 { na -= 1 }
         while nb > 0 && b.limbs[nb - 1] == 0 { nb -= 1 }

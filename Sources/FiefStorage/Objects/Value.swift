@@ -20,7 +20,7 @@ public struct ObjectIdBytes: Hashable, Sendable {
         (pointer + 8).storeBytes(of: low.bigEndian, as: UInt32.self)
     }
 
-    package static func < (a: ObjectIdBytes, b: ObjectIdBytes) -> Bool {
+    public static func < (a: ObjectIdBytes, b: ObjectIdBytes) -> Bool {
         a.high != b.high ? a.high < b.high : a.low < b.low
     }
 }
@@ -42,7 +42,7 @@ public struct UUIDBytes: Hashable, Sendable {
         (pointer + 8).storeBytes(of: low.bigEndian, as: UInt64.self)
     }
 
-    package static func < (a: UUIDBytes, b: UUIDBytes) -> Bool {
+    public static func < (a: UUIDBytes, b: UUIDBytes) -> Bool {
         a.high != b.high ? a.high < b.high : a.low < b.low
     }
 }
@@ -103,7 +103,7 @@ public enum Value {
     }
 
     /// The id of the nested collection the value holds, if it holds one.
-    @inline(__always)
+    @inlinable @inline(__always)
     public var nestedID: Int64? {
         switch self {
         case .nestedList(let id), .nestedDictionary(let id): return id
@@ -112,8 +112,8 @@ public enum Value {
     }
 
     /// The class a link value points to, if it is a link.
-    @inline(__always)
-    package var linkedClass: UInt32? {
+    @inlinable @inline(__always)
+    public var linkedClass: UInt32? {
         if case .link(let classKey, _) = self { return classKey }
         return nil
     }
@@ -124,7 +124,7 @@ public enum Value {
     /// below one second, and it has the sign of `seconds` (or either is 0).
     /// Every timestamp that enters the engine is checked with this (written
     /// to a property, passed as a query argument, written as a literal).
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func isValidTimestamp(seconds: Int64, nanoseconds: Int32) -> Bool {
         nanoseconds > -1_000_000_000 && nanoseconds < 1_000_000_000
             && (seconds == 0 || nanoseconds == 0 || (seconds > 0) == (nanoseconds > 0))
@@ -136,7 +136,7 @@ public enum Value {
     }
 
     /// The default value of a non-optional property of `type`.
-    package static func zero(of type: PropertyType) -> Value {
+    public static func zero(of type: PropertyType) -> Value {
         switch type {
         case .int: return .int(0)
         case .bool: return .bool(false)
@@ -153,8 +153,8 @@ public enum Value {
     }
 
     /// Check (and where allowed, convert) a value for a property.
-    @inline(__always)
-    package func coerced(for property: Property, className: @autoclosure () -> String) throws(FiefError) -> Value {
+    @inlinable @inline(__always)
+    public func coerced(for property: Property, className: @autoclosure () -> String) throws(FiefError) -> Value {
         // The common case, a value of the property's own type that needs no
         // further check, without building the error context.
         if let ready = coercedQuickly(to: property.type) { return ready }
@@ -163,8 +163,8 @@ public enum Value {
 
     /// The value itself when it is of `type` and needs no check or
     /// conversion (valid UTF-8 for strings); nil otherwise (use `coerced`).
-    @inline(__always)
-    package func coercedQuickly(to type: PropertyType) -> Value? {
+    @inlinable @inline(__always)
+    public func coercedQuickly(to type: PropertyType) -> Value? {
         switch (self, type) {
         case (.int, .int), (.bool, .bool), (.double, .double), (.float, .float), (.binary, .binary),
              (.objectId, .objectId), (.uuid, .uuid), (.decimal128, .decimal128):
@@ -176,7 +176,7 @@ public enum Value {
         }
     }
 
-    private func coercedSlowly(for property: Property, className: @autoclosure () -> String) throws(FiefError) -> Value {
+    @usableFromInline func coercedSlowly(for property: Property, className: @autoclosure () -> String) throws(FiefError) -> Value {
         switch (self, property.type) {
         case (.null, _):
             if property.isNullable || property.type == .mixed { return self }

@@ -38,8 +38,8 @@ public enum PropertyType: Int32, Sendable, CaseIterable {
     /// The type whose column-chunk layout this type uses: a link's column
     /// holds object keys, laid out as an int column; a mixed column holds
     /// each value coded (`MixedCoding`), laid out as a binary column.
-    @inline(__always)
-    package var stored: PropertyType {
+    @inlinable @inline(__always)
+    public var stored: PropertyType {
         switch self {
         case .link: return .int
         case .mixed: return .binary
@@ -49,11 +49,11 @@ public enum PropertyType: Int32, Sendable, CaseIterable {
 
     /// The type a column chunk of this type is laid out as: mixed values are
     /// coded bytes (`MixedCoding`) in a binary chunk; every other type is its own.
-    @inline(__always)
-    package var chunkType: PropertyType { self == .mixed ? .binary : self }
+    @inlinable @inline(__always)
+    public var chunkType: PropertyType { self == .mixed ? .binary : self }
 
     /// Bytes per slot in a fixed-width column chunk; 0 for variable-width types.
-    package var fixedWidth: Int {
+    public var fixedWidth: Int {
         switch self {
         case .int, .double, .link: return 8
         case .bool: return 1
@@ -65,8 +65,8 @@ public enum PropertyType: Int32, Sendable, CaseIterable {
         }
     }
 
-    package var canBePrimaryKey: Bool { self == .int || self == .string || self == .objectId || self == .uuid }
-    package var canBeIndexed: Bool { canBePrimaryKey || self == .bool || self == .timestamp || self == .mixed }
+    public var canBePrimaryKey: Bool { self == .int || self == .string || self == .objectId || self == .uuid }
+    public var canBeIndexed: Bool { canBePrimaryKey || self == .bool || self == .timestamp || self == .mixed }
 }
 
 /// Whether a property holds one value or a collection of them.  Raw values
@@ -343,7 +343,7 @@ public struct Schema: Sendable, Equatable {
     /// `className` in this schema, or nil: its origin must be a link, or a
     /// list, set or map of links (as realm-core allows), of a class of the
     /// schema, pointing to class `className`.
-    package func linkingObjectsProblem(_ linkingObjects: LinkingObjectsProperty, of className: String) -> String? {
+    public func linkingObjectsProblem(_ linkingObjects: LinkingObjectsProperty, of className: String) -> String? {
         let name = "linking-objects property '\(className).\(linkingObjects.name)'"
         let origin = "'\(linkingObjects.originClass).\(linkingObjects.originProperty)'"
         guard let originClass = objectClass(named: linkingObjects.originClass) else {
@@ -368,7 +368,7 @@ public struct Schema: Sendable, Equatable {
     /// `declared` gives its classes, by class name: those whose name no
     /// stored property of the class takes and whose origin is (still) a link
     /// to the class.
-    package func addingLinkingObjects(_ declared: [String: [LinkingObjectsProperty]]) -> Schema {
+    public func addingLinkingObjects(_ declared: [String: [LinkingObjectsProperty]]) -> Schema {
         guard !declared.isEmpty else { return self }
         var result = self
         for index in result.classes.indices {
@@ -382,18 +382,18 @@ public struct Schema: Sendable, Equatable {
     }
 
     /// The linking-objects properties of the classes of this schema, by class name.
-    package var linkingObjectsByClass: [String: [LinkingObjectsProperty]] {
+    public var linkingObjectsByClass: [String: [LinkingObjectsProperty]] {
         var result: [String: [LinkingObjectsProperty]] = [:]
         for objectClass in classes where !objectClass.linkingObjects.isEmpty { result[objectClass.name] = objectClass.linkingObjects }
         return result
     }
 
-    package static func isValidName(_ name: String) -> Bool { nameProblem(name) == nil }
+    public static func isValidName(_ name: String) -> Bool { nameProblem(name) == nil }
 
     /// What is wrong with a class or property name (quoted, shortened if
     /// long, then the rule), or nil if it is a valid one: 1 to
     /// `maxNameBytes` bytes of UTF-8 without NUL.
-    package static func nameProblem(_ name: String) -> String? {
+    public static func nameProblem(_ name: String) -> String? {
         let bytes = name.utf8
         let rule = "names are 1 to \(maxNameBytes) bytes of UTF-8 without NUL"
         if bytes.isEmpty { return "'': \(rule)" }
@@ -406,7 +406,7 @@ public struct Schema: Sendable, Equatable {
 }
 
 private extension String {
-    package func replacingNUL() -> String {
+    func replacingNUL() -> String {
         var scalars = String.UnicodeScalarView()
         for scalar in unicodeScalars { scalars.append(scalar == "\0" ? "\u{FFFD}" : scalar) }
         return String(scalars)

@@ -11,12 +11,12 @@
 ///       per property: str name, u32 key, i32 type, u32 flags
 ///
 /// Decoding never trusts the bytes: a damaged schema is `.fileNotFief`.
-package enum SchemaCoding {
+public enum SchemaCoding {
     /// Where encoding 1 has its class count (never this large), encoding 2
     /// and later have this mark and then their number.
-    package static let versionMark: UInt32 = 0xFFFF_FFFF
+    public static let versionMark: UInt32 = 0xFFFF_FFFF
 
-    package static func encode(_ schema: Schema) -> [UInt8] {
+    public static func encode(_ schema: Schema) -> [UInt8] {
         var out: [UInt8] = []
         func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
         func str(_ s: String) { u32(UInt32(s.utf8.count)); out.append(contentsOf: s.utf8) }
@@ -41,7 +41,7 @@ package enum SchemaCoding {
         return out
     }
 
-    package static func decode(_ bytes: UnsafeRawBufferPointer, path: String) throws(FiefError) -> Schema {
+    public static func decode(_ bytes: UnsafeRawBufferPointer, path: String) throws(FiefError) -> Schema {
         var offset = 0
         let damaged = FiefError(.fileNotFief, "the schema stored in '\(path)' is damaged", path: path)
         func u32() throws(FiefError) -> UInt32 {

@@ -33,73 +33,73 @@ import CFiefSupport
 ///
 /// A missing chunk reads as all defaults (a property added after the cluster
 /// was written).
-package enum ClusterLayout {
-    package static let shift: Int64 = 8
-    package static let slots = 256
-    package static let slotMask: Int64 = 255
-    package static let bitmapBytes = 32
-    package static let presenceColumn: UInt32 = 0
-    package static let checksumBytes = 4
+public enum ClusterLayout {
+    public static let shift: Int64 = 8
+    public static let slots = 256
+    public static let slotMask: Int64 = 255
+    public static let bitmapBytes = 32
+    public static let presenceColumn: UInt32 = 0
+    public static let checksumBytes = 4
     /// Object keys stay below 2^40 (clusters below 2^32: their keys hold
     /// cluster and slot in 40 bits).
-    package static let objectKeyLimit: Int64 = 1 << 40
+    public static let objectKeyLimit: Int64 = 1 << 40
 
     /// The LMDB key of a chunk (its final part) in a class's data database
     /// (MDB_INTEGERKEY).
-    @inline(__always)
-    package static func chunkKey(column: UInt32, cluster: Int64) -> UInt64 {
+    @inlinable @inline(__always)
+    public static func chunkKey(column: UInt32, cluster: Int64) -> UInt64 {
         partKey(column: column, cluster: cluster, last: slots - 1)
     }
 
     /// The key of the part of a chunk that ends at slot `last`.
-    @inline(__always)
-    package static func partKey(column: UInt32, cluster: Int64, last: Int) -> UInt64 {
+    @inlinable @inline(__always)
+    public static func partKey(column: UInt32, cluster: Int64, last: Int) -> UInt64 {
         (UInt64(column) << 40) | (UInt64(truncatingIfNeeded: cluster) << 8) | UInt64(truncatingIfNeeded: last)
     }
 
     /// The lowest key a chunk of `column` can have.
-    @inline(__always)
-    package static func columnStart(_ column: UInt32) -> UInt64 { UInt64(column) << 40 }
+    @inlinable @inline(__always)
+    public static func columnStart(_ column: UInt32) -> UInt64 { UInt64(column) << 40 }
 
-    @inline(__always)
-    package static func column(ofChunkKey key: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: key >> 40) }
-    @inline(__always)
-    package static func cluster(ofChunkKey key: UInt64) -> Int64 { Int64((key >> 8) & 0xFFFF_FFFF) }
+    @inlinable @inline(__always)
+    public static func column(ofChunkKey key: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: key >> 40) }
+    @inlinable @inline(__always)
+    public static func cluster(ofChunkKey key: UInt64) -> Int64 { Int64((key >> 8) & 0xFFFF_FFFF) }
     /// The last slot of the chunk (or part) stored under `key`.
-    @inline(__always)
-    package static func lastSlot(ofChunkKey key: UInt64) -> Int { Int(key & 255) }
+    @inlinable @inline(__always)
+    public static func lastSlot(ofChunkKey key: UInt64) -> Int { Int(key & 255) }
 
-    @inline(__always)
-    package static func cluster(of key: Int64) -> Int64 { key >> shift }
-    @inline(__always)
-    package static func slot(of key: Int64) -> Int { Int(key & slotMask) }
+    @inlinable @inline(__always)
+    public static func cluster(of key: Int64) -> Int64 { key >> shift }
+    @inlinable @inline(__always)
+    public static func slot(of key: Int64) -> Int { Int(key & slotMask) }
 
-    package static func chunkSize(fixedWidth: Int) -> Int { bitmapBytes + slots * fixedWidth }
+    public static func chunkSize(fixedWidth: Int) -> Int { bitmapBytes + slots * fixedWidth }
     /// Int chunks: where the width byte, the base and the values are.
-    package static let intWidth = bitmapBytes
-    package static let intBase = bitmapBytes + 1
-    package static let intValues = bitmapBytes + 9
+    public static let intWidth = bitmapBytes
+    public static let intBase = bitmapBytes + 1
+    public static let intValues = bitmapBytes + 9
     /// String and binary chunks: the offset width byte, the first slot and the offsets.
-    package static let varWidth = bitmapBytes
-    package static let varFirst = bitmapBytes + 1
-    package static let varOffsets = bitmapBytes + 2
+    public static let varWidth = bitmapBytes
+    public static let varFirst = bitmapBytes + 1
+    public static let varOffsets = bitmapBytes + 2
     /// Where the bytes of a string or binary chunk (or part) of `slotCount`
     /// slots start.
-    @inline(__always)
-    package static func varData(width: Int, slotCount: Int) -> Int { varOffsets + (slotCount + 1) * width }
+    @inlinable @inline(__always)
+    public static func varData(width: Int, slotCount: Int) -> Int { varOffsets + (slotCount + 1) * width }
 }
 
 /// Checksums and structural checks of stored chunks: every chunk is checked
 /// once per snapshot (or write transaction), on its first read, before any
 /// of its contents is used; a view handed out never points outside the
 /// chunk it came from.
-package enum ChunkCheck {
-    package static let hardware = fief_crc32c_hardware()
+public enum ChunkCheck {
+    public static let hardware = fief_crc32c_hardware()
 
     /// The checksum of `body` stored under (`table`, `key`).
     /// (`hardware`: use SSE4.2 where the machine has it; tests compare both ways.)
-    @inline(__always)
-    package static func checksum(table: UInt32, key: UInt64, _ body: UnsafeRawBufferPointer, hardware: Int32 = ChunkCheck.hardware) -> UInt32 {
+    @inlinable @inline(__always)
+    public static func checksum(table: UInt32, key: UInt64, _ body: UnsafeRawBufferPointer, hardware: Int32 = ChunkCheck.hardware) -> UInt32 {
         var seed = (UInt64(table), key)
         let start = withUnsafeBytes(of: &seed) { fief_crc32c(0, $0.baseAddress, 16, hardware) }
         return fief_checksum(start, body.baseAddress, body.count, hardware)
@@ -108,7 +108,7 @@ package enum ChunkCheck {
     /// The chunk's contents without its checksum, or nil if it is damaged:
     /// a wrong checksum, or a layout that does not fit `type` (nil type:
     /// a presence chunk) or the last slot `key` gives it.
-    package static func verified(_ raw: UnsafeRawBufferPointer, table: UInt32, key: UInt64, type: PropertyType?) -> UnsafeRawBufferPointer? {
+    public static func verified(_ raw: UnsafeRawBufferPointer, table: UInt32, key: UInt64, type: PropertyType?) -> UnsafeRawBufferPointer? {
         guard raw.count >= ClusterLayout.bitmapBytes + ClusterLayout.checksumBytes else { return nil }
         let body = UnsafeRawBufferPointer(rebasing: raw[0..<(raw.count - ClusterLayout.checksumBytes)])
         let stored = raw.loadUnaligned(fromByteOffset: body.count, as: UInt32.self)
@@ -119,7 +119,7 @@ package enum ChunkCheck {
     /// Whether a chunk's layout fits its type: sizes, widths, and offsets
     /// that stay inside the chunk.  Only string and binary chunks are
     /// stored in parts: any other chunk ends at the last slot.
-    package static func isWellFormed(_ body: UnsafeRawBufferPointer, type: PropertyType?, last: Int) -> Bool {
+    public static func isWellFormed(_ body: UnsafeRawBufferPointer, type: PropertyType?, last: Int) -> Bool {
         let count = body.count
         let isPart = last != ClusterLayout.slots - 1
         guard let type = type?.stored else { return !isPart && count >= ClusterLayout.bitmapBytes && count <= ClusterLayout.bitmapBytes + 8192 }
@@ -153,8 +153,8 @@ package enum ChunkCheck {
 extension ChunkCheck {
     /// Whether `slotCount + 1` offsets of type `T` start at 0, never go
     /// down, and end at `total`.
-    @inline(__always)
-    package static func endsAscend<T: FixedWidthInteger & UnsignedInteger>(_ offsets: UnsafeRawPointer, as: T.Type, slotCount: Int, to total: Int) -> Bool {
+    @inlinable @inline(__always)
+    public static func endsAscend<T: FixedWidthInteger & UnsignedInteger>(_ offsets: UnsafeRawPointer, as: T.Type, slotCount: Int, to total: Int) -> Bool {
         var previous: T = 0
         var descending = offsets.loadUnaligned(as: T.self) != 0
         for slot in 1...slotCount {
@@ -169,9 +169,9 @@ extension ChunkCheck {
 /// Offset arrays of strings and binaries (chunks, parts, list segments):
 /// unsigned integers of 1, 2 or 4 bytes; element i is the bytes
 /// offset[i] ..< offset[i + 1] of the data that follows them.
-package enum Offsets {
-    @inline(__always)
-    package static func at(_ offsets: UnsafeRawPointer, width: Int, _ i: Int) -> Int {
+public enum Offsets {
+    @inlinable @inline(__always)
+    public static func at(_ offsets: UnsafeRawPointer, width: Int, _ i: Int) -> Int {
         switch width {
         case 1: return Int(offsets.load(fromByteOffset: i, as: UInt8.self))
         case 2: return Int(offsets.loadUnaligned(fromByteOffset: i << 1, as: UInt16.self))
@@ -180,8 +180,8 @@ package enum Offsets {
     }
 
     /// Element `i`'s bytes (the width decoded once: this is on every read's path).
-    @inline(__always)
-    package static func bytes(_ offsets: UnsafeRawPointer, width: Int, data: UnsafeRawPointer, _ i: Int) -> UnsafeRawBufferPointer {
+    @inlinable @inline(__always)
+    public static func bytes(_ offsets: UnsafeRawPointer, width: Int, data: UnsafeRawPointer, _ i: Int) -> UnsafeRawBufferPointer {
         let start: Int, end: Int
         switch width {
         case 1:
@@ -198,8 +198,8 @@ package enum Offsets {
     }
 
     /// Store `value` as offset `i`.
-    @inline(__always)
-    package static func store(_ value: Int, _ offsets: UnsafeMutableRawPointer, width: Int, _ i: Int) {
+    @inlinable @inline(__always)
+    public static func store(_ value: Int, _ offsets: UnsafeMutableRawPointer, width: Int, _ i: Int) {
         switch width {
         case 1: offsets.storeBytes(of: UInt8(value), toByteOffset: i, as: UInt8.self)
         case 2: offsets.storeBytes(of: UInt16(value), toByteOffset: i << 1, as: UInt16.self)
@@ -210,9 +210,9 @@ package enum Offsets {
 
 /// Frame-of-reference integers (int chunks, list segments): `width` bytes
 /// per value (0, 1, 2, 4: offsets from `base`; 8: the values themselves).
-package enum FrameOfReference {
-    @inline(__always)
-    package static func value(_ values: UnsafeRawPointer, width: Int, base: Int64, _ i: Int) -> Int64 {
+public enum FrameOfReference {
+    @inlinable @inline(__always)
+    public static func value(_ values: UnsafeRawPointer, width: Int, base: Int64, _ i: Int) -> Int64 {
         switch width {
         case 0: return base
         case 1: return base &+ Int64(values.load(fromByteOffset: i, as: UInt8.self))
@@ -226,8 +226,8 @@ package enum FrameOfReference {
 extension Value {
     /// A value of a fixed-width type other than int and bool (float,
     /// double, timestamp, decimal128, object id, uuid) stored at `p`.
-    @inline(__always)
-    package static func fixed(_ type: PropertyType, at p: UnsafeRawPointer) -> Value {
+    @inlinable @inline(__always)
+    public static func fixed(_ type: PropertyType, at p: UnsafeRawPointer) -> Value {
         switch type {
         case .float: return .float(p.loadUnaligned(as: Float.self))
         case .double: return .double(p.loadUnaligned(as: Double.self))
@@ -244,16 +244,16 @@ extension Value {
 
 /// One part of a string or binary chunk stored in parts: slots
 /// `first...last`, their offsets and bytes.
-package struct ChunkPart {
-    package let offsets: UnsafeRawPointer
-    package let data: UnsafeRawPointer
-    package let first: Int
-    package let last: Int
-    package let width: Int
+public struct ChunkPart {
+    public let offsets: UnsafeRawPointer
+    public let data: UnsafeRawPointer
+    public let first: Int
+    public let last: Int
+    public let width: Int
 
     /// The part whose (checked) body starts at `body` and ends at slot `last`.
-    @inline(__always)
-    package init(body: UnsafeRawPointer, last: Int) {
+    @inlinable @inline(__always)
+    public init(body: UnsafeRawPointer, last: Int) {
         width = Int(body.load(fromByteOffset: ClusterLayout.varWidth, as: UInt8.self))
         first = Int(body.load(fromByteOffset: ClusterLayout.varFirst, as: UInt8.self))
         self.last = last
@@ -262,17 +262,17 @@ package struct ChunkPart {
     }
 
     /// Where the part's body (its null bitmap first) starts.
-    package var body: UnsafeRawPointer { offsets - ClusterLayout.varOffsets }
+    public var body: UnsafeRawPointer { offsets - ClusterLayout.varOffsets }
 
     /// The bytes of `slot` (one of this part's).
-    @inline(__always)
-    package func bytes(_ slot: Int) -> UnsafeRawBufferPointer {
+    @inlinable @inline(__always)
+    public func bytes(_ slot: Int) -> UnsafeRawBufferPointer {
         Offsets.bytes(offsets, width: width, data: data, slot - first)
     }
 
     /// The bytes of every slot of this part in `mask`, the width decoded once.
-    @inline(__always)
-    package func forEachBytes(_ mask: SIMD4<UInt64>, _ body: (Int, UnsafeRawBufferPointer) -> Void) {
+    @inlinable @inline(__always)
+    public func forEachBytes(_ mask: SIMD4<UInt64>, _ body: (Int, UnsafeRawBufferPointer) -> Void) {
         @inline(__always)
         func run<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) {
             let size = MemoryLayout<T>.size
@@ -304,13 +304,13 @@ package struct ChunkPart {
 /// default.  A string or binary chunk stored in parts has `parts` (in slot
 /// order, kept by the snapshot or transaction that read them); `base` is
 /// then its final part, whose null bitmap every part repeats.
-package struct ChunkReader {
-    package let base: UnsafeRawPointer?
-    package let count: Int
-    package let parts: UnsafePointer<ChunkPart>?
-    package let partCount: Int
+public struct ChunkReader {
+    public let base: UnsafeRawPointer?
+    public let count: Int
+    public let parts: UnsafePointer<ChunkPart>?
+    public let partCount: Int
 
-    package init(_ buffer: UnsafeRawBufferPointer?) {
+    public init(_ buffer: UnsafeRawBufferPointer?) {
         base = buffer?.baseAddress
         count = buffer?.count ?? 0
         parts = nil
@@ -318,7 +318,7 @@ package struct ChunkReader {
     }
 
     /// A chunk stored in parts: `final` is the body of its last part.
-    package init(final: UnsafeRawBufferPointer, parts: UnsafePointer<ChunkPart>, partCount: Int) {
+    public init(final: UnsafeRawBufferPointer, parts: UnsafePointer<ChunkPart>, partCount: Int) {
         base = final.baseAddress
         count = final.count
         self.parts = parts
@@ -326,8 +326,8 @@ package struct ChunkReader {
     }
 
     /// The part of a chunk stored in parts that holds `slot`.
-    @inline(__always)
-    package func part(holding slot: Int) -> ChunkPart {
+    @inlinable @inline(__always)
+    public func part(holding slot: Int) -> ChunkPart {
         var low = 0, high = partCount - 1
         while low < high {
             let middle = (low + high) >> 1
@@ -338,24 +338,24 @@ package struct ChunkReader {
 
     /// Bit `slot` of the chunk's bitmap: "is null" in a column chunk,
     /// "exists" in a presence chunk.
-    @inline(__always)
-    package func isNull(_ slot: Int) -> Bool { bit(slot) }
+    @inlinable @inline(__always)
+    public func isNull(_ slot: Int) -> Bool { bit(slot) }
 
-    @inline(__always)
-    package func bit(_ slot: Int) -> Bool {
+    @inlinable @inline(__always)
+    public func bit(_ slot: Int) -> Bool {
         guard let base else { return false }
         let word = base.loadUnaligned(fromByteOffset: (slot >> 6) << 3, as: UInt64.self)
         return word & (1 << UInt64(slot & 63)) != 0
     }
 
-    @inline(__always)
-    package func bitmapWord(_ index: Int) -> UInt64 {
+    @inlinable @inline(__always)
+    public func bitmapWord(_ index: Int) -> UInt64 {
         guard let base else { return 0 }
         return base.loadUnaligned(fromByteOffset: index << 3, as: UInt64.self)
     }
 
     /// Whether a presence chunk lists `column` as stored for its cluster.
-    package func listsColumn(_ column: UInt32) -> Bool {
+    public func listsColumn(_ column: UInt32) -> Bool {
         guard let base else { return false }
         let byte = ClusterLayout.bitmapBytes + Int(column >> 3)
         guard byte < count else { return false }
@@ -363,29 +363,29 @@ package struct ChunkReader {
     }
 
     /// Bytes per value of an int chunk (0: every value is the base).
-    @inline(__always)
-    package var intWidth: Int {
+    @inlinable @inline(__always)
+    public var intWidth: Int {
         guard let base else { return 0 }
         return Int(base.load(fromByteOffset: ClusterLayout.intWidth, as: UInt8.self))
     }
 
     /// The base of an int chunk's values.
-    @inline(__always)
-    package var intBase: Int64 {
+    @inlinable @inline(__always)
+    public var intBase: Int64 {
         guard let base else { return 0 }
         return base.loadUnaligned(fromByteOffset: ClusterLayout.intBase, as: Int64.self)
     }
 
     /// Slot `slot` of an int chunk.
-    @inline(__always)
-    package func int(_ slot: Int) -> Int64 {
+    @inlinable @inline(__always)
+    public func int(_ slot: Int) -> Int64 {
         guard let base else { return 0 }
         return FrameOfReference.value(base + ClusterLayout.intValues, width: intWidth, base: intBase, slot)
     }
 
     /// The bytes of a string or binary slot (empty when the chunk is missing).
-    @inline(__always)
-    package func bytes(_ slot: Int) -> UnsafeRawBufferPointer {
+    @inlinable @inline(__always)
+    public func bytes(_ slot: Int) -> UnsafeRawBufferPointer {
         guard let base else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         if parts != nil { return part(holding: slot).bytes(slot) }
         return ChunkPart(body: base, last: ClusterLayout.slots - 1).bytes(slot)
@@ -393,8 +393,8 @@ package struct ChunkReader {
 
     /// The bytes of every slot in `mask` of a stored string or binary chunk,
     /// the offset width decoded once per part.
-    @inline(__always)
-    package func forEachBytes(_ mask: SIMD4<UInt64>, _ body: (Int, UnsafeRawBufferPointer) -> Void) {
+    @inlinable @inline(__always)
+    public func forEachBytes(_ mask: SIMD4<UInt64>, _ body: (Int, UnsafeRawBufferPointer) -> Void) {
         guard let base else { return }
         guard let parts else {
             ChunkPart(body: base, last: ClusterLayout.slots - 1).forEachBytes(mask, body)
@@ -406,7 +406,7 @@ package struct ChunkReader {
     /// Decode one slot as a `Value` of `type` (null only if `nullable`).
     /// A link's slot reads as the target's object key (`.int`): the caller
     /// knows the target class.
-    package func value(_ slot: Int, type: PropertyType, nullable: Bool) -> Value {
+    public func value(_ slot: Int, type: PropertyType, nullable: Bool) -> Value {
         guard let base else { return nullable ? .null : Value.zero(of: type) }
         if nullable && isNull(slot) { return .null }
         if type == .int || type == .link { return .int(int(slot)) }
@@ -430,27 +430,27 @@ package struct ChunkReader {
 /// a replaced value's bytes stay behind as garbage until commit lays the
 /// chunk out again.  Views of arena bytes stay valid until the chunk's next
 /// write (the arena may move when it grows).
-package final class DirtyChunk {
-    package let type: PropertyType?          // nil: the presence bitmap
-    package let fixed: UnsafeMutableRawPointer
-    package let fixedSize: Int
+public final class DirtyChunk {
+    public let type: PropertyType?          // nil: the presence bitmap
+    public let fixed: UnsafeMutableRawPointer
+    public let fixedSize: Int
     /// Whether no chunk was stored before this transaction (commit then
     /// lists the column in its cluster's presence chunk).
-    package let isNew: Bool
+    public let isNew: Bool
     /// Whether the stored chunk was in parts (commit deletes its leading parts).
-    package let wasInParts: Bool
+    public let wasInParts: Bool
     /// Per slot (offset, length) into `arena`; nil for fixed-width chunks.
-    private let spans: UnsafeMutablePointer<(UInt32, UInt32)>?
-    private var arena: UnsafeMutableRawPointer?
+    @usableFromInline let spans: UnsafeMutablePointer<(UInt32, UInt32)>?
+    @usableFromInline var arena: UnsafeMutableRawPointer?
     private var arenaCount = 0
     private var arenaCapacity = 0
     /// Bytes of the arena that slots still use.
-    private var liveBytes = 0
+    @usableFromInline var liveBytes = 0
     /// Presence chunks: the columns stored for the cluster (bit c of byte c >> 3).
-    package private(set) var columnSet: [UInt8] = []
+    public private(set) var columnSet: [UInt8] = []
 
     /// Start from the stored chunk `from` (or from defaults).
-    package init(type: PropertyType?, from stored: ChunkReader) {
+    public init(type: PropertyType?, from stored: ChunkReader) {
         let type = type?.stored
         self.type = type
         isNew = stored.base == nil
@@ -529,35 +529,35 @@ package final class DirtyChunk {
         fixed.deallocate()
     }
 
-    package var reader: ChunkReader { ChunkReader(UnsafeRawBufferPointer(start: fixed, count: fixedSize)) }
+    public var reader: ChunkReader { ChunkReader(UnsafeRawBufferPointer(start: fixed, count: fixedSize)) }
 
     // MARK: Bitmaps
 
-    @inline(__always)
-    package func setBit(_ slot: Int, _ on: Bool) {
+    @inlinable @inline(__always)
+    public func setBit(_ slot: Int, _ on: Bool) {
         let p = fixed + ((slot >> 6) << 3)
         var word = p.load(as: UInt64.self)
         if on { word |= 1 << UInt64(slot & 63) } else { word &= ~(1 << UInt64(slot & 63)) }
         p.storeBytes(of: word, as: UInt64.self)
     }
 
-    @inline(__always)
-    package func bit(_ slot: Int) -> Bool {
+    @inlinable @inline(__always)
+    public func bit(_ slot: Int) -> Bool {
         fixed.load(fromByteOffset: (slot >> 6) << 3, as: UInt64.self) & (1 << UInt64(slot & 63)) != 0
     }
 
-    package var bitmapIsEmpty: Bool {
+    public var bitmapIsEmpty: Bool {
         (0..<4).allSatisfy { fixed.load(fromByteOffset: $0 << 3, as: UInt64.self) == 0 }
     }
 
     /// Presence chunks: whether `column` has a chunk in this cluster.
-    package func listsColumn(_ column: UInt32) -> Bool {
+    public func listsColumn(_ column: UInt32) -> Bool {
         let byte = Int(column >> 3)
         return byte < columnSet.count && columnSet[byte] & (1 << UInt8(column & 7)) != 0
     }
 
     /// Presence chunks: the columns listed.
-    package var listedColumns: [UInt32] {
+    public var listedColumns: [UInt32] {
         var result: [UInt32] = []
         for (byte, bits) in columnSet.enumerated() where bits != 0 {
             for bit in 0..<8 where bits & (1 << UInt8(bit)) != 0 { result.append(UInt32(byte * 8 + bit)) }
@@ -566,14 +566,14 @@ package final class DirtyChunk {
     }
 
     /// Presence chunks: record that `column` has a chunk in this cluster.
-    package func listColumn(_ column: UInt32) {
+    public func listColumn(_ column: UInt32) {
         let byte = Int(column >> 3)
         if columnSet.count <= byte { columnSet.append(contentsOf: repeatElement(0, count: byte + 1 - columnSet.count)) }
         columnSet[byte] |= 1 << UInt8(column & 7)
     }
 
     /// Presence chunks: record that `column` has no chunk in this cluster.
-    package func unlistColumn(_ column: UInt32) {
+    public func unlistColumn(_ column: UInt32) {
         let byte = Int(column >> 3)
         if byte < columnSet.count { columnSet[byte] &= ~(1 << UInt8(column & 7)) }
     }
@@ -581,8 +581,8 @@ package final class DirtyChunk {
     // MARK: Values
 
     /// Store `value` (already checked against the property) in `slot`.
-    @inline(__always)
-    package func set(_ slot: Int, _ value: Value) {
+    @inlinable @inline(__always)
+    public func set(_ slot: Int, _ value: Value) {
         guard let type else { return }
         if case .null = value {
             setBit(slot, true)
@@ -619,7 +619,7 @@ package final class DirtyChunk {
         }
     }
 
-    private func setBytes(_ slot: Int, _ bytes: UnsafeRawBufferPointer, _ spans: UnsafeMutablePointer<(UInt32, UInt32)>) {
+    @usableFromInline func setBytes(_ slot: Int, _ bytes: UnsafeRawBufferPointer, _ spans: UnsafeMutablePointer<(UInt32, UInt32)>) {
         liveBytes -= Int(spans[slot].1)
         let n = bytes.count
         if arenaCount + n > arenaCapacity {
@@ -655,7 +655,7 @@ package final class DirtyChunk {
     /// bytes of a string or binary are added to the arena once, every slot
     /// pointing at the same copy (commit lays them out per slot).  `value`
     /// may not be a view of this chunk's own arena.
-    package func fill(_ mask: Bitmap, with value: Value) {
+    public func fill(_ mask: Bitmap, with value: Value) {
         guard let type, mask != Bitmap(repeating: 0) else { return }
         let isNull = value.isNull
         for word in 0..<4 where mask[word] != 0 {
@@ -735,7 +735,7 @@ package final class DirtyChunk {
         arenaCapacity = capacity
     }
 
-    package func value(_ slot: Int, nullable: Bool) -> Value {
+    public func value(_ slot: Int, nullable: Bool) -> Value {
         guard let type else { return .null }
         if spans != nil {
             if bit(slot) { return nullable ? .null : Value.zero(of: type) }
@@ -746,15 +746,15 @@ package final class DirtyChunk {
     }
 
     /// The bytes of a string or binary slot (nil when null).
-    @inline(__always)
-    package func bytes(_ slot: Int) -> UnsafeRawBufferPointer? {
+    @inlinable @inline(__always)
+    public func bytes(_ slot: Int) -> UnsafeRawBufferPointer? {
         guard let spans, !bit(slot) else { return nil }
         let (start, length) = spans[slot]
         guard let arena else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         return UnsafeRawBufferPointer(start: arena + Int(start), count: Int(length))
     }
 
-    package var isVariableWidth: Bool { spans != nil }
+    public var isVariableWidth: Bool { spans != nil }
 
     // MARK: Encoding
 
@@ -798,7 +798,7 @@ package final class DirtyChunk {
     /// about equal, so three parts of two-thirds of a page share pages well;
     /// a value larger than a part gets a part of its own (LMDB then gives
     /// it overflow pages).
-    package func partLasts(limit: Int) -> [Int] {
+    public func partLasts(limit: Int) -> [Int] {
         guard spans != nil else { return [ClusterLayout.slots - 1] }
         var total = 0
         for slot in 0..<ClusterLayout.slots { total += liveLength(slot) }
@@ -823,7 +823,7 @@ package final class DirtyChunk {
 
     /// The size of the stored chunk (or of its part `first...last`), its
     /// checksum included.
-    package func encodedSize(first: Int = 0, last: Int = ClusterLayout.slots - 1) -> Int {
+    public func encodedSize(first: Int = 0, last: Int = ClusterLayout.slots - 1) -> Int {
         let body: Int
         if type == .int {
             body = ClusterLayout.intValues + ClusterLayout.slots * intFrame.width
@@ -843,7 +843,7 @@ package final class DirtyChunk {
 
     /// Lay the chunk (or its part `first...last`) out in `out` (exactly
     /// `encodedSize` bytes), checksum last, as stored under (`table`, `key`).
-    package func encode(into out: UnsafeMutableRawBufferPointer, table: UInt32, key: UInt64, first: Int = 0, last: Int = ClusterLayout.slots - 1) {
+    public func encode(into out: UnsafeMutableRawBufferPointer, table: UInt32, key: UInt64, first: Int = 0, last: Int = ClusterLayout.slots - 1) {
         let base = out.baseAddress!
         let bodySize = out.count - ClusterLayout.checksumBytes
         base.copyMemory(from: fixed, byteCount: ClusterLayout.bitmapBytes)

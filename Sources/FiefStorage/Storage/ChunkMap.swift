@@ -2,13 +2,13 @@
 /// per-transaction chunk caches on every read's path: open addressing with
 /// linear probing and a multiplicative hash, no SipHash, no per-entry
 /// allocation.  Entries are never removed one by one (only `removeAll`).
-package struct ChunkMap<Value> {
-    private var keys: [ChunkID?]
-    private var values: [Value?]
-    private var mask: Int
-    package private(set) var count = 0
+public struct ChunkMap<Value> {
+    @usableFromInline var keys: [ChunkID?]
+    @usableFromInline var values: [Value?]
+    @usableFromInline var mask: Int
+    public var count = 0
 
-    package init(capacity: Int = 64) {
+    public init(capacity: Int = 64) {
         var size = 16
         while size < capacity * 2 { size <<= 1 }
         keys = [ChunkID?](repeating: nil, count: size)
@@ -17,13 +17,13 @@ package struct ChunkMap<Value> {
     }
 
     @inline(__always)
-    private func bucket(_ id: ChunkID) -> Int {
+    @usableFromInline func bucket(_ id: ChunkID) -> Int {
         let mixed = (id.key ^ (UInt64(id.table) &* 0xD6E8_FEB8_6659_FD93)) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: mixed >> 32) & mask
     }
 
-    @inline(__always)
-    package subscript(id: ChunkID) -> Value? {
+    @inlinable @inline(__always)
+    public subscript(id: ChunkID) -> Value? {
         get {
             var i = bucket(id)
             while let key = keys[i] {
@@ -46,7 +46,7 @@ package struct ChunkMap<Value> {
         }
     }
 
-    private mutating func grow() {
+    @usableFromInline mutating func grow() {
         let oldKeys = keys, oldValues = values
         keys = [ChunkID?](repeating: nil, count: oldKeys.count * 2)
         values = [Value?](repeating: nil, count: oldKeys.count * 2)
@@ -58,7 +58,7 @@ package struct ChunkMap<Value> {
     }
 
     /// Every entry, in no particular order.
-    package var entries: [(ChunkID, Value)] {
+    public var entries: [(ChunkID, Value)] {
         var result: [(ChunkID, Value)] = []
         result.reserveCapacity(count)
         for i in 0..<keys.count { if let key = keys[i], let value = values[i] { result.append((key, value)) } }
@@ -66,7 +66,7 @@ package struct ChunkMap<Value> {
     }
 
     /// Keep only the entries for which `keep` is true.
-    package mutating func filter(_ keep: (ChunkID) -> Bool) {
+    public mutating func filter(_ keep: (ChunkID) -> Bool) {
         let kept = entries.filter { keep($0.0) }
         self = ChunkMap(capacity: max(kept.count, 16))
         for (key, value) in kept { self[key] = value }

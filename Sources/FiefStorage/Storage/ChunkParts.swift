@@ -10,11 +10,11 @@ import Glibc
 /// anything larger gets overflow pages of its own, a whole number of pages,
 /// so a 2.6 KB chunk would take 4 KB.  Parts of at most `partLimit` bytes
 /// stay on leaf pages, which LMDB fills when chunks are appended in key order.
-package enum ChunkParts {
+public enum ChunkParts {
     /// The largest value LMDB keeps on a leaf page beside an 8-byte key, for
     /// pages of `pageSize` bytes (LMDB's node limit: half a page less the
     /// page header, less a node's 8-byte header and an index slot).
-    package static func partLimit(pageSize: Int) -> Int {
+    public static func partLimit(pageSize: Int) -> Int {
         (((pageSize - 16) / 2) & ~1) - 2 - 8 - 8
     }
 
@@ -23,7 +23,7 @@ package enum ChunkParts {
     /// each part checked (checksum, layout, inside `bounds`), the parts
     /// following each other from slot 0 with one null bitmap.  nil when one
     /// is damaged or missing.  The part list is kept by `tables`.
-    package static func assemble(from entry: (key: UInt64, value: UnsafeRawBufferPointer)?,
+    public static func assemble(from entry: (key: UInt64, value: UnsafeRawBufferPointer)?,
                          next: () throws(FiefError) -> (key: UInt64, value: UnsafeRawBufferPointer)?,
                          finalKey: UInt64, table: UInt32, type: PropertyType, bounds: MapBounds?,
                          tables: ChunkPartTables) throws(FiefError) -> ChunkReader? {
@@ -56,7 +56,7 @@ package enum ChunkParts {
 
     /// The same for a chunk whose final part was found first: the parts
     /// are read with `cursor` from the chunk's first key.
-    package static func assemble(finalKey: UInt64, cursor: LMDBCursor, table: UInt32, type: PropertyType, bounds: MapBounds?,
+    public static func assemble(finalKey: UInt64, cursor: LMDBCursor, table: UInt32, type: PropertyType, bounds: MapBounds?,
                          tables: ChunkPartTables) throws(FiefError) -> ChunkReader? {
         let first = ClusterLayout.partKey(column: ClusterLayout.column(ofChunkKey: finalKey),
                                           cluster: ClusterLayout.cluster(ofChunkKey: finalKey), last: 0)
@@ -67,8 +67,8 @@ package enum ChunkParts {
 
     /// Whether a checked chunk body of `type` is the final part of a chunk
     /// stored in parts.
-    @inline(__always)
-    package static func hasLeadingParts(_ body: UnsafeRawBufferPointer, type: PropertyType?) -> Bool {
+    @inlinable @inline(__always)
+    public static func hasLeadingParts(_ body: UnsafeRawBufferPointer, type: PropertyType?) -> Bool {
         guard let type, type == .string || type == .binary else { return false }
         return body.load(fromByteOffset: ClusterLayout.varFirst, as: UInt8.self) != 0
     }
@@ -76,7 +76,7 @@ package enum ChunkParts {
     /// The chunk of (`column`, `cluster`) read through `txn` and checked,
     /// leading parts included: `ChunkReader(nil)` when there is none, nil
     /// when it is damaged.  (For maintenance paths; realms cache chunks.)
-    package static func read(_ txn: OpaquePointer, _ data: MDB_dbi, table: UInt32, column: UInt32, cluster: Int64,
+    public static func read(_ txn: OpaquePointer, _ data: MDB_dbi, table: UInt32, column: UInt32, cluster: Int64,
                      type: PropertyType?, bounds: MapBounds?, tables: ChunkPartTables) throws(FiefError) -> ChunkReader? {
         let key = ClusterLayout.chunkKey(column: column, cluster: cluster)
         guard let raw = try LMDB.get(txn, data, integerKey: key) else { return ChunkReader(nil) }
@@ -88,7 +88,7 @@ package enum ChunkParts {
     /// Whether the stored pieces of one chunk (its parts in key order, or
     /// the chunk alone) make a sound chunk of `type`: each checked, the
     /// parts following each other from slot 0 to 255 with one null bitmap.
-    package static func isSound(_ pieces: [(key: UInt64, raw: UnsafeRawBufferPointer)], table: UInt32, type: PropertyType?, bounds: MapBounds?) -> Bool {
+    public static func isSound(_ pieces: [(key: UInt64, raw: UnsafeRawBufferPointer)], table: UInt32, type: PropertyType?, bounds: MapBounds?) -> Bool {
         guard let final = pieces.last, ClusterLayout.lastSlot(ofChunkKey: final.key) == ClusterLayout.slots - 1 else { return false }
         var next = 0
         var bitmap: UnsafeRawPointer?
@@ -107,7 +107,7 @@ package enum ChunkParts {
     /// Group a class's stored chunks, in key order, into the pieces of each
     /// chunk: a chunk ends at a key of last slot 255 or where the next key
     /// belongs to another column or cluster (then it is missing its end).
-    package static func grouped(_ stored: [(key: UInt64, raw: UnsafeRawBufferPointer)]) -> [[(key: UInt64, raw: UnsafeRawBufferPointer)]] {
+    public static func grouped(_ stored: [(key: UInt64, raw: UnsafeRawBufferPointer)]) -> [[(key: UInt64, raw: UnsafeRawBufferPointer)]] {
         var groups: [[(key: UInt64, raw: UnsafeRawBufferPointer)]] = []
         var pending: [(key: UInt64, raw: UnsafeRawBufferPointer)] = []
         for entry in stored {
@@ -129,7 +129,7 @@ package enum ChunkParts {
     /// in parts of at most `limit` bytes where it is a large string or
     /// binary chunk.  Keys past `lastKey` (the database's last key, updated)
     /// are appended.  The caller deletes leading parts stored before.
-    package static func store(_ chunk: DirtyChunk, _ txn: OpaquePointer, _ data: MDB_dbi, table: UInt32, column: UInt32, cluster: Int64,
+    public static func store(_ chunk: DirtyChunk, _ txn: OpaquePointer, _ data: MDB_dbi, table: UInt32, column: UInt32, cluster: Int64,
                       limit: Int, lastKey: inout UInt64?) throws(FiefError) {
         var first = 0
         for last in chunk.partLasts(limit: limit) {
@@ -149,19 +149,19 @@ package enum ChunkParts {
     }
 
     /// Delete every part of the chunk of (`column`, `cluster`) before its final one.
-    package static func deleteLeadingParts(_ txn: OpaquePointer, _ data: MDB_dbi, column: UInt32, cluster: Int64) throws(FiefError) {
+    public static func deleteLeadingParts(_ txn: OpaquePointer, _ data: MDB_dbi, column: UInt32, cluster: Int64) throws(FiefError) {
         try deleteRange(txn, data, from: ClusterLayout.partKey(column: column, cluster: cluster, last: 0),
                         before: ClusterLayout.chunkKey(column: column, cluster: cluster))
     }
 
     /// Delete the chunk of (`column`, `cluster`), every part of it.
-    package static func delete(_ txn: OpaquePointer, _ data: MDB_dbi, column: UInt32, cluster: Int64, mayHaveParts: Bool) throws(FiefError) {
+    public static func delete(_ txn: OpaquePointer, _ data: MDB_dbi, column: UInt32, cluster: Int64, mayHaveParts: Bool) throws(FiefError) {
         if mayHaveParts { try deleteLeadingParts(txn, data, column: column, cluster: cluster) }
         try LMDB.delete(txn, data, integerKey: ClusterLayout.chunkKey(column: column, cluster: cluster))
     }
 
     /// Delete every key in `start ..< end` of an integer-keyed database.
-    package static func deleteRange(_ txn: OpaquePointer, _ data: MDB_dbi, from start: UInt64, before end: UInt64) throws(FiefError) {
+    public static func deleteRange(_ txn: OpaquePointer, _ data: MDB_dbi, from start: UInt64, before end: UInt64) throws(FiefError) {
         let cursor = try LMDBCursor(txn, data)
         // Sought again after each delete: a cursor whose database lost its
         // last entry is not positioned anywhere (LMDB then says EINVAL).
@@ -174,19 +174,19 @@ package enum ChunkParts {
 /// A read snapshot's cursor over the chunks of one column, kept between
 /// lookups: chunks read in key order (a scan, cluster after cluster) are
 /// reached by stepping forward instead of searching the tree from its root.
-package final class ColumnCursor {
-    private let cursor: LMDBCursor
+public final class ColumnCursor {
+    @usableFromInline let cursor: LMDBCursor
     /// The key the cursor stands on (nil: unknown, or past the end).
-    private var position: UInt64?
+    @usableFromInline var position: UInt64?
 
-    package init(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
+    public init(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
         cursor = try LMDBCursor(txn, dbi)
     }
 
     /// The first stored piece (the chunk, or its first part) of the chunk
     /// of (`column`, `cluster`), or nil if there is none.
-    @inline(__always)
-    package func first(column: UInt32, cluster: Int64) throws(FiefError) -> (key: UInt64, value: UnsafeRawBufferPointer)? {
+    @inlinable @inline(__always)
+    public func first(column: UInt32, cluster: Int64) throws(FiefError) -> (key: UInt64, value: UnsafeRawBufferPointer)? {
         let start = ClusterLayout.partKey(column: column, cluster: cluster, last: 0)
         var entry: (key: UInt64, value: UnsafeRawBufferPointer)?
         if let at = position, at < start {
@@ -205,14 +205,14 @@ package final class ColumnCursor {
         return found
     }
 
-    @inline(__always)
-    package func next() throws(FiefError) -> (key: UInt64, value: UnsafeRawBufferPointer)? {
+    @inlinable @inline(__always)
+    public func next() throws(FiefError) -> (key: UInt64, value: UnsafeRawBufferPointer)? {
         let entry = try cursor.next().map { ($0.key.loadUnaligned(as: UInt64.self), $0.value) }
         position = entry?.0
         return entry
     }
 
-    private func seek(_ key: UInt64) throws(FiefError) -> (key: UInt64, value: UnsafeRawBufferPointer)? {
+    @usableFromInline func seek(_ key: UInt64) throws(FiefError) -> (key: UInt64, value: UnsafeRawBufferPointer)? {
         let entry = try cursor.seek(integerKey: key)
         position = entry?.key
         return entry
@@ -221,12 +221,12 @@ package final class ColumnCursor {
 
 /// The part lists of the chunks a snapshot or write transaction read in
 /// parts, freed with it: kept in blocks, not one allocation per chunk.
-package final class ChunkPartTables {
+public final class ChunkPartTables {
     private static let blockSize = 1024
     private var blocks: [UnsafeMutablePointer<ChunkPart>] = []
     private var used = ChunkPartTables.blockSize
 
-    package func keep(_ parts: UnsafeBufferPointer<ChunkPart>) -> UnsafePointer<ChunkPart> {
+    public func keep(_ parts: UnsafeBufferPointer<ChunkPart>) -> UnsafePointer<ChunkPart> {
         // A list never exceeds 256 parts, far less than a block.
         if used + parts.count > ChunkPartTables.blockSize {
             blocks.append(UnsafeMutablePointer<ChunkPart>.allocate(capacity: ChunkPartTables.blockSize))
@@ -242,5 +242,5 @@ package final class ChunkPartTables {
         for block in blocks { block.deallocate() }
     }
     
-    package init() {}
+    public init() {}
 }

@@ -2,7 +2,7 @@
 /// transaction: views into LMDB's map (keys without their owner prefix), in
 /// key order, so `set[i]` and iteration cost one walk.  A write transaction
 /// forgets them at its next write to a set or map.
-package final class CollectionEntries {
-    package let entries: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]
-    package init(_ entries: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) { self.entries = entries }
+public final class CollectionEntries {
+    public let entries: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]
+    public init(_ entries: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) { self.entries = entries }
 }

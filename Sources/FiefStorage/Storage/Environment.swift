@@ -9,49 +9,49 @@ import Glibc
 /// process that opens the same path: LMDB forbids opening a file twice in a
 /// process.  It owns the database handles and knows which thread, if any,
 /// holds the file's write lock in this process.
-package final class Environment: @unchecked Sendable {
-    package let env: OpaquePointer
-    package let path: String
-    package let registryKey: String
-    package let isReadOnly: Bool
-    package let isInMemory: Bool
+public final class Environment: @unchecked Sendable {
+    public let env: OpaquePointer
+    public let path: String
+    public let registryKey: String
+    public let isReadOnly: Bool
+    public let isInMemory: Bool
     /// Set once the registry lists this environment (an environment whose
     /// opening failed was never listed, and must not take the registry's lock
     /// from its deinit: that runs inside it).
-    package var registered = false
+    public var registered = false
     /// Set when opening failed and the lock file is ours to remove.
     private var removeLockFileOnClose = false
     /// The process that opened it: a child made by fork() inherits this
     /// object but must not use it (LMDB forbids using an environment across
     /// fork), and opens its own.
-    package let ownerProcess = getpid()
+    public let ownerProcess = getpid()
     /// Set once LMDB answered MDB_PANIC: it then refuses every transaction
     /// of this environment, which is replaced once no realm uses it.
     private let broken = Atomic<Bool>(false)
     /// The file's last used page when stale readers were last cleared.
     private let pagesAtReaderCheck = Atomic<Int>(0)
     /// Guards `databases` and `writerThread`, and serialises mdb_dbi_open.
-    package let lock = Mutex<Void>(())
+    public let lock = Mutex<Void>(())
     private var databases: [String: MDB_dbi] = [:]
     /// Counts database handles opened: a transaction begun before a handle
     /// was opened cannot use it (LMDB copies the handle table at begin).
     private var handleGeneration: UInt64 = 0
     private var writerThread: pthread_t?
     /// Where LMDB mapped the file, and its page size.
-    package private(set) var mapStart: UInt = 0
-    package private(set) var pageSize = 4096
+    public private(set) var mapStart: UInt = 0
+    public private(set) var pageSize = 4096
     /// The largest string or binary part a chunk is cut into (`ChunkParts`).
-    package var chunkPartLimit: Int { ChunkParts.partLimit(pageSize: pageSize) }
+    public var chunkPartLimit: Int { ChunkParts.partLimit(pageSize: pageSize) }
     /// Trees whose pages were found damaged when the file was opened, by
     /// database name ("" LMDB's main tree, "(free pages)" its free list),
     /// with the reason.  Fief never lets LMDB walk them (see `PageCheck`).
-    package private(set) var damagedTrees: [String: String] = [:]
+    public private(set) var damagedTrees: [String: String] = [:]
 
-    package static let mapSize = 1 << 36        // 64 GiB of address space; the file grows as needed
-    package static let maxReaders: UInt32 = 1022
-    package static let maxDatabases: UInt32 = 4096
+    public static let mapSize = 1 << 36        // 64 GiB of address space; the file grows as needed
+    public static let maxReaders: UInt32 = 1022
+    public static let maxDatabases: UInt32 = 4096
 
-    package init(path: String, registryKey: String, readOnly: Bool, inMemory: Bool) throws(FiefError) {
+    public init(path: String, registryKey: String, readOnly: Bool, inMemory: Bool) throws(FiefError) {
         var pointer: OpaquePointer?
         try LMDB.check(mdb_env_create(&pointer), "creating the environment", path: path)
         env = pointer!
@@ -172,7 +172,7 @@ package final class Environment: @unchecked Sendable {
     }
 
     /// This process committed to the file: pages LMDB wrote need no check.
-    package func noteOwnCommit() {
+    public func noteOwnCommit() {
         if isInMemory { return }
         guard let file = Environment.fileState(path) else { return }
         Environment.soundFiles.withLock { known in
@@ -210,7 +210,7 @@ package final class Environment: @unchecked Sendable {
     }
 
     /// The damage `checkPages` found in the trees named, as an error.
-    package func damage(in names: [String]) -> FiefError? {
+    public func damage(in names: [String]) -> FiefError? {
         for name in names {
             if let reason = damagedTrees[name] {
                 return FiefError(.fileCorrupt, "'\(path)' is damaged: the pages of database '\(name)' are broken (\(reason)); `fief copy` writes a sound copy of the rest", path: path)
@@ -221,7 +221,7 @@ package final class Environment: @unchecked Sendable {
 
     /// Whether the file may be written: not when LMDB's free list or any
     /// tree is damaged (a write would build on it).
-    package func checkWritable() throws(FiefError) {
+    public func checkWritable() throws(FiefError) {
         if let (name, reason) = damagedTrees.first {
             throw FiefError(.fileCorrupt, "'\(path)' is damaged (\(name.isEmpty ? "main tree" : name): \(reason)), so it cannot be written; it can be read, and `fief copy` writes a sound copy", path: path)
         }
@@ -268,7 +268,7 @@ package final class Environment: @unchecked Sendable {
 
     /// The part of the map that holds the file's pages now: every view LMDB
     /// hands out must lie inside it (a damaged page could point past it).
-    package func currentBounds() -> MapBounds {
+    public func currentBounds() -> MapBounds {
         var info = MDB_envinfo()
         guard mdb_env_info(env, &info) == 0 else { return MapBounds(start: mapStart, end: mapStart, mapEnd: mapStart) }
         return MapBounds(start: mapStart, end: mapStart + UInt(info.me_last_pgno + 1) * UInt(pageSize), mapEnd: mapStart + UInt(Environment.mapSize))
@@ -294,7 +294,7 @@ package final class Environment: @unchecked Sendable {
     }
 
     /// Sync only the data, not the meta page, at commit (`.normal`), or both.
-    package func setDurability(_ durability: Durability) {
+    public func setDurability(_ durability: Durability) {
         if isInMemory || isReadOnly { return }
         mdb_env_set_flags(env, UInt32(MDB_NOMETASYNC), durability == .normal ? 1 : 0)
     }
@@ -308,7 +308,7 @@ package final class Environment: @unchecked Sendable {
     /// own that commits, since LMDB closes handles opened in a transaction
     /// that aborts (as every read snapshot eventually does).
     /// Returns nil if it does not exist and `create` is false.
-    package func database(_ name: String, txn: OpaquePointer, create: Bool, integerKey: Bool = false, dupSort: Bool = false) throws(FiefError) -> MDB_dbi? {
+    public func database(_ name: String, txn: OpaquePointer, create: Bool, integerKey: Bool = false, dupSort: Bool = false) throws(FiefError) -> MDB_dbi? {
         try lock.withLock { (_) throws(FiefError) -> MDB_dbi? in
             // A cached handle may be newer than `txn` (opened after it began):
             // callers detect that through `handleGeneration` and start over.
@@ -347,7 +347,7 @@ package final class Environment: @unchecked Sendable {
     /// A read transaction that can use every named database of the file:
     /// their handles are opened first (a transaction cannot use handles
     /// opened after it began).  For whole-file walks (check, copy).
-    package func readTransactionWithAllDatabases() throws(FiefError) -> OpaquePointer {
+    public func readTransactionWithAllDatabases() throws(FiefError) -> OpaquePointer {
         for _ in 0..<100 {
             let txn = try beginTransaction(write: false)
             var names: [String] = []
@@ -381,22 +381,22 @@ package final class Environment: @unchecked Sendable {
     }
 
     /// The handle of `name` if this process has opened it (never opens).
-    package func openedDatabase(_ name: String) -> MDB_dbi? {
+    public func openedDatabase(_ name: String) -> MDB_dbi? {
         lock.withLock { _ in databases[name] }
     }
 
     /// Whether `txn` can use handle `dbi` (LMDB answers EINVAL for handles
     /// opened in a transaction it cannot see, or after it began).
-    package static func isUsable(_ dbi: MDB_dbi, in txn: OpaquePointer) -> Bool {
+    public static func isUsable(_ dbi: MDB_dbi, in txn: OpaquePointer) -> Bool {
         var flags: UInt32 = 0
         return mdb_dbi_flags(txn, dbi, &flags) == 0
     }
 
     /// See `handleGeneration`.
-    package var currentHandleGeneration: UInt64 { lock.withLock { _ in handleGeneration } }
+    public var currentHandleGeneration: UInt64 { lock.withLock { _ in handleGeneration } }
 
     /// Forget handles opened in a transaction that was aborted (LMDB closes them).
-    package func forgetDatabases(_ names: [String]) {
+    public func forgetDatabases(_ names: [String]) {
         lock.withLock { _ in
             for name in names {
                 if let dbi = databases[name] { DamagedTrees.forget(env, dbi) }
@@ -417,7 +417,7 @@ package final class Environment: @unchecked Sendable {
     /// checking at every write would cost a system call per reader process,
     /// see docs/design.md.)  A read transaction that finds the reader table
     /// full clears the slots of dead processes and tries again.
-    package func beginTransaction(write: Bool) throws(FiefError) -> OpaquePointer {
+    public func beginTransaction(write: Bool) throws(FiefError) -> OpaquePointer {
         if broken.load(ordering: .relaxed) { throw brokenError() }
         let flags = write ? 0 : UInt32(MDB_RDONLY)
         var pointer: OpaquePointer?
@@ -438,7 +438,7 @@ package final class Environment: @unchecked Sendable {
 
     /// Free the reader slots of processes that died (LMDB's `mdb_reader_check`).
     /// Best effort: a failure leaves the slots for the next check.
-    package func clearStaleReaders() {
+    public func clearStaleReaders() {
         var dead: Int32 = 0
         _ = mdb_reader_check(env, &dead)
         var info = MDB_envinfo()
@@ -460,7 +460,7 @@ package final class Environment: @unchecked Sendable {
 
     /// Note that the calling thread is about to take the write lock; fails if
     /// it already holds it through another realm (LMDB would deadlock).
-    package func claimWriter() throws(FiefError) {
+    public func claimWriter() throws(FiefError) {
         try lock.withLock { (_) throws(FiefError) in
             if let writer = writerThread, pthread_equal(writer, pthread_self()) != 0 {
                 throw FiefError(.alreadyInTransaction, "this thread already has a write transaction open on '\(path)' through another realm")
@@ -468,20 +468,20 @@ package final class Environment: @unchecked Sendable {
         }
     }
 
-    package func setWriter(_ holding: Bool) {
+    public func setWriter(_ holding: Bool) {
         lock.withLock { _ in writerThread = holding ? pthread_self() : nil }
     }
 }
 
 /// The pages of a file as mapped: a view that starts inside the map must end
 /// before `end` (views outside the map are a write transaction's own pages).
-package struct MapBounds {
-    package let start: UInt
-    package let end: UInt
-    package let mapEnd: UInt
+public struct MapBounds {
+    public let start: UInt
+    public let end: UInt
+    public let mapEnd: UInt
 
-    @inline(__always)
-    package func contains(_ view: UnsafeRawBufferPointer) -> Bool {
+    @inlinable @inline(__always)
+    public func contains(_ view: UnsafeRawBufferPointer) -> Bool {
         let address = UInt(bitPattern: view.baseAddress)
         if address < start || address >= mapEnd { return true }
         return address <= end && UInt(view.count) <= end - address
@@ -490,7 +490,7 @@ package struct MapBounds {
 
 /// The process-wide registry of open environments, keyed by the file's real
 /// path (or by `mem:<identifier>` for in-memory realms).
-package enum EnvironmentRegistry {
+public enum EnvironmentRegistry {
     private static let entries = Mutex<[String: Entry]>([:])
     private static let counter = Atomic<Int>(0)
 
@@ -498,10 +498,10 @@ package enum EnvironmentRegistry {
     /// reference is already nil then): an open of the same file waits for
     /// the close to finish, so two environments of one file never overlap
     /// (closing one would drop the other's fcntl locks).
-    package final class Entry: @unchecked Sendable {
-        package weak var environment: Environment?
-        package let identity: ObjectIdentifier
-        package init(_ environment: Environment) {
+    public final class Entry: @unchecked Sendable {
+        public weak var environment: Environment?
+        public let identity: ObjectIdentifier
+        public init(_ environment: Environment) {
             self.environment = environment
             identity = ObjectIdentifier(environment)
         }
@@ -539,7 +539,7 @@ package enum EnvironmentRegistry {
     }
 
     /// Called by an environment's deinit once LMDB has closed it.
-    package static func closed(_ key: String, _ identity: ObjectIdentifier) {
+    public static func closed(_ key: String, _ identity: ObjectIdentifier) {
         entries.withLock { table in
             if table[key]?.identity == identity { table[key] = nil }
         }
@@ -547,14 +547,14 @@ package enum EnvironmentRegistry {
 
     /// Environments inherited across fork(): kept so they are never closed
     /// (closing would clear the parent's reader slots).
-    package enum Abandoned {
-        package nonisolated(unsafe) static var environments: [Environment] = []
-        package static func keep(_ environment: Environment) { environments.append(environment) }
+    public enum Abandoned {
+        public nonisolated(unsafe) static var environments: [Environment] = []
+        public static func keep(_ environment: Environment) { environments.append(environment) }
     }
 
     /// The environment for `path`, opened if needed (realms, `fief_file_verify`
     /// and `fief_file_copy` open files here; see `requireRegularFiles`).
-    package static func open(path: String, readOnly: Bool) throws(FiefError) -> Environment {
+    public static func open(path: String, readOnly: Bool) throws(FiefError) -> Environment {
         try requireRegularFiles(path: path)
         let key = canonicalPath(path)
         let environment = try environment(key) { () throws(FiefError) in
@@ -573,7 +573,7 @@ package enum EnvironmentRegistry {
     /// pseudo file systems (/proc, /sys) cannot hold a realm, and LMDB would
     /// fail on it in less clear ways, or wait forever on a FIFO.  Missing
     /// files are fine (an open creates them).
-    package static func requireRegularFiles(path: String) throws(FiefError) {
+    public static func requireRegularFiles(path: String) throws(FiefError) {
         try requireRegularFile(path, path: path, what: "")
         try requireRegularFile(path + "-lock", path: path, what: " (the realm's lock file)")
     }
@@ -615,7 +615,7 @@ package enum EnvironmentRegistry {
     }
 
     /// The environment for in-memory identifier `identifier`, created if needed.
-    package static func openInMemory(identifier: String) throws(FiefError) -> Environment {
+    public static func openInMemory(identifier: String) throws(FiefError) -> Environment {
         let key = "mem:" + identifier
         return try environment(key) { () throws(FiefError) in
             let n = counter.wrappingAdd(1, ordering: .relaxed).newValue
@@ -632,7 +632,7 @@ package enum EnvironmentRegistry {
     }
 
     /// Whether a file is open (or closing) in this process.
-    package static func isOpen(path: String) -> Bool {
+    public static func isOpen(path: String) -> Bool {
         let key = canonicalPath(path)
         var open = false
         var keep: Environment?
@@ -647,7 +647,7 @@ package enum EnvironmentRegistry {
 
     /// The absolute, symlink-free path of `path` (of its directory when the
     /// file does not exist yet).
-    package static func canonicalPath(_ path: String) -> String {
+    public static func canonicalPath(_ path: String) -> String {
         if let resolved = realpath(path, nil) {
             defer { free(resolved) }
             return String(cString: resolved)

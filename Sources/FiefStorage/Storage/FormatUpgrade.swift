@@ -24,16 +24,16 @@ import Glibc
 /// A writable open upgrades such a file in place, in the same write
 /// transaction as the schema (so a crash leaves it as it was), and
 /// `fief copy` writes a format-3 copy of one.
-package enum FormatUpgrade {
+public enum FormatUpgrade {
     /// Whether this library upgrades files of `format` (to format 8).
-    package static func upgrades(_ format: UInt64) -> Bool { format >= 1 && format <= 7 }
+    public static func upgrades(_ format: UInt64) -> Bool { format >= 1 && format <= 7 }
     /// Whether the upgrade of `format` seals map and nested entries
     /// (`EntrySeal`: format 7 checksums every one).
-    package static func sealsEntries(_ format: UInt64) -> Bool { format >= 1 && format <= 6 }
+    public static func sealsEntries(_ format: UInt64) -> Bool { format >= 1 && format <= 6 }
 
     /// Seal every entry of every map and nested-collection database of
     /// `schema` (the upgrade to format 7, in the open's transaction).
-    package static func sealEntries(_ txn: OpaquePointer, schema: Schema, path: String) throws(FiefError) {
+    public static func sealEntries(_ txn: OpaquePointer, schema: Schema, path: String) throws(FiefError) {
         func existing(_ name: String) throws(FiefError) -> MDB_dbi? {
             var dbi: MDB_dbi = 0
             let rc = mdb_dbi_open(txn, name, 0, &dbi)
@@ -56,7 +56,7 @@ package enum FormatUpgrade {
     /// The map and nested databases of `schema` that hold entries without
     /// checksums (a file of format 6 or older): a read-only open cannot
     /// read them as format 7 does.
-    package static func unsealedDatabases(_ environment: Environment, schema: Schema) throws(FiefError) -> [String] {
+    public static func unsealedDatabases(_ environment: Environment, schema: Schema) throws(FiefError) -> [String] {
         let txn = try environment.beginTransaction(write: false)
         defer { mdb_txn_abort(txn) }
         var found: [String] = []
@@ -80,21 +80,21 @@ package enum FormatUpgrade {
     /// Whether the upgrade of `format` rewrites chunks (formats 1 and 2);
     /// format 3 stores them as formats 4 to 6 do (it only lacks the schema
     /// encoding of links), so it is also read as it is.
-    package static func rewritesChunks(_ format: UInt64) -> Bool { format == 1 || format == 2 }
+    public static func rewritesChunks(_ format: UInt64) -> Bool { format == 1 || format == 2 }
     /// Whether the upgrade of `format` rewrites the backlinks databases
     /// (format 4 stored one entry per backlink record; format 5 stores runs
     /// of records: `Backlinks`).
-    package static func rewritesBacklinks(_ format: UInt64) -> Bool { format == 4 }
+    public static func rewritesBacklinks(_ format: UInt64) -> Bool { format == 4 }
     /// Whether a file of `format` must be upgraded before it can be read
     /// (a read-only open refuses it; one of format 5 only when it holds
     /// derived data format 6 rebuilds: `readOnlyObstacle`).
-    package static func mustRewrite(_ format: UInt64) -> Bool { rewritesChunks(format) || rewritesBacklinks(format) }
+    public static func mustRewrite(_ format: UInt64) -> Bool { rewritesChunks(format) || rewritesBacklinks(format) }
 
     /// The records of a format-4 backlinks database for `target` from
     /// (`originClass`, `property`): keys target (8) + origin class (4) +
     /// origin property (4) + origin object (8), big-endian, values a UInt32
     /// count (`fief verify` of a format-4 file).
-    package static func forEachFormat4Backlink(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32, property: UInt32,
+    public static func forEachFormat4Backlink(_ txn: OpaquePointer, _ dbi: MDB_dbi, target: Int64, originClass: UInt32, property: UInt32,
                                        _ body: (Int64, UInt32) -> Void) throws(FiefError) {
         var buffer = (UInt64(0), UInt64(0), UInt64(0))
         try withUnsafeMutableBytes(of: &buffer) { (raw) throws(FiefError) in
@@ -110,10 +110,10 @@ package enum FormatUpgrade {
         }
     }
 
-    @inline(__always)
-    package static func column(ofOldKey key: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: key >> 40) }
-    @inline(__always)
-    package static func cluster(ofOldKey key: UInt64) -> Int64 { Int64(key & ((1 << 40) - 1)) }
+    @inlinable @inline(__always)
+    public static func column(ofOldKey key: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: key >> 40) }
+    @inlinable @inline(__always)
+    public static func cluster(ofOldKey key: UInt64) -> Int64 { Int64(key & ((1 << 40) - 1)) }
 
     /// Rewrite every chunk of one class in the current format, list each cluster's
     /// columns in its presence chunk, and store the class's object count.
@@ -122,7 +122,7 @@ package enum FormatUpgrade {
     /// highest key down, and a chunk's new keys (`column << 40 | cluster
     /// << 8 | slot`) are never below its old key (`column << 40 | cluster`),
     /// so they never land on a chunk not yet converted.
-    package static func upgrade(_ txn: OpaquePointer, data: MDB_dbi, meta: MDB_dbi, objectClass: ObjectClass, format: UInt64,
+    public static func upgrade(_ txn: OpaquePointer, data: MDB_dbi, meta: MDB_dbi, objectClass: ObjectClass, format: UInt64,
                         partLimit: Int, path: String) throws(FiefError) {
         // Pass 1: every chunk key, and the columns stored per cluster.
         var keys: [UInt64] = []
@@ -183,7 +183,7 @@ package enum FormatUpgrade {
     }
 
     /// A presence chunk of `format` stored under old key `key`, as a chunk being written.
-    package static func decodePresence(_ raw: UnsafeRawBufferPointer, format: UInt64, key: UInt64, objectClass: ObjectClass, path: String) throws(FiefError) -> DirtyChunk {
+    public static func decodePresence(_ raw: UnsafeRawBufferPointer, format: UInt64, key: UInt64, objectClass: ObjectClass, path: String) throws(FiefError) -> DirtyChunk {
         if format == 1 {
             guard raw.count == ClusterLayout.bitmapBytes else { throw damaged(objectClass, format, path) }
             return DirtyChunk(type: nil, from: ChunkReader(raw))
@@ -194,7 +194,7 @@ package enum FormatUpgrade {
     }
 
     /// A column chunk of `format` stored under old key `key`, as a chunk being written.
-    package static func decode(_ raw: UnsafeRawBufferPointer, type: PropertyType, format: UInt64, key: UInt64, objectClass: ObjectClass, path: String) throws(FiefError) -> DirtyChunk {
+    public static func decode(_ raw: UnsafeRawBufferPointer, type: PropertyType, format: UInt64, key: UInt64, objectClass: ObjectClass, path: String) throws(FiefError) -> DirtyChunk {
         if format == 1 { return try decodeV1(raw, type: type, objectClass: objectClass, path: path) }
         guard let body = checkedV2(raw, table: objectClass.key, key: key) else { throw damaged(objectClass, format, path) }
         guard type == .string || type == .binary else {
@@ -275,12 +275,12 @@ package enum FormatUpgrade {
 
 extension FormatUpgrade {
     /// Whether upgrading a file of `format` rebuilds `DerivedData`.
-    package static func rebuildsDerivedData(_ format: UInt64) -> Bool { format >= 1 && format <= 5 }
+    public static func rebuildsDerivedData(_ format: UInt64) -> Bool { format >= 1 && format <= 5 }
 
     /// Move every entry of a set-of-mixed database keyed in format 5's form
     /// to its key, merging it into an equal element already there, and
     /// correct the sizes of the sets that lost one (see `DerivedData`).
-    package static func rekeyMixedSet(_ txn: OpaquePointer, set: MDB_dbi, data: MDB_dbi, classKey: UInt32, property: UInt32,
+    public static func rekeyMixedSet(_ txn: OpaquePointer, set: MDB_dbi, data: MDB_dbi, classKey: UInt32, property: UInt32,
                               partLimit: Int, path: String) throws(FiefError) {
         // Copies: the database changes below.
         var moves: [(owner: Int64, old: [UInt8], new: [UInt8], value: [UInt8])] = []
@@ -322,7 +322,7 @@ extension FormatUpgrade {
     /// in format 6's form would miss them, and the set may hold two elements
     /// Realm counts as one).  A file with neither stores exactly what
     /// format 6 would, and is read as it is.
-    package static func readOnlyObstacle(_ txn: OpaquePointer, environment: Environment, schema: Schema) throws(FiefError) -> String? {
+    public static func readOnlyObstacle(_ txn: OpaquePointer, environment: Environment, schema: Schema) throws(FiefError) -> String? {
         var reasons: [String] = []
         let indexed = schema.classes.flatMap { c in c.properties.filter(\.isFullTextIndexed).map { "\(c.name).\($0.name)" } }
         if !indexed.isEmpty {

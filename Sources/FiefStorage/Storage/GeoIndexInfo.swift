@@ -1,23 +1,23 @@
 import CLMDB
 
 /// The embedded GeoJSON point class's index, as a table holds it.
-package struct GeoIndexInfo {
-    package let database: MDB_dbi
-    package let type: Property
-    package let coordinates: Property
+public struct GeoIndexInfo {
+    public let database: MDB_dbi
+    public let type: Property
+    public let coordinates: Property
 }
 
 extension ObjectClass {
     /// The properties a spatial index reads, for an embedded class shaped
     /// as a GeoJSON point (which is then indexed); nil for other classes.
-    package var geoIndexedProperties: (type: Property, coordinates: Property)? {
+    public var geoIndexedProperties: (type: Property, coordinates: Property)? {
         guard isEmbedded else { return nil }
         return geoJSONPointProperties
     }
 }
 
 extension Table {
-    package static func geoIndexName(_ key: UInt32, _ coordinates: UInt32) -> String { "c\(key).g\(coordinates)" }
+    public static func geoIndexName(_ key: UInt32, _ coordinates: UInt32) -> String { "c\(key).g\(coordinates)" }
 }
 
 extension ObjectClass {
@@ -25,7 +25,7 @@ extension ObjectClass {
     /// that make objects of this class readable as GeoJSON points, or nil
     /// when the class lacks either.  GEOWITHIN also requires the class to be
     /// embedded; that check, and its own error, belong to the caller.
-    package var geoJSONPointProperties: (type: Property, coordinates: Property)? {
+    public var geoJSONPointProperties: (type: Property, coordinates: Property)? {
         guard let type = property(named: "type"), type.type == .string, type.collection == .none,
               let coordinates = property(named: "coordinates"),
               coordinates.type == .double, coordinates.collection == .list

@@ -17,13 +17,13 @@ import Glibc
 ///
 /// Indexes of mixed properties use `encodeMixed`: one key for the values
 /// Realm calls equal (see there).
-package enum KeyEncoding {
-    package static let maxKeyBytes = 480
+public enum KeyEncoding {
+    public static let maxKeyBytes = 480
 
     /// The index key of a value of `property` (decoded: a mixed value as
     /// itself); false when the value has no entry (a mixed property holding
     /// a nested list or dictionary).
-    package static func encodeIndexKey(_ value: Value, of property: Property, into out: inout [UInt8]) -> Bool {
+    public static func encodeIndexKey(_ value: Value, of property: Property, into out: inout [UInt8]) -> Bool {
         if property.type == .mixed { return encodeMixed(value, into: &out) }
         encode(value, into: &out)
         return true
@@ -42,7 +42,7 @@ package enum KeyEncoding {
     /// lookup is then exact, and answers are checked against the values
     /// anyway (cut strings).  Nested lists and dictionaries are not
     /// indexed: false.
-    package static func encodeMixed(_ value: Value, into out: inout [UInt8]) -> Bool {
+    public static func encodeMixed(_ value: Value, into out: inout [UInt8]) -> Bool {
         switch value {
         case .nestedList, .nestedDictionary:
             out.removeAll(keepingCapacity: true)
@@ -57,7 +57,7 @@ package enum KeyEncoding {
     /// The double a finite integer decimal outside int64's range is
     /// exactly, if it is one (`MixedNumber.canonical` keys such a decimal as
     /// that double); nil otherwise.
-    package static func integralDouble(_ d: Decimal128Bits) -> Double? {
+    public static func integralDouble(_ d: Decimal128Bits) -> Double? {
         let (negative, exponent, coefficient, _) = DecimalOrder.parts(d)
         guard var c = coefficient, c != 0 else { return nil }
         var e = exponent
@@ -79,7 +79,7 @@ package enum KeyEncoding {
         return negative ? -magnitude : magnitude
     }
 
-    package static func encode(_ value: Value, into out: inout [UInt8]) {
+    public static func encode(_ value: Value, into out: inout [UInt8]) {
         out.removeAll(keepingCapacity: true)
         switch value {
         case .null:
@@ -129,7 +129,7 @@ package enum KeyEncoding {
 
     /// Whether a mixed value's index key holds only part of it (a string
     /// or binary past `SetStore.cutBytes`, with a hash).
-    package static func isCut(mixed value: Value) -> Bool {
+    public static func isCut(mixed value: Value) -> Bool {
         switch value {
         case .string(let bytes), .binary(let bytes): return bytes.count > SetStore.cutBytes
         default: return false
@@ -137,7 +137,7 @@ package enum KeyEncoding {
     }
 
     /// Whether an encoded string key was cut (so matches must be re-checked).
-    package static func isTruncated(_ value: Value) -> Bool {
+    public static func isTruncated(_ value: Value) -> Bool {
         switch value {
         case .string(let bytes), .binary(let bytes): return bytes.count >= maxKeyBytes - 1
         default: return false

@@ -6,14 +6,14 @@ import Glibc
 
 /// Thin, allocation-free helpers over LMDB's C API.  Everything above this
 /// file speaks in terms of these; nothing here knows about Fief's layout.
-package enum LMDB {
+public enum LMDB {
     /// Turn an LMDB return code into a `FiefError`, or nothing for success.
-    package static func check(_ rc: Int32, _ what: @autoclosure () -> String, path: String? = nil) throws(FiefError) {
+    public static func check(_ rc: Int32, _ what: @autoclosure () -> String, path: String? = nil) throws(FiefError) {
         if rc == 0 { return }
         throw error(rc, what(), path: path)
     }
 
-    package static func error(_ rc: Int32, _ what: String, path: String? = nil) -> FiefError {
+    public static func error(_ rc: Int32, _ what: String, path: String? = nil) -> FiefError {
         let text = String(cString: mdb_strerror(rc))
         let code: FiefError.Code
         switch rc {
@@ -36,19 +36,19 @@ package enum LMDB {
         return FiefError(code, "\(what): \(text)", path: path)
     }
 
-    @inline(__always)
-    package static func val(_ buffer: UnsafeRawBufferPointer) -> MDB_val {
+    @inlinable @inline(__always)
+    public static func val(_ buffer: UnsafeRawBufferPointer) -> MDB_val {
         MDB_val(mv_size: buffer.count, mv_data: UnsafeMutableRawPointer(mutating: buffer.baseAddress))
     }
 
-    @inline(__always)
-    package static func bytes(_ v: MDB_val) -> UnsafeRawBufferPointer {
+    @inlinable @inline(__always)
+    public static func bytes(_ v: MDB_val) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
     }
 
     /// Look a key up; the value is a view into the map, valid for the transaction.
-    @inline(__always)
-    package static func get(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer) throws(FiefError) -> UnsafeRawBufferPointer? {
+    @inlinable @inline(__always)
+    public static func get(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer) throws(FiefError) -> UnsafeRawBufferPointer? {
         try DamagedTrees.check(txn, dbi)
         var k = val(key)
         var v = MDB_val()
@@ -59,15 +59,15 @@ package enum LMDB {
     }
 
     /// Look an 8-byte integer key up (for MDB_INTEGERKEY databases).
-    @inline(__always)
-    package static func get(_ txn: OpaquePointer, _ dbi: MDB_dbi, integerKey: UInt64) throws(FiefError) -> UnsafeRawBufferPointer? {
+    @inlinable @inline(__always)
+    public static func get(_ txn: OpaquePointer, _ dbi: MDB_dbi, integerKey: UInt64) throws(FiefError) -> UnsafeRawBufferPointer? {
         var key = integerKey
         return try withUnsafeBytes(of: &key) { (raw) throws(FiefError) -> UnsafeRawBufferPointer? in
             try get(txn, dbi, raw)
         }
     }
 
-    package static func put(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, flags: UInt32 = 0) throws(FiefError) -> Bool {
+    public static func put(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, flags: UInt32 = 0) throws(FiefError) -> Bool {
         var k = val(key)
         var v = val(value)
         let rc = mdb_put(txn, dbi, &k, &v, flags)
@@ -78,7 +78,7 @@ package enum LMDB {
 
     /// Reserve `size` bytes for `key` and let `fill` write them in place.
     /// `append`: the key is past the database's last key (MDB_APPEND).
-    package static func putReserved(_ txn: OpaquePointer, _ dbi: MDB_dbi, integerKey: UInt64, size: Int, append: Bool = false, fill: (UnsafeMutableRawBufferPointer) -> Void) throws(FiefError) {
+    public static func putReserved(_ txn: OpaquePointer, _ dbi: MDB_dbi, integerKey: UInt64, size: Int, append: Bool = false, fill: (UnsafeMutableRawBufferPointer) -> Void) throws(FiefError) {
         var key = integerKey
         var k = MDB_val(mv_size: 8, mv_data: nil)
         var v = MDB_val(mv_size: size, mv_data: nil)
@@ -91,7 +91,7 @@ package enum LMDB {
         fill(UnsafeMutableRawBufferPointer(start: v.mv_data, count: size))
     }
 
-    package static func delete(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer? = nil) throws(FiefError) {
+    public static func delete(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer? = nil) throws(FiefError) {
         var k = val(key)
         var rc: Int32
         if let value {
@@ -104,17 +104,17 @@ package enum LMDB {
         try check(rc, "deleting from the database")
     }
 
-    package static func delete(_ txn: OpaquePointer, _ dbi: MDB_dbi, integerKey: UInt64) throws(FiefError) {
+    public static func delete(_ txn: OpaquePointer, _ dbi: MDB_dbi, integerKey: UInt64) throws(FiefError) {
         var key = integerKey
         try withUnsafeBytes(of: &key) { (raw) throws(FiefError) in try delete(txn, dbi, raw) }
     }
 }
 
 /// A cursor over one database in one transaction, closed on deinit.
-package final class LMDBCursor {
-    package let pointer: OpaquePointer
+public final class LMDBCursor {
+    public let pointer: OpaquePointer
 
-    package init(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
+    public init(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
         try DamagedTrees.check(txn, dbi)
         var cursor: OpaquePointer?
         try LMDB.check(mdb_cursor_open(txn, dbi, &cursor), "opening a cursor")
@@ -124,7 +124,7 @@ package final class LMDBCursor {
     deinit { mdb_cursor_close(pointer) }
 
     /// Position at the first key >= `key` (or move by `op`); nil at the end.
-    package func seek(_ key: UnsafeRawBufferPointer) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+    public func seek(_ key: UnsafeRawBufferPointer) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         var k = LMDB.val(key)
         var v = MDB_val()
         let rc = mdb_cursor_get(pointer, &k, &v, MDB_SET_RANGE)
@@ -133,14 +133,14 @@ package final class LMDBCursor {
         return (LMDB.bytes(k), LMDB.bytes(v))
     }
 
-    package func seek(integerKey: UInt64) throws(FiefError) -> (key: UInt64, value: UnsafeRawBufferPointer)? {
+    public func seek(integerKey: UInt64) throws(FiefError) -> (key: UInt64, value: UnsafeRawBufferPointer)? {
         var key = integerKey
         let found = try withUnsafeBytes(of: &key) { (raw) throws(FiefError) in try seek(raw) }
         guard let found else { return nil }
         return (found.key.loadUnaligned(as: UInt64.self), found.value)
     }
 
-    package func move(_ op: MDB_cursor_op) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+    public func move(_ op: MDB_cursor_op) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         var k = MDB_val()
         var v = MDB_val()
         let rc = mdb_cursor_get(pointer, &k, &v, op)
@@ -149,13 +149,13 @@ package final class LMDBCursor {
         return (LMDB.bytes(k), LMDB.bytes(v))
     }
 
-    package func next() throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+    public func next() throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         try move(MDB_NEXT)
     }
 
     /// Append `key` after the last key (MDB_APPEND); false when the key is
     /// not greater than the last one (nothing is written then).
-    package func append(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FiefError) -> Bool {
+    public func append(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FiefError) -> Bool {
         var k = LMDB.val(key)
         var v = LMDB.val(value)
         let rc = mdb_cursor_put(pointer, &k, &v, UInt32(MDB_APPEND))
@@ -166,13 +166,13 @@ package final class LMDBCursor {
 
     /// Write `key` = `value` (`current`: replace the entry the cursor is on,
     /// whose key must be `key`; its size may change).
-    package func put(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, current: Bool) throws(FiefError) {
+    public func put(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, current: Bool) throws(FiefError) {
         var k = LMDB.val(key)
         var v = LMDB.val(value)
         try LMDB.check(mdb_cursor_put(pointer, &k, &v, current ? UInt32(MDB_CURRENT) : 0), "writing the database")
     }
 
-    package func deleteCurrent() throws(FiefError) {
+    public func deleteCurrent() throws(FiefError) {
         try LMDB.check(mdb_cursor_del(pointer, 0), "deleting from the database")
     }
 }
@@ -184,37 +184,37 @@ package final class LMDBCursor {
 /// them from the map, `PageCheck.salvageEntries`); this is the backstop
 /// for one they do not.  Costs one atomic load while no file with damaged
 /// trees is open in the process.
-package enum DamagedTrees {
-    private static let any = Atomic<Bool>(false)
+public enum DamagedTrees {
+    @usableFromInline static let any = Atomic<Bool>(false)
     private static let handles = Mutex<[Int: Set<MDB_dbi>]>([:])
 
     private static func id(_ env: OpaquePointer) -> Int { Int(bitPattern: UnsafeRawPointer(env)) }
 
     /// Handle `dbi` of `env` names a damaged tree.
-    package static func mark(_ env: OpaquePointer, _ dbi: MDB_dbi) {
+    public static func mark(_ env: OpaquePointer, _ dbi: MDB_dbi) {
         handles.withLock { $0[id(env), default: []].insert(dbi) }
         any.store(true, ordering: .releasing)
     }
 
     /// Handle `dbi` of `env` was closed (it may be reused for another tree).
-    package static func forget(_ env: OpaquePointer, _ dbi: MDB_dbi) {
+    public static func forget(_ env: OpaquePointer, _ dbi: MDB_dbi) {
         guard any.load(ordering: .acquiring) else { return }
         handles.withLock { _ = $0[id(env)]?.remove(dbi) }
     }
 
     /// `env` is closed.
-    package static func forget(_ env: OpaquePointer) {
+    public static func forget(_ env: OpaquePointer) {
         guard any.load(ordering: .acquiring) else { return }
         handles.withLock { $0[id(env)] = nil }
     }
 
-    @inline(__always)
-    package static func check(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
+    @inlinable @inline(__always)
+    public static func check(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
         guard any.load(ordering: .acquiring) else { return }
         try checkSlow(txn, dbi)
     }
 
-    private static func checkSlow(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
+    @usableFromInline static func checkSlow(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
         guard let env = mdb_txn_env(txn) else { return }
         if handles.withLock({ $0[id(env)]?.contains(dbi) ?? false }) {
             throw FiefError(.fileCorrupt, "the pages of this database are damaged; `fief copy` writes a sound copy of the rest")

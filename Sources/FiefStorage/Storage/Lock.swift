@@ -5,7 +5,7 @@ import Glibc
 /// A plain mutex, as a value: copying it costs no reference counting (it is
 /// taken on every call of the C ABI).  Its owner frees it with `destroy()`.
 public struct Lock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     public init() {
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -18,7 +18,7 @@ public struct Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public func withLock<R>(_ body: () throws(FiefError) -> R) throws(FiefError) -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

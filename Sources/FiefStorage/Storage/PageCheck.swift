@@ -17,25 +17,25 @@ import Glibc
 /// deeper than the tree says.  The result names each damaged tree; the page
 /// accounting (every page a meta page, in exactly one tree, or free) is
 /// checked too.
-package struct PageCheck {
-    package static let headerSize = 16
-    package static let branch: UInt16 = 0x01, leaf: UInt16 = 0x02, overflow: UInt16 = 0x04, leaf2: UInt16 = 0x20, subpage: UInt16 = 0x40
-    package static let bigData: UInt16 = 0x01, subData: UInt16 = 0x02, dupData: UInt16 = 0x04
+public struct PageCheck {
+    public static let headerSize = 16
+    public static let branch: UInt16 = 0x01, leaf: UInt16 = 0x02, overflow: UInt16 = 0x04, leaf2: UInt16 = 0x20, subpage: UInt16 = 0x40
+    public static let bigData: UInt16 = 0x01, subData: UInt16 = 0x02, dupData: UInt16 = 0x04
     /// Tree record flags (MDB_db.md_flags): those LMDB keeps in the file,
     /// and the two that change how leaves are read.
-    package static let persistentFlags: UInt16 = 0x7E, dupSortFlag: UInt16 = 0x04, dupFixedFlag: UInt16 = 0x10
-    package static let invalidPage = UInt64.max
+    public static let persistentFlags: UInt16 = 0x7E, dupSortFlag: UInt16 = 0x04, dupFixedFlag: UInt16 = 0x10
+    public static let invalidPage = UInt64.max
 
     /// A tree's root and shape, as LMDB records it (MDB_db, 48 bytes).
-    package struct TreeRecord {
-        package var fixedKeySize: Int
-        package var flags: UInt16
-        package var depth: Int
+    public struct TreeRecord {
+        public var fixedKeySize: Int
+        public var flags: UInt16
+        public var depth: Int
         /// Values the tree holds (every duplicate counted).
-        package var entries: UInt64
-        package var root: UInt64
+        public var entries: UInt64
+        public var root: UInt64
 
-        package init?(_ bytes: UnsafeRawBufferPointer) {
+        public init?(_ bytes: UnsafeRawBufferPointer) {
             guard bytes.count >= 48 else { return nil }
             fixedKeySize = Int(bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
             flags = bytes.loadUnaligned(fromByteOffset: 4, as: UInt16.self)
@@ -45,15 +45,15 @@ package struct PageCheck {
         }
     }
 
-    package let map: UnsafeRawPointer
-    package let pageSize: Int
+    public let map: UnsafeRawPointer
+    public let pageSize: Int
     /// Pages of the snapshot checked: 0 ... lastPage.
-    package let lastPage: UInt64
+    public let lastPage: UInt64
     private var seen: [UInt64]
     /// Damaged trees by name ("" is LMDB's main tree, "(free pages)" its free list).
-    package private(set) var damaged: [String: String] = [:]
-    package private(set) var pagesInUse = 2
-    package private(set) var freePages: [UInt64] = []
+    public private(set) var damaged: [String: String] = [:]
+    public private(set) var pagesInUse = 2
+    public private(set) var freePages: [UInt64] = []
     private var current = ""
     /// Values counted on the leaves of the tree being walked (every
     /// duplicate), against its record's count.
@@ -61,7 +61,7 @@ package struct PageCheck {
 
     /// Check every tree of the snapshot `txn` reads (nil when the file's meta
     /// pages cannot be matched to it).
-    package static func run(environment: Environment, txn: OpaquePointer) -> PageCheck? {
+    public static func run(environment: Environment, txn: OpaquePointer) -> PageCheck? {
         let bounds = environment.currentBounds()
         guard let map = UnsafeRawPointer(bitPattern: bounds.start) else { return nil }
         let pageSize = environment.pageSize
@@ -91,7 +91,7 @@ package struct PageCheck {
 
     /// Whether the page accounting adds up (nil: trees were damaged, so it
     /// could not be counted).
-    package var accountingHolds: Bool? {
+    public var accountingHolds: Bool? {
         damaged.isEmpty ? pagesInUse + freePages.count == Int(lastPage) + 1 : nil
     }
 
@@ -149,20 +149,20 @@ package struct PageCheck {
     /// first on a common prefix), as unsigned integers in native order
     /// (`MDB_INTEGERKEY`, `MDB_INTEGERDUP`), or not checked (the free list,
     /// reversed orders Fief never uses).
-    package enum KeyOrder {
+    public enum KeyOrder {
         case bytes, integer, unchecked
 
-        package init(keysOf flags: UInt16) {
+        public init(keysOf flags: UInt16) {
             self = flags & 0x02 != 0 ? .unchecked : flags & 0x08 != 0 ? .integer : .bytes
         }
 
-        package init(duplicatesOf flags: UInt16) {
+        public init(duplicatesOf flags: UInt16) {
             self = flags & 0x40 != 0 ? .unchecked : flags & 0x20 != 0 ? .integer : .bytes
         }
 
         /// `a` against `b`: negative, zero or positive; nil when integer
         /// keys are of sizes LMDB would not compare (not checked).
-        package func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int? {
+        public func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int? {
             switch self {
             case .unchecked:
                 return nil
@@ -193,17 +193,17 @@ package struct PageCheck {
     /// unbounded), as its parent's separators say, in the tree's order.  A
     /// page found where another belongs (a lost write: an older page, or
     /// one of another tree, under its page number) breaks them.
-    package struct KeyBounds {
-        package var order: KeyOrder
-        package var lower: UnsafeRawBufferPointer? = nil
-        package var upper: UnsafeRawBufferPointer? = nil
+    public struct KeyBounds {
+        public var order: KeyOrder
+        public var lower: UnsafeRawBufferPointer? = nil
+        public var upper: UnsafeRawBufferPointer? = nil
 
         /// Whether `key` lies inside the bounds and after `previous`.  In a
         /// tree of integer keys every key has 4 or 8 bytes, all of one size
         /// (LMDB compares them as integers of the first key's size: a page of
         /// another tree in a class's place, with longer keys, would otherwise
         /// pass unordered and lead its searches astray).
-        package func admits(_ key: UnsafeRawBufferPointer, after previous: UnsafeRawBufferPointer?) -> Bool {
+        public func admits(_ key: UnsafeRawBufferPointer, after previous: UnsafeRawBufferPointer?) -> Bool {
             if order == .integer {
                 guard key.count == 8 || key.count == 4, previous.map({ $0.count == key.count }) ?? true,
                       lower.map({ $0.count == key.count }) ?? true, upper.map({ $0.count == key.count }) ?? true else { return false }
@@ -396,7 +396,7 @@ package struct PageCheck {
 
     /// Every entry that can still be read from the damaged tree `name`
     /// whose key has 8 bytes (a tree of chunks): see `salvageEntries`.
-    package static func salvage(environment: Environment, txn: OpaquePointer, tree name: String) -> [(key: UInt64, value: UnsafeRawBufferPointer)] {
+    public static func salvage(environment: Environment, txn: OpaquePointer, tree name: String) -> [(key: UInt64, value: UnsafeRawBufferPointer)] {
         salvageEntries(environment: environment, txn: txn, tree: name).compactMap { (entry) -> (key: UInt64, value: UnsafeRawBufferPointer)? in
             entry.key.count == 8 ? (entry.key.loadUnaligned(as: UInt64.self), entry.value) : nil
         }
@@ -407,7 +407,7 @@ package struct PageCheck {
     /// through branch entries that do; damaged pages and entries are
     /// skipped.  Keys and values are views into the map (valid with `txn`),
     /// in the order found (not necessarily key order).
-    package static func salvageEntries(environment: Environment, txn: OpaquePointer, tree name: String) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
+    public static func salvageEntries(environment: Environment, txn: OpaquePointer, tree name: String) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
         let bounds = environment.currentBounds()
         guard let map = UnsafeRawPointer(bitPattern: bounds.start) else { return [] }
         var main: MDB_dbi = 0
@@ -459,7 +459,7 @@ package struct PageCheck {
     }
 
     /// Free pages that a tree also uses (checked once every tree was walked).
-    package func freePagesInUse() -> [UInt64] {
+    public func freePagesInUse() -> [UInt64] {
         freePages.filter { seen[Int($0 >> 6)] & (UInt64(1) << ($0 & 63)) != 0 }
     }
 }

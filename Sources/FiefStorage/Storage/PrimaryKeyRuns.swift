@@ -13,27 +13,27 @@ import CLMDB
 /// entry each, as a plain map would.
 ///
 /// Every call takes a cursor on the table, in the transaction to use.
-package enum PrimaryKeyRuns {
-    package struct Run {
-        package var start: UInt64
-        package var firstObject: Int64
-        package var length: UInt64
+public enum PrimaryKeyRuns {
+    public struct Run {
+        public var start: UInt64
+        public var firstObject: Int64
+        public var length: UInt64
 
         /// Whether primary key `key` falls in the run.
-        @inline(__always)
-        package func contains(_ key: UInt64) -> Bool { key >= start && key - start < length }
+        @inlinable @inline(__always)
+        public func contains(_ key: UInt64) -> Bool { key >= start && key - start < length }
         /// The first key after the run (nil if the run ends at UInt64.max).
-        package var end: UInt64? { start.addingReportingOverflow(length).overflow ? nil : start + length }
+        public var end: UInt64? { start.addingReportingOverflow(length).overflow ? nil : start + length }
     }
 
     @inline(__always)
-    private static func run(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FiefError) -> Run {
+    @usableFromInline static func run(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FiefError) -> Run {
         guard key.count == 8 else { throw FiefError(.fileCorrupt, "a primary-key table entry has an impossible size") }
         return try run(key.loadUnaligned(as: UInt64.self), value)
     }
 
     @inline(__always)
-    private static func run(_ start: UInt64, _ value: UnsafeRawBufferPointer) throws(FiefError) -> Run {
+    @usableFromInline static func run(_ start: UInt64, _ value: UnsafeRawBufferPointer) throws(FiefError) -> Run {
         guard value.count == 8 || value.count == 16 else {
             throw FiefError(.fileCorrupt, "a primary-key table entry has an impossible size")
         }
@@ -46,8 +46,8 @@ package enum PrimaryKeyRuns {
 
     /// The run that holds `key`, or else the last run before it (the cursor
     /// stands on the returned run).
-    @inline(__always)
-    package static func runAtOrBefore(_ cursor: LMDBCursor, _ key: UInt64) throws(FiefError) -> Run? {
+    @inlinable @inline(__always)
+    public static func runAtOrBefore(_ cursor: LMDBCursor, _ key: UInt64) throws(FiefError) -> Run? {
         if let (k, v) = try cursor.seek(integerKey: key) {
             if k == key { return try run(k, v) }
             guard let (pk, pv) = try cursor.move(MDB_PREV) else { return nil }
@@ -59,15 +59,15 @@ package enum PrimaryKeyRuns {
 
     /// Whether keys from `start` on, for objects from `firstObject` on,
     /// continue `run`.
-    @inline(__always)
-    package static func continues(_ run: Run, start: UInt64, firstObject: Int64, count: UInt64) -> Bool {
+    @inlinable @inline(__always)
+    public static func continues(_ run: Run, start: UInt64, firstObject: Int64, count: UInt64) -> Bool {
         run.end == start && run.firstObject &+ Int64(bitPattern: run.length) == firstObject
             && !start.addingReportingOverflow(count - 1).overflow
     }
 
     /// The object whose primary key is `key`, if any.
-    @inline(__always)
-    package static func find(_ cursor: LMDBCursor, _ key: UInt64) throws(FiefError) -> Int64? {
+    @inlinable @inline(__always)
+    public static func find(_ cursor: LMDBCursor, _ key: UInt64) throws(FiefError) -> Int64? {
         guard let run = try runAtOrBefore(cursor, key), run.contains(key) else { return nil }
         return run.firstObject + Int64(bitPattern: key - run.start)
     }
@@ -76,7 +76,7 @@ package enum PrimaryKeyRuns {
     /// Returns nil, or the first of those keys that is already taken (then
     /// nothing is written).  `tail` receives the run written when it is the
     /// table's last (later keys can then extend it without a search).
-    package static func insert(_ cursor: LMDBCursor, start: UInt64, firstObject: Int64, count: UInt64, tail: inout Run?) throws(FiefError) -> UInt64? {
+    public static func insert(_ cursor: LMDBCursor, start: UInt64, firstObject: Int64, count: UInt64, tail: inout Run?) throws(FiefError) -> UInt64? {
         tail = nil
         guard count >= 1 else { return nil }
         let (last, overflow) = start.addingReportingOverflow(count - 1)
@@ -106,12 +106,12 @@ package enum PrimaryKeyRuns {
     }
 
     /// Store `run` under its first key (replacing the entry there).
-    package static func store(_ cursor: LMDBCursor, _ run: Run) throws(FiefError) {
+    public static func store(_ cursor: LMDBCursor, _ run: Run) throws(FiefError) {
         try put(cursor, run, current: false)
     }
 
     /// Forget primary key `key` (nothing if it is not mapped).
-    package static func remove(_ cursor: LMDBCursor, _ key: UInt64) throws(FiefError) {
+    public static func remove(_ cursor: LMDBCursor, _ key: UInt64) throws(FiefError) {
         guard let run = try runAtOrBefore(cursor, key), run.contains(key) else { return }
         let offset = key - run.start
         try cursor.deleteCurrent()

@@ -7,17 +7,17 @@ import CLMDB
 /// `FIEF_ERR_FILE_CORRUPT` instead of reading every value of the changed
 /// property as its default.  Files of format 7 and older store the bytes
 /// alone.  Every writer writes the current format, so every write seals.
-package enum SchemaRecord {
+public enum SchemaRecord {
     /// The seal's database key ("schm"; the table key is 0, which no class has).
-    package static let database: UInt32 = 0x7363_686d
-    package static let key: [UInt8] = Array(MetaKeys.schema.utf8)
+    public static let database: UInt32 = 0x7363_686d
+    public static let key: [UInt8] = Array(MetaKeys.schema.utf8)
 
     /// Whether files of `format` seal their schema record.
-    package static func isSealed(_ format: UInt64) -> Bool { format >= 8 }
+    public static func isSealed(_ format: UInt64) -> Bool { format >= 8 }
 
     /// The schema's bytes (without the seal) as stored in a file of
     /// `format`; nil when there is none.  A seal that fails is damage.
-    package static func read(_ txn: OpaquePointer, _ meta: MDB_dbi, format: UInt64, path: String) throws(FiefError) -> UnsafeRawBufferPointer? {
+    public static func read(_ txn: OpaquePointer, _ meta: MDB_dbi, format: UInt64, path: String) throws(FiefError) -> UnsafeRawBufferPointer? {
         guard let raw = try MetaKeys.readBytes(txn, meta, MetaKeys.schema) else { return nil }
         guard isSealed(format) else { return raw }
         let body = key.withUnsafeBytes { EntrySeal.open(raw, table: 0, database: database, key: $0) }
@@ -28,12 +28,12 @@ package enum SchemaRecord {
     }
 
     /// The format of the file `meta` belongs to (0 when it has none).
-    package static func format(_ txn: OpaquePointer, _ meta: MDB_dbi) throws(FiefError) -> UInt64 {
+    public static func format(_ txn: OpaquePointer, _ meta: MDB_dbi) throws(FiefError) -> UInt64 {
         try MetaKeys.readUInt64(txn, meta, MetaKeys.format) ?? 0
     }
 
     /// Store `bytes` (`SchemaCoding.encode`) sealed, in the current format.
-    package static func write(_ txn: OpaquePointer, _ meta: MDB_dbi, _ bytes: [UInt8]) throws(FiefError) {
+    public static func write(_ txn: OpaquePointer, _ meta: MDB_dbi, _ bytes: [UInt8]) throws(FiefError) {
         var sealed = bytes
         key.withUnsafeBytes { EntrySeal.seal(&sealed, table: 0, database: database, key: $0) }
         try typed { try sealed.withUnsafeBytes { (raw) in try MetaKeys.write(txn, meta, MetaKeys.schema, raw) } }

@@ -4,39 +4,39 @@ import Glibc
 #endif
 
 /// The key of one chunk: a class and the chunk's key in the class's data database.
-package struct ChunkID: Hashable {
-    package var table: UInt32
-    package var key: UInt64
-    package init(table: UInt32, key: UInt64) { self.table = table; self.key = key }
+public struct ChunkID: Hashable {
+    public var table: UInt32
+    public var key: UInt64
+    public init(table: UInt32, key: UInt64) { self.table = table; self.key = key }
 }
 
 /// One read snapshot: an LMDB read transaction and the chunks already looked up in it.
-package final class Snapshot: @unchecked Sendable {
-    package let environment: Environment
-    package let txn: OpaquePointer
-    package let version: UInt64
-    package let schemaGeneration: UInt64
+public final class Snapshot: @unchecked Sendable {
+    public let environment: Environment
+    public let txn: OpaquePointer
+    public let version: UInt64
+    public let schemaGeneration: UInt64
     /// Set once, before a second realm (a frozen one) starts using this snapshot;
     /// from then on lookups take `lock`.
-    package var isShared = false
-    package let lock = Lock()
+    public var isShared = false
+    public let lock = Lock()
     @exclusivity(unchecked) private var cache = ChunkMap<ChunkReader>(capacity: 256)
     /// The part lists of chunks read in parts.
-    package let partTables = ChunkPartTables()
+    public let partTables = ChunkPartTables()
     /// The lists read in this snapshot (used under `lock` when shared).
-    @exclusivity(unchecked) package var lists: [ListID: ListState] = [:]
+    @exclusivity(unchecked) public var lists: [ListID: ListState] = [:]
     /// The sets and maps read in this snapshot (used under `lock` when shared).
-    @exclusivity(unchecked) package var collectionEntries: [ListID: CollectionEntries] = [:]
+    @exclusivity(unchecked) public var collectionEntries: [ListID: CollectionEntries] = [:]
     /// Cursors kept for lookups (primary keys, indexes, backlinks), by
     /// database handle (LMDB's handles are small indexes).
-    @exclusivity(unchecked) private var cursors: [LMDBCursor?] = []
+    @exclusivity(unchecked) @usableFromInline var cursors: [LMDBCursor?] = []
     /// Cursors over columns' chunks, by database << 32 | column.
-    @exclusivity(unchecked) private var columnCursors: [UInt64: ColumnCursor] = [:]
-    @exclusivity(unchecked) private var lastColumnCursorKey: UInt64 = .max
-    @exclusivity(unchecked) private var lastColumnCursor: ColumnCursor?
+    @exclusivity(unchecked) @usableFromInline var columnCursors: [UInt64: ColumnCursor] = [:]
+    @exclusivity(unchecked) @usableFromInline var lastColumnCursorKey: UInt64 = .max
+    @exclusivity(unchecked) @usableFromInline var lastColumnCursor: ColumnCursor?
     /// Where the runs of backlinks database `dbi` lie in this snapshot
     /// (the caller holds `lock` if the snapshot is shared).
-    package func runDirectory(_ dbi: MDB_dbi) -> Backlinks.RunDirectory {
+    public func runDirectory(_ dbi: MDB_dbi) -> Backlinks.RunDirectory {
         let i = Int(dbi)
         if i < runDirectories.count, let known = runDirectories[i] { return known }
         let made = Backlinks.RunDirectory()
@@ -47,7 +47,7 @@ package final class Snapshot: @unchecked Sendable {
 
     /// The backlink runs whose checksum was checked in this snapshot (the
     /// caller holds `lock` if the snapshot is shared).
-    package var checkedRuns: Backlinks.CheckedRuns {
+    public var checkedRuns: Backlinks.CheckedRuns {
         if let checked = checkedRunsIfAny { return checked }
         let made = Backlinks.CheckedRuns()
         checkedRunsIfAny = made
@@ -55,9 +55,9 @@ package final class Snapshot: @unchecked Sendable {
     }
 
     /// The handle generation of the environment when the transaction began.
-    package let handleGeneration: UInt64
+    public let handleGeneration: UInt64
     /// Where the file's pages are mapped as of this snapshot.
-    package private(set) var bounds: MapBounds
+    public private(set) var bounds: MapBounds
     /// The backlink runs checked in this snapshot, and per backlinks
     /// database (by handle) where its runs lie, once made.
     @exclusivity(unchecked) private var checkedRunsIfAny: Backlinks.CheckedRuns?
@@ -65,7 +65,7 @@ package final class Snapshot: @unchecked Sendable {
 
     /// Begin a read transaction at the newest commit.  The meta database's
     /// handle is opened first if needed, so the transaction can use it.
-    package init(environment: Environment) throws(FiefError) {
+    public init(environment: Environment) throws(FiefError) {
         self.environment = environment
         if environment.openedDatabase(MetaKeys.database) == nil {
             // Opens it if it exists (a new file has none until its first commit).
@@ -122,23 +122,23 @@ package final class Snapshot: @unchecked Sendable {
     }
 
     /// Run `body` with this snapshot's cursor on `dbi`.
-    @inline(__always)
-    package func withCursor<T>(_ dbi: MDB_dbi, _ body: (LMDBCursor) throws(FiefError) -> T) throws(FiefError) -> T {
+    @inlinable @inline(__always)
+    public func withCursor<T>(_ dbi: MDB_dbi, _ body: (LMDBCursor) throws(FiefError) -> T) throws(FiefError) -> T {
         if isShared { return try lock.withLock { () throws(FiefError) in try body(try cursor(dbi)) } }
         return try body(try cursor(dbi))
     }
 
     /// Run `body` with this snapshot's read transaction (under `lock` when
     /// the snapshot is shared).
-    package func withTransaction<T>(_ body: (OpaquePointer) throws(FiefError) -> T) throws(FiefError) -> T {
+    public func withTransaction<T>(_ body: (OpaquePointer) throws(FiefError) -> T) throws(FiefError) -> T {
         if isShared { return try lock.withLock { () throws(FiefError) in try body(txn) } }
         return try body(txn)
     }
 
     /// This snapshot's cursor on `dbi`; the caller holds `lock` if the
     /// snapshot is shared (a chunk check inside `chunk(_:dbi:check:)` does).
-    @inline(__always)
-    package func cursor(_ dbi: MDB_dbi) throws(FiefError) -> LMDBCursor {
+    @inlinable @inline(__always)
+    public func cursor(_ dbi: MDB_dbi) throws(FiefError) -> LMDBCursor {
         let i = Int(dbi)
         if i < cursors.count, let cursor = cursors[i] { return cursor }
         let cursor = try LMDBCursor(txn, dbi)
@@ -150,8 +150,8 @@ package final class Snapshot: @unchecked Sendable {
     /// The chunk `id`, read and checked by `read` on its first use in this
     /// snapshot (`read` may use the snapshot's cursors: it runs under `lock`
     /// when the snapshot is shared).
-    @inline(__always)
-    package func chunk(_ id: ChunkID, read: () throws(FiefError) -> ChunkReader) throws(FiefError) -> ChunkReader {
+    @inlinable @inline(__always)
+    public func chunk(_ id: ChunkID, read: () throws(FiefError) -> ChunkReader) throws(FiefError) -> ChunkReader {
         if isShared {
             return try lock.withLock { () throws(FiefError) in try lookup(id, read: read) }
         }
@@ -159,7 +159,7 @@ package final class Snapshot: @unchecked Sendable {
     }
 
     @inline(__always)
-    private func lookup(_ id: ChunkID, read: () throws(FiefError) -> ChunkReader) throws(FiefError) -> ChunkReader {
+    @usableFromInline func lookup(_ id: ChunkID, read: () throws(FiefError) -> ChunkReader) throws(FiefError) -> ChunkReader {
         if let cached = cache[id] { return cached }
         let found = try read()
         cache[id] = found
@@ -168,8 +168,8 @@ package final class Snapshot: @unchecked Sendable {
 
     /// This snapshot's cursor over the chunks of `column` in `dbi` (the
     /// caller holds `lock` if the snapshot is shared).
-    @inline(__always)
-    package func columnCursor(_ dbi: MDB_dbi, column: UInt32) throws(FiefError) -> ColumnCursor {
+    @inlinable @inline(__always)
+    public func columnCursor(_ dbi: MDB_dbi, column: UInt32) throws(FiefError) -> ColumnCursor {
         let key = UInt64(dbi) << 32 | UInt64(column)
         if key == lastColumnCursorKey, let last = lastColumnCursor { return last }
         let cursor: ColumnCursor

@@ -2,20 +2,20 @@ import CLMDB
 
 /// What the hot paths need of a property: no name, so copying it costs no
 /// reference counting.
-package struct Column {
-    package let key: UInt32
+public struct Column {
+    public let key: UInt32
     /// The type of the column's values: the property's, or for a collection
     /// `.int`, its size.
-    package let type: PropertyType
-    package let flags: PropertyFlags
+    public let type: PropertyType
+    public let flags: PropertyFlags
     /// For a link or a collection of links: the key of the class it points to (0 otherwise).
-    package let linkTarget: UInt32
-    package let collection: CollectionKind
+    public let linkTarget: UInt32
+    public let collection: CollectionKind
     /// The type of a collection's elements (the property's type).
-    package let elementType: PropertyType
+    public let elementType: PropertyType
     private let elementNullable: Bool
 
-    package init(_ property: Property, linkTarget: UInt32 = 0) {
+    public init(_ property: Property, linkTarget: UInt32 = 0) {
         key = property.key
         elementNullable = property.isNullable
         collection = property.collection
@@ -28,73 +28,73 @@ package struct Column {
     }
 
     /// Whether elements of the collection may be null (mixed ones always may).
-    package var elementsNullable: Bool { collection != .none && (elementNullable || elementType == .mixed) }
+    public var elementsNullable: Bool { collection != .none && (elementNullable || elementType == .mixed) }
 
     /// Whether the column holds one mixed value per object (coded in a
     /// binary chunk); stored, as `slotValue` asks it on every read.
-    package let isMixed: Bool
+    public let isMixed: Bool
 
-    package var isNullable: Bool { flags.contains(.nullable) }
-    package var isPrimaryKey: Bool { flags.contains(.primaryKey) }
+    public var isNullable: Bool { flags.contains(.nullable) }
+    public var isPrimaryKey: Bool { flags.contains(.primaryKey) }
     /// A secondary index (primary keys have their own table).
-    package var hasIndex: Bool { flags.contains(.indexed) && !flags.contains(.primaryKey) }
+    public var hasIndex: Bool { flags.contains(.indexed) && !flags.contains(.primaryKey) }
     /// A full-text index (see `FullTextIndex`).
-    package var hasFullTextIndex: Bool { flags.contains(.fullTextIndexed) }
+    public var hasFullTextIndex: Bool { flags.contains(.fullTextIndexed) }
     /// The `type` or `coordinates` of an embedded GeoJSON point class with
     /// a spatial index: its writes keep the index (see `GeoIndex`).
-    package var feedsGeoIndex = false
+    public var feedsGeoIndex = false
 }
 
 /// How one class is stored: its databases and its properties by key.
-package final class Table: @unchecked Sendable {
-    package let objectClass: ObjectClass
-    package let key: UInt32
-    package let data: MDB_dbi
-    package let primaryKeyDatabase: MDB_dbi?
-    package let primaryKey: Property?
+public final class Table: @unchecked Sendable {
+    public let objectClass: ObjectClass
+    public let key: UInt32
+    public let data: MDB_dbi
+    public let primaryKeyDatabase: MDB_dbi?
+    public let primaryKey: Property?
     /// Non-optional int primary keys use an MDB_INTEGERKEY database.
-    package let integerPrimaryKey: Bool
-    package let indexDatabases: [UInt32: MDB_dbi]
+    public let integerPrimaryKey: Bool
+    public let indexDatabases: [UInt32: MDB_dbi]
     /// The full-text index of each full-text-indexed property, by property key.
-    package let fullTextDatabases: [UInt32: MDB_dbi]
+    public let fullTextDatabases: [UInt32: MDB_dbi]
     /// The spatial index of an embedded GeoJSON point class (see
     /// `GeoIndex`); nil for other classes, and in a file opened read-only
     /// that lacks it (queries then scan).
-    package let geoIndex: GeoIndexInfo?
+    public let geoIndex: GeoIndexInfo?
     /// Set when the pages of one of the class's trees are damaged (see
     /// `PageCheck`): every use of the class then fails with it.
-    package let damage: FiefError?
-    private let propertySlots: [Int]   // property key -> index into objectClass.properties, -1 if none
+    public let damage: FiefError?
+    @usableFromInline let propertySlots: [Int]   // property key -> index into objectClass.properties, -1 if none
     /// Columns by property key (`columnCount` entries; key 0 and gaps have no property).
-    private let columns: UnsafeMutablePointer<Column?>
-    private let columnCount: Int
+    @usableFromInline let columns: UnsafeMutablePointer<Column?>
+    @usableFromInline let columnCount: Int
 
     /// The objects of other classes (and this one) linking to this class's
     /// objects (see `Backlinks`); nil while no link points to the class.
-    package let backlinks: MDB_dbi?
+    public let backlinks: MDB_dbi?
     /// The link columns of this class: (property, target class key).
-    package let links: [(property: Property, target: UInt32)]
+    public let links: [(property: Property, target: UInt32)]
     /// The (origin class << 32 | origin property) pairs that may link to
     /// this class: links to it, and mixed values when it is not embedded.
     /// A backlink run naming another is damage (a page of another class's
     /// backlinks found in place of one of this class's: `Backlinks.forEach`).
-    package let backlinkPairs: Set<UInt64>
+    public let backlinkPairs: Set<UInt64>
 
     /// The mixed (single-value) properties of this class.
-    package let mixedProperties: [Property]
+    public let mixedProperties: [Property]
 
     /// The list properties of this class and the database of each one's segments.
-    package let lists: [(property: Property, database: MDB_dbi)]
+    public let lists: [(property: Property, database: MDB_dbi)]
     /// The set properties and the database of each one's elements.
-    package let sets: [(property: Property, database: MDB_dbi)]
+    public let sets: [(property: Property, database: MDB_dbi)]
     /// The map properties and the database of each one's entries.
-    package let maps: [(property: Property, database: MDB_dbi)]
+    public let maps: [(property: Property, database: MDB_dbi)]
     /// The nested collections of this class's mixed values (see
     /// `NestedStore`); nil when no property can hold one, or in a file
     /// written before they existed (which then holds none).
-    package let nested: MDB_dbi?
+    public let nested: MDB_dbi?
 
-    package init(objectClass: ObjectClass, data: MDB_dbi, primaryKeyDatabase: MDB_dbi?, indexDatabases: [UInt32: MDB_dbi],
+    public init(objectClass: ObjectClass, data: MDB_dbi, primaryKeyDatabase: MDB_dbi?, indexDatabases: [UInt32: MDB_dbi],
          schema: Schema, backlinks: MDB_dbi? = nil, collections: [(property: Property, database: MDB_dbi)] = [],
          nested: MDB_dbi? = nil, damage: FiefError? = nil, fullTextDatabases: [UInt32: MDB_dbi] = [:], geoIndex: MDB_dbi? = nil) {
         self.backlinks = backlinks
@@ -149,53 +149,53 @@ package final class Table: @unchecked Sendable {
     deinit { columns.deallocate() }
 
     /// The column of property `key`.
-    @inline(__always)
-    package func column(_ key: UInt32) throws(FiefError) -> Column {
+    @inlinable @inline(__always)
+    public func column(_ key: UInt32) throws(FiefError) -> Column {
         let k = Int(key)
         if k < columnCount, let column = columns[k] { return column }
         throw noSuchProperty(key)
     }
 
-    @inline(__always)
-    package func property(_ key: UInt32) throws(FiefError) -> Property {
+    @inlinable @inline(__always)
+    public func property(_ key: UInt32) throws(FiefError) -> Property {
         let k = Int(key)
         if k < propertySlots.count, propertySlots[k] >= 0 { return objectClass.properties[propertySlots[k]] }
         throw noSuchProperty(key)
     }
 
     /// The error for property key `key`, which the class lacks.
-    private func noSuchProperty(_ key: UInt32) -> FiefError {
+    @usableFromInline func noSuchProperty(_ key: UInt32) -> FiefError {
         FiefError(.noSuchProperty, "class '\(objectClass.name)' has no property with key \(key)"
                   + (key == 0 ? " (no stored property has key 0; linking-objects properties, which have it, are computed from the links to an object and take no value)" : ""))
     }
 
-    package func property(named name: String) -> Property? { objectClass.property(named: name) }
+    public func property(named name: String) -> Property? { objectClass.property(named: name) }
 
-    package static func dataName(_ key: UInt32) -> String { "c\(key)" }
-    package static func primaryKeyName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).pk\(column)" }
-    package static func indexName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).i\(column)" }
-    package static func fullTextName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).t\(column)" }
-    package static func backlinksName(_ key: UInt32) -> String { "c\(key).b" }
-    package static func listName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).l\(column)" }
-    package static func setName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).s\(column)" }
-    package static func mapName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).m\(column)" }
-    package static func nestedName(_ key: UInt32) -> String { "c\(key).n" }
+    public static func dataName(_ key: UInt32) -> String { "c\(key)" }
+    public static func primaryKeyName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).pk\(column)" }
+    public static func indexName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).i\(column)" }
+    public static func fullTextName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).t\(column)" }
+    public static func backlinksName(_ key: UInt32) -> String { "c\(key).b" }
+    public static func listName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).l\(column)" }
+    public static func setName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).s\(column)" }
+    public static func mapName(_ key: UInt32, _ column: UInt32) -> String { "c\(key).m\(column)" }
+    public static func nestedName(_ key: UInt32) -> String { "c\(key).n" }
 
     /// Whether a class's values can hold nested collections: it has a mixed
     /// property, or a list or map of mixed values.
-    package static func holdsNested(_ objectClass: ObjectClass) -> Bool {
+    public static func holdsNested(_ objectClass: ObjectClass) -> Bool {
         objectClass.properties.contains { $0.type == .mixed && $0.collection != .set }
     }
 
     /// The nested collections' database (see `nested`).
-    @inline(__always)
-    package func nestedDatabase() throws(FiefError) -> MDB_dbi {
+    @inlinable @inline(__always)
+    public func nestedDatabase() throws(FiefError) -> MDB_dbi {
         if let nested { return nested }
         throw FiefError(.fileFormat, "class '\(objectClass.name)' has no nested collections in this file: open it writable once to add them")
     }
 
     /// The database of a list, set or map property (nil for a value).
-    package static func collectionName(_ key: UInt32, _ property: Property) -> String? {
+    public static func collectionName(_ key: UInt32, _ property: Property) -> String? {
         switch property.collection {
         case .none: return nil
         case .list: return listName(key, property.key)
@@ -205,27 +205,27 @@ package final class Table: @unchecked Sendable {
     }
 
     /// The database of list property `column`'s segments.
-    @inline(__always)
-    package func listDatabase(_ column: UInt32) throws(FiefError) -> MDB_dbi {
+    @inlinable @inline(__always)
+    public func listDatabase(_ column: UInt32) throws(FiefError) -> MDB_dbi {
         for entry in lists where entry.property.key == column { return entry.database }
         throw notA("list", column)
     }
 
     /// The database of set property `column`'s elements.
-    @inline(__always)
-    package func setDatabase(_ column: UInt32) throws(FiefError) -> MDB_dbi {
+    @inlinable @inline(__always)
+    public func setDatabase(_ column: UInt32) throws(FiefError) -> MDB_dbi {
         for entry in sets where entry.property.key == column { return entry.database }
         throw notA("set", column)
     }
 
     /// The database of map property `column`'s entries.
-    @inline(__always)
-    package func mapDatabase(_ column: UInt32) throws(FiefError) -> MDB_dbi {
+    @inlinable @inline(__always)
+    public func mapDatabase(_ column: UInt32) throws(FiefError) -> MDB_dbi {
         for entry in maps where entry.property.key == column { return entry.database }
         throw notA("map", column)
     }
 
-    private func notA(_ kind: String, _ column: UInt32) -> FiefError {
+    @usableFromInline func notA(_ kind: String, _ column: UInt32) -> FiefError {
         FiefError(.invalidArgument, "property \((try? property(column).name).map { "'\(objectClass.name).\($0)'" } ?? "\(column) of '\(objectClass.name)'") is not a \(kind)")
     }
 }

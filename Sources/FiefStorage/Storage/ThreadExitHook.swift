@@ -23,10 +23,10 @@ import Glibc
 /// cancel on the owning thread remove the entry; an entry left behind by a
 /// transaction ended elsewhere (a realm released on another thread) is
 /// harmless: at exit the realm is gone or no longer writing for this thread.
-package enum ThreadExitHook {
+public enum ThreadExitHook {
     /// One thread's realms with a write transaction it began.
-    package final class Registrations {
-        package var entries: [ExitToken] = []
+    public final class Registrations {
+        public var entries: [ExitToken] = []
     }
 
     /// nil if the process ran out of thread-specific keys: then a thread
@@ -46,7 +46,7 @@ package enum ThreadExitHook {
 
     /// Note that the calling thread began a write transaction on the owner
     /// of `token`.
-    package static func register(_ token: ExitToken) {
+    public static func register(_ token: ExitToken) {
         guard let key else { return }
         let registrations: Registrations
         if let pointer = pthread_getspecific(key) {
@@ -68,7 +68,7 @@ package enum ThreadExitHook {
 
     /// Note that the calling thread ended its write transaction on the owner
     /// of `token`.
-    package static func unregister(_ token: ExitToken) {
+    public static func unregister(_ token: ExitToken) {
         guard let key, let pointer = pthread_getspecific(key) else { return }
         let registrations = Unmanaged<Registrations>.fromOpaque(pointer).takeUnretainedValue()
         if let index = registrations.entries.firstIndex(where: { $0 === token }) {
@@ -86,18 +86,18 @@ package protocol ExitCancellable: AnyObject {
 /// A realm as `ThreadExitHook` holds it: the realm without a reference
 /// count, cleared (under the token's lock) when the realm goes away, so an
 /// exiting thread never reaches a realm that is gone.
-package final class ExitToken: @unchecked Sendable {
+public final class ExitToken: @unchecked Sendable {
     private let lock = Mutex<Void>(())
     private unowned(unsafe) var realm: (any ExitCancellable)?
 
     package init(_ realm: any ExitCancellable) { self.realm = realm }
 
-    package var isAlive: Bool { lock.withLock { _ in realm != nil } }
+    public var isAlive: Bool { lock.withLock { _ in realm != nil } }
 
     /// Called by the realm's deinit: the hook must not reach it any more.
-    package func clear() { lock.withLock { _ in realm = nil } }
+    public func clear() { lock.withLock { _ in realm = nil } }
 
-    package func cancelWriteOfExitingThread() {
+    public func cancelWriteOfExitingThread() {
         lock.withLock { _ in realm?.cancelWriteOfExitingThread() }
     }
 }

@@ -5,36 +5,37 @@ import Glibc
 #endif
 
 /// What an open write transaction changed in one class.
-package final class ClassWrite {
+public final class ClassWrite {
+    @usableFromInline init() {}
     /// The next object key, loaded on first use, stored at commit.
-    package var nextKey: Int64?
+    public var nextKey: Int64?
     /// Clusters whose presence bitmap changed.
-    package var touchedClusters: Set<Int64> = []
-    private var lastTouched: Int64 = -1
+    public var touchedClusters: Set<Int64> = []
+    @usableFromInline var lastTouched: Int64 = -1
     /// Objects created minus objects deleted since the transaction began
     /// (or since the class was emptied).
-    package var objectCountDelta: Int64 = 0
+    public var objectCountDelta: Int64 = 0
     /// Whether every object of the class was deleted (its tables dropped).
-    package var emptied = false
+    public var emptied = false
     /// The cursor on the class's integer primary-key table; closed before
     /// the transaction ends (LMDB frees a write transaction's cursors).
-    package var primaryKeyCursor: LMDBCursor?
+    public var primaryKeyCursor: LMDBCursor?
     /// The cursor on the class's backlinks, kept for the objects deleted
     /// one after another (closed as `primaryKeyCursor` is).
-    package var backlinksCursor: LMDBCursor?
+    public var backlinksCursor: LMDBCursor?
     /// The last run of the integer primary-key table, when this transaction
     /// wrote it: keys that continue it extend it here, and it is stored
     /// once, before anything else reads or writes the table.
-    package var tailRun: (run: PrimaryKeyRuns.Run, stored: Bool)?
+    public var tailRun: (run: PrimaryKeyRuns.Run, stored: Bool)?
 
     /// The chunks of the cluster objects were last created in, by column:
     /// creating objects one by one finds them without hashing (each id has
     /// one DirtyChunk for the whole transaction, until the class is emptied).
-    private var createCluster: Int64 = -1
-    private var createChunks: [(column: UInt32, chunk: DirtyChunk)] = []
+    @usableFromInline var createCluster: Int64 = -1
+    @usableFromInline var createChunks: [(column: UInt32, chunk: DirtyChunk)] = []
 
-    @inline(__always)
-    package func chunk(_ column: UInt32, cluster: Int64, _ make: () throws(FiefError) -> DirtyChunk) throws(FiefError) -> DirtyChunk {
+    @inlinable @inline(__always)
+    public func chunk(_ column: UInt32, cluster: Int64, _ make: () throws(FiefError) -> DirtyChunk) throws(FiefError) -> DirtyChunk {
         if cluster == createCluster {
             for entry in createChunks where entry.column == column { return entry.chunk }
         } else {
@@ -46,15 +47,15 @@ package final class ClassWrite {
         return made
     }
 
-    @inline(__always)
-    package func touch(_ cluster: Int64) {
+    @inlinable @inline(__always)
+    public func touch(_ cluster: Int64) {
         if cluster == lastTouched { return }
         touchedClusters.insert(cluster)
         lastTouched = cluster
     }
 
     /// The class was emptied: nothing of it is left to write.
-    package func empty() {
+    public func empty() {
         createCluster = -1
         createChunks = []
         touchedClusters = []
@@ -69,58 +70,58 @@ package final class ClassWrite {
 
 /// The state of an open write transaction: LMDB's write transaction, the
 /// chunks changed so far (written once each at commit), and the chunks read.
-package final class WriteTransaction {
-    package let txn: OpaquePointer
-    package let thread: pthread_t
+public final class WriteTransaction {
+    public let txn: OpaquePointer
+    public let thread: pthread_t
     /// The version the transaction started from; the commit creates version + 1.
-    package let version: UInt64
-    package let meta: MDB_dbi
+    public let version: UInt64
+    public let meta: MDB_dbi
     /// Where the file's pages are mapped as the transaction began.
-    package let bounds: MapBounds
-    @exclusivity(unchecked) package var dirty = ChunkMap<DirtyChunk>(capacity: 256)
+    public let bounds: MapBounds
+    @exclusivity(unchecked) public var dirty = ChunkMap<DirtyChunk>(capacity: 256)
     /// Chunks read from LMDB in this transaction.  The data databases are not
     /// written before commit (except when emptied), so these views stay valid.
-    @exclusivity(unchecked) package var clean = ChunkMap<ChunkReader>(capacity: 256)
+    @exclusivity(unchecked) public var clean = ChunkMap<ChunkReader>(capacity: 256)
     /// The part lists of chunks read in parts.
-    package var partTables = ChunkPartTables()
+    public var partTables = ChunkPartTables()
     /// Transactions that touched at least this many chunks (about 2 MiB)
     /// return their memory to the system when they end.
-    package static let largeChunkCount = 1024
+    public static let largeChunkCount = 1024
     /// What changed, per class (`classWrite(_:)`).
-    @exclusivity(unchecked) package private(set) var classes: [UInt32: ClassWrite] = [:]
-    @exclusivity(unchecked) private var lastClassKey: UInt32 = 0
-    @exclusivity(unchecked) private var lastClass: ClassWrite?
+    @exclusivity(unchecked) public var classes: [UInt32: ClassWrite] = [:]
+    @exclusivity(unchecked) @usableFromInline var lastClassKey: UInt32 = 0
+    @exclusivity(unchecked) @usableFromInline var lastClass: ClassWrite?
     /// A storage failure in the middle of an operation: the transaction can
     /// only be cancelled.
-    package var failure: FiefError?
+    public var failure: FiefError?
     /// Scratch space for index keys.
-    @exclusivity(unchecked) package var keyBuffer: [UInt8] = []
+    @exclusivity(unchecked) public var keyBuffer: [UInt8] = []
     /// Databases opened (created) in this transaction: LMDB closes them if it aborts.
-    package var openedDatabases: [String] = []
+    public var openedDatabases: [String] = []
     /// Whether the schema changed in this transaction.
-    package var changedSchema = false
+    public var changedSchema = false
     /// The lists read or changed in this transaction (stored at commit).
-    @exclusivity(unchecked) package var lists: [ListID: ListState] = [:]
+    @exclusivity(unchecked) public var lists: [ListID: ListState] = [:]
     /// The sets and maps read since the transaction last wrote one.
-    @exclusivity(unchecked) package var collectionEntries: [ListID: CollectionEntries] = [:]
+    @exclusivity(unchecked) public var collectionEntries: [ListID: CollectionEntries] = [:]
     /// Scratch space for set and map keys and values.
-    @exclusivity(unchecked) package var entryKey: [UInt8] = []
-    @exclusivity(unchecked) package var entryValue: [UInt8] = []
+    @exclusivity(unchecked) public var entryKey: [UInt8] = []
+    @exclusivity(unchecked) public var entryValue: [UInt8] = []
     /// Links to deleted objects still to be taken out of lists this
     /// transaction has not loaded (`Realm.removeLinks`): stored at commit,
     /// in key order, or moved into the lists when one of their column is
     /// loaded first.  The list databases are not written before commit.
-    @exclusivity(unchecked) package var pendingLinkRemovals: [PendingLinkRemoval] = []
+    @exclusivity(unchecked) public var pendingLinkRemovals: [PendingLinkRemoval] = []
     /// Maps of values filled in this transaction, stored sorted at commit (`PendingMap`).
-    package let pendingMaps = PendingMaps()
+    public let pendingMaps = PendingMaps()
     /// Strings and binaries written to lists.
-    package let listBytes = ByteArena()
+    public let listBytes = ByteArena()
     /// Scratch space for encoding segments.
-    package var segmentBuffer: [UInt8] = []
+    public var segmentBuffer: [UInt8] = []
 
     /// The changes to class `key` (made on first use).
-    @inline(__always)
-    package func classWrite(_ key: UInt32) -> ClassWrite {
+    @inlinable @inline(__always)
+    public func classWrite(_ key: UInt32) -> ClassWrite {
         if key == lastClassKey, let lastClass { return lastClass }
         let state: ClassWrite
         if let known = classes[key] {
@@ -137,7 +138,7 @@ package final class WriteTransaction {
     /// The cursor on a class's integer primary-key table, with the table up
     /// to date (its tail run stored, and forgotten: the caller may change
     /// the table).
-    package func primaryKeyCursor(_ table: UInt32, _ dbi: MDB_dbi) throws(FiefError) -> LMDBCursor {
+    public func primaryKeyCursor(_ table: UInt32, _ dbi: MDB_dbi) throws(FiefError) -> LMDBCursor {
         let state = classWrite(table)
         let cursor: LMDBCursor
         if let open = state.primaryKeyCursor {
@@ -155,8 +156,8 @@ package final class WriteTransaction {
 
     /// Map integer primary keys `start ..< start + count` of class `table`
     /// to objects `firstObject ...`; nil, or the first key already taken.
-    @inline(__always)
-    package func insertPrimaryKeys(_ table: UInt32, _ dbi: MDB_dbi, start: UInt64, firstObject: Int64, count: UInt64) throws(FiefError) -> UInt64? {
+    @inlinable @inline(__always)
+    public func insertPrimaryKeys(_ table: UInt32, _ dbi: MDB_dbi, start: UInt64, firstObject: Int64, count: UInt64) throws(FiefError) -> UInt64? {
         let state = classWrite(table)
         if let tail = state.tailRun, PrimaryKeyRuns.continues(tail.run, start: start, firstObject: firstObject, count: count) {
             // Past the table's last key: nothing there to collide with.
@@ -173,20 +174,20 @@ package final class WriteTransaction {
     }
 
     /// Store every tail run (before commit).
-    package func storePrimaryKeys(_ databases: (UInt32) throws(FiefError) -> MDB_dbi?) throws(FiefError) {
+    public func storePrimaryKeys(_ databases: (UInt32) throws(FiefError) -> MDB_dbi?) throws(FiefError) {
         for (table, state) in classes where state.tailRun.map({ !$0.stored }) ?? false {
             if let dbi = try databases(table) { _ = try primaryKeyCursor(table, dbi) }
         }
     }
 
-    package func closeCursors() {
+    public func closeCursors() {
         for state in classes.values {
             state.primaryKeyCursor = nil
             state.backlinksCursor = nil
         }
     }
 
-    package init(txn: OpaquePointer, version: UInt64, meta: MDB_dbi, bounds: MapBounds) {
+    public init(txn: OpaquePointer, version: UInt64, meta: MDB_dbi, bounds: MapBounds) {
         self.txn = txn
         self.bounds = bounds
         self.thread = pthread_self()
@@ -196,23 +197,23 @@ package final class WriteTransaction {
 }
 
 /// One column of one cluster, as the realm currently sees it.
-package struct ColumnChunk {
-    package let reader: ChunkReader
+public struct ColumnChunk {
+    public let reader: ChunkReader
     /// Set for a string or binary chunk changed in the write transaction.
-    package let dirtyItems: DirtyChunk?
+    public let dirtyItems: DirtyChunk?
 
-    @inline(__always)
-    package func value(_ slot: Int, type: PropertyType, nullable: Bool) -> Value {
+    @inlinable @inline(__always)
+    public func value(_ slot: Int, type: PropertyType, nullable: Bool) -> Value {
         if let dirtyItems { return dirtyItems.value(slot, nullable: nullable) }
         return reader.value(slot, type: type, nullable: nullable)
     }
 
     /// The bytes of a string or binary slot (empty for null).
-    @inline(__always)
-    package func bytes(_ slot: Int) -> UnsafeRawBufferPointer {
+    @inlinable @inline(__always)
+    public func bytes(_ slot: Int) -> UnsafeRawBufferPointer {
         if let dirtyItems { return dirtyItems.bytes(slot) ?? UnsafeRawBufferPointer(start: nil, count: 0) }
         return reader.bytes(slot)
     }
     
-    package init(reader: ChunkReader, dirtyItems: DirtyChunk?) { self.reader = reader; self.dirtyItems = dirtyItems }
+    public init(reader: ChunkReader, dirtyItems: DirtyChunk?) { self.reader = reader; self.dirtyItems = dirtyItems }
 }
