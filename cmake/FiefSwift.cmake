@@ -1,6 +1,6 @@
 # Builds libfief from the Swift sources (Sources/FiefDecimal,
-# Sources/FiefStorage, Sources/FiefEngine, Sources/FiefC, the vendored LMDB in ThirdParty/lmdb,
-# the module map of include/fief.h) by driving SwiftPM, so the library is
+# Sources/FiefStorage, Sources/FiefEngine, Sources/FiefC, the vendored LMDB
+# in ThirdParty/lmdb, the module map of include/fief.h) by driving SwiftPM, so the library is
 # exactly the `fiefc` product of Package.swift, built release (-O) with the
 # Swift standard library linked statically (-static-stdlib): at run time it
 # needs only libc, libm, libstdc++ and libgcc.
