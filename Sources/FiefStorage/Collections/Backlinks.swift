@@ -349,8 +349,8 @@ public enum Backlinks {
 
         deinit { slots.deallocate() }
 
-        @inline(__always)
-        @usableFromInline func slot(_ address: UInt) -> Int {
+        @inlinable @inline(__always)
+        func slot(_ address: UInt) -> Int {
             Int(truncatingIfNeeded: (UInt64(address) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
         }
 

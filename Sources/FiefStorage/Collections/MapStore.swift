@@ -98,6 +98,7 @@ public enum MixedCoding {
 
     /// The value of stored bytes (strings and binaries are views into
     /// `raw`); nil if they are not a valid value.
+    @inlinable
     public static func decode(_ raw: UnsafeRawBufferPointer) -> Value? {
         guard let tag = raw.first else { return nil }
         if tag == 0 { return raw.count == 1 ? .null : nil }

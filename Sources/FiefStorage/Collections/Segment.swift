@@ -170,7 +170,7 @@ public struct SegmentReader {
     public let count: Int
     @usableFromInline let nulls: UnsafeRawPointer?
     @usableFromInline let values: UnsafeRawPointer
-    private let type: PropertyType
+    @usableFromInline let type: PropertyType
     @usableFromInline let width: Int
     @usableFromInline let intBase: Int64
     @usableFromInline let offsets: UnsafeRawPointer?
@@ -178,6 +178,7 @@ public struct SegmentReader {
 
     /// The segment stored as `raw` under (`table`, `key`), with elements of
     /// `type`; nil when its checksum or layout is wrong.
+    @inlinable
     public init?(_ raw: UnsafeRawBufferPointer, type: PropertyType, table: UInt32, key: UInt64) {
         guard raw.count >= 2 + ClusterLayout.checksumBytes else { return nil }
         let bodySize = raw.count - ClusterLayout.checksumBytes

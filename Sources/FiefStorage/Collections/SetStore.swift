@@ -254,6 +254,7 @@ public enum SetStore {
     /// otherwise.  A key changed in place (a flipped bit) or an entry under
     /// another element's key is damage, never another element: the reads
     /// of sets check it (`fief verify` and `fief copy` do the same).
+    @inlinable
     public static func storedElement(_ key: UnsafeRawBufferPointer, _ data: UnsafeRawBufferPointer, type: PropertyType, linkTarget: UInt32) -> Value? {
         guard let value = decode(key, data, type: type, linkTarget: linkTarget) else { return nil }
         var own: [UInt8] = []

@@ -16,8 +16,8 @@ public struct ChunkMap<Value> {
         mask = size - 1
     }
 
-    @inline(__always)
-    @usableFromInline func bucket(_ id: ChunkID) -> Int {
+    @inlinable @inline(__always)
+    func bucket(_ id: ChunkID) -> Int {
         let mixed = (id.key ^ (UInt64(id.table) &* 0xD6E8_FEB8_6659_FD93)) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: mixed >> 32) & mask
     }

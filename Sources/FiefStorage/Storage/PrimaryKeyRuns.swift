@@ -18,6 +18,7 @@ public enum PrimaryKeyRuns {
         public var start: UInt64
         public var firstObject: Int64
         public var length: UInt64
+        @usableFromInline init(start: UInt64, firstObject: Int64, length: UInt64) { self.start = start; self.firstObject = firstObject; self.length = length }
 
         /// Whether primary key `key` falls in the run.
         @inlinable @inline(__always)
@@ -26,14 +27,14 @@ public enum PrimaryKeyRuns {
         public var end: UInt64? { start.addingReportingOverflow(length).overflow ? nil : start + length }
     }
 
-    @inline(__always)
-    @usableFromInline static func run(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FiefError) -> Run {
+    @inlinable @inline(__always)
+    static func run(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FiefError) -> Run {
         guard key.count == 8 else { throw FiefError(.fileCorrupt, "a primary-key table entry has an impossible size") }
         return try run(key.loadUnaligned(as: UInt64.self), value)
     }
 
-    @inline(__always)
-    @usableFromInline static func run(_ start: UInt64, _ value: UnsafeRawBufferPointer) throws(FiefError) -> Run {
+    @inlinable @inline(__always)
+    static func run(_ start: UInt64, _ value: UnsafeRawBufferPointer) throws(FiefError) -> Run {
         guard value.count == 8 || value.count == 16 else {
             throw FiefError(.fileCorrupt, "a primary-key table entry has an impossible size")
         }

@@ -20,7 +20,7 @@ public final class Snapshot: @unchecked Sendable {
     /// from then on lookups take `lock`.
     public var isShared = false
     public let lock = Lock()
-    @exclusivity(unchecked) private var cache = ChunkMap<ChunkReader>(capacity: 256)
+    @exclusivity(unchecked) @usableFromInline var cache = ChunkMap<ChunkReader>(capacity: 256)
     /// The part lists of chunks read in parts.
     public let partTables = ChunkPartTables()
     /// The lists read in this snapshot (used under `lock` when shared).
@@ -158,8 +158,8 @@ public final class Snapshot: @unchecked Sendable {
         return try lookup(id, read: read)
     }
 
-    @inline(__always)
-    @usableFromInline func lookup(_ id: ChunkID, read: () throws(FiefError) -> ChunkReader) throws(FiefError) -> ChunkReader {
+    @inlinable @inline(__always)
+    func lookup(_ id: ChunkID, read: () throws(FiefError) -> ChunkReader) throws(FiefError) -> ChunkReader {
         if let cached = cache[id] { return cached }
         let found = try read()
         cache[id] = found
