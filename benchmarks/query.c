@@ -474,14 +474,7 @@ static void query_sql_build(QuerySql *g, const QueryData *q, const char *path) {
      * (list_avg's grouping), with an index on dog for the way back, and
      * scores keyed by (owner, position) with an index on value (any_list:
      * a range of values, covering the owner). */
-    sql_exec(&s, "CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT NOT NULL)");
-    sql_exec(&s, "CREATE INDEX person_name ON person(name)");
-    sql_exec(&s, "CREATE TABLE dog(id INTEGER PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL, "
-                 "owner INTEGER REFERENCES person(id))");
-    sql_exec(&s, "CREATE INDEX dog_owner ON dog(owner)");
-    sql_exec(&s, "CREATE TABLE person_dogs(person INTEGER NOT NULL REFERENCES person(id), position INTEGER NOT NULL, "
-                 "dog INTEGER NOT NULL REFERENCES dog(id), PRIMARY KEY(person, position)) WITHOUT ROWID");
-    sql_exec(&s, "CREATE INDEX person_dogs_dog ON person_dogs(dog)");
+    sql_create_people_and_dogs(&s);
     sql_exec(&s, "CREATE TABLE player(id INTEGER PRIMARY KEY)");
     sql_exec(&s, "CREATE TABLE scores(owner INTEGER NOT NULL REFERENCES player(id), position INTEGER NOT NULL, "
                  "value INTEGER NOT NULL, PRIMARY KEY(owner, position)) WITHOUT ROWID");
