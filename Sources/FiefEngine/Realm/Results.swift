@@ -26,16 +26,17 @@ public class Results: @unchecked Sendable {
     /// The stamp `rows` was evaluated at (0: never).
     @exclusivity(unchecked) final var evaluatedStamp: UInt64 = 0
 
-    init(realm: Realm, filters: [CompiledQuery], stages: [OrderingStage]) {
+    /// Whether the elements are objects (`ObjectResults`) or values (`ValueResults`).
+    public final let holdsObjects: Bool
+
+    init(realm: Realm, filters: [CompiledQuery], stages: [OrderingStage], holdsObjects: Bool) {
         self.realm = realm
         self.filters = filters
         self.stages = stages
+        self.holdsObjects = holdsObjects
     }
 
     // MARK: Element kind (each subclass overrides these)
-
-    /// Whether the elements are objects (`ObjectResults`) or values (`ValueResults`).
-    public var holdsObjects: Bool { preconditionFailure("every results is ObjectResults or ValueResults") }
 
     /// The elements' type and whether they may be null: `.link` and not
     /// null for objects.
@@ -154,19 +155,19 @@ public class Results: @unchecked Sendable {
     /// These results as results of objects, or the error saying that
     /// `operation` needs objects (`instead`: what to read values with).
     public final func objects(for operation: StaticString, instead: String = "read them with fief_results_get_value") throws(FiefError) -> ObjectResults {
-        guard let objects = self as? ObjectResults else {
+        guard holdsObjects else {
             throw FiefError(.invalidArgument, "\(operation) needs results of objects, but these results hold values (made from a list, set or map of values): \(instead)")
         }
-        return objects
+        return unsafeDowncast(self, to: ObjectResults.self)
     }
 
     /// These results as results of values, or the error saying that
     /// `operation` needs values.
     public final func values(for operation: StaticString) throws(FiefError) -> ValueResults {
-        guard let values = self as? ValueResults else {
+        guard !holdsObjects else {
             throw FiefError(.invalidArgument, "\(operation) needs results of values (made from a list, set or map of values), but these results hold objects: read them with fief_results_get_object or fief_results_get_values")
         }
-        return values
+        return unsafeDowncast(self, to: ValueResults.self)
     }
 
     // MARK: Stages

@@ -191,12 +191,11 @@ public final class ValueResults: Results, @unchecked Sendable {
     init(realm: Realm, source: ValueSource, element: Property, filters: [CompiledQuery], stages: [OrderingStage]) {
         self.source = source
         self.element = element
-        super.init(realm: realm, filters: filters, stages: stages)
+        super.init(realm: realm, filters: filters, stages: stages, holdsObjects: false)
     }
 
     // MARK: Element kind
 
-    override public var holdsObjects: Bool { false }
     override public var elementType: (type: PropertyType, isNullable: Bool) { (element.type, element.isNullable) }
     override var sourceClass: UInt32 { source.table }
 
