@@ -304,7 +304,7 @@ class LiveCollection:
             raise TypeError(f"a {self._kind_word} of values has no properties to set: assign its elements instead")
         results = self.results()
         try:
-            results.set_all(attr, value)  # type: ignore[union-attr]
+            results.set_all(attr, value)
         finally:
             results.release()
 
