@@ -56,7 +56,7 @@ static size_t ints(const fief_results_t *results, fief_property_key_t age, int64
         fief_value_t v = vnull();
         if (type == FIEF_TYPE_LINK) E(fief_results_get_values(results, i, &age, 1, &v));
         else E(fief_results_get_value(results, i, &v));
-        out[i] = v.u.i;
+        out[i] = v.u.integer;
     }
     return n;
 }

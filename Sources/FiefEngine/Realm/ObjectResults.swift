@@ -168,6 +168,8 @@ public final class ObjectResults: Results, @unchecked Sendable {
         try aggregateObjects(operation, property: property)
     }
 
+    override func evaluateRows() throws(FiefError) { try evaluate() }
+
     @inline(__always)
     private var isFresh: Bool { isUnchanged(since: evaluatedStamp) }
 

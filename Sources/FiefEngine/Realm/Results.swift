@@ -70,6 +70,9 @@ public class Results: @unchecked Sendable {
     /// How many elements these results hold now.
     public func count() throws(FiefError) -> Int { preconditionFailure("every results is ObjectResults or ValueResults") }
 
+    /// Bring `rows` up to date: every row, in order.
+    func evaluateRows() throws(FiefError) { preconditionFailure("every results is ObjectResults or ValueResults") }
+
     /// min, max, sum or average (see `AggregateOperation`) of property
     /// `property` of the objects, or of the values (`property` unused).
     public func aggregate(_ operation: AggregateOperation, property: UInt32) throws(FiefError) -> Value {
@@ -145,6 +148,15 @@ public class Results: @unchecked Sendable {
         try target.checkReadable()
         _ = try target.table(sourceClass)
         return unsafeDowncast(with(filters: filters, stages: stages, realm: target), to: Self.self)
+    }
+
+    /// The rows now, in order (object keys, or positions in the
+    /// collection), and the realm's stamp they are the rows of: the same
+    /// answer for both kinds of elements, which a change notifier compares
+    /// from one stamp to the next.
+    public final func currentRows() throws(FiefError) -> (rows: [Int64], stamp: UInt64) {
+        try evaluateRows()
+        return (rows, realm.stamp)
     }
 
     /// Whether the realm is open and the source's class exists.

@@ -330,6 +330,12 @@ public final class ValueResults: Results, @unchecked Sendable {
 
     // MARK: Evaluation
 
+    /// Every position, in order, when the results are the collection itself.
+    override func evaluateRows() throws(FiefError) {
+        let elements = try evaluate()
+        if isDirect { rows = Array(0..<Int64(elements.count)) }
+    }
+
     /// Neither filtered nor ordered: the collection itself.
     @inline(__always)
     private var isDirect: Bool { filters.isEmpty && stages.isEmpty }
