@@ -49,7 +49,7 @@ public final class ObjectResults: Results, @unchecked Sendable {
         self.linkedColumns = []
         self.linking = nil
         self.list = nil
-        super.init(realm: realm, filters: [], stages: [], holdsObjects: true)
+        super.init(realm: realm, filters: [], stages: [], holdsObjects: true, sourceClass: self.tableKey)
     }
 
     /// The objects of list, set or map `property` of object `owner` of
@@ -73,7 +73,7 @@ public final class ObjectResults: Results, @unchecked Sendable {
         self.linkedColumns = []
         self.linking = nil
         self.list = ListID(table: ownerClass, column: property, owner: owner)
-        super.init(realm: realm, filters: [], stages: [], holdsObjects: true)
+        super.init(realm: realm, filters: [], stages: [], holdsObjects: true, sourceClass: self.tableKey)
     }
 
     /// The objects of class `originClass` whose link `property` points to
@@ -95,7 +95,7 @@ public final class ObjectResults: Results, @unchecked Sendable {
         self.linkedColumns = []
         self.linking = (targetClass, objectKey, property)
         self.list = nil
-        super.init(realm: realm, filters: [], stages: [], holdsObjects: true)
+        super.init(realm: realm, filters: [], stages: [], holdsObjects: true, sourceClass: self.tableKey)
     }
 
     private init(realm: Realm, tableKey: UInt32, filters: [CompiledQuery], stages: [OrderingStage],
@@ -104,7 +104,7 @@ public final class ObjectResults: Results, @unchecked Sendable {
         self.linking = linking
         self.list = list
         (self.dependentColumns, self.linkedColumns) = ObjectResults.columnsRead(tableKey: tableKey, filters: filters, stages: stages, linking: linking)
-        super.init(realm: realm, filters: filters, stages: stages, holdsObjects: true)
+        super.init(realm: realm, filters: filters, stages: stages, holdsObjects: true, sourceClass: tableKey)
     }
 
     /// The columns `filters` and `stages` read: of the class itself, and
@@ -145,7 +145,6 @@ public final class ObjectResults: Results, @unchecked Sendable {
     // MARK: Element kind
 
     override public var elementType: (type: PropertyType, isNullable: Bool) { (.link, false) }
-    override var sourceClass: UInt32 { tableKey }
 
     override func with(filters: [CompiledQuery], stages: [OrderingStage], realm: Realm) -> Results {
         ObjectResults(realm: realm, tableKey: tableKey, filters: filters, stages: stages, linking: linking, list: list)

@@ -28,12 +28,16 @@ public class Results: @unchecked Sendable {
 
     /// Whether the elements are objects (`ObjectResults`) or values (`ValueResults`).
     public final let holdsObjects: Bool
+    /// The class these results need to exist: the objects' class, or the
+    /// class of the collection's owner.
+    final let sourceClass: UInt32
 
-    init(realm: Realm, filters: [CompiledQuery], stages: [OrderingStage], holdsObjects: Bool) {
+    init(realm: Realm, filters: [CompiledQuery], stages: [OrderingStage], holdsObjects: Bool, sourceClass: UInt32) {
         self.realm = realm
         self.filters = filters
         self.stages = stages
         self.holdsObjects = holdsObjects
+        self.sourceClass = sourceClass
     }
 
     // MARK: Element kind (each subclass overrides these)
@@ -41,10 +45,6 @@ public class Results: @unchecked Sendable {
     /// The elements' type and whether they may be null: `.link` and not
     /// null for objects.
     public var elementType: (type: PropertyType, isNullable: Bool) { preconditionFailure("every results is ObjectResults or ValueResults") }
-
-    /// The class these results need to exist: the objects' class, or the
-    /// class of the collection's owner.
-    var sourceClass: UInt32 { preconditionFailure("every results is ObjectResults or ValueResults") }
 
     /// Same elements, other filters, stages or realm.
     func with(filters: [CompiledQuery], stages: [OrderingStage], realm: Realm) -> Results {
@@ -166,7 +166,7 @@ public class Results: @unchecked Sendable {
 
     /// These results as results of objects, or the error saying that
     /// `operation` needs objects (`instead`: what to read values with).
-    public final func objects(for operation: StaticString, instead: String = "read them with fief_results_get_value") throws(FiefError) -> ObjectResults {
+    public final func objects(for operation: StaticString, instead: StaticString = "read them with fief_results_get_value") throws(FiefError) -> ObjectResults {
         guard holdsObjects else {
             throw FiefError(.invalidArgument, "\(operation) needs results of objects, but these results hold values (made from a list, set or map of values): \(instead)")
         }

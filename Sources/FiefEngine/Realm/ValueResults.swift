@@ -191,13 +191,12 @@ public final class ValueResults: Results, @unchecked Sendable {
     init(realm: Realm, source: ValueSource, element: Property, filters: [CompiledQuery], stages: [OrderingStage]) {
         self.source = source
         self.element = element
-        super.init(realm: realm, filters: filters, stages: stages, holdsObjects: false)
+        super.init(realm: realm, filters: filters, stages: stages, holdsObjects: false, sourceClass: source.table)
     }
 
     // MARK: Element kind
 
     override public var elementType: (type: PropertyType, isNullable: Bool) { (element.type, element.isNullable) }
-    override var sourceClass: UInt32 { source.table }
 
     override func with(filters: [CompiledQuery], stages: [OrderingStage], realm: Realm) -> Results {
         ValueResults(realm: realm, source: source, element: element, filters: filters, stages: stages)
