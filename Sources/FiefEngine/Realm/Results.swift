@@ -166,20 +166,30 @@ public class Results: @unchecked Sendable {
 
     /// These results as results of objects, or the error saying that
     /// `operation` needs objects (`instead`: what to read values with).
+    /// Inlined into the exports: the results stay borrowed, no reference
+    /// is taken.
+    @inlinable
     public final func objects(for operation: StaticString, instead: StaticString = "read them with fief_results_get_value") throws(FiefError) -> ObjectResults {
-        guard holdsObjects else {
-            throw FiefError(.invalidArgument, "\(operation) needs results of objects, but these results hold values (made from a list, set or map of values): \(instead)")
-        }
+        if !holdsObjects { throw Results.needsObjects(operation, instead) }
         return unsafeDowncast(self, to: ObjectResults.self)
     }
 
     /// These results as results of values, or the error saying that
     /// `operation` needs values.
+    @inlinable
     public final func values(for operation: StaticString) throws(FiefError) -> ValueResults {
-        guard !holdsObjects else {
-            throw FiefError(.invalidArgument, "\(operation) needs results of values (made from a list, set or map of values), but these results hold objects: read them with fief_results_get_object or fief_results_get_values")
-        }
+        if holdsObjects { throw Results.needsValues(operation) }
         return unsafeDowncast(self, to: ValueResults.self)
+    }
+
+    @usableFromInline
+    static func needsObjects(_ operation: StaticString, _ instead: StaticString) -> FiefError {
+        FiefError(.invalidArgument, "\(operation) needs results of objects, but these results hold values (made from a list, set or map of values): \(instead)")
+    }
+
+    @usableFromInline
+    static func needsValues(_ operation: StaticString) -> FiefError {
+        FiefError(.invalidArgument, "\(operation) needs results of values (made from a list, set or map of values), but these results hold objects: read them with fief_results_get_object or fief_results_get_values")
     }
 
     // MARK: Stages
