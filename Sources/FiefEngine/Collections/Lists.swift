@@ -262,9 +262,9 @@ extension Realm {
             throw FiefError(.internal, "class \(classKey) is linked to but has no backlinks database")
         }
         if delta > 0 {
-            try Backlinks.add(write.txn, dbi, target: target, originClass: table.key, property: state.id.column, origin: state.id.owner)
+            try Backlinks.add(write, dbi, target: target, originClass: table.key, property: state.id.column, origin: state.id.owner)
         } else {
-            try Backlinks.remove(write.txn, dbi, target: target, originClass: table.key, property: state.id.column, origin: state.id.owner)
+            try Backlinks.remove(write, dbi, target: target, originClass: table.key, property: state.id.column, origin: state.id.owner)
         }
     }
 
@@ -555,7 +555,13 @@ extension Realm {
     func emptyingLists(_ write: WriteTransaction, _ table: Table) throws(FiefError) {
         for (property, dbi) in table.lists {
             let column = try table.column(property.key)
-            if column.elementType == .link || column.elementType == .mixed {
+            if column.elementType == .link, column.linkTarget != table.key, let target = try? self.table(column.linkTarget),
+               !target.objectClass.isEmbedded, let backlinks = target.backlinks {
+                // Links to objects that stay: the pair (class, property)
+                // leaves the target's backlinks in one walk, no list loaded.
+                try Backlinks.dropPair(write, backlinks, originClass: table.key, property: property.key)
+                write.pendingLinkRemovals.removeAll { $0.id.table == table.key && $0.id.column == property.key }
+            } else if column.elementType == .link || column.elementType == .mixed {
                 // Every stored element and every changed list, released.
                 var owners = Set<Int64>()
                 for (id, _) in write.lists where id.table == table.key && id.column == property.key { owners.insert(id.owner) }

@@ -111,6 +111,9 @@ final class WriteTransaction {
     /// in key order, or moved into the lists when one of their column is
     /// loaded first.  The list databases are not written before commit.
     @exclusivity(unchecked) var pendingLinkRemovals: [PendingLinkRemoval] = []
+    /// What the transaction changed and has not written yet (backlinks),
+    /// written at commit in key order (see `WriteBuffer`).
+    let buffer = WriteBuffer()
     /// Maps of values filled in this transaction, stored sorted at commit (`PendingMap`).
     let pendingMaps = PendingMaps()
     /// Strings and binaries written to lists.
@@ -431,6 +434,7 @@ extension Realm {
     private func flush(_ write: WriteTransaction) throws(FiefError) {
         try flushPendingMaps(write)
         try flushLists(write)
+        try Backlinks.settleAll(write)
         // A column chunk stored for the first time is listed in its
         // cluster's presence chunk.
         for (id, chunk) in write.dirty.entries where chunk.isNew {
