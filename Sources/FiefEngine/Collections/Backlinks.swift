@@ -1063,7 +1063,8 @@ extension Backlinks {
     }
 
     /// Deltas past the last run: the last run and the new records, cut
-    /// (filling each run) and appended.
+    /// (filling each run: the cut of records appended in key order is the
+    /// same whatever transactions they came in) and appended.
     private static func appendPast(_ deltas: ArraySlice<DeltaTable.Delta>, cursor: OpaquePointer, txn: OpaquePointer, dbi: MDB_dbi,
                                    scratch: Scratch) throws(FiefError) {
         var records: [Record] = []
@@ -1071,12 +1072,9 @@ extension Backlinks {
         let rc = mdb_cursor_get(cursor, &k, &v, MDB_LAST)
         if rc == 0 {
             guard let run = Run(LMDB.bytes(v), key: LMDB.bytes(k)) else { throw damaged() }
-            // Joined only when some of it fits: a full run stays as it is.
-            if run.size + 2 * run.row + checksumBytes <= runLimit {
-                records.reserveCapacity(run.count + deltas.count)
-                records = run.records()
-                try LMDB.check(mdb_cursor_del(cursor, 0), "writing links")
-            }
+            records = run.records()
+            records.reserveCapacity(run.count + deltas.count)
+            try LMDB.check(mdb_cursor_del(cursor, 0), "writing links")
         } else if rc != MDB_NOTFOUND {
             try LMDB.check(rc, "reading links")
         }
