@@ -42,8 +42,10 @@ import Glibc
 /// are contiguous) or adding one that fits the widths is a splice of the
 /// run's bytes; anything else re-encodes the run, cut into runs that fit.
 ///
-/// Every change goes straight to LMDB, in the caller's write transaction,
-/// by the one function that writes links (`Links`).
+/// A write transaction's changes are buffered (`WriteBuffer`: deltas per
+/// record, pair drops) and written by `settle`, in key order, at commit or
+/// before anything walks the database; `add(txn, ...)`/`remove(txn, ...)`
+/// write at once (copies and format upgrades, outside a `WriteTransaction`).
 enum Backlinks {
     static let keyBytes = 24
     /// The largest run value: four such runs and their keys fill a 4 KB page.

@@ -4,9 +4,10 @@
 /// and what a database's buffer means is up to the code that writes that
 /// database (`Backlinks.settle` for backlink deltas).
 ///
-/// Built so far: backlink *deltas* and *pair drops*.  Chunks and list
-/// segments are still kept by `WriteTransaction` itself (`dirty`,
-/// `lists`); set and map entries are not buffered yet.
+/// Built so far: backlink *deltas* and *pair drops*, and *link removals*
+/// from lists the transaction has not loaded.  Chunks and list segments
+/// are still kept by `WriteTransaction` itself (`dirty`, `lists`); set and
+/// map entries are not buffered yet.
 final class WriteBuffer {
     /// The budget a new buffer gets (64 MiB); settable for tests.
     nonisolated(unsafe) static var defaultBudget = 64 << 20
@@ -70,6 +71,73 @@ final class WriteBuffer {
 
     /// The database whose buffer holds the most bytes.
     var largestDatabase: UInt32? { deltaTables.max { $0.value.bytes < $1.value.bytes }.map(\.key) }
+
+    // MARK: Link removals
+
+    /// A list: class, property and owner object.
+    struct ListKey: Hashable {
+        var table: UInt32
+        var column: UInt32
+        var owner: Int64
+    }
+
+    /// A link to a deleted object, still to be taken out of a stored list
+    /// the transaction has not loaded; `sizeBefore`: the list's size
+    /// before this removal.
+    struct LinkRemoval {
+        var list: ListKey
+        var target: Int64
+        var sizeBefore: Int
+        /// Taken for its list, loaded since (`takeLinkRemovals(of:)`).
+        var taken = false
+    }
+
+    /// In the order they were made; those of one list found through
+    /// `removalIndex`, made on the first `takeLinkRemovals(of:)`.
+    private(set) var linkRemovals: [LinkRemoval] = []
+    private var removalIndex: [ListKey: [Int]]?
+    private var takenRemovals = 0
+
+    var hasLinkRemovals: Bool { linkRemovals.count > takenRemovals }
+
+    func removeLink(from list: ListKey, target: Int64, sizeBefore: Int) {
+        if removalIndex != nil { removalIndex![list, default: []].append(linkRemovals.count) }
+        linkRemovals.append(LinkRemoval(list: list, target: target, sizeBefore: sizeBefore))
+    }
+
+    /// The removals pending for `list`, in order; they are no longer pending.
+    func takeLinkRemovals(of list: ListKey) -> [LinkRemoval] {
+        if removalIndex == nil {
+            var made: [ListKey: [Int]] = [:]
+            for i in linkRemovals.indices where !linkRemovals[i].taken { made[linkRemovals[i].list, default: []].append(i) }
+            removalIndex = made
+        }
+        guard let indices = removalIndex!.removeValue(forKey: list) else { return [] }
+        var taken: [LinkRemoval] = []
+        for i in indices {
+            taken.append(linkRemovals[i])
+            linkRemovals[i].taken = true
+        }
+        takenRemovals += indices.count
+        return taken
+    }
+
+    /// Every pending removal, in the order made; none is pending afterwards.
+    func takeLinkRemovals() -> [LinkRemoval] {
+        let pending = takenRemovals == 0 ? linkRemovals : linkRemovals.filter { !$0.taken }
+        linkRemovals = []
+        removalIndex = nil
+        takenRemovals = 0
+        return pending
+    }
+
+    /// Forget the removals pending for the lists of one property (its
+    /// lists went with their owners).
+    func discardLinkRemovals(table: UInt32, column: UInt32) {
+        var kept = takeLinkRemovals()
+        kept.removeAll { $0.list.table == table && $0.list.column == column }
+        linkRemovals = kept
+    }
 }
 
 /// Count changes to 24-byte keys (a, b, c), coalesced: an open-addressing
