@@ -328,4 +328,34 @@ final class WriteBufferTests: XCTestCase {
         db.realm.close()
         try verifyClean(path)
     }
+
+    /// Dogs deleted while listed in lists the transaction has not loaded:
+    /// loading one of those lists applies only its own removals; the
+    /// others are applied at commit; every list and size is right.
+    func testLinkRemovalsFromListsNotLoadedArePerList() throws {
+        let dir = tempDir()
+        let path = dir.file()
+        let db = try DB.open(path, Self.schema())
+        let (people, dogs) = try populate(db, people: 12, dogs: 120)
+        let dogClass = db.cls("Dog")
+        var expected: [Int64: [TV]] = [:]
+        try db.write {
+            for (i, p) in people.enumerated() {
+                let listed = (0..<30).map { dogs[(i * 13 + $0 * 7) % 120] }
+                try db.append("Person", p, "dogs", listed.map { .link(dogClass, $0) })
+                expected[p] = listed.filter { $0 % 4 != 1 }.map { .link(dogClass, $0) }
+            }
+        }
+        try db.write {
+            for dog in dogs where dog % 4 == 1 { try db.delete("Dog", dog) }
+            // One list read in the transaction: its removals only.
+            XCTAssertEqual(try db.list("Person", people[5], "dogs"), expected[people[5]])
+            XCTAssertEqual(db.realm.write!.buffer.takeLinkRemovals(of: WriteBuffer.ListKey(table: db.cls("Person"), column: db.pkey("Person", "dogs"), owner: people[5])).count, 0)
+            XCTAssertTrue(db.realm.write!.buffer.hasLinkRemovals)
+            XCTAssertEqual(try db.realm.listCount(table: db.cls("Person"), key: people[6], property: db.pkey("Person", "dogs")), expected[people[6]]!.count)
+        }
+        for p in people { XCTAssertEqual(try db.list("Person", p, "dogs"), expected[p]) }
+        db.realm.close()
+        try verifyClean(path)
+    }
 }

@@ -140,12 +140,14 @@ final class WriteBuffer {
     }
 }
 
-/// Count changes to 24-byte keys (a, b, c), coalesced: an open-addressing
-/// table on the key over a dense array of deltas.  `b` of a key whose
-/// first 8 bytes are `a` orders as the key's next 8 bytes (big-endian
-/// order of the integers gives LMDB's order).  Deltas of one `a` are found
-/// through a chain by `a`, made on the first such read.  A whole `b`
-/// may also be *dropped*: every stored key with that `b` goes.
+/// Count changes to 24-byte keys (a, b, c): appended as they come (no
+/// lookup, no cursor: a backlink change costs a store), coalesced when
+/// read: `sorted()` sorts them (a radix sort on `a`) and sums the changes
+/// of each key.  `b` of a key whose first 8 bytes are `a` orders as the
+/// key's next 8 bytes (big-endian order of the integers gives LMDB's
+/// order).  Deltas of one `a` are found through a chain by `a`, made on the
+/// first such read.  A whole `b` may also be *dropped*: every stored key
+/// with that `b` goes.
 final class DeltaTable {
     struct Delta {
         var a: UInt64
@@ -161,69 +163,57 @@ final class DeltaTable {
             if b != o.b { return b < o.b }
             return c < o.c
         }
+
+        @inline(__always)
+        func sameKey(_ o: Delta) -> Bool { a == o.a && b == o.b && c == o.c }
     }
 
-    private(set) var deltas: [Delta] = []
-    /// Slots: index into `deltas` + 1 (0: empty).
-    private var slots: [Int32] = Array(repeating: 0, count: 1024)
-    private var mask = 1023
+    private var deltas: UnsafeMutablePointer<Delta>
+    private var capacity = 256
+    private(set) var count = 0
     /// The last delta of each `a` (made by the first `forEach(a:)`).
     private var heads: [UInt64: Int32]?
     /// Values of `b` whose stored keys all go.
     private(set) var droppedB: [UInt64] = []
 
-    var isEmpty: Bool { deltas.isEmpty && droppedB.isEmpty }
-    var count: Int { deltas.count }
-    /// About the bytes held: a delta, its slots and its chain entry.
-    var bytes: Int { deltas.count * (MemoryLayout<Delta>.stride + 8 + (heads == nil ? 0 : 16)) }
-
-    @inline(__always)
-    private func slot(_ a: UInt64, _ b: UInt64, _ c: UInt64) -> Int {
-        let h = (a &* 0x9E37_79B9_7F4A_7C15) ^ (b &* 0xC2B2_AE3D_27D4_EB4F) ^ (c &* 0x1656_67B1_9E37_79F9)
-        return Int(truncatingIfNeeded: (h ^ (h >> 29)) >> 7) & mask
+    init() {
+        deltas = .allocate(capacity: capacity)
     }
+
+    deinit { deltas.deallocate() }
+
+    var isEmpty: Bool { count == 0 && droppedB.isEmpty }
+    /// About the bytes held: a delta and its chain entry.
+    var bytes: Int { count * (MemoryLayout<Delta>.stride + (heads == nil ? 0 : 16)) }
 
     /// Add `change` to the count of key (a, b, c).
     @inline(__always)
     func add(_ a: UInt64, _ b: UInt64, _ c: UInt64, _ change: Int32) {
-        var i = slot(a, b, c)
-        while true {
-            let s = slots[i]
-            if s == 0 { break }
-            let d = Int(s) - 1
-            if deltas[d].a == a && deltas[d].b == b && deltas[d].c == c {
-                deltas[d].change &+= change
-                return
-            }
-            i = (i + 1) & mask
-        }
         var next: Int32 = -1
         if heads != nil {
             next = heads![a] ?? -1
-            heads![a] = Int32(deltas.count)
+            heads![a] = Int32(count)
         }
-        deltas.append(Delta(a: a, b: b, c: c, change: change, next: next))
-        slots[i] = Int32(deltas.count)
-        if deltas.count * 2 > mask { grow() }
+        if count == capacity { grow() }
+        (deltas + count).initialize(to: Delta(a: a, b: b, c: c, change: change, next: next))
+        count += 1
     }
 
+    @inline(never)
     private func grow() {
-        let size = (mask + 1) * 2
-        slots = Array(repeating: 0, count: size)
-        mask = size - 1
-        for d in deltas.indices {
-            var i = slot(deltas[d].a, deltas[d].b, deltas[d].c)
-            while slots[i] != 0 { i = (i + 1) & mask }
-            slots[i] = Int32(d + 1)
-        }
+        let grown = UnsafeMutablePointer<Delta>.allocate(capacity: capacity * 2)
+        grown.moveInitialize(from: deltas, count: count)
+        deltas.deallocate()
+        deltas = grown
+        capacity *= 2
     }
 
     /// Every delta of `a` (change 0 included), in no order.
     func forEach<E: Error>(a: UInt64, _ body: (Delta) throws(E) -> Void) throws(E) {
         if heads == nil {
             var made: [UInt64: Int32] = [:]
-            made.reserveCapacity(deltas.count)
-            for d in deltas.indices {
+            made.reserveCapacity(count)
+            for d in 0..<count {
                 deltas[d].next = made[deltas[d].a] ?? -1
                 made[deltas[d].a] = Int32(d)
             }
@@ -236,17 +226,37 @@ final class DeltaTable {
         }
     }
 
-    /// The deltas of `a`, sorted, without those that changed nothing.
+    /// The deltas of `a`, sorted and summed per key, without those that
+    /// change nothing.
     func sorted(a: UInt64) -> [Delta] {
         var found: [Delta] = []
         forEach(a: a) { if $0.change != 0 { found.append($0) } }
+        if found.count < 2 { return found }
         found.sort { $0.precedes($1) }
-        return found
+        var out: [Delta] = []
+        DeltaTable.coalesce(found[...], into: &out)
+        return out
+    }
+
+    /// Sorted deltas (`group`), each key's changes summed, appended to `out`
+    /// when they change something.
+    @inline(__always)
+    private static func coalesce<C: RandomAccessCollection>(_ group: C, into out: inout [Delta]) where C.Element == Delta, C.Index == Int {
+        var i = group.startIndex
+        while i < group.endIndex {
+            var d = group[i]
+            i += 1
+            while i < group.endIndex && group[i].sameKey(d) {
+                d.change &+= group[i].change
+                i += 1
+            }
+            if d.change != 0 { out.append(d) }
+        }
     }
 
     /// The deltas of `a` count no more (their key was written or went).
     func clear(a: UInt64) {
-        guard !deltas.isEmpty else { return }
+        guard count > 0 else { return }
         forEach(a: a) { _ in }
         var d = heads![a] ?? -1
         while d >= 0 {
@@ -258,20 +268,86 @@ final class DeltaTable {
     /// Every stored key with this `b` goes, and every delta with it.
     func drop(b: UInt64) {
         if !droppedB.contains(b) { droppedB.append(b) }
-        for d in deltas.indices where deltas[d].b == b { deltas[d].change = 0 }
+        for d in 0..<count where deltas[d].b == b { deltas[d].change = 0 }
     }
 
-    /// Every delta that changes something, sorted.
+    /// Every key's summed change, sorted, without those that change
+    /// nothing: by `a` with a radix sort of (a, index) packed in 64 bits
+    /// when they fit (then by b and c among equal `a`s), else by comparison.
     func sorted() -> [Delta] {
-        var all = deltas.filter { $0.change != 0 }
-        all.sort { $0.precedes($1) }
-        return all
+        var out: [Delta] = []
+        guard count > 0 else { return out }
+        out.reserveCapacity(count)
+        var maxA = deltas[0].a
+        var ordered = true
+        for d in 1..<count {
+            if deltas[d].precedes(deltas[d - 1]) { ordered = false }
+            maxA = max(maxA, deltas[d].a)
+        }
+        if ordered {
+            DeltaTable.coalesce(UnsafeBufferPointer(start: deltas, count: count), into: &out)
+            return out
+        }
+        let indexBits = 64 - count.leadingZeroBitCount
+        guard indexBits < 64, maxA >> UInt64(64 - indexBits) == 0 else {
+            var all = Array(UnsafeBufferPointer(start: deltas, count: count))
+            all.sort { $0.precedes($1) }
+            DeltaTable.coalesce(all[...], into: &out)
+            return out
+        }
+        var packed = [UInt64](unsafeUninitializedCapacity: count) { (buffer, n) in
+            for i in 0..<count { buffer[i] = deltas[i].a << UInt64(indexBits) | UInt64(i) }
+            n = count
+        }
+        DeltaTable.radixSort(&packed, bits: 64 - (maxA << UInt64(indexBits) | UInt64(count)).leadingZeroBitCount)
+        let mask = UInt64(1) << UInt64(indexBits) - 1
+        var group: [Delta] = []
+        var i = 0
+        while i < count {
+            let first = deltas[Int(packed[i] & mask)]
+            var j = i + 1
+            while j < count && deltas[Int(packed[j] & mask)].a == first.a { j += 1 }
+            if j - i == 1 {
+                if first.change != 0 { out.append(first) }
+            } else {
+                // Equal `a`s (few, next to each other): by b and c, then summed.
+                group.removeAll(keepingCapacity: true)
+                for k in i..<j { group.append(deltas[Int(packed[k] & mask)]) }
+                group.sort { $0.precedes($1) }
+                DeltaTable.coalesce(group[...], into: &out)
+            }
+            i = j
+        }
+        return out
+    }
+
+    /// Sort `values`, whose bits above `bits` are 0: least significant
+    /// digit first, 11 bits a pass.
+    static func radixSort(_ values: inout [UInt64], bits: Int) {
+        var other = [UInt64](repeating: 0, count: values.count)
+        var shift = 0
+        var counts = [Int](repeating: 0, count: 2048)
+        while shift < bits {
+            for k in 0..<2048 { counts[k] = 0 }
+            for v in values { counts[Int(truncatingIfNeeded: v >> UInt64(shift)) & 2047] += 1 }
+            var sum = 0
+            for k in 0..<2048 {
+                let c = counts[k]
+                counts[k] = sum
+                sum += c
+            }
+            for v in values {
+                let k = Int(truncatingIfNeeded: v >> UInt64(shift)) & 2047
+                other[counts[k]] = v
+                counts[k] += 1
+            }
+            swap(&values, &other)
+            shift += 11
+        }
     }
 
     func removeAll() {
-        deltas = []
-        slots = Array(repeating: 0, count: 1024)
-        mask = 1023
+        count = 0
         heads = nil
         droppedB = []
     }
