@@ -358,4 +358,29 @@ final class WriteBufferTests: XCTestCase {
         db.realm.close()
         try verifyClean(path)
     }
+
+    /// `DeltaTable.sorted()` against a model: each key's changes summed,
+    /// zeros left out, in key order; with small keys (the radix sort),
+    /// large ones (the comparison sort) and keys already in order.
+    func testDeltaTableSortsAndSumsLikeAModel() {
+        var rng = SeededRandom(seed: 99)
+        for (limit, inOrder) in [(UInt64(300), false), (UInt64.max, false), (UInt64(1) << 40, true)] {
+            let table = DeltaTable()
+            var model: [[UInt64]: Int32] = [:]
+            for i in 0..<20_000 {
+                let a = inOrder ? UInt64(i / 4) : rng.next() % limit
+                let b = inOrder ? 1 : rng.next() % 3, c = inOrder ? UInt64(i % 4) : rng.next() % 5
+                let change: Int32 = rng.next() % 3 == 0 ? -1 : 1
+                table.add(a, b, c, change)
+                model[[a, b, c], default: 0] += change
+            }
+            let expected = model.filter { $0.value != 0 }.sorted { ($0.key[0], $0.key[1], $0.key[2]) < ($1.key[0], $1.key[1], $1.key[2]) }
+            let got = table.sorted()
+            XCTAssertEqual(got.map { [$0.a, $0.b, $0.c] }, expected.map(\.key))
+            XCTAssertEqual(got.map(\.change), expected.map(\.value))
+            // One `a`'s deltas, summed, as the merged reads take them.
+            let some = expected.first!.key[0]
+            XCTAssertEqual(table.sorted(a: some).map { [$0.a, $0.b, $0.c] }, expected.filter { $0.key[0] == some }.map(\.key))
+        }
+    }
 }

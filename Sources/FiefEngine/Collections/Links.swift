@@ -19,7 +19,8 @@ enum Links {
     /// (never an embedded object: those are created in place).
     static func check(_ realm: Realm, _ value: Value, _ table: Table, _ column: Column, _ property: Property) throws(FiefError) {
         guard case .link(let classKey, let objectKey) = value else { return }
-        let name = "'\(table.objectClass.name).\(property.name)'"
+        // Made only for an error: a check that passes builds no string.
+        var name: String { "'\(table.objectClass.name).\(property.name)'" }
         if column.elementType == .mixed {
             // A mixed value links to an object of any class that is not embedded.
             guard let target = try? realm.table(classKey) else {
