@@ -13,7 +13,7 @@ final class WriteBuffer {
     nonisolated(unsafe) static var defaultBudget = 64 << 20
 
     /// Past this many bytes buffered, the largest database buffer is
-    /// settled (`isOverBudget`, `largestDatabase`).
+    /// settled (`noteAdded`, `largestDatabase`).
     var budget = WriteBuffer.defaultBudget
 
     /// The deltas per database (its `MDB_dbi`), made on first use.
