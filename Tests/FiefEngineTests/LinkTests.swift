@@ -24,7 +24,7 @@ final class LinkTests: XCTestCase {
                 found.append((origins.objectClass.name, try origins.property(prop).name, origin, count))
             }
         }
-        if let write = realm.write { try read(write.txn) } else { try read(try realm.currentSnapshot().txn) }
+        if let write = realm.write { try Backlinks.settle(write, dbi); try read(write.txn) } else { try read(try realm.currentSnapshot().txn) }
         return found
     }
 
