@@ -247,12 +247,12 @@ public func exportListToResults(_ handle: OpaquePointer?) -> OpaquePointer? {
 }
 
 /// A list, set or map as live results: of its objects, or of its values.
-func collectionResults(_ box: CollectionBox) throws(FiefError) -> AnyResults {
-    if let nested = box.nestedRef { return .values(try ValueResults(realm: box.realm, nested: nested)) }
+func collectionResults(_ box: CollectionBox) throws(FiefError) -> Results {
+    if let nested = box.nestedRef { return try ValueResults(realm: box.realm, nested: nested) }
     if try box.realm.collectionHoldsObjects(table: box.table, property: box.property) {
-        return .objects(try Results(realm: box.realm, list: box.property, of: box.key, in: box.table))
+        return try ObjectResults(realm: box.realm, list: box.property, of: box.key, in: box.table)
     }
-    return .values(try ValueResults(realm: box.realm, list: box.property, of: box.key, in: box.table))
+    return try ValueResults(realm: box.realm, list: box.property, of: box.key, in: box.table)
 }
 
 extension CollectionBox {

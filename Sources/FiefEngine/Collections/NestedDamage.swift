@@ -1,8 +1,9 @@
+import FiefStorage
+
 /// A nested collection named by a value just read from the file must be
 /// there: its header missing (or naming another owner) is damage, told
 /// apart from a collection deleted since a handle to it was made (which
 /// `nested` reports as FIEF_ERR_INVALIDATED_OBJECT).
-import FiefStorage
 extension Realm {
     /// Check that nested collection `ref`, which a stored value names, exists.
     public func requireStoredNested(_ ref: NestedRef) throws(FiefError) {

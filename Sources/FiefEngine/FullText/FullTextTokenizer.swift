@@ -1,3 +1,5 @@
+import FiefStorage
+
 /// Realm's tokens: runs of letters and digits of ASCII and of the Latin-1
 /// supplement, lower-cased and without diacritics (`Café` is `cafe`);
 /// everything else separates tokens (`full-text` is two).  A token keeps
@@ -8,7 +10,6 @@
 /// leave nothing in it (`2×3` is `23`); `ÿ`, other two-byte characters
 /// (Greek, Cyrillic...) and every character of three or four bytes
 /// (CJK, emoji) separate tokens.
-import FiefStorage
 enum FullTextTokenizer {
     /// The longest token kept, in bytes (longer runs are cut there).
     static let maxTokenBytes = 64

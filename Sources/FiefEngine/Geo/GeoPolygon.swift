@@ -1,6 +1,6 @@
+import FiefStorage
 #if canImport(Glibc)
 import Glibc
-import FiefStorage
 #endif
 
 // MARK: - Polygon validation

@@ -31,9 +31,9 @@
 //     radius of pi or more covers the sphere.
 //   * Altitude is carried along and ignored by containment.
 
+import FiefStorage
 #if canImport(Glibc)
 import Glibc
-import FiefStorage
 #endif
 
 // MARK: - Points

@@ -1,6 +1,6 @@
+import FiefStorage
 #if canImport(Glibc)
 import Glibc
-import FiefStorage
 #endif
 
 /// The queries a realm filtered with lately, by text: the one cache of

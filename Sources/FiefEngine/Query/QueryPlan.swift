@@ -1,7 +1,8 @@
+import FiefStorage
+
 /// A predicate bound to one class: property names resolved, arguments
 /// copied in, types checked.  Evaluation works a cluster (256 objects) at a
 /// time over column chunks read in place, producing a 256-bit match mask.
-import FiefStorage
 public final class CompiledQuery: @unchecked Sendable {
     let root: QueryNode
     let tableKey: UInt32

@@ -1,6 +1,6 @@
+import FiefStorage
 #if canImport(Glibc)
 import Glibc
-import FiefStorage
 #endif
 
 /// String comparisons of the query language over UTF-8 bytes: ordering,

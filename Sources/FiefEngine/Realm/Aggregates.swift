@@ -1,3 +1,5 @@
+import FiefStorage
+
 /// min, max, sum and average over a property of the objects of results, or
 /// over the elements of a collection of values.  Values are read where they
 /// are stored (column chunks, list segments) and folded one by one: no row
@@ -17,7 +19,6 @@
 /// only (ints, floats, doubles and decimals; other values and NaN are
 /// skipped), each added as a decimal128 (a double rounded to 15 significant
 /// digits, a float to 7), and give a decimal128 (a sum of none is decimal 0).
-import FiefStorage
 public enum AggregateOperation: Int32, Sendable, CaseIterable {
     case min = 1
     case max = 2
@@ -333,11 +334,11 @@ struct Aggregator {
     }
 }
 
-extension Results {
+extension ObjectResults {
     /// The `operation` of property `propertyKey` over these results'
     /// objects (an object listed twice in a list counts twice).  Reads the
     /// column in place, cluster by cluster, without ordering the objects.
-    public func aggregate(_ operation: AggregateOperation, property propertyKey: UInt32) throws(FiefError) -> Value {
+    func aggregateObjects(_ operation: AggregateOperation, property propertyKey: UInt32) throws(FiefError) -> Value {
         try realm.checkReadable()
         let table = try realm.table(tableKey)
         let property = try table.property(propertyKey)

@@ -214,13 +214,13 @@ extension Realm {
         write.clean = ChunkMap(capacity: 1)
         write.partTables = ChunkPartTables()
         write.lists = [:]
-        write.pendingLinkRemovals = []
         if large { malloc_trim(0) }
     }
 
     private func flush(_ write: WriteTransaction) throws(FiefError) {
         try flushPendingMaps(write)
         try flushLists(write)
+        try Backlinks.settleAll(write)
         // A column chunk stored for the first time is listed in its
         // cluster's presence chunk.
         for (id, chunk) in write.dirty.entries where chunk.isNew {

@@ -1,3 +1,5 @@
+import FiefStorage
+
 /// Set-based update: one property of every object of a Results set to one
 /// value in one call (RealmSwift's `Results.setValue(_:forKey:)`, realm-core's
 /// `Results::set_property_value`).
@@ -9,8 +11,7 @@
 /// (`DirtyChunk.fill`).  Only what must be kept exact per object is done per
 /// object: index entries, backlinks of links, nested collections of mixed
 /// values, and the embedded objects a link owned.
-import FiefStorage
-extension Results {
+extension ObjectResults {
     /// Set property `propertyKey` of every object of these results to
     /// `value`, in the realm's write transaction.
     ///

@@ -1,6 +1,6 @@
+import FiefStorage
 #if canImport(Glibc)
 import Glibc
-import FiefStorage
 #endif
 
 // The ordering of results: after their filters, results apply a list of
@@ -300,58 +300,5 @@ extension SortColumn {
     static func equal(_ a: Int, _ b: Int, in columns: [SortColumn]) -> Bool {
         for column in columns where column.compare(a, b) != 0 { return false }
         return true
-    }
-}
-
-extension Results {
-    /// Sort `keys` by `sortKeys`; stable (ties keep their order).
-    func sortKeys(_ sortKeys: [(path: ResolvedKeyPath, ascending: Bool)]) throws(FiefError) {
-        let n = keys.count
-        if n < 2 { return }
-        var columns: [SortColumn] = []
-        try keys.withUnsafeBufferPointer { (keys) throws(FiefError) in
-            for key in sortKeys {
-                columns.append(try SortColumn(realm: realm, path: key.path, keys: keys, ascending: key.ascending))
-            }
-        }
-        let order = UnsafeMutableBufferPointer<Int32>.allocate(capacity: n)
-        defer { order.deallocate() }
-        for i in 0..<n { order[i] = Int32(i) }
-        SortColumn.sort(order, by: columns)
-        let old = keys
-        for i in 0..<n { keys[i] = old[Int(order[i])] }
-    }
-
-    /// Keep, in order, the first of the objects of `keys` with each tuple
-    /// of values of `paths`; objects whose paths cross a null link go.
-    func removeDuplicateKeys(_ paths: [ResolvedKeyPath]) throws(FiefError) {
-        let n = keys.count
-        var columns: [SortColumn] = []
-        try keys.withUnsafeBufferPointer { (keys) throws(FiefError) in
-            for path in paths {
-                columns.append(try SortColumn(realm: realm, path: path, keys: keys, ascending: true))
-            }
-        }
-        var rows: [Int32] = []
-        rows.reserveCapacity(n)
-        for row in 0..<n where !columns.contains(where: { $0.crossesNullLink(row) }) { rows.append(Int32(row)) }
-        var keep = [Bool](repeating: false, count: n)
-        rows.withUnsafeMutableBufferPointer { order in
-            SortColumn.sort(order, by: columns)
-            // Equal tuples are neighbours now, each run in row order: its first row stays.
-            var start = 0
-            while start < order.count {
-                keep[Int(order[start])] = true
-                var end = start + 1
-                while end < order.count && SortColumn.equal(Int(order[start]), Int(order[end]), in: columns) { end += 1 }
-                start = end
-            }
-        }
-        var kept = 0
-        for row in 0..<n where keep[row] {
-            keys[kept] = keys[row]
-            kept += 1
-        }
-        keys.removeLast(n - kept)
     }
 }

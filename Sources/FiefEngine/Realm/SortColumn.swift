@@ -1,6 +1,6 @@
+import FiefStorage
 #if canImport(Glibc)
 import Glibc
-import FiefStorage
 #endif
 
 /// One sort key's values for every row, extracted once before sorting,

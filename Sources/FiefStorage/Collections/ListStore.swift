@@ -181,15 +181,6 @@ public struct ListID: Hashable {
     public init(table: UInt32, column: UInt32, owner: Int64) { self.table = table; self.column = column; self.owner = owner }
 }
 
-/// A link to a deleted object, still to be taken out of a stored list
-/// (`Realm.removeLinks`); `sizeBefore`: the list's size before.
-public struct PendingLinkRemoval {
-    public var id: ListID
-    public var target: Int64
-    public var sizeBefore: Int
-    public init(id: ListID, target: Int64, sizeBefore: Int) { self.id = id; self.target = target; self.sizeBefore = sizeBefore }
-}
-
 /// One segment of a list as a snapshot or write transaction sees it.
 public struct ListSegment {
     /// The position in its key; nil until it is first stored.

@@ -107,11 +107,10 @@ public final class WriteTransaction {
     /// Scratch space for set and map keys and values.
     @exclusivity(unchecked) public var entryKey: [UInt8] = []
     @exclusivity(unchecked) public var entryValue: [UInt8] = []
-    /// Links to deleted objects still to be taken out of lists this
-    /// transaction has not loaded (`Realm.removeLinks`): stored at commit,
-    /// in key order, or moved into the lists when one of their column is
-    /// loaded first.  The list databases are not written before commit.
-    @exclusivity(unchecked) public var pendingLinkRemovals: [PendingLinkRemoval] = []
+    /// What the transaction changed and has not written yet (backlinks;
+    /// links to deleted objects still to be taken out of lists it has not
+    /// loaded), written at commit in key order (see `WriteBuffer`).
+    public let buffer = WriteBuffer()
     /// Maps of values filled in this transaction, stored sorted at commit (`PendingMap`).
     public let pendingMaps = PendingMaps()
     /// Strings and binaries written to lists.
