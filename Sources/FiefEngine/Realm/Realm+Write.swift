@@ -197,6 +197,8 @@ extension Realm {
             throw LMDB.error(rc, "committing", path: environment.path)
         }
         environment.noteOwnCommit()
+        // Wakes this process's worker and every other observing process.
+        notificationCenter?.didCommit()
         // Read the version just committed, at once: a snapshot taken later
         // could include another writer's commit.
         self.write = nil

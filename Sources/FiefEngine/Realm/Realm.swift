@@ -71,6 +71,11 @@ public final class Realm: @unchecked Sendable {
     private var exitTokenIfMade: ExitToken?
     /// The properties of the last create, resolved (see `resolveCreateProperties`).
     @exclusivity(unchecked) var lastCreateProperties: CreateProperties?
+    /// The file's notification coordinator in this process (nil for frozen
+    /// realms, which never commit nor observe), and this realm's delivery
+    /// channel, made on first use (Notify/).
+    let notificationCenter: NotificationCenter?
+    var deliveryChannel: DeliveryChannel?
 
     // MARK: Opening
 
@@ -117,6 +122,8 @@ public final class Realm: @unchecked Sendable {
             throw FiefError(.fileLocked, "'\(path)' is open in this process; release every handle on it first", path: path)
         }
         var existed = false
+        // First, while the file's inode still names the fallback pipe.
+        CommitPipe.remove(forFile: path)
         if unlink(path) == 0 {
             existed = true
         } else if errno != ENOENT {
@@ -135,6 +142,7 @@ public final class Realm: @unchecked Sendable {
         self.isReadOnly = configuration.readOnly || environment.isReadOnly
         self.schema = Schema(classes: [])
         self.declaredLinkingObjects = configuration.schema?.linkingObjectsByClass ?? [:]
+        notificationCenter = NotificationCenter.center(for: environment)
         let first = try Snapshot(environment: environment)
         let plan = try SchemaPlanner.plan(snapshot: first, configuration: configuration, readOnly: isReadOnly)
         if plan.needsWrite {
@@ -157,6 +165,7 @@ public final class Realm: @unchecked Sendable {
         tablesByName = source.tablesByName
         schemaGeneration = source.schemaGeneration
         self.snapshot = snapshot
+        notificationCenter = nil
     }
 
     /// A live realm on the same file as `source`, at the newest version.
@@ -169,6 +178,7 @@ public final class Realm: @unchecked Sendable {
         isReadOnly = source.configuration.readOnly || source.environment.isReadOnly
         schema = Schema(classes: [])
         declaredLinkingObjects = source.declaredLinkingObjects
+        notificationCenter = NotificationCenter.center(for: environment)
         snapshot = try freshSnapshot()
     }
 
@@ -176,6 +186,7 @@ public final class Realm: @unchecked Sendable {
         // First: a thread exiting right now cancels through the token, or
         // not at all.
         exitTokenIfMade?.clear()
+        deliveryChannel?.close()
         if write != nil { cancelWrite() }
         lock.destroy()
     }
@@ -575,6 +586,7 @@ public final class Realm: @unchecked Sendable {
     public func close() {
         if isClosed { return }
         if write != nil { cancelWrite() }
+        deliveryChannel?.close()
         snapshot = nil
         isClosed = true
         bumpStamp()

@@ -1,0 +1,97 @@
+import FiefStorage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a realm-level callback is told (RealmSwift's `Realm.Notification`).
+public enum RealmChange: Int32, Sendable {
+    /// The realm's version moved on: a delivery advanced it, or the realm
+    /// refreshed, began a write, or committed.
+    case didChange = 1
+    /// A newer version is ready but the realm does not refresh by itself
+    /// (autorefresh is off): call `refresh` to read it.
+    case refreshRequired = 2
+}
+
+/// What one delivery round hands every notifier of a realm.
+public struct Delivery: Sendable {
+    /// The version the realm reads now.
+    public let version: UInt64
+    /// What realm-level callbacks are told this round, if anything.
+    public let realmChange: RealmChange?
+}
+
+/// Something a realm observes (docs/design.md, "Notifiers").  The center's
+/// worker calls `run(to:)` with one snapshot per run, for every notifier of
+/// the file; the realm's delivery (`Realm.deliverNotifications`) then calls
+/// `deliver` on the host's thread, outside the realm's lock.  Realm-level
+/// observers are the first kind; results, object and collection notifiers
+/// come next and compute their change sets in `run(to:)`.
+public protocol Notifier: AnyObject, Sendable {
+    /// On the worker: bring what this notifier observes up to `snapshot`.
+    /// Returns whether it has something to deliver.
+    func run(to snapshot: Snapshot) -> Bool
+    /// On the delivering thread: call back with what the last run found.
+    func deliver(_ delivery: Delivery)
+    /// Stop for good: never called back again (from any thread, also from
+    /// inside its own callback).  Idempotent.
+    func release()
+}
+
+/// A realm-level callback (RealmSwift's `Realm.observe`): told when the
+/// realm's version moves on, or that a refresh is required.  The worker has
+/// nothing to compute for it (the channel compares versions).
+///
+/// A callback runs under the observer's own recursive mutex, so a release
+/// from another thread waits for a call in progress to end and no call
+/// begins after `release` returns; a release from inside the callback (on
+/// the same thread) just marks it.
+public final class RealmObserver: Notifier, @unchecked Sendable {
+    private let channel: DeliveryChannel
+    private var callback: ((RealmChange) -> Void)?
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init(channel: DeliveryChannel, callback: @escaping (RealmChange) -> Void) {
+        self.channel = channel
+        self.callback = callback
+        mutex = .allocate(capacity: 1)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    public var isReleased: Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return callback == nil
+    }
+
+    public func run(to snapshot: Snapshot) -> Bool { false }
+
+    public func deliver(_ delivery: Delivery) {
+        guard let change = delivery.realmChange else { return }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        // Kept for the call: a release inside it drops the observer's
+        // reference, and what the callback holds goes when the call ends.
+        if let callback { callback(change) }
+    }
+
+    public func release() {
+        pthread_mutex_lock(mutex)
+        let dropped = callback
+        callback = nil
+        pthread_mutex_unlock(mutex)
+        if dropped != nil { channel.remove(self) }
+        // What the callback captured goes here, outside the mutex, unless a
+        // delivery round still holds it (it goes at the end of that call).
+        _ = dropped
+    }
+}
