@@ -2128,6 +2128,128 @@ FIEF_API bool fief_file_copy(const char *source, const char *destination, fief_r
 FIEF_API bool fief_realm_write_copy(fief_realm_t *realm, const char *path, fief_report_fn report,
                                     void *userdata, size_t *out_problems);
 
+/* ==========================================================================
+ * Notifications
+ *
+ * A live realm tells the host when its file changed: a commit of this
+ * process (any realm of the file, any thread) or of another process.  The
+ * host schedules; the library never calls back on a thread of its own
+ * except the wake-up below.
+ *
+ * Machinery.  Per file and process, one worker thread runs while any realm
+ * of the file has a notification callback (none otherwise); it wakes on
+ * every commit, reads the newest version and marks a delivery pending for
+ * each realm that has something new.  Commits between two wake-ups make one
+ * delivery.  Other processes are woken through a named pipe beside the
+ * file, "<path>.note" (or, where the directory cannot hold a FIFO, one in
+ * $XDG_RUNTIME_DIR or /tmp named by the file's device and inode): every
+ * commit to a file writes one byte to it.  fief_file_delete removes it.  A
+ * process killed at any point leaves nothing to repair.  In-memory realms
+ * are seen by this process only.
+ *
+ * Scheduling.  A pending delivery makes the realm's notification fd
+ * readable (fief_realm_get_notification_fd; poll, epoll or an event loop's
+ * reader) and calls its wake-up callback (fief_realm_set_wakeup), if any,
+ * on the worker thread.  The host then calls
+ * fief_realm_deliver_notifications on the thread it wants the callbacks on:
+ * that call moves a realm with autorefresh (the default) to the newest
+ * version and calls the realm's callbacks on the calling thread.
+ *
+ * Realm callbacks (RealmSwift's Realm.observe) are told
+ * FIEF_REALM_DID_CHANGE when the realm's version moved: on delivery, and
+ * also at once, on the calling thread, at the end of fief_realm_commit,
+ * fief_realm_refresh (when it moved) and at the start of
+ * fief_realm_begin_write, which first moves the realm to the newest
+ * version (as refresh) and calls them before the write begins, as
+ * RealmSwift does.  With autorefresh off a delivery does not move the realm
+ * and tells FIEF_REALM_REFRESH_REQUIRED, once per newer version.
+ *
+ * Reentrancy.  A callback may read the realm, begin and commit a write
+ * (the callbacks are told of its commit at the next delivery, not
+ * recursively), add callbacks (first called at the next delivery) and
+ * release any token, its own included: a released token is never called
+ * again, even later in the same round.  fief_realm_deliver_notifications
+ * called from inside a callback (or while another thread delivers for the
+ * same realm) returns at once with `*out_delivered` false.  A token may be
+ * released from any thread: a call in progress on another thread ends
+ * first, and none begins after fief_release returns (so a callback must
+ * not wait for a thread that is releasing its own token).  `free_userdata`
+ * (may be NULL) runs exactly once, on the thread that drops the last
+ * reference: the release of the token, or, when released during its own
+ * call, the end of that call.  When a registration fails, it is not
+ * called: the caller keeps `userdata`.
+ * ========================================================================== */
+
+/** A notification token: keeps a callback registered (and its realm open)
+ *  until released with fief_release. */
+typedef struct fief_notification_token fief_notification_token_t;
+
+/** What a realm callback is told. */
+typedef int32_t fief_realm_notification_t;
+#define FIEF_REALM_DID_CHANGE 1       /* the realm's version moved on */
+#define FIEF_REALM_REFRESH_REQUIRED 2 /* autorefresh is off and a newer version is ready */
+
+/** A realm callback: on the thread that delivers (see above). */
+typedef void (*fief_realm_notification_fn)(void *userdata, fief_realm_notification_t notification);
+/** A wake-up: on the worker thread; it must only schedule a delivery (it
+ *  must not call into the realm). */
+typedef void (*fief_wakeup_fn)(void *userdata);
+/** Frees a callback's `userdata`. */
+typedef void (*fief_free_fn)(void *userdata);
+
+/** Register `callback` on a live realm; returns a new token, or NULL.
+ *  Allowed inside a write transaction (as RealmSwift's Realm.observe).
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL `callback`), FIEF_ERR_FROZEN,
+ *  FIEF_ERR_READ_ONLY (read-only and frozen realms never change),
+ *  FIEF_ERR_CLOSED, FIEF_ERR_WRONG_THREAD (another thread's write is
+ *  open), FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE.  Any thread. */
+FIEF_API fief_notification_token_t *fief_realm_add_notification_callback(fief_realm_t *realm,
+                                                                        fief_realm_notification_fn callback,
+                                                                        void *userdata,
+                                                                        fief_free_fn free_userdata);
+
+/** The realm's notification fd into `*out_fd`: an eventfd, readable while a
+ *  delivery is pending; fief_realm_deliver_notifications makes it
+ *  unreadable again.  Owned by the realm (do not read or close it); valid
+ *  until the realm's last handle is released.  Same fd on every call.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL `out_fd`), FIEF_ERR_FROZEN,
+ *  FIEF_ERR_READ_ONLY, FIEF_ERR_CLOSED, FIEF_ERR_INTERNAL (no eventfd),
+ *  FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE.  Any thread. */
+FIEF_API bool fief_realm_get_notification_fd(fief_realm_t *realm, int *out_fd);
+
+/** Set the realm's wake-up callback (NULL `callback`: none), called on the
+ *  worker thread each time a delivery becomes pending.  The one it replaces
+ *  has its `free_userdata` called now, on this thread; the last one's runs
+ *  when the realm goes.
+ *  Errors: FIEF_ERR_FROZEN, FIEF_ERR_READ_ONLY, FIEF_ERR_CLOSED,
+ *  FIEF_ERR_INTERNAL, FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE.
+ *  Any thread. */
+FIEF_API bool fief_realm_set_wakeup(fief_realm_t *realm, fief_wakeup_fn callback, void *userdata,
+                                    fief_free_fn free_userdata);
+
+/** Deliver what is pending, on the calling thread: move a realm with
+ *  autorefresh to the newest version found (not inside a write
+ *  transaction), then call the callbacks.  `*out_delivered` (may be NULL):
+ *  whether any callback was called.  Nothing pending: returns at once.  A
+ *  frozen or read-only realm has nothing to deliver.
+ *  Errors: FIEF_ERR_CLOSED, FIEF_ERR_FILE_IO and FIEF_ERR_INTERNAL (the
+ *  refresh failed), FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE.
+ *  Any thread (the callbacks run on it). */
+FIEF_API bool fief_realm_deliver_notifications(fief_realm_t *realm, bool *out_delivered);
+
+/** Whether deliveries move the realm to the newest version (RealmSwift's
+ *  autorefresh; default true).  fief_realm_refresh works either way.
+ *  Errors: FIEF_ERR_FROZEN (true on a frozen realm; false is accepted),
+ *  FIEF_ERR_READ_ONLY (false on a read-only realm), FIEF_ERR_CLOSED,
+ *  FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
+FIEF_API bool fief_realm_set_autorefresh(fief_realm_t *realm, bool autorefresh);
+
+/** Whether the realm autorefreshes into `*out_autorefresh` (false for a
+ *  frozen realm).
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL `out_autorefresh`),
+ *  FIEF_ERR_CLOSED, FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
+FIEF_API bool fief_realm_get_autorefresh(const fief_realm_t *realm, bool *out_autorefresh);
+
 #ifdef __cplusplus
 }
 #endif

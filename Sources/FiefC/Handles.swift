@@ -15,6 +15,7 @@ enum HandleKind: UInt8 {
     case list = 6
     case set = 7
     case map = 8
+    case notificationToken = 9
 
     var name: String {
         switch self {
@@ -26,6 +27,7 @@ enum HandleKind: UInt8 {
         case .list: return "list"
         case .set: return "set"
         case .map: return "map"
+        case .notificationToken: return "notification token"
         }
     }
 }

@@ -145,6 +145,8 @@ public func exportRealmUpdateSchema(_ handle: OpaquePointer?, _ schema: OpaquePo
 @_cdecl("fief_realm_begin_write")
 public func exportRealmBeginWrite(_ handle: OpaquePointer?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
+        // RealmSwift's rule: move to the newest version and notify first.
+        try deliverBeforeWrite(handle)
         // Waits for any other writer; calls on this realm from other threads wait too.
         try withRealm(handle) { (realm) throws(FiefError) in try realm.beginWrite() }
         return true
@@ -155,6 +157,7 @@ public func exportRealmBeginWrite(_ handle: OpaquePointer?) -> Bool {
 public func exportRealmCommit(_ handle: OpaquePointer?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         try withRealm(handle) { (realm) throws(FiefError) in try realm.commitWrite() }
+        notifyAfterChange(handle)
         return true
     }
 }
@@ -180,6 +183,7 @@ public func exportRealmIsInTransaction(_ handle: OpaquePointer?, _ out: UnsafeMu
 public func exportRealmRefresh(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Bool>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let changed = try withRealm(handle) { (realm) throws(FiefError) in try realm.refresh() }
+        notifyAfterChange(handle)
         out?.pointee = changed
         return true
     }

@@ -31,6 +31,8 @@ final class RealmCore: @unchecked Sendable {
     /// How many registry types were bound when we last looked.
     private var syncedRegistryCount = 0
     private var frozenCache: (version: UInt64, core: RealmCore)?
+    /// Set once notification deliveries are scheduled (Notifications.swift).
+    private var deliveriesScheduled = false
     private let cacheKey: String?
 
     private init(handle: CHandle, configuration: Realm.Configuration, cacheKey: String?) {
@@ -264,6 +266,14 @@ final class RealmCore: @unchecked Sendable {
 
     /// Before a write transaction: bind every type used so far, so that
     /// objects created before the write can be added inside it.
+    /// Whether this call is the first to schedule notification deliveries.
+    func claimDeliveryScheduling() -> Bool {
+        lock.withLock {
+            defer { deliveriesScheduled = true }
+            return !deliveriesScheduled
+        }
+    }
+
     func syncRegistry() {
         guard configuration.objectTypes == nil, !isFrozen, !isReadOnly else { return }
         let types = SchemaRegistry.defaultTypes

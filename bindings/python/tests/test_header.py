@@ -127,6 +127,7 @@ _SCALARS = {
     "int32_t": ctypes.c_int32, "int64_t": ctypes.c_int64, "uint32_t": ctypes.c_uint32,
     "uint64_t": ctypes.c_uint64, "uint8_t": ctypes.c_uint8, "bool": ctypes.c_bool,
     "double": ctypes.c_double, "float": ctypes.c_float, "size_t": ctypes.c_size_t,
+    "int": ctypes.c_int,  # a file descriptor
 }
 
 

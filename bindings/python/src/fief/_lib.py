@@ -198,6 +198,11 @@ P = POINTER
 
 # void (*fief_report_fn)(void *userdata, fief_report_kind_t kind, const char *text)
 fief_report_fn = ctypes.CFUNCTYPE(None, c_void_p, ctypes.c_int32, c_char_p)
+# Notifications: void (*fief_realm_notification_fn)(void *userdata, fief_realm_notification_t n),
+# void (*fief_wakeup_fn)(void *userdata), void (*fief_free_fn)(void *userdata)
+fief_realm_notification_fn = ctypes.CFUNCTYPE(None, c_void_p, ctypes.c_int32)
+fief_wakeup_fn = ctypes.CFUNCTYPE(None, c_void_p)
+fief_free_fn = ctypes.CFUNCTYPE(None, c_void_p)
 
 # name: (restype, argtypes)
 PROTOTYPES: dict[str, tuple[object, list[object]]] = {
@@ -356,6 +361,13 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_file_verify": (c_bool, [c_char_p, fief_report_fn, c_void_p, P(c_size_t)]),
     "fief_file_copy": (c_bool, [c_char_p, c_char_p, fief_report_fn, c_void_p, P(c_size_t)]),
     "fief_realm_write_copy": (c_bool, [H, c_char_p, fief_report_fn, c_void_p, P(c_size_t)]),
+    # notifications
+    "fief_realm_add_notification_callback": (H, [H, fief_realm_notification_fn, c_void_p, fief_free_fn]),
+    "fief_realm_get_notification_fd": (c_bool, [H, P(ctypes.c_int)]),
+    "fief_realm_set_wakeup": (c_bool, [H, fief_wakeup_fn, c_void_p, fief_free_fn]),
+    "fief_realm_deliver_notifications": (c_bool, [H, P(c_bool)]),
+    "fief_realm_set_autorefresh": (c_bool, [H, c_bool]),
+    "fief_realm_get_autorefresh": (c_bool, [H, P(c_bool)]),
 }
 
 

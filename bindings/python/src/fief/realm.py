@@ -22,6 +22,9 @@ from .lists import List
 from .model import Object, PropertySpec, collection_elements, nested_spec
 from .sets import Set
 
+if typing.TYPE_CHECKING:
+    from .notifications import NotificationToken
+
 T = TypeVar("T", bound=Object)
 
 _POLICIES = {
@@ -1504,6 +1507,43 @@ class Realm:
 
     def invalidate(self) -> None:
         self._lib.check(self._lib.fief_realm_invalidate(self._handle.ptr), "fief_realm_invalidate")
+
+    # -- notifications (fief.notifications) -----------------------------------
+
+    def add_notification_callback(self, callback: Callable[..., None]) -> "NotificationToken":
+        """Call ``callback(notification, realm)`` when this realm changes
+        (RealmSwift's ``Realm.observe``): ``RealmNotification.DID_CHANGE``
+        when its version moved (at a delivery, and at once after this
+        realm's own commit, refresh or begin_write), ``REFRESH_REQUIRED``
+        when autorefresh is off and a newer version is ready.  Deliveries
+        run in ``deliver_notifications()`` (see ``notification_fd()`` and
+        ``fief.notifications.watch``).  Keep the token: closing it (or
+        losing it) stops the callback."""
+        from . import notifications
+        return notifications.add_notification_callback(self, callback)
+
+    def notification_fd(self) -> int:
+        """A file descriptor readable while a delivery is pending (an
+        eventfd owned by the realm: poll it, never read or close it)."""
+        from . import notifications
+        return notifications.notification_fd(self)
+
+    def deliver_notifications(self) -> bool:
+        """Deliver what is pending on this thread (with autorefresh, move to
+        the newest version first); True if a callback was called."""
+        from . import notifications
+        return notifications.deliver_notifications(self)
+
+    @property
+    def autorefresh(self) -> bool:
+        """Whether deliveries move the realm to the newest version (default True)."""
+        from . import notifications
+        return notifications.get_autorefresh(self)
+
+    @autorefresh.setter
+    def autorefresh(self, on: bool) -> None:
+        from . import notifications
+        notifications.set_autorefresh(self, on)
 
     def write_copy(self, path: str | os.PathLike[Any]) -> "FileReport":
         """Write a compacted copy of this realm's version to `path`, a new file
