@@ -34,7 +34,7 @@ final class NotificationTests: FiefTestCase {
     }
 
     func testAutorefreshDeliversAnotherThreadsCommitOnTheMainQueue() throws {
-        let configuration = fileConfiguration(objectTypes: [Dog.self, Person.self, DogToy.self])
+        let configuration = fileConfiguration()
         let realm = try Realm(configuration: configuration)
         XCTAssertTrue(realm.autorefresh)
         realm.autorefresh = false
@@ -53,13 +53,13 @@ final class NotificationTests: FiefTestCase {
             done.signal()
         }.start()
         done.wait()
-        waitForExpectations(timeout: 10)
+        wait(for: [fired], timeout: 10)
         token.invalidate()
         XCTAssertEqual(realm.objects(Dog.self).count, 1)
     }
 
     func testRefreshRequiredThenRefreshCallsDidChange() throws {
-        let configuration = fileConfiguration(objectTypes: [Dog.self, Person.self, DogToy.self])
+        let configuration = fileConfiguration()
         let realm = try Realm(configuration: configuration)
         realm.autorefresh = false
         let required = expectation(description: "refreshRequired")
@@ -77,7 +77,7 @@ final class NotificationTests: FiefTestCase {
             done.signal()
         }.start()
         done.wait()
-        waitForExpectations(timeout: 10)
+        wait(for: [required], timeout: 10)
         XCTAssertEqual(results.count, 0) // not refreshed by itself
         XCTAssertTrue(realm.refresh())
         XCTAssertEqual(results.count, 1)
@@ -86,7 +86,7 @@ final class NotificationTests: FiefTestCase {
     }
 
     func testBeginWriteDeliversFirst() throws {
-        let configuration = fileConfiguration(objectTypes: [Dog.self, Person.self, DogToy.self])
+        let configuration = fileConfiguration()
         let realm = try Realm(configuration: configuration)
         realm.autorefresh = false
         var seenInWrite: [Bool] = []
@@ -106,7 +106,7 @@ final class NotificationTests: FiefTestCase {
     }
 
     func testObserverOnAnotherThreadGetsItsRunLoop() throws {
-        let configuration = fileConfiguration(objectTypes: [Dog.self, Person.self, DogToy.self])
+        let configuration = fileConfiguration()
         let registered = DispatchSemaphore(value: 0)
         let fired = expectation(description: "didChange on the observing thread")
         final class Flag: @unchecked Sendable { var stop = false; var thread: Thread? }
@@ -131,7 +131,7 @@ final class NotificationTests: FiefTestCase {
         registered.wait()
         let writer = try Realm(configuration: configuration)
         try writer.write { writer.add(Dog(name: "Rex", age: 3, color: "tan")) }
-        waitForExpectations(timeout: 15)
+        wait(for: [fired], timeout: 15)
     }
 
     func testInvalidateInsideTheBlockAndFromAnotherThread() throws {
@@ -160,7 +160,7 @@ final class NotificationTests: FiefTestCase {
 
     func testAChildProcessCommitIsDelivered() throws {
         let path = directory.appendingPathComponent("child.realm")
-        let configuration = Realm.Configuration(fileURL: path, objectTypes: [Dog.self, Person.self, DogToy.self])
+        let configuration = Realm.Configuration(fileURL: path)
         let realm = try Realm(configuration: configuration)
         try realm.write { realm.add(Dog(name: "Rex", age: 3, color: "tan")) }
         // The tool dumps the dog; importing the line again adds one more (no primary key).
@@ -172,7 +172,7 @@ final class NotificationTests: FiefTestCase {
         let token = realm.observe { _, _ in fired.fulfill() }
         let imported = try runTool(["import", path.path], input: input.path)
         XCTAssertEqual(imported.status, 0, imported.output)
-        waitForExpectations(timeout: 10)
+        wait(for: [fired], timeout: 10)
         XCTAssertEqual(realm.objects(Dog.self).count, 2)
         token.invalidate()
     }
