@@ -195,6 +195,37 @@ TEST(a_child_process_commit_wakes_the_fd) {
     E(!t_file_exists(note));
 }
 
+TEST(a_fallback_pipe_when_the_fifo_cannot_be_made) {
+    /* "<path>.note" is taken by a regular file: both processes use the
+     * fallback pipe named by the file's device and inode. */
+    const char *path = t_path("n.fief");
+    fief_realm_t *r = open_plain(path);
+    R(r);
+    E(commit_once(r));
+    fief_release(r);
+    char note[4200];
+    snprintf(note, sizeof note, "%s.note", path);
+    unlink(note);
+    R(t_write_file(note, "x", 1));
+    r = open_plain(path);
+    R(r);
+    record_t rec = {0};
+    fief_notification_token_t *tok = fief_realm_add_notification_callback(r, on_change, &rec, NULL);
+    R(tok);
+    int fd = -1;
+    R(fief_realm_get_notification_fd(r, &fd));
+    pid_t pid = spawn_committer(path, 1);
+    int status = 0;
+    E(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    E(readable(fd, 10000));
+    E(fief_realm_deliver_notifications(r, NULL));
+    EQI(rec.did_change, 1);
+    fief_release(tok);
+    fief_release(r);
+    E(fief_file_delete(path, NULL)); /* removes the fallback pipe too */
+    unlink(note);
+}
+
 TEST(three_commits_make_one_delivery) {
     const char *path = t_path("n.fief");
     fief_realm_t *r = open_plain(path);
@@ -578,6 +609,7 @@ TEST(bad_inputs) {
 static const t_case cases[] = {
     T(another_threads_commit_wakes_the_fd_and_delivery_runs_here),
     T(a_child_process_commit_wakes_the_fd),
+    T(a_fallback_pipe_when_the_fifo_cannot_be_made),
     T(three_commits_make_one_delivery),
     T(own_commit_refresh_and_begin_write_tell_the_callbacks),
     T(autorefresh_off_gives_refresh_required),
