@@ -24,6 +24,11 @@
 // one realm per thread and configuration, so code written for RealmSwift's
 // rules runs unchanged.  Frozen realms and objects are read from any thread
 // at the same time, as in RealmSwift.
+// Notifications (`Realm.observe`) are delivered where the first `observe`
+// of a realm was called: on the main thread through DispatchQueue.main, on
+// another thread through that thread's RunLoop, which must run (as in
+// RealmSwift); the realm's own commit, refresh and beginWrite call
+// `.didChange` at once on the calling thread (Notifications.swift).
 //
 // Values and descriptions (deliberate differences from RealmSwift, all small):
 // - `Decimal128(value: NSNull())` (or nil) is a plain NaN, written "NaN";
