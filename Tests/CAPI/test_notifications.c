@@ -496,6 +496,28 @@ TEST(a_worker_thread_only_while_something_observes) {
     fief_release(r);
 }
 
+TEST(closing_the_realm_stops_its_callbacks_and_the_worker) {
+    const char *path = t_path("n.fief");
+    int base = thread_count();
+    fief_realm_t *r = open_plain(path);
+    R(r);
+    record_t rec = {0};
+    fief_notification_token_t *tok = fief_realm_add_notification_callback(r, on_change, &rec, count_free);
+    R(tok);
+    EQI(thread_count(), base + 1);
+    E(fief_realm_close(r));
+    double deadline = t_now() + 5;
+    while (thread_count() != base && t_now() < deadline) sleep_ms(1);
+    EQI(thread_count(), base); /* nothing observes the file any more */
+    thread_commit_args a = {path, 1};
+    t_run_thread(commit_on_thread, &a);
+    EQI(rec.calls, 0);
+    EQI(rec.frees, 0);
+    E(fief_release(tok)); /* still a valid handle; frees once */
+    EQI(rec.frees, 1);
+    fief_release(r);
+}
+
 TEST(in_memory_realms_are_woken_too) {
     fief_config_t *c = fief_config_new();
     R(c);
@@ -619,6 +641,7 @@ static const t_case cases[] = {
     T(free_userdata_runs_once),
     T(wakeup_runs_on_the_worker),
     T(a_worker_thread_only_while_something_observes),
+    T(closing_the_realm_stops_its_callbacks_and_the_worker),
     T(in_memory_realms_are_woken_too),
     T(killed_committers_leave_nothing_broken),
     T(bad_inputs),
