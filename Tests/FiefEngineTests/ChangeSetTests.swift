@@ -33,7 +33,7 @@ enum BuilderOp {
     case insert(Int)
     case erase(Int)
     case modify(Int)
-    case modifyColumn(Int, Int64)
+    case modifyColumn(Int, UInt32)
     case move(Int, Int)
     case swap(Int, Int)
     case clear(Int)
@@ -61,7 +61,7 @@ struct ExpectedChanges {
     var insertions: [Int]? = nil
     var modifications: [Int]? = nil
     var moves: [(Int, Int)]? = nil
-    var columns: [Int64: [Int]]? = nil
+    var columns: [UInt32: [Int]]? = nil
     var isEmpty: Bool? = nil
     var cleared: Bool? = nil
 }

@@ -100,7 +100,7 @@ public struct ChangeBuilder: Equatable, CustomStringConvertible {
     /// Moves from a position before the first change to one now.
     public var moves: [IndexMove] = []
     /// Per column (property key), the positions now whose column changed.
-    public var columns: [Int64: IndexRangeSet] = [:]
+    public var columns: [UInt32: IndexRangeSet] = [:]
     public var rootDeleted = false
     public var cleared = false
 
@@ -156,7 +156,7 @@ public struct ChangeBuilder: Equatable, CustomStringConvertible {
 
     /// The element at `index` changed; `column`, the property key of the
     /// column written, if known.
-    public mutating func modify(at index: Int, column: Int64? = nil) {
+    public mutating func modify(at index: Int, column: UInt32? = nil) {
         modifications.add(index)
         if let column { columns[column, default: IndexRangeSet()].add(index) }
     }
