@@ -343,6 +343,13 @@ public struct ChangeBuilder: Equatable, CustomStringConvertible {
         }
         if next.rootDeleted { rootDeleted = true }
         cleared = next.cleared
+        assert(movesAreConsistent, "merge left a move without its deletion or insertion: \(self)")
+    }
+
+    /// Every move's ends are a deletion and an insertion (checked in debug
+    /// builds, as the tests run).
+    var movesAreConsistent: Bool {
+        moves.allSatisfy { deletions.contains($0.from) && insertions.contains($0.to) }
     }
 
     /// The change set: modifications in old and in new positions, inserted
@@ -350,6 +357,7 @@ public struct ChangeBuilder: Equatable, CustomStringConvertible {
     public func finalize() -> IndexChangeSet {
         var builder = self
         builder.cleanUpStaleMoves()
+        assert(builder.movesAreConsistent, "a move without its deletion or insertion: \(builder)")
         var modificationsOld = builder.modifications
         modificationsOld.erase(at: builder.insertions)
         modificationsOld.shiftForInsert(at: builder.deletions)
