@@ -336,6 +336,69 @@ final class ChangeSetTests: XCTestCase {
         XCTAssertTrue(moved.modificationsNew.isEmpty)
     }
 
+    // MARK: List notifications (realm-core's list.cpp, builder level)
+
+    /// A list of ten rows: operations per transaction (each merged into
+    /// the notifier's builder), then the finalized change set.
+    func testListNotifications() {
+        // (name, transactions, deletions, insertions, modifications (old), moves, cleared)
+        let table: [(String, [[BuilderOp]], [Int], [Int], [Int], [(Int, Int)], Bool)] = [
+            ("remove one", [[.erase(5)]], [5], [], [], [], false),
+            ("remove all", [[.clear(10)]], Array(0..<10), [], [], [], true),
+            ("remove all, then add", [[.clear(10), .insert(0)]], Array(0..<10), [0], [], [], false),
+            ("remove each", [Array(repeating: BuilderOp.erase(0), count: 10)], Array(0..<10), [], [], [], false),
+            // The added row's target is modified: it shows at 5 and at 10.
+            ("add, then modify its target", [[.insert(10), .modify(5), .modify(10)]], [], [10], [5], [], false),
+            ("modify, then move", [[.modify(5), .move(5, 8)]], [5], [8], [], [(5, 8)], false),
+            ("moved, then moved back next time", [[.modify(5), .modify(1), .move(5, 8), .move(1, 2)], [.move(8, 5)]],
+             [1], [2], [5], [(1, 2)], false),
+            ("cleared, then cleared again next time", [[.clear(10)], [.insert(0)], [.clear(1)]],
+             Array(0..<10), [], [], [], true),
+        ]
+        for (name, transactions, deletions, insertions, modifications, moves, cleared) in table {
+            var notifier = ChangeBuilder()
+            for ops in transactions {
+                var transaction = ChangeBuilder()
+                for op in ops { op.apply(to: &transaction) }
+                transaction.cleanUpStaleMoves()
+                notifier.merge(transaction)
+            }
+            let changes = notifier.finalize()
+            XCTAssertEqual(changes.deletions.indices, deletions, name)
+            XCTAssertEqual(changes.insertions.indices, insertions, name)
+            XCTAssertEqual(changes.modifications.indices, modifications, name)
+            XCTAssertEqual(changes.moves, moves.map { IndexMove(from: $0.0, to: $0.1) }, name)
+            XCTAssertEqual(changes.cleared, cleared, name)
+        }
+    }
+
+    /// Results over a list (realm-core's list.cpp, sorted and filtered):
+    /// the rows' keys diffed.
+    func testResultsOfAList() {
+        func calc(_ old: [Int64], _ new: [Int64]) -> IndexChangeSet {
+            ChangeBuilder.calculate(old: old, new: new, inKeyOrder: false, modified: { _ in false }).finalize()
+        }
+        let filtered: [Int64] = [0, 1, 2, 3, 4, 5, 6, 7, 8]
+        var c = calc(filtered, filtered + [5, 5, 5])
+        XCTAssertEqual(c.insertions.indices, [9, 10, 11], "filtered: duplicates added")
+        c = calc(filtered, [0, 2, 1, 3, 4, 5, 6, 7, 8])
+        XCTAssertEqual(c.deletions.indices, [2], "filtered: swap")
+        XCTAssertEqual(c.insertions.indices, [1], "filtered: swap")
+        c = calc([0, 2, 1, 3, 4, 5, 6, 7, 8], [0, 2, 1, 3, 4, 8, 6, 7, 5])
+        XCTAssertEqual(c.deletions.indices, [5, 8], "filtered: distant swap")
+        XCTAssertEqual(c.insertions.indices, [5, 8], "filtered: distant swap")
+        c = calc(filtered, [0, 1, 2, 5, 3, 4, 6, 7, 8])
+        XCTAssertEqual(c.deletions.indices, [5], "filtered: move")
+        XCTAssertEqual(c.insertions.indices, [3], "filtered: move")
+        // Sorted by value, descending.
+        let sorted: [Int64] = [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]
+        c = calc(sorted, [9, 8, 7, 6, 5, 5, 5, 5, 4, 3, 2, 1, 0])
+        XCTAssertEqual(c.insertions.indices, [5, 6, 7], "sorted: duplicates added")
+        c = calc(sorted, [5, 9, 8, 7, 6, 4, 3, 2, 1, 0])
+        XCTAssertEqual(c.deletions.indices, [4], "sorted: a row's sort value changed")
+        XCTAssertEqual(c.insertions.indices, [0], "sorted: a row's sort value changed")
+    }
+
     // MARK: calculate
 
     let none: (Int64) -> Bool = { _ in false }
