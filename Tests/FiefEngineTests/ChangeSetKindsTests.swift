@@ -144,6 +144,122 @@ final class ChangeSetKindsTests: XCTestCase {
         XCTAssertEqual(ObjectChangeSet(changedProperties: [4, 1, 4]).changedProperties, [1, 4])
     }
 
+    // MARK: Results (realm-core's results.cpp notification cases)
+
+    /// A class of objects (key -> value) and results of those with
+    /// 0 < value < 10, in key order or sorted by value descending; each
+    /// transaction's change set calculated from the key lists and merged,
+    /// as a results notifier does.
+    struct ResultsModel {
+        var values: [Int64: Int64]
+        let sorted: Bool
+        var pending = ChangeBuilder()
+
+        init(sorted: Bool) {
+            self.sorted = sorted
+            values = [:]
+            for (i, key) in [3, 4, 7, 9, 10, 21, 24, 34, 42, 50].enumerated() { values[Int64(key)] = Int64(i * 2) }
+        }
+
+        var keys: [Int64] {
+            let matching = values.keys.filter { values[$0]! > 0 && values[$0]! < 10 }
+            return sorted ? matching.sorted { (values[$0]!, $0) > (values[$1]!, $1) } : matching.sorted()
+        }
+
+        /// One transaction: values set (creating objects), objects removed.
+        mutating func write(set: [(Int64, Int64)] = [], remove: [Int64] = [], clear: Bool = false) {
+            let old = keys
+            var modified = Set<Int64>(), deleted = Set<Int64>()
+            if clear {
+                deleted = Set(values.keys)
+                values.removeAll()
+            }
+            for key in remove {
+                values[key] = nil
+                deleted.insert(key)
+            }
+            for (key, value) in set {
+                if values[key] != nil { modified.insert(key) }
+                values[key] = value
+            }
+            pending.merge(ChangeBuilder.calculate(old: old, new: keys, inKeyOrder: !sorted,
+                                                  deleted: deleted.isEmpty ? nil : { deleted.contains($0) },
+                                                  modified: { modified.contains($0) }))
+        }
+
+        /// The change set delivered: the merged transactions since the last.
+        mutating func deliver() -> IndexChangeSet {
+            defer { pending = ChangeBuilder() }
+            return pending.finalize()
+        }
+    }
+
+    func testResultsNotifications() {
+        // (name, sorted, transactions, deletions, insertions, modifications, modificationsNew)
+        typealias Write = (inout ResultsModel) -> Void
+        let table: [(String, Bool, [Write], [Int], [Int], [Int], [Int])] = [
+            ("unsorted: non-matching rows deleted: nothing", false, [{ $0.write(remove: [3, 24]) }], [], [], [], []),
+            ("unsorted: a matching row modified, still matching", false, [{ $0.write(set: [(4, 3)]) }],
+             [], [], [0], [0]),
+            ("unsorted: a row modified to no longer match", false, [{ $0.write(set: [(7, 0)]) }], [1], [], [], []),
+            ("unsorted: a row modified to match: inserted, not modified", false, [{ $0.write(set: [(34, 3)]) }],
+             [], [4], [], []),
+            ("unsorted: a matching row deleted", false, [{ $0.write(remove: [9]) }], [2], [], [], []),
+            ("unsorted: inserted, then modified next time: inserted", false,
+             [{ $0.write(set: [(53, 6)]) }, { $0.write(set: [(53, 7)]) }], [], [4], [], []),
+            ("unsorted: modifications in positions before and after", false,
+             [{ $0.write(set: [(7, 0), (9, 6)]) }], [1], [], [2], [1]),
+            ("unsorted: inserted, then removed next time: nothing", false,
+             [{ $0.write(set: [(53, 5)]) }, { $0.write(remove: [53]) }], [], [], [], []),
+            ("unsorted: a non-matching row added first: nothing", false, [{ $0.write(set: [(1, 0)]) }],
+             [], [], [], []),
+            ("unsorted: a matching row added first", false, [{ $0.write(set: [(0, 5)]) }], [], [0], [], []),
+            ("sorted: a matching row modified in place", true, [{ $0.write(set: [(4, 3)]) }], [], [], [3], [3]),
+            ("sorted: a row modified to no longer match", true, [{ $0.write(set: [(7, 0)]) }], [2], [], [], []),
+            ("sorted: a row modified to match", true, [{ $0.write(set: [(34, 3)]) }], [], [3], [], []),
+            ("sorted: a matching row deleted", true, [{ $0.write(remove: [9]) }], [1], [], [], []),
+            ("sorted: cleared", true, [{ $0.write(clear: true) }], [0, 1, 2, 3], [], [], []),
+            ("sorted: a row modified to move: deleted and inserted", true, [{ $0.write(set: [(7, 9)]) }],
+             [2], [0], [], []),
+            ("sorted: clear, insert, clear", true,
+             [{ $0.write(clear: true) }, { $0.write(set: [(60, 3), (61, 4), (62, 5)]) }, { $0.write(clear: true) }],
+             [0, 1, 2, 3], [], [], []),
+        ]
+        for (name, sorted, writes, deletions, insertions, modifications, modificationsNew) in table {
+            var model = ResultsModel(sorted: sorted)
+            for write in writes { write(&model) }
+            let changes = model.deliver()
+            XCTAssertEqual(changes.deletions.indices, deletions, name)
+            XCTAssertEqual(changes.insertions.indices, insertions, name)
+            XCTAssertEqual(changes.modifications.indices, modifications, name)
+            XCTAssertEqual(changes.modificationsNew.indices, modificationsNew, name)
+            XCTAssertTrue(changes.moves.isEmpty, name)
+        }
+
+        // Delivered one transaction at a time.
+        var model = ResultsModel(sorted: true)
+        model.write(clear: true)
+        XCTAssertEqual(model.deliver().deletions.count, 4)
+        model.write(set: [(57, 3), (58, 4), (59, 5)])
+        var changes = model.deliver()
+        XCTAssertEqual(changes.insertions.indices, [0, 1, 2])
+        XCTAssertTrue(changes.deletions.isEmpty)
+        model.write(clear: true)
+        changes = model.deliver()
+        XCTAssertEqual(changes.deletions.indices, [0, 1, 2])
+        XCTAssertTrue(changes.insertions.isEmpty && changes.modifications.isEmpty)
+
+        // A matching row stays while the others go and one comes.
+        model = ResultsModel(sorted: true)
+        model.write(clear: true)
+        model.write(set: [(100, 15), (101, 5)])
+        _ = model.deliver()
+        model.write(set: [(102, 3)], remove: [100])
+        changes = model.deliver()
+        XCTAssertTrue(changes.deletions.isEmpty)
+        XCTAssertEqual(changes.insertions.indices, [1])
+    }
+
     // MARK: Sections
 
     /// Objects by key with a name; results sorted by name (ties in key
