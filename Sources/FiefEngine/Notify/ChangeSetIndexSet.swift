@@ -57,25 +57,27 @@ public struct IndexRangeSet: Equatable, Sequence, CustomStringConvertible {
     /// The members, ascending.
     public var indices: [Int] { Array(self) }
 
+    /// Iterates the members, ascending.
     public struct Iterator: IteratorProtocol {
         fileprivate let ranges: [Range<Int>]
-        fileprivate var range = 0
-        fileprivate var next_: Int
+        /// The range being walked, and the member it gives next.
+        fileprivate var rangeIndex = 0
+        fileprivate var upcoming: Int
 
         public mutating func next() -> Int? {
-            guard range < ranges.count else { return nil }
-            let value = next_
-            next_ += 1
-            if next_ == ranges[range].upperBound {
-                range += 1
-                if range < ranges.count { next_ = ranges[range].lowerBound }
+            guard rangeIndex < ranges.count else { return nil }
+            let member = upcoming
+            upcoming += 1
+            if upcoming == ranges[rangeIndex].upperBound {
+                rangeIndex += 1
+                if rangeIndex < ranges.count { upcoming = ranges[rangeIndex].lowerBound }
             }
-            return value
+            return member
         }
     }
 
     public func makeIterator() -> Iterator {
-        Iterator(ranges: ranges, next_: ranges.first?.lowerBound ?? 0)
+        Iterator(ranges: ranges, upcoming: ranges.first?.lowerBound ?? 0)
     }
 
     public var underestimatedCount: Int { count }
