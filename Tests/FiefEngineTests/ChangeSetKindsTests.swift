@@ -404,6 +404,90 @@ final class ChangeSetKindsTests: XCTestCase {
         assertSections(c.deletions, [[0, 1, 2]], "shuffle 3: deletions")
     }
 
+    /// RealmSwift's SectionedResultsTests (observe, and observe on one
+    /// section): objects sorted by string, sectioned by first letter.
+    func testSectionedResultsOfRealmSwift() {
+        var db = Named()
+        var keyOf: [String: Int64] = [:]
+        for label in ["banana", "box", "apple", "chalk"] {
+            db.names[db.nextKey] = label
+            keyOf[label] = db.nextKey
+            db.nextKey += 1
+        }
+        func step(set: [(String, String)] = [], delete: [String] = [], only: Character? = nil,
+                  apply: Bool = true) -> SectionChangeSet {
+            var after = db
+            var modified = Set<Int64>(), deleted = Set<Int64>()
+            for label in delete {
+                deleted.insert(keyOf[label]!)
+                after.names[keyOf[label]!] = nil
+            }
+            for (label, name) in set {
+                if let key = keyOf[label] {
+                    after.names[key] = name
+                    modified.insert(key)
+                } else {
+                    after.names[after.nextKey] = name
+                    after.nextKey += 1
+                }
+            }
+            let oldKeys = db.sortedKeys, newKeys = after.sortedKeys
+            let changes = ChangeBuilder.calculate(old: oldKeys, new: newKeys, inKeyOrder: false,
+                                                  deleted: { deleted.contains($0) },
+                                                  modified: { modified.contains($0) }).finalize()
+            let result = SectionChangeSet(changes: changes, old: db.layout(oldKeys), new: after.layout(newKeys),
+                                          onlySection: only)
+            if apply { db = after }
+            return result
+        }
+        func paths(_ perSection: [IndexRangeSet]) -> [[Int]] {
+            SectionChangeSet.indexPaths(perSection).map { [$0.section, $0.item] }
+        }
+
+        // observe: apple and banana deleted, box renamed bog, zebra added.
+        var c = step(set: [("box", "bog"), ("zebra", "zebra")], delete: ["banana", "apple"])
+        XCTAssertEqual(c.sectionsDeleted.indices, [0])
+        XCTAssertEqual(c.sectionsInserted.indices, [2])
+        XCTAssertEqual(paths(c.deletions), [[1, 0], [1, 1]])
+        XCTAssertEqual(paths(c.insertions), [[0, 0], [2, 0]])
+        XCTAssertEqual(paths(c.modifications), [])
+        c = step(set: [("box", "bogg")])
+        XCTAssertTrue(c.sectionsDeleted.isEmpty && c.sectionsInserted.isEmpty)
+        XCTAssertEqual(paths(c.deletions), [])
+        XCTAssertEqual(paths(c.insertions), [])
+        XCTAssertEqual(paths(c.modifications), [[0, 0]])
+
+        // observe on a section: "a" and "b" observed.
+        db = Named()
+        keyOf = [:]
+        for label in ["banana", "box", "apple", "chalk"] {
+            db.names[db.nextKey] = label
+            keyOf[label] = db.nextKey
+            db.nextKey += 1
+        }
+        c = step(delete: ["banana", "apple"], only: "a", apply: false)
+        XCTAssertEqual(c.sectionsDeleted.indices, [0])
+        XCTAssertTrue(c.sectionsInserted.isEmpty && paths(c.deletions).isEmpty && paths(c.insertions).isEmpty)
+        c = step(delete: ["banana", "apple"], only: "b")
+        XCTAssertTrue(c.sectionsDeleted.isEmpty && c.sectionsInserted.isEmpty)
+        XCTAssertEqual(paths(c.deletions), [[1, 0]])
+        XCTAssertEqual(paths(c.insertions), [])
+        XCTAssertEqual(paths(c.modifications), [])
+
+        // box renamed bog and bag added: "a" sees nothing, "b" its row moved.
+        XCTAssertTrue(step(set: [("box", "bog"), ("bag", "bag")], only: "a", apply: false).isEmpty)
+        c = step(set: [("box", "bog"), ("bag", "bag")], only: "b")
+        XCTAssertTrue(c.sectionsDeleted.isEmpty && c.sectionsInserted.isEmpty)
+        XCTAssertEqual(paths(c.deletions), [[0, 0]])
+        XCTAssertEqual(paths(c.insertions), [[0, 0], [0, 1]])
+        XCTAssertEqual(paths(c.modifications), [])
+
+        // app added: "a" is back.
+        c = step(set: [("app", "app")], only: "a")
+        XCTAssertEqual(c.sectionsInserted.indices, [0])
+        XCTAssertEqual(paths(c.insertions), [[0, 0]])
+    }
+
     /// One section observed: only its own changes, positions within it.
     func testSectionFilter() {
         let oldKeys: [Character] = ["a", "a", "b", "c"]
