@@ -4,7 +4,7 @@
 // Swift, no storage.
 
 /// An element that moved: its position before the change and after it.
-public struct IndexMove: Equatable, CustomStringConvertible {
+public struct IndexMove: Equatable, Sendable, CustomStringConvertible {
     /// Its position in the collection before the change.
     public var from: Int
     /// Its position in the collection after the change.
@@ -28,7 +28,7 @@ public struct IndexMove: Equatable, CustomStringConvertible {
 /// (the same elements' new positions); an inserted element is never also
 /// modified.  A move is reported as both a deletion and an insertion, and
 /// also in `moves` when it is known to be one.
-public struct IndexChangeSet: Equatable, CustomStringConvertible {
+public struct IndexChangeSet: Equatable, Sendable, CustomStringConvertible {
     /// Positions, in the old collection, of the elements removed.
     public var deletions: IndexRangeSet
     /// Positions, in the new collection, of the elements added.
@@ -89,7 +89,7 @@ public struct IndexChangeSet: Equatable, CustomStringConvertible {
 /// `calculate`), so a notifier that skipped versions reports one change
 /// set: an element inserted then erased is not reported, moves chain,
 /// positions shift.
-public struct ChangeBuilder: Equatable, CustomStringConvertible {
+public struct ChangeBuilder: Equatable, Sendable, CustomStringConvertible {
     /// Positions, in the collection before the first change, removed.
     public var deletions = IndexRangeSet()
     /// Positions, in the collection now, added.

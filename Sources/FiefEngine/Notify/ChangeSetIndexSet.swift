@@ -13,7 +13,7 @@
 /// position, `shift`/`unshift` translate one position between the spaces
 /// with and without the members.  Most change sets are one range or
 /// none: then every operation is O(1).
-public struct IndexRangeSet: Equatable, Sequence, CustomStringConvertible {
+public struct IndexRangeSet: Equatable, Sendable, Sequence, CustomStringConvertible {
     /// The ranges, ascending, non-empty, not touching.
     public private(set) var ranges: [Range<Int>]
 

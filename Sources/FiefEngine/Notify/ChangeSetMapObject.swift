@@ -4,7 +4,7 @@
 /// What changed in a map between two versions, by key, as RealmSwift's
 /// `RealmMapChange` reports it.  Keys ascending (UTF-8 byte order, the
 /// map's own order).
-public struct MapChangeSet: Equatable, CustomStringConvertible {
+public struct MapChangeSet: Equatable, Sendable, CustomStringConvertible {
     /// Keys there before and not after.
     public var deletions: [String]
     /// Keys there after and not before.
@@ -43,9 +43,9 @@ public struct MapChangeSet: Equatable, CustomStringConvertible {
 /// modified, or replaced (there before, removed, then added again: both a
 /// deletion and an insertion, as realm-core reports it).  A key inserted
 /// then removed is forgotten; a key inserted then set stays inserted.
-public struct MapChangeBuilder: Equatable {
+public struct MapChangeBuilder: Equatable, Sendable {
     /// What happened to one key.
-    public enum KeyChange: Equatable {
+    public enum KeyChange: Equatable, Sendable {
         case inserted, deleted, modified, replaced
     }
 
@@ -136,7 +136,7 @@ public struct MapChangeBuilder: Equatable {
 
 /// What changed in one object between two versions: deleted, or which of
 /// its properties were written.
-public struct ObjectChangeSet: Equatable, CustomStringConvertible {
+public struct ObjectChangeSet: Equatable, Sendable, CustomStringConvertible {
     /// The object was deleted (then no property is reported).
     public private(set) var isDeleted = false
     /// The keys of the properties written, ascending.

@@ -54,7 +54,7 @@ public struct SectionLayout<Key: Hashable> {
 /// modified (new sections and places for insertions; old and new alike
 /// for modifications, which are only reported where the row kept its
 /// section and place).
-public struct SectionChangeSet: Equatable, CustomStringConvertible {
+public struct SectionChangeSet: Equatable, Sendable, CustomStringConvertible {
     /// Per old section, the places of rows removed from it (none reported
     /// for a section removed as a whole).
     public var deletions: [IndexRangeSet] = []
@@ -182,3 +182,5 @@ public struct SectionChangeSet: Equatable, CustomStringConvertible {
         while let last = modifications.last, last.isEmpty { modifications.removeLast() }
     }
 }
+
+extension SectionLayout: Sendable where Key: Sendable {}
