@@ -399,6 +399,31 @@ final class ChangeSetTests: XCTestCase {
         XCTAssertEqual(c.insertions.indices, [0], "sorted: a row's sort value changed")
     }
 
+    /// The owner deleted: every original row deleted, nothing else; a
+    /// later empty change keeps it, later changes of others cannot follow.
+    func testRootDeleted() {
+        var b = ChangeBuilder()
+        b.insert(at: 2)
+        b.modify(at: 0)
+        b.move(from: 4, to: 1)
+        b.deleteRoot(originalSize: 10)
+        var changes = b.finalize()
+        XCTAssertEqual(changes.deletions.indices, Array(0..<10))
+        XCTAssertTrue(changes.insertions.isEmpty && changes.modifications.isEmpty && changes.moves.isEmpty)
+        XCTAssertTrue(changes.rootDeleted)
+        XCTAssertFalse(changes.cleared)
+
+        // Merged after earlier versions' changes: still every original row.
+        var earlier = changeBuilder([1], [3])
+        var gone = ChangeBuilder()
+        gone.deleteRoot(originalSize: 10)  // the size after `earlier`
+        earlier.merge(gone)
+        changes = earlier.finalize()
+        XCTAssertEqual(changes.deletions.indices, Array(0..<10))
+        XCTAssertTrue(changes.insertions.isEmpty)
+        XCTAssertTrue(changes.rootDeleted)
+    }
+
     // MARK: calculate
 
     let none: (Int64) -> Bool = { _ in false }

@@ -191,6 +191,13 @@ public struct ChangeBuilder: Equatable, Sendable, CustomStringConvertible {
         cleared = true
     }
 
+    /// The object owning the collection deleted: every element the
+    /// collection had before the first change is deleted, and nothing else
+    /// is reported.  `originalSize` is that size (the notifier's).
+    public mutating func deleteRoot(originalSize: Int) {
+        self = ChangeBuilder(deletions: IndexRangeSet(count: originalSize), rootDeleted: true)
+    }
+
     /// The element at `from` moved to `to` (its position after the move).
     public mutating func move(from: Int, to: Int) {
         guard from != to else { return }
