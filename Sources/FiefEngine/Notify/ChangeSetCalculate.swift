@@ -79,10 +79,13 @@ extension ChangeBuilder {
         changes.insertions.add(j..<new.count)
     }
 
-    /// A row of one list: its key and its position.
-    private struct Row {
+    /// A row of one list: its key and its position; ordered by key, then
+    /// position.
+    private struct Row: Comparable {
         var key: Int64
         var index: Int
+
+        static func < (a: Row, b: Row) -> Bool { a.key < b.key || (a.key == b.key && a.index < b.index) }
     }
 
     /// Any order: match rows by key, then keep the longest common
@@ -103,9 +106,8 @@ extension ChangeBuilder {
         var newRows: [Row] = []
         newRows.reserveCapacity(new.count - start)
         for index in start..<new.count { newRows.append(Row(key: new[index], index: index)) }
-        let byKey: (Row, Row) -> Bool = { $0.key < $1.key || ($0.key == $1.key && $0.index < $1.index) }
-        oldRows.sort(by: byKey)
-        newRows.sort(by: byKey)
+        oldRows.sort()
+        newRows.sort()
 
         // Per key, its first occurrences in each list survive, as many as
         // the list with fewer has; the rest are deleted or inserted.  Each
