@@ -32,7 +32,7 @@ public func exportListAggregate(_ handle: OpaquePointer?, _ property: UInt32, _ 
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_value")
         let op = try operation(op)
-        out.pointee = try withList(handle) { (box) throws(FiefError) in try collectionAggregate(box, property, op) }
+        out.pointee = try withList(handle) { (list) throws(FiefError) in try collectionAggregate(list.realm, list.ref, property, op) }
         return true
     }
 }
@@ -42,7 +42,7 @@ public func exportSetAggregate(_ handle: OpaquePointer?, _ property: UInt32, _ o
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_value")
         let op = try operation(op)
-        out.pointee = try withSet(handle) { (box) throws(FiefError) in try collectionAggregate(box, property, op) }
+        out.pointee = try withSet(handle) { (set) throws(FiefError) in try collectionAggregate(set.realm, set.ref, property, op) }
         return true
     }
 }
@@ -52,14 +52,14 @@ public func exportMapAggregate(_ handle: OpaquePointer?, _ property: UInt32, _ o
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_value")
         let op = try operation(op)
-        out.pointee = try withMap(handle) { (box) throws(FiefError) in try collectionAggregate(box, property, op) }
+        out.pointee = try withMap(handle) { (map) throws(FiefError) in try collectionAggregate(map.realm, map.ref, property, op) }
         return true
     }
 }
 
 /// An aggregate over a collection's values, or over `property` of its objects.
-private func collectionAggregate(_ box: CollectionBox, _ property: UInt32, _ op: AggregateOperation) throws(FiefError) -> fief_value_t {
-    switch try collectionResults(box) {
+private func collectionAggregate(_ realm: Realm, _ ref: CollectionRef, _ property: UInt32, _ op: AggregateOperation) throws(FiefError) -> fief_value_t {
+    switch try collectionResults(realm, ref) {
     case .objects(let results): return ValueBridge.cValue(try results.aggregate(op, property: property))
     case .values(let values): return ValueBridge.cValue(try values.aggregate(op))
     }

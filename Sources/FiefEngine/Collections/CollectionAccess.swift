@@ -1,19 +1,5 @@
 import CLMDB
 
-/// One set or map: the property `property` of object `owner` of class `table`.
-public struct CollectionRef: Hashable, Sendable {
-    public var table: UInt32
-    public var owner: Int64
-    public var property: UInt32
-    public init(table: UInt32, owner: Int64, property: UInt32) {
-        self.table = table
-        self.owner = owner
-        self.property = property
-    }
-
-    var id: ListID { ListID(table: table, column: property, owner: owner) }
-}
-
 /// The entries of one set or map as read once in a snapshot or a write
 /// transaction: views into LMDB's map (keys without their owner prefix), in
 /// key order, so `set[i]` and iteration cost one walk.  A write transaction

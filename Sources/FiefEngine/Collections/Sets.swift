@@ -13,14 +13,14 @@ extension Realm {
     // MARK: Reading
 
     /// The number of elements of a set.
-    public func setCount(_ set: CollectionRef) throws(FiefError) -> Int {
+    func setCount(_ set: CollectionRef) throws(FiefError) -> Int {
         try checkReadable()
         let (table, column) = try collection(set, .set)
         return try collectionSize(table, column, set.owner)
     }
 
     /// Element `index` of a set, in the set's order (a view for strings and binaries).
-    public func setValue(_ set: CollectionRef, index: Int) throws(FiefError) -> Value {
+    func setValue(_ set: CollectionRef, index: Int) throws(FiefError) -> Value {
         try checkReadable()
         let (table, column) = try collection(set, .set)
         let entries = try collectionEntries(set.id, try table.setDatabase(column.key), sealed: nil).entries
@@ -31,7 +31,7 @@ extension Realm {
     }
 
     /// Elements `start ..< start + out.count` of a set, in order, into `out`.
-    public func setValues(_ set: CollectionRef, start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
+    func setValues(_ set: CollectionRef, start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
         try checkReadable()
         let (table, column) = try collection(set, .set)
         let entries = try collectionEntries(set.id, try table.setDatabase(column.key), sealed: nil).entries
@@ -42,7 +42,7 @@ extension Realm {
     }
 
     /// Whether the set holds `value` (a value of another type: never): one lookup.
-    public func setContains(_ set: CollectionRef, _ value: Value) throws(FiefError) -> Bool {
+    func setContains(_ set: CollectionRef, _ value: Value) throws(FiefError) -> Bool {
         try checkReadable()
         let (table, column) = try collection(set, .set)
         let property = try table.property(column.key)
@@ -62,7 +62,7 @@ extension Realm {
     }
 
     /// The position of `value` in the set's order, if the set holds it.
-    public func setIndex(_ set: CollectionRef, of value: Value) throws(FiefError) -> Int? {
+    func setIndex(_ set: CollectionRef, of value: Value) throws(FiefError) -> Int? {
         try checkReadable()
         let (table, column) = try collection(set, .set)
         let property = try table.property(column.key)
@@ -119,7 +119,7 @@ extension Realm {
 
     /// Add `value` to a set; true when it was not there yet.
     @discardableResult
-    public func setInsert(_ set: CollectionRef, _ value: Value) throws(FiefError) -> Bool {
+    func setInsert(_ set: CollectionRef, _ value: Value) throws(FiefError) -> Bool {
         let (write, table, column, dbi) = try changeSet(set)
         let property = try table.property(column.key)
         let element = try value.coerced(for: property, className: table.objectClass.name)
@@ -147,7 +147,7 @@ extension Realm {
 
     /// Take `value` out of a set; true when it was there.
     @discardableResult
-    public func setRemove(_ set: CollectionRef, _ value: Value) throws(FiefError) -> Bool {
+    func setRemove(_ set: CollectionRef, _ value: Value) throws(FiefError) -> Bool {
         let (write, table, column, dbi) = try changeSet(set)
         let property = try table.property(column.key)
         guard let element = try? value.coerced(for: property, className: table.objectClass.name) else { return false }
@@ -171,7 +171,7 @@ extension Realm {
     }
 
     /// Remove every element.
-    public func setClear(_ set: CollectionRef) throws(FiefError) {
+    func setClear(_ set: CollectionRef) throws(FiefError) {
         let (write, table, column, dbi) = try changeSet(set)
         do throws(FiefError) {
             try clearSet(write, table, column, dbi, set.owner)
@@ -221,7 +221,7 @@ extension Realm {
     }
 
     /// Whether the two sets share an element.
-    public func setIntersects(_ a: CollectionRef, _ b: CollectionRef) throws(FiefError) -> Bool {
+    func setIntersects(_ a: CollectionRef, _ b: CollectionRef) throws(FiefError) -> Bool {
         let (_, _, ea, eb) = try algebraOperands(a, b)
         var found = false
         try Realm.merge(ea, eb) { (_, shared) throws(FiefError) in found = shared; return !shared }
@@ -229,7 +229,7 @@ extension Realm {
     }
 
     /// Whether every element of `a` is in `b`.
-    public func setIsSubset(_ a: CollectionRef, of b: CollectionRef) throws(FiefError) -> Bool {
+    func setIsSubset(_ a: CollectionRef, of b: CollectionRef) throws(FiefError) -> Bool {
         let (_, _, ea, eb) = try algebraOperands(a, b)
         if ea.count > eb.count { return false }
         var all = true
@@ -238,7 +238,7 @@ extension Realm {
     }
 
     /// Add every element of `b` to `a`.
-    public func setFormUnion(_ a: CollectionRef, _ b: CollectionRef) throws(FiefError) {
+    func setFormUnion(_ a: CollectionRef, _ b: CollectionRef) throws(FiefError) {
         let (write, table, column, dbi) = try changeSet(a)
         let (_, _, _, eb) = try algebraOperands(a, b)
         // Copied first: `b` may be stored in the database being written.
@@ -247,7 +247,7 @@ extension Realm {
     }
 
     /// Keep only the elements of `a` that are in `b`.
-    public func setFormIntersection(_ a: CollectionRef, _ b: CollectionRef) throws(FiefError) {
+    func setFormIntersection(_ a: CollectionRef, _ b: CollectionRef) throws(FiefError) {
         let (write, table, column, dbi) = try changeSet(a)
         let (_, _, ea, eb) = try algebraOperands(a, b)
         var removed: [[UInt8]] = []
@@ -259,7 +259,7 @@ extension Realm {
     }
 
     /// Remove from `a` every element of `b`.
-    public func setSubtract(_ a: CollectionRef, _ b: CollectionRef) throws(FiefError) {
+    func setSubtract(_ a: CollectionRef, _ b: CollectionRef) throws(FiefError) {
         let (write, table, column, dbi) = try changeSet(a)
         let (_, _, ea, eb) = try algebraOperands(a, b)
         var removed: [[UInt8]] = []

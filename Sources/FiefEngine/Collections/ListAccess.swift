@@ -1,0 +1,249 @@
+/// Where a list's elements live, as `ListAccess` uses them: the segments
+/// of a list property (`PropertyList`) or the entries of a list nested in
+/// a mixed value (`NestedList`).  A storage is opened for one call, checked
+/// (the owner live, the nested list there); its writes run in the open
+/// write transaction and may fail only on storage errors (`ListAccess`
+/// poisons the transaction then).  Indexes are checked by `ListAccess`.
+protocol ListStorage {
+    /// The list in messages: "the list 'Person.dogs'", "the nested list".
+    var name: String { get }
+    /// The write transaction it was opened in, if it was.
+    var write: WriteTransaction? { get }
+    func count() throws(FiefError) -> Int
+    /// Element `index`, as the caller reads it.
+    func value(at index: Int) throws(FiefError) -> Value
+    /// Elements `start ..< start + out.count`, which lie in the list.
+    func values(from start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError)
+    /// The index of the first element equal to `value`.
+    func firstIndex(of value: Value) throws(FiefError) -> Int?
+    /// `value` checked and converted for an element (nothing written).
+    func element(_ value: Value) throws(FiefError) -> Value
+    func insert(_ element: Value, at index: Int) throws(FiefError)
+    func append(_ elements: UnsafeBufferPointer<Value>) throws(FiefError)
+    /// Element `index` becomes `element` (nothing happens when it is the same).
+    func replace(at index: Int, with element: Value) throws(FiefError)
+    func remove(at index: Int) throws(FiefError)
+    func move(from: Int, to: Int) throws(FiefError)
+    func swapAt(_ i: Int, _ j: Int) throws(FiefError)
+    func removeAll() throws(FiefError)
+}
+
+/// A list, property or nested (`CollectionRef`), and every operation on
+/// it: reads check that the realm is readable, writes that a write
+/// transaction is open; then the list is opened (its owner live), indexes
+/// and values checked before anything is written, and the write done by
+/// the list's storage.  Made by `Realm.list(_:)` for one call: it borrows
+/// the realm.
+public struct ListAccess {
+    unowned(unsafe) public let realm: Realm
+    public let ref: CollectionRef
+
+    init(realm: Realm, ref: CollectionRef) {
+        self.realm = realm
+        self.ref = ref
+    }
+
+    // MARK: Reading
+
+    /// The number of elements.
+    public func count() throws(FiefError) -> Int {
+        try realm.checkReadable()
+        if ref.isNested { return try NestedList(realm, ref, write: nil).count() }
+        return try PropertyList(realm, ref, write: nil, load: false).count()
+    }
+
+    /// Element `index` (a view for strings and binaries).
+    public func value(at index: Int) throws(FiefError) -> Value {
+        try realm.checkReadable()
+        if ref.isNested { return try value(at: index, NestedList(realm, ref, write: nil)) }
+        return try value(at: index, PropertyList(realm, ref, write: nil))
+    }
+
+    private func value(at index: Int, _ list: some ListStorage) throws(FiefError) -> Value {
+        try check(index, list, allowEnd: false)
+        return try list.value(at: index)
+    }
+
+    /// Elements `start ..< start + out.count`, into `out`.
+    public func values(from start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
+        try realm.checkReadable()
+        if ref.isNested { return try values(from: start, into: out, NestedList(realm, ref, write: nil)) }
+        try values(from: start, into: out, PropertyList(realm, ref, write: nil))
+    }
+
+    private func values(from start: Int, into out: UnsafeMutableBufferPointer<Value>, _ list: some ListStorage) throws(FiefError) {
+        try checkRange(start: start, count: out.count, list)
+        if out.isEmpty { return }
+        try list.values(from: start, into: out)
+    }
+
+    /// Check that `count` elements from `start` lie in the list (before a
+    /// buffer for them is made).
+    public func checkRange(start: Int, count: Int) throws(FiefError) {
+        try realm.checkReadable()
+        if ref.isNested { return try checkRange(start: start, count: count, NestedList(realm, ref, write: nil)) }
+        try checkRange(start: start, count: count, PropertyList(realm, ref, write: nil, load: false))
+    }
+
+    private func checkRange(start: Int, count: Int, _ list: some ListStorage) throws(FiefError) {
+        let size = try list.count()
+        guard FiefError.rangeFits(start: start, count: count, size: size) else {
+            throw FiefError.rangeOutOfBounds("elements", start: start, count: count, ref.isNested ? "the nested list" : "the list", size: size)
+        }
+    }
+
+    /// The index of the first element equal to `value`, if any (a value of
+    /// another type is in no list; mixed elements compare by Realm's mixed
+    /// equality, numbers by value across types).
+    public func firstIndex(of value: Value) throws(FiefError) -> Int? {
+        try realm.checkReadable()
+        if ref.isNested { return try NestedList(realm, ref, write: nil).firstIndex(of: value) }
+        return try PropertyList(realm, ref, write: nil).firstIndex(of: value)
+    }
+
+    // MARK: Writing
+
+    /// Insert `value` before element `index` (`index` == count appends).
+    public func insert(_ value: Value, at index: Int) throws(FiefError) {
+        let write = try realm.requireWrite()
+        if ref.isNested { return try insert(value, at: index, NestedList(realm, ref, write: write)) }
+        try insert(value, at: index, PropertyList(realm, ref, write: write))
+    }
+
+    private func insert(_ value: Value, at index: Int, _ list: some ListStorage) throws(FiefError) {
+        try check(index, list, allowEnd: true)
+        let element = try list.element(value)
+        try storing(list) { () throws(FiefError) in try list.insert(element, at: index) }
+    }
+
+    /// Append `values` (all checked before any is written).
+    public func append(_ values: UnsafeBufferPointer<Value>) throws(FiefError) {
+        let write = try realm.requireWrite()
+        if ref.isNested { return try append(values, NestedList(realm, ref, write: write)) }
+        try append(values, PropertyList(realm, ref, write: write, complete: false))
+    }
+
+    private func append(_ values: UnsafeBufferPointer<Value>, _ list: some ListStorage) throws(FiefError) {
+        if values.count == 1 {
+            // The common case, without an array.
+            var element = try list.element(values[0])
+            try storing(list) { () throws(FiefError) in
+                try withUnsafePointer(to: &element) { (p) throws(FiefError) in try list.append(UnsafeBufferPointer(start: p, count: 1)) }
+            }
+            return
+        }
+        var elements: [Value] = []
+        elements.reserveCapacity(values.count)
+        for value in values { elements.append(try list.element(value)) }
+        try storing(list) { () throws(FiefError) in
+            try elements.withUnsafeBufferPointer { (buffer) throws(FiefError) in try list.append(buffer) }
+        }
+    }
+
+    /// Replace element `index`.
+    public func set(_ value: Value, at index: Int) throws(FiefError) {
+        let write = try realm.requireWrite()
+        if ref.isNested { return try set(value, at: index, NestedList(realm, ref, write: write)) }
+        try set(value, at: index, PropertyList(realm, ref, write: write))
+    }
+
+    private func set(_ value: Value, at index: Int, _ list: some ListStorage) throws(FiefError) {
+        try check(index, list, allowEnd: false)
+        let element = try list.element(value)
+        try storing(list) { () throws(FiefError) in try list.replace(at: index, with: element) }
+    }
+
+    /// Remove element `index` (an embedded object or a nested collection it
+    /// held goes with it).
+    public func remove(at index: Int) throws(FiefError) {
+        let write = try realm.requireWrite()
+        if ref.isNested { return try remove(at: index, NestedList(realm, ref, write: write)) }
+        try remove(at: index, PropertyList(realm, ref, write: write))
+    }
+
+    private func remove(at index: Int, _ list: some ListStorage) throws(FiefError) {
+        try check(index, list, allowEnd: false)
+        try storing(list) { () throws(FiefError) in try list.remove(at: index) }
+    }
+
+    /// Move element `from` to index `to` (the others shift).
+    public func move(from: Int, to: Int) throws(FiefError) {
+        let write = try realm.requireWrite()
+        if ref.isNested { return try move(from: from, to: to, NestedList(realm, ref, write: write)) }
+        try move(from: from, to: to, PropertyList(realm, ref, write: write))
+    }
+
+    private func move(from: Int, to: Int, _ list: some ListStorage) throws(FiefError) {
+        try check(from, list, allowEnd: false)
+        try check(to, list, allowEnd: false)
+        if from == to { return }
+        try storing(list) { () throws(FiefError) in try list.move(from: from, to: to) }
+    }
+
+    /// Swap elements `i` and `j`.
+    public func swapAt(_ i: Int, _ j: Int) throws(FiefError) {
+        let write = try realm.requireWrite()
+        if ref.isNested { return try swapAt(i, j, NestedList(realm, ref, write: write)) }
+        try swapAt(i, j, PropertyList(realm, ref, write: write))
+    }
+
+    private func swapAt(_ i: Int, _ j: Int, _ list: some ListStorage) throws(FiefError) {
+        try check(i, list, allowEnd: false)
+        try check(j, list, allowEnd: false)
+        if i == j { return }
+        try storing(list) { () throws(FiefError) in try list.swapAt(i, j) }
+    }
+
+    /// Remove every element.
+    public func removeAll() throws(FiefError) {
+        let write = try realm.requireWrite()
+        if ref.isNested { return try removeAll(NestedList(realm, ref, write: write)) }
+        try removeAll(PropertyList(realm, ref, write: write))
+    }
+
+    private func removeAll(_ list: some ListStorage) throws(FiefError) {
+        try storing(list) { () throws(FiefError) in try list.removeAll() }
+    }
+
+    /// Remove every element and delete the objects of a list of links (each
+    /// once).
+    public func deleteAllObjects() throws(FiefError) {
+        let write = try realm.requireWrite()
+        if ref.isNested { throw FiefError(.invalidArgument, "a nested list holds mixed values, not objects: there is nothing to delete (clear it instead)") }
+        let list = try PropertyList(realm, ref, write: write)
+        try list.requireObjects()
+        try storing(list) { () throws(FiefError) in try list.removeAllDeletingObjects() }
+    }
+
+    /// Create an object of the list's embedded class in place, inserted at
+    /// `index` (count appends); its class and key.
+    public func insertEmbedded(at index: Int) throws(FiefError) -> (classKey: UInt32, objectKey: Int64) {
+        let write = try realm.requireWrite()
+        if ref.isNested { throw FiefError(.invalidArgument, "a nested list holds mixed values, which are never embedded objects") }
+        let list = try PropertyList(realm, ref, write: write)
+        let child = try list.embeddedClass()
+        try check(index, list, allowEnd: true)
+        return try list.insertEmbedded(child, at: index)
+    }
+
+    // MARK: Shared
+
+    /// Check `index` against the list's size (`allowEnd`: the size itself too).
+    private func check(_ index: Int, _ list: some ListStorage, allowEnd: Bool) throws(FiefError) {
+        let count = try list.count()
+        guard index >= 0, index < count || (allowEnd && index == count) else {
+            throw FiefError(.indexOutOfBounds, "index \(index) is out of range: \(list.name) has \(count) element\(count == 1 ? "" : "s")")
+        }
+    }
+
+    /// Run the writes of a change whose checks passed: a failure is a
+    /// storage error and poisons the transaction.
+    @inline(__always)
+    private func storing(_ list: some ListStorage, _ body: () throws(FiefError) -> Void) throws(FiefError) {
+        do throws(FiefError) {
+            try body()
+        } catch {
+            throw realm.poison(list.write!, error)
+        }
+    }
+}
