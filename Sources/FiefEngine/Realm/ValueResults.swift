@@ -164,7 +164,7 @@ public final class ValueResults: @unchecked Sendable {
     /// Live results of the elements of nested list or dictionary `ref`.
     public convenience init(realm: Realm, nested ref: CollectionRef) throws(FiefError) {
         try realm.checkReadable()
-        _ = ref.kind == .list ? try realm.list(ref).count() : try realm.map(ref).count()
+        _ = try realm.nestedEntries(ref)
         let source = ref
         self.init(realm: realm, source: source, element: try source.element(realm), filters: [], stages: [])
     }
