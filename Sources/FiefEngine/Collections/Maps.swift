@@ -206,7 +206,7 @@ struct PropertyMap: MapStorage {
 
     func value(forKey key: UnsafeRawBufferPointer) throws(FiefError) -> Value? {
         let dbi = try dbi
-        if let write, !write.pendingMaps.isEmpty { try realm.flushPendingMap(write, id) }
+        if let write = realm.write, !write.pendingMaps.isEmpty { try realm.flushPendingMap(write, id) }
         return try MapStore.withStoredKey(owner: owner, key: key) { (k) throws(FiefError) -> Value? in
             try realm.withReadTransaction { (txn) throws(FiefError) -> Value? in
                 guard let raw = try LMDB.get(txn, dbi, k) else { return nil }
