@@ -277,6 +277,11 @@ final class CollectionAccessTests: XCTestCase {
         XCTAssertTrue(try db.realm.collectionExists(nested))
         XCTAssertFalse(try db.realm.collectionHoldsObjects(plain))
         XCTAssertFalse(try db.realm.collectionHoldsObjects(nested))
+        // What only a property collection can do is refused for a nested one
+        // before anything else (as the C layer always did), in a write or not.
+        expectError(.invalidArgument) { try db.realm.list(nested).deleteAllObjects() }
+        expectError(.invalidArgument) { try db.realm.list(nested).insertEmbedded(at: 0) }
+        expectError(.notInTransaction) { try db.realm.list(plain).deleteAllObjects() }
         // The nested list goes with the value holding it; both with the owner.
         try db.write { try db.set("Box", plain.owner, "anyValue", .int(3)) }
         XCTAssertTrue(try db.realm.collectionExists(plain))

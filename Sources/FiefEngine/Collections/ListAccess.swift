@@ -3,7 +3,9 @@
 /// a mixed value (`NestedList`).  A storage is opened for one call, checked
 /// (the owner live, the nested list there); its writes run in the open
 /// write transaction and may fail only on storage errors (`ListAccess`
-/// poisons the transaction then).  Indexes are checked by `ListAccess`.
+/// poisons the transaction then).  Write failures poison the transaction
+/// in `ListAccess`, with no closure in the way: a storage is a struct of a
+/// few references, and the hot paths (append, read) must not copy it.  Indexes are checked by `ListAccess`.
 protocol ListStorage {
     /// The list in messages: "the list 'Person.dogs'", "the nested list".
     var name: String { get }
@@ -20,6 +22,8 @@ protocol ListStorage {
     func element(_ value: Value) throws(FiefError) -> Value
     func insert(_ element: Value, at index: Int) throws(FiefError)
     func append(_ elements: UnsafeBufferPointer<Value>) throws(FiefError)
+    /// `append` of one element.
+    func append(_ element: Value) throws(FiefError)
     /// Element `index` becomes `element` (nothing happens when it is the same).
     func replace(at index: Int, with element: Value) throws(FiefError)
     func remove(at index: Int) throws(FiefError)
@@ -59,6 +63,7 @@ public struct ListAccess {
         return try value(at: index, PropertyList(realm, ref, write: nil))
     }
 
+    @inline(__always)
     private func value(at index: Int, _ list: some ListStorage) throws(FiefError) -> Value {
         try check(index, list, allowEnd: false)
         return try list.value(at: index)
@@ -71,6 +76,7 @@ public struct ListAccess {
         try values(from: start, into: out, PropertyList(realm, ref, write: nil))
     }
 
+    @inline(__always)
     private func values(from start: Int, into out: UnsafeMutableBufferPointer<Value>, _ list: some ListStorage) throws(FiefError) {
         try checkRange(start: start, count: out.count, list)
         if out.isEmpty { return }
@@ -85,6 +91,7 @@ public struct ListAccess {
         try checkRange(start: start, count: count, PropertyList(realm, ref, write: nil, load: false))
     }
 
+    @inline(__always)
     private func checkRange(start: Int, count: Int, _ list: some ListStorage) throws(FiefError) {
         let size = try list.count()
         guard FiefError.rangeFits(start: start, count: count, size: size) else {
@@ -110,10 +117,15 @@ public struct ListAccess {
         try insert(value, at: index, PropertyList(realm, ref, write: write))
     }
 
+    @inline(__always)
     private func insert(_ value: Value, at index: Int, _ list: some ListStorage) throws(FiefError) {
         try check(index, list, allowEnd: true)
         let element = try list.element(value)
-        try storing(list) { () throws(FiefError) in try list.insert(element, at: index) }
+        do throws(FiefError) {
+            try list.insert(element, at: index)
+        } catch {
+            throw realm.poison(list.write!, error)
+        }
     }
 
     /// Append `values` (all checked before any is written).
@@ -123,20 +135,25 @@ public struct ListAccess {
         try append(values, PropertyList(realm, ref, write: write, complete: false))
     }
 
+    @inline(__always)
     private func append(_ values: UnsafeBufferPointer<Value>, _ list: some ListStorage) throws(FiefError) {
         if values.count == 1 {
             // The common case, without an array.
-            var element = try list.element(values[0])
-            try storing(list) { () throws(FiefError) in
-                try withUnsafePointer(to: &element) { (p) throws(FiefError) in try list.append(UnsafeBufferPointer(start: p, count: 1)) }
+            let element = try list.element(values[0])
+            do throws(FiefError) {
+                try list.append(element)
+            } catch {
+                throw realm.poison(list.write!, error)
             }
             return
         }
         var elements: [Value] = []
         elements.reserveCapacity(values.count)
         for value in values { elements.append(try list.element(value)) }
-        try storing(list) { () throws(FiefError) in
+        do throws(FiefError) {
             try elements.withUnsafeBufferPointer { (buffer) throws(FiefError) in try list.append(buffer) }
+        } catch {
+            throw realm.poison(list.write!, error)
         }
     }
 
@@ -147,10 +164,15 @@ public struct ListAccess {
         try set(value, at: index, PropertyList(realm, ref, write: write))
     }
 
+    @inline(__always)
     private func set(_ value: Value, at index: Int, _ list: some ListStorage) throws(FiefError) {
         try check(index, list, allowEnd: false)
         let element = try list.element(value)
-        try storing(list) { () throws(FiefError) in try list.replace(at: index, with: element) }
+        do throws(FiefError) {
+            try list.replace(at: index, with: element)
+        } catch {
+            throw realm.poison(list.write!, error)
+        }
     }
 
     /// Remove element `index` (an embedded object or a nested collection it
@@ -161,9 +183,14 @@ public struct ListAccess {
         try remove(at: index, PropertyList(realm, ref, write: write))
     }
 
+    @inline(__always)
     private func remove(at index: Int, _ list: some ListStorage) throws(FiefError) {
         try check(index, list, allowEnd: false)
-        try storing(list) { () throws(FiefError) in try list.remove(at: index) }
+        do throws(FiefError) {
+            try list.remove(at: index)
+        } catch {
+            throw realm.poison(list.write!, error)
+        }
     }
 
     /// Move element `from` to index `to` (the others shift).
@@ -173,11 +200,16 @@ public struct ListAccess {
         try move(from: from, to: to, PropertyList(realm, ref, write: write))
     }
 
+    @inline(__always)
     private func move(from: Int, to: Int, _ list: some ListStorage) throws(FiefError) {
         try check(from, list, allowEnd: false)
         try check(to, list, allowEnd: false)
         if from == to { return }
-        try storing(list) { () throws(FiefError) in try list.move(from: from, to: to) }
+        do throws(FiefError) {
+            try list.move(from: from, to: to)
+        } catch {
+            throw realm.poison(list.write!, error)
+        }
     }
 
     /// Swap elements `i` and `j`.
@@ -187,11 +219,16 @@ public struct ListAccess {
         try swapAt(i, j, PropertyList(realm, ref, write: write))
     }
 
+    @inline(__always)
     private func swapAt(_ i: Int, _ j: Int, _ list: some ListStorage) throws(FiefError) {
         try check(i, list, allowEnd: false)
         try check(j, list, allowEnd: false)
         if i == j { return }
-        try storing(list) { () throws(FiefError) in try list.swapAt(i, j) }
+        do throws(FiefError) {
+            try list.swapAt(i, j)
+        } catch {
+            throw realm.poison(list.write!, error)
+        }
     }
 
     /// Remove every element.
@@ -201,25 +238,34 @@ public struct ListAccess {
         try removeAll(PropertyList(realm, ref, write: write))
     }
 
+    @inline(__always)
     private func removeAll(_ list: some ListStorage) throws(FiefError) {
-        try storing(list) { () throws(FiefError) in try list.removeAll() }
+        do throws(FiefError) {
+            try list.removeAll()
+        } catch {
+            throw realm.poison(list.write!, error)
+        }
     }
 
     /// Remove every element and delete the objects of a list of links (each
     /// once).
     public func deleteAllObjects() throws(FiefError) {
-        let write = try realm.requireWrite()
         if ref.isNested { throw FiefError(.invalidArgument, "a nested list holds mixed values, not objects: there is nothing to delete (clear it instead)") }
+        let write = try realm.requireWrite()
         let list = try PropertyList(realm, ref, write: write)
         try list.requireObjects()
-        try storing(list) { () throws(FiefError) in try list.removeAllDeletingObjects() }
+        do throws(FiefError) {
+            try list.removeAllDeletingObjects()
+        } catch {
+            throw realm.poison(list.write!, error)
+        }
     }
 
     /// Create an object of the list's embedded class in place, inserted at
     /// `index` (count appends); its class and key.
     public func insertEmbedded(at index: Int) throws(FiefError) -> (classKey: UInt32, objectKey: Int64) {
-        let write = try realm.requireWrite()
         if ref.isNested { throw FiefError(.invalidArgument, "a nested list holds mixed values, which are never embedded objects") }
+        let write = try realm.requireWrite()
         let list = try PropertyList(realm, ref, write: write)
         let child = try list.embeddedClass()
         try check(index, list, allowEnd: true)
@@ -229,21 +275,11 @@ public struct ListAccess {
     // MARK: Shared
 
     /// Check `index` against the list's size (`allowEnd`: the size itself too).
+    @inline(__always)
     private func check(_ index: Int, _ list: some ListStorage, allowEnd: Bool) throws(FiefError) {
         let count = try list.count()
         guard index >= 0, index < count || (allowEnd && index == count) else {
             throw FiefError(.indexOutOfBounds, "index \(index) is out of range: \(list.name) has \(count) element\(count == 1 ? "" : "s")")
-        }
-    }
-
-    /// Run the writes of a change whose checks passed: a failure is a
-    /// storage error and poisons the transaction.
-    @inline(__always)
-    private func storing(_ list: some ListStorage, _ body: () throws(FiefError) -> Void) throws(FiefError) {
-        do throws(FiefError) {
-            try body()
-        } catch {
-            throw realm.poison(list.write!, error)
         }
     }
 }

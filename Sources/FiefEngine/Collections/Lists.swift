@@ -635,13 +635,6 @@ extension Realm {
 }
 
 extension Realm {
-    /// Whether list `propertyKey` of class `tableKey` holds objects (links)
-    /// rather than values.
-    public func listHoldsObjects(table tableKey: UInt32, property propertyKey: UInt32) throws(FiefError) -> Bool {
-        try checkReadable()
-        return try listColumn(try table(tableKey), propertyKey).elementType == .link
-    }
-
     /// Whether list, set or map `propertyKey` holds objects (links), not values.
     public func collectionHoldsObjects(table tableKey: UInt32, property propertyKey: UInt32) throws(FiefError) -> Bool {
         try checkReadable()
@@ -743,6 +736,12 @@ struct PropertyList: ListStorage {
 
     func insert(_ element: Value, at index: Int) throws(FiefError) {
         try realm.insert(write!, table, state, index, try realm.listStored(write!, table, state, element))
+        try realm.noteSize(write!, table, state)
+    }
+
+    @inline(__always)
+    func append(_ element: Value) throws(FiefError) {
+        try realm.append(write!, table, state, try realm.listStored(write!, table, state, element))
         try realm.noteSize(write!, table, state)
     }
 

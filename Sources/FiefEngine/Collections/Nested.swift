@@ -59,11 +59,6 @@ extension Realm {
         }
     }
 
-    /// Whether property `propertyKey` of class `tableKey` is a single mixed value.
-    public func propertyIsMixed(table tableKey: UInt32, property propertyKey: UInt32) throws(FiefError) -> Bool {
-        try table(tableKey).column(propertyKey).isMixed
-    }
-
     /// The id of the nested `kind` that mixed property `propertyKey` of
     /// object `key` holds.
     public func propertyNestedID(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, _ kind: NestedKind) throws(FiefError) -> Int64 {
@@ -383,6 +378,10 @@ struct NestedList: ListStorage {
 
     func insert(_ element: Value, at index: Int) throws(FiefError) {
         _ = try realm.putNested(write!, table, dbi, ref, try realm.nestedListKey(write!, dbi, ref, at: index), element)
+    }
+
+    func append(_ element: Value) throws(FiefError) {
+        try withUnsafePointer(to: element) { (p) throws(FiefError) in try append(UnsafeBufferPointer(start: p, count: 1)) }
     }
 
     func append(_ elements: UnsafeBufferPointer<Value>) throws(FiefError) {
