@@ -332,10 +332,11 @@ extension Realm {
 /// class's nested database (`NestedStore`), keyed by position.  Opened
 /// checked: the owner live, the nested list there.
 struct NestedList: ListStorage {
+    // Borrowed for one call, as `PropertyList`'s.
     unowned(unsafe) let realm: Realm
-    let write: WriteTransaction?
+    unowned(unsafe) let write: WriteTransaction?
     let ref: CollectionRef
-    let table: Table
+    unowned(unsafe) let table: Table
     let dbi: MDB_dbi
 
     init(_ realm: Realm, _ ref: CollectionRef, write: WriteTransaction?) throws(FiefError) {
@@ -465,10 +466,11 @@ struct NestedList: ListStorage {
 /// class's nested database (`NestedStore`), keyed by key.  Opened checked:
 /// the owner live, the nested dictionary there.
 struct NestedDictionary: MapStorage {
+    // Borrowed for one call, as `PropertyList`'s.
     unowned(unsafe) let realm: Realm
-    let write: WriteTransaction?
+    unowned(unsafe) let write: WriteTransaction?
     let ref: CollectionRef
-    let table: Table
+    unowned(unsafe) let table: Table
     let dbi: MDB_dbi
 
     init(_ realm: Realm, _ ref: CollectionRef, write: WriteTransaction?) throws(FiefError) {
