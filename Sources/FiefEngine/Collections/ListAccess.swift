@@ -63,6 +63,7 @@ public struct ListAccess {
         return try value(at: index, PropertyList(realm, ref, write: nil))
     }
 
+    @inline(__always)
     private func value(at index: Int, _ list: some ListStorage) throws(FiefError) -> Value {
         try check(index, list, allowEnd: false)
         return try list.value(at: index)
@@ -75,6 +76,7 @@ public struct ListAccess {
         try values(from: start, into: out, PropertyList(realm, ref, write: nil))
     }
 
+    @inline(__always)
     private func values(from start: Int, into out: UnsafeMutableBufferPointer<Value>, _ list: some ListStorage) throws(FiefError) {
         try checkRange(start: start, count: out.count, list)
         if out.isEmpty { return }
@@ -89,6 +91,7 @@ public struct ListAccess {
         try checkRange(start: start, count: count, PropertyList(realm, ref, write: nil, load: false))
     }
 
+    @inline(__always)
     private func checkRange(start: Int, count: Int, _ list: some ListStorage) throws(FiefError) {
         let size = try list.count()
         guard FiefError.rangeFits(start: start, count: count, size: size) else {
@@ -114,6 +117,7 @@ public struct ListAccess {
         try insert(value, at: index, PropertyList(realm, ref, write: write))
     }
 
+    @inline(__always)
     private func insert(_ value: Value, at index: Int, _ list: some ListStorage) throws(FiefError) {
         try check(index, list, allowEnd: true)
         let element = try list.element(value)
@@ -131,6 +135,7 @@ public struct ListAccess {
         try append(values, PropertyList(realm, ref, write: write, complete: false))
     }
 
+    @inline(__always)
     private func append(_ values: UnsafeBufferPointer<Value>, _ list: some ListStorage) throws(FiefError) {
         if values.count == 1 {
             // The common case, without an array.
@@ -159,6 +164,7 @@ public struct ListAccess {
         try set(value, at: index, PropertyList(realm, ref, write: write))
     }
 
+    @inline(__always)
     private func set(_ value: Value, at index: Int, _ list: some ListStorage) throws(FiefError) {
         try check(index, list, allowEnd: false)
         let element = try list.element(value)
@@ -177,6 +183,7 @@ public struct ListAccess {
         try remove(at: index, PropertyList(realm, ref, write: write))
     }
 
+    @inline(__always)
     private func remove(at index: Int, _ list: some ListStorage) throws(FiefError) {
         try check(index, list, allowEnd: false)
         do throws(FiefError) {
@@ -193,6 +200,7 @@ public struct ListAccess {
         try move(from: from, to: to, PropertyList(realm, ref, write: write))
     }
 
+    @inline(__always)
     private func move(from: Int, to: Int, _ list: some ListStorage) throws(FiefError) {
         try check(from, list, allowEnd: false)
         try check(to, list, allowEnd: false)
@@ -211,6 +219,7 @@ public struct ListAccess {
         try swapAt(i, j, PropertyList(realm, ref, write: write))
     }
 
+    @inline(__always)
     private func swapAt(_ i: Int, _ j: Int, _ list: some ListStorage) throws(FiefError) {
         try check(i, list, allowEnd: false)
         try check(j, list, allowEnd: false)
@@ -229,6 +238,7 @@ public struct ListAccess {
         try removeAll(PropertyList(realm, ref, write: write))
     }
 
+    @inline(__always)
     private func removeAll(_ list: some ListStorage) throws(FiefError) {
         do throws(FiefError) {
             try list.removeAll()
@@ -265,6 +275,7 @@ public struct ListAccess {
     // MARK: Shared
 
     /// Check `index` against the list's size (`allowEnd`: the size itself too).
+    @inline(__always)
     private func check(_ index: Int, _ list: some ListStorage, allowEnd: Bool) throws(FiefError) {
         let count = try list.count()
         guard index >= 0, index < count || (allowEnd && index == count) else {

@@ -650,16 +650,13 @@ extension Realm {
 /// per snapshot or write transaction.  Opened checked: the class, a list
 /// property, its owner live.
 struct PropertyList: ListStorage {
-    // Borrowed for one call (the realm holds its tables and transaction,
-    // the transaction or snapshot the list's state), so that the storage
-    // is copied without reference counting.
     unowned(unsafe) let realm: Realm
-    unowned(unsafe) let write: WriteTransaction?
-    unowned(unsafe) let table: Table
+    let write: WriteTransaction?
+    let table: Table
     let column: Column
     let owner: Int64
     /// The loaded list (nil when opened without loading, for its size).
-    unowned(unsafe) let state: ListState?
+    let state: ListState!
 
     /// `load`: the list's segments too (`complete`: all of them; otherwise
     /// a write may load only the last ones, to append).
@@ -686,45 +683,45 @@ struct PropertyList: ListStorage {
     }
 
     func value(at index: Int) throws(FiefError) -> Value {
-        try state!.element(try state!.value(index, table: table), table)
+        try state.element(try state.value(index, table: table), table)
     }
 
     func values(from start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
-        var (s, o) = state!.locate(start)
+        var (s, o) = state.locate(start)
         var i = 0
         while i < out.count {
-            if let values = state!.segments[s].values {
+            if let values = state.segments[s].values {
                 while o < values.count && i < out.count { out[i] = values[o]; i += 1; o += 1 }
             } else {
-                let reader = try state!.reader(s, table: table)
-                while o < reader.count && i < out.count { out[i] = reader.value(o, linkTarget: state!.linkTarget); i += 1; o += 1 }
+                let reader = try state.reader(s, table: table)
+                while o < reader.count && i < out.count { out[i] = reader.value(o, linkTarget: state.linkTarget); i += 1; o += 1 }
             }
             s += 1
             o = 0
         }
-        if state!.isMixed { for i in 0..<out.count { out[i] = try state!.element(out[i], table) } }
+        if state.isMixed { for i in 0..<out.count { out[i] = try state.element(out[i], table) } }
     }
 
     func firstIndex(of value: Value) throws(FiefError) -> Int? {
         // A value of another type is in no list (ints and floats compare as the element type).
         let property = try table.property(column.key)
         guard let wanted = try? value.coerced(for: property, className: table.objectClass.name) else { return nil }
-        if state!.isMixed {
+        if state.isMixed {
             // Realm's equality: numbers by value across types.
             let key = SetStore.mixedKey(wanted)
-            for index in 0..<state!.count where SetStore.mixedKey(try state!.element(try state!.value(index, table: table), table)) == key {
+            for index in 0..<state.count where SetStore.mixedKey(try state.element(try state.value(index, table: table), table)) == key {
                 return index
             }
             return nil
         }
         var index = 0
-        for s in 0..<state!.segments.count {
-            if let values = state!.segments[s].values {
+        for s in 0..<state.segments.count {
+            if let values = state.segments[s].values {
                 for v in values { if v.isSame(as: wanted) { return index }; index += 1 }
             } else {
-                let reader = try state!.reader(s, table: table)
+                let reader = try state.reader(s, table: table)
                 for o in 0..<reader.count {
-                    if reader.value(o, linkTarget: state!.linkTarget).isSame(as: wanted) { return index }
+                    if reader.value(o, linkTarget: state.linkTarget).isSame(as: wanted) { return index }
                     index += 1
                 }
             }
@@ -738,61 +735,61 @@ struct PropertyList: ListStorage {
     }
 
     func insert(_ element: Value, at index: Int) throws(FiefError) {
-        try realm.insert(write!, table, state!, index, try realm.listStored(write!, table, state!, element))
-        try realm.noteSize(write!, table, state!)
+        try realm.insert(write!, table, state, index, try realm.listStored(write!, table, state, element))
+        try realm.noteSize(write!, table, state)
     }
 
     @inline(__always)
     func append(_ element: Value) throws(FiefError) {
-        try realm.append(write!, table, state!, try realm.listStored(write!, table, state!, element))
-        try realm.noteSize(write!, table, state!)
+        try realm.append(write!, table, state, try realm.listStored(write!, table, state, element))
+        try realm.noteSize(write!, table, state)
     }
 
     @inline(__always)
     func append(_ elements: UnsafeBufferPointer<Value>) throws(FiefError) {
-        for element in elements { try realm.append(write!, table, state!, try realm.listStored(write!, table, state!, element)) }
-        try realm.noteSize(write!, table, state!)
+        for element in elements { try realm.append(write!, table, state, try realm.listStored(write!, table, state, element)) }
+        try realm.noteSize(write!, table, state)
     }
 
     func replace(at index: Int, with element: Value) throws(FiefError) {
         let write = write!
-        let old = try state!.value(index, table: table)
+        let old = try state.value(index, table: table)
         if old.isSame(as: element) { return }
-        let element = try realm.listStored(write, table, state!, element)
-        let (s, o) = state!.locate(index)
-        try state!.makeWritable(s, table: table)
-        state!.segments[s].values![o] = element
-        if state!.holdsLinks { try realm.countLink(write, table, state!, element, 1) }
-        try realm.released(write, table, state!, old)
-        try realm.noteSize(write, table, state!)
+        let element = try realm.listStored(write, table, state, element)
+        let (s, o) = state.locate(index)
+        try state.makeWritable(s, table: table)
+        state.segments[s].values![o] = element
+        if state.holdsLinks { try realm.countLink(write, table, state, element, 1) }
+        try realm.released(write, table, state, old)
+        try realm.noteSize(write, table, state)
     }
 
     func remove(at index: Int) throws(FiefError) {
-        let old = try realm.remove(table, state!, index)
-        try realm.released(write!, table, state!, old)
-        try realm.noteSize(write!, table, state!)
+        let old = try realm.remove(table, state, index)
+        try realm.released(write!, table, state, old)
+        try realm.noteSize(write!, table, state)
     }
 
     func move(from: Int, to: Int) throws(FiefError) {
-        let element = try realm.remove(table, state!, from)
-        try realm.insert(write!, table, state!, to, element, countsLink: false)
-        try realm.noteSize(write!, table, state!)
+        let element = try realm.remove(table, state, from)
+        try realm.insert(write!, table, state, to, element, countsLink: false)
+        try realm.noteSize(write!, table, state)
     }
 
     func swapAt(_ i: Int, _ j: Int) throws(FiefError) {
-        let a = try state!.value(i, table: table), b = try state!.value(j, table: table)
-        let (si, oi) = state!.locate(i)
-        try state!.makeWritable(si, table: table)
-        state!.segments[si].values![oi] = b
-        let (sj, oj) = state!.locate(j)
-        try state!.makeWritable(sj, table: table)
-        state!.segments[sj].values![oj] = a
-        try realm.noteSize(write!, table, state!)
+        let a = try state.value(i, table: table), b = try state.value(j, table: table)
+        let (si, oi) = state.locate(i)
+        try state.makeWritable(si, table: table)
+        state.segments[si].values![oi] = b
+        let (sj, oj) = state.locate(j)
+        try state.makeWritable(sj, table: table)
+        state.segments[sj].values![oj] = a
+        try realm.noteSize(write!, table, state)
     }
 
     func removeAll() throws(FiefError) {
-        try realm.clear(write!, table, state!)
-        try realm.noteSize(write!, table, state!)
+        try realm.clear(write!, table, state)
+        try realm.noteSize(write!, table, state)
     }
 
     /// A list of links, whose objects `removeAllDeletingObjects` may delete.
@@ -806,10 +803,10 @@ struct PropertyList: ListStorage {
     func removeAllDeletingObjects() throws(FiefError) {
         let write = write!
         var targets: [Int64] = []
-        try realm.clear(write, table, state!, released: { (value) throws(FiefError) in
+        try realm.clear(write, table, state, released: { (value) throws(FiefError) in
             if case .link(_, let target) = value { targets.append(target) }
         })
-        try realm.noteSize(write, table, state!)
+        try realm.noteSize(write, table, state)
         if !targets.isEmpty {
             let targetTable = try realm.table(column.linkTarget)
             for target in Set(targets) where try realm.isLive(targetTable, target) {
@@ -833,8 +830,8 @@ struct PropertyList: ListStorage {
         var childKey: Int64 = 0
         do throws(FiefError) {
             try realm.insertStreaming(write, child, properties: [], rows: 1, primaryKeyColumn: -1, keys: &childKey) { (_, _) throws(FiefError) in .null }
-            try realm.insert(write, table, state!, index, .link(classKey: child.key, objectKey: childKey))
-            try realm.noteSize(write, table, state!)
+            try realm.insert(write, table, state, index, .link(classKey: child.key, objectKey: childKey))
+            try realm.noteSize(write, table, state)
         } catch {
             throw realm.poison(write, error)
         }

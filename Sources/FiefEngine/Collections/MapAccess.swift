@@ -59,6 +59,7 @@ public struct MapAccess {
         return try value(forKey: key, PropertyMap(realm, ref, write: nil))
     }
 
+    @inline(__always)
     private func value(forKey key: UnsafeRawBufferPointer, _ map: some MapStorage) throws(FiefError) -> Value? {
         if MapStore.keyProblem(key) != nil { return nil }
         return try map.value(forKey: key)
@@ -71,6 +72,7 @@ public struct MapAccess {
         return try entry(at: index, PropertyMap(realm, ref, write: nil))
     }
 
+    @inline(__always)
     private func entry(at index: Int, _ map: some MapStorage) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: Value) {
         let entries = try map.entries()
         guard index >= 0, index < entries.count else { throw map.indexError(index, count: entries.count) }
@@ -86,6 +88,7 @@ public struct MapAccess {
         try entries(from: start, count: count, keys: keys, values: values, PropertyMap(realm, ref, write: nil))
     }
 
+    @inline(__always)
     private func entries(from start: Int, count: Int, keys: UnsafeMutablePointer<UnsafeRawBufferPointer>?,
                          values: UnsafeMutablePointer<Value>?, _ map: some MapStorage) throws(FiefError) {
         let entries = try map.entries()
@@ -114,6 +117,7 @@ public struct MapAccess {
         return try index(ofKey: key, PropertyMap(realm, ref, write: nil))
     }
 
+    @inline(__always)
     private func index(ofKey key: UnsafeRawBufferPointer, _ map: some MapStorage) throws(FiefError) -> Int? {
         let entries = try map.entries()
         var low = 0, high = entries.count
@@ -133,6 +137,7 @@ public struct MapAccess {
         try set(value, forKey: key, PropertyMap(realm, ref, write: write))
     }
 
+    @inline(__always)
     private func set(_ value: Value, forKey key: UnsafeRawBufferPointer, _ map: some MapStorage) throws(FiefError) {
         try checkKey(key, map)
         let element = try map.element(value)
@@ -151,6 +156,7 @@ public struct MapAccess {
         return try remove(key, PropertyMap(realm, ref, write: write))
     }
 
+    @inline(__always)
     private func remove(_ key: UnsafeRawBufferPointer, _ map: some MapStorage) throws(FiefError) -> Bool {
         if MapStore.keyProblem(key) != nil { return false }
         var removed = false
@@ -169,6 +175,7 @@ public struct MapAccess {
         try removeAll(PropertyMap(realm, ref, write: write))
     }
 
+    @inline(__always)
     private func removeAll(_ map: some MapStorage) throws(FiefError) {
         do throws(FiefError) {
             try map.removeAll()
@@ -190,6 +197,7 @@ public struct MapAccess {
 
     // MARK: Shared
 
+    @inline(__always)
     private func checkKey(_ key: UnsafeRawBufferPointer, _ map: some MapStorage) throws(FiefError) {
         if let problem = MapStore.keyProblem(key) {
             throw FiefError(problem == MapStore.invalidUTF8 ? .invalidUTF8 : .invalidArgument, "\(map.keyContext): \(problem)")

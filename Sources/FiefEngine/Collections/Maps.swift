@@ -178,10 +178,9 @@ extension Realm {
 /// wait in the transaction (`PendingMaps`).  Opened checked: the class, a
 /// map property, its owner live.
 struct PropertyMap: MapStorage {
-    // Borrowed for one call, as `PropertyList`'s.
     unowned(unsafe) let realm: Realm
-    unowned(unsafe) let write: WriteTransaction?
-    unowned(unsafe) let table: Table
+    let write: WriteTransaction?
+    let table: Table
     let column: Column
     let owner: Int64
 

@@ -332,11 +332,10 @@ extension Realm {
 /// class's nested database (`NestedStore`), keyed by position.  Opened
 /// checked: the owner live, the nested list there.
 struct NestedList: ListStorage {
-    // Borrowed for one call, as `PropertyList`'s.
     unowned(unsafe) let realm: Realm
-    unowned(unsafe) let write: WriteTransaction?
+    let write: WriteTransaction?
     let ref: CollectionRef
-    unowned(unsafe) let table: Table
+    let table: Table
     let dbi: MDB_dbi
 
     init(_ realm: Realm, _ ref: CollectionRef, write: WriteTransaction?) throws(FiefError) {
@@ -466,11 +465,10 @@ struct NestedList: ListStorage {
 /// class's nested database (`NestedStore`), keyed by key.  Opened checked:
 /// the owner live, the nested dictionary there.
 struct NestedDictionary: MapStorage {
-    // Borrowed for one call, as `PropertyList`'s.
     unowned(unsafe) let realm: Realm
-    unowned(unsafe) let write: WriteTransaction?
+    let write: WriteTransaction?
     let ref: CollectionRef
-    unowned(unsafe) let table: Table
+    let table: Table
     let dbi: MDB_dbi
 
     init(_ realm: Realm, _ ref: CollectionRef, write: WriteTransaction?) throws(FiefError) {
