@@ -649,7 +649,7 @@ extension Realm {
 /// The storage of a list property: its segments (`ListState`), loaded once
 /// per snapshot or write transaction.  Opened checked: the class, a list
 /// property, its owner live.
-struct PropertyList: ListStorage {
+final class PropertyList: ListStorage {
     unowned(unsafe) let realm: Realm
     let write: WriteTransaction?
     let table: Table

@@ -177,7 +177,7 @@ extension Realm {
 /// (`MapStore`), its size in its owner's column; sets of a map of values
 /// wait in the transaction (`PendingMaps`).  Opened checked: the class, a
 /// map property, its owner live.
-struct PropertyMap: MapStorage {
+final class PropertyMap: MapStorage {
     unowned(unsafe) let realm: Realm
     let write: WriteTransaction?
     let table: Table
