@@ -136,6 +136,17 @@ extension Realm {
     /// Check `value` for list `property` (converted where allowed; strings
     /// and binaries copied into the transaction); links must point to live,
     /// non-embedded objects of the list's target class.
+    fileprivate func listElement(_ write: WriteTransaction, _ table: Table, _ column: Column, _ value: Value) throws(FiefError) -> Value {
+        try listElement(write, table, column, try table.property(column.key), value)
+    }
+
+    /// Append one checked element and store the list's size (the
+    /// references passed once, for the one-element append of every call).
+    fileprivate func appendOne(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ element: Value) throws(FiefError) {
+        try append(write, table, state, try listStored(write, table, state, element))
+        try noteSize(write, table, state)
+    }
+
     fileprivate func listElement(_ write: WriteTransaction, _ table: Table, _ column: Column, _ property: Property, _ value: Value) throws(FiefError) -> Value {
         let coerced = try value.coerced(for: property, className: table.objectClass.name)
         if column.elementType == .mixed {
@@ -729,9 +740,8 @@ final class PropertyList: ListStorage {
         return nil
     }
 
-    @inline(__always)
     func element(_ value: Value) throws(FiefError) -> Value {
-        try realm.listElement(write!, table, column, try table.property(column.key), value)
+        try realm.listElement(write!, table, column, value)
     }
 
     func insert(_ element: Value, at index: Int) throws(FiefError) {
@@ -739,10 +749,8 @@ final class PropertyList: ListStorage {
         try realm.noteSize(write!, table, state)
     }
 
-    @inline(__always)
     func append(_ element: Value) throws(FiefError) {
-        try realm.append(write!, table, state, try realm.listStored(write!, table, state, element))
-        try realm.noteSize(write!, table, state)
+        try realm.appendOne(write!, table, state, element)
     }
 
     @inline(__always)
