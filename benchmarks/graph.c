@@ -259,18 +259,26 @@ typedef struct {
         *delete_people, *list_sel, *count_people, *count_owners;
 } GraphWorkSql;
 
+/* SQLite's people and dogs, as graph.c and query.c both model them: person
+ * (name indexed), dog with its owner (indexed), and the join table
+ * person_dogs for a person's list of dogs, keyed by (person, position),
+ * with an index on dog for the way back. */
+static void sql_create_people_and_dogs(Sql *s) {
+    sql_exec(s, "CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT NOT NULL)");
+    sql_exec(s, "CREATE INDEX person_name ON person(name)");
+    sql_exec(s, "CREATE TABLE dog(id INTEGER PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL, "
+                "owner INTEGER REFERENCES person(id))");
+    sql_exec(s, "CREATE INDEX dog_owner ON dog(owner)");
+    sql_exec(s, "CREATE TABLE person_dogs(person INTEGER NOT NULL REFERENCES person(id), position INTEGER NOT NULL, "
+                "dog INTEGER NOT NULL REFERENCES dog(id), PRIMARY KEY(person, position)) WITHOUT ROWID");
+    sql_exec(s, "CREATE INDEX person_dogs_dog ON person_dogs(dog)");
+}
+
 static void gw_sql_open(GraphWorkSql *g, const GraphData *gd, const char *path) {
     snprintf(g->path, sizeof g->path, "%s", path);
     g->db = sql_open_wal(path);
     Sql s = sql_on(g->db);
-    sql_exec(&s, "CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT NOT NULL)");
-    sql_exec(&s, "CREATE INDEX person_name ON person(name)");
-    sql_exec(&s, "CREATE TABLE dog(id INTEGER PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL, "
-                 "owner INTEGER REFERENCES person(id))");
-    sql_exec(&s, "CREATE INDEX dog_owner ON dog(owner)");
-    sql_exec(&s, "CREATE TABLE person_dogs(person INTEGER NOT NULL REFERENCES person(id), position INTEGER NOT NULL, "
-                 "dog INTEGER NOT NULL REFERENCES dog(id), PRIMARY KEY(person, position)) WITHOUT ROWID");
-    sql_exec(&s, "CREATE INDEX person_dogs_dog ON person_dogs(dog)");
+    sql_create_people_and_dogs(&s);
     /* Ids are indexes + 1. */
     sql_exec(&s, "BEGIN");
     sqlite3_stmt *st = sql_prep(&s, "INSERT INTO person(id, name) VALUES (?, ?)");

@@ -13,7 +13,8 @@
  *   link_eq    `owner.name == $0` over Q_DOGS dogs, LINK_LOOKUPS lookups;
  *              SQLite: a join, indexes on person(name) and dog(owner).
  *   link_eq_iter  the same lookups, each result iterated (every dog's key
- *              read, fief_results_get_key); SQLite: the join's dog ids read.
+ *              read, fief_results_get_keys in batches of 1,024 as the
+ *              bindings iterate); SQLite: the join's dog ids read.
  *   list_avg   `dogs.@avg.age > 5` over Q_PEOPLE people with Q_DOGS_EACH
  *              dogs each; SQLite: the join table person_dogs.
  *   any_list   `ANY scores > $0` over Q_PLAYERS objects with lists of 0-8
@@ -361,8 +362,9 @@ static NOINLINE double query_fief_link_eq(QueryFief *g, const QueryData *q) {
     return t;
 }
 
-/* link_eq's lookups, each result iterated: fief_results_count, then
- * fief_results_get_key for every index. */
+/* link_eq's lookups, each result iterated as the Swift overlay and the
+ * Python package iterate: fief_results_get_keys in batches of 1,024 until
+ * a batch comes back short (no count first). */
 static NOINLINE double query_fief_link_eq_iter(QueryFief *g, const QueryData *q) {
     char name[8];
     int64_t found = 0, key_sum = 0;
@@ -375,14 +377,14 @@ static NOINLINE double query_fief_link_eq_iter(QueryFief *g, const QueryData *q)
         fief_query_arg_t qa = {.count = 1, .is_list = false, .values = &arg};
         fief_results_t *res;
         FH(res, fief_results_filter(all, "owner.name == $0", &qa, 1));
-        size_t c = 0;
-        FB(fief_results_count(res, &c));
-        for (size_t k = 0; k < c; k++) {
-            fief_object_key_t key;
-            FB(fief_results_get_key(res, k, &key));
-            key_sum += key;
-        }
-        found += (int64_t)c;
+        fief_object_key_t keys[1024];
+        size_t start = 0, got = 0;
+        do {
+            FB(fief_results_get_keys(res, start, 1024, keys, &got));
+            for (size_t k = 0; k < got; k++) key_sum += keys[k];
+            start += got;
+        } while (got == 1024);
+        found += (int64_t)start;
         FB(fief_release(res));
     }
     FB(fief_release(all));
@@ -472,14 +474,7 @@ static void query_sql_build(QuerySql *g, const QueryData *q, const char *path) {
      * (list_avg's grouping), with an index on dog for the way back, and
      * scores keyed by (owner, position) with an index on value (any_list:
      * a range of values, covering the owner). */
-    sql_exec(&s, "CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT NOT NULL)");
-    sql_exec(&s, "CREATE INDEX person_name ON person(name)");
-    sql_exec(&s, "CREATE TABLE dog(id INTEGER PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL, "
-                 "owner INTEGER REFERENCES person(id))");
-    sql_exec(&s, "CREATE INDEX dog_owner ON dog(owner)");
-    sql_exec(&s, "CREATE TABLE person_dogs(person INTEGER NOT NULL REFERENCES person(id), position INTEGER NOT NULL, "
-                 "dog INTEGER NOT NULL REFERENCES dog(id), PRIMARY KEY(person, position)) WITHOUT ROWID");
-    sql_exec(&s, "CREATE INDEX person_dogs_dog ON person_dogs(dog)");
+    sql_create_people_and_dogs(&s);
     sql_exec(&s, "CREATE TABLE player(id INTEGER PRIMARY KEY)");
     sql_exec(&s, "CREATE TABLE scores(owner INTEGER NOT NULL REFERENCES player(id), position INTEGER NOT NULL, "
                  "value INTEGER NOT NULL, PRIMARY KEY(owner, position)) WITHOUT ROWID");

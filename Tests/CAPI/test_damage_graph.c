@@ -451,22 +451,22 @@ static void refused(reader *rd, const char *what, bool opening) {
 static void read_list(reader *rd, fief_list_t *l, const char *label);
 static void read_map(reader *rd, fief_map_t *m, const char *label);
 
+/* A nested collection just opened (a list when `type` is FIEF_TYPE_LIST,
+ * else a map; NULL: the open was refused), read under `label`, released. */
+static void read_opened(reader *rd, fief_type_t type, void *opened, const char *label) {
+    if (!opened) return refused(rd, label, false);
+    if (type == FIEF_TYPE_LIST) read_list(rd, opened, label);
+    else read_map(rd, opened, label);
+    fief_release(opened);
+}
+
 /* The nested collection a mixed value `v` names, read under `label`. */
 static void read_nested_of_list(reader *rd, fief_list_t *l, size_t i, fief_value_t v, const char *label) {
     char sub[256];
     snprintf(sub, sizeof sub, "%s[%zu]", label, i);
     rd->map_nested++;
-    if (v.type == FIEF_TYPE_LIST) {
-        fief_list_t *n = fief_list_get_list(l, i);
-        if (!n) refused(rd, sub, false);
-        else read_list(rd, n, sub);
-        fief_release(n);
-    } else if (v.type == FIEF_TYPE_MAP) {
-        fief_map_t *n = fief_list_get_map(l, i);
-        if (!n) refused(rd, sub, false);
-        else read_map(rd, n, sub);
-        fief_release(n);
-    }
+    if (v.type == FIEF_TYPE_LIST) read_opened(rd, v.type, fief_list_get_list(l, i), sub);
+    else if (v.type == FIEF_TYPE_MAP) read_opened(rd, v.type, fief_list_get_map(l, i), sub);
     rd->map_nested--;
 }
 
@@ -513,17 +513,8 @@ static void read_map(reader *rd, fief_map_t *m, const char *label) {
         put(rd, v, "%s{%s}", label, k);
         char sub[256];
         snprintf(sub, sizeof sub, "%s{%s}", label, k);
-        if (v.type == FIEF_TYPE_LIST) {
-            fief_list_t *l = fief_map_get_list(m, key);
-            if (!l) refused(rd, sub, false);
-            else read_list(rd, l, sub);
-            fief_release(l);
-        } else if (v.type == FIEF_TYPE_MAP) {
-            fief_map_t *d = fief_map_get_map(m, key);
-            if (!d) refused(rd, sub, false);
-            else read_map(rd, d, sub);
-            fief_release(d);
-        }
+        if (v.type == FIEF_TYPE_LIST) read_opened(rd, v.type, fief_map_get_list(m, key), sub);
+        else if (v.type == FIEF_TYPE_MAP) read_opened(rd, v.type, fief_map_get_map(m, key), sub);
         /* Looked up by key, the same value. */
         fief_value_t again;
         bool found = false;
