@@ -550,7 +550,7 @@ public final class List<Element: RealmCollectionValue> {
             for index in 0..<count { replace(index: index, object: element) }
             return
         }
-        if let results = backingResults, results.objectBinding != nil {
+        if let results = backingResults, results.holdsObjects {
             // Managed objects: one fief_results_set_value call (see Results.setValue(_:forKey:)).
             results.setValue(value, forKey: key)
             return

@@ -405,7 +405,7 @@ public final class MutableSet<Element: RealmCollectionValue> {
             assign([fiefElement(from: value, in: "MutableSet")])
             return
         }
-        if let results = backingResults, results.objectBinding != nil {
+        if let results = backingResults, results.holdsObjects {
             // Managed objects: one fief_results_set_value call (see Results.setValue(_:forKey:)).
             results.setValue(value, forKey: key)
             return

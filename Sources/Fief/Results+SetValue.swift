@@ -38,7 +38,7 @@ extension Results: FiefKeyValueSettable {
     /// property, the primary key, or a value that does not convert.  Empty
     /// results change nothing.
     public func setValue(_ value: Any?, forKey key: String) {
-        guard let objectBinding else {
+        guard let objectClass = elements.binding else {
             preconditionFailure("Cannot set '\(key)' on \(name) results: results of values have no properties")
         }
         if core.isFrozen {
@@ -49,7 +49,7 @@ extension Results: FiefKeyValueSettable {
         }
         // RealmSwift sets each object in turn, so empty results check nothing more.
         if isEmpty { return }
-        let info = objectBinding.info
+        let info = objectClass.info
         guard let index = info.propertyIndex[key] else {
             preconditionFailure("Property '\(key)' does not exist on class '\(info.className)': it cannot be read or set by key")
         }
@@ -80,7 +80,7 @@ extension Results: FiefKeyValueSettable {
             converted = typed._fiefValue(in: arena, realm: realm)
         }
         let ok = withExtendedLifetime(arena) {
-            fief_results_set_value(handle.raw, objectBinding.propertyKeys[index], converted)
+            fief_results_set_value(handle.raw, objectClass.propertyKeys[index], converted)
         }
         if !ok { trapForSetValue(CError.last(), key: key) }
     }

@@ -106,47 +106,42 @@ extension RealmCollection where Element: SortableType {
 public struct Results<Element: RealmCollectionValue>: Equatable {
     let handle: CHandle
     let core: RealmCore
-    /// The class of the objects; nil for results of values.
-    let objectBinding: ClassBinding?
-    /// What messages call the results: the class, or the list of values.
-    let name: String
+    /// How the elements are read: objects of a class, or values.
+    let elements: any ResultsElements
     let generation: UInt64
 
-    init(handle: CHandle, core: RealmCore, binding: ClassBinding) {
+    private init(handle: CHandle, core: RealmCore, elements: any ResultsElements) {
         self.handle = handle
         self.core = core
-        self.objectBinding = binding
-        self.name = binding.info.className
+        self.elements = elements
         generation = core.generation
+    }
+
+    /// Results of the objects of `binding`'s class.
+    init(handle: CHandle, core: RealmCore, binding: ClassBinding) {
+        self.init(handle: handle, core: core, elements: ObjectElements(classBinding: binding))
     }
 
     /// Results of values (`Element` is a value type) named `name` in messages.
     init(values handle: CHandle, core: RealmCore, name: String) {
-        self.handle = handle
-        self.core = core
-        self.objectBinding = nil
-        self.name = name
-        generation = core.generation
+        self.init(handle: handle, core: core, elements: ValueElements(name: name))
     }
+
+    /// What messages call the results: the class, or the collection of values.
+    var name: String { elements.name }
+
+    /// Whether the elements are objects (else values).
+    var holdsObjects: Bool { elements.binding != nil }
 
     /// The class of the objects (results of objects only).
     var binding: ClassBinding {
-        guard let objectBinding else { preconditionFailure("Results of \(name) hold values, not objects") }
-        return objectBinding
+        guard let binding = elements.binding else { preconditionFailure("Results of \(name) hold values, not objects") }
+        return binding
     }
 
-    /// Results of the same kind from a new handle.
+    /// Results of the same elements from a new handle.
     private func derived(_ raw: OpaquePointer, core: RealmCore) -> Results {
-        if let objectBinding { return Results(handle: CHandle(raw), core: core, binding: objectBinding) }
-        return Results(values: CHandle(raw), core: core, name: name)
-    }
-
-    /// The element type as a persistable type (results of values).
-    private static var valueType: any _Persistable.Type {
-        guard let type = Element.self as? any _Persistable.Type else {
-            preconditionFailure("\(Element.self) cannot be read from results of values")
-        }
-        return type
+        Results(handle: CHandle(raw), core: core, elements: elements)
     }
 
     /// The type of the objects.
@@ -176,34 +171,11 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
     /// Whether there are no objects.
     public var isEmpty: Bool { count == 0 }
 
-    /// The object at `position` (fief_results_get_object).  Traps when out of bounds.
+    /// The object at `position` (fief_results_get_object; a value:
+    /// fief_results_get_value).  Traps when out of bounds.
     public subscript(position: Int) -> Element {
         precondition(!wasInvalidated, "Results have been invalidated")
-        if objectBinding == nil { return value(at: position) }
-        guard let raw = fief_results_get_object(handle.raw, position) else {
-            let error = CError.last()
-            if error.code == FIEF_ERR_INDEX_OUT_OF_BOUNDS {
-                fiefTrapIndex(position, count: count)
-            }
-            fiefTrap("Cannot read \(binding.info.className) results", error)
-        }
-        return Self.element(for: core.makeObject(binding.info.type, handle: raw, binding: binding))
-    }
-
-    /// The value at `position` of results of values (fief_results_get_value).
-    private func value(at position: Int) -> Element {
-        var value = fief_value_t()
-        guard position >= 0, fief_results_get_value(handle.raw, position, &value) else {
-            let error = position < 0 ? CError.indexOutOfBounds : CError.last()
-            if error.code == FIEF_ERR_INDEX_OUT_OF_BOUNDS {
-                fiefTrapIndex(position, count: count)
-            }
-            fiefTrap("Cannot read the values of \(name)", error)
-        }
-        guard let element = Self.valueType._fiefReadElement(value, in: Realm(core: core), as: Element.self) else {
-            preconditionFailure("\(name) holds a value of type \(value.type) that does not convert to \(Element.self)")
-        }
-        return element
+        return elements.element(at: position, of: self)
     }
 
     /// The first object, or nil if there is none.
@@ -215,27 +187,11 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
         return count == 0 ? nil : self[count - 1]
     }
 
-    /// The position of `object` in the results, or nil (fief_results_index_of_object).
+    /// The position of `object` in the results, or nil
+    /// (fief_results_index_of_object; a value: fief_results_index_of_value).
     public func index(of object: Element) -> Int? {
-        if objectBinding == nil {
-            guard !wasInvalidated else { return nil }
-            let arena = _FiefArena()
-            let value = Self.valueType._fiefElementLookupValue(object, in: arena)
-            var index = 0
-            var found = false
-            let ok = withExtendedLifetime(arena) { fief_results_index_of_value(handle.raw, value, &index, &found) }
-            if !ok { fiefTrap("Cannot look up a value in \(name)", CError.last()) }
-            return found ? index : nil
-        }
-        guard let managed = Self.object(of: object)?._fiefManaged, !wasInvalidated else { return nil }
-        var index = 0
-        var found = false
-        guard fief_results_index_of_object(handle.raw, managed.handle.raw, &index, &found) else {
-            let error = CError.last()
-            if error.code == FIEF_ERR_INVALIDATED_OBJECT { return nil }
-            fiefTrap("Cannot look up an object in \(binding.info.className) results", error)
-        }
-        return found ? index : nil
+        guard !wasInvalidated else { return nil }
+        return elements.index(of: object, in: self)
     }
 
     /// The objects that match `predicateFormat`, a predicate in Realm's query
@@ -256,8 +212,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
 
     func filter(_ predicateFormat: String, arguments args: [Any]) -> Results<Element> {
         // Properties by their stored names (`propertiesMapping()`).
-        let args = objectBinding?.info.storedQueryArguments(predicateFormat, args) ?? args
-        let predicateFormat = objectBinding?.info.storedQuery(predicateFormat) ?? predicateFormat
+        let (predicateFormat, args) = elements.stored(predicateFormat, args)
         let arena = _FiefArena()
         var queryArgs: [fief_query_arg_t] = []
         for (position, arg) in args.enumerated() {
@@ -299,7 +254,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
         guard let raw else {
             let error = CError.last()
             if let message = fiefGeoRegionMessage(error.message, arguments: args) { preconditionFailure(message) }
-            fiefTrap("Invalid predicate '\(predicateFormat)' for \(objectBinding == nil ? name : "class '\(name)'")", error)
+            fiefTrap("Invalid predicate '\(predicateFormat)' for \(elements.predicateSubject)", error)
         }
         return derived(raw, core: core)
     }
@@ -323,7 +278,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
         let descriptors = Array(sortDescriptors)
         let arena = _FiefArena()
         let keys = descriptors.map {
-            fief_sort_descriptor_t(key_path: arena.cString(objectBinding?.info.storedPath($0.keyPath) ?? $0.keyPath), ascending: $0.ascending)
+            fief_sort_descriptor_t(key_path: arena.cString(elements.storedPath($0.keyPath)), ascending: $0.ascending)
         }
         let raw = withExtendedLifetime(arena) {
             keys.withUnsafeBufferPointer { buffer in
@@ -332,31 +287,12 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
         }
         guard let raw else {
             let error = CError.last()
-            if let missing = missingProperty(in: descriptors.map(\.keyPath)) {
+            if let missing = elements.missingProperty(in: descriptors.map(\.keyPath), core: core) {
                 fiefTrap("Cannot sort on key path '\(missing.keyPath)': property '\(missing.property)' does not exist", error)
             }
             fiefTrap("Cannot sort '\(name)' by \(descriptors.map(\.keyPath))", error)
         }
         return derived(raw, core: core)
-    }
-
-    /// The first of `keyPaths` naming a property the schema lacks, and
-    /// that property as 'Class.name' (RealmSwift's words for the trap),
-    /// following links through the schema; nil when each names only
-    /// existing properties (or for results of values).
-    private func missingProperty(in keyPaths: [String]) -> (keyPath: String, property: String)? {
-        guard objectBinding != nil else { return nil }
-        let schema = Realm(core: core).schema
-        for keyPath in keyPaths {
-            var className = binding.info.className
-            for name in keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
-                guard let objectSchema = schema[className] else { break }
-                guard let property = objectSchema[name] else { return (keyPath, "\(className).\(name)") }
-                guard let target = property.objectClassName else { break }
-                className = target
-            }
-        }
-        return nil
     }
 
     /// The first object for each distinct tuple of values of `keyPaths`,
@@ -372,7 +308,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
     public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == String {
         let paths = Array(keyPaths)
         let arena = _FiefArena()
-        let pointers: [UnsafePointer<CChar>?] = paths.map { arena.cString(objectBinding?.info.storedPath($0) ?? $0) }
+        let pointers: [UnsafePointer<CChar>?] = paths.map { arena.cString(elements.storedPath($0)) }
         let raw = withExtendedLifetime(arena) {
             pointers.withUnsafeBufferPointer { buffer in
                 fief_results_distinct(handle.raw, buffer.baseAddress, buffer.count)
@@ -418,15 +354,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable {
     /// of values), or nil for a null result.  Traps, as RealmSwift does, for
     /// an unknown property or one of a type the aggregate does not take.
     private func aggregate(_ op: fief_aggregate_t, _ property: String) -> fief_value_t? {
-        var key: fief_property_key_t = 0
-        if let objectBinding {
-            guard let index = objectBinding.info.propertyIndex[property] else {
-                preconditionFailure("Invalid property name '\(property)' for class '\(name)'")
-            }
-            key = objectBinding.propertyKeys[index]
-        } else if property != "self" {
-            preconditionFailure("Invalid property name '\(property)' for \(name): results of values aggregate 'self'")
-        }
+        let key = elements.aggregatedKey(property)
         if wasInvalidated { return nil }
         var value = fief_value_t()
         guard fief_results_aggregate(handle.raw, key, op, &value) else {
@@ -502,38 +430,21 @@ extension Results: RandomAccessCollection {
 /// of results, or a list (in memory, or read in batches).
 public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
     private enum Source {
-        case results(Results<Element>, [fief_object_key_t])
+        case results(ResultsSnapshot<Element>)
         case elements([Element])
         /// A managed list or set read a batch at a time: the next batch, nil at the end.
         case batches(() -> [Element]?)
     }
 
-    private let source: Source
+    private var source: Source
     private var buffer: [Element] = []
     private var position = 0
 
+    /// Results as they are when the loop begins (a snapshot, as RealmSwift
+    /// enumerates one): objects' keys read 1,024 a call
+    /// (fief_results_get_keys), values read at once.
     init(_ results: Results<Element>) {
-        if results.objectBinding == nil {
-            // Values: read when the loop begins.
-            let elements = (0..<results.count).map { results[$0] }
-            source = .elements(elements)
-            buffer = elements
-            return
-        }
-        // Objects: their keys when the loop begins (a snapshot, as RealmSwift
-        // enumerates one), read 1,024 a call (fief_results_get_keys).
-        var keys: [fief_object_key_t] = []
-        keys.reserveCapacity(results.count)
-        var batch = [fief_object_key_t](repeating: 0, count: 1024)
-        while true {
-            var read = 0
-            let start = keys.count
-            fiefCheck(batch.withUnsafeMutableBufferPointer { fief_results_get_keys(results.handle.raw, start, $0.count, $0.baseAddress, &read) },
-                      "Cannot iterate the results")
-            keys.append(contentsOf: batch[0..<read])
-            if read < batch.count { break }
-        }
-        source = .results(results, keys)
+        source = .results(results.elements.snapshot(of: results, positions: nil))
     }
 
     init(elements: [Element]) {
@@ -547,15 +458,10 @@ public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
 
     public mutating func next() -> Element? {
         switch source {
-        case .results(let results, let keys):
-            while position < keys.count {
-                let key = keys[position]
-                position += 1
-                if let raw = fief_object_get(results.core.handle.raw, results.binding.classKey, key) {
-                    return Results<Element>.element(for: results.core.makeObject(results.binding.info.type, handle: raw, binding: results.binding))
-                }
-            }
-            return nil
+        case .results(var snapshot):
+            let next = snapshot.next()
+            source = .results(snapshot)
+            return next
         case .elements:
             guard position < buffer.count else { return nil }
             position += 1
@@ -582,13 +488,12 @@ extension Results: CustomStringConvertible, FiefNestedDescription {
 
     /// The description with `name` in the header (`LinkingObjects`, `AnyRealmCollection`).
     func fiefDescription(named name: String) -> String {
-        let elementName = objectBinding.map { $0.info.className }
-            ?? (Element.self as? any _Persistable.Type).map(fiefRealmTypeName) ?? "\(Element.self)"
+        let elementName = elements.elementName(Element.self)
         return FiefDescriptionDepth.nested {
             let count = self.count
             var entries: [String] = []
             for index in 0..<Swift.min(count, fiefDescribedElementLimit) {
-                let element: Any? = objectBinding == nil ? self[index] : Self.object(of: self[index])
+                let element: Any? = elements.described(self[index])
                 entries.append("[\(index)] \(fiefElementDescription(element))")
             }
             return fiefCollectionDescription(header: "\(name)<\(elementName)> <\(fiefAddress(handle))>", entries: entries, count: count)

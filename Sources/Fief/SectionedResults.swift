@@ -326,49 +326,17 @@ public struct SectionedResultsIterator<Key: _Persistable & Hashable, Element: Re
 /// The iterator of `ResultsSection`: the elements of the section when
 /// iteration begins.
 public struct SectionIterator<Element: RealmCollectionValue>: IteratorProtocol {
-    private enum Source {
-        /// Values, read when iteration began.
-        case values([Element])
-        /// Objects, by key: each fetched when the iteration reaches it.
-        case objects([fief_object_key_t], core: RealmCore, binding: ClassBinding)
-    }
-
-    private let source: Source
-    private var position = 0
+    private var snapshot: ResultsSnapshot<Element>
 
     /// The elements at `positions` of `results` now: values read at once;
-    /// objects by key (fief_results_get_key), fetched as the iteration
-    /// reaches them (fief_object_get), skipping those deleted meanwhile.
+    /// objects by key (fief_results_get_keys, in batches over the range the
+    /// section spans), fetched as the iteration reaches them
+    /// (fief_object_get), skipping those deleted meanwhile.
     init(_ results: Results<Element>, positions: [Int]) {
-        guard let binding = results.objectBinding else {
-            source = .values(positions.map { results[$0] })
-            return
-        }
-        let keys = positions.map { position in
-            var key: fief_object_key_t = 0
-            fiefCheck(fief_results_get_key(results.handle.raw, position, &key), "Cannot iterate a section of \(binding.info.className) results")
-            return key
-        }
-        source = .objects(keys, core: results.core, binding: binding)
+        snapshot = results.elements.snapshot(of: results, positions: positions)
     }
 
-    public mutating func next() -> Element? {
-        switch source {
-        case .values(let values):
-            guard position < values.count else { return nil }
-            position += 1
-            return values[position - 1]
-        case .objects(let keys, let core, let binding):
-            while position < keys.count {
-                let key = keys[position]
-                position += 1
-                if let raw = fief_object_get(core.handle.raw, binding.classKey, key) {
-                    return Results<Element>.element(for: core.makeObject(binding.info.type, handle: raw, binding: binding))
-                }
-            }
-            return nil
-        }
-    }
+    public mutating func next() -> Element? { snapshot.next() }
 }
 
 // MARK: - Making sectioned results
@@ -585,7 +553,7 @@ final class SectionStore<Key: _Persistable & Hashable, Element: RealmCollectionV
     init(results: Results<Element>, keys: SectionKeySource<Key, Element>, layout: SectionLayout<Key>? = nil) {
         self.results = results
         self.keys = keys
-        if case .keyPath(let keyPath, _) = keys, Element.self is ObjectBase.Type, let binding = results.objectBinding {
+        if case .keyPath(let keyPath, _) = keys, Element.self is ObjectBase.Type, let binding = results.elements.binding {
             directProperty = directPropertyName(of: keyPath, in: binding)
         } else {
             directProperty = nil
@@ -690,7 +658,7 @@ final class SectionStore<Key: _Persistable & Hashable, Element: RealmCollectionV
     // MARK: Descriptions
 
     /// The class of the objects, or the type of the values.
-    var elementName: String { results.objectBinding?.info.className ?? "\(Element.self)" }
+    var elementName: String { results.elements.binding?.info.className ?? "\(Element.self)" }
 
     /// The store's address, to tell sectioned results apart in descriptions.
     var address: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }

@@ -17,12 +17,7 @@ public func exportResultsAggregate(_ handle: OpaquePointer?, _ property: UInt32,
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_value")
         let op = try operation(op)
-        out.pointee = try withAnyResults(handle) { (any) throws(FiefError) -> fief_value_t in
-            switch any {
-            case .objects(let results): return ValueBridge.cValue(try results.aggregate(op, property: property))
-            case .values(let results): return ValueBridge.cValue(try results.aggregate(op))
-            }
-        }
+        out.pointee = try withResults(handle) { (results) throws(FiefError) in ValueBridge.cValue(try results.aggregate(op, property: property)) }
         return true
     }
 }
@@ -59,8 +54,5 @@ public func exportMapAggregate(_ handle: OpaquePointer?, _ property: UInt32, _ o
 
 /// An aggregate over a collection's values, or over `property` of its objects.
 private func collectionAggregate(_ realm: Realm, _ ref: CollectionRef, _ property: UInt32, _ op: AggregateOperation) throws(FiefError) -> fief_value_t {
-    switch try collectionResults(realm, ref) {
-    case .objects(let results): return ValueBridge.cValue(try results.aggregate(op, property: property))
-    case .values(let values): return ValueBridge.cValue(try values.aggregate(op))
-    }
+    ValueBridge.cValue(try collectionResults(realm, ref).aggregate(op, property: property))
 }

@@ -14,8 +14,6 @@ enum HandleKind: UInt8 {
     case list = 6
     case set = 7
     case map = 8
-    /// Results of values (`ValueResults`): a `fief_results_t` too.
-    case valueResults = 9
 
     var name: String {
         switch self {
@@ -27,7 +25,6 @@ enum HandleKind: UInt8 {
         case .list: return "list"
         case .set: return "set"
         case .map: return "map"
-        case .valueResults: return "results"
         }
     }
 }

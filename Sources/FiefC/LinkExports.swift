@@ -7,7 +7,7 @@ import FiefEngine
 public func exportObjectGetBacklinks(_ handle: OpaquePointer?, _ originClass: UInt32, _ originProperty: UInt32) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
         let results = try withObject(handle) { (box) throws(FiefError) in
-            try Results(realm: box.realm, linkingTo: box.key, of: box.table, originClass: originClass, property: originProperty)
+            try ObjectResults(realm: box.realm, linkingTo: box.key, of: box.table, originClass: originClass, property: originProperty)
         }
         return HandleTable.make(results, .results)
     }

@@ -185,12 +185,12 @@ public func exportListToResults(_ handle: OpaquePointer?) -> OpaquePointer? {
 }
 
 /// A list, set or map as live results: of its objects, or of its values.
-func collectionResults(_ realm: Realm, _ ref: CollectionRef) throws(FiefError) -> AnyResults {
-    if ref.isNested { return .values(try ValueResults(realm: realm, nested: ref)) }
+func collectionResults(_ realm: Realm, _ ref: CollectionRef) throws(FiefError) -> Results {
+    if ref.isNested { return try ValueResults(realm: realm, nested: ref) }
     if try realm.collectionHoldsObjects(ref) {
-        return .objects(try Results(realm: realm, list: ref.property, of: ref.owner, in: ref.table))
+        return try ObjectResults(realm: realm, list: ref.property, of: ref.owner, in: ref.table)
     }
-    return .values(try ValueResults(realm: realm, list: ref.property, of: ref.owner, in: ref.table))
+    return try ValueResults(realm: realm, list: ref.property, of: ref.owner, in: ref.table)
 }
 
 /// A new handle to the nested `kind` `id` held in collection `ref` of `realm`.

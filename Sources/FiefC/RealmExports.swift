@@ -227,7 +227,7 @@ public func exportRealmDeleteAllOfClass(_ handle: OpaquePointer?, _ classKey: UI
 @_cdecl("fief_realm_get_objects")
 public func exportRealmGetObjects(_ handle: OpaquePointer?, _ classKey: UInt32) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
-        let results = try withRealm(handle) { (realm) throws(FiefError) in try Results(realm: realm, tableKey: classKey) }
+        let results = try withRealm(handle) { (realm) throws(FiefError) in try ObjectResults(realm: realm, tableKey: classKey) }
         return HandleTable.make(results, .results)
     }
 }

@@ -1,61 +1,22 @@
 import CFief
 import FiefEngine
 
-// A fief_results_t is either results of objects (`Results`, handle kind
-// .results) or results of values (`ValueResults`, kind .valueResults, made
-// from a list of values).  Calls for both dispatch on the kind; calls for
-// objects only refuse results of values with FIEF_ERR_INVALID_ARGUMENT.
+// A fief_results_t holds one `Results`: of objects or of values (made from
+// a list, set or map of values).  Calls that need one element kind ask the
+// results for it (`objects(for:)`, `values(for:)`), which refuse the other
+// kind with FIEF_ERR_INVALID_ARGUMENT.
 
-/// What a fief_results_t holds.
-enum AnyResults {
-    case objects(Results)
-    case values(ValueResults)
-}
-
-/// Run `body` with the results of objects behind `handle`, under its realm's
-/// lock; `function` names the export when the handle holds values.
+/// Run `body` with the results behind `handle`, under its realm's lock.
 @inline(__always)
-func withResults<R>(_ handle: OpaquePointer?, _ function: StaticString, _ body: (Results) throws(FiefError) -> R) throws(FiefError) -> R {
-    do {
-        return try HandleTable.borrow(UnsafeRawPointer(handle), .results, as: Results.self) { (results) throws(FiefError) -> R in
-            try withLockedResults(results.realm, results.isValid, { () throws(FiefError) -> R in try body(results) })
-        }
-    } catch where error.code == .wrongHandleType && HandleTable.kind(of: UnsafeRawPointer(handle)) == .valueResults {
-        throw FiefError(.invalidArgument, "\(function) needs results of objects, but these results hold values (made from a list, set or map of values): read them with fief_results_get_value")
+func withResults<R>(_ handle: OpaquePointer?, _ body: (Results) throws(FiefError) -> R) throws(FiefError) -> R {
+    try HandleTable.borrow(UnsafeRawPointer(handle), .results, as: Results.self) { (results) throws(FiefError) -> R in
+        try withLockedResults(results.realm, results.isValid, { () throws(FiefError) -> R in try body(results) })
     }
 }
 
-/// Run `body` with whichever results `handle` holds, under its realm's lock.
-@inline(__always)
-func withAnyResults<R>(_ handle: OpaquePointer?, _ body: (AnyResults) throws(FiefError) -> R) throws(FiefError) -> R {
-    if HandleTable.kind(of: UnsafeRawPointer(handle)) == .valueResults {
-        return try HandleTable.borrow(UnsafeRawPointer(handle), .valueResults, as: ValueResults.self) { (results) throws(FiefError) -> R in
-            try withLockedResults(results.realm, results.isValid, { () throws(FiefError) -> R in try body(.values(results)) })
-        }
-    }
-    return try HandleTable.borrow(UnsafeRawPointer(handle), .results, as: Results.self) { (results) throws(FiefError) -> R in
-        try withLockedResults(results.realm, results.isValid, { () throws(FiefError) -> R in try body(.objects(results)) })
-    }
-}
-
-/// Run `body` with the results of values behind `handle`; `function` names
-/// the export when the handle holds objects.
-@inline(__always)
-func withValueResults<R>(_ handle: OpaquePointer?, _ function: StaticString, _ body: (ValueResults) throws(FiefError) -> R) throws(FiefError) -> R {
-    try withAnyResults(handle) { (any) throws(FiefError) -> R in
-        guard case .values(let results) = any else {
-            throw FiefError(.invalidArgument, "\(function) needs results of values (made from a list, set or map of values), but these results hold objects: read them with fief_results_get_object or fief_results_get_values")
-        }
-        return try body(results)
-    }
-}
-
-/// Make a handle for either kind of results.
-func makeResultsHandle(_ results: AnyResults) -> OpaquePointer? {
-    switch results {
-    case .objects(let r): return HandleTable.make(r, .results)
-    case .values(let r): return HandleTable.make(r, .valueResults)
-    }
+/// Make a handle for results.
+func makeResultsHandle(_ results: Results) -> OpaquePointer? {
+    HandleTable.make(results, .results)
 }
 
 @inline(__always)
@@ -88,12 +49,7 @@ public func exportResultsFilter(_ handle: OpaquePointer?, _ predicate: UnsafePoi
             }
             arguments.append(QueryArgument(values: try ValueBridge.engineValues(values, "args[\(i)].values"), isList: arg.is_list))
         }
-        let filtered = try withAnyResults(handle) { (any) throws(FiefError) -> AnyResults in
-            switch any {
-            case .objects(let results): return .objects(try results.filtered(text, arguments: arguments))
-            case .values(let results): return .values(try results.filtered(text, arguments: arguments))
-            }
-        }
+        let filtered = try withResults(handle) { (results) throws(FiefError) -> Results in try results.filtered(text, arguments: arguments) }
         return makeResultsHandle(filtered)
     }
 }
@@ -105,12 +61,7 @@ public func exportResultsSort(_ handle: OpaquePointer?, _ keys: UnsafePointer<fi
         var names: [(String, Bool)] = []
         names.reserveCapacity(keys.count)
         for key in keys { names.append((try cString(key.key_path, "keys[\(names.count)].key_path"), key.ascending)) }
-        let sorted = try withAnyResults(handle) { (any) throws(FiefError) -> AnyResults in
-            switch any {
-            case .objects(let results): return .objects(try results.sorted(by: names))
-            case .values(let results): return .values(try results.sorted(by: names))
-            }
-        }
+        let sorted = try withResults(handle) { (results) throws(FiefError) -> Results in try results.sorted(by: names) }
         return makeResultsHandle(sorted)
     }
 }
@@ -122,12 +73,7 @@ public func exportResultsDistinct(_ handle: OpaquePointer?, _ keyPaths: UnsafePo
         var paths: [String] = []
         paths.reserveCapacity(pointers.count)
         for pointer in pointers { paths.append(try cString(pointer, "key_paths[\(paths.count)]")) }
-        let distinct = try withAnyResults(handle) { (any) throws(FiefError) -> AnyResults in
-            switch any {
-            case .objects(let results): return .objects(try results.distinct(by: paths))
-            case .values(let results): return .values(try results.distinct(by: paths))
-            }
-        }
+        let distinct = try withResults(handle) { (results) throws(FiefError) -> Results in try results.distinct(by: paths) }
         return makeResultsHandle(distinct)
     }
 }
@@ -137,12 +83,7 @@ public func exportResultsLimit(_ handle: OpaquePointer?, _ count: Int) -> Opaque
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
         // A size_t: past Int.max it is no limit at all.
         let limit = count < 0 ? Int.max : count
-        let limited = try withAnyResults(handle) { (any) throws(FiefError) -> AnyResults in
-            switch any {
-            case .objects(let results): return .objects(try results.limited(to: limit))
-            case .values(let results): return .values(try results.limited(to: limit))
-            }
-        }
+        let limited = try withResults(handle) { (results) throws(FiefError) -> Results in try results.limited(to: limit) }
         return makeResultsHandle(limited)
     }
 }
@@ -151,12 +92,7 @@ public func exportResultsLimit(_ handle: OpaquePointer?, _ count: Int) -> Opaque
 public func exportResultsCount(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Int>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_count")
-        out.pointee = try withAnyResults(handle) { (any) throws(FiefError) -> Int in
-            switch any {
-            case .objects(let results): return try results.count()
-            case .values(let results): return try results.count()
-            }
-        }
+        out.pointee = try withResults(handle) { (results) throws(FiefError) -> Int in try results.count() }
         return true
     }
 }
@@ -164,11 +100,9 @@ public func exportResultsCount(_ handle: OpaquePointer?, _ out: UnsafeMutablePoi
 @_cdecl("fief_results_get_class_key")
 public func exportResultsGetClassKey(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<UInt32>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
-        if HandleTable.kind(of: UnsafeRawPointer(handle)) == .valueResults {
-            throw FiefError(.invalidArgument, "fief_results_get_class_key needs results of objects, but these results hold values (made from a list, set or map of values): see fief_results_get_element_type")
-        }
         let results = try HandleTable.resolve(UnsafeRawPointer(handle), .results, as: Results.self)
-        try store(out, results.tableKey, "out_class_key")
+        let objects = try results.objects(for: "fief_results_get_class_key", instead: "see fief_results_get_element_type")
+        try store(out, objects.tableKey, "out_class_key")
         return true
     }
 }
@@ -177,14 +111,9 @@ public func exportResultsGetClassKey(_ handle: OpaquePointer?, _ out: UnsafeMuta
 public func exportResultsGetElementType(_ handle: OpaquePointer?, _ outType: UnsafeMutablePointer<Int32>?, _ outNullable: UnsafeMutablePointer<Bool>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let outType = try require(outType, "out_type")
-        let (type, nullable) = try withAnyResults(handle) { (any) throws(FiefError) -> (Int32, Bool) in
-            switch any {
-            case .objects: return (FIEF_TYPE_LINK, false)
-            case .values(let results): return (Int32(results.element.type.rawValue), results.element.isNullable)
-            }
-        }
-        outType.pointee = type
-        outNullable?.pointee = nullable
+        let element = try withResults(handle) { (results) throws(FiefError) in results.elementType }
+        outType.pointee = Int32(element.type.rawValue)
+        outNullable?.pointee = element.isNullable
         return true
     }
 }
@@ -193,8 +122,9 @@ public func exportResultsGetElementType(_ handle: OpaquePointer?, _ outType: Uns
 public func exportResultsGetObject(_ handle: OpaquePointer?, _ index: Int) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
         let index = try CArgs.index(index, "index")
-        let (realm, table, key) = try withResults(handle, "fief_results_get_object") { (results) throws(FiefError) in
-            (results.realm, results.tableKey, try results.key(at: index))
+        let (realm, table, key) = try withResults(handle) { (held) throws(FiefError) in
+            let results = try held.objects(for: "fief_results_get_object")
+            return (results.realm, results.tableKey, try results.key(at: index))
         }
         return HandleTable.makeObject(realm, table: table, key: key)
     }
@@ -205,7 +135,7 @@ public func exportResultsGetKey(_ handle: OpaquePointer?, _ index: Int, _ out: U
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_key")
         let index = try CArgs.index(index, "index")
-        out.pointee = try withResults(handle, "fief_results_get_key") { (results) throws(FiefError) in try results.key(at: index) }
+        out.pointee = try withResults(handle) { (held) throws(FiefError) in try held.objects(for: "fief_results_get_key").key(at: index) }
         return true
     }
 }
@@ -215,7 +145,8 @@ public func exportResultsGetKeys(_ handle: OpaquePointer?, _ start: Int, _ count
     guarded(false) { () throws(FiefError) -> Bool in
         let start = try CArgs.index(start, "start")
         let out = try CArgs.outArray(out, count, "out_keys", count: "count")
-        let written = try withResults(handle, "fief_results_get_keys") { (results) throws(FiefError) -> Int in
+        let written = try withResults(handle) { (held) throws(FiefError) -> Int in
+            let results = try held.objects(for: "fief_results_get_keys")
             if outCount == nil {
                 // Without out_count the range must lie within the results.
                 try CArgs.range(start: start, count: out.count, within: try results.count(), "keys", of: "the results")
@@ -233,7 +164,8 @@ public func exportResultsGetValues(_ handle: OpaquePointer?, _ index: Int, _ pro
         let out = try CArgs.outArray(out, count, "out_values", count: "num_values")
         let keys = try CArgs.array(properties, count, "properties", count: "num_values")
         let index = try CArgs.index(index, "index")
-        try withResults(handle, "fief_results_get_values") { (results) throws(FiefError) in
+        try withResults(handle) { (held) throws(FiefError) in
+            let results = try held.objects(for: "fief_results_get_values")
             try withValueBuffer(keys.count) { (buffer) throws(FiefError) in
                 try results.values(at: index, properties: keys, into: buffer)
                 for i in 0..<keys.count { out[i] = ValueBridge.cValue(buffer[i]) }
@@ -249,7 +181,8 @@ public func exportResultsIndexOf(_ handle: OpaquePointer?, _ object: OpaquePoint
         let found = try require(outFound, "out_found")
         let indexOut = try require(outIndex, "out_index")
         let box = try HandleTable.object(UnsafeRawPointer(object))
-        let index = try withResults(handle, "fief_results_index_of_object") { (results) throws(FiefError) -> Int? in
+        let index = try withResults(handle) { (held) throws(FiefError) -> Int? in
+            let results = try held.objects(for: "fief_results_index_of_object")
             guard box.table == results.tableKey, box.realm.path == results.realm.path else { return nil }
             return try results.index(of: box.key)
         }
@@ -262,7 +195,7 @@ public func exportResultsIndexOf(_ handle: OpaquePointer?, _ object: OpaquePoint
 @_cdecl("fief_results_delete_all")
 public func exportResultsDeleteAll(_ handle: OpaquePointer?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
-        try withResults(handle, "fief_results_delete_all") { (results) throws(FiefError) in try results.deleteAll() }
+        try withResults(handle) { (held) throws(FiefError) in try held.objects(for: "fief_results_delete_all").deleteAll() }
         return true
     }
 }
@@ -272,8 +205,8 @@ public func exportResultsGetValue(_ handle: OpaquePointer?, _ index: Int, _ out:
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_value")
         let index = try CArgs.index(index, "index")
-        out.pointee = try withValueResults(handle, "fief_results_get_value") { (results) throws(FiefError) in
-            ValueBridge.cValue(try results.value(at: index))
+        out.pointee = try withResults(handle) { (held) throws(FiefError) in
+            ValueBridge.cValue(try held.values(for: "fief_results_get_value").value(at: index))
         }
         return true
     }
@@ -285,7 +218,7 @@ public func exportResultsFind(_ handle: OpaquePointer?, _ value: fief_value_t, _
         let outIndex = try require(outIndex, "out_index")
         let outFound = try require(outFound, "out_found")
         let wanted = try ValueBridge.engineValue(value, "value")
-        let found = try withValueResults(handle, "fief_results_index_of_value") { (results) throws(FiefError) in try results.index(of: wanted) }
+        let found = try withResults(handle) { (held) throws(FiefError) in try held.values(for: "fief_results_index_of_value").index(of: wanted) }
         outFound.pointee = found != nil
         outIndex.pointee = found ?? 0
         return true
@@ -294,10 +227,6 @@ public func exportResultsFind(_ handle: OpaquePointer?, _ value: fief_value_t, _
 
 @_cdecl("fief_results_is_valid")
 public func exportResultsIsValid(_ handle: OpaquePointer?) -> Bool {
-    if HandleTable.kind(of: UnsafeRawPointer(handle)) == .valueResults {
-        guard let results = try? HandleTable.resolve(UnsafeRawPointer(handle), .valueResults, as: ValueResults.self) else { return false }
-        return (try? results.realm.lock.withLock { () throws(FiefError) -> Bool in results.isValid }) ?? false
-    }
     guard let results = try? HandleTable.resolve(UnsafeRawPointer(handle), .results, as: Results.self) else { return false }
     return (try? results.realm.lock.withLock { () throws(FiefError) -> Bool in results.isValid }) ?? false
 }
@@ -305,12 +234,7 @@ public func exportResultsIsValid(_ handle: OpaquePointer?) -> Bool {
 @_cdecl("fief_results_get_realm")
 public func exportResultsGetRealm(_ handle: OpaquePointer?) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
-        let realm: Realm
-        if HandleTable.kind(of: UnsafeRawPointer(handle)) == .valueResults {
-            realm = try HandleTable.resolve(UnsafeRawPointer(handle), .valueResults, as: ValueResults.self).realm
-        } else {
-            realm = try HandleTable.resolve(UnsafeRawPointer(handle), .results, as: Results.self).realm
-        }
+        let realm = try HandleTable.resolve(UnsafeRawPointer(handle), .results, as: Results.self).realm
         return HandleTable.make(RealmBox(realm), .realm)
     }
 }
@@ -318,28 +242,17 @@ public func exportResultsGetRealm(_ handle: OpaquePointer?) -> OpaquePointer? {
 @_cdecl("fief_results_resolve_in")
 public func exportResultsResolveIn(_ handle: OpaquePointer?, _ target: OpaquePointer?) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
-        if HandleTable.kind(of: UnsafeRawPointer(handle)) == .valueResults {
-            let results = try HandleTable.resolve(UnsafeRawPointer(handle), .valueResults, as: ValueResults.self)
-            try requireOpen(results.realm)
-            let resolved = try withRealm(target) { (realm) throws(FiefError) in try results.resolved(in: realm) }
-            return HandleTable.make(resolved, .valueResults)
-        }
         let results = try HandleTable.resolve(UnsafeRawPointer(handle), .results, as: Results.self)
         try requireOpen(results.realm)
         let resolved = try withRealm(target) { (realm) throws(FiefError) in try results.resolved(in: realm) }
-        return HandleTable.make(resolved, .results)
+        return makeResultsHandle(resolved)
     }
 }
 
 @_cdecl("fief_results_get_description")
 public func exportResultsGetDescription(_ handle: OpaquePointer?) -> UnsafePointer<CChar>? {
     guarded(nil) { () throws(FiefError) -> UnsafePointer<CChar>? in
-        let text = try withAnyResults(handle) { (any) throws(FiefError) -> String in
-            switch any {
-            case .objects(let results): return try results.queryDescription()
-            case .values(let results): return try results.queryDescription()
-            }
-        }
+        let text = try withResults(handle) { (results) throws(FiefError) -> String in try results.queryDescription() }
         return try HandleTable.keepText(text, with: UnsafeRawPointer(handle))
     }
 }

@@ -8,8 +8,8 @@ import FiefEngine
 public func exportResultsSetValue(_ handle: OpaquePointer?, _ property: UInt32, _ value: fief_value_t) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let engineValue = try ValueBridge.engineValue(value, "value")
-        try withResults(handle, "fief_results_set_value") { (results) throws(FiefError) in
-            try results.setValue(engineValue, property: property)
+        try withResults(handle) { (held) throws(FiefError) in
+            try held.objects(for: "fief_results_set_value").setValue(engineValue, property: property)
         }
         return true
     }

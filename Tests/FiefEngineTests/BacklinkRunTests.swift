@@ -150,7 +150,7 @@ final class BacklinkRunTests: XCTestCase {
         // Reads of the damaged run fail with FIEF_ERR_FILE_CORRUPT; no crash, no wrong answer.
         let db = try DB.open(path, schema)
         expectError(.fileCorrupt) {
-            _ = try Results(realm: db.realm, linkingTo: dogs[0], of: dogClass, originClass: db.cls("Person"), property: db.pkey("Person", "dogs")).count()
+            _ = try ObjectResults(realm: db.realm, linkingTo: dogs[0], of: dogClass, originClass: db.cls("Person"), property: db.pkey("Person", "dogs")).count()
         }
         db.realm.close()
     }

@@ -268,11 +268,11 @@ final class DB: @unchecked Sendable {
         return try TV.withValues([pk]) { v in try realm.find(table: table, primaryKey: v[0]) }
     }
 
-    func results(_ className: String) throws -> Results {
-        try Results(realm: realm, tableKey: cls(className))
+    func results(_ className: String) throws -> ObjectResults {
+        try ObjectResults(realm: realm, tableKey: cls(className))
     }
 
-    func query(_ className: String, _ predicate: String, _ args: [TV] = []) throws -> Results {
+    func query(_ className: String, _ predicate: String, _ args: [TV] = []) throws -> ObjectResults {
         // Arguments are copied into the compiled query, so the views may die after.
         try TV.withValues(args) { values in
             try results(className).filtered(predicate, arguments: values.map { QueryArgument(values: [$0], isList: false) })

@@ -197,7 +197,7 @@ final class FullTextTests: XCTestCase {
         XCTAssertEqual(try db.keys("Origin", "NONE link.text TEXT 'object'"), [3, 5, 7, 8, 9].map { origins[$0] })
         XCTAssertEqual(try db.keys("Origin", "ALL link.text TEXT 'one'"), [7, 8, 9].map { origins[$0] })
         try db.write { try db.append("Origin", origins[0], "link", [.link(db.cls("Doc"), docs[7]), .link(db.cls("Doc"), docs[2])]) }
-        let list = try Results(realm: db.realm, list: db.pkey("Origin", "link"), of: origins[0], in: db.cls("Origin"))
+        let list = try ObjectResults(realm: db.realm, list: db.pkey("Origin", "link"), of: origins[0], in: db.cls("Origin"))
         let found = try TV.withValues([.string("object")]) { v in try list.filtered("text TEXT $0", arguments: [QueryArgument(values: [v[0]], isList: false)]) }
         XCTAssertEqual(try found.allKeys(), [docs[0], docs[2]])
         XCTAssertEqual(try list.filtered("text TEXT '-object'", arguments: []).allKeys(), [docs[7]])

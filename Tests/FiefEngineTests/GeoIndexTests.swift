@@ -225,7 +225,7 @@ final class GeoIndexTests: XCTestCase {
                             let (_, element) = try db.realm.list(CollectionRef(.list, table: db.cls("Place"), owner: place, property: db.pkey("Place", "locations"))).insertEmbedded(at: 0)
                             try db.append("Position", element, "coordinates", Self.randomPoint(&random).map { .double($0) })
                         }
-                        let list = try Results(realm: db.realm, list: db.pkey("Place", "locations"), of: place, in: db.cls("Place"))
+                        let list = try ObjectResults(realm: db.realm, list: db.pkey("Place", "locations"), of: place, in: db.cls("Place"))
                         let type = ["Point", "Polygon"].randomElement(using: &random)!
                         try TV.withValues([.string(type)]) { v in try list.setValue(v[0], property: db.pkey("Position", "type")) }
                         try checkLocations(place)

@@ -150,7 +150,7 @@ final class GraphQueryTests: XCTestCase {
     }
 
     /// `predicate` over the objects of `className`, with `args`.
-    static func query(_ db: DB, _ predicate: String, _ args: [Argument], of className: String = "Dog") throws -> Results {
+    static func query(_ db: DB, _ predicate: String, _ args: [Argument], of className: String = "Dog") throws -> ObjectResults {
         try TV.withValues(args.flatMap { $0.values }) { views in
             var arguments: [QueryArgument] = []
             var at = 0

@@ -24,7 +24,7 @@ final class IndexPlanTests: XCTestCase {
             case .list(let vs): flat.append(contentsOf: vs)
             }
         }
-        let results = try TV.withValues(flat) { values -> Results in
+        let results = try TV.withValues(flat) { values -> ObjectResults in
             var arguments: [QueryArgument] = []
             var at = 0
             for arg in args {

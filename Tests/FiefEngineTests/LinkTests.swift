@@ -24,7 +24,7 @@ final class LinkTests: XCTestCase {
                 found.append((origins.objectClass.name, try origins.property(prop).name, origin, count))
             }
         }
-        if let write = realm.write { try read(write.txn) } else { try read(try realm.currentSnapshot().txn) }
+        if let write = realm.write { try Backlinks.settle(write, dbi); try read(write.txn) } else { try read(try realm.currentSnapshot().txn) }
         return found
     }
 
@@ -324,7 +324,7 @@ final class LinkTests: XCTestCase {
         }
         try verifyClean(path)
         func linking(_ db: DB, _ target: Int64, _ className: String, _ property: String) throws -> Int {
-            try Results(realm: db.realm, linkingTo: target, of: dogClass, originClass: db.cls(className), property: db.pkey(className, property)).count()
+            try ObjectResults(realm: db.realm, linkingTo: target, of: dogClass, originClass: db.cls(className), property: db.pkey(className, property)).count()
         }
         // The to-one link goes: exactly its entries leave Dog's backlinks.
         do {
@@ -396,8 +396,8 @@ final class LinkTests: XCTestCase {
         let db = try DB.open(path, makeSchema([dogs]), version: 1)
         try verifyClean(path)
         let dog = db.cls("Dog")
-        XCTAssertEqual(try Results(realm: db.realm, linkingTo: rex, of: dog, originClass: db.cls("Owner"), property: db.pkey("Owner", "pet")).count(), 1)
-        XCTAssertEqual(try Results(realm: db.realm, linkingTo: max, of: dog, originClass: db.cls("Owner"), property: db.pkey("Owner", "pets")).count(), 1)
+        XCTAssertEqual(try ObjectResults(realm: db.realm, linkingTo: rex, of: dog, originClass: db.cls("Owner"), property: db.pkey("Owner", "pet")).count(), 1)
+        XCTAssertEqual(try ObjectResults(realm: db.realm, linkingTo: max, of: dog, originClass: db.cls("Owner"), property: db.pkey("Owner", "pets")).count(), 1)
         try db.write { try db.delete("Dog", rex) }
         XCTAssertEqual(try db.get("Owner", ann, "pet"), .null)
         XCTAssertEqual(try db.list("Owner", ann, "pets"), [.link(dog, max)])

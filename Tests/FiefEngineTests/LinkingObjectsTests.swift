@@ -284,7 +284,7 @@ final class LinkingObjectsTests: XCTestCase {
                                     ("ANY president.clubs.fee > 20", clubs)])
         // Sort and distinct refuse a to-many step, as they do @links.
         for (make, verb) in [({ try db.results("Person").sorted(by: [("clubs.name", true)]) }, "sort"),
-                             ({ try db.results("Person").distinct(by: ["clubs"]) }, "distinct")] as [(() throws -> Results, String)] {
+                             ({ try db.results("Person").distinct(by: ["clubs"]) }, "distinct")] as [(() throws -> ObjectResults, String)] {
             let error = expectError(.queryInvalid) { try make() }
             XCTAssertTrue(error?.message.contains("cannot \(verb) by") == true && error?.message.contains("'Person.clubs' is linking objects") == true,
                           error?.message ?? "")

@@ -57,7 +57,7 @@ final class ListTests: XCTestCase {
         let read: (OpaquePointer) throws -> Void = { txn in
             try Backlinks.forEach(txn, dbi, target: target) { (_, _, _, count) throws(FiefError) in total += Int(count) }
         }
-        if let write = realm.write { try read(write.txn) } else { try read(try realm.currentSnapshot().txn) }
+        if let write = realm.write { try Backlinks.settle(write, dbi); try read(write.txn) } else { try read(try realm.currentSnapshot().txn) }
         return total
     }
 
@@ -242,7 +242,7 @@ final class ListTests: XCTestCase {
         XCTAssertEqual(try backlinkCount(db, "Dog", rex), 3)
         XCTAssertEqual(try backlinkCount(db, "Dog", max), 1)
         // Linking objects through a list: each origin once.
-        let linking = try Results(realm: db.realm, linkingTo: rex, of: dog, originClass: db.cls("Person"), property: db.pkey("Person", "dogs"))
+        let linking = try ObjectResults(realm: db.realm, linkingTo: rex, of: dog, originClass: db.cls("Person"), property: db.pkey("Person", "dogs"))
         XCTAssertEqual(try linking.allKeys(), [ann, bob])
         // Replacing and removing elements keeps the counts.
         try db.write {
@@ -519,7 +519,7 @@ final class ListTests: XCTestCase {
             ann = try db.create("Person", [("name", .string("Ann"))])
             try db.append("Person", ann, "dogs", [.link(dog, d[2]), .link(dog, d[0]), .link(dog, d[1]), .link(dog, d[0])])
         }
-        let all = try Results(realm: db.realm, list: dogsKey, of: ann, in: person)
+        let all = try ObjectResults(realm: db.realm, list: dogsKey, of: ann, in: person)
         XCTAssertEqual(try all.allKeys(), [d[2], d[0], d[1], d[0]])
         let young = try all.filtered("age < 6", arguments: [])
         XCTAssertEqual(try young.allKeys(), [d[0], d[1], d[0]])
@@ -539,7 +539,7 @@ final class ListTests: XCTestCase {
         XCTAssertEqual(try all.allKeys(), [d[2], d[1], d[3]])
         XCTAssertEqual(try db.count("Dog"), 3)
         // A list of values is not a list of objects.
-        expectError(.invalidArgument) { try Results(realm: db.realm, list: db.pkey("Person", "scores"), of: ann, in: person) }
+        expectError(.invalidArgument) { try ObjectResults(realm: db.realm, list: db.pkey("Person", "scores"), of: ann, in: person) }
     }
     func testDeleteEverythingWithListsBothWays() throws {
         let dir = tempDir()

@@ -54,7 +54,7 @@ final class LiveResultsTests: XCTestCase {
         let schema = makeSchema([("L", [prop("i", .int, .indexed), prop("s", .string, .nullable), prop("d", .double)])])
         let a = try DB.open(path, schema)
         let b = try DB.open(path, nil)
-        func make(_ db: DB) throws -> [Results] {
+        func make(_ db: DB) throws -> [ObjectResults] {
             try Self.views.map { view in
                 var r = try db.results("L")
                 if let p = view.predicate { r = try r.filtered(p, arguments: []) }

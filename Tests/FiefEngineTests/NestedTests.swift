@@ -106,7 +106,7 @@ final class NestedTests: XCTestCase {
         let read: (OpaquePointer) throws -> Void = { txn in
             try Backlinks.forEach(txn, dbi, target: dog) { (_, _, _, count) throws(FiefError) in total += Int(count) }
         }
-        if let write = db.realm.write { try read(write.txn) } else { try read(try db.realm.currentSnapshot().txn) }
+        if let write = db.realm.write { try Backlinks.settle(write, dbi); try read(write.txn) } else { try read(try db.realm.currentSnapshot().txn) }
         return total
     }
 

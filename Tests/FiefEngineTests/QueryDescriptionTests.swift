@@ -58,7 +58,7 @@ final class QueryDescriptionTests: XCTestCase {
 
     private func checkRoundTrip(_ db: DB, _ className: String, _ text: String, _ args: [Argument],
                                 file: StaticString = #filePath, line: UInt = #line) throws {
-        let results: Results
+        let results: ObjectResults
         do {
             results = try GraphQueryTests.query(db, text, args, of: className)
         } catch {

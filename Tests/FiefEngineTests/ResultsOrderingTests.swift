@@ -32,7 +32,7 @@ final class ResultsOrderingTests: XCTestCase {
         .sort(keys.map { SortKeyPath($0.0, ascending: $0.1) })
     }
 
-    private func keys(_ results: Results) throws -> [Int64] { try results.allKeys() }
+    private func keys(_ results: ObjectResults) throws -> [Int64] { try results.allKeys() }
 
     private func person(_ db: DB, _ name: String?, age: Int64 = 0, city: String? = nil) throws -> Int64 {
         let key = try db.create("Person", [("name", name.map { .string($0) } ?? .null), ("age", .int(age))])
@@ -273,14 +273,14 @@ final class ResultsOrderingTests: XCTestCase {
                 try db.realm.list(CollectionRef(.list, table: db.cls("Person"), owner: ann, property: db.pkey("Person", "dogs"))).append(UnsafeBufferPointer(values))
             }
         }
-        let list = try Results(realm: db.realm, list: db.pkey("Person", "dogs"), of: ann, in: db.cls("Person"))
+        let list = try ObjectResults(realm: db.realm, list: db.pkey("Person", "dogs"), of: ann, in: db.cls("Person"))
         XCTAssertEqual(try keys(list.applying([sort(("owner.name", true))])), [d[1], d[0], d[0], d[2], d[2]])
         XCTAssertEqual(try keys(list.distinct(by: ["name"])), [d[0], d[1], d[2]])
         XCTAssertEqual(try keys(list.applying([.limit(4), .distinct(["owner.name"])])), [d[0], d[1]])
         XCTAssertEqual(try list.applying([.distinct(["owner.name"])]).count(), 2)
         XCTAssertEqual(TV(try list.limited(to: 2).aggregate(.sum, property: db.pkey("Dog", "age"))), .int(4))
         // Linking objects: the people whose list holds d[0] (Ann once, as a set of owners).
-        let owners = try Results(realm: db.realm, linkingTo: d[0], of: db.cls("Dog"), originClass: db.cls("Person"),
+        let owners = try ObjectResults(realm: db.realm, linkingTo: d[0], of: db.cls("Dog"), originClass: db.cls("Person"),
                                  property: db.pkey("Person", "dogs"))
         XCTAssertEqual(try keys(owners.applying([sort(("name", false))])), [ann])
         try db.write {

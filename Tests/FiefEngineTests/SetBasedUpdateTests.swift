@@ -39,7 +39,7 @@ final class SetBasedUpdateTests: XCTestCase {
         return db
     }
 
-    private func setAll(_ db: DB, _ results: Results, _ name: String, _ value: TV) throws {
+    private func setAll(_ db: DB, _ results: ObjectResults, _ name: String, _ value: TV) throws {
         let key = db.pkey("Item", name)
         try TV.withValues([value]) { v in try results.setValue(v[0], property: key) }
     }
@@ -56,7 +56,7 @@ final class SetBasedUpdateTests: XCTestCase {
     }
 
     private func backlinks(_ db: DB, toDog dog: Int64) throws -> [Int64] {
-        try Results(realm: db.realm, linkingTo: dog, of: db.cls("Dog"), originClass: db.cls("Item"), property: db.pkey("Item", "dog")).allKeys()
+        try ObjectResults(realm: db.realm, linkingTo: dog, of: db.cls("Dog"), originClass: db.cls("Item"), property: db.pkey("Item", "dog")).allKeys()
     }
 
     private func verifyClean(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
@@ -210,7 +210,7 @@ final class SetBasedUpdateTests: XCTestCase {
         try db.write { try setAll(db, try db.results("Item"), "any", .string("text")) }
         XCTAssertEqual(try distinct(db, "any"), [.string("text")])
         try db.write { try setAll(db, try db.query("Item", "id <= 100"), "any", .link(dogClass, dogs[2])) }
-        let mixedBacklinks = try Results(realm: db.realm, linkingTo: dogs[2], of: dogClass, originClass: itemClass, property: any)
+        let mixedBacklinks = try ObjectResults(realm: db.realm, linkingTo: dogs[2], of: dogClass, originClass: itemClass, property: any)
         XCTAssertEqual(try mixedBacklinks.allKeys(), try db.keys("Item", "id <= 100"))
         // A nested list each: the links the slots held lose their backlinks.
         try db.write { try setAll(db, try db.results("Item"), "any", .nestedList(0)) }
@@ -249,13 +249,13 @@ final class SetBasedUpdateTests: XCTestCase {
             }
             try setAll(db, try db.results("Item"), "dog", .link(dogClass, dogs[1]))
         }
-        let listed = try Results(realm: db.realm, list: dogsKey, of: items[0], in: itemClass)
+        let listed = try ObjectResults(realm: db.realm, list: dogsKey, of: items[0], in: itemClass)
         try db.write {
             try TV.withValues([.string("listed")]) { try listed.setValue($0[0], property: db.pkey("Dog", "name")) }
         }
         XCTAssertEqual(try db.keys("Dog").map { try db.get("Dog", $0, "name") }, [.string("listed"), .string("Max"), .string("listed")])
         // The objects linking to Max: both items.
-        let linking = try Results(realm: db.realm, linkingTo: dogs[1], of: dogClass, originClass: itemClass, property: db.pkey("Item", "dog"))
+        let linking = try ObjectResults(realm: db.realm, linkingTo: dogs[1], of: dogClass, originClass: itemClass, property: db.pkey("Item", "dog"))
         try db.write { try setAll(db, linking, "i", .int(42)) }
         XCTAssertEqual(try distinct(db, "i"), [.int(42)])
         XCTAssertEqual(try db.get("Cat", cat, "name"), .string("Tom"))

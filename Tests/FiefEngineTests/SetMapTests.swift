@@ -73,7 +73,7 @@ extension DB {
         let read: (OpaquePointer) throws -> Void = { txn in
             try Backlinks.forEach(txn, dbi, target: target) { (_, _, _, count) throws(FiefError) in total += Int(count) }
         }
-        if let write = realm.write { try read(write.txn) } else { try read(try realm.currentSnapshot().txn) }
+        if let write = realm.write { try Backlinks.settle(write, dbi); try read(write.txn) } else { try read(try realm.currentSnapshot().txn) }
         return total
     }
 }

@@ -376,6 +376,6 @@ final class StorageTests: XCTestCase {
         expectError(.noSuchProperty) { try db.realm.setValue(table: db.cls("A"), key: k, property: 99, value: .int(1)) }
         expectError(.invalidatedObject) { try db.set("A", 12345, "v", .int(2)) }
         db.realm.cancelWrite()
-        expectError(.noSuchClass) { try Results(realm: db.realm, tableKey: 777) }
+        expectError(.noSuchClass) { try ObjectResults(realm: db.realm, tableKey: 777) }
     }
 }

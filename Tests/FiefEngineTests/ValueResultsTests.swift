@@ -287,17 +287,17 @@ final class ValueResultsTests: XCTestCase {
             for key in keys.prefix(10) { try db.set("Item", key, "friend", .link(db.cls("Item"), keys[0])) }
             return bag
         }
-        let listed = try Results(realm: db.realm, list: db.pkey("Bag", "items"), of: bag, in: db.cls("Bag"))
+        let listed = try ObjectResults(realm: db.realm, list: db.pkey("Bag", "items"), of: bag, in: db.cls("Bag"))
         try check(listed, (keys + keys.prefix(5)).map { rows[$0]! }, "list")
         try check(try listed.filtered("n > 0", arguments: []), (keys + keys.prefix(5)).map { rows[$0]! }.filter { $0.n > 0 }, "filtered list")
-        let friends = try Results(realm: db.realm, linkingTo: keys[0], of: db.cls("Item"), originClass: db.cls("Item"), property: db.pkey("Item", "friend"))
+        let friends = try ObjectResults(realm: db.realm, linkingTo: keys[0], of: db.cls("Item"), originClass: db.cls("Item"), property: db.pkey("Item", "friend"))
         try check(friends, keys.prefix(10).map { rows[$0]! }, "backlinks")
         // Refused: strings, links, lists, unknown properties.
         let everything = try db.results("Item")
         expectError(.typeMismatch) { try everything.aggregate(.sum, property: db.pkey("Item", "s")) }
         expectError(.typeMismatch) { try everything.aggregate(.average, property: db.pkey("Item", "ts")) }
         expectError(.invalidArgument) { try everything.aggregate(.min, property: db.pkey("Item", "friend")) }
-        expectError(.invalidArgument) { try Results(realm: db.realm, tableKey: db.cls("Bag")).aggregate(.min, property: db.pkey("Bag", "ints")) }
+        expectError(.invalidArgument) { try ObjectResults(realm: db.realm, tableKey: db.cls("Bag")).aggregate(.min, property: db.pkey("Bag", "ints")) }
         expectError(.noSuchProperty) { try everything.aggregate(.min, property: 999) }
     }
 

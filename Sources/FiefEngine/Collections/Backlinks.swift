@@ -42,8 +42,10 @@ import Glibc
 /// are contiguous) or adding one that fits the widths is a splice of the
 /// run's bytes; anything else re-encodes the run, cut into runs that fit.
 ///
-/// Every change goes straight to LMDB, in the caller's write transaction,
-/// by the one function that writes links (`Links`).
+/// A write transaction's changes are buffered (`WriteBuffer`: deltas per
+/// record, pair drops) and written by `settle`, in key order, at commit or
+/// before anything walks the database; `add(txn, ...)`/`remove(txn, ...)`
+/// write at once (copies and format upgrades, outside a `WriteTransaction`).
 enum Backlinks {
     static let keyBytes = 24
     /// The largest run value: four such runs and their keys fill a 4 KB page.
@@ -962,5 +964,242 @@ enum Backlinks {
                            cursor: cursor.pointer, flags: UInt32(MDB_APPEND))
             }
         }
+    }
+}
+
+// MARK: - Buffered, in a write transaction
+
+/// A write transaction's backlink changes are *deltas* in its
+/// `WriteBuffer` (one per database: (target, pair, origin) → count change,
+/// no cursor, no LMDB call), and *pair drops* (every record of one
+/// (origin class, property) pair goes).  `settle` writes a database's
+/// buffer in key order, each run it touches read and put once; the commit
+/// settles what is left.  Reads of one target merge its deltas with what
+/// LMDB holds (`forEach(_ write:...)`, `take(_ write:...)`); anything that
+/// walks a whole database settles it first.
+extension Backlinks {
+    /// Count one more link from (`originClass`, `property`, `origin`) to `target`.
+    @inline(__always)
+    static func add(_ write: WriteTransaction, _ dbi: MDB_dbi, target: Int64, originClass: UInt32, property: UInt32, origin: Int64) throws(FiefError) {
+        try buffer(write, dbi, Record(target: target, originClass: originClass, property: property, origin: origin), 1)
+    }
+
+    /// Count one link fewer (the record goes at zero).
+    @inline(__always)
+    static func remove(_ write: WriteTransaction, _ dbi: MDB_dbi, target: Int64, originClass: UInt32, property: UInt32, origin: Int64) throws(FiefError) {
+        try buffer(write, dbi, Record(target: target, originClass: originClass, property: property, origin: origin), -1)
+    }
+
+    @inline(__always)
+    private static func buffer(_ write: WriteTransaction, _ dbi: MDB_dbi, _ record: Record, _ change: Int32) throws(FiefError) {
+        try DamagedTrees.check(write.txn, dbi)
+        write.buffer.deltas(dbi).add(record.target, record.pair, record.origin, change)
+        if write.buffer.noteAdded() { try settleLargest(write) }
+    }
+
+    /// Past the budget: the largest database buffer is written now.
+    @inline(never)
+    private static func settleLargest(_ write: WriteTransaction) throws(FiefError) {
+        if let largest = write.buffer.largestDatabase { try settle(write, largest) }
+    }
+
+    /// Every record of pair (`originClass`, `property`) goes from database
+    /// `dbi` (every object of `originClass` is being deleted, and with them
+    /// their links of `property`), in the next settle's walk.
+    static func dropPair(_ write: WriteTransaction, _ dbi: MDB_dbi, originClass: UInt32, property: UInt32) throws(FiefError) {
+        try DamagedTrees.check(write.txn, dbi)
+        write.buffer.deltas(dbi).drop(b: UInt64(originClass) << 32 | UInt64(property))
+    }
+
+    /// Write what the buffer holds for database `dbi`, in key order.
+    static func settle(_ write: WriteTransaction, _ dbi: MDB_dbi) throws(FiefError) {
+        guard let table = write.buffer.pendingDeltas(dbi) else { return }
+        let dropped = table.droppedB
+        let deltas = table.sorted()
+        write.buffer.discard(dbi)
+        try DamagedTrees.check(write.txn, dbi)
+        if !dropped.isEmpty { try removePairs(write.txn, dbi, dropped) }
+        if !deltas.isEmpty { try apply(deltas, write.txn, dbi) }
+    }
+
+    /// Write every database's buffer (at commit).
+    static func settleAll(_ write: WriteTransaction) throws(FiefError) {
+        for dbi in write.buffer.pendingDatabases { try settle(write, dbi) }
+    }
+
+    /// Apply sorted deltas: one walk of the runs they fall in, each run
+    /// read once, merged, cut again and put once; deltas past the last run
+    /// are joined to it and appended.
+    private static func apply(_ deltas: [DeltaTable.Delta], _ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
+        let cursor = try LMDBCursor(txn, dbi)
+        try withScratch { (scratch) throws(FiefError) in
+            var i = 0
+            while i < deltas.count {
+                let first = deltas[i]
+                Record(target: first.a, pair: first.b, origin: first.c, count: 0).writeKey(scratch.key)
+                var k = LMDB.val(scratch.keyBytes)
+                var v = MDB_val()
+                let rc = mdb_cursor_get(cursor.pointer, &k, &v, MDB_SET_RANGE)
+                if rc == MDB_NOTFOUND {
+                    try appendPast(deltas[i...], cursor: cursor.pointer, txn: txn, dbi: dbi, scratch: scratch)
+                    return
+                }
+                try LMDB.check(rc, "reading links")
+                let storedKey = LMDB.bytes(k)
+                guard let run = Run(LMDB.bytes(v), key: storedKey) else { throw damaged() }
+                let last = Record(key: storedKey, count: 0)
+                var j = i + 1
+                while j < deltas.count && !last.precedes(Record(target: deltas[j].a, pair: deltas[j].b, origin: deltas[j].c, count: 0)) { j += 1 }
+                let records = merged(run, deltas[i..<j])
+                i = j
+                if records.isEmpty {
+                    try LMDB.check(mdb_cursor_del(cursor.pointer, 0), "writing links")
+                } else if records[records.count - 1].sameLink(last) {
+                    try replace(records, cursor: cursor.pointer, txn: txn, dbi: dbi, key: storedKey, scratch: scratch)
+                } else {
+                    try LMDB.check(mdb_cursor_del(cursor.pointer, 0), "writing links")
+                    try put(records, txn, dbi)
+                }
+            }
+        }
+    }
+
+    /// Deltas past the last run: the last run and the new records, cut
+    /// (filling each run: the cut of records appended in key order is the
+    /// same whatever transactions they came in) and appended.
+    private static func appendPast(_ deltas: ArraySlice<DeltaTable.Delta>, cursor: OpaquePointer, txn: OpaquePointer, dbi: MDB_dbi,
+                                   scratch: Scratch) throws(FiefError) {
+        var records: [Record] = []
+        var k = MDB_val(), v = MDB_val()
+        let rc = mdb_cursor_get(cursor, &k, &v, MDB_LAST)
+        if rc == 0 {
+            guard let run = Run(LMDB.bytes(v), key: LMDB.bytes(k)) else { throw damaged() }
+            records = run.records()
+            records.reserveCapacity(run.count + deltas.count)
+            try LMDB.check(mdb_cursor_del(cursor, 0), "writing links")
+        } else if rc != MDB_NOTFOUND {
+            try LMDB.check(rc, "reading links")
+        }
+        for d in deltas where d.change > 0 {
+            records.append(Record(target: d.a, pair: d.b, origin: d.c, count: UInt32(truncatingIfNeeded: d.change)))
+        }
+        if records.isEmpty { return }
+        for piece in cut(records, balance: false) {
+            records[piece.upperBound - 1].writeKey(scratch.key)
+            let size = encode(records[piece], into: scratch.value, key: scratch.keyBytes)
+            try putRaw(txn, dbi, scratch.keyBytes, UnsafeRawBufferPointer(start: scratch.value, count: size),
+                       cursor: cursor, flags: UInt32(MDB_APPEND))
+        }
+    }
+
+    /// A run's records with sorted deltas applied (a count that reaches 0
+    /// drops its record; a delta below 0 for no record changes nothing).
+    static func merged(_ run: Run, _ deltas: ArraySlice<DeltaTable.Delta>) -> [Record] {
+        var out: [Record] = []
+        out.reserveCapacity(run.count + deltas.count)
+        var r = 0
+        for d in deltas {
+            let change = Record(target: d.a, pair: d.b, origin: d.c, count: 0)
+            while r < run.count && run.isBefore(r, change) {
+                out.append(run.record(r))
+                r += 1
+            }
+            var count = Int64(d.change)
+            if r < run.count && run.record(r).sameLink(change) {
+                count += Int64(run.count(r))
+                r += 1
+            }
+            if count > 0 { out.append(Record(target: d.a, pair: d.b, origin: d.c, count: UInt32(truncatingIfNeeded: count))) }
+        }
+        while r < run.count {
+            out.append(run.record(r))
+            r += 1
+        }
+        return out
+    }
+
+    /// `stored` (sorted records) with the sorted deltas of the same target applied.
+    private static func merged(_ stored: [Record], _ deltas: [DeltaTable.Delta]) -> [Record] {
+        var out: [Record] = []
+        var r = 0
+        for d in deltas {
+            let change = Record(target: d.a, pair: d.b, origin: d.c, count: 0)
+            while r < stored.count && stored[r].precedes(change) {
+                out.append(stored[r])
+                r += 1
+            }
+            var count = Int64(d.change)
+            if r < stored.count && stored[r].sameLink(change) {
+                count += Int64(stored[r].count)
+                r += 1
+            }
+            if count > 0 { out.append(Record(target: d.a, pair: d.b, origin: d.c, count: UInt32(truncatingIfNeeded: count))) }
+        }
+        out.append(contentsOf: stored[r...])
+        return out
+    }
+
+    /// Remove every record of `pairs` from the database: one walk over its
+    /// runs, each holding one of them rewritten without it.
+    private static func removePairs(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ pairs: [UInt64]) throws(FiefError) {
+        var changed: [(key: [UInt8], records: [Record])] = []
+        do {
+            let cursor = try LMDBCursor(txn, dbi)
+            var entry = try cursor.move(MDB_FIRST)
+            while let (k, v) = entry {
+                guard let run = Run(v, key: k) else { throw damaged() }
+                var holds = false
+                for pair in pairs where run.pairIndex(of: pair) != nil { holds = true; break }
+                if holds {
+                    changed.append((Array(k), run.pairCount == 1 ? [] : run.records().filter { !pairs.contains($0.pair) }))
+                }
+                entry = try cursor.next()
+            }
+        }
+        for (key, kept) in changed {
+            try key.withBytes { (k) throws(FiefError) in try LMDB.delete(txn, dbi, k) }
+            if !kept.isEmpty { try put(kept, txn, dbi) }
+        }
+    }
+
+    /// `forEach` in a write transaction: what LMDB holds for `target`
+    /// merged with the target's buffered deltas.
+    static func forEach(_ write: WriteTransaction, _ dbi: MDB_dbi, target: Int64, originClass: UInt32? = nil, property: UInt32? = nil,
+                        pairs: Set<UInt64>? = nil,
+                        _ body: (UInt32, UInt32, Int64, UInt32) throws(FiefError) -> Void) throws(FiefError) {
+        guard let table = write.buffer.pendingDeltas(dbi) else {
+            return try forEach(write.txn, dbi, target: target, originClass: originClass, property: property, pairs: pairs, body)
+        }
+        if !table.droppedB.isEmpty { try settle(write, dbi) }
+        var deltas = write.buffer.pendingDeltas(dbi)?.sorted(a: UInt64(bitPattern: target)) ?? []
+        if let originClass { deltas.removeAll { UInt32(truncatingIfNeeded: $0.b >> 32) != originClass } }
+        if let property { deltas.removeAll { UInt32(truncatingIfNeeded: $0.b) != property } }
+        if deltas.isEmpty {
+            return try forEach(write.txn, dbi, target: target, originClass: originClass, property: property, pairs: pairs, body)
+        }
+        var stored: [Record] = []
+        try forEach(write.txn, dbi, target: target, originClass: originClass, property: property, pairs: pairs) { (c, p, o, n) throws(FiefError) in
+            stored.append(Record(target: target, originClass: c, property: p, origin: o, count: n))
+        }
+        for r in merged(stored, deltas) { try body(r.originClass, r.property, Int64(bitPattern: r.origin), r.count) }
+    }
+
+    /// `take` in a write transaction: the target's stored records merged
+    /// with its buffered deltas, all of them gone afterwards.
+    static func take(_ write: WriteTransaction, _ cursor: LMDBCursor, target: Int64,
+                     into referrers: inout [(UInt32, UInt32, Int64, UInt32)]) throws(FiefError) {
+        let dbi = mdb_cursor_dbi(cursor.pointer)
+        guard let table = write.buffer.pendingDeltas(dbi) else { return try take(cursor, target: target, into: &referrers) }
+        if !table.droppedB.isEmpty { try settle(write, dbi) }
+        let start = referrers.count
+        try take(cursor, target: target, into: &referrers)
+        guard let table = write.buffer.pendingDeltas(dbi) else { return }
+        let t = UInt64(bitPattern: target)
+        let deltas = table.sorted(a: t)
+        if deltas.isEmpty { return }
+        table.clear(a: t)
+        let stored = referrers[start...].map { Record(target: target, originClass: $0.0, property: $0.1, origin: $0.2, count: $0.3) }
+        referrers.removeSubrange(start...)
+        for r in merged(stored, deltas) { referrers.append((r.originClass, r.property, Int64(bitPattern: r.origin), r.count)) }
     }
 }

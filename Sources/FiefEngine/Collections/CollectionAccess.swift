@@ -162,9 +162,9 @@ extension Realm {
             throw FiefError(.internal, "class \(classKey) is linked to but has no backlinks database")
         }
         if delta > 0 {
-            try Backlinks.add(write.txn, dbi, target: target, originClass: table.key, property: column.key, origin: owner)
+            try Backlinks.add(write, dbi, target: target, originClass: table.key, property: column.key, origin: owner)
         } else {
-            try Backlinks.remove(write.txn, dbi, target: target, originClass: table.key, property: column.key, origin: owner)
+            try Backlinks.remove(write, dbi, target: target, originClass: table.key, property: column.key, origin: owner)
         }
     }
 }

@@ -19,7 +19,8 @@ enum Links {
     /// (never an embedded object: those are created in place).
     static func check(_ realm: Realm, _ value: Value, _ table: Table, _ column: Column, _ property: Property) throws(FiefError) {
         guard case .link(let classKey, let objectKey) = value else { return }
-        let name = "'\(table.objectClass.name).\(property.name)'"
+        // Made only for an error: a check that passes builds no string.
+        var name: String { "'\(table.objectClass.name).\(property.name)'" }
         if column.elementType == .mixed {
             // A mixed value links to an object of any class that is not embedded.
             guard let target = try? realm.table(classKey) else {
@@ -52,10 +53,10 @@ enum Links {
                          _ key: Int64, old: Value, new: Value) throws(FiefError) {
         if case .link(let oldClass, let oldKey) = old {
             if case .link(let newClass, let newKey) = new, newClass == oldClass, newKey == oldKey { return }
-            try Backlinks.remove(write.txn, try backlinks(realm, oldClass), target: oldKey, originClass: table.key, property: property.key, origin: key)
+            try Backlinks.remove(write, try backlinks(realm, oldClass), target: oldKey, originClass: table.key, property: property.key, origin: key)
         }
         if case .link(let newClass, let newKey) = new {
-            try Backlinks.add(write.txn, try backlinks(realm, newClass), target: newKey, originClass: table.key, property: property.key, origin: key)
+            try Backlinks.add(write, try backlinks(realm, newClass), target: newKey, originClass: table.key, property: property.key, origin: key)
         }
     }
 
@@ -68,7 +69,7 @@ enum Links {
             for row in 0..<rows {
                 let key = first + Int64(row)
                 if case .link(let classKey, let target) = try realm.slotValue(table, column, key) {
-                    try Backlinks.add(write.txn, try backlinks(realm, classKey), target: target, originClass: table.key, property: property.key, origin: key)
+                    try Backlinks.add(write, try backlinks(realm, classKey), target: target, originClass: table.key, property: property.key, origin: key)
                 }
             }
         }
@@ -80,13 +81,13 @@ enum Links {
         for property in table.mixedProperties {
             let value = try realm.slotValue(table, try table.column(property.key), key)
             if case .link(let targetClass, let target) = value {
-                try Backlinks.remove(write.txn, try backlinks(realm, targetClass), target: target, originClass: table.key, property: property.key, origin: key)
+                try Backlinks.remove(write, try backlinks(realm, targetClass), target: target, originClass: table.key, property: property.key, origin: key)
             }
             try realm.droppedMixed(write, table, owner: key, property: property.key, value)
         }
         for (property, targetClass) in table.links {
             if case .link(_, let target) = try realm.slotValue(table, try table.column(property.key), key) {
-                try Backlinks.remove(write.txn, try backlinks(realm, targetClass), target: target, originClass: table.key, property: property.key, origin: key)
+                try Backlinks.remove(write, try backlinks(realm, targetClass), target: target, originClass: table.key, property: property.key, origin: key)
                 // The embedded objects it owns go with it.
                 let targetTable = try realm.table(targetClass)
                 if targetTable.objectClass.isEmbedded, try realm.isLive(targetTable, target) {
@@ -107,7 +108,7 @@ enum Links {
             state.backlinksCursor = cursor
         }
         var referrers: [(UInt32, UInt32, Int64, UInt32)] = []
-        try Backlinks.take(cursor, target: key, into: &referrers)
+        try Backlinks.take(write, cursor, target: key, into: &referrers)
         for (originClass, property, origin, count) in referrers {
             try unlink(realm, write, originClass: originClass, property: property, origin: origin, targetClass: table.key, target: key, count: count)
         }
@@ -125,14 +126,14 @@ enum Links {
                         for property in table.mixedProperties {
                             let value = try realm.slotValue(table, try table.column(property.key), key)
                             if case .link(let targetClass, let target) = value {
-                                try Backlinks.remove(write.txn, try backlinks(realm, targetClass), target: target,
+                                try Backlinks.remove(write, try backlinks(realm, targetClass), target: target,
                                                      originClass: table.key, property: property.key, origin: key)
                             }
                             try realm.droppedMixed(write, table, owner: key, property: property.key, value)
                         }
                         for (property, targetClass) in table.links {
                             if case .link(_, let target) = try realm.slotValue(table, try table.column(property.key), key) {
-                                try Backlinks.remove(write.txn, try backlinks(realm, targetClass), target: target,
+                                try Backlinks.remove(write, try backlinks(realm, targetClass), target: target,
                                                      originClass: table.key, property: property.key, origin: key)
                                 let targetTable = try realm.table(targetClass)
                                 if targetTable.objectClass.isEmbedded, targetClass != table.key, try realm.isLive(targetTable, target) {
@@ -146,6 +147,7 @@ enum Links {
         }
         guard let dbi = table.backlinks else { return }
         var referrers: [(Int64, UInt32, UInt32, Int64, UInt32)] = []
+        try Backlinks.settle(write, dbi)
         try Backlinks.forEachRecord(write.txn, dbi) { (target, originClass, property, origin, count) throws(FiefError) in
             referrers.append((target, originClass, property, origin, count))
         }
@@ -153,6 +155,7 @@ enum Links {
             try unlink(realm, write, originClass: originClass, property: property, origin: origin, targetClass: table.key, target: target, count: count)
         }
         try LMDB.check(mdb_drop(write.txn, dbi, 0), "deleting links")
+        write.buffer.discard(dbi)
     }
 
     /// Null the link `property` of object `origin` of class `originClass`,
@@ -222,15 +225,16 @@ extension Realm {
         let target = try table(targetClass)
         guard let dbi = target.backlinks else { return [] }
         var origins: [Int64] = []
-        func scan(_ txn: OpaquePointer) throws(FiefError) {
-            try Backlinks.forEach(txn, dbi, target: key, originClass: originClass, property: property, pairs: target.backlinkPairs) { (_, _, origin, _) throws(FiefError) in
+        if let write {
+            try Backlinks.forEach(write, dbi, target: key, originClass: originClass, property: property, pairs: target.backlinkPairs) { (_, _, origin, _) throws(FiefError) in
                 origins.append(origin)
             }
-        }
-        if let write {
-            try scan(write.txn)
         } else {
-            try currentSnapshot().withTransaction(scan)
+            try currentSnapshot().withTransaction { (txn) throws(FiefError) in
+                try Backlinks.forEach(txn, dbi, target: key, originClass: originClass, property: property, pairs: target.backlinkPairs) { (_, _, origin, _) throws(FiefError) in
+                    origins.append(origin)
+                }
+            }
         }
         return origins
     }
@@ -246,7 +250,10 @@ extension Realm {
         let target = try table(targetClass)
         guard let dbi = target.backlinks else { return 0 }
         let counted: Int
-        if let write {
+        if let write, write.buffer.pendingDeltas(dbi) != nil {
+            // Buffered changes: the target's records merged with them.
+            return try linkingObjects(to: key, of: targetClass, originClass: originClass, property: property).count
+        } else if let write {
             var scanner = try BacklinkScanner(write.txn, dbi)
             counted = try scanner.countRecords(of: key, originClass: originClass, property: property)
         } else {

@@ -180,14 +180,6 @@ struct ListID: Hashable {
     var owner: Int64
 }
 
-/// A link to a deleted object, still to be taken out of a stored list
-/// (`Realm.removeLinks`); `sizeBefore`: the list's size before.
-struct PendingLinkRemoval {
-    var id: ListID
-    var target: Int64
-    var sizeBefore: Int
-}
-
 /// One segment of a list as a snapshot or write transaction sees it.
 struct ListSegment {
     /// The position in its key; nil until it is first stored.

@@ -39,9 +39,9 @@ extension Realm {
                 if complete && !known.isComplete { try loadHead(known, table, txn: write.txn) }
                 return known
             }
-            if !write.pendingLinkRemovals.isEmpty, try settleLinkRemovals(write, table, column), let known = write.lists[id] {
-                // This list was one of them: loaded whole just now.
-                return known
+            if write.buffer.hasLinkRemovals, let settled = try settleLinkRemovals(write, table, column, owner: owner) {
+                // Links removed from it before it was loaded: loaded whole just now.
+                return settled
             }
             let size = try storedListSize(table, column, owner)
             let state = try loadList(id, table, column, size: size, txn: write.txn, bounds: write.bounds, complete: complete)
@@ -184,9 +184,9 @@ extension Realm {
             throw FiefError(.internal, "class \(classKey) is linked to but has no backlinks database")
         }
         if delta > 0 {
-            try Backlinks.add(write.txn, dbi, target: target, originClass: table.key, property: state.id.column, origin: state.id.owner)
+            try Backlinks.add(write, dbi, target: target, originClass: table.key, property: state.id.column, origin: state.id.owner)
         } else {
-            try Backlinks.remove(write.txn, dbi, target: target, originClass: table.key, property: state.id.column, origin: state.id.owner)
+            try Backlinks.remove(write, dbi, target: target, originClass: table.key, property: state.id.column, origin: state.id.owner)
         }
     }
 
@@ -318,7 +318,13 @@ extension Realm {
     func emptyingLists(_ write: WriteTransaction, _ table: Table) throws(FiefError) {
         for (property, dbi) in table.lists {
             let column = try table.column(property.key)
-            if column.elementType == .link || column.elementType == .mixed {
+            if column.elementType == .link, column.linkTarget != table.key, let target = try? self.table(column.linkTarget),
+               !target.objectClass.isEmbedded, let backlinks = target.backlinks {
+                // Links to objects that stay: the pair (class, property)
+                // leaves the target's backlinks in one walk, no list loaded.
+                try Backlinks.dropPair(write, backlinks, originClass: table.key, property: property.key)
+                write.buffer.discardLinkRemovals(table: table.key, column: property.key)
+            } else if column.elementType == .link || column.elementType == .mixed {
                 // Every stored element and every changed list, released.
                 var owners = Set<Int64>()
                 for (id, _) in write.lists where id.table == table.key && id.column == property.key { owners.insert(id.owner) }
@@ -369,7 +375,7 @@ extension Realm {
             let slot = ClusterLayout.slot(of: origin)
             var size = 0
             if case .int(let n) = chunk.value(slot, nullable: false) { size = Int(n) }
-            write.pendingLinkRemovals.append(PendingLinkRemoval(id: id, target: target, sizeBefore: size))
+            write.buffer.removeLink(from: WriteBuffer.ListKey(table: originClass, column: property, owner: origin), target: target, sizeBefore: size)
             chunk.set(slot, .int(Int64(Swift.max(0, size - count))))
             noteColumnChange(originClass, property)
             return
@@ -412,22 +418,19 @@ extension Realm {
         noteColumnChange(table.key, column.key)
     }
 
-    /// Before a list of `column` is loaded in this transaction: the link
-    /// removals pending for lists of that column go into their (loaded)
-    /// lists, whose sizes are first set back to what their segments hold.
-    /// Returns whether there were any.
-    private func settleLinkRemovals(_ write: WriteTransaction, _ table: Table, _ column: Column) throws(FiefError) -> Bool {
-        let mine = write.pendingLinkRemovals.filter { $0.id.table == table.key && $0.id.column == column.key }
-        if mine.isEmpty { return false }
-        write.pendingLinkRemovals.removeAll { $0.id.table == table.key && $0.id.column == column.key }
-        // In reverse: an owner's first removal leaves the size it had before all of them.
-        for removal in mine.reversed() { try setStoredListSize(write, table, column, removal.id.owner, removal.sizeBefore) }
-        for removal in mine {
-            let state = try listState(table, column, owner: removal.id.owner)
-            try removeLoadedLinks(table, state, targetClass: column.linkTarget, target: removal.target)
-            try noteSize(write, table, state)
-        }
-        return true
+    /// Before the list of `owner` is loaded in this transaction: the link
+    /// removals pending for it (the write buffer's) go into the loaded
+    /// list, whose size is first set back to what its segments hold.
+    /// Returns the list, or nil if none was pending.
+    private func settleLinkRemovals(_ write: WriteTransaction, _ table: Table, _ column: Column, owner: Int64) throws(FiefError) -> ListState? {
+        let mine = write.buffer.takeLinkRemovals(of: WriteBuffer.ListKey(table: table.key, column: column.key, owner: owner))
+        guard let first = mine.first else { return nil }
+        // The first removal saw the size before all of them.
+        try setStoredListSize(write, table, column, owner, first.sizeBefore)
+        let state = try listState(table, column, owner: owner)
+        for removal in mine { try removeLoadedLinks(table, state, targetClass: column.linkTarget, target: removal.target) }
+        try noteSize(write, table, state)
+        return state
     }
 
     /// Store the pending link removals (at commit, before the lists): per
@@ -435,8 +438,8 @@ extension Realm {
     /// holding a removed target is stored again without it (or deleted when
     /// nothing is left), and the list's size is set to what remains.
     private func storeLinkRemovals(_ write: WriteTransaction) throws(FiefError) {
-        var pending = write.pendingLinkRemovals
-        write.pendingLinkRemovals = []
+        var pending = write.buffer.takeLinkRemovals()
+        if pending.isEmpty { return }
         // In key order: one walk of each list database.  Removals from one
         // list property (the usual case) sort as integers, owner (below
         // 2^40) and index packed together.
@@ -530,7 +533,7 @@ extension Realm {
 
     /// Store every changed segment of every changed list (at commit).
     func flushLists(_ write: WriteTransaction) throws(FiefError) {
-        if !write.pendingLinkRemovals.isEmpty { try storeLinkRemovals(write) }
+        if write.buffer.hasLinkRemovals { try storeLinkRemovals(write) }
         if write.lists.isEmpty { return }
         let limit = environment.chunkPartLimit
         let ids = write.lists.keys.sorted { ($0.table, $0.column, $0.owner) < ($1.table, $1.column, $1.owner) }
@@ -846,4 +849,9 @@ final class PropertyList: ListStorage {
         realm.noteMembershipChange(child.key)
         return (child.key, childKey)
     }
+}
+
+extension WriteBuffer.LinkRemoval {
+    /// The list it is pending for.
+    var id: ListID { ListID(table: list.table, column: list.column, owner: list.owner) }
 }

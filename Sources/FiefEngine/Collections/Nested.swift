@@ -188,7 +188,7 @@ extension Realm {
         guard let dbi = try self.table(classKey).backlinks else {
             throw FiefError(.internal, "class \(classKey) is linked to but has no backlinks database")
         }
-        try Backlinks.remove(write.txn, dbi, target: target, originClass: table.key, property: property, origin: owner)
+        try Backlinks.remove(write, dbi, target: target, originClass: table.key, property: property, origin: owner)
     }
 
     /// Store `value` (checked) under `key` of nested collection `ref`;

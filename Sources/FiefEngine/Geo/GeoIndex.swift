@@ -560,7 +560,7 @@ extension Realm {
         var owner: (UInt32, UInt32, Int64) = (0, 0, 0)
         if let backlinks = table.backlinks {
             var found = false
-            try Backlinks.forEach(write.txn, backlinks, target: key) { (originClass, property, origin, _) throws(FiefError) in
+            try Backlinks.forEach(write, backlinks, target: key) { (originClass, property, origin, _) throws(FiefError) in
                 if !found { owner = (originClass, property, origin); found = true }
             }
         }

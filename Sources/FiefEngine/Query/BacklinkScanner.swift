@@ -31,6 +31,14 @@ struct BacklinkScanner {
         keptAlive = (nil, nil)
     }
 
+    /// A scanner over the backlinks database `dbi` read through `txn`,
+    /// `realm`'s: in its write transaction, the database's buffered
+    /// changes are settled first (a scan reads what LMDB holds).
+    init(_ realm: Realm, _ txn: OpaquePointer, _ dbi: MDB_dbi) throws(FiefError) {
+        if let write = realm.write { try Backlinks.settle(write, dbi) }
+        try self.init(txn, dbi)
+    }
+
     /// A scanner over `cursor` (on a backlinks database), placed anywhere:
     /// its first target is sought.  `checked` and `directory`: the runs
     /// of the snapshot the cursor reads that were checked already, and

@@ -438,6 +438,7 @@ final class QueryScan {
     private func withBacklinkScanner(of table: UInt32, _ body: (inout BacklinkScanner) throws(FiefError) -> Void) throws(FiefError) {
         guard let dbi = try realm.table(table).backlinks else { return }
         if let write = realm.write {
+            try Backlinks.settle(write, dbi)
             var scanner = try BacklinkScanner(write.txn, dbi)
             try body(&scanner)
             return

@@ -196,7 +196,7 @@ final class ValueReader {
             let hop = hops[level]
             guard let dbi = hopBackTables[level]!.backlinks else { return true }
             try realm.withReadTransaction { (txn) throws(FiefError) in
-                if hopScanners[level] == nil { hopScanners[level] = try BacklinkScanner(txn, dbi) }
+                if hopScanners[level] == nil { hopScanners[level] = try BacklinkScanner(realm, txn, dbi) }
                 try hopScanners[level]!.forEachRecord(of: key, originClass: hop.to, property: hop.property) { (_, origin, count) in
                     // An object linking twice (a list listing it twice) is reached twice.
                     for _ in 0..<count { buffer.keys.append(origin) }
@@ -268,7 +268,7 @@ final class ValueReader {
             guard let dbi = lastTable.backlinks else { return .int(0) }
             var total: Int64 = 0
             try realm.withReadTransaction { (txn) throws(FiefError) in
-                if backlinkScanner == nil { backlinkScanner = try BacklinkScanner(txn, dbi) }
+                if backlinkScanner == nil { backlinkScanner = try BacklinkScanner(realm, txn, dbi) }
                 if let pair {
                     try backlinkScanner!.forEachRecord(of: key, originClass: pair.originClass, property: pair.property) { (_, _, count) in total += Int64(count) }
                 } else {
@@ -288,7 +288,7 @@ final class ValueReader {
             if through.kind == .backlinks {
                 guard let dbi = lastTable.backlinks else { return Aggregator(operation, target.type).result() }
                 try realm.withReadTransaction { (txn) throws(FiefError) in
-                    if backlinkScanner == nil { backlinkScanner = try BacklinkScanner(txn, dbi) }
+                    if backlinkScanner == nil { backlinkScanner = try BacklinkScanner(realm, txn, dbi) }
                     try backlinkScanner!.forEachRecord(of: key, originClass: through.to, property: through.property) { (_, origin, count) in
                         // A list listing the object twice counts twice.
                         for _ in 0..<count { targetKeys.keys.append(origin) }

@@ -332,11 +332,11 @@ struct Aggregator {
     }
 }
 
-extension Results {
+extension ObjectResults {
     /// The `operation` of property `propertyKey` over these results'
     /// objects (an object listed twice in a list counts twice).  Reads the
     /// column in place, cluster by cluster, without ordering the objects.
-    public func aggregate(_ operation: AggregateOperation, property propertyKey: UInt32) throws(FiefError) -> Value {
+    func aggregateObjects(_ operation: AggregateOperation, property propertyKey: UInt32) throws(FiefError) -> Value {
         try realm.checkReadable()
         let table = try realm.table(tableKey)
         let property = try table.property(propertyKey)

@@ -106,11 +106,10 @@ final class WriteTransaction {
     /// Scratch space for set and map keys and values.
     @exclusivity(unchecked) var entryKey: [UInt8] = []
     @exclusivity(unchecked) var entryValue: [UInt8] = []
-    /// Links to deleted objects still to be taken out of lists this
-    /// transaction has not loaded (`Realm.removeLinks`): stored at commit,
-    /// in key order, or moved into the lists when one of their column is
-    /// loaded first.  The list databases are not written before commit.
-    @exclusivity(unchecked) var pendingLinkRemovals: [PendingLinkRemoval] = []
+    /// What the transaction changed and has not written yet (backlinks;
+    /// links to deleted objects still to be taken out of lists it has not
+    /// loaded), written at commit in key order (see `WriteBuffer`).
+    let buffer = WriteBuffer()
     /// Maps of values filled in this transaction, stored sorted at commit (`PendingMap`).
     let pendingMaps = PendingMaps()
     /// Strings and binaries written to lists.
@@ -424,13 +423,13 @@ extension Realm {
         write.clean = ChunkMap(capacity: 1)
         write.partTables = ChunkPartTables()
         write.lists = [:]
-        write.pendingLinkRemovals = []
         if large { malloc_trim(0) }
     }
 
     private func flush(_ write: WriteTransaction) throws(FiefError) {
         try flushPendingMaps(write)
         try flushLists(write)
+        try Backlinks.settleAll(write)
         // A column chunk stored for the first time is listed in its
         // cluster's presence chunk.
         for (id, chunk) in write.dirty.entries where chunk.isNew {

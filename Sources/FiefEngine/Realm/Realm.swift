@@ -921,6 +921,7 @@ public final class Realm: @unchecked Sendable {
             var opened: [String] = []
             do throws(FiefError) {
                 try flushPendingMaps(write)
+                try Backlinks.settleAll(write)
                 let changed = try SchemaPlanner.applyInTransaction(write.txn, configuration: configuration, environment: environment, opened: &opened, keepVersion: true, inWrite: true)
                 write.openedDatabases += opened
                 if changed {

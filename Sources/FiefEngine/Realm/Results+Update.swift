@@ -9,7 +9,7 @@
 /// (`DirtyChunk.fill`).  Only what must be kept exact per object is done per
 /// object: index entries, backlinks of links, nested collections of mixed
 /// values, and the embedded objects a link owned.
-extension Results {
+extension ObjectResults {
     /// Set property `propertyKey` of every object of these results to
     /// `value`, in the realm's write transaction.
     ///

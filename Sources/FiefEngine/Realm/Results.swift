@@ -1,189 +1,97 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// A lazy, live view of the objects of one class: all of them, or those
-/// matching every filter, then ordered by its stages (sorts, distincts and
-/// limits, applied left to right: see `ResultsStage`).  It evaluates when
-/// first read and again whenever something it reads may have changed (the
-/// realm's stamps).
-public final class Results: @unchecked Sendable {
+/// Results: a lazy, live view of the elements of one source, all of them
+/// or those matching every filter, then ordered by stages (sorts, distincts
+/// and limits, left to right: see `ResultsStage`).  One kind with two kinds
+/// of elements:
+///
+/// * `ObjectResults`: objects (of a class, of a list, set or map of links,
+///   or linking objects), each row an object key;
+/// * `ValueResults`: the values of a list, set or map of values, or of a
+///   collection nested in a mixed value, each row a position in the
+///   collection (the stages' one key path is "self").
+///
+/// What does not depend on the elements is written here once: chaining
+/// filters and stages, the stages themselves (`applyStages`), validity,
+/// resolving in another realm and the query's text.  A subclass says how
+/// its elements are found, read and compared (the overrides marked
+/// "Element kind").  Evaluated, results hold their rows in order
+/// (`rows`) as of the realm's stamp `evaluatedStamp`.
+public class Results: @unchecked Sendable {
     public let realm: Realm
-    public let tableKey: UInt32
     let filters: [CompiledQuery]
     /// What comes after the filters, in order (see `ResultsStage`).
     let stages: [OrderingStage]
-    /// The matches, in order, once `keysMaterialized`.
-    @exclusivity(unchecked) var keys: [Int64] = []
-    /// The matches of the last scan, per cluster (in key order), and their count.
-    @exclusivity(unchecked) private var matchedClusters: [(Int64, Bitmap)] = []
-    @exclusivity(unchecked) private var matchedCount = 0
-    /// Whether `keys` was built from `matchedClusters` (and the stages applied).
-    @exclusivity(unchecked) private var keysMaterialized = false
-    @exclusivity(unchecked) private var evaluatedStamp: UInt64 = 0
-    /// The columns of the class the filters and stages read: a write to
-    /// another column leaves these results as they are.
-    private let dependentColumns: [UInt32]
-    /// The columns of other classes the filters and stages read, through
-    /// links, collections and backlinks (key paths such as "owner.name"):
-    /// each class with its columns (its creates and deletes count too).
-    private let linkedColumns: [(table: UInt32, columns: [UInt32])]
-    /// Set for linking objects: only the objects whose link `property`
-    /// points to the object `target` of class `targetClass`.
-    let linking: (targetClass: UInt32, target: Int64, property: UInt32)?
-    /// Set for the objects of a list of links: the list (its owner's class,
-    /// property and owner), whose elements these results are, in list order.
-    let list: ListID?
-    /// A count made without the matches (`QueryScan.countMatches`), and
-    /// the stamp it was made at (0: none).
-    @exclusivity(unchecked) private var countedStamp: UInt64 = 0
-    @exclusivity(unchecked) private var counted = 0
-    /// The scan that made `counted`: what it found on the way (the objects
-    /// the filter's path reaches) serves the evaluation that follows, when
-    /// nothing changed since (a count, then the iteration: the filter is
-    /// evaluated once).
-    @exclusivity(unchecked) private var countingScan: QueryScan?
+    /// The rows of the last evaluation, in order: object keys, or
+    /// positions in the collection.
+    @exclusivity(unchecked) final var rows: [Int64] = []
+    /// The stamp `rows` was evaluated at (0: never).
+    @exclusivity(unchecked) final var evaluatedStamp: UInt64 = 0
 
-    public init(realm: Realm, tableKey: UInt32) throws(FiefError) {
-        try realm.checkReadable()
-        let table = try realm.table(tableKey)
-        if table.objectClass.isEmbedded {
-            throw FiefError(.invalidArgument, "class '\(table.objectClass.name)' is embedded: its objects are reached through their parents, not listed on their own")
-        }
-        self.realm = realm
-        self.tableKey = tableKey
-        self.filters = []
-        self.stages = []
-        self.dependentColumns = []
-        self.linkedColumns = []
-        self.linking = nil
-        self.list = nil
-    }
+    /// Whether the elements are objects (`ObjectResults`) or values (`ValueResults`).
+    public final let holdsObjects: Bool
+    /// The class these results need to exist: the objects' class, or the
+    /// class of the collection's owner.
+    final let sourceClass: UInt32
 
-    /// The objects of list, set or map `property` of object `owner` of
-    /// class `ownerClass` (of links), live: they follow every change to the
-    /// collection and to the objects.  A list's in list order (an object
-    /// listed twice is there twice), a set's in its order (object key), a
-    /// map's values in key order (null values left out).
-    public init(realm: Realm, list property: UInt32, of owner: Int64, in ownerClass: UInt32) throws(FiefError) {
-        try realm.checkReadable()
-        let table = try realm.table(ownerClass)
-        let column = try table.column(property)
-        guard column.collection != .none else {
-            throw FiefError(.invalidArgument, "'\(table.objectClass.name).\((try? table.property(property).name) ?? "")' is not a list, set or map")
-        }
-        guard column.elementType == .link else {
-            throw FiefError(.invalidArgument, "'\(table.objectClass.name).\((try? table.property(property).name) ?? "")' is a \(column.collection.name) of values, not of objects: read its values instead")
-        }
-        try realm.requireLive(table, owner)
+    init(realm: Realm, filters: [CompiledQuery], stages: [OrderingStage], holdsObjects: Bool, sourceClass: UInt32) {
         self.realm = realm
-        self.tableKey = column.linkTarget
-        self.filters = []
-        self.stages = []
-        self.dependentColumns = []
-        self.linkedColumns = []
-        self.linking = nil
-        self.list = ListID(table: ownerClass, column: property, owner: owner)
-    }
-
-    /// The objects of class `originClass` whose link `property` points to
-    /// object `objectKey` of class `targetClass` (linking objects, through
-    /// the target's backlinks), live.
-    public init(realm: Realm, linkingTo objectKey: Int64, of targetClass: UInt32, originClass: UInt32, property: UInt32) throws(FiefError) {
-        try realm.checkReadable()
-        let origin = try realm.table(originClass)
-        let target = try realm.table(targetClass)
-        let column = try origin.column(property)
-        // A mixed property (or collection) may link to any class but an embedded one.
-        let linksHere = column.elementType == .link && column.linkTarget == targetClass
-        guard linksHere || (column.elementType == .mixed && !target.objectClass.isEmbedded) else {
-            throw FiefError(.invalidArgument, "'\(origin.objectClass.name).\((try? origin.property(property))?.name ?? "#\(property)")' is not a link to class '\(target.objectClass.name)'")
-        }
-        try realm.requireLive(target, objectKey)
-        self.realm = realm
-        self.tableKey = originClass
-        self.filters = []
-        self.stages = []
-        self.dependentColumns = [property]
-        self.linkedColumns = []
-        self.linking = (targetClass, objectKey, property)
-        self.list = nil
-    }
-
-    private init(realm: Realm, tableKey: UInt32, filters: [CompiledQuery], stages: [OrderingStage],
-                 linking: (targetClass: UInt32, target: Int64, property: UInt32)?, list: ListID?) {
-        self.realm = realm
-        self.tableKey = tableKey
         self.filters = filters
         self.stages = stages
-        self.linking = linking
-        self.list = list
-        if stages.isEmpty && linking == nil && filters.count == 1, let known = filters[0].knownColumns {
-            self.dependentColumns = known.own
-            self.linkedColumns = known.linked
-            return
-        }
-        if stages.isEmpty && !filters.contains(where: { $0.root.readsGraph }) {
-            // Filters on the class's own values only: no dictionary.
-            var own: [UInt32] = []
-            for query in filters { query.root.collectOwnColumns(into: &own) }
-            if let linking { own.append(linking.property) }
-            own.sort()
-            var kept = 0
-            for column in own where kept == 0 || own[kept - 1] != column {
-                own[kept] = column
-                kept += 1
-            }
-            own.removeLast(own.count - kept)
-            self.dependentColumns = own
-            self.linkedColumns = []
-            return
-        }
-        var columns: [UInt32: Set<UInt32>] = [:]
-        for stage in stages {
-            switch stage {
-            case .sort(let keys): ResolvedKeyPath.collectColumns(keys.map(\.path), into: &columns)
-            case .distinct(let paths): ResolvedKeyPath.collectColumns(paths, into: &columns)
-            case .limit: break
-            }
-        }
-        for query in filters { query.root.collectColumns(table: tableKey, into: &columns) }
-        var own = columns.removeValue(forKey: tableKey) ?? []
-        if let linking { own.insert(linking.property) }
-        self.dependentColumns = own.sorted()
-        self.linkedColumns = columns.keys.sorted().map { ($0, columns[$0]!.sorted()) }
+        self.holdsObjects = holdsObjects
+        self.sourceClass = sourceClass
     }
 
-    /// Same objects, other filters or stages.
-    private func with(filters: [CompiledQuery]? = nil, stages: [OrderingStage]? = nil, realm: Realm? = nil) -> Results {
-        Results(realm: realm ?? self.realm, tableKey: tableKey, filters: filters ?? self.filters, stages: stages ?? self.stages,
-                linking: linking, list: list)
+    // MARK: Element kind (each subclass overrides these)
+
+    /// The elements' type and whether they may be null: `.link` and not
+    /// null for objects.
+    public var elementType: (type: PropertyType, isNullable: Bool) { preconditionFailure("every results is ObjectResults or ValueResults") }
+
+    /// Same elements, other filters, stages or realm.
+    func with(filters: [CompiledQuery], stages: [OrderingStage], realm: Realm) -> Results {
+        preconditionFailure("every results is ObjectResults or ValueResults")
     }
 
-    @inline(__always)
-    private var isFresh: Bool { isUnchanged(since: evaluatedStamp) }
-
-    /// Whether nothing these results read changed since `stamp`.
-    @inline(__always)
-    private func isUnchanged(since stamp: UInt64) -> Bool {
-        guard realm.isUnchanged(since: stamp, table: tableKey, columns: dependentColumns) else { return false }
-        if let list, !realm.isUnchanged(since: stamp, table: list.table, columns: [list.column]) { return false }
-        for linked in linkedColumns where !realm.isUnchanged(since: stamp, table: linked.table, columns: linked.columns) {
-            return false
-        }
-        return true
+    /// `predicate` compiled for these elements, with the stages it ends with.
+    func compileFilter(_ predicate: String, _ arguments: [QueryArgument]) throws(FiefError) -> (CompiledQuery, [QueryOrderingStage]) {
+        preconditionFailure("every results is ObjectResults or ValueResults")
     }
 
-    /// The objects of these results matching `predicate` (Realm's query
-    /// language).  As in Realm, the filter joins the earlier ones, before
-    /// the stages: filtering sorted (or distinct) results keeps their order
-    /// (or distinct), and results with a limit cannot be filtered.
-    public func filtered(_ predicate: String, arguments: [QueryArgument]) throws(FiefError) -> Results {
+    /// `stage` with its key paths resolved for these elements.
+    func resolve(_ stage: ResultsStage) throws(FiefError) -> OrderingStage {
+        preconditionFailure("every results is ObjectResults or ValueResults")
+    }
+
+    /// The values at the end of `path` for `rows`, read in place;
+    /// `rowsAscend`: `rows` is in key (or collection) order.
+    func sortColumn(_ path: ResolvedKeyPath, ascending: Bool, rows: UnsafeBufferPointer<Int64>, rowsAscend: Bool) throws(FiefError) -> SortColumn {
+        preconditionFailure("every results is ObjectResults or ValueResults")
+    }
+
+    /// How many elements these results hold now.
+    public func count() throws(FiefError) -> Int { preconditionFailure("every results is ObjectResults or ValueResults") }
+
+    /// Bring `rows` up to date: every row, in order.
+    func evaluateRows() throws(FiefError) { preconditionFailure("every results is ObjectResults or ValueResults") }
+
+    /// min, max, sum or average (see `AggregateOperation`) of property
+    /// `property` of the objects, or of the values (`property` unused).
+    public func aggregate(_ operation: AggregateOperation, property: UInt32) throws(FiefError) -> Value {
+        preconditionFailure("every results is ObjectResults or ValueResults")
+    }
+
+    // MARK: Chaining
+
+    /// The elements of these results matching `predicate` (Realm's query
+    /// language; for values, `self` stands for the element).  As in Realm,
+    /// the filter joins the earlier ones, before the stages: filtering
+    /// sorted (or distinct) results keeps their order (or distinct), and
+    /// results with a limit cannot be filtered.  Stages the predicate ends
+    /// with (`SORT(...)`) follow.
+    public final func filtered(_ predicate: String, arguments: [QueryArgument]) throws(FiefError) -> Self {
         try realm.checkReadable()
-        let table = try realm.table(tableKey)
         try Results.refuseFilterAfterLimit(stages.contains { $0.hasLimit })
-        let (query, ordering) = try realm.queryCache.compile(predicate, table: table, realm: realm, arguments: arguments)
-        let filtered = with(filters: filters.isEmpty ? [query] : filters + [query])
+        let (query, ordering) = try compileFilter(predicate, arguments)
+        let filtered = unsafeDowncast(with(filters: filters + [query], stages: stages, realm: realm), to: Self.self)
         return ordering.isEmpty ? filtered : try filtered.applying(QueryCompiler.stages(ordering))
     }
 
@@ -195,367 +103,166 @@ public final class Results: @unchecked Sendable {
     }
 
     /// These results with `stages` after their own, applied left to right
-    /// (see `ResultsStage`).  Key paths are checked against the schema now.
+    /// (see `ResultsStage`).  Key paths are checked now (against the schema
+    /// for objects; values take "self" alone).
     ///
     ///     try dogs.applying([.sort([SortKeyPath("owner.name")]), .distinct(["owner.name"]), .limit(10)])
     ///
     /// - Throws: `.queryInvalid` for a key path that names no property, passes
     ///   through a list, set, map or a property that is not a link, or ends
-    ///   at a link or collection; `.invalidArgument` for a negative limit.
-    public func applying(_ stages: [ResultsStage]) throws(FiefError) -> Results {
+    ///   at a link or collection (for values: any key path but "self");
+    ///   `.invalidArgument` for a negative limit.
+    public final func applying(_ stages: [ResultsStage]) throws(FiefError) -> Self {
         try realm.checkReadable()
-        let table = try realm.table(tableKey)
+        _ = try realm.table(sourceClass)
         var combined = self.stages
         for stage in stages {
-            combined = OrderingStage.append(try OrderingStage.resolve(stage, from: table, in: realm), to: combined)
+            combined = OrderingStage.append(try resolve(stage), to: combined)
         }
-        return with(stages: combined)
+        return unsafeDowncast(with(filters: filters, stages: combined, realm: realm), to: Self.self)
     }
 
     /// These results sorted by `keys` (key paths and directions, the first
     /// most significant); ties keep the previous order, so earlier sorts act
-    /// as later keys.
-    public func sorted(by keys: [(String, Bool)]) throws(FiefError) -> Results {
+    /// as later keys.  Values sort by the one key "self".
+    public final func sorted(by keys: [(String, Bool)]) throws(FiefError) -> Self {
         try applying([.sort(keys.map { SortKeyPath($0.0, ascending: $0.1) })])
     }
 
-    /// The first object of these results for each distinct tuple of values
-    /// of `keyPaths`, in order (see `ResultsStage.distinct`).
-    public func distinct(by keyPaths: [String]) throws(FiefError) -> Results {
+    /// The first element of these results for each distinct tuple of
+    /// values of `keyPaths`, in order (see `ResultsStage.distinct`).
+    public final func distinct(by keyPaths: [String]) throws(FiefError) -> Self {
         try applying([.distinct(keyPaths)])
     }
 
-    /// The first `count` objects of these results (count ≥ 0).
-    public func limited(to count: Int) throws(FiefError) -> Results {
+    /// The first `count` elements of these results (count ≥ 0).
+    public final func limited(to count: Int) throws(FiefError) -> Self {
         try applying([.limit(count)])
     }
 
-    /// The same query in another realm of the same file.
-    public func resolved(in target: Realm) throws(FiefError) -> Results {
+    /// The same results in another realm of the same file.
+    public final func resolved(in target: Realm) throws(FiefError) -> Self {
         guard target.environment === realm.environment else {
             throw FiefError(.invalidArgument, "the target realm is another file")
         }
         try target.checkReadable()
-        _ = try target.table(tableKey)
-        return with(realm: target)
+        _ = try target.table(sourceClass)
+        return unsafeDowncast(with(filters: filters, stages: stages, realm: target), to: Self.self)
     }
 
-    /// Whether the realm is open and the class exists.
-    public var isValid: Bool { !realm.isClosed && realm.hasTable(tableKey) }
-
-    // MARK: Reading
-
-    public func count() throws(FiefError) -> Int {
-        try realm.checkReadable()
-        if !isFresh {
-            if let n = try countWithoutMatches() { return n }
-            try scanMatches()
-        }
-        if !narrows { return matchedCount }
-        // Limits alone need no keys: the smallest one caps the count.
-        if !stages.contains(where: { if case .distinct = $0 { return true }; return false }) {
-            var count = matchedCount
-            for case .limit(let n) in stages { count = min(count, n) }
-            return count
-        }
-        try evaluate()
-        return keys.count
+    /// The rows now, in order (object keys, or positions in the
+    /// collection), and the realm's stamp they are the rows of: the same
+    /// answer for both kinds of elements, which a change notifier compares
+    /// from one stamp to the next.
+    public final func currentRows() throws(FiefError) -> (rows: [Int64], stamp: UInt64) {
+        try evaluateRows()
+        return (rows, realm.stamp)
     }
 
-    public func key(at index: Int) throws(FiefError) -> Int64 {
-        try evaluate()
-        guard index >= 0, index < keys.count else {
-            throw FiefError(.indexOutOfBounds, "index \(index) is out of bounds (the results hold \(keys.count) objects)")
-        }
-        return keys[index]
+    /// Whether the realm is open and the source's class exists.
+    public final var isValid: Bool { !realm.isClosed && realm.hasTable(sourceClass) }
+
+    // MARK: Element kind, checked
+
+    /// These results as results of objects, or the error saying that
+    /// `operation` needs objects (`instead`: what to read values with).
+    /// Inlined into the exports: the results stay borrowed, no reference
+    /// is taken.
+    @inlinable
+    public final func objects(for operation: StaticString, instead: StaticString = "read them with fief_results_get_value") throws(FiefError) -> ObjectResults {
+        if !holdsObjects { throw Results.needsObjects(operation, instead) }
+        return unsafeDowncast(self, to: ObjectResults.self)
     }
 
-    /// Read properties of the object at `index` into `out`, without checking
-    /// again that it exists (fresh results hold only live objects).
-    public func values(at index: Int, properties: UnsafeBufferPointer<UInt32>, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
-        let key = try key(at: index)
-        let table = try realm.table(tableKey)
-        for i in 0..<properties.count {
-            out[i] = try realm.slotValue(table, try table.column(properties[i]), key)
-        }
+    /// These results as results of values, or the error saying that
+    /// `operation` needs values.
+    @inlinable
+    public final func values(for operation: StaticString) throws(FiefError) -> ValueResults {
+        if holdsObjects { throw Results.needsValues(operation) }
+        return unsafeDowncast(self, to: ValueResults.self)
     }
 
-    public func index(of key: Int64) throws(FiefError) -> Int? {
-        try evaluate()
-        if list == nil && !stages.contains(where: { if case .sort = $0 { return true }; return false }) {
-            // Unsorted results are in key order (distinct and limit keep it).
-            var low = 0, high = keys.count
-            while low < high {
-                let mid = (low + high) / 2
-                if keys[mid] < key { low = mid + 1 } else { high = mid }
-            }
-            return low < keys.count && keys[low] == key ? low : nil
-        }
-        return keys.firstIndex(of: key)
+    @usableFromInline
+    static func needsObjects(_ operation: StaticString, _ instead: StaticString) -> FiefError {
+        FiefError(.invalidArgument, "\(operation) needs results of objects, but these results hold values (made from a list, set or map of values): \(instead)")
     }
 
-    /// The keys from position `start` on, as many as `out` holds or the
-    /// results have, into `out`; returns how many were written (0 when
-    /// `start` is the count).  A `start` past the count is out of bounds.
-    public func copyKeys(from start: Int, into out: UnsafeMutableBufferPointer<Int64>) throws(FiefError) -> Int {
-        try evaluate()
-        guard start >= 0, start <= keys.count else {
-            throw FiefError(.indexOutOfBounds, "start \(start) is out of bounds (the results hold \(keys.count) objects)")
-        }
-        let n = min(out.count, keys.count - start)
-        for i in 0..<n { out[i] = keys[start + i] }
-        return n
+    @usableFromInline
+    static func needsValues(_ operation: StaticString) -> FiefError {
+        FiefError(.invalidArgument, "\(operation) needs results of values (made from a list, set or map of values), but these results hold objects: read them with fief_results_get_object or fief_results_get_values")
     }
 
-    /// Every key, in order (a copy).
-    public func allKeys() throws(FiefError) -> [Int64] {
-        try evaluate()
-        return keys
-    }
+    // MARK: Stages
 
-    /// Delete every object of these results.
-    public func deleteAll() throws(FiefError) {
-        _ = try realm.requireWrite()
-        let table = try realm.table(tableKey)
-        if filters.isEmpty && linking == nil && list == nil && !narrows {
-            try realm.deleteAll(table: tableKey)
-            return
-        }
-        try evaluate()
-        let doomed = Set(keys).sorted()
-        for key in doomed where try realm.isLive(table, key) {
-            try realm.deleteObject(table: tableKey, key: key)
-        }
-    }
+    /// Whether a stage may leave elements out (a distinct or a limit).
+    final var narrows: Bool { stages.contains { $0.narrows } }
 
-    /// Visit the matching objects cluster by cluster, in no particular
-    /// order, each as often as it is in the results (an object listed twice
-    /// in a list is visited twice): what aggregates read.
-    func forEachMatch(_ body: (Int64, Bitmap) throws(FiefError) -> Void) throws(FiefError) {
-        try realm.checkReadable()
-        if !isFresh { try scanMatches() }
-        if narrows {
-            // Distinct and limit choose among the matches: by their keys.
-            try evaluate()
-        } else if list == nil {
-            for (cluster, bits) in matchedClusters { try body(cluster, bits) }
-            return
-        }
-        var cluster: Int64 = -1
-        var mask = Bitmap(repeating: 0)
-        for key in keys {
-            let c = ClusterLayout.cluster(of: key), slot = ClusterLayout.slot(of: key)
-            let bit: UInt64 = 1 << UInt64(slot & 63)
-            if c != cluster || mask[slot >> 6] & bit != 0 {
-                if cluster >= 0 { try body(cluster, mask) }
-                cluster = c
-                mask = Bitmap(repeating: 0)
-            }
-            mask[slot >> 6] |= bit
-        }
-        if cluster >= 0 { try body(cluster, mask) }
-    }
-
-    // MARK: Evaluation
-
-    /// Make `keys` hold the current matches, in order.
-    private func evaluate() throws(FiefError) {
-        try realm.checkReadable()
-        if !isFresh { try scanMatches() }
-        if keysMaterialized { return }
-        if list != nil {
-            // `keys` holds the list's matching elements, in list order.
-            try applyStages()
-            keysMaterialized = true
-            return
-        }
-        keys.removeAll(keepingCapacity: true)
-        keys.reserveCapacity(matchedCount)
-        for (cluster, bits) in matchedClusters {
-            let base = cluster << ClusterLayout.shift
-            QueryEvaluator.forEachSlot(bits) { slot in keys.append(base | Int64(slot)) }
-        }
-        try applyStages()
-        keysMaterialized = true
-    }
-
-    /// The count of the matches made without finding them, when the one
-    /// filter allows it (a path of to-one links deciding it alone: see
-    /// `QueryScan.countMatches`) and no stage narrows, or for linking
-    /// objects with neither filter nor narrowing stage; kept until something
-    /// the results read changes.  Nil otherwise: the matches are found.
-    private func countWithoutMatches() throws(FiefError) -> Int? {
-        if let linking, list == nil, filters.isEmpty, !narrows {
-            // Linking objects alone: the target's backlink records through
-            // the property, counted in place (each names one live origin).
-            if countedStamp != 0 && isUnchanged(since: countedStamp) { return counted }
-            let n = try realm.linkingObjectCount(to: linking.target, of: linking.targetClass, originClass: tableKey, property: linking.property)
-            counted = n
-            countedStamp = realm.stamp
-            return n
-        }
-        guard list == nil, linking == nil, filters.count == 1, case .graph = filters[0].root, !narrows else { return nil }
-        if countedStamp != 0 && isUnchanged(since: countedStamp) { return counted }
-        let scan = QueryScan(realm: realm)
-        guard let n = try scan.countMatches(filters[0].root) else { return nil }
-        counted = n
-        countedStamp = realm.stamp
-        countingScan = scan
-        return n
-    }
-
-    /// Whether a stage may leave matches out (a distinct or a limit).
-    private var narrows: Bool { stages.contains { $0.narrows } }
-
-    /// Apply the stages to `keys`, left to right.
-    private func applyStages() throws(FiefError) {
+    /// Apply the stages to `rows` (the matches, in key or collection order),
+    /// left to right.
+    final func applyStages() throws(FiefError) {
+        var rowsAscend = true
         for stage in stages {
             switch stage {
-            case .sort(let sortKeys): try self.sortKeys(sortKeys)
-            case .distinct(let paths): try removeDuplicateKeys(paths)
-            case .limit(let count): if keys.count > count { keys.removeLast(keys.count - count) }
+            case .sort(let keys):
+                if rows.count < 2 { continue }
+                try sortRows(keys, rowsAscend: rowsAscend)
+                rowsAscend = false
+            case .distinct(let paths):
+                try removeDuplicateRows(paths, rowsAscend: rowsAscend)
+            case .limit(let count):
+                if rows.count > count { rows.removeLast(rows.count - count) }
             }
         }
     }
 
-    /// Run the query: remember which objects of each cluster match.
-    private func scanMatches() throws(FiefError) {
-        if let list {
-            try scanList(list)
-            return
+    private func sortColumns(_ keys: [(path: ResolvedKeyPath, ascending: Bool)], rowsAscend: Bool) throws(FiefError) -> [SortColumn] {
+        var columns: [SortColumn] = []
+        try rows.withUnsafeBufferPointer { (rows) throws(FiefError) in
+            for key in keys {
+                columns.append(try sortColumn(key.path, ascending: key.ascending, rows: rows, rowsAscend: rowsAscend))
+            }
         }
-        matchedClusters.removeAll(keepingCapacity: true)
-        matchedCount = try scan(expecting: { matchedClusters.reserveCapacity($0) }) { cluster, bits in matchedClusters.append((cluster, bits)) }
-        keysMaterialized = false
-        evaluatedStamp = realm.stamp
+        return columns
     }
 
-    /// The elements of `list` that every filter matches, in list order (an
-    /// object listed twice is there twice).
-    private func scanList(_ list: ListID) throws(FiefError) {
-        var elements = try realm.linkedKeys(list)
-        if !filters.isEmpty {
-            let table = try realm.table(tableKey)
-            // Each cluster the list reaches, evaluated once for the elements in it.
-            var masks: [Int64: Bitmap] = [:]
-            for key in elements { QueryEvaluator.set(&masks[ClusterLayout.cluster(of: key), default: Bitmap(repeating: 0)], ClusterLayout.slot(of: key)) }
-            var matched: [Int64: Bitmap] = [:]
-            let scan = makeScan()
-            for (cluster, mask) in masks {
-                _ = try visitCluster(table, cluster, mask, scan) { (c, bits) in matched[c] = bits }
-            }
-            elements = elements.filter { key in
-                guard let bits = matched[ClusterLayout.cluster(of: key)] else { return false }
-                let slot = ClusterLayout.slot(of: key)
-                return bits[slot >> 6] & (1 << UInt64(slot & 63)) != 0
-            }
-        }
-        keys = elements
-        matchedClusters.removeAll()
-        matchedCount = elements.count
-        keysMaterialized = false
-        evaluatedStamp = realm.stamp
+    /// Sort `rows` by `sortKeys`; stable (ties keep their order).
+    private func sortRows(_ sortKeys: [(path: ResolvedKeyPath, ascending: Bool)], rowsAscend: Bool) throws(FiefError) {
+        let n = rows.count
+        let columns = try sortColumns(sortKeys, rowsAscend: rowsAscend)
+        let order = UnsafeMutableBufferPointer<Int32>.allocate(capacity: n)
+        defer { order.deallocate() }
+        for i in 0..<n { order[i] = Int32(i) }
+        SortColumn.sort(order, by: columns)
+        let old = rows
+        for i in 0..<n { rows[i] = old[Int(order[i])] }
     }
 
-    /// What one evaluation of the filters keeps between clusters, when
-    /// they read through links (nil otherwise): the scan that counted them
-    /// (`countWithoutMatches`) when nothing changed since, used once.
-    private func makeScan() -> QueryScan? {
-        if let kept = countingScan {
-            countingScan = nil
-            if isUnchanged(since: countedStamp) { return kept }
-        }
-        return filters.contains { $0.readsGraph } ? QueryScan(realm: realm) : nil
-    }
-
-    /// Visit each cluster's matching objects; returns how many matched.
-    /// `expecting` hears, when it is known beforehand, at most how many
-    /// clusters will be visited.
-    private func scan(expecting: (Int) -> Void = { _ in }, _ visit: (Int64, Bitmap) -> Void) throws(FiefError) -> Int {
-        let table = try realm.table(tableKey)
-        let scan = makeScan()
-        var total = 0
-        // Linking objects are the target's backlinks; an indexed equality
-        // narrows the scan to a few clusters.
-        var candidates: [Int64]?
-        if linking == nil, filters.count == 1, case .fullText(let predicate) = filters[0].root, let scan {
-            // A full-text search alone: its objects are the matches (the
-            // index holds live objects only), without reading a chunk.
-            var total = 0
-            try scan.fullTextMatches(predicate, table).forEachCluster { (cluster, bits) in
-                visit(cluster, bits)
-                total += bits[0].nonzeroBitCount + bits[1].nonzeroBitCount + bits[2].nonzeroBitCount + bits[3].nonzeroBitCount
-            }
-            return total
-        }
-        if let linking {
-            candidates = try realm.linkingObjects(to: linking.target, of: linking.targetClass, originClass: tableKey, property: linking.property)
-        } else {
-            for query in filters {
-                guard let plan = try realm.indexPlan(query, table, scan: scan) else { continue }
-                if plan.exact && filters.count == 1 {
-                    // The index's answer is the answer: no chunk is read.
-                    if let first = plan.keys.first, let last = plan.keys.last {
-                        expecting(min(plan.keys.count, Int(ClusterLayout.cluster(of: last) - ClusterLayout.cluster(of: first)) + 1))
-                    }
-                    return Self.visitKeys(plan.keys, visit)
-                }
-                candidates = plan.keys
-                break
+    /// Keep, in order, the first of the rows with each tuple of values of
+    /// `paths`; objects whose paths cross a null link go.
+    private func removeDuplicateRows(_ paths: [ResolvedKeyPath], rowsAscend: Bool) throws(FiefError) {
+        let n = rows.count
+        if n == 0 { return }
+        let columns = try sortColumns(paths.map { ($0, true) }, rowsAscend: rowsAscend)
+        var order: [Int32] = []
+        order.reserveCapacity(n)
+        for row in 0..<n where !columns.contains(where: { $0.crossesNullLink(row) }) { order.append(Int32(row)) }
+        var keep = [Bool](repeating: false, count: n)
+        order.withUnsafeMutableBufferPointer { order in
+            SortColumn.sort(order, by: columns)
+            // Equal tuples are neighbours now, each run in row order: its first row stays.
+            var start = 0
+            while start < order.count {
+                keep[Int(order[start])] = true
+                var end = start + 1
+                while end < order.count && SortColumn.equal(Int(order[start]), Int(order[end]), in: columns) { end += 1 }
+                start = end
             }
         }
-        if candidates == nil, let scan {
-            // A path through links that decides the filter: the objects it
-            // reaches back (computed once per scan, kept for the filter).
-            // When it is the only filter, the objects reached are the
-            // matches (they exist: reached through links and backlinks,
-            // which deleted objects leave).
-            for query in filters {
-                guard let reached = try scan.candidates(query.root) else { continue }
-                let exact = filters.count == 1 && QueryScan.isReach(query.root)
-                try reached.forEachCluster { (cluster, bits) throws(FiefError) in
-                    if exact {
-                        visit(cluster, bits)
-                        total += bits[0].nonzeroBitCount + bits[1].nonzeroBitCount + bits[2].nonzeroBitCount + bits[3].nonzeroBitCount
-                        return
-                    }
-                    let presence = try realm.chunk(table, column: 0, cluster: cluster).reader
-                    let mask = bits & Bitmap(presence.bitmapWord(0), presence.bitmapWord(1), presence.bitmapWord(2), presence.bitmapWord(3))
-                    if mask != Bitmap(repeating: 0) { total += try visitCluster(table, cluster, mask, scan, visit) }
-                }
-                return total
-            }
+        var kept = 0
+        for row in 0..<n where keep[row] {
+            rows[kept] = rows[row]
+            kept += 1
         }
-        if let candidates {
-            for (cluster, keys) in SortedKeyClusters(candidates) {
-                var mask = keys
-                let presence = try realm.chunk(table, column: 0, cluster: cluster).reader
-                mask &= Bitmap(presence.bitmapWord(0), presence.bitmapWord(1), presence.bitmapWord(2), presence.bitmapWord(3))
-                total += try visitCluster(table, cluster, mask, scan, visit)
-            }
-            return total
-        }
-        for (cluster, live) in try realm.clusters(table) {
-            total += try visitCluster(table, cluster, live, scan, visit)
-        }
-        return total
-    }
-
-    /// Visit `keys` (ascending) a cluster at a time; returns their number.
-    private static func visitKeys(_ keys: [Int64], _ visit: (Int64, Bitmap) -> Void) -> Int {
-        for (cluster, mask) in SortedKeyClusters(keys) { visit(cluster, mask) }
-        return keys.count
-    }
-
-    @inline(__always)
-    private func visitCluster(_ table: Table, _ cluster: Int64, _ mask: Bitmap, _ scan: QueryScan?, _ visit: (Int64, Bitmap) -> Void) throws(FiefError) -> Int {
-        var bits = mask
-        for query in filters {
-            if bits == Bitmap(repeating: 0) { break }
-            bits = try realm.evaluate(query.root, table, cluster: cluster, mask: bits, scan: scan)
-        }
-        if bits == Bitmap(repeating: 0) { return 0 }
-        visit(cluster, bits)
-        return bits[0].nonzeroBitCount + bits[1].nonzeroBitCount + bits[2].nonzeroBitCount + bits[3].nonzeroBitCount
+        rows.removeLast(n - kept)
     }
 }

@@ -6,8 +6,9 @@ extension Results {
     /// QuerySerializer.swift) that parses back to the same query: the
     /// filters joined by AND (`TRUEPREDICATE` without filters), their
     /// arguments written in as literals, then the stages (`SORT(name ASC)
-    /// DISTINCT(owner.name) LIMIT(10)`).  The objects a results starts
-    /// from (a class, a list, linking objects) are not part of the text.
+    /// DISTINCT(owner.name) LIMIT(10)`; for values `self > 2 SORT(self
+    /// DESC)`).  What results start from (a class, a collection, linking
+    /// objects) is not part of the text.
     ///
     ///     try dogs.filtered("age < $0", arguments: [5]).sorted(by: [("name", true)]).queryDescription()
     ///     // "age < 5 SORT(name ASC)"
@@ -24,22 +25,6 @@ extension Results {
                 ordering.append(.distinct(paths.map { ResultsDescription.path($0.text) }))
             case .limit(let n):
                 ordering.append(.limit(n))
-            }
-        }
-        return try ResultsDescription.text(filters, ordering)
-    }
-}
-
-extension ValueResults {
-    /// The query these results of values answer, as canonical text: see
-    /// `Results.queryDescription` (`self > 2 SORT(self DESC)`).
-    public func queryDescription() throws(FiefError) -> String {
-        var ordering: [QueryOrderingStage] = []
-        for stage in stages {
-            switch stage {
-            case .sort(let ascending): ordering.append(.sort([QuerySortKey(keyPath: ["self"], ascending: ascending)]))
-            case .distinct: ordering.append(.distinct([["self"]]))
-            case .limit(let n): ordering.append(.limit(n))
             }
         }
         return try ResultsDescription.text(filters, ordering)

@@ -113,36 +113,18 @@ struct ValueElements {
     }
 }
 
-/// One stage of the ordering of value results (`ResultsStage` with the
-/// key path "self").
-enum ValueStage: Equatable {
-    /// By value, ascending or not (nulls first ascending, last descending;
-    /// ties keep their order).
-    case sort(ascending: Bool)
-    /// The first of each run of equal values (Realm's equality), in order.
-    case distinct
-    case limit(Int)
-}
-
-/// A lazy, live view of the elements of a collection of values (a list of
-/// ints, of optional strings, ...): all of them or those matching every
-/// filter (predicates over `self`), in the collection's order, then ordered
-/// by its stages (sort by value, distinct values, limit; left to right).
-/// Like `Results`, it evaluates when first read and again whenever the
-/// collection or its owner changed (the realm's stamps).  Unfiltered and
-/// without stages, it reads the collection directly and keeps nothing.
-public final class ValueResults: @unchecked Sendable {
-    public let realm: Realm
+/// Results of values (see `Results`): the elements of a collection of
+/// values (a list of ints, of optional strings, ...), all of them or those
+/// matching every filter (predicates over `self`), in the collection's
+/// order, then ordered by the stages (by value: the one key path is
+/// "self").  Its rows are positions in the collection.  It evaluates when
+/// first read and again whenever the collection or its owner changed (the
+/// realm's stamps).  Unfiltered and without stages, it reads the
+/// collection directly and keeps nothing.
+public final class ValueResults: Results, @unchecked Sendable {
     let source: CollectionRef
-    let filters: [CompiledQuery]
-    /// What comes after the filters, in order.
-    let stages: [ValueStage]
     /// The elements' type and nullability (a property named "self").
     public let element: Property
-    /// The positions in the collection of the elements, in order (filtered
-    /// or sorted results only).
-    @exclusivity(unchecked) private var positions: [Int] = []
-    @exclusivity(unchecked) private var evaluatedStamp: UInt64 = 0
 
     /// The values of list `property` of object `owner` of class `ownerClass`
     /// (a list of values), in list order, live.
@@ -169,120 +151,101 @@ public final class ValueResults: @unchecked Sendable {
         self.init(realm: realm, source: source, element: try source.element(realm), filters: [], stages: [])
     }
 
-    init(realm: Realm, source: CollectionRef, element: Property, filters: [CompiledQuery], stages: [ValueStage]) {
-        self.realm = realm
+    init(realm: Realm, source: CollectionRef, element: Property, filters: [CompiledQuery], stages: [OrderingStage]) {
         self.source = source
         self.element = element
-        self.filters = filters
-        self.stages = stages
+        super.init(realm: realm, filters: filters, stages: stages, holdsObjects: false, sourceClass: source.table)
     }
 
-    /// Same collection, other filters or stages.
-    private func with(filters: [CompiledQuery]? = nil, stages: [ValueStage]? = nil, realm: Realm? = nil) -> ValueResults {
-        ValueResults(realm: realm ?? self.realm, source: source, element: element, filters: filters ?? self.filters,
-                     stages: stages ?? self.stages)
+    // MARK: Element kind
+
+    override public var elementType: (type: PropertyType, isNullable: Bool) { (element.type, element.isNullable) }
+
+    override func with(filters: [CompiledQuery], stages: [OrderingStage], realm: Realm) -> Results {
+        ValueResults(realm: realm, source: source, element: element, filters: filters, stages: stages)
     }
 
-    /// Whether the realm is open and the collection's class exists.
-    public var isValid: Bool { !realm.isClosed && realm.hasTable(source.table) }
-
-    /// The elements matching `predicate` (Realm's query language, with
-    /// `self` standing for the element).  The filter joins the earlier
-    /// ones, before the stages (as for `Results`: results with a limit
-    /// cannot be filtered).
-    public func filtered(_ predicate: String, arguments: [QueryArgument]) throws(FiefError) -> ValueResults {
-        try realm.checkReadable()
-        try Results.refuseFilterAfterLimit(stages.contains { if case .limit = $0 { return true }; return false })
+    override func compileFilter(_ predicate: String, _ arguments: [QueryArgument]) throws(FiefError) -> (CompiledQuery, [QueryOrderingStage]) {
         let expression = try realm.queryCache.parse(predicate)
         let query = try QueryCompiler.compileElements(expression.predicate, element: element, description: source.describe(realm),
                                                       tableKey: source.table, arguments: try expression.formatting(arguments))
-        let filtered = with(filters: filters + [query])
-        return expression.ordering.isEmpty ? filtered : try filtered.applying(QueryCompiler.stages(expression.ordering))
+        return (query, expression.ordering)
     }
 
-    /// These results with `stages` after their own, left to right (see
-    /// `ResultsStage`): a sort takes the one key path "self", and replaces
-    /// a sort directly before it; a distinct takes "self" alone.
-    ///
-    /// - Throws: `.queryInvalid` for any other key path, `.invalidArgument`
-    ///   for a negative limit.
-    public func applying(_ stages: [ResultsStage]) throws(FiefError) -> ValueResults {
-        try realm.checkReadable()
-        var combined = self.stages
-        for stage in stages {
-            let next: ValueStage
-            switch stage {
-            case .sort(let keys):
-                if keys.isEmpty { continue }
-                guard keys.count == 1, keys[0].keyPath == "self" else {
-                    let given = keys.map { "'\($0.keyPath)'" }.joined(separator: ", ")
-                    throw FiefError(.queryInvalid, "cannot sort \(source.describe(realm)) by \(given): values sort by 'self' alone")
-                }
-                next = .sort(ascending: keys[0].ascending)
-                // By value, the later sort decides every comparison.
-                if case .sort? = combined.last { combined.removeLast() }
-            case .distinct(let keyPaths):
-                if keyPaths.isEmpty { continue }
-                guard keyPaths == ["self"] else {
-                    let given = keyPaths.map { "'\($0)'" }.joined(separator: ", ")
-                    throw FiefError(.queryInvalid, "cannot distinct \(source.describe(realm)) by \(given): values are distinct by 'self' alone")
-                }
-                next = .distinct
-            case .limit(let count):
-                next = .limit(try OrderingStage.checkLimit(count))
+    /// The key path "self": the element itself.
+    private var elementPath: ResolvedKeyPath {
+        ResolvedKeyPath(links: [], table: source.table, column: source.property, type: element.type, isNullable: element.isNullable, text: "self")
+    }
+
+    /// A sort takes the one key path "self" (and so replaces a sort
+    /// directly before it), a distinct "self" alone.
+    override func resolve(_ stage: ResultsStage) throws(FiefError) -> OrderingStage {
+        switch stage {
+        case .sort(let keys):
+            if keys.isEmpty { return .sort([]) }
+            guard keys.count == 1, keys[0].keyPath == "self" else {
+                let given = keys.map { "'\($0.keyPath)'" }.joined(separator: ", ")
+                throw FiefError(.queryInvalid, "cannot sort \(source.describe(realm)) by \(given): values sort by 'self' alone")
             }
-            combined.append(next)
+            return .sort([(elementPath, keys[0].ascending)])
+        case .distinct(let keyPaths):
+            if keyPaths.isEmpty { return .distinct([]) }
+            guard keyPaths == ["self"] else {
+                let given = keyPaths.map { "'\($0)'" }.joined(separator: ", ")
+                throw FiefError(.queryInvalid, "cannot distinct \(source.describe(realm)) by \(given): values are distinct by 'self' alone")
+            }
+            return .distinct([elementPath])
+        case .limit(let count):
+            return .limit(try OrderingStage.checkLimit(count))
         }
-        return with(stages: combined)
     }
 
-    /// The elements sorted by value.
+    /// The elements at positions `rows`, row by row (views into the
+    /// collection).  One pass over the collection reads them: straight when
+    /// `rows` ascends, through a map from position to row otherwise.
+    override func sortColumn(_ path: ResolvedKeyPath, ascending: Bool, rows: UnsafeBufferPointer<Int64>, rowsAscend: Bool) throws(FiefError) -> SortColumn {
+        let elements = try source.elements(realm)
+        let n = rows.count
+        let column = SortColumn(type: element.type, count: n, ascending: ascending)
+        if rowsAscend {
+            var row = 0
+            try elements.forEach { (i, v) throws(FiefError) in
+                if row < n && rows[row] == Int64(i) {
+                    column.store(row, v)
+                    row += 1
+                }
+            }
+            return column
+        }
+        var rowAt = [Int32](repeating: -1, count: elements.count)
+        for row in 0..<n { rowAt[Int(rows[row])] = Int32(row) }
+        try elements.forEach { (i, v) throws(FiefError) in
+            let row = rowAt[i]
+            if row >= 0 { column.store(Int(row), v) }
+        }
+        return column
+    }
+
+    /// The elements sorted by value (the key path "self").
     public func sorted(ascending: Bool) throws(FiefError) -> ValueResults {
         try applying([.sort([SortKeyPath("self", ascending: ascending)])])
     }
 
-    /// `sorted(by:)` of `Results` for values: the one key is "self".
-    public func sorted(by names: [(String, Bool)]) throws(FiefError) -> ValueResults {
-        try applying([.sort(names.map { SortKeyPath($0.0, ascending: $0.1) })])
-    }
-
-    /// The first of each run of equal elements (Realm's equality: among
-    /// mixed values int 1 and double 1.0 are one value), in order;
-    /// `keyPaths` is ["self"].
-    public func distinct(by keyPaths: [String]) throws(FiefError) -> ValueResults {
-        try applying([.distinct(keyPaths)])
-    }
-
-    /// The first `count` elements (count ≥ 0).
-    public func limited(to count: Int) throws(FiefError) -> ValueResults {
-        try applying([.limit(count)])
-    }
-
-    /// The same results in another realm of the same file.
-    public func resolved(in target: Realm) throws(FiefError) -> ValueResults {
-        guard target.environment === realm.environment else {
-            throw FiefError(.invalidArgument, "the target realm is another file")
-        }
-        try target.checkReadable()
-        _ = try target.table(source.table)
-        return with(realm: target)
-    }
-
     // MARK: Reading
 
-    public func count() throws(FiefError) -> Int {
+    override public func count() throws(FiefError) -> Int {
         let elements = try evaluate()
-        return isDirect ? elements.count : positions.count
+        return isDirect ? elements.count : rows.count
     }
 
     /// The element at `index` (a view for strings and binaries).
     public func value(at index: Int) throws(FiefError) -> Value {
         let elements = try evaluate()
-        let count = isDirect ? elements.count : positions.count
+        let count = isDirect ? elements.count : rows.count
         guard index >= 0, index < count else {
             throw FiefError(.indexOutOfBounds, "index \(index) is out of bounds (the results hold \(count) value\(count == 1 ? "" : "s"))")
         }
-        return try elements.value(isDirect ? index : positions[index])
+        return try elements.value(isDirect ? index : Int(rows[index]))
     }
 
     /// The position of the first element equal to `value`, if any (a value
@@ -304,7 +267,7 @@ public final class ValueResults: @unchecked Sendable {
             }
             return found
         }
-        for k in 0..<positions.count where same(try elements.value(positions[k])) { return k }
+        for k in 0..<rows.count where same(try elements.value(Int(rows[k]))) { return k }
         return nil
     }
 
@@ -316,115 +279,47 @@ public final class ValueResults: @unchecked Sendable {
         if isDirect {
             try elements.forEach { (_, v) throws(FiefError) in aggregator.add(v) }
         } else {
-            for position in positions { aggregator.add(try elements.value(position)) }
+            for position in rows { aggregator.add(try elements.value(Int(position))) }
         }
         return aggregator.result()
     }
 
+    /// The aggregate of the elements: values have no properties, so
+    /// `property` is not read.
+    override public func aggregate(_ operation: AggregateOperation, property: UInt32) throws(FiefError) -> Value {
+        try aggregate(operation)
+    }
+
     // MARK: Evaluation
+
+    /// Every position, in order, when the results are the collection itself.
+    override func evaluateRows() throws(FiefError) {
+        let elements = try evaluate()
+        if isDirect { rows = Array(0..<Int64(elements.count)) }
+    }
 
     /// Neither filtered nor ordered: the collection itself.
     @inline(__always)
     private var isDirect: Bool { filters.isEmpty && stages.isEmpty }
 
-    /// The collection now, with `positions` brought up to date.
+    /// The collection now, with `rows` (positions) brought up to date.
     private func evaluate() throws(FiefError) -> ValueElements {
         try realm.checkReadable()
         let elements = try source.elements(realm)
         if isDirect || source.isUnchanged(realm, since: evaluatedStamp) { return elements }
-        positions.removeAll(keepingCapacity: true)
+        rows.removeAll(keepingCapacity: true)
         if filters.isEmpty {
-            positions.append(contentsOf: 0..<elements.count)
+            rows.append(contentsOf: 0..<Int64(elements.count))
         } else {
             let mixed = element.type == .mixed
             try elements.forEach { (i, v) throws(FiefError) in
                 for query in filters where !QueryEvaluator.matches(query.root, v, mixed: mixed) { return }
-                positions.append(i)
+                rows.append(Int64(i))
             }
         }
-        // Whether `positions` still ascends (nothing reordered it yet).
-        var inCollectionOrder = true
-        for stage in stages {
-            switch stage {
-            case .sort(let ascending):
-                if positions.count > 1 {
-                    let column = try valueColumn(elements, ascending: ascending, inCollectionOrder: inCollectionOrder)
-                    reorderPositions(by: column)
-                    inCollectionOrder = false
-                }
-            case .distinct:
-                if positions.count > 1 {
-                    let column = try valueColumn(elements, ascending: true, inCollectionOrder: inCollectionOrder)
-                    removeDuplicatePositions(by: column)
-                }
-            case .limit(let count):
-                if positions.count > count { positions.removeLast(positions.count - count) }
-            }
-        }
+        try applyStages()
         evaluatedStamp = realm.stamp
         return elements
-    }
-
-    /// The values at `positions`, row by row (views into the collection).
-    /// One pass over the collection reads them: straight when `positions`
-    /// ascends, through a map from position to row otherwise.
-    private func valueColumn(_ elements: ValueElements, ascending: Bool, inCollectionOrder: Bool) throws(FiefError) -> SortColumn {
-        let n = positions.count
-        let column = SortColumn(type: element.type, count: n, ascending: ascending)
-        if inCollectionOrder {
-            var row = 0
-            try elements.forEach { (i, v) throws(FiefError) in
-                if row < n && positions[row] == i {
-                    column.store(row, v)
-                    row += 1
-                }
-            }
-            return column
-        }
-        var rowAt = [Int32](repeating: -1, count: elements.count)
-        for (row, position) in positions.enumerated() { rowAt[position] = Int32(row) }
-        try elements.forEach { (i, v) throws(FiefError) in
-            let row = rowAt[i]
-            if row >= 0 { column.store(Int(row), v) }
-        }
-        return column
-    }
-
-    /// Order `positions` by `column` (one row per position): nulls first
-    /// ascending, then the order of `Results`' sorts (strings by UTF-8
-    /// bytes; mixed values in Realm's order of mixed values); stable.
-    private func reorderPositions(by column: SortColumn) {
-        let n = positions.count
-        let order = UnsafeMutableBufferPointer<Int32>.allocate(capacity: n)
-        defer { order.deallocate() }
-        for i in 0..<n { order[i] = Int32(i) }
-        column.sort(order)
-        let old = positions
-        for i in 0..<n { positions[i] = old[Int(order[i])] }
-    }
-
-    /// Keep, in order, the first of the positions holding each value of
-    /// `column` (one row per position; equal as Realm's equality has it).
-    private func removeDuplicatePositions(by column: SortColumn) {
-        let n = positions.count
-        let order = UnsafeMutableBufferPointer<Int32>.allocate(capacity: n)
-        defer { order.deallocate() }
-        for i in 0..<n { order[i] = Int32(i) }
-        column.sort(order)
-        var keep = [Bool](repeating: false, count: n)
-        var start = 0
-        while start < n {
-            keep[Int(order[start])] = true
-            var end = start + 1
-            while end < n && column.compare(Int(order[start]), Int(order[end])) == 0 { end += 1 }
-            start = end
-        }
-        var kept = 0
-        for row in 0..<n where keep[row] {
-            positions[kept] = positions[row]
-            kept += 1
-        }
-        positions.removeLast(n - kept)
     }
 }
 

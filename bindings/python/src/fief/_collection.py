@@ -274,21 +274,20 @@ class LiveCollection:
             return self
         return typing.cast("_C | None", realm.thaw()._resolve_collection(self))
 
-    def results(self) -> "Results[Any] | ValueResults[Any]":
-        """The collection as live results, in its order: for objects a
-        fief.Results (filter and sort by their properties), for values a
-        fief.ValueResults (filter with predicates over ``self``, sort by
-        value, aggregate)."""
-        from .realm import Results, ValueResults
+    def results(self) -> "Results[Any]":
+        """The collection as live fief.Results, in its order: of objects
+        (filter and sort by their properties) or of values (filter with
+        predicates over ``self``, sort by value, aggregate)."""
+        from .realm import Results
         library = self._lib
         fn = f"fief_{self._kind}_to_results"
         ptr = getattr(library, fn)(self._handle.ptr)
         handle = Handle(library.check_handle(ptr, fn), "results")
         if not self._is_links:
-            return ValueResults(library, self._spec, handle)
-        return Results(self._target_binding(), handle)
+            return Results(self._binding, handle, self._spec, holds_objects=False)
+        return Results(self._target_binding(), handle, holds_objects=True)
 
-    def filter(self, predicate: str, *args: Any) -> "Results[Any] | ValueResults[Any]":
+    def filter(self, predicate: str, *args: Any) -> "Results[Any]":
         """The elements that match `predicate` (Realm's query language), in
         the collection's order, live: objects by their properties
         (``"age > 2"``), values as ``self`` (``"self > 2"``)."""
@@ -305,7 +304,7 @@ class LiveCollection:
             raise TypeError(f"a {self._kind_word} of values has no properties to set: assign its elements instead")
         results = self.results()
         try:
-            results.set_all(attr, value)  # type: ignore[union-attr]
+            results.set_all(attr, value)
         finally:
             results.release()
 

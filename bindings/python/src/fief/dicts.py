@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, MutableMapping, ValuesView
-import typing
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _lib as L
@@ -454,7 +453,7 @@ class Dict(LiveCollection, MutableMapping[str, V]):
         """The objects of a dict of objects as live results, in key order
         (None values left out; an object that is the value of two keys is
         there twice): filter and sort them like any results."""
-        return typing.cast("Results[Any]", super().results())
+        return super().results()
 
 
 def _decode_key(key: L.fief_string_t) -> str:

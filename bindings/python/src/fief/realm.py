@@ -565,7 +565,8 @@ class ClassBinding:
         if spec is None:
             raise errors.NoSuchPropertyError(f"{origin_binding.info.name} has no property {attr!r}")
         ptr = library.fief_object_get_backlinks(handle.ptr, origin_binding.class_key, origin_binding.key_of(spec))
-        return Results(origin_binding, Handle(library.check_handle(ptr, "fief_object_get_backlinks"), "results"))
+        return Results(origin_binding, Handle(library.check_handle(ptr, "fief_object_get_backlinks"), "results"),
+                       holds_objects=True)
 
     def object_key(self, handle: Handle) -> int:
         library = self.schema.library
@@ -721,27 +722,174 @@ class _PathReader:
 KEY_BATCH = 1024
 
 
-class Results(Generic[T]):
-    """A live, lazily evaluated view of the objects of one class.
+class _ObjectElements:
+    """How results of objects read their elements: objects of one model
+    class, made from their keys (fief_results_get_keys)."""
 
-    Supports len(), indexing (negative too) and slicing, iteration, `in`,
-    `filter()`, `sort()`, `distinct()`, `limit()`, `freeze()`.  Sorts,
+    holds_objects = True
+    noun = "results"
+
+    def __init__(self, binding: ClassBinding):
+        self.binding = binding
+
+    def at(self, results: "Results[Any]", index: int) -> Any:
+        ptr = results._lib.fief_results_get_object(results._handle.ptr, index)
+        return self.binding.wrap(results._lib.check_handle(ptr, "fief_results_get_object"))
+
+    def snapshot(self, results: "Results[Any]") -> list[Any]:
+        """The keys, read in batches (fief_results_get_keys)."""
+        return results.keys()
+
+    def from_snapshot(self, results: "Results[Any]", keys: Iterable[int]) -> Iterator[Any]:
+        """Each object by its key when reached; one deleted meanwhile is skipped."""
+        return self._objects_by_key(results._lib, results.realm, keys)
+
+    def _objects_by_key(self, library: L.Library, realm: "Realm", keys: Iterable[int]) -> Iterator[Any]:
+        class_key = self.binding.class_key
+        for key in keys:
+            ptr = library.fief_object_get(realm._handle.ptr, class_key, key)
+            if not ptr:
+                error = library.last_error("fief_object_get")
+                if isinstance(error, errors.NoSuchObjectError):
+                    continue
+                raise error
+            yield self.binding.wrap(ptr)
+
+    def find_index(self, results: "Results[Any]", obj: Any) -> int | None:
+        handle = obj.__dict__.get("_fief_handle") if isinstance(obj, Object) else None
+        if handle is None:
+            return None
+        out = ctypes.c_size_t()
+        found = ctypes.c_bool()
+        results._lib.check(results._lib.fief_results_index_of_object(results._handle.ptr, handle.ptr, ctypes.byref(out),
+                                                                     ctypes.byref(found)), "fief_results_index_of_object")
+        return int(out.value) if found.value else None
+
+    def aggregated(self, results: "Results[Any]", attr: str | PropertySpec | None) -> tuple[int, Any]:
+        """The property key and Python type an aggregate of `attr` reads."""
+        if attr is None:
+            raise TypeError(f"an aggregate of {self.binding.cls.__name__} objects needs a property")
+        if isinstance(attr, PropertySpec):
+            attr = attr.attr
+        spec = next((s for s in self.binding.cls.__fief_properties__ if s.attr == attr), None)
+        if spec is None:
+            raise errors.NoSuchPropertyError(f"{self.binding.cls.__name__} has no property {attr!r}")
+        return self.binding.key_of(spec), spec.py_type
+
+    def describe(self, count: int | None, where: str | None, error: str | None = None) -> str:
+        name = self.binding.cls.__name__
+        if error is not None:
+            return f"<fief.Results of {name} ({error})>"
+        return f"<fief.Results of {name} where {where}: {count} objects>"
+
+
+class _ValueElements:
+    """How results of values read their elements: values of a list, set or
+    dict property `spec` (fief_results_get_value)."""
+
+    holds_objects = False
+    noun = "values"
+
+    def __init__(self, spec: PropertySpec):
+        self.spec = spec
+
+    def at(self, results: "Results[Any]", index: int) -> Any:
+        out = L.fief_value_t()
+        results._lib.check(results._lib.fief_results_get_value(results._handle.ptr, index, ctypes.byref(out)),
+                           "fief_results_get_value")
+        return from_value(out, self.spec.py_type)
+
+    def snapshot(self, results: "Results[Any]") -> list[Any]:
+        """The values themselves, read now."""
+        return [self.at(results, i) for i in range(len(results))]
+
+    def from_snapshot(self, results: "Results[Any]", values: Iterable[Any]) -> Iterator[Any]:
+        return iter(values)
+
+    def find_index(self, results: "Results[Any]", value: Any) -> int | None:
+        keep = Keep()
+        v = L.fief_value_t()
+        try:
+            to_value(value, v, keep, self.spec.fief_type)
+        except (errors.FiefError, TypeError, ValueError, OverflowError):
+            return None
+        index = ctypes.c_size_t()
+        found = ctypes.c_bool()
+        results._lib.check(results._lib.fief_results_index_of_value(results._handle.ptr, v, ctypes.byref(index),
+                                                                    ctypes.byref(found)), "fief_results_index_of_value")
+        return int(index.value) if found.value else None
+
+    def aggregated(self, results: "Results[Any]", attr: str | PropertySpec | None) -> tuple[int, Any]:
+        if attr is not None:
+            raise TypeError(f"an aggregate of the values of {self.spec.name} takes no property (given {attr!r})")
+        return 0, self.spec.py_type
+
+    def describe(self, count: int | None, where: str | None, error: str | None = None) -> str:
+        if error is not None:
+            return f"<fief.ValueResults of {self.spec.name} ({error})>"
+        return f"<fief.ValueResults of {self.spec.name} where {where}: {count} values>"
+
+
+class Results(Generic[T]):
+    """A live, lazily evaluated view of objects (of one class, of a list,
+    set or dict of objects, or linking objects) or of values (of a list,
+    set or dict of values: ``person.scores.results()``,
+    ``person.scores.filter("self >= 90")``).  The handle says which
+    (fief_results_get_element_type); everything but reading an element
+    is the same for both.
+
+    Supports len(), indexing (negative too) and slicing, iteration,
+    reversed(), `in`, `index()`, `filter()`, `sort()`, `distinct()`,
+    `limit()`, `min()`, `max()`, `sum()`, `average()`, `freeze()`.  Sorts,
     distincts and limits apply in the order they are chained, as Realm's
     ``SORT(...) DISTINCT(...) LIMIT(n)``: ``dogs.limit(2).sort("name")``
     sorts the first two dogs, ``dogs.sort("name").limit(2)`` takes the two
-    first by name.  It re-evaluates after every change of its realm's
-    snapshot (commit, refresh) and after every write to what it reads."""
+    first by name.  Values sort and are distinct by value (the key path
+    ``self``).  It re-evaluates after every change of its realm's snapshot
+    (commit, refresh) and after every write to what it reads; results of
+    values fail with InvalidatedObjectError once the collection's owner is
+    deleted."""
 
-    def __init__(self, binding: ClassBinding, handle: Handle):
+    def __init__(self, binding: ClassBinding, handle: Handle, spec: PropertySpec | None = None,
+                 *, holds_objects: bool | None = None):
+        """`binding`: the objects' class, or for values the class of the
+        collection's owner, whose property `spec` the values come from.
+        Whether the handle holds objects is asked of the library unless
+        `holds_objects` says it."""
         self._binding = binding
         self._handle = handle
+        if holds_objects is None:
+            element_type = ctypes.c_int32()
+            binding.schema.library.check(binding.schema.library.fief_results_get_element_type(
+                handle.ptr, ctypes.byref(element_type), None), "fief_results_get_element_type")
+            holds_objects = element_type.value == L.TYPE_LINK
+        if holds_objects:
+            self._elements: _ObjectElements | _ValueElements = _ObjectElements(binding)
+        else:
+            if spec is None:
+                raise errors.InvalidArgumentError("results of values need the property their values come from")
+            self._elements = _ValueElements(spec)
+
+    def _derived(self, ptr: Any, function: str) -> "Results[T]":
+        """Results of the same elements from a new handle."""
+        spec = self._elements.spec if isinstance(self._elements, _ValueElements) else None
+        return Results(self._binding, Handle(self._lib.check_handle(ptr, function), "results"), spec,
+                       holds_objects=self._elements.holds_objects)
 
     @property
     def _lib(self) -> L.Library:
         return self._binding.schema.library
 
     @property
+    def holds_objects(self) -> bool:
+        """Whether the elements are objects (else values)."""
+        return self._elements.holds_objects
+
+    @property
     def object_class(self) -> type[T]:
+        """The model class of the objects (results of objects only)."""
+        if not isinstance(self._elements, _ObjectElements):
+            raise errors.InvalidArgumentError(f"these results hold the values of {self._elements.spec.name}, not objects")
         return self._binding.cls  # type: ignore[return-value]
 
     def __len__(self) -> int:
@@ -756,10 +904,6 @@ class Results(Generic[T]):
     def __bool__(self) -> bool:
         return len(self) > 0
 
-    def _object_at(self, index: int) -> T:
-        ptr = self._lib.fief_results_get_object(self._handle.ptr, index)
-        return self._binding.wrap(self._lib.check_handle(ptr, "fief_results_get_object"))  # type: ignore[return-value]
-
     @overload
     def __getitem__(self, index: int) -> T: ...
 
@@ -768,7 +912,7 @@ class Results(Generic[T]):
 
     def __getitem__(self, index: int | slice) -> T | list[T]:
         if isinstance(index, slice):
-            return [self._object_at(i) for i in range(*index.indices(len(self)))]
+            return [self._elements.at(self, i) for i in range(*index.indices(len(self)))]
         try:
             index = index.__index__()
         except AttributeError:
@@ -776,34 +920,22 @@ class Results(Generic[T]):
         if index < 0:
             n = len(self)
             if index < -n:
-                raise errors.IndexOutOfBoundsError(f"index {index - n} is out of range for {n} results")
+                raise errors.IndexOutOfBoundsError(f"index {index - n} is out of range for {n} {self._elements.noun}")
             index += n
-        return self._object_at(index)
+        element: T = self._elements.at(self, index)
+        return element
 
     def __iter__(self) -> Iterator[T]:
-        """The objects that match now, as RealmSwift iterates (fief.h,
-        fief_results_get_keys): their keys are read when the iteration
-        begins, in batches; each object is fetched by key when the iteration
-        reaches it, and one deleted meanwhile is skipped."""
-        keys = self.keys()
-        realm = self.realm
-        return self._objects_by_key(realm, keys)
-
-    def _objects_by_key(self, realm: "Realm", keys: list[int]) -> Iterator[T]:
-        library = self._lib
-        class_key = self._binding.class_key
-        for key in keys:
-            ptr = library.fief_object_get(realm._handle.ptr, class_key, key)
-            if not ptr:
-                error = library.last_error("fief_object_get")
-                if isinstance(error, errors.NoSuchObjectError):
-                    continue
-                raise error
-            yield self._binding.wrap(ptr)  # type: ignore[misc]
+        """The elements that match now, as RealmSwift iterates (fief.h,
+        fief_results_get_keys): objects' keys are read when the iteration
+        begins, in batches, and each object is fetched by key when the
+        iteration reaches it (one deleted meanwhile is skipped); values are
+        read when the iteration begins."""
+        return self._elements.from_snapshot(self, self._elements.snapshot(self))
 
     def __reversed__(self) -> Iterator[T]:
-        for i in range(len(self) - 1, -1, -1):
-            yield self._object_at(i)
+        """As iteration, last first: from the same snapshot of keys (or values)."""
+        return self._elements.from_snapshot(self, reversed(self._elements.snapshot(self)))
 
     def first(self) -> T | None:
         return self[0] if len(self) else None
@@ -811,28 +943,36 @@ class Results(Generic[T]):
     def last(self) -> T | None:
         return self[-1] if len(self) else None
 
-    def index(self, obj: Object) -> int:
-        found = self.find_index(obj)
+    def find_index(self, element: Any) -> int | None:
+        """The position of `element` (an object of these results, or the
+        first value equal to it), or None: found by the library
+        (fief_results_index_of_object, fief_results_index_of_value)."""
+        return self._elements.find_index(self, element)
+
+    def index(self, element: Any) -> int:
+        found = self.find_index(element)
         if found is None:
-            raise ValueError(f"{obj!r} is not in the results")
+            raise ValueError(f"{element!r} is not in the results")
         return found
 
-    def find_index(self, obj: Object) -> int | None:
-        handle = obj.__dict__.get("_fief_handle")
-        if handle is None:
-            return None
-        out = ctypes.c_size_t()
-        found = ctypes.c_bool()
-        self._lib.check(self._lib.fief_results_index_of_object(self._handle.ptr, handle.ptr, ctypes.byref(out),
-                                                        ctypes.byref(found)), "fief_results_index_of_object")
-        return int(out.value) if found.value else None
+    def __contains__(self, element: object) -> bool:
+        return self.find_index(element) is not None
 
-    def __contains__(self, obj: object) -> bool:
-        return isinstance(obj, Object) and self.find_index(obj) is not None
+    def __eq__(self, other: object) -> bool:
+        """Results of values equal a list or tuple of the same values;
+        otherwise results are equal only to themselves."""
+        if not self._elements.holds_objects and isinstance(other, (list, tuple)):
+            return list(self) == list(other)
+        return self is other
+
+    def __hash__(self) -> int:
+        if not self._elements.holds_objects:
+            raise TypeError("unhashable type: results of values (they compare equal to lists)")
+        return object.__hash__(self)
 
     def keys(self) -> list[int]:
         """The object keys, in order, read KEY_BATCH a call
-        (fief_results_get_keys)."""
+        (fief_results_get_keys; results of objects)."""
         batch = (L.fief_object_key_t * KEY_BATCH)()
         got = ctypes.c_size_t()
         keys: list[int] = []
@@ -867,14 +1007,16 @@ class Results(Generic[T]):
                 for i in range(len(self))]
 
     def filter(self, predicate: str, *args: Any) -> "Results[T]":
-        """Objects matching `predicate` (Realm's query language); `$0`, `$1`,
+        """Elements matching `predicate` (Realm's query language; ``self``
+        for a value: ``"self > 5"``, ``"self BEGINSWITH[c] 'a'"``,
+        ``"self == nil"``); `$0`, `$1`,
         ... and `%@` take `args` (lists and tuples become list arguments);
         `$K0` and `%K` take a string holding a key path:
         ``filter("%K == %@", "owner.name", "Ann")``."""
         keep = Keep()
         array, n = make_query_args(args, keep)
         ptr = self._lib.fief_results_filter(self._handle.ptr, predicate.encode("utf-8"), array, n)
-        return Results(self._binding, Handle(self._lib.check_handle(ptr, "fief_results_filter"), "results"))
+        return self._derived(ptr, "fief_results_filter")
 
     where = filter
 
@@ -893,7 +1035,9 @@ class Results(Generic[T]):
         object whose key path crosses a null link (a dog without an owner)
         comes after every value ascending, before every value descending,
         as in Realm.  Sorting sorted results makes the earlier keys
-        secondary; ties keep the previous order (fief_results_sort)."""
+        secondary; ties keep the previous order (fief_results_sort).
+        Values sort by value with no key (``sort(ascending=False)``; None
+        first ascending, last descending; strings by their UTF-8 bytes)."""
         flat: list[tuple[str, bool]] = []
 
         def add(key: Any) -> None:
@@ -915,6 +1059,8 @@ class Results(Generic[T]):
 
         for key in keys:
             add(key)
+        if not flat and not self._elements.holds_objects:
+            flat.append(("self", ascending))
         if not flat:
             raise errors.InvalidArgumentError("sort needs at least one key")
         n = len(flat)
@@ -926,7 +1072,7 @@ class Results(Generic[T]):
             descriptors[i].key_path = encoded
             descriptors[i].ascending = asc
         ptr = self._lib.fief_results_sort(self._handle.ptr, descriptors, n)
-        return Results(self._binding, Handle(self._lib.check_handle(ptr, "fief_results_sort"), "results"))
+        return self._derived(ptr, "fief_results_sort")
 
     def distinct(self, *key_paths: str | PropertySpec | Sequence[Any]) -> "Results[T]":
         """The first object for each distinct tuple of values of the key
@@ -937,51 +1083,50 @@ class Results(Generic[T]):
         value (True and "1" are others); strings exactly.  Objects whose key
         path crosses a null link are left out, as in Realm.
         ``dogs.sort("age", ascending=False).distinct("name")`` keeps the
-        oldest dog of each name."""
-        paths = _key_paths(key_paths, "distinct")
+        oldest dog of each name.  Values are distinct by value with no key
+        path (None is one value)."""
+        paths = _key_paths(key_paths or (() if self._elements.holds_objects else ("self",)), "distinct")
         array = (ctypes.c_char_p * len(paths))(*[p.encode("utf-8") for p in paths])
         ptr = self._lib.fief_results_distinct(self._handle.ptr, array, len(paths))
-        return Results(self._binding, Handle(self._lib.check_handle(ptr, "fief_results_distinct"), "results"))
+        return self._derived(ptr, "fief_results_distinct")
 
     def limit(self, count: int) -> "Results[T]":
         """The first `count` objects (count >= 0), live: after a sort, the
         first ones in that order (fief_results_limit).  Results with a limit
         cannot be filtered (as in Realm): filter first."""
         ptr = self._lib.fief_results_limit(self._handle.ptr, _limit_count(count))
-        return Results(self._binding, Handle(self._lib.check_handle(ptr, "fief_results_limit"), "results"))
+        return self._derived(ptr, "fief_results_limit")
 
     # -- aggregates -------------------------------------------------------------
 
-    def _aggregate(self, attr: str | PropertySpec, op: int) -> Any:
-        if isinstance(attr, PropertySpec):
-            attr = attr.attr
-        spec = next((s for s in self._binding.cls.__fief_properties__ if s.attr == attr), None)
-        if spec is None:
-            raise errors.NoSuchPropertyError(f"{self._binding.cls.__name__} has no property {attr!r}")
+    def _aggregate(self, attr: str | PropertySpec | None, op: int) -> Any:
+        key, py_type = self._elements.aggregated(self, attr)
         out = L.fief_value_t()
-        self._lib.check(self._lib.fief_results_aggregate(self._handle.ptr, self._binding.key_of(spec), op,
-                                                         ctypes.byref(out)), "fief_results_aggregate")
-        return from_value(out, spec.py_type)
+        self._lib.check(self._lib.fief_results_aggregate(self._handle.ptr, key, op, ctypes.byref(out)),
+                        "fief_results_aggregate")
+        return from_value(out, py_type)
 
-    def min(self, attr: str | PropertySpec) -> Any:
+    def min(self, attr: str | PropertySpec | None = None) -> Any:
         """The smallest value of property `attr` over the objects (int,
-        float, Decimal128 or datetime properties), None if there is none;
-        nulls are skipped.  Computed by the library in place
-        (fief_results_aggregate)."""
+        float, Decimal128 or datetime properties), or of the values (no
+        `attr`), None if there is none; nulls are skipped.  Computed by the
+        library in place (fief_results_aggregate)."""
         return self._aggregate(attr, L.AGGREGATE_MIN)
 
-    def max(self, attr: str | PropertySpec) -> Any:
-        """The largest value of property `attr`, None if there is none."""
+    def max(self, attr: str | PropertySpec | None = None) -> Any:
+        """The largest value of property `attr` (of the values without
+        `attr`), None if there is none."""
         return self._aggregate(attr, L.AGGREGATE_MAX)
 
-    def sum(self, attr: str | PropertySpec) -> Any:
-        """The sum of numeric property `attr` (0 when there is nothing to
-        add): an int for ints, a float for floats, a decimal for decimals."""
+    def sum(self, attr: str | PropertySpec | None = None) -> Any:
+        """The sum of numeric property `attr` or of the values (0 when there
+        is nothing to add): an int for ints, a float for floats, a decimal
+        for decimals."""
         return self._aggregate(attr, L.AGGREGATE_SUM)
 
-    def average(self, attr: str | PropertySpec) -> Any:
-        """The average of numeric property `attr` (a float, or a decimal for
-        decimals), None if there is no value."""
+    def average(self, attr: str | PropertySpec | None = None) -> Any:
+        """The average of numeric property `attr` or of the values (a float,
+        or a decimal for decimals), None if there is no value."""
         return self._aggregate(attr, L.AGGREGATE_AVERAGE)
 
     def delete_all(self) -> None:
@@ -1091,9 +1236,9 @@ class Results(Generic[T]):
 
     def __repr__(self) -> str:
         try:
-            return f"<fief.Results of {self._binding.cls.__name__} where {self.description}: {len(self)} objects>"
+            return self._elements.describe(len(self), self.description)
         except errors.FiefError as exc:
-            return f"<fief.Results of {self._binding.cls.__name__} ({exc.__class__.__name__})>"
+            return self._elements.describe(None, None, exc.__class__.__name__)
 
 
 def _key_paths(keys: Sequence[Any], what: str) -> list[str]:
@@ -1129,196 +1274,9 @@ def _limit_count(count: Any) -> int:
     return int(count)
 
 
-class ValueResults(Generic[T]):
-    """A live, lazily evaluated view of the values of a list of values (made
-    by ``List.results()`` and ``List.filter()``): all of them, or those
-    matching predicates over ``self``, in list order, then sorted by value,
-    distinct or limited in the order those calls are chained.
-
-        high = person.scores.filter("self >= 90")
-        ranked = person.scores.results().sort(ascending=False)
-        person.scores.results().average()
-
-    Supports len(), indexing (negative too) and slicing, iteration, `in`,
-    `index`, `filter()`, `sort()`, `distinct()`, `limit()`, `min()`,
-    `max()`, `sum()`, `average()`.
-    It follows every change to the list (and fails with
-    InvalidatedObjectError once the list's owner is deleted)."""
-
-    def __init__(self, library: L.Library, spec: PropertySpec, handle: Handle):
-        self._library = library
-        self._spec = spec
-        self._handle = handle
-
-    def __len__(self) -> int:
-        out = ctypes.c_size_t()
-        self._library.check(self._library.fief_results_count(self._handle.ptr, ctypes.byref(out)),
-                            "fief_results_count")
-        return int(out.value)
-
-    def count(self) -> int:
-        return len(self)
-
-    def __bool__(self) -> bool:
-        return len(self) > 0
-
-    def _value_at(self, index: int) -> Any:
-        out = L.fief_value_t()
-        self._library.check(self._library.fief_results_get_value(self._handle.ptr, index, ctypes.byref(out)),
-                            "fief_results_get_value")
-        return from_value(out, self._spec.py_type)
-
-    @overload
-    def __getitem__(self, index: int) -> T: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[T]: ...
-
-    def __getitem__(self, index: int | slice) -> T | list[T]:
-        if isinstance(index, slice):
-            return [self._value_at(i) for i in range(*index.indices(len(self)))]
-        try:
-            index = index.__index__()
-        except AttributeError:
-            raise TypeError(f"results indices are integers or slices, not {type(index).__name__}") from None
-        if index < 0:
-            n = len(self)
-            if index < -n:
-                raise errors.IndexOutOfBoundsError(f"index {index - n} is out of range for {n} values")
-            index += n
-        value: T = self._value_at(index)
-        return value
-
-    def __iter__(self) -> Iterator[T]:
-        """The values now, read when the iteration begins (as results of
-        objects iterate: fief.h, fief_results_get_keys)."""
-        return iter([self._value_at(i) for i in range(len(self))])
-
-    def __reversed__(self) -> Iterator[T]:
-        for i in range(len(self) - 1, -1, -1):
-            yield self._value_at(i)
-
-    def first(self) -> T | None:
-        return self[0] if len(self) else None
-
-    def last(self) -> T | None:
-        return self[-1] if len(self) else None
-
-    def find_index(self, value: Any) -> int | None:
-        """The position of the first value equal to `value`, or None (found
-        by the library: fief_results_index_of_value)."""
-        keep = Keep()
-        v = L.fief_value_t()
-        try:
-            to_value(value, v, keep, self._spec.fief_type)
-        except (errors.FiefError, TypeError, ValueError, OverflowError):
-            return None
-        index = ctypes.c_size_t()
-        found = ctypes.c_bool()
-        self._library.check(self._library.fief_results_index_of_value(self._handle.ptr, v, ctypes.byref(index),
-                                                            ctypes.byref(found)), "fief_results_index_of_value")
-        return int(index.value) if found.value else None
-
-    def index(self, value: Any) -> int:
-        found = self.find_index(value)
-        if found is None:
-            raise ValueError(f"{value!r} is not in the results")
-        return found
-
-    def __contains__(self, value: object) -> bool:
-        return self.find_index(value) is not None
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (list, tuple)):
-            return list(self) == list(other)
-        return self is other
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def filter(self, predicate: str, *args: Any) -> "ValueResults[T]":
-        """The values matching `predicate`, Realm's query language with
-        ``self`` for the value: ``"self > 5"``, ``"self BEGINSWITH[c] 'a'"``,
-        ``"self == nil"``; `$0`, `$1`, ... and `%@` take `args`."""
-        keep = Keep()
-        array, n = make_query_args(args, keep)
-        ptr = self._library.fief_results_filter(self._handle.ptr, predicate.encode("utf-8"), array, n)
-        return ValueResults(self._library, self._spec,
-                            Handle(self._library.check_handle(ptr, "fief_results_filter"), "results"))
-
-    where = filter
-
-    def sort(self, ascending: bool = True) -> "ValueResults[T]":
-        """Sorted by value (None first ascending, last descending; strings
-        by their UTF-8 bytes); equal values keep list order."""
-        descriptors = (L.fief_sort_descriptor_t * 1)()
-        descriptors[0].key_path = b"self"
-        descriptors[0].ascending = ascending
-        ptr = self._library.fief_results_sort(self._handle.ptr, descriptors, 1)
-        return ValueResults(self._library, self._spec,
-                            Handle(self._library.check_handle(ptr, "fief_results_sort"), "results"))
-
-    def distinct(self) -> "ValueResults[T]":
-        """Each value once, where it first appears (fief_results_distinct
-        by "self"): values compare as Realm's equality (among mixed values,
-        1 and 1.0 are one value; None is one value)."""
-        array = (ctypes.c_char_p * 1)(b"self")
-        ptr = self._library.fief_results_distinct(self._handle.ptr, array, 1)
-        return ValueResults(self._library, self._spec,
-                            Handle(self._library.check_handle(ptr, "fief_results_distinct"), "results"))
-
-    def limit(self, count: int) -> "ValueResults[T]":
-        """The first `count` values (count >= 0; fief_results_limit)."""
-        ptr = self._library.fief_results_limit(self._handle.ptr, _limit_count(count))
-        return ValueResults(self._library, self._spec,
-                            Handle(self._library.check_handle(ptr, "fief_results_limit"), "results"))
-
-    def _aggregate(self, op: int) -> Any:
-        out = L.fief_value_t()
-        self._library.check(self._library.fief_results_aggregate(self._handle.ptr, 0, op, ctypes.byref(out)),
-                            "fief_results_aggregate")
-        return from_value(out, self._spec.py_type)
-
-    def min(self) -> Any:
-        """The smallest value (None if there is none; None values are skipped)."""
-        return self._aggregate(L.AGGREGATE_MIN)
-
-    def max(self) -> Any:
-        """The largest value (None if there is none)."""
-        return self._aggregate(L.AGGREGATE_MAX)
-
-    def sum(self) -> Any:
-        """The sum of the values (0 if there are none)."""
-        return self._aggregate(L.AGGREGATE_SUM)
-
-    def average(self) -> Any:
-        """The average of the values (None if there are none)."""
-        return self._aggregate(L.AGGREGATE_AVERAGE)
-
-    @property
-    def is_valid(self) -> bool:
-        if self._handle.released:
-            return False
-        return bool(self._library.fief_results_is_valid(self._handle.ptr))
-
-    def release(self) -> None:
-        """Give the results handle back now."""
-        self._handle.release()
-
-    @property
-    def description(self) -> str:
-        """The query these results answer, as canonical text (``self`` for
-        the value): ``"self > 2 SORT(self DESC)"``; ``"TRUEPREDICATE"``
-        when unfiltered.  See ``Results.description``."""
-        text = self._library.fief_results_get_description(self._handle.ptr)
-        if text is None:
-            raise self._library.last_error("fief_results_get_description")
-        return str(text.decode("utf-8"))
-
-    def __repr__(self) -> str:
-        try:
-            return f"<fief.ValueResults of {self._spec.name} where {self.description}: {len(self)} values>"
-        except errors.FiefError as exc:
-            return f"<fief.ValueResults of {self._spec.name} ({exc.__class__.__name__})>"
+# The name results of values had when they were a class of their own: the
+# same class now (``isinstance(x, fief.ValueResults)`` holds for every results).
+ValueResults = Results
 
 
 # ---------------------------------------------------------------------------
@@ -1798,7 +1756,7 @@ class Realm:
         """Every object of the class, live, in creation order."""
         binding = self._bind(cls)
         ptr = self._lib.fief_realm_get_objects(self._handle.ptr, binding.class_key)
-        return Results(binding, Handle(self._lib.check_handle(ptr, "fief_realm_get_objects"), "results"))
+        return Results(binding, Handle(self._lib.check_handle(ptr, "fief_realm_get_objects"), "results"), holds_objects=True)
 
     def delete(self, target: Object | Results[Any] | Iterable[Object]) -> None:
         """Delete an object, every object of a Results, or of a List, Set or
@@ -1839,9 +1797,11 @@ class Realm:
         return binding.wrap(out.value)
 
     def _resolve_results(self, results: Results[Any]) -> Results[Any]:
-        binding = self._bind(results.object_class)
+        binding = self._bind(results._binding.cls)
         ptr = self._lib.fief_results_resolve_in(results._handle.ptr, self._handle.ptr)
-        return Results(binding, Handle(self._lib.check_handle(ptr, "fief_results_resolve_in"), "results"))
+        spec = results._elements.spec if isinstance(results._elements, _ValueElements) else None
+        return Results(binding, Handle(self._lib.check_handle(ptr, "fief_results_resolve_in"), "results"), spec,
+                       holds_objects=results.holds_objects)
 
     def _resolve_collection(self, coll: LiveCollection) -> LiveCollection | None:
         owner_binding = self._bind(coll._binding.cls)

@@ -475,7 +475,7 @@ class Set(LiveCollection, MutableSet[T]):
     def results(self) -> "Results[Any]":
         """The objects of a set of objects as live results, in the set's
         order (object key): filter and sort them like any results."""
-        return typing.cast("Results[Any]", super().results())
+        return super().results()
 
 
 def _as_container(other: Iterable[Any]) -> Any:
