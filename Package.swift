@@ -55,13 +55,17 @@ let package = Package(
         // conversions.  Below both the engine and the overlay, which each
         // import it (the overlay still never sees the engine).
         .target(name: "FiefDecimal"),
-        .target(name: "FiefEngine", dependencies: ["CLMDB", "CFiefSupport", "FiefDecimal"]),
-        .target(name: "FiefC", dependencies: ["FiefEngine", "CFief"]),
+        // The storage layer: LMDB, the file format (chunks, collection
+        // databases, keys, schema record), snapshots and write transactions.
+        // It cannot see queries, collections or `Realm` (docs/design.md, "Layers").
+        .target(name: "FiefStorage", dependencies: ["CLMDB", "CFiefSupport", "FiefDecimal"]),
+        .target(name: "FiefEngine", dependencies: ["FiefStorage", "CLMDB", "CFiefSupport", "FiefDecimal"]),
+        .target(name: "FiefC", dependencies: ["FiefEngine", "FiefStorage", "CFief"]),
         .target(name: "Fief", dependencies: ["CFief", "FiefC", "FiefDecimal"]),
         .executableTarget(name: "FiefTool", dependencies: ["Fief", "CFief", "FiefC", "FiefDecimal",
                                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "FiefDecimalTests", dependencies: ["FiefDecimal"]),
-        .testTarget(name: "FiefEngineTests", dependencies: ["FiefEngine"]),
+        .testTarget(name: "FiefEngineTests", dependencies: ["FiefEngine", "FiefStorage"]),
         .testTarget(name: "FiefTests", dependencies: ["Fief"]),
     ]
 )

@@ -1,5 +1,6 @@
 import CFief
 import FiefEngine
+import FiefStorage
 
 // Aggregates: min, max, sum and average over results and lists.  Each
 // export translates its arguments and calls the engine under the realm's lock.

@@ -1,5 +1,6 @@
 import CFief
 import FiefEngine
+import FiefStorage
 
 /// Checks of the counts and indices the C ABI takes, shared by every export.
 ///

@@ -1,5 +1,6 @@
 import CFief
 import FiefEngine
+import FiefStorage
 
 /// Shapes passed as query arguments (FIEF_TYPE_GEO_SHAPE, fief_geo_shape_t)
 /// read into the engine's `GeoShape`.  The geometry itself is checked by the

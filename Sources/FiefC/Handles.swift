@@ -1,4 +1,5 @@
 import FiefEngine
+import FiefStorage
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,6 @@
 import CFief
 import FiefEngine
+import FiefStorage
 
 // Links: the objects linking to an object (its backlinks), as live results.
 

@@ -1,5 +1,6 @@
 import CFief
 import FiefEngine
+import FiefStorage
 
 // Lists: a handle names a list (`CollectionRef`: a list property of an
 // object, or a list nested in a mixed value); every call translates its

@@ -1,5 +1,6 @@
 import CFief
 import FiefEngine
+import FiefStorage
 
 // Maps: string keys to values; a handle names a map (`CollectionRef`: a map
 // property of an object, or a dictionary nested in a mixed value); every

@@ -1,5 +1,6 @@
 import CFief
 import FiefEngine
+import FiefStorage
 
 /// What an object handle names: a realm, a class and an object key.  The
 /// realm is borrowed from the handle's slot: use it within the call only.

@@ -1,5 +1,6 @@
 import CFief
 import FiefEngine
+import FiefStorage
 #if canImport(Glibc)
 import Glibc
 #endif

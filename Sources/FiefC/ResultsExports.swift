@@ -1,5 +1,6 @@
 import CFief
 import FiefEngine
+import FiefStorage
 
 // A fief_results_t holds one `Results`: of objects or of values (made from
 // a list, set or map of values).  Calls that need one element kind ask the

@@ -1,5 +1,6 @@
 import CFief
 import FiefEngine
+import FiefStorage
 
 // Set-based update: one property of every object of a results handle
 // (fief_results_set_value, RealmSwift's Results.setValue(_:forKey:)).

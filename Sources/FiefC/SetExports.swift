@@ -1,5 +1,6 @@
 import CFief
 import FiefEngine
+import FiefStorage
 
 // Sets: a handle names a set property of an object (`CollectionRef`); every
 // call translates its arguments, takes the set's accessor and makes one

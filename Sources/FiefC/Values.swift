@@ -1,5 +1,6 @@
 import CFief
 import FiefEngine
+import FiefStorage
 
 /// Conversions between the ABI's tagged union and the engine's `Value`.
 enum ValueBridge {

@@ -1,4 +1,5 @@
 import XCTest
+@testable import FiefStorage
 import CLMDB
 import Foundation
 @testable import FiefEngine

@@ -1,4 +1,5 @@
 import XCTest
+@testable import FiefStorage
 import CFiefSupport
 @testable import FiefEngine
 

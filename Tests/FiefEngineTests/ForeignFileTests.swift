@@ -1,4 +1,5 @@
 import XCTest
+@testable import FiefStorage
 @testable import FiefEngine
 
 /// Regression: refusing a file that is not a realm left a "<path>-lock" file

@@ -1,4 +1,5 @@
 import XCTest
+@testable import FiefStorage
 import CLMDB
 @testable import FiefEngine
 

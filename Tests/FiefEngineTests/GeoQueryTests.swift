@@ -1,4 +1,5 @@
 import XCTest
+@testable import FiefStorage
 @testable import FiefEngine
 
 /// GEOWITHIN in queries, end to end over real files: realm-core's

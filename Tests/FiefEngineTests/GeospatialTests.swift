@@ -1,4 +1,5 @@
 import XCTest
+@testable import FiefStorage
 @testable import FiefEngine
 
 /// The geometry behind GEOWITHIN: realm-core's geo test cases (test_query_geo.cpp,

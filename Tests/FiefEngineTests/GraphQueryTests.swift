@@ -1,4 +1,5 @@
 import XCTest
+@testable import FiefStorage
 @testable import FiefEngine
 
 /// Queries over the object graph (QueryBinder.swift, GraphEvaluator.swift):

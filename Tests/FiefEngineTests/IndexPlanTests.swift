@@ -1,4 +1,5 @@
 import XCTest
+@testable import FiefStorage
 @testable import FiefEngine
 
 /// Index plans: IN (lists given with the query, list arguments) and ORs of

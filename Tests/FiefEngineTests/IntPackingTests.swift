@@ -1,4 +1,5 @@
 import XCTest
+@testable import FiefStorage
 @testable import FiefEngine
 
 /// Int chunks are stored in the fewest bytes per value that hold the

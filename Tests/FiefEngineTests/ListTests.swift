@@ -1,4 +1,5 @@
 import XCTest
+@testable import FiefStorage
 import Foundation
 import CLMDB
 @testable import FiefEngine

@@ -1,4 +1,5 @@
 import XCTest
+@testable import FiefStorage
 @testable import FiefEngine
 
 /// The query fast paths: filters rebound to new arguments from the
@@ -355,7 +356,7 @@ final class QueryFastPathTests: XCTestCase {
                 XCTAssertGreaterThan(cluster, lastCluster)
                 lastCluster = cluster
                 XCTAssertNotEqual(bits, Bitmap(repeating: 0))
-                QueryEvaluator.forEachSlot(bits) { fromClusters.insert(cluster << ClusterLayout.shift | Int64($0)) }
+                forEachSlot(bits) { fromClusters.insert(cluster << ClusterLayout.shift | Int64($0)) }
             }
             XCTAssertEqual(fromClusters, Set(keys))
             // An object set from the keys, then changed in any order, against a Set.
@@ -371,7 +372,7 @@ final class QueryFastPathTests: XCTestCase {
                     QueryEvaluator.set(&bits, Int(key & 255))
                     QueryEvaluator.set(&bits, Int((key >> 3) & 255))
                     set.insert(cluster: key >> 8, bits)
-                    QueryEvaluator.forEachSlot(bits) { model.insert((key >> 8) << ClusterLayout.shift | Int64($0)) }
+                    forEachSlot(bits) { model.insert((key >> 8) << ClusterLayout.shift | Int64($0)) }
                 }
             }
             var visited: [Int64] = []

@@ -1,4 +1,5 @@
 import XCTest
+@testable import FiefStorage
 @testable import FiefEngine
 
 // Query texts as data: realm-core's lists of valid and invalid queries,

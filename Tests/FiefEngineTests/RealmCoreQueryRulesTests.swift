@@ -1,4 +1,5 @@
 import XCTest
+@testable import FiefStorage
 @testable import FiefEngine
 
 /// Five rules of Realm's query language as realm-core 14 has them, each a

@@ -1,4 +1,5 @@
 import Foundation
+@testable import FiefStorage
 import XCTest
 @testable import FiefEngine
 

@@ -1,4 +1,5 @@
 import XCTest
+@testable import FiefStorage
 @testable import FiefEngine
 
 /// List segments: every element type round-trips, integers take the bytes

@@ -1,4 +1,5 @@
 import XCTest
+@testable import FiefStorage
 @testable import FiefEngine
 
 /// `self` over results of objects (RealmSwift's `SELF == %@`, `SELF IN

@@ -1,4 +1,5 @@
 import XCTest
+@testable import FiefStorage
 @testable import FiefEngine
 
 /// Set-based update (`Results.setValue(_:property:)`): one property of every

@@ -1,4 +1,5 @@
 import XCTest
+@testable import FiefStorage
 @testable import FiefEngine
 
 /// Single-key sorts take a radix-sort path of their own (an order-preserving

@@ -1,13 +1,5 @@
 import CLMDB
-
-/// The entries of one set or map as read once in a snapshot or a write
-/// transaction: views into LMDB's map (keys without their owner prefix), in
-/// key order, so `set[i]` and iteration cost one walk.  A write transaction
-/// forgets them at its next write to a set or map.
-final class CollectionEntries {
-    let entries: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]
-    init(_ entries: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) { self.entries = entries }
-}
+import FiefStorage
 
 /// What sets and maps share: finding them, their size column, their
 /// entries read in order, and the write path's bookkeeping.
@@ -166,13 +158,5 @@ extension Realm {
         } else {
             try Backlinks.remove(write, dbi, target: target, originClass: table.key, property: column.key, origin: owner)
         }
-    }
-}
-
-extension Array where Element == UInt8 {
-    /// `withUnsafeBytes` for a body that throws `FiefError`.
-    @inline(__always)
-    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(FiefError) -> R) throws(FiefError) -> R {
-        try typed { try self.withUnsafeBytes { (raw) throws -> R in try body(raw) } }
     }
 }

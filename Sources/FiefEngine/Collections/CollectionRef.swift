@@ -1,3 +1,5 @@
+import FiefStorage
+
 /// The address of one collection, whatever holds it: list, set or map
 /// property `property` of object `owner` of class `table`, or (`nested` not
 /// 0) the list or dictionary `nested` held, at some depth, by mixed property

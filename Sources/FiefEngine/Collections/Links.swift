@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 
 /// To-one links: the checks on a link written, and the backlinks that every
 /// link write, object creation and deletion keeps exact (see `Backlinks`).

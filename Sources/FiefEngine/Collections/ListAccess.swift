@@ -1,3 +1,5 @@
+import FiefStorage
+
 /// Where a list's elements live, as `ListAccess` uses them: the segments
 /// of a list property (`PropertyList`) or the entries of a list nested in
 /// a mixed value (`NestedList`).  A storage is opened for one call, checked

@@ -1,3 +1,5 @@
+import FiefStorage
+
 /// Where a map's entries live, as `MapAccess` uses them: the entry
 /// database of a map property (`PropertyMap`) or the entries of a
 /// dictionary nested in a mixed value (`NestedDictionary`).  Opened for one

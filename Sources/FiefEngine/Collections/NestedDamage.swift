@@ -1,3 +1,5 @@
+import FiefStorage
+
 /// A nested collection named by a value just read from the file must be
 /// there: its header missing (or naming another owner) is damage, told
 /// apart from a collection deleted since a handle to it was made (which

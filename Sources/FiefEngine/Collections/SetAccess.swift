@@ -1,3 +1,5 @@
+import FiefStorage
+
 /// A set property (`CollectionRef` of kind `.set`; sets do not nest) and
 /// every operation on it; the work is done by the set's storage in the
 /// class's set database (`SetStore`, Sets.swift).  Made by `Realm.set(_:)`

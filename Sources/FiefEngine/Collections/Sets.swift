@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,10 +28,6 @@ extension Realm {
             if c != 0 { return Int(c) }
         }
         return a.count - b.count
-    }
-
-    static func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-        a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
     }
 
     // MARK: Writing
@@ -226,7 +223,7 @@ extension SetAccess {
         return try realm.withReadTransaction { (txn) throws(FiefError) -> Bool in
             try key.withBytes { (k) throws(FiefError) -> Bool in
                 guard let stored = try LMDB.get(txn, dbi, k) else { return false }
-                return !cut || whole.withUnsafeBytes { Realm.sameBytes(stored, $0) }
+                return !cut || whole.withUnsafeBytes { SetStore.sameBytes(stored, $0) }
             }
         }
     }
@@ -253,7 +250,7 @@ extension SetAccess {
         }
         guard let found else { return nil }
         // A cut string or binary: its key holds a hash; the entry holds it whole.
-        if cut, !SetStore.entryData(wanted, mixed: mixed).withUnsafeBytes({ Realm.sameBytes(entries[found].value, $0) }) { return nil }
+        if cut, !SetStore.entryData(wanted, mixed: mixed).withUnsafeBytes({ SetStore.sameBytes(entries[found].value, $0) }) { return nil }
         return found
     }
 
@@ -272,7 +269,7 @@ extension SetAccess {
             let added = try write.entryKey.withBytes { (k) throws(FiefError) -> Bool in
                 try whole.withBytes { (data) throws(FiefError) -> Bool in
                     if try LMDB.put(write.txn, dbi, k, data, flags: UInt32(MDB_NOOVERWRITE)) { return true }
-                    if cut, let stored = try LMDB.get(write.txn, dbi, k), !Realm.sameBytes(stored, data) {
+                    if cut, let stored = try LMDB.get(write.txn, dbi, k), !SetStore.sameBytes(stored, data) {
                         throw FiefError(.invalidArgument, "the set '\(table.objectClass.name).\(property.name)' holds another element of \(data.count) bytes with the same first \(SetStore.cutBytes) bytes and hash: this one cannot be added")
                     }
                     return false
@@ -298,7 +295,7 @@ extension SetAccess {
         do throws(FiefError) {
             let removed = try write.entryKey.withBytes { (k) throws(FiefError) -> Bool in
                 guard let stored = try LMDB.get(write.txn, dbi, k) else { return false }
-                if cut, !whole.withUnsafeBytes({ Realm.sameBytes(stored, $0) }) { return false }
+                if cut, !whole.withUnsafeBytes({ SetStore.sameBytes(stored, $0) }) { return false }
                 realm.forgetCollectionEntries(write)
                 try LMDB.delete(write.txn, dbi, k)
                 return true

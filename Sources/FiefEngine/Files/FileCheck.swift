@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 
 /// One line of a file check or copy report.
 public enum FileReportKind: Int32, Sendable {
@@ -405,9 +406,9 @@ public enum FileCheck {
                                 value = SetStore.decode(rest, v, type: property.type, linkTarget: target?.key ?? 0)
                                 if checksKeys, let value {
                                     SetStore.encode(value, owner: entryOwner, mixed: true, into: &canonical)
-                                    if !canonical.withUnsafeBytes({ Realm.sameBytes($0, k) }) {
+                                    if !canonical.withUnsafeBytes({ SetStore.sameBytes($0, k) }) {
                                         if FormatUpgrade.rebuildsDerivedData(format),
-                                           let old = SetStore.format5MixedKey(value, owner: entryOwner), old.withUnsafeBytes({ Realm.sameBytes($0, k) }) {
+                                           let old = SetStore.format5MixedKey(value, owner: entryOwner), old.withUnsafeBytes({ SetStore.sameBytes($0, k) }) {
                                             format5Keyed += 1
                                             if try canonical.withBytes({ (c) throws(FiefError) in try LMDB.get(txn, dbi, c) }) != nil { format5Merged += 1 }
                                         } else {
@@ -962,7 +963,7 @@ public enum FileCheck {
                 // Each live object's tokens.
                 var tokens: [Int64: [[UInt8]]] = [:]
                 for (cluster, bits) in live {
-                    QueryEvaluator.forEachSlot(bits) { slot in
+                    forEachSlot(bits) { slot in
                         let object = cluster << ClusterLayout.shift | Int64(slot)
                         tokens[object] = value(property, object).map { FullTextTokenizer.tokens(of: $0) } ?? []
                     }

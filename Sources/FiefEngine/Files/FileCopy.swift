@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -551,9 +552,9 @@ public enum FileCopy {
                         if let element = decoded {
                             // Stored in its one encoding (for mixed values, the canonical key of the value the entry holds).
                             SetStore.encode(element, owner: owner, mixed: isMixed, into: &scratch)
-                            if !scratch.withUnsafeBytes({ Realm.sameBytes($0, key) }) {
+                            if !scratch.withUnsafeBytes({ SetStore.sameBytes($0, key) }) {
                                 if isMixed, FormatUpgrade.rebuildsDerivedData(format),
-                                   let old = SetStore.format5MixedKey(element, owner: owner), old.withUnsafeBytes({ Realm.sameBytes($0, key) }) {
+                                   let old = SetStore.format5MixedKey(element, owner: owner), old.withUnsafeBytes({ SetStore.sameBytes($0, key) }) {
                                     moved = true
                                 } else {
                                     decoded = nil

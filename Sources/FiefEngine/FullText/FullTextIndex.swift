@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 
 // Full-text search (`text TEXT 'dog -cat run*'`) over a full-text index:
 // one LMDB database per full-text-indexed string property

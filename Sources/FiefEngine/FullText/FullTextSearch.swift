@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 
 /// A full-text search as written after `TEXT`: words separated by white
 /// space, every one required; `word*` requires a token starting with

@@ -1,3 +1,5 @@
+import FiefStorage
+
 /// Realm's tokens: runs of letters and digits of ASCII and of the Latin-1
 /// supplement, lower-cased and without diacritics (`Café` is `cafe`);
 /// everything else separates tokens (`full-text` is two).  A token keeps

@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 
 // The spatial index of GEOWITHIN: one LMDB database per embedded class
 // shaped as a GeoJSON point (a string `type`, a list of doubles
@@ -37,26 +38,6 @@ import CLMDB
 // (`GeoRegion.relation`, conservative): wholly inside, its range is marked
 // `whole` and its points are taken without the exact test; wholly
 // outside, it is not read.
-
-/// The embedded GeoJSON point class's index, as a table holds it.
-struct GeoIndexInfo {
-    let database: MDB_dbi
-    let type: Property
-    let coordinates: Property
-}
-
-extension ObjectClass {
-    /// The properties a spatial index reads, for an embedded class shaped
-    /// as a GeoJSON point (which is then indexed); nil for other classes.
-    var geoIndexedProperties: (type: Property, coordinates: Property)? {
-        guard isEmbedded else { return nil }
-        return geoJSONPointProperties
-    }
-}
-
-extension Table {
-    static func geoIndexName(_ key: UInt32, _ coordinates: UInt32) -> String { "c\(key).g\(coordinates)" }
-}
 
 /// Z-order cells of longitude/latitude points.
 enum GeoCells {

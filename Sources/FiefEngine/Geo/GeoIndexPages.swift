@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 import CFiefSupport
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 import Synchronization
 
 // GEOWITHIN: binding `location GEOWITHIN <shape>` (and `location IN $n` with

@@ -31,6 +31,7 @@
 //     radius of pi or more covers the sphere.
 //   * Altitude is carried along and ignored by containment.
 
+import FiefStorage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -102,20 +103,6 @@ public struct GeoPoint: Equatable, Sendable, CustomStringConvertible {
             guard lowered == expected else { return false }
         }
         return true
-    }
-}
-
-extension ObjectClass {
-    /// The `type` (string) and `coordinates` (list of doubles) properties
-    /// that make objects of this class readable as GeoJSON points, or nil
-    /// when the class lacks either.  GEOWITHIN also requires the class to be
-    /// embedded; that check, and its own error, belong to the caller.
-    var geoJSONPointProperties: (type: Property, coordinates: Property)? {
-        guard let type = property(named: "type"), type.type == .string, type.collection == .none,
-              let coordinates = property(named: "coordinates"),
-              coordinates.type == .double, coordinates.collection == .list
-        else { return nil }
-        return (type, coordinates)
     }
 }
 

@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 #if canImport(Glibc)
 import Glibc
 #endif

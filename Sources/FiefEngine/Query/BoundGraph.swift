@@ -1,6 +1,7 @@
 // What the binder makes of a key path and what evaluation reads: graph
 // nodes (`GraphNode`), their steps (`GraphHop`), reaches (`PathReach`), value
 // expressions (`ValueExpression`) and bound paths (`BoundPath`).
+import FiefStorage
 
 /// A predicate that reads other objects (or collections) than the values
 /// of the object it tests, bound by `QueryBinder` and evaluated a cluster
@@ -289,7 +290,7 @@ struct ValueExpression {
     var isMixed: Bool { valueProperty.type == .mixed }
 
     /// The value for an object that is not there (a null link's).
-    var valueOfNullObject: FiefEngine.Value {
+    var valueOfNullObject: FiefStorage.Value {
         if let declared = typeOf {
             return .int(declared == .mixed || declared == .link ? 0 : Int64(declared.rawValue))
         }
@@ -392,12 +393,12 @@ indirect enum ArithmeticTerm {
     /// The value for one object: `read` gives each value expression's value,
     /// in the order of `forEachValue` (its index); `element`, which element
     /// of the list of values in it to take.
-    func evaluate(element: Int = 0, _ read: (Int) -> FiefEngine.Value) -> FiefEngine.Value {
+    func evaluate(element: Int = 0, _ read: (Int) -> FiefStorage.Value) -> FiefStorage.Value {
         var index = 0
         return evaluate(read, element, &index)
     }
 
-    private static func value(_ c: QueryConstant) -> FiefEngine.Value {
+    private static func value(_ c: QueryConstant) -> FiefStorage.Value {
         switch c {
         case .int(let i): return .int(i)
         case .double(let d): return .double(d)
@@ -406,7 +407,7 @@ indirect enum ArithmeticTerm {
         }
     }
 
-    private func evaluate(_ read: (Int) -> FiefEngine.Value, _ element: Int, _ index: inout Int) -> FiefEngine.Value {
+    private func evaluate(_ read: (Int) -> FiefStorage.Value, _ element: Int, _ index: inout Int) -> FiefStorage.Value {
         switch self {
         case .value:
             defer { index += 1 }
@@ -431,7 +432,7 @@ indirect enum ArithmeticTerm {
     }
 
     /// `x op y` on two numbers (null for anything else).
-    static func apply(_ x: FiefEngine.Value, _ op: QueryArithmeticOperator, _ y: FiefEngine.Value) -> FiefEngine.Value {
+    static func apply(_ x: FiefStorage.Value, _ op: QueryArithmeticOperator, _ y: FiefStorage.Value) -> FiefStorage.Value {
         switch (x, y) {
         case (.int(let a), .int(let b)):
             switch op {
@@ -466,7 +467,7 @@ indirect enum ArithmeticTerm {
         }
     }
 
-    private static func decimal(_ v: FiefEngine.Value) -> Decimal128Bits? {
+    private static func decimal(_ v: FiefStorage.Value) -> Decimal128Bits? {
         switch v {
         case .int(let i): return DecimalArithmetic.from(i)
         case .float(let f): return DecimalArithmetic.from(Double(f), digits: 7)
@@ -477,7 +478,7 @@ indirect enum ArithmeticTerm {
     }
 
     /// A folded constant as a literal.
-    static func literal(_ value: FiefEngine.Value) -> QueryLiteral? {
+    static func literal(_ value: FiefStorage.Value) -> QueryLiteral? {
         switch value {
         case .int(let i): return .int(i)
         case .double(let d): return .double(d)
@@ -487,7 +488,7 @@ indirect enum ArithmeticTerm {
     }
 }
 
-extension FiefEngine.Value {
+extension FiefStorage.Value {
     var isDouble: Bool {
         if case .double = self { return true }
         return false

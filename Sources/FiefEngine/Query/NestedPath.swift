@@ -37,6 +37,7 @@
 // (ALL and NONE hold, ANY does not).  Paths through a list of mixed values
 // always read lists, as realm-core's do; through a map, when a to-many
 // link precedes it.
+import FiefStorage
 
 /// A key path's steps into nested collections, after a mixed property or
 /// into a list or map of mixed values (a `ValueExpression.Value.nested`).

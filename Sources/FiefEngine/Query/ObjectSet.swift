@@ -1,5 +1,6 @@
 // Sets of object keys as the scans keep them: sorted keys taken a cluster
 // at a time, and `ObjectSet`, a mask per cluster.
+import FiefStorage
 
 /// Sorted object keys (ascending, repeats allowed) taken a cluster at a
 /// time: each cluster holding some of them, in key order, with the mask

@@ -21,6 +21,7 @@
 // constant, a key path without components); the parser never builds them,
 // the serializer refuses them with an error, and the binder need not expect
 // them.  Each type below states its invariants.
+import FiefStorage
 
 /// A query: the predicate and the ordering stages written after it.
 ///

@@ -14,6 +14,7 @@
 // * `literals`: every argument becomes the literal with its value, so the
 //   query can be printed as canonical text that parses back to the same
 //   query without arguments (realm-core's `Query::get_description`).
+import FiefStorage
 
 /// Substitutes the arguments of a query into its tree: see above.
 enum QueryArgumentSubstitution {

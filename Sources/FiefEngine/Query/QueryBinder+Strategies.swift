@@ -1,3 +1,4 @@
+import FiefStorage
 extension QueryBinder {
     // MARK: Strategies
 

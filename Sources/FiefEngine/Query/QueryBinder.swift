@@ -35,6 +35,7 @@
 // collection of values behind a to-many step is quantified per object
 // reached: `ALL list.scores == 1` holds when some object of `list` has
 // only ones (or `list` is empty).
+import FiefStorage
 
 enum QueryBinder {
     /// Where a predicate is bound: its class (or the elements of a

@@ -3,6 +3,7 @@
 // values are bound here (`QueryNode.compare` and its kin); everything that
 // reads further (key paths through links and collections, lists of
 // values, IN, BETWEEN, `self` over objects) goes to `QueryBinder`.
+import FiefStorage
 
 // MARK: - Compiling
 

@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -211,7 +212,7 @@ extension Realm {
                 var damaged = false
                 withExtendedLifetime(constant) {
                     let c = QueryEvaluator.valueOf(constant)
-                    QueryEvaluator.forEachSlot(mask) { slot in
+                    forEachSlot(mask) { slot in
                         guard let v = QueryEvaluator.slotValue(chunk, slot, property) else { damaged = true; return }
                         if QueryEvaluator.compareMixed(v, op, c, options) { QueryEvaluator.set(&bits, slot) }
                     }
@@ -226,7 +227,7 @@ extension Realm {
             let mixed = a.type == .mixed || b.type == .mixed
             var bits = Bitmap(repeating: 0)
             var damaged = false
-            QueryEvaluator.forEachSlot(mask) { slot in
+            forEachSlot(mask) { slot in
                 guard let va = QueryEvaluator.slotValue(ca, slot, a), let vb = QueryEvaluator.slotValue(cb, slot, b) else { damaged = true; return }
                 let match = mixed ? QueryEvaluator.compareMixed(va, op, vb, options) : QueryEvaluator.compareValues(va, op, vb, options)
                 if match { QueryEvaluator.set(&bits, slot) }
@@ -239,7 +240,7 @@ extension Realm {
             var damaged = false
             withExtendedLifetime(constant) {
                 let c = QueryEvaluator.valueOf(constant)
-                QueryEvaluator.forEachSlot(mask) { slot in
+                forEachSlot(mask) { slot in
                     guard let v = QueryEvaluator.slotValue(chunk, slot, p) else { damaged = true; return }
                     if QueryEvaluator.constant(c, op, matches: v, options) { QueryEvaluator.set(&bits, slot) }
                 }

@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 
 // The comparisons evaluation uses: column chunks compared in place (lanes
 // of integers, offsets of strings), values compared with constants and with
@@ -8,18 +9,6 @@ enum QueryEvaluator {
     @inline(__always)
     static func set(_ bits: inout Bitmap, _ slot: Int) {
         bits[slot >> 6] |= 1 << UInt64(slot & 63)
-    }
-
-    @inline(__always)
-    static func forEachSlot(_ mask: Bitmap, _ body: (Int) -> Void) {
-        for word in 0..<4 {
-            var w = mask[word]
-            while w != 0 {
-                let bit = w.trailingZeroBitCount
-                body(word << 6 | bit)
-                w &= w - 1
-            }
-        }
     }
 
     /// Compare int-chunk values stored as unsigned offsets from `base`

@@ -3,6 +3,7 @@
 // UTF-8 bytes of the text: names and keywords, numbers, strings, literals
 // (timestamps, oid, uuid, B64, O<key>, L<class>:<key>), arguments and
 // operators.
+import FiefStorage
 
 extension QueryParser {
     // MARK: - Tokens

@@ -60,6 +60,7 @@
 // `QueryParser.maxNesting`, and the height of the produced tree (AND/OR and
 // arithmetic chains) to `QueryParser.maxHeight`, so neither the parser nor
 // the consumers of the tree can run out of stack.
+import FiefStorage
 
 /// Parses Realm's query language: see the grammar above.
 enum QueryParser {

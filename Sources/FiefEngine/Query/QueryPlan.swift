@@ -1,3 +1,5 @@
+import FiefStorage
+
 /// A predicate bound to one class: property names resolved, arguments
 /// copied in, types checked.  Evaluation works a cluster (256 objects) at a
 /// time over column chunks read in place, producing a 256-bit match mask.
@@ -27,8 +29,6 @@ public final class CompiledQuery: @unchecked Sendable {
         self.knownColumns = knownColumns
     }
 }
-
-typealias Bitmap = SIMD4<UInt64>
 
 /// A value written in a predicate or passed as an argument, owned.
 enum QueryConstant {

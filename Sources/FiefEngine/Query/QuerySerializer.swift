@@ -28,6 +28,7 @@
 // range (a timestamp whose parts differ in sign, a non-finite float).  For
 // those `text` throws `FiefError(.queryInvalid)` naming the part.  A tree
 // nested beyond the parser's limits prints text the parser refuses.
+import FiefStorage
 
 /// Prints parsed queries as canonical text: see above.
 enum QuerySerializer {

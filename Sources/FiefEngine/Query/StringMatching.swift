@@ -1,3 +1,4 @@
+import FiefStorage
 #if canImport(Glibc)
 import Glibc
 #endif

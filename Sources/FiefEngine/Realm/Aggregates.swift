@@ -1,3 +1,5 @@
+import FiefStorage
+
 /// min, max, sum and average over a property of the objects of results, or
 /// over the elements of a collection of values.  Values are read where they
 /// are stored (column chunks, list segments) and folded one by one: no row
@@ -265,7 +267,7 @@ struct Aggregator {
     /// Fold slots `mask` of a column chunk of mixed values (each coded).
     mutating func addMixed(_ chunk: ColumnChunk, _ mask: Bitmap, nullable: Bool, damaged: () -> FiefError) throws(FiefError) {
         var failed = false
-        QueryEvaluator.forEachSlot(mask) { slot in
+        forEachSlot(mask) { slot in
             guard !failed, case .binary(let coded) = chunk.value(slot, type: .mixed, nullable: nullable) else { return }
             guard let value = MixedCoding.decode(coded) else { failed = true; return }
             addMixed(value)
@@ -282,14 +284,14 @@ struct Aggregator {
             case .int:
                 let values = base + ClusterLayout.intValues
                 let width = reader.intWidth, low = reader.intBase
-                QueryEvaluator.forEachSlot(mask) { slot in
+                forEachSlot(mask) { slot in
                     if nullable && reader.isNull(slot) { return }
                     addInt(FrameOfReference.value(values, width: width, base: low, slot))
                 }
                 return
             case .double:
                 let values = base + ClusterLayout.bitmapBytes
-                QueryEvaluator.forEachSlot(mask) { slot in
+                forEachSlot(mask) { slot in
                     if nullable && reader.isNull(slot) { return }
                     addDouble(values.loadUnaligned(fromByteOffset: slot << 3, as: Double.self))
                 }
@@ -298,7 +300,7 @@ struct Aggregator {
                 break
             }
         }
-        QueryEvaluator.forEachSlot(mask) { slot in add(chunk.value(slot, type: type, nullable: nullable)) }
+        forEachSlot(mask) { slot in add(chunk.value(slot, type: type, nullable: nullable)) }
     }
 
     /// The result: null when nothing was folded (0 for a sum).

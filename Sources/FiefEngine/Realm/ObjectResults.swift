@@ -1,3 +1,4 @@
+import FiefStorage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -313,7 +314,7 @@ public final class ObjectResults: Results, @unchecked Sendable {
         rows.reserveCapacity(matchedCount)
         for (cluster, bits) in matchedClusters {
             let base = cluster << ClusterLayout.shift
-            QueryEvaluator.forEachSlot(bits) { slot in rows.append(base | Int64(slot)) }
+            forEachSlot(bits) { slot in rows.append(base | Int64(slot)) }
         }
         try applyStages()
         keysMaterialized = true

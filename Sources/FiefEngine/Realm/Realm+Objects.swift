@@ -1,4 +1,5 @@
 import CLMDB
+import FiefStorage
 
 /// How a create with an existing primary key behaves (the C ABI's FIEF_UPDATE_POLICY_*).
 public enum UpdatePolicy: Int32, Sendable {

@@ -1,218 +1,9 @@
 import CLMDB
+import FiefStorage
 import CFiefSupport
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// What an open write transaction changed in one class.
-final class ClassWrite {
-    /// The next object key, loaded on first use, stored at commit.
-    var nextKey: Int64?
-    /// Clusters whose presence bitmap changed.
-    var touchedClusters: Set<Int64> = []
-    private var lastTouched: Int64 = -1
-    /// Objects created minus objects deleted since the transaction began
-    /// (or since the class was emptied).
-    var objectCountDelta: Int64 = 0
-    /// Whether every object of the class was deleted (its tables dropped).
-    var emptied = false
-    /// The cursor on the class's integer primary-key table; closed before
-    /// the transaction ends (LMDB frees a write transaction's cursors).
-    var primaryKeyCursor: LMDBCursor?
-    /// The cursor on the class's backlinks, kept for the objects deleted
-    /// one after another (closed as `primaryKeyCursor` is).
-    var backlinksCursor: LMDBCursor?
-    /// The last run of the integer primary-key table, when this transaction
-    /// wrote it: keys that continue it extend it here, and it is stored
-    /// once, before anything else reads or writes the table.
-    var tailRun: (run: PrimaryKeyRuns.Run, stored: Bool)?
-
-    /// The chunks of the cluster objects were last created in, by column:
-    /// creating objects one by one finds them without hashing (each id has
-    /// one DirtyChunk for the whole transaction, until the class is emptied).
-    private var createCluster: Int64 = -1
-    private var createChunks: [(column: UInt32, chunk: DirtyChunk)] = []
-
-    @inline(__always)
-    func chunk(_ column: UInt32, cluster: Int64, _ make: () throws(FiefError) -> DirtyChunk) throws(FiefError) -> DirtyChunk {
-        if cluster == createCluster {
-            for entry in createChunks where entry.column == column { return entry.chunk }
-        } else {
-            createCluster = cluster
-            createChunks.removeAll(keepingCapacity: true)
-        }
-        let made = try make()
-        createChunks.append((column, made))
-        return made
-    }
-
-    @inline(__always)
-    func touch(_ cluster: Int64) {
-        if cluster == lastTouched { return }
-        touchedClusters.insert(cluster)
-        lastTouched = cluster
-    }
-
-    /// The class was emptied: nothing of it is left to write.
-    func empty() {
-        createCluster = -1
-        createChunks = []
-        touchedClusters = []
-        lastTouched = -1
-        objectCountDelta = 0
-        emptied = true
-        primaryKeyCursor = nil
-        backlinksCursor = nil
-        tailRun = nil
-    }
-}
-
-/// The state of an open write transaction: LMDB's write transaction, the
-/// chunks changed so far (written once each at commit), and the chunks read.
-final class WriteTransaction {
-    let txn: OpaquePointer
-    let thread: pthread_t
-    /// The version the transaction started from; the commit creates version + 1.
-    let version: UInt64
-    let meta: MDB_dbi
-    /// Where the file's pages are mapped as the transaction began.
-    let bounds: MapBounds
-    @exclusivity(unchecked) var dirty = ChunkMap<DirtyChunk>(capacity: 256)
-    /// Chunks read from LMDB in this transaction.  The data databases are not
-    /// written before commit (except when emptied), so these views stay valid.
-    @exclusivity(unchecked) var clean = ChunkMap<ChunkReader>(capacity: 256)
-    /// The part lists of chunks read in parts.
-    var partTables = ChunkPartTables()
-    /// Transactions that touched at least this many chunks (about 2 MiB)
-    /// return their memory to the system when they end.
-    static let largeChunkCount = 1024
-    /// What changed, per class (`classWrite(_:)`).
-    @exclusivity(unchecked) private(set) var classes: [UInt32: ClassWrite] = [:]
-    @exclusivity(unchecked) private var lastClassKey: UInt32 = 0
-    @exclusivity(unchecked) private var lastClass: ClassWrite?
-    /// A storage failure in the middle of an operation: the transaction can
-    /// only be cancelled.
-    var failure: FiefError?
-    /// Scratch space for index keys.
-    @exclusivity(unchecked) var keyBuffer: [UInt8] = []
-    /// Databases opened (created) in this transaction: LMDB closes them if it aborts.
-    var openedDatabases: [String] = []
-    /// Whether the schema changed in this transaction.
-    var changedSchema = false
-    /// The lists read or changed in this transaction (stored at commit).
-    @exclusivity(unchecked) var lists: [ListID: ListState] = [:]
-    /// The sets and maps read since the transaction last wrote one.
-    @exclusivity(unchecked) var collectionEntries: [ListID: CollectionEntries] = [:]
-    /// Scratch space for set and map keys and values.
-    @exclusivity(unchecked) var entryKey: [UInt8] = []
-    @exclusivity(unchecked) var entryValue: [UInt8] = []
-    /// What the transaction changed and has not written yet (backlinks;
-    /// links to deleted objects still to be taken out of lists it has not
-    /// loaded), written at commit in key order (see `WriteBuffer`).
-    let buffer = WriteBuffer()
-    /// Maps of values filled in this transaction, stored sorted at commit (`PendingMap`).
-    let pendingMaps = PendingMaps()
-    /// Strings and binaries written to lists.
-    let listBytes = ByteArena()
-    /// Scratch space for encoding segments.
-    var segmentBuffer: [UInt8] = []
-
-    /// The changes to class `key` (made on first use).
-    @inline(__always)
-    func classWrite(_ key: UInt32) -> ClassWrite {
-        if key == lastClassKey, let lastClass { return lastClass }
-        let state: ClassWrite
-        if let known = classes[key] {
-            state = known
-        } else {
-            state = ClassWrite()
-            classes[key] = state
-        }
-        lastClassKey = key
-        lastClass = state
-        return state
-    }
-
-    /// The cursor on a class's integer primary-key table, with the table up
-    /// to date (its tail run stored, and forgotten: the caller may change
-    /// the table).
-    func primaryKeyCursor(_ table: UInt32, _ dbi: MDB_dbi) throws(FiefError) -> LMDBCursor {
-        let state = classWrite(table)
-        let cursor: LMDBCursor
-        if let open = state.primaryKeyCursor {
-            cursor = open
-        } else {
-            cursor = try LMDBCursor(txn, dbi)
-            state.primaryKeyCursor = cursor
-        }
-        if let tail = state.tailRun {
-            state.tailRun = nil
-            if !tail.stored { try PrimaryKeyRuns.store(cursor, tail.run) }
-        }
-        return cursor
-    }
-
-    /// Map integer primary keys `start ..< start + count` of class `table`
-    /// to objects `firstObject ...`; nil, or the first key already taken.
-    @inline(__always)
-    func insertPrimaryKeys(_ table: UInt32, _ dbi: MDB_dbi, start: UInt64, firstObject: Int64, count: UInt64) throws(FiefError) -> UInt64? {
-        let state = classWrite(table)
-        if let tail = state.tailRun, PrimaryKeyRuns.continues(tail.run, start: start, firstObject: firstObject, count: count) {
-            // Past the table's last key: nothing there to collide with.
-            var run = tail.run
-            run.length += count
-            state.tailRun = (run, false)
-            return nil
-        }
-        let cursor = try primaryKeyCursor(table, dbi)
-        var tail: PrimaryKeyRuns.Run?
-        let taken = try PrimaryKeyRuns.insert(cursor, start: start, firstObject: firstObject, count: count, tail: &tail)
-        state.tailRun = tail.map { ($0, true) }
-        return taken
-    }
-
-    /// Store every tail run (before commit).
-    func storePrimaryKeys(_ databases: (UInt32) throws(FiefError) -> MDB_dbi?) throws(FiefError) {
-        for (table, state) in classes where state.tailRun.map({ !$0.stored }) ?? false {
-            if let dbi = try databases(table) { _ = try primaryKeyCursor(table, dbi) }
-        }
-    }
-
-    func closeCursors() {
-        for state in classes.values {
-            state.primaryKeyCursor = nil
-            state.backlinksCursor = nil
-        }
-    }
-
-    init(txn: OpaquePointer, version: UInt64, meta: MDB_dbi, bounds: MapBounds) {
-        self.txn = txn
-        self.bounds = bounds
-        self.thread = pthread_self()
-        self.version = version
-        self.meta = meta
-    }
-}
-
-/// One column of one cluster, as the realm currently sees it.
-struct ColumnChunk {
-    let reader: ChunkReader
-    /// Set for a string or binary chunk changed in the write transaction.
-    let dirtyItems: DirtyChunk?
-
-    @inline(__always)
-    func value(_ slot: Int, type: PropertyType, nullable: Bool) -> Value {
-        if let dirtyItems { return dirtyItems.value(slot, nullable: nullable) }
-        return reader.value(slot, type: type, nullable: nullable)
-    }
-
-    /// The bytes of a string or binary slot (empty for null).
-    @inline(__always)
-    func bytes(_ slot: Int) -> UnsafeRawBufferPointer {
-        if let dirtyItems { return dirtyItems.bytes(slot) ?? UnsafeRawBufferPointer(start: nil, count: 0) }
-        return reader.bytes(slot)
-    }
-}
 
 extension Realm {
     // MARK: Chunks
@@ -355,7 +146,7 @@ extension Realm {
                     write = WriteTransaction(txn: txn, version: version, meta: meta, bounds: environment.currentBounds())
                     bumpStamp()
                     // Cancelled on this thread if it ends before the transaction does.
-                    ThreadExitHook.register(self)
+                    ThreadExitHook.register(exitToken)
                     return
                 }
             } catch {
@@ -378,7 +169,7 @@ extension Realm {
             self.write = nil
             environment.setWriter(false)
             bumpStamp()
-            ThreadExitHook.unregister(self)
+            ThreadExitHook.unregister(exitToken)
         }
         if write.failure == nil {
             do throws(FiefError) {
@@ -507,7 +298,7 @@ extension Realm {
     /// Cancel the write transaction; nothing of it is kept.
     public func cancelWrite() {
         guard let write else { return }
-        if pthread_equal(write.thread, pthread_self()) != 0 { ThreadExitHook.unregister(self) }
+        if pthread_equal(write.thread, pthread_self()) != 0 { ThreadExitHook.unregister(exitToken) }
         write.closeCursors()
         mdb_txn_abort(write.txn)
         self.write = nil
@@ -525,7 +316,7 @@ extension Realm {
     /// Cancel the write transaction if the calling thread began it: called
     /// by `ThreadExitHook` as that thread exits, so LMDB's writer lock is
     /// released by its owner.
-    func cancelWriteOfExitingThread() {
+    package func cancelWriteOfExitingThread() {
         _ = try? lock.withLock { () throws(FiefError) in
             if let write, pthread_equal(write.thread, pthread_self()) != 0 { cancelWrite() }
         }

@@ -1,3 +1,5 @@
+import FiefStorage
+
 /// Set-based update: one property of every object of a Results set to one
 /// value in one call (RealmSwift's `Results.setValue(_:forKey:)`, realm-core's
 /// `Results::set_property_value`).

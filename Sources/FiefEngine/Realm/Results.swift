@@ -1,3 +1,5 @@
+import FiefStorage
+
 /// Results: a lazy, live view of the elements of one source, all of them
 /// or those matching every filter, then ordered by stages (sorts, distincts
 /// and limits, left to right: see `ResultsStage`).  One kind with two kinds

@@ -1,5 +1,6 @@
 // The canonical text of results' query: realm-core's `Query::get_description`
 // followed by `DescriptorOrdering::get_description`.
+import FiefStorage
 
 extension Results {
     /// The query these results answer, as canonical text (see

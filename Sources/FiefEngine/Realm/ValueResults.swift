@@ -1,3 +1,5 @@
+import FiefStorage
+
 /// Where the elements of value results come from: a collection of values
 /// (`CollectionRef`: a list or set of values, a map's values in key order,
 /// a nested list or dictionary's values).  Each kind of collection says how
