@@ -119,6 +119,26 @@ enum HandleTable {
         try borrow(handle, .map, as: Realm.self) { (realm) throws(FiefError) -> MapAccess in realm.map(collectionRef(slot(handle)!, .map)) }
     }
 
+    /// `body` run with the accessor of a list handle's list; the realm is
+    /// borrowed for the call, so the accessor (made and used inside) costs
+    /// no reference counting.
+    @inline(__always)
+    static func withList<R>(_ handle: UnsafeRawPointer?, _ body: (ListAccess) throws(FiefError) -> R) throws(FiefError) -> R {
+        try borrow(handle, .list, as: Realm.self) { (realm) throws(FiefError) -> R in try body(realm.list(collectionRef(slot(handle)!, .list))) }
+    }
+
+    /// `body` run with the accessor of a set handle's set (see `withList`).
+    @inline(__always)
+    static func withSet<R>(_ handle: UnsafeRawPointer?, _ body: (SetAccess) throws(FiefError) -> R) throws(FiefError) -> R {
+        try borrow(handle, .set, as: Realm.self) { (realm) throws(FiefError) -> R in try body(realm.set(collectionRef(slot(handle)!, .set))) }
+    }
+
+    /// `body` run with the accessor of a map handle's map (see `withList`).
+    @inline(__always)
+    static func withMap<R>(_ handle: UnsafeRawPointer?, _ body: (MapAccess) throws(FiefError) -> R) throws(FiefError) -> R {
+        try borrow(handle, .map, as: Realm.self) { (realm) throws(FiefError) -> R in try body(realm.map(collectionRef(slot(handle)!, .map))) }
+    }
+
     /// The object behind an object handle, valid for the current call.
     @inline(__always)
     static func object(_ handle: UnsafeRawPointer?) throws(FiefError) -> ObjectBox {

@@ -9,8 +9,9 @@ import FiefStorage
 
 @inline(__always)
 func withList<R>(_ handle: OpaquePointer?, _ body: (ListAccess) throws(FiefError) -> R) throws(FiefError) -> R {
-    let list = try HandleTable.list(UnsafeRawPointer(handle))
-    return try list.realm.lock.withLock { () throws(FiefError) -> R in try body(list) }
+    try HandleTable.withList(UnsafeRawPointer(handle)) { (list) throws(FiefError) -> R in
+        try list.realm.lock.withLock { () throws(FiefError) -> R in try body(list) }
+    }
 }
 
 @_cdecl("fief_object_get_list")
@@ -104,8 +105,11 @@ public func exportListAppend(_ handle: OpaquePointer?, _ values: UnsafePointer<f
     guarded(false) { () throws(FiefError) -> Bool in
         let cValues = try CArgs.array(values, count, "values", count: "count")
         try withList(handle) { (list) throws(FiefError) in
-            // Converted into a temporary buffer (no array; the engine's
-            // append has the one-element path).
+            if cValues.count == 1 {
+                // The common case: no buffer, and no closure holding the accessor.
+                return try list.append(try ValueBridge.engineValue(cValues[0], "values[0]"))
+            }
+            // Converted into a temporary buffer (no array).
             try withValueBuffer(cValues.count) { (buffer) throws(FiefError) in
                 for i in 0..<cValues.count { buffer[i] = try ValueBridge.engineValue(cValues[i], "values[\(i)]") }
                 try list.append(UnsafeBufferPointer(buffer))

@@ -10,8 +10,9 @@ import FiefStorage
 
 @inline(__always)
 func withMap<R>(_ handle: OpaquePointer?, _ body: (MapAccess) throws(FiefError) -> R) throws(FiefError) -> R {
-    let map = try HandleTable.map(UnsafeRawPointer(handle))
-    return try map.realm.lock.withLock { () throws(FiefError) -> R in try body(map) }
+    try HandleTable.withMap(UnsafeRawPointer(handle)) { (map) throws(FiefError) -> R in
+        try map.realm.lock.withLock { () throws(FiefError) -> R in try body(map) }
+    }
 }
 
 /// A map key passed in: a view of the caller's memory for the call.

@@ -8,8 +8,9 @@ import FiefStorage
 
 @inline(__always)
 func withSet<R>(_ handle: OpaquePointer?, _ body: (SetAccess) throws(FiefError) -> R) throws(FiefError) -> R {
-    let set = try HandleTable.set(UnsafeRawPointer(handle))
-    return try set.realm.lock.withLock { () throws(FiefError) -> R in try body(set) }
+    try HandleTable.withSet(UnsafeRawPointer(handle)) { (set) throws(FiefError) -> R in
+        try set.realm.lock.withLock { () throws(FiefError) -> R in try body(set) }
+    }
 }
 
 /// The set behind `other`, which must be of the same realm as `set`.

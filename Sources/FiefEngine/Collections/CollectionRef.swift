@@ -69,15 +69,15 @@ public struct CollectionRef: Hashable, Sendable {
 
 extension Realm {
     /// The accessor of list `ref` (a list property or a nested list).
-    @inline(__always)
+    @inlinable
     public func list(_ ref: CollectionRef) -> ListAccess { ListAccess(realm: self, ref: ref) }
 
     /// The accessor of set `ref`.
-    @inline(__always)
+    @inlinable
     public func set(_ ref: CollectionRef) -> SetAccess { SetAccess(realm: self, ref: ref) }
 
     /// The accessor of map `ref` (a map property or a nested dictionary).
-    @inline(__always)
+    @inlinable
     public func map(_ ref: CollectionRef) -> MapAccess { MapAccess(realm: self, ref: ref) }
 
     /// The collection property `property` of object `owner` of class

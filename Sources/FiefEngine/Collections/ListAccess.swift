@@ -41,9 +41,10 @@ protocol ListStorage {
 /// the list's storage.  Made by `Realm.list(_:)` for one call: it borrows
 /// the realm.
 public struct ListAccess {
-    unowned(unsafe) public let realm: Realm
+    public let realm: Realm
     public let ref: CollectionRef
 
+    @usableFromInline
     init(realm: Realm, ref: CollectionRef) {
         self.realm = realm
         self.ref = ref
@@ -54,17 +55,19 @@ public struct ListAccess {
     /// The number of elements.
     public func count() throws(FiefError) -> Int {
         try realm.checkReadable()
-        return try storage(write: nil, load: false).count()
+        if ref.isNested { return try NestedList(realm, ref, write: nil).count() }
+        return try PropertyList(realm, ref, write: nil, load: false).count()
     }
 
     /// Element `index` (a view for strings and binaries).
     public func value(at index: Int) throws(FiefError) -> Value {
         try realm.checkReadable()
-        return try value(at: index, try storage(write: nil))
+        if ref.isNested { return try value(at: index, try NestedList(realm, ref, write: nil)) }
+        return try value(at: index, try PropertyList(realm, ref, write: nil))
     }
 
     @inline(__always)
-    private func value(at index: Int, _ list: AnyListStorage) throws(FiefError) -> Value {
+    private func value(at index: Int, _ list: some ListStorage) throws(FiefError) -> Value {
         try check(index, list, allowEnd: false)
         return try list.value(at: index)
     }
@@ -72,11 +75,12 @@ public struct ListAccess {
     /// Elements `start ..< start + out.count`, into `out`.
     public func values(from start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
         try realm.checkReadable()
-        try values(from: start, into: out, try storage(write: nil))
+        if ref.isNested { return try values(from: start, into: out, try NestedList(realm, ref, write: nil)) }
+        try values(from: start, into: out, try PropertyList(realm, ref, write: nil))
     }
 
     @inline(__always)
-    private func values(from start: Int, into out: UnsafeMutableBufferPointer<Value>, _ list: AnyListStorage) throws(FiefError) {
+    private func values(from start: Int, into out: UnsafeMutableBufferPointer<Value>, _ list: some ListStorage) throws(FiefError) {
         try checkRange(start: start, count: out.count, list)
         if out.isEmpty { return }
         try list.values(from: start, into: out)
@@ -86,11 +90,12 @@ public struct ListAccess {
     /// buffer for them is made).
     public func checkRange(start: Int, count: Int) throws(FiefError) {
         try realm.checkReadable()
-        try checkRange(start: start, count: count, try storage(write: nil, load: false))
+        if ref.isNested { return try checkRange(start: start, count: count, try NestedList(realm, ref, write: nil)) }
+        try checkRange(start: start, count: count, try PropertyList(realm, ref, write: nil, load: false))
     }
 
     @inline(__always)
-    private func checkRange(start: Int, count: Int, _ list: AnyListStorage) throws(FiefError) {
+    private func checkRange(start: Int, count: Int, _ list: some ListStorage) throws(FiefError) {
         let size = try list.count()
         guard FiefError.rangeFits(start: start, count: count, size: size) else {
             throw FiefError.rangeOutOfBounds("elements", start: start, count: count, ref.isNested ? "the nested list" : "the list", size: size)
@@ -102,7 +107,8 @@ public struct ListAccess {
     /// equality, numbers by value across types).
     public func firstIndex(of value: Value) throws(FiefError) -> Int? {
         try realm.checkReadable()
-        return try storage(write: nil).firstIndex(of: value)
+        if ref.isNested { return try NestedList(realm, ref, write: nil).firstIndex(of: value) }
+        return try PropertyList(realm, ref, write: nil).firstIndex(of: value)
     }
 
     // MARK: Writing
@@ -110,11 +116,12 @@ public struct ListAccess {
     /// Insert `value` before element `index` (`index` == count appends).
     public func insert(_ value: Value, at index: Int) throws(FiefError) {
         let write = try realm.requireWrite()
-        try insert(value, at: index, try storage(write: write))
+        if ref.isNested { return try insert(value, at: index, try NestedList(realm, ref, write: write)) }
+        try insert(value, at: index, try PropertyList(realm, ref, write: write))
     }
 
     @inline(__always)
-    private func insert(_ value: Value, at index: Int, _ list: AnyListStorage) throws(FiefError) {
+    private func insert(_ value: Value, at index: Int, _ list: some ListStorage) throws(FiefError) {
         try check(index, list, allowEnd: true)
         let element = try list.element(value)
         do throws(FiefError) {
@@ -126,22 +133,14 @@ public struct ListAccess {
 
     /// Append `values` (all checked before any is written).
     public func append(_ values: UnsafeBufferPointer<Value>) throws(FiefError) {
+        if values.count == 1 { return try append(values[0]) }
         let write = try realm.requireWrite()
-        try append(values, try storage(write: write, complete: false))
+        if ref.isNested { return try append(values, try NestedList(realm, ref, write: write)) }
+        try append(values, try PropertyList(realm, ref, write: write, complete: false))
     }
 
     @inline(__always)
-    private func append(_ values: UnsafeBufferPointer<Value>, _ list: AnyListStorage) throws(FiefError) {
-        if values.count == 1 {
-            // The common case, without an array.
-            let element = try list.element(values[0])
-            do throws(FiefError) {
-                try list.append(element)
-            } catch {
-                throw realm.poison(list.write!, error)
-            }
-            return
-        }
+    private func append(_ values: UnsafeBufferPointer<Value>, _ list: some ListStorage) throws(FiefError) {
         var elements: [Value] = []
         elements.reserveCapacity(values.count)
         for value in values { elements.append(try list.element(value)) }
@@ -152,14 +151,33 @@ public struct ListAccess {
         }
     }
 
-    /// Replace element `index`.
-    public func set(_ value: Value, at index: Int) throws(FiefError) {
+    /// Append one value: the common case, with no array (a property list
+    /// loads only its last segment).
+    public func append(_ value: Value) throws(FiefError) {
         let write = try realm.requireWrite()
-        try set(value, at: index, try storage(write: write))
+        if ref.isNested { return try append(value, try NestedList(realm, ref, write: write)) }
+        try PropertyList.append(realm, write, ref, value)
     }
 
     @inline(__always)
-    private func set(_ value: Value, at index: Int, _ list: AnyListStorage) throws(FiefError) {
+    private func append(_ value: Value, _ list: some ListStorage) throws(FiefError) {
+        let element = try list.element(value)
+        do throws(FiefError) {
+            try list.append(element)
+        } catch {
+            throw realm.poison(list.write!, error)
+        }
+    }
+
+    /// Replace element `index`.
+    public func set(_ value: Value, at index: Int) throws(FiefError) {
+        let write = try realm.requireWrite()
+        if ref.isNested { return try set(value, at: index, try NestedList(realm, ref, write: write)) }
+        try set(value, at: index, try PropertyList(realm, ref, write: write))
+    }
+
+    @inline(__always)
+    private func set(_ value: Value, at index: Int, _ list: some ListStorage) throws(FiefError) {
         try check(index, list, allowEnd: false)
         let element = try list.element(value)
         do throws(FiefError) {
@@ -173,11 +191,12 @@ public struct ListAccess {
     /// held goes with it).
     public func remove(at index: Int) throws(FiefError) {
         let write = try realm.requireWrite()
-        try remove(at: index, try storage(write: write))
+        if ref.isNested { return try remove(at: index, try NestedList(realm, ref, write: write)) }
+        try remove(at: index, try PropertyList(realm, ref, write: write))
     }
 
     @inline(__always)
-    private func remove(at index: Int, _ list: AnyListStorage) throws(FiefError) {
+    private func remove(at index: Int, _ list: some ListStorage) throws(FiefError) {
         try check(index, list, allowEnd: false)
         do throws(FiefError) {
             try list.remove(at: index)
@@ -189,11 +208,12 @@ public struct ListAccess {
     /// Move element `from` to index `to` (the others shift).
     public func move(from: Int, to: Int) throws(FiefError) {
         let write = try realm.requireWrite()
-        try move(from: from, to: to, try storage(write: write))
+        if ref.isNested { return try move(from: from, to: to, try NestedList(realm, ref, write: write)) }
+        try move(from: from, to: to, try PropertyList(realm, ref, write: write))
     }
 
     @inline(__always)
-    private func move(from: Int, to: Int, _ list: AnyListStorage) throws(FiefError) {
+    private func move(from: Int, to: Int, _ list: some ListStorage) throws(FiefError) {
         try check(from, list, allowEnd: false)
         try check(to, list, allowEnd: false)
         if from == to { return }
@@ -207,11 +227,12 @@ public struct ListAccess {
     /// Swap elements `i` and `j`.
     public func swapAt(_ i: Int, _ j: Int) throws(FiefError) {
         let write = try realm.requireWrite()
-        try swapAt(i, j, try storage(write: write))
+        if ref.isNested { return try swapAt(i, j, try NestedList(realm, ref, write: write)) }
+        try swapAt(i, j, try PropertyList(realm, ref, write: write))
     }
 
     @inline(__always)
-    private func swapAt(_ i: Int, _ j: Int, _ list: AnyListStorage) throws(FiefError) {
+    private func swapAt(_ i: Int, _ j: Int, _ list: some ListStorage) throws(FiefError) {
         try check(i, list, allowEnd: false)
         try check(j, list, allowEnd: false)
         if i == j { return }
@@ -225,11 +246,12 @@ public struct ListAccess {
     /// Remove every element.
     public func removeAll() throws(FiefError) {
         let write = try realm.requireWrite()
-        try removeAll(try storage(write: write))
+        if ref.isNested { return try removeAll(try NestedList(realm, ref, write: write)) }
+        try removeAll(try PropertyList(realm, ref, write: write))
     }
 
     @inline(__always)
-    private func removeAll(_ list: AnyListStorage) throws(FiefError) {
+    private func removeAll(_ list: some ListStorage) throws(FiefError) {
         do throws(FiefError) {
             try list.removeAll()
         } catch {
@@ -258,153 +280,18 @@ public struct ListAccess {
         let write = try realm.requireWrite()
         let list = try PropertyList(realm, ref, write: write)
         let child = try list.embeddedClass()
-        try check(index, .property(list), allowEnd: true)
+        try check(index, list, allowEnd: true)
         return try list.insertEmbedded(child, at: index)
-    }
-
-    /// The storage of the list: its owner live, the nested list there.
-    @inline(__always)
-    private func storage(write: WriteTransaction?, load: Bool = true, complete: Bool = true) throws(FiefError) -> AnyListStorage {
-        if ref.isNested { return .nested(try NestedList(realm, ref, write: write)) }
-        return .property(try PropertyList(realm, ref, write: write, load: load, complete: complete))
     }
 
     // MARK: Shared
 
     /// Check `index` against the list's size (`allowEnd`: the size itself too).
     @inline(__always)
-    private func check(_ index: Int, _ list: AnyListStorage, allowEnd: Bool) throws(FiefError) {
+    private func check(_ index: Int, _ list: some ListStorage, allowEnd: Bool) throws(FiefError) {
         let count = try list.count()
         guard index >= 0, index < count || (allowEnd && index == count) else {
             throw FiefError(.indexOutOfBounds, "index \(index) is out of range: \(list.name) has \(count) element\(count == 1 ? "" : "s")")
-        }
-    }
-}
-
-/// The storage of one list, of either kind, chosen once per call by
-/// `CollectionRef.isNested`: each operation switches to the storage's own
-/// method (direct calls, the storage never copied).
-enum AnyListStorage: ListStorage {
-    case property(PropertyList)
-    case nested(NestedList)
-
-    @inline(__always)
-    var name: String {
-        switch self {
-        case .property(let storage): return storage.name
-        case .nested(let storage): return storage.name
-        }
-    }
-
-    @inline(__always)
-    var write: WriteTransaction? {
-        switch self {
-        case .property(let storage): return storage.write
-        case .nested(let storage): return storage.write
-        }
-    }
-
-    @inline(__always)
-    func count() throws(FiefError) -> Int {
-        switch self {
-        case .property(let storage): return try storage.count()
-        case .nested(let storage): return try storage.count()
-        }
-    }
-
-    @inline(__always)
-    func value(at index: Int) throws(FiefError) -> Value {
-        switch self {
-        case .property(let storage): return try storage.value(at: index)
-        case .nested(let storage): return try storage.value(at: index)
-        }
-    }
-
-    @inline(__always)
-    func values(from start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
-        switch self {
-        case .property(let storage): return try storage.values(from: start, into: out)
-        case .nested(let storage): return try storage.values(from: start, into: out)
-        }
-    }
-
-    @inline(__always)
-    func firstIndex(of value: Value) throws(FiefError) -> Int? {
-        switch self {
-        case .property(let storage): return try storage.firstIndex(of: value)
-        case .nested(let storage): return try storage.firstIndex(of: value)
-        }
-    }
-
-    @inline(__always)
-    func element(_ value: Value) throws(FiefError) -> Value {
-        switch self {
-        case .property(let storage): return try storage.element(value)
-        case .nested(let storage): return try storage.element(value)
-        }
-    }
-
-    @inline(__always)
-    func insert(_ element: Value, at index: Int) throws(FiefError) {
-        switch self {
-        case .property(let storage): return try storage.insert(element, at: index)
-        case .nested(let storage): return try storage.insert(element, at: index)
-        }
-    }
-
-    @inline(__always)
-    func append(_ elements: UnsafeBufferPointer<Value>) throws(FiefError) {
-        switch self {
-        case .property(let storage): return try storage.append(elements)
-        case .nested(let storage): return try storage.append(elements)
-        }
-    }
-
-    @inline(__always)
-    func append(_ element: Value) throws(FiefError) {
-        switch self {
-        case .property(let storage): return try storage.append(element)
-        case .nested(let storage): return try storage.append(element)
-        }
-    }
-
-    @inline(__always)
-    func replace(at index: Int, with element: Value) throws(FiefError) {
-        switch self {
-        case .property(let storage): return try storage.replace(at: index, with: element)
-        case .nested(let storage): return try storage.replace(at: index, with: element)
-        }
-    }
-
-    @inline(__always)
-    func remove(at index: Int) throws(FiefError) {
-        switch self {
-        case .property(let storage): return try storage.remove(at: index)
-        case .nested(let storage): return try storage.remove(at: index)
-        }
-    }
-
-    @inline(__always)
-    func move(from: Int, to: Int) throws(FiefError) {
-        switch self {
-        case .property(let storage): return try storage.move(from: from, to: to)
-        case .nested(let storage): return try storage.move(from: from, to: to)
-        }
-    }
-
-    @inline(__always)
-    func swapAt(_ i: Int, _ j: Int) throws(FiefError) {
-        switch self {
-        case .property(let storage): return try storage.swapAt(i, j)
-        case .nested(let storage): return try storage.swapAt(i, j)
-        }
-    }
-
-    @inline(__always)
-    func removeAll() throws(FiefError) {
-        switch self {
-        case .property(let storage): return try storage.removeAll()
-        case .nested(let storage): return try storage.removeAll()
         }
     }
 }

@@ -664,8 +664,8 @@ extension Realm {
 /// The storage of a list property: its segments (`ListState`), loaded once
 /// per snapshot or write transaction.  Opened checked: the class, a list
 /// property, its owner live.
-final class PropertyList: ListStorage {
-    unowned(unsafe) let realm: Realm
+struct PropertyList: ListStorage {
+    let realm: Realm
     let write: WriteTransaction?
     let table: Table
     let column: Column
@@ -677,13 +677,24 @@ final class PropertyList: ListStorage {
     /// a write may load only the last ones, to append).
     @inline(__always)
     init(_ realm: Realm, _ ref: CollectionRef, write: WriteTransaction?, load: Bool = true, complete: Bool = true) throws(FiefError) {
+        // Checked into locals first, then made whole: a throwing
+        // initializer that fills `self` field by field builds it in memory
+        // and copies it out (a retain and a release per reference).
+        let table = try realm.table(ref.table)
+        let column = try realm.listColumn(table, ref.property)
+        try realm.requireLive(table, ref.owner)
+        let state = load ? try realm.listState(table, column, owner: ref.owner, complete: complete) : nil
+        self.init(realm: realm, write: write, table: table, column: column, owner: ref.owner, state: state)
+    }
+
+    @inline(__always)
+    private init(realm: Realm, write: WriteTransaction?, table: Table, column: Column, owner: Int64, state: ListState?) {
         self.realm = realm
         self.write = write
-        table = try realm.table(ref.table)
-        column = try realm.listColumn(table, ref.property)
-        owner = ref.owner
-        try realm.requireLive(table, owner)
-        state = load ? try realm.listState(table, column, owner: owner, complete: complete) : nil
+        self.table = table
+        self.column = column
+        self.owner = owner
+        self.state = state
     }
 
     var name: String {
@@ -746,6 +757,25 @@ final class PropertyList: ListStorage {
 
     func element(_ value: Value) throws(FiefError) -> Value {
         try realm.listElement(write!, table, column, value)
+    }
+
+    /// `append` of one value by the accessor, opened and done with the
+    /// references taken once and passed down, as one call: the hot path of
+    /// `ListAccess.append(_:)` (a storage value made for the call would
+    /// cost a retain and a release per reference it holds).  Only the
+    /// list's last segment is loaded.
+    @inline(__always)
+    static func append(_ realm: Realm, _ write: WriteTransaction, _ ref: CollectionRef, _ value: Value) throws(FiefError) {
+        let table = try realm.table(ref.table)
+        let column = try realm.listColumn(table, ref.property)
+        try realm.requireLive(table, ref.owner)
+        let state = try realm.listState(table, column, owner: ref.owner, complete: false)
+        let element = try realm.listElement(write, table, column, value)
+        do throws(FiefError) {
+            try realm.appendOne(write, table, state, element)
+        } catch {
+            throw realm.poison(write, error)
+        }
     }
 
     func insert(_ element: Value, at index: Int) throws(FiefError) {

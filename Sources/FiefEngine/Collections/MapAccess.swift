@@ -37,9 +37,10 @@ protocol MapStorage {
 /// they contain `.`, start with `$`, are not UTF-8 or are longer than 480
 /// bytes; such a key is in no map.  Made by `Realm.map(_:)` for one call.
 public struct MapAccess {
-    unowned(unsafe) public let realm: Realm
+    public let realm: Realm
     public let ref: CollectionRef
 
+    @usableFromInline
     init(realm: Realm, ref: CollectionRef) {
         self.realm = realm
         self.ref = ref
@@ -50,17 +51,19 @@ public struct MapAccess {
     /// The number of entries.
     public func count() throws(FiefError) -> Int {
         try realm.checkReadable()
-        return try storage(write: nil).count()
+        if ref.isNested { return try NestedDictionary(realm, ref, write: nil).count() }
+        return try PropertyMap(realm, ref, write: nil).count()
     }
 
     /// The value of `key`, or nil when the map has no such key.
     public func value(forKey key: UnsafeRawBufferPointer) throws(FiefError) -> Value? {
         try realm.checkReadable()
-        return try value(forKey: key, try storage(write: nil))
+        if ref.isNested { return try value(forKey: key, NestedDictionary(realm, ref, write: nil)) }
+        return try value(forKey: key, PropertyMap(realm, ref, write: nil))
     }
 
     @inline(__always)
-    private func value(forKey key: UnsafeRawBufferPointer, _ map: AnyMapStorage) throws(FiefError) -> Value? {
+    private func value(forKey key: UnsafeRawBufferPointer, _ map: some MapStorage) throws(FiefError) -> Value? {
         if MapStore.keyProblem(key) != nil { return nil }
         return try map.value(forKey: key)
     }
@@ -68,11 +71,12 @@ public struct MapAccess {
     /// Entry `index` in key order (the key a view into the database).
     public func entry(at index: Int) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: Value) {
         try realm.checkReadable()
-        return try entry(at: index, try storage(write: nil))
+        if ref.isNested { return try entry(at: index, NestedDictionary(realm, ref, write: nil)) }
+        return try entry(at: index, PropertyMap(realm, ref, write: nil))
     }
 
     @inline(__always)
-    private func entry(at index: Int, _ map: AnyMapStorage) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: Value) {
+    private func entry(at index: Int, _ map: some MapStorage) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: Value) {
         let entries = try map.entries()
         guard index >= 0, index < entries.count else { throw map.indexError(index, count: entries.count) }
         return (entries[index].key, try map.value(stored: entries[index].value))
@@ -83,12 +87,13 @@ public struct MapAccess {
     public func entries(from start: Int, count: Int, keys: UnsafeMutablePointer<UnsafeRawBufferPointer>?,
                         values: UnsafeMutablePointer<Value>?) throws(FiefError) {
         try realm.checkReadable()
-        try entries(from: start, count: count, keys: keys, values: values, try storage(write: nil))
+        if ref.isNested { return try entries(from: start, count: count, keys: keys, values: values, NestedDictionary(realm, ref, write: nil)) }
+        try entries(from: start, count: count, keys: keys, values: values, PropertyMap(realm, ref, write: nil))
     }
 
     @inline(__always)
     private func entries(from start: Int, count: Int, keys: UnsafeMutablePointer<UnsafeRawBufferPointer>?,
-                         values: UnsafeMutablePointer<Value>?, _ map: AnyMapStorage) throws(FiefError) {
+                         values: UnsafeMutablePointer<Value>?, _ map: some MapStorage) throws(FiefError) {
         let entries = try map.entries()
         guard FiefError.rangeFits(start: start, count: count, size: entries.count) else {
             throw FiefError.rangeOutOfBounds("entries", start: start, count: count, map.name, size: entries.count)
@@ -111,11 +116,12 @@ public struct MapAccess {
     /// The position of `key` in the map's key order, if the map has it.
     public func index(ofKey key: UnsafeRawBufferPointer) throws(FiefError) -> Int? {
         try realm.checkReadable()
-        return try index(ofKey: key, try storage(write: nil))
+        if ref.isNested { return try index(ofKey: key, NestedDictionary(realm, ref, write: nil)) }
+        return try index(ofKey: key, PropertyMap(realm, ref, write: nil))
     }
 
     @inline(__always)
-    private func index(ofKey key: UnsafeRawBufferPointer, _ map: AnyMapStorage) throws(FiefError) -> Int? {
+    private func index(ofKey key: UnsafeRawBufferPointer, _ map: some MapStorage) throws(FiefError) -> Int? {
         let entries = try map.entries()
         var low = 0, high = entries.count
         while low < high {
@@ -130,11 +136,12 @@ public struct MapAccess {
     /// Set `key` to `value`, adding the key if the map does not have it.
     public func set(_ value: Value, forKey key: UnsafeRawBufferPointer) throws(FiefError) {
         let write = try realm.requireWrite()
-        try set(value, forKey: key, try storage(write: write))
+        if ref.isNested { return try set(value, forKey: key, NestedDictionary(realm, ref, write: write)) }
+        try PropertyMap.set(realm, write, ref, key, value)
     }
 
     @inline(__always)
-    private func set(_ value: Value, forKey key: UnsafeRawBufferPointer, _ map: AnyMapStorage) throws(FiefError) {
+    private func set(_ value: Value, forKey key: UnsafeRawBufferPointer, _ map: some MapStorage) throws(FiefError) {
         try checkKey(key, map)
         let element = try map.element(value)
         do throws(FiefError) {
@@ -148,11 +155,12 @@ public struct MapAccess {
     @discardableResult
     public func remove(_ key: UnsafeRawBufferPointer) throws(FiefError) -> Bool {
         let write = try realm.requireWrite()
-        return try remove(key, try storage(write: write))
+        if ref.isNested { return try remove(key, NestedDictionary(realm, ref, write: write)) }
+        return try remove(key, PropertyMap(realm, ref, write: write))
     }
 
     @inline(__always)
-    private func remove(_ key: UnsafeRawBufferPointer, _ map: AnyMapStorage) throws(FiefError) -> Bool {
+    private func remove(_ key: UnsafeRawBufferPointer, _ map: some MapStorage) throws(FiefError) -> Bool {
         if MapStore.keyProblem(key) != nil { return false }
         var removed = false
         do throws(FiefError) {
@@ -166,11 +174,12 @@ public struct MapAccess {
     /// Remove every entry.
     public func removeAll() throws(FiefError) {
         let write = try realm.requireWrite()
-        try removeAll(try storage(write: write))
+        if ref.isNested { return try removeAll(try NestedDictionary(realm, ref, write: write)) }
+        try removeAll(try PropertyMap(realm, ref, write: write))
     }
 
     @inline(__always)
-    private func removeAll(_ map: AnyMapStorage) throws(FiefError) {
+    private func removeAll(_ map: some MapStorage) throws(FiefError) {
         do throws(FiefError) {
             try map.removeAll()
         } catch {
@@ -185,127 +194,22 @@ public struct MapAccess {
         let write = try realm.requireWrite()
         let map = try PropertyMap(realm, ref, write: write)
         let child = try map.embeddedClass()
-        try checkKey(key, .property(map))
+        try checkKey(key, map)
         return try map.insertEmbedded(child, forKey: key)
-    }
-
-    /// The storage of the map: its owner live, the nested dictionary there.
-    @inline(__always)
-    private func storage(write: WriteTransaction?) throws(FiefError) -> AnyMapStorage {
-        if ref.isNested { return .nested(try NestedDictionary(realm, ref, write: write)) }
-        return .property(try PropertyMap(realm, ref, write: write))
     }
 
     // MARK: Shared
 
     @inline(__always)
-    private func checkKey(_ key: UnsafeRawBufferPointer, _ map: AnyMapStorage) throws(FiefError) {
+    private func checkKey(_ key: UnsafeRawBufferPointer, _ map: some MapStorage) throws(FiefError) {
+        try Self.checkKey(key, map.keyContext)
+    }
+
+    /// A key refused before anything is written; `context` names the map.
+    @inline(__always)
+    static func checkKey(_ key: UnsafeRawBufferPointer, _ context: @autoclosure () -> String) throws(FiefError) {
         if let problem = MapStore.keyProblem(key) {
-            throw FiefError(problem == MapStore.invalidUTF8 ? .invalidUTF8 : .invalidArgument, "\(map.keyContext): \(problem)")
-        }
-    }
-}
-
-/// The storage of one map, of either kind, chosen once per call by
-/// `CollectionRef.isNested`: each operation switches to the storage's own
-/// method (direct calls, the storage never copied).
-enum AnyMapStorage: MapStorage {
-    case property(PropertyMap)
-    case nested(NestedDictionary)
-
-    @inline(__always)
-    var name: String {
-        switch self {
-        case .property(let storage): return storage.name
-        case .nested(let storage): return storage.name
-        }
-    }
-
-    @inline(__always)
-    var keyContext: String {
-        switch self {
-        case .property(let storage): return storage.keyContext
-        case .nested(let storage): return storage.keyContext
-        }
-    }
-
-    @inline(__always)
-    var write: WriteTransaction? {
-        switch self {
-        case .property(let storage): return storage.write
-        case .nested(let storage): return storage.write
-        }
-    }
-
-    @inline(__always)
-    func count() throws(FiefError) -> Int {
-        switch self {
-        case .property(let storage): return try storage.count()
-        case .nested(let storage): return try storage.count()
-        }
-    }
-
-    @inline(__always)
-    func indexError(_ index: Int, count: Int) -> FiefError {
-        switch self {
-        case .property(let storage): return storage.indexError(index, count: count)
-        case .nested(let storage): return storage.indexError(index, count: count)
-        }
-    }
-
-    @inline(__always)
-    func value(forKey key: UnsafeRawBufferPointer) throws(FiefError) -> Value? {
-        switch self {
-        case .property(let storage): return try storage.value(forKey: key)
-        case .nested(let storage): return try storage.value(forKey: key)
-        }
-    }
-
-    @inline(__always)
-    func entries() throws(FiefError) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
-        switch self {
-        case .property(let storage): return try storage.entries()
-        case .nested(let storage): return try storage.entries()
-        }
-    }
-
-    @inline(__always)
-    func value(stored raw: UnsafeRawBufferPointer) throws(FiefError) -> Value {
-        switch self {
-        case .property(let storage): return try storage.value(stored: raw)
-        case .nested(let storage): return try storage.value(stored: raw)
-        }
-    }
-
-    @inline(__always)
-    func element(_ value: Value) throws(FiefError) -> Value {
-        switch self {
-        case .property(let storage): return try storage.element(value)
-        case .nested(let storage): return try storage.element(value)
-        }
-    }
-
-    @inline(__always)
-    func set(_ key: UnsafeRawBufferPointer, _ element: Value) throws(FiefError) {
-        switch self {
-        case .property(let storage): return try storage.set(key, element)
-        case .nested(let storage): return try storage.set(key, element)
-        }
-    }
-
-    @inline(__always)
-    func remove(_ key: UnsafeRawBufferPointer) throws(FiefError) -> Bool {
-        switch self {
-        case .property(let storage): return try storage.remove(key)
-        case .nested(let storage): return try storage.remove(key)
-        }
-    }
-
-    @inline(__always)
-    func removeAll() throws(FiefError) {
-        switch self {
-        case .property(let storage): return try storage.removeAll()
-        case .nested(let storage): return try storage.removeAll()
+            throw FiefError(problem == MapStore.invalidUTF8 ? .invalidUTF8 : .invalidArgument, "\(context()): \(problem)")
         }
     }
 }

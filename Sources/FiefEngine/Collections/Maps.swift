@@ -178,22 +178,50 @@ extension Realm {
 /// (`MapStore`), its size in its owner's column; sets of a map of values
 /// wait in the transaction (`PendingMaps`).  Opened checked: the class, a
 /// map property, its owner live.
-final class PropertyMap: MapStorage {
-    unowned(unsafe) let realm: Realm
+struct PropertyMap: MapStorage {
+    let realm: Realm
     let write: WriteTransaction?
     let table: Table
     let column: Column
     let owner: Int64
 
+    @inline(__always)
     init(_ realm: Realm, _ ref: CollectionRef, write: WriteTransaction?) throws(FiefError) {
+        // Checked into locals first, then made whole (see `PropertyList`).
+        let (table, column) = try realm.collection(CollectionRef(.map, table: ref.table, owner: ref.owner, property: ref.property), .map)
+        self.init(realm: realm, write: write, table: table, column: column, owner: ref.owner)
+    }
+
+    @inline(__always)
+    private init(realm: Realm, write: WriteTransaction?, table: Table, column: Column, owner: Int64) {
         self.realm = realm
         self.write = write
-        (table, column) = try realm.collection(CollectionRef(.map, table: ref.table, owner: ref.owner, property: ref.property), .map)
-        owner = ref.owner
+        self.table = table
+        self.column = column
+        self.owner = owner
+    }
+
+    /// `set` of the accessor, opened and done with the references taken
+    /// once and passed down, as one call: the hot path of
+    /// `MapAccess.set(_:forKey:)` (a storage value made for the call
+    /// would cost a retain and a release per reference it holds).
+    @inline(__always)
+    static func set(_ realm: Realm, _ write: WriteTransaction, _ ref: CollectionRef, _ key: UnsafeRawBufferPointer, _ value: Value) throws(FiefError) {
+        let (table, column) = try realm.collection(CollectionRef(.map, table: ref.table, owner: ref.owner, property: ref.property), .map)
+        try MapAccess.checkKey(key, keyContext(table, column))
+        let element = try element(realm, table, column, value)
+        do throws(FiefError) {
+            try set(realm, write, table, column, ref.owner, key, element)
+        } catch {
+            throw realm.poison(write, error)
+        }
     }
 
     var name: String { "the map" }
-    var keyContext: String { "'\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")'" }
+    var keyContext: String { Self.keyContext(table, column) }
+    static func keyContext(_ table: Table, _ column: Column) -> String {
+        "'\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")'"
+    }
     private var id: ListID { ListID(table: table.key, column: column.key, owner: owner) }
     private var dbi: MDB_dbi { get throws(FiefError) { try table.mapDatabase(column.key) } }
 
@@ -228,6 +256,11 @@ final class PropertyMap: MapStorage {
     }
 
     func element(_ value: Value) throws(FiefError) -> Value {
+        try Self.element(realm, table, column, value)
+    }
+
+    @inline(__always)
+    private static func element(_ realm: Realm, _ table: Table, _ column: Column, _ value: Value) throws(FiefError) -> Value {
         let property = try table.property(column.key)
         let element = try value.coerced(for: property, className: table.objectClass.name)
         if case .link = element { try Links.check(realm, element, table, column, property) }
@@ -235,9 +268,14 @@ final class PropertyMap: MapStorage {
     }
 
     func set(_ key: UnsafeRawBufferPointer, _ element: Value) throws(FiefError) {
-        let write = write!
+        try Self.set(realm, write!, table, column, owner, key, element)
+    }
+
+    @inline(__always)
+    private static func set(_ realm: Realm, _ write: WriteTransaction, _ table: Table, _ column: Column, _ owner: Int64,
+                            _ key: UnsafeRawBufferPointer, _ element: Value) throws(FiefError) {
         let stored = column.elementType == .mixed ? try realm.storedMixed(write, table, owner: owner, property: column.key, element) : element
-        try realm.put(write, table, column, try dbi, owner, key, stored)
+        try realm.put(write, table, column, try table.mapDatabase(column.key), owner, key, stored)
     }
 
     func remove(_ key: UnsafeRawBufferPointer) throws(FiefError) -> Bool {

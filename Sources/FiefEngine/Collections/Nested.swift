@@ -333,7 +333,7 @@ extension Realm {
 /// class's nested database (`NestedStore`), keyed by position.  Opened
 /// checked: the owner live, the nested list there.
 struct NestedList: ListStorage {
-    unowned(unsafe) let realm: Realm
+    let realm: Realm
     let write: WriteTransaction?
     let ref: CollectionRef
     let table: Table
@@ -466,7 +466,7 @@ struct NestedList: ListStorage {
 /// class's nested database (`NestedStore`), keyed by key.  Opened checked:
 /// the owner live, the nested dictionary there.
 struct NestedDictionary: MapStorage {
-    unowned(unsafe) let realm: Realm
+    let realm: Realm
     let write: WriteTransaction?
     let ref: CollectionRef
     let table: Table

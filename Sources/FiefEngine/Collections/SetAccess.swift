@@ -5,9 +5,10 @@ import FiefStorage
 /// class's set database (`SetStore`, Sets.swift).  Made by `Realm.set(_:)`
 /// for one call: it borrows the realm.
 public struct SetAccess {
-    unowned(unsafe) public let realm: Realm
+    public let realm: Realm
     public let ref: CollectionRef
 
+    @usableFromInline
     init(realm: Realm, ref: CollectionRef) {
         self.realm = realm
         self.ref = ref
