@@ -5,9 +5,10 @@ import FiefStorage
 /// a mixed value (`NestedList`).  A storage is opened for one call, checked
 /// (the owner live, the nested list there); its writes run in the open
 /// write transaction and may fail only on storage errors (`ListAccess`
-/// poisons the transaction then).  Write failures poison the transaction
-/// in `ListAccess`, with no closure in the way: a storage is a struct of a
-/// few references, and the hot paths (append, read) must not copy it.  Indexes are checked by `ListAccess`.
+/// poisons the transaction then, with no closure in the way).  A storage
+/// is a struct of a few references, made for the call and handed to the
+/// accessor's generic helpers, never copied.  Indexes are checked by
+/// `ListAccess`.
 protocol ListStorage {
     /// The list in messages: "the list 'Person.dogs'", "the nested list".
     var name: String { get }
@@ -38,8 +39,8 @@ protocol ListStorage {
 /// it: reads check that the realm is readable, writes that a write
 /// transaction is open; then the list is opened (its owner live), indexes
 /// and values checked before anything is written, and the write done by
-/// the list's storage.  Made by `Realm.list(_:)` for one call: it borrows
-/// the realm.
+/// the list's storage.  Made by `Realm.list(_:)` for one call (made and
+/// used inside a borrow of the realm, holding it costs nothing).
 public struct ListAccess {
     public let realm: Realm
     public let ref: CollectionRef

@@ -3,7 +3,7 @@ import FiefStorage
 /// A set property (`CollectionRef` of kind `.set`; sets do not nest) and
 /// every operation on it; the work is done by the set's storage in the
 /// class's set database (`SetStore`, Sets.swift).  Made by `Realm.set(_:)`
-/// for one call: it borrows the realm.
+/// for one call.
 public struct SetAccess {
     public let realm: Realm
     public let ref: CollectionRef
