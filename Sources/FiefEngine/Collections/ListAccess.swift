@@ -7,32 +7,33 @@ import FiefStorage
 /// write transaction and may fail only on storage errors (`ListAccess`
 /// poisons the transaction then, with no closure in the way).  A storage
 /// is a struct of a few references, made for the call and handed to the
-/// accessor's generic helpers, never copied.  Indexes are checked by
-/// `ListAccess`.
+/// accessor's generic helpers, never copied; it does not hold the realm:
+/// every call takes the accessor's (held, it would cost a retain and a
+/// release per call).  Indexes are checked by `ListAccess`.
 protocol ListStorage {
     /// The list in messages: "the list 'Person.dogs'", "the nested list".
     var name: String { get }
     /// The write transaction it was opened in, if it was.
     var write: WriteTransaction? { get }
-    func count() throws(FiefError) -> Int
+    func count(_ realm: Realm) throws(FiefError) -> Int
     /// Element `index`, as the caller reads it.
-    func value(at index: Int) throws(FiefError) -> Value
+    func value(_ realm: Realm, at index: Int) throws(FiefError) -> Value
     /// Elements `start ..< start + out.count`, which lie in the list.
-    func values(from start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError)
+    func values(_ realm: Realm, from start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError)
     /// The index of the first element equal to `value`.
-    func firstIndex(of value: Value) throws(FiefError) -> Int?
+    func firstIndex(_ realm: Realm, of value: Value) throws(FiefError) -> Int?
     /// `value` checked and converted for an element (nothing written).
-    func element(_ value: Value) throws(FiefError) -> Value
-    func insert(_ element: Value, at index: Int) throws(FiefError)
-    func append(_ elements: UnsafeBufferPointer<Value>) throws(FiefError)
+    func element(_ realm: Realm, _ value: Value) throws(FiefError) -> Value
+    func insert(_ realm: Realm, _ element: Value, at index: Int) throws(FiefError)
+    func append(_ realm: Realm, _ elements: UnsafeBufferPointer<Value>) throws(FiefError)
     /// `append` of one element.
-    func append(_ element: Value) throws(FiefError)
+    func append(_ realm: Realm, _ element: Value) throws(FiefError)
     /// Element `index` becomes `element` (nothing happens when it is the same).
-    func replace(at index: Int, with element: Value) throws(FiefError)
-    func remove(at index: Int) throws(FiefError)
-    func move(from: Int, to: Int) throws(FiefError)
-    func swapAt(_ i: Int, _ j: Int) throws(FiefError)
-    func removeAll() throws(FiefError)
+    func replace(_ realm: Realm, at index: Int, with element: Value) throws(FiefError)
+    func remove(_ realm: Realm, at index: Int) throws(FiefError)
+    func move(_ realm: Realm, from: Int, to: Int) throws(FiefError)
+    func swapAt(_ realm: Realm, _ i: Int, _ j: Int) throws(FiefError)
+    func removeAll(_ realm: Realm) throws(FiefError)
 }
 
 /// A list, property or nested (`CollectionRef`), and every operation on
@@ -56,8 +57,8 @@ public struct ListAccess {
     /// The number of elements.
     public func count() throws(FiefError) -> Int {
         try realm.checkReadable()
-        if ref.isNested { return try NestedList(realm, ref, write: nil).count() }
-        return try PropertyList(realm, ref, write: nil, load: false).count()
+        if ref.isNested { return try NestedList(realm, ref, write: nil).count(realm) }
+        return try PropertyList(realm, ref, write: nil, load: false).count(realm)
     }
 
     /// Element `index` (a view for strings and binaries).
@@ -70,7 +71,7 @@ public struct ListAccess {
     @inline(__always)
     private func value(at index: Int, _ list: some ListStorage) throws(FiefError) -> Value {
         try check(index, list, allowEnd: false)
-        return try list.value(at: index)
+        return try list.value(realm, at: index)
     }
 
     /// Elements `start ..< start + out.count`, into `out`.
@@ -84,7 +85,7 @@ public struct ListAccess {
     private func values(from start: Int, into out: UnsafeMutableBufferPointer<Value>, _ list: some ListStorage) throws(FiefError) {
         try checkRange(start: start, count: out.count, list)
         if out.isEmpty { return }
-        try list.values(from: start, into: out)
+        try list.values(realm, from: start, into: out)
     }
 
     /// Check that `count` elements from `start` lie in the list (before a
@@ -97,7 +98,7 @@ public struct ListAccess {
 
     @inline(__always)
     private func checkRange(start: Int, count: Int, _ list: some ListStorage) throws(FiefError) {
-        let size = try list.count()
+        let size = try list.count(realm)
         guard FiefError.rangeFits(start: start, count: count, size: size) else {
             throw FiefError.rangeOutOfBounds("elements", start: start, count: count, ref.isNested ? "the nested list" : "the list", size: size)
         }
@@ -108,8 +109,8 @@ public struct ListAccess {
     /// equality, numbers by value across types).
     public func firstIndex(of value: Value) throws(FiefError) -> Int? {
         try realm.checkReadable()
-        if ref.isNested { return try NestedList(realm, ref, write: nil).firstIndex(of: value) }
-        return try PropertyList(realm, ref, write: nil).firstIndex(of: value)
+        if ref.isNested { return try NestedList(realm, ref, write: nil).firstIndex(realm, of: value) }
+        return try PropertyList(realm, ref, write: nil).firstIndex(realm, of: value)
     }
 
     // MARK: Writing
@@ -124,9 +125,9 @@ public struct ListAccess {
     @inline(__always)
     private func insert(_ value: Value, at index: Int, _ list: some ListStorage) throws(FiefError) {
         try check(index, list, allowEnd: true)
-        let element = try list.element(value)
+        let element = try list.element(realm, value)
         do throws(FiefError) {
-            try list.insert(element, at: index)
+            try list.insert(realm, element, at: index)
         } catch {
             throw realm.poison(list.write!, error)
         }
@@ -144,9 +145,9 @@ public struct ListAccess {
     private func append(_ values: UnsafeBufferPointer<Value>, _ list: some ListStorage) throws(FiefError) {
         var elements: [Value] = []
         elements.reserveCapacity(values.count)
-        for value in values { elements.append(try list.element(value)) }
+        for value in values { elements.append(try list.element(realm, value)) }
         do throws(FiefError) {
-            try elements.withUnsafeBufferPointer { (buffer) throws(FiefError) in try list.append(buffer) }
+            try elements.withUnsafeBufferPointer { (buffer) throws(FiefError) in try list.append(realm, buffer) }
         } catch {
             throw realm.poison(list.write!, error)
         }
@@ -162,9 +163,9 @@ public struct ListAccess {
 
     @inline(__always)
     private func append(_ value: Value, _ list: some ListStorage) throws(FiefError) {
-        let element = try list.element(value)
+        let element = try list.element(realm, value)
         do throws(FiefError) {
-            try list.append(element)
+            try list.append(realm, element)
         } catch {
             throw realm.poison(list.write!, error)
         }
@@ -180,9 +181,9 @@ public struct ListAccess {
     @inline(__always)
     private func set(_ value: Value, at index: Int, _ list: some ListStorage) throws(FiefError) {
         try check(index, list, allowEnd: false)
-        let element = try list.element(value)
+        let element = try list.element(realm, value)
         do throws(FiefError) {
-            try list.replace(at: index, with: element)
+            try list.replace(realm, at: index, with: element)
         } catch {
             throw realm.poison(list.write!, error)
         }
@@ -200,7 +201,7 @@ public struct ListAccess {
     private func remove(at index: Int, _ list: some ListStorage) throws(FiefError) {
         try check(index, list, allowEnd: false)
         do throws(FiefError) {
-            try list.remove(at: index)
+            try list.remove(realm, at: index)
         } catch {
             throw realm.poison(list.write!, error)
         }
@@ -219,7 +220,7 @@ public struct ListAccess {
         try check(to, list, allowEnd: false)
         if from == to { return }
         do throws(FiefError) {
-            try list.move(from: from, to: to)
+            try list.move(realm, from: from, to: to)
         } catch {
             throw realm.poison(list.write!, error)
         }
@@ -238,7 +239,7 @@ public struct ListAccess {
         try check(j, list, allowEnd: false)
         if i == j { return }
         do throws(FiefError) {
-            try list.swapAt(i, j)
+            try list.swapAt(realm, i, j)
         } catch {
             throw realm.poison(list.write!, error)
         }
@@ -254,7 +255,7 @@ public struct ListAccess {
     @inline(__always)
     private func removeAll(_ list: some ListStorage) throws(FiefError) {
         do throws(FiefError) {
-            try list.removeAll()
+            try list.removeAll(realm)
         } catch {
             throw realm.poison(list.write!, error)
         }
@@ -266,9 +267,9 @@ public struct ListAccess {
         if ref.isNested { throw FiefError(.invalidArgument, "a nested list holds mixed values, not objects: there is nothing to delete (clear it instead)") }
         let write = try realm.requireWrite()
         let list = try PropertyList(realm, ref, write: write)
-        try list.requireObjects()
+        try list.requireObjects(realm)
         do throws(FiefError) {
-            try list.removeAllDeletingObjects()
+            try list.removeAllDeletingObjects(realm)
         } catch {
             throw realm.poison(list.write!, error)
         }
@@ -280,9 +281,9 @@ public struct ListAccess {
         if ref.isNested { throw FiefError(.invalidArgument, "a nested list holds mixed values, which are never embedded objects") }
         let write = try realm.requireWrite()
         let list = try PropertyList(realm, ref, write: write)
-        let child = try list.embeddedClass()
+        let child = try list.embeddedClass(realm)
         try check(index, list, allowEnd: true)
-        return try list.insertEmbedded(child, at: index)
+        return try list.insertEmbedded(realm, child, at: index)
     }
 
     // MARK: Shared
@@ -290,7 +291,7 @@ public struct ListAccess {
     /// Check `index` against the list's size (`allowEnd`: the size itself too).
     @inline(__always)
     private func check(_ index: Int, _ list: some ListStorage, allowEnd: Bool) throws(FiefError) {
-        let count = try list.count()
+        let count = try list.count(realm)
         guard index >= 0, index < count || (allowEnd && index == count) else {
             throw FiefError(.indexOutOfBounds, "index \(index) is out of range: \(list.name) has \(count) element\(count == 1 ? "" : "s")")
         }

@@ -665,7 +665,6 @@ extension Realm {
 /// per snapshot or write transaction.  Opened checked: the class, a list
 /// property, its owner live.
 struct PropertyList: ListStorage {
-    let realm: Realm
     let write: WriteTransaction?
     let table: Table
     let column: Column
@@ -684,12 +683,11 @@ struct PropertyList: ListStorage {
         let column = try realm.listColumn(table, ref.property)
         try realm.requireLive(table, ref.owner)
         let state = load ? try realm.listState(table, column, owner: ref.owner, complete: complete) : nil
-        self.init(realm: realm, write: write, table: table, column: column, owner: ref.owner, state: state)
+        self.init(write: write, table: table, column: column, owner: ref.owner, state: state)
     }
 
     @inline(__always)
-    private init(realm: Realm, write: WriteTransaction?, table: Table, column: Column, owner: Int64, state: ListState?) {
-        self.realm = realm
+    private init(write: WriteTransaction?, table: Table, column: Column, owner: Int64, state: ListState?) {
         self.write = write
         self.table = table
         self.column = column
@@ -702,17 +700,17 @@ struct PropertyList: ListStorage {
     }
 
     @inline(__always)
-    func count() throws(FiefError) -> Int {
+    func count(_ realm: Realm) throws(FiefError) -> Int {
         if let state { return state.count }
         if let write = realm.write, let state = write.lists[ListID(table: table.key, column: column.key, owner: owner)] { return state.count }
         return try realm.storedListSize(table, column, owner)
     }
 
-    func value(at index: Int) throws(FiefError) -> Value {
+    func value(_ realm: Realm, at index: Int) throws(FiefError) -> Value {
         try state.element(try state.value(index, table: table), table)
     }
 
-    func values(from start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
+    func values(_ realm: Realm, from start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
         var (s, o) = state.locate(start)
         var i = 0
         while i < out.count {
@@ -728,7 +726,7 @@ struct PropertyList: ListStorage {
         if state.isMixed { for i in 0..<out.count { out[i] = try state.element(out[i], table) } }
     }
 
-    func firstIndex(of value: Value) throws(FiefError) -> Int? {
+    func firstIndex(_ realm: Realm, of value: Value) throws(FiefError) -> Int? {
         // A value of another type is in no list (ints and floats compare as the element type).
         let property = try table.property(column.key)
         guard let wanted = try? value.coerced(for: property, className: table.objectClass.name) else { return nil }
@@ -755,7 +753,7 @@ struct PropertyList: ListStorage {
         return nil
     }
 
-    func element(_ value: Value) throws(FiefError) -> Value {
+    func element(_ realm: Realm, _ value: Value) throws(FiefError) -> Value {
         try realm.listElement(write!, table, column, value)
     }
 
@@ -778,22 +776,22 @@ struct PropertyList: ListStorage {
         }
     }
 
-    func insert(_ element: Value, at index: Int) throws(FiefError) {
+    func insert(_ realm: Realm, _ element: Value, at index: Int) throws(FiefError) {
         try realm.insert(write!, table, state, index, try realm.listStored(write!, table, state, element))
         try realm.noteSize(write!, table, state)
     }
 
-    func append(_ element: Value) throws(FiefError) {
+    func append(_ realm: Realm, _ element: Value) throws(FiefError) {
         try realm.appendOne(write!, table, state, element)
     }
 
     @inline(__always)
-    func append(_ elements: UnsafeBufferPointer<Value>) throws(FiefError) {
+    func append(_ realm: Realm, _ elements: UnsafeBufferPointer<Value>) throws(FiefError) {
         for element in elements { try realm.append(write!, table, state, try realm.listStored(write!, table, state, element)) }
         try realm.noteSize(write!, table, state)
     }
 
-    func replace(at index: Int, with element: Value) throws(FiefError) {
+    func replace(_ realm: Realm, at index: Int, with element: Value) throws(FiefError) {
         let write = write!
         let old = try state.value(index, table: table)
         if old.isSame(as: element) { return }
@@ -806,19 +804,19 @@ struct PropertyList: ListStorage {
         try realm.noteSize(write, table, state)
     }
 
-    func remove(at index: Int) throws(FiefError) {
+    func remove(_ realm: Realm, at index: Int) throws(FiefError) {
         let old = try realm.remove(table, state, index)
         try realm.released(write!, table, state, old)
         try realm.noteSize(write!, table, state)
     }
 
-    func move(from: Int, to: Int) throws(FiefError) {
+    func move(_ realm: Realm, from: Int, to: Int) throws(FiefError) {
         let element = try realm.remove(table, state, from)
         try realm.insert(write!, table, state, to, element, countsLink: false)
         try realm.noteSize(write!, table, state)
     }
 
-    func swapAt(_ i: Int, _ j: Int) throws(FiefError) {
+    func swapAt(_ realm: Realm, _ i: Int, _ j: Int) throws(FiefError) {
         let a = try state.value(i, table: table), b = try state.value(j, table: table)
         let (si, oi) = state.locate(i)
         try state.makeWritable(si, table: table)
@@ -829,20 +827,20 @@ struct PropertyList: ListStorage {
         try realm.noteSize(write!, table, state)
     }
 
-    func removeAll() throws(FiefError) {
+    func removeAll(_ realm: Realm) throws(FiefError) {
         try realm.clear(write!, table, state)
         try realm.noteSize(write!, table, state)
     }
 
     /// A list of links, whose objects `removeAllDeletingObjects` may delete.
-    func requireObjects() throws(FiefError) {
+    func requireObjects(_ realm: Realm) throws(FiefError) {
         if column.elementType != .link {
             throw FiefError(.invalidArgument, "'\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")' holds values, not objects: there is nothing to delete (clear it instead)")
         }
     }
 
     /// Remove every element and delete the objects they link to (each once).
-    func removeAllDeletingObjects() throws(FiefError) {
+    func removeAllDeletingObjects(_ realm: Realm) throws(FiefError) {
         let write = write!
         var targets: [Int64] = []
         try realm.clear(write, table, state, released: { (value) throws(FiefError) in
@@ -859,7 +857,7 @@ struct PropertyList: ListStorage {
     }
 
     /// The embedded class the list holds (an error for any other list).
-    func embeddedClass() throws(FiefError) -> Table {
+    func embeddedClass(_ realm: Realm) throws(FiefError) -> Table {
         guard column.elementType == .link, let child = try? realm.table(column.linkTarget), child.objectClass.isEmbedded else {
             throw FiefError(.invalidArgument, "'\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")' is not a list of an embedded class")
         }
@@ -867,7 +865,7 @@ struct PropertyList: ListStorage {
     }
 
     /// A new object of embedded class `child`, inserted at `index`.
-    func insertEmbedded(_ child: Table, at index: Int) throws(FiefError) -> (classKey: UInt32, objectKey: Int64) {
+    func insertEmbedded(_ realm: Realm, _ child: Table, at index: Int) throws(FiefError) -> (classKey: UInt32, objectKey: Int64) {
         let write = write!
         var childKey: Int64 = 0
         do throws(FiefError) {

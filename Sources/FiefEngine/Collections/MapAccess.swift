@@ -5,28 +5,29 @@ import FiefStorage
 /// dictionary nested in a mixed value (`NestedDictionary`).  Opened for one
 /// call, checked; keys reaching it are valid (`MapStore.keyProblem`), and
 /// its writes may fail only on storage errors (`MapAccess` poisons the
-/// transaction then).
+/// transaction then).  Like `ListStorage`, a struct made for the call that
+/// takes the realm with every call.
 protocol MapStorage {
     /// The map in range errors: "the map", "the nested dictionary".
     var name: String { get }
     /// The map before a refused key's problem: "'Person.tags'", "a nested dictionary".
     var keyContext: String { get }
     var write: WriteTransaction? { get }
-    func count() throws(FiefError) -> Int
+    func count(_ realm: Realm) throws(FiefError) -> Int
     /// The error for entry `index` of a map of `count` entries.
-    func indexError(_ index: Int, count: Int) -> FiefError
+    func indexError(_ realm: Realm, _ index: Int, count: Int) -> FiefError
     /// The value of `key`, nil without the key.
-    func value(forKey key: UnsafeRawBufferPointer) throws(FiefError) -> Value?
+    func value(_ realm: Realm, forKey key: UnsafeRawBufferPointer) throws(FiefError) -> Value?
     /// The entries in key order (keys without the owner, values stored).
-    func entries() throws(FiefError) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]
+    func entries(_ realm: Realm) throws(FiefError) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]
     /// A stored value of `entries()`, as the caller reads it.
-    func value(stored raw: UnsafeRawBufferPointer) throws(FiefError) -> Value
+    func value(_ realm: Realm, stored raw: UnsafeRawBufferPointer) throws(FiefError) -> Value
     /// `value` checked and converted for a value of the map (nothing written).
-    func element(_ value: Value) throws(FiefError) -> Value
-    func set(_ key: UnsafeRawBufferPointer, _ element: Value) throws(FiefError)
+    func element(_ realm: Realm, _ value: Value) throws(FiefError) -> Value
+    func set(_ realm: Realm, _ key: UnsafeRawBufferPointer, _ element: Value) throws(FiefError)
     /// Remove `key`; whether it was there.
-    func remove(_ key: UnsafeRawBufferPointer) throws(FiefError) -> Bool
-    func removeAll() throws(FiefError)
+    func remove(_ realm: Realm, _ key: UnsafeRawBufferPointer) throws(FiefError) -> Bool
+    func removeAll(_ realm: Realm) throws(FiefError)
 }
 
 /// A map, property or nested dictionary (`CollectionRef`), and every
@@ -51,8 +52,8 @@ public struct MapAccess {
     /// The number of entries.
     public func count() throws(FiefError) -> Int {
         try realm.checkReadable()
-        if ref.isNested { return try NestedDictionary(realm, ref, write: nil).count() }
-        return try PropertyMap(realm, ref, write: nil).count()
+        if ref.isNested { return try NestedDictionary(realm, ref, write: nil).count(realm) }
+        return try PropertyMap(realm, ref, write: nil).count(realm)
     }
 
     /// The value of `key`, or nil when the map has no such key.
@@ -65,7 +66,7 @@ public struct MapAccess {
     @inline(__always)
     private func value(forKey key: UnsafeRawBufferPointer, _ map: some MapStorage) throws(FiefError) -> Value? {
         if MapStore.keyProblem(key) != nil { return nil }
-        return try map.value(forKey: key)
+        return try map.value(realm, forKey: key)
     }
 
     /// Entry `index` in key order (the key a view into the database).
@@ -77,9 +78,9 @@ public struct MapAccess {
 
     @inline(__always)
     private func entry(at index: Int, _ map: some MapStorage) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: Value) {
-        let entries = try map.entries()
-        guard index >= 0, index < entries.count else { throw map.indexError(index, count: entries.count) }
-        return (entries[index].key, try map.value(stored: entries[index].value))
+        let entries = try map.entries(realm)
+        guard index >= 0, index < entries.count else { throw map.indexError(realm, index, count: entries.count) }
+        return (entries[index].key, try map.value(realm, stored: entries[index].value))
     }
 
     /// Entries `start ..< start + count` in key order: their keys into
@@ -94,13 +95,13 @@ public struct MapAccess {
     @inline(__always)
     private func entries(from start: Int, count: Int, keys: UnsafeMutablePointer<UnsafeRawBufferPointer>?,
                          values: UnsafeMutablePointer<Value>?, _ map: some MapStorage) throws(FiefError) {
-        let entries = try map.entries()
+        let entries = try map.entries(realm)
         guard FiefError.rangeFits(start: start, count: count, size: entries.count) else {
             throw FiefError.rangeOutOfBounds("entries", start: start, count: count, map.name, size: entries.count)
         }
         for i in 0..<count {
             keys?[i] = entries[start + i].key
-            if let values { values[i] = try map.value(stored: entries[start + i].value) }
+            if let values { values[i] = try map.value(realm, stored: entries[start + i].value) }
         }
     }
 
@@ -122,7 +123,7 @@ public struct MapAccess {
 
     @inline(__always)
     private func index(ofKey key: UnsafeRawBufferPointer, _ map: some MapStorage) throws(FiefError) -> Int? {
-        let entries = try map.entries()
+        let entries = try map.entries(realm)
         var low = 0, high = entries.count
         while low < high {
             let mid = (low + high) / 2
@@ -143,9 +144,9 @@ public struct MapAccess {
     @inline(__always)
     private func set(_ value: Value, forKey key: UnsafeRawBufferPointer, _ map: some MapStorage) throws(FiefError) {
         try checkKey(key, map)
-        let element = try map.element(value)
+        let element = try map.element(realm, value)
         do throws(FiefError) {
-            try map.set(key, element)
+            try map.set(realm, key, element)
         } catch {
             throw realm.poison(map.write!, error)
         }
@@ -164,7 +165,7 @@ public struct MapAccess {
         if MapStore.keyProblem(key) != nil { return false }
         var removed = false
         do throws(FiefError) {
-            removed = try map.remove(key)
+            removed = try map.remove(realm, key)
         } catch {
             throw realm.poison(map.write!, error)
         }
@@ -181,7 +182,7 @@ public struct MapAccess {
     @inline(__always)
     private func removeAll(_ map: some MapStorage) throws(FiefError) {
         do throws(FiefError) {
-            try map.removeAll()
+            try map.removeAll(realm)
         } catch {
             throw realm.poison(map.write!, error)
         }
@@ -193,9 +194,9 @@ public struct MapAccess {
         if ref.isNested { throw FiefError(.invalidArgument, "a nested dictionary holds mixed values, which are never embedded objects") }
         let write = try realm.requireWrite()
         let map = try PropertyMap(realm, ref, write: write)
-        let child = try map.embeddedClass()
+        let child = try map.embeddedClass(realm)
         try checkKey(key, map)
-        return try map.insertEmbedded(child, forKey: key)
+        return try map.insertEmbedded(realm, child, forKey: key)
     }
 
     // MARK: Shared

@@ -179,7 +179,6 @@ extension Realm {
 /// wait in the transaction (`PendingMaps`).  Opened checked: the class, a
 /// map property, its owner live.
 struct PropertyMap: MapStorage {
-    let realm: Realm
     let write: WriteTransaction?
     let table: Table
     let column: Column
@@ -189,12 +188,11 @@ struct PropertyMap: MapStorage {
     init(_ realm: Realm, _ ref: CollectionRef, write: WriteTransaction?) throws(FiefError) {
         // Checked into locals first, then made whole (see `PropertyList`).
         let (table, column) = try realm.collection(CollectionRef(.map, table: ref.table, owner: ref.owner, property: ref.property), .map)
-        self.init(realm: realm, write: write, table: table, column: column, owner: ref.owner)
+        self.init(write: write, table: table, column: column, owner: ref.owner)
     }
 
     @inline(__always)
-    private init(realm: Realm, write: WriteTransaction?, table: Table, column: Column, owner: Int64) {
-        self.realm = realm
+    private init(write: WriteTransaction?, table: Table, column: Column, owner: Int64) {
         self.write = write
         self.table = table
         self.column = column
@@ -225,15 +223,15 @@ struct PropertyMap: MapStorage {
     private var id: ListID { ListID(table: table.key, column: column.key, owner: owner) }
     private var dbi: MDB_dbi { get throws(FiefError) { try table.mapDatabase(column.key) } }
 
-    func count() throws(FiefError) -> Int {
+    func count(_ realm: Realm) throws(FiefError) -> Int {
         try realm.collectionSize(table, column, owner)
     }
 
-    func indexError(_ index: Int, count: Int) -> FiefError {
+    func indexError(_ realm: Realm, _ index: Int, count: Int) -> FiefError {
         FiefError(.indexOutOfBounds, "index \(index) is out of range: the map '\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")' has \(count) entr\(count == 1 ? "y" : "ies")")
     }
 
-    func value(forKey key: UnsafeRawBufferPointer) throws(FiefError) -> Value? {
+    func value(_ realm: Realm, forKey key: UnsafeRawBufferPointer) throws(FiefError) -> Value? {
         let dbi = try dbi
         if let write = realm.write, !write.pendingMaps.isEmpty { try realm.flushPendingMap(write, id) }
         return try MapStore.withStoredKey(owner: owner, key: key) { (k) throws(FiefError) -> Value? in
@@ -247,15 +245,15 @@ struct PropertyMap: MapStorage {
         }
     }
 
-    func entries() throws(FiefError) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
+    func entries(_ realm: Realm) throws(FiefError) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
         try realm.collectionEntries(id, try dbi, sealed: column.key).entries
     }
 
-    func value(stored raw: UnsafeRawBufferPointer) throws(FiefError) -> Value {
+    func value(_ realm: Realm, stored raw: UnsafeRawBufferPointer) throws(FiefError) -> Value {
         try realm.mapValue(raw, table, column, owner, reading: true)
     }
 
-    func element(_ value: Value) throws(FiefError) -> Value {
+    func element(_ realm: Realm, _ value: Value) throws(FiefError) -> Value {
         try Self.element(realm, table, column, value)
     }
 
@@ -267,7 +265,7 @@ struct PropertyMap: MapStorage {
         return element
     }
 
-    func set(_ key: UnsafeRawBufferPointer, _ element: Value) throws(FiefError) {
+    func set(_ realm: Realm, _ key: UnsafeRawBufferPointer, _ element: Value) throws(FiefError) {
         try Self.set(realm, write!, table, column, owner, key, element)
     }
 
@@ -278,7 +276,7 @@ struct PropertyMap: MapStorage {
         try realm.put(write, table, column, try table.mapDatabase(column.key), owner, key, stored)
     }
 
-    func remove(_ key: UnsafeRawBufferPointer) throws(FiefError) -> Bool {
+    func remove(_ realm: Realm, _ key: UnsafeRawBufferPointer) throws(FiefError) -> Bool {
         let write = write!
         let dbi = try dbi
         if !write.pendingMaps.isEmpty { try realm.flushPendingMap(write, id) }
@@ -299,12 +297,12 @@ struct PropertyMap: MapStorage {
         return true
     }
 
-    func removeAll() throws(FiefError) {
+    func removeAll(_ realm: Realm) throws(FiefError) {
         try realm.clearMap(write!, table, column, try dbi, owner)
     }
 
     /// The embedded class the map holds (an error for any other map).
-    func embeddedClass() throws(FiefError) -> Table {
+    func embeddedClass(_ realm: Realm) throws(FiefError) -> Table {
         let property = try table.property(column.key)
         guard column.elementType == .link, let child = try? realm.table(column.linkTarget), child.objectClass.isEmbedded else {
             throw FiefError(.invalidArgument, "'\(table.objectClass.name).\(property.name)' is not a map of an embedded class")
@@ -313,7 +311,7 @@ struct PropertyMap: MapStorage {
     }
 
     /// A new object of embedded class `child` as the value of `key`.
-    func insertEmbedded(_ child: Table, forKey key: UnsafeRawBufferPointer) throws(FiefError) -> (classKey: UInt32, objectKey: Int64) {
+    func insertEmbedded(_ realm: Realm, _ child: Table, forKey key: UnsafeRawBufferPointer) throws(FiefError) -> (classKey: UInt32, objectKey: Int64) {
         let write = write!
         var childKey: Int64 = 0
         do throws(FiefError) {

@@ -333,14 +333,12 @@ extension Realm {
 /// class's nested database (`NestedStore`), keyed by position.  Opened
 /// checked: the owner live, the nested list there.
 struct NestedList: ListStorage {
-    let realm: Realm
     let write: WriteTransaction?
     let ref: CollectionRef
     let table: Table
     let dbi: MDB_dbi
 
     init(_ realm: Realm, _ ref: CollectionRef, write: WriteTransaction?) throws(FiefError) {
-        self.realm = realm
         self.write = write
         self.ref = ref
         (table, dbi, _) = try realm.nested(ref, .list)
@@ -348,48 +346,48 @@ struct NestedList: ListStorage {
 
     var name: String { "the nested list" }
 
-    private func entries() throws(FiefError) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
+    private func entries(_ realm: Realm) throws(FiefError) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
         try realm.nestedEntries(ref, dbi)
     }
 
-    func count() throws(FiefError) -> Int { try entries().count }
+    func count(_ realm: Realm) throws(FiefError) -> Int { try entries(realm).count }
 
-    func value(at index: Int) throws(FiefError) -> Value {
-        try realm.nestedValue(try entries()[index].value, table, ref, reading: true)
+    func value(_ realm: Realm, at index: Int) throws(FiefError) -> Value {
+        try realm.nestedValue(try entries(realm)[index].value, table, ref, reading: true)
     }
 
-    func values(from start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
-        let entries = try entries()
+    func values(_ realm: Realm, from start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
+        let entries = try entries(realm)
         for i in 0..<out.count { out[i] = try realm.nestedValue(entries[start + i].value, table, ref, reading: true) }
     }
 
-    func firstIndex(of value: Value) throws(FiefError) -> Int? {
+    func firstIndex(_ realm: Realm, of value: Value) throws(FiefError) -> Int? {
         if value.nestedID != nil { return nil }
         let wanted = SetStore.mixedKey(value)
-        for (i, entry) in try entries().enumerated() {
+        for (i, entry) in try entries(realm).enumerated() {
             let element = try realm.nestedValue(entry.value, table, ref, reading: true)
             if element.nestedID == nil && SetStore.mixedKey(element) == wanted { return i }
         }
         return nil
     }
 
-    func element(_ value: Value) throws(FiefError) -> Value {
+    func element(_ realm: Realm, _ value: Value) throws(FiefError) -> Value {
         try realm.nestedElement(table, ref, value)
     }
 
-    func insert(_ element: Value, at index: Int) throws(FiefError) {
+    func insert(_ realm: Realm, _ element: Value, at index: Int) throws(FiefError) {
         _ = try realm.putNested(write!, table, dbi, ref, try realm.nestedListKey(write!, dbi, ref, at: index), element)
     }
 
-    func append(_ element: Value) throws(FiefError) {
-        try withUnsafePointer(to: element) { (p) throws(FiefError) in try append(UnsafeBufferPointer(start: p, count: 1)) }
+    func append(_ realm: Realm, _ element: Value) throws(FiefError) {
+        try withUnsafePointer(to: element) { (p) throws(FiefError) in try append(realm, UnsafeBufferPointer(start: p, count: 1)) }
     }
 
-    func append(_ elements: UnsafeBufferPointer<Value>) throws(FiefError) {
+    func append(_ realm: Realm, _ elements: UnsafeBufferPointer<Value>) throws(FiefError) {
         let write = write!
         // The first position from the stored list, the next ones one step
         // on (one read of the list, not one per element).
-        let count = try entries().count
+        let count = try entries(realm).count
         var key: [UInt8] = []
         var position: UInt64 = 0
         for (i, element) in elements.enumerated() {
@@ -405,9 +403,9 @@ struct NestedList: ListStorage {
         }
     }
 
-    func replace(at index: Int, with element: Value) throws(FiefError) {
+    func replace(_ realm: Realm, at index: Int, with element: Value) throws(FiefError) {
         let write = write!
-        let entries = try entries()
+        let entries = try entries(realm)
         let old = try realm.nestedValue(entries[index].value, table, ref)
         if old.isSame(as: element) { return }
         var full: [UInt8] = []
@@ -417,18 +415,18 @@ struct NestedList: ListStorage {
         try realm.releasedNested(write, table, owner: ref.owner, property: ref.property, old)
     }
 
-    func remove(at index: Int) throws(FiefError) {
+    func remove(_ realm: Realm, at index: Int) throws(FiefError) {
         let write = write!
-        let entries = try entries()
+        let entries = try entries(realm)
         let old = try realm.nestedValue(entries[index].value, table, ref)
         try realm.deleteNestedEntry(write, dbi, ref, entries[index].key)
         try realm.releasedNested(write, table, owner: ref.owner, property: ref.property, old)
         realm.noteColumnChange(table.key, ref.property)
     }
 
-    func move(from: Int, to: Int) throws(FiefError) {
+    func move(_ realm: Realm, from: Int, to: Int) throws(FiefError) {
         let write = write!
-        let entries = try entries()
+        let entries = try entries(realm)
         let coded = Array(entries[from].value)
         try realm.deleteNestedEntry(write, dbi, ref, entries[from].key)
         let key = try realm.nestedListKey(write, dbi, ref, at: to)
@@ -439,9 +437,9 @@ struct NestedList: ListStorage {
         realm.noteColumnChange(table.key, ref.property)
     }
 
-    func swapAt(_ i: Int, _ j: Int) throws(FiefError) {
+    func swapAt(_ realm: Realm, _ i: Int, _ j: Int) throws(FiefError) {
         let write = write!
-        let entries = try entries()
+        let entries = try entries(realm)
         let a = Array(entries[i].value), b = Array(entries[j].value)
         var keyA: [UInt8] = [], keyB: [UInt8] = []
         SetStore.appendBigEndian(UInt64(bitPattern: ref.nested), &keyA)
@@ -457,7 +455,7 @@ struct NestedList: ListStorage {
         realm.noteColumnChange(table.key, ref.property)
     }
 
-    func removeAll() throws(FiefError) {
+    func removeAll(_ realm: Realm) throws(FiefError) {
         try realm.clearNested(write!, table, dbi, ref)
     }
 }
@@ -466,14 +464,12 @@ struct NestedList: ListStorage {
 /// class's nested database (`NestedStore`), keyed by key.  Opened checked:
 /// the owner live, the nested dictionary there.
 struct NestedDictionary: MapStorage {
-    let realm: Realm
     let write: WriteTransaction?
     let ref: CollectionRef
     let table: Table
     let dbi: MDB_dbi
 
     init(_ realm: Realm, _ ref: CollectionRef, write: WriteTransaction?) throws(FiefError) {
-        self.realm = realm
         self.write = write
         self.ref = ref
         (table, dbi, _) = try realm.nested(ref, .dictionary)
@@ -482,13 +478,13 @@ struct NestedDictionary: MapStorage {
     var name: String { "the nested dictionary" }
     var keyContext: String { "a nested dictionary" }
 
-    func count() throws(FiefError) -> Int { try entries().count }
+    func count(_ realm: Realm) throws(FiefError) -> Int { try entries(realm).count }
 
-    func indexError(_ index: Int, count: Int) -> FiefError {
+    func indexError(_ realm: Realm, _ index: Int, count: Int) -> FiefError {
         FiefError.rangeOutOfBounds("entries", start: index, count: 1, name, size: count)
     }
 
-    func value(forKey key: UnsafeRawBufferPointer) throws(FiefError) -> Value? {
+    func value(_ realm: Realm, forKey key: UnsafeRawBufferPointer) throws(FiefError) -> Value? {
         var stored: [UInt8] = []
         NestedStore.dictionaryKey(id: ref.nested, key: key, into: &stored)
         return try realm.withReadTransaction { (txn) throws(FiefError) -> Value? in
@@ -499,19 +495,19 @@ struct NestedDictionary: MapStorage {
         }
     }
 
-    func entries() throws(FiefError) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
+    func entries(_ realm: Realm) throws(FiefError) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
         try realm.nestedEntries(ref, dbi)
     }
 
-    func value(stored raw: UnsafeRawBufferPointer) throws(FiefError) -> Value {
+    func value(_ realm: Realm, stored raw: UnsafeRawBufferPointer) throws(FiefError) -> Value {
         try realm.nestedValue(raw, table, ref, reading: true)
     }
 
-    func element(_ value: Value) throws(FiefError) -> Value {
+    func element(_ realm: Realm, _ value: Value) throws(FiefError) -> Value {
         try realm.nestedElement(table, ref, value)
     }
 
-    func set(_ key: UnsafeRawBufferPointer, _ element: Value) throws(FiefError) {
+    func set(_ realm: Realm, _ key: UnsafeRawBufferPointer, _ element: Value) throws(FiefError) {
         let write = write!
         var stored: [UInt8] = []
         NestedStore.dictionaryKey(id: ref.nested, key: key, into: &stored)
@@ -524,7 +520,7 @@ struct NestedDictionary: MapStorage {
         if let old { try realm.releasedNested(write, table, owner: ref.owner, property: ref.property, old) }
     }
 
-    func remove(_ key: UnsafeRawBufferPointer) throws(FiefError) -> Bool {
+    func remove(_ realm: Realm, _ key: UnsafeRawBufferPointer) throws(FiefError) -> Bool {
         let write = write!
         var stored: [UInt8] = []
         NestedStore.dictionaryKey(id: ref.nested, key: key, into: &stored)
@@ -541,7 +537,7 @@ struct NestedDictionary: MapStorage {
         return true
     }
 
-    func removeAll() throws(FiefError) {
+    func removeAll(_ realm: Realm) throws(FiefError) {
         try realm.clearNested(write!, table, dbi, ref)
     }
 }
