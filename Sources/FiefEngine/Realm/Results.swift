@@ -170,7 +170,7 @@ public class Results: @unchecked Sendable {
     /// `operation` needs objects (`instead`: what to read values with).
     /// Inlined into the exports: the results stay borrowed, no reference
     /// is taken.
-    @inlinable
+    @inlinable @inline(__always)
     public final func objects(for operation: StaticString, instead: StaticString = "read them with fief_results_get_value") throws(FiefError) -> ObjectResults {
         if !holdsObjects { throw Results.needsObjects(operation, instead) }
         return unsafeDowncast(self, to: ObjectResults.self)
@@ -178,7 +178,7 @@ public class Results: @unchecked Sendable {
 
     /// These results as results of values, or the error saying that
     /// `operation` needs values.
-    @inlinable
+    @inlinable @inline(__always)
     public final func values(for operation: StaticString) throws(FiefError) -> ValueResults {
         if holdsObjects { throw Results.needsValues(operation) }
         return unsafeDowncast(self, to: ValueResults.self)
