@@ -24,6 +24,8 @@ protocol ListStorage {
     func firstIndex(_ realm: Realm, of value: Value) throws(FiefError) -> Int?
     /// `value` checked and converted for an element (nothing written).
     func element(_ realm: Realm, _ value: Value) throws(FiefError) -> Value
+    /// `values` checked and converted, in order (nothing written).
+    func elements(_ realm: Realm, _ values: UnsafeBufferPointer<Value>) throws(FiefError) -> [Value]
     func insert(_ realm: Realm, _ element: Value, at index: Int) throws(FiefError)
     func append(_ realm: Realm, _ elements: UnsafeBufferPointer<Value>) throws(FiefError)
     /// `append` of one element.
@@ -143,9 +145,7 @@ public struct ListAccess {
 
     @inline(__always)
     private func append(_ values: UnsafeBufferPointer<Value>, _ list: some ListStorage) throws(FiefError) {
-        var elements: [Value] = []
-        elements.reserveCapacity(values.count)
-        for value in values { elements.append(try list.element(realm, value)) }
+        let elements = try list.elements(realm, values)
         do throws(FiefError) {
             try elements.withUnsafeBufferPointer { (buffer) throws(FiefError) in try list.append(realm, buffer) }
         } catch {

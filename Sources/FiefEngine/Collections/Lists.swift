@@ -757,6 +757,16 @@ struct PropertyList: ListStorage {
         try realm.listElement(write!, table, column, value)
     }
 
+    func elements(_ realm: Realm, _ values: UnsafeBufferPointer<Value>) throws(FiefError) -> [Value] {
+        // The property looked up once for all of them.
+        let write = write!
+        let property = try table.property(column.key)
+        var elements: [Value] = []
+        elements.reserveCapacity(values.count)
+        for value in values { elements.append(try realm.listElement(write, table, column, property, value)) }
+        return elements
+    }
+
     /// `append` of one value by the accessor, opened and done with the
     /// references taken once and passed down, as one call: the hot path of
     /// `ListAccess.append(_:)` (a storage value made for the call would

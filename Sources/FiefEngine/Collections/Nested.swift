@@ -375,6 +375,13 @@ struct NestedList: ListStorage {
         try realm.nestedElement(table, ref, value)
     }
 
+    func elements(_ realm: Realm, _ values: UnsafeBufferPointer<Value>) throws(FiefError) -> [Value] {
+        var elements: [Value] = []
+        elements.reserveCapacity(values.count)
+        for value in values { elements.append(try element(realm, value)) }
+        return elements
+    }
+
     func insert(_ realm: Realm, _ element: Value, at index: Int) throws(FiefError) {
         _ = try realm.putNested(write!, table, dbi, ref, try realm.nestedListKey(write!, dbi, ref, at: index), element)
     }
