@@ -352,6 +352,7 @@ typedef int32_t fief_error_code_t;
 #define FIEF_ERR_CLOSED 1008                /* the realm was closed */
 #define FIEF_ERR_INVALIDATED_OBJECT 1009    /* the object was deleted */
 #define FIEF_ERR_INVALIDATED_RESULTS 1010   /* the results' class no longer exists */
+#define FIEF_ERR_TOO_MANY_VERSIONS 1011     /* begin_write: readers hold more versions than the configured limit */
 /* 2000s: bad arguments (FIEF_ERR_CAT_INVALID_ARG) */
 #define FIEF_ERR_INVALID_ARGUMENT 2001      /* NULL pointer, bad count, bad option */
 #define FIEF_ERR_NO_SUCH_CLASS 2002

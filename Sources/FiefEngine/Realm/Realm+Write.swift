@@ -126,6 +126,8 @@ extension Realm {
         if write != nil { throw FiefError(.alreadyInTransaction, "the realm is already in a write transaction") }
         try environment.checkWritable()
         try environment.claimWriter()
+        // Opened before the transaction begins, so the transaction can use it.
+        let history = try environment.existingDatabase(History.database)
         while true {
             let handles = environment.currentHandleGeneration
             let txn = try environment.beginTransaction(write: true)
@@ -143,7 +145,13 @@ extension Realm {
                     retry = true
                 } else {
                     snapshot = nil
-                    write = WriteTransaction(txn: txn, version: version, meta: meta, bounds: environment.currentBounds())
+                    if let limit = configuration.maxActiveVersions, let history {
+                        try checkActiveVersions(txn, history, newest: version, limit: limit)
+                    }
+                    let made = WriteTransaction(txn: txn, version: version, meta: meta, bounds: environment.currentBounds())
+                    made.history = history
+                    made.schemaAtBegin = schema
+                    write = made
                     bumpStamp()
                     // Cancelled on this thread if it ends before the transaction does.
                     ThreadExitHook.register(exitToken)
@@ -159,6 +167,16 @@ extension Realm {
                 environment.setWriter(false)
                 snapshot = try freshSnapshot()
             }
+        }
+    }
+
+    /// Fail with `tooManyVersions` when readers hold more than `limit`
+    /// versions, from the oldest one held to `newest` (Realm's
+    /// `maximumNumberOfActiveVersions`).
+    private func checkActiveVersions(_ txn: OpaquePointer, _ history: MDB_dbi, newest: UInt64, limit: UInt64) throws(FiefError) {
+        let count = try History.activeVersions(txn, history, newest: newest, oldestReader: ReaderTable.oldestTransaction(environment.env))
+        if count > limit {
+            throw FiefError(.tooManyVersions, "Number of active versions (\(count)) in the Realm exceeded the limit of \(limit)")
         }
     }
 
@@ -292,7 +310,15 @@ extension Realm {
             }
         }
         try MetaKeys.write(write.txn, write.meta, MetaKeys.version, write.version + 1)
-        try MetaKeys.write(write.txn, write.meta, MetaKeys.committedTransaction, UInt64(mdb_txn_id(write.txn)))
+        let transaction = UInt64(mdb_txn_id(write.txn))
+        try MetaKeys.write(write.txn, write.meta, MetaKeys.committedTransaction, transaction)
+        if let history = write.history {
+            // The change record, and the records no reader needs any more.
+            let schemaChanges = write.changedSchema ? ChangeLog.schemaChanges(from: write.schemaAtBegin ?? Schema(classes: []), to: schema) : [:]
+            try History.write(write.txn, history, version: write.version + 1,
+                              ChangeLog.record(write, transaction: transaction, schemaChanges: schemaChanges))
+            try History.trim(write.txn, history, through: min(ReaderTable.oldestTransaction(environment.env) ?? .max, transaction - 1))
+        }
     }
 
     /// Cancel the write transaction; nothing of it is kept.
