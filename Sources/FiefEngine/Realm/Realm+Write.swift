@@ -170,11 +170,12 @@ extension Realm {
         }
     }
 
-    /// Fail with `tooManyVersions` when readers hold more than `limit`
-    /// versions, from the oldest one held to `newest` (Realm's
-    /// `maximumNumberOfActiveVersions`).
+    /// Fail with `tooManyVersions` when the versions readers hold, from the
+    /// oldest one held to `newest`, and the one this write would make are
+    /// more than `limit` (Realm's `maximumNumberOfActiveVersions`, counted
+    /// as realm-core counts them: with the new version).
     private func checkActiveVersions(_ txn: OpaquePointer, _ history: MDB_dbi, newest: UInt64, limit: UInt64) throws(FiefError) {
-        let count = try History.activeVersions(txn, history, newest: newest, oldestReader: ReaderTable.oldestTransaction(environment.env))
+        let count = try History.activeVersions(txn, history, newest: newest, oldestReader: ReaderTable.oldestTransaction(environment.env)) + 1
         if count > limit {
             throw FiefError(.tooManyVersions, "Number of active versions (\(count)) in the Realm exceeded the limit of \(limit)")
         }

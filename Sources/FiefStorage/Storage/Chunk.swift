@@ -464,8 +464,9 @@ public final class DirtyChunk {
         fixedSize = width == 0 ? ClusterLayout.bitmapBytes
             : type == .int ? ClusterLayout.intValues + ClusterLayout.slots * 8
             : ClusterLayout.chunkSize(fixedWidth: width)
-        fixed = UnsafeMutableRawPointer.allocate(byteCount: fixedSize + ClusterLayout.bitmapBytes, alignment: 16)
-        marks = fixed + fixedSize
+        let marksOffset = (fixedSize + 7) & ~7
+        fixed = UnsafeMutableRawPointer.allocate(byteCount: marksOffset + ClusterLayout.bitmapBytes, alignment: 16)
+        marks = fixed + marksOffset
         if type == nil, let base = stored.base {
             marks.copyMemory(from: base, byteCount: ClusterLayout.bitmapBytes)
         } else {

@@ -222,7 +222,7 @@ public enum History {
         return try opened(raw, key: key, version: version, path: path)
     }
 
-    static func opened(_ raw: UnsafeRawBufferPointer, key: [UInt8], version: UInt64, path: String) throws(FiefError) -> ChangeRecord {
+    public static func opened(_ raw: UnsafeRawBufferPointer, key: [UInt8], version: UInt64, path: String) throws(FiefError) -> ChangeRecord {
         let body = key.withUnsafeBytes { EntrySeal.open(raw, table: 0, database: sealDatabase, key: $0) }
         guard let body, let record = decode(body) else {
             throw FiefError(.fileCorrupt, "'\(path)' is damaged: the change record of version \(version) fails its checksum or does not decode", path: path)
@@ -282,6 +282,22 @@ public enum History {
             entry = try cursor.move(MDB_NEXT)
         }
         return 1
+    }
+}
+
+extension Snapshot {
+    /// The changes of the commits after version `base` up to this
+    /// snapshot's version, merged per class (`History.changes`); nil when
+    /// they are not all recorded (trimmed, a file compacted or upgraded
+    /// since, or a file without history).  Versions newer than this
+    /// snapshot's, or `base` past it, are a caller's error: nil.
+    public func changes(since base: UInt64) throws(FiefError) -> [UInt32: ObjectChanges]? {
+        guard base <= version else { return nil }
+        guard let dbi = try environment.existingDatabase(History.database), Environment.isUsable(dbi, in: txn) else { return nil }
+        if isShared {
+            return try lock.withLock { () throws(FiefError) in try History.changes(txn, dbi, from: base, to: version, path: environment.path) }
+        }
+        return try History.changes(txn, dbi, from: base, to: version, path: environment.path)
     }
 }
 
