@@ -17,6 +17,7 @@ static void bad_config_calls(const void *h, fief_error_code_t code) {
     EERR(fief_config_set_schema(c, NULL), code);
     EERR(fief_config_set_schema_version(c, 1), code);
     EERR(fief_config_set_delete_if_migration_needed(c, true), code);
+    EERR(fief_config_set_max_active_versions(c, 3), code);
     EERR(fief_realm_open(c), code);
 }
 
