@@ -7,7 +7,7 @@ import XCTest
 /// nothing; once they are released, writes go on.
 final class ActiveVersionsTests: FiefTestCase {
     func testFrozenRealmsPassTheLimit() throws {
-        var config = fileConfiguration(objectTypes: [Dog.self])
+        var config = fileConfiguration(objectTypes: [Dog.self, DogToy.self])
         config.maximumNumberOfActiveVersions = 3
         XCTAssertEqual(config.maximumNumberOfActiveVersions, 3)
         let realm = try Realm(configuration: config)
@@ -30,7 +30,7 @@ final class ActiveVersionsTests: FiefTestCase {
     }
 
     func testNoLimitByDefault() throws {
-        let config = fileConfiguration(objectTypes: [Dog.self])
+        let config = fileConfiguration(objectTypes: [Dog.self, DogToy.self])
         XCTAssertNil(config.maximumNumberOfActiveVersions)
         let realm = try Realm(configuration: config)
         try realm.write { realm.add(Dog(name: "Rex", age: 1, color: "tan")) }

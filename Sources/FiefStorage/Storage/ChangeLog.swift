@@ -187,10 +187,9 @@ public enum ChangeLog {
                 let before = chunk.markedSlots, now = chunk.bitmap
                 let created = now & ~before, deleted = before & ~now
                 if created == none && deleted == none { continue }
-                var changes = classes[id.table] ?? ObjectChanges()
-                changes.inserted.add(created, cluster: cluster)
-                changes.deleted.add(deleted, cluster: cluster)
-                classes[id.table] = changes
+                // Mutated in place (a copy out and back would copy the sets).
+                classes[id.table, default: ObjectChanges()].inserted.add(created, cluster: cluster)
+                classes[id.table, default: ObjectChanges()].deleted.add(deleted, cluster: cluster)
                 continue
             }
             var written = chunk.markedSlots
@@ -201,9 +200,7 @@ public enum ChangeLog {
                 written &= presence.markedSlots & presence.bitmap
                 if written == none { continue }
             }
-            var changes = classes[id.table] ?? ObjectChanges()
-            changes.modified[column, default: KeySet()].add(written, cluster: cluster)
-            classes[id.table] = changes
+            classes[id.table, default: ObjectChanges()].modified[column, default: KeySet()].add(written, cluster: cluster)
         }
         for (key, change) in schemaChanges where !change.isEmpty {
             classes[key, default: ObjectChanges()].schema.formUnion(change)
