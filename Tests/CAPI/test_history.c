@@ -243,13 +243,16 @@ TEST(records_survive_a_killed_writer) {
             }
         }
         close(report[1]);
+        /* Killed at a random moment after its first commit. */
+        uint64_t v;
+        R(read(report[0], &v, 8) == 8);
+        last_reported = v;
         struct timespec pause = {0, (long)(1 + rand() % 40) * 1000000L};
         nanosleep(&pause, NULL);
         kill(child, SIGKILL);
         int status = 0;
         R(waitpid(child, &status, 0) == child);
         E(WIFSIGNALED(status));
-        uint64_t v;
         while (read(report[0], &v, 8) == 8) last_reported = v;
         close(report[0]);
         history_t h;

@@ -350,6 +350,10 @@ final class ChangeRecordTests: XCTestCase {
         for cluster in 0..<Int64(400) { update.modified[3, default: KeySet()].add(Bitmap(repeating: .max), cluster: cluster) }
         let size = History.encode(ChangeRecord(transaction: 1, classes: [1: update])).count
         XCTAssertLessThan(size, 500)
+        // The benchmark's update (one column of objects 0..<100,000): 390
+        // whole clusters and one bitmap, 442 bytes and the 4-byte seal.
+        let benchmark = ObjectChanges.modifying(column: 3, keys: 0..<100_000)
+        XCTAssertEqual(History.encode(ChangeRecord(transaction: 1, classes: [1: benchmark])).count, 442)
     }
 
     /// A format-8 file: a read-only open reads it without history; a writable
@@ -381,5 +385,13 @@ final class ChangeRecordTests: XCTestCase {
         var problems: [String] = []
         _ = try FileCheck.verify(path: path) { kind, text in if kind == .problem { problems.append(text) } }
         XCTAssertEqual(problems, [])
+    }
+}
+
+extension ObjectChanges {
+    static func modifying(column: UInt32, keys: Range<Int64>) -> ObjectChanges {
+        var changes = ObjectChanges()
+        changes.modified[column] = KeySet(keys)
+        return changes
     }
 }

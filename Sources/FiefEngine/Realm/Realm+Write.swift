@@ -146,7 +146,12 @@ extension Realm {
                 } else {
                     snapshot = nil
                     if let limit = configuration.maxActiveVersions, let history {
-                        try checkActiveVersions(txn, history, newest: version, limit: limit)
+                        do throws(FiefError) {
+                            try checkActiveVersions(txn, history, newest: version, limit: limit)
+                        } catch {
+                            bumpStamp()    // the snapshot is gone: the next read takes the newest
+                            throw error
+                        }
                     }
                     let made = WriteTransaction(txn: txn, version: version, meta: meta, bounds: environment.currentBounds())
                     made.history = history
