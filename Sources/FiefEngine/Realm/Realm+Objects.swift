@@ -223,8 +223,8 @@ extension Realm {
         guard rows > 0 else { return }
         let width = properties.count
         let className = table.objectClass.name
-        let first = try allocateKeys(write, table, count: rows)
         let state = write.classWrite(table.key)
+        let first = try allocateKeys(write, table, state, count: rows)
         var primaryKeysWritten = 0
         var failingRow = 0
         // Integer primary keys go to their table as runs of consecutive
@@ -253,6 +253,7 @@ extension Realm {
                     let key = first + Int64(row)
                     let cluster = ClusterLayout.cluster(of: key)
                     let end = min(rows, Int((cluster + 1) << ClusterLayout.shift - first))
+                    // Unretained: the transaction owns the chunk (see `ClassWrite.chunk`).
                     let chunk = try state.chunk(propertyKey, cluster: cluster) { () throws(FiefError) in
                         try dirtyChunk(write, table, column: propertyKey, type: propertyType.chunkType, cluster: cluster)
                     }
@@ -282,9 +283,9 @@ extension Realm {
                         if isMixed, !v.isNull {
                             let v = try storedMixed(write, table, owner: first + Int64(r), property: propertyKey, v)
                             MixedCoding.encode(v, into: &write.entryValue)
-                            write.entryValue.withUnsafeBytes { chunk.set(slot, .binary($0)) }
+                            write.entryValue.withUnsafeBytes { bytes in chunk._withUnsafeGuaranteedRef { $0.set(slot, .binary(bytes)) } }
                         } else {
-                            chunk.set(slot, v)
+                            chunk._withUnsafeGuaranteedRef { $0.set(slot, v) }
                         }
                         slot += 1
                     }
@@ -319,13 +320,13 @@ extension Realm {
                 }
                 var slot = ClusterLayout.slot(of: key)
                 for _ in row..<end {
-                    presence.setBit(slot, true)
+                    presence._withUnsafeGuaranteedRef { $0.setBit(slot, true) }
                     slot += 1
                 }
-                write.classWrite(table.key).touch(cluster)
+                state.touch(cluster)
                 row = end
             }
-            write.classWrite(table.key).objectCountDelta += Int64(rows)
+            state.objectCountDelta += Int64(rows)
             if !table.links.isEmpty || !table.mixedProperties.isEmpty { try Links.created(self, write, table, properties, first: first, rows: rows) }
             if !table.indexDatabases.isEmpty {
                 for property in table.objectClass.properties where property.isIndexed && !property.isPrimaryKey {

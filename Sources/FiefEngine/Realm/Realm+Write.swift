@@ -370,26 +370,19 @@ extension Realm {
     }
 
     /// `count` consecutive unused object keys of `table`; returns the first.
-    func allocateKeys(_ write: WriteTransaction, _ table: Table, count: Int) throws(FiefError) -> Int64 {
-        let first = try allocateKey(write, table)
-        let next = first + Int64(count)
-        guard next <= ClusterLayout.objectKeyLimit else { throw FiefError(.fileFull, "class '\(table.objectClass.name)' ran out of object keys") }
-        write.classWrite(table.key).nextKey = next
-        return first
-    }
-
-    /// The next unused object key of `table`.
-    func allocateKey(_ write: WriteTransaction, _ table: Table) throws(FiefError) -> Int64 {
-        let state = write.classWrite(table.key)
-        var next: Int64
+    func allocateKeys(_ write: WriteTransaction, _ table: Table, _ state: ClassWrite, count: Int) throws(FiefError) -> Int64 {
+        var first: Int64
         if let known = state.nextKey {
-            next = known
+            first = known
         } else {
-            next = Int64(try MetaKeys.readUInt64(write.txn, write.meta, MetaKeys.nextObjectKey(table.key)) ?? 0)
+            first = Int64(try MetaKeys.readUInt64(write.txn, write.meta, MetaKeys.nextObjectKey(table.key)) ?? 0)
         }
-        guard next < ClusterLayout.objectKeyLimit else { throw FiefError(.fileFull, "class '\(table.objectClass.name)' ran out of object keys") }
-        state.nextKey = next + 1
-        return next
+        let next = first + Int64(count)
+        guard first < ClusterLayout.objectKeyLimit, next <= ClusterLayout.objectKeyLimit else {
+            throw FiefError(.fileFull, "class '\(table.objectClass.name)' ran out of object keys")
+        }
+        state.nextKey = next
+        return first
     }
 
     /// Record a storage failure that leaves the transaction unusable.

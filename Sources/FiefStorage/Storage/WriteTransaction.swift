@@ -31,18 +31,21 @@ public final class ClassWrite {
     /// The chunks of the cluster objects were last created in, by column:
     /// creating objects one by one finds them without hashing (each id has
     /// one DirtyChunk for the whole transaction, until the class is emptied).
+    /// Held and handed out unretained: the transaction's `dirty` map owns
+    /// every DirtyChunk until the transaction ends and never drops one, so
+    /// a create takes no reference per column.
     @usableFromInline var createCluster: Int64 = -1
-    @usableFromInline var createChunks: [(column: UInt32, chunk: DirtyChunk)] = []
+    @usableFromInline var createChunks: [(column: UInt32, chunk: Unmanaged<DirtyChunk>)] = []
 
     @inlinable @inline(__always)
-    public func chunk(_ column: UInt32, cluster: Int64, _ make: () throws(FiefError) -> DirtyChunk) throws(FiefError) -> DirtyChunk {
+    public func chunk(_ column: UInt32, cluster: Int64, _ make: () throws(FiefError) -> DirtyChunk) throws(FiefError) -> Unmanaged<DirtyChunk> {
         if cluster == createCluster {
             for entry in createChunks where entry.column == column { return entry.chunk }
         } else {
             createCluster = cluster
             createChunks.removeAll(keepingCapacity: true)
         }
-        let made = try make()
+        let made = Unmanaged.passUnretained(try make())
         createChunks.append((column, made))
         return made
     }
