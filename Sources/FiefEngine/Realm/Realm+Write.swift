@@ -322,7 +322,7 @@ extension Realm {
             // The change record, and the records no reader needs any more.
             let schemaChanges = write.changedSchema ? ChangeLog.schemaChanges(from: write.schemaAtBegin ?? Schema(classes: []), to: schema) : [:]
             try History.write(write.txn, history, version: write.version + 1,
-                              ChangeLog.record(write, transaction: transaction, schemaChanges: schemaChanges))
+                              ChangeLog.record(write, chunks: ids, transaction: transaction, schemaChanges: schemaChanges))
             try History.trim(write.txn, history, through: min(ReaderTable.oldestTransaction(environment.env) ?? .max, transaction - 1))
         }
     }

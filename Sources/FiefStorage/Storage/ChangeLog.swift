@@ -13,9 +13,14 @@
 /// deleted in the same transaction is neither), modified = written and
 /// present before and after (a created object is not also modified).
 
-/// A set of object keys: a bitmap of 256 slots per cluster.
+/// A set of object keys: a bitmap of 256 slots per cluster, clusters in
+/// ascending order (built in that order at commit and when decoded, so
+/// adding is an append).
 public struct KeySet: Equatable, Sendable {
-    public private(set) var clusters: [Int64: Bitmap] = [:]
+    /// The clusters holding keys, ascending.
+    public private(set) var clusters: [Int64] = []
+    /// The slots of each cluster of `clusters` (never empty).
+    public private(set) var slots: [Bitmap] = []
 
     public init() {}
 
@@ -26,13 +31,25 @@ public struct KeySet: Equatable, Sendable {
     public var isEmpty: Bool { clusters.isEmpty }
 
     public var count: Int {
-        clusters.values.reduce(0) { $0 + $1.nonzeroBitCount }
+        slots.reduce(0) { $0 + $1.nonzeroBitCount }
+    }
+
+    /// The position of `cluster` in `clusters`, or where it would go.
+    func position(of cluster: Int64) -> (found: Bool, index: Int) {
+        if let last = clusters.last, cluster > last { return (false, clusters.count) }
+        var low = 0, high = clusters.count
+        while low < high {
+            let mid = (low + high) >> 1
+            if clusters[mid] < cluster { low = mid + 1 } else { high = mid }
+        }
+        return (low < clusters.count && clusters[low] == cluster, low)
     }
 
     public func contains(_ key: Int64) -> Bool {
-        guard let bits = clusters[ClusterLayout.cluster(of: key)] else { return false }
+        let (found, index) = position(of: ClusterLayout.cluster(of: key))
+        guard found else { return false }
         let slot = ClusterLayout.slot(of: key)
-        return bits[slot >> 6] & (1 << UInt64(slot & 63)) != 0
+        return slots[index][slot >> 6] & (1 << UInt64(slot & 63)) != 0
     }
 
     public mutating func insert(_ key: Int64) {
@@ -42,37 +59,70 @@ public struct KeySet: Equatable, Sendable {
         add(bits, cluster: ClusterLayout.cluster(of: key))
     }
 
-    /// Add the slots `bits` of `cluster`.
+    /// Add the slots `bits` of `cluster` (an append when it is past the last).
     public mutating func add(_ bits: Bitmap, cluster: Int64) {
         if bits == Bitmap(repeating: 0) { return }
-        clusters[cluster, default: Bitmap(repeating: 0)] |= bits
+        let (found, index) = position(of: cluster)
+        if found {
+            slots[index] |= bits
+        } else if index == clusters.count {
+            clusters.append(cluster)
+            slots.append(bits)
+        } else {
+            clusters.insert(cluster, at: index)
+            slots.insert(bits, at: index)
+        }
+    }
+
+    /// Merge with `other`, cluster by cluster: `combine` gives the slots
+    /// kept from each side's slots (zero when a side lacks the cluster).
+    private func merged(_ other: KeySet, _ combine: (Bitmap, Bitmap) -> Bitmap) -> KeySet {
+        var result = KeySet()
+        result.clusters.reserveCapacity(Swift.max(clusters.count, other.clusters.count))
+        result.slots.reserveCapacity(Swift.max(clusters.count, other.clusters.count))
+        let none = Bitmap(repeating: 0)
+        var i = 0, j = 0
+        while i < clusters.count || j < other.clusters.count {
+            let cluster: Int64, bits: Bitmap
+            if j == other.clusters.count || (i < clusters.count && clusters[i] < other.clusters[j]) {
+                (cluster, bits) = (clusters[i], combine(slots[i], none))
+                i += 1
+            } else if i == clusters.count || other.clusters[j] < clusters[i] {
+                (cluster, bits) = (other.clusters[j], combine(none, other.slots[j]))
+                j += 1
+            } else {
+                (cluster, bits) = (clusters[i], combine(slots[i], other.slots[j]))
+                i += 1
+                j += 1
+            }
+            if bits != none {
+                result.clusters.append(cluster)
+                result.slots.append(bits)
+            }
+        }
+        return result
     }
 
     public mutating func formUnion(_ other: KeySet) {
-        for (cluster, bits) in other.clusters { add(bits, cluster: cluster) }
+        if other.isEmpty { return }
+        if isEmpty { self = other; return }
+        self = merged(other) { $0 | $1 }
     }
 
     public mutating func subtract(_ other: KeySet) {
-        for (cluster, bits) in other.clusters {
-            guard let mine = clusters[cluster] else { continue }
-            let left = mine & ~bits
-            clusters[cluster] = left == Bitmap(repeating: 0) ? nil : left
-        }
+        if isEmpty || other.isEmpty { return }
+        self = merged(other) { $0 & ~$1 }
     }
 
     public func intersection(_ other: KeySet) -> KeySet {
-        var result = KeySet()
-        for (cluster, bits) in clusters {
-            if let theirs = other.clusters[cluster] { result.add(bits & theirs, cluster: cluster) }
-        }
-        return result
+        merged(other) { $0 & $1 }
     }
 
     /// The keys, ascending.
     public var keys: [Int64] {
         var result: [Int64] = []
-        for cluster in clusters.keys.sorted() {
-            forEachSlot(clusters[cluster]!) { result.append(cluster << ClusterLayout.shift | Int64($0)) }
+        for (cluster, bits) in zip(clusters, slots) {
+            forEachSlot(bits) { result.append(cluster << ClusterLayout.shift | Int64($0)) }
         }
         return result
     }
@@ -171,25 +221,48 @@ public struct ChangeRecord: Equatable, Sendable {
 
 /// Gathers a write transaction's changes at commit (see the top of this file).
 public enum ChangeLog {
-    /// The changes `write` made, from its chunks' marks; `schemaChanges`
-    /// from the schema before and after the transaction (`schemaChanges(from:to:)`).
-    public static func record(_ write: WriteTransaction, transaction: UInt64,
+    /// The changes `write` made, from the marks of its chunks `ids` (every
+    /// dirty chunk, sorted by class and key, as the commit writes them:
+    /// each column's clusters come in ascending order, so every key set is
+    /// built by appending); `schemaChanges` from the schema before and
+    /// after the transaction (`schemaChanges(from:to:)`).
+    public static func record(_ write: WriteTransaction, chunks ids: [ChunkID], transaction: UInt64,
                               schemaChanges: [UInt32: SchemaChange] = [:]) -> ChangeRecord {
         var classes: [UInt32: ObjectChanges] = [:]
         for (key, state) in write.classes where state.emptied {
             classes[key, default: ObjectChanges()].cleared = true
         }
         let none = Bitmap(repeating: 0)
-        for (id, chunk) in write.dirty.entries {
-            let column = ClusterLayout.column(ofChunkKey: id.key)
+        // The class and column being gathered (ids come grouped by both).
+        var table: UInt32 = 0
+        var changes = ObjectChanges()
+        var column: UInt32 = 0
+        var modified = KeySet()
+        func endColumn() {
+            if !modified.isEmpty { changes.modified[column] = modified }
+            modified = KeySet()
+        }
+        func endClass() {
+            endColumn()
+            if !changes.isEmpty { classes[table, default: ObjectChanges()].append(changes) }
+            changes = ObjectChanges()
+        }
+        for id in ids {
+            guard let chunk = write.dirty[id] else { continue }
+            let chunkColumn = ClusterLayout.column(ofChunkKey: id.key)
+            if id.table != table {
+                endClass()
+                table = id.table
+                column = chunkColumn
+            } else if chunkColumn != column {
+                endColumn()
+                column = chunkColumn
+            }
             let cluster = ClusterLayout.cluster(ofChunkKey: id.key)
-            if column == ClusterLayout.presenceColumn {
+            if chunkColumn == ClusterLayout.presenceColumn {
                 let before = chunk.markedSlots, now = chunk.bitmap
-                let created = now & ~before, deleted = before & ~now
-                if created == none && deleted == none { continue }
-                // Mutated in place (a copy out and back would copy the sets).
-                classes[id.table, default: ObjectChanges()].inserted.add(created, cluster: cluster)
-                classes[id.table, default: ObjectChanges()].deleted.add(deleted, cluster: cluster)
+                changes.inserted.add(now & ~before, cluster: cluster)
+                changes.deleted.add(before & ~now, cluster: cluster)
                 continue
             }
             var written = chunk.markedSlots
@@ -198,10 +271,10 @@ public enum ChangeLog {
             if let presence = write.dirty[presenceID] {
                 // Only objects there before and after.
                 written &= presence.markedSlots & presence.bitmap
-                if written == none { continue }
             }
-            classes[id.table, default: ObjectChanges()].modified[column, default: KeySet()].add(written, cluster: cluster)
+            modified.add(written, cluster: cluster)
         }
+        endClass()
         for (key, change) in schemaChanges where !change.isEmpty {
             classes[key, default: ObjectChanges()].schema.formUnion(change)
         }

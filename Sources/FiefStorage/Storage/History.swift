@@ -71,12 +71,10 @@ public enum History {
     }
 
     static func appendKeySet(_ out: inout [UInt8], _ set: KeySet) {
-        let clusters = set.clusters.keys.sorted()
-        appendVarint(&out, UInt64(clusters.count))
+        appendVarint(&out, UInt64(set.clusters.count))
         var previous: Int64 = 0
         let all = Bitmap(repeating: .max)
-        for cluster in clusters {
-            let bits = set.clusters[cluster]!
+        for (cluster, bits) in zip(set.clusters, set.slots) {
             let delta = UInt64(cluster - previous)
             previous = cluster
             let count = bits.nonzeroBitCount
