@@ -268,14 +268,13 @@ extension Realm {
         // Every changed chunk once, in key order: chunks past a database's
         // last key are appended (LMDB then fills pages instead of splitting
         // them in half).
-        let ids = write.dirty.entries.map(\.0).sorted { $0.table != $1.table ? $0.table < $1.table : $0.key < $1.key }
+        let chunks = write.dirty.entries.sorted { $0.0.table != $1.0.table ? $0.0.table < $1.0.table : $0.0.key < $1.0.key }
         var appendTable: UInt32 = 0
         var lastKey: UInt64? = nil
         let partLimit = environment.chunkPartLimit
-        for id in ids {
+        for (id, chunk) in chunks {
             let cluster = ClusterLayout.cluster(ofChunkKey: id.key)
             if !emptied.isEmpty && emptied.contains(ChunkID(table: id.table, key: UInt64(cluster))) { continue }
-            let chunk = write.dirty[id]!
             let data = try table(id.table).data
             if appendTable != id.table {
                 appendTable = id.table
@@ -322,7 +321,7 @@ extension Realm {
             // The change record, and the records no reader needs any more.
             let schemaChanges = write.changedSchema ? ChangeLog.schemaChanges(from: write.schemaAtBegin ?? Schema(classes: []), to: schema) : [:]
             try History.write(write.txn, history, version: write.version + 1,
-                              ChangeLog.record(write, chunks: ids, transaction: transaction, schemaChanges: schemaChanges))
+                              ChangeLog.record(write, chunks: chunks, transaction: transaction, schemaChanges: schemaChanges))
             try History.trim(write.txn, history, through: min(ReaderTable.oldestTransaction(environment.env) ?? .max, transaction - 1))
         }
     }

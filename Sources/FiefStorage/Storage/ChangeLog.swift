@@ -221,12 +221,12 @@ public struct ChangeRecord: Equatable, Sendable {
 
 /// Gathers a write transaction's changes at commit (see the top of this file).
 public enum ChangeLog {
-    /// The changes `write` made, from the marks of its chunks `ids` (every
+    /// The changes `write` made, from the marks of its chunks `chunks` (every
     /// dirty chunk, sorted by class and key, as the commit writes them:
     /// each column's clusters come in ascending order, so every key set is
     /// built by appending); `schemaChanges` from the schema before and
     /// after the transaction (`schemaChanges(from:to:)`).
-    public static func record(_ write: WriteTransaction, chunks ids: [ChunkID], transaction: UInt64,
+    public static func record(_ write: WriteTransaction, chunks: [(ChunkID, DirtyChunk)], transaction: UInt64,
                               schemaChanges: [UInt32: SchemaChange] = [:]) -> ChangeRecord {
         var classes: [UInt32: ObjectChanges] = [:]
         for (key, state) in write.classes where state.emptied {
@@ -247,8 +247,7 @@ public enum ChangeLog {
             if !changes.isEmpty { classes[table, default: ObjectChanges()].append(changes) }
             changes = ObjectChanges()
         }
-        for id in ids {
-            guard let chunk = write.dirty[id] else { continue }
+        for (id, chunk) in chunks {
             let chunkColumn = ClusterLayout.column(ofChunkKey: id.key)
             if id.table != table {
                 endClass()
