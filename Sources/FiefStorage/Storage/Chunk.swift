@@ -611,11 +611,21 @@ public final class DirtyChunk {
 
     // MARK: Values
 
-    /// Store `value` (already checked against the property) in `slot`.
+    /// Store `value` (already checked against the property) in `slot`,
+    /// marked as written (a modification, for the change record).
     @inlinable @inline(__always)
     public func set(_ slot: Int, _ value: Value) {
-        guard let type else { return }
+        if type == nil { return }
         markWritten(slot)
+        setInNewObject(slot, value)
+    }
+
+    /// Store `value` in `slot` of an object created in this transaction:
+    /// not a modification, so not marked (creating objects stays one store
+    /// per value).
+    @inlinable @inline(__always)
+    public func setInNewObject(_ slot: Int, _ value: Value) {
+        guard let type else { return }
         if case .null = value {
             setBit(slot, true)
             if let spans { liveBytes -= Int(spans[slot].1); spans[slot] = (0, 0) }
