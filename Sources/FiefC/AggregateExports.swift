@@ -28,7 +28,7 @@ public func exportListAggregate(_ handle: OpaquePointer?, _ property: UInt32, _ 
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_value")
         let op = try operation(op)
-        out.pointee = try withList(handle) { (box) throws(FiefError) in try collectionAggregate(box, property, op) }
+        out.pointee = try withList(handle) { (list) throws(FiefError) in try collectionAggregate(list.realm, list.ref, property, op) }
         return true
     }
 }
@@ -38,7 +38,7 @@ public func exportSetAggregate(_ handle: OpaquePointer?, _ property: UInt32, _ o
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_value")
         let op = try operation(op)
-        out.pointee = try withSet(handle) { (box) throws(FiefError) in try collectionAggregate(box, property, op) }
+        out.pointee = try withSet(handle) { (set) throws(FiefError) in try collectionAggregate(set.realm, set.ref, property, op) }
         return true
     }
 }
@@ -48,12 +48,12 @@ public func exportMapAggregate(_ handle: OpaquePointer?, _ property: UInt32, _ o
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_value")
         let op = try operation(op)
-        out.pointee = try withMap(handle) { (box) throws(FiefError) in try collectionAggregate(box, property, op) }
+        out.pointee = try withMap(handle) { (map) throws(FiefError) in try collectionAggregate(map.realm, map.ref, property, op) }
         return true
     }
 }
 
 /// An aggregate over a collection's values, or over `property` of its objects.
-private func collectionAggregate(_ box: CollectionBox, _ property: UInt32, _ op: AggregateOperation) throws(FiefError) -> fief_value_t {
-    ValueBridge.cValue(try collectionResults(box).aggregate(op, property: property))
+private func collectionAggregate(_ realm: Realm, _ ref: CollectionRef, _ property: UInt32, _ op: AggregateOperation) throws(FiefError) -> fief_value_t {
+    ValueBridge.cValue(try collectionResults(realm, ref).aggregate(op, property: property))
 }

@@ -47,9 +47,9 @@ enum HandleTable {
         /// For object handles: the class and object key (`object` is the realm).
         var table: UInt32 = 0
         var key: Int64 = 0
-        /// For collection handles: the property.
+        /// For collection handles: the rest of the `CollectionRef` (its
+        /// kind is the handle's; `table` and `key` are its class and owner).
         var property: UInt32 = 0
-        /// For a nested list or dictionary (in a mixed value): its id; 0 otherwise.
         var nested: Int64 = 0
         /// Text handed out for the handle (a results' description), kept
         /// until the handle is released.
@@ -81,25 +81,62 @@ enum HandleTable {
         }
     }
 
-    /// A new collection handle (`kind` .list, .set or .map): the realm, the owner and the
-    /// property live in the slot.
-    static func makeCollection(_ realm: Realm, _ kind: HandleKind, table: UInt32, key: Int64, property: UInt32, nested: Int64 = 0) -> OpaquePointer? {
-        make(realm, kind) { slot in
-            slot.pointee.table = table
-            slot.pointee.key = key
-            slot.pointee.property = property
-            slot.pointee.nested = nested
+    /// A new handle to collection `ref` (a list, set or map handle, as its
+    /// kind): the realm and the address live in the slot.
+    static func makeCollection(_ realm: Realm, _ ref: CollectionRef) -> OpaquePointer? {
+        let kind: HandleKind = switch ref.kind { case .list: .list; case .set: .set; case .map: .map }
+        return make(realm, kind) { slot in
+            slot.pointee.table = ref.table
+            slot.pointee.key = ref.owner
+            slot.pointee.property = ref.property
+            slot.pointee.nested = ref.nested
         }
     }
 
-    /// The owner and property behind a collection handle, valid for the current call.
+    /// The collection a list, set or map handle names.
     @inline(__always)
-    static func collection(_ handle: UnsafeRawPointer?, _ kind: HandleKind) throws(FiefError) -> CollectionBox {
-        try borrow(handle, kind, as: Realm.self) { (realm) throws(FiefError) -> CollectionBox in
-            let slot = slot(handle)!
-            return CollectionBox(realm: realm, table: slot.pointee.table, key: slot.pointee.key, property: slot.pointee.property,
-                                 nested: slot.pointee.nested)
-        }
+    private static func collectionRef(_ slot: UnsafeMutablePointer<Slot>, _ kind: HandleKind) -> CollectionRef {
+        CollectionRef(kind == .list ? .list : kind == .set ? .set : .map, table: slot.pointee.table, owner: slot.pointee.key,
+                      property: slot.pointee.property, nested: slot.pointee.nested)
+    }
+
+    /// The accessor of a list handle's list, valid for the current call
+    /// (it borrows the realm).
+    @inline(__always)
+    static func list(_ handle: UnsafeRawPointer?) throws(FiefError) -> ListAccess {
+        try borrow(handle, .list, as: Realm.self) { (realm) throws(FiefError) -> ListAccess in realm.list(collectionRef(slot(handle)!, .list)) }
+    }
+
+    /// The accessor of a set handle's set, valid for the current call.
+    @inline(__always)
+    static func set(_ handle: UnsafeRawPointer?) throws(FiefError) -> SetAccess {
+        try borrow(handle, .set, as: Realm.self) { (realm) throws(FiefError) -> SetAccess in realm.set(collectionRef(slot(handle)!, .set)) }
+    }
+
+    /// The accessor of a map handle's map, valid for the current call.
+    @inline(__always)
+    static func map(_ handle: UnsafeRawPointer?) throws(FiefError) -> MapAccess {
+        try borrow(handle, .map, as: Realm.self) { (realm) throws(FiefError) -> MapAccess in realm.map(collectionRef(slot(handle)!, .map)) }
+    }
+
+    /// `body` run with the accessor of a list handle's list; the realm is
+    /// borrowed for the call, so the accessor (made and used inside) costs
+    /// no reference counting.
+    @inline(__always)
+    static func withList<R>(_ handle: UnsafeRawPointer?, _ body: (ListAccess) throws(FiefError) -> R) throws(FiefError) -> R {
+        try borrow(handle, .list, as: Realm.self) { (realm) throws(FiefError) -> R in try body(realm.list(collectionRef(slot(handle)!, .list))) }
+    }
+
+    /// `body` run with the accessor of a set handle's set (see `withList`).
+    @inline(__always)
+    static func withSet<R>(_ handle: UnsafeRawPointer?, _ body: (SetAccess) throws(FiefError) -> R) throws(FiefError) -> R {
+        try borrow(handle, .set, as: Realm.self) { (realm) throws(FiefError) -> R in try body(realm.set(collectionRef(slot(handle)!, .set))) }
+    }
+
+    /// `body` run with the accessor of a map handle's map (see `withList`).
+    @inline(__always)
+    static func withMap<R>(_ handle: UnsafeRawPointer?, _ body: (MapAccess) throws(FiefError) -> R) throws(FiefError) -> R {
+        try borrow(handle, .map, as: Realm.self) { (realm) throws(FiefError) -> R in try body(realm.map(collectionRef(slot(handle)!, .map))) }
     }
 
     /// The object behind an object handle, valid for the current call.

@@ -2,61 +2,39 @@ import CFief
 import FiefEngine
 import FiefStorage
 
-// Lists: a handle names (realm, owner class, owner object, property); every
-// call translates its arguments and calls the engine under the realm's lock.
-
-/// What a collection handle names.  The realm is borrowed from the handle's
-/// slot: use it within the call only.
-struct CollectionBox {
-    unowned(unsafe) var realm: Realm
-    let table: UInt32
-    let key: Int64
-    let property: UInt32
-    /// A nested list or dictionary's id (in a mixed value of `property`), or 0.
-    var nested: Int64 = 0
-
-    /// The nested collection the handle names, if it names one.
-    var nestedRef: NestedRef? {
-        nested == 0 ? nil : NestedRef(table: table, owner: key, property: property, id: nested)
-    }
-}
+// Lists: a handle names a list (`CollectionRef`: a list property of an
+// object, or a list nested in a mixed value); every call translates its
+// arguments, takes the list's accessor and makes one call under the
+// realm's lock.
 
 @inline(__always)
-func withList<R>(_ handle: OpaquePointer?, _ body: (CollectionBox) throws(FiefError) -> R) throws(FiefError) -> R {
-    let box = try HandleTable.collection(UnsafeRawPointer(handle), .list)
-    return try box.realm.lock.withLock { () throws(FiefError) -> R in try body(box) }
+func withList<R>(_ handle: OpaquePointer?, _ body: (ListAccess) throws(FiefError) -> R) throws(FiefError) -> R {
+    try HandleTable.withList(UnsafeRawPointer(handle)) { (list) throws(FiefError) -> R in
+        try list.realm.lock.withLock { () throws(FiefError) -> R in try body(list) }
+    }
 }
 
 @_cdecl("fief_object_get_list")
 public func exportObjectGetList(_ handle: OpaquePointer?, _ property: UInt32) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
-        let (box, nested) = try withObject(handle) { (box) throws(FiefError) -> (ObjectBox, Int64) in
-            if try box.realm.propertyIsMixed(table: box.table, property: property) {
-                let id = try box.realm.propertyNestedID(table: box.table, key: box.key, property: property, .list)
-                try box.realm.requireStoredNested(NestedRef(table: box.table, owner: box.key, property: property, id: id))
-                return (box, id)
-            }
-            _ = try box.realm.listCount(table: box.table, key: box.key, property: property)
-            return (box, 0)
+        let (box, ref) = try withObject(handle) { (box) throws(FiefError) -> (ObjectBox, CollectionRef) in
+            (box, try box.realm.collection(.list, table: box.table, owner: box.key, property: property))
         }
-        return HandleTable.makeCollection(box.realm, .list, table: box.table, key: box.key, property: property, nested: nested)
+        return HandleTable.makeCollection(box.realm, ref)
     }
 }
 
 @_cdecl("fief_list_is_valid")
 public func exportListIsValid(_ handle: OpaquePointer?) -> Bool {
-    guard let box = try? HandleTable.collection(UnsafeRawPointer(handle), .list) else { return false }
-    return (try? box.realm.lock.withLock { () throws(FiefError) -> Bool in try box.exists() }) ?? false
+    guard let list = try? HandleTable.list(UnsafeRawPointer(handle)) else { return false }
+    return (try? list.realm.lock.withLock { () throws(FiefError) -> Bool in try list.realm.collectionExists(list.ref) }) ?? false
 }
 
 @_cdecl("fief_list_count")
 public func exportListSize(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Int>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_size")
-        out.pointee = try withList(handle) { (box) throws(FiefError) in
-            if let nested = box.nestedRef { return try box.realm.nestedCount(nested) }
-            return try box.realm.listCount(table: box.table, key: box.key, property: box.property)
-        }
+        out.pointee = try withList(handle) { (list) throws(FiefError) in try list.count() }
         return true
     }
 }
@@ -66,7 +44,7 @@ public func exportListGet(_ handle: OpaquePointer?, _ index: Int, _ out: UnsafeM
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_value")
         let index = try CArgs.index(index, "index")
-        out.pointee = try withList(handle) { (box) throws(FiefError) in ValueBridge.cValue(try box.listValue(index)) }
+        out.pointee = try withList(handle) { (list) throws(FiefError) in ValueBridge.cValue(try list.value(at: index)) }
         return true
     }
 }
@@ -76,21 +54,12 @@ public func exportListGetRange(_ handle: OpaquePointer?, _ start: Int, _ count: 
     guarded(false) { () throws(FiefError) -> Bool in
         let start = try CArgs.index(start, "start")
         let out = try CArgs.outArray(out, count, "out_values", count: "count")
-        try withList(handle) { (box) throws(FiefError) in
+        try withList(handle) { (list) throws(FiefError) in
             // A large count is checked against the size before its buffer is
-            // made; a small one by the read itself (the same error), which
-            // saves a size lookup per call.
-            if out.count > CArgs.smallBuffer {
-                let size = if let nested = box.nestedRef { try box.realm.nestedCount(nested) }
-                           else { try box.realm.listCount(table: box.table, key: box.key, property: box.property) }
-                try CArgs.range(start: start, count: out.count, within: size, "elements", of: box.nestedRef == nil ? "the list" : "the nested list")
-            }
+            // made; a small one by the read itself (the same error).
+            if out.count > CArgs.smallBuffer { try list.checkRange(start: start, count: out.count) }
             try withValueBuffer(out.count) { (buffer) throws(FiefError) in
-                if let nested = box.nestedRef {
-                    try box.realm.nestedListValues(nested, start: start, into: buffer)
-                } else {
-                    try box.realm.listValues(table: box.table, key: box.key, property: box.property, start: start, into: buffer)
-                }
+                try list.values(from: start, into: buffer)
                 for i in 0..<buffer.count { out[i] = ValueBridge.cValue(buffer[i]) }
             }
         }
@@ -104,10 +73,7 @@ public func exportListFind(_ handle: OpaquePointer?, _ value: fief_value_t, _ ou
         let outIndex = try require(outIndex, "out_index")
         let outFound = try require(outFound, "out_found")
         let wanted = try ValueBridge.engineValue(value, "value")
-        let found = try withList(handle) { (box) throws(FiefError) in
-            if let nested = box.nestedRef { return try box.realm.nestedListFind(nested, value: wanted) }
-            return try box.realm.listFind(table: box.table, key: box.key, property: box.property, value: wanted)
-        }
+        let found = try withList(handle) { (list) throws(FiefError) in try list.firstIndex(of: wanted) }
         outFound.pointee = found != nil
         outIndex.pointee = found ?? 0
         return true
@@ -119,10 +85,7 @@ public func exportListSet(_ handle: OpaquePointer?, _ index: Int, _ value: fief_
     guarded(false) { () throws(FiefError) -> Bool in
         let index = try CArgs.index(index, "index")
         let element = try ValueBridge.engineValue(value, "value")
-        try withList(handle) { (box) throws(FiefError) in
-            if let nested = box.nestedRef { return try box.realm.nestedListSet(nested, index: index, value: element) }
-            try box.realm.listSet(table: box.table, key: box.key, property: box.property, index: index, value: element)
-        }
+        try withList(handle) { (list) throws(FiefError) in try list.set(element, at: index) }
         return true
     }
 }
@@ -132,10 +95,7 @@ public func exportListInsert(_ handle: OpaquePointer?, _ index: Int, _ value: fi
     guarded(false) { () throws(FiefError) -> Bool in
         let index = try CArgs.index(index, "index")
         let element = try ValueBridge.engineValue(value, "value")
-        try withList(handle) { (box) throws(FiefError) in
-            if let nested = box.nestedRef { return try box.realm.nestedListInsert(nested, index: index, value: element) }
-            try box.realm.listInsert(table: box.table, key: box.key, property: box.property, index: index, value: element)
-        }
+        try withList(handle) { (list) throws(FiefError) in try list.insert(element, at: index) }
         return true
     }
 }
@@ -144,15 +104,16 @@ public func exportListInsert(_ handle: OpaquePointer?, _ index: Int, _ value: fi
 public func exportListAppend(_ handle: OpaquePointer?, _ values: UnsafePointer<fief_value_t>?, _ count: Int) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let cValues = try CArgs.array(values, count, "values", count: "count")
-        try withList(handle) { (box) throws(FiefError) in
+        try withList(handle) { (list) throws(FiefError) in
             if cValues.count == 1 {
-                // The common case, without an array.
-                var one = try ValueBridge.engineValue(cValues[0], "values[0]")
-                try withUnsafePointer(to: &one) { (p) throws(FiefError) in try box.listAppend(UnsafeBufferPointer(start: p, count: 1)) }
-                return
+                // The common case: no buffer, and no closure holding the accessor.
+                return try list.append(try ValueBridge.engineValue(cValues[0], "values[0]"))
             }
-            let converted = try ValueBridge.engineValues(cValues, "values")
-            try converted.withUnsafeBufferPointer { (buffer) throws(FiefError) in try box.listAppend(buffer) }
+            // Converted into a temporary buffer (no array).
+            try withValueBuffer(cValues.count) { (buffer) throws(FiefError) in
+                for i in 0..<cValues.count { buffer[i] = try ValueBridge.engineValue(cValues[i], "values[\(i)]") }
+                try list.append(UnsafeBufferPointer(buffer))
+            }
         }
         return true
     }
@@ -162,10 +123,7 @@ public func exportListAppend(_ handle: OpaquePointer?, _ values: UnsafePointer<f
 public func exportListRemove(_ handle: OpaquePointer?, _ index: Int) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let index = try CArgs.index(index, "index")
-        try withList(handle) { (box) throws(FiefError) in
-            if let nested = box.nestedRef { return try box.realm.nestedListRemove(nested, index: index) }
-            try box.realm.listRemove(table: box.table, key: box.key, property: box.property, index: index)
-        }
+        try withList(handle) { (list) throws(FiefError) in try list.remove(at: index) }
         return true
     }
 }
@@ -174,10 +132,7 @@ public func exportListRemove(_ handle: OpaquePointer?, _ index: Int) -> Bool {
 public func exportListMove(_ handle: OpaquePointer?, _ from: Int, _ to: Int) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let from = try CArgs.index(from, "from"), to = try CArgs.index(to, "to")
-        try withList(handle) { (box) throws(FiefError) in
-            if let nested = box.nestedRef { return try box.realm.nestedListMove(nested, from: from, to: to) }
-            try box.realm.listMove(table: box.table, key: box.key, property: box.property, from: from, to: to)
-        }
+        try withList(handle) { (list) throws(FiefError) in try list.move(from: from, to: to) }
         return true
     }
 }
@@ -186,10 +141,7 @@ public func exportListMove(_ handle: OpaquePointer?, _ from: Int, _ to: Int) -> 
 public func exportListSwap(_ handle: OpaquePointer?, _ i: Int, _ j: Int) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let i = try CArgs.index(i, "i"), j = try CArgs.index(j, "j")
-        try withList(handle) { (box) throws(FiefError) in
-            if let nested = box.nestedRef { return try box.realm.nestedListSwap(nested, i, j) }
-            try box.realm.listSwap(table: box.table, key: box.key, property: box.property, i, j)
-        }
+        try withList(handle) { (list) throws(FiefError) in try list.swapAt(i, j) }
         return true
     }
 }
@@ -197,10 +149,7 @@ public func exportListSwap(_ handle: OpaquePointer?, _ i: Int, _ j: Int) -> Bool
 @_cdecl("fief_list_clear")
 public func exportListClear(_ handle: OpaquePointer?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
-        try withList(handle) { (box) throws(FiefError) in
-            if let nested = box.nestedRef { return try box.realm.nestedClear(nested) }
-            try box.realm.listClear(table: box.table, key: box.key, property: box.property)
-        }
+        try withList(handle) { (list) throws(FiefError) in try list.removeAll() }
         return true
     }
 }
@@ -208,10 +157,7 @@ public func exportListClear(_ handle: OpaquePointer?) -> Bool {
 @_cdecl("fief_list_delete_all_objects")
 public func exportListRemoveAll(_ handle: OpaquePointer?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
-        try withList(handle) { (box) throws(FiefError) in
-            if box.nested != 0 { throw FiefError(.invalidArgument, "a nested list holds mixed values, not objects: there is nothing to delete (clear it instead)") }
-            try box.realm.listClear(table: box.table, key: box.key, property: box.property, deleteObjects: true)
-        }
+        try withList(handle) { (list) throws(FiefError) in try list.deleteAllObjects() }
         return true
     }
 }
@@ -220,10 +166,7 @@ public func exportListRemoveAll(_ handle: OpaquePointer?) -> Bool {
 public func exportListInsertEmbedded(_ handle: OpaquePointer?, _ index: Int) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
         let index = try CArgs.index(index, "index")
-        let (realm, created) = try withList(handle) { (box) throws(FiefError) in
-            if box.nested != 0 { throw FiefError(.invalidArgument, "a nested list holds mixed values, which are never embedded objects") }
-            return (box.realm, try box.realm.listInsertEmbedded(table: box.table, key: box.key, property: box.property, index: index))
-        }
+        let (realm, created) = try withList(handle) { (list) throws(FiefError) in (list.realm, try list.insertEmbedded(at: index)) }
         return HandleTable.makeObject(realm, table: created.classKey, key: created.objectKey)
     }
 }
@@ -232,8 +175,8 @@ public func exportListInsertEmbedded(_ handle: OpaquePointer?, _ index: Int) -> 
 public func exportListResolveIn(_ handle: OpaquePointer?, _ target: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_list")
-        let box = try HandleTable.collection(UnsafeRawPointer(handle), .list)
-        out.pointee = try resolveCollection(box, .list, in: target)
+        let list = try HandleTable.list(UnsafeRawPointer(handle))
+        out.pointee = try resolveCollection(list.realm, list.ref, in: target)
         return true
     }
 }
@@ -241,43 +184,25 @@ public func exportListResolveIn(_ handle: OpaquePointer?, _ target: OpaquePointe
 @_cdecl("fief_list_to_results")
 public func exportListToResults(_ handle: OpaquePointer?) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
-        let results = try withList(handle) { (box) throws(FiefError) in try collectionResults(box) }
+        let results = try withList(handle) { (list) throws(FiefError) in try collectionResults(list.realm, list.ref) }
         return makeResultsHandle(results)
     }
 }
 
 /// A list, set or map as live results: of its objects, or of its values.
-func collectionResults(_ box: CollectionBox) throws(FiefError) -> Results {
-    if let nested = box.nestedRef { return try ValueResults(realm: box.realm, nested: nested) }
-    if try box.realm.collectionHoldsObjects(table: box.table, property: box.property) {
-        return try ObjectResults(realm: box.realm, list: box.property, of: box.key, in: box.table)
+func collectionResults(_ realm: Realm, _ ref: CollectionRef) throws(FiefError) -> Results {
+    if ref.isNested { return try ValueResults(realm: realm, nested: ref) }
+    if try realm.collectionHoldsObjects(ref) {
+        return try ObjectResults(realm: realm, list: ref.property, of: ref.owner, in: ref.table)
     }
-    return try ValueResults(realm: box.realm, list: box.property, of: box.key, in: box.table)
+    return try ValueResults(realm: realm, list: ref.property, of: ref.owner, in: ref.table)
 }
 
-extension CollectionBox {
-    /// A new handle to the nested `kind` `id` in this collection (a list or map handle).
-    func nestedHandle(_ kind: NestedKind, _ id: Int64) throws(FiefError) -> OpaquePointer? {
-        try realm.requireStoredNested(NestedRef(table: table, owner: key, property: property, id: id))
-        return HandleTable.makeCollection(realm, kind == .list ? .list : .map, table: table, key: key, property: property, nested: id)
-    }
-
-    /// Whether the collection still exists: its owner, and the nested collection if it is one.
-    func exists() throws(FiefError) -> Bool {
-        if let nested = nestedRef { return try realm.nestedExists(nested) }
-        return try realm.objectExists(table: table, key: key)
-    }
-
-    /// Element `index` of the list (nested or not).
-    func listValue(_ index: Int) throws(FiefError) -> Value {
-        if let nested = nestedRef { return try realm.nestedListValue(nested, index: index) }
-        return try realm.listValue(table: table, key: key, property: property, index: index)
-    }
-
-    func listAppend(_ values: UnsafeBufferPointer<Value>) throws(FiefError) {
-        if let nested = nestedRef { return try realm.nestedListAppend(nested, values: values) }
-        try realm.listAppend(table: table, key: key, property: property, values: values)
-    }
+/// A new handle to the nested `kind` `id` held in collection `ref` of `realm`.
+func nestedHandle(_ realm: Realm, _ ref: CollectionRef, _ kind: NestedKind, _ id: Int64) throws(FiefError) -> OpaquePointer? {
+    let child = ref.nestedChild(kind, id)
+    try realm.requireStoredNested(child)
+    return HandleTable.makeCollection(realm, child)
 }
 
 // MARK: Nested collections
@@ -295,9 +220,9 @@ public func exportListGetMap(_ handle: OpaquePointer?, _ index: Int) -> OpaquePo
 private func nestedFromList(_ handle: OpaquePointer?, _ index: Int, _ kind: NestedKind) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
         let index = try CArgs.index(index, "index")
-        let (box, id) = try withList(handle) { (box) throws(FiefError) -> (CollectionBox, Int64) in
-            (box, try Realm.nestedID(in: try box.listValue(index), kind, "element \(index)"))
+        let (list, id) = try withList(handle) { (list) throws(FiefError) -> (ListAccess, Int64) in
+            (list, try Realm.nestedID(in: try list.value(at: index), kind, "element \(index)"))
         }
-        return try box.nestedHandle(kind, id)
+        return try nestedHandle(list.realm, list.ref, kind, id)
     }
 }

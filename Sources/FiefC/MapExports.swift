@@ -2,13 +2,17 @@ import CFief
 import FiefEngine
 import FiefStorage
 
-// Maps: string keys to values; a handle names (realm, owner class, owner
-// object, property).  Keys cross the interface as fief_string_t views.
+// Maps: string keys to values; a handle names a map (`CollectionRef`: a map
+// property of an object, or a dictionary nested in a mixed value); every
+// call translates its arguments, takes the map's accessor and makes one
+// call under the realm's lock.  Keys cross the interface as fief_string_t
+// views.
 
 @inline(__always)
-func withMap<R>(_ handle: OpaquePointer?, _ body: (CollectionBox) throws(FiefError) -> R) throws(FiefError) -> R {
-    let box = try HandleTable.collection(UnsafeRawPointer(handle), .map)
-    return try box.realm.lock.withLock { () throws(FiefError) -> R in try body(box) }
+func withMap<R>(_ handle: OpaquePointer?, _ body: (MapAccess) throws(FiefError) -> R) throws(FiefError) -> R {
+    try HandleTable.withMap(UnsafeRawPointer(handle)) { (map) throws(FiefError) -> R in
+        try map.realm.lock.withLock { () throws(FiefError) -> R in try body(map) }
+    }
 }
 
 /// A map key passed in: a view of the caller's memory for the call.
@@ -25,33 +29,24 @@ private func cString(_ bytes: UnsafeRawBufferPointer) -> fief_string_t {
 @_cdecl("fief_object_get_map")
 public func exportObjectGetMap(_ handle: OpaquePointer?, _ property: UInt32) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
-        let (box, nested) = try withObject(handle) { (box) throws(FiefError) -> (ObjectBox, Int64) in
-            if try box.realm.propertyIsMixed(table: box.table, property: property) {
-                let id = try box.realm.propertyNestedID(table: box.table, key: box.key, property: property, .dictionary)
-                try box.realm.requireStoredNested(NestedRef(table: box.table, owner: box.key, property: property, id: id))
-                return (box, id)
-            }
-            _ = try box.realm.mapCount(CollectionRef(table: box.table, owner: box.key, property: property))
-            return (box, 0)
+        let (box, ref) = try withObject(handle) { (box) throws(FiefError) -> (ObjectBox, CollectionRef) in
+            (box, try box.realm.collection(.map, table: box.table, owner: box.key, property: property))
         }
-        return HandleTable.makeCollection(box.realm, .map, table: box.table, key: box.key, property: property, nested: nested)
+        return HandleTable.makeCollection(box.realm, ref)
     }
 }
 
 @_cdecl("fief_map_is_valid")
 public func exportMapIsValid(_ handle: OpaquePointer?) -> Bool {
-    guard let box = try? HandleTable.collection(UnsafeRawPointer(handle), .map) else { return false }
-    return (try? box.realm.lock.withLock { () throws(FiefError) -> Bool in try box.exists() }) ?? false
+    guard let map = try? HandleTable.map(UnsafeRawPointer(handle)) else { return false }
+    return (try? map.realm.lock.withLock { () throws(FiefError) -> Bool in try map.realm.collectionExists(map.ref) }) ?? false
 }
 
 @_cdecl("fief_map_count")
 public func exportMapSize(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Int>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_size")
-        out.pointee = try withMap(handle) { (box) throws(FiefError) in
-            if let nested = box.nestedRef { return try box.realm.nestedCount(nested) }
-            return try box.realm.mapCount(box.ref)
-        }
+        out.pointee = try withMap(handle) { (map) throws(FiefError) in try map.count() }
         return true
     }
 }
@@ -62,7 +57,7 @@ public func exportMapGet(_ handle: OpaquePointer?, _ key: fief_string_t, _ out: 
         let out = try require(out, "out_value")
         let outFound = try require(outFound, "out_found")
         let key = try mapKey(key)
-        let value = try withMap(handle) { (box) throws(FiefError) in try box.mapValue(key) }
+        let value = try withMap(handle) { (map) throws(FiefError) in try map.value(forKey: key) }
         outFound.pointee = value != nil
         out.pointee = ValueBridge.cValue(value ?? .null)
         return true
@@ -74,7 +69,7 @@ public func exportMapContainsKey(_ handle: OpaquePointer?, _ key: fief_string_t,
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_contains")
         let key = try mapKey(key)
-        out.pointee = try withMap(handle) { (box) throws(FiefError) in try box.mapValue(key) != nil }
+        out.pointee = try withMap(handle) { (map) throws(FiefError) in try map.value(forKey: key) != nil }
         return true
     }
 }
@@ -85,10 +80,7 @@ public func exportMapFindKey(_ handle: OpaquePointer?, _ key: fief_string_t, _ o
         let outIndex = try require(outIndex, "out_index")
         let outFound = try require(outFound, "out_found")
         let key = try mapKey(key)
-        let found = try withMap(handle) { (box) throws(FiefError) in
-            if let nested = box.nestedRef { return try box.realm.nestedMapIndex(nested, key: key) }
-            return try box.realm.mapIndex(box.ref, key: key)
-        }
+        let found = try withMap(handle) { (map) throws(FiefError) in try map.index(ofKey: key) }
         outFound.pointee = found != nil
         outIndex.pointee = found ?? 0
         return true
@@ -99,15 +91,7 @@ public func exportMapFindKey(_ handle: OpaquePointer?, _ key: fief_string_t, _ o
 public func exportMapGetEntry(_ handle: OpaquePointer?, _ index: Int, _ outKey: UnsafeMutablePointer<fief_string_t>?, _ outValue: UnsafeMutablePointer<fief_value_t>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let index = try CArgs.index(index, "index")
-        var key = UnsafeRawBufferPointer(start: nil, count: 0)
-        var value = Value.null
-        try withMap(handle) { (box) throws(FiefError) in
-            if let nested = box.nestedRef {
-                try box.realm.nestedMapEntries(nested, start: index, count: 1, keys: &key, values: &value)
-            } else {
-                (key, value) = try box.realm.mapEntry(box.ref, index: index)
-            }
-        }
+        let (key, value) = try withMap(handle) { (map) throws(FiefError) in try map.entry(at: index) }
         outKey?.pointee = cString(key)
         outValue?.pointee = ValueBridge.cValue(value)
         return true
@@ -123,19 +107,13 @@ public func exportMapGetEntries(_ handle: OpaquePointer?, _ start: Int, _ count:
         if n > 0 && outKeys == nil && outValues == nil {
             throw FiefError(.invalidArgument, "out_keys and out_values are both NULL but count is \(n)")
         }
-        try withMap(handle) { (box) throws(FiefError) in
-            let size = if let nested = box.nestedRef { try box.realm.nestedCount(nested) } else { try box.realm.mapCount(box.ref) }
-            try CArgs.range(start: start, count: n, within: size, "entries", of: box.nestedRef == nil ? "the map" : "the nested dictionary")
+        try withMap(handle) { (map) throws(FiefError) in
+            try map.checkRange(start: start, count: n)
             try withValueBuffer(outValues == nil ? 0 : n) { (values) throws(FiefError) in
                 let keys = UnsafeMutableBufferPointer<UnsafeRawBufferPointer>.allocate(capacity: outKeys == nil ? 0 : n)
                 defer { keys.deallocate() }
-                if let nested = box.nestedRef {
-                    try box.realm.nestedMapEntries(nested, start: start, count: n, keys: outKeys == nil ? nil : keys.baseAddress,
-                                                   values: outValues == nil ? nil : values.baseAddress)
-                } else {
-                    try box.realm.mapEntries(box.ref, start: start, count: n, keys: outKeys == nil ? nil : keys.baseAddress,
-                                             values: outValues == nil ? nil : values.baseAddress)
-                }
+                try map.entries(from: start, count: n, keys: outKeys == nil ? nil : keys.baseAddress,
+                                values: outValues == nil ? nil : values.baseAddress)
                 if let outKeys { for i in 0..<n { outKeys[i] = cString(keys[i]) } }
                 if let outValues { for i in 0..<n { outValues[i] = ValueBridge.cValue(values[i]) } }
             }
@@ -149,10 +127,7 @@ public func exportMapSet(_ handle: OpaquePointer?, _ key: fief_string_t, _ value
     guarded(false) { () throws(FiefError) -> Bool in
         let key = try mapKey(key)
         let element = try ValueBridge.engineValue(value, "value")
-        try withMap(handle) { (box) throws(FiefError) in
-            if let nested = box.nestedRef { return try box.realm.nestedMapSet(nested, key: key, value: element) }
-            try box.realm.mapSet(box.ref, key: key, value: element)
-        }
+        try withMap(handle) { (map) throws(FiefError) in try map.set(element, forKey: key) }
         return true
     }
 }
@@ -161,10 +136,7 @@ public func exportMapSet(_ handle: OpaquePointer?, _ key: fief_string_t, _ value
 public func exportMapRemove(_ handle: OpaquePointer?, _ key: fief_string_t, _ out: UnsafeMutablePointer<Bool>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let key = try mapKey(key)
-        let removed = try withMap(handle) { (box) throws(FiefError) in
-            if let nested = box.nestedRef { return try box.realm.nestedMapRemove(nested, key: key) }
-            return try box.realm.mapRemove(box.ref, key: key)
-        }
+        let removed = try withMap(handle) { (map) throws(FiefError) in try map.remove(key) }
         out?.pointee = removed
         return true
     }
@@ -173,10 +145,7 @@ public func exportMapRemove(_ handle: OpaquePointer?, _ key: fief_string_t, _ ou
 @_cdecl("fief_map_clear")
 public func exportMapClear(_ handle: OpaquePointer?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
-        try withMap(handle) { (box) throws(FiefError) in
-            if let nested = box.nestedRef { return try box.realm.nestedClear(nested) }
-            try box.realm.mapClear(box.ref)
-        }
+        try withMap(handle) { (map) throws(FiefError) in try map.removeAll() }
         return true
     }
 }
@@ -185,10 +154,7 @@ public func exportMapClear(_ handle: OpaquePointer?) -> Bool {
 public func exportMapInsertEmbedded(_ handle: OpaquePointer?, _ key: fief_string_t) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
         let key = try mapKey(key)
-        let (realm, created) = try withMap(handle) { (box) throws(FiefError) in
-            if box.nested != 0 { throw FiefError(.invalidArgument, "a nested dictionary holds mixed values, which are never embedded objects") }
-            return (box.realm, try box.realm.mapInsertEmbedded(box.ref, key: key))
-        }
+        let (realm, created) = try withMap(handle) { (map) throws(FiefError) in (map.realm, try map.insertEmbedded(forKey: key)) }
         return HandleTable.makeObject(realm, table: created.classKey, key: created.objectKey)
     }
 }
@@ -197,8 +163,8 @@ public func exportMapInsertEmbedded(_ handle: OpaquePointer?, _ key: fief_string
 public func exportMapResolveIn(_ handle: OpaquePointer?, _ target: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_map")
-        let box = try HandleTable.collection(UnsafeRawPointer(handle), .map)
-        out.pointee = try resolveCollection(box, .map, in: target)
+        let map = try HandleTable.map(UnsafeRawPointer(handle))
+        out.pointee = try resolveCollection(map.realm, map.ref, in: target)
         return true
     }
 }
@@ -206,16 +172,8 @@ public func exportMapResolveIn(_ handle: OpaquePointer?, _ target: OpaquePointer
 @_cdecl("fief_map_to_results")
 public func exportMapToResults(_ handle: OpaquePointer?) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
-        let results = try withMap(handle) { (box) throws(FiefError) in try collectionResults(box) }
+        let results = try withMap(handle) { (map) throws(FiefError) in try collectionResults(map.realm, map.ref) }
         return makeResultsHandle(results)
-    }
-}
-
-extension CollectionBox {
-    /// The value of `key` in the map (nested or not), nil without the key.
-    func mapValue(_ key: UnsafeRawBufferPointer) throws(FiefError) -> Value? {
-        if let nested = nestedRef { return try realm.nestedMapValue(nested, key: key) }
-        return try realm.mapValue(ref, key: key)
     }
 }
 
@@ -234,12 +192,12 @@ public func exportMapGetMap(_ handle: OpaquePointer?, _ key: fief_string_t) -> O
 private func nestedFromMap(_ handle: OpaquePointer?, _ key: fief_string_t, _ kind: NestedKind) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
         let key = try mapKey(key)
-        let (box, id) = try withMap(handle) { (box) throws(FiefError) -> (CollectionBox, Int64) in
-            guard let value = try box.mapValue(key) else {
+        let (map, id) = try withMap(handle) { (map) throws(FiefError) -> (MapAccess, Int64) in
+            guard let value = try map.value(forKey: key) else {
                 throw FiefError(.invalidArgument, "the map has no key '\(String(decoding: key, as: UTF8.self))'")
             }
-            return (box, try Realm.nestedID(in: value, kind, "key '\(String(decoding: key, as: UTF8.self))'"))
+            return (map, try Realm.nestedID(in: value, kind, "key '\(String(decoding: key, as: UTF8.self))'"))
         }
-        return try box.nestedHandle(kind, id)
+        return try nestedHandle(map.realm, map.ref, kind, id)
     }
 }

@@ -2,24 +2,21 @@ import CFief
 import FiefEngine
 import FiefStorage
 
-// Sets: a handle names (realm, owner class, owner object, property), like a
-// list handle; every call translates its arguments and calls the engine
-// under the realm's lock.
+// Sets: a handle names a set property of an object (`CollectionRef`); every
+// call translates its arguments, takes the set's accessor and makes one
+// call under the realm's lock.
 
 @inline(__always)
-func withSet<R>(_ handle: OpaquePointer?, _ body: (CollectionBox) throws(FiefError) -> R) throws(FiefError) -> R {
-    let box = try HandleTable.collection(UnsafeRawPointer(handle), .set)
-    return try box.realm.lock.withLock { () throws(FiefError) -> R in try body(box) }
+func withSet<R>(_ handle: OpaquePointer?, _ body: (SetAccess) throws(FiefError) -> R) throws(FiefError) -> R {
+    try HandleTable.withSet(UnsafeRawPointer(handle)) { (set) throws(FiefError) -> R in
+        try set.realm.lock.withLock { () throws(FiefError) -> R in try body(set) }
+    }
 }
 
-extension CollectionBox {
-    var ref: CollectionRef { CollectionRef(table: table, owner: key, property: property) }
-}
-
-/// The set behind `other`, which must be of the same realm as `box`.
-private func otherSet(_ box: CollectionBox, _ other: OpaquePointer?) throws(FiefError) -> CollectionRef {
-    let second = try HandleTable.collection(UnsafeRawPointer(other), .set)
-    guard second.realm === box.realm else {
+/// The set behind `other`, which must be of the same realm as `set`.
+private func otherSet(_ set: SetAccess, _ other: OpaquePointer?) throws(FiefError) -> CollectionRef {
+    let second = try HandleTable.set(UnsafeRawPointer(other))
+    guard second.realm === set.realm else {
         throw FiefError(.invalidArgument, "the other set belongs to another realm: resolve it in this one first (fief_set_resolve_in)")
     }
     return second.ref
@@ -28,27 +25,24 @@ private func otherSet(_ box: CollectionBox, _ other: OpaquePointer?) throws(Fief
 @_cdecl("fief_object_get_set")
 public func exportObjectGetSet(_ handle: OpaquePointer?, _ property: UInt32) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
-        let box = try withObject(handle) { (box) throws(FiefError) -> ObjectBox in
-            _ = try box.realm.setCount(CollectionRef(table: box.table, owner: box.key, property: property))
-            return box
+        let (box, ref) = try withObject(handle) { (box) throws(FiefError) -> (ObjectBox, CollectionRef) in
+            (box, try box.realm.collection(.set, table: box.table, owner: box.key, property: property))
         }
-        return HandleTable.makeCollection(box.realm, .set, table: box.table, key: box.key, property: property)
+        return HandleTable.makeCollection(box.realm, ref)
     }
 }
 
 @_cdecl("fief_set_is_valid")
 public func exportSetIsValid(_ handle: OpaquePointer?) -> Bool {
-    guard let box = try? HandleTable.collection(UnsafeRawPointer(handle), .set) else { return false }
-    return (try? box.realm.lock.withLock { () throws(FiefError) -> Bool in
-        try box.realm.objectExists(table: box.table, key: box.key)
-    }) ?? false
+    guard let set = try? HandleTable.set(UnsafeRawPointer(handle)) else { return false }
+    return (try? set.realm.lock.withLock { () throws(FiefError) -> Bool in try set.realm.collectionExists(set.ref) }) ?? false
 }
 
 @_cdecl("fief_set_count")
 public func exportSetSize(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Int>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_size")
-        out.pointee = try withSet(handle) { (box) throws(FiefError) in try box.realm.setCount(box.ref) }
+        out.pointee = try withSet(handle) { (set) throws(FiefError) in try set.count() }
         return true
     }
 }
@@ -58,9 +52,7 @@ public func exportSetGet(_ handle: OpaquePointer?, _ index: Int, _ out: UnsafeMu
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_value")
         let index = try CArgs.index(index, "index")
-        out.pointee = try withSet(handle) { (box) throws(FiefError) in
-            ValueBridge.cValue(try box.realm.setValue(box.ref, index: index))
-        }
+        out.pointee = try withSet(handle) { (set) throws(FiefError) in ValueBridge.cValue(try set.value(at: index)) }
         return true
     }
 }
@@ -70,10 +62,10 @@ public func exportSetGetRange(_ handle: OpaquePointer?, _ start: Int, _ count: I
     guarded(false) { () throws(FiefError) -> Bool in
         let start = try CArgs.index(start, "start")
         let out = try CArgs.outArray(out, count, "out_values", count: "count")
-        try withSet(handle) { (box) throws(FiefError) in
-            try CArgs.range(start: start, count: out.count, within: try box.realm.setCount(box.ref), "elements", of: "the set")
+        try withSet(handle) { (set) throws(FiefError) in
+            try set.checkRange(start: start, count: out.count)
             try withValueBuffer(out.count) { (buffer) throws(FiefError) in
-                try box.realm.setValues(box.ref, start: start, into: buffer)
+                try set.values(from: start, into: buffer)
                 for i in 0..<buffer.count { out[i] = ValueBridge.cValue(buffer[i]) }
             }
         }
@@ -87,7 +79,7 @@ public func exportSetFind(_ handle: OpaquePointer?, _ value: fief_value_t, _ out
         let outIndex = try require(outIndex, "out_index")
         let outFound = try require(outFound, "out_found")
         let wanted = try ValueBridge.engineValue(value, "value")
-        let found = try withSet(handle) { (box) throws(FiefError) in try box.realm.setIndex(box.ref, of: wanted) }
+        let found = try withSet(handle) { (set) throws(FiefError) in try set.firstIndex(of: wanted) }
         outFound.pointee = found != nil
         outIndex.pointee = found ?? 0
         return true
@@ -99,7 +91,7 @@ public func exportSetContains(_ handle: OpaquePointer?, _ value: fief_value_t, _
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_contains")
         let wanted = try ValueBridge.engineValue(value, "value")
-        out.pointee = try withSet(handle) { (box) throws(FiefError) in try box.realm.setContains(box.ref, wanted) }
+        out.pointee = try withSet(handle) { (set) throws(FiefError) in try set.contains(wanted) }
         return true
     }
 }
@@ -108,7 +100,7 @@ public func exportSetContains(_ handle: OpaquePointer?, _ value: fief_value_t, _
 public func exportSetInsert(_ handle: OpaquePointer?, _ value: fief_value_t, _ out: UnsafeMutablePointer<Bool>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let element = try ValueBridge.engineValue(value, "value")
-        let inserted = try withSet(handle) { (box) throws(FiefError) in try box.realm.setInsert(box.ref, element) }
+        let inserted = try withSet(handle) { (set) throws(FiefError) in try set.insert(element) }
         out?.pointee = inserted
         return true
     }
@@ -118,7 +110,7 @@ public func exportSetInsert(_ handle: OpaquePointer?, _ value: fief_value_t, _ o
 public func exportSetRemove(_ handle: OpaquePointer?, _ value: fief_value_t, _ out: UnsafeMutablePointer<Bool>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let element = try ValueBridge.engineValue(value, "value")
-        let removed = try withSet(handle) { (box) throws(FiefError) in try box.realm.setRemove(box.ref, element) }
+        let removed = try withSet(handle) { (set) throws(FiefError) in try set.remove(element) }
         out?.pointee = removed
         return true
     }
@@ -127,7 +119,7 @@ public func exportSetRemove(_ handle: OpaquePointer?, _ value: fief_value_t, _ o
 @_cdecl("fief_set_clear")
 public func exportSetClear(_ handle: OpaquePointer?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
-        try withSet(handle) { (box) throws(FiefError) in try box.realm.setClear(box.ref) }
+        try withSet(handle) { (set) throws(FiefError) in try set.removeAll() }
         return true
     }
 }
@@ -136,7 +128,7 @@ public func exportSetClear(_ handle: OpaquePointer?) -> Bool {
 public func exportSetIntersects(_ handle: OpaquePointer?, _ other: OpaquePointer?, _ out: UnsafeMutablePointer<Bool>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_result")
-        out.pointee = try withSet(handle) { (box) throws(FiefError) in try box.realm.setIntersects(box.ref, try otherSet(box, other)) }
+        out.pointee = try withSet(handle) { (set) throws(FiefError) in try set.intersects(try otherSet(set, other)) }
         return true
     }
 }
@@ -145,7 +137,7 @@ public func exportSetIntersects(_ handle: OpaquePointer?, _ other: OpaquePointer
 public func exportSetIsSubsetOf(_ handle: OpaquePointer?, _ other: OpaquePointer?, _ out: UnsafeMutablePointer<Bool>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_result")
-        out.pointee = try withSet(handle) { (box) throws(FiefError) in try box.realm.setIsSubset(box.ref, of: try otherSet(box, other)) }
+        out.pointee = try withSet(handle) { (set) throws(FiefError) in try set.isSubset(of: try otherSet(set, other)) }
         return true
     }
 }
@@ -154,7 +146,7 @@ public func exportSetIsSubsetOf(_ handle: OpaquePointer?, _ other: OpaquePointer
 public func exportSetIsSupersetOf(_ handle: OpaquePointer?, _ other: OpaquePointer?, _ out: UnsafeMutablePointer<Bool>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_result")
-        out.pointee = try withSet(handle) { (box) throws(FiefError) in try box.realm.setIsSubset(try otherSet(box, other), of: box.ref) }
+        out.pointee = try withSet(handle) { (set) throws(FiefError) in try set.isSuperset(of: try otherSet(set, other)) }
         return true
     }
 }
@@ -162,7 +154,7 @@ public func exportSetIsSupersetOf(_ handle: OpaquePointer?, _ other: OpaquePoint
 @_cdecl("fief_set_form_union")
 public func exportSetFormUnion(_ handle: OpaquePointer?, _ other: OpaquePointer?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
-        try withSet(handle) { (box) throws(FiefError) in try box.realm.setFormUnion(box.ref, try otherSet(box, other)) }
+        try withSet(handle) { (set) throws(FiefError) in try set.formUnion(try otherSet(set, other)) }
         return true
     }
 }
@@ -170,7 +162,7 @@ public func exportSetFormUnion(_ handle: OpaquePointer?, _ other: OpaquePointer?
 @_cdecl("fief_set_form_intersection")
 public func exportSetFormIntersection(_ handle: OpaquePointer?, _ other: OpaquePointer?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
-        try withSet(handle) { (box) throws(FiefError) in try box.realm.setFormIntersection(box.ref, try otherSet(box, other)) }
+        try withSet(handle) { (set) throws(FiefError) in try set.formIntersection(try otherSet(set, other)) }
         return true
     }
 }
@@ -178,7 +170,7 @@ public func exportSetFormIntersection(_ handle: OpaquePointer?, _ other: OpaqueP
 @_cdecl("fief_set_subtract")
 public func exportSetSubtract(_ handle: OpaquePointer?, _ other: OpaquePointer?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
-        try withSet(handle) { (box) throws(FiefError) in try box.realm.setSubtract(box.ref, try otherSet(box, other)) }
+        try withSet(handle) { (set) throws(FiefError) in try set.subtract(try otherSet(set, other)) }
         return true
     }
 }
@@ -187,25 +179,23 @@ public func exportSetSubtract(_ handle: OpaquePointer?, _ other: OpaquePointer?)
 public func exportSetResolveIn(_ handle: OpaquePointer?, _ target: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Bool {
     guarded(false) { () throws(FiefError) -> Bool in
         let out = try require(out, "out_set")
-        let box = try HandleTable.collection(UnsafeRawPointer(handle), .set)
-        out.pointee = try resolveCollection(box, .set, in: target)
+        let set = try HandleTable.set(UnsafeRawPointer(handle))
+        out.pointee = try resolveCollection(set.realm, set.ref, in: target)
         return true
     }
 }
 
-/// The collection of `box` in realm `target` (same file): a new handle, or
-/// nil when the owner does not exist in the target's version.
-func resolveCollection(_ box: CollectionBox, _ kind: HandleKind, in target: OpaquePointer?) throws(FiefError) -> OpaquePointer? {
-    try requireOpen(box.realm)
-    let exists = try withRealm(target) { (realm) throws(FiefError) -> Realm? in
-        try realm.checkOpenForC()
-        guard realm.path == box.realm.path else { throw FiefError(.invalidArgument, "the target realm is another file") }
-        var there = box
-        there.realm = realm
-        return try there.exists() ? realm : nil
+/// Collection `ref` of `realm` in realm `target` (same file): a new handle,
+/// or nil when it does not exist in the target's version.
+func resolveCollection(_ realm: Realm, _ ref: CollectionRef, in target: OpaquePointer?) throws(FiefError) -> OpaquePointer? {
+    try requireOpen(realm)
+    let exists = try withRealm(target) { (there) throws(FiefError) -> Realm? in
+        try there.checkOpenForC()
+        guard there.path == realm.path else { throw FiefError(.invalidArgument, "the target realm is another file") }
+        return try there.collectionExists(ref) ? there : nil
     }
-    return try exists.map { (realm) throws(FiefError) -> OpaquePointer in
-        guard let made = HandleTable.makeCollection(realm, kind, table: box.table, key: box.key, property: box.property, nested: box.nested) else {
+    return try exists.map { (there) throws(FiefError) -> OpaquePointer in
+        guard let made = HandleTable.makeCollection(there, ref) else {
             throw FiefError(.outOfMemory, "too many live handles")
         }
         return made
@@ -215,7 +205,7 @@ func resolveCollection(_ box: CollectionBox, _ kind: HandleKind, in target: Opaq
 @_cdecl("fief_set_to_results")
 public func exportSetToResults(_ handle: OpaquePointer?) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
-        let results = try withSet(handle) { (box) throws(FiefError) in try collectionResults(box) }
+        let results = try withSet(handle) { (set) throws(FiefError) in try collectionResults(set.realm, set.ref) }
         return makeResultsHandle(results)
     }
 }

@@ -206,9 +206,9 @@ final class DamagedTreeTests: XCTestCase {
         }
         let db = try DB.open(path, nil, readOnly: true)
         defer { db.realm.close() }
-        XCTAssertEqual(try db.realm.setCount(db.ref("A", owner, "m")), 3)
-        XCTAssertEqual(TV(try db.realm.setValue(db.ref("A", owner, "m"), index: 0)), .int(1))
-        expectError(.fileCorrupt) { try db.realm.setValue(db.ref("A", owner, "m"), index: 1) }
+        XCTAssertEqual(try db.realm.set(db.ref("A", owner, "m")).count(), 3)
+        XCTAssertEqual(TV(try db.realm.set(db.ref("A", owner, "m")).value(at: 0)), .int(1))
+        expectError(.fileCorrupt) { try db.realm.set(db.ref("A", owner, "m")).value(at: 1) }
         expectError(.fileCorrupt) { try db.keys("A", "ANY m == 2.5") }
         let found = try problems(path)
         XCTAssertTrue(found.contains { $0.contains("not stored under its key") }, "\(found)")

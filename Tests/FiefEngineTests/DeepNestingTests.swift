@@ -52,22 +52,22 @@ final class DeepNestingTests: XCTestCase {
     /// dictionaries alternating (a dictionary's one key is "k"), `depth`
     /// collections in all; the deepest (a list: `depth` is even) holds
     /// `bottom`.  Returns the deepest.
-    private static func buildChain(_ db: DB, box: Int64, property: String, top: Value, bottom: [TV]) throws -> NestedRef {
+    private static func buildChain(_ db: DB, box: Int64, property: String, top: Value, bottom: [TV]) throws -> CollectionRef {
         var current = top
         let table = db.cls("Box"), propertyKey = db.pkey("Box", property)
         for level in 1...depth {
-            let ref = NestedRef(table: table, owner: box, property: propertyKey, id: current.nestedID!)
+            let ref = CollectionRef(nested: .list, table: table, owner: box, property: propertyKey, id: current.nestedID!)
             let isList: Bool
             if case .nestedList = current { isList = true } else { isList = false }
             let values: [TV] = level == depth ? bottom : [isList ? .nestedDict(0) : .nestedList(0)]
             if isList {
-                try TV.withValues(values) { try db.realm.nestedListAppend(ref, values: UnsafeBufferPointer($0)) }
-                if level < depth { current = try db.realm.nestedListValue(ref, index: 0) }
+                try TV.withValues(values) { try db.realm.list(ref).append(UnsafeBufferPointer($0)) }
+                if level < depth { current = try db.realm.list(ref).value(at: 0) }
             } else {
                 try TV.withValues(values) { v in
-                    try Array("k".utf8).withUnsafeBytes { try db.realm.nestedMapSet(ref, key: $0, value: v[0]) }
+                    try Array("k".utf8).withUnsafeBytes { try db.realm.map(ref).set(v[0], forKey: $0) }
                 }
-                if level < depth { current = try Array("k".utf8).withUnsafeBytes { try db.realm.nestedMapValue(ref, key: $0)! } }
+                if level < depth { current = try Array("k".utf8).withUnsafeBytes { try db.realm.map(ref).value(forKey: $0)! } }
             }
             if level == depth { return ref }
         }
@@ -81,7 +81,7 @@ final class DeepNestingTests: XCTestCase {
             let db = try DB.open(dir.file(), schema)
             let dogClass = db.cls("Dog")
             let depth = Self.depth
-            var bottoms: [String: NestedRef] = [:]
+            var bottoms: [String: CollectionRef] = [:]
             let (dog, boxes) = try db.write { () throws -> (Int64, [String: Int64]) in
                 let dog = try db.create("Dog", [("name", .string("Rex"))])
                 var boxes: [String: Int64] = [:]

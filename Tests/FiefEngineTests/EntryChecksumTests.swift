@@ -43,7 +43,7 @@ final class EntryChecksumTests: XCTestCase {
                 }
                 let list = nested(db, box, "props", l)
                 try append(db, list, [.int(1), .string("two"), .nestedDict(0)])
-                guard case .nestedDictionary(let inner) = try db.realm.nestedListValue(list, index: 2) else { return XCTFail("no dictionary") }
+                guard case .nestedDictionary(let inner) = try db.realm.list(list).value(at: 2) else { return XCTFail("no dictionary") }
                 try put(db, nested(db, box, "props", inner), "k", .int(3))
                 try put(db, nested(db, box, "props", inner), "dog", .link(dogClass, dogs[1]))
                 try put(db, nested(db, box, "props", m), "z", .nestedList(0))
@@ -57,7 +57,7 @@ final class EntryChecksumTests: XCTestCase {
                 try put(db, nested(db, box, "anyValue", top), "inner", .nestedList(0))
                 guard case .nestedList(let innerList)? = try nestedGet(db, nested(db, box, "anyValue", top), "inner") else { return XCTFail("no list") }
                 try append(db, nested(db, box, "anyValue", innerList), [.int(1), .int(2)])
-                guard case .nestedList(let itemList) = try db.realm.listValue(table: db.cls("Box"), key: box, property: db.pkey("Box", "items"), index: 1) else {
+                guard case .nestedList(let itemList) = try db.realm.list(CollectionRef(.list, table: db.cls("Box"), owner: box, property: db.pkey("Box", "items"))).value(at: 1) else {
                     return XCTFail("no list in the list")
                 }
                 try append(db, nested(db, box, "items", itemList), [.string("a")])
@@ -68,27 +68,27 @@ final class EntryChecksumTests: XCTestCase {
     // MARK: Helpers
 
     private func ref(_ db: DB, _ owner: Int64, _ property: String) -> CollectionRef {
-        CollectionRef(table: db.cls("Box"), owner: owner, property: db.pkey("Box", property))
+        CollectionRef(.map, table: db.cls("Box"), owner: owner, property: db.pkey("Box", property))
     }
 
-    private func nested(_ db: DB, _ owner: Int64, _ property: String, _ id: Int64) -> NestedRef {
-        NestedRef(table: db.cls("Box"), owner: owner, property: db.pkey("Box", property), id: id)
+    private func nested(_ db: DB, _ owner: Int64, _ property: String, _ id: Int64) -> CollectionRef {
+        CollectionRef(nested: .list, table: db.cls("Box"), owner: owner, property: db.pkey("Box", property), id: id)
     }
 
     private func mapGet(_ db: DB, _ r: CollectionRef, _ key: String) throws -> Value? {
-        try Array(key.utf8).withUnsafeBytes { try db.realm.mapValue(r, key: $0) }
+        try Array(key.utf8).withUnsafeBytes { try db.realm.map(r).value(forKey: $0) }
     }
 
-    private func nestedGet(_ db: DB, _ r: NestedRef, _ key: String) throws -> Value? {
-        try Array(key.utf8).withUnsafeBytes { try db.realm.nestedMapValue(r, key: $0) }
+    private func nestedGet(_ db: DB, _ r: CollectionRef, _ key: String) throws -> Value? {
+        try Array(key.utf8).withUnsafeBytes { try db.realm.map(r).value(forKey: $0) }
     }
 
-    private func append(_ db: DB, _ r: NestedRef, _ values: [TV]) throws {
-        try TV.withValues(values) { try db.realm.nestedListAppend(r, values: UnsafeBufferPointer($0)) }
+    private func append(_ db: DB, _ r: CollectionRef, _ values: [TV]) throws {
+        try TV.withValues(values) { try db.realm.list(r).append(UnsafeBufferPointer($0)) }
     }
 
-    private func put(_ db: DB, _ r: NestedRef, _ key: String, _ value: TV) throws {
-        try TV.withValues([value]) { v in try Array(key.utf8).withUnsafeBytes { try db.realm.nestedMapSet(r, key: $0, value: v[0]) } }
+    private func put(_ db: DB, _ r: CollectionRef, _ key: String, _ value: TV) throws {
+        try TV.withValues([value]) { v in try Array(key.utf8).withUnsafeBytes { try db.realm.map(r).set(v[0], forKey: $0) } }
     }
 
     /// Every value the boxes hold, by path ("box.props.l[2].k"); a read
@@ -109,7 +109,7 @@ final class EntryChecksumTests: XCTestCase {
                     let n = try db.realm.nestedCount(r)
                     out[at] = "list \(n)"
                     var values = [Value](repeating: .null, count: n)
-                    try values.withUnsafeMutableBufferPointer { try db.realm.nestedListValues(r, start: 0, into: $0) }
+                    try values.withUnsafeMutableBufferPointer { try db.realm.list(r).values(from: 0, into: $0) }
                     for (i, e) in values.enumerated() { value("\(at)[\(i)]", e, owner, property) }
                 }
             case .nestedDictionary(let id):
@@ -120,7 +120,7 @@ final class EntryChecksumTests: XCTestCase {
                     var keys = [UnsafeRawBufferPointer](repeating: UnsafeRawBufferPointer(start: nil, count: 0), count: n)
                     var values = [Value](repeating: .null, count: n)
                     try keys.withUnsafeMutableBufferPointer { k in
-                        try values.withUnsafeMutableBufferPointer { v in try db.realm.nestedMapEntries(r, start: 0, count: n, keys: k.baseAddress, values: v.baseAddress) }
+                        try values.withUnsafeMutableBufferPointer { v in try db.realm.map(r).entries(from: 0, count: n, keys: k.baseAddress, values: v.baseAddress) }
                     }
                     for i in 0..<n {
                         let key = String(decoding: keys[i], as: UTF8.self)
@@ -145,8 +145,8 @@ final class EntryChecksumTests: XCTestCase {
             for map in ["ints", "pets", "props"] {
                 attempt("\(box).\(map)") {
                     let r = ref(db, box, map)
-                    for i in 0..<(try db.realm.mapCount(r)) {
-                        let (k, v) = try db.realm.mapEntry(r, index: i)
+                    for i in 0..<(try db.realm.map(r).count()) {
+                        let (k, v) = try db.realm.map(r).entry(at: i)
                         let key = String(decoding: k, as: UTF8.self)
                         value("\(box).\(map).\(key)", v, box, map)
                         attempt("\(box).\(map).\(key)#get") { out["\(box).\(map).\(key)#get"] = try mapGet(db, r, key).map { "\(TV($0))" } ?? "missing" }

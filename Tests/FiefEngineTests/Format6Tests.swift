@@ -128,10 +128,10 @@ final class Format6Tests: XCTestCase {
                 XCTAssertEqual(try db.set("Bag", bag, "values").count, isEqual ? 1 : 2)
                 XCTAssertTrue(try db.setContains("Bag", bag, "values", b))
                 try TV.withValues([a]) { v in
-                    try db.realm.listInsert(table: db.cls("Bag"), key: bag, property: db.pkey("Bag", "list"), index: 0, value: v[0])
+                    try db.realm.list(CollectionRef(.list, table: db.cls("Bag"), owner: bag, property: db.pkey("Bag", "list"))).insert(v[0], at: 0)
                 }
                 let found = try TV.withValues([b]) { v in
-                    try db.realm.listFind(table: db.cls("Bag"), key: bag, property: db.pkey("Bag", "list"), value: v[0])
+                    try db.realm.list(CollectionRef(.list, table: db.cls("Bag"), owner: bag, property: db.pkey("Bag", "list"))).firstIndex(of: v[0])
                 }
                 XCTAssertEqual(found, isEqual ? 0 : nil, "\(a) and \(b) in a list")
                 XCTAssertTrue(try db.setRemove("Bag", bag, "values", b))

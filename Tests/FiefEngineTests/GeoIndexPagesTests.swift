@@ -38,7 +38,7 @@ final class GeoIndexPagesTests: XCTestCase {
 
     private func addToList(_ place: Int64, _ coordinates: [Double]) throws {
         let count = try db.list("Place", place, "locations").count
-        let (_, element) = try db.realm.listInsertEmbedded(table: db.cls("Place"), key: place, property: db.pkey("Place", "locations"), index: count)
+        let (_, element) = try db.realm.list(CollectionRef(.list, table: db.cls("Place"), owner: place, property: db.pkey("Place", "locations"))).insertEmbedded(at: count)
         try db.set("Position", element, "type", .string("Point"))
         try db.append("Position", element, "coordinates", coordinates.map { .double($0) })
     }

@@ -203,7 +203,7 @@ final class GeoIndexTests: XCTestCase {
                     }
                 case 9:   // cleared, then maybe refilled
                     if let place, let location = try placeLocation(place) {
-                        try db.realm.listClear(table: db.cls("Position"), key: location, property: db.pkey("Position", "coordinates"))
+                        try db.realm.list(CollectionRef(.list, table: db.cls("Position"), owner: location, property: db.pkey("Position", "coordinates"))).removeAll()
                         if Bool.random(using: &random) { try db.append("Position", location, "coordinates", Self.randomPoint(&random).map { .double($0) }) }
                     }
                 case 10:  // coordinates first, type last; or only one coordinate
@@ -215,7 +215,7 @@ final class GeoIndexTests: XCTestCase {
                     }
                 case 11:  // a list of embedded points changing (other objects of the same class)
                     if let place {
-                        let (_, element) = try db.realm.listInsertEmbedded(table: db.cls("Place"), key: place, property: db.pkey("Place", "locations"), index: 0)
+                        let (_, element) = try db.realm.list(CollectionRef(.list, table: db.cls("Place"), owner: place, property: db.pkey("Place", "locations"))).insertEmbedded(at: 0)
                         try db.set("Position", element, "type", .string("Point"))
                         try db.append("Position", element, "coordinates", Self.randomPoint(&random).map { .double($0) })
                         if Bool.random(using: &random) { try db.removeElement("Place", place, "locations", 0) }
@@ -223,7 +223,7 @@ final class GeoIndexTests: XCTestCase {
                 case 12:  // set-based update of `type`, over a list of embedded points
                     if let place {
                         for _ in 0..<2 {
-                            let (_, element) = try db.realm.listInsertEmbedded(table: db.cls("Place"), key: place, property: db.pkey("Place", "locations"), index: 0)
+                            let (_, element) = try db.realm.list(CollectionRef(.list, table: db.cls("Place"), owner: place, property: db.pkey("Place", "locations"))).insertEmbedded(at: 0)
                             try db.append("Position", element, "coordinates", Self.randomPoint(&random).map { .double($0) })
                         }
                         let list = try ObjectResults(realm: db.realm, list: db.pkey("Place", "locations"), of: place, in: db.cls("Place"))
@@ -508,7 +508,7 @@ final class GeoIndexTests: XCTestCase {
                 let place = try db.create("Place", [("n", .int(Int64(i)))])
                 var elements: [Int64] = []
                 for index in 0..<Int.random(in: 0...3, using: &random) {
-                    let (_, element) = try db.realm.listInsertEmbedded(table: db.cls("Place"), key: place, property: db.pkey("Place", "locations"), index: index)
+                    let (_, element) = try db.realm.list(CollectionRef(.list, table: db.cls("Place"), owner: place, property: db.pkey("Place", "locations"))).insertEmbedded(at: index)
                     try db.set("Position", element, "type", .string(Int.random(in: 0..<8, using: &random) == 0 ? "Line" : "Point"))
                     try db.append("Position", element, "coordinates", Self.randomPoint(&random).map { .double($0) })
                     elements.append(element)

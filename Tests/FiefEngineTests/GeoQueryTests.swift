@@ -56,9 +56,7 @@ final class GeoQueryTests: XCTestCase {
     /// Adds points to a restaurant's list of locations.
     private func addLocations(_ key: Int64, _ points: [[Double]]) throws {
         for point in points {
-            let (_, location) = try db.realm.listInsertEmbedded(table: db.cls("Restaurant"), key: key, property: db.pkey("Restaurant", "locations"),
-                                                                index: try db.realm.listCount(table: db.cls("Restaurant"), key: key,
-                                                                                              property: db.pkey("Restaurant", "locations")))
+            let (_, location) = try db.realm.list(CollectionRef(.list, table: db.cls("Restaurant"), owner: key, property: db.pkey("Restaurant", "locations"))).insertEmbedded(at: try db.realm.list(CollectionRef(.list, table: db.cls("Restaurant"), owner: key, property: db.pkey("Restaurant", "locations"))).count())
             try db.set("Position", location, "type", .string("Point"))
             try db.append("Position", location, "coordinates", point.map { .double($0) })
         }
@@ -122,7 +120,7 @@ final class GeoQueryTests: XCTestCase {
                 let key = try restaurant(name, point)
                 try db.set("Restaurant", key, "self_link", .link(db.cls("Restaurant"), key))
                 try TV.withValues(made.map { .link(db.cls("Restaurant"), $0) }) { values in
-                    try db.realm.listAppend(table: db.cls("Restaurant"), key: key, property: db.pkey("Restaurant", "partners"), values: UnsafeBufferPointer(values))
+                    try db.realm.list(CollectionRef(.list, table: db.cls("Restaurant"), owner: key, property: db.pkey("Restaurant", "partners"))).append(UnsafeBufferPointer(values))
                 }
                 made.append(key)
             }
@@ -355,10 +353,10 @@ final class GeoQueryTests: XCTestCase {
         let results = try db.results("Restaurant").filtered("location GEOWITHIN geoBox([0, 0], [1, 1])", arguments: [])
         XCTAssertEqual(try results.count(), 1)
         guard case .link(_, let location) = try db.get("Restaurant", other, "location") else { return XCTFail("no location") }
-        try db.write { try db.realm.listSet(table: db.cls("Position"), key: location, property: db.pkey("Position", "coordinates"), index: 0, value: .double(0.25)) }
+        try db.write { try db.realm.list(CollectionRef(.list, table: db.cls("Position"), owner: location, property: db.pkey("Position", "coordinates"))).set(.double(0.25), at: 0) }
         try db.write {
             try TV.withValues([.double(0.25)]) { v in
-                try db.realm.listSet(table: db.cls("Position"), key: location, property: db.pkey("Position", "coordinates"), index: 1, value: v[0])
+                try db.realm.list(CollectionRef(.list, table: db.cls("Position"), owner: location, property: db.pkey("Position", "coordinates"))).set(v[0], at: 1)
             }
         }
         XCTAssertEqual(try results.count(), 2)

@@ -1983,14 +1983,14 @@ extension GraphQueryTests {
             try db.append("P", p[1], "mixeds", [.nestedDict(0), .binary([1])])
             try db.mapSet("P", p[2], "mixedDict", "n", .nestedList(0))
             let property = db.pkey("P", "mixeds"), dictProperty = db.pkey("P", "mixedDict")
-            guard case .nestedList(let list) = try db.realm.listValue(table: db.cls("P"), key: p[0], property: property, index: 0),
-                  case .nestedDictionary(let dict) = try db.realm.listValue(table: db.cls("P"), key: p[1], property: property, index: 0),
-                  case .nestedList(let inMap)? = try Array("n".utf8).withUnsafeBytes({ try db.realm.mapValue(CollectionRef(table: db.cls("P"), owner: p[2], property: dictProperty), key: $0) }) else {
+            guard case .nestedList(let list) = try db.realm.list(CollectionRef(.list, table: db.cls("P"), owner: p[0], property: property)).value(at: 0),
+                  case .nestedDictionary(let dict) = try db.realm.list(CollectionRef(.list, table: db.cls("P"), owner: p[1], property: property)).value(at: 0),
+                  case .nestedList(let inMap)? = try Array("n".utf8).withUnsafeBytes({ try db.realm.map(CollectionRef(.map, table: db.cls("P"), owner: p[2], property: dictProperty)).value(forKey: $0) }) else {
                 return XCTFail("nested collections expected")
             }
-            try TV.withValues([.int(1), .int(2), .int(3)]) { try db.realm.nestedListAppend(NestedRef(table: db.cls("P"), owner: p[0], property: property, id: list), values: UnsafeBufferPointer($0)) }
-            try TV.withValues([.int(1)]) { v in try Array("a".utf8).withUnsafeBytes { try db.realm.nestedMapSet(NestedRef(table: db.cls("P"), owner: p[1], property: property, id: dict), key: $0, value: v[0]) } }
-            try TV.withValues([.int(1), .int(2)]) { try db.realm.nestedListAppend(NestedRef(table: db.cls("P"), owner: p[2], property: dictProperty, id: inMap), values: UnsafeBufferPointer($0)) }
+            try TV.withValues([.int(1), .int(2), .int(3)]) { try db.realm.list(CollectionRef(nested: .list, table: db.cls("P"), owner: p[0], property: property, id: list)).append(UnsafeBufferPointer($0)) }
+            try TV.withValues([.int(1)]) { v in try Array("a".utf8).withUnsafeBytes { try db.realm.map(CollectionRef(nested: .dictionary, table: db.cls("P"), owner: p[1], property: property, id: dict)).set(v[0], forKey: $0) } }
+            try TV.withValues([.int(1), .int(2)]) { try db.realm.list(CollectionRef(nested: .list, table: db.cls("P"), owner: p[2], property: dictProperty, id: inMap)).append(UnsafeBufferPointer($0)) }
         }
         verify(db, "P", [
             ("tags[0].@count == 3", 1), ("tags[0].@size == 2", 1), ("tags[FIRST].@size == 3", 1), ("tags[LAST].@count == 2", 1),

@@ -8,31 +8,31 @@ import CLMDB
 extension DB {
     func list(_ className: String, _ key: Int64, _ name: String) throws -> [TV] {
         let table = cls(className), p = pkey(className, name)
-        let n = try realm.listCount(table: table, key: key, property: p)
+        let n = try realm.list(CollectionRef(.list, table: table, owner: key, property: p)).count()
         var out = [Value](repeating: .null, count: n)
-        try out.withUnsafeMutableBufferPointer { try realm.listValues(table: table, key: key, property: p, start: 0, into: $0) }
+        try out.withUnsafeMutableBufferPointer { try realm.list(CollectionRef(.list, table: table, owner: key, property: p)).values(from: 0, into: $0) }
         // Element by element agrees with the range read.
-        for i in 0..<n { XCTAssertEqual(TV(try realm.listValue(table: table, key: key, property: p, index: i)), TV(out[i])) }
+        for i in 0..<n { XCTAssertEqual(TV(try realm.list(CollectionRef(.list, table: table, owner: key, property: p)).value(at: i)), TV(out[i])) }
         return out.map(TV.init)
     }
 
     func append(_ className: String, _ key: Int64, _ name: String, _ values: [TV]) throws {
         let table = cls(className), p = pkey(className, name)
-        try TV.withValues(values) { v in try realm.listAppend(table: table, key: key, property: p, values: UnsafeBufferPointer(v)) }
+        try TV.withValues(values) { v in try realm.list(CollectionRef(.list, table: table, owner: key, property: p)).append(UnsafeBufferPointer(v)) }
     }
 
     func insert(_ className: String, _ key: Int64, _ name: String, _ index: Int, _ value: TV) throws {
         let table = cls(className), p = pkey(className, name)
-        try TV.withValues([value]) { v in try realm.listInsert(table: table, key: key, property: p, index: index, value: v[0]) }
+        try TV.withValues([value]) { v in try realm.list(CollectionRef(.list, table: table, owner: key, property: p)).insert(v[0], at: index) }
     }
 
     func setElement(_ className: String, _ key: Int64, _ name: String, _ index: Int, _ value: TV) throws {
         let table = cls(className), p = pkey(className, name)
-        try TV.withValues([value]) { v in try realm.listSet(table: table, key: key, property: p, index: index, value: v[0]) }
+        try TV.withValues([value]) { v in try realm.list(CollectionRef(.list, table: table, owner: key, property: p)).set(v[0], at: index) }
     }
 
     func removeElement(_ className: String, _ key: Int64, _ name: String, _ index: Int) throws {
-        try realm.listRemove(table: cls(className), key: key, property: pkey(className, name), index: index)
+        try realm.list(CollectionRef(.list, table: cls(className), owner: key, property: pkey(className, name))).remove(at: index)
     }
 }
 
@@ -148,11 +148,11 @@ final class ListTests: XCTestCase {
                             model.remove(at: i)
                         case 8 where model.count > 1:
                             let a = Int(rng.next() % UInt64(model.count)), b = Int(rng.next() % UInt64(model.count))
-                            try db.realm.listMove(table: db.cls("Person"), key: owner, property: db.pkey("Person", "scores"), from: a, to: b)
+                            try db.realm.list(CollectionRef(.list, table: db.cls("Person"), owner: owner, property: db.pkey("Person", "scores"))).move(from: a, to: b)
                             model.insert(model.remove(at: a), at: b)
                         case 9 where model.count > 1:
                             let a = Int(rng.next() % UInt64(model.count)), b = Int(rng.next() % UInt64(model.count))
-                            try db.realm.listSwap(table: db.cls("Person"), key: owner, property: db.pkey("Person", "scores"), a, b)
+                            try db.realm.list(CollectionRef(.list, table: db.cls("Person"), owner: owner, property: db.pkey("Person", "scores"))).swapAt(a, b)
                             model.swapAt(a, b)
                         default:
                             try db.append("Person", owner, "scores", [.int(v), .int(v + 1)])
@@ -163,12 +163,12 @@ final class ListTests: XCTestCase {
                     XCTAssertEqual(try db.list("Person", owner, "scores"), model.map { .int($0) })
                 }
                 XCTAssertEqual(try db.list("Person", owner, "scores"), model.map { .int($0) }, "round \(round)")
-                XCTAssertEqual(try db.realm.listCount(table: db.cls("Person"), key: owner, property: db.pkey("Person", "scores")), model.count)
+                XCTAssertEqual(try db.realm.list(CollectionRef(.list, table: db.cls("Person"), owner: owner, property: db.pkey("Person", "scores"))).count(), model.count)
             }
             // Find.
             if let first = model.first {
                 let found = try TV.withValues([.int(first)]) { v in
-                    try db.realm.listFind(table: db.cls("Person"), key: owner, property: db.pkey("Person", "scores"), value: v[0])
+                    try db.realm.list(CollectionRef(.list, table: db.cls("Person"), owner: owner, property: db.pkey("Person", "scores"))).firstIndex(of: v[0])
                 }
                 XCTAssertEqual(found, model.firstIndex(of: first))
             }
@@ -264,7 +264,7 @@ final class ListTests: XCTestCase {
         // Clear with delete: the objects go.
         try db.write {
             try db.append("Person", bob, "dogs", [.link(dog, rex), .link(dog, rex)])
-            try db.realm.listClear(table: db.cls("Person"), key: bob, property: db.pkey("Person", "dogs"), deleteObjects: true)
+            try db.realm.list(CollectionRef(.list, table: db.cls("Person"), owner: bob, property: db.pkey("Person", "dogs"))).deleteAllObjects()
         }
         XCTAssertFalse(try db.exists("Dog", rex))
         XCTAssertEqual(try db.list("Person", bob, "dogs"), [])
@@ -288,7 +288,7 @@ final class ListTests: XCTestCase {
         try db.write {
             ann = try db.create("Person", [("name", .string("Ann"))])
             for i in 0..<3 {
-                let (cls, key) = try db.realm.listInsertEmbedded(table: person, key: ann, property: toys, index: i)
+                let (cls, key) = try db.realm.list(CollectionRef(.list, table: person, owner: ann, property: toys)).insertEmbedded(at: i)
                 XCTAssertEqual(cls, toy)
                 try db.set("Toy", key, "label", .string("toy \(i)"))
                 made.append(key)
@@ -616,7 +616,7 @@ final class ListTests: XCTestCase {
                         for (key, listed) in model { model[key] = listed.filter { $0 != victim } }
                     case 4:
                         guard model[owner] != nil else { break }
-                        XCTAssertEqual(try db.realm.listCount(table: person, key: owner, property: dogsKey), model[owner]!.count)
+                        XCTAssertEqual(try db.realm.list(CollectionRef(.list, table: person, owner: owner, property: dogsKey)).count(), model[owner]!.count)
                     case 5:
                         guard model[owner] != nil else { break }
                         XCTAssertEqual(try db.list("Person", owner, "dogs"), expected(owner))
@@ -653,7 +653,7 @@ final class ListTests: XCTestCase {
         }
         try db.write {
             try db.delete("Dog", rex)
-            XCTAssertEqual(try db.realm.listCount(table: person, key: ann, property: dogsKey), 0)
+            XCTAssertEqual(try db.realm.list(CollectionRef(.list, table: person, owner: ann, property: dogsKey)).count(), 0)
             try db.delete("Person", ann)
         }
         XCTAssertEqual(try problems(path), [])

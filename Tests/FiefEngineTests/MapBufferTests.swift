@@ -36,7 +36,7 @@ final class MapBufferTests: XCTestCase {
             // Set again: replaced; the same value: nothing changes.
             try db.mapSet("Person", a, "scores", ks[5], .int(500))
             try db.mapSet("Person", a, "scores", ks[6], .int(-6))
-            XCTAssertEqual(try db.realm.mapCount(db.ref("Person", a, "scores")), 3000)
+            XCTAssertEqual(try db.realm.map(db.ref("Person", a, "scores")).count(), 3000)
             XCTAssertEqual(try db.mapGet("Person", a, "scores", ks[5]), .int(500))
             XCTAssertEqual(try db.mapGet("Person", a, "scores", "nope"), nil)
             // Entries in key order, in the transaction.
@@ -46,9 +46,9 @@ final class MapBufferTests: XCTestCase {
             try db.mapSet("Person", b, "scores", "zzz", .int(1))
             XCTAssertTrue(try db.mapRemove("Person", a, "scores", ks[7]))
             XCTAssertFalse(try db.mapRemove("Person", a, "scores", ks[7]))
-            XCTAssertEqual(try db.realm.mapCount(db.ref("Person", a, "scores")), 2999)
+            XCTAssertEqual(try db.realm.map(db.ref("Person", a, "scores")).count(), 2999)
         }
-        XCTAssertEqual(try db.realm.mapCount(db.ref("Person", b, "scores")), 3001)
+        XCTAssertEqual(try db.realm.map(db.ref("Person", b, "scores")).count(), 3001)
         let stored = try db.map("Person", a, "scores")
         var expected: [(String, TV)] = ks.enumerated().filter { $0.offset != 7 }.map { ($0.element, .int($0.offset == 5 ? 500 : Int64(-$0.offset))) }
         expected.sort { $0.0 < $1.0 }
@@ -72,13 +72,13 @@ final class MapBufferTests: XCTestCase {
         XCTAssertEqual(try db.mapGet("Person", p, "notes", "null"), .null)
         XCTAssertEqual(try db.map("Person", p, "notes").first?.1, .string("empty key, again"))
         db.realm.cancelWrite()
-        XCTAssertEqual(try db.realm.mapCount(db.ref("Person", p, "notes")), 0)
+        XCTAssertEqual(try db.realm.map(db.ref("Person", p, "notes")).count(), 0)
         XCTAssertEqual(try db.map("Person", p, "notes").count, 0)
         // Cleared in the transaction that filled it.
         try db.write {
             for k in keys(100) { try db.mapSet("Person", p, "notes", k, .string(k)) }
-            try db.realm.mapClear(db.ref("Person", p, "notes"))
-            XCTAssertEqual(try db.realm.mapCount(db.ref("Person", p, "notes")), 0)
+            try db.realm.map(db.ref("Person", p, "notes")).removeAll()
+            XCTAssertEqual(try db.realm.map(db.ref("Person", p, "notes")).count(), 0)
             for k in keys(10) { try db.mapSet("Person", p, "weights", k, .double(-0.0)) }
             // 0.0 is the same value as -0.0: the stored -0.0 stays, as for a stored key.
             try db.mapSet("Person", p, "weights", keys(10)[0], .double(0.0))

@@ -204,7 +204,7 @@ final class MixedCopyTests: XCTestCase {
         XCTAssertFalse(got.contains(where: isDog))
         let db = try DB.open(salvaged, nil, readOnly: true)
         XCTAssertEqual(try db.count("Dog"), 0)
-        XCTAssertEqual(try db.realm.listCount(table: db.cls("Box"), key: k.main, property: db.pkey("Box", "items")), samples.count + 3 + 300)
+        XCTAssertEqual(try db.realm.list(CollectionRef(.list, table: db.cls("Box"), owner: k.main, property: db.pkey("Box", "items"))).count(), samples.count + 3 + 300)
         XCTAssertEqual(try db.list("Box", k.other, "items"), [])
         XCTAssertEqual(try db.set("Box", k.other, "bag"), [])
         XCTAssertEqual(try db.map("Box", k.other, "props").map { "\($0.0)=\($0.1)" }, ["only=null"])

@@ -341,7 +341,7 @@ final class MixedResultsTests: XCTestCase {
 
         // Each double is added as realm-core converts it: rounded to 15
         // significant digits (a float to 7), so 0.1 + 0.2 is 0.3 exactly.
-        try db.write { try db.realm.listClear(table: db.cls("Box"), key: box, property: db.pkey("Box", "items")) }
+        try db.write { try db.realm.list(CollectionRef(.list, table: db.cls("Box"), owner: box, property: db.pkey("Box", "items"))).removeAll() }
         try db.write { try db.append("Box", box, "items", [.double(0.1), .double(0.2), .float(0.1)]) }
         assertDecimal(try list.aggregate(.sum), Self.dec(4, -1, negative: false))
         guard case .decimal128(let sum) = try list.aggregate(.sum) else { return XCTFail() }

@@ -106,7 +106,7 @@ final class MixedTests: XCTestCase {
         XCTAssertEqual(try db.backlinkCount("Dog", dog), 2)
         // Realm's equality: numbers by value across types, nothing else across types.
         let find = { (v: TV) throws -> Int? in
-            try TV.withValues([v]) { try db.realm.listFind(table: db.cls("Box"), key: box, property: db.pkey("Box", "items"), value: $0[0]) }
+            try TV.withValues([v]) { try db.realm.list(CollectionRef(.list, table: db.cls("Box"), owner: box, property: db.pkey("Box", "items"))).firstIndex(of: $0[0]) }
         }
         XCTAssertEqual(try find(.double(-7)), 1)
         XCTAssertEqual(try find(.int(-7)), 1)
@@ -165,7 +165,7 @@ final class MixedTests: XCTestCase {
         }
         XCTAssertFalse(try db.setContains("Box", box, "bag", .link(db.cls("Dog"), dog)))
         XCTAssertTrue(try db.setContains("Box", box, "bag", .link(db.cls("Cat"), cat)))
-        XCTAssertEqual(try db.realm.setCount(db.ref("Box", box, "bag")), 8)
+        XCTAssertEqual(try db.realm.set(db.ref("Box", box, "bag")).count(), 8)
         try assertVerifies(dir.file())
     }
 

@@ -47,16 +47,16 @@ final class NestedQueryTests: XCTestCase {
         switch (value, read) {
         case (.v, _): return
         case (.list(let items), .nestedList(let id)):
-            let ref = NestedRef(table: table, owner: owner, property: property, id: id)
+            let ref = CollectionRef(nested: .list, table: table, owner: owner, property: property, id: id)
             for (i, item) in items.enumerated() {
-                try TV.withValues([item.slot]) { try db.realm.nestedListAppend(ref, values: UnsafeBufferPointer($0)) }
-                try fill(db, table, owner, property, try db.realm.nestedListValue(ref, index: i), item)
+                try TV.withValues([item.slot]) { try db.realm.list(ref).append(UnsafeBufferPointer($0)) }
+                try fill(db, table, owner, property, try db.realm.list(ref).value(at: i), item)
             }
         case (.dict(let pairs), .nestedDictionary(let id)):
-            let ref = NestedRef(table: table, owner: owner, property: property, id: id)
+            let ref = CollectionRef(nested: .list, table: table, owner: owner, property: property, id: id)
             for (key, item) in pairs {
-                try TV.withValues([item.slot]) { v in try Array(key.utf8).withUnsafeBytes { try db.realm.nestedMapSet(ref, key: $0, value: v[0]) } }
-                let stored = try Array(key.utf8).withUnsafeBytes { try db.realm.nestedMapValue(ref, key: $0) }
+                try TV.withValues([item.slot]) { v in try Array(key.utf8).withUnsafeBytes { try db.realm.map(ref).set(v[0], forKey: $0) } }
+                let stored = try Array(key.utf8).withUnsafeBytes { try db.realm.map(ref).value(forKey: $0) }
                 try fill(db, table, owner, property, try XCTUnwrap(stored), item)
             }
         default:
@@ -74,19 +74,19 @@ final class NestedQueryTests: XCTestCase {
     func appendMixed(_ db: DB, _ className: String, _ key: Int64, _ name: String, _ values: [NV]) throws {
         let table = db.cls(className), p = db.pkey(className, name)
         for value in values {
-            try TV.withValues([value.slot]) { try db.realm.listAppend(table: table, key: key, property: p, values: UnsafeBufferPointer($0)) }
-            let count = try db.realm.listCount(table: table, key: key, property: p)
-            try fill(db, table, key, p, try db.realm.listValue(table: table, key: key, property: p, index: count - 1), value)
+            try TV.withValues([value.slot]) { try db.realm.list(CollectionRef(.list, table: table, owner: key, property: p)).append(UnsafeBufferPointer($0)) }
+            let count = try db.realm.list(CollectionRef(.list, table: table, owner: key, property: p)).count()
+            try fill(db, table, key, p, try db.realm.list(CollectionRef(.list, table: table, owner: key, property: p)).value(at: count - 1), value)
         }
     }
 
     /// Set `pairs` in map of mixed values `name`.
     func setMixedMap(_ db: DB, _ className: String, _ key: Int64, _ name: String, _ pairs: [(String, NV)]) throws {
         let table = db.cls(className), p = db.pkey(className, name)
-        let ref = CollectionRef(table: table, owner: key, property: p)
+        let ref = CollectionRef(.map, table: table, owner: key, property: p)
         for (mapKey, value) in pairs {
             try db.mapSet(className, key, name, mapKey, value.slot)
-            let stored = try Array(mapKey.utf8).withUnsafeBytes { try db.realm.mapValue(ref, key: $0) }
+            let stored = try Array(mapKey.utf8).withUnsafeBytes { try db.realm.map(ref).value(forKey: $0) }
             try fill(db, table, key, p, try XCTUnwrap(stored), value)
         }
     }
@@ -551,12 +551,12 @@ final class NestedQueryTests: XCTestCase {
         let key = try XCTUnwrap(try db.keys("Box", "name == 'dict'").first)
         try db.write {
             guard case .nestedDictionary(let top) = try db.realm.value(table: db.cls("Box"), key: key, property: db.pkey("Box", "mixed")) else { return XCTFail() }
-            let ref = NestedRef(table: db.cls("Box"), owner: key, property: db.pkey("Box", "mixed"), id: top)
-            guard case .nestedDictionary(let inner)? = try Array("inner".utf8).withUnsafeBytes({ try db.realm.nestedMapValue(ref, key: $0) }),
-                  case .nestedList(let b)? = try Array("b".utf8).withUnsafeBytes({ try db.realm.nestedMapValue(NestedRef(table: ref.table, owner: key, property: ref.property, id: inner), key: $0) }) else {
+            let ref = CollectionRef(nested: .list, table: db.cls("Box"), owner: key, property: db.pkey("Box", "mixed"), id: top)
+            guard case .nestedDictionary(let inner)? = try Array("inner".utf8).withUnsafeBytes({ try db.realm.map(ref).value(forKey: $0) }),
+                  case .nestedList(let b)? = try Array("b".utf8).withUnsafeBytes({ try db.realm.map(CollectionRef(nested: .dictionary, table: ref.table, owner: key, property: ref.property, id: inner)).value(forKey: $0) }) else {
                 return XCTFail("nested collections expected")
             }
-            try TV.withValues([.int(42)]) { try db.realm.nestedListAppend(NestedRef(table: ref.table, owner: key, property: ref.property, id: b), values: UnsafeBufferPointer($0)) }
+            try TV.withValues([.int(42)]) { try db.realm.list(CollectionRef(nested: .list, table: ref.table, owner: key, property: ref.property, id: b)).append(UnsafeBufferPointer($0)) }
             XCTAssertEqual(try results.count(), 1, "in the write")
         }
         XCTAssertEqual(try results.count(), 1)

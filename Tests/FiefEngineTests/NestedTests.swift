@@ -24,8 +24,8 @@ final class NestedTests: XCTestCase {
         case dict([String: Tree])
     }
 
-    private func ref(_ db: DB, _ owner: Int64, _ property: String, _ id: Int64) -> NestedRef {
-        NestedRef(table: db.cls("Box"), owner: owner, property: db.pkey("Box", property), id: id)
+    private func ref(_ db: DB, _ owner: Int64, _ property: String, _ id: Int64) -> CollectionRef {
+        CollectionRef(nested: .list, table: db.cls("Box"), owner: owner, property: db.pkey("Box", property), id: id)
     }
 
     private func tree(_ db: DB, _ owner: Int64, _ property: String, _ value: TV) throws -> Tree {
@@ -42,7 +42,7 @@ final class NestedTests: XCTestCase {
             let r = ref(db, owner, property, id)
             let n = try db.realm.nestedCount(r)
             var out = [Value](repeating: .null, count: n)
-            try out.withUnsafeMutableBufferPointer { try db.realm.nestedListValues(r, start: 0, into: $0) }
+            try out.withUnsafeMutableBufferPointer { try db.realm.list(r).values(from: 0, into: $0) }
             return .list(try out.map { try tree(db, owner, property, $0) })
         case .nestedDictionary(let id):
             let r = ref(db, owner, property, id)
@@ -51,7 +51,7 @@ final class NestedTests: XCTestCase {
             var values = [Value](repeating: .null, count: n)
             try keys.withUnsafeMutableBufferPointer { k in
                 try values.withUnsafeMutableBufferPointer { v in
-                    try db.realm.nestedMapEntries(r, start: 0, count: n, keys: k.baseAddress, values: v.baseAddress)
+                    try db.realm.map(r).entries(from: 0, count: n, keys: k.baseAddress, values: v.baseAddress)
                 }
             }
             var out: [String: Tree] = [:]
@@ -63,28 +63,28 @@ final class NestedTests: XCTestCase {
         }
     }
 
-    private func append(_ db: DB, _ r: NestedRef, _ values: [TV]) throws {
-        try TV.withValues(values) { try db.realm.nestedListAppend(r, values: UnsafeBufferPointer($0)) }
+    private func append(_ db: DB, _ r: CollectionRef, _ values: [TV]) throws {
+        try TV.withValues(values) { try db.realm.list(r).append(UnsafeBufferPointer($0)) }
     }
 
-    private func insert(_ db: DB, _ r: NestedRef, _ index: Int, _ value: TV) throws {
-        try TV.withValues([value]) { try db.realm.nestedListInsert(r, index: index, value: $0[0]) }
+    private func insert(_ db: DB, _ r: CollectionRef, _ index: Int, _ value: TV) throws {
+        try TV.withValues([value]) { try db.realm.list(r).insert($0[0], at: index) }
     }
 
-    private func setList(_ db: DB, _ r: NestedRef, _ index: Int, _ value: TV) throws {
-        try TV.withValues([value]) { try db.realm.nestedListSet(r, index: index, value: $0[0]) }
+    private func setList(_ db: DB, _ r: CollectionRef, _ index: Int, _ value: TV) throws {
+        try TV.withValues([value]) { try db.realm.list(r).set($0[0], at: index) }
     }
 
-    private func put(_ db: DB, _ r: NestedRef, _ key: String, _ value: TV) throws {
-        try TV.withValues([value]) { v in try Array(key.utf8).withUnsafeBytes { try db.realm.nestedMapSet(r, key: $0, value: v[0]) } }
+    private func put(_ db: DB, _ r: CollectionRef, _ key: String, _ value: TV) throws {
+        try TV.withValues([value]) { v in try Array(key.utf8).withUnsafeBytes { try db.realm.map(r).set(v[0], forKey: $0) } }
     }
 
-    private func value(_ db: DB, _ r: NestedRef, _ key: String) throws -> TV? {
-        try Array(key.utf8).withUnsafeBytes { try db.realm.nestedMapValue(r, key: $0).map(TV.init) }
+    private func value(_ db: DB, _ r: CollectionRef, _ key: String) throws -> TV? {
+        try Array(key.utf8).withUnsafeBytes { try db.realm.map(r).value(forKey: $0).map(TV.init) }
     }
 
-    private func listAt(_ db: DB, _ r: NestedRef, _ index: Int) throws -> TV {
-        TV(try db.realm.nestedListValue(r, index: index))
+    private func listAt(_ db: DB, _ r: CollectionRef, _ index: Int) throws -> TV {
+        TV(try db.realm.list(r).value(at: index))
     }
 
     /// How many entries the class's nested database holds (headers and the counter included).
@@ -180,13 +180,13 @@ final class NestedTests: XCTestCase {
                         try setList(db, r, i, .double(Double(next))); model[i] = .double(Double(next))
                     case 4 where count > 0:
                         let i = Int(random.next() % UInt64(count))
-                        try db.realm.nestedListRemove(r, index: i); model.remove(at: i)
+                        try db.realm.list(r).remove(at: i); model.remove(at: i)
                     case 5 where count > 1:
                         let from = Int(random.next() % UInt64(count)), to = Int(random.next() % UInt64(count))
-                        try db.realm.nestedListMove(r, from: from, to: to); model.insert(model.remove(at: from), at: to)
+                        try db.realm.list(r).move(from: from, to: to); model.insert(model.remove(at: from), at: to)
                     case 6 where count > 1:
                         let i = Int(random.next() % UInt64(count)), j = Int(random.next() % UInt64(count))
-                        try db.realm.nestedListSwap(r, i, j); model.swapAt(i, j)
+                        try db.realm.list(r).swapAt(i, j); model.swapAt(i, j)
                     default:
                         try append(db, r, [.int(-next)]); model.append(.int(-next))
                     }
@@ -195,10 +195,10 @@ final class NestedTests: XCTestCase {
             }
             XCTAssertEqual(try (0..<model.count).map { try listAt(db, r, $0) }, model, "round \(round), committed")
         }
-        XCTAssertEqual(try db.realm.nestedListFind(r, value: .double(Double(next))) == nil, !model.contains(.double(Double(next))))
+        XCTAssertEqual(try db.realm.list(r).firstIndex(of: .double(Double(next))) == nil, !model.contains(.double(Double(next))))
         if let i = model.firstIndex(where: { if case .int = $0 { return true } else { return false } }), case .int(let v) = model[i] {
             // Realm's mixed equality: the double of an int finds it.
-            XCTAssertEqual(try db.realm.nestedListFind(r, value: .double(Double(v))), i)
+            XCTAssertEqual(try db.realm.list(r).firstIndex(of: .double(Double(v))), i)
         }
         try db.write { try db.realm.nestedClear(r) }
         XCTAssertEqual(try db.realm.nestedCount(r), 0)
@@ -212,7 +212,7 @@ final class NestedTests: XCTestCase {
         let empty = try nestedEntries(db)
         guard case .nestedDict(let id) = try db.get("Box", box, "anyValue") else { return XCTFail() }
         let top = ref(db, box, "anyValue", id)
-        var inner: NestedRef!
+        var inner: CollectionRef!
         try db.write {
             try put(db, top, "list", .nestedList(0))
             guard case .nestedList(let l) = try value(db, top, "list")! else { return XCTFail() }
@@ -230,7 +230,7 @@ final class NestedTests: XCTestCase {
         // A new collection never gets an old id.
         try db.write { try db.set("Box", box, "anyValue", .nestedList(0)) }
         guard case .nestedList(let fresh) = try db.get("Box", box, "anyValue") else { return XCTFail() }
-        XCTAssertGreaterThan(fresh, inner.id)
+        XCTAssertGreaterThan(fresh, inner.nested)
 
         // In list elements and map values: removing, setting, clearing.
         let owner = try db.write { try db.create("Box", [("label", .string("b"))]) }
@@ -238,20 +238,20 @@ final class NestedTests: XCTestCase {
         let boxClass = db.cls("Box")
         try db.write {
             try TV.withValues([.nestedList(0), .nestedDict(0), .int(1)]) {
-                try db.realm.listAppend(table: boxClass, key: owner, property: items, values: UnsafeBufferPointer($0))
+                try db.realm.list(CollectionRef(.list, table: boxClass, owner: owner, property: items)).append(UnsafeBufferPointer($0))
             }
             try TV.withValues([.nestedList(0)]) { v in
-                try Array("k".utf8).withUnsafeBytes { try db.realm.mapSet(CollectionRef(table: boxClass, owner: owner, property: props), key: $0, value: v[0]) }
+                try Array("k".utf8).withUnsafeBytes { try db.realm.map(CollectionRef(.map, table: boxClass, owner: owner, property: props)).set(v[0], forKey: $0) }
             }
         }
-        guard case .nestedList(let first) = try db.realm.listValue(table: boxClass, key: owner, property: items, index: 0),
-              case .nestedDictionary(let second) = try db.realm.listValue(table: boxClass, key: owner, property: items, index: 1) else { return XCTFail() }
+        guard case .nestedList(let first) = try db.realm.list(CollectionRef(.list, table: boxClass, owner: owner, property: items)).value(at: 0),
+              case .nestedDictionary(let second) = try db.realm.list(CollectionRef(.list, table: boxClass, owner: owner, property: items)).value(at: 1) else { return XCTFail() }
         let firstRef = ref(db, owner, "items", first), secondRef = ref(db, owner, "items", second)
         try db.write { try append(db, firstRef, [.nestedList(0)]) }
-        try db.write { try db.realm.listRemove(table: boxClass, key: owner, property: items, index: 0) }
+        try db.write { try db.realm.list(CollectionRef(.list, table: boxClass, owner: owner, property: items)).remove(at: 0) }
         XCTAssertFalse(try db.realm.nestedExists(firstRef))
         XCTAssertTrue(try db.realm.nestedExists(secondRef))
-        try db.write { try db.realm.listClear(table: boxClass, key: owner, property: items) }
+        try db.write { try db.realm.list(CollectionRef(.list, table: boxClass, owner: owner, property: items)).removeAll() }
         XCTAssertFalse(try db.realm.nestedExists(secondRef))
         // Deleting the owner deletes what its map held.
         try db.write { try db.delete("Box", owner) }
@@ -270,7 +270,7 @@ final class NestedTests: XCTestCase {
         }
         guard case .nestedList(let id) = try db.get("Box", box, "anyValue") else { return XCTFail() }
         let list = ref(db, box, "anyValue", id)
-        var dict: NestedRef!
+        var dict: CollectionRef!
         try db.write {
             try append(db, list, [.link(dogClass, dog), .link(dogClass, other), .nestedDict(0), .link(dogClass, dog)])
             guard case .nestedDict(let d) = try listAt(db, list, 2) else { return XCTFail() }
@@ -286,7 +286,7 @@ final class NestedTests: XCTestCase {
         XCTAssertNil(try value(db, dict, "ghost"))
         // Deleting a target: out of nested lists, null in nested dictionaries.
         try db.write { try db.delete("Dog", dog) }
-        XCTAssertEqual(try (0..<db.realm.nestedCount(list)).map { try listAt(db, list, $0) }, [.link(dogClass, other), .nestedDict(dict.id)])
+        XCTAssertEqual(try (0..<db.realm.nestedCount(list)).map { try listAt(db, list, $0) }, [.link(dogClass, other), .nestedDict(dict.nested)])
         XCTAssertEqual(try value(db, dict, "best"), .null)
         XCTAssertEqual(try value(db, dict, "other"), .link(dogClass, other))
         try assertVerifies(dir.file())
@@ -325,8 +325,8 @@ final class NestedTests: XCTestCase {
             // The wrong kind of handle.
             expectError(.invalidArgument) { try self.append(db, dict, [.int(1)]) }
             // A set of mixed values never holds a nested collection; other types never do.
-            let bag = CollectionRef(table: db.cls("Box"), owner: box, property: db.pkey("Box", "bag"))
-            expectError(.typeMismatch) { try TV.withValues([.nestedList(0)]) { _ = try db.realm.setInsert(bag, $0[0]) } }
+            let bag = CollectionRef(.map, table: db.cls("Box"), owner: box, property: db.pkey("Box", "bag"))
+            expectError(.typeMismatch) { try TV.withValues([.nestedList(0)]) { _ = try db.realm.set(bag).insert($0[0]) } }
             expectError(.typeMismatch) { try db.set("Box", box, "label", .nestedDict(0)) }
             // All or nothing: a bad value after a nested one creates neither.
             try put(db, dict, "list", .nestedList(0))
@@ -336,15 +336,15 @@ final class NestedTests: XCTestCase {
             let notUTF8: [UInt8] = [0xC3, 0x28]
             expectError(.invalidUTF8) {
                 try TV.withValues([.nestedList(0), .string("x")]) { v in
-                    try notUTF8.withUnsafeBytes { v[1] = .string($0); try db.realm.nestedListAppend(list, values: UnsafeBufferPointer(v)) }
+                    try notUTF8.withUnsafeBytes { v[1] = .string($0); try db.realm.list(list).append(UnsafeBufferPointer(v)) }
                 }
             }
             XCTAssertEqual(try nestedEntries(db), inside)
             XCTAssertEqual(try db.realm.nestedCount(list), 0)
             expectError(.indexOutOfBounds) { try self.insert(db, list, 1, .int(1)) }
-            expectError(.indexOutOfBounds) { try db.realm.nestedListRemove(list, index: 0) }
+            expectError(.indexOutOfBounds) { try db.realm.list(list).remove(at: 0) }
             expectError(.indexOutOfBounds) { try self.listAt(db, list, 0) }
-            try db.realm.nestedMapRemove(dict, key: UnsafeRawBufferPointer(start: nil, count: 0))
+            try db.realm.map(dict).remove(UnsafeRawBufferPointer(start: nil, count: 0))
         }
         XCTAssertGreaterThan(try nestedEntries(db), before)
         try assertVerifies(dir.file())

@@ -321,7 +321,7 @@ final class QueryDescriptionTests: XCTestCase {
                 let (_, location) = try db.realm.createEmbedded(table: db.cls("Place"), key: key, property: db.pkey("Place", "location"))
                 try db.set("Position", location, "type", .string("Point"))
                 try db.append("Position", location, "coordinates", [.double(Double(i) - 20), .double(Double(i) / 2 - 10)])
-                let (_, element) = try db.realm.listInsertEmbedded(table: db.cls("Place"), key: key, property: db.pkey("Place", "locations"), index: 0)
+                let (_, element) = try db.realm.list(CollectionRef(.list, table: db.cls("Place"), owner: key, property: db.pkey("Place", "locations"))).insertEmbedded(at: 0)
                 try db.set("Position", element, "type", .string("Point"))
                 try db.append("Position", element, "coordinates", [.double(Double(i)), .double(Double(-i))])
             }

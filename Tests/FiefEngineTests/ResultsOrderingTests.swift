@@ -271,7 +271,7 @@ final class ResultsOrderingTests: XCTestCase {
             d = [try dog(db, "x", age: 3, owner: bob), try dog(db, "y", age: 1, owner: ann), try dog(db, "z", age: 2, owner: nil)]
             let list = d + [d[0], d[2]]
             try TV.withValues(list.map { .link(db.cls("Dog"), $0) }) { values in
-                try db.realm.listAppend(table: db.cls("Person"), key: ann, property: db.pkey("Person", "dogs"), values: UnsafeBufferPointer(values))
+                try db.realm.list(CollectionRef(.list, table: db.cls("Person"), owner: ann, property: db.pkey("Person", "dogs"))).append(UnsafeBufferPointer(values))
             }
         }
         let list = try ObjectResults(realm: db.realm, list: db.pkey("Person", "dogs"), of: ann, in: db.cls("Person"))
@@ -286,7 +286,7 @@ final class ResultsOrderingTests: XCTestCase {
         XCTAssertEqual(try keys(owners.applying([sort(("name", false))])), [ann])
         try db.write {
             try TV.withValues([.link(db.cls("Dog"), d[0])]) { values in
-                try db.realm.listAppend(table: db.cls("Person"), key: bob, property: db.pkey("Person", "dogs"), values: UnsafeBufferPointer(values))
+                try db.realm.list(CollectionRef(.list, table: db.cls("Person"), owner: bob, property: db.pkey("Person", "dogs"))).append(UnsafeBufferPointer(values))
             }
         }
         XCTAssertEqual(try keys(owners.applying([sort(("name", false))])), [bob, ann])
@@ -591,7 +591,7 @@ final class ResultsOrderingTests: XCTestCase {
             let anys: [TV] = [.int(1), .double(1.0), .string("1"), .bool(true), .null, dec(1, 0), .string("a"), .null, .int(2)]
             for (name, values) in [("ints", ints), ("anys", anys)] {
                 try TV.withValues(values) { v in
-                    try db.realm.listAppend(table: db.cls("Bag"), key: bag, property: db.pkey("Bag", name), values: UnsafeBufferPointer(v))
+                    try db.realm.list(CollectionRef(.list, table: db.cls("Bag"), owner: bag, property: db.pkey("Bag", name))).append(UnsafeBufferPointer(v))
                 }
             }
         }
@@ -624,7 +624,7 @@ final class ResultsOrderingTests: XCTestCase {
         let distinct = try ints.distinct(by: ["self"])
         try db.write {
             try TV.withValues([.int(9), .int(2)]) { v in
-                try db.realm.listAppend(table: db.cls("Bag"), key: bag, property: db.pkey("Bag", "ints"), values: UnsafeBufferPointer(v))
+                try db.realm.list(CollectionRef(.list, table: db.cls("Bag"), owner: bag, property: db.pkey("Bag", "ints"))).append(UnsafeBufferPointer(v))
             }
         }
         XCTAssertEqual(try all(distinct), [.int(3), .null, .int(1), .int(2), .int(9)])

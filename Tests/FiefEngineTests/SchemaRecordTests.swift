@@ -36,9 +36,9 @@ final class SchemaRecordTests: XCTestCase {
         for box in try db.keys("Box") {
             out.append("box \(box) \(try db.get("Box", box, "label"))")
             for map in ["ints", "pets"] {
-                let r = CollectionRef(table: db.cls("Box"), owner: box, property: db.pkey("Box", map))
-                for i in 0..<(try db.realm.mapCount(r)) {
-                    let (k, v) = try db.realm.mapEntry(r, index: i)
+                let r = CollectionRef(.map, table: db.cls("Box"), owner: box, property: db.pkey("Box", map))
+                for i in 0..<(try db.realm.map(r).count()) {
+                    let (k, v) = try db.realm.map(r).entry(at: i)
                     out.append("  \(map).\(String(decoding: k, as: UTF8.self)) = \(TV(v))")
                 }
             }

@@ -220,13 +220,13 @@ final class SetBasedUpdateTests: XCTestCase {
         for item in try db.keys("Item") {
             guard case .nestedList(let id) = try db.get("Item", item, "any") else { return XCTFail("no nested list") }
             ids.insert(id)
-            XCTAssertEqual(try db.realm.nestedCount(NestedRef(table: itemClass, owner: item, property: any, id: id)), 0)
+            XCTAssertEqual(try db.realm.nestedCount(CollectionRef(nested: .list, table: itemClass, owner: item, property: any, id: id)), 0)
         }
         XCTAssertEqual(ids.count, 300, "every object its own list")
         let first = try db.keys("Item")[0]
         guard case .nestedList(let firstID) = try db.get("Item", first, "any") else { return XCTFail() }
-        let ref = NestedRef(table: itemClass, owner: first, property: any, id: firstID)
-        try db.write { try TV.withValues([.int(1), .link(dogClass, dogs[0])]) { try db.realm.nestedListAppend(ref, values: UnsafeBufferPointer($0)) } }
+        let ref = CollectionRef(nested: .list, table: itemClass, owner: first, property: any, id: firstID)
+        try db.write { try TV.withValues([.int(1), .link(dogClass, dogs[0])]) { try db.realm.list(ref).append(UnsafeBufferPointer($0)) } }
         // Replaced, the nested lists go (with the link inside).
         try db.write { try setAll(db, try db.results("Item"), "any", .double(0.5)) }
         XCTAssertFalse(try db.realm.nestedExists(ref))
@@ -246,7 +246,7 @@ final class SetBasedUpdateTests: XCTestCase {
         try db.write {
             // Rex twice, Bo once.
             try TV.withValues([.link(dogClass, dogs[0]), .link(dogClass, dogs[2]), .link(dogClass, dogs[0])]) {
-                try db.realm.listAppend(table: itemClass, key: items[0], property: dogsKey, values: UnsafeBufferPointer($0))
+                try db.realm.list(CollectionRef(.list, table: itemClass, owner: items[0], property: dogsKey)).append(UnsafeBufferPointer($0))
             }
             try setAll(db, try db.results("Item"), "dog", .link(dogClass, dogs[1]))
         }

@@ -6,45 +6,45 @@ import CLMDB
 /// Set and map helpers on the test database wrapper.
 extension DB {
     func ref(_ className: String, _ key: Int64, _ name: String) -> CollectionRef {
-        CollectionRef(table: cls(className), owner: key, property: pkey(className, name))
+        CollectionRef(.map, table: cls(className), owner: key, property: pkey(className, name))
     }
 
     func set(_ className: String, _ key: Int64, _ name: String) throws -> [TV] {
         let r = ref(className, key, name)
-        let n = try realm.setCount(r)
+        let n = try realm.set(r).count()
         var out = [Value](repeating: .null, count: n)
-        try out.withUnsafeMutableBufferPointer { try realm.setValues(r, start: 0, into: $0) }
-        for i in 0..<n { XCTAssertEqual("\(TV(try realm.setValue(r, index: i)))", "\(TV(out[i]))") }
+        try out.withUnsafeMutableBufferPointer { try realm.set(r).values(from: 0, into: $0) }
+        for i in 0..<n { XCTAssertEqual("\(TV(try realm.set(r).value(at: i)))", "\(TV(out[i]))") }
         return out.map(TV.init)
     }
 
     @discardableResult
     func setInsert(_ className: String, _ key: Int64, _ name: String, _ value: TV) throws -> Bool {
-        try TV.withValues([value]) { v in try realm.setInsert(ref(className, key, name), v[0]) }
+        try TV.withValues([value]) { v in try realm.set(ref(className, key, name)).insert(v[0]) }
     }
 
     @discardableResult
     func setRemove(_ className: String, _ key: Int64, _ name: String, _ value: TV) throws -> Bool {
-        try TV.withValues([value]) { v in try realm.setRemove(ref(className, key, name), v[0]) }
+        try TV.withValues([value]) { v in try realm.set(ref(className, key, name)).remove(v[0]) }
     }
 
     func setContains(_ className: String, _ key: Int64, _ name: String, _ value: TV) throws -> Bool {
-        try TV.withValues([value]) { v in try realm.setContains(ref(className, key, name), v[0]) }
+        try TV.withValues([value]) { v in try realm.set(ref(className, key, name)).contains(v[0]) }
     }
 
     func map(_ className: String, _ key: Int64, _ name: String) throws -> [(String, TV)] {
         let r = ref(className, key, name)
-        let n = try realm.mapCount(r)
+        let n = try realm.map(r).count()
         var keys = [UnsafeRawBufferPointer](repeating: UnsafeRawBufferPointer(start: nil, count: 0), count: n)
         var values = [Value](repeating: .null, count: n)
         try keys.withUnsafeMutableBufferPointer { k in
             try values.withUnsafeMutableBufferPointer { v in
-                try realm.mapEntries(r, start: 0, count: n, keys: k.baseAddress, values: v.baseAddress)
+                try realm.map(r).entries(from: 0, count: n, keys: k.baseAddress, values: v.baseAddress)
             }
         }
         let out = zip(keys, values).map { (String(decoding: $0.0, as: UTF8.self), TV($0.1)) }
         for i in 0..<n {
-            let (k, v) = try realm.mapEntry(r, index: i)
+            let (k, v) = try realm.map(r).entry(at: i)
             XCTAssertEqual(String(decoding: k, as: UTF8.self), out[i].0)
             XCTAssertEqual(TV(v), out[i].1)
         }
@@ -53,17 +53,17 @@ extension DB {
 
     func mapSet(_ className: String, _ key: Int64, _ name: String, _ mapKey: String, _ value: TV) throws {
         try TV.withValues([value]) { v in
-            try Array(mapKey.utf8).withUnsafeBytes { try realm.mapSet(ref(className, key, name), key: $0, value: v[0]) }
+            try Array(mapKey.utf8).withUnsafeBytes { try realm.map(ref(className, key, name)).set(v[0], forKey: $0) }
         }
     }
 
     func mapGet(_ className: String, _ key: Int64, _ name: String, _ mapKey: String) throws -> TV? {
-        try Array(mapKey.utf8).withUnsafeBytes { try realm.mapValue(ref(className, key, name), key: $0).map(TV.init) }
+        try Array(mapKey.utf8).withUnsafeBytes { try realm.map(ref(className, key, name)).value(forKey: $0).map(TV.init) }
     }
 
     @discardableResult
     func mapRemove(_ className: String, _ key: Int64, _ name: String, _ mapKey: String) throws -> Bool {
-        try Array(mapKey.utf8).withUnsafeBytes { try realm.mapRemove(ref(className, key, name), key: $0) }
+        try Array(mapKey.utf8).withUnsafeBytes { try realm.map(ref(className, key, name)).remove($0) }
     }
 
     /// The number of links recorded on `target`'s side.
@@ -157,7 +157,7 @@ final class SetMapTests: XCTestCase {
             // A cancelled write changes nothing.
             try db.realm.beginWrite()
             try db.setInsert("Person", owner, "ints", .int(123_456))
-            try db.realm.setClear(db.ref("Person", owner, "ints"))
+            try db.realm.set(db.ref("Person", owner, "ints")).removeAll()
             XCTAssertEqual(try db.set("Person", owner, "ints"), [])
             db.realm.cancelWrite()
             XCTAssertEqual(try db.set("Person", owner, "ints"), model.sorted().map { .int($0) })
@@ -242,8 +242,8 @@ final class SetMapTests: XCTestCase {
             expectError(.noSuchObject) { try db.setInsert("Person", owner, "dogs", .link(db.cls("Dog"), dog + 100)) }
             expectError(.invalidArgument) { try db.setInsert("Person", owner, "name", .int(1)) }
             expectError(.typeMismatch) { try db.setInsert("Person", owner, "tags", .binary([0xFF])) }
-            expectError(.invalidUTF8) { try [UInt8]([0xFF]).withUnsafeBytes { try db.realm.setInsert(db.ref("Person", owner, "tags"), .string($0)) } }
-            expectError(.typeMismatch) { try db.realm.setFormUnion(db.ref("Person", owner, "ints"), db.ref("Person", owner, "tags")) }
+            expectError(.invalidUTF8) { try [UInt8]([0xFF]).withUnsafeBytes { try db.realm.set(db.ref("Person", owner, "tags")).insert(.string($0)) } }
+            expectError(.typeMismatch) { try db.realm.set(db.ref("Person", owner, "ints")).formUnion(db.ref("Person", owner, "tags")) }
         }
         XCTAssertEqual(try db.set("Person", owner, "ints"), [])
         XCTAssertEqual(try db.set("Person", owner, "dogs"), [])
@@ -279,7 +279,7 @@ final class SetMapTests: XCTestCase {
             XCTAssertFalse(try db.setRemove("Person", a, "dogs", .link(db.cls("Dog"), dogs[1])))
         }
         XCTAssertEqual(try db.backlinkCount("Dog", dogs[1]), 2)
-        try db.write { try db.realm.setClear(db.ref("Person", b, "dogs")) }
+        try db.write { try db.realm.set(db.ref("Person", b, "dogs")).removeAll() }
         XCTAssertEqual(try db.backlinkCount("Dog", dogs[1]), 1)
         try db.write { try db.delete("Person", a) }
         for d in dogs.dropFirst(2) { XCTAssertEqual(try db.backlinkCount("Dog", d), 0) }
@@ -309,28 +309,28 @@ final class SetMapTests: XCTestCase {
             return (a, b, dogs)
         }
         let sa = db.ref("Person", a, "ints"), sb = db.ref("Person", b, "ints")
-        XCTAssertTrue(try db.realm.setIntersects(sa, sb))
-        XCTAssertFalse(try db.realm.setIsSubset(sa, of: sb))
-        XCTAssertTrue(try db.realm.setIsSubset(sa, of: sa))
-        XCTAssertTrue(try db.realm.setIsSubset(db.ref("Person", a, "dogs"), of: db.ref("Person", b, "otherDogs")))
-        expectError(.typeMismatch) { try db.realm.setIntersects(sa, db.ref("Person", b, "tags")) }
-        expectError(.typeMismatch) { try db.realm.setIntersects(db.ref("Person", a, "dogs"), db.ref("Person", a, "cats")) }
+        XCTAssertTrue(try db.realm.set(sa).intersects(sb))
+        XCTAssertFalse(try db.realm.set(sa).isSubset(of: sb))
+        XCTAssertTrue(try db.realm.set(sa).isSubset(of: sa))
+        XCTAssertTrue(try db.realm.set(db.ref("Person", a, "dogs")).isSubset(of: db.ref("Person", b, "otherDogs")))
+        expectError(.typeMismatch) { try db.realm.set(sa).intersects(db.ref("Person", b, "tags")) }
+        expectError(.typeMismatch) { try db.realm.set(db.ref("Person", a, "dogs")).intersects(db.ref("Person", a, "cats")) }
         try db.write {
-            try db.realm.setFormUnion(sa, sb)
+            try db.realm.set(sa).formUnion(sb)
             XCTAssertEqual(try db.set("Person", a, "ints"), [1, 2, 3, 4, 5].map { TV.int($0) })
-            try db.realm.setSubtract(sa, sb)
+            try db.realm.set(sa).subtract(sb)
             XCTAssertEqual(try db.set("Person", a, "ints"), [1, 2].map { TV.int($0) })
-            try db.realm.setFormUnion(sa, sb)
-            try db.realm.setFormIntersection(sa, sb)
+            try db.realm.set(sa).formUnion(sb)
+            try db.realm.set(sa).formIntersection(sb)
             XCTAssertEqual(try db.set("Person", a, "ints"), [3, 4, 5].map { TV.int($0) })
-            XCTAssertTrue(try db.realm.setIsSubset(sb, of: sa))
-            try db.realm.setFormUnion(sa, sa)
-            XCTAssertEqual(try db.realm.setCount(sa), 3)
+            XCTAssertTrue(try db.realm.set(sb).isSubset(of: sa))
+            try db.realm.set(sa).formUnion(sa)
+            XCTAssertEqual(try db.realm.set(sa).count(), 3)
             // Links: the union records backlinks, the subtraction releases them.
-            try db.realm.setFormUnion(db.ref("Person", a, "dogs"), db.ref("Person", b, "otherDogs"))
+            try db.realm.set(db.ref("Person", a, "dogs")).formUnion(db.ref("Person", b, "otherDogs"))
         }
         XCTAssertEqual(try db.backlinkCount("Dog", dogs[2]), 2)
-        try db.write { try db.realm.setSubtract(db.ref("Person", a, "dogs"), db.ref("Person", b, "otherDogs")) }
+        try db.write { try db.realm.set(db.ref("Person", a, "dogs")).subtract(db.ref("Person", b, "otherDogs")) }
         XCTAssertEqual(try db.backlinkCount("Dog", dogs[2]), 1)
         XCTAssertEqual(try db.set("Person", a, "dogs"), [])
         try assertVerifies(dir.file())
@@ -371,8 +371,8 @@ final class SetMapTests: XCTestCase {
         }
         let db = try DB.open(dir.file(), schema)
         XCTAssertEqual(try db.map("Person", owner, "scores").count, model.count)
-        XCTAssertEqual(try db.realm.mapIndex(db.ref("Person", owner, "scores"), key: UnsafeRawBufferPointer(start: nil, count: 0)), nil)
-        try db.write { try db.realm.mapClear(db.ref("Person", owner, "scores")) }
+        XCTAssertEqual(try db.realm.map(db.ref("Person", owner, "scores")).index(ofKey: UnsafeRawBufferPointer(start: nil, count: 0)), nil)
+        try db.write { try db.realm.map(db.ref("Person", owner, "scores")).removeAll() }
         XCTAssertEqual(try db.map("Person", owner, "scores").count, 0)
         try assertVerifies(dir.file())
     }
@@ -393,7 +393,7 @@ final class SetMapTests: XCTestCase {
             try db.mapSet("Person", owner, "names", "", .string("empty key"))
             try db.mapSet("Person", owner, "names", "日本", .string("utf8"))
             expectError(.invalidUTF8) {
-                try [UInt8]([0xFF]).withUnsafeBytes { try db.realm.mapSet(db.ref("Person", owner, "names"), key: $0, value: .null) }
+                try [UInt8]([0xFF]).withUnsafeBytes { try db.realm.map(db.ref("Person", owner, "names")).set(.null, forKey: $0) }
             }
             expectError(.typeMismatch) { try db.mapSet("Person", owner, "names", "b", .int(1)) }
             expectError(.nullNotAllowed) { try db.mapSet("Person", owner, "names", "b", .null) }
@@ -424,19 +424,19 @@ final class SetMapTests: XCTestCase {
         let mapRef = db.ref("Person", owner, "addresses")
         let home = try db.write { () throws -> (classKey: UInt32, objectKey: Int64) in
             expectError(.invalidArgument) { try db.mapSet("Person", owner, "addresses", "x", .link(db.cls("Address"), 0)) }
-            let home = try Array("home".utf8).withUnsafeBytes { try db.realm.mapInsertEmbedded(mapRef, key: $0) }
+            let home = try Array("home".utf8).withUnsafeBytes { try db.realm.map(mapRef).insertEmbedded(forKey: $0) }
             try db.set("Address", home.objectKey, "city", .string("Oslo"))
             return home
         }
         XCTAssertEqual(try db.get("Address", home.objectKey, "city"), .string("Oslo"))
         let work = try db.write { () throws -> Int64 in
-            let again = try Array("home".utf8).withUnsafeBytes { try db.realm.mapInsertEmbedded(mapRef, key: $0) }
+            let again = try Array("home".utf8).withUnsafeBytes { try db.realm.map(mapRef).insertEmbedded(forKey: $0) }
             XCTAssertFalse(try db.exists("Address", home.objectKey), "the replaced embedded object is deleted")
-            let work = try Array("work".utf8).withUnsafeBytes { try db.realm.mapInsertEmbedded(mapRef, key: $0) }
+            let work = try Array("work".utf8).withUnsafeBytes { try db.realm.map(mapRef).insertEmbedded(forKey: $0) }
             try db.mapRemove("Person", owner, "addresses", "home")
             XCTAssertFalse(try db.exists("Address", again.objectKey))
-            expectError(.invalidArgument) { try Array("a.b".utf8).withUnsafeBytes { try db.realm.mapInsertEmbedded(mapRef, key: $0) } }
-            expectError(.invalidArgument) { try Array("k".utf8).withUnsafeBytes { try db.realm.mapInsertEmbedded(db.ref("Person", owner, "pets"), key: $0) } }
+            expectError(.invalidArgument) { try Array("a.b".utf8).withUnsafeBytes { try db.realm.map(mapRef).insertEmbedded(forKey: $0) } }
+            expectError(.invalidArgument) { try Array("k".utf8).withUnsafeBytes { try db.realm.map(db.ref("Person", owner, "pets")).insertEmbedded(forKey: $0) } }
             return work.objectKey
         }
         XCTAssertTrue(try db.exists("Address", work))
@@ -447,7 +447,7 @@ final class SetMapTests: XCTestCase {
         // deleteAll of the owner class deletes the embedded values too.
         let last = try db.write { () throws -> Int64 in
             let o = try db.create("Person", [("name", .string("b"))])
-            let e = try Array("k".utf8).withUnsafeBytes { try db.realm.mapInsertEmbedded(db.ref("Person", o, "addresses"), key: $0) }
+            let e = try Array("k".utf8).withUnsafeBytes { try db.realm.map(db.ref("Person", o, "addresses")).insertEmbedded(forKey: $0) }
             return e.objectKey
         }
         try db.write { try db.realm.deleteAll(table: db.cls("Person")) }
@@ -526,7 +526,7 @@ final class SetMapCopyTests: XCTestCase {
             try db.mapSet("Person", k.ann, "pets", "again", .link(dog, k.dogs[0]))
             try db.mapSet("Person", k.ann, "pets", "gone", .link(dog, k.dogs[3]))
             try db.mapSet("Person", k.bob, "pets", "mine", .link(dog, k.dogs[1]))
-            let home = try Array("home".utf8).withUnsafeBytes { try db.realm.mapInsertEmbedded(db.ref("Person", k.ann, "addresses"), key: $0) }
+            let home = try Array("home".utf8).withUnsafeBytes { try db.realm.map(db.ref("Person", k.ann, "addresses")).insertEmbedded(forKey: $0) }
             k.home = home.objectKey
             try db.set("Address", k.home, "city", .string("Oslo"))
         }
@@ -705,7 +705,7 @@ final class SetMapCopyTests: XCTestCase {
         XCTAssertEqual(Array(got[4...9]), Array(expected[4...9]))
         do {
             let db = try DB.open(dir.file("dropped-copy.fief"), nil, readOnly: true)
-            XCTAssertEqual(try db.realm.setCount(db.ref("Person", k.ann, "dogs")), 0)
+            XCTAssertEqual(try db.realm.set(db.ref("Person", k.ann, "dogs")).count(), 0)
             db.realm.close()
         }
 

@@ -38,7 +38,7 @@ final class WriteBufferTests: XCTestCase {
         switch rng.next() % 6 {
         case 0, 1: try db.append("Person", person, "dogs", [.link(db.cls("Dog"), dog)])
         case 2:
-            let n = try db.realm.listCount(table: db.cls("Person"), key: person, property: db.pkey("Person", "dogs"))
+            let n = try db.realm.list(CollectionRef(.list, table: db.cls("Person"), owner: person, property: db.pkey("Person", "dogs"))).count()
             if n > 0 { try db.removeElement("Person", person, "dogs", Int(rng.next() % UInt64(n))) }
         case 3: try db.set("Dog", dog, "owner", rng.next() % 4 == 0 ? .null : .link(db.cls("Person"), person))
         case 4:
@@ -353,7 +353,7 @@ final class WriteBufferTests: XCTestCase {
             XCTAssertEqual(try db.list("Person", people[5], "dogs"), expected[people[5]])
             XCTAssertEqual(db.realm.write!.buffer.takeLinkRemovals(of: WriteBuffer.ListKey(table: db.cls("Person"), column: db.pkey("Person", "dogs"), owner: people[5])).count, 0)
             XCTAssertTrue(db.realm.write!.buffer.hasLinkRemovals)
-            XCTAssertEqual(try db.realm.listCount(table: db.cls("Person"), key: people[6], property: db.pkey("Person", "dogs")), expected[people[6]]!.count)
+            XCTAssertEqual(try db.realm.list(CollectionRef(.list, table: db.cls("Person"), owner: people[6], property: db.pkey("Person", "dogs"))).count(), expected[people[6]]!.count)
         }
         for p in people { XCTAssertEqual(try db.list("Person", p, "dogs"), expected[p]) }
         db.realm.close()

@@ -1,20 +1,6 @@
 import CLMDB
 import FiefStorage
 
-/// One set or map: the property `property` of object `owner` of class `table`.
-public struct CollectionRef: Hashable, Sendable {
-    public var table: UInt32
-    public var owner: Int64
-    public var property: UInt32
-    public init(table: UInt32, owner: Int64, property: UInt32) {
-        self.table = table
-        self.owner = owner
-        self.property = property
-    }
-
-    var id: ListID { ListID(table: table, column: property, owner: owner) }
-}
-
 /// What sets and maps share: finding them, their size column, their
 /// entries read in order, and the write path's bookkeeping.
 extension Realm {

@@ -132,101 +132,23 @@ extension Realm {
         return ListSegment(position: position, count: Int(raw.load(as: UInt8.self)) + 1, raw: raw, reader: nil, values: nil)
     }
 
-    /// The list `propertyKey` of object `key`, checked to exist.
-    private func list(_ tableKey: UInt32, _ key: Int64, _ propertyKey: UInt32, complete: Bool = true) throws(FiefError) -> (Table, Column, ListState) {
-        let table = try table(tableKey)
-        let column = try listColumn(table, propertyKey)
-        try requireLive(table, key)
-        return (table, column, try listState(table, column, owner: key, complete: complete))
-    }
-
-    // MARK: Reading
-
-    /// The number of elements of a list.
-    public func listCount(table tableKey: UInt32, key: Int64, property propertyKey: UInt32) throws(FiefError) -> Int {
-        try checkReadable()
-        let table = try table(tableKey)
-        let column = try listColumn(table, propertyKey)
-        try requireLive(table, key)
-        if let write, let state = write.lists[ListID(table: tableKey, column: propertyKey, owner: key)] { return state.count }
-        return try storedListSize(table, column, key)
-    }
-
-    /// Element `index` of a list (a view for strings and binaries).
-    public func listValue(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, index: Int) throws(FiefError) -> Value {
-        try checkReadable()
-        let (table, _, state) = try list(tableKey, key, propertyKey)
-        try checkIndex(index, state, table, allowEnd: false)
-        return try state.element(try state.value(index, table: table), table)
-    }
-
-    /// Elements `start ..< start + out.count` of a list, into `out`.
-    public func listValues(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
-        try checkReadable()
-        let (table, _, state) = try list(tableKey, key, propertyKey)
-        guard FiefError.rangeFits(start: start, count: out.count, size: state.count) else {
-            throw FiefError.rangeOutOfBounds("elements", start: start, count: out.count, "the list", size: state.count)
-        }
-        if out.isEmpty { return }
-        var (s, o) = state.locate(start)
-        var i = 0
-        while i < out.count {
-            if let values = state.segments[s].values {
-                while o < values.count && i < out.count { out[i] = values[o]; i += 1; o += 1 }
-            } else {
-                let reader = try state.reader(s, table: table)
-                while o < reader.count && i < out.count { out[i] = reader.value(o, linkTarget: state.linkTarget); i += 1; o += 1 }
-            }
-            s += 1
-            o = 0
-        }
-        if state.isMixed { for i in 0..<out.count { out[i] = try state.element(out[i], table) } }
-    }
-
-    /// The index of the first element equal to `value`, if any.
-    public func listFind(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, value: Value) throws(FiefError) -> Int? {
-        try checkReadable()
-        let (table, _, state) = try list(tableKey, key, propertyKey)
-        // A value of another type is in no list (ints and floats compare as the element type).
-        let property = try table.property(propertyKey)
-        guard let wanted = try? value.coerced(for: property, className: table.objectClass.name) else { return nil }
-        if state.isMixed {
-            // Realm's equality: numbers by value across types.
-            let key = SetStore.mixedKey(wanted)
-            for index in 0..<state.count where SetStore.mixedKey(try state.element(try state.value(index, table: table), table)) == key {
-                return index
-            }
-            return nil
-        }
-        var index = 0
-        for s in 0..<state.segments.count {
-            if let values = state.segments[s].values {
-                for v in values { if v.isSame(as: wanted) { return index }; index += 1 }
-            } else {
-                let reader = try state.reader(s, table: table)
-                for o in 0..<reader.count {
-                    if reader.value(o, linkTarget: state.linkTarget).isSame(as: wanted) { return index }
-                    index += 1
-                }
-            }
-        }
-        return nil
-    }
-
-    private func checkIndex(_ index: Int, _ state: ListState, _ table: Table, allowEnd: Bool) throws(FiefError) {
-        let limit = allowEnd ? state.count : state.count - 1
-        guard index >= 0, index <= limit else {
-            let name = (try? table.property(state.id.column).name) ?? ""
-            throw FiefError(.indexOutOfBounds, "index \(index) is out of range: the list '\(table.objectClass.name).\(name)' has \(state.count) element\(state.count == 1 ? "" : "s")")
-        }
-    }
-
-    // MARK: Writing
+    // MARK: Writing (the parts `PropertyList` uses)
 
     /// Check `value` for list `property` (converted where allowed; strings
     /// and binaries copied into the transaction); links must point to live,
     /// non-embedded objects of the list's target class.
-    private func listElement(_ write: WriteTransaction, _ table: Table, _ column: Column, _ property: Property, _ value: Value) throws(FiefError) -> Value {
+    fileprivate func listElement(_ write: WriteTransaction, _ table: Table, _ column: Column, _ value: Value) throws(FiefError) -> Value {
+        try listElement(write, table, column, try table.property(column.key), value)
+    }
+
+    /// Append one checked element and store the list's size (the
+    /// references passed once, for the one-element append of every call).
+    fileprivate func appendOne(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ element: Value) throws(FiefError) {
+        try append(write, table, state, try listStored(write, table, state, element))
+        try noteSize(write, table, state)
+    }
+
+    fileprivate func listElement(_ write: WriteTransaction, _ table: Table, _ column: Column, _ property: Property, _ value: Value) throws(FiefError) -> Value {
         let coerced = try value.coerced(for: property, className: table.objectClass.name)
         if column.elementType == .mixed {
             // Stored coded (see `MixedCoding`), in the transaction's bytes.
@@ -249,7 +171,7 @@ extension Realm {
     /// A checked element as the list stores it: a nested collection is made
     /// now (new and empty) and coded like any mixed value.
     @inline(__always)
-    private func listStored(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ element: Value) throws(FiefError) -> Value {
+    fileprivate func listStored(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ element: Value) throws(FiefError) -> Value {
         guard element.nestedID != nil else { return element }
         let stored = try storedMixed(write, table, owner: state.id.owner, property: state.id.column, element)
         MixedCoding.encode(stored, into: &write.entryValue)
@@ -257,7 +179,7 @@ extension Realm {
     }
 
     /// Keep the backlink of a link element going into (`delta` 1) or out of (-1) a list.
-    private func countLink(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ value: Value, _ delta: Int) throws(FiefError) {
+    fileprivate func countLink(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ value: Value, _ delta: Int) throws(FiefError) {
         guard case .link(let classKey, let target) = try state.element(value, table) else { return }
         guard let dbi = try self.table(classKey).backlinks else {
             throw FiefError(.internal, "class \(classKey) is linked to but has no backlinks database")
@@ -270,7 +192,7 @@ extension Realm {
     }
 
     /// An element leaves a list: its backlink goes, and an embedded object with it.
-    private func released(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ value: Value) throws(FiefError) {
+    fileprivate func released(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ value: Value) throws(FiefError) {
         try countLink(write, table, state, value, -1)
         let element = try state.element(value, table)
         if case .link(let classKey, let target) = element {
@@ -285,7 +207,7 @@ extension Realm {
     }
 
     /// Store the list's size in its owner's column.
-    private func noteSize(_ write: WriteTransaction, _ table: Table, _ state: ListState) throws(FiefError) {
+    fileprivate func noteSize(_ write: WriteTransaction, _ table: Table, _ state: ListState) throws(FiefError) {
         state.isDirty = true
         let chunk = try dirtyChunk(write, table, column: state.id.column, type: .int, cluster: ClusterLayout.cluster(of: state.id.owner))
         chunk.set(ClusterLayout.slot(of: state.id.owner), .int(Int64(state.count)))
@@ -296,44 +218,10 @@ extension Realm {
         }
     }
 
-    /// Run a change to a list: checks first, then `body`, which may only
-    /// fail on storage errors (they poison the transaction).
-    private func changeList(_ tableKey: UInt32, _ key: Int64, _ propertyKey: UInt32, complete: Bool = true,
-                            _ body: (WriteTransaction, Table, Column, Property, ListState) throws(FiefError) -> Void) throws(FiefError) {
-        let write = try requireWrite()
-        let table = try table(tableKey)
-        let column = try listColumn(table, propertyKey)
-        try requireLive(table, key)
-        let property = try table.property(propertyKey)
-        let state = try listState(table, column, owner: key, complete: complete)
-        try body(write, table, column, property, state)
-    }
-
-    /// Append `values` to a list (all checked before any is written).
-    public func listAppend(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, values: UnsafeBufferPointer<Value>) throws(FiefError) {
-        try changeList(tableKey, key, propertyKey, complete: false) { (write, table, column, property, state) throws(FiefError) in
-            if values.count == 1 {
-                let element = try listElement(write, table, column, property, values[0])
-                do throws(FiefError) {
-                    try append(write, table, state, try listStored(write, table, state, element))
-                    try noteSize(write, table, state)
-                } catch { throw poison(write, error) }
-                return
-            }
-            var elements: [Value] = []
-            elements.reserveCapacity(values.count)
-            for value in values { elements.append(try listElement(write, table, column, property, value)) }
-            do throws(FiefError) {
-                for element in elements { try append(write, table, state, try listStored(write, table, state, element)) }
-                try noteSize(write, table, state)
-            } catch { throw poison(write, error) }
-        }
-    }
-
     /// Add `element` at the end; `countsLink`: record its backlink (not for
     /// a move within the list, whose backlinks stay as they are).
     @inline(__always)
-    private func append(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ element: Value,
+    fileprivate func append(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ element: Value,
                         countsLink: Bool = true) throws(FiefError) {
         let last = state.segments.count - 1
         if last < 0 || state.segments[last].count >= Segment.maxElements {
@@ -348,19 +236,7 @@ extension Realm {
         if countsLink, state.holdsLinks { try countLink(write, table, state, element, 1) }
     }
 
-    /// Insert `value` before element `index` (`index` == count appends).
-    public func listInsert(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, index: Int, value: Value) throws(FiefError) {
-        try changeList(tableKey, key, propertyKey) { (write, table, column, property, state) throws(FiefError) in
-            try checkIndex(index, state, table, allowEnd: true)
-            let element = try listElement(write, table, column, property, value)
-            do throws(FiefError) {
-                try insert(write, table, state, index, try listStored(write, table, state, element))
-                try noteSize(write, table, state)
-            } catch { throw poison(write, error) }
-        }
-    }
-
-    private func insert(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ index: Int, _ element: Value,
+    fileprivate func insert(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ index: Int, _ element: Value,
                         countsLink: Bool = true) throws(FiefError) {
         if index == state.count {
             try append(write, table, state, element, countsLink: countsLink)
@@ -384,39 +260,8 @@ extension Realm {
         if countsLink, state.holdsLinks { try countLink(write, table, state, element, 1) }
     }
 
-    /// Replace element `index`.
-    public func listSet(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, index: Int, value: Value) throws(FiefError) {
-        try changeList(tableKey, key, propertyKey) { (write, table, column, property, state) throws(FiefError) in
-            try checkIndex(index, state, table, allowEnd: false)
-            let element = try listElement(write, table, column, property, value)
-            do throws(FiefError) {
-                let old = try state.value(index, table: table)
-                if old.isSame(as: element) { return }
-                let element = try listStored(write, table, state, element)
-                let (s, o) = state.locate(index)
-                try state.makeWritable(s, table: table)
-                state.segments[s].values![o] = element
-                if state.holdsLinks { try countLink(write, table, state, element, 1) }
-                try released(write, table, state, old)
-                try noteSize(write, table, state)
-            } catch { throw poison(write, error) }
-        }
-    }
-
-    /// Remove element `index` (an embedded object it held is deleted).
-    public func listRemove(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, index: Int) throws(FiefError) {
-        try changeList(tableKey, key, propertyKey) { (write, table, _, _, state) throws(FiefError) in
-            try checkIndex(index, state, table, allowEnd: false)
-            do throws(FiefError) {
-                let old = try remove(table, state, index)
-                try released(write, table, state, old)
-                try noteSize(write, table, state)
-            } catch { throw poison(write, error) }
-        }
-    }
-
     /// Take element `index` out of the list's segments (no backlink change).
-    private func remove(_ table: Table, _ state: ListState, _ index: Int) throws(FiefError) -> Value {
+    fileprivate func remove(_ table: Table, _ state: ListState, _ index: Int) throws(FiefError) -> Value {
         let (s, o) = state.locate(index)
         try state.makeWritable(s, table: table)
         let old = state.segments[s].values!.remove(at: o)
@@ -428,63 +273,6 @@ extension Realm {
         }
         state.invalidateStarts()
         return old
-    }
-
-    /// Move element `from` to index `to` (the others shift).
-    public func listMove(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, from: Int, to: Int) throws(FiefError) {
-        try changeList(tableKey, key, propertyKey) { (write, table, _, _, state) throws(FiefError) in
-            try checkIndex(from, state, table, allowEnd: false)
-            try checkIndex(to, state, table, allowEnd: false)
-            if from == to { return }
-            do throws(FiefError) {
-                let element = try remove(table, state, from)
-                try insert(write, table, state, to, element, countsLink: false)
-                try noteSize(write, table, state)
-            } catch { throw poison(write, error) }
-        }
-    }
-
-    /// Swap elements `i` and `j`.
-    public func listSwap(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, _ i: Int, _ j: Int) throws(FiefError) {
-        try changeList(tableKey, key, propertyKey) { (write, table, _, _, state) throws(FiefError) in
-            try checkIndex(i, state, table, allowEnd: false)
-            try checkIndex(j, state, table, allowEnd: false)
-            if i == j { return }
-            do throws(FiefError) {
-                let a = try state.value(i, table: table), b = try state.value(j, table: table)
-                let (si, oi) = state.locate(i)
-                try state.makeWritable(si, table: table)
-                state.segments[si].values![oi] = b
-                let (sj, oj) = state.locate(j)
-                try state.makeWritable(sj, table: table)
-                state.segments[sj].values![oj] = a
-                try noteSize(write, table, state)
-            } catch { throw poison(write, error) }
-        }
-    }
-
-    /// Remove every element; with `deleteObjects`, the objects of a list of
-    /// links are deleted too (each once).
-    public func listClear(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, deleteObjects: Bool = false) throws(FiefError) {
-        try changeList(tableKey, key, propertyKey) { (write, table, column, _, state) throws(FiefError) in
-            if deleteObjects && column.elementType != .link {
-                throw FiefError(.invalidArgument, "'\(table.objectClass.name).\((try? table.property(propertyKey).name) ?? "")' holds values, not objects: there is nothing to delete (clear it instead)")
-            }
-            do throws(FiefError) {
-                var targets: [Int64] = []
-                try clear(write, table, state, released: { (value) throws(FiefError) in
-                    if deleteObjects, case .link(_, let target) = value { targets.append(target) }
-                })
-                try noteSize(write, table, state)
-                if deleteObjects, !targets.isEmpty {
-                    let targetTable = try self.table(column.linkTarget)
-                    for target in Set(targets) where try isLive(targetTable, target) {
-                        try deleteObject(write, targetTable, target)
-                    }
-                    noteMembershipChange(column.linkTarget)
-                }
-            } catch { throw poison(write, error) }
-        }
     }
 
     /// Empty a loaded list, releasing each element (backlinks, embedded objects).
@@ -510,31 +298,6 @@ extension Realm {
             try released(write, table, state, element)
             try extra(element)
         }
-    }
-
-    /// Create an embedded object in place, inserted into list `propertyKey`
-    /// at `index` (count appends).
-    public func listInsertEmbedded(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, index: Int) throws(FiefError) -> (classKey: UInt32, objectKey: Int64) {
-        let write = try requireWrite()
-        let table = try table(tableKey)
-        let column = try listColumn(table, propertyKey)
-        try requireLive(table, key)
-        let property = try table.property(propertyKey)
-        guard column.elementType == .link, let child = try? self.table(column.linkTarget), child.objectClass.isEmbedded else {
-            throw FiefError(.invalidArgument, "'\(table.objectClass.name).\(property.name)' is not a list of an embedded class")
-        }
-        let state = try listState(table, column, owner: key)
-        try checkIndex(index, state, table, allowEnd: true)
-        var childKey: Int64 = 0
-        do throws(FiefError) {
-            try insertStreaming(write, child, properties: [], rows: 1, primaryKeyColumn: -1, keys: &childKey) { (_, _) throws(FiefError) in .null }
-            try insert(write, table, state, index, .link(classKey: child.key, objectKey: childKey))
-            try noteSize(write, table, state)
-        } catch {
-            throw poison(write, error)
-        }
-        noteMembershipChange(child.key)
-        return (child.key, childKey)
     }
 
     // MARK: Deleting objects
@@ -887,13 +650,6 @@ extension Realm {
 }
 
 extension Realm {
-    /// Whether list `propertyKey` of class `tableKey` holds objects (links)
-    /// rather than values.
-    public func listHoldsObjects(table tableKey: UInt32, property propertyKey: UInt32) throws(FiefError) -> Bool {
-        try checkReadable()
-        return try listColumn(try table(tableKey), propertyKey).elementType == .link
-    }
-
     /// Whether list, set or map `propertyKey` holds objects (links), not values.
     public func collectionHoldsObjects(table tableKey: UInt32, property propertyKey: UInt32) throws(FiefError) -> Bool {
         try checkReadable()
@@ -902,6 +658,235 @@ extension Realm {
             throw FiefError(.invalidArgument, "property '\(try table(tableKey).objectClass.name).\((try? table(tableKey).property(propertyKey).name) ?? "")' is not a list, set or map")
         }
         return column.elementType == .link
+    }
+}
+
+/// The storage of a list property: its segments (`ListState`), loaded once
+/// per snapshot or write transaction.  Opened checked: the class, a list
+/// property, its owner live.
+struct PropertyList: ListStorage {
+    let write: WriteTransaction?
+    let table: Table
+    let column: Column
+    let owner: Int64
+    /// The loaded list (nil when opened without loading, for its size).
+    let state: ListState!
+
+    /// `load`: the list's segments too (`complete`: all of them; otherwise
+    /// a write may load only the last ones, to append).
+    @inline(__always)
+    init(_ realm: Realm, _ ref: CollectionRef, write: WriteTransaction?, load: Bool = true, complete: Bool = true) throws(FiefError) {
+        // Checked into locals first, then made whole: a throwing
+        // initializer that fills `self` field by field builds it in memory
+        // and copies it out (a retain and a release per reference).
+        let table = try realm.table(ref.table)
+        let column = try realm.listColumn(table, ref.property)
+        try realm.requireLive(table, ref.owner)
+        let state = load ? try realm.listState(table, column, owner: ref.owner, complete: complete) : nil
+        self.init(write: write, table: table, column: column, owner: ref.owner, state: state)
+    }
+
+    @inline(__always)
+    private init(write: WriteTransaction?, table: Table, column: Column, owner: Int64, state: ListState?) {
+        self.write = write
+        self.table = table
+        self.column = column
+        self.owner = owner
+        self.state = state
+    }
+
+    var name: String {
+        "the list '\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")'"
+    }
+
+    @inline(__always)
+    func count(_ realm: Realm) throws(FiefError) -> Int {
+        if let state { return state.count }
+        if let write = realm.write, let state = write.lists[ListID(table: table.key, column: column.key, owner: owner)] { return state.count }
+        return try realm.storedListSize(table, column, owner)
+    }
+
+    func value(_ realm: Realm, at index: Int) throws(FiefError) -> Value {
+        try state.element(try state.value(index, table: table), table)
+    }
+
+    func values(_ realm: Realm, from start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
+        var (s, o) = state.locate(start)
+        var i = 0
+        while i < out.count {
+            if let values = state.segments[s].values {
+                while o < values.count && i < out.count { out[i] = values[o]; i += 1; o += 1 }
+            } else {
+                let reader = try state.reader(s, table: table)
+                while o < reader.count && i < out.count { out[i] = reader.value(o, linkTarget: state.linkTarget); i += 1; o += 1 }
+            }
+            s += 1
+            o = 0
+        }
+        if state.isMixed { for i in 0..<out.count { out[i] = try state.element(out[i], table) } }
+    }
+
+    func firstIndex(_ realm: Realm, of value: Value) throws(FiefError) -> Int? {
+        // A value of another type is in no list (ints and floats compare as the element type).
+        let property = try table.property(column.key)
+        guard let wanted = try? value.coerced(for: property, className: table.objectClass.name) else { return nil }
+        if state.isMixed {
+            // Realm's equality: numbers by value across types.
+            let key = SetStore.mixedKey(wanted)
+            for index in 0..<state.count where SetStore.mixedKey(try state.element(try state.value(index, table: table), table)) == key {
+                return index
+            }
+            return nil
+        }
+        var index = 0
+        for s in 0..<state.segments.count {
+            if let values = state.segments[s].values {
+                for v in values { if v.isSame(as: wanted) { return index }; index += 1 }
+            } else {
+                let reader = try state.reader(s, table: table)
+                for o in 0..<reader.count {
+                    if reader.value(o, linkTarget: state.linkTarget).isSame(as: wanted) { return index }
+                    index += 1
+                }
+            }
+        }
+        return nil
+    }
+
+    func element(_ realm: Realm, _ value: Value) throws(FiefError) -> Value {
+        try realm.listElement(write!, table, column, value)
+    }
+
+    func elements(_ realm: Realm, _ values: UnsafeBufferPointer<Value>) throws(FiefError) -> [Value] {
+        // The property looked up once for all of them.
+        let write = write!
+        let property = try table.property(column.key)
+        var elements: [Value] = []
+        elements.reserveCapacity(values.count)
+        for value in values { elements.append(try realm.listElement(write, table, column, property, value)) }
+        return elements
+    }
+
+    /// `append` of one value by the accessor, opened and done with the
+    /// references taken once and passed down, as one call: the hot path of
+    /// `ListAccess.append(_:)` (a storage value made for the call would
+    /// cost a retain and a release per reference it holds).  Only the
+    /// list's last segment is loaded.
+    @inline(__always)
+    static func append(_ realm: Realm, _ write: WriteTransaction, _ ref: CollectionRef, _ value: Value) throws(FiefError) {
+        let table = try realm.table(ref.table)
+        let column = try realm.listColumn(table, ref.property)
+        try realm.requireLive(table, ref.owner)
+        let state = try realm.listState(table, column, owner: ref.owner, complete: false)
+        let element = try realm.listElement(write, table, column, value)
+        do throws(FiefError) {
+            try realm.appendOne(write, table, state, element)
+        } catch {
+            throw realm.poison(write, error)
+        }
+    }
+
+    func insert(_ realm: Realm, _ element: Value, at index: Int) throws(FiefError) {
+        try realm.insert(write!, table, state, index, try realm.listStored(write!, table, state, element))
+        try realm.noteSize(write!, table, state)
+    }
+
+    func append(_ realm: Realm, _ element: Value) throws(FiefError) {
+        try realm.appendOne(write!, table, state, element)
+    }
+
+    @inline(__always)
+    func append(_ realm: Realm, _ elements: UnsafeBufferPointer<Value>) throws(FiefError) {
+        for element in elements { try realm.append(write!, table, state, try realm.listStored(write!, table, state, element)) }
+        try realm.noteSize(write!, table, state)
+    }
+
+    func replace(_ realm: Realm, at index: Int, with element: Value) throws(FiefError) {
+        let write = write!
+        let old = try state.value(index, table: table)
+        if old.isSame(as: element) { return }
+        let element = try realm.listStored(write, table, state, element)
+        let (s, o) = state.locate(index)
+        try state.makeWritable(s, table: table)
+        state.segments[s].values![o] = element
+        if state.holdsLinks { try realm.countLink(write, table, state, element, 1) }
+        try realm.released(write, table, state, old)
+        try realm.noteSize(write, table, state)
+    }
+
+    func remove(_ realm: Realm, at index: Int) throws(FiefError) {
+        let old = try realm.remove(table, state, index)
+        try realm.released(write!, table, state, old)
+        try realm.noteSize(write!, table, state)
+    }
+
+    func move(_ realm: Realm, from: Int, to: Int) throws(FiefError) {
+        let element = try realm.remove(table, state, from)
+        try realm.insert(write!, table, state, to, element, countsLink: false)
+        try realm.noteSize(write!, table, state)
+    }
+
+    func swapAt(_ realm: Realm, _ i: Int, _ j: Int) throws(FiefError) {
+        let a = try state.value(i, table: table), b = try state.value(j, table: table)
+        let (si, oi) = state.locate(i)
+        try state.makeWritable(si, table: table)
+        state.segments[si].values![oi] = b
+        let (sj, oj) = state.locate(j)
+        try state.makeWritable(sj, table: table)
+        state.segments[sj].values![oj] = a
+        try realm.noteSize(write!, table, state)
+    }
+
+    func removeAll(_ realm: Realm) throws(FiefError) {
+        try realm.clear(write!, table, state)
+        try realm.noteSize(write!, table, state)
+    }
+
+    /// A list of links, whose objects `removeAllDeletingObjects` may delete.
+    func requireObjects(_ realm: Realm) throws(FiefError) {
+        if column.elementType != .link {
+            throw FiefError(.invalidArgument, "'\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")' holds values, not objects: there is nothing to delete (clear it instead)")
+        }
+    }
+
+    /// Remove every element and delete the objects they link to (each once).
+    func removeAllDeletingObjects(_ realm: Realm) throws(FiefError) {
+        let write = write!
+        var targets: [Int64] = []
+        try realm.clear(write, table, state, released: { (value) throws(FiefError) in
+            if case .link(_, let target) = value { targets.append(target) }
+        })
+        try realm.noteSize(write, table, state)
+        if !targets.isEmpty {
+            let targetTable = try realm.table(column.linkTarget)
+            for target in Set(targets) where try realm.isLive(targetTable, target) {
+                try realm.deleteObject(write, targetTable, target)
+            }
+            realm.noteMembershipChange(column.linkTarget)
+        }
+    }
+
+    /// The embedded class the list holds (an error for any other list).
+    func embeddedClass(_ realm: Realm) throws(FiefError) -> Table {
+        guard column.elementType == .link, let child = try? realm.table(column.linkTarget), child.objectClass.isEmbedded else {
+            throw FiefError(.invalidArgument, "'\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")' is not a list of an embedded class")
+        }
+        return child
+    }
+
+    /// A new object of embedded class `child`, inserted at `index`.
+    func insertEmbedded(_ realm: Realm, _ child: Table, at index: Int) throws(FiefError) -> (classKey: UInt32, objectKey: Int64) {
+        let write = write!
+        var childKey: Int64 = 0
+        do throws(FiefError) {
+            try realm.insertStreaming(write, child, properties: [], rows: 1, primaryKeyColumn: -1, keys: &childKey) { (_, _) throws(FiefError) in .null }
+            try realm.insert(write, table, state, index, .link(classKey: child.key, objectKey: childKey))
+            try realm.noteSize(write, table, state)
+        } catch {
+            throw realm.poison(write, error)
+        }
+        realm.noteMembershipChange(child.key)
+        return (child.key, childKey)
     }
 }
 

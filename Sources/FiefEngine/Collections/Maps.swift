@@ -14,76 +14,10 @@ import Glibc
 extension Realm {
     // MARK: Reading
 
-    /// The number of entries of a map.
-    public func mapCount(_ map: CollectionRef) throws(FiefError) -> Int {
-        try checkReadable()
-        let (table, column) = try collection(map, .map)
-        return try collectionSize(table, column, map.owner)
-    }
-
-    /// The value of `key`, or nil when the map has no such key (a key that
-    /// could not be stored is in no map).
-    public func mapValue(_ map: CollectionRef, key: UnsafeRawBufferPointer) throws(FiefError) -> Value? {
-        try checkReadable()
-        let (table, column) = try collection(map, .map)
-        if MapStore.keyProblem(key) != nil { return nil }
-        let dbi = try table.mapDatabase(column.key)
-        if let write, !write.pendingMaps.isEmpty { try flushPendingMap(write, map.id) }
-        return try MapStore.withStoredKey(owner: map.owner, key: key) { (k) throws(FiefError) -> Value? in
-            try withReadTransaction { (txn) throws(FiefError) -> Value? in
-                guard let raw = try LMDB.get(txn, dbi, k) else { return nil }
-                guard let body = EntrySeal.open(raw, table: table.key, database: column.key, key: k) else {
-                    throw damagedSeal(table.key, property: column.key, map.owner)
-                }
-                return try mapValue(body, table, column, map.owner, reading: true)
-            }
-        }
-    }
-
-    /// Entry `index` of a map, in key order (views into the database).
-    public func mapEntry(_ map: CollectionRef, index: Int) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: Value) {
-        try checkReadable()
-        let (table, column) = try collection(map, .map)
-        let entries = try collectionEntries(map.id, try table.mapDatabase(column.key), sealed: column.key).entries
-        guard index >= 0, index < entries.count else {
-            throw FiefError(.indexOutOfBounds, "index \(index) is out of range: the map '\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")' has \(entries.count) entr\(entries.count == 1 ? "y" : "ies")")
-        }
-        return (entries[index].key, try mapValue(entries[index].value, table, column, map.owner, reading: true))
-    }
-
-    /// Entries `start ..< start + count` of a map, in key order: their keys
-    /// into `keys` and values into `values` (either may be nil).
-    public func mapEntries(_ map: CollectionRef, start: Int, count: Int, keys: UnsafeMutablePointer<UnsafeRawBufferPointer>?,
-                           values: UnsafeMutablePointer<Value>?) throws(FiefError) {
-        try checkReadable()
-        let (table, column) = try collection(map, .map)
-        let entries = try collectionEntries(map.id, try table.mapDatabase(column.key), sealed: column.key).entries
-        guard FiefError.rangeFits(start: start, count: count, size: entries.count) else {
-            throw FiefError.rangeOutOfBounds("entries", start: start, count: count, "the map", size: entries.count)
-        }
-        for i in 0..<count {
-            keys?[i] = entries[start + i].key
-            if let values { values[i] = try mapValue(entries[start + i].value, table, column, map.owner, reading: true) }
-        }
-    }
-
-    /// The position of `key` in the map's order, if the map has it.
-    public func mapIndex(_ map: CollectionRef, key: UnsafeRawBufferPointer) throws(FiefError) -> Int? {
-        try checkReadable()
-        let (table, column) = try collection(map, .map)
-        let entries = try collectionEntries(map.id, try table.mapDatabase(column.key), sealed: column.key).entries
-        var low = 0, high = entries.count
-        while low < high {
-            let mid = (low + high) / 2
-            if Realm.compareKeys(entries[mid].key, key) < 0 { low = mid + 1 } else { high = mid }
-        }
-        return low < entries.count && Realm.compareKeys(entries[low].key, key) == 0 ? low : nil
-    }
-
     /// A stored value (without its seal) as a value of the map; `reading`:
     /// for the caller, so a link must name a live object (a write reads old
     /// values while it deletes their targets).
-    private func mapValue(_ raw: UnsafeRawBufferPointer, _ table: Table, _ column: Column, _ owner: Int64,
+    fileprivate func mapValue(_ raw: UnsafeRawBufferPointer, _ table: Table, _ column: Column, _ owner: Int64,
                           reading: Bool = false) throws(FiefError) -> Value {
         guard let value = MixedCoding.decode(raw), value.type == nil || column.elementType == .mixed || value.type == column.elementType else {
             throw damagedEntry(table, column, owner, "a value")
@@ -117,35 +51,9 @@ extension Realm {
 
     // MARK: Writing
 
-    private func changeMap(_ map: CollectionRef) throws(FiefError) -> (WriteTransaction, Table, Column, MDB_dbi) {
-        let write = try requireWrite()
-        let (table, column) = try collection(map, .map)
-        return (write, table, column, try table.mapDatabase(column.key))
-    }
-
-    private func checkKey(_ key: UnsafeRawBufferPointer, _ table: Table, _ column: Column) throws(FiefError) {
-        if let problem = MapStore.keyProblem(key) {
-            throw FiefError(problem == MapStore.invalidUTF8 ? .invalidUTF8 : .invalidArgument,
-                            "'\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")': \(problem)")
-        }
-    }
-
-    /// Set `key` to `value`, adding the key if the map does not have it.
-    public func mapSet(_ map: CollectionRef, key: UnsafeRawBufferPointer, value: Value) throws(FiefError) {
-        let (write, table, column, dbi) = try changeMap(map)
-        try checkKey(key, table, column)
-        let property = try table.property(column.key)
-        let element = try value.coerced(for: property, className: table.objectClass.name)
-        if case .link = element { try Links.check(self, element, table, column, property) }
-        do throws(FiefError) {
-            let stored = column.elementType == .mixed ? try storedMixed(write, table, owner: map.owner, property: column.key, element) : element
-            try put(write, table, column, dbi, map.owner, key, stored)
-        } catch { throw poison(write, error) }
-    }
-
     /// Write one entry: the old value's link released (an embedded object
     /// deleted), the new one's recorded, the size kept.
-    private func put(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64,
+    fileprivate func put(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64,
                      _ key: UnsafeRawBufferPointer, _ value: Value) throws(FiefError) {
         if try bufferMapSet(write, table, column, owner, key, value) { return }
         MapStore.encode(owner: owner, key: key, into: &write.entryKey)
@@ -175,7 +83,7 @@ extension Realm {
     }
 
     /// A value leaves a map: its backlink goes, and an embedded object with it.
-    private func released(_ write: WriteTransaction, _ table: Table, _ column: Column, _ owner: Int64, _ value: Value) throws(FiefError) {
+    fileprivate func released(_ write: WriteTransaction, _ table: Table, _ column: Column, _ owner: Int64, _ value: Value) throws(FiefError) {
         if value.nestedID != nil { try droppedMixed(write, table, owner: owner, property: column.key, value); return }
         guard case .link(let classKey, let target) = value else { return }
         try countCollectionLink(write, table, column, owner, value, -1)
@@ -186,40 +94,7 @@ extension Realm {
         }
     }
 
-    /// Remove `key` from a map; true when it was there.
-    @discardableResult
-    public func mapRemove(_ map: CollectionRef, key: UnsafeRawBufferPointer) throws(FiefError) -> Bool {
-        let (write, table, column, dbi) = try changeMap(map)
-        if MapStore.keyProblem(key) != nil { return false }
-        if !write.pendingMaps.isEmpty { try flushPendingMap(write, map.id) }
-        MapStore.encode(owner: map.owner, key: key, into: &write.entryKey)
-        do throws(FiefError) {
-            let old = try write.entryKey.withBytes { (k) throws(FiefError) -> Value? in
-                guard let raw = try LMDB.get(write.txn, dbi, k) else { return nil }
-                guard let body = EntrySeal.open(raw, table: table.key, database: column.key, key: k) else {
-                    throw damagedSeal(table.key, property: column.key, map.owner)
-                }
-                let old = try mapValue(body, table, column, map.owner)
-                forgetCollectionEntries(write)
-                try LMDB.delete(write.txn, dbi, k)
-                return old
-            }
-            guard let old else { return false }
-            try setCollectionSize(write, table, column, map.owner, try collectionSize(table, column, map.owner) - 1)
-            try released(write, table, column, map.owner, old)
-            return true
-        } catch { throw poison(write, error) }
-    }
-
-    /// Remove every entry.
-    public func mapClear(_ map: CollectionRef) throws(FiefError) {
-        let (write, table, column, dbi) = try changeMap(map)
-        do throws(FiefError) {
-            try clearMap(write, table, column, dbi, map.owner)
-        } catch { throw poison(write, error) }
-    }
-
-    private func clearMap(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64) throws(FiefError) {
+    fileprivate func clearMap(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64) throws(FiefError) {
         if !write.pendingMaps.isEmpty { try flushPendingMap(write, ListID(table: table.key, column: column.key, owner: owner)) }
         if try collectionSize(table, column, owner) == 0 { return }
         var links: [Value] = []
@@ -234,26 +109,6 @@ extension Realm {
         try setCollectionSize(write, table, column, owner, 0)
         // Released once the map is empty (an embedded value's deletion must not find it there).
         for value in links { try released(write, table, column, owner, value) }
-    }
-
-    /// Create an object of the map's embedded class in place as the value
-    /// of `key` (the key's previous embedded object is deleted).
-    public func mapInsertEmbedded(_ map: CollectionRef, key: UnsafeRawBufferPointer) throws(FiefError) -> (classKey: UInt32, objectKey: Int64) {
-        let (write, table, column, dbi) = try changeMap(map)
-        let property = try table.property(column.key)
-        guard column.elementType == .link, let child = try? self.table(column.linkTarget), child.objectClass.isEmbedded else {
-            throw FiefError(.invalidArgument, "'\(table.objectClass.name).\(property.name)' is not a map of an embedded class")
-        }
-        try checkKey(key, table, column)
-        var childKey: Int64 = 0
-        do throws(FiefError) {
-            try insertStreaming(write, child, properties: [], rows: 1, primaryKeyColumn: -1, keys: &childKey) { (_, _) throws(FiefError) in .null }
-            try put(write, table, column, dbi, map.owner, key, .link(classKey: child.key, objectKey: childKey))
-        } catch {
-            throw poison(write, error)
-        }
-        noteMembershipChange(child.key)
-        return (child.key, childKey)
     }
 
     // MARK: Deleting objects
@@ -316,5 +171,156 @@ extension Realm {
             }
         }
         if !keys.isEmpty { noteColumnChange(originClass, property) }
+    }
+}
+
+/// The storage of a map property: its entries in the class's map database
+/// (`MapStore`), its size in its owner's column; sets of a map of values
+/// wait in the transaction (`PendingMaps`).  Opened checked: the class, a
+/// map property, its owner live.
+struct PropertyMap: MapStorage {
+    let write: WriteTransaction?
+    let table: Table
+    let column: Column
+    let owner: Int64
+
+    @inline(__always)
+    init(_ realm: Realm, _ ref: CollectionRef, write: WriteTransaction?) throws(FiefError) {
+        // Checked into locals first, then made whole (see `PropertyList`).
+        let (table, column) = try realm.collection(CollectionRef(.map, table: ref.table, owner: ref.owner, property: ref.property), .map)
+        self.init(write: write, table: table, column: column, owner: ref.owner)
+    }
+
+    @inline(__always)
+    private init(write: WriteTransaction?, table: Table, column: Column, owner: Int64) {
+        self.write = write
+        self.table = table
+        self.column = column
+        self.owner = owner
+    }
+
+    /// `set` of the accessor, opened and done with the references taken
+    /// once and passed down, as one call: the hot path of
+    /// `MapAccess.set(_:forKey:)` (a storage value made for the call
+    /// would cost a retain and a release per reference it holds).
+    @inline(__always)
+    static func set(_ realm: Realm, _ write: WriteTransaction, _ ref: CollectionRef, _ key: UnsafeRawBufferPointer, _ value: Value) throws(FiefError) {
+        let (table, column) = try realm.collection(CollectionRef(.map, table: ref.table, owner: ref.owner, property: ref.property), .map)
+        try MapAccess.checkKey(key, keyContext(table, column))
+        let element = try element(realm, table, column, value)
+        do throws(FiefError) {
+            try set(realm, write, table, column, ref.owner, key, element)
+        } catch {
+            throw realm.poison(write, error)
+        }
+    }
+
+    var name: String { "the map" }
+    var keyContext: String { Self.keyContext(table, column) }
+    static func keyContext(_ table: Table, _ column: Column) -> String {
+        "'\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")'"
+    }
+    private var id: ListID { ListID(table: table.key, column: column.key, owner: owner) }
+    private var dbi: MDB_dbi { get throws(FiefError) { try table.mapDatabase(column.key) } }
+
+    func count(_ realm: Realm) throws(FiefError) -> Int {
+        try realm.collectionSize(table, column, owner)
+    }
+
+    func indexError(_ realm: Realm, _ index: Int, count: Int) -> FiefError {
+        FiefError(.indexOutOfBounds, "index \(index) is out of range: the map '\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")' has \(count) entr\(count == 1 ? "y" : "ies")")
+    }
+
+    func value(_ realm: Realm, forKey key: UnsafeRawBufferPointer) throws(FiefError) -> Value? {
+        let dbi = try dbi
+        if let write = realm.write, !write.pendingMaps.isEmpty { try realm.flushPendingMap(write, id) }
+        return try MapStore.withStoredKey(owner: owner, key: key) { (k) throws(FiefError) -> Value? in
+            try realm.withReadTransaction { (txn) throws(FiefError) -> Value? in
+                guard let raw = try LMDB.get(txn, dbi, k) else { return nil }
+                guard let body = EntrySeal.open(raw, table: table.key, database: column.key, key: k) else {
+                    throw realm.damagedSeal(table.key, property: column.key, owner)
+                }
+                return try realm.mapValue(body, table, column, owner, reading: true)
+            }
+        }
+    }
+
+    func entries(_ realm: Realm) throws(FiefError) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
+        try realm.collectionEntries(id, try dbi, sealed: column.key).entries
+    }
+
+    func value(_ realm: Realm, stored raw: UnsafeRawBufferPointer) throws(FiefError) -> Value {
+        try realm.mapValue(raw, table, column, owner, reading: true)
+    }
+
+    func element(_ realm: Realm, _ value: Value) throws(FiefError) -> Value {
+        try Self.element(realm, table, column, value)
+    }
+
+    @inline(__always)
+    private static func element(_ realm: Realm, _ table: Table, _ column: Column, _ value: Value) throws(FiefError) -> Value {
+        let property = try table.property(column.key)
+        let element = try value.coerced(for: property, className: table.objectClass.name)
+        if case .link = element { try Links.check(realm, element, table, column, property) }
+        return element
+    }
+
+    func set(_ realm: Realm, _ key: UnsafeRawBufferPointer, _ element: Value) throws(FiefError) {
+        try Self.set(realm, write!, table, column, owner, key, element)
+    }
+
+    @inline(__always)
+    private static func set(_ realm: Realm, _ write: WriteTransaction, _ table: Table, _ column: Column, _ owner: Int64,
+                            _ key: UnsafeRawBufferPointer, _ element: Value) throws(FiefError) {
+        let stored = column.elementType == .mixed ? try realm.storedMixed(write, table, owner: owner, property: column.key, element) : element
+        try realm.put(write, table, column, try table.mapDatabase(column.key), owner, key, stored)
+    }
+
+    func remove(_ realm: Realm, _ key: UnsafeRawBufferPointer) throws(FiefError) -> Bool {
+        let write = write!
+        let dbi = try dbi
+        if !write.pendingMaps.isEmpty { try realm.flushPendingMap(write, id) }
+        MapStore.encode(owner: owner, key: key, into: &write.entryKey)
+        let old = try write.entryKey.withBytes { (k) throws(FiefError) -> Value? in
+            guard let raw = try LMDB.get(write.txn, dbi, k) else { return nil }
+            guard let body = EntrySeal.open(raw, table: table.key, database: column.key, key: k) else {
+                throw realm.damagedSeal(table.key, property: column.key, owner)
+            }
+            let old = try realm.mapValue(body, table, column, owner)
+            realm.forgetCollectionEntries(write)
+            try LMDB.delete(write.txn, dbi, k)
+            return old
+        }
+        guard let old else { return false }
+        try realm.setCollectionSize(write, table, column, owner, try realm.collectionSize(table, column, owner) - 1)
+        try realm.released(write, table, column, owner, old)
+        return true
+    }
+
+    func removeAll(_ realm: Realm) throws(FiefError) {
+        try realm.clearMap(write!, table, column, try dbi, owner)
+    }
+
+    /// The embedded class the map holds (an error for any other map).
+    func embeddedClass(_ realm: Realm) throws(FiefError) -> Table {
+        let property = try table.property(column.key)
+        guard column.elementType == .link, let child = try? realm.table(column.linkTarget), child.objectClass.isEmbedded else {
+            throw FiefError(.invalidArgument, "'\(table.objectClass.name).\(property.name)' is not a map of an embedded class")
+        }
+        return child
+    }
+
+    /// A new object of embedded class `child` as the value of `key`.
+    func insertEmbedded(_ realm: Realm, _ child: Table, forKey key: UnsafeRawBufferPointer) throws(FiefError) -> (classKey: UInt32, objectKey: Int64) {
+        let write = write!
+        var childKey: Int64 = 0
+        do throws(FiefError) {
+            try realm.insertStreaming(write, child, properties: [], rows: 1, primaryKeyColumn: -1, keys: &childKey) { (_, _) throws(FiefError) in .null }
+            try realm.put(write, table, column, try dbi, owner, key, .link(classKey: child.key, objectKey: childKey))
+        } catch {
+            throw realm.poison(write, error)
+        }
+        realm.noteMembershipChange(child.key)
+        return (child.key, childKey)
     }
 }

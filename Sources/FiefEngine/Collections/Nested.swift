@@ -24,11 +24,11 @@ extension Realm {
 
     /// The class, database and header of nested collection `ref`, checked
     /// to exist (and to be a `kind`, when given).
-    private func nested(_ ref: NestedRef, _ kind: NestedKind?) throws(FiefError) -> (Table, MDB_dbi, NestedStore.Header) {
+    fileprivate func nested(_ ref: CollectionRef, _ kind: NestedKind?) throws(FiefError) -> (Table, MDB_dbi, NestedStore.Header) {
         let table = try table(ref.table)
         try requireLive(table, ref.owner)
         let dbi = try table.nestedDatabase()
-        let header = try withReadTransaction { (txn) throws(FiefError) in try NestedStore.header(txn, dbi, table: table.key, id: ref.id, path: environment.path) }
+        let header = try withReadTransaction { (txn) throws(FiefError) in try NestedStore.header(txn, dbi, table: table.key, id: ref.nested, path: environment.path) }
         guard let header, header.owner == ref.owner, header.property == ref.property else {
             throw FiefError(.invalidatedObject, "the nested \(kind?.name ?? "collection") was deleted (the value holding it was replaced or removed)")
         }
@@ -39,7 +39,7 @@ extension Realm {
     }
 
     /// Whether nested collection `ref` still exists.
-    public func nestedExists(_ ref: NestedRef) throws(FiefError) -> Bool {
+    public func nestedExists(_ ref: CollectionRef) throws(FiefError) -> Bool {
         try checkReadable()
         guard hasTable(ref.table), try isLive(try table(ref.table), ref.owner) else { return false }
         do throws(FiefError) {
@@ -60,11 +60,6 @@ extension Realm {
         }
     }
 
-    /// Whether property `propertyKey` of class `tableKey` is a single mixed value.
-    public func propertyIsMixed(table tableKey: UInt32, property propertyKey: UInt32) throws(FiefError) -> Bool {
-        try table(tableKey).column(propertyKey).isMixed
-    }
-
     /// The id of the nested `kind` that mixed property `propertyKey` of
     /// object `key` holds.
     public func propertyNestedID(table tableKey: UInt32, key: Int64, property propertyKey: UInt32, _ kind: NestedKind) throws(FiefError) -> Int64 {
@@ -81,20 +76,20 @@ extension Realm {
     // MARK: Reading
 
     /// The entries of a nested collection, in order (views; keys without the id).
-    private func nestedEntries(_ ref: NestedRef, _ dbi: MDB_dbi) throws(FiefError) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
-        try collectionEntries(ref.entriesID, dbi, sealed: ref.property).entries
+    fileprivate func nestedEntries(_ ref: CollectionRef, _ dbi: MDB_dbi) throws(FiefError) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
+        try collectionEntries(ref.id, dbi, sealed: ref.property).entries
     }
 
     /// The entries of nested collection `ref`, checked to exist, as read
     /// once per snapshot (for value results).
-    func nestedEntries(_ ref: NestedRef) throws(FiefError) -> CollectionEntries {
+    func nestedEntries(_ ref: CollectionRef) throws(FiefError) -> CollectionEntries {
         let (_, dbi, _) = try nested(ref, nil)
-        return try collectionEntries(ref.entriesID, dbi, sealed: ref.property)
+        return try collectionEntries(ref.id, dbi, sealed: ref.property)
     }
 
     /// A stored nested value (without its seal); `reading`: for the caller,
     /// so a link must name a live object (as `mapValue`).
-    private func nestedValue(_ raw: UnsafeRawBufferPointer, _ table: Table, _ ref: NestedRef, reading: Bool = false) throws(FiefError) -> Value {
+    fileprivate func nestedValue(_ raw: UnsafeRawBufferPointer, _ table: Table, _ ref: CollectionRef, reading: Bool = false) throws(FiefError) -> Value {
         let value = MixedCoding.decode(raw)
         var readable = value != nil
         if case .link(let classKey, let target)? = value {
@@ -109,7 +104,7 @@ extension Realm {
     }
 
     /// A stored nested value (under `key`) without its checksum.
-    private func openNested(_ raw: UnsafeRawBufferPointer, _ table: Table, _ ref: NestedRef, _ key: UnsafeRawBufferPointer) throws(FiefError) -> UnsafeRawBufferPointer {
+    fileprivate func openNested(_ raw: UnsafeRawBufferPointer, _ table: Table, _ ref: CollectionRef, _ key: UnsafeRawBufferPointer) throws(FiefError) -> UnsafeRawBufferPointer {
         guard let body = EntrySeal.open(raw, table: table.key, database: EntrySeal.nested, key: key) else {
             throw damagedSeal(table.key, property: ref.property, nil)
         }
@@ -117,105 +112,15 @@ extension Realm {
     }
 
     /// Store coded `value` under `key` of the nested database, sealed.
-    private func putSealedNested(_ write: WriteTransaction, _ table: Table, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FiefError) {
+    fileprivate func putSealedNested(_ write: WriteTransaction, _ table: Table, _ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(FiefError) {
         var scratch: [UInt8] = []
         try EntrySeal.put(write.txn, dbi, table: table.key, database: EntrySeal.nested, key: key, value, scratch: &scratch)
-    }
-
-    /// The number of elements (or keys) of a nested collection.
-    public func nestedCount(_ ref: NestedRef) throws(FiefError) -> Int {
-        try checkReadable()
-        let (_, dbi, _) = try nested(ref, nil)
-        return try nestedEntries(ref, dbi).count
-    }
-
-    private func checkNestedIndex(_ index: Int, _ count: Int, allowEnd: Bool) throws(FiefError) {
-        guard index >= 0, index < count || (allowEnd && index == count) else {
-            throw FiefError(.indexOutOfBounds, "index \(index) is out of range: the nested list has \(count) element\(count == 1 ? "" : "s")")
-        }
-    }
-
-    /// Element `index` of a nested list.
-    public func nestedListValue(_ ref: NestedRef, index: Int) throws(FiefError) -> Value {
-        try checkReadable()
-        let (table, dbi, _) = try nested(ref, .list)
-        let entries = try nestedEntries(ref, dbi)
-        try checkNestedIndex(index, entries.count, allowEnd: false)
-        return try nestedValue(entries[index].value, table, ref, reading: true)
-    }
-
-    /// Elements `start ..< start + out.count` of a nested list.
-    public func nestedListValues(_ ref: NestedRef, start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
-        try checkReadable()
-        let (table, dbi, _) = try nested(ref, .list)
-        let entries = try nestedEntries(ref, dbi)
-        guard FiefError.rangeFits(start: start, count: out.count, size: entries.count) else {
-            throw FiefError.rangeOutOfBounds("elements", start: start, count: out.count, "the nested list", size: entries.count)
-        }
-        for i in 0..<out.count { out[i] = try nestedValue(entries[start + i].value, table, ref, reading: true) }
-    }
-
-    /// The index of the first element equal to `value` (Realm's mixed
-    /// equality: numbers by value across types), if any.
-    public func nestedListFind(_ ref: NestedRef, value: Value) throws(FiefError) -> Int? {
-        try checkReadable()
-        let (table, dbi, _) = try nested(ref, .list)
-        if value.nestedID != nil { return nil }
-        let wanted = SetStore.mixedKey(value)
-        for (i, entry) in try nestedEntries(ref, dbi).enumerated() {
-            let element = try nestedValue(entry.value, table, ref, reading: true)
-            if element.nestedID == nil && SetStore.mixedKey(element) == wanted { return i }
-        }
-        return nil
-    }
-
-    /// The value of `key` in a nested dictionary, nil without the key.
-    public func nestedMapValue(_ ref: NestedRef, key: UnsafeRawBufferPointer) throws(FiefError) -> Value? {
-        try checkReadable()
-        let (table, dbi, _) = try nested(ref, .dictionary)
-        if MapStore.keyProblem(key) != nil { return nil }
-        var stored: [UInt8] = []
-        NestedStore.dictionaryKey(id: ref.id, key: key, into: &stored)
-        return try withReadTransaction { (txn) throws(FiefError) -> Value? in
-            try stored.withBytes { (k) throws(FiefError) -> Value? in
-                guard let raw = try LMDB.get(txn, dbi, k) else { return nil }
-                return try nestedValue(try openNested(raw, table, ref, k), table, ref, reading: true)
-            }
-        }
-    }
-
-    /// Entries `start ..< start + count` of a nested dictionary, in key order.
-    public func nestedMapEntries(_ ref: NestedRef, start: Int, count: Int, keys: UnsafeMutablePointer<UnsafeRawBufferPointer>?,
-                                 values: UnsafeMutablePointer<Value>?) throws(FiefError) {
-        try checkReadable()
-        let (table, dbi, _) = try nested(ref, .dictionary)
-        let entries = try nestedEntries(ref, dbi)
-        guard FiefError.rangeFits(start: start, count: count, size: entries.count) else {
-            throw FiefError.rangeOutOfBounds("entries", start: start, count: count, "the nested dictionary", size: entries.count)
-        }
-        for i in 0..<count {
-            keys?[i] = entries[start + i].key
-            if let values { values[i] = try nestedValue(entries[start + i].value, table, ref, reading: true) }
-        }
-    }
-
-    /// The position of `key` in a nested dictionary's key order, if it has it.
-    public func nestedMapIndex(_ ref: NestedRef, key: UnsafeRawBufferPointer) throws(FiefError) -> Int? {
-        try checkReadable()
-        let (_, dbi, _) = try nested(ref, .dictionary)
-        let entries = try nestedEntries(ref, dbi)
-        var low = 0, high = entries.count
-        while low < high {
-            let mid = (low + high) / 2
-            if Realm.compareKeys(entries[mid].key, key) < 0 { low = mid + 1 } else { high = mid }
-        }
-        return low < entries.count && Realm.compareKeys(entries[low].key, key) == 0 ? low : nil
     }
 
     // MARK: Writing
 
     /// Check a value for a slot of a nested collection of `ref`'s property.
-    private func nestedElement(_ table: Table, _ ref: NestedRef, _ value: Value) throws(FiefError) -> Value {
+    fileprivate func nestedElement(_ table: Table, _ ref: CollectionRef, _ value: Value) throws(FiefError) -> Value {
         let property = try table.property(ref.property)
         let column = try table.column(ref.property)
         let element = try value.coerced(for: property, className: table.objectClass.name)
@@ -272,14 +177,14 @@ extension Realm {
 
     /// An element leaves a nested collection: its backlink goes, and a
     /// collection it held with it.
-    private func releasedNested(_ write: WriteTransaction, _ table: Table, owner: Int64, property: UInt32, _ value: Value) throws(FiefError) {
+    fileprivate func releasedNested(_ write: WriteTransaction, _ table: Table, owner: Int64, property: UInt32, _ value: Value) throws(FiefError) {
         try removeNestedBacklink(write, table, owner: owner, property: property, value)
         try droppedMixed(write, table, owner: owner, property: property, value)
     }
 
     /// The backlink of a link that leaves a nested collection of (`owner`,
     /// `property`) goes (anything else: nothing to do).
-    private func removeNestedBacklink(_ write: WriteTransaction, _ table: Table, owner: Int64, property: UInt32, _ value: Value) throws(FiefError) {
+    fileprivate func removeNestedBacklink(_ write: WriteTransaction, _ table: Table, owner: Int64, property: UInt32, _ value: Value) throws(FiefError) {
         guard case .link(let classKey, let target) = value else { return }
         guard let dbi = try self.table(classKey).backlinks else {
             throw FiefError(.internal, "class \(classKey) is linked to but has no backlinks database")
@@ -289,7 +194,7 @@ extension Realm {
 
     /// Store `value` (checked) under `key` of nested collection `ref`;
     /// returns the value stored (a nested collection with its new id).
-    private func putNested(_ write: WriteTransaction, _ table: Table, _ dbi: MDB_dbi, _ ref: NestedRef,
+    fileprivate func putNested(_ write: WriteTransaction, _ table: Table, _ dbi: MDB_dbi, _ ref: CollectionRef,
                            _ key: [UInt8], _ value: Value) throws(FiefError) -> Value {
         let stored = try storedMixed(write, table, owner: ref.owner, property: ref.property, value)
         MixedCoding.encode(stored, into: &write.entryValue)
@@ -303,18 +208,12 @@ extension Realm {
         return stored
     }
 
-    private func changeNested(_ ref: NestedRef, _ kind: NestedKind) throws(FiefError) -> (WriteTransaction, Table, MDB_dbi) {
-        let write = try requireWrite()
-        let (table, dbi, _) = try nested(ref, kind)
-        return (write, table, dbi)
-    }
-
     /// The key a new element at `index` of nested list `ref` gets (the list
     /// is renumbered first when the gap there ran out).
-    private func nestedListKey(_ write: WriteTransaction, _ dbi: MDB_dbi, _ ref: NestedRef, at index: Int) throws(FiefError) -> [UInt8] {
+    fileprivate func nestedListKey(_ write: WriteTransaction, _ dbi: MDB_dbi, _ ref: CollectionRef, at index: Int) throws(FiefError) -> [UInt8] {
         var key: [UInt8] = []
         for attempt in 0..<2 {
-            let entries = try SetStore.entries(write.txn, dbi, owner: ref.id)
+            let entries = try SetStore.entries(write.txn, dbi, owner: ref.nested)
             var position: UInt64? = nil
             if entries.isEmpty {
                 position = NestedStore.firstPosition
@@ -327,7 +226,7 @@ extension Realm {
                 if high > low && high - low >= 2 { position = low + (high - low) / 2 }
             }
             if let position {
-                NestedStore.listKey(id: ref.id, position: position, into: &key)
+                NestedStore.listKey(id: ref.nested, position: position, into: &key)
                 return key
             }
             if attempt == 0 { try renumberNestedList(write, try table(ref.table), dbi, ref) }
@@ -336,198 +235,25 @@ extension Realm {
     }
 
     /// Store a nested list's elements again at evenly spaced positions.
-    private func renumberNestedList(_ write: WriteTransaction, _ table: Table, _ dbi: MDB_dbi, _ ref: NestedRef) throws(FiefError) {
+    fileprivate func renumberNestedList(_ write: WriteTransaction, _ table: Table, _ dbi: MDB_dbi, _ ref: CollectionRef) throws(FiefError) {
         forgetCollectionEntries(write)
-        let values = try sealedEntries(write.txn, dbi, table, database: EntrySeal.nested, property: ref.property, owner: ref.id).map { Array($0.value) }
-        try SetStore.deleteAll(write.txn, dbi, owner: ref.id)
+        let values = try sealedEntries(write.txn, dbi, table, database: EntrySeal.nested, property: ref.property, owner: ref.nested).map { Array($0.value) }
+        try SetStore.deleteAll(write.txn, dbi, owner: ref.nested)
         var key: [UInt8] = []
         for (i, value) in values.enumerated() {
-            NestedStore.listKey(id: ref.id, position: NestedStore.firstPosition &+ UInt64(i) &* NestedStore.positionStep, into: &key)
+            NestedStore.listKey(id: ref.nested, position: NestedStore.firstPosition &+ UInt64(i) &* NestedStore.positionStep, into: &key)
             try key.withBytes { (k) throws(FiefError) in
                 try value.withBytes { (v) throws(FiefError) in try putSealedNested(write, table, dbi, k, v) }
             }
         }
     }
 
-    /// Insert `value` before element `index` of a nested list (`index` ==
-    /// count appends).
-    public func nestedListInsert(_ ref: NestedRef, index: Int, value: Value) throws(FiefError) {
-        let (write, table, dbi) = try changeNested(ref, .list)
-        try checkNestedIndex(index, try nestedEntries(ref, dbi).count, allowEnd: true)
-        let element = try nestedElement(table, ref, value)
-        do throws(FiefError) {
-            _ = try putNested(write, table, dbi, ref, try nestedListKey(write, dbi, ref, at: index), element)
-        } catch { throw poison(write, error) }
-    }
-
-    /// Append `values` to a nested list (all checked before any is written).
-    public func nestedListAppend(_ ref: NestedRef, values: UnsafeBufferPointer<Value>) throws(FiefError) {
-        let (write, table, dbi) = try changeNested(ref, .list)
-        var elements: [Value] = []
-        elements.reserveCapacity(values.count)
-        for value in values { elements.append(try nestedElement(table, ref, value)) }
-        do throws(FiefError) {
-            // The first position from the stored list, the next ones one step
-            // on (one read of the list, not one per element).
-            let count = try nestedEntries(ref, dbi).count
-            var key: [UInt8] = []
-            var position: UInt64 = 0
-            for (i, element) in elements.enumerated() {
-                let (next, overflow) = position.addingReportingOverflow(NestedStore.positionStep)
-                if i == 0 || overflow {
-                    key = try nestedListKey(write, dbi, ref, at: count + i)
-                    position = UInt64(bigEndian: key.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) })
-                } else {
-                    position = next
-                    NestedStore.listKey(id: ref.id, position: position, into: &key)
-                }
-                _ = try putNested(write, table, dbi, ref, key, element)
-            }
-        } catch { throw poison(write, error) }
-    }
-
-    /// Replace element `index` of a nested list.
-    public func nestedListSet(_ ref: NestedRef, index: Int, value: Value) throws(FiefError) {
-        let (write, table, dbi) = try changeNested(ref, .list)
-        let entries = try nestedEntries(ref, dbi)
-        try checkNestedIndex(index, entries.count, allowEnd: false)
-        let element = try nestedElement(table, ref, value)
-        let old = try nestedValue(entries[index].value, table, ref)
-        if old.isSame(as: element) { return }
-        let key = Array(entries[index].key)
-        do throws(FiefError) {
-            var full: [UInt8] = []
-            SetStore.appendBigEndian(UInt64(bitPattern: ref.id), &full)
-            full += key
-            _ = try putNested(write, table, dbi, ref, full, element)
-            try releasedNested(write, table, owner: ref.owner, property: ref.property, old)
-        } catch { throw poison(write, error) }
-    }
-
-    /// Remove element `index` of a nested list (a collection it held goes).
-    public func nestedListRemove(_ ref: NestedRef, index: Int) throws(FiefError) {
-        let (write, table, dbi) = try changeNested(ref, .list)
-        let entries = try nestedEntries(ref, dbi)
-        try checkNestedIndex(index, entries.count, allowEnd: false)
-        do throws(FiefError) {
-            let old = try nestedValue(entries[index].value, table, ref)
-            try deleteNestedEntry(write, dbi, ref, entries[index].key)
-            try releasedNested(write, table, owner: ref.owner, property: ref.property, old)
-            noteColumnChange(table.key, ref.property)
-        } catch { throw poison(write, error) }
-    }
-
-    private func deleteNestedEntry(_ write: WriteTransaction, _ dbi: MDB_dbi, _ ref: NestedRef, _ suffix: UnsafeRawBufferPointer) throws(FiefError) {
+    fileprivate func deleteNestedEntry(_ write: WriteTransaction, _ dbi: MDB_dbi, _ ref: CollectionRef, _ suffix: UnsafeRawBufferPointer) throws(FiefError) {
         var key: [UInt8] = []
-        SetStore.appendBigEndian(UInt64(bitPattern: ref.id), &key)
+        SetStore.appendBigEndian(UInt64(bitPattern: ref.nested), &key)
         key.append(contentsOf: suffix)
         forgetCollectionEntries(write)
         try key.withBytes { (k) throws(FiefError) in try LMDB.delete(write.txn, dbi, k) }
-    }
-
-    /// Move element `from` of a nested list to index `to`.
-    public func nestedListMove(_ ref: NestedRef, from: Int, to: Int) throws(FiefError) {
-        let (write, table, dbi) = try changeNested(ref, .list)
-        let entries = try nestedEntries(ref, dbi)
-        try checkNestedIndex(from, entries.count, allowEnd: false)
-        try checkNestedIndex(to, entries.count, allowEnd: false)
-        if from == to { return }
-        do throws(FiefError) {
-            let coded = Array(entries[from].value)
-            try deleteNestedEntry(write, dbi, ref, entries[from].key)
-            let key = try nestedListKey(write, dbi, ref, at: to)
-            try key.withBytes { (k) throws(FiefError) in
-                try coded.withBytes { (v) throws(FiefError) in try putSealedNested(write, table, dbi, k, v) }
-            }
-            forgetCollectionEntries(write)
-            noteColumnChange(table.key, ref.property)
-        } catch { throw poison(write, error) }
-    }
-
-    /// Swap elements `i` and `j` of a nested list.
-    public func nestedListSwap(_ ref: NestedRef, _ i: Int, _ j: Int) throws(FiefError) {
-        let (write, table, dbi) = try changeNested(ref, .list)
-        let entries = try nestedEntries(ref, dbi)
-        try checkNestedIndex(i, entries.count, allowEnd: false)
-        try checkNestedIndex(j, entries.count, allowEnd: false)
-        if i == j { return }
-        do throws(FiefError) {
-            let a = Array(entries[i].value), b = Array(entries[j].value)
-            var keyA: [UInt8] = [], keyB: [UInt8] = []
-            SetStore.appendBigEndian(UInt64(bitPattern: ref.id), &keyA)
-            keyA.append(contentsOf: entries[i].key)
-            SetStore.appendBigEndian(UInt64(bitPattern: ref.id), &keyB)
-            keyB.append(contentsOf: entries[j].key)
-            forgetCollectionEntries(write)
-            for (key, value) in [(keyA, b), (keyB, a)] {
-                try key.withBytes { (k) throws(FiefError) in
-                    try value.withBytes { (v) throws(FiefError) in try putSealedNested(write, table, dbi, k, v) }
-                }
-            }
-            noteColumnChange(table.key, ref.property)
-        } catch { throw poison(write, error) }
-    }
-
-    /// Remove every element (or key) of a nested collection.
-    public func nestedClear(_ ref: NestedRef) throws(FiefError) {
-        let write = try requireWrite()
-        let (table, dbi, _) = try nested(ref, nil)
-        do throws(FiefError) {
-            var held: [Value] = []
-            for entry in try sealedEntries(write.txn, dbi, table, database: EntrySeal.nested, property: ref.property, owner: ref.id) {
-                let element = try nestedValue(entry.value, table, ref)
-                switch element {
-                case .link, .nestedList, .nestedDictionary: held.append(element)
-                default: break
-                }
-            }
-            forgetCollectionEntries(write)
-            try SetStore.deleteAll(write.txn, dbi, owner: ref.id)
-            for element in held { try releasedNested(write, table, owner: ref.owner, property: ref.property, element) }
-            noteColumnChange(table.key, ref.property)
-        } catch { throw poison(write, error) }
-    }
-
-    /// Set `key` of a nested dictionary to `value`, adding the key if new.
-    public func nestedMapSet(_ ref: NestedRef, key: UnsafeRawBufferPointer, value: Value) throws(FiefError) {
-        let (write, table, dbi) = try changeNested(ref, .dictionary)
-        if let problem = MapStore.keyProblem(key) {
-            throw FiefError(problem == MapStore.invalidUTF8 ? .invalidUTF8 : .invalidArgument, "a nested dictionary: \(problem)")
-        }
-        let element = try nestedElement(table, ref, value)
-        var stored: [UInt8] = []
-        NestedStore.dictionaryKey(id: ref.id, key: key, into: &stored)
-        do throws(FiefError) {
-            let old = try stored.withBytes { (k) throws(FiefError) -> Value? in
-                guard let raw = try LMDB.get(write.txn, dbi, k) else { return nil }
-                return try nestedValue(try openNested(raw, table, ref, k), table, ref)
-            }
-            if let old, old.isSame(as: element) { return }
-            _ = try putNested(write, table, dbi, ref, stored, element)
-            if let old { try releasedNested(write, table, owner: ref.owner, property: ref.property, old) }
-        } catch { throw poison(write, error) }
-    }
-
-    /// Remove `key` from a nested dictionary; true when it was there.
-    @discardableResult
-    public func nestedMapRemove(_ ref: NestedRef, key: UnsafeRawBufferPointer) throws(FiefError) -> Bool {
-        let (write, table, dbi) = try changeNested(ref, .dictionary)
-        if MapStore.keyProblem(key) != nil { return false }
-        var stored: [UInt8] = []
-        NestedStore.dictionaryKey(id: ref.id, key: key, into: &stored)
-        do throws(FiefError) {
-            let old = try stored.withBytes { (k) throws(FiefError) -> Value? in
-                guard let raw = try LMDB.get(write.txn, dbi, k) else { return nil }
-                let old = try nestedValue(try openNested(raw, table, ref, k), table, ref)
-                forgetCollectionEntries(write)
-                try LMDB.delete(write.txn, dbi, k)
-                return old
-            }
-            guard let old else { return false }
-            try releasedNested(write, table, owner: ref.owner, property: ref.property, old)
-            noteColumnChange(table.key, ref.property)
-            return true
-        } catch { throw poison(write, error) }
     }
 
     // MARK: Deleting linked objects
@@ -600,5 +326,243 @@ extension Realm {
             try SetStore.deleteAll(txn, dbi, owner: id)
             try NestedStore.deleteHeader(txn, dbi, id: id)
         }
+    }
+}
+
+/// The storage of a list nested in a mixed value: its entries in the
+/// class's nested database (`NestedStore`), keyed by position.  Opened
+/// checked: the owner live, the nested list there.
+struct NestedList: ListStorage {
+    let write: WriteTransaction?
+    let ref: CollectionRef
+    let table: Table
+    let dbi: MDB_dbi
+
+    init(_ realm: Realm, _ ref: CollectionRef, write: WriteTransaction?) throws(FiefError) {
+        self.write = write
+        self.ref = ref
+        (table, dbi, _) = try realm.nested(ref, .list)
+    }
+
+    var name: String { "the nested list" }
+
+    private func entries(_ realm: Realm) throws(FiefError) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
+        try realm.nestedEntries(ref, dbi)
+    }
+
+    func count(_ realm: Realm) throws(FiefError) -> Int { try entries(realm).count }
+
+    func value(_ realm: Realm, at index: Int) throws(FiefError) -> Value {
+        try realm.nestedValue(try entries(realm)[index].value, table, ref, reading: true)
+    }
+
+    func values(_ realm: Realm, from start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
+        let entries = try entries(realm)
+        for i in 0..<out.count { out[i] = try realm.nestedValue(entries[start + i].value, table, ref, reading: true) }
+    }
+
+    func firstIndex(_ realm: Realm, of value: Value) throws(FiefError) -> Int? {
+        if value.nestedID != nil { return nil }
+        let wanted = SetStore.mixedKey(value)
+        for (i, entry) in try entries(realm).enumerated() {
+            let element = try realm.nestedValue(entry.value, table, ref, reading: true)
+            if element.nestedID == nil && SetStore.mixedKey(element) == wanted { return i }
+        }
+        return nil
+    }
+
+    func element(_ realm: Realm, _ value: Value) throws(FiefError) -> Value {
+        try realm.nestedElement(table, ref, value)
+    }
+
+    func elements(_ realm: Realm, _ values: UnsafeBufferPointer<Value>) throws(FiefError) -> [Value] {
+        var elements: [Value] = []
+        elements.reserveCapacity(values.count)
+        for value in values { elements.append(try element(realm, value)) }
+        return elements
+    }
+
+    func insert(_ realm: Realm, _ element: Value, at index: Int) throws(FiefError) {
+        _ = try realm.putNested(write!, table, dbi, ref, try realm.nestedListKey(write!, dbi, ref, at: index), element)
+    }
+
+    func append(_ realm: Realm, _ element: Value) throws(FiefError) {
+        try withUnsafePointer(to: element) { (p) throws(FiefError) in try append(realm, UnsafeBufferPointer(start: p, count: 1)) }
+    }
+
+    func append(_ realm: Realm, _ elements: UnsafeBufferPointer<Value>) throws(FiefError) {
+        let write = write!
+        // The first position from the stored list, the next ones one step
+        // on (one read of the list, not one per element).
+        let count = try entries(realm).count
+        var key: [UInt8] = []
+        var position: UInt64 = 0
+        for (i, element) in elements.enumerated() {
+            let (next, overflow) = position.addingReportingOverflow(NestedStore.positionStep)
+            if i == 0 || overflow {
+                key = try realm.nestedListKey(write, dbi, ref, at: count + i)
+                position = UInt64(bigEndian: key.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) })
+            } else {
+                position = next
+                NestedStore.listKey(id: ref.nested, position: position, into: &key)
+            }
+            _ = try realm.putNested(write, table, dbi, ref, key, element)
+        }
+    }
+
+    func replace(_ realm: Realm, at index: Int, with element: Value) throws(FiefError) {
+        let write = write!
+        let entries = try entries(realm)
+        let old = try realm.nestedValue(entries[index].value, table, ref)
+        if old.isSame(as: element) { return }
+        var full: [UInt8] = []
+        SetStore.appendBigEndian(UInt64(bitPattern: ref.nested), &full)
+        full += Array(entries[index].key)
+        _ = try realm.putNested(write, table, dbi, ref, full, element)
+        try realm.releasedNested(write, table, owner: ref.owner, property: ref.property, old)
+    }
+
+    func remove(_ realm: Realm, at index: Int) throws(FiefError) {
+        let write = write!
+        let entries = try entries(realm)
+        let old = try realm.nestedValue(entries[index].value, table, ref)
+        try realm.deleteNestedEntry(write, dbi, ref, entries[index].key)
+        try realm.releasedNested(write, table, owner: ref.owner, property: ref.property, old)
+        realm.noteColumnChange(table.key, ref.property)
+    }
+
+    func move(_ realm: Realm, from: Int, to: Int) throws(FiefError) {
+        let write = write!
+        let entries = try entries(realm)
+        let coded = Array(entries[from].value)
+        try realm.deleteNestedEntry(write, dbi, ref, entries[from].key)
+        let key = try realm.nestedListKey(write, dbi, ref, at: to)
+        try key.withBytes { (k) throws(FiefError) in
+            try coded.withBytes { (v) throws(FiefError) in try realm.putSealedNested(write, table, dbi, k, v) }
+        }
+        realm.forgetCollectionEntries(write)
+        realm.noteColumnChange(table.key, ref.property)
+    }
+
+    func swapAt(_ realm: Realm, _ i: Int, _ j: Int) throws(FiefError) {
+        let write = write!
+        let entries = try entries(realm)
+        let a = Array(entries[i].value), b = Array(entries[j].value)
+        var keyA: [UInt8] = [], keyB: [UInt8] = []
+        SetStore.appendBigEndian(UInt64(bitPattern: ref.nested), &keyA)
+        keyA.append(contentsOf: entries[i].key)
+        SetStore.appendBigEndian(UInt64(bitPattern: ref.nested), &keyB)
+        keyB.append(contentsOf: entries[j].key)
+        realm.forgetCollectionEntries(write)
+        for (key, value) in [(keyA, b), (keyB, a)] {
+            try key.withBytes { (k) throws(FiefError) in
+                try value.withBytes { (v) throws(FiefError) in try realm.putSealedNested(write, table, dbi, k, v) }
+            }
+        }
+        realm.noteColumnChange(table.key, ref.property)
+    }
+
+    func removeAll(_ realm: Realm) throws(FiefError) {
+        try realm.clearNested(write!, table, dbi, ref)
+    }
+}
+
+/// The storage of a dictionary nested in a mixed value: its entries in the
+/// class's nested database (`NestedStore`), keyed by key.  Opened checked:
+/// the owner live, the nested dictionary there.
+struct NestedDictionary: MapStorage {
+    let write: WriteTransaction?
+    let ref: CollectionRef
+    let table: Table
+    let dbi: MDB_dbi
+
+    init(_ realm: Realm, _ ref: CollectionRef, write: WriteTransaction?) throws(FiefError) {
+        self.write = write
+        self.ref = ref
+        (table, dbi, _) = try realm.nested(ref, .dictionary)
+    }
+
+    var name: String { "the nested dictionary" }
+    var keyContext: String { "a nested dictionary" }
+
+    func count(_ realm: Realm) throws(FiefError) -> Int { try entries(realm).count }
+
+    func indexError(_ realm: Realm, _ index: Int, count: Int) -> FiefError {
+        FiefError.rangeOutOfBounds("entries", start: index, count: 1, name, size: count)
+    }
+
+    func value(_ realm: Realm, forKey key: UnsafeRawBufferPointer) throws(FiefError) -> Value? {
+        var stored: [UInt8] = []
+        NestedStore.dictionaryKey(id: ref.nested, key: key, into: &stored)
+        return try realm.withReadTransaction { (txn) throws(FiefError) -> Value? in
+            try stored.withBytes { (k) throws(FiefError) -> Value? in
+                guard let raw = try LMDB.get(txn, dbi, k) else { return nil }
+                return try realm.nestedValue(try realm.openNested(raw, table, ref, k), table, ref, reading: true)
+            }
+        }
+    }
+
+    func entries(_ realm: Realm) throws(FiefError) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
+        try realm.nestedEntries(ref, dbi)
+    }
+
+    func value(_ realm: Realm, stored raw: UnsafeRawBufferPointer) throws(FiefError) -> Value {
+        try realm.nestedValue(raw, table, ref, reading: true)
+    }
+
+    func element(_ realm: Realm, _ value: Value) throws(FiefError) -> Value {
+        try realm.nestedElement(table, ref, value)
+    }
+
+    func set(_ realm: Realm, _ key: UnsafeRawBufferPointer, _ element: Value) throws(FiefError) {
+        let write = write!
+        var stored: [UInt8] = []
+        NestedStore.dictionaryKey(id: ref.nested, key: key, into: &stored)
+        let old = try stored.withBytes { (k) throws(FiefError) -> Value? in
+            guard let raw = try LMDB.get(write.txn, dbi, k) else { return nil }
+            return try realm.nestedValue(try realm.openNested(raw, table, ref, k), table, ref)
+        }
+        if let old, old.isSame(as: element) { return }
+        _ = try realm.putNested(write, table, dbi, ref, stored, element)
+        if let old { try realm.releasedNested(write, table, owner: ref.owner, property: ref.property, old) }
+    }
+
+    func remove(_ realm: Realm, _ key: UnsafeRawBufferPointer) throws(FiefError) -> Bool {
+        let write = write!
+        var stored: [UInt8] = []
+        NestedStore.dictionaryKey(id: ref.nested, key: key, into: &stored)
+        let old = try stored.withBytes { (k) throws(FiefError) -> Value? in
+            guard let raw = try LMDB.get(write.txn, dbi, k) else { return nil }
+            let old = try realm.nestedValue(try realm.openNested(raw, table, ref, k), table, ref)
+            realm.forgetCollectionEntries(write)
+            try LMDB.delete(write.txn, dbi, k)
+            return old
+        }
+        guard let old else { return false }
+        try realm.releasedNested(write, table, owner: ref.owner, property: ref.property, old)
+        realm.noteColumnChange(table.key, ref.property)
+        return true
+    }
+
+    func removeAll(_ realm: Realm) throws(FiefError) {
+        try realm.clearNested(write!, table, dbi, ref)
+    }
+}
+
+extension Realm {
+    /// Remove every element (or key) of nested collection `ref`.
+    fileprivate func clearNested(_ write: WriteTransaction, _ table: Table, _ dbi: MDB_dbi, _ ref: CollectionRef) throws(FiefError) {
+        var held: [Value] = []
+        for entry in try sealedEntries(write.txn, dbi, table, database: EntrySeal.nested, property: ref.property, owner: ref.nested) {
+            let element = try nestedValue(entry.value, table, ref)
+            switch element {
+            case .link, .nestedList, .nestedDictionary: held.append(element)
+            default: break
+            }
+        }
+        forgetCollectionEntries(write)
+        try SetStore.deleteAll(write.txn, dbi, owner: ref.nested)
+        for element in held { try releasedNested(write, table, owner: ref.owner, property: ref.property, element) }
+        noteColumnChange(table.key, ref.property)
     }
 }

@@ -13,82 +13,7 @@ import Glibc
 extension Realm {
     // MARK: Reading
 
-    /// The number of elements of a set.
-    public func setCount(_ set: CollectionRef) throws(FiefError) -> Int {
-        try checkReadable()
-        let (table, column) = try collection(set, .set)
-        return try collectionSize(table, column, set.owner)
-    }
-
-    /// Element `index` of a set, in the set's order (a view for strings and binaries).
-    public func setValue(_ set: CollectionRef, index: Int) throws(FiefError) -> Value {
-        try checkReadable()
-        let (table, column) = try collection(set, .set)
-        let entries = try collectionEntries(set.id, try table.setDatabase(column.key), sealed: nil).entries
-        guard index >= 0, index < entries.count else {
-            throw FiefError(.indexOutOfBounds, "index \(index) is out of range: the set '\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")' has \(entries.count) element\(entries.count == 1 ? "" : "s")")
-        }
-        return try element(entries[index], table, column, set.owner)
-    }
-
-    /// Elements `start ..< start + out.count` of a set, in order, into `out`.
-    public func setValues(_ set: CollectionRef, start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
-        try checkReadable()
-        let (table, column) = try collection(set, .set)
-        let entries = try collectionEntries(set.id, try table.setDatabase(column.key), sealed: nil).entries
-        guard FiefError.rangeFits(start: start, count: out.count, size: entries.count) else {
-            throw FiefError.rangeOutOfBounds("elements", start: start, count: out.count, "the set", size: entries.count)
-        }
-        for i in 0..<out.count { out[i] = try element(entries[start + i], table, column, set.owner) }
-    }
-
-    /// Whether the set holds `value` (a value of another type: never): one lookup.
-    public func setContains(_ set: CollectionRef, _ value: Value) throws(FiefError) -> Bool {
-        try checkReadable()
-        let (table, column) = try collection(set, .set)
-        let property = try table.property(column.key)
-        guard let wanted = try? value.coerced(for: property, className: table.objectClass.name) else { return false }
-        let mixed = column.elementType == .mixed
-        if !mixed, case .link(let classKey, _) = wanted, classKey != column.linkTarget { return false }
-        var key: [UInt8] = []
-        let cut = SetStore.encode(wanted, owner: set.owner, mixed: mixed, into: &key)
-        let whole = cut ? SetStore.entryData(wanted, mixed: mixed) : []
-        let dbi = try table.setDatabase(column.key)
-        return try withReadTransaction { (txn) throws(FiefError) -> Bool in
-            try key.withBytes { (k) throws(FiefError) -> Bool in
-                guard let stored = try LMDB.get(txn, dbi, k) else { return false }
-                return !cut || whole.withUnsafeBytes { SetStore.sameBytes(stored, $0) }
-            }
-        }
-    }
-
-    /// The position of `value` in the set's order, if the set holds it.
-    public func setIndex(_ set: CollectionRef, of value: Value) throws(FiefError) -> Int? {
-        try checkReadable()
-        let (table, column) = try collection(set, .set)
-        let property = try table.property(column.key)
-        guard let wanted = try? value.coerced(for: property, className: table.objectClass.name) else { return nil }
-        let mixed = column.elementType == .mixed
-        if !mixed, case .link(let classKey, _) = wanted, classKey != column.linkTarget { return nil }
-        var key: [UInt8] = []
-        let cut = SetStore.encode(wanted, owner: set.owner, mixed: mixed, into: &key)
-        let entries = try collectionEntries(set.id, try table.setDatabase(column.key), sealed: nil).entries
-        let found = key.withUnsafeBytes { (k) -> Int? in
-            let probe = UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...])
-            var low = 0, high = entries.count
-            while low < high {
-                let mid = (low + high) / 2
-                if Realm.compareKeys(entries[mid].key, probe) < 0 { low = mid + 1 } else { high = mid }
-            }
-            return low < entries.count && Realm.compareKeys(entries[low].key, probe) == 0 ? low : nil
-        }
-        guard let found else { return nil }
-        // A cut string or binary: its key holds a hash; the entry holds it whole.
-        if cut, !SetStore.entryData(wanted, mixed: mixed).withUnsafeBytes({ SetStore.sameBytes(entries[found].value, $0) }) { return nil }
-        return found
-    }
-
-    private func element(_ entry: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer), _ table: Table, _ column: Column, _ owner: Int64) throws(FiefError) -> Value {
+    fileprivate func element(_ entry: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer), _ table: Table, _ column: Column, _ owner: Int64) throws(FiefError) -> Value {
         guard let value = SetStore.storedElement(entry.key, entry.value, type: column.elementType, linkTarget: column.linkTarget) else {
             throw damagedEntry(table, column, owner, "an element")
         }
@@ -108,75 +33,14 @@ extension Realm {
     // MARK: Writing
 
     /// The checks of a change to a set: a write transaction, a set, a live owner.
-    private func changeSet(_ set: CollectionRef) throws(FiefError) -> (WriteTransaction, Table, Column, MDB_dbi) {
+    fileprivate func changeSet(_ set: CollectionRef) throws(FiefError) -> (WriteTransaction, Table, Column, MDB_dbi) {
         let write = try requireWrite()
         let (table, column) = try collection(set, .set)
         return (write, table, column, try table.setDatabase(column.key))
     }
 
-    /// Add `value` to a set; true when it was not there yet.
-    @discardableResult
-    public func setInsert(_ set: CollectionRef, _ value: Value) throws(FiefError) -> Bool {
-        let (write, table, column, dbi) = try changeSet(set)
-        let property = try table.property(column.key)
-        let element = try value.coerced(for: property, className: table.objectClass.name)
-        if case .link = element { try Links.check(self, element, table, column, property) }
-        let mixed = column.elementType == .mixed
-        let cut = SetStore.encode(element, owner: set.owner, mixed: mixed, into: &write.entryKey)
-        let whole = cut || mixed ? SetStore.entryData(element, mixed: mixed) : []
-        do throws(FiefError) {
-            forgetCollectionEntries(write)
-            let added = try write.entryKey.withBytes { (k) throws(FiefError) -> Bool in
-                try whole.withBytes { (data) throws(FiefError) -> Bool in
-                    if try LMDB.put(write.txn, dbi, k, data, flags: UInt32(MDB_NOOVERWRITE)) { return true }
-                    if cut, let stored = try LMDB.get(write.txn, dbi, k), !SetStore.sameBytes(stored, data) {
-                        throw FiefError(.invalidArgument, "the set '\(table.objectClass.name).\(property.name)' holds another element of \(data.count) bytes with the same first \(SetStore.cutBytes) bytes and hash: this one cannot be added")
-                    }
-                    return false
-                }
-            }
-            guard added else { return false }
-            try countCollectionLink(write, table, column, set.owner, element, 1)
-            try setCollectionSize(write, table, column, set.owner, try collectionSize(table, column, set.owner) + 1)
-            return true
-        } catch { throw poison(write, error) }
-    }
-
-    /// Take `value` out of a set; true when it was there.
-    @discardableResult
-    public func setRemove(_ set: CollectionRef, _ value: Value) throws(FiefError) -> Bool {
-        let (write, table, column, dbi) = try changeSet(set)
-        let property = try table.property(column.key)
-        guard let element = try? value.coerced(for: property, className: table.objectClass.name) else { return false }
-        let mixed = column.elementType == .mixed
-        if !mixed, case .link(let classKey, _) = element, classKey != column.linkTarget { return false }
-        let cut = SetStore.encode(element, owner: set.owner, mixed: mixed, into: &write.entryKey)
-        let whole = cut ? SetStore.entryData(element, mixed: mixed) : []
-        do throws(FiefError) {
-            let removed = try write.entryKey.withBytes { (k) throws(FiefError) -> Bool in
-                guard let stored = try LMDB.get(write.txn, dbi, k) else { return false }
-                if cut, !whole.withUnsafeBytes({ SetStore.sameBytes(stored, $0) }) { return false }
-                forgetCollectionEntries(write)
-                try LMDB.delete(write.txn, dbi, k)
-                return true
-            }
-            guard removed else { return false }
-            try countCollectionLink(write, table, column, set.owner, element, -1)
-            try setCollectionSize(write, table, column, set.owner, try collectionSize(table, column, set.owner) - 1)
-            return true
-        } catch { throw poison(write, error) }
-    }
-
-    /// Remove every element.
-    public func setClear(_ set: CollectionRef) throws(FiefError) {
-        let (write, table, column, dbi) = try changeSet(set)
-        do throws(FiefError) {
-            try clearSet(write, table, column, dbi, set.owner)
-        } catch { throw poison(write, error) }
-    }
-
     /// Empty the set of `owner`, releasing its links' backlinks.
-    private func clearSet(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64) throws(FiefError) {
+    fileprivate func clearSet(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64) throws(FiefError) {
         if try collectionSize(table, column, owner) == 0 { return }
         if column.elementType == .link || column.elementType == .mixed {
             for entry in try SetStore.entries(write.txn, dbi, owner: owner) {
@@ -191,7 +55,7 @@ extension Realm {
     // MARK: Set algebra
 
     /// The stored keys of two sets of the same element type, for merging.
-    private func algebraOperands(_ a: CollectionRef, _ b: CollectionRef) throws(FiefError) -> (Table, Column, [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)], [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) {
+    fileprivate func algebraOperands(_ a: CollectionRef, _ b: CollectionRef) throws(FiefError) -> (Table, Column, [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)], [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) {
         try checkReadable()
         let (tableA, columnA) = try collection(a, .set)
         let (tableB, columnB) = try collection(b, .set)
@@ -206,7 +70,7 @@ extension Realm {
 
     /// Walk two sorted runs of keys: `body` gets each index of `a` and
     /// whether `b` holds the same key.
-    private static func merge(_ a: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)],
+    fileprivate static func merge(_ a: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)],
                               _ b: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)],
                               _ body: (Int, Bool) throws(FiefError) -> Bool) throws(FiefError) {
         var j = 0
@@ -217,59 +81,9 @@ extension Realm {
         }
     }
 
-    /// Whether the two sets share an element.
-    public func setIntersects(_ a: CollectionRef, _ b: CollectionRef) throws(FiefError) -> Bool {
-        let (_, _, ea, eb) = try algebraOperands(a, b)
-        var found = false
-        try Realm.merge(ea, eb) { (_, shared) throws(FiefError) in found = shared; return !shared }
-        return found
-    }
-
-    /// Whether every element of `a` is in `b`.
-    public func setIsSubset(_ a: CollectionRef, of b: CollectionRef) throws(FiefError) -> Bool {
-        let (_, _, ea, eb) = try algebraOperands(a, b)
-        if ea.count > eb.count { return false }
-        var all = true
-        try Realm.merge(ea, eb) { (_, shared) throws(FiefError) in all = shared; return shared }
-        return all
-    }
-
-    /// Add every element of `b` to `a`.
-    public func setFormUnion(_ a: CollectionRef, _ b: CollectionRef) throws(FiefError) {
-        let (write, table, column, dbi) = try changeSet(a)
-        let (_, _, _, eb) = try algebraOperands(a, b)
-        // Copied first: `b` may be stored in the database being written.
-        let added = eb.map { (Array($0.key), Array($0.value)) }
-        try changeByKeys(write, table, column, dbi, a.owner, adding: added)
-    }
-
-    /// Keep only the elements of `a` that are in `b`.
-    public func setFormIntersection(_ a: CollectionRef, _ b: CollectionRef) throws(FiefError) {
-        let (write, table, column, dbi) = try changeSet(a)
-        let (_, _, ea, eb) = try algebraOperands(a, b)
-        var removed: [[UInt8]] = []
-        try Realm.merge(ea, eb) { (i, shared) throws(FiefError) in
-            if !shared { removed.append(Array(ea[i].key)) }
-            return true
-        }
-        try changeByKeys(write, table, column, dbi, a.owner, removing: removed)
-    }
-
-    /// Remove from `a` every element of `b`.
-    public func setSubtract(_ a: CollectionRef, _ b: CollectionRef) throws(FiefError) {
-        let (write, table, column, dbi) = try changeSet(a)
-        let (_, _, ea, eb) = try algebraOperands(a, b)
-        var removed: [[UInt8]] = []
-        try Realm.merge(ea, eb) { (i, shared) throws(FiefError) in
-            if shared { removed.append(Array(ea[i].key)) }
-            return true
-        }
-        try changeByKeys(write, table, column, dbi, a.owner, removing: removed)
-    }
-
     /// Put or delete stored element keys (without owner) of `owner`'s set,
     /// with their backlinks and the set's size.
-    private func changeByKeys(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64,
+    fileprivate func changeByKeys(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64,
                               adding: [([UInt8], [UInt8])] = [], removing: [[UInt8]] = []) throws(FiefError) {
         if adding.isEmpty && removing.isEmpty { return }
         do throws(FiefError) {
@@ -359,5 +173,195 @@ extension Realm {
             return true
         }
         if gone { try setCollectionSize(write, table, column, origin, try collectionSize(table, column, origin) - 1) }
+    }
+}
+
+/// The operations of a set, on its entries in the class's set database
+/// (`SetStore`: LMDB's B-tree is the set, the owner's column its size).
+extension SetAccess {
+    /// The number of elements of a set.
+    public func count() throws(FiefError) -> Int {
+        try realm.checkReadable()
+        let (table, column) = try realm.collection(ref, .set)
+        return try realm.collectionSize(table, column, ref.owner)
+    }
+
+    /// Element `index` of a set, in the set's order (a view for strings and binaries).
+    public func value(at index: Int) throws(FiefError) -> Value {
+        try realm.checkReadable()
+        let (table, column) = try realm.collection(ref, .set)
+        let entries = try realm.collectionEntries(ref.id, try table.setDatabase(column.key), sealed: nil).entries
+        guard index >= 0, index < entries.count else {
+            throw FiefError(.indexOutOfBounds, "index \(index) is out of range: the set '\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")' has \(entries.count) element\(entries.count == 1 ? "" : "s")")
+        }
+        return try realm.element(entries[index], table, column, ref.owner)
+    }
+
+    /// Elements `start ..< start + out.count` of a set, in order, into `out`.
+    public func values(from start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
+        try realm.checkReadable()
+        let (table, column) = try realm.collection(ref, .set)
+        let entries = try realm.collectionEntries(ref.id, try table.setDatabase(column.key), sealed: nil).entries
+        guard FiefError.rangeFits(start: start, count: out.count, size: entries.count) else {
+            throw FiefError.rangeOutOfBounds("elements", start: start, count: out.count, "the set", size: entries.count)
+        }
+        for i in 0..<out.count { out[i] = try realm.element(entries[start + i], table, column, ref.owner) }
+    }
+
+    /// Whether the set holds `value` (a value of another type: never): one lookup.
+    public func contains(_ value: Value) throws(FiefError) -> Bool {
+        try realm.checkReadable()
+        let (table, column) = try realm.collection(ref, .set)
+        let property = try table.property(column.key)
+        guard let wanted = try? value.coerced(for: property, className: table.objectClass.name) else { return false }
+        let mixed = column.elementType == .mixed
+        if !mixed, case .link(let classKey, _) = wanted, classKey != column.linkTarget { return false }
+        var key: [UInt8] = []
+        let cut = SetStore.encode(wanted, owner: ref.owner, mixed: mixed, into: &key)
+        let whole = cut ? SetStore.entryData(wanted, mixed: mixed) : []
+        let dbi = try table.setDatabase(column.key)
+        return try realm.withReadTransaction { (txn) throws(FiefError) -> Bool in
+            try key.withBytes { (k) throws(FiefError) -> Bool in
+                guard let stored = try LMDB.get(txn, dbi, k) else { return false }
+                return !cut || whole.withUnsafeBytes { SetStore.sameBytes(stored, $0) }
+            }
+        }
+    }
+
+    /// The position of `value` in the set's order, if the set holds it.
+    public func firstIndex(of value: Value) throws(FiefError) -> Int? {
+        try realm.checkReadable()
+        let (table, column) = try realm.collection(ref, .set)
+        let property = try table.property(column.key)
+        guard let wanted = try? value.coerced(for: property, className: table.objectClass.name) else { return nil }
+        let mixed = column.elementType == .mixed
+        if !mixed, case .link(let classKey, _) = wanted, classKey != column.linkTarget { return nil }
+        var key: [UInt8] = []
+        let cut = SetStore.encode(wanted, owner: ref.owner, mixed: mixed, into: &key)
+        let entries = try realm.collectionEntries(ref.id, try table.setDatabase(column.key), sealed: nil).entries
+        let found = key.withUnsafeBytes { (k) -> Int? in
+            let probe = UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...])
+            var low = 0, high = entries.count
+            while low < high {
+                let mid = (low + high) / 2
+                if Realm.compareKeys(entries[mid].key, probe) < 0 { low = mid + 1 } else { high = mid }
+            }
+            return low < entries.count && Realm.compareKeys(entries[low].key, probe) == 0 ? low : nil
+        }
+        guard let found else { return nil }
+        // A cut string or binary: its key holds a hash; the entry holds it whole.
+        if cut, !SetStore.entryData(wanted, mixed: mixed).withUnsafeBytes({ SetStore.sameBytes(entries[found].value, $0) }) { return nil }
+        return found
+    }
+
+    /// Add `value` to a set; true when it was not there yet.
+    @discardableResult
+    public func insert(_ value: Value) throws(FiefError) -> Bool {
+        let (write, table, column, dbi) = try realm.changeSet(ref)
+        let property = try table.property(column.key)
+        let element = try value.coerced(for: property, className: table.objectClass.name)
+        if case .link = element { try Links.check(realm, element, table, column, property) }
+        let mixed = column.elementType == .mixed
+        let cut = SetStore.encode(element, owner: ref.owner, mixed: mixed, into: &write.entryKey)
+        let whole = cut || mixed ? SetStore.entryData(element, mixed: mixed) : []
+        do throws(FiefError) {
+            realm.forgetCollectionEntries(write)
+            let added = try write.entryKey.withBytes { (k) throws(FiefError) -> Bool in
+                try whole.withBytes { (data) throws(FiefError) -> Bool in
+                    if try LMDB.put(write.txn, dbi, k, data, flags: UInt32(MDB_NOOVERWRITE)) { return true }
+                    if cut, let stored = try LMDB.get(write.txn, dbi, k), !SetStore.sameBytes(stored, data) {
+                        throw FiefError(.invalidArgument, "the set '\(table.objectClass.name).\(property.name)' holds another element of \(data.count) bytes with the same first \(SetStore.cutBytes) bytes and hash: this one cannot be added")
+                    }
+                    return false
+                }
+            }
+            guard added else { return false }
+            try realm.countCollectionLink(write, table, column, ref.owner, element, 1)
+            try realm.setCollectionSize(write, table, column, ref.owner, try realm.collectionSize(table, column, ref.owner) + 1)
+            return true
+        } catch { throw realm.poison(write, error) }
+    }
+
+    /// Take `value` out of a set; true when it was there.
+    @discardableResult
+    public func remove(_ value: Value) throws(FiefError) -> Bool {
+        let (write, table, column, dbi) = try realm.changeSet(ref)
+        let property = try table.property(column.key)
+        guard let element = try? value.coerced(for: property, className: table.objectClass.name) else { return false }
+        let mixed = column.elementType == .mixed
+        if !mixed, case .link(let classKey, _) = element, classKey != column.linkTarget { return false }
+        let cut = SetStore.encode(element, owner: ref.owner, mixed: mixed, into: &write.entryKey)
+        let whole = cut ? SetStore.entryData(element, mixed: mixed) : []
+        do throws(FiefError) {
+            let removed = try write.entryKey.withBytes { (k) throws(FiefError) -> Bool in
+                guard let stored = try LMDB.get(write.txn, dbi, k) else { return false }
+                if cut, !whole.withUnsafeBytes({ SetStore.sameBytes(stored, $0) }) { return false }
+                realm.forgetCollectionEntries(write)
+                try LMDB.delete(write.txn, dbi, k)
+                return true
+            }
+            guard removed else { return false }
+            try realm.countCollectionLink(write, table, column, ref.owner, element, -1)
+            try realm.setCollectionSize(write, table, column, ref.owner, try realm.collectionSize(table, column, ref.owner) - 1)
+            return true
+        } catch { throw realm.poison(write, error) }
+    }
+
+    /// Remove every element.
+    public func removeAll() throws(FiefError) {
+        let (write, table, column, dbi) = try realm.changeSet(ref)
+        do throws(FiefError) {
+            try realm.clearSet(write, table, column, dbi, ref.owner)
+        } catch { throw realm.poison(write, error) }
+    }
+
+    /// Whether the two sets share an element.
+    public func intersects(_ b: CollectionRef) throws(FiefError) -> Bool {
+        let (_, _, ea, eb) = try realm.algebraOperands(ref, b)
+        var found = false
+        try Realm.merge(ea, eb) { (_, shared) throws(FiefError) in found = shared; return !shared }
+        return found
+    }
+
+    /// Whether every element of `a` is in `b`.
+    public func isSubset(of b: CollectionRef) throws(FiefError) -> Bool {
+        let (_, _, ea, eb) = try realm.algebraOperands(ref, b)
+        if ea.count > eb.count { return false }
+        var all = true
+        try Realm.merge(ea, eb) { (_, shared) throws(FiefError) in all = shared; return shared }
+        return all
+    }
+
+    /// Add every element of `b` to `a`.
+    public func formUnion(_ b: CollectionRef) throws(FiefError) {
+        let (write, table, column, dbi) = try realm.changeSet(ref)
+        let (_, _, _, eb) = try realm.algebraOperands(ref, b)
+        // Copied first: `b` may be stored in the database being written.
+        let added = eb.map { (Array($0.key), Array($0.value)) }
+        try realm.changeByKeys(write, table, column, dbi, ref.owner, adding: added)
+    }
+
+    /// Keep only the elements of `a` that are in `b`.
+    public func formIntersection(_ b: CollectionRef) throws(FiefError) {
+        let (write, table, column, dbi) = try realm.changeSet(ref)
+        let (_, _, ea, eb) = try realm.algebraOperands(ref, b)
+        var removed: [[UInt8]] = []
+        try Realm.merge(ea, eb) { (i, shared) throws(FiefError) in
+            if !shared { removed.append(Array(ea[i].key)) }
+            return true
+        }
+        try realm.changeByKeys(write, table, column, dbi, ref.owner, removing: removed)
+    }
+
+    /// Remove from `a` every element of `b`.
+    public func subtract(_ b: CollectionRef) throws(FiefError) {
+        let (write, table, column, dbi) = try realm.changeSet(ref)
+        let (_, _, ea, eb) = try realm.algebraOperands(ref, b)
+        var removed: [[UInt8]] = []
+        try Realm.merge(ea, eb) { (i, shared) throws(FiefError) in
+            if shared { removed.append(Array(ea[i].key)) }
+            return true
+        }
+        try realm.changeByKeys(write, table, column, dbi, ref.owner, removing: removed)
     }
 }

@@ -136,7 +136,7 @@ final class CollectionWalker {
     func value(owner: Int64, key: [UInt8]) throws(FiefError) -> Value? {
         if realm.write != nil {
             return try key.withBytes { (raw) throws(FiefError) -> Value? in
-                try realm.mapValue(CollectionRef(table: table.key, owner: owner, property: column.key), key: raw)
+                try realm.map(CollectionRef(.map, table: table.key, owner: owner, property: column.key)).value(forKey: raw)
             }
         }
         let snapshot = try realm.currentSnapshot()

@@ -613,7 +613,7 @@ final class NestedReader {
     /// A collection the walk is in.
     private enum Container {
         /// A nested list or dictionary.
-        case nested(NestedRef, NestedKind, Holder)
+        case nested(CollectionRef, NestedKind, Holder)
         /// A list, set or map property of an object.
         case property(Holder, Column)
 
@@ -744,10 +744,10 @@ final class NestedReader {
     private func walk(value: Value, _ holder: Holder, step: Int, _ groups: inout [NestedGroup], then next: inout [Reached]) throws(FiefError) {
         switch value {
         case .nestedList(let id):
-            next.append(.container(.nested(NestedRef(table: holder.table.key, owner: holder.owner, property: holder.property, id: id), .list, holder),
+            next.append(.container(.nested(CollectionRef(nested: .list, table: holder.table.key, owner: holder.owner, property: holder.property, id: id), .list, holder),
                                    step: step))
         case .nestedDictionary(let id):
-            next.append(.container(.nested(NestedRef(table: holder.table.key, owner: holder.owner, property: holder.property, id: id), .dictionary, holder),
+            next.append(.container(.nested(CollectionRef(nested: .dictionary, table: holder.table.key, owner: holder.owner, property: holder.property, id: id), .dictionary, holder),
                                    step: step))
         case .link(let classKey, let objectKey):
             let last = step == steps.count - 1
@@ -831,7 +831,7 @@ final class NestedReader {
         return made
     }
 
-    private func decoded(_ raw: UnsafeRawBufferPointer, _ ref: NestedRef, _ holder: Holder) throws(FiefError) -> Value {
+    private func decoded(_ raw: UnsafeRawBufferPointer, _ ref: CollectionRef, _ holder: Holder) throws(FiefError) -> Value {
         guard let value = MixedCoding.decode(raw) else {
             let name = (try? holder.table.property(ref.property).name) ?? "#\(ref.property)"
             throw FiefError(.fileCorrupt, "'\(realm.environment.path)' is damaged: a value nested in '\(holder.table.objectClass.name).\(name)' of object \(ref.owner) cannot be read",
@@ -902,7 +902,7 @@ final class NestedReader {
     private func final(_ value: Value, _ holder: Holder) throws(FiefError) -> Value {
         var count: Int? = nil
         if expression.measure == .size, let id = value.nestedID {
-            count = try realm.storedNestedEntries(NestedRef(table: holder.table.key, owner: holder.owner, property: holder.property, id: id)).entries.count
+            count = try realm.storedNestedEntries(CollectionRef(nested: .list, table: holder.table.key, owner: holder.owner, property: holder.property, id: id)).entries.count
         }
         return NestedReader.final(value, expression, count: count)
     }

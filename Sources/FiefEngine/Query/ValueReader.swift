@@ -340,7 +340,7 @@ extension ValueReader {
         switch value {
         case .string(let bytes), .binary(let bytes): return .int(Int64(bytes.count))
         case .nestedList(let id), .nestedDictionary(let id):
-            return .int(Int64(try realm.storedNestedCount(NestedRef(table: expression.lastClass, owner: owner, property: property.key, id: id))))
+            return .int(Int64(try realm.storedNestedCount(CollectionRef(nested: .list, table: expression.lastClass, owner: owner, property: property.key, id: id))))
         default: return .null
         }
     }

@@ -252,7 +252,7 @@ extension SortColumn {
             if let mapKeyBytes {
                 // The map's value at the key, null when it has none.
                 let value = try mapKeyBytes.withBytes { (bytes) throws(FiefError) -> Value? in
-                    try realm.mapValue(CollectionRef(table: path.table, owner: key, property: path.column), key: bytes)
+                    try realm.map(CollectionRef(.map, table: path.table, owner: key, property: path.column)).value(forKey: bytes)
                 }
                 store(row, value ?? .null)
                 continue

@@ -1,72 +1,39 @@
 import FiefStorage
 
 /// Where the elements of value results come from: a collection of values
-/// of one object.  Each kind of collection says how to read its elements
-/// in place, in its own order, and which column its changes stamp; value
-/// results need nothing else (a set or a map's values plug in as new cases).
-enum ValueSource {
-    /// The elements of a list of values, in list order.
-    case list(ListID)
-    /// The elements of a set of values, in the set's order.
-    case set(ListID)
-    /// The values of a map of values, in key order.
-    case mapValues(ListID)
-    /// The elements of a nested list (in order) or the values of a nested
-    /// dictionary (in key order), in a mixed value.
-    case nested(NestedRef)
-
-    /// The class and property holding the collection, and its owner.
-    var table: UInt32 {
-        switch self {
-        case .list(let id), .set(let id), .mapValues(let id): return id.table
-        case .nested(let ref): return ref.table
-        }
-    }
-    var column: UInt32 {
-        switch self {
-        case .list(let id), .set(let id), .mapValues(let id): return id.column
-        case .nested(let ref): return ref.property
-        }
-    }
-    var owner: Int64 {
-        switch self {
-        case .list(let id), .set(let id), .mapValues(let id): return id.owner
-        case .nested(let ref): return ref.owner
-        }
-    }
-
+/// (`CollectionRef`: a list or set of values, a map's values in key order,
+/// a nested list or dictionary's values).  Each kind of collection says how
+/// to read its elements in place, in its own order, and which column its
+/// changes stamp; value results need nothing else.
+extension CollectionRef {
     /// The elements as `realm` sees them now (the owner must exist).
     func elements(_ realm: Realm) throws(FiefError) -> ValueElements {
-        switch self {
-        case .list(let id):
-            let table = try realm.table(id.table)
-            let column = try realm.listColumn(table, id.column)
-            try realm.requireLive(table, id.owner)
-            return ValueElements(.list(try realm.listState(table, column, owner: id.owner), table))
-        case .set(let id), .mapValues(let id):
-            let table = try realm.table(id.table)
-            let column = try table.column(id.column)
-            try realm.requireLive(table, id.owner)
-            let isSet = column.collection == .set
-            let dbi = isSet ? try table.setDatabase(column.key) : try table.mapDatabase(column.key)
-            return ValueElements(.entries(try realm.collectionEntries(id, dbi, sealed: isSet ? nil : column.key), isSet: isSet, column.elementType))
-        case .nested(let ref):
-            return ValueElements(.entries(try realm.nestedEntries(ref), isSet: false, .mixed))
+        if isNested { return ValueElements(.entries(try realm.nestedEntries(self), isSet: false, .mixed)) }
+        let table = try realm.table(table)
+        if kind == .list {
+            let column = try realm.listColumn(table, property)
+            try realm.requireLive(table, owner)
+            return ValueElements(.list(try realm.listState(table, column, owner: owner), table))
         }
+        let column = try table.column(property)
+        try realm.requireLive(table, owner)
+        let isSet = column.collection == .set
+        let dbi = isSet ? try table.setDatabase(column.key) : try table.mapDatabase(column.key)
+        return ValueElements(.entries(try realm.collectionEntries(id, dbi, sealed: isSet ? nil : column.key), isSet: isSet, column.elementType))
     }
 
     /// Whether results evaluated at `stamp` still hold: nothing changed the
     /// collection (its owner's column counts every change) or its owner.
     @inline(__always)
     func isUnchanged(_ realm: Realm, since stamp: UInt64) -> Bool {
-        realm.isUnchanged(since: stamp, table: table, columns: [column])
+        realm.isUnchanged(since: stamp, table: table, columns: [property])
     }
 
     /// The elements described as a property named "self": their type and
     /// whether they may be null.
     func element(_ realm: Realm) throws(FiefError) -> Property {
         let table = try realm.table(table)
-        let property = try table.property(column)
+        let property = try table.property(property)
         // Mixed elements may always be null.
         let nullable = property.isNullable || property.type == .mixed
         return Property(name: "self", type: property.type, flags: nullable ? .nullable : [])
@@ -76,13 +43,9 @@ enum ValueSource {
     func describe(_ realm: Realm) -> String {
         let table = try? realm.table(table)
         let className = table?.objectClass.name ?? "#\(self.table)"
-        let name = (try? table?.property(column).name) ?? "#\(column)"
-        switch self {
-        case .list: return "the values of list '\(className).\(name)'"
-        case .set: return "the values of set '\(className).\(name)'"
-        case .mapValues: return "the values of map '\(className).\(name)'"
-        case .nested: return "the values of a collection nested in '\(className).\(name)'"
-        }
+        let name = (try? table?.property(property).name) ?? "#\(property)"
+        if isNested { return "the values of a collection nested in '\(className).\(name)'" }
+        return "the values of \(kind.name) '\(className).\(name)'"
     }
 }
 
@@ -161,7 +124,7 @@ struct ValueElements {
 /// realm's stamps).  Unfiltered and without stages, it reads the
 /// collection directly and keeps nothing.
 public final class ValueResults: Results, @unchecked Sendable {
-    let source: ValueSource
+    let source: CollectionRef
     /// The elements' type and nullability (a property named "self").
     public let element: Property
 
@@ -177,20 +140,20 @@ public final class ValueResults: Results, @unchecked Sendable {
             throw FiefError(.invalidArgument, "\(name) is a \(column.collection.name) of objects, not of values: its results are objects")
         }
         try realm.requireLive(table, owner)
-        let id = ListID(table: ownerClass, column: property, owner: owner)
-        let source: ValueSource = column.collection == .list ? .list(id) : column.collection == .set ? .set(id) : .mapValues(id)
+        let kind: CollectionRef.Kind = column.collection == .list ? .list : column.collection == .set ? .set : .map
+        let source = CollectionRef(kind, table: ownerClass, owner: owner, property: property)
         self.init(realm: realm, source: source, element: try source.element(realm), filters: [], stages: [])
     }
 
     /// Live results of the elements of nested list or dictionary `ref`.
-    public convenience init(realm: Realm, nested ref: NestedRef) throws(FiefError) {
+    public convenience init(realm: Realm, nested ref: CollectionRef) throws(FiefError) {
         try realm.checkReadable()
-        _ = try realm.nestedCount(ref)
-        let source = ValueSource.nested(ref)
+        _ = try realm.nestedEntries(ref)
+        let source = ref
         self.init(realm: realm, source: source, element: try source.element(realm), filters: [], stages: [])
     }
 
-    init(realm: Realm, source: ValueSource, element: Property, filters: [CompiledQuery], stages: [OrderingStage]) {
+    init(realm: Realm, source: CollectionRef, element: Property, filters: [CompiledQuery], stages: [OrderingStage]) {
         self.source = source
         self.element = element
         super.init(realm: realm, filters: filters, stages: stages, holdsObjects: false, sourceClass: source.table)
@@ -213,7 +176,7 @@ public final class ValueResults: Results, @unchecked Sendable {
 
     /// The key path "self": the element itself.
     private var elementPath: ResolvedKeyPath {
-        ResolvedKeyPath(links: [], table: source.table, column: source.column, type: element.type, isNullable: element.isNullable, text: "self")
+        ResolvedKeyPath(links: [], table: source.table, column: source.property, type: element.type, isNullable: element.isNullable, text: "self")
     }
 
     /// A sort takes the one key path "self" (and so replaces a sort

@@ -8,26 +8,6 @@ public enum NestedKind: UInt8, Sendable {
     public var name: String { self == .list ? "list" : "dictionary" }
 }
 
-/// One nested collection: the collection `id` in class `table`'s nested
-/// database, held (at some depth) by mixed property `property` of object
-/// `owner`.
-public struct NestedRef: Hashable, Sendable {
-    public var table: UInt32
-    public var owner: Int64
-    public var property: UInt32
-    public var id: Int64
-    public init(table: UInt32, owner: Int64, property: UInt32, id: Int64) {
-        self.table = table
-        self.owner = owner
-        self.property = property
-        self.id = id
-    }
-
-    /// The key its entries are cached under (`CollectionEntries`): no
-    /// property has the key `UInt32.max`.
-    public var entriesID: ListID { ListID(table: table, column: NestedStore.entriesColumn, owner: id) }
-}
-
 /// Nested collections: each class holding mixed values that may nest (a
 /// mixed property, a list or a map of mixed values) has one database
 /// `c<class>.n` with three kinds of entries:
