@@ -139,7 +139,17 @@ enum HandleTable {
         try borrow(handle, .map, as: Realm.self) { (realm) throws(FiefError) -> R in try body(realm.map(collectionRef(slot(handle)!, .map))) }
     }
 
-    /// The object behind an object handle, valid for the current call.
+    /// `body` run with the object behind an object handle, made inside the
+    /// handle's borrow (its realm taken without reference counting).
+    @inline(__always)
+    static func withObject<R>(_ handle: UnsafeRawPointer?, _ body: (ObjectBox) throws(FiefError) -> R) throws(FiefError) -> R {
+        try borrow(handle, .object, as: Realm.self) { (realm) throws(FiefError) -> R in
+            let slot = slot(handle)!
+            return try body(ObjectBox(realm: realm, table: slot.pointee.table, key: slot.pointee.key))
+        }
+    }
+
+    /// The object behind an object handle (its realm retained).
     @inline(__always)
     static func object(_ handle: UnsafeRawPointer?) throws(FiefError) -> ObjectBox {
         try borrow(handle, .object, as: Realm.self) { (realm) throws(FiefError) -> ObjectBox in

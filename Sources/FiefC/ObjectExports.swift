@@ -2,19 +2,20 @@ import CFief
 import FiefEngine
 import FiefStorage
 
-/// What an object handle names: a realm, a class and an object key.  The
-/// realm is borrowed from the handle's slot: use it within the call only.
+/// What an object handle names: a realm, a class and an object key.
 struct ObjectBox {
-    unowned(unsafe) let realm: Realm
+    let realm: Realm
     let table: UInt32
     let key: Int64
 }
 
+/// Run `body` with the object behind `handle`, under its realm's lock.  The
+/// box is made inside the handle's borrow: a call takes no reference.
 @inline(__always)
 func withObject<R>(_ handle: OpaquePointer?, _ body: (ObjectBox) throws(FiefError) -> R) throws(FiefError) -> R {
-    let box = try HandleTable.object(UnsafeRawPointer(handle))
-    let lock = box.realm.lock
-    return try lock.withLock { () throws(FiefError) -> R in try body(box) }
+    try HandleTable.withObject(UnsafeRawPointer(handle)) { (box) throws(FiefError) -> R in
+        try box.realm.lock.withLock { () throws(FiefError) -> R in try body(box) }
+    }
 }
 
 /// Run `body` with scratch space for `count` engine values (on the stack when small).
