@@ -352,6 +352,7 @@ typedef int32_t fief_error_code_t;
 #define FIEF_ERR_CLOSED 1008                /* the realm was closed */
 #define FIEF_ERR_INVALIDATED_OBJECT 1009    /* the object was deleted */
 #define FIEF_ERR_INVALIDATED_RESULTS 1010   /* the results' class no longer exists */
+#define FIEF_ERR_TOO_MANY_VERSIONS 1011     /* begin_write: readers hold more versions than the configured limit */
 /* 2000s: bad arguments (FIEF_ERR_CAT_INVALID_ARG) */
 #define FIEF_ERR_INVALID_ARGUMENT 2001      /* NULL pointer, bad count, bad option */
 #define FIEF_ERR_NO_SUCH_CLASS 2002
@@ -628,6 +629,18 @@ typedef int32_t fief_durability_t;
  *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_INVALID_ARGUMENT (unknown value). */
 FIEF_API bool fief_config_set_durability(fief_config_t *config, fief_durability_t durability);
 
+/** The most versions readers may hold at once (RealmSwift's
+ *  maximumNumberOfActiveVersions); 0, the default, is no limit.  Counted as
+ *  realm-core counts them when a write begins: from the oldest version any
+ *  realm or snapshot of any process still reads (frozen realms, objects and
+ *  results made from them, live realms not refreshed) to the newest, plus
+ *  the version the write would make.  Past the limit fief_realm_begin_write
+ *  fails with FIEF_ERR_TOO_MANY_VERSIONS ("Number of active versions (N) in
+ *  the Realm exceeded the limit of M") and writes nothing; releasing the old
+ *  snapshots lets the next write begin.
+ *  Errors: FIEF_ERR_INVALID_HANDLE. */
+FIEF_API bool fief_config_set_max_active_versions(fief_config_t *config, uint64_t limit);
+
 /* ==========================================================================
  * Realm
  * ========================================================================== */
@@ -753,7 +766,9 @@ FIEF_API bool fief_realm_update_schema(fief_realm_t *realm, const fief_schema_t 
  *  FIEF_ERR_READ_ONLY, FIEF_ERR_CLOSED, FIEF_ERR_FILE_IO, FIEF_ERR_INTERNAL
  *  (LMDB refuses the file in this process after a thread ended inside a
  *  write without its exit cleanup, or a commit failed to write the file's
- *  root: release every realm of the file, then open it again). */
+ *  root: release every realm of the file, then open it again),
+ *  FIEF_ERR_TOO_MANY_VERSIONS (readers hold more versions than
+ *  fief_config_set_max_active_versions allows; nothing begins). */
 FIEF_API bool fief_realm_begin_write(fief_realm_t *realm);
 
 /** Commit the write transaction durably (fsync) and read the new version.
@@ -2082,8 +2097,9 @@ typedef void (*fief_report_fn)(void *userdata, fief_report_kind_t kind, const ch
  *  page LMDB reaches and the page accounting (each page is a meta page, in
  *  exactly one tree, or free), the meta values and schema, every chunk of
  *  every class (checksum and layout), the objects each cluster lists, the
- *  object counts, and the primary-key tables and indexes against the
- *  objects.  It reads one snapshot: writers may go on meanwhile.
+ *  object counts, the primary-key tables and indexes against the
+ *  objects, and the change records (sealed, decoding, in version order).
+ *  It reads one snapshot: writers may go on meanwhile.
  *  `report` (may be NULL) receives each finding; `*out_problems` (may be
  *  NULL) the number of problems.  Returns true when the file could be
  *  examined, damaged or not: check `*out_problems`.  Cost: reads the whole

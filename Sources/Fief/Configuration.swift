@@ -77,7 +77,9 @@ extension Realm {
         /// used later is added to the file's schema (additively) on first use.
         public var objectTypes: [ObjectBase.Type]?
 
-        /// Accepted for source compatibility; Fief keeps no limit.
+        /// The most versions frozen realms, objects and results may hold at
+        /// once (fief_config_set_max_active_versions); nil: no limit.  Past it
+        /// `write` throws and `beginWrite` traps, with RealmSwift's message.
         public var maximumNumberOfActiveVersions: UInt?
 
         /// A realm file copied to `fileURL` when no file is there yet (the

@@ -75,7 +75,7 @@ public struct Realm {
     /// - Throws: what `block` throws, or `Realm.Error` if the commit fails.
     @discardableResult
     public func write<Result>(_ block: () throws -> Result) throws -> Result {
-        beginWrite()
+        try beginWrite(throwingVersionLimit: true)
         let result: Result
         do {
             result = try block()
@@ -91,10 +91,20 @@ public struct Realm {
     /// other writer.  Traps (as RealmSwift does) when the realm is already in
     /// a write transaction, frozen or read-only.
     public func beginWrite() {
+        try! beginWrite(throwingVersionLimit: false)
+    }
+
+    /// `beginWrite`; `write` throws the version limit's error (as
+    /// RealmSwift's `write` throws it), `beginWrite` traps with it.
+    private func beginWrite(throwingVersionLimit: Bool) throws {
         core.syncRegistry()
         guard fief_realm_begin_write(core.handle.raw) else {
             let error = CError.last()
             switch error.code {
+            case FIEF_ERR_TOO_MANY_VERSIONS where throwingVersionLimit:
+                throw Realm.Error(error)
+            case FIEF_ERR_TOO_MANY_VERSIONS:
+                fiefTrap(error.message, error)
             case FIEF_ERR_ALREADY_IN_TRANSACTION:
                 fiefTrap("The Realm is already in a write transaction", error)
             case FIEF_ERR_FROZEN:

@@ -125,6 +125,7 @@ private func errorName(_ code: FiefError.Code) -> StaticString {
     case .closed: "FIEF_ERR_CLOSED"
     case .invalidatedObject: "FIEF_ERR_INVALIDATED_OBJECT"
     case .invalidatedResults: "FIEF_ERR_INVALIDATED_RESULTS"
+    case .tooManyVersions: "FIEF_ERR_TOO_MANY_VERSIONS"
     case .invalidArgument: "FIEF_ERR_INVALID_ARGUMENT"
     case .noSuchClass: "FIEF_ERR_NO_SUCH_CLASS"
     case .noSuchProperty: "FIEF_ERR_NO_SUCH_PROPERTY"

@@ -290,3 +290,8 @@ public func exportConfigSetDurability(_ handle: OpaquePointer?, _ durability: In
         box.configuration.durability = value
     }
 }
+
+@_cdecl("fief_config_set_max_active_versions")
+public func exportConfigSetMaxActiveVersions(_ handle: OpaquePointer?, _ limit: UInt64) -> Bool {
+    withConfig(handle) { (box) throws(FiefError) in box.configuration.maxActiveVersions = limit == 0 ? nil : limit }
+}

@@ -17,6 +17,7 @@ public struct FiefError: Error, CustomStringConvertible, Sendable {
         case closed = 1008
         case invalidatedObject = 1009
         case invalidatedResults = 1010
+        case tooManyVersions = 1011
         // Bad arguments.
         case invalidArgument = 2001
         case noSuchClass = 2002

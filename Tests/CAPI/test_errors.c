@@ -17,6 +17,7 @@ static void bad_config_calls(const void *h, fief_error_code_t code) {
     EERR(fief_config_set_schema(c, NULL), code);
     EERR(fief_config_set_schema_version(c, 1), code);
     EERR(fief_config_set_delete_if_migration_needed(c, true), code);
+    EERR(fief_config_set_max_active_versions(c, 3), code);
     EERR(fief_realm_open(c), code);
 }
 
@@ -943,7 +944,7 @@ TEST(error_names_are_the_headers) {
         CODE(FIEF_ERR_INVALID_HANDLE) CODE(FIEF_ERR_WRONG_HANDLE_TYPE) CODE(FIEF_ERR_NOT_IN_TRANSACTION)
         CODE(FIEF_ERR_ALREADY_IN_TRANSACTION) CODE(FIEF_ERR_WRONG_THREAD) CODE(FIEF_ERR_FROZEN)
         CODE(FIEF_ERR_READ_ONLY) CODE(FIEF_ERR_CLOSED) CODE(FIEF_ERR_INVALIDATED_OBJECT)
-        CODE(FIEF_ERR_INVALIDATED_RESULTS)
+        CODE(FIEF_ERR_INVALIDATED_RESULTS) CODE(FIEF_ERR_TOO_MANY_VERSIONS)
         CODE(FIEF_ERR_INVALID_ARGUMENT) CODE(FIEF_ERR_NO_SUCH_CLASS) CODE(FIEF_ERR_NO_SUCH_PROPERTY)
         CODE(FIEF_ERR_NO_SUCH_OBJECT) CODE(FIEF_ERR_TYPE_MISMATCH) CODE(FIEF_ERR_NULL_NOT_ALLOWED)
         CODE(FIEF_ERR_INVALID_UTF8) CODE(FIEF_ERR_DUPLICATE_PRIMARY_KEY) CODE(FIEF_ERR_MISSING_PRIMARY_KEY)

@@ -193,9 +193,9 @@ TEST(writable_open_upgrades_format_5) {
     E(fief_realm_close(r));
     E(fief_release(r));
     bool said = false;
-    EQU(verify(path, "format 8", &said), 0);
+    EQU(verify(path, "format 9", &said), 0);
     E(said);
-    /* Now format 8: a read-only open works. */
+    /* Now format 9: a read-only open works. */
     r = open_path(path, true);
     R(r != NULL);
     EQI(check_contents(r), 0);
@@ -285,18 +285,18 @@ static void set_format(const char *path, uint64_t format) {
     mdb_env_close(env);
 }
 
-TEST(format_9_is_refused) {
+TEST(newer_format_is_refused) {
     const char *path = fixture("newer.fief");
     R(path != NULL);
-    set_format(path, 9);
-    EERRM(open_path(path, true) != NULL, FIEF_ERR_FILE_FORMAT, "file format 9");
+    set_format(path, 10);
+    EERRM(open_path(path, true) != NULL, FIEF_ERR_FILE_FORMAT, "file format 10");
     EMSG("newer");
-    EERRM(open_path(path, false) != NULL, FIEF_ERR_FILE_FORMAT, "file format 9");
+    EERRM(open_path(path, false) != NULL, FIEF_ERR_FILE_FORMAT, "file format 10");
     findings f = {0, NULL, false};
     size_t problems = 0;
     E(fief_file_verify(path, collect, &f, &problems));
     EQU(problems, 1);
-    EERRM(fief_file_copy(path, t_path("newer-copy.fief"), NULL, NULL, &problems), FIEF_ERR_FILE_FORMAT, "file format 9");
+    EERRM(fief_file_copy(path, t_path("newer-copy.fief"), NULL, NULL, &problems), FIEF_ERR_FILE_FORMAT, "file format 10");
     E(!t_file_exists(t_path("newer-copy.fief")));
 }
 
@@ -358,7 +358,7 @@ TEST(read_only_open_of_plain_format_5_reads_it) {
     R(r);
     E(fief_realm_close(r));
     fief_release(r);
-    EQU(verify(path, "format 8,", &said), 0);
+    EQU(verify(path, "format 9,", &said), 0);
     E(said);
     fief_release(s);
 }
@@ -473,7 +473,7 @@ TEST(killed_upgrade_leaves_format_5_or_6) {
 
 int main(int argc, char **argv) {
     static const t_case cases[] = {T(read_only_open_of_format_5_says_how_to_upgrade), T(writable_open_upgrades_format_5),
-                                   T(copy_of_format_5_is_format_6), T(format_9_is_refused),
+                                   T(copy_of_format_5_is_format_6), T(newer_format_is_refused),
                                    T(read_only_open_of_plain_format_5_reads_it), T(killed_upgrade_leaves_format_5_or_6)};
     return T_MAIN(argc, argv, cases);
 }

@@ -352,7 +352,7 @@ final class Format6Tests: XCTestCase {
         XCTAssertEqual(Self.storedFormat(path), MetaKeys.formatValue)
         let after = try Self.verify(path)
         XCTAssertEqual(after.problems, 0)
-        XCTAssertTrue(after.infos.contains { $0.hasPrefix("format 8,") }, "\(after.infos)")
+        XCTAssertTrue(after.infos.contains { $0.hasPrefix("format 9,") }, "\(after.infos)")
         // Read-only now.
         let reader = try DB.open(path, nil, readOnly: true)
         XCTAssertEqual(try reader.query("Note", "text TEXT 'alpha'").count(), 1)
@@ -387,15 +387,15 @@ final class Format6Tests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), bytes)
         XCTAssertEqual(Self.storedFormat(path), 5)
 
-        Self.setFormat(path, 9)
+        Self.setFormat(path, 10)
         for readOnly in [true, false] {
             let error = expectError(.fileFormat) { try DB.open(path, nil, readOnly: readOnly) }
-            XCTAssertTrue(error?.message.contains("file format 9; this library reads format 8 and upgrades formats 1 to 7") ?? false,
+            XCTAssertTrue(error?.message.contains("file format 10; this library reads format 9 and upgrades formats 1 to 8") ?? false,
                           error?.message ?? "")
         }
         var problems: [String] = []
         XCTAssertEqual(try FileCheck.verify(path: path) { kind, line in if kind == .problem { problems.append(line) } }, 1)
-        XCTAssertEqual(problems, ["unknown file format 9"])
+        XCTAssertEqual(problems, ["unknown file format 10"])
         _ = expectError(.fileFormat) { try FileCopy.copy(from: path, to: dir.file("copy.fief")) { _, _ in } }
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("copy.fief")))
     }

@@ -113,8 +113,8 @@ final class SchemaRecordTests: XCTestCase {
     }
 
     /// A format-7 file: its record has no seal.  A read-only open and
-    /// verify read it as it is; copy and a writable open make it format 8,
-    /// whose record is sealed.
+    /// verify read it as it is; copy and a writable open make it format 9
+    /// (the newest), whose record is sealed.
     func testFormat7FileIsReadAndUpgraded() throws {
         let dir = tempDir()
         let path = dir.file()
@@ -126,16 +126,16 @@ final class SchemaRecordTests: XCTestCase {
         let (count, infos) = try Format6Tests.verify(path)
         XCTAssertEqual(count, 0)
         XCTAssertTrue(infos.contains { $0.contains("file format 7") }, "\(infos)")
-        // A copy is format 8.
+        // A copy is of the newest format.
         let copy = dir.file("copy.fief")
         XCTAssertEqual(try FileCopy.copy(from: path, to: copy) { _, _ in }, 0)
-        XCTAssertEqual(Format6Tests.storedFormat(copy), 8)
+        XCTAssertEqual(Format6Tests.storedFormat(copy), 9)
         XCTAssertTrue(isSealed(schemaRecord(copy)))
         XCTAssertEqual(try problems(copy), [])
         XCTAssertEqual(try readAll(copy), expected)
         // The upgrade, by a writable open.
         XCTAssertEqual(try readAll(path, readOnly: false), expected)
-        XCTAssertEqual(Format6Tests.storedFormat(path), 8)
+        XCTAssertEqual(Format6Tests.storedFormat(path), 9)
         XCTAssertTrue(isSealed(schemaRecord(path)))
         XCTAssertEqual(try problems(path), [])
         XCTAssertEqual(try readAll(path), expected)

@@ -30,7 +30,10 @@ final class RealmCore: @unchecked Sendable {
     private var bindings: [ObjectIdentifier: ClassBinding] = [:]
     /// How many registry types were bound when we last looked.
     private var syncedRegistryCount = 0
-    private var frozenCache: (version: UInt64, core: RealmCore)?
+    /// The last frozen realm made, while something else holds it (held
+    /// weakly: a frozen realm nobody uses must not pin its version, which
+    /// counts against `maximumNumberOfActiveVersions`).
+    private var frozenCache: (version: UInt64, core: WeakFrozenCore)?
     /// Set once notification deliveries are scheduled (Notifications.swift).
     private var deliveriesScheduled = false
     private let cacheKey: String?
@@ -195,6 +198,9 @@ final class RealmCore: @unchecked Sendable {
         ok = ok && fief_config_set_read_only(config.raw, configuration.readOnly)
         ok = ok && fief_config_set_schema_version(config.raw, configuration.schemaVersion)
         ok = ok && fief_config_set_delete_if_migration_needed(config.raw, configuration.deleteRealmIfMigrationNeeded)
+        if let limit = configuration.maximumNumberOfActiveVersions {
+            ok = ok && fief_config_set_max_active_versions(config.raw, UInt64(max(limit, 1)))
+        }
         if let schemaHandle {
             ok = ok && fief_config_set_schema(config.raw, schemaHandle.raw)
         }
@@ -398,8 +404,8 @@ final class RealmCore: @unchecked Sendable {
     func frozenCore() -> RealmCore {
         if isFrozen { return self }
         let currentVersion = version
-        if let cached = lock.withLock({ frozenCache }), cached.version == currentVersion {
-            return cached.core
+        if let cached = lock.withLock({ frozenCache }), cached.version == currentVersion, let core = cached.core.core {
+            return core
         }
         guard let raw = fief_realm_freeze(handle.raw) else { fiefTrap("Cannot freeze the realm", CError.last()) }
         let frozen = RealmCore(handle: CHandle(raw), configuration: configuration, cacheKey: nil)
@@ -410,7 +416,7 @@ final class RealmCore: @unchecked Sendable {
             frozen.bindings = bindingsMadeInWrite.isEmpty ? bindings : bindings.filter { !bindingsMadeInWrite.contains($0.key) }
             // One made inside a write is of the version before it, which
             // `version` may not tell apart from the one the write commits.
-            if !inWrite { frozenCache = (currentVersion, frozen) }
+            if !inWrite { frozenCache = (currentVersion, WeakFrozenCore(core: frozen)) }
         }
         return frozen
     }
@@ -785,4 +791,9 @@ final class ManagedRow {
         guard let out else { return nil }
         return target.makeObject(type, handle: out, binding: binding)
     }
+}
+
+/// A frozen realm's core, held weakly (`RealmCore.frozenCache`).
+struct WeakFrozenCore {
+    weak var core: RealmCore?
 }

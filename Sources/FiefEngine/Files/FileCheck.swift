@@ -71,11 +71,54 @@ public enum FileCheck {
             }
             let format = ((try? MetaKeys.readUInt64(txn, meta, MetaKeys.format)) ?? nil) ?? 0
             legacyBacklinks = FormatUpgrade.rewritesBacklinks(format)
+            checkHistory(meta, names: names)
             if !FormatUpgrade.rewritesChunks(format) {
                 checkLinks(schema, names: names)
                 for objectClass in schema.classes where objectClass.geoIndexedProperties != nil {
                     checkGeoIndex(objectClass, names: names)
                 }
+            }
+        }
+
+        /// The change records (`History`, format 9): each sealed and
+        /// decoding, keyed by a version the file has made, their commits in
+        /// order.
+        mutating func checkHistory(_ meta: MDB_dbi, names: Set<String>) {
+            guard names.contains(History.database) else {
+                if format >= 9 { problem("the file has no history database (format \(format) has one)") }
+                return
+            }
+            guard damagedTrees[History.database] == nil, let dbi = open(History.database) else { return }
+            let newest = ((try? MetaKeys.readUInt64(txn, meta, MetaKeys.version)) ?? nil) ?? 0
+            var cursor: OpaquePointer?
+            guard mdb_cursor_open(txn, dbi, &cursor) == 0 else { return }
+            defer { mdb_cursor_close(cursor) }
+            var k = MDB_val(), v = MDB_val()
+            var rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
+            var records = 0, damaged: [String] = []
+            var lastTransaction: UInt64 = 0
+            while rc == 0 {
+                let key = LMDB.bytes(k), value = LMDB.bytes(v)
+                records += 1
+                if key.count != 8 {
+                    damaged.append("a key of \(key.count) bytes")
+                } else {
+                    let version = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+                    if version == 0 || version > newest {
+                        damaged.append("version \(version) (the file is at version \(newest))")
+                    } else if let record = try? History.opened(value, key: Array(key), version: version, path: environment.path) {
+                        if record.transaction <= lastTransaction { damaged.append("version \(version) (its commit is not newer than the one before)") }
+                        lastTransaction = record.transaction
+                    } else {
+                        damaged.append("version \(version) (fails its checksum or does not decode)")
+                    }
+                }
+                rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+            }
+            if !damaged.isEmpty {
+                problem("the change records are damaged: \(damaged.prefix(3).joined(separator: "; "))\(damaged.count > 3 ? " and \(damaged.count - 3) more" : "") (`fief copy` writes a file without them)")
+            } else {
+                report(.info, "history: \(records) change record\(records == 1 ? "" : "s")")
             }
         }
 

@@ -54,6 +54,9 @@ public enum FileCopy {
                 if let value = try MetaKeys.readUInt64(txn, meta, name) { try MetaKeys.write(out, outMeta, name, value) }
             }
             try MetaKeys.write(out, outMeta, MetaKeys.schemaGeneration, 1)
+            // The change records start afresh: the copy is a new file that no
+            // reader has observed (see docs/design.md, "Change records").
+            _ = try target.database(History.database, txn: out, create: true)
             try SchemaRecord.write(out, outMeta, SchemaCoding.encode(schema))
             for objectClass in schema.classes {
                 if let next = try MetaKeys.readUInt64(txn, meta, MetaKeys.nextObjectKey(objectClass.key)) {

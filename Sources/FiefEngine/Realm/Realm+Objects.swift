@@ -283,9 +283,9 @@ extension Realm {
                         if isMixed, !v.isNull {
                             let v = try storedMixed(write, table, owner: first + Int64(r), property: propertyKey, v)
                             MixedCoding.encode(v, into: &write.entryValue)
-                            write.entryValue.withUnsafeBytes { bytes in chunk._withUnsafeGuaranteedRef { $0.set(slot, .binary(bytes)) } }
+                            write.entryValue.withUnsafeBytes { bytes in chunk._withUnsafeGuaranteedRef { $0.setInNewObject(slot, .binary(bytes)) } }
                         } else {
-                            chunk._withUnsafeGuaranteedRef { $0.set(slot, v) }
+                            chunk._withUnsafeGuaranteedRef { $0.setInNewObject(slot, v) }
                         }
                         slot += 1
                     }

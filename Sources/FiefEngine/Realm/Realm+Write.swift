@@ -126,6 +126,8 @@ extension Realm {
         if write != nil { throw FiefError(.alreadyInTransaction, "the realm is already in a write transaction") }
         try environment.checkWritable()
         try environment.claimWriter()
+        // Opened before the transaction begins, so the transaction can use it.
+        let history = try environment.existingDatabase(History.database)
         while true {
             let handles = environment.currentHandleGeneration
             let txn = try environment.beginTransaction(write: true)
@@ -143,7 +145,18 @@ extension Realm {
                     retry = true
                 } else {
                     snapshot = nil
-                    write = WriteTransaction(txn: txn, version: version, meta: meta, bounds: environment.currentBounds())
+                    if let limit = configuration.maxActiveVersions, let history {
+                        do throws(FiefError) {
+                            try checkActiveVersions(txn, history, newest: version, limit: limit)
+                        } catch {
+                            bumpStamp()    // the snapshot is gone: the next read takes the newest
+                            throw error
+                        }
+                    }
+                    let made = WriteTransaction(txn: txn, version: version, meta: meta, bounds: environment.currentBounds())
+                    made.history = history
+                    made.schemaAtBegin = schema
+                    write = made
                     bumpStamp()
                     // Cancelled on this thread if it ends before the transaction does.
                     ThreadExitHook.register(exitToken)
@@ -159,6 +172,17 @@ extension Realm {
                 environment.setWriter(false)
                 snapshot = try freshSnapshot()
             }
+        }
+    }
+
+    /// Fail with `tooManyVersions` when the versions readers hold, from the
+    /// oldest one held to `newest`, and the one this write would make are
+    /// more than `limit` (Realm's `maximumNumberOfActiveVersions`, counted
+    /// as realm-core counts them: with the new version).
+    private func checkActiveVersions(_ txn: OpaquePointer, _ history: MDB_dbi, newest: UInt64, limit: UInt64) throws(FiefError) {
+        let count = try History.activeVersions(txn, history, newest: newest, oldestReader: ReaderTable.oldestTransaction(environment.env)) + 1
+        if count > limit {
+            throw FiefError(.tooManyVersions, "Number of active versions (\(count)) in the Realm exceeded the limit of \(limit)")
         }
     }
 
@@ -246,14 +270,13 @@ extension Realm {
         // Every changed chunk once, in key order: chunks past a database's
         // last key are appended (LMDB then fills pages instead of splitting
         // them in half).
-        let ids = write.dirty.entries.map(\.0).sorted { $0.table != $1.table ? $0.table < $1.table : $0.key < $1.key }
+        let chunks = write.dirty.entries.sorted { $0.0.table != $1.0.table ? $0.0.table < $1.0.table : $0.0.key < $1.0.key }
         var appendTable: UInt32 = 0
         var lastKey: UInt64? = nil
         let partLimit = environment.chunkPartLimit
-        for id in ids {
+        for (id, chunk) in chunks {
             let cluster = ClusterLayout.cluster(ofChunkKey: id.key)
             if !emptied.isEmpty && emptied.contains(ChunkID(table: id.table, key: UInt64(cluster))) { continue }
-            let chunk = write.dirty[id]!
             let data = try table(id.table).data
             if appendTable != id.table {
                 appendTable = id.table
@@ -294,7 +317,15 @@ extension Realm {
             }
         }
         try MetaKeys.write(write.txn, write.meta, MetaKeys.version, write.version + 1)
-        try MetaKeys.write(write.txn, write.meta, MetaKeys.committedTransaction, UInt64(mdb_txn_id(write.txn)))
+        let transaction = UInt64(mdb_txn_id(write.txn))
+        try MetaKeys.write(write.txn, write.meta, MetaKeys.committedTransaction, transaction)
+        if let history = write.history {
+            // The change record, and the records no reader needs any more.
+            let schemaChanges = write.changedSchema ? ChangeLog.schemaChanges(from: write.schemaAtBegin ?? Schema(classes: []), to: schema) : [:]
+            try History.write(write.txn, history, version: write.version + 1,
+                              ChangeLog.record(write, chunks: chunks, transaction: transaction, schemaChanges: schemaChanges))
+            try History.trim(write.txn, history, through: min(ReaderTable.oldestTransaction(environment.env) ?? .max, transaction - 1))
+        }
     }
 
     /// Cancel the write transaction; nothing of it is kept.

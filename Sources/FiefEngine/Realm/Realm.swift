@@ -15,6 +15,9 @@ public struct RealmConfiguration: Sendable {
     public var deleteIfMigrationNeeded = false
     /// Whether a commit also syncs the new root (see `Durability`).
     public var durability: Durability = .full
+    /// The most versions readers may hold from the oldest to the newest
+    /// before `beginWrite` fails (`tooManyVersions`); nil: no limit.
+    public var maxActiveVersions: UInt64?
 
     public init() {}
 }

@@ -292,6 +292,9 @@ enum SchemaPlanner {
             return try environment.database(name, txn: txn, create: true, integerKey: integerKey, dupSort: dupSort)!
         }
         let meta = try open(MetaKeys.database)
+        // Format 9: the change records (created empty by the first writable
+        // open of a new or older file; nothing else is touched).
+        let history = try open(History.database)
         if stored == nil {
             try typed { try MetaKeys.magicValue.withUnsafeBytes { (raw) in try MetaKeys.write(txn, meta, MetaKeys.magic, raw) } }
             try MetaKeys.write(txn, meta, MetaKeys.format, MetaKeys.formatValue)
@@ -441,6 +444,12 @@ enum SchemaPlanner {
             // A schema change committed on its own is a commit like any other.
             let version = try MetaKeys.readUInt64(txn, meta, MetaKeys.version) ?? 0
             try MetaKeys.write(txn, meta, MetaKeys.version, version + 1)
+            // Its change record: the classes whose schema changed.
+            var record = ChangeRecord(transaction: UInt64(mdb_txn_id(txn)))
+            for (key, change) in ChangeLog.schemaChanges(from: existing.schema, to: merge.schema) {
+                record.classes[key, default: ObjectChanges()].schema = change
+            }
+            try History.write(txn, history, version: version + 1, record)
         }
         try SchemaRecord.write(txn, meta, SchemaCoding.encode(merge.schema))
         try MetaKeys.write(txn, meta, MetaKeys.schemaVersion, merge.schemaVersion)

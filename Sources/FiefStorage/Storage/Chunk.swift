@@ -448,6 +448,10 @@ public final class DirtyChunk {
     @usableFromInline var liveBytes = 0
     /// Presence chunks: the columns stored for the cluster (bit c of byte c >> 3).
     public private(set) var columnSet: [UInt8] = []
+    /// 32 bytes after `fixed` (same allocation): for a presence chunk, its
+    /// bitmap as stored before the transaction; for a column chunk, the
+    /// slots `set` and `fill` wrote (the change record's marks, see `ChangeLog`).
+    @usableFromInline let marks: UnsafeMutableRawPointer
 
     /// Start from the stored chunk `from` (or from defaults).
     public init(type: PropertyType?, from stored: ChunkReader) {
@@ -460,7 +464,14 @@ public final class DirtyChunk {
         fixedSize = width == 0 ? ClusterLayout.bitmapBytes
             : type == .int ? ClusterLayout.intValues + ClusterLayout.slots * 8
             : ClusterLayout.chunkSize(fixedWidth: width)
-        fixed = UnsafeMutableRawPointer.allocate(byteCount: fixedSize, alignment: 16)
+        let marksOffset = (fixedSize + 7) & ~7
+        fixed = UnsafeMutableRawPointer.allocate(byteCount: marksOffset + ClusterLayout.bitmapBytes, alignment: 16)
+        marks = fixed + marksOffset
+        if type == nil, let base = stored.base {
+            marks.copyMemory(from: base, byteCount: ClusterLayout.bitmapBytes)
+        } else {
+            marks.initializeMemory(as: UInt8.self, repeating: 0, count: ClusterLayout.bitmapBytes)
+        }
         if type == .int {
             if let base = stored.base {
                 fixed.copyMemory(from: base, byteCount: ClusterLayout.bitmapBytes)
@@ -550,6 +561,26 @@ public final class DirtyChunk {
         (0..<4).allSatisfy { fixed.load(fromByteOffset: $0 << 3, as: UInt64.self) == 0 }
     }
 
+    /// The bitmap as it is now (presence: the objects that exist).
+    public var bitmap: Bitmap {
+        Bitmap(fixed.load(as: UInt64.self), fixed.load(fromByteOffset: 8, as: UInt64.self),
+               fixed.load(fromByteOffset: 16, as: UInt64.self), fixed.load(fromByteOffset: 24, as: UInt64.self))
+    }
+
+    /// Presence chunks: the bitmap as stored before this transaction.
+    /// Column chunks: the slots written in this transaction.
+    public var markedSlots: Bitmap {
+        Bitmap(marks.load(as: UInt64.self), marks.load(fromByteOffset: 8, as: UInt64.self),
+               marks.load(fromByteOffset: 16, as: UInt64.self), marks.load(fromByteOffset: 24, as: UInt64.self))
+    }
+
+    /// Column chunks: note that `slot` was written.
+    @inlinable @inline(__always)
+    func markWritten(_ slot: Int) {
+        let p = marks + ((slot >> 6) << 3)
+        p.storeBytes(of: p.load(as: UInt64.self) | 1 << UInt64(slot & 63), as: UInt64.self)
+    }
+
     /// Presence chunks: whether `column` has a chunk in this cluster.
     public func listsColumn(_ column: UInt32) -> Bool {
         let byte = Int(column >> 3)
@@ -580,9 +611,20 @@ public final class DirtyChunk {
 
     // MARK: Values
 
-    /// Store `value` (already checked against the property) in `slot`.
+    /// Store `value` (already checked against the property) in `slot`,
+    /// marked as written (a modification, for the change record).
     @inlinable @inline(__always)
     public func set(_ slot: Int, _ value: Value) {
+        if type == nil { return }
+        markWritten(slot)
+        setInNewObject(slot, value)
+    }
+
+    /// Store `value` in `slot` of an object created in this transaction:
+    /// not a modification, so not marked (creating objects stays one store
+    /// per value).
+    @inlinable @inline(__always)
+    public func setInNewObject(_ slot: Int, _ value: Value) {
         guard let type else { return }
         if case .null = value {
             setBit(slot, true)
@@ -659,6 +701,8 @@ public final class DirtyChunk {
         guard let type, mask != Bitmap(repeating: 0) else { return }
         let isNull = value.isNull
         for word in 0..<4 where mask[word] != 0 {
+            let m = marks + (word << 3)
+            m.storeBytes(of: m.load(as: UInt64.self) | mask[word], as: UInt64.self)
             let p = fixed + (word << 3)
             let bits = p.load(as: UInt64.self)
             p.storeBytes(of: isNull ? bits | mask[word] : bits & ~mask[word], as: UInt64.self)

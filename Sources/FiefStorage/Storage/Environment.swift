@@ -380,6 +380,15 @@ public final class Environment: @unchecked Sendable {
         throw FiefError(.fileLocked, "the databases of '\(path)' kept changing while being opened", path: path)
     }
 
+    /// The handle of the existing database `name`, opened if this process
+    /// has not yet; nil when the file has none.
+    public func existingDatabase(_ name: String) throws(FiefError) -> MDB_dbi? {
+        if let dbi = openedDatabase(name) { return dbi }
+        let txn = try beginTransaction(write: false)
+        defer { mdb_txn_abort(txn) }
+        return try database(name, txn: txn, create: false)
+    }
+
     /// The handle of `name` if this process has opened it (never opens).
     public func openedDatabase(_ name: String) -> MDB_dbi? {
         lock.withLock { _ in databases[name] }

@@ -25,8 +25,9 @@ import Glibc
 /// transaction as the schema (so a crash leaves it as it was), and
 /// `fief copy` writes a format-3 copy of one.
 public enum FormatUpgrade {
-    /// Whether this library upgrades files of `format` (to format 8).
-    public static func upgrades(_ format: UInt64) -> Bool { format >= 1 && format <= 7 }
+    /// Whether this library upgrades files of `format` (to format 9; the
+    /// step from 8 adds the `history` database, `History`).
+    public static func upgrades(_ format: UInt64) -> Bool { format >= 1 && format <= 8 }
     /// Whether the upgrade of `format` seals map and nested entries
     /// (`EntrySeal`: format 7 checksums every one).
     public static func sealsEntries(_ format: UInt64) -> Bool { format >= 1 && format <= 6 }

@@ -72,6 +72,8 @@ public final class Snapshot: @unchecked Sendable {
             let probe = try environment.beginTransaction(write: false)
             defer { mdb_txn_abort(probe) }
             _ = try environment.database(MetaKeys.database, txn: probe, create: false)
+            // And the change records' (format 9), for `changes(since:)`.
+            _ = try environment.database(History.database, txn: probe, create: false)
         }
         handleGeneration = environment.currentHandleGeneration
         // LMDB picks a reader's root from the meta page of the transaction id

@@ -103,6 +103,12 @@ public final class WriteTransaction {
     public var openedDatabases: [String] = []
     /// Whether the schema changed in this transaction.
     public var changedSchema = false
+    /// The schema as the transaction began (the change record compares it
+    /// with the schema at commit when `changedSchema`).
+    public var schemaAtBegin: Schema?
+    /// The `history` database (nil in a file without one: never, once open
+    /// writable has upgraded it to format 9).
+    public var history: MDB_dbi?
     /// The lists read or changed in this transaction (stored at commit).
     @exclusivity(unchecked) public var lists: [ListID: ListState] = [:]
     /// The sets and maps read since the transaction last wrote one.

@@ -485,3 +485,30 @@ def test_schema_version_reads_back(tmp_path):
         assert realm.schema_version == 3
     with fief.Realm.open(path) as realm:  # the file's own schema and version
         assert realm.schema_version == 3
+
+
+def test_max_active_versions(tmp_path):
+    """max_active_versions (fief_config_set_max_active_versions): frozen realms
+    hold versions; past the limit a write fails with TooManyVersionsError and
+    writes nothing; closed, they let the next write go on."""
+    path = tmp_path / "limit.fief"
+    with fief.Realm.open(path, schema=[Dog], max_active_versions=3) as realm:
+        with realm.write():
+            realm.add(Dog(id=1, name="Rex", age=1))
+        frozen = realm.freeze()
+        for age in (2, 3):
+            with realm.write():
+                realm.object(Dog, 1).age = age
+        with pytest.raises(fief.TooManyVersionsError) as raised:
+            realm.begin_write()
+        assert raised.value.code == fief.errors.ERR_TOO_MANY_VERSIONS
+        assert "Number of active versions (4) in the Realm exceeded the limit of 3" in str(raised.value)
+        assert isinstance(raised.value, fief.LogicError)
+        assert not realm.in_transaction
+        assert realm.object(Dog, 1).age == 3
+        frozen.close()
+        with realm.write():
+            realm.object(Dog, 1).age = 5
+        assert realm.object(Dog, 1).age == 5
+    with pytest.raises(fief.InvalidArgumentError):
+        fief.Realm.open(path, schema=[Dog], max_active_versions=0)

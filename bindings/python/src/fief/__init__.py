@@ -42,7 +42,7 @@ from .dicts import Dict
 from .errors import (
     FiefError, LogicError, InvalidHandleError, WrongHandleTypeError, NotInTransactionError,
     AlreadyInTransactionError, WrongThreadError, FrozenRealmError, ReadOnlyRealmError,
-    RealmClosedError, InvalidatedObjectError, InvalidatedResultsError, InvalidArgumentError,
+    RealmClosedError, InvalidatedObjectError, InvalidatedResultsError, TooManyVersionsError, InvalidArgumentError,
     NoSuchClassError, NoSuchPropertyError, NoSuchObjectError, TypeMismatchError,
     NullNotAllowedError, InvalidUTF8Error, DuplicatePrimaryKeyError, MissingPrimaryKeyError,
     PrimaryKeyChangeError, IndexOutOfBoundsError, SchemaError, InvalidSchemaError,
@@ -97,7 +97,7 @@ __all__ = [
     # fief.errors
     "FiefError", "LogicError", "InvalidHandleError", "WrongHandleTypeError",
     "NotInTransactionError", "AlreadyInTransactionError", "WrongThreadError", "FrozenRealmError",
-    "ReadOnlyRealmError", "RealmClosedError", "InvalidatedObjectError", "InvalidatedResultsError",
+    "ReadOnlyRealmError", "RealmClosedError", "InvalidatedObjectError", "InvalidatedResultsError", "TooManyVersionsError",
     "InvalidArgumentError", "NoSuchClassError", "NoSuchPropertyError", "NoSuchObjectError",
     "TypeMismatchError", "NullNotAllowedError", "InvalidUTF8Error", "DuplicatePrimaryKeyError",
     "MissingPrimaryKeyError", "PrimaryKeyChangeError", "IndexOutOfBoundsError", "SchemaError",

@@ -228,6 +228,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_config_set_schema_version": (c_bool, [H, c_uint64]),
     "fief_config_set_delete_if_migration_needed": (c_bool, [H, c_bool]),
     "fief_config_set_durability": (c_bool, [H, ctypes.c_int32]),
+    "fief_config_set_max_active_versions": (c_bool, [H, c_uint64]),
     # realm
     "fief_realm_open": (H, [H]),
     "fief_realm_get_schema_version": (c_bool, [H, P(c_uint64)]),

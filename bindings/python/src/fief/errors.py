@@ -9,7 +9,7 @@ binding does not know, from the code's category bits::
     │   ├── InvalidHandleError, WrongHandleTypeError
     │   ├── NotInTransactionError, AlreadyInTransactionError, WrongThreadError
     │   ├── FrozenRealmError, ReadOnlyRealmError, RealmClosedError
-    │   └── InvalidatedObjectError, InvalidatedResultsError
+    │   └── InvalidatedObjectError, InvalidatedResultsError, TooManyVersionsError
     ├── InvalidArgumentError        (FIEF_ERR_CAT_INVALID_ARG; also a ValueError)
     │   ├── NoSuchClassError, NoSuchPropertyError, NoSuchObjectError
     │   ├── TypeMismatchError (also a TypeError), NullNotAllowedError, InvalidUTF8Error
@@ -53,6 +53,7 @@ ERR_READ_ONLY = 1007
 ERR_CLOSED = 1008
 ERR_INVALIDATED_OBJECT = 1009
 ERR_INVALIDATED_RESULTS = 1010
+ERR_TOO_MANY_VERSIONS = 1011
 ERR_INVALID_ARGUMENT = 2001
 ERR_NO_SUCH_CLASS = 2002
 ERR_NO_SUCH_PROPERTY = 2003
@@ -169,6 +170,10 @@ class InvalidatedObjectError(LogicError):
 
 class InvalidatedResultsError(LogicError):
     default_code = ERR_INVALIDATED_RESULTS
+
+
+class TooManyVersionsError(LogicError):
+    default_code = ERR_TOO_MANY_VERSIONS
 
 
 # -- bad arguments --------------------------------------------------------

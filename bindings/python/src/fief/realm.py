@@ -1324,7 +1324,8 @@ class Realm:
     def __init__(self, path: str | os.PathLike[Any] | None = None, *, schema: Sequence[type[Object]] | None = None,
                  in_memory_identifier: str | None = None, in_memory: str | None = None,
                  read_only: bool = False, schema_version: int = 0,
-                 delete_if_migration_needed: bool = False, durability: str = "full"):
+                 delete_if_migration_needed: bool = False, durability: str = "full",
+                 max_active_versions: int | None = None):
         library = L.lib()
         durabilities = {"full": 0, "normal": 1}
         if durability not in durabilities:
@@ -1364,6 +1365,12 @@ class Realm:
             if durability != "full":
                 library.check(library.fief_config_set_durability(config.ptr, durabilities[durability]),
                               "fief_config_set_durability")
+            if max_active_versions is not None:
+                if isinstance(max_active_versions, bool) or int(max_active_versions) < 1:
+                    raise errors.InvalidArgumentError(
+                        f"max_active_versions must be a positive integer or None, not {max_active_versions!r}")
+                library.check(library.fief_config_set_max_active_versions(config.ptr, int(max_active_versions)),
+                              "fief_config_set_max_active_versions")
             ptr = library.check_handle(library.fief_realm_open(config.ptr), "fief_realm_open")
         finally:
             config.release()
@@ -1373,7 +1380,9 @@ class Realm:
     def open(cls, path: str | os.PathLike[Any] | None = None, **options: Any) -> "Realm":
         """Open or create a realm; see the class for the options
         (schema, in_memory_identifier, read_only, schema_version,
-        delete_if_migration_needed, durability="full" or "normal")."""
+        delete_if_migration_needed, durability="full" or "normal",
+        max_active_versions: the most versions readers may hold before a
+        write fails with TooManyVersionsError)."""
         return cls(path, **options)
 
     @classmethod

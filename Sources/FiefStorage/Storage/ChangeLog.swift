@@ -1,0 +1,298 @@
+/// What one commit changed, or what several commits changed together
+/// (issue 22, change records): per class, the objects inserted and deleted
+/// and, per written column, the objects modified (`ObjectChanges`), each a
+/// set of object keys held as bitmaps per cluster (`KeySet`).
+///
+/// The write transaction fills it as it writes, never by reading anything
+/// back: every `DirtyChunk` of a column marks the slots `set` and `fill`
+/// write (one OR per write, in the chunk's own allocation), every presence
+/// chunk keeps its bitmap as stored before the transaction, and a class
+/// emptied at once (`deleteAll(table:)`) is `ClassWrite.emptied`.  The
+/// commit gathers them (`ChangeLog.record`): created = present now and not
+/// before, deleted = present before and not now (so an object created and
+/// deleted in the same transaction is neither), modified = written and
+/// present before and after (a created object is not also modified).
+
+/// A set of object keys: a bitmap of 256 slots per cluster, clusters in
+/// ascending order (built in that order at commit and when decoded, so
+/// adding is an append).
+public struct KeySet: Equatable, Sendable {
+    /// The clusters holding keys, ascending.
+    public private(set) var clusters: [Int64] = []
+    /// The slots of each cluster of `clusters` (never empty).
+    public private(set) var slots: [Bitmap] = []
+
+    public init() {}
+
+    public init<S: Sequence>(_ keys: S) where S.Element == Int64 {
+        for key in keys { insert(key) }
+    }
+
+    public var isEmpty: Bool { clusters.isEmpty }
+
+    public var count: Int {
+        slots.reduce(0) { $0 + $1.nonzeroBitCount }
+    }
+
+    /// The position of `cluster` in `clusters`, or where it would go.
+    func position(of cluster: Int64) -> (found: Bool, index: Int) {
+        if let last = clusters.last, cluster > last { return (false, clusters.count) }
+        var low = 0, high = clusters.count
+        while low < high {
+            let mid = (low + high) >> 1
+            if clusters[mid] < cluster { low = mid + 1 } else { high = mid }
+        }
+        return (low < clusters.count && clusters[low] == cluster, low)
+    }
+
+    public func contains(_ key: Int64) -> Bool {
+        let (found, index) = position(of: ClusterLayout.cluster(of: key))
+        guard found else { return false }
+        let slot = ClusterLayout.slot(of: key)
+        return slots[index][slot >> 6] & (1 << UInt64(slot & 63)) != 0
+    }
+
+    public mutating func insert(_ key: Int64) {
+        let slot = ClusterLayout.slot(of: key)
+        var bits = Bitmap(repeating: 0)
+        bits[slot >> 6] = 1 << UInt64(slot & 63)
+        add(bits, cluster: ClusterLayout.cluster(of: key))
+    }
+
+    /// Add the slots `bits` of `cluster` (an append when it is past the last).
+    public mutating func add(_ bits: Bitmap, cluster: Int64) {
+        if bits == Bitmap(repeating: 0) { return }
+        let (found, index) = position(of: cluster)
+        if found {
+            slots[index] |= bits
+        } else if index == clusters.count {
+            clusters.append(cluster)
+            slots.append(bits)
+        } else {
+            clusters.insert(cluster, at: index)
+            slots.insert(bits, at: index)
+        }
+    }
+
+    /// Merge with `other`, cluster by cluster: `combine` gives the slots
+    /// kept from each side's slots (zero when a side lacks the cluster).
+    private func merged(_ other: KeySet, _ combine: (Bitmap, Bitmap) -> Bitmap) -> KeySet {
+        var result = KeySet()
+        result.clusters.reserveCapacity(Swift.max(clusters.count, other.clusters.count))
+        result.slots.reserveCapacity(Swift.max(clusters.count, other.clusters.count))
+        let none = Bitmap(repeating: 0)
+        var i = 0, j = 0
+        while i < clusters.count || j < other.clusters.count {
+            let cluster: Int64, bits: Bitmap
+            if j == other.clusters.count || (i < clusters.count && clusters[i] < other.clusters[j]) {
+                (cluster, bits) = (clusters[i], combine(slots[i], none))
+                i += 1
+            } else if i == clusters.count || other.clusters[j] < clusters[i] {
+                (cluster, bits) = (other.clusters[j], combine(none, other.slots[j]))
+                j += 1
+            } else {
+                (cluster, bits) = (clusters[i], combine(slots[i], other.slots[j]))
+                i += 1
+                j += 1
+            }
+            if bits != none {
+                result.clusters.append(cluster)
+                result.slots.append(bits)
+            }
+        }
+        return result
+    }
+
+    public mutating func formUnion(_ other: KeySet) {
+        if other.isEmpty { return }
+        if isEmpty { self = other; return }
+        self = merged(other) { $0 | $1 }
+    }
+
+    public mutating func subtract(_ other: KeySet) {
+        if isEmpty || other.isEmpty { return }
+        self = merged(other) { $0 & ~$1 }
+    }
+
+    public func intersection(_ other: KeySet) -> KeySet {
+        merged(other) { $0 & $1 }
+    }
+
+    /// The keys, ascending.
+    public var keys: [Int64] {
+        var result: [Int64] = []
+        for (cluster, bits) in zip(clusters, slots) {
+            forEachSlot(bits) { result.append(cluster << ClusterLayout.shift | Int64($0)) }
+        }
+        return result
+    }
+}
+
+extension Bitmap {
+    @usableFromInline var nonzeroBitCount: Int {
+        self[0].nonzeroBitCount + self[1].nonzeroBitCount + self[2].nonzeroBitCount + self[3].nonzeroBitCount
+    }
+}
+
+/// Changes of the class's schema recorded with a commit.
+public struct SchemaChange: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt64
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+    /// The class was added.
+    public static let added = SchemaChange(rawValue: 1 << 1)
+    /// The class was removed.
+    public static let removed = SchemaChange(rawValue: 1 << 2)
+    /// Its properties changed (added, removed or changed).
+    public static let changed = SchemaChange(rawValue: 1 << 3)
+}
+
+/// The changes of one class: in one commit's record, or merged over a range
+/// of commits (`History.changes`).
+public struct ObjectChanges: Equatable, Sendable {
+    /// Objects that exist after and did not before.
+    public var inserted = KeySet()
+    /// Objects that existed before and do not after (besides those of
+    /// `cleared`).
+    public var deleted = KeySet()
+    /// Per column (property key): the objects that existed before and after
+    /// whose value of that column was written.
+    public var modified: [UInt32: KeySet] = [:]
+    /// Every object of the class that existed before was deleted
+    /// (`deleteAll(table:)`): they are not listed in `deleted`.
+    public var cleared = false
+    public var schema: SchemaChange = []
+
+    public init() {}
+
+    public var isEmpty: Bool {
+        inserted.isEmpty && deleted.isEmpty && modified.isEmpty && !cleared && schema.isEmpty
+    }
+
+    /// The columns written of object `key` (ascending), empty when none.
+    public func modifiedColumns(of key: Int64) -> [UInt32] {
+        modified.keys.sorted().filter { modified[$0]!.contains(key) }
+    }
+
+    /// Every object modified, whatever the column.
+    public var modifiedObjects: KeySet {
+        var all = KeySet()
+        for set in modified.values { all.formUnion(set) }
+        return all
+    }
+
+    /// These changes followed by `later` (the changes of a later commit).
+    public mutating func append(_ later: ObjectChanges) {
+        if later.cleared {
+            self = ObjectChanges()
+            cleared = true
+        }
+        // Deleted: objects inserted in the range vanish; older ones are deleted.
+        var deletedOld = later.deleted
+        deletedOld.subtract(inserted)
+        inserted.subtract(later.deleted)
+        deleted.formUnion(deletedOld)
+        for column in Array(modified.keys) {
+            modified[column]!.subtract(later.deleted)
+            if modified[column]!.isEmpty { modified[column] = nil }
+        }
+        // Modified: objects inserted in the range stay inserted only.
+        for (column, keys) in later.modified {
+            var keys = keys
+            keys.subtract(inserted)
+            if keys.isEmpty { continue }
+            modified[column, default: KeySet()].formUnion(keys)
+        }
+        inserted.formUnion(later.inserted)
+        schema.formUnion(later.schema)
+    }
+}
+
+/// One commit's record: the LMDB transaction id of the commit and the
+/// changes per class.  Stored in the `history` database (`History`).
+public struct ChangeRecord: Equatable, Sendable {
+    public var transaction: UInt64
+    public var classes: [UInt32: ObjectChanges]
+
+    public init(transaction: UInt64, classes: [UInt32: ObjectChanges] = [:]) {
+        self.transaction = transaction
+        self.classes = classes
+    }
+}
+
+/// Gathers a write transaction's changes at commit (see the top of this file).
+public enum ChangeLog {
+    /// The changes `write` made, from the marks of its chunks `chunks` (every
+    /// dirty chunk, sorted by class and key, as the commit writes them:
+    /// each column's clusters come in ascending order, so every key set is
+    /// built by appending); `schemaChanges` from the schema before and
+    /// after the transaction (`schemaChanges(from:to:)`).
+    public static func record(_ write: WriteTransaction, chunks: [(ChunkID, DirtyChunk)], transaction: UInt64,
+                              schemaChanges: [UInt32: SchemaChange] = [:]) -> ChangeRecord {
+        var classes: [UInt32: ObjectChanges] = [:]
+        for (key, state) in write.classes where state.emptied {
+            classes[key, default: ObjectChanges()].cleared = true
+        }
+        let none = Bitmap(repeating: 0)
+        // The class and column being gathered (ids come grouped by both).
+        var table: UInt32 = 0
+        var changes = ObjectChanges()
+        var column: UInt32 = 0
+        var modified = KeySet()
+        func endColumn() {
+            if !modified.isEmpty { changes.modified[column] = modified }
+            modified = KeySet()
+        }
+        func endClass() {
+            endColumn()
+            if !changes.isEmpty { classes[table, default: ObjectChanges()].append(changes) }
+            changes = ObjectChanges()
+        }
+        for (id, chunk) in chunks {
+            let chunkColumn = ClusterLayout.column(ofChunkKey: id.key)
+            if id.table != table {
+                endClass()
+                table = id.table
+                column = chunkColumn
+            } else if chunkColumn != column {
+                endColumn()
+                column = chunkColumn
+            }
+            let cluster = ClusterLayout.cluster(ofChunkKey: id.key)
+            if chunkColumn == ClusterLayout.presenceColumn {
+                let before = chunk.markedSlots, now = chunk.bitmap
+                changes.inserted.add(now & ~before, cluster: cluster)
+                changes.deleted.add(before & ~now, cluster: cluster)
+                continue
+            }
+            var written = chunk.markedSlots
+            if written == none { continue }
+            let presenceID = ChunkID(table: id.table, key: ClusterLayout.chunkKey(column: ClusterLayout.presenceColumn, cluster: cluster))
+            if let presence = write.dirty[presenceID] {
+                // Only objects there before and after.
+                written &= presence.markedSlots & presence.bitmap
+            }
+            modified.add(written, cluster: cluster)
+        }
+        endClass()
+        for (key, change) in schemaChanges where !change.isEmpty {
+            classes[key, default: ObjectChanges()].schema.formUnion(change)
+        }
+        return ChangeRecord(transaction: transaction, classes: classes)
+    }
+
+    /// Per class key, how its schema changed from `old` to `new`.
+    public static func schemaChanges(from old: Schema, to new: Schema) -> [UInt32: SchemaChange] {
+        var result: [UInt32: SchemaChange] = [:]
+        for objectClass in new.classes {
+            if let before = old.objectClass(key: objectClass.key) {
+                if before.properties != objectClass.properties || before.name != objectClass.name { result[objectClass.key] = .changed }
+            } else {
+                result[objectClass.key] = .added
+            }
+        }
+        for objectClass in old.classes where new.objectClass(key: objectClass.key) == nil {
+            result[objectClass.key] = .removed
+        }
+        return result
+    }
+}

@@ -1,0 +1,333 @@
+import CLMDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `history` database (file format 9): one `ChangeRecord` per commit,
+/// keyed by the version it made (8 bytes big-endian), written in the
+/// commit's own LMDB transaction, so a record exists exactly when its
+/// version does.  Each commit also deletes the records no reader needs any
+/// more (`trim`): those whose commit is not newer than the oldest snapshot
+/// in LMDB's reader table.
+///
+/// A record:
+///
+///     [0, 8)     the LMDB transaction id of the commit (UInt64, little-endian)
+///     sections   until the seal, each: varint tag, varint length, body;
+///                a reader skips tags it does not know (later slices add
+///                per-collection sections without a format change)
+///       tag 1    a class: varint class key, varint flags (1 cleared, and the
+///                `SchemaChange` bits), key sets inserted and deleted,
+///                varint column count, then per column (ascending) varint
+///                column and its key set of modified objects
+///     [-4)       a seal (`EntrySeal`, seeded with the record's key)
+///
+/// A key set: varint cluster count, then per cluster (ascending) a varint
+/// `delta << 2 | kind`, delta the cluster minus the previous one (the
+/// first: the cluster itself), kind 0 every slot, 1 a 32-byte bitmap
+/// (four little-endian words), 2 a slot count n (one byte, 1...24) and n
+/// slots (one byte each, ascending).
+public enum History {
+    public static let database = "history"
+    /// The seal's database number ("hist"; table 0, which no class has).
+    public static let sealDatabase: UInt32 = 0x6869_7374
+    static let classSection: UInt64 = 1
+    static let clearedFlag: UInt64 = 1
+
+    // MARK: Encoding
+
+    public static func encode(_ record: ChangeRecord) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        withUnsafeBytes(of: record.transaction.littleEndian) { out.append(contentsOf: $0) }
+        var body: [UInt8] = []
+        for key in record.classes.keys.sorted() {
+            let changes = record.classes[key]!
+            body.removeAll(keepingCapacity: true)
+            appendVarint(&body, UInt64(key))
+            appendVarint(&body, (changes.cleared ? clearedFlag : 0) | changes.schema.rawValue)
+            appendKeySet(&body, changes.inserted)
+            appendKeySet(&body, changes.deleted)
+            let columns = changes.modified.keys.sorted()
+            appendVarint(&body, UInt64(columns.count))
+            for column in columns {
+                appendVarint(&body, UInt64(column))
+                appendKeySet(&body, changes.modified[column]!)
+            }
+            appendVarint(&out, classSection)
+            appendVarint(&out, UInt64(body.count))
+            out.append(contentsOf: body)
+        }
+        return out
+    }
+
+    static func appendVarint(_ out: inout [UInt8], _ value: UInt64) {
+        var v = value
+        while v >= 0x80 {
+            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        out.append(UInt8(v))
+    }
+
+    static func appendKeySet(_ out: inout [UInt8], _ set: KeySet) {
+        appendVarint(&out, UInt64(set.clusters.count))
+        var previous: Int64 = 0
+        let all = Bitmap(repeating: .max)
+        for (cluster, bits) in zip(set.clusters, set.slots) {
+            let delta = UInt64(cluster - previous)
+            previous = cluster
+            let count = bits.nonzeroBitCount
+            if bits == all {
+                appendVarint(&out, delta << 2)
+            } else if count <= 24 {
+                appendVarint(&out, delta << 2 | 2)
+                out.append(UInt8(count))
+                forEachSlot(bits) { out.append(UInt8($0)) }
+            } else {
+                appendVarint(&out, delta << 2 | 1)
+                for word in 0..<4 { withUnsafeBytes(of: bits[word].littleEndian) { out.append(contentsOf: $0) } }
+            }
+        }
+    }
+
+    /// A record's bytes (without its seal) as a `ChangeRecord`; nil when
+    /// they do not decode.
+    public static func decode(_ raw: UnsafeRawBufferPointer) -> ChangeRecord? {
+        var reader = Reader(raw)
+        guard let transaction = reader.uint64() else { return nil }
+        var record = ChangeRecord(transaction: transaction)
+        while !reader.atEnd {
+            guard let tag = reader.varint(), let length = reader.varint(), length <= UInt64(reader.remaining) else { return nil }
+            let end = reader.offset + Int(length)
+            if tag == classSection {
+                guard let key = reader.varint(), key <= UInt64(UInt32.max), let flags = reader.varint(),
+                      record.classes[UInt32(key)] == nil else { return nil }
+                var changes = ObjectChanges()
+                changes.cleared = flags & clearedFlag != 0
+                changes.schema = SchemaChange(rawValue: flags & ~clearedFlag)
+                guard let inserted = reader.keySet(), let deleted = reader.keySet(), let columns = reader.varint() else { return nil }
+                changes.inserted = inserted
+                changes.deleted = deleted
+                var last: UInt64? = nil
+                for _ in 0..<min(columns, UInt64(reader.remaining)) {
+                    guard let column = reader.varint(), column <= UInt64(UInt32.max), last.map({ column > $0 }) ?? true,
+                          let keys = reader.keySet(), !keys.isEmpty else { return nil }
+                    last = column
+                    changes.modified[UInt32(column)] = keys
+                }
+                guard changes.modified.count == Int(columns), reader.offset == end else { return nil }
+                record.classes[UInt32(key)] = changes
+            }
+            reader.offset = end
+        }
+        return record
+    }
+
+    struct Reader {
+        let raw: UnsafeRawBufferPointer
+        var offset = 0
+        init(_ raw: UnsafeRawBufferPointer) { self.raw = raw }
+        var atEnd: Bool { offset >= raw.count }
+        var remaining: Int { raw.count - offset }
+
+        mutating func byte() -> UInt8? {
+            guard offset < raw.count else { return nil }
+            defer { offset += 1 }
+            return raw[offset]
+        }
+
+        mutating func uint64() -> UInt64? {
+            guard remaining >= 8 else { return nil }
+            defer { offset += 8 }
+            return UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        }
+
+        mutating func varint() -> UInt64? {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while let b = byte() {
+                guard shift < 64 else { return nil }
+                value |= UInt64(b & 0x7F) << shift
+                if b & 0x80 == 0 { return value }
+                shift += 7
+            }
+            return nil
+        }
+
+        mutating func keySet() -> KeySet? {
+            guard let count = varint(), count <= UInt64(remaining) else { return nil }
+            var set = KeySet()
+            var cluster: Int64 = 0
+            for index in 0..<Int(count) {
+                guard let head = varint() else { return nil }
+                let delta = head >> 2
+                guard (index == 0 || delta > 0), delta < UInt64(ClusterLayout.objectKeyLimit >> ClusterLayout.shift),
+                      cluster + Int64(delta) < ClusterLayout.objectKeyLimit >> ClusterLayout.shift else { return nil }
+                cluster += Int64(delta)
+                var bits = Bitmap(repeating: 0)
+                switch head & 3 {
+                case 0:
+                    bits = Bitmap(repeating: .max)
+                case 1:
+                    for word in 0..<4 { guard let w = uint64() else { return nil }; bits[word] = w }
+                case 2:
+                    guard let n = byte(), n >= 1, n <= 24 else { return nil }
+                    var previous = -1
+                    for _ in 0..<Int(n) {
+                        guard let slot = byte(), Int(slot) > previous else { return nil }
+                        previous = Int(slot)
+                        bits[Int(slot) >> 6] |= 1 << UInt64(slot & 63)
+                    }
+                default:
+                    return nil
+                }
+                guard bits != Bitmap(repeating: 0) else { return nil }
+                set.add(bits, cluster: cluster)
+            }
+            return set
+        }
+    }
+
+    // MARK: The database
+
+    /// The key of version `version`: 8 bytes, big-endian (so keys sort by version).
+    static func key(_ version: UInt64) -> [UInt8] {
+        withUnsafeBytes(of: version.bigEndian) { Array($0) }
+    }
+
+    /// Store the record of the commit making `version`, in that commit's transaction.
+    public static func write(_ txn: OpaquePointer, _ dbi: MDB_dbi, version: UInt64, _ record: ChangeRecord) throws(FiefError) {
+        var bytes = encode(record)
+        let key = key(version)
+        key.withUnsafeBytes { EntrySeal.seal(&bytes, table: 0, database: sealDatabase, key: $0) }
+        try typed {
+            try key.withUnsafeBytes { (k) in
+                try bytes.withUnsafeBytes { (v) in
+                    _ = try LMDB.put(txn, dbi, k, v)
+                }
+            }
+        }
+    }
+
+    /// The stored record of `version`: nil when there is none (never
+    /// written, or trimmed); a record that fails its seal or does not
+    /// decode is `FIEF_ERR_FILE_CORRUPT`.
+    public static func read(_ txn: OpaquePointer, _ dbi: MDB_dbi, version: UInt64, path: String) throws(FiefError) -> ChangeRecord? {
+        let key = key(version)
+        let raw = try typed { try key.withUnsafeBytes { (k) in try LMDB.get(txn, dbi, k) } }
+        guard let raw else { return nil }
+        return try opened(raw, key: key, version: version, path: path)
+    }
+
+    public static func opened(_ raw: UnsafeRawBufferPointer, key: [UInt8], version: UInt64, path: String) throws(FiefError) -> ChangeRecord {
+        let body = key.withUnsafeBytes { EntrySeal.open(raw, table: 0, database: sealDatabase, key: $0) }
+        guard let body, let record = decode(body) else {
+            throw FiefError(.fileCorrupt, "'\(path)' is damaged: the change record of version \(version) fails its checksum or does not decode", path: path)
+        }
+        return record
+    }
+
+    /// The changes of the commits that made versions `from + 1 ... to`, merged
+    /// in order, per class; nil when a record of the range is missing
+    /// (trimmed, or the file was compacted or upgraded since).
+    public static func changes(_ txn: OpaquePointer, _ dbi: MDB_dbi, from: UInt64, to: UInt64, path: String) throws(FiefError) -> [UInt32: ObjectChanges]? {
+        var merged: [UInt32: ObjectChanges] = [:]
+        guard from < to else { return merged }
+        for version in (from + 1)...to {
+            guard let record = try read(txn, dbi, version: version, path: path) else { return nil }
+            for (key, changes) in record.classes {
+                merged[key, default: ObjectChanges()].append(changes)
+            }
+        }
+        return merged.filter { !$0.value.isEmpty }
+    }
+
+    /// The commit transaction id at the start of a stored record (its seal
+    /// is not checked: trimming reads only this).
+    static func transaction(of raw: UnsafeRawBufferPointer) -> UInt64? {
+        guard raw.count >= 8 + EntrySeal.bytes else { return nil }
+        return UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+    }
+
+    /// Delete, from the oldest, the records whose commit is not newer than
+    /// transaction `oldest` (the oldest snapshot still read).  A record too
+    /// short to name its commit is deleted too (nobody can read it).
+    public static func trim(_ txn: OpaquePointer, _ dbi: MDB_dbi, through oldest: UInt64) throws(FiefError) {
+        let cursor = try LMDBCursor(txn, dbi)
+        while let (_, value) = try cursor.move(MDB_FIRST) {
+            if let id = transaction(of: value), id > oldest { return }
+            try cursor.deleteCurrent()
+        }
+    }
+
+    /// The number of versions from the oldest one a reader holds to the
+    /// newest (`newest`), counted as Realm counts active versions: 1 when
+    /// every reader (or none) is at the newest.  `oldestReader` is the
+    /// reader table's oldest transaction id (`ReaderTable`).
+    public static func activeVersions(_ txn: OpaquePointer, _ dbi: MDB_dbi, newest: UInt64, oldestReader: UInt64?) throws(FiefError) -> UInt64 {
+        guard let oldestReader else { return 1 }
+        // The first record of a commit newer than the oldest reader is the
+        // version after the one it holds (trimming keeps these, and
+        // usually only these, so this is the first record or the next).
+        let cursor = try LMDBCursor(txn, dbi)
+        var entry = try cursor.move(MDB_FIRST)
+        while let (key, value) = entry {
+            if let id = transaction(of: value), id > oldestReader, key.count == 8 {
+                let version = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+                return version > newest ? 1 : newest - version + 2
+            }
+            entry = try cursor.move(MDB_NEXT)
+        }
+        return 1
+    }
+}
+
+extension Snapshot {
+    /// The changes of the commits after version `base` up to this
+    /// snapshot's version, merged per class (`History.changes`); nil when
+    /// they are not all recorded (trimmed, a file compacted or upgraded
+    /// since, or a file without history).  Versions newer than this
+    /// snapshot's, or `base` past it, are a caller's error: nil.
+    public func changes(since base: UInt64) throws(FiefError) -> [UInt32: ObjectChanges]? {
+        guard base <= version else { return nil }
+        guard let dbi = try environment.existingDatabase(History.database), Environment.isUsable(dbi, in: txn) else { return nil }
+        if isShared {
+            return try lock.withLock { () throws(FiefError) in try History.changes(txn, dbi, from: base, to: version, path: environment.path) }
+        }
+        return try History.changes(txn, dbi, from: base, to: version, path: environment.path)
+    }
+}
+
+/// LMDB's reader table, read through `mdb_reader_list` (the only public way:
+/// it formats one line per used slot, which is parsed here).
+public enum ReaderTable {
+    /// The oldest transaction id any reader of `env` holds; nil when no
+    /// reader holds one.
+    public static func oldestTransaction(_ env: OpaquePointer) -> UInt64? {
+        var oldest = UInt64.max
+        _ = withUnsafeMutablePointer(to: &oldest) { (pointer) in
+            mdb_reader_list(env, { (message, context) -> Int32 in
+                guard let message, let context else { return 0 }
+                // "%10d %zx %zu\n", or "-" for a slot between transactions;
+                // the header and "(no active readers)" have no digit last.
+                var end = 0
+                while message[end] != 0 { end += 1 }
+                var i = end - 1
+                while i >= 0 && (message[i] == 0x0A || message[i] == 0x20) { i -= 1 }
+                var value: UInt64 = 0, scale: UInt64 = 1, digits = 0
+                while i >= 0, message[i] >= 0x30, message[i] <= 0x39 {
+                    value &+= UInt64(message[i] - 0x30) &* scale
+                    scale &*= 10
+                    digits += 1
+                    i -= 1
+                }
+                guard digits > 0, i >= 0, message[i] == 0x20 else { return 0 }
+                let oldest = context.assumingMemoryBound(to: UInt64.self)
+                if value < oldest.pointee { oldest.pointee = value }
+                return 0
+            }, pointer)
+        }
+        return oldest == .max ? nil : oldest
+    }
+}
