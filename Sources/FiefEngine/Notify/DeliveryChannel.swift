@@ -33,6 +33,22 @@ public final class DeliveryChannel: @unchecked Sendable {
     var refreshRequiredVersion: UInt64 = 0
     /// Set while a delivery round calls back (a nested delivery returns at once).
     var isDelivering = false
+    /// The versions this realm made by its own commits, the newest last (a
+    /// few): object notifiers give no old values for them, as RealmSwift.
+    private(set) var ownCommits: [UInt64] = []
+
+    /// The realm committed `version` itself.  Under the realm's lock.
+    func noteOwnCommit(_ version: UInt64) {
+        if ownCommits.count == 32 { ownCommits.removeFirst() }
+        ownCommits.append(version)
+    }
+
+    /// Whether the realm made any of versions `after + 1 ... through` itself
+    /// (true when that is older than what is remembered).  Under the realm's lock.
+    func madeOwnCommit(after: UInt64, through: UInt64) -> Bool {
+        if let first = ownCommits.first, ownCommits.count == 32, after < first { return true }
+        return ownCommits.contains { $0 > after && $0 <= through }
+    }
 
     init(center: NotificationCenter, version: UInt64) throws(FiefError) {
         self.center = center
@@ -124,15 +140,17 @@ public final class DeliveryChannel: @unchecked Sendable {
     }
 
     /// Take the pending delivery: the fd is no longer readable.  Returns
-    /// the ready version.
-    func takeReady() -> UInt64 {
-        lock.locked { () -> UInt64 in
+    /// the ready version, and whether a delivery was pending (a notifier
+    /// may have something to deliver at a version the realm already reads).
+    func takeReady() -> (version: UInt64, wasPending: Bool) {
+        lock.locked { () -> (version: UInt64, wasPending: Bool) in
+            let was = pending
             if pending {
                 pending = false
                 var count: UInt64 = 0
                 _ = read(eventFD, &count, 8)
             }
-            return readyVersion
+            return (readyVersion, was)
         }
     }
 }

@@ -85,7 +85,7 @@ extension Realm {
             try checkOpen()
             guard let channel = deliveryChannel, !channel.isDelivering else { return nil }
             if kind == .beforeWrite && (write != nil || !channel.hasNotifiers) { return nil }
-            let ready = kind == .pending ? channel.takeReady() : 0
+            let (ready, wasPending) = kind == .pending ? channel.takeReady() : (0, false)
             if write == nil {
                 if kind == .beforeWrite || (kind == .pending && channel.autorefresh && ready > (snapshot?.version ?? 0)) {
                     _ = try refresh()
@@ -102,7 +102,9 @@ extension Realm {
                 channel.refreshRequiredVersion = ready
             }
             channel.noteReached(version)
-            guard change != nil else { return nil }
+            // A pending delivery at a version the realm already reads (its
+            // own commit) still calls the notifiers that ran to it.
+            guard change != nil || wasPending else { return nil }
             let notifiers = channel.currentNotifiers()
             if notifiers.isEmpty { return nil }
             channel.isDelivering = true

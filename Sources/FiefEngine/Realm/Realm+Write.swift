@@ -221,6 +221,7 @@ extension Realm {
             throw LMDB.error(rc, "committing", path: environment.path)
         }
         environment.noteOwnCommit()
+        deliveryChannel?.noteOwnCommit(write.version + 1)
         // Wakes this process's worker and every other observing process.
         notificationCenter?.didCommit()
         // Read the version just committed, at once: a snapshot taken later

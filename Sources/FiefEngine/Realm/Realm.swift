@@ -171,6 +171,15 @@ public final class Realm: @unchecked Sendable {
         notificationCenter = nil
     }
 
+    /// A frozen realm reading `snapshot`, a version of this realm's file
+    /// (a notifier's base or newest version), with this realm's schema
+    /// brought to the snapshot's.  Under the lock (for a live realm).
+    func frozen(at snapshot: Snapshot) throws(FiefError) -> Realm {
+        let made = Realm(frozenFrom: self, snapshot: snapshot)
+        if snapshot.schemaGeneration != schemaGeneration { try made.loadSchema(from: snapshot) }
+        return made
+    }
+
     /// A live realm on the same file as `source`, at the newest version.
     private init(thawing source: Realm) throws(FiefError) {
         environment = source.environment

@@ -1,0 +1,322 @@
+import FiefStorage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What an object callback is told (RealmSwift's `ObjectChange`): the
+/// object was deleted, or which of its properties changed, with their old
+/// and new values.  Valid during the callback: the values are views into
+/// the two versions it keeps open.
+public struct ObjectNotification {
+    /// The object was deleted (no property is listed; never called again).
+    public let isDeleted: Bool
+    /// The keys of the properties that changed, ascending.
+    public let changedProperties: [UInt32]
+    public let classKey: UInt32
+    public let objectKey: Int64
+    /// The version the callback last saw; nil when the observing realm made
+    /// one of the commits itself (RealmSwift gives no old values then).
+    let before: Realm?
+    /// The version delivered.
+    let after: Realm
+
+    /// The value of `property` before the change: nil when there is none to
+    /// give (the observing realm's own commit, or a collection property,
+    /// as RealmSwift).  A property not changed is `.noSuchProperty`.
+    public func oldValue(_ property: UInt32) throws(FiefError) -> Value? {
+        guard let before else { try check(property); return nil }
+        return try value(of: property, in: before)
+    }
+
+    /// The value of `property` after the change: nil for a collection
+    /// property (as RealmSwift).
+    public func newValue(_ property: UInt32) throws(FiefError) -> Value? {
+        try value(of: property, in: after)
+    }
+
+    private func check(_ property: UInt32) throws(FiefError) {
+        guard changedProperties.contains(property) else {
+            throw FiefError(.noSuchProperty, "property \(property) is not among the changed properties \(changedProperties)")
+        }
+    }
+
+    private func value(of property: UInt32, in realm: Realm) throws(FiefError) -> Value? {
+        try check(property)
+        return try realm.lock.withLock { () throws(FiefError) -> Value? in
+            let table = try realm.table(classKey)
+            if try table.column(property).collection != .none { return nil }
+            return try realm.value(table: classKey, key: objectKey, property: property)
+        }
+    }
+}
+
+/// Observes one object (docs/design.md, "Notifiers"): on the worker,
+/// `run(to:)` merges the change records since the version it last reached
+/// into the changes not yet delivered (deleted, or the changed columns: the
+/// object's own, or with key paths those of the filter, including columns
+/// whose linked objects changed in a filtered property, as realm-core's
+/// object notifier); `deliver` calls back on the host's thread once the
+/// realm reads the version reached (a realm ahead of it, by its own commit
+/// or a refresh, has the notifier run to its version first; one behind it
+/// is called when it catches up).  Deleted: told once, then silent.
+///
+/// Old values come from a frozen realm at the version the callback last
+/// saw, new ones from one at the version delivered; both are kept only
+/// while they are needed.
+public final class ObjectNotifier: Notifier, @unchecked Sendable {
+    public let classKey: UInt32
+    public let objectKey: Int64
+    /// nil: the object's own properties (Realm's default).
+    let filter: ObservedProperties?
+    private weak var realm: Realm?
+    private let channel: DeliveryChannel
+
+    /// Guards the fields below (never held while calling back).
+    private let state = NotifyLock()
+    /// Frozen at the newest version run to.
+    private var reached: Realm
+    /// Frozen at the version the callback last saw.
+    private var shown: Realm
+    /// Found and not yet delivered.
+    private var pending = ObjectChangeSet()
+    /// The deletion was found: nothing more to run.
+    private var deletionFound = false
+
+    private var callback: ((ObjectNotification) -> Void)?
+    /// Held while calling back (recursive: a release inside the call only marks it).
+    private let callMutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init(realm: Realm, channel: DeliveryChannel, base: Realm, classKey: UInt32, objectKey: Int64,
+         filter: ObservedProperties?, callback: @escaping (ObjectNotification) -> Void) {
+        self.realm = realm
+        self.channel = channel
+        self.classKey = classKey
+        self.objectKey = objectKey
+        self.filter = filter
+        reached = base
+        shown = base
+        self.callback = callback
+        callMutex = .allocate(capacity: 1)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+        pthread_mutex_init(callMutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+    }
+
+    deinit {
+        state.destroy()
+        pthread_mutex_destroy(callMutex)
+        callMutex.deallocate()
+    }
+
+    public var isReleased: Bool {
+        pthread_mutex_lock(callMutex)
+        defer { pthread_mutex_unlock(callMutex) }
+        return callback == nil
+    }
+
+    // MARK: Running
+
+    public func run(to snapshot: Snapshot) -> Bool {
+        state.locked { () -> Bool in
+            advance(to: snapshot)
+            return !pending.isEmpty
+        }
+    }
+
+    /// Bring `reached` to `snapshot`, merging what changed.  Under `state`.
+    private func advance(to snapshot: Snapshot) {
+        if deletionFound || snapshot.version <= reached.frozenVersion { return }
+        // Read later from the delivering thread (values), so lookups lock.
+        if !snapshot.isShared { snapshot.isShared = true }
+        guard let next = try? reached.lock.withLock({ () throws(FiefError) -> Realm in try reached.frozen(at: snapshot) }) else { return }
+        let found = (try? changes(from: reached, to: next)) ?? ObjectChangeSet(changedProperties: [])
+        pending.merge(found)
+        if found.isDeleted { deletionFound = true }
+        reached = next
+    }
+
+    /// What changed for this notifier between two frozen versions.
+    private func changes(from old: Realm, to new: Realm) throws(FiefError) -> ObjectChangeSet {
+        guard let snapshot = new.snapshot, let all = try snapshot.changes(since: old.frozenVersion) else {
+            return try compareValues(old, new)
+        }
+        let own = all[classKey]
+        if let own, own.cleared || own.deleted.contains(objectKey) || own.schema.contains(SchemaChange.removed) {
+            var deleted = ObjectChangeSet()
+            deleted.delete()
+            return deleted
+        }
+        var columns = own?.modifiedColumns(of: objectKey) ?? []
+        guard let filter else { return ObjectChangeSet(changedProperties: columns) }
+        columns = columns.filter { filter.columns.contains($0) }
+        for (column, below) in filter.through where !columns.contains(column) {
+            if try new.lock.withLock({ () throws(FiefError) -> Bool in
+                try reachesChange(new, table: classKey, key: objectKey, column: column, below, all, depth: 1)
+            }) {
+                columns.append(column)
+            }
+        }
+        return ObjectChangeSet(changedProperties: columns)
+    }
+
+    /// Whether an object that column `column` of object `key` reaches (in
+    /// `realm`, the new version) had an observed column of `below` modified,
+    /// or reaches one that did, to Realm's depth of 4.  Under `realm`'s lock.
+    private func reachesChange(_ realm: Realm, table: UInt32, key: Int64, column: UInt32, _ below: ObservedProperties,
+                               _ all: [UInt32: ObjectChanges], depth: Int) throws(FiefError) -> Bool {
+        let targets = try linkedKeys(realm, table: table, key: key, column: column)
+        if targets.isEmpty { return false }
+        if let changed = all[below.classKey] {
+            for target in targets where changed.modifiedColumns(of: target).contains(where: { below.columns.contains($0) }) {
+                return true
+            }
+        }
+        guard depth < 4 else { return false }
+        for target in targets {
+            for (next, further) in below.through {
+                if try reachesChange(realm, table: below.classKey, key: target, column: next, further, all, depth: depth + 1) { return true }
+            }
+        }
+        return false
+    }
+
+    /// The objects column `column` of object `key` links to (a link, or a
+    /// list, set or map of links).  Under `realm`'s lock.
+    private func linkedKeys(_ realm: Realm, table: UInt32, key: Int64, column: UInt32) throws(FiefError) -> [Int64] {
+        guard let property = realm.schema.objectClass(key: table)?.property(key: column), property.type == .link,
+              try realm.objectExists(table: table, key: key) else { return [] }
+        func target(_ value: Value) -> Int64? {
+            if case .link(_, let objectKey) = value { return objectKey }
+            return nil
+        }
+        switch property.collection {
+        case .none:
+            return target(try realm.value(table: table, key: key, property: column)).map { [$0] } ?? []
+        case .list:
+            let list = realm.list(try realm.collection(.list, table: table, owner: key, property: column))
+            var keys: [Int64] = []
+            for i in 0..<(try list.count()) { if let k = target(try list.value(at: i)) { keys.append(k) } }
+            return keys
+        case .set:
+            let set = realm.set(try realm.collection(.set, table: table, owner: key, property: column))
+            var keys: [Int64] = []
+            for i in 0..<(try set.count()) { if let k = target(try set.value(at: i)) { keys.append(k) } }
+            return keys
+        case .map:
+            let map = realm.map(try realm.collection(.map, table: table, owner: key, property: column))
+            var keys: [Int64] = []
+            for i in 0..<(try map.count()) { if let k = target(try map.entry(at: i).value) { keys.append(k) } }
+            return keys
+        }
+    }
+
+    /// Without records for the range (trimmed, or a copied file): compare
+    /// the observed properties' values (collections by their size).
+    private func compareValues(_ old: Realm, _ new: Realm) throws(FiefError) -> ObjectChangeSet {
+        let exists = try new.lock.withLock { () throws(FiefError) -> Bool in try new.objectExists(table: classKey, key: objectKey) }
+        guard exists, let objectClass = new.schema.objectClass(key: classKey) else {
+            var deleted = ObjectChangeSet()
+            deleted.delete()
+            return deleted
+        }
+        var columns: [UInt32] = []
+        for property in objectClass.properties where filter?.columns.contains(property.key) ?? true {
+            let differs = try old.lock.withLock { () throws(FiefError) -> Bool in
+                try new.lock.withLock { () throws(FiefError) -> Bool in
+                    if property.collection == .none {
+                        let before = try old.value(table: classKey, key: objectKey, property: property.key)
+                        let after = try new.value(table: classKey, key: objectKey, property: property.key)
+                        return !before.isSame(as: after)
+                    }
+                    return try Self.size(old, classKey, objectKey, property) != Self.size(new, classKey, objectKey, property)
+                }
+            }
+            if differs { columns.append(property.key) }
+        }
+        return ObjectChangeSet(changedProperties: columns)
+    }
+
+    private static func size(_ realm: Realm, _ table: UInt32, _ key: Int64, _ property: Property) throws(FiefError) -> Int {
+        switch property.collection {
+        case .list: return try realm.list(try realm.collection(.list, table: table, owner: key, property: property.key)).count()
+        case .set: return try realm.set(try realm.collection(.set, table: table, owner: key, property: property.key)).count()
+        case .map: return try realm.map(try realm.collection(.map, table: table, owner: key, property: property.key)).count()
+        default: return 0
+        }
+    }
+
+    // MARK: Delivering
+
+    public func deliver(_ delivery: Delivery) {
+        pthread_mutex_lock(callMutex)
+        defer { pthread_mutex_unlock(callMutex) }
+        guard let callback, let realm else { return }
+        // The version the realm reads, and whether it made commits itself
+        // since the callback last saw it.
+        let reading = try? realm.lock.withLock { () throws(FiefError) -> (Snapshot, Bool)? in
+            if realm.isClosed || realm.write != nil { return nil }
+            let current = try realm.currentSnapshot()
+            current.isShared = true
+            let shownVersion = state.locked { shown.frozenVersion }
+            return (current, channel.madeOwnCommit(after: shownVersion, through: current.version))
+        }
+        guard let (current, ownCommit) = reading ?? nil else { return }
+        let note = state.locked { () -> ObjectNotification? in
+            // Ahead of what the worker reached: run to the realm's version here.
+            if current.version > reached.frozenVersion { advance(to: current) }
+            // Behind it: wait until the realm catches up.
+            guard reached.frozenVersion == current.version, !pending.isEmpty else { return nil }
+            let note = ObjectNotification(isDeleted: pending.isDeleted, changedProperties: pending.changedProperties,
+                                          classKey: classKey, objectKey: objectKey,
+                                          before: ownCommit || pending.isDeleted ? nil : shown, after: reached)
+            pending = ObjectChangeSet()
+            shown = reached
+            return note
+        }
+        guard let note else { return }
+        // Kept for the call: a release inside it drops the notifier's reference.
+        callback(note)
+        if note.isDeleted { release() }
+    }
+
+    public func release() {
+        pthread_mutex_lock(callMutex)
+        let dropped = callback
+        callback = nil
+        pthread_mutex_unlock(callMutex)
+        if dropped != nil { channel.remove(self) }
+        _ = dropped
+    }
+}
+
+extension Realm {
+    /// The version a frozen realm reads (a notifier's).
+    var frozenVersion: UInt64 { snapshot?.version ?? 0 }
+
+    /// Register `callback` for changes of object `key` of class `tableKey`
+    /// (RealmSwift's `Object.observe`), filtered by `keyPaths` (nil: the
+    /// object's own properties).  Refused on a frozen realm, inside a write
+    /// transaction, for an object that does not exist, and for a key path
+    /// that names nothing.  Under the lock.
+    public func addObjectNotifier(table tableKey: UInt32, key: Int64, keyPaths: [String]?,
+                                  _ callback: @escaping (ObjectNotification) -> Void) throws(FiefError) -> ObjectNotifier {
+        try checkReadable()
+        if isFrozen { throw FiefError(.frozen, "a frozen object does not change and has no notifications") }
+        if write != nil {
+            throw FiefError(.alreadyInTransaction, "cannot register a notification callback inside a write transaction")
+        }
+        let table = try table(tableKey)
+        try requireLive(table, key)
+        let filter = try keyPaths.map { (paths) throws(FiefError) -> ObservedProperties in
+            try ObservedProperties.resolve(paths, classKey: tableKey, schema: schema)
+        }
+        let channel = try notificationChannel()
+        let base = try freeze()
+        let notifier = ObjectNotifier(realm: self, channel: channel, base: base, classKey: tableKey, objectKey: key,
+                                      filter: filter, callback: callback)
+        channel.add(notifier)
+        return notifier
+    }
+}
