@@ -2266,6 +2266,89 @@ FIEF_API bool fief_realm_set_autorefresh(fief_realm_t *realm, bool autorefresh);
  *  FIEF_ERR_CLOSED, FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
 FIEF_API bool fief_realm_get_autorefresh(const fief_realm_t *realm, bool *out_autorefresh);
 
+/* --------------------------------------------------------------------------
+ * Object callbacks (RealmSwift's Object.observe)
+ *
+ * An object callback is told, at a delivery, that its object was deleted
+ * (then never again: its token stays valid but is silent), or which of its
+ * properties changed since the callback was last called, several commits
+ * coalesced into one call.  With no key paths, the properties are the
+ * object's own (a list, set or map property is changed when its elements
+ * are; a change inside a linked object is not a change of this one), as
+ * realm-core's object notifier.  Key paths ("name", "dog.name", "dogs",
+ * "*", "dogs.*") restrict it to the properties they name, and through
+ * links and collections of objects also report the first property of a
+ * path (e.g. "dogs" for "dogs.name") when an object it reaches changed in a
+ * named property, to a depth of 4.  Objects have no initial call.
+ *
+ * Old values: given when the commits were made elsewhere (another realm,
+ * thread or process); not when the observing realm made one of them itself
+ * (RealmSwift gives none then), and never for collection properties.
+ * -------------------------------------------------------------------------- */
+
+/** What an object callback is told; valid during the callback only (a use
+ *  after it returns is FIEF_ERR_INVALID_HANDLE).  Not released by the host. */
+typedef struct fief_object_changes fief_object_changes_t;
+
+/** An object callback: on the thread that delivers. */
+typedef void (*fief_object_notification_fn)(void *userdata, const fief_object_changes_t *changes);
+
+/** Register `callback` for changes of `object`, filtered by `key_paths`
+ *  (`num_key_paths` UTF-8 strings; NULL and 0 for the default, see above);
+ *  returns a new token, or NULL.  The token keeps the object's realm open.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL `callback`, NULL `key_paths`
+ *  with a count, a NULL key path), FIEF_ERR_INVALID_UTF8,
+ *  FIEF_ERR_NO_SUCH_PROPERTY (a key path naming no property, or going
+ *  through one that reaches no objects; the message names it and its
+ *  class), FIEF_ERR_INVALIDATED_OBJECT (the object was deleted),
+ *  FIEF_ERR_FROZEN (an object of a frozen realm), FIEF_ERR_READ_ONLY,
+ *  FIEF_ERR_ALREADY_IN_TRANSACTION (inside a write transaction, as
+ *  RealmSwift), FIEF_ERR_CLOSED, FIEF_ERR_WRONG_THREAD,
+ *  FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE.  Any thread. */
+FIEF_API fief_notification_token_t *fief_object_add_notification_callback(fief_object_t *object,
+                                                                         const char *const *key_paths,
+                                                                         size_t num_key_paths,
+                                                                         fief_object_notification_fn callback,
+                                                                         void *userdata,
+                                                                         fief_free_fn free_userdata);
+
+/** Whether the object was deleted into `*out_deleted`.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL `out_deleted`),
+ *  FIEF_ERR_INVALID_HANDLE (also after the callback returned),
+ *  FIEF_ERR_WRONG_HANDLE_TYPE. */
+FIEF_API bool fief_object_changes_is_deleted(const fief_object_changes_t *changes, bool *out_deleted);
+
+/** The number of changed properties into `*out_count` (0 when deleted).
+ *  Errors: as fief_object_changes_is_deleted (NULL `out_count`). */
+FIEF_API bool fief_object_changes_get_count(const fief_object_changes_t *changes, size_t *out_count);
+
+/** The keys of the changed properties, ascending, into `out_properties`
+ *  (room for `capacity`); `*out_count` (may be NULL): how many were
+ *  written.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL `out_properties` with a
+ *  capacity), FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
+FIEF_API bool fief_object_changes_get_properties(const fief_object_changes_t *changes,
+                                                 fief_property_key_t *out_properties, size_t capacity,
+                                                 size_t *out_count);
+
+/** The value changed property `property` had before the change into
+ *  `*out_value`, and whether there is one into `*out_has_value` (false,
+ *  with FIEF_TYPE_NULL, when the observing realm made one of the commits,
+ *  and for collection properties; see above).  Strings and binaries are
+ *  views valid during the callback.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL `out_value` or `out_has_value`),
+ *  FIEF_ERR_NO_SUCH_PROPERTY (not a changed property),
+ *  FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
+FIEF_API bool fief_object_changes_get_old_value(const fief_object_changes_t *changes, fief_property_key_t property,
+                                                fief_value_t *out_value, bool *out_has_value);
+
+/** The value changed property `property` has after the change, as
+ *  fief_object_changes_get_old_value (`*out_has_value` false only for
+ *  collection properties).
+ *  Errors: as fief_object_changes_get_old_value. */
+FIEF_API bool fief_object_changes_get_new_value(const fief_object_changes_t *changes, fief_property_key_t property,
+                                                fief_value_t *out_value, bool *out_has_value);
+
 #ifdef __cplusplus
 }
 #endif

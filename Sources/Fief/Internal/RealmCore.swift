@@ -434,6 +434,18 @@ final class RealmCore: @unchecked Sendable {
         return live
     }
 
+    /// A live realm of the same file that no thread's cache holds
+    /// (fief_realm_thaw of a frozen copy), with this one's bindings: where
+    /// an observer registered with a queue is delivered.
+    func uncachedLiveCore() -> RealmCore? {
+        guard let frozen = fief_realm_freeze(handle.raw) else { return nil }
+        defer { _ = fief_release(UnsafeRawPointer(frozen)) }
+        guard let raw = fief_realm_thaw(frozen) else { return nil }
+        let live = RealmCore(handle: CHandle(raw), configuration: configuration, cacheKey: nil)
+        lock.withLock { live.bindings = bindings }
+        return live
+    }
+
     // MARK: Objects
 
     /// An instance of `type` bound to the row `object` (a new handle).
