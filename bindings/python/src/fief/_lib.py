@@ -203,6 +203,8 @@ fief_report_fn = ctypes.CFUNCTYPE(None, c_void_p, ctypes.c_int32, c_char_p)
 fief_realm_notification_fn = ctypes.CFUNCTYPE(None, c_void_p, ctypes.c_int32)
 fief_wakeup_fn = ctypes.CFUNCTYPE(None, c_void_p)
 fief_free_fn = ctypes.CFUNCTYPE(None, c_void_p)
+# Object notifications: void (*fief_object_notification_fn)(void *userdata, const fief_object_changes_t *changes)
+fief_object_notification_fn = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
 
 # name: (restype, argtypes)
 PROTOTYPES: dict[str, tuple[object, list[object]]] = {
@@ -369,6 +371,14 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_realm_deliver_notifications": (c_bool, [H, P(c_bool)]),
     "fief_realm_set_autorefresh": (c_bool, [H, c_bool]),
     "fief_realm_get_autorefresh": (c_bool, [H, P(c_bool)]),
+    # object notifications
+    "fief_object_add_notification_callback": (H, [H, P(c_char_p), c_size_t, fief_object_notification_fn, c_void_p,
+                                                  fief_free_fn]),
+    "fief_object_changes_is_deleted": (c_bool, [H, P(c_bool)]),
+    "fief_object_changes_get_count": (c_bool, [H, P(c_size_t)]),
+    "fief_object_changes_get_properties": (c_bool, [H, P(fief_property_key_t), c_size_t, P(c_size_t)]),
+    "fief_object_changes_get_old_value": (c_bool, [H, fief_property_key_t, P(fief_value_t), P(c_bool)]),
+    "fief_object_changes_get_new_value": (c_bool, [H, fief_property_key_t, P(fief_value_t), P(c_bool)]),
 }
 
 

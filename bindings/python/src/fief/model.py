@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from typing_extensions import dataclass_transform
 
     from ._values import Link
+    from .notifications import NotificationToken, ObjectChange
     from .realm import Realm
 else:
     def dataclass_transform(**options: Any) -> Any:
@@ -929,6 +930,24 @@ class Object:
         if not realm.is_frozen:
             return self
         return typing.cast("_O | None", realm.thaw()._resolve_object(self))
+
+    def add_notification_callback(self, callback: "Callable[[ObjectChange], None]",
+                                  key_paths: "list[str] | None" = None) -> "NotificationToken":
+        """Call ``callback(change)`` when this managed object changes
+        (RealmSwift's ``Object.observe``): ``change.deleted`` once when it
+        is deleted, else ``change.changed`` (attribute names) with
+        ``change.old_values`` and ``change.new_values``; several commits
+        between two deliveries make one call.  Without ``key_paths``, the
+        object's own properties; with them (``["name"]``, ``["dog.name"]``,
+        ``["dogs"]``, ``["*"]``, ``["dogs.*"]``, as stored names), only the
+        properties they name, also through links and lists (``"dogs.name"``
+        reports ``dogs`` when a dog's name changes).  Callbacks run in the
+        realm's ``deliver_notifications()`` (and at once after its own
+        commits).  A key path naming nothing raises NoSuchPropertyError; a
+        deleted object, one of a frozen realm, or a call inside a write
+        transaction raise too."""
+        from .notifications import add_object_notification_callback
+        return add_object_notification_callback(self, callback, key_paths)
 
     def _fief_link(self) -> Link:
         """The link to this (managed) object, for link values and query arguments."""

@@ -191,3 +191,121 @@ def watch(realm: "Realm", loop: asyncio.AbstractEventLoop | None = None) -> Watc
     callbacks run there.  Use it from the loop's thread."""
     return Watch(realm, loop if loop is not None else asyncio.get_running_loop())
 
+
+
+# -- object notifications (fief.h, "Object callbacks") -----------------------
+
+__all__ += ["ObjectChange", "add_object_notification_callback"]
+
+
+class ObjectChange:
+    """What an object callback is told (RealmSwift's ``ObjectChange``):
+    ``deleted``, or the ``changed`` properties (attribute names, in the
+    class's order) with their values in ``old_values`` and ``new_values``
+    (by attribute name).  An old value is given only when another realm,
+    thread or process made the change (not for this realm's own commits),
+    and no value is given for collection properties, as RealmSwift."""
+
+    __slots__ = ("object", "deleted", "changed", "old_values", "new_values")
+
+    def __init__(self, obj: Any, deleted: bool, changed: list[str],
+                 old_values: dict[str, Any], new_values: dict[str, Any]):
+        self.object = obj
+        self.deleted = deleted
+        self.changed = changed
+        self.old_values = old_values
+        self.new_values = new_values
+
+    def __repr__(self) -> str:
+        if self.deleted:
+            return "ObjectChange(deleted)"
+        return f"ObjectChange(changed={self.changed!r}, old={self.old_values!r}, new={self.new_values!r})"
+
+
+def _object_value(binding: Any, realm: "Realm", spec: Any, value: L.fief_value_t) -> Any:
+    """A changed property's value, copied out of the change (links as model
+    objects, read now; a link to an object deleted since is None)."""
+    from ._values import Link, from_value
+    converted = from_value(value, spec.py_type)
+    if isinstance(converted, Link):
+        try:
+            return binding.schema.object_for_link(converted, realm)
+        except Exception:
+            return None
+    return converted
+
+
+def _object_call(userdata: int | None, changes: int | None) -> None:
+    with _registered_lock:
+        token = _registered.get(userdata or 0)
+    callback, realm = (token._callback, token._realm) if token is not None else (None, None)
+    if token is None or callback is None or realm is None:
+        return
+    try:
+        library = L.lib()
+        obj = token._object
+        deleted = ctypes.c_bool()
+        library.check(library.fief_object_changes_is_deleted(changes, ctypes.byref(deleted)), "fief_object_changes_is_deleted")
+        if deleted.value:
+            callback(ObjectChange(obj, True, [], {}, {}))
+            return
+        count = ctypes.c_size_t()
+        library.check(library.fief_object_changes_get_count(changes, ctypes.byref(count)), "fief_object_changes_get_count")
+        keys = (L.fief_property_key_t * max(count.value, 1))()
+        library.check(library.fief_object_changes_get_properties(changes, keys, count.value, None),
+                      "fief_object_changes_get_properties")
+        binding = obj.__dict__["_fief_binding"]
+        by_key = {key: attr for attr, key in binding.keys.items() if key is not None}
+        specs = {spec.attr: spec for spec in type(obj).__fief_properties__}
+        changed: list[str] = []
+        old_values: dict[str, Any] = {}
+        new_values: dict[str, Any] = {}
+        value = L.fief_value_t()
+        has = ctypes.c_bool()
+        for key in sorted(keys[: count.value], key=lambda k: list(by_key).index(k) if k in by_key else 0):
+            attr = by_key.get(key)
+            if attr is None:
+                continue  # a column the model does not declare
+            changed.append(attr)
+            for reader, into in ((library.fief_object_changes_get_old_value, old_values),
+                                 (library.fief_object_changes_get_new_value, new_values)):
+                library.check(reader(changes, key, ctypes.byref(value), ctypes.byref(has)), "fief_object_changes_get_value")
+                if has.value:
+                    into[attr] = _object_value(binding, realm, specs[attr], value)
+        if changed:
+            callback(ObjectChange(obj, False, changed, old_values, new_values))
+    except BaseException as error:  # never into C
+        token.exception = error
+        log.exception("an object notification callback raised")
+
+
+_object_call_thunk = L.fief_object_notification_fn(_object_call)
+
+
+def add_object_notification_callback(obj: Any, callback: Callable[[ObjectChange], None],
+                                     key_paths: "list[str] | None" = None) -> NotificationToken:
+    """Register ``callback(change)`` for ``obj``; see ``Object.add_notification_callback``."""
+    if not callable(callback):
+        raise TypeError("the callback must be callable")
+    from . import errors
+    handle = obj.__dict__.get("_fief_handle")
+    if handle is None:
+        raise errors.LogicError("only objects in a realm can be observed: add it first")
+    if isinstance(key_paths, str):
+        raise TypeError("key_paths is a list of key paths, not one string")
+    paths = [str(p).encode("utf-8") for p in (key_paths or [])]
+    library = L.lib()
+    token = NotificationToken(obj.realm, lambda *_: None)
+    token._callback = callback  # type: ignore[assignment]
+    token._object = obj  # type: ignore[attr-defined]
+    with _registered_lock:
+        _registered[token._id] = token
+    array = (ctypes.c_char_p * max(len(paths), 1))(*paths)
+    ptr = library.fief_object_add_notification_callback(handle.ptr, array, len(paths), _object_call_thunk, token._id,
+                                                        _free_thunk)
+    if not ptr:
+        with _registered_lock:
+            _registered.pop(token._id, None)
+        raise library.last_error("fief_object_add_notification_callback")
+    token._handle = Handle(ptr, "notification token")
+    return token
