@@ -26,7 +26,9 @@
 // filters and sorts name the root's properties, and each element read is
 // wrapped in a new projection (`Results.element(for:)` below).
 //
-// Not here yet: `observe` (Fief has no notifications so far).
+// `observe` watches the root object for the projected properties' origin
+// paths and reports changes by projected property (ObjectNotifications.swift
+// does the observing).
 
 import Foundation
 
@@ -478,5 +480,77 @@ extension MutableSet where Element: ObjectBase & RealmCollectionValue {
     /// (the mapped values may repeat: a ProjectedCollection is not a set).
     public var projectTo: CollectionElementMapper<Element> {
         CollectionElementMapper(objects: AnyRealmCollection(self))
+    }
+}
+
+// MARK: - Notifications
+
+/// What `ProjectionObservable.observe` needs of a projection's class.
+private protocol FiefProjectedProperties {
+    var fiefProjectedProperties: [ProjectionProperty] { get }
+}
+
+extension Projection: FiefProjectedProperties {
+    fileprivate var fiefProjectedProperties: [ProjectionProperty] { ProjectionSchema.properties(of: self) }
+}
+
+extension ProjectionObservable {
+    /// Calls `block` after each commit that deletes the root object or
+    /// changes what a projected property reads (RealmSwift's
+    /// `Projection.observe`): the root is observed with the origin paths of
+    /// the projected properties (those of `keyPaths`, origin paths such as
+    /// `"address.city"`, when given), and each changed root property is
+    /// reported as every projected property whose path starts with it, by
+    /// its projected name, with the values read through its key path (old
+    /// ones from an unmanaged copy of the root holding the old values, when
+    /// the commit came from elsewhere).  With `queue`, on that queue with a
+    /// projection of the queue's own object.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken {
+        let schema = (self as? FiefProjectedProperties)?.fiefProjectedProperties ?? []
+        var paths = schema.map(\.originPath)
+        let filter = keyPaths.flatMap { $0.isEmpty ? nil : $0 }
+        if let filter { paths = paths.filter { filter.contains($0) } }
+        var projection: Self? = queue == nil ? self : nil
+        return rootObject._fiefObserve(keyPaths: paths, on: queue) { (change: ObjectChange<Root>) in
+            switch change {
+            case .deleted:
+                block(.deleted)
+            case .error(let error):
+                block(.error(error))
+            case .change(let object, let properties):
+                if projection == nil { projection = Self(projecting: object) }
+                var oldRoot: Root?
+                if properties.contains(where: { $0.oldValue != nil }) {
+                    let root = Root()
+                    for property in properties { if let old = property.oldValue { root.setValue(old, forKey: property.name) } }
+                    oldRoot = root
+                }
+                var projected: [PropertyChange] = []
+                for property in properties {
+                    for shown in schema where shown.originPath.split(separator: ".").first.map(String.init) == property.name
+                        && (filter?.contains(shown.originPath) ?? true) {
+                        let old: Any? = property.oldValue == nil ? nil : oldRoot?[keyPath: shown.keyPath]
+                        projected.append(PropertyChange(name: shown.label, oldValue: old, newValue: object[keyPath: shown.keyPath]))
+                    }
+                }
+                if !projected.isEmpty, let projection { block(.change(projection, projected)) }
+            }
+        }
+    }
+
+    /// As `observe(keyPaths:on:_:)`, with the key paths given as key paths
+    /// of the projection (each names the origin path its property reads).
+    public func observe(keyPaths: [PartialKeyPath<Self>], on queue: DispatchQueue? = nil,
+                        _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken {
+        let names = keyPaths.map { keyPath -> String in
+            let recorder = KeyPathRecorder()
+            _ = Self(projecting: Root.fiefRecordingValue(recorder))[keyPath: keyPath]
+            guard !recorder.names.isEmpty else {
+                preconditionFailure("A key path of '\(Self.self)' (\(keyPath)) reads no @Projected property")
+            }
+            return recorder.names.joined(separator: ".")
+        }
+        return observe(keyPaths: names, on: queue, block)
     }
 }

@@ -195,6 +195,32 @@ final class ObjectNotificationTests: FiefTestCase {
         queue.sync {}
     }
 
+    func testProjectionObserveReportsProjectedNames() throws {
+        let configuration = fileConfiguration()
+        let realm = try Realm(configuration: configuration)
+        let citizen = Citizen()
+        citizen.firstName = "Jane"
+        citizen.lastName = "doe"
+        try realm.write { realm.add(citizen) }
+        let card = CitizenCard(projecting: citizen)
+        let told = Told(), named = Told()
+        let fired = expectation(description: "firstName told")
+        named.onChange = { fired.fulfill() }
+        let t1 = card.observe { (change: ObjectChange<CitizenCard>) in
+            if case .change(let projection, _) = change { XCTAssertTrue(projection === card) }
+            told.record(change)
+        }
+        let t2 = card.observe(keyPaths: [\CitizenCard.firstName]) { change in named.record(change) }
+        writeElsewhere(configuration) { other in other.objects(Citizen.self).first!.lastName = "smith" }
+        writeElsewhere(configuration) { other in other.objects(Citizen.self).first!.firstName = "Joan" }
+        wait(for: [fired], timeout: 10)
+        // Told in the same rounds as the filtered one (one or two calls, as the commits coalesce).
+        XCTAssertEqual(told.changes.flatMap { $0 }.sorted(), ["firstName Jane Joan", "lastNameCaps DOE SMITH"])
+        XCTAssertEqual(named.changes, [["firstName Jane Joan"]])
+        t1.invalidate()
+        t2.invalidate()
+    }
+
     func testTraps() {
         assertTraps("observeUnmanagedObject", message: "managed")
         assertTraps("observeInvalidKeyPath", message: "property 'notAProperty' not found in object of type 'Dog'")
