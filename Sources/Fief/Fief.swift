@@ -29,6 +29,8 @@
 // another thread through that thread's RunLoop, which must run (as in
 // RealmSwift); the realm's own commit, refresh and beginWrite call
 // `.didChange` at once on the calling thread (Notifications.swift).
+// `Object.observe` is delivered the same way, or on the queue it is given
+// with the object read in a realm of its own (ObjectNotifications.swift).
 //
 // Values and descriptions (deliberate differences from RealmSwift, all small):
 // - `Decimal128(value: NSNull())` (or nil) is a plain NaN, written "NaN";
@@ -185,7 +187,8 @@
 //   object through a key path.  `realm.objects(P.self)` is the root class's
 //   results; `Results` wraps each object it reads in a new projection.
 //   Equality is RealmSwift's (same instance, or same row of the same realm
-//   version), with a hash that agrees with it.  No `observe` yet.
+//   version), with a hash that agrees with it.  `observe` watches the root
+//   object and reports changes by projected property name.
 // - Sectioned results (SectionedResults.swift): `sectioned(by:...)` sorts
 //   the collection's live results (fief_results_sort) and splits them by
 //   key as realm-core does (sections in order of each key's first
