@@ -1,4 +1,5 @@
 import XCTest
+import CLMDB
 @testable import FiefStorage
 @testable import FiefEngine
 #if canImport(Glibc)
@@ -250,6 +251,33 @@ final class ObjectNotifierTests: XCTestCase {
         try deliver(world.observer, upTo: world.writer)
         XCTAssertEqual(recorder.told, [])
         other.release()
+    }
+
+    /// An observed object that does not change pins no version: the change
+    /// records of other commits are trimmed as without an observer.
+    func testAnUnchangedObservedObjectPinsNothing() throws {
+        let world = try makeWorld()
+        let notifier = try observe(world.observer, "Person", world.bob, nil, Recorder())
+        for i in 0..<50 {
+            try world.writer.write { try world.writer.set("Person", world.ann, "age", .int(Int64(i))) }
+        }
+        try deliver(world.observer, upTo: world.writer)
+        // Let the worker run to the newest version (the observer now reads it).
+        try world.writer.write { try world.writer.set("Person", world.ann, "age", .int(99)) }
+        try deliver(world.observer, upTo: world.writer)
+        try world.writer.write { try world.writer.set("Person", world.ann, "age", .int(100)) }
+        let realm = world.writer.realm
+        let entries = try realm.lock.withLock { () throws(FiefError) -> Int in
+            let snapshot = try realm.currentSnapshot()
+            guard let dbi = try realm.environment.existingDatabase(History.database) else { return -1 }
+            var stat = MDB_stat()
+            XCTAssertEqual(mdb_stat(snapshot.txn, dbi, &stat), 0)
+            return stat.ms_entries
+        }
+        // The records since the oldest snapshot still read (the notifier's
+        // newest, the realms'): a few, not the 52 commits'.
+        XCTAssertLessThanOrEqual(entries, 3)
+        notifier.release()
     }
 
     func testRegistrationErrors() throws {

@@ -135,6 +135,11 @@ public final class ObjectNotifier: Notifier, @unchecked Sendable {
         pending.merge(found)
         if found.isDeleted { deletionFound = true }
         reached = next
+        // Nothing to tell: what the callback last saw is what it would see
+        // now, so the older version need not be kept (an object that never
+        // changes must not pin its registration's version and the change
+        // records after it).
+        if pending.isEmpty { shown = next }
     }
 
     /// What changed for this notifier between two frozen versions.
