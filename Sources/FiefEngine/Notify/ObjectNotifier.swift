@@ -263,8 +263,10 @@ public final class ObjectNotifier: Notifier, @unchecked Sendable {
         let reading = try? realm.lock.withLock { () throws(FiefError) -> (Snapshot, Bool)? in
             if realm.isClosed || realm.write != nil { return nil }
             let current = try realm.currentSnapshot()
-            current.isShared = true
-            let shownVersion = state.locked { shown.frozenVersion }
+            let (shownVersion, reachedVersion) = state.locked { (shown.frozenVersion, reached.frozenVersion) }
+            // Read from here by the notifier's frozen realm only when it
+            // catches up to it (otherwise the realm's own reads stay unlocked).
+            if current.version > reachedVersion { current.isShared = true }
             return (current, channel.madeOwnCommit(after: shownVersion, through: current.version))
         }
         guard let (current, ownCommit) = reading ?? nil else { return }
