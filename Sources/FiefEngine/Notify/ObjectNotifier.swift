@@ -130,7 +130,7 @@ public final class ObjectNotifier: Notifier, @unchecked Sendable {
         if deletionFound || snapshot.version <= reached.frozenVersion { return }
         // Read later from the delivering thread (values), so lookups lock.
         if !snapshot.isShared { snapshot.isShared = true }
-        guard let next = try? reached.lock.withLock({ () throws(FiefError) -> Realm in try reached.frozen(at: snapshot) }) else { return }
+        guard let next = try? ObjectRunShare.shared.frozen(at: snapshot, from: reached) else { return }
         let found = (try? changes(from: reached, to: next)) ?? ObjectChangeSet(changedProperties: [])
         pending.merge(found)
         if found.isDeleted { deletionFound = true }
@@ -144,7 +144,7 @@ public final class ObjectNotifier: Notifier, @unchecked Sendable {
 
     /// What changed for this notifier between two frozen versions.
     private func changes(from old: Realm, to new: Realm) throws(FiefError) -> ObjectChangeSet {
-        guard let snapshot = new.snapshot, let all = try snapshot.changes(since: old.frozenVersion) else {
+        guard let snapshot = new.snapshot, let all = try ObjectRunShare.shared.changes(snapshot, since: old.frozenVersion) else {
             return try compareValues(old, new)
         }
         let own = all[classKey]
@@ -295,6 +295,43 @@ public final class ObjectNotifier: Notifier, @unchecked Sendable {
         pthread_mutex_unlock(callMutex)
         if dropped != nil { channel.remove(self) }
         _ = dropped
+    }
+}
+
+/// What one worker run shares among object notifiers: the frozen realm over
+/// the run's snapshot, and the change records merged since a version (the
+/// notifiers that reached the same version ask for the same).  Held
+/// weakly: nothing here keeps a version open.
+final class ObjectRunShare: @unchecked Sendable {
+    static let shared = ObjectRunShare()
+    private let lock = NotifyLock()
+    private weak var lastFrozen: Realm?
+    private weak var changesSnapshot: Snapshot?
+    private var changesBase: UInt64 = 0
+    private var lastChanges: [UInt32: ObjectChanges]?
+
+    /// A frozen realm reading `snapshot`: the one made last for it, or a
+    /// new one from `source` (a frozen realm of the same file).
+    func frozen(at snapshot: Snapshot, from source: Realm) throws(FiefError) -> Realm {
+        if let known = lock.locked({ lastFrozen }), known.snapshot === snapshot { return known }
+        let made = try source.lock.withLock { () throws(FiefError) -> Realm in try source.frozen(at: snapshot) }
+        lock.locked { lastFrozen = made }
+        return made
+    }
+
+    /// `snapshot.changes(since: base)`, computed once per snapshot and base.
+    func changes(_ snapshot: Snapshot, since base: UInt64) throws(FiefError) -> [UInt32: ObjectChanges]? {
+        let known = lock.locked { () -> [UInt32: ObjectChanges]?? in
+            changesSnapshot === snapshot && changesBase == base ? .some(lastChanges) : nil
+        }
+        if let known { return known }
+        let made = try snapshot.changes(since: base)
+        lock.locked {
+            changesSnapshot = snapshot
+            changesBase = base
+            lastChanges = made
+        }
+        return made
     }
 }
 
