@@ -195,7 +195,7 @@ def watch(realm: "Realm", loop: asyncio.AbstractEventLoop | None = None) -> Watc
 
 # -- object notifications (fief.h, "Object callbacks") -----------------------
 
-__all__ += ["ObjectChange", "add_object_notification_callback"]
+__all__ += ["ObjectChange", "ObjectNotificationToken", "add_object_notification_callback"]
 
 
 class ObjectChange:
@@ -235,11 +235,22 @@ def _object_value(binding: Any, realm: "Realm", spec: Any, value: L.fief_value_t
     return converted
 
 
+class ObjectNotificationToken(NotificationToken):
+    """The token of an object callback (``Object.add_notification_callback``)."""
+
+    def __init__(self, obj: Any, callback: Callable[[ObjectChange], None]):
+        super().__init__(obj.realm, lambda notification, realm: None)
+        self._object = obj
+        self._object_callback: Callable[[ObjectChange], None] | None = callback
+
+
 def _object_call(userdata: int | None, changes: int | None) -> None:
     with _registered_lock:
         token = _registered.get(userdata or 0)
-    callback, realm = (token._callback, token._realm) if token is not None else (None, None)
-    if token is None or callback is None or realm is None:
+    if not isinstance(token, ObjectNotificationToken):
+        return
+    callback, realm = token._object_callback, token._realm
+    if callback is None or realm is None:
         return
     try:
         library = L.lib()
@@ -283,7 +294,7 @@ _object_call_thunk = L.fief_object_notification_fn(_object_call)
 
 
 def add_object_notification_callback(obj: Any, callback: Callable[[ObjectChange], None],
-                                     key_paths: "list[str] | None" = None) -> NotificationToken:
+                                     key_paths: "list[str] | None" = None) -> ObjectNotificationToken:
     """Register ``callback(change)`` for ``obj``; see ``Object.add_notification_callback``."""
     if not callable(callback):
         raise TypeError("the callback must be callable")
@@ -295,9 +306,7 @@ def add_object_notification_callback(obj: Any, callback: Callable[[ObjectChange]
         raise TypeError("key_paths is a list of key paths, not one string")
     paths = [str(p).encode("utf-8") for p in (key_paths or [])]
     library = L.lib()
-    token = NotificationToken(obj.realm, lambda *_: None)
-    token._callback = callback  # type: ignore[assignment]
-    token._object = obj  # type: ignore[attr-defined]
+    token = ObjectNotificationToken(obj, callback)
     with _registered_lock:
         _registered[token._id] = token
     array = (ctypes.c_char_p * max(len(paths), 1))(*paths)
