@@ -280,6 +280,110 @@ final class ObjectNotifierTests: XCTestCase {
         notifier.release()
     }
 
+    /// Seeded random writes by another realm, deliveries at random points:
+    /// every call matches a model of what was written since the last one
+    /// (the properties written, in the filter; old values as delivered
+    /// last, new values as now; a deletion once, then nothing).  The
+    /// environment variable FIEF_ON_SEED picks another seed.
+    func testRandomWritesMatchAModel() throws {
+        let path = tempDir().file()
+        let observer = try DB.open(path, schema)
+        let writer = try DB.open(path, schema)
+        var random = SeededRandom(seed: UInt64(ProcessInfo.processInfo.environment["FIEF_ON_SEED"] ?? "22")!)
+        var people: [Int64] = []
+        var model: [Int64: (name: String, age: Int64)] = [:]
+        try observer.write {
+            for i in 0..<5 {
+                let key = try observer.create("Person", [("name", .string("p\(i)")), ("age", .int(Int64(i)))])
+                people.append(key)
+                model[key] = ("p\(i)", Int64(i))
+            }
+        }
+        _ = try writer.realm.lock.withLock { () throws(FiefError) in try writer.realm.refresh() }
+        struct Watch {
+            let key: Int64
+            let filter: Set<String>?
+            let recorder = Recorder()
+            var shown: (name: String, age: Int64)
+            var written: Set<String> = []
+            var deleted = false
+            var deletionTold = false
+            var notifier: ObjectNotifier?
+        }
+        var watches: [Watch] = []
+        for (i, key) in people.enumerated() {
+            for filter in [nil, ["age"]] as [[String]?] {
+                var watch = Watch(key: key, filter: filter.map(Set.init), shown: model[key]!)
+                watch.notifier = try observe(observer, "Person", key, filter, watch.recorder)
+                watches.append(watch)
+                _ = i
+            }
+        }
+        for round in 0..<300 {
+            try writer.write {
+                for _ in 0..<Int.random(in: 1...3, using: &random) {
+                    let live = people.filter { model[$0] != nil }
+                    guard let key = live.randomElement(using: &random) else { return }
+                    let op = Int.random(in: 0..<20, using: &random)
+                    var wrote: String
+                    if op == 0 && live.count > 2 {
+                        try writer.delete("Person", key)
+                        model[key] = nil
+                        for w in watches.indices where watches[w].key == key { watches[w].deleted = true }
+                        continue
+                    } else if op < 8 {
+                        let age = Int64.random(in: 0..<5, using: &random)
+                        try writer.set("Person", key, "age", .int(age))
+                        model[key]!.age = age
+                        wrote = "age"
+                    } else if op < 15 {
+                        let name = "n\(Int.random(in: 0..<5, using: &random))"
+                        try writer.set("Person", key, "name", .string(name))
+                        model[key]!.name = name
+                        wrote = "name"
+                    } else {
+                        try append(writer, key, "tags", .string("t\(round)"))
+                        wrote = "tags"
+                    }
+                    for w in watches.indices where watches[w].key == key { watches[w].written.insert(wrote) }
+                }
+            }
+            guard Int.random(in: 0..<3, using: &random) == 0 || round == 299 else { continue }
+            let before = watches.map { $0.recorder.told.count }
+            try deliver(observer, upTo: writer)
+            for w in watches.indices {
+                var watch = watches[w]
+                let calls = Array(watch.recorder.told[before[w]...])
+                var expected: [Told] = []
+                if watch.deleted {
+                    if !watch.deletionTold { expected = [Told(deleted: true)] }
+                    watch.deletionTold = true
+                } else {
+                    let props = watch.written.filter { watch.filter?.contains($0) ?? true }
+                    if !props.isEmpty {
+                        var changes: [String: [TV?]] = [:]
+                        let now = model[watch.key]!
+                        for p in props {
+                            switch p {
+                            case "age": changes[p] = [.int(watch.shown.age), .int(now.age)]
+                            case "name": changes[p] = [.string(watch.shown.name), .string(now.name)]
+                            default: changes[p] = [nil, nil]
+                            }
+                        }
+                        expected = [told(changes)]
+                    }
+                    watch.shown = now(model, watch.key)
+                }
+                watch.written = []
+                XCTAssertEqual(calls, expected, "round \(round), person \(watch.key), filter \(String(describing: watch.filter))")
+                watches[w] = watch
+            }
+        }
+        for watch in watches { watch.notifier?.release() }
+    }
+
+    private func now(_ model: [Int64: (name: String, age: Int64)], _ key: Int64) -> (name: String, age: Int64) { model[key]! }
+
     func testRegistrationErrors() throws {
         let world = try makeWorld()
         let realm = world.observer.realm

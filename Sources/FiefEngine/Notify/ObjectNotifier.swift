@@ -273,8 +273,10 @@ public final class ObjectNotifier: Notifier, @unchecked Sendable {
         let note = state.locked { () -> ObjectNotification? in
             // Ahead of what the worker reached: run to the realm's version here.
             if current.version > reached.frozenVersion { advance(to: current) }
-            // Behind it: wait until the realm catches up.
-            guard reached.frozenVersion == current.version, !pending.isEmpty else { return nil }
+            // Behind it: wait until the realm catches up.  (A deleted
+            // object's notifier stops running at the deletion's version.)
+            let caughtUp = deletionFound ? current.version >= reached.frozenVersion : current.version == reached.frozenVersion
+            guard caughtUp, !pending.isEmpty else { return nil }
             let note = ObjectNotification(isDeleted: pending.isDeleted, changedProperties: pending.changedProperties,
                                           classKey: classKey, objectKey: objectKey,
                                           before: ownCommit || pending.isDeleted ? nil : shown, after: reached)
