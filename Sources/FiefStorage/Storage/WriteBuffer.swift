@@ -4,11 +4,15 @@
 /// and what a database's buffer means is up to the code that writes that
 /// database (`Backlinks.settle` for backlink deltas).
 ///
-/// Built so far: backlink *deltas* and *pair drops*, and *link removals*
-/// from lists the transaction has not loaded.  Chunks and list segments
-/// are still kept by `WriteTransaction` itself (`dirty`, `lists`); set and
-/// map entries are not buffered yet.
+/// It holds backlink *deltas* and *pair drops* (per database), *link
+/// removals* from lists the transaction has not loaded (per owner list),
+/// and set and map *entries* (`entries`: an `EntryTable` per collection).
+/// Chunks and list segments are kept by `WriteTransaction` itself (`dirty`,
+/// `lists`).
 public final class WriteBuffer {
+    /// The set and map entries put or deleted and not written yet.
+    public let entries = EntryTables()
+
     /// The budget a new buffer gets (64 MiB); settable for tests.
     public nonisolated(unsafe) static var defaultBudget = 64 << 20
 
