@@ -18,16 +18,18 @@ extension Realm {
 
     /// Before `owner`'s set or map is emptied: its buffered entries are
     /// written when they may hold links or nested collections (which the
-    /// emptying releases from what LMDB holds), else dropped.
-    func dropEntries(_ write: WriteTransaction, _ table: Table, _ column: Column, _ owner: Int64) throws(FiefError) {
+    /// emptying releases from what LMDB holds), else dropped; whether
+    /// there were any.
+    @discardableResult
+    func dropEntries(_ write: WriteTransaction, _ table: Table, _ column: Column, _ owner: Int64) throws(FiefError) -> Bool {
         let id = ListID(table: table.key, column: column.key, owner: owner)
-        guard write.buffer.entries[id] != nil else { return }
+        guard write.buffer.entries[id] != nil else { return false }
         if column.elementType == .link || column.elementType == .mixed {
             try write.settleEntries(id)
         } else {
-            _ = write.buffer.entries.remove(id)
-            forgetCollectionEntries(write)
+            write.dropEntries(id)
         }
+        return true
     }
 
     /// Before every set and map of `table` is emptied: the same, for all of them.
@@ -40,5 +42,7 @@ extension Realm {
         }
         try write.settleEntries { $0.table == key && linkValued($0.column) }
         if !write.buffer.entries.take(where: { $0.table == key }).isEmpty { forgetCollectionEntries(write) }
+        // Every owner goes: the class's change record says so.
+        write.buffer.forgetEntryChanges(table: key)
     }
 }

@@ -102,9 +102,15 @@ extension Realm {
         }
     }
 
-    fileprivate func clearMap(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64) throws(FiefError) {
-        try dropEntries(write, table, column, owner)
-        if try collectionSize(table, column, owner) == 0 { return }
+    fileprivate func clearMap(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64,
+                              ownerDeleted: Bool = false) throws(FiefError) {
+        let id = ListID(table: table.key, column: column.key, owner: owner)
+        let buffered = try dropEntries(write, table, column, owner)
+        if try collectionSize(table, column, owner) == 0 {
+            if buffered { write.noteCleared(id, ownerDeleted: ownerDeleted) }
+            return
+        }
+        defer { write.noteCleared(id, ownerDeleted: ownerDeleted) }
         var links: [Value] = []
         if column.elementType == .link || column.elementType == .mixed {
             for entry in try sealedEntries(write.txn, dbi, table, database: column.key, property: column.key, owner: owner) {
@@ -125,7 +131,7 @@ extension Realm {
     /// their backlinks, embedded values are deleted).
     func deletingMaps(_ write: WriteTransaction, _ table: Table, _ key: Int64) throws(FiefError) {
         for (property, dbi) in table.maps {
-            try clearMap(write, table, try table.column(property.key), dbi, key)
+            try clearMap(write, table, try table.column(property.key), dbi, key, ownerDeleted: true)
         }
     }
 
@@ -180,7 +186,12 @@ extension Realm {
                 try write.entryValue.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
             }
         }
-        if !keys.isEmpty { noteColumnChange(originClass, property) }
+        if !keys.isEmpty {
+            noteColumnChange(originClass, property)
+            var changes = EntryChanges()
+            for key in keys { key.withUnsafeBytes { changes.modified.append($0) } }
+            write.buffer.noteEntryChanges(ListID(table: originClass, column: property, owner: origin), changes)
+        }
     }
 }
 

@@ -41,9 +41,15 @@ extension Realm {
     }
 
     /// Empty the set of `owner`, releasing its links' backlinks.
-    fileprivate func clearSet(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64) throws(FiefError) {
-        try dropEntries(write, table, column, owner)
-        if try collectionSize(table, column, owner) == 0 { return }
+    fileprivate func clearSet(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64,
+                              ownerDeleted: Bool = false) throws(FiefError) {
+        let id = ListID(table: table.key, column: column.key, owner: owner)
+        let buffered = try dropEntries(write, table, column, owner)
+        if try collectionSize(table, column, owner) == 0 {
+            if buffered { write.noteCleared(id, ownerDeleted: ownerDeleted) }
+            return
+        }
+        defer { write.noteCleared(id, ownerDeleted: ownerDeleted) }
         if column.elementType == .link || column.elementType == .mixed {
             for entry in try SetStore.entries(write.txn, dbi, owner: owner) {
                 try countCollectionLink(write, table, column, owner, try element(entry, table, column, owner), -1)
@@ -156,7 +162,7 @@ extension Realm {
     /// lose their backlinks).
     func deletingSets(_ write: WriteTransaction, _ table: Table, _ key: Int64) throws(FiefError) {
         for (property, dbi) in table.sets {
-            try clearSet(write, table, try table.column(property.key), dbi, key)
+            try clearSet(write, table, try table.column(property.key), dbi, key, ownerDeleted: true)
         }
     }
 

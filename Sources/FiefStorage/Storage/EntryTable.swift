@@ -252,10 +252,13 @@ public final class EntryTable {
     /// Write every entry of collection `owner` (of class `table`, property
     /// `column`) through `cursor` (on `dbi`), in key order: puts appended
     /// (`MDB_APPEND`) when they all lie past the database's last key, deletes
-    /// of keys stored before.  The table is empty afterwards.
-    public func store(_ cursor: LMDBCursor, table: UInt32, column: UInt32, owner: Int64) throws(FiefError) {
-        if entries.isEmpty { return }
+    /// of keys stored before.  The table is empty afterwards.  Returns what
+    /// the entries changed (`changes(of:)`).
+    @discardableResult
+    public func store(_ cursor: LMDBCursor, table: UInt32, column: UInt32, owner: Int64) throws(FiefError) -> EntryChanges {
+        if entries.isEmpty { return EntryChanges() }
         let sorted = sortedEntries()
+        let changes = EntryTable.changes(of: sorted, emptyAtStart: emptyAtStart)
         try typed { () throws in
             var key = [UInt8](repeating: 0, count: 8 + 512)
             try key.withUnsafeMutableBytes { (k) throws in
@@ -299,7 +302,36 @@ public final class EntryTable {
             }
         }
         entries = []
+        slots = [UInt64](repeating: 0, count: 16)
+        return changes
     }
+
+    /// What the entries change: keys put and not stored before are
+    /// inserted, keys deleted and stored before deleted, keys put and
+    /// stored before modified (a delete of a key never stored is nothing);
+    /// a collection empty at the start that holds something now is
+    /// `filled` (its keys not listed: the commit of 100,000 new keys
+    /// records a few bytes).
+    public static func changes(of sorted: [Entry], emptyAtStart: Bool) -> EntryChanges {
+        var changes = EntryChanges()
+        if emptyAtStart {
+            changes.filled = sorted.contains { !$0.isDeleted }
+            return changes
+        }
+        for e in sorted {
+            if e.isDeleted {
+                if e.storedBefore { changes.deleted.append(e.keyBytes) }
+            } else if e.storedBefore {
+                changes.modified.append(e.keyBytes)
+            } else {
+                changes.inserted.append(e.keyBytes)
+            }
+        }
+        return changes
+    }
+
+    /// What the entries change, the table left as it is.
+    public func changes() -> EntryChanges { EntryTable.changes(of: emptyAtStart ? entries : sortedEntries(), emptyAtStart: emptyAtStart) }
 }
 
 /// The entry tables of a write transaction, one per set or map changed

@@ -194,7 +194,7 @@ public final class WriteTransaction {
     public func settleEntries(_ id: ListID) throws(FiefError) {
         guard let table = buffer.entries.remove(id) else { return }
         forgetCollectionEntries()
-        try table.store(try LMDBCursor(txn, table.dbi), table: id.table, column: id.column, owner: id.owner)
+        buffer.noteEntryChanges(id, try table.store(try LMDBCursor(txn, table.dbi), table: id.table, column: id.column, owner: id.owner))
     }
 
     /// Write the buffered entries of every collection `body` selects (all
@@ -208,8 +208,24 @@ public final class WriteTransaction {
         var cursor: (dbi: MDB_dbi, cursor: LMDBCursor)?
         for (id, table) in taken {
             if cursor?.dbi != table.dbi { cursor = (table.dbi, try LMDBCursor(txn, table.dbi)) }
-            try table.store(cursor!.cursor, table: id.table, column: id.column, owner: id.owner)
+            buffer.noteEntryChanges(id, try table.store(cursor!.cursor, table: id.table, column: id.column, owner: id.owner))
         }
+    }
+
+    /// Drop collection `id`'s buffered entries (it is being emptied):
+    /// their changes are kept for the change record.
+    public func dropEntries(_ id: ListID) {
+        guard let table = buffer.entries.remove(id) else { return }
+        forgetCollectionEntries()
+        buffer.noteEntryChanges(id, table.changes())
+    }
+
+    /// Collection `id` was emptied (`removeAll`, or its owner deleted).
+    public func noteCleared(_ id: ListID, ownerDeleted: Bool) {
+        var changes = EntryChanges()
+        changes.cleared = true
+        changes.ownerDeleted = ownerDeleted
+        buffer.noteEntryChanges(id, changes)
     }
 
     /// After a change to an entry table: past the budget (looked at every
