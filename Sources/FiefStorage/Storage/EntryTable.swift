@@ -22,14 +22,16 @@ import Glibc
 /// `emptyAtStart`).  So a point read is the table, then LMDB; a delete of a
 /// key never stored writes nothing.
 public final class EntryTable {
+    /// 32 bytes (sorted at commit: moved whole by the radix sort).
     public struct Entry {
         /// The key's first 8 bytes, big-endian, zero-padded: orders most keys.
         public var prefix: UInt64
         public var key: UnsafeRawPointer
-        public var keyCount: Int32
+        public var value: UnsafeRawPointer?
         /// -1: deleted.
         public var valueCount: Int32
-        public var value: UnsafeRawPointer?
+        /// At most 512 (an LMDB key).
+        public var keyCount: UInt16
         /// Whether LMDB held the key before this transaction's first change to it.
         public var storedBefore: Bool
 
@@ -62,6 +64,11 @@ public final class EntryTable {
     private var block: UnsafeMutableRawPointer?
     private var blockUsed = 0
     private var blockSize = 0
+    /// The last `lookup`'s key (its address and size), slot and hash,
+    /// valid while `changes` is unchanged: the change that follows a
+    /// lookup of the same key (every write path) probes once.
+    private var probed: (key: UnsafeRawPointer?, count: Int, slot: Int, hash: UInt32, changes: Int) = (nil, 0, 0, 0, -1)
+    private var changeCount = 0
     /// Bytes of the arena and the table (the budget's measure), also
     /// counted in `tables`' total.
     public private(set) var bytes = 0 {
@@ -140,7 +147,10 @@ public final class EntryTable {
     @inline(__always)
     public func lookup(_ key: UnsafeRawBufferPointer) -> Lookup {
         if entries.isEmpty { return .absent }
-        let s = slots[slot(key, EntryTable.hash(key))]
+        let h = EntryTable.hash(key)
+        let i = slot(key, h)
+        probed = (key.baseAddress, key.count, i, h, changeCount)
+        let s = slots[i]
         if s == 0 { return .absent }
         let e = entries[Int(UInt32(truncatingIfNeeded: s)) - 1]
         return e.isDeleted ? .deleted : .put(e.valueBytes)
@@ -173,8 +183,14 @@ public final class EntryTable {
     }
 
     private func change(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer?, storedBefore: () throws(FiefError) -> Bool) throws(FiefError) {
-        let h = EntryTable.hash(key)
-        let i = slot(key, h)
+        let h: UInt32, i: Int
+        if probed.changes == changeCount, probed.key == key.baseAddress, probed.count == key.count, !entries.isEmpty {
+            (h, i) = (probed.hash, probed.slot)
+        } else {
+            h = EntryTable.hash(key)
+            i = slot(key, h)
+        }
+        changeCount &+= 1
         let valueCount = Int32(value.map { $0.count } ?? -1)
         if slots[i] != 0 {
             let index = Int(UInt32(truncatingIfNeeded: slots[i])) - 1
@@ -184,8 +200,8 @@ public final class EntryTable {
         }
         let before = emptyAtStart ? false : try storedBefore()
         let storedKey = copy(key) ?? UnsafeRawPointer(bitPattern: 8)!
-        entries.append(Entry(prefix: EntryTable.prefix(key), key: storedKey, keyCount: Int32(key.count), valueCount: valueCount,
-                             value: value.flatMap { copy($0) }, storedBefore: before))
+        entries.append(Entry(prefix: EntryTable.prefix(key), key: storedKey, value: value.flatMap { copy($0) }, valueCount: valueCount,
+                             keyCount: UInt16(key.count), storedBefore: before))
         bytes += MemoryLayout<Entry>.stride + 8
         slots[i] = UInt64(h) << 32 | UInt64(entries.count)
         if entries.count * 2 > slots.count { grow() }
@@ -245,7 +261,7 @@ public final class EntryTable {
     @inline(__always)
     public static func precedes(_ x: Entry, _ y: Entry) -> Bool {
         if x.prefix != y.prefix { return x.prefix < y.prefix }
-        let c = memcmp(x.key, y.key, Int(min(x.keyCount, y.keyCount)))
+        let c = memcmp(x.key, y.key, Int(Swift.min(x.keyCount, y.keyCount)))
         return c != 0 ? c < 0 : x.keyCount < y.keyCount
     }
 
@@ -277,7 +293,11 @@ public final class EntryTable {
                     append = c > 0 || (c == 0 && first.count > last.count)
                 }
                 let flags = append ? UInt32(MDB_APPEND) : 0
-                for e in sorted {
+                // The keys and values lie where they were put: fetched ahead.
+                let ahead = 8
+                for i in 0..<Swift.min(ahead, sorted.count) { fief_prefetch(sorted[i].key) }
+                for (n, e) in sorted.enumerated() {
+                    if n + ahead < sorted.count { fief_prefetch(sorted[n + ahead].key) }
                     if e.isDeleted {
                         if !e.storedBefore { continue }
                         var kv = LMDB.val(full(e))
