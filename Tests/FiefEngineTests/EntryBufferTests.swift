@@ -66,6 +66,16 @@ final class EntryBufferTests: XCTestCase {
             // A range read: in order, with every change.
             XCTAssertEqual(try db.set("Person", a, "tags"), [.string("a"), .string("b"), .string("d")])
             XCTAssertEqual(try TV.withValues([.string("d")]) { v in try db.realm.set(db.ref("Person", a, "tags")).firstIndex(of: v[0]) }, 2)
+            // Results of the set's values: sorted both ways, filtered.
+            try db.setInsert("Person", a, "ints", .int(5))
+            try db.setInsert("Person", a, "ints", .int(-2))
+            let values = try ValueResults(realm: db.realm, list: db.pkey("Person", "ints"), of: a, in: db.cls("Person"))
+            func all(_ r: ValueResults) throws -> [TV] { try (0..<r.count()).map { TV(try r.value(at: $0)) } }
+            XCTAssertEqual(try all(try values.sorted(ascending: false)), [.int(5), .int(-2)])
+            try db.setInsert("Person", a, "ints", .int(0))
+            XCTAssertEqual(try all(try values.sorted(ascending: true)), [.int(-2), .int(0), .int(5)])
+            let positive = try TV.withValues([.int(0)]) { v in try values.filtered("self > $0", arguments: [QueryArgument(values: [v[0]], isList: false)]) }
+            XCTAssertEqual(try all(positive), [.int(5)])
             // Changed again after a range read (which wrote the table).
             XCTAssertTrue(try db.setInsert("Person", a, "tags", .string("e")))
             XCTAssertEqual(try db.set("Person", a, "tags"), [.string("a"), .string("b"), .string("d"), .string("e")])
