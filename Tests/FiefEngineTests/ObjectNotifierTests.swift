@@ -16,7 +16,9 @@ final class ObjectNotifierTests: XCTestCase {
         ("Person", [prop("name", .string), prop("age", .int),
                     Property(name: "dog", type: .link, flags: .nullable, linkTarget: "Dog"),
                     Property(name: "dogs", type: .link, linkTarget: "Dog", collection: .list),
-                    Property(name: "tags", type: .string, collection: .list)]),
+                    Property(name: "tags", type: .string, collection: .list),
+                    Property(name: "labels", type: .string, collection: .set),
+                    Property(name: "scores", type: .int, collection: .map)]),
     ])
 
     /// What one callback was told, owned.
@@ -132,6 +134,14 @@ final class ObjectNotifierTests: XCTestCase {
                  expected: []),
             Case(name: "a list property's elements", write: { w in try self.append(w.writer, w.ann, "tags", .string("x")) },
                  expected: [told(["tags": [nil, nil]])]),
+            Case(name: "a set property's elements", write: { w in
+                let ref = try w.writer.realm.collection(.set, table: w.writer.cls("Person"), owner: w.ann, property: w.writer.pkey("Person", "labels"))
+                _ = try TV.withValues([.string("x")]) { v in try w.writer.realm.set(ref).insert(v[0]) }
+            }, expected: [told(["labels": [nil, nil]])]),
+            Case(name: "a map property's entries", write: { w in
+                let ref = try w.writer.realm.collection(.map, table: w.writer.cls("Person"), owner: w.ann, property: w.writer.pkey("Person", "scores"))
+                try TV.withValues([.int(1)]) { v in try Array("k".utf8).withUnsafeBytes { k in try w.writer.realm.map(ref).set(v[0], forKey: k) } }
+            }, expected: [told(["scores": [nil, nil]])]),
             Case(name: "a list element replaced", write: { w in try self.listSet(w.writer, w.ann, "dogs", 0, .link(w.writer.cls("Dog"), w.fido)) },
                  expected: [told(["dogs": [nil, nil]])]),
             Case(name: "deleted", write: { w in try w.writer.delete("Person", w.ann) },
@@ -383,6 +393,32 @@ final class ObjectNotifierTests: XCTestCase {
     }
 
     private func now(_ model: [Int64: (name: String, age: Int64)], _ key: Int64) -> (name: String, age: Int64) { model[key]! }
+
+    /// A map entry's value set again, and a set element removed, are
+    /// changes of the property too.
+    func testMapValueAndSetRemovalAreChanges() throws {
+        let world = try makeWorld()
+        let w = world.writer
+        let map = try w.realm.collection(.map, table: w.cls("Person"), owner: world.ann, property: w.pkey("Person", "scores"))
+        let set = try w.realm.collection(.set, table: w.cls("Person"), owner: world.ann, property: w.pkey("Person", "labels"))
+        func setScore(_ value: Int64) throws {
+            try TV.withValues([.int(value)]) { v in try Array("k".utf8).withUnsafeBytes { k in try w.realm.map(map).set(v[0], forKey: k) } }
+        }
+        try w.write {
+            try setScore(1)
+            _ = try TV.withValues([.string("x")]) { v in try w.realm.set(set).insert(v[0]) }
+        }
+        let observer = world.observer.realm
+        _ = try observer.lock.withLock { () throws(FiefError) in try observer.refresh() }
+        let recorder = Recorder()
+        let notifier = try observe(world.observer, "Person", world.ann, nil, recorder)
+        try w.write { try setScore(2) }
+        try deliver(world.observer, upTo: w)
+        try w.write { _ = try TV.withValues([.string("x")]) { v in try w.realm.set(set).remove(v[0]) } }
+        try deliver(world.observer, upTo: w)
+        XCTAssertEqual(recorder.told, [told(["scores": [nil, nil]]), told(["labels": [nil, nil]])])
+        notifier.release()
+    }
 
     func testRegistrationErrors() throws {
         let world = try makeWorld()

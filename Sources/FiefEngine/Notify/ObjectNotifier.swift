@@ -154,6 +154,14 @@ public final class ObjectNotifier: Notifier, @unchecked Sendable {
             return deleted
         }
         var columns = own?.modifiedColumns(of: objectKey) ?? []
+        // Sets and maps record their entries apart: a map value set again
+        // leaves the owner's size column as it was.
+        if let entries = try ObjectRunShare.shared.collectionChanges(snapshot, since: old.frozenVersion) {
+            for (id, change) in entries where id.table == classKey && id.owner == objectKey
+                && id.column != NestedStore.entriesColumn && !change.isEmpty && !columns.contains(id.column) {
+                columns.append(id.column)
+            }
+        }
         guard let filter else { return ObjectChangeSet(changedProperties: columns) }
         columns = columns.filter { filter.columns.contains($0) }
         for (column, below) in filter.through where !columns.contains(column) {
@@ -318,6 +326,25 @@ final class ObjectRunShare: @unchecked Sendable {
         if let known = lock.locked({ lastFrozen }), known.snapshot === snapshot { return known }
         let made = try source.lock.withLock { () throws(FiefError) -> Realm in try source.frozen(at: snapshot) }
         lock.locked { lastFrozen = made }
+        return made
+    }
+
+    private weak var entriesSnapshot: Snapshot?
+    private var entriesBase: UInt64 = 0
+    private var lastEntries: [ListID: EntryChanges]?
+
+    /// `snapshot.collectionChanges(since: base)`, computed once per snapshot and base.
+    func collectionChanges(_ snapshot: Snapshot, since base: UInt64) throws(FiefError) -> [ListID: EntryChanges]? {
+        let known = lock.locked { () -> [ListID: EntryChanges]?? in
+            entriesSnapshot === snapshot && entriesBase == base ? .some(lastEntries) : nil
+        }
+        if let known { return known }
+        let made = try snapshot.collectionChanges(since: base)
+        lock.locked {
+            entriesSnapshot = snapshot
+            entriesBase = base
+            lastEntries = made
+        }
         return made
     }
 
