@@ -36,6 +36,13 @@ public protocol Notifier: AnyObject, Sendable {
     /// Stop for good: never called back again (from any thread, also from
     /// inside its own callback).  Idempotent.
     func release()
+    /// Whether a run found something that waits for a delivery even when
+    /// the realm's version did not move (a first `initial` call).
+    var hasPendingDelivery: Bool { get }
+}
+
+extension Notifier {
+    public var hasPendingDelivery: Bool { false }
 }
 
 /// A realm-level callback (RealmSwift's `Realm.observe`): told when the

@@ -38,6 +38,32 @@ extension Realm {
         return observer
     }
 
+    /// Register a results callback (RealmSwift's `Results.observe`): first
+    /// `.initial` at the first delivery, then `.update` with the change set
+    /// of every later delivery that changed them (see `ResultsNotifier`).
+    /// `keyPaths`: what counts as a modification (`KeyPathFilter`; nil:
+    /// Realm's default).  Under the lock.
+    ///
+    /// - Throws: `.frozen` (frozen results never change),
+    ///   `.alreadyInTransaction` (inside a write transaction, as
+    ///   RealmSwift), `.invalidArgument` (results of values: observe their
+    ///   collection; a malformed key path), `.noSuchProperty` (a key path
+    ///   naming no property, named in the message), `.readOnly`, `.closed`.
+    public func addResultsNotifier(_ results: Results, keyPaths: [String]?,
+                                   _ callback: @escaping (ResultsChange) -> Void) throws(FiefError) -> ResultsNotifier {
+        try checkReadable()
+        if isFrozen { throw FiefError(.frozen, "frozen results do not change and have no notifications") }
+        if write != nil {
+            throw FiefError(.alreadyInTransaction, "cannot register a notification callback inside a write transaction")
+        }
+        let objects = try results.objects(for: "a results notification", instead: "observe the list, set or map the values come from")
+        let filter = try KeyPathFilter.resolve(keyPaths, table: objects.tableKey, in: self)
+        let channel = try notificationChannel()
+        let notifier = try ResultsNotifier(channel: channel, results: objects, keyPathFilter: filter, callback: callback)
+        channel.add(notifier)
+        return notifier
+    }
+
     /// Set the wake-up callback (nil: none), called on the worker thread
     /// when a delivery becomes pending.  Under the lock.
     public func setNotificationWakeup(_ wakeup: (() -> Void)?) throws(FiefError) {
@@ -102,9 +128,11 @@ extension Realm {
                 channel.refreshRequiredVersion = ready
             }
             channel.noteReached(version)
-            guard change != nil else { return nil }
             let notifiers = channel.currentNotifiers()
             if notifiers.isEmpty { return nil }
+            // Results and object notifiers may wait with no version moved
+            // (their `initial` call).
+            if change == nil && !notifiers.contains(where: { $0.hasPendingDelivery }) { return nil }
             channel.isDelivering = true
             return (channel, notifiers, Delivery(version: version, realmChange: change))
         }
