@@ -332,6 +332,10 @@ final class ResultsNotifierTests: XCTestCase {
         try f.step({ try db.delete("Dog", f.dogs[1]) }, expect: upd(del: [0]))
         // The owner goes: every row goes.
         try f.step({ try db.delete("Person", owner) }, expect: upd(del: [0, 1]))
+        // Registering on the list of a deleted owner: refused.
+        XCTAssertNotNil(expectError(.invalidatedObject) {
+            try db.realm.lock.withLock { () throws(FiefError) in _ = try db.realm.addResultsNotifier(list, keyPaths: nil) { _ in } }
+        })
     }
 
     func testLinkingObjectsResults() throws {

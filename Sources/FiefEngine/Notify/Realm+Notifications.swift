@@ -48,7 +48,9 @@ extension Realm {
     ///   `.alreadyInTransaction` (inside a write transaction, as
     ///   RealmSwift), `.invalidArgument` (results of values: observe their
     ///   collection; a malformed key path), `.noSuchProperty` (a key path
-    ///   naming no property, named in the message), `.readOnly`, `.closed`.
+    ///   naming no property, named in the message), `.invalidatedObject`
+    ///   (the list's owner or the linked object was deleted), `.readOnly`,
+    ///   `.closed`.
     public func addResultsNotifier(_ results: Results, keyPaths: [String]?,
                                    _ callback: @escaping (ResultsChange) -> Void) throws(FiefError) -> ResultsNotifier {
         try checkReadable()
@@ -57,6 +59,9 @@ extension Realm {
             throw FiefError(.alreadyInTransaction, "cannot register a notification callback inside a write transaction")
         }
         let objects = try results.objects(for: "a results notification", instead: "observe the list, set or map the values come from")
+        // The object a list's or linking objects' results hang from must exist.
+        if let list = objects.list { try requireLive(try table(list.table), list.owner) }
+        if let linking = objects.linking { try requireLive(try table(linking.targetClass), linking.target) }
         let filter = try KeyPathFilter.resolve(keyPaths, table: objects.tableKey, in: self)
         let channel = try notificationChannel()
         let notifier = try ResultsNotifier(channel: channel, results: objects, keyPathFilter: filter, callback: callback)
@@ -134,7 +139,7 @@ extension Realm {
             // (their `initial` call).
             if change == nil && !notifiers.contains(where: { $0.hasPendingDelivery }) { return nil }
             channel.isDelivering = true
-            return (channel, notifiers, Delivery(version: version, realmChange: change))
+            return (channel, notifiers, Delivery(version: version, realmChange: change, kind: kind))
         }
         guard let (channel, notifiers, delivery) = round else { return false }
         for notifier in notifiers { notifier.deliver(delivery) }

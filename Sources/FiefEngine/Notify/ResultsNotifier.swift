@@ -227,6 +227,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
     // MARK: Delivery
 
     public func deliver(_ delivery: Delivery) {
+        if delivery.kind == .afterChange { return }
         let hostRealm = results.realm
         // The rows are handed over only where the realm reads their version
         // (not behind it, not in a write): else they wait for a later round.
@@ -239,6 +240,9 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
                     return .error(pendingError)
                 }
                 guard pendingVersion == delivery.version else { return nil }
+                // A write begun before the first delivery: the initial state
+                // is the one after it (RealmSwift's documented example).
+                if !initialDelivered && delivery.kind == .beforeWrite { return nil }
                 hasPending = false
                 results.adoptRows(pendingRows)
                 pendingRows = []
