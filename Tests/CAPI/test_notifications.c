@@ -121,6 +121,18 @@ static int child_commit_main(const char *path, int n) {
     return 0;
 }
 
+/* Run this program as a child that opens `path` with the standard schema
+ * (an additive schema change: its only commit). */
+static int child_schema_main(const char *path) {
+    alarm(60);
+    fief_schema_t *s = t_std_schema();
+    fief_realm_t *r = t_open(path, s, 0);
+    fief_release(s);
+    if (!r) return 2;
+    fief_release(r);
+    return 0;
+}
+
 typedef struct {
     const char *path;
     int commits;
@@ -193,6 +205,34 @@ TEST(a_child_process_commit_wakes_the_fd) {
     /* fief_file_delete removes the pipe with the file. */
     E(fief_file_delete(path, NULL));
     E(!t_file_exists(note));
+}
+
+TEST(a_schema_change_at_another_process_open_wakes_the_fd) {
+    const char *path = t_path("n.fief");
+    fief_realm_t *r = open_plain(path);
+    R(r);
+    record_t rec = {0};
+    fief_notification_token_t *tok = fief_realm_add_notification_callback(r, on_change, &rec, NULL);
+    R(tok);
+    int fd = -1;
+    R(fief_realm_get_notification_fd(r, &fd));
+    E(fief_realm_deliver_notifications(r, NULL));
+    uint64_t before = version_of(r);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl(self_exe, self_exe, "--schema", path, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    E(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    E(readable(fd, 10000)); /* the schema's commit wrote to the pipe */
+    E(fief_realm_deliver_notifications(r, NULL));
+    EQI(rec.did_change, 1);
+    EQU(version_of(r), before + 1);
+    E(t_class(r, "AllTypes") != 0); /* the new class is seen after delivery */
+    fief_release(tok);
+    fief_release(r);
 }
 
 TEST(a_fallback_pipe_when_the_fifo_cannot_be_made) {
@@ -631,6 +671,7 @@ TEST(bad_inputs) {
 static const t_case cases[] = {
     T(another_threads_commit_wakes_the_fd_and_delivery_runs_here),
     T(a_child_process_commit_wakes_the_fd),
+    T(a_schema_change_at_another_process_open_wakes_the_fd),
     T(a_fallback_pipe_when_the_fifo_cannot_be_made),
     T(three_commits_make_one_delivery),
     T(own_commit_refresh_and_begin_write_tell_the_callbacks),
@@ -651,5 +692,6 @@ int main(int argc, char **argv) {
     ssize_t n = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
     if (n > 0) self_exe[n] = 0;
     if (argc == 4 && strcmp(argv[1], "--commit") == 0) return child_commit_main(argv[2], atoi(argv[3]));
+    if (argc == 3 && strcmp(argv[1], "--schema") == 0) return child_schema_main(argv[2]);
     return T_MAIN(argc, argv, cases);
 }

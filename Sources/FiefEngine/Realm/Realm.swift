@@ -150,6 +150,9 @@ public final class Realm: @unchecked Sendable {
         let plan = try SchemaPlanner.plan(snapshot: first, configuration: configuration, readOnly: isReadOnly)
         if plan.needsWrite {
             try SchemaPlanner.apply(configuration: configuration, environment: environment)
+            // A commit like any other: observers here and in other processes
+            // learn of the new schema.
+            notificationCenter?.didCommit()
         }
         snapshot = try freshSnapshot()
     }
@@ -490,6 +493,7 @@ public final class Realm: @unchecked Sendable {
             return
         }
         try SchemaPlanner.applyKeepingVersion(configuration: configuration, environment: environment)
+        notificationCenter?.didCommit()
         snapshot = try freshSnapshot()
         addLinkingObjects(declared)
         bumpStamp()

@@ -440,8 +440,9 @@ enum SchemaPlanner {
                 }
             }
         }
-        if keepVersion && stored != nil && !inWrite {
-            // A schema change committed on its own is a commit like any other.
+        if stored != nil && !inWrite {
+            // A schema change committed on its own (at an open or by
+            // `updateSchema`) is a commit like any other: a version and a record.
             let version = try MetaKeys.readUInt64(txn, meta, MetaKeys.version) ?? 0
             try MetaKeys.write(txn, meta, MetaKeys.version, version + 1)
             // Its change record: the classes whose schema changed.
