@@ -188,4 +188,24 @@ final class ResultsNotificationTests: FiefTestCase {
         realmToken.invalidate()
         XCTAssertEqual(calls, 1)
     }
+
+    func testMisuseTrapsAsRealmSwift() {
+        assertTraps("observeResultsInWrite", message: "Cannot register notification blocks from within write transactions.")
+        assertTraps("observeFrozenResults", message: "Frozen Realms do not change and do not have change notifications.")
+        assertTraps("observeUnknownKeyPath", message: "'nope'")
+    }
+
+    nonisolated(unsafe) static let trapScenarios: [String: (FiefTestCase) throws -> Void] = [
+        "observeResultsInWrite": { _ in
+            let realm = try Realm()
+            realm.beginWrite()
+            _ = realm.objects(Dog.self).observe { _ in }
+        },
+        "observeFrozenResults": { _ in
+            _ = try Realm().objects(Dog.self).freeze().observe { _ in }
+        },
+        "observeUnknownKeyPath": { _ in
+            _ = try Realm().objects(Dog.self).observe(keyPaths: ["nope"]) { _ in }
+        },
+    ]
 }

@@ -64,7 +64,8 @@ enum TrapScenarioRegistry {
                       NestedMixedCollectionTests.trapScenarios, CollectionSetValueTests.trapScenarios, SortDistinctTests.trapScenarios,
                       ProjectionTests.trapScenarios, SectionedResultsTests.trapScenarios, FreezeTests.trapScenarios,
                       FullTextSearchTests.trapScenarios, PredicateFormatTests.trapScenarios, ErrorParityTests.trapScenarios, UnmanagedIndexMatchingTests.trapScenarios,
-                      ObjectCopyingTests.trapScenarios, EmbeddedCopyingTests.trapScenarios, NotificationTests.trapScenarios] {
+                      ObjectCopyingTests.trapScenarios, EmbeddedCopyingTests.trapScenarios, NotificationTests.trapScenarios,
+                      ResultsNotificationTests.trapScenarios] {
             for (name, scenario) in table {
                 precondition(TrapScenarios.all[name] == nil, "two trap scenarios are named '\(name)'")
                 TrapScenarios.all[name] = scenario
