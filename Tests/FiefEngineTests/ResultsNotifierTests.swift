@@ -252,6 +252,55 @@ final class ResultsNotifierTests: XCTestCase {
         XCTAssertNotNil(expectError(.invalidArgument, "empty") { try register(["dog..name"]) })
     }
 
+    func testKeyPathThroughLinkingObjects() throws {
+        let clubSchema = Schema(classes: [
+            ObjectClass(name: "Member", properties: [prop("name", .string)],
+                        linkingObjects: [LinkingObjectsProperty(name: "clubs", originClass: "Club", originProperty: "members")]),
+            ObjectClass(name: "Club", properties: [prop("name", .string), prop("fee", .int),
+                                                   Property(name: "members", type: .link, linkTarget: "Member", collection: .list)]),
+        ])
+        let dir = tempDir()
+        let db = try DB.open(dir.file(), clubSchema)
+        var ann: Int64 = 0, bob: Int64 = 0, club: Int64 = 0
+        try db.write {
+            ann = try db.create("Member", [("name", .string("Ann"))])
+            bob = try db.create("Member", [("name", .string("Bob"))])
+            club = try db.create("Club", [("name", .string("chess"))])
+            try db.append("Club", club, "members", [.link(db.cls("Member"), bob)])
+        }
+        var seen: [[Int]] = []
+        let results = try db.results("Member")
+        let notifier = try db.realm.lock.withLock { () throws(FiefError) -> ResultsNotifier in
+            try db.realm.addResultsNotifier(results, keyPaths: ["clubs.name"]) { change in
+                if case .update(let c) = change { seen.append(c.modificationsNew.indices) } else { seen.append([-1]) }
+            }
+        }
+        let fd = try db.realm.lock.withLock { () throws(FiefError) -> Int32 in try db.realm.notificationChannel().eventFD }
+        func deliver(calls: Int) throws {
+            let deadline = Date().addingTimeInterval(60)
+            while seen.count < calls && Date() < deadline {
+                var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                _ = poll(&entry, 1, 200)
+                try db.realm.deliverNotifications(.pending)
+            }
+            XCTAssertEqual(seen.count, calls)
+        }
+        try deliver(calls: 1)
+        // The club's fee is not watched; its name is, through the linking objects.
+        try db.write { try db.set("Club", club, "fee", .int(5)) }
+        try db.write { try db.set("Club", club, "name", .string("go")) }
+        try deliver(calls: 2)
+        XCTAssertEqual(seen.last, [1])
+        // Ann joins: the club's members list is on the path (the origin's
+        // link column).  Until commits record backlink changes per target
+        // (the collections slice), every member of a club whose list was
+        // written counts, Bob too: more than Realm's [0], never less.
+        try db.write { try db.append("Club", club, "members", [.link(db.cls("Member"), ann)]) }
+        try deliver(calls: 3)
+        XCTAssertEqual(seen.last, [0, 1])
+        notifier.release()
+    }
+
     // MARK: Ordering stages
 
     func testSortedResultsReorder() throws {
