@@ -4,7 +4,7 @@ import CLMDB
 @testable import FiefEngine
 
 /// Maps of values filled in one write transaction are kept in memory and
-/// stored sorted (`PendingMap`): whatever reads or writes them in the same
+/// stored sorted (`EntryTable`): whatever reads or writes them in the same
 /// transaction sees exactly what a map written key by key would show, and
 /// the stored result is the same.
 final class MapBufferTests: XCTestCase {

@@ -44,7 +44,8 @@ extension Realm {
     /// (nil: a set's, which carry none).
     func collectionEntries(_ id: ListID, _ dbi: MDB_dbi, sealed: UInt32?) throws(FiefError) -> CollectionEntries {
         if let write {
-            if !write.pendingMaps.isEmpty { try flushPendingMap(write, id) }
+            // A range read: the collection's buffered entries written first.
+            if !write.buffer.entries.isEmpty { try write.settleEntries(id) }
             if let known = write.collectionEntries[id] { return known }
             let read = CollectionEntries(try readEntries(write.txn, id, dbi, sealed: sealed))
             write.collectionEntries[id] = read

@@ -6,8 +6,9 @@ import Glibc
 
 /// Reading and writing maps (see `MapStore` for the layout).
 ///
-/// Like sets, every change goes straight to the map's database, with the
-/// owner's size column and the backlinks of link values.  Keys are refused
+/// Like sets, every change goes to the map's entry table in the write
+/// buffer (`EntryTable`, written at commit, sorted), with the owner's size
+/// column and the backlinks of link values.  Keys are refused
 /// (with nothing written) when they contain `.`, start with `$`, are not
 /// UTF-8 or are longer than 480 bytes.  A map of an embedded class owns its
 /// values: replaced or removed, they are deleted.
@@ -55,24 +56,12 @@ extension Realm {
     /// deleted), the new one's recorded, the size kept.
     fileprivate func put(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64,
                      _ key: UnsafeRawBufferPointer, _ value: Value) throws(FiefError) {
-        if try bufferMapSet(write, table, column, owner, key, value) { return }
-        MapStore.encode(owner: owner, key: key, into: &write.entryKey)
-        MixedCoding.encode(value, into: &write.entryValue)
-        forgetCollectionEntries(write)
-        let old = try write.entryKey.withBytes { (k) throws(FiefError) -> Value? in
-            EntrySeal.seal(&write.entryValue, table: table.key, database: column.key, key: k)
-            return try write.entryValue.withBytes { (v) throws(FiefError) -> Value? in
-                // A new key is stored by one search; a stored one hands back its value.
-                guard let raw = try MapStore.insert(write.txn, dbi, k, v) else { return nil }
-                guard let body = EntrySeal.open(raw, table: table.key, database: column.key, key: k) else {
-                    throw damagedSeal(table.key, property: column.key, owner)
-                }
-                let old = try mapValue(body, table, column, owner)
-                if !old.isSame(as: value) { _ = try LMDB.put(write.txn, dbi, k, v) }
-                return old
-            }
-        }
+        let entries = try entryTable(write, table, column, owner, dbi)
+        let old = try storedValue(write, entries, table, column, dbi, owner, key)
         if let old, old.isSame(as: value) { return }
+        MixedCoding.encode(value, into: &write.entryValue)
+        try write.entryValue.withBytes { (v) throws(FiefError) in try entries.put(key, v) { old != nil } }
+        forgetCollectionEntries(write)
         try countCollectionLink(write, table, column, owner, value, 1)
         if let old {
             try released(write, table, column, owner, old)
@@ -80,6 +69,25 @@ extension Realm {
             try setCollectionSize(write, table, column, owner, try collectionSize(table, column, owner) + 1)
         }
         noteColumnChange(table.key, column.key)
+        try write.boundEntries()
+    }
+
+    /// The value `owner`'s map holds under `key` in the write transaction:
+    /// its entry table's, else LMDB's (nil: none).
+    fileprivate func storedValue(_ write: WriteTransaction, _ entries: EntryTable, _ table: Table, _ column: Column, _ dbi: MDB_dbi,
+                                 _ owner: Int64, _ key: UnsafeRawBufferPointer, reading: Bool = false) throws(FiefError) -> Value? {
+        switch entries.lookup(key) {
+        case .put(let raw): return try mapValue(raw, table, column, owner, reading: reading)
+        case .deleted: return nil
+        case .absent: if entries.emptyAtStart { return nil }
+        }
+        return try MapStore.withStoredKey(owner: owner, key: key) { (k) throws(FiefError) -> Value? in
+            guard let raw = try LMDB.get(write.txn, dbi, k) else { return nil }
+            guard let body = EntrySeal.open(raw, table: table.key, database: column.key, key: k) else {
+                throw damagedSeal(table.key, property: column.key, owner)
+            }
+            return try mapValue(body, table, column, owner, reading: reading)
+        }
     }
 
     /// A value leaves a map: its backlink goes, and an embedded object with it.
@@ -94,9 +102,15 @@ extension Realm {
         }
     }
 
-    fileprivate func clearMap(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64) throws(FiefError) {
-        if !write.pendingMaps.isEmpty { try flushPendingMap(write, ListID(table: table.key, column: column.key, owner: owner)) }
-        if try collectionSize(table, column, owner) == 0 { return }
+    fileprivate func clearMap(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64,
+                              ownerDeleted: Bool = false) throws(FiefError) {
+        let id = ListID(table: table.key, column: column.key, owner: owner)
+        let buffered = try dropEntries(write, table, column, owner)
+        if try collectionSize(table, column, owner) == 0 {
+            if buffered { write.noteCleared(id, ownerDeleted: ownerDeleted) }
+            return
+        }
+        defer { write.noteCleared(id, ownerDeleted: ownerDeleted) }
         var links: [Value] = []
         if column.elementType == .link || column.elementType == .mixed {
             for entry in try sealedEntries(write.txn, dbi, table, database: column.key, property: column.key, owner: owner) {
@@ -117,13 +131,13 @@ extension Realm {
     /// their backlinks, embedded values are deleted).
     func deletingMaps(_ write: WriteTransaction, _ table: Table, _ key: Int64) throws(FiefError) {
         for (property, dbi) in table.maps {
-            try clearMap(write, table, try table.column(property.key), dbi, key)
+            try clearMap(write, table, try table.column(property.key), dbi, key, ownerDeleted: true)
         }
     }
 
     /// Every object of `table` is being deleted: all their maps go.
     func emptyingMaps(_ write: WriteTransaction, _ table: Table) throws(FiefError) {
-        try flushPendingMaps(write)
+        try dropEntries(write, table)
         forgetCollectionEntries(write)
         for (property, dbi) in table.maps {
             let column = try table.column(property.key)
@@ -151,6 +165,8 @@ extension Realm {
         let table = try table(originClass)
         let column = try table.column(property)
         let dbi = try table.mapDatabase(property)
+        // Read whole: the map's buffered entries written first.
+        try write.settleEntries(ListID(table: originClass, column: property, owner: origin))
         var keys: [[UInt8]] = []
         var nested: [Int64] = []
         for entry in try sealedEntries(write.txn, dbi, table, database: property, property: property, owner: origin) {
@@ -170,14 +186,19 @@ extension Realm {
                 try write.entryValue.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
             }
         }
-        if !keys.isEmpty { noteColumnChange(originClass, property) }
+        if !keys.isEmpty {
+            noteColumnChange(originClass, property)
+            var changes = EntryChanges()
+            for key in keys { key.withUnsafeBytes { changes.modified.append($0) } }
+            write.buffer.noteEntryChanges(ListID(table: originClass, column: property, owner: origin), changes)
+        }
     }
 }
 
 /// The storage of a map property: its entries in the class's map database
-/// (`MapStore`), its size in its owner's column; sets of a map of values
-/// wait in the transaction (`PendingMaps`).  Opened checked: the class, a
-/// map property, its owner live.
+/// (`MapStore`), its size in its owner's column; changes wait in the write
+/// buffer's entry table (`EntryTable`).  Opened checked: the class, a map
+/// property, its owner live.
 struct PropertyMap: MapStorage {
     let write: WriteTransaction?
     let table: Table
@@ -233,7 +254,9 @@ struct PropertyMap: MapStorage {
 
     func value(_ realm: Realm, forKey key: UnsafeRawBufferPointer) throws(FiefError) -> Value? {
         let dbi = try dbi
-        if let write = realm.write, !write.pendingMaps.isEmpty { try realm.flushPendingMap(write, id) }
+        if let write = realm.write, let entries = write.buffer.entries[id] {
+            return try realm.storedValue(write, entries, table, column, dbi, owner, key, reading: true)
+        }
         return try MapStore.withStoredKey(owner: owner, key: key) { (k) throws(FiefError) -> Value? in
             try realm.withReadTransaction { (txn) throws(FiefError) -> Value? in
                 guard let raw = try LMDB.get(txn, dbi, k) else { return nil }
@@ -279,21 +302,13 @@ struct PropertyMap: MapStorage {
     func remove(_ realm: Realm, _ key: UnsafeRawBufferPointer) throws(FiefError) -> Bool {
         let write = write!
         let dbi = try dbi
-        if !write.pendingMaps.isEmpty { try realm.flushPendingMap(write, id) }
-        MapStore.encode(owner: owner, key: key, into: &write.entryKey)
-        let old = try write.entryKey.withBytes { (k) throws(FiefError) -> Value? in
-            guard let raw = try LMDB.get(write.txn, dbi, k) else { return nil }
-            guard let body = EntrySeal.open(raw, table: table.key, database: column.key, key: k) else {
-                throw realm.damagedSeal(table.key, property: column.key, owner)
-            }
-            let old = try realm.mapValue(body, table, column, owner)
-            realm.forgetCollectionEntries(write)
-            try LMDB.delete(write.txn, dbi, k)
-            return old
-        }
-        guard let old else { return false }
+        let entries = try realm.entryTable(write, table, column, owner, dbi)
+        guard let old = try realm.storedValue(write, entries, table, column, dbi, owner, key) else { return false }
+        try entries.delete(key) { true }
+        realm.forgetCollectionEntries(write)
         try realm.setCollectionSize(write, table, column, owner, try realm.collectionSize(table, column, owner) - 1)
         try realm.released(write, table, column, owner, old)
+        try write.boundEntries()
         return true
     }
 

@@ -6,10 +6,11 @@ import Glibc
 
 /// Reading and writing sets (see `SetStore` for the layout).
 ///
-/// Every change goes straight to the set's database in the write
-/// transaction (LMDB's B-tree is the set), and the owner's size column is
-/// kept with it.  Elements that are links have their backlinks, written by
-/// the same call.  Reads decode elements from the keys in place.
+/// Every change goes to the set's entry table in the write buffer
+/// (`EntryTable`: written to the set's database at commit, sorted), and the
+/// owner's size column is kept with it.  Elements that are links have their
+/// backlinks, buffered by the same call.  Reads decode elements from the
+/// keys in place.
 extension Realm {
     // MARK: Reading
 
@@ -40,8 +41,15 @@ extension Realm {
     }
 
     /// Empty the set of `owner`, releasing its links' backlinks.
-    fileprivate func clearSet(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64) throws(FiefError) {
-        if try collectionSize(table, column, owner) == 0 { return }
+    fileprivate func clearSet(_ write: WriteTransaction, _ table: Table, _ column: Column, _ dbi: MDB_dbi, _ owner: Int64,
+                              ownerDeleted: Bool = false) throws(FiefError) {
+        let id = ListID(table: table.key, column: column.key, owner: owner)
+        let buffered = try dropEntries(write, table, column, owner)
+        if try collectionSize(table, column, owner) == 0 {
+            if buffered { write.noteCleared(id, ownerDeleted: ownerDeleted) }
+            return
+        }
+        defer { write.noteCleared(id, ownerDeleted: ownerDeleted) }
         if column.elementType == .link || column.elementType == .mixed {
             for entry in try SetStore.entries(write.txn, dbi, owner: owner) {
                 try countCollectionLink(write, table, column, owner, try element(entry, table, column, owner), -1)
@@ -88,6 +96,7 @@ extension Realm {
         if adding.isEmpty && removing.isEmpty { return }
         do throws(FiefError) {
             forgetCollectionEntries(write)
+            let entries = try entryTable(write, table, column, owner, dbi)
             var delta = 0
             var key: [UInt8] = []
             for (element, data) in adding {
@@ -95,8 +104,14 @@ extension Realm {
                 SetStore.appendBigEndian(UInt64(bitPattern: owner), &key)
                 key += element
                 let new = try key.withBytes { (k) throws(FiefError) -> Bool in
-                    try data.withBytes { (v) throws(FiefError) -> Bool in
-                        try LMDB.put(write.txn, dbi, k, v, flags: UInt32(MDB_NOOVERWRITE))
+                    try element.withBytes { (e) throws(FiefError) -> Bool in
+                        switch entries.lookup(e) {
+                        case .put: return false
+                        case .deleted: break
+                        case .absent: if !entries.emptyAtStart, try LMDB.get(write.txn, dbi, k) != nil { return false }
+                        }
+                        try data.withBytes { (v) throws(FiefError) in try entries.put(e, v) { false } }
+                        return true
                     }
                 }
                 guard new else { continue }
@@ -113,13 +128,22 @@ extension Realm {
                 SetStore.appendBigEndian(UInt64(bitPattern: owner), &key)
                 key += element
                 let gone = try key.withBytes { (k) throws(FiefError) -> Value? in
-                    guard let stored = try LMDB.get(write.txn, dbi, k) else { return nil }
-                    var value: Value = .null
-                    if column.elementType == .link || column.elementType == .mixed {
-                        value = try element.withBytes { (e) throws(FiefError) in try self.element((e, stored), table, column, owner) }
+                    try element.withBytes { (e) throws(FiefError) -> Value? in
+                        let stored: UnsafeRawBufferPointer
+                        switch entries.lookup(e) {
+                        case .put(let data): stored = data
+                        case .deleted: return nil
+                        case .absent:
+                            guard !entries.emptyAtStart, let data = try LMDB.get(write.txn, dbi, k) else { return nil }
+                            stored = data
+                        }
+                        var value: Value = .null
+                        if column.elementType == .link || column.elementType == .mixed {
+                            value = try self.element((e, stored), table, column, owner)
+                        }
+                        try entries.delete(e) { true }
+                        return value
                     }
-                    try LMDB.delete(write.txn, dbi, k)
-                    return value
                 }
                 guard let gone else { continue }
                 delta -= 1
@@ -128,6 +152,7 @@ extension Realm {
             if delta != 0 {
                 try setCollectionSize(write, table, column, owner, try collectionSize(table, column, owner) + delta)
             }
+            try write.boundEntries()
         } catch { throw poison(write, error) }
     }
 
@@ -137,12 +162,13 @@ extension Realm {
     /// lose their backlinks).
     func deletingSets(_ write: WriteTransaction, _ table: Table, _ key: Int64) throws(FiefError) {
         for (property, dbi) in table.sets {
-            try clearSet(write, table, try table.column(property.key), dbi, key)
+            try clearSet(write, table, try table.column(property.key), dbi, key, ownerDeleted: true)
         }
     }
 
     /// Every object of `table` is being deleted: all their sets go.
     func emptyingSets(_ write: WriteTransaction, _ table: Table) throws(FiefError) {
+        try dropEntries(write, table)
         forgetCollectionEntries(write)
         for (property, dbi) in table.sets {
             let column = try table.column(property.key)
@@ -167,10 +193,9 @@ extension Realm {
         let dbi = try table.setDatabase(property)
         SetStore.encode(.link(classKey: targetClass, objectKey: target), owner: origin, mixed: column.elementType == .mixed, into: &write.entryKey)
         forgetCollectionEntries(write)
+        let entries = try entryTable(write, table, column, origin, dbi)
         let gone = try write.entryKey.withBytes { (k) throws(FiefError) -> Bool in
-            guard try LMDB.get(write.txn, dbi, k) != nil else { return false }
-            try LMDB.delete(write.txn, dbi, k)
-            return true
+            try entries.removeStored(k, write.txn)
         }
         if gone { try setCollectionSize(write, table, column, origin, try collectionSize(table, column, origin) - 1) }
     }
@@ -222,7 +247,14 @@ extension SetAccess {
         let dbi = try table.setDatabase(column.key)
         return try realm.withReadTransaction { (txn) throws(FiefError) -> Bool in
             try key.withBytes { (k) throws(FiefError) -> Bool in
-                guard let stored = try LMDB.get(txn, dbi, k) else { return false }
+                let stored: UnsafeRawBufferPointer
+                switch realm.write?.buffer.entries[ref.id]?.lookup(UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...])) ?? .absent {
+                case .put(let data): stored = data
+                case .deleted: return false
+                case .absent:
+                    guard let data = try LMDB.get(txn, dbi, k) else { return false }
+                    stored = data
+                }
                 return !cut || whole.withUnsafeBytes { SetStore.sameBytes(stored, $0) }
             }
         }
@@ -266,18 +298,30 @@ extension SetAccess {
         let whole = cut || mixed ? SetStore.entryData(element, mixed: mixed) : []
         do throws(FiefError) {
             realm.forgetCollectionEntries(write)
+            let entries = try realm.entryTable(write, table, column, ref.owner, dbi)
             let added = try write.entryKey.withBytes { (k) throws(FiefError) -> Bool in
                 try whole.withBytes { (data) throws(FiefError) -> Bool in
-                    if try LMDB.put(write.txn, dbi, k, data, flags: UInt32(MDB_NOOVERWRITE)) { return true }
-                    if cut, let stored = try LMDB.get(write.txn, dbi, k), !SetStore.sameBytes(stored, data) {
-                        throw FiefError(.invalidArgument, "the set '\(table.objectClass.name).\(property.name)' holds another element of \(data.count) bytes with the same first \(SetStore.cutBytes) bytes and hash: this one cannot be added")
+                    let e = UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...])
+                    var stored: UnsafeRawBufferPointer?
+                    switch entries.lookup(e) {
+                    case .put(let held): stored = held
+                    case .deleted: break
+                    case .absent: if !entries.emptyAtStart { stored = try LMDB.get(write.txn, dbi, k) }
                     }
-                    return false
+                    if let stored {
+                        if cut, !SetStore.sameBytes(stored, data) {
+                            throw FiefError(.invalidArgument, "the set '\(table.objectClass.name).\(property.name)' holds another element of \(data.count) bytes with the same first \(SetStore.cutBytes) bytes and hash: this one cannot be added")
+                        }
+                        return false
+                    }
+                    try entries.put(e, data) { false }
+                    return true
                 }
             }
             guard added else { return false }
             try realm.countCollectionLink(write, table, column, ref.owner, element, 1)
             try realm.setCollectionSize(write, table, column, ref.owner, try realm.collectionSize(table, column, ref.owner) + 1)
+            try write.boundEntries()
             return true
         } catch { throw realm.poison(write, error) }
     }
@@ -293,16 +337,26 @@ extension SetAccess {
         let cut = SetStore.encode(element, owner: ref.owner, mixed: mixed, into: &write.entryKey)
         let whole = cut ? SetStore.entryData(element, mixed: mixed) : []
         do throws(FiefError) {
+            let entries = try realm.entryTable(write, table, column, ref.owner, dbi)
             let removed = try write.entryKey.withBytes { (k) throws(FiefError) -> Bool in
-                guard let stored = try LMDB.get(write.txn, dbi, k) else { return false }
+                let e = UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...])
+                let stored: UnsafeRawBufferPointer
+                switch entries.lookup(e) {
+                case .put(let held): stored = held
+                case .deleted: return false
+                case .absent:
+                    guard !entries.emptyAtStart, let held = try LMDB.get(write.txn, dbi, k) else { return false }
+                    stored = held
+                }
                 if cut, !whole.withUnsafeBytes({ SetStore.sameBytes(stored, $0) }) { return false }
                 realm.forgetCollectionEntries(write)
-                try LMDB.delete(write.txn, dbi, k)
+                try entries.delete(e) { true }
                 return true
             }
             guard removed else { return false }
             try realm.countCollectionLink(write, table, column, ref.owner, element, -1)
             try realm.setCollectionSize(write, table, column, ref.owner, try realm.collectionSize(table, column, ref.owner) - 1)
+            try write.boundEntries()
             return true
         } catch { throw realm.poison(write, error) }
     }

@@ -244,8 +244,10 @@ extension Realm {
     }
 
     private func flush(_ write: WriteTransaction) throws(FiefError) {
-        try flushPendingMaps(write)
         try flushLists(write)
+        // Set and map entries beside the backlinks: every buffered database
+        // written in one place, each in key order with one cursor.
+        try write.settleEntries()
         try Backlinks.settleAll(write)
         // A column chunk stored for the first time is listed in its
         // cluster's presence chunk.

@@ -475,7 +475,7 @@ public final class Realm: @unchecked Sendable {
             }
             var opened: [String] = []
             do throws(FiefError) {
-                try flushPendingMaps(write)
+                try write.settleEntries()
                 try Backlinks.settleAll(write)
                 let changed = try SchemaPlanner.applyInTransaction(write.txn, configuration: configuration, environment: environment, opened: &opened, keepVersion: true, inWrite: true)
                 write.openedDatabases += opened

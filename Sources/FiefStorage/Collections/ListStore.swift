@@ -174,7 +174,7 @@ public enum ListStore {
 }
 
 /// One list, identified by class, property and owner object.
-public struct ListID: Hashable {
+public struct ListID: Hashable, Sendable {
     public var table: UInt32
     public var column: UInt32
     public var owner: Int64

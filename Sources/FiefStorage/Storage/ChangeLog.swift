@@ -207,15 +207,19 @@ public struct ObjectChanges: Equatable, Sendable {
     }
 }
 
-/// One commit's record: the LMDB transaction id of the commit and the
-/// changes per class.  Stored in the `history` database (`History`).
+/// One commit's record: the LMDB transaction id of the commit, the
+/// changes per class and per set or map.  Stored in the `history` database
+/// (`History`).
 public struct ChangeRecord: Equatable, Sendable {
     public var transaction: UInt64
     public var classes: [UInt32: ObjectChanges]
+    /// Per set or map changed (class, property, owner).
+    public var collections: [ListID: EntryChanges]
 
-    public init(transaction: UInt64, classes: [UInt32: ObjectChanges] = [:]) {
+    public init(transaction: UInt64, classes: [UInt32: ObjectChanges] = [:], collections: [ListID: EntryChanges] = [:]) {
         self.transaction = transaction
         self.classes = classes
+        self.collections = collections
     }
 }
 
@@ -277,7 +281,7 @@ public enum ChangeLog {
         for (key, change) in schemaChanges where !change.isEmpty {
             classes[key, default: ObjectChanges()].schema.formUnion(change)
         }
-        return ChangeRecord(transaction: transaction, classes: classes)
+        return ChangeRecord(transaction: transaction, classes: classes, collections: write.buffer.entryChanges)
     }
 
     /// Per class key, how its schema changed from `old` to `new`.
@@ -295,4 +299,101 @@ public enum ChangeLog {
         }
         return result
     }
+}
+
+// MARK: Sets and maps
+
+/// Keys of a set or map (a set's elements in their ordered encoding, a
+/// map's keys), ascending, in one byte buffer.
+public struct EntryKeys: Equatable, Sendable {
+    public private(set) var bytes: [UInt8] = []
+    /// The end of each key in `bytes`.
+    public private(set) var ends: [Int32] = []
+
+    public init() {}
+
+    public init<S: Sequence>(_ keys: S) where S.Element == [UInt8] {
+        for key in keys { appendKey(key) }
+    }
+
+    private mutating func appendKey(_ key: [UInt8]) {
+        bytes.append(contentsOf: key)
+        ends.append(Int32(bytes.count))
+    }
+
+    /// Add `key`, which follows every key already here.
+    public mutating func append(_ key: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: key)
+        ends.append(Int32(bytes.count))
+    }
+
+    public var isEmpty: Bool { ends.isEmpty }
+    public var count: Int { ends.count }
+
+    public subscript(i: Int) -> [UInt8] {
+        Array(bytes[(i == 0 ? 0 : Int(ends[i - 1]))..<Int(ends[i])])
+    }
+
+    /// The keys, ascending.
+    public var keys: [[UInt8]] { (0..<count).map { self[$0] } }
+}
+
+/// What one commit (or several, merged) changed in one set or map.  The
+/// write transaction knows it without reading anything back: every entry
+/// of an entry table records whether its key was stored before
+/// (`EntryTable.storedBefore`), and an emptied collection is `cleared`.
+public struct EntryChanges: Equatable, Sendable {
+    /// Keys there after and not before.
+    public var inserted = EntryKeys()
+    /// Keys there before and not after (besides those of `cleared`).
+    public var deleted = EntryKeys()
+    /// Keys there before and after whose value was written (maps; a set's
+    /// element removed and added again).
+    public var modified = EntryKeys()
+    /// Every key there before went (`removeAll`, its owner deleted): those
+    /// are not listed in `deleted`.
+    public var cleared = false
+    /// Its owner was deleted.
+    public var ownerDeleted = false
+    /// Every key there before went and every key there after came in
+    /// these changes (a collection empty before, filled: its keys are not
+    /// listed, the collection after holds them).
+    public var filled = false
+
+    public init() {}
+
+    public var isEmpty: Bool { inserted.isEmpty && deleted.isEmpty && modified.isEmpty && !cleared && !ownerDeleted && !filled }
+
+    /// These changes followed by `later`'s.
+    public mutating func append(_ later: EntryChanges) {
+        if isEmpty { self = later; return }
+        let ownerDeleted = self.ownerDeleted || later.ownerDeleted
+        defer { self.ownerDeleted = ownerDeleted }
+        // Filled later: nothing earlier counts.  Filled earlier: whatever
+        // comes later is still "came in these changes".
+        if later.filled { self = later; return }
+        if filled { return }
+        var inserted = Set(self.inserted.keys), deleted = Set(self.deleted.keys), modified = Set(self.modified.keys)
+        if later.cleared {
+            // What this range inserted went; what it modified or deleted was there before: the clear covers it.
+            inserted = []
+            deleted = []
+            modified = []
+            cleared = true
+        }
+        for key in later.deleted.keys {
+            modified.remove(key)
+            if inserted.remove(key) == nil { deleted.insert(key) }
+        }
+        for key in later.inserted.keys {
+            if deleted.remove(key) != nil { modified.insert(key) } else { inserted.insert(key) }
+        }
+        for key in later.modified.keys where !inserted.contains(key) { modified.insert(key) }
+        self.inserted = EntryKeys(inserted.sorted(by: EntryChanges.precedes))
+        self.deleted = EntryKeys(deleted.sorted(by: EntryChanges.precedes))
+        self.modified = EntryKeys(modified.sorted(by: EntryChanges.precedes))
+    }
+
+    /// LMDB's key order: bytewise, a prefix first.
+    static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool { a.lexicographicallyPrecedes(b) }
 }

@@ -20,6 +20,12 @@ import Glibc
 ///                `SchemaChange` bits), key sets inserted and deleted,
 ///                varint column count, then per column (ascending) varint
 ///                column and its key set of modified objects
+///       tag 2    a set or map: varint class key, varint property, varint
+///                owner, varint flags (1 cleared, 2 owner deleted, 4
+///                filled: `EntryChanges.filled`), then
+///                three key lists: inserted, deleted, modified (each a
+///                varint count, then per key, ascending, a varint length
+///                and its bytes: a set's element key, a map's key)
 ///     [-4)       a seal (`EntrySeal`, seeded with the record's key)
 ///
 /// A key set: varint cluster count, then per cluster (ascending) a varint
@@ -33,6 +39,9 @@ public enum History {
     public static let sealDatabase: UInt32 = 0x6869_7374
     static let classSection: UInt64 = 1
     static let clearedFlag: UInt64 = 1
+    static let collectionSection: UInt64 = 2
+    static let ownerDeletedFlag: UInt64 = 2
+    static let filledFlag: UInt64 = 4
 
     // MARK: Encoding
 
@@ -55,6 +64,30 @@ public enum History {
                 appendKeySet(&body, changes.modified[column]!)
             }
             appendVarint(&out, classSection)
+            appendVarint(&out, UInt64(body.count))
+            out.append(contentsOf: body)
+        }
+        if record.collections.isEmpty { return out }
+        let ids = record.collections.keys.sorted { ($0.table, $0.column, $0.owner) < ($1.table, $1.column, $1.owner) }
+        for id in ids {
+            let changes = record.collections[id]!
+            body.removeAll(keepingCapacity: true)
+            appendVarint(&body, UInt64(id.table))
+            appendVarint(&body, UInt64(id.column))
+            appendVarint(&body, UInt64(bitPattern: id.owner))
+            appendVarint(&body, (changes.cleared ? clearedFlag : 0) | (changes.ownerDeleted ? ownerDeletedFlag : 0) | (changes.filled ? filledFlag : 0))
+            for keys in [changes.inserted, changes.deleted, changes.modified] {
+                appendVarint(&body, UInt64(keys.count))
+                var start = 0
+                keys.bytes.withUnsafeBufferPointer { (bytes) in
+                    for end in keys.ends {
+                        appendVarint(&body, UInt64(Int(end) - start))
+                        body.append(contentsOf: bytes[start..<Int(end)])
+                        start = Int(end)
+                    }
+                }
+            }
+            appendVarint(&out, collectionSection)
             appendVarint(&out, UInt64(body.count))
             out.append(contentsOf: body)
         }
@@ -118,6 +151,21 @@ public enum History {
                 }
                 guard changes.modified.count == Int(columns), reader.offset == end else { return nil }
                 record.classes[UInt32(key)] = changes
+            } else if tag == collectionSection {
+                guard let table = reader.varint(), table <= UInt64(UInt32.max), let column = reader.varint(), column <= UInt64(UInt32.max),
+                      let owner = reader.varint(), let flags = reader.varint(), flags & ~(clearedFlag | ownerDeletedFlag | filledFlag) == 0 else { return nil }
+                let id = ListID(table: UInt32(table), column: UInt32(column), owner: Int64(bitPattern: owner))
+                guard record.collections[id] == nil else { return nil }
+                var changes = EntryChanges()
+                changes.cleared = flags & clearedFlag != 0
+                changes.ownerDeleted = flags & ownerDeletedFlag != 0
+                changes.filled = flags & filledFlag != 0
+                guard let inserted = reader.entryKeys(end), let deleted = reader.entryKeys(end), let modified = reader.entryKeys(end),
+                      reader.offset == end else { return nil }
+                changes.inserted = inserted
+                changes.deleted = deleted
+                changes.modified = modified
+                record.collections[id] = changes
             }
             reader.offset = end
         }
@@ -153,6 +201,22 @@ public enum History {
                 shift += 7
             }
             return nil
+        }
+
+        /// A key list ending by `end`, keys ascending.
+        mutating func entryKeys(_ end: Int) -> EntryKeys? {
+            guard let count = varint(), count <= UInt64(end - offset) else { return nil }
+            var keys = EntryKeys()
+            var previous: UnsafeRawBufferPointer?
+            for _ in 0..<Int(count) {
+                guard let length = varint(), length <= UInt64(end - offset) else { return nil }
+                let key = UnsafeRawBufferPointer(rebasing: raw[offset..<offset + Int(length)])
+                if let previous, !previous.lexicographicallyPrecedes(key) { return nil }
+                keys.append(key)
+                previous = key
+                offset += Int(length)
+            }
+            return keys
         }
 
         mutating func keySet() -> KeySet? {
@@ -243,6 +307,21 @@ public enum History {
         return merged.filter { !$0.value.isEmpty }
     }
 
+    /// The changes of the commits that made versions `from + 1 ... to` to
+    /// sets and maps, merged in order, per collection; nil when a record
+    /// of the range is missing.
+    public static func collectionChanges(_ txn: OpaquePointer, _ dbi: MDB_dbi, from: UInt64, to: UInt64, path: String) throws(FiefError) -> [ListID: EntryChanges]? {
+        var merged: [ListID: EntryChanges] = [:]
+        guard from < to else { return merged }
+        for version in (from + 1)...to {
+            guard let record = try read(txn, dbi, version: version, path: path) else { return nil }
+            for (id, changes) in record.collections {
+                merged[id, default: EntryChanges()].append(changes)
+            }
+        }
+        return merged.filter { !$0.value.isEmpty }
+    }
+
     /// The commit transaction id at the start of a stored record (its seal
     /// is not checked: trimming reads only this).
     static func transaction(of raw: UnsafeRawBufferPointer) -> UInt64? {
@@ -296,6 +375,20 @@ extension Snapshot {
             return try lock.withLock { () throws(FiefError) in try History.changes(txn, dbi, from: base, to: version, path: environment.path) }
         }
         return try History.changes(txn, dbi, from: base, to: version, path: environment.path)
+    }
+}
+
+extension Snapshot {
+    /// The changes of the commits after version `base` up to this
+    /// snapshot's version to sets and maps, merged per collection
+    /// (`History.collectionChanges`); nil as `changes(since:)` is.
+    public func collectionChanges(since base: UInt64) throws(FiefError) -> [ListID: EntryChanges]? {
+        guard base <= version else { return nil }
+        guard let dbi = try environment.existingDatabase(History.database), Environment.isUsable(dbi, in: txn) else { return nil }
+        if isShared {
+            return try lock.withLock { () throws(FiefError) in try History.collectionChanges(txn, dbi, from: base, to: version, path: environment.path) }
+        }
+        return try History.collectionChanges(txn, dbi, from: base, to: version, path: environment.path)
     }
 }
 

@@ -4,11 +4,32 @@
 /// and what a database's buffer means is up to the code that writes that
 /// database (`Backlinks.settle` for backlink deltas).
 ///
-/// Built so far: backlink *deltas* and *pair drops*, and *link removals*
-/// from lists the transaction has not loaded.  Chunks and list segments
-/// are still kept by `WriteTransaction` itself (`dirty`, `lists`); set and
-/// map entries are not buffered yet.
+/// It holds backlink *deltas* and *pair drops* (per database), *link
+/// removals* from lists the transaction has not loaded (per owner list),
+/// and set and map *entries* (`entries`: an `EntryTable` per collection).
+/// Chunks and list segments are kept by `WriteTransaction` itself (`dirty`,
+/// `lists`).
 public final class WriteBuffer {
+    /// The set and map entries put or deleted and not written yet.
+    public let entries = EntryTables()
+    /// What the transaction changed in each set or map, as far as written
+    /// (an entry table adds its changes when it is written, a clear marks
+    /// its collection): the commit's change record takes them.
+    public private(set) var entryChanges: [ListID: EntryChanges] = [:]
+
+    /// Add `changes` to collection `id`'s (after what it changed before).
+    public func noteEntryChanges(_ id: ListID, _ changes: EntryChanges) {
+        if changes.isEmpty { return }
+        if entryChanges[id] == nil { entryChanges[id] = changes } else { entryChanges[id]!.append(changes) }
+    }
+
+    /// Forget the changes of every collection of class `table` (its objects
+    /// were all deleted: the class's record says so).
+    public func forgetEntryChanges(table: UInt32) {
+        if entryChanges.isEmpty { return }
+        entryChanges = entryChanges.filter { $0.key.table != table }
+    }
+
     /// The budget a new buffer gets (64 MiB); settable for tests.
     public nonisolated(unsafe) static var defaultBudget = 64 << 20
 

@@ -118,10 +118,9 @@ public final class WriteTransaction {
     @exclusivity(unchecked) public var entryValue: [UInt8] = []
     /// What the transaction changed and has not written yet (backlinks;
     /// links to deleted objects still to be taken out of lists it has not
-    /// loaded), written at commit in key order (see `WriteBuffer`).
+    /// loaded; set and map entries), written at commit in key order (see
+    /// `WriteBuffer`).
     public let buffer = WriteBuffer()
-    /// Maps of values filled in this transaction, stored sorted at commit (`PendingMap`).
-    public let pendingMaps = PendingMaps()
     /// Strings and binaries written to lists.
     public let listBytes = ByteArena()
     /// Scratch space for encoding segments.
@@ -186,6 +185,61 @@ public final class WriteTransaction {
         for (table, state) in classes where state.tailRun.map({ !$0.stored }) ?? false {
             if let dbi = try databases(table) { _ = try primaryKeyCursor(table, dbi) }
         }
+    }
+
+    // MARK: Set and map entries
+
+    /// Write the buffered entries of collection `id` (a settle: always
+    /// allowed, the buffer only orders writes).
+    public func settleEntries(_ id: ListID) throws(FiefError) {
+        guard let table = buffer.entries.remove(id) else { return }
+        forgetCollectionEntries()
+        buffer.noteEntryChanges(id, try table.store(try LMDBCursor(txn, table.dbi), table: id.table, column: id.column, owner: id.owner))
+    }
+
+    /// Write the buffered entries of every collection `body` selects (all
+    /// by default: at commit, before a schema change), in key order, one
+    /// cursor per database.
+    public func settleEntries(where body: (ListID) -> Bool = { _ in true }) throws(FiefError) {
+        if buffer.entries.isEmpty { return }
+        let taken = buffer.entries.take(where: body)
+        if taken.isEmpty { return }
+        forgetCollectionEntries()
+        var cursor: (dbi: MDB_dbi, cursor: LMDBCursor)?
+        for (id, table) in taken {
+            if cursor?.dbi != table.dbi { cursor = (table.dbi, try LMDBCursor(txn, table.dbi)) }
+            buffer.noteEntryChanges(id, try table.store(cursor!.cursor, table: id.table, column: id.column, owner: id.owner))
+        }
+    }
+
+    /// Drop collection `id`'s buffered entries (it is being emptied):
+    /// their changes are kept for the change record.
+    public func dropEntries(_ id: ListID) {
+        guard let table = buffer.entries.remove(id) else { return }
+        forgetCollectionEntries()
+        buffer.noteEntryChanges(id, table.changes())
+    }
+
+    /// Collection `id` was emptied (`removeAll`, or its owner deleted).
+    public func noteCleared(_ id: ListID, ownerDeleted: Bool) {
+        var changes = EntryChanges()
+        changes.cleared = true
+        changes.ownerDeleted = ownerDeleted
+        buffer.noteEntryChanges(id, changes)
+    }
+
+    /// After a change to an entry table: past the budget (looked at every
+    /// 1,024 changes), the largest tables are written until it holds.
+    @inline(__always)
+    public func boundEntries() throws(FiefError) {
+        guard buffer.entries.noteChanged(budget: buffer.budget) else { return }
+        while buffer.entries.totalBytes > buffer.budget, let id = buffer.entries.largest { try settleEntries(id) }
+    }
+
+    /// Before a write to a set or map database: views read from it may move.
+    @inline(__always)
+    public func forgetCollectionEntries() {
+        if !collectionEntries.isEmpty { collectionEntries.removeAll(keepingCapacity: true) }
     }
 
     public func closeCursors() {
