@@ -16,6 +16,8 @@ final class ResultsNotifierTests: XCTestCase {
             prop("age", .int),
             Property(name: "dog", type: .link, flags: .nullable, linkTarget: "Dog"),
             Property(name: "dogs", type: .link, linkTarget: "Dog", collection: .list),
+            Property(name: "dogSet", type: .link, linkTarget: "Dog", collection: .set),
+            Property(name: "dogMap", type: .link, flags: .nullable, linkTarget: "Dog", collection: .map),
         ]),
         ObjectClass(name: "Dog", properties: [
             prop("name", .string),
@@ -385,6 +387,24 @@ final class ResultsNotifierTests: XCTestCase {
         XCTAssertNotNil(expectError(.invalidatedObject) {
             try db.realm.lock.withLock { () throws(FiefError) in _ = try db.realm.addResultsNotifier(list, keyPaths: nil) { _ in } }
         })
+    }
+
+    func testSetAndMapResults() throws {
+        let f = try Fixture(self)
+        let db = f.db
+        let owner = f.people[0], dog = db.cls("Dog")
+        _ = try db.write { try db.setInsert("Person", owner, "dogSet", .link(dog, f.dogs[2])) }
+        let set = try ObjectResults(realm: db.realm, list: db.pkey("Person", "dogSet"), of: owner, in: db.cls("Person"))
+        try f.observe(set)
+        XCTAssertEqual(f.seen, [.initial(count: 1)])
+        try f.step({ _ = try db.setInsert("Person", owner, "dogSet", .link(dog, f.dogs[1])) }, expect: upd(ins: [0]))
+        try f.step({ _ = try db.setRemove("Person", owner, "dogSet", .link(dog, f.dogs[2])) }, expect: upd(del: [1]))
+
+        let g = try Fixture(self)
+        let map = try ObjectResults(realm: g.db.realm, list: g.db.pkey("Person", "dogMap"), of: g.people[0], in: g.db.cls("Person"))
+        try g.observe(map)
+        try g.step({ try g.db.mapSet("Person", g.people[0], "dogMap", "a", .link(g.db.cls("Dog"), g.dogs[3])) }, expect: upd(ins: [0]))
+        try g.step({ try g.db.set("Dog", g.dogs[3], "name", .string("m")) }, expect: upd(mod: [0]))
     }
 
     func testLinkingObjectsResults() throws {
