@@ -2267,6 +2267,120 @@ FIEF_API bool fief_realm_set_autorefresh(fief_realm_t *realm, bool autorefresh);
 FIEF_API bool fief_realm_get_autorefresh(const fief_realm_t *realm, bool *out_autorefresh);
 
 /* --------------------------------------------------------------------------
+ * Results notifications (RealmSwift's Results.observe)
+ *
+ * A results callback is first called, at the first delivery after the
+ * registration, with the initial state: a change set whose
+ * fief_collection_changes_get_flags reports `initial` and whose counts are
+ * all 0 (as realm-core's C API); writes committed between the registration
+ * and that delivery are part of that state, never an update.  Later
+ * deliveries call it when the results changed: rows deleted (indices in
+ * the results before), inserted (after), modified (both), coalesced over
+ * every commit since the last call.  Rows that change place in sorted
+ * results are a deletion and an insertion (no moves, as realm-core
+ * reports for results); moves stay in the reader for lists.  A row is
+ * modified when its object has a write to a watched property: by default
+ * (no key paths) any property of the object or of an object reached
+ * through its links, lists, sets and maps of links, to a depth of 4; with
+ * key paths, exactly those (see fief_results_add_notification_callback).
+ * Insertions and deletions are reported whatever the key paths.  When the
+ * callback runs the results already hold the rows of the version the realm
+ * reads (evaluated on the worker thread: reading them evaluates nothing).
+ * The worker evaluates results again only when a commit touched what they
+ * read.  If the results cannot be evaluated any more (their class was
+ * removed), the callback is called once more with an error
+ * (fief_collection_changes_get_error) and never again.
+ * -------------------------------------------------------------------------- */
+
+/** The changes a collection callback is given: valid during the callback
+ *  only (a use after it returns fails with FIEF_ERR_INVALID_HANDLE); do not
+ *  release it. */
+typedef struct fief_collection_changes fief_collection_changes_t;
+
+/** A results (or collection) callback: on the thread that delivers. */
+typedef void (*fief_collection_changes_fn)(void *userdata, const fief_collection_changes_t *changes);
+
+/** A run of indices: `from`, `from + 1`, ... `to - 1`. */
+typedef struct fief_index_range {
+    size_t from;
+    size_t to;
+} fief_index_range_t;
+
+/** Register `callback` on results of objects (of a class, of a list, set or
+ *  map of links, linking objects; filtered, sorted, distinct, limited);
+ *  returns a new token, or NULL.  `key_paths` (`num_key_paths` of them;
+ *  NULL and 0: the default above) name what counts as a modification:
+ *  "name" (a property), "dog.name" (the link and a property of its
+ *  target), "dogs" (the list, set or map itself: its elements' values are
+ *  not watched), "*" (every property, links not followed), "dogs.*" (the
+ *  collection and every property of its elements); a linking-objects
+ *  property may be a step.
+ *  Errors: FIEF_ERR_NO_SUCH_PROPERTY (a key path naming no property; the
+ *  message names the key path), FIEF_ERR_INVALID_ARGUMENT (NULL `callback`,
+ *  NULL `key_paths` with a count, a NULL or empty key path or step, a step
+ *  after a property that is not a link, results of values: observe their
+ *  list, set or map), FIEF_ERR_INVALID_UTF8, FIEF_ERR_FROZEN (frozen
+ *  results never change), FIEF_ERR_ALREADY_IN_TRANSACTION (inside a write
+ *  transaction, as RealmSwift), FIEF_ERR_READ_ONLY, FIEF_ERR_CLOSED,
+ *  FIEF_ERR_WRONG_THREAD, FIEF_ERR_INVALIDATED_OBJECT (the list's owner or
+ *  the linked object was deleted), FIEF_ERR_INVALIDATED_RESULTS,
+ *  FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE.  Any thread. */
+FIEF_API fief_notification_token_t *fief_results_add_notification_callback(fief_results_t *results,
+                                                                          const char *const *key_paths,
+                                                                          size_t num_key_paths,
+                                                                          fief_collection_changes_fn callback,
+                                                                          void *userdata,
+                                                                          fief_free_fn free_userdata);
+
+/** How many indices each part of the change set has (each out-pointer may
+ *  be NULL): deleted, inserted, modified (one count for the old and new
+ *  indices) and moved rows.
+ *  Errors: FIEF_ERR_INVALID_HANDLE (also after the callback returned),
+ *  FIEF_ERR_WRONG_HANDLE_TYPE. */
+FIEF_API bool fief_collection_changes_get_counts(const fief_collection_changes_t *changes, size_t *out_deletions,
+                                                 size_t *out_insertions, size_t *out_modifications,
+                                                 size_t *out_moves);
+
+/** The flags of the change set (each out-pointer may be NULL): the initial
+ *  call, the collection was cleared, its owner was deleted (lists, sets,
+ *  maps).
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
+FIEF_API bool fief_collection_changes_get_flags(const fief_collection_changes_t *changes, bool *out_initial,
+                                                bool *out_cleared, bool *out_root_deleted);
+
+/** Copy the indices, ascending, into the arrays given (each may be NULL,
+ *  then its capacity is ignored): at most `capacity` of each kind (the
+ *  counts above say how many there are); `modifications` in old indices,
+ *  `modifications_new` in new ones; moves as pairs `moves_from[i]` to
+ *  `moves_to[i]` (both or neither given).
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (one of `moves_from`, `moves_to`
+ *  without the other), FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
+FIEF_API bool fief_collection_changes_get_indices(const fief_collection_changes_t *changes, size_t capacity,
+                                                  size_t *deletions, size_t *insertions, size_t *modifications,
+                                                  size_t *modifications_new, size_t *moves_from, size_t *moves_to);
+
+/** How many ranges each index set has (each out-pointer may be NULL).
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
+FIEF_API bool fief_collection_changes_get_num_ranges(const fief_collection_changes_t *changes, size_t *out_deletions,
+                                                     size_t *out_insertions, size_t *out_modifications,
+                                                     size_t *out_modifications_new);
+
+/** Copy the index sets as ranges, ascending and disjoint, into the arrays
+ *  given (each may be NULL): at most `capacity` of each.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
+FIEF_API bool fief_collection_changes_get_ranges(const fief_collection_changes_t *changes, size_t capacity,
+                                                 fief_index_range_t *deletions, fief_index_range_t *insertions,
+                                                 fief_index_range_t *modifications,
+                                                 fief_index_range_t *modifications_new);
+
+/** Whether the results failed (`*out_failed`), and then the error into
+ *  `*out_error` (may be NULL; its strings valid during the callback).
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL `out_failed`),
+ *  FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
+FIEF_API bool fief_collection_changes_get_error(const fief_collection_changes_t *changes, bool *out_failed,
+                                                fief_error_t *out_error);
+
+/* --------------------------------------------------------------------------
  * Object callbacks (RealmSwift's Object.observe)
  *
  * An object callback is told, at a delivery, that its object was deleted

@@ -157,3 +157,154 @@ extension RealmCore {
         }
     }
 }
+
+// MARK: Results notifications (fief_results_add_notification_callback)
+
+/// How a collection changed (RealmSwift's `RealmCollectionChange`): the
+/// first call is `.initial` with the collection; later ones `.update` with
+/// the rows deleted (indices before the change), inserted and modified
+/// (indices after); `.error` when it cannot be observed any more.
+@frozen public enum RealmCollectionChange<CollectionType> {
+    case initial(CollectionType)
+    case update(CollectionType, deletions: [Int], insertions: [Int], modifications: [Int])
+    case error(Error)
+}
+
+/// A results block, type-erased for the C callback's userdata: told the
+/// change handle during the call.
+private final class CollectionObserverBox: @unchecked Sendable {
+    let call: (OpaquePointer?) -> Void
+
+    init(call: @escaping (OpaquePointer?) -> Void) { self.call = call }
+}
+
+/// The change set behind `changes` as RealmSwift's enum (read during the C call).
+private func collectionChange<Collection>(_ changes: OpaquePointer?, _ collection: Collection) -> RealmCollectionChange<Collection> {
+    var failed = false
+    var error = fief_error_t()
+    if fief_collection_changes_get_error(changes, &failed, &error), failed {
+        let cError = CError(code: error.code, categories: error.categories,
+                            message: error.message.map { String(cString: $0) } ?? "",
+                            path: error.path.map { String(cString: $0) })
+        return .error(Realm.Error(cError))
+    }
+    var initial = false
+    _ = fief_collection_changes_get_flags(changes, &initial, nil, nil)
+    if initial { return .initial(collection) }
+    var counts = (0, 0, 0)
+    _ = fief_collection_changes_get_counts(changes, &counts.0, &counts.1, &counts.2, nil)
+    var deletions = [Int](repeating: 0, count: counts.0)
+    var insertions = [Int](repeating: 0, count: counts.1)
+    var modifications = [Int](repeating: 0, count: counts.2)
+    let capacity = max(counts.0, counts.1, counts.2)
+    deletions.withUnsafeMutableBufferPointer { d in
+        insertions.withUnsafeMutableBufferPointer { i in
+            modifications.withUnsafeMutableBufferPointer { m in
+                _ = fief_collection_changes_get_indices(changes, capacity, d.baseAddress, i.baseAddress, nil, m.baseAddress, nil, nil)
+            }
+        }
+    }
+    return .update(collection, deletions: deletions, insertions: insertions, modifications: modifications)
+}
+
+extension RealmCore {
+    /// Register `block` for the results `handle` (the overlay's one path for
+    /// every results-backed collection): deliveries where this thread runs
+    /// (see `scheduleDeliveries`), or, with `queue`, handed to it.  Traps
+    /// where RealmSwift throws or traps: inside a write transaction, on
+    /// frozen collections, for a key path that names no property.
+    func observeResults<Collection>(_ handle: CHandle, _ collection: Collection, keyPaths: [String]?, queue: DispatchQueue?,
+                                    _ block: @escaping (RealmCollectionChange<Collection>) -> Void) -> NotificationToken {
+        if !isFrozen { scheduleDeliveries() }
+        let box = Unmanaged.passRetained(CollectionObserverBox { changes in
+            let change = collectionChange(changes, collection)
+            if let queue {
+                // RealmSwift hands queued deliveries to the queue as they are.
+                let call = QueuedCall { block(change) }
+                queue.async { call.run() }
+            } else {
+                block(change)
+            }
+        }).toOpaque()
+        let callback: fief_collection_changes_fn = { userdata, changes in
+            Unmanaged<CollectionObserverBox>.fromOpaque(userdata!).takeUnretainedValue().call(changes)
+        }
+        let paths = keyPaths ?? []
+        let token = withCStrings(paths) { pointers in
+            fief_results_add_notification_callback(handle.raw, keyPaths == nil ? nil : pointers, paths.count, callback, box) { userdata in
+                Unmanaged<CollectionObserverBox>.fromOpaque(userdata!).release()
+            }
+        }
+        guard let token else {
+            Unmanaged<CollectionObserverBox>.fromOpaque(box).release()
+            let error = CError.last()
+            switch error.code {
+            case FIEF_ERR_FROZEN:
+                fiefTrap("Frozen Realms do not change and do not have change notifications.", error)
+            case FIEF_ERR_ALREADY_IN_TRANSACTION:
+                fiefTrap("Cannot register notification blocks from within write transactions.", error)
+            case FIEF_ERR_READ_ONLY:
+                fiefTrap("Read-only Realms do not change and do not have change notifications.", error)
+            default:
+                fiefTrap("Cannot observe the collection: \(error.message)", error)
+            }
+        }
+        return NotificationToken(handle: token)
+    }
+}
+
+/// A delivery handed to a queue (the block and its change are the
+/// caller's: RealmSwift does not require them to be Sendable).
+private struct QueuedCall: @unchecked Sendable {
+    let run: () -> Void
+}
+
+/// Run `body` with `strings` as an array of C strings.
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    let pointers = copies.map { UnsafePointer($0) }
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
+}
+
+extension Results {
+    /// Calls `block` with `.initial(results)` at the next delivery, then
+    /// `.update` whenever a commit changes them (RealmSwift's
+    /// `Results.observe`): on the registering thread's run loop (the main
+    /// queue on the main thread), or on `queue`.  `keyPaths` limit what
+    /// counts as a modification (nil: every property of the objects and of
+    /// the objects their links reach, to a depth of 4).  The results hold
+    /// the delivered rows when the block runs.  Traps inside a write
+    /// transaction and for frozen results, as RealmSwift does.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<Results>) -> Void) -> NotificationToken {
+        core.observeResults(handle, self, keyPaths: keyPaths, queue: queue, block)
+    }
+}
+
+extension Results where Element: ObjectBase {
+    /// `observe(keyPaths:on:_:)` with key paths of the element type (`[\.name]`).
+    public func observe(keyPaths: [PartialKeyPath<Element>], on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<Results>) -> Void) -> NotificationToken {
+        observe(keyPaths: keyPaths.map { _name(for: $0) }, on: queue, block)
+    }
+}
+
+extension LinkingObjects {
+    /// Linking objects are results: see `Results.observe(keyPaths:on:_:)`.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<LinkingObjects>) -> Void) -> NotificationToken {
+        guard let results else { preconditionFailure("Cannot observe the linking objects of an unmanaged object") }
+        return results.core.observeResults(results.handle, self, keyPaths: keyPaths, queue: queue, block)
+    }
+}
+
+extension AnyRealmCollection {
+    /// Observe the results behind the collection (see
+    /// `Results.observe(keyPaths:on:_:)`); traps for an unmanaged one.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<AnyRealmCollection>) -> Void) -> NotificationToken {
+        let results = box.results("observe")
+        return results.core.observeResults(results.handle, self, keyPaths: keyPaths, queue: queue, block)
+    }
+}

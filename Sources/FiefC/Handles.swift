@@ -16,6 +16,7 @@ enum HandleKind: UInt8 {
     case set = 7
     case map = 8
     case notificationToken = 9
+    case collectionChanges = 10
     case objectChanges = 11
 
     var name: String {
@@ -29,6 +30,7 @@ enum HandleKind: UInt8 {
         case .set: return "set"
         case .map: return "map"
         case .notificationToken: return "notification token"
+        case .collectionChanges: return "collection changes"
         case .objectChanges: return "object changes"
         }
     }

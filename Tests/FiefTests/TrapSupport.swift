@@ -65,6 +65,7 @@ enum TrapScenarioRegistry {
                       ProjectionTests.trapScenarios, SectionedResultsTests.trapScenarios, FreezeTests.trapScenarios,
                       FullTextSearchTests.trapScenarios, PredicateFormatTests.trapScenarios, ErrorParityTests.trapScenarios, UnmanagedIndexMatchingTests.trapScenarios,
                       ObjectCopyingTests.trapScenarios, EmbeddedCopyingTests.trapScenarios, NotificationTests.trapScenarios,
+                      ResultsNotificationTests.trapScenarios,
                       ObjectNotificationTests.trapScenarios] {
             for (name, scenario) in table {
                 precondition(TrapScenarios.all[name] == nil, "two trap scenarios are named '\(name)'")

@@ -140,17 +140,15 @@ public final class DeliveryChannel: @unchecked Sendable {
     }
 
     /// Take the pending delivery: the fd is no longer readable.  Returns
-    /// the ready version, and whether a delivery was pending (a notifier
-    /// may have something to deliver at a version the realm already reads).
-    func takeReady() -> (version: UInt64, wasPending: Bool) {
-        lock.locked { () -> (version: UInt64, wasPending: Bool) in
-            let was = pending
+    /// the ready version.
+    func takeReady() -> UInt64 {
+        lock.locked { () -> UInt64 in
             if pending {
                 pending = false
                 var count: UInt64 = 0
                 _ = read(eventFD, &count, 8)
             }
-            return (readyVersion, was)
+            return readyVersion
         }
     }
 }

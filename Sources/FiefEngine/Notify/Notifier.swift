@@ -19,6 +19,12 @@ public struct Delivery: Sendable {
     public let version: UInt64
     /// What realm-level callbacks are told this round, if anything.
     public let realmChange: RealmChange?
+    /// What made the round: collection notifiers deliver at the host's
+    /// deliveries and before a write (but an `initial` waits for the host's
+    /// delivery, so it shows the write), never inside the realm's own
+    /// commit or refresh (`.afterChange`), where RealmSwift calls only the
+    /// realm-level callbacks.
+    public var kind: Realm.DeliveryKind = .pending
 }
 
 /// Something a realm observes (docs/design.md, "Notifiers").  The center's
@@ -36,6 +42,13 @@ public protocol Notifier: AnyObject, Sendable {
     /// Stop for good: never called back again (from any thread, also from
     /// inside its own callback).  Idempotent.
     func release()
+    /// Whether a run found something that waits for a delivery even when
+    /// the realm's version did not move (a first `initial` call).
+    var hasPendingDelivery: Bool { get }
+}
+
+extension Notifier {
+    public var hasPendingDelivery: Bool { false }
 }
 
 /// A realm-level callback (RealmSwift's `Realm.observe`): told when the

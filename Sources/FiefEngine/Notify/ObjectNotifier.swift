@@ -116,6 +116,10 @@ public final class ObjectNotifier: Notifier, @unchecked Sendable {
         return callback == nil
     }
 
+    /// Whether a delivery would call back (a round runs for it even when
+    /// the realm's version did not move: the realm's own commit).
+    public var hasPendingDelivery: Bool { state.locked { !pending.isEmpty } }
+
     // MARK: Running
 
     public func run(to snapshot: Snapshot) -> Bool {

@@ -38,6 +38,37 @@ extension Realm {
         return observer
     }
 
+    /// Register a results callback (RealmSwift's `Results.observe`): first
+    /// `.initial` at the first delivery, then `.update` with the change set
+    /// of every later delivery that changed them (see `ResultsNotifier`).
+    /// `keyPaths`: what counts as a modification (`KeyPathFilter`; nil:
+    /// Realm's default).  Under the lock.
+    ///
+    /// - Throws: `.frozen` (frozen results never change),
+    ///   `.alreadyInTransaction` (inside a write transaction, as
+    ///   RealmSwift), `.invalidArgument` (results of values: observe their
+    ///   collection; a malformed key path), `.noSuchProperty` (a key path
+    ///   naming no property, named in the message), `.invalidatedObject`
+    ///   (the list's owner or the linked object was deleted), `.readOnly`,
+    ///   `.closed`.
+    public func addResultsNotifier(_ results: Results, keyPaths: [String]?,
+                                   _ callback: @escaping (ResultsChange) -> Void) throws(FiefError) -> ResultsNotifier {
+        try checkReadable()
+        if isFrozen { throw FiefError(.frozen, "frozen results do not change and have no notifications") }
+        if write != nil {
+            throw FiefError(.alreadyInTransaction, "cannot register a notification callback inside a write transaction")
+        }
+        let objects = try results.objects(for: "a results notification", instead: "observe the list, set or map the values come from")
+        // The object a list's or linking objects' results hang from must exist.
+        if let list = objects.list { try requireLive(try table(list.table), list.owner) }
+        if let linking = objects.linking { try requireLive(try table(linking.targetClass), linking.target) }
+        let filter = try KeyPathFilter.resolve(keyPaths, table: objects.tableKey, in: self)
+        let channel = try notificationChannel()
+        let notifier = try ResultsNotifier(channel: channel, results: objects, keyPathFilter: filter, callback: callback)
+        channel.add(notifier)
+        return notifier
+    }
+
     /// Set the wake-up callback (nil: none), called on the worker thread
     /// when a delivery becomes pending.  Under the lock.
     public func setNotificationWakeup(_ wakeup: (() -> Void)?) throws(FiefError) {
@@ -85,7 +116,7 @@ extension Realm {
             try checkOpen()
             guard let channel = deliveryChannel, !channel.isDelivering else { return nil }
             if kind == .beforeWrite && (write != nil || !channel.hasNotifiers) { return nil }
-            let (ready, wasPending) = kind == .pending ? channel.takeReady() : (0, false)
+            let ready = kind == .pending ? channel.takeReady() : 0
             if write == nil {
                 if kind == .beforeWrite || (kind == .pending && channel.autorefresh && ready > (snapshot?.version ?? 0)) {
                     _ = try refresh()
@@ -102,13 +133,13 @@ extension Realm {
                 channel.refreshRequiredVersion = ready
             }
             channel.noteReached(version)
-            // A pending delivery at a version the realm already reads (its
-            // own commit) still calls the notifiers that ran to it.
-            guard change != nil || wasPending else { return nil }
             let notifiers = channel.currentNotifiers()
             if notifiers.isEmpty { return nil }
+            // Results and object notifiers may wait with no version moved
+            // (their `initial` call).
+            if change == nil && !notifiers.contains(where: { $0.hasPendingDelivery }) { return nil }
             channel.isDelivering = true
-            return (channel, notifiers, Delivery(version: version, realmChange: change))
+            return (channel, notifiers, Delivery(version: version, realmChange: change, kind: kind))
         }
         guard let (channel, notifiers, delivery) = round else { return false }
         for notifier in notifiers { notifier.deliver(delivery) }

@@ -18,11 +18,11 @@ public final class ObjectResults: Results, @unchecked Sendable {
     @exclusivity(unchecked) private var keysMaterialized = false
     /// The columns of the class the filters and stages read: a write to
     /// another column leaves these results as they are.
-    private let dependentColumns: [UInt32]
+    let dependentColumns: [UInt32]
     /// The columns of other classes the filters and stages read, through
     /// links, collections and backlinks (key paths such as "owner.name"):
     /// each class with its columns (its creates and deletes count too).
-    private let linkedColumns: [(table: UInt32, columns: [UInt32])]
+    let linkedColumns: [(table: UInt32, columns: [UInt32])]
     /// Set for linking objects: only the objects whose link `property`
     /// points to the object `target` of class `targetClass`.
     let linking: (targetClass: UInt32, target: Int64, property: UInt32)?
@@ -295,6 +295,42 @@ public final class ObjectResults: Results, @unchecked Sendable {
             mask[slot >> 6] |= bit
         }
         if cluster >= 0 { try body(cluster, mask) }
+    }
+
+    // MARK: Rows from a notifier
+
+    /// Whether the rows are in key order (no sort, not a list's elements).
+    var rowsInKeyOrder: Bool {
+        list == nil && !stages.contains { if case .sort = $0 { return true }; return false }
+    }
+
+    /// Take `keys`, the rows a notifier's worker evaluated at the version
+    /// the realm reads now (checked by the caller): reading them evaluates
+    /// nothing until something they read changes.
+    func adoptRows(_ keys: [Int64]) {
+        rows = keys
+        matchedClusters.removeAll(keepingCapacity: true)
+        if list == nil {
+            // What aggregates and counts read: the rows by cluster, in key order.
+            let ascending = rowsInKeyOrder ? keys : keys.sorted()
+            var cluster: Int64 = -1
+            var mask = Bitmap(repeating: 0)
+            for key in ascending {
+                let c = ClusterLayout.cluster(of: key), slot = ClusterLayout.slot(of: key)
+                if c != cluster {
+                    if cluster >= 0 { matchedClusters.append((cluster, mask)) }
+                    cluster = c
+                    mask = Bitmap(repeating: 0)
+                }
+                mask[slot >> 6] |= 1 << UInt64(slot & 63)
+            }
+            if cluster >= 0 { matchedClusters.append((cluster, mask)) }
+        }
+        matchedCount = keys.count
+        keysMaterialized = true
+        countedStamp = 0
+        countingScan = nil
+        evaluatedStamp = realm.stamp
     }
 
     // MARK: Evaluation

@@ -591,6 +591,40 @@ public final class Realm: @unchecked Sendable {
         return Realm(frozenFrom: self, snapshot: current)
     }
 
+    /// A frozen realm for a notifier's worker thread: this realm's schema
+    /// and tables, reading the snapshots the worker gives it
+    /// (`moveWorker(to:)`).  Under the lock.
+    func notifierCopy() throws(FiefError) -> Realm {
+        let first = try Snapshot(environment: environment)
+        let copy = Realm(frozenFrom: self, snapshot: first)
+        if first.schemaGeneration != schemaGeneration { try copy.loadSchema(from: first) }
+        return copy
+    }
+
+    /// On a notifier's worker: read `snapshot` from now on (its schema
+    /// loaded if it changed).  Returns the version read: a newer one when
+    /// the schema change opened databases `snapshot` cannot use.
+    func moveWorker(to snapshot: Snapshot) throws(FiefError) -> UInt64 {
+        if snapshot.schemaGeneration != schemaGeneration {
+            try loadSchema(from: snapshot)
+        }
+        if snapshot.handleGeneration != environment.currentHandleGeneration {
+            let fresh = try freshSnapshot()
+            self.snapshot = fresh
+            bumpStamp()
+            return fresh.version
+        }
+        self.snapshot = snapshot
+        bumpStamp()
+        return snapshot.version
+    }
+
+    /// Whether this realm reads version `version`, outside a write (what a
+    /// notifier's delivery needs to hand its rows over).
+    func reads(version: UInt64) -> Bool {
+        write == nil && !isClosed && snapshot?.version == version
+    }
+
     /// A live realm at the newest version (self if live).
     public func thaw() throws(FiefError) -> Realm {
         try checkOpen()

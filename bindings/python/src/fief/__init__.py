@@ -54,7 +54,7 @@ from .errors import (
 )
 from .geo import GeoBox, GeoCircle, GeoPoint, GeoPolygon, GeoShape
 from .lists import List
-from .notifications import NotificationToken, RealmNotification
+from .notifications import CollectionChanges, NotificationToken, RealmNotification, ResultsNotificationToken
 from .model import (Backlinks, EmbeddedObject, FullText, Indexed, LinkingObjects, Object, PrimaryKey, Property,
                     PropertySpec)
 from .realm import (ClassInfo, FileReport, PropertyInfo, Realm, Results, ValueResults, WriteTransaction, copy_file,
@@ -93,7 +93,7 @@ __all__ = [
     "LinkingObjects", "Realm", "Results", "ValueResults", "List", "Set", "Dict", "WriteTransaction", "ClassInfo",
     "PropertyInfo", "Decimal128", "ObjectId", "Float32", "Mixed", "Link", "GeoPoint", "GeoShape", "GeoBox",
     "GeoPolygon", "GeoCircle", "delete_realm_files", "verify_file", "copy_file", "FileReport", "load_library",
-    "library_version", "errors", "NotificationToken", "RealmNotification",
+    "library_version", "errors", "NotificationToken", "RealmNotification", "CollectionChanges", "ResultsNotificationToken",
     # fief.errors
     "FiefError", "LogicError", "InvalidHandleError", "WrongHandleTypeError",
     "NotInTransactionError", "AlreadyInTransactionError", "WrongThreadError", "FrozenRealmError",

@@ -203,6 +203,12 @@ fief_report_fn = ctypes.CFUNCTYPE(None, c_void_p, ctypes.c_int32, c_char_p)
 fief_realm_notification_fn = ctypes.CFUNCTYPE(None, c_void_p, ctypes.c_int32)
 fief_wakeup_fn = ctypes.CFUNCTYPE(None, c_void_p)
 fief_free_fn = ctypes.CFUNCTYPE(None, c_void_p)
+# Results notifications: void (*fief_collection_changes_fn)(void *userdata, const fief_collection_changes_t *changes)
+fief_collection_changes_fn = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
+
+
+class fief_index_range_t(Structure):
+    _fields_ = [("from", c_size_t), ("to", c_size_t)]
 # Object notifications: void (*fief_object_notification_fn)(void *userdata, const fief_object_changes_t *changes)
 fief_object_notification_fn = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
 
@@ -371,6 +377,17 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_realm_deliver_notifications": (c_bool, [H, P(c_bool)]),
     "fief_realm_set_autorefresh": (c_bool, [H, c_bool]),
     "fief_realm_get_autorefresh": (c_bool, [H, P(c_bool)]),
+    # results notifications
+    "fief_results_add_notification_callback": (H, [H, P(c_char_p), c_size_t, fief_collection_changes_fn, c_void_p,
+                                                   fief_free_fn]),
+    "fief_collection_changes_get_counts": (c_bool, [H, P(c_size_t), P(c_size_t), P(c_size_t), P(c_size_t)]),
+    "fief_collection_changes_get_flags": (c_bool, [H, P(c_bool), P(c_bool), P(c_bool)]),
+    "fief_collection_changes_get_indices": (c_bool, [H, c_size_t, P(c_size_t), P(c_size_t), P(c_size_t), P(c_size_t),
+                                                     P(c_size_t), P(c_size_t)]),
+    "fief_collection_changes_get_num_ranges": (c_bool, [H, P(c_size_t), P(c_size_t), P(c_size_t), P(c_size_t)]),
+    "fief_collection_changes_get_ranges": (c_bool, [H, c_size_t, P(fief_index_range_t), P(fief_index_range_t),
+                                                    P(fief_index_range_t), P(fief_index_range_t)]),
+    "fief_collection_changes_get_error": (c_bool, [H, P(c_bool), P(fief_error_t)]),
     # object notifications
     "fief_object_add_notification_callback": (H, [H, P(c_char_p), c_size_t, fief_object_notification_fn, c_void_p,
                                                   fief_free_fn]),

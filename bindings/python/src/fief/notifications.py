@@ -28,7 +28,7 @@ from ._handle import Handle
 if TYPE_CHECKING:
     from .realm import Realm
 
-__all__ = ["RealmNotification", "NotificationToken", "watch", "Watch"]
+__all__ = ["RealmNotification", "NotificationToken", "watch", "Watch", "CollectionChanges", "ResultsNotificationToken"]
 
 log = logging.getLogger("fief.notifications")
 
@@ -191,6 +191,126 @@ def watch(realm: "Realm", loop: asyncio.AbstractEventLoop | None = None) -> Watc
     callbacks run there.  Use it from the loop's thread."""
     return Watch(realm, loop if loop is not None else asyncio.get_running_loop())
 
+
+
+# -- Results notifications (fief.h, "Results notifications") ----------------
+
+class CollectionChanges:
+    """What a results callback is told (RealmSwift's ``RealmCollectionChange``),
+    copied out of the library's change set during the call.
+
+    ``is_initial``: the first call (every list empty); then ``deletions``
+    (indices before the change), ``insertions`` (after), ``modifications``
+    (before) and ``modifications_new`` (after), ``moves`` as ``(from, to)``
+    pairs (none for results); ``is_cleared`` and ``is_root_deleted`` for
+    collections.  ``error``: set when the results cannot be observed any
+    more (the last call)."""
+
+    __slots__ = ("is_initial", "is_cleared", "is_root_deleted", "deletions", "insertions",
+                 "modifications", "modifications_new", "moves", "error")
+
+    def __init__(self) -> None:
+        self.is_initial = False
+        self.is_cleared = False
+        self.is_root_deleted = False
+        self.deletions: list[int] = []
+        self.insertions: list[int] = []
+        self.modifications: list[int] = []
+        self.modifications_new: list[int] = []
+        self.moves: list[tuple[int, int]] = []
+        self.error: BaseException | None = None
+
+    def __repr__(self) -> str:
+        if self.is_initial:
+            return "CollectionChanges(initial)"
+        return (f"CollectionChanges(deletions={self.deletions}, insertions={self.insertions}, "
+                f"modifications={self.modifications}, modifications_new={self.modifications_new}, moves={self.moves})")
+
+    @classmethod
+    def _read(cls, library: Any, handle: int) -> "CollectionChanges":
+        changes = cls()
+        failed = ctypes.c_bool()
+        error = L.fief_error_t()
+        library.check(library.fief_collection_changes_get_error(handle, ctypes.byref(failed), ctypes.byref(error)),
+                      "fief_collection_changes_get_error")
+        if failed.value:
+            from . import errors
+            message = error.message.decode("utf-8", "replace") if error.message else ""
+            changes.error = errors.make_error(int(error.code), int(error.categories), message)
+            return changes
+        flags = [ctypes.c_bool() for _ in range(3)]
+        library.check(library.fief_collection_changes_get_flags(handle, *(ctypes.byref(f) for f in flags)),
+                      "fief_collection_changes_get_flags")
+        changes.is_initial, changes.is_cleared, changes.is_root_deleted = (bool(f.value) for f in flags)
+        counts = [ctypes.c_size_t() for _ in range(4)]
+        library.check(library.fief_collection_changes_get_counts(handle, *(ctypes.byref(c) for c in counts)),
+                      "fief_collection_changes_get_counts")
+        n_del, n_ins, n_mod, n_moves = (c.value for c in counts)
+        capacity = max(n_del, n_ins, n_mod, n_moves, 1)
+        arrays = [(ctypes.c_size_t * capacity)() for _ in range(6)]
+        library.check(library.fief_collection_changes_get_indices(handle, capacity, *arrays),
+                      "fief_collection_changes_get_indices")
+        changes.deletions = list(arrays[0][:n_del])
+        changes.insertions = list(arrays[1][:n_ins])
+        changes.modifications = list(arrays[2][:n_mod])
+        changes.modifications_new = list(arrays[3][:n_mod])
+        changes.moves = list(zip(arrays[4][:n_moves], arrays[5][:n_moves]))
+        return changes
+
+
+class ResultsNotificationToken(NotificationToken):
+    """The token of a results callback (see ``Results.add_notification_callback``)."""
+
+    def __init__(self, results: Any, callback: Callable[..., None]):
+        super().__init__(None, callback)  # type: ignore[arg-type]
+        self._results: Any = results
+
+    def close(self) -> None:
+        super().close()
+        self._results = None
+
+    invalidate = close
+
+
+def _call_results(userdata: int | None, handle: int | None) -> None:
+    with _registered_lock:
+        token = _registered.get(userdata or 0)
+    if not isinstance(token, ResultsNotificationToken):
+        return
+    callback: Callable[..., None] | None = token._callback
+    results = token._results
+    if callback is None or results is None or handle is None:
+        return
+    try:
+        changes = CollectionChanges._read(L.lib(), handle)
+        callback(changes, results)
+    except BaseException as error:  # never into C
+        token.exception = error
+        log.exception("a results notification callback raised")
+
+
+_call_results_thunk = L.fief_collection_changes_fn(_call_results)
+
+
+def add_results_notification_callback(results: Any, handle: Handle, callback: Callable[..., None],
+                                      key_paths: "list[str] | None" = None) -> ResultsNotificationToken:
+    """Register ``callback(changes, results)``; see ``Results.add_notification_callback``."""
+    if not callable(callback):
+        raise TypeError("the callback must be callable")
+    if key_paths is not None and isinstance(key_paths, (str, bytes)):
+        raise TypeError("key_paths is a list of key paths, not one string")
+    library = L.lib()
+    token = ResultsNotificationToken(results, callback)
+    encoded = [path.encode("utf-8") for path in key_paths] if key_paths is not None else []
+    array = (ctypes.c_char_p * max(len(encoded), 1))(*encoded)
+    with _registered_lock:
+        _registered[token._id] = token
+    ptr = library.fief_results_add_notification_callback(handle.ptr, array if key_paths is not None else None,
+                                                         len(encoded), _call_results_thunk, token._id, _free_thunk)
+    if not ptr:
+        with _registered_lock:
+            _registered.pop(token._id, None)
+        raise library.last_error("fief_results_add_notification_callback")
 
 
 # -- object notifications (fief.h, "Object callbacks") -----------------------

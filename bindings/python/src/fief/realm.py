@@ -23,7 +23,7 @@ from .model import Object, PropertySpec, collection_elements, nested_spec
 from .sets import Set
 
 if typing.TYPE_CHECKING:
-    from .notifications import NotificationToken
+    from .notifications import NotificationToken, ResultsNotificationToken
 
 T = TypeVar("T", bound=Object)
 
@@ -1220,6 +1220,26 @@ class Results(Generic[T]):
         if not realm.is_frozen:
             return self
         return realm.thaw()._resolve_results(self)
+
+    def add_notification_callback(self, callback: Callable[..., None],
+                                  key_paths: "list[str] | None" = None) -> "ResultsNotificationToken":
+        """Call ``callback(changes, results)`` (RealmSwift's ``Results.observe``):
+        first with ``changes.is_initial`` at the next delivery (writes made
+        before it are part of that state), then whenever a commit changed
+        these results, with ``changes.deletions`` (indices before),
+        ``insertions`` and ``modifications_new`` (after), ``modifications``
+        (before).  ``key_paths`` (``["name"]``, ``["dog.name"]``,
+        ``["dogs"]``, ``["*"]``, ``["dogs.*"]``) limit what counts as a
+        modification; None: every property of the objects and of the
+        objects their links reach, to a depth of 4.  Deliveries run in the
+        realm's ``deliver_notifications()`` (see
+        ``fief.notifications.watch``); the results hold the delivered rows
+        during the call.  Raises FrozenRealmError on frozen results,
+        AlreadyInTransactionError inside a write, NoSuchPropertyError for a
+        key path naming no property.  Keep the token: closing it (or losing
+        it) stops the callback."""
+        from . import notifications
+        return notifications.add_results_notification_callback(self, self._handle, callback, key_paths)
 
     def release(self) -> None:
         """Give the results handle back now."""

@@ -1,0 +1,230 @@
+import FiefStorage
+
+/// What a notifier watches of its objects (RealmSwift's `keyPaths:`):
+/// per class reached, the columns whose writes count as a modification,
+/// and the links (and linking objects) it follows to further objects.
+///
+/// * No key paths (`nil`): Realm's default, every column of the object and
+///   of every object reached through its links, lists, sets and maps of
+///   links, to a depth of 4 links.
+/// * `"name"`: that column; `"dog.name"`: the link `dog` and, of the dog,
+///   `name`; `"dogs"`: the list (or set, map) column itself (its elements'
+///   own values are not watched); `"*"`: every column, links not followed;
+///   `"dogs.*"`: the list and every column of each dog.  A linking-objects
+///   property may be a step too (`"owners.name"`).
+///
+/// Resolved once, at registration, against the realm's schema: a name that
+/// is not a property is `.noSuchProperty` naming the key path, a step past
+/// a property that is not a link is `.invalidArgument`.  Shared by the
+/// results and object notifiers.
+public final class KeyPathFilter: @unchecked Sendable {
+    /// One class reached: what of it is watched.
+    final class Node {
+        let table: UInt32
+        /// Every column of the class counts (the default and `*`).
+        var allColumns = false
+        /// The columns that count, when not all do (ascending).
+        var columns: [UInt32] = []
+        /// Links followed: the link column (to-one, or a list, set or map
+        /// of links) and what is watched of its targets.
+        var links: [(column: UInt32, node: Node)] = []
+        /// Linking objects followed: the origin class, its link property,
+        /// and what is watched of the origins.
+        var backlinks: [(origin: UInt32, property: UInt32, node: Node)] = []
+        /// Every class this node and the nodes below it watch.
+        var classes: Set<UInt32> = []
+
+        init(table: UInt32) { self.table = table }
+    }
+
+    /// Realm's default depth: links followed from the observed object.
+    public static let defaultDepth = 4
+
+    let root: Node
+    /// Whether these are Realm's default key paths (none given).
+    public let isDefault: Bool
+
+    /// Every class whose writes may count as a modification.
+    public var classes: Set<UInt32> { root.classes }
+
+    private init(root: Node, isDefault: Bool) {
+        self.root = root
+        self.isDefault = isDefault
+    }
+
+    /// The filter `paths` name for objects of class `tableKey` (nil or
+    /// empty: Realm's default).  Under the realm's lock.
+    ///
+    ///     let filter = try KeyPathFilter.resolve(["dog.name", "age"], table: person, in: realm)
+    public static func resolve(_ paths: [String]?, table tableKey: UInt32, in realm: Realm) throws(FiefError) -> KeyPathFilter {
+        let table = try realm.table(tableKey)
+        guard let paths, !paths.isEmpty else {
+            var made: [UInt64: Node] = [:]
+            let root = try defaultNode(table, depth: defaultDepth, realm: realm, made: &made)
+            return KeyPathFilter(root: root, isDefault: true)
+        }
+        let root = Node(table: tableKey)
+        for path in paths {
+            try add(path, to: root, table: table, realm: realm)
+        }
+        finish(root)
+        return KeyPathFilter(root: root, isDefault: false)
+    }
+
+    /// Every column of `table`, and each link followed `depth` more times;
+    /// nodes are shared per (class, depth), so a cycle costs nothing.
+    private static func defaultNode(_ table: Table, depth: Int, realm: Realm, made: inout [UInt64: Node]) throws(FiefError) -> Node {
+        let id = UInt64(table.key) << 8 | UInt64(depth)
+        if let node = made[id] { return node }
+        let node = Node(table: table.key)
+        node.allColumns = true
+        node.classes = [table.key]
+        made[id] = node
+        if depth > 0 {
+            for property in table.objectClass.properties where property.type == .link {
+                let column = try table.column(property.key)
+                guard realm.hasTable(column.linkTarget) else { continue }
+                let child = try defaultNode(try realm.table(column.linkTarget), depth: depth - 1, realm: realm, made: &made)
+                node.links.append((property.key, child))
+                node.classes.formUnion(child.classes)
+            }
+        }
+        return node
+    }
+
+    /// Add key path `path` below `node` (of `table`).
+    private static func add(_ path: String, to root: Node, table rootTable: Table, realm: Realm) throws(FiefError) {
+        let steps = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if path.isEmpty || steps.contains(where: \.isEmpty) {
+            throw FiefError(.invalidArgument, "key path '\(path)' is empty or has an empty step")
+        }
+        var node = root
+        var table = rootTable
+        for (index, name) in steps.enumerated() {
+            let last = index == steps.count - 1
+            if name == "*" {
+                node.allColumns = true
+                if !last {
+                    throw FiefError(.invalidArgument, "key path '\(path)': '*' may only end a key path")
+                }
+                return
+            }
+            if let property = table.property(named: name) {
+                if !node.columns.contains(property.key) { node.columns.append(property.key) }
+                if last { return }
+                guard property.type == .link else {
+                    throw FiefError(.invalidArgument, "key path '\(path)': property '\(table.objectClass.name).\(name)' is not a link, so nothing follows it")
+                }
+                let column = try table.column(property.key)
+                let target = try realm.table(column.linkTarget)
+                if let existing = node.links.first(where: { $0.column == property.key }) {
+                    node = existing.node
+                } else {
+                    let child = Node(table: target.key)
+                    node.links.append((property.key, child))
+                    node = child
+                }
+                table = target
+                continue
+            }
+            if let linking = realm.linkingObjects(named: name, of: table) {
+                guard let originKey = realm.table(named: linking.originClass),
+                      let origin = try? realm.table(originKey),
+                      let originProperty = origin.property(named: linking.originProperty) else {
+                    throw FiefError(.noSuchProperty, "key path '\(path)': linking-objects property '\(table.objectClass.name).\(name)' names an origin that does not exist")
+                }
+                // The linking objects themselves: a link to the object made
+                // or removed is a write of the origin's link column.
+                let child = Node(table: originKey)
+                child.columns = [originProperty.key]
+                node.backlinks.append((originKey, originProperty.key, child))
+                if last { return }
+                node = child
+                table = origin
+                continue
+            }
+            throw FiefError(.noSuchProperty, "key path '\(path)' names no property '\(name)' of class '\(table.objectClass.name)'")
+        }
+    }
+
+    /// Sort the columns and gather the classes, bottom up.
+    @discardableResult
+    private static func finish(_ node: Node) -> Set<UInt32> {
+        node.columns.sort()
+        var classes: Set<UInt32> = [node.table]
+        for link in node.links { classes.formUnion(finish(link.node)) }
+        for backlink in node.backlinks { classes.formUnion(finish(backlink.node)) }
+        node.classes = classes
+        return classes
+    }
+
+    // MARK: Checking
+
+    /// Whether object `key` of the root class counts as modified by
+    /// `changes` (merged records, per class), reading links as `realm`
+    /// (at the new version) sees them.  Objects reached are checked once.
+    public func isModified(_ key: Int64, changes: [UInt32: ObjectChanges], realm: Realm) throws(FiefError) -> Bool {
+        var seen: Set<Visit> = []
+        return try Self.isModified(key, root, changes, realm, &seen)
+    }
+
+    /// The columns of `key` (an object of the root class) the filter
+    /// watches that `changes` wrote (the root's own only), ascending.
+    public func modifiedColumns(of key: Int64, changes: ObjectChanges) -> [UInt32] {
+        let written = changes.modifiedColumns(of: key)
+        return root.allColumns ? written : written.filter { root.columns.contains($0) }
+    }
+
+    /// Whether `changes` may hold a modification this filter counts (a
+    /// write to some class it watches).
+    public func mayCount(_ changes: [UInt32: ObjectChanges]) -> Bool {
+        for (table, change) in changes where !change.modified.isEmpty && root.classes.contains(table) { return true }
+        return false
+    }
+
+    private static func isModified(_ key: Int64, _ node: Node, _ changes: [UInt32: ObjectChanges], _ realm: Realm, _ seen: inout Set<Visit>) throws(FiefError) -> Bool {
+        if let change = changes[node.table], !change.modified.isEmpty {
+            if node.allColumns {
+                for set in change.modified.values where set.contains(key) { return true }
+            } else {
+                for column in node.columns where change.modified[column]?.contains(key) == true { return true }
+            }
+        }
+        if node.links.isEmpty && node.backlinks.isEmpty { return false }
+        let table = try realm.table(node.table)
+        for link in node.links where reaches(link.node, changes) {
+            for target in try linked(key, table, link.column, realm) {
+                if !seen.insert(Visit(node: ObjectIdentifier(link.node), key: target)).inserted { continue }
+                if try isModified(target, link.node, changes, realm, &seen) { return true }
+            }
+        }
+        for backlink in node.backlinks where reaches(backlink.node, changes) {
+            for origin in try realm.linkingObjects(to: key, of: node.table, originClass: backlink.origin, property: backlink.property) {
+                if try isModified(origin, backlink.node, changes, realm, &seen) { return true }
+            }
+        }
+        return false
+    }
+
+    /// An object reached through a node (checked once per check).
+    private struct Visit: Hashable {
+        let node: ObjectIdentifier
+        let key: Int64
+    }
+
+    /// Whether some class below `node` was written.
+    private static func reaches(_ node: Node, _ changes: [UInt32: ObjectChanges]) -> Bool {
+        for (table, change) in changes where !change.modified.isEmpty && node.classes.contains(table) { return true }
+        return false
+    }
+
+    /// The objects link column `column` of object `key` points to.
+    private static func linked(_ key: Int64, _ table: Table, _ column: UInt32, _ realm: Realm) throws(FiefError) -> [Int64] {
+        let column = try table.column(column)
+        if column.collection == .none {
+            if case .link(_, let target) = try realm.slotValue(table, column, key) { return [target] }
+            return []
+        }
+        return try realm.linkedKeys(ListID(table: table.key, column: column.key, owner: key))
+    }
+}

@@ -1,0 +1,273 @@
+import FiefStorage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a results callback is told (RealmSwift's `RealmCollectionChange`).
+public enum ResultsChange: Sendable {
+    /// The first call: the results as they are at that delivery (writes
+    /// committed between registration and this call are in it).
+    case initial
+    /// The results changed since the last call: rows deleted (old
+    /// indices), inserted and modified (old and new indices).
+    case update(IndexChangeSet)
+    /// The results cannot be evaluated any more (their class went, the
+    /// file is damaged): the last call.
+    case error(FiefError)
+}
+
+/// A results notifier (docs/design.md, "Notifiers"): results of objects (of
+/// a class, of a list, set or map of links, or linking objects; filtered,
+/// sorted, distinct, limited) and the callback told how they change.
+///
+/// On the worker (`run(to:)`), it keeps its own frozen copy of the realm
+/// (`Realm.notifierCopy`), whose snapshot is its *base* (the version its
+/// rows were evaluated at, pinning the change records it needs next), the
+/// results resolved in that copy, and their rows.  Each run merges the
+/// records base+1 ... new (`Snapshot.changes(since:)`); the results are
+/// evaluated again only when a record touched what they read (their class's
+/// objects or the columns their filters and stages read, of their class and
+/// of the classes their key paths reach, the list they come from), and the
+/// rows diffed with `ChangeBuilder.calculate` (deleted objects' rows
+/// deletions even if the key is back); rows whose object has a write that
+/// the key-path filter counts (`KeyPathFilter`) are modifications.  Changes
+/// found before a delivery merge into one change set; until the first
+/// delivery there is nothing to merge (that call is `initial`, the state at
+/// delivery).
+///
+/// On the delivering thread (`deliver`), when the realm reads the version
+/// the worker reached, the worker's rows are handed to the host's results
+/// (`ObjectResults.adoptRows`: reading them in the callback evaluates
+/// nothing), then the callback runs under the notifier's recursive mutex,
+/// as `RealmObserver`'s.
+public final class ResultsNotifier: Notifier, @unchecked Sendable {
+    private let channel: DeliveryChannel
+    /// The host's results (its realm is the host's): the rows delivered go here.
+    private let results: ObjectResults
+    private var callback: ((ResultsChange) -> Void)?
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// What counts as a modification.
+    public let keyPathFilter: KeyPathFilter
+
+    // The worker's (the worker thread only, one run at a time):
+    private let workerRealm: Realm
+    private let workerResults: ObjectResults
+    private var baseVersion: UInt64 = 0
+    private var baseRows: [Int64] = []
+    private var hasRun = false
+    private var failed = false
+
+    // Shared with the delivering thread, under `state`:
+    private let state = NotifyLock()
+    private var pendingChanges = ChangeBuilder()
+    private var pendingRows: [Int64] = []
+    private var pendingVersion: UInt64 = 0
+    private var pendingError: FiefError?
+    private var hasPending = false
+    private var initialDelivered = false
+    private var reachedVersionValue: UInt64 = 0
+
+    /// The version the worker's last run reached (tests wait for it).
+    var reachedVersion: UInt64 { state.locked { reachedVersionValue } }
+
+    /// Under the host realm's lock (see `Realm.addResultsNotifier`).
+    init(channel: DeliveryChannel, results: ObjectResults, keyPathFilter: KeyPathFilter,
+         callback: @escaping (ResultsChange) -> Void) throws(FiefError) {
+        self.channel = channel
+        self.results = results
+        self.keyPathFilter = keyPathFilter
+        self.callback = callback
+        workerRealm = try results.realm.notifierCopy()
+        workerResults = try results.resolved(in: workerRealm)
+        mutex = .allocate(capacity: 1)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        state.destroy()
+    }
+
+    public var isReleased: Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return callback == nil
+    }
+
+    public var hasPendingDelivery: Bool { state.locked { hasPending } }
+
+    // MARK: The worker
+
+    public func run(to snapshot: Snapshot) -> Bool {
+        if failed { return false }
+        if hasRun && snapshot.version <= baseVersion {
+            state.locked { reachedVersionValue = max(reachedVersionValue, snapshot.version) }
+            return false
+        }
+        do throws(FiefError) {
+            let changes = hasRun ? try snapshot.changes(since: baseVersion) : nil
+            let version = try workerRealm.lock.withLock { () throws(FiefError) -> UInt64 in try workerRealm.moveWorker(to: snapshot) }
+            if !hasRun {
+                let rows = try evaluate()
+                hasRun = true
+                baseRows = rows
+                baseVersion = version
+                return state.locked { () -> Bool in
+                    reachedVersionValue = version
+                    pendingRows = rows
+                    pendingVersion = version
+                    hasPending = true
+                    return true
+                }
+            }
+            let builder: ChangeBuilder
+            let rows: [Int64]
+            if let changes, version == snapshot.version {
+                let reevaluate = affectsRows(changes)
+                if !reevaluate && !keyPathFilter.mayCount(changes) {
+                    return moveBase(rows: baseRows, version: version, builder: ChangeBuilder())
+                }
+                rows = reevaluate ? try evaluate() : baseRows
+                let own = changes[workerResults.tableKey]
+                let deleted: ((Int64) -> Bool)?
+                if let own, own.cleared {
+                    deleted = { _ in true }
+                } else if let own, !own.deleted.isEmpty {
+                    deleted = { own.deleted.contains($0) }
+                } else {
+                    deleted = nil
+                }
+                let filter = keyPathFilter, realm = workerRealm
+                let counted = filter.mayCount(changes)
+                builder = try workerRealm.lock.withLock { () throws(FiefError) -> ChangeBuilder in
+                    var failure: FiefError?
+                    let made = ChangeBuilder.calculate(old: baseRows, new: rows, inKeyOrder: workerResults.rowsInKeyOrder, deleted: deleted) { key in
+                        guard counted, failure == nil else { return false }
+                        do throws(FiefError) { return try filter.isModified(key, changes: changes, realm: realm) } catch {
+                            failure = error
+                            return false
+                        }
+                    }
+                    if let failure { throw failure }
+                    return made
+                }
+            } else {
+                // The records are gone (the file was copied or upgraded
+                // since): the rows alone, without modifications.
+                rows = try evaluate()
+                builder = ChangeBuilder.calculate(old: baseRows, new: rows, inKeyOrder: workerResults.rowsInKeyOrder) { _ in false }
+            }
+            return moveBase(rows: rows, version: version, builder: builder)
+        } catch {
+            failed = true
+            return state.locked { () -> Bool in
+                pendingError = error
+                hasPending = true
+                return true
+            }
+        }
+    }
+
+    /// The run reached `version` with `rows`: keep them as the base and
+    /// merge `builder` into what is pending.  Returns whether something is
+    /// to be delivered.
+    private func moveBase(rows: [Int64], version: UInt64, builder: ChangeBuilder) -> Bool {
+        baseRows = rows
+        baseVersion = version
+        return state.locked { () -> Bool in
+            reachedVersionValue = version
+            if !hasPending && builder.isEmpty { return false }
+            if initialDelivered { pendingChanges.merge(builder) }
+            pendingRows = rows
+            pendingVersion = version
+            if !pendingChanges.isEmpty || !initialDelivered { hasPending = true }
+            return hasPending
+        }
+    }
+
+    /// The rows at the worker's version.  A list whose owner is gone holds nothing.
+    private func evaluate() throws(FiefError) -> [Int64] {
+        try workerRealm.lock.withLock { () throws(FiefError) -> [Int64] in
+            do throws(FiefError) {
+                return try workerResults.currentRows().rows
+            } catch where error.code == .invalidatedObject && (workerResults.list != nil || workerResults.linking != nil) {
+                return []
+            }
+        }
+    }
+
+    /// Whether `changes` touch what the rows are made of: the class's
+    /// objects, the columns the filters and stages read (of the class and
+    /// of the classes their key paths reach), the list they come from, or
+    /// the target of linking objects.
+    private func affectsRows(_ changes: [UInt32: ObjectChanges]) -> Bool {
+        let results = workerResults
+        func touches(_ table: UInt32, _ columns: [UInt32]) -> Bool {
+            guard let change = changes[table] else { return false }
+            if change.cleared || !change.inserted.isEmpty || !change.deleted.isEmpty || !change.schema.isEmpty { return true }
+            return columns.contains { change.modified[$0] != nil }
+        }
+        if touches(results.tableKey, results.dependentColumns) { return true }
+        for linked in results.linkedColumns where touches(linked.table, linked.columns) { return true }
+        if let list = results.list, let change = changes[list.table] {
+            if change.cleared || change.deleted.contains(list.owner) { return true }
+            if change.modified[list.column]?.contains(list.owner) == true { return true }
+        }
+        if let linking = results.linking, let change = changes[linking.targetClass] {
+            if change.cleared || change.deleted.contains(linking.target) { return true }
+        }
+        return false
+    }
+
+    // MARK: Delivery
+
+    public func deliver(_ delivery: Delivery) {
+        if delivery.kind == .afterChange { return }
+        let hostRealm = results.realm
+        // The rows are handed over only where the realm reads their version
+        // (not behind it, not in a write): else they wait for a later round.
+        let taken = (try? hostRealm.lock.withLock { () -> ResultsChange? in
+            guard hostRealm.reads(version: delivery.version) || state.locked({ pendingError != nil }) else { return nil }
+            return state.locked { () -> ResultsChange? in
+                guard hasPending else { return nil }
+                if let pendingError {
+                    hasPending = false
+                    return .error(pendingError)
+                }
+                guard pendingVersion == delivery.version else { return nil }
+                // A write begun before the first delivery: the initial state
+                // is the one after it (RealmSwift's documented example).
+                if !initialDelivered && delivery.kind == .beforeWrite { return nil }
+                hasPending = false
+                results.adoptRows(pendingRows)
+                pendingRows = []
+                if !initialDelivered {
+                    initialDelivered = true
+                    pendingChanges = ChangeBuilder()
+                    return .initial
+                }
+                let changes = pendingChanges.finalize()
+                pendingChanges = ChangeBuilder()
+                return .update(changes)
+            }
+        }) ?? nil
+        guard let taken else { return }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        if let callback { callback(taken) }
+    }
+
+    public func release() {
+        pthread_mutex_lock(mutex)
+        let dropped = callback
+        callback = nil
+        pthread_mutex_unlock(mutex)
+        if dropped != nil { channel.remove(self) }
+        _ = dropped
+    }
+}
