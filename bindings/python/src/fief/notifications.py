@@ -311,6 +311,8 @@ def add_results_notification_callback(results: Any, handle: Handle, callback: Ca
         with _registered_lock:
             _registered.pop(token._id, None)
         raise library.last_error("fief_results_add_notification_callback")
+    token._handle = Handle(ptr, "notification token")
+    return token
 
 
 # -- object notifications (fief.h, "Object callbacks") -----------------------
