@@ -219,42 +219,61 @@ public final class EntryTable {
         slots = bigger
     }
 
-    /// The entries in key order: a radix sort on their 8-byte prefixes,
-    /// then runs of equal prefixes by their whole keys.
+    /// The entries in key order: a radix sort of (prefix, index) pairs on
+    /// the entries' 8-byte prefixes (16 bytes moved a pass, not an entry's
+    /// 32; only the bytes where the prefixes differ), the entries gathered
+    /// once, then runs of equal prefixes sorted by their whole keys.
     public func sortedEntries() -> [Entry] {
         let n = entries.count
-        var a = entries
-        if n < 2 { return a }
+        if n < 2 { return entries }
         // Already in order (keys put in order, the usual case): no sort.
         var ordered = true
-        for i in 1..<n where !EntryTable.precedes(a[i - 1], a[i]) { ordered = false; break }
-        if ordered { return a }
-        var b = entries
-        var counts = [Int](repeating: 0, count: 256)
-        for pass in 0..<8 {
-            let shift = UInt64(pass * 8)
-            // A byte all keys share needs no pass.
-            let first = (a[0].prefix >> shift) & 0xff
-            if !a.contains(where: { ($0.prefix >> shift) & 0xff != first }) { continue }
-            for i in 0..<256 { counts[i] = 0 }
-            for e in a { counts[Int((e.prefix >> shift) & 0xff)] += 1 }
-            var total = 0
-            for i in 0..<256 { let c = counts[i]; counts[i] = total; total += c }
-            for e in a {
-                let byte = Int((e.prefix >> shift) & 0xff)
-                b[counts[byte]] = e
-                counts[byte] += 1
+        for i in 1..<n where !EntryTable.precedes(entries[i - 1], entries[i]) { ordered = false; break }
+        if ordered { return entries }
+        let first = entries[0].prefix
+        var differing: UInt64 = 0
+        var pairs = [(prefix: UInt64, index: UInt32)](unsafeUninitializedCapacity: n) { buffer, count in
+            for i in 0..<n {
+                let p = entries[i].prefix
+                differing |= p ^ first
+                buffer[i] = (p, UInt32(i))
             }
-            swap(&a, &b)
+            count = n
         }
+        var spare = pairs
+        pairs.withUnsafeMutableBufferPointer { a in
+            spare.withUnsafeMutableBufferPointer { b in
+                var from = a, to = b
+                var counts = [Int](repeating: 0, count: 256)
+                for pass in 0..<8 {
+                    let shift = UInt64(pass * 8)
+                    // A byte all prefixes share needs no pass.
+                    if (differing >> shift) & 0xff == 0 { continue }
+                    for i in 0..<256 { counts[i] = 0 }
+                    for e in from { counts[Int((e.prefix >> shift) & 0xff)] += 1 }
+                    var total = 0
+                    for i in 0..<256 { let c = counts[i]; counts[i] = total; total += c }
+                    for e in from {
+                        let byte = Int((e.prefix >> shift) & 0xff)
+                        to[counts[byte]] = e
+                        counts[byte] += 1
+                    }
+                    swap(&from, &to)
+                }
+                if from.baseAddress != a.baseAddress { _ = a.update(fromContentsOf: from) }
+            }
+        }
+        var sorted = [Entry]()
+        sorted.reserveCapacity(n)
+        for p in pairs { sorted.append(entries[Int(p.index)]) }
         var j = 0
         while j < n {
             var k = j + 1
-            while k < n && a[k].prefix == a[j].prefix { k += 1 }
-            if k - j > 1 { a[j..<k].sort(by: EntryTable.precedes) }
+            while k < n && sorted[k].prefix == sorted[j].prefix { k += 1 }
+            if k - j > 1 { sorted[j..<k].sort(by: EntryTable.precedes) }
             j = k
         }
-        return a
+        return sorted
     }
 
     /// LMDB's key order: bytewise, a prefix first.
