@@ -2383,7 +2383,9 @@ FIEF_API bool fief_collection_changes_get_error(const fief_collection_changes_t 
 /* --------------------------------------------------------------------------
  * Object callbacks (RealmSwift's Object.observe)
  *
- * An object callback is told, at a delivery, that its object was deleted
+ * An object callback is told, at a delivery (fief_realm_deliver_notifications;
+ * also for the realm's own commits, never inside fief_realm_commit, as
+ * results callbacks), that its object was deleted
  * (then never again: its token stays valid but is silent), or which of its
  * properties changed since the callback was last called, several commits
  * coalesced into one call.  With no key paths, the properties are the

@@ -214,6 +214,8 @@ final class ObjectNotifierTests: XCTestCase {
         try world.writer.write { try world.writer.set("Person", world.ann, "name", .string("Anne")) }
         _ = try world.observer.realm.lock.withLock { () throws(FiefError) in try world.observer.realm.refresh() }
         try world.observer.realm.deliverNotifications(.afterChange)
+        XCTAssertEqual(recorder.told, []) // never inside the refresh
+        try world.observer.realm.deliverNotifications(.pending)
         XCTAssertEqual(recorder.told, [told(["age": [.int(30), .int(32)], "name": [.string("Ann"), .string("Anne")]])])
         notifier.release()
     }
@@ -238,8 +240,14 @@ final class ObjectNotifierTests: XCTestCase {
         let recorder = Recorder()
         let notifier = try observe(world.observer, "Person", world.ann, nil, recorder)
         try world.observer.write { try world.observer.set("Person", world.ann, "age", .int(31)) }
-        // What the C layer does after a commit.
+        // What the C layer does after a commit: nothing is told inside it.
         try world.observer.realm.deliverNotifications(.afterChange)
+        XCTAssertEqual(recorder.told, [])
+        // The host's next delivery, once the worker ran (the fd says).
+        let fd = try world.observer.realm.lock.withLock { () throws(FiefError) -> Int32 in try world.observer.realm.notificationChannel().eventFD }
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        XCTAssertEqual(poll(&entry, 1, 10_000), 1, "no delivery became pending")
+        try world.observer.realm.deliverNotifications(.pending)
         XCTAssertEqual(recorder.told, [told(["age": [nil, .int(31)]])])
         // The worker's run of the same version tells nothing more.
         try world.writer.write { try world.writer.set("Person", world.ann, "age", .int(32)) }

@@ -49,12 +49,24 @@ final class ObjectNotificationTests: FiefTestCase {
         let dog = Dog(name: "Rex", age: 1)
         try realm.write { realm.add(dog) }
         let told = Told()
+        let fired = expectation(description: "change")
+        told.onChange = { fired.fulfill() }
         let token = dog.observe { (change: ObjectChange<Dog>) in told.record(change) }
         try realm.write { dog.age = 2 }
-        XCTAssertEqual(told.changes, [["age nil 2"]]) // at once, after the realm's own commit
+        XCTAssertEqual(told.changes, []) // never inside the commit: the run loop's next delivery
+        wait(for: [fired], timeout: 10)
+        XCTAssertEqual(told.changes, [["age nil 2"]])
         token.invalidate()
+        // A later commit: the invalidated block is not told (a second
+        // observer, told in the same delivery, says it happened).
+        let sentinel = Told()
+        let round = expectation(description: "round")
+        sentinel.onChange = { round.fulfill() }
+        let sentinelToken = dog.observe { (change: ObjectChange<Dog>) in sentinel.record(change) }
         try realm.write { dog.age = 3 }
+        wait(for: [round], timeout: 10)
         XCTAssertEqual(told.changes.count, 1)
+        sentinelToken.invalidate()
     }
 
     func testModifyObservedObjectRemotelyGivesOldValues() throws {
@@ -113,15 +125,32 @@ final class ObjectNotificationTests: FiefTestCase {
         let t3 = person.observe(keyPaths: ["dogs.age"]) { (change: ObjectChange<Person>) in throughList.record(change) }
         // A dog of the list changes: only "dogs.age" is told (object
         // notifications are shallow by default, and "dogs" is the list itself).
+        var fired = expectation(description: "dogs.age")
+        throughList.onChange = { fired.fulfill() }
         try realm.write { rex.age = 2 }
+        wait(for: [fired], timeout: 10)
+        XCTAssertEqual(all.changes, [])
+        XCTAssertEqual(list.changes, [])
+        XCTAssertEqual(throughList.changes, [["dogs nil nil"]])
         // The list changes: all three.
+        fired = expectation(description: "all three")
+        fired.expectedFulfillmentCount = 3
+        for told in [all, list, throughList] { told.onChange = { fired.fulfill() } }
         try realm.write { person.dogs.append(Dog(name: "Fido", age: 3)) }
-        // A property of a dog not named: nobody.
+        wait(for: [fired], timeout: 10)
+        // A property of a dog not named: nobody (an observer of the dog's
+        // name, told in the same delivery, says it happened).
+        for told in [all, list, throughList] { told.onChange = nil }
+        let sentinel = Told()
+        fired = expectation(description: "round")
+        sentinel.onChange = { fired.fulfill() }
+        let t4 = rex.observe(keyPaths: ["name"]) { (change: ObjectChange<Dog>) in sentinel.record(change) }
         try realm.write { rex.name = "Max" }
+        wait(for: [fired], timeout: 10)
         XCTAssertEqual(all.changes, [["dogs nil nil"]])
         XCTAssertEqual(list.changes, [["dogs nil nil"]])
         XCTAssertEqual(throughList.changes, [["dogs nil nil"], ["dogs nil nil"]])
-        for token in [t1, t2, t3] { token.invalidate() }
+        for token in [t1, t2, t3, t4] { token.invalidate() }
     }
 
     func testDeleteObservedObject() throws {
@@ -130,12 +159,17 @@ final class ObjectNotificationTests: FiefTestCase {
         let other = Dog(name: "Fido", age: 1)
         try realm.write { realm.add([dog, other]) }
         let plain = Told(), filtered = Told()
+        let fired = expectation(description: "both told")
+        fired.expectedFulfillmentCount = 2
+        plain.onChange = { fired.fulfill() }
+        filtered.onChange = { fired.fulfill() }
         let t1 = dog.observe { (change: ObjectChange<Dog>) in plain.record(change) }
         let t2 = other.observe(keyPaths: ["age"]) { (change: ObjectChange<Dog>) in filtered.record(change) }
         try realm.write {
             realm.delete(dog)
             realm.delete(other)
         }
+        wait(for: [fired], timeout: 10)
         XCTAssertEqual(plain.deleted, 1)
         XCTAssertEqual(filtered.deleted, 1)
         XCTAssertEqual(plain.changes.count + filtered.changes.count, 0)

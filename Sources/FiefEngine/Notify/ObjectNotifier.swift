@@ -267,6 +267,10 @@ public final class ObjectNotifier: Notifier, @unchecked Sendable {
     // MARK: Delivering
 
     public func deliver(_ delivery: Delivery) {
+        // As results: never inside the realm's own commit or refresh; the
+        // host's next delivery brings it (realm-core delivers a commit's
+        // changes after the worker ran, on the observer's run loop).
+        if delivery.kind == .afterChange { return }
         pthread_mutex_lock(callMutex)
         defer { pthread_mutex_unlock(callMutex) }
         guard let callback, let realm else { return }

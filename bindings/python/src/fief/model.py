@@ -942,8 +942,8 @@ class Object:
         ``["dogs"]``, ``["*"]``, ``["dogs.*"]``, as stored names), only the
         properties they name, also through links and lists (``"dogs.name"``
         reports ``dogs`` when a dog's name changes).  Callbacks run in the
-        realm's ``deliver_notifications()`` (and at once after its own
-        commits).  A key path naming nothing raises NoSuchPropertyError; a
+        realm's ``deliver_notifications()``, also for its own commits (never
+        inside them).  A key path naming nothing raises NoSuchPropertyError; a
         deleted object, one of a frozen realm, or a call inside a write
         transaction raise too."""
         from .notifications import add_object_notification_callback
