@@ -38,23 +38,23 @@ def commit_on_thread(path, n: int = 1) -> None:
 
 def test_another_threads_commit_is_delivered_on_this_thread(realm, realm_path):
     seen = []
-    token = realm.add_notification_callback(lambda n, r: seen.append((n, r, threading.get_ident())))
+    token = realm.observe(lambda n, r: seen.append((n, r, threading.get_ident())))
     fd = realm.notification_fd()
     assert not readable(fd, 0)
     commit_on_thread(realm_path)
     assert readable(fd, TIMEOUT)
     assert seen == []
-    assert realm.deliver_notifications() is True
+    assert realm.process_notifications() is True
     assert seen == [(RealmNotification.DID_CHANGE, realm, threading.get_ident())]
     assert realm.objects(Dog).count() == 1  # autorefresh moved it
     assert not readable(fd, 0)
-    assert realm.deliver_notifications() is False
+    assert realm.process_notifications() is False
     token.close()
 
 
 def test_own_commit_calls_back_at_once(realm):
     seen = []
-    with realm.add_notification_callback(lambda n, r: seen.append(n)) as token:
+    with realm.observe(lambda n, r: seen.append(n)) as token:
         with realm.write():
             realm.create(Dog, {"id": 1, "name": "a"})
         assert seen == [RealmNotification.DID_CHANGE]
@@ -67,7 +67,7 @@ def test_own_commit_calls_back_at_once(realm):
 
 def test_another_process_commit_wakes_the_fd(realm, realm_path, python):
     seen = []
-    token = realm.add_notification_callback(lambda n, r: seen.append(n))
+    token = realm.observe(lambda n, r: seen.append(n))
     fd = realm.notification_fd()
     proc = python("""
         import sys, fief
@@ -78,7 +78,7 @@ def test_another_process_commit_wakes_the_fd(realm, realm_path, python):
     """, str(realm_path))
     assert proc.returncode == 0, proc.stderr
     assert readable(fd, TIMEOUT)
-    assert realm.deliver_notifications()
+    assert realm.process_notifications()
     assert seen == [RealmNotification.DID_CHANGE]
     assert realm.objects(Dog).count() == 1
     token.close()
@@ -89,11 +89,11 @@ def test_autorefresh_off_gives_refresh_required(realm, realm_path):
     realm.autorefresh = False
     assert realm.autorefresh is False
     seen = []
-    token = realm.add_notification_callback(lambda n, r: seen.append(n))
+    token = realm.observe(lambda n, r: seen.append(n))
     fd = realm.notification_fd()
     commit_on_thread(realm_path)
     assert readable(fd, TIMEOUT)
-    realm.deliver_notifications()
+    realm.process_notifications()
     assert seen == [RealmNotification.REFRESH_REQUIRED]
     assert realm.objects(Dog).count() == 0
     assert realm.refresh()
@@ -112,7 +112,7 @@ def test_asyncio_delivery(realm, realm_path):
             if not done.done():
                 done.set_result(None)
 
-        token = realm.add_notification_callback(on_change)
+        token = realm.observe(on_change)
         with notifications.watch(realm):
             await loop.run_in_executor(None, commit_on_thread, realm_path)
             await asyncio.wait_for(done, TIMEOUT)
@@ -132,13 +132,13 @@ def test_token_closed_inside_its_callback(realm, realm_path):
         seen.append(n)
         holder["token"].close()
 
-    holder["token"] = realm.add_notification_callback(once)
+    holder["token"] = realm.observe(once)
     with realm.write():
         realm.create(Dog, {"id": 1, "name": "a"})
     assert seen == [RealmNotification.DID_CHANGE]
     assert holder["token"].closed
     commit_on_thread(realm_path)
-    realm.deliver_notifications()
+    realm.process_notifications()
     with realm.write():
         realm.create(Dog, {"id": 2, "name": "b"})
     assert seen == [RealmNotification.DID_CHANGE]
@@ -152,8 +152,8 @@ def test_exceptions_in_callbacks_are_logged_and_kept(realm, caplog):
     def broken(n, r):
         raise ValueError("boom")
 
-    bad = realm.add_notification_callback(broken)
-    good = realm.add_notification_callback(lambda n, r: seen.append(n))
+    bad = realm.observe(broken)
+    good = realm.observe(lambda n, r: seen.append(n))
     with caplog.at_level(logging.ERROR, logger="fief.notifications"):
         with realm.write():
             realm.create(Dog, {"id": 1, "name": "a"})
@@ -167,9 +167,9 @@ def test_exceptions_in_callbacks_are_logged_and_kept(realm, caplog):
 def test_frozen_and_closed_realms_refuse(realm):
     frozen = realm.freeze()
     with pytest.raises(fief.FrozenRealmError):
-        frozen.add_notification_callback(lambda n, r: None)
+        frozen.observe(lambda n, r: None)
     with pytest.raises(TypeError):
-        realm.add_notification_callback(None)  # type: ignore[arg-type]
+        realm.observe(None)  # type: ignore[arg-type]
     realm.close()
     with pytest.raises(fief.RealmClosedError):
         realm.notification_fd()

@@ -77,7 +77,7 @@ def deliver_until(realm, path) -> None:
         if realm.version >= target:
             return
         assert readable(fd, TIMEOUT), "no delivery became pending"
-        realm.deliver_notifications()
+        realm.process_notifications()
     raise AssertionError("the realm never reached the newest version")
 
 
@@ -85,7 +85,7 @@ def deliver_next(realm) -> None:
     """After the realm's own commit: wait for the worker's run (the fd,
     bounded) and deliver, as a host's event loop does."""
     assert readable(realm.notification_fd(), TIMEOUT), "no delivery became pending"
-    realm.deliver_notifications()
+    realm.process_notifications()
 
 
 def first(realm, cls):
@@ -95,7 +95,7 @@ def first(realm, cls):
 def test_another_threads_change_has_old_and_new_values(world):
     realm, path, ann, _ = world
     seen: list[ObjectChange] = []
-    with ann.add_notification_callback(seen.append):
+    with ann.observe(seen.append):
         write_elsewhere(path, lambda other: (setattr(first(other, Owner), "age", 31),
                                              setattr(first(other, Owner), "name", "Anne")))
         deliver_until(realm, path)
@@ -117,7 +117,7 @@ def _commit_in_process(path) -> None:
 def test_another_processs_change(world):
     realm, path, ann, _ = world
     seen: list[ObjectChange] = []
-    with ann.add_notification_callback(seen.append):
+    with ann.observe(seen.append):
         process = multiprocessing.get_context("spawn").Process(target=_commit_in_process, args=(path,))
         process.start()
         process.join(60)
@@ -129,7 +129,7 @@ def test_another_processs_change(world):
 def test_own_commit_is_told_at_the_next_delivery_without_old_values(world):
     realm, _, ann, _ = world
     seen: list[ObjectChange] = []
-    token = ann.add_notification_callback(seen.append)
+    token = ann.observe(seen.append)
     with realm.write():
         ann.age = 40
     assert seen == []  # never inside the commit
@@ -156,7 +156,7 @@ def test_own_commit_is_told_at_the_next_delivery_without_old_values(world):
 def test_key_paths(world, key_paths, write, expected):
     realm, path, ann, _ = world
     seen: list[ObjectChange] = []
-    with ann.add_notification_callback(seen.append, key_paths=key_paths):
+    with ann.observe(seen.append, key_paths=key_paths):
         write_elsewhere(path, write)
         deliver_until(realm, path)
     assert [c.changed for c in seen] == expected
@@ -165,7 +165,7 @@ def test_key_paths(world, key_paths, write, expected):
 def test_list_property_has_no_values(world):
     realm, _, ann, _ = world
     seen: list[ObjectChange] = []
-    with ann.add_notification_callback(seen.append):
+    with ann.observe(seen.append):
         with realm.write():
             ann.pups.append(realm.add(Pup(name="Max")))
         deliver_next(realm)
@@ -175,7 +175,7 @@ def test_list_property_has_no_values(world):
 def test_link_values_are_objects(world):
     realm, path, ann, rex = world
     seen: list[ObjectChange] = []
-    with ann.add_notification_callback(seen.append, key_paths=["pup"]):
+    with ann.observe(seen.append, key_paths=["pup"]):
         write_elsewhere(path, lambda o: setattr(first(o, Owner), "pup", None))
         deliver_until(realm, path)
     assert seen[0].changed == ["pup"]
@@ -186,7 +186,7 @@ def test_link_values_are_objects(world):
 def test_deleted_is_told_once(world):
     realm, path, ann, _ = world
     seen: list[ObjectChange] = []
-    token = ann.add_notification_callback(seen.append)
+    token = ann.observe(seen.append)
     write_elsewhere(path, lambda o: o.delete(first(o, Owner)))
     deliver_until(realm, path)
     # Then silent: nothing observes any more (the worker stopped), and a
@@ -208,7 +208,7 @@ def test_asyncio_delivery(world):
             seen.append(change)
             done.set()
 
-        with fief.notifications.watch(realm), ann.add_notification_callback(on_change):
+        with fief.notifications.watch(realm), ann.observe(on_change):
             await asyncio.get_running_loop().run_in_executor(
                 None, write_elsewhere, path, lambda o: setattr(first(o, Owner), "age", 50))
             await asyncio.wait_for(done.wait(), TIMEOUT)
@@ -224,7 +224,7 @@ def test_callback_exceptions_are_kept_on_the_token(world):
     def boom(change: ObjectChange) -> None:
         raise ValueError("boom")
 
-    with ann.add_notification_callback(boom) as token:
+    with ann.observe(boom) as token:
         with realm.write():
             ann.age = 1
         deliver_next(realm)
@@ -234,20 +234,20 @@ def test_callback_exceptions_are_kept_on_the_token(world):
 def test_bad_inputs(world):
     realm, _, ann, rex = world
     with pytest.raises(fief.NoSuchPropertyError, match="property 'nope' not found in object of type 'Owner'"):
-        ann.add_notification_callback(lambda c: None, key_paths=["nope"])
+        ann.observe(lambda c: None, key_paths=["nope"])
     with pytest.raises(fief.NoSuchPropertyError, match="property 'nope' not found in object of type 'Pup'"):
-        ann.add_notification_callback(lambda c: None, key_paths=["pups.nope"])
+        ann.observe(lambda c: None, key_paths=["pups.nope"])
     with pytest.raises(TypeError):
-        ann.add_notification_callback(lambda c: None, key_paths="name")
+        ann.observe(lambda c: None, key_paths="name")
     with pytest.raises(TypeError):
-        ann.add_notification_callback(42)  # type: ignore[arg-type]
+        ann.observe(42)  # type: ignore[arg-type]
     with pytest.raises(fief.LogicError):
-        Owner(name="loose").add_notification_callback(lambda c: None)
+        Owner(name="loose").observe(lambda c: None)
     with pytest.raises(fief.FiefError):
-        ann.freeze().add_notification_callback(lambda c: None)
+        ann.freeze().observe(lambda c: None)
     with realm.write():
         with pytest.raises(fief.FiefError):
-            ann.add_notification_callback(lambda c: None)
+            ann.observe(lambda c: None)
         realm.delete(rex)
     with pytest.raises(fief.FiefError):
-        rex.add_notification_callback(lambda c: None)
+        rex.observe(lambda c: None)

@@ -1,4 +1,4 @@
-"""Results notifications (Results.add_notification_callback): the initial
+"""Results notifications (Results.observe): the initial
 call, then deletions, insertions and modifications from commits of this
 realm, another thread and another process; sorted results; key paths
 (unknown ones named in the error); closing the token; asyncio delivery.
@@ -30,7 +30,7 @@ def deliver_until_called(realm, seen: list, before: int | None = None) -> object
     deadline = time.monotonic() + TIMEOUT
     while len(seen) == before and time.monotonic() < deadline:
         select.select([fd], [], [], 1.0)
-        realm.deliver_notifications()
+        realm.process_notifications()
     assert len(seen) == before + 1, "no callback came"
     return seen[-1]
 
@@ -45,7 +45,7 @@ def test_initial_then_updates(realm):
     add_dogs(realm, 0, 10, 20, 30)
     results = realm.objects(Dog).filter("age >= 10")
     seen: list = []
-    token = results.add_notification_callback(lambda changes, r: seen.append((changes, len(r))))
+    token = results.observe(lambda changes, r: seen.append((changes, len(r))))
     assert seen == []
     changes, count = deliver_until_called(realm, seen)
     assert changes.is_initial and count == 3
@@ -74,7 +74,7 @@ def test_sorted_results_reorder(realm):
     add_dogs(realm, 0, 10, 20)
     results = realm.objects(Dog).sort("age", ascending=False)
     seen: list = []
-    with results.add_notification_callback(lambda changes, r: seen.append(changes)):
+    with results.observe(lambda changes, r: seen.append(changes)):
         assert deliver_until_called(realm, seen).is_initial
         n = len(seen)
         with realm.write():
@@ -87,7 +87,7 @@ def test_key_paths(realm):
     add_dogs(realm, 1, 2)
     results = realm.objects(Dog)
     seen: list = []
-    with results.add_notification_callback(lambda changes, r: seen.append(changes), key_paths=["name"]):
+    with results.observe(lambda changes, r: seen.append(changes), key_paths=["name"]):
         deliver_until_called(realm, seen)
         n = len(seen)
         with realm.write():
@@ -97,28 +97,28 @@ def test_key_paths(realm):
         changes = deliver_until_called(realm, seen, n)
         assert changes.modifications == [1]
     with pytest.raises(errors.NoSuchPropertyError, match="'nope'"):
-        results.add_notification_callback(lambda c, r: None, key_paths=["name", "nope"])
+        results.observe(lambda c, r: None, key_paths=["name", "nope"])
     with pytest.raises(errors.InvalidArgumentError, match="not a link"):
-        results.add_notification_callback(lambda c, r: None, key_paths=["name.x"])
+        results.observe(lambda c, r: None, key_paths=["name.x"])
     with pytest.raises(TypeError):
-        results.add_notification_callback(lambda c, r: None, key_paths="name")  # type: ignore[arg-type]
+        results.observe(lambda c, r: None, key_paths="name")  # type: ignore[arg-type]
 
 
 def test_registration_rules(realm):
     results = realm.objects(Dog)
     with realm.write():
         with pytest.raises(errors.AlreadyInTransactionError):
-            results.add_notification_callback(lambda c, r: None)
+            results.observe(lambda c, r: None)
     with pytest.raises(errors.FrozenRealmError):
-        results.freeze().add_notification_callback(lambda c, r: None)
+        results.freeze().observe(lambda c, r: None)
     with pytest.raises(TypeError):
-        results.add_notification_callback(None)  # type: ignore[arg-type]
+        results.observe(None)  # type: ignore[arg-type]
 
 
 def test_another_thread_and_another_process(realm, realm_path, python):
     results = realm.objects(Dog)
     seen: list = []
-    token = results.add_notification_callback(lambda changes, r: seen.append(changes))
+    token = results.observe(lambda changes, r: seen.append(changes))
     deliver_until_called(realm, seen)
 
     def run() -> None:
@@ -153,21 +153,21 @@ def test_closed_inside_the_callback_and_exceptions_are_kept(realm, caplog):
         calls.append(changes)
         holder["token"].close()
 
-    holder["token"] = results.add_notification_callback(once)
+    holder["token"] = results.observe(once)
     deliver_until_called(realm, calls)
     add_dogs(realm, 1)
-    realm.deliver_notifications()
+    realm.process_notifications()
     assert len(calls) == 1
 
     def boom(changes, r):
         raise RuntimeError("boom")
 
-    token = results.add_notification_callback(boom)
+    token = results.observe(boom)
     fd = realm.notification_fd()
     deadline = time.monotonic() + TIMEOUT
     while token.exception is None and time.monotonic() < deadline:
         select.select([fd], [], [], 1.0)
-        realm.deliver_notifications()
+        realm.process_notifications()
     assert isinstance(token.exception, RuntimeError)
     token.close()
 
@@ -185,7 +185,7 @@ def test_asyncio_delivery(realm, realm_path):
             if len(r) == 1 and not done.done():
                 done.set_result(None)
 
-        token = results.add_notification_callback(on_change)
+        token = results.observe(on_change)
         with notifications.watch(realm):
             def commit() -> None:
                 with fief.Realm.open(realm_path, schema=ALL_MODELS) as other:
@@ -205,3 +205,50 @@ def test_asyncio_delivery(realm, realm_path):
         assert seen == [(True, [], 0, me), (False, [0], 1, me)]
     else:
         assert seen == [(True, [], 1, me)]
+
+
+def test_async_for_changes_and_a_watch_beside_it(realm, realm_path):
+    """``async for change in results.changes()``: the initial change set,
+    then another thread's commit; a ``watch`` of the same realm
+    on the loop keeps working after the iteration ends (they share the
+    loop's reader)."""
+    results = realm.objects(Dog).filter("id >= 10")
+    realm_seen: list = []
+
+    async def main() -> list:
+        loop = asyncio.get_running_loop()
+        changed = asyncio.Event()
+
+        def on_realm(notification, _realm) -> None:
+            realm_seen.append(notification)
+            changed.set()
+
+        token = realm.observe(on_realm)
+        got: list = []
+        with notifications.watch(realm):
+            async for change in results.changes():
+                got.append((change.is_initial, list(change.insertions), len(results)))
+                if change.is_initial:
+                    def commit() -> None:
+                        with fief.Realm.open(realm_path, schema=ALL_MODELS) as other:
+                            with other.write():
+                                other.create(Dog, {"id": 10, "name": "ten"})
+                                other.create(Dog, {"id": 1, "name": "one"})  # outside the filter
+                    await loop.run_in_executor(None, commit)
+                else:
+                    break
+            # The iteration ended: its callback is gone, the watch still delivers.
+            changed.clear()
+
+            def commit_again() -> None:
+                with fief.Realm.open(realm_path, schema=ALL_MODELS) as other:
+                    with other.write():
+                        other.create(Dog, {"id": 11, "name": "eleven"})
+            await loop.run_in_executor(None, commit_again)
+            await asyncio.wait_for(changed.wait(), TIMEOUT)  # the watch still delivers
+        token.close()
+        return got
+
+    got = asyncio.run(main())
+    assert realm_seen
+    assert got == [(True, [], 0), (False, [0], 1)]

@@ -931,8 +931,8 @@ class Object:
             return self
         return typing.cast("_O | None", realm.thaw()._resolve_object(self))
 
-    def add_notification_callback(self, callback: "Callable[[ObjectChange], None]",
-                                  key_paths: "list[str] | None" = None) -> "NotificationToken":
+    def observe(self, callback: "Callable[[ObjectChange], None]",
+                key_paths: "list[str] | None" = None) -> "NotificationToken":
         """Call ``callback(change)`` when this managed object changes
         (RealmSwift's ``Object.observe``): ``change.deleted`` once when it
         is deleted, else ``change.changed`` (attribute names) with
@@ -942,7 +942,7 @@ class Object:
         ``["dogs"]``, ``["*"]``, ``["dogs.*"]``, as stored names), only the
         properties they name, also through links and lists (``"dogs.name"``
         reports ``dogs`` when a dog's name changes).  Callbacks run in the
-        realm's ``deliver_notifications()``, also for its own commits (never
+        realm's ``process_notifications()``, also for its own commits (never
         inside them).  A key path naming nothing raises NoSuchPropertyError; a
         deleted object, one of a frozen realm, or a call inside a write
         transaction raise too."""

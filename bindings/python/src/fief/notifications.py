@@ -3,7 +3,7 @@
 A realm tells you when its file changed (a commit of this process, any
 thread, or of another process).  Fief never calls your code on a thread of
 its own: a pending delivery makes ``realm.notification_fd()`` readable, and
-``realm.deliver_notifications()`` then calls the callbacks on the calling
+``realm.process_notifications()`` then calls the callbacks on the calling
 thread.  ``watch(realm)`` wires that to an asyncio event loop.
 
 Exceptions raised by a callback do not propagate into the library (which
@@ -20,7 +20,7 @@ import enum
 import itertools
 import logging
 import threading
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
 from . import _lib as L
 from ._handle import Handle
@@ -108,8 +108,8 @@ class NotificationToken:
         self.close()
 
 
-def add_notification_callback(realm: "Realm", callback: Callable[[RealmNotification, "Realm"], None]) -> NotificationToken:
-    """Register ``callback(notification, realm)``; see ``Realm.add_notification_callback``."""
+def add_realm_notification_callback(realm: "Realm", callback: Callable[[RealmNotification, "Realm"], None]) -> NotificationToken:
+    """Register ``callback(notification, realm)``; see ``Realm.observe``."""
     if not callable(callback):
         raise TypeError("the callback must be callable")
     library = L.lib()
@@ -133,7 +133,7 @@ def notification_fd(realm: "Realm") -> int:
     return fd.value
 
 
-def deliver_notifications(realm: "Realm") -> bool:
+def process_notifications(realm: "Realm") -> bool:
     library = L.lib()
     out = ctypes.c_bool()
     library.check(library.fief_realm_deliver_notifications(realm._handle.ptr, ctypes.byref(out)),
@@ -154,19 +154,29 @@ def set_autorefresh(realm: "Realm", on: bool) -> None:
     library.check(library.fief_realm_set_autorefresh(realm._handle.ptr, bool(on)), "fief_realm_set_autorefresh")
 
 
+# The watches of each (loop, fd): a loop has one reader per fd, so the
+# first watch adds it and the last one closed removes it.
+_watching: dict[tuple[int, int], int] = {}
+
+
 class Watch:
     """A realm delivered on an asyncio loop (``watch``); ``close()`` stops it
-    (also a context manager)."""
+    (also a context manager).  Several watches of one realm on one loop
+    share the loop's reader."""
 
     def __init__(self, realm: "Realm", loop: asyncio.AbstractEventLoop):
         self._realm = realm
         self._loop = loop
         self._fd = notification_fd(realm)
-        loop.add_reader(self._fd, self._ready)
+        self._key = (id(loop), self._fd)
+        count = _watching.get(self._key, 0)
+        if count == 0:
+            loop.add_reader(self._fd, self._ready)
+        _watching[self._key] = count + 1
 
     def _ready(self) -> None:
         try:
-            deliver_notifications(self._realm)
+            process_notifications(self._realm)
         except Exception:
             # The realm closed under us: stop watching it.
             log.exception("delivering notifications failed; the realm is no longer watched")
@@ -174,7 +184,12 @@ class Watch:
 
     def close(self) -> None:
         if self._fd >= 0:
-            self._loop.remove_reader(self._fd)
+            count = _watching.get(self._key, 1) - 1
+            if count <= 0:
+                _watching.pop(self._key, None)
+                self._loop.remove_reader(self._fd)
+            else:
+                _watching[self._key] = count
             self._fd = -1
 
     def __enter__(self) -> "Watch":
@@ -184,10 +199,23 @@ class Watch:
         self.close()
 
 
+async def results_changes(results: Any, key_paths: "list[str] | None") -> "AsyncIterator[CollectionChanges]":
+    """``Results.changes``: each change set, delivered on the running loop."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[CollectionChanges] = asyncio.Queue()
+    token = results.observe(lambda changes, _results: queue.put_nowait(changes), key_paths)
+    try:
+        with watch(results.realm, loop):
+            while True:
+                yield await queue.get()
+    finally:
+        token.close()
+
+
 def watch(realm: "Realm", loop: asyncio.AbstractEventLoop | None = None) -> Watch:
     """Deliver ``realm``'s notifications on ``loop`` (default: the running
     loop): its notification fd is added as a reader, and each time it is
-    readable ``deliver_notifications()`` runs on the loop's thread, so the
+    readable ``process_notifications()`` runs on the loop's thread, so the
     callbacks run there.  Use it from the loop's thread."""
     return Watch(realm, loop if loop is not None else asyncio.get_running_loop())
 
@@ -259,7 +287,7 @@ class CollectionChanges:
 
 
 class ResultsNotificationToken(NotificationToken):
-    """The token of a results callback (see ``Results.add_notification_callback``)."""
+    """The token of a results callback (see ``Results.observe``)."""
 
     def __init__(self, results: Any, callback: Callable[..., None]):
         super().__init__(None, callback)  # type: ignore[arg-type]
@@ -294,7 +322,7 @@ _call_results_thunk = L.fief_collection_changes_fn(_call_results)
 
 def add_results_notification_callback(results: Any, handle: Handle, callback: Callable[..., None],
                                       key_paths: "list[str] | None" = None) -> ResultsNotificationToken:
-    """Register ``callback(changes, results)``; see ``Results.add_notification_callback``."""
+    """Register ``callback(changes, results)``; see ``Results.observe``."""
     if not callable(callback):
         raise TypeError("the callback must be callable")
     if key_paths is not None and isinstance(key_paths, (str, bytes)):
@@ -358,7 +386,7 @@ def _object_value(binding: Any, realm: "Realm", spec: Any, value: L.fief_value_t
 
 
 class ObjectNotificationToken(NotificationToken):
-    """The token of an object callback (``Object.add_notification_callback``)."""
+    """The token of an object callback (``Object.observe``)."""
 
     def __init__(self, obj: Any, callback: Callable[[ObjectChange], None]):
         super().__init__(obj.realm, lambda notification, realm: None)
@@ -417,7 +445,7 @@ _object_call_thunk = L.fief_object_notification_fn(_object_call)
 
 def add_object_notification_callback(obj: Any, callback: Callable[[ObjectChange], None],
                                      key_paths: "list[str] | None" = None) -> ObjectNotificationToken:
-    """Register ``callback(change)`` for ``obj``; see ``Object.add_notification_callback``."""
+    """Register ``callback(change)`` for ``obj``; see ``Object.observe``."""
     if not callable(callback):
         raise TypeError("the callback must be callable")
     from . import errors

@@ -23,7 +23,7 @@ from .model import Object, PropertySpec, collection_elements, nested_spec
 from .sets import Set
 
 if typing.TYPE_CHECKING:
-    from .notifications import NotificationToken, ResultsNotificationToken
+    from .notifications import CollectionChanges, NotificationToken, ResultsNotificationToken
 
 T = TypeVar("T", bound=Object)
 
@@ -1221,8 +1221,8 @@ class Results(Generic[T]):
             return self
         return realm.thaw()._resolve_results(self)
 
-    def add_notification_callback(self, callback: Callable[..., None],
-                                  key_paths: "list[str] | None" = None) -> "ResultsNotificationToken":
+    def observe(self, callback: Callable[..., None],
+                key_paths: "list[str] | None" = None) -> "ResultsNotificationToken":
         """Call ``callback(changes, results)`` (RealmSwift's ``Results.observe``):
         first with ``changes.is_initial`` at the next delivery (writes made
         before it are part of that state), then whenever a commit changed
@@ -1232,7 +1232,7 @@ class Results(Generic[T]):
         ``["dogs"]``, ``["*"]``, ``["dogs.*"]``) limit what counts as a
         modification; None: every property of the objects and of the
         objects their links reach, to a depth of 4.  Deliveries run in the
-        realm's ``deliver_notifications()`` (see
+        realm's ``process_notifications()`` (see
         ``fief.notifications.watch``); the results hold the delivered rows
         during the call.  Raises FrozenRealmError on frozen results,
         AlreadyInTransactionError inside a write, NoSuchPropertyError for a
@@ -1240,6 +1240,16 @@ class Results(Generic[T]):
         it) stops the callback."""
         from . import notifications
         return notifications.add_results_notification_callback(self, self._handle, callback, key_paths)
+
+    def changes(self, key_paths: "list[str] | None" = None) -> "typing.AsyncIterator[CollectionChanges]":
+        """The change sets of these results as an asynchronous iterator on
+        the running asyncio loop: ``async for change in results.changes():``
+        (the first is the initial one; see ``observe`` for ``key_paths``).
+        The realm is watched on the loop while the iteration runs
+        (``fief.notifications.watch``); leaving it (``break``, the task
+        cancelled) stops the callback."""
+        from . import notifications
+        return notifications.results_changes(self, key_paths)
 
     def release(self) -> None:
         """Give the results handle back now."""
@@ -1539,17 +1549,17 @@ class Realm:
 
     # -- notifications (fief.notifications) -----------------------------------
 
-    def add_notification_callback(self, callback: Callable[..., None]) -> "NotificationToken":
+    def observe(self, callback: Callable[..., None]) -> "NotificationToken":
         """Call ``callback(notification, realm)`` when this realm changes
         (RealmSwift's ``Realm.observe``): ``RealmNotification.DID_CHANGE``
         when its version moved (at a delivery, and at once after this
         realm's own commit, refresh or begin_write), ``REFRESH_REQUIRED``
         when autorefresh is off and a newer version is ready.  Deliveries
-        run in ``deliver_notifications()`` (see ``notification_fd()`` and
+        run in ``process_notifications()`` (see ``notification_fd()`` and
         ``fief.notifications.watch``).  Keep the token: closing it (or
         losing it) stops the callback."""
         from . import notifications
-        return notifications.add_notification_callback(self, callback)
+        return notifications.add_realm_notification_callback(self, callback)
 
     def notification_fd(self) -> int:
         """A file descriptor readable while a delivery is pending (an
@@ -1557,11 +1567,11 @@ class Realm:
         from . import notifications
         return notifications.notification_fd(self)
 
-    def deliver_notifications(self) -> bool:
+    def process_notifications(self) -> bool:
         """Deliver what is pending on this thread (with autorefresh, move to
         the newest version first); True if a callback was called."""
         from . import notifications
-        return notifications.deliver_notifications(self)
+        return notifications.process_notifications(self)
 
     @property
     def autorefresh(self) -> bool:
