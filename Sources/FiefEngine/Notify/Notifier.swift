@@ -51,21 +51,16 @@ extension Notifier {
     public var hasPendingDelivery: Bool { false }
 }
 
-/// A realm-level callback (RealmSwift's `Realm.observe`): told when the
-/// realm's version moves on, or that a refresh is required.  The worker has
-/// nothing to compute for it (the channel compares versions).
-///
-/// A callback runs under the observer's own recursive mutex, so a release
-/// from another thread waits for a call in progress to end and no call
-/// begins after `release` returns; a release from inside the callback (on
-/// the same thread) just marks it.
-public final class RealmObserver: Notifier, @unchecked Sendable {
-    private let channel: DeliveryChannel
-    private var callback: ((RealmChange) -> Void)?
+/// A notifier's callback and the recursive mutex it runs under: a release
+/// from another thread waits for a call in progress to end, and no call
+/// begins after `release` returns; a release from inside the call (on the
+/// same thread) just marks it.  What the callback captured goes outside the
+/// mutex, unless a call still holds it (then at the end of that call).
+final class CallbackSlot<Change>: @unchecked Sendable {
+    private var callback: ((Change) -> Void)?
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    init(channel: DeliveryChannel, callback: @escaping (RealmChange) -> Void) {
-        self.channel = channel
+    init(_ callback: @escaping (Change) -> Void) {
         self.callback = callback
         mutex = .allocate(capacity: 1)
         var attributes = pthread_mutexattr_t()
@@ -80,31 +75,53 @@ public final class RealmObserver: Notifier, @unchecked Sendable {
         mutex.deallocate()
     }
 
-    public var isReleased: Bool {
+    var isReleased: Bool {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return callback == nil
     }
 
-    public func run(to snapshot: Snapshot) -> Bool { false }
-
-    public func deliver(_ delivery: Delivery) {
-        guard let change = delivery.realmChange else { return }
+    /// Run `body` with the callback under the mutex, if not released (the
+    /// callback is kept for the call: a release inside it only marks it).
+    func withCallback(_ body: ((Change) -> Void) -> Void) {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        // Kept for the call: a release inside it drops the observer's
-        // reference, and what the callback holds goes when the call ends.
-        if let callback { callback(change) }
+        if let callback { body(callback) }
     }
 
-    public func release() {
+    /// Drop the callback; whether this was the release that dropped it.
+    func release() -> Bool {
         pthread_mutex_lock(mutex)
         let dropped = callback
         callback = nil
         pthread_mutex_unlock(mutex)
-        if dropped != nil { channel.remove(self) }
-        // What the callback captured goes here, outside the mutex, unless a
-        // delivery round still holds it (it goes at the end of that call).
-        _ = dropped
+        return dropped != nil
+    }
+}
+
+/// A realm-level callback (RealmSwift's `Realm.observe`): told when the
+/// realm's version moves on, or that a refresh is required.  The worker has
+/// nothing to compute for it (the channel compares versions); the callback
+/// runs in a `CallbackSlot`.
+public final class RealmObserver: Notifier, @unchecked Sendable {
+    private let channel: DeliveryChannel
+    private let slot: CallbackSlot<RealmChange>
+
+    init(channel: DeliveryChannel, callback: @escaping (RealmChange) -> Void) {
+        self.channel = channel
+        slot = CallbackSlot(callback)
+    }
+
+    public var isReleased: Bool { slot.isReleased }
+
+    public func run(to snapshot: Snapshot) -> Bool { false }
+
+    public func deliver(_ delivery: Delivery) {
+        guard let change = delivery.realmChange else { return }
+        slot.withCallback { $0(change) }
+    }
+
+    public func release() {
+        if slot.release() { channel.remove(self) }
     }
 }

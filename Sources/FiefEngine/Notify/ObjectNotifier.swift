@@ -82,9 +82,7 @@ public final class ObjectNotifier: Notifier, @unchecked Sendable {
     /// The deletion was found: nothing more to run.
     private var deletionFound = false
 
-    private var callback: ((ObjectNotification) -> Void)?
-    /// Held while calling back (recursive: a release inside the call only marks it).
-    private let callMutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let slot: CallbackSlot<ObjectNotification>
 
     init(realm: Realm, channel: DeliveryChannel, base: Realm, classKey: UInt32, objectKey: Int64,
          filter: ObservedProperties?, callback: @escaping (ObjectNotification) -> Void) {
@@ -95,26 +93,14 @@ public final class ObjectNotifier: Notifier, @unchecked Sendable {
         self.filter = filter
         reached = base
         shown = base
-        self.callback = callback
-        callMutex = .allocate(capacity: 1)
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
-        pthread_mutex_init(callMutex, &attributes)
-        pthread_mutexattr_destroy(&attributes)
+        slot = CallbackSlot(callback)
     }
 
     deinit {
         state.destroy()
-        pthread_mutex_destroy(callMutex)
-        callMutex.deallocate()
     }
 
-    public var isReleased: Bool {
-        pthread_mutex_lock(callMutex)
-        defer { pthread_mutex_unlock(callMutex) }
-        return callback == nil
-    }
+    public var isReleased: Bool { slot.isReleased }
 
     /// Whether a delivery would call back (a round runs for it even when
     /// the realm's version did not move: the realm's own commit).
@@ -271,48 +257,42 @@ public final class ObjectNotifier: Notifier, @unchecked Sendable {
         // host's next delivery brings it (realm-core delivers a commit's
         // changes after the worker ran, on the observer's run loop).
         if delivery.kind == .afterChange { return }
-        pthread_mutex_lock(callMutex)
-        defer { pthread_mutex_unlock(callMutex) }
-        guard let callback, let realm else { return }
-        // The version the realm reads, and whether it made commits itself
-        // since the callback last saw it.
-        let reading = try? realm.lock.withLock { () throws(FiefError) -> (Snapshot, Bool)? in
-            if realm.isClosed || realm.write != nil { return nil }
-            let current = try realm.currentSnapshot()
-            let (shownVersion, reachedVersion) = state.locked { (shown.frozenVersion, reached.frozenVersion) }
-            // Read from here by the notifier's frozen realm only when it
-            // catches up to it (otherwise the realm's own reads stay unlocked).
-            if current.version > reachedVersion { current.isShared = true }
-            return (current, channel.madeOwnCommit(after: shownVersion, through: current.version))
+        slot.withCallback { callback in
+            guard let realm else { return }
+            // The version the realm reads, and whether it made commits itself
+            // since the callback last saw it.
+            let reading = try? realm.lock.withLock { () throws(FiefError) -> (Snapshot, Bool)? in
+                if realm.isClosed || realm.write != nil { return nil }
+                let current = try realm.currentSnapshot()
+                let (shownVersion, reachedVersion) = state.locked { (shown.frozenVersion, reached.frozenVersion) }
+                // Read from here by the notifier's frozen realm only when it
+                // catches up to it (otherwise the realm's own reads stay unlocked).
+                if current.version > reachedVersion { current.isShared = true }
+                return (current, channel.madeOwnCommit(after: shownVersion, through: current.version))
+            }
+            guard let (current, ownCommit) = reading ?? nil else { return }
+            let note = state.locked { () -> ObjectNotification? in
+                // Ahead of what the worker reached: run to the realm's version here.
+                if current.version > reached.frozenVersion { advance(to: current) }
+                // Behind it: wait until the realm catches up.  (A deleted
+                // object's notifier stops running at the deletion's version.)
+                let caughtUp = deletionFound ? current.version >= reached.frozenVersion : current.version == reached.frozenVersion
+                guard caughtUp, !pending.isEmpty else { return nil }
+                let note = ObjectNotification(isDeleted: pending.isDeleted, changedProperties: pending.changedProperties,
+                                              classKey: classKey, objectKey: objectKey,
+                                              before: ownCommit || pending.isDeleted ? nil : shown, after: reached)
+                pending = ObjectChangeSet()
+                shown = reached
+                return note
+            }
+            guard let note else { return }
+            callback(note)
+            if note.isDeleted { release() }
         }
-        guard let (current, ownCommit) = reading ?? nil else { return }
-        let note = state.locked { () -> ObjectNotification? in
-            // Ahead of what the worker reached: run to the realm's version here.
-            if current.version > reached.frozenVersion { advance(to: current) }
-            // Behind it: wait until the realm catches up.  (A deleted
-            // object's notifier stops running at the deletion's version.)
-            let caughtUp = deletionFound ? current.version >= reached.frozenVersion : current.version == reached.frozenVersion
-            guard caughtUp, !pending.isEmpty else { return nil }
-            let note = ObjectNotification(isDeleted: pending.isDeleted, changedProperties: pending.changedProperties,
-                                          classKey: classKey, objectKey: objectKey,
-                                          before: ownCommit || pending.isDeleted ? nil : shown, after: reached)
-            pending = ObjectChangeSet()
-            shown = reached
-            return note
-        }
-        guard let note else { return }
-        // Kept for the call: a release inside it drops the notifier's reference.
-        callback(note)
-        if note.isDeleted { release() }
     }
 
     public func release() {
-        pthread_mutex_lock(callMutex)
-        let dropped = callback
-        callback = nil
-        pthread_mutex_unlock(callMutex)
-        if dropped != nil { channel.remove(self) }
-        _ = dropped
+        if slot.release() { channel.remove(self) }
     }
 }
 

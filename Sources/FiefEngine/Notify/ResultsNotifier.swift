@@ -44,8 +44,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
     private let channel: DeliveryChannel
     /// The host's results (its realm is the host's): the rows delivered go here.
     private let results: ObjectResults
-    private var callback: ((ResultsChange) -> Void)?
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let slot: CallbackSlot<ResultsChange>
     /// What counts as a modification.
     public let keyPathFilter: KeyPathFilter
 
@@ -76,28 +75,16 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
         self.channel = channel
         self.results = results
         self.keyPathFilter = keyPathFilter
-        self.callback = callback
+        slot = CallbackSlot(callback)
         workerRealm = try results.realm.notifierCopy()
         workerResults = try results.resolved(in: workerRealm)
-        mutex = .allocate(capacity: 1)
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
-        pthread_mutex_init(mutex, &attributes)
-        pthread_mutexattr_destroy(&attributes)
     }
 
     deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
         state.destroy()
     }
 
-    public var isReleased: Bool {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return callback == nil
-    }
+    public var isReleased: Bool { slot.isReleased }
 
     public var hasPendingDelivery: Bool { state.locked { hasPending } }
 
@@ -257,17 +244,10 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
             }
         }) ?? nil
         guard let taken else { return }
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        if let callback { callback(taken) }
+        slot.withCallback { $0(taken) }
     }
 
     public func release() {
-        pthread_mutex_lock(mutex)
-        let dropped = callback
-        callback = nil
-        pthread_mutex_unlock(mutex)
-        if dropped != nil { channel.remove(self) }
-        _ = dropped
+        if slot.release() { channel.remove(self) }
     }
 }
