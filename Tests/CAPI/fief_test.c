@@ -5,11 +5,13 @@
 #include <ftw.h>
 #include <inttypes.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include <unistd.h>
 
 int t_failures;
@@ -570,6 +572,34 @@ void t_run_thread(void *(*fn)(void *), void *arg) {
         return;
     }
     pthread_join(th, NULL);
+}
+
+bool t_fd_readable(int fd, int ms) {
+    struct pollfd p = {fd, POLLIN, 0};
+    return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
+}
+
+uint64_t t_version(fief_realm_t *realm) {
+    uint64_t v = 0;
+    if (!fief_realm_get_version(realm, &v)) t_fail(__FILE__, __LINE__, "fief_realm_get_version", NULL);
+    return v;
+}
+
+int t_run_self(const char *a, const char *b, const char *c) {
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) return -1;
+    self[n] = 0;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        execl(self, self, a, b, c, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+    return WEXITSTATUS(status);
 }
 
 void t_expect_message(const char *file, int line, const char *expr, const char *needle) {

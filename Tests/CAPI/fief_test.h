@@ -159,6 +159,14 @@ size_t t_count(const fief_results_t *results);
 size_t t_count_class(fief_realm_t *realm, fief_class_key_t cls);
 /* Run `fn` on a new thread and wait for it. */
 void t_run_thread(void *(*fn)(void *), void *arg);
+/* Whether `fd` becomes readable within `ms` milliseconds. */
+bool t_fd_readable(int fd, int ms);
+/* The version `realm` reads (fails the test and returns 0 on error). */
+uint64_t t_version(fief_realm_t *realm);
+/* Run this test program again as a child process with the arguments
+ * `a`, `b`, `c` (each may be NULL, ending the list) and wait for it:
+ * its exit status, or -1 if it did not exit normally. */
+int t_run_self(const char *a, const char *b, const char *c);
 /* Write `size` bytes of `data` to a new file at `path`. */
 bool t_write_file(const char *path, const void *data, size_t size);
 bool t_file_exists(const char *path);

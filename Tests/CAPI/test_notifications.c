@@ -27,18 +27,6 @@ static fief_realm_t *open_plain(const char *path) { return t_open(path, NULL, 0)
 /* One empty commit: a new version. */
 static bool commit_once(fief_realm_t *r) { return fief_realm_begin_write(r) && fief_realm_commit(r); }
 
-static uint64_t version_of(fief_realm_t *r) {
-    uint64_t v = 0;
-    E(fief_realm_get_version(r, &v));
-    return v;
-}
-
-/* Whether `fd` becomes readable within `ms` milliseconds. */
-static bool readable(int fd, int ms) {
-    struct pollfd p = {fd, POLLIN, 0};
-    return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
-}
-
 /* The number of threads of this process. */
 static int thread_count(void) {
     DIR *d = opendir("/proc/self/task");
@@ -157,11 +145,11 @@ TEST(another_threads_commit_wakes_the_fd_and_delivery_runs_here) {
     int fd = -1;
     R(fief_realm_get_notification_fd(r, &fd));
     E(fd >= 0);
-    E(!readable(fd, 0));
-    uint64_t before = version_of(r);
+    E(!t_fd_readable(fd, 0));
+    uint64_t before = t_version(r);
     thread_commit_args a = {path, 1};
     t_run_thread(commit_on_thread, &a);
-    E(readable(fd, 10000));
+    E(t_fd_readable(fd, 10000));
     EQI(rec.calls, 0); /* nothing is called before the host delivers */
     bool delivered = false;
     E(fief_realm_deliver_notifications(r, &delivered));
@@ -169,8 +157,8 @@ TEST(another_threads_commit_wakes_the_fd_and_delivery_runs_here) {
     EQI(rec.calls, 1);
     EQI(rec.did_change, 1);
     E(pthread_equal(rec.thread, pthread_self()));
-    EQU(version_of(r), before + 1); /* autorefresh moved it */
-    E(!readable(fd, 0));
+    EQU(t_version(r), before + 1); /* autorefresh moved it */
+    E(!t_fd_readable(fd, 0));
     E(fief_realm_deliver_notifications(r, &delivered));
     E(!delivered);
     EQI(rec.calls, 1);
@@ -192,14 +180,14 @@ TEST(a_child_process_commit_wakes_the_fd) {
     char note[4200];
     snprintf(note, sizeof note, "%s.note", path);
     E(t_file_exists(note));
-    uint64_t before = version_of(r);
+    uint64_t before = t_version(r);
     pid_t pid = spawn_committer(path, 1);
     int status = 0;
     E(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    E(readable(fd, 10000));
+    E(t_fd_readable(fd, 10000));
     E(fief_realm_deliver_notifications(r, NULL));
     EQI(rec.did_change, 1);
-    EQU(version_of(r), before + 1);
+    EQU(t_version(r), before + 1);
     fief_release(tok);
     fief_release(r);
     /* fief_file_delete removes the pipe with the file. */
@@ -217,19 +205,12 @@ TEST(a_schema_change_at_another_process_open_wakes_the_fd) {
     int fd = -1;
     R(fief_realm_get_notification_fd(r, &fd));
     E(fief_realm_deliver_notifications(r, NULL));
-    uint64_t before = version_of(r);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        execl(self_exe, self_exe, "--schema", path, (char *)NULL);
-        _exit(127);
-    }
-    int status = 0;
-    E(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    E(readable(fd, 10000)); /* the schema's commit wrote to the pipe */
+    uint64_t before = t_version(r);
+    EQI(t_run_self("--schema", path, NULL), 0);
+    E(t_fd_readable(fd, 10000)); /* the schema's commit wrote to the pipe */
     E(fief_realm_deliver_notifications(r, NULL));
     EQI(rec.did_change, 1);
-    EQU(version_of(r), before + 1);
+    EQU(t_version(r), before + 1);
     E(t_class(r, "AllTypes") != 0); /* the new class is seen after delivery */
     fief_release(tok);
     fief_release(r);
@@ -257,7 +238,7 @@ TEST(a_fallback_pipe_when_the_fifo_cannot_be_made) {
     pid_t pid = spawn_committer(path, 1);
     int status = 0;
     E(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    E(readable(fd, 10000));
+    E(t_fd_readable(fd, 10000));
     E(fief_realm_deliver_notifications(r, NULL));
     EQI(rec.did_change, 1);
     fief_release(tok);
@@ -275,17 +256,17 @@ TEST(three_commits_make_one_delivery) {
     R(tok);
     int fd = -1;
     R(fief_realm_get_notification_fd(r, &fd));
-    uint64_t before = version_of(r);
+    uint64_t before = t_version(r);
     thread_commit_args a = {path, 3};
     t_run_thread(commit_on_thread, &a);
-    E(readable(fd, 10000));
+    E(t_fd_readable(fd, 10000));
     /* Let the worker see the last commit too (it may still be running). */
     sleep_ms(100);
     bool delivered = false;
     E(fief_realm_deliver_notifications(r, &delivered));
     E(delivered);
     EQI(rec.calls, 1);
-    EQU(version_of(r), before + 3);
+    EQU(t_version(r), before + 3);
     E(fief_realm_deliver_notifications(r, &delivered));
     E(!delivered);
     EQI(rec.calls, 1);
@@ -342,17 +323,17 @@ TEST(autorefresh_off_gives_refresh_required) {
     R(tok);
     int fd = -1;
     R(fief_realm_get_notification_fd(r, &fd));
-    uint64_t before = version_of(r);
+    uint64_t before = t_version(r);
     thread_commit_args a = {path, 1};
     t_run_thread(commit_on_thread, &a);
-    E(readable(fd, 10000));
+    E(t_fd_readable(fd, 10000));
     E(fief_realm_deliver_notifications(r, NULL));
     EQI(rec.refresh_required, 1);
     EQI(rec.did_change, 0);
-    EQU(version_of(r), before); /* not moved */
+    EQU(t_version(r), before); /* not moved */
     E(fief_realm_refresh(r, NULL));
     EQI(rec.did_change, 1);
-    EQU(version_of(r), before + 1);
+    EQU(t_version(r), before + 1);
     fief_release(tok);
     fief_release(r);
 }
@@ -434,11 +415,11 @@ TEST(callbacks_may_commit_and_nested_delivery_returns_at_once) {
     R(tok);
     rec.commit_in_callback = r;
     rec.deliver_in_callback = r;
-    uint64_t before = version_of(r);
+    uint64_t before = t_version(r);
     E(commit_once(r));
     EQI(rec.calls, 1); /* its own commit was not delivered recursively */
     E(!rec.nested_delivered);
-    EQU(version_of(r), before + 2);
+    EQU(t_version(r), before + 2);
     rec.commit_in_callback = NULL;
     rec.deliver_in_callback = NULL;
     bool delivered = false;
@@ -572,7 +553,7 @@ TEST(in_memory_realms_are_woken_too) {
     int fd = -1;
     R(fief_realm_get_notification_fd(r, &fd));
     E(commit_once(other));
-    E(readable(fd, 10000));
+    E(t_fd_readable(fd, 10000));
     E(fief_realm_deliver_notifications(r, NULL));
     EQI(rec.did_change, 1);
     fief_release(tok);
@@ -600,12 +581,12 @@ TEST(killed_committers_leave_nothing_broken) {
     }
     /* Whatever the last one left, the next commit of another process wakes us. */
     E(fief_realm_deliver_notifications(r, NULL));
-    while (readable(fd, 0)) E(fief_realm_deliver_notifications(r, NULL));
+    while (t_fd_readable(fd, 0)) E(fief_realm_deliver_notifications(r, NULL));
     int calls = rec.calls;
     pid_t pid = spawn_committer(path, 1);
     int status = 0;
     E(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    E(readable(fd, 10000));
+    E(t_fd_readable(fd, 10000));
     E(fief_realm_deliver_notifications(r, NULL));
     EQI(rec.calls, calls + 1);
     /* And the file still commits here. */

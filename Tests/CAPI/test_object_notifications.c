@@ -15,8 +15,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char self_exe[4096];
-
 /* Dog(name, age); Person(name, age, dogs: list of Dog). */
 static fief_schema_t *people_schema(void) {
     fief_class_info_t classes[2];
@@ -82,24 +80,13 @@ static void free_world(world_t *w) {
     fief_release(w->realm);
 }
 
-static uint64_t version_of(fief_realm_t *r) {
-    uint64_t v = 0;
-    E(fief_realm_get_version(r, &v));
-    return v;
-}
-
-static bool readable(int fd, int ms) {
-    struct pollfd p = {fd, POLLIN, 0};
-    return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
-}
-
 /* Deliver to `r` as a host does (wait on its fd, bounded) until it reads
  * version `target`. */
 static void deliver_until(fief_realm_t *r, uint64_t target) {
     int fd = -1;
     R(fief_realm_get_notification_fd(r, &fd));
-    for (int rounds = 0; version_of(r) < target; rounds++) {
-        R(rounds < 100 && readable(fd, 10000));
+    for (int rounds = 0; t_version(r) < target; rounds++) {
+        R(rounds < 100 && t_fd_readable(fd, 10000));
         E(fief_realm_deliver_notifications(r, NULL));
     }
 }
@@ -109,7 +96,7 @@ static void deliver_until(fief_realm_t *r, uint64_t target) {
 static void deliver_next(fief_realm_t *r) {
     int fd = -1;
     R(fief_realm_get_notification_fd(r, &fd));
-    R(readable(fd, 10000));
+    R(t_fd_readable(fd, 10000));
     E(fief_realm_deliver_notifications(r, NULL));
 }
 
@@ -185,7 +172,7 @@ static void *write_on_thread(void *arg) {
 /* The newest version of the file at `path` (opens it). */
 static uint64_t newest_version(const char *path) {
     fief_realm_t *r = open_people(path);
-    uint64_t v = r ? version_of(r) : 0;
+    uint64_t v = r ? t_version(r) : 0;
     fief_release(r);
     return v;
 }
@@ -231,16 +218,7 @@ TEST(another_processs_change_is_told) {
     object_record_t rec = {0};
     fief_notification_token_t *tok = fief_object_add_notification_callback(w.ann, NULL, 0, on_object_change, &rec, NULL);
     R(tok);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        execl(self_exe, self_exe, "--set", path, "77", (char *)NULL);
-        _exit(127);
-    }
-    R(pid > 0);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    R(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    R(t_run_self("--set", path, "77") == 0);
     deliver_until(w.realm, newest_version(path));
     EQI(rec.calls, 1);
     EQU(rec.count, 1);
@@ -402,8 +380,6 @@ static const t_case cases[] = {
 };
 
 int main(int argc, char **argv) {
-    ssize_t n = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
-    if (n > 0) self_exe[n] = 0;
     if (argc == 4 && strcmp(argv[1], "--set") == 0) return child_set_main(argv[2], atoll(argv[3]));
     return T_MAIN(argc, argv, cases);
 }

@@ -15,7 +15,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char self_exe[4096];
 
 #define MAX_ROWS 64
 
@@ -52,11 +51,6 @@ static void on_changes(void *userdata, const fief_collection_changes_t *changes)
 
 static void count_free(void *userdata) { ((seen_t *)userdata)->frees++; }
 
-static bool readable(int fd, int ms) {
-    struct pollfd p = {fd, POLLIN, 0};
-    return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
-}
-
 /* Deliver until a callback comes (bounded: a liveness limit). */
 static void deliver_until_called(fief_realm_t *r, seen_t *s) {
     int fd = -1;
@@ -64,7 +58,7 @@ static void deliver_until_called(fief_realm_t *r, seen_t *s) {
     int before = s->calls;
     double deadline = t_now() + 60;
     while (s->calls == before && t_now() < deadline) {
-        readable(fd, 1000);
+        t_fd_readable(fd, 1000);
         E(fief_realm_deliver_notifications(r, NULL));
     }
     EQI(s->calls, before + 1);
@@ -169,14 +163,7 @@ TEST(initial_then_this_realms_and_another_threads_and_another_processes_commits)
     EQU(s.ins[0], 3);
 
     /* Another process. */
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        execl(self_exe, self_exe, "--insert", path, "70", (char *)NULL);
-        _exit(127);
-    }
-    int status = 0;
-    E(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    EQI(t_run_self("--insert", path, "70"), 0);
     deliver_until_called(r, &s);
     EQU(s.counts[1], 1);
     EQU(s.ins[0], 4);
@@ -312,8 +299,6 @@ static const t_case cases[] = {
 };
 
 int main(int argc, char **argv) {
-    ssize_t n = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
-    if (n > 0) self_exe[n] = 0;
     if (argc == 4 && strcmp(argv[1], "--insert") == 0) return child_insert_main(argv[2], atoll(argv[3]));
     return T_MAIN(argc, argv, cases);
 }
