@@ -220,7 +220,7 @@ func query(_ inspector: Inspector, className: String, predicate: String, output:
 }
 
 /// The last C error of a filter, said as a problem with the query.
-private func queryError(_ predicate: String) -> ToolError {
+func queryError(_ predicate: String) -> ToolError {
     var error = fief_error_t()
     _ = fief_get_last_error(&error)
     let message = error.message.map { String(cString: $0) } ?? "unknown error"

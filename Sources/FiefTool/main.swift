@@ -37,7 +37,7 @@ struct FiefCommand: ParsableCommand {
         found damage.
         """,
         version: "fief \(FIEF_VERSION_STRING) (libfief \(String(cString: fief_version_string())), Apache-2.0)",
-        subcommands: [Demo.self, Schema.self, Dump.self, Query.self, Info.self, Verify.self, Copy.self, Import.self])
+        subcommands: [Demo.self, Schema.self, Dump.self, Query.self, Watch.self, Info.self, Verify.self, Copy.self, Import.self])
 
     /// `fief` alone: the overview.
     func run() throws {
@@ -114,6 +114,42 @@ struct Query: ParsableCommand {
     func run() throws {
         try query(Inspector(path: file), className: className, predicate: predicate,
                   output: count ? .count : describe ? .description : .objects)
+    }
+}
+
+struct Watch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print each change set of a query's results as one JSON line, as commits arrive.",
+        discussion: """
+        The first line is the initial state ("initial": true); then one line per
+        delivery after commits of any thread or process that changed the results
+        (several commits close together make one line):
+          {"version": 7, "initial": false, "count": 3, "deletions": [0],
+           "insertions": [2], "modifications": [1], "modifications_new": [1],
+           "moves": [], "inserted": [OBJECT...], "modified": [OBJECT...]}
+        deletions and modifications are indices before the change, insertions
+        and modifications_new after it; objects as `fief dump` writes them.
+        The file is opened for writing (observing needs it); nothing is written.
+        """)
+
+    @Argument(help: "The realm file.")
+    var file: String
+
+    @Argument(help: "The class to watch.")
+    var className: String
+
+    @Argument(help: "The predicate, e.g. 'age > 2 SORT(name ASC)' (default: every object).")
+    var predicate: String?
+
+    @Option(help: "Exit after printing this many change sets (the initial one included).")
+    var limit: Int?
+
+    func validate() throws {
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+    }
+
+    func run() throws {
+        try watch(path: file, className: className, predicate: predicate, limit: limit)
     }
 }
 

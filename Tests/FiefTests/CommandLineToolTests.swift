@@ -506,6 +506,68 @@ final class CommandLineToolTests: XCTestCase {
     /// `fief query`: the matching objects as `dump` prints them (SORT,
     /// DISTINCT and LIMIT applied), `--count`, `--describe`, and clear
     /// errors with a non-zero exit for bad queries, classes, files, options.
+    /// `fief watch`: the initial line, then one line per delivery after a
+    /// commit of another process (here this test's), with the objects.
+    func testWatchPrintsChangeSetsAsCommitsArrive() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fief-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("watch.realm")
+        let configuration = Realm.Configuration(fileURL: url, objectTypes: [Dog.self, DogToy.self])
+        let realm = try Realm(configuration: configuration)
+        try realm.write {
+            realm.add(Dog(name: "Rex", age: 2))
+            realm.add(Dog(name: "Fido", age: 7))
+        }
+
+        let process = Process()
+        process.executableURL = tool
+        process.arguments = ["watch", url.path, "Dog", "age > 3 SORT(name ASC)", "--limit", "2"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        // A liveness bound: a watch that never prints is ended, and fails below.
+        let guardTimer = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: guardTimer)
+        defer { guardTimer.cancel() }
+
+        var output = Data()
+        while !output.contains(UInt8(ascii: "\n")) {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            output.append(chunk)
+        }
+        let initial = String(decoding: output, as: UTF8.self)
+        XCTAssertTrue(initial.hasPrefix("{\"version\": "), initial)
+        XCTAssertTrue(initial.contains("\"initial\": true, \"count\": 1, \"deletions\": []"), initial)
+
+        try realm.write {
+            realm.add(Dog(name: "Ace", age: 9))   // sorts first
+            realm.add(Dog(name: "Bella", age: 1)) // outside the filter
+            realm.objects(Dog.self).filter("name == 'Fido'").first!.age = 8
+        }
+        output.append(pipe.fileHandleForReading.readDataToEndOfFile())
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        let lines = String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 2, lines.joined(separator: "\n"))
+        let update = lines.last ?? ""
+        XCTAssertTrue(update.contains("\"initial\": false, \"count\": 2, \"deletions\": [], \"insertions\": [0], "
+                                      + "\"modifications\": [0], \"modifications_new\": [1], \"moves\": []"), update)
+        XCTAssertTrue(update.contains("\"inserted\": [{\"$class\": \"Dog\""), update)
+        XCTAssertTrue(update.contains("\"name\": \"Ace\""), update)
+        XCTAssertTrue(update.contains("\"modified\": [{\"$class\": \"Dog\""), update)
+        XCTAssertTrue(update.contains("\"name\": \"Fido\", \"age\": {\"$numberLong\": \"8\"}"), update)
+
+        let bad = try run(["watch", url.path, "Cat"])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.output.contains("has no class 'Cat'"), bad.output)
+        let badQuery = try run(["watch", url.path, "Dog", "age >"])
+        XCTAssertEqual(badQuery.status, 1)
+        XCTAssertTrue(badQuery.output.contains("syntax error in the query"), badQuery.output)
+    }
+
     func testQuery() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fief-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
