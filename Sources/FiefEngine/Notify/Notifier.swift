@@ -45,10 +45,16 @@ public protocol Notifier: AnyObject, Sendable {
     /// Whether a run found something that waits for a delivery even when
     /// the realm's version did not move (a first `initial` call).
     var hasPendingDelivery: Bool { get }
+    /// Leave out of the next change sets the commit `skip` is about to
+    /// make (`Realm.commitWrite(withoutNotifying:)`).  Any thread.
+    func skip(_ skip: CommitSkip)
 }
 
 extension Notifier {
     public var hasPendingDelivery: Bool { false }
+    /// Realm-level observers are told of every commit (RealmSwift skips
+    /// only collection and object notifications).
+    public func skip(_ skip: CommitSkip) {}
 }
 
 /// A notifier's callback and the recursive mutex it runs under: a release

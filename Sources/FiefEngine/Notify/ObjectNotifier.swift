@@ -81,6 +81,7 @@ public final class ObjectNotifier: Notifier, @unchecked Sendable {
     private var pending = ObjectChangeSet()
     /// The deletion was found: nothing more to run.
     private var deletionFound = false
+    private let skips = CommitSkips()
 
     private let slot: CallbackSlot<ObjectNotification>
 
@@ -115,8 +116,25 @@ public final class ObjectNotifier: Notifier, @unchecked Sendable {
         }
     }
 
-    /// Bring `reached` to `snapshot`, merging what changed.  Under `state`.
+    public func skip(_ skip: CommitSkip) { skips.add(skip) }
+
+    /// Bring `reached` to `snapshot` across skipped commits (their changes
+    /// left out).  Under `state`.
     private func advance(to snapshot: Snapshot) {
+        _ = skips.run(base: { reached.frozenVersion }, to: snapshot, step: { next in
+            advanceOnce(to: next)
+            return false
+        }, silent: { after in
+            if deletionFound || after.version <= reached.frozenVersion { return }
+            if !after.isShared { after.isShared = true }
+            guard let next = try? ObjectRunShare.shared.frozen(at: after, from: reached) else { return }
+            reached = next
+            if pending.isEmpty { shown = next }
+        })
+    }
+
+    /// Bring `reached` to `snapshot`, merging what changed.  Under `state`.
+    private func advanceOnce(to snapshot: Snapshot) {
         if deletionFound || snapshot.version <= reached.frozenVersion { return }
         // Read later from the delivering thread (values), so lookups lock.
         if !snapshot.isShared { snapshot.isShared = true }

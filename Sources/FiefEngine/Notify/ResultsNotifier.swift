@@ -55,6 +55,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
     private var baseRows: [Int64] = []
     private var hasRun = false
     private var failed = false
+    private let skips = CommitSkips()
 
     // Shared with the delivering thread, under `state`:
     private let state = NotifyLock()
@@ -91,6 +92,37 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
     // MARK: The worker
 
     public func run(to snapshot: Snapshot) -> Bool {
+        skips.run(base: { baseVersion }, to: snapshot, step: runOnce(to:), silent: moveSilently(to:))
+    }
+
+    public func skip(_ skip: CommitSkip) { skips.add(skip) }
+
+    /// A skipped commit: the base moves to `snapshot` (its rows evaluated
+    /// there), nothing added to what is pending.
+    private func moveSilently(to snapshot: Snapshot) {
+        guard hasRun, !failed, snapshot.version > baseVersion else { return }
+        do throws(FiefError) {
+            let version = try workerRealm.lock.withLock { () throws(FiefError) -> UInt64 in try workerRealm.moveWorker(to: snapshot) }
+            let rows = try evaluate()
+            baseRows = rows
+            baseVersion = version
+            state.locked {
+                reachedVersionValue = version
+                if hasPending {
+                    pendingRows = rows
+                    pendingVersion = version
+                }
+            }
+        } catch {
+            failed = true
+            state.locked {
+                pendingError = error
+                hasPending = true
+            }
+        }
+    }
+
+    private func runOnce(to snapshot: Snapshot) -> Bool {
         if failed { return false }
         if hasRun && snapshot.version <= baseVersion {
             state.locked { reachedVersionValue = max(reachedVersionValue, snapshot.version) }

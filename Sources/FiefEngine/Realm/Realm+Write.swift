@@ -188,6 +188,13 @@ extension Realm {
 
     /// Write every changed chunk once and commit durably.
     public func commitWrite() throws(FiefError) {
+        try commitWrite(skip: nil)
+    }
+
+    /// `commitWrite`; with `skip`, the committed version is handed to it
+    /// (read alone, before any process is woken) or, failing that, it is
+    /// cancelled.
+    func commitWrite(skip: CommitSkip?) throws(FiefError) {
         let write = try requireWriteForEnd()
         defer {
             self.write = nil
@@ -222,6 +229,13 @@ extension Realm {
         }
         environment.noteOwnCommit()
         deliveryChannel?.noteOwnCommit(write.version + 1)
+        if let skip {
+            if let after = try? Snapshot(environment: environment), after.version == skip.version {
+                skip.committed(after)
+            } else {
+                skip.cancel()
+            }
+        }
         // Wakes this process's worker and every other observing process.
         notificationCenter?.didCommit()
         // Read the version just committed, at once: a snapshot taken later
