@@ -2465,6 +2465,94 @@ FIEF_API bool fief_object_changes_get_old_value(const fief_object_changes_t *cha
 FIEF_API bool fief_object_changes_get_new_value(const fief_object_changes_t *changes, fief_property_key_t property,
                                                 fief_value_t *out_value, bool *out_has_value);
 
+/* --------------------------------------------------------------------------
+ * Commit without notifying (RealmSwift's write(withoutNotifying:))
+ *
+ * The commit is not reported to the given tokens' callbacks: their next
+ * change set leaves out this commit's changes and has those of earlier and
+ * later commits (realm-core's skip version).  Results, object and
+ * collection callbacks can be skipped; realm callbacks are told of every
+ * commit (their tokens are accepted and change nothing).  Skipped
+ * callbacks that must stay in step with the data apply the commit's
+ * changes themselves (RealmSwift's use: a UI that already shows them).
+ * -------------------------------------------------------------------------- */
+
+/** fief_realm_commit, leaving the commit out of the callbacks of `tokens`
+ *  (`num_tokens` of them; NULL and 0: a plain commit), which must have been
+ *  registered through this realm handle's realm.  When the commit's own
+ *  version cannot be read alone (another writer committed at once after
+ *  it; rare), nothing is skipped.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL `tokens` with a count, a token
+ *  registered through another realm; nothing is committed),
+ *  FIEF_ERR_INVALID_HANDLE (a released token), FIEF_ERR_WRONG_HANDLE_TYPE,
+ *  and those of fief_realm_commit. */
+FIEF_API bool fief_realm_commit_without_notifying(fief_realm_t *realm, fief_notification_token_t *const *tokens,
+                                                  size_t num_tokens);
+
+/* --------------------------------------------------------------------------
+ * Sectioned results changes (RealmSwift's SectionedResultsChange)
+ *
+ * Sectioned results are sorted results split into sections by a key of
+ * each row (the overlay's SectionedResults; realm-core's rules: sections
+ * in the order in which the rows first give each key, a row in the
+ * section of its key).  The host computes the keys; the library regroups
+ * the results' change set: observe the sorted results
+ * (fief_results_add_notification_callback) and, in the callback, give
+ * each row's section before and after as an id (one int64 per key, the
+ * same before and after) to fief_collection_changes_by_section.  Sections
+ * inserted and deleted are found by id; rows of a deleted section are not
+ * listed; a modified row that changed section or place is a deletion
+ * (old index path) and an insertion (new one), else a modification (old
+ * index path, as RealmSwift reports it).
+ * -------------------------------------------------------------------------- */
+
+/** Section changes: a handle of its own, released with fief_release
+ *  (usable after the callback that made it). */
+typedef struct fief_section_changes fief_section_changes_t;
+
+/** A row of sectioned results: its section and its place in it. */
+typedef struct fief_index_path {
+    size_t section;
+    size_t item;
+} fief_index_path_t;
+
+/** Regroup `changes` by section: `old_sections[i]` is the section id of
+ *  row i before the change (`old_count` rows), `new_sections[j]` of row j
+ *  after (`new_count` rows).  `only_section` (may be NULL): the changes of
+ *  the section with that id alone (RealmSwift's ResultsSection.observe;
+ *  positions still those of the whole layout).  An initial or failed
+ *  change set gives an empty one.  Returns a new handle, or NULL.
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL `old_sections` or
+ *  `new_sections` with a count; an index of the change set beyond the rows
+ *  given), FIEF_ERR_INVALID_HANDLE (also after the callback returned),
+ *  FIEF_ERR_WRONG_HANDLE_TYPE, FIEF_ERR_OUT_OF_MEMORY. */
+FIEF_API fief_section_changes_t *fief_collection_changes_by_section(const fief_collection_changes_t *changes,
+                                                                    const int64_t *old_sections, size_t old_count,
+                                                                    const int64_t *new_sections, size_t new_count,
+                                                                    const int64_t *only_section);
+
+/** How many index paths each part has (each out-pointer may be NULL):
+ *  rows deleted, inserted, modified; sections inserted, deleted.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
+FIEF_API bool fief_section_changes_get_counts(const fief_section_changes_t *changes, size_t *out_deletions,
+                                              size_t *out_insertions, size_t *out_modifications,
+                                              size_t *out_sections_inserted, size_t *out_sections_deleted);
+
+/** Copy the index paths, by section then item, into the arrays given
+ *  (each may be NULL): at most `capacity` of each.  Deletions and
+ *  modifications in the old sections, insertions in the new ones.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
+FIEF_API bool fief_section_changes_get_index_paths(const fief_section_changes_t *changes, size_t capacity,
+                                                   fief_index_path_t *deletions, fief_index_path_t *insertions,
+                                                   fief_index_path_t *modifications);
+
+/** Copy the sections inserted (new section indices) and deleted (old
+ *  ones), ascending, into the arrays given (each may be NULL): at most
+ *  `capacity` of each.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
+FIEF_API bool fief_section_changes_get_sections(const fief_section_changes_t *changes, size_t capacity,
+                                                size_t *inserted, size_t *deleted);
+
 #ifdef __cplusplus
 }
 #endif

@@ -37,6 +37,9 @@ public class NotificationToken: @unchecked Sendable {
     }
 
     deinit { invalidate() }
+
+    /// The token's handle, nil once invalidated (write(withoutNotifying:)).
+    var currentHandle: OpaquePointer? { lock.withLock { handle } }
 }
 
 extension Realm {
@@ -215,8 +218,7 @@ extension RealmCore {
     /// frozen collections, for a key path that names no property.
     func observeResults<Collection>(_ handle: CHandle, _ collection: Collection, keyPaths: [String]?, queue: DispatchQueue?,
                                     _ block: @escaping (RealmCollectionChange<Collection>) -> Void) -> NotificationToken {
-        if !isFrozen { scheduleDeliveries() }
-        let box = Unmanaged.passRetained(CollectionObserverBox { changes in
+        addResultsCallback(handle, keyPaths: keyPaths) { changes in
             let change = collectionChange(changes, collection)
             if let queue {
                 // RealmSwift hands queued deliveries to the queue as they are.
@@ -225,7 +227,15 @@ extension RealmCore {
             } else {
                 block(change)
             }
-        }).toOpaque()
+        }
+    }
+
+    /// Register `call` for the results `handle`, told the C change handle
+    /// during each delivery (fief_results_add_notification_callback), with
+    /// the traps of `observeResults`.
+    func addResultsCallback(_ handle: CHandle, keyPaths: [String]?, _ call: @escaping (OpaquePointer?) -> Void) -> NotificationToken {
+        if !isFrozen { scheduleDeliveries() }
+        let box = Unmanaged.passRetained(CollectionObserverBox(call: call)).toOpaque()
         let callback: fief_collection_changes_fn = { userdata, changes in
             Unmanaged<CollectionObserverBox>.fromOpaque(userdata!).takeUnretainedValue().call(changes)
         }
@@ -255,7 +265,7 @@ extension RealmCore {
 
 /// A delivery handed to a queue (the block and its change are the
 /// caller's: RealmSwift does not require them to be Sendable).
-private struct QueuedCall: @unchecked Sendable {
+struct QueuedCall: @unchecked Sendable {
     let run: () -> Void
 }
 

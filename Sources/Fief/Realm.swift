@@ -71,10 +71,11 @@ public struct Realm {
     /// Runs `block` in a write transaction and commits it (fief_realm_begin_write,
     /// fief_realm_commit).  If `block` throws, the transaction is cancelled
     /// (fief_realm_cancel) and the error rethrown.  If `block` commits or
-    /// cancels itself, nothing more is done.
+    /// cancels itself, nothing more is done.  The commit is left out of the
+    /// change sets of `tokens` (see `commitWrite(withoutNotifying:)`).
     /// - Throws: what `block` throws, or `Realm.Error` if the commit fails.
     @discardableResult
-    public func write<Result>(_ block: () throws -> Result) throws -> Result {
+    public func write<Result>(withoutNotifying tokens: [NotificationToken] = [], _ block: () throws -> Result) throws -> Result {
         try beginWrite(throwingVersionLimit: true)
         let result: Result
         do {
@@ -83,7 +84,7 @@ public struct Realm {
             if isInWriteTransaction { cancelWrite() }
             throw error
         }
-        if isInWriteTransaction { try commitWrite() }
+        if isInWriteTransaction { try commitWrite(withoutNotifying: tokens) }
         return result
     }
 
@@ -118,12 +119,22 @@ public struct Realm {
     }
 
     /// Commits the write transaction durably (fief_realm_commit).  Traps when
-    /// there is none.
+    /// there is none.  With `tokens`, the commit is left out of their blocks'
+    /// next change sets, which still have the changes of earlier and later
+    /// commits (fief_realm_commit_without_notifying; RealmSwift's
+    /// `withoutNotifying`); realm notification blocks are told as usual.
+    /// Traps for a token of another realm, as RealmSwift does.
     /// - Throws: `Realm.Error` when the file cannot be written (nothing of the
     ///   transaction is kept).
-    public func commitWrite() throws {
-        guard fief_realm_commit(core.handle.raw) else {
+    public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
+        let handles: [OpaquePointer?] = tokens.compactMap(\.currentHandle)
+        let committed = handles.isEmpty ? fief_realm_commit(core.handle.raw)
+            : handles.withUnsafeBufferPointer { fief_realm_commit_without_notifying(core.handle.raw, $0.baseAddress, $0.count) }
+        guard committed else {
             let error = CError.last()
+            if error.code == FIEF_ERR_INVALID_ARGUMENT || error.code == FIEF_ERR_INVALID_HANDLE {
+                fiefTrap("Incorrect Realm: only notifications for the Realm being modified can be skipped.", error)
+            }
             if error.isCategory(FIEF_ERR_CAT_LOGIC) {
                 fiefTrap("Can't commit a non-existing write transaction", error)
             }

@@ -18,6 +18,8 @@ enum HandleKind: UInt8 {
     case notificationToken = 9
     case collectionChanges = 10
     case objectChanges = 11
+    /// A results change set regrouped by section (fief_collection_changes_by_section).
+    case sectionChanges = 40
 
     var name: String {
         switch self {
@@ -32,6 +34,7 @@ enum HandleKind: UInt8 {
         case .notificationToken: return "notification token"
         case .collectionChanges: return "collection changes"
         case .objectChanges: return "object changes"
+        case .sectionChanges: return "section changes"
         }
     }
 }

@@ -164,4 +164,20 @@ extension ResultsNotifierTests {
         try settle(f, other)
         XCTAssertEqual(f.seen.last, skipUpd(ins: [5]))
     }
+
+    func testASecondNotifierGetsItsInitialWithoutACommit() throws {
+        let f = try Fixture(self)
+        let db = f.db
+        try f.observe(try db.results("Person"))
+        let other = try observeOther(f, try db.results("Dog"))
+        let fd = try db.realm.lock.withLock { () throws(FiefError) -> Int32 in try db.realm.notificationChannel().eventFD }
+        let deadline = Date().addingTimeInterval(60)
+        while other.seen.isEmpty && Date() < deadline {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&entry, 1, 200)
+            try db.realm.deliverNotifications(.pending)
+        }
+        XCTAssertEqual(other.seen, [.initial(count: 5)])
+        other.notifier?.release()
+    }
 }

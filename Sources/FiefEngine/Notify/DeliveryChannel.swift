@@ -72,7 +72,8 @@ public final class DeliveryChannel: @unchecked Sendable {
             notifiers.append(notifier)
             return notifiers.count == 1
         }
-        if first { center.register(self) }
+        // A run for the new notifier: its initial state waits for one.
+        if first { center.register(self) } else { center.wakeWorker() }
     }
 
     func remove(_ notifier: Notifier) {

@@ -97,6 +97,11 @@ public final class NotificationCenter: @unchecked Sendable {
         }
     }
 
+    /// A run without a commit (a notifier added to a channel that has some).
+    func wakeWorker() {
+        lock.locked { worker?.signal() }
+    }
+
     func unregister(_ channel: DeliveryChannel) {
         let stopped = lock.locked { () -> Worker? in
             channels[ObjectIdentifier(channel)] = nil

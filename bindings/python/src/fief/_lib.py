@@ -207,6 +207,10 @@ fief_free_fn = ctypes.CFUNCTYPE(None, c_void_p)
 fief_collection_changes_fn = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
 
 
+class fief_index_path_t(Structure):
+    _fields_ = [("section", c_size_t), ("item", c_size_t)]
+
+
 class fief_index_range_t(Structure):
     _fields_ = [("from", c_size_t), ("to", c_size_t)]
 # Object notifications: void (*fief_object_notification_fn)(void *userdata, const fief_object_changes_t *changes)
@@ -396,6 +400,15 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_object_changes_get_properties": (c_bool, [H, P(fief_property_key_t), c_size_t, P(c_size_t)]),
     "fief_object_changes_get_old_value": (c_bool, [H, fief_property_key_t, P(fief_value_t), P(c_bool)]),
     "fief_object_changes_get_new_value": (c_bool, [H, fief_property_key_t, P(fief_value_t), P(c_bool)]),
+    # commit without notifying
+    "fief_realm_commit_without_notifying": (c_bool, [H, P(H), c_size_t]),
+    # sectioned results changes
+    "fief_collection_changes_by_section": (H, [H, P(c_int64), c_size_t, P(c_int64), c_size_t, P(c_int64)]),
+    "fief_section_changes_get_counts": (c_bool, [H, P(c_size_t), P(c_size_t), P(c_size_t), P(c_size_t),
+                                                 P(c_size_t)]),
+    "fief_section_changes_get_index_paths": (c_bool, [H, c_size_t, P(fief_index_path_t), P(fief_index_path_t),
+                                                      P(fief_index_path_t)]),
+    "fief_section_changes_get_sections": (c_bool, [H, c_size_t, P(c_size_t), P(c_size_t)]),
 }
 
 
