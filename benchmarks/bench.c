@@ -2192,10 +2192,13 @@ static void run_graph(int check_only, const int *enabled, int repeat) {
 #include "geo.c"
 #include "fts.c"
 #include "query.c"
+#include "observe.c"
 
 int main(int argc, char **argv) {
     int check_only = 0;
     int footprint_engine = -1; /* --footprint fief|sqlite: the child of run_footprint */
+    /* --observe-child PATH FD: the cross-process observer of notify_latency */
+    if (argc == 4 && strcmp(argv[1], "--observe-child") == 0) return observe_child_main(argv[2], atoi(argv[3]));
     size_t n = 100000;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--check") == 0) {
@@ -2333,6 +2336,7 @@ int main(int argc, char **argv) {
         run_geo(1, ops_env, sqlite_only);
         if (!sqlite_only) run_fts(1, ops_env);
         if (!sqlite_only) run_query(1, n, repeat_env);
+        if (!sqlite_only) run_observe(1, n);
         printf("check passed: every op run gave correct results on %s (N=%zu)\n",
                sqlite_only ? "SQLite" : "both engines", n);
         cleanup_tmpdir();
@@ -2373,6 +2377,7 @@ int main(int argc, char **argv) {
     run_geo(0, ops_env, sqlite_only);
     if (!sqlite_only) run_fts(0, ops_env);
     if (!sqlite_only) run_query(0, n, repeat_env);
+    if (!sqlite_only) run_observe(0, n);
     if (!footprint) {
         cleanup_tmpdir();
         return 0;

@@ -60,6 +60,7 @@ from .model import (Backlinks, EmbeddedObject, FullText, Indexed, LinkingObjects
 from .realm import (ClassInfo, FileReport, PropertyInfo, Realm, Results, ValueResults, WriteTransaction, copy_file,
                     delete_realm_files, verify_file)
 from .sets import Set
+from .sections import ResultsSection, SectionedChanges, SectionedResults
 
 if TYPE_CHECKING:
     from ._lib import Library
@@ -108,3 +109,4 @@ __all__ = [
     "OutOfMemoryError", "InternalError", "LibraryError", "LibraryNotFoundError",
     "LibraryVersionError", "UnsupportedOperationError",
 ]
+__all__ += ["SectionedResults", "ResultsSection", "SectionedChanges"]

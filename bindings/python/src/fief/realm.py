@@ -24,6 +24,7 @@ from .sets import Set
 
 if typing.TYPE_CHECKING:
     from .notifications import CollectionChanges, NotificationToken, ResultsNotificationToken
+    from .sections import SectionedResults
 
 T = TypeVar("T", bound=Object)
 
@@ -1241,6 +1242,19 @@ class Results(Generic[T]):
         from . import notifications
         return notifications.add_results_notification_callback(self, self._handle, callback, key_paths)
 
+    def sectioned(self, key: "str | Callable[[T], typing.Hashable]", ascending: bool = True) -> "SectionedResults":
+        """These results in sections (RealmSwift's ``sectioned(by:)``): by a
+        property name, sorted by it first (``ascending``); or by
+        ``key(obj)`` over these results as they are sorted (sort them
+        first: ``results.sort("name").sectioned(lambda d: d.name[0])``).
+        See ``fief.sections``."""
+        from .sections import SectionedResults
+        if isinstance(key, str):
+            return SectionedResults(self.sort(key, ascending=ascending), key)
+        if not callable(key):
+            raise TypeError("the section key is a property name or a callable")
+        return SectionedResults(self, key)
+
     def changes(self, key_paths: "list[str] | None" = None) -> "typing.AsyncIterator[CollectionChanges]":
         """The change sets of these results as an asynchronous iterator on
         the running asyncio loop: ``async for change in results.changes():``
@@ -1319,8 +1333,9 @@ ValueResults = Results
 class WriteTransaction:
     """``with realm.write():`` commits on success, cancels on an exception."""
 
-    def __init__(self, realm: "Realm"):
+    def __init__(self, realm: "Realm", without_notifying: "Sequence[NotificationToken] | None" = None):
         self.realm = realm
+        self.without_notifying = without_notifying
 
     def __enter__(self) -> "Realm":
         self.realm.begin_write()
@@ -1331,7 +1346,7 @@ class WriteTransaction:
         if realm.is_closed or not realm.in_transaction:
             return False  # committed or cancelled inside the block
         if exc_type is None:
-            realm.commit()
+            realm.commit(without_notifying=self.without_notifying)
         else:
             try:
                 realm.cancel()
@@ -1525,15 +1540,28 @@ class Realm:
 
     # -- transactions ------------------------------------------------------
 
-    def write(self) -> WriteTransaction:
-        """``with realm.write(): ...`` -- commit on success, cancel on error."""
-        return WriteTransaction(self)
+    def write(self, without_notifying: "Sequence[NotificationToken] | None" = None) -> WriteTransaction:
+        """``with realm.write(): ...`` -- commit on success, cancel on error.
+        ``without_notifying``: tokens whose callbacks are not told of this
+        commit (see ``commit``)."""
+        return WriteTransaction(self, without_notifying)
 
     def begin_write(self) -> None:
         self._lib.check(self._lib.fief_realm_begin_write(self._handle.ptr), "fief_realm_begin_write")
 
-    def commit(self) -> None:
-        self._lib.check(self._lib.fief_realm_commit(self._handle.ptr), "fief_realm_commit")
+    def commit(self, without_notifying: "Sequence[NotificationToken] | None" = None) -> None:
+        """Commit the write transaction.  ``without_notifying``: tokens of
+        this realm whose next change sets leave out this commit (and keep
+        earlier and later ones; RealmSwift's ``withoutNotifying``); realm
+        callbacks are told as usual; closed tokens are ignored."""
+        handles = [token._handle.ptr for token in (without_notifying or ())
+                   if token._handle is not None and not token._handle.released]
+        if not handles:
+            self._lib.check(self._lib.fief_realm_commit(self._handle.ptr), "fief_realm_commit")
+            return
+        array = (ctypes.c_void_p * len(handles))(*handles)
+        self._lib.check(self._lib.fief_realm_commit_without_notifying(self._handle.ptr, array, len(handles)),
+                        "fief_realm_commit_without_notifying")
 
     def cancel(self) -> None:
         self._lib.check(self._lib.fief_realm_cancel(self._handle.ptr), "fief_realm_cancel")
