@@ -151,6 +151,9 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
                 if !reevaluate && !keyPathFilter.mayCount(changes) {
                     return moveBase(rows: baseRows, version: version, builder: ChangeBuilder())
                 }
+                if !reevaluate, let made = try modificationsOfOwnObjects(changes) {
+                    return moveBase(rows: baseRows, version: version, builder: made)
+                }
                 rows = reevaluate ? try evaluate() : baseRows
                 let own = changes[workerResults.tableKey]
                 let deleted: ((Int64) -> Bool)?
@@ -206,6 +209,33 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
             pendingVersion = version
             if !pendingChanges.isEmpty || !initialDelivered { hasPending = true }
             return hasPending
+        }
+    }
+
+    /// Whether the key-path filter follows links back into the results'
+    /// own class (then a row may be modified through another of its objects).
+    private lazy var filterReachesOwnClass: Bool = {
+        let own = workerResults.tableKey
+        return keyPathFilter.root.links.contains { $0.node.classes.contains(own) }
+            || keyPathFilter.root.backlinks.contains { $0.node.classes.contains(own) }
+    }()
+
+    /// The change set when the rows stay and only the results' own class
+    /// was written, its objects reaching no written object through links:
+    /// a modified row is one whose object has a modified column, so only
+    /// rows whose object the records name are checked (not every row, as
+    /// `ChangeBuilder.calculate` does).  Nil when that does not hold.
+    private func modificationsOfOwnObjects(_ changes: [UInt32: ObjectChanges]) throws(FiefError) -> ChangeBuilder? {
+        let ownTable = workerResults.tableKey
+        guard changes.count == 1, let own = changes[ownTable], !filterReachesOwnClass else { return nil }
+        let touched = own.modifiedObjects
+        let filter = keyPathFilter, realm = workerRealm, rows = baseRows
+        return try workerRealm.lock.withLock { () throws(FiefError) -> ChangeBuilder in
+            var made = ChangeBuilder()
+            for (index, key) in rows.enumerated() where touched.contains(key) {
+                if try filter.isModified(key, changes: changes, realm: realm) { made.modifications.add(index) }
+            }
+            return made
         }
     }
 

@@ -308,9 +308,12 @@ public final class ObjectResults: Results, @unchecked Sendable {
     /// the realm reads now (checked by the caller): reading them evaluates
     /// nothing until something they read changes.
     func adoptRows(_ keys: [Int64]) {
+        // The same rows as held (a change set of modifications only): the
+        // clusters they make are those already held.
+        let same = keysMaterialized && rows == keys
         rows = keys
-        matchedClusters.removeAll(keepingCapacity: true)
-        if list == nil {
+        if !same { matchedClusters.removeAll(keepingCapacity: true) }
+        if list == nil && !same {
             // What aggregates and counts read: the rows by cluster, in key order.
             let ascending = rowsInKeyOrder ? keys : keys.sorted()
             var cluster: Int64 = -1
