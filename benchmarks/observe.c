@@ -126,7 +126,7 @@ static void obs_deliver_until(fief_realm_t *realm, ObsProbe *probe, int before) 
     FB(fief_realm_get_notification_fd(realm, &fd));
     double deadline = now_ms() + 60000;
     while (probe->calls <= before) {
-        CHECK(now_ms() < deadline, "observe: no callback within 60 s");
+        CHECK(now_ms() < deadline, "observe: no callback within 60 s (%d calls)", probe->calls);
         struct pollfd pfd = {fd, POLLIN, 0};
         poll(&pfd, 1, 1000);
         FB(fief_realm_deliver_notifications(realm, NULL));
@@ -255,11 +255,15 @@ typedef struct {
     double scratch_ms, one_ms, many_ms;
 } SortedResult;
 
-/* Query and sort on a fresh results handle, every row counted. */
-static double obs_scratch(ObsRealm *o, fief_results_t *all, size_t expected) {
+/* Query and sort on a fresh results handle, every row counted.  The query's
+ * text differs each round (an always-true bound), so that no cache of
+ * evaluated queries answers it. */
+static double obs_scratch(ObsRealm *o, fief_results_t *all, size_t expected, int round) {
+    char query[64];
+    snprintf(query, sizeof query, "age > 20 AND age < %d SORT(name ASC)", 1000 + round);
     double t0 = now_ms();
     fief_results_t *r;
-    FH(r, fief_results_filter(all, "age > 20 SORT(name ASC)", NULL, 0));
+    FH(r, fief_results_filter(all, query, NULL, 0));
     size_t count = 0;
     FB(fief_results_count(r, &count));
     fief_object_key_t first;
@@ -298,12 +302,12 @@ static SortedResult obs_changeset_sorted(size_t n, int rounds) {
     char *text = malloc((size_t)many_count * 8);
     CHECK(names && text, "out of memory");
     for (int r = 0; r < rounds; r++) {
-        scratch[r] = obs_scratch(&o, all, expected);
+        scratch[r] = obs_scratch(&o, all, expected, r);
         /* One object renamed (it moves in the sort). */
         char name[8];
         obs_name((uint64_t)r * 7919 + 1000003, name);
         int before = probe.calls;
-        obs_commit_one(&o, keys[(size_t)(r * 7 + 30) % n], o.name, value_string(name, 8));
+        obs_commit_one(&o, keys[((size_t)r * 100 + 50) % n], o.name, value_string(name, 8)); /* age 50: in the results */
         double end = now_ms();
         obs_deliver_until(o.realm, &probe, before);
         one[r] = probe.at_ms - end;
@@ -449,6 +453,7 @@ static void *obs_slow_thread(void *arg) {
 typedef struct {
     long long start_bytes, max_bytes, end_bytes;
     int commits, slow_calls;
+    long long fifths[5]; /* the size after each fifth of the commits */
 } FileResult;
 
 static long long obs_file_size(const char *path) {
@@ -468,7 +473,10 @@ static FileResult obs_observed_file(size_t n, int commits) {
     SlowObserver slow = {path, 0, 0};
     pthread_t thread;
     CHECK(pthread_create(&thread, NULL, obs_slow_thread, &slow) == 0, "pthread_create");
-    FileResult r = {obs_file_size(path), 0, 0, commits, 0};
+    FileResult r;
+    memset(&r, 0, sizeof r);
+    r.start_bytes = obs_file_size(path);
+    r.commits = commits;
     r.max_bytes = r.start_bytes;
     for (int i = 0; i < commits; i++) {
         obs_commit_one(&o, keys[(size_t)i * 31 % n], o.score, value_int(i + 1));
@@ -476,6 +484,7 @@ static FileResult obs_observed_file(size_t n, int commits) {
             long long size = obs_file_size(path);
             if (size > r.max_bytes) r.max_bytes = size;
         }
+        if ((i + 1) % (commits / 5) == 0 && (i + 1) / (commits / 5) <= 5) r.fifths[(i + 1) / (commits / 5) - 1] = obs_file_size(path);
     }
     slow.stop = 1;
     pthread_join(thread, NULL);
@@ -553,14 +562,16 @@ static void run_observe(int check_only, size_t n) {
         }
     }
     if (enabled[OOP_OBSERVED_FILE]) {
-        FileResult r = obs_observed_file(n, check_only ? 50 : 5 * OBS_COMMITS);
+        FileResult r = obs_observed_file(n, check_only ? 50 : 10 * OBS_COMMITS);
         if (check_only) {
             printf("check %-14s ok  (%d commits: %lld -> max %lld bytes)\n", OOP_NAMES[OOP_OBSERVED_FILE], r.commits,
                    r.start_bytes, r.max_bytes);
         } else {
-            printf("%-26s %10zu %12.3f %12.3f %10.3f  (MiB: max, start; %d commits, %d slow calls, end %.3f)\n",
+            printf("%-26s %10zu %12.3f %12.3f %10.3f  (MiB: max, start; %d commits, %d slow calls; "
+                   "after each fifth %.2f %.2f %.2f %.2f %.2f)\n",
                    "observed_file", n, mib(r.max_bytes), mib(r.start_bytes), (double)r.max_bytes / (double)r.start_bytes,
-                   r.commits, r.slow_calls, mib(r.end_bytes));
+                   r.commits, r.slow_calls, mib(r.fifths[0]), mib(r.fifths[1]), mib(r.fifths[2]), mib(r.fifths[3]),
+                   mib(r.fifths[4]));
         }
     }
 #undef OBS_TARGET

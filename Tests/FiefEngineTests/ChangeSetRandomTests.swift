@@ -290,7 +290,9 @@ final class ChangeSetRandomTests: XCTestCase {
             let reused = Set(new.filter { old.contains($0) && Int.random(in: 0..<8, using: &random) == 0 })
             let modifiedKeys = Set((old + new).filter { _ in Bool.random(using: &random) })
             let what = "trial \(trial): \(old) -> \(new), reused \(reused), in key order \(inKeyOrder)"
+            // Unique keys told in a third of the trials (the common tail skipped).
             let builder = ChangeBuilder.calculate(old: old, new: new, inKeyOrder: inKeyOrder,
+                                                  uniqueKeys: !repeats && trial % 3 == 0,
                                                   deleted: reused.isEmpty ? nil : { reused.contains($0) },
                                                   modified: { modifiedKeys.contains($0) })
             let changes = builder.finalize()

@@ -22,7 +22,7 @@ extension ChangeBuilder {
     /// Costs O(n) with no allocation beyond the result when the lists are
     /// equal, only differ at their ends or are in key order, else
     /// O(n log n).
-    public static func calculate(old: [Int64], new: [Int64], inKeyOrder: Bool,
+    public static func calculate(old: [Int64], new: [Int64], inKeyOrder: Bool, uniqueKeys: Bool = false,
                                  deleted: ((Int64) -> Bool)? = nil,
                                  modified: (Int64) -> Bool) -> ChangeBuilder {
         var changes = ChangeBuilder()
@@ -45,9 +45,30 @@ extension ChangeBuilder {
         }
         if inKeyOrder {
             calculateInKeyOrder(old: old, new: new, from: head, deleted: deleted, modified: modified, into: &changes)
-        } else {
-            calculateInAnyOrder(old: old, new: new, from: head, deleted: deleted, modified: modified, into: &changes)
+            return changes
         }
+        // With unique keys (`uniqueKeys`: not a list's), the common tail
+        // likewise (a row moved in sorted results leaves only the rows
+        // between its two places to match): every longest common
+        // subsequence of unique keys ends with it.
+        var tail = 0
+        let room = uniqueKeys ? min(old.count, new.count) - head : 0
+        while tail < room && old[old.count - 1 - tail] == new[new.count - 1 - tail]
+            && !(deleted?(old[old.count - 1 - tail]) ?? false) {
+            tail += 1
+        }
+        let oldEnd = old.count - tail, newEnd = new.count - tail
+        for index in newEnd..<new.count where modified(new[index]) { changes.modifications.add(index) }
+        if head == oldEnd {
+            changes.insertions.add(head..<newEnd)
+            return changes
+        }
+        if head == newEnd && deleted == nil {
+            changes.deletions.add(head..<oldEnd)
+            return changes
+        }
+        calculateInAnyOrder(old: old, new: new, from: head, oldEnd: oldEnd, newEnd: newEnd, deleted: deleted,
+                            modified: modified, into: &changes)
         return changes
     }
 
@@ -90,13 +111,13 @@ extension ChangeBuilder {
 
     /// Any order: match rows by key, then keep the longest common
     /// subsequence of the matched rows in place.
-    private static func calculateInAnyOrder(old: [Int64], new: [Int64], from start: Int,
+    private static func calculateInAnyOrder(old: [Int64], new: [Int64], from start: Int, oldEnd: Int, newEnd: Int,
                                             deleted: ((Int64) -> Bool)?, modified: (Int64) -> Bool,
                                             into changes: inout ChangeBuilder) {
         // Rows by key, then position; the rows of deleted objects left out.
         var oldRows: [Row] = []
-        oldRows.reserveCapacity(old.count - start)
-        for index in start..<old.count {
+        oldRows.reserveCapacity(oldEnd - start)
+        for index in start..<oldEnd {
             if let deleted, deleted(old[index]) {
                 changes.deletions.add(index)
             } else {
@@ -104,8 +125,8 @@ extension ChangeBuilder {
             }
         }
         var newRows: [Row] = []
-        newRows.reserveCapacity(new.count - start)
-        for index in start..<new.count { newRows.append(Row(key: new[index], index: index)) }
+        newRows.reserveCapacity(newEnd - start)
+        for index in start..<newEnd { newRows.append(Row(key: new[index], index: index)) }
         oldRows.sort()
         newRows.sort()
 
@@ -113,8 +134,8 @@ extension ChangeBuilder {
         // the list with fewer has; the rest are deleted or inserted.  Each
         // old survivor may stay in place as any new survivor of its key:
         // `sameKey[old position - start]`, a range of `newRows`.
-        var sameKey = [(start: Int32, end: Int32)](repeating: (-1, -1), count: old.count - start)
-        var newSurvives = [Bool](repeating: false, count: new.count - start)
+        var sameKey = [(start: Int32, end: Int32)](repeating: (-1, -1), count: oldEnd - start)
+        var newSurvives = [Bool](repeating: false, count: newEnd - start)
         var i = 0, j = 0
         while i < oldRows.count && j < newRows.count {
             let key = oldRows[i].key
@@ -147,15 +168,15 @@ extension ChangeBuilder {
 
         // Survivors in list order: their places among the survivors.
         var newOrder: [Int] = []  // positions in `new`
-        var placeInNew = [Int32](repeating: -1, count: new.count - start)
-        for index in start..<new.count where newSurvives[index - start] {
+        var placeInNew = [Int32](repeating: -1, count: newEnd - start)
+        for index in start..<newEnd where newSurvives[index - start] {
             placeInNew[index - start] = Int32(newOrder.count)
             newOrder.append(index)
         }
         if newOrder.isEmpty { return }
         var oldOrder: [Int] = []  // positions in `old`
         oldOrder.reserveCapacity(newOrder.count)
-        for index in start..<old.count where sameKey[index - start].start >= 0 { oldOrder.append(index) }
+        for index in start..<oldEnd where sameKey[index - start].start >= 0 { oldOrder.append(index) }
 
         var modifiedNew = [Bool](repeating: false, count: newOrder.count)
         for (place, index) in newOrder.enumerated() where modified(new[index]) {

@@ -168,7 +168,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
                 let counted = filter.mayCount(changes)
                 builder = try workerRealm.lock.withLock { () throws(FiefError) -> ChangeBuilder in
                     var failure: FiefError?
-                    let made = ChangeBuilder.calculate(old: baseRows, new: rows, inKeyOrder: workerResults.rowsInKeyOrder, deleted: deleted) { key in
+                    let made = ChangeBuilder.calculate(old: baseRows, new: rows, inKeyOrder: workerResults.rowsInKeyOrder, uniqueKeys: workerResults.list == nil, deleted: deleted) { key in
                         guard counted, failure == nil else { return false }
                         do throws(FiefError) { return try filter.isModified(key, changes: changes, realm: realm) } catch {
                             failure = error
