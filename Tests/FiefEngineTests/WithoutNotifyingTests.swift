@@ -180,4 +180,43 @@ extension ResultsNotifierTests {
         XCTAssertEqual(other.seen, [.initial(count: 5)])
         other.notifier?.release()
     }
+
+    /// Rows handed to sorted results (clusters made without sorting the
+    /// keys): counts and aggregates read from them agree with a fresh
+    /// evaluation, and reading them evaluates nothing.
+    func testSortedRowsHandedOverAggregateAsAFreshEvaluation() throws {
+        let f = try Fixture(self)
+        let db = f.db
+        let sorted = try db.query("Person", "age >= 10").sorted(by: [("name", true)])
+        let age = db.pkey("Person", "age")
+        var sums: [(Value, Value)] = []
+        var counts: [(Int, Int)] = []
+        let notifier = try db.realm.lock.withLock { () throws(FiefError) -> ResultsNotifier in
+            try db.realm.addResultsNotifier(sorted, keyPaths: nil) { _ in
+                let stamp = sorted.evaluatedStamp
+                let fresh = try! db.query("Person", "age >= 10")
+                sums.append((try! sorted.aggregate(.sum, property: age), try! fresh.aggregate(.sum, property: age)))
+                counts.append((try! sorted.count(), try! fresh.count()))
+                XCTAssertEqual(sorted.evaluatedStamp, stamp, "reading the handed rows evaluated them again")
+            }
+        }
+        let fd = try db.realm.lock.withLock { () throws(FiefError) -> Int32 in try db.realm.notificationChannel().eventFD }
+        func deliver(until calls: Int) throws {
+            let deadline = Date().addingTimeInterval(60)
+            while counts.count < calls && Date() < deadline {
+                var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                _ = poll(&entry, 1, 200)
+                try db.realm.deliverNotifications(.pending)
+            }
+            XCTAssertEqual(counts.count, calls, "no callback came")
+        }
+        try deliver(until: 1)
+        try db.write { for i in 0..<300 { try db.create("Person", [("name", .string("n\(299 - i)")), ("age", .int(Int64(i)))]) } }
+        try deliver(until: 2)
+        try db.write { try db.set("Person", f.people[2], "name", .string("zz")) }
+        try deliver(until: 3)
+        for (got, expected) in counts { XCTAssertEqual(got, expected) }
+        for (got, expected) in sums { XCTAssertEqual(TV(got), TV(expected)) }
+        notifier.release()
+    }
 }

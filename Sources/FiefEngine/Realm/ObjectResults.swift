@@ -313,7 +313,9 @@ public final class ObjectResults: Results, @unchecked Sendable {
         let same = keysMaterialized && rows == keys
         rows = keys
         if !same { matchedClusters.removeAll(keepingCapacity: true) }
-        if list == nil && !same {
+        if list == nil && !same && !rowsInKeyOrder && ObjectResults.clustersWithoutSorting(keys, into: &matchedClusters) {
+            // Done: sorted rows' clusters, without sorting their keys.
+        } else if list == nil && !same {
             // What aggregates and counts read: the rows by cluster, in key order.
             let ascending = rowsInKeyOrder ? keys : keys.sorted()
             var cluster: Int64 = -1
@@ -336,6 +338,30 @@ public final class ObjectResults: Results, @unchecked Sendable {
         evaluatedStamp = realm.stamp
     }
 
+    /// The clusters of `keys` (any order) with their slots, in cluster
+    /// order, into `clusters`, by one pass over a table of the clusters
+    /// they span, when that table is small (keys of one class are dense);
+    /// false, doing nothing, otherwise.
+    static func clustersWithoutSorting(_ keys: [Int64], into clusters: inout [(Int64, Bitmap)]) -> Bool {
+        guard !keys.isEmpty else { return true }
+        var low = Int64.max, high = Int64.min
+        for key in keys {
+            let c = ClusterLayout.cluster(of: key)
+            if c < low { low = c }
+            if c > high { high = c }
+        }
+        guard low >= 0, high - low < Int64(keys.count) * 4 + 64 else { return false }
+        let empty = Bitmap(repeating: 0)
+        var masks = [Bitmap](repeating: empty, count: Int(high - low + 1))
+        for key in keys {
+            let slot = ClusterLayout.slot(of: key)
+            masks[Int(ClusterLayout.cluster(of: key) - low)][slot >> 6] |= 1 << UInt64(slot & 63)
+        }
+        for (index, mask) in masks.enumerated() where mask != empty { clusters.append((low + Int64(index), mask)) }
+        return true
+    }
+
+    // MARK: Evaluation
     // MARK: Evaluation
 
     /// Make `rows` hold the current matches, in order.
