@@ -219,4 +219,69 @@ extension ResultsNotifierTests {
         for (got, expected) in sums { XCTAssertEqual(TV(got), TV(expected)) }
         notifier.release()
     }
+
+    /// Sorted results brought up to date from one changed object (no new
+    /// evaluation): random single-object commits (create, delete, rename,
+    /// age, an unread column), each delivered; the rows handed over equal a
+    /// fresh evaluation, the change set takes the old rows to the new, and
+    /// one object changing moves at most one row.
+    func testOneObjectChangesOfSortedResultsAgainstAFreshEvaluation() throws {
+        let f = try Fixture(self)
+        let db = f.db
+        var random = SeededRandom(seed: 22)
+        for (query, sort) in [("age >= 10", [("name", true)]), ("TRUEPREDICATE", [("age", false), ("name", true)])] {
+            let sorted = try db.query("Person", query).sorted(by: sort)
+            var previous: [Int64] = []
+            var calls = 0
+            var failures: [String] = []
+            let notifier = try db.realm.lock.withLock { () throws(FiefError) -> ResultsNotifier in
+                try db.realm.addResultsNotifier(sorted, keyPaths: nil) { change in
+                    calls += 1
+                    let now = (try? sorted.allKeys()) ?? []
+                    let fresh = (try? db.query("Person", query).sorted(by: sort).allKeys()) ?? []
+                    if now != fresh { failures.append("rows \(now) != fresh \(fresh)") }
+                    if case .update(let c) = change {
+                        if applyChangeSet(c, to: previous, new: now) != now { failures.append("\(c) does not take \(previous) to \(now)") }
+                        if c.deletions.count > 1 || c.insertions.count > 1 { failures.append("one object moved more rows: \(c)") }
+                    }
+                    previous = now
+                }
+            }
+            let fd = try db.realm.lock.withLock { () throws(FiefError) -> Int32 in try db.realm.notificationChannel().eventFD }
+            func settle() throws {
+                let target = try Snapshot(environment: db.realm.environment).version
+                let deadline = Date().addingTimeInterval(60)
+                while notifier.reachedVersion < target && Date() < deadline {
+                    var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    _ = poll(&entry, 1, 200)
+                    try db.realm.deliverNotifications(.pending)
+                }
+                try db.realm.deliverNotifications(.pending)
+            }
+            try settle()
+            var people = try db.results("Person").allKeys()
+            for step in 0..<120 {
+                let pick = people.isEmpty ? nil : people[Int(random.next() % UInt64(people.count))]
+                let name = String(UnicodeScalar(UInt8(97 + random.next() % 26))) + "\(step)"
+                switch (random.next() % 5, pick) {
+                case (0, _), (_, nil):
+                    let made = try db.write { try db.create("Person", [("name", .string(name)), ("age", .int(Int64(random.next() % 40)))]) }
+                    people.append(made)
+                case (1, let key?):
+                    try db.write { try db.delete("Person", key) }
+                    people.removeAll { $0 == key }
+                case (2, let key?):
+                    try db.write { try db.set("Person", key, "name", .string(name)) }
+                case (3, let key?):
+                    try db.write { try db.set("Person", key, "age", .int(Int64(random.next() % 40))) }
+                case (_, let key?):
+                    try db.write { try db.set("Person", key, "dog", .null) }
+                }
+                try settle()
+            }
+            XCTAssertEqual(failures, [], query)
+            XCTAssertGreaterThan(calls, 20, query)
+            notifier.release()
+        }
+    }
 }
