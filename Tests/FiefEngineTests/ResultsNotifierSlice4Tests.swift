@@ -5,10 +5,13 @@ import XCTest
 import Glibc
 #endif
 
-/// `Realm.commitWrite(withoutNotifying:)` (realm-core's skip version, as
-/// RealmSwift's `write(withoutNotifying:)` uses it): the skipped notifiers'
-/// next change set leaves out that commit and keeps the commits before and
-/// after it; the other notifiers are told everything.
+/// Issue 22, slice 4, as more cases of `ResultsNotifierTests` (its
+/// fixture): `Realm.commitWrite(withoutNotifying:)` (realm-core's skip
+/// version, as RealmSwift's `write(withoutNotifying:)` uses it: the skipped
+/// notifiers' next change set leaves out that commit and keeps the commits
+/// before and after it; the other notifiers are told everything); a second
+/// notifier's initial call; rows handed to sorted results; sorted results
+/// brought up to date from one changed object.
 extension ResultsNotifierTests {
     private func skipUpd(del: [Int] = [], ins: [Int] = [], mod: [Int] = []) -> Seen {
         .update(del: del, ins: ins, mod: mod, modNew: mod)
