@@ -270,7 +270,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
         return try workerRealm.lock.withLock { () throws(FiefError) -> (rows: [Int64], builder: ChangeBuilder)? in
             guard let made = try results.rows(from: old, changingOnly: key) else { return nil }
             var builder = ChangeBuilder()
-            let oldIndex = old.firstIndex(of: key)
+            let oldIndex = made.oldIndex
             if let i = oldIndex, let j = made.index, i == j, sameObject {
                 if filter.mayCount(changes), try filter.isModified(key, changes: changes, realm: realm) { builder.modifications.add(j) }
             } else {

@@ -344,20 +344,23 @@ public final class ObjectResults: Results, @unchecked Sendable {
     /// `old` without it, and it again where the sort puts it if it matches
     /// the filters now.  Nil when these results are not a class's objects
     /// filtered and sorted by their own properties (no list, linking
-    /// objects, link paths, distinct or limit), or with several sorts.
+    /// objects, link paths, distinct, limit or more than one sort stage).
+    /// Also the object's old place (nil: it was not a row) and its new one
+    /// (nil: it is not).
     /// Under the realm's lock.
-    func rows(from old: [Int64], changingOnly key: Int64) throws(FiefError) -> (rows: [Int64], index: Int?)? {
+    func rows(from old: [Int64], changingOnly key: Int64) throws(FiefError) -> (rows: [Int64], oldIndex: Int?, index: Int?)? {
         guard list == nil, linking == nil, linkedColumns.isEmpty, stages.count == 1, case .sort(let sortKeys) = stages[0],
               sortKeys.allSatisfy({ $0.path.links.isEmpty && $0.path.table == tableKey }) else { return nil }
         var rows = old
-        if let at = rows.firstIndex(of: key) { rows.remove(at: at) }
-        guard try realm.objectExists(table: tableKey, key: key) else { return (rows, nil) }
+        let oldIndex = rows.firstIndex(of: key)
+        if let oldIndex { rows.remove(at: oldIndex) }
+        guard try realm.objectExists(table: tableKey, key: key) else { return (rows, oldIndex, nil) }
         let table = try realm.table(tableKey)
         var mask = Bitmap(repeating: 0)
         QueryEvaluator.set(&mask, ClusterLayout.slot(of: key))
         var matches = false
         _ = try visitCluster(table, ClusterLayout.cluster(of: key), mask, makeScan()) { _, _ in matches = true }
-        guard matches else { return (rows, nil) }
+        guard matches else { return (rows, oldIndex, nil) }
         // Binary search with the sort's own comparison (ties: key order).
         func precedes(_ a: Int64, _ b: Int64) throws(FiefError) -> Bool {
             let pair = [a, b]
@@ -376,7 +379,7 @@ public final class ObjectResults: Results, @unchecked Sendable {
             if try precedes(rows[mid], key) { low = mid + 1 } else { high = mid }
         }
         rows.insert(key, at: low)
-        return (rows, low)
+        return (rows, oldIndex, low)
     }
 
     /// The clusters of `keys` (any order) with their slots, in cluster
