@@ -349,7 +349,10 @@ public final class ObjectResults: Results, @unchecked Sendable {
     /// (nil: it is not).
     /// Under the realm's lock.
     func rows(from old: [Int64], changingOnly key: Int64) throws(FiefError) -> (rows: [Int64], oldIndex: Int?, index: Int?)? {
-        guard list == nil, linking == nil, linkedColumns.isEmpty, stages.count == 1, case .sort(let sortKeys) = stages[0],
+        // Filters that read only the object tested (no links, collections
+        // or backlinks: another object's write could change its match).
+        guard list == nil, linking == nil, linkedColumns.isEmpty, !filters.contains(where: { $0.readsGraph }),
+              stages.count == 1, case .sort(let sortKeys) = stages[0],
               sortKeys.allSatisfy({ $0.path.links.isEmpty && $0.path.table == tableKey }) else { return nil }
         var rows = old
         let oldIndex = rows.firstIndex(of: key)
@@ -359,7 +362,7 @@ public final class ObjectResults: Results, @unchecked Sendable {
         var mask = Bitmap(repeating: 0)
         QueryEvaluator.set(&mask, ClusterLayout.slot(of: key))
         var matches = false
-        _ = try visitCluster(table, ClusterLayout.cluster(of: key), mask, makeScan()) { _, _ in matches = true }
+        _ = try visitCluster(table, ClusterLayout.cluster(of: key), mask, nil) { _, _ in matches = true }
         guard matches else { return (rows, oldIndex, nil) }
         // Binary search with the sort's own comparison (ties: key order).
         func precedes(_ a: Int64, _ b: Int64) throws(FiefError) -> Bool {
