@@ -254,7 +254,7 @@ static bool read_rows(watch_t *w, fief_object_key_t **keys, int64_t **values, si
     for (size_t i = 0; i < *count; i++) {
         fief_value_t v;
         if (!fief_results_get_values(w->results, i, &w->value, 1, &v) || v.type != FIEF_TYPE_INT) return false;
-        (*values)[i] = v.int_value;
+        (*values)[i] = v.u.integer;
     }
     return true;
 }
@@ -525,7 +525,7 @@ TEST(two_threads_and_two_processes_write_while_four_results_are_observed) {
     observer_t o;
     R(observer_open(&o, path));
     finished_writers = 0;
-    writer_args args[4] = {{path, 11, 250, false}, {path, 12, 250, false}, {path, 13, 250, false}, {path, 14, 250, false}};
+    writer_args args[4] = {{path, 11, 400, false}, {path, 12, 400, false}, {path, 13, 400, false}, {path, 14, 400, false}};
     pthread_t threads[4];
     E(pthread_create(&threads[0], NULL, thread_writer_counted, &args[0]) == 0);
     E(pthread_create(&threads[1], NULL, thread_writer_counted, &args[1]) == 0);
@@ -556,28 +556,32 @@ TEST(a_writer_killed_mid_commit_leaves_observers_in_other_processes_exact) {
     fief_realm_t *r = open_stress(path);
     R(r);
     unsigned rng = 99;
-    for (int round = 0; round < 3; round++) {
+    for (int round = 0; round < 5; round++) {
         char seed[16];
         snprintf(seed, sizeof seed, "%d", 100 + round);
         uint64_t before = t_version(r);
         pid_t writer = spawn_self("--writer", path, seed, "0");
         E(writer > 0);
-        /* Let it commit a while (its commits are seen by the version), then
-         * kill it wherever it is: in a commit, between two, in a write. */
+        /* Let it commit a while (20 to 60 commits), then kill it wherever
+         * it is: in a commit, between two, in a write. */
+        int fd = -1;
+        E(fief_realm_get_notification_fd(r, &fd));
         double deadline = t_now() + 60;
         uint64_t wanted = before + 20 + next_random(&rng) % 40;
         while (t_version(r) < wanted && t_now() < deadline) {
-            fief_realm_refresh(r, NULL);
-            struct timespec pause = {0, (long)(next_random(&rng) % 5) * 1000000L + 500000L};
-            nanosleep(&pause, NULL);
+            t_fd_readable(fd, 20);
+            E(fief_realm_refresh(r, NULL));
         }
+        E(t_version(r) >= wanted);
+        struct timespec pause = {0, (long)(next_random(&rng) % 3000) * 1000L};
+        nanosleep(&pause, NULL);
         E(kill(writer, SIGKILL) == 0);
         int status = 0;
         E(waitpid(writer, &status, 0) == writer);
         E(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
     }
     /* A new writer's commits reach the observers, then the end. */
-    EQI(t_run_self("--writer", path, "200", "60"), 0);
+    EQI(wait_exit(spawn_self("--writer", path, "200", "60")), 0);
     E(write_end(path));
     EQI(wait_exit(observers[0]), 0);
     EQI(wait_exit(observers[1]), 0);
