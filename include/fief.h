@@ -2287,9 +2287,11 @@ FIEF_API bool fief_realm_get_autorefresh(const fief_realm_t *realm, bool *out_au
  * callback runs the results already hold the rows of the version the realm
  * reads (evaluated on the worker thread: reading them evaluates nothing).
  * The worker evaluates results again only when a commit touched what they
- * read.  If the results cannot be evaluated any more (their class was
- * removed), the callback is called once more with an error
- * (fief_collection_changes_get_error) and never again.
+ * read.  If the results cannot be evaluated any more (a property they read,
+ * or their class, removed by another realm's or process's migration), the
+ * callback is called once more with an error
+ * (fief_collection_changes_get_error: FIEF_ERR_INVALIDATED_RESULTS naming
+ * the property) and never again.
  * -------------------------------------------------------------------------- */
 
 /** The changes a collection callback is given: valid during the callback

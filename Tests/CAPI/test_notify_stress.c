@@ -10,8 +10,11 @@
  * while observers in two other processes run; a new writer's later commits
  * still reach them, and their change sets stay exact.
  *
+ * Results whose query another process's migration made impossible (the
+ * property it reads removed) are told the error once, then nothing.
+ *
  * Child processes are this program run again (`--writer PATH SEED COMMITS`,
- * `--observe PATH`).  Timeouts are liveness bounds, not timings. */
+ * `--observe PATH`, `--drop-value PATH`).  Timeouts are liveness bounds, not timings. */
 #include "fief_test.h"
 
 #include <poll.h>
@@ -588,14 +591,128 @@ TEST(a_writer_killed_mid_commit_leaves_observers_in_other_processes_exact) {
     fief_release(r);
 }
 
+/* Open with Item's `value` removed (schema version 1: a migration that
+ * drops the column), and bump the first item's group in a commit. */
+static int child_drop_value_main(const char *path) {
+    alarm(60);
+    fief_class_info_t classes[2];
+    memset(classes, 0, sizeof classes);
+    classes[0].name = "Owner";
+    classes[0].num_properties = 2;
+    classes[1].name = "Item";
+    classes[1].num_properties = 4;
+    fief_property_info_t owner[2] = {t_prop_info("name", FIEF_TYPE_STRING, 0), t_prop_info("score", FIEF_TYPE_INT, 0)};
+    fief_property_info_t item[4] = {t_prop_info("group", FIEF_TYPE_INT, 0),
+                                    t_prop_info("owner", FIEF_TYPE_LINK, FIEF_PROPERTY_NULLABLE),
+                                    t_prop_info("tags", FIEF_TYPE_LINK, 0), t_prop_info("meta", FIEF_TYPE_INT, 0)};
+    item[1].link_target = "Owner";
+    item[2].link_target = "Owner";
+    item[2].collection_type = FIEF_COLLECTION_LIST;
+    item[3].collection_type = FIEF_COLLECTION_MAP;
+    const fief_property_info_t *props[2] = {owner, item};
+    fief_schema_t *schema = fief_schema_new(classes, 2, props);
+    fief_realm_t *r = schema ? t_open(path, schema, 1) : NULL;
+    fief_release(schema);
+    if (!r) return 2;
+    fief_class_key_t items = t_class(r, "Item");
+    fief_property_key_t group = t_prop(r, "Item", "group");
+    fief_results_t *all = fief_realm_get_objects(r, items);
+    bool ok = all && fief_realm_begin_write(r);
+    fief_object_t *first = ok ? fief_results_get_object(all, 0) : NULL;
+    ok = first && fief_object_set_value(first, group, vi(t_get_int(first, group) + 1)) && fief_realm_commit(r);
+    fief_release(first);
+    fief_release(all);
+    fief_release(r);
+    return ok ? 0 : 3;
+}
+
+typedef struct {
+    int calls, errors, updates;
+    int32_t code;
+    char message[256];
+} error_record_t;
+
+static void on_error_watch(void *userdata, const fief_collection_changes_t *changes) {
+    error_record_t *rec = userdata;
+    rec->calls++;
+    bool failed = false, initial = false;
+    fief_error_t error;
+    memset(&error, 0, sizeof error);
+    E(fief_collection_changes_get_error(changes, &failed, &error));
+    E(fief_collection_changes_get_flags(changes, &initial, NULL, NULL));
+    if (failed) {
+        rec->errors++;
+        rec->code = error.code;
+        snprintf(rec->message, sizeof rec->message, "%s", error.message ? error.message : "");
+    } else if (!initial) {
+        rec->updates++;
+    }
+}
+
+/* Deliver until `r` reads version `target` and `rec` has `calls` calls. */
+static void deliver_to(fief_realm_t *r, uint64_t target, const error_record_t *rec, int calls) {
+    int fd = -1;
+    R(fief_realm_get_notification_fd(r, &fd));
+    double deadline = t_now() + 60;
+    while ((t_version(r) < target || rec->calls < calls) && t_now() < deadline) {
+        t_fd_readable(fd, 200);
+        E(fief_realm_deliver_notifications(r, NULL));
+    }
+    E(t_version(r) >= target);
+}
+
+static uint64_t newest(const char *path) {
+    fief_realm_t *r = t_open(path, NULL, 0);
+    uint64_t version = r ? t_version(r) : 0;
+    fief_release(r);
+    return version;
+}
+
+TEST(results_whose_property_another_process_removed_are_told_the_error_once) {
+    const char *path = t_path("error.fief");
+    populate(path);
+    fief_realm_t *r = open_stress(path);
+    R(r);
+    fief_results_t *items = fief_realm_get_objects(r, t_class(r, "Item"));
+    R(items);
+    fief_results_t *filtered = fief_results_filter(items, "value > 50", NULL, 0);
+    R(filtered);
+    error_record_t by_value = {0}, every = {0};
+    fief_notification_token_t *t1 = fief_results_add_notification_callback(filtered, NULL, 0, on_error_watch, &by_value, NULL);
+    fief_notification_token_t *t2 = fief_results_add_notification_callback(items, NULL, 0, on_error_watch, &every, NULL);
+    R(t1 && t2);
+    deliver_to(r, t_version(r), &by_value, 1);
+    deliver_to(r, t_version(r), &every, 1);
+    /* The migration (and its commit) in another process. */
+    EQI(t_run_self("--drop-value", path, NULL), 0);
+    deliver_to(r, newest(path), &by_value, 2);
+    EQI(by_value.calls, 2);
+    EQI(by_value.errors, 1);
+    EQI(by_value.code, FIEF_ERR_INVALIDATED_RESULTS);
+    E(strstr(by_value.message, "property 'Item.value'") != NULL);
+    /* Later commits: nothing more for the failed results; the others go on. */
+    EQI(t_run_self("--drop-value", path, NULL), 0);
+    deliver_to(r, newest(path), &every, every.calls + 1);
+    E(every.updates >= 1);
+    EQI(every.errors, 0);
+    EQI(by_value.calls, 2);
+    fief_release(t1);
+    fief_release(t2);
+    fief_release(filtered);
+    fief_release(items);
+    fief_release(r);
+}
+
 static const t_case cases[] = {
     T(two_threads_and_two_processes_write_while_four_results_are_observed),
     T(a_writer_killed_mid_commit_leaves_observers_in_other_processes_exact),
+    T(results_whose_property_another_process_removed_are_told_the_error_once),
 };
 
 int main(int argc, char **argv) {
     if (argc == 5 && strcmp(argv[1], "--writer") == 0)
         return child_writer_main(argv[2], (unsigned)atoi(argv[3]), atoi(argv[4]));
     if (argc == 3 && strcmp(argv[1], "--observe") == 0) return child_observer_main(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--drop-value") == 0) return child_drop_value_main(argv[2]);
     return T_MAIN(argc, argv, cases);
 }

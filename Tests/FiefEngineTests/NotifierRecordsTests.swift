@@ -25,6 +25,7 @@ final class NotifierRecordsTests: XCTestCase {
     final class Recorder: @unchecked Sendable {
         var objects: [[String]] = []
         var results: [String] = []
+        var message = ""
     }
 
     private func version(_ db: DB) throws -> UInt64 {
@@ -62,7 +63,9 @@ final class NotifierRecordsTests: XCTestCase {
                 case .initial: recorder.results.append("initial")
                 case .update(let c):
                     recorder.results.append("del \(c.deletions.indices) ins \(c.insertions.indices) mod \(c.modificationsNew.indices)")
-                case .error(let e): recorder.results.append("error \(e.code)")
+                case .error(let e):
+                    recorder.results.append("error \(e.code)")
+                    recorder.message = e.message
                 }
             }
         }
@@ -185,7 +188,8 @@ final class NotifierRecordsTests: XCTestCase {
         let other = try DB.open(path, migrated, version: 1)
         try deliver(observer, upTo: try version(other), until: { rows.results.count == 2 })
         XCTAssertEqual(rows.results.count, 2)
-        XCTAssertTrue(rows.results.last?.hasPrefix("error") ?? false, "\(rows.results)")
+        XCTAssertEqual(rows.results.last, "error invalidatedResults")
+        XCTAssertEqual(rows.message, "property 'Dog.age', which these results read, was removed or changed by a schema change")
         // Later commits: the failed results are silent, the others go on.
         try other.write { try other.set("Dog", rex, "name", .string("max")) }
         try deliver(observer, upTo: try version(other), until: { all.results.count >= 2 && dog.objects.count == 1 })
