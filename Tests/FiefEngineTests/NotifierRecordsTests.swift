@@ -13,12 +13,13 @@ import Glibc
 /// evaluated (a property they read removed by another realm's migration)
 /// deliver `.error` once and are then silent.
 final class NotifierRecordsTests: XCTestCase {
-    private let schema = makeSchema([
-        ("Dog", [prop("name", .string), prop("age", .int)]),
-        ("Box", [prop("label", .string), prop("anyValue", .mixed),
-                 Property(name: "items", type: .mixed, collection: .list)]),
-        ("Person", [prop("name", .string),
-                    Property(name: "dogs", type: .link, linkTarget: "Dog", collection: .list)]),
+    private let schema = Schema(classes: [
+        ObjectClass(name: "Dog", properties: [prop("name", .string), prop("age", .int)],
+                    linkingObjects: [LinkingObjectsProperty(name: "owners", originClass: "Person", originProperty: "dogs")]),
+        ObjectClass(name: "Box", properties: [prop("label", .string), prop("anyValue", .mixed),
+                                              Property(name: "items", type: .mixed, collection: .list)]),
+        ObjectClass(name: "Person", properties: [prop("name", .string), prop("age", .int),
+                                                 Property(name: "dogs", type: .link, linkTarget: "Dog", collection: .list)]),
     ])
 
     /// Calls told, owned.
@@ -197,5 +198,47 @@ final class NotifierRecordsTests: XCTestCase {
         XCTAssertEqual(all.results.last, "del [] ins [] mod [4]")
         XCTAssertEqual(dog.objects, [["name"]])
         for notifier in [filtered, every] as [any Notifier] + [object] { notifier.release() }
+    }
+
+    // MARK: Key paths through linking objects (one resolver)
+
+    /// The object notifier resolves key paths as results do: a linking-
+    /// objects step in the middle (`dogs.owners.name`: Ann's dogs' owners'
+    /// names) reports the first column of the path; one at the start names
+    /// no column of the object and is refused.
+    func testObjectKeyPathsThroughLinkingObjects() throws {
+        let path = tempDir().file()
+        let observer = try DB.open(path, schema)
+        let writer = try DB.open(path, schema)
+        let dog = observer.cls("Dog")
+        var ann: Int64 = 0, bob: Int64 = 0, cy: Int64 = 0, rex: Int64 = 0
+        try observer.write {
+            rex = try observer.create("Dog", [("name", .string("Rex"))])
+            let fido = try observer.create("Dog", [("name", .string("Fido"))])
+            ann = try observer.create("Person", [("name", .string("Ann"))])
+            bob = try observer.create("Person", [("name", .string("Bob"))])
+            cy = try observer.create("Person", [("name", .string("Cy"))])
+            for (person, target) in [(ann, rex), (bob, rex), (cy, fido)] {
+                let ref = try observer.realm.collection(.list, table: observer.cls("Person"), owner: person, property: observer.pkey("Person", "dogs"))
+                try TV.withValues([.link(dog, target)]) { v in try observer.realm.list(ref).append(v[0]) }
+            }
+        }
+        _ = try writer.realm.lock.withLock { () throws(FiefError) in try writer.realm.refresh() }
+        let told = Recorder()
+        let notifier = try observeObject(observer, "Person", ann, ["dogs.owners.name"], told)
+        // Cy owns Fido, not Rex: nothing.  Bob co-owns Rex: Ann's dogs.
+        try writer.write { try writer.set("Person", cy, "name", .string("C")) }
+        try writer.write { try writer.set("Person", bob, "age", .int(3)) }
+        try deliver(observer, upTo: try version(writer))
+        XCTAssertEqual(told.objects, [])
+        try writer.write { try writer.set("Person", bob, "name", .string("B")) }
+        try deliver(observer, upTo: try version(writer), until: { told.objects.count == 1 })
+        XCTAssertEqual(told.objects, [["dogs"]])
+        notifier.release()
+        XCTAssertNotNil(expectError(.invalidArgument, "linking-objects") {
+            _ = try self.observeObject(observer, "Dog", rex, ["owners.name"], told)
+        })
+        let error = expectError(.noSuchProperty) { _ = try self.observeObject(observer, "Person", ann, ["dogs.owners.nope"], told) }
+        XCTAssertEqual(error?.message, "Invalid property name: property 'nope' not found in object of type 'Person' (key path 'dogs.owners.nope')")
     }
 }
