@@ -217,6 +217,8 @@ public final class ListState {
     /// Whether every stored segment goes before the new ones are written.
     public var clearsStored = false
     public var isDirty = false
+    /// What this write transaction did to the list (its change record).
+    public var changes = ListChanges()
     /// Where each loaded segment starts (index of its first element), built on demand.
     @usableFromInline var starts: [Int] = []
     @usableFromInline var startsValid = false

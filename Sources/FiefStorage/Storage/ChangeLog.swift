@@ -215,11 +215,15 @@ public struct ChangeRecord: Equatable, Sendable {
     public var classes: [UInt32: ObjectChanges]
     /// Per set or map changed (class, property, owner).
     public var collections: [ListID: EntryChanges]
+    /// Per list changed (class, property, owner).
+    public var lists: [ListID: ListChanges]
 
-    public init(transaction: UInt64, classes: [UInt32: ObjectChanges] = [:], collections: [ListID: EntryChanges] = [:]) {
+    public init(transaction: UInt64, classes: [UInt32: ObjectChanges] = [:], collections: [ListID: EntryChanges] = [:],
+                lists: [ListID: ListChanges] = [:]) {
         self.transaction = transaction
         self.classes = classes
         self.collections = collections
+        self.lists = lists
     }
 }
 
@@ -281,7 +285,7 @@ public enum ChangeLog {
         for (key, change) in schemaChanges where !change.isEmpty {
             classes[key, default: ObjectChanges()].schema.formUnion(change)
         }
-        return ChangeRecord(transaction: transaction, classes: classes, collections: write.buffer.entryChanges)
+        return ChangeRecord(transaction: transaction, classes: classes, collections: write.buffer.entryChanges, lists: write.buffer.listChanges)
     }
 
     /// Per class key, how its schema changed from `old` to `new`.
@@ -396,4 +400,114 @@ public struct EntryChanges: Equatable, Sendable {
 
     /// LMDB's key order: bytewise, a prefix first.
     static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool { a.lexicographicallyPrecedes(b) }
+}
+
+// MARK: Lists
+
+/// One operation on a list, in the positions the list had when it was
+/// made (`ListChanges`).
+public enum ListOperation: Equatable, Sendable {
+    /// `count` elements inserted at `at` (one after another, anywhere in
+    /// the run: the positions `at ..< at + count` hold new elements).
+    case insert(at: Int, count: Int)
+    /// `count` elements erased, one after another, at `at`.
+    case erase(at: Int, count: Int)
+    /// The element at `at` replaced (a modification).
+    case set(at: Int)
+    /// The element at `from` moved to `to`.
+    case move(from: Int, to: Int)
+    /// The elements at the two positions exchanged.
+    case swap(Int, Int)
+    /// Every element (the list held `size`) removed.
+    case clear(size: Int)
+}
+
+/// What one commit (or several, merged) did to one list: its operations in
+/// order, kept as the list is changed (`ListState.changes`) and for links
+/// removed from lists not loaded as the commit's walk finds them.  Runs
+/// coalesce as they are made (appends, erases at one place, a write into
+/// an element inserted in the run); the engine's `ChangeBuilder` turns the
+/// operations into Realm's change set.  Past `operationLimit` operations
+/// only `overflowed` is kept: the notifier compares the list's elements.
+public struct ListChanges: Equatable, Sendable {
+    public private(set) var operations: [ListOperation] = []
+    /// Too many operations were made to keep them.
+    public private(set) var overflowed = false
+
+    public static let operationLimit = 10_000
+
+    public init() {}
+
+    public init(operations: [ListOperation], overflowed: Bool = false) {
+        self.operations = operations
+        self.overflowed = overflowed
+    }
+
+    public var isEmpty: Bool { operations.isEmpty && !overflowed }
+
+    private mutating func add(_ operation: ListOperation) {
+        if overflowed { return }
+        if operations.count >= ListChanges.operationLimit {
+            operations = []
+            overflowed = true
+            return
+        }
+        operations.append(operation)
+    }
+
+    public mutating func insert(at index: Int, count: Int = 1) {
+        if count == 0 { return }
+        if case .insert(let at, let n)? = operations.last, index >= at, index <= at + n {
+            operations[operations.count - 1] = .insert(at: at, count: n + count)
+            return
+        }
+        add(.insert(at: index, count: count))
+    }
+
+    public mutating func erase(at index: Int) {
+        switch operations.last {
+        case .insert(let at, let n)? where index >= at && index < at + n:
+            // An element inserted in the run goes again.
+            if n == 1 { operations.removeLast() } else { operations[operations.count - 1] = .insert(at: at, count: n - 1) }
+        case .erase(let at, let n)? where index == at:
+            operations[operations.count - 1] = .erase(at: at, count: n + 1)
+        case .erase(let at, let n)? where index == at - 1:
+            operations[operations.count - 1] = .erase(at: index, count: n + 1)
+        default:
+            add(.erase(at: index, count: 1))
+        }
+    }
+
+    public mutating func set(at index: Int) {
+        switch operations.last {
+        case .insert(let at, let n)? where index >= at && index < at + n: return
+        case .set(let at)? where at == index: return
+        default: add(.set(at: index))
+        }
+    }
+
+    public mutating func move(from: Int, to: Int) {
+        if from != to { add(.move(from: from, to: to)) }
+    }
+
+    public mutating func swap(_ a: Int, _ b: Int) {
+        if a != b { add(.swap(a, b)) }
+    }
+
+    public mutating func clear(size: Int) {
+        if case .clear? = operations.last, size == 0 { return }
+        add(.clear(size: size))
+    }
+
+    /// These changes followed by `later`'s.
+    public mutating func append(_ later: ListChanges) {
+        if later.isEmpty { return }
+        if overflowed { return }
+        if later.overflowed || operations.count + later.operations.count > ListChanges.operationLimit {
+            operations = []
+            overflowed = true
+            return
+        }
+        operations += later.operations
+    }
 }

@@ -23,6 +23,16 @@ public final class WriteBuffer {
         if entryChanges[id] == nil { entryChanges[id] = changes } else { entryChanges[id]!.append(changes) }
     }
 
+    /// What the transaction did to each list (gathered at commit from the
+    /// lists it loaded, and from the walk storing link removals).
+    public private(set) var listChanges: [ListID: ListChanges] = [:]
+
+    /// Add `changes` to list `id`'s (after what it changed before).
+    public func noteListChanges(_ id: ListID, _ changes: ListChanges) {
+        if changes.isEmpty { return }
+        if listChanges[id] == nil { listChanges[id] = changes } else { listChanges[id]!.append(changes) }
+    }
+
     /// Forget the changes of every collection of class `table` (its objects
     /// were all deleted: the class's record says so).
     public func forgetEntryChanges(table: UInt32) {
