@@ -18,6 +18,7 @@ enum HandleKind: UInt8 {
     case notificationToken = 9
     case collectionChanges = 10
     case objectChanges = 11
+    case mapChanges = 13
 
     var name: String {
         switch self {
@@ -32,6 +33,7 @@ enum HandleKind: UInt8 {
         case .notificationToken: return "notification token"
         case .collectionChanges: return "collection changes"
         case .objectChanges: return "object changes"
+        case .mapChanges: return "map changes"
         }
     }
 }
