@@ -2318,8 +2318,10 @@ typedef struct fief_index_range {
  *  Errors: FIEF_ERR_NO_SUCH_PROPERTY (a key path naming no property; the
  *  message names the key path), FIEF_ERR_INVALID_ARGUMENT (NULL `callback`,
  *  NULL `key_paths` with a count, a NULL or empty key path or step, a step
- *  after a property that is not a link, results of values: observe their
- *  list, set or map), FIEF_ERR_INVALID_UTF8, FIEF_ERR_FROZEN (frozen
+ *  after a property that is not a link, filtered, sorted, distinct or
+ *  limited results of values: observe their list, set or map; results of
+ *  values as they are are observed through their collection, with its
+ *  change sets), FIEF_ERR_INVALID_UTF8, FIEF_ERR_FROZEN (frozen
  *  results never change), FIEF_ERR_ALREADY_IN_TRANSACTION (inside a write
  *  transaction, as RealmSwift), FIEF_ERR_READ_ONLY, FIEF_ERR_CLOSED,
  *  FIEF_ERR_WRONG_THREAD, FIEF_ERR_INVALIDATED_OBJECT (the list's owner or

@@ -334,7 +334,41 @@ TEST(bad_inputs) {
     fief_release(r);
 }
 
+TEST(results_of_values_through_their_list) {
+    const char *path = t_path("cn.fief");
+    fief_realm_t *r = open_owner(path);
+    R(r);
+    fief_object_t *o = make_owner(r);
+    fief_list_t *nums = fief_object_get_list(o, t_prop(r, "Owner", "nums"));
+    fief_results_t *values = fief_list_to_results(nums);
+    R(values);
+    seen_t s = {0};
+    fief_notification_token_t *tok = fief_results_add_notification_callback(values, NULL, 0, on_changes, &s, count_free);
+    R(tok);
+    deliver_until_called(r, &s);
+    E(s.initial);
+    E(fief_realm_begin_write(r));
+    fief_value_t v = vi(9);
+    E(fief_list_insert(nums, 1, v));
+    E(fief_realm_commit(r));
+    deliver_until_called(r, &s);
+    EQU(s.counts[1], 1);
+    EQU(s.ins[0], 1);
+    /* Filtered results of values: refused, the caller keeps userdata. */
+    fief_results_t *filtered = fief_results_filter(values, "self > 1", NULL, 0);
+    R(filtered);
+    EERRM(fief_results_add_notification_callback(filtered, NULL, 0, on_changes, &s, count_free), FIEF_ERR_INVALID_ARGUMENT, "observe the list");
+    E(fief_release(tok));
+    EQI(s.frees, 1);
+    fief_release(filtered);
+    fief_release(values);
+    fief_release(nums);
+    fief_release(o);
+    fief_release(r);
+}
+
 static const t_case cases[] = {
+    T(results_of_values_through_their_list),
     T(list_this_realm_another_thread_and_another_process),
     T(set_and_map_and_key_paths),
     T(bad_inputs),

@@ -453,3 +453,29 @@ extension Realm {
         return notifier
     }
 }
+
+extension Realm {
+    /// Register a results callback on results of values (of a list, set or
+    /// map of values, as they are: not filtered, sorted or limited): their
+    /// collection's notifier, its change sets told as results' (lists keep
+    /// their moves).  Under the lock.
+    ///
+    /// - Throws: as `addCollectionNotifier`; `.invalidArgument` for results
+    ///   of objects (`addResultsNotifier` takes them) and for filtered,
+    ///   sorted, distinct or limited results of values, or those of a
+    ///   nested collection.
+    public func addValueResultsNotifier(_ results: Results, keyPaths: [String]?,
+                                        _ callback: @escaping (ResultsChange) -> Void) throws(FiefError) -> CollectionNotifier {
+        let values = try results.values(for: "observing results of values")
+        guard values.filters.isEmpty && values.stages.isEmpty && !values.source.isNested else {
+            throw FiefError(.invalidArgument, "filtered, sorted, distinct or limited results of values cannot be observed yet: observe the list, set or map they come from")
+        }
+        return try addCollectionNotifier(values.source, keyPaths: keyPaths) { change in
+            switch change {
+            case .initial: callback(.initial)
+            case .update(let changes, _): callback(.update(changes))
+            case .error(let error): callback(.error(error))
+            }
+        }
+    }
+}
