@@ -214,6 +214,13 @@ final class CollectionNotifierTests: XCTestCase {
         }, expect: upd(del: [5, 7]))
     }
 
+    func testTargetClassEmptied() throws {
+        let f = try Fixture(self)
+        try f.observe(f.ref(.list, "dogs"))
+        try f.step({ try f.db.realm.deleteAll(table: f.db.cls("Dog")) }, expect: upd(del: Array(0..<10)))
+        XCTAssertEqual(try f.dogsList.count(), 0)
+    }
+
     func testCommitsBeforeADeliveryCoalesce() throws {
         let f = try Fixture(self)
         try f.observe(f.ref(.list, "dogs"))
