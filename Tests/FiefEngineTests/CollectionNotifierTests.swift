@@ -282,6 +282,38 @@ final class CollectionNotifierTests: XCTestCase {
         try f.step({ try db.delete("Person", f.person) }, expect: upd(del: [0, 1, 2], rootDeleted: true))
     }
 
+    func testSetAndMapTargetsDeleted() throws {
+        let f = try Fixture(self)
+        let db = f.db
+        try db.write {
+            for i in [1, 3] { try db.setInsert("Person", f.person, "dogSet", f.link(i)) }
+            try db.mapSet("Person", f.person, "dogMap", "k", f.link(3))
+        }
+        try f.observe(f.ref(.set, "dogSet"))
+        let g = f.notifier
+        var mapSeen: [Seen] = []
+        let mapNotifier = try db.realm.lock.withLock { () throws(FiefError) -> CollectionNotifier in
+            try db.realm.addCollectionNotifier(f.ref(.map, "dogMap")) { change in
+                if case .update(_, let keys?) = change {
+                    mapSeen.append(.keys(del: keys.deletions, ins: keys.insertions, mod: keys.modifications, rootDeleted: keys.rootDeleted))
+                } else if case .error(let error) = change {
+                    mapSeen.append(.error(error.code))
+                }
+            }
+        }
+        // The map's initial call first.
+        f.notifier = mapNotifier
+        try f.deliver(expectingCall: false)
+        f.notifier = g
+        try f.step({ try db.realm.deleteAll(table: db.cls("Dog")) }, expect: upd(del: [0, 1]))
+        // The map's value became null: its key modified.
+        f.notifier = mapNotifier
+        try f.deliver(expectingCall: false)
+        XCTAssertEqual(mapSeen, [.keys(del: [], ins: [], mod: ["k"], rootDeleted: false)])
+        g?.release()
+        mapNotifier.release()
+    }
+
     func testMapKeys() throws {
         let f = try Fixture(self)
         let db = f.db

@@ -50,6 +50,13 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
     private var baseVersion: UInt64 = 0
     private var baseCount = 0
     private var baseKeys: [[UInt8]] = []
+    /// A map of objects: the object each key's value links to at the base
+    /// (a value nulled by its target's deletion is a modified key even
+    /// where no entry record says so: a class emptied at once).
+    private var baseLinks: [Int64?] = []
+    private var tracksLinks: Bool { ref.kind == .map && keyPathFilter != nil }
+    /// The class the elements link to (collections of objects).
+    private let linkTarget: UInt32?
     private var hasRun = false
     private var finished = false
 
@@ -76,6 +83,8 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
         self.ref = ref
         self.keyPathFilter = keyPathFilter
         slot = CallbackSlot(callback)
+        let column = try realm.table(ref.table).column(ref.property)
+        linkTarget = column.elementType == .link ? column.linkTarget : nil
         workerRealm = try realm.notifierCopy()
     }
 
@@ -147,10 +156,11 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
             let version = try workerRealm.lock.withLock { () throws(FiefError) -> UInt64 in try workerRealm.moveWorker(to: snapshot) }
             if !hasRun {
                 hasRun = true
-                let contents = try read(links: false)
+                let contents = try read(links: tracksLinks)
                 if contents == nil { finished = true }
                 baseCount = contents?.count ?? 0
                 baseKeys = contents?.keys ?? []
+                baseLinks = contents?.links ?? []
                 baseVersion = version
                 return state.locked { () -> Bool in
                     reachedVersionValue = version
@@ -195,12 +205,32 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
                 }
             case .set, .map:
                 let entries = entryChanges?[id]
-                if entries == nil && !linksCounted { break }
-                guard let contents = try read(links: linksCounted) else { break }
+                // A map's values linking to objects of a class that lost
+                // some: read, values nulled by a class emptied at once
+                // have no entry record.
+                let targetsWent = tracksLinks && linkTarget.flatMap { changes[$0] }.map { $0.cleared || !$0.deleted.isEmpty } == true
+                if entries == nil && !linksCounted && !targetsWent { break }
+                guard let contents = try read(links: linksCounted || tracksLinks) else { break }
                 count = contents.count
                 keys = contents.keys
                 var modifiedPositions = Set<Int>()
                 if linksCounted { try addModifications(contents.links, changes) { modifiedPositions.insert($0) } }
+                if tracksLinks {
+                    // Keys in both whose value now links elsewhere (or nowhere).
+                    var i = 0, j = 0
+                    while i < baseKeys.count && j < contents.keys.count {
+                        if baseKeys[i] == contents.keys[j] {
+                            if i < baseLinks.count && baseLinks[i] != contents.links[j] { modifiedPositions.insert(j) }
+                            i += 1
+                            j += 1
+                        } else if baseKeys[i].lexicographicallyPrecedes(contents.keys[j]) {
+                            i += 1
+                        } else {
+                            j += 1
+                        }
+                    }
+                    baseLinks = contents.links
+                }
                 var modifiedKeys = Set<[UInt8]>()
                 if ref.kind == .map, let entries { modifiedKeys = Set(entries.modified.keys) }
                 let replacedAll = entries.map { $0.cleared || $0.filled } ?? false
