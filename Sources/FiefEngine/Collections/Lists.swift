@@ -145,7 +145,7 @@ extension Realm {
     /// references passed once, for the one-element append of every call).
     fileprivate func appendOne(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ element: Value) throws(FiefError) {
         try append(write, table, state, try listStored(write, table, state, element))
-        state.changes.insert(at: state.count - 1)
+        state.noteInsert(at: state.count - 1)
         try noteSize(write, table, state)
     }
 
@@ -290,7 +290,7 @@ extension Realm {
                 for o in 0..<reader.count { elements.append(reader.value(o, linkTarget: state.linkTarget)) }
             }
         }
-        state.changes.clear(size: state.count)
+        state.noteClear(size: state.count)
         state.segments = []
         state.count = 0
         state.clearsStored = true
@@ -399,7 +399,7 @@ extension Realm {
             var kept: [Value] = []
             for value in state.segments[s].values! {
                 if case .link(let c, let k) = try state.element(value, table), c == targetClass, k == target {
-                    state.changes.erase(at: position)
+                    state.noteErase(at: position)
                     continue
                 }
                 kept.append(value)
@@ -803,7 +803,7 @@ struct PropertyList: ListStorage {
 
     func insert(_ realm: Realm, _ element: Value, at index: Int) throws(FiefError) {
         try realm.insert(write!, table, state, index, try realm.listStored(write!, table, state, element))
-        state.changes.insert(at: index)
+        state.noteInsert(at: index)
         try realm.noteSize(write!, table, state)
     }
 
@@ -814,7 +814,7 @@ struct PropertyList: ListStorage {
     @inline(__always)
     func append(_ realm: Realm, _ elements: UnsafeBufferPointer<Value>) throws(FiefError) {
         for element in elements { try realm.append(write!, table, state, try realm.listStored(write!, table, state, element)) }
-        state.changes.insert(at: state.count - elements.count, count: elements.count)
+        state.noteInsert(at: state.count - elements.count, count: elements.count)
         try realm.noteSize(write!, table, state)
     }
 
@@ -826,7 +826,7 @@ struct PropertyList: ListStorage {
         let (s, o) = state.locate(index)
         try state.makeWritable(s, table: table)
         state.segments[s].values![o] = element
-        state.changes.set(at: index)
+        state.noteSet(at: index)
         if state.holdsLinks { try realm.countLink(write, table, state, element, 1) }
         try realm.released(write, table, state, old)
         try realm.noteSize(write, table, state)
@@ -834,7 +834,7 @@ struct PropertyList: ListStorage {
 
     func remove(_ realm: Realm, at index: Int) throws(FiefError) {
         let old = try realm.remove(table, state, index)
-        state.changes.erase(at: index)
+        state.noteErase(at: index)
         try realm.released(write!, table, state, old)
         try realm.noteSize(write!, table, state)
     }
@@ -842,7 +842,7 @@ struct PropertyList: ListStorage {
     func move(_ realm: Realm, from: Int, to: Int) throws(FiefError) {
         let element = try realm.remove(table, state, from)
         try realm.insert(write!, table, state, to, element, countsLink: false)
-        state.changes.move(from: from, to: to)
+        state.noteMove(from: from, to: to)
         try realm.noteSize(write!, table, state)
     }
 
@@ -854,7 +854,7 @@ struct PropertyList: ListStorage {
         let (sj, oj) = state.locate(j)
         try state.makeWritable(sj, table: table)
         state.segments[sj].values![oj] = a
-        state.changes.swap(i, j)
+        state.noteSwap(i, j)
         try realm.noteSize(write!, table, state)
     }
 
@@ -902,7 +902,7 @@ struct PropertyList: ListStorage {
         do throws(FiefError) {
             try realm.insertStreaming(write, child, properties: [], rows: 1, primaryKeyColumn: -1, keys: &childKey) { (_, _) throws(FiefError) in .null }
             try realm.insert(write, table, state, index, .link(classKey: child.key, objectKey: childKey))
-            state.changes.insert(at: index)
+            state.noteInsert(at: index)
             try realm.noteSize(write, table, state)
         } catch {
             throw realm.poison(write, error)

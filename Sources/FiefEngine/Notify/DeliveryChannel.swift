@@ -72,7 +72,9 @@ public final class DeliveryChannel: @unchecked Sendable {
             notifiers.append(notifier)
             return notifiers.count == 1
         }
-        if first { center.register(self) }
+        // A notifier added beside others: the worker runs it now (its
+        // `initial` must not wait for the next commit).
+        if first { center.register(self) } else { center.wakeWorker() }
     }
 
     func remove(_ notifier: Notifier) {

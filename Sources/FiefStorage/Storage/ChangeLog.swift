@@ -430,7 +430,13 @@ public enum ListOperation: Equatable, Sendable {
 /// operations into Realm's change set.  Past `operationLimit` operations
 /// only `overflowed` is kept: the notifier compares the list's elements.
 public struct ListChanges: Equatable, Sendable {
-    public private(set) var operations: [ListOperation] = []
+    /// The operations logged, before the open insertion run.
+    private var logged: [ListOperation] = []
+    /// The open insertion run (`runCount` elements at `runAt`; 0: none):
+    /// appends and inserts inside it only count, without touching the
+    /// array (an append's cost is two comparisons and an addition).
+    private var runAt = 0
+    private var runCount = 0
     /// Too many operations were made to keep them.
     public private(set) var overflowed = false
 
@@ -439,75 +445,113 @@ public struct ListChanges: Equatable, Sendable {
     public init() {}
 
     public init(operations: [ListOperation], overflowed: Bool = false) {
-        self.operations = operations
+        self.logged = operations
         self.overflowed = overflowed
     }
 
-    public var isEmpty: Bool { operations.isEmpty && !overflowed }
+    /// The operations, in order.
+    public var operations: [ListOperation] {
+        runCount == 0 ? logged : logged + [.insert(at: runAt, count: runCount)]
+    }
+
+    public var isEmpty: Bool { logged.isEmpty && runCount == 0 && !overflowed }
+
+    /// The number of operations (`operations.count`, without making the array).
+    public var operationCount: Int { logged.count + (runCount == 0 ? 0 : 1) }
+
+    /// Each operation, in order (`operations`, without making the array).
+    public func forEachOperation(_ body: (ListOperation) -> Void) {
+        for operation in logged { body(operation) }
+        if runCount > 0 { body(.insert(at: runAt, count: runCount)) }
+    }
+
+    public static func == (a: ListChanges, b: ListChanges) -> Bool {
+        a.overflowed == b.overflowed && a.operations == b.operations
+    }
+
+    /// Log the open insertion run.
+    private mutating func closeRun() {
+        if runCount == 0 { return }
+        let run = ListOperation.insert(at: runAt, count: runCount)
+        runCount = 0
+        add(run)
+    }
 
     private mutating func add(_ operation: ListOperation) {
         if overflowed { return }
-        if operations.count >= ListChanges.operationLimit {
-            operations = []
+        if logged.count >= ListChanges.operationLimit {
+            logged = []
             overflowed = true
             return
         }
-        operations.append(operation)
+        logged.append(operation)
     }
 
     public mutating func insert(at index: Int, count: Int = 1) {
         if count == 0 { return }
-        if case .insert(let at, let n)? = operations.last, index >= at, index <= at + n {
-            operations[operations.count - 1] = .insert(at: at, count: n + count)
+        if runCount > 0 && index >= runAt && index <= runAt + runCount {
+            runCount += count
             return
         }
-        add(.insert(at: index, count: count))
+        closeRun()
+        if overflowed { return }
+        runAt = index
+        runCount = count
     }
 
     public mutating func erase(at index: Int) {
-        switch operations.last {
-        case .insert(let at, let n)? where index >= at && index < at + n:
+        if runCount > 0 && index >= runAt && index < runAt + runCount {
             // An element inserted in the run goes again.
-            if n == 1 { operations.removeLast() } else { operations[operations.count - 1] = .insert(at: at, count: n - 1) }
+            runCount -= 1
+            return
+        }
+        closeRun()
+        switch logged.last {
         case .erase(let at, let n)? where index == at:
-            operations[operations.count - 1] = .erase(at: at, count: n + 1)
+            logged[logged.count - 1] = .erase(at: at, count: n + 1)
         case .erase(let at, let n)? where index == at - 1:
-            operations[operations.count - 1] = .erase(at: index, count: n + 1)
+            logged[logged.count - 1] = .erase(at: index, count: n + 1)
         default:
             add(.erase(at: index, count: 1))
         }
     }
 
     public mutating func set(at index: Int) {
-        switch operations.last {
-        case .insert(let at, let n)? where index >= at && index < at + n: return
-        case .set(let at)? where at == index: return
-        default: add(.set(at: index))
-        }
+        if runCount > 0 && index >= runAt && index < runAt + runCount { return }
+        closeRun()
+        if case .set(let at)? = logged.last, at == index { return }
+        add(.set(at: index))
     }
 
     public mutating func move(from: Int, to: Int) {
-        if from != to { add(.move(from: from, to: to)) }
+        if from == to { return }
+        closeRun()
+        add(.move(from: from, to: to))
     }
 
     public mutating func swap(_ a: Int, _ b: Int) {
-        if a != b { add(.swap(a, b)) }
+        if a == b { return }
+        closeRun()
+        add(.swap(a, b))
     }
 
     public mutating func clear(size: Int) {
-        if case .clear? = operations.last, size == 0 { return }
+        closeRun()
+        if case .clear? = logged.last, size == 0 { return }
         add(.clear(size: size))
     }
 
     /// These changes followed by `later`'s.
     public mutating func append(_ later: ListChanges) {
         if later.isEmpty { return }
+        closeRun()
         if overflowed { return }
-        if later.overflowed || operations.count + later.operations.count > ListChanges.operationLimit {
-            operations = []
+        let more = later.operations
+        if later.overflowed || logged.count + more.count > ListChanges.operationLimit {
+            logged = []
             overflowed = true
             return
         }
-        operations += later.operations
+        logged += more
     }
 }

@@ -105,6 +105,7 @@ public enum History {
 
     static func appendLists(_ out: inout [UInt8], _ lists: [ListID: ListChanges]) {
         var body: [UInt8] = []
+        out.reserveCapacity(out.count + lists.count * 16)
         let ids = lists.keys.sorted { ($0.table, $0.column, $0.owner) < ($1.table, $1.column, $1.owner) }
         for id in ids {
             let changes = lists[id]!
@@ -113,8 +114,8 @@ public enum History {
             appendVarint(&body, UInt64(id.column))
             appendVarint(&body, UInt64(bitPattern: id.owner))
             appendVarint(&body, changes.overflowed ? overflowedFlag : 0)
-            appendVarint(&body, UInt64(changes.operations.count))
-            for operation in changes.operations {
+            appendVarint(&body, UInt64(changes.operationCount))
+            changes.forEachOperation { operation in
                 switch operation {
                 case .insert(let at, let count): appendVarint(&body, 0); appendVarint(&body, UInt64(at)); appendVarint(&body, UInt64(count))
                 case .erase(let at, let count): appendVarint(&body, 1); appendVarint(&body, UInt64(at)); appendVarint(&body, UInt64(count))
