@@ -4,8 +4,9 @@
 // (`index(matching: NSPredicate)`, `filter(_: NSPredicate)`) have no
 // counterpart: Foundation on Linux cannot build an NSPredicate from a
 // format; their string forms (`index(matching:_:)`, `filter(_:_:)`) are
-// tested instead.  The notification APIs (`observe`, `objectWillChange`)
-// are the roadmap's next issue and are not part of the overlay yet.
+// tested instead.  `observe` runs the page's own example below (the change
+// cases in full are ResultsNotificationTests'); `objectWillChange` is a
+// Combine publisher and Linux has no Combine.
 
 import Fief
 import Foundation
@@ -267,6 +268,43 @@ extension ResultsPageTests {
         // Values: `self` in the query.
         let scores = realm.objects(Dog.self).sorted(byKeyPath: "age").value(forKey: "age") as? [Any?]
         XCTAssertEqual(scores?.compactMap { $0 as? Int }, [1, 1, 3, 7, 10])
+    }
+
+    /// "observe(on:_:)": the page's example.  A write made right after
+    /// `observe` and before the run loop delivers is part of `.initial`
+    /// ("dogs.count: 1"); `.update` is not hit.
+    func testObserveThePagesExample() throws {
+        let realm = try Realm()
+        let person = Person(id: 1, name: "Ann")
+        try realm.write { realm.add(person) }
+        var printed: [String] = []
+        let dogs = realm.objects(Dog.self)
+        printed.append("dogs.count: \(dogs.count)") // => 0
+        let token = dogs.observe { changes in
+            switch changes {
+            case .initial(let dogs):
+                // Will print "dogs.count: 1"
+                printed.append("dogs.count: \(dogs.count)")
+            case .update:
+                // Will not be hit in this example
+                printed.append("update")
+            case .error:
+                printed.append("error")
+            }
+        }
+        try! realm.write {
+            let dog = Dog()
+            dog.name = "Rex"
+            person.dogs.append(dog)
+        }
+        // End of the run loop's execution context: let it deliver.
+        let deadline = Date().addingTimeInterval(30)
+        while printed.count < 2 && Date() < deadline {
+            RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.05))
+        }
+        RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.1))
+        XCTAssertEqual(printed, ["dogs.count: 0", "dogs.count: 1"])
+        token.invalidate()
     }
 }
 
