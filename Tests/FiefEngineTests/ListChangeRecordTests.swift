@@ -38,9 +38,13 @@ final class ListChangeRecordTests: XCTestCase {
     func testRecordRoundTrip() {
         let id = ListID(table: 3, column: 7, owner: 1 << 33)
         var record = ChangeRecord(transaction: 42)
-        record.lists[id] = ListChanges(operations: [.insert(at: 0, count: 100_000), .erase(at: 5, count: 2), .set(at: 9),
-                                                    .move(from: 1, to: 4), .swap(2, 3), .clear(size: 7)])
-        record.lists[ListID(table: 3, column: 7, owner: 1)] = ListChanges(operations: [], overflowed: true)
+        record.lists.append(ListRecord(id, ListChanges(operations: [.insert(at: 0, count: 100_000), .erase(at: 5, count: 2), .set(at: 9),
+                                                                    .move(from: 1, to: 4), .swap(2, 3), .clear(size: 7)])))
+        record.lists.append(ListRecord(ListID(table: 3, column: 7, owner: 1), ListChanges(operations: [], overflowed: true)))
+        // A list twice in one record does not decode.
+        var twice = record
+        twice.lists.append(record.lists[1])
+        XCTAssertNil(History.encode(twice).withUnsafeBytes { History.decode($0) })
         let bytes = History.encode(record)
         let decoded = bytes.withUnsafeBytes { History.decode($0) }
         XCTAssertEqual(decoded, record)

@@ -215,11 +215,12 @@ public struct ChangeRecord: Equatable, Sendable {
     public var classes: [UInt32: ObjectChanges]
     /// Per set or map changed (class, property, owner).
     public var collections: [ListID: EntryChanges]
-    /// Per list changed (class, property, owner).
-    public var lists: [ListID: ListChanges]
+    /// Per list changed (class, property, owner), each list once, in the
+    /// order the commit gathered them (no hashing or sorting at commit).
+    public var lists: [ListRecord]
 
     public init(transaction: UInt64, classes: [UInt32: ObjectChanges] = [:], collections: [ListID: EntryChanges] = [:],
-                lists: [ListID: ListChanges] = [:]) {
+                lists: [ListRecord] = []) {
         self.transaction = transaction
         self.classes = classes
         self.collections = collections
@@ -403,6 +404,13 @@ public struct EntryChanges: Equatable, Sendable {
 }
 
 // MARK: Lists
+
+/// One list's changes in one record.
+public struct ListRecord: Equatable, Sendable {
+    public var id: ListID
+    public var changes: ListChanges
+    public init(_ id: ListID, _ changes: ListChanges) { self.id = id; self.changes = changes }
+}
 
 /// One operation on a list, in the positions the list had when it was
 /// made (`ListChanges`).

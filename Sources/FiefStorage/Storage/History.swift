@@ -103,12 +103,11 @@ public enum History {
         return out
     }
 
-    static func appendLists(_ out: inout [UInt8], _ lists: [ListID: ListChanges]) {
+    static func appendLists(_ out: inout [UInt8], _ lists: [ListRecord]) {
         var body: [UInt8] = []
         out.reserveCapacity(out.count + lists.count * 16)
-        let ids = lists.keys.sorted { ($0.table, $0.column, $0.owner) < ($1.table, $1.column, $1.owner) }
-        for id in ids {
-            let changes = lists[id]!
+        for list in lists {
+            let id = list.id, changes = list.changes
             body.removeAll(keepingCapacity: true)
             appendVarint(&body, UInt64(id.table))
             appendVarint(&body, UInt64(id.column))
@@ -167,6 +166,7 @@ public enum History {
         var reader = Reader(raw)
         guard let transaction = reader.uint64() else { return nil }
         var record = ChangeRecord(transaction: transaction)
+        var listIDs = Set<ListID>()
         while !reader.atEnd {
             guard let tag = reader.varint(), let length = reader.varint(), length <= UInt64(reader.remaining) else { return nil }
             let end = reader.offset + Int(length)
@@ -208,7 +208,7 @@ public enum History {
                       let owner = reader.varint(), let flags = reader.varint(), flags & ~overflowedFlag == 0,
                       let count = reader.varint(), count <= UInt64(end - reader.offset) else { return nil }
                 let id = ListID(table: UInt32(table), column: UInt32(column), owner: Int64(bitPattern: owner))
-                guard record.lists[id] == nil else { return nil }
+                guard listIDs.insert(id).inserted else { return nil }
                 var operations: [ListOperation] = []
                 operations.reserveCapacity(Int(count))
                 let limit = UInt64(Int32.max)
@@ -229,7 +229,7 @@ public enum History {
                     }
                 }
                 guard reader.offset == end else { return nil }
-                record.lists[id] = ListChanges(operations: operations, overflowed: flags & overflowedFlag != 0)
+                record.lists.append(ListRecord(id, ListChanges(operations: operations, overflowed: flags & overflowedFlag != 0)))
             }
             reader.offset = end
         }
@@ -393,8 +393,8 @@ public enum History {
         guard from < to else { return merged }
         for version in (from + 1)...to {
             guard let record = try read(txn, dbi, version: version, path: path) else { return nil }
-            for (id, changes) in record.lists {
-                merged[id, default: ListChanges()].append(changes)
+            for list in record.lists {
+                merged[list.id, default: ListChanges()].append(list.changes)
             }
         }
         return merged

@@ -23,14 +23,15 @@ public final class WriteBuffer {
         if entryChanges[id] == nil { entryChanges[id] = changes } else { entryChanges[id]!.append(changes) }
     }
 
-    /// What the transaction did to each list (gathered at commit from the
-    /// lists it loaded, and from the walk storing link removals).
-    public private(set) var listChanges: [ListID: ListChanges] = [:]
+    /// What the transaction did to each list, gathered at commit from the
+    /// lists it loaded and from the walk storing link removals (a list is
+    /// either loaded or has removals pending, never both: each comes once).
+    public private(set) var listChanges: [ListRecord] = []
 
-    /// Add `changes` to list `id`'s (after what it changed before).
+    /// List `id`'s changes (once per list, at commit).
     public func noteListChanges(_ id: ListID, _ changes: ListChanges) {
         if changes.isEmpty { return }
-        if listChanges[id] == nil { listChanges[id] = changes } else { listChanges[id]!.append(changes) }
+        listChanges.append(ListRecord(id, changes))
     }
 
     /// Forget the changes of every collection of class `table` (its objects
