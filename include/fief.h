@@ -2287,9 +2287,11 @@ FIEF_API bool fief_realm_get_autorefresh(const fief_realm_t *realm, bool *out_au
  * callback runs the results already hold the rows of the version the realm
  * reads (evaluated on the worker thread: reading them evaluates nothing).
  * The worker evaluates results again only when a commit touched what they
- * read.  If the results cannot be evaluated any more (their class was
- * removed), the callback is called once more with an error
- * (fief_collection_changes_get_error) and never again.
+ * read.  If the results cannot be evaluated any more (a property they read,
+ * or their class, removed by another realm's or process's migration), the
+ * callback is called once more with an error
+ * (fief_collection_changes_get_error: FIEF_ERR_INVALIDATED_RESULTS naming
+ * the property) and never again.
  * -------------------------------------------------------------------------- */
 
 /** The changes a collection callback is given: valid during the callback
@@ -2414,11 +2416,14 @@ typedef void (*fief_object_notification_fn)(void *userdata, const fief_object_ch
 /** Register `callback` for changes of `object`, filtered by `key_paths`
  *  (`num_key_paths` UTF-8 strings; NULL and 0 for the default, see above);
  *  returns a new token, or NULL.  The token keeps the object's realm open.
+ *  Key paths are resolved as results' (one resolver): the same errors.
  *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL `callback`, NULL `key_paths`
- *  with a count, a NULL key path), FIEF_ERR_INVALID_UTF8,
- *  FIEF_ERR_NO_SUCH_PROPERTY (a key path naming no property, or going
- *  through one that reaches no objects; the message names it and its
- *  class), FIEF_ERR_INVALIDATED_OBJECT (the object was deleted),
+ *  with a count, a NULL or empty key path or step, a step after a
+ *  property that is not a link, "*" before the end, a key path starting
+ *  with a linking-objects property), FIEF_ERR_INVALID_UTF8,
+ *  FIEF_ERR_NO_SUCH_PROPERTY (a key path naming no property: "Invalid
+ *  property name: property 'x' not found in object of type 'C'", as
+ *  RealmSwift), FIEF_ERR_INVALIDATED_OBJECT (the object was deleted),
  *  FIEF_ERR_FROZEN (an object of a frozen realm), FIEF_ERR_READ_ONLY,
  *  FIEF_ERR_ALREADY_IN_TRANSACTION (inside a write transaction, as
  *  RealmSwift), FIEF_ERR_CLOSED, FIEF_ERR_WRONG_THREAD,

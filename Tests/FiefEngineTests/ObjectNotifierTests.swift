@@ -447,12 +447,15 @@ final class ObjectNotifierTests: XCTestCase {
             }.release()
         }
         var error = expectError(.noSuchProperty) { try register(world.ann, ["nope"]) }
-        XCTAssertEqual(error?.message, "property 'nope' not found in object of type 'Person'")
+        XCTAssertEqual(error?.message, "Invalid property name: property 'nope' not found in object of type 'Person' (key path 'nope')")
         error = expectError(.noSuchProperty) { try register(world.ann, ["dogs.alsoNot"]) }
-        XCTAssertEqual(error?.message, "property 'alsoNot' not found in object of type 'Dog'")
-        error = expectError(.noSuchProperty) { try register(world.ann, ["age.x"]) }
-        XCTAssertTrue(error?.message.contains("'age'") ?? false)
-        _ = expectError(.noSuchProperty) { try register(world.ann, [""]) }
+        XCTAssertEqual(error?.message, "Invalid property name: property 'alsoNot' not found in object of type 'Dog' (key path 'dogs.alsoNot')")
+        // One resolver with results notifiers: a step past a value, an
+        // empty step and `*` before the end are invalid arguments.
+        error = expectError(.invalidArgument) { try register(world.ann, ["age.x"]) }
+        XCTAssertTrue(error?.message.contains("'Person.age' is not a link") ?? false)
+        _ = expectError(.invalidArgument) { try register(world.ann, [""]) }
+        _ = expectError(.invalidArgument) { try register(world.ann, ["*.name"]) }
         try world.writer.write { try world.writer.delete("Person", world.bob) }
         _ = try realm.lock.withLock { () throws(FiefError) in try realm.refresh() }
         _ = expectError(.invalidatedObject) { try register(world.bob, nil) }

@@ -204,7 +204,7 @@ extension Realm {
             try write.entryValue.withBytes { (v) throws(FiefError) in _ = try LMDB.put(write.txn, dbi, k, v) }
         }
         if case .link = stored { try countCollectionLink(write, table, try table.column(ref.property), ref.owner, stored, 1) }
-        noteColumnChange(table.key, ref.property)
+        noteNestedWrite(write, table.key, owner: ref.owner, property: ref.property)
         return stored
     }
 
@@ -300,11 +300,20 @@ extension Realm {
                 }
             }
         }
-        if changed { noteColumnChange(table.key, property) }
+        if changed { noteNestedWrite(write, table.key, owner: owner, property: property) }
     }
 }
 
 extension Realm {
+    /// A write inside a collection nested in mixed property `property` of
+    /// object `owner` (its entries live apart from the object's chunks): a
+    /// write of that property, for cached results and for the commit's
+    /// change record (`WriteTransaction.noteIndirectWrite`).
+    func noteNestedWrite(_ write: WriteTransaction, _ table: UInt32, owner: Int64, property: UInt32) {
+        noteColumnChange(table, property)
+        write.noteIndirectWrite(table: table, column: property, key: owner)
+    }
+
     /// Every nested collection held by dropped mixed property `property`
     /// of class `classKey` goes (a schema change): its header names it.
     static func dropNested(_ txn: OpaquePointer, _ dbi: MDB_dbi, table: UInt32, property: UInt32) throws(FiefError) {
@@ -428,7 +437,7 @@ struct NestedList: ListStorage {
         let old = try realm.nestedValue(entries[index].value, table, ref)
         try realm.deleteNestedEntry(write, dbi, ref, entries[index].key)
         try realm.releasedNested(write, table, owner: ref.owner, property: ref.property, old)
-        realm.noteColumnChange(table.key, ref.property)
+        realm.noteNestedWrite(write, table.key, owner: ref.owner, property: ref.property)
     }
 
     func move(_ realm: Realm, from: Int, to: Int) throws(FiefError) {
@@ -441,7 +450,7 @@ struct NestedList: ListStorage {
             try coded.withBytes { (v) throws(FiefError) in try realm.putSealedNested(write, table, dbi, k, v) }
         }
         realm.forgetCollectionEntries(write)
-        realm.noteColumnChange(table.key, ref.property)
+        realm.noteNestedWrite(write, table.key, owner: ref.owner, property: ref.property)
     }
 
     func swapAt(_ realm: Realm, _ i: Int, _ j: Int) throws(FiefError) {
@@ -459,7 +468,7 @@ struct NestedList: ListStorage {
                 try value.withBytes { (v) throws(FiefError) in try realm.putSealedNested(write, table, dbi, k, v) }
             }
         }
-        realm.noteColumnChange(table.key, ref.property)
+        realm.noteNestedWrite(write, table.key, owner: ref.owner, property: ref.property)
     }
 
     func removeAll(_ realm: Realm) throws(FiefError) {
@@ -540,7 +549,7 @@ struct NestedDictionary: MapStorage {
         }
         guard let old else { return false }
         try realm.releasedNested(write, table, owner: ref.owner, property: ref.property, old)
-        realm.noteColumnChange(table.key, ref.property)
+        realm.noteNestedWrite(write, table.key, owner: ref.owner, property: ref.property)
         return true
     }
 
@@ -563,6 +572,6 @@ extension Realm {
         forgetCollectionEntries(write)
         try SetStore.deleteAll(write.txn, dbi, owner: ref.nested)
         for element in held { try releasedNested(write, table, owner: ref.owner, property: ref.property, element) }
-        noteColumnChange(table.key, ref.property)
+        noteNestedWrite(write, table.key, owner: ref.owner, property: ref.property)
     }
 }

@@ -14,9 +14,13 @@ import FiefStorage
 ///   property may be a step too (`"owners.name"`).
 ///
 /// Resolved once, at registration, against the realm's schema: a name that
-/// is not a property is `.noSuchProperty` naming the key path, a step past
-/// a property that is not a link is `.invalidArgument`.  Shared by the
-/// results and object notifiers.
+/// is not a property is `.noSuchProperty` in RealmSwift's words ("Invalid
+/// property name: property 'x' not found in object of type 'C'"); an empty
+/// step, a step past a property that is not a link, and `*` before the end
+/// are `.invalidArgument`.  The one resolver of the results and object
+/// notifiers: results ask `isModified` of each row's object, an object
+/// notifier asks which of its own columns are watched (`observes`) and
+/// which link columns lead to a watched modification (`modifiedThrough`).
 public final class KeyPathFilter: @unchecked Sendable {
     /// One class reached: what of it is watched.
     final class Node {
@@ -143,7 +147,7 @@ public final class KeyPathFilter: @unchecked Sendable {
                 table = origin
                 continue
             }
-            throw FiefError(.noSuchProperty, "key path '\(path)' names no property '\(name)' of class '\(table.objectClass.name)'")
+            throw FiefError(.noSuchProperty, "Invalid property name: property '\(name)' not found in object of type '\(table.objectClass.name)' (key path '\(path)')")
         }
     }
 
@@ -173,6 +177,37 @@ public final class KeyPathFilter: @unchecked Sendable {
     public func modifiedColumns(of key: Int64, changes: ObjectChanges) -> [UInt32] {
         let written = changes.modifiedColumns(of: key)
         return root.allColumns ? written : written.filter { root.columns.contains($0) }
+    }
+
+    /// Whether the root class's column `column` is watched itself (a
+    /// column a key path goes through is: `dog` for `dog.name`).
+    public func observes(_ column: UInt32) -> Bool {
+        root.allColumns || root.columns.contains(column)
+    }
+
+    /// Whether some key path starts with a linking-objects property (it
+    /// names no column of the root class).
+    public var startsWithLinkingObjects: Bool { !root.backlinks.isEmpty }
+
+    /// The root's link columns (ascending) through which object `key`
+    /// reaches an object with a watched write in `changes`, as `realm`
+    /// (the new version) links them: what an object notifier reports for
+    /// `dogs.name` when a dog's name changed.  Under `realm`'s lock.
+    public func modifiedThrough(_ key: Int64, changes: [UInt32: ObjectChanges], realm: Realm) throws(FiefError) -> [UInt32] {
+        if root.links.isEmpty { return [] }
+        let table = try realm.table(root.table)
+        var columns: [UInt32] = []
+        for link in root.links where Self.reaches(link.node, changes) {
+            var seen: Set<Visit> = []
+            for target in try Self.linked(key, table, link.column, realm) {
+                if !seen.insert(Visit(node: ObjectIdentifier(link.node), key: target)).inserted { continue }
+                if try Self.isModified(target, link.node, changes, realm, &seen) {
+                    columns.append(link.column)
+                    break
+                }
+            }
+        }
+        return columns.sorted()
     }
 
     /// Whether `changes` may hold a modification this filter counts (a

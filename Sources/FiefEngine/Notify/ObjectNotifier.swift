@@ -67,7 +67,7 @@ public final class ObjectNotifier: Notifier, @unchecked Sendable {
     public let classKey: UInt32
     public let objectKey: Int64
     /// nil: the object's own properties (Realm's default).
-    let filter: ObservedProperties?
+    let filter: KeyPathFilter?
     private weak var realm: Realm?
     private let channel: DeliveryChannel
 
@@ -85,7 +85,7 @@ public final class ObjectNotifier: Notifier, @unchecked Sendable {
     private let slot: CallbackSlot<ObjectNotification>
 
     init(realm: Realm, channel: DeliveryChannel, base: Realm, classKey: UInt32, objectKey: Int64,
-         filter: ObservedProperties?, callback: @escaping (ObjectNotification) -> Void) {
+         filter: KeyPathFilter?, callback: @escaping (ObjectNotification) -> Void) {
         self.realm = realm
         self.channel = channel
         self.classKey = classKey
@@ -165,66 +165,12 @@ public final class ObjectNotifier: Notifier, @unchecked Sendable {
             columns.sort()
         }
         guard let filter else { return ObjectChangeSet(changedProperties: columns) }
-        columns = columns.filter { filter.columns.contains($0) }
-        for (column, below) in filter.through where !columns.contains(column) {
-            if try new.lock.withLock({ () throws(FiefError) -> Bool in
-                try reachesChange(new, table: classKey, key: objectKey, column: column, below, all, depth: 1)
-            }) {
-                columns.append(column)
-            }
+        columns = columns.filter { filter.observes($0) }
+        let through = try new.lock.withLock { () throws(FiefError) -> [UInt32] in
+            try filter.modifiedThrough(objectKey, changes: all, realm: new)
         }
+        for column in through where !columns.contains(column) { columns.append(column) }
         return ObjectChangeSet(changedProperties: columns)
-    }
-
-    /// Whether an object that column `column` of object `key` reaches (in
-    /// `realm`, the new version) had an observed column of `below` modified,
-    /// or reaches one that did, to Realm's depth of 4.  Under `realm`'s lock.
-    private func reachesChange(_ realm: Realm, table: UInt32, key: Int64, column: UInt32, _ below: ObservedProperties,
-                               _ all: [UInt32: ObjectChanges], depth: Int) throws(FiefError) -> Bool {
-        let targets = try linkedKeys(realm, table: table, key: key, column: column)
-        if targets.isEmpty { return false }
-        if let changed = all[below.classKey] {
-            for target in targets where changed.modifiedColumns(of: target).contains(where: { below.columns.contains($0) }) {
-                return true
-            }
-        }
-        guard depth < 4 else { return false }
-        for target in targets {
-            for (next, further) in below.through {
-                if try reachesChange(realm, table: below.classKey, key: target, column: next, further, all, depth: depth + 1) { return true }
-            }
-        }
-        return false
-    }
-
-    /// The objects column `column` of object `key` links to (a link, or a
-    /// list, set or map of links).  Under `realm`'s lock.
-    private func linkedKeys(_ realm: Realm, table: UInt32, key: Int64, column: UInt32) throws(FiefError) -> [Int64] {
-        guard let property = realm.schema.objectClass(key: table)?.property(key: column), property.type == .link,
-              try realm.objectExists(table: table, key: key) else { return [] }
-        func target(_ value: Value) -> Int64? {
-            if case .link(_, let objectKey) = value { return objectKey }
-            return nil
-        }
-        switch property.collection {
-        case .none:
-            return target(try realm.value(table: table, key: key, property: column)).map { [$0] } ?? []
-        case .list:
-            let list = realm.list(try realm.collection(.list, table: table, owner: key, property: column))
-            var keys: [Int64] = []
-            for i in 0..<(try list.count()) { if let k = target(try list.value(at: i)) { keys.append(k) } }
-            return keys
-        case .set:
-            let set = realm.set(try realm.collection(.set, table: table, owner: key, property: column))
-            var keys: [Int64] = []
-            for i in 0..<(try set.count()) { if let k = target(try set.value(at: i)) { keys.append(k) } }
-            return keys
-        case .map:
-            let map = realm.map(try realm.collection(.map, table: table, owner: key, property: column))
-            var keys: [Int64] = []
-            for i in 0..<(try map.count()) { if let k = target(try map.entry(at: i).value) { keys.append(k) } }
-            return keys
-        }
     }
 
     /// Without records for the range (trimmed, or a copied file): compare
@@ -237,7 +183,7 @@ public final class ObjectNotifier: Notifier, @unchecked Sendable {
             return deleted
         }
         var columns: [UInt32] = []
-        for property in objectClass.properties where filter?.columns.contains(property.key) ?? true {
+        for property in objectClass.properties where filter?.observes(property.key) ?? true {
             let differs = try old.lock.withLock { () throws(FiefError) -> Bool in
                 try new.lock.withLock { () throws(FiefError) -> Bool in
                     if property.collection == .none {
@@ -401,8 +347,13 @@ extension Realm {
         }
         let table = try table(tableKey)
         try requireLive(table, key)
-        let filter = try keyPaths.map { (paths) throws(FiefError) -> ObservedProperties in
-            try ObservedProperties.resolve(paths, classKey: tableKey, schema: schema)
+        var filter: KeyPathFilter?
+        if let keyPaths, !keyPaths.isEmpty {
+            let resolved = try KeyPathFilter.resolve(keyPaths, table: tableKey, in: self)
+            if resolved.startsWithLinkingObjects {
+                throw FiefError(.invalidArgument, "an object notification reports the object's stored properties; key paths \(keyPaths) start with a linking-objects property (observe it through results of the linking objects)")
+            }
+            filter = resolved
         }
         let channel = try notificationChannel()
         let base = try freeze()

@@ -98,7 +98,9 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
         }
         do throws(FiefError) {
             let changes = hasRun ? try snapshot.changes(since: baseVersion) : nil
+            let schemaBefore = workerRealm.schema
             let version = try workerRealm.lock.withLock { () throws(FiefError) -> UInt64 in try workerRealm.moveWorker(to: snapshot) }
+            if let changes, changes.values.contains(where: { !$0.schema.isEmpty }) { try checkSchema(before: schemaBefore) }
             if !hasRun {
                 let rows = try evaluate()
                 hasRun = true
@@ -174,6 +176,25 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
             pendingVersion = version
             if !pendingChanges.isEmpty || !initialDelivered { hasPending = true }
             return hasPending
+        }
+    }
+
+    /// The results read a class or property a schema change removed (another
+    /// realm's migration): they cannot be evaluated any more, so the run
+    /// fails with `.invalidatedResults` naming it (delivered once as `.error`).
+    private func checkSchema(before: Schema) throws(FiefError) {
+        let schema = workerRealm.schema
+        var read: [(table: UInt32, columns: [UInt32])] = [(workerResults.tableKey, workerResults.dependentColumns)]
+        read += workerResults.linkedColumns
+        for (table, columns) in read {
+            let className = before.objectClass(key: table)?.name ?? "#\(table)"
+            guard let objectClass = schema.objectClass(key: table) else {
+                throw FiefError(.invalidatedResults, "class '\(className)', which these results read, was removed by a schema change")
+            }
+            for column in columns where objectClass.property(key: column) == nil {
+                let name = before.objectClass(key: table)?.property(key: column)?.name ?? "#\(column)"
+                throw FiefError(.invalidatedResults, "property '\(className).\(name)', which these results read, was removed or changed by a schema change")
+            }
         }
     }
 

@@ -283,10 +283,32 @@ public enum ChangeLog {
             modified.add(written, cluster: cluster)
         }
         endClass()
+        if !write.indirectWrites.isEmpty { recordIndirectWrites(write, into: &classes) }
         for (key, change) in schemaChanges where !change.isEmpty {
             classes[key, default: ObjectChanges()].schema.formUnion(change)
         }
         return ChangeRecord(transaction: transaction, classes: classes, collections: write.buffer.entryChanges, lists: write.buffer.listChanges)
+    }
+
+    /// The indirect writes (`WriteTransaction.indirectWrites`) of objects
+    /// present before and after the transaction, as modifications (so a
+    /// created object is not also modified, nor one deleted).
+    private static func recordIndirectWrites(_ write: WriteTransaction, into classes: inout [UInt32: ObjectChanges]) {
+        for (table, columns) in write.indirectWrites {
+            if classes[table]?.cleared == true { continue }
+            var change = ObjectChanges()
+            for (column, keys) in columns {
+                var kept = KeySet()
+                for (index, cluster) in keys.clusters.enumerated() {
+                    var bits = keys.slots[index]
+                    let presenceID = ChunkID(table: table, key: ClusterLayout.chunkKey(column: ClusterLayout.presenceColumn, cluster: cluster))
+                    if let presence = write.dirty[presenceID] { bits &= presence.markedSlots & presence.bitmap }
+                    kept.add(bits, cluster: cluster)
+                }
+                if !kept.isEmpty { change.modified[column] = kept }
+            }
+            if !change.isEmpty { classes[table, default: ObjectChanges()].append(change) }
+        }
     }
 
     /// Per class key, how its schema changed from `old` to `new`.

@@ -109,6 +109,16 @@ public final class WriteTransaction {
     /// The `history` database (nil in a file without one: never, once open
     /// writable has upgraded it to format 9).
     public var history: MDB_dbi?
+    /// Objects whose column was written without a write to its chunk (a
+    /// collection nested in a mixed value: its entries live apart), per
+    /// class and column; the change record counts those that existed
+    /// before and after the transaction as modified (`ChangeLog.record`).
+    public private(set) var indirectWrites: [UInt32: [UInt32: KeySet]] = [:]
+
+    public func noteIndirectWrite(table: UInt32, column: UInt32, key: Int64) {
+        indirectWrites[table, default: [:]][column, default: KeySet()].insert(key)
+    }
+
     /// The lists read or changed in this transaction (stored at commit).
     @exclusivity(unchecked) public var lists: [ListID: ListState] = [:]
     /// The sets and maps read since the transaction last wrote one.

@@ -251,3 +251,59 @@ def test_bad_inputs(world):
         realm.delete(rex)
     with pytest.raises(fief.FiefError):
         rex.observe(lambda c: None)
+
+
+# -- key paths through the model: attribute names, stored names (helper kp) ----
+
+
+class Walker(fief.Object):
+    full_name: str = fief.Property(name="fullName", default="")
+    led = fief.Backlinks("Kennel", "boss", name="ledKennels")
+
+
+class Kennel(fief.Object):
+    title: str = fief.Property(name="kennelTitle", default="")
+    size: int = 0
+    boss: Optional[Walker] = fief.Property(name="head", default=None)
+
+
+def test_key_paths_name_attributes_of_the_model(tmp_path, library):
+    """A key path names the model's attributes; where a model stores a
+    property (or declares linking objects) under another name, the stored
+    name is what the library is given, through links and linking objects."""
+    with fief.Realm.open(tmp_path / "kennels.fief", schema=[Walker, Kennel]) as realm:
+        with realm.write():
+            sam = realm.add(Walker(full_name="Sam"))
+            kennel = realm.add(Kennel(title="North", boss=sam))
+        told: list[ObjectChange] = []
+        through: list[ObjectChange] = []
+        rows: list = []
+        with kennel.observe(told.append, key_paths=["title"]), \
+                kennel.observe(through.append, key_paths=["boss.full_name"]), \
+                realm.objects(Walker).observe(lambda changes, _r: rows.append(changes), key_paths=["led.title"]):
+            for _ in range(100):  # the results' initial call
+                if rows:
+                    break
+                readable(realm.notification_fd(), TIMEOUT)
+                realm.process_notifications()
+            assert len(rows) == 1 and rows[0].is_initial
+            with realm.write():
+                kennel.size = 3           # watched by none
+            with realm.write():
+                kennel.title = "South"    # the kennel's title; Sam's kennel's title
+            with realm.write():
+                sam.full_name = "Samuel"  # the kennel's boss's name
+            for _ in range(100):
+                if told and through and len(rows) >= 2:
+                    break
+                readable(realm.notification_fd(), TIMEOUT)
+                realm.process_notifications()
+        assert [(c.changed, c.new_values) for c in told] == [(["title"], {"title": "South"})]
+        assert [c.changed for c in through] == [["boss"]]
+        assert [c.modifications for c in rows if not c.is_initial] == [[0]]
+        # Stored names are taken as they are; a name neither is names
+        # the class in the library's error.
+        with kennel.observe(told.append, key_paths=["kennelTitle", "head.fullName"]):
+            pass
+        with pytest.raises(fief.NoSuchPropertyError, match="property 'nope' not found in object of type 'Walker'"):
+            kennel.observe(told.append, key_paths=["boss.nope"])

@@ -939,7 +939,8 @@ class Object:
         ``change.old_values`` and ``change.new_values``; several commits
         between two deliveries make one call.  Without ``key_paths``, the
         object's own properties; with them (``["name"]``, ``["dog.name"]``,
-        ``["dogs"]``, ``["*"]``, ``["dogs.*"]``, as stored names), only the
+        ``["dogs"]``, ``["*"]``, ``["dogs.*"]``: the model's attribute names,
+        given to the library as the stored names they map to), only the
         properties they name, also through links and lists (``"dogs.name"``
         reports ``dogs`` when a dog's name changes).  Callbacks run in the
         realm's ``process_notifications()``, also for its own commits (never

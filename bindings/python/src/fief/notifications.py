@@ -329,6 +329,8 @@ def add_results_notification_callback(results: Any, handle: Handle, callback: Ca
         raise TypeError("key_paths is a list of key paths, not one string")
     library = L.lib()
     token = ResultsNotificationToken(results, callback)
+    key_paths = stored_key_paths(getattr(getattr(results, "_binding", None), "cls", None),
+                                 getattr(getattr(results, "_binding", None), "schema", None), key_paths)
     encoded = [path.encode("utf-8") for path in key_paths] if key_paths is not None else []
     array = (ctypes.c_char_p * max(len(encoded), 1))(*encoded)
     with _registered_lock:
@@ -454,7 +456,9 @@ def add_object_notification_callback(obj: Any, callback: Callable[[ObjectChange]
         raise errors.LogicError("only objects in a realm can be observed: add it first")
     if isinstance(key_paths, str):
         raise TypeError("key_paths is a list of key paths, not one string")
-    paths = [str(p).encode("utf-8") for p in (key_paths or [])]
+    binding = obj.__dict__.get("_fief_binding")
+    mapped = stored_key_paths(type(obj), getattr(binding, "schema", None), key_paths)
+    paths = [str(p).encode("utf-8") for p in (mapped or [])]
     library = L.lib()
     token = ObjectNotificationToken(obj, callback)
     with _registered_lock:
@@ -574,6 +578,9 @@ def add_collection_notification_callback(collection: Any, callback: Callable[...
     kind = collection._kind
     library = L.lib()
     token = CollectionNotificationToken(collection, callback, kind == "map")
+    if key_paths is not None and collection._is_links:
+        target = collection._target_binding()
+        key_paths = stored_key_paths(getattr(target, "cls", None), getattr(target, "schema", None), key_paths)
     encoded = [path.encode("utf-8") for path in key_paths] if key_paths is not None else []
     array = (ctypes.c_char_p * max(len(encoded), 1))(*encoded)
     with _registered_lock:
@@ -601,3 +608,46 @@ async def collection_changes(collection: Any, key_paths: "list[str] | None") -> 
                 yield await queue.get()
     finally:
         token.close()
+
+
+# -- key paths through the model (issue 22, helper kp) --------------------------
+
+
+def stored_key_paths(cls: Any, schema: Any, key_paths: "list[str] | None") -> "list[str] | None":
+    """``key_paths`` as the file names them: each step an attribute of the
+    model class reached (a property stored under another ``name``, a
+    `Backlinks` attribute) becomes its stored name, following links and
+    linking objects to the model classes of ``schema`` (a SchemaBinding).
+    Steps no model names (``"*"``, stored names, unknown ones: the library
+    names those in its error) pass unchanged, and so does what follows
+    them."""
+    if key_paths is None or cls is None:
+        return key_paths
+    from .model import Backlinks, Object
+    models: dict[str, Any] = getattr(schema, "models", None) or {}
+    mapped: list[str] = []
+    for path in key_paths:
+        if not isinstance(path, str):
+            mapped.append(path)
+            continue
+        current: Any = cls
+        steps: list[str] = []
+        for step in path.split("."):
+            if not (isinstance(current, type) and issubclass(current, Object)):
+                steps.append(step)
+                continue
+            spec = current._fief_by_attr.get(step) if "_fief_by_attr" in current.__dict__ else None
+            if spec is not None:
+                steps.append(spec.name)
+                current = models.get(spec.link_target) if spec.link_target else None
+                continue
+            backlinks = getattr(current, step, None) if step and not step.startswith("_") else None
+            if isinstance(backlinks, Backlinks) and backlinks.name:
+                steps.append(backlinks.name)
+                origin = backlinks.origin
+                current = models.get(origin) if isinstance(origin, str) else origin
+                continue
+            steps.append(step)
+            current = None
+        mapped.append(".".join(steps))
+    return mapped

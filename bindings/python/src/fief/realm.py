@@ -1229,7 +1229,8 @@ class Results(Generic[T]):
         these results, with ``changes.deletions`` (indices before),
         ``insertions`` and ``modifications_new`` (after), ``modifications``
         (before).  ``key_paths`` (``["name"]``, ``["dog.name"]``,
-        ``["dogs"]``, ``["*"]``, ``["dogs.*"]``) limit what counts as a
+        ``["dogs"]``, ``["*"]``, ``["dogs.*"]``; the model's attribute names,
+        mapped to stored names) limit what counts as a
         modification; None: every property of the objects and of the
         objects their links reach, to a depth of 4.  Deliveries run in the
         realm's ``process_notifications()`` (see
