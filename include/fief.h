@@ -2320,8 +2320,10 @@ typedef struct fief_index_range {
  *  Errors: FIEF_ERR_NO_SUCH_PROPERTY (a key path naming no property; the
  *  message names the key path), FIEF_ERR_INVALID_ARGUMENT (NULL `callback`,
  *  NULL `key_paths` with a count, a NULL or empty key path or step, a step
- *  after a property that is not a link, results of values: observe their
- *  list, set or map), FIEF_ERR_INVALID_UTF8, FIEF_ERR_FROZEN (frozen
+ *  after a property that is not a link, filtered, sorted, distinct or
+ *  limited results of values: observe their list, set or map; results of
+ *  values as they are are observed through their collection, with its
+ *  change sets), FIEF_ERR_INVALID_UTF8, FIEF_ERR_FROZEN (frozen
  *  results never change), FIEF_ERR_ALREADY_IN_TRANSACTION (inside a write
  *  transaction, as RealmSwift), FIEF_ERR_READ_ONLY, FIEF_ERR_CLOSED,
  *  FIEF_ERR_WRONG_THREAD, FIEF_ERR_INVALIDATED_OBJECT (the list's owner or
@@ -2557,6 +2559,103 @@ FIEF_API bool fief_section_changes_get_index_paths(const fief_section_changes_t 
  *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
 FIEF_API bool fief_section_changes_get_sections(const fief_section_changes_t *changes, size_t capacity,
                                                 size_t *inserted, size_t *deleted);
+
+/* --------------------------------------------------------------------------
+ * List, set and map notifications (RealmSwift's List.observe,
+ * MutableSet.observe, Map.observe)
+ *
+ * As results callbacks: first the initial call (fief_collection_changes_get_flags
+ * / fief_map_changes_get_flags report `initial`, counts 0) at the first
+ * delivery, then a call per delivery that changed the collection, several
+ * commits coalesced.  Lists report what their operations did, from the
+ * change records (nothing is read to know it): insertions, deletions,
+ * modifications (an element set, or, for lists of objects, an element
+ * whose object has a write the key paths count) and moves (fief_list_move
+ * and fief_list_swap); removing every element sets `cleared`.  Sets and
+ * maps report positions in their order (sets by element, maps by key).
+ * A map callback is given a fief_map_changes_t: the keys deleted, inserted
+ * and modified (a value set again).  An element that is an object is
+ * modified by default when the object, or an object it reaches through
+ * links to a depth of 4, is written; `key_paths` as for results.  When the
+ * collection's owner is deleted the callback is called once more with
+ * every old element deleted (every old key, for maps) and `root_deleted`,
+ * then never again.  A collection nested in a mixed value cannot be
+ * observed yet (FIEF_ERR_INVALID_ARGUMENT): observe its owner object.
+ * -------------------------------------------------------------------------- */
+
+/** Register `callback` on a list (of objects or of values); returns a new
+ *  token, or NULL.  `key_paths` (`num_key_paths`; NULL and 0: the default)
+ *  only for lists of objects.
+ *  Errors: FIEF_ERR_NO_SUCH_PROPERTY (a key path naming no property; the
+ *  message names the key path), FIEF_ERR_INVALID_ARGUMENT (NULL
+ *  `callback`, NULL `key_paths` with a count, a NULL or empty key path,
+ *  key paths on a list of values, a nested list), FIEF_ERR_INVALID_UTF8,
+ *  FIEF_ERR_FROZEN (a frozen list never changes),
+ *  FIEF_ERR_ALREADY_IN_TRANSACTION (inside a write transaction),
+ *  FIEF_ERR_INVALIDATED_OBJECT (the owner was deleted), FIEF_ERR_READ_ONLY,
+ *  FIEF_ERR_CLOSED, FIEF_ERR_WRONG_THREAD, FIEF_ERR_INVALID_HANDLE,
+ *  FIEF_ERR_WRONG_HANDLE_TYPE.  Any thread. */
+FIEF_API fief_notification_token_t *fief_list_add_notification_callback(fief_list_t *list,
+                                                                       const char *const *key_paths,
+                                                                       size_t num_key_paths,
+                                                                       fief_collection_changes_fn callback,
+                                                                       void *userdata,
+                                                                       fief_free_fn free_userdata);
+
+/** Register `callback` on a set, as fief_list_add_notification_callback
+ *  (no moves).
+ *  Errors: as fief_list_add_notification_callback. */
+FIEF_API fief_notification_token_t *fief_set_add_notification_callback(fief_set_t *set,
+                                                                      const char *const *key_paths,
+                                                                      size_t num_key_paths,
+                                                                      fief_collection_changes_fn callback,
+                                                                      void *userdata,
+                                                                      fief_free_fn free_userdata);
+
+/** The changes a map callback is given: valid during the callback only (a
+ *  use after it returns fails with FIEF_ERR_INVALID_HANDLE); do not release
+ *  it. */
+typedef struct fief_map_changes fief_map_changes_t;
+
+/** A map callback: on the thread that delivers. */
+typedef void (*fief_map_changes_fn)(void *userdata, const fief_map_changes_t *changes);
+
+/** Register `callback` on a map, as fief_list_add_notification_callback.
+ *  Errors: as fief_list_add_notification_callback. */
+FIEF_API fief_notification_token_t *fief_map_add_notification_callback(fief_map_t *map,
+                                                                      const char *const *key_paths,
+                                                                      size_t num_key_paths,
+                                                                      fief_map_changes_fn callback,
+                                                                      void *userdata,
+                                                                      fief_free_fn free_userdata);
+
+/** How many keys were deleted, inserted and modified (each out-pointer may
+ *  be NULL).
+ *  Errors: FIEF_ERR_INVALID_HANDLE (also after the callback returned),
+ *  FIEF_ERR_WRONG_HANDLE_TYPE. */
+FIEF_API bool fief_map_changes_get_counts(const fief_map_changes_t *changes, size_t *out_deletions,
+                                          size_t *out_insertions, size_t *out_modifications);
+
+/** The flags (each out-pointer may be NULL): the initial call, the map was
+ *  cleared, its owner was deleted.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
+FIEF_API bool fief_map_changes_get_flags(const fief_map_changes_t *changes, bool *out_initial, bool *out_cleared,
+                                         bool *out_root_deleted);
+
+/** Copy the keys, in the map's order (UTF-8 bytes), into the arrays given
+ *  (each may be NULL): at most `capacity` of each; views valid during the
+ *  callback.
+ *  Errors: FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
+FIEF_API bool fief_map_changes_get_keys(const fief_map_changes_t *changes, size_t capacity,
+                                        fief_string_t *deletions, fief_string_t *insertions,
+                                        fief_string_t *modifications);
+
+/** Whether the map's notifier failed (`*out_failed`), and then the error
+ *  into `*out_error` (may be NULL; its strings valid during the callback).
+ *  Errors: FIEF_ERR_INVALID_ARGUMENT (NULL `out_failed`),
+ *  FIEF_ERR_INVALID_HANDLE, FIEF_ERR_WRONG_HANDLE_TYPE. */
+FIEF_API bool fief_map_changes_get_error(const fief_map_changes_t *changes, bool *out_failed,
+                                         fief_error_t *out_error);
 
 #ifdef __cplusplus
 }

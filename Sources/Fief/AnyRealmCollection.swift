@@ -149,6 +149,8 @@ protocol AnyRealmCollectionBox<Element>: AnyObject {
     /// The live results behind the collection; traps (as RealmSwift does)
     /// for `what` on a collection without any.
     func results(_ what: String) -> Results<Element>
+    /// The list or set behind the collection, which observes itself; nil otherwise.
+    var notifying: (any FiefCollectionNotifying)? { get }
 }
 
 final class ConcreteRealmCollectionBox<Base: RealmCollection>: AnyRealmCollectionBox {
@@ -176,6 +178,8 @@ final class ConcreteRealmCollectionBox<Base: RealmCollection>: AnyRealmCollectio
         guard let other = other as? ConcreteRealmCollectionBox<Base> else { return false }
         return base == other.base
     }
+
+    var notifying: (any FiefCollectionNotifying)? { base as? any FiefCollectionNotifying }
 
     func results(_ what: String) -> Results<Base.Element> {
         guard let results = (base as? FiefResultsBacked)?.fiefBackingResults as? Results<Base.Element> else {

@@ -175,14 +175,14 @@ extension RealmCore {
 
 /// A results block, type-erased for the C callback's userdata: told the
 /// change handle during the call.
-private final class CollectionObserverBox: @unchecked Sendable {
+final class CollectionObserverBox: @unchecked Sendable {
     let call: (OpaquePointer?) -> Void
 
     init(call: @escaping (OpaquePointer?) -> Void) { self.call = call }
 }
 
 /// The change set behind `changes` as RealmSwift's enum (read during the C call).
-private func collectionChange<Collection>(_ changes: OpaquePointer?, _ collection: Collection) -> RealmCollectionChange<Collection> {
+func collectionChange<Collection>(_ changes: OpaquePointer?, _ collection: Collection) -> RealmCollectionChange<Collection> {
     var failed = false
     var error = fief_error_t()
     if fief_collection_changes_get_error(changes, &failed, &error), failed {
@@ -270,7 +270,7 @@ struct QueuedCall: @unchecked Sendable {
 }
 
 /// Run `body` with `strings` as an array of C strings.
-private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
     let copies = strings.map { strdup($0) }
     defer { copies.forEach { free($0) } }
     let pointers = copies.map { UnsafePointer($0) }
@@ -314,6 +314,8 @@ extension AnyRealmCollection {
     /// `Results.observe(keyPaths:on:_:)`); traps for an unmanaged one.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<AnyRealmCollection>) -> Void) -> NotificationToken {
+        // A list or set observes itself (its values too); anything else its results.
+        if let notifying = box.notifying { return notifying.fiefObserve(self, keyPaths: keyPaths, queue: queue, block) }
         let results = box.results("observe")
         return results.core.observeResults(results.handle, self, keyPaths: keyPaths, queue: queue, block)
     }

@@ -20,6 +20,7 @@ enum HandleKind: UInt8 {
     case objectChanges = 11
     /// A results change set regrouped by section (fief_collection_changes_by_section).
     case sectionChanges = 40
+    case mapChanges = 13
 
     var name: String {
         switch self {
@@ -35,6 +36,7 @@ enum HandleKind: UInt8 {
         case .collectionChanges: return "collection changes"
         case .objectChanges: return "object changes"
         case .sectionChanges: return "section changes"
+        case .mapChanges: return "map changes"
         }
     }
 }

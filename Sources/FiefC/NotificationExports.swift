@@ -216,7 +216,7 @@ public func exportResultsAddNotificationCallback(_ handle: OpaquePointer?,
         } else if numKeyPaths < 0 {
             throw FiefError(.invalidArgument, "num_key_paths is negative")
         }
-        let (realm, notifier) = try withResults(handle) { (results) throws(FiefError) -> (Realm, ResultsNotifier) in
+        let (realm, notifier) = try withResults(handle) { (results) throws(FiefError) -> (Realm, Notifier) in
             // Made only once everything is checked: on failure the caller
             // keeps `userdata` (free_userdata is not called).
             if results.realm.isReadOnly && !results.realm.isFrozen {
@@ -224,6 +224,13 @@ public func exportResultsAddNotificationCallback(_ handle: OpaquePointer?,
             }
             let host = HostUserdata(userdata, freeUserdata)
             do throws(FiefError) {
+                // Results of values: their collection's notifier (CollectionNotificationExports.swift).
+                if !results.holdsObjects {
+                    let notifier = try results.realm.addValueResultsNotifier(results, keyPaths: paths) { change in
+                        CollectionChangesBox.call(callback, host.userdata, change)
+                    }
+                    return (results.realm, notifier)
+                }
                 let notifier = try results.realm.addResultsNotifier(results, keyPaths: paths) { change in
                     CollectionChangesBox.call(callback, host.userdata, change)
                 }

@@ -134,6 +134,15 @@ final class ObjectNotifierTests: XCTestCase {
                  expected: []),
             Case(name: "a list property's elements", write: { w in try self.append(w.writer, w.ann, "tags", .string("x")) },
                  expected: [told(["tags": [nil, nil]])]),
+            Case(name: "a list element inserted and removed in one write: no change", write: { w in
+                try self.append(w.writer, w.ann, "tags", .string("x"))
+                let ref = try w.writer.realm.collection(.list, table: w.writer.cls("Person"), owner: w.ann, property: w.writer.pkey("Person", "tags"))
+                try w.writer.realm.list(ref).remove(at: 0)
+            }, expected: []),
+            Case(name: "a list's elements moved", write: { w in
+                let ref = try w.writer.realm.collection(.list, table: w.writer.cls("Person"), owner: w.ann, property: w.writer.pkey("Person", "dogs"))
+                try w.writer.realm.list(ref).move(from: 0, to: 1)
+            }, expected: [told(["dogs": [nil, nil]])]),
             Case(name: "a set property's elements", write: { w in
                 let ref = try w.writer.realm.collection(.set, table: w.writer.cls("Person"), owner: w.ann, property: w.writer.pkey("Person", "labels"))
                 _ = try TV.withValues([.string("x")]) { v in try w.writer.realm.set(ref).insert(v[0]) }

@@ -66,6 +66,7 @@ enum TrapScenarioRegistry {
                       FullTextSearchTests.trapScenarios, PredicateFormatTests.trapScenarios, ErrorParityTests.trapScenarios, UnmanagedIndexMatchingTests.trapScenarios,
                       ObjectCopyingTests.trapScenarios, EmbeddedCopyingTests.trapScenarios, NotificationTests.trapScenarios,
                       ResultsNotificationTests.trapScenarios,
+                      CollectionNotificationTests.trapScenarios,
                       ObjectNotificationTests.trapScenarios] {
             for (name, scenario) in table {
                 precondition(TrapScenarios.all[name] == nil, "two trap scenarios are named '\(name)'")

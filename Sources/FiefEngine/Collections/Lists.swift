@@ -145,6 +145,7 @@ extension Realm {
     /// references passed once, for the one-element append of every call).
     fileprivate func appendOne(_ write: WriteTransaction, _ table: Table, _ state: ListState, _ element: Value) throws(FiefError) {
         try append(write, table, state, try listStored(write, table, state, element))
+        state.noteInsert(at: state.count - 1)
         try noteSize(write, table, state)
     }
 
@@ -289,6 +290,7 @@ extension Realm {
                 for o in 0..<reader.count { elements.append(reader.value(o, linkTarget: state.linkTarget)) }
             }
         }
+        state.noteClear(size: state.count)
         state.segments = []
         state.count = 0
         state.clearsStored = true
@@ -389,13 +391,19 @@ extension Realm {
     private func removeLoadedLinks(_ table: Table, _ state: ListState, targetClass: UInt32, target: Int64) throws(FiefError) {
         var removed = 0
         var s = 0
+        // The position of the next element kept, in the list as it is after the removals so far.
+        var position = 0
         while s < state.segments.count {
             try state.makeWritable(s, table: table)
             let before = state.segments[s].values!.count
             var kept: [Value] = []
             for value in state.segments[s].values! {
-                if case .link(let c, let k) = try state.element(value, table), c == targetClass, k == target { continue }
+                if case .link(let c, let k) = try state.element(value, table), c == targetClass, k == target {
+                    state.noteErase(at: position)
+                    continue
+                }
                 kept.append(value)
+                position += 1
             }
             state.segments[s].values = kept
             let after = state.segments[s].values!.count
@@ -478,6 +486,7 @@ extension Realm {
                 continue
             }
             var total = 0
+            var changes = ListChanges()
             var keyBuffer = (UInt64(0), UInt64(0))
             try withUnsafeMutableBytes(of: &keyBuffer) { (key) throws(FiefError) in
                 ListStore.key(key.baseAddress!, owner: id.owner, position: 0)
@@ -503,8 +512,12 @@ extension Realm {
                         continue
                     }
                     values.removeAll(keepingCapacity: true)
-                    for o in 0..<reader.count where reader.isNull(o) || !targets.contains(reader.int(o)) {
-                        values.append(reader.value(o, linkTarget: column.linkTarget))
+                    for o in 0..<reader.count {
+                        if reader.isNull(o) || !targets.contains(reader.int(o)) {
+                            values.append(reader.value(o, linkTarget: column.linkTarget))
+                        } else {
+                            changes.erase(at: total + values.count)
+                        }
                     }
                     total += values.count
                     if !values.isEmpty {
@@ -527,6 +540,7 @@ extension Realm {
                 }
             }
             try setStoredListSize(write, table, column, id.owner, total)
+            write.buffer.noteListChanges(id, changes)
         }
     }
 
@@ -540,6 +554,7 @@ extension Realm {
         let ids = write.lists.keys.sorted { ($0.table, $0.column, $0.owner) < ($1.table, $1.column, $1.owner) }
         for id in ids {
             let state = write.lists[id]!
+            if !state.changes.isEmpty { write.buffer.noteListChanges(id, state.changes) }
             guard state.isDirty || state.clearsStored else { continue }
             let table = try table(id.table)
             let dbi = try table.listDatabase(id.column)
@@ -788,6 +803,7 @@ struct PropertyList: ListStorage {
 
     func insert(_ realm: Realm, _ element: Value, at index: Int) throws(FiefError) {
         try realm.insert(write!, table, state, index, try realm.listStored(write!, table, state, element))
+        state.noteInsert(at: index)
         try realm.noteSize(write!, table, state)
     }
 
@@ -798,6 +814,7 @@ struct PropertyList: ListStorage {
     @inline(__always)
     func append(_ realm: Realm, _ elements: UnsafeBufferPointer<Value>) throws(FiefError) {
         for element in elements { try realm.append(write!, table, state, try realm.listStored(write!, table, state, element)) }
+        state.noteInsert(at: state.count - elements.count, count: elements.count)
         try realm.noteSize(write!, table, state)
     }
 
@@ -809,6 +826,7 @@ struct PropertyList: ListStorage {
         let (s, o) = state.locate(index)
         try state.makeWritable(s, table: table)
         state.segments[s].values![o] = element
+        state.noteSet(at: index)
         if state.holdsLinks { try realm.countLink(write, table, state, element, 1) }
         try realm.released(write, table, state, old)
         try realm.noteSize(write, table, state)
@@ -816,6 +834,7 @@ struct PropertyList: ListStorage {
 
     func remove(_ realm: Realm, at index: Int) throws(FiefError) {
         let old = try realm.remove(table, state, index)
+        state.noteErase(at: index)
         try realm.released(write!, table, state, old)
         try realm.noteSize(write!, table, state)
     }
@@ -823,6 +842,7 @@ struct PropertyList: ListStorage {
     func move(_ realm: Realm, from: Int, to: Int) throws(FiefError) {
         let element = try realm.remove(table, state, from)
         try realm.insert(write!, table, state, to, element, countsLink: false)
+        state.noteMove(from: from, to: to)
         try realm.noteSize(write!, table, state)
     }
 
@@ -834,6 +854,7 @@ struct PropertyList: ListStorage {
         let (sj, oj) = state.locate(j)
         try state.makeWritable(sj, table: table)
         state.segments[sj].values![oj] = a
+        state.noteSwap(i, j)
         try realm.noteSize(write!, table, state)
     }
 
@@ -881,6 +902,7 @@ struct PropertyList: ListStorage {
         do throws(FiefError) {
             try realm.insertStreaming(write, child, properties: [], rows: 1, primaryKeyColumn: -1, keys: &childKey) { (_, _) throws(FiefError) in .null }
             try realm.insert(write, table, state, index, .link(classKey: child.key, objectKey: childKey))
+            state.noteInsert(at: index)
             try realm.noteSize(write, table, state)
         } catch {
             throw realm.poison(write, error)

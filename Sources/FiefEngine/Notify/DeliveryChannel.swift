@@ -72,7 +72,8 @@ public final class DeliveryChannel: @unchecked Sendable {
             notifiers.append(notifier)
             return notifiers.count == 1
         }
-        // A run for the new notifier: its initial state waits for one.
+        // A notifier added beside others: the worker runs it now (its
+        // `initial` must not wait for the next commit).
         if first { center.register(self) } else { center.wakeWorker() }
     }
 

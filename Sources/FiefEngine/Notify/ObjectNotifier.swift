@@ -170,6 +170,18 @@ public final class ObjectNotifier: Notifier, @unchecked Sendable {
                 columns.append(id.column)
             }
         }
+        // Lists record their operations: a list property changed when its
+        // record says so (its size column is also written by an insertion
+        // undone in the same write, or a move).
+        if let lists = try ObjectRunShare.shared.listChanges(snapshot, since: old.frozenVersion) {
+            let table = try new.lock.withLock { () throws(FiefError) -> Table in try new.table(classKey) }
+            columns = columns.filter { (try? table.column($0).collection) != .list }
+            for (id, change) in lists where id.table == classKey && id.owner == objectKey
+                && !change.isEmpty && !columns.contains(id.column) {
+                columns.append(id.column)
+            }
+            columns.sort()
+        }
         guard let filter else { return ObjectChangeSet(changedProperties: columns) }
         columns = columns.filter { filter.observes($0) }
         let through = try new.lock.withLock { () throws(FiefError) -> [UInt32] in
@@ -296,6 +308,25 @@ final class ObjectRunShare: @unchecked Sendable {
             entriesSnapshot = snapshot
             entriesBase = base
             lastEntries = made
+        }
+        return made
+    }
+
+    private weak var listsSnapshot: Snapshot?
+    private var listsBase: UInt64 = 0
+    private var lastLists: [ListID: ListChanges]?
+
+    /// `snapshot.listChanges(since: base)`, computed once per snapshot and base.
+    func listChanges(_ snapshot: Snapshot, since base: UInt64) throws(FiefError) -> [ListID: ListChanges]? {
+        let known = lock.locked { () -> [ListID: ListChanges]?? in
+            listsSnapshot === snapshot && listsBase == base ? .some(lastLists) : nil
+        }
+        if let known { return known }
+        let made = try snapshot.listChanges(since: base)
+        lock.locked {
+            listsSnapshot = snapshot
+            listsBase = base
+            lastLists = made
         }
         return made
     }

@@ -217,6 +217,8 @@ public final class ListState {
     /// Whether every stored segment goes before the new ones are written.
     public var clearsStored = false
     public var isDirty = false
+    /// What this write transaction did to the list (its change record).
+    public private(set) var changes = ListChanges()
     /// Where each loaded segment starts (index of its first element), built on demand.
     @usableFromInline var starts: [Int] = []
     @usableFromInline var startsValid = false
@@ -233,6 +235,14 @@ public final class ListState {
     }
 
     public var isComplete: Bool { base == 0 }
+
+    // The list's change record, changed in place (`ListChanges`).
+    public func noteInsert(at index: Int, count: Int = 1) { changes.insert(at: index, count: count) }
+    public func noteErase(at index: Int) { changes.erase(at: index) }
+    public func noteSet(at index: Int) { changes.set(at: index) }
+    public func noteMove(from: Int, to: Int) { changes.move(from: from, to: to) }
+    public func noteSwap(_ a: Int, _ b: Int) { changes.swap(a, b) }
+    public func noteClear(size: Int) { changes.clear(size: size) }
 
     /// Whether elements may be links (which have backlinks).
     public var holdsLinks: Bool { type == .link || isMixed }

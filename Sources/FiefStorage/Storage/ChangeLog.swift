@@ -215,11 +215,16 @@ public struct ChangeRecord: Equatable, Sendable {
     public var classes: [UInt32: ObjectChanges]
     /// Per set or map changed (class, property, owner).
     public var collections: [ListID: EntryChanges]
+    /// Per list changed (class, property, owner), each list once, in the
+    /// order the commit gathered them (no hashing or sorting at commit).
+    public var lists: [ListRecord]
 
-    public init(transaction: UInt64, classes: [UInt32: ObjectChanges] = [:], collections: [ListID: EntryChanges] = [:]) {
+    public init(transaction: UInt64, classes: [UInt32: ObjectChanges] = [:], collections: [ListID: EntryChanges] = [:],
+                lists: [ListRecord] = []) {
         self.transaction = transaction
         self.classes = classes
         self.collections = collections
+        self.lists = lists
     }
 }
 
@@ -282,7 +287,7 @@ public enum ChangeLog {
         for (key, change) in schemaChanges where !change.isEmpty {
             classes[key, default: ObjectChanges()].schema.formUnion(change)
         }
-        return ChangeRecord(transaction: transaction, classes: classes, collections: write.buffer.entryChanges)
+        return ChangeRecord(transaction: transaction, classes: classes, collections: write.buffer.entryChanges, lists: write.buffer.listChanges)
     }
 
     /// The indirect writes (`WriteTransaction.indirectWrites`) of objects
@@ -418,4 +423,165 @@ public struct EntryChanges: Equatable, Sendable {
 
     /// LMDB's key order: bytewise, a prefix first.
     static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool { a.lexicographicallyPrecedes(b) }
+}
+
+// MARK: Lists
+
+/// One list's changes in one record.
+public struct ListRecord: Equatable, Sendable {
+    public var id: ListID
+    public var changes: ListChanges
+    public init(_ id: ListID, _ changes: ListChanges) { self.id = id; self.changes = changes }
+}
+
+/// One operation on a list, in the positions the list had when it was
+/// made (`ListChanges`).
+public enum ListOperation: Equatable, Sendable {
+    /// `count` elements inserted at `at` (one after another, anywhere in
+    /// the run: the positions `at ..< at + count` hold new elements).
+    case insert(at: Int, count: Int)
+    /// `count` elements erased, one after another, at `at`.
+    case erase(at: Int, count: Int)
+    /// The element at `at` replaced (a modification).
+    case set(at: Int)
+    /// The element at `from` moved to `to`.
+    case move(from: Int, to: Int)
+    /// The elements at the two positions exchanged.
+    case swap(Int, Int)
+    /// Every element (the list held `size`) removed.
+    case clear(size: Int)
+}
+
+/// What one commit (or several, merged) did to one list: its operations in
+/// order, kept as the list is changed (`ListState.changes`) and for links
+/// removed from lists not loaded as the commit's walk finds them.  Runs
+/// coalesce as they are made (appends, erases at one place, a write into
+/// an element inserted in the run); the engine's `ChangeBuilder` turns the
+/// operations into Realm's change set.  Past `operationLimit` operations
+/// only `overflowed` is kept: the notifier compares the list's elements.
+public struct ListChanges: Equatable, Sendable {
+    /// The operations logged, before the open insertion run.
+    private var logged: [ListOperation] = []
+    /// The open insertion run (`runCount` elements at `runAt`; 0: none):
+    /// appends and inserts inside it only count, without touching the
+    /// array (an append's cost is two comparisons and an addition).
+    private var runAt = 0
+    private var runCount = 0
+    /// Too many operations were made to keep them.
+    public private(set) var overflowed = false
+
+    public static let operationLimit = 10_000
+
+    public init() {}
+
+    public init(operations: [ListOperation], overflowed: Bool = false) {
+        self.logged = operations
+        self.overflowed = overflowed
+    }
+
+    /// The operations, in order.
+    public var operations: [ListOperation] {
+        runCount == 0 ? logged : logged + [.insert(at: runAt, count: runCount)]
+    }
+
+    public var isEmpty: Bool { logged.isEmpty && runCount == 0 && !overflowed }
+
+    /// The number of operations (`operations.count`, without making the array).
+    public var operationCount: Int { logged.count + (runCount == 0 ? 0 : 1) }
+
+    /// Each operation, in order (`operations`, without making the array).
+    public func forEachOperation(_ body: (ListOperation) -> Void) {
+        for operation in logged { body(operation) }
+        if runCount > 0 { body(.insert(at: runAt, count: runCount)) }
+    }
+
+    public static func == (a: ListChanges, b: ListChanges) -> Bool {
+        a.overflowed == b.overflowed && a.operations == b.operations
+    }
+
+    /// Log the open insertion run.
+    private mutating func closeRun() {
+        if runCount == 0 { return }
+        let run = ListOperation.insert(at: runAt, count: runCount)
+        runCount = 0
+        add(run)
+    }
+
+    private mutating func add(_ operation: ListOperation) {
+        if overflowed { return }
+        if logged.count >= ListChanges.operationLimit {
+            logged = []
+            overflowed = true
+            return
+        }
+        logged.append(operation)
+    }
+
+    public mutating func insert(at index: Int, count: Int = 1) {
+        if count == 0 { return }
+        if runCount > 0 && index >= runAt && index <= runAt + runCount {
+            runCount += count
+            return
+        }
+        closeRun()
+        if overflowed { return }
+        runAt = index
+        runCount = count
+    }
+
+    public mutating func erase(at index: Int) {
+        if runCount > 0 && index >= runAt && index < runAt + runCount {
+            // An element inserted in the run goes again.
+            runCount -= 1
+            return
+        }
+        closeRun()
+        switch logged.last {
+        case .erase(let at, let n)? where index == at:
+            logged[logged.count - 1] = .erase(at: at, count: n + 1)
+        case .erase(let at, let n)? where index == at - 1:
+            logged[logged.count - 1] = .erase(at: index, count: n + 1)
+        default:
+            add(.erase(at: index, count: 1))
+        }
+    }
+
+    public mutating func set(at index: Int) {
+        if runCount > 0 && index >= runAt && index < runAt + runCount { return }
+        closeRun()
+        if case .set(let at)? = logged.last, at == index { return }
+        add(.set(at: index))
+    }
+
+    public mutating func move(from: Int, to: Int) {
+        if from == to { return }
+        closeRun()
+        add(.move(from: from, to: to))
+    }
+
+    public mutating func swap(_ a: Int, _ b: Int) {
+        if a == b { return }
+        closeRun()
+        add(.swap(a, b))
+    }
+
+    public mutating func clear(size: Int) {
+        closeRun()
+        if case .clear? = logged.last, size == 0 { return }
+        add(.clear(size: size))
+    }
+
+    /// These changes followed by `later`'s.
+    public mutating func append(_ later: ListChanges) {
+        if later.isEmpty { return }
+        closeRun()
+        if overflowed { return }
+        let more = later.operations
+        if later.overflowed || logged.count + more.count > ListChanges.operationLimit {
+            logged = []
+            overflowed = true
+            return
+        }
+        logged += more
+    }
 }

@@ -26,6 +26,12 @@ import Glibc
 ///                three key lists: inserted, deleted, modified (each a
 ///                varint count, then per key, ascending, a varint length
 ///                and its bytes: a set's element key, a map's key)
+///       tag 3    a list: varint class key, varint property, varint owner,
+///                varint flags (1 overflowed: only that it changed), varint
+///                operation count, then per operation a varint kind (0
+///                insert, 1 erase, 2 set, 3 move, 4 swap, 5 clear) and its
+///                varint arguments (insert, erase: position and count; set:
+///                position; move, swap: two positions; clear: the size)
 ///     [-4)       a seal (`EntrySeal`, seeded with the record's key)
 ///
 /// A key set: varint cluster count, then per cluster (ascending) a varint
@@ -42,6 +48,8 @@ public enum History {
     static let collectionSection: UInt64 = 2
     static let ownerDeletedFlag: UInt64 = 2
     static let filledFlag: UInt64 = 4
+    static let listSection: UInt64 = 3
+    static let overflowedFlag: UInt64 = 1
 
     // MARK: Encoding
 
@@ -67,6 +75,7 @@ public enum History {
             appendVarint(&out, UInt64(body.count))
             out.append(contentsOf: body)
         }
+        if !record.lists.isEmpty { appendLists(&out, record.lists) }
         if record.collections.isEmpty { return out }
         let ids = record.collections.keys.sorted { ($0.table, $0.column, $0.owner) < ($1.table, $1.column, $1.owner) }
         for id in ids {
@@ -92,6 +101,33 @@ public enum History {
             out.append(contentsOf: body)
         }
         return out
+    }
+
+    static func appendLists(_ out: inout [UInt8], _ lists: [ListRecord]) {
+        var body: [UInt8] = []
+        out.reserveCapacity(out.count + lists.count * 16)
+        for list in lists {
+            let id = list.id, changes = list.changes
+            body.removeAll(keepingCapacity: true)
+            appendVarint(&body, UInt64(id.table))
+            appendVarint(&body, UInt64(id.column))
+            appendVarint(&body, UInt64(bitPattern: id.owner))
+            appendVarint(&body, changes.overflowed ? overflowedFlag : 0)
+            appendVarint(&body, UInt64(changes.operationCount))
+            changes.forEachOperation { operation in
+                switch operation {
+                case .insert(let at, let count): appendVarint(&body, 0); appendVarint(&body, UInt64(at)); appendVarint(&body, UInt64(count))
+                case .erase(let at, let count): appendVarint(&body, 1); appendVarint(&body, UInt64(at)); appendVarint(&body, UInt64(count))
+                case .set(let at): appendVarint(&body, 2); appendVarint(&body, UInt64(at))
+                case .move(let from, let to): appendVarint(&body, 3); appendVarint(&body, UInt64(from)); appendVarint(&body, UInt64(to))
+                case .swap(let a, let b): appendVarint(&body, 4); appendVarint(&body, UInt64(a)); appendVarint(&body, UInt64(b))
+                case .clear(let size): appendVarint(&body, 5); appendVarint(&body, UInt64(size))
+                }
+            }
+            appendVarint(&out, listSection)
+            appendVarint(&out, UInt64(body.count))
+            out.append(contentsOf: body)
+        }
     }
 
     static func appendVarint(_ out: inout [UInt8], _ value: UInt64) {
@@ -130,6 +166,7 @@ public enum History {
         var reader = Reader(raw)
         guard let transaction = reader.uint64() else { return nil }
         var record = ChangeRecord(transaction: transaction)
+        var listIDs = Set<ListID>()
         while !reader.atEnd {
             guard let tag = reader.varint(), let length = reader.varint(), length <= UInt64(reader.remaining) else { return nil }
             let end = reader.offset + Int(length)
@@ -166,6 +203,33 @@ public enum History {
                 changes.deleted = deleted
                 changes.modified = modified
                 record.collections[id] = changes
+            } else if tag == listSection {
+                guard let table = reader.varint(), table <= UInt64(UInt32.max), let column = reader.varint(), column <= UInt64(UInt32.max),
+                      let owner = reader.varint(), let flags = reader.varint(), flags & ~overflowedFlag == 0,
+                      let count = reader.varint(), count <= UInt64(end - reader.offset) else { return nil }
+                let id = ListID(table: UInt32(table), column: UInt32(column), owner: Int64(bitPattern: owner))
+                guard listIDs.insert(id).inserted else { return nil }
+                var operations: [ListOperation] = []
+                operations.reserveCapacity(Int(count))
+                let limit = UInt64(Int32.max)
+                for _ in 0..<Int(count) {
+                    guard let kind = reader.varint(), let a = reader.varint(), a <= limit else { return nil }
+                    switch kind {
+                    case 0, 1, 3, 4:
+                        guard let b = reader.varint(), b <= limit else { return nil }
+                        switch kind {
+                        case 0: operations.append(.insert(at: Int(a), count: Int(b)))
+                        case 1: operations.append(.erase(at: Int(a), count: Int(b)))
+                        case 3: operations.append(.move(from: Int(a), to: Int(b)))
+                        default: operations.append(.swap(Int(a), Int(b)))
+                        }
+                    case 2: operations.append(.set(at: Int(a)))
+                    case 5: operations.append(.clear(size: Int(a)))
+                    default: return nil
+                    }
+                }
+                guard reader.offset == end else { return nil }
+                record.lists.append(ListRecord(id, ListChanges(operations: operations, overflowed: flags & overflowedFlag != 0)))
             }
             reader.offset = end
         }
@@ -322,6 +386,20 @@ public enum History {
         return merged.filter { !$0.value.isEmpty }
     }
 
+    /// The changes of the commits that made versions `from + 1 ... to` to
+    /// lists, in order, per list; nil when a record of the range is missing.
+    public static func listChanges(_ txn: OpaquePointer, _ dbi: MDB_dbi, from: UInt64, to: UInt64, path: String) throws(FiefError) -> [ListID: ListChanges]? {
+        var merged: [ListID: ListChanges] = [:]
+        guard from < to else { return merged }
+        for version in (from + 1)...to {
+            guard let record = try read(txn, dbi, version: version, path: path) else { return nil }
+            for list in record.lists {
+                merged[list.id, default: ListChanges()].append(list.changes)
+            }
+        }
+        return merged
+    }
+
     /// The commit transaction id at the start of a stored record (its seal
     /// is not checked: trimming reads only this).
     static func transaction(of raw: UnsafeRawBufferPointer) -> UInt64? {
@@ -389,6 +467,20 @@ extension Snapshot {
             return try lock.withLock { () throws(FiefError) in try History.collectionChanges(txn, dbi, from: base, to: version, path: environment.path) }
         }
         return try History.collectionChanges(txn, dbi, from: base, to: version, path: environment.path)
+    }
+}
+
+extension Snapshot {
+    /// The changes of the commits after version `base` up to this
+    /// snapshot's version to lists, in order per list
+    /// (`History.listChanges`); nil as `changes(since:)` is.
+    public func listChanges(since base: UInt64) throws(FiefError) -> [ListID: ListChanges]? {
+        guard base <= version else { return nil }
+        guard let dbi = try environment.existingDatabase(History.database), Environment.isUsable(dbi, in: txn) else { return nil }
+        if isShared {
+            return try lock.withLock { () throws(FiefError) in try History.listChanges(txn, dbi, from: base, to: version, path: environment.path) }
+        }
+        return try History.listChanges(txn, dbi, from: base, to: version, path: environment.path)
     }
 }
 

@@ -23,6 +23,17 @@ public final class WriteBuffer {
         if entryChanges[id] == nil { entryChanges[id] = changes } else { entryChanges[id]!.append(changes) }
     }
 
+    /// What the transaction did to each list, gathered at commit from the
+    /// lists it loaded and from the walk storing link removals (a list is
+    /// either loaded or has removals pending, never both: each comes once).
+    public private(set) var listChanges: [ListRecord] = []
+
+    /// List `id`'s changes (once per list, at commit).
+    public func noteListChanges(_ id: ListID, _ changes: ListChanges) {
+        if changes.isEmpty { return }
+        listChanges.append(ListRecord(id, changes))
+    }
+
     /// Forget the changes of every collection of class `table` (its objects
     /// were all deleted: the class's record says so).
     public func forgetEntryChanges(table: UInt32) {

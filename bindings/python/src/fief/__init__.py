@@ -55,6 +55,7 @@ from .errors import (
 from .geo import GeoBox, GeoCircle, GeoPoint, GeoPolygon, GeoShape
 from .lists import List
 from .notifications import CollectionChanges, NotificationToken, RealmNotification, ResultsNotificationToken
+from .notifications import CollectionNotificationToken, MapChanges
 from .model import (Backlinks, EmbeddedObject, FullText, Indexed, LinkingObjects, Object, PrimaryKey, Property,
                     PropertySpec)
 from .realm import (ClassInfo, FileReport, PropertyInfo, Realm, Results, ValueResults, WriteTransaction, copy_file,
@@ -95,6 +96,7 @@ __all__ = [
     "PropertyInfo", "Decimal128", "ObjectId", "Float32", "Mixed", "Link", "GeoPoint", "GeoShape", "GeoBox",
     "GeoPolygon", "GeoCircle", "delete_realm_files", "verify_file", "copy_file", "FileReport", "load_library",
     "library_version", "errors", "NotificationToken", "RealmNotification", "CollectionChanges", "ResultsNotificationToken",
+    "MapChanges", "CollectionNotificationToken",
     # fief.errors
     "FiefError", "LogicError", "InvalidHandleError", "WrongHandleTypeError",
     "NotInTransactionError", "AlreadyInTransactionError", "WrongThreadError", "FrozenRealmError",

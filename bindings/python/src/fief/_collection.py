@@ -45,6 +45,36 @@ class LiveCollection:
         self._target: ClassBinding | None = None  # the ClassBinding of the linked class, once needed
         self._realm_ref: Realm | None = None  # the Realm wrapper elements are read through, once needed
 
+    # -- notifications ---------------------------------------------------------
+
+    def observe(self, callback: Any, key_paths: "list[str] | None" = None) -> Any:
+        """Call ``callback(changes, collection)`` (RealmSwift's
+        ``List.observe``, ``MutableSet.observe``, ``Map.observe``): first
+        with ``changes.is_initial`` at the next delivery, then whenever a
+        commit changed the collection.  Lists and sets get a
+        ``CollectionChanges`` (positions: ``deletions`` before,
+        ``insertions`` and ``modifications_new`` after, ``moves`` for
+        lists), dicts a ``MapChanges`` (keys).  ``key_paths`` (collections
+        of objects only) limit what counts as a modification of an element
+        object; None: every property, and those of the objects its links
+        reach, to a depth of 4.  When the owner is deleted: one last call
+        with every old element deleted and ``is_root_deleted``.  Deliveries
+        run in the realm's ``process_notifications()`` (see
+        ``fief.notifications.watch``).  Raises FrozenRealmError on a frozen
+        collection, AlreadyInTransactionError inside a write,
+        NoSuchPropertyError for a key path naming no property,
+        InvalidatedObjectError when the owner was deleted.  Keep the token:
+        closing it (or losing it) stops the callback."""
+        from . import notifications
+        return notifications.add_collection_notification_callback(self, callback, key_paths)
+
+    def changes(self, key_paths: "list[str] | None" = None) -> Any:
+        """The change sets as an asynchronous iterator on the running asyncio
+        loop (``async for change in obj.dogs.changes():``), as
+        ``Results.changes``."""
+        from . import notifications
+        return notifications.collection_changes(self, key_paths)
+
     # -- plumbing -------------------------------------------------------------
 
     @property

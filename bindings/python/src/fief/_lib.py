@@ -215,6 +215,7 @@ class fief_index_range_t(Structure):
     _fields_ = [("from", c_size_t), ("to", c_size_t)]
 # Object notifications: void (*fief_object_notification_fn)(void *userdata, const fief_object_changes_t *changes)
 fief_object_notification_fn = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
+fief_map_changes_fn = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
 
 # name: (restype, argtypes)
 PROTOTYPES: dict[str, tuple[object, list[object]]] = {
@@ -409,6 +410,16 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "fief_section_changes_get_index_paths": (c_bool, [H, c_size_t, P(fief_index_path_t), P(fief_index_path_t),
                                                       P(fief_index_path_t)]),
     "fief_section_changes_get_sections": (c_bool, [H, c_size_t, P(c_size_t), P(c_size_t)]),
+    # list, set and map notifications
+    "fief_list_add_notification_callback": (H, [H, P(c_char_p), c_size_t, fief_collection_changes_fn, c_void_p,
+                                                fief_free_fn]),
+    "fief_set_add_notification_callback": (H, [H, P(c_char_p), c_size_t, fief_collection_changes_fn, c_void_p,
+                                               fief_free_fn]),
+    "fief_map_add_notification_callback": (H, [H, P(c_char_p), c_size_t, fief_map_changes_fn, c_void_p, fief_free_fn]),
+    "fief_map_changes_get_counts": (c_bool, [H, P(c_size_t), P(c_size_t), P(c_size_t)]),
+    "fief_map_changes_get_flags": (c_bool, [H, P(c_bool), P(c_bool), P(c_bool)]),
+    "fief_map_changes_get_keys": (c_bool, [H, c_size_t, P(fief_string_t), P(fief_string_t), P(fief_string_t)]),
+    "fief_map_changes_get_error": (c_bool, [H, P(c_bool), P(fief_error_t)]),
 }
 
 

@@ -474,6 +474,142 @@ def add_object_notification_callback(obj: Any, callback: Callable[[ObjectChange]
     return token
 
 
+# -- list, set and dict notifications (fief.h, "List, set and map notifications")
+
+__all__ += ["MapChanges", "CollectionNotificationToken", "add_collection_notification_callback"]
+
+
+class MapChanges:
+    """What a dict callback is told (RealmSwift's ``RealmMapChange``),
+    copied out of the library's change set during the call.
+
+    ``is_initial``: the first call (every list empty); then the keys
+    ``deletions``, ``insertions`` and ``modifications`` (a value set, or an
+    object value written in a watched property), each in the dict's order;
+    ``is_cleared``; ``is_root_deleted`` (the owner was deleted: the last
+    call).  ``error``: set when the dict cannot be observed any more."""
+
+    __slots__ = ("is_initial", "is_cleared", "is_root_deleted", "deletions", "insertions", "modifications", "error")
+
+    def __init__(self) -> None:
+        self.is_initial = False
+        self.is_cleared = False
+        self.is_root_deleted = False
+        self.deletions: list[str] = []
+        self.insertions: list[str] = []
+        self.modifications: list[str] = []
+        self.error: BaseException | None = None
+
+    def __repr__(self) -> str:
+        if self.is_initial:
+            return "MapChanges(initial)"
+        return (f"MapChanges(deletions={self.deletions}, insertions={self.insertions}, "
+                f"modifications={self.modifications})")
+
+    @classmethod
+    def _read(cls, library: Any, handle: int) -> "MapChanges":
+        changes = cls()
+        failed = ctypes.c_bool()
+        error = L.fief_error_t()
+        library.check(library.fief_map_changes_get_error(handle, ctypes.byref(failed), ctypes.byref(error)),
+                      "fief_map_changes_get_error")
+        if failed.value:
+            from . import errors
+            message = error.message.decode("utf-8", "replace") if error.message else ""
+            changes.error = errors.make_error(int(error.code), int(error.categories), message)
+            return changes
+        flags = [ctypes.c_bool() for _ in range(3)]
+        library.check(library.fief_map_changes_get_flags(handle, *(ctypes.byref(f) for f in flags)),
+                      "fief_map_changes_get_flags")
+        changes.is_initial, changes.is_cleared, changes.is_root_deleted = (bool(f.value) for f in flags)
+        counts = [ctypes.c_size_t() for _ in range(3)]
+        library.check(library.fief_map_changes_get_counts(handle, *(ctypes.byref(c) for c in counts)),
+                      "fief_map_changes_get_counts")
+        capacity = max(*(c.value for c in counts), 1)
+        arrays = [(L.fief_string_t * capacity)() for _ in range(3)]
+        library.check(library.fief_map_changes_get_keys(handle, capacity, *arrays), "fief_map_changes_get_keys")
+
+        def keys(array: Any, n: int) -> list[str]:
+            return [ctypes.string_at(s.data, s.size).decode("utf-8") if s.size else "" for s in array[:n]]
+
+        changes.deletions = keys(arrays[0], counts[0].value)
+        changes.insertions = keys(arrays[1], counts[1].value)
+        changes.modifications = keys(arrays[2], counts[2].value)
+        return changes
+
+
+class CollectionNotificationToken(ResultsNotificationToken):
+    """The token of a list, set or dict callback (see ``List.observe``)."""
+
+    def __init__(self, collection: Any, callback: Callable[..., None], is_map: bool):
+        super().__init__(collection, callback)
+        self._is_map = is_map
+
+
+def _call_collection(userdata: int | None, handle: int | None) -> None:
+    with _registered_lock:
+        token = _registered.get(userdata or 0)
+    if not isinstance(token, CollectionNotificationToken):
+        return
+    callback: Callable[..., None] | None = token._callback
+    collection = token._results
+    if callback is None or collection is None or handle is None:
+        return
+    try:
+        reader = MapChanges if token._is_map else CollectionChanges
+        callback(reader._read(L.lib(), handle), collection)
+    except BaseException as error:  # never into C
+        token.exception = error
+        log.exception("a collection notification callback raised")
+
+
+_call_collection_thunk = L.fief_collection_changes_fn(_call_collection)
+_call_map_thunk = L.fief_map_changes_fn(_call_collection)
+
+
+def add_collection_notification_callback(collection: Any, callback: Callable[..., None],
+                                         key_paths: "list[str] | None" = None) -> CollectionNotificationToken:
+    """Register ``callback(changes, collection)`` on a ``fief.List``,
+    ``fief.Set`` or ``fief.Dict``; see ``List.observe``."""
+    if not callable(callback):
+        raise TypeError("the callback must be callable")
+    if key_paths is not None and isinstance(key_paths, (str, bytes)):
+        raise TypeError("key_paths is a list of key paths, not one string")
+    kind = collection._kind
+    library = L.lib()
+    token = CollectionNotificationToken(collection, callback, kind == "map")
+    if key_paths is not None and collection._is_links:
+        target = collection._target_binding()
+        key_paths = stored_key_paths(getattr(target, "cls", None), getattr(target, "schema", None), key_paths)
+    encoded = [path.encode("utf-8") for path in key_paths] if key_paths is not None else []
+    array = (ctypes.c_char_p * max(len(encoded), 1))(*encoded)
+    with _registered_lock:
+        _registered[token._id] = token
+    name = f"fief_{kind}_add_notification_callback"
+    thunk = _call_map_thunk if kind == "map" else _call_collection_thunk
+    ptr = getattr(library, name)(collection._handle.ptr, array if key_paths is not None else None,
+                                 len(encoded), thunk, token._id, _free_thunk)
+    if not ptr:
+        with _registered_lock:
+            _registered.pop(token._id, None)
+        raise library.last_error(name)
+    token._handle = Handle(ptr, "notification token")
+    return token
+
+
+async def collection_changes(collection: Any, key_paths: "list[str] | None") -> "AsyncIterator[Any]":
+    """``List.changes`` (and sets', dicts'): each change set, delivered on the running loop."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+    token = add_collection_notification_callback(collection, lambda changes, _c: queue.put_nowait(changes), key_paths)
+    try:
+        with watch(collection._realm(), loop):
+            while True:
+                yield await queue.get()
+    finally:
+        token.close()
+
+
 # -- key paths through the model (issue 22, helper kp) --------------------------
 
 
