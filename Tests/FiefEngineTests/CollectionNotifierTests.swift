@@ -194,6 +194,32 @@ final class CollectionNotifierTests: XCTestCase {
         }
     }
 
+    /// A commit made without notifying the list's notifier (RealmSwift's
+    /// `write(withoutNotifying:)`): silent, and the next change set counts
+    /// positions from the list after it.
+    func testCommitWithoutNotifyingSkipsTheList() throws {
+        let f = try Fixture(self)
+        try f.observe(f.ref(.list, "dogs"))
+        try f.db.realm.beginWrite()
+        try f.dogsList.remove(at: 0)
+        try f.dogsList.remove(at: 0)
+        try f.db.realm.commitWrite(withoutNotifying: [f.notifier!])
+        try f.deliver(expectingCall: false)
+        XCTAssertEqual(f.seen, [.initial], "the skipped commit was reported")
+        try f.step({ try f.dogsList.remove(at: 7) }, expect: upd(del: [7]))
+        // A map's notifier skipped the same way.
+        let m = try Fixture(self)
+        try m.db.write { try m.db.mapSet("Person", m.person, "scores", "a", .int(1)) }
+        try m.observe(m.ref(.map, "scores"))
+        try m.db.realm.beginWrite()
+        try m.db.mapSet("Person", m.person, "scores", "b", .int(2))
+        try m.db.realm.commitWrite(withoutNotifying: [m.notifier!])
+        try m.deliver(expectingCall: false)
+        XCTAssertEqual(m.seen, [.initial])
+        try m.step({ try m.db.mapSet("Person", m.person, "scores", "c", .int(3)) },
+                   expect: .keys(del: [], ins: ["c"], mod: [], rootDeleted: false))
+    }
+
     func testTargetListedTwiceIsModifiedTwiceAndDeletedTwice() throws {
         let f = try Fixture(self)
         try f.db.write { try f.db.append("Person", f.person, "dogs", [f.link(5)]) }

@@ -59,6 +59,8 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
     private let linkTarget: UInt32?
     private var hasRun = false
     private var finished = false
+    /// Commits made without notifying this notifier.
+    private let skips = CommitSkips()
 
     // Shared with the delivering thread, under `state`:
     private let state = NotifyLock()
@@ -145,6 +147,35 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
     // MARK: The worker
 
     public func run(to snapshot: Snapshot) -> Bool {
+        skips.run(base: { baseVersion }, to: snapshot, step: runOnce(to:), silent: moveSilently(to:))
+    }
+
+    public func skip(_ skip: CommitSkip) { skips.add(skip) }
+
+    /// A skipped commit: the base moves to `snapshot` (the collection read
+    /// there), nothing added to what is pending.
+    private func moveSilently(to snapshot: Snapshot) {
+        guard hasRun, !finished, snapshot.version > baseVersion else { return }
+        do throws(FiefError) {
+            let version = try workerRealm.lock.withLock { () throws(FiefError) -> UInt64 in try workerRealm.moveWorker(to: snapshot) }
+            guard let contents = try read(links: tracksLinks) else {
+                // The owner went in the skipped commit: silence, as told.
+                finished = true
+                return
+            }
+            if tracksLinks { baseLinks = contents.links }
+            _ = moveBase(count: contents.count, keys: contents.keys, version: version,
+                         builder: ChangeBuilder(), mapBuilder: MapChangeBuilder())
+        } catch {
+            finished = true
+            state.locked {
+                pendingError = error
+                hasPending = true
+            }
+        }
+    }
+
+    private func runOnce(to snapshot: Snapshot) -> Bool {
         if finished || (hasRun && snapshot.version <= baseVersion) {
             state.locked { reachedVersionValue = max(reachedVersionValue, snapshot.version) }
             return false

@@ -86,11 +86,6 @@ public final class NotificationCenter: @unchecked Sendable {
         }
     }
 
-    /// Have the worker run its notifiers (one was added).
-    func wakeWorker() {
-        lock.locked { worker?.signal() }
-    }
-
     // MARK: Channels and the worker
 
     func register(_ channel: DeliveryChannel) {
