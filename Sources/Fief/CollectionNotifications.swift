@@ -55,61 +55,21 @@ private func mapChange<M: RealmKeyedCollection>(_ changes: OpaquePointer?, _ map
     return .update(map, deletions: strings[0], insertions: strings[1], modifications: strings[2])
 }
 
-/// The C registration of one collection kind (fief_list_/_set_/_map_add_notification_callback).
-private typealias Register = @Sendable (OpaquePointer?, UnsafePointer<UnsafePointer<CChar>?>?, Int,
-                              fief_collection_changes_fn?, UnsafeMutableRawPointer?, fief_free_fn?) -> OpaquePointer?
-
 extension RealmCore {
     /// Register `block` for the collection `handle` through `register`:
-    /// `convert` reads the C change during the call.  Deliveries as
-    /// `observeResults`'.  Traps where RealmSwift does: inside a write
-    /// transaction, on frozen collections, for an unknown key path, for a
-    /// collection whose object was deleted (`invalidated`'s message).
+    /// `convert` reads the C change during the call (`addCollectionCallback`).
     fileprivate func observeCollection<Change>(_ handle: CHandle, keyPaths: [String]?, queue: DispatchQueue?, kind: String,
-                                               register: Register, convert: @escaping (OpaquePointer?) -> Change,
+                                               register: @escaping CollectionRegistration, convert: @escaping (OpaquePointer?) -> Change,
                                                _ block: @escaping (Change) -> Void) -> NotificationToken {
-        if !isFrozen { scheduleDeliveries() }
-        let box = Unmanaged.passRetained(CollectionObserverBox { changes in
-            let change = convert(changes)
-            if let queue {
-                let call = QueuedCall { block(change) }
-                queue.async { call.run() }
-            } else {
-                block(change)
-            }
-        }).toOpaque()
-        let callback: fief_collection_changes_fn = { userdata, changes in
-            Unmanaged<CollectionObserverBox>.fromOpaque(userdata!).takeUnretainedValue().call(changes)
+        addCollectionCallback(handle, keyPaths: keyPaths, kind: kind, register: register) { changes in
+            handOver(convert(changes), to: queue, block)
         }
-        let paths = keyPaths ?? []
-        let token = withCStrings(paths) { pointers in
-            register(handle.raw, keyPaths == nil ? nil : pointers, paths.count, callback, box) { userdata in
-                Unmanaged<CollectionObserverBox>.fromOpaque(userdata!).release()
-            }
-        }
-        guard let token else {
-            Unmanaged<CollectionObserverBox>.fromOpaque(box).release()
-            let error = CError.last()
-            switch error.code {
-            case FIEF_ERR_FROZEN:
-                fiefTrap("Frozen Realms do not change and do not have change notifications.", error)
-            case FIEF_ERR_ALREADY_IN_TRANSACTION:
-                fiefTrap("Cannot register notification blocks from within write transactions.", error)
-            case FIEF_ERR_READ_ONLY:
-                fiefTrap("Read-only Realms do not change and do not have change notifications.", error)
-            case FIEF_ERR_INVALIDATED_OBJECT:
-                fiefTrap("Access to invalidated \(kind) object", error)
-            default:
-                fiefTrap("Cannot observe the \(kind): \(error.message)", error)
-            }
-        }
-        return NotificationToken(handle: token)
     }
 }
 
-private let registerList: Register = { fief_list_add_notification_callback($0, $1, $2, $3, $4, $5) }
-private let registerSet: Register = { fief_set_add_notification_callback($0, $1, $2, $3, $4, $5) }
-private let registerMap: Register = { fief_map_add_notification_callback($0, $1, $2, $3, $4, $5) }
+private let registerList: CollectionRegistration = { fief_list_add_notification_callback($0, $1, $2, $3, $4, $5) }
+private let registerSet: CollectionRegistration = { fief_set_add_notification_callback($0, $1, $2, $3, $4, $5) }
+private let registerMap: CollectionRegistration = { fief_map_add_notification_callback($0, $1, $2, $3, $4, $5) }
 
 extension List: FiefCollectionNotifying {
     /// Calls `block` with `.initial(list)` at the next delivery, then

@@ -218,22 +218,20 @@ extension RealmCore {
     /// frozen collections, for a key path that names no property.
     func observeResults<Collection>(_ handle: CHandle, _ collection: Collection, keyPaths: [String]?, queue: DispatchQueue?,
                                     _ block: @escaping (RealmCollectionChange<Collection>) -> Void) -> NotificationToken {
-        addResultsCallback(handle, keyPaths: keyPaths) { changes in
-            let change = collectionChange(changes, collection)
-            if let queue {
-                // RealmSwift hands queued deliveries to the queue as they are.
-                let call = QueuedCall { block(change) }
-                queue.async { call.run() }
-            } else {
-                block(change)
-            }
+        addCollectionCallback(handle, keyPaths: keyPaths) { changes in
+            handOver(collectionChange(changes, collection), to: queue, block)
         }
     }
 
-    /// Register `call` for the results `handle`, told the C change handle
-    /// during each delivery (fief_results_add_notification_callback), with
-    /// the traps of `observeResults`.
-    func addResultsCallback(_ handle: CHandle, keyPaths: [String]?, _ call: @escaping (OpaquePointer?) -> Void) -> NotificationToken {
+    /// Register `call` for the collection `handle` through `register`
+    /// (results by default: fief_results_add_notification_callback; lists,
+    /// sets and maps give theirs), told the C change handle during each
+    /// delivery.  Traps where RealmSwift does: inside a write transaction,
+    /// on frozen collections, for an unknown key path, for a collection
+    /// whose object was deleted (`invalidated`'s message, `kind` naming it).
+    func addCollectionCallback(_ handle: CHandle, keyPaths: [String]?, kind: String = "collection",
+                               register: CollectionRegistration = { fief_results_add_notification_callback($0, $1, $2, $3, $4, $5) },
+                               _ call: @escaping (OpaquePointer?) -> Void) -> NotificationToken {
         if !isFrozen { scheduleDeliveries() }
         let box = Unmanaged.passRetained(CollectionObserverBox(call: call)).toOpaque()
         let callback: fief_collection_changes_fn = { userdata, changes in
@@ -241,7 +239,7 @@ extension RealmCore {
         }
         let paths = keyPaths ?? []
         let token = withCStrings(paths) { pointers in
-            fief_results_add_notification_callback(handle.raw, keyPaths == nil ? nil : pointers, paths.count, callback, box) { userdata in
+            register(handle.raw, keyPaths == nil ? nil : pointers, paths.count, callback, box) { userdata in
                 Unmanaged<CollectionObserverBox>.fromOpaque(userdata!).release()
             }
         }
@@ -255,11 +253,29 @@ extension RealmCore {
                 fiefTrap("Cannot register notification blocks from within write transactions.", error)
             case FIEF_ERR_READ_ONLY:
                 fiefTrap("Read-only Realms do not change and do not have change notifications.", error)
+            case FIEF_ERR_INVALIDATED_OBJECT:
+                fiefTrap("Access to invalidated \(kind) object", error)
             default:
-                fiefTrap("Cannot observe the collection: \(error.message)", error)
+                fiefTrap("Cannot observe the \(kind): \(error.message)", error)
             }
         }
         return NotificationToken(handle: token)
+    }
+}
+
+/// The C registration of one kind of collection
+/// (fief_results_/_list_/_set_/_map_add_notification_callback).
+typealias CollectionRegistration = @Sendable (OpaquePointer?, UnsafePointer<UnsafePointer<CChar>?>?, Int,
+                                              fief_collection_changes_fn?, UnsafeMutableRawPointer?, fief_free_fn?) -> OpaquePointer?
+
+/// Call `block` with `change` here, or hand it to `queue` (RealmSwift
+/// hands queued deliveries to the queue as they are).
+func handOver<Change>(_ change: Change, to queue: DispatchQueue?, _ block: @escaping (Change) -> Void) {
+    if let queue {
+        let call = QueuedCall { block(change) }
+        queue.async { call.run() }
+    } else {
+        block(change)
     }
 }
 

@@ -114,14 +114,9 @@ private func observeSections<Key, Element, Collection>(
 ) -> NotificationToken {
     let tracker = SectionTracker(store: store, only: only)
     let results = store.results
-    return results.core.addResultsCallback(results.handle, keyPaths: keyPaths) { changes in
+    return results.core.addCollectionCallback(results.handle, keyPaths: keyPaths) { changes in
         guard let change = tracker.change(changes, collection) else { return }
-        if let queue {
-            let call = QueuedCall { block(change) }
-            queue.async { call.run() }
-        } else {
-            block(change)
-        }
+        handOver(change, to: queue, block)
     }
 }
 
