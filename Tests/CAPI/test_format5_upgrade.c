@@ -288,15 +288,15 @@ static void set_format(const char *path, uint64_t format) {
 TEST(newer_format_is_refused) {
     const char *path = fixture("newer.fief");
     R(path != NULL);
-    set_format(path, 10);
-    EERRM(open_path(path, true) != NULL, FIEF_ERR_FILE_FORMAT, "file format 10");
+    set_format(path, 11);
+    EERRM(open_path(path, true) != NULL, FIEF_ERR_FILE_FORMAT, "file format 11");
     EMSG("newer");
-    EERRM(open_path(path, false) != NULL, FIEF_ERR_FILE_FORMAT, "file format 10");
+    EERRM(open_path(path, false) != NULL, FIEF_ERR_FILE_FORMAT, "file format 11");
     findings f = {0, NULL, false};
     size_t problems = 0;
     E(fief_file_verify(path, collect, &f, &problems));
     EQU(problems, 1);
-    EERRM(fief_file_copy(path, t_path("newer-copy.fief"), NULL, NULL, &problems), FIEF_ERR_FILE_FORMAT, "file format 10");
+    EERRM(fief_file_copy(path, t_path("newer-copy.fief"), NULL, NULL, &problems), FIEF_ERR_FILE_FORMAT, "file format 11");
     E(!t_file_exists(t_path("newer-copy.fief")));
 }
 
@@ -358,7 +358,7 @@ TEST(read_only_open_of_plain_format_5_reads_it) {
     R(r);
     E(fief_realm_close(r));
     fief_release(r);
-    EQU(verify(path, "format 9,", &said), 0);
+    EQU(verify(path, "format 10,", &said), 0);
     E(said);
     fief_release(s);
 }
