@@ -11,7 +11,10 @@ import Glibc
 ///            the elements' order
 ///     value  empty; for a string or binary longer than `cutBytes`, whose
 ///            key holds only its first `cutBytes` bytes and a hash, the
-///            whole element
+///            whole element; for a set of mixed values, the value coded;
+///            then `EntrySeal`'s checksum over the whole key and that
+///            (format 10: a flipped bit in the key is damage, not another
+///            element)
 ///
 /// So insert (LMDB says whether the key is new), remove and contains are
 /// one B-tree operation each, and two sets are merged as sorted runs.  The
