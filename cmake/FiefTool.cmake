@@ -81,18 +81,18 @@ if(FIEF_BUILD_TESTS)
     add_test(NAME tool.copy_format${_format}
              COMMAND sh -c "rm -f '${_old_copy}' '${_old_copy}-lock' '${_old}-lock' && cp '${_old_fixture}' '${_old}' && '${FIEF_TOOL}' verify '${_old}' && '${FIEF_TOOL}' copy '${_old}' '${_old_copy}' && '${FIEF_TOOL}' verify '${_old_copy}' && '${FIEF_TOOL}' info '${_old_copy}'")
     set_tests_properties(tool.copy_format${_format} PROPERTIES
-      PASS_REGULAR_EXPRESSION "file format ${_format}: opening the file for writing upgrades it.*class 'Item': 600 objects copied.*format 9, version 2.*no damage found.*class    Item: 600 objects")
+      PASS_REGULAR_EXPRESSION "file format ${_format}: opening the file for writing upgrades it.*class 'Item': 600 objects copied.*format 10, version 2.*no damage found.*class    Item: 600 objects")
   endforeach()
   # Format 5 with a stale full-text index and sets holding equal numbers apart
   # (Tests/CAPI/format5_data.h): verify finds no damage and says what the
-  # upgrade repairs; copy writes format 9 with the index rebuilt and the
+  # upgrade repairs; copy writes format 10 with the index rebuilt and the
   # numbers merged, which verify finds sound.
   set(_f5 "${CMAKE_BINARY_DIR}/tool-test/format5.fief")
   set(_f5_copy "${CMAKE_BINARY_DIR}/tool-test/format5-copy.fief")
   add_test(NAME tool.copy_format5
            COMMAND sh -c "rm -f '${_f5_copy}' '${_f5_copy}-lock' '${_f5}-lock' && cp '${CMAKE_SOURCE_DIR}/Tests/CAPI/data/format5_fulltext_sets.fief' '${_f5}' && '${FIEF_TOOL}' verify '${_f5}' && '${FIEF_TOOL}' copy '${_f5}' '${_f5_copy}' && '${FIEF_TOOL}' verify '${_f5_copy}'")
   set_tests_properties(tool.copy_format5 PROPERTIES
-    PASS_REGULAR_EXPRESSION "file format 5: opening the file for writing upgrades it to format 9.*full-text index of 'text'.*stale.*set 'values'.*6 numbers keyed in format 5's form.*format5.fief: no damage found.*set 'values'.*6 numbers keyed in format 5's form stored under format 9's key, 5 of them merged.*format 9, version 2.*set 'values': 6 sets, 12 entries.*format5-copy.fief: no damage found")
+    PASS_REGULAR_EXPRESSION "file format 5: opening the file for writing upgrades it to format 10.*full-text index of 'text'.*stale.*set 'values'.*6 numbers keyed in format 5's form.*format5.fief: no damage found.*set 'values'.*6 numbers keyed in format 5's form stored under format 10's key, 5 of them merged.*format 10, version 2.*set 'values': 6 sets, 12 entries.*format5-copy.fief: no damage found")
   # A file that is not a realm: refused (exit status 1), and no lock file is left beside it.
   file(WRITE "${CMAKE_BINARY_DIR}/tool-test/not-a-realm.txt" "plain text, not a realm\n")
   add_test(NAME tool.bad_file COMMAND "${FIEF_TOOL}" info "${CMAKE_BINARY_DIR}/tool-test/not-a-realm.txt")

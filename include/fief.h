@@ -659,7 +659,9 @@ FIEF_API bool fief_config_set_max_active_versions(fief_config_t *config, uint64_
  *  open refuses a file of formats 1, 2 and 4, and one of format 5 that has
  *  a full-text index or such a set element, with FIEF_ERR_FILE_FORMAT,
  *  naming both ways to convert it; other files of formats 3 and 5 are read
- *  as they are.  A file of a newer format: FIEF_ERR_FILE_FORMAT (libraries
+ *  as they are.  Format 10 checksums every set entry: a read-only open
+ *  refuses a file of format 9 or older whose sets hold entries the same way
+ *  (a writable open seals them).  A file of a newer format: FIEF_ERR_FILE_FORMAT (libraries
  *  of format 5 and older refuse format-6 files the same way).
  *  Returns a live realm handle, or NULL.
  *  The path (and its lock file "<path>-lock") must be a regular file, a

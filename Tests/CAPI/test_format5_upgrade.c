@@ -193,9 +193,9 @@ TEST(writable_open_upgrades_format_5) {
     E(fief_realm_close(r));
     E(fief_release(r));
     bool said = false;
-    EQU(verify(path, "format 9", &said), 0);
+    EQU(verify(path, "format 10", &said), 0);
     E(said);
-    /* Now format 9: a read-only open works. */
+    /* Now format 10: a read-only open works. */
     r = open_path(path, true);
     R(r != NULL);
     EQI(check_contents(r), 0);
@@ -258,7 +258,54 @@ TEST(copy_of_format_5_is_format_6) {
 
 /* Set meta/format of the Fief file at `path` to `format` (raw LMDB).  Marking
  * a file of format 8 or later older drops the seal (4 bytes) its schema record
- * ends with, as older formats store the record without one. */
+ * ends with, as older formats store the record without one; marking one of
+ * format 10 or later older drops the seal every set entry ends with (format
+ * 10 added them). */
+static void unseal_sets(MDB_txn *txn) {
+    MDB_dbi main_db;
+    R(mdb_dbi_open(txn, NULL, 0, &main_db) == 0);
+    char names[16][32];
+    int count = 0;
+    MDB_cursor *c;
+    R(mdb_cursor_open(txn, main_db, &c) == 0);
+    MDB_val k, v;
+    for (int rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0; rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
+        char name[32];
+        unsigned a, b;
+        char tail;
+        if (k.mv_size >= sizeof name) continue;
+        memcpy(name, k.mv_data, k.mv_size);
+        name[k.mv_size] = 0;
+        if (sscanf(name, "c%u.s%u%c", &a, &b, &tail) == 2 && count < 16) strcpy(names[count++], name);
+    }
+    mdb_cursor_close(c);
+    for (int i = 0; i < count; i++) {
+        MDB_dbi dbi;
+        R(mdb_dbi_open(txn, names[i], 0, &dbi) == 0);
+        /* Copied out first: the puts below may move what the cursor points at. */
+        MDB_val keys[64], values[64];
+        size_t n = 0;
+        R(mdb_cursor_open(txn, dbi, &c) == 0);
+        for (int rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0; rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
+            R(v.mv_size >= 4 && n < 64);
+            keys[n].mv_size = k.mv_size;
+            keys[n].mv_data = malloc(k.mv_size);
+            values[n].mv_size = v.mv_size - 4;
+            values[n].mv_data = malloc(v.mv_size);
+            R(keys[n].mv_data != NULL && values[n].mv_data != NULL);
+            memcpy(keys[n].mv_data, k.mv_data, k.mv_size);
+            memcpy(values[n].mv_data, v.mv_data, v.mv_size - 4);
+            n++;
+        }
+        mdb_cursor_close(c);
+        for (size_t j = 0; j < n; j++) {
+            R(mdb_put(txn, dbi, &keys[j], &values[j], 0) == 0);
+            free(keys[j].mv_data);
+            free(values[j].mv_data);
+        }
+    }
+}
+
 static void set_format(const char *path, uint64_t format) {
     MDB_env *env;
     R(mdb_env_create(&env) == 0);
@@ -272,6 +319,7 @@ static void set_format(const char *path, uint64_t format) {
     uint64_t current = 0;
     if (mdb_get(txn, meta, &k, &old) == 0 && old.mv_size == 8) memcpy(&current, old.mv_data, 8);
     R(mdb_put(txn, meta, &k, &v, 0) == 0);
+    if (current >= 10 && format < 10) unseal_sets(txn);
     MDB_val sk = {6, "schema"}, sv;
     if (current >= 8 && format < 8 && mdb_get(txn, meta, &sk, &sv) == 0 && sv.mv_size > 4) {
         unsigned char *bytes = malloc(sv.mv_size - 4);
@@ -288,22 +336,24 @@ static void set_format(const char *path, uint64_t format) {
 TEST(newer_format_is_refused) {
     const char *path = fixture("newer.fief");
     R(path != NULL);
-    set_format(path, 10);
-    EERRM(open_path(path, true) != NULL, FIEF_ERR_FILE_FORMAT, "file format 10");
+    set_format(path, 11);
+    EERRM(open_path(path, true) != NULL, FIEF_ERR_FILE_FORMAT, "file format 11");
     EMSG("newer");
-    EERRM(open_path(path, false) != NULL, FIEF_ERR_FILE_FORMAT, "file format 10");
+    EERRM(open_path(path, false) != NULL, FIEF_ERR_FILE_FORMAT, "file format 11");
     findings f = {0, NULL, false};
     size_t problems = 0;
     E(fief_file_verify(path, collect, &f, &problems));
     EQU(problems, 1);
-    EERRM(fief_file_copy(path, t_path("newer-copy.fief"), NULL, NULL, &problems), FIEF_ERR_FILE_FORMAT, "file format 10");
+    EERRM(fief_file_copy(path, t_path("newer-copy.fief"), NULL, NULL, &problems), FIEF_ERR_FILE_FORMAT, "file format 11");
     E(!t_file_exists(t_path("newer-copy.fief")));
 }
 
 /* A format-5 file without full-text indexes whose sets hold no number
- * format 6 keys otherwise (here: a format-6 file marked 5, which is the
- * same bytes): read as it is by a read-only open, upgraded by a writable one. */
-TEST(read_only_open_of_plain_format_5_reads_it) {
+ * format 6 keys otherwise (here: a current file marked 5, its set entries
+ * unsealed): its sets have no checksums (format 10 adds them), so a read-only
+ * open refuses it with directions; a writable open upgrades it, after which
+ * it reads as before. */
+TEST(read_only_open_of_plain_format_5_says_its_sets_are_unsealed) {
     const char *path = t_path("plain.fief");
     fief_property_info_t props[] = {t_prop_info("id", FIEF_TYPE_INT, FIEF_PROPERTY_PRIMARY_KEY),
                                     t_prop_info("values", FIEF_TYPE_MIXED, FIEF_PROPERTY_NULLABLE)};
@@ -333,6 +383,16 @@ TEST(read_only_open_of_plain_format_5_reads_it) {
     E(fief_realm_close(r));
     fief_release(r);
     set_format(path, 5);
+    EERRM(open_path(path, true) != NULL, FIEF_ERR_FILE_FORMAT, "have no checksums");
+    bool said = false;
+    EQU(verify(path, "file format 5", &said), 0);
+    E(said);
+    r = open_path(path, false);
+    R(r);
+    E(fief_realm_close(r));
+    fief_release(r);
+    EQU(verify(path, "format 10,", &said), 0);
+    E(said);
     r = open_path(path, true);
     R(r);
     bool found = false;
@@ -350,16 +410,8 @@ TEST(read_only_open_of_plain_format_5_reads_it) {
     E(contains);
     fief_release(set);
     fief_release(o);
-    fief_release(r);
-    bool said = false;
-    EQU(verify(path, "file format 5", &said), 0);
-    E(said);
-    r = open_path(path, false);
-    R(r);
     E(fief_realm_close(r));
     fief_release(r);
-    EQU(verify(path, "format 9,", &said), 0);
-    E(said);
     fief_release(s);
 }
 
@@ -474,6 +526,6 @@ TEST(killed_upgrade_leaves_format_5_or_6) {
 int main(int argc, char **argv) {
     static const t_case cases[] = {T(read_only_open_of_format_5_says_how_to_upgrade), T(writable_open_upgrades_format_5),
                                    T(copy_of_format_5_is_format_6), T(newer_format_is_refused),
-                                   T(read_only_open_of_plain_format_5_reads_it), T(killed_upgrade_leaves_format_5_or_6)};
+                                   T(read_only_open_of_plain_format_5_says_its_sets_are_unsealed), T(killed_upgrade_leaves_format_5_or_6)};
     return T_MAIN(argc, argv, cases);
 }

@@ -378,7 +378,7 @@ final class ChangeRecordTests: XCTestCase {
         XCTAssertEqual(Format6Tests.storedFormat(path), 8)
         let db = try DB.open(path, schema)
         defer { db.realm.close() }
-        XCTAssertEqual(Format6Tests.storedFormat(path), 9)
+        XCTAssertEqual(Format6Tests.storedFormat(path), MetaKeys.formatValue)
         let base = try version(db)
         try db.write { try db.delete("Dog", 4) }
         XCTAssertEqual(try describe(db, since: base), "Dog -[4]")

@@ -53,9 +53,12 @@ final class Format6Tests: XCTestCase {
 
     /// Set `meta/format` to `format`; marking a file of format 8 or later
     /// older drops the seal its schema record ends with (older formats
-    /// store the record without one: `SchemaRecord`).
+    /// store the record without one: `SchemaRecord`), and marking one of
+    /// format 10 or later older drops the seal of every set entry (format
+    /// 10 added them).
     static func setFormat(_ path: String, _ format: UInt64) {
         let current = storedFormat(path)
+        if current >= 10 && format < 10 { unsealSets(path) }
         withRawLMDB(path, database: "meta") { txn, dbi in
             if SchemaRecord.isSealed(current) && !SchemaRecord.isSealed(format) {
                 var name = Array("schema".utf8)
@@ -77,6 +80,48 @@ final class Format6Tests: XCTestCase {
                     var key = MDB_val(mv_size: raw.count, mv_data: raw.baseAddress)
                     var data = MDB_val(mv_size: 8, mv_data: v.baseAddress)
                     XCTAssertEqual(mdb_put(txn, dbi, &key, &data, 0), 0)
+                }
+            }
+        }
+    }
+
+    /// Drop the checksum every set entry ends with (`EntrySeal`), as a file
+    /// of format 9 or older stores them.
+    static func unsealSets(_ path: String) {
+        withRawLMDB(path, database: nil) { txn, main in
+            var names: [String] = []
+            var cursor: OpaquePointer?
+            XCTAssertEqual(mdb_cursor_open(txn, main, &cursor), 0)
+            var k = MDB_val(), v = MDB_val()
+            var rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
+            while rc == 0 {
+                let name = String(decoding: UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size), as: UTF8.self)
+                if name.wholeMatch(of: /c[0-9]+\.s[0-9]+/) != nil { names.append(name) }
+                rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+            }
+            mdb_cursor_close(cursor)
+            for name in names {
+                var dbi: MDB_dbi = 0
+                XCTAssertEqual(mdb_dbi_open(txn, name, 0, &dbi), 0)
+                var entries: [([UInt8], [UInt8])] = []
+                var c: OpaquePointer?
+                XCTAssertEqual(mdb_cursor_open(txn, dbi, &c), 0)
+                rc = mdb_cursor_get(c, &k, &v, MDB_FIRST)
+                while rc == 0 {
+                    let value = Array(UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+                    XCTAssertGreaterThanOrEqual(value.count, EntrySeal.bytes)
+                    entries.append((Array(UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)), Array(value.dropLast(EntrySeal.bytes))))
+                    rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)
+                }
+                mdb_cursor_close(c)
+                for (key, value) in entries {
+                    var key = key, value = value
+                    key.withUnsafeMutableBytes { kb in
+                        value.withUnsafeMutableBytes { vb in
+                            var mk = MDB_val(mv_size: kb.count, mv_data: kb.baseAddress), mv = MDB_val(mv_size: vb.count, mv_data: vb.baseAddress)
+                            XCTAssertEqual(mdb_put(txn, dbi, &mk, &mv, 0), 0)
+                        }
+                    }
                 }
             }
         }
@@ -278,6 +323,8 @@ final class Format6Tests: XCTestCase {
             }
             db.realm.close()
         }
+        // Format 6 to 9 (set entries without checksums: moved below as they are).
+        Self.setFormat(path, 9)
         let decimal = Value.decimal128(Self.dec(1 << 64, 0))
         withRawLMDB(path, database: "c1.s2") { txn, dbi in
             var cursor: OpaquePointer?
@@ -352,7 +399,7 @@ final class Format6Tests: XCTestCase {
         XCTAssertEqual(Self.storedFormat(path), MetaKeys.formatValue)
         let after = try Self.verify(path)
         XCTAssertEqual(after.problems, 0)
-        XCTAssertTrue(after.infos.contains { $0.hasPrefix("format 9,") }, "\(after.infos)")
+        XCTAssertTrue(after.infos.contains { $0.hasPrefix("format 10,") }, "\(after.infos)")
         // Read-only now.
         let reader = try DB.open(path, nil, readOnly: true)
         XCTAssertEqual(try reader.query("Note", "text TEXT 'alpha'").count(), 1)
@@ -362,7 +409,7 @@ final class Format6Tests: XCTestCase {
     /// full-text indexes nor numbers format 6 keys otherwise is read as it
     /// is by a read-only open (nothing written), and a newer format is
     /// refused by every open, verify and copy.
-    func testPlainFormat5IsReadAsItIsAndFormat9IsRefused() throws {
+    func testPlainFormat5IsRefusedReadOnlyAndFormat11IsRefused() throws {
         let dir = tempDir()
         let path = dir.file()
         do {
@@ -377,25 +424,22 @@ final class Format6Tests: XCTestCase {
         }
         Self.setFormat(path, 5)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        do {
-            let db = try DB.open(path, nil, readOnly: true)
-            XCTAssertEqual(try db.set("Bag", 0, "values").count, 4)
-            XCTAssertTrue(try db.setContains("Bag", 0, "values", .decimal(Self.dec(1, 0))))
-            XCTAssertFalse(try db.setContains("Bag", 0, "values", .double(Self.twoTo70)))
-            db.realm.close()
-        }
+        // Its set entries have no checksums (format 10 adds them): a
+        // read-only open says how to upgrade it, the file unchanged.
+        let refused = expectError(.fileFormat) { try DB.open(path, nil, readOnly: true) }
+        XCTAssertTrue(refused?.message.contains("whose sets, maps and nested collections (Bag.values) have no checksums") ?? false, refused?.message ?? "")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), bytes)
         XCTAssertEqual(Self.storedFormat(path), 5)
 
-        Self.setFormat(path, 10)
+        Self.setFormat(path, 11)
         for readOnly in [true, false] {
             let error = expectError(.fileFormat) { try DB.open(path, nil, readOnly: readOnly) }
-            XCTAssertTrue(error?.message.contains("file format 10; this library reads format 9 and upgrades formats 1 to 8") ?? false,
+            XCTAssertTrue(error?.message.contains("file format 11; this library reads format 10 and upgrades formats 1 to 9") ?? false,
                           error?.message ?? "")
         }
         var problems: [String] = []
         XCTAssertEqual(try FileCheck.verify(path: path) { kind, line in if kind == .problem { problems.append(line) } }, 1)
-        XCTAssertEqual(problems, ["unknown file format 10"])
+        XCTAssertEqual(problems, ["unknown file format 11"])
         _ = expectError(.fileFormat) { try FileCopy.copy(from: path, to: dir.file("copy.fief")) { _, _ in } }
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("copy.fief")))
     }

@@ -246,12 +246,16 @@ final class MixedCopyTests: XCTestCase {
         // A set entry whose key is not its value's, and one that is no value;
         // map values that are no values.
         withRawLMDB(path, database: Table.setName(box, bag)) { txn, dbi in
+            // Sealed (format 10): their checksums hold, their contents do not.
+            func sealed(_ full: [UInt8], _ value: [UInt8]) -> [UInt8] {
+                value.withUnsafeBytes { v in full.withUnsafeBytes { EntrySeal.sealed(v, table: box, database: bag, key: $0) } }
+            }
             var key: [UInt8] = [], value: [UInt8] = []
             SetStore.encode(.int(99), owner: k.other, mixed: true, into: &key)
             MixedCoding.encode(.int(98), into: &value)
-            put(txn, dbi, key, value)
+            put(txn, dbi, key, sealed(key, value))
             Array("zz".utf8).withUnsafeBytes { _ = SetStore.encode(.string($0), owner: k.other, mixed: true, into: &key) }
-            put(txn, dbi, key, [0xEE])
+            put(txn, dbi, key, sealed(key, [0xEE]))
         }
         withRawLMDB(path, database: Table.mapName(box, props)) { txn, dbi in
             var key: [UInt8] = []

@@ -129,13 +129,13 @@ final class SchemaRecordTests: XCTestCase {
         // A copy is of the newest format.
         let copy = dir.file("copy.fief")
         XCTAssertEqual(try FileCopy.copy(from: path, to: copy) { _, _ in }, 0)
-        XCTAssertEqual(Format6Tests.storedFormat(copy), 9)
+        XCTAssertEqual(Format6Tests.storedFormat(copy), MetaKeys.formatValue)
         XCTAssertTrue(isSealed(schemaRecord(copy)))
         XCTAssertEqual(try problems(copy), [])
         XCTAssertEqual(try readAll(copy), expected)
         // The upgrade, by a writable open.
         XCTAssertEqual(try readAll(path, readOnly: false), expected)
-        XCTAssertEqual(Format6Tests.storedFormat(path), 9)
+        XCTAssertEqual(Format6Tests.storedFormat(path), MetaKeys.formatValue)
         XCTAssertTrue(isSealed(schemaRecord(path)))
         XCTAssertEqual(try problems(path), [])
         XCTAssertEqual(try readAll(path), expected)

@@ -293,7 +293,7 @@ final class SchemaTests: XCTestCase {
         // A newer file format.
         let newer = dir.file("newer.fief")
         do { _ = try DB.open(newer, makeSchema([("A", [prop("a", .int)])])) }
-        try rawLMDB(newer, database: "meta", [("format", [10, 0, 0, 0, 0, 0, 0, 0])])
+        try rawLMDB(newer, database: "meta", [("format", [11, 0, 0, 0, 0, 0, 0, 0])])
         expectError(.fileFormat) { try DB.open(newer, nil) }
         // A Fief file whose header pages are overwritten.
         let damaged = dir.file("damaged.fief")

@@ -655,11 +655,20 @@ final class SetMapCopyTests: XCTestCase {
         // Garbage entries: an element of no type, a key too short, a set
         // element of another owner that does not exist, a map value of the
         // wrong type and one that decodes as nothing.
+        // Set entries sealed (format 10): their checksums hold, their contents do not.
+        let (personClass, tags) = try { () throws -> (UInt32, UInt32) in
+            let db = try DB.open(original, nil, readOnly: true)
+            defer { db.realm.close() }
+            return (db.cls("Person"), db.pkey("Person", "tags"))
+        }()
+        func sealedTag(_ key: [UInt8], _ value: [UInt8]) -> [UInt8] {
+            value.withUnsafeBytes { v in key.withUnsafeBytes { EntrySeal.sealed(v, table: personClass, database: tags, key: $0) } }
+        }
         path = try damaged(dir, "garbage", original, set("tags")) { txn, dbi in
-            put(txn, dbi, entryKey(k.ann, [0xEE, 1, 2]), [])
+            put(txn, dbi, entryKey(k.ann, [0xEE, 1, 2]), sealedTag(entryKey(k.ann, [0xEE, 1, 2]), []))
             put(txn, dbi, [1, 2, 3], [])
-            put(txn, dbi, entryKey(k.ann, [0x30] + Array("cut".utf8)), Array("not the whole string".utf8))
-            put(txn, dbi, entryKey(9999, [0x30, 0x61]), [])
+            put(txn, dbi, entryKey(k.ann, [0x30] + Array("cut".utf8)), sealedTag(entryKey(k.ann, [0x30] + Array("cut".utf8)), Array("not the whole string".utf8)))
+            put(txn, dbi, entryKey(9999, [0x30, 0x61]), sealedTag(entryKey(9999, [0x30, 0x61]), []))
         }
         let (person, scores) = try { () throws -> (UInt32, UInt32) in
             let db = try DB.open(path, nil, readOnly: true)

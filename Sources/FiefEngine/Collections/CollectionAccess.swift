@@ -39,10 +39,9 @@ extension Realm {
 
     /// The entries of collection `id` stored in `dbi`, read once per
     /// snapshot (or until the write transaction's next set or map write).
-    /// `sealed`: the entries of a map or nested collection carry checksums
-    /// (`EntrySeal`), checked here, and a failure names property `sealed`
-    /// (nil: a set's, which carry none).
-    func collectionEntries(_ id: ListID, _ dbi: MDB_dbi, sealed: UInt32?) throws(FiefError) -> CollectionEntries {
+    /// Every entry carries a checksum (`EntrySeal`; a set's from format
+    /// 10), checked here, and a failure names property `sealed`.
+    func collectionEntries(_ id: ListID, _ dbi: MDB_dbi, sealed: UInt32) throws(FiefError) -> CollectionEntries {
         if let write {
             // A range read: the collection's buffered entries written first.
             if !write.buffer.entries.isEmpty { try write.settleEntries(id) }
@@ -75,16 +74,15 @@ extension Realm {
         return entries
     }
 
-    private func readEntries(_ txn: OpaquePointer, _ id: ListID, _ dbi: MDB_dbi, sealed: UInt32?) throws(FiefError)
+    private func readEntries(_ txn: OpaquePointer, _ id: ListID, _ dbi: MDB_dbi, sealed: UInt32) throws(FiefError)
         -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
-        guard let sealed else { return try SetStore.entries(txn, dbi, owner: id.owner) }
         guard let entries = try EntrySeal.entries(txn, dbi, owner: id.owner, table: id.table, database: id.column) else {
             throw damagedSeal(id.table, property: sealed, id.column == EntrySeal.nested ? nil : id.owner)
         }
         return entries
     }
 
-    /// Entries of a map (`database` its property) or of a nested
+    /// Entries of a set or map (`database` its property) or of a nested
     /// collection (`EntrySeal.nested`) read in a write transaction, checked.
     func sealedEntries(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ table: Table, database: UInt32, property: UInt32, owner: Int64) throws(FiefError)
         -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
@@ -94,13 +92,23 @@ extension Realm {
         return entries
     }
 
-    /// The error for a map entry (of object `owner`) or nested entry
+    /// The value of a set entry read from LMDB under whole key `key`
+    /// (owner + element), without its checksum; a failing one is damage.
+    func openSetEntry(_ table: Table, _ column: Column, _ key: UnsafeRawBufferPointer, _ stored: UnsafeRawBufferPointer) throws(FiefError) -> UnsafeRawBufferPointer {
+        guard let body = EntrySeal.open(stored, table: table.key, database: column.key, key: key) else {
+            throw damagedSeal(table.key, property: column.key, SetStore.owner(of: key))
+        }
+        return body
+    }
+
+    /// The error for a set or map entry (of object `owner`) or nested entry
     /// (`owner` nil) that fails its checksum.
     func damagedSeal(_ tableKey: UInt32, property: UInt32, _ owner: Int64?) -> FiefError {
         let table = try? self.table(tableKey)
         let className = table?.objectClass.name ?? "#\(tableKey)"
         let name = (try? table?.property(property).name) ?? "#\(property)"
-        let what = owner.map { "an entry of map '\(className).\(name)' of object \($0)" } ?? "an entry of a collection nested in '\(className).\(name)'"
+        let kind = (try? table?.column(property).collection) == .set ? "set" : "map"
+        let what = owner.map { "an entry of \(kind) '\(className).\(name)' of object \($0)" } ?? "an entry of a collection nested in '\(className).\(name)'"
         return FiefError(.fileCorrupt, "'\(environment.path)' is damaged: \(what) fails its checksum", path: environment.path)
     }
 
@@ -125,7 +133,7 @@ extension Realm {
                 if case .link(_, let key) = try state.value(i, table: table) { keys.append(key) }
             }
         case .set:
-            for entry in try collectionEntries(id, try table.setDatabase(column.key), sealed: nil).entries {
+            for entry in try collectionEntries(id, try table.setDatabase(column.key), sealed: column.key).entries {
                 guard let value = SetStore.storedElement(entry.key, entry.value, type: column.elementType, linkTarget: column.linkTarget) else {
                     throw damagedEntry(table, column, id.owner, "an element")
                 }

@@ -12,7 +12,7 @@ extension Realm {
     func entryTable(_ write: WriteTransaction, _ table: Table, _ column: Column, _ owner: Int64, _ dbi: MDB_dbi) throws(FiefError) -> EntryTable {
         let id = ListID(table: table.key, column: column.key, owner: owner)
         if let known = write.buffer.entries[id] { return known }
-        return write.buffer.entries.make(id, dbi: dbi, sealed: column.collection == .map,
+        return write.buffer.entries.make(id, dbi: dbi, sealed: true,
                                          emptyAtStart: try collectionSize(table, column, owner) == 0)
     }
 

@@ -51,7 +51,7 @@ extension Realm {
         }
         defer { write.noteCleared(id, ownerDeleted: ownerDeleted) }
         if column.elementType == .link || column.elementType == .mixed {
-            for entry in try SetStore.entries(write.txn, dbi, owner: owner) {
+            for entry in try sealedEntries(write.txn, dbi, table, database: column.key, property: column.key, owner: owner) {
                 try countCollectionLink(write, table, column, owner, try element(entry, table, column, owner), -1)
             }
         }
@@ -71,8 +71,8 @@ extension Realm {
             let pa = try tableA.property(columnA.key), pb = try tableB.property(columnB.key)
             throw FiefError(.typeMismatch, "sets '\(tableA.objectClass.name).\(pa.name)' and '\(tableB.objectClass.name).\(pb.name)' hold different types (\(pa.linkTarget ?? pa.type.name), \(pb.linkTarget ?? pb.type.name))")
         }
-        let ea = try collectionEntries(a.id, try tableA.setDatabase(columnA.key), sealed: nil).entries
-        let eb = try collectionEntries(b.id, try tableB.setDatabase(columnB.key), sealed: nil).entries
+        let ea = try collectionEntries(a.id, try tableA.setDatabase(columnA.key), sealed: columnA.key).entries
+        let eb = try collectionEntries(b.id, try tableB.setDatabase(columnB.key), sealed: columnB.key).entries
         return (tableA, columnA, ea, eb)
     }
 
@@ -108,7 +108,11 @@ extension Realm {
                         switch entries.lookup(e) {
                         case .put: return false
                         case .deleted: break
-                        case .absent: if !entries.emptyAtStart, try LMDB.get(write.txn, dbi, k) != nil { return false }
+                        case .absent:
+                            if !entries.emptyAtStart, let held = try LMDB.get(write.txn, dbi, k) {
+                                _ = try openSetEntry(table, column, k, held)
+                                return false
+                            }
                         }
                         try data.withBytes { (v) throws(FiefError) in try entries.put(e, v) { false } }
                         return true
@@ -135,7 +139,7 @@ extension Realm {
                         case .deleted: return nil
                         case .absent:
                             guard !entries.emptyAtStart, let data = try LMDB.get(write.txn, dbi, k) else { return nil }
-                            stored = data
+                            stored = try openSetEntry(table, column, k, data)
                         }
                         var value: Value = .null
                         if column.elementType == .link || column.elementType == .mixed {
@@ -176,7 +180,7 @@ extension Realm {
                 let cursor = try LMDBCursor(write.txn, dbi)
                 var entry = try cursor.move(MDB_FIRST)
                 while let (k, v) = entry, let owner = SetStore.owner(of: k) {
-                    let value = try element((UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...]), v), table, column, owner)
+                    let value = try element((UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...]), try openSetEntry(table, column, k, v)), table, column, owner)
                     try countCollectionLink(write, table, column, owner, value, -1)
                     entry = try cursor.next()
                 }
@@ -215,7 +219,7 @@ extension SetAccess {
     public func value(at index: Int) throws(FiefError) -> Value {
         try realm.checkReadable()
         let (table, column) = try realm.collection(ref, .set)
-        let entries = try realm.collectionEntries(ref.id, try table.setDatabase(column.key), sealed: nil).entries
+        let entries = try realm.collectionEntries(ref.id, try table.setDatabase(column.key), sealed: column.key).entries
         guard index >= 0, index < entries.count else {
             throw FiefError(.indexOutOfBounds, "index \(index) is out of range: the set '\(table.objectClass.name).\((try? table.property(column.key).name) ?? "")' has \(entries.count) element\(entries.count == 1 ? "" : "s")")
         }
@@ -226,7 +230,7 @@ extension SetAccess {
     public func values(from start: Int, into out: UnsafeMutableBufferPointer<Value>) throws(FiefError) {
         try realm.checkReadable()
         let (table, column) = try realm.collection(ref, .set)
-        let entries = try realm.collectionEntries(ref.id, try table.setDatabase(column.key), sealed: nil).entries
+        let entries = try realm.collectionEntries(ref.id, try table.setDatabase(column.key), sealed: column.key).entries
         guard FiefError.rangeFits(start: start, count: out.count, size: entries.count) else {
             throw FiefError.rangeOutOfBounds("elements", start: start, count: out.count, "the set", size: entries.count)
         }
@@ -253,7 +257,7 @@ extension SetAccess {
                 case .deleted: return false
                 case .absent:
                     guard let data = try LMDB.get(txn, dbi, k) else { return false }
-                    stored = data
+                    stored = try realm.openSetEntry(table, column, k, data)
                 }
                 return !cut || whole.withUnsafeBytes { SetStore.sameBytes(stored, $0) }
             }
@@ -270,7 +274,7 @@ extension SetAccess {
         if !mixed, case .link(let classKey, _) = wanted, classKey != column.linkTarget { return nil }
         var key: [UInt8] = []
         let cut = SetStore.encode(wanted, owner: ref.owner, mixed: mixed, into: &key)
-        let entries = try realm.collectionEntries(ref.id, try table.setDatabase(column.key), sealed: nil).entries
+        let entries = try realm.collectionEntries(ref.id, try table.setDatabase(column.key), sealed: column.key).entries
         let found = key.withUnsafeBytes { (k) -> Int? in
             let probe = UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...])
             var low = 0, high = entries.count
@@ -306,7 +310,8 @@ extension SetAccess {
                     switch entries.lookup(e) {
                     case .put(let held): stored = held
                     case .deleted: break
-                    case .absent: if !entries.emptyAtStart { stored = try LMDB.get(write.txn, dbi, k) }
+                    case .absent:
+                        if !entries.emptyAtStart, let held = try LMDB.get(write.txn, dbi, k) { stored = try realm.openSetEntry(table, column, k, held) }
                     }
                     if let stored {
                         if cut, !SetStore.sameBytes(stored, data) {
@@ -346,7 +351,7 @@ extension SetAccess {
                 case .deleted: return false
                 case .absent:
                     guard !entries.emptyAtStart, let held = try LMDB.get(write.txn, dbi, k) else { return false }
-                    stored = held
+                    stored = try realm.openSetEntry(table, column, k, held)
                 }
                 if cut, !whole.withUnsafeBytes({ SetStore.sameBytes(stored, $0) }) { return false }
                 realm.forgetCollectionEntries(write)

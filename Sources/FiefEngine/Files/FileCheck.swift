@@ -446,7 +446,13 @@ public enum FileCheck {
                             let rest = UnsafeRawBufferPointer(rebasing: k[SetStore.ownerBytes...])
                             let value: Value?
                             if property.collection == .set {
-                                value = SetStore.decode(rest, v, type: property.type, linkTarget: target?.key ?? 0)
+                                // Format 10: every set entry carries its checksum (`EntrySeal`).
+                                guard let body = sealedSetEntries ? EntrySeal.open(v, table: objectClass.key, database: property.key, key: k) : v else {
+                                    found.append("\(what) of object \(entryOwner): an entry fails its checksum")
+                                    entry = try cursor.next()
+                                    continue
+                                }
+                                value = SetStore.decode(rest, body, type: property.type, linkTarget: target?.key ?? 0)
                                 if checksKeys, let value {
                                     SetStore.encode(value, owner: entryOwner, mixed: true, into: &canonical)
                                     if !canonical.withUnsafeBytes({ SetStore.sameBytes($0, k) }) {
@@ -517,6 +523,8 @@ public enum FileCheck {
         var nestedHeaders: [UInt32: [Int64: NestedStore.Header]] = [:]
         /// Map and nested entries carry checksums (format 7).
         var sealedEntries: Bool { format >= 7 }
+        /// Set entries carry checksums (format 10).
+        var sealedSetEntries: Bool { format >= 10 }
 
         /// A mixed value of (`classKey`, `owner`, `property`) holding a
         /// nested collection: the collection must exist and be that value's.

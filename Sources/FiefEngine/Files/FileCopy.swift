@@ -549,9 +549,15 @@ public enum FileCopy {
                     let rest = UnsafeRawBufferPointer(rebasing: key[SetStore.ownerBytes...])
                     var decoded: Value?
                     var moved = false
-                    var mapValue = value
+                    var body = value
                     if isSet {
-                        decoded = SetStore.decode(rest, value, type: property.type, linkTarget: targetClass?.key ?? 0)
+                        // Format 10: the entry's checksum (`EntrySeal`) first.
+                        guard let opened = format >= 10 ? EntrySeal.open(value, table: objectClass.key, database: property.key, key: key) : value else {
+                            leftOut(owner, "an entry fails its checksum: left out")
+                            return
+                        }
+                        body = opened
+                        decoded = SetStore.decode(rest, body, type: property.type, linkTarget: targetClass?.key ?? 0)
                         if let element = decoded {
                             // Stored in its one encoding (for mixed values, the canonical key of the value the entry holds).
                             SetStore.encode(element, owner: owner, mixed: isMixed, into: &scratch)
@@ -566,11 +572,11 @@ public enum FileCopy {
                         }
                     } else {
                         // Format 7: the entry's checksum (`EntrySeal`) first.
-                        guard let body = nested.sealed ? EntrySeal.open(value, table: objectClass.key, database: property.key, key: key) : value else {
+                        guard let opened = nested.sealed ? EntrySeal.open(value, table: objectClass.key, database: property.key, key: key) : value else {
                             leftOut(owner, "the entry of key '\(String(decoding: rest, as: UTF8.self))' fails its checksum: left out")
                             return
                         }
-                        mapValue = body
+                        body = opened
                         if MapStore.keyProblem(rest) == nil, let v = MixedCoding.decode(body), v.type == nil || isMixed || v.type == property.type {
                             decoded = v
                         }
@@ -607,20 +613,21 @@ public enum FileCopy {
                         // Its key sorts before the format-5 one, and after
                         // every other key copied so far but the equal number's.
                         rekeyed += 1
+                        // Sealed under its new key (format 10).
                         let added = try scratch.withBytes { (k) throws(FiefError) -> Bool in
-                            try LMDB.put(out, outDB, k, value, flags: UInt32(MDB_NOOVERWRITE))
+                            try EntrySeal.sealed(body, table: objectClass.key, database: property.key, key: k).withBytes { (v) throws(FiefError) -> Bool in
+                                try LMDB.put(out, outDB, k, v, flags: UInt32(MDB_NOOVERWRITE))
+                            }
                         }
                         if !added {
                             merged.insert(owner)
                             mergedCount += 1
                             return
                         }
-                    } else if isSet {
-                        _ = try LMDB.put(out, outDB, key, value, flags: UInt32(MDB_APPEND))
                     } else {
-                        // Map values sealed under their key (format 7).
+                        // Set entries (format 10) and map values (format 7) sealed under their key.
                         let stored = asNull ? null.withUnsafeBytes { EntrySeal.sealed($0, table: objectClass.key, database: property.key, key: key) }
-                            : EntrySeal.sealed(mapValue, table: objectClass.key, database: property.key, key: key)
+                            : EntrySeal.sealed(body, table: objectClass.key, database: property.key, key: key)
                         _ = try stored.withBytes { (v) throws(FiefError) in try LMDB.put(out, outDB, key, v, flags: UInt32(MDB_APPEND)) }
                     }
                     if owner != lastOwner { owners += 1; lastOwner = owner }

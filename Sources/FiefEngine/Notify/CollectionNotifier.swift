@@ -129,7 +129,7 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
             case .set, .map:
                 let isMap = ref.kind == .map
                 let dbi = isMap ? try table.mapDatabase(column.key) : try table.setDatabase(column.key)
-                let entries = try realm.collectionEntries(id, dbi, sealed: isMap ? column.key : nil).entries
+                let entries = try realm.collectionEntries(id, dbi, sealed: column.key).entries
                 contents.count = entries.count
                 contents.keys.reserveCapacity(entries.count)
                 for entry in entries {

@@ -211,7 +211,7 @@ final class CollectionWalker {
             return true
         }
         for entry in try realm.collectionEntries(ListID(table: table.key, column: column.key, owner: owner), dbi,
-                                                 sealed: column.collection == .map ? column.key : nil).entries {
+                                                 sealed: column.key).entries {
             if !visit(try entryValue(entry.key, entry.value, owner)) { return false }
         }
         return true
@@ -226,23 +226,19 @@ final class CollectionWalker {
     }
 
     /// A set element or map value from its entry as stored (the whole
-    /// key; a map value with its checksum, checked here: a walk reads the
+    /// key; the value with its checksum, checked here: a walk reads the
     /// database in place, and one CRC over an entry costs about what a
     /// lookup in a cache of checked entries would).
     @inline(__always)
     private func storedEntryValue(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ owner: Int64) throws(FiefError) -> Value {
-        var body = value
-        if column.collection == .map {
-            guard let opened = EntrySeal.open(value, table: table.key, database: column.key, key: key) else {
-                throw realm.damagedSeal(table.key, property: column.key, owner)
-            }
-            body = opened
+        guard let body = EntrySeal.open(value, table: table.key, database: column.key, key: key) else {
+            throw realm.damagedSeal(table.key, property: column.key, owner)
         }
         return try entryValue(UnsafeRawBufferPointer(rebasing: key[SetStore.ownerBytes...]), body, owner)
     }
 
-    /// A set element or map value from its entry (key without its owner; a
-    /// map value without its checksum).
+    /// A set element or map value from its entry (key without its owner;
+    /// the value without its checksum).
     @inline(__always)
     private func entryValue(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ owner: Int64) throws(FiefError) -> Value {
         let decoded = column.collection == .set

@@ -19,7 +19,7 @@ extension CollectionRef {
         try realm.requireLive(table, owner)
         let isSet = column.collection == .set
         let dbi = isSet ? try table.setDatabase(column.key) : try table.mapDatabase(column.key)
-        return ValueElements(.entries(try realm.collectionEntries(id, dbi, sealed: isSet ? nil : column.key), isSet: isSet, column.elementType))
+        return ValueElements(.entries(try realm.collectionEntries(id, dbi, sealed: column.key), isSet: isSet, column.elementType))
     }
 
     /// Whether results evaluated at `stamp` still hold: nothing changed the

@@ -79,11 +79,11 @@ enum SchemaPlanner {
                let obstacle = try FormatUpgrade.readOnlyObstacle(snapshot.txn, environment: snapshot.environment, schema: stored.schema) {
                 throw FiefError(.fileFormat, "'\(path)' has file format \(stored.format) and holds \(obstacle); this library rebuilds them when it opens the file for writing (upgrading it to format \(MetaKeys.formatValue)): \(directions)", path: path)
             }
-            // Map and nested entries without checksums (format 7 has them).
-            if FormatUpgrade.sealsEntries(stored.format) {
-                let unsealed = try FormatUpgrade.unsealedDatabases(snapshot.environment, schema: stored.schema)
+            // Entries without checksums (maps and nested before format 7, sets before 10).
+            if FormatUpgrade.lacksSeals(stored.format) {
+                let unsealed = try FormatUpgrade.unsealedDatabases(snapshot.environment, schema: stored.schema, format: stored.format)
                 if !unsealed.isEmpty {
-                    throw FiefError(.fileFormat, "'\(path)' has file format \(stored.format), whose maps and nested collections (\(unsealed.joined(separator: ", "))) have no checksums; this library adds them when it opens the file for writing (upgrading it to format \(MetaKeys.formatValue)): \(directions)", path: path)
+                    throw FiefError(.fileFormat, "'\(path)' has file format \(stored.format), whose \(FormatUpgrade.sealsEntries(stored.format) ? "sets, maps and nested collections" : "sets") (\(unsealed.joined(separator: ", "))) have no checksums; this library adds them when it opens the file for writing (upgrading it to format \(MetaKeys.formatValue)): \(directions)", path: path)
                 }
             }
         }
@@ -324,10 +324,10 @@ enum SchemaPlanner {
                     try Backlinks.upgradeFromFormat4(txn, dbi)
                 }
             }
-            // Format 7: every map and nested entry gets its checksum (before
-            // anything below reads one).
-            if FormatUpgrade.sealsEntries(existing.format) {
-                try FormatUpgrade.sealEntries(txn, schema: existing.schema, path: environment.path)
+            // Format 7: every map and nested entry gets its checksum; format
+            // 10: every set entry (before anything below reads one).
+            if FormatUpgrade.lacksSeals(existing.format) {
+                try FormatUpgrade.sealEntries(txn, schema: existing.schema, format: existing.format, path: environment.path)
             }
             try MetaKeys.write(txn, meta, MetaKeys.format, MetaKeys.formatValue)
         }

@@ -11,7 +11,10 @@ import Glibc
 ///            the elements' order
 ///     value  empty; for a string or binary longer than `cutBytes`, whose
 ///            key holds only its first `cutBytes` bytes and a hash, the
-///            whole element
+///            whole element; for a set of mixed values, the value coded;
+///            then `EntrySeal`'s checksum over the whole key and that
+///            (format 10: a flipped bit in the key is damage, not another
+///            element)
 ///
 /// So insert (LMDB says whether the key is new), remove and contains are
 /// one B-tree operation each, and two sets are merged as sorted runs.  The
@@ -122,16 +125,20 @@ public enum SetStore {
     /// decimals that are doubles exactly: `format5MixedKey`), with the key
     /// this format gives it.  Only entries keyed as decimals can be such
     /// (their values are decoded; every other entry is passed by its key).
-    /// `body` must not change the database.
-    public static func forEachMisKeyedMixedEntry(_ txn: OpaquePointer, _ dbi: MDB_dbi,
+    /// `sealed`: the values carry `EntrySeal`'s checksum (class, property),
+    /// passed to `body` without it; nil: they carry none (format 9 or
+    /// older).  `body` must not change the database.
+    public static func forEachMisKeyedMixedEntry(_ txn: OpaquePointer, _ dbi: MDB_dbi, sealed: (table: UInt32, database: UInt32)?,
                                            _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ canonicalKey: [UInt8]) throws(FiefError) -> Void) throws(FiefError) {
         let kindAt = ownerBytes + 1 + 8
         var scratch: [UInt8] = []
         let cursor = try LMDBCursor(txn, dbi)
         var entry = try cursor.move(MDB_FIRST)
-        while let (key, value) = entry {
+        while let (key, stored) = entry {
             if key.count > kindAt, key[ownerBytes] == Class.number.rawValue, key[kindAt] == MixedNumber.Kind.decimal.rawValue,
-               let owner = owner(of: key), let decoded = MixedCoding.decode(value) {
+               let owner = owner(of: key),
+               let value = sealed == nil ? stored : EntrySeal.open(stored, table: sealed!.table, database: sealed!.database, key: key),
+               let decoded = MixedCoding.decode(value) {
                 encode(decoded, owner: owner, mixed: true, into: &scratch)
                 if !scratch.withUnsafeBytes({ sameBytes($0, key) }) { try body(key, value, scratch) }
             }

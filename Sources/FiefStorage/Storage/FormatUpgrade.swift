@@ -25,16 +25,24 @@ import Glibc
 /// transaction as the schema (so a crash leaves it as it was), and
 /// `fief copy` writes a format-3 copy of one.
 public enum FormatUpgrade {
-    /// Whether this library upgrades files of `format` (to format 9; the
-    /// step from 8 adds the `history` database, `History`).
-    public static func upgrades(_ format: UInt64) -> Bool { format >= 1 && format <= 8 }
+    /// Whether this library upgrades files of `format` (to format 10; the
+    /// step from 8 adds the `history` database, `History`; the step from 9
+    /// seals set entries).
+    public static func upgrades(_ format: UInt64) -> Bool { format >= 1 && format <= 9 }
     /// Whether the upgrade of `format` seals map and nested entries
     /// (`EntrySeal`: format 7 checksums every one).
     public static func sealsEntries(_ format: UInt64) -> Bool { format >= 1 && format <= 6 }
+    /// Whether the upgrade of `format` seals set entries (format 10
+    /// checksums every one; before, a set entry's value was empty or its
+    /// element's data, unchecked).
+    public static func sealsSetEntries(_ format: UInt64) -> Bool { format >= 1 && format <= 9 }
+    /// Whether a file of `format` holds some entries without checksums.
+    public static func lacksSeals(_ format: UInt64) -> Bool { sealsEntries(format) || sealsSetEntries(format) }
 
-    /// Seal every entry of every map and nested-collection database of
-    /// `schema` (the upgrade to format 7, in the open's transaction).
-    public static func sealEntries(_ txn: OpaquePointer, schema: Schema, path: String) throws(FiefError) {
+    /// Seal every entry a file of `format` holds unsealed: of every map and
+    /// nested-collection database (the upgrade to format 7) and of every
+    /// set database (format 10) of `schema`, in the open's transaction.
+    public static func sealEntries(_ txn: OpaquePointer, schema: Schema, format: UInt64, path: String) throws(FiefError) {
         func existing(_ name: String) throws(FiefError) -> MDB_dbi? {
             var dbi: MDB_dbi = 0
             let rc = mdb_dbi_open(txn, name, 0, &dbi)
@@ -43,6 +51,14 @@ public enum FormatUpgrade {
             return dbi
         }
         for objectClass in schema.classes {
+            if sealsSetEntries(format) {
+                for property in objectClass.properties where property.collection == .set {
+                    if let dbi = try existing(Table.setName(objectClass.key, property.key)) {
+                        try EntrySeal.sealAll(txn, dbi, table: objectClass.key, database: property.key)
+                    }
+                }
+            }
+            guard sealsEntries(format) else { continue }
             for property in objectClass.properties where property.collection == .map {
                 if let dbi = try existing(Table.mapName(objectClass.key, property.key)) {
                     try EntrySeal.sealAll(txn, dbi, table: objectClass.key, database: property.key)
@@ -54,10 +70,11 @@ public enum FormatUpgrade {
         }
     }
 
-    /// The map and nested databases of `schema` that hold entries without
-    /// checksums (a file of format 6 or older): a read-only open cannot
-    /// read them as format 7 does.
-    public static func unsealedDatabases(_ environment: Environment, schema: Schema) throws(FiefError) -> [String] {
+    /// The set, map and nested databases of `schema` that hold entries
+    /// without checksums (sets in a file of format 9 or older, maps and
+    /// nested collections in one of format 6 or older): a read-only open
+    /// cannot read them as format 10 does.
+    public static func unsealedDatabases(_ environment: Environment, schema: Schema, format: UInt64) throws(FiefError) -> [String] {
         let txn = try environment.beginTransaction(write: false)
         defer { mdb_txn_abort(txn) }
         var found: [String] = []
@@ -71,6 +88,10 @@ public enum FormatUpgrade {
             return stat.ms_entries
         }
         for objectClass in schema.classes {
+            for property in objectClass.properties where property.collection == .set && sealsSetEntries(format) {
+                if try entries(Table.setName(objectClass.key, property.key)) > 0 { found.append("\(objectClass.name).\(property.name)") }
+            }
+            guard sealsEntries(format) else { continue }
             for property in objectClass.properties where property.collection == .map {
                 if try entries(Table.mapName(objectClass.key, property.key)) > 0 { found.append("\(objectClass.name).\(property.name)") }
             }
@@ -284,9 +305,13 @@ extension FormatUpgrade {
     public static func rekeyMixedSet(_ txn: OpaquePointer, set: MDB_dbi, data: MDB_dbi, classKey: UInt32, property: UInt32,
                               partLimit: Int, path: String) throws(FiefError) {
         // Copies: the database changes below.
+        // The entries are sealed by now (`sealEntries` ran first): each
+        // moved entry is sealed again under its new key.
+        let seal = (table: classKey, database: property)
         var moves: [(owner: Int64, old: [UInt8], new: [UInt8], value: [UInt8])] = []
-        try SetStore.forEachMisKeyedMixedEntry(txn, set) { key, value, canonical in
-            moves.append((SetStore.owner(of: key)!, Array(key), canonical, Array(value)))
+        try SetStore.forEachMisKeyedMixedEntry(txn, set, sealed: seal) { key, value, canonical in
+            let resealed = canonical.withUnsafeBytes { EntrySeal.sealed(value, table: classKey, database: property, key: $0) }
+            moves.append((SetStore.owner(of: key)!, Array(key), canonical, resealed))
         }
         if moves.isEmpty { return }
         var merged: [Int64: Int] = [:]
@@ -345,7 +370,7 @@ extension FormatUpgrade {
             defer { mdb_txn_abort(scan) }
             for (name, dbi) in databases {
                 let before = misKeyed
-                try SetStore.forEachMisKeyedMixedEntry(scan, dbi) { _, _, _ in misKeyed += 1 }
+                try SetStore.forEachMisKeyedMixedEntry(scan, dbi, sealed: nil) { _, _, _ in misKeyed += 1 }
                 if misKeyed > before { sets.append(name) }
             }
         }

@@ -6,7 +6,7 @@ public enum MetaKeys {
     public static let magic = "magic"
     public static let magicValue: [UInt8] = Array("FIEF".utf8)
     public static let format = "format"
-    public static let formatValue: UInt64 = 9
+    public static let formatValue: UInt64 = 10
     public static let version = "version"
     public static let schema = "schema"
     public static let schemaVersion = "schemaVersion"
