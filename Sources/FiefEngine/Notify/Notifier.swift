@@ -52,9 +52,6 @@ public protocol Notifier: AnyObject, Sendable {
 
 extension Notifier {
     public var hasPendingDelivery: Bool { false }
-    /// Realm-level observers are told of every commit (RealmSwift skips
-    /// only collection and object notifications).
-    public func skip(_ skip: CommitSkip) {}
 }
 
 /// A notifier's callback and the recursive mutex it runs under: a release
@@ -110,6 +107,10 @@ final class CallbackSlot<Change>: @unchecked Sendable {
 /// nothing to compute for it (the channel compares versions); the callback
 /// runs in a `CallbackSlot`.
 public final class RealmObserver: Notifier, @unchecked Sendable {
+    /// Realm-level observers are told of every commit (RealmSwift skips
+    /// only collection and object notifications).
+    public func skip(_ skip: CommitSkip) {}
+
     private let channel: DeliveryChannel
     private let slot: CallbackSlot<RealmChange>
 
