@@ -60,6 +60,11 @@ final class ChangeRecordTests: XCTestCase {
                 let name = objectClass?.property(key: column)?.name ?? "#\(column)"
                 text += " \(name)\(change.modified[column]!.keys)"
             }
+            for pair in change.linkingObjects.keys.sorted() {
+                let origin = db.realm.schema.objectClass(key: UInt32(pair >> 32))
+                let property = origin?.property(key: UInt32(truncatingIfNeeded: pair))?.name ?? "#\(UInt32(truncatingIfNeeded: pair))"
+                text += " @links.\(origin?.name ?? "#\(pair >> 32)").\(property)\(change.linkingObjects[pair]!.keys)"
+            }
             parts.append(text)
         }
         return parts.sorted().joined(separator: "; ")
@@ -85,29 +90,31 @@ final class ChangeRecordTests: XCTestCase {
                 let dog = try db.create("Dog", [("name", .string("new"))])
                 try db.delete("Dog", dog)
             }, ""),
-            ("delete", { db in try db.delete("Dog", 3) }, "Dog -[3]"),
+            ("delete", { db in try db.delete("Dog", 3) }, "Dog -[3]; Person @links.Dog.owner[0]"),
             ("update then delete", { db in
                 try db.set("Dog", 0, "age", .int(9))
                 try db.delete("Dog", 0)
-            }, "Dog -[0]"),
+            }, "Dog -[0]; Person @links.Dog.owner[0]"),
             ("set-based update", { db in
                 try TV.withValues([.int(7)]) { v in try db.query("Dog", "age > 1").setValue(v[0], property: db.pkey("Dog", "age")) }
             }, "Dog age[2, 3, 4]"),
-            ("results deleteAll", { db in try db.query("Dog", "age < 2").deleteAll() }, "Dog -[0, 1]"),
-            ("class emptied", { db in try db.realm.deleteAll(table: db.cls("Dog")) }, "Dog cleared"),
+            ("results deleteAll", { db in try db.query("Dog", "age < 2").deleteAll() }, "Dog -[0, 1]; Person @links.Dog.owner[0, 1]"),
+            ("class emptied", { db in try db.realm.deleteAll(table: db.cls("Dog")) }, "Dog cleared; Person @links.Dog.owner[0, 1, 2]"),
             ("class emptied, then a create", { db in
                 try db.realm.deleteAll(table: db.cls("Dog"))
                 try db.create("Dog", [("name", .string("new"))])
-            }, "Dog cleared +[5]"),
+            }, "Dog cleared +[5]; Person @links.Dog.owner[0, 1, 2]"),
             ("a create, then the class emptied", { db in
                 try db.create("Dog", [("name", .string("new"))])
                 try db.realm.deleteAll(table: db.cls("Dog"))
-            }, "Dog cleared"),
+            }, "Dog cleared; Person @links.Dog.owner[0, 1, 2]"),
             ("link nulling and embedded cascade", { db in try db.delete("Person", 1) },
              "Address -[1]; Dog owner[1, 4]; Person -[1]"),
             ("embedded object replaced", { db in
                 _ = try db.realm.createEmbedded(table: db.cls("Person"), key: 0, property: db.pkey("Person", "home"))
             }, "Address +[3] -[0]; Person home[0]"),
+            ("a link moved: both people's linking objects", { db in try db.set("Dog", 0, "owner", .link(db.cls("Person"), 1)) },
+             "Dog owner[0]; Person @links.Dog.owner[0, 1]"),
             ("mixed value", { db in try db.set("Dog", 2, "extra", .string("hello")) }, "Dog extra[2]"),
             ("people emptied: links to them nulled", { db in try db.realm.deleteAll(table: db.cls("Person")) },
              "Address -[0, 1, 2]; Dog owner[0, 1, 2, 3, 4]; Person cleared"),
@@ -130,12 +137,12 @@ final class ChangeRecordTests: XCTestCase {
             ("update, then delete", [
                 { db in try db.set("Dog", 1, "age", .int(10)) },
                 { db in try db.delete("Dog", 1) },
-            ], "Dog -[1]"),
+            ], "Dog -[1]; Person @links.Dog.owner[1]"),
             ("create, then update, then delete another", [
                 { db in try db.create("Dog", [("name", .string("new"))]) },
                 { db in try db.set("Dog", 5, "age", .int(1)); try db.set("Dog", 0, "age", .int(1)) },
                 { db in try db.delete("Dog", 2) },
-            ], "Dog +[5] -[2] age[0]"),
+            ], "Dog +[5] -[2] age[0]; Person @links.Dog.owner[2]"),
             ("create, then delete it", [
                 { db in try db.create("Dog", [("name", .string("new"))]) },
                 { db in try db.delete("Dog", 5) },
@@ -144,7 +151,7 @@ final class ChangeRecordTests: XCTestCase {
                 { db in try db.set("Dog", 1, "age", .int(10)) },
                 { db in try db.realm.deleteAll(table: db.cls("Dog")) },
                 { db in try db.create("Dog", [("name", .string("new"))]) },
-            ], "Address +[3] -[0]; Dog cleared +[5]; Person home[0]"),
+            ], "Address +[3] -[0]; Dog cleared +[5]; Person home[0] @links.Dog.owner[0, 1, 2]"),
         ]
         // Merging with a reader holding the base version: every record is kept.
         for (name, commits, expected) in cases {
@@ -381,7 +388,7 @@ final class ChangeRecordTests: XCTestCase {
         XCTAssertEqual(Format6Tests.storedFormat(path), MetaKeys.formatValue)
         let base = try version(db)
         try db.write { try db.delete("Dog", 4) }
-        XCTAssertEqual(try describe(db, since: base), "Dog -[4]")
+        XCTAssertEqual(try describe(db, since: base), "Dog -[4]; Person @links.Dog.owner[1]")
         var problems: [String] = []
         _ = try FileCheck.verify(path: path) { kind, text in if kind == .problem { problems.append(text) } }
         XCTAssertEqual(problems, [])

@@ -67,6 +67,9 @@ final class KeyPathReverseTests: XCTestCase {
             ("the list, then every column", ["friends.*"], { try db.set("Node", n[4], "w", .int(3)) }, [8]),
             ("the list itself", ["friends"], { try db.append("Node", n[9], "friends", [.link(db.cls("Node"), n[1])]) }, [9]),
             ("linking objects, then a value", ["fans.v"], { try db.set("Node", n[8], "v", .int(81)) }, [4, 8]),
+            ("a linking object gained", ["fans"], { try db.append("Node", n[9], "friends", [.link(db.cls("Node"), n[2])]) }, [2]),
+            ("a linking object lost", ["fans"], { try db.removeElement("Node", n[8], "friends", 1) }, [4]),
+            ("the origin's other values are not watched", ["fans"], { try db.set("Node", n[8], "v", .int(82)) }, []),
         ]
         for (name, keyPaths, write, expected) in cases {
             XCTAssertEqual(try modified(db, n, keyPaths, write), expected, name)

@@ -293,13 +293,20 @@ final class ResultsNotifierTests: XCTestCase {
         try db.write { try db.set("Club", club, "name", .string("go")) }
         try deliver(calls: 2)
         XCTAssertEqual(seen.last, [1])
-        // Ann joins: the club's members list is on the path (the origin's
-        // link column).  Until commits record backlink changes per target
-        // (the collections slice), every member of a club whose list was
-        // written counts, Bob too: more than Realm's [0], never less.
+        // Ann joins: her linking objects changed (the records name her,
+        // `linkingObjects`), Bob's did not though the club's list was written.
         try db.write { try db.append("Club", club, "members", [.link(db.cls("Member"), ann)]) }
         try deliver(calls: 3)
-        XCTAssertEqual(seen.last, [0, 1])
+        XCTAssertEqual(seen.last, [0])
+        // Bob leaves: he lost a linking object (no longer reached from the
+        // club at the new version, yet modified).
+        try db.write { try db.removeElement("Club", club, "members", 0) }
+        try deliver(calls: 4)
+        XCTAssertEqual(seen.last, [1])
+        // The club is deleted: Ann loses it.
+        try db.write { try db.delete("Club", club) }
+        try deliver(calls: 5)
+        XCTAssertEqual(seen.last, [0])
         notifier.release()
     }
 

@@ -11,7 +11,9 @@ import FiefStorage
 ///   `name`; `"dogs"`: the list (or set, map) column itself (its elements'
 ///   own values are not watched); `"*"`: every column, links not followed;
 ///   `"dogs.*"`: the list and every column of each dog.  A linking-objects
-///   property may be a step too (`"owners.name"`).
+///   property may be a step too (`"owners.name"`): the object gaining or
+///   losing a linking object through it counts (the records'
+///   `linkingObjects`), as does a watched write of an origin.
 ///
 /// Resolved once, at registration, against the realm's schema: a name that
 /// is not a property is `.noSuchProperty` in RealmSwift's words ("Invalid
@@ -35,6 +37,10 @@ public final class KeyPathFilter: @unchecked Sendable {
         /// Linking objects followed: the origin class, its link property,
         /// and what is watched of the origins.
         var backlinks: [(origin: UInt32, property: UInt32, node: Node)] = []
+        /// The linking-objects properties watched themselves
+        /// (`ObjectChanges.linkingPair`): an object gaining or losing a
+        /// linking object through one counts.
+        var linkingPairs: [UInt64] = []
         /// Every class this node and the nodes below it watch.
         var classes: Set<UInt32> = []
 
@@ -166,9 +172,10 @@ public final class KeyPathFilter: @unchecked Sendable {
                     throw FiefError(.noSuchProperty, "key path '\(path)': linking-objects property '\(table.objectClass.name).\(name)' names an origin that does not exist")
                 }
                 // The linking objects themselves: a link to the object made
-                // or removed is a write of the origin's link column.
+                // or removed (the records' `linkingObjects`).
+                let pair = ObjectChanges.linkingPair(originClass: originKey, property: originProperty.key)
+                if !node.linkingPairs.contains(pair) { node.linkingPairs.append(pair) }
                 let child = Node(table: originKey)
-                child.columns = [originProperty.key]
                 node.backlinks.append((originKey, originProperty.key, child))
                 if last { return }
                 node = child
@@ -212,13 +219,14 @@ public final class KeyPathFilter: @unchecked Sendable {
         var written: [(node: Node, keys: KeySet)] = []
         var total = 0
         for node in nodes {
-            guard let change = changes[node.table], !change.modified.isEmpty else { continue }
+            guard let change = changes[node.table], change.hasModifications else { continue }
             var keys = KeySet()
             if node.allColumns {
                 keys = change.modifiedObjects
             } else {
                 for column in node.columns { if let set = change.modified[column] { keys.formUnion(set) } }
             }
+            for pair in node.linkingPairs { if let set = change.linkingObjects[pair] { keys.formUnion(set) } }
             if keys.isEmpty { continue }
             total += keys.count
             if total > limit { return nil }
@@ -292,17 +300,18 @@ public final class KeyPathFilter: @unchecked Sendable {
     /// Whether `changes` may hold a modification this filter counts (a
     /// write to some class it watches).
     public func mayCount(_ changes: [UInt32: ObjectChanges]) -> Bool {
-        for (table, change) in changes where !change.modified.isEmpty && root.classes.contains(table) { return true }
+        for (table, change) in changes where change.hasModifications && root.classes.contains(table) { return true }
         return false
     }
 
     private static func isModified(_ key: Int64, _ node: Node, _ changes: [UInt32: ObjectChanges], _ realm: Realm, _ seen: inout Set<Visit>) throws(FiefError) -> Bool {
-        if let change = changes[node.table], !change.modified.isEmpty {
+        if let change = changes[node.table] {
             if node.allColumns {
                 for set in change.modified.values where set.contains(key) { return true }
             } else {
                 for column in node.columns where change.modified[column]?.contains(key) == true { return true }
             }
+            for pair in node.linkingPairs where change.linkingObjects[pair]?.contains(key) == true { return true }
         }
         if node.links.isEmpty && node.backlinks.isEmpty { return false }
         let table = try realm.table(node.table)
@@ -328,7 +337,7 @@ public final class KeyPathFilter: @unchecked Sendable {
 
     /// Whether some class below `node` was written.
     private static func reaches(_ node: Node, _ changes: [UInt32: ObjectChanges]) -> Bool {
-        for (table, change) in changes where !change.modified.isEmpty && node.classes.contains(table) { return true }
+        for (table, change) in changes where change.hasModifications && node.classes.contains(table) { return true }
         return false
     }
 

@@ -153,7 +153,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
                 if !reevaluate && !keyPathFilter.mayCount(changes) {
                     return moveBase(rows: baseRows, version: version, builder: ChangeBuilder())
                 }
-                if !reevaluate, let made = try modificationsOfOwnObjects(changes) {
+                if !reevaluate, let made = try modificationsOfRowsKept(changes) {
                     return moveBase(rows: baseRows, version: version, builder: made)
                 }
                 if reevaluate, let made = try changeOfOneObject(changes) {
@@ -227,23 +227,57 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
             || keyPathFilter.root.backlinks.contains { $0.node.classes.contains(own) }
     }()
 
-    /// The change set when the rows stay and only the results' own class
-    /// was written, its objects reaching no written object through links:
-    /// a modified row is one whose object has a modified column, so only
-    /// rows whose object the records name are checked (not every row, as
-    /// `ChangeBuilder.calculate` does).  Nil when that does not hold.
-    private func modificationsOfOwnObjects(_ changes: [UInt32: ObjectChanges]) throws(FiefError) -> ChangeBuilder? {
+    /// The change set when the rows stay: only rows whose object may be
+    /// modified are looked at, not every row (as `ChangeBuilder.calculate`
+    /// does).  When only the results' own class was written and its objects
+    /// reach no written object through links, those are the objects the
+    /// records name (each asked `isModified`); else, when the writes are few
+    /// beside the rows, the objects `KeyPathFilter.modifiedRoots` finds from
+    /// the writes up.  Nil when neither holds.
+    private func modificationsOfRowsKept(_ changes: [UInt32: ObjectChanges]) throws(FiefError) -> ChangeBuilder? {
         let ownTable = workerResults.tableKey
-        guard changes.count == 1, let own = changes[ownTable], !filterReachesOwnClass else { return nil }
-        let touched = own.modifiedObjects
         let filter = keyPathFilter, realm = workerRealm, rows = baseRows
-        return try workerRealm.lock.withLock { () throws(FiefError) -> ChangeBuilder in
+        let inKeyOrder = workerResults.rowsInKeyOrder
+        if changes.count == 1, let own = changes[ownTable], !filterReachesOwnClass {
+            var touched = own.modifiedObjects
+            for set in own.linkingObjects.values { touched.formUnion(set) }
+            return try workerRealm.lock.withLock { () throws(FiefError) -> ChangeBuilder in
+                var made = ChangeBuilder()
+                for index in Self.indices(of: touched.keys, in: rows, inKeyOrder: inKeyOrder, contains: { touched.contains($0) })
+                where try filter.isModified(rows[index], changes: changes, realm: realm) {
+                    made.modifications.add(index)
+                }
+                return made
+            }
+        }
+        return try workerRealm.lock.withLock { () throws(FiefError) -> ChangeBuilder? in
+            guard let modified = try modifiedRows(changes, rowCount: rows.count) else { return nil }
             var made = ChangeBuilder()
-            for (index, key) in rows.enumerated() where touched.contains(key) {
-                if try filter.isModified(key, changes: changes, realm: realm) { made.modifications.add(index) }
+            if modified.isEmpty { return made }
+            for index in Self.indices(of: modified.sorted(), in: rows, inKeyOrder: inKeyOrder, contains: { modified.contains($0) }) {
+                made.modifications.add(index)
             }
             return made
         }
+    }
+
+    /// The positions (ascending) in `rows` of the objects `keys` (ascending):
+    /// a binary search each when the rows are in key order, else one pass
+    /// asking `contains`.
+    private static func indices(of keys: [Int64], in rows: [Int64], inKeyOrder: Bool, contains: (Int64) -> Bool) -> [Int] {
+        if keys.isEmpty { return [] }
+        guard inKeyOrder else { return rows.indices.filter { contains(rows[$0]) } }
+        var found: [Int] = []
+        var low = 0
+        for key in keys {
+            var high = rows.count
+            while low < high {
+                let mid = (low + high) >> 1
+                if rows[mid] < key { low = mid + 1 } else { high = mid }
+            }
+            if low < rows.count && rows[low] == key { found.append(low) }
+        }
+        return found
     }
 
     /// The rows and change set when one object of the results' own class

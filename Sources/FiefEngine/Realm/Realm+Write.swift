@@ -339,8 +339,13 @@ extension Realm {
         if let history = write.history {
             // The change record, and the records no reader needs any more.
             let schemaChanges = write.changedSchema ? ChangeLog.schemaChanges(from: write.schemaAtBegin ?? Schema(classes: []), to: schema) : [:]
+            var backlinkClasses: [MDB_dbi: UInt32] = [:]
+            if !write.linkingChanges.isEmpty {
+                for (key, table) in tables { if let dbi = table.backlinks { backlinkClasses[dbi] = key } }
+            }
             try History.write(write.txn, history, version: write.version + 1,
-                              ChangeLog.record(write, chunks: chunks, transaction: transaction, schemaChanges: schemaChanges))
+                              ChangeLog.record(write, chunks: chunks, transaction: transaction, schemaChanges: schemaChanges,
+                                               backlinkClasses: backlinkClasses))
             try History.trim(write.txn, history, through: min(ReaderTable.oldestTransaction(environment.env) ?? .max, transaction - 1))
         }
     }

@@ -1019,8 +1019,33 @@ extension Backlinks {
         let deltas = table.sorted()
         write.buffer.discard(dbi)
         try DamagedTrees.check(write.txn, dbi)
-        if !dropped.isEmpty { try removePairs(write.txn, dbi, dropped) }
-        if !deltas.isEmpty { try apply(deltas, write.txn, dbi) }
+        if !dropped.isEmpty { write.noteLinkingChanges(dbi, try removePairs(write.txn, dbi, dropped)) }
+        if !deltas.isEmpty {
+            write.noteLinkingChanges(dbi, linkingChanges(deltas))
+            try apply(deltas, write.txn, dbi)
+        }
+    }
+
+    /// The targets of sorted deltas `deltas`, per link (pair), ascending:
+    /// those whose linking objects changed (a delta is never 0).
+    private static func linkingChanges(_ deltas: [DeltaTable.Delta]) -> [(pair: UInt64, targets: KeySet)] {
+        var found: [(pair: UInt64, targets: KeySet)] = []
+        var index = -1
+        var lastTarget: UInt64 = 0, lastPair: UInt64 = 0
+        for d in deltas {
+            if d.a == lastTarget && d.b == lastPair && index >= 0 { continue }
+            lastTarget = d.a
+            lastPair = d.b
+            if index < 0 || found[index].pair != d.b {
+                index = found.firstIndex { $0.pair == d.b } ?? -1
+                if index < 0 {
+                    found.append((d.b, KeySet()))
+                    index = found.count - 1
+                }
+            }
+            found[index].targets.insert(Int64(bitPattern: d.a))
+        }
+        return found
     }
 
     /// Write every database's buffer (at commit).
@@ -1142,8 +1167,10 @@ extension Backlinks {
 
     /// Remove every record of `pairs` from the database: one walk over its
     /// runs, each holding one of them rewritten without it.
-    private static func removePairs(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ pairs: [UInt64]) throws(FiefError) {
+    @discardableResult
+    private static func removePairs(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ pairs: [UInt64]) throws(FiefError) -> [(pair: UInt64, targets: KeySet)] {
         var changed: [(key: [UInt8], records: [Record])] = []
+        var targets = pairs.map { (pair: $0, targets: KeySet()) }
         do {
             let cursor = try LMDBCursor(txn, dbi)
             var entry = try cursor.move(MDB_FIRST)
@@ -1152,7 +1179,11 @@ extension Backlinks {
                 var holds = false
                 for pair in pairs where run.pairIndex(of: pair) != nil { holds = true; break }
                 if holds {
-                    changed.append((Array(k), run.pairCount == 1 ? [] : run.records().filter { !pairs.contains($0.pair) }))
+                    let records = run.records()
+                    for record in records {
+                        if let index = pairs.firstIndex(of: record.pair) { targets[index].targets.insert(Int64(bitPattern: record.target)) }
+                    }
+                    changed.append((Array(k), run.pairCount == 1 ? [] : records.filter { !pairs.contains($0.pair) }))
                 }
                 entry = try cursor.next()
             }
@@ -1161,6 +1192,7 @@ extension Backlinks {
             try key.withBytes { (k) throws(FiefError) in try LMDB.delete(txn, dbi, k) }
             if !kept.isEmpty { try put(kept, txn, dbi) }
         }
+        return targets
     }
 
     /// `forEach` in a write transaction: what LMDB holds for `target`

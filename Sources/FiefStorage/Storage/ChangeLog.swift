@@ -1,3 +1,4 @@
+import CLMDB
 /// What one commit changed, or what several commits changed together
 /// (issue 22, change records): per class, the objects inserted and deleted
 /// and, per written column, the objects modified (`ObjectChanges`), each a
@@ -161,12 +162,26 @@ public struct ObjectChanges: Equatable, Sendable {
     /// (`deleteAll(table:)`): they are not listed in `deleted`.
     public var cleared = false
     public var schema: SchemaChange = []
+    /// Per link property of another class (origin class << 32 | origin
+    /// property, `linkingPair`): the objects that existed before and after
+    /// that gained or lost a linking object through it (a link to them made
+    /// or removed, or an origin linking them deleted): their linking-objects
+    /// property over that link changed.
+    public var linkingObjects: [UInt64: KeySet] = [:]
 
     public init() {}
 
-    public var isEmpty: Bool {
-        inserted.isEmpty && deleted.isEmpty && modified.isEmpty && !cleared && schema.isEmpty
+    /// The key of `linkingObjects` for link `property` of class `originClass`.
+    public static func linkingPair(originClass: UInt32, property: UInt32) -> UInt64 {
+        UInt64(originClass) << 32 | UInt64(property)
     }
+
+    public var isEmpty: Bool {
+        inserted.isEmpty && deleted.isEmpty && modified.isEmpty && !cleared && schema.isEmpty && linkingObjects.isEmpty
+    }
+
+    /// Whether some object that stays was written (a column, or its linking objects).
+    public var hasModifications: Bool { !modified.isEmpty || !linkingObjects.isEmpty }
 
     /// The columns written of object `key` (ascending), empty when none.
     public func modifiedColumns(of key: Int64) -> [UInt32] {
@@ -195,12 +210,22 @@ public struct ObjectChanges: Equatable, Sendable {
             modified[column]!.subtract(later.deleted)
             if modified[column]!.isEmpty { modified[column] = nil }
         }
+        for pair in Array(linkingObjects.keys) {
+            linkingObjects[pair]!.subtract(later.deleted)
+            if linkingObjects[pair]!.isEmpty { linkingObjects[pair] = nil }
+        }
         // Modified: objects inserted in the range stay inserted only.
         for (column, keys) in later.modified {
             var keys = keys
             keys.subtract(inserted)
             if keys.isEmpty { continue }
             modified[column, default: KeySet()].formUnion(keys)
+        }
+        for (pair, keys) in later.linkingObjects {
+            var keys = keys
+            keys.subtract(inserted)
+            if keys.isEmpty { continue }
+            linkingObjects[pair, default: KeySet()].formUnion(keys)
         }
         inserted.formUnion(later.inserted)
         schema.formUnion(later.schema)
@@ -236,7 +261,7 @@ public enum ChangeLog {
     /// built by appending); `schemaChanges` from the schema before and
     /// after the transaction (`schemaChanges(from:to:)`).
     public static func record(_ write: WriteTransaction, chunks: [(ChunkID, DirtyChunk)], transaction: UInt64,
-                              schemaChanges: [UInt32: SchemaChange] = [:]) -> ChangeRecord {
+                              schemaChanges: [UInt32: SchemaChange] = [:], backlinkClasses: [MDB_dbi: UInt32] = [:]) -> ChangeRecord {
         var classes: [UInt32: ObjectChanges] = [:]
         for (key, state) in write.classes where state.emptied {
             classes[key, default: ObjectChanges()].cleared = true
@@ -284,6 +309,7 @@ public enum ChangeLog {
         }
         endClass()
         if !write.indirectWrites.isEmpty { recordIndirectWrites(write, into: &classes) }
+        if !write.linkingChanges.isEmpty { recordLinkingChanges(write, backlinkClasses, into: &classes) }
         for (key, change) in schemaChanges where !change.isEmpty {
             classes[key, default: ObjectChanges()].schema.formUnion(change)
         }
@@ -309,6 +335,35 @@ public enum ChangeLog {
             }
             if !change.isEmpty { classes[table, default: ObjectChanges()].append(change) }
         }
+    }
+
+    /// The targets whose linking objects changed (`WriteTransaction.
+    /// linkingChanges`, per backlinks database; `backlinkClasses` names each
+    /// database's class), those present before and after the transaction.
+    private static func recordLinkingChanges(_ write: WriteTransaction, _ backlinkClasses: [MDB_dbi: UInt32],
+                                             into classes: inout [UInt32: ObjectChanges]) {
+        for (dbi, pairs) in write.linkingChanges {
+            guard let table = backlinkClasses[dbi], classes[table]?.cleared != true else { continue }
+            var change = ObjectChanges()
+            for (pair, keys) in pairs {
+                let kept = present(keys, table, write)
+                if !kept.isEmpty { change.linkingObjects[pair] = kept }
+            }
+            if !change.isEmpty { classes[table, default: ObjectChanges()].append(change) }
+        }
+    }
+
+    /// Those of `keys` (objects of class `table`) present before and after
+    /// the transaction (the presence chunk's marks, where it was written).
+    private static func present(_ keys: KeySet, _ table: UInt32, _ write: WriteTransaction) -> KeySet {
+        var kept = KeySet()
+        for (index, cluster) in keys.clusters.enumerated() {
+            var bits = keys.slots[index]
+            let presenceID = ChunkID(table: table, key: ClusterLayout.chunkKey(column: ClusterLayout.presenceColumn, cluster: cluster))
+            if let presence = write.dirty[presenceID] { bits &= presence.markedSlots & presence.bitmap }
+            kept.add(bits, cluster: cluster)
+        }
+        return kept
     }
 
     /// Per class key, how its schema changed from `old` to `new`.

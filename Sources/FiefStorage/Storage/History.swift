@@ -32,6 +32,10 @@ import Glibc
 ///                insert, 1 erase, 2 set, 3 move, 4 swap, 5 clear) and its
 ///                varint arguments (insert, erase: position and count; set:
 ///                position; move, swap: two positions; clear: the size)
+///       tag 4    linking objects changed: varint class key (the targets'),
+///                varint origin class, varint origin property, key set of
+///                the targets that gained or lost a link through it
+///                (`ObjectChanges.linkingObjects`; readers before it skip it)
 ///     [-4)       a seal (`EntrySeal`, seeded with the record's key)
 ///
 /// A key set: varint cluster count, then per cluster (ascending) a varint
@@ -50,6 +54,7 @@ public enum History {
     static let filledFlag: UInt64 = 4
     static let listSection: UInt64 = 3
     static let overflowedFlag: UInt64 = 1
+    static let linkingSection: UInt64 = 4
 
     // MARK: Encoding
 
@@ -74,6 +79,16 @@ public enum History {
             appendVarint(&out, classSection)
             appendVarint(&out, UInt64(body.count))
             out.append(contentsOf: body)
+            for pair in changes.linkingObjects.keys.sorted() {
+                body.removeAll(keepingCapacity: true)
+                appendVarint(&body, UInt64(key))
+                appendVarint(&body, pair >> 32)
+                appendVarint(&body, pair & 0xFFFF_FFFF)
+                appendKeySet(&body, changes.linkingObjects[pair]!)
+                appendVarint(&out, linkingSection)
+                appendVarint(&out, UInt64(body.count))
+                out.append(contentsOf: body)
+            }
         }
         if !record.lists.isEmpty { appendLists(&out, record.lists) }
         if record.collections.isEmpty { return out }
@@ -188,6 +203,14 @@ public enum History {
                 }
                 guard changes.modified.count == Int(columns), reader.offset == end else { return nil }
                 record.classes[UInt32(key)] = changes
+            } else if tag == linkingSection {
+                // After its class's section (the encoder writes it there).
+                guard let key = reader.varint(), key <= UInt64(UInt32.max), record.classes[UInt32(key)] != nil,
+                      let origin = reader.varint(), origin <= UInt64(UInt32.max), let property = reader.varint(), property <= UInt64(UInt32.max),
+                      let keys = reader.keySet(), !keys.isEmpty, reader.offset == end else { return nil }
+                let pair = ObjectChanges.linkingPair(originClass: UInt32(origin), property: UInt32(property))
+                guard record.classes[UInt32(key)]!.linkingObjects[pair] == nil else { return nil }
+                record.classes[UInt32(key)]!.linkingObjects[pair] = keys
             } else if tag == collectionSection {
                 guard let table = reader.varint(), table <= UInt64(UInt32.max), let column = reader.varint(), column <= UInt64(UInt32.max),
                       let owner = reader.varint(), let flags = reader.varint(), flags & ~(clearedFlag | ownerDeletedFlag | filledFlag) == 0 else { return nil }

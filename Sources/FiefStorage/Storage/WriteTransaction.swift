@@ -119,6 +119,19 @@ public final class WriteTransaction {
         indirectWrites[table, default: [:]][column, default: KeySet()].insert(key)
     }
 
+    /// Per backlinks database, per link (`ObjectChanges.linkingPair`), the
+    /// targets whose count of links from some origin changed, as the
+    /// buffered deltas reached LMDB (`Backlinks.settle`); the change record
+    /// names those present before and after as `linkingObjects`.
+    public private(set) var linkingChanges: [MDB_dbi: [UInt64: KeySet]] = [:]
+
+    /// Targets `targets` (ascending) of database `dbi` gained or lost a link `pair`.
+    public func noteLinkingChanges(_ dbi: MDB_dbi, _ pairs: [(pair: UInt64, targets: KeySet)]) {
+        for (pair, targets) in pairs where !targets.isEmpty {
+            linkingChanges[dbi, default: [:]][pair, default: KeySet()].formUnion(targets)
+        }
+    }
+
     /// The lists read or changed in this transaction (stored at commit).
     @exclusivity(unchecked) public var lists: [ListID: ListState] = [:]
     /// The sets and maps read since the transaction last wrote one.
