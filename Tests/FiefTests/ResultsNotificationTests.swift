@@ -208,4 +208,35 @@ final class ResultsNotificationTests: FiefTestCase {
             _ = try Realm().objects(Dog.self).observe(keyPaths: ["nope"]) { _ in }
         },
     ]
+
+    /// A key path through linking objects (`dogs`, the dogs whose favorite
+    /// toy it is) reports exactly the toys that gained or lost a dog: the
+    /// one a dog left too (no dog links it any more), and one a new dog
+    /// links; a dog's other values are not on the path.
+    func testLinkingObjectsKeyPathIsExact() throws {
+        let realm = try Realm()
+        let toys = (0..<3).map { i -> DogToy in
+            let toy = DogToy()
+            toy.name = "t\(i)"
+            return toy
+        }
+        let rex = Dog(name: "Rex", age: 1, color: "tan")
+        rex.favoriteToy = toys[0]
+        try realm.write {
+            for toy in toys { realm.add(toy) }
+            realm.add(rex)
+        }
+        let recorder = record(realm.objects(DogToy.self), keyPaths: ["dogs"])
+        XCTAssertEqual(next(recorder), .initial(3))
+        try realm.write { rex.favoriteToy = toys[1] }
+        XCTAssertEqual(next(recorder), .update(3, deletions: [], insertions: [], modifications: [0, 1]))
+        try realm.write { rex.age = 2 }
+        try realm.write {
+            let max = Dog(name: "Max", age: 3, color: "red")
+            max.favoriteToy = toys[2]
+            realm.add(max)
+        }
+        XCTAssertEqual(next(recorder), .update(3, deletions: [], insertions: [], modifications: [2]))
+        recorder.token?.invalidate()
+    }
 }

@@ -1026,26 +1026,50 @@ extension Backlinks {
         }
     }
 
-    /// The targets of sorted deltas `deltas`, per link (pair), ascending:
-    /// those whose linking objects changed (a delta is never 0).
+    /// The targets of sorted deltas `deltas`, per link (pair): those whose
+    /// linking objects changed (a delta is never 0).
     private static func linkingChanges(_ deltas: [DeltaTable.Delta]) -> [(pair: UInt64, targets: KeySet)] {
-        var found: [(pair: UInt64, targets: KeySet)] = []
-        var index = -1
-        var lastTarget: UInt64 = 0, lastPair: UInt64 = 0
-        for d in deltas {
-            if d.a == lastTarget && d.b == lastPair && index >= 0 { continue }
-            lastTarget = d.a
-            lastPair = d.b
-            if index < 0 || found[index].pair != d.b {
-                index = found.firstIndex { $0.pair == d.b } ?? -1
-                if index < 0 {
-                    found.append((d.b, KeySet()))
+        var gathered = LinkingTargets()
+        for d in deltas { gathered.add(d.a, pair: d.b) }
+        return gathered.finish()
+    }
+
+    /// Targets gathered per link (pair), each pair's in ascending order (as
+    /// records and sorted deltas come): a set is built a cluster's bitmap at
+    /// a time and appended, not key by key.
+    struct LinkingTargets {
+        private var found: [(pair: UInt64, targets: KeySet)] = []
+        /// Per pair (as `found`): the cluster being filled and its slots.
+        private var filling: [(cluster: Int64, bits: Bitmap)] = []
+        private var index = -1
+
+        mutating func add(_ target: UInt64, pair: UInt64) {
+            if index < 0 || found[index].pair != pair {
+                if let at = found.firstIndex(where: { $0.pair == pair }) {
+                    index = at
+                } else {
+                    found.append((pair, KeySet()))
+                    filling.append((Int64.min, Bitmap(repeating: 0)))
                     index = found.count - 1
                 }
             }
-            found[index].targets.insert(Int64(bitPattern: d.a))
+            let key = Int64(bitPattern: target)
+            let cluster = ClusterLayout.cluster(of: key)
+            if cluster != filling[index].cluster {
+                if filling[index].cluster != Int64.min { found[index].targets.add(filling[index].bits, cluster: filling[index].cluster) }
+                filling[index] = (cluster, Bitmap(repeating: 0))
+            }
+            let slot = ClusterLayout.slot(of: key)
+            filling[index].bits[slot >> 6] |= 1 << UInt64(slot & 63)
         }
-        return found
+
+        mutating func finish() -> [(pair: UInt64, targets: KeySet)] {
+            for (at, last) in filling.enumerated() where last.cluster != Int64.min {
+                found[at].targets.add(last.bits, cluster: last.cluster)
+            }
+            filling = []
+            return found
+        }
     }
 
     /// Write every database's buffer (at commit).
@@ -1170,7 +1194,7 @@ extension Backlinks {
     @discardableResult
     private static func removePairs(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ pairs: [UInt64]) throws(FiefError) -> [(pair: UInt64, targets: KeySet)] {
         var changed: [(key: [UInt8], records: [Record])] = []
-        var targets = pairs.map { (pair: $0, targets: KeySet()) }
+        var targets = LinkingTargets()
         do {
             let cursor = try LMDBCursor(txn, dbi)
             var entry = try cursor.move(MDB_FIRST)
@@ -1179,11 +1203,8 @@ extension Backlinks {
                 var holds = false
                 for pair in pairs where run.pairIndex(of: pair) != nil { holds = true; break }
                 if holds {
-                    let records = run.records()
-                    for record in records {
-                        if let index = pairs.firstIndex(of: record.pair) { targets[index].targets.insert(Int64(bitPattern: record.target)) }
-                    }
-                    changed.append((Array(k), run.pairCount == 1 ? [] : records.filter { !pairs.contains($0.pair) }))
+                    for i in 0..<run.count where pairs.contains(run.pair(i)) { targets.add(run.target(i), pair: run.pair(i)) }
+                    changed.append((Array(k), run.pairCount == 1 ? [] : run.records().filter { !pairs.contains($0.pair) }))
                 }
                 entry = try cursor.next()
             }
@@ -1192,7 +1213,7 @@ extension Backlinks {
             try key.withBytes { (k) throws(FiefError) in try LMDB.delete(txn, dbi, k) }
             if !kept.isEmpty { try put(kept, txn, dbi) }
         }
-        return targets
+        return targets.finish()
     }
 
     /// `forEach` in a write transaction: what LMDB holds for `target`
