@@ -201,8 +201,9 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
         }
         do throws(FiefError) {
             let changes = hasRun ? try snapshot.changes(since: baseVersion) : nil
-            let listChanges = hasRun && ref.kind == .list ? try snapshot.listChanges(since: baseVersion) : nil
-            let entryChanges = hasRun && ref.kind != .list ? try snapshot.collectionChanges(since: baseVersion) : nil
+            // (A nested collection reads the records of the collection holding it, below, when it must.)
+            let listChanges = hasRun && ref.kind == .list && !ref.isNested ? try snapshot.listChanges(since: baseVersion) : nil
+            let entryChanges = hasRun && ref.kind != .list && !ref.isNested ? try snapshot.collectionChanges(since: baseVersion) : nil
             let version = try workerRealm.lock.withLock { () throws(FiefError) -> UInt64 in try workerRealm.moveWorker(to: snapshot) }
             if !hasRun {
                 hasRun = true
