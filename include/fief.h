@@ -2587,8 +2587,9 @@ FIEF_API bool fief_section_changes_get_sections(const fief_section_changes_t *ch
  * handle registers through the same calls.  Its changes are found by
  * comparing its contents when a commit wrote its owner's mixed property:
  * a nested list reports the elements kept in order, an element replaced in
- * place as modified, other elements deleted and inserted (no moves); a
- * nested map reports keys.  A write inside a collection an element holds
+ * place as modified, other elements deleted and inserted (an element
+ * deleted at one place and inserted at another also as a move); a nested
+ * map reports keys.  A write inside a collection an element holds
  * (at any depth) is a modification of that element.  When the value
  * holding it is replaced or removed, or its owner deleted, the callback is
  * called once more with every old element (key) deleted and

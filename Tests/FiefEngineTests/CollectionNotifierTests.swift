@@ -472,7 +472,7 @@ final class CollectionNotifierTests: XCTestCase {
                 try db.realm.list(top).insert(.nestedDictionary(0), at: 1)
                 try self.put(f, try self.child(f, top, at: 1), "v", .int(42))
             }, upd(ins: [1])),
-            ("move (reported as a deletion and an insertion)", { try db.realm.list(top).move(from: 0, to: 4) }, upd(del: [0], ins: [4])),
+            ("move", { try db.realm.list(top).move(from: 0, to: 4) }, upd(del: [0], ins: [4], moves: [0, 4])),
             ("another object's nested list", {
                 try db.set("Person", f.other, "any", .nestedList(0))
                 try db.realm.list(try self.nestedRef(f, .list, owner: f.other)).append(.int(1))

@@ -83,7 +83,9 @@ enum NestedDiff {
     /// among the new ones, each is a modification (the list's `set`, as
     /// realm-core reports it); otherwise the elements are matched by value
     /// (`ChangeBuilder.calculate`: the ones keeping their relative order
-    /// stay, the others are deleted and inserted; no moves).  An element
+    /// stay, the others are deleted and inserted), and an element deleted
+    /// at one place and inserted at another is also a move (as realm-core's
+    /// lists report `move`; equal values paired in order).  An element
     /// holding a collection whose contents changed is a modification.
     static func list(old: NestedContents, new: NestedContents) -> ChangeBuilder {
         let o = old.values, n = new.values
@@ -113,7 +115,16 @@ enum NestedDiff {
         for (j, fingerprint) in new.inner.enumerated() where fingerprint != 0 {
             if let before = innerBefore[newIDs[j]], before != fingerprint { changedInside.insert(newIDs[j]) }
         }
-        return ChangeBuilder.calculate(old: oldIDs, new: newIDs, inKeyOrder: false) { changedInside.contains($0) }
+        var builder = ChangeBuilder.calculate(old: oldIDs, new: newIDs, inKeyOrder: false) { changedInside.contains($0) }
+        var deletedAt: [Int64: [Int]] = [:]
+        for i in builder.deletions { deletedAt[oldIDs[i], default: []].append(i) }
+        if deletedAt.isEmpty { return builder }
+        for j in builder.insertions {
+            guard var places = deletedAt[newIDs[j]], !places.isEmpty else { continue }
+            builder.moves.append(IndexMove(from: places.removeFirst(), to: j))
+            deletedAt[newIDs[j]] = places
+        }
+        return builder
     }
 
     /// A nested dictionary's change, by key: keys gone, keys new, and keys
