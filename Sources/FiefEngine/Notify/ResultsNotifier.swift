@@ -173,7 +173,9 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
                 let counted = filter.mayCount(changes)
                 builder = try workerRealm.lock.withLock { () throws(FiefError) -> ChangeBuilder in
                     var failure: FiefError?
+                    let modified = counted ? try modifiedRows(changes, rowCount: rows.count) : nil
                     let made = ChangeBuilder.calculate(old: baseRows, new: rows, inKeyOrder: workerResults.rowsInKeyOrder, uniqueKeys: workerResults.list == nil, deleted: deleted) { key in
+                        if let modified { return modified.contains(key) }
                         guard counted, failure == nil else { return false }
                         do throws(FiefError) { return try filter.isModified(key, changes: changes, realm: realm) } catch {
                             failure = error
@@ -265,6 +267,17 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
             }) else { return nil }
             return (made.rows, made.changes)
         }
+    }
+
+    /// The objects of the results' class that `changes` modify, as the
+    /// key-path filter counts them, found from the writes up
+    /// (`KeyPathFilter.modifiedRoots`) when the writes are few beside the
+    /// rows; nil when asking each row is cheaper.  Under the worker
+    /// realm's lock.
+    private func modifiedRows(_ changes: [UInt32: ObjectChanges], rowCount: Int) throws(FiefError) -> Set<Int64>? {
+        let limit = rowCount / 4
+        if limit == 0 { return nil }
+        return try keyPathFilter.modifiedRoots(changes: changes, realm: workerRealm, limit: limit)
     }
 
     /// The results read a class or property a schema change removed (another
