@@ -10,12 +10,13 @@ import Glibc
 /// as more cases of `ResultsNotifierTests` (its fixture).
 extension ResultsNotifierTests {
     /// Random commits of many objects each (creates, deletes, renames, ages,
-    /// an unread column; names and ages from small sets, so the sort keys
-    /// tie), over sorted results ascending, descending and by two keys,
-    /// each commit delivered: the rows handed over equal a fresh
+    /// links to dogs, dogs renamed; names and ages from small sets, so the
+    /// sort keys tie), over sorted results ascending, descending and by two
+    /// keys, each commit delivered: the rows handed over equal a fresh
     /// evaluation, the change set takes the old rows to the new, no more
-    /// rows move than objects were touched, and only written objects are
-    /// modifications.
+    /// rows move than people were touched, and the rows not inserted are
+    /// modifications exactly when their person was written or links to a
+    /// renamed dog (Realm's default key paths).
     func testManyObjectChangesOfSortedResultsAgainstAFreshEvaluation() throws {
         let f = try Fixture(self)
         let db = f.db
@@ -36,6 +37,7 @@ extension ResultsNotifierTests {
             let sorted = try db.query("Person", query).sorted(by: sort)
             var previous: [Int64] = []
             var written: Set<Int64> = []
+            var renamedDogs: Set<Int64> = []
             var touched = 0
             var calls = 0
             var failures: [String] = []
@@ -50,8 +52,11 @@ extension ResultsNotifierTests {
                         if c.deletions.count > touched || c.insertions.count > touched {
                             failures.append("\(touched) objects touched moved more rows: \(c)")
                         }
-                        for index in c.modificationsNew.indices where !written.contains(now[index]) {
-                            failures.append("row \(index) modified, its object not written")
+                        let inserted = Set(c.insertions.indices), modified = Set(c.modificationsNew.indices)
+                        for (index, key) in now.enumerated() where !inserted.contains(index) {
+                            var expected = written.contains(key)
+                            if case .link(_, let dog)? = try? db.get("Person", key, "dog"), renamedDogs.contains(dog) { expected = true }
+                            if expected != modified.contains(index) { failures.append("row \(index) modified: \(!expected), expected \(expected)") }
                         }
                     }
                     previous = now
@@ -74,12 +79,14 @@ extension ResultsNotifierTests {
                 let count = 1 + Int(random.next() % 60)
                 var keys: Set<Int64> = []
                 written = []
+                renamedDogs = []
                 try db.write {
                     for _ in 0..<count {
                         let pick = people.isEmpty ? nil : people[Int(random.next() % UInt64(people.count))]
                         let name = "n\(random.next() % 37)"
                         let age = Int64(random.next() % 40)
-                        switch (random.next() % 6, pick) {
+                        let dog = f.dogs[Int(random.next() % UInt64(f.dogs.count))]
+                        switch (random.next() % 8, pick) {
                         case (0, _), (_, nil):
                             let made = try db.create("Person", [("name", .string(name)), ("age", .int(age))])
                             people.append(made)
@@ -96,6 +103,13 @@ extension ResultsNotifierTests {
                             try db.set("Person", key, "age", .int(age))
                             written.insert(key)
                             keys.insert(key)
+                        case (5, let key?):
+                            try db.set("Person", key, "dog", random.next() % 3 == 0 ? .null : .link(db.cls("Dog"), dog))
+                            written.insert(key)
+                            keys.insert(key)
+                        case (6, _) where step % 3 == 0:
+                            try db.set("Dog", dog, "name", .string(name))
+                            renamedDogs.insert(dog)
                         case (_, let key?):
                             try db.set("Person", key, "dog", .null)
                             written.insert(key)

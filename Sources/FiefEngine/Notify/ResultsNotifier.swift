@@ -246,25 +246,37 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
         }
     }
 
-    /// The rows and change set when only objects of the results' own class
-    /// were written (created, changed or deleted), its class reaching no
-    /// written object through links, for results sorted by their own
-    /// properties (`ObjectResults.sortedRows(from:touching:deleted:modified:)`):
+    /// The rows and change set when objects of the results' own class were
+    /// written (created, changed or deleted), for results filtered and
+    /// sorted by their own properties
+    /// (`ObjectResults.sortedRows(from:touching:deleted:modified:alsoModified:)`):
     /// the touched objects leave the old rows and go where the sort puts
-    /// them, so the query is not run again nor the rows matched.  Nil when
-    /// that does not hold.
+    /// them, so the query is not run again nor the rows matched.  Rows
+    /// modified through links (the filter reaching the class again, or
+    /// other classes written) are found from the writes up
+    /// (`modifiedRows`).  Nil when that does not hold or costs more than
+    /// evaluating again.
     private func changeOfSortedRows(_ changes: [UInt32: ObjectChanges]) throws(FiefError) -> (rows: [Int64], builder: ChangeBuilder)? {
         let ownTable = workerResults.tableKey
-        guard changes.count == 1, let own = changes[ownTable], !own.cleared, own.schema.isEmpty, !filterReachesOwnClass else { return nil }
+        guard let own = changes[ownTable], !own.cleared, own.schema.isEmpty else { return nil }
         var touched = own.modifiedObjects
         touched.formUnion(own.inserted)
         touched.formUnion(own.deleted)
         let filter = keyPathFilter, realm = workerRealm, results = workerResults, old = baseRows
         let counted = filter.mayCount(changes)
+        let throughLinks = counted && (filterReachesOwnClass || changes.count > 1)
         return try workerRealm.lock.withLock { () throws(FiefError) -> (rows: [Int64], builder: ChangeBuilder)? in
+            var roots: Set<Int64> = []
+            var alsoModified = KeySet()
+            if throughLinks {
+                guard let found = try modifiedRows(changes, rowCount: old.count) else { return nil }
+                roots = found
+                alsoModified = KeySet(found.filter { !touched.contains($0) }.sorted())
+            }
             guard let made = try results.sortedRows(from: old, touching: touched, deleted: own.deleted, modified: { (key) throws(FiefError) -> Bool in
-                counted ? try filter.isModified(key, changes: changes, realm: realm) : false
-            }) else { return nil }
+                if throughLinks { return roots.contains(key) }
+                return counted ? try filter.isModified(key, changes: changes, realm: realm) : false
+            }, alsoModified: alsoModified) else { return nil }
             return (made.rows, made.changes)
         }
     }

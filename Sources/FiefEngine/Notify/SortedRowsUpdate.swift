@@ -36,14 +36,15 @@ extension ObjectResults {
     /// and, among those, the most that keep their relative order (a longest
     /// increasing subsequence); it is a modification there if `modified`
     /// says so.  Every other touched row is a deletion (old index) and an
-    /// insertion (new index).  Rows untouched are never modifications: the
-    /// caller checks that nothing they reach was written.
+    /// insertion (new index).  Rows untouched are modifications when their
+    /// object is in `alsoModified` (modified through links).
     ///
     /// Costs O(n) copying for the new rows plus, for t touched objects,
     /// O(t log n) comparisons, each reading one value in place.
     /// Under the realm's lock.
     func sortedRows(from old: [Int64], touching touched: KeySet, deleted: KeySet,
-                    modified: (Int64) throws(FiefError) -> Bool) throws(FiefError) -> (rows: [Int64], changes: ChangeBuilder)? {
+                    modified: (Int64) throws(FiefError) -> Bool,
+                    alsoModified: KeySet = KeySet()) throws(FiefError) -> (rows: [Int64], changes: ChangeBuilder)? {
         guard let sortKeys = sortKeysOfOwnColumns else { return nil }
         let touchedCount = touched.count
         guard touchedCount * 4 <= old.count + 4 else { return nil }
@@ -185,6 +186,9 @@ extension ObjectResults {
             } else {
                 changes.insertions.add(index)
             }
+        }
+        if !alsoModified.isEmpty {
+            for index in Self.places(of: alsoModified, count: alsoModified.count, in: rows) { changes.modifications.add(index) }
         }
         return (rows, changes)
     }
