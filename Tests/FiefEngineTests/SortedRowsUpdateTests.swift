@@ -128,3 +128,31 @@ extension ResultsNotifierTests {
         XCTAssertGreaterThan(operations, 3000)
     }
 }
+
+final class IndexRangeSetRemoveTests: XCTestCase {
+    /// Removing a set of ranges from another (one pass over both) leaves
+    /// what removing each position does: seeded random sets, small and dense.
+    func testRemovingASetEqualsRemovingEachPosition() {
+        var random = SeededRandom(seed: 7)
+        for _ in 0..<500 {
+            var a = IndexRangeSet(), b = IndexRangeSet()
+            var model: Set<Int> = []
+            let span = 1 + Int(random.next() % 200)
+            for _ in 0..<Int(random.next() % 30) {
+                let start = Int(random.next() % UInt64(span)), length = 1 + Int(random.next() % 12)
+                a.add(start..<(start + length))
+                model.formUnion(start..<(start + length))
+            }
+            for _ in 0..<Int(random.next() % 30) {
+                let start = Int(random.next() % UInt64(span)), length = 1 + Int(random.next() % 12)
+                b.add(start..<(start + length))
+                model.subtract(start..<(start + length))
+            }
+            var each = a
+            for index in b.indices { each.remove(index) }
+            a.remove(b)
+            XCTAssertEqual(a, each)
+            XCTAssertEqual(Set(a.indices), model)
+        }
+    }
+}

@@ -254,7 +254,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
     /// them, so the query is not run again nor the rows matched.  Rows
     /// modified through links (the filter reaching the class again, or
     /// other classes written) are found from the writes up
-    /// (`modifiedRows`).  Nil when that does not hold or costs more than
+    /// (`KeyPathFilter.modifiedRoots`).  Nil when that does not hold or costs more than
     /// evaluating again.
     private func changeOfSortedRows(_ changes: [UInt32: ObjectChanges]) throws(FiefError) -> (rows: [Int64], builder: ChangeBuilder)? {
         let ownTable = workerResults.tableKey
@@ -269,7 +269,9 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
             var roots: Set<Int64> = []
             var alsoModified = KeySet()
             if throughLinks {
-                guard let found = try modifiedRows(changes, rowCount: old.count) else { return nil }
+                // Up to as many watched writes as rows: checking every row
+                // instead costs more (each reads its links).
+                guard let found = try filter.modifiedRoots(changes: changes, realm: realm, limit: old.count) else { return nil }
                 roots = found
                 alsoModified = KeySet(found.filter { !touched.contains($0) }.sorted())
             }
