@@ -253,15 +253,17 @@ extension ObjectResults {
 }
 
 /// One sort key's value of any object of a class, read in place; keeps the
-/// chunk of the last cluster read.
+/// chunks it read by cluster (a binary search probes rows all over the
+/// class: the realm's chunk lookup hashes, an array of clusters does not).
 struct SortValueReader {
     private let realm: Realm
     private let table: Table
     private let column: UInt32
     private let type: PropertyType
     private let nullable: Bool
-    private var cluster: Int64 = -1
-    private var chunk: ColumnChunk? = nil
+    /// Chunks by cluster number, for clusters below `directClusters`.
+    private var chunks: [ColumnChunk?] = []
+    private static let directClusters: Int64 = 1 << 16
 
     init(realm: Realm, table: Table, path: ResolvedKeyPath) {
         self.realm = realm
@@ -272,11 +274,15 @@ struct SortValueReader {
     }
 
     mutating func value(_ key: Int64) throws(FiefError) -> Value {
-        let c = ClusterLayout.cluster(of: key)
-        if c != cluster {
-            chunk = try realm.chunk(table, column: column, cluster: c)
-            cluster = c
+        let cluster = ClusterLayout.cluster(of: key), slot = ClusterLayout.slot(of: key)
+        guard cluster >= 0 && cluster < Self.directClusters else {
+            return try realm.chunk(table, column: column, cluster: cluster).value(slot, type: type, nullable: nullable)
         }
-        return chunk!.value(ClusterLayout.slot(of: key), type: type, nullable: nullable)
+        let index = Int(cluster)
+        if index >= chunks.count { chunks.append(contentsOf: repeatElement(nil, count: index + 1 - chunks.count)) }
+        if let chunk = chunks[index] { return chunk.value(slot, type: type, nullable: nullable) }
+        let chunk = try realm.chunk(table, column: column, cluster: cluster)
+        chunks[index] = chunk
+        return chunk.value(slot, type: type, nullable: nullable)
     }
 }
