@@ -647,8 +647,8 @@ FIEF_API bool fief_config_set_max_active_versions(fief_config_t *config, uint64_
 
 /** Open (or create) the realm `config` describes and read its newest version.
  *  Additive schema changes (new classes, new properties) are applied.
- *  A file of an older format (1 to 5) is upgraded to the current one (6) by
- *  a read-write open, in the transaction that applies the schema (a crash
+ *  A file of an older format (1 to 9) is upgraded to the current one (10)
+ *  by a read-write open, in the transaction that applies the schema (a crash
  *  leaves it as it was; a damaged chunk stops it with FIEF_ERR_FILE_CORRUPT,
  *  and `fief copy` then saves what is readable).  Upgrading a format-5 file
  *  rebuilds its full-text indexes from the texts (libraries older than
@@ -2289,11 +2289,13 @@ FIEF_API bool fief_realm_get_autorefresh(const fief_realm_t *realm, bool *out_au
  * callback runs the results already hold the rows of the version the realm
  * reads (evaluated on the worker thread: reading them evaluates nothing).
  * The worker evaluates results again only when a commit touched what they
- * read.  If the results cannot be evaluated any more (a property they read,
- * or their class, removed by another realm's or process's migration), the
- * callback is called once more with an error
+ * read.  If the results cannot be evaluated any more (a property they read
+ * removed by another realm's or process's open with a higher schema
+ * version), the callback is called once more with an error
  * (fief_collection_changes_get_error: FIEF_ERR_INVALIDATED_RESULTS naming
- * the property) and never again.
+ * the property) and never again.  A class is never removed from a file (a
+ * schema that leaves one out keeps it), so results never fail because
+ * their class went away.
  * -------------------------------------------------------------------------- */
 
 /** The changes a collection callback is given: valid during the callback

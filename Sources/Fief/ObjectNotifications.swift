@@ -9,7 +9,11 @@ import Foundation
 // Notifications.swift).  With a queue, the object is resolved in a live realm
 // of its own, not cached for any thread, whose deliveries are scheduled on
 // that queue: the block gets that realm's object, as RealmSwift gives one
-// confined to the queue.
+// confined to the queue.  One realm per registration, not per queue: a
+// shared one would have to be refreshed by the registering thread (to find
+// an object committed since its last delivery) while the queue may be
+// reading it in another block; a thawed realm shares the file's environment,
+// so each costs a handle and a read snapshot, no file open.
 
 /// A property that changed in an object notification.
 public struct PropertyChange: @unchecked Sendable {
