@@ -154,8 +154,9 @@ extension ObjectResults {
             oldTouched.append((old[place], place, gaps[rank]))
         }
         oldTouched.sort { $0.key < $1.key }
-        // oldOf[row]: the old place of survivor `row` (key order) if it may
-        // stay, when as many untouched rows precede it now as before.
+        // stayCandidate[row]: survivor `row` (key order) in `oldTouched`,
+        // when it was a row (-1: it was not); it may stay if as many
+        // untouched rows precede it now as before.
         var stayCandidate = [Int](repeating: -1, count: s)
         var i = 0
         for row in 0..<s {
