@@ -51,9 +51,37 @@ public final class KeyPathFilter: @unchecked Sendable {
     /// Every class whose writes may count as a modification.
     public var classes: Set<UInt32> { root.classes }
 
+    /// How a node is reached from a node above it: through one of the
+    /// parent's link columns, or through linking objects (the node's
+    /// objects are origins linking to the parent's through `property`).
+    enum Step {
+        case link(column: UInt32)
+        case linkingObjects(property: UInt32)
+    }
+
+    /// Every node of the tree (each shared node once), and per node the
+    /// steps that lead to it from above: what `modifiedRoots` walks up.
+    private let nodes: [Node]
+    private let stepsUp: [ObjectIdentifier: [(parent: Node, step: Step)]]
+
     private init(root: Node, isDefault: Bool) {
         self.root = root
         self.isDefault = isDefault
+        var nodes: [Node] = []
+        var stepsUp: [ObjectIdentifier: [(parent: Node, step: Step)]] = [:]
+        var found: Set<ObjectIdentifier> = [ObjectIdentifier(root)]
+        var pending = [root]
+        while let node = pending.popLast() {
+            nodes.append(node)
+            var below: [(Node, Step)] = node.links.map { ($0.node, .link(column: $0.column)) }
+            below += node.backlinks.map { ($0.node, .linkingObjects(property: $0.property)) }
+            for (child, step) in below {
+                stepsUp[ObjectIdentifier(child), default: []].append((node, step))
+                if found.insert(ObjectIdentifier(child)).inserted { pending.append(child) }
+            }
+        }
+        self.nodes = nodes
+        self.stepsUp = stepsUp
     }
 
     /// The filter `paths` name for objects of class `tableKey` (nil or
@@ -170,6 +198,57 @@ public final class KeyPathFilter: @unchecked Sendable {
     public func isModified(_ key: Int64, changes: [UInt32: ObjectChanges], realm: Realm) throws(FiefError) -> Bool {
         var seen: Set<Visit> = []
         return try Self.isModified(key, root, changes, realm, &seen)
+    }
+
+    /// The objects of the root class that count as modified by `changes`,
+    /// resolved the other way from `isModified` (the same answer for every
+    /// object): from the objects with a watched write, up the links and
+    /// linking objects that lead to them, to the root.  Its cost follows
+    /// the writes, not the objects checked; nil when more than `limit`
+    /// objects have a watched write (then asking `isModified` of the few
+    /// objects concerned is the cheaper way).  Under `realm`'s lock.
+    public func modifiedRoots(changes: [UInt32: ObjectChanges], realm: Realm, limit: Int = .max) throws(FiefError) -> Set<Int64>? {
+        // The objects with a watched write, per node that watches them.
+        var written: [(node: Node, keys: KeySet)] = []
+        var total = 0
+        for node in nodes {
+            guard let change = changes[node.table], !change.modified.isEmpty else { continue }
+            var keys = KeySet()
+            if node.allColumns {
+                keys = change.modifiedObjects
+            } else {
+                for column in node.columns { if let set = change.modified[column] { keys.formUnion(set) } }
+            }
+            if keys.isEmpty { continue }
+            total += keys.count
+            if total > limit { return nil }
+            written.append((node, keys))
+        }
+        var seen: Set<Visit> = []
+        var pending: [(node: Node, key: Int64)] = []
+        for (node, keys) in written {
+            for key in keys.keys where seen.insert(Visit(node: ObjectIdentifier(node), key: key)).inserted {
+                pending.append((node, key))
+            }
+        }
+        var roots: Set<Int64> = []
+        while let (node, key) = pending.popLast() {
+            if node === root { roots.insert(key) }
+            guard let steps = stepsUp[ObjectIdentifier(node)] else { continue }
+            for (parent, step) in steps {
+                let above: [Int64]
+                switch step {
+                case .link(let column):
+                    above = try realm.linkingObjects(to: key, of: node.table, originClass: parent.table, property: column)
+                case .linkingObjects(let property):
+                    above = try Self.linked(key, try realm.table(node.table), property, realm)
+                }
+                for other in above where seen.insert(Visit(node: ObjectIdentifier(parent), key: other)).inserted {
+                    pending.append((parent, other))
+                }
+            }
+        }
+        return roots
     }
 
     /// The columns of `key` (an object of the root class) the filter
