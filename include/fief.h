@@ -2324,10 +2324,8 @@ typedef struct fief_index_range {
  *  Errors: FIEF_ERR_NO_SUCH_PROPERTY (a key path naming no property; the
  *  message names the key path), FIEF_ERR_INVALID_ARGUMENT (NULL `callback`,
  *  NULL `key_paths` with a count, a NULL or empty key path or step, a step
- *  after a property that is not a link, filtered, sorted, distinct or
- *  limited results of values: observe their list, set or map; results of
- *  values as they are are observed through their collection, with its
- *  change sets), FIEF_ERR_INVALID_UTF8, FIEF_ERR_FROZEN (frozen
+ *  after a property that is not a link, key paths on results of values),
+ *  FIEF_ERR_INVALID_UTF8, FIEF_ERR_FROZEN (frozen
  *  results never change), FIEF_ERR_ALREADY_IN_TRANSACTION (inside a write
  *  transaction, as RealmSwift), FIEF_ERR_READ_ONLY, FIEF_ERR_CLOSED,
  *  FIEF_ERR_WRONG_THREAD, FIEF_ERR_INVALIDATED_OBJECT (the list's owner or
@@ -2583,8 +2581,26 @@ FIEF_API bool fief_section_changes_get_sections(const fief_section_changes_t *ch
  * links to a depth of 4, is written; `key_paths` as for results.  When the
  * collection's owner is deleted the callback is called once more with
  * every old element deleted (every old key, for maps) and `root_deleted`,
- * then never again.  A collection nested in a mixed value cannot be
- * observed yet (FIEF_ERR_INVALID_ARGUMENT): observe its owner object.
+ * then never again.
+ *
+ * Collections nested in mixed values: a nested list or map
+ * handle registers through the same calls.  Its changes are found by
+ * comparing its contents when a commit wrote its owner's mixed property:
+ * a nested list reports the elements kept in order, an element replaced in
+ * place as modified, other elements deleted and inserted (an element
+ * deleted at one place and inserted at another also as a move); a nested
+ * map reports keys.  A write inside a collection an element holds
+ * (at any depth) is a modification of that element.  When the value
+ * holding it is replaced or removed, or its owner deleted, the callback is
+ * called once more with every old element (key) deleted and
+ * `root_deleted`, then never again; registering on a gone one fails with
+ * FIEF_ERR_INVALIDATED_OBJECT.
+ *
+ * Results of values (fief_list_to_results and the like) are observed with
+ * fief_results_add_notification_callback through their collection: as
+ * they are, with its change sets; filtered, sorted, distinct or limited,
+ * with the change of their rows (a row is an element; a row whose element
+ * was set is modified; rows are deleted and inserted, never moved).
  * -------------------------------------------------------------------------- */
 
 /** Register `callback` on a list (of objects or of values); returns a new
@@ -2593,10 +2609,11 @@ FIEF_API bool fief_section_changes_get_sections(const fief_section_changes_t *ch
  *  Errors: FIEF_ERR_NO_SUCH_PROPERTY (a key path naming no property; the
  *  message names the key path), FIEF_ERR_INVALID_ARGUMENT (NULL
  *  `callback`, NULL `key_paths` with a count, a NULL or empty key path,
- *  key paths on a list of values, a nested list), FIEF_ERR_INVALID_UTF8,
+ *  key paths on a list of values or a nested list), FIEF_ERR_INVALID_UTF8,
  *  FIEF_ERR_FROZEN (a frozen list never changes),
  *  FIEF_ERR_ALREADY_IN_TRANSACTION (inside a write transaction),
- *  FIEF_ERR_INVALIDATED_OBJECT (the owner was deleted), FIEF_ERR_READ_ONLY,
+ *  FIEF_ERR_INVALIDATED_OBJECT (the owner was deleted; a nested list
+ *  whose value was replaced or removed), FIEF_ERR_READ_ONLY,
  *  FIEF_ERR_CLOSED, FIEF_ERR_WRONG_THREAD, FIEF_ERR_INVALID_HANDLE,
  *  FIEF_ERR_WRONG_HANDLE_TYPE.  Any thread. */
 FIEF_API fief_notification_token_t *fief_list_add_notification_callback(fief_list_t *list,

@@ -16,17 +16,18 @@
 #define MAX_ROWS 32
 
 /* Item(name); Owner(nums: list of int, items: list of Item, tags: set of
- * string, scores: map of int). */
+ * string, scores: map of int, any: mixed). */
 static fief_schema_t *owner_schema(void) {
     fief_class_info_t classes[2];
     memset(classes, 0, sizeof classes);
     classes[0].name = "Item";
     classes[0].num_properties = 1;
     classes[1].name = "Owner";
-    classes[1].num_properties = 4;
+    classes[1].num_properties = 5;
     fief_property_info_t item[1] = {t_prop_info("name", FIEF_TYPE_STRING, 0)};
-    fief_property_info_t owner[4] = {t_prop_info("nums", FIEF_TYPE_INT, 0), t_prop_info("items", FIEF_TYPE_LINK, 0),
-                                     t_prop_info("tags", FIEF_TYPE_STRING, 0), t_prop_info("scores", FIEF_TYPE_INT, 0)};
+    fief_property_info_t owner[5] = {t_prop_info("nums", FIEF_TYPE_INT, 0), t_prop_info("items", FIEF_TYPE_LINK, 0),
+                                     t_prop_info("tags", FIEF_TYPE_STRING, 0), t_prop_info("scores", FIEF_TYPE_INT, 0),
+                                     t_prop_info("any", FIEF_TYPE_MIXED, FIEF_PROPERTY_NULLABLE)};
     owner[0].collection_type = FIEF_COLLECTION_LIST;
     owner[1].collection_type = FIEF_COLLECTION_LIST;
     owner[1].link_target = "Item";
@@ -354,10 +355,25 @@ TEST(results_of_values_through_their_list) {
     deliver_until_called(r, &s);
     EQU(s.counts[1], 1);
     EQU(s.ins[0], 1);
-    /* Filtered results of values: refused, the caller keeps userdata. */
+    /* Filtered results of values (nums: 0 9 1 2; rows 9 2): the change of their rows. */
     fief_results_t *filtered = fief_results_filter(values, "self > 1", NULL, 0);
     R(filtered);
-    EERRM(fief_results_add_notification_callback(filtered, NULL, 0, on_changes, &s, count_free), FIEF_ERR_INVALID_ARGUMENT, "observe the list");
+    seen_t sf = {0};
+    fief_notification_token_t *ftok = fief_results_add_notification_callback(filtered, NULL, 0, on_changes, &sf, count_free);
+    R(ftok);
+    deliver_until_called(r, &sf);
+    E(sf.initial);
+    E(fief_realm_begin_write(r));
+    E(fief_list_append(nums, (fief_value_t[]){vi(5)}, 1)); /* rows 9 2 5 */
+    E(fief_list_set(nums, 1, vi(0)));                       /* rows 2 5 */
+    E(fief_realm_commit(r));
+    deliver_until_called(r, &sf);
+    EQU(sf.counts[0], 1);
+    EQU(sf.del[0], 0);
+    EQU(sf.counts[1], 1);
+    EQU(sf.ins[0], 1);
+    E(fief_release(ftok));
+    EQI(sf.frees, 1);
     E(fief_release(tok));
     EQI(s.frees, 1);
     fief_release(filtered);
@@ -367,7 +383,82 @@ TEST(results_of_values_through_their_list) {
     fief_release(r);
 }
 
+/* A list nested in the mixed property `any`, and a map nested in it: the
+ * list's own changes, a write inside the map a modification of the list's
+ * element, the value holding the list replaced its root deleted. */
+TEST(nested_list_and_map_in_a_mixed_value) {
+    const char *path = t_path("cn.fief");
+    fief_realm_t *r = open_owner(path);
+    R(r);
+    fief_object_t *o = make_owner(r);
+    fief_property_key_t any = t_prop(r, "Owner", "any");
+    fief_value_t list_value, map_value;
+    memset(&list_value, 0, sizeof list_value);
+    memset(&map_value, 0, sizeof map_value);
+    list_value.type = FIEF_TYPE_LIST;
+    map_value.type = FIEF_TYPE_MAP;
+    E(fief_realm_begin_write(r));
+    E(fief_object_set_value(o, any, list_value));
+    E(fief_realm_commit(r));
+    fief_list_t *nested = fief_object_get_list(o, any);
+    R(nested);
+    seen_t s = {0}, sm = {0};
+    fief_notification_token_t *tok = fief_list_add_notification_callback(nested, NULL, 0, on_changes, &s, count_free);
+    R(tok);
+    deliver_until_called(r, &s);
+    E(s.initial);
+
+    E(fief_realm_begin_write(r));
+    fief_value_t v[3] = {vi(1), vi(2), map_value};
+    E(fief_list_append(nested, v, 3));
+    E(fief_realm_commit(r));
+    deliver_until_called(r, &s);
+    EQU(s.counts[1], 3);
+    EQU(s.ins[0], 0);
+    EQU(s.ins[2], 2);
+
+    fief_map_t *inner = fief_list_get_map(nested, 2);
+    R(inner);
+    fief_notification_token_t *mtok = fief_map_add_notification_callback(inner, NULL, 0, on_map_changes, &sm, NULL);
+    R(mtok);
+    deliver_until_called(r, &sm);
+    E(sm.initial);
+    E(fief_realm_begin_write(r));
+    E(fief_map_set(inner, (fief_string_t){"k", 1}, vi(5)));
+    E(fief_realm_commit(r));
+    deliver_until_called(r, &s);
+    EQU(s.counts[0], 0);
+    EQU(s.counts[1], 0);
+    EQU(s.counts[2], 1);
+    EQU(s.mod[0], 2);
+    EQI(sm.calls, 2);
+    EQU(sm.counts[1], 1);
+    E(strcmp(sm.keys[1][0], "k") == 0);
+
+    /* The list replaced by a value: both collections are gone. */
+    E(fief_realm_begin_write(r));
+    E(fief_object_set_value(o, any, vi(7)));
+    E(fief_realm_commit(r));
+    deliver_until_called(r, &s);
+    E(s.root_deleted);
+    EQU(s.counts[0], 3);
+    EQI(sm.calls, 3);
+    E(sm.root_deleted);
+    EQU(sm.counts[0], 1);
+    /* Gone, it cannot be registered again. */
+    EERR(fief_list_add_notification_callback(nested, NULL, 0, on_changes, &s, NULL), FIEF_ERR_INVALIDATED_OBJECT);
+
+    E(fief_release(tok));
+    EQI(s.frees, 1);
+    fief_release(mtok);
+    fief_release(inner);
+    fief_release(nested);
+    fief_release(o);
+    fief_release(r);
+}
+
 static const t_case cases[] = {
+    T(nested_list_and_map_in_a_mixed_value),
     T(results_of_values_through_their_list),
     T(list_this_realm_another_thread_and_another_process),
     T(set_and_map_and_key_paths),

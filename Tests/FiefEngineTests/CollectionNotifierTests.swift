@@ -21,6 +21,8 @@ final class CollectionNotifierTests: XCTestCase {
             Property(name: "intSet", type: .int, collection: .set),
             Property(name: "dogMap", type: .link, flags: .nullable, linkTarget: "Dog", collection: .map),
             Property(name: "scores", type: .int, collection: .map),
+            prop("any", .mixed),
+            Property(name: "mixeds", type: .mixed, collection: .list),
         ]),
         ObjectClass(name: "Dog", properties: [prop("name", .string), prop("age", .int)]),
     ])
@@ -98,6 +100,25 @@ final class CollectionNotifierTests: XCTestCase {
 
         /// Deliver until the notifier has run to the newest version and, if
         /// `expectingCall`, a callback came; waits on the realm's fd.
+        /// Observe results of values (filtered or sorted): as `observe`.
+        func observeValues(_ results: ValueResults) throws {
+            notifier = try db.realm.lock.withLock { () throws(FiefError) -> CollectionNotifier in
+                try db.realm.addValueResultsNotifier(results, keyPaths: nil) { [unowned self] change in
+                    switch change {
+                    case .initial: seen.append(.initial)
+                    case .update(let c):
+                        changeSets.append(c)
+                        seen.append(.update(del: c.deletions.indices, ins: c.insertions.indices, mod: c.modifications.indices,
+                                            modNew: c.modificationsNew.indices, moves: c.moves.flatMap { [$0.from, $0.to] },
+                                            rootDeleted: c.rootDeleted, cleared: c.cleared))
+                    case .error(let error): seen.append(.error(error.code))
+                    }
+                }
+            }
+            try deliver(expectingCall: true)
+            XCTAssertEqual(seen, [.initial])
+        }
+
         func deliver(expectingCall: Bool) throws {
             let before = seen.count
             let target = try Snapshot(environment: db.realm.environment).version
@@ -399,6 +420,219 @@ final class CollectionNotifierTests: XCTestCase {
         XCTAssertNotNil(expectError(.invalidatedObject) {
             try db.realm.lock.withLock { () throws(FiefError) in _ = try db.realm.addCollectionNotifier(f.ref(.list, "dogs", owner: f.other)) { _ in } }
         })
+    }
+
+    // MARK: Collections nested in mixed values (realm-core's "nested List"
+    // and "nested dictionary in mixed" cases)
+
+    /// The nested collection mixed property `any` of `owner` holds.
+    private func nestedRef(_ f: Fixture, _ kind: NestedKind, owner: Int64? = nil, property: String = "any") throws -> CollectionRef {
+        let owner = owner ?? f.person
+        let id = try f.db.realm.propertyNestedID(table: f.db.cls("Person"), key: owner, property: f.db.pkey("Person", property), kind)
+        return CollectionRef(nested: kind, table: f.db.cls("Person"), owner: owner, property: f.db.pkey("Person", property), id: id)
+    }
+
+    private func child(_ f: Fixture, _ parent: CollectionRef, at index: Int) throws -> CollectionRef {
+        switch try f.db.realm.list(parent).value(at: index) {
+        case .nestedList(let id): return parent.nestedChild(.list, id)
+        case .nestedDictionary(let id): return parent.nestedChild(.dictionary, id)
+        default: throw FiefError(.invalidArgument, "no collection at \(index)")
+        }
+    }
+
+    private func put(_ f: Fixture, _ ref: CollectionRef, _ key: String, _ value: Value) throws {
+        try Array(key.utf8).withUnsafeBytes { try f.db.realm.map(ref).set(value, forKey: $0) }
+    }
+
+    func testNestedListTable() throws {
+        let f = try Fixture(self)
+        let db = f.db
+        try db.write { try db.set("Person", f.person, "any", .nestedList(0)) }
+        let top = try nestedRef(f, .list)
+        try db.write {
+            try TV.withValues([.int(1), .int(2), .nestedDict(0), .string("x")]) { try db.realm.list(top).append(UnsafeBufferPointer($0)) }
+            try put(f, try child(f, top, at: 2), "list", .nestedList(0))
+        }
+        let inner = try child(f, top, at: 2)
+        guard case .nestedList(let deepID)? = try Array("list".utf8).withUnsafeBytes({ try db.realm.map(inner).value(forKey: $0) }) else {
+            return XCTFail("no list in the dictionary")
+        }
+        let deep = inner.nestedChild(.list, deepID)
+        try f.observe(top)
+        let steps: [(String, () throws -> Void, Seen?)] = [
+            ("append", { try db.realm.list(top).append(.int(8)) }, upd(ins: [4])),
+            ("set", { try db.realm.list(top).set(.int(10), at: 0) }, upd(mod: [0])),
+            ("insert", { try db.realm.list(top).insert(.int(7), at: 1) }, upd(ins: [1])),
+            ("remove", { try db.realm.list(top).remove(at: 1) }, upd(del: [1])),
+            ("insert two levels down", { try db.realm.list(deep).append(.int(42)) }, upd(mod: [2])),
+            ("set two levels down", { try db.realm.list(deep).set(.int(5), at: 0) }, upd(mod: [2])),
+            ("clear two levels down", { try db.realm.list(deep).removeAll() }, upd(mod: [2])),
+            ("erase a key one level down", { _ = try Array("list".utf8).withUnsafeBytes { try db.realm.map(inner).remove($0) } }, upd(mod: [2])),
+            ("insert a collection and fill it", {
+                try db.realm.list(top).insert(.nestedDictionary(0), at: 1)
+                try self.put(f, try self.child(f, top, at: 1), "v", .int(42))
+            }, upd(ins: [1])),
+            ("move", { try db.realm.list(top).move(from: 0, to: 4) }, upd(del: [0], ins: [4], moves: [0, 4])),
+            ("another object's nested list", {
+                try db.set("Person", f.other, "any", .nestedList(0))
+                try db.realm.list(try self.nestedRef(f, .list, owner: f.other)).append(.int(1))
+            }, nil),
+            ("another property of the owner", { try db.set("Person", f.person, "name", .string("z")) }, nil),
+            ("the value holding it replaced", { try db.set("Person", f.person, "any", .int(42)) }, upd(del: [0, 1, 2, 3, 4, 5], rootDeleted: true)),
+            ("a new nested list in its place", { try db.set("Person", f.person, "any", .nestedList(0)) }, nil),
+        ]
+        for (name, body, expect) in steps {
+            try db.write(body)
+            let before = f.seen.count
+            try f.deliver(expectingCall: expect != nil)
+            XCTAssertEqual(Array(f.seen[before...]), expect.map { [$0] } ?? [], name)
+        }
+        // Registration needs the nested collection to be there.
+        XCTAssertNotNil(expectError(.invalidatedObject) {
+            try db.realm.lock.withLock { () throws(FiefError) in _ = try db.realm.addCollectionNotifier(top) { _ in } }
+        })
+    }
+
+    func testNestedDictionaryAndListInIt() throws {
+        let f = try Fixture(self)
+        let db = f.db
+        try db.write { try db.set("Person", f.person, "any", .nestedDict(0)) }
+        let dictionary = try nestedRef(f, .dictionary)
+        try f.observe(dictionary)
+        try f.step({
+            try self.put(f, dictionary, "list", .nestedList(0))
+            try self.put(f, dictionary, "dictionary", .nestedDictionary(0))
+        }, expect: .keys(del: [], ins: ["dictionary", "list"], mod: [], rootDeleted: false))
+        XCTAssertEqual(f.changeSets.last?.insertions.indices, [0, 1])
+        guard case .nestedList(let listID)? = try Array("list".utf8).withUnsafeBytes({ try db.realm.map(dictionary).value(forKey: $0) }) else {
+            return XCTFail("no nested list")
+        }
+        let list = dictionary.nestedChild(.list, listID)
+        // A second notifier, on the list in the dictionary.
+        var listSeen: [String] = []
+        let listNotifier = try db.realm.lock.withLock { () throws(FiefError) -> CollectionNotifier in
+            try db.realm.addCollectionNotifier(list) { change in
+                switch change {
+                case .initial: listSeen.append("initial")
+                case .update(let c, _): listSeen.append("del \(c.deletions.indices) ins \(c.insertions.indices) mod \(c.modifications.indices)\(c.rootDeleted ? " root" : "")")
+                case .error(let error): listSeen.append("error \(error.code)")
+                }
+            }
+        }
+        defer { listNotifier.release() }
+        func deliverList(until count: Int) throws {
+            let fd = try db.realm.lock.withLock { () throws(FiefError) -> Int32 in try db.realm.notificationChannel().eventFD }
+            let deadline = Date().addingTimeInterval(60)
+            while listSeen.count < count && Date() < deadline {
+                var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                _ = poll(&entry, 1, 200)
+                try db.realm.deliverNotifications(.pending)
+            }
+        }
+        try deliverList(until: 1)
+        try f.step({
+            try db.realm.list(list).append(.int(5))
+            try db.realm.list(list).append(.int(6))
+        }, expect: .keys(del: [], ins: [], mod: ["list"], rootDeleted: false))
+        try deliverList(until: 2)
+        try f.step({ try self.put(f, dictionary, "a", .int(1)) }, expect: .keys(del: [], ins: ["a"], mod: [], rootDeleted: false))
+        try f.step({ try self.put(f, dictionary, "a", .int(2)) }, expect: .keys(del: [], ins: [], mod: ["a"], rootDeleted: false))
+        try f.step({ _ = try Array("a".utf8).withUnsafeBytes { try db.realm.map(dictionary).remove($0) } },
+                   expect: .keys(del: ["a"], ins: [], mod: [], rootDeleted: false))
+        // The list replaced by a value: the list's notifier hears its root
+        // deleted, the dictionary a modified key.
+        try f.step({ try self.put(f, dictionary, "list", .int(42)) }, expect: .keys(del: [], ins: [], mod: ["list"], rootDeleted: false))
+        try deliverList(until: 3)
+        XCTAssertEqual(listSeen, ["initial", "del [] ins [0, 1] mod []", "del [0, 1] ins [] mod [] root"])
+        try f.step({ try db.delete("Person", f.person) }, expect: .keys(del: ["dictionary", "list"], ins: [], mod: [], rootDeleted: true))
+    }
+
+    func testNestedListInAListOfMixedValues() throws {
+        let f = try Fixture(self)
+        let db = f.db
+        let mixeds = f.ref(.list, "mixeds")
+        try db.write {
+            try db.realm.list(mixeds).append(.int(0))
+            try db.realm.list(mixeds).append(.nestedList(0))
+        }
+        let nested = try child(f, mixeds, at: 1)
+        try f.observe(nested)
+        try f.step({ try TV.withValues([.string("a")]) { try db.realm.list(nested).append(UnsafeBufferPointer($0)) } }, expect: upd(ins: [0]))
+        try f.step({ try db.realm.list(mixeds).set(.int(1), at: 0) }, expect: nil)
+        try f.step({ try db.realm.list(mixeds).remove(at: 0) }, expect: nil)
+        try f.step({ try db.realm.list(mixeds).set(.int(3), at: 0) }, expect: upd(del: [0], rootDeleted: true))
+    }
+
+    // MARK: Filtered and sorted results of values
+
+    /// Results of `nums` (0...9) `self > 4`, sorted descending, observed:
+    /// each write and the change of the results' rows.
+    func testFilteredSortedResultsOfAListOfValues() throws {
+        let f = try Fixture(self)
+        let db = f.db
+        let nums = f.ref(.list, "nums")
+        let results = try ValueResults(realm: db.realm, list: nums.property, of: f.person, in: nums.table)
+            .filtered("self > 4", arguments: []).sorted(ascending: false)
+        try f.observeValues(results)
+        func values() throws -> [Int64] {
+            try db.realm.lock.withLock { () throws(FiefError) -> [Int64] in
+                try (0..<results.count()).map { i throws(FiefError) -> Int64 in
+                    if case .int(let v) = try results.value(at: i) { return v }
+                    return -1
+                }
+            }
+        }
+        let list = db.realm.list(nums)
+        let steps: [(String, () throws -> Void, Seen?, [Int64])] = [
+            ("append, first when sorted", { try list.append(.int(20)) }, upd(ins: [0]), [20, 9, 8, 7, 6, 5]),
+            ("set: moves to the front", { try list.set(.int(70), at: 7) }, upd(del: [3], ins: [0]), [70, 20, 9, 8, 6, 5]),
+            ("set: stays in place", { try list.set(.int(10), at: 9) }, upd(mod: [2]), [70, 20, 10, 8, 6, 5]),
+            ("remove an element not in the results", { try list.remove(at: 0) }, nil, [70, 20, 10, 8, 6, 5]),
+            ("insert an element not in the results", { try list.insert(.int(3), at: 0) }, nil, [70, 20, 10, 8, 6, 5]),
+            ("set: enters the results", { try list.set(.int(100), at: 0) }, upd(ins: [0]), [100, 70, 20, 10, 8, 6, 5]),
+            ("set: leaves the results", { try list.set(.int(1), at: 5) }, upd(del: [6]), [100, 70, 20, 10, 8, 6]),
+            ("move", { try list.move(from: 0, to: 3) }, nil, [100, 70, 20, 10, 8, 6]),
+            ("another list", { try db.append("Person", f.other, "nums", [.int(50)]) }, nil, [100, 70, 20, 10, 8, 6]),
+            ("remove all", { try list.removeAll() }, upd(del: [0, 1, 2, 3, 4, 5]), []),
+            ("owner deleted: the last call, nothing left to delete", { try db.delete("Person", f.person) }, upd(rootDeleted: true), []),
+            ("silent after", { _ = try db.create("Person", [("name", .string("r"))]) }, nil, []),
+        ]
+        for (name, body, expect, after) in steps {
+            try db.write(body)
+            let before = f.seen.count
+            try f.deliver(expectingCall: expect != nil)
+            XCTAssertEqual(Array(f.seen[before...]), expect.map { [$0] } ?? [], name)
+            if !after.isEmpty { XCTAssertEqual(try values(), after, name) }
+        }
+    }
+
+    /// Results of a set's and of a nested list's values, filtered.
+    func testFilteredResultsOfASetAndOfANestedList() throws {
+        let f = try Fixture(self)
+        let db = f.db
+        try db.write {
+            for i in [1, 5, 9] { _ = try db.realm.set(f.ref(.set, "intSet")).insert(.int(Int64(i))) }
+        }
+        let set = try ValueResults(realm: db.realm, list: db.pkey("Person", "intSet"), of: f.person, in: db.cls("Person"))
+            .filtered("self >= 5", arguments: [])
+        try f.observeValues(set)
+        try f.step({ _ = try db.realm.set(f.ref(.set, "intSet")).insert(.int(7)) }, expect: upd(ins: [1]))
+        try f.step({ _ = try db.realm.set(f.ref(.set, "intSet")).insert(.int(2)) }, expect: nil)
+        try f.step({ _ = try db.realm.set(f.ref(.set, "intSet")).remove(.int(5)) }, expect: upd(del: [0]))
+        f.notifier?.release()
+
+        try db.write { try db.set("Person", f.person, "any", .nestedList(0)) }
+        let top = try nestedRef(f, .list)
+        try db.write { for i in [3, 1, 2] { try db.realm.list(top).append(.int(Int64(i))) } }
+        let nested = try ValueResults(realm: db.realm, nested: top).sorted(ascending: true)
+        f.seen = []
+        try f.observeValues(nested)
+        try f.step({ try db.realm.list(top).append(.int(0)) }, expect: upd(ins: [0]))
+        // An element set in place keeps its sorted row: a modification.
+        try f.step({ try db.realm.list(top).set(.int(4), at: 0) }, expect: upd(mod: [3]))
+        // One that moves in the order: a deletion and an insertion.
+        try f.step({ try db.realm.list(top).set(.int(5), at: 3) }, expect: upd(del: [0], ins: [3]))
+        try f.step({ try db.set("Person", f.person, "any", .int(1)) }, expect: upd(del: [0, 1, 2, 3], rootDeleted: true))
     }
 
     // MARK: Random

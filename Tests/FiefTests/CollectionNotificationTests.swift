@@ -177,6 +177,62 @@ final class CollectionNotificationTests: FiefTestCase {
         token.invalidate()
     }
 
+    /// Lists and dictionaries nested in an `AnyRealmValue` observe as
+    /// realm-core's nested collections: their own changes, a write inside a
+    /// collection they hold a modification of that element, and the value
+    /// holding them replaced every element deleted.
+    func testCollectionsNestedInAnyRealmValue() throws {
+        let realm = try Realm()
+        let holder = MixedHolder(id: 1)
+        try realm.write {
+            realm.add(holder)
+            holder.value = .fromArray([.int(1), .int(2), .fromDictionary(["k": .int(5)])])
+        }
+        guard case .list(let nested) = holder.value, case .dictionary(let inner) = nested[2] else { return XCTFail("not nested") }
+        let recorder = Recorder()
+        recorder.token = nested.observe { [unowned self] in recorder.add(self.seen($0)) }
+        XCTAssertEqual(next(recorder), .initial(3))
+        let keys = Recorder()
+        keys.token = inner.observe { change in
+            switch change {
+            case .initial(let map): keys.add(.initial(map.count))
+            case .update(_, let d, let i, let m): keys.add(.keys(0, deletions: d, insertions: i, modifications: m))
+            case .error: keys.add(.error)
+            }
+        }
+        XCTAssertEqual(next(keys), .initial(1))
+        try realm.write { nested.append(.string("x")) }
+        XCTAssertEqual(next(recorder), .update(4, deletions: [], insertions: [3], modifications: []))
+        try realm.write { nested[0] = .int(10) }
+        XCTAssertEqual(next(recorder), .update(4, deletions: [], insertions: [], modifications: [0]))
+        try realm.write { inner["k"] = .int(6) }
+        XCTAssertEqual(next(recorder), .update(4, deletions: [], insertions: [], modifications: [2]))
+        XCTAssertEqual(keys.changes.last, .keys(0, deletions: [], insertions: [], modifications: ["k"]))
+        try realm.write { holder.value = .int(7) }
+        XCTAssertEqual(next(recorder)?.isUpdateDeleting(4), true)
+        XCTAssertEqual(keys.changes.last, .keys(0, deletions: ["k"], insertions: [], modifications: []))
+        recorder.token?.invalidate()
+        keys.token?.invalidate()
+    }
+
+    /// Filtered and sorted results of a list of values observe the change
+    /// of their rows (RealmSwift: `list.filter(...).sorted(...).observe`).
+    func testFilteredAndSortedResultsOfValues() throws {
+        let realm = try Realm()
+        let holder = NotifiedCollections()
+        try realm.write { realm.add(holder); holder.numbers.append(objectsIn: [5, 1, 4]) }
+        let recorder = Recorder()
+        recorder.token = holder.numbers.filter("self > 2").sorted(ascending: true).observe { [unowned self] in recorder.add(self.seen($0)) }
+        XCTAssertEqual(next(recorder), .initial(2))
+        try realm.write { holder.numbers.append(3) }
+        XCTAssertEqual(next(recorder), .update(3, deletions: [], insertions: [0], modifications: []))
+        try realm.write { holder.numbers[0] = 6 }
+        XCTAssertEqual(next(recorder), .update(3, deletions: [], insertions: [], modifications: [2]))
+        try realm.write { holder.numbers[2] = 1 }
+        XCTAssertEqual(next(recorder), .update(2, deletions: [1], insertions: [], modifications: []))
+        recorder.token?.invalidate()
+    }
+
     func testMisuseTrapsAsRealmSwift() {
         assertTraps("observeListInWrite", message: "Cannot register notification blocks from within write transactions.")
         assertTraps("observeFrozenList", message: "Frozen Realms do not change and do not have change notifications.")

@@ -188,12 +188,27 @@ public struct IndexRangeSet: Equatable, Sendable, Sequence, CustomStringConverti
         ranges.replaceSubrange(first..<end, with: kept)
     }
 
-    /// Removes every member of `other`.
+    /// Removes every member of `other`: one pass over both (the ranges
+    /// left are cut from this set's, so they stay apart).
     public mutating func remove(_ other: IndexRangeSet) {
-        for range in other.ranges {
-            if isEmpty { return }
-            remove(range)
+        if isEmpty || other.isEmpty { return }
+        var left: [Range<Int>] = []
+        left.reserveCapacity(ranges.count)
+        var next = 0  // the first of `other`'s ranges that may overlap the current one
+        for range in ranges {
+            var rest = range
+            while next < other.ranges.count && other.ranges[next].upperBound <= rest.lowerBound { next += 1 }
+            var cut = next
+            while !rest.isEmpty && cut < other.ranges.count && other.ranges[cut].lowerBound < rest.upperBound {
+                let removed = other.ranges[cut]
+                if removed.lowerBound > rest.lowerBound { left.append(rest.lowerBound..<removed.lowerBound) }
+                rest = Swift.min(Swift.max(removed.upperBound, rest.lowerBound), rest.upperBound)..<rest.upperBound
+                if !rest.isEmpty { cut += 1 }
+            }
+            if !rest.isEmpty { left.append(rest) }
+            next = cut
         }
+        ranges = left
     }
 
     /// Removes every member.

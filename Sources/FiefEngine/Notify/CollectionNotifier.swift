@@ -34,8 +34,10 @@ public enum CollectionChange: Sendable {
 /// records name as deleted, inserted and, for maps, modified).  Elements
 /// that are objects are modified when the key-path filter counts a write
 /// to them (`KeyPathFilter`, Realm's default depth); only then are the
-/// elements read.  Several runs merge until a delivery; the first delivery
-/// is `initial`.
+/// elements read.  A list or dictionary nested in a mixed value is read
+/// and compared with its base (`NestedDiff`) when the records name a write
+/// of the owner's mixed property.  Several runs merge until a delivery; the
+/// first delivery is `initial`.
 public final class CollectionNotifier: Notifier, @unchecked Sendable {
     private let channel: DeliveryChannel
     private let hostRealm: Realm
@@ -54,6 +56,13 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
     /// (a value nulled by its target's deletion is a modified key even
     /// where no entry record says so: a class emptied at once).
     private var baseLinks: [Int64?] = []
+    /// A nested collection's contents at the base (see `NestedDiff`).
+    private var baseNested = NestedContents()
+    /// Filtered or sorted results of the collection's values, observed
+    /// through it (`Realm.addValueResultsNotifier`), read in the worker's
+    /// realm; their rows (positions in the collection) at the base.
+    private let view: ValueResults?
+    private var baseViewRows: [Int64] = []
     private var tracksLinks: Bool { ref.kind == .map && keyPathFilter != nil }
     /// The class the elements link to (collections of objects).
     private let linkTarget: UInt32?
@@ -78,7 +87,7 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
     private var id: ListID { ListID(table: ref.table, column: ref.property, owner: ref.owner) }
 
     /// Under the host realm's lock (see `Realm.addCollectionNotifier`).
-    init(channel: DeliveryChannel, realm: Realm, ref: CollectionRef, keyPathFilter: KeyPathFilter?,
+    init(channel: DeliveryChannel, realm: Realm, ref: CollectionRef, keyPathFilter: KeyPathFilter?, view: ValueResults? = nil,
          callback: @escaping (CollectionChange) -> Void) throws(FiefError) {
         self.channel = channel
         hostRealm = realm
@@ -87,7 +96,9 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
         slot = CallbackSlot(callback)
         let column = try realm.table(ref.table).column(ref.property)
         linkTarget = column.elementType == .link ? column.linkTarget : nil
-        workerRealm = try realm.notifierCopy()
+        let copy = try realm.notifierCopy()
+        workerRealm = copy
+        self.view = view.map { $0.with(filters: $0.filters, stages: $0.stages, realm: copy) as! ValueResults }
     }
 
     deinit {
@@ -107,11 +118,17 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
         var count = 0
         var keys: [[UInt8]] = []
         var links: [Int64?] = []
+        /// A nested collection's values (see `NestedDiff`).
+        var nested = NestedContents()
     }
 
     private func read(links: Bool) throws(FiefError) -> Contents? {
         let realm = workerRealm, ref = ref, id = id
         return try realm.lock.withLock { () throws(FiefError) -> Contents? in
+            if ref.isNested {
+                guard let nested = try realm.nestedContents(ref) else { return nil }
+                return Contents(count: nested.count, keys: nested.keys, nested: nested)
+            }
             let table = try realm.table(ref.table)
             guard try realm.isLive(table, ref.owner) else { return nil }
             let column = try table.column(ref.property)
@@ -164,8 +181,10 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
                 return
             }
             if tracksLinks { baseLinks = contents.links }
-            _ = moveBase(count: contents.count, keys: contents.keys, version: version,
+            baseNested = contents.nested
+            _ = try moveBase(count: contents.count, keys: contents.keys, version: version,
                          builder: ChangeBuilder(), mapBuilder: MapChangeBuilder())
+            baseViewRows = try viewRows()
         } catch {
             finished = true
             state.locked {
@@ -182,8 +201,9 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
         }
         do throws(FiefError) {
             let changes = hasRun ? try snapshot.changes(since: baseVersion) : nil
-            let listChanges = hasRun && ref.kind == .list ? try snapshot.listChanges(since: baseVersion) : nil
-            let entryChanges = hasRun && ref.kind != .list ? try snapshot.collectionChanges(since: baseVersion) : nil
+            // (A nested collection reads the records of the collection holding it, below, when it must.)
+            let listChanges = hasRun && ref.kind == .list && !ref.isNested ? try snapshot.listChanges(since: baseVersion) : nil
+            let entryChanges = hasRun && ref.kind != .list && !ref.isNested ? try snapshot.collectionChanges(since: baseVersion) : nil
             let version = try workerRealm.lock.withLock { () throws(FiefError) -> UInt64 in try workerRealm.moveWorker(to: snapshot) }
             if !hasRun {
                 hasRun = true
@@ -192,6 +212,8 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
                 baseCount = contents?.count ?? 0
                 baseKeys = contents?.keys ?? []
                 baseLinks = contents?.links ?? []
+                baseNested = contents?.nested ?? NestedContents()
+                baseViewRows = contents == nil ? [] : try viewRows()
                 baseVersion = version
                 return state.locked { () -> Bool in
                     reachedVersionValue = version
@@ -205,6 +227,7 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
             guard let changes, version == snapshot.version else {
                 // The records are gone (a copied file): the whole collection
                 // compared, without modifications.
+                if ref.isNested { return try runNested(version: version) }
                 let contents = try read(links: false)
                 return try compareWhole(contents, version: version)
             }
@@ -217,7 +240,18 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
                     mapBuilder.rootDeleted = true
                 }
                 finished = true
-                return moveBase(count: 0, keys: [], version: version, builder: builder, mapBuilder: mapBuilder)
+                return try moveBase(count: 0, keys: [], version: version, builder: builder, mapBuilder: mapBuilder)
+            }
+            if ref.isNested {
+                // Only a write the records name as one of the owner's mixed
+                // property (or of the list or map of mixed values holding
+                // the collection) can have changed it.
+                let holder = ListID(table: ref.table, column: ref.property, owner: ref.owner)
+                var written = own?.modified[ref.property]?.contains(ref.owner) == true
+                if !written { written = try snapshot.listChanges(since: baseVersion).map { $0[holder] != nil } ?? true }
+                if !written { written = try snapshot.collectionChanges(since: baseVersion).map { $0[holder] != nil } ?? true }
+                if written { return try runNested(version: version) }
+                return try moveBase(count: baseCount, keys: baseKeys, version: version, builder: builder, mapBuilder: mapBuilder)
             }
             let linksCounted = keyPathFilter.map { $0.mayCount(changes) } ?? false
             var count = baseCount
@@ -276,13 +310,55 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
                     }
                 }
             }
-            return moveBase(count: count, keys: keys, version: version, builder: builder, mapBuilder: mapBuilder)
+            return try moveBase(count: count, keys: keys, version: version, builder: builder, mapBuilder: mapBuilder)
         } catch {
             finished = true
             return state.locked { () -> Bool in
                 pendingError = error
                 hasPending = true
                 return true
+            }
+        }
+    }
+
+    /// A nested collection read at the worker's version and compared with
+    /// its base (`NestedDiff`); gone, it reports every old element deleted
+    /// and `rootDeleted` (realm-core: the value holding it replaced or
+    /// removed, as its owner deleted), then the notifier is silent.
+    private func runNested(version: UInt64) throws(FiefError) -> Bool {
+        var builder = ChangeBuilder()
+        var mapBuilder = MapChangeBuilder()
+        guard let contents = try read(links: false) else {
+            builder.deleteRoot(originalSize: baseCount)
+            if ref.kind == .map {
+                mapBuilder.clear(keysBefore: baseKeys.map { String(decoding: $0, as: UTF8.self) })
+                mapBuilder.rootDeleted = true
+            }
+            finished = true
+            baseNested = NestedContents()
+            return try moveBase(count: 0, keys: [], version: version, builder: builder, mapBuilder: mapBuilder)
+        }
+        if ref.kind == .map {
+            (builder, mapBuilder) = NestedDiff.dictionary(old: baseNested, new: contents.nested)
+        } else {
+            builder = NestedDiff.list(old: baseNested, new: contents.nested)
+        }
+        baseNested = contents.nested
+        return try moveBase(count: contents.count, keys: contents.keys, version: version, builder: builder, mapBuilder: mapBuilder)
+    }
+
+    /// The rows of `view` at the worker's version (none once the
+    /// collection is gone).
+    private func viewRows() throws(FiefError) -> [Int64] {
+        guard let view else { return [] }
+        let realm = workerRealm
+        return try realm.lock.withLock { () throws(FiefError) -> [Int64] in
+            do throws(FiefError) {
+                _ = try view.count()
+                return view.rows
+            } catch {
+                if error.code == .invalidatedObject { return [] }
+                throw error
             }
         }
     }
@@ -315,7 +391,7 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
             var mapBuilder = MapChangeBuilder()
             if ref.kind == .map { mapBuilder.rootDeleted = true }
             finished = true
-            return moveBase(count: 0, keys: [], version: version, builder: builder, mapBuilder: mapBuilder)
+            return try moveBase(count: 0, keys: [], version: version, builder: builder, mapBuilder: mapBuilder)
         }
         var builder = ChangeBuilder()
         var mapBuilder = MapChangeBuilder()
@@ -326,10 +402,17 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
             builder = KeyedDiff.changes(old: baseKeys, new: contents.keys, replacedAll: false) { _ in false }
             if ref.kind == .map { mapBuilder = KeyedDiff.mapChanges(old: baseKeys, new: contents.keys, entries: nil) }
         }
-        return moveBase(count: contents.count, keys: contents.keys, version: version, builder: builder, mapBuilder: mapBuilder)
+        return try moveBase(count: contents.count, keys: contents.keys, version: version, builder: builder, mapBuilder: mapBuilder)
     }
 
-    private func moveBase(count: Int, keys: [[UInt8]], version: UInt64, builder: ChangeBuilder, mapBuilder: MapChangeBuilder) -> Bool {
+    private func moveBase(count: Int, keys: [[UInt8]], version: UInt64, builder: ChangeBuilder, mapBuilder: MapChangeBuilder) throws(FiefError) -> Bool {
+        var builder = builder
+        if view != nil && !builder.isEmpty {
+            // Filtered or sorted results of the values: their rows' change.
+            let rows = try viewRows()
+            builder = ValueViewDiff.changes(source: builder.finalize(), oldCount: baseCount, oldRows: baseViewRows, newRows: rows)
+            baseViewRows = rows
+        }
         baseCount = count
         baseKeys = keys
         baseVersion = version
@@ -484,22 +567,29 @@ extension Realm {
     /// Under the lock.
     ///
     /// - Throws: `.frozen`, `.alreadyInTransaction` (inside a write),
-    ///   `.invalidatedObject` (the owner was deleted), `.invalidArgument`
-    ///   (a nested collection; key paths for a collection of values),
+    ///   `.invalidatedObject` (the owner was deleted; a nested collection
+    ///   gone), `.invalidArgument` (key paths for a collection of values),
     ///   `.noSuchProperty` (a key path naming no property), `.readOnly`,
     ///   `.closed`.
     public func addCollectionNotifier(_ ref: CollectionRef, keyPaths: [String]? = nil,
                                       _ callback: @escaping (CollectionChange) -> Void) throws(FiefError) -> CollectionNotifier {
+        try addCollectionNotifier(ref, keyPaths: keyPaths, view: nil, callback)
+    }
+
+    /// `addCollectionNotifier`, its change sets told as those of `view`'s
+    /// rows when given (filtered or sorted results of the values).
+    func addCollectionNotifier(_ ref: CollectionRef, keyPaths: [String]?, view: ValueResults?,
+                               _ callback: @escaping (CollectionChange) -> Void) throws(FiefError) -> CollectionNotifier {
         try checkReadable()
         if isFrozen { throw FiefError(.frozen, "a frozen \(ref.kind.name) does not change and has no notifications") }
         if write != nil {
             throw FiefError(.alreadyInTransaction, "cannot register a notification callback inside a write transaction")
         }
-        if ref.isNested {
-            throw FiefError(.invalidArgument, "a collection nested in a mixed value cannot be observed yet: observe its owner object")
-        }
         let table = try table(ref.table)
         try requireLive(table, ref.owner)
+        if ref.isNested, !(try nestedExists(ref)) {
+            throw FiefError(.invalidatedObject, "the nested \(ref.nestedKind.name) was deleted (the value holding it was replaced or removed)")
+        }
         let column = try table.column(ref.property)
         var filter: KeyPathFilter?
         if column.elementType == .link {
@@ -509,7 +599,7 @@ extension Realm {
             throw FiefError(.invalidArgument, "key paths need a collection of objects: '\(table.objectClass.name).\(name)' holds values")
         }
         let channel = try notificationChannel()
-        let notifier = try CollectionNotifier(channel: channel, realm: self, ref: ref, keyPathFilter: filter, callback: callback)
+        let notifier = try CollectionNotifier(channel: channel, realm: self, ref: ref, keyPathFilter: filter, view: view, callback: callback)
         channel.add(notifier)
         return notifier
     }
@@ -517,21 +607,18 @@ extension Realm {
 
 extension Realm {
     /// Register a results callback on results of values (of a list, set or
-    /// map of values, as they are: not filtered, sorted or limited): their
-    /// collection's notifier, its change sets told as results' (lists keep
-    /// their moves).  Under the lock.
+    /// map of values, or of a nested list or dictionary): their
+    /// collection's notifier, its change sets told as results' (as they
+    /// are, lists keep their moves; filtered, sorted, distinct or limited,
+    /// the change of their rows, `ValueViewDiff`).  Under the lock.
     ///
     /// - Throws: as `addCollectionNotifier`; `.invalidArgument` for results
-    ///   of objects (`addResultsNotifier` takes them) and for filtered,
-    ///   sorted, distinct or limited results of values, or those of a
-    ///   nested collection.
+    ///   of objects (`addResultsNotifier` takes them).
     public func addValueResultsNotifier(_ results: Results, keyPaths: [String]?,
                                         _ callback: @escaping (ResultsChange) -> Void) throws(FiefError) -> CollectionNotifier {
         let values = try results.values(for: "observing results of values")
-        guard values.filters.isEmpty && values.stages.isEmpty && !values.source.isNested else {
-            throw FiefError(.invalidArgument, "filtered, sorted, distinct or limited results of values cannot be observed yet: observe the list, set or map they come from")
-        }
-        return try addCollectionNotifier(values.source, keyPaths: keyPaths) { change in
+        let view = values.filters.isEmpty && values.stages.isEmpty ? nil : values
+        return try addCollectionNotifier(values.source, keyPaths: keyPaths, view: view) { change in
             switch change {
             case .initial: callback(.initial)
             case .update(let changes, _): callback(.update(changes))

@@ -156,7 +156,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
                 if !reevaluate, let made = try modificationsOfRowsKept(changes) {
                     return moveBase(rows: baseRows, version: version, builder: made)
                 }
-                if reevaluate, let made = try changeOfOneObject(changes) {
+                if reevaluate, let made = try changeOfSortedRows(changes) {
                     return moveBase(rows: made.rows, version: version, builder: made.builder)
                 }
                 rows = reevaluate ? try evaluate() : baseRows
@@ -280,42 +280,40 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
         return found
     }
 
-    /// The rows and change set when one object of the results' own class
-    /// alone was written (created, changed or deleted), its class reaching
-    /// no written object through links, for results sorted by their own
-    /// properties (`ObjectResults.rows(from:changingOnly:)`): the object
-    /// leaves the old rows and goes where the sort puts it, so the query is
-    /// not run again nor the rows matched.  With one row moved, the longest
-    /// common subsequence is every other row: the row is a modification
-    /// where it keeps its place, else a deletion and an insertion.  Nil
-    /// when that does not hold.
-    private func changeOfOneObject(_ changes: [UInt32: ObjectChanges]) throws(FiefError) -> (rows: [Int64], builder: ChangeBuilder)? {
+    /// The rows and change set when objects of the results' own class were
+    /// written (created, changed or deleted), for results filtered and
+    /// sorted by their own properties
+    /// (`ObjectResults.sortedRows(from:touching:deleted:modified:alsoModified:)`):
+    /// the touched objects leave the old rows and go where the sort puts
+    /// them, so the query is not run again nor the rows matched.  Rows
+    /// modified through links (the filter reaching the class again, or
+    /// other classes written) are found from the writes up
+    /// (`KeyPathFilter.modifiedRoots`).  Nil when that does not hold or costs more than
+    /// evaluating again.
+    private func changeOfSortedRows(_ changes: [UInt32: ObjectChanges]) throws(FiefError) -> (rows: [Int64], builder: ChangeBuilder)? {
         let ownTable = workerResults.tableKey
-        guard changes.count == 1, let own = changes[ownTable], !own.cleared, own.schema.isEmpty, !filterReachesOwnClass else { return nil }
+        guard let own = changes[ownTable], !own.cleared, own.schema.isEmpty else { return nil }
         var touched = own.modifiedObjects
         touched.formUnion(own.inserted)
         touched.formUnion(own.deleted)
-        guard touched.count == 1, let cluster = touched.clusters.first, let bits = touched.slots.first else { return nil }
-        var slot = 0
-        for lane in 0..<4 where bits[lane] != 0 {
-            slot = lane * 64 + bits[lane].trailingZeroBitCount
-            break
-        }
-        let key = cluster << ClusterLayout.shift | Int64(slot)
-        // Deleted (its key perhaps taken again by a new object): not the same row.
-        let sameObject = !own.deleted.contains(key)
         let filter = keyPathFilter, realm = workerRealm, results = workerResults, old = baseRows
+        let counted = filter.mayCount(changes)
+        let throughLinks = counted && (filterReachesOwnClass || changes.count > 1)
         return try workerRealm.lock.withLock { () throws(FiefError) -> (rows: [Int64], builder: ChangeBuilder)? in
-            guard let made = try results.rows(from: old, changingOnly: key) else { return nil }
-            var builder = ChangeBuilder()
-            let oldIndex = made.oldIndex
-            if let i = oldIndex, let j = made.index, i == j, sameObject {
-                if filter.mayCount(changes), try filter.isModified(key, changes: changes, realm: realm) { builder.modifications.add(j) }
-            } else {
-                if let i = oldIndex { builder.deletions.add(i) }
-                if let j = made.index { builder.insertions.add(j) }
+            var roots: Set<Int64> = []
+            var alsoModified = KeySet()
+            if throughLinks {
+                // Up to as many watched writes as rows: checking every row
+                // instead costs more (each reads its links).
+                guard let found = try filter.modifiedRoots(changes: changes, realm: realm, limit: old.count) else { return nil }
+                roots = found
+                alsoModified = KeySet(found.filter { !touched.contains($0) }.sorted())
             }
-            return (made.rows, builder)
+            guard let made = try results.sortedRows(from: old, touching: touched, deleted: own.deleted, modified: { (key) throws(FiefError) -> Bool in
+                if throughLinks { return roots.contains(key) }
+                return counted ? try filter.isModified(key, changes: changes, realm: realm) : false
+            }, alsoModified: alsoModified) else { return nil }
+            return (made.rows, made.changes)
         }
     }
 

@@ -338,53 +338,6 @@ public final class ObjectResults: Results, @unchecked Sendable {
         evaluatedStamp = realm.stamp
     }
 
-    /// The rows now, from `old` (these results' rows at an older version)
-    /// when only object `key` of the class may have changed since (its
-    /// values, its existence) and nothing these results read elsewhere:
-    /// `old` without it, and it again where the sort puts it if it matches
-    /// the filters now.  Nil when these results are not a class's objects
-    /// filtered and sorted by their own properties (no list, linking
-    /// objects, link paths, distinct, limit or more than one sort stage).
-    /// Also the object's old place (nil: it was not a row) and its new one
-    /// (nil: it is not).
-    /// Under the realm's lock.
-    func rows(from old: [Int64], changingOnly key: Int64) throws(FiefError) -> (rows: [Int64], oldIndex: Int?, index: Int?)? {
-        // Filters that read only the object tested (no links, collections
-        // or backlinks: another object's write could change its match).
-        guard list == nil, linking == nil, linkedColumns.isEmpty, !filters.contains(where: { $0.readsGraph }),
-              stages.count == 1, case .sort(let sortKeys) = stages[0],
-              sortKeys.allSatisfy({ $0.path.links.isEmpty && $0.path.table == tableKey }) else { return nil }
-        var rows = old
-        let oldIndex = rows.firstIndex(of: key)
-        if let oldIndex { rows.remove(at: oldIndex) }
-        guard try realm.objectExists(table: tableKey, key: key) else { return (rows, oldIndex, nil) }
-        let table = try realm.table(tableKey)
-        var mask = Bitmap(repeating: 0)
-        QueryEvaluator.set(&mask, ClusterLayout.slot(of: key))
-        var matches = false
-        _ = try visitCluster(table, ClusterLayout.cluster(of: key), mask, nil) { _, _ in matches = true }
-        guard matches else { return (rows, oldIndex, nil) }
-        // Binary search with the sort's own comparison (ties: key order).
-        func precedes(_ a: Int64, _ b: Int64) throws(FiefError) -> Bool {
-            let pair = [a, b]
-            return try pair.withUnsafeBufferPointer { (pair) throws(FiefError) -> Bool in
-                for sortKey in sortKeys {
-                    let column = try SortColumn(realm: realm, path: sortKey.path, keys: pair, ascending: sortKey.ascending)
-                    let c = column.compare(0, 1)
-                    if c != 0 { return sortKey.ascending ? c < 0 : c > 0 }
-                }
-                return a < b
-            }
-        }
-        var low = 0, high = rows.count
-        while low < high {
-            let mid = (low + high) / 2
-            if try precedes(rows[mid], key) { low = mid + 1 } else { high = mid }
-        }
-        rows.insert(key, at: low)
-        return (rows, oldIndex, low)
-    }
-
     /// The clusters of `keys` (any order) with their slots, in cluster
     /// order, into `clusters`, by one pass over a table of the clusters
     /// they span, when that table is small (keys of one class are dense);
@@ -587,7 +540,7 @@ public final class ObjectResults: Results, @unchecked Sendable {
     }
 
     @inline(__always)
-    private func visitCluster(_ table: Table, _ cluster: Int64, _ mask: Bitmap, _ scan: QueryScan?, _ visit: (Int64, Bitmap) -> Void) throws(FiefError) -> Int {
+    func visitCluster(_ table: Table, _ cluster: Int64, _ mask: Bitmap, _ scan: QueryScan?, _ visit: (Int64, Bitmap) -> Void) throws(FiefError) -> Int {
         var bits = mask
         for query in filters {
             if bits == Bitmap(repeating: 0) { break }

@@ -31,7 +31,11 @@ class Owner(fief.Object):
     scores: dict[str, int]
 
 
-MODELS = [Item, Owner]
+class Holder(fief.Object):
+    value: fief.Mixed
+
+
+MODELS = [Item, Owner, Holder]
 
 
 @pytest.fixture
@@ -164,3 +168,70 @@ def test_bad_registrations(realm):
     with realm.write():
         with pytest.raises(errors.AlreadyInTransactionError):
             owner.tags.observe(lambda c, s: None)
+
+
+def test_nested_list_and_dict_in_a_mixed_value(realm):
+    with realm.write():
+        holder = realm.create(Holder, {"value": [1, 2, {"k": [5]}]})
+    nested = holder.value
+    assert isinstance(nested, fief.List) and nested.is_nested
+    seen: list = []
+    token = nested.observe(lambda changes, c: seen.append(changes))
+    assert deliver_until_called(realm, seen, 0).is_initial
+    inner = nested[2]
+    assert isinstance(inner, fief.Dict)
+    dict_seen: list = []
+    dict_token = inner.observe(lambda changes, c: dict_seen.append(changes))
+    assert deliver_until_called(realm, dict_seen, 0).is_initial
+    # (write, deletions, insertions, modifications) of the nested list
+    steps = [
+        (lambda: nested.append(3), [], [3], []),
+        (lambda: nested.__setitem__(0, 10), [], [], [0]),
+        (lambda: inner["k"].append(6), [], [], [2]),
+        (lambda: nested.insert(0, "x"), [], [0], []),
+    ]
+    for write, deletions, insertions, modifications in steps:
+        n = len(seen)
+        with realm.write():
+            write()
+        changes = deliver_until_called(realm, seen, n)
+        assert (changes.deletions, changes.insertions, changes.modifications) == (deletions, insertions, modifications)
+    # The dict heard its own key modified (the list inside it grew).
+    assert [c.modifications for c in dict_seen[1:]] == [["k"]]
+    # The value replaced: both are gone (every old element deleted, the root flag), then silent.
+    n, m = len(seen), len(dict_seen)
+    with realm.write():
+        holder.value = 7
+    changes = deliver_until_called(realm, seen, n)
+    assert changes.is_root_deleted and changes.deletions == [0, 1, 2, 3, 4]
+    assert len(dict_seen) == m + 1 and dict_seen[-1].is_root_deleted and dict_seen[-1].deletions == ["k"]
+    token.close()
+    dict_token.close()
+
+
+def test_filtered_and_sorted_results_of_values(realm):
+    owner = make_owner(realm)  # nums: 0 1 2
+    seen: list = []
+    results = owner.nums.filter("self > 0").sort(ascending=False)
+    token = results.observe(lambda changes, r: seen.append((changes, list(r))))
+    changes, now = deliver_until_called(realm, seen, 0)
+    assert changes.is_initial and now == [2, 1]
+    # (write, deletions, insertions, modifications, rows after)
+    steps = [
+        (lambda: owner.nums.append(5), [], [0], [], [5, 2, 1]),
+        (lambda: owner.nums.__setitem__(1, 0), [2], [], [], [5, 2]),
+        (lambda: owner.nums.insert(0, -1), None, None, None, [5, 2]),
+        (lambda: owner.nums.__setitem__(0, 3), [], [1], [], [5, 3, 2]),
+    ]
+    for write, deletions, insertions, modifications, rows in steps:
+        n = len(seen)
+        with realm.write():
+            write()
+        if deletions is None:
+            realm.process_notifications()
+            assert len(seen) == n and list(results) == rows
+            continue
+        changes, now = deliver_until_called(realm, seen, n)
+        assert (changes.deletions, changes.insertions, changes.modifications, now) \
+            == (deletions, insertions, modifications, rows)
+    token.close()

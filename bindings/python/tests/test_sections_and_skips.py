@@ -126,3 +126,41 @@ def test_without_notifying_refuses_another_realms_token(realm, realm_path):
         token.close()
     finally:
         other.close()
+
+
+def test_sections_computed_once_per_version(realm):
+    with realm.write():
+        add(realm, 1, "a", "tan")
+        add(realm, 2, "b", "red")
+    calls: list = []
+
+    def breed(d):
+        calls.append(d.name)
+        return d.breed
+
+    sections = realm.objects(Dog).sort("name").sectioned(breed)
+    assert sections.all_keys == ["tan", "red"]
+    assert len(calls) == 2
+    # Read again at the same version: nothing computed again.
+    assert len(sections) == 2 and [d.name for d in sections[1]] == ["b"]
+    assert [s.key for s in sections] == ["tan", "red"]
+    assert len(calls) == 2
+    # A commit moves the version: computed again, once.
+    with realm.write():
+        add(realm, 3, "c", "black")
+    assert sections.all_keys == ["tan", "red", "black"]
+    assert len(sections) == 3
+    assert len(calls) == 5
+    # Inside a write the rows change without a new version: every read computes.
+    with realm.write():
+        add(realm, 4, "d", "tan")
+        assert [d.name for d in sections[0]] == ["a", "d"]
+        assert len(calls) == 9
+        assert len(sections) == 3
+        assert len(calls) == 13
+    assert sections.all_keys == ["tan", "red", "black"]
+    assert len(calls) == 17
+    # A key path reads the column once per version too.
+    by_breed = realm.objects(Dog).sectioned("breed")
+    assert by_breed.all_keys == ["black", "red", "tan"]
+    assert by_breed._cached is not None and by_breed._cached[0] == realm.version

@@ -6,8 +6,11 @@ changes").
 them into sections by its value; ``results.sort(...).sectioned(key=fn)``
 splits sorted results by ``fn(obj)``.  As in realm-core, sections come in
 the order in which the rows first give each key, and a row joins the
-section of its key.  Sections are computed again from the results when
-read after a change.
+section of its key.  The sections are computed once per version of the
+realm (the keys of every row read, or ``fn`` called once per row) and kept
+until the realm's version moves on (a commit, a refresh, a delivery);
+inside a write transaction, where the rows change without a new version,
+every read computes them again.
 
 ``sectioned.observe(callback)`` calls ``callback(changes, sectioned)`` with
 a ``SectionedChanges``: the results' change set regrouped by section
@@ -65,15 +68,34 @@ class SectionedResults:
     def __init__(self, results: "Results[Any]", key: "str | Callable[[Any], Hashable]"):
         self.results = results
         self._key = key
+        # (realm version, layout) of the last computation outside a write.
+        self._cached: tuple[int, tuple[list[Hashable], list[list[int]], list[Hashable]]] | None = None
 
     def _row_keys(self) -> list[Hashable]:
-        if isinstance(self._key, str):
-            return [row[0] for row in self.results.values(self._key)]
-        return [self._key(obj) for obj in self.results]
+        return self._layout()[2]
+
+    def _version(self) -> int | None:
+        """The version the layout is kept for: the realm's, or None inside
+        a write transaction (its writes change rows without a version)."""
+        realm = self.results.realm
+        return None if realm.in_transaction else realm.version
 
     def _layout(self) -> tuple[list[Hashable], list[list[int]], list[Hashable]]:
-        """The section keys in order, each section's positions, each row's key."""
-        row_keys = self._row_keys()
+        """The section keys in order, each section's positions, each row's
+        key: as computed at this version, if it was."""
+        version = self._version()
+        cached = self._cached
+        if cached is not None and version is not None and cached[0] == version:
+            return cached[1]
+        layout = self._compute_layout()
+        self._cached = None if version is None else (version, layout)
+        return layout
+
+    def _compute_layout(self) -> tuple[list[Hashable], list[list[int]], list[Hashable]]:
+        if isinstance(self._key, str):
+            row_keys: list[Hashable] = [row[0] for row in self.results.values(self._key)]
+        else:
+            row_keys = [self._key(obj) for obj in self.results]
         order: dict[Hashable, int] = {}
         positions: list[list[int]] = []
         for position, key in enumerate(row_keys):

@@ -1,0 +1,158 @@
+import XCTest
+@testable import FiefStorage
+@testable import FiefEngine
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 22: sorted results brought up to date from the objects a commit
+/// touched (`ObjectResults.sortedRows(from:touching:deleted:modified:)`),
+/// as more cases of `ResultsNotifierTests` (its fixture).
+extension ResultsNotifierTests {
+    /// Random commits of many objects each (creates, deletes, renames, ages,
+    /// links to dogs, dogs renamed; names and ages from small sets, so the
+    /// sort keys tie), over sorted results ascending, descending and by two
+    /// keys, each commit delivered: the rows handed over equal a fresh
+    /// evaluation, the change set takes the old rows to the new, no more
+    /// rows move than people were touched, and the rows not inserted are
+    /// modifications exactly when their person was written or links to a
+    /// renamed dog (Realm's default key paths).
+    func testManyObjectChangesOfSortedResultsAgainstAFreshEvaluation() throws {
+        let f = try Fixture(self)
+        let db = f.db
+        var random = SeededRandom(seed: 2224)
+        var people = try db.results("Person").allKeys()
+        try db.write {
+            for i in 0..<300 {
+                people.append(try db.create("Person", [("name", .string("n\(i % 37)")), ("age", .int(Int64(i % 40)))]))
+            }
+        }
+        let configurations: [(String, [(String, Bool)])] = [
+            ("age >= 10", [("name", true)]),
+            ("age < 30", [("name", false)]),
+            ("TRUEPREDICATE", [("age", false), ("name", true)]),
+        ]
+        var operations = 0
+        for (query, sort) in configurations {
+            let sorted = try db.query("Person", query).sorted(by: sort)
+            var previous: [Int64] = []
+            var written: Set<Int64> = []
+            var renamedDogs: Set<Int64> = []
+            var touched = 0
+            var calls = 0
+            var failures: [String] = []
+            let notifier = try db.realm.lock.withLock { () throws(FiefError) -> ResultsNotifier in
+                try db.realm.addResultsNotifier(sorted, keyPaths: nil) { change in
+                    calls += 1
+                    let now = (try? sorted.allKeys()) ?? []
+                    let fresh = (try? db.query("Person", query).sorted(by: sort).allKeys()) ?? []
+                    if now != fresh { failures.append("rows differ from a fresh evaluation") }
+                    if case .update(let c) = change {
+                        if applyChangeSet(c, to: previous, new: now) != now { failures.append("\(c) does not take the old rows to the new") }
+                        if c.deletions.count > touched || c.insertions.count > touched {
+                            failures.append("\(touched) objects touched moved more rows: \(c)")
+                        }
+                        let inserted = Set(c.insertions.indices), modified = Set(c.modificationsNew.indices)
+                        for (index, key) in now.enumerated() where !inserted.contains(index) {
+                            var expected = written.contains(key)
+                            if case .link(_, let dog)? = try? db.get("Person", key, "dog"), renamedDogs.contains(dog) { expected = true }
+                            if expected != modified.contains(index) { failures.append("row \(index) modified: \(!expected), expected \(expected)") }
+                        }
+                    }
+                    previous = now
+                }
+            }
+            let fd = try db.realm.lock.withLock { () throws(FiefError) -> Int32 in try db.realm.notificationChannel().eventFD }
+            func settle() throws {
+                let target = try Snapshot(environment: db.realm.environment).version
+                let deadline = Date().addingTimeInterval(60)
+                while notifier.reachedVersion < target && Date() < deadline {
+                    var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    _ = poll(&entry, 1, 200)
+                    try db.realm.deliverNotifications(.pending)
+                }
+                try db.realm.deliverNotifications(.pending)
+            }
+            try settle()
+            for step in 0..<60 {
+                // 1 to 60 objects (up to a fifth of the rows), some twice.
+                let count = 1 + Int(random.next() % 60)
+                var keys: Set<Int64> = []
+                written = []
+                renamedDogs = []
+                try db.write {
+                    for _ in 0..<count {
+                        let pick = people.isEmpty ? nil : people[Int(random.next() % UInt64(people.count))]
+                        let name = "n\(random.next() % 37)"
+                        let age = Int64(random.next() % 40)
+                        let dog = f.dogs[Int(random.next() % UInt64(f.dogs.count))]
+                        switch (random.next() % 8, pick) {
+                        case (0, _), (_, nil):
+                            let made = try db.create("Person", [("name", .string(name)), ("age", .int(age))])
+                            people.append(made)
+                            keys.insert(made)
+                        case (1, let key?):
+                            try db.delete("Person", key)
+                            people.removeAll { $0 == key }
+                            keys.insert(key)
+                        case (2, let key?), (3, let key?):
+                            try db.set("Person", key, "name", .string(name))
+                            written.insert(key)
+                            keys.insert(key)
+                        case (4, let key?):
+                            try db.set("Person", key, "age", .int(age))
+                            written.insert(key)
+                            keys.insert(key)
+                        case (5, let key?):
+                            try db.set("Person", key, "dog", random.next() % 3 == 0 ? .null : .link(db.cls("Dog"), dog))
+                            written.insert(key)
+                            keys.insert(key)
+                        case (6, _) where step % 3 == 0:
+                            try db.set("Dog", dog, "name", .string(name))
+                            renamedDogs.insert(dog)
+                        case (_, let key?):
+                            try db.set("Person", key, "dog", .null)
+                            written.insert(key)
+                            keys.insert(key)
+                        }
+                        operations += 1
+                    }
+                }
+                touched = keys.count
+                try settle()
+            }
+            XCTAssertEqual(failures, [], query)
+            XCTAssertGreaterThan(calls, 40, query)
+            notifier.release()
+        }
+        XCTAssertGreaterThan(operations, 3000)
+    }
+}
+
+final class IndexRangeSetRemoveTests: XCTestCase {
+    /// Removing a set of ranges from another (one pass over both) leaves
+    /// what removing each position does: seeded random sets, small and dense.
+    func testRemovingASetEqualsRemovingEachPosition() {
+        var random = SeededRandom(seed: 7)
+        for _ in 0..<500 {
+            var a = IndexRangeSet(), b = IndexRangeSet()
+            var model: Set<Int> = []
+            let span = 1 + Int(random.next() % 200)
+            for _ in 0..<Int(random.next() % 30) {
+                let start = Int(random.next() % UInt64(span)), length = 1 + Int(random.next() % 12)
+                a.add(start..<(start + length))
+                model.formUnion(start..<(start + length))
+            }
+            for _ in 0..<Int(random.next() % 30) {
+                let start = Int(random.next() % UInt64(span)), length = 1 + Int(random.next() % 12)
+                b.add(start..<(start + length))
+                model.subtract(start..<(start + length))
+            }
+            var each = a
+            for index in b.indices { each.remove(index) }
+            a.remove(b)
+            XCTAssertEqual(a, each)
+            XCTAssertEqual(Set(a.indices), model)
+        }
+    }
+}
