@@ -65,25 +65,34 @@ public final class KeyPathFilter: @unchecked Sendable {
         case linkingObjects(property: UInt32)
     }
 
-    /// Every node of the tree (each shared node once), and per node the
-    /// steps that lead to it from above: what `modifiedRoots` walks up.
+    /// Every node of the tree (each shared node once; the root first), and
+    /// per node (by its place there) the steps that lead to it from above:
+    /// the parent's place, its class and the step.  What `modifiedRoots`
+    /// walks up, by places (no reference counting in the walk).
     private let nodes: [Node]
-    private let stepsUp: [ObjectIdentifier: [(parent: Node, step: Step)]]
+    private let stepsUp: [[(parent: Int, parentTable: UInt32, step: Step)]]
 
     private init(root: Node, isDefault: Bool) {
         self.root = root
         self.isDefault = isDefault
         var nodes: [Node] = []
-        var stepsUp: [ObjectIdentifier: [(parent: Node, step: Step)]] = [:]
-        var found: Set<ObjectIdentifier> = [ObjectIdentifier(root)]
+        var place: [ObjectIdentifier: Int] = [ObjectIdentifier(root): 0]
         var pending = [root]
         while let node = pending.popLast() {
             nodes.append(node)
+            for child in node.links.map(\.node) + node.backlinks.map(\.node) where place[ObjectIdentifier(child)] == nil {
+                place[ObjectIdentifier(child)] = place.count
+                pending.append(child)
+            }
+        }
+        // Places in the order found (a node is found before it is visited).
+        nodes.sort { place[ObjectIdentifier($0)]! < place[ObjectIdentifier($1)]! }
+        var stepsUp = [[(parent: Int, parentTable: UInt32, step: Step)]](repeating: [], count: nodes.count)
+        for (index, node) in nodes.enumerated() {
             var below: [(Node, Step)] = node.links.map { ($0.node, .link(column: $0.column)) }
             below += node.backlinks.map { ($0.node, .linkingObjects(property: $0.property)) }
             for (child, step) in below {
-                stepsUp[ObjectIdentifier(child), default: []].append((node, step))
-                if found.insert(ObjectIdentifier(child)).inserted { pending.append(child) }
+                stepsUp[place[ObjectIdentifier(child)]!].append((index, node.table, step))
             }
         }
         self.nodes = nodes
@@ -215,10 +224,10 @@ public final class KeyPathFilter: @unchecked Sendable {
     /// objects have a watched write (then asking `isModified` of the few
     /// objects concerned is the cheaper way).  Under `realm`'s lock.
     public func modifiedRoots(changes: [UInt32: ObjectChanges], realm: Realm, limit: Int = .max) throws(FiefError) -> Set<Int64>? {
-        // The objects with a watched write, per node that watches them.
-        var written: [(node: Node, keys: KeySet)] = []
+        // The objects with a watched write, per node (by place) that watches them.
+        var written: [(place: Int, keys: KeySet)] = []
         var total = 0
-        for node in nodes {
+        for (place, node) in nodes.enumerated() {
             guard let change = changes[node.table], change.hasModifications else { continue }
             var keys = KeySet()
             if node.allColumns {
@@ -230,33 +239,37 @@ public final class KeyPathFilter: @unchecked Sendable {
             if keys.isEmpty { continue }
             total += keys.count
             if total > limit { return nil }
-            written.append((node, keys))
+            written.append((place, keys))
         }
-        var seen: Set<Visit> = []
-        var pending: [(node: Node, key: Int64)] = []
-        for (node, keys) in written {
-            for key in keys.keys where seen.insert(Visit(node: ObjectIdentifier(node), key: key)).inserted {
-                pending.append((node, key))
+        // The objects visited, per node; every written object is one visit
+        // at least: room for them up front (a set growing as it fills
+        // rehashes again and again).
+        var seen = [Set<Int64>](repeating: [], count: nodes.count)
+        var pending: [(place: Int, key: Int64)] = []
+        pending.reserveCapacity(total)
+        for (place, keys) in written {
+            seen[place].reserveCapacity(keys.count)
+            for key in keys.keys where seen[place].insert(key).inserted {
+                pending.append((place, key))
             }
         }
-        var roots: Set<Int64> = []
-        while let (node, key) = pending.popLast() {
-            if node === root { roots.insert(key) }
-            guard let steps = stepsUp[ObjectIdentifier(node)] else { continue }
-            for (parent, step) in steps {
+        while let (place, key) = pending.popLast() {
+            let table = nodes[place].table
+            for (parent, parentTable, step) in stepsUp[place] {
                 let above: [Int64]
                 switch step {
                 case .link(let column):
-                    above = try realm.linkingObjects(to: key, of: node.table, originClass: parent.table, property: column)
+                    above = try realm.linkingObjects(to: key, of: table, originClass: parentTable, property: column)
                 case .linkingObjects(let property):
-                    above = try Self.linked(key, try realm.table(node.table), property, realm)
+                    above = try Self.linked(key, try realm.table(table), property, realm)
                 }
-                for other in above where seen.insert(Visit(node: ObjectIdentifier(parent), key: other)).inserted {
+                for other in above where seen[parent].insert(other).inserted {
                     pending.append((parent, other))
                 }
             }
         }
-        return roots
+        // The root is the first node: its visits are the roots reached.
+        return seen[0]
     }
 
     /// The columns of `key` (an object of the root class) the filter
