@@ -47,6 +47,13 @@ extension ResultsNotifierTests {
                     let now = (try? sorted.allKeys()) ?? []
                     let fresh = (try? db.query("Person", query).sorted(by: sort).allKeys()) ?? []
                     if now != fresh { failures.append("rows differ from a fresh evaluation") }
+                    // Counts and aggregates read the cluster masks handed over with the rows.
+                    let age = db.pkey("Person", "age")
+                    let freshResults = try? db.query("Person", query)
+                    if (try? sorted.count()) != fresh.count { failures.append("count differs from a fresh evaluation") }
+                    if let freshResults, (try? sorted.aggregate(.sum, property: age)).map(TV.init) != (try? freshResults.aggregate(.sum, property: age)).map(TV.init) {
+                        failures.append("sum of ages differs from a fresh evaluation")
+                    }
                     if case .update(let c) = change {
                         if applyChangeSet(c, to: previous, new: now) != now { failures.append("\(c) does not take the old rows to the new") }
                         if c.deletions.count > touched || c.insertions.count > touched {

@@ -53,6 +53,10 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
     private let workerResults: ObjectResults
     private var baseVersion: UInt64 = 0
     private var baseRows: [Int64] = []
+    /// The cluster masks of `baseRows` when the run that made them kept them
+    /// (`ObjectResults.adoptRows` takes them instead of making them from the
+    /// rows on the delivering thread); nil: the delivery makes them.
+    private var baseClusters: [(Int64, Bitmap)]?
     private var hasRun = false
     private var failed = false
     private let skips = CommitSkips()
@@ -61,6 +65,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
     private let state = NotifyLock()
     private var pendingChanges = ChangeBuilder()
     private var pendingRows: [Int64] = []
+    private var pendingClusters: [(Int64, Bitmap)]?
     private var pendingVersion: UInt64 = 0
     private var pendingError: FiefError?
     private var hasPending = false
@@ -105,11 +110,13 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
             let version = try workerRealm.lock.withLock { () throws(FiefError) -> UInt64 in try workerRealm.moveWorker(to: snapshot) }
             let rows = try evaluate()
             baseRows = rows
+            baseClusters = nil
             baseVersion = version
             state.locked {
                 reachedVersionValue = version
                 if hasPending {
                     pendingRows = rows
+                    pendingClusters = nil
                     pendingVersion = version
                 }
             }
@@ -137,10 +144,12 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
                 let rows = try evaluate()
                 hasRun = true
                 baseRows = rows
+                baseClusters = nil
                 baseVersion = version
                 return state.locked { () -> Bool in
                     reachedVersionValue = version
                     pendingRows = rows
+                    pendingClusters = nil
                     pendingVersion = version
                     hasPending = true
                     return true
@@ -151,13 +160,13 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
             if let changes, version == snapshot.version {
                 let reevaluate = affectsRows(changes)
                 if !reevaluate && !keyPathFilter.mayCount(changes) {
-                    return moveBase(rows: baseRows, version: version, builder: ChangeBuilder())
+                    return moveBase(rows: baseRows, version: version, builder: ChangeBuilder(), clusters: baseClusters)
                 }
                 if !reevaluate, let made = try modificationsOfRowsKept(changes) {
-                    return moveBase(rows: baseRows, version: version, builder: made)
+                    return moveBase(rows: baseRows, version: version, builder: made, clusters: baseClusters)
                 }
                 if reevaluate, let made = try changeOfSortedRows(changes) {
-                    return moveBase(rows: made.rows, version: version, builder: made.builder)
+                    return moveBase(rows: made.rows, version: version, builder: made.builder, clusters: made.clusters)
                 }
                 rows = reevaluate ? try evaluate() : baseRows
                 let own = changes[workerResults.tableKey]
@@ -202,17 +211,19 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
         }
     }
 
-    /// The run reached `version` with `rows`: keep them as the base and
-    /// merge `builder` into what is pending.  Returns whether something is
-    /// to be delivered.
-    private func moveBase(rows: [Int64], version: UInt64, builder: ChangeBuilder) -> Bool {
+    /// The run reached `version` with `rows` (and their cluster masks, when
+    /// kept): keep them as the base and merge `builder` into what is
+    /// pending.  Returns whether something is to be delivered.
+    private func moveBase(rows: [Int64], version: UInt64, builder: ChangeBuilder, clusters: [(Int64, Bitmap)]? = nil) -> Bool {
         baseRows = rows
+        baseClusters = clusters
         baseVersion = version
         return state.locked { () -> Bool in
             reachedVersionValue = version
             if !hasPending && builder.isEmpty { return false }
             if initialDelivered { pendingChanges.merge(builder) }
             pendingRows = rows
+            pendingClusters = clusters
             pendingVersion = version
             if !pendingChanges.isEmpty || !initialDelivered { hasPending = true }
             return hasPending
@@ -283,23 +294,24 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
     /// The rows and change set when objects of the results' own class were
     /// written (created, changed or deleted), for results filtered and
     /// sorted by their own properties
-    /// (`ObjectResults.sortedRows(from:touching:deleted:modified:alsoModified:)`):
+    /// (`ObjectResults.sortedRows(from:touching:deleted:modified:alsoModified:clusters:)`):
     /// the touched objects leave the old rows and go where the sort puts
     /// them, so the query is not run again nor the rows matched.  Rows
     /// modified through links (the filter reaching the class again, or
     /// other classes written) are found from the writes up
     /// (`KeyPathFilter.modifiedRoots`).  Nil when that does not hold or costs more than
     /// evaluating again.
-    private func changeOfSortedRows(_ changes: [UInt32: ObjectChanges]) throws(FiefError) -> (rows: [Int64], builder: ChangeBuilder)? {
+    private func changeOfSortedRows(_ changes: [UInt32: ObjectChanges]) throws(FiefError) -> (rows: [Int64], builder: ChangeBuilder, clusters: [(Int64, Bitmap)]?)? {
         let ownTable = workerResults.tableKey
         guard let own = changes[ownTable], !own.cleared, own.schema.isEmpty else { return nil }
         var touched = own.modifiedObjects
         touched.formUnion(own.inserted)
         touched.formUnion(own.deleted)
         let filter = keyPathFilter, realm = workerRealm, results = workerResults, old = baseRows
+        var clusters = baseClusters
         let counted = filter.mayCount(changes)
         let throughLinks = counted && (filterReachesOwnClass || changes.count > 1)
-        return try workerRealm.lock.withLock { () throws(FiefError) -> (rows: [Int64], builder: ChangeBuilder)? in
+        return try workerRealm.lock.withLock { () throws(FiefError) -> (rows: [Int64], builder: ChangeBuilder, clusters: [(Int64, Bitmap)]?)? in
             var roots: Set<Int64> = []
             var alsoModified = KeySet()
             if throughLinks {
@@ -312,8 +324,13 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
             guard let made = try results.sortedRows(from: old, touching: touched, deleted: own.deleted, modified: { (key) throws(FiefError) -> Bool in
                 if throughLinks { return roots.contains(key) }
                 return counted ? try filter.isModified(key, changes: changes, realm: realm) : false
-            }, alsoModified: alsoModified) else { return nil }
-            return (made.rows, made.changes)
+            }, alsoModified: alsoModified, clusters: &clusters) else { return nil }
+            if clusters == nil {
+                // The first time: made here, kept up to date from then on.
+                var masks = [(Int64, Bitmap)]()
+                if ObjectResults.clustersWithoutSorting(made.rows, into: &masks) { clusters = masks }
+            }
+            return (made.rows, made.changes, clusters)
         }
     }
 
@@ -401,8 +418,9 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
                 // is the one after it (RealmSwift's documented example).
                 if !initialDelivered && delivery.kind == .beforeWrite { return nil }
                 hasPending = false
-                results.adoptRows(pendingRows)
+                results.adoptRows(pendingRows, clusters: pendingClusters)
                 pendingRows = []
+                pendingClusters = nil
                 if !initialDelivered {
                     initialDelivered = true
                     pendingChanges = ChangeBuilder()

@@ -307,13 +307,22 @@ public final class ObjectResults: Results, @unchecked Sendable {
     /// Take `keys`, the rows a notifier's worker evaluated at the version
     /// the realm reads now (checked by the caller): reading them evaluates
     /// nothing until something they read changes.
-    func adoptRows(_ keys: [Int64]) {
+    /// `clusters`: the rows' cluster masks when the worker kept them up to
+    /// date (then they are not made again from the rows).
+    func adoptRows(_ keys: [Int64], clusters: [(Int64, Bitmap)]? = nil) {
         // The same rows as held (a change set of modifications only): the
         // clusters they make are those already held.
-        let same = keysMaterialized && rows == keys
+        let given = list == nil ? clusters : nil
+        let same = given == nil && keysMaterialized && rows == keys
         rows = keys
-        if !same { matchedClusters.removeAll(keepingCapacity: true) }
-        if list == nil && !same && !rowsInKeyOrder && ObjectResults.clustersWithoutSorting(keys, into: &matchedClusters) {
+        if let given {
+            matchedClusters = given
+        } else if !same {
+            matchedClusters.removeAll(keepingCapacity: true)
+        }
+        if given != nil {
+            // Done: the worker's masks.
+        } else if list == nil && !same && !rowsInKeyOrder && ObjectResults.clustersWithoutSorting(keys, into: &matchedClusters) {
             // Done: sorted rows' clusters, without sorting their keys.
         } else if list == nil && !same {
             // What aggregates and counts read: the rows by cluster, in key order.
