@@ -97,6 +97,20 @@ static void deliver_until_called(fief_realm_t *r, seen_t *s) {
     EQI(s->calls, before + 1);
 }
 
+/* Deliver until `s` has been called `calls` times at least (several
+ * notifiers: each is run by the worker on its own, so one's call says
+ * nothing of another's). */
+static void deliver_until_calls(fief_realm_t *r, seen_t *s, int calls) {
+    int fd = -1;
+    E(fief_realm_get_notification_fd(r, &fd));
+    double deadline = t_now() + 60;
+    while (s->calls < calls && t_now() < deadline) {
+        t_fd_readable(fd, 1000);
+        E(fief_realm_deliver_notifications(r, NULL));
+    }
+    EQI(s->calls, calls);
+}
+
 static fief_object_t *first_owner(fief_realm_t *r) {
     fief_results_t *all = fief_realm_get_objects(r, t_class(r, "Owner"));
     if (!all) return NULL;
@@ -247,9 +261,10 @@ TEST(set_and_map_and_key_paths) {
     R(t1);
     R(t2);
     R(t3);
-    deliver_until_called(r, &st);
+    deliver_until_calls(r, &st, 1);
+    deliver_until_calls(r, &sm, 1);
+    deliver_until_calls(r, &si, 1);
     E(st.initial && sm.initial && si.initial);
-    EQI(sm.calls, 1);
 
     E(fief_realm_begin_write(r));
     E(fief_set_insert(tags, vs("a"), NULL));
@@ -261,15 +276,15 @@ TEST(set_and_map_and_key_paths) {
     R(item);
     E(fief_object_set_value(item, t_prop(r, "Item", "name"), vs("B")));
     E(fief_realm_commit(r));
-    deliver_until_called(r, &st);
+    deliver_until_calls(r, &st, 2);
+    deliver_until_calls(r, &sm, 2);
+    deliver_until_calls(r, &si, 2);
     EQU(st.counts[1], 1);
     EQU(st.ins[0], 0); /* "a" sorts before "x" */
-    EQI(sm.calls, 2);
     EQU(sm.counts[1], 1);
     E(strcmp(sm.keys[1][0], "b") == 0);
     EQU(sm.counts[2], 1);
     E(strcmp(sm.keys[2][0], "a") == 0);
-    EQI(si.calls, 2);
     EQU(si.counts[2], 1);
     EQU(si.mod[0], 1);
 
