@@ -50,17 +50,28 @@ _registered_lock = threading.Lock()
 _ids = itertools.count(1)
 
 
-def _call(userdata: int | None, notification: int) -> None:
+def _dispatch(userdata: int | None, token_type: type, what: str, deliver: Callable[[Any], None]) -> None:
+    """The one way from a C callback into Python: ``deliver(token)`` for the
+    token registered under ``userdata`` when it is a ``token_type`` (a
+    released one is gone: nothing is called); an exception is kept on the
+    token (``exception``) and logged, never raised into C."""
     with _registered_lock:
         token = _registered.get(userdata or 0)
-    callback, realm = (token._callback, token._realm) if token is not None else (None, None)
-    if token is None or callback is None or realm is None:
+    if token is None or not isinstance(token, token_type):
         return
     try:
-        callback(RealmNotification(notification), realm)
+        deliver(token)
     except BaseException as error:  # never into C
         token.exception = error
-        log.exception("a realm notification callback raised")
+        log.exception("%s notification callback raised", what)
+
+
+def _call(userdata: int | None, notification: int) -> None:
+    def deliver(token: NotificationToken) -> None:
+        callback, realm = token._callback, token._realm
+        if callback is not None and realm is not None:
+            callback(RealmNotification(notification), realm)
+    _dispatch(userdata, NotificationToken, "a realm", deliver)
 
 
 def _free(userdata: int | None) -> None:
@@ -301,20 +312,12 @@ class ResultsNotificationToken(NotificationToken):
 
 
 def _call_results(userdata: int | None, handle: int | None) -> None:
-    with _registered_lock:
-        token = _registered.get(userdata or 0)
-    if not isinstance(token, ResultsNotificationToken):
-        return
-    callback: Callable[..., None] | None = token._callback
-    results = token._results
-    if callback is None or results is None or handle is None:
-        return
-    try:
-        changes = CollectionChanges._read(L.lib(), handle)
-        callback(changes, results)
-    except BaseException as error:  # never into C
-        token.exception = error
-        log.exception("a results notification callback raised")
+    def deliver(token: ResultsNotificationToken) -> None:
+        callback: Callable[..., None] | None = token._callback
+        results = token._results
+        if callback is not None and results is not None and handle is not None:
+            callback(CollectionChanges._read(L.lib(), handle), results)
+    _dispatch(userdata, ResultsNotificationToken, "a results", deliver)
 
 
 _call_results_thunk = L.fief_collection_changes_fn(_call_results)
@@ -397,49 +400,45 @@ class ObjectNotificationToken(NotificationToken):
 
 
 def _object_call(userdata: int | None, changes: int | None) -> None:
-    with _registered_lock:
-        token = _registered.get(userdata or 0)
-    if not isinstance(token, ObjectNotificationToken):
-        return
+    _dispatch(userdata, ObjectNotificationToken, "an object", lambda token: _deliver_object_changes(token, changes))
+
+
+def _deliver_object_changes(token: ObjectNotificationToken, changes: int | None) -> None:
     callback, realm = token._object_callback, token._realm
     if callback is None or realm is None:
         return
-    try:
-        library = L.lib()
-        obj = token._object
-        deleted = ctypes.c_bool()
-        library.check(library.fief_object_changes_is_deleted(changes, ctypes.byref(deleted)), "fief_object_changes_is_deleted")
-        if deleted.value:
-            callback(ObjectChange(obj, True, [], {}, {}))
-            return
-        count = ctypes.c_size_t()
-        library.check(library.fief_object_changes_get_count(changes, ctypes.byref(count)), "fief_object_changes_get_count")
-        keys = (L.fief_property_key_t * max(count.value, 1))()
-        library.check(library.fief_object_changes_get_properties(changes, keys, count.value, None),
-                      "fief_object_changes_get_properties")
-        binding = obj.__dict__["_fief_binding"]
-        by_key = {key: attr for attr, key in binding.keys.items() if key is not None}
-        specs = {spec.attr: spec for spec in type(obj).__fief_properties__}
-        changed: list[str] = []
-        old_values: dict[str, Any] = {}
-        new_values: dict[str, Any] = {}
-        value = L.fief_value_t()
-        has = ctypes.c_bool()
-        for key in sorted(keys[: count.value], key=lambda k: list(by_key).index(k) if k in by_key else 0):
-            attr = by_key.get(key)
-            if attr is None:
-                continue  # a column the model does not declare
-            changed.append(attr)
-            for reader, into in ((library.fief_object_changes_get_old_value, old_values),
-                                 (library.fief_object_changes_get_new_value, new_values)):
-                library.check(reader(changes, key, ctypes.byref(value), ctypes.byref(has)), "fief_object_changes_get_value")
-                if has.value:
-                    into[attr] = _object_value(binding, realm, specs[attr], value)
-        if changed:
-            callback(ObjectChange(obj, False, changed, old_values, new_values))
-    except BaseException as error:  # never into C
-        token.exception = error
-        log.exception("an object notification callback raised")
+    library = L.lib()
+    obj = token._object
+    deleted = ctypes.c_bool()
+    library.check(library.fief_object_changes_is_deleted(changes, ctypes.byref(deleted)), "fief_object_changes_is_deleted")
+    if deleted.value:
+        callback(ObjectChange(obj, True, [], {}, {}))
+        return
+    count = ctypes.c_size_t()
+    library.check(library.fief_object_changes_get_count(changes, ctypes.byref(count)), "fief_object_changes_get_count")
+    keys = (L.fief_property_key_t * max(count.value, 1))()
+    library.check(library.fief_object_changes_get_properties(changes, keys, count.value, None),
+                  "fief_object_changes_get_properties")
+    binding = obj.__dict__["_fief_binding"]
+    by_key = {key: attr for attr, key in binding.keys.items() if key is not None}
+    specs = {spec.attr: spec for spec in type(obj).__fief_properties__}
+    changed: list[str] = []
+    old_values: dict[str, Any] = {}
+    new_values: dict[str, Any] = {}
+    value = L.fief_value_t()
+    has = ctypes.c_bool()
+    for key in sorted(keys[: count.value], key=lambda k: list(by_key).index(k) if k in by_key else 0):
+        attr = by_key.get(key)
+        if attr is None:
+            continue  # a column the model does not declare
+        changed.append(attr)
+        for reader, into in ((library.fief_object_changes_get_old_value, old_values),
+                             (library.fief_object_changes_get_new_value, new_values)):
+            library.check(reader(changes, key, ctypes.byref(value), ctypes.byref(has)), "fief_object_changes_get_value")
+            if has.value:
+                into[attr] = _object_value(binding, realm, specs[attr], value)
+    if changed:
+        callback(ObjectChange(obj, False, changed, old_values, new_values))
 
 
 _object_call_thunk = L.fief_object_notification_fn(_object_call)
@@ -547,20 +546,13 @@ class CollectionNotificationToken(ResultsNotificationToken):
 
 
 def _call_collection(userdata: int | None, handle: int | None) -> None:
-    with _registered_lock:
-        token = _registered.get(userdata or 0)
-    if not isinstance(token, CollectionNotificationToken):
-        return
-    callback: Callable[..., None] | None = token._callback
-    collection = token._results
-    if callback is None or collection is None or handle is None:
-        return
-    try:
-        reader = MapChanges if token._is_map else CollectionChanges
-        callback(reader._read(L.lib(), handle), collection)
-    except BaseException as error:  # never into C
-        token.exception = error
-        log.exception("a collection notification callback raised")
+    def deliver(token: CollectionNotificationToken) -> None:
+        callback: Callable[..., None] | None = token._callback
+        collection = token._results
+        if callback is not None and collection is not None and handle is not None:
+            reader = MapChanges if token._is_map else CollectionChanges
+            callback(reader._read(L.lib(), handle), collection)
+    _dispatch(userdata, CollectionNotificationToken, "a collection", deliver)
 
 
 _call_collection_thunk = L.fief_collection_changes_fn(_call_collection)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterator
 
 from . import _lib as L
 from ._handle import Handle
-from .notifications import NotificationToken, _free_thunk, _registered, _registered_lock, log
+from .notifications import NotificationToken, _dispatch, _free_thunk, _registered, _registered_lock
 
 if TYPE_CHECKING:
     from .realm import Results
@@ -261,21 +261,15 @@ class SectionedNotificationToken(NotificationToken):
 
 
 def _call_sections(userdata: int | None, handle: int | None) -> None:
-    with _registered_lock:
-        token = _registered.get(userdata or 0)
-    if not isinstance(token, SectionedNotificationToken):
-        return
-    callback: Callable[..., None] | None = token._callback
-    sectioned = token._sectioned
-    if callback is None or sectioned is None or handle is None:
-        return
-    try:
+    def deliver(token: SectionedNotificationToken) -> None:
+        callback: Callable[..., None] | None = token._callback
+        sectioned = token._sectioned
+        if callback is None or sectioned is None or handle is None:
+            return
         changes = token._changes(L.lib(), handle)
         if changes is not None:
             callback(changes, sectioned)
-    except BaseException as error:  # never into C
-        token.exception = error
-        log.exception("a sectioned results notification callback raised")
+    _dispatch(userdata, SectionedNotificationToken, "a sectioned results", deliver)
 
 
 _call_sections_thunk = L.fief_collection_changes_fn(_call_sections)
