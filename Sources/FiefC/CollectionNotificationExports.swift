@@ -120,52 +120,58 @@ private func addCollectionCallback(_ realm: Realm, _ ref: CollectionRef, _ paths
     return token
 }
 
-@_cdecl("fief_list_add_notification_callback")
-public func exportListAddNotificationCallback(_ handle: OpaquePointer?,
-                                              _ keyPaths: UnsafePointer<UnsafePointer<CChar>?>?, _ numKeyPaths: Int,
-                                              _ callback: (@convention(c) (UnsafeMutableRawPointer?, OpaquePointer?) -> Void)?,
-                                              _ userdata: UnsafeMutableRawPointer?,
-                                              _ freeUserdata: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+/// The C callback every list, set and map registration takes.
+public typealias CollectionChangesCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?) -> Void
+
+/// What the three registrations share, in their order: the callback
+/// required, the key paths read, the collection's handle resolved
+/// (`collection`), then the notifier added, each change handed to `call`.
+private func registerCollectionCallback(_ keyPaths: UnsafePointer<UnsafePointer<CChar>?>?, _ numKeyPaths: Int,
+                                        _ callback: CollectionChangesCallback?, _ userdata: UnsafeMutableRawPointer?,
+                                        _ freeUserdata: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+                                        collection: () throws(FiefError) -> (Realm, CollectionRef),
+                                        call: @escaping (CollectionChangesCallback, UnsafeMutableRawPointer?, CollectionChange) -> Void) -> OpaquePointer? {
     guarded(nil) { () throws(FiefError) -> OpaquePointer? in
         let callback = try require(callback, "callback")
         let paths = try keyPathList(keyPaths, numKeyPaths)
-        let (realm, ref) = try HandleTable.withList(UnsafeRawPointer(handle)) { (list) throws(FiefError) -> (Realm, CollectionRef) in (list.realm, list.ref) }
+        let (realm, ref) = try collection()
         return try addCollectionCallback(realm, ref, paths, userdata, freeUserdata) { host, change in
-            CollectionChangesBox.call(callback, host.userdata, change)
+            call(callback, host.userdata, change)
         }
     }
+}
+
+@_cdecl("fief_list_add_notification_callback")
+public func exportListAddNotificationCallback(_ handle: OpaquePointer?,
+                                              _ keyPaths: UnsafePointer<UnsafePointer<CChar>?>?, _ numKeyPaths: Int,
+                                              _ callback: CollectionChangesCallback?,
+                                              _ userdata: UnsafeMutableRawPointer?,
+                                              _ freeUserdata: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
+    registerCollectionCallback(keyPaths, numKeyPaths, callback, userdata, freeUserdata, collection: { () throws(FiefError) in
+        try HandleTable.withList(UnsafeRawPointer(handle)) { (list) throws(FiefError) -> (Realm, CollectionRef) in (list.realm, list.ref) }
+    }, call: CollectionChangesBox.call)
 }
 
 @_cdecl("fief_set_add_notification_callback")
 public func exportSetAddNotificationCallback(_ handle: OpaquePointer?,
                                              _ keyPaths: UnsafePointer<UnsafePointer<CChar>?>?, _ numKeyPaths: Int,
-                                             _ callback: (@convention(c) (UnsafeMutableRawPointer?, OpaquePointer?) -> Void)?,
+                                             _ callback: CollectionChangesCallback?,
                                              _ userdata: UnsafeMutableRawPointer?,
                                              _ freeUserdata: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    guarded(nil) { () throws(FiefError) -> OpaquePointer? in
-        let callback = try require(callback, "callback")
-        let paths = try keyPathList(keyPaths, numKeyPaths)
-        let (realm, ref) = try HandleTable.withSet(UnsafeRawPointer(handle)) { (set) throws(FiefError) -> (Realm, CollectionRef) in (set.realm, set.ref) }
-        return try addCollectionCallback(realm, ref, paths, userdata, freeUserdata) { host, change in
-            CollectionChangesBox.call(callback, host.userdata, change)
-        }
-    }
+    registerCollectionCallback(keyPaths, numKeyPaths, callback, userdata, freeUserdata, collection: { () throws(FiefError) in
+        try HandleTable.withSet(UnsafeRawPointer(handle)) { (set) throws(FiefError) -> (Realm, CollectionRef) in (set.realm, set.ref) }
+    }, call: CollectionChangesBox.call)
 }
 
 @_cdecl("fief_map_add_notification_callback")
 public func exportMapAddNotificationCallback(_ handle: OpaquePointer?,
                                              _ keyPaths: UnsafePointer<UnsafePointer<CChar>?>?, _ numKeyPaths: Int,
-                                             _ callback: (@convention(c) (UnsafeMutableRawPointer?, OpaquePointer?) -> Void)?,
+                                             _ callback: CollectionChangesCallback?,
                                              _ userdata: UnsafeMutableRawPointer?,
                                              _ freeUserdata: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?) -> OpaquePointer? {
-    guarded(nil) { () throws(FiefError) -> OpaquePointer? in
-        let callback = try require(callback, "callback")
-        let paths = try keyPathList(keyPaths, numKeyPaths)
-        let (realm, ref) = try HandleTable.withMap(UnsafeRawPointer(handle)) { (map) throws(FiefError) -> (Realm, CollectionRef) in (map.realm, map.ref) }
-        return try addCollectionCallback(realm, ref, paths, userdata, freeUserdata) { host, change in
-            MapChangesBox.call(callback, host.userdata, change)
-        }
-    }
+    registerCollectionCallback(keyPaths, numKeyPaths, callback, userdata, freeUserdata, collection: { () throws(FiefError) in
+        try HandleTable.withMap(UnsafeRawPointer(handle)) { (map) throws(FiefError) -> (Realm, CollectionRef) in (map.realm, map.ref) }
+    }, call: MapChangesBox.call)
 }
 
 @_cdecl("fief_map_changes_get_counts")
