@@ -98,7 +98,7 @@ public final class CollectionNotifier: Notifier, @unchecked Sendable {
         linkTarget = column.elementType == .link ? column.linkTarget : nil
         let copy = try realm.notifierCopy()
         workerRealm = copy
-        self.view = view.map { $0.with(filters: $0.filters, stages: $0.stages, realm: copy) as! ValueResults }
+        self.view = view.map { $0.valueResults(filters: $0.filters, stages: $0.stages, realm: copy) }
     }
 
     deinit {

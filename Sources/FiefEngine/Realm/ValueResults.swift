@@ -164,6 +164,11 @@ public final class ValueResults: Results, @unchecked Sendable {
     override public var elementType: (type: PropertyType, isNullable: Bool) { (element.type, element.isNullable) }
 
     override func with(filters: [CompiledQuery], stages: [OrderingStage], realm: Realm) -> Results {
+        valueResults(filters: filters, stages: stages, realm: realm)
+    }
+
+    /// `with(filters:stages:realm:)`, typed: these values' results.
+    func valueResults(filters: [CompiledQuery], stages: [OrderingStage], realm: Realm) -> ValueResults {
         ValueResults(realm: realm, source: source, element: element, filters: filters, stages: stages)
     }
 
