@@ -89,13 +89,18 @@ struct BacklinkScanner {
     /// where it would be); its index there, nil past the last run.
     @inline(__always)
     private mutating func place(_ wanted: Backlinks.Record) throws(FiefError) -> Int? {
-        if let gapStart, !wanted.precedes(gapStart) {
-            // Past the last record, or before `run`'s first: none for `wanted`.
-            guard let run else { return nil }
-            if wanted.precedes(run.record(0)) { return 0 }
-        }
-        if let run, !run.record(run.count - 1).precedes(wanted), !wanted.precedes(run.record(0)) {
-            return run.lowerBound(wanted, near: run.guess(wanted.target, last: runLastTarget))
+        if let run {
+            if !wanted.precedes(run.record(0)) {
+                if !run.record(run.count - 1).precedes(wanted) {
+                    return run.lowerBound(wanted, near: run.guess(wanted.target, last: runLastTarget))
+                }
+            } else if let gapStart, !wanted.precedes(gapStart) {
+                // Between the last seek's record and the run's first: none.
+                return 0
+            }
+        } else if let gapStart, !wanted.precedes(gapStart) {
+            // Past the last record.
+            return nil
         }
         if let directory {
             let txn = mdb_cursor_txn(cursor.pointer)!, dbi = mdb_cursor_dbi(cursor.pointer)
