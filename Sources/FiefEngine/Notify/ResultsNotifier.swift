@@ -274,10 +274,14 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
 
     /// The positions (ascending) in `rows` of the objects `keys` (ascending):
     /// a binary search each when the rows are in key order, else one pass
-    /// asking `contains`.
+    /// comparing each row with the keys when they are a few, else asking
+    /// `contains`.
     private static func indices(of keys: [Int64], in rows: [Int64], inKeyOrder: Bool, contains: (Int64) -> Bool) -> [Int] {
         if keys.isEmpty { return [] }
-        guard inKeyOrder else { return rows.indices.filter { contains(rows[$0]) } }
+        guard inKeyOrder else {
+            if keys.count <= 4 { return rows.indices.filter { keys.contains(rows[$0]) } }
+            return rows.indices.filter { contains(rows[$0]) }
+        }
         var found: [Int] = []
         var low = 0
         for key in keys {
