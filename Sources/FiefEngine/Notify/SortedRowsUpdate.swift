@@ -135,34 +135,44 @@ extension ObjectResults {
         }
 
         // The new rows and their order keys: the untouched rows in runs,
-        // each survivor between.
-        var rows: [Int64] = []
+        // each survivor between (copied from buffer to buffer).
+        let total = keptCount + s
         var newKeys: [UInt64] = []
-        rows.reserveCapacity(keptCount + s)
-        newKeys.reserveCapacity(keptCount + s)
-        var oldPlace = 0, removedRank = 0, keptDone = 0
-        func copyKept(upTo end: Int) {
-            while keptDone < end {
-                let runEnd = removedRank < removed.count ? removed[removedRank] : old.count
-                if oldPlace == runEnd {
-                    oldPlace += 1
-                    removedRank += 1
-                    continue
+        let rows = [Int64](unsafeUninitializedCapacity: total) { rowsOut, rowsMade in
+            newKeys = [UInt64](unsafeUninitializedCapacity: total) { keysOut, keysMade in
+                old.withUnsafeBufferPointer { oldRows in
+                    oldKeys.withUnsafeBufferPointer { oldOrder in
+                        var out = 0, oldPlace = 0, removedRank = 0, keptDone = 0
+                        func copyKept(upTo end: Int) {
+                            while keptDone < end {
+                                let runEnd = removedRank < removed.count ? removed[removedRank] : oldRows.count
+                                if oldPlace == runEnd {
+                                    oldPlace += 1
+                                    removedRank += 1
+                                    continue
+                                }
+                                let n = min(runEnd - oldPlace, end - keptDone)
+                                (rowsOut.baseAddress! + out).initialize(from: oldRows.baseAddress! + oldPlace, count: n)
+                                (keysOut.baseAddress! + out).initialize(from: oldOrder.baseAddress! + oldPlace, count: n)
+                                out += n
+                                oldPlace += n
+                                keptDone += n
+                            }
+                        }
+                        for t in 0..<s {
+                            copyKept(upTo: places[t])
+                            let row = Int(order[t])
+                            (rowsOut.baseAddress! + out).initialize(to: survivors[row])
+                            (keysOut.baseAddress! + out).initialize(to: survivorKeys[row])
+                            out += 1
+                        }
+                        copyKept(upTo: keptCount)
+                    }
                 }
-                let n = min(runEnd - oldPlace, end - keptDone)
-                rows.append(contentsOf: old[oldPlace..<(oldPlace + n)])
-                newKeys.append(contentsOf: oldKeys[oldPlace..<(oldPlace + n)])
-                oldPlace += n
-                keptDone += n
+                keysMade = total
             }
+            rowsMade = total
         }
-        for t in 0..<s {
-            copyKept(upTo: places[t])
-            let row = Int(order[t])
-            rows.append(survivors[row])
-            newKeys.append(survivorKeys[row])
-        }
-        copyKept(upTo: keptCount)
 
         // Touched rows in both: each survivor's old place, when it was a
         // row and was not deleted since (by its rank among the touched).
