@@ -69,17 +69,7 @@ extension ResultsNotifierTests {
                     previous = now
                 }
             }
-            let fd = try db.realm.lock.withLock { () throws(FiefError) -> Int32 in try db.realm.notificationChannel().eventFD }
-            func settle() throws {
-                let target = try Snapshot(environment: db.realm.environment).version
-                let deadline = Date().addingTimeInterval(60)
-                while notifier.reachedVersion < target && Date() < deadline {
-                    var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                    _ = poll(&entry, 1, 200)
-                    try db.realm.deliverNotifications(.pending)
-                }
-                try db.realm.deliverNotifications(.pending)
-            }
+            func settle() throws { try db.settle(notifier) }
             try settle()
             for step in 0..<60 {
                 // 1 to 60 objects (up to a fifth of the rows), some twice.
@@ -213,17 +203,7 @@ final class SortedRowsOrderKeyTests: XCTestCase {
                     previous = now
                 }
             }
-            let fd = try db.realm.lock.withLock { () throws(FiefError) -> Int32 in try db.realm.notificationChannel().eventFD }
-            func settle() throws {
-                let target = try Snapshot(environment: db.realm.environment).version
-                let deadline = Date().addingTimeInterval(60)
-                while notifier.reachedVersion < target && Date() < deadline {
-                    var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                    _ = poll(&entry, 1, 200)
-                    try db.realm.deliverNotifications(.pending)
-                }
-                try db.realm.deliverNotifications(.pending)
-            }
+            func settle() throws { try db.settle(notifier) }
             try settle()
             for _ in 0..<40 {
                 try db.write {
