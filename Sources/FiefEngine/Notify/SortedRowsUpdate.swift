@@ -194,8 +194,16 @@ extension ObjectResults {
                                     continue
                                 }
                                 let n = min(runEnd - oldPlace, end - keptDone)
-                                (rowsOut.baseAddress! + out).initialize(from: oldRows.baseAddress! + oldPlace, count: n)
-                                (keysOut.baseAddress! + out).initialize(from: oldOrder.baseAddress! + oldPlace, count: n)
+                                if n >= 32 {
+                                    (rowsOut.baseAddress! + out).initialize(from: oldRows.baseAddress! + oldPlace, count: n)
+                                    (keysOut.baseAddress! + out).initialize(from: oldOrder.baseAddress! + oldPlace, count: n)
+                                } else {
+                                    // Short runs (many touched rows): element by element, no call.
+                                    for i in 0..<n {
+                                        rowsOut[out + i] = oldRows[oldPlace + i]
+                                        keysOut[out + i] = oldOrder[oldPlace + i]
+                                    }
+                                }
                                 out += n
                                 oldPlace += n
                                 keptDone += n
@@ -363,14 +371,23 @@ extension ObjectResults {
             for (place, key) in rows.enumerated() where keys.contains(key) { places.append(place) }
             return places
         }
-        var masks = [Bitmap](repeating: Bitmap(repeating: 0), count: Int(high - low + 1))
-        for (index, cluster) in keys.clusters.enumerated() { masks[Int(cluster - low)] = keys.slots[index] }
-        masks.withUnsafeBufferPointer { masks in
-            for (place, key) in rows.enumerated() {
-                let c = ClusterLayout.cluster(of: key) - low
-                guard c >= 0 && c < masks.count else { continue }
-                let slot = ClusterLayout.slot(of: key)
-                if masks[Int(c)][slot >> 6] & (1 << UInt64(slot & 63)) != 0 { places.append(place) }
+        // The masks as plain words, four a cluster (a SIMD lane picked by a
+        // computed index costs more than a load).
+        let clusterCount = Int(high - low + 1)
+        var words = [UInt64](repeating: 0, count: clusterCount * 4)
+        for (index, cluster) in keys.clusters.enumerated() {
+            let slots = keys.slots[index], first = Int(cluster - low) * 4
+            for w in 0..<4 { words[first + w] = slots[w] }
+        }
+        words.withUnsafeBufferPointer { words in
+            rows.withUnsafeBufferPointer { rows in
+                for place in 0..<rows.count {
+                    let key = rows[place]
+                    let c = ClusterLayout.cluster(of: key) - low
+                    guard UInt64(bitPattern: c) < UInt64(clusterCount) else { continue }
+                    let slot = ClusterLayout.slot(of: key)
+                    if words[Int(c) << 2 | slot >> 6] & (1 << UInt64(slot & 63)) != 0 { places.append(place) }
+                }
             }
         }
         return places
