@@ -165,6 +165,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
             let builder: ChangeBuilder
             let rows: [Int64]
             var orderKeys = baseOrderKeys
+        baseOrderKeys = nil  // the update's alone (a single move is made in place); set again by moveBase
             if let changes, version == snapshot.version {
                 let reevaluate = affectsRows(changes)
                 if !reevaluate && !keyPathFilter.mayCount(changes) {
@@ -325,6 +326,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
         let filter = keyPathFilter, realm = workerRealm, results = workerResults, old = baseRows
         var clusters = baseClusters
         var orderKeys = baseOrderKeys
+        baseOrderKeys = nil  // the update's alone (a single move is made in place); set again by moveBase
         let counted = filter.mayCount(changes)
         let throughLinks = counted && (filterReachesOwnClass || changes.count > 1)
         return try workerRealm.lock.withLock { () throws(FiefError) -> (rows: [Int64], builder: ChangeBuilder, clusters: [(Int64, Bitmap)]?, orderKeys: [UInt64]?)? in

@@ -1,4 +1,7 @@
 import FiefStorage
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // Sorted results brought up to date from the objects a commit touched
 // (docs/design.md, "Sorted results from the changed rows"): the old rows
@@ -63,9 +66,10 @@ extension ObjectResults {
         guard touchedCount * 4 <= old.count + 4 else { return nil }
         let table = try realm.table(tableKey)
         var readers = sortKeys.map { SortValueReader(realm: realm, table: table, path: $0.path) }
-        let oldKeys: [UInt64]
+        var oldKeys: [UInt64]
         if let kept = orderKeys, kept.count == old.count {
             oldKeys = kept
+            orderKeys = nil  // held here alone: a single move is made in place
         } else {
             guard let made = try Self.orderKeys(of: old, type: sortKeys[0].path.type, ascending: sortKeys[0].ascending, reader: &readers[0])
             else { return nil }
@@ -177,51 +181,79 @@ extension ObjectResults {
         }
 
         // The new rows and their order keys: the untouched rows in runs,
-        // each survivor between (copied from buffer to buffer).
+        // each survivor between (copied from buffer to buffer).  The keys
+        // of a single object moved, created or deleted are shifted in place.
         let total = keptCount + s
+        let keysInPlace = removed.count <= 1 && s <= 1
+        func merge(_ rowsOut: UnsafeMutablePointer<Int64>, _ keysOut: UnsafeMutablePointer<UInt64>?) {
+            old.withUnsafeBufferPointer { oldRows in
+                oldKeys.withUnsafeBufferPointer { oldOrder in
+                    var out = 0, oldPlace = 0, removedRank = 0, keptDone = 0
+                    func copyKept(upTo end: Int) {
+                        while keptDone < end {
+                            let runEnd = removedRank < removed.count ? removed[removedRank] : oldRows.count
+                            if oldPlace == runEnd {
+                                oldPlace += 1
+                                removedRank += 1
+                                continue
+                            }
+                            let n = min(runEnd - oldPlace, end - keptDone)
+                            if n >= 32 {
+                                (rowsOut + out).initialize(from: oldRows.baseAddress! + oldPlace, count: n)
+                                keysOut.map { ($0 + out).initialize(from: oldOrder.baseAddress! + oldPlace, count: n) }
+                            } else {
+                                // Short runs (many touched rows): element by element, no call.
+                                for i in 0..<n { rowsOut[out + i] = oldRows[oldPlace + i] }
+                                if let keysOut { for i in 0..<n { keysOut[out + i] = oldOrder[oldPlace + i] } }
+                            }
+                            out += n
+                            oldPlace += n
+                            keptDone += n
+                        }
+                    }
+                    for t in 0..<s {
+                        copyKept(upTo: places[t])
+                        let row = Int(order[t])
+                        (rowsOut + out).initialize(to: survivors[row])
+                        keysOut.map { ($0 + out).initialize(to: survivorKeys[row]) }
+                        out += 1
+                    }
+                    copyKept(upTo: keptCount)
+                }
+            }
+        }
         var newKeys: [UInt64] = []
         let rows = [Int64](unsafeUninitializedCapacity: total) { rowsOut, rowsMade in
-            newKeys = [UInt64](unsafeUninitializedCapacity: total) { keysOut, keysMade in
-                old.withUnsafeBufferPointer { oldRows in
-                    oldKeys.withUnsafeBufferPointer { oldOrder in
-                        var out = 0, oldPlace = 0, removedRank = 0, keptDone = 0
-                        func copyKept(upTo end: Int) {
-                            while keptDone < end {
-                                let runEnd = removedRank < removed.count ? removed[removedRank] : oldRows.count
-                                if oldPlace == runEnd {
-                                    oldPlace += 1
-                                    removedRank += 1
-                                    continue
-                                }
-                                let n = min(runEnd - oldPlace, end - keptDone)
-                                if n >= 32 {
-                                    (rowsOut.baseAddress! + out).initialize(from: oldRows.baseAddress! + oldPlace, count: n)
-                                    (keysOut.baseAddress! + out).initialize(from: oldOrder.baseAddress! + oldPlace, count: n)
-                                } else {
-                                    // Short runs (many touched rows): element by element, no call.
-                                    for i in 0..<n {
-                                        rowsOut[out + i] = oldRows[oldPlace + i]
-                                        keysOut[out + i] = oldOrder[oldPlace + i]
-                                    }
-                                }
-                                out += n
-                                oldPlace += n
-                                keptDone += n
-                            }
-                        }
-                        for t in 0..<s {
-                            copyKept(upTo: places[t])
-                            let row = Int(order[t])
-                            (rowsOut.baseAddress! + out).initialize(to: survivors[row])
-                            (keysOut.baseAddress! + out).initialize(to: survivorKeys[row])
-                            out += 1
-                        }
-                        copyKept(upTo: keptCount)
-                    }
+            guard let rowsBase = rowsOut.baseAddress else { return }
+            if keysInPlace {
+                merge(rowsBase, nil)
+            } else {
+                newKeys = [UInt64](unsafeUninitializedCapacity: total) { keysOut, keysMade in
+                    merge(rowsBase, keysOut.baseAddress!)
+                    keysMade = total
                 }
-                keysMade = total
             }
             rowsMade = total
+        }
+        if keysInPlace {
+            newKeys = oldKeys
+            oldKeys = []
+            if removed.count == 1 && s == 1 {
+                let from = removed[0], to = places[0], key = survivorKeys[Int(order[0])]
+                newKeys.withUnsafeMutableBufferPointer { keys in
+                    let base = keys.baseAddress!
+                    if to < from {
+                        memmove(base + to + 1, base + to, (from - to) * MemoryLayout<UInt64>.stride)
+                    } else if to > from {
+                        memmove(base + from, base + from + 1, (to - from) * MemoryLayout<UInt64>.stride)
+                    }
+                    base[to] = key
+                }
+            } else if removed.count == 1 {
+                newKeys.remove(at: removed[0])
+            } else if s == 1 {
+                newKeys.insert(survivorKeys[Int(order[0])], at: places[0])
+            }
         }
 
         // Touched rows in both (a survivor that was a row and was not
@@ -355,9 +387,11 @@ extension ObjectResults {
         var places: [Int] = []
         if count <= 4 {
             // A few: a scan for each.
-            for (index, cluster) in keys.clusters.enumerated() {
-                forEachSlot(keys.slots[index]) { slot in
-                    if let place = rows.firstIndex(of: cluster << ClusterLayout.shift | Int64(slot)) { places.append(place) }
+            rows.withUnsafeBufferPointer { rows in
+                for (index, cluster) in keys.clusters.enumerated() {
+                    forEachSlot(keys.slots[index]) { slot in
+                        if let place = Self.place(of: cluster << ClusterLayout.shift | Int64(slot), in: rows) { places.append(place) }
+                    }
                 }
             }
             places.sort()
@@ -391,6 +425,23 @@ extension ObjectResults {
             }
         }
         return places
+    }
+
+    /// The place of `key` in `rows`, compared eight at a time; nil if absent.
+    static func place(of key: Int64, in rows: UnsafeBufferPointer<Int64>) -> Int? {
+        var i = 0
+        if let base = UnsafeRawPointer(rows.baseAddress) {
+            let wanted = SIMD8<Int64>(repeating: key)
+            while i + 8 <= rows.count {
+                if any(base.loadUnaligned(fromByteOffset: i * 8, as: SIMD8<Int64>.self) .== wanted) { break }
+                i += 8
+            }
+        }
+        while i < rows.count {
+            if rows[i] == key { return i }
+            i += 1
+        }
+        return nil
     }
 
     /// A longest subsequence of `pairs` (ascending in `new`) ascending in
