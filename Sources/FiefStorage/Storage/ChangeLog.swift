@@ -242,10 +242,10 @@ public struct ChangeRecord: Equatable, Sendable {
     public var collections: [ListID: EntryChanges]
     /// Per list changed (class, property, owner), each list once, in the
     /// order the commit gathered them (no hashing or sorting at commit).
-    public var lists: [ListRecord]
+    public var lists: ListRecords
 
     public init(transaction: UInt64, classes: [UInt32: ObjectChanges] = [:], collections: [ListID: EntryChanges] = [:],
-                lists: [ListRecord] = []) {
+                lists: ListRecords = ListRecords()) {
         self.transaction = transaction
         self.classes = classes
         self.collections = collections
@@ -487,6 +487,56 @@ public struct ListRecord: Equatable, Sendable {
     public var id: ListID
     public var changes: ListChanges
     public init(_ id: ListID, _ changes: ListChanges) { self.id = id; self.changes = changes }
+}
+
+/// The lists' records of one commit, kept as the history stores them: tag-3
+/// sections (`History`), one after another, each encoded as its list is
+/// gathered at commit (no array of records: a commit appending to 10,000
+/// lists keeps about 120 KB of bytes, not 10,000 records, and the record is
+/// written with one copy).  Iterating decodes them, in the order gathered.
+public struct ListRecords: Equatable, Sendable, Sequence {
+    /// The tag-3 sections.
+    public private(set) var bytes: [UInt8] = []
+    /// The number of lists.
+    public private(set) var count = 0
+
+    public init() {}
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// List `id`'s changes, after the lists' already here.
+    public mutating func append(_ id: ListID, _ changes: ListChanges) {
+        History.appendList(&bytes, id, changes)
+        count += 1
+    }
+
+    public mutating func append(_ record: ListRecord) { append(record.id, record.changes) }
+
+    /// A whole section read from a stored record (checked by `History.decode`).
+    mutating func appendSection(_ section: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: section)
+        count += 1
+    }
+
+    public func makeIterator() -> Iterator { Iterator(bytes: bytes) }
+
+    public struct Iterator: IteratorProtocol {
+        let bytes: [UInt8]
+        var offset = 0
+
+        public mutating func next() -> ListRecord? {
+            guard offset < bytes.count else { return nil }
+            return bytes.withUnsafeBytes { (raw) -> ListRecord? in
+                var reader = History.Reader(raw)
+                reader.offset = offset
+                // Sections checked when read (`History.decode`) or made here.
+                guard reader.varint() == History.listSection, let length = reader.varint() else { return nil }
+                let end = reader.offset + Int(length)
+                offset = end
+                return History.listRecord(&reader, end: end)
+            }
+        }
+    }
 }
 
 /// One operation on a list, in the positions the list had when it was

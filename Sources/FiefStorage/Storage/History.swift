@@ -60,7 +60,7 @@ public enum History {
 
     public static func encode(_ record: ChangeRecord) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(64)
+        out.reserveCapacity(64 + record.lists.bytes.count)
         withUnsafeBytes(of: record.transaction.littleEndian) { out.append(contentsOf: $0) }
         var body: [UInt8] = []
         for key in record.classes.keys.sorted() {
@@ -90,7 +90,7 @@ public enum History {
                 out.append(contentsOf: body)
             }
         }
-        if !record.lists.isEmpty { appendLists(&out, record.lists) }
+        out.append(contentsOf: record.lists.bytes)
         if record.collections.isEmpty { return out }
         let ids = record.collections.keys.sorted { ($0.table, $0.column, $0.owner) < ($1.table, $1.column, $1.owner) }
         for id in ids {
@@ -118,30 +118,34 @@ public enum History {
         return out
     }
 
-    static func appendLists(_ out: inout [UInt8], _ lists: [ListRecord]) {
-        var body: [UInt8] = []
-        out.reserveCapacity(out.count + lists.count * 16)
-        for list in lists {
-            let id = list.id, changes = list.changes
-            body.removeAll(keepingCapacity: true)
-            appendVarint(&body, UInt64(id.table))
-            appendVarint(&body, UInt64(id.column))
-            appendVarint(&body, UInt64(bitPattern: id.owner))
-            appendVarint(&body, changes.overflowed ? overflowedFlag : 0)
-            appendVarint(&body, UInt64(changes.operationCount))
-            changes.forEachOperation { operation in
-                switch operation {
-                case .insert(let at, let count): appendVarint(&body, 0); appendVarint(&body, UInt64(at)); appendVarint(&body, UInt64(count))
-                case .erase(let at, let count): appendVarint(&body, 1); appendVarint(&body, UInt64(at)); appendVarint(&body, UInt64(count))
-                case .set(let at): appendVarint(&body, 2); appendVarint(&body, UInt64(at))
-                case .move(let from, let to): appendVarint(&body, 3); appendVarint(&body, UInt64(from)); appendVarint(&body, UInt64(to))
-                case .swap(let a, let b): appendVarint(&body, 4); appendVarint(&body, UInt64(a)); appendVarint(&body, UInt64(b))
-                case .clear(let size): appendVarint(&body, 5); appendVarint(&body, UInt64(size))
-                }
+    /// List `id`'s section (tag 3): its body written in place after a
+    /// one-byte length, moved along in the rare case its length needs more.
+    static func appendList(_ out: inout [UInt8], _ id: ListID, _ changes: ListChanges) {
+        appendVarint(&out, listSection)
+        let lengthAt = out.count
+        out.append(0)
+        appendVarint(&out, UInt64(id.table))
+        appendVarint(&out, UInt64(id.column))
+        appendVarint(&out, UInt64(bitPattern: id.owner))
+        appendVarint(&out, changes.overflowed ? overflowedFlag : 0)
+        appendVarint(&out, UInt64(changes.operationCount))
+        changes.forEachOperation { operation in
+            switch operation {
+            case .insert(let at, let count): appendVarint(&out, 0); appendVarint(&out, UInt64(at)); appendVarint(&out, UInt64(count))
+            case .erase(let at, let count): appendVarint(&out, 1); appendVarint(&out, UInt64(at)); appendVarint(&out, UInt64(count))
+            case .set(let at): appendVarint(&out, 2); appendVarint(&out, UInt64(at))
+            case .move(let from, let to): appendVarint(&out, 3); appendVarint(&out, UInt64(from)); appendVarint(&out, UInt64(to))
+            case .swap(let a, let b): appendVarint(&out, 4); appendVarint(&out, UInt64(a)); appendVarint(&out, UInt64(b))
+            case .clear(let size): appendVarint(&out, 5); appendVarint(&out, UInt64(size))
             }
-            appendVarint(&out, listSection)
-            appendVarint(&out, UInt64(body.count))
-            out.append(contentsOf: body)
+        }
+        let length = out.count - lengthAt - 1
+        if length < 0x80 {
+            out[lengthAt] = UInt8(length)
+        } else {
+            var varint: [UInt8] = []
+            appendVarint(&varint, UInt64(length))
+            out.replaceSubrange(lengthAt..<lengthAt + 1, with: varint)
         }
     }
 
@@ -183,6 +187,7 @@ public enum History {
         var record = ChangeRecord(transaction: transaction)
         var listIDs = Set<ListID>()
         while !reader.atEnd {
+            let sectionStart = reader.offset
             guard let tag = reader.varint(), let length = reader.varint(), length <= UInt64(reader.remaining) else { return nil }
             let end = reader.offset + Int(length)
             if tag == classSection {
@@ -227,36 +232,42 @@ public enum History {
                 changes.modified = modified
                 record.collections[id] = changes
             } else if tag == listSection {
-                guard let table = reader.varint(), table <= UInt64(UInt32.max), let column = reader.varint(), column <= UInt64(UInt32.max),
-                      let owner = reader.varint(), let flags = reader.varint(), flags & ~overflowedFlag == 0,
-                      let count = reader.varint(), count <= UInt64(end - reader.offset) else { return nil }
-                let id = ListID(table: UInt32(table), column: UInt32(column), owner: Int64(bitPattern: owner))
-                guard listIDs.insert(id).inserted else { return nil }
-                var operations: [ListOperation] = []
-                operations.reserveCapacity(Int(count))
-                let limit = UInt64(Int32.max)
-                for _ in 0..<Int(count) {
-                    guard let kind = reader.varint(), let a = reader.varint(), a <= limit else { return nil }
-                    switch kind {
-                    case 0, 1, 3, 4:
-                        guard let b = reader.varint(), b <= limit else { return nil }
-                        switch kind {
-                        case 0: operations.append(.insert(at: Int(a), count: Int(b)))
-                        case 1: operations.append(.erase(at: Int(a), count: Int(b)))
-                        case 3: operations.append(.move(from: Int(a), to: Int(b)))
-                        default: operations.append(.swap(Int(a), Int(b)))
-                        }
-                    case 2: operations.append(.set(at: Int(a)))
-                    case 5: operations.append(.clear(size: Int(a)))
-                    default: return nil
-                    }
-                }
-                guard reader.offset == end else { return nil }
-                record.lists.append(ListRecord(id, ListChanges(operations: operations, overflowed: flags & overflowedFlag != 0)))
+                guard let list = listRecord(&reader, end: end), listIDs.insert(list.id).inserted else { return nil }
+                record.lists.appendSection(UnsafeRawBufferPointer(rebasing: raw[sectionStart..<end]))
             }
             reader.offset = end
         }
         return record
+    }
+
+    /// The list section body at `reader` (ending at `end`); nil when it
+    /// does not decode.
+    static func listRecord(_ reader: inout Reader, end: Int) -> ListRecord? {
+        guard let table = reader.varint(), table <= UInt64(UInt32.max), let column = reader.varint(), column <= UInt64(UInt32.max),
+              let owner = reader.varint(), let flags = reader.varint(), flags & ~overflowedFlag == 0,
+              let count = reader.varint(), count <= UInt64(end - reader.offset) else { return nil }
+        let id = ListID(table: UInt32(table), column: UInt32(column), owner: Int64(bitPattern: owner))
+        var operations: [ListOperation] = []
+        operations.reserveCapacity(Int(count))
+        let limit = UInt64(Int32.max)
+        for _ in 0..<Int(count) {
+            guard let kind = reader.varint(), let a = reader.varint(), a <= limit else { return nil }
+            switch kind {
+            case 0, 1, 3, 4:
+                guard let b = reader.varint(), b <= limit else { return nil }
+                switch kind {
+                case 0: operations.append(.insert(at: Int(a), count: Int(b)))
+                case 1: operations.append(.erase(at: Int(a), count: Int(b)))
+                case 3: operations.append(.move(from: Int(a), to: Int(b)))
+                default: operations.append(.swap(Int(a), Int(b)))
+                }
+            case 2: operations.append(.set(at: Int(a)))
+            case 5: operations.append(.clear(size: Int(a)))
+            default: return nil
+            }
+        }
+        guard reader.offset == end else { return nil }
+        return ListRecord(id, ListChanges(operations: operations, overflowed: flags & overflowedFlag != 0))
     }
 
     struct Reader {
