@@ -33,6 +33,17 @@ final class ListChangeRecordTests: XCTestCase {
         XCTAssertTrue(many.overflowed)
         XCTAssertTrue(many.operations.isEmpty)
         XCTAssertFalse(many.isEmpty)
+        // Overflowed stays so: an insertion opens no run, and what follows an overflowed log is overflowed.
+        many.insert(at: 0, count: 3)
+        XCTAssertTrue(many.overflowed)
+        XCTAssertEqual(many.operationCount, 0)
+        var merged = ListChanges()
+        merged.insert(at: 0)
+        merged.append(many)
+        XCTAssertTrue(merged.overflowed)
+        XCTAssertEqual(merged, ListChanges(operations: [], overflowed: true))
+        merged.append(ListChanges(operations: [.set(at: 1)]))
+        XCTAssertEqual(merged, ListChanges(operations: [], overflowed: true))
     }
 
     func testRecordRoundTrip() {

@@ -533,7 +533,9 @@ public struct ListRecords: Equatable, Sendable, Sequence {
                 guard reader.varint() == History.listSection, let length = reader.varint() else { return nil }
                 let end = reader.offset + Int(length)
                 offset = end
-                return History.listRecord(&reader, end: end)
+                var operations: [ListOperation] = []
+                guard let list = History.readList(&reader, end: end, { operations.append($0) }) else { return nil }
+                return ListRecord(list.id, ListChanges(operations: operations, overflowed: list.overflowed))
             }
         }
     }
@@ -567,32 +569,37 @@ public enum ListOperation: Equatable, Sendable {
 public struct ListChanges: Equatable, Sendable {
     /// The operations logged, before the open insertion run.
     private var logged: [ListOperation] = []
-    /// The open insertion run (`runCount` elements at `runAt`; 0: none):
+    /// The open insertion run (`runCount` elements at `runAt`; 0: none;
+    /// `overflowedRun`: too many operations were made to keep them):
     /// appends and inserts inside it only count, without touching the
-    /// array (an append's cost is two comparisons and an addition).
+    /// array (an append's cost is two comparisons and an addition).  The
+    /// overflow is a value of the count, not a field of its own, so a
+    /// `ListState` stays small (see design.md, "List records at commit").
     private var runAt = 0
     private var runCount = 0
+    private static let overflowedRun = -1
+
     /// Too many operations were made to keep them.
-    public private(set) var overflowed = false
+    public var overflowed: Bool { runCount == ListChanges.overflowedRun }
 
     public static let operationLimit = 10_000
 
     public init() {}
 
     public init(operations: [ListOperation], overflowed: Bool = false) {
-        self.logged = operations
-        self.overflowed = overflowed
+        self.logged = overflowed ? [] : operations
+        self.runCount = overflowed ? ListChanges.overflowedRun : 0
     }
 
     /// The operations, in order.
     public var operations: [ListOperation] {
-        runCount == 0 ? logged : logged + [.insert(at: runAt, count: runCount)]
+        runCount <= 0 ? logged : logged + [.insert(at: runAt, count: runCount)]
     }
 
-    public var isEmpty: Bool { logged.isEmpty && runCount == 0 && !overflowed }
+    public var isEmpty: Bool { logged.isEmpty && runCount == 0 }
 
     /// The number of operations (`operations.count`, without making the array).
-    public var operationCount: Int { logged.count + (runCount == 0 ? 0 : 1) }
+    public var operationCount: Int { logged.count + (runCount > 0 ? 1 : 0) }
 
     /// Each operation, in order (`operations`, without making the array).
     public func forEachOperation(_ body: (ListOperation) -> Void) {
@@ -606,7 +613,7 @@ public struct ListChanges: Equatable, Sendable {
 
     /// Log the open insertion run.
     private mutating func closeRun() {
-        if runCount == 0 { return }
+        if runCount <= 0 { return }
         let run = ListOperation.insert(at: runAt, count: runCount)
         runCount = 0
         add(run)
@@ -616,7 +623,7 @@ public struct ListChanges: Equatable, Sendable {
         if overflowed { return }
         if logged.count >= ListChanges.operationLimit {
             logged = []
-            overflowed = true
+            runCount = ListChanges.overflowedRun
             return
         }
         logged.append(operation)
@@ -684,7 +691,7 @@ public struct ListChanges: Equatable, Sendable {
         let more = later.operations
         if later.overflowed || logged.count + more.count > ListChanges.operationLimit {
             logged = []
-            overflowed = true
+            runCount = ListChanges.overflowedRun
             return
         }
         logged += more

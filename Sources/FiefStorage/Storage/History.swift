@@ -232,7 +232,7 @@ public enum History {
                 changes.modified = modified
                 record.collections[id] = changes
             } else if tag == listSection {
-                guard let list = listRecord(&reader, end: end), listIDs.insert(list.id).inserted else { return nil }
+                guard let list = readList(&reader, end: end, { _ in }), listIDs.insert(list.id).inserted else { return nil }
                 record.lists.appendSection(UnsafeRawBufferPointer(rebasing: raw[sectionStart..<end]))
             }
             reader.offset = end
@@ -240,15 +240,13 @@ public enum History {
         return record
     }
 
-    /// The list section body at `reader` (ending at `end`); nil when it
-    /// does not decode.
-    static func listRecord(_ reader: inout Reader, end: Int) -> ListRecord? {
+    /// The list section body at `reader` (ending at `end`): its list and
+    /// whether it overflowed, each operation handed to `operation` in
+    /// order; nil when it does not decode.
+    static func readList(_ reader: inout Reader, end: Int, _ operation: (ListOperation) -> Void) -> (id: ListID, overflowed: Bool)? {
         guard let table = reader.varint(), table <= UInt64(UInt32.max), let column = reader.varint(), column <= UInt64(UInt32.max),
               let owner = reader.varint(), let flags = reader.varint(), flags & ~overflowedFlag == 0,
               let count = reader.varint(), count <= UInt64(end - reader.offset) else { return nil }
-        let id = ListID(table: UInt32(table), column: UInt32(column), owner: Int64(bitPattern: owner))
-        var operations: [ListOperation] = []
-        operations.reserveCapacity(Int(count))
         let limit = UInt64(Int32.max)
         for _ in 0..<Int(count) {
             guard let kind = reader.varint(), let a = reader.varint(), a <= limit else { return nil }
@@ -256,18 +254,18 @@ public enum History {
             case 0, 1, 3, 4:
                 guard let b = reader.varint(), b <= limit else { return nil }
                 switch kind {
-                case 0: operations.append(.insert(at: Int(a), count: Int(b)))
-                case 1: operations.append(.erase(at: Int(a), count: Int(b)))
-                case 3: operations.append(.move(from: Int(a), to: Int(b)))
-                default: operations.append(.swap(Int(a), Int(b)))
+                case 0: operation(.insert(at: Int(a), count: Int(b)))
+                case 1: operation(.erase(at: Int(a), count: Int(b)))
+                case 3: operation(.move(from: Int(a), to: Int(b)))
+                default: operation(.swap(Int(a), Int(b)))
                 }
-            case 2: operations.append(.set(at: Int(a)))
-            case 5: operations.append(.clear(size: Int(a)))
+            case 2: operation(.set(at: Int(a)))
+            case 5: operation(.clear(size: Int(a)))
             default: return nil
             }
         }
         guard reader.offset == end else { return nil }
-        return ListRecord(id, ListChanges(operations: operations, overflowed: flags & overflowedFlag != 0))
+        return (ListID(table: UInt32(table), column: UInt32(column), owner: Int64(bitPattern: owner)), flags & overflowedFlag != 0)
     }
 
     struct Reader {
