@@ -579,6 +579,17 @@ bool t_fd_readable(int fd, int ms) {
     return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
 }
 
+void t_deliver_until(fief_realm_t *realm, const int *calls, int target) {
+    int fd = -1;
+    E(fief_realm_get_notification_fd(realm, &fd));
+    double deadline = t_now() + 60;
+    while (*(const volatile int *)calls < target && t_now() < deadline) {
+        t_fd_readable(fd, 1000);
+        E(fief_realm_deliver_notifications(realm, NULL));
+    }
+    EQI(*calls, target);
+}
+
 uint64_t t_version(fief_realm_t *realm) {
     uint64_t v = 0;
     if (!fief_realm_get_version(realm, &v)) t_fail(__FILE__, __LINE__, "fief_realm_get_version", NULL);

@@ -161,6 +161,11 @@ size_t t_count_class(fief_realm_t *realm, fief_class_key_t cls);
 void t_run_thread(void *(*fn)(void *), void *arg);
 /* Whether `fd` becomes readable within `ms` milliseconds. */
 bool t_fd_readable(int fd, int ms);
+/* Deliver `realm`'s notifications on this thread, waiting on its
+ * notification fd, until `*calls` (a callback's count) reaches `target`
+ * (at most 60 s: a liveness bound); fails the test unless it is exactly
+ * `target` then. */
+void t_deliver_until(fief_realm_t *realm, const int *calls, int target);
 /* The version `realm` reads (fails the test and returns 0 on error). */
 uint64_t t_version(fief_realm_t *realm);
 /* Run this test program again as a child process with the arguments

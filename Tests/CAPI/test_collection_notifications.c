@@ -85,31 +85,13 @@ static void on_map_changes(void *userdata, const fief_map_changes_t *changes) {
 
 static void count_free(void *userdata) { ((seen_t *)userdata)->frees++; }
 
-static void deliver_until_called(fief_realm_t *r, seen_t *s) {
-    int fd = -1;
-    E(fief_realm_get_notification_fd(r, &fd));
-    int before = s->calls;
-    double deadline = t_now() + 60;
-    while (s->calls == before && t_now() < deadline) {
-        t_fd_readable(fd, 1000);
-        E(fief_realm_deliver_notifications(r, NULL));
-    }
-    EQI(s->calls, before + 1);
-}
+/* Deliver until the next callback comes. */
+static void deliver_until_called(fief_realm_t *r, seen_t *s) { t_deliver_until(r, &s->calls, s->calls + 1); }
 
 /* Deliver until `s` has been called `calls` times at least (several
  * notifiers: each is run by the worker on its own, so one's call says
  * nothing of another's). */
-static void deliver_until_calls(fief_realm_t *r, seen_t *s, int calls) {
-    int fd = -1;
-    E(fief_realm_get_notification_fd(r, &fd));
-    double deadline = t_now() + 60;
-    while (s->calls < calls && t_now() < deadline) {
-        t_fd_readable(fd, 1000);
-        E(fief_realm_deliver_notifications(r, NULL));
-    }
-    EQI(s->calls, calls);
-}
+static void deliver_until_calls(fief_realm_t *r, seen_t *s, int calls) { t_deliver_until(r, &s->calls, calls); }
 
 static fief_object_t *first_owner(fief_realm_t *r) {
     fief_results_t *all = fief_realm_get_objects(r, t_class(r, "Owner"));

@@ -54,17 +54,8 @@ static void on_changes(void *userdata, const fief_collection_changes_t *changes)
     s->rows = rows;
 }
 
-static void deliver_until_called(fief_realm_t *r, seen_t *s) {
-    int fd = -1;
-    E(fief_realm_get_notification_fd(r, &fd));
-    int before = s->calls;
-    double deadline = t_now() + 60;
-    while (s->calls == before && t_now() < deadline) {
-        t_fd_readable(fd, 1000);
-        E(fief_realm_deliver_notifications(r, NULL));
-    }
-    EQI(s->calls, before + 1);
-}
+/* Deliver until the next callback comes. */
+static void deliver_until_called(fief_realm_t *r, seen_t *s) { t_deliver_until(r, &s->calls, s->calls + 1); }
 
 static fief_realm_t *open_nopk(const char *path) {
     fief_schema_t *schema = t_std_schema();

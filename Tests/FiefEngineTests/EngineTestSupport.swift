@@ -354,3 +354,20 @@ func damagePage(holding needle: String, in path: String, file: StaticString = #f
     XCTAssertEqual(fwrite(bytes, 1, bytes.count, output), bytes.count, file: file, line: line)
     fclose(output)
 }
+
+extension DB {
+    /// Deliver this realm's notifications on this thread, waiting on its
+    /// notification fd, until `notifier`'s worker reached the version
+    /// committed last (at most 60 s: a liveness bound), then once more.
+    func settle(_ notifier: ResultsNotifier) throws {
+        let fd = try realm.lock.withLock { () throws(FiefError) -> Int32 in try realm.notificationChannel().eventFD }
+        let target = try Snapshot(environment: realm.environment).version
+        let deadline = Date().addingTimeInterval(60)
+        while notifier.reachedVersion < target && Date() < deadline {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&entry, 1, 200)
+            try realm.deliverNotifications(.pending)
+        }
+        try realm.deliverNotifications(.pending)
+    }
+}

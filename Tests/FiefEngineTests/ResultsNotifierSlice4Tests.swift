@@ -250,17 +250,7 @@ extension ResultsNotifierTests {
                     previous = now
                 }
             }
-            let fd = try db.realm.lock.withLock { () throws(FiefError) -> Int32 in try db.realm.notificationChannel().eventFD }
-            func settle() throws {
-                let target = try Snapshot(environment: db.realm.environment).version
-                let deadline = Date().addingTimeInterval(60)
-                while notifier.reachedVersion < target && Date() < deadline {
-                    var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                    _ = poll(&entry, 1, 200)
-                    try db.realm.deliverNotifications(.pending)
-                }
-                try db.realm.deliverNotifications(.pending)
-            }
+            func settle() throws { try db.settle(notifier) }
             try settle()
             var people = try db.results("Person").allKeys()
             for step in 0..<120 {

@@ -69,17 +69,7 @@ extension ResultsNotifierTests {
                     previous = now
                 }
             }
-            let fd = try db.realm.lock.withLock { () throws(FiefError) -> Int32 in try db.realm.notificationChannel().eventFD }
-            func settle() throws {
-                let target = try Snapshot(environment: db.realm.environment).version
-                let deadline = Date().addingTimeInterval(60)
-                while notifier.reachedVersion < target && Date() < deadline {
-                    var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                    _ = poll(&entry, 1, 200)
-                    try db.realm.deliverNotifications(.pending)
-                }
-                try db.realm.deliverNotifications(.pending)
-            }
+            func settle() throws { try db.settle(notifier) }
             try settle()
             for step in 0..<60 {
                 // 1 to 60 objects (up to a fifth of the rows), some twice.
@@ -161,5 +151,80 @@ final class IndexRangeSetRemoveTests: XCTestCase {
             XCTAssertEqual(a, each)
             XCTAssertEqual(Set(a.indices), model)
         }
+    }
+}
+
+/// Sorted results updated from the touched objects compare rows by order
+/// keys (`SortColumn.orderKey`, kept from one update to the next) and read
+/// values only when those tie: nulls, strings sharing their first eight
+/// bytes, -0.0 beside 0.0, both directions and two keys.
+final class SortedRowsOrderKeyTests: XCTestCase {
+    func testNullsAndSharedPrefixesAgainstAFreshEvaluation() throws {
+        let schema = Schema(classes: [ObjectClass(name: "Item", properties: [
+            prop("label", .string, .nullable), prop("rank", .double, .nullable),
+        ])])
+        let dir = tempDir()
+        let db = try DB.open(dir.file(), schema)
+        var random = SeededRandom(seed: 4711)
+        func label() -> TV {
+            switch random.next() % 5 {
+            case 0: return .null
+            case 1: return .string("")
+            case 2: return .string("s\(random.next() % 9)")
+            default: return .string("shared-prefix-\(random.next() % 13)")  // ties on the first 8 bytes
+            }
+        }
+        func rank() -> TV {
+            switch random.next() % 5 {
+            case 0: return .null
+            case 1: return .double(random.next() % 2 == 0 ? -0.0 : 0.0)
+            default: return .double(Double(Int(random.next() % 7) - 3) / 2)
+            }
+        }
+        var items: [Int64] = []
+        try db.write {
+            for _ in 0..<200 { items.append(try db.create("Item", [("label", label()), ("rank", rank())])) }
+        }
+        let sorts: [[(String, Bool)]] = [[("label", true)], [("label", false)], [("rank", false), ("label", true)], [("rank", true)]]
+        var updates = 0
+        for sort in sorts {
+            let sorted = try db.query("Item", "TRUEPREDICATE").sorted(by: sort)
+            var previous: [Int64] = []
+            var failures: [String] = []
+            let notifier = try db.realm.lock.withLock { () throws(FiefError) -> ResultsNotifier in
+                try db.realm.addResultsNotifier(sorted, keyPaths: nil) { change in
+                    let now = (try? sorted.allKeys()) ?? []
+                    let fresh = (try? db.query("Item", "TRUEPREDICATE").sorted(by: sort).allKeys()) ?? []
+                    if now != fresh { failures.append("\(sort): rows differ from a fresh evaluation") }
+                    if case .update(let c) = change {
+                        updates += 1
+                        if applyChangeSet(c, to: previous, new: now) != now { failures.append("\(sort): \(c) does not take the old rows to the new") }
+                    }
+                    previous = now
+                }
+            }
+            func settle() throws { try db.settle(notifier) }
+            try settle()
+            for _ in 0..<40 {
+                try db.write {
+                    for _ in 0..<(1 + Int(random.next() % 45)) {
+                        let key = items[Int(random.next() % UInt64(items.count))]
+                        switch random.next() % 6 {
+                        case 0:
+                            items.append(try db.create("Item", [("label", label()), ("rank", rank())]))
+                        case 1 where items.count > 150:
+                            try db.delete("Item", key)
+                            items.removeAll { $0 == key }
+                        case 2, 3: try db.set("Item", key, "label", label())
+                        default: try db.set("Item", key, "rank", rank())
+                        }
+                    }
+                }
+                try settle()
+            }
+            XCTAssertEqual(failures, [])
+            notifier.release()
+        }
+        XCTAssertGreaterThan(updates, 120)
     }
 }

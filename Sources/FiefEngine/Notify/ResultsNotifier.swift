@@ -57,6 +57,9 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
     /// (`ObjectResults.adoptRows` takes them instead of making them from the
     /// rows on the delivering thread); nil: the delivery makes them.
     private var baseClusters: [(Int64, Bitmap)]?
+    /// The order keys of `baseRows` when the sorted update made them
+    /// (`ObjectResults.sortedRows`), kept for the next; nil: made then.
+    private var baseOrderKeys: [UInt64]?
     private var hasRun = false
     private var failed = false
     private let skips = CommitSkips()
@@ -84,6 +87,8 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
         slot = CallbackSlot(callback)
         workerRealm = try results.realm.notifierCopy()
         workerResults = try results.resolved(in: workerRealm)
+        // The sorted update starts from the order keys the evaluation's sort made.
+        workerResults.keepsOrderKeys = workerResults.updatesSortedRows
     }
 
     deinit {
@@ -111,6 +116,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
             let rows = try evaluate()
             baseRows = rows
             baseClusters = nil
+            baseOrderKeys = workerResults.lastOrderKeys
             baseVersion = version
             state.locked {
                 reachedVersionValue = version
@@ -145,6 +151,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
                 hasRun = true
                 baseRows = rows
                 baseClusters = nil
+                baseOrderKeys = workerResults.lastOrderKeys
                 baseVersion = version
                 return state.locked { () -> Bool in
                     reachedVersionValue = version
@@ -157,18 +164,20 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
             }
             let builder: ChangeBuilder
             let rows: [Int64]
+            var orderKeys = baseOrderKeys
             if let changes, version == snapshot.version {
                 let reevaluate = affectsRows(changes)
                 if !reevaluate && !keyPathFilter.mayCount(changes) {
-                    return moveBase(rows: baseRows, version: version, builder: ChangeBuilder(), clusters: baseClusters)
+                    return moveBase(rows: baseRows, version: version, builder: ChangeBuilder(), clusters: baseClusters, orderKeys: baseOrderKeys)
                 }
                 if !reevaluate, let made = try modificationsOfRowsKept(changes) {
-                    return moveBase(rows: baseRows, version: version, builder: made, clusters: baseClusters)
+                    return moveBase(rows: baseRows, version: version, builder: made, clusters: baseClusters, orderKeys: baseOrderKeys)
                 }
                 if reevaluate, let made = try changeOfSortedRows(changes) {
-                    return moveBase(rows: made.rows, version: version, builder: made.builder, clusters: made.clusters)
+                    return moveBase(rows: made.rows, version: version, builder: made.builder, clusters: made.clusters, orderKeys: made.orderKeys)
                 }
                 rows = reevaluate ? try evaluate() : baseRows
+                if reevaluate { orderKeys = workerResults.lastOrderKeys }
                 let own = changes[workerResults.tableKey]
                 let deleted: ((Int64) -> Bool)?
                 if let own, own.cleared {
@@ -198,9 +207,10 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
                 // The records are gone (the file was copied or upgraded
                 // since): the rows alone, without modifications.
                 rows = try evaluate()
+                orderKeys = workerResults.lastOrderKeys
                 builder = ChangeBuilder.calculate(old: baseRows, new: rows, inKeyOrder: workerResults.rowsInKeyOrder) { _ in false }
             }
-            return moveBase(rows: rows, version: version, builder: builder)
+            return moveBase(rows: rows, version: version, builder: builder, orderKeys: orderKeys)
         } catch {
             failed = true
             return state.locked { () -> Bool in
@@ -211,12 +221,14 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
         }
     }
 
-    /// The run reached `version` with `rows` (and their cluster masks, when
-    /// kept): keep them as the base and merge `builder` into what is
-    /// pending.  Returns whether something is to be delivered.
-    private func moveBase(rows: [Int64], version: UInt64, builder: ChangeBuilder, clusters: [(Int64, Bitmap)]? = nil) -> Bool {
+    /// The run reached `version` with `rows` (and their cluster masks and
+    /// order keys, when kept): keep them as the base and merge `builder`
+    /// into what is pending.  Returns whether something is to be delivered.
+    private func moveBase(rows: [Int64], version: UInt64, builder: ChangeBuilder, clusters: [(Int64, Bitmap)]? = nil,
+                          orderKeys: [UInt64]? = nil) -> Bool {
         baseRows = rows
         baseClusters = clusters
+        baseOrderKeys = orderKeys
         baseVersion = version
         return state.locked { () -> Bool in
             reachedVersionValue = version
@@ -294,14 +306,15 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
     /// The rows and change set when objects of the results' own class were
     /// written (created, changed or deleted), for results filtered and
     /// sorted by their own properties
-    /// (`ObjectResults.sortedRows(from:touching:deleted:modified:alsoModified:clusters:)`):
+    /// (`ObjectResults.sortedRows(from:orderKeys:touching:deleted:modified:alsoModified:clusters:)`):
     /// the touched objects leave the old rows and go where the sort puts
     /// them, so the query is not run again nor the rows matched.  Rows
     /// modified through links (the filter reaching the class again, or
     /// other classes written) are found from the writes up
     /// (`KeyPathFilter.modifiedRoots`).  Nil when that does not hold or costs more than
     /// evaluating again.
-    private func changeOfSortedRows(_ changes: [UInt32: ObjectChanges]) throws(FiefError) -> (rows: [Int64], builder: ChangeBuilder, clusters: [(Int64, Bitmap)]?)? {
+    private func changeOfSortedRows(_ changes: [UInt32: ObjectChanges]) throws(FiefError)
+        -> (rows: [Int64], builder: ChangeBuilder, clusters: [(Int64, Bitmap)]?, orderKeys: [UInt64]?)? {
         let ownTable = workerResults.tableKey
         guard let own = changes[ownTable], !own.cleared, own.schema.isEmpty else { return nil }
         var touched = own.modifiedObjects
@@ -309,9 +322,10 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
         touched.formUnion(own.deleted)
         let filter = keyPathFilter, realm = workerRealm, results = workerResults, old = baseRows
         var clusters = baseClusters
+        var orderKeys = baseOrderKeys
         let counted = filter.mayCount(changes)
         let throughLinks = counted && (filterReachesOwnClass || changes.count > 1)
-        return try workerRealm.lock.withLock { () throws(FiefError) -> (rows: [Int64], builder: ChangeBuilder, clusters: [(Int64, Bitmap)]?)? in
+        return try workerRealm.lock.withLock { () throws(FiefError) -> (rows: [Int64], builder: ChangeBuilder, clusters: [(Int64, Bitmap)]?, orderKeys: [UInt64]?)? in
             var roots: Set<Int64> = []
             var alsoModified = KeySet()
             if throughLinks {
@@ -321,7 +335,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
                 roots = found
                 alsoModified = KeySet(found.filter { !touched.contains($0) }.sorted())
             }
-            guard let made = try results.sortedRows(from: old, touching: touched, deleted: own.deleted, modified: { (key) throws(FiefError) -> Bool in
+            guard let made = try results.sortedRows(from: old, orderKeys: &orderKeys, touching: touched, deleted: own.deleted, modified: { (key) throws(FiefError) -> Bool in
                 if throughLinks { return roots.contains(key) }
                 return counted ? try filter.isModified(key, changes: changes, realm: realm) : false
             }, alsoModified: alsoModified, clusters: &clusters) else { return nil }
@@ -330,7 +344,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
                 var masks = [(Int64, Bitmap)]()
                 if ObjectResults.clustersWithoutSorting(made.rows, into: &masks) { clusters = masks }
             }
-            return (made.rows, made.changes, clusters)
+            return (made.rows, made.changes, clusters, orderKeys)
         }
     }
 

@@ -12,6 +12,9 @@ extension ObjectResults {
     /// object's write could change a match) and sorted by their own
     /// non-mixed properties, with no other stage (no distinct, no limit),
     /// not from a list or linking objects; else nil.
+    /// Whether `sortedRows` can bring these results up to date.
+    var updatesSortedRows: Bool { sortKeysOfOwnColumns != nil }
+
     private var sortKeysOfOwnColumns: [(path: ResolvedKeyPath, ascending: Bool)]? {
         guard list == nil, linking == nil, linkedColumns.isEmpty, !filters.contains(where: { $0.readsGraph }),
               stages.count == 1, case .sort(let sortKeys) = stages[0],
@@ -29,6 +32,12 @@ extension ObjectResults {
     /// when more than a quarter of the rows were touched (sorting them all
     /// again is as cheap).
     ///
+    /// `orderKeys` are the rows' order keys (`SortColumn.orderKey` of the
+    /// first sort key, one per row of `old`), kept by the caller from one
+    /// update to the next: a row compared with a touched object is read
+    /// only when their order keys tie.  Nil (or not one per row): made from
+    /// `old` here.  On return, the new rows' order keys.
+    ///
     /// The change set is the one `ChangeBuilder.calculate` gives when the
     /// untouched rows are all kept in place: a touched object still a row,
     /// not deleted since (`deleted`: its key may name a new object), keeps
@@ -40,9 +49,9 @@ extension ObjectResults {
     /// object is in `alsoModified` (modified through links).
     ///
     /// Costs O(n) copying for the new rows plus, for t touched objects,
-    /// O(t log n) comparisons, each reading one value in place.
-    /// Under the realm's lock.
-    func sortedRows(from old: [Int64], touching touched: KeySet, deleted: KeySet,
+    /// O(t log t) to sort them and O(t log(n / t)) comparisons of order
+    /// keys to place them.  Under the realm's lock.
+    func sortedRows(from old: [Int64], orderKeys: inout [UInt64]?, touching touched: KeySet, deleted: KeySet,
                     modified: (Int64) throws(FiefError) -> Bool,
                     alsoModified: KeySet = KeySet(),
                     clusters: inout [(Int64, Bitmap)]?) throws(FiefError) -> (rows: [Int64], changes: ChangeBuilder)? {
@@ -50,56 +59,43 @@ extension ObjectResults {
         let touchedCount = touched.count
         guard touchedCount * 4 <= old.count + 4 else { return nil }
         let table = try realm.table(tableKey)
+        var readers = sortKeys.map { SortValueReader(realm: realm, table: table, path: $0.path) }
+        let oldKeys: [UInt64]
+        if let kept = orderKeys, kept.count == old.count {
+            oldKeys = kept
+        } else {
+            guard let made = try Self.orderKeys(of: old, type: sortKeys[0].path.type, ascending: sortKeys[0].ascending, reader: &readers[0])
+            else { return nil }
+            oldKeys = made
+        }
 
         // The old places of the touched rows, ascending.
         let removed = Self.places(of: touched, count: touchedCount, in: old)
+        let survivors = try matching(touched)
 
-        // The touched objects that exist and match now, in key order.
-        var survivors: [Int64] = []
-        survivors.reserveCapacity(touchedCount)
-        for (index, cluster) in touched.clusters.enumerated() {
-            let presence = try realm.chunk(table, column: ClusterLayout.presenceColumn, cluster: cluster).reader
-            let mask = touched.slots[index] & Bitmap(presence.bitmapWord(0), presence.bitmapWord(1), presence.bitmapWord(2), presence.bitmapWord(3))
-            if mask == Bitmap(repeating: 0) { continue }
-            _ = try visitCluster(table, cluster, mask, nil) { cluster, bits in
-                let base = cluster << ClusterLayout.shift
-                forEachSlot(bits) { slot in survivors.append(base | Int64(slot)) }
-            }
-        }
-
-        // Their values, one more row (the last) for the row compared with.
+        // Their values and order keys, one more row (the last) for the row
+        // compared with; then their order (ties in key order, as a sort of
+        // the rows does).
         let s = survivors.count
-        var readers: [SortValueReader] = []
         var columns: [SortColumn] = []
-        for sortKey in sortKeys {
-            var reader = SortValueReader(realm: realm, table: table, path: sortKey.path)
+        for (c, sortKey) in sortKeys.enumerated() {
             let column = SortColumn(type: sortKey.path.type, count: s + 1, ascending: sortKey.ascending)
-            for row in 0..<s { column.set(row, try reader.value(survivors[row])) }
-            readers.append(reader)
+            for row in 0..<s { column.set(row, try readers[c].value(survivors[row])) }
             columns.append(column)
         }
-        // In sort order (ties in key order, as a sort of the rows does).
+        var survivorKeys = [UInt64](repeating: 0, count: s)
+        for row in 0..<s { survivorKeys[row] = columns[0].orderKey(row) }
         var order = [Int32](repeating: 0, count: s)
         for i in 0..<s { order[i] = Int32(i) }
         order.withUnsafeMutableBufferPointer { SortColumn.sort($0, by: columns) }
 
-        // The untouched rows are `old` without `removed`: the kth of them is
-        // old[k + (how many removed places p have p - their rank <= k)].
-        var gaps = [Int](repeating: 0, count: removed.count)  // untouched rows before each removed one
-        for (rank, place) in removed.enumerated() { gaps[rank] = place - rank }
-        let keptCount = old.count - removed.count
-        func kept(_ k: Int) -> Int64 {
-            var low = 0, high = gaps.count
-            while low < high {
-                let mid = (low + high) >> 1
-                if gaps[mid] <= k { low = mid + 1 } else { high = mid }
-            }
-            return old[k + low]
-        }
-        // Whether untouched row `k` sorts before survivor `row`.
+        // Whether the row of object `key` with order key `orderKey` sorts
+        // before survivor `row`: by order keys, by values when they tie,
+        // by object keys when those do.
         let probe = s
-        func keptPrecedes(_ k: Int, _ row: Int) throws(FiefError) -> Bool {
-            let key = kept(k)
+        func precedes(_ key: Int64, _ orderKey: UInt64, _ row: Int) throws(FiefError) -> Bool {
+            let other = survivorKeys[row]
+            if orderKey != other { return orderKey < other }
             for c in 0..<columns.count {
                 columns[c].set(probe, try readers[c].value(key))
                 let order = columns[c].compare(probe, row)
@@ -107,70 +103,91 @@ extension ObjectResults {
             }
             return key < survivors[row]
         }
+
         // places[t]: how many untouched rows precede the tth survivor in
-        // sort order; found for the middle one, then each half within its
-        // side's range of untouched rows.
+        // sort order.  The old rows' order keys ascend (they are in sort
+        // order), so each survivor's place is found by a galloping search
+        // from the last one's, and the untouched rows tying with it by
+        // order key are compared value by value.
+        let keptCount = old.count - removed.count
+        var gaps = [Int](repeating: 0, count: removed.count)  // untouched rows before each removed one
+        for (rank, place) in removed.enumerated() { gaps[rank] = place - rank }
         var places = [Int](repeating: 0, count: s)
-        var pending: [(low: Int, high: Int, keptLow: Int, keptHigh: Int)] = s > 0 ? [(0, s, 0, keptCount)] : []
-        while let range = pending.popLast() {
-            let mid = (range.low + range.high) >> 1
-            var low = range.keptLow, high = range.keptHigh
-            while low < high {
-                let k = (low + high) >> 1
-                if try keptPrecedes(k, Int(order[mid])) { low = k + 1 } else { high = k }
-            }
-            places[mid] = low
-            if range.low < mid { pending.append((range.low, mid, range.keptLow, low)) }
-            if mid + 1 < range.high { pending.append((mid + 1, range.high, low, range.keptHigh)) }
-        }
-
-        // The new rows: the untouched rows in runs, each survivor between.
-        var rows: [Int64] = []
-        rows.reserveCapacity(keptCount + s)
-        var oldPlace = 0, removedRank = 0, keptDone = 0
-        func copyKept(upTo end: Int) {
-            while keptDone < end {
-                let runEnd = removedRank < removed.count ? removed[removedRank] : old.count
-                if oldPlace == runEnd {
-                    oldPlace += 1
-                    removedRank += 1
-                    continue
+        try oldKeys.withUnsafeBufferPointer { (keys) throws(FiefError) in
+            try removed.withUnsafeBufferPointer { (removed) throws(FiefError) in
+                var place = 0, removedBefore = 0
+                for t in 0..<s {
+                    let row = Int(order[t]), rowKey = survivorKeys[row]
+                    place = Self.firstPlace(notBelow: rowKey, in: keys, from: place)
+                    while removedBefore < removed.count && removed[removedBefore] < place { removedBefore += 1 }
+                    // The rows with the same order key: in place while they precede it.
+                    while place < keys.count && keys[place] == rowKey {
+                        if removedBefore < removed.count && removed[removedBefore] == place {
+                            removedBefore += 1
+                        } else if try !precedes(old[place], rowKey, row) {
+                            break
+                        }
+                        place += 1
+                    }
+                    places[t] = place - removedBefore
                 }
-                let n = min(runEnd - oldPlace, end - keptDone)
-                rows.append(contentsOf: old[oldPlace..<(oldPlace + n)])
-                oldPlace += n
-                keptDone += n
             }
         }
-        for t in 0..<s {
-            copyKept(upTo: places[t])
-            rows.append(survivors[Int(order[t])])
-        }
-        copyKept(upTo: keptCount)
 
-        // Touched rows in both, by key: (old place, untouched rows before it).
-        var oldTouched: [(key: Int64, place: Int, gap: Int)] = []
-        oldTouched.reserveCapacity(removed.count)
-        for (rank, place) in removed.enumerated() where !deleted.contains(old[place]) {
-            oldTouched.append((old[place], place, gaps[rank]))
+        // The new rows and their order keys: the untouched rows in runs,
+        // each survivor between (copied from buffer to buffer).
+        let total = keptCount + s
+        var newKeys: [UInt64] = []
+        let rows = [Int64](unsafeUninitializedCapacity: total) { rowsOut, rowsMade in
+            newKeys = [UInt64](unsafeUninitializedCapacity: total) { keysOut, keysMade in
+                old.withUnsafeBufferPointer { oldRows in
+                    oldKeys.withUnsafeBufferPointer { oldOrder in
+                        var out = 0, oldPlace = 0, removedRank = 0, keptDone = 0
+                        func copyKept(upTo end: Int) {
+                            while keptDone < end {
+                                let runEnd = removedRank < removed.count ? removed[removedRank] : oldRows.count
+                                if oldPlace == runEnd {
+                                    oldPlace += 1
+                                    removedRank += 1
+                                    continue
+                                }
+                                let n = min(runEnd - oldPlace, end - keptDone)
+                                (rowsOut.baseAddress! + out).initialize(from: oldRows.baseAddress! + oldPlace, count: n)
+                                (keysOut.baseAddress! + out).initialize(from: oldOrder.baseAddress! + oldPlace, count: n)
+                                out += n
+                                oldPlace += n
+                                keptDone += n
+                            }
+                        }
+                        for t in 0..<s {
+                            copyKept(upTo: places[t])
+                            let row = Int(order[t])
+                            (rowsOut.baseAddress! + out).initialize(to: survivors[row])
+                            (keysOut.baseAddress! + out).initialize(to: survivorKeys[row])
+                            out += 1
+                        }
+                        copyKept(upTo: keptCount)
+                    }
+                }
+                keysMade = total
+            }
+            rowsMade = total
         }
-        oldTouched.sort { $0.key < $1.key }
-        // stayCandidate[row]: survivor `row` (key order) in `oldTouched`,
-        // when it was a row (-1: it was not); it may stay if as many
-        // untouched rows precede it now as before.
-        var stayCandidate = [Int](repeating: -1, count: s)
-        var i = 0
-        for row in 0..<s {
-            while i < oldTouched.count && oldTouched[i].key < survivors[row] { i += 1 }
-            if i < oldTouched.count && oldTouched[i].key == survivors[row] { stayCandidate[row] = i }
+
+        // Touched rows in both: each survivor's old place, when it was a
+        // row and was not deleted since (by its rank among the touched).
+        let ranks = KeyRanks(touched)
+        var removedOfRank = [Int32](repeating: -1, count: touchedCount)
+        for (index, place) in removed.enumerated() where !deleted.contains(old[place]) {
+            removedOfRank[ranks.rank(of: old[place])] = Int32(index)
         }
-        // In new order, those whose gap is the same: old places to keep
-        // increasing (a longest increasing subsequence).
+        // In new order, those whose gap is the same (as many untouched rows
+        // precede them): old places to keep increasing (a longest
+        // increasing subsequence).
         var candidates: [(old: Int, new: Int)] = []
         for t in 0..<s {
-            let row = Int(order[t])
-            let c = stayCandidate[row]
-            if c >= 0 && oldTouched[c].gap == places[t] { candidates.append((oldTouched[c].place, places[t] + t)) }
+            let index = Int(removedOfRank[ranks.rank(of: survivors[Int(order[t])])])
+            if index >= 0 && gaps[index] == places[t] { candidates.append((removed[index], places[t] + t)) }
         }
         let staying = Self.longestIncreasing(candidates)
 
@@ -192,37 +209,96 @@ extension ObjectResults {
         if !alsoModified.isEmpty {
             for index in Self.places(of: alsoModified, count: alsoModified.count, in: rows) { changes.modifications.add(index) }
         }
-        if clusters != nil { Self.update(&clusters!, clearing: removed.lazy.map { old[$0] }, setting: survivors) }
+        if clusters != nil { Self.update(&clusters!, clearing: touched, setting: survivors) }
+        orderKeys = newKeys
         return (rows, changes)
     }
 
-    /// `clusters` (cluster masks in cluster order, as `adoptRows` keeps
-    /// them), the rows `clearing` out and `setting` in: O(t log c) for t
-    /// rows over c clusters, where making them again reads every row.
-    static func update(_ clusters: inout [(Int64, Bitmap)], clearing: some Sequence<Int64>, setting: [Int64]) {
-        func place(of cluster: Int64) -> Int {
-            var low = 0, high = clusters.count
-            while low < high {
-                let mid = (low + high) >> 1
-                if clusters[mid].0 < cluster { low = mid + 1 } else { high = mid }
+    /// The first place at or after `start` in `keys` (ascending) whose key
+    /// is not below `key` (`keys.count` if none): steps doubling from
+    /// `start`, then a binary search in the last step, so that t searches
+    /// over n keys, each from the last one's place, cost O(t log(n / t)).
+    static func firstPlace(notBelow key: UInt64, in keys: UnsafeBufferPointer<UInt64>, from start: Int) -> Int {
+        var low = start, step = 1, high = start
+        while high < keys.count && keys[high] < key {
+            low = high + 1
+            high = start + step
+            step <<= 1
+        }
+        high = min(high, keys.count)
+        while low < high {
+            let mid = (low + high) >> 1
+            if keys[mid] < key { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The objects of `keys` that exist and match the filters now, in key order.
+    private func matching(_ keys: KeySet) throws(FiefError) -> [Int64] {
+        let table = try realm.table(tableKey)
+        var found: [Int64] = []
+        for (index, cluster) in keys.clusters.enumerated() {
+            let presence = try realm.chunk(table, column: ClusterLayout.presenceColumn, cluster: cluster).reader
+            let mask = keys.slots[index] & Bitmap(presence.bitmapWord(0), presence.bitmapWord(1), presence.bitmapWord(2), presence.bitmapWord(3))
+            if mask == Bitmap(repeating: 0) { continue }
+            _ = try visitCluster(table, cluster, mask, nil) { cluster, bits in
+                let base = cluster << ClusterLayout.shift
+                forEachSlot(bits) { slot in found.append(base | Int64(slot)) }
             }
-            return low
         }
+        return found
+    }
+
+    /// The order keys (`SortColumn.orderKey`) of `rows`' values of one sort
+    /// key, read through `reader`; nil if they do not ascend (the rows are
+    /// not in that key's order: the update cannot place rows among them).
+    private static func orderKeys(of rows: [Int64], type: PropertyType, ascending: Bool, reader: inout SortValueReader) throws(FiefError) -> [UInt64]? {
+        let column = SortColumn(type: type, count: 1, ascending: ascending)
+        var keys = [UInt64](repeating: 0, count: rows.count)
+        var previous: UInt64 = 0
+        for (index, key) in rows.enumerated() {
+            column.set(0, try reader.value(key))
+            let orderKey = column.orderKey(0)
+            if orderKey < previous { return nil }
+            keys[index] = orderKey
+            previous = orderKey
+        }
+        return keys
+    }
+
+    /// `clusters` (cluster masks in cluster order, as `adoptRows` keeps
+    /// them) with the keys of `clearing` out and then the keys `setting`
+    /// (ascending) in: one pass over the masks and the keys, where making
+    /// them again reads every row.
+    static func update(_ clusters: inout [(Int64, Bitmap)], clearing: KeySet, setting: [Int64]) {
+        let empty = Bitmap(repeating: 0)
         var emptied = false
-        for key in clearing {
-            let cluster = ClusterLayout.cluster(of: key), slot = ClusterLayout.slot(of: key)
-            let i = place(of: cluster)
+        var i = 0
+        for (index, cluster) in clearing.clusters.enumerated() {
+            while i < clusters.count && clusters[i].0 < cluster { i += 1 }
             guard i < clusters.count, clusters[i].0 == cluster else { continue }
-            clusters[i].1[slot >> 6] &= ~(1 << UInt64(slot & 63))
-            if clusters[i].1 == Bitmap(repeating: 0) { emptied = true }
+            clusters[i].1 &= ~clearing.slots[index]
+            if clusters[i].1 == empty { emptied = true }
         }
-        for key in setting {
-            let cluster = ClusterLayout.cluster(of: key), slot = ClusterLayout.slot(of: key)
-            let i = place(of: cluster)
-            if i == clusters.count || clusters[i].0 != cluster { clusters.insert((cluster, Bitmap(repeating: 0)), at: i) }
-            clusters[i].1[slot >> 6] |= 1 << UInt64(slot & 63)
+        var added: [(Int64, Bitmap)] = []
+        i = 0
+        var k = 0
+        while k < setting.count {
+            let cluster = ClusterLayout.cluster(of: setting[k])
+            var bits = empty
+            while k < setting.count && ClusterLayout.cluster(of: setting[k]) == cluster {
+                let slot = ClusterLayout.slot(of: setting[k])
+                bits[slot >> 6] |= 1 << UInt64(slot & 63)
+                k += 1
+            }
+            while i < clusters.count && clusters[i].0 < cluster { i += 1 }
+            if i < clusters.count && clusters[i].0 == cluster { clusters[i].1 |= bits } else { added.append((cluster, bits)) }
         }
-        if emptied { clusters.removeAll { $0.1 == Bitmap(repeating: 0) } }
+        if !added.isEmpty {
+            clusters += added
+            clusters.sort { $0.0 < $1.0 }
+        }
+        if emptied { clusters.removeAll { $0.1 == empty } }
     }
 
     /// The places in `rows` of the keys of `keys` (`count` of them), ascending.
@@ -316,5 +392,56 @@ struct SortValueReader {
         let chunk = try realm.chunk(table, column: column, cluster: cluster)
         chunks[index] = chunk
         return chunk.value(slot, type: type, nullable: nullable)
+    }
+}
+
+/// The rank of each key of a key set among its keys (its place in key
+/// order): the keys before each cluster, and the slots below the key's in
+/// its own.  The clusters are found in a table by cluster number when they
+/// span few numbers (most sets: keys are made in order), else by a binary
+/// search.
+struct KeyRanks {
+    private let keys: KeySet
+    private let before: [Int]
+    /// The place in `keys.clusters` of each cluster number from the first
+    /// (-1: none), when they span few numbers; else empty.
+    private let placeOfCluster: [Int32]
+
+    init(_ keys: KeySet) {
+        self.keys = keys
+        var before: [Int] = []
+        before.reserveCapacity(keys.clusters.count)
+        var total = 0
+        for slots in keys.slots {
+            before.append(total)
+            total += slots[0].nonzeroBitCount + slots[1].nonzeroBitCount + slots[2].nonzeroBitCount + slots[3].nonzeroBitCount
+        }
+        self.before = before
+        var table: [Int32] = []
+        if let low = keys.clusters.first, let high = keys.clusters.last, high - low < Int64(keys.clusters.count) * 8 + 1024 {
+            table = [Int32](repeating: -1, count: Int(high - low + 1))
+            for (place, cluster) in keys.clusters.enumerated() { table[Int(cluster - low)] = Int32(place) }
+        }
+        placeOfCluster = table
+    }
+
+    /// The rank of `key`, which the set holds.
+    func rank(of key: Int64) -> Int {
+        let cluster = ClusterLayout.cluster(of: key), slot = ClusterLayout.slot(of: key)
+        let place: Int
+        if !placeOfCluster.isEmpty {
+            place = Int(placeOfCluster[Int(cluster - keys.clusters[0])])
+        } else {
+            var low = 0, high = keys.clusters.count
+            while low < high {
+                let mid = (low + high) >> 1
+                if keys.clusters[mid] < cluster { low = mid + 1 } else { high = mid }
+            }
+            place = low
+        }
+        let slots = keys.slots[place], word = slot >> 6
+        var rank = before[place]
+        for w in 0..<word { rank += slots[w].nonzeroBitCount }
+        return rank + (slots[word] & ((1 << UInt64(slot & 63)) - 1)).nonzeroBitCount
     }
 }

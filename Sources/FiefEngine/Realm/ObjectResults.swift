@@ -342,6 +342,7 @@ public final class ObjectResults: Results, @unchecked Sendable {
         }
         matchedCount = keys.count
         keysMaterialized = true
+        lastOrderKeys = nil
         countedStamp = 0
         countingScan = nil
         evaluatedStamp = realm.stamp

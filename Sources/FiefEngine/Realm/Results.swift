@@ -27,6 +27,14 @@ public class Results: @unchecked Sendable {
     @exclusivity(unchecked) final var rows: [Int64] = []
     /// The stamp `rows` was evaluated at (0: never).
     @exclusivity(unchecked) final var evaluatedStamp: UInt64 = 0
+    /// When set, a sort keeps its rows' order keys in `lastOrderKeys` (a
+    /// results notifier's sorted update starts from them instead of
+    /// reading every row's value again).
+    final var keepsOrderKeys = false
+    /// The order keys (`SortColumn.orderKey` of the first sort key) of
+    /// `rows` as the last sort left them, when `keepsOrderKeys` and no
+    /// stage changed the rows after it; else nil.
+    final var lastOrderKeys: [UInt64]?
 
     /// Whether the elements are objects (`ObjectResults`) or values (`ValueResults`).
     public final let holdsObjects: Bool
@@ -203,6 +211,7 @@ public class Results: @unchecked Sendable {
     /// left to right.
     final func applyStages() throws(FiefError) {
         var rowsAscend = true
+        lastOrderKeys = nil
         for stage in stages {
             switch stage {
             case .sort(let keys):
@@ -211,8 +220,10 @@ public class Results: @unchecked Sendable {
                 rowsAscend = false
             case .distinct(let paths):
                 try removeDuplicateRows(paths, rowsAscend: rowsAscend)
+                lastOrderKeys = nil
             case .limit(let count):
                 if rows.count > count { rows.removeLast(rows.count - count) }
+                lastOrderKeys = nil
             }
         }
     }
@@ -237,6 +248,16 @@ public class Results: @unchecked Sendable {
         SortColumn.sort(order, by: columns)
         let old = rows
         for i in 0..<n { rows[i] = old[Int(order[i])] }
+        if keepsOrderKeys, let first = columns.first {
+            // Kept only if they ascend (a column of NaNs may not sort consistently).
+            var keys = [UInt64](repeating: 0, count: n)
+            var ascending = true
+            for i in 0..<n {
+                keys[i] = first.orderKey(Int(order[i]))
+                if i > 0 && keys[i] < keys[i - 1] { ascending = false }
+            }
+            lastOrderKeys = ascending ? keys : nil
+        }
     }
 
     /// Keep, in order, the first of the rows with each tuple of values of

@@ -168,6 +168,20 @@ final class SortColumn {
         }
     }
 
+    /// Row `row`'s place in this column's order as one number, this
+    /// column's direction included: a row with a smaller number sorts
+    /// before one with a larger; rows with equal numbers need `compare`
+    /// (the radix sort's key; nulls the smallest ascending, the largest
+    /// descending; rows crossing a null link the other way; mixed values
+    /// all equal).  Holds no view of the value, so it outlives the snapshot.
+    @inline(__always)
+    func orderKey(_ row: Int) -> UInt64 {
+        if kind == 3 { return 0 }
+        if let nullLinks, nullLinks[row] { return ascending ? .max : 0 }
+        if nulls[row] { return ascending ? 0 : .max }
+        return ascending ? radixKey(row) : ~radixKey(row)
+    }
+
     /// Sort `order` (row numbers, ascending) by this column alone, stably.
     func sort(_ order: UnsafeMutableBufferPointer<Int32>) {
         if kind != 3 {
