@@ -67,6 +67,12 @@ final class ListChangeRecordTests: XCTestCase {
         let bytes = History.encode(record)
         let decoded = bytes.withUnsafeBytes { History.decode($0) }
         XCTAssertEqual(decoded, record)
+        // Sections are written in place from their counted size: the count is the varint's.
+        for value: UInt64 in [0, 1, 127, 128, 16_383, 16_384, 1 << 33, UInt64(Int32.max), .max] {
+            var varint: [UInt8] = []
+            History.appendVarint(&varint, value)
+            XCTAssertEqual(History.varintSize(value), varint.count, "\(value)")
+        }
         // A damaged operation kind (the clear's, the last byte 5) does not decode.
         var damaged = bytes
         if let at = damaged.lastIndex(of: 5) { damaged[at] = 9 }

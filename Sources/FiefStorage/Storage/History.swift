@@ -118,35 +118,64 @@ public enum History {
         return out
     }
 
-    /// List `id`'s section (tag 3): its body written in place after a
-    /// one-byte length, moved along in the rare case its length needs more.
+    /// List `id`'s section (tag 3), its size counted first and its bytes
+    /// written in place (one append per list, not one per byte).
     static func appendList(_ out: inout [UInt8], _ id: ListID, _ changes: ListChanges) {
-        appendVarint(&out, listSection)
-        let lengthAt = out.count
-        out.append(0)
-        appendVarint(&out, UInt64(id.table))
-        appendVarint(&out, UInt64(id.column))
-        appendVarint(&out, UInt64(bitPattern: id.owner))
-        appendVarint(&out, changes.overflowed ? overflowedFlag : 0)
-        appendVarint(&out, UInt64(changes.operationCount))
+        let flags = changes.overflowed ? overflowedFlag : 0
+        var length = varintSize(UInt64(id.table)) + varintSize(UInt64(id.column)) + varintSize(UInt64(bitPattern: id.owner))
+            + varintSize(flags) + varintSize(UInt64(changes.operationCount))
         changes.forEachOperation { operation in
-            switch operation {
-            case .insert(let at, let count): appendVarint(&out, 0); appendVarint(&out, UInt64(at)); appendVarint(&out, UInt64(count))
-            case .erase(let at, let count): appendVarint(&out, 1); appendVarint(&out, UInt64(at)); appendVarint(&out, UInt64(count))
-            case .set(let at): appendVarint(&out, 2); appendVarint(&out, UInt64(at))
-            case .move(let from, let to): appendVarint(&out, 3); appendVarint(&out, UInt64(from)); appendVarint(&out, UInt64(to))
-            case .swap(let a, let b): appendVarint(&out, 4); appendVarint(&out, UInt64(a)); appendVarint(&out, UInt64(b))
-            case .clear(let size): appendVarint(&out, 5); appendVarint(&out, UInt64(size))
+            let (kind, a, b) = fields(operation)
+            length += varintSize(kind) + varintSize(a) + (b.map(varintSize) ?? 0)
+        }
+        let start = out.count
+        let size = varintSize(listSection) + varintSize(UInt64(length)) + length
+        out.append(contentsOf: repeatElement(0, count: size))
+        out.withUnsafeMutableBufferPointer { (buffer) in
+            var p = buffer.baseAddress! + start
+            p = writeVarint(p, listSection)
+            p = writeVarint(p, UInt64(length))
+            p = writeVarint(p, UInt64(id.table))
+            p = writeVarint(p, UInt64(id.column))
+            p = writeVarint(p, UInt64(bitPattern: id.owner))
+            p = writeVarint(p, flags)
+            p = writeVarint(p, UInt64(changes.operationCount))
+            changes.forEachOperation { operation in
+                let (kind, a, b) = fields(operation)
+                p = writeVarint(p, kind)
+                p = writeVarint(p, a)
+                if let b { p = writeVarint(p, b) }
             }
+            assert(p == buffer.baseAddress! + start + size)
         }
-        let length = out.count - lengthAt - 1
-        if length < 0x80 {
-            out[lengthAt] = UInt8(length)
-        } else {
-            var varint: [UInt8] = []
-            appendVarint(&varint, UInt64(length))
-            out.replaceSubrange(lengthAt..<lengthAt + 1, with: varint)
+    }
+
+    /// A list operation as stored: its kind (0 insert, 1 erase, 2 set,
+    /// 3 move, 4 swap, 5 clear) and its one or two arguments.
+    static func fields(_ operation: ListOperation) -> (kind: UInt64, a: UInt64, b: UInt64?) {
+        switch operation {
+        case .insert(let at, let count): return (0, UInt64(at), UInt64(count))
+        case .erase(let at, let count): return (1, UInt64(at), UInt64(count))
+        case .set(let at): return (2, UInt64(at), nil)
+        case .move(let from, let to): return (3, UInt64(from), UInt64(to))
+        case .swap(let a, let b): return (4, UInt64(a), UInt64(b))
+        case .clear(let size): return (5, UInt64(size), nil)
         }
+    }
+
+    /// The number of bytes `appendVarint` writes for `value`.
+    static func varintSize(_ value: UInt64) -> Int { (64 - (value | 1).leadingZeroBitCount + 6) / 7 }
+
+    /// `value` as a varint at `p`; the byte after it.
+    static func writeVarint(_ p: UnsafeMutablePointer<UInt8>, _ value: UInt64) -> UnsafeMutablePointer<UInt8> {
+        var v = value, p = p
+        while v >= 0x80 {
+            p.pointee = UInt8(truncatingIfNeeded: v) | 0x80
+            p += 1
+            v >>= 7
+        }
+        p.pointee = UInt8(v)
+        return p + 1
     }
 
     static func appendVarint(_ out: inout [UInt8], _ value: UInt64) {
