@@ -240,6 +240,39 @@ extension Realm {
         return origins
     }
 
+    /// The objects linking each of `keys` (objects of class `targetClass`,
+    /// ascending) through the links `pairs` (origin class << 32 | its link
+    /// property): `body(the pair's index in pairs, origin)` per record,
+    /// key by key.  In a snapshot one transaction and one `BacklinkScanner`
+    /// read them all in key order (a key that a seek showed has no record
+    /// costs no seek); in a write transaction each key is read as
+    /// `linkingObjects` reads it.
+    func forEachLinkingObject(to keys: [Int64], of targetClass: UInt32, through pairs: [UInt64],
+                              _ body: (Int, Int64) throws(FiefError) -> Void) throws(FiefError) {
+        let target = try table(targetClass)
+        guard let dbi = target.backlinks, !keys.isEmpty, !pairs.isEmpty else { return }
+        if write != nil {
+            for key in keys {
+                for (index, pair) in pairs.enumerated() {
+                    let origins = try linkingObjects(to: key, of: targetClass, originClass: UInt32(truncatingIfNeeded: pair >> 32),
+                                                     property: UInt32(truncatingIfNeeded: pair))
+                    for origin in origins { try body(index, origin) }
+                }
+            }
+            return
+        }
+        let snapshot = try currentSnapshot()
+        try snapshot.withTransaction { (txn) throws(FiefError) in
+            try DamagedTrees.check(txn, dbi)
+            var scanner = BacklinkScanner(cursor: try snapshot.cursor(dbi), checked: snapshot.checkedRuns, directory: snapshot.runDirectory(dbi))
+            for key in keys {
+                try scanner.forEachRecord(of: key) { (pair, origin, _) throws(FiefError) in
+                    if let index = pairs.firstIndex(of: pair) { try body(index, origin) }
+                }
+            }
+        }
+    }
+
     /// How many objects of class `originClass` link object `key` of class
     /// `targetClass` through `property`: the target's backlink records of
     /// that pair, counted in place without gathering the origins (in a

@@ -71,6 +71,11 @@ public final class KeyPathFilter: @unchecked Sendable {
     /// walks up, by places (no reference counting in the walk).
     private let nodes: [Node]
     private let stepsUp: [[(parent: Int, parentTable: UInt32, step: Step)]]
+    /// The default key paths' walk by distance (`rootsWithinDepth`): per
+    /// class reached, the fewest links from the root class to it, and the
+    /// links followed into it (origin class << 32 | link column).
+    private let classDistance: [UInt32: Int]
+    private let linksInto: [UInt32: [UInt64]]
 
     private init(root: Node, isDefault: Bool) {
         self.root = root
@@ -97,6 +102,24 @@ public final class KeyPathFilter: @unchecked Sendable {
         }
         self.nodes = nodes
         self.stepsUp = stepsUp
+        var classDistance: [UInt32: Int] = [root.table: 0]
+        var linksInto: [UInt32: [UInt64]] = [:]
+        var level = [root], distance = 0, reached: Set<ObjectIdentifier> = [ObjectIdentifier(root)]
+        while !level.isEmpty {
+            distance += 1
+            var next: [Node] = []
+            for node in level {
+                for link in node.links {
+                    let pair = ObjectChanges.linkingPair(originClass: node.table, property: link.column)
+                    if !linksInto[link.node.table, default: []].contains(pair) { linksInto[link.node.table, default: []].append(pair) }
+                    if classDistance[link.node.table] == nil { classDistance[link.node.table] = distance }
+                    if reached.insert(ObjectIdentifier(link.node)).inserted { next.append(link.node) }
+                }
+            }
+            level = next
+        }
+        self.classDistance = classDistance
+        self.linksInto = linksInto
     }
 
     /// The filter `paths` name for objects of class `tableKey` (nil or
@@ -223,9 +246,59 @@ public final class KeyPathFilter: @unchecked Sendable {
     /// the writes, not the objects checked; nil when more than `limit`
     /// objects have a watched write (then asking `isModified` of the few
     /// objects concerned is the cheaper way).  Under `realm`'s lock.
-    public func modifiedRoots(changes: [UInt32: ObjectChanges], realm: Realm, limit: Int = .max) throws(FiefError) -> Set<Int64>? {
-        // The objects with a watched write, per node (by place) that watches them.
-        var written: [(place: Int, keys: KeySet)] = []
+    public func modifiedRoots(changes: [UInt32: ObjectChanges], realm: Realm, limit: Int = .max) throws(FiefError) -> KeySet? {
+        isDefault ? try rootsWithinDepth(changes, realm, limit: limit) : try rootsByNodes(changes, realm, limit: limit)
+    }
+
+    /// Realm's default key paths watch every column of every object within
+    /// `defaultDepth` links of the root, so a root is modified exactly when
+    /// a written object is that near: one walk up from the written objects
+    /// by distance, each object once at its smallest distance, a level of
+    /// a class at a time (its keys ascending, through one backlink scan),
+    /// through the links the default follows into the class, only to
+    /// classes near enough the root class to still reach a root.
+    private func rootsWithinDepth(_ changes: [UInt32: ObjectChanges], _ realm: Realm, limit: Int) throws(FiefError) -> KeySet? {
+        var reached: [UInt32: KeySet] = [:]
+        var level: [(table: UInt32, keys: KeySet)] = []
+        var total = 0
+        for (table, change) in changes where change.hasModifications && classDistance[table] != nil {
+            let keys = change.modifiedObjects
+            if keys.isEmpty { continue }
+            total += keys.count
+            if total > limit { return nil }
+            reached[table] = keys
+            level.append((table, keys))
+        }
+        var distance = 0
+        while !level.isEmpty && distance < Self.defaultDepth {
+            distance += 1
+            var found: [UInt32: [Int64]] = [:]
+            for (table, keys) in level {
+                // Only origins from which a root is still near enough.
+                let pairs = (linksInto[table] ?? []).filter { classDistance[UInt32(truncatingIfNeeded: $0 >> 32)]! + distance <= Self.defaultDepth }
+                try realm.forEachLinkingObject(to: keys.keys, of: table, through: pairs) { (index, origin) in
+                    found[UInt32(truncatingIfNeeded: pairs[index] >> 32), default: []].append(origin)
+                }
+            }
+            level = []
+            for (table, origins) in found {
+                var new = KeySet(origins.sorted())
+                if let known = reached[table] { new.subtract(known) }
+                if new.isEmpty { continue }
+                reached[table, default: KeySet()].formUnion(new)
+                level.append((table, new))
+            }
+        }
+        return reached[root.table] ?? KeySet()
+    }
+
+    /// Any other key paths: the objects with a watched write per node of
+    /// the tree (by place), walked up the steps that lead to each node, each
+    /// (node, object) once; a node's objects a batch at a time (children
+    /// before parents: their places are larger), its keys ascending.
+    func rootsByNodes(_ changes: [UInt32: ObjectChanges], _ realm: Realm, limit: Int = .max) throws(FiefError) -> KeySet? {
+        var seen = [KeySet](repeating: KeySet(), count: nodes.count)
+        var pending = [KeySet](repeating: KeySet(), count: nodes.count)
         var total = 0
         for (place, node) in nodes.enumerated() {
             guard let change = changes[node.table], change.hasModifications else { continue }
@@ -239,34 +312,37 @@ public final class KeyPathFilter: @unchecked Sendable {
             if keys.isEmpty { continue }
             total += keys.count
             if total > limit { return nil }
-            written.append((place, keys))
+            seen[place] = keys
+            pending[place] = keys
         }
-        // The objects visited, per node; every written object is one visit
-        // at least: room for them up front (a set growing as it fills
-        // rehashes again and again).
-        var seen = [Set<Int64>](repeating: [], count: nodes.count)
-        var pending: [(place: Int, key: Int64)] = []
-        pending.reserveCapacity(total)
-        for (place, keys) in written {
-            seen[place].reserveCapacity(keys.count)
-            for key in keys.keys where seen[place].insert(key).inserted {
-                pending.append((place, key))
-            }
-        }
-        while let (place, key) = pending.popLast() {
+        var place = nodes.count - 1
+        while place >= 0 {
+            if pending[place].isEmpty { place -= 1; continue }
+            let batch = pending[place].keys
+            pending[place] = KeySet()
             let table = nodes[place].table
+            var next = place
             for (parent, parentTable, step) in stepsUp[place] {
-                let above: [Int64]
+                var above: [Int64] = []
                 switch step {
                 case .link(let column):
-                    above = try realm.linkingObjects(to: key, of: table, originClass: parentTable, property: column)
+                    let pair = ObjectChanges.linkingPair(originClass: parentTable, property: column)
+                    try realm.forEachLinkingObject(to: batch, of: table, through: [pair]) { (_, origin) in above.append(origin) }
                 case .linkingObjects(let property):
-                    above = try Self.linked(key, try realm.table(table), property, realm)
+                    let origins = try realm.table(table)
+                    for key in batch { above += try Self.linked(key, origins, property, realm) }
                 }
-                for other in above where seen[parent].insert(other).inserted {
-                    pending.append((parent, other))
-                }
+                if above.isEmpty { continue }
+                var new = KeySet(above.sorted())
+                new.subtract(seen[parent])
+                if new.isEmpty { continue }
+                seen[parent].formUnion(new)
+                pending[parent].formUnion(new)
+                // A node shared by several parents (the default's) may be
+                // placed below one of them: walk back up to it.
+                next = max(next, parent)
             }
+            place = next
         }
         // The root is the first node: its visits are the roots reached.
         return seen[0]

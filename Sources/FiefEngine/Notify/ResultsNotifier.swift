@@ -277,7 +277,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
             guard let modified = try modifiedRows(changes, rowCount: rows.count) else { return nil }
             var made = ChangeBuilder()
             if modified.isEmpty { return made }
-            for index in Self.indices(of: modified.sorted(), in: rows, inKeyOrder: inKeyOrder, contains: { modified.contains($0) }) {
+            for index in Self.indices(of: modified.keys, in: rows, inKeyOrder: inKeyOrder, contains: { modified.contains($0) }) {
                 made.modifications.add(index)
             }
             return made
@@ -286,10 +286,14 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
 
     /// The positions (ascending) in `rows` of the objects `keys` (ascending):
     /// a binary search each when the rows are in key order, else one pass
-    /// asking `contains`.
+    /// comparing each row with the keys when they are a few, else asking
+    /// `contains`.
     private static func indices(of keys: [Int64], in rows: [Int64], inKeyOrder: Bool, contains: (Int64) -> Bool) -> [Int] {
         if keys.isEmpty { return [] }
-        guard inKeyOrder else { return rows.indices.filter { contains(rows[$0]) } }
+        guard inKeyOrder else {
+            if keys.count <= 4 { return rows.indices.filter { keys.contains(rows[$0]) } }
+            return rows.indices.filter { contains(rows[$0]) }
+        }
         var found: [Int] = []
         var low = 0
         for key in keys {
@@ -326,14 +330,15 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
         let counted = filter.mayCount(changes)
         let throughLinks = counted && (filterReachesOwnClass || changes.count > 1)
         return try workerRealm.lock.withLock { () throws(FiefError) -> (rows: [Int64], builder: ChangeBuilder, clusters: [(Int64, Bitmap)]?, orderKeys: [UInt64]?)? in
-            var roots: Set<Int64> = []
+            var roots = KeySet()
             var alsoModified = KeySet()
             if throughLinks {
                 // Up to as many watched writes as rows: checking every row
                 // instead costs more (each reads its links).
                 guard let found = try filter.modifiedRoots(changes: changes, realm: realm, limit: old.count) else { return nil }
                 roots = found
-                alsoModified = KeySet(found.filter { !touched.contains($0) }.sorted())
+                alsoModified = found
+                alsoModified.subtract(touched)
             }
             guard let made = try results.sortedRows(from: old, orderKeys: &orderKeys, touching: touched, deleted: own.deleted, modified: { (key) throws(FiefError) -> Bool in
                 if throughLinks { return roots.contains(key) }
@@ -353,7 +358,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
     /// (`KeyPathFilter.modifiedRoots`) when the writes are few beside the
     /// rows; nil when asking each row is cheaper.  Under the worker
     /// realm's lock.
-    private func modifiedRows(_ changes: [UInt32: ObjectChanges], rowCount: Int) throws(FiefError) -> Set<Int64>? {
+    private func modifiedRows(_ changes: [UInt32: ObjectChanges], rowCount: Int) throws(FiefError) -> KeySet? {
         let limit = rowCount / 4
         if limit == 0 { return nil }
         return try keyPathFilter.modifiedRoots(changes: changes, realm: workerRealm, limit: limit)

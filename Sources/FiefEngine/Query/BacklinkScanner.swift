@@ -8,10 +8,17 @@ import Glibc
 
 /// Reads the backlink records of many targets of one class with one
 /// cursor; targets asked in ascending key order mostly need no seek (the
-/// run read last holds them).
+/// run read last holds them, or a seek showed they have none).
 struct BacklinkScanner {
     private let cursor: LMDBCursor
     private var run: Backlinks.Run?
+    /// Where no record lies, known from the last seek (the cursor's or the
+    /// directory's) for this record: none from it up to `run`'s first
+    /// record, or to the end when `run` is nil (the seek found nothing).
+    /// A target asked there needs no seek.  Nil once `run` moved on.
+    private var gapStart: Backlinks.Record?
+    /// The seeks made (the cursor's or the directory's), for tests.
+    private(set) var seeks = 0
     /// The target of `run`'s last record (from its key).
     private var runLastTarget: UInt64 = 0
     /// In a read snapshot, its runs already checked (see
@@ -82,8 +89,18 @@ struct BacklinkScanner {
     /// where it would be); its index there, nil past the last run.
     @inline(__always)
     private mutating func place(_ wanted: Backlinks.Record) throws(FiefError) -> Int? {
-        if let run, !run.record(run.count - 1).precedes(wanted), !wanted.precedes(run.record(0)) {
-            return run.lowerBound(wanted, near: run.guess(wanted.target, last: runLastTarget))
+        if let run {
+            if !wanted.precedes(run.record(0)) {
+                if !run.record(run.count - 1).precedes(wanted) {
+                    return run.lowerBound(wanted, near: run.guess(wanted.target, last: runLastTarget))
+                }
+            } else if let gapStart, !wanted.precedes(gapStart) {
+                // Between the last seek's record and the run's first: none.
+                return 0
+            }
+        } else if let gapStart, !wanted.precedes(gapStart) {
+            // Past the last record.
+            return nil
         }
         if let directory {
             let txn = mdb_cursor_txn(cursor.pointer)!, dbi = mdb_cursor_dbi(cursor.pointer)
@@ -92,18 +109,23 @@ struct BacklinkScanner {
             }
             let found = directory._withUnsafeGuaranteedRef { $0.isBuilt ? $0.find(wanted) : -1 }
             if found >= 0 {
-                guard let read = try readRun(directory, found) else { return nil }
+                seeks += 1
+                let read = try readRun(directory, found)
+                gapStart = wanted
+                guard let read else { return nil }
                 return read.lowerBound(wanted, near: read.guess(wanted.target, last: runLastTarget))
             }
         }
+        seeks += 1
         var key = (UInt64(0), UInt64(0), UInt64(0))
         let found = try withUnsafeMutableBytes(of: &key) { (raw) throws(FiefError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? in
             wanted.writeKey(raw.baseAddress!)
             return try cursor.seek(UnsafeRawBufferPointer(raw))
         }
-        guard let found else { run = nil; return nil }
+        guard let found else { run = nil; gapStart = wanted; return nil }
         let made = try read(found.value, key: found.key)
         run = made
+        gapStart = wanted
         runIndex = -1
         runLastTarget = UInt64(bigEndian: found.key.loadUnaligned(as: UInt64.self))
         return made.lowerBound(wanted, near: made.guess(wanted.target, last: runLastTarget))
@@ -112,6 +134,7 @@ struct BacklinkScanner {
     /// Move to the run after `run` (nil past the last).
     @inline(__always)
     private mutating func nextRun() throws(FiefError) -> Backlinks.Run? {
+        gapStart = nil
         if runIndex >= 0, let directory { return try readRun(directory, runIndex + 1) }
         guard let next = try cursor.next() else { run = nil; return nil }
         let made = try read(next.value, key: next.key)
