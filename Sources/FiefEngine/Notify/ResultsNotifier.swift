@@ -321,9 +321,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
         -> (rows: [Int64], builder: ChangeBuilder, clusters: [(Int64, Bitmap)]?, orderKeys: [UInt64]?)? {
         let ownTable = workerResults.tableKey
         guard let own = changes[ownTable], !own.cleared, own.schema.isEmpty else { return nil }
-        var touched = own.modifiedObjects
-        touched.formUnion(own.inserted)
-        touched.formUnion(own.deleted)
+        let touched = own.touchedObjects
         let filter = keyPathFilter, realm = workerRealm, results = workerResults, old = baseRows
         var clusters = baseClusters
         var orderKeys = baseOrderKeys
@@ -340,7 +338,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
                 alsoModified = found
                 alsoModified.subtract(touched)
             }
-            guard let made = try results.sortedRows(from: old, orderKeys: &orderKeys, touching: touched, deleted: own.deleted, modified: { (key) throws(FiefError) -> Bool in
+            guard let made = try results.sortedRows(from: old, orderKeys: &orderKeys, changes: own, modified: { (key) throws(FiefError) -> Bool in
                 if throughLinks { return roots.contains(key) }
                 return counted ? try filter.isModified(key, changes: changes, realm: realm) : false
             }, alsoModified: alsoModified, clusters: &clusters) else { return nil }

@@ -24,10 +24,12 @@ extension ObjectResults {
     }
 
     /// The rows now and the change from `old` (these results' rows at an
-    /// older version) when only the objects `touched` of the class may have
-    /// changed since (created, deleted, written) and nothing else these
-    /// results read: `old` without the touched rows, then each touched
-    /// object that matches the filters now where the sort puts it.  Nil
+    /// older version) when only the objects of the class that `own` (the
+    /// class's merged records since) touched may have changed (created,
+    /// deleted, written) and nothing else these results read: `old`
+    /// without the touched rows, then each touched object that matches the
+    /// filters now where the sort puts it (filtered again only if it was
+    /// created or a column the filters read was written).  Nil
     /// when the results are not of that shape (`sortKeysOfOwnColumns`) or
     /// when more than a quarter of the rows were touched (sorting them all
     /// again is as cheap).
@@ -51,11 +53,12 @@ extension ObjectResults {
     /// Costs O(n) copying for the new rows plus, for t touched objects,
     /// O(t log t) to sort them and O(t log(n / t)) comparisons of order
     /// keys to place them.  Under the realm's lock.
-    func sortedRows(from old: [Int64], orderKeys: inout [UInt64]?, touching touched: KeySet, deleted: KeySet,
+    func sortedRows(from old: [Int64], orderKeys: inout [UInt64]?, changes own: ObjectChanges,
                     modified: (Int64) throws(FiefError) -> Bool,
                     alsoModified: KeySet = KeySet(),
                     clusters: inout [(Int64, Bitmap)]?) throws(FiefError) -> (rows: [Int64], changes: ChangeBuilder)? {
         guard let sortKeys = sortKeysOfOwnColumns else { return nil }
+        let touched = own.touchedObjects, deleted = own.deleted
         let touchedCount = touched.count
         guard touchedCount * 4 <= old.count + 4 else { return nil }
         let table = try realm.table(tableKey)
@@ -69,9 +72,48 @@ extension ObjectResults {
             oldKeys = made
         }
 
-        // The old places of the touched rows, ascending.
+        // The old places of the touched rows, ascending, and the place in
+        // `removed` of each touched object that was a row, by its rank
+        // among the touched (-1: it was not a row).
         let removed = Self.places(of: touched, count: touchedCount, in: old)
-        let survivors = try matching(touched)
+        let ranks = KeyRanks(touched)
+        var removedOfRank = [Int32](repeating: -1, count: touchedCount)
+        for (index, place) in removed.enumerated() { removedOfRank[ranks.rank(of: old[place])] = Int32(index) }
+
+        // The touched objects that are rows now, in key order, with their
+        // ranks.  Only those created (or their key used again) or written
+        // in a column the filters read are filtered again; any other
+        // matches now exactly when it was a row (and was not deleted).
+        var refilter = own.inserted
+        var filterColumns: [UInt32] = []
+        for query in filters { query.root.collectOwnColumns(into: &filterColumns) }
+        for column in filterColumns { if let written = own.modified[column] { refilter.formUnion(written) } }
+        let matched = try matching(refilter)
+        var unchanged = touched
+        unchanged.subtract(refilter)
+        unchanged.subtract(deleted)
+        var survivors: [Int64] = [], survivorRanks: [Int32] = []
+        survivors.reserveCapacity(touchedCount)
+        survivorRanks.reserveCapacity(touchedCount)
+        var nextMatched = 0, unchangedIndex = 0, rank = 0
+        for (index, cluster) in touched.clusters.enumerated() {
+            while unchangedIndex < unchanged.clusters.count && unchanged.clusters[unchangedIndex] < cluster { unchangedIndex += 1 }
+            let kept = unchangedIndex < unchanged.clusters.count && unchanged.clusters[unchangedIndex] == cluster
+                ? unchanged.slots[unchangedIndex] : Bitmap(repeating: 0)
+            let base = cluster << ClusterLayout.shift
+            forEachSlot(touched.slots[index]) { slot in
+                let key = base | Int64(slot)
+                if nextMatched < matched.count && matched[nextMatched] == key {
+                    nextMatched += 1
+                    survivors.append(key)
+                    survivorRanks.append(Int32(rank))
+                } else if kept[slot >> 6] & (1 << UInt64(slot & 63)) != 0 && removedOfRank[rank] >= 0 {
+                    survivors.append(key)
+                    survivorRanks.append(Int32(rank))
+                }
+                rank += 1
+            }
+        }
 
         // Their values and order keys, one more row (the last) for the row
         // compared with; then their order (ties in key order, as a sort of
@@ -174,20 +216,18 @@ extension ObjectResults {
             rowsMade = total
         }
 
-        // Touched rows in both: each survivor's old place, when it was a
-        // row and was not deleted since (by its rank among the touched).
-        let ranks = KeyRanks(touched)
-        var removedOfRank = [Int32](repeating: -1, count: touchedCount)
-        for (index, place) in removed.enumerated() where !deleted.contains(old[place]) {
-            removedOfRank[ranks.rank(of: old[place])] = Int32(index)
-        }
-        // In new order, those whose gap is the same (as many untouched rows
-        // precede them): old places to keep increasing (a longest
-        // increasing subsequence).
+        // Touched rows in both (a survivor that was a row and was not
+        // deleted since: its key may name a new object), in new order,
+        // those whose gap is the same (as many untouched rows precede
+        // them): old places to keep increasing (a longest increasing
+        // subsequence).
         var candidates: [(old: Int, new: Int)] = []
         for t in 0..<s {
-            let index = Int(removedOfRank[ranks.rank(of: survivors[Int(order[t])])])
-            if index >= 0 && gaps[index] == places[t] { candidates.append((removed[index], places[t] + t)) }
+            let row = Int(order[t])
+            let index = Int(removedOfRank[Int(survivorRanks[row])])
+            if index >= 0 && gaps[index] == places[t] && (deleted.isEmpty || !deleted.contains(survivors[row])) {
+                candidates.append((removed[index], places[t] + t))
+            }
         }
         let staying = Self.longestIncreasing(candidates)
 
@@ -218,6 +258,7 @@ extension ObjectResults {
     /// is not below `key` (`keys.count` if none): steps doubling from
     /// `start`, then a binary search in the last step, so that t searches
     /// over n keys, each from the last one's place, cost O(t log(n / t)).
+    @inline(__always)
     static func firstPlace(notBelow key: UInt64, in keys: UnsafeBufferPointer<UInt64>, from start: Int) -> Int {
         var low = start, step = 1, high = start
         while high < keys.count && keys[high] < key {

@@ -195,6 +195,14 @@ public struct ObjectChanges: Equatable, Sendable {
         return all
     }
 
+    /// Every object these changes name: created, deleted or written.
+    public var touchedObjects: KeySet {
+        var all = modifiedObjects
+        all.formUnion(inserted)
+        all.formUnion(deleted)
+        return all
+    }
+
     /// These changes followed by `later` (the changes of a later commit).
     public mutating func append(_ later: ObjectChanges) {
         if later.cleared {
