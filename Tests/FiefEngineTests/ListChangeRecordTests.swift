@@ -33,6 +33,17 @@ final class ListChangeRecordTests: XCTestCase {
         XCTAssertTrue(many.overflowed)
         XCTAssertTrue(many.operations.isEmpty)
         XCTAssertFalse(many.isEmpty)
+        // Overflowed stays so: an insertion opens no run, and what follows an overflowed log is overflowed.
+        many.insert(at: 0, count: 3)
+        XCTAssertTrue(many.overflowed)
+        XCTAssertEqual(many.operationCount, 0)
+        var merged = ListChanges()
+        merged.insert(at: 0)
+        merged.append(many)
+        XCTAssertTrue(merged.overflowed)
+        XCTAssertEqual(merged, ListChanges(operations: [], overflowed: true))
+        merged.append(ListChanges(operations: [.set(at: 1)]))
+        XCTAssertEqual(merged, ListChanges(operations: [], overflowed: true))
     }
 
     func testRecordRoundTrip() {
@@ -41,14 +52,28 @@ final class ListChangeRecordTests: XCTestCase {
         record.lists.append(ListRecord(id, ListChanges(operations: [.insert(at: 0, count: 100_000), .erase(at: 5, count: 2), .set(at: 9),
                                                                     .move(from: 1, to: 4), .swap(2, 3), .clear(size: 7)])))
         record.lists.append(ListRecord(ListID(table: 3, column: 7, owner: 1), ListChanges(operations: [], overflowed: true)))
+        // A section longer than 127 bytes (its length two bytes), between two short ones.
+        var long = ListChanges()
+        for i in 0..<60 { long.set(at: 200 + 2 * i) }
+        record.lists.append(ListRecord(ListID(table: 3, column: 7, owner: 2), long))
+        record.lists.append(ListRecord(ListID(table: 4, column: 1, owner: 6), ListChanges(operations: [.insert(at: 3, count: 1)])))
+        XCTAssertEqual(record.lists.count, 4)
+        XCTAssertEqual(Array(record.lists).map(\.id.owner), [1 << 33, 1, 2, 6])
+        XCTAssertEqual(Array(record.lists)[2].changes, long)
         // A list twice in one record does not decode.
         var twice = record
-        twice.lists.append(record.lists[1])
+        twice.lists.append(Array(record.lists)[1])
         XCTAssertNil(History.encode(twice).withUnsafeBytes { History.decode($0) })
         let bytes = History.encode(record)
         let decoded = bytes.withUnsafeBytes { History.decode($0) }
         XCTAssertEqual(decoded, record)
-        // A damaged operation kind does not decode.
+        // Sections are written in place from their counted size: the count is the varint's.
+        for value: UInt64 in [0, 1, 127, 128, 16_383, 16_384, 1 << 33, UInt64(Int32.max), .max] {
+            var varint: [UInt8] = []
+            History.appendVarint(&varint, value)
+            XCTAssertEqual(History.varintSize(value), varint.count, "\(value)")
+        }
+        // A damaged operation kind (the clear's, the last byte 5) does not decode.
         var damaged = bytes
         if let at = damaged.lastIndex(of: 5) { damaged[at] = 9 }
         XCTAssertNil(damaged.withUnsafeBytes { History.decode($0) })

@@ -207,6 +207,9 @@ public final class ListState {
     /// Whether the elements are mixed values (decoded at the list's edges).
     public let isMixed: Bool
     public let nullable: Bool
+    /// Whether `starts` is up to date (declared among the flags: the
+    /// instance stays within 128 bytes, where freeing many is cheapest).
+    @usableFromInline var startsValid = false
     public let linkTarget: UInt32
     public var segments: [ListSegment]
     /// Elements before `segments[0]` that were not loaded (0 when all were).
@@ -221,7 +224,6 @@ public final class ListState {
     public private(set) var changes = ListChanges()
     /// Where each loaded segment starts (index of its first element), built on demand.
     @usableFromInline var starts: [Int] = []
-    @usableFromInline var startsValid = false
 
     public init(id: ListID, column: Column, segments: [ListSegment], base: Int, count: Int) {
         self.id = id

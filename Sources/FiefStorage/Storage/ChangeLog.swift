@@ -250,10 +250,10 @@ public struct ChangeRecord: Equatable, Sendable {
     public var collections: [ListID: EntryChanges]
     /// Per list changed (class, property, owner), each list once, in the
     /// order the commit gathered them (no hashing or sorting at commit).
-    public var lists: [ListRecord]
+    public var lists: ListRecords
 
     public init(transaction: UInt64, classes: [UInt32: ObjectChanges] = [:], collections: [ListID: EntryChanges] = [:],
-                lists: [ListRecord] = []) {
+                lists: ListRecords = ListRecords()) {
         self.transaction = transaction
         self.classes = classes
         self.collections = collections
@@ -497,6 +497,58 @@ public struct ListRecord: Equatable, Sendable {
     public init(_ id: ListID, _ changes: ListChanges) { self.id = id; self.changes = changes }
 }
 
+/// The lists' records of one commit, kept as the history stores them: tag-3
+/// sections (`History`), one after another, each encoded as its list is
+/// gathered at commit (no array of records: a commit appending to 10,000
+/// lists keeps about 120 KB of bytes, not 10,000 records, and the record is
+/// written with one copy).  Iterating decodes them, in the order gathered.
+public struct ListRecords: Equatable, Sendable, Sequence {
+    /// The tag-3 sections.
+    public private(set) var bytes: [UInt8] = []
+    /// The number of lists.
+    public private(set) var count = 0
+
+    public init() {}
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// List `id`'s changes, after the lists' already here.
+    public mutating func append(_ id: ListID, _ changes: ListChanges) {
+        History.appendList(&bytes, id, changes)
+        count += 1
+    }
+
+    public mutating func append(_ record: ListRecord) { append(record.id, record.changes) }
+
+    /// A whole section read from a stored record (checked by `History.decode`).
+    mutating func appendSection(_ section: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: section)
+        count += 1
+    }
+
+    public func makeIterator() -> Iterator { Iterator(bytes: bytes) }
+
+    public struct Iterator: IteratorProtocol {
+        let bytes: [UInt8]
+        var offset = 0
+
+        public mutating func next() -> ListRecord? {
+            guard offset < bytes.count else { return nil }
+            return bytes.withUnsafeBytes { (raw) -> ListRecord? in
+                var reader = History.Reader(raw)
+                reader.offset = offset
+                // Sections checked when read (`History.decode`) or made here.
+                guard reader.varint() == History.listSection, let length = reader.varint() else { return nil }
+                let end = reader.offset + Int(length)
+                offset = end
+                var operations: [ListOperation] = []
+                guard let list = History.readList(&reader, end: end, { operations.append($0) }) else { return nil }
+                return ListRecord(list.id, ListChanges(operations: operations, overflowed: list.overflowed))
+            }
+        }
+    }
+}
+
 /// One operation on a list, in the positions the list had when it was
 /// made (`ListChanges`).
 public enum ListOperation: Equatable, Sendable {
@@ -525,32 +577,37 @@ public enum ListOperation: Equatable, Sendable {
 public struct ListChanges: Equatable, Sendable {
     /// The operations logged, before the open insertion run.
     private var logged: [ListOperation] = []
-    /// The open insertion run (`runCount` elements at `runAt`; 0: none):
+    /// The open insertion run (`runCount` elements at `runAt`; 0: none;
+    /// `overflowedRun`: too many operations were made to keep them):
     /// appends and inserts inside it only count, without touching the
-    /// array (an append's cost is two comparisons and an addition).
+    /// array (an append's cost is two comparisons and an addition).  The
+    /// overflow is a value of the count, not a field of its own, so a
+    /// `ListState` stays small (see design.md, "List records at commit").
     private var runAt = 0
     private var runCount = 0
+    private static let overflowedRun = -1
+
     /// Too many operations were made to keep them.
-    public private(set) var overflowed = false
+    public var overflowed: Bool { runCount == ListChanges.overflowedRun }
 
     public static let operationLimit = 10_000
 
     public init() {}
 
     public init(operations: [ListOperation], overflowed: Bool = false) {
-        self.logged = operations
-        self.overflowed = overflowed
+        self.logged = overflowed ? [] : operations
+        self.runCount = overflowed ? ListChanges.overflowedRun : 0
     }
 
     /// The operations, in order.
     public var operations: [ListOperation] {
-        runCount == 0 ? logged : logged + [.insert(at: runAt, count: runCount)]
+        runCount <= 0 ? logged : logged + [.insert(at: runAt, count: runCount)]
     }
 
-    public var isEmpty: Bool { logged.isEmpty && runCount == 0 && !overflowed }
+    public var isEmpty: Bool { logged.isEmpty && runCount == 0 }
 
     /// The number of operations (`operations.count`, without making the array).
-    public var operationCount: Int { logged.count + (runCount == 0 ? 0 : 1) }
+    public var operationCount: Int { logged.count + (runCount > 0 ? 1 : 0) }
 
     /// Each operation, in order (`operations`, without making the array).
     public func forEachOperation(_ body: (ListOperation) -> Void) {
@@ -564,7 +621,7 @@ public struct ListChanges: Equatable, Sendable {
 
     /// Log the open insertion run.
     private mutating func closeRun() {
-        if runCount == 0 { return }
+        if runCount <= 0 { return }
         let run = ListOperation.insert(at: runAt, count: runCount)
         runCount = 0
         add(run)
@@ -574,7 +631,7 @@ public struct ListChanges: Equatable, Sendable {
         if overflowed { return }
         if logged.count >= ListChanges.operationLimit {
             logged = []
-            overflowed = true
+            runCount = ListChanges.overflowedRun
             return
         }
         logged.append(operation)
@@ -642,7 +699,7 @@ public struct ListChanges: Equatable, Sendable {
         let more = later.operations
         if later.overflowed || logged.count + more.count > ListChanges.operationLimit {
             logged = []
-            overflowed = true
+            runCount = ListChanges.overflowedRun
             return
         }
         logged += more

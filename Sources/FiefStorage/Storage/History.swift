@@ -60,7 +60,7 @@ public enum History {
 
     public static func encode(_ record: ChangeRecord) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(64)
+        out.reserveCapacity(64 + record.lists.bytes.count)
         withUnsafeBytes(of: record.transaction.littleEndian) { out.append(contentsOf: $0) }
         var body: [UInt8] = []
         for key in record.classes.keys.sorted() {
@@ -90,7 +90,7 @@ public enum History {
                 out.append(contentsOf: body)
             }
         }
-        if !record.lists.isEmpty { appendLists(&out, record.lists) }
+        out.append(contentsOf: record.lists.bytes)
         if record.collections.isEmpty { return out }
         let ids = record.collections.keys.sorted { ($0.table, $0.column, $0.owner) < ($1.table, $1.column, $1.owner) }
         for id in ids {
@@ -118,31 +118,64 @@ public enum History {
         return out
     }
 
-    static func appendLists(_ out: inout [UInt8], _ lists: [ListRecord]) {
-        var body: [UInt8] = []
-        out.reserveCapacity(out.count + lists.count * 16)
-        for list in lists {
-            let id = list.id, changes = list.changes
-            body.removeAll(keepingCapacity: true)
-            appendVarint(&body, UInt64(id.table))
-            appendVarint(&body, UInt64(id.column))
-            appendVarint(&body, UInt64(bitPattern: id.owner))
-            appendVarint(&body, changes.overflowed ? overflowedFlag : 0)
-            appendVarint(&body, UInt64(changes.operationCount))
-            changes.forEachOperation { operation in
-                switch operation {
-                case .insert(let at, let count): appendVarint(&body, 0); appendVarint(&body, UInt64(at)); appendVarint(&body, UInt64(count))
-                case .erase(let at, let count): appendVarint(&body, 1); appendVarint(&body, UInt64(at)); appendVarint(&body, UInt64(count))
-                case .set(let at): appendVarint(&body, 2); appendVarint(&body, UInt64(at))
-                case .move(let from, let to): appendVarint(&body, 3); appendVarint(&body, UInt64(from)); appendVarint(&body, UInt64(to))
-                case .swap(let a, let b): appendVarint(&body, 4); appendVarint(&body, UInt64(a)); appendVarint(&body, UInt64(b))
-                case .clear(let size): appendVarint(&body, 5); appendVarint(&body, UInt64(size))
-                }
-            }
-            appendVarint(&out, listSection)
-            appendVarint(&out, UInt64(body.count))
-            out.append(contentsOf: body)
+    /// List `id`'s section (tag 3), its size counted first and its bytes
+    /// written in place (one append per list, not one per byte).
+    static func appendList(_ out: inout [UInt8], _ id: ListID, _ changes: ListChanges) {
+        let flags = changes.overflowed ? overflowedFlag : 0
+        var length = varintSize(UInt64(id.table)) + varintSize(UInt64(id.column)) + varintSize(UInt64(bitPattern: id.owner))
+            + varintSize(flags) + varintSize(UInt64(changes.operationCount))
+        changes.forEachOperation { operation in
+            let (kind, a, b) = fields(operation)
+            length += varintSize(kind) + varintSize(a) + (b.map(varintSize) ?? 0)
         }
+        let start = out.count
+        let size = varintSize(listSection) + varintSize(UInt64(length)) + length
+        out.append(contentsOf: repeatElement(0, count: size))
+        out.withUnsafeMutableBufferPointer { (buffer) in
+            var p = buffer.baseAddress! + start
+            p = writeVarint(p, listSection)
+            p = writeVarint(p, UInt64(length))
+            p = writeVarint(p, UInt64(id.table))
+            p = writeVarint(p, UInt64(id.column))
+            p = writeVarint(p, UInt64(bitPattern: id.owner))
+            p = writeVarint(p, flags)
+            p = writeVarint(p, UInt64(changes.operationCount))
+            changes.forEachOperation { operation in
+                let (kind, a, b) = fields(operation)
+                p = writeVarint(p, kind)
+                p = writeVarint(p, a)
+                if let b { p = writeVarint(p, b) }
+            }
+            assert(p == buffer.baseAddress! + start + size)
+        }
+    }
+
+    /// A list operation as stored: its kind (0 insert, 1 erase, 2 set,
+    /// 3 move, 4 swap, 5 clear) and its one or two arguments.
+    static func fields(_ operation: ListOperation) -> (kind: UInt64, a: UInt64, b: UInt64?) {
+        switch operation {
+        case .insert(let at, let count): return (0, UInt64(at), UInt64(count))
+        case .erase(let at, let count): return (1, UInt64(at), UInt64(count))
+        case .set(let at): return (2, UInt64(at), nil)
+        case .move(let from, let to): return (3, UInt64(from), UInt64(to))
+        case .swap(let a, let b): return (4, UInt64(a), UInt64(b))
+        case .clear(let size): return (5, UInt64(size), nil)
+        }
+    }
+
+    /// The number of bytes `appendVarint` writes for `value`.
+    static func varintSize(_ value: UInt64) -> Int { (64 - (value | 1).leadingZeroBitCount + 6) / 7 }
+
+    /// `value` as a varint at `p`; the byte after it.
+    static func writeVarint(_ p: UnsafeMutablePointer<UInt8>, _ value: UInt64) -> UnsafeMutablePointer<UInt8> {
+        var v = value, p = p
+        while v >= 0x80 {
+            p.pointee = UInt8(truncatingIfNeeded: v) | 0x80
+            p += 1
+            v >>= 7
+        }
+        p.pointee = UInt8(v)
+        return p + 1
     }
 
     static func appendVarint(_ out: inout [UInt8], _ value: UInt64) {
@@ -183,6 +216,7 @@ public enum History {
         var record = ChangeRecord(transaction: transaction)
         var listIDs = Set<ListID>()
         while !reader.atEnd {
+            let sectionStart = reader.offset
             guard let tag = reader.varint(), let length = reader.varint(), length <= UInt64(reader.remaining) else { return nil }
             let end = reader.offset + Int(length)
             if tag == classSection {
@@ -227,36 +261,40 @@ public enum History {
                 changes.modified = modified
                 record.collections[id] = changes
             } else if tag == listSection {
-                guard let table = reader.varint(), table <= UInt64(UInt32.max), let column = reader.varint(), column <= UInt64(UInt32.max),
-                      let owner = reader.varint(), let flags = reader.varint(), flags & ~overflowedFlag == 0,
-                      let count = reader.varint(), count <= UInt64(end - reader.offset) else { return nil }
-                let id = ListID(table: UInt32(table), column: UInt32(column), owner: Int64(bitPattern: owner))
-                guard listIDs.insert(id).inserted else { return nil }
-                var operations: [ListOperation] = []
-                operations.reserveCapacity(Int(count))
-                let limit = UInt64(Int32.max)
-                for _ in 0..<Int(count) {
-                    guard let kind = reader.varint(), let a = reader.varint(), a <= limit else { return nil }
-                    switch kind {
-                    case 0, 1, 3, 4:
-                        guard let b = reader.varint(), b <= limit else { return nil }
-                        switch kind {
-                        case 0: operations.append(.insert(at: Int(a), count: Int(b)))
-                        case 1: operations.append(.erase(at: Int(a), count: Int(b)))
-                        case 3: operations.append(.move(from: Int(a), to: Int(b)))
-                        default: operations.append(.swap(Int(a), Int(b)))
-                        }
-                    case 2: operations.append(.set(at: Int(a)))
-                    case 5: operations.append(.clear(size: Int(a)))
-                    default: return nil
-                    }
-                }
-                guard reader.offset == end else { return nil }
-                record.lists.append(ListRecord(id, ListChanges(operations: operations, overflowed: flags & overflowedFlag != 0)))
+                guard let list = readList(&reader, end: end, { _ in }), listIDs.insert(list.id).inserted else { return nil }
+                record.lists.appendSection(UnsafeRawBufferPointer(rebasing: raw[sectionStart..<end]))
             }
             reader.offset = end
         }
         return record
+    }
+
+    /// The list section body at `reader` (ending at `end`): its list and
+    /// whether it overflowed, each operation handed to `operation` in
+    /// order; nil when it does not decode.
+    static func readList(_ reader: inout Reader, end: Int, _ operation: (ListOperation) -> Void) -> (id: ListID, overflowed: Bool)? {
+        guard let table = reader.varint(), table <= UInt64(UInt32.max), let column = reader.varint(), column <= UInt64(UInt32.max),
+              let owner = reader.varint(), let flags = reader.varint(), flags & ~overflowedFlag == 0,
+              let count = reader.varint(), count <= UInt64(end - reader.offset) else { return nil }
+        let limit = UInt64(Int32.max)
+        for _ in 0..<Int(count) {
+            guard let kind = reader.varint(), let a = reader.varint(), a <= limit else { return nil }
+            switch kind {
+            case 0, 1, 3, 4:
+                guard let b = reader.varint(), b <= limit else { return nil }
+                switch kind {
+                case 0: operation(.insert(at: Int(a), count: Int(b)))
+                case 1: operation(.erase(at: Int(a), count: Int(b)))
+                case 3: operation(.move(from: Int(a), to: Int(b)))
+                default: operation(.swap(Int(a), Int(b)))
+                }
+            case 2: operation(.set(at: Int(a)))
+            case 5: operation(.clear(size: Int(a)))
+            default: return nil
+            }
+        }
+        guard reader.offset == end else { return nil }
+        return (ListID(table: UInt32(table), column: UInt32(column), owner: Int64(bitPattern: owner)), flags & overflowedFlag != 0)
     }
 
     struct Reader {

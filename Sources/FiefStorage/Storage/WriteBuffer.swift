@@ -25,13 +25,14 @@ public final class WriteBuffer {
 
     /// What the transaction did to each list, gathered at commit from the
     /// lists it loaded and from the walk storing link removals (a list is
-    /// either loaded or has removals pending, never both: each comes once).
-    public private(set) var listChanges: [ListRecord] = []
+    /// either loaded or has removals pending, never both: each comes once),
+    /// encoded as gathered.
+    public private(set) var listChanges = ListRecords()
 
     /// List `id`'s changes (once per list, at commit).
     public func noteListChanges(_ id: ListID, _ changes: ListChanges) {
         if changes.isEmpty { return }
-        listChanges.append(ListRecord(id, changes))
+        listChanges.append(id, changes)
     }
 
     /// Forget the changes of every collection of class `table` (its objects
