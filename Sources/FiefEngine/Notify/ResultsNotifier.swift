@@ -165,7 +165,6 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
             let builder: ChangeBuilder
             let rows: [Int64]
             var orderKeys = baseOrderKeys
-        baseOrderKeys = nil  // the update's alone (a single move is made in place); set again by moveBase
             if let changes, version == snapshot.version {
                 let reevaluate = affectsRows(changes)
                 if !reevaluate && !keyPathFilter.mayCount(changes) {
