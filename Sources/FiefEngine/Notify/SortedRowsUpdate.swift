@@ -295,11 +295,19 @@ extension ObjectResults {
     }
 
     /// The first place at or after `start` in `keys` (ascending) whose key
-    /// is not below `key` (`keys.count` if none): steps doubling from
-    /// `start`, then a binary search in the last step, so that t searches
-    /// over n keys, each from the last one's place, cost O(t log(n / t)).
+    /// is not below `key` (`keys.count` if none): the next 8 keys one by
+    /// one (many touched rows: the place is near, and a scan mispredicts
+    /// less than a search), then steps doubling, then a binary search in
+    /// the last step, so that t searches over n keys, each from the last
+    /// one's place, cost O(t log(n / t)).
     @inline(__always)
-    static func firstPlace(notBelow key: UInt64, in keys: UnsafeBufferPointer<UInt64>, from start: Int) -> Int {
+    static func firstPlace(notBelow key: UInt64, in keys: UnsafeBufferPointer<UInt64>, from first: Int) -> Int {
+        var start = first
+        let scanned = min(first + 8, keys.count)
+        while start < scanned {
+            if keys[start] >= key { return start }
+            start += 1
+        }
         var low = start, step = 1, high = start
         while high < keys.count && keys[high] < key {
             low = high + 1
