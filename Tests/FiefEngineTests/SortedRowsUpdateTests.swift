@@ -207,7 +207,7 @@ final class SortedRowsOrderKeyTests: XCTestCase {
             try settle()
             for _ in 0..<40 {
                 try db.write {
-                    for _ in 0..<(1 + Int(random.next() % 45)) {
+                    for _ in 0..<(1 + Int(random.next() % 150)) {  // up to three quarters of the rows
                         let key = items[Int(random.next() % UInt64(items.count))]
                         switch random.next() % 6 {
                         case 0:

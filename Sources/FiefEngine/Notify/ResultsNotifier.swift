@@ -354,11 +354,13 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
 
     /// The objects of the results' class that `changes` modify, as the
     /// key-path filter counts them, found from the writes up
-    /// (`KeyPathFilter.modifiedRoots`) when the writes are few beside the
+    /// (`KeyPathFilter.modifiedRoots`) when there are no more writes than
     /// rows; nil when asking each row is cheaper.  Under the worker
     /// realm's lock.
     private func modifiedRows(_ changes: [UInt32: ObjectChanges], rowCount: Int) throws(FiefError) -> KeySet? {
-        let limit = rowCount / 4
+        // A write costs one step up per link; a row checked costs a walk
+        // down its links: up to as many writes as rows, the writes' way.
+        let limit = rowCount
         if limit == 0 { return nil }
         return try keyPathFilter.modifiedRoots(changes: changes, realm: workerRealm, limit: limit)
     }
