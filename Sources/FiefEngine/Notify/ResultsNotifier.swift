@@ -164,7 +164,8 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
             }
             let builder: ChangeBuilder
             let rows: [Int64]
-            var orderKeys = baseOrderKeys
+            // Read after the sorted update is tried (it needs the only reference to shift them in place).
+            let orderKeys: [UInt64]?
             if let changes, version == snapshot.version {
                 let reevaluate = affectsRows(changes)
                 if !reevaluate && !keyPathFilter.mayCount(changes) {
@@ -177,7 +178,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
                     return moveBase(rows: made.rows, version: version, builder: made.builder, clusters: made.clusters, orderKeys: made.orderKeys)
                 }
                 rows = reevaluate ? try evaluate() : baseRows
-                if reevaluate { orderKeys = workerResults.lastOrderKeys }
+                orderKeys = reevaluate ? workerResults.lastOrderKeys : baseOrderKeys
                 let own = changes[workerResults.tableKey]
                 let deleted: ((Int64) -> Bool)?
                 if let own, own.cleared {
