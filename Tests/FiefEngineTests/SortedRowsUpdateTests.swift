@@ -228,3 +228,87 @@ final class SortedRowsOrderKeyTests: XCTestCase {
         XCTAssertGreaterThan(updates, 120)
     }
 }
+
+/// The two passes over every row of the sorted update, against plain
+/// models: finding the touched rows' places and ranks (a few keys, keys in
+/// neighbouring clusters, keys in clusters far apart) and merging the kept
+/// rows with the survivors (runs short and long, up to the last row).
+final class SortedRowsPassTests: XCTestCase {
+    func testPlacesAndRanksOfTouchedRows() {
+        var random = SeededRandom(seed: 31)
+        for round in 0..<300 {
+            // Rows: distinct keys in clusters near each other, or far apart (every third round).
+            let spread: Int64 = round % 3 == 0 ? 1 << 30 : 1 << 14
+            var keys: Set<Int64> = []
+            let rowCount = Int(random.next() % 600)
+            while keys.count < rowCount { keys.insert(Int64(random.next() % UInt64(spread))) }
+            var rows = Array(keys)
+            rows.shuffle(using: &random)
+            // Touched: some rows and some keys that are not rows, 1 to 4 or many.
+            var touched: Set<Int64> = []
+            let touchedCount = round % 2 == 0 ? 1 + Int(random.next() % 4) : 1 + Int(random.next() % 200)
+            while touched.count < touchedCount {
+                if !rows.isEmpty && random.next() % 3 != 0 {
+                    touched.insert(rows[Int(random.next() % UInt64(rows.count))])
+                } else {
+                    touched.insert(Int64(random.next() % UInt64(spread)))
+                }
+            }
+            let set = KeySet(touched)
+            let (places, indexOfRank) = ObjectResults.placesAndRanks(of: set, count: touched.count, in: rows)
+            let expected = rows.indices.filter { touched.contains(rows[$0]) }
+            XCTAssertEqual(places, expected, "round \(round)")
+            let byRank = touched.sorted()
+            for (rank, key) in byRank.enumerated() {
+                let index = Int(indexOfRank[rank])
+                if let place = rows.firstIndex(of: key) {
+                    XCTAssertTrue(index >= 0 && places[index] == place, "round \(round): rank \(rank)")
+                } else {
+                    XCTAssertEqual(index, -1, "round \(round): rank \(rank) is not a row")
+                }
+            }
+        }
+    }
+
+    func testMergeOfKeptRowsAndSurvivors() {
+        var random = SeededRandom(seed: 47)
+        for round in 0..<400 {
+            let n = Int(random.next() % 300)
+            let old = (0..<n).map { Int64($0) * 3 }
+            let oldKeys = (0..<n).map { UInt64($0) * 5 }
+            // Removed places: dense (short runs) or sparse (runs past 16).
+            let density = round % 2 == 0 ? 3 : 40
+            let removed = (0..<n).filter { _ in random.next() % UInt64(density) == 0 }
+            let kept = n - removed.count
+            let s = Int(random.next() % 40)
+            let places = (0..<s).map { _ in Int(random.next() % UInt64(kept + 1)) }.sorted()
+            let survivors = (0..<s).map { -Int64($0) - 1 }
+            let survivorKeys = (0..<s).map { UInt64(1_000_000 + $0) }
+            var order = (0..<s).map { Int32($0) }
+            order.shuffle(using: &random)
+            // The model: the kept rows, each survivor inserted after `places[t]` of them.
+            var keptRows: [(Int64, UInt64)] = []
+            let removedSet = Set(removed)
+            for i in 0..<n where !removedSet.contains(i) { keptRows.append((old[i], oldKeys[i])) }
+            var expected: [(Int64, UInt64)] = []
+            var next = 0
+            for t in 0..<s {
+                while next < places[t] { expected.append(keptRows[next]); next += 1 }
+                expected.append((survivors[Int(order[t])], survivorKeys[Int(order[t])]))
+            }
+            while next < kept { expected.append(keptRows[next]); next += 1 }
+            let total = kept + s
+            var newKeys: [UInt64] = []
+            let rows = [Int64](unsafeUninitializedCapacity: total + MergeCopy.slack) { rowsOut, made in
+                newKeys = [UInt64](unsafeUninitializedCapacity: total + MergeCopy.slack) { keysOut, keysMade in
+                    ObjectResults.merge(old, keys: oldKeys, removed: removed, places: places, order: order, survivors: survivors,
+                                        survivorKeys: survivorKeys, into: rowsOut.baseAddress!, keysInto: keysOut.baseAddress!)
+                    keysMade = total
+                }
+                made = total
+            }
+            XCTAssertEqual(rows, expected.map(\.0), "round \(round)")
+            XCTAssertEqual(newKeys, expected.map(\.1), "round \(round)")
+        }
+    }
+}

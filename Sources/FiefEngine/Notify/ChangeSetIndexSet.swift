@@ -136,6 +136,10 @@ public struct IndexRangeSet: Equatable, Sendable, Sequence, CustomStringConverti
 
     // MARK: Adding and removing members (no shifting)
 
+    /// Makes room for `count` ranges (members added in ascending order
+    /// make one range each at most).
+    public mutating func reserveCapacity(_ count: Int) { ranges.reserveCapacity(count) }
+
     /// Adds `index`.
     public mutating func add(_ index: Int) { add(index..<(index + 1)) }
 
