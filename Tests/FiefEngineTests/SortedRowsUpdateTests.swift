@@ -255,7 +255,10 @@ final class SortedRowsPassTests: XCTestCase {
                 }
             }
             let set = KeySet(touched)
-            let (places, indexOfRank) = ObjectResults.placesAndRanks(of: set, count: touched.count, in: rows)
+            guard let (places, indexOfRank) = ObjectResults.placesAndRanks(of: set, count: touched.count, in: rows) else {
+                XCTFail("round \(round): no places")
+                continue
+            }
             let expected = rows.indices.filter { touched.contains(rows[$0]) }
             XCTAssertEqual(places, expected, "round \(round)")
             let byRank = touched.sorted()
@@ -268,6 +271,37 @@ final class SortedRowsPassTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// The search placing each survivor (blocks of 8 counted, then steps
+    /// doubling) finds what a scan finds: ascending keys with repeats,
+    /// from any start, near and far.
+    func testFirstPlaceNotBelowAgainstAScan() {
+        var random = SeededRandom(seed: 53)
+        for round in 0..<2000 {
+            let n = Int(random.next() % 300)
+            var keys: [UInt64] = []
+            var value: UInt64 = 0
+            for _ in 0..<n {
+                value += random.next() % 3
+                keys.append(value)
+            }
+            let start = n == 0 ? 0 : Int(random.next() % UInt64(n + 1))
+            let key = random.next() % (value + 3)
+            var expected = start
+            while expected < n && keys[expected] < key { expected += 1 }
+            let found = keys.withUnsafeBufferPointer { ObjectResults.firstPlace(notBelow: key, in: $0, from: start) }
+            XCTAssertEqual(found, expected, "round \(round): \(key) from \(start) in \(keys)")
+        }
+    }
+
+    /// Rows holding an object twice are not a class's rows: no places
+    /// (the caller evaluates again) rather than more places than keys.
+    func testRowsHoldingAnObjectTwiceHaveNoPlaces() {
+        let keys: [Int64] = [3, 300, 301, 1000, 1200]
+        let rows: [Int64] = [7, 3, 300, 301, 1000, 1200, 9, 3]
+        XCTAssertNil(ObjectResults.placesAndRanks(of: KeySet(keys), count: keys.count, in: rows))
+        XCTAssertEqual(ObjectResults.placesAndRanks(of: KeySet(keys), count: keys.count, in: Array(rows.dropLast()))?.places, [1, 2, 3, 4, 5])
     }
 
     func testMergeOfKeptRowsAndSurvivors() {
