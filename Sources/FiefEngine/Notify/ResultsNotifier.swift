@@ -143,6 +143,9 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
         }
         do throws(FiefError) {
             let changes = hasRun ? try snapshot.changes(since: baseVersion) : nil
+            // A few objects of sorted results touched: their rows found by
+            // their old values, before the worker moves (no pass over the rows).
+            let oldPlaces = try changes.flatMap { (changes) throws(FiefError) in try placesOfFewTouched(changes) }
             let schemaBefore = workerRealm.schema
             let version = try workerRealm.lock.withLock { () throws(FiefError) -> UInt64 in try workerRealm.moveWorker(to: snapshot) }
             if let changes, changes.values.contains(where: { !$0.schema.isEmpty }) { try checkSchema(before: schemaBefore) }
@@ -174,7 +177,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
                 if !reevaluate, let made = try modificationsOfRowsKept(changes) {
                     return moveBase(rows: baseRows, version: version, builder: made, clusters: baseClusters, orderKeys: baseOrderKeys)
                 }
-                if reevaluate, let made = try changeOfSortedRows(changes) {
+                if reevaluate, let made = try changeOfSortedRows(changes, oldPlaces: oldPlaces) {
                     return moveBase(rows: made.rows, version: version, builder: made.builder, clusters: made.clusters, orderKeys: made.orderKeys)
                 }
                 rows = reevaluate ? try evaluate() : baseRows
@@ -308,6 +311,19 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
         return found
     }
 
+    /// The old places of the rows of the few objects (up to 4) of the
+    /// results' class that `changes` touched, read at the base version
+    /// (`ObjectResults.oldPlaces`), for the sorted update; nil when the
+    /// update would not serve them (then it finds them itself, if it runs).
+    /// Before the worker moves.
+    private func placesOfFewTouched(_ changes: [UInt32: ObjectChanges]) throws(FiefError) -> (places: [Int], indexOfRank: [Int32])? {
+        guard let orderKeys = baseOrderKeys, let own = changes[workerResults.tableKey], !own.cleared, own.schema.isEmpty else { return nil }
+        let touched = own.touchedObjects
+        guard touched.count <= 4 else { return nil }
+        let results = workerResults, rows = baseRows
+        return try workerRealm.lock.withLock { () throws(FiefError) in try results.oldPlaces(of: touched, in: rows, orderKeys: orderKeys) }
+    }
+
     /// The rows and change set when objects of the results' own class were
     /// written (created, changed or deleted), for results filtered and
     /// sorted by their own properties
@@ -318,7 +334,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
     /// other classes written) are found from the writes up
     /// (`KeyPathFilter.modifiedRoots`).  Nil when that does not hold or costs more than
     /// evaluating again.
-    private func changeOfSortedRows(_ changes: [UInt32: ObjectChanges]) throws(FiefError)
+    private func changeOfSortedRows(_ changes: [UInt32: ObjectChanges], oldPlaces: (places: [Int], indexOfRank: [Int32])?) throws(FiefError)
         -> (rows: [Int64], builder: ChangeBuilder, clusters: [(Int64, Bitmap)]?, orderKeys: [UInt64]?)? {
         let ownTable = workerResults.tableKey
         guard let own = changes[ownTable], !own.cleared, own.schema.isEmpty else { return nil }
@@ -340,7 +356,7 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
                 alsoModified = found
                 alsoModified.subtract(touched)
             }
-            guard let made = try results.sortedRows(from: old, orderKeys: &orderKeys, changes: own, modified: { (key) throws(FiefError) -> Bool in
+            guard let made = try results.sortedRows(from: old, orderKeys: &orderKeys, changes: own, oldPlaces: oldPlaces, modified: { (key) throws(FiefError) -> Bool in
                 if throughLinks { return roots.contains(key) }
                 return counted ? try filter.isModified(key, changes: changes, realm: realm) : false
             }, alsoModified: alsoModified, clusters: &clusters) else { return nil }

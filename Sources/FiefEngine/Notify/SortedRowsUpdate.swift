@@ -38,6 +38,11 @@ extension ObjectResults {
     /// 50,000 of 79,000 rows touched it still took 4.6 ms where the
     /// general path took 34 ms; docs/design.md).
     ///
+    /// `oldPlaces`: the touched rows' places in `old` and their index by
+    /// rank, as `placesAndRanks` gives them, when the caller found them
+    /// (`oldPlaces(of:in:orderKeys:)`, a few objects, at the old version);
+    /// else found here.
+    ///
     /// `orderKeys` are the rows' order keys (`SortColumn.orderKey` of the
     /// first sort key, one per row of `old`), kept by the caller from one
     /// update to the next: a row compared with a touched object is read
@@ -58,6 +63,7 @@ extension ObjectResults {
     /// O(t log t) to sort them and O(t log(n / t)) comparisons of order
     /// keys to place them.  Under the realm's lock.
     func sortedRows(from old: [Int64], orderKeys: inout [UInt64]?, changes own: ObjectChanges,
+                    oldPlaces: (places: [Int], indexOfRank: [Int32])? = nil,
                     modified: (Int64) throws(FiefError) -> Bool,
                     alsoModified: KeySet = KeySet(),
                     clusters: inout [(Int64, Bitmap)]?) throws(FiefError) -> (rows: [Int64], changes: ChangeBuilder)? {
@@ -80,7 +86,7 @@ extension ObjectResults {
         // The old places of the touched rows, ascending, and the place in
         // `removed` of each touched object that was a row, by its rank
         // among the touched (-1: it was not a row).
-        guard let (removed, removedOfRank) = Self.placesAndRanks(of: touched, count: touchedCount, in: old) else { return nil }
+        guard let (removed, removedOfRank) = oldPlaces ?? Self.placesAndRanks(of: touched, count: touchedCount, in: old) else { return nil }
 
         // The touched objects that are rows now, in key order, with their
         // ranks.  Only those created (or their key used again) or written
@@ -257,6 +263,55 @@ extension ObjectResults {
         if clusters != nil { Self.update(&clusters!, clearing: touched, setting: survivors) }
         orderKeys = newKeys
         return (rows, changes)
+    }
+
+    /// The places in `rows` (these results' rows at the realm's version,
+    /// sorted, with their order keys `orderKeys`) of the objects of
+    /// `touched`, and their index by rank (as `placesAndRanks`): each
+    /// object's sort value read at this version, its order key searched
+    /// for among the rows' (O(log n) and the rows tying with it), where
+    /// `placesAndRanks` passes over every row.  For a few objects, before
+    /// the worker moves to the version that changed them; nil when the
+    /// results are not of the shape `sortedRows` serves or more than 4
+    /// objects were touched.  Under the realm's lock.
+    func oldPlaces(of touched: KeySet, in rows: [Int64], orderKeys: [UInt64]) throws(FiefError) -> (places: [Int], indexOfRank: [Int32])? {
+        guard let sortKeys = sortKeysOfOwnColumns, orderKeys.count == rows.count else { return nil }
+        let count = touched.count
+        guard count <= 4 else { return nil }
+        let table = try realm.table(tableKey)
+        var reader = SortValueReader(realm: realm, table: table, path: sortKeys[0].path)
+        let column = SortColumn(type: sortKeys[0].path.type, count: 1, ascending: sortKeys[0].ascending)
+        var found: [(place: Int, rank: Int)] = []
+        var rank = 0
+        try orderKeys.withUnsafeBufferPointer { (keys) throws(FiefError) in
+            for (index, cluster) in touched.clusters.enumerated() {
+                let presence = try realm.chunk(table, column: ClusterLayout.presenceColumn, cluster: cluster).reader
+                let present = Bitmap(presence.bitmapWord(0), presence.bitmapWord(1), presence.bitmapWord(2), presence.bitmapWord(3))
+                let base = cluster << ClusterLayout.shift
+                var slots: [Int] = []
+                forEachSlot(touched.slots[index]) { slots.append($0) }
+                for slot in slots {
+                    defer { rank += 1 }
+                    // Not an object at this version: not a row.
+                    guard present[slot >> 6] & (1 << UInt64(slot & 63)) != 0 else { continue }
+                    let key = base | Int64(slot)
+                    column.set(0, try reader.value(key))
+                    let orderKey = column.orderKey(0)
+                    var place = Self.firstPlace(notBelow: orderKey, in: keys, from: 0)
+                    while place < keys.count && keys[place] == orderKey {
+                        if rows[place] == key {
+                            found.append((place, rank))
+                            break
+                        }
+                        place += 1
+                    }
+                }
+            }
+        }
+        found.sort { $0.place < $1.place }
+        var indexOfRank = [Int32](repeating: -1, count: count)
+        for (index, item) in found.enumerated() { indexOfRank[item.rank] = Int32(index) }
+        return (found.map(\.place), indexOfRank)
     }
 
     /// Writes the new rows (and their order keys when `keysOut` is given)
