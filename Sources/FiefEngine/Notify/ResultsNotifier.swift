@@ -317,7 +317,8 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
     /// update would not serve them (then it finds them itself, if it runs).
     /// Before the worker moves.
     private func placesOfFewTouched(_ changes: [UInt32: ObjectChanges]) throws(FiefError) -> (places: [Int], indexOfRank: [Int32])? {
-        guard let orderKeys = baseOrderKeys, let own = changes[workerResults.tableKey], !own.cleared, own.schema.isEmpty else { return nil }
+        guard let orderKeys = baseOrderKeys, let own = changes[workerResults.tableKey], !own.cleared, own.schema.isEmpty,
+              affectsRows(changes) else { return nil }  // (rows that stay need no places)
         let touched = own.touchedObjects
         guard touched.count <= 4 else { return nil }
         let results = workerResults, rows = baseRows
