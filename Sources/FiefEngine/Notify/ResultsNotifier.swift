@@ -143,9 +143,10 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
         }
         do throws(FiefError) {
             let changes = hasRun ? try snapshot.changes(since: baseVersion) : nil
+            let reevaluate = changes.map(affectsRows) ?? true
             // A few objects of sorted results touched: their rows found by
             // their old values, before the worker moves (no pass over the rows).
-            let oldPlaces = try changes.flatMap { (changes) throws(FiefError) in try placesOfFewTouched(changes) }
+            let oldPlaces = try changes.flatMap { (changes) throws(FiefError) in reevaluate ? try placesOfFewTouched(changes) : nil }
             let schemaBefore = workerRealm.schema
             let version = try workerRealm.lock.withLock { () throws(FiefError) -> UInt64 in try workerRealm.moveWorker(to: snapshot) }
             if let changes, changes.values.contains(where: { !$0.schema.isEmpty }) { try checkSchema(before: schemaBefore) }
@@ -170,7 +171,6 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
             // Read after the sorted update is tried (it needs the only reference to shift them in place).
             let orderKeys: [UInt64]?
             if let changes, version == snapshot.version {
-                let reevaluate = affectsRows(changes)
                 if !reevaluate && !keyPathFilter.mayCount(changes) {
                     return moveBase(rows: baseRows, version: version, builder: ChangeBuilder(), clusters: baseClusters, orderKeys: baseOrderKeys)
                 }
@@ -315,13 +315,11 @@ public final class ResultsNotifier: Notifier, @unchecked Sendable {
     /// results' class that `changes` touched, read at the base version
     /// (`ObjectResults.oldPlaces`), for the sorted update; nil when the
     /// update would not serve them (then it finds them itself, if it runs).
-    /// Before the worker moves.
+    /// Before the worker moves, for commits that change the rows (rows that
+    /// stay need no places).
     private func placesOfFewTouched(_ changes: [UInt32: ObjectChanges]) throws(FiefError) -> (places: [Int], indexOfRank: [Int32])? {
-        guard let orderKeys = baseOrderKeys, let own = changes[workerResults.tableKey], !own.cleared, own.schema.isEmpty,
-              affectsRows(changes) else { return nil }  // (rows that stay need no places)
-        let touched = own.touchedObjects
-        guard touched.count <= 4 else { return nil }
-        let results = workerResults, rows = baseRows
+        guard let orderKeys = baseOrderKeys, let own = changes[workerResults.tableKey], !own.cleared, own.schema.isEmpty else { return nil }
+        let touched = own.touchedObjects, results = workerResults, rows = baseRows
         return try workerRealm.lock.withLock { () throws(FiefError) in try results.oldPlaces(of: touched, in: rows, orderKeys: orderKeys) }
     }
 

@@ -258,7 +258,9 @@ extension ObjectResults {
             }
         }
         if !alsoModified.isEmpty {
-            for index in Self.places(of: alsoModified, count: alsoModified.count, in: rows) { changes.modifications.add(index) }
+            for index in Self.placesAndRanks(of: alsoModified, count: alsoModified.count, in: rows)?.places ?? [] {
+                changes.modifications.add(index)
+            }
         }
         if clusters != nil { Self.update(&clusters!, clearing: touched, setting: survivors) }
         orderKeys = newKeys
@@ -288,9 +290,7 @@ extension ObjectResults {
                 let presence = try realm.chunk(table, column: ClusterLayout.presenceColumn, cluster: cluster).reader
                 let present = Bitmap(presence.bitmapWord(0), presence.bitmapWord(1), presence.bitmapWord(2), presence.bitmapWord(3))
                 let base = cluster << ClusterLayout.shift
-                var slots: [Int] = []
-                forEachSlot(touched.slots[index]) { slots.append($0) }
-                for slot in slots {
+                for slot in 0..<ClusterLayout.slots where touched.slots[index][slot >> 6] & (1 << UInt64(slot & 63)) != 0 {
                     defer { rank += 1 }
                     // Not an object at this version: not a row.
                     guard present[slot >> 6] & (1 << UInt64(slot & 63)) != 0 else { continue }
@@ -308,10 +308,16 @@ extension ObjectResults {
                 }
             }
         }
-        found.sort { $0.place < $1.place }
+        return Self.placesAndRanks(found, count: count)
+    }
+
+    /// The places of `found` (rows found, each with its object's rank among
+    /// `count` keys) ascending, and each rank's index among them.
+    private static func placesAndRanks(_ found: [(place: Int, rank: Int)], count: Int) -> (places: [Int], indexOfRank: [Int32]) {
+        let sorted = found.sorted { $0.place < $1.place }
         var indexOfRank = [Int32](repeating: -1, count: count)
-        for (index, item) in found.enumerated() { indexOfRank[item.rank] = Int32(index) }
-        return (found.map(\.place), indexOfRank)
+        for (index, item) in sorted.enumerated() { indexOfRank[item.rank] = Int32(index) }
+        return (sorted.map(\.place), indexOfRank)
     }
 
     /// Writes the new rows (and their order keys when `keysOut` is given)
@@ -487,9 +493,7 @@ extension ObjectResults {
                     }
                 }
             }
-            found.sort { $0.place < $1.place }
-            for (index, item) in found.enumerated() { indexOfRank[item.rank] = Int32(index) }
-            return (found.map(\.place), indexOfRank)
+            return placesAndRanks(found, count: count)
         }
         if high - low > Int64(keys.clusters.count) * 64 + 4096 {
             // Clusters far apart: each row asked.
@@ -558,51 +562,6 @@ extension ObjectResults {
             }
         }
         return (places, indexOfRank)
-    }
-
-    /// The places in `rows` of the keys of `keys` (`count` of them), ascending.
-    private static func places(of keys: KeySet, count: Int, in rows: [Int64]) -> [Int] {
-        var places: [Int] = []
-        if count <= 4 {
-            // A few: a scan for each.
-            rows.withUnsafeBufferPointer { rows in
-                for (index, cluster) in keys.clusters.enumerated() {
-                    forEachSlot(keys.slots[index]) { slot in
-                        if let place = Self.place(of: cluster << ClusterLayout.shift | Int64(slot), in: rows) { places.append(place) }
-                    }
-                }
-            }
-            places.sort()
-            return places
-        }
-        // Many: one pass, each row looked up in a table of the clusters
-        // the keys span.
-        places.reserveCapacity(count)
-        let low = keys.clusters.first!, high = keys.clusters.last!
-        if high - low > Int64(keys.clusters.count) * 64 + 4096 {
-            for (place, key) in rows.enumerated() where keys.contains(key) { places.append(place) }
-            return places
-        }
-        // The masks as plain words, four a cluster (a SIMD lane picked by a
-        // computed index costs more than a load).
-        let clusterCount = Int(high - low + 1)
-        var words = [UInt64](repeating: 0, count: clusterCount * 4)
-        for (index, cluster) in keys.clusters.enumerated() {
-            let slots = keys.slots[index], first = Int(cluster - low) * 4
-            for w in 0..<4 { words[first + w] = slots[w] }
-        }
-        words.withUnsafeBufferPointer { words in
-            rows.withUnsafeBufferPointer { rows in
-                for place in 0..<rows.count {
-                    let key = rows[place]
-                    let c = ClusterLayout.cluster(of: key) - low
-                    guard UInt64(bitPattern: c) < UInt64(clusterCount) else { continue }
-                    let slot = ClusterLayout.slot(of: key)
-                    if words[Int(c) << 2 | slot >> 6] & (1 << UInt64(slot & 63)) != 0 { places.append(place) }
-                }
-            }
-        }
-        return places
     }
 
     /// The place of `key` in `rows`, compared eight at a time; nil if absent.
